@@ -1,0 +1,102 @@
+//! Project chores: `cargo xtask gen [--check]`, `cargo xtask import-upstream DIR`.
+
+mod import;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn import_upstream(dir: &Path) -> Result<(), String> {
+    let mut report = import::Report::default();
+    let spec = root().join("spec");
+    let mut all = vec![];
+    for (up, ns) in import::NAMESPACES {
+        let files = import::import_namespace(&dir.join(up), ns, &mut report)?;
+        all.extend(files);
+    }
+    for f in &all {
+        let d = spec.join(&f.ns);
+        std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
+        std::fs::write(d.join(format!("{}.yml", f.stem)), import::render_file(f)?).map_err(|e| e.to_string())?;
+    }
+    println!("imported {} files: {:?}", all.len(), import::count_kinds(&all));
+    for n in &report.notes {
+        println!("note: {n}");
+    }
+    for (k, n) in &report.unknown_keys {
+        println!("unknown upstream key (dropped): {k} x{n}");
+    }
+    println!("prose return conditions dropped: {}", report.prose_conditions_dropped);
+    Ok(())
+}
+
+/// `cargo xtask gen [--check]`: regenerates generated/ from spec/.
+fn gen(check: bool) -> Result<(), String> {
+    let t0 = std::time::Instant::now();
+    let root = root();
+    let api = zekit_codegen::load_api(&root.join("spec")).map_err(|diags| {
+        diags.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n")
+    })?;
+    let files = zekit_codegen::generate(&api)?;
+    let (mut written, mut unchanged, mut stale) = (0, 0, vec![]);
+    for (rel, text) in &files {
+        let path = root.join("generated").join(rel);
+        let old = std::fs::read_to_string(&path).ok();
+        if old.as_deref() == Some(text.as_str()) {
+            unchanged += 1;
+            continue;
+        }
+        if check {
+            stale.push(rel.clone());
+            continue;
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        written += 1;
+    }
+    for ns in zekit_codegen::load::NAMESPACES {
+        let mut counts = std::collections::BTreeMap::new();
+        for (_, d) in api.docs(ns) {
+            *counts.entry(d.entry.kind()).or_insert(0usize) += 1;
+        }
+        let list: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        println!("{ns:>4}: {}", list.join(", "));
+    }
+    let ms = t0.elapsed().as_secs_f64() * 1000.0;
+    if check {
+        if stale.is_empty() {
+            println!("gen --check: {} files up to date ({ms:.0} ms)", files.len());
+            return Ok(());
+        }
+        for s in &stale {
+            eprintln!("stale: generated/{s}");
+        }
+        return Err(format!("{} generated files are stale; run `cargo xtask gen`", stale.len()));
+    }
+    println!("gen: {written} written, {unchanged} unchanged, {} total in {ms:.0} ms", files.len());
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let res = match args.first().map(String::as_str) {
+        Some("gen") => gen(args.iter().any(|a| a == "--check")),
+        Some("import-upstream") => match args.get(1) {
+            Some(d) => import_upstream(Path::new(d)),
+            None => Err("usage: cargo xtask import-upstream DIR".into()),
+        },
+        _ => Err("usage: cargo xtask <gen [--check] | import-upstream DIR>".into()),
+    };
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
