@@ -155,6 +155,11 @@ fn doc_lines(doc: Option<&str>, since: Option<&str>, details: &[String]) -> Vec<
     v
 }
 
+/// Folds a multi-line text onto one line (for trailing `///<` comments).
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn version_string(api: &Api) -> String {
     // The newest version any item declares.
     let mut max = Version::V1_0;
@@ -292,7 +297,7 @@ fn section_items(api: &Api, ns: &str, first: bool, refs: &[ItemRef]) -> Vec<Item
                         .map(|x| EtorView {
                             name: x.name.clone(),
                             value: x.value.clone(),
-                            doc: [x.doc.clone(), x.since.as_ref().map(|s| format!("@since {s}"))]
+                            doc: [x.doc.as_deref().map(one_line), x.since.as_ref().map(|s| format!("@since {s}"))]
                                 .into_iter()
                                 .flatten()
                                 .collect::<Vec<_>>()

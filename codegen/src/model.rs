@@ -407,10 +407,9 @@ impl Api {
     /// DDI tables of namespace `ns`, in the official order.
     ///
     /// Classes are ordered by their `ordinal`. Within a class, non-experimental and
-    /// experimental (`*Exp`) functions form two tables, each sorted by the upstream
-    /// key `float(version) * 10000 + ordinal` (ordinal 100 when absent), stable over
-    /// spec order. `float("1.10") == 1.1` is part of that rule: tests pin it against
-    /// the official headers.
+    /// experimental (`*Exp`) functions form two tables, each sorted by version (so newer
+    /// entries are appended), then `ordinal` (100 when absent), stable over spec order.
+    /// Tests pin the result against the official headers.
     pub fn ddi_tables(&self, ns: &str) -> Vec<DdiTable> {
         let mut classes: Vec<(&Class, ItemRef)> = self
             .docs(ns)
@@ -438,11 +437,7 @@ impl Api {
                     continue;
                 }
                 let mut funcs = funcs;
-                funcs.sort_by(|a, b| {
-                    let ka = self.ddi_key(self.function(*a));
-                    let kb = self.ddi_key(self.function(*b));
-                    ka.partial_cmp(&kb).unwrap_or(std::cmp::Ordering::Equal)
-                });
+                funcs.sort_by_key(|r| self.ddi_key(self.function(*r)));
                 let stripped = class.name.strip_prefix(ns).unwrap_or(&class.name);
                 let base = if stripped.is_empty() { "Global".to_string() } else { stripped.to_string() };
                 let name = format!("{base}{suffix}");
@@ -458,9 +453,8 @@ impl Api {
         tables
     }
 
-    fn ddi_key(&self, f: &Function) -> f64 {
-        let v: f64 = f.since.as_deref().unwrap_or("1.0").parse().unwrap_or(1.0);
-        v * 10000.0 + f.ordinal.unwrap_or(100) as f64
+    fn ddi_key(&self, f: &Function) -> (Version, u32) {
+        (Version::of(f.since.as_deref()), f.ordinal.unwrap_or(100))
     }
 }
 

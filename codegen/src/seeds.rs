@@ -234,12 +234,21 @@ impl SeedSet {
     /// are not items.
     ///
     /// The "316 items named in the seeds" are exactly this list for the
-    /// four 1.18.31 pages: 42 functions + 25 structs + 19 enums
-    /// + 133 struct members + 97 enumerators = 316. That count includes
-    /// the 42 base members (`stype` and `pNext` of 21 extensible structs)
-    /// and the 19 `*_FORCE_UINT32` enumerators (both flagged
-    /// [`SeedItem::boilerplate`]); without the 44 type names it is 272,
-    /// and without boilerplate as well it is 211.
+    /// four 1.18.31 pages:
+    ///
+    /// | kind        | count | of which boilerplate                 |
+    /// |-------------|------:|--------------------------------------|
+    /// | function    |    42 |                                      |
+    /// | struct      |    25 |                                      |
+    /// | enum        |    19 |                                      |
+    /// | member      |   133 | 42 (`stype` + `pNext` of 21 structs) |
+    /// | enumerator  |    97 | 19 (`*_FORCE_UINT32`)                |
+    /// | **total**   |   316 | 61                                   |
+    ///
+    /// So the 316 counts the type names themselves, the base members and the
+    /// `*_FORCE_UINT32` terminators. Functions + members + enumerators alone
+    /// are 272; leaving out the boilerplate ([`SeedItem::boilerplate`]) as
+    /// well gives 211. Parameters (133) are not counted.
     pub fn item_names(&self) -> Vec<SeedItem> {
         let page = |name: &str| self.page_of.get(name).cloned().unwrap_or_default();
         let mut out = Vec::new();
@@ -338,7 +347,9 @@ pub fn parse_dir(dir: &Path) -> Result<SeedSet, String> {
 /// `set` is left unchanged.
 pub fn parse_page(text: &str, set: &mut SeedSet) -> Result<(), String> {
     let units = split_units(text);
-    let first = units.first().ok_or_else(|| "line 1: empty page".to_string())?;
+    let first = units
+        .first()
+        .ok_or_else(|| "line 1: empty page".to_string())?;
     let title = first
         .text
         .strip_suffix('#')
@@ -400,7 +411,7 @@ impl<'a> Unit<'a> {
         self.text
             .strip_prefix(BULLETS)
             .map(str::trim_start)
-            .filter(|_| self.text.len() > 1)
+            .filter(|t| !t.is_empty())
     }
 
     /// For an unindented line ending with `#`: the text before the `#`.
@@ -494,7 +505,8 @@ fn is_macro_decl(heading: &str, body: &str) -> bool {
 fn parse_version(v: &str, line: usize) -> Result<String, String> {
     let v = v.trim();
     let ok = !v.is_empty()
-        && v.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+        && v.split('.')
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
     if ok {
         Ok(v.to_string())
     } else {
@@ -528,7 +540,10 @@ fn split_decl(s: &str, line: usize) -> Result<(String, String, Option<String>), 
                 if extent.is_empty() || extent.contains('[') {
                     return err(line, format!("bad array extent in \"{s}\""));
                 }
-                (inner.get(..open).unwrap_or("").trim_end(), Some(extent.to_string()))
+                (
+                    inner.get(..open).unwrap_or("").trim_end(),
+                    Some(extent.to_string()),
+                )
             }
             None => return err(line, format!("unbalanced ']' in \"{s}\"")),
         },
@@ -599,7 +614,10 @@ fn parse_signature(body: &str, line: usize) -> Result<Signature, String> {
     ret.push_str(&"*".repeat(stars));
     let ret = norm_type(&ret);
     if !is_ident(name) || !is_type_text(&ret) {
-        return err(line, format!("cannot read return type and name from \"{head}\""));
+        return err(
+            line,
+            format!("cannot read return type and name from \"{head}\""),
+        );
     }
     let inner = body.get(open + 1..close).unwrap_or("").trim();
     let mut params = Vec::new();
@@ -760,7 +778,10 @@ impl<'a> PageParser<'a, '_> {
                 } else if is_item_decl(body) {
                     self.parse_item(None)?;
                 } else {
-                    return err(u.no, format!("declaration outside any item: \"{}\"", u.text));
+                    return err(
+                        u.no,
+                        format!("declaration outside any item: \"{}\"", u.text),
+                    );
                 }
             } else {
                 // Page preamble ("Contents", the title line) or section prose.
@@ -793,7 +814,9 @@ impl<'a> PageParser<'a, '_> {
                 );
             }
         }
-        self.out.page_of.insert(name.to_string(), self.title.clone());
+        self.out
+            .page_of
+            .insert(name.to_string(), self.title.clone());
         Ok(())
     }
 
@@ -802,7 +825,10 @@ impl<'a> PageParser<'a, '_> {
         loop {
             let Some(u) = self.peek() else {
                 let (h, line) = heading.unwrap_or(("?", 0));
-                return err(line, format!("item {h} has no declaration before end of page"));
+                return err(
+                    line,
+                    format!("item {h} has no declaration before end of page"),
+                );
             };
             if let Some(v) = u.text.strip_prefix("Added in version") {
                 if since.is_some() {
@@ -858,7 +884,10 @@ impl<'a> PageParser<'a, '_> {
             let h = heading.map(|(h, _)| h).unwrap_or("?");
             return err(
                 u.no,
-                format!("unexpected text before the declaration of {h}: \"{}\"", u.text),
+                format!(
+                    "unexpected text before the declaration of {h}: \"{}\"",
+                    u.text
+                ),
             );
         }
     }
@@ -971,20 +1000,22 @@ impl<'a> PageParser<'a, '_> {
                     let deeper = documented
                         .last()
                         .is_some_and(|d| u.bullet().is_some() && u.indent > d.4);
-                    let new_param = if deeper {
-                        None
-                    } else {
-                        split_param_line(text)
-                    };
+                    let new_param = if deeper { None } else { split_param_line(text) };
                     if let Some((n, _)) = new_param {
                         if !sig.params.iter().any(|(_, p)| p == n) {
                             return err(
                                 u.no,
-                                format!("{}: documented parameter {n} is not in the signature", f.name),
+                                format!(
+                                    "{}: documented parameter {n} is not in the signature",
+                                    f.name
+                                ),
                             );
                         }
                         if documented.iter().any(|d| d.0 == n) {
-                            return err(u.no, format!("{}: parameter {n} documented twice", f.name));
+                            return err(
+                                u.no,
+                                format!("{}: parameter {n} documented twice", f.name),
+                            );
                         }
                     }
                     match (new_param, documented.last_mut()) {
@@ -1013,7 +1044,10 @@ impl<'a> PageParser<'a, '_> {
         if saw_params || !documented.is_empty() {
             for (i, (ty, name)) in sig.params.iter().enumerate() {
                 let Some(d) = documented.get(i) else {
-                    return err(line, format!("{}: parameter {name} is not documented", f.name));
+                    return err(
+                        line,
+                        format!("{}: parameter {name} is not documented", f.name),
+                    );
                 };
                 if d.0 != *name {
                     return err(
@@ -1242,7 +1276,10 @@ impl<'a> PageParser<'a, '_> {
             let inner = rest.get(open + 1..close).unwrap_or("");
             let name = inner.rsplit('*').next().unwrap_or("").trim();
             if close == open || !inner.contains('*') || !is_ident(name) {
-                return err(line, format!("cannot read function pointer typedef \"{rest}\""));
+                return err(
+                    line,
+                    format!("cannot read function pointer typedef \"{rest}\""),
+                );
             }
             let head = rest.get(..open).unwrap_or("");
             let tail = rest.get(close + 1..).unwrap_or("");
@@ -1321,7 +1358,10 @@ mod tests {
         assert_eq!(m.params.as_deref(), Some(&["_i".to_string()][..]));
         assert_eq!(m.doc, "Generates a bit.");
         assert_eq!(set.typedefs["ze_bool_t"].ty, "uint8_t");
-        assert_eq!(set.typedefs["ze_pfnCb_t"].ty, "void (*)(ze_result_t r, void *p)");
+        assert_eq!(
+            set.typedefs["ze_pfnCb_t"].ty,
+            "void (*)(ze_result_t r, void *p)"
+        );
         assert_eq!(set.handles["ze_driver_handle_t"].doc, "Driver.");
         assert!(set.structs["ze_u_t"].is_union);
         assert_eq!(set.page_of["ze_u_t"], "Common");

@@ -186,6 +186,9 @@ pub struct Etor {
     pub since: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
+    /// Kept for source compatibility with older official headers (may repeat a value).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub legacy: bool,
     /// The value was not printed by any source we may use; see spec/README.md.
     #[serde(default, skip_serializing_if = "is_false")]
     pub unverified: bool,

@@ -293,3 +293,62 @@ fn harness_detects_differences() {
         "unexpected set of differences:\n{msg}"
     );
 }
+
+/// Changes that newer official headers make too must not count as differences: DDI tables grow
+/// by appending, the DDI container gains (and reorders) tables, `*_VERSION_CURRENT` moves up,
+/// and new items appear.
+#[test]
+fn harness_tolerates_allowed_evolution() {
+    let debian = debian_root();
+    let work = abi::TempDir::new("evolved");
+    let root = mutated_copy(
+        &work.0,
+        &[
+            Edit::Replace {
+                file: "ze_ddi.h",
+                scope: "typedef struct _ze_command_list_dditable_t",
+                old: "} ze_command_list_dditable_t;",
+                new: "    ze_pfnCommandListCreate_t pfnZkAppended;\n} ze_command_list_dditable_t;",
+            },
+            Edit::Replace {
+                file: "ze_ddi.h",
+                scope: "typedef struct _ze_dditable_t",
+                old: "{",
+                new: "{\n    ze_global_dditable_t ZkInserted;",
+            },
+            Edit::Replace {
+                file: "ze_api.h",
+                scope: "typedef enum _ze_api_version_t",
+                old: "ZE_API_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 4 ),",
+                new: "ZE_API_VERSION_1_17 = ZE_MAKE_VERSION( 1, 17 ),\n    \
+                      ZE_API_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 17 ),",
+            },
+            Edit::Replace {
+                file: "ze_api.h",
+                scope: "zeInit(",
+                old: ");",
+                new: ");\nZE_APIEXPORT ze_result_t ZE_APICALL zeZkNewFunction(void);",
+            },
+        ],
+    );
+    let report = abi::compare(&debian, &root, &work.0)
+        .unwrap_or_else(|e| panic!("ABI comparison could not run: {e}"));
+    println!("{}", report.summary("evolved copy"));
+    assert!(
+        report.differences.is_empty(),
+        "{}",
+        report.failure_message("evolved copy")
+    );
+    for e in [
+        "size ze_command_list_dditable_t: debian=224 generated=232",
+        "size ze_dditable_t:",
+        "offset ze_dditable_t.Global: debian=0 generated=8",
+        "etor ZE_API_VERSION_CURRENT: debian=65540 generated=65553",
+    ] {
+        assert!(
+            report.tolerated.iter().any(|t| t.contains(e)),
+            "expected a tolerated difference containing `{e}`; got {:#?}",
+            report.tolerated
+        );
+    }
+}

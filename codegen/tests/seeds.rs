@@ -45,7 +45,12 @@ fn pages_and_kinds() {
     let set = seeds();
     assert_eq!(
         set.pages,
-        ["Mem - Extensions", "Device", "Command List - Extensions", "Module"]
+        [
+            "Mem - Extensions",
+            "Device",
+            "Command List - Extensions",
+            "Module"
+        ]
     );
     assert_eq!(set.spec_version.as_deref(), Some("1.18.31"));
     assert_eq!(set.functions.len(), 42);
@@ -175,9 +180,7 @@ fn ze_device_get_compiler_info() {
     assert!(f.params[3]
         .doc
         .starts_with("pointer to the size in bytes of the result. If size is zero,"));
-    assert!(f.params[3]
-        .doc
-        .ends_with("and shall not write to pData."));
+    assert!(f.params[3].doc.ends_with("and shall not write to pData."));
     assert_eq!(
         f.params[4].doc,
         "pointer to the result buffer. If pData is nullptr, then only the required size is returned in pSize."
@@ -192,7 +195,10 @@ fn ze_device_get_compiler_info() {
         ]
     );
     assert!(f.analogues.is_empty());
-    assert!(f.returns.is_empty(), "the text export lost the return codes");
+    assert!(
+        f.returns.is_empty(),
+        "the text export lost the return codes"
+    );
 }
 
 #[test]
@@ -238,9 +244,15 @@ fn pointer_types() {
     assert_eq!(ty("zeModuleGetKernelNames", "pNames"), "const char**");
     assert_eq!(ty("zeModuleGetGlobalPointer", "pptr"), "void**");
     assert_eq!(ty("zeModuleGetGlobalPointer", "pGlobalName"), "const char*");
-    assert_eq!(ty("zeDeviceGetRuntimeRequirementsKey", "pKey"), "const char**");
+    assert_eq!(
+        ty("zeDeviceGetRuntimeRequirementsKey", "pKey"),
+        "const char**"
+    );
     assert_eq!(ty("zeModuleCreate", "desc"), "const ze_module_desc_t*");
-    assert_eq!(ty("zeModuleGetNativeBinary", "pModuleNativeBinary"), "uint8_t*");
+    assert_eq!(
+        ty("zeModuleGetNativeBinary", "pModuleNativeBinary"),
+        "uint8_t*"
+    );
     assert_eq!(ty("zeDeviceCanAccessPeer", "value"), "ze_bool_t*");
     assert_eq!(ty("zeMemFreeExt", "ptr"), "void*");
     assert_eq!(
@@ -267,7 +279,11 @@ fn single_parameter_functions() {
         ("zeDeviceGetStatus", "hDevice", "[in]"),
         ("zeDeviceSynchronize", "hDevice", "[in]"),
         ("zeModuleDestroy", "hModule", "[in][release]"),
-        ("zeCommandListIsGraphCaptureEnabledExt", "hCommandList", "[in]"),
+        (
+            "zeCommandListIsGraphCaptureEnabledExt",
+            "hCommandList",
+            "[in]",
+        ),
     ] {
         let f = func(&set, f);
         assert_eq!(f.params.len(), 1, "{}", f.name);
@@ -293,13 +309,22 @@ fn irregular_annotations_are_kept_as_printed() {
             .map(|x| x.annotations.clone())
             .unwrap_or_default()
     };
-    assert_eq!(ann("zeDeviceValidateRuntimeRequirements", "pOut"), "[in][out]");
     assert_eq!(
-        ann("zeCommandListAppendWaitExternalSemaphoreExt", "phSemaphores"),
+        ann("zeDeviceValidateRuntimeRequirements", "pOut"),
+        "[in][out]"
+    );
+    assert_eq!(
+        ann(
+            "zeCommandListAppendWaitExternalSemaphoreExt",
+            "phSemaphores"
+        ),
         "[in][range(0,numSemaphores)]"
     );
     assert_eq!(
-        ann("zeCommandListAppendSignalExternalSemaphoreExt", "phSemaphores"),
+        ann(
+            "zeCommandListAppendSignalExternalSemaphoreExt",
+            "phSemaphores"
+        ),
         "[in][range(0, numSemaphores)]"
     );
     assert_eq!(ann("zeDeviceGetRootDevice", "phRootDevice"), "[in,out]");
@@ -325,7 +350,10 @@ fn details_remarks_and_nesting() {
     assert_eq!(f.details.len(), 4);
     let nested: Vec<&str> = f.details[1].lines().collect();
     assert_eq!(nested.len(), 6);
-    assert_eq!(nested[0], "The following are conditions for CanAccessPeer query.");
+    assert_eq!(
+        nested[0],
+        "The following are conditions for CanAccessPeer query."
+    );
     assert_eq!(
         nested[1],
         "  • If both device and peer device are the same then return true."
@@ -337,7 +365,10 @@ fn ze_device_properties_t_members() {
     let set = seeds();
     let s = strukt(&set, "ze_device_properties_t");
     assert_eq!(s.since.as_deref(), Some("1.0"));
-    assert_eq!(s.doc, "Device properties queried using zeDeviceGetProperties.");
+    assert_eq!(
+        s.doc,
+        "Device properties queried using zeDeviceGetProperties."
+    );
     assert!(s.details.is_empty());
     let got: Vec<(&str, &str)> = s
         .members
@@ -378,11 +409,17 @@ fn ze_device_properties_t_members() {
     assert_eq!(m("type").doc, "generic device type");
     assert_eq!(m("name").array.as_deref(), Some("ZE_MAX_DEVICE_NAME"));
     assert_eq!(m("name").doc, "Device name");
-    assert!(s.members.iter().filter(|x| x.name != "name").all(|x| x.array.is_none()));
+    assert!(s
+        .members
+        .iter()
+        .filter(|x| x.name != "name")
+        .all(|x| x.array.is_none()));
     // Annotation alone, then a deprecation note.
     let t = m("timerResolution");
     assert_eq!(t.annotations, "[out]");
-    assert!(t.doc.starts_with("Deprecated:\nwhen using ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES since 1.17"));
+    assert!(t
+        .doc
+        .starts_with("Deprecated:\nwhen using ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES since 1.17"));
 
     let c = strukt(&set, "ze_device_compute_properties_t");
     let last = c.members.last().unwrap();
@@ -393,7 +430,10 @@ fn ze_device_properties_t_members() {
     // The sidebar line "In this class" at the end of the page is not a doc.
     let cnv = strukt(&set, "ze_compiler_name_version_t");
     assert_eq!(cnv.members[1].doc, "null-terminated name");
-    assert_eq!(cnv.members[1].array.as_deref(), Some("ZE_MAX_EXTENSION_NAME"));
+    assert_eq!(
+        cnv.members[1].array.as_deref(),
+        Some("ZE_MAX_EXTENSION_NAME")
+    );
 }
 
 #[test]
@@ -423,8 +463,12 @@ fn ze_ipc_phys_mem_handle_range_ext_desc_t() {
         ]
     );
     // A doc that itself contains "[ptr, ptr+size)" keeps it in the text.
-    assert!(s.members[2].doc.starts_with("size in bytes of the VA range"));
-    assert!(s.members[2].doc.contains("The range [ptr, ptr+size) must be fully mapped"));
+    assert!(s.members[2]
+        .doc
+        .starts_with("size in bytes of the VA range"));
+    assert!(s.members[2]
+        .doc
+        .contains("The range [ptr, ptr+size) must be fully mapped"));
 }
 
 #[test]
@@ -441,7 +485,12 @@ fn struct_docs_as_printed() {
     assert_eq!(lines.len(), 16);
     assert_eq!(lines[1], "  • ”-ze-opt-disable”");
     assert_eq!(lines[2], "    • Disable optimizations");
-    assert_eq!(strukt(&set, "ze_external_memmap_sysmem_ext_desc_t").details.len(), 9);
+    assert_eq!(
+        strukt(&set, "ze_external_memmap_sysmem_ext_desc_t")
+            .details
+            .len(),
+        9
+    );
 }
 
 #[test]
@@ -472,7 +521,10 @@ fn enums_and_etors() {
     assert!(e.etors.iter().all(|t| t.value.is_none()));
 
     let f = enm(&set, "ze_device_property_flag_t");
-    assert_eq!(f.typedef_name.as_deref(), Some("ze_device_property_flags_t"));
+    assert_eq!(
+        f.typedef_name.as_deref(),
+        Some("ze_device_property_flags_t")
+    );
     assert_eq!(f.doc, "");
     assert_eq!(f.etors.len(), 5);
     assert_eq!(f.etors[1].name, "ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE");
@@ -492,7 +544,11 @@ fn enums_and_etors() {
         assert_eq!(n, 1, "{}", e.name);
         assert!(e.etors.last().unwrap().force_uint32, "{}", e.name);
     }
-    let flags = set.enums.values().filter(|e| e.typedef_name.is_some()).count();
+    let flags = set
+        .enums
+        .values()
+        .filter(|e| e.typedef_name.is_some())
+        .count();
     assert_eq!(flags, 15);
 
     // Two-paragraph descriptions printed in the wrong order are kept as is.
@@ -523,12 +579,21 @@ fn versions() {
     assert_eq!(since("zeDeviceGetGlobalTimestamps"), Some("1.1"));
     assert_eq!(since("zeMemFreeExt"), Some("1.3"));
     assert_eq!(since("zeDeviceGetRootDevice"), Some("1.7"));
-    assert_eq!(since("zeCommandListAppendSignalExternalSemaphoreExt"), Some("1.12"));
+    assert_eq!(
+        since("zeCommandListAppendSignalExternalSemaphoreExt"),
+        Some("1.12")
+    );
     assert_eq!(since("zeDeviceSynchronize"), Some("1.14"));
     assert_eq!(since("ze_external_memmap_sysmem_ext_desc_t"), Some("1.14"));
     assert_eq!(since("ze_device_event_properties_flag_t"), Some("1.15"));
-    assert_eq!(since("ze_validate_runtime_requirements_result_t"), Some("1.16"));
-    assert_eq!(since("ze_relaxed_allocation_limits_ext_flag_t"), Some("1.17"));
+    assert_eq!(
+        since("ze_validate_runtime_requirements_result_t"),
+        Some("1.16")
+    );
+    assert_eq!(
+        since("ze_relaxed_allocation_limits_ext_flag_t"),
+        Some("1.17")
+    );
     assert_eq!(since("ze_compiler_name_version_t"), Some("1.18"));
     // Every item of these pages carries a version.
     assert!(set.functions.values().all(|f| f.since.is_some()));
@@ -551,12 +616,27 @@ fn errors_name_a_line() {
         // Documented parameter that the signature lacks.
         (MINI.replace("• pCount –", "• pCnt –"), "line 21:"),
         // Parameter missing from the list.
-        (MINI.replace("  • pCount – [in,out] count\n", ""), "line 13:"),
+        (
+            MINI.replace("  • pCount – [in,out] count\n", ""),
+            "line 13:",
+        ),
         // Heading without a declaration.
-        (MINI.replace("ZE_APIEXPORT ze_result_t ZE_APICALL zeFoo", "Foo bar"), "line 13:"),
-        (MINI.replace("Added in version 1.2\n\nZE_APIEXPORT", "Mini Enums#\n\nZE_APIEXPORT"), "line 9:"),
+        (
+            MINI.replace("ZE_APIEXPORT ze_result_t ZE_APICALL zeFoo", "Foo bar"),
+            "line 13:",
+        ),
+        (
+            MINI.replace(
+                "Added in version 1.2\n\nZE_APIEXPORT",
+                "Mini Enums#\n\nZE_APIEXPORT",
+            ),
+            "line 9:",
+        ),
         // Heading and declaration disagree.
-        (MINI.replace("ZE_APICALL zeFoo(", "ZE_APICALL zeBar("), "line 9:"),
+        (
+            MINI.replace("ZE_APICALL zeFoo(", "ZE_APICALL zeBar("),
+            "line 9:",
+        ),
         (MINI.replace("version 1.2", "version one"), "line 11:"),
         (MINI.replace("uint32_t *pCount)", "uint32_t *)"), "line 13:"),
     ];
@@ -604,7 +684,18 @@ fn odd_input_does_not_panic() {
                 runs += 1;
             }
         }
-        for mangle in ["#", "[", "]", "(", ")", "•", "–", "  ", "enumerator ", "struct "] {
+        for mangle in [
+            "#",
+            "[",
+            "]",
+            "(",
+            ")",
+            "•",
+            "–",
+            "  ",
+            "enumerator ",
+            "struct ",
+        ] {
             let odd: String = lines
                 .iter()
                 .enumerate()

@@ -438,6 +438,7 @@ pub fn import_namespace(dir: &Path, ns: &str, report: &mut Report) -> Result<Vec
                     let flags = name.ends_with("_flags_t");
                     let prefix = etor_prefix(&name);
                     let mut etors = vec![];
+                    // Implicit values follow C: the previous value plus one (flags: the next bit).
                     let mut max: i64 = -1;
                     for e in d.get("etors").and_then(|e| e.as_sequence()).into_iter().flatten() {
                         check_keys(e, &["name", "value", "desc", "version"], &ctx, report);
@@ -445,7 +446,7 @@ pub fn import_namespace(dir: &Path, ns: &str, report: &mut Report) -> Result<Vec
                         let value = match s(e, "value") {
                             Some(v) => {
                                 if let Some(n) = eval_value(&v) {
-                                    max = max.max(if flags { n.trailing_zeros() as i64 } else { n });
+                                    max = if flags { max.max(n.trailing_zeros() as i64) } else { n };
                                 }
                                 v
                             }
@@ -458,7 +459,20 @@ pub fn import_namespace(dir: &Path, ns: &str, report: &mut Report) -> Result<Vec
                                 max.to_string()
                             }
                         };
-                        etors.push(Etor { name: ename, value, since: s(e, "version"), doc: None, unverified: false });
+                        etors.push(Etor { name: ename, value, since: s(e, "version"), doc: None, legacy: false, unverified: false });
+                    }
+                    // `*_version_t` enums end with a `*_CURRENT` enumerator equal to the newest version.
+                    if name.ends_with("version_t") && !etors.iter().any(|e| e.name.ends_with("_CURRENT")) {
+                        if let Some(last) = etors.last() {
+                            etors.push(Etor {
+                                name: format!("{prefix}CURRENT"),
+                                value: last.value.clone(),
+                                since: None,
+                                doc: None,
+                                legacy: false,
+                                unverified: false,
+                            });
+                        }
                     }
                     let en = Enum { name, class, since, doc: None, etors };
                     if flags {

@@ -1,6 +1,7 @@
 //! Project chores: `cargo xtask gen [--check]`, `cargo xtask import-upstream DIR`.
 
 mod import;
+mod seed_merge;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,6 +18,12 @@ fn import_upstream(dir: &Path) -> Result<(), String> {
         let files = import::import_namespace(&dir.join(up), ns, &mut report)?;
         all.extend(files);
     }
+    let seeds_dir = root().join("../shared/seeds");
+    let seeds = zekit_codegen::seeds::parse_dir(&seeds_dir)?;
+    let facts_path = root().join("xtask/data/seed-facts.yml");
+    let facts: seed_merge::Facts = serde_yaml::from_str(&std::fs::read_to_string(&facts_path).map_err(|e| e.to_string())?)
+        .map_err(|e| format!("{}: {e}", facts_path.display()))?;
+    seed_merge::merge(&mut all, &seeds, &facts, &mut report)?;
     for f in &all {
         let d = spec.join(&f.ns);
         std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: MIT
  *
  * @file ze_api.h
- * @version v1.17
+ * @version v1.18
  */
 #ifndef _ZE_API_H
 #define _ZE_API_H
@@ -142,6 +142,10 @@ typedef struct _ze_runtime_requirements_graph_desc_t ze_runtime_requirements_gra
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Forward-declare ze_validate_runtime_requirements_output_t
 typedef struct _ze_validate_runtime_requirements_output_t ze_validate_runtime_requirements_output_t;
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Forward-declare ze_compiler_name_version_t
+typedef struct _ze_compiler_name_version_t ze_compiler_name_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Forward-declare ze_context_desc_t
@@ -580,6 +584,10 @@ typedef struct _ze_external_memory_import_win32_handle_t ze_external_memory_impo
 typedef struct _ze_external_memory_export_win32_handle_t ze_external_memory_export_win32_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Forward-declare ze_ipc_phys_mem_handle_range_ext_desc_t
+typedef struct _ze_ipc_phys_mem_handle_range_ext_desc_t ze_ipc_phys_mem_handle_range_ext_desc_t;
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Forward-declare ze_memory_compression_hints_ext_desc_t
 typedef struct _ze_memory_compression_hints_ext_desc_t ze_memory_compression_hints_ext_desc_t;
 
@@ -889,51 +897,51 @@ typedef enum _ze_result_t
     ZE_RESULT_EXP_RTAS_BUILD_RETRY = 2146435077, ///< @since 1.7
     ZE_RESULT_EXP_RTAS_BUILD_DEFERRED = 2146435078, ///< @since 1.7
     ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS = 0x70010000,
-    ZE_RESULT_ERROR_NOT_AVAILABLE = 2146435079,
+    ZE_RESULT_ERROR_NOT_AVAILABLE = 1879113729,
     ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE = 0x70020000,
     ZE_RESULT_WARNING_DROPPED_DATA = 0x70020001, ///< @since 1.4
     ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001,
-    ZE_RESULT_ERROR_UNSUPPORTED_VERSION = 2146435080,
-    ZE_RESULT_ERROR_UNSUPPORTED_FEATURE = 2146435081,
-    ZE_RESULT_ERROR_INVALID_ARGUMENT = 2146435082,
-    ZE_RESULT_ERROR_INVALID_NULL_HANDLE = 2146435083,
-    ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE = 2146435084,
-    ZE_RESULT_ERROR_INVALID_NULL_POINTER = 2146435085,
-    ZE_RESULT_ERROR_INVALID_SIZE = 2146435086,
-    ZE_RESULT_ERROR_UNSUPPORTED_SIZE = 2146435087,
-    ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT = 2146435088,
-    ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT = 2146435089,
-    ZE_RESULT_ERROR_INVALID_ENUMERATION = 2146435090,
-    ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION = 2146435091,
-    ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT = 2146435092,
-    ZE_RESULT_ERROR_INVALID_NATIVE_BINARY = 2146435093,
-    ZE_RESULT_ERROR_INVALID_GLOBAL_NAME = 2146435094,
-    ZE_RESULT_ERROR_INVALID_KERNEL_NAME = 2146435095,
-    ZE_RESULT_ERROR_INVALID_FUNCTION_NAME = 2146435096,
-    ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION = 2146435097,
-    ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION = 2146435098,
-    ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX = 2146435099,
-    ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE = 2146435100,
-    ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE = 2146435101,
-    ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED = 2146435102,
-    ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE = 2146435103,
-    ZE_RESULT_ERROR_OVERLAPPING_REGIONS = 2146435104,
-    ZE_RESULT_WARNING_ACTION_REQUIRED = 2146435105,
-    ZE_RESULT_ERROR_INVALID_KERNEL_HANDLE = 2146435106, ///< @since 1.10
-    ZE_RESULT_EXT_RTAS_BUILD_RETRY = 2146435107, ///< @since 1.13
-    ZE_RESULT_EXT_RTAS_BUILD_DEFERRED = 2146435108, ///< @since 1.13
-    ZE_RESULT_EXT_ERROR_OPERANDS_INCOMPATIBLE = 2146435109, ///< @since 1.13
-    ZE_RESULT_ERROR_SURVIVABILITY_MODE_DETECTED = 2146435110, ///< @since 1.13
-    ZE_RESULT_ERROR_ADDRESS_NOT_FOUND = 2146435111, ///< @since 1.14
-    ZE_RESULT_QUERY_TRUE = 2146435112, ///< @since 1.17
-    ZE_RESULT_QUERY_FALSE = 2146435113, ///< @since 1.17
-    ZE_RESULT_ERROR_INVALID_GRAPH = 2146435114, ///< @since 1.17
-    ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED = 2146435115, ///< @since 1.17
-    ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED = 2146435116, ///< @since 1.17
-    ZE_RESULT_ERROR_GRAPH_CAPTURE_MERGE_ATTEMPT = 2146435117, ///< @since 1.17
-    ZE_RESULT_ERROR_COMMAND_LIST_NOT_CAPTURING = 2146435118, ///< @since 1.17
-    ZE_RESULT_ERROR_GRAPH_UNJOINED_FORKS = 2146435119, ///< @since 1.17
-    ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT = 2146435120, ///< @since 1.17
+    ZE_RESULT_ERROR_UNSUPPORTED_VERSION = 2013265922,
+    ZE_RESULT_ERROR_UNSUPPORTED_FEATURE = 2013265923,
+    ZE_RESULT_ERROR_INVALID_ARGUMENT = 2013265924,
+    ZE_RESULT_ERROR_INVALID_NULL_HANDLE = 2013265925,
+    ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE = 2013265926,
+    ZE_RESULT_ERROR_INVALID_NULL_POINTER = 2013265927,
+    ZE_RESULT_ERROR_INVALID_SIZE = 2013265928,
+    ZE_RESULT_ERROR_UNSUPPORTED_SIZE = 2013265929,
+    ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT = 2013265930,
+    ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT = 2013265931,
+    ZE_RESULT_ERROR_INVALID_ENUMERATION = 2013265932,
+    ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION = 2013265933,
+    ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT = 2013265934,
+    ZE_RESULT_ERROR_INVALID_NATIVE_BINARY = 2013265935,
+    ZE_RESULT_ERROR_INVALID_GLOBAL_NAME = 2013265936,
+    ZE_RESULT_ERROR_INVALID_KERNEL_NAME = 2013265937,
+    ZE_RESULT_ERROR_INVALID_FUNCTION_NAME = 2013265938,
+    ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION = 2013265939,
+    ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION = 2013265940,
+    ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX = 2013265941,
+    ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE = 2013265942,
+    ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE = 2013265943,
+    ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED = 2013265944,
+    ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE = 2013265945,
+    ZE_RESULT_ERROR_OVERLAPPING_REGIONS = 2013265946,
+    ZE_RESULT_WARNING_ACTION_REQUIRED = 2013265947,
+    ZE_RESULT_ERROR_INVALID_KERNEL_HANDLE = 2013265948, ///< @since 1.10
+    ZE_RESULT_EXT_RTAS_BUILD_RETRY = 2013265949, ///< @since 1.13
+    ZE_RESULT_EXT_RTAS_BUILD_DEFERRED = 2013265950, ///< @since 1.13
+    ZE_RESULT_EXT_ERROR_OPERANDS_INCOMPATIBLE = 2013265951, ///< @since 1.13
+    ZE_RESULT_ERROR_SURVIVABILITY_MODE_DETECTED = 2013265952, ///< @since 1.13
+    ZE_RESULT_ERROR_ADDRESS_NOT_FOUND = 2013265953, ///< @since 1.14
+    ZE_RESULT_QUERY_TRUE = 2013265954, ///< @since 1.17
+    ZE_RESULT_QUERY_FALSE = 2013265955, ///< @since 1.17
+    ZE_RESULT_ERROR_INVALID_GRAPH = 2013265956, ///< @since 1.17
+    ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED = 2013265957, ///< @since 1.17
+    ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED = 2013265958, ///< @since 1.17
+    ZE_RESULT_ERROR_GRAPH_CAPTURE_MERGE_ATTEMPT = 2013265959, ///< @since 1.17
+    ZE_RESULT_ERROR_COMMAND_LIST_NOT_CAPTURING = 2013265960, ///< @since 1.17
+    ZE_RESULT_ERROR_GRAPH_UNJOINED_FORKS = 2013265961, ///< @since 1.17
+    ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT = 2013265962, ///< @since 1.17
     ZE_RESULT_ERROR_UNKNOWN = 0x7ffffffe,
     ZE_RESULT_FORCE_UINT32 = 0x7fffffff
 } ze_result_t;
@@ -1064,6 +1072,7 @@ typedef enum _ze_structure_type_t
     ZE_STRUCTURE_TYPE_RUNTIME_REQUIREMENTS_OUTPUT = 0x00020046, ///< @since 1.16
     ZE_STRUCTURE_TYPE_RECORD_REPLAY_GRAPH_EXT_PROPERTIES = 0x00020047, ///< @since 1.17
     ZE_STRUCTURE_TYPE_RECORD_REPLAY_GRAPH_EXT_DUMP_DESC = 0x00020048, ///< @since 1.17
+    ZE_STRUCTURE_TYPE_IPC_PHYS_MEM_HANDLE_RANGE_EXT_DESC = 0x0002004B, ///< @since 1.18
     ZE_STRUCTURE_TYPE_FORCE_UINT32 = 0x7fffffff
 } ze_structure_type_t;
 
@@ -1238,6 +1247,7 @@ typedef enum _ze_api_version_t
     ZE_API_VERSION_1_15 = ZE_MAKE_VERSION( 1, 15 ), ///< @since 1.15
     ZE_API_VERSION_1_16 = ZE_MAKE_VERSION( 1, 16 ), ///< @since 1.16
     ZE_API_VERSION_1_17 = ZE_MAKE_VERSION( 1, 17 ), ///< @since 1.17
+    ZE_API_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 17 ),
     ZE_API_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_api_version_t;
 
@@ -1359,37 +1369,58 @@ zeDriverGetDefaultContext(
 #pragma region device
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves devices within a driver.
+/// @details
+///     - Multiple calls to this function will return identical device handles, in the same order.
+///     - The number and order of handles returned from this function is affected by the ZE_AFFINITY_MASK and ZE_ENABLE_PCI_ID_DEVICE_ORDER environment variables.
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGet(
-    ze_driver_handle_t hDriver, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_device_handle_t* phDevices ///< [in,out][optional][range(0, *pCount)]
+    ze_driver_handle_t hDriver, ///< [in] handle of the driver instance
+    uint32_t* pCount, ///< [in,out] pointer to the number of devices. if count is zero, then the driver shall update the value with the total number of devices available. if count is greater than the number of devices available, then the driver shall update the value with the correct number of devices available.
+    ze_device_handle_t* phDevices ///< [in,out][optional][range(0, *pCount)] array of handle of devices. if count is less than the number of devices available, then driver shall only retrieve that number of devices.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves the root-device of a device handle.
+/// @details
+///     - When the device handle passed does not belong to any root-device, nullptr is returned.
+///     - Multiple calls to this function will return the same device handle.
+///     - The root-device handle returned by this function does not have access automatically to the resources created with the associated sub-device, unless those resources have been created with a context explicitly containing both handles.
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetRootDevice(
-    ze_device_handle_t hDevice, ///< [in]
-    ze_device_handle_t* phRootDevice ///< [in,out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device object
+    ze_device_handle_t* phRootDevice ///< [in,out] parent root device.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves a sub-device from a device.
+/// @details
+///     - When the device handle passed does not contain any sub-device, a pCount of 0 is returned.
+///     - Multiple calls to this function will return identical device handles, in the same order.
+///     - The number of handles returned from this function is affected by the ZE_AFFINITY_MASK environment variable.
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetSubDevices(
-    ze_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_device_handle_t* phSubdevices ///< [in,out][optional][range(0, *pCount)]
+    ze_device_handle_t hDevice, ///< [in] handle of the device object
+    uint32_t* pCount, ///< [in,out] pointer to the number of sub-devices. if count is zero, then the driver shall update the value with the total number of sub-devices available. if count is greater than the number of sub-devices available, then the driver shall update the value with the correct number of sub-devices available.
+    ze_device_handle_t* phSubdevices ///< [in,out][optional][range(0, *pCount)] array of handle of sub-devices. if count is less than the number of sub-devices available, then driver shall only retrieve that number of sub-devices.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Supported device types.
 typedef enum _ze_device_type_t
 {
-    ZE_DEVICE_TYPE_GPU = 1,
-    ZE_DEVICE_TYPE_CPU = 2,
-    ZE_DEVICE_TYPE_FPGA = 3,
-    ZE_DEVICE_TYPE_MCA = 4,
-    ZE_DEVICE_TYPE_VPU = 5,
+    ZE_DEVICE_TYPE_GPU = 1, ///< Graphics Processing Unit.
+    ZE_DEVICE_TYPE_CPU = 2, ///< Central Processing Unit.
+    ZE_DEVICE_TYPE_FPGA = 3, ///< Field Programmable Gate Array.
+    ZE_DEVICE_TYPE_MCA = 4, ///< Memory Copy Accelerator.
+    ZE_DEVICE_TYPE_VPU = 5, ///< Vision Processing Unit.
     ZE_DEVICE_TYPE_FORCE_UINT32 = 0x7fffffff
 } ze_device_type_t;
 
@@ -1413,53 +1444,59 @@ typedef struct _ze_device_uuid_t
 typedef uint32_t ze_device_property_flags_t;
 typedef enum _ze_device_property_flag_t
 {
-    ZE_DEVICE_PROPERTY_FLAG_INTEGRATED = ZE_BIT(0),
-    ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE = ZE_BIT(1),
-    ZE_DEVICE_PROPERTY_FLAG_ECC = ZE_BIT(2),
-    ZE_DEVICE_PROPERTY_FLAG_ONDEMANDPAGING = ZE_BIT(3),
+    ZE_DEVICE_PROPERTY_FLAG_INTEGRATED = ZE_BIT(0), ///< Device is integrated with the Host.
+    ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE = ZE_BIT(1), ///< Device handle used for query represents a sub-device.
+    ZE_DEVICE_PROPERTY_FLAG_ECC = ZE_BIT(2), ///< Device supports error correction memory access.
+    ZE_DEVICE_PROPERTY_FLAG_ONDEMANDPAGING = ZE_BIT(3), ///< Device supports on-demand page-faulting.
     ZE_DEVICE_PROPERTY_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_property_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device properties queried using zeDeviceGetProperties.
 typedef struct _ze_device_properties_t
 {
     ze_structure_type_t stype; ///< [in]
     void* pNext; ///< [in,out][optional]
-    ze_device_type_t type; ///< [out]
-    uint32_t vendorId; ///< [out]
-    uint32_t deviceId; ///< [out]
-    ze_device_property_flags_t flags; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    uint32_t coreClockRate; ///< [out]
-    uint64_t maxMemAllocSize; ///< [out]
-    uint32_t maxHardwareContexts; ///< [out]
-    uint32_t maxCommandQueuePriority; ///< [out]
-    uint32_t numThreadsPerEU; ///< [out]
-    uint32_t physicalEUSimdWidth; ///< [out]
-    uint32_t numEUsPerSubslice; ///< [out]
-    uint32_t numSubslicesPerSlice; ///< [out]
-    uint32_t numSlices; ///< [out]
-    uint64_t timerResolution; ///< [out]
-    uint32_t timestampValidBits; ///< [out]
-    uint32_t kernelTimestampValidBits; ///< [out]
-    ze_device_uuid_t uuid; ///< [out]
-    char name[ZE_MAX_DEVICE_NAME]; ///< [out]
+    ze_device_type_t type; ///< [out] generic device type
+    uint32_t vendorId; ///< [out] vendor id from PCI configuration
+    uint32_t deviceId; ///< [out] device id from PCI configuration. Note, the device id uses little-endian format.
+    ze_device_property_flags_t flags; ///< [out] 0 (none) or a valid combination of ze_device_property_flag_t
+    uint32_t subdeviceId; ///< [out] sub-device id. Only valid if ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE is set.
+    uint32_t coreClockRate; ///< [out] Clock rate for device core.
+    uint64_t maxMemAllocSize; ///< [out] Maximum memory allocation size.
+    uint32_t maxHardwareContexts; ///< [out] Maximum number of logical hardware contexts.
+    uint32_t maxCommandQueuePriority; ///< [out] Maximum priority for command queues. Higher value is higher priority.
+    uint32_t numThreadsPerEU; ///< [out] Maximum number of threads per EU.
+    uint32_t physicalEUSimdWidth; ///< [out] The physical EU simd width.
+    uint32_t numEUsPerSubslice; ///< [out] Maximum number of EUs per sub-slice.
+    uint32_t numSubslicesPerSlice; ///< [out] Maximum number of sub-slices per slice.
+    uint32_t numSlices; ///< [out] Maximum number of slices.
+    uint64_t timerResolution; ///< [out] Deprecated: when using ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES since 1.17: Use ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 to obtain timerResolution in cycles/sec for profiling and timestamps.
+    uint32_t timestampValidBits; ///< [out] Returns the number of valid bits in the timestamp value. (i.e can be used to calculate the max value of the device timestamp in hardware or get the mask of valid bits in the timestamp value). timestampValidBits may or may not be same as the kernelTimestampValidBits as they may be tracked using different register sizes which are platform specific.
+    uint32_t kernelTimestampValidBits; ///< [out] Returns the number of valid bits in the kernel timestamp values. (i.e can beused to calculate the max value of the kernel timestamp in hardware or get the mask of valid bits in the kernel timestamp value).
+    ze_device_uuid_t uuid; ///< [out] universal unique identifier. Note: Subdevices will have their own uuid.
+    char name[ZE_MAX_DEVICE_NAME]; ///< [out] Device name
 } ze_device_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device thread identifier.
 typedef struct _ze_device_thread_t
 {
-    uint32_t slice; ///< [in,out]
-    uint32_t subslice; ///< [in,out]
-    uint32_t eu; ///< [in,out]
-    uint32_t thread; ///< [in,out]
+    uint32_t slice; ///< [in,out] the slice number. Must be UINT32_MAX (all) or less than the numSlices member of ze_device_properties_t.
+    uint32_t subslice; ///< [in,out] the sub-slice number within its slice. Must be UINT32_MAX (all) or less than the numSubslicesPerSlice member of ze_device_properties_t.
+    uint32_t eu; ///< [in,out] the EU number within its sub-slice. Must be UINT32_MAX (all) or less than the numEUsPerSubslice member of ze_device_properties_t.
+    uint32_t thread; ///< [in,out] the thread number within its EU. Must be UINT32_MAX (all) or less than the numThreadsPerEU member of ze_device_properties_t.
 } ze_device_thread_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves properties of the device.
+/// @details
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetProperties(
-    ze_device_handle_t hDevice, ///< [in]
-    ze_device_properties_t* pDeviceProperties ///< [in,out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    ze_device_properties_t* pDeviceProperties ///< [in,out] query result for device properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1468,20 +1505,21 @@ zeDeviceGetProperties(
 #endif // ZE_SUBGROUPSIZE_COUNT
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device compute properties queried using zeDeviceGetComputeProperties.
 typedef struct _ze_device_compute_properties_t
 {
     ze_structure_type_t stype; ///< [in]
     void* pNext; ///< [in,out][optional]
-    uint32_t maxTotalGroupSize; ///< [out]
-    uint32_t maxGroupSizeX; ///< [out]
-    uint32_t maxGroupSizeY; ///< [out]
-    uint32_t maxGroupSizeZ; ///< [out]
-    uint32_t maxGroupCountX; ///< [out]
-    uint32_t maxGroupCountY; ///< [out]
-    uint32_t maxGroupCountZ; ///< [out]
-    uint32_t maxSharedLocalMemory; ///< [out]
-    uint32_t numSubGroupSizes; ///< [out]
-    uint32_t subGroupSizes[ZE_SUBGROUPSIZE_COUNT]; ///< [out]
+    uint32_t maxTotalGroupSize; ///< [out] Maximum items per compute group. (groupSizeX * groupSizeY * groupSizeZ) <= maxTotalGroupSize
+    uint32_t maxGroupSizeX; ///< [out] Maximum items for X dimension in group
+    uint32_t maxGroupSizeY; ///< [out] Maximum items for Y dimension in group
+    uint32_t maxGroupSizeZ; ///< [out] Maximum items for Z dimension in group
+    uint32_t maxGroupCountX; ///< [out] Maximum groups that can be launched for x dimension
+    uint32_t maxGroupCountY; ///< [out] Maximum groups that can be launched for y dimension
+    uint32_t maxGroupCountZ; ///< [out] Maximum groups that can be launched for z dimension
+    uint32_t maxSharedLocalMemory; ///< [out] Maximum shared local memory per group.
+    uint32_t numSubGroupSizes; ///< [out] Number of subgroup sizes supported. This indicates number of entries in subGroupSizes.
+    uint32_t subGroupSizes[ZE_SUBGROUPSIZE_COUNT]; ///< [out] Size group sizes supported.
 } ze_device_compute_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1489,15 +1527,15 @@ typedef struct _ze_device_compute_properties_t
 typedef uint32_t ze_device_dp_capability_flags_t;
 typedef enum _ze_device_dp_capability_flag_t
 {
-    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_NON_SYSTOLIC_DPA4_SIMD_ALL = ZE_BIT(0),
-    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_DPAS_SIMD8 = ZE_BIT(1),
-    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_DPAS_SIMD16 = ZE_BIT(2),
-    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_BDPAS_SIMD16 = ZE_BIT(3),
-    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_DPAS_DEPTH4 = ZE_BIT(4),
-    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_DPAS_DEPTH8 = ZE_BIT(5),
-    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_BDPAS_DEPTH8 = ZE_BIT(6),
-    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_OUTPUT_MATRIX_ROWCOUNT_UPTO8 = ZE_BIT(7),
-    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_OUTPUT_MATRIX_ROWCOUNT_FIXED8 = ZE_BIT(8),
+    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_NON_SYSTOLIC_DPA4_SIMD_ALL = ZE_BIT(0), ///< Supports vector dot product instruction.
+    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_DPAS_SIMD8 = ZE_BIT(1), ///< Supports sytolic dot product with 8 SIMD lanes.
+    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_DPAS_SIMD16 = ZE_BIT(2), ///< Supports sytolic dot product with 16 SIMD lanes.
+    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_BDPAS_SIMD16 = ZE_BIT(3), ///< Supports sytolic dot product with block scaling support with 16 SIMD lanes.
+    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_DPAS_DEPTH4 = ZE_BIT(4), ///< Supports 4 deep systolic for DPAS dot product.
+    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_DPAS_DEPTH8 = ZE_BIT(5), ///< Supports 8 deep systolic for DPAS dot product.
+    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_BDPAS_DEPTH8 = ZE_BIT(6), ///< Supports 8 deep systolic for BDPAS dot product.
+    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_OUTPUT_MATRIX_ROWCOUNT_UPTO8 = ZE_BIT(7), ///< Supports output matrix row count upto 8.
+    ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_OUTPUT_MATRIX_ROWCOUNT_FIXED8 = ZE_BIT(8), ///< Restricts output matrix row count to 8.
     ZE_DEVICE_DP_CAPABILITY_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_dp_capability_flag_t;
 
@@ -1506,21 +1544,21 @@ typedef enum _ze_device_dp_capability_flag_t
 typedef uint32_t ze_device_input_data_type_flags_t;
 typedef enum _ze_device_input_data_type_flag_t
 {
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_TYPE_NONE = ZE_BIT(0),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_ZE_DEVICE_INPUT_DATA_INT8_PACK4_PER_SIMD_LANE = ZE_BIT(1),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_INT4_PACK8_PER_SIMD_LANE = ZE_BIT(2),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_INT2_PACK8_PER_SIMD_LANE = ZE_BIT(3),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_TF32_PACK1_PER_SIMD_LANE = ZE_BIT(4),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_FP16_PACK2_PER_SIMD_LANE = ZE_BIT(5),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_BF16_PACK2_PER_SIMD_LANE = ZE_BIT(6),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_FP8_PACK4_PER_SIMD_LANE = ZE_BIT(7),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_BF8_PACK4_PER_SIMD_LANE = ZE_BIT(8),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_E2M1_PACK8_PER_SIMD_LANE = ZE_BIT(9),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_E3M0_PACK8_PER_SIMD_LANE = ZE_BIT(10),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_INT8_PACK4_PER_SIMD_LANE = ZE_BIT(11),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_SCALING_UINT8 = ZE_BIT(12),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_SCALING_UE5M3 = ZE_BIT(13),
-    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_SCALING_UE4M3 = ZE_BIT(14),
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_TYPE_NONE = ZE_BIT(0), ///< No data types available for the supported dot product operation.
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_ZE_DEVICE_INPUT_DATA_INT8_PACK4_PER_SIMD_LANE = ZE_BIT(1), ///< Supports int8 data type with 4 packed data elements per SIMD lane.
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_INT4_PACK8_PER_SIMD_LANE = ZE_BIT(2), ///< Supports int4 data type with 8 packed data elements per SIMD lane.
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_INT2_PACK8_PER_SIMD_LANE = ZE_BIT(3), ///< Supports int2 data type with 8 packed data elements per SIMD lane.
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_TF32_PACK1_PER_SIMD_LANE = ZE_BIT(4), ///< Supports tf32 data type with 1 packed data elements per SIMD lane.
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_FP16_PACK2_PER_SIMD_LANE = ZE_BIT(5), ///< Supports fp16 data type with 2 packed data elements per SIMD lane.
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_BF16_PACK2_PER_SIMD_LANE = ZE_BIT(6), ///< Supports bf16 data type with 2 packed data elements per SIMD lane.
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_FP8_PACK4_PER_SIMD_LANE = ZE_BIT(7), ///< Supports fp8 data type with 4 packed data elements per SIMD lane.
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_BF8_PACK4_PER_SIMD_LANE = ZE_BIT(8), ///< Supports bf8 data type with 4 packed data elements per SIMD lane.
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_E2M1_PACK8_PER_SIMD_LANE = ZE_BIT(9), ///< Supports e2m1 data type with 8 packed data elements per SIMD lane.
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_E3M0_PACK8_PER_SIMD_LANE = ZE_BIT(10), ///< Supports e3m0 data type with 8 packed data elements per SIMD lane.
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_INT8_PACK4_PER_SIMD_LANE = ZE_BIT(11), ///< lane.This is exclusively for DP4V dot product support Supports 8bit integer data type with 4 packed data elements per SIMD
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_SCALING_UINT8 = ZE_BIT(12), ///< product support. Supports uint8 data type support for scaling, exclusive to BDPAS dot
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_SCALING_UE5M3 = ZE_BIT(13), ///< product support. Supports ue5m3 data type support for scaling, exclusive to BDPAS dot
+    ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_SCALING_UE4M3 = ZE_BIT(14), ///< product support. Supports ue4m3 data type support for scaling, exclusive to BDPAS dot
     ZE_DEVICE_INPUT_DATA_TYPE_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_input_data_type_flag_t;
 
@@ -1529,10 +1567,10 @@ typedef enum _ze_device_input_data_type_flag_t
 typedef uint32_t ze_device_output_data_type_flags_t;
 typedef enum _ze_device_output_data_type_flag_t
 {
-    ZE_DEVICE_OUTPUT_DATA_TYPE_FLAG_DEVICE_OUTPUT_DATA_INT32 = ZE_BIT(0),
-    ZE_DEVICE_OUTPUT_DATA_TYPE_FLAG_DEVICE_OUTPUT_DATA_FP32 = ZE_BIT(1),
-    ZE_DEVICE_OUTPUT_DATA_TYPE_FLAG_DEVICE_OUTPUT_DATA_FP16 = ZE_BIT(2),
-    ZE_DEVICE_OUTPUT_DATA_TYPE_FLAG_DEVICE_OUTPUT_DATA_BF16 = ZE_BIT(3),
+    ZE_DEVICE_OUTPUT_DATA_TYPE_FLAG_DEVICE_OUTPUT_DATA_INT32 = ZE_BIT(0), ///< Supports signed and unsigned 32bit integer data type for output.
+    ZE_DEVICE_OUTPUT_DATA_TYPE_FLAG_DEVICE_OUTPUT_DATA_FP32 = ZE_BIT(1), ///< Supports fp32 data type for output.
+    ZE_DEVICE_OUTPUT_DATA_TYPE_FLAG_DEVICE_OUTPUT_DATA_FP16 = ZE_BIT(2), ///< Supports fp16 data type for output.
+    ZE_DEVICE_OUTPUT_DATA_TYPE_FLAG_DEVICE_OUTPUT_DATA_BF16 = ZE_BIT(3), ///< Supports bf16 data type for output.
     ZE_DEVICE_OUTPUT_DATA_TYPE_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_output_data_type_flag_t;
 
@@ -1547,6 +1585,7 @@ typedef enum _ze_device_output_data_type_flag_t
 typedef enum _ze_device_compute_dotproduct_properties_ext_version_t
 {
     ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_compute_dotproduct_properties_ext_version_t;
 
@@ -1566,10 +1605,14 @@ typedef struct _ze_device_compute_dotproduct_ext_properties_t
 } ze_device_compute_dotproduct_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves compute properties of the device.
+/// @details
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetComputeProperties(
-    ze_device_handle_t hDevice, ///< [in]
-    ze_device_compute_properties_t* pComputeProperties ///< [in,out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    ze_device_compute_properties_t* pComputeProperties ///< [in,out] query result for compute properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1578,19 +1621,20 @@ zeDeviceGetComputeProperties(
 #endif // ZE_MAX_NATIVE_KERNEL_UUID_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Native kernel universal unique id (UUID)
 typedef struct _ze_native_kernel_uuid_t
 {
-    uint8_t id[ZE_MAX_NATIVE_KERNEL_UUID_SIZE]; ///< [out]
+    uint8_t id[ZE_MAX_NATIVE_KERNEL_UUID_SIZE]; ///< [out] opaque data representing a native kernel UUID
 } ze_native_kernel_uuid_t;
 
 ///////////////////////////////////////////////////////////////////////////////
 typedef uint32_t ze_device_module_flags_t;
 typedef enum _ze_device_module_flag_t
 {
-    ZE_DEVICE_MODULE_FLAG_FP16 = ZE_BIT(0),
-    ZE_DEVICE_MODULE_FLAG_FP64 = ZE_BIT(1),
-    ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS = ZE_BIT(2),
-    ZE_DEVICE_MODULE_FLAG_DP4A = ZE_BIT(3),
+    ZE_DEVICE_MODULE_FLAG_FP16 = ZE_BIT(0), ///< Device supports 16-bit floating-point operations.
+    ZE_DEVICE_MODULE_FLAG_FP64 = ZE_BIT(1), ///< Device supports 64-bit floating-point operations.
+    ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS = ZE_BIT(2), ///< Device supports 64-bit atomic operations.
+    ZE_DEVICE_MODULE_FLAG_DP4A = ZE_BIT(3), ///< Device supports four component dot product and accumulate operations.
     ZE_DEVICE_MODULE_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_module_flag_t;
 
@@ -1598,244 +1642,315 @@ typedef enum _ze_device_module_flag_t
 typedef uint32_t ze_device_fp_flags_t;
 typedef enum _ze_device_fp_flag_t
 {
-    ZE_DEVICE_FP_FLAG_DENORM = ZE_BIT(0),
-    ZE_DEVICE_FP_FLAG_INF_NAN = ZE_BIT(1),
-    ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST = ZE_BIT(2),
-    ZE_DEVICE_FP_FLAG_ROUND_TO_ZERO = ZE_BIT(3),
-    ZE_DEVICE_FP_FLAG_ROUND_TO_INF = ZE_BIT(4),
-    ZE_DEVICE_FP_FLAG_FMA = ZE_BIT(5),
-    ZE_DEVICE_FP_FLAG_ROUNDED_DIVIDE_SQRT = ZE_BIT(6),
-    ZE_DEVICE_FP_FLAG_SOFT_FLOAT = ZE_BIT(7),
+    ZE_DEVICE_FP_FLAG_DENORM = ZE_BIT(0), ///< Supports denorms.
+    ZE_DEVICE_FP_FLAG_INF_NAN = ZE_BIT(1), ///< Supports INF and quiet NaNs.
+    ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST = ZE_BIT(2), ///< Supports rounding to nearest even rounding mode.
+    ZE_DEVICE_FP_FLAG_ROUND_TO_ZERO = ZE_BIT(3), ///< Supports rounding to zero.
+    ZE_DEVICE_FP_FLAG_ROUND_TO_INF = ZE_BIT(4), ///< Supports rounding to both positive and negative INF.
+    ZE_DEVICE_FP_FLAG_FMA = ZE_BIT(5), ///< Supports IEEE754-2008 fused multiply-add.
+    ZE_DEVICE_FP_FLAG_ROUNDED_DIVIDE_SQRT = ZE_BIT(6), ///< Supports rounding as defined by IEEE754 for divide and sqrt operations.
+    ZE_DEVICE_FP_FLAG_SOFT_FLOAT = ZE_BIT(7), ///< Uses software implementation for basic floating-point operations.
     ZE_DEVICE_FP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_fp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device module properties queried using zeDeviceGetModuleProperties.
 typedef struct _ze_device_module_properties_t
 {
     ze_structure_type_t stype; ///< [in]
     void* pNext; ///< [in,out][optional]
-    uint32_t spirvVersionSupported; ///< [out]
-    ze_device_module_flags_t flags; ///< [out]
-    ze_device_fp_flags_t fp16flags; ///< [out]
-    ze_device_fp_flags_t fp32flags; ///< [out]
-    ze_device_fp_flags_t fp64flags; ///< [out]
-    uint32_t maxArgumentsSize; ///< [out]
-    uint32_t printfBufferSize; ///< [out]
-    ze_native_kernel_uuid_t nativeKernelSupported; ///< [out]
+    uint32_t spirvVersionSupported; ///< [out] Maximum supported SPIR-V version. Returns zero if SPIR-V is not supported. Contains major and minor attributes, use ZE_MAJOR_VERSION and ZE_MINOR_VERSION.
+    ze_device_module_flags_t flags; ///< [out] 0 or a valid combination of ze_device_module_flag_t
+    ze_device_fp_flags_t fp16flags; ///< [out] Capabilities for half-precision floating-point operations. returns 0 (if ZE_DEVICE_MODULE_FLAG_FP16 is not set) or a combination of ze_device_fp_flag_t.
+    ze_device_fp_flags_t fp32flags; ///< [out] Capabilities for single-precision floating-point operations. returns a combination of ze_device_fp_flag_t.
+    ze_device_fp_flags_t fp64flags; ///< [out] Capabilities for double-precision floating-point operations. returns 0 (if ZE_DEVICE_MODULE_FLAG_FP64 is not set) or a combination of ze_device_fp_flag_t.
+    uint32_t maxArgumentsSize; ///< [out] Maximum kernel argument size that is supported.
+    uint32_t printfBufferSize; ///< [out] Maximum size of internal buffer that holds output of printf calls from kernel.
+    ze_native_kernel_uuid_t nativeKernelSupported; ///< [out] Compatibility UUID of supported native kernel. UUID may or may not be the same across driver release, devices, or operating systems. Application is responsible for ensuring UUID matches before creating module using previously created native kernel.
 } ze_device_module_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves module properties of the device.
+/// @details
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetModuleProperties(
-    ze_device_handle_t hDevice, ///< [in]
-    ze_device_module_properties_t* pModuleProperties ///< [in,out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    ze_device_module_properties_t* pModuleProperties ///< [in,out] query result for module properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
 typedef uint32_t ze_command_queue_group_property_flags_t;
 typedef enum _ze_command_queue_group_property_flag_t
 {
-    ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE = ZE_BIT(0),
-    ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY = ZE_BIT(1),
-    ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS = ZE_BIT(2),
-    ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_METRICS = ZE_BIT(3),
+    ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE = ZE_BIT(0), ///< Command queue group supports enqueuing compute commands.
+    ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY = ZE_BIT(1), ///< Command queue group supports enqueuing copy commands.
+    ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS = ZE_BIT(2), ///< Command queue group supports cooperative kernels. See zeCommandListAppendLaunchCooperativeKernel for more details.
+    ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_METRICS = ZE_BIT(3), ///< Command queue groups supports metric queries.
     ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_command_queue_group_property_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Command queue group properties queried using zeDeviceGetCommandQueueGroupProperties.
 typedef struct _ze_command_queue_group_properties_t
 {
     ze_structure_type_t stype; ///< [in]
     void* pNext; ///< [in,out][optional]
-    ze_command_queue_group_property_flags_t flags; ///< [out]
-    size_t maxMemoryFillPatternSize; ///< [out]
-    uint32_t numQueues; ///< [out]
+    ze_command_queue_group_property_flags_t flags; ///< [out] 0 (none) or a valid combination of ze_command_queue_group_property_flag_t
+    size_t maxMemoryFillPatternSize; ///< [out] maximum pattern_size supported by command queue group. See zeCommandListAppendMemoryFill for more details.
+    uint32_t numQueues; ///< [out] the number of physical engines within the group.
 } ze_command_queue_group_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves command queue group properties of the device.
+/// @details
+///     - Properties are reported for each physical command queue group available on the device.
+///     - Multiple calls to this function will return properties in the same order.
+///     - The order in which the properties are returned is defined by the command queue group’s ordinal.
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetCommandQueueGroupProperties(
-    ze_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_command_queue_group_properties_t* pCommandQueueGroupProperties ///< [in,out][optional][range(0, *pCount)]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    uint32_t* pCount, ///< [in,out] pointer to the number of available command queue groups. If count is zero, then the driver shall update the value with the total number of command queue groups available. If count is less than the number of command queue groups available, then the driver shall only retrieve command queue group properties for the given number of command queue groups. If count is greater than or equal to the number of command queue groups available, then the driver shall retrieve command queue group properties for all available command queue groups.
+    ze_command_queue_group_properties_t* pCommandQueueGroupProperties ///< [in,out][optional][range(0, *pCount)] array of query results for command queue group properties. If count is less than the number of command queue groups available, then the driver shall only retrieve that number of command queue group properties. The order of properties in the array corresponds to the command queue group ordinal.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
 typedef uint32_t ze_device_memory_property_flags_t;
 typedef enum _ze_device_memory_property_flag_t
 {
-    ZE_DEVICE_MEMORY_PROPERTY_FLAG_TBD = ZE_BIT(0),
+    ZE_DEVICE_MEMORY_PROPERTY_FLAG_TBD = ZE_BIT(0), ///< reserved for future use
     ZE_DEVICE_MEMORY_PROPERTY_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_memory_property_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device local memory properties queried using zeDeviceGetMemoryProperties.
 typedef struct _ze_device_memory_properties_t
 {
     ze_structure_type_t stype; ///< [in]
     void* pNext; ///< [in,out][optional]
-    ze_device_memory_property_flags_t flags; ///< [out]
-    uint32_t maxClockRate; ///< [out]
-    uint32_t maxBusWidth; ///< [out]
-    uint64_t totalSize; ///< [out]
-    char name[ZE_MAX_DEVICE_NAME]; ///< [out]
+    ze_device_memory_property_flags_t flags; ///< [out] 0 (none) or a valid combination of ze_device_memory_property_flag_t
+    uint32_t maxClockRate; ///< [out] Maximum clock rate for device memory.
+    uint32_t maxBusWidth; ///< [out] Maximum bus width between device and memory.
+    uint64_t totalSize; ///< [out] Total memory size in bytes that is available to the device.
+    char name[ZE_MAX_DEVICE_NAME]; ///< [out] Memory name
 } ze_device_memory_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves local memory properties of the device.
+/// @details
+///     - Properties are reported for each physical memory type supported by the device.
+///     - Multiple calls to this function will return properties in the same order.
+///     - The order in which the properties are returned defines the device’s local memory ordinal.
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetMemoryProperties(
-    ze_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_device_memory_properties_t* pMemProperties ///< [in,out][optional][range(0, *pCount)]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    uint32_t* pCount, ///< [in,out] pointer to the number of memory properties. if count is zero, then the driver shall update the value with the total number of memory properties available. if count is greater than the number of memory properties available, then the driver shall update the value with the correct number of memory properties available.
+    ze_device_memory_properties_t* pMemProperties ///< [in,out][optional][range(0, *pCount)] array of query results for memory properties. if count is less than the number of memory properties available, then driver shall only retrieve that number of memory properties.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
 typedef uint32_t ze_memory_access_cap_flags_t;
 typedef enum _ze_memory_access_cap_flag_t
 {
-    ZE_MEMORY_ACCESS_CAP_FLAG_RW = ZE_BIT(0),
-    ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC = ZE_BIT(1),
-    ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT = ZE_BIT(2),
-    ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT_ATOMIC = ZE_BIT(3),
+    ZE_MEMORY_ACCESS_CAP_FLAG_RW = ZE_BIT(0), ///< Supports load/store access.
+    ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC = ZE_BIT(1), ///< Supports atomic access.
+    ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT = ZE_BIT(2), ///< Supports concurrent access.
+    ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT_ATOMIC = ZE_BIT(3), ///< Supports concurrent atomic access.
     ZE_MEMORY_ACCESS_CAP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_memory_access_cap_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device memory access properties queried using zeDeviceGetMemoryAccessProperties.
 typedef struct _ze_device_memory_access_properties_t
 {
     ze_structure_type_t stype; ///< [in]
     void* pNext; ///< [in,out][optional]
-    ze_memory_access_cap_flags_t hostAllocCapabilities; ///< [out]
-    ze_memory_access_cap_flags_t deviceAllocCapabilities; ///< [out]
-    ze_memory_access_cap_flags_t sharedSingleDeviceAllocCapabilities; ///< [out]
-    ze_memory_access_cap_flags_t sharedCrossDeviceAllocCapabilities; ///< [out]
-    ze_memory_access_cap_flags_t sharedSystemAllocCapabilities; ///< [out]
+    ze_memory_access_cap_flags_t hostAllocCapabilities; ///< [out] host memory capabilities. returns 0 (unsupported) or a combination of ze_memory_access_cap_flag_t.
+    ze_memory_access_cap_flags_t deviceAllocCapabilities; ///< [out] device memory capabilities. returns 0 (unsupported) or a combination of ze_memory_access_cap_flag_t.
+    ze_memory_access_cap_flags_t sharedSingleDeviceAllocCapabilities; ///< [out] shared, single-device memory capabilities. returns 0 (unsupported) or a combination of ze_memory_access_cap_flag_t.
+    ze_memory_access_cap_flags_t sharedCrossDeviceAllocCapabilities; ///< [out] shared, cross-device memory capabilities. returns 0 (unsupported) or a combination of ze_memory_access_cap_flag_t.
+    ze_memory_access_cap_flags_t sharedSystemAllocCapabilities; ///< [out] shared, system memory capabilities. returns 0 (unsupported) or a combination of ze_memory_access_cap_flag_t.
 } ze_device_memory_access_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves memory access properties of the device.
+/// @details
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetMemoryAccessProperties(
-    ze_device_handle_t hDevice, ///< [in]
-    ze_device_memory_access_properties_t* pMemAccessProperties ///< [in,out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    ze_device_memory_access_properties_t* pMemAccessProperties ///< [in,out] query result for memory access properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
 typedef uint32_t ze_device_cache_property_flags_t;
 typedef enum _ze_device_cache_property_flag_t
 {
-    ZE_DEVICE_CACHE_PROPERTY_FLAG_USER_CONTROL = ZE_BIT(0),
+    ZE_DEVICE_CACHE_PROPERTY_FLAG_USER_CONTROL = ZE_BIT(0), ///< Device support User Cache Control (i.e. SLM section vs Generic Cache)
     ZE_DEVICE_CACHE_PROPERTY_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_cache_property_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device cache properties queried using zeDeviceGetCacheProperties.
 typedef struct _ze_device_cache_properties_t
 {
     ze_structure_type_t stype; ///< [in]
     void* pNext; ///< [in,out][optional]
-    ze_device_cache_property_flags_t flags; ///< [out]
-    size_t cacheSize; ///< [out]
+    ze_device_cache_property_flags_t flags; ///< [out] 0 (none) or a valid combination of ze_device_cache_property_flag_t
+    size_t cacheSize; ///< [out] Per-cache size, in bytes
 } ze_device_cache_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves cache properties of the device.
+/// @details
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetCacheProperties(
-    ze_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_device_cache_properties_t* pCacheProperties ///< [in,out][optional][range(0, *pCount)]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    uint32_t* pCount, ///< [in,out] pointer to the number of cache properties. if count is zero, then the driver shall update the value with the total number of cache properties available. if count is greater than the number of cache properties available, then the driver shall update the value with the correct number of cache properties available.
+    ze_device_cache_properties_t* pCacheProperties ///< [in,out][optional][range(0, *pCount)] array of query results for cache properties. if count is less than the number of cache properties available, then driver shall only retrieve that number of cache properties.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device image properties queried using zeDeviceGetImageProperties.
 typedef struct _ze_device_image_properties_t
 {
     ze_structure_type_t stype; ///< [in]
     void* pNext; ///< [in,out][optional]
-    uint32_t maxImageDims1D; ///< [out]
-    uint32_t maxImageDims2D; ///< [out]
-    uint32_t maxImageDims3D; ///< [out]
-    uint64_t maxImageBufferSize; ///< [out]
-    uint32_t maxImageArraySlices; ///< [out]
-    uint32_t maxSamplers; ///< [out]
-    uint32_t maxReadImageArgs; ///< [out]
-    uint32_t maxWriteImageArgs; ///< [out]
+    uint32_t maxImageDims1D; ///< [out] Maximum image dimensions for 1D resources. if 0, then 1D images are unsupported.
+    uint32_t maxImageDims2D; ///< [out] Maximum image dimensions for 2D resources. if 0, then 2D images are unsupported.
+    uint32_t maxImageDims3D; ///< [out] Maximum image dimensions for 3D resources. if 0, then 3D images are unsupported.
+    uint64_t maxImageBufferSize; ///< [out] Maximum image buffer size in bytes. if 0, then buffer images are unsupported.
+    uint32_t maxImageArraySlices; ///< [out] Maximum image array slices. if 0, then image arrays are unsupported.
+    uint32_t maxSamplers; ///< [out] Max samplers that can be used in kernel. if 0, then sampling is unsupported.
+    uint32_t maxReadImageArgs; ///< [out] Returns the maximum number of simultaneous image objects that can be read from by a kernel. if 0, then reading images is unsupported.
+    uint32_t maxWriteImageArgs; ///< [out] Returns the maximum number of simultaneous image objects that can be written to by a kernel. if 0, then writing images is unsupported.
 } ze_device_image_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves image properties of the device.
+/// @details
+///     - See zeImageGetProperties for format-specific capabilities.
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetImageProperties(
-    ze_device_handle_t hDevice, ///< [in]
-    ze_device_image_properties_t* pImageProperties ///< [in,out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    ze_device_image_properties_t* pImageProperties ///< [in,out] query result for image properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device external memory import and export properties.
 typedef struct _ze_device_external_memory_properties_t
 {
     ze_structure_type_t stype; ///< [in]
     void* pNext; ///< [in,out][optional]
-    ze_external_memory_type_flags_t memoryAllocationImportTypes; ///< [out]
-    ze_external_memory_type_flags_t memoryAllocationExportTypes; ///< [out]
-    ze_external_memory_type_flags_t imageImportTypes; ///< [out]
-    ze_external_memory_type_flags_t imageExportTypes; ///< [out]
+    ze_external_memory_type_flags_t memoryAllocationImportTypes; ///< [out] Supported external memory import types for memory allocations.
+    ze_external_memory_type_flags_t memoryAllocationExportTypes; ///< [out] Supported external memory export types for memory allocations.
+    ze_external_memory_type_flags_t imageImportTypes; ///< [out] Supported external memory import types for images.
+    ze_external_memory_type_flags_t imageExportTypes; ///< [out] Supported external memory export types for images.
 } ze_device_external_memory_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves external memory import and export of the device.
+/// @details
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetExternalMemoryProperties(
-    ze_device_handle_t hDevice, ///< [in]
-    ze_device_external_memory_properties_t* pExternalMemoryProperties ///< [in,out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    ze_device_external_memory_properties_t* pExternalMemoryProperties ///< [in,out] query result for external memory properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
 typedef uint32_t ze_device_p2p_property_flags_t;
 typedef enum _ze_device_p2p_property_flag_t
 {
-    ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS = ZE_BIT(0),
-    ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS = ZE_BIT(1),
+    ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS = ZE_BIT(0), ///< Device supports access between peer devices.
+    ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS = ZE_BIT(1), ///< Device supports atomics between peer devices.
     ZE_DEVICE_P2P_PROPERTY_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_p2p_property_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device peer-to-peer properties queried using zeDeviceGetP2PProperties.
 typedef struct _ze_device_p2p_properties_t
 {
     ze_structure_type_t stype; ///< [in]
     void* pNext; ///< [in,out][optional]
-    ze_device_p2p_property_flags_t flags; ///< [out]
+    ze_device_p2p_property_flags_t flags; ///< [out] 0 (none) or a valid combination of ze_device_p2p_property_flag_t
 } ze_device_p2p_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves peer-to-peer properties between one device and a peer devices.
+/// @details
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetP2PProperties(
-    ze_device_handle_t hDevice, ///< [in]
-    ze_device_handle_t hPeerDevice, ///< [in]
-    ze_device_p2p_properties_t* pP2PProperties ///< [in,out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device performing the access
+    ze_device_handle_t hPeerDevice, ///< [in] handle of the peer device with the allocation
+    ze_device_p2p_properties_t* pP2PProperties ///< [in,out] Peer-to-Peer properties between source and peer device
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Queries if one device can directly access peer device allocations.
+/// @details
+///     - Any device can access any other device within a node through a scale-up fabric.
+///     - The following are conditions for CanAccessPeer query. • If both device and peer device are the same then return true. • If both sub-device and peer sub-device are the same then return true. • If both are sub-devices and share the same parent device then return true. • If both device and remote device are connected by a direct or indirect scale-up fabric or over PCIe (same root complex or shared PCIe switch) then true. • If both sub-device and remote parent device (and vice-versa) are connected by a direct or indirect scale-up fabric or over PCIe (same root complex or shared PCIe switch) then true.
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceCanAccessPeer(
-    ze_device_handle_t hDevice, ///< [in]
-    ze_device_handle_t hPeerDevice, ///< [in]
-    ze_bool_t* value ///< [out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device performing the access
+    ze_device_handle_t hPeerDevice, ///< [in] handle of the peer device with the allocation
+    ze_bool_t* value ///< [out] returned access capability
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns current status of the device.
+/// @details
+///     - Once a device is reset, this call will update the OS handle attached to the device handle.
+///     - The application may call this function from simultaneous threads with the same device handle.
+///     - The implementation of this function must be thread-safe.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetStatus(
-    ze_device_handle_t hDevice ///< [in]
+    ze_device_handle_t hDevice ///< [in] handle of the device
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns synchronized Host and device global timestamps.
+/// @details
+///     - The application may call this function from simultaneous threads with the same device handle.
+///     - The implementation of this function must be thread-safe.
+///     - The hostTimestamp value needs to return a sample from a RAW_MONOTONIC_CLOCK source that is not affected by system time changes or by software adjustments to the clock.
+///     - The hostTimestamp and deviceTimestamp values should be coordinated to be sampled at the same time/close together
 /// @since 1.1
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetGlobalTimestamps(
-    ze_device_handle_t hDevice, ///< [in]
-    uint64_t* hostTimestamp, ///< [out]
-    uint64_t* deviceTimestamp ///< [out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    uint64_t* hostTimestamp, ///< [out] value of the Host’s global timestamp in nanoseconds at the time of invoking the function.
+    uint64_t* deviceTimestamp ///< [out] value of the Device’s global timestamp in tick counts at the time of invoking the function. To get the devicetime stamp in nanoseconds, resolve the tick counts using the timestampValidBits as mask together with timerResolution members of the ze_device_properties_t structure. For example: deviceTimestampinNS = (deviceTimestamp & timestampValidBits) * 1/timerResolution.(when timer resolution is in cycle/sec)
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Synchronizes all command queues related to the device.
+/// @details
+///     - The application may call this function from simultaneous threads with the same device handle.
+///     - The implementation of this function should be thread-safe.
+///     - This function blocks until all preceding submissions to all queues on the device are completed.
+///     - This function returns an error if device execution fails.
+///     - This function hangs indefinitely if the device is blocked on a non-signaled event.
 /// @since 1.14
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceSynchronize(
-    ze_device_handle_t hDevice ///< [in]
+    ze_device_handle_t hDevice ///< [in] handle of the device
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1843,10 +1958,10 @@ zeDeviceSynchronize(
 typedef uint32_t ze_device_event_properties_flags_t;
 typedef enum _ze_device_event_properties_flag_t
 {
-    ZE_DEVICE_EVENT_PROPERTIES_FLAG_COUNTER_BASED_EXTERNAL_AGGREGATE_STORAGE = ZE_BIT(0),
-    ZE_DEVICE_EVENT_PROPERTIES_FLAG_COUNTER_BASED_IPC = ZE_BIT(1),
-    ZE_DEVICE_EVENT_PROPERTIES_FLAG_COUNTER_BASED_EXTERNAL_SYNC_ALLOCATION = ZE_BIT(2),
-    ZE_DEVICE_EVENT_PROPERTIES_FLAG_COUNTER_BASED_EXTERNAL_INTERRUPT_WAIT = ZE_BIT(3),
+    ZE_DEVICE_EVENT_PROPERTIES_FLAG_COUNTER_BASED_EXTERNAL_AGGREGATE_STORAGE = ZE_BIT(0), ///< Counter-based Event with external aggregate storage supported.
+    ZE_DEVICE_EVENT_PROPERTIES_FLAG_COUNTER_BASED_IPC = ZE_BIT(1), ///< Counter-based Event IPC sharing supported.
+    ZE_DEVICE_EVENT_PROPERTIES_FLAG_COUNTER_BASED_EXTERNAL_SYNC_ALLOCATION = ZE_BIT(2), ///< Counter-based Event with external sync allocation supported.
+    ZE_DEVICE_EVENT_PROPERTIES_FLAG_COUNTER_BASED_EXTERNAL_INTERRUPT_WAIT = ZE_BIT(3), ///< Counter-based Event waiting for external interrupt id supported.
     ZE_DEVICE_EVENT_PROPERTIES_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_event_properties_flag_t;
 
@@ -1860,84 +1975,149 @@ typedef struct _ze_device_event_properties_t
 } ze_device_event_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns unified increment value that can be used for Counter Based Events created with ze_event_counter_based_external_aggregate_storage_desc_t.
+/// @details
+///     - Value is applicable only to this specific device
+///     - It may be used, when user is not able define number of internal driver operations during given append call, for example dividing copy into multiple engines. More details can be found in programming guide.
 /// @since 1.15
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetAggregatedCopyOffloadIncrementValue(
-    ze_device_handle_t hDevice, ///< [in]
-    uint32_t* incrementValue ///< [out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    uint32_t* incrementValue ///< [out] increment value that can be used for Event creation
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns maximum value supported by the driver for Counter Based Events created with externally managed counter storage (see ze_event_counter_based_external_sync_allocation_desc_t and ze_event_counter_based_external_aggregate_storage_desc_t).
+/// @details
+///     - Value is applicable only to this specific device.
+///     - User must query this value before creating a Counter Based Event with externally managed counter storage and ensure that completionValue provided in the descriptor does not exceed it.
+///     - User must also ensure that any value written by the application to deviceAddress or hostAddress of an externally managed counter storage (including values aggregated under deviceAddress of ze_event_counter_based_external_aggregate_storage_desc_t) does not exceed this maximum at any point in time.
+///     - Driver does not validate values written by the user to externally managed memory; exceeding this maximum results in undefined behavior.
+///     - zeEventCounterBasedCreate returns ZE_RESULT_ERROR_INVALID_ARGUMENT if the descriptor specifies a value greater than the value returned by this query.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetCounterBasedEventMaxValue(
-    ze_device_handle_t hDevice, ///< [in]
-    uint64_t* maxValue ///< [out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    uint64_t* maxValue ///< [out] maximum value that may appear under externally managed counter storage and that may be passed as completionValue when creating a Counter Based Event
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes the module for which runtime requirements are being gathered. This structure is accepted as pObjDesc to zeDeviceGetRuntimeRequirements. This structure requires ZE_extension_driver_ddi_handles to be supported by the driver.
 /// @since 1.16
 typedef struct _ze_runtime_requirements_module_desc_t
 {
     ze_structure_type_t stype; ///< [in]
     const void* pNext; ///< [in][optional]
-    ze_module_handle_t requirementsSrc; ///< [in]
+    ze_module_handle_t requirementsSrc; ///< [in] Module for which the requirements are being gathered
 } ze_runtime_requirements_module_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes the graph for which runtime requirements are being gathered. This structure is accepted as pObjDesc to zeDeviceGetRuntimeRequirements. This structure requires ZE_extension_driver_ddi_handles to be supported by the driver.
 /// @since 1.16
 typedef struct _ze_runtime_requirements_graph_desc_t
 {
     ze_structure_type_t stype; ///< [in]
     const void* pNext; ///< [in][optional]
-    ze_graph_handle_t requirementsSrc; ///< [in]
+    ze_graph_handle_t requirementsSrc; ///< [in] Graph for which the requirements are being gathered
 } ze_runtime_requirements_graph_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Gathers null-terminated plain text representation of runtime requirements for provided object.
+/// @details
+///     - To gather requirements for a given object (e.g. an L0 module or graph), pObjDesc must point to a structure (e.g. ze_runtime_requirements_module_desc_t or ze_runtime_requirements_graph_desc_t) describing object for which the requirements are being retrieved.
+///     - Requirements are copied to user-provided memory pointed to by pRequirements and pSize is set to represent the actual written length of the requirements string in bytes.
+///     - The caller can pass nullptr for pRequirements when querying only for size.
+///     - The application may call this function from simultaneous threads.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetRuntimeRequirements(
-    ze_device_handle_t hDevice, ///< [in]
-    const void* pObjDesc, ///< [in]
-    size_t* pSize, ///< [in,out]
-    char* pRequirements ///< [in,out][optional]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    const void* pObjDesc, ///< [in] describes the object for which the requirements are to be gathered
+    size_t* pSize, ///< [in,out] size of requirements string in bytes.
+    char* pRequirements ///< [in,out][optional] holds results of the query.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves requirements producer key.
+/// @details
+///     - Retrieves null-terminated plain text that represents the producer of requirements (Example string: ‘INTEL.L0.GPU’).
+///     - Useful for bookkeeping of the requirements on user side.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetRuntimeRequirementsKey(
-    ze_device_handle_t hDevice, ///< [in]
-    const char** pKey ///< [out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    const char** pKey ///< [out] returned key
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Result of runtime requirements validation.
 /// @since 1.16
 typedef enum _ze_validate_runtime_requirements_result_t
 {
-    ZE_VALIDATE_RUNTIME_REQUIREMENTS_RESULT_NOT_APPLICABLE = 0,
-    ZE_VALIDATE_RUNTIME_REQUIREMENTS_RESULT_REQUIREMENTS_MET = 1,
-    ZE_VALIDATE_RUNTIME_REQUIREMENTS_RESULT_REQUIREMENTS_MET_RECOMPILATION_ADVISABLE = 2,
-    ZE_VALIDATE_RUNTIME_REQUIREMENTS_RESULT_REQUIREMENTS_NOT_MET = 3,
+    ZE_VALIDATE_RUNTIME_REQUIREMENTS_RESULT_NOT_APPLICABLE = 0, ///< Provided requirements are not applicable to underlying device.
+    ZE_VALIDATE_RUNTIME_REQUIREMENTS_RESULT_REQUIREMENTS_MET = 1, ///< Provided requirements are met and optimal.
+    ZE_VALIDATE_RUNTIME_REQUIREMENTS_RESULT_REQUIREMENTS_MET_RECOMPILATION_ADVISABLE = 2, ///< Provided requirements are met, but recompilation is advisable.
+    ZE_VALIDATE_RUNTIME_REQUIREMENTS_RESULT_REQUIREMENTS_NOT_MET = 3, ///< Requirements are not met.
     ZE_VALIDATE_RUNTIME_REQUIREMENTS_RESULT_FORCE_UINT32 = 0x7fffffff
 } ze_validate_runtime_requirements_result_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Output of zeDeviceValidateRuntimeRequirements.
 /// @since 1.16
 typedef struct _ze_validate_runtime_requirements_output_t
 {
     ze_structure_type_t stype; ///< [in]
     void* pNext; ///< [in,out][optional]
-    ze_validate_runtime_requirements_result_t result; ///< [out]
+    ze_validate_runtime_requirements_result_t result; ///< [out] Result of the validation call.
 } ze_validate_runtime_requirements_output_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Validates runtime requirements.
+/// @details
+///     - To validate existing requirements (e.g. cached from previous runs), requirements string should be passed as pRequirements.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceValidateRuntimeRequirements(
-    ze_device_handle_t hDevice, ///< [in]
-    const char* pRequirements, ///< [in]
-    ze_validate_runtime_requirements_output_t* pOut ///< [in,out]
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    const char* pRequirements, ///< [in] requirements to be validated. Requirements should be null-terminated plain text representation of runtime requirements previously retrieved from the device.
+    ze_validate_runtime_requirements_output_t* pOut ///< [in,out] Output of the validation call.
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @since 1.18
+typedef enum _ze_device_compiler_info_t
+{
+    ZE_DEVICE_COMPILER_INFO_SPIRV_CAPABILITIES = 1,
+    ZE_DEVICE_COMPILER_INFO_SPIRV_EXTENSIONS = 2,
+    ZE_DEVICE_COMPILER_INFO_COMPILER_OPTIONS = 3,
+    ZE_DEVICE_COMPILER_INFO_DRIVER_OPTIONS = 4,
+    ZE_DEVICE_COMPILER_INFO_FORCE_UINT32 = 0x7fffffff
+} ze_device_compiler_info_t;
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Name and version entry returned for the OpenCL C compiler-info lists.
+/// @since 1.18
+typedef struct _ze_compiler_name_version_t
+{
+    uint32_t version; ///< [out] packed version of the entry
+    char name[ZE_MAX_EXTENSION_NAME]; ///< [out] null-terminated name
+} ze_compiler_name_version_t;
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieves compiler-specific information for the device, selected by an enumerated type.
+/// @details
+///     - This query is scoped to compiler-specific data.
+///     - The paramName parameter selects data to be queried. Data layout is documented along with respective paramName enum entry.
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
+/// @since 1.18
+ZE_APIEXPORT ze_result_t ZE_APICALL
+zeDeviceGetCompilerInfo(
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    ze_device_compiler_info_t paramName, ///< [in] compiler-info to return
+    const void* pNext, ///< [in][optional] additional extensions passed to the function
+    size_t* pSize, ///< [in,out] pointer to the size in bytes of the result. If size is zero, then the driver shall update the value with the total size in bytes needed. If size is less than the total size needed, then the driver shall update the value with the required size and shall not write to pData.
+    void* pData ///< [in,out][optional][range(0, *pSize)] pointer to the result buffer. If pData is nullptr, then only the required size is returned in pSize.
     );
 
 #if !defined(__GNUC__)
@@ -2289,6 +2469,7 @@ zeCommandListImmediateGetPriority(
 typedef enum _ze_device_cache_line_size_ext_version_t
 {
     ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_cache_line_size_ext_version_t;
 
@@ -2320,6 +2501,7 @@ typedef struct _ze_device_cache_line_size_ext_t
 typedef enum _ze_eu_count_ext_version_t
 {
     ZE_EU_COUNT_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_EU_COUNT_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_EU_COUNT_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_eu_count_ext_version_t;
 
@@ -2351,6 +2533,7 @@ typedef struct _ze_eu_count_ext_t
 typedef enum _ze_pci_properties_ext_version_t
 {
     ZE_PCI_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_PCI_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_PCI_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_pci_properties_ext_version_t;
 
@@ -2409,6 +2592,7 @@ zeDevicePciGetPropertiesExt(
 typedef enum _ze_rtas_builder_ext_version_t
 {
     ZE_RTAS_BUILDER_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_RTAS_BUILDER_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_RTAS_BUILDER_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_ext_version_t;
 
@@ -2886,6 +3070,7 @@ zeRTASParallelOperationDestroyExt(
 typedef enum _ze_rtas_builder_exp_version_t
 {
     ZE_RTAS_BUILDER_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_RTAS_BUILDER_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_RTAS_BUILDER_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_exp_version_t;
 
@@ -3350,6 +3535,7 @@ zeRTASParallelOperationDestroyExp(
 typedef enum _ze_srgb_ext_version_t
 {
     ZE_SRGB_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_SRGB_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_SRGB_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_srgb_ext_version_t;
 
@@ -3381,6 +3567,7 @@ typedef struct _ze_srgb_ext_desc_t
 typedef enum _ze_bandwidth_properties_exp_version_t
 {
     ZE_BANDWIDTH_PROPERTIES_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_BANDWIDTH_PROPERTIES_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_BANDWIDTH_PROPERTIES_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_bandwidth_properties_exp_version_t;
 
@@ -3463,6 +3650,7 @@ zeContextSystemBarrier(
 typedef enum _ze_bfloat16_conversions_ext_version_t
 {
     ZE_BFLOAT16_CONVERSIONS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_BFLOAT16_CONVERSIONS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_BFLOAT16_CONVERSIONS_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_bfloat16_conversions_ext_version_t;
 
@@ -3485,6 +3673,7 @@ typedef enum _ze_bfloat16_conversions_ext_version_t
 typedef enum _ze_bindless_image_exp_version_t
 {
     ZE_BINDLESS_IMAGE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_BINDLESS_IMAGE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_BINDLESS_IMAGE_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_bindless_image_exp_version_t;
 
@@ -3585,6 +3774,7 @@ typedef struct _ze_custom_pitch_exp_desc_t
 typedef enum _ze_cache_reservation_ext_version_t
 {
     ZE_CACHE_RESERVATION_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_CACHE_RESERVATION_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_CACHE_RESERVATION_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_cache_reservation_ext_version_t;
 
@@ -3596,8 +3786,8 @@ typedef enum _ze_cache_ext_region_t
     ZE_CACHE_EXT_REGION_ZE_CACHE_RESERVE_REGION = 1,
     ZE_CACHE_EXT_REGION_ZE_CACHE_NON_RESERVED_REGION = 2,
     ZE_CACHE_EXT_REGION_DEFAULT = 0, ///< @since 1.7
-    ZE_CACHE_EXT_REGION_RESERVED = 3, ///< @since 1.7
-    ZE_CACHE_EXT_REGION_NON_RESERVED = 4, ///< @since 1.7
+    ZE_CACHE_EXT_REGION_RESERVED = 1, ///< @since 1.7
+    ZE_CACHE_EXT_REGION_NON_RESERVED = 2, ///< @since 1.7
     ZE_CACHE_EXT_REGION_FORCE_UINT32 = 0x7fffffff
 } ze_cache_ext_region_t;
 
@@ -3648,6 +3838,7 @@ zeDeviceSetCacheAdviceExt(
 typedef enum _ze_command_list_clone_exp_version_t
 {
     ZE_COMMAND_LIST_CLONE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_COMMAND_LIST_CLONE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_COMMAND_LIST_CLONE_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_command_list_clone_exp_version_t;
 
@@ -3874,6 +4065,7 @@ zeCommandListAppendMemAdvise(
 typedef enum _ze_event_pool_counter_based_exp_version_t
 {
     ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_event_pool_counter_based_exp_version_t;
 
@@ -3915,6 +4107,7 @@ typedef struct _ze_event_pool_counter_based_exp_desc_t
 typedef enum _ze_device_luid_ext_version_t
 {
     ZE_DEVICE_LUID_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_LUID_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_DEVICE_LUID_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_luid_ext_version_t;
 
@@ -3959,6 +4152,7 @@ typedef struct _ze_device_luid_ext_properties_t
 typedef enum _ze_device_vector_sizes_ext_version_t
 {
     ZE_DEVICE_VECTOR_SIZES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_VECTOR_SIZES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_DEVICE_VECTOR_SIZES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_vector_sizes_ext_version_t;
 
@@ -4013,6 +4207,7 @@ zeDeviceGetVectorWidthPropertiesExt(
 typedef enum _ze_device_ip_version_version_t
 {
     ZE_DEVICE_IP_VERSION_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_IP_VERSION_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_DEVICE_IP_VERSION_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_ip_version_version_t;
 
@@ -4044,6 +4239,7 @@ typedef struct _ze_device_ip_version_ext_t
 typedef enum _ze_device_usablemem_size_properties_ext_version_t
 {
     ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_usablemem_size_properties_ext_version_t;
 
@@ -4076,6 +4272,7 @@ typedef enum _ze_driver_ddi_handles_ext_version_t
 {
     ZE_DRIVER_DDI_HANDLES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
     ZE_DRIVER_DDI_HANDLES_EXT_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ),
+    ZE_DRIVER_DDI_HANDLES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 1 ),
     ZE_DRIVER_DDI_HANDLES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_driver_ddi_handles_ext_version_t;
 
@@ -4463,6 +4660,7 @@ zeEventGetCounterBasedFlags(
 typedef enum _ze_event_query_kernel_timestamps_ext_version_t
 {
     ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_event_query_kernel_timestamps_ext_version_t;
 
@@ -4540,6 +4738,7 @@ zeEventQueryKernelTimestampsExt(
 typedef enum _ze_event_query_timestamps_exp_version_t
 {
     ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_event_query_timestamps_exp_version_t;
 
@@ -4572,17 +4771,19 @@ zeEventQueryTimestampsExp(
 typedef enum _ze_external_memmap_sysmem_ext_version_t
 {
     ZE_EXTERNAL_MEMMAP_SYSMEM_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_EXTERNAL_MEMMAP_SYSMEM_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_EXTERNAL_MEMMAP_SYSMEM_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_external_memmap_sysmem_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Maps external system memory for an allocation.
 /// @since 1.14
 typedef struct _ze_external_memmap_sysmem_ext_desc_t
 {
     ze_structure_type_t stype; ///< [in]
     const void* pNext; ///< [in][optional]
-    void* pSystemMemory; ///< [in]
-    uint64_t size; ///< [in]
+    void* pSystemMemory; ///< [in] system memory pointer to map; must be page-aligned.
+    uint64_t size; ///< [in] size of the system memory to map; must be a multiple of the page size.
 } ze_external_memmap_sysmem_ext_desc_t;
 
 #if !defined(__GNUC__)
@@ -4604,6 +4805,7 @@ typedef struct _ze_external_memmap_sysmem_ext_desc_t
 typedef enum _ze_external_semaphore_ext_version_t
 {
     ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_external_semaphore_ext_version_t;
 
@@ -4691,29 +4893,41 @@ zeDeviceReleaseExternalSemaphoreExt(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Signal an external semaphore.
+/// @details
+///     - Signals an external semaphore.
+///     - This function must only be used with an immediate command list.
+///     - This function may be called from simultaneous threads with the same command list handle.
+///     - The implementation of this function should be lock-free.
 /// @since 1.12
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendSignalExternalSemaphoreExt(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    uint32_t numSemaphores, ///< [in]
-    ze_external_semaphore_ext_handle_t* phSemaphores, ///< [in][range(0, numSemaphores)]
-    ze_external_semaphore_signal_params_ext_t* signalParams, ///< [in][range(0, numSemaphores)]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] The command list handle.
+    uint32_t numSemaphores, ///< [in] The number of external semaphores.
+    ze_external_semaphore_ext_handle_t* phSemaphores, ///< [in][range(0, numSemaphores)] The array of pointers to external semaphore handles to be appended into command list.
+    ze_external_semaphore_signal_params_ext_t* signalParams, ///< [in][range(0, numSemaphores)] The array of pointers to external semaphore signal parameters.
+    ze_event_handle_t hSignalEvent, ///< [in][optional] handle of the event to signal on completion
+    uint32_t numWaitEvents, ///< [in][optional] number of events to wait on before launching; must be 0 if nullptr == phWaitEvents
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] handle of the events to wait on before launching
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Wait on external semaphores.
+/// @details
+///     - Waits on external semaphores.
+///     - This function must only be used with an immediate command list.
+///     - This function may be called from simultaneous threads with the same command list handle.
+///     - The implementation of this function should be lock-free.
 /// @since 1.12
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendWaitExternalSemaphoreExt(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    uint32_t numSemaphores, ///< [in]
-    ze_external_semaphore_ext_handle_t* phSemaphores, ///< [in][range(0, numSemaphores)]
-    ze_external_semaphore_wait_params_ext_t* waitParams, ///< [in][range(0, numSemaphores)]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] The command list handle.
+    uint32_t numSemaphores, ///< [in] The number of external semaphores.
+    ze_external_semaphore_ext_handle_t* phSemaphores, ///< [in][range(0, numSemaphores)] The array of pointers to external semaphore handles to append into command list.
+    ze_external_semaphore_wait_params_ext_t* waitParams, ///< [in][range(0, numSemaphores)] The array of pointers to external semaphore wait parameters.
+    ze_event_handle_t hSignalEvent, ///< [in][optional] handle of the event to signal on completion
+    uint32_t numWaitEvents, ///< [in][optional] number of events to wait on before launching; must be 0 if nullptr == phWaitEvents
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] handle of the events to wait on before launching
     );
 
 #if !defined(__GNUC__)
@@ -4735,6 +4949,7 @@ zeCommandListAppendWaitExternalSemaphoreExt(
 typedef enum _ze_fabric_exp_version_t
 {
     ZE_FABRIC_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_FABRIC_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_FABRIC_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_fabric_exp_version_t;
 
@@ -4751,6 +4966,7 @@ typedef enum _ze_fabric_vertex_exp_type_t
     ZE_FABRIC_VERTEX_EXP_TYPE_DEVICE = 1,
     ZE_FABRIC_VERTEX_EXP_TYPE_SUBDEVICE = 2,
     ZE_FABRIC_VERTEX_EXP_TYPE_SWITCH = 3,
+    ZE_FABRIC_VERTEX_EXP_TYPE_SUBEVICE = 2,
     ZE_FABRIC_VERTEX_EXP_TYPE_FORCE_UINT32 = 0x7fffffff
 } ze_fabric_vertex_exp_type_t;
 
@@ -4945,6 +5161,7 @@ zeFenceReset(
 typedef enum _ze_float_atomics_ext_version_t
 {
     ZE_FLOAT_ATOMICS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_FLOAT_ATOMICS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_FLOAT_ATOMICS_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_float_atomics_ext_version_t;
 
@@ -4992,6 +5209,7 @@ typedef struct _ze_float_atomic_ext_properties_t
 typedef enum _ze_global_offset_exp_version_t
 {
     ZE_GLOBAL_OFFSET_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_GLOBAL_OFFSET_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_global_offset_exp_version_t;
 
@@ -5024,6 +5242,7 @@ zeKernelSetGlobalOffsetExp(
 typedef enum _ze_record_replay_graph_ext_version_t
 {
     ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_record_replay_graph_ext_version_t;
 
@@ -5087,44 +5306,89 @@ zeGraphCreateExt(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Begins recording asynchronous append operations into a new graph associated with an immediate command list.
+/// @details
+///     - Graph capture is intended for asynchronous append operations only; synchronous operations are not supported while capture is active and return ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED.
+///     - The application must call this function only with an immediate command list.
+///     - The application must not call this function with a synchronous immediate command list.
+///     - After this call succeeds, append operations issued to the command list are recorded into a graph and are not submitted to the device. Events used by these operations are not signaled until capture ends and the graph is instantiated and executed.
+///     - If the device does not support ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_APPEND_COMMANDLIST, then while capture is active, calling zeCommandListImmediateAppendCommandListsExp on the capturing command list returns an error (ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED).
+///     - If the device does not support ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_SUBGRAPHS, then while capture is active, calling zeCommandListAppendGraphExt on the capturing command list returns an error (ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED).
+///     - While capture is active, host-side synchronization operations on recorded work, such as zeCommandListHostSynchronize or zeEventHostSynchronize, return ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED.
+///     - While capture is active, internal counter-based events (i.e. without ZEX_COUNTER_BASED_EVENT_FLAG_GRAPH_EXTERNAL) captured in the graph cannot be used outside the graph; such use returns an error (ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT).
+///     - The command list on which capture starts is called the primary command list for a given capture session.
+///     - If an event signaled by a captured command list is used in the wait list of another immediate command list, that command list also enters graph capture mode. This creates a fork. The command list from which the fork originated is called the parent, and the forked command list is called the child. A child command list may itself be used to create additional forks, resulting in a tree of command lists participating in the same graph capture.
+///     - Subsequent signals from the parent command list to a child command list are allowed and do not create additional forks or capture sessions; the child command list remains in the same capture session as the parent command list.
+///     - Each fork must be joined by signaling on the child command list and by waiting on the parent command list.
+///     - A child command list may signal multiple times back to the parent command list, but only the last signal on the child command list may become part of the join operation.
+///     - Child command lists continue recording as long as the primary command list is in capture mode.
+///     - Commands that append work (for example, compute kernels or data transfers) to a recording child command list after the intended join operation are treated as unjoined work, and the graph is considered invalid. Commands that do not append work (for example, event signal and wait operations) are allowed after the join operation and do not invalidate the graph.
+///     - All restrictions described for zeCommandListBeginGraphCaptureExt apply to recording child command lists as well.
+///     - It is invalid to merge two separate graph capture sessions (i.e. with different primary command lists) by waiting on an event associated with a different graph (operation will return ZE_RESULT_ERROR_GRAPH_CAPTURE_MERGE_ATTEMPT).
+///     - If the device does not support ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_CB_EXTERNAL_IPC, then using an event that was created with both ZEX_COUNTER_BASED_EVENT_FLAG_IPC and ZEX_COUNTER_BASED_EVENT_FLAG_GRAPH_EXTERNAL returns an error (ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED) during append operations.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListBeginGraphCaptureExt(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    const void* pNext ///< [in][optional]
+    ze_command_list_handle_t hCommandList, ///< [in] handle of the command list to start capture on
+    const void* pNext ///< [in][optional] must be null or a pointer to an extension-specific structure (i.e. contains stype and pNext)
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Begins recording asynchronous append operations into an existing graph.
+/// @details
+///     - The graph must be created with zeGraphCreateExt before calling this function.
+///     - The graph must be empty when capture begins.
+///     - After this call succeeds, the command list enters graph capture mode and all restrictions described for zeCommandListBeginGraphCaptureExt apply.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListBeginCaptureIntoGraphExt(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_graph_handle_t hGraph, ///< [in]
-    const void* pNext ///< [in][optional]
+    ze_command_list_handle_t hCommandList, ///< [in] handle of the command list to start capture on
+    ze_graph_handle_t hGraph, ///< [in] handle of the graph to capture into
+    const void* pNext ///< [in][optional] must be null or a pointer to an extension-specific structure (i.e. contains stype and pNext)
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Queries whether a command list is in graph capture mode.
+/// @details
+///     - The function returns ZE_RESULT_QUERY_TRUE when the command list is in graph capture mode.
+///     - The function returns ZE_RESULT_QUERY_FALSE when the command list is not in graph capture mode.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListIsGraphCaptureEnabledExt(
-    ze_command_list_handle_t hCommandList ///< [in]
+    ze_command_list_handle_t hCommandList ///< [in] handle of the command list
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ends graph capture on the primary command list and returns the recorded graph.
+/// @details
+///     - This function may only be called on the primary command list used with zeCommandListBeginGraphCaptureExt or zeCommandListBeginCaptureIntoGraphExt.
+///     - If capture was started with zeCommandListBeginCaptureIntoGraphExt, the returned graph handle is the same graph handle that was provided when capture began.
+///     - The returned graph must be instantiated before execution.
+///     - This call ends graph capture mode on all command lists participating in the same graph capture (including forks).
+///     - After this call succeeds, subsequent append operations submit work to the device normally.
+///     - If capture mode is not active on the command list, an error is returned.
+///     - After this call succeeds, events signaled by previously captured commands do not create new forks.
+///     - After this call succeeds, internal counter-based events (i.e. without ZEX_COUNTER_BASED_EVENT_FLAG_GRAPH_EXTERNAL) can be reused by the application and don’t interfere with recorded state.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListEndGraphCaptureExt(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    const void* pNext, ///< [in][optional]
-    ze_graph_handle_t* phGraph ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] handle of the command list to end capture on
+    const void* pNext, ///< [in][optional] must be null or a pointer to an extension-specific structure (i.e. contains stype and pNext)
+    ze_graph_handle_t* phGraph ///< [out] pointer to the captured graph handle
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the graph associated with a command list that is in graph capture mode.
+/// @details
+///     - This function may only be called while the command list is in graph capture mode.
+///     - The returned graph handle cannot be instantiated until capture is ended by zeCommandListEndGraphCaptureExt.
+///     - This function does not transfer ownership of the graph handle.
+///     - If the command list is not in graph capture mode, an error is returned and *phGraph is set to null.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListGetGraphExt(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_graph_handle_t* phGraph ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] handle of the command list that is in capture mode
+    ze_graph_handle_t* phGraph ///< [out] pointer to the graph handle associated with the command list
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -5155,15 +5419,23 @@ zeGraphInstantiateExt(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends execution of an executable graph to a command list.
+/// @details
+///     - The destination command list must match the type and execution characteristics of the command list used to initiate recording, including the queue group ordinal and immediate mode configuration.
+///     - Only one execution of the same executable graph object may run at a time; concurrent graph execution requires multiple executable graph instances.
+///     - If this function is called while the executable graph is already running, the new execution is scheduled after the current execution completes.
+///     - Graph execution obeys the implicit in-order dependency semantics of the destination command list.
+///     - If hSignalEvent is provided, it is signaled after all recorded append operations on all recorded queues complete.
+///     - If wait events are provided, graph execution does not begin until all wait events are satisfied.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendGraphExt(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_executable_graph_handle_t hGraph, ///< [in]
-    const void* pNext, ///< [in][optional]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] handle of the command list to execute the graph on
+    ze_executable_graph_handle_t hGraph, ///< [in] handle of the executable graph
+    const void* pNext, ///< [in][optional] must be null or a pointer to an extension-specific structure (i.e. contains stype and pNext)
+    ze_event_handle_t hSignalEvent, ///< [in][optional] handle of the event to signal on completion
+    uint32_t numWaitEvents, ///< [in][optional] number of events to wait on before launching; must be 0 if nullptr == phWaitEvents
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] handle of the events to wait on before launching
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -5422,37 +5694,64 @@ zeImageDestroy(
 typedef enum _ze_image_copy_ext_version_t
 {
     ZE_IMAGE_COPY_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_COPY_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_IMAGE_COPY_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_copy_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Copies from an image to device or shared memory.
+/// @details
+///     - The application must ensure the memory pointed to by dstptr is accessible by the device on which the command list was created.
+///     - The implementation must not access the memory pointed to by dstptr as it is free to be modified by either the Host or device up until execution.
+///     - The application must ensure the image and events are accessible by the device on which the command list was created.
+///     - The application must ensure the image format descriptor for the source image is a single-planar format.
+///     - The application must ensure that the rowPitch is set to 0 if image is a 1D image. Otherwise the rowPitch must be greater than or equal to the element size in bytes x width.
+///     - If rowPitch is set to 0, the appropriate row pitch is calculated based on the size of each element in bytes multiplied by width
+///     - The application must ensure that the slicePitch is set to 0 if image is a 1D or 2D image. Otherwise this value must be greater than or equal to rowPitch x height.
+///     - If slicePitch is set to 0, the appropriate slice pitch is calculated based on the rowPitch x height.
+///     - The application must ensure the command list, image and events were created, and the memory was allocated, on the same context.
+///     - The application must not call this function from simultaneous threads with the same command list handle.
+///     - The implementation of this function should be lock-free.
 /// @since 1.3
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendImageCopyToMemoryExt(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    void* dstptr, ///< [in]
-    ze_image_handle_t hSrcImage, ///< [in]
-    const ze_image_region_t* pSrcRegion, ///< [in][optional]
-    uint32_t destRowPitch, ///< [in]
-    uint32_t destSlicePitch, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] handle of command list
+    void* dstptr, ///< [in] pointer to destination memory to copy to
+    ze_image_handle_t hSrcImage, ///< [in] handle of source image to copy from
+    const ze_image_region_t* pSrcRegion, ///< [in][optional] source region descriptor
+    uint32_t destRowPitch, ///< [in] size in bytes of the 1D slice of the 2D region of a 2D or 3D image or each image of a 1D or 2D image array being written
+    uint32_t destSlicePitch, ///< [in] size in bytes of the 2D slice of the 3D region of a 3D image or each image of a 1D or 2D image array being written
+    ze_event_handle_t hSignalEvent, ///< [in][optional] handle of the event to signal on completion
+    uint32_t numWaitEvents, ///< [in][optional] number of events to wait on before launching; must be 0 if nullptr == phWaitEvents
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] handle of the events to wait on before launching
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Copies to an image from device or shared memory.
+/// @details
+///     - The application must ensure the memory pointed to by srcptr is accessible by the device on which the command list was created.
+///     - The implementation must not access the memory pointed to by srcptr as it is free to be modified by either the Host or device up until execution.
+///     - The application must ensure the image and events are accessible by the device on which the command list was created.
+///     - The application must ensure the image format descriptor for the destination image is a single-planar format.
+///     - The application must ensure that the rowPitch is set to 0 if image is a 1D image. Otherwise the rowPitch must be greater than or equal to the element size in bytes x width.
+///     - If rowPitch is set to 0, the appropriate row pitch is calculated based on the size of each element in bytes multiplied by width
+///     - The application must ensure that the slicePitch is set to 0 if image is a 1D or 2D image. Otherwise this value must be greater than or equal to rowPitch x height.
+///     - If slicePitch is set to 0, the appropriate slice pitch is calculated based on the rowPitch x height.
+///     - The application must ensure the command list, image and events were created, and the memory was allocated, on the same context.
+///     - The application must not call this function from simultaneous threads with the same command list handle.
+///     - The implementation of this function should be lock-free.
 /// @since 1.3
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendImageCopyFromMemoryExt(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_image_handle_t hDstImage, ///< [in]
-    const void* srcptr, ///< [in]
-    const ze_image_region_t* pDstRegion, ///< [in][optional]
-    uint32_t srcRowPitch, ///< [in]
-    uint32_t srcSlicePitch, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] handle of command list
+    ze_image_handle_t hDstImage, ///< [in] handle of destination image to copy to
+    const void* srcptr, ///< [in] pointer to source memory to copy from
+    const ze_image_region_t* pDstRegion, ///< [in][optional] destination region descriptor
+    uint32_t srcRowPitch, ///< [in] size in bytes of the 1D slice of the 2D region of a 2D or 3D image or each image of a 1D or 2D image array being read
+    uint32_t srcSlicePitch, ///< [in] size in bytes of the 2D slice of the 3D region of a 3D image or each image of a 1D or 2D image array being read
+    ze_event_handle_t hSignalEvent, ///< [in][optional] handle of the event to signal on completion
+    uint32_t numWaitEvents, ///< [in][optional] number of events to wait on before launching; must be 0 if nullptr == phWaitEvents
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] handle of the events to wait on before launching
     );
 
 #if !defined(__GNUC__)
@@ -5474,6 +5773,7 @@ zeCommandListAppendImageCopyFromMemoryExt(
 typedef enum _ze_image_format_support_ext_version_t
 {
     ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_format_support_ext_version_t;
 
@@ -5505,6 +5805,7 @@ typedef struct _ze_image_format_support_ext_properties_t
 typedef enum _ze_image_query_alloc_properties_ext_version_t
 {
     ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_query_alloc_properties_ext_version_t;
 
@@ -5545,6 +5846,7 @@ zeImageGetAllocPropertiesExt(
 typedef enum _ze_image_memory_properties_exp_version_t
 {
     ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_memory_properties_exp_version_t;
 
@@ -5586,6 +5888,7 @@ zeImageGetMemoryPropertiesExp(
 typedef enum _ze_image_view_ext_version_t
 {
     ZE_IMAGE_VIEW_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_VIEW_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_IMAGE_VIEW_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_view_ext_version_t;
 
@@ -5611,6 +5914,7 @@ zeImageViewCreateExt(
 typedef enum _ze_image_view_exp_version_t
 {
     ZE_IMAGE_VIEW_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_VIEW_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_IMAGE_VIEW_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_view_exp_version_t;
 
@@ -5644,6 +5948,7 @@ zeImageViewCreateExp(
 typedef enum _ze_image_view_planar_ext_version_t
 {
     ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_view_planar_ext_version_t;
 
@@ -5667,6 +5972,7 @@ typedef struct _ze_image_view_planar_ext_desc_t
 typedef enum _ze_image_view_planar_exp_version_t
 {
     ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_view_planar_exp_version_t;
 
@@ -5698,6 +6004,7 @@ typedef struct _ze_image_view_planar_exp_desc_t
 typedef enum _ze_immediate_command_list_append_exp_version_t
 {
     ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_immediate_command_list_append_exp_version_t;
 
@@ -5745,6 +6052,7 @@ zeCommandListImmediateAppendCommandListsWithParameters(
 typedef enum _ze_ipc_mem_handle_type_ext_version_t
 {
     ZE_IPC_MEM_HANDLE_TYPE_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IPC_MEM_HANDLE_TYPE_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_IPC_MEM_HANDLE_TYPE_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_ipc_mem_handle_type_ext_version_t;
 
@@ -5759,12 +6067,13 @@ typedef enum _ze_ipc_mem_handle_type_flag_t
 } ze_ipc_mem_handle_type_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief [‘IPC Memory Handle Type Extension Descriptor’, ‘Used in zeMemGetIpcHandleWithProperties, zeMemAllocDevice, and zeMemAllocHost, zePhysicalMemCreate to specify the IPC memory handle type to create for this allocation.’]
 /// @since 1.15
 typedef struct _ze_ipc_mem_handle_type_ext_desc_t
 {
     ze_structure_type_t stype; ///< [in]
     const void* pNext; ///< [in][optional]
-    ze_ipc_mem_handle_type_flags_t typeFlags; ///< [in]
+    ze_ipc_mem_handle_type_flags_t typeFlags; ///< [in] valid combination of ze_ipc_mem_handle_type_flag_t
 } ze_ipc_mem_handle_type_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -5796,6 +6105,7 @@ zeMemGetIpcHandleWithProperties(
 typedef enum _ze_kernel_get_allocation_properties_exp_version_t
 {
     ZE_KERNEL_GET_ALLOCATION_PROPERTIES_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_KERNEL_GET_ALLOCATION_PROPERTIES_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_KERNEL_GET_ALLOCATION_PROPERTIES_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_kernel_get_allocation_properties_exp_version_t;
 
@@ -5850,6 +6160,7 @@ zeKernelGetAllocationPropertiesExp(
 typedef enum _ze_kernel_get_binary_exp_version_t
 {
     ZE_KERNEL_GET_BINARY_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_KERNEL_GET_BINARY_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_KERNEL_GET_BINARY_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_kernel_get_binary_exp_version_t;
 
@@ -5881,6 +6192,7 @@ zeKernelGetBinaryExp(
 typedef enum _ze_kernel_max_group_size_properties_ext_version_t
 {
     ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_kernel_max_group_size_properties_ext_version_t;
 
@@ -5916,6 +6228,7 @@ typedef ze_kernel_max_group_size_properties_ext_t ze_kernel_max_group_size_ext_p
 typedef enum _ze_scheduling_hints_exp_version_t
 {
     ZE_SCHEDULING_HINTS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_SCHEDULING_HINTS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_SCHEDULING_HINTS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_scheduling_hints_exp_version_t;
 
@@ -5975,6 +6288,7 @@ zeKernelSchedulingHintExp(
 typedef enum _ze_linkage_inspection_ext_version_t
 {
     ZE_LINKAGE_INSPECTION_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_LINKAGE_INSPECTION_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_LINKAGE_INSPECTION_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_linkage_inspection_ext_version_t;
 
@@ -6027,6 +6341,7 @@ zeModuleInspectLinkageExt(
 typedef enum _ze_linkonce_odr_ext_version_t
 {
     ZE_LINKONCE_ODR_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_LINKONCE_ODR_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_LINKONCE_ODR_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_linkonce_odr_ext_version_t;
 
@@ -6289,6 +6604,16 @@ zeMemGetAtomicAccessAttributeExp(
     ze_memory_atomic_attr_exp_flags_t* pAttr ///< [out]
     );
 
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Descriptor for capturing a VA range into an IPC memory handle.
+/// @since 1.18
+typedef struct _ze_ipc_phys_mem_handle_range_ext_desc_t
+{
+    ze_structure_type_t stype; ///< [in]
+    const void* pNext; ///< [in][optional]
+    size_t size; ///< [in] size in bytes of the VA range starting at the ptr argument of zeMemGetIpcHandleWithProperties; must be non-zero. The range [ptr, ptr+size) must be fully mapped; see the details for error behavior.
+} ze_ipc_phys_mem_handle_range_ext_desc_t;
+
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
@@ -6308,6 +6633,7 @@ zeMemGetAtomicAccessAttributeExp(
 typedef enum _ze_memory_compression_hints_ext_version_t
 {
     ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_memory_compression_hints_ext_version_t;
 
@@ -6316,18 +6642,19 @@ typedef enum _ze_memory_compression_hints_ext_version_t
 typedef uint32_t ze_memory_compression_hints_ext_flags_t;
 typedef enum _ze_memory_compression_hints_ext_flag_t
 {
-    ZE_MEMORY_COMPRESSION_HINTS_EXT_FLAG_COMPRESSED = ZE_BIT(0),
-    ZE_MEMORY_COMPRESSION_HINTS_EXT_FLAG_UNCOMPRESSED = ZE_BIT(1),
+    ZE_MEMORY_COMPRESSION_HINTS_EXT_FLAG_COMPRESSED = ZE_BIT(0), ///< Hint Driver implementation to make allocation compressible.
+    ZE_MEMORY_COMPRESSION_HINTS_EXT_FLAG_UNCOMPRESSED = ZE_BIT(1), ///< Hint Driver implementation to make allocation not compressible.
     ZE_MEMORY_COMPRESSION_HINTS_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_memory_compression_hints_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Compression hints memory allocation descriptor.
 /// @since 1.3
 typedef struct _ze_memory_compression_hints_ext_desc_t
 {
     ze_structure_type_t stype; ///< [in]
     const void* pNext; ///< [in][optional]
-    ze_memory_compression_hints_ext_flags_t flags; ///< [in]
+    ze_memory_compression_hints_ext_flags_t flags; ///< [in] flags specifying if allocation should be compressible or not. Must be set to one of the ze_memory_compression_hints_ext_flag_t;
 } ze_memory_compression_hints_ext_desc_t;
 
 #if !defined(__GNUC__)
@@ -6349,6 +6676,7 @@ typedef struct _ze_memory_compression_hints_ext_desc_t
 typedef enum _ze_memory_free_policies_ext_version_t
 {
     ZE_MEMORY_FREE_POLICIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_MEMORY_FREE_POLICIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_memory_free_policies_ext_version_t;
 
@@ -6372,21 +6700,28 @@ typedef struct _ze_driver_memory_free_ext_properties_t
 } ze_driver_memory_free_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Memory free descriptor with free policy.
 /// @since 1.3
 typedef struct _ze_memory_free_ext_desc_t
 {
     ze_structure_type_t stype; ///< [in]
     const void* pNext; ///< [in][optional]
-    ze_driver_memory_free_policy_ext_flags_t freePolicy; ///< [in]
+    ze_driver_memory_free_policy_ext_flags_t freePolicy; ///< [in] flags specifying the memory free policy. must be 0 (default) or a supported ze_driver_memory_free_policy_ext_flag_t; default behavior is to free immediately.
 } ze_memory_free_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Frees allocated host memory, device memory, or shared memory on the context using the specified free policy.
+/// @details
+///     - Similar to zeMemFree, with added parameter to choose the free policy.
+///     - Does not guarantee memory is freed upon return. See free policy descriptions for details.
+///     - The application must not call this function from simultaneous threads with the same pointer.
+///     - The implementation of this function must be thread-safe.
 /// @since 1.3
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemFreeExt(
-    ze_context_handle_t hContext, ///< [in]
-    const ze_memory_free_ext_desc_t* pMemFreeDesc, ///< [in]
-    void* ptr ///< [in][release]
+    ze_context_handle_t hContext, ///< [in] handle of the context object
+    const ze_memory_free_ext_desc_t* pMemFreeDesc, ///< [in] pointer to memory free descriptor
+    void* ptr ///< [in][release] pointer to memory to free
     );
 
 #if !defined(__GNUC__)
@@ -6408,6 +6743,7 @@ zeMemFreeExt(
 typedef enum _ze_device_memory_properties_ext_version_t
 {
     ZE_DEVICE_MEMORY_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_MEMORY_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_DEVICE_MEMORY_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_memory_properties_ext_version_t;
 
@@ -6468,31 +6804,34 @@ typedef struct _ze_device_memory_ext_properties_t
 #pragma region module
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Supported module creation input formats.
 typedef enum _ze_module_format_t
 {
-    ZE_MODULE_FORMAT_IL_SPIRV = 0,
-    ZE_MODULE_FORMAT_NATIVE = 1,
+    ZE_MODULE_FORMAT_IL_SPIRV = 0, ///< Format is SPIRV IL format.
+    ZE_MODULE_FORMAT_NATIVE = 1, ///< Format is device native format.
     ZE_MODULE_FORMAT_FORCE_UINT32 = 0x7fffffff
 } ze_module_format_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Specialization constants - User defined constants.
 typedef struct _ze_module_constants_t
 {
-    uint32_t numConstants; ///< [in]
-    const uint32_t* pConstantIds; ///< [in][range(0, numConstants)]
-    const void** pConstantValues; ///< [in][range(0, numConstants)]
+    uint32_t numConstants; ///< [in] Number of specialization constants.
+    const uint32_t* pConstantIds; ///< [in][range(0, numConstants)] Array of IDs that is sized to numConstants.
+    const void** pConstantValues; ///< [in][range(0, numConstants)] Array of pointers to values that is sized to numConstants.
 } ze_module_constants_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Module descriptor.
 typedef struct _ze_module_desc_t
 {
     ze_structure_type_t stype; ///< [in]
     const void* pNext; ///< [in][optional]
-    ze_module_format_t format; ///< [in]
-    size_t inputSize; ///< [in]
-    const uint8_t* pInputModule; ///< [in]
-    const char* pBuildFlags; ///< [in][optional]
-    const ze_module_constants_t* pConstants; ///< [in][optional]
+    ze_module_format_t format; ///< [in] Module format passed in with pInputModule
+    size_t inputSize; ///< [in] size of input IL or ISA from pInputModule.
+    const uint8_t* pInputModule; ///< [in] pointer to IL or ISA
+    const char* pBuildFlags; ///< [in][optional] string containing one or more (comma-separated) compiler flags. If unsupported, flag is ignored with a warning. • ”-ze-opt-disable” • Disable optimizations • ”-ze-opt-level” • Specifies optimization level for compiler. Levels are implementation specific. • 0 is no optimizations (equivalent to -ze-opt-disable) • 1 is optimize minimally (may be the same as 2) • 2 is optimize more (default) • ”-ze-opt-greater-than-4GB-buffer-required” • Use 64-bit offset calculations for buffers. • ”-ze-opt-large-register-file” • Increase number of registers available to threads. • ”-ze-opt-has-buffer-offset-arg” • Extend stateless to stateful optimization to more cases with the use of additional offset (e.g. 64-bit pointer to binding table with 32-bit offset). • ”-g” • Include debugging information.
+    const ze_module_constants_t* pConstants; ///< [in][optional] pointer to specialization constants. Valid only for SPIR-V input. This must be set to nullptr if no specialization constants are provided.
 } ze_module_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -6505,19 +6844,35 @@ typedef struct _ze_command_list_append_launch_kernel_param_cooperative_desc_t
 } ze_command_list_append_launch_kernel_param_cooperative_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a module on the context.
+/// @details
+///     - Compiles the module for execution on the device.
+///     - The application must only use the module for the device, or its sub-devices, which was provided during creation.
+///     - The module can be copied to other devices and contexts within the same driver instance by using zeModuleGetNativeBinary.
+///     - A build log can optionally be returned to the caller. The caller is responsible for destroying build log using zeModuleBuildLogDestroy.
+///     - The module descriptor constants are only supported for SPIR-V specialization constants.
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function must be thread-safe.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeModuleCreate(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    const ze_module_desc_t* desc, ///< [in]
-    ze_module_handle_t* phModule, ///< [out]
-    ze_module_build_log_handle_t* phBuildLog ///< [out][optional]
+    ze_context_handle_t hContext, ///< [in] handle of the context object
+    ze_device_handle_t hDevice, ///< [in] handle of the device
+    const ze_module_desc_t* desc, ///< [in] pointer to module descriptor
+    ze_module_handle_t* phModule, ///< [out] pointer to handle of module object created
+    ze_module_build_log_handle_t* phBuildLog ///< [out][optional] pointer to handle of module’s build log.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys module.
+/// @details
+///     - The application must destroy all kernel handles created from the module before destroying the module itself.
+///     - The application must ensure the device is not currently referencing the module before it is deleted.
+///     - The implementation of this function may immediately free all Host and Device allocations associated with this module.
+///     - The application must not call this function from simultaneous threads with the same module handle.
+///     - The implementation of this function must be thread-safe.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeModuleDestroy(
-    ze_module_handle_t hModule ///< [in][release]
+    ze_module_handle_t hModule ///< [in][release] handle of the module
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -6543,51 +6898,74 @@ zeModuleBuildLogGetString(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieve native binary from Module.
+/// @details
+///     - The native binary output can be cached to disk and new modules can be later constructed from the cached copy.
+///     - The native binary will retain debugging information that is associated with a module.
+///     - The caller can pass nullptr for pModuleNativeBinary when querying only for size.
+///     - The implementation will copy the native binary into a buffer supplied by the caller.
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeModuleGetNativeBinary(
-    ze_module_handle_t hModule, ///< [in]
-    size_t* pSize, ///< [in,out]
-    uint8_t* pModuleNativeBinary ///< [in,out][optional]
+    ze_module_handle_t hModule, ///< [in] handle of the module
+    size_t* pSize, ///< [in,out] size of native binary in bytes.
+    uint8_t* pModuleNativeBinary ///< [in,out][optional] byte pointer to native binary
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieve global variable pointer from Module.
+/// @details
+///     - For modules created from SPIR-V the interpretation of pGlobalName is described in the SPIR-V programming guide.
+///     - For native modules not created from SPIR-V the interpretation of pGlobalName is implementation defined.
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeModuleGetGlobalPointer(
-    ze_module_handle_t hModule, ///< [in]
-    const char* pGlobalName, ///< [in]
-    size_t* pSize, ///< [in,out][optional]
-    void** pptr ///< [in,out][optional]
+    ze_module_handle_t hModule, ///< [in] handle of the module
+    const char* pGlobalName, ///< [in] name of global variable in module
+    size_t* pSize, ///< [in,out][optional] size of global variable
+    void** pptr ///< [in,out][optional] device visible pointer
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieve all kernel names in the module.
+/// @details
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeModuleGetKernelNames(
-    ze_module_handle_t hModule, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    const char** pNames ///< [in,out][optional][range(0, *pCount)]
+    ze_module_handle_t hModule, ///< [in] handle of the module
+    uint32_t* pCount, ///< [in,out] pointer to the number of names. if count is zero, then the driver shall update the value with the total number of names available. if count is greater than the number of names available, then the driver shall update the value with the correct number of names available.
+    const char** pNames ///< [in,out][optional][range(0, *pCount)] array of names of functions. if count is less than the number of names available, then driver shall only retrieve that number of names.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
 typedef uint32_t ze_module_property_flags_t;
 typedef enum _ze_module_property_flag_t
 {
-    ZE_MODULE_PROPERTY_FLAG_IMPORTS = ZE_BIT(0),
+    ZE_MODULE_PROPERTY_FLAG_IMPORTS = ZE_BIT(0), ///< Module has imports (i.e. imported global variables and/or kernels). See zeModuleDynamicLink.
     ZE_MODULE_PROPERTY_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_module_property_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Module properties.
 typedef struct _ze_module_properties_t
 {
     ze_structure_type_t stype; ///< [in]
     void* pNext; ///< [in,out][optional]
-    ze_module_property_flags_t flags; ///< [out]
+    ze_module_property_flags_t flags; ///< [out] 0 (none) or a valid combination of ze_module_property_flag_t
 } ze_module_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieve module properties.
+/// @details
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeModuleGetProperties(
-    ze_module_handle_t hModule, ///< [in]
-    ze_module_properties_t* pModuleProperties ///< [in,out]
+    ze_module_handle_t hModule, ///< [in] handle of the module
+    ze_module_properties_t* pModuleProperties ///< [in,out] query result for module properties.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -6623,11 +7001,18 @@ zeKernelDestroy(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieve a function pointer from a module by name.
+/// @details
+///     - The function pointer is unique for the device on which the module was created.
+///     - The function pointer is no longer valid if module is destroyed.
+///     - The function name should only refer to callable functions within the module.
+///     - The application may call this function from simultaneous threads.
+///     - The implementation of this function should be lock-free.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeModuleGetFunctionPointer(
-    ze_module_handle_t hModule, ///< [in]
-    const char* pFunctionName, ///< [in]
-    void** pfnFunction ///< [out]
+    ze_module_handle_t hModule, ///< [in] handle of the module
+    const char* pFunctionName, ///< [in] Name of function to retrieve function pointer for.
+    void** pfnFunction ///< [out] pointer to function.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -6866,6 +7251,17 @@ zeCommandListAppendLaunchMultipleKernelsIndirect(
     ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
     );
 
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Retrieve the handle of the device on which the module was created.
+/// @details
+///     - The application may call this function from simultaneous threads.
+/// @since 1.18
+ZE_APIEXPORT ze_result_t ZE_APICALL
+zeModuleGetDeviceHandle(
+    ze_module_handle_t hModule, ///< [in] handle of the module
+    ze_device_handle_t* phDevice ///< [out] handle of the device the module was created for
+    );
+
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
@@ -6886,6 +7282,7 @@ typedef enum _ze_mutable_command_list_exp_version_t
 {
     ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
     ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ), ///< @since 1.10
+    ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 1 ),
     ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_mutable_command_list_exp_version_t;
 
@@ -7092,6 +7489,7 @@ zeCommandListUpdateMutableCommandKernelsExp(
 typedef enum _ze_power_saving_hint_exp_version_t
 {
     ZE_POWER_SAVING_HINT_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_POWER_SAVING_HINT_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_POWER_SAVING_HINT_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_power_saving_hint_exp_version_t;
 
@@ -7130,6 +7528,7 @@ typedef struct _ze_context_power_saving_hint_exp_desc_t
 typedef enum _ze_module_program_exp_version_t
 {
     ZE_MODULE_PROGRAM_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_MODULE_PROGRAM_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_MODULE_PROGRAM_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_module_program_exp_version_t;
 
@@ -7162,6 +7561,7 @@ typedef struct _ze_module_program_exp_desc_t
 typedef enum _ze_raytracing_ext_version_t
 {
     ZE_RAYTRACING_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_RAYTRACING_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_RAYTRACING_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_raytracing_ext_version_t;
 
@@ -7218,6 +7618,7 @@ typedef struct _ze_raytracing_mem_alloc_ext_desc_t
 typedef enum _ze_relaxed_allocation_limits_ext_version_t
 {
     ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_relaxed_allocation_limits_ext_version_t;
 
@@ -7226,17 +7627,18 @@ typedef enum _ze_relaxed_allocation_limits_ext_version_t
 typedef uint32_t ze_relaxed_allocation_limits_ext_flags_t;
 typedef enum _ze_relaxed_allocation_limits_ext_flag_t
 {
-    ZE_RELAXED_ALLOCATION_LIMITS_EXT_FLAG_MAX_SIZE = ZE_BIT(0),
+    ZE_RELAXED_ALLOCATION_LIMITS_EXT_FLAG_MAX_SIZE = ZE_BIT(0), ///< Allocation size may exceed the maxMemAllocSize member of ze_device_properties_t.
     ZE_RELAXED_ALLOCATION_LIMITS_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_relaxed_allocation_limits_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Relaxed limits memory allocation descriptor.
 /// @since 1.17
 typedef struct _ze_relaxed_allocation_limits_ext_desc_t
 {
     ze_structure_type_t stype; ///< [in]
     const void* pNext; ///< [in][optional]
-    ze_relaxed_allocation_limits_ext_flags_t flags; ///< [in]
+    ze_relaxed_allocation_limits_ext_flags_t flags; ///< [in] flags specifying allocation limits to relax. must be 0 (default) or a valid combination of ze_relaxed_allocation_limits_ext_flag_t;
 } ze_relaxed_allocation_limits_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -7250,6 +7652,7 @@ typedef struct _ze_relaxed_allocation_limits_ext_desc_t
 typedef enum _ze_relaxed_allocation_limits_exp_version_t
 {
     ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_relaxed_allocation_limits_exp_version_t;
 
@@ -7384,6 +7787,7 @@ zeSamplerDestroy(
 typedef enum _ze_sub_allocations_exp_version_t
 {
     ZE_SUB_ALLOCATIONS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_SUB_ALLOCATIONS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_SUB_ALLOCATIONS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_sub_allocations_exp_version_t;
 
@@ -7424,6 +7828,7 @@ typedef struct _ze_memory_sub_allocations_exp_properties_t
 typedef enum _ze_subgroup_ext_version_t
 {
     ZE_SUBGROUP_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_SUBGROUP_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_SUBGROUP_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_subgroup_ext_version_t;
 
@@ -7476,6 +7881,7 @@ typedef enum _ze_physical_mem_flag_t
 {
     ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_DEVICE = ZE_BIT(0),
     ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_HOST = ZE_BIT(1),
+    ZE_PHYSICAL_MEM_FLAG_TBD = ZE_BIT(0),
     ZE_PHYSICAL_MEM_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_physical_mem_flag_t;
 
@@ -7580,16 +7986,18 @@ zeVirtualMemGetAccessAttribute(
 typedef enum _ze_virtual_mem_readonly_properties_ext_version_t
 {
     ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_virtual_mem_readonly_properties_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Read-only memory page capability values.
 /// @since 1.17
 typedef enum _ze_device_readonly_memory_capability_t
 {
-    ZE_DEVICE_READONLY_MEMORY_CAPABILITY_NONE = 0,
-    ZE_DEVICE_READONLY_MEMORY_CAPABILITY_HINT = 1,
-    ZE_DEVICE_READONLY_MEMORY_CAPABILITY_ENFORCED = 2,
+    ZE_DEVICE_READONLY_MEMORY_CAPABILITY_NONE = 0, ///< Read-only attribute has no effect; the driver does not act on it.
+    ZE_DEVICE_READONLY_MEMORY_CAPABILITY_HINT = 1, ///< Read-only attribute is a performance hint to the OS; writes may still succeed without fault.
+    ZE_DEVICE_READONLY_MEMORY_CAPABILITY_ENFORCED = 2, ///< Read-only attribute is hardware-enforced; writes to read-only pages will cause a device fault.
     ZE_DEVICE_READONLY_MEMORY_CAPABILITY_FORCE_UINT32 = 0x7fffffff
 } ze_device_readonly_memory_capability_t;
 

@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: MIT
  *
  * @file ze_ddi.h
- * @version v1.17
+ * @version v1.18
  */
 #ifndef _ZE_DDI_H
 #define _ZE_DDI_H
@@ -373,6 +373,13 @@ typedef ze_result_t (ZE_APICALL *ze_pfnDriverGetExtensionFunctionAddress_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeDriverGetLastErrorDescription
+typedef ze_result_t (ZE_APICALL *ze_pfnDriverGetLastErrorDescription_t)(
+    ze_driver_handle_t,
+    const char**
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zeDriverRTASFormatCompatibilityCheckExt
 typedef ze_result_t (ZE_APICALL *ze_pfnDriverRTASFormatCompatibilityCheckExt_t)(
     ze_driver_handle_t,
@@ -387,13 +394,6 @@ typedef ze_result_t (ZE_APICALL *ze_pfnDriverGetDefaultContext_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeDriverGetLastErrorDescription
-typedef ze_result_t (ZE_APICALL *ze_pfnDriverGetLastErrorDescription_t)(
-    ze_driver_handle_t,
-    const char**
-    );
-
-///////////////////////////////////////////////////////////////////////////////
 /// @brief Table of Driver functions pointers
 typedef struct _ze_driver_dditable_t
 {
@@ -403,9 +403,9 @@ typedef struct _ze_driver_dditable_t
     ze_pfnDriverGetIpcProperties_t pfnGetIpcProperties;
     ze_pfnDriverGetExtensionProperties_t pfnGetExtensionProperties;
     ze_pfnDriverGetExtensionFunctionAddress_t pfnGetExtensionFunctionAddress;
+    ze_pfnDriverGetLastErrorDescription_t pfnGetLastErrorDescription;
     ze_pfnDriverRTASFormatCompatibilityCheckExt_t pfnRTASFormatCompatibilityCheckExt;
     ze_pfnDriverGetDefaultContext_t pfnGetDefaultContext;
-    ze_pfnDriverGetLastErrorDescription_t pfnGetLastErrorDescription;
 } ze_driver_dditable_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -580,6 +580,37 @@ typedef ze_result_t (ZE_APICALL *ze_pfnDeviceGetGlobalTimestamps_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeDeviceReserveCacheExt
+typedef ze_result_t (ZE_APICALL *ze_pfnDeviceReserveCacheExt_t)(
+    ze_device_handle_t,
+    size_t,
+    size_t
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeDeviceSetCacheAdviceExt
+typedef ze_result_t (ZE_APICALL *ze_pfnDeviceSetCacheAdviceExt_t)(
+    ze_device_handle_t,
+    void*,
+    size_t,
+    ze_cache_ext_region_t
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeDevicePciGetPropertiesExt
+typedef ze_result_t (ZE_APICALL *ze_pfnDevicePciGetPropertiesExt_t)(
+    ze_device_handle_t,
+    ze_pci_ext_properties_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeDeviceGetRootDevice
+typedef ze_result_t (ZE_APICALL *ze_pfnDeviceGetRootDevice_t)(
+    ze_device_handle_t,
+    ze_device_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zeDeviceImportExternalSemaphoreExt
 typedef ze_result_t (ZE_APICALL *ze_pfnDeviceImportExternalSemaphoreExt_t)(
     ze_device_handle_t,
@@ -646,34 +677,13 @@ typedef ze_result_t (ZE_APICALL *ze_pfnDeviceGetCounterBasedEventMaxValue_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeDeviceReserveCacheExt
-typedef ze_result_t (ZE_APICALL *ze_pfnDeviceReserveCacheExt_t)(
+/// @brief Function-pointer for zeDeviceGetCompilerInfo
+typedef ze_result_t (ZE_APICALL *ze_pfnDeviceGetCompilerInfo_t)(
     ze_device_handle_t,
-    size_t,
-    size_t
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeDeviceSetCacheAdviceExt
-typedef ze_result_t (ZE_APICALL *ze_pfnDeviceSetCacheAdviceExt_t)(
-    ze_device_handle_t,
-    void*,
-    size_t,
-    ze_cache_ext_region_t
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeDevicePciGetPropertiesExt
-typedef ze_result_t (ZE_APICALL *ze_pfnDevicePciGetPropertiesExt_t)(
-    ze_device_handle_t,
-    ze_pci_ext_properties_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeDeviceGetRootDevice
-typedef ze_result_t (ZE_APICALL *ze_pfnDeviceGetRootDevice_t)(
-    ze_device_handle_t,
-    ze_device_handle_t*
+    ze_device_compiler_info_t,
+    const void*,
+    size_t*,
+    void*
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -695,6 +705,10 @@ typedef struct _ze_device_dditable_t
     ze_pfnDeviceCanAccessPeer_t pfnCanAccessPeer;
     ze_pfnDeviceGetStatus_t pfnGetStatus;
     ze_pfnDeviceGetGlobalTimestamps_t pfnGetGlobalTimestamps;
+    ze_pfnDeviceReserveCacheExt_t pfnReserveCacheExt;
+    ze_pfnDeviceSetCacheAdviceExt_t pfnSetCacheAdviceExt;
+    ze_pfnDevicePciGetPropertiesExt_t pfnPciGetPropertiesExt;
+    ze_pfnDeviceGetRootDevice_t pfnGetRootDevice;
     ze_pfnDeviceImportExternalSemaphoreExt_t pfnImportExternalSemaphoreExt;
     ze_pfnDeviceReleaseExternalSemaphoreExt_t pfnReleaseExternalSemaphoreExt;
     ze_pfnDeviceGetVectorWidthPropertiesExt_t pfnGetVectorWidthPropertiesExt;
@@ -704,10 +718,7 @@ typedef struct _ze_device_dditable_t
     ze_pfnDeviceGetRuntimeRequirementsKey_t pfnGetRuntimeRequirementsKey;
     ze_pfnDeviceValidateRuntimeRequirements_t pfnValidateRuntimeRequirements;
     ze_pfnDeviceGetCounterBasedEventMaxValue_t pfnGetCounterBasedEventMaxValue;
-    ze_pfnDeviceReserveCacheExt_t pfnReserveCacheExt;
-    ze_pfnDeviceSetCacheAdviceExt_t pfnSetCacheAdviceExt;
-    ze_pfnDevicePciGetPropertiesExt_t pfnPciGetPropertiesExt;
-    ze_pfnDeviceGetRootDevice_t pfnGetRootDevice;
+    ze_pfnDeviceGetCompilerInfo_t pfnGetCompilerInfo;
 } ze_device_dditable_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -908,6 +919,20 @@ typedef ze_result_t (ZE_APICALL *ze_pfnCommandQueueSynchronize_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandQueueGetOrdinal
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandQueueGetOrdinal_t)(
+    ze_command_queue_handle_t,
+    uint32_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandQueueGetIndex
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandQueueGetIndex_t)(
+    ze_command_queue_handle_t,
+    uint32_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zeCommandQueueGetFlags
 typedef ze_result_t (ZE_APICALL *ze_pfnCommandQueueGetFlags_t)(
     ze_command_queue_handle_t,
@@ -929,20 +954,6 @@ typedef ze_result_t (ZE_APICALL *ze_pfnCommandQueueGetPriority_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandQueueGetOrdinal
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandQueueGetOrdinal_t)(
-    ze_command_queue_handle_t,
-    uint32_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandQueueGetIndex
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandQueueGetIndex_t)(
-    ze_command_queue_handle_t,
-    uint32_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
 /// @brief Table of CommandQueue functions pointers
 typedef struct _ze_command_queue_dditable_t
 {
@@ -950,11 +961,11 @@ typedef struct _ze_command_queue_dditable_t
     ze_pfnCommandQueueDestroy_t pfnDestroy;
     ze_pfnCommandQueueExecuteCommandLists_t pfnExecuteCommandLists;
     ze_pfnCommandQueueSynchronize_t pfnSynchronize;
+    ze_pfnCommandQueueGetOrdinal_t pfnGetOrdinal;
+    ze_pfnCommandQueueGetIndex_t pfnGetIndex;
     ze_pfnCommandQueueGetFlags_t pfnGetFlags;
     ze_pfnCommandQueueGetMode_t pfnGetMode;
     ze_pfnCommandQueueGetPriority_t pfnGetPriority;
-    ze_pfnCommandQueueGetOrdinal_t pfnGetOrdinal;
-    ze_pfnCommandQueueGetIndex_t pfnGetIndex;
 } ze_command_queue_dditable_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1249,6 +1260,76 @@ typedef ze_result_t (ZE_APICALL *ze_pfnCommandListAppendLaunchMultipleKernelsInd
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandListAppendImageCopyToMemoryExt
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandListAppendImageCopyToMemoryExt_t)(
+    ze_command_list_handle_t,
+    void*,
+    ze_image_handle_t,
+    const ze_image_region_t*,
+    uint32_t,
+    uint32_t,
+    ze_event_handle_t,
+    uint32_t,
+    ze_event_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandListAppendImageCopyFromMemoryExt
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandListAppendImageCopyFromMemoryExt_t)(
+    ze_command_list_handle_t,
+    ze_image_handle_t,
+    const void*,
+    const ze_image_region_t*,
+    uint32_t,
+    uint32_t,
+    ze_event_handle_t,
+    uint32_t,
+    ze_event_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandListHostSynchronize
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandListHostSynchronize_t)(
+    ze_command_list_handle_t,
+    uint64_t
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandListGetDeviceHandle
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandListGetDeviceHandle_t)(
+    ze_command_list_handle_t,
+    ze_device_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandListGetContextHandle
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandListGetContextHandle_t)(
+    ze_command_list_handle_t,
+    ze_context_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandListGetOrdinal
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandListGetOrdinal_t)(
+    ze_command_list_handle_t,
+    uint32_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandListImmediateGetIndex
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandListImmediateGetIndex_t)(
+    ze_command_list_handle_t,
+    uint32_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandListIsImmediate
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandListIsImmediate_t)(
+    ze_command_list_handle_t,
+    ze_bool_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zeCommandListAppendSignalExternalSemaphoreExt
 typedef ze_result_t (ZE_APICALL *ze_pfnCommandListAppendSignalExternalSemaphoreExt_t)(
     ze_command_list_handle_t,
@@ -1425,76 +1506,6 @@ typedef ze_result_t (ZE_APICALL *ze_pfnCommandListAppendHostFunction_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandListAppendImageCopyToMemoryExt
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandListAppendImageCopyToMemoryExt_t)(
-    ze_command_list_handle_t,
-    void*,
-    ze_image_handle_t,
-    const ze_image_region_t*,
-    uint32_t,
-    uint32_t,
-    ze_event_handle_t,
-    uint32_t,
-    ze_event_handle_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandListAppendImageCopyFromMemoryExt
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandListAppendImageCopyFromMemoryExt_t)(
-    ze_command_list_handle_t,
-    ze_image_handle_t,
-    const void*,
-    const ze_image_region_t*,
-    uint32_t,
-    uint32_t,
-    ze_event_handle_t,
-    uint32_t,
-    ze_event_handle_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandListHostSynchronize
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandListHostSynchronize_t)(
-    ze_command_list_handle_t,
-    uint64_t
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandListGetDeviceHandle
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandListGetDeviceHandle_t)(
-    ze_command_list_handle_t,
-    ze_device_handle_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandListGetContextHandle
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandListGetContextHandle_t)(
-    ze_command_list_handle_t,
-    ze_context_handle_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandListGetOrdinal
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandListGetOrdinal_t)(
-    ze_command_list_handle_t,
-    uint32_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandListImmediateGetIndex
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandListImmediateGetIndex_t)(
-    ze_command_list_handle_t,
-    uint32_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandListIsImmediate
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandListIsImmediate_t)(
-    ze_command_list_handle_t,
-    ze_bool_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
 /// @brief Table of CommandList functions pointers
 typedef struct _ze_command_list_dditable_t
 {
@@ -1524,6 +1535,14 @@ typedef struct _ze_command_list_dditable_t
     ze_pfnCommandListAppendLaunchCooperativeKernel_t pfnAppendLaunchCooperativeKernel;
     ze_pfnCommandListAppendLaunchKernelIndirect_t pfnAppendLaunchKernelIndirect;
     ze_pfnCommandListAppendLaunchMultipleKernelsIndirect_t pfnAppendLaunchMultipleKernelsIndirect;
+    ze_pfnCommandListAppendImageCopyToMemoryExt_t pfnAppendImageCopyToMemoryExt;
+    ze_pfnCommandListAppendImageCopyFromMemoryExt_t pfnAppendImageCopyFromMemoryExt;
+    ze_pfnCommandListHostSynchronize_t pfnHostSynchronize;
+    ze_pfnCommandListGetDeviceHandle_t pfnGetDeviceHandle;
+    ze_pfnCommandListGetContextHandle_t pfnGetContextHandle;
+    ze_pfnCommandListGetOrdinal_t pfnGetOrdinal;
+    ze_pfnCommandListImmediateGetIndex_t pfnImmediateGetIndex;
+    ze_pfnCommandListIsImmediate_t pfnIsImmediate;
     ze_pfnCommandListAppendSignalExternalSemaphoreExt_t pfnAppendSignalExternalSemaphoreExt;
     ze_pfnCommandListAppendWaitExternalSemaphoreExt_t pfnAppendWaitExternalSemaphoreExt;
     ze_pfnCommandListAppendLaunchKernelWithParameters_t pfnAppendLaunchKernelWithParameters;
@@ -1542,14 +1561,6 @@ typedef struct _ze_command_list_dditable_t
     ze_pfnCommandListGetGraphExt_t pfnGetGraphExt;
     ze_pfnCommandListAppendGraphExt_t pfnAppendGraphExt;
     ze_pfnCommandListAppendHostFunction_t pfnAppendHostFunction;
-    ze_pfnCommandListAppendImageCopyToMemoryExt_t pfnAppendImageCopyToMemoryExt;
-    ze_pfnCommandListAppendImageCopyFromMemoryExt_t pfnAppendImageCopyFromMemoryExt;
-    ze_pfnCommandListHostSynchronize_t pfnHostSynchronize;
-    ze_pfnCommandListGetDeviceHandle_t pfnGetDeviceHandle;
-    ze_pfnCommandListGetContextHandle_t pfnGetContextHandle;
-    ze_pfnCommandListGetOrdinal_t pfnGetOrdinal;
-    ze_pfnCommandListImmediateGetIndex_t pfnImmediateGetIndex;
-    ze_pfnCommandListIsImmediate_t pfnIsImmediate;
 } ze_command_list_dditable_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1572,32 +1583,6 @@ zeGetCommandListProcAddrTable(
 typedef ze_result_t (ZE_APICALL *ze_pfnGetCommandListProcAddrTable_t)(
     ze_api_version_t,
     ze_command_list_dditable_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandListGetNextCommandIdWithKernelsExp
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandListGetNextCommandIdWithKernelsExp_t)(
-    ze_command_list_handle_t,
-    const ze_mutable_command_id_exp_desc_t*,
-    uint32_t,
-    ze_kernel_handle_t*,
-    uint64_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandListUpdateMutableCommandKernelsExp
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandListUpdateMutableCommandKernelsExp_t)(
-    ze_command_list_handle_t,
-    uint32_t,
-    uint64_t*,
-    ze_kernel_handle_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeCommandListIsMutableExp
-typedef ze_result_t (ZE_APICALL *ze_pfnCommandListIsMutableExp_t)(
-    ze_command_list_handle_t,
-    ze_bool_t*
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1651,18 +1636,44 @@ typedef ze_result_t (ZE_APICALL *ze_pfnCommandListUpdateMutableCommandWaitEvents
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandListGetNextCommandIdWithKernelsExp
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandListGetNextCommandIdWithKernelsExp_t)(
+    ze_command_list_handle_t,
+    const ze_mutable_command_id_exp_desc_t*,
+    uint32_t,
+    ze_kernel_handle_t*,
+    uint64_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandListUpdateMutableCommandKernelsExp
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandListUpdateMutableCommandKernelsExp_t)(
+    ze_command_list_handle_t,
+    uint32_t,
+    uint64_t*,
+    ze_kernel_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeCommandListIsMutableExp
+typedef ze_result_t (ZE_APICALL *ze_pfnCommandListIsMutableExp_t)(
+    ze_command_list_handle_t,
+    ze_bool_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Table of CommandListExp functions pointers
 typedef struct _ze_command_list_exp_dditable_t
 {
-    ze_pfnCommandListGetNextCommandIdWithKernelsExp_t pfnGetNextCommandIdWithKernelsExp;
-    ze_pfnCommandListUpdateMutableCommandKernelsExp_t pfnUpdateMutableCommandKernelsExp;
-    ze_pfnCommandListIsMutableExp_t pfnIsMutableExp;
     ze_pfnCommandListCreateCloneExp_t pfnCreateCloneExp;
     ze_pfnCommandListImmediateAppendCommandListsExp_t pfnImmediateAppendCommandListsExp;
     ze_pfnCommandListGetNextCommandIdExp_t pfnGetNextCommandIdExp;
     ze_pfnCommandListUpdateMutableCommandsExp_t pfnUpdateMutableCommandsExp;
     ze_pfnCommandListUpdateMutableCommandSignalEventExp_t pfnUpdateMutableCommandSignalEventExp;
     ze_pfnCommandListUpdateMutableCommandWaitEventsExp_t pfnUpdateMutableCommandWaitEventsExp;
+    ze_pfnCommandListGetNextCommandIdWithKernelsExp_t pfnGetNextCommandIdWithKernelsExp;
+    ze_pfnCommandListUpdateMutableCommandKernelsExp_t pfnUpdateMutableCommandKernelsExp;
+    ze_pfnCommandListIsMutableExp_t pfnIsMutableExp;
 } ze_command_list_exp_dditable_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1900,15 +1911,6 @@ typedef ze_result_t (ZE_APICALL *ze_pfnMemCloseIpcHandle_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeMemGetIpcHandleWithProperties
-typedef ze_result_t (ZE_APICALL *ze_pfnMemGetIpcHandleWithProperties_t)(
-    ze_context_handle_t,
-    const void*,
-    void*,
-    ze_ipc_mem_handle_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zeMemFreeExt
 typedef ze_result_t (ZE_APICALL *ze_pfnMemFreeExt_t)(
     ze_context_handle_t,
@@ -1935,6 +1937,15 @@ typedef ze_result_t (ZE_APICALL *ze_pfnMemGetPitchFor2dImage_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeMemGetIpcHandleWithProperties
+typedef ze_result_t (ZE_APICALL *ze_pfnMemGetIpcHandleWithProperties_t)(
+    ze_context_handle_t,
+    const void*,
+    void*,
+    ze_ipc_mem_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Table of Mem functions pointers
 typedef struct _ze_mem_dditable_t
 {
@@ -1947,10 +1958,10 @@ typedef struct _ze_mem_dditable_t
     ze_pfnMemGetIpcHandle_t pfnGetIpcHandle;
     ze_pfnMemOpenIpcHandle_t pfnOpenIpcHandle;
     ze_pfnMemCloseIpcHandle_t pfnCloseIpcHandle;
-    ze_pfnMemGetIpcHandleWithProperties_t pfnGetIpcHandleWithProperties;
     ze_pfnMemFreeExt_t pfnFreeExt;
     ze_pfnMemPutIpcHandle_t pfnPutIpcHandle;
     ze_pfnMemGetPitchFor2dImage_t pfnGetPitchFor2dImage;
+    ze_pfnMemGetIpcHandleWithProperties_t pfnGetIpcHandleWithProperties;
 } ze_mem_dditable_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -2250,6 +2261,36 @@ typedef ze_result_t (ZE_APICALL *ze_pfnEventQueryKernelTimestamp_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeEventQueryKernelTimestampsExt
+typedef ze_result_t (ZE_APICALL *ze_pfnEventQueryKernelTimestampsExt_t)(
+    ze_event_handle_t,
+    ze_device_handle_t,
+    uint32_t*,
+    ze_event_query_kernel_timestamps_results_ext_properties_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeEventGetEventPool
+typedef ze_result_t (ZE_APICALL *ze_pfnEventGetEventPool_t)(
+    ze_event_handle_t,
+    ze_event_pool_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeEventGetSignalScope
+typedef ze_result_t (ZE_APICALL *ze_pfnEventGetSignalScope_t)(
+    ze_event_handle_t,
+    ze_event_scope_flags_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeEventGetWaitScope
+typedef ze_result_t (ZE_APICALL *ze_pfnEventGetWaitScope_t)(
+    ze_event_handle_t,
+    ze_event_scope_flags_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zeEventCounterBasedCreate
 typedef ze_result_t (ZE_APICALL *ze_pfnEventCounterBasedCreate_t)(
     ze_context_handle_t,
@@ -2295,36 +2336,6 @@ typedef ze_result_t (ZE_APICALL *ze_pfnEventGetCounterBasedFlags_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeEventQueryKernelTimestampsExt
-typedef ze_result_t (ZE_APICALL *ze_pfnEventQueryKernelTimestampsExt_t)(
-    ze_event_handle_t,
-    ze_device_handle_t,
-    uint32_t*,
-    ze_event_query_kernel_timestamps_results_ext_properties_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeEventGetEventPool
-typedef ze_result_t (ZE_APICALL *ze_pfnEventGetEventPool_t)(
-    ze_event_handle_t,
-    ze_event_pool_handle_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeEventGetSignalScope
-typedef ze_result_t (ZE_APICALL *ze_pfnEventGetSignalScope_t)(
-    ze_event_handle_t,
-    ze_event_scope_flags_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeEventGetWaitScope
-typedef ze_result_t (ZE_APICALL *ze_pfnEventGetWaitScope_t)(
-    ze_event_handle_t,
-    ze_event_scope_flags_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
 /// @brief Table of Event functions pointers
 typedef struct _ze_event_dditable_t
 {
@@ -2335,16 +2346,16 @@ typedef struct _ze_event_dditable_t
     ze_pfnEventQueryStatus_t pfnQueryStatus;
     ze_pfnEventHostReset_t pfnHostReset;
     ze_pfnEventQueryKernelTimestamp_t pfnQueryKernelTimestamp;
+    ze_pfnEventQueryKernelTimestampsExt_t pfnQueryKernelTimestampsExt;
+    ze_pfnEventGetEventPool_t pfnGetEventPool;
+    ze_pfnEventGetSignalScope_t pfnGetSignalScope;
+    ze_pfnEventGetWaitScope_t pfnGetWaitScope;
     ze_pfnEventCounterBasedCreate_t pfnCounterBasedCreate;
     ze_pfnEventCounterBasedGetIpcHandle_t pfnCounterBasedGetIpcHandle;
     ze_pfnEventCounterBasedOpenIpcHandle_t pfnCounterBasedOpenIpcHandle;
     ze_pfnEventCounterBasedCloseIpcHandle_t pfnCounterBasedCloseIpcHandle;
     ze_pfnEventCounterBasedGetDeviceAddress_t pfnCounterBasedGetDeviceAddress;
     ze_pfnEventGetCounterBasedFlags_t pfnGetCounterBasedFlags;
-    ze_pfnEventQueryKernelTimestampsExt_t pfnQueryKernelTimestampsExt;
-    ze_pfnEventGetEventPool_t pfnGetEventPool;
-    ze_pfnEventGetSignalScope_t pfnGetSignalScope;
-    ze_pfnEventGetWaitScope_t pfnGetWaitScope;
 } ze_event_dditable_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -2481,6 +2492,13 @@ typedef ze_result_t (ZE_APICALL *ze_pfnModuleInspectLinkageExt_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeModuleGetDeviceHandle
+typedef ze_result_t (ZE_APICALL *ze_pfnModuleGetDeviceHandle_t)(
+    ze_module_handle_t,
+    ze_device_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Table of Module functions pointers
 typedef struct _ze_module_dditable_t
 {
@@ -2493,6 +2511,7 @@ typedef struct _ze_module_dditable_t
     ze_pfnModuleGetProperties_t pfnGetProperties;
     ze_pfnModuleGetFunctionPointer_t pfnGetFunctionPointer;
     ze_pfnModuleInspectLinkageExt_t pfnInspectLinkageExt;
+    ze_pfnModuleGetDeviceHandle_t pfnGetDeviceHandle;
 } ze_module_dditable_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -2793,6 +2812,13 @@ typedef ze_result_t (ZE_APICALL *ze_pfnKernelSetGlobalOffsetExp_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeKernelSchedulingHintExp
+typedef ze_result_t (ZE_APICALL *ze_pfnKernelSchedulingHintExp_t)(
+    ze_kernel_handle_t,
+    ze_scheduling_hint_exp_desc_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zeKernelGetBinaryExp
 typedef ze_result_t (ZE_APICALL *ze_pfnKernelGetBinaryExp_t)(
     ze_kernel_handle_t,
@@ -2809,20 +2835,13 @@ typedef ze_result_t (ZE_APICALL *ze_pfnKernelGetAllocationPropertiesExp_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeKernelSchedulingHintExp
-typedef ze_result_t (ZE_APICALL *ze_pfnKernelSchedulingHintExp_t)(
-    ze_kernel_handle_t,
-    ze_scheduling_hint_exp_desc_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
 /// @brief Table of KernelExp functions pointers
 typedef struct _ze_kernel_exp_dditable_t
 {
     ze_pfnKernelSetGlobalOffsetExp_t pfnSetGlobalOffsetExp;
+    ze_pfnKernelSchedulingHintExp_t pfnSchedulingHintExp;
     ze_pfnKernelGetBinaryExp_t pfnGetBinaryExp;
     ze_pfnKernelGetAllocationPropertiesExp_t pfnGetAllocationPropertiesExp;
-    ze_pfnKernelSchedulingHintExp_t pfnSchedulingHintExp;
 } ze_kernel_exp_dditable_t;
 
 ///////////////////////////////////////////////////////////////////////////////

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: MIT
  *
  * @file zer_api.h
- * @version v1.17
+ * @version v1.18
  */
 #ifndef _ZER_API_H
 #define _ZER_API_H

@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: MIT
  *
  * @file zer_ddi.h
- * @version v1.17
+ * @version v1.18
  */
 #ifndef _ZER_DDI_H
 #define _ZER_DDI_H

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: MIT
  *
  * @file zes_api.h
- * @version v1.17
+ * @version v1.18
  */
 #ifndef _ZES_API_H
 #define _ZES_API_H
@@ -1259,6 +1259,7 @@ zesOverclockSetVFPointValues(
 typedef enum _zes_device_ext_state_version_t
 {
     ZES_DEVICE_EXT_STATE_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_DEVICE_EXT_STATE_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZES_DEVICE_EXT_STATE_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_device_ext_state_version_t;
 
@@ -1462,6 +1463,7 @@ zesDeviceSetEccState(
 typedef enum _zes_device_ecc_default_properties_ext_version_t
 {
     ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_device_ecc_default_properties_ext_version_t;
 
@@ -1562,6 +1564,7 @@ zesEngineGetActivity(
 typedef enum _zes_engine_activity_ext_version_t
 {
     ZES_ENGINE_ACTIVITY_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_ENGINE_ACTIVITY_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZES_ENGINE_ACTIVITY_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_engine_activity_ext_version_t;
 
@@ -2040,6 +2043,7 @@ zesFirmwareGetConsoleLogs(
 typedef enum _zes_firmware_security_exp_version_t
 {
     ZES_FIRMWARE_SECURITY_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_FIRMWARE_SECURITY_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZES_FIRMWARE_SECURITY_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_firmware_security_exp_version_t;
 
@@ -2384,6 +2388,7 @@ zesLedSetColor(
 typedef enum _zes_mem_page_offline_state_exp_version_t
 {
     ZES_MEM_PAGE_OFFLINE_STATE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_MEM_PAGE_OFFLINE_STATE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZES_MEM_PAGE_OFFLINE_STATE_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_mem_page_offline_state_exp_version_t;
 
@@ -2546,6 +2551,7 @@ zesMemoryGetBandwidth(
 typedef enum _zes_mem_bandwidth_counter_bits_exp_version_t
 {
     ZES_MEM_BANDWIDTH_COUNTER_BITS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_MEM_BANDWIDTH_COUNTER_BITS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZES_MEM_BANDWIDTH_COUNTER_BITS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_mem_bandwidth_counter_bits_exp_version_t;
 
@@ -2577,6 +2583,7 @@ typedef struct _zes_mem_bandwidth_counter_bits_exp_properties_t
 typedef enum _zes_oem_serial_id_ext_version_t
 {
     ZES_OEM_SERIAL_ID_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< @since 1.17
+    ZES_OEM_SERIAL_ID_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZES_OEM_SERIAL_ID_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_oem_serial_id_ext_version_t;
 
@@ -2615,6 +2622,7 @@ typedef struct _zes_oem_serial_id_ext_properties_t
 typedef enum _zes_pci_link_speed_downgrade_ext_version_t
 {
     ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_pci_link_speed_downgrade_ext_version_t;
 
@@ -2886,6 +2894,7 @@ zesPowerGetUsage(
 typedef enum _zes_power_domain_properties_exp_version_t
 {
     ZES_POWER_DOMAIN_PROPERTIES_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_POWER_DOMAIN_PROPERTIES_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZES_POWER_DOMAIN_PROPERTIES_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_power_domain_properties_exp_version_t;
 
@@ -2917,6 +2926,7 @@ typedef struct _zes_power_domain_exp_properties_t
 typedef enum _zes_power_limits_ext_version_t
 {
     ZES_POWER_LIMITS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_POWER_LIMITS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZES_POWER_LIMITS_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_power_limits_ext_version_t;
 
@@ -3159,6 +3169,7 @@ typedef enum _zes_ras_state_exp_version_t
 {
     ZES_RAS_STATE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< @since 1.7
     ZES_RAS_STATE_EXP_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ), ///< @since 1.16
+    ZES_RAS_STATE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 1 ),
     ZES_RAS_STATE_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_ras_state_exp_version_t;
 
@@ -3462,6 +3473,7 @@ zesStandbySetMode(
 typedef enum _zes_sysman_device_mapping_exp_version_t
 {
     ZES_SYSMAN_DEVICE_MAPPING_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_SYSMAN_DEVICE_MAPPING_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZES_SYSMAN_DEVICE_MAPPING_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_sysman_device_mapping_exp_version_t;
 
@@ -3607,6 +3619,7 @@ typedef enum _zes_vf_management_exp_version_t
     ZES_VF_MANAGEMENT_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
     ZES_VF_MANAGEMENT_EXP_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ),
     ZES_VF_MANAGEMENT_EXP_VERSION_1_2 = ZE_MAKE_VERSION( 1, 2 ),
+    ZES_VF_MANAGEMENT_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 2 ),
     ZES_VF_MANAGEMENT_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_vf_management_exp_version_t;
 

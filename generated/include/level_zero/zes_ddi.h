@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: MIT
  *
  * @file zes_ddi.h
- * @version v1.17
+ * @version v1.18
  */
 #ifndef _ZES_DDI_H
 #define _ZES_DDI_H
@@ -245,14 +245,6 @@ typedef ze_result_t (ZE_APICALL *zes_pfnDeviceEnumTemperatureSensors_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zesDevicePciLinkSpeedUpdateExt
-typedef ze_result_t (ZE_APICALL *zes_pfnDevicePciLinkSpeedUpdateExt_t)(
-    zes_device_handle_t,
-    ze_bool_t,
-    zes_device_action_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zesDeviceEccAvailable
 typedef ze_result_t (ZE_APICALL *zes_pfnDeviceEccAvailable_t)(
     zes_device_handle_t,
@@ -344,6 +336,14 @@ typedef ze_result_t (ZE_APICALL *zes_pfnDeviceResetExt_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zesDevicePciLinkSpeedUpdateExt
+typedef ze_result_t (ZE_APICALL *zes_pfnDevicePciLinkSpeedUpdateExt_t)(
+    zes_device_handle_t,
+    ze_bool_t,
+    zes_device_action_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Table of Device functions pointers
 typedef struct _zes_device_dditable_t
 {
@@ -372,7 +372,6 @@ typedef struct _zes_device_dditable_t
     zes_pfnDeviceEnumSchedulers_t pfnEnumSchedulers;
     zes_pfnDeviceEnumStandbyDomains_t pfnEnumStandbyDomains;
     zes_pfnDeviceEnumTemperatureSensors_t pfnEnumTemperatureSensors;
-    zes_pfnDevicePciLinkSpeedUpdateExt_t pfnPciLinkSpeedUpdateExt;
     zes_pfnDeviceEccAvailable_t pfnEccAvailable;
     zes_pfnDeviceEccConfigurable_t pfnEccConfigurable;
     zes_pfnDeviceGetEccState_t pfnGetEccState;
@@ -385,6 +384,7 @@ typedef struct _zes_device_dditable_t
     zes_pfnDeviceReadOverclockState_t pfnReadOverclockState;
     zes_pfnDeviceEnumOverclockDomains_t pfnEnumOverclockDomains;
     zes_pfnDeviceResetExt_t pfnResetExt;
+    zes_pfnDevicePciLinkSpeedUpdateExt_t pfnPciLinkSpeedUpdateExt;
 } zes_device_dditable_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -410,14 +410,6 @@ typedef ze_result_t (ZE_APICALL *zes_pfnGetDeviceProcAddrTable_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zesDeviceEnumEnabledVFExp
-typedef ze_result_t (ZE_APICALL *zes_pfnDeviceEnumEnabledVFExp_t)(
-    zes_device_handle_t,
-    uint32_t*,
-    zes_vf_handle_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zesDeviceGetSubDevicePropertiesExp
 typedef ze_result_t (ZE_APICALL *zes_pfnDeviceGetSubDevicePropertiesExp_t)(
     zes_device_handle_t,
@@ -434,12 +426,20 @@ typedef ze_result_t (ZE_APICALL *zes_pfnDeviceEnumActiveVFExp_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zesDeviceEnumEnabledVFExp
+typedef ze_result_t (ZE_APICALL *zes_pfnDeviceEnumEnabledVFExp_t)(
+    zes_device_handle_t,
+    uint32_t*,
+    zes_vf_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Table of DeviceExp functions pointers
 typedef struct _zes_device_exp_dditable_t
 {
-    zes_pfnDeviceEnumEnabledVFExp_t pfnEnumEnabledVFExp;
     zes_pfnDeviceGetSubDevicePropertiesExp_t pfnGetSubDevicePropertiesExp;
     zes_pfnDeviceEnumActiveVFExp_t pfnEnumActiveVFExp;
+    zes_pfnDeviceEnumEnabledVFExp_t pfnEnumEnabledVFExp;
 } zes_device_exp_dditable_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1926,36 +1926,6 @@ typedef ze_result_t (ZE_APICALL *zes_pfnGetDiagnosticsProcAddrTable_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zesVFManagementGetVFCapabilitiesExp
-typedef ze_result_t (ZE_APICALL *zes_pfnVFManagementGetVFCapabilitiesExp_t)(
-    zes_vf_handle_t,
-    zes_vf_exp_capabilities_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zesVFManagementGetVFMemoryUtilizationExp2
-typedef ze_result_t (ZE_APICALL *zes_pfnVFManagementGetVFMemoryUtilizationExp2_t)(
-    zes_vf_handle_t,
-    uint32_t*,
-    zes_vf_util_mem_exp2_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zesVFManagementGetVFEngineUtilizationExp2
-typedef ze_result_t (ZE_APICALL *zes_pfnVFManagementGetVFEngineUtilizationExp2_t)(
-    zes_vf_handle_t,
-    uint32_t*,
-    zes_vf_util_engine_exp2_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zesVFManagementGetVFCapabilitiesExp2
-typedef ze_result_t (ZE_APICALL *zes_pfnVFManagementGetVFCapabilitiesExp2_t)(
-    zes_vf_handle_t,
-    zes_vf_exp2_capabilities_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zesVFManagementGetVFPropertiesExp
 typedef ze_result_t (ZE_APICALL *zes_pfnVFManagementGetVFPropertiesExp_t)(
     zes_vf_handle_t,
@@ -1995,18 +1965,48 @@ typedef ze_result_t (ZE_APICALL *zes_pfnVFManagementSetVFTelemetrySamplingInterv
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zesVFManagementGetVFCapabilitiesExp
+typedef ze_result_t (ZE_APICALL *zes_pfnVFManagementGetVFCapabilitiesExp_t)(
+    zes_vf_handle_t,
+    zes_vf_exp_capabilities_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zesVFManagementGetVFMemoryUtilizationExp2
+typedef ze_result_t (ZE_APICALL *zes_pfnVFManagementGetVFMemoryUtilizationExp2_t)(
+    zes_vf_handle_t,
+    uint32_t*,
+    zes_vf_util_mem_exp2_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zesVFManagementGetVFEngineUtilizationExp2
+typedef ze_result_t (ZE_APICALL *zes_pfnVFManagementGetVFEngineUtilizationExp2_t)(
+    zes_vf_handle_t,
+    uint32_t*,
+    zes_vf_util_engine_exp2_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zesVFManagementGetVFCapabilitiesExp2
+typedef ze_result_t (ZE_APICALL *zes_pfnVFManagementGetVFCapabilitiesExp2_t)(
+    zes_vf_handle_t,
+    zes_vf_exp2_capabilities_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Table of VFManagementExp functions pointers
 typedef struct _zes_vf_management_exp_dditable_t
 {
-    zes_pfnVFManagementGetVFCapabilitiesExp_t pfnGetVFCapabilitiesExp;
-    zes_pfnVFManagementGetVFMemoryUtilizationExp2_t pfnGetVFMemoryUtilizationExp2;
-    zes_pfnVFManagementGetVFEngineUtilizationExp2_t pfnGetVFEngineUtilizationExp2;
-    zes_pfnVFManagementGetVFCapabilitiesExp2_t pfnGetVFCapabilitiesExp2;
     zes_pfnVFManagementGetVFPropertiesExp_t pfnGetVFPropertiesExp;
     zes_pfnVFManagementGetVFMemoryUtilizationExp_t pfnGetVFMemoryUtilizationExp;
     zes_pfnVFManagementGetVFEngineUtilizationExp_t pfnGetVFEngineUtilizationExp;
     zes_pfnVFManagementSetVFTelemetryModeExp_t pfnSetVFTelemetryModeExp;
     zes_pfnVFManagementSetVFTelemetrySamplingIntervalExp_t pfnSetVFTelemetrySamplingIntervalExp;
+    zes_pfnVFManagementGetVFCapabilitiesExp_t pfnGetVFCapabilitiesExp;
+    zes_pfnVFManagementGetVFMemoryUtilizationExp2_t pfnGetVFMemoryUtilizationExp2;
+    zes_pfnVFManagementGetVFEngineUtilizationExp2_t pfnGetVFEngineUtilizationExp2;
+    zes_pfnVFManagementGetVFCapabilitiesExp2_t pfnGetVFCapabilitiesExp2;
 } zes_vf_management_exp_dditable_t;
 
 ///////////////////////////////////////////////////////////////////////////////

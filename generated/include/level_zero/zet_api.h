@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: MIT
  *
  * @file zet_api.h
- * @version v1.17
+ * @version v1.18
  */
 #ifndef _ZET_API_H
 #define _ZET_API_H
@@ -352,6 +352,7 @@ zetModuleGetDebugInfo(
 typedef enum _ze_metric_global_timestamps_exp_version_t
 {
     ZE_METRIC_GLOBAL_TIMESTAMPS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_METRIC_GLOBAL_TIMESTAMPS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_METRIC_GLOBAL_TIMESTAMPS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_metric_global_timestamps_exp_version_t;
 
@@ -394,6 +395,7 @@ zetMetricGroupGetGlobalTimestampsExp(
 typedef enum _zet_concurrent_metric_groups_exp_version_t
 {
     ZET_CONCURRENT_METRIC_GROUPS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_CONCURRENT_METRIC_GROUPS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZET_CONCURRENT_METRIC_GROUPS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_concurrent_metric_groups_exp_version_t;
 
@@ -977,6 +979,7 @@ zetMetricQueryGetData(
 typedef enum _zet_export_metric_data_exp_version_t
 {
     ZET_EXPORT_METRIC_DATA_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_EXPORT_METRIC_DATA_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZET_EXPORT_METRIC_DATA_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_export_metric_data_exp_version_t;
 
@@ -1046,6 +1049,7 @@ zetMetricGroupCalculateMetricExportDataExp(
 typedef enum _zet_metric_export_memory_exp_version_t
 {
     ZET_METRIC_EXPORT_MEMORY_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_METRIC_EXPORT_MEMORY_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZET_METRIC_EXPORT_MEMORY_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_metric_export_memory_exp_version_t;
 
@@ -1097,6 +1101,7 @@ typedef struct _zet_export_dma_buf_exp_properties_t
 typedef enum _zet_metric_group_marker_exp_version_t
 {
     ZET_METRIC_GROUP_MARKER_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_METRIC_GROUP_MARKER_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZET_METRIC_GROUP_MARKER_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_metric_group_marker_exp_version_t;
 
@@ -1137,6 +1142,7 @@ zetCommandListAppendMarkerExp(
 typedef enum _zet_metric_programmable_exp_version_t
 {
     ZET_METRIC_PROGRAMMABLE_EXP_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ),
+    ZET_METRIC_PROGRAMMABLE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 1 ),
     ZET_METRIC_PROGRAMMABLE_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_metric_programmable_exp_version_t;
 
@@ -1449,6 +1455,7 @@ zetMetricDestroyExp(
 typedef enum _zet_metrics_runtime_enable_disable_exp_version_t
 {
     ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_metrics_runtime_enable_disable_exp_version_t;
 
@@ -1485,6 +1492,7 @@ zetDeviceDisableMetricsExp(
 typedef enum _zet_metric_tracer_exp_version_t
 {
     ZET_METRIC_TRACER_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_METRIC_TRACER_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZET_METRIC_TRACER_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_metric_tracer_exp_version_t;
 
@@ -1619,6 +1627,7 @@ zetMetricTracerDecodeExp(
 typedef enum _ze_calculate_multiple_metrics_exp_version_t
 {
     ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_calculate_multiple_metrics_exp_version_t;
 
@@ -1708,6 +1717,7 @@ zetKernelGetProfileInfo(
 typedef enum _zet_api_tracing_exp_version_t
 {
     ZET_API_TRACING_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_API_TRACING_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
     ZET_API_TRACING_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_api_tracing_exp_version_t;
 
