@@ -642,7 +642,17 @@ fn parse_return(r: &Value, out: &mut Vec<Return>, report: &mut Report) {
         }
     };
     match r {
-        Value::String(code) => push(subst(code), vec![]),
+        Value::String(code) => {
+            // Upstream has `CODE - "prose"` typos (a missing colon): keep the code only.
+            let code = subst(code);
+            let mut parts = code.splitn(2, char::is_whitespace);
+            let head = parts.next().unwrap_or_default().to_string();
+            if parts.next().is_some_and(|rest| !rest.trim().is_empty()) {
+                report.prose_conditions_dropped += 1;
+                report.notes.push(format!("return `{head}` written with trailing prose; prose dropped"));
+            }
+            push(head, vec![])
+        }
         Value::Mapping(m) => {
             for (k, v) in m {
                 let code = subst(k.as_str().unwrap_or_default());

@@ -89,15 +89,30 @@ fn gen(check: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// `cargo xtask test`: every test of the workspace (the README's test command).
+fn run_tests() -> Result<(), String> {
+    let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["test", "--workspace"])
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cargo test: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("cargo test --workspace failed".into())
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let res = match args.first().map(String::as_str) {
         Some("gen") => gen(args.iter().any(|a| a == "--check")),
+        Some("test") => run_tests(),
         Some("import-upstream") => match args.get(1) {
             Some(d) => import_upstream(Path::new(d)),
             None => Err("usage: cargo xtask import-upstream DIR".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] | import-upstream DIR>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] | test | import-upstream DIR>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -21,6 +21,8 @@ pub struct Facts {
     pub place: BTreeMap<String, Place>,
     #[serde(default)]
     pub legacy: Vec<Legacy>,
+    #[serde(default)]
+    pub class_order: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -264,6 +266,19 @@ pub fn merge(files: &mut [SpecFile], seeds: &SeedSet, facts: &Facts, report: &mu
                     returns: vec![],
                 };
                 push_to(files, &place.file, Entry::Function(f), report);
+            }
+        }
+    }
+    // DDI table order pinned to the official headers.
+    for (ns, order) in &facts.class_order {
+        for f in files.iter_mut().filter(|f| &f.ns == ns) {
+            for e in &mut f.entries {
+                if let Entry::Class(c) = e {
+                    c.ordinal = match order.iter().position(|x| *x == c.name) {
+                        Some(p) => p as u32,
+                        None => 100 + c.ordinal,
+                    };
+                }
             }
         }
     }

@@ -2537,93 +2537,6 @@ typedef ze_result_t (ZE_APICALL *ze_pfnGetModuleProcAddrTable_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeGraphCreateExt
-typedef ze_result_t (ZE_APICALL *ze_pfnGraphCreateExt_t)(
-    ze_context_handle_t,
-    const void*,
-    ze_graph_handle_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeGraphGetPrimaryCommandListExt
-typedef ze_result_t (ZE_APICALL *ze_pfnGraphGetPrimaryCommandListExt_t)(
-    ze_graph_handle_t,
-    ze_command_list_handle_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeGraphSetDestructionCallbackExt
-typedef ze_result_t (ZE_APICALL *ze_pfnGraphSetDestructionCallbackExt_t)(
-    ze_graph_handle_t,
-    zex_mem_graph_free_callback_fn_t,
-    void*,
-    const void*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeGraphInstantiateExt
-typedef ze_result_t (ZE_APICALL *ze_pfnGraphInstantiateExt_t)(
-    ze_graph_handle_t,
-    const void*,
-    ze_executable_graph_handle_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeGraphIsEmptyExt
-typedef ze_result_t (ZE_APICALL *ze_pfnGraphIsEmptyExt_t)(
-    ze_graph_handle_t
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeGraphDumpContentsExt
-typedef ze_result_t (ZE_APICALL *ze_pfnGraphDumpContentsExt_t)(
-    ze_graph_handle_t,
-    const char*,
-    const void*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeGraphDestroyExt
-typedef ze_result_t (ZE_APICALL *ze_pfnGraphDestroyExt_t)(
-    ze_graph_handle_t
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Table of Graph functions pointers
-typedef struct _ze_graph_dditable_t
-{
-    ze_pfnGraphCreateExt_t pfnCreateExt;
-    ze_pfnGraphGetPrimaryCommandListExt_t pfnGetPrimaryCommandListExt;
-    ze_pfnGraphSetDestructionCallbackExt_t pfnSetDestructionCallbackExt;
-    ze_pfnGraphInstantiateExt_t pfnInstantiateExt;
-    ze_pfnGraphIsEmptyExt_t pfnIsEmptyExt;
-    ze_pfnGraphDumpContentsExt_t pfnDumpContentsExt;
-    ze_pfnGraphDestroyExt_t pfnDestroyExt;
-} ze_graph_dditable_t;
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Exported function for filling application's Graph table
-///        with current process' addresses
-///
-/// @returns
-///     - ::ZE_RESULT_SUCCESS
-///     - ::ZE_RESULT_ERROR_UNINITIALIZED
-///     - ::ZE_RESULT_ERROR_INVALID_NULL_POINTER
-///     - ::ZE_RESULT_ERROR_UNSUPPORTED_VERSION
-ZE_DLLEXPORT ze_result_t ZE_APICALL
-zeGetGraphProcAddrTable(
-    ze_api_version_t version, ///< [in] API version requested
-    ze_graph_dditable_t* pDdiTable ///< [in,out] pointer to table of DDI function pointers
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeGetGraphProcAddrTable
-typedef ze_result_t (ZE_APICALL *ze_pfnGetGraphProcAddrTable_t)(
-    ze_api_version_t,
-    ze_graph_dditable_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zeModuleBuildLogDestroy
 typedef ze_result_t (ZE_APICALL *ze_pfnModuleBuildLogDestroy_t)(
     ze_module_build_log_handle_t
@@ -2967,6 +2880,105 @@ typedef ze_result_t (ZE_APICALL *ze_pfnGetPhysicalMemProcAddrTable_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeVirtualMemReserve
+typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemReserve_t)(
+    ze_context_handle_t,
+    const void*,
+    size_t,
+    void**
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeVirtualMemFree
+typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemFree_t)(
+    ze_context_handle_t,
+    const void*,
+    size_t
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeVirtualMemQueryPageSize
+typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemQueryPageSize_t)(
+    ze_context_handle_t,
+    ze_device_handle_t,
+    size_t,
+    size_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeVirtualMemMap
+typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemMap_t)(
+    ze_context_handle_t,
+    const void*,
+    size_t,
+    ze_physical_mem_handle_t,
+    size_t,
+    ze_memory_access_attribute_t
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeVirtualMemUnmap
+typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemUnmap_t)(
+    ze_context_handle_t,
+    const void*,
+    size_t
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeVirtualMemSetAccessAttribute
+typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemSetAccessAttribute_t)(
+    ze_context_handle_t,
+    const void*,
+    size_t,
+    ze_memory_access_attribute_t
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeVirtualMemGetAccessAttribute
+typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemGetAccessAttribute_t)(
+    ze_context_handle_t,
+    const void*,
+    size_t,
+    ze_memory_access_attribute_t*,
+    size_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Table of VirtualMem functions pointers
+typedef struct _ze_virtual_mem_dditable_t
+{
+    ze_pfnVirtualMemReserve_t pfnReserve;
+    ze_pfnVirtualMemFree_t pfnFree;
+    ze_pfnVirtualMemQueryPageSize_t pfnQueryPageSize;
+    ze_pfnVirtualMemMap_t pfnMap;
+    ze_pfnVirtualMemUnmap_t pfnUnmap;
+    ze_pfnVirtualMemSetAccessAttribute_t pfnSetAccessAttribute;
+    ze_pfnVirtualMemGetAccessAttribute_t pfnGetAccessAttribute;
+} ze_virtual_mem_dditable_t;
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Exported function for filling application's VirtualMem table
+///        with current process' addresses
+///
+/// @returns
+///     - ::ZE_RESULT_SUCCESS
+///     - ::ZE_RESULT_ERROR_UNINITIALIZED
+///     - ::ZE_RESULT_ERROR_INVALID_NULL_POINTER
+///     - ::ZE_RESULT_ERROR_UNSUPPORTED_VERSION
+ZE_DLLEXPORT ze_result_t ZE_APICALL
+zeGetVirtualMemProcAddrTable(
+    ze_api_version_t version, ///< [in] API version requested
+    ze_virtual_mem_dditable_t* pDdiTable ///< [in,out] pointer to table of DDI function pointers
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeGetVirtualMemProcAddrTable
+typedef ze_result_t (ZE_APICALL *ze_pfnGetVirtualMemProcAddrTable_t)(
+    ze_api_version_t,
+    ze_virtual_mem_dditable_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zeFabricVertexGetExp
 typedef ze_result_t (ZE_APICALL *ze_pfnFabricVertexGetExp_t)(
     ze_driver_handle_t,
@@ -3084,6 +3096,93 @@ typedef ze_result_t (ZE_APICALL *ze_pfnGetFabricEdgeExpProcAddrTable_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeGraphCreateExt
+typedef ze_result_t (ZE_APICALL *ze_pfnGraphCreateExt_t)(
+    ze_context_handle_t,
+    const void*,
+    ze_graph_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeGraphGetPrimaryCommandListExt
+typedef ze_result_t (ZE_APICALL *ze_pfnGraphGetPrimaryCommandListExt_t)(
+    ze_graph_handle_t,
+    ze_command_list_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeGraphSetDestructionCallbackExt
+typedef ze_result_t (ZE_APICALL *ze_pfnGraphSetDestructionCallbackExt_t)(
+    ze_graph_handle_t,
+    zex_mem_graph_free_callback_fn_t,
+    void*,
+    const void*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeGraphInstantiateExt
+typedef ze_result_t (ZE_APICALL *ze_pfnGraphInstantiateExt_t)(
+    ze_graph_handle_t,
+    const void*,
+    ze_executable_graph_handle_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeGraphIsEmptyExt
+typedef ze_result_t (ZE_APICALL *ze_pfnGraphIsEmptyExt_t)(
+    ze_graph_handle_t
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeGraphDumpContentsExt
+typedef ze_result_t (ZE_APICALL *ze_pfnGraphDumpContentsExt_t)(
+    ze_graph_handle_t,
+    const char*,
+    const void*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeGraphDestroyExt
+typedef ze_result_t (ZE_APICALL *ze_pfnGraphDestroyExt_t)(
+    ze_graph_handle_t
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Table of Graph functions pointers
+typedef struct _ze_graph_dditable_t
+{
+    ze_pfnGraphCreateExt_t pfnCreateExt;
+    ze_pfnGraphGetPrimaryCommandListExt_t pfnGetPrimaryCommandListExt;
+    ze_pfnGraphSetDestructionCallbackExt_t pfnSetDestructionCallbackExt;
+    ze_pfnGraphInstantiateExt_t pfnInstantiateExt;
+    ze_pfnGraphIsEmptyExt_t pfnIsEmptyExt;
+    ze_pfnGraphDumpContentsExt_t pfnDumpContentsExt;
+    ze_pfnGraphDestroyExt_t pfnDestroyExt;
+} ze_graph_dditable_t;
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Exported function for filling application's Graph table
+///        with current process' addresses
+///
+/// @returns
+///     - ::ZE_RESULT_SUCCESS
+///     - ::ZE_RESULT_ERROR_UNINITIALIZED
+///     - ::ZE_RESULT_ERROR_INVALID_NULL_POINTER
+///     - ::ZE_RESULT_ERROR_UNSUPPORTED_VERSION
+ZE_DLLEXPORT ze_result_t ZE_APICALL
+zeGetGraphProcAddrTable(
+    ze_api_version_t version, ///< [in] API version requested
+    ze_graph_dditable_t* pDdiTable ///< [in,out] pointer to table of DDI function pointers
+    );
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Function-pointer for zeGetGraphProcAddrTable
+typedef ze_result_t (ZE_APICALL *ze_pfnGetGraphProcAddrTable_t)(
+    ze_api_version_t,
+    ze_graph_dditable_t*
+    );
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zeExecutableGraphGetSourceGraphExt
 typedef ze_result_t (ZE_APICALL *ze_pfnExecutableGraphGetSourceGraphExt_t)(
     ze_executable_graph_handle_t,
@@ -3127,105 +3226,6 @@ typedef ze_result_t (ZE_APICALL *ze_pfnGetExecutableGraphProcAddrTable_t)(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeVirtualMemReserve
-typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemReserve_t)(
-    ze_context_handle_t,
-    const void*,
-    size_t,
-    void**
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeVirtualMemFree
-typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemFree_t)(
-    ze_context_handle_t,
-    const void*,
-    size_t
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeVirtualMemQueryPageSize
-typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemQueryPageSize_t)(
-    ze_context_handle_t,
-    ze_device_handle_t,
-    size_t,
-    size_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeVirtualMemMap
-typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemMap_t)(
-    ze_context_handle_t,
-    const void*,
-    size_t,
-    ze_physical_mem_handle_t,
-    size_t,
-    ze_memory_access_attribute_t
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeVirtualMemUnmap
-typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemUnmap_t)(
-    ze_context_handle_t,
-    const void*,
-    size_t
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeVirtualMemSetAccessAttribute
-typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemSetAccessAttribute_t)(
-    ze_context_handle_t,
-    const void*,
-    size_t,
-    ze_memory_access_attribute_t
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeVirtualMemGetAccessAttribute
-typedef ze_result_t (ZE_APICALL *ze_pfnVirtualMemGetAccessAttribute_t)(
-    ze_context_handle_t,
-    const void*,
-    size_t,
-    ze_memory_access_attribute_t*,
-    size_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Table of VirtualMem functions pointers
-typedef struct _ze_virtual_mem_dditable_t
-{
-    ze_pfnVirtualMemReserve_t pfnReserve;
-    ze_pfnVirtualMemFree_t pfnFree;
-    ze_pfnVirtualMemQueryPageSize_t pfnQueryPageSize;
-    ze_pfnVirtualMemMap_t pfnMap;
-    ze_pfnVirtualMemUnmap_t pfnUnmap;
-    ze_pfnVirtualMemSetAccessAttribute_t pfnSetAccessAttribute;
-    ze_pfnVirtualMemGetAccessAttribute_t pfnGetAccessAttribute;
-} ze_virtual_mem_dditable_t;
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Exported function for filling application's VirtualMem table
-///        with current process' addresses
-///
-/// @returns
-///     - ::ZE_RESULT_SUCCESS
-///     - ::ZE_RESULT_ERROR_UNINITIALIZED
-///     - ::ZE_RESULT_ERROR_INVALID_NULL_POINTER
-///     - ::ZE_RESULT_ERROR_UNSUPPORTED_VERSION
-ZE_DLLEXPORT ze_result_t ZE_APICALL
-zeGetVirtualMemProcAddrTable(
-    ze_api_version_t version, ///< [in] API version requested
-    ze_virtual_mem_dditable_t* pDdiTable ///< [in,out] pointer to table of DDI function pointers
-    );
-
-///////////////////////////////////////////////////////////////////////////////
-/// @brief Function-pointer for zeGetVirtualMemProcAddrTable
-typedef ze_result_t (ZE_APICALL *ze_pfnGetVirtualMemProcAddrTable_t)(
-    ze_api_version_t,
-    ze_virtual_mem_dditable_t*
-    );
-
-///////////////////////////////////////////////////////////////////////////////
 /// @brief Container for all DDI tables
 typedef struct _ze_dditable_t
 {
@@ -3251,16 +3251,16 @@ typedef struct _ze_dditable_t
     ze_event_dditable_t Event;
     ze_event_exp_dditable_t EventExp;
     ze_module_dditable_t Module;
-    ze_graph_dditable_t Graph;
     ze_module_build_log_dditable_t ModuleBuildLog;
     ze_kernel_dditable_t Kernel;
     ze_kernel_exp_dditable_t KernelExp;
     ze_sampler_dditable_t Sampler;
     ze_physical_mem_dditable_t PhysicalMem;
+    ze_virtual_mem_dditable_t VirtualMem;
     ze_fabric_vertex_exp_dditable_t FabricVertexExp;
     ze_fabric_edge_exp_dditable_t FabricEdgeExp;
+    ze_graph_dditable_t Graph;
     ze_executable_graph_dditable_t ExecutableGraph;
-    ze_virtual_mem_dditable_t VirtualMem;
 } ze_dditable_t;
 
 #if defined(__cplusplus)
