@@ -2,6 +2,9 @@
 //! C headers (tera templates) and Rust FFI (quote + prettyplease).
 
 pub mod emit_c;
+pub mod emit_rust;
+pub mod expr;
+pub mod lint;
 pub mod load;
 pub mod model;
 pub mod seeds;
@@ -25,5 +28,35 @@ pub fn generate(api: &Api) -> Result<Vec<(String, String)>, String> {
     for (name, text) in emit_c::emit(api, sources)? {
         out.push((format!("include/level_zero/{name}"), text));
     }
+    out.extend(emit_rust::emit(api)?);
     Ok(out)
+}
+
+/// A stable, human-readable summary of the resolved spec: items per namespace and
+/// kind, and every DDI table with its entry count (snapshot-tested).
+pub fn summary(api: &Api) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    for ns in load::NAMESPACES {
+        let mut counts = std::collections::BTreeMap::new();
+        for (_, d) in api.docs(ns) {
+            *counts.entry(d.entry.kind()).or_insert(0usize) += 1;
+            match &d.entry {
+                spec::Entry::Struct(x) | spec::Entry::Union(x) => {
+                    *counts.entry("member").or_insert(0) += x.members.len();
+                }
+                spec::Entry::Enum(x) | spec::Entry::Flags(x) => {
+                    *counts.entry("enumerator").or_insert(0) += x.etors.len();
+                }
+                spec::Entry::Function(f) => *counts.entry("param").or_insert(0) += f.params.len(),
+                _ => {}
+            }
+        }
+        let list: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        let _ = writeln!(s, "{ns}: {}", list.join(", "));
+        for t in api.ddi_tables(ns) {
+            let _ = writeln!(s, "  {} ({}): {} entries", t.type_name, t.getter, t.functions.len());
+        }
+    }
+    s
 }

@@ -6,7 +6,7 @@
 //! Seed items (../shared/seeds) get the seeds' text, and seed-only items are
 //! added from the seeds plus `xtask/data/seed-facts.yml`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -704,8 +704,4 @@ pub fn count_kinds(files: &[SpecFile]) -> BTreeMap<&'static str, usize> {
         }
     }
     m
-}
-
-pub fn names(files: &[SpecFile]) -> BTreeSet<String> {
-    files.iter().flat_map(|f| f.entries.iter().map(|e| e.name().to_string())).collect()
 }

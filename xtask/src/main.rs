@@ -1,4 +1,4 @@
-//! Project chores: `cargo xtask gen [--check]`, `cargo xtask import-upstream DIR`.
+//! Project chores: `cargo xtask gen [--check]`, `cargo xtask lint`, `cargo xtask import-upstream DIR`.
 
 mod import;
 mod seed_merge;
@@ -40,6 +40,23 @@ fn import_upstream(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// `cargo xtask lint`: prints every diagnostic of spec/ (loader and lint rules).
+fn lint() -> Result<(), String> {
+    let diags = match zekit_codegen::load_api(&root().join("spec")) {
+        Ok(api) => zekit_codegen::lint::lint(&api),
+        Err(diags) => diags,
+    };
+    for d in &diags {
+        println!("{d}");
+    }
+    if diags.is_empty() {
+        println!("lint: spec/ is clean");
+        Ok(())
+    } else {
+        Err(format!("{} lint errors in spec/", diags.len()))
+    }
+}
+
 /// `cargo xtask gen [--check]`: regenerates generated/ from spec/.
 fn gen(check: bool) -> Result<(), String> {
     let t0 = std::time::Instant::now();
@@ -47,6 +64,11 @@ fn gen(check: bool) -> Result<(), String> {
     let api = zekit_codegen::load_api(&root.join("spec")).map_err(|diags| {
         diags.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n")
     })?;
+    let diags = zekit_codegen::lint::lint(&api);
+    if !diags.is_empty() {
+        let list: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
+        return Err(format!("{}\n{} lint errors in spec/", list.join("\n"), diags.len()));
+    }
     let files = zekit_codegen::generate(&api)?;
     let (mut written, mut unchanged, mut stale) = (0, 0, vec![]);
     for (rel, text) in &files {
@@ -107,12 +129,13 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let res = match args.first().map(String::as_str) {
         Some("gen") => gen(args.iter().any(|a| a == "--check")),
+        Some("lint") => lint(),
         Some("test") => run_tests(),
         Some("import-upstream") => match args.get(1) {
             Some(d) => import_upstream(Path::new(d)),
             None => Err("usage: cargo xtask import-upstream DIR".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] | test | import-upstream DIR>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] | lint | test | import-upstream DIR>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

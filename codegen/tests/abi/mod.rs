@@ -178,7 +178,7 @@ fn parse_header(
     let mut splitter = StatementSplitter::default();
     for (lineno, line) in text.lines().enumerate() {
         let lineno = lineno + 1;
-        let active = conds.last().map_or(true, |c| c.0);
+        let active = conds.last().is_none_or(|c| c.0);
         let trimmed = line.trim();
         if let Some(directive) = trimmed.strip_prefix('#') {
             let directive = directive.trim_start();
