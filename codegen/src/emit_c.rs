@@ -10,6 +10,7 @@ use crate::spec::*;
 
 const API_TEMPLATE: &str = include_str!("../templates/api.h.tera");
 const DDI_TEMPLATE: &str = include_str!("../templates/ddi.h.tera");
+const DDI_COMMON_TEMPLATE: &str = include_str!("../templates/ddi_common.h.tera");
 
 #[derive(Serialize, Default)]
 struct Item {
@@ -437,6 +438,7 @@ pub fn emit(api: &Api, sources: &str) -> Result<Vec<(String, String)>, String> {
     let mut tera = tera::Tera::default();
     tera.add_raw_template("api.h", API_TEMPLATE).map_err(|e| format!("api.h.tera: {e:?}"))?;
     tera.add_raw_template("ddi.h", DDI_TEMPLATE).map_err(|e| format!("ddi.h.tera: {e:?}"))?;
+    tera.add_raw_template("ddi_common.h", DDI_COMMON_TEMPLATE).map_err(|e| format!("ddi_common.h.tera: {e:?}"))?;
     tera.autoescape_on(vec![]);
     let version = version_string(api);
     let mut out = vec![];
@@ -525,6 +527,13 @@ pub fn emit(api: &Api, sources: &str) -> Result<Vec<(String, String)>, String> {
         ctx.insert("result", "ze_result_t");
         let text = tera.render("ddi.h", &ctx).map_err(|e| format!("{ns}_ddi.h: {e:?}"))?;
         out.push((format!("{ns}_ddi.h"), tidy(&text)));
+    }
+    if NAMESPACES.iter().all(|ns| api.loaded.files.iter().any(|f| f.ns == *ns)) {
+        let mut ctx = tera::Context::new();
+        ctx.insert("version", &version);
+        ctx.insert("sources", sources);
+        let text = tera.render("ddi_common.h", &ctx).map_err(|e| format!("ze_ddi_common.h: {e:?}"))?;
+        out.push(("ze_ddi_common.h".to_string(), tidy(&text)));
     }
     Ok(out)
 }

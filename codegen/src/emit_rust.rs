@@ -124,6 +124,11 @@ fn short_etor_name(prefix: &str, etor: &str) -> String {
     }
 }
 
+/// `DeviceExp` → `device_exp` (the DDI table naming rule of the model).
+fn heck_snake(name: &str) -> String {
+    crate::model::camel_to_snake(name)
+}
+
 /// `ze_device_dditable_t` → `ZE_DEVICE_DDITABLE_ENTRIES`.
 fn entries_const_name(type_name: &str) -> String {
     format!("{}_ENTRIES", type_name.strip_suffix("_t").unwrap_or(type_name).to_uppercase())
@@ -1058,7 +1063,7 @@ impl<'a> Emitter<'a> {
             self.claim(&agg_name);
             self.layouts.push((
                 agg_name.clone(),
-                LayoutRow { name: agg_name.clone(), members: agg_row, expected: Some((off, 8, agg_offs)) },
+                LayoutRow { name: agg_name.clone(), members: agg_row.clone(), expected: Some((off, 8, agg_offs)) },
             ));
             let tables_name = format!("{}_DDI_TABLES", ns.to_uppercase());
             let tables_i = ident(&tables_name);
@@ -1074,8 +1079,68 @@ impl<'a> Emitter<'a> {
                 #[doc = #tdoc]
                 pub const #tables_i: &[DdiTableInfo] = &[#(#infos),*];
             });
+            // `<ns>_dditable_driver_t`: the tables a driver points its handles at.
+            let drv_name = format!("{ns}_dditable_driver_t");
+            let drv_i = ident(&drv_name);
+            self.claim(&drv_name);
+            let ddoc = lit_str(&format!(" `{ns}` tables of a driver, as its handles point to them (`ze_handle_t`)."));
+            let drv_members = agg_row.iter().map(|(n, ai)| {
+                let tt = ident(&format!("{ns}_{}_dditable_t", heck_snake(n)));
+                quote!(pub #ai: *mut #tt)
+            });
+            let drv_defaults = agg_row.iter().map(|(_, ai)| quote!(#ai: ::core::ptr::null_mut()));
+            let mut drv_row = vec![("version".to_string(), ident("version")), ("isValidFlag".to_string(), ident("isValidFlag"))];
+            drv_row.extend(agg_row.iter().cloned());
+            let mut drv_offs = vec![0u64, 4];
+            drv_offs.extend((0..agg_row.len() as u64).map(|i| 8 + 8 * i));
+            self.layouts.push((
+                drv_name.clone(),
+                LayoutRow {
+                    name: drv_name.clone(),
+                    members: drv_row,
+                    expected: Some((8 + 8 * agg_row.len() as u64, 8, drv_offs)),
+                },
+            ));
+            items.push(quote! {
+                #[doc = #ddoc]
+                #[repr(C)]
+                #[derive(Clone, Copy, Debug)]
+                pub struct #drv_i {
+                    pub version: ze_api_version_t,
+                    pub isValidFlag: u8,
+                    #(#drv_members),*
+                }
+                impl Default for #drv_i {
+                    fn default() -> Self {
+                        Self { version: ze_api_version_t(0), isValidFlag: 0, #(#drv_defaults),* }
+                    }
+                }
+            });
             let ns_l = lit_str(ns);
             all.push(quote!((#ns_l, #tables_i)));
+        }
+        if namespaces.len() == 4 {
+            let members = ["pCore", "pTools", "pSysman", "pRuntime"];
+            self.layouts.push((
+                "ze_handle_t".to_string(),
+                LayoutRow {
+                    name: "ze_handle_t".to_string(),
+                    members: members.iter().map(|m| (m.to_string(), ident(m))).collect(),
+                    expected: Some((32, 8, vec![0, 8, 16, 24])),
+                },
+            ));
+            items.push(quote! {
+                /// The first bytes of every object handle of a driver that supports
+                /// `ZE_extension_driver_ddi_handles` (`ze_ddi_common.h`).
+                #[repr(C)]
+                #[derive(Clone, Copy, Debug)]
+                pub struct ze_handle_t {
+                    pub pCore: *mut ze_dditable_driver_t,
+                    pub pTools: *mut zet_dditable_driver_t,
+                    pub pSysman: *mut zes_dditable_driver_t,
+                    pub pRuntime: *mut zer_dditable_driver_t,
+                }
+            });
         }
         quote! {
             #![doc = " DDI tables (`<ns>_ddi.h`): function-pointer types, tables and their slots."]

@@ -33,8 +33,17 @@ fn api() -> &'static Api {
 }
 
 /// The headers, in include order.
-const HEADERS: [&str; 8] =
-    ["ze_api.h", "ze_ddi.h", "zet_api.h", "zet_ddi.h", "zes_api.h", "zes_ddi.h", "zer_api.h", "zer_ddi.h"];
+const HEADERS: [&str; 9] = [
+    "ze_api.h",
+    "ze_ddi.h",
+    "zet_api.h",
+    "zet_ddi.h",
+    "zes_api.h",
+    "zes_ddi.h",
+    "zer_api.h",
+    "zer_ddi.h",
+    "ze_ddi_common.h",
+];
 
 #[derive(Default)]
 struct CLayouts {

@@ -79,6 +79,15 @@ typedef struct _zer_dditable_t
     zer_global_dditable_t Global;
 } zer_dditable_t;
 
+///////////////////////////////////////////////////////////////////////////////
+/// @brief Container for all DDI tables with version and tables set by the Driver
+typedef struct _zer_dditable_driver_t
+{
+    ze_api_version_t version;
+    uint8_t isValidFlag;
+    zer_global_dditable_t * Global;
+} zer_dditable_driver_t;
+
 #if defined(__cplusplus)
 } // extern "C"
 #endif

@@ -4948,6 +4948,87 @@ pub const ZE_DDI_TABLES: &[DdiTableInfo] = &[
     },
 ];
 
+/// `ze` tables of a driver, as its handles point to them (`ze_handle_t`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ze_dditable_driver_t {
+    pub version: ze_api_version_t,
+    pub isValidFlag: u8,
+    pub RTASBuilder: *mut ze_rtas_builder_dditable_t,
+    pub RTASBuilderExp: *mut ze_rtas_builder_exp_dditable_t,
+    pub RTASParallelOperation: *mut ze_rtas_parallel_operation_dditable_t,
+    pub RTASParallelOperationExp: *mut ze_rtas_parallel_operation_exp_dditable_t,
+    pub Global: *mut ze_global_dditable_t,
+    pub Driver: *mut ze_driver_dditable_t,
+    pub DriverExp: *mut ze_driver_exp_dditable_t,
+    pub Device: *mut ze_device_dditable_t,
+    pub DeviceExp: *mut ze_device_exp_dditable_t,
+    pub Context: *mut ze_context_dditable_t,
+    pub CommandQueue: *mut ze_command_queue_dditable_t,
+    pub CommandList: *mut ze_command_list_dditable_t,
+    pub CommandListExp: *mut ze_command_list_exp_dditable_t,
+    pub Image: *mut ze_image_dditable_t,
+    pub ImageExp: *mut ze_image_exp_dditable_t,
+    pub Mem: *mut ze_mem_dditable_t,
+    pub MemExp: *mut ze_mem_exp_dditable_t,
+    pub Fence: *mut ze_fence_dditable_t,
+    pub EventPool: *mut ze_event_pool_dditable_t,
+    pub Event: *mut ze_event_dditable_t,
+    pub EventExp: *mut ze_event_exp_dditable_t,
+    pub Module: *mut ze_module_dditable_t,
+    pub ModuleBuildLog: *mut ze_module_build_log_dditable_t,
+    pub Kernel: *mut ze_kernel_dditable_t,
+    pub KernelExp: *mut ze_kernel_exp_dditable_t,
+    pub Sampler: *mut ze_sampler_dditable_t,
+    pub PhysicalMem: *mut ze_physical_mem_dditable_t,
+    pub VirtualMem: *mut ze_virtual_mem_dditable_t,
+    pub FabricVertexExp: *mut ze_fabric_vertex_exp_dditable_t,
+    pub FabricEdgeExp: *mut ze_fabric_edge_exp_dditable_t,
+    pub Graph: *mut ze_graph_dditable_t,
+    pub ExecutableGraph: *mut ze_executable_graph_dditable_t,
+}
+
+impl Default for ze_dditable_driver_t {
+    fn default() -> Self {
+        Self {
+            version: ze_api_version_t(0),
+            isValidFlag: 0,
+            RTASBuilder: ::core::ptr::null_mut(),
+            RTASBuilderExp: ::core::ptr::null_mut(),
+            RTASParallelOperation: ::core::ptr::null_mut(),
+            RTASParallelOperationExp: ::core::ptr::null_mut(),
+            Global: ::core::ptr::null_mut(),
+            Driver: ::core::ptr::null_mut(),
+            DriverExp: ::core::ptr::null_mut(),
+            Device: ::core::ptr::null_mut(),
+            DeviceExp: ::core::ptr::null_mut(),
+            Context: ::core::ptr::null_mut(),
+            CommandQueue: ::core::ptr::null_mut(),
+            CommandList: ::core::ptr::null_mut(),
+            CommandListExp: ::core::ptr::null_mut(),
+            Image: ::core::ptr::null_mut(),
+            ImageExp: ::core::ptr::null_mut(),
+            Mem: ::core::ptr::null_mut(),
+            MemExp: ::core::ptr::null_mut(),
+            Fence: ::core::ptr::null_mut(),
+            EventPool: ::core::ptr::null_mut(),
+            Event: ::core::ptr::null_mut(),
+            EventExp: ::core::ptr::null_mut(),
+            Module: ::core::ptr::null_mut(),
+            ModuleBuildLog: ::core::ptr::null_mut(),
+            Kernel: ::core::ptr::null_mut(),
+            KernelExp: ::core::ptr::null_mut(),
+            Sampler: ::core::ptr::null_mut(),
+            PhysicalMem: ::core::ptr::null_mut(),
+            VirtualMem: ::core::ptr::null_mut(),
+            FabricVertexExp: ::core::ptr::null_mut(),
+            FabricEdgeExp: ::core::ptr::null_mut(),
+            Graph: ::core::ptr::null_mut(),
+            ExecutableGraph: ::core::ptr::null_mut(),
+        }
+    }
+}
+
 /// Function-pointer for zetModuleGetDebugInfo.
 pub type zet_pfnModuleGetDebugInfo_t = Option<
     unsafe extern "C" fn(
@@ -6568,6 +6649,61 @@ pub const ZET_DDI_TABLES: &[DdiTableInfo] = &[
         entries: ZET_DEBUG_DDITABLE_ENTRIES,
     },
 ];
+
+/// `zet` tables of a driver, as its handles point to them (`ze_handle_t`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct zet_dditable_driver_t {
+    pub version: ze_api_version_t,
+    pub isValidFlag: u8,
+    pub MetricProgrammableExp: *mut zet_metric_programmable_exp_dditable_t,
+    pub MetricTracerExp: *mut zet_metric_tracer_exp_dditable_t,
+    pub MetricDecoderExp: *mut zet_metric_decoder_exp_dditable_t,
+    pub Device: *mut zet_device_dditable_t,
+    pub DeviceExp: *mut zet_device_exp_dditable_t,
+    pub Context: *mut zet_context_dditable_t,
+    pub CommandList: *mut zet_command_list_dditable_t,
+    pub CommandListExp: *mut zet_command_list_exp_dditable_t,
+    pub Module: *mut zet_module_dditable_t,
+    pub Kernel: *mut zet_kernel_dditable_t,
+    pub Metric: *mut zet_metric_dditable_t,
+    pub MetricExp: *mut zet_metric_exp_dditable_t,
+    pub MetricGroup: *mut zet_metric_group_dditable_t,
+    pub MetricGroupExp: *mut zet_metric_group_exp_dditable_t,
+    pub MetricStreamer: *mut zet_metric_streamer_dditable_t,
+    pub MetricQueryPool: *mut zet_metric_query_pool_dditable_t,
+    pub MetricQuery: *mut zet_metric_query_dditable_t,
+    pub TracerExp: *mut zet_tracer_exp_dditable_t,
+    pub Debug: *mut zet_debug_dditable_t,
+}
+
+impl Default for zet_dditable_driver_t {
+    fn default() -> Self {
+        Self {
+            version: ze_api_version_t(0),
+            isValidFlag: 0,
+            MetricProgrammableExp: ::core::ptr::null_mut(),
+            MetricTracerExp: ::core::ptr::null_mut(),
+            MetricDecoderExp: ::core::ptr::null_mut(),
+            Device: ::core::ptr::null_mut(),
+            DeviceExp: ::core::ptr::null_mut(),
+            Context: ::core::ptr::null_mut(),
+            CommandList: ::core::ptr::null_mut(),
+            CommandListExp: ::core::ptr::null_mut(),
+            Module: ::core::ptr::null_mut(),
+            Kernel: ::core::ptr::null_mut(),
+            Metric: ::core::ptr::null_mut(),
+            MetricExp: ::core::ptr::null_mut(),
+            MetricGroup: ::core::ptr::null_mut(),
+            MetricGroupExp: ::core::ptr::null_mut(),
+            MetricStreamer: ::core::ptr::null_mut(),
+            MetricQueryPool: ::core::ptr::null_mut(),
+            MetricQuery: ::core::ptr::null_mut(),
+            TracerExp: ::core::ptr::null_mut(),
+            Debug: ::core::ptr::null_mut(),
+        }
+    }
+}
 
 /// Function-pointer for zesInit.
 pub type zes_pfnInit_t = Option<
@@ -9633,6 +9769,71 @@ pub const ZES_DDI_TABLES: &[DdiTableInfo] = &[
     },
 ];
 
+/// `zes` tables of a driver, as its handles point to them (`ze_handle_t`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct zes_dditable_driver_t {
+    pub version: ze_api_version_t,
+    pub isValidFlag: u8,
+    pub Global: *mut zes_global_dditable_t,
+    pub Device: *mut zes_device_dditable_t,
+    pub DeviceExp: *mut zes_device_exp_dditable_t,
+    pub Driver: *mut zes_driver_dditable_t,
+    pub DriverExp: *mut zes_driver_exp_dditable_t,
+    pub Overclock: *mut zes_overclock_dditable_t,
+    pub Scheduler: *mut zes_scheduler_dditable_t,
+    pub PerformanceFactor: *mut zes_performance_factor_dditable_t,
+    pub Power: *mut zes_power_dditable_t,
+    pub Frequency: *mut zes_frequency_dditable_t,
+    pub Engine: *mut zes_engine_dditable_t,
+    pub Standby: *mut zes_standby_dditable_t,
+    pub Firmware: *mut zes_firmware_dditable_t,
+    pub FirmwareExp: *mut zes_firmware_exp_dditable_t,
+    pub Memory: *mut zes_memory_dditable_t,
+    pub FabricPort: *mut zes_fabric_port_dditable_t,
+    pub Temperature: *mut zes_temperature_dditable_t,
+    pub Psu: *mut zes_psu_dditable_t,
+    pub Fan: *mut zes_fan_dditable_t,
+    pub Led: *mut zes_led_dditable_t,
+    pub Ras: *mut zes_ras_dditable_t,
+    pub RasExp: *mut zes_ras_exp_dditable_t,
+    pub Diagnostics: *mut zes_diagnostics_dditable_t,
+    pub VFManagementExp: *mut zes_vf_management_exp_dditable_t,
+}
+
+impl Default for zes_dditable_driver_t {
+    fn default() -> Self {
+        Self {
+            version: ze_api_version_t(0),
+            isValidFlag: 0,
+            Global: ::core::ptr::null_mut(),
+            Device: ::core::ptr::null_mut(),
+            DeviceExp: ::core::ptr::null_mut(),
+            Driver: ::core::ptr::null_mut(),
+            DriverExp: ::core::ptr::null_mut(),
+            Overclock: ::core::ptr::null_mut(),
+            Scheduler: ::core::ptr::null_mut(),
+            PerformanceFactor: ::core::ptr::null_mut(),
+            Power: ::core::ptr::null_mut(),
+            Frequency: ::core::ptr::null_mut(),
+            Engine: ::core::ptr::null_mut(),
+            Standby: ::core::ptr::null_mut(),
+            Firmware: ::core::ptr::null_mut(),
+            FirmwareExp: ::core::ptr::null_mut(),
+            Memory: ::core::ptr::null_mut(),
+            FabricPort: ::core::ptr::null_mut(),
+            Temperature: ::core::ptr::null_mut(),
+            Psu: ::core::ptr::null_mut(),
+            Fan: ::core::ptr::null_mut(),
+            Led: ::core::ptr::null_mut(),
+            Ras: ::core::ptr::null_mut(),
+            RasExp: ::core::ptr::null_mut(),
+            Diagnostics: ::core::ptr::null_mut(),
+            VFManagementExp: ::core::ptr::null_mut(),
+        }
+    }
+}
+
 /// Function-pointer for zerGetLastErrorDescription.
 pub type zer_pfnGetLastErrorDescription_t = Option<
     unsafe extern "C" fn(ppString: *mut *const c_char) -> ze_result_t,
@@ -9714,6 +9915,36 @@ pub const ZER_DDI_TABLES: &[DdiTableInfo] = &[
         entries: ZER_GLOBAL_DDITABLE_ENTRIES,
     },
 ];
+
+/// `zer` tables of a driver, as its handles point to them (`ze_handle_t`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct zer_dditable_driver_t {
+    pub version: ze_api_version_t,
+    pub isValidFlag: u8,
+    pub Global: *mut zer_global_dditable_t,
+}
+
+impl Default for zer_dditable_driver_t {
+    fn default() -> Self {
+        Self {
+            version: ze_api_version_t(0),
+            isValidFlag: 0,
+            Global: ::core::ptr::null_mut(),
+        }
+    }
+}
+
+/// The first bytes of every object handle of a driver that supports
+/// `ZE_extension_driver_ddi_handles` (`ze_ddi_common.h`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ze_handle_t {
+    pub pCore: *mut ze_dditable_driver_t,
+    pub pTools: *mut zet_dditable_driver_t,
+    pub pSysman: *mut zes_dditable_driver_t,
+    pub pRuntime: *mut zer_dditable_driver_t,
+}
 
 /// The DDI tables of every namespace: (namespace, tables).
 pub const DDI_TABLES: &[(&str, &[DdiTableInfo])] = &[

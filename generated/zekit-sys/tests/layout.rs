@@ -9921,6 +9921,85 @@ fn ze_layouts() {
             ),
         ],
     );
+    check(
+        &mut errs,
+        "ze_dditable_driver_t",
+        (size_of::<ze_dditable_driver_t>(), align_of::<ze_dditable_driver_t>()),
+        (264, 8),
+        &[
+            ("version", offset_of!(ze_dditable_driver_t, version), 0),
+            ("isValidFlag", offset_of!(ze_dditable_driver_t, isValidFlag), 4),
+            ("RTASBuilder", offset_of!(ze_dditable_driver_t, RTASBuilder), 8),
+            ("RTASBuilderExp", offset_of!(ze_dditable_driver_t, RTASBuilderExp), 16),
+            (
+                "RTASParallelOperation",
+                offset_of!(ze_dditable_driver_t, RTASParallelOperation),
+                24,
+            ),
+            (
+                "RTASParallelOperationExp",
+                offset_of!(ze_dditable_driver_t, RTASParallelOperationExp),
+                32,
+            ),
+            ("Global", offset_of!(ze_dditable_driver_t, Global), 40),
+            ("Driver", offset_of!(ze_dditable_driver_t, Driver), 48),
+            ("DriverExp", offset_of!(ze_dditable_driver_t, DriverExp), 56),
+            ("Device", offset_of!(ze_dditable_driver_t, Device), 64),
+            ("DeviceExp", offset_of!(ze_dditable_driver_t, DeviceExp), 72),
+            ("Context", offset_of!(ze_dditable_driver_t, Context), 80),
+            ("CommandQueue", offset_of!(ze_dditable_driver_t, CommandQueue), 88),
+            ("CommandList", offset_of!(ze_dditable_driver_t, CommandList), 96),
+            ("CommandListExp", offset_of!(ze_dditable_driver_t, CommandListExp), 104),
+            ("Image", offset_of!(ze_dditable_driver_t, Image), 112),
+            ("ImageExp", offset_of!(ze_dditable_driver_t, ImageExp), 120),
+            ("Mem", offset_of!(ze_dditable_driver_t, Mem), 128),
+            ("MemExp", offset_of!(ze_dditable_driver_t, MemExp), 136),
+            ("Fence", offset_of!(ze_dditable_driver_t, Fence), 144),
+            ("EventPool", offset_of!(ze_dditable_driver_t, EventPool), 152),
+            ("Event", offset_of!(ze_dditable_driver_t, Event), 160),
+            ("EventExp", offset_of!(ze_dditable_driver_t, EventExp), 168),
+            ("Module", offset_of!(ze_dditable_driver_t, Module), 176),
+            ("ModuleBuildLog", offset_of!(ze_dditable_driver_t, ModuleBuildLog), 184),
+            ("Kernel", offset_of!(ze_dditable_driver_t, Kernel), 192),
+            ("KernelExp", offset_of!(ze_dditable_driver_t, KernelExp), 200),
+            ("Sampler", offset_of!(ze_dditable_driver_t, Sampler), 208),
+            ("PhysicalMem", offset_of!(ze_dditable_driver_t, PhysicalMem), 216),
+            ("VirtualMem", offset_of!(ze_dditable_driver_t, VirtualMem), 224),
+            ("FabricVertexExp", offset_of!(ze_dditable_driver_t, FabricVertexExp), 232),
+            ("FabricEdgeExp", offset_of!(ze_dditable_driver_t, FabricEdgeExp), 240),
+            ("Graph", offset_of!(ze_dditable_driver_t, Graph), 248),
+            ("ExecutableGraph", offset_of!(ze_dditable_driver_t, ExecutableGraph), 256),
+        ],
+    );
+    check(
+        &mut errs,
+        "ze_handle_t",
+        (size_of::<ze_handle_t>(), align_of::<ze_handle_t>()),
+        (32, 8),
+        &[
+            ("pCore", offset_of!(ze_handle_t, pCore), 0),
+            ("pTools", offset_of!(ze_handle_t, pTools), 8),
+            ("pSysman", offset_of!(ze_handle_t, pSysman), 16),
+            ("pRuntime", offset_of!(ze_handle_t, pRuntime), 24),
+        ],
+    );
+    assert!(errs.is_empty(), "{} layout mismatches:\n{}", errs.len(), errs.join("\n"));
+}
+
+#[test]
+fn zer_layouts() {
+    let mut errs: Vec<String> = Vec::new();
+    check(
+        &mut errs,
+        "zer_dditable_driver_t",
+        (size_of::<zer_dditable_driver_t>(), align_of::<zer_dditable_driver_t>()),
+        (16, 8),
+        &[
+            ("version", offset_of!(zer_dditable_driver_t, version), 0),
+            ("isValidFlag", offset_of!(zer_dditable_driver_t, isValidFlag), 4),
+            ("Global", offset_of!(zer_dditable_driver_t, Global), 8),
+        ],
+    );
     assert!(errs.is_empty(), "{} layout mismatches:\n{}", errs.len(), errs.join("\n"));
 }
 
@@ -11413,6 +11492,44 @@ fn zes_layouts() {
             ),
         ],
     );
+    check(
+        &mut errs,
+        "zes_dditable_driver_t",
+        (size_of::<zes_dditable_driver_t>(), align_of::<zes_dditable_driver_t>()),
+        (200, 8),
+        &[
+            ("version", offset_of!(zes_dditable_driver_t, version), 0),
+            ("isValidFlag", offset_of!(zes_dditable_driver_t, isValidFlag), 4),
+            ("Global", offset_of!(zes_dditable_driver_t, Global), 8),
+            ("Device", offset_of!(zes_dditable_driver_t, Device), 16),
+            ("DeviceExp", offset_of!(zes_dditable_driver_t, DeviceExp), 24),
+            ("Driver", offset_of!(zes_dditable_driver_t, Driver), 32),
+            ("DriverExp", offset_of!(zes_dditable_driver_t, DriverExp), 40),
+            ("Overclock", offset_of!(zes_dditable_driver_t, Overclock), 48),
+            ("Scheduler", offset_of!(zes_dditable_driver_t, Scheduler), 56),
+            (
+                "PerformanceFactor",
+                offset_of!(zes_dditable_driver_t, PerformanceFactor),
+                64,
+            ),
+            ("Power", offset_of!(zes_dditable_driver_t, Power), 72),
+            ("Frequency", offset_of!(zes_dditable_driver_t, Frequency), 80),
+            ("Engine", offset_of!(zes_dditable_driver_t, Engine), 88),
+            ("Standby", offset_of!(zes_dditable_driver_t, Standby), 96),
+            ("Firmware", offset_of!(zes_dditable_driver_t, Firmware), 104),
+            ("FirmwareExp", offset_of!(zes_dditable_driver_t, FirmwareExp), 112),
+            ("Memory", offset_of!(zes_dditable_driver_t, Memory), 120),
+            ("FabricPort", offset_of!(zes_dditable_driver_t, FabricPort), 128),
+            ("Temperature", offset_of!(zes_dditable_driver_t, Temperature), 136),
+            ("Psu", offset_of!(zes_dditable_driver_t, Psu), 144),
+            ("Fan", offset_of!(zes_dditable_driver_t, Fan), 152),
+            ("Led", offset_of!(zes_dditable_driver_t, Led), 160),
+            ("Ras", offset_of!(zes_dditable_driver_t, Ras), 168),
+            ("RasExp", offset_of!(zes_dditable_driver_t, RasExp), 176),
+            ("Diagnostics", offset_of!(zes_dditable_driver_t, Diagnostics), 184),
+            ("VFManagementExp", offset_of!(zes_dditable_driver_t, VFManagementExp), 192),
+        ],
+    );
     assert!(errs.is_empty(), "{} layout mismatches:\n{}", errs.len(), errs.join("\n"));
 }
 
@@ -12009,6 +12126,43 @@ fn zet_layouts() {
             ("stype", offset_of!(zet_tracer_exp_desc_t, stype), 0),
             ("pNext", offset_of!(zet_tracer_exp_desc_t, pNext), 8),
             ("pUserData", offset_of!(zet_tracer_exp_desc_t, pUserData), 16),
+        ],
+    );
+    check(
+        &mut errs,
+        "zet_dditable_driver_t",
+        (size_of::<zet_dditable_driver_t>(), align_of::<zet_dditable_driver_t>()),
+        (160, 8),
+        &[
+            ("version", offset_of!(zet_dditable_driver_t, version), 0),
+            ("isValidFlag", offset_of!(zet_dditable_driver_t, isValidFlag), 4),
+            (
+                "MetricProgrammableExp",
+                offset_of!(zet_dditable_driver_t, MetricProgrammableExp),
+                8,
+            ),
+            ("MetricTracerExp", offset_of!(zet_dditable_driver_t, MetricTracerExp), 16),
+            (
+                "MetricDecoderExp",
+                offset_of!(zet_dditable_driver_t, MetricDecoderExp),
+                24,
+            ),
+            ("Device", offset_of!(zet_dditable_driver_t, Device), 32),
+            ("DeviceExp", offset_of!(zet_dditable_driver_t, DeviceExp), 40),
+            ("Context", offset_of!(zet_dditable_driver_t, Context), 48),
+            ("CommandList", offset_of!(zet_dditable_driver_t, CommandList), 56),
+            ("CommandListExp", offset_of!(zet_dditable_driver_t, CommandListExp), 64),
+            ("Module", offset_of!(zet_dditable_driver_t, Module), 72),
+            ("Kernel", offset_of!(zet_dditable_driver_t, Kernel), 80),
+            ("Metric", offset_of!(zet_dditable_driver_t, Metric), 88),
+            ("MetricExp", offset_of!(zet_dditable_driver_t, MetricExp), 96),
+            ("MetricGroup", offset_of!(zet_dditable_driver_t, MetricGroup), 104),
+            ("MetricGroupExp", offset_of!(zet_dditable_driver_t, MetricGroupExp), 112),
+            ("MetricStreamer", offset_of!(zet_dditable_driver_t, MetricStreamer), 120),
+            ("MetricQueryPool", offset_of!(zet_dditable_driver_t, MetricQueryPool), 128),
+            ("MetricQuery", offset_of!(zet_dditable_driver_t, MetricQuery), 136),
+            ("TracerExp", offset_of!(zet_dditable_driver_t, TracerExp), 144),
+            ("Debug", offset_of!(zet_dditable_driver_t, Debug), 152),
         ],
     );
     assert!(errs.is_empty(), "{} layout mismatches:\n{}", errs.len(), errs.join("\n"));
