@@ -49,6 +49,43 @@ pub fn ident(name: &str) -> Ident {
     }
 }
 
+/// The Rust spelling of a C scalar type (`uint32_t` → `u32`), `None` for named types.
+pub fn scalar_tokens(name: &str) -> Option<TokenStream> {
+    Some(match name {
+        "uint8_t" | "unsigned char" => quote!(u8),
+        "int8_t" | "signed char" => quote!(i8),
+        "char" => quote!(c_char),
+        "uint16_t" => quote!(u16),
+        "int16_t" => quote!(i16),
+        "uint32_t" | "unsigned int" | "unsigned" => quote!(u32),
+        "int32_t" => quote!(i32),
+        "int" => quote!(c_int),
+        "uint64_t" => quote!(u64),
+        "int64_t" => quote!(i64),
+        "size_t" | "uintptr_t" => quote!(usize),
+        "intptr_t" => quote!(isize),
+        "float" => quote!(f32),
+        "double" => quote!(f64),
+        "void" => quote!(c_void),
+        _ => return None,
+    })
+}
+
+/// The Rust spelling of a C type in zekit-sys terms: `const char**` → `*mut *const c_char`.
+pub fn rust_type_tokens(ty: &str) -> TokenStream {
+    let c = CType::parse(ty);
+    let mut t = scalar_tokens(&c.base).unwrap_or_else(|| {
+        let i = ident(&c.base);
+        quote!(#i)
+    });
+    let mut konst = c.konst;
+    for p in &c.ptrs {
+        t = if konst { quote!(*const #t) } else { quote!(*mut #t) };
+        konst = *p;
+    }
+    t
+}
+
 fn lit_str(s: &str) -> Literal {
     Literal::string(s)
 }
@@ -191,31 +228,14 @@ impl<'a> Emitter<'a> {
     // ---------------------------------------------------------------------------------------
 
     fn base_type(&mut self, name: &str) -> TokenStream {
-        let t = match name {
-            "uint8_t" | "unsigned char" => quote!(u8),
-            "int8_t" | "signed char" => quote!(i8),
-            "char" => quote!(c_char),
-            "uint16_t" => quote!(u16),
-            "int16_t" => quote!(i16),
-            "uint32_t" | "unsigned int" | "unsigned" => quote!(u32),
-            "int32_t" => quote!(i32),
-            "int" => quote!(c_int),
-            "uint64_t" => quote!(u64),
-            "int64_t" => quote!(i64),
-            "size_t" | "uintptr_t" => quote!(usize),
-            "intptr_t" => quote!(isize),
-            "float" => quote!(f32),
-            "double" => quote!(f64),
-            "void" => quote!(c_void),
-            other => {
-                if self.api.type_kind(other).is_none() && !self.extra_types.contains(other) {
-                    self.errors.push(format!("unknown type `{other}`"));
-                }
-                let i = ident(other);
-                quote!(#i)
-            }
-        };
-        t
+        if let Some(t) = scalar_tokens(name) {
+            return t;
+        }
+        if self.api.type_kind(name).is_none() && !self.extra_types.contains(name) {
+            self.errors.push(format!("unknown type `{name}`"));
+        }
+        let i = ident(name);
+        quote!(#i)
     }
 
     /// The Rust spelling of a C type: `const char**` → `*mut *const c_char`.
@@ -1406,7 +1426,7 @@ fn space_items(text: &str) -> String {
     out
 }
 
-fn render(what: &str, tokens: TokenStream) -> Result<String, String> {
+pub fn render(what: &str, tokens: TokenStream) -> Result<String, String> {
     let file: syn::File = syn::parse2(tokens).map_err(|e| format!("{what}: generated Rust does not parse: {e}"))?;
     Ok(format!("{HEADER}{}", space_items(&prettyplease::unparse(&file))))
 }

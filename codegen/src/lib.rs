@@ -2,7 +2,9 @@
 //! C headers (tera templates) and Rust FFI (quote + prettyplease).
 
 pub mod emit_c;
+pub mod emit_icd;
 pub mod emit_rust;
+pub mod emit_validate;
 pub mod expr;
 pub mod lint;
 pub mod load;
@@ -29,6 +31,9 @@ pub fn generate(api: &Api) -> Result<Vec<(String, String)>, String> {
         out.push((format!("include/level_zero/{name}"), text));
     }
     out.extend(emit_rust::emit(api)?);
+    if load::NAMESPACES.iter().all(|ns| api.loaded.files.iter().any(|f| f.ns == *ns)) {
+        out.extend(emit_icd::emit(api)?);
+    }
     Ok(out)
 }
 

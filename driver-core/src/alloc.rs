@@ -1,0 +1,405 @@
+//! Unified shared memory (USM) of the CPU driver: host, device and shared allocations, all backed
+//! by host memory from `std::alloc` (zero-filled) with the requested alignment.
+//!
+//! Rules (Level Zero `zeMemAlloc{Host,Device,Shared}`):
+//!
+//! | input | result |
+//! |---|---|
+//! | size 0 | [`AllocError::UnsupportedSize`] |
+//! | size > max allocation size (without relaxed limits) | [`AllocError::UnsupportedSize`] |
+//! | alignment not 0 and not a power of two, or above [`MAX_ALIGNMENT`] | [`AllocError::UnsupportedAlignment`] |
+//! | alignment 0 | [`DEFAULT_ALIGNMENT`] (64) |
+//! | device allocation without a device, device ordinal out of range | [`AllocError::InvalidArgument`] |
+//! | the system allocator fails | [`AllocError::OutOfHostMemory`] (host) / [`AllocError::OutOfDeviceMemory`] |
+//!
+//! Lookups ([`AllocManager::properties`], [`AllocManager::address_range`]) accept any address
+//! inside an allocation. Frees take the base address only. All methods are thread-safe.
+
+use std::alloc::Layout;
+use std::collections::BTreeMap;
+use std::ptr::NonNull;
+use std::sync::{Mutex, MutexGuard};
+
+use zekit_sys::*;
+
+use crate::host::HostInfo;
+
+/// Alignment used when the application passes 0.
+pub const DEFAULT_ALIGNMENT: usize = 64;
+/// Largest alignment accepted: 1 GiB (the largest huge page on x86-64).
+pub const MAX_ALIGNMENT: usize = 1 << 30;
+/// Free policies `zeMemFreeExt` supports (both; see [`AllocManager::free_ext`]).
+pub const SUPPORTED_FREE_POLICIES: ze_driver_memory_free_policy_ext_flags_t =
+    ze_driver_memory_free_policy_ext_flags_t(
+        ze_driver_memory_free_policy_ext_flags_t::BLOCKING_FREE.0
+            | ze_driver_memory_free_policy_ext_flags_t::DEFER_FREE.0,
+    );
+
+/// Kind of a USM allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AllocKind {
+    /// `zeMemAllocHost`
+    Host,
+    /// `zeMemAllocDevice`
+    Device,
+    /// `zeMemAllocShared`
+    Shared,
+}
+
+impl AllocKind {
+    /// The `ze_memory_type_t` of `zeMemGetAllocProperties`.
+    pub const fn memory_type(self) -> ze_memory_type_t {
+        match self {
+            AllocKind::Host => ze_memory_type_t::HOST,
+            AllocKind::Device => ze_memory_type_t::DEVICE,
+            AllocKind::Shared => ze_memory_type_t::SHARED,
+        }
+    }
+}
+
+/// Why an allocation call failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AllocError {
+    /// Size 0, above the maximum allocation size, or too large for the address space.
+    UnsupportedSize,
+    /// Alignment neither 0 nor a power of two, or above [`MAX_ALIGNMENT`].
+    UnsupportedAlignment,
+    /// Unknown pointer, interior pointer passed to free, missing or bad device.
+    InvalidArgument,
+    /// Null pointer passed to free.
+    NullPointer,
+    /// Free policy with unknown bits or with more than one policy.
+    InvalidEnumeration,
+    /// The system allocator failed for a host allocation.
+    OutOfHostMemory,
+    /// The system allocator failed for a device or shared allocation.
+    OutOfDeviceMemory,
+}
+
+impl AllocError {
+    /// The Level Zero result for this error.
+    pub const fn to_ze_result(self) -> ze_result_t {
+        match self {
+            AllocError::UnsupportedSize => ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
+            AllocError::UnsupportedAlignment => ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT,
+            AllocError::InvalidArgument => ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            AllocError::NullPointer => ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+            AllocError::InvalidEnumeration => ZE_RESULT_ERROR_INVALID_ENUMERATION,
+            AllocError::OutOfHostMemory => ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+            AllocError::OutOfDeviceMemory => ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
+        }
+    }
+}
+
+impl From<AllocError> for ze_result_t {
+    fn from(e: AllocError) -> ze_result_t {
+        e.to_ze_result()
+    }
+}
+
+impl std::fmt::Display for AllocError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.to_ze_result(), f)
+    }
+}
+
+impl std::error::Error for AllocError {}
+
+/// Size limit applied to one allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SizeLimit {
+    /// At most the manager's maximum allocation size (`maxMemAllocSize`).
+    #[default]
+    Strict,
+    /// `ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE`: only the address space and the system
+    /// allocator limit the size.
+    Relaxed,
+}
+
+/// Free policy of `zeMemFreeExt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FreePolicy {
+    /// 0: free immediately.
+    Immediate,
+    /// `ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE`: wait for device work using the
+    /// memory, then free.
+    Blocking,
+    /// `ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE`: free once device work using the memory
+    /// is done, without waiting.
+    Defer,
+}
+
+impl FreePolicy {
+    /// Decodes `ze_memory_free_ext_desc_t::freePolicy`: 0 or exactly one supported flag.
+    pub fn from_flags(
+        flags: ze_driver_memory_free_policy_ext_flags_t,
+    ) -> Result<FreePolicy, AllocError> {
+        match flags {
+            f if f.is_empty() => Ok(FreePolicy::Immediate),
+            ze_driver_memory_free_policy_ext_flags_t::BLOCKING_FREE => Ok(FreePolicy::Blocking),
+            ze_driver_memory_free_policy_ext_flags_t::DEFER_FREE => Ok(FreePolicy::Defer),
+            _ => Err(AllocError::InvalidEnumeration),
+        }
+    }
+}
+
+/// What the manager knows of one allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllocInfo {
+    /// Host, device or shared.
+    pub kind: AllocKind,
+    /// Unique id (monotonically increasing from 1, never reused).
+    pub id: u64,
+    /// Base address.
+    pub base: *mut u8,
+    /// Size in bytes as requested.
+    pub size: usize,
+    /// Alignment actually used.
+    pub alignment: usize,
+    /// Device ordinal (`None` for host allocations and shared ones without a device).
+    pub device: Option<usize>,
+}
+
+struct Allocation {
+    ptr: NonNull<u8>,
+    layout: Layout,
+    size: usize,
+    kind: AllocKind,
+    id: u64,
+    device: Option<usize>,
+}
+
+impl Allocation {
+    fn info(&self) -> AllocInfo {
+        AllocInfo {
+            kind: self.kind,
+            id: self.id,
+            base: self.ptr.as_ptr(),
+            size: self.size,
+            alignment: self.layout.align(),
+            device: self.device,
+        }
+    }
+}
+
+// SAFETY: an `Allocation` exclusively owns the memory its pointer names (obtained from
+// `std::alloc`, released only by the manager), so moving it between threads is sound.
+unsafe impl Send for Allocation {}
+
+struct Inner {
+    /// Keyed by base address.
+    allocs: BTreeMap<usize, Allocation>,
+    next_id: u64,
+}
+
+/// Thread-safe registry of the USM allocations of one context.
+pub struct AllocManager {
+    inner: Mutex<Inner>,
+    max_alloc_size: u64,
+    num_devices: usize,
+}
+
+impl std::fmt::Debug for AllocManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AllocManager")
+            .field("max_alloc_size", &self.max_alloc_size)
+            .field("num_devices", &self.num_devices)
+            .field("live", &self.len())
+            .finish()
+    }
+}
+
+impl AllocManager {
+    /// A manager whose allocations may not exceed `max_alloc_size` bytes (unless relaxed), for
+    /// devices with ordinals `0..num_devices`.
+    pub fn new(max_alloc_size: u64, num_devices: usize) -> AllocManager {
+        AllocManager {
+            inner: Mutex::new(Inner {
+                allocs: BTreeMap::new(),
+                next_id: 1,
+            }),
+            max_alloc_size,
+            num_devices,
+        }
+    }
+
+    /// A manager for the CPU device of `host`: one device, `maxMemAllocSize` = total memory.
+    pub fn for_host(host: &HostInfo) -> AllocManager {
+        AllocManager::new(host.total_memory, 1)
+    }
+
+    /// Maximum size of one allocation under [`SizeLimit::Strict`].
+    pub fn max_alloc_size(&self) -> u64 {
+        self.max_alloc_size
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock cannot leave the map inconsistent (every mutation is a
+        // single insert or remove), so a poisoned lock is still usable.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Allocates with [`SizeLimit::Strict`]. See the module docs for the rules.
+    pub fn alloc(
+        &self,
+        kind: AllocKind,
+        size: usize,
+        alignment: usize,
+        device: Option<usize>,
+    ) -> Result<*mut u8, AllocError> {
+        self.alloc_with(kind, size, alignment, device, SizeLimit::Strict)
+    }
+
+    /// Allocates `size` zeroed bytes aligned to `alignment` (0: [`DEFAULT_ALIGNMENT`]).
+    pub fn alloc_with(
+        &self,
+        kind: AllocKind,
+        size: usize,
+        alignment: usize,
+        device: Option<usize>,
+        limit: SizeLimit,
+    ) -> Result<*mut u8, AllocError> {
+        if size == 0 {
+            return Err(AllocError::UnsupportedSize);
+        }
+        let align = match alignment {
+            0 => DEFAULT_ALIGNMENT,
+            a if a.is_power_of_two() && a <= MAX_ALIGNMENT => a,
+            _ => return Err(AllocError::UnsupportedAlignment),
+        };
+        if limit == SizeLimit::Strict
+            && u64::try_from(size).map_or(true, |s| s > self.max_alloc_size)
+        {
+            return Err(AllocError::UnsupportedSize);
+        }
+        let device = match (kind, device) {
+            (AllocKind::Host, _) => None,
+            (AllocKind::Device, None) => return Err(AllocError::InvalidArgument),
+            (_, Some(d)) if d >= self.num_devices => return Err(AllocError::InvalidArgument),
+            (_, d) => d,
+        };
+        let layout =
+            Layout::from_size_align(size, align).map_err(|_| AllocError::UnsupportedSize)?;
+        // SAFETY: `layout` has a non-zero size (checked above) and a valid power-of-two alignment.
+        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        let Some(ptr) = NonNull::new(raw) else {
+            return Err(match kind {
+                AllocKind::Host => AllocError::OutOfHostMemory,
+                _ => AllocError::OutOfDeviceMemory,
+            });
+        };
+        let mut inner = self.lock();
+        let id = inner.next_id;
+        inner.next_id += 1;
+        inner.allocs.insert(
+            ptr.as_ptr() as usize,
+            Allocation {
+                ptr,
+                layout,
+                size,
+                kind,
+                id,
+                device,
+            },
+        );
+        Ok(ptr.as_ptr())
+    }
+
+    /// Frees the allocation whose base address is `ptr` (`zeMemFree`). Null gives
+    /// [`AllocError::NullPointer`]; any other address that is not a live allocation's base
+    /// (already freed, interior, foreign) gives [`AllocError::InvalidArgument`].
+    pub fn free(&self, ptr: *mut u8) -> Result<(), AllocError> {
+        if ptr.is_null() {
+            return Err(AllocError::NullPointer);
+        }
+        let removed = self.lock().allocs.remove(&(ptr as usize));
+        let a = removed.ok_or(AllocError::InvalidArgument)?;
+        // SAFETY: `a.ptr` came from `alloc_zeroed(a.layout)` and was just removed from the map,
+        // so it is released exactly once.
+        unsafe { std::alloc::dealloc(a.ptr.as_ptr(), a.layout) };
+        Ok(())
+    }
+
+    /// `zeMemFreeExt`: frees `ptr` under `policy` (`ze_memory_free_ext_desc_t::freePolicy`).
+    ///
+    /// The CPU driver has no device work in flight that could still use the memory once the
+    /// application calls free (commands run to completion on the host before their fences and
+    /// events signal), so every policy — immediate, `BLOCKING_FREE`, `DEFER_FREE` — frees at once.
+    /// The policy is still validated: unknown bits or both bits give
+    /// [`AllocError::InvalidEnumeration`].
+    pub fn free_ext(
+        &self,
+        ptr: *mut u8,
+        policy: ze_driver_memory_free_policy_ext_flags_t,
+    ) -> Result<(), AllocError> {
+        match FreePolicy::from_flags(policy)? {
+            FreePolicy::Immediate | FreePolicy::Blocking | FreePolicy::Defer => self.free(ptr),
+        }
+    }
+
+    /// The allocation containing `ptr` (any address in `base..base + size`).
+    pub fn properties(&self, ptr: *const u8) -> Option<AllocInfo> {
+        let addr = ptr as usize;
+        let inner = self.lock();
+        let (&base, a) = inner.allocs.range(..=addr).next_back()?;
+        (addr - base < a.size).then(|| a.info())
+    }
+
+    /// `zeMemGetAddressRange`: base and size of the allocation containing `ptr`.
+    pub fn address_range(&self, ptr: *const u8) -> Option<(*mut u8, usize)> {
+        self.properties(ptr).map(|i| (i.base, i.size))
+    }
+
+    /// `zeMemGetAllocProperties`: type, id and page size for `ptr`; a pointer outside every
+    /// allocation gets `ZE_MEMORY_TYPE_UNKNOWN` and id 0. `stype`/`pNext` are left untouched.
+    /// Returns the allocation's device ordinal, if any, for the `phDevice` output.
+    pub fn fill_allocation_properties(
+        &self,
+        ptr: *const u8,
+        page_size: u64,
+        p: &mut ze_memory_allocation_properties_t,
+    ) -> Option<usize> {
+        match self.properties(ptr) {
+            Some(i) => {
+                p.r#type = i.kind.memory_type();
+                p.id = i.id;
+                p.pageSize = page_size;
+                i.device
+            }
+            None => {
+                p.r#type = ze_memory_type_t::UNKNOWN;
+                p.id = 0;
+                p.pageSize = 0;
+                None
+            }
+        }
+    }
+
+    /// Live allocations.
+    pub fn len(&self) -> usize {
+        self.lock().allocs.len()
+    }
+
+    /// No live allocation.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Frees every live allocation (context destruction); returns how many were freed.
+    pub fn free_all(&self) -> usize {
+        let allocs = std::mem::take(&mut self.lock().allocs);
+        let n = allocs.len();
+        for a in allocs.into_values() {
+            // SAFETY: each allocation came from `alloc_zeroed(a.layout)` and was taken out of the
+            // map, so it is released exactly once.
+            unsafe { std::alloc::dealloc(a.ptr.as_ptr(), a.layout) };
+        }
+        n
+    }
+}
+
+impl Drop for AllocManager {
+    fn drop(&mut self) {
+        self.free_all();
+    }
+}

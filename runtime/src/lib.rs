@@ -1,0 +1,76 @@
+//! Runtime shared by zekit's ICDs (the CPU driver and the mock).
+//!
+//! The generated crate `zekit-icd` holds the C entry points; they lean on this crate for
+//! what is the same for every function: typed handle objects checked on every call
+//! ([`handle`]), the error type ([`ZeError`]), the panic guard that keeps unwinding out
+//! of C callers ([`guard`]), tracing ([`trace`]) and the switch for parameter validation.
+
+pub mod error;
+pub mod handle;
+pub mod trace;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+pub use error::{ZeError, ZeResult};
+pub use handle::{Handle, HandleKind};
+pub use zekit_sys as sys;
+use zekit_sys::ze_result_t;
+
+/// Runs one entry point's body; a panic becomes `ZE_RESULT_ERROR_UNKNOWN` and a log line.
+pub fn guard(function: &'static str, body: impl FnOnce() -> ze_result_t) -> ze_result_t {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "non-string panic payload".into());
+            log_error(function, &format!("panic in driver: {msg}; returning ZE_RESULT_ERROR_UNKNOWN"));
+            ze_result_t::ERROR_UNKNOWN
+        }
+    }
+}
+
+// 0 = not read yet, 1 = on, 2 = off.
+static VALIDATION: AtomicU8 = AtomicU8::new(0);
+static LOG: AtomicU8 = AtomicU8::new(0);
+
+fn env_flag(cell: &AtomicU8, var: &str, default: bool) -> bool {
+    match cell.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let on = match std::env::var(var) {
+                Ok(v) => !matches!(v.as_str(), "0" | "off" | "false" | "no"),
+                Err(_) => default,
+            };
+            cell.store(if on { 1 } else { 2 }, Ordering::Relaxed);
+            on
+        }
+    }
+}
+
+/// Whether entry points run the generated parameter validation (on unless `ZEKIT_VALIDATION=0`).
+#[inline]
+pub fn validation_enabled() -> bool {
+    env_flag(&VALIDATION, "ZEKIT_VALIDATION", true)
+}
+
+/// Turns the generated parameter validation on or off for this process.
+pub fn set_validation(on: bool) {
+    VALIDATION.store(if on { 1 } else { 2 }, Ordering::Relaxed);
+}
+
+/// Logs why a call failed, as one line on stderr (silenced by `ZEKIT_LOG=0`).
+pub fn log_error(function: &str, msg: &str) {
+    if env_flag(&LOG, "ZEKIT_LOG", true) {
+        eprintln!("zekit: {function}: {msg}");
+    }
+}
+
+/// Silences or restores error log lines for this process.
+pub fn set_logging(on: bool) {
+    LOG.store(if on { 1 } else { 2 }, Ordering::Relaxed);
+}
