@@ -5,3 +5,4 @@
 pub mod alloc;
 pub mod host;
 pub mod properties;
+pub mod icd;
