@@ -463,7 +463,6 @@ fn emit_driver(cx: &Ctx) -> TokenStream {
 fn emit_entry(cx: &Ctx) -> TokenStream {
     let fns = all_functions(cx.api).into_iter().map(|f| {
         let name = ident(&f.name);
-        let body = format_ident!("__body_{}", f.name);
         let fname = f.name.as_str();
         let m = ident(&method_name(&f.name));
         let cps = c_params(f);
@@ -481,54 +480,17 @@ fn emit_entry(cx: &Ctx) -> TokenStream {
         quote! {
             #[doc = concat!(" C entry point of `", #fname, "`.")]
             pub unsafe extern "C" fn #name(#(#cps),*) -> ze_result_t {
-                let __t = zekit_rt::trace::start();
-                let __r = zekit_rt::guard(#fname, || unsafe { #body(#(#names),*) });
-                if let Some(t) = __t {
-                    zekit_rt::trace::emit(t, #fname, &crate::fmt::join(&unsafe { crate::fmt::#fmt_fn(#(#names),*) }), __r);
-                }
-                __r
-            }
-
-            unsafe fn #body(#(#cps),*) -> ze_result_t {
-                let Some(__d) = crate::driver() else {
-                    zekit_rt::log_error(#fname, "no driver is installed");
-                    return ze_result_t::ERROR_UNINITIALIZED;
-                };
-                let __hooks = crate::hooks_enabled();
-                if __hooks {
-                    if let Some(r) = __d.before_call(#fname, &|| unsafe { crate::fmt::#fmt_fn(#(#names),*) }) {
-                        __d.after_call(#fname, &|| unsafe { crate::fmt::#fmt_fn(#(#names),*) }, r);
-                        return r;
-                    }
-                }
-                if zekit_rt::validation_enabled() {
-                    if let Err(e) = crate::validate::#name(#(#names),*) {
-                        zekit_rt::log_error(#fname, &format!("invalid arguments: {e}"));
-                        if __hooks {
-                            __d.after_call(#fname, &|| unsafe { crate::fmt::#fmt_fn(#(#names),*) }, e.0);
-                        }
-                        return e.0;
-                    }
-                }
-                let __res = (|| -> ZeResult<()> {
-                    #(#convs)*
-                    __d.#m(#(#call_args),*)?;
-                    #(#backs)*
-                    Ok(())
-                })();
-                let __code = match __res {
-                    Ok(()) => ze_result_t::SUCCESS,
-                    Err(e) => {
-                        if e != ZeError::UNSUPPORTED_FEATURE {
-                            zekit_rt::log_error(#fname, &format!("failed: {e}"));
-                        }
-                        e.0
-                    }
-                };
-                if __hooks {
-                    __d.after_call(#fname, &|| unsafe { crate::fmt::#fmt_fn(#(#names),*) }, __code);
-                }
-                __code
+                crate::call(
+                    #fname,
+                    &|| unsafe { crate::fmt::#fmt_fn(#(#names),*) },
+                    || unsafe { crate::validate::#name(#(#names),*) },
+                    |__d| unsafe {
+                        #(#convs)*
+                        __d.#m(#(#call_args),*)?;
+                        #(#backs)*
+                        Ok(())
+                    },
+                )
             }
         }
     });
@@ -536,7 +498,7 @@ fn emit_entry(cx: &Ctx) -> TokenStream {
         #![doc = " The C entry points: guard, validate, convert, call the driver, write outputs, trace."]
         #![allow(non_snake_case, unused_mut, unused_unsafe, unused_variables, unused_parens, clippy::all)]
         use ::core::ffi::{c_char, c_int, c_void};
-        use zekit_rt::{Handle, ZeError, ZeResult};
+        use zekit_rt::Handle;
         use zekit_sys::*;
         #(#fns)*
         #[allow(unused_imports)]
@@ -718,6 +680,66 @@ fn emit_lib(cx: &Ctx) -> TokenStream {
             HOOKS.load(Ordering::Relaxed)
         }
 
+        type Args<'a> = &'a dyn Fn() -> Vec<(&'static str, String)>;
+
+        /// The shape of every entry point: trace, guard against panics, run the hooks,
+        /// validate, then convert and call the driver; failures are logged.
+        #[inline(always)]
+        pub(crate) fn call(
+            function: &'static str,
+            args: Args<'_>,
+            validate: impl FnOnce() -> ZeResult<()>,
+            body: impl FnOnce(&'static dyn Driver) -> ZeResult<()>,
+        ) -> sys::ze_result_t {
+            let t = zekit_rt::trace::start();
+            let r = zekit_rt::guard(function, || dispatch(function, args, validate, body));
+            if let Some(t) = t {
+                zekit_rt::trace::emit(t, function, &fmt::join(&args()), r);
+            }
+            r
+        }
+
+        #[inline(always)]
+        fn dispatch(
+            function: &'static str,
+            args: Args<'_>,
+            validate: impl FnOnce() -> ZeResult<()>,
+            body: impl FnOnce(&'static dyn Driver) -> ZeResult<()>,
+        ) -> sys::ze_result_t {
+            let Some(d) = driver() else {
+                zekit_rt::log_error(function, "no driver is installed");
+                return sys::ze_result_t::ERROR_UNINITIALIZED;
+            };
+            let hooks = hooks_enabled();
+            if hooks {
+                if let Some(r) = d.before_call(function, args) {
+                    d.after_call(function, args, r);
+                    return r;
+                }
+            }
+            let res = if zekit_rt::validation_enabled() {
+                validate().map_err(|e| {
+                    zekit_rt::log_error(function, &format!("invalid arguments: {e}"));
+                    e
+                })
+            } else {
+                Ok(())
+            };
+            let code = match res.and_then(|()| body(d)) {
+                Ok(()) => sys::ze_result_t::SUCCESS,
+                Err(e) => {
+                    if e != ZeError::UNSUPPORTED_FEATURE && e.0 != sys::ze_result_t::NOT_READY {
+                        zekit_rt::log_error(function, &format!("failed: {e}"));
+                    }
+                    e.0
+                }
+            };
+            if hooks {
+                d.after_call(function, args, code);
+            }
+            code
+        }
+
         /// Exports every `*Get*ProcAddrTable` of the API from the invoking `cdylib`; the
         /// expression gives `(&'static dyn Driver, hooks)` and runs once, on first use.
         #[macro_export]
@@ -757,14 +779,27 @@ publish = false\n\
 [dependencies]\n\
 zekit-sys = { path = \"../zekit-sys\" }\n\
 zekit-rt = { path = \"../../runtime\" }\n";
-    Ok(vec![
-        ("zekit-icd/Cargo.toml".into(), cargo.into()),
-        ("zekit-icd/src/lib.rs".into(), render("zekit-icd lib.rs", emit_lib(&cx))?),
-        ("zekit-icd/src/kinds.rs".into(), render("zekit-icd kinds.rs", emit_kinds(&cx))?),
-        ("zekit-icd/src/driver.rs".into(), render("zekit-icd driver.rs", emit_driver(&cx))?),
-        ("zekit-icd/src/entry.rs".into(), render("zekit-icd entry.rs", emit_entry(&cx))?),
-        ("zekit-icd/src/fmt.rs".into(), render("zekit-icd fmt.rs", emit_fmt(&cx))?),
-        ("zekit-icd/src/ddi.rs".into(), render("zekit-icd ddi.rs", emit_ddi(&cx))?),
-        ("zekit-icd/src/validate.rs".into(), render("zekit-icd validate.rs", crate::emit_validate::emit(api))?),
-    ])
+    // Rendering is the slow part; token streams are not `Send`, so each thread builds its own.
+    type Job<'a> = (&'static str, Box<dyn Fn() -> TokenStream + Send + Sync + 'a>);
+    let jobs: Vec<Job> = vec![
+        ("zekit-icd/src/lib.rs", Box::new(|| emit_lib(&cx))),
+        ("zekit-icd/src/kinds.rs", Box::new(|| emit_kinds(&cx))),
+        ("zekit-icd/src/driver.rs", Box::new(|| emit_driver(&cx))),
+        ("zekit-icd/src/entry.rs", Box::new(|| emit_entry(&cx))),
+        ("zekit-icd/src/fmt.rs", Box::new(|| emit_fmt(&cx))),
+        ("zekit-icd/src/ddi.rs", Box::new(|| emit_ddi(&cx))),
+        ("zekit-icd/src/validate.rs", Box::new(|| crate::emit_validate::emit(api))),
+    ];
+    let rendered: Vec<Result<(String, String), String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = jobs
+            .iter()
+            .map(|(path, job)| s.spawn(move || render(path, job()).map(|text| (path.to_string(), text))))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("an ICD emitter panicked".into()))).collect()
+    });
+    let mut out = vec![("zekit-icd/Cargo.toml".to_string(), cargo.to_string())];
+    for r in rendered {
+        out.push(r?);
+    }
+    Ok(out)
 }

@@ -26,14 +26,21 @@ pub fn load_api(root: &Path) -> Result<Api, Vec<Diag>> {
 /// Every generated file: (path relative to `generated/`, contents).
 pub fn generate(api: &Api) -> Result<Vec<(String, String)>, String> {
     let sources = "spec/ (zekit schema) via codegen/templates";
-    let mut out = vec![];
-    for (name, text) in emit_c::emit(api, sources)? {
-        out.push((format!("include/level_zero/{name}"), text));
-    }
-    out.extend(emit_rust::emit(api)?);
-    if load::NAMESPACES.iter().all(|ns| api.loaded.files.iter().any(|f| f.ns == *ns)) {
-        out.extend(emit_icd::emit(api)?);
-    }
+    let all_ns = load::NAMESPACES.iter().all(|ns| api.loaded.files.iter().any(|f| f.ns == *ns));
+    // The emitters are independent: run them side by side.
+    let (c, rust, icd) = std::thread::scope(|s| {
+        let c = s.spawn(|| emit_c::emit(api, sources));
+        let rust = s.spawn(|| emit_rust::emit(api));
+        let icd = s.spawn(|| if all_ns { emit_icd::emit(api) } else { Ok(vec![]) });
+        let join = |h: std::thread::ScopedJoinHandle<'_, Result<Vec<(String, String)>, String>>| {
+            h.join().unwrap_or_else(|_| Err("an emitter panicked".to_string()))
+        };
+        (join(c), join(rust), join(icd))
+    });
+    let mut out: Vec<(String, String)> =
+        c?.into_iter().map(|(name, text)| (format!("include/level_zero/{name}"), text)).collect();
+    out.extend(rust?);
+    out.extend(icd?);
     Ok(out)
 }
 

@@ -64,12 +64,15 @@ fn gen(check: bool) -> Result<(), String> {
     let api = zekit_codegen::load_api(&root.join("spec")).map_err(|diags| {
         diags.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n")
     })?;
+    let t_load = t0.elapsed();
     let diags = zekit_codegen::lint::lint(&api);
     if !diags.is_empty() {
         let list: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
         return Err(format!("{}\n{} lint errors in spec/", list.join("\n"), diags.len()));
     }
+    let t_lint = t0.elapsed();
     let files = zekit_codegen::generate(&api)?;
+    let t_emit = t0.elapsed();
     let (mut written, mut unchanged, mut stale) = (0, 0, vec![]);
     for (rel, text) in &files {
         let path = root.join("generated").join(rel);
@@ -107,7 +110,13 @@ fn gen(check: bool) -> Result<(), String> {
         }
         return Err(format!("{} generated files are stale; run `cargo xtask gen`", stale.len()));
     }
-    println!("gen: {written} written, {unchanged} unchanged, {} total in {ms:.0} ms", files.len());
+    println!(
+        "gen: {written} written, {unchanged} unchanged, {} total in {ms:.0} ms (load {:.0}, lint {:.0}, emit {:.0} ms)",
+        files.len(),
+        t_load.as_secs_f64() * 1e3,
+        (t_lint - t_load).as_secs_f64() * 1e3,
+        (t_emit - t_lint).as_secs_f64() * 1e3
+    );
     Ok(())
 }
 

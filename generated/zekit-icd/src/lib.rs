@@ -35,6 +35,66 @@ pub(crate) fn hooks_enabled() -> bool {
     HOOKS.load(Ordering::Relaxed)
 }
 
+type Args<'a> = &'a dyn Fn() -> Vec<(&'static str, String)>;
+/// The shape of every entry point: trace, guard against panics, run the hooks,
+/// validate, then convert and call the driver; failures are logged.
+#[inline(always)]
+pub(crate) fn call(
+    function: &'static str,
+    args: Args<'_>,
+    validate: impl FnOnce() -> ZeResult<()>,
+    body: impl FnOnce(&'static dyn Driver) -> ZeResult<()>,
+) -> sys::ze_result_t {
+    let t = zekit_rt::trace::start();
+    let r = zekit_rt::guard(function, || dispatch(function, args, validate, body));
+    if let Some(t) = t {
+        zekit_rt::trace::emit(t, function, &fmt::join(&args()), r);
+    }
+    r
+}
+
+#[inline(always)]
+fn dispatch(
+    function: &'static str,
+    args: Args<'_>,
+    validate: impl FnOnce() -> ZeResult<()>,
+    body: impl FnOnce(&'static dyn Driver) -> ZeResult<()>,
+) -> sys::ze_result_t {
+    let Some(d) = driver() else {
+        zekit_rt::log_error(function, "no driver is installed");
+        return sys::ze_result_t::ERROR_UNINITIALIZED;
+    };
+    let hooks = hooks_enabled();
+    if hooks {
+        if let Some(r) = d.before_call(function, args) {
+            d.after_call(function, args, r);
+            return r;
+        }
+    }
+    let res = if zekit_rt::validation_enabled() {
+        validate()
+            .map_err(|e| {
+                zekit_rt::log_error(function, &format!("invalid arguments: {e}"));
+                e
+            })
+    } else {
+        Ok(())
+    };
+    let code = match res.and_then(|()| body(d)) {
+        Ok(()) => sys::ze_result_t::SUCCESS,
+        Err(e) => {
+            if e != ZeError::UNSUPPORTED_FEATURE && e.0 != sys::ze_result_t::NOT_READY {
+                zekit_rt::log_error(function, &format!("failed: {e}"));
+            }
+            e.0
+        }
+    };
+    if hooks {
+        d.after_call(function, args, code);
+    }
+    code
+}
+
 /// Exports every `*Get*ProcAddrTable` of the API from the invoking `cdylib`; the
 /// expression gives `(&'static dyn Driver, hooks)` and runs once, on first use.
 #[macro_export]
