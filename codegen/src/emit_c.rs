@@ -1,7 +1,5 @@
 //! C headers through tera templates: `<ns>_api.h` and `<ns>_ddi.h` for every namespace.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use crate::load::NAMESPACES;
@@ -333,16 +331,7 @@ fn section_items(api: &Api, ns: &str, first: bool, refs: &[ItemRef]) -> Vec<Item
                 export: format!("{}_APIEXPORT", "ZE"),
                 ret: "ze_result_t".into(),
                 conv: "ZE_APICALL".into(),
-                params: func
-                    .params
-                    .iter()
-                    .map(|p| MemberView {
-                        decl: c_decl(&p.ty, &p.name, None),
-                        doc: field_doc(p),
-                        name: p.name.clone(),
-                        value: String::new(),
-                    })
-                    .collect(),
+                params: param_views(&func.params),
                 ..Default::default()
             },
             Entry::Callback(cb) => Item {
@@ -351,16 +340,7 @@ fn section_items(api: &Api, ns: &str, first: bool, refs: &[ItemRef]) -> Vec<Item
                 doc: doc_lines(cb.doc.as_deref(), cb.since.as_deref(), &[]),
                 ret: c_decl(&cb.ret, "", None),
                 conv: cb.convention.clone().unwrap_or_default(),
-                params: cb
-                    .params
-                    .iter()
-                    .map(|p| MemberView {
-                        decl: c_decl(&p.ty, &p.name, None),
-                        doc: field_doc(p),
-                        name: p.name.clone(),
-                        value: String::new(),
-                    })
-                    .collect(),
+                params: param_views(&cb.params),
                 ..Default::default()
             },
             Entry::Env(env) => Item {
@@ -395,42 +375,48 @@ fn section_items(api: &Api, ns: &str, first: bool, refs: &[ItemRef]) -> Vec<Item
     items
 }
 
+fn param_views(params: &[Field]) -> Vec<MemberView> {
+    params
+        .iter()
+        .map(|p| MemberView {
+            decl: c_decl(&p.ty, &p.name, None),
+            doc: field_doc(p),
+            name: p.name.clone(),
+            value: String::new(),
+        })
+        .collect()
+}
+
 fn etor_prefix_of(enum_name: &str) -> String {
     format!("{}_", enum_name.strip_suffix("_t").unwrap_or(enum_name).to_uppercase())
 }
 
 fn tracing(api: &Api) -> Tracing {
-    let mut by_class: BTreeMap<u32, TracingTable> = BTreeMap::new();
-    let mut tables = vec![];
-    for t in api.ddi_tables("ze") {
-        let class = api.function(t.functions[0]).class.clone();
-        let Some(Entry::Class(c)) = api.entry(&class) else { continue };
-        let Some(slot) = c.tracing else { continue };
-        if t.name.ends_with("Exp") {
-            continue;
-        }
-        let functions: Vec<TracingFn> = t
+    let view = |t: &crate::model::TracingTable| TracingTable {
+        name: t.name.clone(),
+        type_name: t.type_name.clone(),
+        functions: t
             .functions
             .iter()
-            .map(|r| api.function(*r))
-            .filter(|f| Version::of(f.since.as_deref()) == Version::V1_0)
-            .map(|f| {
-                let short = strip_ns(&f.name, "ze");
-                let member = format!("pfn{}Cb", strip_ns(short, strip_ns(&class, "ze")));
-                TracingFn {
-                    name: f.name.clone(),
-                    params_type: format!("ze_{}_params_t", crate::model::camel_to_snake(short)),
+            .filter_map(|(name, params_type, pfn, member)| {
+                let Some(Entry::Function(f)) = api.entry(name) else { return None };
+                Some(TracingFn {
+                    name: name.clone(),
+                    params_type: params_type.clone(),
                     params: f.params.iter().map(|p| c_decl(&format!("{}*", p.ty), &format!("p{}", p.name), None)).collect(),
-                    pfn: format!("ze_pfn{short}Cb_t"),
-                    member,
-                }
+                    pfn: pfn.clone(),
+                    member: member.clone(),
+                })
             })
-            .collect();
-        let type_name = format!("ze_{}_callbacks_t", crate::model::camel_to_snake(&t.name));
-        by_class.insert(slot, TracingTable { name: t.name.clone(), type_name: type_name.clone(), functions: vec![] });
-        tables.push(TracingTable { name: t.name.clone(), type_name, functions });
+            .collect(),
+    };
+    let tables = api.tracing_tables();
+    let mut aggregate: Vec<&crate::model::TracingTable> = tables.iter().collect();
+    aggregate.sort_by_key(|t| t.slot);
+    Tracing {
+        aggregate: aggregate.into_iter().map(|t| TracingTable { functions: vec![], ..view(t) }).collect(),
+        tables: tables.iter().map(view).collect(),
     }
-    Tracing { tables, aggregate: by_class.into_values().collect() }
 }
 
 /// Renders every header; returns (relative path under generated/include/level_zero, text).

@@ -25,7 +25,7 @@ use quote::quote;
 
 use crate::emit_c::field_doc;
 use crate::load::NAMESPACES;
-use crate::model::{camel_to_snake, flag_bits_name, pfn_name, strip_ns, Api, CType, Version};
+use crate::model::{flag_bits_name, pfn_name, strip_ns, Api, CType, TracingTable, Version};
 use crate::spec::*;
 
 /// First line of every generated Rust file.
@@ -203,14 +203,6 @@ struct Emitter<'a> {
     layouts: Vec<(String, LayoutRow)>,
 }
 
-/// A tracing callback table of `ze_api.h`, computed as `emit_c` does.
-struct TracingTable {
-    name: String,
-    type_name: String,
-    /// (function, params struct, pfn type, table member)
-    functions: Vec<(String, String, String, String)>,
-    slot: u32,
-}
 
 impl<'a> Emitter<'a> {
     fn new(api: &'a Api) -> Self {
@@ -843,43 +835,8 @@ impl<'a> Emitter<'a> {
     }
 
     // ---------------------------------------------------------------------------------------
-    // Tracing (ze_callbacks_t), computed exactly as emit_c does
+    // Tracing (ze_callbacks_t), from `Api::tracing_tables`
     // ---------------------------------------------------------------------------------------
-
-    fn tracing_tables(&self) -> Vec<TracingTable> {
-        let api = self.api;
-        let mut tables = vec![];
-        for t in api.ddi_tables("ze") {
-            let class = api.function(t.functions[0]).class.clone();
-            let Some(Entry::Class(c)) = api.entry(&class) else { continue };
-            let Some(slot) = c.tracing else { continue };
-            if t.name.ends_with("Exp") {
-                continue;
-            }
-            let functions = t
-                .functions
-                .iter()
-                .map(|r| api.function(*r))
-                .filter(|f| Version::of(f.since.as_deref()) == Version::V1_0)
-                .map(|f| {
-                    let short = strip_ns(&f.name, "ze");
-                    (
-                        f.name.clone(),
-                        format!("ze_{}_params_t", camel_to_snake(short)),
-                        format!("ze_pfn{short}Cb_t"),
-                        format!("pfn{}Cb", strip_ns(short, strip_ns(&class, "ze"))),
-                    )
-                })
-                .collect();
-            tables.push(TracingTable {
-                type_name: format!("ze_{}_callbacks_t", camel_to_snake(&t.name)),
-                name: t.name,
-                functions,
-                slot,
-            });
-        }
-        tables
-    }
 
     fn emit_tracing(&mut self, tables: &[TracingTable]) -> TokenStream {
         let api = self.api;
@@ -1436,7 +1393,7 @@ pub fn emit(api: &Api) -> Result<Vec<(String, String)>, String> {
     let mut e = Emitter::new(api);
     let namespaces: Vec<&str> =
         NAMESPACES.into_iter().filter(|ns| api.loaded.files.iter().any(|f| f.ns == *ns)).collect();
-    let tracing = if namespaces.contains(&"ze") { e.tracing_tables() } else { vec![] };
+    let tracing = if namespaces.contains(&"ze") { api.tracing_tables() } else { vec![] };
     for t in &tracing {
         e.extra_types.insert(t.type_name.clone());
     }

@@ -135,6 +135,21 @@ pub struct DdiTable {
     pub functions: Vec<ItemRef>,
 }
 
+/// A table of the legacy tracing callbacks of `ze_api.h` (`ze_<class>_callbacks_t`):
+/// the API 1.0 functions of one `ze` class that has a `tracing` slot.
+#[derive(Debug, Clone)]
+pub struct TracingTable {
+    /// `Device`: its member name in `ze_callbacks_t`.
+    pub name: String,
+    /// `ze_device_callbacks_t`
+    pub type_name: String,
+    /// Position in `ze_callbacks_t`.
+    pub slot: u32,
+    /// (function, params struct `ze_device_get_params_t`, pfn type `ze_pfnDeviceGetCb_t`,
+    /// table member `pfnGetCb`), in DDI order.
+    pub functions: Vec<(String, String, String, String)>,
+}
+
 /// The whole API, resolved.
 #[derive(Debug, Clone)]
 pub struct Api {
@@ -449,6 +464,41 @@ impl Api {
                     functions: funcs,
                 });
             }
+        }
+        tables
+    }
+
+    /// The legacy tracing callback tables, in DDI order (sort by `slot` for `ze_callbacks_t`).
+    pub fn tracing_tables(&self) -> Vec<TracingTable> {
+        let mut tables = vec![];
+        for t in self.ddi_tables("ze") {
+            let class = self.function(t.functions[0]).class.clone();
+            let Some(Entry::Class(c)) = self.entry(&class) else { continue };
+            let Some(slot) = c.tracing else { continue };
+            if t.name.ends_with("Exp") {
+                continue;
+            }
+            let functions = t
+                .functions
+                .iter()
+                .map(|r| self.function(*r))
+                .filter(|f| Version::of(f.since.as_deref()) == Version::V1_0)
+                .map(|f| {
+                    let short = strip_ns(&f.name, "ze");
+                    (
+                        f.name.clone(),
+                        format!("ze_{}_params_t", camel_to_snake(short)),
+                        format!("ze_pfn{short}Cb_t"),
+                        format!("pfn{}Cb", strip_ns(short, strip_ns(&class, "ze"))),
+                    )
+                })
+                .collect();
+            tables.push(TracingTable {
+                type_name: format!("ze_{}_callbacks_t", camel_to_snake(&t.name)),
+                name: t.name,
+                functions,
+                slot,
+            });
         }
         tables
     }

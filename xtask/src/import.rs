@@ -167,20 +167,27 @@ fn field(v: &Value, report: &mut Report, ctx: &str) -> Field {
     let desc = desc_text(v);
     let a = parse_annotations(&desc);
     check_keys(v, &["type", "name", "desc", "init", "version"], ctx, report);
-    Field {
-        name,
-        ty: norm_type(&s(v, "type").unwrap_or_default()),
-        array,
-        dir: a.dir,
-        optional: a.optional,
-        range: a.range,
-        release: a.release,
-        mbz: a.mbz,
-        count: a.count,
-        deprecated: a.deprecated,
-        init: s(v, "init"),
-        since: s(v, "version"),
-        doc: None,
+    Field { init: s(v, "init"), since: s(v, "version"), ..a.into_field(name, &s(v, "type").unwrap_or_default(), array) }
+}
+
+impl Annot {
+    /// A field with these annotations (no init, since or doc).
+    pub fn into_field(self, name: String, ty: &str, array: Option<String>) -> Field {
+        Field {
+            name,
+            ty: norm_type(ty),
+            array,
+            dir: self.dir,
+            optional: self.optional,
+            range: self.range,
+            release: self.release,
+            mbz: self.mbz,
+            count: self.count,
+            deprecated: self.deprecated,
+            init: None,
+            since: None,
+            doc: None,
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use zekit_codegen::seeds::{SeedSet, SeedStruct};
 use zekit_codegen::spec::*;
 
-use crate::import::{norm_type, parse_annotations, Report, SpecFile};
+use crate::import::{parse_annotations, Report, SpecFile};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -63,22 +63,8 @@ fn text(s: &str) -> Option<String> {
 }
 
 fn field_from_seed(name: &str, ty: &str, array: Option<&str>, annotations: &str, doc: &str) -> Field {
-    let a = parse_annotations(annotations);
-    Field {
-        name: name.to_string(),
-        ty: norm_type(ty),
-        array: array.map(str::to_string),
-        dir: a.dir,
-        optional: a.optional,
-        range: a.range,
-        release: a.release,
-        mbz: a.mbz,
-        count: a.count,
-        deprecated: a.deprecated,
-        init: None,
-        since: None,
-        doc: text(doc),
-    }
+    let f = parse_annotations(annotations).into_field(name.to_string(), ty, array.map(str::to_string));
+    Field { doc: text(doc), ..f }
 }
 
 /// Applies a seed field over an imported one: seed text, and the seed's type and
