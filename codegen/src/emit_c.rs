@@ -329,7 +329,7 @@ fn section_items(api: &Api, ns: &str, first: bool, refs: &[ItemRef]) -> Vec<Item
                 name: func.name.clone(),
                 doc: doc_lines(func.doc.as_deref(), func.since.as_deref(), &func.details),
                 export: format!("{}_APIEXPORT", "ZE"),
-                ret: "ze_result_t".into(),
+                ret: func.ret().to_string(),
                 conv: "ZE_APICALL".into(),
                 params: param_views(&func.params),
                 ..Default::default()
@@ -464,7 +464,7 @@ pub fn emit(api: &Api, sources: &str) -> Result<Vec<(String, String)>, String> {
         #[derive(Serialize)]
         struct FnView {
             name: String,
-            ret: &'static str,
+            ret: String,
             conv: &'static str,
             pfn: String,
             member: String,
@@ -489,7 +489,7 @@ pub fn emit(api: &Api, sources: &str) -> Result<Vec<(String, String)>, String> {
                         let f = api.function(*r);
                         FnView {
                             name: f.name.clone(),
-                            ret: "ze_result_t",
+                            ret: f.ret().to_string(),
                             conv: "ZE_APICALL",
                             pfn: pfn_name(ns, &f.name),
                             member: format!("pfn{}", strip_ns(strip_ns(&f.name, ns), strip_ns(&f.class, ns))),

@@ -427,9 +427,19 @@ fn emit_driver(cx: &Ctx) -> TokenStream {
             quote!(#n: #t)
         });
         let doc = format!(" `{}`{}.", f.name, f.since.as_deref().map(|s| format!(" (since API {s})")).unwrap_or_default());
+        let ret = match &f.return_type {
+            None => quote!(()),
+            Some(t) => match cx.kinds.get(t.as_str()) {
+                Some((k, _)) => {
+                    let k = kind_ident(k);
+                    quote!(Handle<#k>)
+                }
+                None => rust_type_tokens(t),
+            },
+        };
         quote! {
             #[doc = #doc]
-            fn #m(&self, #(#args),*) -> ZeResult<()> {
+            fn #m(&self, #(#args),*) -> ZeResult<#ret> {
                 Err(ZeError::UNSUPPORTED_FEATURE)
             }
         }
@@ -477,19 +487,37 @@ fn emit_entry(cx: &Ctx) -> TokenStream {
         }
         let call_args = ps.iter().map(|p| format_ident!("__a_{}", p.field.name));
         let fmt_fn = format_ident!("{}", f.name);
+        // Most functions return ze_result_t; a few return a value and a failure value.
+        let (ret, to_c, on_error) = match &f.return_type {
+            None => (quote!(ze_result_t), quote!(ze_result_t::SUCCESS), quote!(|code| code)),
+            Some(t) => {
+                let failure = match f.failure_value.as_deref() {
+                    Some("nullptr") | Some("NULL") | None => quote!(::core::ptr::null_mut()),
+                    Some("UINT32_MAX") => quote!(u32::MAX),
+                    Some(other) => {
+                        let v = cx.api.eval(other).unwrap_or(0);
+                        let lit = proc_macro2::Literal::i64_unsuffixed(v);
+                        quote!(#lit as _)
+                    }
+                };
+                let conv = if cx.kinds.contains_key(t.as_str()) { quote!(__v.raw() as _) } else { quote!(__v) };
+                (rust_type_tokens(t), conv, quote!(|_code| #failure))
+            }
+        };
         quote! {
             #[doc = concat!(" C entry point of `", #fname, "`.")]
-            pub unsafe extern "C" fn #name(#(#cps),*) -> ze_result_t {
+            pub unsafe extern "C" fn #name(#(#cps),*) -> #ret {
                 crate::call(
                     #fname,
                     &|| unsafe { crate::fmt::#fmt_fn(#(#names),*) },
                     || unsafe { crate::validate::#name(#(#names),*) },
                     |__d| unsafe {
                         #(#convs)*
-                        __d.#m(#(#call_args),*)?;
+                        let __v = __d.#m(#(#call_args),*)?;
                         #(#backs)*
-                        Ok(())
+                        Ok(#to_c)
                     },
+                    #on_error,
                 )
             }
         }
@@ -683,38 +711,47 @@ fn emit_lib(cx: &Ctx) -> TokenStream {
         type Args<'a> = &'a dyn Fn() -> Vec<(&'static str, String)>;
 
         /// The shape of every entry point: trace, guard against panics, run the hooks,
-        /// validate, then convert and call the driver; failures are logged.
+        /// validate, then convert and call the driver; failures are logged. `on_error`
+        /// turns a failure code into the function's C return value.
         #[inline(always)]
-        pub(crate) fn call(
+        pub(crate) fn call<R>(
             function: &'static str,
             args: Args<'_>,
             validate: impl FnOnce() -> ZeResult<()>,
-            body: impl FnOnce(&'static dyn Driver) -> ZeResult<()>,
-        ) -> sys::ze_result_t {
+            body: impl FnOnce(&'static dyn Driver) -> ZeResult<R>,
+            on_error: impl Fn(sys::ze_result_t) -> R,
+        ) -> R {
             let t = zekit_rt::trace::start();
-            let r = zekit_rt::guard(function, || dispatch(function, args, validate, body));
+            let mut value = None;
+            let code = zekit_rt::guard(function, || match dispatch(function, args, validate, body) {
+                Ok(v) => {
+                    value = Some(v);
+                    sys::ze_result_t::SUCCESS
+                }
+                Err(code) => code,
+            });
             if let Some(t) = t {
-                zekit_rt::trace::emit(t, function, &fmt::join(&args()), r);
+                zekit_rt::trace::emit(t, function, &fmt::join(&args()), code);
             }
-            r
+            value.unwrap_or_else(|| on_error(code))
         }
 
         #[inline(always)]
-        fn dispatch(
+        fn dispatch<R>(
             function: &'static str,
             args: Args<'_>,
             validate: impl FnOnce() -> ZeResult<()>,
-            body: impl FnOnce(&'static dyn Driver) -> ZeResult<()>,
-        ) -> sys::ze_result_t {
+            body: impl FnOnce(&'static dyn Driver) -> ZeResult<R>,
+        ) -> Result<R, sys::ze_result_t> {
             let Some(d) = driver() else {
                 zekit_rt::log_error(function, "no driver is installed");
-                return sys::ze_result_t::ERROR_UNINITIALIZED;
+                return Err(sys::ze_result_t::ERROR_UNINITIALIZED);
             };
             let hooks = hooks_enabled();
             if hooks {
                 if let Some(r) = d.before_call(function, args) {
                     d.after_call(function, args, r);
-                    return r;
+                    return Err(r);
                 }
             }
             let res = if zekit_rt::validation_enabled() {
@@ -725,19 +762,16 @@ fn emit_lib(cx: &Ctx) -> TokenStream {
             } else {
                 Ok(())
             };
-            let code = match res.and_then(|()| body(d)) {
-                Ok(()) => sys::ze_result_t::SUCCESS,
-                Err(e) => {
-                    if e != ZeError::UNSUPPORTED_FEATURE && e.0 != sys::ze_result_t::NOT_READY {
-                        zekit_rt::log_error(function, &format!("failed: {e}"));
-                    }
-                    e.0
+            let res = res.and_then(|()| body(d)).map_err(|e| {
+                if e != ZeError::UNSUPPORTED_FEATURE && e.0 != sys::ze_result_t::NOT_READY {
+                    zekit_rt::log_error(function, &format!("failed: {e}"));
                 }
-            };
+                e.0
+            });
             if hooks {
-                d.after_call(function, args, code);
+                d.after_call(function, args, *res.as_ref().err().unwrap_or(&sys::ze_result_t::SUCCESS));
             }
-            code
+            res
         }
 
         /// Exports every `*Get*ProcAddrTable` of the API from the invoking `cdylib`; the
@@ -789,6 +823,7 @@ zekit-rt = { path = \"../../runtime\" }\n";
         ("zekit-icd/src/fmt.rs", Box::new(|| emit_fmt(&cx))),
         ("zekit-icd/src/ddi.rs", Box::new(|| emit_ddi(&cx))),
         ("zekit-icd/src/validate.rs", Box::new(|| crate::emit_validate::emit(api))),
+        ("zekit-icd/tests/validation.rs", Box::new(|| crate::emit_validate::emit_tests(api))),
     ];
     let rendered: Vec<Result<(String, String), String>> = std::thread::scope(|s| {
         let handles: Vec<_> = jobs

@@ -954,7 +954,7 @@ impl<'a> Emitter<'a> {
                 let pfn = pfn_name(ns, &f.name);
                 let pi = ident(&pfn);
                 self.claim(&pfn);
-                let ty = self.fn_ptr(&f.params, Some("ze_result_t"), false);
+                let ty = self.fn_ptr(&f.params, Some(f.ret()), false);
                 let mut lines = vec![format!("Function-pointer for {}.", f.name)];
                 if let Some(d) = &f.doc {
                     lines.push(String::new());

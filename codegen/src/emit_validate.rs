@@ -1,63 +1,1932 @@
-//! Parameter validation of `zekit-icd` (`validate.rs`), derived from the spec alone:
-//! one `unsafe fn <function>(<C parameters>) -> ZeResult<()>` per API function.
+//! Parameter validation of `zekit-icd` (`src/validate.rs`) and its table-driven test
+//! (`tests/validation.rs`), both derived from the spec alone.
 //!
-//! Checks, in this order: non-optional handles (`INVALID_NULL_HANDLE`), non-optional
-//! pointers (`INVALID_NULL_POINTER`).
+//! `validate.rs` holds one `pub unsafe fn <function>(<C parameters>) -> ZeResult<()>` per API
+//! function. The checks run in this order; the first failure wins:
+//!
+//! 1. every non-optional handle parameter that is null: `ZE_RESULT_ERROR_INVALID_NULL_HANDLE`;
+//! 2. every non-optional pointer parameter that is null: `ZE_RESULT_ERROR_INVALID_NULL_POINTER`.
+//!    A `[range(a, n)]` pointer may be null while its count `n` is 0 (a `*pCount` count is read
+//!    only when `pCount` is not null); a range bound written in backticks names a parameter;
+//! 3. every enum parameter (by value) whose value is none of its type's enumerators (legacy
+//!    names included, `*_FORCE_UINT32` excluded), and every flags parameter with a bit outside
+//!    the OR of its type's bits: `ZE_RESULT_ERROR_INVALID_ENUMERATION`;
+//! 4. the same, one level down, for the enum and flags members (not arrays, not `stype`) of
+//!    `[in]` struct parameters: single `[in]` struct pointers (a `const` pointee counts as `[in]`)
+//!    and structs by value. Handle and pointer members are not checked (members carry no
+//!    reliable `optional`): `ZE_RESULT_ERROR_INVALID_ENUMERATION`;
+//! 5. `stype` of single `[in]` struct pointers whose struct lists `stype` values: it must be one
+//!    of them. The spec names no code for this and upstream's validation layer does not check
+//!    it; zekit answers `ZE_RESULT_ERROR_INVALID_ARGUMENT`;
+//! 6. the `pNext` chain of every single struct pointer whose struct has a base (`[in]`
+//!    descriptors and the `[out]`/`[in,out]` properties, state, ... structs the caller
+//!    initialises): at most 64 links (a longer or cyclic chain fails), and each link's `stype`
+//!    must be the structure type of an extension struct of the same family as the chain's head,
+//!    in any namespace: a struct whose base is a `*_base_desc_t` for a descriptor chain, a
+//!    `*_base_properties_t` for a properties chain (likewise `state`, `config`, `capability`).
+//!    The spec has no per-struct "extends" list, so "allowed there" means exactly that:
+//!    `ZE_RESULT_ERROR_INVALID_ARGUMENT`;
+//! 7. (`[range]` consistency is rule 2);
+//! 8. every code condition of the spec (`returns[].when`, parsed by [`crate::expr`]), in spec
+//!    order, with its `code`. Translation: `nullptr == p` → `p.is_null()`, `p->m` → `(*p).m`,
+//!    `*p` → `*p`, enumerators and macros → their values, `sizeof(T)` → the model's size;
+//!    integer operands follow C's promotions and usual arithmetic conversions (explicit casts,
+//!    wrapping `+ - *`, `x % 0` is taken as `x` and `x / 0` as `0` instead of trapping). A pointer
+//!    the condition dereferences that rules 1-2 do not already guarantee non-null is tested
+//!    first, and a null one makes the condition false. A condition that does not translate
+//!    fails generation.
+//!
+//! Not checked (not derivable from the spec): arrays of structs or enums behind `[range]`
+//! pointers, members more than one level down, function-pointer parameters, handle values
+//! beyond null (the entry points check handle objects when converting).
+//!
+//! `tests/validation.rs` is one table: for every function it builds a valid argument set
+//! (dummy non-null handles, non-null pointers into a zeroed 16-byte aligned scratch area with
+//! `stype` set, first enumerators, zero flags, counts 0, and whatever values make the spec's
+//! conditions false, searched in 0..=3), asserts `Ok(())`, then asserts the exact code for each
+//! bad argument derivable from the rules above: each non-optional handle or pointer null, each
+//! enum (`0x7ffffffe`) and flags (an unknown bit) parameter or `[in]` member, each wrong
+//! `stype`, each bad `pNext` chain (unknown, other-family, cyclic), and each condition made
+//! the first failing check by changing at most two of its operands.
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use std::collections::{BTreeMap, BTreeSet};
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
 
 use crate::emit_rust::{ident, rust_type_tokens};
+use crate::expr::{self, BinOp, Expr, UnOp};
 use crate::load::NAMESPACES;
 use crate::model::{Api, CType, TypeKind};
 use crate::spec::*;
 
-fn checks(api: &Api, f: &Function) -> Vec<TokenStream> {
-    let mut out = vec![];
-    // Handles first (the loader's validation layer reports them first too).
-    for p in &f.params {
-        let t = CType::parse(&p.ty);
-        let n = ident(&p.name);
-        if t.ptrs.is_empty() && !p.optional && api.type_kind(api.resolve_typedef(&t.base)) == Some(TypeKind::Handle) {
-            out.push(quote!(if #n.is_null() { return Err(ZeError::INVALID_NULL_HANDLE); }));
-        }
-    }
-    for p in &f.params {
-        let t = CType::parse(&p.ty);
-        let n = ident(&p.name);
-        if !t.ptrs.is_empty() && !p.optional && p.range.is_none() {
-            out.push(quote!(if #n.is_null() { return Err(ZeError::INVALID_NULL_POINTER); }));
-        }
-    }
-    out
+/// Longest `pNext` chain accepted.
+pub const CHAIN_LIMIT: u32 = 64;
+/// The value the tests give an enum to make it unknown.
+const BAD_ENUM: u32 = 0x7fff_fffe;
+/// Largest element count the tests use (range buffers hold this many elements).
+const MAX_COUNT: i128 = 3;
+/// Values tried for integer operands when searching argument sets.
+const INT_CANDIDATES: [i128; 4] = [1, 2, 3, 0];
+
+// ---------------------------------------------------------------------------------------------
+// Spec facts shared by all functions
+
+struct EnumInfo {
+    /// Rust type to construct values with (the resolved C name).
+    ty: String,
+    /// Known values, in spec order, deduplicated.
+    values: Vec<u32>,
+    /// `kind: flags` (both the `*_flags_t` set and the `*_flag_t` bits).
+    flags: bool,
 }
 
-pub fn emit(api: &Api) -> TokenStream {
-    let fns = NAMESPACES.iter().flat_map(|ns| api.functions(ns).map(|(_, f)| f)).map(|f| {
-        let name = ident(&f.name);
-        let ps = f.params.iter().map(|p| {
+impl EnumInfo {
+    fn mask(&self) -> u32 {
+        self.values.iter().fold(0, |a, v| a | v)
+    }
+
+    fn first(&self) -> u32 {
+        if self.flags {
+            0
+        } else {
+            self.values.first().copied().unwrap_or(0)
+        }
+    }
+
+    /// A value the validation rejects.
+    fn bad(&self) -> Option<u32> {
+        if self.flags {
+            let m = self.mask();
+            (0..32).rev().map(|b| 1u32 << b).find(|b| m & b == 0)
+        } else {
+            (0..0x7fff_ffffu32).rev().find(|v| !self.values.contains(v))
+        }
+    }
+}
+
+struct Shared<'a> {
+    api: &'a Api,
+    /// Stype values per family (`desc`, `properties`, ...) of the structs whose base is a
+    /// `*_base_<family>_t`.
+    families: BTreeMap<String, BTreeSet<u32>>,
+}
+
+/// `ze_base_desc_t` → `desc`.
+fn family_of_base(name: &str) -> Option<String> {
+    let rest = ["ze_", "zet_", "zes_", "zer_"].iter().find_map(|p| name.strip_prefix(p))?;
+    Some(rest.strip_prefix("base_")?.strip_suffix("_t")?.to_string())
+}
+
+impl<'a> Shared<'a> {
+    fn new(api: &'a Api) -> Shared<'a> {
+        let mut families: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
+        for ns in NAMESPACES {
+            for (_, d) in api.docs(ns) {
+                if let Entry::Struct(s) = &d.entry {
+                    let Some(fam) = s.base.as_deref().and_then(family_of_base) else { continue };
+                    let set = families.entry(fam).or_default();
+                    for st in &s.stype {
+                        if let Some(v) = api.values.get(st) {
+                            set.insert(*v as u32);
+                        }
+                    }
+                }
+            }
+        }
+        Shared { api, families }
+    }
+
+    fn enum_info(&self, name: &str) -> Option<EnumInfo> {
+        let resolved = self.api.resolve_typedef(name);
+        let kind = self.api.type_kind(resolved)?;
+        let (Some(Entry::Enum(e)) | Some(Entry::Flags(e))) = self.api.entry(resolved) else { return None };
+        let flags = matches!(kind, TypeKind::Flags | TypeKind::FlagBits);
+        if !flags && kind != TypeKind::Enum {
+            return None;
+        }
+        let mut values = vec![];
+        for et in &e.etors {
+            if et.name.ends_with("_FORCE_UINT32") {
+                continue;
+            }
+            if let Some(v) = self.api.values.get(&et.name) {
+                if !values.contains(&(*v as u32)) {
+                    values.push(*v as u32);
+                }
+            }
+        }
+        Some(EnumInfo { ty: resolved.to_string(), values, flags })
+    }
+
+    fn structure(&self, name: &str) -> Option<&'a Struct> {
+        match self.api.entry(self.api.resolve_typedef(name)) {
+            Some(Entry::Struct(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The family of a struct (`desc`, `properties`, ...), from its base or its own name.
+    fn family(&self, s: &Struct) -> Option<String> {
+        s.base.as_deref().and_then(family_of_base).or_else(|| family_of_base(&s.name))
+    }
+
+    fn has_member(&self, s: &Struct, m: &str) -> bool {
+        self.api.all_members(s).iter().any(|f| f.name == m)
+    }
+
+    /// Values of a struct's own `stype` list.
+    fn stypes(&self, s: &Struct) -> Vec<u32> {
+        s.stype.iter().filter_map(|n| self.api.values.get(n)).map(|v| *v as u32).collect()
+    }
+
+    /// The enum and flags members rule 4 checks: (member name, type).
+    fn enum_members(&self, s: &Struct) -> Vec<(String, EnumInfo)> {
+        let mut out = vec![];
+        for m in self.api.all_members(s) {
+            let t = CType::parse(&m.ty);
+            if m.name == "stype" || m.array.is_some() || t.is_pointer() {
+                continue;
+            }
+            if let Some(e) = self.enum_info(&t.base) {
+                out.push((m.name.clone(), e));
+            }
+        }
+        out
+    }
+
+    /// The Rust type of a struct member (for constructing enum newtypes: the resolved name).
+    fn member_ty(&self, s: &Struct, m: &str) -> Option<String> {
+        self.api.all_members(s).iter().find(|f| f.name == m).map(|f| self.api.resolve_typedef(&CType::parse(&f.ty).base).to_string())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// C integer types
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct IntTy {
+    bits: u32,
+    signed: bool,
+    name: &'static str,
+}
+
+impl IntTy {
+    const INT: IntTy = IntTy { bits: 32, signed: true, name: "i32" };
+    const U32: IntTy = IntTy { bits: 32, signed: false, name: "u32" };
+    const I64: IntTy = IntTy { bits: 64, signed: true, name: "i64" };
+    const USIZE: IntTy = IntTy { bits: 64, signed: false, name: "usize" };
+
+    fn of_scalar(name: &str) -> Option<IntTy> {
+        let (bits, signed, name) = match name {
+            "uint8_t" | "unsigned char" => (8, false, "u8"),
+            "int8_t" | "signed char" | "char" => (8, true, "i8"),
+            "uint16_t" => (16, false, "u16"),
+            "int16_t" => (16, true, "i16"),
+            "uint32_t" | "unsigned int" | "unsigned" => (32, false, "u32"),
+            "int32_t" | "int" => (32, true, "i32"),
+            "uint64_t" => (64, false, "u64"),
+            "int64_t" => (64, true, "i64"),
+            "size_t" | "uintptr_t" => (64, false, "usize"),
+            "intptr_t" => (64, true, "isize"),
+            _ => return None,
+        };
+        Some(IntTy { bits, signed, name })
+    }
+
+    /// C's integer promotion.
+    fn promote(self) -> IntTy {
+        if self.bits < 32 {
+            IntTy::INT
+        } else {
+            self
+        }
+    }
+
+    /// `v` converted to this type (C's modular conversion).
+    fn wrap(self, v: i128) -> i128 {
+        let m = (1i128 << self.bits) - 1;
+        let u = v & m;
+        if self.signed && u >= 1i128 << (self.bits - 1) {
+            u - (1i128 << self.bits)
+        } else {
+            u
+        }
+    }
+
+    fn tokens(self) -> TokenStream {
+        let i = format_ident!("{}", self.name);
+        quote!(#i)
+    }
+
+    /// A typed literal of `v` (already in range).
+    fn lit(self, v: i128) -> TokenStream {
+        let v = self.wrap(v);
+        if v < 0 {
+            let name = match self.name {
+                "i8" => "u8",
+                "i16" => "u16",
+                "i32" => "u32",
+                "i64" => "u64",
+                _ => "usize",
+            };
+            let unsigned = IntTy { signed: false, name, ..self };
+            let u = unsigned.lit(unsigned.wrap(v));
+            let t = self.tokens();
+            return quote!((#u as #t));
+        }
+        let l: Literal = format!("{v}{}", self.name).parse().expect("integer literal");
+        quote!(#l)
+    }
+}
+
+/// C's usual arithmetic conversions.
+fn common(a: IntTy, b: IntTy) -> IntTy {
+    let (a, b) = (a.promote(), b.promote());
+    if a.bits == b.bits && a.signed == b.signed {
+        return a;
+    }
+    if a.signed == b.signed {
+        return if a.bits > b.bits { a } else { b };
+    }
+    let (u, s) = if a.signed { (b, a) } else { (a, b) };
+    if u.bits >= s.bits {
+        u
+    } else {
+        s
+    }
+}
+
+/// A literal's C type.
+fn literal_ty(v: i64) -> IntTy {
+    if i32::try_from(v).is_ok() {
+        IntTy::INT
+    } else {
+        IntTy::I64
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters of one function
+
+#[derive(Debug, Clone)]
+enum RangeLen {
+    Param(usize),
+    Deref(usize),
+}
+
+#[derive(Debug, Clone)]
+enum Pointee {
+    Int(IntTy),
+    Enum(String),
+    Struct(String),
+    Other,
+}
+
+#[derive(Debug, Clone)]
+enum PK {
+    Handle,
+    Ptr { range: Option<RangeLen>, pointee: Pointee, single: bool },
+    Int(IntTy),
+    /// Enum or flags by value (resolved type name).
+    Enum(String),
+    /// Struct by value (resolved name).
+    Struct(String),
+    Other,
+}
+
+struct PInfo<'a> {
+    field: &'a Field,
+    ct: CType,
+    kind: PK,
+    /// `[in]` (or a `const` pointee).
+    is_in: bool,
+}
+
+impl PInfo<'_> {
+    fn ident(&self) -> proc_macro2::Ident {
+        ident(&self.field.name)
+    }
+
+    /// A pointer rule 2 guarantees non-null.
+    fn checked_non_null(&self) -> bool {
+        matches!(self.kind, PK::Ptr { range: None, .. } | PK::Handle) && !self.field.optional
+    }
+
+    /// Whether the outermost pointer is `*const`.
+    fn outer_const(&self) -> bool {
+        match self.ct.ptrs.len() {
+            0 => false,
+            1 => self.ct.konst,
+            n => self.ct.ptrs[n - 2],
+        }
+    }
+
+    /// A single, non-range struct pointer: (struct).
+    fn single_struct(&self) -> Option<&str> {
+        match &self.kind {
+            PK::Ptr { range: None, pointee: Pointee::Struct(s), single: true } => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// A value a test argument set gives to one condition operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MVal {
+    Int(i128),
+    /// Non-null?
+    Ptr(bool),
+}
+
+/// An operand of a condition: something a test can set.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Leaf {
+    Param(usize),
+    Deref(usize),
+    Arrow(usize, String),
+    Dot(usize, String),
+}
+
+#[derive(Debug, Clone)]
+enum LK {
+    Int { ty: IntTy, newtype: Option<String> },
+    Ptr,
+}
+
+type Model = BTreeMap<Leaf, MVal>;
+
+/// The first check that fails for an argument set (rules 1, 2 and 8; the tests keep rules 3-6
+/// satisfied unless they break one on purpose).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fire {
+    Handle(usize),
+    Null(usize),
+    Range(usize),
+    Cond(usize),
+}
+
+struct Cond {
+    code: String,
+    text: String,
+    expr: Expr,
+}
+
+struct FnCx<'a> {
+    sh: &'a Shared<'a>,
+    f: &'a Function,
+    ps: Vec<PInfo<'a>>,
+    conds: Vec<Cond>,
+}
+
+impl<'a> FnCx<'a> {
+    fn new(sh: &'a Shared<'a>, f: &'a Function) -> Result<FnCx<'a>, String> {
+        let api = sh.api;
+        let mut ps = vec![];
+        for p in &f.params {
+            let ct = CType::parse(&p.ty);
+            let base = api.resolve_typedef(&ct.base).to_string();
+            let tk = api.type_kind(&base);
+            let is_in = ct.konst || matches!(p.dir, None | Some(Dir::In));
+            let kind = if ct.ptrs.is_empty() {
+                match tk {
+                    Some(TypeKind::Handle) => PK::Handle,
+                    Some(TypeKind::Enum | TypeKind::Flags | TypeKind::FlagBits) => PK::Enum(base.clone()),
+                    Some(TypeKind::Struct) => PK::Struct(base.clone()),
+                    _ => match IntTy::of_scalar(&base) {
+                        Some(t) => PK::Int(t),
+                        None => PK::Other,
+                    },
+                }
+            } else {
+                let single = ct.ptrs.len() == 1;
+                let pointee = if !single {
+                    Pointee::Other
+                } else {
+                    match tk {
+                        Some(TypeKind::Enum | TypeKind::Flags | TypeKind::FlagBits) => Pointee::Enum(base.clone()),
+                        Some(TypeKind::Struct) => Pointee::Struct(base.clone()),
+                        _ => match IntTy::of_scalar(&base) {
+                            Some(t) if base != "char" => Pointee::Int(t),
+                            _ => Pointee::Other,
+                        },
+                    }
+                };
+                PK::Ptr { range: None, pointee, single }
+            };
+            ps.push(PInfo { field: p, ct, kind, is_in });
+        }
+        // Ranges name their count.
+        for i in 0..ps.len() {
+            let Some((_, b)) = &ps[i].field.range else { continue };
+            let b = b.trim().trim_matches('`').trim();
+            let find = |n: &str| f.params.iter().position(|q| q.name == n);
+            let len = if let Some(n) = b.strip_prefix('*') {
+                let j = find(n.trim()).ok_or_else(|| format!("{}: range bound `{b}` names no parameter", f.name))?;
+                match &ps[j].kind {
+                    PK::Ptr { pointee: Pointee::Int(_), single: true, .. } => RangeLen::Deref(j),
+                    _ => return Err(format!("{}: range bound `{b}` is not a pointer to an integer", f.name)),
+                }
+            } else {
+                let j = find(b).ok_or_else(|| format!("{}: range bound `{b}` names no parameter", f.name))?;
+                match &ps[j].kind {
+                    PK::Int(_) => RangeLen::Param(j),
+                    _ => return Err(format!("{}: range bound `{b}` is not an integer parameter", f.name)),
+                }
+            };
+            if let PK::Ptr { range, .. } = &mut ps[i].kind {
+                *range = Some(len);
+            }
+        }
+        let mut conds = vec![];
+        for r in &f.returns {
+            for w in &r.when {
+                let e = expr::parse(w).map_err(|e| format!("{}: condition `{w}` does not parse: {e}", f.name))?;
+                if !api.values.contains_key(&r.code) {
+                    return Err(format!("{}: return code `{}` is not an enumerator", f.name, r.code));
+                }
+                conds.push(Cond { code: r.code.clone(), text: w.clone(), expr: e });
+            }
+        }
+        Ok(FnCx { sh, f, ps, conds })
+    }
+
+    fn api(&self) -> &'a Api {
+        self.sh.api
+    }
+
+    fn param(&self, n: &str) -> Option<usize> {
+        self.ps.iter().position(|p| p.field.name == n)
+    }
+
+    // ---- leaves
+
+    fn member_kind(&self, s: &str, m: &str) -> Result<LK, String> {
+        let st = self.sh.structure(s).ok_or_else(|| format!("`{s}` is not a struct"))?;
+        let mem = self.api().all_members(st).into_iter().find(|f| f.name == m).ok_or_else(|| format!("`{s}` has no member `{m}`"))?;
+        if mem.array.is_some() {
+            return Err(format!("member `{s}.{m}` is an array"));
+        }
+        let t = CType::parse(&mem.ty);
+        let base = self.api().resolve_typedef(&t.base);
+        if t.is_pointer() || self.api().type_kind(base) == Some(TypeKind::Handle) {
+            return Ok(LK::Ptr);
+        }
+        if let Some(e) = self.sh.enum_info(base) {
+            return Ok(LK::Int { ty: IntTy::U32, newtype: Some(e.ty) });
+        }
+        match IntTy::of_scalar(base) {
+            Some(ty) => Ok(LK::Int { ty, newtype: None }),
+            None => Err(format!("member `{s}.{m}` of type `{}` is not an integer or pointer", mem.ty)),
+        }
+    }
+
+    fn leaf_kind(&self, l: &Leaf) -> Result<LK, String> {
+        match l {
+            Leaf::Param(i) => match &self.ps[*i].kind {
+                PK::Handle | PK::Ptr { .. } => Ok(LK::Ptr),
+                PK::Int(ty) => Ok(LK::Int { ty: *ty, newtype: None }),
+                PK::Enum(e) => Ok(LK::Int { ty: IntTy::U32, newtype: Some(e.clone()) }),
+                _ => Err(format!("parameter `{}` is not an integer or pointer", self.ps[*i].field.name)),
+            },
+            Leaf::Deref(i) => match &self.ps[*i].kind {
+                PK::Ptr { pointee: Pointee::Int(ty), single: true, .. } => Ok(LK::Int { ty: *ty, newtype: None }),
+                PK::Ptr { pointee: Pointee::Enum(e), single: true, .. } => {
+                    Ok(LK::Int { ty: IntTy::U32, newtype: Some(e.clone()) })
+                }
+                _ => Err(format!("`*{}` is not an integer", self.ps[*i].field.name)),
+            },
+            Leaf::Arrow(i, m) => match self.ps[*i].single_struct() {
+                Some(s) => self.member_kind(s, m),
+                None => Err(format!("`{}` is not a pointer to one struct", self.ps[*i].field.name)),
+            },
+            Leaf::Dot(i, m) => match &self.ps[*i].kind {
+                PK::Struct(s) => self.member_kind(s, m),
+                _ => Err(format!("`{}` is not a struct", self.ps[*i].field.name)),
+            },
+        }
+    }
+
+    /// What a test argument set holds for `l` unless it sets it.
+    fn leaf_default(&self, l: &Leaf) -> MVal {
+        match l {
+            Leaf::Param(i) => match &self.ps[*i].kind {
+                PK::Handle | PK::Ptr { .. } => MVal::Ptr(true),
+                PK::Enum(e) => MVal::Int(self.sh.enum_info(e).map_or(0, |e| e.first()) as i128),
+                _ => MVal::Int(0),
+            },
+            Leaf::Deref(_) => MVal::Int(0),
+            Leaf::Arrow(i, m) | Leaf::Dot(i, m) => {
+                let s = match &self.ps[*i].kind {
+                    PK::Struct(s) => Some(s.as_str()),
+                    _ => self.ps[*i].single_struct(),
+                };
+                let Some(st) = s.and_then(|s| self.sh.structure(s)) else { return MVal::Int(0) };
+                match self.leaf_kind(l) {
+                    Ok(LK::Ptr) => MVal::Ptr(false),
+                    _ if m == "stype" => MVal::Int(self.sh.stypes(st).first().copied().unwrap_or(0) as i128),
+                    _ if self.ps[*i].is_in => match self.sh.enum_members(st).into_iter().find(|(n, _)| n == m) {
+                        Some((_, e)) => MVal::Int(e.first() as i128),
+                        None => MVal::Int(0),
+                    },
+                    _ => MVal::Int(0),
+                }
+            }
+        }
+    }
+
+    fn get(&self, m: &Model, l: &Leaf) -> MVal {
+        m.get(l).copied().unwrap_or_else(|| self.leaf_default(l))
+    }
+
+    fn leaf_label(&self, l: &Leaf) -> String {
+        match l {
+            Leaf::Param(i) => self.ps[*i].field.name.clone(),
+            Leaf::Deref(i) => format!("*{}", self.ps[*i].field.name),
+            Leaf::Arrow(i, m) => format!("{}->{m}", self.ps[*i].field.name),
+            Leaf::Dot(i, m) => format!("{}.{m}", self.ps[*i].field.name),
+        }
+    }
+
+    /// Rust access of a leaf in `validate.rs` (enum newtypes read through `.0`).
+    fn leaf_access(&self, l: &Leaf, kind: &LK) -> TokenStream {
+        let dot0 = match kind {
+            LK::Int { newtype: Some(_), .. } => quote!(.0),
+            _ => quote!(),
+        };
+        match l {
+            Leaf::Param(i) => {
+                let n = self.ps[*i].ident();
+                quote!(#n #dot0)
+            }
+            Leaf::Deref(i) => {
+                let n = self.ps[*i].ident();
+                quote!((*#n) #dot0)
+            }
+            Leaf::Arrow(i, m) => {
+                let n = self.ps[*i].ident();
+                let m = ident(m);
+                quote!((*#n).#m #dot0)
+            }
+            Leaf::Dot(i, m) => {
+                let n = self.ps[*i].ident();
+                let m = ident(m);
+                quote!(#n.#m #dot0)
+            }
+        }
+    }
+
+    // ---- conditions
+
+    /// Translates condition `j`: (the Rust `if` condition, pointers it must first test).
+    fn translate(&self, e: &Expr, model: Option<&Model>) -> Result<(TokenStream, Option<bool>, Vec<usize>, Vec<Leaf>), String> {
+        let mut tr = Tr { fx: self, model, derefs: vec![], leaves: vec![] };
+        let v = tr.tr(e)?;
+        let (ts, k) = truth(v);
+        let guards: Vec<usize> = tr.derefs.iter().copied().filter(|i| !self.ps[*i].checked_non_null()).collect();
+        Ok((ts, k, guards, tr.leaves))
+    }
+
+    fn cond_holds(&self, j: usize, m: &Model) -> Result<bool, String> {
+        let (_, k, guards, _) = self.translate(&self.conds[j].expr, Some(m))?;
+        if guards.iter().any(|g| self.get(m, &Leaf::Param(*g)) == MVal::Ptr(false)) {
+            return Ok(false);
+        }
+        k.ok_or_else(|| format!("{}: condition `{}` does not evaluate", self.f.name, self.conds[j].text))
+    }
+
+    fn count(&self, m: &Model, r: &RangeLen) -> i128 {
+        match r {
+            RangeLen::Param(n) => match self.get(m, &Leaf::Param(*n)) {
+                MVal::Int(v) => v,
+                MVal::Ptr(_) => 0,
+            },
+            RangeLen::Deref(n) => match (self.get(m, &Leaf::Param(*n)), self.get(m, &Leaf::Deref(*n))) {
+                (MVal::Ptr(true), MVal::Int(v)) => v,
+                _ => 0,
+            },
+        }
+    }
+
+    fn simulate(&self, m: &Model) -> Result<Option<Fire>, String> {
+        for (i, p) in self.ps.iter().enumerate() {
+            if matches!(p.kind, PK::Handle) && !p.field.optional && self.get(m, &Leaf::Param(i)) == MVal::Ptr(false) {
+                return Ok(Some(Fire::Handle(i)));
+            }
+        }
+        for (i, p) in self.ps.iter().enumerate() {
+            let PK::Ptr { range, .. } = &p.kind else { continue };
+            if p.field.optional || self.get(m, &Leaf::Param(i)) != MVal::Ptr(false) {
+                continue;
+            }
+            match range {
+                None => return Ok(Some(Fire::Null(i))),
+                Some(r) if self.count(m, r) != 0 => return Ok(Some(Fire::Range(i))),
+                Some(_) => {}
+            }
+        }
+        for j in 0..self.conds.len() {
+            if self.cond_holds(j, m)? {
+                return Ok(Some(Fire::Cond(j)));
+            }
+        }
+        Ok(None)
+    }
+
+    fn fire_code(&self, f: Fire) -> String {
+        match f {
+            Fire::Handle(_) => "ZE_RESULT_ERROR_INVALID_NULL_HANDLE".into(),
+            Fire::Null(_) | Fire::Range(_) => "ZE_RESULT_ERROR_INVALID_NULL_POINTER".into(),
+            Fire::Cond(j) => self.conds[j].code.clone(),
+        }
+    }
+
+    /// Settable operands of condition `j`.
+    fn cond_leaves(&self, j: usize) -> Result<Vec<Leaf>, String> {
+        let (_, _, _, mut leaves) = self.translate(&self.conds[j].expr, None)?;
+        leaves.dedup();
+        let mut out = vec![];
+        for l in leaves {
+            if !out.contains(&l) {
+                out.push(l);
+            }
+        }
+        Ok(out)
+    }
+
+    fn candidates(&self, l: &Leaf) -> Vec<MVal> {
+        match self.leaf_kind(l) {
+            Ok(LK::Ptr) => vec![MVal::Ptr(false), MVal::Ptr(true)],
+            _ => INT_CANDIDATES.iter().map(|v| MVal::Int(*v)).collect(),
+        }
+    }
+
+    /// The valid argument set: defaults, then values that make every condition false.
+    fn valid_model(&self) -> Result<Model, String> {
+        let mut m = Model::new();
+        // Size-like integers a condition reads start at 1.
+        for j in 0..self.conds.len() {
+            for l in self.cond_leaves(j)? {
+                if let Leaf::Param(i) = l {
+                    if matches!(self.ps[i].kind, PK::Int(_)) && self.ps[i].field.name.to_ascii_lowercase().contains("size") {
+                        m.insert(l, MVal::Int(1));
+                    }
+                }
+            }
+        }
+        for _ in 0..32 {
+            match self.simulate(&m)? {
+                None => return Ok(m),
+                Some(Fire::Cond(j)) => {
+                    let mut fixed = false;
+                    'search: for l in self.cond_leaves(j)? {
+                        for c in self.candidates(&l) {
+                            if self.get(&m, &l) == c {
+                                continue;
+                            }
+                            let mut m2 = m.clone();
+                            m2.insert(l.clone(), c);
+                            if !self.cond_holds(j, &m2)?
+                                && !matches!(self.simulate(&m2)?, Some(Fire::Cond(k)) if k < j)
+                                && !matches!(self.simulate(&m2)?, Some(Fire::Handle(_) | Fire::Null(_) | Fire::Range(_)))
+                            {
+                                m = m2;
+                                fixed = true;
+                                break 'search;
+                            }
+                        }
+                    }
+                    if !fixed {
+                        return Err(format!(
+                            "{}: no valid argument set: condition `{}` holds and no operand value in 0..=3 or null/non-null makes it false",
+                            self.f.name, self.conds[j].text
+                        ));
+                    }
+                }
+                Some(other) => {
+                    return Err(format!("{}: the valid argument set fails {other:?}", self.f.name));
+                }
+            }
+        }
+        Err(format!("{}: no valid argument set within 32 steps", self.f.name))
+    }
+}
+
+/// A translated (sub)expression: tokens, its C type, and its value when constant.
+enum TV {
+    Int { ts: TokenStream, ty: IntTy, k: Option<i128> },
+    Bool { ts: TokenStream, k: Option<bool> },
+    /// `k`: non-null?
+    Ptr { ts: TokenStream, k: Option<bool> },
+}
+
+fn truth(v: TV) -> (TokenStream, Option<bool>) {
+    match v {
+        TV::Bool { ts, k } => (ts, k),
+        TV::Int { ts, k, .. } => (quote!((#ts != 0)), k.map(|v| v != 0)),
+        TV::Ptr { ts, k } => (quote!((!#ts.is_null())), k),
+    }
+}
+
+/// `(x)` → `x` (a condition's outermost parentheses).
+fn strip_parens(ts: TokenStream) -> TokenStream {
+    let mut it = ts.clone().into_iter();
+    match (it.next(), it.next()) {
+        (Some(proc_macro2::TokenTree::Group(g)), None) if g.delimiter() == proc_macro2::Delimiter::Parenthesis => g.stream(),
+        _ => ts,
+    }
+}
+
+fn lit_bool(b: bool) -> TokenStream {
+    if b {
+        quote!(true)
+    } else {
+        quote!(false)
+    }
+}
+
+struct Tr<'f, 'a> {
+    fx: &'f FnCx<'a>,
+    model: Option<&'f Model>,
+    derefs: Vec<usize>,
+    leaves: Vec<Leaf>,
+}
+
+impl Tr<'_, '_> {
+    fn err<T>(&self, what: &str) -> Result<T, String> {
+        Err(format!("cannot translate {what}"))
+    }
+
+    fn leaf(&mut self, l: Leaf) -> Result<TV, String> {
+        let kind = self.fx.leaf_kind(&l)?;
+        if let Leaf::Deref(i) | Leaf::Arrow(i, _) = &l {
+            if !self.derefs.contains(i) {
+                self.derefs.push(*i);
+            }
+        }
+        self.leaves.push(l.clone());
+        let ts = self.fx.leaf_access(&l, &kind);
+        let val = self.model.map(|m| self.fx.get(m, &l));
+        Ok(match kind {
+            LK::Ptr => TV::Ptr { ts, k: val.map(|v| v == MVal::Ptr(true)) },
+            LK::Int { ty, .. } => TV::Int {
+                ts,
+                ty,
+                k: val.map(|v| match v {
+                    MVal::Int(x) => ty.wrap(x),
+                    MVal::Ptr(_) => 0,
+                }),
+            },
+        })
+    }
+
+    fn param(&self, n: &str) -> Result<usize, String> {
+        self.fx.param(n).ok_or_else(|| format!("cannot translate `{n}`: not a parameter"))
+    }
+
+    fn konst(v: i128, ty: IntTy) -> TV {
+        TV::Int { ts: ty.lit(v), ty, k: Some(ty.wrap(v)) }
+    }
+
+    fn as_int(v: TV) -> Result<(TokenStream, IntTy, Option<i128>), String> {
+        match v {
+            TV::Int { ts, ty, k } => Ok((ts, ty, k)),
+            TV::Bool { ts, k } => Ok((quote!((#ts as i32)), IntTy::INT, k.map(|b| b as i128))),
+            TV::Ptr { .. } => Err("cannot translate a pointer used as an integer".into()),
+        }
+    }
+
+    fn cast(ts: TokenStream, from: IntTy, k: Option<i128>, to: IntTy) -> (TokenStream, Option<i128>) {
+        if let Some(v) = k {
+            return (to.lit(v), Some(to.wrap(v)));
+        }
+        if from.name == to.name {
+            return (ts, None);
+        }
+        let t = to.tokens();
+        (quote!((#ts as #t)), None)
+    }
+
+    fn tr(&mut self, e: &Expr) -> Result<TV, String> {
+        let api = self.fx.api();
+        match e {
+            Expr::Int(v) => Ok(Self::konst(*v as i128, literal_ty(*v))),
+            Expr::Null => Ok(TV::Ptr { ts: quote!(::core::ptr::null::<u8>()), k: Some(false) }),
+            Expr::Ident(n) => {
+                if let Some(i) = self.fx.param(n) {
+                    return self.leaf(Leaf::Param(i));
+                }
+                match api.values.get(n) {
+                    Some(v) => Ok(Self::konst(*v as i128, literal_ty(*v))),
+                    None => self.err(&format!("`{n}`: neither a parameter nor a known constant")),
+                }
+            }
+            Expr::Unary(UnOp::Deref, x) => match &**x {
+                Expr::Ident(n) => {
+                    let i = self.param(n)?;
+                    self.leaf(Leaf::Deref(i))
+                }
+                _ => self.err(&format!("`{e}`: only a parameter can be dereferenced")),
+            },
+            Expr::Member(b, m, arrow) => match &**b {
+                Expr::Ident(n) => {
+                    let i = self.param(n)?;
+                    if *arrow {
+                        self.leaf(Leaf::Arrow(i, m.clone()))
+                    } else {
+                        self.leaf(Leaf::Dot(i, m.clone()))
+                    }
+                }
+                _ => self.err(&format!("`{e}`: only members of a parameter are supported")),
+            },
+            Expr::Index(..) => self.err(&format!("`{e}`: indexing is not supported")),
+            Expr::Call(name, args) => {
+                if name == "sizeof" {
+                    if let [Expr::Ident(t)] = args.as_slice() {
+                        if let Some((size, _)) = api.size_align(&CType::parse(t)) {
+                            return Ok(Self::konst(size as i128, IntTy::USIZE));
+                        }
+                    }
+                    return self.err(&format!("`{e}`: unknown type"));
+                }
+                match api.eval(&e.to_string()) {
+                    Some(v) => Ok(Self::konst(v as i128, literal_ty(v))),
+                    None => self.err(&format!("`{e}`: not a constant")),
+                }
+            }
+            Expr::Unary(UnOp::AddrOf, _) => self.err(&format!("`{e}`: `&` is not supported")),
+            Expr::Unary(UnOp::Not, x) => {
+                let (ts, k) = truth(self.tr(x)?);
+                Ok(TV::Bool { ts: quote!((!#ts)), k: k.map(|b| !b) })
+            }
+            Expr::Unary(op @ (UnOp::Neg | UnOp::BitNot), x) => {
+                let (ts, ty, k) = Self::as_int(self.tr(x)?)?;
+                let pt = ty.promote();
+                let (ts, k) = Self::cast(ts, ty, k, pt);
+                if let Some(v) = k {
+                    let r = if *op == UnOp::Neg { -v } else { !v };
+                    return Ok(Self::konst(r, pt));
+                }
+                let ts = if *op == UnOp::Neg { quote!(#ts.wrapping_neg()) } else { quote!((!#ts)) };
+                Ok(TV::Int { ts, ty: pt, k: None })
+            }
+            Expr::Binary(op, a, b) => self.binary(*op, a, b),
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr) -> Result<TV, String> {
+        let va = self.tr(a)?;
+        let vb = self.tr(b)?;
+        match op {
+            BinOp::And | BinOp::Or => {
+                let (ta, ka) = truth(va);
+                let (tb, kb) = truth(vb);
+                let and = op == BinOp::And;
+                let k = match (ka, kb) {
+                    (Some(x), Some(y)) => Some(if and { x && y } else { x || y }),
+                    (Some(x), _) | (_, Some(x)) if x != and => Some(x),
+                    _ => None,
+                };
+                if let Some(k) = k {
+                    return Ok(TV::Bool { ts: lit_bool(k), k: Some(k) });
+                }
+                let ts = match (ka, kb) {
+                    (Some(_), _) => tb,
+                    (_, Some(_)) => ta,
+                    _ if and => quote!((#ta && #tb)),
+                    _ => quote!((#ta || #tb)),
+                };
+                Ok(TV::Bool { ts, k: None })
+            }
+            BinOp::Eq | BinOp::Ne if matches!(va, TV::Ptr { .. }) || matches!(vb, TV::Ptr { .. }) => {
+                let (TV::Ptr { ts: ta, k: ka }, TV::Ptr { ts: tb, k: kb }) = (va, vb) else {
+                    return self.err(&format!("`{a} {} {b}`: a pointer compared with an integer", op.symbol()));
+                };
+                let eq = op == BinOp::Eq;
+                // Only `nullptr == p` (either side): p's null-ness decides.
+                let (other, ko) = if matches!(a, Expr::Null) {
+                    (tb, kb)
+                } else if matches!(b, Expr::Null) {
+                    (ta, ka)
+                } else {
+                    let _ = (ka, kb);
+                    return self.err(&format!("`{a} {} {b}`: pointers may only be compared with nullptr", op.symbol()));
+                };
+                if let Some(nonnull) = ko {
+                    let r = if eq { !nonnull } else { nonnull };
+                    return Ok(TV::Bool { ts: lit_bool(r), k: Some(r) });
+                }
+                let ts = if eq { quote!(#other.is_null()) } else { quote!((!#other.is_null())) };
+                Ok(TV::Bool { ts, k: None })
+            }
+            BinOp::Shl | BinOp::Shr => {
+                let (ta, tya, ka) = Self::as_int(va)?;
+                let (tb, tyb, kb) = Self::as_int(vb)?;
+                let pt = tya.promote();
+                let (ta, ka) = Self::cast(ta, tya, ka, pt);
+                let (tb, kb) = Self::cast(tb, tyb, kb, tyb.promote());
+                if let (Some(x), Some(y)) = (ka, kb) {
+                    let s = (y & (pt.bits as i128 - 1)) as u32;
+                    let r = if op == BinOp::Shl { x << s } else { x >> s };
+                    return Ok(Self::konst(r, pt));
+                }
+                let ts = if op == BinOp::Shl {
+                    quote!(#ta.wrapping_shl(#tb as u32))
+                } else {
+                    quote!(#ta.wrapping_shr(#tb as u32))
+                };
+                Ok(TV::Int { ts, ty: pt, k: None })
+            }
+            _ => {
+                let (ta, tya, ka) = Self::as_int(va)?;
+                let (tb, tyb, kb) = Self::as_int(vb)?;
+                let ct = common(tya, tyb);
+                let (ta, ka) = Self::cast(ta, tya, ka, ct);
+                let (tb, kb) = Self::cast(tb, tyb, kb, ct);
+                let cmp = |f: fn(&i128, &i128) -> bool, t: TokenStream| -> TV {
+                    match (ka, kb) {
+                        (Some(x), Some(y)) => {
+                            let r = f(&x, &y);
+                            TV::Bool { ts: lit_bool(r), k: Some(r) }
+                        }
+                        _ => TV::Bool { ts: t, k: None },
+                    }
+                };
+                let arith = |f: &dyn Fn(i128, i128) -> i128, t: TokenStream| -> TV {
+                    match (ka, kb) {
+                        (Some(x), Some(y)) => Self::konst(f(x, y), ct),
+                        _ => TV::Int { ts: t, ty: ct, k: None },
+                    }
+                };
+                Ok(match op {
+                    BinOp::Eq => cmp(i128::eq, quote!((#ta == #tb))),
+                    BinOp::Ne => cmp(i128::ne, quote!((#ta != #tb))),
+                    BinOp::Lt => cmp(i128::lt, quote!((#ta < #tb))),
+                    BinOp::Le => cmp(i128::le, quote!((#ta <= #tb))),
+                    BinOp::Gt => cmp(i128::gt, quote!((#ta > #tb))),
+                    BinOp::Ge => cmp(i128::ge, quote!((#ta >= #tb))),
+                    BinOp::Add => arith(&|x, y| x.wrapping_add(y), quote!(#ta.wrapping_add(#tb))),
+                    BinOp::Sub => arith(&|x, y| x.wrapping_sub(y), quote!(#ta.wrapping_sub(#tb))),
+                    BinOp::Mul => arith(&|x, y| x.wrapping_mul(y), quote!(#ta.wrapping_mul(#tb))),
+                    BinOp::Div => arith(&|x, y| if y == 0 { 0 } else { x / y }, quote!(#ta.checked_div(#tb).unwrap_or(0))),
+                    BinOp::Rem => arith(&|x, y| if y == 0 { x } else { x % y }, quote!(#ta.checked_rem(#tb).unwrap_or(#ta))),
+                    BinOp::BitAnd => arith(&|x, y| x & y, quote!((#ta & #tb))),
+                    BinOp::BitOr => arith(&|x, y| x | y, quote!((#ta | #tb))),
+                    BinOp::BitXor => arith(&|x, y| x ^ y, quote!((#ta ^ #tb))),
+                    BinOp::And | BinOp::Or | BinOp::Shl | BinOp::Shr => unreachable!(),
+                })
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// validate.rs
+
+/// `matches!` pattern of a set of values, contiguous runs as ranges.
+fn value_pattern(values: &[u32]) -> TokenStream {
+    let mut v: Vec<u32> = values.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut pats = vec![];
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        let (a, b) = (hex(v[i]), hex(v[j]));
+        pats.push(if i == j { quote!(#a) } else { quote!(#a..=#b) });
+        i = j + 1;
+    }
+    if pats.is_empty() {
+        // No known value: nothing matches (`0` with an impossible guard keeps the arm shape).
+        return quote!(_ if false);
+    }
+    quote!(#(#pats)|*)
+}
+
+fn hex(v: u32) -> Literal {
+    if v > 0xffff {
+        format!("{v:#010x}").parse().expect("hex literal")
+    } else {
+        Literal::u32_unsuffixed(v)
+    }
+}
+
+fn chain_fn(fam: &str) -> proc_macro2::Ident {
+    format_ident!("chain_{}", fam)
+}
+
+/// Enum/flags check of one value (`access` reads the `u32`).
+fn enum_check(e: &EnumInfo, access: TokenStream) -> TokenStream {
+    if e.flags {
+        let not_mask = !e.mask();
+        if not_mask == 0 {
+            return quote!();
+        }
+        let nm = format!("{not_mask:#010x}").parse::<Literal>().expect("hex");
+        quote!(if #access & #nm != 0 { return Err(ZeError::INVALID_ENUMERATION); })
+    } else {
+        let pat = value_pattern(&e.values);
+        quote!(match #access { #pat => {} _ => return Err(ZeError::INVALID_ENUMERATION), })
+    }
+}
+
+impl FnCx<'_> {
+    fn guard(&self, p: &PInfo, body: TokenStream) -> TokenStream {
+        if body.is_empty() {
+            return body;
+        }
+        if p.checked_non_null() {
+            body
+        } else {
+            let n = p.ident();
+            quote!(if !#n.is_null() { #body })
+        }
+    }
+
+    fn checks(&self) -> Result<(Vec<TokenStream>, BTreeSet<String>), String> {
+        let sh = self.sh;
+        let mut out = vec![];
+        let mut fams = BTreeSet::new();
+        // 1. handles
+        for p in &self.ps {
+            if matches!(p.kind, PK::Handle) && !p.field.optional {
+                let n = p.ident();
+                out.push(quote!(if #n.is_null() { return Err(ZeError::INVALID_NULL_HANDLE); }));
+            }
+        }
+        // 2. pointers (7. ranges)
+        for p in &self.ps {
+            let PK::Ptr { range, .. } = &p.kind else { continue };
+            if p.field.optional {
+                continue;
+            }
+            let n = p.ident();
+            out.push(match range {
+                None => quote!(if #n.is_null() { return Err(ZeError::INVALID_NULL_POINTER); }),
+                Some(RangeLen::Param(c)) => {
+                    let c = self.ps[*c].ident();
+                    quote!(if #n.is_null() && #c != 0 { return Err(ZeError::INVALID_NULL_POINTER); })
+                }
+                Some(RangeLen::Deref(c)) => {
+                    let c = self.ps[*c].ident();
+                    quote!(if #n.is_null() && !#c.is_null() && *#c != 0 { return Err(ZeError::INVALID_NULL_POINTER); })
+                }
+            });
+        }
+        // 3. enums and flags by value
+        for p in &self.ps {
+            if let PK::Enum(t) = &p.kind {
+                let e = sh.enum_info(t).ok_or_else(|| format!("{}: `{t}` is not an enum", self.f.name))?;
+                let n = p.ident();
+                out.push(enum_check(&e, quote!(#n.0)));
+            }
+        }
+        // 4. enum and flags members of [in] structs
+        for p in &self.ps {
+            let n = p.ident();
+            let (s, by_value) = match (&p.kind, p.single_struct()) {
+                (PK::Struct(s), _) => (s.as_str(), true),
+                (_, Some(s)) if p.is_in => (s, false),
+                _ => continue,
+            };
+            let Some(st) = sh.structure(s) else { continue };
+            let mut body = vec![];
+            for (m, e) in sh.enum_members(st) {
+                let m = ident(&m);
+                body.push(if by_value { enum_check(&e, quote!(#n.#m.0)) } else { enum_check(&e, quote!((*#n).#m.0)) });
+            }
+            let body = quote!(#(#body)*);
+            out.push(if by_value { body } else { self.guard(p, body) });
+        }
+        // 5. stype of [in] struct pointers
+        for p in &self.ps {
+            let Some(s) = p.single_struct() else { continue };
+            let Some(st) = sh.structure(s) else { continue };
+            let stypes = sh.stypes(st);
+            if !p.is_in || stypes.is_empty() || !sh.has_member(st, "stype") {
+                continue;
+            }
+            let n = p.ident();
+            let pat = value_pattern(&stypes);
+            out.push(self.guard(p, quote!(match (*#n).stype.0 { #pat => {} _ => return Err(ZeError::INVALID_ARGUMENT), })));
+        }
+        // 6. pNext chains
+        for p in &self.ps {
+            let Some(s) = p.single_struct() else { continue };
+            let Some(st) = sh.structure(s) else { continue };
+            let Some(fam) = sh.family(st) else { continue };
+            if !sh.has_member(st, "pNext") || !sh.families.contains_key(&fam) {
+                continue;
+            }
+            let n = p.ident();
+            let cf = chain_fn(&fam);
+            fams.insert(fam);
+            out.push(self.guard(p, quote!(#cf((*#n).pNext as *const c_void)?;)));
+        }
+        // 8. code conditions
+        for c in &self.conds {
+            let (ts, _, guards, _) = self
+                .translate(&c.expr, None)
+                .map_err(|e| format!("{}: condition `{}`: {e}", self.f.name, c.text))?;
+            let gs = guards.iter().map(|g| {
+                let g = self.ps[*g].ident();
+                quote!(!#g.is_null() &&)
+            });
+            let code = ident(&c.code);
+            let ts = strip_parens(ts);
+            out.push(quote!(if #(#gs)* #ts { return Err(ZeError(#code)); }));
+        }
+        Ok((out, fams))
+    }
+}
+
+fn all_functions(api: &Api) -> Vec<&Function> {
+    NAMESPACES.iter().flat_map(|ns| api.functions(ns).map(|(_, f)| f)).collect()
+}
+
+fn c_params(f: &Function) -> Vec<TokenStream> {
+    f.params
+        .iter()
+        .map(|p| {
             let n = ident(&p.name);
             let t = rust_type_tokens(&p.ty);
             quote!(#n: #t)
-        });
-        let cs = checks(api, f);
+        })
+        .collect()
+}
+
+/// `validate.rs`, or why the spec cannot be translated.
+pub fn try_emit(api: &Api) -> Result<TokenStream, String> {
+    let sh = Shared::new(api);
+    let mut fns = vec![];
+    let mut fams = BTreeSet::new();
+    for f in all_functions(api) {
+        let fx = FnCx::new(&sh, f)?;
+        let (cs, fs) = fx.checks()?;
+        fams.extend(fs);
+        let name = ident(&f.name);
+        let ps = c_params(f);
         let doc = format!(" Validates the arguments of `{}`.", f.name);
-        quote! {
+        fns.push(quote! {
             #[doc = #doc]
             pub unsafe fn #name(#(#ps),*) -> ZeResult<()> {
                 #(#cs)*
                 Ok(())
             }
+        });
+    }
+    let limit = Literal::u32_unsuffixed(CHAIN_LIMIT);
+    let chains = fams.iter().map(|fam| {
+        let cf = chain_fn(fam);
+        let vals: Vec<u32> = sh.families[fam].iter().copied().collect();
+        let pat = value_pattern(&vals);
+        let doc = format!(
+            " Rule 6: a `pNext` chain of the `{fam}` family: at most {CHAIN_LIMIT} links, each the structure type of a struct whose base is a `*_base_{fam}_t`."
+        );
+        quote! {
+            #[doc = #doc]
+            unsafe fn #cf(mut next: *const c_void) -> ZeResult<()> {
+                let mut links = 0u32;
+                while !next.is_null() {
+                    if links == #limit {
+                        return Err(ZeError::INVALID_ARGUMENT);
+                    }
+                    let link = next as *const Link;
+                    match (*link).stype {
+                        #pat => {}
+                        _ => return Err(ZeError::INVALID_ARGUMENT),
+                    }
+                    next = (*link).pNext;
+                    links += 1;
+                }
+                Ok(())
+            }
         }
     });
-    quote! {
-        #![doc = " Parameter validation derived from the spec."]
-        #![allow(non_snake_case, unused_variables, unused_unsafe, clippy::all)]
+    let docs = module_doc_lines().into_iter().map(|l| quote!(#![doc = #l]));
+    Ok(quote! {
+        #(#docs)*
+        #![allow(non_snake_case, unused_variables, unused_unsafe, unused_parens, clippy::all)]
         use ::core::ffi::{c_char, c_int, c_void};
         use zekit_rt::{ZeError, ZeResult};
         use zekit_sys::*;
+
+        /// The head of every extension struct: its structure type and the next link.
+        #[repr(C)]
+        struct Link {
+            stype: u32,
+            pNext: *const c_void,
+        }
+        #(#chains)*
         #(#fns)*
         #[allow(unused_imports)]
-        use {c_char as _, c_int as _, c_void as _};
+        use {c_char as _, c_int as _};
+    })
+}
+
+/// The rules, as the generated module documents them.
+fn module_doc_lines() -> Vec<String> {
+    [
+        "Parameter validation derived from the spec (`codegen/src/emit_validate.rs`).",
+        "",
+        "One function per API function; checks in this order, the first failure wins:",
+        "",
+        "1. a non-optional handle is null: `ZE_RESULT_ERROR_INVALID_NULL_HANDLE`;",
+        "2. a non-optional pointer is null: `ZE_RESULT_ERROR_INVALID_NULL_POINTER` (a `[range]` pointer",
+        "   may be null while its count is 0; a `*pCount` count is read only when `pCount` is not null);",
+        "3. an enum parameter is none of its enumerators, or a flags parameter has a bit outside its",
+        "   known bits: `ZE_RESULT_ERROR_INVALID_ENUMERATION`;",
+        "4. the same for the enum and flags members of `[in]` struct parameters (one level; not",
+        "   arrays, not `stype`): `ZE_RESULT_ERROR_INVALID_ENUMERATION`;",
+        "5. `stype` of an `[in]` struct pointer is not one of its struct's structure types:",
+        "   `ZE_RESULT_ERROR_INVALID_ARGUMENT` (the spec names no code; zekit's choice);",
+        "6. a `pNext` chain is longer than 64 links (or cyclic), or a link's `stype` is not the",
+        "   structure type of an extension of the head's family (`*_base_desc_t` for descriptors,",
+        "   `*_base_properties_t` for properties, ...), in any namespace: `ZE_RESULT_ERROR_INVALID_ARGUMENT`;",
+        "7. (`[range]` consistency is rule 2);",
+        "8. the spec's code conditions (`returns[].when`), in spec order, with their codes; a",
+        "   pointer a condition dereferences is tested first when rules 1-2 do not guarantee it,",
+        "   and a null one makes the condition false; `x % 0` is `x` and `x / 0` is 0.",
+    ]
+    .iter()
+    .map(|l| if l.is_empty() { String::new() } else { format!(" {l}") })
+    .collect()
+}
+
+/// The tokens of `validate.rs`.
+///
+/// # Panics
+/// When the spec holds something the rules cannot translate (a condition, a range bound): the
+/// message names the function and the condition, and generation fails (`emit_icd` runs the
+/// emitters as jobs and reports a panicked one as an error). [`try_emit`] returns the error.
+pub fn emit(api: &Api) -> TokenStream {
+    try_emit(api).unwrap_or_else(|e| panic!("validation emitter: {e}"))
+}
+
+/// The Rust `if` condition rule 8 emits for a spec condition of `f`, with its null guards
+/// (for tests and diagnostics).
+pub fn condition_rust(api: &Api, f: &Function, when: &str) -> Result<String, String> {
+    let sh = Shared::new(api);
+    let fx = FnCx::new(&sh, f)?;
+    let e = expr::parse(when)?;
+    let (ts, _, guards, _) = fx.translate(&e, None).map_err(|e| format!("{}: condition `{when}`: {e}", f.name))?;
+    let gs = guards.iter().map(|g| {
+        let g = fx.ps[*g].ident();
+        quote!(!#g.is_null() &&)
+    });
+    let ts = strip_parens(ts);
+    let tokens = quote!(fn f() { if #(#gs)* #ts {} });
+    let file: syn::File = syn::parse2(tokens).map_err(|e| e.to_string())?;
+    let text = prettyplease::unparse(&file);
+    let inner = text.trim().strip_prefix("fn f() {").and_then(|t| t.strip_suffix('}')).unwrap_or(&text).trim();
+    let inner = inner.strip_prefix("if ").and_then(|t| t.strip_suffix("{}")).unwrap_or(inner).trim();
+    Ok(inner.to_string())
+}
+
+// ---------------------------------------------------------------------------------------------
+// tests/validation.rs
+
+/// One test case: statements that break (or keep) the valid set, and the expected code.
+struct Case {
+    rule: u8,
+    label: String,
+    stmts: Vec<TokenStream>,
+    /// `None`: `Ok(())`.
+    want: Option<String>,
+}
+
+/// What a test function needs to know about where parameters point.
+struct Layout {
+    /// Scratch offset of each pointer parameter's buffer.
+    offsets: Vec<Option<u64>>,
+    /// Offset of the buffer the `pNext` cases link to.
+    ext: u64,
+    size: u64,
+}
+
+impl FnCx<'_> {
+    /// Bytes behind one element a pointer parameter addresses.
+    fn elem_size(&self, p: &PInfo) -> Result<u64, String> {
+        if p.ct.ptrs.len() > 1 {
+            return Ok(8);
+        }
+        let base = self.api().resolve_typedef(&p.ct.base);
+        Ok(match base {
+            "void" => 1,
+            "char" => 1,
+            // Types outside the model's layouts (the tracing `ze_callbacks_t`): validation never
+            // reads them, any buffer does.
+            _ => self.api().size_align(&CType { konst: false, base: base.to_string(), ptrs: vec![] }).map_or(64, |s| s.0),
+        })
     }
+
+    fn layout(&self) -> Result<Layout, String> {
+        let mut off = 0u64;
+        let mut offsets = vec![];
+        for p in &self.ps {
+            let PK::Ptr { range, .. } = &p.kind else {
+                offsets.push(None);
+                continue;
+            };
+            let el = self.elem_size(p)?;
+            let size = match range {
+                Some(_) => el * MAX_COUNT as u64,
+                None if p.ct.ptrs.len() == 1 && p.ct.base == "void" => 64,
+                None => el,
+            };
+            offsets.push(Some(off));
+            off += size.max(16).div_ceil(16) * 16;
+        }
+        // The `pNext` cases link here: up to CHAIN_LIMIT + 1 links of 16 bytes.
+        Ok(Layout { offsets, ext: off, size: off + 16 * (CHAIN_LIMIT as u64 + 1) })
+    }
+
+    fn at(&self, lay: &Layout, i: usize) -> TokenStream {
+        let off = Literal::u64_unsuffixed(lay.offsets[i].unwrap_or(0));
+        quote!(__s.add(#off))
+    }
+
+    /// `(*__p_<param>)`: the struct behind a single struct pointer parameter's buffer (the
+    /// setup declares `__p_<param>`).
+    fn pointee_struct(&self, _lay: &Layout, i: usize, _s: &str) -> TokenStream {
+        let p = format_ident!("__p_{}", self.ps[i].field.name);
+        quote!((*#p))
+    }
+
+    fn int_value(v: i128, newtype: &Option<String>) -> TokenStream {
+        let l = Literal::i128_unsuffixed(v);
+        match newtype {
+            Some(t) => {
+                let t = ident(t);
+                let h = hex(v as u32);
+                quote!(#t(#h))
+            }
+            None => quote!(#l),
+        }
+    }
+
+    /// A statement that gives `l` the value `v`.
+    fn assign(&self, lay: &Layout, l: &Leaf, v: MVal) -> Result<TokenStream, String> {
+        let kind = self.leaf_kind(l)?;
+        let val = match (v, &kind) {
+            (MVal::Int(x), LK::Int { newtype, .. }) => Self::int_value(x, newtype),
+            (MVal::Ptr(true), _) => quote!(h::<u8>() as _),
+            (MVal::Ptr(false), _) => quote!(::core::ptr::null_mut::<u8>() as _),
+            (MVal::Int(_), LK::Ptr) => return Err(format!("{}: integer for a pointer", self.f.name)),
+        };
+        Ok(match l {
+            Leaf::Param(i) => {
+                let p = &self.ps[*i];
+                let n = p.ident();
+                match (&p.kind, v) {
+                    (PK::Handle, MVal::Ptr(true)) => quote!(#n = h()),
+                    (PK::Handle, MVal::Ptr(false)) => quote!(#n = ::core::ptr::null_mut()),
+                    (PK::Ptr { .. }, MVal::Ptr(true)) => {
+                        let at = self.at(lay, *i);
+                        quote!(#n = #at as _)
+                    }
+                    (PK::Ptr { .. }, MVal::Ptr(false)) if p.outer_const() => quote!(#n = ::core::ptr::null()),
+                    (PK::Ptr { .. }, MVal::Ptr(false)) => quote!(#n = ::core::ptr::null_mut()),
+                    _ => quote!(#n = #val),
+                }
+            }
+            Leaf::Deref(i) => {
+                let at = self.at(lay, *i);
+                let t = match &self.ps[*i].kind {
+                    PK::Ptr { pointee: Pointee::Int(ty), .. } => ty.tokens(),
+                    PK::Ptr { pointee: Pointee::Enum(e), .. } => {
+                        let e = ident(e);
+                        quote!(#e)
+                    }
+                    _ => return Err(format!("{}: `*{}` is not settable", self.f.name, self.ps[*i].field.name)),
+                };
+                quote!(*#at.cast::<#t>() = #val)
+            }
+            Leaf::Arrow(i, m) => {
+                let s = self.ps[*i].single_struct().unwrap_or_default().to_string();
+                let ps = self.pointee_struct(lay, *i, &s);
+                let m = ident(m);
+                quote!(#ps.#m = #val)
+            }
+            Leaf::Dot(i, m) => {
+                let n = self.ps[*i].ident();
+                let m = ident(m);
+                quote!(#n.#m = #val)
+            }
+        })
+    }
+
+    fn val_label(v: MVal) -> String {
+        match v {
+            MVal::Int(x) => x.to_string(),
+            MVal::Ptr(true) => "non-null".into(),
+            MVal::Ptr(false) => "null".into(),
+        }
+    }
+
+    fn model_case(&self, lay: &Layout, rule: u8, label: String, changes: &[(Leaf, MVal)], want: Option<String>) -> Result<Case, String> {
+        let stmts = changes.iter().map(|(l, v)| self.assign(lay, l, *v)).collect::<Result<Vec<_>, _>>()?;
+        Ok(Case { rule, label, stmts, want })
+    }
+
+    fn changes_label(&self, changes: &[(Leaf, MVal)]) -> String {
+        changes.iter().map(|(l, v)| format!("{} = {}", self.leaf_label(l), Self::val_label(*v))).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Parameter declarations and setup of the valid argument set.
+    fn setup(&self, lay: &Layout, valid: &Model) -> Result<Vec<TokenStream>, String> {
+        let sh = self.sh;
+        let mut out = vec![];
+        let mut later = vec![];
+        for (i, p) in self.ps.iter().enumerate() {
+            let n = p.ident();
+            let t = rust_type_tokens(&p.field.ty);
+            let v = self.get(valid, &Leaf::Param(i));
+            if let Some(s) = p.single_struct() {
+                let at = self.at(lay, i);
+                let pn = format_ident!("__p_{}", p.field.name);
+                let st = ident(s);
+                out.push(quote!(let #pn = #at.cast::<#st>();));
+            }
+            out.push(match &p.kind {
+                PK::Handle => quote!(let mut #n: #t = h();),
+                PK::Ptr { .. } => {
+                    let at = self.at(lay, i);
+                    quote!(let mut #n: #t = #at as _;)
+                }
+                PK::Int(_) => {
+                    let MVal::Int(x) = v else { return Err(format!("{}: bad valid value", self.f.name)) };
+                    let l = Literal::i128_unsuffixed(x);
+                    quote!(let mut #n: #t = #l;)
+                }
+                PK::Enum(e) => {
+                    let MVal::Int(x) = v else { return Err(format!("{}: bad valid value", self.f.name)) };
+                    let val = Self::int_value(x, &Some(e.clone()));
+                    quote!(let mut #n: #t = #val;)
+                }
+                PK::Struct(_) | PK::Other => quote!(let mut #n: #t = ::core::mem::zeroed();),
+            });
+            // Pointees and by-value members: stype, first enumerators.
+            let (s, by_value) = match (&p.kind, p.single_struct()) {
+                (PK::Struct(s), _) => (s.as_str(), true),
+                (_, Some(s)) => (s, false),
+                _ => continue,
+            };
+            let Some(st) = sh.structure(s) else { continue };
+            let target = if by_value { quote!(#n) } else { self.pointee_struct(lay, i, s) };
+            if !by_value && sh.has_member(st, "stype") {
+                if let (Some(v), Some(ty)) = (sh.stypes(st).first(), sh.member_ty(st, "stype")) {
+                    let val = Self::int_value(*v as i128, &Some(ty));
+                    later.push(quote!(#target.stype = #val;));
+                }
+            }
+            if by_value || p.is_in {
+                for (m, e) in sh.enum_members(st) {
+                    if e.flags {
+                        continue;
+                    }
+                    let val = Self::int_value(e.first() as i128, &Some(e.ty.clone()));
+                    let m = ident(&m);
+                    later.push(quote!(#target.#m = #val;));
+                }
+            }
+        }
+        out.extend(later);
+        for (l, v) in valid {
+            if matches!(l, Leaf::Param(_)) {
+                continue;
+            }
+            let a = self.assign(lay, l, *v)?;
+            out.push(quote!(#a;));
+        }
+        Ok(out)
+    }
+
+    /// Every case of this function; notes: conditions no case reaches.
+    /// `limits`: the families whose chain length limit a case already tests.
+    fn cases(&self, lay: &Layout, valid: &Model, notes: &mut Vec<String>, limits: &mut BTreeSet<String>) -> Result<Vec<Case>, String> {
+        let sh = self.sh;
+        let mut cases = vec![Case { rule: 0, label: "valid arguments".into(), stmts: vec![], want: None }];
+        let fire_case = |rule: u8, changes: Vec<(Leaf, MVal)>, expect: Fire, cases: &mut Vec<Case>| -> Result<(), String> {
+            let mut m = valid.clone();
+            for (l, v) in &changes {
+                m.insert(l.clone(), *v);
+            }
+            let got = self.simulate(&m)?;
+            if got != Some(expect) {
+                return Err(format!("{}: case {} does not fail as expected ({got:?})", self.f.name, self.changes_label(&changes)));
+            }
+            let label = self.changes_label(&changes);
+            cases.push(self.model_case(lay, rule, label, &changes, Some(self.fire_code(expect)))?);
+            Ok(())
+        };
+        // 1. null handles
+        for (i, p) in self.ps.iter().enumerate() {
+            if matches!(p.kind, PK::Handle) && !p.field.optional {
+                fire_case(1, vec![(Leaf::Param(i), MVal::Ptr(false))], Fire::Handle(i), &mut cases)?;
+            }
+        }
+        // 2. null pointers; null ranges with and without elements
+        for (i, p) in self.ps.iter().enumerate() {
+            let PK::Ptr { range, .. } = &p.kind else { continue };
+            if p.field.optional {
+                continue;
+            }
+            let null = (Leaf::Param(i), MVal::Ptr(false));
+            match range {
+                None => fire_case(2, vec![null], Fire::Null(i), &mut cases)?,
+                Some(r) => {
+                    let count_leaf = match r {
+                        RangeLen::Param(c) => Leaf::Param(*c),
+                        RangeLen::Deref(c) => Leaf::Deref(*c),
+                    };
+                    if self.count(valid, r) == 0 {
+                        let mut m = valid.clone();
+                        m.insert(null.0.clone(), null.1);
+                        let got = self.simulate(&m)?;
+                        let label = format!("{} (count 0: allowed)", self.changes_label(std::slice::from_ref(&null)));
+                        cases.push(self.model_case(lay, 2, label, std::slice::from_ref(&null), got.map(|g| self.fire_code(g)))?);
+                        fire_case(2, vec![null, (count_leaf, MVal::Int(1))], Fire::Range(i), &mut cases)?;
+                    } else {
+                        fire_case(2, vec![null], Fire::Range(i), &mut cases)?;
+                    }
+                }
+            }
+        }
+        let enum_code = || Some("ZE_RESULT_ERROR_INVALID_ENUMERATION".to_string());
+        let arg_code = || Some("ZE_RESULT_ERROR_INVALID_ARGUMENT".to_string());
+        // 3. enums and flags by value
+        for p in &self.ps {
+            let PK::Enum(t) = &p.kind else { continue };
+            let Some(e) = sh.enum_info(t) else { continue };
+            let Some(bad) = e.bad() else { continue };
+            let n = p.ident();
+            let val = Self::int_value(bad as i128, &Some(e.ty.clone()));
+            cases.push(Case { rule: 3, label: format!("{} = {bad:#x}", p.field.name), stmts: vec![quote!(#n = #val)], want: enum_code() });
+        }
+        // 4. members of [in] structs
+        for (i, p) in self.ps.iter().enumerate() {
+            let n = p.ident();
+            let (s, by_value) = match (&p.kind, p.single_struct()) {
+                (PK::Struct(s), _) => (s.as_str(), true),
+                (_, Some(s)) if p.is_in => (s, false),
+                _ => continue,
+            };
+            let Some(st) = sh.structure(s) else { continue };
+            let target = if by_value { quote!(#n) } else { self.pointee_struct(lay, i, s) };
+            for (m, e) in sh.enum_members(st) {
+                let Some(bad) = e.bad() else { continue };
+                let val = Self::int_value(bad as i128, &Some(e.ty.clone()));
+                let mi = ident(&m);
+                let sep = if by_value { "." } else { "->" };
+                cases.push(Case {
+                    rule: 4,
+                    label: format!("{}{sep}{m} = {bad:#x}", p.field.name),
+                    stmts: vec![quote!(#target.#mi = #val)],
+                    want: enum_code(),
+                });
+            }
+        }
+        // 5. wrong stype
+        for (i, p) in self.ps.iter().enumerate() {
+            let Some(s) = p.single_struct() else { continue };
+            let Some(st) = sh.structure(s) else { continue };
+            let own = sh.stypes(st);
+            if !p.is_in || own.is_empty() || !sh.has_member(st, "stype") {
+                continue;
+            }
+            let known = sh.family(st).and_then(|f| sh.families.get(&f)).and_then(|set| set.iter().find(|v| !own.contains(v)).copied());
+            let wrong = known.unwrap_or(BAD_ENUM);
+            let target = self.pointee_struct(lay, i, s);
+            let ty = sh.member_ty(st, "stype").unwrap_or_default();
+            let val = Self::int_value(wrong as i128, &Some(ty));
+            cases.push(Case {
+                rule: 5,
+                label: format!("{}->stype = {wrong:#x}", p.field.name),
+                stmts: vec![quote!(#target.stype = #val)],
+                want: arg_code(),
+            });
+        }
+        // 6. pNext chains
+        for (i, p) in self.ps.iter().enumerate() {
+            let Some(s) = p.single_struct() else { continue };
+            let Some(st) = sh.structure(s) else { continue };
+            let Some(fam) = sh.family(st) else { continue };
+            let Some(allowed) = sh.families.get(&fam) else { continue };
+            if !sh.has_member(st, "pNext") {
+                continue;
+            }
+            let target = self.pointee_struct(lay, i, s);
+            let at = self.at(lay, i);
+            let ext = Literal::u64_unsuffixed(lay.ext);
+            let link = |v: u32| {
+                let h = hex(v);
+                vec![quote!(#target.pNext = __s.add(#ext) as _), quote!(*__s.add(#ext).cast::<u32>() = #h)]
+            };
+            let n = &p.field.name;
+            if let Some(ok) = allowed.iter().next() {
+                cases.push(Case { rule: 6, label: format!("{n}->pNext -> {fam} extension {ok:#x}"), stmts: link(*ok), want: None });
+            }
+            if !allowed.contains(&BAD_ENUM) {
+                cases.push(Case { rule: 6, label: format!("{n}->pNext -> unknown stype"), stmts: link(BAD_ENUM), want: arg_code() });
+            }
+            let other = sh.families.iter().filter(|(f, _)| **f != fam).flat_map(|(_, s)| s.iter()).find(|v| !allowed.contains(v));
+            if let Some(o) = other {
+                cases.push(Case { rule: 6, label: format!("{n}->pNext -> other family's stype {o:#x}"), stmts: link(*o), want: arg_code() });
+            }
+            if let Some(ok) = allowed.iter().next() {
+                if limits.insert(fam.clone()) {
+                    let h = hex(*ok);
+                    for (len, want) in [(CHAIN_LIMIT, None), (CHAIN_LIMIT + 1, arg_code())] {
+                        let l = Literal::u32_unsuffixed(len);
+                        cases.push(Case {
+                            rule: 6,
+                            label: format!("{n}->pNext -> chain of {len} {fam} links"),
+                            stmts: vec![quote!(#target.pNext = chain(__s.add(#ext), #l, #h) as _)],
+                            want,
+                        });
+                    }
+                }
+            }
+            cases.push(Case {
+                rule: 6,
+                label: format!("{n}->pNext -> itself (cycle)"),
+                stmts: vec![quote!(#target.pNext = #at as _)],
+                want: arg_code(),
+            });
+        }
+        // 8. conditions: change one operand, else two
+        for j in 0..self.conds.len() {
+            let leaves = self.cond_leaves(j)?;
+            let mut tries: Vec<Vec<(Leaf, MVal)>> = vec![];
+            for l in &leaves {
+                for c in self.candidates(l) {
+                    if self.get(valid, l) != c {
+                        tries.push(vec![(l.clone(), c)]);
+                    }
+                }
+            }
+            for (a, la) in leaves.iter().enumerate() {
+                for lb in &leaves[a + 1..] {
+                    for ca in self.candidates(la) {
+                        for cb in self.candidates(lb) {
+                            if self.get(valid, la) != ca && self.get(valid, lb) != cb {
+                                tries.push(vec![(la.clone(), ca), (lb.clone(), cb)]);
+                            }
+                        }
+                    }
+                }
+            }
+            let mut found = false;
+            for t in tries {
+                let mut m = valid.clone();
+                for (l, v) in &t {
+                    m.insert(l.clone(), *v);
+                }
+                if self.simulate(&m)? == Some(Fire::Cond(j)) {
+                    let label = format!("{} ({})", self.changes_label(&t), self.conds[j].text);
+                    cases.push(self.model_case(lay, 8, label, &t, Some(self.conds[j].code.clone()))?);
+                    found = true;
+                    break;
+                }
+            }
+            if !found {
+                notes.push(format!(
+                    "{}: `{}` ({}) is never the first failing check: an earlier rule always fails first",
+                    self.f.name, self.conds[j].text, self.conds[j].code
+                ));
+            }
+        }
+        Ok(cases)
+    }
+
+    fn test_fn(&self, notes: &mut Vec<String>, limits: &mut BTreeSet<String>) -> Result<(TokenStream, u64, usize), String> {
+        let lay = self.layout()?;
+        let valid = self.valid_model()?;
+        let setup = self.setup(&lay, &valid)?;
+        let cases = self.cases(&lay, &valid, notes, limits)?;
+        let n = cases.len();
+        let rows = cases.iter().map(|c| {
+            let rule = Literal::u8_unsuffixed(c.rule);
+            let label = c.label.as_str();
+            let code = ident(c.want.as_deref().unwrap_or("ZE_RESULT_SUCCESS"));
+            quote!((#rule, #label, #code))
+        });
+        let arms = cases.iter().enumerate().filter(|(_, c)| !c.stmts.is_empty()).map(|(k, c)| {
+            let k = Literal::usize_unsuffixed(k);
+            match c.stmts.as_slice() {
+                [one] => quote!(#k => #one,),
+                more => quote!(#k => { #(#more;)* })
+            }
+        });
+        let tname = format_ident!("t_{}", self.f.name);
+        let fname = ident(&self.f.name);
+        let args = self.ps.iter().map(|p| p.ident());
+        let doc = format!(" `{}`: {n} cases.", self.f.name);
+        Ok((
+            quote! {
+                #[doc = #doc]
+                unsafe fn #tname(__cx: &mut Cx) {
+                    const CASES: &[(u8, &str, ze_result_t)] = &[#(#rows),*];
+                    for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
+                        let __s = __cx.fresh();
+                        #(#setup)*
+                        match __case {
+                            #(#arms)*
+                            _ => {}
+                        }
+                        __cx.check(__rule, __what, __want, validate::#fname(#(#args),*));
+                    }
+                }
+            },
+            lay.size,
+            n,
+        ))
+    }
+}
+
+/// The generated test: (tokens, functions, cases, conditions without a case), or why the spec
+/// cannot be translated.
+pub fn try_emit_tests(api: &Api) -> Result<(TokenStream, usize, usize, Vec<String>), String> {
+    let sh = Shared::new(api);
+    // The same checks `validate.rs` gets: a condition that does not translate fails here.
+    try_emit(api)?;
+    let mut fns = vec![];
+    let mut table = vec![];
+    let mut scratch = 64u64;
+    let mut total = 0;
+    let mut notes = vec![];
+    let mut limits = BTreeSet::new();
+    let funcs = all_functions(api);
+    for f in &funcs {
+        let fx = FnCx::new(&sh, f)?;
+        let (t, size, n) = fx.test_fn(&mut notes, &mut limits)?;
+        scratch = scratch.max(size);
+        total += n;
+        fns.push(t);
+        let name = f.name.as_str();
+        let tname = format_ident!("t_{}", f.name);
+        table.push(quote!((#name, #tname)));
+    }
+    let chunks = Literal::u64_unsuffixed(scratch.div_ceil(16));
+    let mut docs = vec![
+        " Table-driven tests of `zekit_icd::validate`, generated from the spec by".to_string(),
+        " `codegen/src/emit_validate.rs` (rules in `src/validate.rs`): for every function a valid".to_string(),
+        " argument set must pass, and each derivable bad argument must fail with its exact code.".to_string(),
+        String::new(),
+        format!(" {} functions, {total} cases.", funcs.len()),
+    ];
+    if !notes.is_empty() {
+        docs.push(String::new());
+        docs.push(" Spec conditions without a case (an earlier rule always fails first):".to_string());
+        docs.push(String::new());
+        for n in &notes {
+            docs.push(format!(" * {n}"));
+        }
+    }
+    let docs = docs.iter().map(|l| quote!(#![doc = #l]));
+    let tokens = quote! {
+        #(#docs)*
+        #![allow(non_snake_case, unused_mut, unused_unsafe, unused_variables, unused_assignments, unused_parens, clippy::all)]
+        use ::core::ffi::{c_char, c_int, c_void};
+        use zekit_icd::validate;
+        use zekit_rt::{ZeError, ZeResult};
+        use zekit_sys::*;
+
+        /// 16 aligned bytes of the scratch area.
+        #[repr(C, align(16))]
+        #[derive(Clone, Copy)]
+        struct Chunk([u8; 16]);
+
+        /// Scratch chunks: room for the largest function's argument buffers.
+        const SCRATCH_CHUNKS: usize = #chunks;
+
+        /// What dummy handles (and non-null member pointers) point to: validation only
+        /// tests handles for null.
+        static DUMMY: [u8; 64] = [0; 64];
+
+        fn h<T>() -> *mut T {
+            DUMMY.as_ptr() as *mut T
+        }
+
+        /// Builds a `pNext` chain of `n` links (16 bytes each: `stype`, `pNext`) at `at`.
+        unsafe fn chain(at: *mut u8, n: u32, stype: u32) -> *mut u8 {
+            for i in 0..n as usize {
+                let link = at.add(16 * i);
+                *link.cast::<u32>() = stype;
+                *link.add(8).cast::<*mut u8>() = if i + 1 < n as usize { at.add(16 * (i + 1)) } else { ::core::ptr::null_mut() };
+            }
+            at
+        }
+
+        struct Cx {
+            scratch: Vec<Chunk>,
+            function: &'static str,
+            cases: usize,
+            per_rule: [usize; 9],
+            failures: Vec<String>,
+        }
+
+        impl Cx {
+            /// The scratch area, zeroed.
+            fn fresh(&mut self) -> *mut u8 {
+                self.scratch.fill(Chunk([0; 16]));
+                self.scratch.as_mut_ptr() as *mut u8
+            }
+
+            fn check(&mut self, rule: u8, what: &str, want: ze_result_t, got: ZeResult<()>) {
+                let want = if want == ZE_RESULT_SUCCESS { Ok(()) } else { Err(ZeError(want)) };
+                self.cases += 1;
+                self.per_rule[rule as usize] += 1;
+                if got != want {
+                    self.failures.push(format!("{}: {what} (rule {rule}): got {got:?}, want {want:?}", self.function));
+                }
+            }
+        }
+
+        /// Every function of the spec with its cases.
+        const TABLE: &[(&str, unsafe fn(&mut Cx))] = &[#(#table),*];
+
+        #[test]
+        fn validation_table() {
+            let mut cx = Cx {
+                scratch: vec![Chunk([0; 16]); SCRATCH_CHUNKS],
+                function: "",
+                cases: 0,
+                per_rule: [0; 9],
+                failures: vec![],
+            };
+            for (name, t) in TABLE {
+                cx.function = name;
+                let before = cx.cases;
+                unsafe { (*t)(&mut cx) };
+                assert!(cx.cases > before, "{name}: no case ran");
+            }
+            eprintln!("validation: {} functions, {} cases (valid {}, per rule 1-8: {:?})", TABLE.len(), cx.cases, cx.per_rule[0], &cx.per_rule[1..]);
+            assert!(cx.failures.is_empty(), "{} of {} cases failed:\n{}", cx.failures.len(), cx.cases, cx.failures.join("\n"));
+        }
+
+        #(#fns)*
+
+        #[allow(unused_imports)]
+        use {c_char as _, c_int as _, c_void as _};
+    };
+    Ok((tokens, funcs.len(), total, notes))
+}
+
+/// The tokens of `tests/validation.rs` of `zekit-icd`.
+///
+/// # Panics
+/// As [`emit`]; [`try_emit_tests`] returns the error.
+pub fn emit_tests(api: &Api) -> TokenStream {
+    try_emit_tests(api).map(|t| t.0).unwrap_or_else(|e| panic!("validation emitter: {e}"))
+}
+
+/// (functions, cases, conditions without a case) of the generated test.
+pub fn test_summary(api: &Api) -> Result<(usize, usize, Vec<String>), String> {
+    let (_, f, c, notes) = try_emit_tests(api)?;
+    Ok((f, c, notes))
 }

@@ -3,6 +3,7 @@
 
 pub mod emit_c;
 pub mod emit_icd;
+pub mod emit_mock;
 pub mod emit_rust;
 pub mod emit_validate;
 pub mod expr;
@@ -41,6 +42,7 @@ pub fn generate(api: &Api) -> Result<Vec<(String, String)>, String> {
         c?.into_iter().map(|(name, text)| (format!("include/level_zero/{name}"), text)).collect();
     out.extend(rust?);
     out.extend(icd?);
+    out.extend(emit_mock::emit(api)?);
     Ok(out)
 }
 

@@ -292,6 +292,19 @@ pub struct Function {
     pub params: Vec<Field>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub returns: Vec<Return>,
+    /// C return type of the few functions that do not return `ze_result_t`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_type: Option<String>,
+    /// What such a function returns on failure (a C expression: `nullptr`, `UINT32_MAX`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_value: Option<String>,
+}
+
+impl Function {
+    /// The C return type: `ze_result_t` unless `return_type` says otherwise.
+    pub fn ret(&self) -> &str {
+        self.return_type.as_deref().unwrap_or("ze_result_t")
+    }
 }
 
 /// An explicit result code with the conditions (C expressions over the parameters) that produce it.

@@ -20,7 +20,16 @@ fn items(text: &str) -> Vec<(String, String)> {
         };
         let (Some(kind), Some(name)) = (top("type"), top("name")) else { continue };
         let name = match kind.as_str() {
-            "function" => format!("{}{}", top("class").unwrap_or_default(), name),
+            "function" => {
+                let fname = format!("{}{}", top("class").unwrap_or_default(), name);
+                // A function returning something else than ze_result_t: `returns:` is a map with `type:`.
+                if let Some(i) = doc.find("\nreturns:\n    type:") {
+                    let ret = subst(doc[i..].lines().nth(2).unwrap_or("").trim().trim_start_matches("type:").trim().trim_matches('"'));
+                    let nparams = doc.lines().skip_while(|l| !l.starts_with("params:")).skip(1).take_while(|l| l.starts_with(' ') || l.is_empty()).filter(|l| l.trim_start().starts_with("- type:")).count();
+                    out.push(("returns".to_string(), format!("{fname}|{ret}|{nparams}")));
+                }
+                fname
+            }
             "struct" | "union" | "enum" | "handle" => name,
             _ => continue,
         };
@@ -51,12 +60,20 @@ fn every_reference_item_is_declared() {
         count("handle")
     );
     assert_eq!(count("function"), 478);
+    assert_eq!(count("returns"), 4, "functions that do not return ze_result_t");
     assert!(all.len() > 1000);
     let mut c = String::from(
         "#include <level_zero/ze_api.h>\n#include <level_zero/zet_api.h>\n#include <level_zero/zes_api.h>\n#include <level_zero/zer_api.h>\nvoid probe(void) {\n",
     );
     for (kind, name) in &all {
-        if kind == "function" {
+        if kind == "returns" {
+            let mut parts = name.split('|');
+            let (f, ret, n) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap().parse::<usize>().unwrap());
+            let zeros = vec!["0"; n].join(", ");
+            c.push_str(&format!(
+                "    _Static_assert(__builtin_types_compatible_p(__typeof__({f}({zeros})), {ret}), \"{f} returns {ret}\");\n"
+            ));
+        } else if kind == "function" {
             c.push_str(&format!("    (void)&{name};\n"));
         } else {
             c.push_str(&format!("    (void)sizeof({name});\n"));

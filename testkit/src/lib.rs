@@ -21,16 +21,20 @@ pub fn target_dir() -> PathBuf {
     exe.parent().and_then(Path::parent).expect("target dir").to_path_buf()
 }
 
-/// Path of an ICD built by this workspace, e.g. `icd("ze_zekit_cpu")` →
-/// `target/debug/libze_zekit_cpu.so`. Panics with a clear message if it is missing.
+/// Path of an ICD built by this workspace, e.g. `icd("ze_zekit_cpu")`: the newer of
+/// `target/<profile>/lib<name>.so` and `target/<profile>/deps/lib<name>.so` (`cargo test`
+/// refreshes only the latter). Panics with a clear message if neither exists.
 pub fn icd(lib_name: &str) -> PathBuf {
     let dir = target_dir();
-    for cand in [dir.join(format!("lib{lib_name}.so")), dir.join("deps").join(format!("lib{lib_name}.so"))] {
-        if cand.exists() {
-            return cand;
-        }
+    let file = format!("lib{lib_name}.so");
+    let newest = [dir.join(&file), dir.join("deps").join(&file)]
+        .into_iter()
+        .filter_map(|p| std::fs::metadata(&p).and_then(|m| m.modified()).ok().map(|t| (t, p)))
+        .max_by_key(|(t, _)| *t);
+    match newest {
+        Some((_, p)) => p,
+        None => panic!("{file} not found in {} (build the crate first)", dir.display()),
     }
-    panic!("lib{lib_name}.so not found in {} (build the crate first)", dir.display());
 }
 
 /// Whether Debian's loader and headers are installed (`libze1`, `libze-dev`).

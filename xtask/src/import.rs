@@ -536,6 +536,15 @@ pub fn import_namespace(dir: &Path, ns: &str, report: &mut Report) -> Result<Vec
                         .map(|m| field(m, report, &ctx))
                         .collect();
                     let mut returns = vec![];
+                    // `returns:` as a map describes a function that does not return ze_result_t.
+                    let (mut return_type, mut failure_value) = (None, None);
+                    if let Some(m @ Value::Mapping(_)) = d.get("returns") {
+                        return_type = s(m, "type").map(|t| norm_type(&t));
+                        failure_value = m.get("failure").and_then(|f| f.as_sequence()).and_then(|f| f.first()).and_then(|v| match v {
+                            Value::String(x) => Some(subst(x)),
+                            _ => None,
+                        });
+                    }
                     for key in ["returns", "results", "returns:"] {
                         if key != "returns" && d.get(key).is_some() {
                             report.notes.push(format!("{ctx}: upstream key `{key}` read as `returns`"));
@@ -554,6 +563,8 @@ pub fn import_namespace(dir: &Path, ns: &str, report: &mut Report) -> Result<Vec
                         details: vec![],
                         params,
                         returns,
+                        return_type,
+                        failure_value,
                     })
                 }
                 "callback" => {

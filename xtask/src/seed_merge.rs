@@ -23,6 +23,18 @@ pub struct Facts {
     pub legacy: Vec<Legacy>,
     #[serde(default)]
     pub class_order: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub new_etors: Vec<NewEtor>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewEtor {
+    #[serde(rename = "enum")]
+    pub enum_name: String,
+    pub name: String,
+    pub value: String,
+    pub since: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -250,6 +262,8 @@ pub fn merge(files: &mut [SpecFile], seeds: &SeedSet, facts: &Facts, report: &mu
                     details: sf.details.clone(),
                     params,
                     returns: vec![],
+                    return_type: None,
+                    failure_value: None,
                 };
                 push_to(files, &place.file, Entry::Function(f), report);
             }
@@ -266,6 +280,28 @@ pub fn merge(files: &mut [SpecFile], seeds: &SeedSet, facts: &Facts, report: &mu
                     };
                 }
             }
+        }
+    }
+    // Newer enumerators (before a `*_CURRENT`, which then equals the newest).
+    for n in &facts.new_etors {
+        let Some(Entry::Enum(e) | Entry::Flags(e)) = find_entry(files, &n.enum_name) else {
+            return Err(format!("seed-facts: enum {} not found", n.enum_name));
+        };
+        if e.etors.iter().any(|x| x.name == n.name) {
+            continue;
+        }
+        let etor = Etor { name: n.name.clone(), value: n.value.clone(), since: n.since.clone(), doc: None, legacy: false, unverified: false };
+        match e.etors.iter().position(|x| x.name.ends_with("_CURRENT")) {
+            Some(i) => {
+                e.etors[i].value = n.value.clone();
+                e.etors.insert(i, etor);
+            }
+            None => e.etors.push(etor),
+        }
+        // The macro twin of ZE_API_VERSION_CURRENT follows it.
+        let current_macro = format!("{}_CURRENT_M", n.name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_'));
+        if let Some(Entry::Macro(m)) = find_entry(files, &current_macro) {
+            m.value = n.value.clone();
         }
     }
     // Legacy enumerators of older official headers.

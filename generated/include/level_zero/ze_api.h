@@ -1247,14 +1247,15 @@ typedef enum _ze_api_version_t
     ZE_API_VERSION_1_15 = ZE_MAKE_VERSION( 1, 15 ), ///< @since 1.15
     ZE_API_VERSION_1_16 = ZE_MAKE_VERSION( 1, 16 ), ///< @since 1.16
     ZE_API_VERSION_1_17 = ZE_MAKE_VERSION( 1, 17 ), ///< @since 1.17
-    ZE_API_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 17 ),
+    ZE_API_VERSION_1_18 = ZE_MAKE_VERSION( 1, 18 ), ///< @since 1.18
+    ZE_API_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 18 ),
     ZE_API_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_api_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @since 1.10
 #ifndef ZE_API_VERSION_CURRENT_M
-#define ZE_API_VERSION_CURRENT_M  ZE_MAKE_VERSION( 1, 17 )
+#define ZE_API_VERSION_CURRENT_M  ZE_MAKE_VERSION( 1, 18 )
 #endif // ZE_API_VERSION_CURRENT_M
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1355,7 +1356,7 @@ zeDriverGetLastErrorDescription(
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @since 1.14
-ZE_APIEXPORT ze_result_t ZE_APICALL
+ZE_APIEXPORT ze_context_handle_t ZE_APICALL
 zeDriverGetDefaultContext(
     ze_driver_handle_t hDriver ///< [in]
     );

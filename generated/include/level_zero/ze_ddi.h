@@ -389,7 +389,7 @@ typedef ze_result_t (ZE_APICALL *ze_pfnDriverRTASFormatCompatibilityCheckExt_t)(
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zeDriverGetDefaultContext
-typedef ze_result_t (ZE_APICALL *ze_pfnDriverGetDefaultContext_t)(
+typedef ze_context_handle_t (ZE_APICALL *ze_pfnDriverGetDefaultContext_t)(
     ze_driver_handle_t
     );
 

@@ -60,22 +60,23 @@ zerGetLastErrorDescription(
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @since 1.14
-ZE_APIEXPORT ze_result_t ZE_APICALL
+ZE_APIEXPORT uint32_t ZE_APICALL
 zerTranslateDeviceHandleToIdentifier(
     ze_device_handle_t hDevice ///< [in]
     );
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @since 1.14
-ZE_APIEXPORT ze_result_t ZE_APICALL
+ZE_APIEXPORT ze_device_handle_t ZE_APICALL
 zerTranslateIdentifierToDeviceHandle(
     uint32_t identifier ///< [in]
     );
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @since 1.14
-ZE_APIEXPORT ze_result_t ZE_APICALL
+ZE_APIEXPORT ze_context_handle_t ZE_APICALL
 zerGetDefaultContext(
+    void
     );
 
 #if !defined(__GNUC__)

@@ -25,19 +25,20 @@ typedef ze_result_t (ZE_APICALL *zer_pfnGetLastErrorDescription_t)(
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zerTranslateDeviceHandleToIdentifier
-typedef ze_result_t (ZE_APICALL *zer_pfnTranslateDeviceHandleToIdentifier_t)(
+typedef uint32_t (ZE_APICALL *zer_pfnTranslateDeviceHandleToIdentifier_t)(
     ze_device_handle_t
     );
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zerTranslateIdentifierToDeviceHandle
-typedef ze_result_t (ZE_APICALL *zer_pfnTranslateIdentifierToDeviceHandle_t)(
+typedef ze_device_handle_t (ZE_APICALL *zer_pfnTranslateIdentifierToDeviceHandle_t)(
     uint32_t
     );
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Function-pointer for zerGetDefaultContext
-typedef ze_result_t (ZE_APICALL *zer_pfnGetDefaultContext_t)(
+typedef ze_context_handle_t (ZE_APICALL *zer_pfnGetDefaultContext_t)(
+    void
     );
 
 ///////////////////////////////////////////////////////////////////////////////

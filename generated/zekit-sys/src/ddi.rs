@@ -78,7 +78,7 @@ pub type ze_pfnDriverGetLastErrorDescription_t = Option<
 
 /// Function-pointer for zeDriverGetDefaultContext.
 pub type ze_pfnDriverGetDefaultContext_t = Option<
-    unsafe extern "C" fn(hDriver: ze_driver_handle_t) -> ze_result_t,
+    unsafe extern "C" fn(hDriver: ze_driver_handle_t) -> ze_context_handle_t,
 >;
 
 /// Function-pointer for zeDeviceGet.
@@ -9841,16 +9841,19 @@ pub type zer_pfnGetLastErrorDescription_t = Option<
 
 /// Function-pointer for zerTranslateDeviceHandleToIdentifier.
 pub type zer_pfnTranslateDeviceHandleToIdentifier_t = Option<
-    unsafe extern "C" fn(hDevice: ze_device_handle_t) -> ze_result_t,
+    unsafe extern "C" fn(hDevice: ze_device_handle_t) -> u32,
 >;
 
 /// Function-pointer for zerTranslateIdentifierToDeviceHandle.
 pub type zer_pfnTranslateIdentifierToDeviceHandle_t = Option<
-    unsafe extern "C" fn(identifier: u32) -> ze_result_t,
+    unsafe extern "C" fn(identifier: u32) -> ze_device_handle_t,
 >;
 
 /// Function-pointer for zerGetDefaultContext.
-pub type zer_pfnGetDefaultContext_t = Option<unsafe extern "C" fn() -> ze_result_t>;
+pub type zer_pfnGetDefaultContext_t = Option<
+    unsafe extern "C" fn() -> ze_context_handle_t,
+>;
+
 /// Table of Global functions pointers.
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug)]

@@ -1834,7 +1834,9 @@ impl ze_api_version_t {
     pub const _1_16: Self = Self(0x00010010);
     /// Since API 1.17.
     pub const _1_17: Self = Self(0x00010011);
-    pub const CURRENT: Self = Self(0x00010011);
+    /// Since API 1.18.
+    pub const _1_18: Self = Self(0x00010012);
+    pub const CURRENT: Self = Self(0x00010012);
     /// Forces the C enum `ze_api_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
     /// The C enumerator name of this value, if it has one.
@@ -1858,6 +1860,7 @@ impl ze_api_version_t {
             0x0001000f => Some("ZE_API_VERSION_1_15"),
             0x00010010 => Some("ZE_API_VERSION_1_16"),
             0x00010011 => Some("ZE_API_VERSION_1_17"),
+            0x00010012 => Some("ZE_API_VERSION_1_18"),
             0x7fffffff => Some("ZE_API_VERSION_FORCE_UINT32"),
             _ => None,
         }
@@ -1914,12 +1917,14 @@ pub const ZE_API_VERSION_1_15: ze_api_version_t = ze_api_version_t::_1_15;
 pub const ZE_API_VERSION_1_16: ze_api_version_t = ze_api_version_t::_1_16;
 /// Since API 1.17.
 pub const ZE_API_VERSION_1_17: ze_api_version_t = ze_api_version_t::_1_17;
+/// Since API 1.18.
+pub const ZE_API_VERSION_1_18: ze_api_version_t = ze_api_version_t::_1_18;
 pub const ZE_API_VERSION_CURRENT: ze_api_version_t = ze_api_version_t::CURRENT;
 /// Forces the C enum `ze_api_version_t` to 32 bits; not a value.
 pub const ZE_API_VERSION_FORCE_UINT32: ze_api_version_t = ze_api_version_t::FORCE_UINT32;
 /// Since API 1.10.
-/// C: `ZE_MAKE_VERSION( 1, 17 )`
-pub const ZE_API_VERSION_CURRENT_M: u32 = 0x00010011;
+/// C: `ZE_MAKE_VERSION( 1, 18 )`
+pub const ZE_API_VERSION_CURRENT_M: u32 = 0x00010012;
 pub const ZE_MAX_DRIVER_UUID_SIZE: u32 = 16;
 #[repr(C)]
 #[derive(Clone, Copy)]
