@@ -18,6 +18,7 @@
 use std::alloc::Layout;
 use std::collections::BTreeMap;
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use zekit_sys::*;
@@ -148,7 +149,7 @@ impl FreePolicy {
 pub struct AllocInfo {
     /// Host, device or shared.
     pub kind: AllocKind,
-    /// Unique id (monotonically increasing from 1, never reused).
+    /// Unique id within the process (increasing from 1, never reused, shared by all managers).
     pub id: u64,
     /// Base address.
     pub base: *mut u8,
@@ -189,8 +190,11 @@ unsafe impl Send for Allocation {}
 struct Inner {
     /// Keyed by base address.
     allocs: BTreeMap<usize, Allocation>,
-    next_id: u64,
 }
+
+/// Source of allocation ids: one counter for the whole process, so an id names one allocation
+/// across every context (and manager) and is never reused.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Thread-safe registry of the USM allocations of one context.
 pub struct AllocManager {
@@ -216,7 +220,6 @@ impl AllocManager {
         AllocManager {
             inner: Mutex::new(Inner {
                 allocs: BTreeMap::new(),
-                next_id: 1,
             }),
             max_alloc_size,
             num_devices,
@@ -289,8 +292,7 @@ impl AllocManager {
             });
         };
         let mut inner = self.lock();
-        let id = inner.next_id;
-        inner.next_id += 1;
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         inner.allocs.insert(
             ptr.as_ptr() as usize,
             Allocation {

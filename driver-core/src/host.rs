@@ -470,6 +470,15 @@ impl HostInfo {
     pub fn has_flag(&self, flag: &str) -> bool {
         self.cpu_flags.contains(flag)
     }
+
+    /// Memory available right now (`MemAvailable`, else `MemFree`, of a fresh read of
+    /// `/proc/meminfo`), at most `total_memory`; [`HostInfo::available_memory`] when unreadable.
+    pub fn current_available_memory(&self) -> u64 {
+        read("/proc/meminfo")
+            .and_then(|text| parse_meminfo(&text).available)
+            .unwrap_or(self.available_memory)
+            .min(self.total_memory)
+    }
 }
 
 // ---------------------------------------------------------------- parsers

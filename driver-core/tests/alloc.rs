@@ -1,5 +1,8 @@
 //! USM allocation manager: Level Zero rules, lookups, frees, threads.
 
+// The library is named `ze_zekit_cpu` (the ICD file name); tests call it by its package name.
+extern crate ze_zekit_cpu as zekit_driver_core;
+
 use std::sync::Arc;
 
 use zekit_driver_core::alloc::*;

@@ -1,5 +1,8 @@
 //! HostInfo parsing from fixtures, and detection on this machine.
 
+// The library is named `ze_zekit_cpu` (the ICD file name); tests call it by its package name.
+extern crate ze_zekit_cpu as zekit_driver_core;
+
 use zekit_driver_core::host::*;
 
 const INTEL_2S: &str = "\

@@ -1,5 +1,8 @@
 //! Device queries filled from fixtures and from this machine.
 
+// The library is named `ze_zekit_cpu` (the ICD file name); tests call it by its package name.
+extern crate ze_zekit_cpu as zekit_driver_core;
+
 use zekit_driver_core::host::*;
 use zekit_driver_core::properties::*;
 use zekit_sys::*;

@@ -1,0 +1,484 @@
+//! The CPU driver's objects and the rules of the calls that make and use them, in plain Rust.
+//!
+//! The C-ABI layer ([`crate::icd`]) converts pointers, walks `pNext` chains and turns a
+//! [`Failure`] into a logged, recorded `ze_result_t`; every decision lives here.
+//!
+//! Decisions (where the specification leaves room):
+//!
+//! | topic | behaviour |
+//! |---|---|
+//! | `zeInit(flags)` | unknown bits → `INVALID_ENUMERATION`. `0` reports the CPU driver; `GPU_ONLY` and/or `VPU_ONLY` succeed but do not report it (it is neither), so `zeDriverGet` then counts 0 drivers. Reporting is sticky: once any init call asked for it, later calls do not hide it. |
+//! | `zeInitDrivers(desc)` | `desc->flags == 0` → `INVALID_ENUMERATION`; `UINT32_MAX` ("every driver type") reports the CPU driver; any combination of `GPU`/`NPU` succeeds with 0 drivers (a CPU is neither); other unknown bits → `INVALID_ENUMERATION`. |
+//! | `zeDriverGet` before any init | `ZE_RESULT_ERROR_UNINITIALIZED` |
+//! | `zeContextCreate(desc)` | flags other than `ZE_CONTEXT_FLAG_TBD` → `INVALID_ENUMERATION`; the context holds every device; `zeContextCreateEx` with devices holds those (0 devices = all). |
+//! | `zeContextDestroy` with live allocations | allowed: the allocations are freed with the context (the spec lets the implementation free them immediately). Later use of the handle is `INVALID_ARGUMENT`. |
+//! | allocations | belong to one context: freeing or querying a pointer through another context is `INVALID_ARGUMENT` / `ZE_MEMORY_TYPE_UNKNOWN`. Ids are unique in the process. |
+//! | allocation flags | host flags above `0xf`, device flags above `0x7` → `INVALID_ENUMERATION`; `device_desc->ordinal` must be 0 (one memory) else `INVALID_ARGUMENT`; a device outside the context → `INVALID_ARGUMENT`. |
+//! | relaxed limits | `ze_relaxed_allocation_limits_exp_desc_t` and `..._ext_desc_t` in the `pNext` chain of the device or host descriptor: `MAX_SIZE` lifts `maxMemAllocSize`; unknown bits → `INVALID_ENUMERATION`. |
+
+use zekit_sys::*;
+
+use crate::alloc::{AllocError, AllocKind, AllocManager, SizeLimit};
+use crate::host::{fnv1a_128, HostInfo};
+
+/// Why a call failed: the result code and a one-line reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The Level Zero result.
+    pub code: ze_result_t,
+    /// One line, no trailing period.
+    pub reason: String,
+}
+
+impl Failure {
+    /// A failure with `code` and `reason`.
+    pub fn new(code: ze_result_t, reason: impl Into<String>) -> Failure {
+        Failure {
+            code,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Result of a driver rule.
+pub type Outcome<T> = Result<T, Failure>;
+
+// ---------------------------------------------------------------- driver
+
+/// Number of devices the driver exposes (the host CPU).
+pub const NUM_DEVICES: usize = 1;
+
+/// One extension the driver reports in `zeDriverGetExtensionProperties`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extension {
+    /// Extension name (`ZE_extension_...`).
+    pub name: &'static str,
+    /// `ZE_MAKE_VERSION(major, minor)`.
+    pub version: u32,
+}
+
+/// Every extension the driver implements, with where it is honoured.
+///
+/// | extension | honoured by |
+/// |---|---|
+/// | `ZE_extension_driver_ddi_handles` 1.1 | every handle starts with the `ze_handle_t` dispatch pointers; `zeDriverGetProperties` sets `DDI_HANDLE_EXT_SUPPORTED` |
+/// | `ZE_extension_memory_free_policies` 1.0 | `zeMemFreeExt`; `ze_driver_memory_free_ext_properties_t` reports BLOCKING_FREE \| DEFER_FREE |
+/// | `ZE_experimental_relaxed_allocation_limits` 1.0, `ZE_extension_relaxed_allocation_limits` 1.0 | `MAX_SIZE` in the allocation descriptors' `pNext` |
+/// | `ZE_extension_eu_count` 1.0 | `ze_eu_count_ext_t` on `zeDeviceGetProperties` |
+/// | `ZE_extension_device_usablemem_size_properties` 1.0 | `ze_device_usablemem_size_ext_properties_t` on `zeDeviceGetProperties` |
+/// | `ZE_extension_device_cache_line_size` 1.0 | `ze_device_cache_line_size_ext_t` on `zeDeviceGetCacheProperties` |
+pub const EXTENSIONS: &[Extension] = &[
+    Extension {
+        name: ZE_DRIVER_DDI_HANDLES_EXT_NAME,
+        version: ZE_DRIVER_DDI_HANDLES_EXT_VERSION_1_1.0,
+    },
+    Extension {
+        name: ZE_MEMORY_FREE_POLICIES_EXT_NAME,
+        version: ZE_MEMORY_FREE_POLICIES_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME,
+        version: ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_RELAXED_ALLOCATION_LIMITS_EXT_NAME,
+        version: ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_EU_COUNT_EXT_NAME,
+        version: ZE_EU_COUNT_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_NAME,
+        version: ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_CACHELINE_SIZE_EXT_NAME,
+        version: ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_1_0.0,
+    },
+];
+
+/// Extension functions `zeDriverGetExtensionFunctionAddress` resolves.
+pub const EXTENSION_FUNCTIONS: &[&str] = &["zeMemFreeExt"];
+
+/// API version the driver implements (`zeDriverGetApiVersion`).
+pub const fn api_version() -> ze_api_version_t {
+    ze_api_version_t::CURRENT
+}
+
+/// `driverVersion`: `major << 24 | minor << 16 | patch` of this crate.
+pub fn driver_version() -> u32 {
+    let part = |s: &str| s.parse::<u32>().unwrap_or(0);
+    (part(env!("CARGO_PKG_VERSION_MAJOR")) << 24)
+        | (part(env!("CARGO_PKG_VERSION_MINOR")) << 16)
+        | (part(env!("CARGO_PKG_VERSION_PATCH")) & 0xffff)
+}
+
+/// Driver UUID: derived from the host (device) UUID, so stable per machine and distinct from the
+/// device UUID (RFC 9562 version 8).
+pub fn driver_uuid(host: &HostInfo) -> [u8; 16] {
+    let mut input = b"zekit CPU driver ".to_vec();
+    input.extend_from_slice(&host.uuid);
+    let mut id = fnv1a_128(&input).to_be_bytes();
+    id[6] = (id[6] & 0x0F) | 0x80;
+    id[8] = (id[8] & 0x3F) | 0x80;
+    id
+}
+
+/// Whether `zeInit(flags)` reports the CPU driver.
+pub fn init_flags_include_cpu(flags: ze_init_flags_t) -> Outcome<bool> {
+    if flags.0 & !ze_init_flags_t::all_known().0 != 0 {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+            format!("unknown zeInit flags {:#x}", flags.0),
+        ));
+    }
+    Ok(flags.is_empty())
+}
+
+/// Whether `zeInitDrivers` with `desc->flags == flags` reports the CPU driver.
+pub fn driver_types_include_cpu(flags: ze_init_driver_type_flags_t) -> Outcome<bool> {
+    match flags.0 {
+        0 => Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+            "desc->flags is 0: no driver type requested",
+        )),
+        u32::MAX => Ok(true),
+        f if f & !ze_init_driver_type_flags_t::all_known().0 != 0 => Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+            format!("unknown driver type flags {f:#x}"),
+        )),
+        _ => Ok(false),
+    }
+}
+
+/// Initialization state of the driver: whether any init call happened and whether one of them
+/// asked for the CPU driver. Thread-safe.
+#[derive(Debug, Default)]
+pub struct InitState {
+    // bit 0: initialized, bit 1: CPU driver reported
+    bits: std::sync::atomic::AtomicU8,
+}
+
+impl InitState {
+    const INITIALIZED: u8 = 1;
+    const REPORTED: u8 = 2;
+
+    /// A driver nobody initialized yet.
+    pub const fn new() -> InitState {
+        InitState {
+            bits: std::sync::atomic::AtomicU8::new(0),
+        }
+    }
+
+    fn mark(&self, report: bool) {
+        let bits = Self::INITIALIZED | if report { Self::REPORTED } else { 0 };
+        self.bits
+            .fetch_or(bits, std::sync::atomic::Ordering::AcqRel);
+    }
+
+    /// `zeInit(flags)`.
+    pub fn init(&self, flags: ze_init_flags_t) -> Outcome<()> {
+        let report = init_flags_include_cpu(flags)?;
+        self.mark(report);
+        Ok(())
+    }
+
+    /// `zeInitDrivers`: initializes and returns how many drivers it reports (0 or 1).
+    pub fn init_drivers(&self, flags: ze_init_driver_type_flags_t) -> Outcome<u32> {
+        let report = driver_types_include_cpu(flags)?;
+        self.mark(report);
+        Ok(u32::from(report))
+    }
+
+    /// `zeDriverGet`: how many drivers are reported (`UNINITIALIZED` before any init call).
+    pub fn reported_drivers(&self) -> Outcome<u32> {
+        let bits = self.bits.load(std::sync::atomic::Ordering::Acquire);
+        if bits & Self::INITIALIZED == 0 {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_UNINITIALIZED,
+                "zeInit or zeInitDrivers has not been called",
+            ));
+        }
+        Ok(u32::from(bits & Self::REPORTED != 0))
+    }
+}
+
+// ---------------------------------------------------------------- handles' values
+
+/// Value of the driver handle.
+#[derive(Debug)]
+pub struct DriverObject;
+
+/// Value of a device handle.
+#[derive(Debug)]
+pub struct DeviceObject {
+    /// Device ordinal (0: the host CPU).
+    pub ordinal: usize,
+}
+
+/// Value of a context handle: its devices and its USM allocations.
+#[derive(Debug)]
+pub struct ContextObject {
+    devices: Vec<usize>,
+    allocs: AllocManager,
+}
+
+/// What `zeMemGetAllocProperties` answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllocProperties {
+    /// `HOST`, `DEVICE`, `SHARED`, or `UNKNOWN` for a pointer outside every allocation.
+    pub memory_type: ze_memory_type_t,
+    /// Allocation id (0 when unknown).
+    pub id: u64,
+    /// Page size in bytes (0 when unknown).
+    pub page_size: u64,
+    /// Device ordinal of a device (or device-bound shared) allocation.
+    pub device: Option<usize>,
+}
+
+/// One allocation request, as decoded from a `zeMemAlloc*` call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllocRequest {
+    /// Host, device or shared.
+    pub kind: AllocKind,
+    /// Size in bytes.
+    pub size: usize,
+    /// Alignment (0: default).
+    pub alignment: usize,
+    /// Device ordinal, when a device was given.
+    pub device: Option<usize>,
+    /// Relaxed-limits descriptor found in the `pNext` chains.
+    pub limit: SizeLimit,
+}
+
+/// `ze_context_desc_t::flags` check.
+pub fn check_context_flags(flags: ze_context_flags_t) -> Outcome<()> {
+    if flags.0 & !ze_context_flags_t::all_known().0 != 0 {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+            format!("unknown context flags {:#x}", flags.0),
+        ));
+    }
+    Ok(())
+}
+
+/// `ze_host_mem_alloc_desc_t::flags` check (every bias is a hint the CPU ignores).
+pub fn check_host_alloc_flags(flags: ze_host_mem_alloc_flags_t) -> Outcome<()> {
+    if flags.0 & !ze_host_mem_alloc_flags_t::all_known().0 != 0 {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+            format!("unknown host allocation flags {:#x}", flags.0),
+        ));
+    }
+    Ok(())
+}
+
+/// `ze_device_mem_alloc_desc_t` check: known flags (hints the CPU ignores) and memory ordinal 0.
+pub fn check_device_alloc_desc(flags: ze_device_mem_alloc_flags_t, ordinal: u32) -> Outcome<()> {
+    if flags.0 & !ze_device_mem_alloc_flags_t::all_known().0 != 0 {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+            format!("unknown device allocation flags {:#x}", flags.0),
+        ));
+    }
+    if ordinal != 0 {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            format!("device_desc->ordinal {ordinal}: the device has one memory (ordinal 0)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Flags of a relaxed-allocation-limits descriptor (`_exp_` or `_ext_`, same bits).
+pub fn relaxed_limit(flags: u32) -> Outcome<SizeLimit> {
+    const MAX_SIZE: u32 = ze_relaxed_allocation_limits_ext_flags_t::MAX_SIZE.0;
+    match flags {
+        0 => Ok(SizeLimit::Strict),
+        MAX_SIZE => Ok(SizeLimit::Relaxed),
+        f => Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+            format!("unknown relaxed allocation limits flags {f:#x}"),
+        )),
+    }
+}
+
+fn alloc_failure(e: AllocError, req: &AllocRequest, max: u64) -> Failure {
+    let reason = match e {
+        AllocError::UnsupportedSize if req.size == 0 => "size is 0".to_string(),
+        AllocError::UnsupportedSize => format!(
+            "size {} exceeds the maximum allocation size {max}{}",
+            req.size,
+            if req.limit == SizeLimit::Relaxed {
+                " even with relaxed limits"
+            } else {
+                " (pass ze_relaxed_allocation_limits_ext_desc_t to relax it)"
+            }
+        ),
+        AllocError::UnsupportedAlignment if req.alignment.is_power_of_two() => format!(
+            "alignment {} exceeds the largest supported alignment {}",
+            req.alignment,
+            crate::alloc::MAX_ALIGNMENT
+        ),
+        AllocError::UnsupportedAlignment => {
+            format!("alignment {} is not 0 or a power of two", req.alignment)
+        }
+        AllocError::InvalidArgument => "device is not part of this driver".to_string(),
+        AllocError::OutOfHostMemory | AllocError::OutOfDeviceMemory => {
+            format!("the system allocator failed for {} bytes", req.size)
+        }
+        AllocError::NullPointer | AllocError::InvalidEnumeration => e.to_string(),
+    };
+    Failure::new(e.to_ze_result(), reason)
+}
+
+impl ContextObject {
+    /// A context over `devices` (ordinals; empty means every device).
+    pub fn new(host: &HostInfo, devices: &[usize]) -> Outcome<ContextObject> {
+        let mut devices = devices.to_vec();
+        if devices.is_empty() {
+            devices = (0..NUM_DEVICES).collect();
+        }
+        devices.sort_unstable();
+        devices.dedup();
+        if let Some(bad) = devices.iter().find(|&&d| d >= NUM_DEVICES) {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!("device ordinal {bad} is not a device of this driver"),
+            ));
+        }
+        Ok(ContextObject {
+            devices,
+            allocs: AllocManager::new(host.total_memory, NUM_DEVICES),
+        })
+    }
+
+    /// Device ordinals of the context.
+    pub fn devices(&self) -> &[usize] {
+        &self.devices
+    }
+
+    /// Live allocations of the context.
+    pub fn live_allocations(&self) -> usize {
+        self.allocs.len()
+    }
+
+    /// `zeMemAlloc{Host,Device,Shared}`.
+    pub fn alloc(&self, req: &AllocRequest) -> Outcome<*mut u8> {
+        if let Some(d) = req.device {
+            if !self.devices.contains(&d) {
+                return Err(Failure::new(
+                    ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                    format!("device {d} is not part of this context"),
+                ));
+            }
+        }
+        self.allocs
+            .alloc_with(req.kind, req.size, req.alignment, req.device, req.limit)
+            .map_err(|e| alloc_failure(e, req, self.allocs.max_alloc_size()))
+    }
+
+    fn free_failure(&self, e: AllocError, ptr: *mut u8) -> Failure {
+        let reason = match e {
+            AllocError::NullPointer => "ptr is null".to_string(),
+            AllocError::InvalidArgument => match self.allocs.properties(ptr) {
+                Some(info) => format!(
+                    "{ptr:p} is inside allocation {} (base {:p}): free takes the base address",
+                    info.id, info.base
+                ),
+                None => format!("{ptr:p} is not a live allocation of this context"),
+            },
+            AllocError::InvalidEnumeration => {
+                "freePolicy must be 0 or one of BLOCKING_FREE, DEFER_FREE".to_string()
+            }
+            other => other.to_string(),
+        };
+        Failure::new(e.to_ze_result(), reason)
+    }
+
+    /// `zeMemFree`.
+    pub fn free(&self, ptr: *mut u8) -> Outcome<()> {
+        self.allocs.free(ptr).map_err(|e| self.free_failure(e, ptr))
+    }
+
+    /// `zeMemFreeExt` with `freePolicy`.
+    pub fn free_ext(
+        &self,
+        ptr: *mut u8,
+        policy: ze_driver_memory_free_policy_ext_flags_t,
+    ) -> Outcome<()> {
+        self.allocs
+            .free_ext(ptr, policy)
+            .map_err(|e| self.free_failure(e, ptr))
+    }
+
+    /// `zeMemGetAllocProperties`: a pointer outside the context's allocations is `UNKNOWN`.
+    pub fn alloc_properties(&self, ptr: *const u8, page_size: u64) -> AllocProperties {
+        let mut p = ze_memory_allocation_properties_t::default();
+        let device = self
+            .allocs
+            .fill_allocation_properties(ptr, page_size, &mut p);
+        AllocProperties {
+            memory_type: p.r#type,
+            id: p.id,
+            page_size: p.pageSize,
+            device,
+        }
+    }
+
+    /// `zeMemGetAddressRange`: base and size of the allocation containing `ptr`.
+    pub fn address_range(&self, ptr: *const u8) -> Outcome<(*mut u8, usize)> {
+        self.allocs.address_range(ptr).ok_or_else(|| {
+            Failure::new(
+                ZE_RESULT_ERROR_ADDRESS_NOT_FOUND,
+                format!("{ptr:p} is not inside an allocation of this context"),
+            )
+        })
+    }
+}
+
+// ---------------------------------------------------------------- sized outputs
+
+/// Size-query protocol of `zeDeviceGetCompilerInfo` and `zeDeviceGetRuntimeRequirements`: with no
+/// buffer or `*size == 0`, `*size` becomes the size needed; with a buffer at least that large,
+/// `data` is copied and `*size` becomes its length; with a smaller buffer, `*size` becomes the
+/// size needed and nothing is written.
+pub fn copy_sized(data: &[u8], size: &mut usize, out: Option<&mut [u8]>) {
+    match out {
+        Some(out) if *size != 0 && *size >= data.len() && out.len() >= data.len() => {
+            out[..data.len()].copy_from_slice(data);
+            *size = data.len();
+        }
+        _ => *size = data.len(),
+    }
+}
+
+/// Runtime requirements as a C string (with its NUL), as `zeDeviceGetRuntimeRequirements`
+/// copies them.
+pub fn runtime_requirements_c(host: &HostInfo) -> Vec<u8> {
+    let mut v = crate::properties::runtime_requirements(host).into_bytes();
+    v.push(0);
+    v
+}
+
+/// Object kinds `zeDeviceGetRuntimeRequirements` accepts in `pObjDesc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequirementsSource {
+    /// `ze_runtime_requirements_module_desc_t`
+    Module,
+    /// `ze_runtime_requirements_graph_desc_t`
+    Graph,
+}
+
+/// Decodes the structure type of `pObjDesc`.
+pub fn requirements_source(stype: ze_structure_type_t) -> Outcome<RequirementsSource> {
+    match stype {
+        ze_structure_type_t::RUNTIME_REQUIREMENTS_MODULE_DESC => Ok(RequirementsSource::Module),
+        ze_structure_type_t::RUNTIME_REQUIREMENTS_GRAPH_DESC => Ok(RequirementsSource::Graph),
+        other => Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            format!("pObjDesc has stype {other}: expected a runtime requirements module or graph descriptor"),
+        )),
+    }
+}

@@ -1,0 +1,98 @@
+/* Shared helpers of the CPU driver's C tests: result checks, discovery, and the driver's own
+ * DDI tables for functions newer than Debian's loader (API 1.4) exports. */
+#ifndef ZT_H
+#define ZT_H
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <level_zero/ze_api.h>
+#include <level_zero/ze_ddi.h>
+
+/* Call must return `expect`; otherwise print and exit 1. */
+#define CHECK(call, expect)                                                                   \
+    do {                                                                                      \
+        ze_result_t zt_r = (call);                                                            \
+        if (zt_r != (expect)) {                                                               \
+            fprintf(stderr, "%s:%d: %s returned 0x%x, expected %s (0x%x)\n", __FILE__,        \
+                    __LINE__, #call, (unsigned)zt_r, #expect, (unsigned)(expect));            \
+            exit(1);                                                                          \
+        }                                                                                     \
+    } while (0)
+
+#define OK(call) CHECK(call, ZE_RESULT_SUCCESS)
+
+/* Condition must hold; otherwise print and exit 1. */
+#define EXPECT(cond)                                                                          \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);               \
+            exit(1);                                                                          \
+        }                                                                                     \
+    } while (0)
+
+static inline void zt_uuid(const char *what, const uint8_t *id) {
+    printf("%s = ", what);
+    for (int i = 0; i < 16; i++) printf("%02x", id[i]);
+    printf("\n");
+}
+
+/* Prints whether the loader's validation layer is mapped into this process. */
+static inline void zt_print_layers(void) {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[4096];
+    int found = 0;
+    while (maps && fgets(line, sizeof line, maps))
+        if (strstr(line, "libze_validation_layer")) found = 1;
+    if (maps) fclose(maps);
+    printf("validation layer loaded = %s\n", found ? "yes" : "no");
+}
+
+/* zeInit(0), then the one driver and its one device. */
+static inline void zt_discover(ze_driver_handle_t *drv, ze_device_handle_t *dev) {
+    OK(zeInit(0));
+    zt_print_layers();
+    uint32_t n = 0;
+    OK(zeDriverGet(&n, NULL));
+    EXPECT(n == 1);
+    OK(zeDriverGet(&n, drv));
+    EXPECT(n == 1 && *drv != NULL);
+    if (dev) {
+        n = 0;
+        OK(zeDeviceGet(*drv, &n, NULL));
+        EXPECT(n == 1);
+        OK(zeDeviceGet(*drv, &n, dev));
+        EXPECT(n == 1 && *dev != NULL);
+    }
+}
+
+/* The driver's own tables (the ICD named by ZE_ENABLE_ALT_DRIVERS, already loaded by the
+ * loader), for functions Debian's loader does not export. Handles from the loader are the
+ * driver's own: the loader does not wrap them for a single driver. */
+typedef struct {
+    ze_driver_dditable_t driver;
+    ze_device_dditable_t device;
+} zt_icd_tables_t;
+
+static inline void zt_icd_tables(zt_icd_tables_t *t, ze_api_version_t version) {
+    const char *path = getenv("ZE_ENABLE_ALT_DRIVERS");
+    EXPECT(path != NULL);
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
+        exit(1);
+    }
+    ze_pfnGetDriverProcAddrTable_t get_driver =
+        (ze_pfnGetDriverProcAddrTable_t)dlsym(lib, "zeGetDriverProcAddrTable");
+    ze_pfnGetDeviceProcAddrTable_t get_device =
+        (ze_pfnGetDeviceProcAddrTable_t)dlsym(lib, "zeGetDeviceProcAddrTable");
+    EXPECT(get_driver != NULL && get_device != NULL);
+    memset(t, 0, sizeof *t);
+    OK(get_driver(version, &t->driver));
+    OK(get_device(version, &t->device));
+}
+
+#endif

@@ -1,0 +1,200 @@
+//! C programs (tests/c/*.c) through Debian's Level Zero loader on the CPU driver.
+//!
+//! Building this test builds the package's library with both crate types, so cargo produces
+//! `target/<profile>/deps/libze_zekit_cpu.so` first; [`cpu_icd`] checks it is newer than every
+//! source file of the library before any program runs.
+
+// The library is named `ze_zekit_cpu` (the ICD file name); tests call it by its package name.
+extern crate ze_zekit_cpu as zekit_driver_core;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use zekit_testkit::{compile_c, expect_success, require_loader, run_with_icds};
+
+mod common;
+
+fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The CPU ICD, checked fresh (see [`common::cpu_icd`]).
+fn cpu_icd() -> PathBuf {
+    require_loader();
+    common::cpu_icd()
+}
+
+fn build(program: &str, exe_name: &str) -> PathBuf {
+    let src = manifest_dir().join("tests/c").join(format!("{program}.c"));
+    compile_c(exe_name, &[&src], &["-ldl"])
+}
+
+fn run(exe: &Path, env: &[(&str, &str)]) -> Output {
+    let so = cpu_icd();
+    run_with_icds(exe, &[&so], env)
+}
+
+/// Runs `program`, asserts exit 0 and the final `ok` line; returns (stdout, stderr).
+fn run_ok(program: &str, env: &[(&str, &str)]) -> (String, String) {
+    let exe = build(program, &format!("cpu_{program}"));
+    let out = run(&exe, env);
+    let stdout = expect_success(program, &out);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    println!("--- {program} stdout\n{stdout}--- {program} stderr\n{stderr}");
+    (stdout, stderr)
+}
+
+fn value<'a>(stdout: &'a str, key: &str) -> &'a str {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix(" = ")))
+        .unwrap_or_else(|| panic!("no `{key} = ` line in:\n{stdout}"))
+}
+
+#[test]
+fn discovery() {
+    let (out, _) = run_ok("discovery", &[]);
+    assert!(
+        out.contains("extension ZE_extension_driver_ddi_handles 1.1\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("extension ZE_extension_memory_free_policies 1.0\n"),
+        "{out}"
+    );
+    assert_eq!(value(&out, "devices"), "1");
+    assert_eq!(
+        value(&out, "device type"),
+        zekit_sys::ze_device_type_t::CPU.0.to_string(),
+        "ZE_DEVICE_TYPE_CPU"
+    );
+    let host = zekit_driver_core::host::host();
+    assert_eq!(
+        value(&out, "device name"),
+        zekit_driver_core::properties::device_name(host)
+            .chars()
+            .take(255)
+            .collect::<String>()
+    );
+    let uuid: String = zekit_driver_core::objects::driver_uuid(host)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(value(&out, "driver uuid"), uuid);
+    assert!(out.ends_with("discovery ok\n"));
+}
+
+#[test]
+fn device_queries() {
+    let (out, _) = run_ok("device_queries", &[]);
+    let host = zekit_driver_core::host::host();
+    assert_eq!(
+        value(&out, "maxMemAllocSize"),
+        host.total_memory.to_string()
+    );
+    assert_eq!(
+        value(&out, "numSubslicesPerSlice"),
+        host.usable_cores.to_string()
+    );
+    assert_eq!(
+        value(&out, "physicalEUSimdWidth"),
+        host.simd_width_f32.to_string()
+    );
+    assert_eq!(value(&out, "numTotalEUs"), host.usable_cores.to_string());
+    assert_eq!(
+        value(&out, "caches"),
+        zekit_driver_core::properties::cache_properties(host)
+            .len()
+            .to_string()
+    );
+    assert_eq!(value(&out, "root device"), "(nil)");
+    assert_eq!(value(&out, "runtime requirements key"), "ZEKIT.L0.CPU");
+    assert!(value(&out, "last error").contains("ZE_RESULT_ERROR_INVALID_ENUMERATION"));
+    assert!(out.ends_with("device queries ok\n"));
+}
+
+#[test]
+fn contexts() {
+    let (out, _) = run_ok("contexts", &[]);
+    assert!(out.ends_with("contexts ok\n"));
+}
+
+#[test]
+fn allocations() {
+    let (out, stderr) = run_ok("alloc", &[]);
+    assert!(out.ends_with("allocations ok\n"));
+    assert_eq!(
+        out.matches("alloc 0x").count(),
+        21,
+        "7 alignments x host/device/shared"
+    );
+    // Expected failures are logged, the driver's with their reason.
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("zekit: zeMemAllocHost:") && l.contains("UNSUPPORTED_ALIGNMENT")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("alignment 2147483648 exceeds the largest supported alignment"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("free takes the base address"), "{stderr}");
+}
+
+/// Lines of stderr that are not the driver's own log lines (`zekit: ...`).
+fn foreign_stderr(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("zekit: "))
+        .collect()
+}
+
+#[test]
+fn validation_layer_accepts_discovery_and_allocations() {
+    let env = [
+        ("ZE_ENABLE_VALIDATION_LAYER", "1"),
+        ("ZE_ENABLE_PARAMETER_VALIDATION", "1"),
+        ("ZE_ENABLE_HANDLE_LIFETIME", "1"),
+        ("ZE_ENABLE_THREADING_VALIDATION", "1"),
+    ];
+    for program in ["discovery", "alloc"] {
+        let exe = build(program, &format!("cpu_{program}_validation"));
+        let out = run(&exe, &env);
+        let stdout = expect_success(program, &out);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        println!("--- {program} (validation layer)\n{stdout}--- stderr\n{stderr}");
+        assert!(stdout.ends_with(" ok\n"), "{stdout}");
+        assert!(
+            foreign_stderr(&stderr).is_empty(),
+            "the validation layer complained:\n{stderr}"
+        );
+        // The layer really was loaded into the program (it reads its own /proc/self/maps).
+        assert!(
+            stdout.contains("validation layer loaded = yes"),
+            "validation layer not loaded:\n{stdout}"
+        );
+        if program == "alloc" {
+            // The layer itself refused the alignments that are not powers of two (the driver
+            // never saw them); the too-large power of two reached the driver.
+            assert!(
+                !stderr
+                    .lines()
+                    .any(|l| l.starts_with("zekit: zeMemAllocHost:") && l.contains("ALIGNMENT")),
+                "{stderr}"
+            );
+            assert!(stderr.contains("alignment 2147483648 exceeds"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn bad_handles_are_errors() {
+    let (out, _) = run_ok("handles", &[]);
+    assert_eq!(
+        value(&out, "second zeContextDestroy"),
+        "0x78000004",
+        "INVALID_ARGUMENT"
+    );
+    assert!(out.ends_with("handles ok\n"));
+}
