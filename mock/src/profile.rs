@@ -23,6 +23,13 @@
 //! commandQueueGroups:
 //!   - { flags: [COMPUTE, COPY, COOPERATIVE_KERNELS, METRICS], numQueues: 4, maxMemoryFillPatternSize: 128 }
 //!   - { flags: [COPY], numQueues: 2, maxMemoryFillPatternSize: 4 }
+//! memoryAccess:                  # ze_device_memory_access_properties_t
+//!   hostAllocCapabilities: [RW, ATOMIC, CONCURRENT, CONCURRENT_ATOMIC]
+//!   sharedSystemAllocCapabilities: []
+//! module:                        # ze_device_module_properties_t
+//!   spirvVersionSupported: "1.2"
+//!   flags: [FP16, FP64, INT64_ATOMICS]
+//!   maxArgumentsSize: 2 KiB
 //! ```
 //!
 //! Lists replace the default list as a whole; omitted keys of a list entry take the value of the
@@ -49,6 +56,57 @@ pub struct Profile {
     pub memory: Vec<MemoryProfile>,
     pub caches: Vec<CacheProfile>,
     pub command_queue_groups: Vec<QueueGroupProfile>,
+    pub memory_access: MemoryAccessProfile,
+    pub module: ModuleProfile,
+}
+
+/// `ze_device_memory_access_properties_t`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct MemoryAccessProfile {
+    #[serde(serialize_with = "ser_flags", deserialize_with = "de_flags")]
+    pub host_alloc_capabilities: ze_memory_access_cap_flags_t,
+    #[serde(serialize_with = "ser_flags", deserialize_with = "de_flags")]
+    pub device_alloc_capabilities: ze_memory_access_cap_flags_t,
+    #[serde(serialize_with = "ser_flags", deserialize_with = "de_flags")]
+    pub shared_single_device_alloc_capabilities: ze_memory_access_cap_flags_t,
+    #[serde(serialize_with = "ser_flags", deserialize_with = "de_flags")]
+    pub shared_cross_device_alloc_capabilities: ze_memory_access_cap_flags_t,
+    #[serde(serialize_with = "ser_flags", deserialize_with = "de_flags")]
+    pub shared_system_alloc_capabilities: ze_memory_access_cap_flags_t,
+}
+
+/// `ze_device_module_properties_t`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct ModuleProfile {
+    /// `ZE_MAKE_VERSION(major, minor)`; YAML `"1.2"` or the encoded number (0 = no SPIR-V).
+    #[serde(serialize_with = "ser_version", deserialize_with = "de_version")]
+    pub spirv_version_supported: u32,
+    #[serde(serialize_with = "ser_flags", deserialize_with = "de_flags")]
+    pub flags: ze_device_module_flags_t,
+    #[serde(
+        rename = "fp16flags",
+        serialize_with = "ser_flags",
+        deserialize_with = "de_flags"
+    )]
+    pub fp16_flags: ze_device_fp_flags_t,
+    #[serde(
+        rename = "fp32flags",
+        serialize_with = "ser_flags",
+        deserialize_with = "de_flags"
+    )]
+    pub fp32_flags: ze_device_fp_flags_t,
+    #[serde(
+        rename = "fp64flags",
+        serialize_with = "ser_flags",
+        deserialize_with = "de_flags"
+    )]
+    pub fp64_flags: ze_device_fp_flags_t,
+    #[serde(deserialize_with = "de_size_u32")]
+    pub max_arguments_size: u32,
+    #[serde(deserialize_with = "de_size_u32")]
+    pub printf_buffer_size: u32,
 }
 
 /// `ze_device_properties_t`.
@@ -223,6 +281,47 @@ impl Default for QueueGroupProfile {
     }
 }
 
+impl Default for MemoryAccessProfile {
+    /// Every allocation of the mock is host memory: host, device and shared allocations all
+    /// allow concurrent, atomic access; system allocations are not USM.
+    fn default() -> Self {
+        let all = ZE_MEMORY_ACCESS_CAP_FLAG_RW
+            | ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC
+            | ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT
+            | ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT_ATOMIC;
+        Self {
+            host_alloc_capabilities: all,
+            device_alloc_capabilities: all,
+            shared_single_device_alloc_capabilities: all,
+            shared_cross_device_alloc_capabilities: all,
+            shared_system_alloc_capabilities: ze_memory_access_cap_flags_t::empty(),
+        }
+    }
+}
+
+impl Default for ModuleProfile {
+    /// SPIR-V 1.2, FP16/FP64/64-bit atomics, IEEE rounding, 2 KiB of arguments, 4 MiB printf.
+    fn default() -> Self {
+        let ieee = ZE_DEVICE_FP_FLAG_DENORM
+            | ZE_DEVICE_FP_FLAG_INF_NAN
+            | ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST
+            | ZE_DEVICE_FP_FLAG_ROUND_TO_ZERO
+            | ZE_DEVICE_FP_FLAG_ROUND_TO_INF
+            | ZE_DEVICE_FP_FLAG_FMA;
+        Self {
+            spirv_version_supported: (1 << 16) | 2,
+            flags: ZE_DEVICE_MODULE_FLAG_FP16
+                | ZE_DEVICE_MODULE_FLAG_FP64
+                | ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS,
+            fp16_flags: ieee,
+            fp32_flags: ieee | ZE_DEVICE_FP_FLAG_ROUNDED_DIVIDE_SQRT,
+            fp64_flags: ieee,
+            max_arguments_size: 2 * KIB as u32,
+            printf_buffer_size: 4 * MIB as u32,
+        }
+    }
+}
+
 impl Default for Profile {
     /// A believable GPU: 512 EUs at 1500 MHz, 8 GiB, a compute group of 4 queues and a copy
     /// group of 2.
@@ -240,6 +339,8 @@ impl Default for Profile {
                     num_queues: 2,
                 },
             ],
+            memory_access: MemoryAccessProfile::default(),
+            module: ModuleProfile::default(),
         }
     }
 }
@@ -399,6 +500,39 @@ impl Profile {
     }
 }
 
+impl Profile {
+    /// Fills `p` from `memoryAccess`, leaving `stype` and `pNext` alone.
+    pub fn fill_memory_access_properties(&self, p: &mut ze_device_memory_access_properties_t) {
+        let m = &self.memory_access;
+        p.hostAllocCapabilities = m.host_alloc_capabilities;
+        p.deviceAllocCapabilities = m.device_alloc_capabilities;
+        p.sharedSingleDeviceAllocCapabilities = m.shared_single_device_alloc_capabilities;
+        p.sharedCrossDeviceAllocCapabilities = m.shared_cross_device_alloc_capabilities;
+        p.sharedSystemAllocCapabilities = m.shared_system_alloc_capabilities;
+    }
+
+    /// Fills `p` from `module`, leaving `stype` and `pNext` alone; the native kernel uuid is the
+    /// device uuid.
+    pub fn fill_module_properties(&self, p: &mut ze_device_module_properties_t) {
+        let m = &self.module;
+        p.spirvVersionSupported = m.spirv_version_supported;
+        p.flags = m.flags;
+        p.fp16flags = m.fp16_flags;
+        p.fp32flags = m.fp32_flags;
+        p.fp64flags = m.fp64_flags;
+        p.maxArgumentsSize = m.max_arguments_size;
+        p.printfBufferSize = m.printf_buffer_size;
+        p.nativeKernelSupported.id = self.device.uuid;
+    }
+
+    /// The fill pattern limit of queue group `ordinal` (`None`: no such group).
+    pub fn max_fill_pattern_size(&self, ordinal: u32) -> Option<u64> {
+        self.command_queue_groups
+            .get(usize::try_from(ordinal).ok()?)
+            .map(|g| g.max_memory_fill_pattern_size)
+    }
+}
+
 fn count_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -482,6 +616,21 @@ flag_set!(
     ze_command_queue_group_property_flags_t,
     ze_command_queue_group_property_flag_t,
     "ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_"
+);
+flag_set!(
+    ze_memory_access_cap_flags_t,
+    ze_memory_access_cap_flag_t,
+    "ZE_MEMORY_ACCESS_CAP_FLAG_"
+);
+flag_set!(
+    ze_device_module_flags_t,
+    ze_device_module_flag_t,
+    "ZE_DEVICE_MODULE_FLAG_"
+);
+flag_set!(
+    ze_device_fp_flags_t,
+    ze_device_fp_flag_t,
+    "ZE_DEVICE_FP_FLAG_"
 );
 
 /// Short names (`ECC`) of the known bits of `F`.
@@ -656,6 +805,40 @@ fn de_size<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
 fn de_size_u32<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     let v = de_size(d)?;
     u32::try_from(v).map_err(|_| D::Error::custom(format!("size {v} exceeds 32 bits")))
+}
+
+/// Parses an API version: `"1.2"` (major.minor) or the encoded number (`0x10002`, `65538`).
+pub fn parse_version(text: &str) -> Result<u32, String> {
+    let t = text.trim();
+    if let Some((major, minor)) = t.split_once('.') {
+        let major: u16 = major
+            .trim()
+            .parse()
+            .map_err(|_| format!("invalid version `{text}`: expected e.g. `1.2`"))?;
+        let minor: u16 = minor
+            .trim()
+            .parse()
+            .map_err(|_| format!("invalid version `{text}`: expected e.g. `1.2`"))?;
+        return Ok((u32::from(major) << 16) | u32::from(minor));
+    }
+    crate::script::parse_u64(t)
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| format!("invalid version `{text}`: expected e.g. `1.2`"))
+}
+
+fn de_version<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    match NameOrNum::deserialize(d)
+        .map_err(|_| D::Error::custom("version must be e.g. \"1.2\" or a number"))?
+    {
+        NameOrNum::Num(n) => {
+            u32::try_from(n).map_err(|_| D::Error::custom(format!("version {n} exceeds 32 bits")))
+        }
+        NameOrNum::Name(s) => parse_version(&s).map_err(D::Error::custom),
+    }
+}
+
+fn ser_version<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(&format_args!("{}.{}", v >> 16, v & 0xffff))
 }
 
 /// Parses 32 hex digits, dashes allowed anywhere (`86803412-0000-0000-7a65-6b69746d6f63`).

@@ -1,5 +1,7 @@
 //! Calls from several threads are all logged, numbered uniquely, and counted exactly.
 
+extern crate ze_zekit_mock as zekit_mock;
+
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::thread;

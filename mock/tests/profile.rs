@@ -1,5 +1,7 @@
 //! The device profile: defaults, YAML overrides, errors, filling the C structs.
 
+extern crate ze_zekit_mock as zekit_mock;
+
 use std::ffi::{c_void, CStr};
 
 use zekit_mock::profile::{parse_size, parse_uuid, write_c_str, Profile};
@@ -242,4 +244,55 @@ fn size_and_uuid_parsers() {
     );
     assert!(parse_uuid("1234").is_err());
     assert!(parse_uuid("zz803412000000007a656b69746d6f63").is_err());
+}
+
+#[test]
+fn memory_access_and_module_sections() {
+    let p = Profile::default();
+    let mut ma = ze_device_memory_access_properties_t::default();
+    p.fill_memory_access_properties(&mut ma);
+    assert_eq!(ma.stype, ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES);
+    assert!(ma
+        .hostAllocCapabilities
+        .contains(ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT_ATOMIC));
+    assert!(ma.sharedSystemAllocCapabilities.is_empty());
+    let mut m = ze_device_module_properties_t::default();
+    p.fill_module_properties(&mut m);
+    assert_eq!(m.spirvVersionSupported, 0x0001_0002);
+    assert_eq!(m.maxArgumentsSize, 2048);
+    assert_eq!(m.nativeKernelSupported.id, p.device.uuid);
+    assert!(m.fp64flags.contains(ZE_DEVICE_FP_FLAG_FMA));
+    assert!(Profile::default_yaml().contains("spirvVersionSupported: '1.2'"));
+
+    let p = Profile::from_yaml(
+        "memoryAccess: { hostAllocCapabilities: [RW] }\n\
+         module: { spirvVersionSupported: \"1.10\", flags: [DP4A], fp16flags: 0, printfBufferSize: 1 MiB }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        p.memory_access.host_alloc_capabilities,
+        ZE_MEMORY_ACCESS_CAP_FLAG_RW.into()
+    );
+    assert_eq!(
+        p.memory_access.device_alloc_capabilities,
+        Profile::default().memory_access.device_alloc_capabilities,
+        "omitted keys keep their defaults"
+    );
+    assert_eq!(p.module.spirv_version_supported, 0x0001_000a);
+    assert_eq!(p.module.flags, ZE_DEVICE_MODULE_FLAG_DP4A.into());
+    assert!(p.module.fp16_flags.is_empty());
+    assert_eq!(p.module.printf_buffer_size, 1 << 20);
+    assert_eq!(Profile::from_yaml(&p.to_yaml().unwrap()).unwrap(), p);
+
+    for (yaml, needle) in [
+        ("module: { spirvVersionSupported: 1.x }", "version"),
+        ("module: { flags: [FP128] }", "unknown flag `FP128`"),
+        (
+            "memoryAccess: { hostAlloc: [RW] }",
+            "unknown field `hostAlloc`",
+        ),
+    ] {
+        let err = Profile::from_yaml(yaml).expect_err(yaml);
+        assert!(err.contains(needle), "{yaml}: {err}");
+    }
 }
