@@ -39,8 +39,9 @@ pub enum PKind {
     /// `[out]`/`[in,out]` pointer to one element: `&mut T` / `Option<&mut T>`;
     /// `buffered` outputs are written back only on success.
     OutRef { optional: bool, buffered: bool },
-    /// `[out]` pointer to one handle: `&mut Option<Handle<K>>`, written back on success.
-    OutHandle { kind: String },
+    /// `[out]` pointer to one handle: `&mut Option<Handle<K>>` (optional: wrapped in an
+    /// `Option`), written back on success.
+    OutHandle { kind: String, optional: bool },
     /// `[out]`/`[in,out]` array from a `[range(0, n)]`: `Option<&mut [T]>` or handle slots.
     OutSlice { len: Len, handle: Option<String> },
     /// `[in] const char*`: `&CStr` / `Option<&CStr>`.
@@ -126,14 +127,30 @@ pub fn classify(api: &Api, kinds: &BTreeMap<String, (String, u32)>, f: &Function
     let base = api.resolve_typedef(&t.base).to_string();
     let handle = kinds.get(&t.base).or_else(|| kinds.get(&base)).map(|k| k.0.clone());
     // A `const` pointee cannot be written, whatever its annotation says.
-    let dir = if t.konst { Dir::In } else { p.dir.unwrap_or(Dir::In) };
+    let pointee_const = match t.ptrs.len() {
+        0 => false,
+        1 => t.konst,
+        n => t.ptrs[n - 2],
+    };
+    let dir = if pointee_const { Dir::In } else { p.dir.unwrap_or(Dir::In) };
     if t.ptrs.is_empty() {
         return match handle {
             Some(kind) => PKind::Handle { kind, optional: p.optional },
             None => PKind::Value,
         };
     }
-    if t.ptrs.len() > 1 || base == "void" {
+    // A pointer to a pointer (`void**` out, `const char**` arrays): the pointee is itself a
+    // raw pointer, passed by reference or as a slice.
+    if t.ptrs.len() == 2 {
+        return match (dir, p.range.as_ref().and_then(|_| range_len(f, p))) {
+            (Dir::In, Some(len)) => PKind::InSlice { len, handle: None },
+            (Dir::In, None) => PKind::Raw,
+            (_, Some(len)) => PKind::OutSlice { len, handle: None },
+            (_, None) if p.range.is_none() => PKind::OutRef { optional: p.optional, buffered: dir == Dir::Out },
+            _ => PKind::Raw,
+        };
+    }
+    if t.ptrs.len() > 2 || base == "void" {
         return PKind::Raw;
     }
     let tk = api.type_kind(&base);
@@ -165,27 +182,20 @@ pub fn classify(api: &Api, kinds: &BTreeMap<String, (String, u32)>, f: &Function
             Some(len) => PKind::OutSlice { len, handle },
             None => PKind::Raw,
         },
-        (d, false) => match handle {
-            Some(kind) if d == Dir::Out || !p.optional => {
-                if p.optional {
-                    PKind::Raw
-                } else {
-                    PKind::OutHandle { kind }
-                }
-            }
-            Some(_) => PKind::Raw,
+        (_, false) => match handle {
+            Some(kind) => PKind::OutHandle { kind, optional: p.optional },
             None => {
                 let by_value = !matches!(tk, Some(TypeKind::Struct | TypeKind::Union));
-                PKind::OutRef { optional: p.optional, buffered: d == Dir::Out && by_value }
+                PKind::OutRef { optional: p.optional, buffered: dir == Dir::Out && by_value }
             }
         },
     }
 }
 
-/// The pointee's Rust type, without the pointer.
+/// The pointee's Rust type: the C type with its last `*` removed.
 fn pointee(p: &Field) -> TokenStream {
-    let t = CType::parse(&p.ty);
-    rust_type_tokens(&t.base)
+    let ty = p.ty.trim_end();
+    rust_type_tokens(ty.strip_suffix('*').unwrap_or(ty))
 }
 
 struct Param<'a> {
@@ -225,9 +235,13 @@ fn trait_type(p: &Param) -> TokenStream {
         PKind::InSlice { handle: None, .. } => quote!(&[#el]),
         PKind::OutRef { optional: false, .. } => quote!(&mut #el),
         PKind::OutRef { optional: true, .. } => quote!(Option<&mut #el>),
-        PKind::OutHandle { kind } => {
+        PKind::OutHandle { kind, optional: false } => {
             let k = kind_ident(kind);
             quote!(&mut Option<Handle<#k>>)
+        }
+        PKind::OutHandle { kind, optional: true } => {
+            let k = kind_ident(kind);
+            quote!(Option<&mut Option<Handle<#k>>>)
         }
         PKind::OutSlice { handle: Some(k), .. } => {
             let k = kind_ident(k);
@@ -307,15 +321,22 @@ fn conversion(p: &Param) -> (TokenStream, TokenStream) {
         }
         PKind::OutRef { optional: false, .. } => (quote!(let #a = #n.as_mut().ok_or(#null)?;), quote!()),
         PKind::OutRef { optional: true, .. } => (quote!(let #a = #n.as_mut();), quote!()),
-        PKind::OutHandle { .. } => {
+        PKind::OutHandle { optional, .. } => {
             let tmp = format_ident!("__tmp_{}", p.field.name);
-            (
+            let take = if *optional {
+                quote!(let #a = if #n.is_null() { None } else { Some(&mut #tmp) };)
+            } else {
                 quote! {
                     if #n.is_null() { return Err(#null); }
-                    let mut #tmp = None;
                     let #a = &mut #tmp;
+                }
+            };
+            (
+                quote! {
+                    let mut #tmp = None;
+                    #take
                 },
-                quote!(*#n = #tmp.map_or(::core::ptr::null_mut(), |h| h.raw() as _);),
+                quote!(if !#n.is_null() { *#n = #tmp.map_or(::core::ptr::null_mut(), |h| h.raw() as _); }),
             )
         }
         PKind::OutSlice { len, handle: Some(k) } => {
@@ -754,20 +775,19 @@ fn emit_lib(cx: &Ctx) -> TokenStream {
                     return Err(r);
                 }
             }
-            let res = if zekit_rt::validation_enabled() {
-                validate().map_err(|e| {
+            let valid = if zekit_rt::validation_enabled() { validate() } else { Ok(()) };
+            let res = match valid {
+                Err(e) => {
                     zekit_rt::log_error(function, &format!("invalid arguments: {e}"));
-                    e
-                })
-            } else {
-                Ok(())
-            };
-            let res = res.and_then(|()| body(d)).map_err(|e| {
-                if e != ZeError::UNSUPPORTED_FEATURE && e.0 != sys::ze_result_t::NOT_READY {
-                    zekit_rt::log_error(function, &format!("failed: {e}"));
+                    Err(e.0)
                 }
-                e.0
-            });
+                Ok(()) => body(d).map_err(|e| {
+                    if e != ZeError::UNSUPPORTED_FEATURE && e.0 != sys::ze_result_t::NOT_READY {
+                        zekit_rt::log_error(function, &format!("failed: {e}"));
+                    }
+                    e.0
+                }),
+            };
             if hooks {
                 d.after_call(function, args, *res.as_ref().err().unwrap_or(&sys::ze_result_t::SUCCESS));
             }

@@ -235,27 +235,6 @@ unsafe fn alloc_limit(function: &str, chains: &[*const c_void]) -> ZeResult<Size
     check(function, limit)
 }
 
-/// Stores `value` through an application's output pointer; `false` (nothing written) when it is
-/// null. The generated trait hands some outputs over as raw pointers: the application promises
-/// a non-null one is valid and writable, as the API requires.
-fn write_out<T>(out: *mut T, value: T) -> bool {
-    if out.is_null() {
-        return false;
-    }
-    // SAFETY: non-null output pointer from the application (see above).
-    unsafe { out.write(value) };
-    true
-}
-
-/// Writes an allocation's address to `pptr`.
-fn write_ptr(function: &str, pptr: *mut *mut c_void, p: *mut u8) -> ZeResult<()> {
-    if write_out(pptr, p.cast()) {
-        Ok(())
-    } else {
-        Err(null_pointer(function, "pptr"))
-    }
-}
-
 /// The application's output buffer of `size` bytes, viewed only as far as the `needed` bytes
 /// the driver may write (`None` when null).
 fn output_bytes<'a>(ptr: *mut u8, size: usize, needed: usize) -> Option<&'a mut [u8]> {
@@ -397,7 +376,7 @@ impl Driver for CpuDriver {
         &self,
         h_driver: Handle<kinds::Driver>,
         name: &CStr,
-        pp_function_address: *mut *mut c_void,
+        pp_function_address: &mut *mut c_void,
     ) -> ZeResult<()> {
         const F: &str = "zeDriverGetExtensionFunctionAddress";
         check_driver(F, h_driver)?;
@@ -418,22 +397,18 @@ impl Driver for CpuDriver {
                 ),
             ));
         };
-        if !write_out(pp_function_address, address) {
-            return Err(null_pointer(F, "ppFunctionAddress"));
-        }
+        *pp_function_address = address;
         Ok(())
     }
 
     fn ze_driver_get_last_error_description(
         &self,
         h_driver: Handle<kinds::Driver>,
-        pp_string: *mut *const c_char,
+        pp_string: &mut *const c_char,
     ) -> ZeResult<()> {
         const F: &str = "zeDriverGetLastErrorDescription";
         check_driver(F, h_driver)?;
-        if !write_out(pp_string, last_error::last_error_ptr()) {
-            return Err(null_pointer(F, "ppString"));
-        }
+        *pp_string = last_error::last_error_ptr();
         Ok(())
     }
 
@@ -717,14 +692,12 @@ impl Driver for CpuDriver {
     fn ze_device_get_runtime_requirements_key(
         &self,
         h_device: Handle<kinds::Device>,
-        p_key: *mut *const c_char,
+        p_key: &mut *const c_char,
     ) -> ZeResult<()> {
         const F: &str = "zeDeviceGetRuntimeRequirementsKey";
         ordinal(F, h_device)?;
         // The key is 'static.
-        if !write_out(p_key, props::runtime_requirements_key().as_ptr()) {
-            return Err(null_pointer(F, "pKey"));
-        }
+        *p_key = props::runtime_requirements_key().as_ptr();
         Ok(())
     }
 
@@ -819,7 +792,7 @@ impl Driver for CpuDriver {
         host_desc: &ze_host_mem_alloc_desc_t,
         size: usize,
         alignment: usize,
-        pptr: *mut *mut c_void,
+        pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         const F: &str = "zeMemAllocHost";
         let ctx = context(F, &h_context)?;
@@ -834,9 +807,8 @@ impl Driver for CpuDriver {
             limit,
         };
         let p = check(F, ctx.alloc(&req))?;
-        write_ptr(F, pptr, p).inspect_err(|_| {
-            let _ = ctx.free(p);
-        })
+        *pptr = p.cast();
+        Ok(())
     }
 
     fn ze_mem_alloc_device(
@@ -846,7 +818,7 @@ impl Driver for CpuDriver {
         size: usize,
         alignment: usize,
         h_device: Handle<kinds::Device>,
-        pptr: *mut *mut c_void,
+        pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         const F: &str = "zeMemAllocDevice";
         let ctx = context(F, &h_context)?;
@@ -865,9 +837,8 @@ impl Driver for CpuDriver {
             limit,
         };
         let p = check(F, ctx.alloc(&req))?;
-        write_ptr(F, pptr, p).inspect_err(|_| {
-            let _ = ctx.free(p);
-        })
+        *pptr = p.cast();
+        Ok(())
     }
 
     fn ze_mem_alloc_shared(
@@ -878,7 +849,7 @@ impl Driver for CpuDriver {
         size: usize,
         alignment: usize,
         h_device: Option<Handle<kinds::Device>>,
-        pptr: *mut *mut c_void,
+        pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         const F: &str = "zeMemAllocShared";
         let ctx = context(F, &h_context)?;
@@ -898,9 +869,8 @@ impl Driver for CpuDriver {
             limit,
         };
         let p = check(F, ctx.alloc(&req))?;
-        write_ptr(F, pptr, p).inspect_err(|_| {
-            let _ = ctx.free(p);
-        })
+        *pptr = p.cast();
+        Ok(())
     }
 
     fn ze_mem_free(&self, h_context: Handle<kinds::Context>, ptr: *mut c_void) -> ZeResult<()> {
@@ -925,7 +895,7 @@ impl Driver for CpuDriver {
         h_context: Handle<kinds::Context>,
         ptr: *const c_void,
         p: &mut ze_memory_allocation_properties_t,
-        ph_device: *mut ze_device_handle_t,
+        ph_device: Option<&mut Option<Handle<kinds::Device>>>,
     ) -> ZeResult<()> {
         let ctx = context("zeMemGetAllocProperties", &h_context)?;
         let a = ctx.alloc_properties(ptr.cast(), self.host.page_size);
@@ -933,11 +903,10 @@ impl Driver for CpuDriver {
         p.id = a.id;
         p.pageSize = a.page_size;
         let device = a.device.and_then(|d| self.device_handle(d));
-        // phDevice is optional: null means the caller does not want it.
-        write_out(
-            ph_device,
-            device.map_or(std::ptr::null_mut(), |h| h.raw().cast()),
-        );
+        // phDevice is optional: None means the caller does not want it.
+        if let Some(out) = ph_device {
+            *out = device;
+        }
         Ok(())
     }
 
@@ -945,14 +914,15 @@ impl Driver for CpuDriver {
         &self,
         h_context: Handle<kinds::Context>,
         ptr: *const c_void,
-        p_base: *mut *mut c_void,
+        p_base: Option<&mut *mut c_void>,
         p_size: Option<&mut usize>,
     ) -> ZeResult<()> {
         const F: &str = "zeMemGetAddressRange";
         let ctx = context(F, &h_context)?;
         let (base, size) = check(F, ctx.address_range(ptr.cast()))?;
-        // pBase is optional.
-        write_out(p_base, base.cast());
+        if let Some(b) = p_base {
+            *b = base.cast();
+        }
         if let Some(s) = p_size {
             *s = size;
         }

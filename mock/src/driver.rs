@@ -373,17 +373,6 @@ impl MockDriver {
         h.get::<ContextObj>().map(|c| c.id)
     }
 
-    fn write_ptr(function: &str, pptr: *mut *mut c_void, p: *mut c_void) -> ZeResult<()> {
-        if pptr.is_null() {
-            return Err(fail(ZeError::INVALID_NULL_POINTER, || {
-                format!("{function}: pptr is null")
-            }));
-        }
-        // SAFETY: checked non-null; the caller provides a writable pointer slot.
-        unsafe { pptr.write(p) };
-        Ok(())
-    }
-
     #[allow(clippy::too_many_arguments)]
     fn alloc_checked(
         &self,
@@ -394,7 +383,7 @@ impl MockDriver {
         size: usize,
         alignment: usize,
         device: Option<Handle<kinds::Device>>,
-        pptr: *mut *mut c_void,
+        pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         let ctx = Self::context_id(context)?;
         if let Some(d) = device {
@@ -408,13 +397,8 @@ impl MockDriver {
                 }));
             }
         }
-        if pptr.is_null() {
-            return Err(fail(ZeError::INVALID_NULL_POINTER, || {
-                format!("{function}: pptr is null")
-            }));
-        }
-        let p = allocate(function, ctx, kind, size, alignment, device)?;
-        Self::write_ptr(function, pptr, p)
+        *pptr = allocate(function, ctx, kind, size, alignment, device)?;
+        Ok(())
     }
 }
 
@@ -433,10 +417,7 @@ unsafe fn for_each_ext(mut p: *mut c_void, mut f: impl FnMut(*mut ze_base_proper
     }
 }
 
-// The generated trait hands over the caller's raw output pointers (`pptr`, `ppString`,
-// `phDevice`, ...) as the C API defines them; methods check them for null and otherwise rely on
-// the C caller, as any driver does.
-#[allow(clippy::too_many_arguments, clippy::not_unsafe_ptr_arg_deref)]
+#[allow(clippy::too_many_arguments)]
 impl Driver for MockDriver {
     fn supports(&self, _function: &str) -> bool {
         true
@@ -573,7 +554,7 @@ impl Driver for MockDriver {
         &self,
         h_driver: Handle<kinds::Driver>,
         name: &CStr,
-        _pp_function_address: *mut *mut c_void,
+        _pp_function_address: &mut *mut c_void,
     ) -> ZeResult<()> {
         h_driver.get::<DriverObj>()?;
         Err(fail(ZeError::INVALID_ARGUMENT, || {
@@ -587,14 +568,10 @@ impl Driver for MockDriver {
     fn ze_driver_get_last_error_description(
         &self,
         h_driver: Handle<kinds::Driver>,
-        pp_string: *mut *const c_char,
+        pp_string: &mut *const c_char,
     ) -> ZeResult<()> {
         h_driver.get::<DriverObj>()?;
-        if pp_string.is_null() {
-            return Err(ZeError::INVALID_NULL_POINTER);
-        }
-        // SAFETY: checked non-null; the caller provides a writable slot.
-        unsafe { pp_string.write(last_error::as_ptr()) };
+        *pp_string = last_error::as_ptr();
         Ok(())
     }
 
@@ -1143,7 +1120,7 @@ impl Driver for MockDriver {
         h: Handle<kinds::CommandList>,
         _num_ranges: u32,
         _p_range_sizes: &[usize],
-        _p_ranges: *mut *const c_void,
+        _p_ranges: &[*const c_void],
         h_signal_event: Option<Handle<kinds::Event>>,
         _num_wait_events: u32,
         ph_wait_events: &[Handle<kinds::Event>],
@@ -1597,7 +1574,7 @@ impl Driver for MockDriver {
         size: usize,
         alignment: usize,
         h_device: Option<Handle<kinds::Device>>,
-        pptr: *mut *mut c_void,
+        pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         self.alloc_checked(
             "zeMemAllocShared",
@@ -1618,7 +1595,7 @@ impl Driver for MockDriver {
         size: usize,
         alignment: usize,
         h_device: Handle<kinds::Device>,
-        pptr: *mut *mut c_void,
+        pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         self.alloc_checked(
             "zeMemAllocDevice",
@@ -1638,7 +1615,7 @@ impl Driver for MockDriver {
         _host_desc: &ze_host_mem_alloc_desc_t,
         size: usize,
         alignment: usize,
-        pptr: *mut *mut c_void,
+        pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         self.alloc_checked(
             "zeMemAllocHost",
@@ -1671,7 +1648,7 @@ impl Driver for MockDriver {
         h_context: Handle<kinds::Context>,
         ptr: *const c_void,
         p: &mut ze_memory_allocation_properties_t,
-        ph_device: *mut ze_device_handle_t,
+        ph_device: Option<&mut Option<Handle<kinds::Device>>>,
     ) -> ZeResult<()> {
         let ctx = Self::context_id(h_context)?;
         let found = find(ptr as usize).filter(|(_, a)| a.context == ctx);
@@ -1693,10 +1670,8 @@ impl Driver for MockDriver {
                 None
             }
         };
-        if !ph_device.is_null() {
-            let raw = device.map_or(std::ptr::null_mut(), |d| d.raw());
-            // SAFETY: checked non-null; the caller provides a writable handle slot.
-            unsafe { ph_device.write(raw as ze_device_handle_t) };
+        if let Some(out) = ph_device {
+            *out = device;
         }
         Ok(())
     }
@@ -1705,7 +1680,7 @@ impl Driver for MockDriver {
         &self,
         h_context: Handle<kinds::Context>,
         ptr: *const c_void,
-        p_base: *mut *mut c_void,
+        p_base: Option<&mut *mut c_void>,
         p_size: Option<&mut usize>,
     ) -> ZeResult<()> {
         let ctx = Self::context_id(h_context)?;
@@ -1714,9 +1689,8 @@ impl Driver for MockDriver {
                 format!("zeMemGetAddressRange: {ptr:p} is not in an allocation of this context")
             }));
         };
-        if !p_base.is_null() {
-            // SAFETY: checked non-null; the caller provides a writable pointer slot.
-            unsafe { p_base.write(base as *mut c_void) };
+        if let Some(b) = p_base {
+            *b = base as *mut c_void;
         }
         if let Some(s) = p_size {
             *s = a.size;
@@ -1726,12 +1700,8 @@ impl Driver for MockDriver {
 
     // ----- runtime (zer) --------------------------------------------------------------------
 
-    fn zer_get_last_error_description(&self, pp_string: *mut *const c_char) -> ZeResult<()> {
-        if pp_string.is_null() {
-            return Err(ZeError::INVALID_NULL_POINTER);
-        }
-        // SAFETY: checked non-null; the caller provides a writable slot.
-        unsafe { pp_string.write(last_error::as_ptr()) };
+    fn zer_get_last_error_description(&self, pp_string: &mut *const c_char) -> ZeResult<()> {
+        *pp_string = last_error::as_ptr();
         Ok(())
     }
 

@@ -88,7 +88,7 @@ pub trait Driver: Send + Sync + 'static {
         &self,
         h_driver: Handle<crate::kinds::Driver>,
         name: &::core::ffi::CStr,
-        pp_function_address: *mut *mut c_void,
+        pp_function_address: &mut *mut c_void,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -96,7 +96,7 @@ pub trait Driver: Send + Sync + 'static {
     fn ze_driver_get_last_error_description(
         &self,
         h_driver: Handle<crate::kinds::Driver>,
-        pp_string: *mut *const c_char,
+        pp_string: &mut *const c_char,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -104,7 +104,7 @@ pub trait Driver: Send + Sync + 'static {
     fn ze_driver_get_default_context(
         &self,
         h_driver: Handle<crate::kinds::Driver>,
-    ) -> ZeResult<()> {
+    ) -> ZeResult<Handle<crate::kinds::Context>> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
     /// `zeDeviceGet`.
@@ -281,7 +281,7 @@ pub trait Driver: Send + Sync + 'static {
     fn ze_device_get_runtime_requirements_key(
         &self,
         h_device: Handle<crate::kinds::Device>,
-        p_key: *mut *const c_char,
+        p_key: &mut *const c_char,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -747,7 +747,7 @@ pub trait Driver: Send + Sync + 'static {
         h_command_list: Handle<crate::kinds::CommandList>,
         num_ranges: u32,
         p_range_sizes: &[usize],
-        p_ranges: *mut *const c_void,
+        p_ranges: &[*const c_void],
         h_signal_event: Option<Handle<crate::kinds::Event>>,
         num_wait_events: u32,
         ph_wait_events: &[Handle<crate::kinds::Event>],
@@ -1692,7 +1692,7 @@ pub trait Driver: Send + Sync + 'static {
         size: usize,
         alignment: usize,
         h_device: Option<Handle<crate::kinds::Device>>,
-        pptr: *mut *mut c_void,
+        pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -1704,7 +1704,7 @@ pub trait Driver: Send + Sync + 'static {
         size: usize,
         alignment: usize,
         h_device: Handle<crate::kinds::Device>,
-        pptr: *mut *mut c_void,
+        pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -1715,7 +1715,7 @@ pub trait Driver: Send + Sync + 'static {
         host_desc: &ze_host_mem_alloc_desc_t,
         size: usize,
         alignment: usize,
-        pptr: *mut *mut c_void,
+        pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -1733,7 +1733,7 @@ pub trait Driver: Send + Sync + 'static {
         h_context: Handle<crate::kinds::Context>,
         ptr: *const c_void,
         p_mem_alloc_properties: &mut ze_memory_allocation_properties_t,
-        ph_device: *mut ze_device_handle_t,
+        ph_device: Option<&mut Option<Handle<crate::kinds::Device>>>,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -1742,7 +1742,7 @@ pub trait Driver: Send + Sync + 'static {
         &self,
         h_context: Handle<crate::kinds::Context>,
         ptr: *const c_void,
-        p_base: *mut *mut c_void,
+        p_base: Option<&mut *mut c_void>,
         p_size: Option<&mut usize>,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
@@ -1789,7 +1789,7 @@ pub trait Driver: Send + Sync + 'static {
         h_device: Handle<crate::kinds::Device>,
         handle: ze_ipc_mem_handle_t,
         flags: ze_ipc_memory_flags_t,
-        pptr: *mut *mut c_void,
+        pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -1839,7 +1839,7 @@ pub trait Driver: Send + Sync + 'static {
         h_device: Handle<crate::kinds::Device>,
         desc: &ze_module_desc_t,
         ph_module: &mut Option<Handle<crate::kinds::Module>>,
-        ph_build_log: *mut ze_module_build_log_handle_t,
+        ph_build_log: Option<&mut Option<Handle<crate::kinds::ModuleBuildLog>>>,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -1852,7 +1852,7 @@ pub trait Driver: Send + Sync + 'static {
         &self,
         num_modules: u32,
         ph_modules: &[Handle<crate::kinds::Module>],
-        ph_link_log: *mut ze_module_build_log_handle_t,
+        ph_link_log: Option<&mut Option<Handle<crate::kinds::ModuleBuildLog>>>,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -1887,7 +1887,7 @@ pub trait Driver: Send + Sync + 'static {
         h_module: Handle<crate::kinds::Module>,
         p_global_name: &::core::ffi::CStr,
         p_size: Option<&mut usize>,
-        pptr: *mut *mut c_void,
+        pptr: Option<&mut *mut c_void>,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -1896,7 +1896,7 @@ pub trait Driver: Send + Sync + 'static {
         &self,
         h_module: Handle<crate::kinds::Module>,
         p_count: &mut u32,
-        p_names: *mut *const c_char,
+        p_names: Option<&mut [*const c_char]>,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -1926,7 +1926,7 @@ pub trait Driver: Send + Sync + 'static {
         &self,
         h_module: Handle<crate::kinds::Module>,
         p_function_name: &::core::ffi::CStr,
-        pfn_function: *mut *mut c_void,
+        pfn_function: &mut *mut c_void,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -1992,7 +1992,7 @@ pub trait Driver: Send + Sync + 'static {
         &self,
         h_kernel: Handle<crate::kinds::Kernel>,
         p_size: &mut u32,
-        p_string: *mut *mut c_char,
+        p_string: Option<&mut *mut c_char>,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -2233,7 +2233,7 @@ pub trait Driver: Send + Sync + 'static {
         h_context: Handle<crate::kinds::Context>,
         p_start: *const c_void,
         size: usize,
-        pptr: *mut *mut c_void,
+        pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -2996,7 +2996,7 @@ pub trait Driver: Send + Sync + 'static {
         &self,
         h_driver: Handle<crate::kinds::Driver>,
         name: &::core::ffi::CStr,
-        pp_function_address: *mut *mut c_void,
+        pp_function_address: &mut *mut c_void,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -3426,7 +3426,7 @@ pub trait Driver: Send + Sync + 'static {
         h_device: Handle<crate::kinds::Device>,
         num_ports: u32,
         ph_port: &[Handle<crate::kinds::ZesFabricPort>],
-        p_throughput: *mut *mut zes_fabric_port_throughput_t,
+        p_throughput: Option<&mut [*mut zes_fabric_port_throughput_t]>,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -4312,7 +4312,7 @@ pub trait Driver: Send + Sync + 'static {
     /// `zerGetLastErrorDescription` (since API 1.14).
     fn zer_get_last_error_description(
         &self,
-        pp_string: *mut *const c_char,
+        pp_string: &mut *const c_char,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
@@ -4320,18 +4320,18 @@ pub trait Driver: Send + Sync + 'static {
     fn zer_translate_device_handle_to_identifier(
         &self,
         h_device: Handle<crate::kinds::Device>,
-    ) -> ZeResult<()> {
+    ) -> ZeResult<u32> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
     /// `zerTranslateIdentifierToDeviceHandle` (since API 1.14).
     fn zer_translate_identifier_to_device_handle(
         &self,
         identifier: u32,
-    ) -> ZeResult<()> {
+    ) -> ZeResult<Handle<crate::kinds::Device>> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
     /// `zerGetDefaultContext` (since API 1.14).
-    fn zer_get_default_context(&self) -> ZeResult<()> {
+    fn zer_get_default_context(&self) -> ZeResult<Handle<crate::kinds::Context>> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }
 }

@@ -19,9 +19,10 @@ pub unsafe extern "C" fn zeInit(flags: ze_init_flags_t) -> ze_result_t {
         || unsafe { crate::validate::zeInit(flags) },
         |__d| unsafe {
             let __a_flags = flags;
-            __d.ze_init(__a_flags)?;
-            Ok(())
+            let __v = __d.ze_init(__a_flags)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -44,9 +45,10 @@ pub unsafe extern "C" fn zeDriverGet(
                 phDrivers as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.ze_driver_get(__a_pCount, __a_phDrivers)?;
-            Ok(())
+            let __v = __d.ze_driver_get(__a_pCount, __a_phDrivers)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -71,9 +73,10 @@ pub unsafe extern "C" fn zeInitDrivers(
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_init_drivers(__a_pCount, __a_phDrivers, __a_desc)?;
-            Ok(())
+            let __v = __d.ze_init_drivers(__a_pCount, __a_phDrivers, __a_desc)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -99,12 +102,13 @@ pub unsafe extern "C" fn zeDriverGetApiVersion(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_version = &mut __tmp_version;
-            __d.ze_driver_get_api_version(__a_hDriver, __a_version)?;
+            let __v = __d.ze_driver_get_api_version(__a_hDriver, __a_version)?;
             if !version.is_null() {
                 ::core::ptr::write(version, __tmp_version);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -124,9 +128,10 @@ pub unsafe extern "C" fn zeDriverGetProperties(
             let __a_pDriverProperties = pDriverProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_driver_get_properties(__a_hDriver, __a_pDriverProperties)?;
-            Ok(())
+            let __v = __d.ze_driver_get_properties(__a_hDriver, __a_pDriverProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -146,9 +151,10 @@ pub unsafe extern "C" fn zeDriverGetIpcProperties(
             let __a_pIpcProperties = pIpcProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_driver_get_ipc_properties(__a_hDriver, __a_pIpcProperties)?;
-            Ok(())
+            let __v = __d.ze_driver_get_ipc_properties(__a_hDriver, __a_pIpcProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -191,13 +197,15 @@ pub unsafe extern "C" fn zeDriverGetExtensionProperties(
                     ),
                 )
             };
-            __d.ze_driver_get_extension_properties(
-                __a_hDriver,
-                __a_pCount,
-                __a_pExtensionProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_driver_get_extension_properties(
+                    __a_hDriver,
+                    __a_pCount,
+                    __a_pExtensionProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -232,14 +240,27 @@ pub unsafe extern "C" fn zeDriverGetExtensionFunctionAddress(
             } else {
                 ::core::ffi::CStr::from_ptr(name)
             };
-            let __a_ppFunctionAddress = ppFunctionAddress;
-            __d.ze_driver_get_extension_function_address(
-                __a_hDriver,
-                __a_name,
-                __a_ppFunctionAddress,
-            )?;
-            Ok(())
+            let mut __tmp_ppFunctionAddress = if ppFunctionAddress.is_null() {
+                ::core::mem::zeroed()
+            } else {
+                ::core::ptr::read(ppFunctionAddress)
+            };
+            if ppFunctionAddress.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            }
+            let __a_ppFunctionAddress = &mut __tmp_ppFunctionAddress;
+            let __v = __d
+                .ze_driver_get_extension_function_address(
+                    __a_hDriver,
+                    __a_name,
+                    __a_ppFunctionAddress,
+                )?;
+            if !ppFunctionAddress.is_null() {
+                ::core::ptr::write(ppFunctionAddress, __tmp_ppFunctionAddress);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -258,17 +279,21 @@ pub unsafe extern "C" fn zeDriverGetLastErrorDescription(
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
-            let __a_ppString = ppString;
-            __d.ze_driver_get_last_error_description(__a_hDriver, __a_ppString)?;
-            Ok(())
+            let __a_ppString = ppString
+                .as_mut()
+                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __v = __d
+                .ze_driver_get_last_error_description(__a_hDriver, __a_ppString)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
 #[doc = concat!(" C entry point of `", "zeDriverGetDefaultContext", "`.")]
 pub unsafe extern "C" fn zeDriverGetDefaultContext(
     hDriver: ze_driver_handle_t,
-) -> ze_result_t {
+) -> ze_context_handle_t {
     crate::call(
         "zeDriverGetDefaultContext",
         &|| unsafe { crate::fmt::zeDriverGetDefaultContext(hDriver) },
@@ -277,9 +302,10 @@ pub unsafe extern "C" fn zeDriverGetDefaultContext(
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
-            __d.ze_driver_get_default_context(__a_hDriver)?;
-            Ok(())
+            let __v = __d.ze_driver_get_default_context(__a_hDriver)?;
+            Ok(__v.raw() as _)
         },
+        |_code| ::core::ptr::null_mut(),
     )
 }
 
@@ -306,9 +332,10 @@ pub unsafe extern "C" fn zeDeviceGet(
                 phDevices as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.ze_device_get(__a_hDriver, __a_pCount, __a_phDevices)?;
-            Ok(())
+            let __v = __d.ze_device_get(__a_hDriver, __a_pCount, __a_phDevices)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -325,16 +352,19 @@ pub unsafe extern "C" fn zeDeviceGetRootDevice(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
+            let mut __tmp_phRootDevice = None;
             if phRootDevice.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phRootDevice = None;
             let __a_phRootDevice = &mut __tmp_phRootDevice;
-            __d.ze_device_get_root_device(__a_hDevice, __a_phRootDevice)?;
-            *phRootDevice = __tmp_phRootDevice
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.ze_device_get_root_device(__a_hDevice, __a_phRootDevice)?;
+            if !phRootDevice.is_null() {
+                *phRootDevice = __tmp_phRootDevice
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -363,9 +393,11 @@ pub unsafe extern "C" fn zeDeviceGetSubDevices(
                 phSubdevices as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.ze_device_get_sub_devices(__a_hDevice, __a_pCount, __a_phSubdevices)?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_sub_devices(__a_hDevice, __a_pCount, __a_phSubdevices)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -385,9 +417,10 @@ pub unsafe extern "C" fn zeDeviceGetProperties(
             let __a_pDeviceProperties = pDeviceProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_device_get_properties(__a_hDevice, __a_pDeviceProperties)?;
-            Ok(())
+            let __v = __d.ze_device_get_properties(__a_hDevice, __a_pDeviceProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -411,9 +444,11 @@ pub unsafe extern "C" fn zeDeviceGetComputeProperties(
             let __a_pComputeProperties = pComputeProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_device_get_compute_properties(__a_hDevice, __a_pComputeProperties)?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_compute_properties(__a_hDevice, __a_pComputeProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -437,9 +472,11 @@ pub unsafe extern "C" fn zeDeviceGetModuleProperties(
             let __a_pModuleProperties = pModuleProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_device_get_module_properties(__a_hDevice, __a_pModuleProperties)?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_module_properties(__a_hDevice, __a_pModuleProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -484,13 +521,15 @@ pub unsafe extern "C" fn zeDeviceGetCommandQueueGroupProperties(
                     ),
                 )
             };
-            __d.ze_device_get_command_queue_group_properties(
-                __a_hDevice,
-                __a_pCount,
-                __a_pCommandQueueGroupProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_command_queue_group_properties(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_pCommandQueueGroupProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -525,13 +564,15 @@ pub unsafe extern "C" fn zeDeviceGetMemoryProperties(
                     ),
                 )
             };
-            __d.ze_device_get_memory_properties(
-                __a_hDevice,
-                __a_pCount,
-                __a_pMemProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_memory_properties(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_pMemProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -558,12 +599,14 @@ pub unsafe extern "C" fn zeDeviceGetMemoryAccessProperties(
             let __a_pMemAccessProperties = pMemAccessProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_device_get_memory_access_properties(
-                __a_hDevice,
-                __a_pMemAccessProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_memory_access_properties(
+                    __a_hDevice,
+                    __a_pMemAccessProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -602,13 +645,15 @@ pub unsafe extern "C" fn zeDeviceGetCacheProperties(
                     ),
                 )
             };
-            __d.ze_device_get_cache_properties(
-                __a_hDevice,
-                __a_pCount,
-                __a_pCacheProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_cache_properties(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_pCacheProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -630,9 +675,11 @@ pub unsafe extern "C" fn zeDeviceGetImageProperties(
             let __a_pImageProperties = pImageProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_device_get_image_properties(__a_hDevice, __a_pImageProperties)?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_image_properties(__a_hDevice, __a_pImageProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -662,12 +709,14 @@ pub unsafe extern "C" fn zeDeviceGetExternalMemoryProperties(
             let __a_pExternalMemoryProperties = pExternalMemoryProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_device_get_external_memory_properties(
-                __a_hDevice,
-                __a_pExternalMemoryProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_external_memory_properties(
+                    __a_hDevice,
+                    __a_pExternalMemoryProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -699,13 +748,15 @@ pub unsafe extern "C" fn zeDeviceGetP2PProperties(
             let __a_pP2PProperties = pP2PProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_device_get_p2p_properties(
-                __a_hDevice,
-                __a_hPeerDevice,
-                __a_pP2PProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_p2p_properties(
+                    __a_hDevice,
+                    __a_hPeerDevice,
+                    __a_pP2PProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -737,12 +788,14 @@ pub unsafe extern "C" fn zeDeviceCanAccessPeer(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_value = &mut __tmp_value;
-            __d.ze_device_can_access_peer(__a_hDevice, __a_hPeerDevice, __a_value)?;
+            let __v = __d
+                .ze_device_can_access_peer(__a_hDevice, __a_hPeerDevice, __a_value)?;
             if !value.is_null() {
                 ::core::ptr::write(value, __tmp_value);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -756,9 +809,10 @@ pub unsafe extern "C" fn zeDeviceGetStatus(hDevice: ze_device_handle_t) -> ze_re
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            __d.ze_device_get_status(__a_hDevice)?;
-            Ok(())
+            let __v = __d.ze_device_get_status(__a_hDevice)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -806,19 +860,21 @@ pub unsafe extern "C" fn zeDeviceGetGlobalTimestamps(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_deviceTimestamp = &mut __tmp_deviceTimestamp;
-            __d.ze_device_get_global_timestamps(
-                __a_hDevice,
-                __a_hostTimestamp,
-                __a_deviceTimestamp,
-            )?;
+            let __v = __d
+                .ze_device_get_global_timestamps(
+                    __a_hDevice,
+                    __a_hostTimestamp,
+                    __a_deviceTimestamp,
+                )?;
             if !hostTimestamp.is_null() {
                 ::core::ptr::write(hostTimestamp, __tmp_hostTimestamp);
             }
             if !deviceTimestamp.is_null() {
                 ::core::ptr::write(deviceTimestamp, __tmp_deviceTimestamp);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -834,9 +890,10 @@ pub unsafe extern "C" fn zeDeviceSynchronize(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            __d.ze_device_synchronize(__a_hDevice)?;
-            Ok(())
+            let __v = __d.ze_device_synchronize(__a_hDevice)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -874,15 +931,17 @@ pub unsafe extern "C" fn zeDeviceGetAggregatedCopyOffloadIncrementValue(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_incrementValue = &mut __tmp_incrementValue;
-            __d.ze_device_get_aggregated_copy_offload_increment_value(
-                __a_hDevice,
-                __a_incrementValue,
-            )?;
+            let __v = __d
+                .ze_device_get_aggregated_copy_offload_increment_value(
+                    __a_hDevice,
+                    __a_incrementValue,
+                )?;
             if !incrementValue.is_null() {
                 ::core::ptr::write(incrementValue, __tmp_incrementValue);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -912,12 +971,14 @@ pub unsafe extern "C" fn zeDeviceGetCounterBasedEventMaxValue(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_maxValue = &mut __tmp_maxValue;
-            __d.ze_device_get_counter_based_event_max_value(__a_hDevice, __a_maxValue)?;
+            let __v = __d
+                .ze_device_get_counter_based_event_max_value(__a_hDevice, __a_maxValue)?;
             if !maxValue.is_null() {
                 ::core::ptr::write(maxValue, __tmp_maxValue);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -955,14 +1016,16 @@ pub unsafe extern "C" fn zeDeviceGetRuntimeRequirements(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pRequirements = pRequirements;
-            __d.ze_device_get_runtime_requirements(
-                __a_hDevice,
-                __a_pObjDesc,
-                __a_pSize,
-                __a_pRequirements,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_runtime_requirements(
+                    __a_hDevice,
+                    __a_pObjDesc,
+                    __a_pSize,
+                    __a_pRequirements,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -979,10 +1042,22 @@ pub unsafe extern "C" fn zeDeviceGetRuntimeRequirementsKey(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __a_pKey = pKey;
-            __d.ze_device_get_runtime_requirements_key(__a_hDevice, __a_pKey)?;
-            Ok(())
+            let mut __tmp_pKey = if pKey.is_null() {
+                ::core::mem::zeroed()
+            } else {
+                ::core::ptr::read(pKey)
+            };
+            if pKey.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            }
+            let __a_pKey = &mut __tmp_pKey;
+            let __v = __d.ze_device_get_runtime_requirements_key(__a_hDevice, __a_pKey)?;
+            if !pKey.is_null() {
+                ::core::ptr::write(pKey, __tmp_pKey);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1014,13 +1089,15 @@ pub unsafe extern "C" fn zeDeviceValidateRuntimeRequirements(
                 ::core::ffi::CStr::from_ptr(pRequirements)
             };
             let __a_pOut = pOut.as_mut().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_device_validate_runtime_requirements(
-                __a_hDevice,
-                __a_pRequirements,
-                __a_pOut,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_device_validate_runtime_requirements(
+                    __a_hDevice,
+                    __a_pRequirements,
+                    __a_pOut,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1056,15 +1133,17 @@ pub unsafe extern "C" fn zeDeviceGetCompilerInfo(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pData = pData;
-            __d.ze_device_get_compiler_info(
-                __a_hDevice,
-                __a_paramName,
-                __a_pNext,
-                __a_pSize,
-                __a_pData,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_compiler_info(
+                    __a_hDevice,
+                    __a_paramName,
+                    __a_pNext,
+                    __a_pSize,
+                    __a_pData,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1083,16 +1162,19 @@ pub unsafe extern "C" fn zeContextCreate(
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phContext = None;
             if phContext.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phContext = None;
             let __a_phContext = &mut __tmp_phContext;
-            __d.ze_context_create(__a_hDriver, __a_desc, __a_phContext)?;
-            *phContext = __tmp_phContext
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.ze_context_create(__a_hDriver, __a_desc, __a_phContext)?;
+            if !phContext.is_null() {
+                *phContext = __tmp_phContext
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1133,22 +1215,26 @@ pub unsafe extern "C" fn zeContextCreateEx(
             let __a_phDevices = zekit_rt::handle::handle_slice::<
                 crate::kinds::Device,
             >(phDevices as *const *mut c_void, (numDevices as usize))?;
+            let mut __tmp_phContext = None;
             if phContext.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phContext = None;
             let __a_phContext = &mut __tmp_phContext;
-            __d.ze_context_create_ex(
-                __a_hDriver,
-                __a_desc,
-                __a_numDevices,
-                __a_phDevices,
-                __a_phContext,
-            )?;
-            *phContext = __tmp_phContext
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_context_create_ex(
+                    __a_hDriver,
+                    __a_desc,
+                    __a_numDevices,
+                    __a_phDevices,
+                    __a_phContext,
+                )?;
+            if !phContext.is_null() {
+                *phContext = __tmp_phContext
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1162,9 +1248,10 @@ pub unsafe extern "C" fn zeContextDestroy(hContext: ze_context_handle_t) -> ze_r
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
-            __d.ze_context_destroy(__a_hContext)?;
-            Ok(())
+            let __v = __d.ze_context_destroy(__a_hContext)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1180,9 +1267,10 @@ pub unsafe extern "C" fn zeContextGetStatus(
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
-            __d.ze_context_get_status(__a_hContext)?;
-            Ok(())
+            let __v = __d.ze_context_get_status(__a_hContext)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1214,21 +1302,25 @@ pub unsafe extern "C" fn zeCommandQueueCreate(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phCommandQueue = None;
             if phCommandQueue.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phCommandQueue = None;
             let __a_phCommandQueue = &mut __tmp_phCommandQueue;
-            __d.ze_command_queue_create(
-                __a_hContext,
-                __a_hDevice,
-                __a_desc,
-                __a_phCommandQueue,
-            )?;
-            *phCommandQueue = __tmp_phCommandQueue
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_command_queue_create(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_desc,
+                    __a_phCommandQueue,
+                )?;
+            if !phCommandQueue.is_null() {
+                *phCommandQueue = __tmp_phCommandQueue
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1244,9 +1336,10 @@ pub unsafe extern "C" fn zeCommandQueueDestroy(
             let __a_hCommandQueue = Handle::<
                 crate::kinds::CommandQueue,
             >::from_raw(hCommandQueue as *mut c_void)?;
-            __d.ze_command_queue_destroy(__a_hCommandQueue)?;
-            Ok(())
+            let __v = __d.ze_command_queue_destroy(__a_hCommandQueue)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1286,14 +1379,16 @@ pub unsafe extern "C" fn zeCommandQueueExecuteCommandLists(
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw_optional(hFence as *mut c_void)?;
-            __d.ze_command_queue_execute_command_lists(
-                __a_hCommandQueue,
-                __a_numCommandLists,
-                __a_phCommandLists,
-                __a_hFence,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_queue_execute_command_lists(
+                    __a_hCommandQueue,
+                    __a_numCommandLists,
+                    __a_phCommandLists,
+                    __a_hFence,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1311,9 +1406,10 @@ pub unsafe extern "C" fn zeCommandQueueSynchronize(
                 crate::kinds::CommandQueue,
             >::from_raw(hCommandQueue as *mut c_void)?;
             let __a_timeout = timeout;
-            __d.ze_command_queue_synchronize(__a_hCommandQueue, __a_timeout)?;
-            Ok(())
+            let __v = __d.ze_command_queue_synchronize(__a_hCommandQueue, __a_timeout)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1339,12 +1435,13 @@ pub unsafe extern "C" fn zeCommandQueueGetOrdinal(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pOrdinal = &mut __tmp_pOrdinal;
-            __d.ze_command_queue_get_ordinal(__a_hCommandQueue, __a_pOrdinal)?;
+            let __v = __d.ze_command_queue_get_ordinal(__a_hCommandQueue, __a_pOrdinal)?;
             if !pOrdinal.is_null() {
                 ::core::ptr::write(pOrdinal, __tmp_pOrdinal);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1370,12 +1467,13 @@ pub unsafe extern "C" fn zeCommandQueueGetIndex(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pIndex = &mut __tmp_pIndex;
-            __d.ze_command_queue_get_index(__a_hCommandQueue, __a_pIndex)?;
+            let __v = __d.ze_command_queue_get_index(__a_hCommandQueue, __a_pIndex)?;
             if !pIndex.is_null() {
                 ::core::ptr::write(pIndex, __tmp_pIndex);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1401,12 +1499,13 @@ pub unsafe extern "C" fn zeCommandQueueGetFlags(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
-            __d.ze_command_queue_get_flags(__a_hCmdQueue, __a_pFlags)?;
+            let __v = __d.ze_command_queue_get_flags(__a_hCmdQueue, __a_pFlags)?;
             if !pFlags.is_null() {
                 ::core::ptr::write(pFlags, __tmp_pFlags);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1432,12 +1531,13 @@ pub unsafe extern "C" fn zeCommandQueueGetMode(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pMode = &mut __tmp_pMode;
-            __d.ze_command_queue_get_mode(__a_hCmdQueue, __a_pMode)?;
+            let __v = __d.ze_command_queue_get_mode(__a_hCmdQueue, __a_pMode)?;
             if !pMode.is_null() {
                 ::core::ptr::write(pMode, __tmp_pMode);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1463,12 +1563,13 @@ pub unsafe extern "C" fn zeCommandQueueGetPriority(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPriority = &mut __tmp_pPriority;
-            __d.ze_command_queue_get_priority(__a_hCmdQueue, __a_pPriority)?;
+            let __v = __d.ze_command_queue_get_priority(__a_hCmdQueue, __a_pPriority)?;
             if !pPriority.is_null() {
                 ::core::ptr::write(pPriority, __tmp_pPriority);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1495,21 +1596,25 @@ pub unsafe extern "C" fn zeCommandListCreate(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phCommandList = None;
             if phCommandList.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phCommandList = None;
             let __a_phCommandList = &mut __tmp_phCommandList;
-            __d.ze_command_list_create(
-                __a_hContext,
-                __a_hDevice,
-                __a_desc,
-                __a_phCommandList,
-            )?;
-            *phCommandList = __tmp_phCommandList
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_command_list_create(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_desc,
+                    __a_phCommandList,
+                )?;
+            if !phCommandList.is_null() {
+                *phCommandList = __tmp_phCommandList
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1548,21 +1653,25 @@ pub unsafe extern "C" fn zeCommandListCreateImmediate(
             let __a_altdesc = altdesc
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phCommandList = None;
             if phCommandList.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phCommandList = None;
             let __a_phCommandList = &mut __tmp_phCommandList;
-            __d.ze_command_list_create_immediate(
-                __a_hContext,
-                __a_hDevice,
-                __a_altdesc,
-                __a_phCommandList,
-            )?;
-            *phCommandList = __tmp_phCommandList
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_command_list_create_immediate(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_altdesc,
+                    __a_phCommandList,
+                )?;
+            if !phCommandList.is_null() {
+                *phCommandList = __tmp_phCommandList
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1578,9 +1687,10 @@ pub unsafe extern "C" fn zeCommandListDestroy(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            __d.ze_command_list_destroy(__a_hCommandList)?;
-            Ok(())
+            let __v = __d.ze_command_list_destroy(__a_hCommandList)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1596,9 +1706,10 @@ pub unsafe extern "C" fn zeCommandListClose(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            __d.ze_command_list_close(__a_hCommandList)?;
-            Ok(())
+            let __v = __d.ze_command_list_close(__a_hCommandList)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1614,9 +1725,10 @@ pub unsafe extern "C" fn zeCommandListReset(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            __d.ze_command_list_reset(__a_hCommandList)?;
-            Ok(())
+            let __v = __d.ze_command_list_reset(__a_hCommandList)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1662,15 +1774,17 @@ pub unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_write_global_timestamp(
-                __a_hCommandList,
-                __a_dstptr,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_write_global_timestamp(
+                    __a_hCommandList,
+                    __a_dstptr,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1690,9 +1804,11 @@ pub unsafe extern "C" fn zeCommandListHostSynchronize(
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_timeout = timeout;
-            __d.ze_command_list_host_synchronize(__a_hCommandList, __a_timeout)?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_host_synchronize(__a_hCommandList, __a_timeout)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1711,15 +1827,20 @@ pub unsafe extern "C" fn zeCommandListGetDeviceHandle(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
+            let mut __tmp_phDevice = None;
             if phDevice.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phDevice = None;
             let __a_phDevice = &mut __tmp_phDevice;
-            __d.ze_command_list_get_device_handle(__a_hCommandList, __a_phDevice)?;
-            *phDevice = __tmp_phDevice.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_command_list_get_device_handle(__a_hCommandList, __a_phDevice)?;
+            if !phDevice.is_null() {
+                *phDevice = __tmp_phDevice
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1740,16 +1861,20 @@ pub unsafe extern "C" fn zeCommandListGetContextHandle(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
+            let mut __tmp_phContext = None;
             if phContext.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phContext = None;
             let __a_phContext = &mut __tmp_phContext;
-            __d.ze_command_list_get_context_handle(__a_hCommandList, __a_phContext)?;
-            *phContext = __tmp_phContext
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_command_list_get_context_handle(__a_hCommandList, __a_phContext)?;
+            if !phContext.is_null() {
+                *phContext = __tmp_phContext
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1775,12 +1900,13 @@ pub unsafe extern "C" fn zeCommandListGetOrdinal(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pOrdinal = &mut __tmp_pOrdinal;
-            __d.ze_command_list_get_ordinal(__a_hCommandList, __a_pOrdinal)?;
+            let __v = __d.ze_command_list_get_ordinal(__a_hCommandList, __a_pOrdinal)?;
             if !pOrdinal.is_null() {
                 ::core::ptr::write(pOrdinal, __tmp_pOrdinal);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1813,15 +1939,17 @@ pub unsafe extern "C" fn zeCommandListImmediateGetIndex(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pIndex = &mut __tmp_pIndex;
-            __d.ze_command_list_immediate_get_index(
-                __a_hCommandListImmediate,
-                __a_pIndex,
-            )?;
+            let __v = __d
+                .ze_command_list_immediate_get_index(
+                    __a_hCommandListImmediate,
+                    __a_pIndex,
+                )?;
             if !pIndex.is_null() {
                 ::core::ptr::write(pIndex, __tmp_pIndex);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1849,12 +1977,14 @@ pub unsafe extern "C" fn zeCommandListIsImmediate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pIsImmediate = &mut __tmp_pIsImmediate;
-            __d.ze_command_list_is_immediate(__a_hCommandList, __a_pIsImmediate)?;
+            let __v = __d
+                .ze_command_list_is_immediate(__a_hCommandList, __a_pIsImmediate)?;
             if !pIsImmediate.is_null() {
                 ::core::ptr::write(pIsImmediate, __tmp_pIsImmediate);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1880,12 +2010,13 @@ pub unsafe extern "C" fn zeCommandListGetFlags(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
-            __d.ze_command_list_get_flags(__a_hCommandList, __a_pFlags)?;
+            let __v = __d.ze_command_list_get_flags(__a_hCommandList, __a_pFlags)?;
             if !pFlags.is_null() {
                 ::core::ptr::write(pFlags, __tmp_pFlags);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1913,12 +2044,14 @@ pub unsafe extern "C" fn zeCommandListImmediateGetFlags(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
-            __d.ze_command_list_immediate_get_flags(__a_hCommandList, __a_pFlags)?;
+            let __v = __d
+                .ze_command_list_immediate_get_flags(__a_hCommandList, __a_pFlags)?;
             if !pFlags.is_null() {
                 ::core::ptr::write(pFlags, __tmp_pFlags);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1946,12 +2079,14 @@ pub unsafe extern "C" fn zeCommandListImmediateGetMode(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pMode = &mut __tmp_pMode;
-            __d.ze_command_list_immediate_get_mode(__a_hCommandList, __a_pMode)?;
+            let __v = __d
+                .ze_command_list_immediate_get_mode(__a_hCommandList, __a_pMode)?;
             if !pMode.is_null() {
                 ::core::ptr::write(pMode, __tmp_pMode);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -1981,12 +2116,17 @@ pub unsafe extern "C" fn zeCommandListImmediateGetPriority(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPriority = &mut __tmp_pPriority;
-            __d.ze_command_list_immediate_get_priority(__a_hCommandList, __a_pPriority)?;
+            let __v = __d
+                .ze_command_list_immediate_get_priority(
+                    __a_hCommandList,
+                    __a_pPriority,
+                )?;
             if !pPriority.is_null() {
                 ::core::ptr::write(pPriority, __tmp_pPriority);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2008,9 +2148,11 @@ pub unsafe extern "C" fn zeDevicePciGetPropertiesExt(
             let __a_pPciProperties = pPciProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_device_pci_get_properties_ext(__a_hDevice, __a_pPciProperties)?;
-            Ok(())
+            let __v = __d
+                .ze_device_pci_get_properties_ext(__a_hDevice, __a_pPciProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2035,16 +2177,24 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExt(
             let __a_pDescriptor = pDescriptor
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phBuilder = None;
             if phBuilder.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phBuilder = None;
             let __a_phBuilder = &mut __tmp_phBuilder;
-            __d.ze_rtas_builder_create_ext(__a_hDriver, __a_pDescriptor, __a_phBuilder)?;
-            *phBuilder = __tmp_phBuilder
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_rtas_builder_create_ext(
+                    __a_hDriver,
+                    __a_pDescriptor,
+                    __a_phBuilder,
+                )?;
+            if !phBuilder.is_null() {
+                *phBuilder = __tmp_phBuilder
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2080,13 +2230,15 @@ pub unsafe extern "C" fn zeRTASBuilderGetBuildPropertiesExt(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_rtas_builder_get_build_properties_ext(
-                __a_hBuilder,
-                __a_pBuildOpDescriptor,
-                __a_pProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_rtas_builder_get_build_properties_ext(
+                    __a_hBuilder,
+                    __a_pBuildOpDescriptor,
+                    __a_pProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2118,13 +2270,15 @@ pub unsafe extern "C" fn zeDriverRTASFormatCompatibilityCheckExt(
             >::from_raw(hDriver as *mut c_void)?;
             let __a_rtasFormatA = rtasFormatA;
             let __a_rtasFormatB = rtasFormatB;
-            __d.ze_driver_rtas_format_compatibility_check_ext(
-                __a_hDriver,
-                __a_rtasFormatA,
-                __a_rtasFormatB,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_driver_rtas_format_compatibility_check_ext(
+                    __a_hDriver,
+                    __a_rtasFormatA,
+                    __a_rtasFormatB,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2197,23 +2351,25 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExt(
             } else {
                 Some(&mut __tmp_pRtasBufferSizeBytes)
             };
-            __d.ze_rtas_builder_build_ext(
-                __a_hBuilder,
-                __a_pBuildOpDescriptor,
-                __a_pScratchBuffer,
-                __a_scratchBufferSizeBytes,
-                __a_pRtasBuffer,
-                __a_rtasBufferSizeBytes,
-                __a_hParallelOperation,
-                __a_pBuildUserPtr,
-                __a_pBounds,
-                __a_pRtasBufferSizeBytes,
-            )?;
+            let __v = __d
+                .ze_rtas_builder_build_ext(
+                    __a_hBuilder,
+                    __a_pBuildOpDescriptor,
+                    __a_pScratchBuffer,
+                    __a_scratchBufferSizeBytes,
+                    __a_pRtasBuffer,
+                    __a_rtasBufferSizeBytes,
+                    __a_hParallelOperation,
+                    __a_pBuildUserPtr,
+                    __a_pBounds,
+                    __a_pRtasBufferSizeBytes,
+                )?;
             if !pRtasBufferSizeBytes.is_null() {
                 ::core::ptr::write(pRtasBufferSizeBytes, __tmp_pRtasBufferSizeBytes);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2265,17 +2421,19 @@ pub unsafe extern "C" fn zeRTASBuilderCommandListAppendCopyExt(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_rtas_builder_command_list_append_copy_ext(
-                __a_hCommandList,
-                __a_dstptr,
-                __a_srcptr,
-                __a_size,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_rtas_builder_command_list_append_copy_ext(
+                    __a_hCommandList,
+                    __a_dstptr,
+                    __a_srcptr,
+                    __a_size,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2291,9 +2449,10 @@ pub unsafe extern "C" fn zeRTASBuilderDestroyExt(
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExt,
             >::from_raw(hBuilder as *mut c_void)?;
-            __d.ze_rtas_builder_destroy_ext(__a_hBuilder)?;
-            Ok(())
+            let __v = __d.ze_rtas_builder_destroy_ext(__a_hBuilder)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2317,19 +2476,23 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExt(
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
+            let mut __tmp_phParallelOperation = None;
             if phParallelOperation.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phParallelOperation = None;
             let __a_phParallelOperation = &mut __tmp_phParallelOperation;
-            __d.ze_rtas_parallel_operation_create_ext(
-                __a_hDriver,
-                __a_phParallelOperation,
-            )?;
-            *phParallelOperation = __tmp_phParallelOperation
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_rtas_parallel_operation_create_ext(
+                    __a_hDriver,
+                    __a_phParallelOperation,
+                )?;
+            if !phParallelOperation.is_null() {
+                *phParallelOperation = __tmp_phParallelOperation
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2359,12 +2522,14 @@ pub unsafe extern "C" fn zeRTASParallelOperationGetPropertiesExt(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_rtas_parallel_operation_get_properties_ext(
-                __a_hParallelOperation,
-                __a_pProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_rtas_parallel_operation_get_properties_ext(
+                    __a_hParallelOperation,
+                    __a_pProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2382,9 +2547,10 @@ pub unsafe extern "C" fn zeRTASParallelOperationJoinExt(
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExt,
             >::from_raw(hParallelOperation as *mut c_void)?;
-            __d.ze_rtas_parallel_operation_join_ext(__a_hParallelOperation)?;
-            Ok(())
+            let __v = __d.ze_rtas_parallel_operation_join_ext(__a_hParallelOperation)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2402,9 +2568,11 @@ pub unsafe extern "C" fn zeRTASParallelOperationDestroyExt(
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExt,
             >::from_raw(hParallelOperation as *mut c_void)?;
-            __d.ze_rtas_parallel_operation_destroy_ext(__a_hParallelOperation)?;
-            Ok(())
+            let __v = __d
+                .ze_rtas_parallel_operation_destroy_ext(__a_hParallelOperation)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2429,16 +2597,24 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExp(
             let __a_pDescriptor = pDescriptor
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phBuilder = None;
             if phBuilder.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phBuilder = None;
             let __a_phBuilder = &mut __tmp_phBuilder;
-            __d.ze_rtas_builder_create_exp(__a_hDriver, __a_pDescriptor, __a_phBuilder)?;
-            *phBuilder = __tmp_phBuilder
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_rtas_builder_create_exp(
+                    __a_hDriver,
+                    __a_pDescriptor,
+                    __a_phBuilder,
+                )?;
+            if !phBuilder.is_null() {
+                *phBuilder = __tmp_phBuilder
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2474,13 +2650,15 @@ pub unsafe extern "C" fn zeRTASBuilderGetBuildPropertiesExp(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_rtas_builder_get_build_properties_exp(
-                __a_hBuilder,
-                __a_pBuildOpDescriptor,
-                __a_pProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_rtas_builder_get_build_properties_exp(
+                    __a_hBuilder,
+                    __a_pBuildOpDescriptor,
+                    __a_pProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2512,13 +2690,15 @@ pub unsafe extern "C" fn zeDriverRTASFormatCompatibilityCheckExp(
             >::from_raw(hDriver as *mut c_void)?;
             let __a_rtasFormatA = rtasFormatA;
             let __a_rtasFormatB = rtasFormatB;
-            __d.ze_driver_rtas_format_compatibility_check_exp(
-                __a_hDriver,
-                __a_rtasFormatA,
-                __a_rtasFormatB,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_driver_rtas_format_compatibility_check_exp(
+                    __a_hDriver,
+                    __a_rtasFormatA,
+                    __a_rtasFormatB,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2591,23 +2771,25 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExp(
             } else {
                 Some(&mut __tmp_pRtasBufferSizeBytes)
             };
-            __d.ze_rtas_builder_build_exp(
-                __a_hBuilder,
-                __a_pBuildOpDescriptor,
-                __a_pScratchBuffer,
-                __a_scratchBufferSizeBytes,
-                __a_pRtasBuffer,
-                __a_rtasBufferSizeBytes,
-                __a_hParallelOperation,
-                __a_pBuildUserPtr,
-                __a_pBounds,
-                __a_pRtasBufferSizeBytes,
-            )?;
+            let __v = __d
+                .ze_rtas_builder_build_exp(
+                    __a_hBuilder,
+                    __a_pBuildOpDescriptor,
+                    __a_pScratchBuffer,
+                    __a_scratchBufferSizeBytes,
+                    __a_pRtasBuffer,
+                    __a_rtasBufferSizeBytes,
+                    __a_hParallelOperation,
+                    __a_pBuildUserPtr,
+                    __a_pBounds,
+                    __a_pRtasBufferSizeBytes,
+                )?;
             if !pRtasBufferSizeBytes.is_null() {
                 ::core::ptr::write(pRtasBufferSizeBytes, __tmp_pRtasBufferSizeBytes);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2623,9 +2805,10 @@ pub unsafe extern "C" fn zeRTASBuilderDestroyExp(
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExp,
             >::from_raw(hBuilder as *mut c_void)?;
-            __d.ze_rtas_builder_destroy_exp(__a_hBuilder)?;
-            Ok(())
+            let __v = __d.ze_rtas_builder_destroy_exp(__a_hBuilder)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2649,19 +2832,23 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExp(
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
+            let mut __tmp_phParallelOperation = None;
             if phParallelOperation.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phParallelOperation = None;
             let __a_phParallelOperation = &mut __tmp_phParallelOperation;
-            __d.ze_rtas_parallel_operation_create_exp(
-                __a_hDriver,
-                __a_phParallelOperation,
-            )?;
-            *phParallelOperation = __tmp_phParallelOperation
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_rtas_parallel_operation_create_exp(
+                    __a_hDriver,
+                    __a_phParallelOperation,
+                )?;
+            if !phParallelOperation.is_null() {
+                *phParallelOperation = __tmp_phParallelOperation
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2691,12 +2878,14 @@ pub unsafe extern "C" fn zeRTASParallelOperationGetPropertiesExp(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_rtas_parallel_operation_get_properties_exp(
-                __a_hParallelOperation,
-                __a_pProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_rtas_parallel_operation_get_properties_exp(
+                    __a_hParallelOperation,
+                    __a_pProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2714,9 +2903,10 @@ pub unsafe extern "C" fn zeRTASParallelOperationJoinExp(
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExp,
             >::from_raw(hParallelOperation as *mut c_void)?;
-            __d.ze_rtas_parallel_operation_join_exp(__a_hParallelOperation)?;
-            Ok(())
+            let __v = __d.ze_rtas_parallel_operation_join_exp(__a_hParallelOperation)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2734,9 +2924,11 @@ pub unsafe extern "C" fn zeRTASParallelOperationDestroyExp(
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExp,
             >::from_raw(hParallelOperation as *mut c_void)?;
-            __d.ze_rtas_parallel_operation_destroy_exp(__a_hParallelOperation)?;
-            Ok(())
+            let __v = __d
+                .ze_rtas_parallel_operation_destroy_exp(__a_hParallelOperation)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2776,14 +2968,16 @@ pub unsafe extern "C" fn zeCommandListAppendBarrier(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_barrier(
-                __a_hCommandList,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_barrier(
+                    __a_hCommandList,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2836,7 +3030,16 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(
                     ::core::slice::from_raw_parts(pRangeSizes, __len)
                 }
             };
-            let __a_pRanges = pRanges;
+            let __a_pRanges = {
+                let __len = (numRanges as usize);
+                if __len == 0 {
+                    &[][..]
+                } else if pRanges.is_null() {
+                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                } else {
+                    ::core::slice::from_raw_parts(pRanges, __len)
+                }
+            };
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
@@ -2844,17 +3047,19 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_memory_ranges_barrier(
-                __a_hCommandList,
-                __a_numRanges,
-                __a_pRangeSizes,
-                __a_pRanges,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_memory_ranges_barrier(
+                    __a_hCommandList,
+                    __a_numRanges,
+                    __a_pRangeSizes,
+                    __a_pRanges,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2874,9 +3079,10 @@ pub unsafe extern "C" fn zeContextSystemBarrier(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            __d.ze_context_system_barrier(__a_hContext, __a_hDevice)?;
-            Ok(())
+            let __v = __d.ze_context_system_barrier(__a_hContext, __a_hDevice)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2930,19 +3136,21 @@ pub unsafe extern "C" fn zeMemGetPitchFor2dImage(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_rowPitch = &mut __tmp_rowPitch;
-            __d.ze_mem_get_pitch_for2d_image(
-                __a_hContext,
-                __a_hDevice,
-                __a_imageWidth,
-                __a_imageHeight,
-                __a_elementSizeInBytes,
-                __a_rowPitch,
-            )?;
+            let __v = __d
+                .ze_mem_get_pitch_for2d_image(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_imageWidth,
+                    __a_imageHeight,
+                    __a_elementSizeInBytes,
+                    __a_rowPitch,
+                )?;
             if !rowPitch.is_null() {
                 ::core::ptr::write(rowPitch, __tmp_rowPitch);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -2968,12 +3176,13 @@ pub unsafe extern "C" fn zeImageGetDeviceOffsetExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pDeviceOffset = &mut __tmp_pDeviceOffset;
-            __d.ze_image_get_device_offset_exp(__a_hImage, __a_pDeviceOffset)?;
+            let __v = __d.ze_image_get_device_offset_exp(__a_hImage, __a_pDeviceOffset)?;
             if !pDeviceOffset.is_null() {
                 ::core::ptr::write(pDeviceOffset, __tmp_pDeviceOffset);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3005,13 +3214,15 @@ pub unsafe extern "C" fn zeDeviceReserveCacheExt(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_cacheLevel = cacheLevel;
             let __a_cacheReservationSize = cacheReservationSize;
-            __d.ze_device_reserve_cache_ext(
-                __a_hDevice,
-                __a_cacheLevel,
-                __a_cacheReservationSize,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_device_reserve_cache_ext(
+                    __a_hDevice,
+                    __a_cacheLevel,
+                    __a_cacheReservationSize,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3042,14 +3253,16 @@ pub unsafe extern "C" fn zeDeviceSetCacheAdviceExt(
             let __a_ptr = ptr;
             let __a_regionSize = regionSize;
             let __a_cacheRegion = cacheRegion;
-            __d.ze_device_set_cache_advice_ext(
-                __a_hDevice,
-                __a_ptr,
-                __a_regionSize,
-                __a_cacheRegion,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_device_set_cache_advice_ext(
+                    __a_hDevice,
+                    __a_ptr,
+                    __a_regionSize,
+                    __a_cacheRegion,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3073,19 +3286,23 @@ pub unsafe extern "C" fn zeCommandListCreateCloneExp(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
+            let mut __tmp_phClonedCommandList = None;
             if phClonedCommandList.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phClonedCommandList = None;
             let __a_phClonedCommandList = &mut __tmp_phClonedCommandList;
-            __d.ze_command_list_create_clone_exp(
-                __a_hCommandList,
-                __a_phClonedCommandList,
-            )?;
-            *phClonedCommandList = __tmp_phClonedCommandList
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_command_list_create_clone_exp(
+                    __a_hCommandList,
+                    __a_phClonedCommandList,
+                )?;
+            if !phClonedCommandList.is_null() {
+                *phClonedCommandList = __tmp_phClonedCommandList
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3137,17 +3354,19 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_memory_copy(
-                __a_hCommandList,
-                __a_dstptr,
-                __a_srcptr,
-                __a_size,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_memory_copy(
+                    __a_hCommandList,
+                    __a_dstptr,
+                    __a_srcptr,
+                    __a_size,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3205,18 +3424,20 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_memory_copy_with_parameters(
-                __a_hCommandList,
-                __a_dstptr,
-                __a_srcptr,
-                __a_size,
-                __a_pNext,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_memory_copy_with_parameters(
+                    __a_hCommandList,
+                    __a_dstptr,
+                    __a_srcptr,
+                    __a_size,
+                    __a_pNext,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3272,18 +3493,20 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFill(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_memory_fill(
-                __a_hCommandList,
-                __a_ptr,
-                __a_pattern,
-                __a_pattern_size,
-                __a_size,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_memory_fill(
+                    __a_hCommandList,
+                    __a_ptr,
+                    __a_pattern,
+                    __a_pattern_size,
+                    __a_size,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3345,19 +3568,21 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_memory_fill_with_parameters(
-                __a_hCommandList,
-                __a_ptr,
-                __a_pattern,
-                __a_pattern_size,
-                __a_size,
-                __a_pNext,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_memory_fill_with_parameters(
+                    __a_hCommandList,
+                    __a_ptr,
+                    __a_pattern,
+                    __a_pattern_size,
+                    __a_size,
+                    __a_pNext,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3433,22 +3658,24 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_memory_copy_region(
-                __a_hCommandList,
-                __a_dstptr,
-                __a_dstRegion,
-                __a_dstPitch,
-                __a_dstSlicePitch,
-                __a_srcptr,
-                __a_srcRegion,
-                __a_srcPitch,
-                __a_srcSlicePitch,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_memory_copy_region(
+                    __a_hCommandList,
+                    __a_dstptr,
+                    __a_dstRegion,
+                    __a_dstPitch,
+                    __a_dstSlicePitch,
+                    __a_srcptr,
+                    __a_srcRegion,
+                    __a_srcPitch,
+                    __a_srcSlicePitch,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3506,18 +3733,20 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_memory_copy_from_context(
-                __a_hCommandList,
-                __a_dstptr,
-                __a_hContextSrc,
-                __a_srcptr,
-                __a_size,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_memory_copy_from_context(
+                    __a_hCommandList,
+                    __a_dstptr,
+                    __a_hContextSrc,
+                    __a_srcptr,
+                    __a_size,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3569,16 +3798,18 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopy(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_image_copy(
-                __a_hCommandList,
-                __a_hDstImage,
-                __a_hSrcImage,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_image_copy(
+                    __a_hCommandList,
+                    __a_hDstImage,
+                    __a_hSrcImage,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3638,18 +3869,20 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyRegion(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_image_copy_region(
-                __a_hCommandList,
-                __a_hDstImage,
-                __a_hSrcImage,
-                __a_pDstRegion,
-                __a_pSrcRegion,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_image_copy_region(
+                    __a_hCommandList,
+                    __a_hDstImage,
+                    __a_hSrcImage,
+                    __a_pDstRegion,
+                    __a_pSrcRegion,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3703,17 +3936,19 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_image_copy_to_memory(
-                __a_hCommandList,
-                __a_dstptr,
-                __a_hSrcImage,
-                __a_pSrcRegion,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_image_copy_to_memory(
+                    __a_hCommandList,
+                    __a_dstptr,
+                    __a_hSrcImage,
+                    __a_pSrcRegion,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3767,17 +4002,19 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_image_copy_from_memory(
-                __a_hCommandList,
-                __a_hDstImage,
-                __a_srcptr,
-                __a_pDstRegion,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_image_copy_from_memory(
+                    __a_hCommandList,
+                    __a_hDstImage,
+                    __a_srcptr,
+                    __a_pDstRegion,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3801,13 +4038,15 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryPrefetch(
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_ptr = ptr;
             let __a_size = size;
-            __d.ze_command_list_append_memory_prefetch(
-                __a_hCommandList,
-                __a_ptr,
-                __a_size,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_memory_prefetch(
+                    __a_hCommandList,
+                    __a_ptr,
+                    __a_size,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3849,15 +4088,17 @@ pub unsafe extern "C" fn zeCommandListAppendMemAdvise(
             let __a_ptr = ptr;
             let __a_size = size;
             let __a_advice = advice;
-            __d.ze_command_list_append_mem_advise(
-                __a_hCommandList,
-                __a_hDevice,
-                __a_ptr,
-                __a_size,
-                __a_advice,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_mem_advise(
+                    __a_hCommandList,
+                    __a_hDevice,
+                    __a_ptr,
+                    __a_size,
+                    __a_advice,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3900,13 +4141,15 @@ pub unsafe extern "C" fn zeDeviceGetVectorWidthPropertiesExt(
                     ),
                 )
             };
-            __d.ze_device_get_vector_width_properties_ext(
-                __a_hDevice,
-                __a_pCount,
-                __a_pVectorWidthProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_device_get_vector_width_properties_ext(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_pVectorWidthProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3947,22 +4190,26 @@ pub unsafe extern "C" fn zeEventPoolCreate(
             let __a_phDevices = zekit_rt::handle::handle_slice::<
                 crate::kinds::Device,
             >(phDevices as *const *mut c_void, (numDevices as usize))?;
+            let mut __tmp_phEventPool = None;
             if phEventPool.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phEventPool = None;
             let __a_phEventPool = &mut __tmp_phEventPool;
-            __d.ze_event_pool_create(
-                __a_hContext,
-                __a_desc,
-                __a_numDevices,
-                __a_phDevices,
-                __a_phEventPool,
-            )?;
-            *phEventPool = __tmp_phEventPool
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_event_pool_create(
+                    __a_hContext,
+                    __a_desc,
+                    __a_numDevices,
+                    __a_phDevices,
+                    __a_phEventPool,
+                )?;
+            if !phEventPool.is_null() {
+                *phEventPool = __tmp_phEventPool
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3978,9 +4225,10 @@ pub unsafe extern "C" fn zeEventPoolDestroy(
             let __a_hEventPool = Handle::<
                 crate::kinds::EventPool,
             >::from_raw(hEventPool as *mut c_void)?;
-            __d.ze_event_pool_destroy(__a_hEventPool)?;
-            Ok(())
+            let __v = __d.ze_event_pool_destroy(__a_hEventPool)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -3999,15 +4247,19 @@ pub unsafe extern "C" fn zeEventCreate(
                 crate::kinds::EventPool,
             >::from_raw(hEventPool as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phEvent = None;
             if phEvent.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phEvent = None;
             let __a_phEvent = &mut __tmp_phEvent;
-            __d.ze_event_create(__a_hEventPool, __a_desc, __a_phEvent)?;
-            *phEvent = __tmp_phEvent.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.ze_event_create(__a_hEventPool, __a_desc, __a_phEvent)?;
+            if !phEvent.is_null() {
+                *phEvent = __tmp_phEvent
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4034,20 +4286,25 @@ pub unsafe extern "C" fn zeEventCounterBasedCreate(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phEvent = None;
             if phEvent.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phEvent = None;
             let __a_phEvent = &mut __tmp_phEvent;
-            __d.ze_event_counter_based_create(
-                __a_hContext,
-                __a_hDevice,
-                __a_desc,
-                __a_phEvent,
-            )?;
-            *phEvent = __tmp_phEvent.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_event_counter_based_create(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_desc,
+                    __a_phEvent,
+                )?;
+            if !phEvent.is_null() {
+                *phEvent = __tmp_phEvent
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4061,9 +4318,10 @@ pub unsafe extern "C" fn zeEventDestroy(hEvent: ze_event_handle_t) -> ze_result_
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            __d.ze_event_destroy(__a_hEvent)?;
-            Ok(())
+            let __v = __d.ze_event_destroy(__a_hEvent)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4083,9 +4341,10 @@ pub unsafe extern "C" fn zeEventPoolGetIpcHandle(
             let __a_phIpc = phIpc
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_event_pool_get_ipc_handle(__a_hEventPool, __a_phIpc)?;
-            Ok(())
+            let __v = __d.ze_event_pool_get_ipc_handle(__a_hEventPool, __a_phIpc)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4103,9 +4362,10 @@ pub unsafe extern "C" fn zeEventPoolPutIpcHandle(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hIpc = hIpc;
-            __d.ze_event_pool_put_ipc_handle(__a_hContext, __a_hIpc)?;
-            Ok(())
+            let __v = __d.ze_event_pool_put_ipc_handle(__a_hContext, __a_hIpc)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4126,16 +4386,20 @@ pub unsafe extern "C" fn zeEventPoolOpenIpcHandle(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hIpc = hIpc;
+            let mut __tmp_phEventPool = None;
             if phEventPool.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phEventPool = None;
             let __a_phEventPool = &mut __tmp_phEventPool;
-            __d.ze_event_pool_open_ipc_handle(__a_hContext, __a_hIpc, __a_phEventPool)?;
-            *phEventPool = __tmp_phEventPool
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_event_pool_open_ipc_handle(__a_hContext, __a_hIpc, __a_phEventPool)?;
+            if !phEventPool.is_null() {
+                *phEventPool = __tmp_phEventPool
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4151,9 +4415,10 @@ pub unsafe extern "C" fn zeEventPoolCloseIpcHandle(
             let __a_hEventPool = Handle::<
                 crate::kinds::EventPool,
             >::from_raw(hEventPool as *mut c_void)?;
-            __d.ze_event_pool_close_ipc_handle(__a_hEventPool)?;
-            Ok(())
+            let __v = __d.ze_event_pool_close_ipc_handle(__a_hEventPool)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4173,9 +4438,10 @@ pub unsafe extern "C" fn zeEventCounterBasedGetIpcHandle(
             let __a_phIpc = phIpc
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_event_counter_based_get_ipc_handle(__a_hEvent, __a_phIpc)?;
-            Ok(())
+            let __v = __d.ze_event_counter_based_get_ipc_handle(__a_hEvent, __a_phIpc)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4198,19 +4464,24 @@ pub unsafe extern "C" fn zeEventCounterBasedOpenIpcHandle(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hIpc = hIpc;
+            let mut __tmp_phEvent = None;
             if phEvent.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phEvent = None;
             let __a_phEvent = &mut __tmp_phEvent;
-            __d.ze_event_counter_based_open_ipc_handle(
-                __a_hContext,
-                __a_hIpc,
-                __a_phEvent,
-            )?;
-            *phEvent = __tmp_phEvent.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_event_counter_based_open_ipc_handle(
+                    __a_hContext,
+                    __a_hIpc,
+                    __a_phEvent,
+                )?;
+            if !phEvent.is_null() {
+                *phEvent = __tmp_phEvent
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4226,9 +4497,10 @@ pub unsafe extern "C" fn zeEventCounterBasedCloseIpcHandle(
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            __d.ze_event_counter_based_close_ipc_handle(__a_hEvent)?;
-            Ok(())
+            let __v = __d.ze_event_counter_based_close_ipc_handle(__a_hEvent)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4264,13 +4536,15 @@ pub unsafe extern "C" fn zeEventCounterBasedGetDeviceAddress(
             let __a_deviceAddress = deviceAddress
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_event_counter_based_get_device_address(
-                __a_hEvent,
-                __a_completionValue,
-                __a_deviceAddress,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_event_counter_based_get_device_address(
+                    __a_hEvent,
+                    __a_completionValue,
+                    __a_deviceAddress,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4292,9 +4566,11 @@ pub unsafe extern "C" fn zeCommandListAppendSignalEvent(
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            __d.ze_command_list_append_signal_event(__a_hCommandList, __a_hEvent)?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_signal_event(__a_hCommandList, __a_hEvent)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4328,13 +4604,15 @@ pub unsafe extern "C" fn zeCommandListAppendWaitOnEvents(
             let __a_phEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phEvents as *const *mut c_void, (numEvents as usize))?;
-            __d.ze_command_list_append_wait_on_events(
-                __a_hCommandList,
-                __a_numEvents,
-                __a_phEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_wait_on_events(
+                    __a_hCommandList,
+                    __a_numEvents,
+                    __a_phEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4348,9 +4626,10 @@ pub unsafe extern "C" fn zeEventHostSignal(hEvent: ze_event_handle_t) -> ze_resu
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            __d.ze_event_host_signal(__a_hEvent)?;
-            Ok(())
+            let __v = __d.ze_event_host_signal(__a_hEvent)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4368,9 +4647,10 @@ pub unsafe extern "C" fn zeEventHostSynchronize(
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
             let __a_timeout = timeout;
-            __d.ze_event_host_synchronize(__a_hEvent, __a_timeout)?;
-            Ok(())
+            let __v = __d.ze_event_host_synchronize(__a_hEvent, __a_timeout)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4384,9 +4664,10 @@ pub unsafe extern "C" fn zeEventQueryStatus(hEvent: ze_event_handle_t) -> ze_res
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            __d.ze_event_query_status(__a_hEvent)?;
-            Ok(())
+            let __v = __d.ze_event_query_status(__a_hEvent)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4408,9 +4689,11 @@ pub unsafe extern "C" fn zeCommandListAppendEventReset(
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            __d.ze_command_list_append_event_reset(__a_hCommandList, __a_hEvent)?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_event_reset(__a_hCommandList, __a_hEvent)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4424,9 +4707,10 @@ pub unsafe extern "C" fn zeEventHostReset(hEvent: ze_event_handle_t) -> ze_resul
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            __d.ze_event_host_reset(__a_hEvent)?;
-            Ok(())
+            let __v = __d.ze_event_host_reset(__a_hEvent)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4446,9 +4730,10 @@ pub unsafe extern "C" fn zeEventQueryKernelTimestamp(
             let __a_dstptr = dstptr
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_event_query_kernel_timestamp(__a_hEvent, __a_dstptr)?;
-            Ok(())
+            let __v = __d.ze_event_query_kernel_timestamp(__a_hEvent, __a_dstptr)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4515,18 +4800,20 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_query_kernel_timestamps(
-                __a_hCommandList,
-                __a_numEvents,
-                __a_phEvents,
-                __a_dstptr,
-                __a_pOffsets,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_query_kernel_timestamps(
+                    __a_hCommandList,
+                    __a_numEvents,
+                    __a_phEvents,
+                    __a_dstptr,
+                    __a_pOffsets,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4543,16 +4830,19 @@ pub unsafe extern "C" fn zeEventGetEventPool(
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
+            let mut __tmp_phEventPool = None;
             if phEventPool.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phEventPool = None;
             let __a_phEventPool = &mut __tmp_phEventPool;
-            __d.ze_event_get_event_pool(__a_hEvent, __a_phEventPool)?;
-            *phEventPool = __tmp_phEventPool
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.ze_event_get_event_pool(__a_hEvent, __a_phEventPool)?;
+            if !phEventPool.is_null() {
+                *phEventPool = __tmp_phEventPool
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4578,12 +4868,13 @@ pub unsafe extern "C" fn zeEventGetSignalScope(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pSignalScope = &mut __tmp_pSignalScope;
-            __d.ze_event_get_signal_scope(__a_hEvent, __a_pSignalScope)?;
+            let __v = __d.ze_event_get_signal_scope(__a_hEvent, __a_pSignalScope)?;
             if !pSignalScope.is_null() {
                 ::core::ptr::write(pSignalScope, __tmp_pSignalScope);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4609,12 +4900,13 @@ pub unsafe extern "C" fn zeEventGetWaitScope(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pWaitScope = &mut __tmp_pWaitScope;
-            __d.ze_event_get_wait_scope(__a_hEvent, __a_pWaitScope)?;
+            let __v = __d.ze_event_get_wait_scope(__a_hEvent, __a_pWaitScope)?;
             if !pWaitScope.is_null() {
                 ::core::ptr::write(pWaitScope, __tmp_pWaitScope);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4633,16 +4925,20 @@ pub unsafe extern "C" fn zeEventPoolGetContextHandle(
             let __a_hEventPool = Handle::<
                 crate::kinds::EventPool,
             >::from_raw(hEventPool as *mut c_void)?;
+            let mut __tmp_phContext = None;
             if phContext.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phContext = None;
             let __a_phContext = &mut __tmp_phContext;
-            __d.ze_event_pool_get_context_handle(__a_hEventPool, __a_phContext)?;
-            *phContext = __tmp_phContext
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_event_pool_get_context_handle(__a_hEventPool, __a_phContext)?;
+            if !phContext.is_null() {
+                *phContext = __tmp_phContext
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4668,12 +4964,13 @@ pub unsafe extern "C" fn zeEventPoolGetFlags(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
-            __d.ze_event_pool_get_flags(__a_hEventPool, __a_pFlags)?;
+            let __v = __d.ze_event_pool_get_flags(__a_hEventPool, __a_pFlags)?;
             if !pFlags.is_null() {
                 ::core::ptr::write(pFlags, __tmp_pFlags);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4699,12 +4996,13 @@ pub unsafe extern "C" fn zeEventGetCounterBasedFlags(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
-            __d.ze_event_get_counter_based_flags(__a_hEvent, __a_pFlags)?;
+            let __v = __d.ze_event_get_counter_based_flags(__a_hEvent, __a_pFlags)?;
             if !pFlags.is_null() {
                 ::core::ptr::write(pFlags, __tmp_pFlags);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4753,14 +5051,16 @@ pub unsafe extern "C" fn zeEventQueryKernelTimestampsExt(
                     ),
                 )
             };
-            __d.ze_event_query_kernel_timestamps_ext(
-                __a_hEvent,
-                __a_hDevice,
-                __a_pCount,
-                __a_pResults,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_event_query_kernel_timestamps_ext(
+                    __a_hEvent,
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_pResults,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4804,14 +5104,16 @@ pub unsafe extern "C" fn zeEventQueryTimestampsExp(
                     ),
                 )
             };
-            __d.ze_event_query_timestamps_exp(
-                __a_hEvent,
-                __a_hDevice,
-                __a_pCount,
-                __a_pTimestamps,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_event_query_timestamps_exp(
+                    __a_hEvent,
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_pTimestamps,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4838,20 +5140,24 @@ pub unsafe extern "C" fn zeDeviceImportExternalSemaphoreExt(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phSemaphore = None;
             if phSemaphore.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phSemaphore = None;
             let __a_phSemaphore = &mut __tmp_phSemaphore;
-            __d.ze_device_import_external_semaphore_ext(
-                __a_hDevice,
-                __a_desc,
-                __a_phSemaphore,
-            )?;
-            *phSemaphore = __tmp_phSemaphore
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_device_import_external_semaphore_ext(
+                    __a_hDevice,
+                    __a_desc,
+                    __a_phSemaphore,
+                )?;
+            if !phSemaphore.is_null() {
+                *phSemaphore = __tmp_phSemaphore
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4867,9 +5173,10 @@ pub unsafe extern "C" fn zeDeviceReleaseExternalSemaphoreExt(
             let __a_hSemaphore = Handle::<
                 crate::kinds::ExternalSemaphoreExt,
             >::from_raw(hSemaphore as *mut c_void)?;
-            __d.ze_device_release_external_semaphore_ext(__a_hSemaphore)?;
-            Ok(())
+            let __v = __d.ze_device_release_external_semaphore_ext(__a_hSemaphore)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -4934,17 +5241,19 @@ pub unsafe extern "C" fn zeCommandListAppendSignalExternalSemaphoreExt(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_signal_external_semaphore_ext(
-                __a_hCommandList,
-                __a_numSemaphores,
-                __a_phSemaphores,
-                __a_signalParams,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_signal_external_semaphore_ext(
+                    __a_hCommandList,
+                    __a_numSemaphores,
+                    __a_phSemaphores,
+                    __a_signalParams,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5009,17 +5318,19 @@ pub unsafe extern "C" fn zeCommandListAppendWaitExternalSemaphoreExt(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_wait_external_semaphore_ext(
-                __a_hCommandList,
-                __a_numSemaphores,
-                __a_phSemaphores,
-                __a_waitParams,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_wait_external_semaphore_ext(
+                    __a_hCommandList,
+                    __a_numSemaphores,
+                    __a_phSemaphores,
+                    __a_waitParams,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5046,9 +5357,11 @@ pub unsafe extern "C" fn zeFabricVertexGetExp(
                 phVertices as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.ze_fabric_vertex_get_exp(__a_hDriver, __a_pCount, __a_phVertices)?;
-            Ok(())
+            let __v = __d
+                .ze_fabric_vertex_get_exp(__a_hDriver, __a_pCount, __a_phVertices)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5083,13 +5396,15 @@ pub unsafe extern "C" fn zeFabricVertexGetSubVerticesExp(
                 phSubvertices as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.ze_fabric_vertex_get_sub_vertices_exp(
-                __a_hVertex,
-                __a_pCount,
-                __a_phSubvertices,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_fabric_vertex_get_sub_vertices_exp(
+                    __a_hVertex,
+                    __a_pCount,
+                    __a_phSubvertices,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5113,9 +5428,14 @@ pub unsafe extern "C" fn zeFabricVertexGetPropertiesExp(
             let __a_pVertexProperties = pVertexProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_fabric_vertex_get_properties_exp(__a_hVertex, __a_pVertexProperties)?;
-            Ok(())
+            let __v = __d
+                .ze_fabric_vertex_get_properties_exp(
+                    __a_hVertex,
+                    __a_pVertexProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5132,15 +5452,19 @@ pub unsafe extern "C" fn zeFabricVertexGetDeviceExp(
             let __a_hVertex = Handle::<
                 crate::kinds::FabricVertex,
             >::from_raw(hVertex as *mut c_void)?;
+            let mut __tmp_phDevice = None;
             if phDevice.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phDevice = None;
             let __a_phDevice = &mut __tmp_phDevice;
-            __d.ze_fabric_vertex_get_device_exp(__a_hVertex, __a_phDevice)?;
-            *phDevice = __tmp_phDevice.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.ze_fabric_vertex_get_device_exp(__a_hVertex, __a_phDevice)?;
+            if !phDevice.is_null() {
+                *phDevice = __tmp_phDevice
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5157,15 +5481,19 @@ pub unsafe extern "C" fn zeDeviceGetFabricVertexExp(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
+            let mut __tmp_phVertex = None;
             if phVertex.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phVertex = None;
             let __a_phVertex = &mut __tmp_phVertex;
-            __d.ze_device_get_fabric_vertex_exp(__a_hDevice, __a_phVertex)?;
-            *phVertex = __tmp_phVertex.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.ze_device_get_fabric_vertex_exp(__a_hDevice, __a_phVertex)?;
+            if !phVertex.is_null() {
+                *phVertex = __tmp_phVertex
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5200,14 +5528,16 @@ pub unsafe extern "C" fn zeFabricEdgeGetExp(
                 phEdges as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.ze_fabric_edge_get_exp(
-                __a_hVertexA,
-                __a_hVertexB,
-                __a_pCount,
-                __a_phEdges,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_fabric_edge_get_exp(
+                    __a_hVertexA,
+                    __a_hVertexB,
+                    __a_pCount,
+                    __a_phEdges,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5229,27 +5559,33 @@ pub unsafe extern "C" fn zeFabricEdgeGetVerticesExp(
             let __a_hEdge = Handle::<
                 crate::kinds::FabricEdge,
             >::from_raw(hEdge as *mut c_void)?;
+            let mut __tmp_phVertexA = None;
             if phVertexA.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phVertexA = None;
             let __a_phVertexA = &mut __tmp_phVertexA;
+            let mut __tmp_phVertexB = None;
             if phVertexB.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phVertexB = None;
             let __a_phVertexB = &mut __tmp_phVertexB;
-            __d.ze_fabric_edge_get_vertices_exp(
-                __a_hEdge,
-                __a_phVertexA,
-                __a_phVertexB,
-            )?;
-            *phVertexA = __tmp_phVertexA
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            *phVertexB = __tmp_phVertexB
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_fabric_edge_get_vertices_exp(
+                    __a_hEdge,
+                    __a_phVertexA,
+                    __a_phVertexB,
+                )?;
+            if !phVertexA.is_null() {
+                *phVertexA = __tmp_phVertexA
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            if !phVertexB.is_null() {
+                *phVertexB = __tmp_phVertexB
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5271,9 +5607,11 @@ pub unsafe extern "C" fn zeFabricEdgeGetPropertiesExp(
             let __a_pEdgeProperties = pEdgeProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_fabric_edge_get_properties_exp(__a_hEdge, __a_pEdgeProperties)?;
-            Ok(())
+            let __v = __d
+                .ze_fabric_edge_get_properties_exp(__a_hEdge, __a_pEdgeProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5292,15 +5630,19 @@ pub unsafe extern "C" fn zeFenceCreate(
                 crate::kinds::CommandQueue,
             >::from_raw(hCommandQueue as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phFence = None;
             if phFence.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phFence = None;
             let __a_phFence = &mut __tmp_phFence;
-            __d.ze_fence_create(__a_hCommandQueue, __a_desc, __a_phFence)?;
-            *phFence = __tmp_phFence.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.ze_fence_create(__a_hCommandQueue, __a_desc, __a_phFence)?;
+            if !phFence.is_null() {
+                *phFence = __tmp_phFence
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5314,9 +5656,10 @@ pub unsafe extern "C" fn zeFenceDestroy(hFence: ze_fence_handle_t) -> ze_result_
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw(hFence as *mut c_void)?;
-            __d.ze_fence_destroy(__a_hFence)?;
-            Ok(())
+            let __v = __d.ze_fence_destroy(__a_hFence)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5334,9 +5677,10 @@ pub unsafe extern "C" fn zeFenceHostSynchronize(
                 crate::kinds::Fence,
             >::from_raw(hFence as *mut c_void)?;
             let __a_timeout = timeout;
-            __d.ze_fence_host_synchronize(__a_hFence, __a_timeout)?;
-            Ok(())
+            let __v = __d.ze_fence_host_synchronize(__a_hFence, __a_timeout)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5350,9 +5694,10 @@ pub unsafe extern "C" fn zeFenceQueryStatus(hFence: ze_fence_handle_t) -> ze_res
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw(hFence as *mut c_void)?;
-            __d.ze_fence_query_status(__a_hFence)?;
-            Ok(())
+            let __v = __d.ze_fence_query_status(__a_hFence)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5366,9 +5711,10 @@ pub unsafe extern "C" fn zeFenceReset(hFence: ze_fence_handle_t) -> ze_result_t 
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw(hFence as *mut c_void)?;
-            __d.ze_fence_reset(__a_hFence)?;
-            Ok(())
+            let __v = __d.ze_fence_reset(__a_hFence)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5399,14 +5745,16 @@ pub unsafe extern "C" fn zeKernelSetGlobalOffsetExp(
             let __a_offsetX = offsetX;
             let __a_offsetY = offsetY;
             let __a_offsetZ = offsetZ;
-            __d.ze_kernel_set_global_offset_exp(
-                __a_hKernel,
-                __a_offsetX,
-                __a_offsetY,
-                __a_offsetZ,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_kernel_set_global_offset_exp(
+                    __a_hKernel,
+                    __a_offsetX,
+                    __a_offsetY,
+                    __a_offsetZ,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5425,15 +5773,19 @@ pub unsafe extern "C" fn zeGraphCreateExt(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_pNext = pNext;
+            let mut __tmp_phGraph = None;
             if phGraph.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phGraph = None;
             let __a_phGraph = &mut __tmp_phGraph;
-            __d.ze_graph_create_ext(__a_hContext, __a_pNext, __a_phGraph)?;
-            *phGraph = __tmp_phGraph.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.ze_graph_create_ext(__a_hContext, __a_pNext, __a_phGraph)?;
+            if !phGraph.is_null() {
+                *phGraph = __tmp_phGraph
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5455,9 +5807,11 @@ pub unsafe extern "C" fn zeCommandListBeginGraphCaptureExt(
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_pNext = pNext;
-            __d.ze_command_list_begin_graph_capture_ext(__a_hCommandList, __a_pNext)?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_begin_graph_capture_ext(__a_hCommandList, __a_pNext)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5491,13 +5845,15 @@ pub unsafe extern "C" fn zeCommandListBeginCaptureIntoGraphExt(
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
             let __a_pNext = pNext;
-            __d.ze_command_list_begin_capture_into_graph_ext(
-                __a_hCommandList,
-                __a_hGraph,
-                __a_pNext,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_begin_capture_into_graph_ext(
+                    __a_hCommandList,
+                    __a_hGraph,
+                    __a_pNext,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5515,9 +5871,11 @@ pub unsafe extern "C" fn zeCommandListIsGraphCaptureEnabledExt(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            __d.ze_command_list_is_graph_capture_enabled_ext(__a_hCommandList)?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_is_graph_capture_enabled_ext(__a_hCommandList)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5544,19 +5902,24 @@ pub unsafe extern "C" fn zeCommandListEndGraphCaptureExt(
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_pNext = pNext;
+            let mut __tmp_phGraph = None;
             if phGraph.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phGraph = None;
             let __a_phGraph = &mut __tmp_phGraph;
-            __d.ze_command_list_end_graph_capture_ext(
-                __a_hCommandList,
-                __a_pNext,
-                __a_phGraph,
-            )?;
-            *phGraph = __tmp_phGraph.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_command_list_end_graph_capture_ext(
+                    __a_hCommandList,
+                    __a_pNext,
+                    __a_phGraph,
+                )?;
+            if !phGraph.is_null() {
+                *phGraph = __tmp_phGraph
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5573,15 +5936,19 @@ pub unsafe extern "C" fn zeCommandListGetGraphExt(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
+            let mut __tmp_phGraph = None;
             if phGraph.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phGraph = None;
             let __a_phGraph = &mut __tmp_phGraph;
-            __d.ze_command_list_get_graph_ext(__a_hCommandList, __a_phGraph)?;
-            *phGraph = __tmp_phGraph.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.ze_command_list_get_graph_ext(__a_hCommandList, __a_phGraph)?;
+            if !phGraph.is_null() {
+                *phGraph = __tmp_phGraph
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5602,16 +5969,20 @@ pub unsafe extern "C" fn zeGraphGetPrimaryCommandListExt(
             let __a_hGraph = Handle::<
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
+            let mut __tmp_phCommandList = None;
             if phCommandList.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phCommandList = None;
             let __a_phCommandList = &mut __tmp_phCommandList;
-            __d.ze_graph_get_primary_command_list_ext(__a_hGraph, __a_phCommandList)?;
-            *phCommandList = __tmp_phCommandList
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_graph_get_primary_command_list_ext(__a_hGraph, __a_phCommandList)?;
+            if !phCommandList.is_null() {
+                *phCommandList = __tmp_phCommandList
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5647,14 +6018,16 @@ pub unsafe extern "C" fn zeGraphSetDestructionCallbackExt(
             let __a_pfnCallback = pfnCallback;
             let __a_pUserData = pUserData;
             let __a_pNext = pNext;
-            __d.ze_graph_set_destruction_callback_ext(
-                __a_hGraph,
-                __a_pfnCallback,
-                __a_pUserData,
-                __a_pNext,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_graph_set_destruction_callback_ext(
+                    __a_hGraph,
+                    __a_pfnCallback,
+                    __a_pUserData,
+                    __a_pNext,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5677,16 +6050,20 @@ pub unsafe extern "C" fn zeGraphInstantiateExt(
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
             let __a_pNext = pNext;
+            let mut __tmp_phExecutableGraph = None;
             if phExecutableGraph.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phExecutableGraph = None;
             let __a_phExecutableGraph = &mut __tmp_phExecutableGraph;
-            __d.ze_graph_instantiate_ext(__a_hGraph, __a_pNext, __a_phExecutableGraph)?;
-            *phExecutableGraph = __tmp_phExecutableGraph
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_graph_instantiate_ext(__a_hGraph, __a_pNext, __a_phExecutableGraph)?;
+            if !phExecutableGraph.is_null() {
+                *phExecutableGraph = __tmp_phExecutableGraph
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5736,16 +6113,18 @@ pub unsafe extern "C" fn zeCommandListAppendGraphExt(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_graph_ext(
-                __a_hCommandList,
-                __a_hGraph,
-                __a_pNext,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_graph_ext(
+                    __a_hCommandList,
+                    __a_hGraph,
+                    __a_pNext,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5766,16 +6145,23 @@ pub unsafe extern "C" fn zeExecutableGraphGetSourceGraphExt(
             let __a_hGraph = Handle::<
                 crate::kinds::ExecutableGraph,
             >::from_raw(hGraph as *mut c_void)?;
+            let mut __tmp_phSourceGraph = None;
             if phSourceGraph.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phSourceGraph = None;
             let __a_phSourceGraph = &mut __tmp_phSourceGraph;
-            __d.ze_executable_graph_get_source_graph_ext(__a_hGraph, __a_phSourceGraph)?;
-            *phSourceGraph = __tmp_phSourceGraph
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_executable_graph_get_source_graph_ext(
+                    __a_hGraph,
+                    __a_phSourceGraph,
+                )?;
+            if !phSourceGraph.is_null() {
+                *phSourceGraph = __tmp_phSourceGraph
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5789,9 +6175,10 @@ pub unsafe extern "C" fn zeGraphIsEmptyExt(hGraph: ze_graph_handle_t) -> ze_resu
             let __a_hGraph = Handle::<
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
-            __d.ze_graph_is_empty_ext(__a_hGraph)?;
-            Ok(())
+            let __v = __d.ze_graph_is_empty_ext(__a_hGraph)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5815,9 +6202,11 @@ pub unsafe extern "C" fn zeGraphDumpContentsExt(
                 ::core::ffi::CStr::from_ptr(filePath)
             };
             let __a_pNext = pNext;
-            __d.ze_graph_dump_contents_ext(__a_hGraph, __a_filePath, __a_pNext)?;
-            Ok(())
+            let __v = __d
+                .ze_graph_dump_contents_ext(__a_hGraph, __a_filePath, __a_pNext)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5833,9 +6222,10 @@ pub unsafe extern "C" fn zeExecutableGraphDestroyExt(
             let __a_hGraph = Handle::<
                 crate::kinds::ExecutableGraph,
             >::from_raw(hGraph as *mut c_void)?;
-            __d.ze_executable_graph_destroy_ext(__a_hGraph)?;
-            Ok(())
+            let __v = __d.ze_executable_graph_destroy_ext(__a_hGraph)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5849,9 +6239,10 @@ pub unsafe extern "C" fn zeGraphDestroyExt(hGraph: ze_graph_handle_t) -> ze_resu
             let __a_hGraph = Handle::<
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
-            __d.ze_graph_destroy_ext(__a_hGraph)?;
-            Ok(())
+            let __v = __d.ze_graph_destroy_ext(__a_hGraph)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5903,17 +6294,19 @@ pub unsafe extern "C" fn zeCommandListAppendHostFunction(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_host_function(
-                __a_hCommandList,
-                __a_pfnHostFunction,
-                __a_pUserData,
-                __a_pNext,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_host_function(
+                    __a_hCommandList,
+                    __a_pfnHostFunction,
+                    __a_pUserData,
+                    __a_pNext,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5937,9 +6330,11 @@ pub unsafe extern "C" fn zeImageGetProperties(
             let __a_pImageProperties = pImageProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_image_get_properties(__a_hDevice, __a_desc, __a_pImageProperties)?;
-            Ok(())
+            let __v = __d
+                .ze_image_get_properties(__a_hDevice, __a_desc, __a_pImageProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5962,15 +6357,20 @@ pub unsafe extern "C" fn zeImageCreate(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phImage = None;
             if phImage.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phImage = None;
             let __a_phImage = &mut __tmp_phImage;
-            __d.ze_image_create(__a_hContext, __a_hDevice, __a_desc, __a_phImage)?;
-            *phImage = __tmp_phImage.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_image_create(__a_hContext, __a_hDevice, __a_desc, __a_phImage)?;
+            if !phImage.is_null() {
+                *phImage = __tmp_phImage
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -5984,9 +6384,10 @@ pub unsafe extern "C" fn zeImageDestroy(hImage: ze_image_handle_t) -> ze_result_
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
-            __d.ze_image_destroy(__a_hImage)?;
-            Ok(())
+            let __v = __d.ze_image_destroy(__a_hImage)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6048,19 +6449,21 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_image_copy_to_memory_ext(
-                __a_hCommandList,
-                __a_dstptr,
-                __a_hSrcImage,
-                __a_pSrcRegion,
-                __a_destRowPitch,
-                __a_destSlicePitch,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_image_copy_to_memory_ext(
+                    __a_hCommandList,
+                    __a_dstptr,
+                    __a_hSrcImage,
+                    __a_pSrcRegion,
+                    __a_destRowPitch,
+                    __a_destSlicePitch,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6124,19 +6527,21 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_image_copy_from_memory_ext(
-                __a_hCommandList,
-                __a_hDstImage,
-                __a_srcptr,
-                __a_pDstRegion,
-                __a_srcRowPitch,
-                __a_srcSlicePitch,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_image_copy_from_memory_ext(
+                    __a_hCommandList,
+                    __a_hDstImage,
+                    __a_srcptr,
+                    __a_pDstRegion,
+                    __a_srcRowPitch,
+                    __a_srcSlicePitch,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6172,13 +6577,15 @@ pub unsafe extern "C" fn zeImageGetAllocPropertiesExt(
             let __a_pImageAllocProperties = pImageAllocProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_image_get_alloc_properties_ext(
-                __a_hContext,
-                __a_hImage,
-                __a_pImageAllocProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_image_get_alloc_properties_ext(
+                    __a_hContext,
+                    __a_hImage,
+                    __a_pImageAllocProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6202,9 +6609,11 @@ pub unsafe extern "C" fn zeImageGetMemoryPropertiesExp(
             let __a_pMemoryProperties = pMemoryProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_image_get_memory_properties_exp(__a_hImage, __a_pMemoryProperties)?;
-            Ok(())
+            let __v = __d
+                .ze_image_get_memory_properties_exp(__a_hImage, __a_pMemoryProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6247,22 +6656,26 @@ pub unsafe extern "C" fn zeImageViewCreateExt(
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
+            let mut __tmp_phImageView = None;
             if phImageView.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phImageView = None;
             let __a_phImageView = &mut __tmp_phImageView;
-            __d.ze_image_view_create_ext(
-                __a_hContext,
-                __a_hDevice,
-                __a_desc,
-                __a_hImage,
-                __a_phImageView,
-            )?;
-            *phImageView = __tmp_phImageView
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_image_view_create_ext(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_desc,
+                    __a_hImage,
+                    __a_phImageView,
+                )?;
+            if !phImageView.is_null() {
+                *phImageView = __tmp_phImageView
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6305,22 +6718,26 @@ pub unsafe extern "C" fn zeImageViewCreateExp(
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
+            let mut __tmp_phImageView = None;
             if phImageView.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phImageView = None;
             let __a_phImageView = &mut __tmp_phImageView;
-            __d.ze_image_view_create_exp(
-                __a_hContext,
-                __a_hDevice,
-                __a_desc,
-                __a_hImage,
-                __a_phImageView,
-            )?;
-            *phImageView = __tmp_phImageView
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_image_view_create_exp(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_desc,
+                    __a_hImage,
+                    __a_phImageView,
+                )?;
+            if !phImageView.is_null() {
+                *phImageView = __tmp_phImageView
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6372,16 +6789,18 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_immediate_append_command_lists_exp(
-                __a_hCommandListImmediate,
-                __a_numCommandLists,
-                __a_phCommandLists,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_immediate_append_command_lists_exp(
+                    __a_hCommandListImmediate,
+                    __a_numCommandLists,
+                    __a_phCommandLists,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6437,17 +6856,19 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsWithParameters(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_immediate_append_command_lists_with_parameters(
-                __a_hCommandListImmediate,
-                __a_numCommandLists,
-                __a_phCommandLists,
-                __a_pNext,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_immediate_append_command_lists_with_parameters(
+                    __a_hCommandListImmediate,
+                    __a_numCommandLists,
+                    __a_phCommandLists,
+                    __a_pNext,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6480,14 +6901,16 @@ pub unsafe extern "C" fn zeMemGetIpcHandleWithProperties(
             let __a_pIpcHandle = pIpcHandle
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_mem_get_ipc_handle_with_properties(
-                __a_hContext,
-                __a_ptr,
-                __a_pNext,
-                __a_pIpcHandle,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_mem_get_ipc_handle_with_properties(
+                    __a_hContext,
+                    __a_ptr,
+                    __a_pNext,
+                    __a_pIpcHandle,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6530,13 +6953,15 @@ pub unsafe extern "C" fn zeKernelGetAllocationPropertiesExp(
                     ),
                 )
             };
-            __d.ze_kernel_get_allocation_properties_exp(
-                __a_hKernel,
-                __a_pCount,
-                __a_pAllocationProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_kernel_get_allocation_properties_exp(
+                    __a_hKernel,
+                    __a_pCount,
+                    __a_pAllocationProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6562,9 +6987,11 @@ pub unsafe extern "C" fn zeKernelGetBinaryExp(
             let __a_pKernelBinary = pKernelBinary
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_kernel_get_binary_exp(__a_hKernel, __a_pSize, __a_pKernelBinary)?;
-            Ok(())
+            let __v = __d
+                .ze_kernel_get_binary_exp(__a_hKernel, __a_pSize, __a_pKernelBinary)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6584,9 +7011,10 @@ pub unsafe extern "C" fn zeKernelSchedulingHintExp(
             let __a_pHint = pHint
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_kernel_scheduling_hint_exp(__a_hKernel, __a_pHint)?;
-            Ok(())
+            let __v = __d.ze_kernel_scheduling_hint_exp(__a_hKernel, __a_pHint)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6623,20 +7051,24 @@ pub unsafe extern "C" fn zeModuleInspectLinkageExt(
             let __a_phModules = zekit_rt::handle::handle_slice::<
                 crate::kinds::Module,
             >(phModules as *const *mut c_void, (numModules as usize))?;
+            let mut __tmp_phLog = None;
             if phLog.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phLog = None;
             let __a_phLog = &mut __tmp_phLog;
-            __d.ze_module_inspect_linkage_ext(
-                __a_pInspectDesc,
-                __a_numModules,
-                __a_phModules,
-                __a_phLog,
-            )?;
-            *phLog = __tmp_phLog.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_module_inspect_linkage_ext(
+                    __a_pInspectDesc,
+                    __a_numModules,
+                    __a_phModules,
+                    __a_phLog,
+                )?;
+            if !phLog.is_null() {
+                *phLog = __tmp_phLog.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6689,18 +7121,31 @@ pub unsafe extern "C" fn zeMemAllocShared(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw_optional(hDevice as *mut c_void)?;
-            let __a_pptr = pptr;
-            __d.ze_mem_alloc_shared(
-                __a_hContext,
-                __a_device_desc,
-                __a_host_desc,
-                __a_size,
-                __a_alignment,
-                __a_hDevice,
-                __a_pptr,
-            )?;
-            Ok(())
+            let mut __tmp_pptr = if pptr.is_null() {
+                ::core::mem::zeroed()
+            } else {
+                ::core::ptr::read(pptr)
+            };
+            if pptr.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            }
+            let __a_pptr = &mut __tmp_pptr;
+            let __v = __d
+                .ze_mem_alloc_shared(
+                    __a_hContext,
+                    __a_device_desc,
+                    __a_host_desc,
+                    __a_size,
+                    __a_alignment,
+                    __a_hDevice,
+                    __a_pptr,
+                )?;
+            if !pptr.is_null() {
+                ::core::ptr::write(pptr, __tmp_pptr);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6747,17 +7192,30 @@ pub unsafe extern "C" fn zeMemAllocDevice(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __a_pptr = pptr;
-            __d.ze_mem_alloc_device(
-                __a_hContext,
-                __a_device_desc,
-                __a_size,
-                __a_alignment,
-                __a_hDevice,
-                __a_pptr,
-            )?;
-            Ok(())
+            let mut __tmp_pptr = if pptr.is_null() {
+                ::core::mem::zeroed()
+            } else {
+                ::core::ptr::read(pptr)
+            };
+            if pptr.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            }
+            let __a_pptr = &mut __tmp_pptr;
+            let __v = __d
+                .ze_mem_alloc_device(
+                    __a_hContext,
+                    __a_device_desc,
+                    __a_size,
+                    __a_alignment,
+                    __a_hDevice,
+                    __a_pptr,
+                )?;
+            if !pptr.is_null() {
+                ::core::ptr::write(pptr, __tmp_pptr);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6786,16 +7244,29 @@ pub unsafe extern "C" fn zeMemAllocHost(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_size = size;
             let __a_alignment = alignment;
-            let __a_pptr = pptr;
-            __d.ze_mem_alloc_host(
-                __a_hContext,
-                __a_host_desc,
-                __a_size,
-                __a_alignment,
-                __a_pptr,
-            )?;
-            Ok(())
+            let mut __tmp_pptr = if pptr.is_null() {
+                ::core::mem::zeroed()
+            } else {
+                ::core::ptr::read(pptr)
+            };
+            if pptr.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            }
+            let __a_pptr = &mut __tmp_pptr;
+            let __v = __d
+                .ze_mem_alloc_host(
+                    __a_hContext,
+                    __a_host_desc,
+                    __a_size,
+                    __a_alignment,
+                    __a_pptr,
+                )?;
+            if !pptr.is_null() {
+                ::core::ptr::write(pptr, __tmp_pptr);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6813,9 +7284,10 @@ pub unsafe extern "C" fn zeMemFree(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_ptr = ptr;
-            __d.ze_mem_free(__a_hContext, __a_ptr)?;
-            Ok(())
+            let __v = __d.ze_mem_free(__a_hContext, __a_ptr)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6852,15 +7324,26 @@ pub unsafe extern "C" fn zeMemGetAllocProperties(
             let __a_pMemAllocProperties = pMemAllocProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phDevice = phDevice;
-            __d.ze_mem_get_alloc_properties(
-                __a_hContext,
-                __a_ptr,
-                __a_pMemAllocProperties,
-                __a_phDevice,
-            )?;
-            Ok(())
+            let mut __tmp_phDevice = None;
+            let __a_phDevice = if phDevice.is_null() {
+                None
+            } else {
+                Some(&mut __tmp_phDevice)
+            };
+            let __v = __d
+                .ze_mem_get_alloc_properties(
+                    __a_hContext,
+                    __a_ptr,
+                    __a_pMemAllocProperties,
+                    __a_phDevice,
+                )?;
+            if !phDevice.is_null() {
+                *phDevice = __tmp_phDevice
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6880,11 +7363,13 @@ pub unsafe extern "C" fn zeMemGetAddressRange(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_ptr = ptr;
-            let __a_pBase = pBase;
+            let __a_pBase = pBase.as_mut();
             let __a_pSize = pSize.as_mut();
-            __d.ze_mem_get_address_range(__a_hContext, __a_ptr, __a_pBase, __a_pSize)?;
-            Ok(())
+            let __v = __d
+                .ze_mem_get_address_range(__a_hContext, __a_ptr, __a_pBase, __a_pSize)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6906,9 +7391,10 @@ pub unsafe extern "C" fn zeMemGetIpcHandle(
             let __a_pIpcHandle = pIpcHandle
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_mem_get_ipc_handle(__a_hContext, __a_ptr, __a_pIpcHandle)?;
-            Ok(())
+            let __v = __d.ze_mem_get_ipc_handle(__a_hContext, __a_ptr, __a_pIpcHandle)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6942,13 +7428,15 @@ pub unsafe extern "C" fn zeMemGetIpcHandleFromFileDescriptorExp(
             let __a_pIpcHandle = pIpcHandle
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_mem_get_ipc_handle_from_file_descriptor_exp(
-                __a_hContext,
-                __a_handle,
-                __a_pIpcHandle,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_mem_get_ipc_handle_from_file_descriptor_exp(
+                    __a_hContext,
+                    __a_handle,
+                    __a_pIpcHandle,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -6988,16 +7476,18 @@ pub unsafe extern "C" fn zeMemGetFileDescriptorFromIpcHandleExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pHandle = &mut __tmp_pHandle;
-            __d.ze_mem_get_file_descriptor_from_ipc_handle_exp(
-                __a_hContext,
-                __a_ipcHandle,
-                __a_pHandle,
-            )?;
+            let __v = __d
+                .ze_mem_get_file_descriptor_from_ipc_handle_exp(
+                    __a_hContext,
+                    __a_ipcHandle,
+                    __a_pHandle,
+                )?;
             if !pHandle.is_null() {
                 ::core::ptr::write(pHandle, __tmp_pHandle);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7015,9 +7505,10 @@ pub unsafe extern "C" fn zeMemPutIpcHandle(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_handle = handle;
-            __d.ze_mem_put_ipc_handle(__a_hContext, __a_handle)?;
-            Ok(())
+            let __v = __d.ze_mem_put_ipc_handle(__a_hContext, __a_handle)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7046,16 +7537,29 @@ pub unsafe extern "C" fn zeMemOpenIpcHandle(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_handle = handle;
             let __a_flags = flags;
-            let __a_pptr = pptr;
-            __d.ze_mem_open_ipc_handle(
-                __a_hContext,
-                __a_hDevice,
-                __a_handle,
-                __a_flags,
-                __a_pptr,
-            )?;
-            Ok(())
+            let mut __tmp_pptr = if pptr.is_null() {
+                ::core::mem::zeroed()
+            } else {
+                ::core::ptr::read(pptr)
+            };
+            if pptr.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            }
+            let __a_pptr = &mut __tmp_pptr;
+            let __v = __d
+                .ze_mem_open_ipc_handle(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_handle,
+                    __a_flags,
+                    __a_pptr,
+                )?;
+            if !pptr.is_null() {
+                ::core::ptr::write(pptr, __tmp_pptr);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7073,9 +7577,10 @@ pub unsafe extern "C" fn zeMemCloseIpcHandle(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_ptr = ptr;
-            __d.ze_mem_close_ipc_handle(__a_hContext, __a_ptr)?;
-            Ok(())
+            let __v = __d.ze_mem_close_ipc_handle(__a_hContext, __a_ptr)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7117,15 +7622,17 @@ pub unsafe extern "C" fn zeMemSetAtomicAccessAttributeExp(
             let __a_ptr = ptr;
             let __a_size = size;
             let __a_attr = attr;
-            __d.ze_mem_set_atomic_access_attribute_exp(
-                __a_hContext,
-                __a_hDevice,
-                __a_ptr,
-                __a_size,
-                __a_attr,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_mem_set_atomic_access_attribute_exp(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_ptr,
+                    __a_size,
+                    __a_attr,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7175,18 +7682,20 @@ pub unsafe extern "C" fn zeMemGetAtomicAccessAttributeExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pAttr = &mut __tmp_pAttr;
-            __d.ze_mem_get_atomic_access_attribute_exp(
-                __a_hContext,
-                __a_hDevice,
-                __a_ptr,
-                __a_size,
-                __a_pAttr,
-            )?;
+            let __v = __d
+                .ze_mem_get_atomic_access_attribute_exp(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_ptr,
+                    __a_size,
+                    __a_pAttr,
+                )?;
             if !pAttr.is_null() {
                 ::core::ptr::write(pAttr, __tmp_pAttr);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7208,9 +7717,10 @@ pub unsafe extern "C" fn zeMemFreeExt(
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_ptr = ptr;
-            __d.ze_mem_free_ext(__a_hContext, __a_pMemFreeDesc, __a_ptr)?;
-            Ok(())
+            let __v = __d.ze_mem_free_ext(__a_hContext, __a_pMemFreeDesc, __a_ptr)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7244,22 +7754,36 @@ pub unsafe extern "C" fn zeModuleCreate(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phModule = None;
             if phModule.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phModule = None;
             let __a_phModule = &mut __tmp_phModule;
-            let __a_phBuildLog = phBuildLog;
-            __d.ze_module_create(
-                __a_hContext,
-                __a_hDevice,
-                __a_desc,
-                __a_phModule,
-                __a_phBuildLog,
-            )?;
-            *phModule = __tmp_phModule.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let mut __tmp_phBuildLog = None;
+            let __a_phBuildLog = if phBuildLog.is_null() {
+                None
+            } else {
+                Some(&mut __tmp_phBuildLog)
+            };
+            let __v = __d
+                .ze_module_create(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_desc,
+                    __a_phModule,
+                    __a_phBuildLog,
+                )?;
+            if !phModule.is_null() {
+                *phModule = __tmp_phModule
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            if !phBuildLog.is_null() {
+                *phBuildLog = __tmp_phBuildLog
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7273,9 +7797,10 @@ pub unsafe extern "C" fn zeModuleDestroy(hModule: ze_module_handle_t) -> ze_resu
             let __a_hModule = Handle::<
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
-            __d.ze_module_destroy(__a_hModule)?;
-            Ok(())
+            let __v = __d.ze_module_destroy(__a_hModule)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7296,10 +7821,21 @@ pub unsafe extern "C" fn zeModuleDynamicLink(
             let __a_phModules = zekit_rt::handle::handle_slice::<
                 crate::kinds::Module,
             >(phModules as *const *mut c_void, (numModules as usize))?;
-            let __a_phLinkLog = phLinkLog;
-            __d.ze_module_dynamic_link(__a_numModules, __a_phModules, __a_phLinkLog)?;
-            Ok(())
+            let mut __tmp_phLinkLog = None;
+            let __a_phLinkLog = if phLinkLog.is_null() {
+                None
+            } else {
+                Some(&mut __tmp_phLinkLog)
+            };
+            let __v = __d
+                .ze_module_dynamic_link(__a_numModules, __a_phModules, __a_phLinkLog)?;
+            if !phLinkLog.is_null() {
+                *phLinkLog = __tmp_phLinkLog
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7315,9 +7851,10 @@ pub unsafe extern "C" fn zeModuleBuildLogDestroy(
             let __a_hModuleBuildLog = Handle::<
                 crate::kinds::ModuleBuildLog,
             >::from_raw(hModuleBuildLog as *mut c_void)?;
-            __d.ze_module_build_log_destroy(__a_hModuleBuildLog)?;
-            Ok(())
+            let __v = __d.ze_module_build_log_destroy(__a_hModuleBuildLog)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7343,13 +7880,15 @@ pub unsafe extern "C" fn zeModuleBuildLogGetString(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pBuildLog = pBuildLog;
-            __d.ze_module_build_log_get_string(
-                __a_hModuleBuildLog,
-                __a_pSize,
-                __a_pBuildLog,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_module_build_log_get_string(
+                    __a_hModuleBuildLog,
+                    __a_pSize,
+                    __a_pBuildLog,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7375,13 +7914,15 @@ pub unsafe extern "C" fn zeModuleGetNativeBinary(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pModuleNativeBinary = pModuleNativeBinary.as_mut();
-            __d.ze_module_get_native_binary(
-                __a_hModule,
-                __a_pSize,
-                __a_pModuleNativeBinary,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_module_get_native_binary(
+                    __a_hModule,
+                    __a_pSize,
+                    __a_pModuleNativeBinary,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7410,15 +7951,17 @@ pub unsafe extern "C" fn zeModuleGetGlobalPointer(
                 ::core::ffi::CStr::from_ptr(pGlobalName)
             };
             let __a_pSize = pSize.as_mut();
-            let __a_pptr = pptr;
-            __d.ze_module_get_global_pointer(
-                __a_hModule,
-                __a_pGlobalName,
-                __a_pSize,
-                __a_pptr,
-            )?;
-            Ok(())
+            let __a_pptr = pptr.as_mut();
+            let __v = __d
+                .ze_module_get_global_pointer(
+                    __a_hModule,
+                    __a_pGlobalName,
+                    __a_pSize,
+                    __a_pptr,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7439,10 +7982,21 @@ pub unsafe extern "C" fn zeModuleGetKernelNames(
             let __a_pCount = pCount
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_pNames = pNames;
-            __d.ze_module_get_kernel_names(__a_hModule, __a_pCount, __a_pNames)?;
-            Ok(())
+            let __a_pNames = if pNames.is_null() {
+                None
+            } else {
+                Some(
+                    ::core::slice::from_raw_parts_mut(
+                        pNames,
+                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
+                    ),
+                )
+            };
+            let __v = __d
+                .ze_module_get_kernel_names(__a_hModule, __a_pCount, __a_pNames)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7462,9 +8016,10 @@ pub unsafe extern "C" fn zeModuleGetProperties(
             let __a_pModuleProperties = pModuleProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_module_get_properties(__a_hModule, __a_pModuleProperties)?;
-            Ok(())
+            let __v = __d.ze_module_get_properties(__a_hModule, __a_pModuleProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7483,15 +8038,19 @@ pub unsafe extern "C" fn zeKernelCreate(
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phKernel = None;
             if phKernel.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phKernel = None;
             let __a_phKernel = &mut __tmp_phKernel;
-            __d.ze_kernel_create(__a_hModule, __a_desc, __a_phKernel)?;
-            *phKernel = __tmp_phKernel.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.ze_kernel_create(__a_hModule, __a_desc, __a_phKernel)?;
+            if !phKernel.is_null() {
+                *phKernel = __tmp_phKernel
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7505,9 +8064,10 @@ pub unsafe extern "C" fn zeKernelDestroy(hKernel: ze_kernel_handle_t) -> ze_resu
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
-            __d.ze_kernel_destroy(__a_hKernel)?;
-            Ok(())
+            let __v = __d.ze_kernel_destroy(__a_hKernel)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7538,14 +8098,27 @@ pub unsafe extern "C" fn zeModuleGetFunctionPointer(
             } else {
                 ::core::ffi::CStr::from_ptr(pFunctionName)
             };
-            let __a_pfnFunction = pfnFunction;
-            __d.ze_module_get_function_pointer(
-                __a_hModule,
-                __a_pFunctionName,
-                __a_pfnFunction,
-            )?;
-            Ok(())
+            let mut __tmp_pfnFunction = if pfnFunction.is_null() {
+                ::core::mem::zeroed()
+            } else {
+                ::core::ptr::read(pfnFunction)
+            };
+            if pfnFunction.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            }
+            let __a_pfnFunction = &mut __tmp_pfnFunction;
+            let __v = __d
+                .ze_module_get_function_pointer(
+                    __a_hModule,
+                    __a_pFunctionName,
+                    __a_pfnFunction,
+                )?;
+            if !pfnFunction.is_null() {
+                ::core::ptr::write(pfnFunction, __tmp_pfnFunction);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7576,14 +8149,16 @@ pub unsafe extern "C" fn zeKernelSetGroupSize(
             let __a_groupSizeX = groupSizeX;
             let __a_groupSizeY = groupSizeY;
             let __a_groupSizeZ = groupSizeZ;
-            __d.ze_kernel_set_group_size(
-                __a_hKernel,
-                __a_groupSizeX,
-                __a_groupSizeY,
-                __a_groupSizeZ,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_kernel_set_group_size(
+                    __a_hKernel,
+                    __a_groupSizeX,
+                    __a_groupSizeY,
+                    __a_groupSizeZ,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7655,15 +8230,16 @@ pub unsafe extern "C" fn zeKernelSuggestGroupSize(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_groupSizeZ = &mut __tmp_groupSizeZ;
-            __d.ze_kernel_suggest_group_size(
-                __a_hKernel,
-                __a_globalSizeX,
-                __a_globalSizeY,
-                __a_globalSizeZ,
-                __a_groupSizeX,
-                __a_groupSizeY,
-                __a_groupSizeZ,
-            )?;
+            let __v = __d
+                .ze_kernel_suggest_group_size(
+                    __a_hKernel,
+                    __a_globalSizeX,
+                    __a_globalSizeY,
+                    __a_globalSizeZ,
+                    __a_groupSizeX,
+                    __a_groupSizeY,
+                    __a_groupSizeZ,
+                )?;
             if !groupSizeX.is_null() {
                 ::core::ptr::write(groupSizeX, __tmp_groupSizeX);
             }
@@ -7673,8 +8249,9 @@ pub unsafe extern "C" fn zeKernelSuggestGroupSize(
             if !groupSizeZ.is_null() {
                 ::core::ptr::write(groupSizeZ, __tmp_groupSizeZ);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7707,15 +8284,17 @@ pub unsafe extern "C" fn zeKernelSuggestMaxCooperativeGroupCount(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_totalGroupCount = &mut __tmp_totalGroupCount;
-            __d.ze_kernel_suggest_max_cooperative_group_count(
-                __a_hKernel,
-                __a_totalGroupCount,
-            )?;
+            let __v = __d
+                .ze_kernel_suggest_max_cooperative_group_count(
+                    __a_hKernel,
+                    __a_totalGroupCount,
+                )?;
             if !totalGroupCount.is_null() {
                 ::core::ptr::write(totalGroupCount, __tmp_totalGroupCount);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7746,14 +8325,16 @@ pub unsafe extern "C" fn zeKernelSetArgumentValue(
             let __a_argIndex = argIndex;
             let __a_argSize = argSize;
             let __a_pArgValue = pArgValue;
-            __d.ze_kernel_set_argument_value(
-                __a_hKernel,
-                __a_argIndex,
-                __a_argSize,
-                __a_pArgValue,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_kernel_set_argument_value(
+                    __a_hKernel,
+                    __a_argIndex,
+                    __a_argSize,
+                    __a_pArgValue,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7771,9 +8352,10 @@ pub unsafe extern "C" fn zeKernelSetIndirectAccess(
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
             let __a_flags = flags;
-            __d.ze_kernel_set_indirect_access(__a_hKernel, __a_flags)?;
-            Ok(())
+            let __v = __d.ze_kernel_set_indirect_access(__a_hKernel, __a_flags)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7799,12 +8381,13 @@ pub unsafe extern "C" fn zeKernelGetIndirectAccess(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
-            __d.ze_kernel_get_indirect_access(__a_hKernel, __a_pFlags)?;
+            let __v = __d.ze_kernel_get_indirect_access(__a_hKernel, __a_pFlags)?;
             if !pFlags.is_null() {
                 ::core::ptr::write(pFlags, __tmp_pFlags);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7827,10 +8410,12 @@ pub unsafe extern "C" fn zeKernelGetSourceAttributes(
             let __a_pSize = pSize
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_pString = pString;
-            __d.ze_kernel_get_source_attributes(__a_hKernel, __a_pSize, __a_pString)?;
-            Ok(())
+            let __a_pString = pString.as_mut();
+            let __v = __d
+                .ze_kernel_get_source_attributes(__a_hKernel, __a_pSize, __a_pString)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7848,9 +8433,10 @@ pub unsafe extern "C" fn zeKernelSetCacheConfig(
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
             let __a_flags = flags;
-            __d.ze_kernel_set_cache_config(__a_hKernel, __a_flags)?;
-            Ok(())
+            let __v = __d.ze_kernel_set_cache_config(__a_hKernel, __a_flags)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7870,9 +8456,10 @@ pub unsafe extern "C" fn zeKernelGetProperties(
             let __a_pKernelProperties = pKernelProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_kernel_get_properties(__a_hKernel, __a_pKernelProperties)?;
-            Ok(())
+            let __v = __d.ze_kernel_get_properties(__a_hKernel, __a_pKernelProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7894,9 +8481,10 @@ pub unsafe extern "C" fn zeKernelGetName(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pName = pName;
-            __d.ze_kernel_get_name(__a_hKernel, __a_pSize, __a_pName)?;
-            Ok(())
+            let __v = __d.ze_kernel_get_name(__a_hKernel, __a_pSize, __a_pName)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -7948,16 +8536,18 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernel(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_launch_kernel(
-                __a_hCommandList,
-                __a_hKernel,
-                __a_pLaunchFuncArgs,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_launch_kernel(
+                    __a_hCommandList,
+                    __a_hKernel,
+                    __a_pLaunchFuncArgs,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8015,17 +8605,19 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_launch_kernel_with_parameters(
-                __a_hCommandList,
-                __a_hKernel,
-                __a_pGroupCounts,
-                __a_pNext,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_launch_kernel_with_parameters(
+                    __a_hCommandList,
+                    __a_hKernel,
+                    __a_pGroupCounts,
+                    __a_pNext,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8089,19 +8681,21 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_launch_kernel_with_arguments(
-                __a_hCommandList,
-                __a_hKernel,
-                __a_groupCounts,
-                __a_groupSizes,
-                __a_pArguments,
-                __a_pNext,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_launch_kernel_with_arguments(
+                    __a_hCommandList,
+                    __a_hKernel,
+                    __a_groupCounts,
+                    __a_groupSizes,
+                    __a_pArguments,
+                    __a_pNext,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8155,16 +8749,18 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_launch_cooperative_kernel(
-                __a_hCommandList,
-                __a_hKernel,
-                __a_pLaunchFuncArgs,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_launch_cooperative_kernel(
+                    __a_hCommandList,
+                    __a_hKernel,
+                    __a_pLaunchFuncArgs,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8216,16 +8812,18 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_launch_kernel_indirect(
-                __a_hCommandList,
-                __a_hKernel,
-                __a_pLaunchArgumentsBuffer,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_launch_kernel_indirect(
+                    __a_hCommandList,
+                    __a_hKernel,
+                    __a_pLaunchArgumentsBuffer,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8296,18 +8894,20 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_append_launch_multiple_kernels_indirect(
-                __a_hCommandList,
-                __a_numKernels,
-                __a_phKernels,
-                __a_pCountBuffer,
-                __a_pLaunchArgumentsBuffer,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_append_launch_multiple_kernels_indirect(
+                    __a_hCommandList,
+                    __a_numKernels,
+                    __a_phKernels,
+                    __a_pCountBuffer,
+                    __a_pLaunchArgumentsBuffer,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8324,15 +8924,19 @@ pub unsafe extern "C" fn zeModuleGetDeviceHandle(
             let __a_hModule = Handle::<
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
+            let mut __tmp_phDevice = None;
             if phDevice.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phDevice = None;
             let __a_phDevice = &mut __tmp_phDevice;
-            __d.ze_module_get_device_handle(__a_hModule, __a_phDevice)?;
-            *phDevice = __tmp_phDevice.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.ze_module_get_device_handle(__a_hModule, __a_phDevice)?;
+            if !phDevice.is_null() {
+                *phDevice = __tmp_phDevice
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8368,16 +8972,18 @@ pub unsafe extern "C" fn zeCommandListGetNextCommandIdExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCommandId = &mut __tmp_pCommandId;
-            __d.ze_command_list_get_next_command_id_exp(
-                __a_hCommandList,
-                __a_desc,
-                __a_pCommandId,
-            )?;
+            let __v = __d
+                .ze_command_list_get_next_command_id_exp(
+                    __a_hCommandList,
+                    __a_desc,
+                    __a_pCommandId,
+                )?;
             if !pCommandId.is_null() {
                 ::core::ptr::write(pCommandId, __tmp_pCommandId);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8429,18 +9035,20 @@ pub unsafe extern "C" fn zeCommandListGetNextCommandIdWithKernelsExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCommandId = &mut __tmp_pCommandId;
-            __d.ze_command_list_get_next_command_id_with_kernels_exp(
-                __a_hCommandList,
-                __a_desc,
-                __a_numKernels,
-                __a_phKernels,
-                __a_pCommandId,
-            )?;
+            let __v = __d
+                .ze_command_list_get_next_command_id_with_kernels_exp(
+                    __a_hCommandList,
+                    __a_desc,
+                    __a_numKernels,
+                    __a_phKernels,
+                    __a_pCommandId,
+                )?;
             if !pCommandId.is_null() {
                 ::core::ptr::write(pCommandId, __tmp_pCommandId);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8462,9 +9070,14 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandsExp(
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_command_list_update_mutable_commands_exp(__a_hCommandList, __a_desc)?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_update_mutable_commands_exp(
+                    __a_hCommandList,
+                    __a_desc,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8492,12 +9105,14 @@ pub unsafe extern "C" fn zeCommandListIsMutableExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pIsMutable = &mut __tmp_pIsMutable;
-            __d.ze_command_list_is_mutable_exp(__a_hCommandList, __a_pIsMutable)?;
+            let __v = __d
+                .ze_command_list_is_mutable_exp(__a_hCommandList, __a_pIsMutable)?;
             if !pIsMutable.is_null() {
                 ::core::ptr::write(pIsMutable, __tmp_pIsMutable);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8533,13 +9148,15 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandSignalEventExp(
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
-            __d.ze_command_list_update_mutable_command_signal_event_exp(
-                __a_hCommandList,
-                __a_commandId,
-                __a_hSignalEvent,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_update_mutable_command_signal_event_exp(
+                    __a_hCommandList,
+                    __a_commandId,
+                    __a_hSignalEvent,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8579,14 +9196,16 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandWaitEventsExp(
             let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
-            __d.ze_command_list_update_mutable_command_wait_events_exp(
-                __a_hCommandList,
-                __a_commandId,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_update_mutable_command_wait_events_exp(
+                    __a_hCommandList,
+                    __a_commandId,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8635,14 +9254,16 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandKernelsExp(
             let __a_phKernels = zekit_rt::handle::handle_slice::<
                 crate::kinds::Kernel,
             >(phKernels as *const *mut c_void, (numKernels as usize))?;
-            __d.ze_command_list_update_mutable_command_kernels_exp(
-                __a_hCommandList,
-                __a_numKernels,
-                __a_pCommandId,
-                __a_phKernels,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_command_list_update_mutable_command_kernels_exp(
+                    __a_hCommandList,
+                    __a_numKernels,
+                    __a_pCommandId,
+                    __a_phKernels,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8670,14 +9291,16 @@ pub unsafe extern "C" fn zeContextMakeMemoryResident(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_ptr = ptr;
             let __a_size = size;
-            __d.ze_context_make_memory_resident(
-                __a_hContext,
-                __a_hDevice,
-                __a_ptr,
-                __a_size,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_context_make_memory_resident(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_ptr,
+                    __a_size,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8703,9 +9326,11 @@ pub unsafe extern "C" fn zeContextEvictMemory(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_ptr = ptr;
             let __a_size = size;
-            __d.ze_context_evict_memory(__a_hContext, __a_hDevice, __a_ptr, __a_size)?;
-            Ok(())
+            let __v = __d
+                .ze_context_evict_memory(__a_hContext, __a_hDevice, __a_ptr, __a_size)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8731,9 +9356,11 @@ pub unsafe extern "C" fn zeContextMakeImageResident(
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
-            __d.ze_context_make_image_resident(__a_hContext, __a_hDevice, __a_hImage)?;
-            Ok(())
+            let __v = __d
+                .ze_context_make_image_resident(__a_hContext, __a_hDevice, __a_hImage)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8757,9 +9384,10 @@ pub unsafe extern "C" fn zeContextEvictImage(
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
-            __d.ze_context_evict_image(__a_hContext, __a_hDevice, __a_hImage)?;
-            Ok(())
+            let __v = __d.ze_context_evict_image(__a_hContext, __a_hDevice, __a_hImage)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8784,16 +9412,20 @@ pub unsafe extern "C" fn zeSamplerCreate(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phSampler = None;
             if phSampler.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phSampler = None;
             let __a_phSampler = &mut __tmp_phSampler;
-            __d.ze_sampler_create(__a_hContext, __a_hDevice, __a_desc, __a_phSampler)?;
-            *phSampler = __tmp_phSampler
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_sampler_create(__a_hContext, __a_hDevice, __a_desc, __a_phSampler)?;
+            if !phSampler.is_null() {
+                *phSampler = __tmp_phSampler
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8807,9 +9439,10 @@ pub unsafe extern "C" fn zeSamplerDestroy(hSampler: ze_sampler_handle_t) -> ze_r
             let __a_hSampler = Handle::<
                 crate::kinds::Sampler,
             >::from_raw(hSampler as *mut c_void)?;
-            __d.ze_sampler_destroy(__a_hSampler)?;
-            Ok(())
+            let __v = __d.ze_sampler_destroy(__a_hSampler)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8830,10 +9463,23 @@ pub unsafe extern "C" fn zeVirtualMemReserve(
             >::from_raw(hContext as *mut c_void)?;
             let __a_pStart = pStart;
             let __a_size = size;
-            let __a_pptr = pptr;
-            __d.ze_virtual_mem_reserve(__a_hContext, __a_pStart, __a_size, __a_pptr)?;
-            Ok(())
+            let mut __tmp_pptr = if pptr.is_null() {
+                ::core::mem::zeroed()
+            } else {
+                ::core::ptr::read(pptr)
+            };
+            if pptr.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            }
+            let __a_pptr = &mut __tmp_pptr;
+            let __v = __d
+                .ze_virtual_mem_reserve(__a_hContext, __a_pStart, __a_size, __a_pptr)?;
+            if !pptr.is_null() {
+                ::core::ptr::write(pptr, __tmp_pptr);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8853,9 +9499,10 @@ pub unsafe extern "C" fn zeVirtualMemFree(
             >::from_raw(hContext as *mut c_void)?;
             let __a_ptr = ptr;
             let __a_size = size;
-            __d.ze_virtual_mem_free(__a_hContext, __a_ptr, __a_size)?;
-            Ok(())
+            let __v = __d.ze_virtual_mem_free(__a_hContext, __a_ptr, __a_size)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8891,17 +9538,19 @@ pub unsafe extern "C" fn zeVirtualMemQueryPageSize(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pagesize = &mut __tmp_pagesize;
-            __d.ze_virtual_mem_query_page_size(
-                __a_hContext,
-                __a_hDevice,
-                __a_size,
-                __a_pagesize,
-            )?;
+            let __v = __d
+                .ze_virtual_mem_query_page_size(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_size,
+                    __a_pagesize,
+                )?;
             if !pagesize.is_null() {
                 ::core::ptr::write(pagesize, __tmp_pagesize);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8937,13 +9586,15 @@ pub unsafe extern "C" fn zePhysicalMemGetProperties(
             let __a_pMemProperties = pMemProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.ze_physical_mem_get_properties(
-                __a_hContext,
-                __a_hPhysicalMem,
-                __a_pMemProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_physical_mem_get_properties(
+                    __a_hContext,
+                    __a_hPhysicalMem,
+                    __a_pMemProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -8975,21 +9626,25 @@ pub unsafe extern "C" fn zePhysicalMemCreate(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phPhysicalMemory = None;
             if phPhysicalMemory.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phPhysicalMemory = None;
             let __a_phPhysicalMemory = &mut __tmp_phPhysicalMemory;
-            __d.ze_physical_mem_create(
-                __a_hContext,
-                __a_hDevice,
-                __a_desc,
-                __a_phPhysicalMemory,
-            )?;
-            *phPhysicalMemory = __tmp_phPhysicalMemory
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .ze_physical_mem_create(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_desc,
+                    __a_phPhysicalMemory,
+                )?;
+            if !phPhysicalMemory.is_null() {
+                *phPhysicalMemory = __tmp_phPhysicalMemory
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9009,9 +9664,10 @@ pub unsafe extern "C" fn zePhysicalMemDestroy(
             let __a_hPhysicalMemory = Handle::<
                 crate::kinds::PhysicalMem,
             >::from_raw(hPhysicalMemory as *mut c_void)?;
-            __d.ze_physical_mem_destroy(__a_hContext, __a_hPhysicalMemory)?;
-            Ok(())
+            let __v = __d.ze_physical_mem_destroy(__a_hContext, __a_hPhysicalMemory)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9057,16 +9713,18 @@ pub unsafe extern "C" fn zeVirtualMemMap(
             >::from_raw(hPhysicalMemory as *mut c_void)?;
             let __a_offset = offset;
             let __a_access = access;
-            __d.ze_virtual_mem_map(
-                __a_hContext,
-                __a_ptr,
-                __a_size,
-                __a_hPhysicalMemory,
-                __a_offset,
-                __a_access,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_virtual_mem_map(
+                    __a_hContext,
+                    __a_ptr,
+                    __a_size,
+                    __a_hPhysicalMemory,
+                    __a_offset,
+                    __a_access,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9086,9 +9744,10 @@ pub unsafe extern "C" fn zeVirtualMemUnmap(
             >::from_raw(hContext as *mut c_void)?;
             let __a_ptr = ptr;
             let __a_size = size;
-            __d.ze_virtual_mem_unmap(__a_hContext, __a_ptr, __a_size)?;
-            Ok(())
+            let __v = __d.ze_virtual_mem_unmap(__a_hContext, __a_ptr, __a_size)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9114,14 +9773,16 @@ pub unsafe extern "C" fn zeVirtualMemSetAccessAttribute(
             let __a_ptr = ptr;
             let __a_size = size;
             let __a_access = access;
-            __d.ze_virtual_mem_set_access_attribute(
-                __a_hContext,
-                __a_ptr,
-                __a_size,
-                __a_access,
-            )?;
-            Ok(())
+            let __v = __d
+                .ze_virtual_mem_set_access_attribute(
+                    __a_hContext,
+                    __a_ptr,
+                    __a_size,
+                    __a_access,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9177,21 +9838,23 @@ pub unsafe extern "C" fn zeVirtualMemGetAccessAttribute(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_outSize = &mut __tmp_outSize;
-            __d.ze_virtual_mem_get_access_attribute(
-                __a_hContext,
-                __a_ptr,
-                __a_size,
-                __a_access,
-                __a_outSize,
-            )?;
+            let __v = __d
+                .ze_virtual_mem_get_access_attribute(
+                    __a_hContext,
+                    __a_ptr,
+                    __a_size,
+                    __a_access,
+                    __a_outSize,
+                )?;
             if !access.is_null() {
                 ::core::ptr::write(access, __tmp_access);
             }
             if !outSize.is_null() {
                 ::core::ptr::write(outSize, __tmp_outSize);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9219,14 +9882,16 @@ pub unsafe extern "C" fn zetModuleGetDebugInfo(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pDebugInfo = pDebugInfo.as_mut();
-            __d.zet_module_get_debug_info(
-                __a_hModule,
-                __a_format,
-                __a_pSize,
-                __a_pDebugInfo,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_module_get_debug_info(
+                    __a_hModule,
+                    __a_format,
+                    __a_pSize,
+                    __a_pDebugInfo,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9278,20 +9943,22 @@ pub unsafe extern "C" fn zetMetricGroupGetGlobalTimestampsExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_metricTimestamp = &mut __tmp_metricTimestamp;
-            __d.zet_metric_group_get_global_timestamps_exp(
-                __a_hMetricGroup,
-                __a_synchronizedWithHost,
-                __a_globalTimestamp,
-                __a_metricTimestamp,
-            )?;
+            let __v = __d
+                .zet_metric_group_get_global_timestamps_exp(
+                    __a_hMetricGroup,
+                    __a_synchronizedWithHost,
+                    __a_globalTimestamp,
+                    __a_metricTimestamp,
+                )?;
             if !globalTimestamp.is_null() {
                 ::core::ptr::write(globalTimestamp, __tmp_globalTimestamp);
             }
             if !metricTimestamp.is_null() {
                 ::core::ptr::write(metricTimestamp, __tmp_metricTimestamp);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9328,10 +9995,10 @@ pub unsafe extern "C" fn zetDeviceGetConcurrentMetricGroupsExp(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_metricGroupCount = metricGroupCount;
+            let mut __tmp_phMetricGroups = None;
             if phMetricGroups.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phMetricGroups = None;
             let __a_phMetricGroups = &mut __tmp_phMetricGroups;
             let __a_pMetricGroupsCountPerConcurrentGroup = pMetricGroupsCountPerConcurrentGroup
                 .as_mut();
@@ -9344,20 +10011,24 @@ pub unsafe extern "C" fn zetDeviceGetConcurrentMetricGroupsExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pConcurrentGroupCount = &mut __tmp_pConcurrentGroupCount;
-            __d.zet_device_get_concurrent_metric_groups_exp(
-                __a_hDevice,
-                __a_metricGroupCount,
-                __a_phMetricGroups,
-                __a_pMetricGroupsCountPerConcurrentGroup,
-                __a_pConcurrentGroupCount,
-            )?;
-            *phMetricGroups = __tmp_phMetricGroups
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            let __v = __d
+                .zet_device_get_concurrent_metric_groups_exp(
+                    __a_hDevice,
+                    __a_metricGroupCount,
+                    __a_phMetricGroups,
+                    __a_pMetricGroupsCountPerConcurrentGroup,
+                    __a_pConcurrentGroupCount,
+                )?;
+            if !phMetricGroups.is_null() {
+                *phMetricGroups = __tmp_phMetricGroups
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
             if !pConcurrentGroupCount.is_null() {
                 ::core::ptr::write(pConcurrentGroupCount, __tmp_pConcurrentGroupCount);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9381,9 +10052,11 @@ pub unsafe extern "C" fn zetDeviceGetDebugProperties(
             let __a_pDebugProperties = pDebugProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zet_device_get_debug_properties(__a_hDevice, __a_pDebugProperties)?;
-            Ok(())
+            let __v = __d
+                .zet_device_get_debug_properties(__a_hDevice, __a_pDebugProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9404,15 +10077,19 @@ pub unsafe extern "C" fn zetDebugAttach(
             let __a_config = config
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phDebug = None;
             if phDebug.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phDebug = None;
             let __a_phDebug = &mut __tmp_phDebug;
-            __d.zet_debug_attach(__a_hDevice, __a_config, __a_phDebug)?;
-            *phDebug = __tmp_phDebug.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.zet_debug_attach(__a_hDevice, __a_config, __a_phDebug)?;
+            if !phDebug.is_null() {
+                *phDebug = __tmp_phDebug
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9428,9 +10105,10 @@ pub unsafe extern "C" fn zetDebugDetach(
             let __a_hDebug = Handle::<
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
-            __d.zet_debug_detach(__a_hDebug)?;
-            Ok(())
+            let __v = __d.zet_debug_detach(__a_hDebug)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9452,9 +10130,10 @@ pub unsafe extern "C" fn zetDebugReadEvent(
             let __a_event = event
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zet_debug_read_event(__a_hDebug, __a_timeout, __a_event)?;
-            Ok(())
+            let __v = __d.zet_debug_read_event(__a_hDebug, __a_timeout, __a_event)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9474,9 +10153,10 @@ pub unsafe extern "C" fn zetDebugAcknowledgeEvent(
             let __a_event = event
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zet_debug_acknowledge_event(__a_hDebug, __a_event)?;
-            Ok(())
+            let __v = __d.zet_debug_acknowledge_event(__a_hDebug, __a_event)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9494,9 +10174,10 @@ pub unsafe extern "C" fn zetDebugInterrupt(
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
             let __a_thread = thread;
-            __d.zet_debug_interrupt(__a_hDebug, __a_thread)?;
-            Ok(())
+            let __v = __d.zet_debug_interrupt(__a_hDebug, __a_thread)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9514,9 +10195,10 @@ pub unsafe extern "C" fn zetDebugResume(
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
             let __a_thread = thread;
-            __d.zet_debug_resume(__a_hDebug, __a_thread)?;
-            Ok(())
+            let __v = __d.zet_debug_resume(__a_hDebug, __a_thread)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9544,15 +10226,17 @@ pub unsafe extern "C" fn zetDebugReadMemory(
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_size = size;
             let __a_buffer = buffer;
-            __d.zet_debug_read_memory(
-                __a_hDebug,
-                __a_thread,
-                __a_desc,
-                __a_size,
-                __a_buffer,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_debug_read_memory(
+                    __a_hDebug,
+                    __a_thread,
+                    __a_desc,
+                    __a_size,
+                    __a_buffer,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9580,15 +10264,17 @@ pub unsafe extern "C" fn zetDebugWriteMemory(
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_size = size;
             let __a_buffer = buffer;
-            __d.zet_debug_write_memory(
-                __a_hDebug,
-                __a_thread,
-                __a_desc,
-                __a_size,
-                __a_buffer,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_debug_write_memory(
+                    __a_hDebug,
+                    __a_thread,
+                    __a_desc,
+                    __a_size,
+                    __a_buffer,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9631,13 +10317,15 @@ pub unsafe extern "C" fn zetDebugGetRegisterSetProperties(
                     ),
                 )
             };
-            __d.zet_debug_get_register_set_properties(
-                __a_hDevice,
-                __a_pCount,
-                __a_pRegisterSetProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_debug_get_register_set_properties(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_pRegisterSetProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9684,14 +10372,16 @@ pub unsafe extern "C" fn zetDebugGetThreadRegisterSetProperties(
                     ),
                 )
             };
-            __d.zet_debug_get_thread_register_set_properties(
-                __a_hDebug,
-                __a_thread,
-                __a_pCount,
-                __a_pRegisterSetProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_debug_get_thread_register_set_properties(
+                    __a_hDebug,
+                    __a_thread,
+                    __a_pCount,
+                    __a_pRegisterSetProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9735,16 +10425,18 @@ pub unsafe extern "C" fn zetDebugReadRegisters(
             let __a_start = start;
             let __a_count = count;
             let __a_pRegisterValues = pRegisterValues;
-            __d.zet_debug_read_registers(
-                __a_hDebug,
-                __a_thread,
-                __a_type,
-                __a_start,
-                __a_count,
-                __a_pRegisterValues,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_debug_read_registers(
+                    __a_hDebug,
+                    __a_thread,
+                    __a_type,
+                    __a_start,
+                    __a_count,
+                    __a_pRegisterValues,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9788,16 +10480,18 @@ pub unsafe extern "C" fn zetDebugWriteRegisters(
             let __a_start = start;
             let __a_count = count;
             let __a_pRegisterValues = pRegisterValues;
-            __d.zet_debug_write_registers(
-                __a_hDebug,
-                __a_thread,
-                __a_type,
-                __a_start,
-                __a_count,
-                __a_pRegisterValues,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_debug_write_registers(
+                    __a_hDebug,
+                    __a_thread,
+                    __a_type,
+                    __a_start,
+                    __a_count,
+                    __a_pRegisterValues,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9826,9 +10520,11 @@ pub unsafe extern "C" fn zetMetricGroupGet(
                 phMetricGroups as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zet_metric_group_get(__a_hDevice, __a_pCount, __a_phMetricGroups)?;
-            Ok(())
+            let __v = __d
+                .zet_metric_group_get(__a_hDevice, __a_pCount, __a_phMetricGroups)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9852,9 +10548,11 @@ pub unsafe extern "C" fn zetMetricGroupGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zet_metric_group_get_properties(__a_hMetricGroup, __a_pProperties)?;
-            Ok(())
+            let __v = __d
+                .zet_metric_group_get_properties(__a_hMetricGroup, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9922,16 +10620,18 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricValues(
                     ),
                 )
             };
-            __d.zet_metric_group_calculate_metric_values(
-                __a_hMetricGroup,
-                __a_type,
-                __a_rawDataSize,
-                __a_pRawData,
-                __a_pMetricValueCount,
-                __a_pMetricValues,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_group_calculate_metric_values(
+                    __a_hMetricGroup,
+                    __a_type,
+                    __a_rawDataSize,
+                    __a_pRawData,
+                    __a_pMetricValueCount,
+                    __a_pMetricValues,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9958,9 +10658,10 @@ pub unsafe extern "C" fn zetMetricGet(
                 phMetrics as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zet_metric_get(__a_hMetricGroup, __a_pCount, __a_phMetrics)?;
-            Ok(())
+            let __v = __d.zet_metric_get(__a_hMetricGroup, __a_pCount, __a_phMetrics)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -9980,9 +10681,10 @@ pub unsafe extern "C" fn zetMetricGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zet_metric_get_properties(__a_hMetric, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zet_metric_get_properties(__a_hMetric, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10022,14 +10724,16 @@ pub unsafe extern "C" fn zetContextActivateMetricGroups(
             let __a_phMetricGroups = zekit_rt::handle::handle_slice::<
                 crate::kinds::ZetMetricGroup,
             >(phMetricGroups as *const *mut c_void, (count as usize))?;
-            __d.zet_context_activate_metric_groups(
-                __a_hContext,
-                __a_hDevice,
-                __a_count,
-                __a_phMetricGroups,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_context_activate_metric_groups(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_count,
+                    __a_phMetricGroups,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10078,23 +10782,27 @@ pub unsafe extern "C" fn zetMetricStreamerOpen(
             let __a_hNotificationEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hNotificationEvent as *mut c_void)?;
+            let mut __tmp_phMetricStreamer = None;
             if phMetricStreamer.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phMetricStreamer = None;
             let __a_phMetricStreamer = &mut __tmp_phMetricStreamer;
-            __d.zet_metric_streamer_open(
-                __a_hContext,
-                __a_hDevice,
-                __a_hMetricGroup,
-                __a_desc,
-                __a_hNotificationEvent,
-                __a_phMetricStreamer,
-            )?;
-            *phMetricStreamer = __tmp_phMetricStreamer
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .zet_metric_streamer_open(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_hMetricGroup,
+                    __a_desc,
+                    __a_hNotificationEvent,
+                    __a_phMetricStreamer,
+                )?;
+            if !phMetricStreamer.is_null() {
+                *phMetricStreamer = __tmp_phMetricStreamer
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10128,13 +10836,15 @@ pub unsafe extern "C" fn zetCommandListAppendMetricStreamerMarker(
                 crate::kinds::ZetMetricStreamer,
             >::from_raw(hMetricStreamer as *mut c_void)?;
             let __a_value = value;
-            __d.zet_command_list_append_metric_streamer_marker(
-                __a_hCommandList,
-                __a_hMetricStreamer,
-                __a_value,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_command_list_append_metric_streamer_marker(
+                    __a_hCommandList,
+                    __a_hMetricStreamer,
+                    __a_value,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10150,9 +10860,10 @@ pub unsafe extern "C" fn zetMetricStreamerClose(
             let __a_hMetricStreamer = Handle::<
                 crate::kinds::ZetMetricStreamer,
             >::from_raw(hMetricStreamer as *mut c_void)?;
-            __d.zet_metric_streamer_close(__a_hMetricStreamer)?;
-            Ok(())
+            let __v = __d.zet_metric_streamer_close(__a_hMetricStreamer)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10203,14 +10914,16 @@ pub unsafe extern "C" fn zetMetricStreamerReadData(
                     ),
                 )
             };
-            __d.zet_metric_streamer_read_data(
-                __a_hMetricStreamer,
-                __a_maxReportCount,
-                __a_pRawDataSize,
-                __a_pRawData,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_streamer_read_data(
+                    __a_hMetricStreamer,
+                    __a_maxReportCount,
+                    __a_pRawDataSize,
+                    __a_pRawData,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10253,22 +10966,26 @@ pub unsafe extern "C" fn zetMetricQueryPoolCreate(
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phMetricQueryPool = None;
             if phMetricQueryPool.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phMetricQueryPool = None;
             let __a_phMetricQueryPool = &mut __tmp_phMetricQueryPool;
-            __d.zet_metric_query_pool_create(
-                __a_hContext,
-                __a_hDevice,
-                __a_hMetricGroup,
-                __a_desc,
-                __a_phMetricQueryPool,
-            )?;
-            *phMetricQueryPool = __tmp_phMetricQueryPool
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .zet_metric_query_pool_create(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_hMetricGroup,
+                    __a_desc,
+                    __a_phMetricQueryPool,
+                )?;
+            if !phMetricQueryPool.is_null() {
+                *phMetricQueryPool = __tmp_phMetricQueryPool
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10284,9 +11001,10 @@ pub unsafe extern "C" fn zetMetricQueryPoolDestroy(
             let __a_hMetricQueryPool = Handle::<
                 crate::kinds::ZetMetricQueryPool,
             >::from_raw(hMetricQueryPool as *mut c_void)?;
-            __d.zet_metric_query_pool_destroy(__a_hMetricQueryPool)?;
-            Ok(())
+            let __v = __d.zet_metric_query_pool_destroy(__a_hMetricQueryPool)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10309,20 +11027,24 @@ pub unsafe extern "C" fn zetMetricQueryCreate(
                 crate::kinds::ZetMetricQueryPool,
             >::from_raw(hMetricQueryPool as *mut c_void)?;
             let __a_index = index;
+            let mut __tmp_phMetricQuery = None;
             if phMetricQuery.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phMetricQuery = None;
             let __a_phMetricQuery = &mut __tmp_phMetricQuery;
-            __d.zet_metric_query_create(
-                __a_hMetricQueryPool,
-                __a_index,
-                __a_phMetricQuery,
-            )?;
-            *phMetricQuery = __tmp_phMetricQuery
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .zet_metric_query_create(
+                    __a_hMetricQueryPool,
+                    __a_index,
+                    __a_phMetricQuery,
+                )?;
+            if !phMetricQuery.is_null() {
+                *phMetricQuery = __tmp_phMetricQuery
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10338,9 +11060,10 @@ pub unsafe extern "C" fn zetMetricQueryDestroy(
             let __a_hMetricQuery = Handle::<
                 crate::kinds::ZetMetricQuery,
             >::from_raw(hMetricQuery as *mut c_void)?;
-            __d.zet_metric_query_destroy(__a_hMetricQuery)?;
-            Ok(())
+            let __v = __d.zet_metric_query_destroy(__a_hMetricQuery)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10356,9 +11079,10 @@ pub unsafe extern "C" fn zetMetricQueryReset(
             let __a_hMetricQuery = Handle::<
                 crate::kinds::ZetMetricQuery,
             >::from_raw(hMetricQuery as *mut c_void)?;
-            __d.zet_metric_query_reset(__a_hMetricQuery)?;
-            Ok(())
+            let __v = __d.zet_metric_query_reset(__a_hMetricQuery)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10385,12 +11109,14 @@ pub unsafe extern "C" fn zetCommandListAppendMetricQueryBegin(
             let __a_hMetricQuery = Handle::<
                 crate::kinds::ZetMetricQuery,
             >::from_raw(hMetricQuery as *mut c_void)?;
-            __d.zet_command_list_append_metric_query_begin(
-                __a_hCommandList,
-                __a_hMetricQuery,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_command_list_append_metric_query_begin(
+                    __a_hCommandList,
+                    __a_hMetricQuery,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10434,15 +11160,17 @@ pub unsafe extern "C" fn zetCommandListAppendMetricQueryEnd(
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
             let __a_phWaitEvents = phWaitEvents;
-            __d.zet_command_list_append_metric_query_end(
-                __a_hCommandList,
-                __a_hMetricQuery,
-                __a_hSignalEvent,
-                __a_numWaitEvents,
-                __a_phWaitEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_command_list_append_metric_query_end(
+                    __a_hCommandList,
+                    __a_hMetricQuery,
+                    __a_hSignalEvent,
+                    __a_numWaitEvents,
+                    __a_phWaitEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10460,9 +11188,11 @@ pub unsafe extern "C" fn zetCommandListAppendMetricMemoryBarrier(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            __d.zet_command_list_append_metric_memory_barrier(__a_hCommandList)?;
-            Ok(())
+            let __v = __d
+                .zet_command_list_append_metric_memory_barrier(__a_hCommandList)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10501,13 +11231,15 @@ pub unsafe extern "C" fn zetMetricQueryGetData(
                     ),
                 )
             };
-            __d.zet_metric_query_get_data(
-                __a_hMetricQuery,
-                __a_pRawDataSize,
-                __a_pRawData,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_query_get_data(
+                    __a_hMetricQuery,
+                    __a_pRawDataSize,
+                    __a_pRawData,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10564,15 +11296,17 @@ pub unsafe extern "C" fn zetMetricGroupGetExportDataExp(
                     ),
                 )
             };
-            __d.zet_metric_group_get_export_data_exp(
-                __a_hMetricGroup,
-                __a_pRawData,
-                __a_rawDataSize,
-                __a_pExportDataSize,
-                __a_pExportData,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_group_get_export_data_exp(
+                    __a_hMetricGroup,
+                    __a_pRawData,
+                    __a_rawDataSize,
+                    __a_pExportDataSize,
+                    __a_pExportData,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10667,19 +11401,21 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricExportDataExp(
                     ),
                 )
             };
-            __d.zet_metric_group_calculate_metric_export_data_exp(
-                __a_hDriver,
-                __a_type,
-                __a_exportDataSize,
-                __a_pExportData,
-                __a_pCalculateDescriptor,
-                __a_pSetCount,
-                __a_pTotalMetricValueCount,
-                __a_pMetricCounts,
-                __a_pMetricValues,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_group_calculate_metric_export_data_exp(
+                    __a_hDriver,
+                    __a_type,
+                    __a_exportDataSize,
+                    __a_pExportData,
+                    __a_pCalculateDescriptor,
+                    __a_pSetCount,
+                    __a_pTotalMetricValueCount,
+                    __a_pMetricCounts,
+                    __a_pMetricValues,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10709,13 +11445,15 @@ pub unsafe extern "C" fn zetCommandListAppendMarkerExp(
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
             let __a_value = value;
-            __d.zet_command_list_append_marker_exp(
-                __a_hCommandList,
-                __a_hMetricGroup,
-                __a_value,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_command_list_append_marker_exp(
+                    __a_hCommandList,
+                    __a_hMetricGroup,
+                    __a_value,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10754,13 +11492,15 @@ pub unsafe extern "C" fn zetMetricProgrammableGetExp(
                 phMetricProgrammables as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zet_metric_programmable_get_exp(
-                __a_hDevice,
-                __a_pCount,
-                __a_phMetricProgrammables,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_programmable_get_exp(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_phMetricProgrammables,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10790,12 +11530,14 @@ pub unsafe extern "C" fn zetMetricProgrammableGetPropertiesExp(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zet_metric_programmable_get_properties_exp(
-                __a_hMetricProgrammable,
-                __a_pProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_programmable_get_properties_exp(
+                    __a_hMetricProgrammable,
+                    __a_pProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10829,13 +11571,15 @@ pub unsafe extern "C" fn zetMetricProgrammableGetParamInfoExp(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pParameterInfo = pParameterInfo;
-            __d.zet_metric_programmable_get_param_info_exp(
-                __a_hMetricProgrammable,
-                __a_pParameterCount,
-                __a_pParameterInfo,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_programmable_get_param_info_exp(
+                    __a_hMetricProgrammable,
+                    __a_pParameterCount,
+                    __a_pParameterInfo,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10875,14 +11619,16 @@ pub unsafe extern "C" fn zetMetricProgrammableGetParamValueInfoExp(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pValueInfo = pValueInfo;
-            __d.zet_metric_programmable_get_param_value_info_exp(
-                __a_hMetricProgrammable,
-                __a_parameterOrdinal,
-                __a_pValueInfoCount,
-                __a_pValueInfo,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_programmable_get_param_value_info_exp(
+                    __a_hMetricProgrammable,
+                    __a_parameterOrdinal,
+                    __a_pValueInfoCount,
+                    __a_pValueInfo,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -10951,17 +11697,19 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp2(
                     *pMetricHandleCount as usize
                 }),
             );
-            __d.zet_metric_create_from_programmable_exp2(
-                __a_hMetricProgrammable,
-                __a_parameterCount,
-                __a_pParameterValues,
-                __a_pName,
-                __a_pDescription,
-                __a_pMetricHandleCount,
-                __a_phMetricHandles,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_create_from_programmable_exp2(
+                    __a_hMetricProgrammable,
+                    __a_parameterCount,
+                    __a_pParameterValues,
+                    __a_pName,
+                    __a_pDescription,
+                    __a_pMetricHandleCount,
+                    __a_phMetricHandles,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11030,17 +11778,19 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp(
                     *pMetricHandleCount as usize
                 }),
             );
-            __d.zet_metric_create_from_programmable_exp(
-                __a_hMetricProgrammable,
-                __a_pParameterValues,
-                __a_parameterCount,
-                __a_pName,
-                __a_pDescription,
-                __a_pMetricHandleCount,
-                __a_phMetricHandles,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_create_from_programmable_exp(
+                    __a_hMetricProgrammable,
+                    __a_pParameterValues,
+                    __a_parameterCount,
+                    __a_pName,
+                    __a_pDescription,
+                    __a_pMetricHandleCount,
+                    __a_phMetricHandles,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11109,17 +11859,19 @@ pub unsafe extern "C" fn zetDeviceCreateMetricGroupsFromMetricsExp(
                     *pMetricGroupCount as usize
                 }),
             );
-            __d.zet_device_create_metric_groups_from_metrics_exp(
-                __a_hDevice,
-                __a_metricCount,
-                __a_phMetrics,
-                __a_pMetricGroupNamePrefix,
-                __a_pDescription,
-                __a_pMetricGroupCount,
-                __a_phMetricGroup,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_device_create_metric_groups_from_metrics_exp(
+                    __a_hDevice,
+                    __a_metricCount,
+                    __a_phMetrics,
+                    __a_pMetricGroupNamePrefix,
+                    __a_pDescription,
+                    __a_pMetricGroupCount,
+                    __a_phMetricGroup,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11166,22 +11918,26 @@ pub unsafe extern "C" fn zetMetricGroupCreateExp(
                 ::core::ffi::CStr::from_ptr(pDescription)
             };
             let __a_samplingType = samplingType;
+            let mut __tmp_phMetricGroup = None;
             if phMetricGroup.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phMetricGroup = None;
             let __a_phMetricGroup = &mut __tmp_phMetricGroup;
-            __d.zet_metric_group_create_exp(
-                __a_hDevice,
-                __a_pName,
-                __a_pDescription,
-                __a_samplingType,
-                __a_phMetricGroup,
-            )?;
-            *phMetricGroup = __tmp_phMetricGroup
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .zet_metric_group_create_exp(
+                    __a_hDevice,
+                    __a_pName,
+                    __a_pDescription,
+                    __a_samplingType,
+                    __a_phMetricGroup,
+                )?;
+            if !phMetricGroup.is_null() {
+                *phMetricGroup = __tmp_phMetricGroup
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11219,14 +11975,16 @@ pub unsafe extern "C" fn zetMetricGroupAddMetricExp(
             >::from_raw(hMetric as *mut c_void)?;
             let __a_pErrorStringSize = pErrorStringSize.as_mut();
             let __a_pErrorString = pErrorString;
-            __d.zet_metric_group_add_metric_exp(
-                __a_hMetricGroup,
-                __a_hMetric,
-                __a_pErrorStringSize,
-                __a_pErrorString,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_group_add_metric_exp(
+                    __a_hMetricGroup,
+                    __a_hMetric,
+                    __a_pErrorStringSize,
+                    __a_pErrorString,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11248,9 +12006,11 @@ pub unsafe extern "C" fn zetMetricGroupRemoveMetricExp(
             let __a_hMetric = Handle::<
                 crate::kinds::ZetMetric,
             >::from_raw(hMetric as *mut c_void)?;
-            __d.zet_metric_group_remove_metric_exp(__a_hMetricGroup, __a_hMetric)?;
-            Ok(())
+            let __v = __d
+                .zet_metric_group_remove_metric_exp(__a_hMetricGroup, __a_hMetric)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11266,9 +12026,10 @@ pub unsafe extern "C" fn zetMetricGroupCloseExp(
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
-            __d.zet_metric_group_close_exp(__a_hMetricGroup)?;
-            Ok(())
+            let __v = __d.zet_metric_group_close_exp(__a_hMetricGroup)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11284,9 +12045,10 @@ pub unsafe extern "C" fn zetMetricGroupDestroyExp(
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
-            __d.zet_metric_group_destroy_exp(__a_hMetricGroup)?;
-            Ok(())
+            let __v = __d.zet_metric_group_destroy_exp(__a_hMetricGroup)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11302,9 +12064,10 @@ pub unsafe extern "C" fn zetMetricDestroyExp(
             let __a_hMetric = Handle::<
                 crate::kinds::ZetMetric,
             >::from_raw(hMetric as *mut c_void)?;
-            __d.zet_metric_destroy_exp(__a_hMetric)?;
-            Ok(())
+            let __v = __d.zet_metric_destroy_exp(__a_hMetric)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11320,9 +12083,10 @@ pub unsafe extern "C" fn zetDeviceEnableMetricsExp(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            __d.zet_device_enable_metrics_exp(__a_hDevice)?;
-            Ok(())
+            let __v = __d.zet_device_enable_metrics_exp(__a_hDevice)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11338,9 +12102,10 @@ pub unsafe extern "C" fn zetDeviceDisableMetricsExp(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            __d.zet_device_disable_metrics_exp(__a_hDevice)?;
-            Ok(())
+            let __v = __d.zet_device_disable_metrics_exp(__a_hDevice)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11393,24 +12158,28 @@ pub unsafe extern "C" fn zetMetricTracerCreateExp(
             let __a_hNotificationEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hNotificationEvent as *mut c_void)?;
+            let mut __tmp_phMetricTracer = None;
             if phMetricTracer.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phMetricTracer = None;
             let __a_phMetricTracer = &mut __tmp_phMetricTracer;
-            __d.zet_metric_tracer_create_exp(
-                __a_hContext,
-                __a_hDevice,
-                __a_metricGroupCount,
-                __a_phMetricGroups,
-                __a_desc,
-                __a_hNotificationEvent,
-                __a_phMetricTracer,
-            )?;
-            *phMetricTracer = __tmp_phMetricTracer
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .zet_metric_tracer_create_exp(
+                    __a_hContext,
+                    __a_hDevice,
+                    __a_metricGroupCount,
+                    __a_phMetricGroups,
+                    __a_desc,
+                    __a_hNotificationEvent,
+                    __a_phMetricTracer,
+                )?;
+            if !phMetricTracer.is_null() {
+                *phMetricTracer = __tmp_phMetricTracer
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11426,9 +12195,10 @@ pub unsafe extern "C" fn zetMetricTracerDestroyExp(
             let __a_hMetricTracer = Handle::<
                 crate::kinds::ZetMetricTracerExp,
             >::from_raw(hMetricTracer as *mut c_void)?;
-            __d.zet_metric_tracer_destroy_exp(__a_hMetricTracer)?;
-            Ok(())
+            let __v = __d.zet_metric_tracer_destroy_exp(__a_hMetricTracer)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11448,9 +12218,11 @@ pub unsafe extern "C" fn zetMetricTracerEnableExp(
                 crate::kinds::ZetMetricTracerExp,
             >::from_raw(hMetricTracer as *mut c_void)?;
             let __a_synchronous = synchronous;
-            __d.zet_metric_tracer_enable_exp(__a_hMetricTracer, __a_synchronous)?;
-            Ok(())
+            let __v = __d
+                .zet_metric_tracer_enable_exp(__a_hMetricTracer, __a_synchronous)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11470,9 +12242,11 @@ pub unsafe extern "C" fn zetMetricTracerDisableExp(
                 crate::kinds::ZetMetricTracerExp,
             >::from_raw(hMetricTracer as *mut c_void)?;
             let __a_synchronous = synchronous;
-            __d.zet_metric_tracer_disable_exp(__a_hMetricTracer, __a_synchronous)?;
-            Ok(())
+            let __v = __d
+                .zet_metric_tracer_disable_exp(__a_hMetricTracer, __a_synchronous)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11515,13 +12289,15 @@ pub unsafe extern "C" fn zetMetricTracerReadDataExp(
                     ),
                 )
             };
-            __d.zet_metric_tracer_read_data_exp(
-                __a_hMetricTracer,
-                __a_pRawDataSize,
-                __a_pRawData,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_tracer_read_data_exp(
+                    __a_hMetricTracer,
+                    __a_pRawDataSize,
+                    __a_pRawData,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11542,16 +12318,20 @@ pub unsafe extern "C" fn zetMetricDecoderCreateExp(
             let __a_hMetricTracer = Handle::<
                 crate::kinds::ZetMetricTracerExp,
             >::from_raw(hMetricTracer as *mut c_void)?;
+            let mut __tmp_phMetricDecoder = None;
             if phMetricDecoder.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phMetricDecoder = None;
             let __a_phMetricDecoder = &mut __tmp_phMetricDecoder;
-            __d.zet_metric_decoder_create_exp(__a_hMetricTracer, __a_phMetricDecoder)?;
-            *phMetricDecoder = __tmp_phMetricDecoder
-                .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d
+                .zet_metric_decoder_create_exp(__a_hMetricTracer, __a_phMetricDecoder)?;
+            if !phMetricDecoder.is_null() {
+                *phMetricDecoder = __tmp_phMetricDecoder
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11567,9 +12347,10 @@ pub unsafe extern "C" fn zetMetricDecoderDestroyExp(
             let __a_phMetricDecoder = Handle::<
                 crate::kinds::ZetMetricDecoderExp,
             >::from_raw(phMetricDecoder as *mut c_void)?;
-            __d.zet_metric_decoder_destroy_exp(__a_phMetricDecoder)?;
-            Ok(())
+            let __v = __d.zet_metric_decoder_destroy_exp(__a_phMetricDecoder)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11608,13 +12389,15 @@ pub unsafe extern "C" fn zetMetricDecoderGetDecodableMetricsExp(
                 phMetrics as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zet_metric_decoder_get_decodable_metrics_exp(
-                __a_hMetricDecoder,
-                __a_pCount,
-                __a_phMetrics,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_decoder_get_decodable_metrics_exp(
+                    __a_hMetricDecoder,
+                    __a_pCount,
+                    __a_phMetrics,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11713,19 +12496,21 @@ pub unsafe extern "C" fn zetMetricTracerDecodeExp(
                     ),
                 )
             };
-            __d.zet_metric_tracer_decode_exp(
-                __a_phMetricDecoder,
-                __a_pRawDataSize,
-                __a_pRawData,
-                __a_metricsCount,
-                __a_phMetrics,
-                __a_pSetCount,
-                __a_pMetricEntriesCountPerSet,
-                __a_pMetricEntriesCount,
-                __a_pMetricEntries,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_tracer_decode_exp(
+                    __a_phMetricDecoder,
+                    __a_pRawDataSize,
+                    __a_pRawData,
+                    __a_metricsCount,
+                    __a_phMetrics,
+                    __a_pSetCount,
+                    __a_pMetricEntriesCountPerSet,
+                    __a_pMetricEntriesCount,
+                    __a_pMetricEntries,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11814,18 +12599,20 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMultipleMetricValuesExp(
                     ),
                 )
             };
-            __d.zet_metric_group_calculate_multiple_metric_values_exp(
-                __a_hMetricGroup,
-                __a_type,
-                __a_rawDataSize,
-                __a_pRawData,
-                __a_pSetCount,
-                __a_pTotalMetricValueCount,
-                __a_pMetricCounts,
-                __a_pMetricValues,
-            )?;
-            Ok(())
+            let __v = __d
+                .zet_metric_group_calculate_multiple_metric_values_exp(
+                    __a_hMetricGroup,
+                    __a_type,
+                    __a_rawDataSize,
+                    __a_pRawData,
+                    __a_pSetCount,
+                    __a_pTotalMetricValueCount,
+                    __a_pMetricCounts,
+                    __a_pMetricValues,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11847,9 +12634,11 @@ pub unsafe extern "C" fn zetKernelGetProfileInfo(
             let __a_pProfileProperties = pProfileProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zet_kernel_get_profile_info(__a_hKernel, __a_pProfileProperties)?;
-            Ok(())
+            let __v = __d
+                .zet_kernel_get_profile_info(__a_hKernel, __a_pProfileProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11868,15 +12657,19 @@ pub unsafe extern "C" fn zetTracerExpCreate(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let mut __tmp_phTracer = None;
             if phTracer.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phTracer = None;
             let __a_phTracer = &mut __tmp_phTracer;
-            __d.zet_tracer_exp_create(__a_hContext, __a_desc, __a_phTracer)?;
-            *phTracer = __tmp_phTracer.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.zet_tracer_exp_create(__a_hContext, __a_desc, __a_phTracer)?;
+            if !phTracer.is_null() {
+                *phTracer = __tmp_phTracer
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11892,9 +12685,10 @@ pub unsafe extern "C" fn zetTracerExpDestroy(
             let __a_hTracer = Handle::<
                 crate::kinds::ZetTracerExp,
             >::from_raw(hTracer as *mut c_void)?;
-            __d.zet_tracer_exp_destroy(__a_hTracer)?;
-            Ok(())
+            let __v = __d.zet_tracer_exp_destroy(__a_hTracer)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11912,9 +12706,10 @@ pub unsafe extern "C" fn zetTracerExpSetPrologues(
                 crate::kinds::ZetTracerExp,
             >::from_raw(hTracer as *mut c_void)?;
             let __a_pCoreCbs = pCoreCbs;
-            __d.zet_tracer_exp_set_prologues(__a_hTracer, __a_pCoreCbs)?;
-            Ok(())
+            let __v = __d.zet_tracer_exp_set_prologues(__a_hTracer, __a_pCoreCbs)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11932,9 +12727,10 @@ pub unsafe extern "C" fn zetTracerExpSetEpilogues(
                 crate::kinds::ZetTracerExp,
             >::from_raw(hTracer as *mut c_void)?;
             let __a_pCoreCbs = pCoreCbs;
-            __d.zet_tracer_exp_set_epilogues(__a_hTracer, __a_pCoreCbs)?;
-            Ok(())
+            let __v = __d.zet_tracer_exp_set_epilogues(__a_hTracer, __a_pCoreCbs)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11952,9 +12748,10 @@ pub unsafe extern "C" fn zetTracerExpSetEnabled(
                 crate::kinds::ZetTracerExp,
             >::from_raw(hTracer as *mut c_void)?;
             let __a_enable = enable;
-            __d.zet_tracer_exp_set_enabled(__a_hTracer, __a_enable)?;
-            Ok(())
+            let __v = __d.zet_tracer_exp_set_enabled(__a_hTracer, __a_enable)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11966,9 +12763,10 @@ pub unsafe extern "C" fn zesInit(flags: zes_init_flags_t) -> ze_result_t {
         || unsafe { crate::validate::zesInit(flags) },
         |__d| unsafe {
             let __a_flags = flags;
-            __d.zes_init(__a_flags)?;
-            Ok(())
+            let __v = __d.zes_init(__a_flags)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -11991,9 +12789,10 @@ pub unsafe extern "C" fn zesDriverGet(
                 phDrivers as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_driver_get(__a_pCount, __a_phDrivers)?;
-            Ok(())
+            let __v = __d.zes_driver_get(__a_pCount, __a_phDrivers)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12036,13 +12835,15 @@ pub unsafe extern "C" fn zesDriverGetExtensionProperties(
                     ),
                 )
             };
-            __d.zes_driver_get_extension_properties(
-                __a_hDriver,
-                __a_pCount,
-                __a_pExtensionProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_driver_get_extension_properties(
+                    __a_hDriver,
+                    __a_pCount,
+                    __a_pExtensionProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12077,14 +12878,27 @@ pub unsafe extern "C" fn zesDriverGetExtensionFunctionAddress(
             } else {
                 ::core::ffi::CStr::from_ptr(name)
             };
-            let __a_ppFunctionAddress = ppFunctionAddress;
-            __d.zes_driver_get_extension_function_address(
-                __a_hDriver,
-                __a_name,
-                __a_ppFunctionAddress,
-            )?;
-            Ok(())
+            let mut __tmp_ppFunctionAddress = if ppFunctionAddress.is_null() {
+                ::core::mem::zeroed()
+            } else {
+                ::core::ptr::read(ppFunctionAddress)
+            };
+            if ppFunctionAddress.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            }
+            let __a_ppFunctionAddress = &mut __tmp_ppFunctionAddress;
+            let __v = __d
+                .zes_driver_get_extension_function_address(
+                    __a_hDriver,
+                    __a_name,
+                    __a_ppFunctionAddress,
+                )?;
+            if !ppFunctionAddress.is_null() {
+                ::core::ptr::write(ppFunctionAddress, __tmp_ppFunctionAddress);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12111,9 +12925,10 @@ pub unsafe extern "C" fn zesDeviceGet(
                 phDevices as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_get(__a_hDriver, __a_pCount, __a_phDevices)?;
-            Ok(())
+            let __v = __d.zes_device_get(__a_hDriver, __a_pCount, __a_phDevices)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12133,9 +12948,10 @@ pub unsafe extern "C" fn zesDeviceGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_device_get_properties(__a_hDevice, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_device_get_properties(__a_hDevice, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12155,9 +12971,10 @@ pub unsafe extern "C" fn zesDeviceGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_device_get_state(__a_hDevice, __a_pState)?;
-            Ok(())
+            let __v = __d.zes_device_get_state(__a_hDevice, __a_pState)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12175,9 +12992,10 @@ pub unsafe extern "C" fn zesDeviceReset(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_force = force;
-            __d.zes_device_reset(__a_hDevice, __a_force)?;
-            Ok(())
+            let __v = __d.zes_device_reset(__a_hDevice, __a_force)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12197,9 +13015,10 @@ pub unsafe extern "C" fn zesDeviceResetExt(
             let __a_pProperties = pProperties
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_device_reset_ext(__a_hDevice, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_device_reset_ext(__a_hDevice, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12234,9 +13053,15 @@ pub unsafe extern "C" fn zesDeviceProcessesGetState(
                     ),
                 )
             };
-            __d.zes_device_processes_get_state(__a_hDevice, __a_pCount, __a_pProcesses)?;
-            Ok(())
+            let __v = __d
+                .zes_device_processes_get_state(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_pProcesses,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12256,9 +13081,10 @@ pub unsafe extern "C" fn zesDevicePciGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_device_pci_get_properties(__a_hDevice, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_device_pci_get_properties(__a_hDevice, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12278,9 +13104,10 @@ pub unsafe extern "C" fn zesDevicePciGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_device_pci_get_state(__a_hDevice, __a_pState)?;
-            Ok(())
+            let __v = __d.zes_device_pci_get_state(__a_hDevice, __a_pState)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12311,9 +13138,11 @@ pub unsafe extern "C" fn zesDevicePciGetBars(
                     ),
                 )
             };
-            __d.zes_device_pci_get_bars(__a_hDevice, __a_pCount, __a_pProperties)?;
-            Ok(())
+            let __v = __d
+                .zes_device_pci_get_bars(__a_hDevice, __a_pCount, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12333,9 +13162,10 @@ pub unsafe extern "C" fn zesDevicePciGetStats(
             let __a_pStats = pStats
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_device_pci_get_stats(__a_hDevice, __a_pStats)?;
-            Ok(())
+            let __v = __d.zes_device_pci_get_stats(__a_hDevice, __a_pStats)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12351,9 +13181,10 @@ pub unsafe extern "C" fn zesDeviceSetOverclockWaiver(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            __d.zes_device_set_overclock_waiver(__a_hDevice)?;
-            Ok(())
+            let __v = __d.zes_device_set_overclock_waiver(__a_hDevice)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12377,9 +13208,11 @@ pub unsafe extern "C" fn zesDeviceGetOverclockDomains(
             let __a_pOverclockDomains = pOverclockDomains
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_device_get_overclock_domains(__a_hDevice, __a_pOverclockDomains)?;
-            Ok(())
+            let __v = __d
+                .zes_device_get_overclock_domains(__a_hDevice, __a_pOverclockDomains)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12413,13 +13246,15 @@ pub unsafe extern "C" fn zesDeviceGetOverclockControls(
             let __a_pAvailableControls = pAvailableControls
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_device_get_overclock_controls(
-                __a_hDevice,
-                __a_domainType,
-                __a_pAvailableControls,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_device_get_overclock_controls(
+                    __a_hDevice,
+                    __a_domainType,
+                    __a_pAvailableControls,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12441,9 +13276,11 @@ pub unsafe extern "C" fn zesDeviceResetOverclockSettings(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_onShippedState = onShippedState;
-            __d.zes_device_reset_overclock_settings(__a_hDevice, __a_onShippedState)?;
-            Ok(())
+            let __v = __d
+                .zes_device_reset_overclock_settings(__a_hDevice, __a_onShippedState)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12527,14 +13364,15 @@ pub unsafe extern "C" fn zesDeviceReadOverclockState(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPendingReset = &mut __tmp_pPendingReset;
-            __d.zes_device_read_overclock_state(
-                __a_hDevice,
-                __a_pOverclockMode,
-                __a_pWaiverSetting,
-                __a_pOverclockState,
-                __a_pPendingAction,
-                __a_pPendingReset,
-            )?;
+            let __v = __d
+                .zes_device_read_overclock_state(
+                    __a_hDevice,
+                    __a_pOverclockMode,
+                    __a_pWaiverSetting,
+                    __a_pOverclockState,
+                    __a_pPendingAction,
+                    __a_pPendingReset,
+                )?;
             if !pOverclockMode.is_null() {
                 ::core::ptr::write(pOverclockMode, __tmp_pOverclockMode);
             }
@@ -12550,8 +13388,9 @@ pub unsafe extern "C" fn zesDeviceReadOverclockState(
             if !pPendingReset.is_null() {
                 ::core::ptr::write(pPendingReset, __tmp_pPendingReset);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12586,13 +13425,15 @@ pub unsafe extern "C" fn zesDeviceEnumOverclockDomains(
                 phDomainHandle as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_overclock_domains(
-                __a_hDevice,
-                __a_pCount,
-                __a_phDomainHandle,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_overclock_domains(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_phDomainHandle,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12619,12 +13460,14 @@ pub unsafe extern "C" fn zesOverclockGetDomainProperties(
             let __a_pDomainProperties = pDomainProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_overclock_get_domain_properties(
-                __a_hDomainHandle,
-                __a_pDomainProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_overclock_get_domain_properties(
+                    __a_hDomainHandle,
+                    __a_pDomainProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12651,12 +13494,14 @@ pub unsafe extern "C" fn zesOverclockGetDomainVFProperties(
             let __a_pVFProperties = pVFProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_overclock_get_domain_vf_properties(
-                __a_hDomainHandle,
-                __a_pVFProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_overclock_get_domain_vf_properties(
+                    __a_hDomainHandle,
+                    __a_pVFProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12690,13 +13535,15 @@ pub unsafe extern "C" fn zesOverclockGetDomainControlProperties(
             let __a_pControlProperties = pControlProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_overclock_get_domain_control_properties(
-                __a_hDomainHandle,
-                __a_DomainControl,
-                __a_pControlProperties,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_overclock_get_domain_control_properties(
+                    __a_hDomainHandle,
+                    __a_DomainControl,
+                    __a_pControlProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12730,13 +13577,15 @@ pub unsafe extern "C" fn zesOverclockGetControlCurrentValue(
             let __a_pValue = pValue
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_overclock_get_control_current_value(
-                __a_hDomainHandle,
-                __a_DomainControl,
-                __a_pValue,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_overclock_get_control_current_value(
+                    __a_hDomainHandle,
+                    __a_DomainControl,
+                    __a_pValue,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12776,16 +13625,18 @@ pub unsafe extern "C" fn zesOverclockGetControlPendingValue(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pValue = &mut __tmp_pValue;
-            __d.zes_overclock_get_control_pending_value(
-                __a_hDomainHandle,
-                __a_DomainControl,
-                __a_pValue,
-            )?;
+            let __v = __d
+                .zes_overclock_get_control_pending_value(
+                    __a_hDomainHandle,
+                    __a_DomainControl,
+                    __a_pValue,
+                )?;
             if !pValue.is_null() {
                 ::core::ptr::write(pValue, __tmp_pValue);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12829,17 +13680,19 @@ pub unsafe extern "C" fn zesOverclockSetControlUserValue(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPendingAction = &mut __tmp_pPendingAction;
-            __d.zes_overclock_set_control_user_value(
-                __a_hDomainHandle,
-                __a_DomainControl,
-                __a_pValue,
-                __a_pPendingAction,
-            )?;
+            let __v = __d
+                .zes_overclock_set_control_user_value(
+                    __a_hDomainHandle,
+                    __a_DomainControl,
+                    __a_pValue,
+                    __a_pPendingAction,
+                )?;
             if !pPendingAction.is_null() {
                 ::core::ptr::write(pPendingAction, __tmp_pPendingAction);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12891,20 +13744,22 @@ pub unsafe extern "C" fn zesOverclockGetControlState(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPendingAction = &mut __tmp_pPendingAction;
-            __d.zes_overclock_get_control_state(
-                __a_hDomainHandle,
-                __a_DomainControl,
-                __a_pControlState,
-                __a_pPendingAction,
-            )?;
+            let __v = __d
+                .zes_overclock_get_control_state(
+                    __a_hDomainHandle,
+                    __a_DomainControl,
+                    __a_pControlState,
+                    __a_pPendingAction,
+                )?;
             if !pControlState.is_null() {
                 ::core::ptr::write(pControlState, __tmp_pControlState);
             }
             if !pPendingAction.is_null() {
                 ::core::ptr::write(pPendingAction, __tmp_pPendingAction);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12952,18 +13807,20 @@ pub unsafe extern "C" fn zesOverclockGetVFPointValues(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_PointValue = &mut __tmp_PointValue;
-            __d.zes_overclock_get_vf_point_values(
-                __a_hDomainHandle,
-                __a_VFType,
-                __a_VFArrayType,
-                __a_PointIndex,
-                __a_PointValue,
-            )?;
+            let __v = __d
+                .zes_overclock_get_vf_point_values(
+                    __a_hDomainHandle,
+                    __a_VFType,
+                    __a_VFArrayType,
+                    __a_PointIndex,
+                    __a_PointValue,
+                )?;
             if !PointValue.is_null() {
                 ::core::ptr::write(PointValue, __tmp_PointValue);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -12999,14 +13856,16 @@ pub unsafe extern "C" fn zesOverclockSetVFPointValues(
             let __a_VFType = VFType;
             let __a_PointIndex = PointIndex;
             let __a_PointValue = PointValue;
-            __d.zes_overclock_set_vf_point_values(
-                __a_hDomainHandle,
-                __a_VFType,
-                __a_PointIndex,
-                __a_PointValue,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_overclock_set_vf_point_values(
+                    __a_hDomainHandle,
+                    __a_VFType,
+                    __a_PointIndex,
+                    __a_PointValue,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13041,13 +13900,15 @@ pub unsafe extern "C" fn zesDeviceEnumDiagnosticTestSuites(
                 phDiagnostics as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_diagnostic_test_suites(
-                __a_hDevice,
-                __a_pCount,
-                __a_phDiagnostics,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_diagnostic_test_suites(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_phDiagnostics,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13071,9 +13932,11 @@ pub unsafe extern "C" fn zesDiagnosticsGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_diagnostics_get_properties(__a_hDiagnostics, __a_pProperties)?;
-            Ok(())
+            let __v = __d
+                .zes_diagnostics_get_properties(__a_hDiagnostics, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13106,9 +13969,11 @@ pub unsafe extern "C" fn zesDiagnosticsGetTests(
                     ),
                 )
             };
-            __d.zes_diagnostics_get_tests(__a_hDiagnostics, __a_pCount, __a_pTests)?;
-            Ok(())
+            let __v = __d
+                .zes_diagnostics_get_tests(__a_hDiagnostics, __a_pCount, __a_pTests)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13146,14 +14011,16 @@ pub unsafe extern "C" fn zesDiagnosticsRunTests(
             let __a_pResult = pResult
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_diagnostics_run_tests(
-                __a_hDiagnostics,
-                __a_startIndex,
-                __a_endIndex,
-                __a_pResult,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_diagnostics_run_tests(
+                    __a_hDiagnostics,
+                    __a_startIndex,
+                    __a_endIndex,
+                    __a_pResult,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13179,12 +14046,13 @@ pub unsafe extern "C" fn zesDeviceEccAvailable(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pAvailable = &mut __tmp_pAvailable;
-            __d.zes_device_ecc_available(__a_hDevice, __a_pAvailable)?;
+            let __v = __d.zes_device_ecc_available(__a_hDevice, __a_pAvailable)?;
             if !pAvailable.is_null() {
                 ::core::ptr::write(pAvailable, __tmp_pAvailable);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13210,12 +14078,13 @@ pub unsafe extern "C" fn zesDeviceEccConfigurable(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pConfigurable = &mut __tmp_pConfigurable;
-            __d.zes_device_ecc_configurable(__a_hDevice, __a_pConfigurable)?;
+            let __v = __d.zes_device_ecc_configurable(__a_hDevice, __a_pConfigurable)?;
             if !pConfigurable.is_null() {
                 ::core::ptr::write(pConfigurable, __tmp_pConfigurable);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13235,9 +14104,10 @@ pub unsafe extern "C" fn zesDeviceGetEccState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_device_get_ecc_state(__a_hDevice, __a_pState)?;
-            Ok(())
+            let __v = __d.zes_device_get_ecc_state(__a_hDevice, __a_pState)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13261,9 +14131,11 @@ pub unsafe extern "C" fn zesDeviceSetEccState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_device_set_ecc_state(__a_hDevice, __a_newState, __a_pState)?;
-            Ok(())
+            let __v = __d
+                .zes_device_set_ecc_state(__a_hDevice, __a_newState, __a_pState)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13292,9 +14164,11 @@ pub unsafe extern "C" fn zesDeviceEnumEngineGroups(
                 phEngine as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_engine_groups(__a_hDevice, __a_pCount, __a_phEngine)?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_engine_groups(__a_hDevice, __a_pCount, __a_phEngine)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13314,9 +14188,10 @@ pub unsafe extern "C" fn zesEngineGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_engine_get_properties(__a_hEngine, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_engine_get_properties(__a_hEngine, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13336,9 +14211,10 @@ pub unsafe extern "C" fn zesEngineGetActivity(
             let __a_pStats = pStats
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_engine_get_activity(__a_hEngine, __a_pStats)?;
-            Ok(())
+            let __v = __d.zes_engine_get_activity(__a_hEngine, __a_pStats)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13369,9 +14245,11 @@ pub unsafe extern "C" fn zesEngineGetActivityExt(
                     ),
                 )
             };
-            __d.zes_engine_get_activity_ext(__a_hEngine, __a_pCount, __a_pStats)?;
-            Ok(())
+            let __v = __d
+                .zes_engine_get_activity_ext(__a_hEngine, __a_pCount, __a_pStats)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13389,9 +14267,10 @@ pub unsafe extern "C" fn zesDeviceEventRegister(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_events = events;
-            __d.zes_device_event_register(__a_hDevice, __a_events)?;
-            Ok(())
+            let __v = __d.zes_device_event_register(__a_hDevice, __a_events)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13441,16 +14320,18 @@ pub unsafe extern "C" fn zesDriverEventListen(
             let __a_pEvents = pEvents
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_driver_event_listen(
-                __a_hDriver,
-                __a_timeout,
-                __a_count,
-                __a_phDevices,
-                __a_pNumDeviceEvents,
-                __a_pEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_driver_event_listen(
+                    __a_hDriver,
+                    __a_timeout,
+                    __a_count,
+                    __a_phDevices,
+                    __a_pNumDeviceEvents,
+                    __a_pEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13500,16 +14381,18 @@ pub unsafe extern "C" fn zesDriverEventListenEx(
             let __a_pEvents = pEvents
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_driver_event_listen_ex(
-                __a_hDriver,
-                __a_timeout,
-                __a_count,
-                __a_phDevices,
-                __a_pNumDeviceEvents,
-                __a_pEvents,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_driver_event_listen_ex(
+                    __a_hDriver,
+                    __a_timeout,
+                    __a_count,
+                    __a_phDevices,
+                    __a_pNumDeviceEvents,
+                    __a_pEvents,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13536,9 +14419,11 @@ pub unsafe extern "C" fn zesDeviceEnumFabricPorts(
                 phPort as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_fabric_ports(__a_hDevice, __a_pCount, __a_phPort)?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_fabric_ports(__a_hDevice, __a_pCount, __a_phPort)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13558,9 +14443,10 @@ pub unsafe extern "C" fn zesFabricPortGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_fabric_port_get_properties(__a_hPort, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_fabric_port_get_properties(__a_hPort, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13580,9 +14466,10 @@ pub unsafe extern "C" fn zesFabricPortGetLinkType(
             let __a_pLinkType = pLinkType
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_fabric_port_get_link_type(__a_hPort, __a_pLinkType)?;
-            Ok(())
+            let __v = __d.zes_fabric_port_get_link_type(__a_hPort, __a_pLinkType)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13602,9 +14489,10 @@ pub unsafe extern "C" fn zesFabricPortGetConfig(
             let __a_pConfig = pConfig
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_fabric_port_get_config(__a_hPort, __a_pConfig)?;
-            Ok(())
+            let __v = __d.zes_fabric_port_get_config(__a_hPort, __a_pConfig)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13624,9 +14512,10 @@ pub unsafe extern "C" fn zesFabricPortSetConfig(
             let __a_pConfig = pConfig
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_fabric_port_set_config(__a_hPort, __a_pConfig)?;
-            Ok(())
+            let __v = __d.zes_fabric_port_set_config(__a_hPort, __a_pConfig)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13646,9 +14535,10 @@ pub unsafe extern "C" fn zesFabricPortGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_fabric_port_get_state(__a_hPort, __a_pState)?;
-            Ok(())
+            let __v = __d.zes_fabric_port_get_state(__a_hPort, __a_pState)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13668,9 +14558,10 @@ pub unsafe extern "C" fn zesFabricPortGetThroughput(
             let __a_pThroughput = pThroughput
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_fabric_port_get_throughput(__a_hPort, __a_pThroughput)?;
-            Ok(())
+            let __v = __d.zes_fabric_port_get_throughput(__a_hPort, __a_pThroughput)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13692,9 +14583,11 @@ pub unsafe extern "C" fn zesFabricPortGetFabricErrorCounters(
             let __a_pErrors = pErrors
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_fabric_port_get_fabric_error_counters(__a_hPort, __a_pErrors)?;
-            Ok(())
+            let __v = __d
+                .zes_fabric_port_get_fabric_error_counters(__a_hPort, __a_pErrors)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13731,15 +14624,21 @@ pub unsafe extern "C" fn zesFabricPortGetMultiPortThroughput(
             let __a_phPort = zekit_rt::handle::handle_slice::<
                 crate::kinds::ZesFabricPort,
             >(phPort as *const *mut c_void, (numPorts as usize))?;
-            let __a_pThroughput = pThroughput;
-            __d.zes_fabric_port_get_multi_port_throughput(
-                __a_hDevice,
-                __a_numPorts,
-                __a_phPort,
-                __a_pThroughput,
-            )?;
-            Ok(())
+            let __a_pThroughput = if pThroughput.is_null() {
+                None
+            } else {
+                Some(::core::slice::from_raw_parts_mut(pThroughput, (numPorts as usize)))
+            };
+            let __v = __d
+                .zes_fabric_port_get_multi_port_throughput(
+                    __a_hDevice,
+                    __a_numPorts,
+                    __a_phPort,
+                    __a_pThroughput,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13766,9 +14665,10 @@ pub unsafe extern "C" fn zesDeviceEnumFans(
                 phFan as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_fans(__a_hDevice, __a_pCount, __a_phFan)?;
-            Ok(())
+            let __v = __d.zes_device_enum_fans(__a_hDevice, __a_pCount, __a_phFan)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13788,9 +14688,10 @@ pub unsafe extern "C" fn zesFanGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_fan_get_properties(__a_hFan, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_fan_get_properties(__a_hFan, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13810,9 +14711,10 @@ pub unsafe extern "C" fn zesFanGetConfig(
             let __a_pConfig = pConfig
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_fan_get_config(__a_hFan, __a_pConfig)?;
-            Ok(())
+            let __v = __d.zes_fan_get_config(__a_hFan, __a_pConfig)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13826,9 +14728,10 @@ pub unsafe extern "C" fn zesFanSetDefaultMode(hFan: zes_fan_handle_t) -> ze_resu
             let __a_hFan = Handle::<
                 crate::kinds::ZesFan,
             >::from_raw(hFan as *mut c_void)?;
-            __d.zes_fan_set_default_mode(__a_hFan)?;
-            Ok(())
+            let __v = __d.zes_fan_set_default_mode(__a_hFan)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13848,9 +14751,10 @@ pub unsafe extern "C" fn zesFanSetFixedSpeedMode(
             let __a_speed = speed
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_fan_set_fixed_speed_mode(__a_hFan, __a_speed)?;
-            Ok(())
+            let __v = __d.zes_fan_set_fixed_speed_mode(__a_hFan, __a_speed)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13870,9 +14774,10 @@ pub unsafe extern "C" fn zesFanSetSpeedTableMode(
             let __a_speedTable = speedTable
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_fan_set_speed_table_mode(__a_hFan, __a_speedTable)?;
-            Ok(())
+            let __v = __d.zes_fan_set_speed_table_mode(__a_hFan, __a_speedTable)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13894,9 +14799,10 @@ pub unsafe extern "C" fn zesFanGetState(
             let __a_pSpeed = pSpeed
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_fan_get_state(__a_hFan, __a_units, __a_pSpeed)?;
-            Ok(())
+            let __v = __d.zes_fan_get_state(__a_hFan, __a_units, __a_pSpeed)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13925,9 +14831,11 @@ pub unsafe extern "C" fn zesDeviceEnumFirmwares(
                 phFirmware as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_firmwares(__a_hDevice, __a_pCount, __a_phFirmware)?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_firmwares(__a_hDevice, __a_pCount, __a_phFirmware)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13947,9 +14855,10 @@ pub unsafe extern "C" fn zesFirmwareGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_firmware_get_properties(__a_hFirmware, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_firmware_get_properties(__a_hFirmware, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13969,9 +14878,10 @@ pub unsafe extern "C" fn zesFirmwareFlash(
             >::from_raw(hFirmware as *mut c_void)?;
             let __a_pImage = pImage;
             let __a_size = size;
-            __d.zes_firmware_flash(__a_hFirmware, __a_pImage, __a_size)?;
-            Ok(())
+            let __v = __d.zes_firmware_flash(__a_hFirmware, __a_pImage, __a_size)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -13995,9 +14905,11 @@ pub unsafe extern "C" fn zesFirmwareGetFlashProgress(
             let __a_pCompletionPercent = pCompletionPercent
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_firmware_get_flash_progress(__a_hFirmware, __a_pCompletionPercent)?;
-            Ok(())
+            let __v = __d
+                .zes_firmware_get_flash_progress(__a_hFirmware, __a_pCompletionPercent)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14023,13 +14935,15 @@ pub unsafe extern "C" fn zesFirmwareGetConsoleLogs(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pFirmwareLog = pFirmwareLog;
-            __d.zes_firmware_get_console_logs(
-                __a_hFirmware,
-                __a_pSize,
-                __a_pFirmwareLog,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_firmware_get_console_logs(
+                    __a_hFirmware,
+                    __a_pSize,
+                    __a_pFirmwareLog,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14049,9 +14963,11 @@ pub unsafe extern "C" fn zesFirmwareGetSecurityVersionExp(
                 crate::kinds::ZesFirmware,
             >::from_raw(hFirmware as *mut c_void)?;
             let __a_pVersion = pVersion;
-            __d.zes_firmware_get_security_version_exp(__a_hFirmware, __a_pVersion)?;
-            Ok(())
+            let __v = __d
+                .zes_firmware_get_security_version_exp(__a_hFirmware, __a_pVersion)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14067,9 +14983,10 @@ pub unsafe extern "C" fn zesFirmwareSetSecurityVersionExp(
             let __a_hFirmware = Handle::<
                 crate::kinds::ZesFirmware,
             >::from_raw(hFirmware as *mut c_void)?;
-            __d.zes_firmware_set_security_version_exp(__a_hFirmware)?;
-            Ok(())
+            let __v = __d.zes_firmware_set_security_version_exp(__a_hFirmware)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14100,13 +15017,15 @@ pub unsafe extern "C" fn zesDeviceEnumFrequencyDomains(
                 phFrequency as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_frequency_domains(
-                __a_hDevice,
-                __a_pCount,
-                __a_phFrequency,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_frequency_domains(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_phFrequency,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14128,9 +15047,10 @@ pub unsafe extern "C" fn zesFrequencyGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_frequency_get_properties(__a_hFrequency, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_frequency_get_properties(__a_hFrequency, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14169,13 +15089,15 @@ pub unsafe extern "C" fn zesFrequencyGetAvailableClocks(
                     ),
                 )
             };
-            __d.zes_frequency_get_available_clocks(
-                __a_hFrequency,
-                __a_pCount,
-                __a_phFrequency,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_frequency_get_available_clocks(
+                    __a_hFrequency,
+                    __a_pCount,
+                    __a_phFrequency,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14195,9 +15117,10 @@ pub unsafe extern "C" fn zesFrequencyGetRange(
             let __a_pLimits = pLimits
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_frequency_get_range(__a_hFrequency, __a_pLimits)?;
-            Ok(())
+            let __v = __d.zes_frequency_get_range(__a_hFrequency, __a_pLimits)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14217,9 +15140,10 @@ pub unsafe extern "C" fn zesFrequencySetRange(
             let __a_pLimits = pLimits
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_frequency_set_range(__a_hFrequency, __a_pLimits)?;
-            Ok(())
+            let __v = __d.zes_frequency_set_range(__a_hFrequency, __a_pLimits)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14239,9 +15163,10 @@ pub unsafe extern "C" fn zesFrequencyGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_frequency_get_state(__a_hFrequency, __a_pState)?;
-            Ok(())
+            let __v = __d.zes_frequency_get_state(__a_hFrequency, __a_pState)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14265,9 +15190,11 @@ pub unsafe extern "C" fn zesFrequencyGetThrottleTime(
             let __a_pThrottleTime = pThrottleTime
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_frequency_get_throttle_time(__a_hFrequency, __a_pThrottleTime)?;
-            Ok(())
+            let __v = __d
+                .zes_frequency_get_throttle_time(__a_hFrequency, __a_pThrottleTime)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14291,9 +15218,11 @@ pub unsafe extern "C" fn zesFrequencyOcGetCapabilities(
             let __a_pOcCapabilities = pOcCapabilities
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_frequency_oc_get_capabilities(__a_hFrequency, __a_pOcCapabilities)?;
-            Ok(())
+            let __v = __d
+                .zes_frequency_oc_get_capabilities(__a_hFrequency, __a_pOcCapabilities)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14326,15 +15255,17 @@ pub unsafe extern "C" fn zesFrequencyOcGetFrequencyTarget(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCurrentOcFrequency = &mut __tmp_pCurrentOcFrequency;
-            __d.zes_frequency_oc_get_frequency_target(
-                __a_hFrequency,
-                __a_pCurrentOcFrequency,
-            )?;
+            let __v = __d
+                .zes_frequency_oc_get_frequency_target(
+                    __a_hFrequency,
+                    __a_pCurrentOcFrequency,
+                )?;
             if !pCurrentOcFrequency.is_null() {
                 ::core::ptr::write(pCurrentOcFrequency, __tmp_pCurrentOcFrequency);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14359,12 +15290,14 @@ pub unsafe extern "C" fn zesFrequencyOcSetFrequencyTarget(
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_CurrentOcFrequency = CurrentOcFrequency;
-            __d.zes_frequency_oc_set_frequency_target(
-                __a_hFrequency,
-                __a_CurrentOcFrequency,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_frequency_oc_set_frequency_target(
+                    __a_hFrequency,
+                    __a_CurrentOcFrequency,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14412,19 +15345,21 @@ pub unsafe extern "C" fn zesFrequencyOcGetVoltageTarget(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCurrentVoltageOffset = &mut __tmp_pCurrentVoltageOffset;
-            __d.zes_frequency_oc_get_voltage_target(
-                __a_hFrequency,
-                __a_pCurrentVoltageTarget,
-                __a_pCurrentVoltageOffset,
-            )?;
+            let __v = __d
+                .zes_frequency_oc_get_voltage_target(
+                    __a_hFrequency,
+                    __a_pCurrentVoltageTarget,
+                    __a_pCurrentVoltageOffset,
+                )?;
             if !pCurrentVoltageTarget.is_null() {
                 ::core::ptr::write(pCurrentVoltageTarget, __tmp_pCurrentVoltageTarget);
             }
             if !pCurrentVoltageOffset.is_null() {
                 ::core::ptr::write(pCurrentVoltageOffset, __tmp_pCurrentVoltageOffset);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14456,13 +15391,15 @@ pub unsafe extern "C" fn zesFrequencyOcSetVoltageTarget(
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_CurrentVoltageTarget = CurrentVoltageTarget;
             let __a_CurrentVoltageOffset = CurrentVoltageOffset;
-            __d.zes_frequency_oc_set_voltage_target(
-                __a_hFrequency,
-                __a_CurrentVoltageTarget,
-                __a_CurrentVoltageOffset,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_frequency_oc_set_voltage_target(
+                    __a_hFrequency,
+                    __a_CurrentVoltageTarget,
+                    __a_CurrentVoltageOffset,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14480,9 +15417,10 @@ pub unsafe extern "C" fn zesFrequencyOcSetMode(
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_CurrentOcMode = CurrentOcMode;
-            __d.zes_frequency_oc_set_mode(__a_hFrequency, __a_CurrentOcMode)?;
-            Ok(())
+            let __v = __d.zes_frequency_oc_set_mode(__a_hFrequency, __a_CurrentOcMode)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14508,12 +15446,13 @@ pub unsafe extern "C" fn zesFrequencyOcGetMode(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCurrentOcMode = &mut __tmp_pCurrentOcMode;
-            __d.zes_frequency_oc_get_mode(__a_hFrequency, __a_pCurrentOcMode)?;
+            let __v = __d.zes_frequency_oc_get_mode(__a_hFrequency, __a_pCurrentOcMode)?;
             if !pCurrentOcMode.is_null() {
                 ::core::ptr::write(pCurrentOcMode, __tmp_pCurrentOcMode);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14533,9 +15472,10 @@ pub unsafe extern "C" fn zesFrequencyOcGetIccMax(
             let __a_pOcIccMax = pOcIccMax
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_frequency_oc_get_icc_max(__a_hFrequency, __a_pOcIccMax)?;
-            Ok(())
+            let __v = __d.zes_frequency_oc_get_icc_max(__a_hFrequency, __a_pOcIccMax)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14553,9 +15493,10 @@ pub unsafe extern "C" fn zesFrequencyOcSetIccMax(
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_ocIccMax = ocIccMax;
-            __d.zes_frequency_oc_set_icc_max(__a_hFrequency, __a_ocIccMax)?;
-            Ok(())
+            let __v = __d.zes_frequency_oc_set_icc_max(__a_hFrequency, __a_ocIccMax)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14575,9 +15516,10 @@ pub unsafe extern "C" fn zesFrequencyOcGetTjMax(
             let __a_pOcTjMax = pOcTjMax
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_frequency_oc_get_tj_max(__a_hFrequency, __a_pOcTjMax)?;
-            Ok(())
+            let __v = __d.zes_frequency_oc_get_tj_max(__a_hFrequency, __a_pOcTjMax)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14595,9 +15537,10 @@ pub unsafe extern "C" fn zesFrequencyOcSetTjMax(
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_ocTjMax = ocTjMax;
-            __d.zes_frequency_oc_set_tj_max(__a_hFrequency, __a_ocTjMax)?;
-            Ok(())
+            let __v = __d.zes_frequency_oc_set_tj_max(__a_hFrequency, __a_ocTjMax)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14624,9 +15567,10 @@ pub unsafe extern "C" fn zesDeviceEnumLeds(
                 phLed as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_leds(__a_hDevice, __a_pCount, __a_phLed)?;
-            Ok(())
+            let __v = __d.zes_device_enum_leds(__a_hDevice, __a_pCount, __a_phLed)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14646,9 +15590,10 @@ pub unsafe extern "C" fn zesLedGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_led_get_properties(__a_hLed, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_led_get_properties(__a_hLed, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14668,9 +15613,10 @@ pub unsafe extern "C" fn zesLedGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_led_get_state(__a_hLed, __a_pState)?;
-            Ok(())
+            let __v = __d.zes_led_get_state(__a_hLed, __a_pState)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14688,9 +15634,10 @@ pub unsafe extern "C" fn zesLedSetState(
                 crate::kinds::ZesLed,
             >::from_raw(hLed as *mut c_void)?;
             let __a_enable = enable;
-            __d.zes_led_set_state(__a_hLed, __a_enable)?;
-            Ok(())
+            let __v = __d.zes_led_set_state(__a_hLed, __a_enable)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14710,9 +15657,10 @@ pub unsafe extern "C" fn zesLedSetColor(
             let __a_pColor = pColor
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_led_set_color(__a_hLed, __a_pColor)?;
-            Ok(())
+            let __v = __d.zes_led_set_color(__a_hLed, __a_pColor)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14741,9 +15689,11 @@ pub unsafe extern "C" fn zesDeviceEnumMemoryModules(
                 phMemory as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_memory_modules(__a_hDevice, __a_pCount, __a_phMemory)?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_memory_modules(__a_hDevice, __a_pCount, __a_phMemory)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14763,9 +15713,10 @@ pub unsafe extern "C" fn zesMemoryGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_memory_get_properties(__a_hMemory, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_memory_get_properties(__a_hMemory, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14785,9 +15736,10 @@ pub unsafe extern "C" fn zesMemoryGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_memory_get_state(__a_hMemory, __a_pState)?;
-            Ok(())
+            let __v = __d.zes_memory_get_state(__a_hMemory, __a_pState)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14807,9 +15759,10 @@ pub unsafe extern "C" fn zesMemoryGetBandwidth(
             let __a_pBandwidth = pBandwidth
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_memory_get_bandwidth(__a_hMemory, __a_pBandwidth)?;
-            Ok(())
+            let __v = __d.zes_memory_get_bandwidth(__a_hMemory, __a_pBandwidth)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14849,16 +15802,18 @@ pub unsafe extern "C" fn zesDevicePciLinkSpeedUpdateExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pendingAction = &mut __tmp_pendingAction;
-            __d.zes_device_pci_link_speed_update_ext(
-                __a_hDevice,
-                __a_shouldDowngrade,
-                __a_pendingAction,
-            )?;
+            let __v = __d
+                .zes_device_pci_link_speed_update_ext(
+                    __a_hDevice,
+                    __a_shouldDowngrade,
+                    __a_pendingAction,
+                )?;
             if !pendingAction.is_null() {
                 ::core::ptr::write(pendingAction, __tmp_pendingAction);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14893,13 +15848,15 @@ pub unsafe extern "C" fn zesDeviceEnumPerformanceFactorDomains(
                 phPerf as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_performance_factor_domains(
-                __a_hDevice,
-                __a_pCount,
-                __a_phPerf,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_performance_factor_domains(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_phPerf,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14921,9 +15878,11 @@ pub unsafe extern "C" fn zesPerformanceFactorGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_performance_factor_get_properties(__a_hPerf, __a_pProperties)?;
-            Ok(())
+            let __v = __d
+                .zes_performance_factor_get_properties(__a_hPerf, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14943,9 +15902,10 @@ pub unsafe extern "C" fn zesPerformanceFactorGetConfig(
             let __a_pFactor = pFactor
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_performance_factor_get_config(__a_hPerf, __a_pFactor)?;
-            Ok(())
+            let __v = __d.zes_performance_factor_get_config(__a_hPerf, __a_pFactor)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14963,9 +15923,10 @@ pub unsafe extern "C" fn zesPerformanceFactorSetConfig(
                 crate::kinds::ZesPerf,
             >::from_raw(hPerf as *mut c_void)?;
             let __a_factor = factor;
-            __d.zes_performance_factor_set_config(__a_hPerf, __a_factor)?;
-            Ok(())
+            let __v = __d.zes_performance_factor_set_config(__a_hPerf, __a_factor)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -14994,9 +15955,11 @@ pub unsafe extern "C" fn zesDeviceEnumPowerDomains(
                 phPower as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_power_domains(__a_hDevice, __a_pCount, __a_phPower)?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_power_domains(__a_hDevice, __a_pCount, __a_phPower)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15013,15 +15976,19 @@ pub unsafe extern "C" fn zesDeviceGetCardPowerDomain(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
+            let mut __tmp_phPower = None;
             if phPower.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phPower = None;
             let __a_phPower = &mut __tmp_phPower;
-            __d.zes_device_get_card_power_domain(__a_hDevice, __a_phPower)?;
-            *phPower = __tmp_phPower.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
-            Ok(())
+            let __v = __d.zes_device_get_card_power_domain(__a_hDevice, __a_phPower)?;
+            if !phPower.is_null() {
+                *phPower = __tmp_phPower
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15041,9 +16008,10 @@ pub unsafe extern "C" fn zesPowerGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_power_get_properties(__a_hPower, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_power_get_properties(__a_hPower, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15063,9 +16031,10 @@ pub unsafe extern "C" fn zesPowerGetEnergyCounter(
             let __a_pEnergy = pEnergy
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_power_get_energy_counter(__a_hPower, __a_pEnergy)?;
-            Ok(())
+            let __v = __d.zes_power_get_energy_counter(__a_hPower, __a_pEnergy)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15089,9 +16058,16 @@ pub unsafe extern "C" fn zesPowerGetLimits(
             let __a_pSustained = pSustained.as_mut();
             let __a_pBurst = pBurst.as_mut();
             let __a_pPeak = pPeak.as_mut();
-            __d.zes_power_get_limits(__a_hPower, __a_pSustained, __a_pBurst, __a_pPeak)?;
-            Ok(())
+            let __v = __d
+                .zes_power_get_limits(
+                    __a_hPower,
+                    __a_pSustained,
+                    __a_pBurst,
+                    __a_pPeak,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15115,9 +16091,16 @@ pub unsafe extern "C" fn zesPowerSetLimits(
             let __a_pSustained = pSustained.as_ref();
             let __a_pBurst = pBurst.as_ref();
             let __a_pPeak = pPeak.as_ref();
-            __d.zes_power_set_limits(__a_hPower, __a_pSustained, __a_pBurst, __a_pPeak)?;
-            Ok(())
+            let __v = __d
+                .zes_power_set_limits(
+                    __a_hPower,
+                    __a_pSustained,
+                    __a_pBurst,
+                    __a_pPeak,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15137,9 +16120,10 @@ pub unsafe extern "C" fn zesPowerGetEnergyThreshold(
             let __a_pThreshold = pThreshold
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_power_get_energy_threshold(__a_hPower, __a_pThreshold)?;
-            Ok(())
+            let __v = __d.zes_power_get_energy_threshold(__a_hPower, __a_pThreshold)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15157,9 +16141,10 @@ pub unsafe extern "C" fn zesPowerSetEnergyThreshold(
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
             let __a_threshold = threshold;
-            __d.zes_power_set_energy_threshold(__a_hPower, __a_threshold)?;
-            Ok(())
+            let __v = __d.zes_power_set_energy_threshold(__a_hPower, __a_threshold)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15199,15 +16184,17 @@ pub unsafe extern "C" fn zesPowerGetUsage(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pAveragePower = &mut __tmp_pAveragePower;
-            __d.zes_power_get_usage(__a_hPower, __a_pInstantPower, __a_pAveragePower)?;
+            let __v = __d
+                .zes_power_get_usage(__a_hPower, __a_pInstantPower, __a_pAveragePower)?;
             if !pInstantPower.is_null() {
                 ::core::ptr::write(pInstantPower, __tmp_pInstantPower);
             }
             if !pAveragePower.is_null() {
                 ::core::ptr::write(pAveragePower, __tmp_pAveragePower);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15238,9 +16225,11 @@ pub unsafe extern "C" fn zesPowerGetLimitsExt(
                     ),
                 )
             };
-            __d.zes_power_get_limits_ext(__a_hPower, __a_pCount, __a_pSustained)?;
-            Ok(())
+            let __v = __d
+                .zes_power_get_limits_ext(__a_hPower, __a_pCount, __a_pSustained)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15271,9 +16260,11 @@ pub unsafe extern "C" fn zesPowerSetLimitsExt(
                     ::core::slice::from_raw_parts(pSustained, __len)
                 }
             };
-            __d.zes_power_set_limits_ext(__a_hPower, __a_pCount, __a_pSustained)?;
-            Ok(())
+            let __v = __d
+                .zes_power_set_limits_ext(__a_hPower, __a_pCount, __a_pSustained)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15299,12 +16290,13 @@ pub unsafe extern "C" fn zesPowerGetLimitsExt2(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pLimit = &mut __tmp_pLimit;
-            __d.zes_power_get_limits_ext2(__a_hPower, __a_pLimit)?;
+            let __v = __d.zes_power_get_limits_ext2(__a_hPower, __a_pLimit)?;
             if !pLimit.is_null() {
                 ::core::ptr::write(pLimit, __tmp_pLimit);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15322,9 +16314,10 @@ pub unsafe extern "C" fn zesPowerSetLimitsExt2(
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
             let __a_limit = limit;
-            __d.zes_power_set_limits_ext2(__a_hPower, __a_limit)?;
-            Ok(())
+            let __v = __d.zes_power_set_limits_ext2(__a_hPower, __a_limit)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15351,9 +16344,10 @@ pub unsafe extern "C" fn zesDeviceEnumPsus(
                 phPsu as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_psus(__a_hDevice, __a_pCount, __a_phPsu)?;
-            Ok(())
+            let __v = __d.zes_device_enum_psus(__a_hDevice, __a_pCount, __a_phPsu)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15373,9 +16367,10 @@ pub unsafe extern "C" fn zesPsuGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_psu_get_properties(__a_hPsu, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_psu_get_properties(__a_hPsu, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15395,9 +16390,10 @@ pub unsafe extern "C" fn zesPsuGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_psu_get_state(__a_hPsu, __a_pState)?;
-            Ok(())
+            let __v = __d.zes_psu_get_state(__a_hPsu, __a_pState)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15424,9 +16420,11 @@ pub unsafe extern "C" fn zesDeviceEnumRasErrorSets(
                 phRas as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_ras_error_sets(__a_hDevice, __a_pCount, __a_phRas)?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_ras_error_sets(__a_hDevice, __a_pCount, __a_phRas)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15446,9 +16444,10 @@ pub unsafe extern "C" fn zesRasGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_ras_get_properties(__a_hRas, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_ras_get_properties(__a_hRas, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15468,9 +16467,10 @@ pub unsafe extern "C" fn zesRasGetConfig(
             let __a_pConfig = pConfig
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_ras_get_config(__a_hRas, __a_pConfig)?;
-            Ok(())
+            let __v = __d.zes_ras_get_config(__a_hRas, __a_pConfig)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15490,9 +16490,10 @@ pub unsafe extern "C" fn zesRasSetConfig(
             let __a_pConfig = pConfig
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_ras_set_config(__a_hRas, __a_pConfig)?;
-            Ok(())
+            let __v = __d.zes_ras_set_config(__a_hRas, __a_pConfig)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15514,9 +16515,10 @@ pub unsafe extern "C" fn zesRasGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_ras_get_state(__a_hRas, __a_clear, __a_pState)?;
-            Ok(())
+            let __v = __d.zes_ras_get_state(__a_hRas, __a_clear, __a_pState)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15547,9 +16549,10 @@ pub unsafe extern "C" fn zesRasGetStateExp(
                     ),
                 )
             };
-            __d.zes_ras_get_state_exp(__a_hRas, __a_pCount, __a_pState)?;
-            Ok(())
+            let __v = __d.zes_ras_get_state_exp(__a_hRas, __a_pCount, __a_pState)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15567,9 +16570,10 @@ pub unsafe extern "C" fn zesRasClearStateExp(
                 crate::kinds::ZesRas,
             >::from_raw(hRas as *mut c_void)?;
             let __a_category = category;
-            __d.zes_ras_clear_state_exp(__a_hRas, __a_category)?;
-            Ok(())
+            let __v = __d.zes_ras_clear_state_exp(__a_hRas, __a_category)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15604,13 +16608,15 @@ pub unsafe extern "C" fn zesRasGetSupportedCategoriesExp(
                     ),
                 )
             };
-            __d.zes_ras_get_supported_categories_exp(
-                __a_hRas,
-                __a_pCount,
-                __a_pCategories,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_ras_get_supported_categories_exp(
+                    __a_hRas,
+                    __a_pCount,
+                    __a_pCategories,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15647,14 +16653,16 @@ pub unsafe extern "C" fn zesRasGetStateExp2(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pState, (count as usize)))
             };
-            __d.zes_ras_get_state_exp2(
-                __a_hRas,
-                __a_count,
-                __a_pCategories,
-                __a_pState,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_ras_get_state_exp2(
+                    __a_hRas,
+                    __a_count,
+                    __a_pCategories,
+                    __a_pState,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15678,9 +16686,10 @@ pub unsafe extern "C" fn zesRasGetConfigExp(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pConfig, (count as usize)))
             };
-            __d.zes_ras_get_config_exp(__a_hRas, __a_count, __a_pConfig)?;
-            Ok(())
+            let __v = __d.zes_ras_get_config_exp(__a_hRas, __a_count, __a_pConfig)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15709,9 +16718,10 @@ pub unsafe extern "C" fn zesRasSetConfigExp(
                     ::core::slice::from_raw_parts(pConfig, __len)
                 }
             };
-            __d.zes_ras_set_config_exp(__a_hRas, __a_count, __a_pConfig)?;
-            Ok(())
+            let __v = __d.zes_ras_set_config_exp(__a_hRas, __a_count, __a_pConfig)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15740,9 +16750,11 @@ pub unsafe extern "C" fn zesDeviceEnumSchedulers(
                 phScheduler as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_schedulers(__a_hDevice, __a_pCount, __a_phScheduler)?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_schedulers(__a_hDevice, __a_pCount, __a_phScheduler)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15764,9 +16776,10 @@ pub unsafe extern "C" fn zesSchedulerGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_scheduler_get_properties(__a_hScheduler, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_scheduler_get_properties(__a_hScheduler, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15786,9 +16799,10 @@ pub unsafe extern "C" fn zesSchedulerGetCurrentMode(
             let __a_pMode = pMode
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_scheduler_get_current_mode(__a_hScheduler, __a_pMode)?;
-            Ok(())
+            let __v = __d.zes_scheduler_get_current_mode(__a_hScheduler, __a_pMode)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15822,13 +16836,15 @@ pub unsafe extern "C" fn zesSchedulerGetTimeoutModeProperties(
             let __a_pConfig = pConfig
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_scheduler_get_timeout_mode_properties(
-                __a_hScheduler,
-                __a_getDefaults,
-                __a_pConfig,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_scheduler_get_timeout_mode_properties(
+                    __a_hScheduler,
+                    __a_getDefaults,
+                    __a_pConfig,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15862,13 +16878,15 @@ pub unsafe extern "C" fn zesSchedulerGetTimesliceModeProperties(
             let __a_pConfig = pConfig
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_scheduler_get_timeslice_mode_properties(
-                __a_hScheduler,
-                __a_getDefaults,
-                __a_pConfig,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_scheduler_get_timeslice_mode_properties(
+                    __a_hScheduler,
+                    __a_getDefaults,
+                    __a_pConfig,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15900,13 +16918,15 @@ pub unsafe extern "C" fn zesSchedulerSetTimeoutMode(
             let __a_pNeedReload = pNeedReload
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_scheduler_set_timeout_mode(
-                __a_hScheduler,
-                __a_pProperties,
-                __a_pNeedReload,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_scheduler_set_timeout_mode(
+                    __a_hScheduler,
+                    __a_pProperties,
+                    __a_pNeedReload,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15942,13 +16962,15 @@ pub unsafe extern "C" fn zesSchedulerSetTimesliceMode(
             let __a_pNeedReload = pNeedReload
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_scheduler_set_timeslice_mode(
-                __a_hScheduler,
-                __a_pProperties,
-                __a_pNeedReload,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_scheduler_set_timeslice_mode(
+                    __a_hScheduler,
+                    __a_pProperties,
+                    __a_pNeedReload,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15970,9 +16992,11 @@ pub unsafe extern "C" fn zesSchedulerSetExclusiveMode(
             let __a_pNeedReload = pNeedReload
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_scheduler_set_exclusive_mode(__a_hScheduler, __a_pNeedReload)?;
-            Ok(())
+            let __v = __d
+                .zes_scheduler_set_exclusive_mode(__a_hScheduler, __a_pNeedReload)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -15996,12 +17020,14 @@ pub unsafe extern "C" fn zesSchedulerSetComputeUnitDebugMode(
             let __a_pNeedReload = pNeedReload
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_scheduler_set_compute_unit_debug_mode(
-                __a_hScheduler,
-                __a_pNeedReload,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_scheduler_set_compute_unit_debug_mode(
+                    __a_hScheduler,
+                    __a_pNeedReload,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16032,9 +17058,15 @@ pub unsafe extern "C" fn zesDeviceEnumStandbyDomains(
                 phStandby as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_standby_domains(__a_hDevice, __a_pCount, __a_phStandby)?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_standby_domains(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_phStandby,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16054,9 +17086,10 @@ pub unsafe extern "C" fn zesStandbyGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_standby_get_properties(__a_hStandby, __a_pProperties)?;
-            Ok(())
+            let __v = __d.zes_standby_get_properties(__a_hStandby, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16076,9 +17109,10 @@ pub unsafe extern "C" fn zesStandbyGetMode(
             let __a_pMode = pMode
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_standby_get_mode(__a_hStandby, __a_pMode)?;
-            Ok(())
+            let __v = __d.zes_standby_get_mode(__a_hStandby, __a_pMode)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16096,9 +17130,10 @@ pub unsafe extern "C" fn zesStandbySetMode(
                 crate::kinds::ZesStandby,
             >::from_raw(hStandby as *mut c_void)?;
             let __a_mode = mode;
-            __d.zes_standby_set_mode(__a_hStandby, __a_mode)?;
-            Ok(())
+            let __v = __d.zes_standby_set_mode(__a_hStandby, __a_mode)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16141,13 +17176,15 @@ pub unsafe extern "C" fn zesDeviceGetSubDevicePropertiesExp(
                     ),
                 )
             };
-            __d.zes_device_get_sub_device_properties_exp(
-                __a_hDevice,
-                __a_pCount,
-                __a_pSubdeviceProps,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_device_get_sub_device_properties_exp(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_pSubdeviceProps,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16184,10 +17221,10 @@ pub unsafe extern "C" fn zesDriverGetDeviceByUuidExp(
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_uuid = uuid;
+            let mut __tmp_phDevice = None;
             if phDevice.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
-            let mut __tmp_phDevice = None;
             let __a_phDevice = &mut __tmp_phDevice;
             let mut __tmp_onSubdevice = if onSubdevice.is_null() {
                 ::core::mem::zeroed()
@@ -16207,22 +17244,27 @@ pub unsafe extern "C" fn zesDriverGetDeviceByUuidExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_subdeviceId = &mut __tmp_subdeviceId;
-            __d.zes_driver_get_device_by_uuid_exp(
-                __a_hDriver,
-                __a_uuid,
-                __a_phDevice,
-                __a_onSubdevice,
-                __a_subdeviceId,
-            )?;
-            *phDevice = __tmp_phDevice.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            let __v = __d
+                .zes_driver_get_device_by_uuid_exp(
+                    __a_hDriver,
+                    __a_uuid,
+                    __a_phDevice,
+                    __a_onSubdevice,
+                    __a_subdeviceId,
+                )?;
+            if !phDevice.is_null() {
+                *phDevice = __tmp_phDevice
+                    .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
+            }
             if !onSubdevice.is_null() {
                 ::core::ptr::write(onSubdevice, __tmp_onSubdevice);
             }
             if !subdeviceId.is_null() {
                 ::core::ptr::write(subdeviceId, __tmp_subdeviceId);
             }
-            Ok(())
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16257,13 +17299,15 @@ pub unsafe extern "C" fn zesDeviceEnumTemperatureSensors(
                 phTemperature as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_temperature_sensors(
-                __a_hDevice,
-                __a_pCount,
-                __a_phTemperature,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_temperature_sensors(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_phTemperature,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16287,9 +17331,11 @@ pub unsafe extern "C" fn zesTemperatureGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_temperature_get_properties(__a_hTemperature, __a_pProperties)?;
-            Ok(())
+            let __v = __d
+                .zes_temperature_get_properties(__a_hTemperature, __a_pProperties)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16309,9 +17355,10 @@ pub unsafe extern "C" fn zesTemperatureGetConfig(
             let __a_pConfig = pConfig
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_temperature_get_config(__a_hTemperature, __a_pConfig)?;
-            Ok(())
+            let __v = __d.zes_temperature_get_config(__a_hTemperature, __a_pConfig)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16331,9 +17378,10 @@ pub unsafe extern "C" fn zesTemperatureSetConfig(
             let __a_pConfig = pConfig
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_temperature_set_config(__a_hTemperature, __a_pConfig)?;
-            Ok(())
+            let __v = __d.zes_temperature_set_config(__a_hTemperature, __a_pConfig)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16355,9 +17403,10 @@ pub unsafe extern "C" fn zesTemperatureGetState(
             let __a_pTemperature = pTemperature
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_temperature_get_state(__a_hTemperature, __a_pTemperature)?;
-            Ok(())
+            let __v = __d.zes_temperature_get_state(__a_hTemperature, __a_pTemperature)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16386,9 +17435,11 @@ pub unsafe extern "C" fn zesDeviceEnumActiveVFExp(
                 phVFhandle as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_active_vf_exp(__a_hDevice, __a_pCount, __a_phVFhandle)?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_active_vf_exp(__a_hDevice, __a_pCount, __a_phVFhandle)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16412,9 +17463,14 @@ pub unsafe extern "C" fn zesVFManagementGetVFPropertiesExp(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_vf_management_get_vf_properties_exp(__a_hVFhandle, __a_pProperties)?;
-            Ok(())
+            let __v = __d
+                .zes_vf_management_get_vf_properties_exp(
+                    __a_hVFhandle,
+                    __a_pProperties,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16457,13 +17513,15 @@ pub unsafe extern "C" fn zesVFManagementGetVFMemoryUtilizationExp(
                     ),
                 )
             };
-            __d.zes_vf_management_get_vf_memory_utilization_exp(
-                __a_hVFhandle,
-                __a_pCount,
-                __a_pMemUtil,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_vf_management_get_vf_memory_utilization_exp(
+                    __a_hVFhandle,
+                    __a_pCount,
+                    __a_pMemUtil,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16506,13 +17564,15 @@ pub unsafe extern "C" fn zesVFManagementGetVFEngineUtilizationExp(
                     ),
                 )
             };
-            __d.zes_vf_management_get_vf_engine_utilization_exp(
-                __a_hVFhandle,
-                __a_pCount,
-                __a_pEngineUtil,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_vf_management_get_vf_engine_utilization_exp(
+                    __a_hVFhandle,
+                    __a_pCount,
+                    __a_pEngineUtil,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16540,13 +17600,15 @@ pub unsafe extern "C" fn zesVFManagementSetVFTelemetryModeExp(
             >::from_raw(hVFhandle as *mut c_void)?;
             let __a_flags = flags;
             let __a_enable = enable;
-            __d.zes_vf_management_set_vf_telemetry_mode_exp(
-                __a_hVFhandle,
-                __a_flags,
-                __a_enable,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_vf_management_set_vf_telemetry_mode_exp(
+                    __a_hVFhandle,
+                    __a_flags,
+                    __a_enable,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16580,13 +17642,15 @@ pub unsafe extern "C" fn zesVFManagementSetVFTelemetrySamplingIntervalExp(
             >::from_raw(hVFhandle as *mut c_void)?;
             let __a_flag = flag;
             let __a_samplingInterval = samplingInterval;
-            __d.zes_vf_management_set_vf_telemetry_sampling_interval_exp(
-                __a_hVFhandle,
-                __a_flag,
-                __a_samplingInterval,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_vf_management_set_vf_telemetry_sampling_interval_exp(
+                    __a_hVFhandle,
+                    __a_flag,
+                    __a_samplingInterval,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16617,9 +17681,15 @@ pub unsafe extern "C" fn zesDeviceEnumEnabledVFExp(
                 phVFhandle as *mut *mut c_void,
                 (if pCount.is_null() { 0usize } else { *pCount as usize }),
             );
-            __d.zes_device_enum_enabled_vf_exp(__a_hDevice, __a_pCount, __a_phVFhandle)?;
-            Ok(())
+            let __v = __d
+                .zes_device_enum_enabled_vf_exp(
+                    __a_hDevice,
+                    __a_pCount,
+                    __a_phVFhandle,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16643,12 +17713,14 @@ pub unsafe extern "C" fn zesVFManagementGetVFCapabilitiesExp(
             let __a_pCapability = pCapability
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_vf_management_get_vf_capabilities_exp(
-                __a_hVFhandle,
-                __a_pCapability,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_vf_management_get_vf_capabilities_exp(
+                    __a_hVFhandle,
+                    __a_pCapability,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16693,13 +17765,15 @@ pub unsafe extern "C" fn zesVFManagementGetVFMemoryUtilizationExp2(
                     ),
                 )
             };
-            __d.zes_vf_management_get_vf_memory_utilization_exp2(
-                __a_hVFhandle,
-                __a_pCount,
-                __a_pMemUtil,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_vf_management_get_vf_memory_utilization_exp2(
+                    __a_hVFhandle,
+                    __a_pCount,
+                    __a_pMemUtil,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16744,13 +17818,15 @@ pub unsafe extern "C" fn zesVFManagementGetVFEngineUtilizationExp2(
                     ),
                 )
             };
-            __d.zes_vf_management_get_vf_engine_utilization_exp2(
-                __a_hVFhandle,
-                __a_pCount,
-                __a_pEngineUtil,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_vf_management_get_vf_engine_utilization_exp2(
+                    __a_hVFhandle,
+                    __a_pCount,
+                    __a_pEngineUtil,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16774,12 +17850,14 @@ pub unsafe extern "C" fn zesVFManagementGetVFCapabilitiesExp2(
             let __a_pCapability = pCapability
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            __d.zes_vf_management_get_vf_capabilities_exp2(
-                __a_hVFhandle,
-                __a_pCapability,
-            )?;
-            Ok(())
+            let __v = __d
+                .zes_vf_management_get_vf_capabilities_exp2(
+                    __a_hVFhandle,
+                    __a_pCapability,
+                )?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
@@ -16792,17 +17870,20 @@ pub unsafe extern "C" fn zerGetLastErrorDescription(
         &|| unsafe { crate::fmt::zerGetLastErrorDescription(ppString) },
         || unsafe { crate::validate::zerGetLastErrorDescription(ppString) },
         |__d| unsafe {
-            let __a_ppString = ppString;
-            __d.zer_get_last_error_description(__a_ppString)?;
-            Ok(())
+            let __a_ppString = ppString
+                .as_mut()
+                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __v = __d.zer_get_last_error_description(__a_ppString)?;
+            Ok(ze_result_t::SUCCESS)
         },
+        |code| code,
     )
 }
 
 #[doc = concat!(" C entry point of `", "zerTranslateDeviceHandleToIdentifier", "`.")]
 pub unsafe extern "C" fn zerTranslateDeviceHandleToIdentifier(
     hDevice: ze_device_handle_t,
-) -> ze_result_t {
+) -> u32 {
     crate::call(
         "zerTranslateDeviceHandleToIdentifier",
         &|| unsafe { crate::fmt::zerTranslateDeviceHandleToIdentifier(hDevice) },
@@ -16811,38 +17892,41 @@ pub unsafe extern "C" fn zerTranslateDeviceHandleToIdentifier(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            __d.zer_translate_device_handle_to_identifier(__a_hDevice)?;
-            Ok(())
+            let __v = __d.zer_translate_device_handle_to_identifier(__a_hDevice)?;
+            Ok(__v)
         },
+        |_code| u32::MAX,
     )
 }
 
 #[doc = concat!(" C entry point of `", "zerTranslateIdentifierToDeviceHandle", "`.")]
 pub unsafe extern "C" fn zerTranslateIdentifierToDeviceHandle(
     identifier: u32,
-) -> ze_result_t {
+) -> ze_device_handle_t {
     crate::call(
         "zerTranslateIdentifierToDeviceHandle",
         &|| unsafe { crate::fmt::zerTranslateIdentifierToDeviceHandle(identifier) },
         || unsafe { crate::validate::zerTranslateIdentifierToDeviceHandle(identifier) },
         |__d| unsafe {
             let __a_identifier = identifier;
-            __d.zer_translate_identifier_to_device_handle(__a_identifier)?;
-            Ok(())
+            let __v = __d.zer_translate_identifier_to_device_handle(__a_identifier)?;
+            Ok(__v.raw() as _)
         },
+        |_code| ::core::ptr::null_mut(),
     )
 }
 
 #[doc = concat!(" C entry point of `", "zerGetDefaultContext", "`.")]
-pub unsafe extern "C" fn zerGetDefaultContext() -> ze_result_t {
+pub unsafe extern "C" fn zerGetDefaultContext() -> ze_context_handle_t {
     crate::call(
         "zerGetDefaultContext",
         &|| unsafe { crate::fmt::zerGetDefaultContext() },
         || unsafe { crate::validate::zerGetDefaultContext() },
         |__d| unsafe {
-            __d.zer_get_default_context()?;
-            Ok(())
+            let __v = __d.zer_get_default_context()?;
+            Ok(__v.raw() as _)
         },
+        |_code| ::core::ptr::null_mut(),
     )
 }
 

@@ -96,7 +96,8 @@ pub unsafe fn zeDriverGetExtensionFunctionAddress(
     vec![
         ("hDriver", format!("{:p}", hDriver)), ("name", if name.is_null() { "null"
         .to_string() } else { format!("{:?}", ::core::ffi::CStr::from_ptr(name)) }),
-        ("ppFunctionAddress", format!("{:p}", ppFunctionAddress))
+        ("ppFunctionAddress", if ppFunctionAddress.is_null() { "null".to_string() } else
+        { format!("{:p} -> {:?}", ppFunctionAddress, * ppFunctionAddress) })
     ]
 }
 
@@ -105,7 +106,10 @@ pub unsafe fn zeDriverGetLastErrorDescription(
     hDriver: ze_driver_handle_t,
     ppString: *mut *const c_char,
 ) -> Vec<(&'static str, String)> {
-    vec![("hDriver", format!("{:p}", hDriver)), ("ppString", format!("{:p}", ppString))]
+    vec![
+        ("hDriver", format!("{:p}", hDriver)), ("ppString", if ppString.is_null() {
+        "null".to_string() } else { format!("{:p} -> {:?}", ppString, * ppString) })
+    ]
 }
 
 /// Decoded arguments (pointers to inputs and outputs show their pointee).
@@ -363,7 +367,10 @@ pub unsafe fn zeDeviceGetRuntimeRequirementsKey(
     hDevice: ze_device_handle_t,
     pKey: *mut *const c_char,
 ) -> Vec<(&'static str, String)> {
-    vec![("hDevice", format!("{:p}", hDevice)), ("pKey", format!("{:p}", pKey))]
+    vec![
+        ("hDevice", format!("{:p}", hDevice)), ("pKey", if pKey.is_null() { "null"
+        .to_string() } else { format!("{:p} -> {:?}", pKey, * pKey) })
+    ]
 }
 
 /// Decoded arguments (pointers to inputs and outputs show their pointee).
@@ -2300,7 +2307,8 @@ pub unsafe fn zeMemAllocShared(
         }), ("host_desc", if host_desc.is_null() { "null".to_string() } else {
         format!("{:p} -> {:?}", host_desc, * host_desc) }), ("size", format!("{:?}",
         size)), ("alignment", format!("{:?}", alignment)), ("hDevice", format!("{:p}",
-        hDevice)), ("pptr", format!("{:p}", pptr))
+        hDevice)), ("pptr", if pptr.is_null() { "null".to_string() } else {
+        format!("{:p} -> {:?}", pptr, * pptr) })
     ]
 }
 
@@ -2317,7 +2325,8 @@ pub unsafe fn zeMemAllocDevice(
         ("hContext", format!("{:p}", hContext)), ("device_desc", if device_desc.is_null()
         { "null".to_string() } else { format!("{:p} -> {:?}", device_desc, * device_desc)
         }), ("size", format!("{:?}", size)), ("alignment", format!("{:?}", alignment)),
-        ("hDevice", format!("{:p}", hDevice)), ("pptr", format!("{:p}", pptr))
+        ("hDevice", format!("{:p}", hDevice)), ("pptr", if pptr.is_null() { "null"
+        .to_string() } else { format!("{:p} -> {:?}", pptr, * pptr) })
     ]
 }
 
@@ -2333,7 +2342,8 @@ pub unsafe fn zeMemAllocHost(
         ("hContext", format!("{:p}", hContext)), ("host_desc", if host_desc.is_null() {
         "null".to_string() } else { format!("{:p} -> {:?}", host_desc, * host_desc) }),
         ("size", format!("{:?}", size)), ("alignment", format!("{:?}", alignment)),
-        ("pptr", format!("{:p}", pptr))
+        ("pptr", if pptr.is_null() { "null".to_string() } else { format!("{:p} -> {:?}",
+        pptr, * pptr) })
     ]
 }
 
@@ -2369,8 +2379,9 @@ pub unsafe fn zeMemGetAddressRange(
 ) -> Vec<(&'static str, String)> {
     vec![
         ("hContext", format!("{:p}", hContext)), ("ptr", format!("{:p}", ptr)), ("pBase",
-        format!("{:p}", pBase)), ("pSize", if pSize.is_null() { "null".to_string() } else
-        { format!("{:p} -> {:?}", pSize, * pSize) })
+        if pBase.is_null() { "null".to_string() } else { format!("{:p} -> {:?}", pBase, *
+        pBase) }), ("pSize", if pSize.is_null() { "null".to_string() } else {
+        format!("{:p} -> {:?}", pSize, * pSize) })
     ]
 }
 
@@ -2432,7 +2443,8 @@ pub unsafe fn zeMemOpenIpcHandle(
     vec![
         ("hContext", format!("{:p}", hContext)), ("hDevice", format!("{:p}", hDevice)),
         ("handle", format!("{:?}", handle)), ("flags", format!("{:?}", flags)), ("pptr",
-        format!("{:p}", pptr))
+        if pptr.is_null() { "null".to_string() } else { format!("{:p} -> {:?}", pptr, *
+        pptr) })
     ]
 }
 
@@ -2569,7 +2581,8 @@ pub unsafe fn zeModuleGetGlobalPointer(
         "null".to_string() } else { format!("{:?}",
         ::core::ffi::CStr::from_ptr(pGlobalName)) }), ("pSize", if pSize.is_null() {
         "null".to_string() } else { format!("{:p} -> {:?}", pSize, * pSize) }), ("pptr",
-        format!("{:p}", pptr))
+        if pptr.is_null() { "null".to_string() } else { format!("{:p} -> {:?}", pptr, *
+        pptr) })
     ]
 }
 
@@ -2627,8 +2640,9 @@ pub unsafe fn zeModuleGetFunctionPointer(
     vec![
         ("hModule", format!("{:p}", hModule)), ("pFunctionName", if pFunctionName
         .is_null() { "null".to_string() } else { format!("{:?}",
-        ::core::ffi::CStr::from_ptr(pFunctionName)) }), ("pfnFunction", format!("{:p}",
-        pfnFunction))
+        ::core::ffi::CStr::from_ptr(pFunctionName)) }), ("pfnFunction", if pfnFunction
+        .is_null() { "null".to_string() } else { format!("{:p} -> {:?}", pfnFunction, *
+        pfnFunction) })
     ]
 }
 
@@ -2720,8 +2734,9 @@ pub unsafe fn zeKernelGetSourceAttributes(
 ) -> Vec<(&'static str, String)> {
     vec![
         ("hKernel", format!("{:p}", hKernel)), ("pSize", if pSize.is_null() { "null"
-        .to_string() } else { format!("{:p} -> {:?}", pSize, * pSize) }), ("pString",
-        format!("{:p}", pString))
+        .to_string() } else { format!("{:p} -> {:?}", pSize, * pSize) }), ("pString", if
+        pString.is_null() { "null".to_string() } else { format!("{:p} -> {:?}", pString,
+        * pString) })
     ]
 }
 
@@ -3059,7 +3074,8 @@ pub unsafe fn zeVirtualMemReserve(
 ) -> Vec<(&'static str, String)> {
     vec![
         ("hContext", format!("{:p}", hContext)), ("pStart", format!("{:p}", pStart)),
-        ("size", format!("{:?}", size)), ("pptr", format!("{:p}", pptr))
+        ("size", format!("{:?}", size)), ("pptr", if pptr.is_null() { "null".to_string()
+        } else { format!("{:p} -> {:?}", pptr, * pptr) })
     ]
 }
 
@@ -4131,7 +4147,8 @@ pub unsafe fn zesDriverGetExtensionFunctionAddress(
     vec![
         ("hDriver", format!("{:p}", hDriver)), ("name", if name.is_null() { "null"
         .to_string() } else { format!("{:?}", ::core::ffi::CStr::from_ptr(name)) }),
-        ("ppFunctionAddress", format!("{:p}", ppFunctionAddress))
+        ("ppFunctionAddress", if ppFunctionAddress.is_null() { "null".to_string() } else
+        { format!("{:p} -> {:?}", ppFunctionAddress, * ppFunctionAddress) })
     ]
 }
 
@@ -6001,7 +6018,10 @@ pub unsafe fn zesVFManagementGetVFCapabilitiesExp2(
 pub unsafe fn zerGetLastErrorDescription(
     ppString: *mut *const c_char,
 ) -> Vec<(&'static str, String)> {
-    vec![("ppString", format!("{:p}", ppString))]
+    vec![
+        ("ppString", if ppString.is_null() { "null".to_string() } else {
+        format!("{:p} -> {:?}", ppString, * ppString) })
+    ]
 }
 
 /// Decoded arguments (pointers to inputs and outputs show their pointee).

@@ -37,62 +37,78 @@ pub(crate) fn hooks_enabled() -> bool {
 
 type Args<'a> = &'a dyn Fn() -> Vec<(&'static str, String)>;
 /// The shape of every entry point: trace, guard against panics, run the hooks,
-/// validate, then convert and call the driver; failures are logged.
+/// validate, then convert and call the driver; failures are logged. `on_error`
+/// turns a failure code into the function's C return value.
 #[inline(always)]
-pub(crate) fn call(
+pub(crate) fn call<R>(
     function: &'static str,
     args: Args<'_>,
     validate: impl FnOnce() -> ZeResult<()>,
-    body: impl FnOnce(&'static dyn Driver) -> ZeResult<()>,
-) -> sys::ze_result_t {
+    body: impl FnOnce(&'static dyn Driver) -> ZeResult<R>,
+    on_error: impl Fn(sys::ze_result_t) -> R,
+) -> R {
     let t = zekit_rt::trace::start();
-    let r = zekit_rt::guard(function, || dispatch(function, args, validate, body));
+    let mut value = None;
+    let code = zekit_rt::guard(
+        function,
+        || match dispatch(function, args, validate, body) {
+            Ok(v) => {
+                value = Some(v);
+                sys::ze_result_t::SUCCESS
+            }
+            Err(code) => code,
+        },
+    );
     if let Some(t) = t {
-        zekit_rt::trace::emit(t, function, &fmt::join(&args()), r);
+        zekit_rt::trace::emit(t, function, &fmt::join(&args()), code);
     }
-    r
+    value.unwrap_or_else(|| on_error(code))
 }
 
 #[inline(always)]
-fn dispatch(
+fn dispatch<R>(
     function: &'static str,
     args: Args<'_>,
     validate: impl FnOnce() -> ZeResult<()>,
-    body: impl FnOnce(&'static dyn Driver) -> ZeResult<()>,
-) -> sys::ze_result_t {
+    body: impl FnOnce(&'static dyn Driver) -> ZeResult<R>,
+) -> Result<R, sys::ze_result_t> {
     let Some(d) = driver() else {
         zekit_rt::log_error(function, "no driver is installed");
-        return sys::ze_result_t::ERROR_UNINITIALIZED;
+        return Err(sys::ze_result_t::ERROR_UNINITIALIZED);
     };
     let hooks = hooks_enabled();
     if hooks {
         if let Some(r) = d.before_call(function, args) {
             d.after_call(function, args, r);
-            return r;
+            return Err(r);
         }
     }
-    let res = if zekit_rt::validation_enabled() {
-        validate()
-            .map_err(|e| {
-                zekit_rt::log_error(function, &format!("invalid arguments: {e}"));
-                e
-            })
-    } else {
-        Ok(())
-    };
-    let code = match res.and_then(|()| body(d)) {
-        Ok(()) => sys::ze_result_t::SUCCESS,
+    let valid = if zekit_rt::validation_enabled() { validate() } else { Ok(()) };
+    let res = match valid {
         Err(e) => {
-            if e != ZeError::UNSUPPORTED_FEATURE && e.0 != sys::ze_result_t::NOT_READY {
-                zekit_rt::log_error(function, &format!("failed: {e}"));
-            }
-            e.0
+            zekit_rt::log_error(function, &format!("invalid arguments: {e}"));
+            Err(e.0)
+        }
+        Ok(()) => {
+            body(d)
+                .map_err(|e| {
+                    if e != ZeError::UNSUPPORTED_FEATURE
+                        && e.0 != sys::ze_result_t::NOT_READY
+                    {
+                        zekit_rt::log_error(function, &format!("failed: {e}"));
+                    }
+                    e.0
+                })
         }
     };
     if hooks {
-        d.after_call(function, args, code);
+        d.after_call(
+            function,
+            args,
+            *res.as_ref().err().unwrap_or(&sys::ze_result_t::SUCCESS),
+        );
     }
-    code
+    res
 }
 
 /// Exports every `*Get*ProcAddrTable` of the API from the invoking `cdylib`; the
