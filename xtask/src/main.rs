@@ -120,6 +120,49 @@ fn gen(check: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// `cargo xtask demo`: regenerates, builds the CPU driver and runs `examples/demo.c`
+/// through the official loader on it.
+fn demo() -> Result<(), String> {
+    gen(false)?;
+    let root = root();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(&cargo)
+        .args(["build", "--release", "-p", "zekit-driver-core"])
+        .current_dir(&root)
+        .status()
+        .map_err(|e| format!("cargo build: {e}"))?;
+    if !status.success() {
+        return Err("building the CPU driver failed".into());
+    }
+    let icd = root.join("target/release/libze_zekit_cpu.so");
+    let exe = root.join("target/release/zekit-demo");
+    let out = std::process::Command::new("cc")
+        .args(["-std=c11", "-O1", "-Wall", "-Werror", "-I"])
+        .arg(root.join("generated/include"))
+        .arg(root.join("examples/demo.c"))
+        .args(["-lze_loader", "-o"])
+        .arg(&exe)
+        .output()
+        .map_err(|e| format!("cc: {e} (install gcc)"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "compiling examples/demo.c failed (is libze-dev installed?):\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    println!("running examples/demo.c through the Level Zero loader on {}", icd.display());
+    let status = std::process::Command::new(&exe)
+        .env("ZE_ENABLE_ALT_DRIVERS", &icd)
+        .env("ZEKIT_LOG", "0")
+        .status()
+        .map_err(|e| format!("running the demo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("the demo failed ({status})"))
+    }
+}
+
 /// `cargo xtask test`: every test of the workspace (the README's test command).
 fn run_tests() -> Result<(), String> {
     let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
@@ -140,11 +183,12 @@ fn main() -> ExitCode {
         Some("gen") => gen(args.iter().any(|a| a == "--check")),
         Some("lint") => lint(),
         Some("test") => run_tests(),
+        Some("demo") => demo(),
         Some("import-upstream") => match args.get(1) {
             Some(d) => import_upstream(Path::new(d)),
             None => Err("usage: cargo xtask import-upstream DIR".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] | lint | test | import-upstream DIR>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] | demo | lint | test | import-upstream DIR>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
