@@ -30,7 +30,7 @@
 //! | `zeDeviceGetCounterBasedEventMaxValue` | [`counter_based_event_max_value`] | `u64::MAX`: counters are 64-bit host words |
 //! | `zeDeviceGetCompilerInfo` | [`compiler_info`] | every known parameter: empty (size 0), there is no compiler; unknown: `None` (invalid enumeration) |
 
-use std::ffi::{c_char, CStr};
+use std::ffi::CStr;
 
 use zekit_sys::*;
 
@@ -53,45 +53,7 @@ pub const PRINTF_BUFFER_SIZE: u32 = 4 * 1024 * 1024;
 /// Producer key of runtime requirements.
 pub const RUNTIME_REQUIREMENTS_KEY: &CStr = c"ZEKIT.L0.CPU";
 
-/// Copies `s` into a C `char` array: truncated to `dst.len() - 1` bytes (never inside a UTF-8
-/// character), NUL-terminated, the rest zeroed.
-pub fn write_c_string(dst: &mut [c_char], s: &str) {
-    let Some(max) = dst.len().checked_sub(1) else {
-        return;
-    };
-    let mut end = s.len().min(max);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    for (d, &b) in dst.iter_mut().zip(s.as_bytes()[..end].iter()) {
-        *d = b as c_char;
-    }
-    for d in &mut dst[end..] {
-        *d = 0;
-    }
-}
-
-/// Count semantics of Level Zero array queries (`pCount` + optional array): with `out` absent
-/// or `*count == 0`, sets `*count` to the number of `items`; otherwise fills the first
-/// `min(*count, items.len())` entries of `out` with `fill` and sets `*count` to that number.
-pub fn fill_counted<S, D>(
-    items: &[S],
-    count: &mut u32,
-    out: Option<&mut [D]>,
-    mut fill: impl FnMut(&S, &mut D),
-) {
-    let total = u32::try_from(items.len()).unwrap_or(u32::MAX);
-    match out {
-        Some(out) if *count != 0 => {
-            let n = items.len().min(*count as usize).min(out.len());
-            for (s, d) in items.iter().zip(out.iter_mut()).take(n) {
-                fill(s, d);
-            }
-            *count = u32::try_from(n).unwrap_or(u32::MAX);
-        }
-        _ => *count = total,
-    }
-}
+pub use zekit_rt::conv::{fill_counted, write_c_str as write_c_string};
 
 /// `zeDeviceGet`: the driver exposes one device.
 pub const fn device_count() -> u32 {

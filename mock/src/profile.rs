@@ -35,7 +35,6 @@
 //! Lists replace the default list as a whole; omitted keys of a list entry take the value of the
 //! built-in first entry of that list.
 
-use std::ffi::c_char;
 use std::fmt;
 use std::path::Path;
 
@@ -552,22 +551,7 @@ pub(crate) fn is_empty_document(text: &str) -> bool {
         .all(|l| l.is_empty() || l == "---" || l == "...")
 }
 
-/// Writes `s` into `dst` as a NUL-terminated C string: truncated (at a character boundary) to
-/// `dst.len() - 1` bytes and at any interior NUL; the rest of `dst` is zeroed.
-pub fn write_c_str(dst: &mut [c_char], s: &str) {
-    dst.fill(0);
-    let Some(room) = dst.len().checked_sub(1) else {
-        return;
-    };
-    let s = s.split('\0').next().unwrap_or("");
-    let mut end = s.len().min(room);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    for (d, &b) in dst.iter_mut().zip(&s.as_bytes()[..end]) {
-        *d = b as c_char;
-    }
-}
+pub use zekit_rt::conv::write_c_str;
 
 // ----- serde helpers -------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@
 //! ([`handle`]), the error type ([`ZeError`]), the panic guard that keeps unwinding out
 //! of C callers ([`guard`]), tracing ([`trace`]) and the switch for parameter validation.
 
+pub mod conv;
 pub mod error;
 pub mod handle;
 pub mod trace;
