@@ -198,3 +198,29 @@ fn bad_handles_are_errors() {
     );
     assert!(out.ends_with("handles ok\n"));
 }
+
+/// `ZEKIT_TRACE=<path>` appends one decoded line per call to the file; `ZEKIT_TRACE=1` writes
+/// them to stderr; without it, nothing is traced.
+#[test]
+fn tracing_through_the_loader() {
+    let dir = zekit_testkit::scratch("cpu_trace");
+    let path = dir.join("trace.log");
+    let _ = std::fs::remove_file(&path);
+    let path_s = path.display().to_string();
+    run_ok("alloc", &[("ZEKIT_TRACE", &path_s)]);
+    let trace = std::fs::read_to_string(&path).expect("trace file written");
+    let lines: Vec<&str> = trace.lines().collect();
+    assert!(lines.iter().all(|l| l.starts_with("zekit-trace: ")), "{trace}");
+    // Every line: function(args) -> RESULT [N ns].
+    assert!(lines.iter().all(|l| l.contains(") -> ZE_RESULT_") && l.ends_with(" ns]")), "{trace}");
+    assert!(lines.iter().any(|l| l.starts_with("zekit-trace: zeInit(flags=")), "{trace}");
+    // Decoded arguments: a descriptor behind a pointer is shown by field, an enum by name.
+    let alloc = lines.iter().find(|l| l.contains("zeMemAllocHost(")).expect("zeMemAllocHost traced");
+    assert!(alloc.contains("stype: ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC"), "{alloc}");
+    assert!(lines.iter().any(|l| l.contains("zeMemAllocHost(") && l.contains("ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT")), "{trace}");
+
+    let (_, stderr) = run_ok("alloc", &[("ZEKIT_TRACE", "1")]);
+    assert!(stderr.lines().any(|l| l.starts_with("zekit-trace: zeMemAllocDevice(")), "{stderr}");
+    let (_, stderr) = run_ok("alloc", &[]);
+    assert!(!stderr.contains("zekit-trace:"), "{stderr}");
+}
