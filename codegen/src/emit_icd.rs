@@ -266,6 +266,19 @@ fn len_expr(l: &Len) -> TokenStream {
     }
 }
 
+/// Lends a buffered output `tmp` to the trait as `a`: `Option<&mut _>` when the C pointer
+/// `n` is optional (null → `None`), `&mut _` otherwise (null → `INVALID_NULL_POINTER`).
+fn lend_tmp(a: &proc_macro2::Ident, n: &proc_macro2::Ident, tmp: &proc_macro2::Ident, optional: bool) -> TokenStream {
+    if optional {
+        quote!(let #a = if #n.is_null() { None } else { Some(&mut #tmp) };)
+    } else {
+        quote! {
+            if #n.is_null() { return Err(zekit_rt::ZeError::INVALID_NULL_POINTER); }
+            let #a = &mut #tmp;
+        }
+    }
+}
+
 /// Conversion statements (raw C argument → trait argument `__a_<name>`) and the
 /// write-backs that run after success.
 fn conversion(p: &Param) -> (TokenStream, TokenStream) {
@@ -303,14 +316,7 @@ fn conversion(p: &Param) -> (TokenStream, TokenStream) {
         }
         PKind::OutRef { optional, buffered: true } => {
             let tmp = format_ident!("__tmp_{}", p.field.name);
-            let take = if *optional {
-                quote!(let #a = if #n.is_null() { None } else { Some(&mut #tmp) };)
-            } else {
-                quote! {
-                    if #n.is_null() { return Err(#null); }
-                    let #a = &mut #tmp;
-                }
-            };
+            let take = lend_tmp(&a, &n, &tmp, *optional);
             (
                 quote! {
                     let mut #tmp = if #n.is_null() { ::core::mem::zeroed() } else { ::core::ptr::read(#n) };
@@ -323,14 +329,7 @@ fn conversion(p: &Param) -> (TokenStream, TokenStream) {
         PKind::OutRef { optional: true, .. } => (quote!(let #a = #n.as_mut();), quote!()),
         PKind::OutHandle { optional, .. } => {
             let tmp = format_ident!("__tmp_{}", p.field.name);
-            let take = if *optional {
-                quote!(let #a = if #n.is_null() { None } else { Some(&mut #tmp) };)
-            } else {
-                quote! {
-                    if #n.is_null() { return Err(#null); }
-                    let #a = &mut #tmp;
-                }
-            };
+            let take = lend_tmp(&a, &n, &tmp, *optional);
             (
                 quote! {
                     let mut #tmp = None;
@@ -389,7 +388,8 @@ struct Ctx<'a> {
     kinds: BTreeMap<String, (String, u32)>,
 }
 
-fn c_params(f: &Function) -> Vec<TokenStream> {
+/// The C parameters of `f` as Rust parameters (`hDevice: ze_device_handle_t`).
+pub(crate) fn c_params(f: &Function) -> Vec<TokenStream> {
     f.params
         .iter()
         .map(|p| {
@@ -410,7 +410,8 @@ fn arg_names(f: &Function) -> Vec<TokenStream> {
         .collect()
 }
 
-fn all_functions(api: &Api) -> Vec<&Function> {
+/// Every function of the spec, namespace by namespace.
+pub(crate) fn all_functions(api: &Api) -> Vec<&Function> {
     NAMESPACES.iter().flat_map(|ns| api.functions(ns).map(|(_, f)| f)).collect()
 }
 

@@ -54,6 +54,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::emit_icd::{all_functions, c_params};
 use crate::emit_rust::{ident, rust_type_tokens};
 use crate::expr::{self, BinOp, Expr, UnOp};
 use crate::load::NAMESPACES;
@@ -1192,20 +1193,6 @@ impl FnCx<'_> {
     }
 }
 
-fn all_functions(api: &Api) -> Vec<&Function> {
-    NAMESPACES.iter().flat_map(|ns| api.functions(ns).map(|(_, f)| f)).collect()
-}
-
-fn c_params(f: &Function) -> Vec<TokenStream> {
-    f.params
-        .iter()
-        .map(|p| {
-            let n = ident(&p.name);
-            let t = rust_type_tokens(&p.ty);
-            quote!(#n: #t)
-        })
-        .collect()
-}
 
 /// `validate.rs`, or why the spec cannot be translated.
 pub fn try_emit(api: &Api) -> Result<TokenStream, String> {
