@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use zekit_icd::{kinds, Driver, Handle, ZeError, ZeResult};
+use zekit_rt::conv::counted;
 use zekit_sys::*;
 
 use crate::last_error::{self, fail};
@@ -176,22 +177,6 @@ fn owned(args: Vec<(&'static str, String)>) -> Vec<(String, String)> {
     args.into_iter().map(|(n, v)| (n.to_string(), v)).collect()
 }
 
-/// `*p_count` / output-slice protocol of the `Get` functions: with no array (or a count of 0)
-/// report `n`; otherwise fill `min(count, n)` entries with `fill` and report how many.
-fn counted<T>(
-    p_count: &mut u32,
-    out: Option<&mut [T]>,
-    n: u32,
-    fill: impl FnOnce(&mut [T]) -> u32,
-) {
-    match out {
-        Some(out) if *p_count > 0 => {
-            let k = ((*p_count).min(n) as usize).min(out.len());
-            *p_count = if k == 0 { 0 } else { fill(&mut out[..k]) };
-        }
-        _ => *p_count = n,
-    }
-}
 
 fn events(list: &[Handle<kinds::Event>]) -> ZeResult<Box<[Arc<EventState>]>> {
     list.iter()

@@ -7,15 +7,25 @@ use std::ffi::c_char;
 /// `min(*count, items.len(), out.len())` entries of `out` with `fill` and sets `*count` to that
 /// number.
 pub fn fill_counted<S, D>(items: &[S], count: &mut u32, out: Option<&mut [D]>, mut fill: impl FnMut(&S, &mut D)) {
+    let total = u32::try_from(items.len()).unwrap_or(u32::MAX);
+    counted(count, out, total, |out| {
+        for (s, d) in items.iter().zip(out.iter_mut()) {
+            fill(s, d);
+        }
+        u32::try_from(out.len()).unwrap_or(u32::MAX)
+    });
+}
+
+/// The same protocol for `total` entries that `fill` writes as a prefix: it gets the
+/// `min(*count, total, out.len())` slots to fill and returns how many it filled.
+pub fn counted<D>(count: &mut u32, out: Option<&mut [D]>, total: u32, fill: impl FnOnce(&mut [D]) -> u32) {
     match out {
         Some(out) if *count != 0 => {
-            let n = items.len().min(*count as usize).min(out.len());
-            for (s, d) in items.iter().zip(out.iter_mut()).take(n) {
-                fill(s, d);
-            }
-            *count = u32::try_from(n).unwrap_or(u32::MAX);
+            let n = (*count).min(total) as usize;
+            let n = n.min(out.len());
+            *count = if n == 0 { 0 } else { fill(&mut out[..n]) };
         }
-        _ => *count = u32::try_from(items.len()).unwrap_or(u32::MAX),
+        _ => *count = total,
     }
 }
 
