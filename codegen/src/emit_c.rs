@@ -159,20 +159,6 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn version_string(api: &Api) -> String {
-    // The newest version any item declares.
-    let mut max = Version::V1_0;
-    for f in &api.loaded.files {
-        for d in &f.docs {
-            let v = Version::of(d.entry.since());
-            if v.0 == 1 {
-                max = max.max(v);
-            }
-        }
-    }
-    max.to_string()
-}
-
 /// Type names an entry needs declared before it (pointers to structs excepted: every
 /// struct is forward-declared at the top of the namespace).
 fn deps(api: &Api, e: &Entry) -> Vec<String> {
@@ -426,7 +412,7 @@ pub fn emit(api: &Api, sources: &str) -> Result<Vec<(String, String)>, String> {
     tera.add_raw_template("ddi.h", DDI_TEMPLATE).map_err(|e| format!("ddi.h.tera: {e:?}"))?;
     tera.add_raw_template("ddi_common.h", DDI_COMMON_TEMPLATE).map_err(|e| format!("ddi_common.h.tera: {e:?}"))?;
     tera.autoescape_on(vec![]);
-    let version = version_string(api);
+    let version = api.spec_version().to_string();
     let mut out = vec![];
     for ns in NAMESPACES {
         let files: Vec<usize> = (0..api.loaded.files.len()).filter(|i| api.loaded.files[*i].ns == ns).collect();

@@ -1246,22 +1246,8 @@ impl<'a> Emitter<'a> {
     }
 }
 
-/// The newest API version any item declares (as the C headers' `@version`).
-pub fn spec_version(api: &Api) -> Version {
-    let mut max = Version::V1_0;
-    for f in &api.loaded.files {
-        for d in &f.docs {
-            let v = Version::of(d.entry.since());
-            if v.0 == 1 {
-                max = max.max(v);
-            }
-        }
-    }
-    max
-}
-
 fn lib_rs(api: &Api, modules: &[&str]) -> TokenStream {
-    let Version(major, minor) = spec_version(api);
+    let Version(major, minor) = api.spec_version();
     let (major, minor) = (Literal::u32_unsuffixed(major), Literal::u32_unsuffixed(minor));
     let mods = modules.iter().map(|m| {
         let i = ident(m);

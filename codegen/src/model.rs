@@ -468,6 +468,18 @@ impl Api {
         tables
     }
 
+    /// The newest 1.x API version any entry declares (the headers' `@version`,
+    /// `ZEKIT_SPEC_VERSION`).
+    pub fn spec_version(&self) -> Version {
+        self.loaded
+            .files
+            .iter()
+            .flat_map(|f| f.docs.iter())
+            .map(|d| Version::of(d.entry.since()))
+            .filter(|v| v.0 == 1)
+            .fold(Version::V1_0, Version::max)
+    }
+
     /// The legacy tracing callback tables, in DDI order (sort by `slot` for `ze_callbacks_t`).
     pub fn tracing_tables(&self) -> Vec<TracingTable> {
         let mut tables = vec![];
