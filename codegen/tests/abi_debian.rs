@@ -14,12 +14,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn debian_root() -> PathBuf {
-    let root = PathBuf::from(abi::DEBIAN_ROOT);
+    let root = abi::debian_include_root();
     let missing = abi::missing_headers(&root);
     assert!(
         missing.is_empty(),
-        "Debian's Level Zero headers are not installed (missing: {}). Install the `libze-dev` \
-         package (`sudo apt-get install libze-dev`); CI installs it. This test does not skip.",
+        "Debian's Level Zero headers are not installed (missing: {}). Run `cargo xtask test`, which \
+         fetches Debian's `libze-dev` into target/, or `sudo apt-get install libze-dev`. This test does not skip.",
         missing
             .iter()
             .map(|p| p.display().to_string())
@@ -169,7 +169,7 @@ fn mutated_copy(dir: &Path, edits: &[Edit]) -> PathBuf {
     let lz = root.join("level_zero");
     fs::create_dir_all(&lz).expect("create scratch include dir");
     for h in abi::HEADERS {
-        let src = Path::new(abi::DEBIAN_ROOT).join("level_zero").join(h);
+        let src = abi::debian_include_root().join("level_zero").join(h);
         fs::copy(&src, lz.join(h)).unwrap_or_else(|e| panic!("copy {}: {e}", src.display()));
     }
     for edit in edits {

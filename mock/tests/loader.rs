@@ -36,10 +36,8 @@ fn build(program: &str, exe: &str, extra: &[&str]) -> PathBuf {
 
 fn run(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let so = mock_so();
-    let list = so.display().to_string();
-    let mut cmd = std::process::Command::new(exe);
+    let mut cmd = tk::loader_command(exe, &[&so]);
     cmd.args(args)
-        .env("ZE_ENABLE_ALT_DRIVERS", list)
         .env_remove("ZEKIT_MOCK_SCENARIO")
         .env_remove("ZE_ENABLE_VALIDATION_LAYER");
     for (k, v) in env {

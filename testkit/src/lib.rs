@@ -37,15 +37,58 @@ pub fn icd(lib_name: &str) -> PathBuf {
     }
 }
 
-/// Whether Debian's loader and headers are installed (`libze1`, `libze-dev`).
-pub fn loader_available() -> bool {
-    Path::new("/usr/include/level_zero/ze_api.h").exists()
-        && ["/usr/lib/x86_64-linux-gnu/libze_loader.so", "/usr/lib/libze_loader.so"].iter().any(|p| Path::new(p).exists())
+/// The prefix under which Debian's `libze1`/`libze-dev` are found: `$ZEKIT_LEVEL_ZERO_ROOT`
+/// (set by `cargo xtask test`), else `/` when they are installed, else
+/// `target/zekit-deps/root` where `cargo xtask test` or `demo` unpacked them.
+pub fn level_zero_root() -> PathBuf {
+    if let Some(r) = std::env::var_os("ZEKIT_LEVEL_ZERO_ROOT") {
+        return PathBuf::from(r);
+    }
+    let fetched = root().join("target/zekit-deps/root");
+    if !has_level_zero(Path::new("/")) && has_level_zero(&fetched) {
+        return fetched;
+    }
+    PathBuf::from("/")
 }
 
-/// Fails the test with install instructions when the loader is missing (CI installs it).
+/// Whether `prefix` holds Debian's Level Zero headers and loader library.
+pub fn has_level_zero(prefix: &Path) -> bool {
+    prefix.join("usr/include/level_zero/ze_api.h").exists() && loader_lib_dir_in(prefix).is_some()
+}
+
+/// The folder under `prefix` holding `libze_loader.so`.
+pub fn loader_lib_dir_in(prefix: &Path) -> Option<PathBuf> {
+    let lib = prefix.join("usr/lib");
+    let mut dirs = vec![lib.clone()];
+    if let Ok(entries) = std::fs::read_dir(&lib) {
+        dirs.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+    }
+    dirs.sort();
+    dirs.into_iter().find(|d| d.join("libze_loader.so").exists())
+}
+
+/// Debian's Level Zero headers (`<root>/usr/include`, holding `level_zero/`).
+pub fn debian_include_dir() -> PathBuf {
+    level_zero_root().join("usr/include")
+}
+
+/// The folder of Debian's `libze_loader.so`.
+pub fn loader_lib_dir() -> Option<PathBuf> {
+    loader_lib_dir_in(&level_zero_root())
+}
+
+/// Whether Debian's loader and headers are there (`libze1`, `libze-dev`).
+pub fn loader_available() -> bool {
+    has_level_zero(&level_zero_root())
+}
+
+/// Fails the test with install instructions when the loader is missing.
 pub fn require_loader() {
-    assert!(loader_available(), "Debian's Level Zero loader is missing: apt-get install libze1 libze-dev (.ci/run does)");
+    assert!(
+        loader_available(),
+        "Debian's Level Zero loader is missing: run `cargo xtask test` (it fetches libze1/libze-dev into target/) \
+         or apt-get install libze1 libze-dev"
+    );
 }
 
 /// A scratch directory for one test.
@@ -64,6 +107,7 @@ pub fn compile_c(name: &str, sources: &[&Path], extra_args: &[&str]) -> PathBuf 
         .arg(include_dir())
         .args(sources)
         .args(extra_args)
+        .args(loader_lib_dir().map(|d| format!("-L{}", d.display())))
         .args(["-lze_loader", "-o"])
         .arg(&exe)
         .output()
@@ -72,11 +116,21 @@ pub fn compile_c(name: &str, sources: &[&Path], extra_args: &[&str]) -> PathBuf 
     exe
 }
 
-/// Runs an executable through the loader with `ZE_ENABLE_ALT_DRIVERS` naming `icds`.
-pub fn run_with_icds(exe: &Path, icds: &[&Path], env: &[(&str, &str)]) -> Output {
+/// A command running `exe` through the loader with `ZE_ENABLE_ALT_DRIVERS` naming `icds`
+/// (and the loader's folder on `LD_LIBRARY_PATH` when it is not installed system-wide).
+pub fn loader_command(exe: &Path, icds: &[&Path]) -> Command {
     let list: Vec<String> = icds.iter().map(|p| p.display().to_string()).collect();
     let mut cmd = Command::new(exe);
     cmd.env("ZE_ENABLE_ALT_DRIVERS", list.join(","));
+    if let Some(d) = loader_lib_dir() {
+        cmd.env("LD_LIBRARY_PATH", d);
+    }
+    cmd
+}
+
+/// Runs an executable through the loader with `ZE_ENABLE_ALT_DRIVERS` naming `icds`.
+pub fn run_with_icds(exe: &Path, icds: &[&Path], env: &[(&str, &str)]) -> Output {
+    let mut cmd = loader_command(exe, icds);
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -1,5 +1,6 @@
 //! Project chores: `cargo xtask gen [--check]`, `cargo xtask lint`, `cargo xtask import-upstream DIR`.
 
+mod deps;
 mod import;
 mod seed_merge;
 
@@ -134,24 +135,25 @@ fn demo() -> Result<(), String> {
     if !status.success() {
         return Err("building the CPU driver failed".into());
     }
+    let lz_root = deps::level_zero_root(&root)?;
+    let lib_dir = deps::loader_lib_dir(&lz_root).ok_or("the loader library vanished")?;
     let icd = root.join("target/release/libze_zekit_cpu.so");
     let exe = root.join("target/release/zekit-demo");
     let out = std::process::Command::new("cc")
         .args(["-std=c11", "-O1", "-Wall", "-Werror", "-I"])
         .arg(root.join("generated/include"))
         .arg(root.join("examples/demo.c"))
+        .arg(format!("-L{}", lib_dir.display()))
         .args(["-lze_loader", "-o"])
         .arg(&exe)
         .output()
         .map_err(|e| format!("cc: {e} (install gcc)"))?;
     if !out.status.success() {
-        return Err(format!(
-            "compiling examples/demo.c failed (is libze-dev installed?):\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(format!("compiling examples/demo.c failed:\n{}", String::from_utf8_lossy(&out.stderr)));
     }
     println!("running examples/demo.c through the Level Zero loader on {}", icd.display());
     let status = std::process::Command::new(&exe)
+        .env("LD_LIBRARY_PATH", &lib_dir)
         .env("ZE_ENABLE_ALT_DRIVERS", &icd)
         .env("ZEKIT_LOG", "0")
         .status()
@@ -165,8 +167,10 @@ fn demo() -> Result<(), String> {
 
 /// `cargo xtask test`: every test of the workspace (the README's test command).
 fn run_tests() -> Result<(), String> {
+    let lz_root = deps::level_zero_root(&root())?;
     let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["test", "--workspace"])
+        .env("ZEKIT_LEVEL_ZERO_ROOT", &lz_root)
         .current_dir(root())
         .status()
         .map_err(|e| format!("cargo test: {e}"))?;

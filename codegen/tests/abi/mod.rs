@@ -38,8 +38,11 @@ pub const HEADERS: [&str; 6] = [
     "zes_ddi.h",
 ];
 
-/// Include root of Debian's `libze-dev` headers.
-pub const DEBIAN_ROOT: &str = "/usr/include";
+/// Include root of Debian's `libze-dev` headers (system-wide, or where `cargo xtask test`
+/// unpacked them: see `zekit_testkit::level_zero_root`).
+pub fn debian_include_root() -> std::path::PathBuf {
+    zekit_testkit::debian_include_dir()
+}
 
 /// How many difference lines a failure message lists.
 pub const MAX_LISTED: usize = 200;

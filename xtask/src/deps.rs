@@ -1,0 +1,127 @@
+//! What `cargo xtask demo` and `cargo xtask test` need from Debian: the official Level Zero
+//! loader (`libze1`) and its headers (`libze-dev`, the ABI reference).
+//!
+//! Installed system-wide, they are used as they are. Otherwise they are fetched into
+//! `target/zekit-deps/` without root: `apt-get` runs with its lists, cache and state in that
+//! folder (`apt-get update`, then `apt-get download`), and `dpkg-deb -x` unpacks the packages
+//! into `target/zekit-deps/root/`. Nothing outside `target/` is touched. Where that fails and
+//! we are root, `apt-get install` is the last resort.
+//!
+//! The tests and the demo learn where the packages are from `ZEKIT_LEVEL_ZERO_ROOT`, the
+//! prefix under which `usr/include/level_zero` and `usr/lib/<multiarch>/libze_loader.so` live
+//! (`/` for a system install); see `zekit-testkit`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub use zekit_testkit::{has_level_zero, loader_lib_dir_in as loader_lib_dir};
+
+/// Debian's packages of the loader and its headers.
+const PACKAGES: &[&str] = &["libze1", "libze-dev"];
+
+/// The prefix under which Debian's Level Zero packages are unpacked (or `/`).
+pub fn level_zero_root(workspace: &Path) -> Result<PathBuf, String> {
+    if std::env::var_os("ZEKIT_FETCH_LEVEL_ZERO").is_none() && has_level_zero(Path::new("/")) {
+        return Ok(PathBuf::from("/"));
+    }
+    let deps = workspace.join("target/zekit-deps");
+    let root = deps.join("root");
+    if has_level_zero(&root) {
+        return Ok(root);
+    }
+    match fetch(&deps, &root) {
+        Ok(()) if has_level_zero(&root) => {
+            println!("xtask: Debian's {} unpacked into {}", PACKAGES.join(" and "), root.display());
+            Ok(root)
+        }
+        Ok(()) => Err(format!("{} lacks the loader or its headers after unpacking", root.display())),
+        Err(e) if is_root() => {
+            println!("xtask: fetching without root failed ({e}); installing with apt-get");
+            install()?;
+            if has_level_zero(Path::new("/")) {
+                Ok(PathBuf::from("/"))
+            } else {
+                Err("apt-get installed the packages, but the loader or its headers are still missing".into())
+            }
+        }
+        Err(e) => Err(format!(
+            "Debian's Level Zero loader is missing and could not be fetched: {e}\n\
+             install it with: sudo apt-get install {}",
+            PACKAGES.join(" ")
+        )),
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc_geteuid() == 0 }
+}
+
+extern "C" {
+    #[link_name = "geteuid"]
+    fn libc_geteuid() -> u32;
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}");
+    let out = cmd.output().map_err(|e| format!("{shown}: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no output");
+        Err(format!("{shown} failed ({}): {last}", out.status))
+    }
+}
+
+/// `apt-get` with lists, cache and state of its own under `deps` (no root, no lock on the
+/// system's apt).
+fn apt(deps: &Path) -> Command {
+    let mut c = Command::new("apt-get");
+    for (opt, dir) in [
+        ("Dir::State", "state"),
+        ("Dir::State::Lists", "state/lists"),
+        ("Dir::Cache", "cache"),
+        ("Dir::Cache::archives", "cache/archives"),
+    ] {
+        c.arg("-o").arg(format!("{opt}={}", deps.join(dir).display()));
+    }
+    c.args(["-o", "Debug::NoLocking=1", "-q"]);
+    c
+}
+
+fn fetch(deps: &Path, root: &Path) -> Result<(), String> {
+    for d in ["state/lists/partial", "cache/archives/partial", "debs"] {
+        std::fs::create_dir_all(deps.join(d)).map_err(|e| format!("{}: {e}", deps.join(d).display()))?;
+    }
+    std::fs::write(deps.join("state/status"), "").map_err(|e| e.to_string())?;
+    println!("xtask: fetching Debian's {} into {}", PACKAGES.join(" and "), deps.display());
+    run(apt(deps).arg("update"))?;
+    let debs = deps.join("debs");
+    run(apt(deps).arg("download").args(PACKAGES).current_dir(&debs))?;
+    let _ = std::fs::remove_dir_all(root);
+    std::fs::create_dir_all(root).map_err(|e| e.to_string())?;
+    let mut found = 0;
+    for entry in std::fs::read_dir(&debs).map_err(|e| e.to_string())?.flatten() {
+        let p = entry.path();
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if p.extension().is_some_and(|e| e == "deb") && PACKAGES.iter().any(|pkg| name.starts_with(&format!("{pkg}_"))) {
+            run(Command::new("dpkg-deb").arg("-x").arg(&p).arg(root))?;
+            found += 1;
+        }
+    }
+    if found < PACKAGES.len() {
+        return Err(format!("apt-get download left {found} of {} packages in {}", PACKAGES.len(), debs.display()));
+    }
+    Ok(())
+}
+
+fn install() -> Result<(), String> {
+    let mut c = Command::new("apt-get");
+    c.args(["install", "-y", "-q"]).args(PACKAGES).env("DEBIAN_FRONTEND", "noninteractive");
+    if run(&mut c).is_ok() {
+        return Ok(());
+    }
+    run(Command::new("apt-get").args(["update", "-q"]))?;
+    run(&mut c)
+}
