@@ -28,8 +28,9 @@ use crate::spec::*;
 /// How a C parameter reaches the trait method.
 #[derive(Debug, Clone)]
 pub enum PKind {
-    /// A handle by value: `Handle<K>` (or `Option<Handle<K>>`).
-    Handle { kind: String, optional: bool },
+    /// A handle by value: `Handle<K>` (or `Option<Handle<K>>`). `release`: the call destroys
+    /// the object (`[release]`); the generated layer releases the handle after success.
+    Handle { kind: String, optional: bool, release: bool },
     /// A value passed as is (scalars, enums, flags, structs by value, callbacks).
     Value,
     /// `[in]` pointer to one element: `&T` / `Option<&T>`.
@@ -135,7 +136,7 @@ pub fn classify(api: &Api, kinds: &BTreeMap<String, (String, u32)>, f: &Function
     let dir = if pointee_const { Dir::In } else { p.dir.unwrap_or(Dir::In) };
     if t.ptrs.is_empty() {
         return match handle {
-            Some(kind) => PKind::Handle { kind, optional: p.optional },
+            Some(kind) => PKind::Handle { kind, optional: p.optional, release: p.release },
             None => PKind::Value,
         };
     }
@@ -217,7 +218,7 @@ fn trait_type(p: &Param) -> TokenStream {
     let raw = rust_type_tokens(&p.field.ty);
     let el = pointee(p.field);
     match &p.kind {
-        PKind::Handle { kind, optional } => {
+        PKind::Handle { kind, optional, .. } => {
             let k = kind_ident(kind);
             if *optional {
                 quote!(Option<Handle<#k>>)
@@ -286,13 +287,20 @@ fn conversion(p: &Param) -> (TokenStream, TokenStream) {
     let a = format_ident!("__a_{}", p.field.name);
     let null = quote!(zekit_rt::ZeError::INVALID_NULL_POINTER);
     match &p.kind {
-        PKind::Handle { kind, optional } => {
+        PKind::Handle { kind, optional, release } => {
             let k = kind_ident(kind);
-            if *optional {
-                (quote!(let #a = Handle::<#k>::from_raw_optional(#n as *mut c_void)?;), quote!())
+            let conv = if *optional {
+                quote!(let #a = Handle::<#k>::from_raw_optional(#n as *mut c_void)?;)
             } else {
-                (quote!(let #a = Handle::<#k>::from_raw(#n as *mut c_void)?;), quote!())
-            }
+                quote!(let #a = Handle::<#k>::from_raw(#n as *mut c_void)?;)
+            };
+            // `[release]`: the driver method ran and succeeded; the handle dies here.
+            let back = match (*release, *optional) {
+                (false, _) => quote!(),
+                (true, false) => quote!(#a.release()?;),
+                (true, true) => quote!(if let Some(h) = #a { h.release()?; }),
+            };
+            (conv, back)
         }
         PKind::Value | PKind::Raw => (quote!(let #a = #n;), quote!()),
         PKind::InRef { optional: false } => (quote!(let #a = #n.as_ref().ok_or(#null)?;), quote!()),
@@ -439,64 +447,237 @@ fn emit_kinds(cx: &Ctx) -> TokenStream {
     }
 }
 
-fn emit_driver(cx: &Ctx) -> TokenStream {
-    let methods = all_functions(cx.api).into_iter().map(|f| {
-        let m = ident(&method_name(&f.name));
-        let ps = params(cx.api, &cx.kinds, f);
-        let args = ps.iter().map(|p| {
-            let n = ident(&p.field.name.to_snake_case());
-            let t = trait_type(p);
-            quote!(#n: #t)
-        });
-        let doc = format!(" `{}`{}.", f.name, f.since.as_deref().map(|s| format!(" (since API {s})")).unwrap_or_default());
-        let ret = match &f.return_type {
-            None => quote!(()),
-            Some(t) => match cx.kinds.get(t.as_str()) {
-                Some((k, _)) => {
-                    let k = kind_ident(k);
-                    quote!(Handle<#k>)
-                }
-                None => rust_type_tokens(t),
-            },
-        };
+/// The trait of a spec class: `zeDevice` → `DeviceApi`, `ze` → `GlobalApi`,
+/// `zesDevice` → `ZesDeviceApi`, `zer` → `ZerGlobalApi`.
+pub fn class_trait(class: &str) -> String {
+    let ns = crate::model::func_ns(class);
+    let rest = class.strip_prefix(ns).unwrap_or(class);
+    let base = if rest.is_empty() { "Global" } else { rest };
+    if ns == "ze" {
+        format!("{base}Api")
+    } else {
+        format!("{}{base}Api", ns.to_upper_camel_case())
+    }
+}
+
+/// The `Dispatch` field (and probe method) of a class: `DeviceApi` → `device`.
+fn class_field(class: &str) -> String {
+    let t = class_trait(class);
+    t.strip_suffix("Api").unwrap_or(&t).to_snake_case()
+}
+
+/// The classes of a namespace with their functions, in spec order.
+fn classes<'a>(api: &'a Api, ns: &'a str) -> Vec<(String, Vec<&'a Function>)> {
+    let mut out: Vec<(String, Vec<&Function>)> = vec![];
+    for (_, f) in api.functions(ns) {
+        match out.iter_mut().find(|(c, _)| *c == f.class) {
+            Some((_, fs)) => fs.push(f),
+            None => out.push((f.class.clone(), vec![f])),
+        }
+    }
+    out
+}
+
+/// Every class of the spec, namespace by namespace.
+fn all_classes(api: &Api) -> Vec<(String, Vec<&Function>)> {
+    NAMESPACES.iter().flat_map(|ns| classes(api, ns)).collect()
+}
+
+fn method_tokens(cx: &Ctx, f: &Function) -> TokenStream {
+    let m = ident(&method_name(&f.name));
+    let ps = params(cx.api, &cx.kinds, f);
+    let args = ps.iter().map(|p| {
+        let n = ident(&p.field.name.to_snake_case());
+        let t = trait_type(p);
+        quote!(#n: #t)
+    });
+    let doc = format!(" `{}`{}.", f.name, f.since.as_deref().map(|s| format!(" (since API {s})")).unwrap_or_default());
+    let ret = match &f.return_type {
+        None => quote!(()),
+        Some(t) => match cx.kinds.get(t.as_str()) {
+            Some((k, _)) => {
+                let k = kind_ident(k);
+                quote!(Handle<#k>)
+            }
+            None => rust_type_tokens(t),
+        },
+    };
+    quote! {
+        #[doc = #doc]
+        fn #m(&self, #(#args),*) -> ZeResult<#ret> {
+            Err(ZeError::UNSUPPORTED_FEATURE)
+        }
+    }
+}
+
+/// `api/<ns>.rs`: one trait per class of the namespace.
+fn emit_api_ns(cx: &Ctx, ns: &str) -> TokenStream {
+    let traits = classes(cx.api, ns).into_iter().map(|(class, fs)| {
+        let t = ident(&class_trait(&class));
+        let methods = fs.iter().map(|f| method_tokens(cx, f));
+        let doc = format!(" The functions of class `{class}`. Implement it with `#[zekit_icd::implement]`, which records the methods a driver defines (their DDI entries are filled; the others stay null and answer `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`).");
         quote! {
             #[doc = #doc]
-            fn #m(&self, #(#args),*) -> ZeResult<#ret> {
-                Err(ZeError::UNSUPPORTED_FEATURE)
+            #[allow(unused_variables, clippy::too_many_arguments)]
+            pub trait #t: Send + Sync + 'static {
+                /// The methods this impl defines (written by `#[zekit_icd::implement]`).
+                #[doc(hidden)]
+                fn __implemented(&self) -> &'static [&'static str];
+                #(#methods)*
             }
         }
     });
     quote! {
-        #![doc = " The API as one Rust trait. A driver implements what it supports; the rest"]
-        #![doc = " answers `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`."]
+        #![doc = " Driver traits of one namespace, one per spec class."]
+        #![allow(unused_imports)]
         use ::core::ffi::{c_char, c_int, c_void};
         use zekit_rt::{Handle, ZeError, ZeResult};
         use zekit_sys::*;
-
-        /// A Level Zero driver in plain Rust. Parameters arrive checked and converted:
-        /// handles are live objects of the right kind, `[in]` pointers are references,
-        /// `[range]` pairs are slices, outputs are `&mut` and reach the caller only on `Ok`.
-        #[allow(unused_variables, clippy::too_many_arguments)]
-        pub trait Driver: Send + Sync + 'static {
-            /// Whether the DDI tables offer `function` (unsupported entries are left null).
-            fn supports(&self, function: &str) -> bool { true }
-            /// Called before every call when hooks are on; `Some(code)` answers the call
-            /// with `code` without running the method (the mock's programmed results).
-            fn before_call(&self, function: &'static str, args: &dyn Fn() -> Vec<(&'static str, String)>) -> Option<ze_result_t> { None }
-            /// Called after every call when hooks are on (the mock's call log).
-            fn after_call(&self, function: &'static str, args: &dyn Fn() -> Vec<(&'static str, String)>, result: ze_result_t) {}
-            #(#methods)*
-        }
-        #[allow(unused_imports)]
-        use {c_char as _, c_int as _, c_void as _};
+        #(#traits)*
     }
 }
 
-fn emit_entry(cx: &Ctx) -> TokenStream {
-    let fns = all_functions(cx.api).into_iter().map(|f| {
+/// `api/mod.rs`: the namespaces' traits, the hooks, the dispatch table and its probes.
+fn emit_api_mod(cx: &Ctx) -> TokenStream {
+    let all = all_classes(cx.api);
+    let mods = NAMESPACES.iter().map(|ns| {
+        let m = ident(ns);
+        quote!(pub mod #m; pub use #m::*;)
+    });
+    let fields: Vec<_> = all.iter().map(|(c, _)| ident(&class_field(c))).collect();
+    let traits: Vec<_> = all.iter().map(|(c, _)| ident(&class_trait(c))).collect();
+    let field_docs = all.iter().map(|(c, _)| format!(" `{}` (class `{c}`), when the driver implements it.", class_trait(c)));
+    let yes: Vec<_> = traits.iter().map(|t| format_ident!("{}Yes", t)).collect();
+    let no: Vec<_> = traits.iter().map(|t| format_ident!("{}No", t)).collect();
+    let rows = all.iter().flat_map(|(c, fs)| {
+        let c = c.clone();
+        fs.iter().map(move |f| {
+            let name = f.name.as_str();
+            let m = method_name(&f.name);
+            let t = class_trait(&c);
+            quote!(Function { name: #name, method: #m, class: #t })
+        })
+    });
+    quote! {
+        #![doc = " The driver traits (one per spec class), the hooks, and the dispatch table the"]
+        #![doc = " entry points call through."]
+        #(#mods)*
+        use std::collections::HashSet;
+        use zekit_sys::ze_result_t;
+
+        /// Decoded arguments of a call, computed on demand.
+        pub type Args<'a> = &'a dyn Fn() -> Vec<(&'static str, String)>;
+
+        /// Optional hooks around every call (the mock's programmed results and call log).
+        #[allow(unused_variables)]
+        pub trait Hooks: Send + Sync + 'static {
+            /// Called before every call; `Some(code)` answers the call with `code` without
+            /// running the method.
+            fn before_call(&self, function: &'static str, args: Args<'_>) -> Option<ze_result_t> { None }
+            /// Called after every call with its result.
+            fn after_call(&self, function: &'static str, args: Args<'_>, result: ze_result_t) {}
+            /// Whether the DDI tables offer every function, implemented or not (the mock,
+            /// whose hooks answer the rest).
+            fn fill_all(&self) -> bool { false }
+        }
+
+        /// One API function: its C name, trait method and trait.
+        #[derive(Debug, Clone, Copy)]
+        pub struct Function {
+            pub name: &'static str,
+            pub method: &'static str,
+            pub class: &'static str,
+        }
+
+        /// Every function of the spec, in spec order.
+        pub const FUNCTIONS: &[Function] = &[#(#rows),*];
+
+        /// The driver's implementation of each class (`None` where it implements none).
+        #[derive(Clone, Copy, Default)]
+        pub struct Classes {
+            #(#[doc = #field_docs] pub #fields: Option<&'static dyn #traits>,)*
+        }
+
+        /// What the entry points dispatch to: a driver's classes and hooks. Built by
+        /// [`dispatch!`](crate::dispatch) from a driver value.
+        pub struct Dispatch {
+            pub classes: Classes,
+            pub hooks: Option<&'static dyn Hooks>,
+            implemented: HashSet<&'static str>,
+        }
+
+        impl Dispatch {
+            /// A dispatch table over `classes` and `hooks`.
+            pub fn new(classes: Classes, hooks: Option<&'static dyn Hooks>) -> Dispatch {
+                let mut implemented = HashSet::new();
+                #(if let Some(c) = classes.#fields { implemented.extend(c.__implemented()); })*
+                Dispatch { classes, hooks, implemented }
+            }
+
+            /// The same without hooks.
+            pub fn without_hooks(self) -> Dispatch {
+                Dispatch { hooks: None, ..self }
+            }
+
+            /// Whether the driver defines the trait method `method` (`ze_device_get`).
+            pub fn implements(&self, method: &str) -> bool {
+                self.implemented.contains(method)
+            }
+
+            /// Whether the driver defines the API function `name` (`zeDeviceGet`).
+            pub fn implements_function(&self, name: &str) -> bool {
+                FUNCTIONS.iter().any(|f| f.name == name && self.implements(f.method))
+            }
+
+            /// Whether the DDI tables offer the function of trait method `method`.
+            pub fn offers(&self, method: &str) -> bool {
+                self.hooks.is_some_and(|h| h.fill_all()) || self.implements(method)
+            }
+        }
+
+        /// Autoref probes: `(&Probe(driver)).device()` is `Some` exactly when the driver's
+        /// type implements `DeviceApi` (the type must be concrete where the probe is written,
+        /// as in [`dispatch!`](crate::dispatch)).
+        #[doc(hidden)]
+        pub mod probe {
+            use super::*;
+            pub struct Probe<T: 'static>(pub &'static T);
+            pub trait HooksYes { fn hooks(&self) -> Option<&'static dyn Hooks>; }
+            impl<T: Hooks> HooksYes for Probe<T> { fn hooks(&self) -> Option<&'static dyn Hooks> { Some(self.0) } }
+            pub trait HooksNo { fn hooks(&self) -> Option<&'static dyn Hooks>; }
+            impl<T> HooksNo for &Probe<T> { fn hooks(&self) -> Option<&'static dyn Hooks> { None } }
+            #(
+                pub trait #yes { fn #fields(&self) -> Option<&'static dyn #traits>; }
+                impl<T: #traits> #yes for Probe<T> { fn #fields(&self) -> Option<&'static dyn #traits> { Some(self.0) } }
+                pub trait #no { fn #fields(&self) -> Option<&'static dyn #traits>; }
+                impl<T> #no for &Probe<T> { fn #fields(&self) -> Option<&'static dyn #traits> { None } }
+            )*
+        }
+
+        /// Builds the [`Dispatch`] of a driver value: `dispatch!(MyDriver, &DRIVER)` (the
+        /// expression must be a `&'static MyDriver`). Every class trait the type implements is
+        /// used, and its [`Hooks`] if it implements them.
+        #[macro_export]
+        macro_rules! dispatch {
+            ($ty:ty, $value:expr) => {{
+                #[allow(unused_imports)]
+                use $crate::api::probe::*;
+                let __v: &'static $ty = $value;
+                $crate::api::Dispatch::new(
+                    $crate::api::Classes { #(#fields: (&Probe(__v)).#fields(),)* },
+                    (&Probe(__v)).hooks(),
+                )
+            }};
+        }
+    }
+}
+
+fn emit_entry_ns(cx: &Ctx, ns: &str) -> TokenStream {
+    let fns = cx.api.functions(ns).map(|(_, f)| {
         let name = ident(&f.name);
         let fname = f.name.as_str();
         let m = ident(&method_name(&f.name));
+        let field = ident(&class_field(&f.class));
         let cps = c_params(f);
         let names = arg_names(f);
         let ps = params(cx.api, &cx.kinds, f);
@@ -534,8 +715,9 @@ fn emit_entry(cx: &Ctx) -> TokenStream {
                     &|| unsafe { crate::fmt::#fmt_fn(#(#names),*) },
                     || unsafe { crate::validate::#name(#(#names),*) },
                     |__d| unsafe {
+                        let __c = __d.classes.#field.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
                         #(#convs)*
-                        let __v = __d.#m(#(#call_args),*)?;
+                        let __v = __c.#m(#(#call_args),*)?;
                         #(#backs)*
                         Ok(#to_c)
                     },
@@ -545,19 +727,32 @@ fn emit_entry(cx: &Ctx) -> TokenStream {
         }
     });
     quote! {
-        #![doc = " The C entry points: guard, validate, convert, call the driver, write outputs, trace."]
+        #![doc = " C entry points of one namespace: guard, validate, convert, call the driver, write outputs, trace."]
         #![allow(non_snake_case, unused_mut, unused_unsafe, unused_variables, unused_parens, clippy::all)]
         use ::core::ffi::{c_char, c_int, c_void};
         use zekit_rt::Handle;
         use zekit_sys::*;
         #(#fns)*
         #[allow(unused_imports)]
-        use {c_char as _, c_int as _, Handle as _};
+        use {c_char as _, c_int as _, c_void as _, Handle as _};
     }
 }
 
-fn emit_fmt(cx: &Ctx) -> TokenStream {
-    let fns = all_functions(cx.api).into_iter().map(|f| {
+/// `mod.rs` of a per-namespace module: `pub mod ze; pub use ze::*;` for each namespace.
+fn emit_ns_mod(doc: &str, extra: TokenStream) -> TokenStream {
+    let mods = NAMESPACES.iter().map(|ns| {
+        let m = ident(ns);
+        quote!(pub mod #m; pub use #m::*;)
+    });
+    quote! {
+        #![doc = #doc]
+        #(#mods)*
+        #extra
+    }
+}
+
+fn emit_fmt_ns(cx: &Ctx, ns: &str) -> TokenStream {
+    let fns = cx.api.functions(ns).map(|(_, f)| {
         let name = ident(&f.name);
         let cps = c_params(f);
         let ps = params(cx.api, &cx.kinds, f);
@@ -574,15 +769,10 @@ fn emit_fmt(cx: &Ctx) -> TokenStream {
         }
     });
     quote! {
-        #![doc = " Decoded arguments of every function, for tracing and call logs."]
+        #![doc = " Decoded arguments of one namespace's functions, for tracing and call logs."]
         #![allow(non_snake_case, unused_unsafe, clippy::all)]
         use ::core::ffi::{c_char, c_int, c_void};
         use zekit_sys::*;
-
-        /// `name=value, ...`
-        pub fn join(args: &[(&'static str, String)]) -> String {
-            args.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(", ")
-        }
         #(#fns)*
         #[allow(unused_imports)]
         use {c_char as _, c_int as _, c_void as _};
@@ -609,10 +799,10 @@ fn emit_ddi(cx: &Ctx) -> TokenStream {
                     crate::model::strip_ns(crate::model::strip_ns(&f.name, ns), crate::model::strip_ns(&f.class, ns))
                 ));
                 let e = ident(&f.name);
-                let fname = f.name.as_str();
+                let mname = method_name(&f.name);
                 quote! {
                     if version.0 >= #enc {
-                        ::core::ptr::addr_of_mut!((*pDdiTable).#member).write(if supports(#fname) { Some(crate::entry::#e) } else { None });
+                        ::core::ptr::addr_of_mut!((*pDdiTable).#member).write(if supports(#mname) { Some(crate::entry::#e) } else { None });
                     }
                 }
             });
@@ -628,8 +818,8 @@ fn emit_ddi(cx: &Ctx) -> TokenStream {
                             zekit_rt::log_error(#gname, &format!("unsupported major version in {version:?}"));
                             return ze_result_t::ERROR_UNSUPPORTED_VERSION;
                         }
-                        let d = crate::driver();
-                        let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+                        let d = crate::dispatch();
+                        let supports = |n: &str| d.is_none_or(|d| d.offers(n));
                         #(#sets)*
                         ze_result_t::SUCCESS
                     })
@@ -688,64 +878,55 @@ fn emit_lib(cx: &Ctx) -> TokenStream {
             });
         }
     }
-    let _ = cx;
     quote! {
-        #![doc = " Generated ICD plumbing of zekit: see `driver::Driver` and `export_icd!`."]
+        #![doc = " Generated ICD plumbing of zekit: the class traits in [`api`], `dispatch!`, `export_icd!`."]
         #![allow(clippy::all)]
+        pub mod api;
         pub mod ddi;
-        pub mod driver;
         pub mod entry;
         pub mod fmt;
         pub mod kinds;
         pub mod validate;
 
-        pub use driver::Driver;
+        pub use api::*;
+        pub use zekit_icd_macros::implement;
         pub use zekit_rt as rt;
         pub use zekit_rt::{Handle, ZeError, ZeResult};
         pub use zekit_sys as sys;
 
-        use std::sync::atomic::{AtomicBool, Ordering};
         use std::sync::OnceLock;
 
-        static DRIVER: OnceLock<&'static dyn Driver> = OnceLock::new();
-        static HOOKS: AtomicBool = AtomicBool::new(false);
+        static DISPATCH: OnceLock<Dispatch> = OnceLock::new();
 
         /// Installs the process's driver (once; later calls are ignored) and builds the
-        /// dispatch tables every handle carries. `hooks` turns on `before_call`/`after_call`.
-        pub fn install(driver: &'static dyn Driver, hooks: bool) {
-            if DRIVER.set(driver).is_ok() {
-                HOOKS.store(hooks, Ordering::Relaxed);
+        /// dispatch tables every handle carries.
+        pub fn install(dispatch: Dispatch) {
+            if DISPATCH.set(dispatch).is_ok() {
                 zekit_rt::handle::set_ddi_tables(ddi::handle_tables());
             }
         }
 
-        /// The installed driver.
+        /// The installed driver's dispatch table.
         #[inline]
-        pub fn driver() -> Option<&'static dyn Driver> {
-            DRIVER.get().copied()
+        pub fn dispatch() -> Option<&'static Dispatch> {
+            DISPATCH.get()
         }
-
-        #[inline]
-        pub(crate) fn hooks_enabled() -> bool {
-            HOOKS.load(Ordering::Relaxed)
-        }
-
-        type Args<'a> = &'a dyn Fn() -> Vec<(&'static str, String)>;
 
         /// The shape of every entry point: trace, guard against panics, run the hooks,
-        /// validate, then convert and call the driver; failures are logged. `on_error`
-        /// turns a failure code into the function's C return value.
+        /// validate, then convert and call the driver. A failure is logged once and recorded
+        /// as the thread's last error. `on_error` turns a failure code into the function's C
+        /// return value.
         #[inline(always)]
         pub(crate) fn call<R>(
             function: &'static str,
             args: Args<'_>,
             validate: impl FnOnce() -> ZeResult<()>,
-            body: impl FnOnce(&'static dyn Driver) -> ZeResult<R>,
+            body: impl FnOnce(&'static Dispatch) -> ZeResult<R>,
             on_error: impl Fn(sys::ze_result_t) -> R,
         ) -> R {
             let t = zekit_rt::trace::start();
             let mut value = None;
-            let code = zekit_rt::guard(function, || match dispatch(function, args, validate, body) {
+            let code = zekit_rt::guard(function, || match run(function, args, validate, body) {
                 Ok(v) => {
                     value = Some(v);
                     sys::ze_result_t::SUCCESS
@@ -759,53 +940,42 @@ fn emit_lib(cx: &Ctx) -> TokenStream {
         }
 
         #[inline(always)]
-        fn dispatch<R>(
+        fn run<R>(
             function: &'static str,
             args: Args<'_>,
             validate: impl FnOnce() -> ZeResult<()>,
-            body: impl FnOnce(&'static dyn Driver) -> ZeResult<R>,
+            body: impl FnOnce(&'static Dispatch) -> ZeResult<R>,
         ) -> Result<R, sys::ze_result_t> {
-            let Some(d) = driver() else {
-                zekit_rt::log_error(function, "no driver is installed");
-                return Err(sys::ze_result_t::ERROR_UNINITIALIZED);
+            let Some(d) = dispatch() else {
+                return Err(zekit_rt::failed(function, ZeError::UNINITIALIZED, "no driver is installed"));
             };
-            let hooks = hooks_enabled();
-            if hooks {
-                if let Some(r) = d.before_call(function, args) {
-                    d.after_call(function, args, r);
+            if let Some(h) = d.hooks {
+                if let Some(r) = h.before_call(function, args) {
+                    h.after_call(function, args, r);
                     return Err(r);
                 }
             }
+            zekit_rt::begin_call();
             let valid = if zekit_rt::validation_enabled() { validate() } else { Ok(()) };
             let res = match valid {
-                Err(e) => {
-                    zekit_rt::log_error(function, &format!("invalid arguments: {e}"));
-                    Err(e.0)
-                }
-                Ok(()) => body(d).map_err(|e| {
-                    if e != ZeError::UNSUPPORTED_FEATURE && e.0 != sys::ze_result_t::NOT_READY {
-                        zekit_rt::log_error(function, &format!("failed: {e}"));
-                    }
-                    e.0
-                }),
+                Err(e) => Err(zekit_rt::failed(function, e, "invalid arguments")),
+                Ok(()) => body(d).map_err(|e| zekit_rt::failed(function, e, "")),
             };
-            if hooks {
-                d.after_call(function, args, *res.as_ref().err().unwrap_or(&sys::ze_result_t::SUCCESS));
+            if let Some(h) = d.hooks {
+                h.after_call(function, args, *res.as_ref().err().unwrap_or(&sys::ze_result_t::SUCCESS));
             }
             res
         }
 
-        /// Exports every `*Get*ProcAddrTable` of the API from the invoking `cdylib`; the
-        /// expression gives `(&'static dyn Driver, hooks)` and runs once, on first use.
+        /// Exports every `*Get*ProcAddrTable` of the API from the invoking `cdylib`:
+        /// `export_icd!(MyDriver, expr)`, where `expr` gives the `&'static MyDriver` (evaluated
+        /// once, on first use). Every class trait `MyDriver` implements is dispatched to.
         #[macro_export]
         macro_rules! export_icd {
-            ($init:expr) => {
+            ($ty:ty, $value:expr) => {
                 fn __zekit_install() {
                     static ONCE: ::std::sync::Once = ::std::sync::Once::new();
-                    ONCE.call_once(|| {
-                        let (driver, hooks): (&'static dyn $crate::Driver, bool) = $init;
-                        $crate::install(driver, hooks);
-                    });
+                    ONCE.call_once(|| $crate::install($crate::dispatch!($ty, $value)));
                 }
                 #(#exports)*
             };
@@ -833,23 +1003,46 @@ publish = false\n\
 \n\
 [dependencies]\n\
 zekit-sys = { path = \"../zekit-sys\" }\n\
-zekit-rt = { path = \"../../runtime\" }\n";
+zekit-rt = { path = \"../../runtime\" }\n\
+zekit-icd-macros = { path = \"../../runtime/macros\" }\n";
     // Rendering is the slow part; token streams are not `Send`, so each thread builds its own.
-    type Job<'a> = (&'static str, Box<dyn Fn() -> TokenStream + Send + Sync + 'a>);
-    let jobs: Vec<Job> = vec![
-        ("zekit-icd/src/lib.rs", Box::new(|| emit_lib(&cx))),
-        ("zekit-icd/src/kinds.rs", Box::new(|| emit_kinds(&cx))),
-        ("zekit-icd/src/driver.rs", Box::new(|| emit_driver(&cx))),
-        ("zekit-icd/src/entry.rs", Box::new(|| emit_entry(&cx))),
-        ("zekit-icd/src/fmt.rs", Box::new(|| emit_fmt(&cx))),
-        ("zekit-icd/src/ddi.rs", Box::new(|| emit_ddi(&cx))),
-        ("zekit-icd/src/validate.rs", Box::new(|| crate::emit_validate::emit(api))),
-        ("zekit-icd/tests/validation.rs", Box::new(|| crate::emit_validate::emit_tests(api))),
+    type Job<'a> = (String, Box<dyn Fn() -> TokenStream + Send + Sync + 'a>);
+    let mut jobs: Vec<Job> = vec![
+        ("zekit-icd/src/lib.rs".into(), Box::new(|| emit_lib(&cx))),
+        ("zekit-icd/src/kinds.rs".into(), Box::new(|| emit_kinds(&cx))),
+        ("zekit-icd/src/api/mod.rs".into(), Box::new(|| emit_api_mod(&cx))),
+        (
+            "zekit-icd/src/entry/mod.rs".into(),
+            Box::new(|| emit_ns_mod(" The C entry points, one module per namespace.", quote!())),
+        ),
+        (
+            "zekit-icd/src/fmt/mod.rs".into(),
+            Box::new(|| {
+                emit_ns_mod(
+                    " Decoded arguments of every function, for tracing and call logs; one module per namespace.",
+                    quote! {
+                        /// `name=value, ...`
+                        pub fn join(args: &[(&'static str, String)]) -> String {
+                            args.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(", ")
+                        }
+                    },
+                )
+            }),
+        ),
+        ("zekit-icd/src/ddi.rs".into(), Box::new(|| emit_ddi(&cx))),
+        ("zekit-icd/src/validate.rs".into(), Box::new(|| crate::emit_validate::emit(api))),
+        ("zekit-icd/tests/validation.rs".into(), Box::new(|| crate::emit_validate::emit_tests(api))),
     ];
+    for ns in NAMESPACES {
+        let cx = &cx;
+        jobs.push((format!("zekit-icd/src/api/{ns}.rs"), Box::new(move || emit_api_ns(cx, ns))));
+        jobs.push((format!("zekit-icd/src/entry/{ns}.rs"), Box::new(move || emit_entry_ns(cx, ns))));
+        jobs.push((format!("zekit-icd/src/fmt/{ns}.rs"), Box::new(move || emit_fmt_ns(cx, ns))));
+    }
     let rendered: Vec<Result<(String, String), String>> = std::thread::scope(|s| {
         let handles: Vec<_> = jobs
             .iter()
-            .map(|(path, job)| s.spawn(move || render(path, job()).map(|text| (path.to_string(), text))))
+            .map(|(path, job)| s.spawn(move || render(path, job()).map(|text| (path.clone(), text))))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("an ICD emitter panicked".into()))).collect()
     });

@@ -1,13 +1,14 @@
 //! The zekit CPU Level Zero driver (`libze_zekit_cpu.so`).
 //!
-//! Pure-Rust core: what the host is ([`host`]), what the device queries answer ([`properties`]),
-//! the USM allocations ([`alloc`]), the driver's objects and call rules ([`objects`]) and the
-//! per-thread last error ([`last_error`]). [`icd`] is the thin C-ABI layer: the generated
-//! `zekit_icd::Driver` trait implemented over these, and the exported `*GetProcAddrTable`s.
+//! - [`api`]: the C-ABI side, one file per spec class implementing the generated class traits
+//!   (`zekit_icd::DeviceApi`, ...), and the exported `*GetProcAddrTable`s. No policy.
+//! - [`core`]: the objects and their rules, plain Rust.
+//! - [`host`]: what is read from the machine (`/proc`, `/sys`, CPU flags).
+//!
+//! The executor that will run command lists (`exec/`) comes with queues and lists.
 
-pub mod alloc;
+pub mod api;
+pub mod core;
 pub mod host;
-pub mod icd;
-pub mod last_error;
-pub mod objects;
-pub mod properties;
+
+pub use crate::core::{alloc, objects, properties};

@@ -24,7 +24,7 @@ fn last_error(drv: ze_driver_handle_t) -> String {
 
 #[test]
 fn entry_points_with_hooks() {
-    zekit_icd::install(zekit_driver_core::icd::instance(), true);
+    zekit_icd::install(zekit_driver_core::api::dispatch());
     // SAFETY: every pointer below is valid for the call, or deliberately null/stale to test
     // the checks.
     unsafe {

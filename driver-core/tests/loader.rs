@@ -140,6 +140,24 @@ fn allocations() {
         "{stderr}"
     );
     assert!(stderr.contains("free takes the base address"), "{stderr}");
+    // One line per failure, written by the entry layer, the reason on the same line: the
+    // driver's (alignment 2^31) or the parameter validation's (alignment 3).
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("alignment 2147483648")).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].starts_with("zekit: zeMemAllocDevice: ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT: alignment 2147483648 "),
+        "{stderr}"
+    );
+    let host_align: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: zeMemAllocHost:")).collect();
+    assert_eq!(
+        host_align,
+        [
+            "zekit: zeMemAllocHost: ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT: invalid arguments",
+            "zekit: zeMemAllocHost: ZE_RESULT_ERROR_UNSUPPORTED_SIZE: invalid arguments"
+        ],
+        "{stderr}"
+    );
+    assert!(!stderr.lines().any(|l| l.contains(": failed: ")), "no second line per failure:\n{stderr}");
 }
 
 /// Lines of stderr that are not the driver's own log lines (`zekit: ...`).

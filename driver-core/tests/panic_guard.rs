@@ -1,16 +1,20 @@
 //! A panicking driver method becomes `ZE_RESULT_ERROR_UNKNOWN`, not an abort. This file is its
 //! own test binary (its own process), so it can install a tiny panicking driver.
 
-use zekit_icd::{Driver, ZeResult};
+use zekit_icd::{DriverApi, GlobalApi, ZeResult};
 use zekit_sys::*;
 
 struct Panicky;
 
-impl Driver for Panicky {
+#[zekit_icd::implement]
+impl GlobalApi for Panicky {
     fn ze_init(&self, _flags: ze_init_flags_t) -> ZeResult<()> {
         panic!("deliberate panic in a test driver");
     }
+}
 
+#[zekit_icd::implement]
+impl DriverApi for Panicky {
     fn ze_driver_get(
         &self,
         p_count: &mut u32,
@@ -25,7 +29,7 @@ static PANICKY: Panicky = Panicky;
 
 #[test]
 fn panic_becomes_error_unknown() {
-    zekit_icd::install(&PANICKY, false);
+    zekit_icd::install(zekit_icd::dispatch!(Panicky, &PANICKY));
     for _ in 0..2 {
         // SAFETY: zeInit takes flags by value.
         let r = unsafe { zekit_icd::entry::zeInit(ze_init_flags_t(0)) };

@@ -3,16 +3,20 @@
 //! Every handle a zekit ICD gives out points to an [`Object`]: first the 32 bytes of
 //! `ze_handle_t` (the driver's core, tools, sysman and runtime dispatch tables, as the
 //! `ZE_extension_driver_ddi_handles` layout wants), then a type tag, then the driver's
-//! value. Every handle that comes back in is looked up in a registry of live objects and
-//! its tag compared, so a null, dangling, destroyed or wrong-type handle is an error
-//! rather than undefined behaviour.
+//! value. Objects are reference counted (`Arc`): a registry of live objects holds one
+//! reference, and every call that uses an object holds another ([`Obj`]) for as long as it
+//! runs. Every handle that comes back in is looked up in the registry and its tag compared,
+//! so a null, dangling, destroyed or wrong-type handle is an error rather than undefined
+//! behaviour; and a destroy racing a call on another thread only takes the handle out of the
+//! registry: the object itself lives until that call drops its [`Obj`].
 
-use std::any::TypeId;
+use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::marker::PhantomData;
+use std::ops::Deref;
 use std::ptr::NonNull;
-use std::sync::{OnceLock, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use crate::error::{ZeError, ZeResult};
 
@@ -29,10 +33,15 @@ pub trait HandleKind: 'static {
 struct Header {
     ddi: [*const c_void; 4],
     tag: u32,
-    type_id: TypeId,
-    drop_fn: unsafe fn(*mut Header),
 }
 
+// SAFETY: the header is written once, before the object is shared, and only read after; the
+// dispatch-table pointers it holds point to immutable, leaked tables.
+unsafe impl Send for Header {}
+// SAFETY: as above.
+unsafe impl Sync for Header {}
+
+/// An object: the C-visible header, then the driver's value.
 #[repr(C)]
 struct Object<T> {
     header: Header,
@@ -47,16 +56,27 @@ pub fn set_ddi_tables(tables: [*const c_void; 4]) {
     let _ = DDI.set(tables.map(|p| p as usize));
 }
 
-fn registry() -> &'static RwLock<HashMap<usize, u32>> {
-    static R: OnceLock<RwLock<HashMap<usize, u32>>> = OnceLock::new();
+type Live = HashMap<usize, (u32, Arc<dyn Any + Send + Sync>)>;
+
+fn registry() -> &'static RwLock<Live> {
+    static R: OnceLock<RwLock<Live>> = OnceLock::new();
     R.get_or_init(Default::default)
 }
 
+fn read() -> std::sync::RwLockReadGuard<'static, Live> {
+    registry().read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write() -> std::sync::RwLockWriteGuard<'static, Live> {
+    registry().write().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A typed, checked handle of kind `K`. `Copy`, pointer-sized, and `Option<Handle<K>>`
-/// has the same layout as the C handle (null is `None`).
+/// has the same layout as the C handle (null is `None`). It does not keep the object alive:
+/// [`Handle::get`] does, for as long as its [`Obj`] lives.
 #[repr(transparent)]
 pub struct Handle<K: HandleKind> {
-    ptr: NonNull<Header>,
+    ptr: NonNull<c_void>,
     _k: PhantomData<fn() -> K>,
 }
 
@@ -66,7 +86,7 @@ impl<K: HandleKind> Clone for Handle<K> {
     }
 }
 impl<K: HandleKind> Copy for Handle<K> {}
-// SAFETY: a handle is an address; the objects it names hold `Send + Sync` values only.
+// SAFETY: a handle is an address; it is only dereferenced through the registry.
 unsafe impl<K: HandleKind> Send for Handle<K> {}
 // SAFETY: as above.
 unsafe impl<K: HandleKind> Sync for Handle<K> {}
@@ -78,42 +98,87 @@ impl<K: HandleKind> PartialEq for Handle<K> {
 }
 impl<K: HandleKind> Eq for Handle<K> {}
 
+impl<K: HandleKind> std::hash::Hash for Handle<K> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.ptr.hash(state)
+    }
+}
+
 impl<K: HandleKind> std::fmt::Debug for Handle<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}({:p})", K::NAME, self.ptr)
     }
 }
 
-unsafe fn drop_object<T>(h: *mut Header) {
-    // SAFETY: `h` was made by `Box::into_raw(Box<Object<T>>)` in `Handle::new` and is
-    // dropped once, by `destroy`, after leaving the registry.
-    drop(unsafe { Box::from_raw(h as *mut Object<T>) });
+/// A counted reference to a live object's value: the object is not freed while an `Obj`
+/// of it exists, even if its handle is destroyed meanwhile.
+pub struct Obj<T: 'static> {
+    arc: Arc<Object<T>>,
+}
+
+impl<T> Clone for Obj<T> {
+    fn clone(&self) -> Self {
+        Obj { arc: self.arc.clone() }
+    }
+}
+
+impl<T> Deref for Obj<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.arc.value
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Obj<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.arc.value.fmt(f)
+    }
+}
+
+impl<T> Obj<T> {
+    /// The C handle of this object (whether or not it is still live).
+    pub fn raw(&self) -> *mut c_void {
+        Arc::as_ptr(&self.arc) as *mut c_void
+    }
+
+    /// Whether two references name the same object.
+    pub fn ptr_eq(a: &Obj<T>, b: &Obj<T>) -> bool {
+        Arc::ptr_eq(&a.arc, &b.arc)
+    }
 }
 
 impl<K: HandleKind> Handle<K> {
     /// Makes a new object holding `value` and returns its handle.
     pub fn new<T: Send + Sync + 'static>(value: T) -> Handle<K> {
+        Self::new_obj(value).0
+    }
+
+    /// Makes a new object holding `value`; returns its handle and a reference to it.
+    pub fn new_obj<T: Send + Sync + 'static>(value: T) -> (Handle<K>, Obj<T>) {
         let ddi = DDI.get().copied().unwrap_or([0; 4]).map(|p| p as *const c_void);
-        let obj = Box::new(Object {
-            header: Header { ddi, tag: K::TAG, type_id: TypeId::of::<T>(), drop_fn: drop_object::<T> },
-            value,
-        });
-        let ptr = Box::into_raw(obj) as *mut Header;
-        registry().write().unwrap_or_else(|e| e.into_inner()).insert(ptr as usize, K::TAG);
-        // SAFETY: Box::into_raw never returns null.
-        Handle { ptr: unsafe { NonNull::new_unchecked(ptr) }, _k: PhantomData }
+        let arc = Arc::new(Object { header: Header { ddi, tag: K::TAG }, value });
+        let ptr = Arc::as_ptr(&arc) as *mut c_void;
+        write().insert(ptr as usize, (K::TAG, arc.clone()));
+        // SAFETY: Arc::as_ptr never returns null.
+        (Handle { ptr: unsafe { NonNull::new_unchecked(ptr) }, _k: PhantomData }, Obj { arc })
     }
 
     /// Checks a raw handle: null → `INVALID_NULL_HANDLE`; not a live object of this
-    /// driver, or of another kind → `INVALID_ARGUMENT`.
+    /// driver, or of another kind → `INVALID_ARGUMENT` (with the reason recorded).
     pub fn from_raw(raw: *mut c_void) -> ZeResult<Handle<K>> {
-        let Some(ptr) = NonNull::new(raw as *mut Header) else {
-            return Err(ZeError::INVALID_NULL_HANDLE);
+        let Some(ptr) = NonNull::new(raw) else {
+            return Err(crate::fail(ZeError::INVALID_NULL_HANDLE, format_args!("a {} is null", K::NAME)));
         };
-        match registry().read().unwrap_or_else(|e| e.into_inner()).get(&(raw as usize)) {
-            Some(tag) if *tag == K::TAG => Ok(Handle { ptr, _k: PhantomData }),
-            Some(_) => Err(ZeError::INVALID_ARGUMENT),
-            None => Err(ZeError::INVALID_ARGUMENT),
+        match read().get(&(raw as usize)) {
+            Some((tag, _)) if *tag == K::TAG => Ok(Handle { ptr, _k: PhantomData }),
+            Some(_) => Err(crate::fail(
+                ZeError::INVALID_ARGUMENT,
+                format_args!("{raw:p} is a handle of another type, not a {}", K::NAME),
+            )),
+            None => Err(crate::fail(
+                ZeError::INVALID_ARGUMENT,
+                format_args!("{raw:p} is not a live {} of this driver (destroyed, or never made)", K::NAME),
+            )),
         }
     }
 
@@ -128,39 +193,47 @@ impl<K: HandleKind> Handle<K> {
 
     /// The C handle.
     pub fn raw(self) -> *mut c_void {
-        self.ptr.as_ptr() as *mut c_void
+        self.ptr.as_ptr()
     }
 
-    /// The driver's value, if it is a `T` (else `INVALID_ARGUMENT`).
-    pub fn get<T: 'static>(&self) -> ZeResult<&T> {
-        // SAFETY: the handle was checked live when it came in (or was just made), and the
-        // header is the first field of every `Object<_>`.
-        let h = unsafe { self.ptr.as_ref() };
-        if h.type_id != TypeId::of::<T>() {
-            return Err(ZeError::INVALID_ARGUMENT);
+    /// The object's value, if the handle is still live and holds a `T` (else
+    /// `INVALID_ARGUMENT`). The returned [`Obj`] keeps it alive.
+    pub fn get<T: Send + Sync + 'static>(&self) -> ZeResult<Obj<T>> {
+        let any = read().get(&(self.ptr.as_ptr() as usize)).map(|(_, a)| a.clone());
+        let Some(any) = any else {
+            return Err(crate::fail(
+                ZeError::INVALID_ARGUMENT,
+                format_args!("{:p} is not a live {} of this driver", self.ptr, K::NAME),
+            ));
+        };
+        match any.downcast::<Object<T>>() {
+            Ok(arc) => Ok(Obj { arc }),
+            Err(_) => Err(crate::fail(
+                ZeError::INVALID_ARGUMENT,
+                format_args!("{:p} is not a {} of this driver (it holds another kind of object)", self.ptr, K::NAME),
+            )),
         }
-        // SAFETY: the type id says this object is an `Object<T>`.
-        Ok(unsafe { &(*(self.ptr.as_ptr() as *const Object<T>)).value })
     }
 
-    /// Destroys the object: later uses of this handle are rejected.
-    /// Returns `INVALID_ARGUMENT` if it was already destroyed.
-    pub fn destroy(self) -> ZeResult<()> {
-        let removed = registry().write().unwrap_or_else(|e| e.into_inner()).remove(&(self.ptr.as_ptr() as usize));
-        if removed.is_none() {
-            return Err(ZeError::INVALID_ARGUMENT);
+    /// Takes the object out of the registry: later uses of this handle are rejected, and the
+    /// object is freed when the last [`Obj`] of it is dropped. `INVALID_ARGUMENT` if it was
+    /// already released. The generated layer calls this after a `[release]` function
+    /// succeeded.
+    pub fn release(self) -> ZeResult<()> {
+        let removed = write().remove(&(self.ptr.as_ptr() as usize));
+        match removed {
+            // The object drops here, outside the registry lock, unless a call still uses it.
+            Some(_) => Ok(()),
+            None => Err(crate::fail(
+                ZeError::INVALID_ARGUMENT,
+                format_args!("{:p} was already destroyed", self.ptr),
+            )),
         }
-        // SAFETY: the object left the registry just now, so nothing else will drop it.
-        unsafe {
-            let drop_fn = self.ptr.as_ref().drop_fn;
-            drop_fn(self.ptr.as_ptr());
-        }
-        Ok(())
     }
 
     /// Number of live objects of every kind (for leak checks in tests).
     pub fn live_objects() -> usize {
-        registry().read().unwrap_or_else(|e| e.into_inner()).len()
+        read().len()
     }
 }
 
@@ -221,15 +294,36 @@ mod tests {
         assert_eq!(Handle::<Dev>::from_raw(std::ptr::null_mut()), Err(ZeError::INVALID_NULL_HANDLE));
         let mut junk = [0u64; 8];
         assert_eq!(Handle::<Dev>::from_raw(junk.as_mut_ptr() as *mut c_void), Err(ZeError::INVALID_ARGUMENT));
-        h.destroy().unwrap();
+        h.release().unwrap();
         assert_eq!(Handle::<Dev>::from_raw(raw), Err(ZeError::INVALID_ARGUMENT));
-        assert_eq!(h.destroy(), Err(ZeError::INVALID_ARGUMENT));
+        assert_eq!(h.release(), Err(ZeError::INVALID_ARGUMENT));
+        assert_eq!(h.get::<u32>().err(), Some(ZeError::INVALID_ARGUMENT));
+    }
+
+    #[test]
+    fn an_object_outlives_its_handle_while_used() {
+        struct Probe(Arc<()>);
+        let token = Arc::new(());
+        let h = Handle::<Dev>::new(Probe(token.clone()));
+        let used = h.get::<Probe>().unwrap();
+        h.release().unwrap();
+        assert_eq!(Arc::strong_count(&token), 2, "still alive while used");
+        assert_eq!(used.raw(), h.raw());
+        drop(used);
+        assert_eq!(Arc::strong_count(&token), 1, "freed with its last user");
     }
 
     #[test]
     fn header_layout_is_ze_handle_t_then_tag() {
         assert_eq!(std::mem::offset_of!(Header, ddi), 0);
         assert_eq!(std::mem::offset_of!(Header, tag), 32);
+        assert_eq!(std::mem::offset_of!(Object<u64>, header), 0);
         assert_eq!(std::mem::size_of::<Option<Handle<Dev>>>(), 8);
+        let (h, o) = Handle::<Dev>::new_obj(7u8);
+        // SAFETY: the handle points to the live object's header; its tag is at offset 32.
+        let tag = unsafe { *(h.raw() as *const u8).add(32).cast::<u32>() };
+        assert_eq!(tag, Dev::TAG);
+        assert_eq!(*o, 7);
+        h.release().unwrap();
     }
 }

@@ -8,13 +8,15 @@
 pub mod conv;
 pub mod error;
 pub mod handle;
+pub mod last_error;
 pub mod trace;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 pub use error::{ZeError, ZeResult};
-pub use handle::{Handle, HandleKind};
+pub use handle::{Handle, HandleKind, Obj};
+pub use last_error::{begin_call, fail, failed, last_error, last_error_ptr};
 pub use zekit_sys as sys;
 use zekit_sys::ze_result_t;
 

@@ -29,7 +29,7 @@ pub fn level_zero_root(workspace: &Path) -> Result<PathBuf, String> {
     if has_level_zero(&root) {
         return Ok(root);
     }
-    match fetch(&deps, &root) {
+    match fetch(&deps, &root, PACKAGES) {
         Ok(()) if has_level_zero(&root) => {
             println!("xtask: Debian's {} unpacked into {}", PACKAGES.join(" and "), root.display());
             Ok(root)
@@ -37,7 +37,7 @@ pub fn level_zero_root(workspace: &Path) -> Result<PathBuf, String> {
         Ok(()) => Err(format!("{} lacks the loader or its headers after unpacking", root.display())),
         Err(e) if is_root() => {
             println!("xtask: fetching without root failed ({e}); installing with apt-get");
-            install()?;
+            install(PACKAGES)?;
             if has_level_zero(Path::new("/")) {
                 Ok(PathBuf::from("/"))
             } else {
@@ -90,38 +90,61 @@ fn apt(deps: &Path) -> Command {
     c
 }
 
-fn fetch(deps: &Path, root: &Path) -> Result<(), String> {
+fn fetch(deps: &Path, root: &Path, packages: &[&str]) -> Result<(), String> {
     for d in ["state/lists/partial", "cache/archives/partial", "debs"] {
         std::fs::create_dir_all(deps.join(d)).map_err(|e| format!("{}: {e}", deps.join(d).display()))?;
     }
     std::fs::write(deps.join("state/status"), "").map_err(|e| e.to_string())?;
-    println!("xtask: fetching Debian's {} into {}", PACKAGES.join(" and "), deps.display());
-    run(apt(deps).arg("update"))?;
+    println!("xtask: fetching Debian's {} into {}", packages.join(" and "), deps.display());
+    if !deps.join("state/lists").read_dir().is_ok_and(|mut d| d.any(|e| e.is_ok_and(|e| e.path().is_file()))) {
+        run(apt(deps).arg("update"))?;
+    }
     let debs = deps.join("debs");
-    run(apt(deps).arg("download").args(PACKAGES).current_dir(&debs))?;
-    let _ = std::fs::remove_dir_all(root);
+    run(apt(deps).arg("download").args(packages).current_dir(&debs))?;
     std::fs::create_dir_all(root).map_err(|e| e.to_string())?;
     let mut found = 0;
     for entry in std::fs::read_dir(&debs).map_err(|e| e.to_string())?.flatten() {
         let p = entry.path();
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if p.extension().is_some_and(|e| e == "deb") && PACKAGES.iter().any(|pkg| name.starts_with(&format!("{pkg}_"))) {
+        if p.extension().is_some_and(|e| e == "deb") && packages.iter().any(|pkg| name.starts_with(&format!("{pkg}_"))) {
             run(Command::new("dpkg-deb").arg("-x").arg(&p).arg(root))?;
             found += 1;
         }
     }
-    if found < PACKAGES.len() {
-        return Err(format!("apt-get download left {found} of {} packages in {}", PACKAGES.len(), debs.display()));
+    if found < packages.len() {
+        return Err(format!("apt-get download left {found} of {} packages in {}", packages.len(), debs.display()));
     }
     Ok(())
 }
 
-fn install() -> Result<(), String> {
+fn install(packages: &[&str]) -> Result<(), String> {
     let mut c = Command::new("apt-get");
-    c.args(["install", "-y", "-q"]).args(PACKAGES).env("DEBIAN_FRONTEND", "noninteractive");
+    c.args(["install", "-y", "-q"]).args(packages).env("DEBIAN_FRONTEND", "noninteractive");
     if run(&mut c).is_ok() {
         return Ok(());
     }
     run(Command::new("apt-get").args(["update", "-q"]))?;
     run(&mut c)
+}
+
+/// Valgrind, for the race test under memcheck: the installed one, else Debian's package
+/// unpacked into `target/zekit-deps/root` (run with `VALGRIND_LIB` pointing into it).
+/// Returns the environment the tests need (`ZEKIT_VALGRIND`, and `VALGRIND_LIB` when fetched).
+pub fn valgrind(workspace: &Path) -> Result<Vec<(&'static str, PathBuf)>, String> {
+    let installed = Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success());
+    if installed && std::env::var_os("ZEKIT_FETCH_LEVEL_ZERO").is_none() {
+        return Ok(vec![("ZEKIT_VALGRIND", PathBuf::from("valgrind"))]);
+    }
+    let deps = workspace.join("target/zekit-deps");
+    let root = deps.join("root");
+    let bin = root.join("usr/bin/valgrind");
+    let lib = root.join("usr/libexec/valgrind");
+    if !bin.exists() {
+        fetch(&deps, &root, &["valgrind"])?;
+    }
+    if bin.exists() && lib.exists() {
+        Ok(vec![("ZEKIT_VALGRIND", bin), ("VALGRIND_LIB", lib)])
+    } else {
+        Err(format!("valgrind is missing and could not be unpacked into {}", root.display()))
+    }
 }

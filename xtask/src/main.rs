@@ -92,6 +92,21 @@ fn gen(check: bool) -> Result<(), String> {
         std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
         written += 1;
     }
+    // Files under generated/ that the generator no longer writes are stale too.
+    let produced: std::collections::HashSet<PathBuf> = files.iter().map(|(rel, _)| PathBuf::from(rel)).collect();
+    let mut removed = 0;
+    for rel in files_under(&root.join("generated"))? {
+        if produced.contains(&rel) {
+            continue;
+        }
+        if check {
+            stale.push(format!("{} (no longer generated)", rel.display()));
+        } else {
+            let path = root.join("generated").join(&rel);
+            std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            removed += 1;
+        }
+    }
     for ns in zekit_codegen::load::NAMESPACES {
         let mut counts = std::collections::BTreeMap::new();
         for (_, d) in api.docs(ns) {
@@ -112,13 +127,34 @@ fn gen(check: bool) -> Result<(), String> {
         return Err(format!("{} generated files are stale; run `cargo xtask gen`", stale.len()));
     }
     println!(
-        "gen: {written} written, {unchanged} unchanged, {} total in {ms:.0} ms (load {:.0}, lint {:.0}, emit {:.0} ms)",
+        "gen: {written} written, {unchanged} unchanged, {removed} removed, {} total in {ms:.0} ms (load {:.0}, lint {:.0}, emit {:.0} ms)",
         files.len(),
         t_load.as_secs_f64() * 1e3,
         (t_lint - t_load).as_secs_f64() * 1e3,
         (t_emit - t_lint).as_secs_f64() * 1e3
     );
     Ok(())
+}
+
+/// Every file below `dir` (relative to it), skipping build output (`target/`).
+fn files_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut out = vec![];
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let abs = dir.join(&rel);
+        for entry in std::fs::read_dir(&abs).map_err(|e| format!("{}: {e}", abs.display()))? {
+            let entry = entry.map_err(|e| e.to_string())?;
+            let name = rel.join(entry.file_name());
+            if entry.file_type().map_err(|e| e.to_string())?.is_dir() {
+                if entry.file_name() != "target" {
+                    stack.push(name);
+                }
+            } else {
+                out.push(name);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// `cargo xtask demo`: regenerates, builds the CPU driver and runs `examples/demo.c`
@@ -168,9 +204,11 @@ fn demo() -> Result<(), String> {
 /// `cargo xtask test`: every test of the workspace (the README's test command).
 fn run_tests() -> Result<(), String> {
     let lz_root = deps::level_zero_root(&root())?;
+    let valgrind = deps::valgrind(&root())?;
     let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["test", "--workspace"])
         .env("ZEKIT_LEVEL_ZERO_ROOT", &lz_root)
+        .envs(valgrind)
         .current_dir(root())
         .status()
         .map_err(|e| format!("cargo test: {e}"))?;

@@ -8,8 +8,16 @@ use zekit_testkit::{icd, target_dir};
 fn newest_source() -> (SystemTime, PathBuf) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = vec![dir.join("Cargo.toml")];
-    for entry in std::fs::read_dir(dir.join("src")).expect("src dir") {
-        files.push(entry.expect("dir entry").path());
+    let mut dirs = vec![dir.join("src")];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).expect("src dir") {
+            let p = entry.expect("dir entry").path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                files.push(p);
+            }
+        }
     }
     files
         .into_iter()

@@ -28,12 +28,12 @@ pub unsafe fn zeGetRTASBuilderProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateExt)
                     .write(
-                        if supports("zeRTASBuilderCreateExt") {
+                        if supports("ze_rtas_builder_create_ext") {
                             Some(crate::entry::zeRTASBuilderCreateExt)
                         } else {
                             None
@@ -43,7 +43,7 @@ pub unsafe fn zeGetRTASBuilderProcAddrTable(
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetBuildPropertiesExt)
                     .write(
-                        if supports("zeRTASBuilderGetBuildPropertiesExt") {
+                        if supports("ze_rtas_builder_get_build_properties_ext") {
                             Some(crate::entry::zeRTASBuilderGetBuildPropertiesExt)
                         } else {
                             None
@@ -53,7 +53,7 @@ pub unsafe fn zeGetRTASBuilderProcAddrTable(
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnBuildExt)
                     .write(
-                        if supports("zeRTASBuilderBuildExt") {
+                        if supports("ze_rtas_builder_build_ext") {
                             Some(crate::entry::zeRTASBuilderBuildExt)
                         } else {
                             None
@@ -63,7 +63,7 @@ pub unsafe fn zeGetRTASBuilderProcAddrTable(
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCommandListAppendCopyExt)
                     .write(
-                        if supports("zeRTASBuilderCommandListAppendCopyExt") {
+                        if supports("ze_rtas_builder_command_list_append_copy_ext") {
                             Some(crate::entry::zeRTASBuilderCommandListAppendCopyExt)
                         } else {
                             None
@@ -73,7 +73,7 @@ pub unsafe fn zeGetRTASBuilderProcAddrTable(
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroyExt)
                     .write(
-                        if supports("zeRTASBuilderDestroyExt") {
+                        if supports("ze_rtas_builder_destroy_ext") {
                             Some(crate::entry::zeRTASBuilderDestroyExt)
                         } else {
                             None
@@ -110,12 +110,12 @@ pub unsafe fn zeGetRTASBuilderExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateExp)
                     .write(
-                        if supports("zeRTASBuilderCreateExp") {
+                        if supports("ze_rtas_builder_create_exp") {
                             Some(crate::entry::zeRTASBuilderCreateExp)
                         } else {
                             None
@@ -125,7 +125,7 @@ pub unsafe fn zeGetRTASBuilderExpProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetBuildPropertiesExp)
                     .write(
-                        if supports("zeRTASBuilderGetBuildPropertiesExp") {
+                        if supports("ze_rtas_builder_get_build_properties_exp") {
                             Some(crate::entry::zeRTASBuilderGetBuildPropertiesExp)
                         } else {
                             None
@@ -135,7 +135,7 @@ pub unsafe fn zeGetRTASBuilderExpProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnBuildExp)
                     .write(
-                        if supports("zeRTASBuilderBuildExp") {
+                        if supports("ze_rtas_builder_build_exp") {
                             Some(crate::entry::zeRTASBuilderBuildExp)
                         } else {
                             None
@@ -145,7 +145,7 @@ pub unsafe fn zeGetRTASBuilderExpProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroyExp)
                     .write(
-                        if supports("zeRTASBuilderDestroyExp") {
+                        if supports("ze_rtas_builder_destroy_exp") {
                             Some(crate::entry::zeRTASBuilderDestroyExp)
                         } else {
                             None
@@ -182,12 +182,12 @@ pub unsafe fn zeGetRTASParallelOperationProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateExt)
                     .write(
-                        if supports("zeRTASParallelOperationCreateExt") {
+                        if supports("ze_rtas_parallel_operation_create_ext") {
                             Some(crate::entry::zeRTASParallelOperationCreateExt)
                         } else {
                             None
@@ -197,7 +197,7 @@ pub unsafe fn zeGetRTASParallelOperationProcAddrTable(
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetPropertiesExt)
                     .write(
-                        if supports("zeRTASParallelOperationGetPropertiesExt") {
+                        if supports("ze_rtas_parallel_operation_get_properties_ext") {
                             Some(crate::entry::zeRTASParallelOperationGetPropertiesExt)
                         } else {
                             None
@@ -207,7 +207,7 @@ pub unsafe fn zeGetRTASParallelOperationProcAddrTable(
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnJoinExt)
                     .write(
-                        if supports("zeRTASParallelOperationJoinExt") {
+                        if supports("ze_rtas_parallel_operation_join_ext") {
                             Some(crate::entry::zeRTASParallelOperationJoinExt)
                         } else {
                             None
@@ -217,7 +217,7 @@ pub unsafe fn zeGetRTASParallelOperationProcAddrTable(
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroyExt)
                     .write(
-                        if supports("zeRTASParallelOperationDestroyExt") {
+                        if supports("ze_rtas_parallel_operation_destroy_ext") {
                             Some(crate::entry::zeRTASParallelOperationDestroyExt)
                         } else {
                             None
@@ -254,12 +254,12 @@ pub unsafe fn zeGetRTASParallelOperationExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateExp)
                     .write(
-                        if supports("zeRTASParallelOperationCreateExp") {
+                        if supports("ze_rtas_parallel_operation_create_exp") {
                             Some(crate::entry::zeRTASParallelOperationCreateExp)
                         } else {
                             None
@@ -269,7 +269,7 @@ pub unsafe fn zeGetRTASParallelOperationExpProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetPropertiesExp)
                     .write(
-                        if supports("zeRTASParallelOperationGetPropertiesExp") {
+                        if supports("ze_rtas_parallel_operation_get_properties_exp") {
                             Some(crate::entry::zeRTASParallelOperationGetPropertiesExp)
                         } else {
                             None
@@ -279,7 +279,7 @@ pub unsafe fn zeGetRTASParallelOperationExpProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnJoinExp)
                     .write(
-                        if supports("zeRTASParallelOperationJoinExp") {
+                        if supports("ze_rtas_parallel_operation_join_exp") {
                             Some(crate::entry::zeRTASParallelOperationJoinExp)
                         } else {
                             None
@@ -289,7 +289,7 @@ pub unsafe fn zeGetRTASParallelOperationExpProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroyExp)
                     .write(
-                        if supports("zeRTASParallelOperationDestroyExp") {
+                        if supports("ze_rtas_parallel_operation_destroy_exp") {
                             Some(crate::entry::zeRTASParallelOperationDestroyExp)
                         } else {
                             None
@@ -323,12 +323,12 @@ pub unsafe fn zeGetGlobalProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnInit)
                     .write(
-                        if supports("zeInit") {
+                        if supports("ze_init") {
                             Some(crate::entry::zeInit)
                         } else {
                             None
@@ -338,7 +338,7 @@ pub unsafe fn zeGetGlobalProcAddrTable(
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnInitDrivers)
                     .write(
-                        if supports("zeInitDrivers") {
+                        if supports("ze_init_drivers") {
                             Some(crate::entry::zeInitDrivers)
                         } else {
                             None
@@ -372,12 +372,12 @@ pub unsafe fn zeGetDriverProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGet)
                     .write(
-                        if supports("zeDriverGet") {
+                        if supports("ze_driver_get") {
                             Some(crate::entry::zeDriverGet)
                         } else {
                             None
@@ -387,7 +387,7 @@ pub unsafe fn zeGetDriverProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetApiVersion)
                     .write(
-                        if supports("zeDriverGetApiVersion") {
+                        if supports("ze_driver_get_api_version") {
                             Some(crate::entry::zeDriverGetApiVersion)
                         } else {
                             None
@@ -397,7 +397,7 @@ pub unsafe fn zeGetDriverProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zeDriverGetProperties") {
+                        if supports("ze_driver_get_properties") {
                             Some(crate::entry::zeDriverGetProperties)
                         } else {
                             None
@@ -407,7 +407,7 @@ pub unsafe fn zeGetDriverProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetIpcProperties)
                     .write(
-                        if supports("zeDriverGetIpcProperties") {
+                        if supports("ze_driver_get_ipc_properties") {
                             Some(crate::entry::zeDriverGetIpcProperties)
                         } else {
                             None
@@ -417,7 +417,7 @@ pub unsafe fn zeGetDriverProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetExtensionProperties)
                     .write(
-                        if supports("zeDriverGetExtensionProperties") {
+                        if supports("ze_driver_get_extension_properties") {
                             Some(crate::entry::zeDriverGetExtensionProperties)
                         } else {
                             None
@@ -427,7 +427,7 @@ pub unsafe fn zeGetDriverProcAddrTable(
             if version.0 >= 65537u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetExtensionFunctionAddress)
                     .write(
-                        if supports("zeDriverGetExtensionFunctionAddress") {
+                        if supports("ze_driver_get_extension_function_address") {
                             Some(crate::entry::zeDriverGetExtensionFunctionAddress)
                         } else {
                             None
@@ -437,7 +437,7 @@ pub unsafe fn zeGetDriverProcAddrTable(
             if version.0 >= 65542u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetLastErrorDescription)
                     .write(
-                        if supports("zeDriverGetLastErrorDescription") {
+                        if supports("ze_driver_get_last_error_description") {
                             Some(crate::entry::zeDriverGetLastErrorDescription)
                         } else {
                             None
@@ -449,7 +449,7 @@ pub unsafe fn zeGetDriverProcAddrTable(
                     (* pDdiTable).pfnRTASFormatCompatibilityCheckExt
                 )
                     .write(
-                        if supports("zeDriverRTASFormatCompatibilityCheckExt") {
+                        if supports("ze_driver_rtas_format_compatibility_check_ext") {
                             Some(crate::entry::zeDriverRTASFormatCompatibilityCheckExt)
                         } else {
                             None
@@ -459,7 +459,7 @@ pub unsafe fn zeGetDriverProcAddrTable(
             if version.0 >= 65550u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDefaultContext)
                     .write(
-                        if supports("zeDriverGetDefaultContext") {
+                        if supports("ze_driver_get_default_context") {
                             Some(crate::entry::zeDriverGetDefaultContext)
                         } else {
                             None
@@ -493,14 +493,14 @@ pub unsafe fn zeGetDriverExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!(
                     (* pDdiTable).pfnRTASFormatCompatibilityCheckExp
                 )
                     .write(
-                        if supports("zeDriverRTASFormatCompatibilityCheckExp") {
+                        if supports("ze_driver_rtas_format_compatibility_check_exp") {
                             Some(crate::entry::zeDriverRTASFormatCompatibilityCheckExp)
                         } else {
                             None
@@ -534,12 +534,12 @@ pub unsafe fn zeGetDeviceProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGet)
                     .write(
-                        if supports("zeDeviceGet") {
+                        if supports("ze_device_get") {
                             Some(crate::entry::zeDeviceGet)
                         } else {
                             None
@@ -549,7 +549,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetSubDevices)
                     .write(
-                        if supports("zeDeviceGetSubDevices") {
+                        if supports("ze_device_get_sub_devices") {
                             Some(crate::entry::zeDeviceGetSubDevices)
                         } else {
                             None
@@ -559,7 +559,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zeDeviceGetProperties") {
+                        if supports("ze_device_get_properties") {
                             Some(crate::entry::zeDeviceGetProperties)
                         } else {
                             None
@@ -569,7 +569,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetComputeProperties)
                     .write(
-                        if supports("zeDeviceGetComputeProperties") {
+                        if supports("ze_device_get_compute_properties") {
                             Some(crate::entry::zeDeviceGetComputeProperties)
                         } else {
                             None
@@ -579,7 +579,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetModuleProperties)
                     .write(
-                        if supports("zeDeviceGetModuleProperties") {
+                        if supports("ze_device_get_module_properties") {
                             Some(crate::entry::zeDeviceGetModuleProperties)
                         } else {
                             None
@@ -591,7 +591,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
                     (* pDdiTable).pfnGetCommandQueueGroupProperties
                 )
                     .write(
-                        if supports("zeDeviceGetCommandQueueGroupProperties") {
+                        if supports("ze_device_get_command_queue_group_properties") {
                             Some(crate::entry::zeDeviceGetCommandQueueGroupProperties)
                         } else {
                             None
@@ -601,7 +601,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetMemoryProperties)
                     .write(
-                        if supports("zeDeviceGetMemoryProperties") {
+                        if supports("ze_device_get_memory_properties") {
                             Some(crate::entry::zeDeviceGetMemoryProperties)
                         } else {
                             None
@@ -611,7 +611,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetMemoryAccessProperties)
                     .write(
-                        if supports("zeDeviceGetMemoryAccessProperties") {
+                        if supports("ze_device_get_memory_access_properties") {
                             Some(crate::entry::zeDeviceGetMemoryAccessProperties)
                         } else {
                             None
@@ -621,7 +621,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetCacheProperties)
                     .write(
-                        if supports("zeDeviceGetCacheProperties") {
+                        if supports("ze_device_get_cache_properties") {
                             Some(crate::entry::zeDeviceGetCacheProperties)
                         } else {
                             None
@@ -631,7 +631,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetImageProperties)
                     .write(
-                        if supports("zeDeviceGetImageProperties") {
+                        if supports("ze_device_get_image_properties") {
                             Some(crate::entry::zeDeviceGetImageProperties)
                         } else {
                             None
@@ -641,7 +641,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetExternalMemoryProperties)
                     .write(
-                        if supports("zeDeviceGetExternalMemoryProperties") {
+                        if supports("ze_device_get_external_memory_properties") {
                             Some(crate::entry::zeDeviceGetExternalMemoryProperties)
                         } else {
                             None
@@ -651,7 +651,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetP2PProperties)
                     .write(
-                        if supports("zeDeviceGetP2PProperties") {
+                        if supports("ze_device_get_p2p_properties") {
                             Some(crate::entry::zeDeviceGetP2PProperties)
                         } else {
                             None
@@ -661,7 +661,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCanAccessPeer)
                     .write(
-                        if supports("zeDeviceCanAccessPeer") {
+                        if supports("ze_device_can_access_peer") {
                             Some(crate::entry::zeDeviceCanAccessPeer)
                         } else {
                             None
@@ -671,7 +671,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetStatus)
                     .write(
-                        if supports("zeDeviceGetStatus") {
+                        if supports("ze_device_get_status") {
                             Some(crate::entry::zeDeviceGetStatus)
                         } else {
                             None
@@ -681,7 +681,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65537u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetGlobalTimestamps)
                     .write(
-                        if supports("zeDeviceGetGlobalTimestamps") {
+                        if supports("ze_device_get_global_timestamps") {
                             Some(crate::entry::zeDeviceGetGlobalTimestamps)
                         } else {
                             None
@@ -691,7 +691,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65538u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReserveCacheExt)
                     .write(
-                        if supports("zeDeviceReserveCacheExt") {
+                        if supports("ze_device_reserve_cache_ext") {
                             Some(crate::entry::zeDeviceReserveCacheExt)
                         } else {
                             None
@@ -701,7 +701,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65538u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetCacheAdviceExt)
                     .write(
-                        if supports("zeDeviceSetCacheAdviceExt") {
+                        if supports("ze_device_set_cache_advice_ext") {
                             Some(crate::entry::zeDeviceSetCacheAdviceExt)
                         } else {
                             None
@@ -711,7 +711,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65539u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnPciGetPropertiesExt)
                     .write(
-                        if supports("zeDevicePciGetPropertiesExt") {
+                        if supports("ze_device_pci_get_properties_ext") {
                             Some(crate::entry::zeDevicePciGetPropertiesExt)
                         } else {
                             None
@@ -721,7 +721,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetRootDevice)
                     .write(
-                        if supports("zeDeviceGetRootDevice") {
+                        if supports("ze_device_get_root_device") {
                             Some(crate::entry::zeDeviceGetRootDevice)
                         } else {
                             None
@@ -731,7 +731,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65548u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnImportExternalSemaphoreExt)
                     .write(
-                        if supports("zeDeviceImportExternalSemaphoreExt") {
+                        if supports("ze_device_import_external_semaphore_ext") {
                             Some(crate::entry::zeDeviceImportExternalSemaphoreExt)
                         } else {
                             None
@@ -741,7 +741,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65548u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReleaseExternalSemaphoreExt)
                     .write(
-                        if supports("zeDeviceReleaseExternalSemaphoreExt") {
+                        if supports("ze_device_release_external_semaphore_ext") {
                             Some(crate::entry::zeDeviceReleaseExternalSemaphoreExt)
                         } else {
                             None
@@ -751,7 +751,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetVectorWidthPropertiesExt)
                     .write(
-                        if supports("zeDeviceGetVectorWidthPropertiesExt") {
+                        if supports("ze_device_get_vector_width_properties_ext") {
                             Some(crate::entry::zeDeviceGetVectorWidthPropertiesExt)
                         } else {
                             None
@@ -761,7 +761,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65550u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSynchronize)
                     .write(
-                        if supports("zeDeviceSynchronize") {
+                        if supports("ze_device_synchronize") {
                             Some(crate::entry::zeDeviceSynchronize)
                         } else {
                             None
@@ -773,7 +773,9 @@ pub unsafe fn zeGetDeviceProcAddrTable(
                     (* pDdiTable).pfnGetAggregatedCopyOffloadIncrementValue
                 )
                     .write(
-                        if supports("zeDeviceGetAggregatedCopyOffloadIncrementValue") {
+                        if supports(
+                            "ze_device_get_aggregated_copy_offload_increment_value",
+                        ) {
                             Some(
                                 crate::entry::zeDeviceGetAggregatedCopyOffloadIncrementValue,
                             )
@@ -785,7 +787,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65552u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetRuntimeRequirements)
                     .write(
-                        if supports("zeDeviceGetRuntimeRequirements") {
+                        if supports("ze_device_get_runtime_requirements") {
                             Some(crate::entry::zeDeviceGetRuntimeRequirements)
                         } else {
                             None
@@ -795,7 +797,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65552u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetRuntimeRequirementsKey)
                     .write(
-                        if supports("zeDeviceGetRuntimeRequirementsKey") {
+                        if supports("ze_device_get_runtime_requirements_key") {
                             Some(crate::entry::zeDeviceGetRuntimeRequirementsKey)
                         } else {
                             None
@@ -805,7 +807,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65552u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnValidateRuntimeRequirements)
                     .write(
-                        if supports("zeDeviceValidateRuntimeRequirements") {
+                        if supports("ze_device_validate_runtime_requirements") {
                             Some(crate::entry::zeDeviceValidateRuntimeRequirements)
                         } else {
                             None
@@ -815,7 +817,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetCounterBasedEventMaxValue)
                     .write(
-                        if supports("zeDeviceGetCounterBasedEventMaxValue") {
+                        if supports("ze_device_get_counter_based_event_max_value") {
                             Some(crate::entry::zeDeviceGetCounterBasedEventMaxValue)
                         } else {
                             None
@@ -825,7 +827,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
             if version.0 >= 65554u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetCompilerInfo)
                     .write(
-                        if supports("zeDeviceGetCompilerInfo") {
+                        if supports("ze_device_get_compiler_info") {
                             Some(crate::entry::zeDeviceGetCompilerInfo)
                         } else {
                             None
@@ -859,12 +861,12 @@ pub unsafe fn zeGetDeviceExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65540u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetFabricVertexExp)
                     .write(
-                        if supports("zeDeviceGetFabricVertexExp") {
+                        if supports("ze_device_get_fabric_vertex_exp") {
                             Some(crate::entry::zeDeviceGetFabricVertexExp)
                         } else {
                             None
@@ -898,12 +900,12 @@ pub unsafe fn zeGetContextProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zeContextCreate") {
+                        if supports("ze_context_create") {
                             Some(crate::entry::zeContextCreate)
                         } else {
                             None
@@ -913,7 +915,7 @@ pub unsafe fn zeGetContextProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zeContextDestroy") {
+                        if supports("ze_context_destroy") {
                             Some(crate::entry::zeContextDestroy)
                         } else {
                             None
@@ -923,7 +925,7 @@ pub unsafe fn zeGetContextProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetStatus)
                     .write(
-                        if supports("zeContextGetStatus") {
+                        if supports("ze_context_get_status") {
                             Some(crate::entry::zeContextGetStatus)
                         } else {
                             None
@@ -933,7 +935,7 @@ pub unsafe fn zeGetContextProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSystemBarrier)
                     .write(
-                        if supports("zeContextSystemBarrier") {
+                        if supports("ze_context_system_barrier") {
                             Some(crate::entry::zeContextSystemBarrier)
                         } else {
                             None
@@ -943,7 +945,7 @@ pub unsafe fn zeGetContextProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnMakeMemoryResident)
                     .write(
-                        if supports("zeContextMakeMemoryResident") {
+                        if supports("ze_context_make_memory_resident") {
                             Some(crate::entry::zeContextMakeMemoryResident)
                         } else {
                             None
@@ -953,7 +955,7 @@ pub unsafe fn zeGetContextProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEvictMemory)
                     .write(
-                        if supports("zeContextEvictMemory") {
+                        if supports("ze_context_evict_memory") {
                             Some(crate::entry::zeContextEvictMemory)
                         } else {
                             None
@@ -963,7 +965,7 @@ pub unsafe fn zeGetContextProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnMakeImageResident)
                     .write(
-                        if supports("zeContextMakeImageResident") {
+                        if supports("ze_context_make_image_resident") {
                             Some(crate::entry::zeContextMakeImageResident)
                         } else {
                             None
@@ -973,7 +975,7 @@ pub unsafe fn zeGetContextProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEvictImage)
                     .write(
-                        if supports("zeContextEvictImage") {
+                        if supports("ze_context_evict_image") {
                             Some(crate::entry::zeContextEvictImage)
                         } else {
                             None
@@ -983,7 +985,7 @@ pub unsafe fn zeGetContextProcAddrTable(
             if version.0 >= 65537u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateEx)
                     .write(
-                        if supports("zeContextCreateEx") {
+                        if supports("ze_context_create_ex") {
                             Some(crate::entry::zeContextCreateEx)
                         } else {
                             None
@@ -1020,12 +1022,12 @@ pub unsafe fn zeGetCommandQueueProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zeCommandQueueCreate") {
+                        if supports("ze_command_queue_create") {
                             Some(crate::entry::zeCommandQueueCreate)
                         } else {
                             None
@@ -1035,7 +1037,7 @@ pub unsafe fn zeGetCommandQueueProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zeCommandQueueDestroy") {
+                        if supports("ze_command_queue_destroy") {
                             Some(crate::entry::zeCommandQueueDestroy)
                         } else {
                             None
@@ -1045,7 +1047,7 @@ pub unsafe fn zeGetCommandQueueProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnExecuteCommandLists)
                     .write(
-                        if supports("zeCommandQueueExecuteCommandLists") {
+                        if supports("ze_command_queue_execute_command_lists") {
                             Some(crate::entry::zeCommandQueueExecuteCommandLists)
                         } else {
                             None
@@ -1055,7 +1057,7 @@ pub unsafe fn zeGetCommandQueueProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSynchronize)
                     .write(
-                        if supports("zeCommandQueueSynchronize") {
+                        if supports("ze_command_queue_synchronize") {
                             Some(crate::entry::zeCommandQueueSynchronize)
                         } else {
                             None
@@ -1065,7 +1067,7 @@ pub unsafe fn zeGetCommandQueueProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetOrdinal)
                     .write(
-                        if supports("zeCommandQueueGetOrdinal") {
+                        if supports("ze_command_queue_get_ordinal") {
                             Some(crate::entry::zeCommandQueueGetOrdinal)
                         } else {
                             None
@@ -1075,7 +1077,7 @@ pub unsafe fn zeGetCommandQueueProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetIndex)
                     .write(
-                        if supports("zeCommandQueueGetIndex") {
+                        if supports("ze_command_queue_get_index") {
                             Some(crate::entry::zeCommandQueueGetIndex)
                         } else {
                             None
@@ -1085,7 +1087,7 @@ pub unsafe fn zeGetCommandQueueProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetFlags)
                     .write(
-                        if supports("zeCommandQueueGetFlags") {
+                        if supports("ze_command_queue_get_flags") {
                             Some(crate::entry::zeCommandQueueGetFlags)
                         } else {
                             None
@@ -1095,7 +1097,7 @@ pub unsafe fn zeGetCommandQueueProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetMode)
                     .write(
-                        if supports("zeCommandQueueGetMode") {
+                        if supports("ze_command_queue_get_mode") {
                             Some(crate::entry::zeCommandQueueGetMode)
                         } else {
                             None
@@ -1105,7 +1107,7 @@ pub unsafe fn zeGetCommandQueueProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetPriority)
                     .write(
-                        if supports("zeCommandQueueGetPriority") {
+                        if supports("ze_command_queue_get_priority") {
                             Some(crate::entry::zeCommandQueueGetPriority)
                         } else {
                             None
@@ -1142,12 +1144,12 @@ pub unsafe fn zeGetCommandListProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zeCommandListCreate") {
+                        if supports("ze_command_list_create") {
                             Some(crate::entry::zeCommandListCreate)
                         } else {
                             None
@@ -1157,7 +1159,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateImmediate)
                     .write(
-                        if supports("zeCommandListCreateImmediate") {
+                        if supports("ze_command_list_create_immediate") {
                             Some(crate::entry::zeCommandListCreateImmediate)
                         } else {
                             None
@@ -1167,7 +1169,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zeCommandListDestroy") {
+                        if supports("ze_command_list_destroy") {
                             Some(crate::entry::zeCommandListDestroy)
                         } else {
                             None
@@ -1177,7 +1179,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnClose)
                     .write(
-                        if supports("zeCommandListClose") {
+                        if supports("ze_command_list_close") {
                             Some(crate::entry::zeCommandListClose)
                         } else {
                             None
@@ -1187,7 +1189,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReset)
                     .write(
-                        if supports("zeCommandListReset") {
+                        if supports("ze_command_list_reset") {
                             Some(crate::entry::zeCommandListReset)
                         } else {
                             None
@@ -1197,7 +1199,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendWriteGlobalTimestamp)
                     .write(
-                        if supports("zeCommandListAppendWriteGlobalTimestamp") {
+                        if supports("ze_command_list_append_write_global_timestamp") {
                             Some(crate::entry::zeCommandListAppendWriteGlobalTimestamp)
                         } else {
                             None
@@ -1207,7 +1209,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendBarrier)
                     .write(
-                        if supports("zeCommandListAppendBarrier") {
+                        if supports("ze_command_list_append_barrier") {
                             Some(crate::entry::zeCommandListAppendBarrier)
                         } else {
                             None
@@ -1217,7 +1219,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendMemoryRangesBarrier)
                     .write(
-                        if supports("zeCommandListAppendMemoryRangesBarrier") {
+                        if supports("ze_command_list_append_memory_ranges_barrier") {
                             Some(crate::entry::zeCommandListAppendMemoryRangesBarrier)
                         } else {
                             None
@@ -1227,7 +1229,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendMemoryCopy)
                     .write(
-                        if supports("zeCommandListAppendMemoryCopy") {
+                        if supports("ze_command_list_append_memory_copy") {
                             Some(crate::entry::zeCommandListAppendMemoryCopy)
                         } else {
                             None
@@ -1237,7 +1239,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendMemoryFill)
                     .write(
-                        if supports("zeCommandListAppendMemoryFill") {
+                        if supports("ze_command_list_append_memory_fill") {
                             Some(crate::entry::zeCommandListAppendMemoryFill)
                         } else {
                             None
@@ -1247,7 +1249,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendMemoryCopyRegion)
                     .write(
-                        if supports("zeCommandListAppendMemoryCopyRegion") {
+                        if supports("ze_command_list_append_memory_copy_region") {
                             Some(crate::entry::zeCommandListAppendMemoryCopyRegion)
                         } else {
                             None
@@ -1257,7 +1259,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendMemoryCopyFromContext)
                     .write(
-                        if supports("zeCommandListAppendMemoryCopyFromContext") {
+                        if supports("ze_command_list_append_memory_copy_from_context") {
                             Some(crate::entry::zeCommandListAppendMemoryCopyFromContext)
                         } else {
                             None
@@ -1267,7 +1269,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendImageCopy)
                     .write(
-                        if supports("zeCommandListAppendImageCopy") {
+                        if supports("ze_command_list_append_image_copy") {
                             Some(crate::entry::zeCommandListAppendImageCopy)
                         } else {
                             None
@@ -1277,7 +1279,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendImageCopyRegion)
                     .write(
-                        if supports("zeCommandListAppendImageCopyRegion") {
+                        if supports("ze_command_list_append_image_copy_region") {
                             Some(crate::entry::zeCommandListAppendImageCopyRegion)
                         } else {
                             None
@@ -1287,7 +1289,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendImageCopyToMemory)
                     .write(
-                        if supports("zeCommandListAppendImageCopyToMemory") {
+                        if supports("ze_command_list_append_image_copy_to_memory") {
                             Some(crate::entry::zeCommandListAppendImageCopyToMemory)
                         } else {
                             None
@@ -1297,7 +1299,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendImageCopyFromMemory)
                     .write(
-                        if supports("zeCommandListAppendImageCopyFromMemory") {
+                        if supports("ze_command_list_append_image_copy_from_memory") {
                             Some(crate::entry::zeCommandListAppendImageCopyFromMemory)
                         } else {
                             None
@@ -1307,7 +1309,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendMemoryPrefetch)
                     .write(
-                        if supports("zeCommandListAppendMemoryPrefetch") {
+                        if supports("ze_command_list_append_memory_prefetch") {
                             Some(crate::entry::zeCommandListAppendMemoryPrefetch)
                         } else {
                             None
@@ -1317,7 +1319,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendMemAdvise)
                     .write(
-                        if supports("zeCommandListAppendMemAdvise") {
+                        if supports("ze_command_list_append_mem_advise") {
                             Some(crate::entry::zeCommandListAppendMemAdvise)
                         } else {
                             None
@@ -1327,7 +1329,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendSignalEvent)
                     .write(
-                        if supports("zeCommandListAppendSignalEvent") {
+                        if supports("ze_command_list_append_signal_event") {
                             Some(crate::entry::zeCommandListAppendSignalEvent)
                         } else {
                             None
@@ -1337,7 +1339,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendWaitOnEvents)
                     .write(
-                        if supports("zeCommandListAppendWaitOnEvents") {
+                        if supports("ze_command_list_append_wait_on_events") {
                             Some(crate::entry::zeCommandListAppendWaitOnEvents)
                         } else {
                             None
@@ -1347,7 +1349,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendEventReset)
                     .write(
-                        if supports("zeCommandListAppendEventReset") {
+                        if supports("ze_command_list_append_event_reset") {
                             Some(crate::entry::zeCommandListAppendEventReset)
                         } else {
                             None
@@ -1357,7 +1359,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendQueryKernelTimestamps)
                     .write(
-                        if supports("zeCommandListAppendQueryKernelTimestamps") {
+                        if supports("ze_command_list_append_query_kernel_timestamps") {
                             Some(crate::entry::zeCommandListAppendQueryKernelTimestamps)
                         } else {
                             None
@@ -1367,7 +1369,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendLaunchKernel)
                     .write(
-                        if supports("zeCommandListAppendLaunchKernel") {
+                        if supports("ze_command_list_append_launch_kernel") {
                             Some(crate::entry::zeCommandListAppendLaunchKernel)
                         } else {
                             None
@@ -1377,7 +1379,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendLaunchCooperativeKernel)
                     .write(
-                        if supports("zeCommandListAppendLaunchCooperativeKernel") {
+                        if supports("ze_command_list_append_launch_cooperative_kernel") {
                             Some(
                                 crate::entry::zeCommandListAppendLaunchCooperativeKernel,
                             )
@@ -1389,7 +1391,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendLaunchKernelIndirect)
                     .write(
-                        if supports("zeCommandListAppendLaunchKernelIndirect") {
+                        if supports("ze_command_list_append_launch_kernel_indirect") {
                             Some(crate::entry::zeCommandListAppendLaunchKernelIndirect)
                         } else {
                             None
@@ -1401,7 +1403,9 @@ pub unsafe fn zeGetCommandListProcAddrTable(
                     (* pDdiTable).pfnAppendLaunchMultipleKernelsIndirect
                 )
                     .write(
-                        if supports("zeCommandListAppendLaunchMultipleKernelsIndirect") {
+                        if supports(
+                            "ze_command_list_append_launch_multiple_kernels_indirect",
+                        ) {
                             Some(
                                 crate::entry::zeCommandListAppendLaunchMultipleKernelsIndirect,
                             )
@@ -1413,7 +1417,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65539u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendImageCopyToMemoryExt)
                     .write(
-                        if supports("zeCommandListAppendImageCopyToMemoryExt") {
+                        if supports("ze_command_list_append_image_copy_to_memory_ext") {
                             Some(crate::entry::zeCommandListAppendImageCopyToMemoryExt)
                         } else {
                             None
@@ -1423,7 +1427,9 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65539u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendImageCopyFromMemoryExt)
                     .write(
-                        if supports("zeCommandListAppendImageCopyFromMemoryExt") {
+                        if supports(
+                            "ze_command_list_append_image_copy_from_memory_ext",
+                        ) {
                             Some(crate::entry::zeCommandListAppendImageCopyFromMemoryExt)
                         } else {
                             None
@@ -1433,7 +1439,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65542u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnHostSynchronize)
                     .write(
-                        if supports("zeCommandListHostSynchronize") {
+                        if supports("ze_command_list_host_synchronize") {
                             Some(crate::entry::zeCommandListHostSynchronize)
                         } else {
                             None
@@ -1443,7 +1449,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDeviceHandle)
                     .write(
-                        if supports("zeCommandListGetDeviceHandle") {
+                        if supports("ze_command_list_get_device_handle") {
                             Some(crate::entry::zeCommandListGetDeviceHandle)
                         } else {
                             None
@@ -1453,7 +1459,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetContextHandle)
                     .write(
-                        if supports("zeCommandListGetContextHandle") {
+                        if supports("ze_command_list_get_context_handle") {
                             Some(crate::entry::zeCommandListGetContextHandle)
                         } else {
                             None
@@ -1463,7 +1469,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetOrdinal)
                     .write(
-                        if supports("zeCommandListGetOrdinal") {
+                        if supports("ze_command_list_get_ordinal") {
                             Some(crate::entry::zeCommandListGetOrdinal)
                         } else {
                             None
@@ -1473,7 +1479,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnImmediateGetIndex)
                     .write(
-                        if supports("zeCommandListImmediateGetIndex") {
+                        if supports("ze_command_list_immediate_get_index") {
                             Some(crate::entry::zeCommandListImmediateGetIndex)
                         } else {
                             None
@@ -1483,7 +1489,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnIsImmediate)
                     .write(
-                        if supports("zeCommandListIsImmediate") {
+                        if supports("ze_command_list_is_immediate") {
                             Some(crate::entry::zeCommandListIsImmediate)
                         } else {
                             None
@@ -1495,7 +1501,9 @@ pub unsafe fn zeGetCommandListProcAddrTable(
                     (* pDdiTable).pfnAppendSignalExternalSemaphoreExt
                 )
                     .write(
-                        if supports("zeCommandListAppendSignalExternalSemaphoreExt") {
+                        if supports(
+                            "ze_command_list_append_signal_external_semaphore_ext",
+                        ) {
                             Some(
                                 crate::entry::zeCommandListAppendSignalExternalSemaphoreExt,
                             )
@@ -1509,7 +1517,9 @@ pub unsafe fn zeGetCommandListProcAddrTable(
                     (* pDdiTable).pfnAppendWaitExternalSemaphoreExt
                 )
                     .write(
-                        if supports("zeCommandListAppendWaitExternalSemaphoreExt") {
+                        if supports(
+                            "ze_command_list_append_wait_external_semaphore_ext",
+                        ) {
                             Some(
                                 crate::entry::zeCommandListAppendWaitExternalSemaphoreExt,
                             )
@@ -1523,7 +1533,9 @@ pub unsafe fn zeGetCommandListProcAddrTable(
                     (* pDdiTable).pfnAppendLaunchKernelWithParameters
                 )
                     .write(
-                        if supports("zeCommandListAppendLaunchKernelWithParameters") {
+                        if supports(
+                            "ze_command_list_append_launch_kernel_with_parameters",
+                        ) {
                             Some(
                                 crate::entry::zeCommandListAppendLaunchKernelWithParameters,
                             )
@@ -1537,7 +1549,9 @@ pub unsafe fn zeGetCommandListProcAddrTable(
                     (* pDdiTable).pfnAppendLaunchKernelWithArguments
                 )
                     .write(
-                        if supports("zeCommandListAppendLaunchKernelWithArguments") {
+                        if supports(
+                            "ze_command_list_append_launch_kernel_with_arguments",
+                        ) {
                             Some(
                                 crate::entry::zeCommandListAppendLaunchKernelWithArguments,
                             )
@@ -1551,7 +1565,9 @@ pub unsafe fn zeGetCommandListProcAddrTable(
                     (* pDdiTable).pfnAppendMemoryCopyWithParameters
                 )
                     .write(
-                        if supports("zeCommandListAppendMemoryCopyWithParameters") {
+                        if supports(
+                            "ze_command_list_append_memory_copy_with_parameters",
+                        ) {
                             Some(
                                 crate::entry::zeCommandListAppendMemoryCopyWithParameters,
                             )
@@ -1565,7 +1581,9 @@ pub unsafe fn zeGetCommandListProcAddrTable(
                     (* pDdiTable).pfnAppendMemoryFillWithParameters
                 )
                     .write(
-                        if supports("zeCommandListAppendMemoryFillWithParameters") {
+                        if supports(
+                            "ze_command_list_append_memory_fill_with_parameters",
+                        ) {
                             Some(
                                 crate::entry::zeCommandListAppendMemoryFillWithParameters,
                             )
@@ -1580,7 +1598,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
                 )
                     .write(
                         if supports(
-                            "zeCommandListImmediateAppendCommandListsWithParameters",
+                            "ze_command_list_immediate_append_command_lists_with_parameters",
                         ) {
                             Some(
                                 crate::entry::zeCommandListImmediateAppendCommandListsWithParameters,
@@ -1593,7 +1611,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetFlags)
                     .write(
-                        if supports("zeCommandListGetFlags") {
+                        if supports("ze_command_list_get_flags") {
                             Some(crate::entry::zeCommandListGetFlags)
                         } else {
                             None
@@ -1603,7 +1621,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnImmediateGetFlags)
                     .write(
-                        if supports("zeCommandListImmediateGetFlags") {
+                        if supports("ze_command_list_immediate_get_flags") {
                             Some(crate::entry::zeCommandListImmediateGetFlags)
                         } else {
                             None
@@ -1613,7 +1631,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnImmediateGetMode)
                     .write(
-                        if supports("zeCommandListImmediateGetMode") {
+                        if supports("ze_command_list_immediate_get_mode") {
                             Some(crate::entry::zeCommandListImmediateGetMode)
                         } else {
                             None
@@ -1623,7 +1641,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnImmediateGetPriority)
                     .write(
-                        if supports("zeCommandListImmediateGetPriority") {
+                        if supports("ze_command_list_immediate_get_priority") {
                             Some(crate::entry::zeCommandListImmediateGetPriority)
                         } else {
                             None
@@ -1633,7 +1651,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnBeginGraphCaptureExt)
                     .write(
-                        if supports("zeCommandListBeginGraphCaptureExt") {
+                        if supports("ze_command_list_begin_graph_capture_ext") {
                             Some(crate::entry::zeCommandListBeginGraphCaptureExt)
                         } else {
                             None
@@ -1643,7 +1661,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnBeginCaptureIntoGraphExt)
                     .write(
-                        if supports("zeCommandListBeginCaptureIntoGraphExt") {
+                        if supports("ze_command_list_begin_capture_into_graph_ext") {
                             Some(crate::entry::zeCommandListBeginCaptureIntoGraphExt)
                         } else {
                             None
@@ -1653,7 +1671,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnIsGraphCaptureEnabledExt)
                     .write(
-                        if supports("zeCommandListIsGraphCaptureEnabledExt") {
+                        if supports("ze_command_list_is_graph_capture_enabled_ext") {
                             Some(crate::entry::zeCommandListIsGraphCaptureEnabledExt)
                         } else {
                             None
@@ -1663,7 +1681,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEndGraphCaptureExt)
                     .write(
-                        if supports("zeCommandListEndGraphCaptureExt") {
+                        if supports("ze_command_list_end_graph_capture_ext") {
                             Some(crate::entry::zeCommandListEndGraphCaptureExt)
                         } else {
                             None
@@ -1673,7 +1691,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetGraphExt)
                     .write(
-                        if supports("zeCommandListGetGraphExt") {
+                        if supports("ze_command_list_get_graph_ext") {
                             Some(crate::entry::zeCommandListGetGraphExt)
                         } else {
                             None
@@ -1683,7 +1701,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendGraphExt)
                     .write(
-                        if supports("zeCommandListAppendGraphExt") {
+                        if supports("ze_command_list_append_graph_ext") {
                             Some(crate::entry::zeCommandListAppendGraphExt)
                         } else {
                             None
@@ -1693,7 +1711,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendHostFunction)
                     .write(
-                        if supports("zeCommandListAppendHostFunction") {
+                        if supports("ze_command_list_append_host_function") {
                             Some(crate::entry::zeCommandListAppendHostFunction)
                         } else {
                             None
@@ -1730,12 +1748,12 @@ pub unsafe fn zeGetCommandListExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateCloneExp)
                     .write(
-                        if supports("zeCommandListCreateCloneExp") {
+                        if supports("ze_command_list_create_clone_exp") {
                             Some(crate::entry::zeCommandListCreateCloneExp)
                         } else {
                             None
@@ -1747,7 +1765,9 @@ pub unsafe fn zeGetCommandListExpProcAddrTable(
                     (* pDdiTable).pfnImmediateAppendCommandListsExp
                 )
                     .write(
-                        if supports("zeCommandListImmediateAppendCommandListsExp") {
+                        if supports(
+                            "ze_command_list_immediate_append_command_lists_exp",
+                        ) {
                             Some(
                                 crate::entry::zeCommandListImmediateAppendCommandListsExp,
                             )
@@ -1759,7 +1779,7 @@ pub unsafe fn zeGetCommandListExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetNextCommandIdExp)
                     .write(
-                        if supports("zeCommandListGetNextCommandIdExp") {
+                        if supports("ze_command_list_get_next_command_id_exp") {
                             Some(crate::entry::zeCommandListGetNextCommandIdExp)
                         } else {
                             None
@@ -1769,7 +1789,7 @@ pub unsafe fn zeGetCommandListExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnUpdateMutableCommandsExp)
                     .write(
-                        if supports("zeCommandListUpdateMutableCommandsExp") {
+                        if supports("ze_command_list_update_mutable_commands_exp") {
                             Some(crate::entry::zeCommandListUpdateMutableCommandsExp)
                         } else {
                             None
@@ -1781,7 +1801,9 @@ pub unsafe fn zeGetCommandListExpProcAddrTable(
                     (* pDdiTable).pfnUpdateMutableCommandSignalEventExp
                 )
                     .write(
-                        if supports("zeCommandListUpdateMutableCommandSignalEventExp") {
+                        if supports(
+                            "ze_command_list_update_mutable_command_signal_event_exp",
+                        ) {
                             Some(
                                 crate::entry::zeCommandListUpdateMutableCommandSignalEventExp,
                             )
@@ -1795,7 +1817,9 @@ pub unsafe fn zeGetCommandListExpProcAddrTable(
                     (* pDdiTable).pfnUpdateMutableCommandWaitEventsExp
                 )
                     .write(
-                        if supports("zeCommandListUpdateMutableCommandWaitEventsExp") {
+                        if supports(
+                            "ze_command_list_update_mutable_command_wait_events_exp",
+                        ) {
                             Some(
                                 crate::entry::zeCommandListUpdateMutableCommandWaitEventsExp,
                             )
@@ -1809,7 +1833,9 @@ pub unsafe fn zeGetCommandListExpProcAddrTable(
                     (* pDdiTable).pfnGetNextCommandIdWithKernelsExp
                 )
                     .write(
-                        if supports("zeCommandListGetNextCommandIdWithKernelsExp") {
+                        if supports(
+                            "ze_command_list_get_next_command_id_with_kernels_exp",
+                        ) {
                             Some(
                                 crate::entry::zeCommandListGetNextCommandIdWithKernelsExp,
                             )
@@ -1823,7 +1849,9 @@ pub unsafe fn zeGetCommandListExpProcAddrTable(
                     (* pDdiTable).pfnUpdateMutableCommandKernelsExp
                 )
                     .write(
-                        if supports("zeCommandListUpdateMutableCommandKernelsExp") {
+                        if supports(
+                            "ze_command_list_update_mutable_command_kernels_exp",
+                        ) {
                             Some(
                                 crate::entry::zeCommandListUpdateMutableCommandKernelsExp,
                             )
@@ -1835,7 +1863,7 @@ pub unsafe fn zeGetCommandListExpProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnIsMutableExp)
                     .write(
-                        if supports("zeCommandListIsMutableExp") {
+                        if supports("ze_command_list_is_mutable_exp") {
                             Some(crate::entry::zeCommandListIsMutableExp)
                         } else {
                             None
@@ -1869,12 +1897,12 @@ pub unsafe fn zeGetImageProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zeImageGetProperties") {
+                        if supports("ze_image_get_properties") {
                             Some(crate::entry::zeImageGetProperties)
                         } else {
                             None
@@ -1884,7 +1912,7 @@ pub unsafe fn zeGetImageProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zeImageCreate") {
+                        if supports("ze_image_create") {
                             Some(crate::entry::zeImageCreate)
                         } else {
                             None
@@ -1894,7 +1922,7 @@ pub unsafe fn zeGetImageProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zeImageDestroy") {
+                        if supports("ze_image_destroy") {
                             Some(crate::entry::zeImageDestroy)
                         } else {
                             None
@@ -1904,7 +1932,7 @@ pub unsafe fn zeGetImageProcAddrTable(
             if version.0 >= 65539u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetAllocPropertiesExt)
                     .write(
-                        if supports("zeImageGetAllocPropertiesExt") {
+                        if supports("ze_image_get_alloc_properties_ext") {
                             Some(crate::entry::zeImageGetAllocPropertiesExt)
                         } else {
                             None
@@ -1914,7 +1942,7 @@ pub unsafe fn zeGetImageProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnViewCreateExt)
                     .write(
-                        if supports("zeImageViewCreateExt") {
+                        if supports("ze_image_view_create_ext") {
                             Some(crate::entry::zeImageViewCreateExt)
                         } else {
                             None
@@ -1948,12 +1976,12 @@ pub unsafe fn zeGetImageExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65538u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetMemoryPropertiesExp)
                     .write(
-                        if supports("zeImageGetMemoryPropertiesExp") {
+                        if supports("ze_image_get_memory_properties_exp") {
                             Some(crate::entry::zeImageGetMemoryPropertiesExp)
                         } else {
                             None
@@ -1963,7 +1991,7 @@ pub unsafe fn zeGetImageExpProcAddrTable(
             if version.0 >= 65538u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnViewCreateExp)
                     .write(
-                        if supports("zeImageViewCreateExp") {
+                        if supports("ze_image_view_create_exp") {
                             Some(crate::entry::zeImageViewCreateExp)
                         } else {
                             None
@@ -1973,7 +2001,7 @@ pub unsafe fn zeGetImageExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDeviceOffsetExp)
                     .write(
-                        if supports("zeImageGetDeviceOffsetExp") {
+                        if supports("ze_image_get_device_offset_exp") {
                             Some(crate::entry::zeImageGetDeviceOffsetExp)
                         } else {
                             None
@@ -2007,12 +2035,12 @@ pub unsafe fn zeGetMemProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAllocShared)
                     .write(
-                        if supports("zeMemAllocShared") {
+                        if supports("ze_mem_alloc_shared") {
                             Some(crate::entry::zeMemAllocShared)
                         } else {
                             None
@@ -2022,7 +2050,7 @@ pub unsafe fn zeGetMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAllocDevice)
                     .write(
-                        if supports("zeMemAllocDevice") {
+                        if supports("ze_mem_alloc_device") {
                             Some(crate::entry::zeMemAllocDevice)
                         } else {
                             None
@@ -2032,7 +2060,7 @@ pub unsafe fn zeGetMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAllocHost)
                     .write(
-                        if supports("zeMemAllocHost") {
+                        if supports("ze_mem_alloc_host") {
                             Some(crate::entry::zeMemAllocHost)
                         } else {
                             None
@@ -2042,7 +2070,7 @@ pub unsafe fn zeGetMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnFree)
                     .write(
-                        if supports("zeMemFree") {
+                        if supports("ze_mem_free") {
                             Some(crate::entry::zeMemFree)
                         } else {
                             None
@@ -2052,7 +2080,7 @@ pub unsafe fn zeGetMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetAllocProperties)
                     .write(
-                        if supports("zeMemGetAllocProperties") {
+                        if supports("ze_mem_get_alloc_properties") {
                             Some(crate::entry::zeMemGetAllocProperties)
                         } else {
                             None
@@ -2062,7 +2090,7 @@ pub unsafe fn zeGetMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetAddressRange)
                     .write(
-                        if supports("zeMemGetAddressRange") {
+                        if supports("ze_mem_get_address_range") {
                             Some(crate::entry::zeMemGetAddressRange)
                         } else {
                             None
@@ -2072,7 +2100,7 @@ pub unsafe fn zeGetMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetIpcHandle)
                     .write(
-                        if supports("zeMemGetIpcHandle") {
+                        if supports("ze_mem_get_ipc_handle") {
                             Some(crate::entry::zeMemGetIpcHandle)
                         } else {
                             None
@@ -2082,7 +2110,7 @@ pub unsafe fn zeGetMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOpenIpcHandle)
                     .write(
-                        if supports("zeMemOpenIpcHandle") {
+                        if supports("ze_mem_open_ipc_handle") {
                             Some(crate::entry::zeMemOpenIpcHandle)
                         } else {
                             None
@@ -2092,7 +2120,7 @@ pub unsafe fn zeGetMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCloseIpcHandle)
                     .write(
-                        if supports("zeMemCloseIpcHandle") {
+                        if supports("ze_mem_close_ipc_handle") {
                             Some(crate::entry::zeMemCloseIpcHandle)
                         } else {
                             None
@@ -2102,7 +2130,7 @@ pub unsafe fn zeGetMemProcAddrTable(
             if version.0 >= 65539u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnFreeExt)
                     .write(
-                        if supports("zeMemFreeExt") {
+                        if supports("ze_mem_free_ext") {
                             Some(crate::entry::zeMemFreeExt)
                         } else {
                             None
@@ -2112,7 +2140,7 @@ pub unsafe fn zeGetMemProcAddrTable(
             if version.0 >= 65542u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnPutIpcHandle)
                     .write(
-                        if supports("zeMemPutIpcHandle") {
+                        if supports("ze_mem_put_ipc_handle") {
                             Some(crate::entry::zeMemPutIpcHandle)
                         } else {
                             None
@@ -2122,7 +2150,7 @@ pub unsafe fn zeGetMemProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetPitchFor2dImage)
                     .write(
-                        if supports("zeMemGetPitchFor2dImage") {
+                        if supports("ze_mem_get_pitch_for2d_image") {
                             Some(crate::entry::zeMemGetPitchFor2dImage)
                         } else {
                             None
@@ -2132,7 +2160,7 @@ pub unsafe fn zeGetMemProcAddrTable(
             if version.0 >= 65551u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetIpcHandleWithProperties)
                     .write(
-                        if supports("zeMemGetIpcHandleWithProperties") {
+                        if supports("ze_mem_get_ipc_handle_with_properties") {
                             Some(crate::entry::zeMemGetIpcHandleWithProperties)
                         } else {
                             None
@@ -2166,14 +2194,14 @@ pub unsafe fn zeGetMemExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65542u32 {
                 ::core::ptr::addr_of_mut!(
                     (* pDdiTable).pfnGetIpcHandleFromFileDescriptorExp
                 )
                     .write(
-                        if supports("zeMemGetIpcHandleFromFileDescriptorExp") {
+                        if supports("ze_mem_get_ipc_handle_from_file_descriptor_exp") {
                             Some(crate::entry::zeMemGetIpcHandleFromFileDescriptorExp)
                         } else {
                             None
@@ -2185,7 +2213,7 @@ pub unsafe fn zeGetMemExpProcAddrTable(
                     (* pDdiTable).pfnGetFileDescriptorFromIpcHandleExp
                 )
                     .write(
-                        if supports("zeMemGetFileDescriptorFromIpcHandleExp") {
+                        if supports("ze_mem_get_file_descriptor_from_ipc_handle_exp") {
                             Some(crate::entry::zeMemGetFileDescriptorFromIpcHandleExp)
                         } else {
                             None
@@ -2195,7 +2223,7 @@ pub unsafe fn zeGetMemExpProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetAtomicAccessAttributeExp)
                     .write(
-                        if supports("zeMemSetAtomicAccessAttributeExp") {
+                        if supports("ze_mem_set_atomic_access_attribute_exp") {
                             Some(crate::entry::zeMemSetAtomicAccessAttributeExp)
                         } else {
                             None
@@ -2205,7 +2233,7 @@ pub unsafe fn zeGetMemExpProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetAtomicAccessAttributeExp)
                     .write(
-                        if supports("zeMemGetAtomicAccessAttributeExp") {
+                        if supports("ze_mem_get_atomic_access_attribute_exp") {
                             Some(crate::entry::zeMemGetAtomicAccessAttributeExp)
                         } else {
                             None
@@ -2239,12 +2267,12 @@ pub unsafe fn zeGetFenceProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zeFenceCreate") {
+                        if supports("ze_fence_create") {
                             Some(crate::entry::zeFenceCreate)
                         } else {
                             None
@@ -2254,7 +2282,7 @@ pub unsafe fn zeGetFenceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zeFenceDestroy") {
+                        if supports("ze_fence_destroy") {
                             Some(crate::entry::zeFenceDestroy)
                         } else {
                             None
@@ -2264,7 +2292,7 @@ pub unsafe fn zeGetFenceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnHostSynchronize)
                     .write(
-                        if supports("zeFenceHostSynchronize") {
+                        if supports("ze_fence_host_synchronize") {
                             Some(crate::entry::zeFenceHostSynchronize)
                         } else {
                             None
@@ -2274,7 +2302,7 @@ pub unsafe fn zeGetFenceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnQueryStatus)
                     .write(
-                        if supports("zeFenceQueryStatus") {
+                        if supports("ze_fence_query_status") {
                             Some(crate::entry::zeFenceQueryStatus)
                         } else {
                             None
@@ -2284,7 +2312,7 @@ pub unsafe fn zeGetFenceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReset)
                     .write(
-                        if supports("zeFenceReset") {
+                        if supports("ze_fence_reset") {
                             Some(crate::entry::zeFenceReset)
                         } else {
                             None
@@ -2318,12 +2346,12 @@ pub unsafe fn zeGetEventPoolProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zeEventPoolCreate") {
+                        if supports("ze_event_pool_create") {
                             Some(crate::entry::zeEventPoolCreate)
                         } else {
                             None
@@ -2333,7 +2361,7 @@ pub unsafe fn zeGetEventPoolProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zeEventPoolDestroy") {
+                        if supports("ze_event_pool_destroy") {
                             Some(crate::entry::zeEventPoolDestroy)
                         } else {
                             None
@@ -2343,7 +2371,7 @@ pub unsafe fn zeGetEventPoolProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetIpcHandle)
                     .write(
-                        if supports("zeEventPoolGetIpcHandle") {
+                        if supports("ze_event_pool_get_ipc_handle") {
                             Some(crate::entry::zeEventPoolGetIpcHandle)
                         } else {
                             None
@@ -2353,7 +2381,7 @@ pub unsafe fn zeGetEventPoolProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOpenIpcHandle)
                     .write(
-                        if supports("zeEventPoolOpenIpcHandle") {
+                        if supports("ze_event_pool_open_ipc_handle") {
                             Some(crate::entry::zeEventPoolOpenIpcHandle)
                         } else {
                             None
@@ -2363,7 +2391,7 @@ pub unsafe fn zeGetEventPoolProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCloseIpcHandle)
                     .write(
-                        if supports("zeEventPoolCloseIpcHandle") {
+                        if supports("ze_event_pool_close_ipc_handle") {
                             Some(crate::entry::zeEventPoolCloseIpcHandle)
                         } else {
                             None
@@ -2373,7 +2401,7 @@ pub unsafe fn zeGetEventPoolProcAddrTable(
             if version.0 >= 65542u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnPutIpcHandle)
                     .write(
-                        if supports("zeEventPoolPutIpcHandle") {
+                        if supports("ze_event_pool_put_ipc_handle") {
                             Some(crate::entry::zeEventPoolPutIpcHandle)
                         } else {
                             None
@@ -2383,7 +2411,7 @@ pub unsafe fn zeGetEventPoolProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetContextHandle)
                     .write(
-                        if supports("zeEventPoolGetContextHandle") {
+                        if supports("ze_event_pool_get_context_handle") {
                             Some(crate::entry::zeEventPoolGetContextHandle)
                         } else {
                             None
@@ -2393,7 +2421,7 @@ pub unsafe fn zeGetEventPoolProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetFlags)
                     .write(
-                        if supports("zeEventPoolGetFlags") {
+                        if supports("ze_event_pool_get_flags") {
                             Some(crate::entry::zeEventPoolGetFlags)
                         } else {
                             None
@@ -2427,12 +2455,12 @@ pub unsafe fn zeGetEventProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zeEventCreate") {
+                        if supports("ze_event_create") {
                             Some(crate::entry::zeEventCreate)
                         } else {
                             None
@@ -2442,7 +2470,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zeEventDestroy") {
+                        if supports("ze_event_destroy") {
                             Some(crate::entry::zeEventDestroy)
                         } else {
                             None
@@ -2452,7 +2480,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnHostSignal)
                     .write(
-                        if supports("zeEventHostSignal") {
+                        if supports("ze_event_host_signal") {
                             Some(crate::entry::zeEventHostSignal)
                         } else {
                             None
@@ -2462,7 +2490,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnHostSynchronize)
                     .write(
-                        if supports("zeEventHostSynchronize") {
+                        if supports("ze_event_host_synchronize") {
                             Some(crate::entry::zeEventHostSynchronize)
                         } else {
                             None
@@ -2472,7 +2500,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnQueryStatus)
                     .write(
-                        if supports("zeEventQueryStatus") {
+                        if supports("ze_event_query_status") {
                             Some(crate::entry::zeEventQueryStatus)
                         } else {
                             None
@@ -2482,7 +2510,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnHostReset)
                     .write(
-                        if supports("zeEventHostReset") {
+                        if supports("ze_event_host_reset") {
                             Some(crate::entry::zeEventHostReset)
                         } else {
                             None
@@ -2492,7 +2520,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnQueryKernelTimestamp)
                     .write(
-                        if supports("zeEventQueryKernelTimestamp") {
+                        if supports("ze_event_query_kernel_timestamp") {
                             Some(crate::entry::zeEventQueryKernelTimestamp)
                         } else {
                             None
@@ -2502,7 +2530,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65542u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnQueryKernelTimestampsExt)
                     .write(
-                        if supports("zeEventQueryKernelTimestampsExt") {
+                        if supports("ze_event_query_kernel_timestamps_ext") {
                             Some(crate::entry::zeEventQueryKernelTimestampsExt)
                         } else {
                             None
@@ -2512,7 +2540,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetEventPool)
                     .write(
-                        if supports("zeEventGetEventPool") {
+                        if supports("ze_event_get_event_pool") {
                             Some(crate::entry::zeEventGetEventPool)
                         } else {
                             None
@@ -2522,7 +2550,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetSignalScope)
                     .write(
-                        if supports("zeEventGetSignalScope") {
+                        if supports("ze_event_get_signal_scope") {
                             Some(crate::entry::zeEventGetSignalScope)
                         } else {
                             None
@@ -2532,7 +2560,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetWaitScope)
                     .write(
-                        if supports("zeEventGetWaitScope") {
+                        if supports("ze_event_get_wait_scope") {
                             Some(crate::entry::zeEventGetWaitScope)
                         } else {
                             None
@@ -2542,7 +2570,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65551u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCounterBasedCreate)
                     .write(
-                        if supports("zeEventCounterBasedCreate") {
+                        if supports("ze_event_counter_based_create") {
                             Some(crate::entry::zeEventCounterBasedCreate)
                         } else {
                             None
@@ -2552,7 +2580,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65551u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCounterBasedGetIpcHandle)
                     .write(
-                        if supports("zeEventCounterBasedGetIpcHandle") {
+                        if supports("ze_event_counter_based_get_ipc_handle") {
                             Some(crate::entry::zeEventCounterBasedGetIpcHandle)
                         } else {
                             None
@@ -2562,7 +2590,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65551u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCounterBasedOpenIpcHandle)
                     .write(
-                        if supports("zeEventCounterBasedOpenIpcHandle") {
+                        if supports("ze_event_counter_based_open_ipc_handle") {
                             Some(crate::entry::zeEventCounterBasedOpenIpcHandle)
                         } else {
                             None
@@ -2572,7 +2600,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65551u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCounterBasedCloseIpcHandle)
                     .write(
-                        if supports("zeEventCounterBasedCloseIpcHandle") {
+                        if supports("ze_event_counter_based_close_ipc_handle") {
                             Some(crate::entry::zeEventCounterBasedCloseIpcHandle)
                         } else {
                             None
@@ -2582,7 +2610,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65551u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCounterBasedGetDeviceAddress)
                     .write(
-                        if supports("zeEventCounterBasedGetDeviceAddress") {
+                        if supports("ze_event_counter_based_get_device_address") {
                             Some(crate::entry::zeEventCounterBasedGetDeviceAddress)
                         } else {
                             None
@@ -2592,7 +2620,7 @@ pub unsafe fn zeGetEventProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetCounterBasedFlags)
                     .write(
-                        if supports("zeEventGetCounterBasedFlags") {
+                        if supports("ze_event_get_counter_based_flags") {
                             Some(crate::entry::zeEventGetCounterBasedFlags)
                         } else {
                             None
@@ -2626,12 +2654,12 @@ pub unsafe fn zeGetEventExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65538u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnQueryTimestampsExp)
                     .write(
-                        if supports("zeEventQueryTimestampsExp") {
+                        if supports("ze_event_query_timestamps_exp") {
                             Some(crate::entry::zeEventQueryTimestampsExp)
                         } else {
                             None
@@ -2665,12 +2693,12 @@ pub unsafe fn zeGetModuleProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zeModuleCreate") {
+                        if supports("ze_module_create") {
                             Some(crate::entry::zeModuleCreate)
                         } else {
                             None
@@ -2680,7 +2708,7 @@ pub unsafe fn zeGetModuleProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zeModuleDestroy") {
+                        if supports("ze_module_destroy") {
                             Some(crate::entry::zeModuleDestroy)
                         } else {
                             None
@@ -2690,7 +2718,7 @@ pub unsafe fn zeGetModuleProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDynamicLink)
                     .write(
-                        if supports("zeModuleDynamicLink") {
+                        if supports("ze_module_dynamic_link") {
                             Some(crate::entry::zeModuleDynamicLink)
                         } else {
                             None
@@ -2700,7 +2728,7 @@ pub unsafe fn zeGetModuleProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetNativeBinary)
                     .write(
-                        if supports("zeModuleGetNativeBinary") {
+                        if supports("ze_module_get_native_binary") {
                             Some(crate::entry::zeModuleGetNativeBinary)
                         } else {
                             None
@@ -2710,7 +2738,7 @@ pub unsafe fn zeGetModuleProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetGlobalPointer)
                     .write(
-                        if supports("zeModuleGetGlobalPointer") {
+                        if supports("ze_module_get_global_pointer") {
                             Some(crate::entry::zeModuleGetGlobalPointer)
                         } else {
                             None
@@ -2720,7 +2748,7 @@ pub unsafe fn zeGetModuleProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetKernelNames)
                     .write(
-                        if supports("zeModuleGetKernelNames") {
+                        if supports("ze_module_get_kernel_names") {
                             Some(crate::entry::zeModuleGetKernelNames)
                         } else {
                             None
@@ -2730,7 +2758,7 @@ pub unsafe fn zeGetModuleProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zeModuleGetProperties") {
+                        if supports("ze_module_get_properties") {
                             Some(crate::entry::zeModuleGetProperties)
                         } else {
                             None
@@ -2740,7 +2768,7 @@ pub unsafe fn zeGetModuleProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetFunctionPointer)
                     .write(
-                        if supports("zeModuleGetFunctionPointer") {
+                        if supports("ze_module_get_function_pointer") {
                             Some(crate::entry::zeModuleGetFunctionPointer)
                         } else {
                             None
@@ -2750,7 +2778,7 @@ pub unsafe fn zeGetModuleProcAddrTable(
             if version.0 >= 65539u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnInspectLinkageExt)
                     .write(
-                        if supports("zeModuleInspectLinkageExt") {
+                        if supports("ze_module_inspect_linkage_ext") {
                             Some(crate::entry::zeModuleInspectLinkageExt)
                         } else {
                             None
@@ -2760,7 +2788,7 @@ pub unsafe fn zeGetModuleProcAddrTable(
             if version.0 >= 65554u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDeviceHandle)
                     .write(
-                        if supports("zeModuleGetDeviceHandle") {
+                        if supports("ze_module_get_device_handle") {
                             Some(crate::entry::zeModuleGetDeviceHandle)
                         } else {
                             None
@@ -2797,12 +2825,12 @@ pub unsafe fn zeGetModuleBuildLogProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zeModuleBuildLogDestroy") {
+                        if supports("ze_module_build_log_destroy") {
                             Some(crate::entry::zeModuleBuildLogDestroy)
                         } else {
                             None
@@ -2812,7 +2840,7 @@ pub unsafe fn zeGetModuleBuildLogProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetString)
                     .write(
-                        if supports("zeModuleBuildLogGetString") {
+                        if supports("ze_module_build_log_get_string") {
                             Some(crate::entry::zeModuleBuildLogGetString)
                         } else {
                             None
@@ -2846,12 +2874,12 @@ pub unsafe fn zeGetKernelProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zeKernelCreate") {
+                        if supports("ze_kernel_create") {
                             Some(crate::entry::zeKernelCreate)
                         } else {
                             None
@@ -2861,7 +2889,7 @@ pub unsafe fn zeGetKernelProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zeKernelDestroy") {
+                        if supports("ze_kernel_destroy") {
                             Some(crate::entry::zeKernelDestroy)
                         } else {
                             None
@@ -2871,7 +2899,7 @@ pub unsafe fn zeGetKernelProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetCacheConfig)
                     .write(
-                        if supports("zeKernelSetCacheConfig") {
+                        if supports("ze_kernel_set_cache_config") {
                             Some(crate::entry::zeKernelSetCacheConfig)
                         } else {
                             None
@@ -2881,7 +2909,7 @@ pub unsafe fn zeGetKernelProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetGroupSize)
                     .write(
-                        if supports("zeKernelSetGroupSize") {
+                        if supports("ze_kernel_set_group_size") {
                             Some(crate::entry::zeKernelSetGroupSize)
                         } else {
                             None
@@ -2891,7 +2919,7 @@ pub unsafe fn zeGetKernelProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSuggestGroupSize)
                     .write(
-                        if supports("zeKernelSuggestGroupSize") {
+                        if supports("ze_kernel_suggest_group_size") {
                             Some(crate::entry::zeKernelSuggestGroupSize)
                         } else {
                             None
@@ -2903,7 +2931,7 @@ pub unsafe fn zeGetKernelProcAddrTable(
                     (* pDdiTable).pfnSuggestMaxCooperativeGroupCount
                 )
                     .write(
-                        if supports("zeKernelSuggestMaxCooperativeGroupCount") {
+                        if supports("ze_kernel_suggest_max_cooperative_group_count") {
                             Some(crate::entry::zeKernelSuggestMaxCooperativeGroupCount)
                         } else {
                             None
@@ -2913,7 +2941,7 @@ pub unsafe fn zeGetKernelProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetArgumentValue)
                     .write(
-                        if supports("zeKernelSetArgumentValue") {
+                        if supports("ze_kernel_set_argument_value") {
                             Some(crate::entry::zeKernelSetArgumentValue)
                         } else {
                             None
@@ -2923,7 +2951,7 @@ pub unsafe fn zeGetKernelProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetIndirectAccess)
                     .write(
-                        if supports("zeKernelSetIndirectAccess") {
+                        if supports("ze_kernel_set_indirect_access") {
                             Some(crate::entry::zeKernelSetIndirectAccess)
                         } else {
                             None
@@ -2933,7 +2961,7 @@ pub unsafe fn zeGetKernelProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetIndirectAccess)
                     .write(
-                        if supports("zeKernelGetIndirectAccess") {
+                        if supports("ze_kernel_get_indirect_access") {
                             Some(crate::entry::zeKernelGetIndirectAccess)
                         } else {
                             None
@@ -2943,7 +2971,7 @@ pub unsafe fn zeGetKernelProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetSourceAttributes)
                     .write(
-                        if supports("zeKernelGetSourceAttributes") {
+                        if supports("ze_kernel_get_source_attributes") {
                             Some(crate::entry::zeKernelGetSourceAttributes)
                         } else {
                             None
@@ -2953,7 +2981,7 @@ pub unsafe fn zeGetKernelProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zeKernelGetProperties") {
+                        if supports("ze_kernel_get_properties") {
                             Some(crate::entry::zeKernelGetProperties)
                         } else {
                             None
@@ -2963,7 +2991,7 @@ pub unsafe fn zeGetKernelProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetName)
                     .write(
-                        if supports("zeKernelGetName") {
+                        if supports("ze_kernel_get_name") {
                             Some(crate::entry::zeKernelGetName)
                         } else {
                             None
@@ -2997,12 +3025,12 @@ pub unsafe fn zeGetKernelExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65537u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetGlobalOffsetExp)
                     .write(
-                        if supports("zeKernelSetGlobalOffsetExp") {
+                        if supports("ze_kernel_set_global_offset_exp") {
                             Some(crate::entry::zeKernelSetGlobalOffsetExp)
                         } else {
                             None
@@ -3012,7 +3040,7 @@ pub unsafe fn zeGetKernelExpProcAddrTable(
             if version.0 >= 65538u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSchedulingHintExp)
                     .write(
-                        if supports("zeKernelSchedulingHintExp") {
+                        if supports("ze_kernel_scheduling_hint_exp") {
                             Some(crate::entry::zeKernelSchedulingHintExp)
                         } else {
                             None
@@ -3022,7 +3050,7 @@ pub unsafe fn zeGetKernelExpProcAddrTable(
             if version.0 >= 65547u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetBinaryExp)
                     .write(
-                        if supports("zeKernelGetBinaryExp") {
+                        if supports("ze_kernel_get_binary_exp") {
                             Some(crate::entry::zeKernelGetBinaryExp)
                         } else {
                             None
@@ -3032,7 +3060,7 @@ pub unsafe fn zeGetKernelExpProcAddrTable(
             if version.0 >= 65550u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetAllocationPropertiesExp)
                     .write(
-                        if supports("zeKernelGetAllocationPropertiesExp") {
+                        if supports("ze_kernel_get_allocation_properties_exp") {
                             Some(crate::entry::zeKernelGetAllocationPropertiesExp)
                         } else {
                             None
@@ -3066,12 +3094,12 @@ pub unsafe fn zeGetSamplerProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zeSamplerCreate") {
+                        if supports("ze_sampler_create") {
                             Some(crate::entry::zeSamplerCreate)
                         } else {
                             None
@@ -3081,7 +3109,7 @@ pub unsafe fn zeGetSamplerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zeSamplerDestroy") {
+                        if supports("ze_sampler_destroy") {
                             Some(crate::entry::zeSamplerDestroy)
                         } else {
                             None
@@ -3118,12 +3146,12 @@ pub unsafe fn zeGetPhysicalMemProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zePhysicalMemCreate") {
+                        if supports("ze_physical_mem_create") {
                             Some(crate::entry::zePhysicalMemCreate)
                         } else {
                             None
@@ -3133,7 +3161,7 @@ pub unsafe fn zeGetPhysicalMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zePhysicalMemDestroy") {
+                        if supports("ze_physical_mem_destroy") {
                             Some(crate::entry::zePhysicalMemDestroy)
                         } else {
                             None
@@ -3143,7 +3171,7 @@ pub unsafe fn zeGetPhysicalMemProcAddrTable(
             if version.0 >= 65551u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zePhysicalMemGetProperties") {
+                        if supports("ze_physical_mem_get_properties") {
                             Some(crate::entry::zePhysicalMemGetProperties)
                         } else {
                             None
@@ -3177,12 +3205,12 @@ pub unsafe fn zeGetVirtualMemProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReserve)
                     .write(
-                        if supports("zeVirtualMemReserve") {
+                        if supports("ze_virtual_mem_reserve") {
                             Some(crate::entry::zeVirtualMemReserve)
                         } else {
                             None
@@ -3192,7 +3220,7 @@ pub unsafe fn zeGetVirtualMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnFree)
                     .write(
-                        if supports("zeVirtualMemFree") {
+                        if supports("ze_virtual_mem_free") {
                             Some(crate::entry::zeVirtualMemFree)
                         } else {
                             None
@@ -3202,7 +3230,7 @@ pub unsafe fn zeGetVirtualMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnQueryPageSize)
                     .write(
-                        if supports("zeVirtualMemQueryPageSize") {
+                        if supports("ze_virtual_mem_query_page_size") {
                             Some(crate::entry::zeVirtualMemQueryPageSize)
                         } else {
                             None
@@ -3212,7 +3240,7 @@ pub unsafe fn zeGetVirtualMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnMap)
                     .write(
-                        if supports("zeVirtualMemMap") {
+                        if supports("ze_virtual_mem_map") {
                             Some(crate::entry::zeVirtualMemMap)
                         } else {
                             None
@@ -3222,7 +3250,7 @@ pub unsafe fn zeGetVirtualMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnUnmap)
                     .write(
-                        if supports("zeVirtualMemUnmap") {
+                        if supports("ze_virtual_mem_unmap") {
                             Some(crate::entry::zeVirtualMemUnmap)
                         } else {
                             None
@@ -3232,7 +3260,7 @@ pub unsafe fn zeGetVirtualMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetAccessAttribute)
                     .write(
-                        if supports("zeVirtualMemSetAccessAttribute") {
+                        if supports("ze_virtual_mem_set_access_attribute") {
                             Some(crate::entry::zeVirtualMemSetAccessAttribute)
                         } else {
                             None
@@ -3242,7 +3270,7 @@ pub unsafe fn zeGetVirtualMemProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetAccessAttribute)
                     .write(
-                        if supports("zeVirtualMemGetAccessAttribute") {
+                        if supports("ze_virtual_mem_get_access_attribute") {
                             Some(crate::entry::zeVirtualMemGetAccessAttribute)
                         } else {
                             None
@@ -3279,12 +3307,12 @@ pub unsafe fn zeGetFabricVertexExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65540u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetExp)
                     .write(
-                        if supports("zeFabricVertexGetExp") {
+                        if supports("ze_fabric_vertex_get_exp") {
                             Some(crate::entry::zeFabricVertexGetExp)
                         } else {
                             None
@@ -3294,7 +3322,7 @@ pub unsafe fn zeGetFabricVertexExpProcAddrTable(
             if version.0 >= 65540u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetSubVerticesExp)
                     .write(
-                        if supports("zeFabricVertexGetSubVerticesExp") {
+                        if supports("ze_fabric_vertex_get_sub_vertices_exp") {
                             Some(crate::entry::zeFabricVertexGetSubVerticesExp)
                         } else {
                             None
@@ -3304,7 +3332,7 @@ pub unsafe fn zeGetFabricVertexExpProcAddrTable(
             if version.0 >= 65540u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetPropertiesExp)
                     .write(
-                        if supports("zeFabricVertexGetPropertiesExp") {
+                        if supports("ze_fabric_vertex_get_properties_exp") {
                             Some(crate::entry::zeFabricVertexGetPropertiesExp)
                         } else {
                             None
@@ -3314,7 +3342,7 @@ pub unsafe fn zeGetFabricVertexExpProcAddrTable(
             if version.0 >= 65540u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDeviceExp)
                     .write(
-                        if supports("zeFabricVertexGetDeviceExp") {
+                        if supports("ze_fabric_vertex_get_device_exp") {
                             Some(crate::entry::zeFabricVertexGetDeviceExp)
                         } else {
                             None
@@ -3351,12 +3379,12 @@ pub unsafe fn zeGetFabricEdgeExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65540u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetExp)
                     .write(
-                        if supports("zeFabricEdgeGetExp") {
+                        if supports("ze_fabric_edge_get_exp") {
                             Some(crate::entry::zeFabricEdgeGetExp)
                         } else {
                             None
@@ -3366,7 +3394,7 @@ pub unsafe fn zeGetFabricEdgeExpProcAddrTable(
             if version.0 >= 65540u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetVerticesExp)
                     .write(
-                        if supports("zeFabricEdgeGetVerticesExp") {
+                        if supports("ze_fabric_edge_get_vertices_exp") {
                             Some(crate::entry::zeFabricEdgeGetVerticesExp)
                         } else {
                             None
@@ -3376,7 +3404,7 @@ pub unsafe fn zeGetFabricEdgeExpProcAddrTable(
             if version.0 >= 65540u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetPropertiesExp)
                     .write(
-                        if supports("zeFabricEdgeGetPropertiesExp") {
+                        if supports("ze_fabric_edge_get_properties_exp") {
                             Some(crate::entry::zeFabricEdgeGetPropertiesExp)
                         } else {
                             None
@@ -3410,12 +3438,12 @@ pub unsafe fn zeGetGraphProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateExt)
                     .write(
-                        if supports("zeGraphCreateExt") {
+                        if supports("ze_graph_create_ext") {
                             Some(crate::entry::zeGraphCreateExt)
                         } else {
                             None
@@ -3425,7 +3453,7 @@ pub unsafe fn zeGetGraphProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetPrimaryCommandListExt)
                     .write(
-                        if supports("zeGraphGetPrimaryCommandListExt") {
+                        if supports("ze_graph_get_primary_command_list_ext") {
                             Some(crate::entry::zeGraphGetPrimaryCommandListExt)
                         } else {
                             None
@@ -3435,7 +3463,7 @@ pub unsafe fn zeGetGraphProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetDestructionCallbackExt)
                     .write(
-                        if supports("zeGraphSetDestructionCallbackExt") {
+                        if supports("ze_graph_set_destruction_callback_ext") {
                             Some(crate::entry::zeGraphSetDestructionCallbackExt)
                         } else {
                             None
@@ -3445,7 +3473,7 @@ pub unsafe fn zeGetGraphProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnInstantiateExt)
                     .write(
-                        if supports("zeGraphInstantiateExt") {
+                        if supports("ze_graph_instantiate_ext") {
                             Some(crate::entry::zeGraphInstantiateExt)
                         } else {
                             None
@@ -3455,7 +3483,7 @@ pub unsafe fn zeGetGraphProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnIsEmptyExt)
                     .write(
-                        if supports("zeGraphIsEmptyExt") {
+                        if supports("ze_graph_is_empty_ext") {
                             Some(crate::entry::zeGraphIsEmptyExt)
                         } else {
                             None
@@ -3465,7 +3493,7 @@ pub unsafe fn zeGetGraphProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDumpContentsExt)
                     .write(
-                        if supports("zeGraphDumpContentsExt") {
+                        if supports("ze_graph_dump_contents_ext") {
                             Some(crate::entry::zeGraphDumpContentsExt)
                         } else {
                             None
@@ -3475,7 +3503,7 @@ pub unsafe fn zeGetGraphProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroyExt)
                     .write(
-                        if supports("zeGraphDestroyExt") {
+                        if supports("ze_graph_destroy_ext") {
                             Some(crate::entry::zeGraphDestroyExt)
                         } else {
                             None
@@ -3512,12 +3540,12 @@ pub unsafe fn zeGetExecutableGraphProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetSourceGraphExt)
                     .write(
-                        if supports("zeExecutableGraphGetSourceGraphExt") {
+                        if supports("ze_executable_graph_get_source_graph_ext") {
                             Some(crate::entry::zeExecutableGraphGetSourceGraphExt)
                         } else {
                             None
@@ -3527,7 +3555,7 @@ pub unsafe fn zeGetExecutableGraphProcAddrTable(
             if version.0 >= 65553u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroyExt)
                     .write(
-                        if supports("zeExecutableGraphDestroyExt") {
+                        if supports("ze_executable_graph_destroy_ext") {
                             Some(crate::entry::zeExecutableGraphDestroyExt)
                         } else {
                             None
@@ -3564,12 +3592,12 @@ pub unsafe fn zetGetMetricProgrammableExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetExp)
                     .write(
-                        if supports("zetMetricProgrammableGetExp") {
+                        if supports("zet_metric_programmable_get_exp") {
                             Some(crate::entry::zetMetricProgrammableGetExp)
                         } else {
                             None
@@ -3579,7 +3607,7 @@ pub unsafe fn zetGetMetricProgrammableExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetPropertiesExp)
                     .write(
-                        if supports("zetMetricProgrammableGetPropertiesExp") {
+                        if supports("zet_metric_programmable_get_properties_exp") {
                             Some(crate::entry::zetMetricProgrammableGetPropertiesExp)
                         } else {
                             None
@@ -3589,7 +3617,7 @@ pub unsafe fn zetGetMetricProgrammableExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetParamInfoExp)
                     .write(
-                        if supports("zetMetricProgrammableGetParamInfoExp") {
+                        if supports("zet_metric_programmable_get_param_info_exp") {
                             Some(crate::entry::zetMetricProgrammableGetParamInfoExp)
                         } else {
                             None
@@ -3599,7 +3627,7 @@ pub unsafe fn zetGetMetricProgrammableExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetParamValueInfoExp)
                     .write(
-                        if supports("zetMetricProgrammableGetParamValueInfoExp") {
+                        if supports("zet_metric_programmable_get_param_value_info_exp") {
                             Some(crate::entry::zetMetricProgrammableGetParamValueInfoExp)
                         } else {
                             None
@@ -3636,12 +3664,12 @@ pub unsafe fn zetGetMetricTracerExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateExp)
                     .write(
-                        if supports("zetMetricTracerCreateExp") {
+                        if supports("zet_metric_tracer_create_exp") {
                             Some(crate::entry::zetMetricTracerCreateExp)
                         } else {
                             None
@@ -3651,7 +3679,7 @@ pub unsafe fn zetGetMetricTracerExpProcAddrTable(
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroyExp)
                     .write(
-                        if supports("zetMetricTracerDestroyExp") {
+                        if supports("zet_metric_tracer_destroy_exp") {
                             Some(crate::entry::zetMetricTracerDestroyExp)
                         } else {
                             None
@@ -3661,7 +3689,7 @@ pub unsafe fn zetGetMetricTracerExpProcAddrTable(
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnableExp)
                     .write(
-                        if supports("zetMetricTracerEnableExp") {
+                        if supports("zet_metric_tracer_enable_exp") {
                             Some(crate::entry::zetMetricTracerEnableExp)
                         } else {
                             None
@@ -3671,7 +3699,7 @@ pub unsafe fn zetGetMetricTracerExpProcAddrTable(
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDisableExp)
                     .write(
-                        if supports("zetMetricTracerDisableExp") {
+                        if supports("zet_metric_tracer_disable_exp") {
                             Some(crate::entry::zetMetricTracerDisableExp)
                         } else {
                             None
@@ -3681,7 +3709,7 @@ pub unsafe fn zetGetMetricTracerExpProcAddrTable(
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReadDataExp)
                     .write(
-                        if supports("zetMetricTracerReadDataExp") {
+                        if supports("zet_metric_tracer_read_data_exp") {
                             Some(crate::entry::zetMetricTracerReadDataExp)
                         } else {
                             None
@@ -3691,7 +3719,7 @@ pub unsafe fn zetGetMetricTracerExpProcAddrTable(
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDecodeExp)
                     .write(
-                        if supports("zetMetricTracerDecodeExp") {
+                        if supports("zet_metric_tracer_decode_exp") {
                             Some(crate::entry::zetMetricTracerDecodeExp)
                         } else {
                             None
@@ -3728,12 +3756,12 @@ pub unsafe fn zetGetMetricDecoderExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateExp)
                     .write(
-                        if supports("zetMetricDecoderCreateExp") {
+                        if supports("zet_metric_decoder_create_exp") {
                             Some(crate::entry::zetMetricDecoderCreateExp)
                         } else {
                             None
@@ -3743,7 +3771,7 @@ pub unsafe fn zetGetMetricDecoderExpProcAddrTable(
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroyExp)
                     .write(
-                        if supports("zetMetricDecoderDestroyExp") {
+                        if supports("zet_metric_decoder_destroy_exp") {
                             Some(crate::entry::zetMetricDecoderDestroyExp)
                         } else {
                             None
@@ -3753,7 +3781,7 @@ pub unsafe fn zetGetMetricDecoderExpProcAddrTable(
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDecodableMetricsExp)
                     .write(
-                        if supports("zetMetricDecoderGetDecodableMetricsExp") {
+                        if supports("zet_metric_decoder_get_decodable_metrics_exp") {
                             Some(crate::entry::zetMetricDecoderGetDecodableMetricsExp)
                         } else {
                             None
@@ -3787,12 +3815,12 @@ pub unsafe fn zetGetDeviceProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDebugProperties)
                     .write(
-                        if supports("zetDeviceGetDebugProperties") {
+                        if supports("zet_device_get_debug_properties") {
                             Some(crate::entry::zetDeviceGetDebugProperties)
                         } else {
                             None
@@ -3826,12 +3854,12 @@ pub unsafe fn zetGetDeviceExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetConcurrentMetricGroupsExp)
                     .write(
-                        if supports("zetDeviceGetConcurrentMetricGroupsExp") {
+                        if supports("zet_device_get_concurrent_metric_groups_exp") {
                             Some(crate::entry::zetDeviceGetConcurrentMetricGroupsExp)
                         } else {
                             None
@@ -3843,7 +3871,7 @@ pub unsafe fn zetGetDeviceExpProcAddrTable(
                     (* pDdiTable).pfnCreateMetricGroupsFromMetricsExp
                 )
                     .write(
-                        if supports("zetDeviceCreateMetricGroupsFromMetricsExp") {
+                        if supports("zet_device_create_metric_groups_from_metrics_exp") {
                             Some(crate::entry::zetDeviceCreateMetricGroupsFromMetricsExp)
                         } else {
                             None
@@ -3853,7 +3881,7 @@ pub unsafe fn zetGetDeviceExpProcAddrTable(
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnableMetricsExp)
                     .write(
-                        if supports("zetDeviceEnableMetricsExp") {
+                        if supports("zet_device_enable_metrics_exp") {
                             Some(crate::entry::zetDeviceEnableMetricsExp)
                         } else {
                             None
@@ -3863,7 +3891,7 @@ pub unsafe fn zetGetDeviceExpProcAddrTable(
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDisableMetricsExp)
                     .write(
-                        if supports("zetDeviceDisableMetricsExp") {
+                        if supports("zet_device_disable_metrics_exp") {
                             Some(crate::entry::zetDeviceDisableMetricsExp)
                         } else {
                             None
@@ -3897,12 +3925,12 @@ pub unsafe fn zetGetContextProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnActivateMetricGroups)
                     .write(
-                        if supports("zetContextActivateMetricGroups") {
+                        if supports("zet_context_activate_metric_groups") {
                             Some(crate::entry::zetContextActivateMetricGroups)
                         } else {
                             None
@@ -3939,12 +3967,12 @@ pub unsafe fn zetGetCommandListProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendMetricStreamerMarker)
                     .write(
-                        if supports("zetCommandListAppendMetricStreamerMarker") {
+                        if supports("zet_command_list_append_metric_streamer_marker") {
                             Some(crate::entry::zetCommandListAppendMetricStreamerMarker)
                         } else {
                             None
@@ -3954,7 +3982,7 @@ pub unsafe fn zetGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendMetricQueryBegin)
                     .write(
-                        if supports("zetCommandListAppendMetricQueryBegin") {
+                        if supports("zet_command_list_append_metric_query_begin") {
                             Some(crate::entry::zetCommandListAppendMetricQueryBegin)
                         } else {
                             None
@@ -3964,7 +3992,7 @@ pub unsafe fn zetGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendMetricQueryEnd)
                     .write(
-                        if supports("zetCommandListAppendMetricQueryEnd") {
+                        if supports("zet_command_list_append_metric_query_end") {
                             Some(crate::entry::zetCommandListAppendMetricQueryEnd)
                         } else {
                             None
@@ -3974,7 +4002,7 @@ pub unsafe fn zetGetCommandListProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendMetricMemoryBarrier)
                     .write(
-                        if supports("zetCommandListAppendMetricMemoryBarrier") {
+                        if supports("zet_command_list_append_metric_memory_barrier") {
                             Some(crate::entry::zetCommandListAppendMetricMemoryBarrier)
                         } else {
                             None
@@ -4011,12 +4039,12 @@ pub unsafe fn zetGetCommandListExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65549u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAppendMarkerExp)
                     .write(
-                        if supports("zetCommandListAppendMarkerExp") {
+                        if supports("zet_command_list_append_marker_exp") {
                             Some(crate::entry::zetCommandListAppendMarkerExp)
                         } else {
                             None
@@ -4050,12 +4078,12 @@ pub unsafe fn zetGetModuleProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDebugInfo)
                     .write(
-                        if supports("zetModuleGetDebugInfo") {
+                        if supports("zet_module_get_debug_info") {
                             Some(crate::entry::zetModuleGetDebugInfo)
                         } else {
                             None
@@ -4089,12 +4117,12 @@ pub unsafe fn zetGetKernelProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProfileInfo)
                     .write(
-                        if supports("zetKernelGetProfileInfo") {
+                        if supports("zet_kernel_get_profile_info") {
                             Some(crate::entry::zetKernelGetProfileInfo)
                         } else {
                             None
@@ -4128,12 +4156,12 @@ pub unsafe fn zetGetMetricProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGet)
                     .write(
-                        if supports("zetMetricGet") {
+                        if supports("zet_metric_get") {
                             Some(crate::entry::zetMetricGet)
                         } else {
                             None
@@ -4143,7 +4171,7 @@ pub unsafe fn zetGetMetricProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zetMetricGetProperties") {
+                        if supports("zet_metric_get_properties") {
                             Some(crate::entry::zetMetricGetProperties)
                         } else {
                             None
@@ -4177,12 +4205,12 @@ pub unsafe fn zetGetMetricExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateFromProgrammableExp)
                     .write(
-                        if supports("zetMetricCreateFromProgrammableExp") {
+                        if supports("zet_metric_create_from_programmable_exp") {
                             Some(crate::entry::zetMetricCreateFromProgrammableExp)
                         } else {
                             None
@@ -4192,7 +4220,7 @@ pub unsafe fn zetGetMetricExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroyExp)
                     .write(
-                        if supports("zetMetricDestroyExp") {
+                        if supports("zet_metric_destroy_exp") {
                             Some(crate::entry::zetMetricDestroyExp)
                         } else {
                             None
@@ -4202,7 +4230,7 @@ pub unsafe fn zetGetMetricExpProcAddrTable(
             if version.0 >= 65547u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateFromProgrammableExp2)
                     .write(
-                        if supports("zetMetricCreateFromProgrammableExp2") {
+                        if supports("zet_metric_create_from_programmable_exp2") {
                             Some(crate::entry::zetMetricCreateFromProgrammableExp2)
                         } else {
                             None
@@ -4239,12 +4267,12 @@ pub unsafe fn zetGetMetricGroupProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGet)
                     .write(
-                        if supports("zetMetricGroupGet") {
+                        if supports("zet_metric_group_get") {
                             Some(crate::entry::zetMetricGroupGet)
                         } else {
                             None
@@ -4254,7 +4282,7 @@ pub unsafe fn zetGetMetricGroupProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zetMetricGroupGetProperties") {
+                        if supports("zet_metric_group_get_properties") {
                             Some(crate::entry::zetMetricGroupGetProperties)
                         } else {
                             None
@@ -4264,7 +4292,7 @@ pub unsafe fn zetGetMetricGroupProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCalculateMetricValues)
                     .write(
-                        if supports("zetMetricGroupCalculateMetricValues") {
+                        if supports("zet_metric_group_calculate_metric_values") {
                             Some(crate::entry::zetMetricGroupCalculateMetricValues)
                         } else {
                             None
@@ -4301,14 +4329,16 @@ pub unsafe fn zetGetMetricGroupExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65538u32 {
                 ::core::ptr::addr_of_mut!(
                     (* pDdiTable).pfnCalculateMultipleMetricValuesExp
                 )
                     .write(
-                        if supports("zetMetricGroupCalculateMultipleMetricValuesExp") {
+                        if supports(
+                            "zet_metric_group_calculate_multiple_metric_values_exp",
+                        ) {
                             Some(
                                 crate::entry::zetMetricGroupCalculateMultipleMetricValuesExp,
                             )
@@ -4320,7 +4350,7 @@ pub unsafe fn zetGetMetricGroupExpProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetGlobalTimestampsExp)
                     .write(
-                        if supports("zetMetricGroupGetGlobalTimestampsExp") {
+                        if supports("zet_metric_group_get_global_timestamps_exp") {
                             Some(crate::entry::zetMetricGroupGetGlobalTimestampsExp)
                         } else {
                             None
@@ -4330,7 +4360,7 @@ pub unsafe fn zetGetMetricGroupExpProcAddrTable(
             if version.0 >= 65542u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetExportDataExp)
                     .write(
-                        if supports("zetMetricGroupGetExportDataExp") {
+                        if supports("zet_metric_group_get_export_data_exp") {
                             Some(crate::entry::zetMetricGroupGetExportDataExp)
                         } else {
                             None
@@ -4340,7 +4370,9 @@ pub unsafe fn zetGetMetricGroupExpProcAddrTable(
             if version.0 >= 65542u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCalculateMetricExportDataExp)
                     .write(
-                        if supports("zetMetricGroupCalculateMetricExportDataExp") {
+                        if supports(
+                            "zet_metric_group_calculate_metric_export_data_exp",
+                        ) {
                             Some(
                                 crate::entry::zetMetricGroupCalculateMetricExportDataExp,
                             )
@@ -4352,7 +4384,7 @@ pub unsafe fn zetGetMetricGroupExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreateExp)
                     .write(
-                        if supports("zetMetricGroupCreateExp") {
+                        if supports("zet_metric_group_create_exp") {
                             Some(crate::entry::zetMetricGroupCreateExp)
                         } else {
                             None
@@ -4362,7 +4394,7 @@ pub unsafe fn zetGetMetricGroupExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAddMetricExp)
                     .write(
-                        if supports("zetMetricGroupAddMetricExp") {
+                        if supports("zet_metric_group_add_metric_exp") {
                             Some(crate::entry::zetMetricGroupAddMetricExp)
                         } else {
                             None
@@ -4372,7 +4404,7 @@ pub unsafe fn zetGetMetricGroupExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnRemoveMetricExp)
                     .write(
-                        if supports("zetMetricGroupRemoveMetricExp") {
+                        if supports("zet_metric_group_remove_metric_exp") {
                             Some(crate::entry::zetMetricGroupRemoveMetricExp)
                         } else {
                             None
@@ -4382,7 +4414,7 @@ pub unsafe fn zetGetMetricGroupExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCloseExp)
                     .write(
-                        if supports("zetMetricGroupCloseExp") {
+                        if supports("zet_metric_group_close_exp") {
                             Some(crate::entry::zetMetricGroupCloseExp)
                         } else {
                             None
@@ -4392,7 +4424,7 @@ pub unsafe fn zetGetMetricGroupExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroyExp)
                     .write(
-                        if supports("zetMetricGroupDestroyExp") {
+                        if supports("zet_metric_group_destroy_exp") {
                             Some(crate::entry::zetMetricGroupDestroyExp)
                         } else {
                             None
@@ -4429,12 +4461,12 @@ pub unsafe fn zetGetMetricStreamerProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOpen)
                     .write(
-                        if supports("zetMetricStreamerOpen") {
+                        if supports("zet_metric_streamer_open") {
                             Some(crate::entry::zetMetricStreamerOpen)
                         } else {
                             None
@@ -4444,7 +4476,7 @@ pub unsafe fn zetGetMetricStreamerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnClose)
                     .write(
-                        if supports("zetMetricStreamerClose") {
+                        if supports("zet_metric_streamer_close") {
                             Some(crate::entry::zetMetricStreamerClose)
                         } else {
                             None
@@ -4454,7 +4486,7 @@ pub unsafe fn zetGetMetricStreamerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReadData)
                     .write(
-                        if supports("zetMetricStreamerReadData") {
+                        if supports("zet_metric_streamer_read_data") {
                             Some(crate::entry::zetMetricStreamerReadData)
                         } else {
                             None
@@ -4491,12 +4523,12 @@ pub unsafe fn zetGetMetricQueryPoolProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zetMetricQueryPoolCreate") {
+                        if supports("zet_metric_query_pool_create") {
                             Some(crate::entry::zetMetricQueryPoolCreate)
                         } else {
                             None
@@ -4506,7 +4538,7 @@ pub unsafe fn zetGetMetricQueryPoolProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zetMetricQueryPoolDestroy") {
+                        if supports("zet_metric_query_pool_destroy") {
                             Some(crate::entry::zetMetricQueryPoolDestroy)
                         } else {
                             None
@@ -4543,12 +4575,12 @@ pub unsafe fn zetGetMetricQueryProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zetMetricQueryCreate") {
+                        if supports("zet_metric_query_create") {
                             Some(crate::entry::zetMetricQueryCreate)
                         } else {
                             None
@@ -4558,7 +4590,7 @@ pub unsafe fn zetGetMetricQueryProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zetMetricQueryDestroy") {
+                        if supports("zet_metric_query_destroy") {
                             Some(crate::entry::zetMetricQueryDestroy)
                         } else {
                             None
@@ -4568,7 +4600,7 @@ pub unsafe fn zetGetMetricQueryProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReset)
                     .write(
-                        if supports("zetMetricQueryReset") {
+                        if supports("zet_metric_query_reset") {
                             Some(crate::entry::zetMetricQueryReset)
                         } else {
                             None
@@ -4578,7 +4610,7 @@ pub unsafe fn zetGetMetricQueryProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetData)
                     .write(
-                        if supports("zetMetricQueryGetData") {
+                        if supports("zet_metric_query_get_data") {
                             Some(crate::entry::zetMetricQueryGetData)
                         } else {
                             None
@@ -4612,12 +4644,12 @@ pub unsafe fn zetGetTracerExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnCreate)
                     .write(
-                        if supports("zetTracerExpCreate") {
+                        if supports("zet_tracer_exp_create") {
                             Some(crate::entry::zetTracerExpCreate)
                         } else {
                             None
@@ -4627,7 +4659,7 @@ pub unsafe fn zetGetTracerExpProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDestroy)
                     .write(
-                        if supports("zetTracerExpDestroy") {
+                        if supports("zet_tracer_exp_destroy") {
                             Some(crate::entry::zetTracerExpDestroy)
                         } else {
                             None
@@ -4637,7 +4669,7 @@ pub unsafe fn zetGetTracerExpProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetPrologues)
                     .write(
-                        if supports("zetTracerExpSetPrologues") {
+                        if supports("zet_tracer_exp_set_prologues") {
                             Some(crate::entry::zetTracerExpSetPrologues)
                         } else {
                             None
@@ -4647,7 +4679,7 @@ pub unsafe fn zetGetTracerExpProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetEpilogues)
                     .write(
-                        if supports("zetTracerExpSetEpilogues") {
+                        if supports("zet_tracer_exp_set_epilogues") {
                             Some(crate::entry::zetTracerExpSetEpilogues)
                         } else {
                             None
@@ -4657,7 +4689,7 @@ pub unsafe fn zetGetTracerExpProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetEnabled)
                     .write(
-                        if supports("zetTracerExpSetEnabled") {
+                        if supports("zet_tracer_exp_set_enabled") {
                             Some(crate::entry::zetTracerExpSetEnabled)
                         } else {
                             None
@@ -4691,12 +4723,12 @@ pub unsafe fn zetGetDebugProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAttach)
                     .write(
-                        if supports("zetDebugAttach") {
+                        if supports("zet_debug_attach") {
                             Some(crate::entry::zetDebugAttach)
                         } else {
                             None
@@ -4706,7 +4738,7 @@ pub unsafe fn zetGetDebugProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnDetach)
                     .write(
-                        if supports("zetDebugDetach") {
+                        if supports("zet_debug_detach") {
                             Some(crate::entry::zetDebugDetach)
                         } else {
                             None
@@ -4716,7 +4748,7 @@ pub unsafe fn zetGetDebugProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReadEvent)
                     .write(
-                        if supports("zetDebugReadEvent") {
+                        if supports("zet_debug_read_event") {
                             Some(crate::entry::zetDebugReadEvent)
                         } else {
                             None
@@ -4726,7 +4758,7 @@ pub unsafe fn zetGetDebugProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnAcknowledgeEvent)
                     .write(
-                        if supports("zetDebugAcknowledgeEvent") {
+                        if supports("zet_debug_acknowledge_event") {
                             Some(crate::entry::zetDebugAcknowledgeEvent)
                         } else {
                             None
@@ -4736,7 +4768,7 @@ pub unsafe fn zetGetDebugProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnInterrupt)
                     .write(
-                        if supports("zetDebugInterrupt") {
+                        if supports("zet_debug_interrupt") {
                             Some(crate::entry::zetDebugInterrupt)
                         } else {
                             None
@@ -4746,7 +4778,7 @@ pub unsafe fn zetGetDebugProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnResume)
                     .write(
-                        if supports("zetDebugResume") {
+                        if supports("zet_debug_resume") {
                             Some(crate::entry::zetDebugResume)
                         } else {
                             None
@@ -4756,7 +4788,7 @@ pub unsafe fn zetGetDebugProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReadMemory)
                     .write(
-                        if supports("zetDebugReadMemory") {
+                        if supports("zet_debug_read_memory") {
                             Some(crate::entry::zetDebugReadMemory)
                         } else {
                             None
@@ -4766,7 +4798,7 @@ pub unsafe fn zetGetDebugProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnWriteMemory)
                     .write(
-                        if supports("zetDebugWriteMemory") {
+                        if supports("zet_debug_write_memory") {
                             Some(crate::entry::zetDebugWriteMemory)
                         } else {
                             None
@@ -4776,7 +4808,7 @@ pub unsafe fn zetGetDebugProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetRegisterSetProperties)
                     .write(
-                        if supports("zetDebugGetRegisterSetProperties") {
+                        if supports("zet_debug_get_register_set_properties") {
                             Some(crate::entry::zetDebugGetRegisterSetProperties)
                         } else {
                             None
@@ -4786,7 +4818,7 @@ pub unsafe fn zetGetDebugProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReadRegisters)
                     .write(
-                        if supports("zetDebugReadRegisters") {
+                        if supports("zet_debug_read_registers") {
                             Some(crate::entry::zetDebugReadRegisters)
                         } else {
                             None
@@ -4796,7 +4828,7 @@ pub unsafe fn zetGetDebugProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnWriteRegisters)
                     .write(
-                        if supports("zetDebugWriteRegisters") {
+                        if supports("zet_debug_write_registers") {
                             Some(crate::entry::zetDebugWriteRegisters)
                         } else {
                             None
@@ -4808,7 +4840,7 @@ pub unsafe fn zetGetDebugProcAddrTable(
                     (* pDdiTable).pfnGetThreadRegisterSetProperties
                 )
                     .write(
-                        if supports("zetDebugGetThreadRegisterSetProperties") {
+                        if supports("zet_debug_get_thread_register_set_properties") {
                             Some(crate::entry::zetDebugGetThreadRegisterSetProperties)
                         } else {
                             None
@@ -4842,12 +4874,12 @@ pub unsafe fn zesGetGlobalProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnInit)
                     .write(
-                        if supports("zesInit") {
+                        if supports("zes_init") {
                             Some(crate::entry::zesInit)
                         } else {
                             None
@@ -4881,12 +4913,12 @@ pub unsafe fn zesGetDeviceProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesDeviceGetProperties") {
+                        if supports("zes_device_get_properties") {
                             Some(crate::entry::zesDeviceGetProperties)
                         } else {
                             None
@@ -4896,7 +4928,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetState)
                     .write(
-                        if supports("zesDeviceGetState") {
+                        if supports("zes_device_get_state") {
                             Some(crate::entry::zesDeviceGetState)
                         } else {
                             None
@@ -4906,7 +4938,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReset)
                     .write(
-                        if supports("zesDeviceReset") {
+                        if supports("zes_device_reset") {
                             Some(crate::entry::zesDeviceReset)
                         } else {
                             None
@@ -4916,7 +4948,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnProcessesGetState)
                     .write(
-                        if supports("zesDeviceProcessesGetState") {
+                        if supports("zes_device_processes_get_state") {
                             Some(crate::entry::zesDeviceProcessesGetState)
                         } else {
                             None
@@ -4926,7 +4958,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnPciGetProperties)
                     .write(
-                        if supports("zesDevicePciGetProperties") {
+                        if supports("zes_device_pci_get_properties") {
                             Some(crate::entry::zesDevicePciGetProperties)
                         } else {
                             None
@@ -4936,7 +4968,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnPciGetState)
                     .write(
-                        if supports("zesDevicePciGetState") {
+                        if supports("zes_device_pci_get_state") {
                             Some(crate::entry::zesDevicePciGetState)
                         } else {
                             None
@@ -4946,7 +4978,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnPciGetBars)
                     .write(
-                        if supports("zesDevicePciGetBars") {
+                        if supports("zes_device_pci_get_bars") {
                             Some(crate::entry::zesDevicePciGetBars)
                         } else {
                             None
@@ -4956,7 +4988,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnPciGetStats)
                     .write(
-                        if supports("zesDevicePciGetStats") {
+                        if supports("zes_device_pci_get_stats") {
                             Some(crate::entry::zesDevicePciGetStats)
                         } else {
                             None
@@ -4966,7 +4998,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumDiagnosticTestSuites)
                     .write(
-                        if supports("zesDeviceEnumDiagnosticTestSuites") {
+                        if supports("zes_device_enum_diagnostic_test_suites") {
                             Some(crate::entry::zesDeviceEnumDiagnosticTestSuites)
                         } else {
                             None
@@ -4976,7 +5008,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumEngineGroups)
                     .write(
-                        if supports("zesDeviceEnumEngineGroups") {
+                        if supports("zes_device_enum_engine_groups") {
                             Some(crate::entry::zesDeviceEnumEngineGroups)
                         } else {
                             None
@@ -4986,7 +5018,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEventRegister)
                     .write(
-                        if supports("zesDeviceEventRegister") {
+                        if supports("zes_device_event_register") {
                             Some(crate::entry::zesDeviceEventRegister)
                         } else {
                             None
@@ -4996,7 +5028,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumFabricPorts)
                     .write(
-                        if supports("zesDeviceEnumFabricPorts") {
+                        if supports("zes_device_enum_fabric_ports") {
                             Some(crate::entry::zesDeviceEnumFabricPorts)
                         } else {
                             None
@@ -5006,7 +5038,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumFans)
                     .write(
-                        if supports("zesDeviceEnumFans") {
+                        if supports("zes_device_enum_fans") {
                             Some(crate::entry::zesDeviceEnumFans)
                         } else {
                             None
@@ -5016,7 +5048,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumFirmwares)
                     .write(
-                        if supports("zesDeviceEnumFirmwares") {
+                        if supports("zes_device_enum_firmwares") {
                             Some(crate::entry::zesDeviceEnumFirmwares)
                         } else {
                             None
@@ -5026,7 +5058,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumFrequencyDomains)
                     .write(
-                        if supports("zesDeviceEnumFrequencyDomains") {
+                        if supports("zes_device_enum_frequency_domains") {
                             Some(crate::entry::zesDeviceEnumFrequencyDomains)
                         } else {
                             None
@@ -5036,7 +5068,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumLeds)
                     .write(
-                        if supports("zesDeviceEnumLeds") {
+                        if supports("zes_device_enum_leds") {
                             Some(crate::entry::zesDeviceEnumLeds)
                         } else {
                             None
@@ -5046,7 +5078,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumMemoryModules)
                     .write(
-                        if supports("zesDeviceEnumMemoryModules") {
+                        if supports("zes_device_enum_memory_modules") {
                             Some(crate::entry::zesDeviceEnumMemoryModules)
                         } else {
                             None
@@ -5056,7 +5088,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumPerformanceFactorDomains)
                     .write(
-                        if supports("zesDeviceEnumPerformanceFactorDomains") {
+                        if supports("zes_device_enum_performance_factor_domains") {
                             Some(crate::entry::zesDeviceEnumPerformanceFactorDomains)
                         } else {
                             None
@@ -5066,7 +5098,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumPowerDomains)
                     .write(
-                        if supports("zesDeviceEnumPowerDomains") {
+                        if supports("zes_device_enum_power_domains") {
                             Some(crate::entry::zesDeviceEnumPowerDomains)
                         } else {
                             None
@@ -5076,7 +5108,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetCardPowerDomain)
                     .write(
-                        if supports("zesDeviceGetCardPowerDomain") {
+                        if supports("zes_device_get_card_power_domain") {
                             Some(crate::entry::zesDeviceGetCardPowerDomain)
                         } else {
                             None
@@ -5086,7 +5118,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumPsus)
                     .write(
-                        if supports("zesDeviceEnumPsus") {
+                        if supports("zes_device_enum_psus") {
                             Some(crate::entry::zesDeviceEnumPsus)
                         } else {
                             None
@@ -5096,7 +5128,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumRasErrorSets)
                     .write(
-                        if supports("zesDeviceEnumRasErrorSets") {
+                        if supports("zes_device_enum_ras_error_sets") {
                             Some(crate::entry::zesDeviceEnumRasErrorSets)
                         } else {
                             None
@@ -5106,7 +5138,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumSchedulers)
                     .write(
-                        if supports("zesDeviceEnumSchedulers") {
+                        if supports("zes_device_enum_schedulers") {
                             Some(crate::entry::zesDeviceEnumSchedulers)
                         } else {
                             None
@@ -5116,7 +5148,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumStandbyDomains)
                     .write(
-                        if supports("zesDeviceEnumStandbyDomains") {
+                        if supports("zes_device_enum_standby_domains") {
                             Some(crate::entry::zesDeviceEnumStandbyDomains)
                         } else {
                             None
@@ -5126,7 +5158,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumTemperatureSensors)
                     .write(
-                        if supports("zesDeviceEnumTemperatureSensors") {
+                        if supports("zes_device_enum_temperature_sensors") {
                             Some(crate::entry::zesDeviceEnumTemperatureSensors)
                         } else {
                             None
@@ -5136,7 +5168,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65540u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEccAvailable)
                     .write(
-                        if supports("zesDeviceEccAvailable") {
+                        if supports("zes_device_ecc_available") {
                             Some(crate::entry::zesDeviceEccAvailable)
                         } else {
                             None
@@ -5146,7 +5178,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65540u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEccConfigurable)
                     .write(
-                        if supports("zesDeviceEccConfigurable") {
+                        if supports("zes_device_ecc_configurable") {
                             Some(crate::entry::zesDeviceEccConfigurable)
                         } else {
                             None
@@ -5156,7 +5188,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65540u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetEccState)
                     .write(
-                        if supports("zesDeviceGetEccState") {
+                        if supports("zes_device_get_ecc_state") {
                             Some(crate::entry::zesDeviceGetEccState)
                         } else {
                             None
@@ -5166,7 +5198,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65540u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetEccState)
                     .write(
-                        if supports("zesDeviceSetEccState") {
+                        if supports("zes_device_set_ecc_state") {
                             Some(crate::entry::zesDeviceSetEccState)
                         } else {
                             None
@@ -5176,7 +5208,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGet)
                     .write(
-                        if supports("zesDeviceGet") {
+                        if supports("zes_device_get") {
                             Some(crate::entry::zesDeviceGet)
                         } else {
                             None
@@ -5186,7 +5218,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetOverclockWaiver)
                     .write(
-                        if supports("zesDeviceSetOverclockWaiver") {
+                        if supports("zes_device_set_overclock_waiver") {
                             Some(crate::entry::zesDeviceSetOverclockWaiver)
                         } else {
                             None
@@ -5196,7 +5228,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetOverclockDomains)
                     .write(
-                        if supports("zesDeviceGetOverclockDomains") {
+                        if supports("zes_device_get_overclock_domains") {
                             Some(crate::entry::zesDeviceGetOverclockDomains)
                         } else {
                             None
@@ -5206,7 +5238,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetOverclockControls)
                     .write(
-                        if supports("zesDeviceGetOverclockControls") {
+                        if supports("zes_device_get_overclock_controls") {
                             Some(crate::entry::zesDeviceGetOverclockControls)
                         } else {
                             None
@@ -5216,7 +5248,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnResetOverclockSettings)
                     .write(
-                        if supports("zesDeviceResetOverclockSettings") {
+                        if supports("zes_device_reset_overclock_settings") {
                             Some(crate::entry::zesDeviceResetOverclockSettings)
                         } else {
                             None
@@ -5226,7 +5258,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnReadOverclockState)
                     .write(
-                        if supports("zesDeviceReadOverclockState") {
+                        if supports("zes_device_read_overclock_state") {
                             Some(crate::entry::zesDeviceReadOverclockState)
                         } else {
                             None
@@ -5236,7 +5268,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumOverclockDomains)
                     .write(
-                        if supports("zesDeviceEnumOverclockDomains") {
+                        if supports("zes_device_enum_overclock_domains") {
                             Some(crate::entry::zesDeviceEnumOverclockDomains)
                         } else {
                             None
@@ -5246,7 +5278,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnResetExt)
                     .write(
-                        if supports("zesDeviceResetExt") {
+                        if supports("zes_device_reset_ext") {
                             Some(crate::entry::zesDeviceResetExt)
                         } else {
                             None
@@ -5256,7 +5288,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
             if version.0 >= 65551u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnPciLinkSpeedUpdateExt)
                     .write(
-                        if supports("zesDevicePciLinkSpeedUpdateExt") {
+                        if supports("zes_device_pci_link_speed_update_ext") {
                             Some(crate::entry::zesDevicePciLinkSpeedUpdateExt)
                         } else {
                             None
@@ -5290,12 +5322,12 @@ pub unsafe fn zesGetDeviceExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetSubDevicePropertiesExp)
                     .write(
-                        if supports("zesDeviceGetSubDevicePropertiesExp") {
+                        if supports("zes_device_get_sub_device_properties_exp") {
                             Some(crate::entry::zesDeviceGetSubDevicePropertiesExp)
                         } else {
                             None
@@ -5305,7 +5337,7 @@ pub unsafe fn zesGetDeviceExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumActiveVFExp)
                     .write(
-                        if supports("zesDeviceEnumActiveVFExp") {
+                        if supports("zes_device_enum_active_vf_exp") {
                             Some(crate::entry::zesDeviceEnumActiveVFExp)
                         } else {
                             None
@@ -5315,7 +5347,7 @@ pub unsafe fn zesGetDeviceExpProcAddrTable(
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEnumEnabledVFExp)
                     .write(
-                        if supports("zesDeviceEnumEnabledVFExp") {
+                        if supports("zes_device_enum_enabled_vf_exp") {
                             Some(crate::entry::zesDeviceEnumEnabledVFExp)
                         } else {
                             None
@@ -5349,12 +5381,12 @@ pub unsafe fn zesGetDriverProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEventListen)
                     .write(
-                        if supports("zesDriverEventListen") {
+                        if supports("zes_driver_event_listen") {
                             Some(crate::entry::zesDriverEventListen)
                         } else {
                             None
@@ -5364,7 +5396,7 @@ pub unsafe fn zesGetDriverProcAddrTable(
             if version.0 >= 65537u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnEventListenEx)
                     .write(
-                        if supports("zesDriverEventListenEx") {
+                        if supports("zes_driver_event_listen_ex") {
                             Some(crate::entry::zesDriverEventListenEx)
                         } else {
                             None
@@ -5374,7 +5406,7 @@ pub unsafe fn zesGetDriverProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGet)
                     .write(
-                        if supports("zesDriverGet") {
+                        if supports("zes_driver_get") {
                             Some(crate::entry::zesDriverGet)
                         } else {
                             None
@@ -5384,7 +5416,7 @@ pub unsafe fn zesGetDriverProcAddrTable(
             if version.0 >= 65544u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetExtensionProperties)
                     .write(
-                        if supports("zesDriverGetExtensionProperties") {
+                        if supports("zes_driver_get_extension_properties") {
                             Some(crate::entry::zesDriverGetExtensionProperties)
                         } else {
                             None
@@ -5394,7 +5426,7 @@ pub unsafe fn zesGetDriverProcAddrTable(
             if version.0 >= 65544u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetExtensionFunctionAddress)
                     .write(
-                        if supports("zesDriverGetExtensionFunctionAddress") {
+                        if supports("zes_driver_get_extension_function_address") {
                             Some(crate::entry::zesDriverGetExtensionFunctionAddress)
                         } else {
                             None
@@ -5428,12 +5460,12 @@ pub unsafe fn zesGetDriverExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDeviceByUuidExp)
                     .write(
-                        if supports("zesDriverGetDeviceByUuidExp") {
+                        if supports("zes_driver_get_device_by_uuid_exp") {
                             Some(crate::entry::zesDriverGetDeviceByUuidExp)
                         } else {
                             None
@@ -5467,12 +5499,12 @@ pub unsafe fn zesGetOverclockProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDomainProperties)
                     .write(
-                        if supports("zesOverclockGetDomainProperties") {
+                        if supports("zes_overclock_get_domain_properties") {
                             Some(crate::entry::zesOverclockGetDomainProperties)
                         } else {
                             None
@@ -5482,7 +5514,7 @@ pub unsafe fn zesGetOverclockProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDomainVFProperties)
                     .write(
-                        if supports("zesOverclockGetDomainVFProperties") {
+                        if supports("zes_overclock_get_domain_vf_properties") {
                             Some(crate::entry::zesOverclockGetDomainVFProperties)
                         } else {
                             None
@@ -5492,7 +5524,7 @@ pub unsafe fn zesGetOverclockProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDomainControlProperties)
                     .write(
-                        if supports("zesOverclockGetDomainControlProperties") {
+                        if supports("zes_overclock_get_domain_control_properties") {
                             Some(crate::entry::zesOverclockGetDomainControlProperties)
                         } else {
                             None
@@ -5502,7 +5534,7 @@ pub unsafe fn zesGetOverclockProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetControlCurrentValue)
                     .write(
-                        if supports("zesOverclockGetControlCurrentValue") {
+                        if supports("zes_overclock_get_control_current_value") {
                             Some(crate::entry::zesOverclockGetControlCurrentValue)
                         } else {
                             None
@@ -5512,7 +5544,7 @@ pub unsafe fn zesGetOverclockProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetControlPendingValue)
                     .write(
-                        if supports("zesOverclockGetControlPendingValue") {
+                        if supports("zes_overclock_get_control_pending_value") {
                             Some(crate::entry::zesOverclockGetControlPendingValue)
                         } else {
                             None
@@ -5522,7 +5554,7 @@ pub unsafe fn zesGetOverclockProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetControlUserValue)
                     .write(
-                        if supports("zesOverclockSetControlUserValue") {
+                        if supports("zes_overclock_set_control_user_value") {
                             Some(crate::entry::zesOverclockSetControlUserValue)
                         } else {
                             None
@@ -5532,7 +5564,7 @@ pub unsafe fn zesGetOverclockProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetControlState)
                     .write(
-                        if supports("zesOverclockGetControlState") {
+                        if supports("zes_overclock_get_control_state") {
                             Some(crate::entry::zesOverclockGetControlState)
                         } else {
                             None
@@ -5542,7 +5574,7 @@ pub unsafe fn zesGetOverclockProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetVFPointValues)
                     .write(
-                        if supports("zesOverclockGetVFPointValues") {
+                        if supports("zes_overclock_get_vf_point_values") {
                             Some(crate::entry::zesOverclockGetVFPointValues)
                         } else {
                             None
@@ -5552,7 +5584,7 @@ pub unsafe fn zesGetOverclockProcAddrTable(
             if version.0 >= 65541u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetVFPointValues)
                     .write(
-                        if supports("zesOverclockSetVFPointValues") {
+                        if supports("zes_overclock_set_vf_point_values") {
                             Some(crate::entry::zesOverclockSetVFPointValues)
                         } else {
                             None
@@ -5586,12 +5618,12 @@ pub unsafe fn zesGetSchedulerProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesSchedulerGetProperties") {
+                        if supports("zes_scheduler_get_properties") {
                             Some(crate::entry::zesSchedulerGetProperties)
                         } else {
                             None
@@ -5601,7 +5633,7 @@ pub unsafe fn zesGetSchedulerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetCurrentMode)
                     .write(
-                        if supports("zesSchedulerGetCurrentMode") {
+                        if supports("zes_scheduler_get_current_mode") {
                             Some(crate::entry::zesSchedulerGetCurrentMode)
                         } else {
                             None
@@ -5611,7 +5643,7 @@ pub unsafe fn zesGetSchedulerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetTimeoutModeProperties)
                     .write(
-                        if supports("zesSchedulerGetTimeoutModeProperties") {
+                        if supports("zes_scheduler_get_timeout_mode_properties") {
                             Some(crate::entry::zesSchedulerGetTimeoutModeProperties)
                         } else {
                             None
@@ -5621,7 +5653,7 @@ pub unsafe fn zesGetSchedulerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetTimesliceModeProperties)
                     .write(
-                        if supports("zesSchedulerGetTimesliceModeProperties") {
+                        if supports("zes_scheduler_get_timeslice_mode_properties") {
                             Some(crate::entry::zesSchedulerGetTimesliceModeProperties)
                         } else {
                             None
@@ -5631,7 +5663,7 @@ pub unsafe fn zesGetSchedulerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetTimeoutMode)
                     .write(
-                        if supports("zesSchedulerSetTimeoutMode") {
+                        if supports("zes_scheduler_set_timeout_mode") {
                             Some(crate::entry::zesSchedulerSetTimeoutMode)
                         } else {
                             None
@@ -5641,7 +5673,7 @@ pub unsafe fn zesGetSchedulerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetTimesliceMode)
                     .write(
-                        if supports("zesSchedulerSetTimesliceMode") {
+                        if supports("zes_scheduler_set_timeslice_mode") {
                             Some(crate::entry::zesSchedulerSetTimesliceMode)
                         } else {
                             None
@@ -5651,7 +5683,7 @@ pub unsafe fn zesGetSchedulerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetExclusiveMode)
                     .write(
-                        if supports("zesSchedulerSetExclusiveMode") {
+                        if supports("zes_scheduler_set_exclusive_mode") {
                             Some(crate::entry::zesSchedulerSetExclusiveMode)
                         } else {
                             None
@@ -5661,7 +5693,7 @@ pub unsafe fn zesGetSchedulerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetComputeUnitDebugMode)
                     .write(
-                        if supports("zesSchedulerSetComputeUnitDebugMode") {
+                        if supports("zes_scheduler_set_compute_unit_debug_mode") {
                             Some(crate::entry::zesSchedulerSetComputeUnitDebugMode)
                         } else {
                             None
@@ -5698,12 +5730,12 @@ pub unsafe fn zesGetPerformanceFactorProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesPerformanceFactorGetProperties") {
+                        if supports("zes_performance_factor_get_properties") {
                             Some(crate::entry::zesPerformanceFactorGetProperties)
                         } else {
                             None
@@ -5713,7 +5745,7 @@ pub unsafe fn zesGetPerformanceFactorProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetConfig)
                     .write(
-                        if supports("zesPerformanceFactorGetConfig") {
+                        if supports("zes_performance_factor_get_config") {
                             Some(crate::entry::zesPerformanceFactorGetConfig)
                         } else {
                             None
@@ -5723,7 +5755,7 @@ pub unsafe fn zesGetPerformanceFactorProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetConfig)
                     .write(
-                        if supports("zesPerformanceFactorSetConfig") {
+                        if supports("zes_performance_factor_set_config") {
                             Some(crate::entry::zesPerformanceFactorSetConfig)
                         } else {
                             None
@@ -5757,12 +5789,12 @@ pub unsafe fn zesGetPowerProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesPowerGetProperties") {
+                        if supports("zes_power_get_properties") {
                             Some(crate::entry::zesPowerGetProperties)
                         } else {
                             None
@@ -5772,7 +5804,7 @@ pub unsafe fn zesGetPowerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetEnergyCounter)
                     .write(
-                        if supports("zesPowerGetEnergyCounter") {
+                        if supports("zes_power_get_energy_counter") {
                             Some(crate::entry::zesPowerGetEnergyCounter)
                         } else {
                             None
@@ -5782,7 +5814,7 @@ pub unsafe fn zesGetPowerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetLimits)
                     .write(
-                        if supports("zesPowerGetLimits") {
+                        if supports("zes_power_get_limits") {
                             Some(crate::entry::zesPowerGetLimits)
                         } else {
                             None
@@ -5792,7 +5824,7 @@ pub unsafe fn zesGetPowerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetLimits)
                     .write(
-                        if supports("zesPowerSetLimits") {
+                        if supports("zes_power_set_limits") {
                             Some(crate::entry::zesPowerSetLimits)
                         } else {
                             None
@@ -5802,7 +5834,7 @@ pub unsafe fn zesGetPowerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetEnergyThreshold)
                     .write(
-                        if supports("zesPowerGetEnergyThreshold") {
+                        if supports("zes_power_get_energy_threshold") {
                             Some(crate::entry::zesPowerGetEnergyThreshold)
                         } else {
                             None
@@ -5812,7 +5844,7 @@ pub unsafe fn zesGetPowerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetEnergyThreshold)
                     .write(
-                        if supports("zesPowerSetEnergyThreshold") {
+                        if supports("zes_power_set_energy_threshold") {
                             Some(crate::entry::zesPowerSetEnergyThreshold)
                         } else {
                             None
@@ -5822,7 +5854,7 @@ pub unsafe fn zesGetPowerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetLimitsExt)
                     .write(
-                        if supports("zesPowerGetLimitsExt") {
+                        if supports("zes_power_get_limits_ext") {
                             Some(crate::entry::zesPowerGetLimitsExt)
                         } else {
                             None
@@ -5832,7 +5864,7 @@ pub unsafe fn zesGetPowerProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetLimitsExt)
                     .write(
-                        if supports("zesPowerSetLimitsExt") {
+                        if supports("zes_power_set_limits_ext") {
                             Some(crate::entry::zesPowerSetLimitsExt)
                         } else {
                             None
@@ -5842,7 +5874,7 @@ pub unsafe fn zesGetPowerProcAddrTable(
             if version.0 >= 65552u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetUsage)
                     .write(
-                        if supports("zesPowerGetUsage") {
+                        if supports("zes_power_get_usage") {
                             Some(crate::entry::zesPowerGetUsage)
                         } else {
                             None
@@ -5852,7 +5884,7 @@ pub unsafe fn zesGetPowerProcAddrTable(
             if version.0 >= 65552u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetLimitsExt2)
                     .write(
-                        if supports("zesPowerGetLimitsExt2") {
+                        if supports("zes_power_get_limits_ext2") {
                             Some(crate::entry::zesPowerGetLimitsExt2)
                         } else {
                             None
@@ -5862,7 +5894,7 @@ pub unsafe fn zesGetPowerProcAddrTable(
             if version.0 >= 65552u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetLimitsExt2)
                     .write(
-                        if supports("zesPowerSetLimitsExt2") {
+                        if supports("zes_power_set_limits_ext2") {
                             Some(crate::entry::zesPowerSetLimitsExt2)
                         } else {
                             None
@@ -5896,12 +5928,12 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesFrequencyGetProperties") {
+                        if supports("zes_frequency_get_properties") {
                             Some(crate::entry::zesFrequencyGetProperties)
                         } else {
                             None
@@ -5911,7 +5943,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetAvailableClocks)
                     .write(
-                        if supports("zesFrequencyGetAvailableClocks") {
+                        if supports("zes_frequency_get_available_clocks") {
                             Some(crate::entry::zesFrequencyGetAvailableClocks)
                         } else {
                             None
@@ -5921,7 +5953,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetRange)
                     .write(
-                        if supports("zesFrequencyGetRange") {
+                        if supports("zes_frequency_get_range") {
                             Some(crate::entry::zesFrequencyGetRange)
                         } else {
                             None
@@ -5931,7 +5963,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetRange)
                     .write(
-                        if supports("zesFrequencySetRange") {
+                        if supports("zes_frequency_set_range") {
                             Some(crate::entry::zesFrequencySetRange)
                         } else {
                             None
@@ -5941,7 +5973,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetState)
                     .write(
-                        if supports("zesFrequencyGetState") {
+                        if supports("zes_frequency_get_state") {
                             Some(crate::entry::zesFrequencyGetState)
                         } else {
                             None
@@ -5951,7 +5983,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetThrottleTime)
                     .write(
-                        if supports("zesFrequencyGetThrottleTime") {
+                        if supports("zes_frequency_get_throttle_time") {
                             Some(crate::entry::zesFrequencyGetThrottleTime)
                         } else {
                             None
@@ -5961,7 +5993,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOcGetCapabilities)
                     .write(
-                        if supports("zesFrequencyOcGetCapabilities") {
+                        if supports("zes_frequency_oc_get_capabilities") {
                             Some(crate::entry::zesFrequencyOcGetCapabilities)
                         } else {
                             None
@@ -5971,7 +6003,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOcGetFrequencyTarget)
                     .write(
-                        if supports("zesFrequencyOcGetFrequencyTarget") {
+                        if supports("zes_frequency_oc_get_frequency_target") {
                             Some(crate::entry::zesFrequencyOcGetFrequencyTarget)
                         } else {
                             None
@@ -5981,7 +6013,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOcSetFrequencyTarget)
                     .write(
-                        if supports("zesFrequencyOcSetFrequencyTarget") {
+                        if supports("zes_frequency_oc_set_frequency_target") {
                             Some(crate::entry::zesFrequencyOcSetFrequencyTarget)
                         } else {
                             None
@@ -5991,7 +6023,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOcGetVoltageTarget)
                     .write(
-                        if supports("zesFrequencyOcGetVoltageTarget") {
+                        if supports("zes_frequency_oc_get_voltage_target") {
                             Some(crate::entry::zesFrequencyOcGetVoltageTarget)
                         } else {
                             None
@@ -6001,7 +6033,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOcSetVoltageTarget)
                     .write(
-                        if supports("zesFrequencyOcSetVoltageTarget") {
+                        if supports("zes_frequency_oc_set_voltage_target") {
                             Some(crate::entry::zesFrequencyOcSetVoltageTarget)
                         } else {
                             None
@@ -6011,7 +6043,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOcSetMode)
                     .write(
-                        if supports("zesFrequencyOcSetMode") {
+                        if supports("zes_frequency_oc_set_mode") {
                             Some(crate::entry::zesFrequencyOcSetMode)
                         } else {
                             None
@@ -6021,7 +6053,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOcGetMode)
                     .write(
-                        if supports("zesFrequencyOcGetMode") {
+                        if supports("zes_frequency_oc_get_mode") {
                             Some(crate::entry::zesFrequencyOcGetMode)
                         } else {
                             None
@@ -6031,7 +6063,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOcGetIccMax)
                     .write(
-                        if supports("zesFrequencyOcGetIccMax") {
+                        if supports("zes_frequency_oc_get_icc_max") {
                             Some(crate::entry::zesFrequencyOcGetIccMax)
                         } else {
                             None
@@ -6041,7 +6073,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOcSetIccMax)
                     .write(
-                        if supports("zesFrequencyOcSetIccMax") {
+                        if supports("zes_frequency_oc_set_icc_max") {
                             Some(crate::entry::zesFrequencyOcSetIccMax)
                         } else {
                             None
@@ -6051,7 +6083,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOcGetTjMax)
                     .write(
-                        if supports("zesFrequencyOcGetTjMax") {
+                        if supports("zes_frequency_oc_get_tj_max") {
                             Some(crate::entry::zesFrequencyOcGetTjMax)
                         } else {
                             None
@@ -6061,7 +6093,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnOcSetTjMax)
                     .write(
-                        if supports("zesFrequencyOcSetTjMax") {
+                        if supports("zes_frequency_oc_set_tj_max") {
                             Some(crate::entry::zesFrequencyOcSetTjMax)
                         } else {
                             None
@@ -6095,12 +6127,12 @@ pub unsafe fn zesGetEngineProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesEngineGetProperties") {
+                        if supports("zes_engine_get_properties") {
                             Some(crate::entry::zesEngineGetProperties)
                         } else {
                             None
@@ -6110,7 +6142,7 @@ pub unsafe fn zesGetEngineProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetActivity)
                     .write(
-                        if supports("zesEngineGetActivity") {
+                        if supports("zes_engine_get_activity") {
                             Some(crate::entry::zesEngineGetActivity)
                         } else {
                             None
@@ -6120,7 +6152,7 @@ pub unsafe fn zesGetEngineProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetActivityExt)
                     .write(
-                        if supports("zesEngineGetActivityExt") {
+                        if supports("zes_engine_get_activity_ext") {
                             Some(crate::entry::zesEngineGetActivityExt)
                         } else {
                             None
@@ -6154,12 +6186,12 @@ pub unsafe fn zesGetStandbyProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesStandbyGetProperties") {
+                        if supports("zes_standby_get_properties") {
                             Some(crate::entry::zesStandbyGetProperties)
                         } else {
                             None
@@ -6169,7 +6201,7 @@ pub unsafe fn zesGetStandbyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetMode)
                     .write(
-                        if supports("zesStandbyGetMode") {
+                        if supports("zes_standby_get_mode") {
                             Some(crate::entry::zesStandbyGetMode)
                         } else {
                             None
@@ -6179,7 +6211,7 @@ pub unsafe fn zesGetStandbyProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetMode)
                     .write(
-                        if supports("zesStandbySetMode") {
+                        if supports("zes_standby_set_mode") {
                             Some(crate::entry::zesStandbySetMode)
                         } else {
                             None
@@ -6213,12 +6245,12 @@ pub unsafe fn zesGetFirmwareProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesFirmwareGetProperties") {
+                        if supports("zes_firmware_get_properties") {
                             Some(crate::entry::zesFirmwareGetProperties)
                         } else {
                             None
@@ -6228,7 +6260,7 @@ pub unsafe fn zesGetFirmwareProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnFlash)
                     .write(
-                        if supports("zesFirmwareFlash") {
+                        if supports("zes_firmware_flash") {
                             Some(crate::entry::zesFirmwareFlash)
                         } else {
                             None
@@ -6238,7 +6270,7 @@ pub unsafe fn zesGetFirmwareProcAddrTable(
             if version.0 >= 65544u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetFlashProgress)
                     .write(
-                        if supports("zesFirmwareGetFlashProgress") {
+                        if supports("zes_firmware_get_flash_progress") {
                             Some(crate::entry::zesFirmwareGetFlashProgress)
                         } else {
                             None
@@ -6248,7 +6280,7 @@ pub unsafe fn zesGetFirmwareProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetConsoleLogs)
                     .write(
-                        if supports("zesFirmwareGetConsoleLogs") {
+                        if supports("zes_firmware_get_console_logs") {
                             Some(crate::entry::zesFirmwareGetConsoleLogs)
                         } else {
                             None
@@ -6285,12 +6317,12 @@ pub unsafe fn zesGetFirmwareExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetSecurityVersionExp)
                     .write(
-                        if supports("zesFirmwareGetSecurityVersionExp") {
+                        if supports("zes_firmware_get_security_version_exp") {
                             Some(crate::entry::zesFirmwareGetSecurityVersionExp)
                         } else {
                             None
@@ -6300,7 +6332,7 @@ pub unsafe fn zesGetFirmwareExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetSecurityVersionExp)
                     .write(
-                        if supports("zesFirmwareSetSecurityVersionExp") {
+                        if supports("zes_firmware_set_security_version_exp") {
                             Some(crate::entry::zesFirmwareSetSecurityVersionExp)
                         } else {
                             None
@@ -6334,12 +6366,12 @@ pub unsafe fn zesGetMemoryProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesMemoryGetProperties") {
+                        if supports("zes_memory_get_properties") {
                             Some(crate::entry::zesMemoryGetProperties)
                         } else {
                             None
@@ -6349,7 +6381,7 @@ pub unsafe fn zesGetMemoryProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetState)
                     .write(
-                        if supports("zesMemoryGetState") {
+                        if supports("zes_memory_get_state") {
                             Some(crate::entry::zesMemoryGetState)
                         } else {
                             None
@@ -6359,7 +6391,7 @@ pub unsafe fn zesGetMemoryProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetBandwidth)
                     .write(
-                        if supports("zesMemoryGetBandwidth") {
+                        if supports("zes_memory_get_bandwidth") {
                             Some(crate::entry::zesMemoryGetBandwidth)
                         } else {
                             None
@@ -6396,12 +6428,12 @@ pub unsafe fn zesGetFabricPortProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesFabricPortGetProperties") {
+                        if supports("zes_fabric_port_get_properties") {
                             Some(crate::entry::zesFabricPortGetProperties)
                         } else {
                             None
@@ -6411,7 +6443,7 @@ pub unsafe fn zesGetFabricPortProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetLinkType)
                     .write(
-                        if supports("zesFabricPortGetLinkType") {
+                        if supports("zes_fabric_port_get_link_type") {
                             Some(crate::entry::zesFabricPortGetLinkType)
                         } else {
                             None
@@ -6421,7 +6453,7 @@ pub unsafe fn zesGetFabricPortProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetConfig)
                     .write(
-                        if supports("zesFabricPortGetConfig") {
+                        if supports("zes_fabric_port_get_config") {
                             Some(crate::entry::zesFabricPortGetConfig)
                         } else {
                             None
@@ -6431,7 +6463,7 @@ pub unsafe fn zesGetFabricPortProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetConfig)
                     .write(
-                        if supports("zesFabricPortSetConfig") {
+                        if supports("zes_fabric_port_set_config") {
                             Some(crate::entry::zesFabricPortSetConfig)
                         } else {
                             None
@@ -6441,7 +6473,7 @@ pub unsafe fn zesGetFabricPortProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetState)
                     .write(
-                        if supports("zesFabricPortGetState") {
+                        if supports("zes_fabric_port_get_state") {
                             Some(crate::entry::zesFabricPortGetState)
                         } else {
                             None
@@ -6451,7 +6483,7 @@ pub unsafe fn zesGetFabricPortProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetThroughput)
                     .write(
-                        if supports("zesFabricPortGetThroughput") {
+                        if supports("zes_fabric_port_get_throughput") {
                             Some(crate::entry::zesFabricPortGetThroughput)
                         } else {
                             None
@@ -6461,7 +6493,7 @@ pub unsafe fn zesGetFabricPortProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetFabricErrorCounters)
                     .write(
-                        if supports("zesFabricPortGetFabricErrorCounters") {
+                        if supports("zes_fabric_port_get_fabric_error_counters") {
                             Some(crate::entry::zesFabricPortGetFabricErrorCounters)
                         } else {
                             None
@@ -6471,7 +6503,7 @@ pub unsafe fn zesGetFabricPortProcAddrTable(
             if version.0 >= 65543u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetMultiPortThroughput)
                     .write(
-                        if supports("zesFabricPortGetMultiPortThroughput") {
+                        if supports("zes_fabric_port_get_multi_port_throughput") {
                             Some(crate::entry::zesFabricPortGetMultiPortThroughput)
                         } else {
                             None
@@ -6508,12 +6540,12 @@ pub unsafe fn zesGetTemperatureProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesTemperatureGetProperties") {
+                        if supports("zes_temperature_get_properties") {
                             Some(crate::entry::zesTemperatureGetProperties)
                         } else {
                             None
@@ -6523,7 +6555,7 @@ pub unsafe fn zesGetTemperatureProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetConfig)
                     .write(
-                        if supports("zesTemperatureGetConfig") {
+                        if supports("zes_temperature_get_config") {
                             Some(crate::entry::zesTemperatureGetConfig)
                         } else {
                             None
@@ -6533,7 +6565,7 @@ pub unsafe fn zesGetTemperatureProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetConfig)
                     .write(
-                        if supports("zesTemperatureSetConfig") {
+                        if supports("zes_temperature_set_config") {
                             Some(crate::entry::zesTemperatureSetConfig)
                         } else {
                             None
@@ -6543,7 +6575,7 @@ pub unsafe fn zesGetTemperatureProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetState)
                     .write(
-                        if supports("zesTemperatureGetState") {
+                        if supports("zes_temperature_get_state") {
                             Some(crate::entry::zesTemperatureGetState)
                         } else {
                             None
@@ -6577,12 +6609,12 @@ pub unsafe fn zesGetPsuProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesPsuGetProperties") {
+                        if supports("zes_psu_get_properties") {
                             Some(crate::entry::zesPsuGetProperties)
                         } else {
                             None
@@ -6592,7 +6624,7 @@ pub unsafe fn zesGetPsuProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetState)
                     .write(
-                        if supports("zesPsuGetState") {
+                        if supports("zes_psu_get_state") {
                             Some(crate::entry::zesPsuGetState)
                         } else {
                             None
@@ -6626,12 +6658,12 @@ pub unsafe fn zesGetFanProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesFanGetProperties") {
+                        if supports("zes_fan_get_properties") {
                             Some(crate::entry::zesFanGetProperties)
                         } else {
                             None
@@ -6641,7 +6673,7 @@ pub unsafe fn zesGetFanProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetConfig)
                     .write(
-                        if supports("zesFanGetConfig") {
+                        if supports("zes_fan_get_config") {
                             Some(crate::entry::zesFanGetConfig)
                         } else {
                             None
@@ -6651,7 +6683,7 @@ pub unsafe fn zesGetFanProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetDefaultMode)
                     .write(
-                        if supports("zesFanSetDefaultMode") {
+                        if supports("zes_fan_set_default_mode") {
                             Some(crate::entry::zesFanSetDefaultMode)
                         } else {
                             None
@@ -6661,7 +6693,7 @@ pub unsafe fn zesGetFanProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetFixedSpeedMode)
                     .write(
-                        if supports("zesFanSetFixedSpeedMode") {
+                        if supports("zes_fan_set_fixed_speed_mode") {
                             Some(crate::entry::zesFanSetFixedSpeedMode)
                         } else {
                             None
@@ -6671,7 +6703,7 @@ pub unsafe fn zesGetFanProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetSpeedTableMode)
                     .write(
-                        if supports("zesFanSetSpeedTableMode") {
+                        if supports("zes_fan_set_speed_table_mode") {
                             Some(crate::entry::zesFanSetSpeedTableMode)
                         } else {
                             None
@@ -6681,7 +6713,7 @@ pub unsafe fn zesGetFanProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetState)
                     .write(
-                        if supports("zesFanGetState") {
+                        if supports("zes_fan_get_state") {
                             Some(crate::entry::zesFanGetState)
                         } else {
                             None
@@ -6715,12 +6747,12 @@ pub unsafe fn zesGetLedProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesLedGetProperties") {
+                        if supports("zes_led_get_properties") {
                             Some(crate::entry::zesLedGetProperties)
                         } else {
                             None
@@ -6730,7 +6762,7 @@ pub unsafe fn zesGetLedProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetState)
                     .write(
-                        if supports("zesLedGetState") {
+                        if supports("zes_led_get_state") {
                             Some(crate::entry::zesLedGetState)
                         } else {
                             None
@@ -6740,7 +6772,7 @@ pub unsafe fn zesGetLedProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetState)
                     .write(
-                        if supports("zesLedSetState") {
+                        if supports("zes_led_set_state") {
                             Some(crate::entry::zesLedSetState)
                         } else {
                             None
@@ -6750,7 +6782,7 @@ pub unsafe fn zesGetLedProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetColor)
                     .write(
-                        if supports("zesLedSetColor") {
+                        if supports("zes_led_set_color") {
                             Some(crate::entry::zesLedSetColor)
                         } else {
                             None
@@ -6784,12 +6816,12 @@ pub unsafe fn zesGetRasProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesRasGetProperties") {
+                        if supports("zes_ras_get_properties") {
                             Some(crate::entry::zesRasGetProperties)
                         } else {
                             None
@@ -6799,7 +6831,7 @@ pub unsafe fn zesGetRasProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetConfig)
                     .write(
-                        if supports("zesRasGetConfig") {
+                        if supports("zes_ras_get_config") {
                             Some(crate::entry::zesRasGetConfig)
                         } else {
                             None
@@ -6809,7 +6841,7 @@ pub unsafe fn zesGetRasProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetConfig)
                     .write(
-                        if supports("zesRasSetConfig") {
+                        if supports("zes_ras_set_config") {
                             Some(crate::entry::zesRasSetConfig)
                         } else {
                             None
@@ -6819,7 +6851,7 @@ pub unsafe fn zesGetRasProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetState)
                     .write(
-                        if supports("zesRasGetState") {
+                        if supports("zes_ras_get_state") {
                             Some(crate::entry::zesRasGetState)
                         } else {
                             None
@@ -6853,12 +6885,12 @@ pub unsafe fn zesGetRasExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetStateExp)
                     .write(
-                        if supports("zesRasGetStateExp") {
+                        if supports("zes_ras_get_state_exp") {
                             Some(crate::entry::zesRasGetStateExp)
                         } else {
                             None
@@ -6868,7 +6900,7 @@ pub unsafe fn zesGetRasExpProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnClearStateExp)
                     .write(
-                        if supports("zesRasClearStateExp") {
+                        if supports("zes_ras_clear_state_exp") {
                             Some(crate::entry::zesRasClearStateExp)
                         } else {
                             None
@@ -6878,7 +6910,7 @@ pub unsafe fn zesGetRasExpProcAddrTable(
             if version.0 >= 65552u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetSupportedCategoriesExp)
                     .write(
-                        if supports("zesRasGetSupportedCategoriesExp") {
+                        if supports("zes_ras_get_supported_categories_exp") {
                             Some(crate::entry::zesRasGetSupportedCategoriesExp)
                         } else {
                             None
@@ -6888,7 +6920,7 @@ pub unsafe fn zesGetRasExpProcAddrTable(
             if version.0 >= 65552u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetStateExp2)
                     .write(
-                        if supports("zesRasGetStateExp2") {
+                        if supports("zes_ras_get_state_exp2") {
                             Some(crate::entry::zesRasGetStateExp2)
                         } else {
                             None
@@ -6898,7 +6930,7 @@ pub unsafe fn zesGetRasExpProcAddrTable(
             if version.0 >= 65552u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetConfigExp)
                     .write(
-                        if supports("zesRasGetConfigExp") {
+                        if supports("zes_ras_get_config_exp") {
                             Some(crate::entry::zesRasGetConfigExp)
                         } else {
                             None
@@ -6908,7 +6940,7 @@ pub unsafe fn zesGetRasExpProcAddrTable(
             if version.0 >= 65552u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetConfigExp)
                     .write(
-                        if supports("zesRasSetConfigExp") {
+                        if supports("zes_ras_set_config_exp") {
                             Some(crate::entry::zesRasSetConfigExp)
                         } else {
                             None
@@ -6945,12 +6977,12 @@ pub unsafe fn zesGetDiagnosticsProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetProperties)
                     .write(
-                        if supports("zesDiagnosticsGetProperties") {
+                        if supports("zes_diagnostics_get_properties") {
                             Some(crate::entry::zesDiagnosticsGetProperties)
                         } else {
                             None
@@ -6960,7 +6992,7 @@ pub unsafe fn zesGetDiagnosticsProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetTests)
                     .write(
-                        if supports("zesDiagnosticsGetTests") {
+                        if supports("zes_diagnostics_get_tests") {
                             Some(crate::entry::zesDiagnosticsGetTests)
                         } else {
                             None
@@ -6970,7 +7002,7 @@ pub unsafe fn zesGetDiagnosticsProcAddrTable(
             if version.0 >= 65536u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnRunTests)
                     .write(
-                        if supports("zesDiagnosticsRunTests") {
+                        if supports("zes_diagnostics_run_tests") {
                             Some(crate::entry::zesDiagnosticsRunTests)
                         } else {
                             None
@@ -7007,12 +7039,12 @@ pub unsafe fn zesGetVFManagementExpProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetVFPropertiesExp)
                     .write(
-                        if supports("zesVFManagementGetVFPropertiesExp") {
+                        if supports("zes_vf_management_get_vf_properties_exp") {
                             Some(crate::entry::zesVFManagementGetVFPropertiesExp)
                         } else {
                             None
@@ -7022,7 +7054,7 @@ pub unsafe fn zesGetVFManagementExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetVFMemoryUtilizationExp)
                     .write(
-                        if supports("zesVFManagementGetVFMemoryUtilizationExp") {
+                        if supports("zes_vf_management_get_vf_memory_utilization_exp") {
                             Some(crate::entry::zesVFManagementGetVFMemoryUtilizationExp)
                         } else {
                             None
@@ -7032,7 +7064,7 @@ pub unsafe fn zesGetVFManagementExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetVFEngineUtilizationExp)
                     .write(
-                        if supports("zesVFManagementGetVFEngineUtilizationExp") {
+                        if supports("zes_vf_management_get_vf_engine_utilization_exp") {
                             Some(crate::entry::zesVFManagementGetVFEngineUtilizationExp)
                         } else {
                             None
@@ -7042,7 +7074,7 @@ pub unsafe fn zesGetVFManagementExpProcAddrTable(
             if version.0 >= 65545u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnSetVFTelemetryModeExp)
                     .write(
-                        if supports("zesVFManagementSetVFTelemetryModeExp") {
+                        if supports("zes_vf_management_set_vf_telemetry_mode_exp") {
                             Some(crate::entry::zesVFManagementSetVFTelemetryModeExp)
                         } else {
                             None
@@ -7054,7 +7086,9 @@ pub unsafe fn zesGetVFManagementExpProcAddrTable(
                     (* pDdiTable).pfnSetVFTelemetrySamplingIntervalExp
                 )
                     .write(
-                        if supports("zesVFManagementSetVFTelemetrySamplingIntervalExp") {
+                        if supports(
+                            "zes_vf_management_set_vf_telemetry_sampling_interval_exp",
+                        ) {
                             Some(
                                 crate::entry::zesVFManagementSetVFTelemetrySamplingIntervalExp,
                             )
@@ -7066,7 +7100,7 @@ pub unsafe fn zesGetVFManagementExpProcAddrTable(
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetVFCapabilitiesExp)
                     .write(
-                        if supports("zesVFManagementGetVFCapabilitiesExp") {
+                        if supports("zes_vf_management_get_vf_capabilities_exp") {
                             Some(crate::entry::zesVFManagementGetVFCapabilitiesExp)
                         } else {
                             None
@@ -7076,7 +7110,7 @@ pub unsafe fn zesGetVFManagementExpProcAddrTable(
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetVFMemoryUtilizationExp2)
                     .write(
-                        if supports("zesVFManagementGetVFMemoryUtilizationExp2") {
+                        if supports("zes_vf_management_get_vf_memory_utilization_exp2") {
                             Some(crate::entry::zesVFManagementGetVFMemoryUtilizationExp2)
                         } else {
                             None
@@ -7086,7 +7120,7 @@ pub unsafe fn zesGetVFManagementExpProcAddrTable(
             if version.0 >= 65546u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetVFEngineUtilizationExp2)
                     .write(
-                        if supports("zesVFManagementGetVFEngineUtilizationExp2") {
+                        if supports("zes_vf_management_get_vf_engine_utilization_exp2") {
                             Some(crate::entry::zesVFManagementGetVFEngineUtilizationExp2)
                         } else {
                             None
@@ -7096,7 +7130,7 @@ pub unsafe fn zesGetVFManagementExpProcAddrTable(
             if version.0 >= 65548u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetVFCapabilitiesExp2)
                     .write(
-                        if supports("zesVFManagementGetVFCapabilitiesExp2") {
+                        if supports("zes_vf_management_get_vf_capabilities_exp2") {
                             Some(crate::entry::zesVFManagementGetVFCapabilitiesExp2)
                         } else {
                             None
@@ -7130,12 +7164,12 @@ pub unsafe fn zerGetGlobalProcAddrTable(
                 );
                 return ze_result_t::ERROR_UNSUPPORTED_VERSION;
             }
-            let d = crate::driver();
-            let supports = |n: &str| d.is_none_or(|d| d.supports(n));
+            let d = crate::dispatch();
+            let supports = |n: &str| d.is_none_or(|d| d.offers(n));
             if version.0 >= 65550u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetLastErrorDescription)
                     .write(
-                        if supports("zerGetLastErrorDescription") {
+                        if supports("zer_get_last_error_description") {
                             Some(crate::entry::zerGetLastErrorDescription)
                         } else {
                             None
@@ -7147,7 +7181,7 @@ pub unsafe fn zerGetGlobalProcAddrTable(
                     (* pDdiTable).pfnTranslateDeviceHandleToIdentifier
                 )
                     .write(
-                        if supports("zerTranslateDeviceHandleToIdentifier") {
+                        if supports("zer_translate_device_handle_to_identifier") {
                             Some(crate::entry::zerTranslateDeviceHandleToIdentifier)
                         } else {
                             None
@@ -7159,7 +7193,7 @@ pub unsafe fn zerGetGlobalProcAddrTable(
                     (* pDdiTable).pfnTranslateIdentifierToDeviceHandle
                 )
                     .write(
-                        if supports("zerTranslateIdentifierToDeviceHandle") {
+                        if supports("zer_translate_identifier_to_device_handle") {
                             Some(crate::entry::zerTranslateIdentifierToDeviceHandle)
                         } else {
                             None
@@ -7169,7 +7203,7 @@ pub unsafe fn zerGetGlobalProcAddrTable(
             if version.0 >= 65550u32 {
                 ::core::ptr::addr_of_mut!((* pDdiTable).pfnGetDefaultContext)
                     .write(
-                        if supports("zerGetDefaultContext") {
+                        if supports("zer_get_default_context") {
                             Some(crate::entry::zerGetDefaultContext)
                         } else {
                             None

@@ -1,6 +1,6 @@
 //! The CPU driver's objects and the rules of the calls that make and use them, in plain Rust.
 //!
-//! The C-ABI layer ([`crate::icd`]) converts pointers, walks `pNext` chains and turns a
+//! The C-ABI layer ([`crate::api`]) converts pointers, walks `pNext` chains and turns a
 //! [`Failure`] into a logged, recorded `ze_result_t`; every decision lives here.
 //!
 //! Decisions (where the specification leaves room):
@@ -18,7 +18,7 @@
 
 use zekit_sys::*;
 
-use crate::alloc::{AllocError, AllocKind, AllocManager, SizeLimit};
+use crate::core::alloc::{AllocError, AllocKind, AllocManager, SizeLimit};
 use crate::host::{fnv1a_128, HostInfo};
 
 /// Why a call failed: the result code and a one-line reason.
@@ -319,7 +319,7 @@ fn alloc_failure(e: AllocError, req: &AllocRequest, max: u64) -> Failure {
         AllocError::UnsupportedAlignment if req.alignment.is_power_of_two() => format!(
             "alignment {} exceeds the largest supported alignment {}",
             req.alignment,
-            crate::alloc::MAX_ALIGNMENT
+            crate::core::alloc::MAX_ALIGNMENT
         ),
         AllocError::UnsupportedAlignment => {
             format!("alignment {} is not 0 or a power of two", req.alignment)
@@ -457,7 +457,7 @@ pub fn copy_sized(data: &[u8], size: &mut usize, out: Option<&mut [u8]>) {
 /// Runtime requirements as a C string (with its NUL), as `zeDeviceGetRuntimeRequirements`
 /// copies them.
 pub fn runtime_requirements_c(host: &HostInfo) -> Vec<u8> {
-    let mut v = crate::properties::runtime_requirements(host).into_bytes();
+    let mut v = crate::core::properties::runtime_requirements(host).into_bytes();
     v.push(0);
     v
 }

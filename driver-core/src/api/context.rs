@@ -1,0 +1,52 @@
+//! ContextApi: Contexts.
+
+use super::*;
+
+#[zekit_icd::implement]
+impl ContextApi for CpuDriver {
+    // ------------------------------------------------------------ context
+
+    fn ze_context_create(
+        &self,
+        h_driver: Handle<kinds::Driver>,
+        desc: &ze_context_desc_t,
+        ph_context: &mut Option<Handle<kinds::Context>>,
+    ) -> ZeResult<()> {
+        check_driver(h_driver)?;
+        check_context_flags(desc.flags)?;
+        let ctx = ContextObject::new(self.host, &[])?;
+        *ph_context = Some(Handle::new(ctx));
+        Ok(())
+    }
+
+    fn ze_context_create_ex(
+        &self,
+        h_driver: Handle<kinds::Driver>,
+        desc: &ze_context_desc_t,
+        _num_devices: u32,
+        ph_devices: &[Handle<kinds::Device>],
+        ph_context: &mut Option<Handle<kinds::Context>>,
+    ) -> ZeResult<()> {
+        check_driver(h_driver)?;
+        check_context_flags(desc.flags)?;
+        let devices = ph_devices
+            .iter()
+            .map(|&h| ordinal(h))
+            .collect::<ZeResult<Vec<usize>>>()?;
+        let ctx = ContextObject::new(self.host, &devices)?;
+        *ph_context = Some(Handle::new(ctx));
+        Ok(())
+    }
+
+    fn ze_context_destroy(&self, h_context: Handle<kinds::Context>) -> ZeResult<()> {
+        // `[release]`: the entry layer takes the handle out after this returns; the context,
+        // and with it its remaining allocations, is freed when the last call using it ends.
+        context(h_context)?;
+        Ok(())
+    }
+
+    fn ze_context_get_status(&self, h_context: Handle<kinds::Context>) -> ZeResult<()> {
+        context(h_context)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,319 @@
+//! DeviceApi: The device queries, answered from the host (see `crate::core::properties`).
+
+use super::*;
+
+#[zekit_icd::implement]
+impl DeviceApi for CpuDriver {
+    // ------------------------------------------------------------ device
+
+    fn ze_device_get(
+        &self,
+        h_driver: Handle<kinds::Driver>,
+        p_count: &mut u32,
+        ph_devices: Option<&mut [Option<Handle<kinds::Device>>]>,
+    ) -> ZeResult<()> {
+        check_driver(h_driver)?;
+        fill_handles(&self.handles().devices, p_count, ph_devices);
+        Ok(())
+    }
+
+    fn ze_device_get_sub_devices(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p_count: &mut u32,
+        ph_subdevices: Option<&mut [Option<Handle<kinds::Device>>]>,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        // props::sub_device_count() is 0: the host CPU is not partitioned.
+        fill_handles::<kinds::Device>(&[], p_count, ph_subdevices);
+        Ok(())
+    }
+
+    fn ze_device_get_root_device(
+        &self,
+        h_device: Handle<kinds::Device>,
+        ph_root_device: &mut Option<Handle<kinds::Device>>,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        *ph_root_device = props::root_device().and_then(|o| self.device_handle(o));
+        Ok(())
+    }
+
+    fn ze_device_get_properties(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p: &mut ze_device_properties_t,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        props::fill_device_properties(self.host, p);
+        let eus = p
+            .numSlices
+            .saturating_mul(p.numSubslicesPerSlice)
+            .saturating_mul(p.numEUsPerSubslice);
+        // SAFETY: the application's pNext chain of output structures.
+        unsafe {
+            walk_chain(p.pNext, |stype, ext| match stype {
+                ze_structure_type_t::EU_COUNT_EXT => {
+                    (*ext.cast::<ze_eu_count_ext_t>()).numTotalEUs = eus;
+                }
+                ze_structure_type_t::DEVICE_USABLEMEM_SIZE_EXT_PROPERTIES => {
+                    (*ext.cast::<ze_device_usablemem_size_ext_properties_t>()).currUsableMemSize =
+                        self.host.current_available_memory();
+                }
+                _ => {}
+            })
+        };
+        Ok(())
+    }
+
+    fn ze_device_get_compute_properties(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p: &mut ze_device_compute_properties_t,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        props::fill_compute_properties(self.host, p);
+        Ok(())
+    }
+
+    fn ze_device_get_module_properties(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p: &mut ze_device_module_properties_t,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        props::fill_module_properties(self.host, p);
+        Ok(())
+    }
+
+    fn ze_device_get_command_queue_group_properties(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p_count: &mut u32,
+        out: Option<&mut [ze_command_queue_group_properties_t]>,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        props::fill_command_queue_group_properties(self.host, p_count, out);
+        Ok(())
+    }
+
+    fn ze_device_get_memory_properties(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p_count: &mut u32,
+        out: Option<&mut [ze_device_memory_properties_t]>,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        props::fill_memory_properties(self.host, p_count, out);
+        Ok(())
+    }
+
+    fn ze_device_get_memory_access_properties(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p: &mut ze_device_memory_access_properties_t,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        props::fill_memory_access_properties(self.host, p);
+        Ok(())
+    }
+
+    fn ze_device_get_cache_properties(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p_count: &mut u32,
+        out: Option<&mut [ze_device_cache_properties_t]>,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        let Some(out) = out else {
+            props::fill_cache_properties(self.host, p_count, None);
+            return Ok(());
+        };
+        props::fill_cache_properties(self.host, p_count, Some(&mut *out));
+        let line = self.host.cache_line_size() as usize;
+        let filled = (*p_count as usize).min(out.len());
+        for entry in &out[..filled] {
+            // SAFETY: the application's pNext chain of output structures.
+            unsafe {
+                walk_chain(entry.pNext, |stype, ext| {
+                    if stype == ze_structure_type_t::DEVICE_CACHELINE_SIZE_EXT {
+                        (*ext.cast::<ze_device_cache_line_size_ext_t>()).cacheLineSize = line;
+                    }
+                })
+            };
+        }
+        Ok(())
+    }
+
+    fn ze_device_get_image_properties(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p: &mut ze_device_image_properties_t,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        props::fill_image_properties(self.host, p);
+        Ok(())
+    }
+
+    fn ze_device_get_external_memory_properties(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p: &mut ze_device_external_memory_properties_t,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        props::fill_external_memory_properties(self.host, p);
+        Ok(())
+    }
+
+    fn ze_device_get_p2p_properties(
+        &self,
+        h_device: Handle<kinds::Device>,
+        h_peer_device: Handle<kinds::Device>,
+        p: &mut ze_device_p2p_properties_t,
+    ) -> ZeResult<()> {
+        let a = ordinal(h_device)?;
+        let b = ordinal(h_peer_device)?;
+        props::fill_p2p_properties(a == b, p);
+        Ok(())
+    }
+
+    fn ze_device_can_access_peer(
+        &self,
+        h_device: Handle<kinds::Device>,
+        h_peer_device: Handle<kinds::Device>,
+        value: &mut ze_bool_t,
+    ) -> ZeResult<()> {
+        let a = ordinal(h_device)?;
+        let b = ordinal(h_peer_device)?;
+        *value = ze_bool_t::from(props::can_access_peer(a == b));
+        Ok(())
+    }
+
+    fn ze_device_get_status(&self, h_device: Handle<kinds::Device>) -> ZeResult<()> {
+        ordinal(h_device)?;
+        match props::device_status() {
+            ze_result_t::SUCCESS => Ok(()),
+            code => Err(zekit_rt::fail(ZeError(code), "device status")),
+        }
+    }
+
+    fn ze_device_get_global_timestamps(
+        &self,
+        h_device: Handle<kinds::Device>,
+        host_timestamp: &mut u64,
+        device_timestamp: &mut u64,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        (*host_timestamp, *device_timestamp) = props::global_timestamps();
+        Ok(())
+    }
+
+    fn ze_device_synchronize(&self, h_device: Handle<kinds::Device>) -> ZeResult<()> {
+        ordinal(h_device)?;
+        match props::synchronize_result() {
+            ze_result_t::SUCCESS => Ok(()),
+            code => Err(zekit_rt::fail(ZeError(code),
+                "device execution failed",
+            )),
+        }
+    }
+
+    fn ze_device_get_aggregated_copy_offload_increment_value(
+        &self,
+        h_device: Handle<kinds::Device>,
+        increment_value: &mut u32,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        *increment_value = props::aggregated_copy_offload_increment_value();
+        Ok(())
+    }
+
+    fn ze_device_get_counter_based_event_max_value(
+        &self,
+        h_device: Handle<kinds::Device>,
+        max_value: &mut u64,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        *max_value = props::counter_based_event_max_value();
+        Ok(())
+    }
+
+    fn ze_device_get_runtime_requirements(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p_obj_desc: *const c_void,
+        p_size: &mut usize,
+        p_requirements: *mut c_char,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        if p_obj_desc.is_null() {
+            return Err(null_pointer("pObjDesc"));
+        }
+        // SAFETY: a non-null descriptor from the application starts with stype and pNext.
+        let stype = unsafe { (*p_obj_desc.cast::<ze_base_desc_t>()).stype };
+        let source = match requirements_source(stype)? {
+            // SAFETY: the stype says which descriptor this is.
+            RequirementsSource::Module => unsafe {
+                let raw =
+                    (*p_obj_desc.cast::<ze_runtime_requirements_module_desc_t>()).requirementsSrc;
+                Handle::<kinds::Module>::from_raw(raw.cast()).map(|_| ())
+            },
+            // SAFETY: as above.
+            RequirementsSource::Graph => unsafe {
+                let raw =
+                    (*p_obj_desc.cast::<ze_runtime_requirements_graph_desc_t>()).requirementsSrc;
+                Handle::<kinds::Graph>::from_raw(raw.cast()).map(|_| ())
+            },
+        };
+        source.map_err(|_| {
+            zekit_rt::fail(ZeError::INVALID_ARGUMENT,
+                "requirementsSrc is not a live module or graph of this driver",
+            )
+        })?;
+        let text = runtime_requirements_c(self.host);
+        let out = output_bytes(p_requirements.cast(), *p_size, text.len());
+        copy_sized(&text, p_size, out);
+        Ok(())
+    }
+
+    fn ze_device_get_runtime_requirements_key(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p_key: &mut *const c_char,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        // The key is 'static.
+        *p_key = props::runtime_requirements_key().as_ptr();
+        Ok(())
+    }
+
+    fn ze_device_validate_runtime_requirements(
+        &self,
+        h_device: Handle<kinds::Device>,
+        p_requirements: &CStr,
+        p_out: &mut ze_validate_runtime_requirements_output_t,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        p_out.result = props::validate_runtime_requirements(self.host, p_requirements.to_bytes());
+        Ok(())
+    }
+
+    fn ze_device_get_compiler_info(
+        &self,
+        h_device: Handle<kinds::Device>,
+        param_name: ze_device_compiler_info_t,
+        _p_next: *const c_void,
+        p_size: &mut usize,
+        p_data: *mut c_void,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        let Some(data) = props::compiler_info(param_name) else {
+            return Err(zekit_rt::fail(ZeError::INVALID_ENUMERATION,
+                format!("unknown paramName {param_name:?}"),
+            ));
+        };
+        let out = output_bytes(p_data.cast(), *p_size, data.len());
+        copy_sized(data, p_size, out);
+        Ok(())
+    }
+}

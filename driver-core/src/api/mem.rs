@@ -1,0 +1,139 @@
+//! MemApi: Host, device and shared allocations (see `crate::core::alloc`).
+
+use super::*;
+
+#[zekit_icd::implement]
+impl MemApi for CpuDriver {
+    // ------------------------------------------------------------ memory
+
+    fn ze_mem_alloc_host(
+        &self,
+        h_context: Handle<kinds::Context>,
+        host_desc: &ze_host_mem_alloc_desc_t,
+        size: usize,
+        alignment: usize,
+        pptr: &mut *mut c_void,
+    ) -> ZeResult<()> {
+        let ctx = context(h_context)?;
+        check_host_alloc_flags(host_desc.flags)?;
+        // SAFETY: the application's descriptor chain.
+        let limit = unsafe { alloc_limit(&[host_desc.pNext])? };
+        let req = AllocRequest {
+            kind: AllocKind::Host,
+            size,
+            alignment,
+            device: None,
+            limit,
+        };
+        let p = ctx.alloc(&req)?;
+        *pptr = p.cast();
+        Ok(())
+    }
+
+    fn ze_mem_alloc_device(
+        &self,
+        h_context: Handle<kinds::Context>,
+        device_desc: &ze_device_mem_alloc_desc_t,
+        size: usize,
+        alignment: usize,
+        h_device: Handle<kinds::Device>,
+        pptr: &mut *mut c_void,
+    ) -> ZeResult<()> {
+        let ctx = context(h_context)?;
+        let device = ordinal(h_device)?;
+        check_device_alloc_desc(device_desc.flags, device_desc.ordinal)?;
+        // SAFETY: the application's descriptor chain.
+        let limit = unsafe { alloc_limit(&[device_desc.pNext])? };
+        let req = AllocRequest {
+            kind: AllocKind::Device,
+            size,
+            alignment,
+            device: Some(device),
+            limit,
+        };
+        let p = ctx.alloc(&req)?;
+        *pptr = p.cast();
+        Ok(())
+    }
+
+    fn ze_mem_alloc_shared(
+        &self,
+        h_context: Handle<kinds::Context>,
+        device_desc: &ze_device_mem_alloc_desc_t,
+        host_desc: &ze_host_mem_alloc_desc_t,
+        size: usize,
+        alignment: usize,
+        h_device: Option<Handle<kinds::Device>>,
+        pptr: &mut *mut c_void,
+    ) -> ZeResult<()> {
+        let ctx = context(h_context)?;
+        let device = h_device.map(|h| ordinal(h)).transpose()?;
+        check_device_alloc_desc(device_desc.flags, device_desc.ordinal)?;
+        check_host_alloc_flags(host_desc.flags)?;
+        // SAFETY: the application's descriptor chains.
+        let limit = unsafe { alloc_limit(&[device_desc.pNext, host_desc.pNext])? };
+        let req = AllocRequest {
+            kind: AllocKind::Shared,
+            size,
+            alignment,
+            device,
+            limit,
+        };
+        let p = ctx.alloc(&req)?;
+        *pptr = p.cast();
+        Ok(())
+    }
+
+    fn ze_mem_free(&self, h_context: Handle<kinds::Context>, ptr: *mut c_void) -> ZeResult<()> {
+        let ctx = context(h_context)?;
+        Ok(ctx.free(ptr.cast())?)
+    }
+
+    fn ze_mem_free_ext(
+        &self,
+        h_context: Handle<kinds::Context>,
+        p_mem_free_desc: &ze_memory_free_ext_desc_t,
+        ptr: *mut c_void,
+    ) -> ZeResult<()> {
+        let ctx = context(h_context)?;
+        Ok(ctx.free_ext(ptr.cast(), p_mem_free_desc.freePolicy)?)
+    }
+
+    fn ze_mem_get_alloc_properties(
+        &self,
+        h_context: Handle<kinds::Context>,
+        ptr: *const c_void,
+        p: &mut ze_memory_allocation_properties_t,
+        ph_device: Option<&mut Option<Handle<kinds::Device>>>,
+    ) -> ZeResult<()> {
+        let ctx = context(h_context)?;
+        let a = ctx.alloc_properties(ptr.cast(), self.host.page_size);
+        p.r#type = a.memory_type;
+        p.id = a.id;
+        p.pageSize = a.page_size;
+        let device = a.device.and_then(|d| self.device_handle(d));
+        // phDevice is optional: None means the caller does not want it.
+        if let Some(out) = ph_device {
+            *out = device;
+        }
+        Ok(())
+    }
+
+    fn ze_mem_get_address_range(
+        &self,
+        h_context: Handle<kinds::Context>,
+        ptr: *const c_void,
+        p_base: Option<&mut *mut c_void>,
+        p_size: Option<&mut usize>,
+    ) -> ZeResult<()> {
+        let ctx = context(h_context)?;
+        let (base, size) = ctx.address_range(ptr.cast())?;
+        if let Some(b) = p_base {
+            *b = base.cast();
+        }
+        if let Some(s) = p_size {
+            *s = size;
+        }
+        Ok(())
+    }
+}

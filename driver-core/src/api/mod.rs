@@ -1,0 +1,189 @@
+//! The CPU driver's C-ABI side: one file per spec class, each an `#[zekit_icd::implement]`
+//! block of the generated class trait. It turns handles into objects, walks `pNext` chains and
+//! calls [`crate::core`]; it makes no decisions of its own. A failure of the core
+//! ([`Failure`]) becomes the returned error and its reason, which the generated entry layer logs
+//! once and records as the thread's last error.
+//!
+//! Which functions the DDI tables offer follows from the methods these blocks define.
+
+mod context;
+mod device;
+mod driver;
+mod global;
+mod mem;
+
+use std::ffi::{c_char, c_void, CStr};
+use std::sync::OnceLock;
+
+use zekit_icd::kinds;
+use zekit_icd::{ContextApi, DeviceApi, DriverApi, GlobalApi, MemApi};
+use zekit_icd::{Handle, ZeError, ZeResult};
+use zekit_rt::Obj;
+use zekit_sys::*;
+
+use crate::core::alloc::{AllocKind, SizeLimit, SUPPORTED_FREE_POLICIES};
+use crate::core::objects::*;
+use crate::core::properties as props;
+use crate::host::{host, HostInfo};
+
+/// Longest `pNext` chain walked (guards against cycles).
+pub const MAX_CHAIN: usize = 64;
+
+/// The CPU driver: the host, the init state and its (lazily made) handles.
+pub struct CpuDriver {
+    host: &'static HostInfo,
+    init: InitState,
+    handles: OnceLock<Handles>,
+}
+
+struct Handles {
+    driver: Handle<kinds::Driver>,
+    devices: Vec<Handle<kinds::Device>>,
+}
+
+impl CpuDriver {
+    /// A driver for `host`. Handles are made on first use, so that they carry the dispatch tables
+    /// `zekit_icd::install` records.
+    pub fn new(host: &'static HostInfo) -> CpuDriver {
+        CpuDriver { host, init: InitState::new(), handles: OnceLock::new() }
+    }
+
+    fn handles(&self) -> &Handles {
+        self.handles.get_or_init(|| Handles {
+            driver: Handle::new(DriverObject),
+            devices: (0..NUM_DEVICES).map(|ordinal| Handle::new(DeviceObject { ordinal })).collect(),
+        })
+    }
+
+    /// The driver handle.
+    pub fn driver_handle(&self) -> Handle<kinds::Driver> {
+        self.handles().driver
+    }
+
+    /// The handle of device `ordinal`.
+    pub fn device_handle(&self, ordinal: usize) -> Option<Handle<kinds::Device>> {
+        self.handles().devices.get(ordinal).copied()
+    }
+
+    /// The host this driver describes.
+    pub fn host(&self) -> &'static HostInfo {
+        self.host
+    }
+}
+
+/// The process's CPU driver (what the exported tables dispatch to).
+pub fn instance() -> &'static CpuDriver {
+    static D: OnceLock<CpuDriver> = OnceLock::new();
+    D.get_or_init(|| CpuDriver::new(host()))
+}
+
+/// The dispatch table of the process's CPU driver (what `zekit_icd::install` takes).
+pub fn dispatch() -> zekit_icd::Dispatch {
+    zekit_icd::dispatch!(CpuDriver, instance())
+}
+
+zekit_icd::export_icd!(CpuDriver, instance());
+
+// ---------------------------------------------------------------- helpers
+
+/// A failure of the core becomes the call's error, its reason noted for the entry layer.
+impl From<Failure> for ZeError {
+    fn from(f: Failure) -> ZeError {
+        zekit_rt::fail(ZeError(f.code), f.reason)
+    }
+}
+
+fn null_pointer(what: &str) -> ZeError {
+    zekit_rt::fail(ZeError::INVALID_NULL_POINTER, format_args!("{what} is null"))
+}
+
+fn check_driver(h: Handle<kinds::Driver>) -> ZeResult<()> {
+    h.get::<DriverObject>().map(|_| ())
+}
+
+fn ordinal(h: Handle<kinds::Device>) -> ZeResult<usize> {
+    h.get::<DeviceObject>().map(|d| d.ordinal)
+}
+
+fn context(h: Handle<kinds::Context>) -> ZeResult<Obj<ContextObject>> {
+    h.get::<ContextObject>()
+}
+
+/// Visits every structure of a `pNext` chain (at most [`MAX_CHAIN`]).
+///
+/// # Safety
+/// `p` must be null or start a chain of Level Zero structures (each beginning with `stype` and
+/// `pNext`), as the API requires of applications.
+unsafe fn walk_chain(
+    mut p: *const c_void,
+    mut visit: impl FnMut(ze_structure_type_t, *mut c_void),
+) {
+    for _ in 0..MAX_CHAIN {
+        if p.is_null() {
+            return;
+        }
+        let base = p.cast::<ze_base_desc_t>();
+        // SAFETY: the caller promises a chain of structures with the base layout.
+        let (stype, next) = unsafe { ((*base).stype, (*base).pNext) };
+        visit(stype, p.cast_mut());
+        p = next;
+    }
+}
+
+/// The size limit asked for by relaxed-limits descriptors in any of `chains`.
+///
+/// # Safety
+/// As [`walk_chain`], for every chain.
+unsafe fn alloc_limit(chains: &[*const c_void]) -> ZeResult<SizeLimit> {
+    let mut limit: Outcome<SizeLimit> = Ok(SizeLimit::Strict);
+    for &chain in chains {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            walk_chain(chain, |stype, p| {
+                let flags = match stype {
+                    ze_structure_type_t::RELAXED_ALLOCATION_LIMITS_EXP_DESC => {
+                        (*p.cast::<ze_relaxed_allocation_limits_exp_desc_t>())
+                            .flags
+                            .0
+                    }
+                    ze_structure_type_t::RELAXED_ALLOCATION_LIMITS_EXT_DESC => {
+                        (*p.cast::<ze_relaxed_allocation_limits_ext_desc_t>())
+                            .flags
+                            .0
+                    }
+                    _ => return,
+                };
+                limit = match (&limit, relaxed_limit(flags)) {
+                    (Err(_), _) => return,
+                    (_, Err(e)) => Err(e),
+                    (Ok(SizeLimit::Relaxed), _) | (_, Ok(SizeLimit::Relaxed)) => {
+                        Ok(SizeLimit::Relaxed)
+                    }
+                    _ => Ok(SizeLimit::Strict),
+                };
+            })
+        };
+    }
+    Ok(limit?)
+}
+
+/// The application's output buffer of `size` bytes, viewed only as far as the `needed` bytes
+/// the driver may write (`None` when null).
+fn output_bytes<'a>(ptr: *mut u8, size: usize, needed: usize) -> Option<&'a mut [u8]> {
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: the application provides `size` writable bytes at `ptr`; the view covers at most
+    // that many.
+    Some(unsafe { std::slice::from_raw_parts_mut(ptr, size.min(needed)) })
+}
+
+fn fill_handles<K: zekit_rt::HandleKind>(
+    items: &[Handle<K>],
+    count: &mut u32,
+    out: Option<&mut [Option<Handle<K>>]>,
+) {
+    props::fill_counted(items, count, out, |h, slot| *slot = Some(*h));
+}
+
+// ---------------------------------------------------------------- the trait

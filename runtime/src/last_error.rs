@@ -1,0 +1,105 @@
+//! One log line and one last-error record per failed call, written by the entry layer.
+//!
+//! A driver method that fails says why with [`fail`], which only notes the reason for the
+//! calling thread. When the call returns an error, the generated entry layer calls
+//! [`failed`]: it logs one line (`zekit: zeMemFree: ZE_RESULT_ERROR_INVALID_ARGUMENT: why`,
+//! silenced by `ZEKIT_LOG=0`) and records the same text as the thread's last error, which
+//! `zeDriverGetLastErrorDescription` returns ([`last_error_ptr`]). Failures found before the
+//! driver runs (null or stale handles, parameter validation) take the same path.
+//!
+//! `ZE_RESULT_NOT_READY` is an answer, not an error: it is neither logged nor recorded. An
+//! `UNSUPPORTED_FEATURE` without a reason (a function the driver does not implement) is
+//! recorded but not logged.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, CString};
+use std::fmt::{Display, Write};
+
+use zekit_sys::ze_result_t;
+
+use crate::ZeError;
+
+thread_local! {
+    static REASON: RefCell<String> = const { RefCell::new(String::new()) };
+    static LAST: RefCell<CString> = RefCell::new(CString::default());
+}
+
+/// Notes why the current call fails with `code`; returns `code` to hand back. A later
+/// reason of the same call replaces it.
+pub fn fail(code: ZeError, reason: impl Display) -> ZeError {
+    REASON.with(|r| {
+        let mut r = r.borrow_mut();
+        r.clear();
+        let _ = write!(r, "{reason}");
+    });
+    code
+}
+
+/// Forgets any reason noted by an earlier call on this thread.
+#[inline]
+pub fn begin_call() {
+    REASON.with(|r| {
+        if let Ok(mut r) = r.try_borrow_mut() {
+            if !r.is_empty() {
+                r.clear();
+            }
+        }
+    });
+}
+
+/// Ends a failed call of `function`: logs one line and records the last error. `context`
+/// is used when the driver noted no reason. Returns the code.
+pub fn failed(function: &str, e: ZeError, context: &str) -> ze_result_t {
+    let code = e.0;
+    if code == ze_result_t::NOT_READY {
+        return code;
+    }
+    let reason = REASON.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    let why = match (reason.is_empty(), context.is_empty()) {
+        (false, true) => reason,
+        (false, false) => format!("{context}: {reason}"),
+        (true, false) => context.to_string(),
+        (true, true) => String::new(),
+    };
+    let text = if why.is_empty() { format!("{code}") } else { format!("{code}: {why}") };
+    if code != ze_result_t::ERROR_UNSUPPORTED_FEATURE || !why.is_empty() {
+        crate::log_error(function, &text);
+    }
+    // Interior NULs would cut the C string short; reasons may quote application data.
+    let c = CString::new(format!("{function}: {text}").replace('\0', "\\0")).unwrap_or_default();
+    LAST.with(|l| *l.borrow_mut() = c);
+    code
+}
+
+/// The last error description of this thread (empty when none).
+pub fn last_error() -> String {
+    LAST.with(|l| l.borrow().to_string_lossy().into_owned())
+}
+
+/// C pointer to the last error description of this thread, valid until the next failure on
+/// this thread.
+pub fn last_error_ptr() -> *const c_char {
+    LAST.with(|l| l.borrow().as_ptr())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_record_per_failure() {
+        crate::set_logging(false);
+        begin_call();
+        let e = fail(ZeError::INVALID_SIZE, "size 0");
+        assert_eq!(failed("zeX", e, ""), ze_result_t::ERROR_INVALID_SIZE);
+        assert_eq!(last_error(), "zeX: ZE_RESULT_ERROR_INVALID_SIZE: size 0");
+        assert_eq!(failed("zeY", ZeError::INVALID_ARGUMENT, "invalid arguments"), ze_result_t::ERROR_INVALID_ARGUMENT);
+        assert_eq!(last_error(), "zeY: ZE_RESULT_ERROR_INVALID_ARGUMENT: invalid arguments");
+        failed("zeZ", ZeError(ze_result_t::NOT_READY), "");
+        assert_eq!(last_error(), "zeY: ZE_RESULT_ERROR_INVALID_ARGUMENT: invalid arguments");
+        fail(ZeError::UNKNOWN, "stale");
+        begin_call();
+        failed("zeW", ZeError::UNKNOWN, "");
+        assert_eq!(last_error(), "zeW: ZE_RESULT_ERROR_UNKNOWN");
+    }
+}
