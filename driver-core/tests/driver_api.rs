@@ -401,10 +401,8 @@ fn runtime_requirements() {
     )
     .unwrap();
     // SAFETY: NUL-terminated by the driver.
-    assert_eq!(
-        unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap(),
-        text
-    );
+    let written = unsafe { CStr::from_ptr(buf.as_ptr()) };
+    assert_eq!(written.to_str().unwrap(), text);
     assert_eq!(buf[size], 0x55, "nothing written past the string");
     // Too small: size updated, nothing written.
     let mut small = 3;

@@ -14,10 +14,8 @@ use zekit_sys::*;
 fn last_error(drv: ze_driver_handle_t) -> String {
     let mut s: *const c_char = null();
     // SAFETY: valid driver handle and output pointer.
-    assert_eq!(
-        unsafe { entry::zeDriverGetLastErrorDescription(drv, &mut s) },
-        ZE_RESULT_SUCCESS
-    );
+    let r = unsafe { entry::zeDriverGetLastErrorDescription(drv, &mut s) };
+    assert_eq!(r, ZE_RESULT_SUCCESS);
     // SAFETY: NUL-terminated, valid until the next error on this thread.
     unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned()
 }

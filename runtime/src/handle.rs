@@ -302,7 +302,7 @@ mod tests {
 
     #[test]
     fn an_object_outlives_its_handle_while_used() {
-        struct Probe(Arc<()>);
+        struct Probe(#[allow(dead_code)] Arc<()>);
         let token = Arc::new(());
         let h = Handle::<Dev>::new(Probe(token.clone()));
         let used = h.get::<Probe>().unwrap();

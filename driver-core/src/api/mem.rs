@@ -67,7 +67,7 @@ impl MemApi for CpuDriver {
         pptr: &mut *mut c_void,
     ) -> ZeResult<()> {
         let ctx = context(h_context)?;
-        let device = h_device.map(|h| ordinal(h)).transpose()?;
+        let device = h_device.map(ordinal).transpose()?;
         check_device_alloc_desc(device_desc.flags, device_desc.ordinal)?;
         check_host_alloc_flags(host_desc.flags)?;
         // SAFETY: the application's descriptor chains.
