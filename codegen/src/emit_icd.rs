@@ -949,13 +949,17 @@ fn emit_lib(cx: &Ctx) -> TokenStream {
             let Some(d) = dispatch() else {
                 return Err(zekit_rt::failed(function, ZeError::UNINITIALIZED, "no driver is installed"));
             };
+            zekit_rt::begin_call();
             if let Some(h) = d.hooks {
                 if let Some(r) = h.before_call(function, args) {
+                    // Answered by the hooks (a reason, if any, noted with `zekit_rt::fail`).
+                    if r != sys::ze_result_t::SUCCESS {
+                        zekit_rt::failed(function, ZeError(r), "");
+                    }
                     h.after_call(function, args, r);
                     return Err(r);
                 }
             }
-            zekit_rt::begin_call();
             let valid = if zekit_rt::validation_enabled() { validate() } else { Ok(()) };
             let res = match valid {
                 Err(e) => Err(zekit_rt::failed(function, e, "invalid arguments")),

@@ -1,10 +1,20 @@
-//! The C control header of the mock driver, `include/zekit/zekit_mock.h` (tera template
-//! `templates/zekit_mock.h.tera`):
+//! What the mock driver and its C users share, emitted twice from one definition:
 //!
-//! * the control functions `libze_zekit_mock.so` exports (`zekitMockReset`, ...), declared for
-//!   programs that link the library and as `zekit_pfn*_t` pointer types for `dlsym`;
-//! * `ZEKIT_MOCK_FALLBACK_RESULTS(X)`: what every API function returns when the mock has no
-//!   behaviour of its own for it (see [`fallback_result`]). The mock reads this same table.
+//! * the C control header `include/zekit/zekit_mock.h` (tera template
+//!   `templates/zekit_mock.h.tera`), and
+//! * the Rust module `zekit-mock/mock.rs`, which the mock compiles (`include!` in
+//!   `mock/src/generated.rs`).
+//!
+//! Both carry:
+//!
+//! * the control functions `libze_zekit_mock.so` exports ([`CONTROL_API`]: `zekitMockReset`,
+//!   ...): in the header, declarations for programs that link the library and `zekit_pfn*_t`
+//!   pointer types for `dlsym`; in Rust, the `#[no_mangle] extern "C"` definitions themselves,
+//!   each calling the function of `mock/src/capi.rs` of the same name in snake case
+//!   (`zekitMockSetResult` → `capi::set_result`) with the same parameters, so a signature that
+//!   drifts from the header does not compile;
+//! * what every API function returns when the mock has no behaviour of its own for it (see
+//!   [`fallback_result`]): `ZEKIT_MOCK_FALLBACK_RESULTS(X)` in C, `FALLBACK_RESULTS` in Rust.
 
 use serde::Serialize;
 
@@ -17,12 +27,18 @@ const TEMPLATE: &str = include_str!("../templates/zekit_mock.h.tera");
 /// Path of the header, relative to `generated/`.
 pub const HEADER_PATH: &str = "include/zekit/zekit_mock.h";
 
-/// One exported control function: name, C return type, C parameters, doc lines.
+/// Path of the Rust module the mock includes, relative to `generated/`.
+pub const RUST_PATH: &str = "zekit-mock/mock.rs";
+
+/// One exported control function: name, C return type, C parameters (type, name), doc lines,
+/// and what a caller must guarantee (empty when it takes no pointer; else the Rust definition
+/// is an `unsafe extern "C" fn` with this as its `# Safety` section).
 pub struct ControlFn {
     pub name: &'static str,
     pub ret: &'static str,
     pub params: &'static [(&'static str, &'static str)],
     pub doc: &'static [&'static str],
+    pub safety: &'static str,
 }
 
 /// The control API of the mock (implemented in `mock/src/capi.rs`).
@@ -36,6 +52,7 @@ pub const CONTROL_API: &[ControlFn] = &[
             "(call numbers restart at 1), clears the log path and restores the default device",
             "profile. Objects the application created stay valid.",
         ],
+        safety: "",
     },
     ControlFn {
         name: "zekitMockSetResult",
@@ -48,6 +65,7 @@ pub const CONTROL_API: &[ControlFn] = &[
             "Returns ZE_RESULT_ERROR_INVALID_NULL_POINTER for a NULL name and",
             "ZE_RESULT_ERROR_INVALID_ARGUMENT for a name that is not a Level Zero function.",
         ],
+        safety: "`function` is NULL or a NUL-terminated string.",
     },
     ControlFn {
         name: "zekitMockCallCount",
@@ -57,6 +75,7 @@ pub const CONTROL_API: &[ControlFn] = &[
             "Number of logged calls to `function`; every logged call when `function` is NULL.",
             "Calls to unknown names count 0.",
         ],
+        safety: "`function` is NULL or a NUL-terminated string.",
     },
     ControlFn {
         name: "zekitMockWriteLog",
@@ -68,6 +87,7 @@ pub const CONTROL_API: &[ControlFn] = &[
             "scenario's `log:` named (ZE_RESULT_ERROR_INVALID_NULL_POINTER if none).",
             "Returns ZE_RESULT_ERROR_UNKNOWN when the file cannot be written.",
         ],
+        safety: "`path` is NULL or a NUL-terminated string.",
     },
     ControlFn {
         name: "zekitMockLoadScenario",
@@ -79,6 +99,7 @@ pub const CONTROL_API: &[ControlFn] = &[
             "An invalid file changes nothing, prints the reason on stderr and returns",
             "ZE_RESULT_ERROR_INVALID_ARGUMENT.",
         ],
+        safety: "`path` is NULL or a NUL-terminated string.",
     },
     ControlFn {
         name: "zekitMockVerify",
@@ -89,6 +110,7 @@ pub const CONTROL_API: &[ControlFn] = &[
             "failures, whose messages (one per line) are copied into `buf`, truncated to",
             "`len` bytes including the terminating NUL (`buf` may be NULL when `len` is 0).",
         ],
+        safety: "`buf` is NULL or points to `len` writable bytes.",
     },
 ];
 
@@ -126,8 +148,48 @@ struct FallbackView {
     why: String,
 }
 
-/// `[(HEADER_PATH, text)]`.
+/// The Rust type of a C type of the control API.
+fn rust_type(c: &str) -> Result<&'static str, String> {
+    Ok(match c {
+        "void" => "()",
+        "const char*" => "*const ::core::ffi::c_char",
+        "char*" => "*mut ::core::ffi::c_char",
+        "uint32_t" => "u32",
+        "int32_t" => "i32",
+        "size_t" => "usize",
+        "ze_result_t" => "::zekit_sys::ze_result_t",
+        _ => return Err(format!("emit_mock: no Rust type for the C type `{c}`")),
+    })
+}
+
+/// `zekitMockSetResult` → `set_result`: the function of `mock/src/capi.rs` that implements it.
+pub fn implementation_name(f: &ControlFn) -> String {
+    heck::ToSnakeCase::to_snake_case(f.name.trim_start_matches("zekitMock"))
+}
+
+/// Every API function with its fallback result and the reason, in spec order.
+fn fallbacks(api: &Api) -> Vec<FallbackView> {
+    let mut fallback = vec![];
+    for ns in NAMESPACES {
+        for (_, f) in api.functions(ns) {
+            let (result, why) = fallback_result(f);
+            fallback.push(FallbackView { name: f.name.clone(), pad: String::new(), result: result.to_string(), why });
+        }
+    }
+    let width = fallback.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    for f in &mut fallback {
+        f.pad = " ".repeat(width - f.name.len() + 1);
+    }
+    fallback
+}
+
+/// `[(HEADER_PATH, C header), (RUST_PATH, Rust module)]`.
 pub fn emit(api: &Api) -> Result<Vec<(String, String)>, String> {
+    let fallback = fallbacks(api);
+    Ok(vec![(HEADER_PATH.to_string(), emit_header(&fallback)?), (RUST_PATH.to_string(), emit_rust(&fallback)?)])
+}
+
+fn emit_header(fallback: &[FallbackView]) -> Result<String, String> {
     let control: Vec<ControlView> = CONTROL_API
         .iter()
         .map(|f| {
@@ -151,17 +213,6 @@ pub fn emit(api: &Api) -> Result<Vec<(String, String)>, String> {
             }
         })
         .collect();
-    let mut fallback = vec![];
-    for ns in NAMESPACES {
-        for (_, f) in api.functions(ns) {
-            let (result, why) = fallback_result(f);
-            fallback.push(FallbackView { name: f.name.clone(), pad: String::new(), result: result.to_string(), why });
-        }
-    }
-    let width = fallback.iter().map(|f| f.name.len()).max().unwrap_or(0);
-    for f in &mut fallback {
-        f.pad = " ".repeat(width - f.name.len() + 1);
-    }
     let mut tera = tera::Tera::default();
     tera.add_raw_template("zekit_mock.h", TEMPLATE).map_err(|e| format!("zekit_mock.h.tera: {e:?}"))?;
     tera.autoescape_on(vec![]);
@@ -169,8 +220,66 @@ pub fn emit(api: &Api) -> Result<Vec<(String, String)>, String> {
     ctx.insert("control", &control);
     ctx.insert("fallback", &fallback);
     ctx.insert("count", &fallback.len());
-    let text = tera.render("zekit_mock.h", &ctx).map_err(|e| format!("zekit_mock.h: {e:?}"))?;
-    Ok(vec![(HEADER_PATH.to_string(), text)])
+    tera.render("zekit_mock.h", &ctx).map_err(|e| format!("zekit_mock.h: {e:?}"))
+}
+
+/// The Rust module: `FALLBACK_RESULTS`, `CONTROL_FUNCTIONS` and the exported control
+/// functions. Plain text (no inner attributes or `//!` docs: it is `include!`d).
+fn emit_rust(fallback: &[FallbackView]) -> Result<String, String> {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let w = &mut s;
+    let _ = writeln!(
+        w,
+        "// @generated by zekit `cargo xtask gen` from spec/ via codegen/src/emit_mock.rs. Do not edit.\n\
+         // The mock's share of what include/zekit/zekit_mock.h declares, from the same definitions;\n\
+         // compiled into the mock by mock/src/generated.rs.\n"
+    );
+    let _ = writeln!(
+        w,
+        "/// What each of the {} API functions returns when the mock has no behaviour of its own\n\
+         /// for it (and no programmed result applies), in spec order: `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`\n\
+         /// when it has an `[out]` or `[in,out]` parameter or an `hSignalEvent` (a success would be a\n\
+         /// lie), `ZE_RESULT_SUCCESS` otherwise. The header's `ZEKIT_MOCK_FALLBACK_RESULTS(X)`.\n\
+         pub const FALLBACK_RESULTS: &[(&str, ::zekit_sys::ze_result_t)] = &[",
+        fallback.len()
+    );
+    for f in fallback {
+        let why = if f.why.is_empty() { String::new() } else { format!(" // {}", f.why) };
+        let _ = writeln!(w, "    (\"{}\", ::zekit_sys::{}),{why}", f.name, f.result);
+    }
+    let _ = writeln!(w, "];\n");
+    let _ = writeln!(w, "/// The control functions the mock exports, in the header's order.");
+    let names: Vec<String> = CONTROL_API.iter().map(|f| format!("\"{}\"", f.name)).collect();
+    let _ = writeln!(w, "pub const CONTROL_FUNCTIONS: &[&str] = &[{}];", names.join(", "));
+    for f in CONTROL_API {
+        let params = f
+            .params
+            .iter()
+            .map(|(t, n)| Ok(format!("{n}: {}", rust_type(t)?)))
+            .collect::<Result<Vec<_>, String>>()?
+            .join(", ");
+        let args = f.params.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", ");
+        let ret = match f.ret {
+            "void" => String::new(),
+            t => format!(" -> {}", rust_type(t)?),
+        };
+        let imp = implementation_name(f);
+        let _ = writeln!(w);
+        for line in f.doc {
+            let _ = writeln!(w, "/// {line}");
+        }
+        if f.safety.is_empty() {
+            let _ = writeln!(w, "#[no_mangle]\npub extern \"C\" fn {}({params}){ret} {{", f.name);
+            let _ = writeln!(w, "    crate::capi::{imp}({args})\n}}");
+        } else {
+            let _ = writeln!(w, "///\n/// # Safety\n/// {}", f.safety);
+            let _ = writeln!(w, "#[no_mangle]\npub unsafe extern \"C\" fn {}({params}){ret} {{", f.name);
+            let _ = writeln!(w, "    // SAFETY: the caller keeps this function's contract, which is `{imp}`'s.");
+            let _ = writeln!(w, "    unsafe {{ crate::capi::{imp}({args}) }}\n}}");
+        }
+    }
+    Ok(s)
 }
 
 #[cfg(test)]
@@ -199,6 +308,13 @@ mod tests {
         for f in CONTROL_API {
             assert!(f.name.starts_with("zekitMock"), "{}", f.name);
             assert!(!f.doc.is_empty(), "{} is documented", f.name);
+            let pointers = f.params.iter().any(|(t, _)| t.contains('*'));
+            assert_eq!(pointers, !f.safety.is_empty(), "{}: a pointer parameter needs a safety contract", f.name);
+            for (t, _) in f.params {
+                rust_type(t).unwrap();
+            }
+            rust_type(f.ret).unwrap();
         }
+        assert_eq!(implementation_name(&CONTROL_API[1]), "set_result");
     }
 }

@@ -8,8 +8,6 @@
 //!
 //! `cargo bench -p zekit-mock`; `ZEKIT_BENCH_ROUNDS` and `ZEKIT_BENCH_CALLS` (per round) tune it.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use std::ffi::c_void;
 use std::hint::black_box;
 use std::ptr::null_mut;

@@ -1,6 +1,9 @@
-//! The C control API exported by `libze_zekit_mock.so`, declared in the generated header
-//! `generated/include/zekit/zekit_mock.h` (see `codegen/src/emit_mock.rs`). Every function
-//! catches panics: nothing unwinds into C.
+//! The C control API of `libze_zekit_mock.so`: the implementations. The exported
+//! `zekitMock*` functions themselves, like their declarations in the header
+//! `generated/include/zekit/zekit_mock.h`, are generated from one list
+//! (`codegen/src/emit_mock.rs`) into [`crate::generated`]; each calls the function here named
+//! after it in snake case (`zekitMockSetResult` → [`set_result`]), with the same parameters.
+//! Every function catches panics: nothing unwinds into C.
 
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -8,6 +11,7 @@ use std::path::Path;
 
 use zekit_sys::ze_result_t;
 
+pub use crate::generated::CONTROL_FUNCTIONS;
 use crate::scenario::Scenario;
 use crate::script::{is_known_function, script};
 
@@ -32,8 +36,7 @@ unsafe fn text<'a>(p: *const c_char) -> Option<&'a str> {
 }
 
 /// `zekitMockReset`: see the header.
-#[no_mangle]
-pub extern "C" fn zekitMockReset() {
+pub fn reset() {
     guard("zekitMockReset", (), || script().reset());
 }
 
@@ -41,12 +44,7 @@ pub extern "C" fn zekitMockReset() {
 ///
 /// # Safety
 /// `function` is NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn zekitMockSetResult(
-    function: *const c_char,
-    nth: u32,
-    result: ze_result_t,
-) -> ze_result_t {
+pub unsafe fn set_result(function: *const c_char, nth: u32, result: ze_result_t) -> ze_result_t {
     guard("zekitMockSetResult", ze_result_t::ERROR_UNKNOWN, || {
         if function.is_null() {
             return ze_result_t::ERROR_INVALID_NULL_POINTER;
@@ -71,8 +69,7 @@ pub unsafe extern "C" fn zekitMockSetResult(
 ///
 /// # Safety
 /// `function` is NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn zekitMockCallCount(function: *const c_char) -> u32 {
+pub unsafe fn call_count(function: *const c_char) -> u32 {
     guard("zekitMockCallCount", 0, || {
         let n = if function.is_null() {
             script().calls().len()
@@ -91,8 +88,7 @@ pub unsafe extern "C" fn zekitMockCallCount(function: *const c_char) -> u32 {
 ///
 /// # Safety
 /// `path` is NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn zekitMockWriteLog(path: *const c_char) -> ze_result_t {
+pub unsafe fn write_log(path: *const c_char) -> ze_result_t {
     guard("zekitMockWriteLog", ze_result_t::ERROR_UNKNOWN, || {
         let res = if path.is_null() {
             match script().write_log() {
@@ -121,8 +117,7 @@ pub unsafe extern "C" fn zekitMockWriteLog(path: *const c_char) -> ze_result_t {
 ///
 /// # Safety
 /// `path` is NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn zekitMockLoadScenario(path: *const c_char) -> ze_result_t {
+pub unsafe fn load_scenario(path: *const c_char) -> ze_result_t {
     guard("zekitMockLoadScenario", ze_result_t::ERROR_UNKNOWN, || {
         if path.is_null() {
             return ze_result_t::ERROR_INVALID_NULL_POINTER;
@@ -149,8 +144,7 @@ pub unsafe extern "C" fn zekitMockLoadScenario(path: *const c_char) -> ze_result
 ///
 /// # Safety
 /// `buf` is NULL or points to `len` writable bytes.
-#[no_mangle]
-pub unsafe extern "C" fn zekitMockVerify(buf: *mut c_char, len: usize) -> i32 {
+pub unsafe fn verify(buf: *mut c_char, len: usize) -> i32 {
     guard("zekitMockVerify", -1, || {
         let (n, text) = match script().verify() {
             Ok(()) => (0, String::new()),

@@ -1,12 +1,8 @@
-//! The programmable Level Zero mock driver.
-//!
-//! Built as `libze_zekit_mock.so` (load it through the official loader with
-//! `ZE_ENABLE_ALT_DRIVERS=/path/to/libze_zekit_mock.so`) and as a Rust library named
-//! `ze_zekit_mock` for in-process tests (`extern crate ze_zekit_mock as zekit_mock;` gives the
-//! shorter name):
+//! The programmable Level Zero mock driver, as a Rust library for in-process tests (the ICD
+//! `libze_zekit_mock.so` for the official loader is the thin crate `mock/icd/`, built on this
+//! one; load it with `ZE_ENABLE_ALT_DRIVERS=/path/to/libze_zekit_mock.so`):
 //!
 //! ```no_run
-//! # extern crate ze_zekit_mock as zekit_mock;
 //! use zekit_icd::entry;
 //! use zekit_sys::*;
 //!
@@ -15,22 +11,27 @@
 //!     .on("zeMemAllocDevice")
 //!     .nth(2)
 //!     .returns(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+//! // SAFETY: a valid flags value, as a C program would pass.
 //! assert_eq!(unsafe { entry::zeInit(ze_init_flags_t(0)) }, ZE_RESULT_SUCCESS);
 //! assert_eq!(zekit_mock::script().call_count("zeInit"), 1);
 //! ```
 //!
-//! - [`driver`]: the `zekit_icd::Driver` implementation (the default behaviour of a device).
+//! - [`api`]: the default behaviour of a device, one `#[zekit_icd::implement]` block per class
+//!   trait (`api/device.rs`, `api/mem.rs`, ...); the functions they define are the modeled ones.
+//! - [`hooks`]: `impl zekit_icd::Hooks`: the script around every call, fallback results.
 //! - [`objects`]: allocations, events, fences and the engine that runs command lists.
 //! - [`script`]: call log, programmed results, expectations and sequences ([`script()`]).
 //! - [`profile`]: the device the mock reports, YAML with a built-in default.
 //! - [`scenario`]: YAML scenario files named by `ZEKIT_MOCK_SCENARIO`.
 //! - [`fallback`]: what functions without behaviour return.
-//! - [`capi`]: the exported C control API (`zekitMock*`, header `zekit/zekit_mock.h`).
+//! - [`capi`]: the C control API (`zekitMock*`, header `zekit/zekit_mock.h`); [`generated`]
+//!   holds what `cargo xtask gen` emits for the mock (fallback table, exported control functions).
 
+pub mod api;
 pub mod capi;
-pub mod driver;
 pub mod fallback;
-mod last_error;
+pub mod generated;
+pub mod hooks;
 pub mod objects;
 pub mod profile;
 pub mod scenario;
@@ -38,29 +39,32 @@ pub mod script;
 
 use std::sync::Once;
 
-pub use driver::{mock, MockDriver};
-pub use last_error::last_error;
+pub use api::{is_modeled, mock, modeled, MockDriver};
 pub use profile::Profile;
 pub use scenario::Scenario;
 pub use script::{script, Args, Call, Count, Script, Sequence};
+/// The description of this thread's last failed call (`zeDriverGetLastErrorDescription`).
+pub use zekit_rt::last_error;
 
 /// Installs the mock as this process's driver with hooks on: every call goes through
 /// [`script()`] (logged, programmable). Applies `ZEKIT_MOCK_SCENARIO` (an invalid scenario is
 /// reported on stderr and ignored). Only the first install of a process counts.
 pub fn install() {
-    install_with(true);
+    zekit_icd::install(zekit_icd::dispatch!(MockDriver, for_icd()));
 }
 
 /// Installs the mock without hooks: no call log, no programmed results, no fallback results
 /// (functions without behaviour answer `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`); the modeled
 /// functions behave the same. For benchmarks.
 pub fn install_without_hooks() {
-    install_with(false);
+    zekit_icd::install(zekit_icd::dispatch!(MockDriver, for_icd()).without_hooks());
 }
 
-fn install_with(hooks: bool) {
+/// The mock driver, with `ZEKIT_MOCK_SCENARIO` applied: what [`install`] and the ICD
+/// (`zekit_icd::export_icd!(MockDriver, zekit_mock::for_icd())` in `mock/icd/`) install.
+pub fn for_icd() -> &'static MockDriver {
     apply_scenario_from_env();
-    zekit_icd::install(driver::mock(), hooks);
+    mock()
 }
 
 /// Applies the `ZEKIT_MOCK_SCENARIO` scenario to [`script()`], once per process. An unreadable
@@ -73,11 +77,3 @@ pub fn apply_scenario_from_env() {
         }
     });
 }
-
-/// The instance the exported `*GetProcAddrTable` functions install (hooks on).
-fn icd_instance() -> (&'static dyn zekit_icd::Driver, bool) {
-    apply_scenario_from_env();
-    (driver::mock(), true)
-}
-
-zekit_icd::export_icd!(icd_instance());

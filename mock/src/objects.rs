@@ -1,6 +1,11 @@
 //! The mock's objects and its "device": memory allocations backed by host memory, events,
 //! fences, and the engine that runs submitted command lists.
 //!
+//! Objects behind handles own what they hold: the generated layer releases a handle when its
+//! `[release]` function (a destroy) succeeds, and the object drops when the last call using it
+//! ends. Dropping a context frees its allocations, a queue or an immediate command list drops
+//! its pending work, an event stops counting in its pool.
+//!
 //! Execution is synchronous and in order: a batch (one executed command list, or one command
 //! appended to an immediate list) runs when it is submitted, command by command, until a
 //! command waits on an event that is not signaled; the rest of the batch, and every later
@@ -18,7 +23,7 @@ use std::time::{Duration, Instant};
 use zekit_icd::{kinds, Handle, ZeError, ZeResult};
 use zekit_sys::*;
 
-use crate::last_error::fail;
+use zekit_rt::fail;
 
 /// Locks, ignoring poisoning.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -47,11 +52,24 @@ pub(crate) struct ContextObj {
     pub id: u64,
 }
 
+impl Drop for ContextObj {
+    fn drop(&mut self) {
+        // The context's allocations go with it.
+        free_context(self.id);
+    }
+}
+
 pub(crate) struct QueueObj {
     pub id: u64,
     pub ordinal: u32,
     pub index: u32,
     pub mode: ze_command_queue_mode_t,
+}
+
+impl Drop for QueueObj {
+    fn drop(&mut self) {
+        engine().discard(self.id);
+    }
 }
 
 /// An immediate command list's implicit queue.
@@ -67,6 +85,14 @@ pub(crate) struct ListObj {
     pub ordinal: u32,
     pub immediate: Option<ImmediateQueue>,
     pub state: Mutex<ListState>,
+}
+
+impl Drop for ListObj {
+    fn drop(&mut self) {
+        if let Some(imm) = &self.immediate {
+            engine().discard(imm.id);
+        }
+    }
 }
 
 #[derive(Default)]
@@ -95,6 +121,12 @@ pub(crate) struct EventObj {
     pub state: Arc<EventState>,
     pub signal_scope: ze_event_scope_flags_t,
     pub wait_scope: ze_event_scope_flags_t,
+}
+
+impl Drop for EventObj {
+    fn drop(&mut self) {
+        self.pool_shared.live.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 pub(crate) struct FenceObj {
@@ -193,9 +225,12 @@ impl Cmd {
     unsafe fn run(&self) {
         match &self.op {
             Op::Nop => {}
+            // SAFETY: the ranges were checked against the USM allocations they touch
+            // when appended, and the caller of `run` vouches for the rest (see above).
             Op::Copy { dst, src, size } => unsafe {
                 std::ptr::copy(*src as *const u8, *dst as *mut u8, *size);
             },
+            // SAFETY: as above; the region's extent was checked when appended.
             Op::CopyRegion(r) => unsafe {
                 for z in 0..r.depth {
                     for y in 0..r.height {
@@ -205,6 +240,7 @@ impl Cmd {
                     }
                 }
             },
+            // SAFETY: as above; `off + n <= size`, the checked length.
             Op::Fill { dst, pattern, size } => unsafe {
                 let d = *dst as *mut u8;
                 let mut off = 0;
@@ -216,6 +252,7 @@ impl Cmd {
             },
             Op::Signal(e) => e.set(true),
             Op::Reset(e) => e.set(false),
+            // SAFETY: `dst` came from a `&mut u64` of the append, checked for 8 bytes.
             Op::Timestamp { dst } => unsafe { (*dst as *mut u64).write_unaligned(now_ns()) },
         }
         if let Some(e) = &self.signal {
@@ -422,7 +459,6 @@ pub(crate) const DEFAULT_ALIGNMENT: usize = 64;
 
 /// Allocates zeroed host memory for a USM allocation of `kind`.
 pub(crate) fn allocate(
-    function: &str,
     context: u64,
     kind: ze_memory_type_t,
     size: usize,
@@ -431,22 +467,22 @@ pub(crate) fn allocate(
 ) -> ZeResult<*mut c_void> {
     let profile = crate::script().profile();
     if size == 0 {
-        return Err(fail(ZeError::UNSUPPORTED_SIZE, || {
-            format!("{function}: size is 0")
-        }));
+        return Err(fail(ZeError::UNSUPPORTED_SIZE, "size is 0"));
     }
     if size as u64 > profile.device.max_mem_alloc_size {
-        return Err(fail(ZeError::UNSUPPORTED_SIZE, || {
-            format!(
-                "{function}: size {size} exceeds maxMemAllocSize ({})",
+        return Err(fail(
+            ZeError::UNSUPPORTED_SIZE,
+            format_args!(
+                "size {size} exceeds maxMemAllocSize ({})",
                 profile.device.max_mem_alloc_size
-            )
-        }));
+            ),
+        ));
     }
     if alignment != 0 && !alignment.is_power_of_two() {
-        return Err(fail(ZeError::UNSUPPORTED_ALIGNMENT, || {
-            format!("{function}: alignment {alignment} is not a power of two")
-        }));
+        return Err(fail(
+            ZeError::UNSUPPORTED_ALIGNMENT,
+            format_args!("alignment {alignment} is not a power of two"),
+        ));
     }
     let align = if alignment == 0 {
         DEFAULT_ALIGNMENT
@@ -460,28 +496,31 @@ pub(crate) fn allocate(
         ZeError::OUT_OF_HOST_MEMORY
     };
     let layout = Layout::from_size_align(size, align).map_err(|_| {
-        fail(ZeError::UNSUPPORTED_SIZE, || {
-            format!("{function}: size {size} with alignment {align} is too large")
-        })
+        fail(
+            ZeError::UNSUPPORTED_SIZE,
+            format_args!("size {size} with alignment {align} is too large"),
+        )
     })?;
     let mut a = allocs().write().unwrap_or_else(|e| e.into_inner());
     if on_device {
         let total: u64 = profile.memory.iter().map(|m| m.total_size).sum();
         if a.device_bytes.saturating_add(size as u64) > total {
-            return Err(fail(oom, || {
-                format!(
-                    "{function}: {size} bytes more would exceed the device's {total} bytes ({} in use)",
+            return Err(fail(
+                oom,
+                format_args!(
+                    "{size} bytes more would exceed the device's {total} bytes ({} in use)",
                     a.device_bytes
-                )
-            }));
+                ),
+            ));
         }
     }
     // SAFETY: the layout has a non-zero size.
     let ptr = unsafe { alloc_zeroed(layout) };
     if ptr.is_null() {
-        return Err(fail(oom, || {
-            format!("{function}: the host has no {size} bytes to give")
-        }));
+        return Err(fail(
+            oom,
+            format_args!("the host has no {size} bytes to give"),
+        ));
     }
     if on_device {
         a.device_bytes += size as u64;
@@ -501,20 +540,22 @@ pub(crate) fn allocate(
 }
 
 /// Frees the allocation whose base is `ptr`, made in `context`.
-pub(crate) fn free(function: &str, context: u64, ptr: *mut c_void) -> ZeResult<()> {
+pub(crate) fn free(context: u64, ptr: *mut c_void) -> ZeResult<()> {
     let mut a = allocs().write().unwrap_or_else(|e| e.into_inner());
     let base = ptr as usize;
     match a.map.get(&base) {
         Some(x) if x.context == context => {}
         Some(_) => {
-            return Err(fail(ZeError::INVALID_ARGUMENT, || {
-                format!("{function}: {ptr:p} was allocated in another context")
-            }))
+            return Err(fail(
+                ZeError::INVALID_ARGUMENT,
+                format_args!("{ptr:p} was allocated in another context"),
+            ))
         }
         None => {
-            return Err(fail(ZeError::INVALID_ARGUMENT, || {
-                format!("{function}: {ptr:p} is not the start of an allocation of this driver")
-            }))
+            return Err(fail(
+                ZeError::INVALID_ARGUMENT,
+                format_args!("{ptr:p} is not the start of an allocation of this driver"),
+            ))
         }
     }
     if let Some(x) = a.map.remove(&base) {
@@ -561,25 +602,28 @@ pub(crate) fn find(ptr: usize) -> Option<(usize, Alloc)> {
 
 /// Checks that `[ptr, ptr + len)` stays inside the allocation `ptr` points into, when it points
 /// into one (other host memory is the application's business).
-pub(crate) fn check_range(function: &str, what: &str, ptr: usize, len: usize) -> ZeResult<()> {
+pub(crate) fn check_range(what: &str, ptr: usize, len: usize) -> ZeResult<()> {
     if ptr == 0 {
-        return Err(fail(ZeError::INVALID_NULL_POINTER, || {
-            format!("{function}: {what} is null")
-        }));
+        return Err(fail(
+            ZeError::INVALID_NULL_POINTER,
+            format_args!("{what} is null"),
+        ));
     }
     let Some(end) = ptr.checked_add(len) else {
-        return Err(fail(ZeError::INVALID_SIZE, || {
-            format!("{function}: {what} + {len} overflows")
-        }));
+        return Err(fail(
+            ZeError::INVALID_SIZE,
+            format_args!("{what} + {len} overflows"),
+        ));
     };
     match find(ptr) {
-        Some((base, x)) if end > base + x.size => Err(fail(ZeError::INVALID_SIZE, || {
-            format!(
-                "{function}: {what} {ptr:#x} + {len} bytes runs past the end of its allocation \
+        Some((base, x)) if end > base + x.size => Err(fail(
+            ZeError::INVALID_SIZE,
+            format_args!(
+                "{what} {ptr:#x} + {len} bytes runs past the end of its allocation \
                  ({base:#x}, {} bytes)",
                 x.size
-            )
-        })),
+            ),
+        )),
         _ => Ok(()),
     }
 }

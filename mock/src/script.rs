@@ -13,7 +13,6 @@
 //! ([`Script::invoke`] does exactly that.) Tests program it in the style of mockall:
 //!
 //! ```
-//! # extern crate ze_zekit_mock as zekit_mock;
 //! use zekit_mock::script::Script;
 //! use zekit_sys::*;
 //!

@@ -1,7 +1,5 @@
 //! Calls from several threads are all logged, numbered uniquely, and counted exactly.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::thread;

@@ -1,8 +1,6 @@
 //! The mock's default behaviour, in process (hooks on): discovery and properties, memory,
 //! command lists and queues, events, fences, timeouts, fallback results, the last error.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use std::ffi::{c_void, CStr};
 use std::ptr::{null, null_mut};
 use std::sync::{Mutex, MutexGuard};
@@ -838,8 +836,30 @@ fn the_fallback_table_covers_every_function_and_the_modeled_ones_exist() {
         zekit_mock::fallback::result("zeKernelSetGroupSize"),
         ZE_RESULT_SUCCESS
     );
-    for f in zekit_mock::driver::MODELED {
+    for f in zekit_mock::modeled() {
         assert!(ddi.contains(f), "{f} is not an API function");
+    }
+}
+
+#[test]
+fn the_modeled_functions_are_the_methods_the_impl_blocks_define() {
+    let _e = env();
+    let modeled = zekit_mock::modeled();
+    assert!(modeled.contains(&"zeMemAllocDevice") && modeled.contains(&"zerGetDefaultContext"));
+    assert!(!zekit_mock::is_modeled("zeModuleCreate"));
+    let installed = zekit_icd::dispatch().expect("installed");
+    for f in zekit_icd::api::FUNCTIONS {
+        assert_eq!(
+            zekit_mock::is_modeled(f.name),
+            installed.implements_function(f.name),
+            "{}",
+            f.name
+        );
+        assert!(
+            installed.offers(f.method),
+            "{} is offered (fill_all)",
+            f.name
+        );
     }
 }
 

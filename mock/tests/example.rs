@@ -4,8 +4,6 @@
 //! init → driver → device → context → allocations → command list copy → verify bytes, then
 //! fault injection and call-log assertions.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 

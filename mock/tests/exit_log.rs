@@ -1,7 +1,5 @@
 //! The global script writes its call log at process exit: checked in a child process.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use std::process::Command;
 
 use zekit_sys::*;

@@ -1,7 +1,5 @@
 //! Expectations: counts, predicates, sequences, verify and checkpoint.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use zekit_mock::script::{Args, Script};
 use zekit_sys::*;
 

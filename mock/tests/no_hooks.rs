@@ -2,8 +2,6 @@
 //! the same, nothing is logged or programmable, and functions without behaviour answer the
 //! trait default, `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use std::ptr::null_mut;
 
 use zekit_icd::entry as ze;

@@ -1,7 +1,5 @@
 //! The device profile: defaults, YAML overrides, errors, filling the C structs.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use std::ffi::{c_void, CStr};
 
 use zekit_mock::profile::{parse_size, parse_uuid, write_c_str, Profile};

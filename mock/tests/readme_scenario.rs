@@ -1,7 +1,5 @@
 //! The scenario example in the top-level README parses and applies.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use zekit_mock::{Scenario, Script};
 
 #[test]

@@ -1,7 +1,5 @@
 //! Programmed results, the call log and the hooks the generated layer calls.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -1,7 +1,5 @@
 //! Scenario files: parsing, errors, applying to a script, the log file.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use std::path::{Path, PathBuf};
 
 use zekit_mock::scenario::{parse_result, result_codes, ExpectRule, ResultRule, Scenario};

@@ -1,7 +1,5 @@
 //! `ZEKIT_MOCK_SCENARIO`: one test, since it changes the process environment.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use zekit_mock::scenario::{Scenario, ENV_VAR};
 use zekit_mock::script::Script;
 use zekit_sys::*;

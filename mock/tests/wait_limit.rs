@@ -1,7 +1,5 @@
 //! Infinite host waits give up after `ZEKIT_MOCK_WAIT_LIMIT_MS`: the mock never hangs.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use std::ptr::null_mut;
 use std::time::{Duration, Instant};
 

@@ -70,13 +70,16 @@ fn run<R>(
             zekit_rt::failed(function, ZeError::UNINITIALIZED, "no driver is installed"),
         );
     };
+    zekit_rt::begin_call();
     if let Some(h) = d.hooks {
         if let Some(r) = h.before_call(function, args) {
+            if r != sys::ze_result_t::SUCCESS {
+                zekit_rt::failed(function, ZeError(r), "");
+            }
             h.after_call(function, args, r);
             return Err(r);
         }
     }
-    zekit_rt::begin_call();
     let valid = if zekit_rt::validation_enabled() { validate() } else { Ok(()) };
     let res = match valid {
         Err(e) => Err(zekit_rt::failed(function, e, "invalid arguments")),

@@ -1,8 +1,6 @@
 //! The mock through Debian's Level Zero loader: C programs (tests/c/) compiled against
 //! zekit's headers, run with `ZE_ENABLE_ALT_DRIVERS=…/libze_zekit_mock.so`.
 
-extern crate ze_zekit_mock as zekit_mock;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 

@@ -1,0 +1,537 @@
+//! `CommandListApi`: regular and immediate command lists. Appended copies, region copies,
+//! fills, barriers, timestamps and event signals/waits/resets are recorded as commands and
+//! really run when executed (immediate lists: when appended); see [`crate::objects`].
+
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+
+use zekit_icd::{kinds, CommandListApi, Handle, ZeError, ZeResult};
+use zekit_rt::fail;
+use zekit_sys::*;
+
+use super::{event, events, MockDriver};
+use crate::objects::*;
+use crate::script::script;
+
+impl MockDriver {
+    /// Appends `cmd` to a regular list, or runs it on an immediate list's queue (`function`
+    /// names the call in the log line of a wait that gives up).
+    fn append(&self, function: &str, list: Handle<kinds::CommandList>, cmd: Cmd) -> ZeResult<()> {
+        let l = list.get::<ListObj>()?;
+        if let Some(imm) = &l.immediate {
+            engine().submit(
+                imm.id,
+                [Batch {
+                    cmds: Arc::from([cmd]),
+                    pos: 0,
+                    fence: None,
+                }],
+            );
+            if imm.mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS {
+                let id = imm.id;
+                engine().wait(function, u64::MAX, |s| s.idle(id))?;
+            }
+            return Ok(());
+        }
+        let mut st = lock(&l.state);
+        if st.closed {
+            return Err(fail(
+                ZeError::INVALID_ARGUMENT,
+                "the command list is closed (reset it to append again)",
+            ));
+        }
+        st.cmds.push(cmd);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn append_copy(
+        &self,
+        function: &str,
+        list: Handle<kinds::CommandList>,
+        dst: *mut c_void,
+        src: *const c_void,
+        size: usize,
+        signal: Option<Handle<kinds::Event>>,
+        waits: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        check_range("dstptr", dst as usize, size)?;
+        check_range("srcptr", src as usize, size)?;
+        let cmd = Cmd {
+            waits: events(waits)?,
+            op: Op::Copy {
+                dst: dst as usize,
+                src: src as usize,
+                size,
+            },
+            signal: event(signal)?,
+        };
+        self.append(function, list, cmd)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn append_fill(
+        &self,
+        function: &str,
+        list: Handle<kinds::CommandList>,
+        ptr: *mut c_void,
+        pattern: *const c_void,
+        pattern_size: usize,
+        size: usize,
+        signal: Option<Handle<kinds::Event>>,
+        waits: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let l = list.get::<ListObj>()?;
+        let max = script()
+            .profile()
+            .max_fill_pattern_size(l.ordinal)
+            .unwrap_or(0);
+        if pattern.is_null() {
+            return Err(fail(ZeError::INVALID_NULL_POINTER, "pattern is null"));
+        }
+        if pattern_size == 0 || !pattern_size.is_power_of_two() {
+            return Err(fail(
+                ZeError::INVALID_SIZE,
+                format_args!("pattern_size {pattern_size} is not a power of two"),
+            ));
+        }
+        if pattern_size as u64 > max {
+            return Err(fail(
+                ZeError::UNSUPPORTED_SIZE,
+                format_args!(
+                    "pattern_size {pattern_size} exceeds maxMemoryFillPatternSize ({max}) of \
+                     queue group {}",
+                    l.ordinal
+                ),
+            ));
+        }
+        // `pattern_size` is a power of two: a multiple has none of its lower bits.
+        if size & (pattern_size - 1) != 0 {
+            return Err(fail(
+                ZeError::INVALID_SIZE,
+                format_args!("size {size} is not a multiple of pattern_size {pattern_size}"),
+            ));
+        }
+        check_range("ptr", ptr as usize, size)?;
+        // SAFETY: `pattern` is non-null and the caller promises `pattern_size` readable bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) };
+        let cmd = Cmd {
+            waits: events(waits)?,
+            op: Op::Fill {
+                dst: ptr as usize,
+                pattern: bytes.into(),
+                size,
+            },
+            signal: event(signal)?,
+        };
+        self.append(function, list, cmd)
+    }
+}
+
+#[zekit_icd::implement]
+#[allow(clippy::too_many_arguments)]
+impl CommandListApi for MockDriver {
+    fn ze_command_list_create(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+        desc: &ze_command_list_desc_t,
+        ph_command_list: &mut Option<Handle<kinds::CommandList>>,
+    ) -> ZeResult<()> {
+        Self::context_id(h_context)?;
+        self.check_device(h_device)?;
+        self.queue_group(desc.commandQueueGroupOrdinal, None)?;
+        *ph_command_list = Some(Handle::new(ListObj {
+            context: h_context,
+            device: h_device,
+            ordinal: desc.commandQueueGroupOrdinal,
+            immediate: None,
+            state: Mutex::new(ListState::default()),
+        }));
+        Ok(())
+    }
+
+    fn ze_command_list_create_immediate(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+        altdesc: &ze_command_queue_desc_t,
+        ph_command_list: &mut Option<Handle<kinds::CommandList>>,
+    ) -> ZeResult<()> {
+        Self::context_id(h_context)?;
+        self.check_device(h_device)?;
+        self.queue_group(altdesc.ordinal, Some(altdesc.index))?;
+        *ph_command_list = Some(Handle::new(ListObj {
+            context: h_context,
+            device: h_device,
+            ordinal: altdesc.ordinal,
+            immediate: Some(ImmediateQueue {
+                id: next_id(),
+                index: altdesc.index,
+                mode: altdesc.mode,
+            }),
+            state: Mutex::new(ListState::default()),
+        }));
+        Ok(())
+    }
+
+    /// The generated layer releases the handle on success; an immediate list's pending work
+    /// is dropped with the object (`ListObj`'s `Drop`).
+    fn ze_command_list_destroy(&self, h: Handle<kinds::CommandList>) -> ZeResult<()> {
+        h.get::<ListObj>().map(|_| ())
+    }
+
+    fn ze_command_list_close(&self, h: Handle<kinds::CommandList>) -> ZeResult<()> {
+        let l = h.get::<ListObj>()?;
+        if l.immediate.is_some() {
+            // Nothing to close: immediate lists run what is appended.
+            return Ok(());
+        }
+        let mut st = lock(&l.state);
+        if !st.closed {
+            let cmds = std::mem::take(&mut st.cmds);
+            st.frozen = Some(Arc::from(cmds));
+            st.closed = true;
+        }
+        Ok(())
+    }
+
+    fn ze_command_list_reset(&self, h: Handle<kinds::CommandList>) -> ZeResult<()> {
+        let l = h.get::<ListObj>()?;
+        let mut st = lock(&l.state);
+        st.cmds.clear();
+        st.frozen = None;
+        st.closed = false;
+        Ok(())
+    }
+
+    fn ze_command_list_host_synchronize(
+        &self,
+        h: Handle<kinds::CommandList>,
+        timeout: u64,
+    ) -> ZeResult<()> {
+        let l = h.get::<ListObj>()?;
+        let Some(imm) = &l.immediate else {
+            return Err(fail(
+                ZeError::INVALID_ARGUMENT,
+                "not an immediate command list",
+            ));
+        };
+        let id = imm.id;
+        engine().wait("zeCommandListHostSynchronize", timeout, |s| s.idle(id))
+    }
+
+    fn ze_command_list_get_device_handle(
+        &self,
+        h: Handle<kinds::CommandList>,
+        ph_device: &mut Option<Handle<kinds::Device>>,
+    ) -> ZeResult<()> {
+        *ph_device = Some(h.get::<ListObj>()?.device);
+        Ok(())
+    }
+
+    fn ze_command_list_get_context_handle(
+        &self,
+        h: Handle<kinds::CommandList>,
+        ph_context: &mut Option<Handle<kinds::Context>>,
+    ) -> ZeResult<()> {
+        *ph_context = Some(h.get::<ListObj>()?.context);
+        Ok(())
+    }
+
+    fn ze_command_list_get_ordinal(
+        &self,
+        h: Handle<kinds::CommandList>,
+        p_ordinal: &mut u32,
+    ) -> ZeResult<()> {
+        *p_ordinal = h.get::<ListObj>()?.ordinal;
+        Ok(())
+    }
+
+    fn ze_command_list_immediate_get_index(
+        &self,
+        h: Handle<kinds::CommandList>,
+        p_index: &mut u32,
+    ) -> ZeResult<()> {
+        match &h.get::<ListObj>()?.immediate {
+            Some(i) => {
+                *p_index = i.index;
+                Ok(())
+            }
+            None => Err(fail(
+                ZeError::INVALID_ARGUMENT,
+                "not an immediate command list",
+            )),
+        }
+    }
+
+    fn ze_command_list_is_immediate(
+        &self,
+        h: Handle<kinds::CommandList>,
+        p_is_immediate: &mut ze_bool_t,
+    ) -> ZeResult<()> {
+        *p_is_immediate = ze_bool_t::from(h.get::<ListObj>()?.immediate.is_some());
+        Ok(())
+    }
+
+    fn ze_command_list_append_barrier(
+        &self,
+        h: Handle<kinds::CommandList>,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let cmd = Cmd {
+            waits: events(ph_wait_events)?,
+            op: Op::Nop,
+            signal: event(h_signal_event)?,
+        };
+        self.append("zeCommandListAppendBarrier", h, cmd)
+    }
+
+    fn ze_command_list_append_memory_ranges_barrier(
+        &self,
+        h: Handle<kinds::CommandList>,
+        _num_ranges: u32,
+        _p_range_sizes: &[usize],
+        _p_ranges: &[*const c_void],
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let cmd = Cmd {
+            waits: events(ph_wait_events)?,
+            op: Op::Nop,
+            signal: event(h_signal_event)?,
+        };
+        self.append("zeCommandListAppendMemoryRangesBarrier", h, cmd)
+    }
+
+    fn ze_command_list_append_memory_copy(
+        &self,
+        h: Handle<kinds::CommandList>,
+        dstptr: *mut c_void,
+        srcptr: *const c_void,
+        size: usize,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        self.append_copy(
+            "zeCommandListAppendMemoryCopy",
+            h,
+            dstptr,
+            srcptr,
+            size,
+            h_signal_event,
+            ph_wait_events,
+        )
+    }
+
+    fn ze_command_list_append_memory_copy_with_parameters(
+        &self,
+        h: Handle<kinds::CommandList>,
+        dstptr: *mut c_void,
+        srcptr: *const c_void,
+        size: usize,
+        _p_next: *const c_void,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        self.append_copy(
+            "zeCommandListAppendMemoryCopyWithParameters",
+            h,
+            dstptr,
+            srcptr,
+            size,
+            h_signal_event,
+            ph_wait_events,
+        )
+    }
+
+    fn ze_command_list_append_memory_fill(
+        &self,
+        h: Handle<kinds::CommandList>,
+        ptr: *mut c_void,
+        pattern: *const c_void,
+        pattern_size: usize,
+        size: usize,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        self.append_fill(
+            "zeCommandListAppendMemoryFill",
+            h,
+            ptr,
+            pattern,
+            pattern_size,
+            size,
+            h_signal_event,
+            ph_wait_events,
+        )
+    }
+
+    fn ze_command_list_append_memory_fill_with_parameters(
+        &self,
+        h: Handle<kinds::CommandList>,
+        ptr: *mut c_void,
+        pattern: *const c_void,
+        pattern_size: usize,
+        size: usize,
+        _p_next: *const c_void,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        self.append_fill(
+            "zeCommandListAppendMemoryFillWithParameters",
+            h,
+            ptr,
+            pattern,
+            pattern_size,
+            size,
+            h_signal_event,
+            ph_wait_events,
+        )
+    }
+
+    fn ze_command_list_append_memory_copy_region(
+        &self,
+        h: Handle<kinds::CommandList>,
+        dstptr: *mut c_void,
+        dst_region: &ze_copy_region_t,
+        dst_pitch: u32,
+        dst_slice_pitch: u32,
+        srcptr: *const c_void,
+        src_region: &ze_copy_region_t,
+        src_pitch: u32,
+        src_slice_pitch: u32,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let (d, s) = (dst_region, src_region);
+        if (d.width, d.height, d.depth) != (s.width, s.height, s.depth) {
+            return Err(fail(
+                ZeError::INVALID_ARGUMENT,
+                format_args!(
+                    "the regions differ in size ({}x{}x{} vs {}x{}x{})",
+                    d.width, d.height, d.depth, s.width, s.height, s.depth
+                ),
+            ));
+        }
+        // Byte extent of a region: [first byte, one past the last byte).
+        let extent =
+            |base: usize, r: &ze_copy_region_t, pitch: u32, slice: u32| -> Option<(usize, usize)> {
+                let (pitch, slice) = (pitch as usize, slice as usize);
+                let start = base
+                    .checked_add(r.originZ as usize * slice)?
+                    .checked_add(r.originY as usize * pitch)?
+                    .checked_add(r.originX as usize)?;
+                if r.width == 0 || r.height == 0 || r.depth == 0 {
+                    return Some((start, start));
+                }
+                let last = start
+                    .checked_add((r.depth as usize - 1) * slice)?
+                    .checked_add((r.height as usize - 1) * pitch)?
+                    .checked_add(r.width as usize)?;
+                Some((start, last))
+            };
+        let too_big = || {
+            fail(
+                ZeError::INVALID_SIZE,
+                "a region's extent overflows the address space",
+            )
+        };
+        let (ds, de) =
+            extent(dstptr as usize, d, dst_pitch, dst_slice_pitch).ok_or_else(too_big)?;
+        let (ss, se) =
+            extent(srcptr as usize, s, src_pitch, src_slice_pitch).ok_or_else(too_big)?;
+        check_range("dstptr region", ds, de - ds)?;
+        check_range("srcptr region", ss, se - ss)?;
+        if ds < se && ss < de {
+            return Err(fail(
+                ZeError(ZE_RESULT_ERROR_OVERLAPPING_REGIONS),
+                "the source and destination regions overlap",
+            ));
+        }
+        let cmd = Cmd {
+            waits: events(ph_wait_events)?,
+            op: Op::CopyRegion(Box::new(Region {
+                dst: ds,
+                dst_pitch: dst_pitch as usize,
+                dst_slice_pitch: dst_slice_pitch as usize,
+                src: ss,
+                src_pitch: src_pitch as usize,
+                src_slice_pitch: src_slice_pitch as usize,
+                width: d.width as usize,
+                height: d.height as usize,
+                depth: d.depth as usize,
+            })),
+            signal: event(h_signal_event)?,
+        };
+        self.append("zeCommandListAppendMemoryCopyRegion", h, cmd)
+    }
+
+    fn ze_command_list_append_write_global_timestamp(
+        &self,
+        h: Handle<kinds::CommandList>,
+        dstptr: &mut u64,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let dst = dstptr as *mut u64 as usize;
+        check_range("dstptr", dst, 8)?;
+        let cmd = Cmd {
+            waits: events(ph_wait_events)?,
+            op: Op::Timestamp { dst },
+            signal: event(h_signal_event)?,
+        };
+        self.append("zeCommandListAppendWriteGlobalTimestamp", h, cmd)
+    }
+
+    fn ze_command_list_append_signal_event(
+        &self,
+        h: Handle<kinds::CommandList>,
+        h_event: Handle<kinds::Event>,
+    ) -> ZeResult<()> {
+        let e = h_event.get::<EventObj>()?.state.clone();
+        let cmd = Cmd {
+            waits: Box::new([]),
+            op: Op::Signal(e),
+            signal: None,
+        };
+        self.append("zeCommandListAppendSignalEvent", h, cmd)
+    }
+
+    fn ze_command_list_append_wait_on_events(
+        &self,
+        h: Handle<kinds::CommandList>,
+        _num_events: u32,
+        ph_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let cmd = Cmd {
+            waits: events(ph_events)?,
+            op: Op::Nop,
+            signal: None,
+        };
+        self.append("zeCommandListAppendWaitOnEvents", h, cmd)
+    }
+
+    fn ze_command_list_append_event_reset(
+        &self,
+        h: Handle<kinds::CommandList>,
+        h_event: Handle<kinds::Event>,
+    ) -> ZeResult<()> {
+        let e = h_event.get::<EventObj>()?.state.clone();
+        let cmd = Cmd {
+            waits: Box::new([]),
+            op: Op::Reset(e),
+            signal: None,
+        };
+        self.append("zeCommandListAppendEventReset", h, cmd)
+    }
+}
