@@ -337,6 +337,20 @@ pub fn import_namespace(dir: &Path, ns: &str, report: &mut Report) -> Result<Vec
         }
     }
 
+    // A structure type may name the struct through a typedef alias
+    // (`ze_kernel_max_group_size_ext_properties_t`): the struct gets it too.
+    for (_, docs) in &upstream {
+        for d in docs {
+            if s(d, "type").as_deref() == Some("typedef") {
+                if let (Some(alias), Some(target)) = (s(d, "name"), s(d, "value")) {
+                    if let Some(st) = stypes.get(&alias).cloned() {
+                        stypes.entry(norm_type(&target)).or_default().extend(st);
+                    }
+                }
+            }
+        }
+    }
+
     // Class ordinals: the upstream generator sorts classes by the (string) ordinal of the
     // file that defines them, stable over the order in which class names are first seen.
     let mut first_seen: Vec<String> = vec![];
