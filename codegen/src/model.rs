@@ -561,8 +561,12 @@ pub struct ChainHead {
     pub stype_enum: String,
     /// `desc`, `properties`, ... (a function's chain is a descriptor chain).
     pub family: Option<String>,
-    /// Whether the chain's structs are outputs the driver fills (the struct's `pNext` is `void*`).
+    /// Whether the chain's structs are outputs the driver fills: the head's `pNext` is `void*`,
+    /// or some function takes the head as a non-const `[out]`/`[in,out]` pointer (the state
+    /// structs of sysman chain outputs through a `const void*`).
     pub output: bool,
+    /// Whether the head's `pNext` is `const void*`.
+    pub next_const: bool,
     /// The structs the spec lets into this chain: what names the head in `extends`, and what
     /// extends those, in spec order.
     pub extensions: Vec<String>,
@@ -637,6 +641,18 @@ impl Api {
             order.iter().filter(|n| seen.contains(*n)).map(|n| n.to_string()).collect()
         };
         let mut used: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        let mut filled: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        for f in &self.loaded.files {
+            for d in &f.docs {
+                let Entry::Function(func) = &d.entry else { continue };
+                for p in &func.params {
+                    let t = CType::parse(&p.ty);
+                    if t.ptrs.len() == 1 && !t.konst && matches!(p.dir, Some(Dir::Out | Dir::Inout)) {
+                        filled.insert(self.resolve_typedef(&t.base).to_string());
+                    }
+                }
+            }
+        }
         let mut chains = Chains::default();
         for f in &self.loaded.files {
             for d in &f.docs {
@@ -657,13 +673,14 @@ impl Api {
             if s.extends.is_empty() && !s.stype.is_empty() && s.base.is_some() && !used.contains(&s.name) {
                 chains.unplaced.insert(s.name.clone(), (stype_enum.clone(), family.clone()));
             }
-            let output = !CType::parse(&next.ty).konst;
+            let next_const = CType::parse(&next.ty).konst;
             chains.heads.push(ChainHead {
                 name: s.name.clone(),
                 function: false,
                 stype_enum,
                 family,
-                output,
+                output: !next_const || filled.contains(&s.name),
+                next_const,
                 extensions: closure(&s.name),
             });
         }
@@ -680,6 +697,7 @@ impl Api {
                     stype_enum,
                     family: Some("desc".into()),
                     output: !CType::parse(&p.ty).konst && p.dir != Some(Dir::In),
+                    next_const: CType::parse(&p.ty).konst,
                     extensions: closure(&func.name),
                 });
             }

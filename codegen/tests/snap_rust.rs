@@ -30,7 +30,8 @@ fn rust_emitter_snapshot() {
     }
 }
 
-/// The emitted fixture crate type-checks with plain rustc (std only, no dependencies).
+/// The emitted fixture crate type-checks with plain rustc (std only, no dependencies), and its
+/// generated tests (layouts, typed chains) pass.
 #[test]
 fn rust_emitter_output_compiles() {
     let files = mini_files();
@@ -55,13 +56,15 @@ fn rust_emitter_output_compiles() {
     let lib = krate.join("src/lib.rs");
     run(&["--crate-type", "lib", "--crate-name", "zekit_sys", lib.to_str().unwrap()]);
     let rlib = format!("zekit_sys={}", krate.join("libzekit_sys.rlib").display());
-    let test = krate.join("tests/layout.rs");
-    run(&["--test", "--crate-name", "layout", "--extern", &rlib, test.to_str().unwrap()]);
-    let o = Command::new(krate.join("layout")).output().expect("run the fixture layout test");
-    assert!(
-        o.status.success(),
-        "fixture layout test failed:\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    for t in ["layout", "chain"] {
+        let test = krate.join(format!("tests/{t}.rs"));
+        run(&["--test", "--crate-name", t, "--extern", &rlib, test.to_str().unwrap()]);
+        let o = Command::new(krate.join(t)).output().unwrap_or_else(|e| panic!("run the fixture {t} test: {e}"));
+        assert!(
+            o.status.success(),
+            "fixture {t} test failed:\n{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
 }
