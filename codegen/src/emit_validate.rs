@@ -18,14 +18,19 @@
 //! 5. `stype` of single `[in]` struct pointers whose struct lists `stype` values: it must be one
 //!    of them. The spec names no code for this and upstream's validation layer does not check
 //!    it; zekit answers `ZE_RESULT_ERROR_INVALID_ARGUMENT`;
-//! 6. the `pNext` chain of every single struct pointer whose struct has a base (`[in]`
+//! 6. the `pNext` chain of every single struct pointer whose struct is a chain head (`[in]`
 //!    descriptors and the `[out]`/`[in,out]` properties, state, ... structs the caller
-//!    initialises): at most 64 links (a longer or cyclic chain fails), and each link's `stype`
-//!    must be the structure type of an extension struct of the same family as the chain's head,
-//!    in any namespace: a struct whose base is a `*_base_desc_t` for a descriptor chain, a
-//!    `*_base_properties_t` for a properties chain (likewise `state`, `config`, `capability`).
-//!    The spec has no per-struct "extends" list, so "allowed there" means exactly that:
-//!    `ZE_RESULT_ERROR_INVALID_ARGUMENT`;
+//!    initialises), and of every function's own `pNext` parameter, walked with
+//!    `zekit_sys::chain::Links`: more than 64 links (or a cycle) fails; a link whose `stype` is
+//!    a structure the spec lets into that chain (`extends`, closed over: what extends an
+//!    extension may follow it) passes; so does an extension whose place the spec does not state
+//!    at all ([`crate::model::Chains::unplaced`]: a structure type and a base, no `extends`,
+//!    never a parameter or member type) when it has the head's structure type enum and family,
+//!    which was the rule for every link before the spec had `extends`; any other structure type
+//!    of the head's enum (`ze_structure_type_t` for `ze` heads, ...) is known and misplaced:
+//!    `ZE_RESULT_ERROR_INVALID_ARGUMENT`; a value the enum does not know is skipped (an extension
+//!    newer than this spec). A head nothing extends accepts only the unplaced extensions. Heads
+//!    with identical rules share one `chain_*` function;
 //! 7. (`[range]` consistency is rule 2);
 //! 8. every code condition of the spec (`returns[].when`, parsed by [`crate::expr`]), in spec
 //!    order, with its `code`. Translation: `nullptr == p` → `p.is_null()`, `p->m` → `(*p).m`,
@@ -46,8 +51,10 @@
 //! conditions false, searched in 0..=3), asserts `Ok(())`, then asserts the exact code for each
 //! bad argument derivable from the rules above: each non-optional handle or pointer null, each
 //! enum (`0x7ffffffe`) and flags (an unknown bit) parameter or `[in]` member, each wrong
-//! `stype`, each bad `pNext` chain (unknown, other-family, cyclic), and each condition made
-//! the first failing check by changing at most two of its operands.
+//! `stype`, each chain (an extension accepted, an unplaced one tolerated, a misplaced known
+//! structure rejected alone and behind an unknown link, an unknown structure type skipped,
+//! 64 links accepted and 65 rejected once per rule, a cycle), and each condition made the
+//! first failing check by changing at most two of its operands.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -58,7 +65,7 @@ use crate::emit_icd::{all_functions, c_params};
 use crate::emit_rust::{ident, rust_type_tokens};
 use crate::expr::{self, BinOp, Expr, UnOp};
 use crate::load::NAMESPACES;
-use crate::model::{Api, CType, TypeKind};
+use crate::model::{family_of_base, Api, CType, ChainHead, Chains, TypeKind};
 use crate::spec::*;
 
 /// Longest `pNext` chain accepted.
@@ -109,14 +116,33 @@ impl EnumInfo {
 struct Shared<'a> {
     api: &'a Api,
     /// Stype values per family (`desc`, `properties`, ...) of the structs whose base is a
-    /// `*_base_<family>_t`.
+    /// `*_base_<family>_t` (rule 5's test picks a wrong but known value from it).
     families: BTreeMap<String, BTreeSet<u32>>,
+    /// The spec's chains (`extends`).
+    chains: Chains,
+    /// Rule 6 per chain head: the checker it uses.
+    chain_rule: BTreeMap<String, usize>,
+    /// Rule 6 checkers: one per distinct (accepted, rejected) pair of structure type sets.
+    rules: Vec<ChainRule>,
 }
 
-/// `ze_base_desc_t` → `desc`.
-fn family_of_base(name: &str) -> Option<String> {
-    let rest = ["ze_", "zet_", "zes_", "zer_"].iter().find_map(|p| name.strip_prefix(p))?;
-    Some(rest.strip_prefix("base_")?.strip_suffix("_t")?.to_string())
+/// How rule 6 treats the links of one kind of chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ChainRule {
+    /// `chain_<first head>`, or `chain_<ns>_<family>` for a rule without extensions.
+    name: String,
+    /// The heads using it, in spec order.
+    heads: Vec<String>,
+    /// Structure types the chain may hold: its extensions (`extends`, closed over), and the
+    /// unplaced extensions of its family (the spec does not say where those go).
+    accept: Vec<u32>,
+    /// The other structure types of the head's structure type enum: known, not allowed here.
+    reject: Vec<u32>,
+    /// (struct, stype) of each extension, then of each unplaced extension, for the tests.
+    extensions: Vec<(String, u32)>,
+    unplaced: Vec<(String, u32)>,
+    /// A known structure placed elsewhere (or any known one), for the tests.
+    misplaced: Option<(String, u32)>,
 }
 
 impl<'a> Shared<'a> {
@@ -135,7 +161,94 @@ impl<'a> Shared<'a> {
                 }
             }
         }
-        Shared { api, families }
+        let chains = api.chains();
+        let mut rules: Vec<ChainRule> = vec![];
+        let mut chain_rule = BTreeMap::new();
+        let first = |api: &Api, n: &str| -> Option<u32> {
+            match api.entry(n) {
+                Some(Entry::Struct(s)) => s.stype.first().and_then(|st| api.values.get(st)).map(|v| *v as u32),
+                _ => None,
+            }
+        };
+        for head in &chains.heads {
+            let extensions: Vec<(String, u32)> =
+                head.extensions.iter().filter_map(|n| Some((n.clone(), first(api, n)?))).collect();
+            let unplaced: Vec<(String, u32)> =
+                chains.unplaced_for(head).filter_map(|n| Some((n.to_string(), first(api, n)?))).collect();
+            let mut accept = BTreeSet::new();
+            for n in head.extensions.iter().map(String::as_str).chain(chains.unplaced_for(head)) {
+                if let Some(Entry::Struct(x)) = api.entry(n) {
+                    accept.extend(x.stype.iter().filter_map(|st| api.values.get(st)).map(|v| *v as u32));
+                }
+            }
+            let mut reject = BTreeSet::new();
+            if let Some(Entry::Enum(e)) = api.entry(&head.stype_enum) {
+                for et in e.etors.iter().filter(|et| !et.name.ends_with("_FORCE_UINT32")) {
+                    if let Some(v) = api.values.get(&et.name) {
+                        if !accept.contains(&(*v as u32)) {
+                            reject.insert(*v as u32);
+                        }
+                    }
+                }
+            }
+            // Prefer a structure the spec places in some other chain.
+            let misplaced = api
+                .structs()
+                .filter(|x| !x.extends.is_empty() && api.stype_enum_of(x).as_deref() == Some(head.stype_enum.as_str()))
+                .filter_map(|x| Some((x.name.clone(), first(api, &x.name)?)))
+                .find(|(_, v)| reject.contains(v))
+                .or_else(|| {
+                    api.structs()
+                        .filter(|x| api.stype_enum_of(x).as_deref() == Some(head.stype_enum.as_str()))
+                        .filter_map(|x| Some((x.name.clone(), first(api, &x.name)?)))
+                        .find(|(_, v)| reject.contains(v))
+                });
+            // Rules without extensions are shared by every head of a structure type enum and
+            // family: named after those (`chain_ze_desc`).
+            let name = if extensions.is_empty() {
+                let ns = head.stype_enum.strip_suffix("_structure_type_t").unwrap_or(&head.stype_enum);
+                format!("chain_{ns}_{}", head.family.as_deref().unwrap_or("other"))
+            } else {
+                format!("chain_{}", head.name)
+            };
+            let rule = ChainRule {
+                name,
+                heads: vec![head.name.clone()],
+                accept: accept.into_iter().collect(),
+                reject: reject.into_iter().collect(),
+                extensions,
+                unplaced,
+                misplaced,
+            };
+            let same = rules.iter().position(|r| r.accept == rule.accept && r.reject == rule.reject);
+            let i = match same {
+                Some(i) => {
+                    rules[i].heads.push(head.name.clone());
+                    i
+                }
+                None => {
+                    rules.push(rule);
+                    rules.len() - 1
+                }
+            };
+            chain_rule.insert(head.name.clone(), i);
+        }
+        Shared { api, families, chains, chain_rule, rules }
+    }
+
+    /// The head a parameter starts a chain of, with its rule: a single struct pointer to a
+    /// chain head, or a function's own `pNext` parameter.
+    fn chain_of(&self, f: &Function, p: &PInfo) -> Option<(&ChainHead, &ChainRule)> {
+        let name = match p.single_struct() {
+            Some(s) => s.to_string(),
+            None if p.field.name == "pNext" && matches!(p.kind, PK::Ptr { .. }) => f.name.clone(),
+            None => return None,
+        };
+        let head = self.chains.head(&name)?;
+        if head.function != (p.single_struct().is_none()) {
+            return None;
+        }
+        Some((head, &self.rules[*self.chain_rule.get(&name)?]))
     }
 
     fn enum_info(&self, name: &str) -> Option<EnumInfo> {
@@ -1066,10 +1179,6 @@ fn hex(v: u32) -> Literal {
     }
 }
 
-fn chain_fn(fam: &str) -> proc_macro2::Ident {
-    format_ident!("chain_{}", fam)
-}
-
 /// Enum/flags check of one value (`access` reads the `u32`).
 fn enum_check(e: &EnumInfo, access: TokenStream) -> TokenStream {
     if e.flags {
@@ -1167,16 +1276,14 @@ impl FnCx<'_> {
         }
         // 6. pNext chains
         for p in &self.ps {
-            let Some(s) = p.single_struct() else { continue };
-            let Some(st) = sh.structure(s) else { continue };
-            let Some(fam) = sh.family(st) else { continue };
-            if !sh.has_member(st, "pNext") || !sh.families.contains_key(&fam) {
-                continue;
-            }
+            let Some((head, rule)) = sh.chain_of(self.f, p) else { continue };
             let n = p.ident();
-            let cf = chain_fn(&fam);
-            fams.insert(fam);
-            out.push(self.guard(p, quote!(#cf((*#n).pNext as *const c_void)?;)));
+            let cf = format_ident!("{}", rule.name);
+            fams.insert(rule.name.clone());
+            let start = if head.function { quote!(#n as *const c_void) } else { quote!((*#n).pNext as *const c_void) };
+            let call = quote!(#cf(#start)?;);
+            // A function's `pNext` may be null: the chain is empty.
+            out.push(if head.function { call } else { self.guard(p, call) });
         }
         // 8. code conditions
         for c in &self.conds {
@@ -1214,29 +1321,44 @@ pub fn try_emit(api: &Api) -> Result<TokenStream, String> {
             }
         });
     }
-    let limit = Literal::u32_unsuffixed(CHAIN_LIMIT);
-    let chains = fams.iter().map(|fam| {
-        let cf = chain_fn(fam);
-        let vals: Vec<u32> = sh.families[fam].iter().copied().collect();
-        let pat = value_pattern(&vals);
-        let doc = format!(
-            " Rule 6: a `pNext` chain of the `{fam}` family: at most {CHAIN_LIMIT} links, each the structure type of a struct whose base is a `*_base_{fam}_t`."
-        );
+    let chains = sh.rules.iter().filter(|r| fams.contains(&r.name)).map(|r| {
+        let cf = format_ident!("{}", r.name);
+        let mut doc = vec![format!(" Rule 6 for the `pNext` chain of `{}`", r.heads[0])];
+        if r.heads.len() > 1 {
+            doc[0].push_str(&format!(" (and of {} other heads with the same structure types)", r.heads.len() - 1));
+        }
+        doc[0].push('.');
+        let names = |v: &[(String, u32)]| v.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+        if !r.extensions.is_empty() {
+            doc.push(format!(" Its extensions (`extends`): {}.", names(&r.extensions)));
+        }
+        if !r.unplaced.is_empty() {
+            doc.push(format!(" Tolerated, the spec not saying where they go: {}.", names(&r.unplaced)));
+        }
+        let doc = doc.iter().map(|l| quote!(#[doc = #l]));
+        let accept = (!r.accept.is_empty()).then(|| {
+            let pat = value_pattern(&r.accept);
+            quote!(#pat => {})
+        });
+        let reject = (!r.reject.is_empty()).then(|| {
+            let pat = value_pattern(&r.reject);
+            quote!(#pat => return Err(ZeError::INVALID_ARGUMENT),)
+        });
+        let c = crate::emit_rust::comment("SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.");
         quote! {
-            #[doc = #doc]
-            unsafe fn #cf(mut next: *const c_void) -> ZeResult<()> {
-                let mut links = 0u32;
-                while !next.is_null() {
-                    if links == #limit {
-                        return Err(ZeError::INVALID_ARGUMENT);
+            #(#doc)*
+            unsafe fn #cf(p: *const c_void) -> ZeResult<()> {
+                #c
+                let mut links = unsafe { chain::Links::new(p) };
+                for link in links.by_ref() {
+                    match link.stype {
+                        #accept
+                        #reject
+                        _ => {}
                     }
-                    let link = next as *const Link;
-                    match (*link).stype {
-                        #pat => {}
-                        _ => return Err(ZeError::INVALID_ARGUMENT),
-                    }
-                    next = (*link).pNext;
-                    links += 1;
+                }
+                if links.truncated() {
+                    return Err(ZeError::INVALID_ARGUMENT);
                 }
                 Ok(())
             }
@@ -1250,12 +1372,6 @@ pub fn try_emit(api: &Api) -> Result<TokenStream, String> {
         use zekit_rt::{ZeError, ZeResult};
         use zekit_sys::*;
 
-        /// The head of every extension struct: its structure type and the next link.
-        #[repr(C)]
-        struct Link {
-            stype: u32,
-            pNext: *const c_void,
-        }
         #(#chains)*
         #(#fns)*
         #[allow(unused_imports)]
@@ -1279,9 +1395,11 @@ fn module_doc_lines() -> Vec<String> {
         "   arrays, not `stype`): `ZE_RESULT_ERROR_INVALID_ENUMERATION`;",
         "5. `stype` of an `[in]` struct pointer is not one of its struct's structure types:",
         "   `ZE_RESULT_ERROR_INVALID_ARGUMENT` (the spec names no code; zekit's choice);",
-        "6. a `pNext` chain is longer than 64 links (or cyclic), or a link's `stype` is not the",
-        "   structure type of an extension of the head's family (`*_base_desc_t` for descriptors,",
-        "   `*_base_properties_t` for properties, ...), in any namespace: `ZE_RESULT_ERROR_INVALID_ARGUMENT`;",
+        "6. a `pNext` chain (of a struct parameter, or a function's own `pNext`) is longer than 64",
+        "   links (or cyclic), or a link is a structure the spec knows but does not let into that chain",
+        "   (`extends`, closed over; extensions whose place the spec does not state are tolerated in",
+        "   chains of their family): `ZE_RESULT_ERROR_INVALID_ARGUMENT`. A structure type the spec",
+        "   does not know is skipped (a newer application's extension). Walked by `zekit_sys::chain`;",
         "7. (`[range]` consistency is rule 2);",
         "8. the spec's code conditions (`returns[].when`), in spec order, with their codes; a",
         "   pointer a condition dereferences is tested first when rules 1-2 do not guarantee it,",
@@ -1645,53 +1763,70 @@ impl FnCx<'_> {
                 want: arg_code(),
             });
         }
-        // 6. pNext chains
+        // 6. pNext chains: an extension accepted, a tolerated unplaced one, a misplaced known
+        // structure rejected (also behind an unknown link), an unknown one skipped, the limit,
+        // a cycle.
         for (i, p) in self.ps.iter().enumerate() {
-            let Some(s) = p.single_struct() else { continue };
-            let Some(st) = sh.structure(s) else { continue };
-            let Some(fam) = sh.family(st) else { continue };
-            let Some(allowed) = sh.families.get(&fam) else { continue };
-            if !sh.has_member(st, "pNext") {
-                continue;
-            }
-            let target = self.pointee_struct(i);
-            let at = self.at(lay, i);
+            let Some((head, rule)) = sh.chain_of(self.f, p) else { continue };
+            let n = &p.field.name;
             let ext = Literal::u64_unsuffixed(lay.ext);
+            let ext2 = Literal::u64_unsuffixed(lay.ext + 16);
+            let at = self.at(lay, i);
+            let pi = p.ident();
+            // Where the chain starts: the struct's `pNext`, or the function's `pNext` itself.
+            let (start, arrow) = if head.function {
+                (quote!(#pi), format!("{n} ->"))
+            } else {
+                let target = self.pointee_struct(i);
+                (quote!(#target.pNext), format!("{n}->pNext ->"))
+            };
             let link = |v: u32| {
                 let h = hex(v);
-                vec![quote!(#target.pNext = __s.add(#ext) as _), quote!(*__s.add(#ext).cast::<u32>() = #h)]
+                vec![quote!(#start = __s.add(#ext) as _), quote!(*__s.add(#ext).cast::<u32>() = #h)]
             };
-            let n = &p.field.name;
-            if let Some(ok) = allowed.iter().next() {
-                cases.push(Case { rule: 6, label: format!("{n}->pNext -> {fam} extension {ok:#x}"), stmts: link(*ok), want: None });
+            if let Some((x, v)) = rule.extensions.first() {
+                cases.push(Case { rule: 6, label: format!("{arrow} {x} (extends it)"), stmts: link(*v), want: None });
             }
-            if !allowed.contains(&BAD_ENUM) {
-                cases.push(Case { rule: 6, label: format!("{n}->pNext -> unknown stype"), stmts: link(BAD_ENUM), want: arg_code() });
+            if let Some((x, v)) = rule.unplaced.first() {
+                cases.push(Case { rule: 6, label: format!("{arrow} {x} (place unstated: tolerated)"), stmts: link(*v), want: None });
             }
-            let other = sh.families.iter().filter(|(f, _)| **f != fam).flat_map(|(_, s)| s.iter()).find(|v| !allowed.contains(v));
-            if let Some(o) = other {
-                cases.push(Case { rule: 6, label: format!("{n}->pNext -> other family's stype {o:#x}"), stmts: link(*o), want: arg_code() });
+            if let Some((x, v)) = &rule.misplaced {
+                cases.push(Case { rule: 6, label: format!("{arrow} {x} (known, not allowed here)"), stmts: link(*v), want: arg_code() });
+                let (u, m) = (hex(BAD_ENUM), hex(*v));
+                cases.push(Case {
+                    rule: 6,
+                    label: format!("{arrow} unknown stype -> {x} (known, not allowed here)"),
+                    stmts: vec![
+                        quote!(#start = __s.add(#ext) as _),
+                        quote!(*__s.add(#ext).cast::<u32>() = #u),
+                        quote!(*__s.add(#ext).add(8).cast::<*mut u8>() = __s.add(#ext2)),
+                        quote!(*__s.add(#ext2).cast::<u32>() = #m),
+                    ],
+                    want: arg_code(),
+                });
             }
-            if let Some(ok) = allowed.iter().next() {
-                if limits.insert(fam.clone()) {
-                    let h = hex(*ok);
-                    for (len, want) in [(CHAIN_LIMIT, None), (CHAIN_LIMIT + 1, arg_code())] {
-                        let l = Literal::u32_unsuffixed(len);
-                        cases.push(Case {
-                            rule: 6,
-                            label: format!("{n}->pNext -> chain of {len} {fam} links"),
-                            stmts: vec![quote!(#target.pNext = chain(__s.add(#ext), #l, #h) as _)],
-                            want,
-                        });
-                    }
+            if !rule.accept.contains(&BAD_ENUM) && !rule.reject.contains(&BAD_ENUM) {
+                cases.push(Case { rule: 6, label: format!("{arrow} unknown stype {BAD_ENUM:#x} (skipped)"), stmts: link(BAD_ENUM), want: None });
+            }
+            if limits.insert(rule.name.clone()) {
+                let h = hex(BAD_ENUM);
+                for (len, want) in [(CHAIN_LIMIT, None), (CHAIN_LIMIT + 1, arg_code())] {
+                    let l = Literal::u32_unsuffixed(len);
+                    cases.push(Case {
+                        rule: 6,
+                        label: format!("{arrow} chain of {len} links"),
+                        stmts: vec![quote!(#start = chain(__s.add(#ext), #l, #h) as _)],
+                        want,
+                    });
                 }
             }
-            cases.push(Case {
-                rule: 6,
-                label: format!("{n}->pNext -> itself (cycle)"),
-                stmts: vec![quote!(#target.pNext = #at as _)],
-                want: arg_code(),
-            });
+            let cycle = if head.function {
+                // The parameter's own buffer is the first link: point it at itself.
+                vec![quote!(*#at.add(8).cast::<*mut u8>() = #at)]
+            } else {
+                vec![quote!(#start = #at as _)]
+            };
+            cases.push(Case { rule: 6, label: format!("{arrow} itself (cycle)"), stmts: cycle, want: arg_code() });
         }
         // 8. conditions: change one operand, else two
         for j in 0..self.conds.len() {

@@ -2,6 +2,7 @@
 //! C headers (tera templates) and Rust FFI (quote + prettyplease).
 
 pub mod emit_c;
+pub mod emit_chain;
 pub mod emit_icd;
 pub mod emit_mock;
 pub mod emit_rust;

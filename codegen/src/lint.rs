@@ -23,6 +23,9 @@
 //!   something that is neither a parameter, an enumerator, nor a macro.
 //! - `bad-range`: a `range` bound (or `count`) that does not parse or names an unknown parameter.
 //! - `bad-version`: a `since` that is not `major.minor`.
+//! - `bad-extends`: an `extends` name that is neither a struct with a `pNext` member nor a
+//!   function with a `pNext` parameter, or a struct listing `extends` without a structure type
+//!   (`stype`) or a `pNext` member of its own.
 
 use std::collections::{HashMap, HashSet};
 
@@ -324,6 +327,7 @@ impl<'a> Ctx<'a> {
                 }
                 let owner = Owner { kind: e.kind(), name: &s.name, list: "members", since: v, ordered: true };
                 self.fields(&l, &owner, &s.members, out);
+                self.extends(&l, e.kind(), s, out);
             }
             Entry::DefaultStruct(s) => {
                 if !matches!(self.api.type_kind(&s.base), Some(TypeKind::Struct | TypeKind::Union)) {
@@ -486,6 +490,44 @@ impl<'a> Ctx<'a> {
                         ),
                     ));
                 }
+            }
+        }
+    }
+
+    /// `extends`: every name a chain head; the struct itself a possible chain link.
+    fn extends(&self, l: &Lines, kind: &str, s: &Struct, out: &mut Vec<Diag>) {
+        if s.extends.is_empty() {
+            return;
+        }
+        let name = &s.name;
+        let has_next = |st: &Struct| self.api.all_members(st).iter().any(|m| m.name == "pNext");
+        if s.stype.is_empty() {
+            out.push(diag(
+                l.entry_key("extends"),
+                "bad-extends",
+                format!("{kind} `{name}` lists `extends` but has no structure type (`stype`) to be recognised in a chain by"),
+            ));
+        }
+        if !has_next(s) {
+            out.push(diag(
+                l.entry_key("extends"),
+                "bad-extends",
+                format!("{kind} `{name}` lists `extends` but has no `pNext` member to continue a chain with"),
+            ));
+        }
+        for h in &s.extends {
+            let at = || l.after_key("extends", h);
+            let why = match self.api.entry(h) {
+                Some(Entry::Struct(t)) | Some(Entry::Union(t)) => {
+                    (!has_next(t)).then(|| format!("`{h}` has no `pNext` member"))
+                }
+                Some(Entry::Function(f)) => (!f.params.iter().any(|p| p.name == "pNext"))
+                    .then(|| format!("function `{h}` has no `pNext` parameter")),
+                Some(other) => Some(format!("`{h}` is a {}, not a struct or function", other.kind())),
+                None => Some(format!("`{h}` is neither a struct nor a function declared in the spec")),
+            };
+            if let Some(why) = why {
+                out.push(diag(at(), "bad-extends", format!("{kind} `{name}` extends `{h}`: {why}")));
             }
         }
     }

@@ -542,3 +542,166 @@ pub fn pfn_name(ns: &str, func: &str) -> String {
 pub fn func_ns(name: &str) -> &'static str {
     ns_of_name(name).unwrap_or("ze")
 }
+
+/// `ze_base_desc_t` → `desc`: the family of a base struct's name (`desc`, `properties`, `state`,
+/// `config`, `capability`, `cb_params`).
+pub fn family_of_base(name: &str) -> Option<String> {
+    let rest = ["ze_", "zet_", "zes_", "zer_"].iter().find_map(|p| name.strip_prefix(p))?;
+    Some(rest.strip_prefix("base_")?.strip_suffix("_t")?.to_string())
+}
+
+/// One `pNext` chain head: a struct with a `pNext` member, or a function with a `pNext` parameter.
+#[derive(Debug, Clone)]
+pub struct ChainHead {
+    /// The struct or function name.
+    pub name: String,
+    /// Whether it is a function (its `pNext` parameter heads the chain).
+    pub function: bool,
+    /// The structure type enum its links are read in (`ze_structure_type_t`, `zes_...`).
+    pub stype_enum: String,
+    /// `desc`, `properties`, ... (a function's chain is a descriptor chain).
+    pub family: Option<String>,
+    /// Whether the chain's structs are outputs the driver fills: the head's `pNext` is `void*`,
+    /// or some function takes the head as a non-const `[out]`/`[in,out]` pointer (the state
+    /// structs of sysman chain outputs through a `const void*`).
+    pub output: bool,
+    /// Whether the head's `pNext` is `const void*`.
+    pub next_const: bool,
+    /// The structs the spec lets into this chain: what names the head in `extends`, and what
+    /// extends those, in spec order.
+    pub extensions: Vec<String>,
+}
+
+/// The `pNext` chains the spec describes, computed from every struct's `extends`.
+#[derive(Debug, Clone, Default)]
+pub struct Chains {
+    /// Every head, structs first, in spec order.
+    pub heads: Vec<ChainHead>,
+    /// Extension structs whose place the spec does not state: a structure type and a `pNext`,
+    /// a base, no `extends`, and never the type of a parameter or member (only a chain reaches
+    /// them). Name → (structure type enum, family).
+    pub unplaced: BTreeMap<String, (String, Option<String>)>,
+}
+
+impl Chains {
+    pub fn head(&self, name: &str) -> Option<&ChainHead> {
+        self.heads.iter().find(|h| h.name == name)
+    }
+
+    /// The unplaced extensions a chain of `head` tolerates: same structure type enum, same family.
+    pub fn unplaced_for<'a>(&'a self, head: &'a ChainHead) -> impl Iterator<Item = &'a str> + 'a {
+        self.unplaced
+            .iter()
+            .filter(move |(n, (en, fam))| *en == head.stype_enum && *fam == head.family && !head.extensions.contains(n))
+            .map(|(n, _)| n.as_str())
+    }
+}
+
+impl Api {
+    /// Every struct (not union) of the spec, in spec order.
+    pub fn structs(&self) -> impl Iterator<Item = &Struct> + '_ {
+        self.loaded.files.iter().flat_map(|f| &f.docs).filter_map(|d| match &d.entry {
+            Entry::Struct(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    /// The resolved type of a struct's `stype` member, when it has one.
+    pub fn stype_enum_of(&self, s: &Struct) -> Option<String> {
+        let m = self.all_members(s).into_iter().find(|m| m.name == "stype")?;
+        Some(self.resolve_typedef(&CType::parse(&m.ty).base).to_string())
+    }
+
+    /// Whether a struct can be a chain link: a structure type and a `pNext` member.
+    pub fn is_chainable(&self, s: &Struct) -> bool {
+        !s.stype.is_empty() && self.all_members(s).iter().any(|m| m.name == "pNext")
+    }
+
+    /// The `pNext` chains of the spec: every head (a struct with `pNext`; a function with a
+    /// `pNext` parameter) with the extensions its chain may hold, and the unplaced extensions.
+    pub fn chains(&self) -> Chains {
+        // Direct: head → structs naming it.
+        let mut direct: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for s in self.structs() {
+            for h in &s.extends {
+                direct.entry(h.as_str()).or_default().push(s.name.as_str());
+            }
+        }
+        let order: Vec<&str> = self.structs().map(|s| s.name.as_str()).collect();
+        let closure = |head: &str| -> Vec<String> {
+            let mut seen: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+            let mut todo = vec![head];
+            while let Some(h) = todo.pop() {
+                for x in direct.get(h).into_iter().flatten() {
+                    if seen.insert(x) {
+                        todo.push(x);
+                    }
+                }
+            }
+            order.iter().filter(|n| seen.contains(*n)).map(|n| n.to_string()).collect()
+        };
+        let mut used: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        let mut filled: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        for f in &self.loaded.files {
+            for d in &f.docs {
+                let Entry::Function(func) = &d.entry else { continue };
+                for p in &func.params {
+                    let t = CType::parse(&p.ty);
+                    if t.ptrs.len() == 1 && !t.konst && matches!(p.dir, Some(Dir::Out | Dir::Inout)) {
+                        filled.insert(self.resolve_typedef(&t.base).to_string());
+                    }
+                }
+            }
+        }
+        let mut chains = Chains::default();
+        for f in &self.loaded.files {
+            for d in &f.docs {
+                let fields: Vec<&Field> = match &d.entry {
+                    Entry::Function(x) => x.params.iter().collect(),
+                    Entry::Callback(x) => x.params.iter().collect(),
+                    Entry::Struct(x) | Entry::Union(x) => x.members.iter().collect(),
+                    _ => continue,
+                };
+                used.extend(fields.iter().map(|m| self.resolve_typedef(&CType::parse(&m.ty).base).to_string()));
+            }
+        }
+        for s in self.structs() {
+            let members = self.all_members(s);
+            let Some(next) = members.iter().find(|m| m.name == "pNext") else { continue };
+            let Some(stype_enum) = self.stype_enum_of(s) else { continue };
+            let family = s.base.as_deref().and_then(family_of_base).or_else(|| family_of_base(&s.name));
+            if s.extends.is_empty() && !s.stype.is_empty() && s.base.is_some() && !used.contains(&s.name) {
+                chains.unplaced.insert(s.name.clone(), (stype_enum.clone(), family.clone()));
+            }
+            let next_const = CType::parse(&next.ty).konst;
+            chains.heads.push(ChainHead {
+                name: s.name.clone(),
+                function: false,
+                stype_enum,
+                family,
+                output: !next_const || filled.contains(&s.name),
+                next_const,
+                extensions: closure(&s.name),
+            });
+        }
+        for f in &self.loaded.files {
+            for d in &f.docs {
+                let Entry::Function(func) = &d.entry else { continue };
+                let Some(p) = func.params.iter().find(|p| p.name == "pNext") else { continue };
+                let ns = func_ns(&func.name);
+                let en = format!("{ns}_structure_type_t");
+                let stype_enum = if self.index.contains_key(&en) { en } else { "ze_structure_type_t".to_string() };
+                chains.heads.push(ChainHead {
+                    name: func.name.clone(),
+                    function: true,
+                    stype_enum,
+                    family: Some("desc".into()),
+                    output: !CType::parse(&p.ty).konst && p.dir != Some(Dir::In),
+                    next_const: CType::parse(&p.ty).konst,
+                    extensions: closure(&func.name),
+                });
+            }
+        }
+        chains
+    }
+}

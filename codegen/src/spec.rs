@@ -265,6 +265,10 @@ pub struct Struct {
     /// Extensions that must be present for this struct to be meaningful.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires: Vec<String>,
+    /// Where this struct may be chained: the structs (or functions with a `pNext` parameter)
+    /// in whose `pNext` chain it may be passed. Empty: the spec does not say.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extends: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

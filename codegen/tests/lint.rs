@@ -211,6 +211,21 @@ fn bad_version() {
 }
 
 #[test]
+fn bad_extends() {
+    assert_diags(
+        "bad-extends",
+        &[
+            "ze/bad.yml:53: error[bad-extends]: struct `ze_thing_ext_desc_t` extends `ze_thing_dsec_t`: `ze_thing_dsec_t` is neither a struct nor a function declared in the spec",
+            "ze/bad.yml:54: error[bad-extends]: struct `ze_thing_ext_desc_t` extends `ze_point_t`: `ze_point_t` has no `pNext` member",
+            "ze/bad.yml:55: error[bad-extends]: struct `ze_thing_ext_desc_t` extends `zeDeviceDoThing`: function `zeDeviceDoThing` has no `pNext` parameter",
+            "ze/bad.yml:56: error[bad-extends]: struct `ze_thing_ext_desc_t` extends `ze_device_handle_t`: `ze_device_handle_t` is a handle, not a struct or function",
+            "ze/bad.yml:63: error[bad-extends]: struct `ze_plain_t` lists `extends` but has no `pNext` member to continue a chain with",
+            "ze/bad.yml:63: error[bad-extends]: struct `ze_plain_t` lists `extends` but has no structure type (`stype`) to be recognised in a chain by",
+        ],
+    );
+}
+
+#[test]
 fn unknown_key() {
     assert_diags(
         "unknown-key",
@@ -230,7 +245,8 @@ fn unknown_kind() {
 /// `legacy` / `*_CURRENT` / `_EXP` twin / stype rename / namespace-stutter aliases, a desc based
 /// on a desc, a base-less `*_properties_t` used only as a ranged array, Markdown-quoted and
 /// floating-point range bounds, a struct range counted by its filling function's parameter,
-/// the generated `ze_callbacks_t`, and a handle-less function of the global class `ze`.
+/// the generated `ze_callbacks_t`, a handle-less function of the global class `ze`, and a struct
+/// that `extends` another and itself.
 #[test]
 fn allowed_exemptions_lint_clean() {
     assert_diags("allowed", &[]);

@@ -189,3 +189,44 @@ fn untranslatable_conditions_fail_with_a_clear_message() {
     let e = zekit_codegen::emit_validate::try_emit(&api2).map(|_| ()).expect_err("generation must fail");
     assert!(e.contains("phDevices[0] == 0"), "{e}");
 }
+
+/// Rule 6 on the chains the spec gives extensions (`extends`): for every parameter heading one
+/// (a struct pointer, or a function's own `pNext`), the committed generated test has an allowed
+/// extension accepted, a misplaced known structure rejected (alone and behind an unknown
+/// link), and an unknown structure type skipped.
+#[test]
+fn every_extended_chain_has_its_cases() {
+    use zekit_codegen::model::CType;
+    let api = api();
+    let committed = std::fs::read_to_string(root().join("generated/zekit-icd/tests/validation.rs")).unwrap();
+    let chains = api.chains();
+    let mut checked = 0;
+    for f in functions(&api) {
+        let start = committed.find(&format!("unsafe fn t_{}(", f.name)).unwrap();
+        let end = committed[start + 1..].find("unsafe fn t_").map_or(committed.len(), |e| start + 1 + e);
+        let body = &committed[start..end];
+        for p in &f.params {
+            let t = CType::parse(&p.ty);
+            let (head, arrow) = if p.name == "pNext" && t.base == "void" {
+                (f.name.clone(), format!("{} ->", p.name))
+            } else if t.ptrs.len() == 1 && p.range.is_none() {
+                // (`[range]` arrays are not validated element by element.)
+                (t.base.clone(), format!("{}->pNext ->", p.name))
+            } else {
+                continue;
+            };
+            let Some(h) = chains.head(&head).filter(|h| !h.extensions.is_empty()) else { continue };
+            let first = &h.extensions[0];
+            for label in [
+                format!("\"{arrow} {first} (extends it)\""),
+                "(known, not allowed here)\"".to_string(),
+                format!("\"{arrow} unknown stype -> "),
+                format!("\"{arrow} unknown stype 0x7ffffffe (skipped)\""),
+            ] {
+                assert!(body.contains(&label), "{}: no case {label}", f.name);
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "only {checked} parameters head a chain with extensions");
+}

@@ -38,6 +38,9 @@ pub struct Report {
     pub notes: Vec<String>,
     pub prose_conditions_dropped: usize,
     pub unknown_keys: BTreeMap<String, usize>,
+    /// Sentences of struct texts that mention `pNext`: input of the `extends` extraction
+    /// (`crate::extends`), which keeps only the names they contain.
+    pub pnext_sentences: Vec<crate::extends::Sentence>,
 }
 
 fn subst(s: &str) -> String {
@@ -59,6 +62,16 @@ fn s(v: &Value, k: &str) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
         _ => None,
+    }
+}
+
+/// Every string of a value (a string, or the strings of a version map or list), tags replaced.
+fn all_strings(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::String(x)) => vec![subst(x)],
+        Some(Value::Mapping(m)) => m.values().flat_map(|x| all_strings(Some(x))).collect(),
+        Some(Value::Sequence(q)) => q.iter().flat_map(|x| all_strings(Some(x))).collect(),
+        _ => vec![],
     }
 }
 
@@ -337,6 +350,20 @@ pub fn import_namespace(dir: &Path, ns: &str, report: &mut Report) -> Result<Vec
         }
     }
 
+    // A structure type may name the struct through a typedef alias
+    // (`ze_kernel_max_group_size_ext_properties_t`): the struct gets it too.
+    for (_, docs) in &upstream {
+        for d in docs {
+            if s(d, "type").as_deref() == Some("typedef") {
+                if let (Some(alias), Some(target)) = (s(d, "name"), s(d, "value")) {
+                    if let Some(st) = stypes.get(&alias).cloned() {
+                        stypes.entry(norm_type(&target)).or_default().extend(st);
+                    }
+                }
+            }
+        }
+    }
+
     // Class ordinals: the upstream generator sorts classes by the (string) ordinal of the
     // file that defines them, stable over the order in which class names are first seen.
     let mut first_seen: Vec<String> = vec![];
@@ -504,12 +531,20 @@ pub fn import_namespace(dir: &Path, ns: &str, report: &mut Report) -> Result<Vec
                         .flatten()
                         .filter_map(|x| x.as_str().map(subst))
                         .collect();
+                    // Sentences naming `pNext` (all versions of the text), for `extends`.
+                    let mut texts = all_strings(d.get("desc"));
+                    texts.extend(all_strings(d.get("details")));
+                    for m in d.get("members").and_then(|m| m.as_sequence()).into_iter().flatten() {
+                        texts.extend(all_strings(m.get("desc")));
+                    }
+                    report.pnext_sentences.extend(crate::extends::pnext_sentences(&name, &texts));
                     let st = Struct {
                         stype: stypes.get(&name).cloned().unwrap_or_default(),
                         name,
                         class,
                         base: s(d, "base"),
                         requires,
+                        extends: vec![],
                         since,
                         doc: None,
                         members,

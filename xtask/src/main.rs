@@ -1,6 +1,7 @@
 //! Project chores: `cargo xtask gen [--check]`, `cargo xtask lint`, `cargo xtask import-upstream DIR`.
 
 mod deps;
+mod extends;
 mod import;
 mod seed_merge;
 
@@ -25,6 +26,16 @@ fn import_upstream(dir: &Path) -> Result<(), String> {
     let facts: seed_merge::Facts = serde_yaml::from_str(&std::fs::read_to_string(&facts_path).map_err(|e| e.to_string())?)
         .map_err(|e| format!("{}: {e}", facts_path.display()))?;
     seed_merge::merge(&mut all, &seeds, &facts, &mut report)?;
+    let data: Vec<(String, Vec<String>, String)> =
+        facts.extends.iter().map(|f| (f.struct_name.clone(), f.extends.clone(), f.source.clone())).collect();
+    let upstream_sentences = std::mem::take(&mut report.pnext_sentences);
+    let counts = extends::apply(
+        &mut all,
+        &upstream_sentences,
+        &seed_merge::seed_pnext_sentences(&seeds),
+        &data,
+        &mut report,
+    )?;
     for f in &all {
         let d = spec.join(&f.ns);
         std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
@@ -38,6 +49,10 @@ fn import_upstream(dir: &Path) -> Result<(), String> {
         println!("unknown upstream key (dropped): {k} x{n}");
     }
     println!("prose return conditions dropped: {}", report.prose_conditions_dropped);
+    println!(
+        "extends facts: {} from upstream prose, {} from the seeds, {} from xtask/data/seed-facts.yml",
+        counts.prose, counts.seeds, counts.data
+    );
     Ok(())
 }
 

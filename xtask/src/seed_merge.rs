@@ -25,6 +25,31 @@ pub struct Facts {
     pub class_order: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     pub new_etors: Vec<NewEtor>,
+    #[serde(default)]
+    pub extends: Vec<FactExtends>,
+}
+
+/// `extends` facts the importer cannot derive from upstream or seed text.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactExtends {
+    #[serde(rename = "struct")]
+    pub struct_name: String,
+    pub extends: Vec<String>,
+    /// Where the fact is stated.
+    pub source: String,
+}
+
+/// The seed pages' sentences about `pNext`, per struct (for `crate::extends`).
+pub fn seed_pnext_sentences(seeds: &SeedSet) -> Vec<crate::extends::Sentence> {
+    let mut out = vec![];
+    for ss in seeds.structs.values() {
+        let mut texts = vec![ss.doc.clone()];
+        texts.extend(ss.details.iter().cloned());
+        texts.extend(ss.members.iter().map(|m| m.doc.clone()));
+        out.extend(crate::extends::pnext_sentences(&ss.name, &texts));
+    }
+    out
 }
 
 #[derive(Deserialize)]
@@ -204,6 +229,7 @@ pub fn merge(files: &mut [SpecFile], seeds: &SeedSet, facts: &Facts, report: &mu
                     base,
                     stype: stype.clone(),
                     requires: vec![],
+                    extends: vec![],
                     since: ss.since.clone(),
                     doc: text(&ss.doc),
                     members,

@@ -12,9 +12,11 @@
 //!    arrays, not `stype`): `ZE_RESULT_ERROR_INVALID_ENUMERATION`;
 //! 5. `stype` of an `[in]` struct pointer is not one of its struct's structure types:
 //!    `ZE_RESULT_ERROR_INVALID_ARGUMENT` (the spec names no code; zekit's choice);
-//! 6. a `pNext` chain is longer than 64 links (or cyclic), or a link's `stype` is not the
-//!    structure type of an extension of the head's family (`*_base_desc_t` for descriptors,
-//!    `*_base_properties_t` for properties, ...), in any namespace: `ZE_RESULT_ERROR_INVALID_ARGUMENT`;
+//! 6. a `pNext` chain (of a struct parameter, or a function's own `pNext`) is longer than 64
+//!    links (or cyclic), or a link is a structure the spec knows but does not let into that chain
+//!    (`extends`, closed over; extensions whose place the spec does not state are tolerated in
+//!    chains of their family): `ZE_RESULT_ERROR_INVALID_ARGUMENT`. A structure type the spec
+//!    does not know is skipped (a newer application's extension). Walked by `zekit_sys::chain`;
 //! 7. (`[range]` consistency is rule 2);
 //! 8. the spec's code conditions (`returns[].when`), in spec order, with their codes; a
 //!    pointer a condition dereferences is tested first when rules 1-2 do not guarantee it,
@@ -23,167 +25,1085 @@
 use ::core::ffi::{c_char, c_int, c_void};
 use zekit_rt::{ZeError, ZeResult};
 use zekit_sys::*;
-/// The head of every extension struct: its structure type and the next link.
-#[repr(C)]
-struct Link {
-    stype: u32,
-    pNext: *const c_void,
-}
-
-/// Rule 6: a `pNext` chain of the `capability` family: at most 64 links, each the structure type of a struct whose base is a `*_base_capability_t`.
-unsafe fn chain_capability(mut next: *const c_void) -> ZeResult<()> {
-    let mut links = 0u32;
-    while !next.is_null() {
-        if links == 64 {
-            return Err(ZeError::INVALID_ARGUMENT);
+/// Rule 6 for the `pNext` chain of `ze_base_properties_t` (and of 39 other heads with the same structure types).
+/// Tolerated, the spec not saying where they go: `ze_device_compute_dotproduct_ext_properties_t`.
+unsafe fn chain_ze_properties(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00020043 => {}
+            1..=35
+            | 0x00010001..=0x00010016
+            | 0x00020001..=0x00020029
+            | 0x00020030..=0x00020042
+            | 0x00020044..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
         }
-        let link = next as *const Link;
-        match (*link).stype {
-            28 => {}
-            _ => return Err(ZeError::INVALID_ARGUMENT),
-        }
-        next = (*link).pNext;
-        links += 1;
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
     }
     Ok(())
 }
 
-/// Rule 6: a `pNext` chain of the `config` family: at most 64 links, each the structure type of a struct whose base is a `*_base_config_t`.
-unsafe fn chain_config(mut next: *const c_void) -> ZeResult<()> {
-    let mut links = 0u32;
-    while !next.is_null() {
-        if links == 64 {
-            return Err(ZeError::INVALID_ARGUMENT);
+/// Rule 6 for the `pNext` chain of `ze_base_desc_t` (and of 71 other heads with the same structure types).
+/// Tolerated, the spec not saying where they go: `ze_command_list_append_launch_kernel_param_cooperative_desc_t`, `ze_context_power_saving_hint_exp_desc_t`, `ze_event_sync_mode_desc_t`, `ze_image_view_planar_exp_desc_t`, `ze_image_view_planar_ext_desc_t`, `ze_ipc_mem_handle_type_ext_desc_t`, `ze_module_program_exp_desc_t`, `ze_mutable_global_offset_exp_desc_t`, `ze_mutable_graph_argument_exp_desc_t`, `ze_runtime_requirements_graph_desc_t`, `ze_runtime_requirements_module_desc_t`.
+unsafe fn chain_ze_desc(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010010
+            | 0x00020002
+            | 0x00020005
+            | 0x00020008
+            | 0x0002001c
+            | 0x00020020
+            | 0x00020036
+            | 0x0002003c..=0x0002003d
+            | 0x00020044..=0x00020045 => {}
+            1..=35
+            | 0x00010001..=0x0001000f
+            | 0x00010011..=0x00010016
+            | 0x00020001
+            | 0x00020003..=0x00020004
+            | 0x00020006..=0x00020007
+            | 0x00020009..=0x0002001b
+            | 0x0002001d..=0x0002001f
+            | 0x00020021..=0x00020029
+            | 0x00020030..=0x00020035
+            | 0x00020037..=0x0002003b
+            | 0x0002003e..=0x00020043
+            | 0x00020046..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
         }
-        let link = next as *const Link;
-        match (*link).stype {
-            24 | 26 | 33 | 35 | 0x00020016 => {}
-            _ => return Err(ZeError::INVALID_ARGUMENT),
-        }
-        next = (*link).pNext;
-        links += 1;
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
     }
     Ok(())
 }
 
-/// Rule 6: a `pNext` chain of the `desc` family: at most 64 links, each the structure type of a struct whose base is a `*_base_desc_t`.
-unsafe fn chain_desc(mut next: *const c_void) -> ZeResult<()> {
-    let mut links = 0u32;
-    while !next.is_null() {
-        if links == 64 {
-            return Err(ZeError::INVALID_ARGUMENT);
+/// Rule 6 for the `pNext` chain of `ze_driver_properties_t`.
+/// Its extensions (`extends`): `ze_driver_ddi_handles_ext_properties_t`, `ze_driver_memory_free_ext_properties_t`.
+/// Tolerated, the spec not saying where they go: `ze_device_compute_dotproduct_ext_properties_t`.
+unsafe fn chain_ze_driver_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010009 | 0x00020027 | 0x00020043 => {}
+            1..=35
+            | 0x00010001..=0x00010008
+            | 0x0001000a..=0x00010016
+            | 0x00020001..=0x00020026
+            | 0x00020028..=0x00020029
+            | 0x00020030..=0x00020042
+            | 0x00020044..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
         }
-        let link = next as *const Link;
-        match (*link).stype {
-            3..=4
-            | 7
-            | 9
-            | 13..=19
-            | 21..=22
-            | 24..=27
-            | 29
-            | 31..=32
-            | 34..=35
-            | 37
-            | 39
-            | 0x00010001..=0x00010002
-            | 0x00010004..=0x00010008
-            | 0x0001000a..=0x0001000b
-            | 0x0001000f..=0x00010010
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_device_properties_t`.
+/// Its extensions (`extends`): `ze_device_event_properties_t`, `ze_eu_count_ext_t`, `ze_rtas_device_ext_properties_t`, `ze_rtas_device_exp_properties_t`, `ze_device_luid_ext_properties_t`, `ze_device_ip_version_ext_t`, `ze_device_usablemem_size_ext_properties_t`, `ze_event_query_kernel_timestamps_ext_properties_t`, `ze_record_replay_graph_ext_properties_t`, `ze_mutable_command_list_exp_properties_t`, `ze_device_readonly_memory_ext_properties_t`.
+/// Tolerated, the spec not saying where they go: `ze_device_compute_dotproduct_ext_properties_t`.
+unsafe fn chain_ze_device_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010005 | 0x0001000d | 0x0001000f | 0x00010011 | 0x00010015 | 0x00020012
+            | 0x00020015 | 0x00020034 | 0x0002003e | 0x00020041 | 0x00020043
+            | 0x00020047 => {}
+            1..=35
+            | 0x00010001..=0x00010004
+            | 0x00010006..=0x0001000c
+            | 0x0001000e
+            | 0x00010010
+            | 0x00010012..=0x00010014
+            | 0x00010016
+            | 0x00020001..=0x00020011
+            | 0x00020013..=0x00020014
+            | 0x00020016..=0x00020029
+            | 0x00020030..=0x00020033
+            | 0x00020035..=0x0002003d
+            | 0x0002003f..=0x00020040
+            | 0x00020042
+            | 0x00020044..=0x00020046
+            | 0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_device_module_properties_t`.
+/// Its extensions (`extends`): `ze_float_atomic_ext_properties_t`, `ze_scheduling_hint_exp_properties_t`, `ze_device_raytracing_ext_properties_t`.
+/// Tolerated, the spec not saying where they go: `ze_device_compute_dotproduct_ext_properties_t`.
+unsafe fn chain_ze_device_module_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010001 | 0x00010003 | 0x00020003 | 0x00020043 => {}
+            1..=35
+            | 0x00010002
+            | 0x00010004..=0x00010016
+            | 0x00020001..=0x00020002
+            | 0x00020004..=0x00020029
+            | 0x00020030..=0x00020042
+            | 0x00020044..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_device_image_properties_t`.
+/// Its extensions (`extends`): `ze_device_pitched_alloc_exp_properties_t`, `ze_pitched_alloc_2dimage_linear_pitch_exp_info_t`.
+/// Tolerated, the spec not saying where they go: `ze_device_compute_dotproduct_ext_properties_t`.
+unsafe fn chain_ze_device_image_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x0002001d | 0x00020038 | 0x00020043 => {}
+            1..=35
+            | 0x00010001..=0x00010016
+            | 0x00020001..=0x0002001c
+            | 0x0002001e..=0x00020029
+            | 0x00020030..=0x00020037
+            | 0x00020039..=0x00020042
+            | 0x00020044..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_device_p2p_properties_t`.
+/// Its extensions (`extends`): `ze_device_p2p_bandwidth_exp_properties_t`.
+/// Tolerated, the spec not saying where they go: `ze_device_compute_dotproduct_ext_properties_t`.
+unsafe fn chain_ze_device_p2p_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x0002000a | 0x00020043 => {}
+            1..=35
+            | 0x00010001..=0x00010016
+            | 0x00020001..=0x00020009
+            | 0x0002000b..=0x00020029
+            | 0x00020030..=0x00020042
+            | 0x00020044..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_command_list_desc_t`.
+/// Its extensions (`extends`): `ze_mutable_command_list_exp_desc_t`.
+/// Tolerated, the spec not saying where they go: `ze_command_list_append_launch_kernel_param_cooperative_desc_t`, `ze_context_power_saving_hint_exp_desc_t`, `ze_event_sync_mode_desc_t`, `ze_image_view_planar_exp_desc_t`, `ze_image_view_planar_ext_desc_t`, `ze_ipc_mem_handle_type_ext_desc_t`, `ze_module_program_exp_desc_t`, `ze_mutable_global_offset_exp_desc_t`, `ze_mutable_graph_argument_exp_desc_t`, `ze_runtime_requirements_graph_desc_t`, `ze_runtime_requirements_module_desc_t`.
+unsafe fn chain_ze_command_list_desc_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010010
+            | 0x00020002
+            | 0x00020005
+            | 0x00020008
+            | 0x00020016
+            | 0x0002001c
+            | 0x00020020
+            | 0x00020036
+            | 0x0002003c..=0x0002003d
+            | 0x00020044..=0x00020045 => {}
+            1..=35
+            | 0x00010001..=0x0001000f
+            | 0x00010011..=0x00010016
+            | 0x00020001
+            | 0x00020003..=0x00020004
+            | 0x00020006..=0x00020007
+            | 0x00020009..=0x00020015
+            | 0x00020017..=0x0002001b
+            | 0x0002001d..=0x0002001f
+            | 0x00020021..=0x00020029
+            | 0x00020030..=0x00020035
+            | 0x00020037..=0x0002003b
+            | 0x0002003e..=0x00020043
+            | 0x00020046..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_event_pool_desc_t`.
+/// Its extensions (`extends`): `ze_event_pool_counter_based_exp_desc_t`.
+/// Tolerated, the spec not saying where they go: `ze_command_list_append_launch_kernel_param_cooperative_desc_t`, `ze_context_power_saving_hint_exp_desc_t`, `ze_event_sync_mode_desc_t`, `ze_image_view_planar_exp_desc_t`, `ze_image_view_planar_ext_desc_t`, `ze_ipc_mem_handle_type_ext_desc_t`, `ze_module_program_exp_desc_t`, `ze_mutable_global_offset_exp_desc_t`, `ze_mutable_graph_argument_exp_desc_t`, `ze_runtime_requirements_graph_desc_t`, `ze_runtime_requirements_module_desc_t`.
+unsafe fn chain_ze_event_pool_desc_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010010
+            | 0x00020002
+            | 0x00020005
+            | 0x00020008
+            | 0x00020014
+            | 0x0002001c
+            | 0x00020020
+            | 0x00020036
+            | 0x0002003c..=0x0002003d
+            | 0x00020044..=0x00020045 => {}
+            1..=35
+            | 0x00010001..=0x0001000f
+            | 0x00010011..=0x00010016
+            | 0x00020001
+            | 0x00020003..=0x00020004
+            | 0x00020006..=0x00020007
+            | 0x00020009..=0x00020013
+            | 0x00020015..=0x0002001b
+            | 0x0002001d..=0x0002001f
+            | 0x00020021..=0x00020029
+            | 0x00020030..=0x00020035
+            | 0x00020037..=0x0002003b
+            | 0x0002003e..=0x00020043
+            | 0x00020046..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_event_counter_based_desc_t`.
+/// Its extensions (`extends`): `ze_event_counter_based_external_sync_allocation_desc_t`, `ze_event_counter_based_external_aggregate_storage_desc_t`.
+/// Tolerated, the spec not saying where they go: `ze_command_list_append_launch_kernel_param_cooperative_desc_t`, `ze_context_power_saving_hint_exp_desc_t`, `ze_event_sync_mode_desc_t`, `ze_image_view_planar_exp_desc_t`, `ze_image_view_planar_ext_desc_t`, `ze_ipc_mem_handle_type_ext_desc_t`, `ze_module_program_exp_desc_t`, `ze_mutable_global_offset_exp_desc_t`, `ze_mutable_graph_argument_exp_desc_t`, `ze_runtime_requirements_graph_desc_t`, `ze_runtime_requirements_module_desc_t`.
+unsafe fn chain_ze_event_counter_based_desc_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010010
+            | 0x00020002
+            | 0x00020005
+            | 0x00020008
+            | 0x0002001c
+            | 0x00020020
+            | 0x00020036
+            | 0x0002003b..=0x0002003d
+            | 0x0002003f
+            | 0x00020044..=0x00020045 => {}
+            1..=35
+            | 0x00010001..=0x0001000f
+            | 0x00010011..=0x00010016
+            | 0x00020001
+            | 0x00020003..=0x00020004
+            | 0x00020006..=0x00020007
+            | 0x00020009..=0x0002001b
+            | 0x0002001d..=0x0002001f
+            | 0x00020021..=0x00020029
+            | 0x00020030..=0x00020035
+            | 0x00020037..=0x0002003a
+            | 0x0002003e
+            | 0x00020040..=0x00020043
+            | 0x00020046..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_external_semaphore_ext_desc_t`.
+/// Its extensions (`extends`): `ze_external_semaphore_win32_ext_desc_t`, `ze_external_semaphore_fd_ext_desc_t`.
+/// Tolerated, the spec not saying where they go: `ze_command_list_append_launch_kernel_param_cooperative_desc_t`, `ze_context_power_saving_hint_exp_desc_t`, `ze_event_sync_mode_desc_t`, `ze_image_view_planar_exp_desc_t`, `ze_image_view_planar_ext_desc_t`, `ze_ipc_mem_handle_type_ext_desc_t`, `ze_module_program_exp_desc_t`, `ze_mutable_global_offset_exp_desc_t`, `ze_mutable_graph_argument_exp_desc_t`, `ze_runtime_requirements_graph_desc_t`, `ze_runtime_requirements_module_desc_t`.
+unsafe fn chain_ze_external_semaphore_ext_desc_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010010
+            | 0x00020002
+            | 0x00020005
+            | 0x00020008
+            | 0x0002001c
+            | 0x00020020
+            | 0x00020023..=0x00020024
+            | 0x00020036
+            | 0x0002003c..=0x0002003d
+            | 0x00020044..=0x00020045 => {}
+            1..=35
+            | 0x00010001..=0x0001000f
+            | 0x00010011..=0x00010016
+            | 0x00020001
+            | 0x00020003..=0x00020004
+            | 0x00020006..=0x00020007
+            | 0x00020009..=0x0002001b
+            | 0x0002001d..=0x0002001f
+            | 0x00020021..=0x00020022
+            | 0x00020025..=0x00020029
+            | 0x00020030..=0x00020035
+            | 0x00020037..=0x0002003b
+            | 0x0002003e..=0x00020043
+            | 0x00020046..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_image_desc_t`.
+/// Its extensions (`extends`): `ze_srgb_ext_desc_t`, `ze_image_bindless_exp_desc_t`, `ze_image_pitched_exp_desc_t`, `ze_custom_pitch_exp_desc_t`, `ze_external_memory_export_desc_t`, `ze_external_memory_import_fd_t`, `ze_external_memory_import_win32_handle_t`, `ze_memory_compression_hints_ext_desc_t`, `ze_sampler_desc_t`.
+/// Tolerated, the spec not saying where they go: `ze_command_list_append_launch_kernel_param_cooperative_desc_t`, `ze_context_power_saving_hint_exp_desc_t`, `ze_event_sync_mode_desc_t`, `ze_image_view_planar_exp_desc_t`, `ze_image_view_planar_ext_desc_t`, `ze_ipc_mem_handle_type_ext_desc_t`, `ze_module_program_exp_desc_t`, `ze_mutable_global_offset_exp_desc_t`, `ze_mutable_graph_argument_exp_desc_t`, `ze_runtime_requirements_graph_desc_t`, `ze_runtime_requirements_module_desc_t`.
+unsafe fn chain_ze_image_desc_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            24..=25
+            | 31
+            | 34
+            | 0x00010006
+            | 0x0001000b
+            | 0x00010010
+            | 0x00020002
+            | 0x00020005
+            | 0x00020008
+            | 0x0002001c
+            | 0x0002001e..=0x00020020
+            | 0x00020036
+            | 0x0002003c..=0x0002003d
+            | 0x00020042
+            | 0x00020044..=0x00020045 => {}
+            1..=23
+            | 26..=30
+            | 32..=33
+            | 35
+            | 0x00010001..=0x00010005
+            | 0x00010007..=0x0001000a
+            | 0x0001000c..=0x0001000f
+            | 0x00010011..=0x00010016
+            | 0x00020001
+            | 0x00020003..=0x00020004
+            | 0x00020006..=0x00020007
+            | 0x00020009..=0x0002001b
+            | 0x0002001d
+            | 0x00020021..=0x00020029
+            | 0x00020030..=0x00020035
+            | 0x00020037..=0x0002003b
+            | 0x0002003e..=0x00020041
+            | 0x00020043
+            | 0x00020046..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_image_properties_t`.
+/// Its extensions (`extends`): `ze_image_format_support_ext_properties_t`.
+/// Tolerated, the spec not saying where they go: `ze_device_compute_dotproduct_ext_properties_t`.
+unsafe fn chain_ze_image_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010014 | 0x00020043 => {}
+            1..=35
+            | 0x00010001..=0x00010013
+            | 0x00010015..=0x00010016
+            | 0x00020001..=0x00020029
+            | 0x00020030..=0x00020042
+            | 0x00020044..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_image_allocation_ext_properties_t` (and of 1 other heads with the same structure types).
+/// Its extensions (`extends`): `ze_external_memory_export_fd_t`, `ze_external_memory_export_win32_handle_t`.
+/// Tolerated, the spec not saying where they go: `ze_device_compute_dotproduct_ext_properties_t`.
+unsafe fn chain_ze_image_allocation_ext_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            26 | 35 | 0x00020043 => {}
+            1..=25
+            | 27..=34
+            | 0x00010001..=0x00010016
+            | 0x00020001..=0x00020029
+            | 0x00020030..=0x00020042
+            | 0x00020044..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_device_mem_alloc_desc_t`.
+/// Its extensions (`extends`): `ze_external_memory_export_desc_t`, `ze_external_memory_import_fd_t`, `ze_external_memory_import_win32_handle_t`, `ze_memory_compression_hints_ext_desc_t`, `ze_raytracing_mem_alloc_ext_desc_t`, `ze_relaxed_allocation_limits_ext_desc_t`, `ze_relaxed_allocation_limits_exp_desc_t`.
+/// Tolerated, the spec not saying where they go: `ze_command_list_append_launch_kernel_param_cooperative_desc_t`, `ze_context_power_saving_hint_exp_desc_t`, `ze_event_sync_mode_desc_t`, `ze_image_view_planar_exp_desc_t`, `ze_image_view_planar_ext_desc_t`, `ze_ipc_mem_handle_type_ext_desc_t`, `ze_module_program_exp_desc_t`, `ze_mutable_global_offset_exp_desc_t`, `ze_mutable_graph_argument_exp_desc_t`, `ze_runtime_requirements_graph_desc_t`, `ze_runtime_requirements_module_desc_t`.
+unsafe fn chain_ze_device_mem_alloc_desc_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            24..=25
+            | 34
+            | 0x00010002
+            | 0x0001000b
+            | 0x00010010
             | 0x00010016
             | 0x00020001..=0x00020002
-            | 0x00020004..=0x00020005
-            | 0x00020007..=0x00020008
-            | 0x0002000e..=0x0002000f
-            | 0x00020014
-            | 0x00020016..=0x0002001c
-            | 0x0002001e..=0x00020026
-            | 0x00020028
-            | 0x00020030..=0x00020031
-            | 0x00020036..=0x00020037
-            | 0x0002003a..=0x0002003d
-            | 0x0002003f
-            | 0x00020042
-            | 0x00020044..=0x00020045
-            | 0x00020048
-            | 0x0002004b => {}
-            _ => return Err(ZeError::INVALID_ARGUMENT),
-        }
-        next = (*link).pNext;
-        links += 1;
-    }
-    Ok(())
-}
-
-/// Rule 6: a `pNext` chain of the `properties` family: at most 64 links, each the structure type of a struct whose base is a `*_base_properties_t`.
-unsafe fn chain_properties(mut next: *const c_void) -> ZeResult<()> {
-    let mut links = 0u32;
-    while !next.is_null() {
-        if links == 64 {
-            return Err(ZeError::INVALID_ARGUMENT);
-        }
-        let link = next as *const Link;
-        match (*link).stype {
-            1..=20
-            | 23
-            | 28
-            | 30
-            | 33
-            | 36
-            | 38
-            | 40..=45
+            | 0x00020005
+            | 0x00020008
+            | 0x0002001c
+            | 0x00020020
+            | 0x00020036
+            | 0x0002003c..=0x0002003d
+            | 0x00020044..=0x00020045 => {}
+            1..=23
+            | 26..=33
+            | 35
             | 0x00010001
-            | 0x00010003..=0x00010009
-            | 0x0001000c..=0x0001000e
-            | 0x00010011..=0x00010012
-            | 0x00010014..=0x00010015
-            | 0x00020001..=0x00020006
-            | 0x00020008..=0x0002000d
-            | 0x00020010..=0x00020012
-            | 0x00020014..=0x00020015
-            | 0x00020017
-            | 0x0002001d
-            | 0x00020027
-            | 0x00020029
-            | 0x00020032..=0x00020034
-            | 0x00020038..=0x00020039
-            | 0x0002003e
-            | 0x00020040..=0x00020041
-            | 0x00020043
-            | 0x00020046..=0x00020047 => {}
-            _ => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x00010003..=0x0001000a
+            | 0x0001000c..=0x0001000f
+            | 0x00010011..=0x00010015
+            | 0x00020003..=0x00020004
+            | 0x00020006..=0x00020007
+            | 0x00020009..=0x0002001b
+            | 0x0002001d..=0x0002001f
+            | 0x00020021..=0x00020029
+            | 0x00020030..=0x00020035
+            | 0x00020037..=0x0002003b
+            | 0x0002003e..=0x00020043
+            | 0x00020046..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
         }
-        next = (*link).pNext;
-        links += 1;
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
     }
     Ok(())
 }
 
-/// Rule 6: a `pNext` chain of the `state` family: at most 64 links, each the structure type of a struct whose base is a `*_base_state_t`.
-unsafe fn chain_state(mut next: *const c_void) -> ZeResult<()> {
-    let mut links = 0u32;
-    while !next.is_null() {
-        if links == 64 {
-            return Err(ZeError::INVALID_ARGUMENT);
-        }
-        let link = next as *const Link;
-        match (*link).stype {
-            21..=23
-            | 25
-            | 27
-            | 29..=31
+/// Rule 6 for the `pNext` chain of `ze_host_mem_alloc_desc_t`.
+/// Its extensions (`extends`): `ze_external_memmap_sysmem_ext_desc_t`, `ze_external_memory_export_desc_t`, `ze_external_memory_import_fd_t`, `ze_external_memory_import_win32_handle_t`, `ze_memory_compression_hints_ext_desc_t`, `ze_relaxed_allocation_limits_ext_desc_t`, `ze_relaxed_allocation_limits_exp_desc_t`.
+/// Tolerated, the spec not saying where they go: `ze_command_list_append_launch_kernel_param_cooperative_desc_t`, `ze_context_power_saving_hint_exp_desc_t`, `ze_event_sync_mode_desc_t`, `ze_image_view_planar_exp_desc_t`, `ze_image_view_planar_ext_desc_t`, `ze_ipc_mem_handle_type_ext_desc_t`, `ze_module_program_exp_desc_t`, `ze_mutable_global_offset_exp_desc_t`, `ze_mutable_graph_argument_exp_desc_t`, `ze_runtime_requirements_graph_desc_t`, `ze_runtime_requirements_module_desc_t`.
+unsafe fn chain_ze_host_mem_alloc_desc_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            24..=25
             | 34
-            | 0x00020003
+            | 0x0001000b
+            | 0x00010010
+            | 0x00010016
+            | 0x00020001..=0x00020002
+            | 0x00020005
+            | 0x00020008
+            | 0x0002001c
+            | 0x00020020
+            | 0x00020036..=0x00020037
+            | 0x0002003c..=0x0002003d
+            | 0x00020044..=0x00020045 => {}
+            1..=23
+            | 26..=33
+            | 35
+            | 0x00010001..=0x0001000a
+            | 0x0001000c..=0x0001000f
+            | 0x00010011..=0x00010015
+            | 0x00020003..=0x00020004
             | 0x00020006..=0x00020007
-            | 0x00020009
-            | 0x00020010
-            | 0x00020013
-            | 0x00020015
-            | 0x00020018 => {}
-            _ => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x00020009..=0x0002001b
+            | 0x0002001d..=0x0002001f
+            | 0x00020021..=0x00020029
+            | 0x00020030..=0x00020035
+            | 0x00020038..=0x0002003b
+            | 0x0002003e..=0x00020043
+            | 0x00020046..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
         }
-        next = (*link).pNext;
-        links += 1;
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_memory_allocation_properties_t`.
+/// Its extensions (`extends`): `ze_external_memory_export_fd_t`, `ze_external_memory_export_win32_handle_t`, `ze_memory_sub_allocations_exp_properties_t`.
+/// Tolerated, the spec not saying where they go: `ze_device_compute_dotproduct_ext_properties_t`.
+unsafe fn chain_ze_memory_allocation_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            26 | 35 | 0x0002000d | 0x00020043 => {}
+            1..=25
+            | 27..=34
+            | 0x00010001..=0x00010016
+            | 0x00020001..=0x0002000c
+            | 0x0002000e..=0x00020029
+            | 0x00020030..=0x00020042
+            | 0x00020044..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_kernel_properties_t`.
+/// Its extensions (`extends`): `ze_kernel_max_group_size_properties_ext_t`, `ze_kernel_preferred_group_size_properties_t`.
+/// Tolerated, the spec not saying where they go: `ze_device_compute_dotproduct_ext_properties_t`.
+unsafe fn chain_ze_kernel_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            33 | 0x00010013 | 0x00020043 => {}
+            1..=32
+            | 34..=35
+            | 0x00010001..=0x00010012
+            | 0x00010014..=0x00010016
+            | 0x00020001..=0x00020029
+            | 0x00020030..=0x00020042
+            | 0x00020044..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_mutable_commands_exp_desc_t`.
+/// Its extensions (`extends`): `ze_mutable_kernel_argument_exp_desc_t`, `ze_mutable_group_count_exp_desc_t`, `ze_mutable_group_size_exp_desc_t`.
+/// Tolerated, the spec not saying where they go: `ze_command_list_append_launch_kernel_param_cooperative_desc_t`, `ze_context_power_saving_hint_exp_desc_t`, `ze_event_sync_mode_desc_t`, `ze_image_view_planar_exp_desc_t`, `ze_image_view_planar_ext_desc_t`, `ze_ipc_mem_handle_type_ext_desc_t`, `ze_module_program_exp_desc_t`, `ze_mutable_global_offset_exp_desc_t`, `ze_mutable_graph_argument_exp_desc_t`, `ze_runtime_requirements_graph_desc_t`, `ze_runtime_requirements_module_desc_t`.
+unsafe fn chain_ze_mutable_commands_exp_desc_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010010
+            | 0x00020002
+            | 0x00020005
+            | 0x00020008
+            | 0x00020019..=0x0002001c
+            | 0x00020020
+            | 0x00020036
+            | 0x0002003c..=0x0002003d
+            | 0x00020044..=0x00020045 => {}
+            1..=35
+            | 0x00010001..=0x0001000f
+            | 0x00010011..=0x00010016
+            | 0x00020001
+            | 0x00020003..=0x00020004
+            | 0x00020006..=0x00020007
+            | 0x00020009..=0x00020018
+            | 0x0002001d..=0x0002001f
+            | 0x00020021..=0x00020029
+            | 0x00020030..=0x00020035
+            | 0x00020037..=0x0002003b
+            | 0x0002003e..=0x00020043
+            | 0x00020046..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `ze_physical_mem_desc_t`.
+/// Its extensions (`extends`): `ze_external_memory_export_desc_t`, `ze_external_memory_import_fd_t`, `ze_external_memory_import_win32_handle_t`.
+/// Tolerated, the spec not saying where they go: `ze_command_list_append_launch_kernel_param_cooperative_desc_t`, `ze_context_power_saving_hint_exp_desc_t`, `ze_event_sync_mode_desc_t`, `ze_image_view_planar_exp_desc_t`, `ze_image_view_planar_ext_desc_t`, `ze_ipc_mem_handle_type_ext_desc_t`, `ze_module_program_exp_desc_t`, `ze_mutable_global_offset_exp_desc_t`, `ze_mutable_graph_argument_exp_desc_t`, `ze_runtime_requirements_graph_desc_t`, `ze_runtime_requirements_module_desc_t`.
+unsafe fn chain_ze_physical_mem_desc_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            24..=25
+            | 34
+            | 0x00010010
+            | 0x00020002
+            | 0x00020005
+            | 0x00020008
+            | 0x0002001c
+            | 0x00020020
+            | 0x00020036
+            | 0x0002003c..=0x0002003d
+            | 0x00020044..=0x00020045 => {}
+            1..=23
+            | 26..=33
+            | 35
+            | 0x00010001..=0x0001000f
+            | 0x00010011..=0x00010016
+            | 0x00020001
+            | 0x00020003..=0x00020004
+            | 0x00020006..=0x00020007
+            | 0x00020009..=0x0002001b
+            | 0x0002001d..=0x0002001f
+            | 0x00020021..=0x00020029
+            | 0x00020030..=0x00020035
+            | 0x00020037..=0x0002003b
+            | 0x0002003e..=0x00020043
+            | 0x00020046..=0x00020048
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zet_base_properties_t` (and of 17 other heads with the same structure types).
+unsafe fn chain_zet_properties(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            1..=9 | 0x00010001..=0x00010009 => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zet_metric_group_properties_t`.
+/// Its extensions (`extends`): `zet_metric_global_timestamps_resolution_exp_t`, `zet_metric_group_type_exp_t`, `zet_export_dma_buf_exp_properties_t`, `zet_metric_source_id_exp_t`.
+unsafe fn chain_zet_metric_group_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            9 | 0x00010006..=0x00010007 | 0x00010009 => {}
+            1..=8 | 0x00010001..=0x00010005 | 0x00010008 => {
+                return Err(ZeError::INVALID_ARGUMENT);
+            }
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zet_metric_properties_t`.
+/// Its extensions (`extends`): `zet_export_dma_buf_exp_properties_t`.
+unsafe fn chain_zet_metric_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010007 => {}
+            1..=9 | 0x00010001..=0x00010006 | 0x00010008..=0x00010009 => {
+                return Err(ZeError::INVALID_ARGUMENT);
+            }
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zes_base_properties_t` (and of 30 other heads with the same structure types).
+/// Tolerated, the spec not saying where they go: `zes_device_ext_properties_t`, `zes_pci_bar_properties_1_2_t`.
+unsafe fn chain_zes_properties(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            36 | 45 => {}
+            1..=35 | 37..=44 | 46 | 0x00020001..=0x00020009 | 0x00020010..=0x00020018 => {
+                return Err(ZeError::INVALID_ARGUMENT);
+            }
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zes_base_desc_t` (and of 25 other heads with the same structure types).
+unsafe fn chain_zes_desc(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            1..=46 | 0x00020001..=0x00020009 | 0x00020010..=0x00020018 => {
+                return Err(ZeError::INVALID_ARGUMENT);
+            }
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zes_device_state_t`.
+/// Its extensions (`extends`): `zes_device_ext_state_t`.
+unsafe fn chain_zes_device_state_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00020018 => {}
+            1..=46 | 0x00020001..=0x00020009 | 0x00020010..=0x00020017 => {
+                return Err(ZeError::INVALID_ARGUMENT);
+            }
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zes_device_properties_t`.
+/// Its extensions (`extends`): `zes_oem_serial_id_ext_properties_t`.
+/// Tolerated, the spec not saying where they go: `zes_device_ext_properties_t`, `zes_pci_bar_properties_1_2_t`.
+unsafe fn chain_zes_device_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            36 | 45 | 0x00020017 => {}
+            1..=35
+            | 37..=44
+            | 46
+            | 0x00020001..=0x00020009
+            | 0x00020010..=0x00020016
+            | 0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zes_pci_properties_t`.
+/// Its extensions (`extends`): `zes_pci_link_speed_downgrade_ext_properties_t`.
+/// Tolerated, the spec not saying where they go: `zes_device_ext_properties_t`, `zes_pci_bar_properties_1_2_t`.
+unsafe fn chain_zes_pci_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            36 | 45 | 0x00020014 => {}
+            1..=35
+            | 37..=44
+            | 46
+            | 0x00020001..=0x00020009
+            | 0x00020010..=0x00020013
+            | 0x00020015..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zes_pci_state_t`.
+/// Its extensions (`extends`): `zes_pci_link_speed_downgrade_ext_state_t`.
+unsafe fn chain_zes_pci_state_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00020013 => {}
+            1..=46
+            | 0x00020001..=0x00020009
+            | 0x00020010..=0x00020012
+            | 0x00020014..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zes_device_ecc_properties_t`.
+/// Its extensions (`extends`): `zes_device_ecc_default_properties_ext_t`.
+/// Tolerated, the spec not saying where they go: `zes_device_ext_properties_t`, `zes_pci_bar_properties_1_2_t`.
+unsafe fn chain_zes_device_ecc_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            36 | 45 | 0x00020012 => {}
+            1..=35
+            | 37..=44
+            | 46
+            | 0x00020001..=0x00020009
+            | 0x00020010..=0x00020011
+            | 0x00020013..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zes_engine_properties_t`.
+/// Its extensions (`extends`): `zes_engine_ext_properties_t`.
+/// Tolerated, the spec not saying where they go: `zes_device_ext_properties_t`, `zes_pci_bar_properties_1_2_t`.
+unsafe fn chain_zes_engine_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            36 | 43 | 45 => {}
+            1..=35
+            | 37..=42
+            | 44
+            | 46
+            | 0x00020001..=0x00020009
+            | 0x00020010..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zes_mem_properties_t`.
+/// Its extensions (`extends`): `zes_mem_bandwidth_counter_bits_exp_properties_t`.
+/// Tolerated, the spec not saying where they go: `zes_device_ext_properties_t`, `zes_pci_bar_properties_1_2_t`.
+unsafe fn chain_zes_mem_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            36 | 45 | 0x00020002 => {}
+            1..=35
+            | 37..=44
+            | 46
+            | 0x00020001
+            | 0x00020003..=0x00020009
+            | 0x00020010..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zes_mem_state_t`.
+/// Its extensions (`extends`): `zes_mem_page_offline_state_exp_t`.
+unsafe fn chain_zes_mem_state_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00020003 => {}
+            1..=46
+            | 0x00020001..=0x00020002
+            | 0x00020004..=0x00020009
+            | 0x00020010..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zes_power_properties_t`.
+/// Its extensions (`extends`): `zes_power_domain_exp_properties_t`, `zes_power_ext_properties_t`.
+/// Tolerated, the spec not saying where they go: `zes_device_ext_properties_t`, `zes_pci_bar_properties_1_2_t`.
+unsafe fn chain_zes_power_properties_t(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            36 | 40 | 45 | 0x00020001 => {}
+            1..=35
+            | 37..=39
+            | 41..=44
+            | 46
+            | 0x00020002..=0x00020009
+            | 0x00020010..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zeGraphDumpContentsExt`.
+/// Its extensions (`extends`): `ze_record_replay_graph_ext_dump_desc_t`.
+/// Tolerated, the spec not saying where they go: `ze_command_list_append_launch_kernel_param_cooperative_desc_t`, `ze_context_power_saving_hint_exp_desc_t`, `ze_event_sync_mode_desc_t`, `ze_image_view_planar_exp_desc_t`, `ze_image_view_planar_ext_desc_t`, `ze_ipc_mem_handle_type_ext_desc_t`, `ze_module_program_exp_desc_t`, `ze_mutable_global_offset_exp_desc_t`, `ze_mutable_graph_argument_exp_desc_t`, `ze_runtime_requirements_graph_desc_t`, `ze_runtime_requirements_module_desc_t`.
+unsafe fn chain_zeGraphDumpContentsExt(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010010
+            | 0x00020002
+            | 0x00020005
+            | 0x00020008
+            | 0x0002001c
+            | 0x00020020
+            | 0x00020036
+            | 0x0002003c..=0x0002003d
+            | 0x00020044..=0x00020045
+            | 0x00020048 => {}
+            1..=35
+            | 0x00010001..=0x0001000f
+            | 0x00010011..=0x00010016
+            | 0x00020001
+            | 0x00020003..=0x00020004
+            | 0x00020006..=0x00020007
+            | 0x00020009..=0x0002001b
+            | 0x0002001d..=0x0002001f
+            | 0x00020021..=0x00020029
+            | 0x00020030..=0x00020035
+            | 0x00020037..=0x0002003b
+            | 0x0002003e..=0x00020043
+            | 0x00020046..=0x00020047
+            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// Rule 6 for the `pNext` chain of `zeMemGetIpcHandleWithProperties`.
+/// Its extensions (`extends`): `ze_ipc_phys_mem_handle_range_ext_desc_t`.
+/// Tolerated, the spec not saying where they go: `ze_command_list_append_launch_kernel_param_cooperative_desc_t`, `ze_context_power_saving_hint_exp_desc_t`, `ze_event_sync_mode_desc_t`, `ze_image_view_planar_exp_desc_t`, `ze_image_view_planar_ext_desc_t`, `ze_ipc_mem_handle_type_ext_desc_t`, `ze_module_program_exp_desc_t`, `ze_mutable_global_offset_exp_desc_t`, `ze_mutable_graph_argument_exp_desc_t`, `ze_runtime_requirements_graph_desc_t`, `ze_runtime_requirements_module_desc_t`.
+unsafe fn chain_zeMemGetIpcHandleWithProperties(p: *const c_void) -> ZeResult<()> {
+    // SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.
+    let mut links = unsafe { chain::Links::new(p) };
+    for link in links.by_ref() {
+        match link.stype {
+            0x00010010
+            | 0x00020002
+            | 0x00020005
+            | 0x00020008
+            | 0x0002001c
+            | 0x00020020
+            | 0x00020036
+            | 0x0002003c..=0x0002003d
+            | 0x00020044..=0x00020045
+            | 0x0002004b => {}
+            1..=35
+            | 0x00010001..=0x0001000f
+            | 0x00010011..=0x00010016
+            | 0x00020001
+            | 0x00020003..=0x00020004
+            | 0x00020006..=0x00020007
+            | 0x00020009..=0x0002001b
+            | 0x0002001d..=0x0002001f
+            | 0x00020021..=0x00020029
+            | 0x00020030..=0x00020035
+            | 0x00020037..=0x0002003b
+            | 0x0002003e..=0x00020043
+            | 0x00020046..=0x00020048 => return Err(ZeError::INVALID_ARGUMENT),
+            _ => {}
+        }
+    }
+    if links.truncated() {
+        return Err(ZeError::INVALID_ARGUMENT);
     }
     Ok(())
 }
@@ -226,7 +1146,7 @@ pub unsafe fn zeInitDrivers(
         0x00020021 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -255,7 +1175,7 @@ pub unsafe fn zeDriverGetProperties(
     if pDriverProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pDriverProperties).pNext as *const c_void)?;
+    chain_ze_driver_properties_t((*pDriverProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -270,7 +1190,7 @@ pub unsafe fn zeDriverGetIpcProperties(
     if pIpcProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pIpcProperties).pNext as *const c_void)?;
+    chain_ze_properties((*pIpcProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -384,7 +1304,7 @@ pub unsafe fn zeDeviceGetProperties(
     if pDeviceProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pDeviceProperties).pNext as *const c_void)?;
+    chain_ze_device_properties_t((*pDeviceProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -399,7 +1319,7 @@ pub unsafe fn zeDeviceGetComputeProperties(
     if pComputeProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pComputeProperties).pNext as *const c_void)?;
+    chain_ze_properties((*pComputeProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -414,7 +1334,7 @@ pub unsafe fn zeDeviceGetModuleProperties(
     if pModuleProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pModuleProperties).pNext as *const c_void)?;
+    chain_ze_device_module_properties_t((*pModuleProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -459,7 +1379,7 @@ pub unsafe fn zeDeviceGetMemoryAccessProperties(
     if pMemAccessProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pMemAccessProperties).pNext as *const c_void)?;
+    chain_ze_properties((*pMemAccessProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -489,7 +1409,7 @@ pub unsafe fn zeDeviceGetImageProperties(
     if pImageProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pImageProperties).pNext as *const c_void)?;
+    chain_ze_device_image_properties_t((*pImageProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -504,7 +1424,7 @@ pub unsafe fn zeDeviceGetExternalMemoryProperties(
     if pExternalMemoryProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pExternalMemoryProperties).pNext as *const c_void)?;
+    chain_ze_properties((*pExternalMemoryProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -523,7 +1443,7 @@ pub unsafe fn zeDeviceGetP2PProperties(
     if pP2PProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pP2PProperties).pNext as *const c_void)?;
+    chain_ze_device_p2p_properties_t((*pP2PProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -655,7 +1575,7 @@ pub unsafe fn zeDeviceValidateRuntimeRequirements(
     if pOut.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pOut).pNext as *const c_void)?;
+    chain_ze_properties((*pOut).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -677,6 +1597,7 @@ pub unsafe fn zeDeviceGetCompilerInfo(
         1..=4 => {}
         _ => return Err(ZeError::INVALID_ENUMERATION),
     }
+    chain_ze_desc(pNext as *const c_void)?;
     Ok(())
 }
 
@@ -702,7 +1623,7 @@ pub unsafe fn zeContextCreate(
         13 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -730,7 +1651,7 @@ pub unsafe fn zeContextCreateEx(
         13 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_desc((*desc).pNext as *const c_void)?;
     if phDevices.is_null() && (0u32 < numDevices) {
         return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
     }
@@ -787,7 +1708,7 @@ pub unsafe fn zeCommandQueueCreate(
         14 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -927,7 +1848,7 @@ pub unsafe fn zeCommandListCreate(
         15 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_command_list_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -965,7 +1886,7 @@ pub unsafe fn zeCommandListCreateImmediate(
         14 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*altdesc).pNext as *const c_void)?;
+    chain_ze_desc((*altdesc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -1167,7 +2088,7 @@ pub unsafe fn zeDevicePciGetPropertiesExt(
     if pPciProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pPciProperties).pNext as *const c_void)?;
+    chain_ze_properties((*pPciProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -1194,7 +2115,7 @@ pub unsafe fn zeRTASBuilderCreateExt(
         0x00020030 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*pDescriptor).pNext as *const c_void)?;
+    chain_ze_desc((*pDescriptor).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -1228,8 +2149,8 @@ pub unsafe fn zeRTASBuilderGetBuildPropertiesExt(
         0x00020031 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*pBuildOpDescriptor).pNext as *const c_void)?;
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_ze_desc((*pBuildOpDescriptor).pNext as *const c_void)?;
+    chain_ze_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -1293,7 +2214,7 @@ pub unsafe fn zeRTASBuilderBuildExt(
         0x00020031 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*pBuildOpDescriptor).pNext as *const c_void)?;
+    chain_ze_desc((*pBuildOpDescriptor).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -1357,7 +2278,7 @@ pub unsafe fn zeRTASParallelOperationGetPropertiesExt(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_ze_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -1404,7 +2325,7 @@ pub unsafe fn zeRTASBuilderCreateExp(
         0x0002000e => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*pDescriptor).pNext as *const c_void)?;
+    chain_ze_desc((*pDescriptor).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -1438,8 +2359,8 @@ pub unsafe fn zeRTASBuilderGetBuildPropertiesExp(
         0x0002000f => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*pBuildOpDescriptor).pNext as *const c_void)?;
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_ze_desc((*pBuildOpDescriptor).pNext as *const c_void)?;
+    chain_ze_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -1503,7 +2424,7 @@ pub unsafe fn zeRTASBuilderBuildExp(
         0x0002000f => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*pBuildOpDescriptor).pNext as *const c_void)?;
+    chain_ze_desc((*pBuildOpDescriptor).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -1542,7 +2463,7 @@ pub unsafe fn zeRTASParallelOperationGetPropertiesExp(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_ze_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -1747,6 +2668,7 @@ pub unsafe fn zeCommandListAppendMemoryCopyWithParameters(
     if srcptr.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
     }
@@ -1803,6 +2725,7 @@ pub unsafe fn zeCommandListAppendMemoryFillWithParameters(
     if pattern.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
     }
@@ -2055,7 +2978,7 @@ pub unsafe fn zeEventPoolCreate(
         16 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_event_pool_desc_t((*desc).pNext as *const c_void)?;
     if 0u32 == (*desc).count {
         return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
     }
@@ -2098,7 +3021,7 @@ pub unsafe fn zeEventCreate(
         17 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2134,7 +3057,7 @@ pub unsafe fn zeEventCounterBasedCreate(
         0x0002003a => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_event_counter_based_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2515,7 +3438,7 @@ pub unsafe fn zeDeviceImportExternalSemaphoreExt(
         0x00020022 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_external_semaphore_ext_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2632,7 +3555,7 @@ pub unsafe fn zeFabricVertexGetPropertiesExp(
     if pVertexProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pVertexProperties).pNext as *const c_void)?;
+    chain_ze_properties((*pVertexProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2712,7 +3635,7 @@ pub unsafe fn zeFabricEdgeGetPropertiesExp(
     if pEdgeProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pEdgeProperties).pNext as *const c_void)?;
+    chain_ze_properties((*pEdgeProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2738,7 +3661,7 @@ pub unsafe fn zeFenceCreate(
         18 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2802,6 +3725,7 @@ pub unsafe fn zeGraphCreateExt(
     if phGraph.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2813,6 +3737,7 @@ pub unsafe fn zeCommandListBeginGraphCaptureExt(
     if hCommandList.is_null() {
         return Err(ZeError::INVALID_NULL_HANDLE);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2828,6 +3753,7 @@ pub unsafe fn zeCommandListBeginCaptureIntoGraphExt(
     if hGraph.is_null() {
         return Err(ZeError::INVALID_NULL_HANDLE);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2853,6 +3779,7 @@ pub unsafe fn zeCommandListEndGraphCaptureExt(
     if phGraph.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2894,6 +3821,7 @@ pub unsafe fn zeGraphSetDestructionCallbackExt(
     if hGraph.is_null() {
         return Err(ZeError::INVALID_NULL_HANDLE);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2909,6 +3837,7 @@ pub unsafe fn zeGraphInstantiateExt(
     if phExecutableGraph.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2927,6 +3856,7 @@ pub unsafe fn zeCommandListAppendGraphExt(
     if hGraph.is_null() {
         return Err(ZeError::INVALID_NULL_HANDLE);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2964,6 +3894,7 @@ pub unsafe fn zeGraphDumpContentsExt(
     if filePath.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
+    chain_zeGraphDumpContentsExt(pNext as *const c_void)?;
     Ok(())
 }
 
@@ -2998,6 +3929,7 @@ pub unsafe fn zeCommandListAppendHostFunction(
     if hCommandList.is_null() {
         return Err(ZeError::INVALID_NULL_HANDLE);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
     }
@@ -3030,8 +3962,8 @@ pub unsafe fn zeImageGetProperties(
         19 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
-    chain_properties((*pImageProperties).pNext as *const c_void)?;
+    chain_ze_image_desc_t((*desc).pNext as *const c_void)?;
+    chain_ze_image_properties_t((*pImageProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -3065,7 +3997,7 @@ pub unsafe fn zeImageCreate(
         19 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_image_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -3146,7 +4078,9 @@ pub unsafe fn zeImageGetAllocPropertiesExt(
     if pImageAllocProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pImageAllocProperties).pNext as *const c_void)?;
+    chain_ze_image_allocation_ext_properties_t(
+        (*pImageAllocProperties).pNext as *const c_void,
+    )?;
     Ok(())
 }
 
@@ -3161,7 +4095,7 @@ pub unsafe fn zeImageGetMemoryPropertiesExp(
     if pMemoryProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_desc((*pMemoryProperties).pNext as *const c_void)?;
+    chain_ze_desc((*pMemoryProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -3199,7 +4133,7 @@ pub unsafe fn zeImageViewCreateExt(
         19 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_image_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -3237,7 +4171,7 @@ pub unsafe fn zeImageViewCreateExp(
         19 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_image_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -3275,6 +4209,7 @@ pub unsafe fn zeCommandListImmediateAppendCommandListsWithParameters(
     if phCommandLists.is_null() && numCommandLists != 0 {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     Ok(())
 }
 
@@ -3294,6 +4229,7 @@ pub unsafe fn zeMemGetIpcHandleWithProperties(
     if pIpcHandle.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
+    chain_zeMemGetIpcHandleWithProperties(pNext as *const c_void)?;
     Ok(())
 }
 
@@ -3348,7 +4284,7 @@ pub unsafe fn zeKernelSchedulingHintExp(
         0x00020004 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*pHint).pNext as *const c_void)?;
+    chain_ze_desc((*pHint).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -3375,7 +4311,7 @@ pub unsafe fn zeModuleInspectLinkageExt(
         0x00010007 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*pInspectDesc).pNext as *const c_void)?;
+    chain_ze_desc((*pInspectDesc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -3415,8 +4351,8 @@ pub unsafe fn zeMemAllocShared(
         22 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*device_desc).pNext as *const c_void)?;
-    chain_desc((*host_desc).pNext as *const c_void)?;
+    chain_ze_device_mem_alloc_desc_t((*device_desc).pNext as *const c_void)?;
+    chain_ze_host_mem_alloc_desc_t((*host_desc).pNext as *const c_void)?;
     if 0usize == size {
         return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
     }
@@ -3454,7 +4390,7 @@ pub unsafe fn zeMemAllocDevice(
         21 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*device_desc).pNext as *const c_void)?;
+    chain_ze_device_mem_alloc_desc_t((*device_desc).pNext as *const c_void)?;
     if 0usize == size {
         return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
     }
@@ -3488,7 +4424,7 @@ pub unsafe fn zeMemAllocHost(
         22 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*host_desc).pNext as *const c_void)?;
+    chain_ze_host_mem_alloc_desc_t((*host_desc).pNext as *const c_void)?;
     if 0usize == size {
         return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
     }
@@ -3528,7 +4464,9 @@ pub unsafe fn zeMemGetAllocProperties(
     if pMemAllocProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pMemAllocProperties).pNext as *const c_void)?;
+    chain_ze_memory_allocation_properties_t(
+        (*pMemAllocProperties).pNext as *const c_void,
+    )?;
     Ok(())
 }
 
@@ -3712,7 +4650,7 @@ pub unsafe fn zeMemFreeExt(
         0x0001000a => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*pMemFreeDesc).pNext as *const c_void)?;
+    chain_ze_desc((*pMemFreeDesc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -3744,7 +4682,7 @@ pub unsafe fn zeModuleCreate(
         27 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_desc((*desc).pNext as *const c_void)?;
     if 0usize == (*desc).inputSize {
         return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
     }
@@ -3853,7 +4791,7 @@ pub unsafe fn zeModuleGetProperties(
     if pModuleProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pModuleProperties).pNext as *const c_void)?;
+    chain_ze_properties((*pModuleProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -3879,7 +4817,7 @@ pub unsafe fn zeKernelCreate(
         29 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_desc((*desc).pNext as *const c_void)?;
     if (*desc).pKernelName.is_null() {
         return Err(ZeError(ZE_RESULT_ERROR_INVALID_NULL_POINTER));
     }
@@ -4045,7 +4983,7 @@ pub unsafe fn zeKernelGetProperties(
     if pKernelProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pKernelProperties).pNext as *const c_void)?;
+    chain_ze_kernel_properties_t((*pKernelProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -4107,6 +5045,7 @@ pub unsafe fn zeCommandListAppendLaunchKernelWithParameters(
     if pGroupCounts.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
     }
@@ -4134,6 +5073,7 @@ pub unsafe fn zeCommandListAppendLaunchKernelWithArguments(
     if pArguments.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
+    chain_ze_desc(pNext as *const c_void)?;
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
     }
@@ -4253,7 +5193,7 @@ pub unsafe fn zeCommandListGetNextCommandIdExp(
         0x00020017 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -4281,7 +5221,7 @@ pub unsafe fn zeCommandListGetNextCommandIdWithKernelsExp(
         0x00020017 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -4300,7 +5240,7 @@ pub unsafe fn zeCommandListUpdateMutableCommandsExp(
         0x00020018 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_mutable_commands_exp_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -4467,7 +5407,7 @@ pub unsafe fn zeSamplerCreate(
         31 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -4553,7 +5493,9 @@ pub unsafe fn zePhysicalMemGetProperties(
     if pMemProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pMemProperties).pNext as *const c_void)?;
+    chain_ze_image_allocation_ext_properties_t(
+        (*pMemProperties).pNext as *const c_void,
+    )?;
     Ok(())
 }
 
@@ -4583,7 +5525,7 @@ pub unsafe fn zePhysicalMemCreate(
         32 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_ze_physical_mem_desc_t((*desc).pNext as *const c_void)?;
     if 0usize == (*desc).size {
         return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
     }
@@ -4769,7 +5711,7 @@ pub unsafe fn zetDeviceGetDebugProperties(
     if pDebugProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pDebugProperties).pNext as *const c_void)?;
+    chain_zet_properties((*pDebugProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -4882,7 +5824,7 @@ pub unsafe fn zetDebugReadMemory(
         7 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_zet_properties((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -4911,7 +5853,7 @@ pub unsafe fn zetDebugWriteMemory(
         7 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_zet_properties((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -5002,7 +5944,7 @@ pub unsafe fn zetMetricGroupGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zet_metric_group_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -5057,7 +5999,7 @@ pub unsafe fn zetMetricGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zet_metric_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -5104,7 +6046,7 @@ pub unsafe fn zetMetricStreamerOpen(
     if phMetricStreamer.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_zet_properties((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -5180,7 +6122,7 @@ pub unsafe fn zetMetricQueryPoolCreate(
         4 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_zet_properties((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -5346,7 +6288,7 @@ pub unsafe fn zetMetricGroupCalculateMetricExportDataExp(
         0x00010002 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*pCalculateDescriptor).pNext as *const c_void)?;
+    chain_zet_properties((*pCalculateDescriptor).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -5391,7 +6333,7 @@ pub unsafe fn zetMetricProgrammableGetPropertiesExp(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zet_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -5641,7 +6583,7 @@ pub unsafe fn zetMetricTracerCreateExp(
     if phMetricTracer.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_zet_properties((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -5805,7 +6747,7 @@ pub unsafe fn zetKernelGetProfileInfo(
     if pProfileProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProfileProperties).pNext as *const c_void)?;
+    chain_zet_properties((*pProfileProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -5828,7 +6770,7 @@ pub unsafe fn zetTracerExpCreate(
         0x00010001 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*desc).pNext as *const c_void)?;
+    chain_zet_properties((*desc).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -5957,7 +6899,7 @@ pub unsafe fn zesDeviceGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_device_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -5972,7 +6914,7 @@ pub unsafe fn zesDeviceGetState(
     if pState.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_state((*pState).pNext as *const c_void)?;
+    chain_zes_device_state_t((*pState).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6006,7 +6948,7 @@ pub unsafe fn zesDeviceResetExt(
         44 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6036,7 +6978,7 @@ pub unsafe fn zesDevicePciGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_pci_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6051,7 +6993,7 @@ pub unsafe fn zesDevicePciGetState(
     if pState.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_state((*pState).pNext as *const c_void)?;
+    chain_zes_pci_state_t((*pState).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6192,7 +7134,7 @@ pub unsafe fn zesOverclockGetDomainProperties(
     if pDomainProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pDomainProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pDomainProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6378,7 +7320,7 @@ pub unsafe fn zesDiagnosticsGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6452,7 +7394,7 @@ pub unsafe fn zesDeviceGetEccState(
     if pState.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pState).pNext as *const c_void)?;
+    chain_zes_device_ecc_properties_t((*pState).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6479,8 +7421,8 @@ pub unsafe fn zesDeviceSetEccState(
         37 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_desc((*newState).pNext as *const c_void)?;
-    chain_properties((*pState).pNext as *const c_void)?;
+    chain_zes_desc((*newState).pNext as *const c_void)?;
+    chain_zes_device_ecc_properties_t((*pState).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6510,7 +7452,7 @@ pub unsafe fn zesEngineGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_engine_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6631,7 +7573,7 @@ pub unsafe fn zesFabricPortGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6660,7 +7602,7 @@ pub unsafe fn zesFabricPortGetConfig(
     if pConfig.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_config((*pConfig).pNext as *const c_void)?;
+    chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6679,7 +7621,7 @@ pub unsafe fn zesFabricPortSetConfig(
         24 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_config((*pConfig).pNext as *const c_void)?;
+    chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6694,7 +7636,7 @@ pub unsafe fn zesFabricPortGetState(
     if pState.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_state((*pState).pNext as *const c_void)?;
+    chain_zes_desc((*pState).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6723,7 +7665,7 @@ pub unsafe fn zesFabricPortGetFabricErrorCounters(
     if pErrors.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pErrors).pNext as *const c_void)?;
+    chain_zes_properties((*pErrors).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6772,7 +7714,7 @@ pub unsafe fn zesFanGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6787,7 +7729,7 @@ pub unsafe fn zesFanGetConfig(
     if pConfig.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_config((*pConfig).pNext as *const c_void)?;
+    chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6876,7 +7818,7 @@ pub unsafe fn zesFirmwareGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -6974,7 +7916,7 @@ pub unsafe fn zesFrequencyGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7032,7 +7974,7 @@ pub unsafe fn zesFrequencyGetState(
     if pState.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_state((*pState).pNext as *const c_void)?;
+    chain_zes_desc((*pState).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7061,7 +8003,7 @@ pub unsafe fn zesFrequencyOcGetCapabilities(
     if pOcCapabilities.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_capability((*pOcCapabilities).pNext as *const c_void)?;
+    chain_zes_desc((*pOcCapabilities).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7225,7 +8167,7 @@ pub unsafe fn zesLedGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7240,7 +8182,7 @@ pub unsafe fn zesLedGetState(
     if pState.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_state((*pState).pNext as *const c_void)?;
+    chain_zes_desc((*pState).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7292,7 +8234,7 @@ pub unsafe fn zesMemoryGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_mem_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7307,7 +8249,7 @@ pub unsafe fn zesMemoryGetState(
     if pState.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_state((*pState).pNext as *const c_void)?;
+    chain_zes_mem_state_t((*pState).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7366,7 +8308,7 @@ pub unsafe fn zesPerformanceFactorGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7435,7 +8377,7 @@ pub unsafe fn zesPowerGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_power_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7603,7 +8545,7 @@ pub unsafe fn zesPsuGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7618,7 +8560,7 @@ pub unsafe fn zesPsuGetState(
     if pState.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_state((*pState).pNext as *const c_void)?;
+    chain_zes_desc((*pState).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7648,7 +8590,7 @@ pub unsafe fn zesRasGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7663,7 +8605,7 @@ pub unsafe fn zesRasGetConfig(
     if pConfig.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_config((*pConfig).pNext as *const c_void)?;
+    chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7682,7 +8624,7 @@ pub unsafe fn zesRasSetConfig(
         33 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_config((*pConfig).pNext as *const c_void)?;
+    chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7698,7 +8640,7 @@ pub unsafe fn zesRasGetState(
     if pState.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_state((*pState).pNext as *const c_void)?;
+    chain_zes_desc((*pState).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7822,7 +8764,7 @@ pub unsafe fn zesSchedulerGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7852,7 +8794,7 @@ pub unsafe fn zesSchedulerGetTimeoutModeProperties(
     if pConfig.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pConfig).pNext as *const c_void)?;
+    chain_zes_properties((*pConfig).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7868,7 +8810,7 @@ pub unsafe fn zesSchedulerGetTimesliceModeProperties(
     if pConfig.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pConfig).pNext as *const c_void)?;
+    chain_zes_properties((*pConfig).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7891,7 +8833,7 @@ pub unsafe fn zesSchedulerSetTimeoutMode(
         17 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7914,7 +8856,7 @@ pub unsafe fn zesSchedulerSetTimesliceMode(
         18 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -7972,7 +8914,7 @@ pub unsafe fn zesStandbyGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -8069,7 +9011,7 @@ pub unsafe fn zesTemperatureGetProperties(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -8084,7 +9026,7 @@ pub unsafe fn zesTemperatureGetConfig(
     if pConfig.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_config((*pConfig).pNext as *const c_void)?;
+    chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -8103,7 +9045,7 @@ pub unsafe fn zesTemperatureSetConfig(
         35 => {}
         _ => return Err(ZeError::INVALID_ARGUMENT),
     }
-    chain_config((*pConfig).pNext as *const c_void)?;
+    chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -8147,7 +9089,7 @@ pub unsafe fn zesVFManagementGetVFPropertiesExp(
     if pProperties.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pProperties).pNext as *const c_void)?;
+    chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -8237,7 +9179,7 @@ pub unsafe fn zesVFManagementGetVFCapabilitiesExp(
     if pCapability.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pCapability).pNext as *const c_void)?;
+    chain_zes_properties((*pCapability).pNext as *const c_void)?;
     Ok(())
 }
 
@@ -8282,7 +9224,7 @@ pub unsafe fn zesVFManagementGetVFCapabilitiesExp2(
     if pCapability.is_null() {
         return Err(ZeError::INVALID_NULL_POINTER);
     }
-    chain_properties((*pCapability).pNext as *const c_void)?;
+    chain_zes_properties((*pCapability).pNext as *const c_void)?;
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 //! `codegen/src/emit_validate.rs` (rules in `src/validate.rs`): for every function a valid
 //! argument set must pass, and each derivable bad argument must fail with its exact code.
 //!
-//! 480 functions, 2203 cases.
+//! 480 functions, 2471 cases.
 //!
 //! Spec conditions without a case (an earlier rule always fails first):
 //!
@@ -737,7 +737,7 @@ unsafe fn t_zeDriverGet(__cx: &mut Cx) {
     }
 }
 
-/// `zeInitDrivers`: 11 cases.
+/// `zeInitDrivers`: 12 cases.
 unsafe fn t_zeInitDrivers(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -745,15 +745,24 @@ unsafe fn t_zeInitDrivers(__cx: &mut Cx) {
         (2, "desc = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
-        (6, "desc->pNext -> chain of 64 desc links", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> chain of 65 desc links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -770,19 +779,25 @@ unsafe fn t_zeInitDrivers(__cx: &mut Cx) {
             4 => (*__p_desc).stype = ze_structure_type_t(3),
             5 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 3;
+                *__s.add(80).cast::<u32>() = 0x00020036;
             }
             6 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).cast::<u32>() = 0x0002003e;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 28;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            8 => (*__p_desc).pNext = chain(__s.add(80), 64, 3) as _,
-            9 => (*__p_desc).pNext = chain(__s.add(80), 65, 3) as _,
-            10 => (*__p_desc).pNext = __s.add(48) as _,
+            8 => {
+                (*__p_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+            }
+            9 => (*__p_desc).pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
+            10 => (*__p_desc).pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
+            11 => (*__p_desc).pNext = __s.add(48) as _,
             _ => {}
         }
         __cx.check(
@@ -819,31 +834,41 @@ unsafe fn t_zeDriverGetApiVersion(__cx: &mut Cx) {
     }
 }
 
-/// `zeDriverGetProperties`: 9 cases.
+/// `zeDriverGetProperties`: 11 cases.
 unsafe fn t_zeDriverGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDriver = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pDriverProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pDriverProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pDriverProperties->pNext -> unknown stype",
-            ZE_RESULT_ERROR_INVALID_ARGUMENT,
-        ),
-        (
-            6,
-            "pDriverProperties->pNext -> other family's stype 0x20013",
-            ZE_RESULT_ERROR_INVALID_ARGUMENT,
-        ),
-        (
-            6,
-            "pDriverProperties->pNext -> chain of 64 properties links",
+            "pDriverProperties->pNext -> ze_driver_ddi_handles_ext_properties_t (extends it)",
             ZE_RESULT_SUCCESS,
         ),
         (
             6,
-            "pDriverProperties->pNext -> chain of 65 properties links",
+            "pDriverProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pDriverProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pDriverProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pDriverProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pDriverProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (
+            6,
+            "pDriverProperties->pNext -> chain of 65 links",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
@@ -863,19 +888,29 @@ unsafe fn t_zeDriverGetProperties(__cx: &mut Cx) {
             2 => pDriverProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pDriverProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 0x00020027;
             }
             4 => {
                 (*__p_pDriverProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020043;
             }
             5 => {
                 (*__p_pDriverProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pDriverProperties).pNext = chain(__s.add(48), 64, 1) as _,
-            7 => (*__p_pDriverProperties).pNext = chain(__s.add(48), 65, 1) as _,
-            8 => (*__p_pDriverProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pDriverProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                (*__p_pDriverProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => (*__p_pDriverProperties).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            9 => (*__p_pDriverProperties).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            10 => (*__p_pDriverProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -887,17 +922,36 @@ unsafe fn t_zeDriverGetProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zeDriverGetIpcProperties`: 7 cases.
+/// `zeDriverGetIpcProperties`: 10 cases.
 unsafe fn t_zeDriverGetIpcProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDriver = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pIpcProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pIpcProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pIpcProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pIpcProperties->pNext -> other family's stype 0x20013",
+            "pIpcProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pIpcProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pIpcProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pIpcProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pIpcProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (
+            6,
+            "pIpcProperties->pNext -> chain of 65 links",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (6, "pIpcProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
@@ -913,17 +967,25 @@ unsafe fn t_zeDriverGetIpcProperties(__cx: &mut Cx) {
             2 => pIpcProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pIpcProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 0x00020043;
             }
             4 => {
                 (*__p_pIpcProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x0002003e;
             }
             5 => {
                 (*__p_pIpcProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pIpcProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pIpcProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pIpcProperties).pNext = chain(__s.add(32), 64, 0x7ffffffe) as _,
+            8 => (*__p_pIpcProperties).pNext = chain(__s.add(32), 65, 0x7ffffffe) as _,
+            9 => (*__p_pIpcProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -1117,21 +1179,41 @@ unsafe fn t_zeDeviceGetSubDevices(__cx: &mut Cx) {
     }
 }
 
-/// `zeDeviceGetProperties`: 7 cases.
+/// `zeDeviceGetProperties`: 11 cases.
 unsafe fn t_zeDeviceGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pDeviceProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pDeviceProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pDeviceProperties->pNext -> unknown stype",
+            "pDeviceProperties->pNext -> ze_device_event_properties_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pDeviceProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pDeviceProperties->pNext -> ze_device_cache_line_size_ext_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pDeviceProperties->pNext -> other family's stype 0x20013",
+            "pDeviceProperties->pNext -> unknown stype -> ze_device_cache_line_size_ext_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pDeviceProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pDeviceProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (
+            6,
+            "pDeviceProperties->pNext -> chain of 65 links",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
@@ -1151,17 +1233,33 @@ unsafe fn t_zeDeviceGetProperties(__cx: &mut Cx) {
             2 => pDeviceProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pDeviceProperties).pNext = __s.add(368) as _;
-                *__s.add(368).cast::<u32>() = 1;
+                *__s.add(368).cast::<u32>() = 0x0002003e;
             }
             4 => {
                 (*__p_pDeviceProperties).pNext = __s.add(368) as _;
-                *__s.add(368).cast::<u32>() = 0x7ffffffe;
+                *__s.add(368).cast::<u32>() = 0x00020043;
             }
             5 => {
                 (*__p_pDeviceProperties).pNext = __s.add(368) as _;
-                *__s.add(368).cast::<u32>() = 0x00020013;
+                *__s.add(368).cast::<u32>() = 0x00020028;
             }
-            6 => (*__p_pDeviceProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pDeviceProperties).pNext = __s.add(368) as _;
+                *__s.add(368).cast::<u32>() = 0x7ffffffe;
+                *__s.add(368).add(8).cast::<*mut u8>() = __s.add(384);
+                *__s.add(384).cast::<u32>() = 0x00020028;
+            }
+            7 => {
+                (*__p_pDeviceProperties).pNext = __s.add(368) as _;
+                *__s.add(368).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => {
+                (*__p_pDeviceProperties).pNext = chain(__s.add(368), 64, 0x7ffffffe) as _;
+            }
+            9 => {
+                (*__p_pDeviceProperties).pNext = chain(__s.add(368), 65, 0x7ffffffe) as _;
+            }
+            10 => (*__p_pDeviceProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -1173,22 +1271,31 @@ unsafe fn t_zeDeviceGetProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zeDeviceGetComputeProperties`: 7 cases.
+/// `zeDeviceGetComputeProperties`: 8 cases.
 unsafe fn t_zeDeviceGetComputeProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pComputeProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pComputeProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pComputeProperties->pNext -> unknown stype",
+            "pComputeProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pComputeProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pComputeProperties->pNext -> other family's stype 0x20013",
+            "pComputeProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pComputeProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
@@ -1208,17 +1315,23 @@ unsafe fn t_zeDeviceGetComputeProperties(__cx: &mut Cx) {
             2 => pComputeProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pComputeProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 1;
+                *__s.add(96).cast::<u32>() = 0x00020043;
             }
             4 => {
                 (*__p_pComputeProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
             5 => {
                 (*__p_pComputeProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x00020013;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pComputeProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pComputeProperties).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pComputeProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -1230,21 +1343,41 @@ unsafe fn t_zeDeviceGetComputeProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zeDeviceGetModuleProperties`: 7 cases.
+/// `zeDeviceGetModuleProperties`: 11 cases.
 unsafe fn t_zeDeviceGetModuleProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pModuleProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pModuleProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pModuleProperties->pNext -> unknown stype",
+            "pModuleProperties->pNext -> ze_float_atomic_ext_properties_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pModuleProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pModuleProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pModuleProperties->pNext -> other family's stype 0x20013",
+            "pModuleProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pModuleProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pModuleProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (
+            6,
+            "pModuleProperties->pNext -> chain of 65 links",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
@@ -1264,17 +1397,29 @@ unsafe fn t_zeDeviceGetModuleProperties(__cx: &mut Cx) {
             2 => pModuleProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pModuleProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 1;
+                *__s.add(64).cast::<u32>() = 0x00010003;
             }
             4 => {
                 (*__p_pModuleProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).cast::<u32>() = 0x00020043;
             }
             5 => {
                 (*__p_pModuleProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x00020013;
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pModuleProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pModuleProperties).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                (*__p_pModuleProperties).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => (*__p_pModuleProperties).pNext = chain(__s.add(64), 64, 0x7ffffffe) as _,
+            9 => (*__p_pModuleProperties).pNext = chain(__s.add(64), 65, 0x7ffffffe) as _,
+            10 => (*__p_pModuleProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -1343,7 +1488,7 @@ unsafe fn t_zeDeviceGetMemoryProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zeDeviceGetMemoryAccessProperties`: 7 cases.
+/// `zeDeviceGetMemoryAccessProperties`: 8 cases.
 unsafe fn t_zeDeviceGetMemoryAccessProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -1351,18 +1496,23 @@ unsafe fn t_zeDeviceGetMemoryAccessProperties(__cx: &mut Cx) {
         (2, "pMemAccessProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (
             6,
-            "pMemAccessProperties->pNext -> properties extension 0x1",
+            "pMemAccessProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
             ZE_RESULT_SUCCESS,
         ),
         (
             6,
-            "pMemAccessProperties->pNext -> unknown stype",
+            "pMemAccessProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pMemAccessProperties->pNext -> other family's stype 0x20013",
+            "pMemAccessProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pMemAccessProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
@@ -1384,17 +1534,23 @@ unsafe fn t_zeDeviceGetMemoryAccessProperties(__cx: &mut Cx) {
             2 => pMemAccessProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pMemAccessProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 0x00020043;
             }
             4 => {
                 (*__p_pMemAccessProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
             5 => {
                 (*__p_pMemAccessProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pMemAccessProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pMemAccessProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pMemAccessProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -1432,21 +1588,41 @@ unsafe fn t_zeDeviceGetCacheProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zeDeviceGetImageProperties`: 7 cases.
+/// `zeDeviceGetImageProperties`: 11 cases.
 unsafe fn t_zeDeviceGetImageProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pImageProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pImageProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pImageProperties->pNext -> unknown stype",
+            "pImageProperties->pNext -> ze_device_pitched_alloc_exp_properties_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pImageProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pImageProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pImageProperties->pNext -> other family's stype 0x20013",
+            "pImageProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pImageProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pImageProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (
+            6,
+            "pImageProperties->pNext -> chain of 65 links",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
@@ -1466,17 +1642,29 @@ unsafe fn t_zeDeviceGetImageProperties(__cx: &mut Cx) {
             2 => pImageProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pImageProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 1;
+                *__s.add(64).cast::<u32>() = 0x0002001d;
             }
             4 => {
                 (*__p_pImageProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).cast::<u32>() = 0x00020043;
             }
             5 => {
                 (*__p_pImageProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x00020013;
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pImageProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pImageProperties).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                (*__p_pImageProperties).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => (*__p_pImageProperties).pNext = chain(__s.add(64), 64, 0x7ffffffe) as _,
+            9 => (*__p_pImageProperties).pNext = chain(__s.add(64), 65, 0x7ffffffe) as _,
+            10 => (*__p_pImageProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -1488,7 +1676,7 @@ unsafe fn t_zeDeviceGetImageProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zeDeviceGetExternalMemoryProperties`: 7 cases.
+/// `zeDeviceGetExternalMemoryProperties`: 8 cases.
 unsafe fn t_zeDeviceGetExternalMemoryProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -1496,18 +1684,23 @@ unsafe fn t_zeDeviceGetExternalMemoryProperties(__cx: &mut Cx) {
         (2, "pExternalMemoryProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (
             6,
-            "pExternalMemoryProperties->pNext -> properties extension 0x1",
+            "pExternalMemoryProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
             ZE_RESULT_SUCCESS,
         ),
         (
             6,
-            "pExternalMemoryProperties->pNext -> unknown stype",
+            "pExternalMemoryProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pExternalMemoryProperties->pNext -> other family's stype 0x20013",
+            "pExternalMemoryProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pExternalMemoryProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
@@ -1529,17 +1722,23 @@ unsafe fn t_zeDeviceGetExternalMemoryProperties(__cx: &mut Cx) {
             2 => pExternalMemoryProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pExternalMemoryProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 0x00020043;
             }
             4 => {
                 (*__p_pExternalMemoryProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x0002003e;
             }
             5 => {
                 (*__p_pExternalMemoryProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pExternalMemoryProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pExternalMemoryProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pExternalMemoryProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -1554,18 +1753,42 @@ unsafe fn t_zeDeviceGetExternalMemoryProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zeDeviceGetP2PProperties`: 8 cases.
+/// `zeDeviceGetP2PProperties`: 12 cases.
 unsafe fn t_zeDeviceGetP2PProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (1, "hPeerDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pP2PProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pP2PProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pP2PProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pP2PProperties->pNext -> other family's stype 0x20013",
+            "pP2PProperties->pNext -> ze_device_p2p_bandwidth_exp_properties_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pP2PProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pP2PProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pP2PProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pP2PProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pP2PProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (
+            6,
+            "pP2PProperties->pNext -> chain of 65 links",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (6, "pP2PProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
@@ -1583,17 +1806,29 @@ unsafe fn t_zeDeviceGetP2PProperties(__cx: &mut Cx) {
             3 => pP2PProperties = ::core::ptr::null_mut(),
             4 => {
                 (*__p_pP2PProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 0x0002000a;
             }
             5 => {
                 (*__p_pP2PProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020043;
             }
             6 => {
                 (*__p_pP2PProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x0002003e;
             }
-            7 => (*__p_pP2PProperties).pNext = __s.add(0) as _,
+            7 => {
+                (*__p_pP2PProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x0002003e;
+            }
+            8 => {
+                (*__p_pP2PProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            9 => (*__p_pP2PProperties).pNext = chain(__s.add(32), 64, 0x7ffffffe) as _,
+            10 => (*__p_pP2PProperties).pNext = chain(__s.add(32), 65, 0x7ffffffe) as _,
+            11 => (*__p_pP2PProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -1811,20 +2046,29 @@ unsafe fn t_zeDeviceGetRuntimeRequirementsKey(__cx: &mut Cx) {
     }
 }
 
-/// `zeDeviceValidateRuntimeRequirements`: 8 cases.
+/// `zeDeviceValidateRuntimeRequirements`: 9 cases.
 unsafe fn t_zeDeviceValidateRuntimeRequirements(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pRequirements = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "pOut = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pOut->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pOut->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pOut->pNext -> other family's stype 0x20013",
+            "pOut->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pOut->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pOut->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pOut->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pOut->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -1840,17 +2084,23 @@ unsafe fn t_zeDeviceValidateRuntimeRequirements(__cx: &mut Cx) {
             3 => pOut = ::core::ptr::null_mut(),
             4 => {
                 (*__p_pOut).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 0x00020043;
             }
             5 => {
                 (*__p_pOut).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
             6 => {
                 (*__p_pOut).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            7 => (*__p_pOut).pNext = __s.add(16) as _,
+            7 => {
+                (*__p_pOut).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => (*__p_pOut).pNext = __s.add(16) as _,
             _ => {}
         }
         __cx.check(
@@ -1862,13 +2112,30 @@ unsafe fn t_zeDeviceValidateRuntimeRequirements(__cx: &mut Cx) {
     }
 }
 
-/// `zeDeviceGetCompilerInfo`: 4 cases.
+/// `zeDeviceGetCompilerInfo`: 9 cases.
 unsafe fn t_zeDeviceGetCompilerInfo(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pSize = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (3, "paramName = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
@@ -1881,6 +2148,25 @@ unsafe fn t_zeDeviceGetCompilerInfo(__cx: &mut Cx) {
             1 => hDevice = ::core::ptr::null_mut(),
             2 => pSize = ::core::ptr::null_mut(),
             3 => paramName = ze_device_compiler_info_t(0x7ffffffe),
+            4 => {
+                pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x00020036;
+            }
+            5 => {
+                pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => *__s.add(0).add(8).cast::<*mut u8>() = __s.add(0),
             _ => {}
         }
         __cx.check(
@@ -1892,7 +2178,7 @@ unsafe fn t_zeDeviceGetCompilerInfo(__cx: &mut Cx) {
     }
 }
 
-/// `zeContextCreate`: 10 cases.
+/// `zeContextCreate`: 11 cases.
 unsafe fn t_zeContextCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -1901,13 +2187,22 @@ unsafe fn t_zeContextCreate(__cx: &mut Cx) {
         (2, "phContext = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -1925,17 +2220,23 @@ unsafe fn t_zeContextCreate(__cx: &mut Cx) {
             5 => (*__p_desc).stype = ze_structure_type_t(3),
             6 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            9 => (*__p_desc).pNext = __s.add(0) as _,
+            9 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            10 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -1947,7 +2248,7 @@ unsafe fn t_zeContextCreate(__cx: &mut Cx) {
     }
 }
 
-/// `zeContextCreateEx`: 11 cases.
+/// `zeContextCreateEx`: 12 cases.
 unsafe fn t_zeContextCreateEx(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -1956,13 +2257,22 @@ unsafe fn t_zeContextCreateEx(__cx: &mut Cx) {
         (2, "phContext = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             8,
@@ -1987,18 +2297,24 @@ unsafe fn t_zeContextCreateEx(__cx: &mut Cx) {
             5 => (*__p_desc).stype = ze_structure_type_t(3),
             6 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 3;
+                *__s.add(80).cast::<u32>() = 0x00020036;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).cast::<u32>() = 0x0002003e;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 28;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            9 => (*__p_desc).pNext = __s.add(0) as _,
-            10 => {
+            9 => {
+                (*__p_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+            }
+            10 => (*__p_desc).pNext = __s.add(0) as _,
+            11 => {
                 phDevices = ::core::ptr::null_mut();
                 numDevices = 1;
             }
@@ -2047,7 +2363,7 @@ unsafe fn t_zeContextGetStatus(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandQueueCreate`: 13 cases.
+/// `zeCommandQueueCreate`: 14 cases.
 unsafe fn t_zeCommandQueueCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -2059,13 +2375,22 @@ unsafe fn t_zeCommandQueueCreate(__cx: &mut Cx) {
         (4, "desc->mode = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->priority = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -2089,17 +2414,23 @@ unsafe fn t_zeCommandQueueCreate(__cx: &mut Cx) {
             8 => (*__p_desc).stype = ze_structure_type_t(3),
             9 => {
                 (*__p_desc).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 3;
+                *__s.add(64).cast::<u32>() = 0x00020036;
             }
             10 => {
                 (*__p_desc).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
             11 => {
                 (*__p_desc).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 28;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            12 => (*__p_desc).pNext = __s.add(0) as _,
+            12 => {
+                (*__p_desc).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+            }
+            13 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -2315,7 +2646,7 @@ unsafe fn t_zeCommandQueueGetPriority(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListCreate`: 11 cases.
+/// `zeCommandListCreate`: 15 cases.
 unsafe fn t_zeCommandListCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -2325,13 +2656,29 @@ unsafe fn t_zeCommandListCreate(__cx: &mut Cx) {
         (2, "phCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_mutable_command_list_exp_desc_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -2351,17 +2698,29 @@ unsafe fn t_zeCommandListCreate(__cx: &mut Cx) {
             6 => (*__p_desc).stype = ze_structure_type_t(3),
             7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x00020016;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            10 => (*__p_desc).pNext = __s.add(0) as _,
+            10 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
+            }
+            11 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            12 => (*__p_desc).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            13 => (*__p_desc).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            14 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -2373,7 +2732,7 @@ unsafe fn t_zeCommandListCreate(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListCreateImmediate`: 13 cases.
+/// `zeCommandListCreateImmediate`: 14 cases.
 unsafe fn t_zeCommandListCreateImmediate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -2385,13 +2744,22 @@ unsafe fn t_zeCommandListCreateImmediate(__cx: &mut Cx) {
         (4, "altdesc->mode = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "altdesc->priority = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "altdesc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "altdesc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "altdesc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "altdesc->pNext -> other family's stype 0x1c",
+            "altdesc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "altdesc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "altdesc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "altdesc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "altdesc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -2415,17 +2783,23 @@ unsafe fn t_zeCommandListCreateImmediate(__cx: &mut Cx) {
             8 => (*__p_altdesc).stype = ze_structure_type_t(3),
             9 => {
                 (*__p_altdesc).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 3;
+                *__s.add(64).cast::<u32>() = 0x00020036;
             }
             10 => {
                 (*__p_altdesc).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
             11 => {
                 (*__p_altdesc).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 28;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            12 => (*__p_altdesc).pNext = __s.add(0) as _,
+            12 => {
+                (*__p_altdesc).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+            }
+            13 => (*__p_altdesc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -2784,18 +3158,31 @@ unsafe fn t_zeCommandListImmediateGetPriority(__cx: &mut Cx) {
     }
 }
 
-/// `zeDevicePciGetPropertiesExt`: 7 cases.
+/// `zeDevicePciGetPropertiesExt`: 8 cases.
 unsafe fn t_zeDevicePciGetPropertiesExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pPciProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pPciProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pPciProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pPciProperties->pNext -> other family's stype 0x20013",
+            "pPciProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pPciProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pPciProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pPciProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pPciProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -2810,17 +3197,23 @@ unsafe fn t_zeDevicePciGetPropertiesExt(__cx: &mut Cx) {
             2 => pPciProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pPciProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 0x00020043;
             }
             4 => {
                 (*__p_pPciProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
             5 => {
                 (*__p_pPciProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pPciProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pPciProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pPciProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -2832,7 +3225,7 @@ unsafe fn t_zeDevicePciGetPropertiesExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASBuilderCreateExt`: 10 cases.
+/// `zeRTASBuilderCreateExt`: 11 cases.
 unsafe fn t_zeRTASBuilderCreateExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -2845,12 +3238,25 @@ unsafe fn t_zeRTASBuilderCreateExt(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pDescriptor->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "pDescriptor->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pDescriptor->pNext -> other family's stype 0x1c",
+            "pDescriptor->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pDescriptor->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pDescriptor->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pDescriptor->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pDescriptor->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -2874,17 +3280,23 @@ unsafe fn t_zeRTASBuilderCreateExt(__cx: &mut Cx) {
             5 => (*__p_pDescriptor).stype = ze_structure_type_t(3),
             6 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             7 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
             8 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            9 => (*__p_pDescriptor).pNext = __s.add(0) as _,
+            9 => {
+                (*__p_pDescriptor).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            10 => (*__p_pDescriptor).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -2896,7 +3308,7 @@ unsafe fn t_zeRTASBuilderCreateExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASBuilderGetBuildPropertiesExt`: 16 cases.
+/// `zeRTASBuilderGetBuildPropertiesExt`: 18 cases.
 unsafe fn t_zeRTASBuilderGetBuildPropertiesExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -2919,28 +3331,50 @@ unsafe fn t_zeRTASBuilderGetBuildPropertiesExt(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pBuildOpDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pBuildOpDescriptor->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
         (
             6,
-            "pBuildOpDescriptor->pNext -> unknown stype",
+            "pBuildOpDescriptor->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pBuildOpDescriptor->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pBuildOpDescriptor->pNext -> other family's stype 0x1c",
+            "pBuildOpDescriptor->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pBuildOpDescriptor->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
             "pBuildOpDescriptor->pNext -> itself (cycle)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -2978,30 +3412,42 @@ unsafe fn t_zeRTASBuilderGetBuildPropertiesExt(__cx: &mut Cx) {
             7 => (*__p_pBuildOpDescriptor).stype = ze_structure_type_t(3),
             8 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 3;
+                *__s.add(96).cast::<u32>() = 0x00020036;
             }
             9 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
             10 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 28;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            11 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
-            12 => {
-                (*__p_pProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 1;
+            11 => {
+                (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
+            12 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
             13 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).cast::<u32>() = 0x00020043;
             }
             14 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x00020013;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            15 => (*__p_pProperties).pNext = __s.add(48) as _,
+            15 => {
+                (*__p_pProperties).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
+            }
+            16 => {
+                (*__p_pProperties).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            17 => (*__p_pProperties).pNext = __s.add(48) as _,
             _ => {}
         }
         __cx.check(
@@ -3049,7 +3495,7 @@ unsafe fn t_zeDriverRTASFormatCompatibilityCheckExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASBuilderBuildExt`: 14 cases.
+/// `zeRTASBuilderBuildExt`: 15 cases.
 unsafe fn t_zeRTASBuilderBuildExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -3078,16 +3524,25 @@ unsafe fn t_zeRTASBuilderBuildExt(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pBuildOpDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pBuildOpDescriptor->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
         (
             6,
-            "pBuildOpDescriptor->pNext -> unknown stype",
+            "pBuildOpDescriptor->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pBuildOpDescriptor->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pBuildOpDescriptor->pNext -> other family's stype 0x1c",
+            "pBuildOpDescriptor->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pBuildOpDescriptor->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
@@ -3140,17 +3595,23 @@ unsafe fn t_zeRTASBuilderBuildExt(__cx: &mut Cx) {
             9 => (*__p_pBuildOpDescriptor).stype = ze_structure_type_t(3),
             10 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
-                *__s.add(240).cast::<u32>() = 3;
+                *__s.add(240).cast::<u32>() = 0x00020036;
             }
             11 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
-                *__s.add(240).cast::<u32>() = 0x7ffffffe;
+                *__s.add(240).cast::<u32>() = 0x0002003e;
             }
             12 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
-                *__s.add(240).cast::<u32>() = 28;
+                *__s.add(240).cast::<u32>() = 0x7ffffffe;
+                *__s.add(240).add(8).cast::<*mut u8>() = __s.add(256);
+                *__s.add(256).cast::<u32>() = 0x0002003e;
             }
-            13 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
+            13 => {
+                (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
+                *__s.add(240).cast::<u32>() = 0x7ffffffe;
+            }
+            14 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -3265,18 +3726,31 @@ unsafe fn t_zeRTASParallelOperationCreateExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASParallelOperationGetPropertiesExt`: 7 cases.
+/// `zeRTASParallelOperationGetPropertiesExt`: 8 cases.
 unsafe fn t_zeRTASParallelOperationGetPropertiesExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hParallelOperation = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -3294,17 +3768,23 @@ unsafe fn t_zeRTASParallelOperationGetPropertiesExt(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 0x00020043;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x0002003e;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -3363,7 +3843,7 @@ unsafe fn t_zeRTASParallelOperationDestroyExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASBuilderCreateExp`: 10 cases.
+/// `zeRTASBuilderCreateExp`: 11 cases.
 unsafe fn t_zeRTASBuilderCreateExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -3376,12 +3856,25 @@ unsafe fn t_zeRTASBuilderCreateExp(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pDescriptor->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "pDescriptor->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pDescriptor->pNext -> other family's stype 0x1c",
+            "pDescriptor->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pDescriptor->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pDescriptor->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pDescriptor->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pDescriptor->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -3405,17 +3898,23 @@ unsafe fn t_zeRTASBuilderCreateExp(__cx: &mut Cx) {
             5 => (*__p_pDescriptor).stype = ze_structure_type_t(3),
             6 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             7 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
             8 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            9 => (*__p_pDescriptor).pNext = __s.add(0) as _,
+            9 => {
+                (*__p_pDescriptor).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            10 => (*__p_pDescriptor).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -3427,7 +3926,7 @@ unsafe fn t_zeRTASBuilderCreateExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASBuilderGetBuildPropertiesExp`: 16 cases.
+/// `zeRTASBuilderGetBuildPropertiesExp`: 18 cases.
 unsafe fn t_zeRTASBuilderGetBuildPropertiesExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -3450,28 +3949,50 @@ unsafe fn t_zeRTASBuilderGetBuildPropertiesExp(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pBuildOpDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pBuildOpDescriptor->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
         (
             6,
-            "pBuildOpDescriptor->pNext -> unknown stype",
+            "pBuildOpDescriptor->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pBuildOpDescriptor->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pBuildOpDescriptor->pNext -> other family's stype 0x1c",
+            "pBuildOpDescriptor->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pBuildOpDescriptor->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
             "pBuildOpDescriptor->pNext -> itself (cycle)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -3509,30 +4030,42 @@ unsafe fn t_zeRTASBuilderGetBuildPropertiesExp(__cx: &mut Cx) {
             7 => (*__p_pBuildOpDescriptor).stype = ze_structure_type_t(3),
             8 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 3;
+                *__s.add(96).cast::<u32>() = 0x00020036;
             }
             9 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
             10 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 28;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            11 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
-            12 => {
-                (*__p_pProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 1;
+            11 => {
+                (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
+            12 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
             13 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).cast::<u32>() = 0x00020043;
             }
             14 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x00020013;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            15 => (*__p_pProperties).pNext = __s.add(48) as _,
+            15 => {
+                (*__p_pProperties).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
+            }
+            16 => {
+                (*__p_pProperties).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            17 => (*__p_pProperties).pNext = __s.add(48) as _,
             _ => {}
         }
         __cx.check(
@@ -3580,7 +4113,7 @@ unsafe fn t_zeDriverRTASFormatCompatibilityCheckExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASBuilderBuildExp`: 14 cases.
+/// `zeRTASBuilderBuildExp`: 15 cases.
 unsafe fn t_zeRTASBuilderBuildExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -3609,16 +4142,25 @@ unsafe fn t_zeRTASBuilderBuildExp(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pBuildOpDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pBuildOpDescriptor->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
         (
             6,
-            "pBuildOpDescriptor->pNext -> unknown stype",
+            "pBuildOpDescriptor->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pBuildOpDescriptor->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pBuildOpDescriptor->pNext -> other family's stype 0x1c",
+            "pBuildOpDescriptor->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pBuildOpDescriptor->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
@@ -3671,17 +4213,23 @@ unsafe fn t_zeRTASBuilderBuildExp(__cx: &mut Cx) {
             9 => (*__p_pBuildOpDescriptor).stype = ze_structure_type_t(3),
             10 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
-                *__s.add(240).cast::<u32>() = 3;
+                *__s.add(240).cast::<u32>() = 0x00020036;
             }
             11 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
-                *__s.add(240).cast::<u32>() = 0x7ffffffe;
+                *__s.add(240).cast::<u32>() = 0x0002003e;
             }
             12 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
-                *__s.add(240).cast::<u32>() = 28;
+                *__s.add(240).cast::<u32>() = 0x7ffffffe;
+                *__s.add(240).add(8).cast::<*mut u8>() = __s.add(256);
+                *__s.add(256).cast::<u32>() = 0x0002003e;
             }
-            13 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
+            13 => {
+                (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
+                *__s.add(240).cast::<u32>() = 0x7ffffffe;
+            }
+            14 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -3747,18 +4295,31 @@ unsafe fn t_zeRTASParallelOperationCreateExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASParallelOperationGetPropertiesExp`: 7 cases.
+/// `zeRTASParallelOperationGetPropertiesExp`: 8 cases.
 unsafe fn t_zeRTASParallelOperationGetPropertiesExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hParallelOperation = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -3776,17 +4337,23 @@ unsafe fn t_zeRTASParallelOperationGetPropertiesExp(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 0x00020043;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x0002003e;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -4158,13 +4725,30 @@ unsafe fn t_zeCommandListAppendMemoryCopy(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListAppendMemoryCopyWithParameters`: 5 cases.
+/// `zeCommandListAppendMemoryCopyWithParameters`: 10 cases.
 unsafe fn t_zeCommandListAppendMemoryCopyWithParameters(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "dstptr = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "srcptr = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             8,
             "phWaitEvents = null, numWaitEvents = 1 ((nullptr == phWaitEvents) && (0 < numWaitEvents))",
@@ -4186,6 +4770,25 @@ unsafe fn t_zeCommandListAppendMemoryCopyWithParameters(__cx: &mut Cx) {
             2 => dstptr = ::core::ptr::null_mut(),
             3 => srcptr = ::core::ptr::null(),
             4 => {
+                pNext = __s.add(224) as _;
+                *__s.add(224).cast::<u32>() = 0x00020036;
+            }
+            5 => {
+                pNext = __s.add(224) as _;
+                *__s.add(224).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                pNext = __s.add(224) as _;
+                *__s.add(224).cast::<u32>() = 0x7ffffffe;
+                *__s.add(224).add(8).cast::<*mut u8>() = __s.add(240);
+                *__s.add(240).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                pNext = __s.add(224) as _;
+                *__s.add(224).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => *__s.add(128).add(8).cast::<*mut u8>() = __s.add(128),
+            9 => {
                 phWaitEvents = ::core::ptr::null_mut();
                 numWaitEvents = 1;
             }
@@ -4262,13 +4865,30 @@ unsafe fn t_zeCommandListAppendMemoryFill(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListAppendMemoryFillWithParameters`: 6 cases.
+/// `zeCommandListAppendMemoryFillWithParameters`: 11 cases.
 unsafe fn t_zeCommandListAppendMemoryFillWithParameters(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "ptr = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "pattern = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             8,
             "phWaitEvents = null, numWaitEvents = 1 ((nullptr == phWaitEvents) && (0 < numWaitEvents))",
@@ -4292,10 +4912,29 @@ unsafe fn t_zeCommandListAppendMemoryFillWithParameters(__cx: &mut Cx) {
             2 => ptr = ::core::ptr::null_mut(),
             3 => pattern = ::core::ptr::null(),
             4 => {
+                pNext = __s.add(224) as _;
+                *__s.add(224).cast::<u32>() = 0x00020036;
+            }
+            5 => {
+                pNext = __s.add(224) as _;
+                *__s.add(224).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                pNext = __s.add(224) as _;
+                *__s.add(224).cast::<u32>() = 0x7ffffffe;
+                *__s.add(224).add(8).cast::<*mut u8>() = __s.add(240);
+                *__s.add(240).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                pNext = __s.add(224) as _;
+                *__s.add(224).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => *__s.add(128).add(8).cast::<*mut u8>() = __s.add(128),
+            9 => {
                 phWaitEvents = ::core::ptr::null_mut();
                 numWaitEvents = 1;
             }
-            5 => pattern_size = 2,
+            10 => pattern_size = 2,
             _ => {}
         }
         __cx.check(
@@ -4730,7 +5369,7 @@ unsafe fn t_zeDeviceGetVectorWidthPropertiesExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeEventPoolCreate`: 12 cases.
+/// `zeEventPoolCreate`: 16 cases.
 unsafe fn t_zeEventPoolCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -4739,13 +5378,29 @@ unsafe fn t_zeEventPoolCreate(__cx: &mut Cx) {
         (2, "phEventPool = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_event_pool_counter_based_exp_desc_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (8, "desc->count = 0 (0 == desc->count)", ZE_RESULT_ERROR_INVALID_SIZE),
         (
@@ -4772,19 +5427,31 @@ unsafe fn t_zeEventPoolCreate(__cx: &mut Cx) {
             5 => (*__p_desc).stype = ze_structure_type_t(3),
             6 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 3;
+                *__s.add(80).cast::<u32>() = 0x00020014;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).cast::<u32>() = 0x00020036;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 28;
+                *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            9 => (*__p_desc).pNext = __s.add(0) as _,
-            10 => (*__p_desc).count = 0,
-            11 => {
+            9 => {
+                (*__p_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x0002003e;
+            }
+            10 => {
+                (*__p_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+            }
+            11 => (*__p_desc).pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
+            12 => (*__p_desc).pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
+            13 => (*__p_desc).pNext = __s.add(0) as _,
+            14 => (*__p_desc).count = 0,
+            15 => {
                 phDevices = ::core::ptr::null_mut();
                 numDevices = 1;
             }
@@ -4822,7 +5489,7 @@ unsafe fn t_zeEventPoolDestroy(__cx: &mut Cx) {
     }
 }
 
-/// `zeEventCreate`: 11 cases.
+/// `zeEventCreate`: 12 cases.
 unsafe fn t_zeEventCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -4832,13 +5499,22 @@ unsafe fn t_zeEventCreate(__cx: &mut Cx) {
         (4, "desc->signal = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->wait = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -4857,17 +5533,23 @@ unsafe fn t_zeEventCreate(__cx: &mut Cx) {
             6 => (*__p_desc).stype = ze_structure_type_t(3),
             7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
             9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            10 => (*__p_desc).pNext = __s.add(0) as _,
+            10 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            11 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -4879,7 +5561,7 @@ unsafe fn t_zeEventCreate(__cx: &mut Cx) {
     }
 }
 
-/// `zeEventCounterBasedCreate`: 13 cases.
+/// `zeEventCounterBasedCreate`: 17 cases.
 unsafe fn t_zeEventCounterBasedCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -4891,13 +5573,29 @@ unsafe fn t_zeEventCounterBasedCreate(__cx: &mut Cx) {
         (4, "desc->signal = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->wait = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_event_counter_based_external_sync_allocation_desc_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -4919,17 +5617,29 @@ unsafe fn t_zeEventCounterBasedCreate(__cx: &mut Cx) {
             8 => (*__p_desc).stype = ze_structure_type_t(3),
             9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x0002003b;
             }
             10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             11 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            12 => (*__p_desc).pNext = __s.add(0) as _,
+            12 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
+            }
+            13 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            14 => (*__p_desc).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            15 => (*__p_desc).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            16 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -5607,7 +6317,7 @@ unsafe fn t_zeEventQueryTimestampsExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeDeviceImportExternalSemaphoreExt`: 10 cases.
+/// `zeDeviceImportExternalSemaphoreExt`: 14 cases.
 unsafe fn t_zeDeviceImportExternalSemaphoreExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -5616,13 +6326,29 @@ unsafe fn t_zeDeviceImportExternalSemaphoreExt(__cx: &mut Cx) {
         (2, "phSemaphore = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_external_semaphore_win32_ext_desc_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -5640,17 +6366,29 @@ unsafe fn t_zeDeviceImportExternalSemaphoreExt(__cx: &mut Cx) {
             5 => (*__p_desc).stype = ze_structure_type_t(3),
             6 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x00020023;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            9 => (*__p_desc).pNext = __s.add(0) as _,
+            9 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
+            }
+            10 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            11 => (*__p_desc).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            12 => (*__p_desc).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            13 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -5872,22 +6610,31 @@ unsafe fn t_zeFabricVertexGetSubVerticesExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeFabricVertexGetPropertiesExp`: 7 cases.
+/// `zeFabricVertexGetPropertiesExp`: 8 cases.
 unsafe fn t_zeFabricVertexGetPropertiesExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hVertex = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pVertexProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pVertexProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pVertexProperties->pNext -> unknown stype",
+            "pVertexProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pVertexProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pVertexProperties->pNext -> other family's stype 0x20013",
+            "pVertexProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pVertexProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
@@ -5909,17 +6656,23 @@ unsafe fn t_zeFabricVertexGetPropertiesExp(__cx: &mut Cx) {
             2 => pVertexProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pVertexProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 1;
+                *__s.add(64).cast::<u32>() = 0x00020043;
             }
             4 => {
                 (*__p_pVertexProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
             5 => {
                 (*__p_pVertexProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x00020013;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pVertexProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pVertexProperties).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pVertexProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -6038,18 +6791,31 @@ unsafe fn t_zeFabricEdgeGetVerticesExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeFabricEdgeGetPropertiesExp`: 7 cases.
+/// `zeFabricEdgeGetPropertiesExp`: 8 cases.
 unsafe fn t_zeFabricEdgeGetPropertiesExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hEdge = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pEdgeProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pEdgeProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pEdgeProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pEdgeProperties->pNext -> other family's stype 0x20013",
+            "pEdgeProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pEdgeProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pEdgeProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pEdgeProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pEdgeProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -6064,17 +6830,23 @@ unsafe fn t_zeFabricEdgeGetPropertiesExp(__cx: &mut Cx) {
             2 => pEdgeProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pEdgeProperties).pNext = __s.add(320) as _;
-                *__s.add(320).cast::<u32>() = 1;
+                *__s.add(320).cast::<u32>() = 0x00020043;
             }
             4 => {
                 (*__p_pEdgeProperties).pNext = __s.add(320) as _;
-                *__s.add(320).cast::<u32>() = 0x7ffffffe;
+                *__s.add(320).cast::<u32>() = 0x0002003e;
             }
             5 => {
                 (*__p_pEdgeProperties).pNext = __s.add(320) as _;
-                *__s.add(320).cast::<u32>() = 0x00020013;
+                *__s.add(320).cast::<u32>() = 0x7ffffffe;
+                *__s.add(320).add(8).cast::<*mut u8>() = __s.add(336);
+                *__s.add(336).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pEdgeProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pEdgeProperties).pNext = __s.add(320) as _;
+                *__s.add(320).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pEdgeProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -6086,7 +6858,7 @@ unsafe fn t_zeFabricEdgeGetPropertiesExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeFenceCreate`: 10 cases.
+/// `zeFenceCreate`: 11 cases.
 unsafe fn t_zeFenceCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -6095,13 +6867,22 @@ unsafe fn t_zeFenceCreate(__cx: &mut Cx) {
         (2, "phFence = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -6119,17 +6900,23 @@ unsafe fn t_zeFenceCreate(__cx: &mut Cx) {
             5 => (*__p_desc).stype = ze_structure_type_t(3),
             6 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            9 => (*__p_desc).pNext = __s.add(0) as _,
+            9 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            10 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -6240,12 +7027,29 @@ unsafe fn t_zeKernelSetGlobalOffsetExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeGraphCreateExt`: 3 cases.
+/// `zeGraphCreateExt`: 8 cases.
 unsafe fn t_zeGraphCreateExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hContext = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "phGraph = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
@@ -6255,6 +7059,25 @@ unsafe fn t_zeGraphCreateExt(__cx: &mut Cx) {
         match __case {
             1 => hContext = ::core::ptr::null_mut(),
             2 => phGraph = ::core::ptr::null_mut(),
+            3 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x00020036;
+            }
+            4 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x0002003e;
+            }
+            5 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => *__s.add(0).add(8).cast::<*mut u8>() = __s.add(0),
             _ => {}
         }
         __cx.check(
@@ -6266,11 +7089,28 @@ unsafe fn t_zeGraphCreateExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListBeginGraphCaptureExt`: 2 cases.
+/// `zeCommandListBeginGraphCaptureExt`: 7 cases.
 unsafe fn t_zeCommandListBeginGraphCaptureExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
@@ -6278,6 +7118,25 @@ unsafe fn t_zeCommandListBeginGraphCaptureExt(__cx: &mut Cx) {
         let mut pNext: *const c_void = __s.add(0) as _;
         match __case {
             1 => hCommandList = ::core::ptr::null_mut(),
+            2 => {
+                pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x00020036;
+            }
+            3 => {
+                pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x0002003e;
+            }
+            4 => {
+                pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x0002003e;
+            }
+            5 => {
+                pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+            }
+            6 => *__s.add(0).add(8).cast::<*mut u8>() = __s.add(0),
             _ => {}
         }
         __cx.check(
@@ -6289,12 +7148,29 @@ unsafe fn t_zeCommandListBeginGraphCaptureExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListBeginCaptureIntoGraphExt`: 3 cases.
+/// `zeCommandListBeginCaptureIntoGraphExt`: 8 cases.
 unsafe fn t_zeCommandListBeginCaptureIntoGraphExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (1, "hGraph = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
@@ -6304,6 +7180,25 @@ unsafe fn t_zeCommandListBeginCaptureIntoGraphExt(__cx: &mut Cx) {
         match __case {
             1 => hCommandList = ::core::ptr::null_mut(),
             2 => hGraph = ::core::ptr::null_mut(),
+            3 => {
+                pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x00020036;
+            }
+            4 => {
+                pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x0002003e;
+            }
+            5 => {
+                pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => *__s.add(0).add(8).cast::<*mut u8>() = __s.add(0),
             _ => {}
         }
         __cx.check(
@@ -6337,12 +7232,29 @@ unsafe fn t_zeCommandListIsGraphCaptureEnabledExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListEndGraphCaptureExt`: 3 cases.
+/// `zeCommandListEndGraphCaptureExt`: 8 cases.
 unsafe fn t_zeCommandListEndGraphCaptureExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "phGraph = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
@@ -6352,6 +7264,25 @@ unsafe fn t_zeCommandListEndGraphCaptureExt(__cx: &mut Cx) {
         match __case {
             1 => hCommandList = ::core::ptr::null_mut(),
             2 => phGraph = ::core::ptr::null_mut(),
+            3 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x00020036;
+            }
+            4 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x0002003e;
+            }
+            5 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => *__s.add(0).add(8).cast::<*mut u8>() = __s.add(0),
             _ => {}
         }
         __cx.check(
@@ -6413,11 +7344,28 @@ unsafe fn t_zeGraphGetPrimaryCommandListExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeGraphSetDestructionCallbackExt`: 2 cases.
+/// `zeGraphSetDestructionCallbackExt`: 7 cases.
 unsafe fn t_zeGraphSetDestructionCallbackExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hGraph = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
@@ -6427,6 +7375,25 @@ unsafe fn t_zeGraphSetDestructionCallbackExt(__cx: &mut Cx) {
         let mut pNext: *const c_void = __s.add(64) as _;
         match __case {
             1 => hGraph = ::core::ptr::null_mut(),
+            2 => {
+                pNext = __s.add(128) as _;
+                *__s.add(128).cast::<u32>() = 0x00020036;
+            }
+            3 => {
+                pNext = __s.add(128) as _;
+                *__s.add(128).cast::<u32>() = 0x0002003e;
+            }
+            4 => {
+                pNext = __s.add(128) as _;
+                *__s.add(128).cast::<u32>() = 0x7ffffffe;
+                *__s.add(128).add(8).cast::<*mut u8>() = __s.add(144);
+                *__s.add(144).cast::<u32>() = 0x0002003e;
+            }
+            5 => {
+                pNext = __s.add(128) as _;
+                *__s.add(128).cast::<u32>() = 0x7ffffffe;
+            }
+            6 => *__s.add(64).add(8).cast::<*mut u8>() = __s.add(64),
             _ => {}
         }
         __cx.check(
@@ -6443,12 +7410,29 @@ unsafe fn t_zeGraphSetDestructionCallbackExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeGraphInstantiateExt`: 3 cases.
+/// `zeGraphInstantiateExt`: 8 cases.
 unsafe fn t_zeGraphInstantiateExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hGraph = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "phExecutableGraph = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
@@ -6458,6 +7442,25 @@ unsafe fn t_zeGraphInstantiateExt(__cx: &mut Cx) {
         match __case {
             1 => hGraph = ::core::ptr::null_mut(),
             2 => phExecutableGraph = ::core::ptr::null_mut(),
+            3 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x00020036;
+            }
+            4 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x0002003e;
+            }
+            5 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => *__s.add(0).add(8).cast::<*mut u8>() = __s.add(0),
             _ => {}
         }
         __cx.check(
@@ -6469,12 +7472,29 @@ unsafe fn t_zeGraphInstantiateExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListAppendGraphExt`: 3 cases.
+/// `zeCommandListAppendGraphExt`: 8 cases.
 unsafe fn t_zeCommandListAppendGraphExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (1, "hGraph = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
@@ -6487,6 +7507,25 @@ unsafe fn t_zeCommandListAppendGraphExt(__cx: &mut Cx) {
         match __case {
             1 => hCommandList = ::core::ptr::null_mut(),
             2 => hGraph = ::core::ptr::null_mut(),
+            3 => {
+                pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x00020036;
+            }
+            4 => {
+                pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
+            }
+            5 => {
+                pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => *__s.add(0).add(8).cast::<*mut u8>() = __s.add(0),
             _ => {}
         }
         __cx.check(
@@ -6547,12 +7586,36 @@ unsafe fn t_zeGraphIsEmptyExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeGraphDumpContentsExt`: 3 cases.
+/// `zeGraphDumpContentsExt`: 11 cases.
 unsafe fn t_zeGraphDumpContentsExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hGraph = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "filePath = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+        (
+            6,
+            "pNext -> ze_record_replay_graph_ext_dump_desc_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
@@ -6562,6 +7625,31 @@ unsafe fn t_zeGraphDumpContentsExt(__cx: &mut Cx) {
         match __case {
             1 => hGraph = ::core::ptr::null_mut(),
             2 => filePath = ::core::ptr::null(),
+            3 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x00020048;
+            }
+            4 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x00020036;
+            }
+            5 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
+            9 => pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
+            10 => *__s.add(16).add(8).cast::<*mut u8>() = __s.add(16),
             _ => {}
         }
         __cx.check(
@@ -6612,11 +7700,28 @@ unsafe fn t_zeGraphDestroyExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListAppendHostFunction`: 3 cases.
+/// `zeCommandListAppendHostFunction`: 8 cases.
 unsafe fn t_zeCommandListAppendHostFunction(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             8,
             "phWaitEvents = null, numWaitEvents = 1 ((nullptr == phWaitEvents) && (0 < numWaitEvents))",
@@ -6635,6 +7740,25 @@ unsafe fn t_zeCommandListAppendHostFunction(__cx: &mut Cx) {
         match __case {
             1 => hCommandList = ::core::ptr::null_mut(),
             2 => {
+                pNext = __s.add(160) as _;
+                *__s.add(160).cast::<u32>() = 0x00020036;
+            }
+            3 => {
+                pNext = __s.add(160) as _;
+                *__s.add(160).cast::<u32>() = 0x0002003e;
+            }
+            4 => {
+                pNext = __s.add(160) as _;
+                *__s.add(160).cast::<u32>() = 0x7ffffffe;
+                *__s.add(160).add(8).cast::<*mut u8>() = __s.add(176);
+                *__s.add(176).cast::<u32>() = 0x0002003e;
+            }
+            5 => {
+                pNext = __s.add(160) as _;
+                *__s.add(160).cast::<u32>() = 0x7ffffffe;
+            }
+            6 => *__s.add(64).add(8).cast::<*mut u8>() = __s.add(64),
+            7 => {
                 phWaitEvents = ::core::ptr::null_mut();
                 numWaitEvents = 1;
             }
@@ -6657,7 +7781,7 @@ unsafe fn t_zeCommandListAppendHostFunction(__cx: &mut Cx) {
     }
 }
 
-/// `zeImageGetProperties`: 15 cases.
+/// `zeImageGetProperties`: 23 cases.
 unsafe fn t_zeImageGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -6667,23 +7791,55 @@ unsafe fn t_zeImageGetProperties(__cx: &mut Cx) {
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (6, "desc->pNext -> ze_srgb_ext_desc_t (extends it)", ZE_RESULT_SUCCESS),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pImageProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pImageProperties->pNext -> unknown stype",
+            "pImageProperties->pNext -> ze_image_format_support_ext_properties_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pImageProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pImageProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pImageProperties->pNext -> other family's stype 0x20013",
+            "pImageProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pImageProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pImageProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (
+            6,
+            "pImageProperties->pNext -> chain of 65 links",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
@@ -6711,30 +7867,58 @@ unsafe fn t_zeImageGetProperties(__cx: &mut Cx) {
             6 => (*__p_desc).stype = ze_structure_type_t(3),
             7 => {
                 (*__p_desc).pNext = __s.add(112) as _;
-                *__s.add(112).cast::<u32>() = 3;
+                *__s.add(112).cast::<u32>() = 0x00010006;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(112) as _;
-                *__s.add(112).cast::<u32>() = 0x7ffffffe;
+                *__s.add(112).cast::<u32>() = 0x00020036;
             }
             9 => {
                 (*__p_desc).pNext = __s.add(112) as _;
-                *__s.add(112).cast::<u32>() = 28;
+                *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            10 => (*__p_desc).pNext = __s.add(0) as _,
+            10 => {
+                (*__p_desc).pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x7ffffffe;
+                *__s.add(112).add(8).cast::<*mut u8>() = __s.add(128);
+                *__s.add(128).cast::<u32>() = 0x0002003e;
+            }
             11 => {
-                (*__p_pImageProperties).pNext = __s.add(112) as _;
-                *__s.add(112).cast::<u32>() = 1;
+                (*__p_desc).pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x7ffffffe;
             }
-            12 => {
+            12 => (*__p_desc).pNext = chain(__s.add(112), 64, 0x7ffffffe) as _,
+            13 => (*__p_desc).pNext = chain(__s.add(112), 65, 0x7ffffffe) as _,
+            14 => (*__p_desc).pNext = __s.add(0) as _,
+            15 => {
+                (*__p_pImageProperties).pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x00010014;
+            }
+            16 => {
+                (*__p_pImageProperties).pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x00020043;
+            }
+            17 => {
+                (*__p_pImageProperties).pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x0002003e;
+            }
+            18 => {
+                (*__p_pImageProperties).pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x7ffffffe;
+                *__s.add(112).add(8).cast::<*mut u8>() = __s.add(128);
+                *__s.add(128).cast::<u32>() = 0x0002003e;
+            }
+            19 => {
                 (*__p_pImageProperties).pNext = __s.add(112) as _;
                 *__s.add(112).cast::<u32>() = 0x7ffffffe;
             }
-            13 => {
-                (*__p_pImageProperties).pNext = __s.add(112) as _;
-                *__s.add(112).cast::<u32>() = 0x00020013;
+            20 => {
+                (*__p_pImageProperties).pNext = chain(__s.add(112), 64, 0x7ffffffe) as _;
             }
-            14 => (*__p_pImageProperties).pNext = __s.add(80) as _,
+            21 => {
+                (*__p_pImageProperties).pNext = chain(__s.add(112), 65, 0x7ffffffe) as _;
+            }
+            22 => (*__p_pImageProperties).pNext = __s.add(80) as _,
             _ => {}
         }
         __cx.check(
@@ -6746,7 +7930,7 @@ unsafe fn t_zeImageGetProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zeImageCreate`: 12 cases.
+/// `zeImageCreate`: 14 cases.
 unsafe fn t_zeImageCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -6757,13 +7941,23 @@ unsafe fn t_zeImageCreate(__cx: &mut Cx) {
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (6, "desc->pNext -> ze_srgb_ext_desc_t (extends it)", ZE_RESULT_SUCCESS),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -6785,17 +7979,27 @@ unsafe fn t_zeImageCreate(__cx: &mut Cx) {
             7 => (*__p_desc).stype = ze_structure_type_t(3),
             8 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 3;
+                *__s.add(96).cast::<u32>() = 0x00010006;
             }
             9 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).cast::<u32>() = 0x00020036;
             }
             10 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 28;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            11 => (*__p_desc).pNext = __s.add(0) as _,
+            11 => {
+                (*__p_desc).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
+            }
+            12 => {
+                (*__p_desc).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            13 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -6932,7 +8136,7 @@ unsafe fn t_zeCommandListAppendImageCopyFromMemoryExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeImageGetAllocPropertiesExt`: 8 cases.
+/// `zeImageGetAllocPropertiesExt`: 12 cases.
 unsafe fn t_zeImageGetAllocPropertiesExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -6941,17 +8145,33 @@ unsafe fn t_zeImageGetAllocPropertiesExt(__cx: &mut Cx) {
         (2, "pImageAllocProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (
             6,
-            "pImageAllocProperties->pNext -> properties extension 0x1",
+            "pImageAllocProperties->pNext -> ze_external_memory_export_fd_t (extends it)",
             ZE_RESULT_SUCCESS,
         ),
         (
             6,
-            "pImageAllocProperties->pNext -> unknown stype",
+            "pImageAllocProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pImageAllocProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pImageAllocProperties->pNext -> other family's stype 0x20013",
+            "pImageAllocProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pImageAllocProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pImageAllocProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (
+            6,
+            "pImageAllocProperties->pNext -> chain of 65 links",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
@@ -6976,17 +8196,35 @@ unsafe fn t_zeImageGetAllocPropertiesExt(__cx: &mut Cx) {
             3 => pImageAllocProperties = ::core::ptr::null_mut(),
             4 => {
                 (*__p_pImageAllocProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 26;
             }
             5 => {
                 (*__p_pImageAllocProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020043;
             }
             6 => {
                 (*__p_pImageAllocProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x0002003e;
             }
-            7 => (*__p_pImageAllocProperties).pNext = __s.add(0) as _,
+            7 => {
+                (*__p_pImageAllocProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x0002003e;
+            }
+            8 => {
+                (*__p_pImageAllocProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            9 => {
+                (*__p_pImageAllocProperties).pNext = chain(__s.add(32), 64, 0x7ffffffe)
+                    as _;
+            }
+            10 => {
+                (*__p_pImageAllocProperties).pNext = chain(__s.add(32), 65, 0x7ffffffe)
+                    as _;
+            }
+            11 => (*__p_pImageAllocProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -7002,22 +8240,31 @@ unsafe fn t_zeImageGetAllocPropertiesExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeImageGetMemoryPropertiesExp`: 7 cases.
+/// `zeImageGetMemoryPropertiesExp`: 8 cases.
 unsafe fn t_zeImageGetMemoryPropertiesExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hImage = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pMemoryProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pMemoryProperties->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
         (
             6,
-            "pMemoryProperties->pNext -> unknown stype",
+            "pMemoryProperties->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pMemoryProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pMemoryProperties->pNext -> other family's stype 0x1c",
+            "pMemoryProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pMemoryProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
@@ -7039,17 +8286,23 @@ unsafe fn t_zeImageGetMemoryPropertiesExp(__cx: &mut Cx) {
             2 => pMemoryProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pMemoryProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             4 => {
                 (*__p_pMemoryProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
             5 => {
                 (*__p_pMemoryProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pMemoryProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pMemoryProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pMemoryProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -7061,7 +8314,7 @@ unsafe fn t_zeImageGetMemoryPropertiesExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeImageViewCreateExt`: 13 cases.
+/// `zeImageViewCreateExt`: 15 cases.
 unsafe fn t_zeImageViewCreateExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -7073,13 +8326,23 @@ unsafe fn t_zeImageViewCreateExt(__cx: &mut Cx) {
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (6, "desc->pNext -> ze_srgb_ext_desc_t (extends it)", ZE_RESULT_SUCCESS),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -7103,17 +8366,27 @@ unsafe fn t_zeImageViewCreateExt(__cx: &mut Cx) {
             8 => (*__p_desc).stype = ze_structure_type_t(3),
             9 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 3;
+                *__s.add(96).cast::<u32>() = 0x00010006;
             }
             10 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).cast::<u32>() = 0x00020036;
             }
             11 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 28;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            12 => (*__p_desc).pNext = __s.add(0) as _,
+            12 => {
+                (*__p_desc).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
+            }
+            13 => {
+                (*__p_desc).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            14 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -7125,7 +8398,7 @@ unsafe fn t_zeImageViewCreateExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeImageViewCreateExp`: 13 cases.
+/// `zeImageViewCreateExp`: 15 cases.
 unsafe fn t_zeImageViewCreateExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -7137,13 +8410,23 @@ unsafe fn t_zeImageViewCreateExp(__cx: &mut Cx) {
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (6, "desc->pNext -> ze_srgb_ext_desc_t (extends it)", ZE_RESULT_SUCCESS),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -7167,17 +8450,27 @@ unsafe fn t_zeImageViewCreateExp(__cx: &mut Cx) {
             8 => (*__p_desc).stype = ze_structure_type_t(3),
             9 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 3;
+                *__s.add(96).cast::<u32>() = 0x00010006;
             }
             10 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).cast::<u32>() = 0x00020036;
             }
             11 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 28;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            12 => (*__p_desc).pNext = __s.add(0) as _,
+            12 => {
+                (*__p_desc).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
+            }
+            13 => {
+                (*__p_desc).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            14 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -7234,7 +8527,7 @@ unsafe fn t_zeCommandListImmediateAppendCommandListsExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListImmediateAppendCommandListsWithParameters`: 4 cases.
+/// `zeCommandListImmediateAppendCommandListsWithParameters`: 9 cases.
 unsafe fn t_zeCommandListImmediateAppendCommandListsWithParameters(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -7245,6 +8538,23 @@ unsafe fn t_zeCommandListImmediateAppendCommandListsWithParameters(__cx: &mut Cx
             "phCommandLists = null, numCommandLists = 1",
             ZE_RESULT_ERROR_INVALID_NULL_POINTER,
         ),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
@@ -7262,6 +8572,25 @@ unsafe fn t_zeCommandListImmediateAppendCommandListsWithParameters(__cx: &mut Cx
                 phCommandLists = ::core::ptr::null_mut();
                 numCommandLists = 1;
             }
+            4 => {
+                pNext = __s.add(128) as _;
+                *__s.add(128).cast::<u32>() = 0x00020036;
+            }
+            5 => {
+                pNext = __s.add(128) as _;
+                *__s.add(128).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                pNext = __s.add(128) as _;
+                *__s.add(128).cast::<u32>() = 0x7ffffffe;
+                *__s.add(128).add(8).cast::<*mut u8>() = __s.add(144);
+                *__s.add(144).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                pNext = __s.add(128) as _;
+                *__s.add(128).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => *__s.add(32).add(8).cast::<*mut u8>() = __s.add(32),
             _ => {}
         }
         __cx.check(
@@ -7281,13 +8610,37 @@ unsafe fn t_zeCommandListImmediateAppendCommandListsWithParameters(__cx: &mut Cx
     }
 }
 
-/// `zeMemGetIpcHandleWithProperties`: 4 cases.
+/// `zeMemGetIpcHandleWithProperties`: 12 cases.
 unsafe fn t_zeMemGetIpcHandleWithProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hContext = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "ptr = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "pIpcHandle = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+        (
+            6,
+            "pNext -> ze_ipc_phys_mem_handle_range_ext_desc_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
@@ -7300,6 +8653,31 @@ unsafe fn t_zeMemGetIpcHandleWithProperties(__cx: &mut Cx) {
             1 => hContext = ::core::ptr::null_mut(),
             2 => ptr = ::core::ptr::null(),
             3 => pIpcHandle = ::core::ptr::null_mut(),
+            4 => {
+                pNext = __s.add(192) as _;
+                *__s.add(192).cast::<u32>() = 0x0002004b;
+            }
+            5 => {
+                pNext = __s.add(192) as _;
+                *__s.add(192).cast::<u32>() = 0x00020036;
+            }
+            6 => {
+                pNext = __s.add(192) as _;
+                *__s.add(192).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                pNext = __s.add(192) as _;
+                *__s.add(192).cast::<u32>() = 0x7ffffffe;
+                *__s.add(192).add(8).cast::<*mut u8>() = __s.add(208);
+                *__s.add(208).cast::<u32>() = 0x0002003e;
+            }
+            8 => {
+                pNext = __s.add(192) as _;
+                *__s.add(192).cast::<u32>() = 0x7ffffffe;
+            }
+            9 => pNext = chain(__s.add(192), 64, 0x7ffffffe) as _,
+            10 => pNext = chain(__s.add(192), 65, 0x7ffffffe) as _,
+            11 => *__s.add(64).add(8).cast::<*mut u8>() = __s.add(64),
             _ => {}
         }
         __cx.check(
@@ -7370,7 +8748,7 @@ unsafe fn t_zeKernelGetBinaryExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeKernelSchedulingHintExp`: 9 cases.
+/// `zeKernelSchedulingHintExp`: 10 cases.
 unsafe fn t_zeKernelSchedulingHintExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -7378,13 +8756,22 @@ unsafe fn t_zeKernelSchedulingHintExp(__cx: &mut Cx) {
         (2, "pHint = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "pHint->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "pHint->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pHint->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "pHint->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pHint->pNext -> other family's stype 0x1c",
+            "pHint->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pHint->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pHint->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pHint->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pHint->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -7400,17 +8787,23 @@ unsafe fn t_zeKernelSchedulingHintExp(__cx: &mut Cx) {
             4 => (*__p_pHint).stype = ze_structure_type_t(3),
             5 => {
                 (*__p_pHint).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 3;
+                *__s.add(32).cast::<u32>() = 0x00020036;
             }
             6 => {
                 (*__p_pHint).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x0002003e;
             }
             7 => {
                 (*__p_pHint).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 28;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            8 => (*__p_pHint).pNext = __s.add(0) as _,
+            8 => {
+                (*__p_pHint).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            9 => (*__p_pHint).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -7422,7 +8815,7 @@ unsafe fn t_zeKernelSchedulingHintExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeModuleInspectLinkageExt`: 11 cases.
+/// `zeModuleInspectLinkageExt`: 12 cases.
 unsafe fn t_zeModuleInspectLinkageExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -7432,12 +8825,25 @@ unsafe fn t_zeModuleInspectLinkageExt(__cx: &mut Cx) {
         (2, "phLog = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "pInspectDesc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "pInspectDesc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pInspectDesc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "pInspectDesc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pInspectDesc->pNext -> other family's stype 0x1c",
+            "pInspectDesc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pInspectDesc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pInspectDesc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pInspectDesc->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pInspectDesc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -7463,17 +8869,23 @@ unsafe fn t_zeModuleInspectLinkageExt(__cx: &mut Cx) {
             6 => (*__p_pInspectDesc).stype = ze_structure_type_t(3),
             7 => {
                 (*__p_pInspectDesc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 3;
+                *__s.add(80).cast::<u32>() = 0x00020036;
             }
             8 => {
                 (*__p_pInspectDesc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).cast::<u32>() = 0x0002003e;
             }
             9 => {
                 (*__p_pInspectDesc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 28;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            10 => (*__p_pInspectDesc).pNext = __s.add(0) as _,
+            10 => {
+                (*__p_pInspectDesc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+            }
+            11 => (*__p_pInspectDesc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -7490,7 +8902,7 @@ unsafe fn t_zeModuleInspectLinkageExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeMemAllocShared`: 19 cases.
+/// `zeMemAllocShared`: 27 cases.
 unsafe fn t_zeMemAllocShared(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -7502,21 +8914,57 @@ unsafe fn t_zeMemAllocShared(__cx: &mut Cx) {
         (4, "host_desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "device_desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (5, "host_desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "device_desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "device_desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "device_desc->pNext -> other family's stype 0x1c",
+            "device_desc->pNext -> ze_external_memory_export_desc_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "device_desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "device_desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "device_desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "device_desc->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "device_desc->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "device_desc->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "device_desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "host_desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "host_desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "host_desc->pNext -> other family's stype 0x1c",
+            "host_desc->pNext -> ze_external_memmap_sysmem_ext_desc_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "host_desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "host_desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "host_desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "host_desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "host_desc->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "host_desc->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "host_desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (8, "size = 0 (0 == size)", ZE_RESULT_ERROR_UNSUPPORTED_SIZE),
         (
@@ -7549,32 +8997,56 @@ unsafe fn t_zeMemAllocShared(__cx: &mut Cx) {
             8 => (*__p_host_desc).stype = ze_structure_type_t(3),
             9 => {
                 (*__p_device_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 3;
+                *__s.add(80).cast::<u32>() = 24;
             }
             10 => {
                 (*__p_device_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).cast::<u32>() = 0x00020036;
             }
             11 => {
                 (*__p_device_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 28;
+                *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            12 => (*__p_device_desc).pNext = __s.add(0) as _,
+            12 => {
+                (*__p_device_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x0002003e;
+            }
             13 => {
-                (*__p_host_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 3;
+                (*__p_device_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
-            14 => {
+            14 => (*__p_device_desc).pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
+            15 => (*__p_device_desc).pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
+            16 => (*__p_device_desc).pNext = __s.add(0) as _,
+            17 => {
+                (*__p_host_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x00020037;
+            }
+            18 => {
+                (*__p_host_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x00020036;
+            }
+            19 => {
+                (*__p_host_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x0002003e;
+            }
+            20 => {
+                (*__p_host_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x0002003e;
+            }
+            21 => {
                 (*__p_host_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
-            15 => {
-                (*__p_host_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 28;
-            }
-            16 => (*__p_host_desc).pNext = __s.add(32) as _,
-            17 => size = 0,
-            18 => alignment = 3,
+            22 => (*__p_host_desc).pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
+            23 => (*__p_host_desc).pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
+            24 => (*__p_host_desc).pNext = __s.add(32) as _,
+            25 => size = 0,
+            26 => alignment = 3,
             _ => {}
         }
         __cx.check(
@@ -7594,7 +9066,7 @@ unsafe fn t_zeMemAllocShared(__cx: &mut Cx) {
     }
 }
 
-/// `zeMemAllocDevice`: 13 cases.
+/// `zeMemAllocDevice`: 15 cases.
 unsafe fn t_zeMemAllocDevice(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -7604,12 +9076,30 @@ unsafe fn t_zeMemAllocDevice(__cx: &mut Cx) {
         (2, "pptr = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "device_desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "device_desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "device_desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "device_desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "device_desc->pNext -> other family's stype 0x1c",
+            "device_desc->pNext -> ze_external_memory_export_desc_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "device_desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "device_desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "device_desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "device_desc->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "device_desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (8, "size = 0 (0 == size)", ZE_RESULT_ERROR_UNSUPPORTED_SIZE),
@@ -7638,19 +9128,29 @@ unsafe fn t_zeMemAllocDevice(__cx: &mut Cx) {
             6 => (*__p_device_desc).stype = ze_structure_type_t(3),
             7 => {
                 (*__p_device_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 24;
             }
             8 => {
                 (*__p_device_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             9 => {
                 (*__p_device_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            10 => (*__p_device_desc).pNext = __s.add(0) as _,
-            11 => size = 0,
-            12 => alignment = 3,
+            10 => {
+                (*__p_device_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
+            }
+            11 => {
+                (*__p_device_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            12 => (*__p_device_desc).pNext = __s.add(0) as _,
+            13 => size = 0,
+            14 => alignment = 3,
             _ => {}
         }
         __cx.check(
@@ -7669,7 +9169,7 @@ unsafe fn t_zeMemAllocDevice(__cx: &mut Cx) {
     }
 }
 
-/// `zeMemAllocHost`: 12 cases.
+/// `zeMemAllocHost`: 14 cases.
 unsafe fn t_zeMemAllocHost(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -7678,13 +9178,27 @@ unsafe fn t_zeMemAllocHost(__cx: &mut Cx) {
         (2, "pptr = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "host_desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "host_desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "host_desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "host_desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "host_desc->pNext -> other family's stype 0x1c",
+            "host_desc->pNext -> ze_external_memmap_sysmem_ext_desc_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "host_desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "host_desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "host_desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "host_desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "host_desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (8, "size = 0 (0 == size)", ZE_RESULT_ERROR_UNSUPPORTED_SIZE),
         (
@@ -7710,19 +9224,29 @@ unsafe fn t_zeMemAllocHost(__cx: &mut Cx) {
             5 => (*__p_host_desc).stype = ze_structure_type_t(3),
             6 => {
                 (*__p_host_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x00020037;
             }
             7 => {
                 (*__p_host_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             8 => {
                 (*__p_host_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            9 => (*__p_host_desc).pNext = __s.add(0) as _,
-            10 => size = 0,
-            11 => alignment = 3,
+            9 => {
+                (*__p_host_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
+            }
+            10 => {
+                (*__p_host_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            11 => (*__p_host_desc).pNext = __s.add(0) as _,
+            12 => size = 0,
+            13 => alignment = 3,
             _ => {}
         }
         __cx.check(
@@ -7754,22 +9278,42 @@ unsafe fn t_zeMemFree(__cx: &mut Cx) {
     }
 }
 
-/// `zeMemGetAllocProperties`: 8 cases.
+/// `zeMemGetAllocProperties`: 12 cases.
 unsafe fn t_zeMemGetAllocProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hContext = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "ptr = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "pMemAllocProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pMemAllocProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pMemAllocProperties->pNext -> unknown stype",
+            "pMemAllocProperties->pNext -> ze_external_memory_export_fd_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pMemAllocProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pMemAllocProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pMemAllocProperties->pNext -> other family's stype 0x20013",
+            "pMemAllocProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pMemAllocProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pMemAllocProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (
+            6,
+            "pMemAllocProperties->pNext -> chain of 65 links",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
@@ -7795,17 +9339,35 @@ unsafe fn t_zeMemGetAllocProperties(__cx: &mut Cx) {
             3 => pMemAllocProperties = ::core::ptr::null_mut(),
             4 => {
                 (*__p_pMemAllocProperties).pNext = __s.add(128) as _;
-                *__s.add(128).cast::<u32>() = 1;
+                *__s.add(128).cast::<u32>() = 26;
             }
             5 => {
                 (*__p_pMemAllocProperties).pNext = __s.add(128) as _;
-                *__s.add(128).cast::<u32>() = 0x7ffffffe;
+                *__s.add(128).cast::<u32>() = 0x00020043;
             }
             6 => {
                 (*__p_pMemAllocProperties).pNext = __s.add(128) as _;
-                *__s.add(128).cast::<u32>() = 0x00020013;
+                *__s.add(128).cast::<u32>() = 0x0002003e;
             }
-            7 => (*__p_pMemAllocProperties).pNext = __s.add(64) as _,
+            7 => {
+                (*__p_pMemAllocProperties).pNext = __s.add(128) as _;
+                *__s.add(128).cast::<u32>() = 0x7ffffffe;
+                *__s.add(128).add(8).cast::<*mut u8>() = __s.add(144);
+                *__s.add(144).cast::<u32>() = 0x0002003e;
+            }
+            8 => {
+                (*__p_pMemAllocProperties).pNext = __s.add(128) as _;
+                *__s.add(128).cast::<u32>() = 0x7ffffffe;
+            }
+            9 => {
+                (*__p_pMemAllocProperties).pNext = chain(__s.add(128), 64, 0x7ffffffe)
+                    as _;
+            }
+            10 => {
+                (*__p_pMemAllocProperties).pNext = chain(__s.add(128), 65, 0x7ffffffe)
+                    as _;
+            }
+            11 => (*__p_pMemAllocProperties).pNext = __s.add(64) as _,
             _ => {}
         }
         __cx.check(
@@ -8092,7 +9654,7 @@ unsafe fn t_zeMemGetAtomicAccessAttributeExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeMemFreeExt`: 10 cases.
+/// `zeMemFreeExt`: 11 cases.
 unsafe fn t_zeMemFreeExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -8105,12 +9667,25 @@ unsafe fn t_zeMemFreeExt(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pMemFreeDesc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pMemFreeDesc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "pMemFreeDesc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pMemFreeDesc->pNext -> other family's stype 0x1c",
+            "pMemFreeDesc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pMemFreeDesc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pMemFreeDesc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pMemFreeDesc->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pMemFreeDesc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -8133,17 +9708,23 @@ unsafe fn t_zeMemFreeExt(__cx: &mut Cx) {
             5 => (*__p_pMemFreeDesc).stype = ze_structure_type_t(3),
             6 => {
                 (*__p_pMemFreeDesc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 3;
+                *__s.add(96).cast::<u32>() = 0x00020036;
             }
             7 => {
                 (*__p_pMemFreeDesc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
             8 => {
                 (*__p_pMemFreeDesc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 28;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            9 => (*__p_pMemFreeDesc).pNext = __s.add(0) as _,
+            9 => {
+                (*__p_pMemFreeDesc).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            10 => (*__p_pMemFreeDesc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -8155,7 +9736,7 @@ unsafe fn t_zeMemFreeExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeModuleCreate`: 12 cases.
+/// `zeModuleCreate`: 13 cases.
 unsafe fn t_zeModuleCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -8165,13 +9746,22 @@ unsafe fn t_zeModuleCreate(__cx: &mut Cx) {
         (2, "phModule = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->format = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (8, "desc->inputSize = 0 (0 == desc->inputSize)", ZE_RESULT_ERROR_INVALID_SIZE),
     ];
@@ -8195,18 +9785,24 @@ unsafe fn t_zeModuleCreate(__cx: &mut Cx) {
             6 => (*__p_desc).stype = ze_structure_type_t(3),
             7 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 3;
+                *__s.add(96).cast::<u32>() = 0x00020036;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
             9 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 28;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            10 => (*__p_desc).pNext = __s.add(0) as _,
-            11 => (*__p_desc).inputSize = 0,
+            10 => {
+                (*__p_desc).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            11 => (*__p_desc).pNext = __s.add(0) as _,
+            12 => (*__p_desc).inputSize = 0,
             _ => {}
         }
         __cx.check(
@@ -8391,22 +9987,31 @@ unsafe fn t_zeModuleGetKernelNames(__cx: &mut Cx) {
     }
 }
 
-/// `zeModuleGetProperties`: 7 cases.
+/// `zeModuleGetProperties`: 8 cases.
 unsafe fn t_zeModuleGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hModule = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pModuleProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pModuleProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pModuleProperties->pNext -> unknown stype",
+            "pModuleProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pModuleProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pModuleProperties->pNext -> other family's stype 0x20013",
+            "pModuleProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pModuleProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
@@ -8425,17 +10030,23 @@ unsafe fn t_zeModuleGetProperties(__cx: &mut Cx) {
             2 => pModuleProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pModuleProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 0x00020043;
             }
             4 => {
                 (*__p_pModuleProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x0002003e;
             }
             5 => {
                 (*__p_pModuleProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pModuleProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pModuleProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pModuleProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -8447,7 +10058,7 @@ unsafe fn t_zeModuleGetProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zeKernelCreate`: 11 cases.
+/// `zeKernelCreate`: 12 cases.
 unsafe fn t_zeKernelCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -8456,13 +10067,22 @@ unsafe fn t_zeKernelCreate(__cx: &mut Cx) {
         (2, "phKernel = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             8,
@@ -8486,18 +10106,24 @@ unsafe fn t_zeKernelCreate(__cx: &mut Cx) {
             5 => (*__p_desc).stype = ze_structure_type_t(3),
             6 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            9 => (*__p_desc).pNext = __s.add(0) as _,
-            10 => (*__p_desc).pKernelName = ::core::ptr::null_mut::<u8>() as _,
+            9 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            10 => (*__p_desc).pNext = __s.add(0) as _,
+            11 => (*__p_desc).pKernelName = ::core::ptr::null_mut::<u8>() as _,
             _ => {}
         }
         __cx.check(
@@ -8774,21 +10400,41 @@ unsafe fn t_zeKernelSetCacheConfig(__cx: &mut Cx) {
     }
 }
 
-/// `zeKernelGetProperties`: 7 cases.
+/// `zeKernelGetProperties`: 11 cases.
 unsafe fn t_zeKernelGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hKernel = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pKernelProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pKernelProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pKernelProperties->pNext -> unknown stype",
+            "pKernelProperties->pNext -> ze_kernel_max_group_size_properties_ext_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pKernelProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pKernelProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pKernelProperties->pNext -> other family's stype 0x20013",
+            "pKernelProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pKernelProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pKernelProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (
+            6,
+            "pKernelProperties->pNext -> chain of 65 links",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
@@ -8808,17 +10454,29 @@ unsafe fn t_zeKernelGetProperties(__cx: &mut Cx) {
             2 => pKernelProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pKernelProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 1;
+                *__s.add(96).cast::<u32>() = 0x00010013;
             }
             4 => {
                 (*__p_pKernelProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).cast::<u32>() = 0x00020043;
             }
             5 => {
                 (*__p_pKernelProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x00020013;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            6 => (*__p_pKernelProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pKernelProperties).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                (*__p_pKernelProperties).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => (*__p_pKernelProperties).pNext = chain(__s.add(96), 64, 0x7ffffffe) as _,
+            9 => (*__p_pKernelProperties).pNext = chain(__s.add(96), 65, 0x7ffffffe) as _,
+            10 => (*__p_pKernelProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -8904,13 +10562,30 @@ unsafe fn t_zeCommandListAppendLaunchKernel(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListAppendLaunchKernelWithParameters`: 5 cases.
+/// `zeCommandListAppendLaunchKernelWithParameters`: 10 cases.
 unsafe fn t_zeCommandListAppendLaunchKernelWithParameters(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (1, "hKernel = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pGroupCounts = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             8,
             "phWaitEvents = null, numWaitEvents = 1 ((nullptr == phWaitEvents) && (0 < numWaitEvents))",
@@ -8932,6 +10607,25 @@ unsafe fn t_zeCommandListAppendLaunchKernelWithParameters(__cx: &mut Cx) {
             2 => hKernel = ::core::ptr::null_mut(),
             3 => pGroupCounts = ::core::ptr::null(),
             4 => {
+                pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x00020036;
+            }
+            5 => {
+                pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x7ffffffe;
+                *__s.add(112).add(8).cast::<*mut u8>() = __s.add(128);
+                *__s.add(128).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => *__s.add(16).add(8).cast::<*mut u8>() = __s.add(16),
+            9 => {
                 phWaitEvents = ::core::ptr::null_mut();
                 numWaitEvents = 1;
             }
@@ -8954,13 +10648,30 @@ unsafe fn t_zeCommandListAppendLaunchKernelWithParameters(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListAppendLaunchKernelWithArguments`: 5 cases.
+/// `zeCommandListAppendLaunchKernelWithArguments`: 10 cases.
 unsafe fn t_zeCommandListAppendLaunchKernelWithArguments(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (1, "hKernel = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pArguments = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+        (
+            6,
+            "pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             8,
             "phWaitEvents = null, numWaitEvents = 1 ((nullptr == phWaitEvents) && (0 < numWaitEvents))",
@@ -8983,6 +10694,25 @@ unsafe fn t_zeCommandListAppendLaunchKernelWithArguments(__cx: &mut Cx) {
             2 => hKernel = ::core::ptr::null_mut(),
             3 => pArguments = ::core::ptr::null_mut(),
             4 => {
+                pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x00020036;
+            }
+            5 => {
+                pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x7ffffffe;
+                *__s.add(112).add(8).cast::<*mut u8>() = __s.add(128);
+                *__s.add(128).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => *__s.add(16).add(8).cast::<*mut u8>() = __s.add(16),
+            9 => {
                 phWaitEvents = ::core::ptr::null_mut();
                 numWaitEvents = 1;
             }
@@ -9195,7 +10925,7 @@ unsafe fn t_zeModuleGetDeviceHandle(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListGetNextCommandIdExp`: 10 cases.
+/// `zeCommandListGetNextCommandIdExp`: 11 cases.
 unsafe fn t_zeCommandListGetNextCommandIdExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -9204,13 +10934,22 @@ unsafe fn t_zeCommandListGetNextCommandIdExp(__cx: &mut Cx) {
         (2, "pCommandId = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -9228,17 +10967,23 @@ unsafe fn t_zeCommandListGetNextCommandIdExp(__cx: &mut Cx) {
             5 => (*__p_desc).stype = ze_structure_type_t(3),
             6 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            9 => (*__p_desc).pNext = __s.add(0) as _,
+            9 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            10 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -9250,7 +10995,7 @@ unsafe fn t_zeCommandListGetNextCommandIdExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListGetNextCommandIdWithKernelsExp`: 10 cases.
+/// `zeCommandListGetNextCommandIdWithKernelsExp`: 11 cases.
 unsafe fn t_zeCommandListGetNextCommandIdWithKernelsExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -9259,13 +11004,22 @@ unsafe fn t_zeCommandListGetNextCommandIdWithKernelsExp(__cx: &mut Cx) {
         (2, "pCommandId = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -9285,17 +11039,23 @@ unsafe fn t_zeCommandListGetNextCommandIdWithKernelsExp(__cx: &mut Cx) {
             5 => (*__p_desc).stype = ze_structure_type_t(3),
             6 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 3;
+                *__s.add(80).cast::<u32>() = 0x00020036;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).cast::<u32>() = 0x0002003e;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 28;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            9 => (*__p_desc).pNext = __s.add(0) as _,
+            9 => {
+                (*__p_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+            }
+            10 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -9313,20 +11073,36 @@ unsafe fn t_zeCommandListGetNextCommandIdWithKernelsExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListUpdateMutableCommandsExp`: 8 cases.
+/// `zeCommandListUpdateMutableCommandsExp`: 12 cases.
 unsafe fn t_zeCommandListUpdateMutableCommandsExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "desc = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_mutable_kernel_argument_exp_desc_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -9341,17 +11117,29 @@ unsafe fn t_zeCommandListUpdateMutableCommandsExp(__cx: &mut Cx) {
             3 => (*__p_desc).stype = ze_structure_type_t(3),
             4 => {
                 (*__p_desc).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 3;
+                *__s.add(32).cast::<u32>() = 0x00020019;
             }
             5 => {
                 (*__p_desc).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020036;
             }
             6 => {
                 (*__p_desc).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 28;
+                *__s.add(32).cast::<u32>() = 0x0002003e;
             }
-            7 => (*__p_desc).pNext = __s.add(0) as _,
+            7 => {
+                (*__p_desc).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x0002003e;
+            }
+            8 => {
+                (*__p_desc).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            9 => (*__p_desc).pNext = chain(__s.add(32), 64, 0x7ffffffe) as _,
+            10 => (*__p_desc).pNext = chain(__s.add(32), 65, 0x7ffffffe) as _,
+            11 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -9604,7 +11392,7 @@ unsafe fn t_zeContextEvictImage(__cx: &mut Cx) {
     }
 }
 
-/// `zeSamplerCreate`: 12 cases.
+/// `zeSamplerCreate`: 13 cases.
 unsafe fn t_zeSamplerCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -9615,13 +11403,22 @@ unsafe fn t_zeSamplerCreate(__cx: &mut Cx) {
         (4, "desc->addressMode = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->filterMode = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -9644,17 +11441,23 @@ unsafe fn t_zeSamplerCreate(__cx: &mut Cx) {
             7 => (*__p_desc).stype = ze_structure_type_t(3),
             8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
             10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            11 => (*__p_desc).pNext = __s.add(0) as _,
+            11 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            12 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -9771,19 +11574,37 @@ unsafe fn t_zeVirtualMemQueryPageSize(__cx: &mut Cx) {
     }
 }
 
-/// `zePhysicalMemGetProperties`: 8 cases.
+/// `zePhysicalMemGetProperties`: 10 cases.
 unsafe fn t_zePhysicalMemGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hContext = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (1, "hPhysicalMem = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pMemProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pMemProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pMemProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pMemProperties->pNext -> other family's stype 0x20013",
+            "pMemProperties->pNext -> ze_external_memory_export_fd_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pMemProperties->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pMemProperties->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pMemProperties->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pMemProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pMemProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -9800,17 +11621,27 @@ unsafe fn t_zePhysicalMemGetProperties(__cx: &mut Cx) {
             3 => pMemProperties = ::core::ptr::null_mut(),
             4 => {
                 (*__p_pMemProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 26;
             }
             5 => {
                 (*__p_pMemProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020043;
             }
             6 => {
                 (*__p_pMemProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x0002003e;
             }
-            7 => (*__p_pMemProperties).pNext = __s.add(0) as _,
+            7 => {
+                (*__p_pMemProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x0002003e;
+            }
+            8 => {
+                (*__p_pMemProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            9 => (*__p_pMemProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -9822,7 +11653,7 @@ unsafe fn t_zePhysicalMemGetProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zePhysicalMemCreate`: 12 cases.
+/// `zePhysicalMemCreate`: 16 cases.
 unsafe fn t_zePhysicalMemCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -9832,13 +11663,29 @@ unsafe fn t_zePhysicalMemCreate(__cx: &mut Cx) {
         (2, "phPhysicalMemory = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> ze_external_memory_export_desc_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "desc->pNext -> ze_device_event_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "desc->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (8, "desc->size = 0 (0 == desc->size)", ZE_RESULT_ERROR_UNSUPPORTED_SIZE),
     ];
@@ -9860,18 +11707,30 @@ unsafe fn t_zePhysicalMemCreate(__cx: &mut Cx) {
             6 => (*__p_desc).stype = ze_structure_type_t(3),
             7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 24;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020036;
             }
             9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            10 => (*__p_desc).pNext = __s.add(0) as _,
-            11 => (*__p_desc).size = 0,
+            10 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
+            }
+            11 => {
+                (*__p_desc).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            12 => (*__p_desc).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            13 => (*__p_desc).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            14 => (*__p_desc).pNext = __s.add(0) as _,
+            15 => (*__p_desc).size = 0,
             _ => {}
         }
         __cx.check(
@@ -10150,21 +12009,31 @@ unsafe fn t_zetDeviceGetConcurrentMetricGroupsExp(__cx: &mut Cx) {
     }
 }
 
-/// `zetDeviceGetDebugProperties`: 7 cases.
+/// `zetDeviceGetDebugProperties`: 9 cases.
 unsafe fn t_zetDeviceGetDebugProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pDebugProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pDebugProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pDebugProperties->pNext -> unknown stype",
+            "pDebugProperties->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pDebugProperties->pNext -> other family's stype 0x20013",
+            "pDebugProperties->pNext -> unknown stype -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pDebugProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pDebugProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (
+            6,
+            "pDebugProperties->pNext -> chain of 65 links",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
@@ -10184,17 +12053,21 @@ unsafe fn t_zetDeviceGetDebugProperties(__cx: &mut Cx) {
             2 => pDebugProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pDebugProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 9;
             }
             4 => {
                 (*__p_pDebugProperties).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 9;
             }
             5 => {
                 (*__p_pDebugProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
             }
-            6 => (*__p_pDebugProperties).pNext = __s.add(0) as _,
+            6 => (*__p_pDebugProperties).pNext = chain(__s.add(32), 64, 0x7ffffffe) as _,
+            7 => (*__p_pDebugProperties).pNext = chain(__s.add(32), 65, 0x7ffffffe) as _,
+            8 => (*__p_pDebugProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -10355,13 +12228,17 @@ unsafe fn t_zetDebugReadMemory(__cx: &mut Cx) {
         (2, "buffer = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -10382,15 +12259,17 @@ unsafe fn t_zetDebugReadMemory(__cx: &mut Cx) {
             5 => (*__p_desc).stype = zet_structure_type_t(3),
             6 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 3;
+                *__s.add(96).cast::<u32>() = 9;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 9;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 28;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
             9 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
@@ -10413,13 +12292,17 @@ unsafe fn t_zetDebugWriteMemory(__cx: &mut Cx) {
         (2, "buffer = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -10440,15 +12323,17 @@ unsafe fn t_zetDebugWriteMemory(__cx: &mut Cx) {
             5 => (*__p_desc).stype = zet_structure_type_t(3),
             6 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 3;
+                *__s.add(96).cast::<u32>() = 9;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 9;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 28;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
             9 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
@@ -10620,19 +12505,34 @@ unsafe fn t_zetMetricGroupGet(__cx: &mut Cx) {
     }
 }
 
-/// `zetMetricGroupGetProperties`: 7 cases.
+/// `zetMetricGroupGetProperties`: 10 cases.
 unsafe fn t_zetMetricGroupGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hMetricGroup = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zet_metric_global_timestamps_resolution_exp_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zet_device_debug_properties_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zet_device_debug_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pProperties->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -10646,17 +12546,25 @@ unsafe fn t_zetMetricGroupGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(544) as _;
-                *__s.add(544).cast::<u32>() = 1;
+                *__s.add(544).cast::<u32>() = 9;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(544) as _;
-                *__s.add(544).cast::<u32>() = 0x7ffffffe;
+                *__s.add(544).cast::<u32>() = 6;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(544) as _;
-                *__s.add(544).cast::<u32>() = 0x00020013;
+                *__s.add(544).cast::<u32>() = 0x7ffffffe;
+                *__s.add(544).add(8).cast::<*mut u8>() = __s.add(560);
+                *__s.add(560).cast::<u32>() = 6;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(544) as _;
+                *__s.add(544).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = chain(__s.add(544), 64, 0x7ffffffe) as _,
+            8 => (*__p_pProperties).pNext = chain(__s.add(544), 65, 0x7ffffffe) as _,
+            9 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -10741,19 +12649,34 @@ unsafe fn t_zetMetricGet(__cx: &mut Cx) {
     }
 }
 
-/// `zetMetricGetProperties`: 7 cases.
+/// `zetMetricGetProperties`: 10 cases.
 unsafe fn t_zetMetricGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hMetric = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zet_export_dma_buf_exp_properties_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pProperties->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -10767,17 +12690,25 @@ unsafe fn t_zetMetricGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(1056) as _;
-                *__s.add(1056).cast::<u32>() = 1;
+                *__s.add(1056).cast::<u32>() = 0x00010007;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(1056) as _;
-                *__s.add(1056).cast::<u32>() = 0x7ffffffe;
+                *__s.add(1056).cast::<u32>() = 9;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(1056) as _;
-                *__s.add(1056).cast::<u32>() = 0x00020013;
+                *__s.add(1056).cast::<u32>() = 0x7ffffffe;
+                *__s.add(1056).add(8).cast::<*mut u8>() = __s.add(1072);
+                *__s.add(1072).cast::<u32>() = 9;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(1056) as _;
+                *__s.add(1056).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = chain(__s.add(1056), 64, 0x7ffffffe) as _,
+            8 => (*__p_pProperties).pNext = chain(__s.add(1056), 65, 0x7ffffffe) as _,
+            9 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -10839,13 +12770,17 @@ unsafe fn t_zetMetricStreamerOpen(__cx: &mut Cx) {
         (1, "hMetricGroup = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "desc = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "phMetricStreamer = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -10866,15 +12801,17 @@ unsafe fn t_zetMetricStreamerOpen(__cx: &mut Cx) {
             5 => phMetricStreamer = ::core::ptr::null_mut(),
             6 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 9;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 9;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
             9 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
@@ -10990,13 +12927,17 @@ unsafe fn t_zetMetricQueryPoolCreate(__cx: &mut Cx) {
         (2, "phMetricQueryPool = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -11020,15 +12961,17 @@ unsafe fn t_zetMetricQueryPoolCreate(__cx: &mut Cx) {
             7 => (*__p_desc).stype = zet_structure_type_t(3),
             8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 9;
             }
             9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 9;
             }
             10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
             11 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
@@ -11296,16 +13239,20 @@ unsafe fn t_zetMetricGroupCalculateMetricExportDataExp(__cx: &mut Cx) {
         (2, "pTotalMetricValueCount = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (3, "type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "pCalculateDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pCalculateDescriptor->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
         (
             6,
-            "pCalculateDescriptor->pNext -> unknown stype",
+            "pCalculateDescriptor->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pCalculateDescriptor->pNext -> other family's stype 0x1c",
+            "pCalculateDescriptor->pNext -> unknown stype -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pCalculateDescriptor->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
@@ -11345,15 +13292,17 @@ unsafe fn t_zetMetricGroupCalculateMetricExportDataExp(__cx: &mut Cx) {
             8 => (*__p_pCalculateDescriptor).stype = zet_structure_type_t(3),
             9 => {
                 (*__p_pCalculateDescriptor).pNext = __s.add(144) as _;
-                *__s.add(144).cast::<u32>() = 3;
+                *__s.add(144).cast::<u32>() = 9;
             }
             10 => {
                 (*__p_pCalculateDescriptor).pNext = __s.add(144) as _;
                 *__s.add(144).cast::<u32>() = 0x7ffffffe;
+                *__s.add(144).add(8).cast::<*mut u8>() = __s.add(160);
+                *__s.add(160).cast::<u32>() = 9;
             }
             11 => {
                 (*__p_pCalculateDescriptor).pNext = __s.add(144) as _;
-                *__s.add(144).cast::<u32>() = 28;
+                *__s.add(144).cast::<u32>() = 0x7ffffffe;
             }
             12 => (*__p_pCalculateDescriptor).pNext = __s.add(16) as _,
             _ => {}
@@ -11436,12 +13385,20 @@ unsafe fn t_zetMetricProgrammableGetPropertiesExp(__cx: &mut Cx) {
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hMetricProgrammable = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -11459,15 +13416,17 @@ unsafe fn t_zetMetricProgrammableGetPropertiesExp(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(432) as _;
-                *__s.add(432).cast::<u32>() = 1;
+                *__s.add(432).cast::<u32>() = 9;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(432) as _;
                 *__s.add(432).cast::<u32>() = 0x7ffffffe;
+                *__s.add(432).add(8).cast::<*mut u8>() = __s.add(448);
+                *__s.add(448).cast::<u32>() = 9;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(432) as _;
-                *__s.add(432).cast::<u32>() = 0x00020013;
+                *__s.add(432).cast::<u32>() = 0x7ffffffe;
             }
             6 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
@@ -11923,13 +13882,17 @@ unsafe fn t_zetMetricTracerCreateExp(__cx: &mut Cx) {
         ),
         (2, "desc = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "phMetricTracer = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -11955,15 +13918,17 @@ unsafe fn t_zetMetricTracerCreateExp(__cx: &mut Cx) {
             6 => phMetricTracer = ::core::ptr::null_mut(),
             7 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 3;
+                *__s.add(80).cast::<u32>() = 9;
             }
             8 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 9;
             }
             9 => {
                 (*__p_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 28;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
             10 => (*__p_desc).pNext = __s.add(32) as _,
             _ => {}
@@ -12275,16 +14240,20 @@ unsafe fn t_zetKernelGetProfileInfo(__cx: &mut Cx) {
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hKernel = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProfileProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProfileProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pProfileProperties->pNext -> unknown stype",
+            "pProfileProperties->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pProfileProperties->pNext -> other family's stype 0x20013",
+            "pProfileProperties->pNext -> unknown stype -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProfileProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
@@ -12303,15 +14272,17 @@ unsafe fn t_zetKernelGetProfileInfo(__cx: &mut Cx) {
             2 => pProfileProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProfileProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 9;
             }
             4 => {
                 (*__p_pProfileProperties).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 9;
             }
             5 => {
                 (*__p_pProfileProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
             }
             6 => (*__p_pProfileProperties).pNext = __s.add(0) as _,
             _ => {}
@@ -12333,13 +14304,17 @@ unsafe fn t_zetTracerExpCreate(__cx: &mut Cx) {
         (2, "desc = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "phTracer = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "desc->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "desc->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "desc->pNext -> other family's stype 0x1c",
+            "desc->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "desc->pNext -> unknown stype -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "desc->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -12356,15 +14331,17 @@ unsafe fn t_zetTracerExpCreate(__cx: &mut Cx) {
             4 => (*__p_desc).stype = zet_structure_type_t(3),
             5 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 3;
+                *__s.add(48).cast::<u32>() = 9;
             }
             6 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 9;
             }
             7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
             8 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
@@ -12592,19 +14569,39 @@ unsafe fn t_zesDeviceGet(__cx: &mut Cx) {
     }
 }
 
-/// `zesDeviceGetProperties`: 7 cases.
+/// `zesDeviceGetProperties`: 11 cases.
 unsafe fn t_zesDeviceGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_oem_serial_id_ext_properties_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pProperties->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -12618,17 +14615,29 @@ unsafe fn t_zesDeviceGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(784) as _;
-                *__s.add(784).cast::<u32>() = 1;
+                *__s.add(784).cast::<u32>() = 0x00020017;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(784) as _;
-                *__s.add(784).cast::<u32>() = 0x7ffffffe;
+                *__s.add(784).cast::<u32>() = 45;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(784) as _;
-                *__s.add(784).cast::<u32>() = 0x00020013;
+                *__s.add(784).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(784) as _;
+                *__s.add(784).cast::<u32>() = 0x7ffffffe;
+                *__s.add(784).add(8).cast::<*mut u8>() = __s.add(800);
+                *__s.add(800).cast::<u32>() = 0x00020018;
+            }
+            7 => {
+                (*__p_pProperties).pNext = __s.add(784) as _;
+                *__s.add(784).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => (*__p_pProperties).pNext = chain(__s.add(784), 64, 0x7ffffffe) as _,
+            9 => (*__p_pProperties).pNext = chain(__s.add(784), 65, 0x7ffffffe) as _,
+            10 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -12640,25 +14649,26 @@ unsafe fn t_zesDeviceGetProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zesDeviceGetState`: 9 cases.
+/// `zesDeviceGetState`: 10 cases.
 unsafe fn t_zesDeviceGetState(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pState = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pState->pNext -> state extension 0x15", ZE_RESULT_SUCCESS),
-        (6, "pState->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (6, "pState->pNext -> zes_device_ext_state_t (extends it)", ZE_RESULT_SUCCESS),
         (
             6,
-            "pState->pNext -> other family's stype 0x1c",
+            "pState->pNext -> zes_device_ecc_default_properties_ext_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
-        (6, "pState->pNext -> chain of 64 state links", ZE_RESULT_SUCCESS),
         (
             6,
-            "pState->pNext -> chain of 65 state links",
+            "pState->pNext -> unknown stype -> zes_device_ecc_default_properties_ext_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (6, "pState->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pState->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pState->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "pState->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -12672,19 +14682,25 @@ unsafe fn t_zesDeviceGetState(__cx: &mut Cx) {
             2 => pState = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pState).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 21;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             4 => {
                 (*__p_pState).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020012;
             }
             5 => {
                 (*__p_pState).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 28;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020012;
             }
-            6 => (*__p_pState).pNext = chain(__s.add(32), 64, 21) as _,
-            7 => (*__p_pState).pNext = chain(__s.add(32), 65, 21) as _,
-            8 => (*__p_pState).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pState).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pState).pNext = chain(__s.add(32), 64, 0x7ffffffe) as _,
+            8 => (*__p_pState).pNext = chain(__s.add(32), 65, 0x7ffffffe) as _,
+            9 => (*__p_pState).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(__rule, __what, __want, validate::zesDeviceGetState(hDevice, pState));
@@ -12709,7 +14725,7 @@ unsafe fn t_zesDeviceReset(__cx: &mut Cx) {
     }
 }
 
-/// `zesDeviceResetExt`: 9 cases.
+/// `zesDeviceResetExt`: 12 cases.
 unsafe fn t_zesDeviceResetExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -12717,13 +14733,28 @@ unsafe fn t_zesDeviceResetExt(__cx: &mut Cx) {
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "pProperties->resetType = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "pProperties->stype = 0x1", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pProperties->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -12740,17 +14771,25 @@ unsafe fn t_zesDeviceResetExt(__cx: &mut Cx) {
             4 => (*__p_pProperties).stype = zes_structure_type_t(1),
             5 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 45;
             }
             6 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             7 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            8 => (*__p_pProperties).pNext = __s.add(0) as _,
+            8 => {
+                (*__p_pProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            9 => (*__p_pProperties).pNext = chain(__s.add(32), 64, 0x7ffffffe) as _,
+            10 => (*__p_pProperties).pNext = chain(__s.add(32), 65, 0x7ffffffe) as _,
+            11 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -12788,19 +14827,39 @@ unsafe fn t_zesDeviceProcessesGetState(__cx: &mut Cx) {
     }
 }
 
-/// `zesDevicePciGetProperties`: 7 cases.
+/// `zesDevicePciGetProperties`: 11 cases.
 unsafe fn t_zesDevicePciGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_pci_link_speed_downgrade_ext_properties_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pProperties->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -12814,17 +14873,29 @@ unsafe fn t_zesDevicePciGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 1;
+                *__s.add(64).cast::<u32>() = 0x00020014;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).cast::<u32>() = 45;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x00020013;
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x00020018;
+            }
+            7 => {
+                (*__p_pProperties).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => (*__p_pProperties).pNext = chain(__s.add(64), 64, 0x7ffffffe) as _,
+            9 => (*__p_pProperties).pNext = chain(__s.add(64), 65, 0x7ffffffe) as _,
+            10 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -12836,19 +14907,30 @@ unsafe fn t_zesDevicePciGetProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zesDevicePciGetState`: 7 cases.
+/// `zesDevicePciGetState`: 10 cases.
 unsafe fn t_zesDevicePciGetState(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pState = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pState->pNext -> state extension 0x15", ZE_RESULT_SUCCESS),
-        (6, "pState->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pState->pNext -> other family's stype 0x1c",
+            "pState->pNext -> zes_pci_link_speed_downgrade_ext_state_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pState->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pState->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pState->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pState->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pState->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "pState->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -12862,17 +14944,25 @@ unsafe fn t_zesDevicePciGetState(__cx: &mut Cx) {
             2 => pState = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pState).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 21;
+                *__s.add(48).cast::<u32>() = 0x00020013;
             }
             4 => {
                 (*__p_pState).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pState).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pState).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pState).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pState).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            8 => (*__p_pState).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            9 => (*__p_pState).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -13108,22 +15198,31 @@ unsafe fn t_zesDeviceEnumOverclockDomains(__cx: &mut Cx) {
     }
 }
 
-/// `zesOverclockGetDomainProperties`: 7 cases.
+/// `zesOverclockGetDomainProperties`: 8 cases.
 unsafe fn t_zesOverclockGetDomainProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDomainHandle = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pDomainProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pDomainProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
         (
             6,
-            "pDomainProperties->pNext -> unknown stype",
+            "pDomainProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pDomainProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
         (
             6,
-            "pDomainProperties->pNext -> other family's stype 0x20013",
+            "pDomainProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pDomainProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (
             6,
@@ -13142,17 +15241,23 @@ unsafe fn t_zesOverclockGetDomainProperties(__cx: &mut Cx) {
             2 => pDomainProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pDomainProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pDomainProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pDomainProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pDomainProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pDomainProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pDomainProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -13453,18 +15558,31 @@ unsafe fn t_zesDeviceEnumDiagnosticTestSuites(__cx: &mut Cx) {
     }
 }
 
-/// `zesDiagnosticsGetProperties`: 7 cases.
+/// `zesDiagnosticsGetProperties`: 8 cases.
 unsafe fn t_zesDiagnosticsGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDiagnostics = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -13479,17 +15597,23 @@ unsafe fn t_zesDiagnosticsGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 1;
+                *__s.add(96).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x00020013;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -13604,19 +15728,35 @@ unsafe fn t_zesDeviceEccConfigurable(__cx: &mut Cx) {
     }
 }
 
-/// `zesDeviceGetEccState`: 7 cases.
+/// `zesDeviceGetEccState`: 11 cases.
 unsafe fn t_zesDeviceGetEccState(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pState = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pState->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pState->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pState->pNext -> other family's stype 0x20013",
+            "pState->pNext -> zes_device_ecc_default_properties_ext_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pState->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pState->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pState->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pState->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pState->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pState->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "pState->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -13630,17 +15770,29 @@ unsafe fn t_zesDeviceGetEccState(__cx: &mut Cx) {
             2 => pState = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pState).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 0x00020012;
             }
             4 => {
                 (*__p_pState).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 45;
             }
             5 => {
                 (*__p_pState).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pState).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pState).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
+            }
+            7 => {
+                (*__p_pState).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => (*__p_pState).pNext = chain(__s.add(32), 64, 0x7ffffffe) as _,
+            9 => (*__p_pState).pNext = chain(__s.add(32), 65, 0x7ffffffe) as _,
+            10 => (*__p_pState).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -13652,7 +15804,7 @@ unsafe fn t_zesDeviceGetEccState(__cx: &mut Cx) {
     }
 }
 
-/// `zesDeviceSetEccState`: 14 cases.
+/// `zesDeviceSetEccState`: 18 cases.
 unsafe fn t_zesDeviceSetEccState(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -13661,21 +15813,41 @@ unsafe fn t_zesDeviceSetEccState(__cx: &mut Cx) {
         (2, "pState = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "newState->state = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "newState->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "newState->pNext -> desc extension 0x3", ZE_RESULT_SUCCESS),
-        (6, "newState->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "newState->pNext -> other family's stype 0x1c",
+            "newState->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "newState->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "newState->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "newState->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "newState->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "newState->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pState->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pState->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pState->pNext -> other family's stype 0x20013",
+            "pState->pNext -> zes_device_ecc_default_properties_ext_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pState->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pState->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pState->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pState->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pState->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -13696,30 +15868,44 @@ unsafe fn t_zesDeviceSetEccState(__cx: &mut Cx) {
             5 => (*__p_newState).stype = zes_structure_type_t(3),
             6 => {
                 (*__p_newState).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 3;
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
             7 => {
                 (*__p_newState).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x00020018;
             }
             8 => {
                 (*__p_newState).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 28;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
             }
-            9 => (*__p_newState).pNext = __s.add(0) as _,
-            10 => {
+            9 => (*__p_newState).pNext = chain(__s.add(64), 64, 0x7ffffffe) as _,
+            10 => (*__p_newState).pNext = chain(__s.add(64), 65, 0x7ffffffe) as _,
+            11 => (*__p_newState).pNext = __s.add(0) as _,
+            12 => {
                 (*__p_pState).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 1;
+                *__s.add(64).cast::<u32>() = 0x00020012;
             }
-            11 => {
+            13 => {
+                (*__p_pState).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 45;
+            }
+            14 => {
+                (*__p_pState).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x00020018;
+            }
+            15 => {
+                (*__p_pState).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x00020018;
+            }
+            16 => {
                 (*__p_pState).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
             }
-            12 => {
-                (*__p_pState).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x00020013;
-            }
-            13 => (*__p_pState).pNext = __s.add(32) as _,
+            17 => (*__p_pState).pNext = __s.add(32) as _,
             _ => {}
         }
         __cx.check(
@@ -13757,19 +15943,39 @@ unsafe fn t_zesDeviceEnumEngineGroups(__cx: &mut Cx) {
     }
 }
 
-/// `zesEngineGetProperties`: 7 cases.
+/// `zesEngineGetProperties`: 11 cases.
 unsafe fn t_zesEngineGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hEngine = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_engine_ext_properties_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pProperties->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -13783,17 +15989,29 @@ unsafe fn t_zesEngineGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 43;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 45;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
+            }
+            7 => {
+                (*__p_pProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => (*__p_pProperties).pNext = chain(__s.add(32), 64, 0x7ffffffe) as _,
+            9 => (*__p_pProperties).pNext = chain(__s.add(32), 65, 0x7ffffffe) as _,
+            10 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -13998,18 +16216,31 @@ unsafe fn t_zesDeviceEnumFabricPorts(__cx: &mut Cx) {
     }
 }
 
-/// `zesFabricPortGetProperties`: 7 cases.
+/// `zesFabricPortGetProperties`: 8 cases.
 unsafe fn t_zesFabricPortGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hPort = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -14024,17 +16255,23 @@ unsafe fn t_zesFabricPortGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(336) as _;
-                *__s.add(336).cast::<u32>() = 1;
+                *__s.add(336).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(336) as _;
-                *__s.add(336).cast::<u32>() = 0x7ffffffe;
+                *__s.add(336).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(336) as _;
-                *__s.add(336).cast::<u32>() = 0x00020013;
+                *__s.add(336).cast::<u32>() = 0x7ffffffe;
+                *__s.add(336).add(8).cast::<*mut u8>() = __s.add(352);
+                *__s.add(352).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(336) as _;
+                *__s.add(336).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -14072,25 +16309,23 @@ unsafe fn t_zesFabricPortGetLinkType(__cx: &mut Cx) {
     }
 }
 
-/// `zesFabricPortGetConfig`: 9 cases.
+/// `zesFabricPortGetConfig`: 7 cases.
 unsafe fn t_zesFabricPortGetConfig(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hPort = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pConfig = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pConfig->pNext -> config extension 0x18", ZE_RESULT_SUCCESS),
-        (6, "pConfig->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pConfig->pNext -> other family's stype 0x1c",
+            "pConfig->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
-        (6, "pConfig->pNext -> chain of 64 config links", ZE_RESULT_SUCCESS),
         (
             6,
-            "pConfig->pNext -> chain of 65 config links",
+            "pConfig->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (6, "pConfig->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pConfig->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -14104,19 +16339,19 @@ unsafe fn t_zesFabricPortGetConfig(__cx: &mut Cx) {
             2 => pConfig = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 24;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             4 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 28;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
             }
-            6 => (*__p_pConfig).pNext = chain(__s.add(32), 64, 24) as _,
-            7 => (*__p_pConfig).pNext = chain(__s.add(32), 65, 24) as _,
-            8 => (*__p_pConfig).pNext = __s.add(0) as _,
+            6 => (*__p_pConfig).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -14135,13 +16370,17 @@ unsafe fn t_zesFabricPortSetConfig(__cx: &mut Cx) {
         (1, "hPort = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pConfig = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "pConfig->stype = 0x1a", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pConfig->pNext -> config extension 0x18", ZE_RESULT_SUCCESS),
-        (6, "pConfig->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pConfig->pNext -> other family's stype 0x1c",
+            "pConfig->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pConfig->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pConfig->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pConfig->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -14156,15 +16395,17 @@ unsafe fn t_zesFabricPortSetConfig(__cx: &mut Cx) {
             3 => (*__p_pConfig).stype = zes_structure_type_t(26),
             4 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 24;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             6 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 28;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
             }
             7 => (*__p_pConfig).pNext = __s.add(0) as _,
             _ => {}
@@ -14184,13 +16425,17 @@ unsafe fn t_zesFabricPortGetState(__cx: &mut Cx) {
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hPort = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pState = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pState->pNext -> state extension 0x15", ZE_RESULT_SUCCESS),
-        (6, "pState->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pState->pNext -> other family's stype 0x1c",
+            "pState->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pState->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pState->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pState->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -14204,15 +16449,17 @@ unsafe fn t_zesFabricPortGetState(__cx: &mut Cx) {
             2 => pState = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pState).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 21;
+                *__s.add(80).cast::<u32>() = 0x00020018;
             }
             4 => {
                 (*__p_pState).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pState).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 28;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
             6 => (*__p_pState).pNext = __s.add(0) as _,
             _ => {}
@@ -14252,19 +16499,28 @@ unsafe fn t_zesFabricPortGetThroughput(__cx: &mut Cx) {
     }
 }
 
-/// `zesFabricPortGetFabricErrorCounters`: 7 cases.
+/// `zesFabricPortGetFabricErrorCounters`: 8 cases.
 unsafe fn t_zesFabricPortGetFabricErrorCounters(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hPort = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pErrors = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pErrors->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pErrors->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pErrors->pNext -> other family's stype 0x20013",
+            "pErrors->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pErrors->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pErrors->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pErrors->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pErrors->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -14278,17 +16534,23 @@ unsafe fn t_zesFabricPortGetFabricErrorCounters(__cx: &mut Cx) {
             2 => pErrors = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pErrors).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pErrors).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pErrors).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pErrors).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pErrors).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pErrors).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -14370,18 +16632,31 @@ unsafe fn t_zesDeviceEnumFans(__cx: &mut Cx) {
     }
 }
 
-/// `zesFanGetProperties`: 7 cases.
+/// `zesFanGetProperties`: 8 cases.
 unsafe fn t_zesFanGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hFan = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -14396,17 +16671,23 @@ unsafe fn t_zesFanGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -14424,13 +16705,17 @@ unsafe fn t_zesFanGetConfig(__cx: &mut Cx) {
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hFan = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pConfig = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pConfig->pNext -> config extension 0x18", ZE_RESULT_SUCCESS),
-        (6, "pConfig->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pConfig->pNext -> other family's stype 0x1c",
+            "pConfig->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pConfig->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pConfig->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pConfig->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -14444,15 +16729,17 @@ unsafe fn t_zesFanGetConfig(__cx: &mut Cx) {
             2 => pConfig = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pConfig).pNext = __s.add(416) as _;
-                *__s.add(416).cast::<u32>() = 24;
+                *__s.add(416).cast::<u32>() = 0x00020018;
             }
             4 => {
                 (*__p_pConfig).pNext = __s.add(416) as _;
                 *__s.add(416).cast::<u32>() = 0x7ffffffe;
+                *__s.add(416).add(8).cast::<*mut u8>() = __s.add(432);
+                *__s.add(432).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pConfig).pNext = __s.add(416) as _;
-                *__s.add(416).cast::<u32>() = 28;
+                *__s.add(416).cast::<u32>() = 0x7ffffffe;
             }
             6 => (*__p_pConfig).pNext = __s.add(0) as _,
             _ => {}
@@ -14587,18 +16874,31 @@ unsafe fn t_zesDeviceEnumFirmwares(__cx: &mut Cx) {
     }
 }
 
-/// `zesFirmwareGetProperties`: 7 cases.
+/// `zesFirmwareGetProperties`: 8 cases.
 unsafe fn t_zesFirmwareGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hFirmware = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -14613,17 +16913,23 @@ unsafe fn t_zesFirmwareGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(160) as _;
-                *__s.add(160).cast::<u32>() = 1;
+                *__s.add(160).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(160) as _;
-                *__s.add(160).cast::<u32>() = 0x7ffffffe;
+                *__s.add(160).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(160) as _;
-                *__s.add(160).cast::<u32>() = 0x00020013;
+                *__s.add(160).cast::<u32>() = 0x7ffffffe;
+                *__s.add(160).add(8).cast::<*mut u8>() = __s.add(176);
+                *__s.add(176).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(160) as _;
+                *__s.add(160).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -14785,18 +17091,31 @@ unsafe fn t_zesDeviceEnumFrequencyDomains(__cx: &mut Cx) {
     }
 }
 
-/// `zesFrequencyGetProperties`: 7 cases.
+/// `zesFrequencyGetProperties`: 8 cases.
 unsafe fn t_zesFrequencyGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hFrequency = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -14811,17 +17130,23 @@ unsafe fn t_zesFrequencyGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -14917,13 +17242,17 @@ unsafe fn t_zesFrequencyGetState(__cx: &mut Cx) {
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hFrequency = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pState = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pState->pNext -> state extension 0x15", ZE_RESULT_SUCCESS),
-        (6, "pState->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pState->pNext -> other family's stype 0x1c",
+            "pState->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pState->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pState->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pState->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -14937,15 +17266,17 @@ unsafe fn t_zesFrequencyGetState(__cx: &mut Cx) {
             2 => pState = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pState).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 21;
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
             4 => {
                 (*__p_pState).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pState).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 28;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
             }
             6 => (*__p_pState).pNext = __s.add(0) as _,
             _ => {}
@@ -14985,24 +17316,26 @@ unsafe fn t_zesFrequencyGetThrottleTime(__cx: &mut Cx) {
     }
 }
 
-/// `zesFrequencyOcGetCapabilities`: 9 cases.
+/// `zesFrequencyOcGetCapabilities`: 7 cases.
 unsafe fn t_zesFrequencyOcGetCapabilities(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hFrequency = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pOcCapabilities = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pOcCapabilities->pNext -> capability extension 0x1c", ZE_RESULT_SUCCESS),
-        (6, "pOcCapabilities->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pOcCapabilities->pNext -> other family's stype 0x20013",
+            "pOcCapabilities->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
-        (6, "pOcCapabilities->pNext -> chain of 64 capability links", ZE_RESULT_SUCCESS),
         (
             6,
-            "pOcCapabilities->pNext -> chain of 65 capability links",
+            "pOcCapabilities->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pOcCapabilities->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pOcCapabilities->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -15017,19 +17350,19 @@ unsafe fn t_zesFrequencyOcGetCapabilities(__cx: &mut Cx) {
             2 => pOcCapabilities = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pOcCapabilities).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 28;
+                *__s.add(80).cast::<u32>() = 0x00020018;
             }
             4 => {
                 (*__p_pOcCapabilities).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pOcCapabilities).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 0x00020013;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
-            6 => (*__p_pOcCapabilities).pNext = chain(__s.add(80), 64, 28) as _,
-            7 => (*__p_pOcCapabilities).pNext = chain(__s.add(80), 65, 28) as _,
-            8 => (*__p_pOcCapabilities).pNext = __s.add(0) as _,
+            6 => (*__p_pOcCapabilities).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -15321,18 +17654,31 @@ unsafe fn t_zesDeviceEnumLeds(__cx: &mut Cx) {
     }
 }
 
-/// `zesLedGetProperties`: 7 cases.
+/// `zesLedGetProperties`: 8 cases.
 unsafe fn t_zesLedGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hLed = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -15347,17 +17693,23 @@ unsafe fn t_zesLedGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -15375,13 +17727,17 @@ unsafe fn t_zesLedGetState(__cx: &mut Cx) {
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hLed = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pState = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pState->pNext -> state extension 0x15", ZE_RESULT_SUCCESS),
-        (6, "pState->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pState->pNext -> other family's stype 0x1c",
+            "pState->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pState->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pState->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pState->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -15395,15 +17751,17 @@ unsafe fn t_zesLedGetState(__cx: &mut Cx) {
             2 => pState = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pState).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 21;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             4 => {
                 (*__p_pState).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pState).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
             6 => (*__p_pState).pNext = __s.add(0) as _,
             _ => {}
@@ -15477,19 +17835,39 @@ unsafe fn t_zesDeviceEnumMemoryModules(__cx: &mut Cx) {
     }
 }
 
-/// `zesMemoryGetProperties`: 7 cases.
+/// `zesMemoryGetProperties`: 11 cases.
 unsafe fn t_zesMemoryGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hMemory = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_mem_bandwidth_counter_bits_exp_properties_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pProperties->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -15503,17 +17881,29 @@ unsafe fn t_zesMemoryGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 0x00020002;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 45;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
+            }
+            7 => {
+                (*__p_pProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => (*__p_pProperties).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            9 => (*__p_pProperties).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            10 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -15525,19 +17915,30 @@ unsafe fn t_zesMemoryGetProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zesMemoryGetState`: 7 cases.
+/// `zesMemoryGetState`: 10 cases.
 unsafe fn t_zesMemoryGetState(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hMemory = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pState = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pState->pNext -> state extension 0x15", ZE_RESULT_SUCCESS),
-        (6, "pState->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pState->pNext -> other family's stype 0x1c",
+            "pState->pNext -> zes_mem_page_offline_state_exp_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pState->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pState->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pState->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pState->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pState->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "pState->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -15551,17 +17952,25 @@ unsafe fn t_zesMemoryGetState(__cx: &mut Cx) {
             2 => pState = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pState).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 21;
+                *__s.add(48).cast::<u32>() = 0x00020003;
             }
             4 => {
                 (*__p_pState).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pState).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 28;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pState).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pState).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pState).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            8 => (*__p_pState).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            9 => (*__p_pState).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(__rule, __what, __want, validate::zesMemoryGetState(hMemory, pState));
@@ -15650,18 +18059,31 @@ unsafe fn t_zesDeviceEnumPerformanceFactorDomains(__cx: &mut Cx) {
     }
 }
 
-/// `zesPerformanceFactorGetProperties`: 7 cases.
+/// `zesPerformanceFactorGetProperties`: 8 cases.
 unsafe fn t_zesPerformanceFactorGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hPerf = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -15676,17 +18098,23 @@ unsafe fn t_zesPerformanceFactorGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -15797,19 +18225,39 @@ unsafe fn t_zesDeviceGetCardPowerDomain(__cx: &mut Cx) {
     }
 }
 
-/// `zesPowerGetProperties`: 7 cases.
+/// `zesPowerGetProperties`: 11 cases.
 unsafe fn t_zesPowerGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hPower = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_power_domain_exp_properties_t (extends it)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (6, "pProperties->pNext -> chain of 64 links", ZE_RESULT_SUCCESS),
+        (6, "pProperties->pNext -> chain of 65 links", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -15823,17 +18271,29 @@ unsafe fn t_zesPowerGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 0x00020001;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 45;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
+            }
+            7 => {
+                (*__p_pProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => (*__p_pProperties).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            9 => (*__p_pProperties).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            10 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -16130,18 +18590,31 @@ unsafe fn t_zesDeviceEnumPsus(__cx: &mut Cx) {
     }
 }
 
-/// `zesPsuGetProperties`: 7 cases.
+/// `zesPsuGetProperties`: 8 cases.
 unsafe fn t_zesPsuGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hPsu = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -16156,17 +18629,23 @@ unsafe fn t_zesPsuGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -16184,13 +18663,17 @@ unsafe fn t_zesPsuGetState(__cx: &mut Cx) {
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hPsu = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pState = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pState->pNext -> state extension 0x15", ZE_RESULT_SUCCESS),
-        (6, "pState->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pState->pNext -> other family's stype 0x1c",
+            "pState->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pState->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pState->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pState->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -16204,15 +18687,17 @@ unsafe fn t_zesPsuGetState(__cx: &mut Cx) {
             2 => pState = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pState).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 21;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             4 => {
                 (*__p_pState).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pState).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 28;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
             }
             6 => (*__p_pState).pNext = __s.add(0) as _,
             _ => {}
@@ -16247,18 +18732,31 @@ unsafe fn t_zesDeviceEnumRasErrorSets(__cx: &mut Cx) {
     }
 }
 
-/// `zesRasGetProperties`: 7 cases.
+/// `zesRasGetProperties`: 8 cases.
 unsafe fn t_zesRasGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hRas = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -16273,17 +18771,23 @@ unsafe fn t_zesRasGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -16301,13 +18805,17 @@ unsafe fn t_zesRasGetConfig(__cx: &mut Cx) {
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hRas = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pConfig = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pConfig->pNext -> config extension 0x18", ZE_RESULT_SUCCESS),
-        (6, "pConfig->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pConfig->pNext -> other family's stype 0x1c",
+            "pConfig->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pConfig->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pConfig->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pConfig->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -16321,15 +18829,17 @@ unsafe fn t_zesRasGetConfig(__cx: &mut Cx) {
             2 => pConfig = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pConfig).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 24;
+                *__s.add(96).cast::<u32>() = 0x00020018;
             }
             4 => {
                 (*__p_pConfig).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pConfig).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 28;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
             6 => (*__p_pConfig).pNext = __s.add(0) as _,
             _ => {}
@@ -16345,13 +18855,17 @@ unsafe fn t_zesRasSetConfig(__cx: &mut Cx) {
         (1, "hRas = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pConfig = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "pConfig->stype = 0x18", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pConfig->pNext -> config extension 0x18", ZE_RESULT_SUCCESS),
-        (6, "pConfig->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pConfig->pNext -> other family's stype 0x1c",
+            "pConfig->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pConfig->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pConfig->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pConfig->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -16366,15 +18880,17 @@ unsafe fn t_zesRasSetConfig(__cx: &mut Cx) {
             3 => (*__p_pConfig).stype = zes_structure_type_t(24),
             4 => {
                 (*__p_pConfig).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 24;
+                *__s.add(96).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pConfig).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x00020018;
             }
             6 => {
                 (*__p_pConfig).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 28;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
             7 => (*__p_pConfig).pNext = __s.add(0) as _,
             _ => {}
@@ -16389,13 +18905,17 @@ unsafe fn t_zesRasGetState(__cx: &mut Cx) {
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hRas = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pState = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pState->pNext -> state extension 0x15", ZE_RESULT_SUCCESS),
-        (6, "pState->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pState->pNext -> other family's stype 0x1c",
+            "pState->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pState->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pState->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pState->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -16410,15 +18930,17 @@ unsafe fn t_zesRasGetState(__cx: &mut Cx) {
             2 => pState = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pState).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 21;
+                *__s.add(80).cast::<u32>() = 0x00020018;
             }
             4 => {
                 (*__p_pState).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pState).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 28;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
             6 => (*__p_pState).pNext = __s.add(0) as _,
             _ => {}
@@ -16636,18 +19158,31 @@ unsafe fn t_zesDeviceEnumSchedulers(__cx: &mut Cx) {
     }
 }
 
-/// `zesSchedulerGetProperties`: 7 cases.
+/// `zesSchedulerGetProperties`: 8 cases.
 unsafe fn t_zesSchedulerGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hScheduler = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -16662,17 +19197,23 @@ unsafe fn t_zesSchedulerGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -16709,19 +19250,28 @@ unsafe fn t_zesSchedulerGetCurrentMode(__cx: &mut Cx) {
     }
 }
 
-/// `zesSchedulerGetTimeoutModeProperties`: 7 cases.
+/// `zesSchedulerGetTimeoutModeProperties`: 8 cases.
 unsafe fn t_zesSchedulerGetTimeoutModeProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hScheduler = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pConfig = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pConfig->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pConfig->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pConfig->pNext -> other family's stype 0x20013",
+            "pConfig->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pConfig->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pConfig->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pConfig->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pConfig->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -16736,17 +19286,23 @@ unsafe fn t_zesSchedulerGetTimeoutModeProperties(__cx: &mut Cx) {
             2 => pConfig = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pConfig).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pConfig).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pConfig).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -16762,19 +19318,28 @@ unsafe fn t_zesSchedulerGetTimeoutModeProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zesSchedulerGetTimesliceModeProperties`: 7 cases.
+/// `zesSchedulerGetTimesliceModeProperties`: 8 cases.
 unsafe fn t_zesSchedulerGetTimesliceModeProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hScheduler = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pConfig = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pConfig->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pConfig->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pConfig->pNext -> other family's stype 0x20013",
+            "pConfig->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pConfig->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pConfig->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pConfig->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pConfig->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -16789,17 +19354,23 @@ unsafe fn t_zesSchedulerGetTimesliceModeProperties(__cx: &mut Cx) {
             2 => pConfig = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pConfig).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pConfig).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pConfig).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -16815,7 +19386,7 @@ unsafe fn t_zesSchedulerGetTimesliceModeProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zesSchedulerSetTimeoutMode`: 9 cases.
+/// `zesSchedulerSetTimeoutMode`: 10 cases.
 unsafe fn t_zesSchedulerSetTimeoutMode(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -16823,12 +19394,25 @@ unsafe fn t_zesSchedulerSetTimeoutMode(__cx: &mut Cx) {
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "pNeedReload = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "pProperties->stype = 0x1", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -16846,17 +19430,23 @@ unsafe fn t_zesSchedulerSetTimeoutMode(__cx: &mut Cx) {
             4 => (*__p_pProperties).stype = zes_structure_type_t(1),
             5 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 45;
             }
             6 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             7 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            8 => (*__p_pProperties).pNext = __s.add(0) as _,
+            8 => {
+                (*__p_pProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            9 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -16868,7 +19458,7 @@ unsafe fn t_zesSchedulerSetTimeoutMode(__cx: &mut Cx) {
     }
 }
 
-/// `zesSchedulerSetTimesliceMode`: 9 cases.
+/// `zesSchedulerSetTimesliceMode`: 10 cases.
 unsafe fn t_zesSchedulerSetTimesliceMode(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -16876,12 +19466,25 @@ unsafe fn t_zesSchedulerSetTimesliceMode(__cx: &mut Cx) {
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "pNeedReload = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "pProperties->stype = 0x1", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -16899,17 +19502,23 @@ unsafe fn t_zesSchedulerSetTimesliceMode(__cx: &mut Cx) {
             4 => (*__p_pProperties).stype = zes_structure_type_t(1),
             5 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 45;
             }
             6 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             7 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            8 => (*__p_pProperties).pNext = __s.add(0) as _,
+            8 => {
+                (*__p_pProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            9 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -16997,18 +19606,31 @@ unsafe fn t_zesDeviceEnumStandbyDomains(__cx: &mut Cx) {
     }
 }
 
-/// `zesStandbyGetProperties`: 7 cases.
+/// `zesStandbyGetProperties`: 8 cases.
 unsafe fn t_zesStandbyGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hStandby = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -17023,17 +19645,23 @@ unsafe fn t_zesStandbyGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 1;
+                *__s.add(32).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
-                *__s.add(32).cast::<u32>() = 0x00020013;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+                *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(32) as _;
+                *__s.add(32).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -17179,18 +19807,31 @@ unsafe fn t_zesDeviceEnumTemperatureSensors(__cx: &mut Cx) {
     }
 }
 
-/// `zesTemperatureGetProperties`: 7 cases.
+/// `zesTemperatureGetProperties`: 8 cases.
 unsafe fn t_zesTemperatureGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hTemperature = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -17205,17 +19846,23 @@ unsafe fn t_zesTemperatureGetProperties(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -17233,13 +19880,17 @@ unsafe fn t_zesTemperatureGetConfig(__cx: &mut Cx) {
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hTemperature = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pConfig = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pConfig->pNext -> config extension 0x18", ZE_RESULT_SUCCESS),
-        (6, "pConfig->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pConfig->pNext -> other family's stype 0x1c",
+            "pConfig->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pConfig->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pConfig->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pConfig->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -17253,15 +19904,17 @@ unsafe fn t_zesTemperatureGetConfig(__cx: &mut Cx) {
             2 => pConfig = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pConfig).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 24;
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
             4 => {
                 (*__p_pConfig).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pConfig).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 28;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
             }
             6 => (*__p_pConfig).pNext = __s.add(0) as _,
             _ => {}
@@ -17282,13 +19935,17 @@ unsafe fn t_zesTemperatureSetConfig(__cx: &mut Cx) {
         (1, "hTemperature = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pConfig = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "pConfig->stype = 0x18", ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (6, "pConfig->pNext -> config extension 0x18", ZE_RESULT_SUCCESS),
-        (6, "pConfig->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pConfig->pNext -> other family's stype 0x1c",
+            "pConfig->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
         ),
+        (
+            6,
+            "pConfig->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pConfig->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
         (6, "pConfig->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
@@ -17303,15 +19960,17 @@ unsafe fn t_zesTemperatureSetConfig(__cx: &mut Cx) {
             3 => (*__p_pConfig).stype = zes_structure_type_t(24),
             4 => {
                 (*__p_pConfig).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 24;
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pConfig).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x00020018;
             }
             6 => {
                 (*__p_pConfig).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 28;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
             }
             7 => (*__p_pConfig).pNext = __s.add(0) as _,
             _ => {}
@@ -17376,18 +20035,31 @@ unsafe fn t_zesDeviceEnumActiveVFExp(__cx: &mut Cx) {
     }
 }
 
-/// `zesVFManagementGetVFPropertiesExp`: 7 cases.
+/// `zesVFManagementGetVFPropertiesExp`: 8 cases.
 unsafe fn t_zesVFManagementGetVFPropertiesExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hVFhandle = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pProperties->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pProperties->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pProperties->pNext -> other family's stype 0x20013",
+            "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pProperties->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pProperties->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pProperties->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -17402,17 +20074,23 @@ unsafe fn t_zesVFManagementGetVFPropertiesExp(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 1;
+                *__s.add(64).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pProperties).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x00020013;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pProperties).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pProperties).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -17566,18 +20244,31 @@ unsafe fn t_zesDeviceEnumEnabledVFExp(__cx: &mut Cx) {
     }
 }
 
-/// `zesVFManagementGetVFCapabilitiesExp`: 7 cases.
+/// `zesVFManagementGetVFCapabilitiesExp`: 8 cases.
 unsafe fn t_zesVFManagementGetVFCapabilitiesExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hVFhandle = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pCapability = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pCapability->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pCapability->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pCapability->pNext -> other family's stype 0x20013",
+            "pCapability->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pCapability->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pCapability->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pCapability->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pCapability->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -17592,17 +20283,23 @@ unsafe fn t_zesVFManagementGetVFCapabilitiesExp(__cx: &mut Cx) {
             2 => pCapability = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pCapability).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pCapability).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pCapability).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pCapability).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pCapability).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pCapability).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -17674,18 +20371,31 @@ unsafe fn t_zesVFManagementGetVFEngineUtilizationExp2(__cx: &mut Cx) {
     }
 }
 
-/// `zesVFManagementGetVFCapabilitiesExp2`: 7 cases.
+/// `zesVFManagementGetVFCapabilitiesExp2`: 8 cases.
 unsafe fn t_zesVFManagementGetVFCapabilitiesExp2(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hVFhandle = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pCapability = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (6, "pCapability->pNext -> properties extension 0x1", ZE_RESULT_SUCCESS),
-        (6, "pCapability->pNext -> unknown stype", ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             6,
-            "pCapability->pNext -> other family's stype 0x20013",
+            "pCapability->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pCapability->pNext -> zes_device_ext_state_t (known, not allowed here)",
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pCapability->pNext -> unknown stype -> zes_device_ext_state_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pCapability->pNext -> unknown stype 0x7ffffffe (skipped)",
+            ZE_RESULT_SUCCESS,
         ),
         (6, "pCapability->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
@@ -17700,17 +20410,23 @@ unsafe fn t_zesVFManagementGetVFCapabilitiesExp2(__cx: &mut Cx) {
             2 => pCapability = ::core::ptr::null_mut(),
             3 => {
                 (*__p_pCapability).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 1;
+                *__s.add(48).cast::<u32>() = 45;
             }
             4 => {
                 (*__p_pCapability).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).cast::<u32>() = 0x00020018;
             }
             5 => {
                 (*__p_pCapability).pNext = __s.add(48) as _;
-                *__s.add(48).cast::<u32>() = 0x00020013;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            6 => (*__p_pCapability).pNext = __s.add(0) as _,
+            6 => {
+                (*__p_pCapability).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            7 => (*__p_pCapability).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(

@@ -5,7 +5,8 @@
 //! `u32` (associated consts without the enum prefix, plus module-level consts with
 //! the full C names); flags are a `*_flag_t` bit newtype and a `*_flags_t` set.
 //! Functions are not declared (nothing links against a loader): use the
-//! function-pointer types and DDI tables.
+//! function-pointer types and DDI tables. [`chain`] walks `pNext` chains, typed by
+//! the spec's `extends`.
 #![allow(
     non_camel_case_types,
     non_snake_case,
@@ -28,6 +29,7 @@ pub mod ddi;
 pub use ddi::*;
 pub mod layouts;
 pub use layouts::*;
+pub mod chain;
 /// The newest API version the spec describes: (major, minor).
 pub const ZEKIT_SPEC_VERSION: (u32, u32) = (1, 18);
 /// One slot of a DDI table.

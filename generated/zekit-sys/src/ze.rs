@@ -16359,9 +16359,12 @@ pub struct ze_kernel_max_group_size_properties_ext_t {
 }
 
 impl Default for ze_kernel_max_group_size_properties_ext_t {
-    /// All members zero.
+    /// All members zero, `stype` = `ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES`.
     fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
+        Self {
+            stype: ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES,
+            ..unsafe { ::core::mem::zeroed() }
+        }
     }
 }
 
