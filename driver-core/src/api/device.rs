@@ -50,19 +50,17 @@ impl DeviceApi for CpuDriver {
             .numSlices
             .saturating_mul(p.numSubslicesPerSlice)
             .saturating_mul(p.numEUsPerSubslice);
-        // SAFETY: the application's pNext chain of output structures.
-        unsafe {
-            walk_chain(p.pNext, |stype, ext| match stype {
-                ze_structure_type_t::EU_COUNT_EXT => {
-                    (*ext.cast::<ze_eu_count_ext_t>()).numTotalEUs = eus;
-                }
-                ze_structure_type_t::DEVICE_USABLEMEM_SIZE_EXT_PROPERTIES => {
-                    (*ext.cast::<ze_device_usablemem_size_ext_properties_t>()).currUsableMemSize =
-                        self.host.current_available_memory();
+        use chain::ZeDevicePropertiesNextMut as N;
+        // SAFETY: the application's pNext chain of output structures, ours for this call.
+        for ext in unsafe { chain::next_of_ze_device_properties_t_mut(p.pNext) } {
+            match ext {
+                N::EuCountExt(e) => e.numTotalEUs = eus,
+                N::DeviceUsablememSizeExtProperties(e) => {
+                    e.currUsableMemSize = self.host.current_available_memory()
                 }
                 _ => {}
-            })
-        };
+            }
+        }
         Ok(())
     }
 
@@ -133,14 +131,13 @@ impl DeviceApi for CpuDriver {
         let line = self.host.cache_line_size() as usize;
         let filled = (*p_count as usize).min(out.len());
         for entry in &out[..filled] {
-            // SAFETY: the application's pNext chain of output structures.
-            unsafe {
-                walk_chain(entry.pNext, |stype, ext| {
-                    if stype == ze_structure_type_t::DEVICE_CACHELINE_SIZE_EXT {
-                        (*ext.cast::<ze_device_cache_line_size_ext_t>()).cacheLineSize = line;
-                    }
-                })
-            };
+            use chain::ZeDeviceCachePropertiesNextMut as N;
+            // SAFETY: the application's pNext chain of output structures, ours for this call.
+            for ext in unsafe { chain::next_of_ze_device_cache_properties_t_mut(entry.pNext) } {
+                if let N::DeviceCacheLineSizeExt(e) = ext {
+                    e.cacheLineSize = line;
+                }
+            }
         }
         Ok(())
     }

@@ -35,20 +35,17 @@ impl DriverApi for CpuDriver {
             id: driver_uuid(self.host),
         };
         p.driverVersion = driver_version();
-        // SAFETY: the application's pNext chain of output structures.
-        unsafe {
-            walk_chain(p.pNext, |stype, ext| match stype {
-                ze_structure_type_t::DRIVER_DDI_HANDLES_EXT_PROPERTIES => {
-                    (*ext.cast::<ze_driver_ddi_handles_ext_properties_t>()).flags =
-                        ze_driver_ddi_handle_ext_flags_t::DDI_HANDLE_EXT_SUPPORTED;
+        use chain::ZeDriverPropertiesNextMut as N;
+        // SAFETY: the application's pNext chain of output structures, ours for this call.
+        for ext in unsafe { chain::next_of_ze_driver_properties_t_mut(p.pNext) } {
+            match ext {
+                N::DriverDdiHandlesExtProperties(e) => {
+                    e.flags = ze_driver_ddi_handle_ext_flags_t::DDI_HANDLE_EXT_SUPPORTED
                 }
-                ze_structure_type_t::DRIVER_MEMORY_FREE_EXT_PROPERTIES => {
-                    (*ext.cast::<ze_driver_memory_free_ext_properties_t>()).freePolicies =
-                        SUPPORTED_FREE_POLICIES;
-                }
+                N::DriverMemoryFreeExtProperties(e) => e.freePolicies = SUPPORTED_FREE_POLICIES,
                 _ => {}
-            })
-        };
+            }
+        }
         Ok(())
     }
 

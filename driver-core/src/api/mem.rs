@@ -16,8 +16,7 @@ impl MemApi for CpuDriver {
     ) -> ZeResult<()> {
         let ctx = context(h_context)?;
         check_host_alloc_flags(host_desc.flags)?;
-        // SAFETY: the application's descriptor chain.
-        let limit = unsafe { alloc_limit(&[host_desc.pNext])? };
+        let limit = alloc_limit(host_desc_limits(host_desc))?;
         let req = AllocRequest {
             kind: AllocKind::Host,
             size,
@@ -42,8 +41,7 @@ impl MemApi for CpuDriver {
         let ctx = context(h_context)?;
         let device = ordinal(h_device)?;
         check_device_alloc_desc(device_desc.flags, device_desc.ordinal)?;
-        // SAFETY: the application's descriptor chain.
-        let limit = unsafe { alloc_limit(&[device_desc.pNext])? };
+        let limit = alloc_limit(device_desc_limits(device_desc))?;
         let req = AllocRequest {
             kind: AllocKind::Device,
             size,
@@ -70,8 +68,7 @@ impl MemApi for CpuDriver {
         let device = h_device.map(ordinal).transpose()?;
         check_device_alloc_desc(device_desc.flags, device_desc.ordinal)?;
         check_host_alloc_flags(host_desc.flags)?;
-        // SAFETY: the application's descriptor chains.
-        let limit = unsafe { alloc_limit(&[device_desc.pNext, host_desc.pNext])? };
+        let limit = alloc_limit(device_desc_limits(device_desc).chain(host_desc_limits(host_desc)))?;
         let req = AllocRequest {
             kind: AllocKind::Shared,
             size,

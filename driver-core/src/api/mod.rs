@@ -19,15 +19,13 @@ use zekit_icd::kinds;
 use zekit_icd::{ContextApi, DeviceApi, DriverApi, GlobalApi, MemApi};
 use zekit_icd::{Handle, ZeError, ZeResult};
 use zekit_rt::Obj;
+use zekit_sys::chain;
 use zekit_sys::*;
 
 use crate::core::alloc::{AllocKind, SizeLimit, SUPPORTED_FREE_POLICIES};
 use crate::core::objects::*;
 use crate::core::properties as props;
 use crate::host::{host, HostInfo};
-
-/// Longest `pNext` chain walked (guards against cycles).
-pub const MAX_CHAIN: usize = 64;
 
 /// The CPU driver: the host, the init state and its (lazily made) handles.
 pub struct CpuDriver {
@@ -109,62 +107,38 @@ fn context(h: Handle<kinds::Context>) -> ZeResult<Obj<ContextObject>> {
     h.get::<ContextObject>()
 }
 
-/// Visits every structure of a `pNext` chain (at most [`MAX_CHAIN`]).
-///
-/// # Safety
-/// `p` must be null or start a chain of Level Zero structures (each beginning with `stype` and
-/// `pNext`), as the API requires of applications.
-unsafe fn walk_chain(
-    mut p: *const c_void,
-    mut visit: impl FnMut(ze_structure_type_t, *mut c_void),
-) {
-    for _ in 0..MAX_CHAIN {
-        if p.is_null() {
-            return;
+/// The size limit asked for by the relaxed-limits descriptors (`flags` of each) chained to an
+/// allocation's descriptors: any `MAX_SIZE` lifts it; an unknown bit is an error.
+fn alloc_limit(flags: impl IntoIterator<Item = u32>) -> ZeResult<SizeLimit> {
+    let mut limit = SizeLimit::Strict;
+    for f in flags {
+        if relaxed_limit(f)? == SizeLimit::Relaxed {
+            limit = SizeLimit::Relaxed;
         }
-        let base = p.cast::<ze_base_desc_t>();
-        // SAFETY: the caller promises a chain of structures with the base layout.
-        let (stype, next) = unsafe { ((*base).stype, (*base).pNext) };
-        visit(stype, p.cast_mut());
-        p = next;
     }
+    Ok(limit)
 }
 
-/// The size limit asked for by relaxed-limits descriptors in any of `chains`.
-///
-/// # Safety
-/// As [`walk_chain`], for every chain.
-unsafe fn alloc_limit(chains: &[*const c_void]) -> ZeResult<SizeLimit> {
-    let mut limit: Outcome<SizeLimit> = Ok(SizeLimit::Strict);
-    for &chain in chains {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            walk_chain(chain, |stype, p| {
-                let flags = match stype {
-                    ze_structure_type_t::RELAXED_ALLOCATION_LIMITS_EXP_DESC => {
-                        (*p.cast::<ze_relaxed_allocation_limits_exp_desc_t>())
-                            .flags
-                            .0
-                    }
-                    ze_structure_type_t::RELAXED_ALLOCATION_LIMITS_EXT_DESC => {
-                        (*p.cast::<ze_relaxed_allocation_limits_ext_desc_t>())
-                            .flags
-                            .0
-                    }
-                    _ => return,
-                };
-                limit = match (&limit, relaxed_limit(flags)) {
-                    (Err(_), _) => return,
-                    (_, Err(e)) => Err(e),
-                    (Ok(SizeLimit::Relaxed), _) | (_, Ok(SizeLimit::Relaxed)) => {
-                        Ok(SizeLimit::Relaxed)
-                    }
-                    _ => Ok(SizeLimit::Strict),
-                };
-            })
-        };
-    }
-    Ok(limit?)
+/// The relaxed-limits flags chained to a device allocation descriptor.
+fn device_desc_limits(d: &ze_device_mem_alloc_desc_t) -> impl Iterator<Item = u32> + '_ {
+    use chain::ZeDeviceMemAllocDescNext as N;
+    // SAFETY: the application's descriptor chain, read-only for this call.
+    unsafe { chain::next_of_ze_device_mem_alloc_desc_t(d.pNext) }.filter_map(|e| match e {
+        N::RelaxedAllocationLimitsExtDesc(r) => Some(r.flags.0),
+        N::RelaxedAllocationLimitsExpDesc(r) => Some(r.flags.0),
+        _ => None,
+    })
+}
+
+/// The relaxed-limits flags chained to a host allocation descriptor.
+fn host_desc_limits(d: &ze_host_mem_alloc_desc_t) -> impl Iterator<Item = u32> + '_ {
+    use chain::ZeHostMemAllocDescNext as N;
+    // SAFETY: the application's descriptor chain, read-only for this call.
+    unsafe { chain::next_of_ze_host_mem_alloc_desc_t(d.pNext) }.filter_map(|e| match e {
+        N::RelaxedAllocationLimitsExtDesc(r) => Some(r.flags.0),
+        N::RelaxedAllocationLimitsExpDesc(r) => Some(r.flags.0),
+        _ => None,
+    })
 }
 
 /// The application's output buffer of `size` bytes, viewed only as far as the `needed` bytes

@@ -8,7 +8,7 @@ use zekit_rt::conv::counted;
 use zekit_rt::fail;
 use zekit_sys::*;
 
-use super::{driver_version, for_each_ext, MockDriver, DRIVER_UUID, EXTENSIONS};
+use super::{driver_version, MockDriver, DRIVER_UUID, EXTENSIONS};
 
 #[zekit_icd::implement]
 impl DriverApi for MockDriver {
@@ -42,14 +42,12 @@ impl DriverApi for MockDriver {
         self.check_driver(h_driver)?;
         p.uuid.id = DRIVER_UUID;
         p.driverVersion = driver_version();
-        // SAFETY: the application passes a valid chain of output structures.
-        unsafe {
-            for_each_ext(p.pNext, |ext| {
-                if (*ext).stype == ZE_STRUCTURE_TYPE_DRIVER_DDI_HANDLES_EXT_PROPERTIES {
-                    let d = ext as *mut ze_driver_ddi_handles_ext_properties_t;
-                    (*d).flags = ZE_DRIVER_DDI_HANDLE_EXT_FLAG_DDI_HANDLE_EXT_SUPPORTED.into();
-                }
-            });
+        use zekit_sys::chain::{self, ZeDriverPropertiesNextMut as N};
+        // SAFETY: the application's pNext chain of output structures, ours for this call.
+        for ext in unsafe { chain::next_of_ze_driver_properties_t_mut(p.pNext) } {
+            if let N::DriverDdiHandlesExtProperties(d) = ext {
+                d.flags = ZE_DRIVER_DDI_HANDLE_EXT_FLAG_DDI_HANDLE_EXT_SUPPORTED.into();
+            }
         }
         Ok(())
     }

@@ -31,7 +31,6 @@ mod mem;
 mod zer;
 
 use std::collections::HashSet;
-use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -175,19 +174,4 @@ fn event(h: Option<Handle<kinds::Event>>) -> ZeResult<Option<Arc<EventState>>> {
 
 fn not_ready() -> ZeError {
     ZeError(ZE_RESULT_NOT_READY)
-}
-
-/// Walks a `pNext` chain of output structures (at most 64 links).
-///
-/// # Safety
-/// Every link must be null or point to a writable structure starting with `stype`/`pNext`.
-unsafe fn for_each_ext(mut p: *mut c_void, mut f: impl FnMut(*mut ze_base_properties_t)) {
-    let mut n = 0;
-    while !p.is_null() && n < 64 {
-        let base = p as *mut ze_base_properties_t;
-        f(base);
-        // SAFETY: per the contract, `base` points to a base-properties header.
-        p = unsafe { (*base).pNext };
-        n += 1;
-    }
 }
