@@ -23,6 +23,7 @@ use quote::{format_ident, quote};
 use crate::emit_rust::{ident, render, rust_type_tokens, scalar_tokens};
 use crate::load::NAMESPACES;
 use crate::model::{Api, CType, TypeKind, Version};
+use crate::params::{self, RangeLen};
 use crate::spec::*;
 
 /// How a C parameter reaches the trait method.
@@ -98,68 +99,45 @@ pub fn method_name(func: &str) -> String {
     func.to_snake_case()
 }
 
-fn range_len(f: &Function, p: &Field) -> Option<Len> {
-    let (a, b) = p.range.as_ref()?;
-    if a.trim() != "0" {
-        return None;
-    }
-    let b = b.trim();
-    let is_param = |n: &str| f.params.iter().any(|q| q.name == n);
-    if let Some(n) = b.strip_prefix('*') {
-        let q = f.params.iter().find(|q| q.name == n)?;
-        let t = CType::parse(&q.ty);
-        return (t.ptrs.len() == 1 && is_integer(&t.base)).then(|| Len::Deref(n.to_string()));
-    }
-    if is_param(b) {
-        let q = f.params.iter().find(|q| q.name == b)?;
-        let t = CType::parse(&q.ty);
-        return (t.ptrs.is_empty() && is_integer(&t.base)).then(|| Len::Param(b.to_string()));
-    }
-    None
-}
-
-fn is_integer(base: &str) -> bool {
-    matches!(base, "uint32_t" | "size_t" | "uint64_t" | "int32_t" | "int" | "uint8_t" | "uint16_t")
-}
-
-/// Classifies one parameter of `f`.
-pub fn classify(api: &Api, kinds: &BTreeMap<String, (String, u32)>, f: &Function, p: &Field) -> PKind {
-    let t = CType::parse(&p.ty);
-    let base = api.resolve_typedef(&t.base).to_string();
-    let handle = kinds.get(&t.base).or_else(|| kinds.get(&base)).map(|k| k.0.clone());
-    // A `const` pointee cannot be written, whatever its annotation says.
-    let pointee_const = match t.ptrs.len() {
-        0 => false,
-        1 => t.konst,
-        n => t.ptrs[n - 2],
+/// Classifies parameter `i` of `f` from the shared parameter model ([`crate::params`]).
+pub fn classify(api: &Api, kinds: &BTreeMap<String, (String, u32)>, ps: &[params::Param], i: usize) -> PKind {
+    let p = &ps[i];
+    let t = &p.ct;
+    let base = p.base.as_str();
+    let handle = kinds.get(&t.base).or_else(|| kinds.get(base)).map(|k| k.0.clone());
+    let dir = if p.input { Dir::In } else { p.field.dir.unwrap_or(Dir::In) };
+    let optional = p.field.optional;
+    let has_range = p.field.range.is_some();
+    let range_len = || match p.range.as_ref().filter(|_| p.range_from_zero)?.as_ref().ok()? {
+        RangeLen::Param(j) => Some(Len::Param(ps[*j].field.name.clone())),
+        RangeLen::Deref(j) => Some(Len::Deref(ps[*j].field.name.clone())),
     };
-    let dir = if pointee_const { Dir::In } else { p.dir.unwrap_or(Dir::In) };
     if t.ptrs.is_empty() {
         return match handle {
-            Some(kind) => PKind::Handle { kind, optional: p.optional, release: p.release },
+            Some(kind) => PKind::Handle { kind, optional, release: p.field.release },
             None => PKind::Value,
         };
     }
     // A pointer to a pointer (`void**` out, `const char**` arrays): the pointee is itself a
     // raw pointer, passed by reference or as a slice.
     if t.ptrs.len() == 2 {
-        return match (dir, p.range.as_ref().and_then(|_| range_len(f, p))) {
+        return match (dir, range_len()) {
             (Dir::In, Some(len)) => PKind::InSlice { len, handle: None },
             (Dir::In, None) => PKind::Raw,
             (_, Some(len)) => PKind::OutSlice { len, handle: None },
-            (_, None) if p.range.is_none() => PKind::OutRef { optional: p.optional, buffered: dir == Dir::Out },
+            (_, None) if !has_range => PKind::OutRef { optional, buffered: dir == Dir::Out },
             _ => PKind::Raw,
         };
     }
     if t.ptrs.len() > 2 || base == "void" {
         return PKind::Raw;
     }
-    let tk = api.type_kind(&base);
+    let tk = api.type_kind(base);
     if base == "char" {
-        return if dir == Dir::In && t.konst && p.range.is_none() { PKind::CStr { optional: p.optional } } else { PKind::Raw };
+        return if dir == Dir::In && t.konst && !has_range { PKind::CStr { optional } } else { PKind::Raw };
     }
     let known = handle.is_some()
-        || scalar_tokens(&base).is_some()
+        || scalar_tokens(base).is_some()
         || matches!(
             tk,
             Some(TypeKind::Enum | TypeKind::Flags | TypeKind::FlagBits | TypeKind::Struct | TypeKind::Union)
@@ -167,8 +145,8 @@ pub fn classify(api: &Api, kinds: &BTreeMap<String, (String, u32)>, f: &Function
     if !known {
         return PKind::Raw;
     }
-    match (dir, p.range.is_some()) {
-        (Dir::In, true) => match range_len(f, p) {
+    match (dir, has_range) {
+        (Dir::In, true) => match range_len() {
             Some(len) => PKind::InSlice { len, handle },
             None => PKind::Raw,
         },
@@ -176,18 +154,18 @@ pub fn classify(api: &Api, kinds: &BTreeMap<String, (String, u32)>, f: &Function
             if handle.is_some() {
                 PKind::Raw
             } else {
-                PKind::InRef { optional: p.optional }
+                PKind::InRef { optional }
             }
         }
-        (_, true) => match range_len(f, p) {
+        (_, true) => match range_len() {
             Some(len) => PKind::OutSlice { len, handle },
             None => PKind::Raw,
         },
         (_, false) => match handle {
-            Some(kind) => PKind::OutHandle { kind, optional: p.optional },
+            Some(kind) => PKind::OutHandle { kind, optional },
             None => {
                 let by_value = !matches!(tk, Some(TypeKind::Struct | TypeKind::Union));
-                PKind::OutRef { optional: p.optional, buffered: dir == Dir::Out && by_value }
+                PKind::OutRef { optional, buffered: dir == Dir::Out && by_value }
             }
         },
     }
@@ -205,7 +183,8 @@ struct Param<'a> {
 }
 
 fn params<'a>(api: &Api, kinds: &BTreeMap<String, (String, u32)>, f: &'a Function) -> Vec<Param<'a>> {
-    f.params.iter().map(|p| Param { field: p, kind: classify(api, kinds, f, p) }).collect()
+    let model = params::of_function(api, f);
+    (0..model.len()).map(|i| Param { field: model[i].field, kind: classify(api, kinds, &model, i) }).collect()
 }
 
 fn kind_ident(k: &str) -> TokenStream {

@@ -65,6 +65,7 @@ use crate::emit_icd::{all_functions, c_params};
 use crate::emit_rust::{ident, rust_type_tokens};
 use crate::expr::{self, BinOp, Expr, UnOp};
 use crate::load::NAMESPACES;
+use crate::params;
 use crate::model::{family_of_base, Api, CType, ChainHead, Chains, TypeKind};
 use crate::spec::*;
 
@@ -548,12 +549,10 @@ struct FnCx<'a> {
 impl<'a> FnCx<'a> {
     fn new(sh: &'a Shared<'a>, f: &'a Function) -> Result<FnCx<'a>, String> {
         let api = sh.api;
+        let model = params::of_function(api, f);
         let mut ps = vec![];
-        for p in &f.params {
-            let ct = CType::parse(&p.ty);
-            let base = api.resolve_typedef(&ct.base).to_string();
-            let tk = api.type_kind(&base);
-            let is_in = ct.konst || matches!(p.dir, None | Some(Dir::In));
+        for m in &model {
+            let (ct, base, tk) = (m.ct.clone(), m.base.clone(), m.kind.clone());
             let kind = if ct.ptrs.is_empty() {
                 match tk {
                     Some(TypeKind::Handle) => PK::Handle,
@@ -578,31 +577,16 @@ impl<'a> FnCx<'a> {
                         },
                     }
                 };
-                PK::Ptr { range: None, pointee, single }
+                // Ranges name their count (normalised by the shared parameter model).
+                let range = match &m.range {
+                    None => None,
+                    Some(Ok(params::RangeLen::Param(j))) => Some(RangeLen::Param(*j)),
+                    Some(Ok(params::RangeLen::Deref(j))) => Some(RangeLen::Deref(*j)),
+                    Some(Err(e)) => return Err(e.clone()),
+                };
+                PK::Ptr { range, pointee, single }
             };
-            ps.push(PInfo { field: p, ct, kind, is_in });
-        }
-        // Ranges name their count.
-        for i in 0..ps.len() {
-            let Some((_, b)) = &ps[i].field.range else { continue };
-            let b = b.trim().trim_matches('`').trim();
-            let find = |n: &str| f.params.iter().position(|q| q.name == n);
-            let len = if let Some(n) = b.strip_prefix('*') {
-                let j = find(n.trim()).ok_or_else(|| format!("{}: range bound `{b}` names no parameter", f.name))?;
-                match &ps[j].kind {
-                    PK::Ptr { pointee: Pointee::Int(_), single: true, .. } => RangeLen::Deref(j),
-                    _ => return Err(format!("{}: range bound `{b}` is not a pointer to an integer", f.name)),
-                }
-            } else {
-                let j = find(b).ok_or_else(|| format!("{}: range bound `{b}` names no parameter", f.name))?;
-                match &ps[j].kind {
-                    PK::Int(_) => RangeLen::Param(j),
-                    _ => return Err(format!("{}: range bound `{b}` is not an integer parameter", f.name)),
-                }
-            };
-            if let PK::Ptr { range, .. } = &mut ps[i].kind {
-                *range = Some(len);
-            }
+            ps.push(PInfo { field: m.field, ct, kind, is_in: m.input });
         }
         let mut conds = vec![];
         for r in &f.returns {

@@ -11,6 +11,7 @@ pub mod expr;
 pub mod lint;
 pub mod load;
 pub mod model;
+pub mod params;
 pub mod seeds;
 pub mod spec;
 
