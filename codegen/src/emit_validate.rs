@@ -1163,18 +1163,20 @@ fn hex(v: u32) -> Literal {
     }
 }
 
-/// Enum/flags check of one value (`access` reads the `u32`).
-fn enum_check(e: &EnumInfo, access: TokenStream) -> TokenStream {
+/// Enum/flags check of one value (`access` reads the `u32`; `what` names it in the reason).
+fn enum_check(e: &EnumInfo, access: TokenStream, what: &str) -> TokenStream {
     if e.flags {
         let not_mask = !e.mask();
         if not_mask == 0 {
             return quote!();
         }
         let nm = format!("{not_mask:#010x}").parse::<Literal>().expect("hex");
-        quote!(if #access & #nm != 0 { return Err(ZeError::INVALID_ENUMERATION); })
+        let why = format!("{what} has bits this API version does not define");
+        quote!(if #access & #nm != 0 { return Err(bad(ZeError::INVALID_ENUMERATION, #why)); })
     } else {
         let pat = value_pattern(&e.values);
-        quote!(match #access { #pat => {} _ => return Err(ZeError::INVALID_ENUMERATION), })
+        let why = format!("{what} is not a value of its enumeration");
+        quote!(match #access { #pat => {} _ => return Err(bad(ZeError::INVALID_ENUMERATION, #why)), })
     }
 }
 
@@ -1199,7 +1201,8 @@ impl FnCx<'_> {
         for p in &self.ps {
             if matches!(p.kind, PK::Handle) && !p.field.optional {
                 let n = p.ident();
-                out.push(quote!(if #n.is_null() { return Err(ZeError::INVALID_NULL_HANDLE); }));
+                let why = format!("{} is null", p.field.name);
+                out.push(quote!(if #n.is_null() { return Err(bad(ZeError::INVALID_NULL_HANDLE, #why)); }));
             }
         }
         // 2. pointers (7. ranges)
@@ -1209,15 +1212,17 @@ impl FnCx<'_> {
                 continue;
             }
             let n = p.ident();
+            let null = format!("{} is null", p.field.name);
+            let counted = format!("{} is null with a non-zero count", p.field.name);
             out.push(match range {
-                None => quote!(if #n.is_null() { return Err(ZeError::INVALID_NULL_POINTER); }),
+                None => quote!(if #n.is_null() { return Err(bad(ZeError::INVALID_NULL_POINTER, #null)); }),
                 Some(RangeLen::Param(c)) => {
                     let c = self.ps[*c].ident();
-                    quote!(if #n.is_null() && #c != 0 { return Err(ZeError::INVALID_NULL_POINTER); })
+                    quote!(if #n.is_null() && #c != 0 { return Err(bad(ZeError::INVALID_NULL_POINTER, #counted)); })
                 }
                 Some(RangeLen::Deref(c)) => {
                     let c = self.ps[*c].ident();
-                    quote!(if #n.is_null() && !#c.is_null() && *#c != 0 { return Err(ZeError::INVALID_NULL_POINTER); })
+                    quote!(if #n.is_null() && !#c.is_null() && *#c != 0 { return Err(bad(ZeError::INVALID_NULL_POINTER, #counted)); })
                 }
             });
         }
@@ -1226,7 +1231,7 @@ impl FnCx<'_> {
             if let PK::Enum(t) = &p.kind {
                 let e = sh.enum_info(t).ok_or_else(|| format!("{}: `{t}` is not an enum", self.f.name))?;
                 let n = p.ident();
-                out.push(enum_check(&e, quote!(#n.0)));
+                out.push(enum_check(&e, quote!(#n.0), &p.field.name));
             }
         }
         // 4. enum and flags members of [in] structs
@@ -1240,8 +1245,9 @@ impl FnCx<'_> {
             let Some(st) = sh.structure(s) else { continue };
             let mut body = vec![];
             for (m, e) in sh.enum_members(st) {
+                let what = format!("{}{}{m}", p.field.name, if by_value { "." } else { "->" });
                 let m = ident(&m);
-                body.push(if by_value { enum_check(&e, quote!(#n.#m.0)) } else { enum_check(&e, quote!((*#n).#m.0)) });
+                body.push(if by_value { enum_check(&e, quote!(#n.#m.0), &what) } else { enum_check(&e, quote!((*#n).#m.0), &what) });
             }
             let body = quote!(#(#body)*);
             out.push(if by_value { body } else { self.guard(p, body) });
@@ -1256,7 +1262,8 @@ impl FnCx<'_> {
             }
             let n = p.ident();
             let pat = value_pattern(&stypes);
-            out.push(self.guard(p, quote!(match (*#n).stype.0 { #pat => {} _ => return Err(ZeError::INVALID_ARGUMENT), })));
+            let why = format!("{}->stype is not the structure type of {s}", p.field.name);
+            out.push(self.guard(p, quote!(match (*#n).stype.0 { #pat => {} _ => return Err(bad(ZeError::INVALID_ARGUMENT, #why)), })));
         }
         // 6. pNext chains
         for p in &self.ps {
@@ -1278,7 +1285,8 @@ impl FnCx<'_> {
             });
             let code = ident(&c.code);
             let ts = strip_parens(ts);
-            out.push(quote!(if #(#gs)* #ts { return Err(ZeError(#code)); }));
+            let why = format!("`{}`", c.text.trim());
+            out.push(quote!(if #(#gs)* #ts { return Err(bad(ZeError(#code), #why)); }));
         }
         Ok((out, fams))
     }
@@ -1326,7 +1334,7 @@ pub fn try_emit(api: &Api) -> Result<TokenStream, String> {
         });
         let reject = (!r.reject.is_empty()).then(|| {
             let pat = value_pattern(&r.reject);
-            quote!(#pat => return Err(ZeError::INVALID_ARGUMENT),)
+            quote!(#pat => return Err(zekit_rt::fail(ZeError::INVALID_ARGUMENT, format_args!("a structure of type {:#x} in a pNext chain does not extend the structure it is chained to", link.stype))),)
         });
         let c = crate::emit_rust::comment("SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.");
         quote! {
@@ -1342,7 +1350,7 @@ pub fn try_emit(api: &Api) -> Result<TokenStream, String> {
                     }
                 }
                 if links.truncated() {
-                    return Err(ZeError::INVALID_ARGUMENT);
+                    return Err(bad(ZeError::INVALID_ARGUMENT, "a pNext chain is longer than 64 links, or a cycle"));
                 }
                 Ok(())
             }
@@ -1355,6 +1363,12 @@ pub fn try_emit(api: &Api) -> Result<TokenStream, String> {
         use ::core::ffi::{c_char, c_int, c_void};
         use zekit_rt::{ZeError, ZeResult};
         use zekit_sys::*;
+
+        /// A failed check: the code, with its reason noted for the entry layer's log line.
+        #[cold]
+        fn bad(code: ZeError, why: &'static str) -> ZeError {
+            zekit_rt::fail(code, why)
+        }
 
         #(#chains)*
         #(#fns)*
@@ -1388,6 +1402,9 @@ fn module_doc_lines() -> Vec<String> {
         "8. the spec's code conditions (`returns[].when`), in spec order, with their codes; a",
         "   pointer a condition dereferences is tested first when rules 1-2 do not guarantee it,",
         "   and a null one makes the condition false; `x % 0` is `x` and `x / 0` is 0.",
+        "",
+        "Each failure notes its reason (`pCount is null`, the condition's text, ...) with",
+        "`zekit_rt::fail`, for the entry layer's one log line and last-error record.",
     ]
     .iter()
     .map(|l| if l.is_empty() { String::new() } else { format!(" {l}") })

@@ -152,8 +152,8 @@ fn allocations() {
     assert_eq!(
         host_align,
         [
-            "zekit: zeMemAllocHost: ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT: invalid arguments",
-            "zekit: zeMemAllocHost: ZE_RESULT_ERROR_UNSUPPORTED_SIZE: invalid arguments"
+            "zekit: zeMemAllocHost: ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT: invalid arguments: `0 != (alignment & (alignment - 1))`",
+            "zekit: zeMemAllocHost: ZE_RESULT_ERROR_UNSUPPORTED_SIZE: invalid arguments: `0 == size`"
         ],
         "{stderr}"
     );

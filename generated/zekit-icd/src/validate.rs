@@ -21,10 +21,19 @@
 //! 8. the spec's code conditions (`returns[].when`), in spec order, with their codes; a
 //!    pointer a condition dereferences is tested first when rules 1-2 do not guarantee it,
 //!    and a null one makes the condition false; `x % 0` is `x` and `x / 0` is 0.
+//!
+//! Each failure notes its reason (`pCount is null`, the condition's text, ...) with
+//! `zekit_rt::fail`, for the entry layer's one log line and last-error record.
 #![allow(non_snake_case, unused_variables, unused_unsafe, unused_parens, clippy::all)]
 use ::core::ffi::{c_char, c_int, c_void};
 use zekit_rt::{ZeError, ZeResult};
 use zekit_sys::*;
+/// A failed check: the code, with its reason noted for the entry layer's log line.
+#[cold]
+fn bad(code: ZeError, why: &'static str) -> ZeError {
+    zekit_rt::fail(code, why)
+}
+
 /// Rule 6 for the `pNext` chain of `ze_base_properties_t` (and of 39 other heads with the same structure types).
 /// Tolerated, the spec not saying where they go: `ze_device_compute_dotproduct_ext_properties_t`.
 unsafe fn chain_ze_properties(p: *const c_void) -> ZeResult<()> {
@@ -38,12 +47,27 @@ unsafe fn chain_ze_properties(p: *const c_void) -> ZeResult<()> {
             | 0x00020001..=0x00020029
             | 0x00020030..=0x00020042
             | 0x00020044..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -77,12 +101,27 @@ unsafe fn chain_ze_desc(p: *const c_void) -> ZeResult<()> {
             | 0x00020037..=0x0002003b
             | 0x0002003e..=0x00020043
             | 0x00020046..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -103,12 +142,27 @@ unsafe fn chain_ze_driver_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020028..=0x00020029
             | 0x00020030..=0x00020042
             | 0x00020044..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -140,12 +194,27 @@ unsafe fn chain_ze_device_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020042
             | 0x00020044..=0x00020046
             | 0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -166,12 +235,27 @@ unsafe fn chain_ze_device_module_properties_t(p: *const c_void) -> ZeResult<()> 
             | 0x00020004..=0x00020029
             | 0x00020030..=0x00020042
             | 0x00020044..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -192,12 +276,27 @@ unsafe fn chain_ze_device_image_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020030..=0x00020037
             | 0x00020039..=0x00020042
             | 0x00020044..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -217,12 +316,27 @@ unsafe fn chain_ze_device_p2p_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x0002000b..=0x00020029
             | 0x00020030..=0x00020042
             | 0x00020044..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -259,12 +373,27 @@ unsafe fn chain_ze_command_list_desc_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020037..=0x0002003b
             | 0x0002003e..=0x00020043
             | 0x00020046..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -301,12 +430,27 @@ unsafe fn chain_ze_event_pool_desc_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020037..=0x0002003b
             | 0x0002003e..=0x00020043
             | 0x00020046..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -343,12 +487,27 @@ unsafe fn chain_ze_event_counter_based_desc_t(p: *const c_void) -> ZeResult<()> 
             | 0x0002003e
             | 0x00020040..=0x00020043
             | 0x00020046..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -385,12 +544,27 @@ unsafe fn chain_ze_external_semaphore_ext_desc_t(p: *const c_void) -> ZeResult<(
             | 0x00020037..=0x0002003b
             | 0x0002003e..=0x00020043
             | 0x00020046..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -437,12 +611,27 @@ unsafe fn chain_ze_image_desc_t(p: *const c_void) -> ZeResult<()> {
             | 0x0002003e..=0x00020041
             | 0x00020043
             | 0x00020046..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -462,12 +651,27 @@ unsafe fn chain_ze_image_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020001..=0x00020029
             | 0x00020030..=0x00020042
             | 0x00020044..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -487,12 +691,27 @@ unsafe fn chain_ze_image_allocation_ext_properties_t(p: *const c_void) -> ZeResu
             | 0x00020001..=0x00020029
             | 0x00020030..=0x00020042
             | 0x00020044..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -535,12 +754,27 @@ unsafe fn chain_ze_device_mem_alloc_desc_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020037..=0x0002003b
             | 0x0002003e..=0x00020043
             | 0x00020046..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -581,12 +815,27 @@ unsafe fn chain_ze_host_mem_alloc_desc_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020038..=0x0002003b
             | 0x0002003e..=0x00020043
             | 0x00020046..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -607,12 +856,27 @@ unsafe fn chain_ze_memory_allocation_properties_t(p: *const c_void) -> ZeResult<
             | 0x0002000e..=0x00020029
             | 0x00020030..=0x00020042
             | 0x00020044..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -633,12 +897,27 @@ unsafe fn chain_ze_kernel_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020001..=0x00020029
             | 0x00020030..=0x00020042
             | 0x00020044..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -673,12 +952,27 @@ unsafe fn chain_ze_mutable_commands_exp_desc_t(p: *const c_void) -> ZeResult<()>
             | 0x00020037..=0x0002003b
             | 0x0002003e..=0x00020043
             | 0x00020046..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -717,12 +1011,27 @@ unsafe fn chain_ze_physical_mem_desc_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020037..=0x0002003b
             | 0x0002003e..=0x00020043
             | 0x00020046..=0x00020048
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -733,12 +1042,27 @@ unsafe fn chain_zet_properties(p: *const c_void) -> ZeResult<()> {
     let mut links = unsafe { chain::Links::new(p) };
     for link in links.by_ref() {
         match link.stype {
-            1..=9 | 0x00010001..=0x00010009 => return Err(ZeError::INVALID_ARGUMENT),
+            1..=9 | 0x00010001..=0x00010009 => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -752,13 +1076,26 @@ unsafe fn chain_zet_metric_group_properties_t(p: *const c_void) -> ZeResult<()> 
         match link.stype {
             9 | 0x00010006..=0x00010007 | 0x00010009 => {}
             1..=8 | 0x00010001..=0x00010005 | 0x00010008 => {
-                return Err(ZeError::INVALID_ARGUMENT);
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
             }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -772,13 +1109,26 @@ unsafe fn chain_zet_metric_properties_t(p: *const c_void) -> ZeResult<()> {
         match link.stype {
             0x00010007 => {}
             1..=9 | 0x00010001..=0x00010006 | 0x00010008..=0x00010009 => {
-                return Err(ZeError::INVALID_ARGUMENT);
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
             }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -792,13 +1142,26 @@ unsafe fn chain_zes_properties(p: *const c_void) -> ZeResult<()> {
         match link.stype {
             36 | 45 => {}
             1..=35 | 37..=44 | 46 | 0x00020001..=0x00020009 | 0x00020010..=0x00020018 => {
-                return Err(ZeError::INVALID_ARGUMENT);
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
             }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -810,13 +1173,26 @@ unsafe fn chain_zes_desc(p: *const c_void) -> ZeResult<()> {
     for link in links.by_ref() {
         match link.stype {
             1..=46 | 0x00020001..=0x00020009 | 0x00020010..=0x00020018 => {
-                return Err(ZeError::INVALID_ARGUMENT);
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
             }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -830,13 +1206,26 @@ unsafe fn chain_zes_device_state_t(p: *const c_void) -> ZeResult<()> {
         match link.stype {
             0x00020018 => {}
             1..=46 | 0x00020001..=0x00020009 | 0x00020010..=0x00020017 => {
-                return Err(ZeError::INVALID_ARGUMENT);
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
             }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -855,12 +1244,27 @@ unsafe fn chain_zes_device_properties_t(p: *const c_void) -> ZeResult<()> {
             | 46
             | 0x00020001..=0x00020009
             | 0x00020010..=0x00020016
-            | 0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x00020018 => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -879,12 +1283,27 @@ unsafe fn chain_zes_pci_properties_t(p: *const c_void) -> ZeResult<()> {
             | 46
             | 0x00020001..=0x00020009
             | 0x00020010..=0x00020013
-            | 0x00020015..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x00020015..=0x00020018 => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -900,12 +1319,27 @@ unsafe fn chain_zes_pci_state_t(p: *const c_void) -> ZeResult<()> {
             1..=46
             | 0x00020001..=0x00020009
             | 0x00020010..=0x00020012
-            | 0x00020014..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x00020014..=0x00020018 => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -924,12 +1358,27 @@ unsafe fn chain_zes_device_ecc_properties_t(p: *const c_void) -> ZeResult<()> {
             | 46
             | 0x00020001..=0x00020009
             | 0x00020010..=0x00020011
-            | 0x00020013..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x00020013..=0x00020018 => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -948,12 +1397,27 @@ unsafe fn chain_zes_engine_properties_t(p: *const c_void) -> ZeResult<()> {
             | 44
             | 46
             | 0x00020001..=0x00020009
-            | 0x00020010..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x00020010..=0x00020018 => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -972,12 +1436,27 @@ unsafe fn chain_zes_mem_properties_t(p: *const c_void) -> ZeResult<()> {
             | 46
             | 0x00020001
             | 0x00020003..=0x00020009
-            | 0x00020010..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x00020010..=0x00020018 => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -993,12 +1472,27 @@ unsafe fn chain_zes_mem_state_t(p: *const c_void) -> ZeResult<()> {
             1..=46
             | 0x00020001..=0x00020002
             | 0x00020004..=0x00020009
-            | 0x00020010..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x00020010..=0x00020018 => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -1017,12 +1511,27 @@ unsafe fn chain_zes_power_properties_t(p: *const c_void) -> ZeResult<()> {
             | 41..=44
             | 46
             | 0x00020002..=0x00020009
-            | 0x00020010..=0x00020018 => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x00020010..=0x00020018 => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -1058,12 +1567,27 @@ unsafe fn chain_zeGraphDumpContentsExt(p: *const c_void) -> ZeResult<()> {
             | 0x00020037..=0x0002003b
             | 0x0002003e..=0x00020043
             | 0x00020046..=0x00020047
-            | 0x0002004b => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x0002004b => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -1098,12 +1622,27 @@ unsafe fn chain_zeMemGetIpcHandleWithProperties(p: *const c_void) -> ZeResult<()
             | 0x00020030..=0x00020035
             | 0x00020037..=0x0002003b
             | 0x0002003e..=0x00020043
-            | 0x00020046..=0x00020048 => return Err(ZeError::INVALID_ARGUMENT),
+            | 0x00020046..=0x00020048 => {
+                return Err(
+                    zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        format_args!(
+                            "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
+                            link.stype
+                        ),
+                    ),
+                );
+            }
             _ => {}
         }
     }
     if links.truncated() {
-        return Err(ZeError::INVALID_ARGUMENT);
+        return Err(
+            bad(
+                ZeError::INVALID_ARGUMENT,
+                "a pNext chain is longer than 64 links, or a cycle",
+            ),
+        );
     }
     Ok(())
 }
@@ -1111,7 +1650,12 @@ unsafe fn chain_zeMemGetIpcHandleWithProperties(p: *const c_void) -> ZeResult<()
 /// Validates the arguments of `zeInit`.
 pub unsafe fn zeInit(flags: ze_init_flags_t) -> ZeResult<()> {
     if flags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "flags has bits this API version does not define",
+            ),
+        );
     }
     Ok(())
 }
@@ -1122,7 +1666,7 @@ pub unsafe fn zeDriverGet(
     phDrivers: *mut ze_driver_handle_t,
 ) -> ZeResult<()> {
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -1134,17 +1678,29 @@ pub unsafe fn zeInitDrivers(
     desc: *mut ze_init_driver_type_desc_t,
 ) -> ZeResult<()> {
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if (*desc).flags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         0x00020021 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_init_driver_type_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
@@ -1156,10 +1712,10 @@ pub unsafe fn zeDriverGetApiVersion(
     version: *mut ze_api_version_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if version.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "version is null"));
     }
     Ok(())
 }
@@ -1170,10 +1726,10 @@ pub unsafe fn zeDriverGetProperties(
     pDriverProperties: *mut ze_driver_properties_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if pDriverProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pDriverProperties is null"));
     }
     chain_ze_driver_properties_t((*pDriverProperties).pNext as *const c_void)?;
     Ok(())
@@ -1185,10 +1741,10 @@ pub unsafe fn zeDriverGetIpcProperties(
     pIpcProperties: *mut ze_driver_ipc_properties_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if pIpcProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pIpcProperties is null"));
     }
     chain_ze_properties((*pIpcProperties).pNext as *const c_void)?;
     Ok(())
@@ -1201,10 +1757,10 @@ pub unsafe fn zeDriverGetExtensionProperties(
     pExtensionProperties: *mut ze_driver_extension_properties_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -1216,13 +1772,13 @@ pub unsafe fn zeDriverGetExtensionFunctionAddress(
     ppFunctionAddress: *mut *mut c_void,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if name.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "name is null"));
     }
     if ppFunctionAddress.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ppFunctionAddress is null"));
     }
     Ok(())
 }
@@ -1233,10 +1789,10 @@ pub unsafe fn zeDriverGetLastErrorDescription(
     ppString: *mut *const c_char,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if ppString.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ppString is null"));
     }
     Ok(())
 }
@@ -1244,7 +1800,7 @@ pub unsafe fn zeDriverGetLastErrorDescription(
 /// Validates the arguments of `zeDriverGetDefaultContext`.
 pub unsafe fn zeDriverGetDefaultContext(hDriver: ze_driver_handle_t) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     Ok(())
 }
@@ -1256,10 +1812,10 @@ pub unsafe fn zeDeviceGet(
     phDevices: *mut ze_device_handle_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -1270,10 +1826,10 @@ pub unsafe fn zeDeviceGetRootDevice(
     phRootDevice: *mut ze_device_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if phRootDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phRootDevice is null"));
     }
     Ok(())
 }
@@ -1285,10 +1841,10 @@ pub unsafe fn zeDeviceGetSubDevices(
     phSubdevices: *mut ze_device_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -1299,10 +1855,10 @@ pub unsafe fn zeDeviceGetProperties(
     pDeviceProperties: *mut ze_device_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pDeviceProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pDeviceProperties is null"));
     }
     chain_ze_device_properties_t((*pDeviceProperties).pNext as *const c_void)?;
     Ok(())
@@ -1314,10 +1870,10 @@ pub unsafe fn zeDeviceGetComputeProperties(
     pComputeProperties: *mut ze_device_compute_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pComputeProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pComputeProperties is null"));
     }
     chain_ze_properties((*pComputeProperties).pNext as *const c_void)?;
     Ok(())
@@ -1329,10 +1885,10 @@ pub unsafe fn zeDeviceGetModuleProperties(
     pModuleProperties: *mut ze_device_module_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pModuleProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pModuleProperties is null"));
     }
     chain_ze_device_module_properties_t((*pModuleProperties).pNext as *const c_void)?;
     Ok(())
@@ -1345,10 +1901,10 @@ pub unsafe fn zeDeviceGetCommandQueueGroupProperties(
     pCommandQueueGroupProperties: *mut ze_command_queue_group_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -1360,10 +1916,10 @@ pub unsafe fn zeDeviceGetMemoryProperties(
     pMemProperties: *mut ze_device_memory_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -1374,10 +1930,10 @@ pub unsafe fn zeDeviceGetMemoryAccessProperties(
     pMemAccessProperties: *mut ze_device_memory_access_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pMemAccessProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMemAccessProperties is null"));
     }
     chain_ze_properties((*pMemAccessProperties).pNext as *const c_void)?;
     Ok(())
@@ -1390,10 +1946,10 @@ pub unsafe fn zeDeviceGetCacheProperties(
     pCacheProperties: *mut ze_device_cache_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -1404,10 +1960,10 @@ pub unsafe fn zeDeviceGetImageProperties(
     pImageProperties: *mut ze_device_image_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pImageProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pImageProperties is null"));
     }
     chain_ze_device_image_properties_t((*pImageProperties).pNext as *const c_void)?;
     Ok(())
@@ -1419,10 +1975,12 @@ pub unsafe fn zeDeviceGetExternalMemoryProperties(
     pExternalMemoryProperties: *mut ze_device_external_memory_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pExternalMemoryProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "pExternalMemoryProperties is null"),
+        );
     }
     chain_ze_properties((*pExternalMemoryProperties).pNext as *const c_void)?;
     Ok(())
@@ -1435,13 +1993,13 @@ pub unsafe fn zeDeviceGetP2PProperties(
     pP2PProperties: *mut ze_device_p2p_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if hPeerDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPeerDevice is null"));
     }
     if pP2PProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pP2PProperties is null"));
     }
     chain_ze_device_p2p_properties_t((*pP2PProperties).pNext as *const c_void)?;
     Ok(())
@@ -1454,13 +2012,13 @@ pub unsafe fn zeDeviceCanAccessPeer(
     value: *mut ze_bool_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if hPeerDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPeerDevice is null"));
     }
     if value.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "value is null"));
     }
     Ok(())
 }
@@ -1468,7 +2026,7 @@ pub unsafe fn zeDeviceCanAccessPeer(
 /// Validates the arguments of `zeDeviceGetStatus`.
 pub unsafe fn zeDeviceGetStatus(hDevice: ze_device_handle_t) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     Ok(())
 }
@@ -1480,13 +2038,13 @@ pub unsafe fn zeDeviceGetGlobalTimestamps(
     deviceTimestamp: *mut u64,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if hostTimestamp.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "hostTimestamp is null"));
     }
     if deviceTimestamp.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "deviceTimestamp is null"));
     }
     Ok(())
 }
@@ -1494,7 +2052,7 @@ pub unsafe fn zeDeviceGetGlobalTimestamps(
 /// Validates the arguments of `zeDeviceSynchronize`.
 pub unsafe fn zeDeviceSynchronize(hDevice: ze_device_handle_t) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     Ok(())
 }
@@ -1505,10 +2063,10 @@ pub unsafe fn zeDeviceGetAggregatedCopyOffloadIncrementValue(
     incrementValue: *mut u32,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if incrementValue.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "incrementValue is null"));
     }
     Ok(())
 }
@@ -1519,10 +2077,10 @@ pub unsafe fn zeDeviceGetCounterBasedEventMaxValue(
     maxValue: *mut u64,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if maxValue.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "maxValue is null"));
     }
     Ok(())
 }
@@ -1535,13 +2093,13 @@ pub unsafe fn zeDeviceGetRuntimeRequirements(
     pRequirements: *mut c_char,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pObjDesc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pObjDesc is null"));
     }
     if pSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSize is null"));
     }
     Ok(())
 }
@@ -1552,10 +2110,10 @@ pub unsafe fn zeDeviceGetRuntimeRequirementsKey(
     pKey: *mut *const c_char,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pKey.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pKey is null"));
     }
     Ok(())
 }
@@ -1567,13 +2125,13 @@ pub unsafe fn zeDeviceValidateRuntimeRequirements(
     pOut: *mut ze_validate_runtime_requirements_output_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pRequirements.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pRequirements is null"));
     }
     if pOut.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pOut is null"));
     }
     chain_ze_properties((*pOut).pNext as *const c_void)?;
     Ok(())
@@ -1588,14 +2146,21 @@ pub unsafe fn zeDeviceGetCompilerInfo(
     pData: *mut c_void,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSize is null"));
     }
     match paramName.0 {
         1..=4 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "paramName is not a value of its enumeration",
+                ),
+            );
+        }
     }
     chain_ze_desc(pNext as *const c_void)?;
     Ok(())
@@ -1608,20 +2173,32 @@ pub unsafe fn zeContextCreate(
     phContext: *mut ze_context_handle_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phContext.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phContext is null"));
     }
     if (*desc).flags.0 & 0xfffffffe != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         13 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_context_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
@@ -1636,24 +2213,41 @@ pub unsafe fn zeContextCreateEx(
     phContext: *mut ze_context_handle_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phContext.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phContext is null"));
     }
     if (*desc).flags.0 & 0xfffffffe != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         13 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_context_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     if phDevices.is_null() && (0u32 < numDevices) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phDevices) && (0 < numDevices)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -1661,7 +2255,7 @@ pub unsafe fn zeContextCreateEx(
 /// Validates the arguments of `zeContextDestroy`.
 pub unsafe fn zeContextDestroy(hContext: ze_context_handle_t) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     Ok(())
 }
@@ -1669,7 +2263,7 @@ pub unsafe fn zeContextDestroy(hContext: ze_context_handle_t) -> ZeResult<()> {
 /// Validates the arguments of `zeContextGetStatus`.
 pub unsafe fn zeContextGetStatus(hContext: ze_context_handle_t) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     Ok(())
 }
@@ -1682,31 +2276,57 @@ pub unsafe fn zeCommandQueueCreate(
     phCommandQueue: *mut ze_command_queue_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phCommandQueue.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phCommandQueue is null"));
     }
     if (*desc).flags.0 & 0xfffffff8 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).mode.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "desc->mode is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*desc).priority.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "desc->priority is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*desc).stype.0 {
         14 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_command_queue_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
@@ -1717,7 +2337,7 @@ pub unsafe fn zeCommandQueueDestroy(
     hCommandQueue: ze_command_queue_handle_t,
 ) -> ZeResult<()> {
     if hCommandQueue.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandQueue is null"));
     }
     Ok(())
 }
@@ -1730,13 +2350,18 @@ pub unsafe fn zeCommandQueueExecuteCommandLists(
     hFence: ze_fence_handle_t,
 ) -> ZeResult<()> {
     if hCommandQueue.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandQueue is null"));
     }
     if phCommandLists.is_null() && numCommandLists != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "phCommandLists is null with a non-zero count",
+            ),
+        );
     }
     if 0u32 == numCommandLists {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`0 == numCommandLists`"));
     }
     Ok(())
 }
@@ -1747,7 +2372,7 @@ pub unsafe fn zeCommandQueueSynchronize(
     timeout: u64,
 ) -> ZeResult<()> {
     if hCommandQueue.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandQueue is null"));
     }
     Ok(())
 }
@@ -1758,10 +2383,10 @@ pub unsafe fn zeCommandQueueGetOrdinal(
     pOrdinal: *mut u32,
 ) -> ZeResult<()> {
     if hCommandQueue.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandQueue is null"));
     }
     if pOrdinal.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pOrdinal is null"));
     }
     Ok(())
 }
@@ -1772,10 +2397,10 @@ pub unsafe fn zeCommandQueueGetIndex(
     pIndex: *mut u32,
 ) -> ZeResult<()> {
     if hCommandQueue.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandQueue is null"));
     }
     if pIndex.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pIndex is null"));
     }
     Ok(())
 }
@@ -1786,10 +2411,10 @@ pub unsafe fn zeCommandQueueGetFlags(
     pFlags: *mut ze_command_queue_flags_t,
 ) -> ZeResult<()> {
     if hCmdQueue.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCmdQueue is null"));
     }
     if pFlags.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pFlags is null"));
     }
     Ok(())
 }
@@ -1800,10 +2425,10 @@ pub unsafe fn zeCommandQueueGetMode(
     pMode: *mut ze_command_queue_mode_t,
 ) -> ZeResult<()> {
     if hCmdQueue.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCmdQueue is null"));
     }
     if pMode.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMode is null"));
     }
     Ok(())
 }
@@ -1814,10 +2439,10 @@ pub unsafe fn zeCommandQueueGetPriority(
     pPriority: *mut ze_command_queue_priority_t,
 ) -> ZeResult<()> {
     if hCmdQueue.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCmdQueue is null"));
     }
     if pPriority.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pPriority is null"));
     }
     Ok(())
 }
@@ -1830,23 +2455,35 @@ pub unsafe fn zeCommandListCreate(
     phCommandList: *mut ze_command_list_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phCommandList is null"));
     }
     if (*desc).flags.0 & 0xffffffc0 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         15 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_command_list_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_command_list_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
@@ -1860,31 +2497,57 @@ pub unsafe fn zeCommandListCreateImmediate(
     phCommandList: *mut ze_command_list_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if altdesc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "altdesc is null"));
     }
     if phCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phCommandList is null"));
     }
     if (*altdesc).flags.0 & 0xfffffff8 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "altdesc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*altdesc).mode.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "altdesc->mode is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*altdesc).priority.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "altdesc->priority is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*altdesc).stype.0 {
         14 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "altdesc->stype is not the structure type of ze_command_queue_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*altdesc).pNext as *const c_void)?;
     Ok(())
@@ -1895,7 +2558,7 @@ pub unsafe fn zeCommandListDestroy(
     hCommandList: ze_command_list_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     Ok(())
 }
@@ -1905,7 +2568,7 @@ pub unsafe fn zeCommandListClose(
     hCommandList: ze_command_list_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     Ok(())
 }
@@ -1915,7 +2578,7 @@ pub unsafe fn zeCommandListReset(
     hCommandList: ze_command_list_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     Ok(())
 }
@@ -1929,13 +2592,18 @@ pub unsafe fn zeCommandListAppendWriteGlobalTimestamp(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if dstptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "dstptr is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -1946,7 +2614,7 @@ pub unsafe fn zeCommandListHostSynchronize(
     timeout: u64,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     Ok(())
 }
@@ -1957,10 +2625,10 @@ pub unsafe fn zeCommandListGetDeviceHandle(
     phDevice: *mut ze_device_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if phDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phDevice is null"));
     }
     Ok(())
 }
@@ -1971,10 +2639,10 @@ pub unsafe fn zeCommandListGetContextHandle(
     phContext: *mut ze_context_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if phContext.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phContext is null"));
     }
     Ok(())
 }
@@ -1985,10 +2653,10 @@ pub unsafe fn zeCommandListGetOrdinal(
     pOrdinal: *mut u32,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if pOrdinal.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pOrdinal is null"));
     }
     Ok(())
 }
@@ -1999,10 +2667,10 @@ pub unsafe fn zeCommandListImmediateGetIndex(
     pIndex: *mut u32,
 ) -> ZeResult<()> {
     if hCommandListImmediate.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandListImmediate is null"));
     }
     if pIndex.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pIndex is null"));
     }
     Ok(())
 }
@@ -2013,10 +2681,10 @@ pub unsafe fn zeCommandListIsImmediate(
     pIsImmediate: *mut ze_bool_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if pIsImmediate.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pIsImmediate is null"));
     }
     Ok(())
 }
@@ -2027,10 +2695,10 @@ pub unsafe fn zeCommandListGetFlags(
     pFlags: *mut ze_command_list_flags_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if pFlags.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pFlags is null"));
     }
     Ok(())
 }
@@ -2041,10 +2709,10 @@ pub unsafe fn zeCommandListImmediateGetFlags(
     pFlags: *mut ze_command_queue_flags_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if pFlags.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pFlags is null"));
     }
     Ok(())
 }
@@ -2055,10 +2723,10 @@ pub unsafe fn zeCommandListImmediateGetMode(
     pMode: *mut ze_command_queue_mode_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if pMode.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMode is null"));
     }
     Ok(())
 }
@@ -2069,10 +2737,10 @@ pub unsafe fn zeCommandListImmediateGetPriority(
     pPriority: *mut ze_command_queue_priority_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if pPriority.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pPriority is null"));
     }
     Ok(())
 }
@@ -2083,10 +2751,10 @@ pub unsafe fn zeDevicePciGetPropertiesExt(
     pPciProperties: *mut ze_pci_ext_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pPciProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pPciProperties is null"));
     }
     chain_ze_properties((*pPciProperties).pNext as *const c_void)?;
     Ok(())
@@ -2099,21 +2767,35 @@ pub unsafe fn zeRTASBuilderCreateExt(
     phBuilder: *mut ze_rtas_builder_ext_handle_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if pDescriptor.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pDescriptor is null"));
     }
     if phBuilder.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phBuilder is null"));
     }
     match (*pDescriptor).builderVersion.0 {
         0x00010000 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "pDescriptor->builderVersion is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*pDescriptor).stype.0 {
         0x00020030 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pDescriptor->stype is not the structure type of ze_rtas_builder_ext_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*pDescriptor).pNext as *const c_void)?;
     Ok(())
@@ -2126,28 +2808,54 @@ pub unsafe fn zeRTASBuilderGetBuildPropertiesExt(
     pProperties: *mut ze_rtas_builder_ext_properties_t,
 ) -> ZeResult<()> {
     if hBuilder.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hBuilder is null"));
     }
     if pBuildOpDescriptor.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pBuildOpDescriptor is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     match (*pBuildOpDescriptor).rtasFormat.0 {
         0 | 0x7ffffffe => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "pBuildOpDescriptor->rtasFormat is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*pBuildOpDescriptor).buildQuality.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "pBuildOpDescriptor->buildQuality is not a value of its enumeration",
+                ),
+            );
+        }
     }
     if (*pBuildOpDescriptor).buildFlags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "pBuildOpDescriptor->buildFlags has bits this API version does not define",
+            ),
+        );
     }
     match (*pBuildOpDescriptor).stype.0 {
         0x00020031 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pBuildOpDescriptor->stype is not the structure type of ze_rtas_builder_build_op_ext_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*pBuildOpDescriptor).pNext as *const c_void)?;
     chain_ze_properties((*pProperties).pNext as *const c_void)?;
@@ -2161,15 +2869,29 @@ pub unsafe fn zeDriverRTASFormatCompatibilityCheckExt(
     rtasFormatB: ze_rtas_format_ext_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     match rtasFormatA.0 {
         0 | 0x7ffffffe => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "rtasFormatA is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match rtasFormatB.0 {
         0 | 0x7ffffffe => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "rtasFormatB is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -2188,31 +2910,62 @@ pub unsafe fn zeRTASBuilderBuildExt(
     pRtasBufferSizeBytes: *mut usize,
 ) -> ZeResult<()> {
     if hBuilder.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hBuilder is null"));
     }
     if pBuildOpDescriptor.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pBuildOpDescriptor is null"));
     }
     if pScratchBuffer.is_null() && scratchBufferSizeBytes != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "pScratchBuffer is null with a non-zero count",
+            ),
+        );
     }
     if pRtasBuffer.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pRtasBuffer is null"));
     }
     match (*pBuildOpDescriptor).rtasFormat.0 {
         0 | 0x7ffffffe => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "pBuildOpDescriptor->rtasFormat is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*pBuildOpDescriptor).buildQuality.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "pBuildOpDescriptor->buildQuality is not a value of its enumeration",
+                ),
+            );
+        }
     }
     if (*pBuildOpDescriptor).buildFlags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "pBuildOpDescriptor->buildFlags has bits this API version does not define",
+            ),
+        );
     }
     match (*pBuildOpDescriptor).stype.0 {
         0x00020031 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pBuildOpDescriptor->stype is not the structure type of ze_rtas_builder_build_op_ext_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*pBuildOpDescriptor).pNext as *const c_void)?;
     Ok(())
@@ -2229,16 +2982,21 @@ pub unsafe fn zeRTASBuilderCommandListAppendCopyExt(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if dstptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "dstptr is null"));
     }
     if srcptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "srcptr is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -2248,7 +3006,7 @@ pub unsafe fn zeRTASBuilderDestroyExt(
     hBuilder: ze_rtas_builder_ext_handle_t,
 ) -> ZeResult<()> {
     if hBuilder.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hBuilder is null"));
     }
     Ok(())
 }
@@ -2259,10 +3017,10 @@ pub unsafe fn zeRTASParallelOperationCreateExt(
     phParallelOperation: *mut ze_rtas_parallel_operation_ext_handle_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if phParallelOperation.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phParallelOperation is null"));
     }
     Ok(())
 }
@@ -2273,10 +3031,10 @@ pub unsafe fn zeRTASParallelOperationGetPropertiesExt(
     pProperties: *mut ze_rtas_parallel_operation_ext_properties_t,
 ) -> ZeResult<()> {
     if hParallelOperation.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hParallelOperation is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_ze_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -2287,7 +3045,7 @@ pub unsafe fn zeRTASParallelOperationJoinExt(
     hParallelOperation: ze_rtas_parallel_operation_ext_handle_t,
 ) -> ZeResult<()> {
     if hParallelOperation.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hParallelOperation is null"));
     }
     Ok(())
 }
@@ -2297,7 +3055,7 @@ pub unsafe fn zeRTASParallelOperationDestroyExt(
     hParallelOperation: ze_rtas_parallel_operation_ext_handle_t,
 ) -> ZeResult<()> {
     if hParallelOperation.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hParallelOperation is null"));
     }
     Ok(())
 }
@@ -2309,21 +3067,35 @@ pub unsafe fn zeRTASBuilderCreateExp(
     phBuilder: *mut ze_rtas_builder_exp_handle_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if pDescriptor.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pDescriptor is null"));
     }
     if phBuilder.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phBuilder is null"));
     }
     match (*pDescriptor).builderVersion.0 {
         0x00010000 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "pDescriptor->builderVersion is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*pDescriptor).stype.0 {
         0x0002000e => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pDescriptor->stype is not the structure type of ze_rtas_builder_exp_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*pDescriptor).pNext as *const c_void)?;
     Ok(())
@@ -2336,28 +3108,54 @@ pub unsafe fn zeRTASBuilderGetBuildPropertiesExp(
     pProperties: *mut ze_rtas_builder_exp_properties_t,
 ) -> ZeResult<()> {
     if hBuilder.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hBuilder is null"));
     }
     if pBuildOpDescriptor.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pBuildOpDescriptor is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     match (*pBuildOpDescriptor).rtasFormat.0 {
         0 | 0x7ffffffe => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "pBuildOpDescriptor->rtasFormat is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*pBuildOpDescriptor).buildQuality.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "pBuildOpDescriptor->buildQuality is not a value of its enumeration",
+                ),
+            );
+        }
     }
     if (*pBuildOpDescriptor).buildFlags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "pBuildOpDescriptor->buildFlags has bits this API version does not define",
+            ),
+        );
     }
     match (*pBuildOpDescriptor).stype.0 {
         0x0002000f => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pBuildOpDescriptor->stype is not the structure type of ze_rtas_builder_build_op_exp_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*pBuildOpDescriptor).pNext as *const c_void)?;
     chain_ze_properties((*pProperties).pNext as *const c_void)?;
@@ -2371,15 +3169,29 @@ pub unsafe fn zeDriverRTASFormatCompatibilityCheckExp(
     rtasFormatB: ze_rtas_format_exp_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     match rtasFormatA.0 {
         0 | 0x7ffffffe => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "rtasFormatA is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match rtasFormatB.0 {
         0 | 0x7ffffffe => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "rtasFormatB is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -2398,31 +3210,62 @@ pub unsafe fn zeRTASBuilderBuildExp(
     pRtasBufferSizeBytes: *mut usize,
 ) -> ZeResult<()> {
     if hBuilder.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hBuilder is null"));
     }
     if pBuildOpDescriptor.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pBuildOpDescriptor is null"));
     }
     if pScratchBuffer.is_null() && scratchBufferSizeBytes != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "pScratchBuffer is null with a non-zero count",
+            ),
+        );
     }
     if pRtasBuffer.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pRtasBuffer is null"));
     }
     match (*pBuildOpDescriptor).rtasFormat.0 {
         0 | 0x7ffffffe => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "pBuildOpDescriptor->rtasFormat is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*pBuildOpDescriptor).buildQuality.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "pBuildOpDescriptor->buildQuality is not a value of its enumeration",
+                ),
+            );
+        }
     }
     if (*pBuildOpDescriptor).buildFlags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "pBuildOpDescriptor->buildFlags has bits this API version does not define",
+            ),
+        );
     }
     match (*pBuildOpDescriptor).stype.0 {
         0x0002000f => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pBuildOpDescriptor->stype is not the structure type of ze_rtas_builder_build_op_exp_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*pBuildOpDescriptor).pNext as *const c_void)?;
     Ok(())
@@ -2433,7 +3276,7 @@ pub unsafe fn zeRTASBuilderDestroyExp(
     hBuilder: ze_rtas_builder_exp_handle_t,
 ) -> ZeResult<()> {
     if hBuilder.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hBuilder is null"));
     }
     Ok(())
 }
@@ -2444,10 +3287,10 @@ pub unsafe fn zeRTASParallelOperationCreateExp(
     phParallelOperation: *mut ze_rtas_parallel_operation_exp_handle_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if phParallelOperation.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phParallelOperation is null"));
     }
     Ok(())
 }
@@ -2458,10 +3301,10 @@ pub unsafe fn zeRTASParallelOperationGetPropertiesExp(
     pProperties: *mut ze_rtas_parallel_operation_exp_properties_t,
 ) -> ZeResult<()> {
     if hParallelOperation.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hParallelOperation is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_ze_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -2472,7 +3315,7 @@ pub unsafe fn zeRTASParallelOperationJoinExp(
     hParallelOperation: ze_rtas_parallel_operation_exp_handle_t,
 ) -> ZeResult<()> {
     if hParallelOperation.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hParallelOperation is null"));
     }
     Ok(())
 }
@@ -2482,7 +3325,7 @@ pub unsafe fn zeRTASParallelOperationDestroyExp(
     hParallelOperation: ze_rtas_parallel_operation_exp_handle_t,
 ) -> ZeResult<()> {
     if hParallelOperation.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hParallelOperation is null"));
     }
     Ok(())
 }
@@ -2495,10 +3338,15 @@ pub unsafe fn zeCommandListAppendBarrier(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -2514,16 +3362,28 @@ pub unsafe fn zeCommandListAppendMemoryRangesBarrier(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if pRangeSizes.is_null() && numRanges != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "pRangeSizes is null with a non-zero count",
+            ),
+        );
     }
     if pRanges.is_null() && numRanges != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "pRanges is null with a non-zero count"),
+        );
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -2534,10 +3394,10 @@ pub unsafe fn zeContextSystemBarrier(
     hDevice: ze_device_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     Ok(())
 }
@@ -2552,13 +3412,13 @@ pub unsafe fn zeMemGetPitchFor2dImage(
     rowPitch: *mut usize,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if rowPitch.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "rowPitch is null"));
     }
     Ok(())
 }
@@ -2569,10 +3429,10 @@ pub unsafe fn zeImageGetDeviceOffsetExp(
     pDeviceOffset: *mut u64,
 ) -> ZeResult<()> {
     if hImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hImage is null"));
     }
     if pDeviceOffset.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pDeviceOffset is null"));
     }
     Ok(())
 }
@@ -2584,7 +3444,7 @@ pub unsafe fn zeDeviceReserveCacheExt(
     cacheReservationSize: usize,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     Ok(())
 }
@@ -2597,14 +3457,21 @@ pub unsafe fn zeDeviceSetCacheAdviceExt(
     cacheRegion: ze_cache_ext_region_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     match cacheRegion.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "cacheRegion is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -2615,10 +3482,10 @@ pub unsafe fn zeCommandListCreateCloneExp(
     phClonedCommandList: *mut ze_command_list_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if phClonedCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phClonedCommandList is null"));
     }
     Ok(())
 }
@@ -2634,16 +3501,21 @@ pub unsafe fn zeCommandListAppendMemoryCopy(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if dstptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "dstptr is null"));
     }
     if srcptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "srcptr is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -2660,17 +3532,22 @@ pub unsafe fn zeCommandListAppendMemoryCopyWithParameters(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if dstptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "dstptr is null"));
     }
     if srcptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "srcptr is null"));
     }
     chain_ze_desc(pNext as *const c_void)?;
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -2687,19 +3564,26 @@ pub unsafe fn zeCommandListAppendMemoryFill(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if pattern.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pattern is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     if size.checked_rem(pattern_size).unwrap_or(size) != 0usize {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`size % pattern_size != 0`"),
+        );
     }
     Ok(())
 }
@@ -2717,20 +3601,27 @@ pub unsafe fn zeCommandListAppendMemoryFillWithParameters(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if pattern.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pattern is null"));
     }
     chain_ze_desc(pNext as *const c_void)?;
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     if size.checked_rem(pattern_size).unwrap_or(size) != 0usize {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`size % pattern_size != 0`"),
+        );
     }
     Ok(())
 }
@@ -2751,22 +3642,27 @@ pub unsafe fn zeCommandListAppendMemoryCopyRegion(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if dstptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "dstptr is null"));
     }
     if dstRegion.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "dstRegion is null"));
     }
     if srcptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "srcptr is null"));
     }
     if srcRegion.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "srcRegion is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -2783,19 +3679,24 @@ pub unsafe fn zeCommandListAppendMemoryCopyFromContext(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hContextSrc.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContextSrc is null"));
     }
     if dstptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "dstptr is null"));
     }
     if srcptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "srcptr is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -2810,16 +3711,21 @@ pub unsafe fn zeCommandListAppendImageCopy(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hDstImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDstImage is null"));
     }
     if hSrcImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hSrcImage is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -2836,16 +3742,21 @@ pub unsafe fn zeCommandListAppendImageCopyRegion(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hDstImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDstImage is null"));
     }
     if hSrcImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hSrcImage is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -2861,16 +3772,21 @@ pub unsafe fn zeCommandListAppendImageCopyToMemory(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hSrcImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hSrcImage is null"));
     }
     if dstptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "dstptr is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -2886,16 +3802,21 @@ pub unsafe fn zeCommandListAppendImageCopyFromMemory(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hDstImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDstImage is null"));
     }
     if srcptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "srcptr is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -2907,10 +3828,10 @@ pub unsafe fn zeCommandListAppendMemoryPrefetch(
     size: usize,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     Ok(())
 }
@@ -2924,17 +3845,24 @@ pub unsafe fn zeCommandListAppendMemAdvise(
     advice: ze_memory_advice_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     match advice.0 {
         0..=9 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "advice is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -2946,10 +3874,10 @@ pub unsafe fn zeDeviceGetVectorWidthPropertiesExt(
     pVectorWidthProperties: *mut ze_device_vector_width_properties_ext_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -2963,27 +3891,44 @@ pub unsafe fn zeEventPoolCreate(
     phEventPool: *mut ze_event_pool_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phEventPool.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phEventPool is null"));
     }
     if (*desc).flags.0 & 0xfffffff0 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         16 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_event_pool_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_event_pool_desc_t((*desc).pNext as *const c_void)?;
     if 0u32 == (*desc).count {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`0 == desc->count`"));
     }
     if phDevices.is_null() && (0u32 < numDevices) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phDevices) && (0 < numDevices)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -2991,7 +3936,7 @@ pub unsafe fn zeEventPoolCreate(
 /// Validates the arguments of `zeEventPoolDestroy`.
 pub unsafe fn zeEventPoolDestroy(hEventPool: ze_event_pool_handle_t) -> ZeResult<()> {
     if hEventPool.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEventPool is null"));
     }
     Ok(())
 }
@@ -3003,23 +3948,40 @@ pub unsafe fn zeEventCreate(
     phEvent: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hEventPool.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEventPool is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phEvent is null"));
     }
     if (*desc).signal.0 & 0xfffffff8 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->signal has bits this API version does not define",
+            ),
+        );
     }
     if (*desc).wait.0 & 0xfffffff8 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->wait has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         17 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_event_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
@@ -3033,29 +3995,51 @@ pub unsafe fn zeEventCounterBasedCreate(
     phEvent: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phEvent is null"));
     }
     if (*desc).flags.0 & 0xffffff80 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     if (*desc).signal.0 & 0xfffffff8 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->signal has bits this API version does not define",
+            ),
+        );
     }
     if (*desc).wait.0 & 0xfffffff8 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->wait has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         0x0002003a => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_event_counter_based_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_event_counter_based_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
@@ -3064,7 +4048,7 @@ pub unsafe fn zeEventCounterBasedCreate(
 /// Validates the arguments of `zeEventDestroy`.
 pub unsafe fn zeEventDestroy(hEvent: ze_event_handle_t) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     Ok(())
 }
@@ -3075,10 +4059,10 @@ pub unsafe fn zeEventPoolGetIpcHandle(
     phIpc: *mut ze_ipc_event_pool_handle_t,
 ) -> ZeResult<()> {
     if hEventPool.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEventPool is null"));
     }
     if phIpc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phIpc is null"));
     }
     Ok(())
 }
@@ -3089,7 +4073,7 @@ pub unsafe fn zeEventPoolPutIpcHandle(
     hIpc: ze_ipc_event_pool_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     Ok(())
 }
@@ -3101,10 +4085,10 @@ pub unsafe fn zeEventPoolOpenIpcHandle(
     phEventPool: *mut ze_event_pool_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if phEventPool.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phEventPool is null"));
     }
     Ok(())
 }
@@ -3114,7 +4098,7 @@ pub unsafe fn zeEventPoolCloseIpcHandle(
     hEventPool: ze_event_pool_handle_t,
 ) -> ZeResult<()> {
     if hEventPool.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEventPool is null"));
     }
     Ok(())
 }
@@ -3125,10 +4109,10 @@ pub unsafe fn zeEventCounterBasedGetIpcHandle(
     phIpc: *mut ze_ipc_event_counter_based_handle_t,
 ) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     if phIpc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phIpc is null"));
     }
     Ok(())
 }
@@ -3140,10 +4124,10 @@ pub unsafe fn zeEventCounterBasedOpenIpcHandle(
     phEvent: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if phEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phEvent is null"));
     }
     Ok(())
 }
@@ -3153,7 +4137,7 @@ pub unsafe fn zeEventCounterBasedCloseIpcHandle(
     hEvent: ze_event_handle_t,
 ) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     Ok(())
 }
@@ -3165,13 +4149,13 @@ pub unsafe fn zeEventCounterBasedGetDeviceAddress(
     deviceAddress: *mut u64,
 ) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     if completionValue.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "completionValue is null"));
     }
     if deviceAddress.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "deviceAddress is null"));
     }
     Ok(())
 }
@@ -3182,10 +4166,10 @@ pub unsafe fn zeCommandListAppendSignalEvent(
     hEvent: ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     Ok(())
 }
@@ -3197,10 +4181,12 @@ pub unsafe fn zeCommandListAppendWaitOnEvents(
     phEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if phEvents.is_null() && numEvents != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "phEvents is null with a non-zero count"),
+        );
     }
     Ok(())
 }
@@ -3208,7 +4194,7 @@ pub unsafe fn zeCommandListAppendWaitOnEvents(
 /// Validates the arguments of `zeEventHostSignal`.
 pub unsafe fn zeEventHostSignal(hEvent: ze_event_handle_t) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     Ok(())
 }
@@ -3219,7 +4205,7 @@ pub unsafe fn zeEventHostSynchronize(
     timeout: u64,
 ) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     Ok(())
 }
@@ -3227,7 +4213,7 @@ pub unsafe fn zeEventHostSynchronize(
 /// Validates the arguments of `zeEventQueryStatus`.
 pub unsafe fn zeEventQueryStatus(hEvent: ze_event_handle_t) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     Ok(())
 }
@@ -3238,10 +4224,10 @@ pub unsafe fn zeCommandListAppendEventReset(
     hEvent: ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     Ok(())
 }
@@ -3249,7 +4235,7 @@ pub unsafe fn zeCommandListAppendEventReset(
 /// Validates the arguments of `zeEventHostReset`.
 pub unsafe fn zeEventHostReset(hEvent: ze_event_handle_t) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     Ok(())
 }
@@ -3260,10 +4246,10 @@ pub unsafe fn zeEventQueryKernelTimestamp(
     dstptr: *mut ze_kernel_timestamp_result_t,
 ) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     if dstptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "dstptr is null"));
     }
     Ok(())
 }
@@ -3280,16 +4266,23 @@ pub unsafe fn zeCommandListAppendQueryKernelTimestamps(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if phEvents.is_null() && numEvents != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "phEvents is null with a non-zero count"),
+        );
     }
     if dstptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "dstptr is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -3300,10 +4293,10 @@ pub unsafe fn zeEventGetEventPool(
     phEventPool: *mut ze_event_pool_handle_t,
 ) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     if phEventPool.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phEventPool is null"));
     }
     Ok(())
 }
@@ -3314,10 +4307,10 @@ pub unsafe fn zeEventGetSignalScope(
     pSignalScope: *mut ze_event_scope_flags_t,
 ) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     if pSignalScope.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSignalScope is null"));
     }
     Ok(())
 }
@@ -3328,10 +4321,10 @@ pub unsafe fn zeEventGetWaitScope(
     pWaitScope: *mut ze_event_scope_flags_t,
 ) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     if pWaitScope.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pWaitScope is null"));
     }
     Ok(())
 }
@@ -3342,10 +4335,10 @@ pub unsafe fn zeEventPoolGetContextHandle(
     phContext: *mut ze_context_handle_t,
 ) -> ZeResult<()> {
     if hEventPool.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEventPool is null"));
     }
     if phContext.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phContext is null"));
     }
     Ok(())
 }
@@ -3356,10 +4349,10 @@ pub unsafe fn zeEventPoolGetFlags(
     pFlags: *mut ze_event_pool_flags_t,
 ) -> ZeResult<()> {
     if hEventPool.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEventPool is null"));
     }
     if pFlags.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pFlags is null"));
     }
     Ok(())
 }
@@ -3370,10 +4363,10 @@ pub unsafe fn zeEventGetCounterBasedFlags(
     pFlags: *mut ze_event_counter_based_flags_t,
 ) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     if pFlags.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pFlags is null"));
     }
     Ok(())
 }
@@ -3386,13 +4379,13 @@ pub unsafe fn zeEventQueryKernelTimestampsExt(
     pResults: *mut ze_event_query_kernel_timestamps_results_ext_properties_t,
 ) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -3405,13 +4398,13 @@ pub unsafe fn zeEventQueryTimestampsExp(
     pTimestamps: *mut ze_kernel_timestamp_result_t,
 ) -> ZeResult<()> {
     if hEvent.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEvent is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -3423,20 +4416,32 @@ pub unsafe fn zeDeviceImportExternalSemaphoreExt(
     phSemaphore: *mut ze_external_semaphore_ext_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phSemaphore.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phSemaphore is null"));
     }
     if (*desc).flags.0 & 0xfffffe00 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         0x00020022 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_external_semaphore_ext_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_external_semaphore_ext_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
@@ -3447,7 +4452,7 @@ pub unsafe fn zeDeviceReleaseExternalSemaphoreExt(
     hSemaphore: ze_external_semaphore_ext_handle_t,
 ) -> ZeResult<()> {
     if hSemaphore.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hSemaphore is null"));
     }
     Ok(())
 }
@@ -3463,22 +4468,47 @@ pub unsafe fn zeCommandListAppendSignalExternalSemaphoreExt(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if phSemaphores.is_null() && numSemaphores != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "phSemaphores is null with a non-zero count",
+            ),
+        );
     }
     if signalParams.is_null() && numSemaphores != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "signalParams is null with a non-zero count",
+            ),
+        );
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     if phSemaphores.is_null() && (0u32 < numSemaphores) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phSemaphores) && (0 < numSemaphores)`",
+            ),
+        );
     }
     if signalParams.is_null() && (0u32 < numSemaphores) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == signalParams) && (0 < numSemaphores)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -3494,22 +4524,47 @@ pub unsafe fn zeCommandListAppendWaitExternalSemaphoreExt(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if phSemaphores.is_null() && numSemaphores != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "phSemaphores is null with a non-zero count",
+            ),
+        );
     }
     if waitParams.is_null() && numSemaphores != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "waitParams is null with a non-zero count",
+            ),
+        );
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     if phSemaphores.is_null() && (0u32 < numSemaphores) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phSemaphores) && (0 < numSemaphores)`",
+            ),
+        );
     }
     if waitParams.is_null() && (0u32 < numSemaphores) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == waitParams) && (0 < numSemaphores)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -3521,10 +4576,10 @@ pub unsafe fn zeFabricVertexGetExp(
     phVertices: *mut ze_fabric_vertex_handle_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -3536,10 +4591,10 @@ pub unsafe fn zeFabricVertexGetSubVerticesExp(
     phSubvertices: *mut ze_fabric_vertex_handle_t,
 ) -> ZeResult<()> {
     if hVertex.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVertex is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -3550,10 +4605,10 @@ pub unsafe fn zeFabricVertexGetPropertiesExp(
     pVertexProperties: *mut ze_fabric_vertex_exp_properties_t,
 ) -> ZeResult<()> {
     if hVertex.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVertex is null"));
     }
     if pVertexProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pVertexProperties is null"));
     }
     chain_ze_properties((*pVertexProperties).pNext as *const c_void)?;
     Ok(())
@@ -3565,10 +4620,10 @@ pub unsafe fn zeFabricVertexGetDeviceExp(
     phDevice: *mut ze_device_handle_t,
 ) -> ZeResult<()> {
     if hVertex.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVertex is null"));
     }
     if phDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phDevice is null"));
     }
     Ok(())
 }
@@ -3579,10 +4634,10 @@ pub unsafe fn zeDeviceGetFabricVertexExp(
     phVertex: *mut ze_fabric_vertex_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if phVertex.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phVertex is null"));
     }
     Ok(())
 }
@@ -3595,13 +4650,13 @@ pub unsafe fn zeFabricEdgeGetExp(
     phEdges: *mut ze_fabric_edge_handle_t,
 ) -> ZeResult<()> {
     if hVertexA.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVertexA is null"));
     }
     if hVertexB.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVertexB is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -3613,13 +4668,13 @@ pub unsafe fn zeFabricEdgeGetVerticesExp(
     phVertexB: *mut ze_fabric_vertex_handle_t,
 ) -> ZeResult<()> {
     if hEdge.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEdge is null"));
     }
     if phVertexA.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phVertexA is null"));
     }
     if phVertexB.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phVertexB is null"));
     }
     Ok(())
 }
@@ -3630,10 +4685,10 @@ pub unsafe fn zeFabricEdgeGetPropertiesExp(
     pEdgeProperties: *mut ze_fabric_edge_exp_properties_t,
 ) -> ZeResult<()> {
     if hEdge.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEdge is null"));
     }
     if pEdgeProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pEdgeProperties is null"));
     }
     chain_ze_properties((*pEdgeProperties).pNext as *const c_void)?;
     Ok(())
@@ -3646,20 +4701,32 @@ pub unsafe fn zeFenceCreate(
     phFence: *mut ze_fence_handle_t,
 ) -> ZeResult<()> {
     if hCommandQueue.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandQueue is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phFence.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phFence is null"));
     }
     if (*desc).flags.0 & 0xfffffffe != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         18 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_fence_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
@@ -3668,7 +4735,7 @@ pub unsafe fn zeFenceCreate(
 /// Validates the arguments of `zeFenceDestroy`.
 pub unsafe fn zeFenceDestroy(hFence: ze_fence_handle_t) -> ZeResult<()> {
     if hFence.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFence is null"));
     }
     Ok(())
 }
@@ -3679,7 +4746,7 @@ pub unsafe fn zeFenceHostSynchronize(
     timeout: u64,
 ) -> ZeResult<()> {
     if hFence.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFence is null"));
     }
     Ok(())
 }
@@ -3687,7 +4754,7 @@ pub unsafe fn zeFenceHostSynchronize(
 /// Validates the arguments of `zeFenceQueryStatus`.
 pub unsafe fn zeFenceQueryStatus(hFence: ze_fence_handle_t) -> ZeResult<()> {
     if hFence.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFence is null"));
     }
     Ok(())
 }
@@ -3695,7 +4762,7 @@ pub unsafe fn zeFenceQueryStatus(hFence: ze_fence_handle_t) -> ZeResult<()> {
 /// Validates the arguments of `zeFenceReset`.
 pub unsafe fn zeFenceReset(hFence: ze_fence_handle_t) -> ZeResult<()> {
     if hFence.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFence is null"));
     }
     Ok(())
 }
@@ -3708,7 +4775,7 @@ pub unsafe fn zeKernelSetGlobalOffsetExp(
     offsetZ: u32,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     Ok(())
 }
@@ -3720,10 +4787,10 @@ pub unsafe fn zeGraphCreateExt(
     phGraph: *mut ze_graph_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if phGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phGraph is null"));
     }
     chain_ze_desc(pNext as *const c_void)?;
     Ok(())
@@ -3735,7 +4802,7 @@ pub unsafe fn zeCommandListBeginGraphCaptureExt(
     pNext: *const c_void,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     chain_ze_desc(pNext as *const c_void)?;
     Ok(())
@@ -3748,10 +4815,10 @@ pub unsafe fn zeCommandListBeginCaptureIntoGraphExt(
     pNext: *const c_void,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hGraph is null"));
     }
     chain_ze_desc(pNext as *const c_void)?;
     Ok(())
@@ -3762,7 +4829,7 @@ pub unsafe fn zeCommandListIsGraphCaptureEnabledExt(
     hCommandList: ze_command_list_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     Ok(())
 }
@@ -3774,10 +4841,10 @@ pub unsafe fn zeCommandListEndGraphCaptureExt(
     phGraph: *mut ze_graph_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if phGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phGraph is null"));
     }
     chain_ze_desc(pNext as *const c_void)?;
     Ok(())
@@ -3789,10 +4856,10 @@ pub unsafe fn zeCommandListGetGraphExt(
     phGraph: *mut ze_graph_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if phGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phGraph is null"));
     }
     Ok(())
 }
@@ -3803,10 +4870,10 @@ pub unsafe fn zeGraphGetPrimaryCommandListExt(
     phCommandList: *mut ze_command_list_handle_t,
 ) -> ZeResult<()> {
     if hGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hGraph is null"));
     }
     if phCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phCommandList is null"));
     }
     Ok(())
 }
@@ -3819,7 +4886,7 @@ pub unsafe fn zeGraphSetDestructionCallbackExt(
     pNext: *const c_void,
 ) -> ZeResult<()> {
     if hGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hGraph is null"));
     }
     chain_ze_desc(pNext as *const c_void)?;
     Ok(())
@@ -3832,10 +4899,10 @@ pub unsafe fn zeGraphInstantiateExt(
     phExecutableGraph: *mut ze_executable_graph_handle_t,
 ) -> ZeResult<()> {
     if hGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hGraph is null"));
     }
     if phExecutableGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phExecutableGraph is null"));
     }
     chain_ze_desc(pNext as *const c_void)?;
     Ok(())
@@ -3851,10 +4918,10 @@ pub unsafe fn zeCommandListAppendGraphExt(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hGraph is null"));
     }
     chain_ze_desc(pNext as *const c_void)?;
     Ok(())
@@ -3866,10 +4933,10 @@ pub unsafe fn zeExecutableGraphGetSourceGraphExt(
     phSourceGraph: *mut ze_graph_handle_t,
 ) -> ZeResult<()> {
     if hGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hGraph is null"));
     }
     if phSourceGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phSourceGraph is null"));
     }
     Ok(())
 }
@@ -3877,7 +4944,7 @@ pub unsafe fn zeExecutableGraphGetSourceGraphExt(
 /// Validates the arguments of `zeGraphIsEmptyExt`.
 pub unsafe fn zeGraphIsEmptyExt(hGraph: ze_graph_handle_t) -> ZeResult<()> {
     if hGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hGraph is null"));
     }
     Ok(())
 }
@@ -3889,10 +4956,10 @@ pub unsafe fn zeGraphDumpContentsExt(
     pNext: *const c_void,
 ) -> ZeResult<()> {
     if hGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hGraph is null"));
     }
     if filePath.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "filePath is null"));
     }
     chain_zeGraphDumpContentsExt(pNext as *const c_void)?;
     Ok(())
@@ -3903,7 +4970,7 @@ pub unsafe fn zeExecutableGraphDestroyExt(
     hGraph: ze_executable_graph_handle_t,
 ) -> ZeResult<()> {
     if hGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hGraph is null"));
     }
     Ok(())
 }
@@ -3911,7 +4978,7 @@ pub unsafe fn zeExecutableGraphDestroyExt(
 /// Validates the arguments of `zeGraphDestroyExt`.
 pub unsafe fn zeGraphDestroyExt(hGraph: ze_graph_handle_t) -> ZeResult<()> {
     if hGraph.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hGraph is null"));
     }
     Ok(())
 }
@@ -3927,11 +4994,16 @@ pub unsafe fn zeCommandListAppendHostFunction(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     chain_ze_desc(pNext as *const c_void)?;
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -3943,24 +5015,43 @@ pub unsafe fn zeImageGetProperties(
     pImageProperties: *mut ze_image_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if pImageProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pImageProperties is null"));
     }
     if (*desc).flags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).r#type.0 {
         0..=5 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "desc->type is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*desc).stype.0 {
         19 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_image_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_image_desc_t((*desc).pNext as *const c_void)?;
     chain_ze_image_properties_t((*pImageProperties).pNext as *const c_void)?;
@@ -3975,27 +5066,46 @@ pub unsafe fn zeImageCreate(
     phImage: *mut ze_image_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phImage.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phImage is null"));
     }
     if (*desc).flags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).r#type.0 {
         0..=5 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "desc->type is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*desc).stype.0 {
         19 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_image_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_image_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
@@ -4004,7 +5114,7 @@ pub unsafe fn zeImageCreate(
 /// Validates the arguments of `zeImageDestroy`.
 pub unsafe fn zeImageDestroy(hImage: ze_image_handle_t) -> ZeResult<()> {
     if hImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hImage is null"));
     }
     Ok(())
 }
@@ -4022,16 +5132,21 @@ pub unsafe fn zeCommandListAppendImageCopyToMemoryExt(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hSrcImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hSrcImage is null"));
     }
     if dstptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "dstptr is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -4049,16 +5164,21 @@ pub unsafe fn zeCommandListAppendImageCopyFromMemoryExt(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hDstImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDstImage is null"));
     }
     if srcptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "srcptr is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -4070,13 +5190,13 @@ pub unsafe fn zeImageGetAllocPropertiesExt(
     pImageAllocProperties: *mut ze_image_allocation_ext_properties_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hImage is null"));
     }
     if pImageAllocProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pImageAllocProperties is null"));
     }
     chain_ze_image_allocation_ext_properties_t(
         (*pImageAllocProperties).pNext as *const c_void,
@@ -4090,10 +5210,10 @@ pub unsafe fn zeImageGetMemoryPropertiesExp(
     pMemoryProperties: *mut ze_image_memory_properties_exp_t,
 ) -> ZeResult<()> {
     if hImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hImage is null"));
     }
     if pMemoryProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMemoryProperties is null"));
     }
     chain_ze_desc((*pMemoryProperties).pNext as *const c_void)?;
     Ok(())
@@ -4108,30 +5228,49 @@ pub unsafe fn zeImageViewCreateExt(
     phImageView: *mut ze_image_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if hImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hImage is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phImageView.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phImageView is null"));
     }
     if (*desc).flags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).r#type.0 {
         0..=5 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "desc->type is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*desc).stype.0 {
         19 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_image_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_image_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
@@ -4146,30 +5285,49 @@ pub unsafe fn zeImageViewCreateExp(
     phImageView: *mut ze_image_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if hImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hImage is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phImageView.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phImageView is null"));
     }
     if (*desc).flags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).r#type.0 {
         0..=5 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "desc->type is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*desc).stype.0 {
         19 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_image_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_image_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
@@ -4185,10 +5343,15 @@ pub unsafe fn zeCommandListImmediateAppendCommandListsExp(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandListImmediate.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandListImmediate is null"));
     }
     if phCommandLists.is_null() && numCommandLists != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "phCommandLists is null with a non-zero count",
+            ),
+        );
     }
     Ok(())
 }
@@ -4204,10 +5367,15 @@ pub unsafe fn zeCommandListImmediateAppendCommandListsWithParameters(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandListImmediate.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandListImmediate is null"));
     }
     if phCommandLists.is_null() && numCommandLists != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "phCommandLists is null with a non-zero count",
+            ),
+        );
     }
     chain_ze_desc(pNext as *const c_void)?;
     Ok(())
@@ -4221,13 +5389,13 @@ pub unsafe fn zeMemGetIpcHandleWithProperties(
     pIpcHandle: *mut ze_ipc_mem_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if pIpcHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pIpcHandle is null"));
     }
     chain_zeMemGetIpcHandleWithProperties(pNext as *const c_void)?;
     Ok(())
@@ -4240,10 +5408,10 @@ pub unsafe fn zeKernelGetAllocationPropertiesExp(
     pAllocationProperties: *mut ze_kernel_allocation_exp_properties_t,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -4255,13 +5423,13 @@ pub unsafe fn zeKernelGetBinaryExp(
     pKernelBinary: *mut u8,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSize is null"));
     }
     if pKernelBinary.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pKernelBinary is null"));
     }
     Ok(())
 }
@@ -4272,17 +5440,29 @@ pub unsafe fn zeKernelSchedulingHintExp(
     pHint: *mut ze_scheduling_hint_exp_desc_t,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pHint.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pHint is null"));
     }
     if (*pHint).flags.0 & 0xfffffff8 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "pHint->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*pHint).stype.0 {
         0x00020004 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pHint->stype is not the structure type of ze_scheduling_hint_exp_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*pHint).pNext as *const c_void)?;
     Ok(())
@@ -4296,20 +5476,34 @@ pub unsafe fn zeModuleInspectLinkageExt(
     phLog: *mut ze_module_build_log_handle_t,
 ) -> ZeResult<()> {
     if pInspectDesc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pInspectDesc is null"));
     }
     if phModules.is_null() && numModules != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "phModules is null with a non-zero count"),
+        );
     }
     if phLog.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phLog is null"));
     }
     if (*pInspectDesc).flags.0 & 0xfffffff8 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "pInspectDesc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*pInspectDesc).stype.0 {
         0x00010007 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pInspectDesc->stype is not the structure type of ze_linkage_inspection_ext_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*pInspectDesc).pNext as *const c_void)?;
     Ok(())
@@ -4326,38 +5520,67 @@ pub unsafe fn zeMemAllocShared(
     pptr: *mut *mut c_void,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if device_desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "device_desc is null"));
     }
     if host_desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "host_desc is null"));
     }
     if pptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pptr is null"));
     }
     if (*device_desc).flags.0 & 0xfffffff8 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "device_desc->flags has bits this API version does not define",
+            ),
+        );
     }
     if (*host_desc).flags.0 & 0xffffffe0 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "host_desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*device_desc).stype.0 {
         21 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "device_desc->stype is not the structure type of ze_device_mem_alloc_desc_t",
+                ),
+            );
+        }
     }
     match (*host_desc).stype.0 {
         22 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "host_desc->stype is not the structure type of ze_host_mem_alloc_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_device_mem_alloc_desc_t((*device_desc).pNext as *const c_void)?;
     chain_ze_host_mem_alloc_desc_t((*host_desc).pNext as *const c_void)?;
     if 0usize == size {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     if 0usize != (alignment & alignment.wrapping_sub(1usize)) {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT),
+                "`0 != (alignment & (alignment - 1))`",
+            ),
+        );
     }
     Ok(())
 }
@@ -4372,30 +5595,47 @@ pub unsafe fn zeMemAllocDevice(
     pptr: *mut *mut c_void,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if device_desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "device_desc is null"));
     }
     if pptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pptr is null"));
     }
     if (*device_desc).flags.0 & 0xfffffff8 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "device_desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*device_desc).stype.0 {
         21 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "device_desc->stype is not the structure type of ze_device_mem_alloc_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_device_mem_alloc_desc_t((*device_desc).pNext as *const c_void)?;
     if 0usize == size {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     if 0usize != (alignment & alignment.wrapping_sub(1usize)) {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT),
+                "`0 != (alignment & (alignment - 1))`",
+            ),
+        );
     }
     Ok(())
 }
@@ -4409,27 +5649,44 @@ pub unsafe fn zeMemAllocHost(
     pptr: *mut *mut c_void,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if host_desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "host_desc is null"));
     }
     if pptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pptr is null"));
     }
     if (*host_desc).flags.0 & 0xffffffe0 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "host_desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*host_desc).stype.0 {
         22 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "host_desc->stype is not the structure type of ze_host_mem_alloc_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_host_mem_alloc_desc_t((*host_desc).pNext as *const c_void)?;
     if 0usize == size {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     if 0usize != (alignment & alignment.wrapping_sub(1usize)) {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT),
+                "`0 != (alignment & (alignment - 1))`",
+            ),
+        );
     }
     Ok(())
 }
@@ -4440,10 +5697,10 @@ pub unsafe fn zeMemFree(
     ptr: *mut c_void,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     Ok(())
 }
@@ -4456,13 +5713,13 @@ pub unsafe fn zeMemGetAllocProperties(
     phDevice: *mut ze_device_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if pMemAllocProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMemAllocProperties is null"));
     }
     chain_ze_memory_allocation_properties_t(
         (*pMemAllocProperties).pNext as *const c_void,
@@ -4478,10 +5735,10 @@ pub unsafe fn zeMemGetAddressRange(
     pSize: *mut usize,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     Ok(())
 }
@@ -4493,13 +5750,13 @@ pub unsafe fn zeMemGetIpcHandle(
     pIpcHandle: *mut ze_ipc_mem_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if pIpcHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pIpcHandle is null"));
     }
     Ok(())
 }
@@ -4511,10 +5768,10 @@ pub unsafe fn zeMemGetIpcHandleFromFileDescriptorExp(
     pIpcHandle: *mut ze_ipc_mem_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if pIpcHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pIpcHandle is null"));
     }
     Ok(())
 }
@@ -4526,10 +5783,10 @@ pub unsafe fn zeMemGetFileDescriptorFromIpcHandleExp(
     pHandle: *mut u64,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if pHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pHandle is null"));
     }
     Ok(())
 }
@@ -4540,7 +5797,7 @@ pub unsafe fn zeMemPutIpcHandle(
     handle: ze_ipc_mem_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     Ok(())
 }
@@ -4554,16 +5811,21 @@ pub unsafe fn zeMemOpenIpcHandle(
     pptr: *mut *mut c_void,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pptr is null"));
     }
     if flags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "flags has bits this API version does not define",
+            ),
+        );
     }
     Ok(())
 }
@@ -4574,10 +5836,10 @@ pub unsafe fn zeMemCloseIpcHandle(
     ptr: *const c_void,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     Ok(())
 }
@@ -4591,16 +5853,21 @@ pub unsafe fn zeMemSetAtomicAccessAttributeExp(
     attr: ze_memory_atomic_attr_exp_flags_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if attr.0 & 0xffffff80 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "attr has bits this API version does not define",
+            ),
+        );
     }
     Ok(())
 }
@@ -4614,16 +5881,16 @@ pub unsafe fn zeMemGetAtomicAccessAttributeExp(
     pAttr: *mut ze_memory_atomic_attr_exp_flags_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if pAttr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pAttr is null"));
     }
     Ok(())
 }
@@ -4635,20 +5902,32 @@ pub unsafe fn zeMemFreeExt(
     ptr: *mut c_void,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if pMemFreeDesc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMemFreeDesc is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if (*pMemFreeDesc).freePolicy.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "pMemFreeDesc->freePolicy has bits this API version does not define",
+            ),
+        );
     }
     match (*pMemFreeDesc).stype.0 {
         0x0001000a => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pMemFreeDesc->stype is not the structure type of ze_memory_free_ext_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*pMemFreeDesc).pNext as *const c_void)?;
     Ok(())
@@ -4663,28 +5942,42 @@ pub unsafe fn zeModuleCreate(
     phBuildLog: *mut ze_module_build_log_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phModule.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phModule is null"));
     }
     match (*desc).format.0 {
         0..=1 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "desc->format is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*desc).stype.0 {
         27 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_module_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     if 0usize == (*desc).inputSize {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`0 == desc->inputSize`"));
     }
     Ok(())
 }
@@ -4692,7 +5985,7 @@ pub unsafe fn zeModuleCreate(
 /// Validates the arguments of `zeModuleDestroy`.
 pub unsafe fn zeModuleDestroy(hModule: ze_module_handle_t) -> ZeResult<()> {
     if hModule.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hModule is null"));
     }
     Ok(())
 }
@@ -4704,7 +5997,9 @@ pub unsafe fn zeModuleDynamicLink(
     phLinkLog: *mut ze_module_build_log_handle_t,
 ) -> ZeResult<()> {
     if phModules.is_null() && numModules != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "phModules is null with a non-zero count"),
+        );
     }
     Ok(())
 }
@@ -4714,7 +6009,7 @@ pub unsafe fn zeModuleBuildLogDestroy(
     hModuleBuildLog: ze_module_build_log_handle_t,
 ) -> ZeResult<()> {
     if hModuleBuildLog.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hModuleBuildLog is null"));
     }
     Ok(())
 }
@@ -4726,10 +6021,10 @@ pub unsafe fn zeModuleBuildLogGetString(
     pBuildLog: *mut c_char,
 ) -> ZeResult<()> {
     if hModuleBuildLog.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hModuleBuildLog is null"));
     }
     if pSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSize is null"));
     }
     Ok(())
 }
@@ -4741,10 +6036,10 @@ pub unsafe fn zeModuleGetNativeBinary(
     pModuleNativeBinary: *mut u8,
 ) -> ZeResult<()> {
     if hModule.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hModule is null"));
     }
     if pSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSize is null"));
     }
     Ok(())
 }
@@ -4757,10 +6052,10 @@ pub unsafe fn zeModuleGetGlobalPointer(
     pptr: *mut *mut c_void,
 ) -> ZeResult<()> {
     if hModule.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hModule is null"));
     }
     if pGlobalName.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pGlobalName is null"));
     }
     Ok(())
 }
@@ -4772,10 +6067,10 @@ pub unsafe fn zeModuleGetKernelNames(
     pNames: *mut *const c_char,
 ) -> ZeResult<()> {
     if hModule.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hModule is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -4786,10 +6081,10 @@ pub unsafe fn zeModuleGetProperties(
     pModuleProperties: *mut ze_module_properties_t,
 ) -> ZeResult<()> {
     if hModule.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hModule is null"));
     }
     if pModuleProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pModuleProperties is null"));
     }
     chain_ze_properties((*pModuleProperties).pNext as *const c_void)?;
     Ok(())
@@ -4802,24 +6097,41 @@ pub unsafe fn zeKernelCreate(
     phKernel: *mut ze_kernel_handle_t,
 ) -> ZeResult<()> {
     if hModule.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hModule is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phKernel is null"));
     }
     if (*desc).flags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         29 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_kernel_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     if (*desc).pKernelName.is_null() {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_NULL_POINTER));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+                "`nullptr == desc->pKernelName`",
+            ),
+        );
     }
     Ok(())
 }
@@ -4827,7 +6139,7 @@ pub unsafe fn zeKernelCreate(
 /// Validates the arguments of `zeKernelDestroy`.
 pub unsafe fn zeKernelDestroy(hKernel: ze_kernel_handle_t) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     Ok(())
 }
@@ -4839,13 +6151,13 @@ pub unsafe fn zeModuleGetFunctionPointer(
     pfnFunction: *mut *mut c_void,
 ) -> ZeResult<()> {
     if hModule.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hModule is null"));
     }
     if pFunctionName.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pFunctionName is null"));
     }
     if pfnFunction.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pfnFunction is null"));
     }
     Ok(())
 }
@@ -4858,7 +6170,7 @@ pub unsafe fn zeKernelSetGroupSize(
     groupSizeZ: u32,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     Ok(())
 }
@@ -4874,16 +6186,16 @@ pub unsafe fn zeKernelSuggestGroupSize(
     groupSizeZ: *mut u32,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if groupSizeX.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "groupSizeX is null"));
     }
     if groupSizeY.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "groupSizeY is null"));
     }
     if groupSizeZ.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "groupSizeZ is null"));
     }
     Ok(())
 }
@@ -4894,10 +6206,10 @@ pub unsafe fn zeKernelSuggestMaxCooperativeGroupCount(
     totalGroupCount: *mut u32,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if totalGroupCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "totalGroupCount is null"));
     }
     Ok(())
 }
@@ -4910,7 +6222,7 @@ pub unsafe fn zeKernelSetArgumentValue(
     pArgValue: *const c_void,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     Ok(())
 }
@@ -4921,10 +6233,15 @@ pub unsafe fn zeKernelSetIndirectAccess(
     flags: ze_kernel_indirect_access_flags_t,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if flags.0 & 0xfffffff8 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "flags has bits this API version does not define",
+            ),
+        );
     }
     Ok(())
 }
@@ -4935,10 +6252,10 @@ pub unsafe fn zeKernelGetIndirectAccess(
     pFlags: *mut ze_kernel_indirect_access_flags_t,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pFlags.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pFlags is null"));
     }
     Ok(())
 }
@@ -4950,10 +6267,10 @@ pub unsafe fn zeKernelGetSourceAttributes(
     pString: *mut *mut c_char,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSize is null"));
     }
     Ok(())
 }
@@ -4964,10 +6281,15 @@ pub unsafe fn zeKernelSetCacheConfig(
     flags: ze_cache_config_flags_t,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if flags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "flags has bits this API version does not define",
+            ),
+        );
     }
     Ok(())
 }
@@ -4978,10 +6300,10 @@ pub unsafe fn zeKernelGetProperties(
     pKernelProperties: *mut ze_kernel_properties_t,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pKernelProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pKernelProperties is null"));
     }
     chain_ze_kernel_properties_t((*pKernelProperties).pNext as *const c_void)?;
     Ok(())
@@ -4994,10 +6316,10 @@ pub unsafe fn zeKernelGetName(
     pName: *mut c_char,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSize is null"));
     }
     Ok(())
 }
@@ -5012,16 +6334,21 @@ pub unsafe fn zeCommandListAppendLaunchKernel(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pLaunchFuncArgs.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pLaunchFuncArgs is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -5037,17 +6364,22 @@ pub unsafe fn zeCommandListAppendLaunchKernelWithParameters(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pGroupCounts.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pGroupCounts is null"));
     }
     chain_ze_desc(pNext as *const c_void)?;
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -5065,17 +6397,22 @@ pub unsafe fn zeCommandListAppendLaunchKernelWithArguments(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pArguments.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pArguments is null"));
     }
     chain_ze_desc(pNext as *const c_void)?;
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -5090,16 +6427,21 @@ pub unsafe fn zeCommandListAppendLaunchCooperativeKernel(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pLaunchFuncArgs.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pLaunchFuncArgs is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -5114,16 +6456,21 @@ pub unsafe fn zeCommandListAppendLaunchKernelIndirect(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pLaunchArgumentsBuffer.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pLaunchArgumentsBuffer is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -5140,19 +6487,31 @@ pub unsafe fn zeCommandListAppendLaunchMultipleKernelsIndirect(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if phKernels.is_null() && numKernels != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "phKernels is null with a non-zero count"),
+        );
     }
     if pCountBuffer.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCountBuffer is null"));
     }
     if pLaunchArgumentsBuffer.is_null() && numKernels != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "pLaunchArgumentsBuffer is null with a non-zero count",
+            ),
+        );
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -5163,10 +6522,10 @@ pub unsafe fn zeModuleGetDeviceHandle(
     phDevice: *mut ze_device_handle_t,
 ) -> ZeResult<()> {
     if hModule.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hModule is null"));
     }
     if phDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phDevice is null"));
     }
     Ok(())
 }
@@ -5178,20 +6537,32 @@ pub unsafe fn zeCommandListGetNextCommandIdExp(
     pCommandId: *mut u64,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if pCommandId.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCommandId is null"));
     }
     if (*desc).flags.0 & 0xffffff00 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         0x00020017 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_mutable_command_id_exp_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
@@ -5206,20 +6577,32 @@ pub unsafe fn zeCommandListGetNextCommandIdWithKernelsExp(
     pCommandId: *mut u64,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if pCommandId.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCommandId is null"));
     }
     if (*desc).flags.0 & 0xffffff00 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         0x00020017 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_mutable_command_id_exp_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
@@ -5231,14 +6614,21 @@ pub unsafe fn zeCommandListUpdateMutableCommandsExp(
     desc: *const ze_mutable_commands_exp_desc_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     match (*desc).stype.0 {
         0x00020018 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_mutable_commands_exp_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_mutable_commands_exp_desc_t((*desc).pNext as *const c_void)?;
     Ok(())
@@ -5250,10 +6640,10 @@ pub unsafe fn zeCommandListIsMutableExp(
     pIsMutable: *mut ze_bool_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if pIsMutable.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pIsMutable is null"));
     }
     Ok(())
 }
@@ -5265,7 +6655,7 @@ pub unsafe fn zeCommandListUpdateMutableCommandSignalEventExp(
     hSignalEvent: ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     Ok(())
 }
@@ -5278,7 +6668,7 @@ pub unsafe fn zeCommandListUpdateMutableCommandWaitEventsExp(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     Ok(())
 }
@@ -5291,13 +6681,20 @@ pub unsafe fn zeCommandListUpdateMutableCommandKernelsExp(
     phKernels: *mut ze_kernel_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if pCommandId.is_null() && numKernels != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "pCommandId is null with a non-zero count",
+            ),
+        );
     }
     if phKernels.is_null() && numKernels != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "phKernels is null with a non-zero count"),
+        );
     }
     Ok(())
 }
@@ -5310,13 +6707,13 @@ pub unsafe fn zeContextMakeMemoryResident(
     size: usize,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     Ok(())
 }
@@ -5329,13 +6726,13 @@ pub unsafe fn zeContextEvictMemory(
     size: usize,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     Ok(())
 }
@@ -5347,13 +6744,13 @@ pub unsafe fn zeContextMakeImageResident(
     hImage: ze_image_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if hImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hImage is null"));
     }
     Ok(())
 }
@@ -5365,13 +6762,13 @@ pub unsafe fn zeContextEvictImage(
     hImage: ze_image_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if hImage.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hImage is null"));
     }
     Ok(())
 }
@@ -5384,28 +6781,49 @@ pub unsafe fn zeSamplerCreate(
     phSampler: *mut ze_sampler_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phSampler.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phSampler is null"));
     }
     match (*desc).addressMode.0 {
         0..=4 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "desc->addressMode is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*desc).filterMode.0 {
         0..=1 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "desc->filterMode is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*desc).stype.0 {
         31 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_sampler_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     Ok(())
@@ -5414,7 +6832,7 @@ pub unsafe fn zeSamplerCreate(
 /// Validates the arguments of `zeSamplerDestroy`.
 pub unsafe fn zeSamplerDestroy(hSampler: ze_sampler_handle_t) -> ZeResult<()> {
     if hSampler.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hSampler is null"));
     }
     Ok(())
 }
@@ -5427,13 +6845,13 @@ pub unsafe fn zeVirtualMemReserve(
     pptr: *mut *mut c_void,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if pptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pptr is null"));
     }
     if 0usize == size {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }
@@ -5445,13 +6863,13 @@ pub unsafe fn zeVirtualMemFree(
     size: usize,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if 0usize == size {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }
@@ -5464,16 +6882,16 @@ pub unsafe fn zeVirtualMemQueryPageSize(
     pagesize: *mut usize,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pagesize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pagesize is null"));
     }
     if 0usize == size {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }
@@ -5485,13 +6903,13 @@ pub unsafe fn zePhysicalMemGetProperties(
     pMemProperties: *mut ze_physical_mem_properties_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hPhysicalMem.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPhysicalMem is null"));
     }
     if pMemProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMemProperties is null"));
     }
     chain_ze_image_allocation_ext_properties_t(
         (*pMemProperties).pNext as *const c_void,
@@ -5507,27 +6925,39 @@ pub unsafe fn zePhysicalMemCreate(
     phPhysicalMemory: *mut ze_physical_mem_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phPhysicalMemory.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phPhysicalMemory is null"));
     }
     if (*desc).flags.0 & 0xfffffffc != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "desc->flags has bits this API version does not define",
+            ),
+        );
     }
     match (*desc).stype.0 {
         32 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of ze_physical_mem_desc_t",
+                ),
+            );
+        }
     }
     chain_ze_physical_mem_desc_t((*desc).pNext as *const c_void)?;
     if 0usize == (*desc).size {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == desc->size`"));
     }
     Ok(())
 }
@@ -5538,10 +6968,10 @@ pub unsafe fn zePhysicalMemDestroy(
     hPhysicalMemory: ze_physical_mem_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hPhysicalMemory.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPhysicalMemory is null"));
     }
     Ok(())
 }
@@ -5556,20 +6986,27 @@ pub unsafe fn zeVirtualMemMap(
     access: ze_memory_access_attribute_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hPhysicalMemory.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPhysicalMemory is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     match access.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "access is not a value of its enumeration",
+                ),
+            );
+        }
     }
     if 0usize == size {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }
@@ -5581,13 +7018,13 @@ pub unsafe fn zeVirtualMemUnmap(
     size: usize,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if 0usize == size {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }
@@ -5600,17 +7037,24 @@ pub unsafe fn zeVirtualMemSetAccessAttribute(
     access: ze_memory_access_attribute_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     match access.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "access is not a value of its enumeration",
+                ),
+            );
+        }
     }
     if 0usize == size {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }
@@ -5624,19 +7068,19 @@ pub unsafe fn zeVirtualMemGetAccessAttribute(
     outSize: *mut usize,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if ptr.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if access.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "access is null"));
     }
     if outSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "outSize is null"));
     }
     if 0usize == size {
-        return Err(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE));
+        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }
@@ -5649,14 +7093,21 @@ pub unsafe fn zetModuleGetDebugInfo(
     pDebugInfo: *mut u8,
 ) -> ZeResult<()> {
     if hModule.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hModule is null"));
     }
     if pSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSize is null"));
     }
     match format.0 {
         0 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "format is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -5669,13 +7120,13 @@ pub unsafe fn zetMetricGroupGetGlobalTimestampsExp(
     metricTimestamp: *mut u64,
 ) -> ZeResult<()> {
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     if globalTimestamp.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "globalTimestamp is null"));
     }
     if metricTimestamp.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "metricTimestamp is null"));
     }
     Ok(())
 }
@@ -5689,13 +7140,13 @@ pub unsafe fn zetDeviceGetConcurrentMetricGroupsExp(
     pConcurrentGroupCount: *mut u32,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if phMetricGroups.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phMetricGroups is null"));
     }
     if pConcurrentGroupCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pConcurrentGroupCount is null"));
     }
     Ok(())
 }
@@ -5706,10 +7157,10 @@ pub unsafe fn zetDeviceGetDebugProperties(
     pDebugProperties: *mut zet_device_debug_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pDebugProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pDebugProperties is null"));
     }
     chain_zet_properties((*pDebugProperties).pNext as *const c_void)?;
     Ok(())
@@ -5722,13 +7173,13 @@ pub unsafe fn zetDebugAttach(
     phDebug: *mut zet_debug_session_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if config.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "config is null"));
     }
     if phDebug.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phDebug is null"));
     }
     Ok(())
 }
@@ -5736,7 +7187,7 @@ pub unsafe fn zetDebugAttach(
 /// Validates the arguments of `zetDebugDetach`.
 pub unsafe fn zetDebugDetach(hDebug: zet_debug_session_handle_t) -> ZeResult<()> {
     if hDebug.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDebug is null"));
     }
     Ok(())
 }
@@ -5748,10 +7199,10 @@ pub unsafe fn zetDebugReadEvent(
     event: *mut zet_debug_event_t,
 ) -> ZeResult<()> {
     if hDebug.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDebug is null"));
     }
     if event.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "event is null"));
     }
     Ok(())
 }
@@ -5762,17 +7213,29 @@ pub unsafe fn zetDebugAcknowledgeEvent(
     event: *const zet_debug_event_t,
 ) -> ZeResult<()> {
     if hDebug.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDebug is null"));
     }
     if event.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "event is null"));
     }
     match (*event).r#type.0 {
         0..=8 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "event->type is not a value of its enumeration",
+                ),
+            );
+        }
     }
     if (*event).flags.0 & 0xfffffffe != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "event->flags has bits this API version does not define",
+            ),
+        );
     }
     Ok(())
 }
@@ -5783,7 +7246,7 @@ pub unsafe fn zetDebugInterrupt(
     thread: ze_device_thread_t,
 ) -> ZeResult<()> {
     if hDebug.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDebug is null"));
     }
     Ok(())
 }
@@ -5794,7 +7257,7 @@ pub unsafe fn zetDebugResume(
     thread: ze_device_thread_t,
 ) -> ZeResult<()> {
     if hDebug.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDebug is null"));
     }
     Ok(())
 }
@@ -5808,21 +7271,35 @@ pub unsafe fn zetDebugReadMemory(
     buffer: *mut c_void,
 ) -> ZeResult<()> {
     if hDebug.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDebug is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if buffer.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "buffer is null"));
     }
     match (*desc).r#type.0 {
         0..=3 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "desc->type is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*desc).stype.0 {
         7 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of zet_debug_memory_space_desc_t",
+                ),
+            );
+        }
     }
     chain_zet_properties((*desc).pNext as *const c_void)?;
     Ok(())
@@ -5837,21 +7314,35 @@ pub unsafe fn zetDebugWriteMemory(
     buffer: *const c_void,
 ) -> ZeResult<()> {
     if hDebug.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDebug is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if buffer.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "buffer is null"));
     }
     match (*desc).r#type.0 {
         0..=3 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "desc->type is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*desc).stype.0 {
         7 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of zet_debug_memory_space_desc_t",
+                ),
+            );
+        }
     }
     chain_zet_properties((*desc).pNext as *const c_void)?;
     Ok(())
@@ -5864,10 +7355,10 @@ pub unsafe fn zetDebugGetRegisterSetProperties(
     pRegisterSetProperties: *mut zet_debug_regset_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -5880,10 +7371,10 @@ pub unsafe fn zetDebugGetThreadRegisterSetProperties(
     pRegisterSetProperties: *mut zet_debug_regset_properties_t,
 ) -> ZeResult<()> {
     if hDebug.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDebug is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -5898,7 +7389,7 @@ pub unsafe fn zetDebugReadRegisters(
     pRegisterValues: *mut c_void,
 ) -> ZeResult<()> {
     if hDebug.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDebug is null"));
     }
     Ok(())
 }
@@ -5913,7 +7404,7 @@ pub unsafe fn zetDebugWriteRegisters(
     pRegisterValues: *mut c_void,
 ) -> ZeResult<()> {
     if hDebug.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDebug is null"));
     }
     Ok(())
 }
@@ -5925,10 +7416,10 @@ pub unsafe fn zetMetricGroupGet(
     phMetricGroups: *mut zet_metric_group_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -5939,10 +7430,10 @@ pub unsafe fn zetMetricGroupGetProperties(
     pProperties: *mut zet_metric_group_properties_t,
 ) -> ZeResult<()> {
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zet_metric_group_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -5958,17 +7449,26 @@ pub unsafe fn zetMetricGroupCalculateMetricValues(
     pMetricValues: *mut zet_typed_value_t,
 ) -> ZeResult<()> {
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     if pRawData.is_null() && rawDataSize != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "pRawData is null with a non-zero count"),
+        );
     }
     if pMetricValueCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMetricValueCount is null"));
     }
     match r#type.0 {
         0..=1 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "type is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -5980,10 +7480,10 @@ pub unsafe fn zetMetricGet(
     phMetrics: *mut zet_metric_handle_t,
 ) -> ZeResult<()> {
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -5994,10 +7494,10 @@ pub unsafe fn zetMetricGetProperties(
     pProperties: *mut zet_metric_properties_t,
 ) -> ZeResult<()> {
     if hMetric.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetric is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zet_metric_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -6011,13 +7511,18 @@ pub unsafe fn zetContextActivateMetricGroups(
     phMetricGroups: *mut zet_metric_group_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if phMetricGroups.is_null() && (0u32 < count) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phMetricGroups) && (0 < count)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -6032,19 +7537,19 @@ pub unsafe fn zetMetricStreamerOpen(
     phMetricStreamer: *mut zet_metric_streamer_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phMetricStreamer.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phMetricStreamer is null"));
     }
     chain_zet_properties((*desc).pNext as *const c_void)?;
     Ok(())
@@ -6057,10 +7562,10 @@ pub unsafe fn zetCommandListAppendMetricStreamerMarker(
     value: u32,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hMetricStreamer.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricStreamer is null"));
     }
     Ok(())
 }
@@ -6070,7 +7575,7 @@ pub unsafe fn zetMetricStreamerClose(
     hMetricStreamer: zet_metric_streamer_handle_t,
 ) -> ZeResult<()> {
     if hMetricStreamer.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricStreamer is null"));
     }
     Ok(())
 }
@@ -6083,10 +7588,10 @@ pub unsafe fn zetMetricStreamerReadData(
     pRawData: *mut u8,
 ) -> ZeResult<()> {
     if hMetricStreamer.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricStreamer is null"));
     }
     if pRawDataSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pRawDataSize is null"));
     }
     Ok(())
 }
@@ -6100,27 +7605,41 @@ pub unsafe fn zetMetricQueryPoolCreate(
     phMetricQueryPool: *mut zet_metric_query_pool_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phMetricQueryPool.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phMetricQueryPool is null"));
     }
     match (*desc).r#type.0 {
         0..=1 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "desc->type is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*desc).stype.0 {
         4 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of zet_metric_query_pool_desc_t",
+                ),
+            );
+        }
     }
     chain_zet_properties((*desc).pNext as *const c_void)?;
     Ok(())
@@ -6131,7 +7650,7 @@ pub unsafe fn zetMetricQueryPoolDestroy(
     hMetricQueryPool: zet_metric_query_pool_handle_t,
 ) -> ZeResult<()> {
     if hMetricQueryPool.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricQueryPool is null"));
     }
     Ok(())
 }
@@ -6143,10 +7662,10 @@ pub unsafe fn zetMetricQueryCreate(
     phMetricQuery: *mut zet_metric_query_handle_t,
 ) -> ZeResult<()> {
     if hMetricQueryPool.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricQueryPool is null"));
     }
     if phMetricQuery.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phMetricQuery is null"));
     }
     Ok(())
 }
@@ -6156,7 +7675,7 @@ pub unsafe fn zetMetricQueryDestroy(
     hMetricQuery: zet_metric_query_handle_t,
 ) -> ZeResult<()> {
     if hMetricQuery.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricQuery is null"));
     }
     Ok(())
 }
@@ -6166,7 +7685,7 @@ pub unsafe fn zetMetricQueryReset(
     hMetricQuery: zet_metric_query_handle_t,
 ) -> ZeResult<()> {
     if hMetricQuery.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricQuery is null"));
     }
     Ok(())
 }
@@ -6177,10 +7696,10 @@ pub unsafe fn zetCommandListAppendMetricQueryBegin(
     hMetricQuery: zet_metric_query_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hMetricQuery.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricQuery is null"));
     }
     Ok(())
 }
@@ -6194,16 +7713,21 @@ pub unsafe fn zetCommandListAppendMetricQueryEnd(
     phWaitEvents: *mut ze_event_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hMetricQuery.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricQuery is null"));
     }
     if phWaitEvents.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phWaitEvents is null"));
     }
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
-        return Err(ZeError(ZE_RESULT_ERROR_INVALID_SIZE));
+        return Err(
+            bad(
+                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
+            ),
+        );
     }
     Ok(())
 }
@@ -6213,7 +7737,7 @@ pub unsafe fn zetCommandListAppendMetricMemoryBarrier(
     hCommandList: zet_command_list_handle_t,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     Ok(())
 }
@@ -6225,10 +7749,10 @@ pub unsafe fn zetMetricQueryGetData(
     pRawData: *mut u8,
 ) -> ZeResult<()> {
     if hMetricQuery.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricQuery is null"));
     }
     if pRawDataSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pRawDataSize is null"));
     }
     Ok(())
 }
@@ -6242,13 +7766,13 @@ pub unsafe fn zetMetricGroupGetExportDataExp(
     pExportData: *mut u8,
 ) -> ZeResult<()> {
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     if pRawData.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pRawData is null"));
     }
     if pExportDataSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pExportDataSize is null"));
     }
     Ok(())
 }
@@ -6266,27 +7790,46 @@ pub unsafe fn zetMetricGroupCalculateMetricExportDataExp(
     pMetricValues: *mut zet_typed_value_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if pExportData.is_null() && exportDataSize != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "pExportData is null with a non-zero count",
+            ),
+        );
     }
     if pCalculateDescriptor.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCalculateDescriptor is null"));
     }
     if pSetCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSetCount is null"));
     }
     if pTotalMetricValueCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pTotalMetricValueCount is null"));
     }
     match r#type.0 {
         0..=1 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "type is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*pCalculateDescriptor).stype.0 {
         0x00010002 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pCalculateDescriptor->stype is not the structure type of zet_metric_calculate_exp_desc_t",
+                ),
+            );
+        }
     }
     chain_zet_properties((*pCalculateDescriptor).pNext as *const c_void)?;
     Ok(())
@@ -6299,10 +7842,10 @@ pub unsafe fn zetCommandListAppendMarkerExp(
     value: u32,
 ) -> ZeResult<()> {
     if hCommandList.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hCommandList is null"));
     }
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     Ok(())
 }
@@ -6314,10 +7857,10 @@ pub unsafe fn zetMetricProgrammableGetExp(
     phMetricProgrammables: *mut zet_metric_programmable_exp_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -6328,10 +7871,10 @@ pub unsafe fn zetMetricProgrammableGetPropertiesExp(
     pProperties: *mut zet_metric_programmable_exp_properties_t,
 ) -> ZeResult<()> {
     if hMetricProgrammable.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricProgrammable is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zet_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -6344,13 +7887,18 @@ pub unsafe fn zetMetricProgrammableGetParamInfoExp(
     pParameterInfo: *mut zet_metric_programmable_param_info_exp_t,
 ) -> ZeResult<()> {
     if hMetricProgrammable.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricProgrammable is null"));
     }
     if pParameterCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pParameterCount is null"));
     }
     if pParameterInfo.is_null() && !pParameterCount.is_null() && *pParameterCount != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "pParameterInfo is null with a non-zero count",
+            ),
+        );
     }
     Ok(())
 }
@@ -6363,13 +7911,18 @@ pub unsafe fn zetMetricProgrammableGetParamValueInfoExp(
     pValueInfo: *mut zet_metric_programmable_param_value_info_exp_t,
 ) -> ZeResult<()> {
     if hMetricProgrammable.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricProgrammable is null"));
     }
     if pValueInfoCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pValueInfoCount is null"));
     }
     if pValueInfo.is_null() && !pValueInfoCount.is_null() && *pValueInfoCount != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "pValueInfo is null with a non-zero count",
+            ),
+        );
     }
     Ok(())
 }
@@ -6385,19 +7938,19 @@ pub unsafe fn zetMetricCreateFromProgrammableExp2(
     phMetricHandles: *mut zet_metric_handle_t,
 ) -> ZeResult<()> {
     if hMetricProgrammable.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricProgrammable is null"));
     }
     if pParameterValues.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pParameterValues is null"));
     }
     if pName.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pName is null"));
     }
     if pDescription.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pDescription is null"));
     }
     if pMetricHandleCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMetricHandleCount is null"));
     }
     Ok(())
 }
@@ -6413,19 +7966,19 @@ pub unsafe fn zetMetricCreateFromProgrammableExp(
     phMetricHandles: *mut zet_metric_handle_t,
 ) -> ZeResult<()> {
     if hMetricProgrammable.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricProgrammable is null"));
     }
     if pParameterValues.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pParameterValues is null"));
     }
     if pName.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pName is null"));
     }
     if pDescription.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pDescription is null"));
     }
     if pMetricHandleCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMetricHandleCount is null"));
     }
     Ok(())
 }
@@ -6441,19 +7994,19 @@ pub unsafe fn zetDeviceCreateMetricGroupsFromMetricsExp(
     phMetricGroup: *mut zet_metric_group_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if phMetrics.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phMetrics is null"));
     }
     if pMetricGroupNamePrefix.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMetricGroupNamePrefix is null"));
     }
     if pDescription.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pDescription is null"));
     }
     if pMetricGroupCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMetricGroupCount is null"));
     }
     Ok(())
 }
@@ -6467,19 +8020,24 @@ pub unsafe fn zetMetricGroupCreateExp(
     phMetricGroup: *mut zet_metric_group_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pName.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pName is null"));
     }
     if pDescription.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pDescription is null"));
     }
     if phMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phMetricGroup is null"));
     }
     if samplingType.0 & 0xfffffff8 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "samplingType has bits this API version does not define",
+            ),
+        );
     }
     Ok(())
 }
@@ -6492,10 +8050,10 @@ pub unsafe fn zetMetricGroupAddMetricExp(
     pErrorString: *mut c_char,
 ) -> ZeResult<()> {
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     if hMetric.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetric is null"));
     }
     Ok(())
 }
@@ -6506,10 +8064,10 @@ pub unsafe fn zetMetricGroupRemoveMetricExp(
     hMetric: zet_metric_handle_t,
 ) -> ZeResult<()> {
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     if hMetric.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetric is null"));
     }
     Ok(())
 }
@@ -6519,7 +8077,7 @@ pub unsafe fn zetMetricGroupCloseExp(
     hMetricGroup: zet_metric_group_handle_t,
 ) -> ZeResult<()> {
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     Ok(())
 }
@@ -6529,7 +8087,7 @@ pub unsafe fn zetMetricGroupDestroyExp(
     hMetricGroup: zet_metric_group_handle_t,
 ) -> ZeResult<()> {
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     Ok(())
 }
@@ -6537,7 +8095,7 @@ pub unsafe fn zetMetricGroupDestroyExp(
 /// Validates the arguments of `zetMetricDestroyExp`.
 pub unsafe fn zetMetricDestroyExp(hMetric: zet_metric_handle_t) -> ZeResult<()> {
     if hMetric.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetric is null"));
     }
     Ok(())
 }
@@ -6545,7 +8103,7 @@ pub unsafe fn zetMetricDestroyExp(hMetric: zet_metric_handle_t) -> ZeResult<()> 
 /// Validates the arguments of `zetDeviceEnableMetricsExp`.
 pub unsafe fn zetDeviceEnableMetricsExp(hDevice: zet_device_handle_t) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     Ok(())
 }
@@ -6553,7 +8111,7 @@ pub unsafe fn zetDeviceEnableMetricsExp(hDevice: zet_device_handle_t) -> ZeResul
 /// Validates the arguments of `zetDeviceDisableMetricsExp`.
 pub unsafe fn zetDeviceDisableMetricsExp(hDevice: zet_device_handle_t) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     Ok(())
 }
@@ -6569,19 +8127,24 @@ pub unsafe fn zetMetricTracerCreateExp(
     phMetricTracer: *mut zet_metric_tracer_exp_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if phMetricGroups.is_null() && metricGroupCount != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "phMetricGroups is null with a non-zero count",
+            ),
+        );
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phMetricTracer.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phMetricTracer is null"));
     }
     chain_zet_properties((*desc).pNext as *const c_void)?;
     Ok(())
@@ -6592,7 +8155,7 @@ pub unsafe fn zetMetricTracerDestroyExp(
     hMetricTracer: zet_metric_tracer_exp_handle_t,
 ) -> ZeResult<()> {
     if hMetricTracer.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricTracer is null"));
     }
     Ok(())
 }
@@ -6603,7 +8166,7 @@ pub unsafe fn zetMetricTracerEnableExp(
     synchronous: ze_bool_t,
 ) -> ZeResult<()> {
     if hMetricTracer.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricTracer is null"));
     }
     Ok(())
 }
@@ -6614,7 +8177,7 @@ pub unsafe fn zetMetricTracerDisableExp(
     synchronous: ze_bool_t,
 ) -> ZeResult<()> {
     if hMetricTracer.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricTracer is null"));
     }
     Ok(())
 }
@@ -6626,10 +8189,10 @@ pub unsafe fn zetMetricTracerReadDataExp(
     pRawData: *mut u8,
 ) -> ZeResult<()> {
     if hMetricTracer.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricTracer is null"));
     }
     if pRawDataSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pRawDataSize is null"));
     }
     Ok(())
 }
@@ -6640,10 +8203,10 @@ pub unsafe fn zetMetricDecoderCreateExp(
     phMetricDecoder: *mut zet_metric_decoder_exp_handle_t,
 ) -> ZeResult<()> {
     if hMetricTracer.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricTracer is null"));
     }
     if phMetricDecoder.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phMetricDecoder is null"));
     }
     Ok(())
 }
@@ -6653,7 +8216,7 @@ pub unsafe fn zetMetricDecoderDestroyExp(
     phMetricDecoder: zet_metric_decoder_exp_handle_t,
 ) -> ZeResult<()> {
     if phMetricDecoder.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "phMetricDecoder is null"));
     }
     Ok(())
 }
@@ -6665,13 +8228,15 @@ pub unsafe fn zetMetricDecoderGetDecodableMetricsExp(
     phMetrics: *mut zet_metric_handle_t,
 ) -> ZeResult<()> {
     if hMetricDecoder.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricDecoder is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     if phMetrics.is_null() && !pCount.is_null() && *pCount != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "phMetrics is null with a non-zero count"),
+        );
     }
     Ok(())
 }
@@ -6689,19 +8254,21 @@ pub unsafe fn zetMetricTracerDecodeExp(
     pMetricEntries: *mut zet_metric_entry_exp_t,
 ) -> ZeResult<()> {
     if phMetricDecoder.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "phMetricDecoder is null"));
     }
     if pRawDataSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pRawDataSize is null"));
     }
     if phMetrics.is_null() && metricsCount != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "phMetrics is null with a non-zero count"),
+        );
     }
     if pSetCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSetCount is null"));
     }
     if pMetricEntriesCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMetricEntriesCount is null"));
     }
     Ok(())
 }
@@ -6718,20 +8285,29 @@ pub unsafe fn zetMetricGroupCalculateMultipleMetricValuesExp(
     pMetricValues: *mut zet_typed_value_t,
 ) -> ZeResult<()> {
     if hMetricGroup.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMetricGroup is null"));
     }
     if pRawData.is_null() && rawDataSize != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "pRawData is null with a non-zero count"),
+        );
     }
     if pSetCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSetCount is null"));
     }
     if pTotalMetricValueCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pTotalMetricValueCount is null"));
     }
     match r#type.0 {
         0..=1 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "type is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -6742,10 +8318,10 @@ pub unsafe fn zetKernelGetProfileInfo(
     pProfileProperties: *mut zet_profile_properties_t,
 ) -> ZeResult<()> {
     if hKernel.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hKernel is null"));
     }
     if pProfileProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProfileProperties is null"));
     }
     chain_zet_properties((*pProfileProperties).pNext as *const c_void)?;
     Ok(())
@@ -6758,17 +8334,24 @@ pub unsafe fn zetTracerExpCreate(
     phTracer: *mut zet_tracer_exp_handle_t,
 ) -> ZeResult<()> {
     if hContext.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
     }
     if desc.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
     if phTracer.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phTracer is null"));
     }
     match (*desc).stype.0 {
         0x00010001 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "desc->stype is not the structure type of zet_tracer_exp_desc_t",
+                ),
+            );
+        }
     }
     chain_zet_properties((*desc).pNext as *const c_void)?;
     Ok(())
@@ -6777,7 +8360,7 @@ pub unsafe fn zetTracerExpCreate(
 /// Validates the arguments of `zetTracerExpDestroy`.
 pub unsafe fn zetTracerExpDestroy(hTracer: zet_tracer_exp_handle_t) -> ZeResult<()> {
     if hTracer.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hTracer is null"));
     }
     Ok(())
 }
@@ -6788,10 +8371,10 @@ pub unsafe fn zetTracerExpSetPrologues(
     pCoreCbs: *mut zet_core_callbacks_t,
 ) -> ZeResult<()> {
     if hTracer.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hTracer is null"));
     }
     if pCoreCbs.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCoreCbs is null"));
     }
     Ok(())
 }
@@ -6802,10 +8385,10 @@ pub unsafe fn zetTracerExpSetEpilogues(
     pCoreCbs: *mut zet_core_callbacks_t,
 ) -> ZeResult<()> {
     if hTracer.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hTracer is null"));
     }
     if pCoreCbs.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCoreCbs is null"));
     }
     Ok(())
 }
@@ -6816,7 +8399,7 @@ pub unsafe fn zetTracerExpSetEnabled(
     enable: ze_bool_t,
 ) -> ZeResult<()> {
     if hTracer.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hTracer is null"));
     }
     Ok(())
 }
@@ -6824,7 +8407,12 @@ pub unsafe fn zetTracerExpSetEnabled(
 /// Validates the arguments of `zesInit`.
 pub unsafe fn zesInit(flags: zes_init_flags_t) -> ZeResult<()> {
     if flags.0 & 0xfffffffe != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "flags has bits this API version does not define",
+            ),
+        );
     }
     Ok(())
 }
@@ -6835,7 +8423,7 @@ pub unsafe fn zesDriverGet(
     phDrivers: *mut zes_driver_handle_t,
 ) -> ZeResult<()> {
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -6847,10 +8435,10 @@ pub unsafe fn zesDriverGetExtensionProperties(
     pExtensionProperties: *mut zes_driver_extension_properties_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -6862,13 +8450,13 @@ pub unsafe fn zesDriverGetExtensionFunctionAddress(
     ppFunctionAddress: *mut *mut c_void,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if name.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "name is null"));
     }
     if ppFunctionAddress.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ppFunctionAddress is null"));
     }
     Ok(())
 }
@@ -6880,10 +8468,10 @@ pub unsafe fn zesDeviceGet(
     phDevices: *mut zes_device_handle_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -6894,10 +8482,10 @@ pub unsafe fn zesDeviceGetProperties(
     pProperties: *mut zes_device_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_device_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -6909,10 +8497,10 @@ pub unsafe fn zesDeviceGetState(
     pState: *mut zes_device_state_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pState is null"));
     }
     chain_zes_device_state_t((*pState).pNext as *const c_void)?;
     Ok(())
@@ -6924,7 +8512,7 @@ pub unsafe fn zesDeviceReset(
     force: ze_bool_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     Ok(())
 }
@@ -6935,18 +8523,32 @@ pub unsafe fn zesDeviceResetExt(
     pProperties: *mut zes_reset_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     match (*pProperties).resetType.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "pProperties->resetType is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*pProperties).stype.0 {
         44 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pProperties->stype is not the structure type of zes_reset_properties_t",
+                ),
+            );
+        }
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -6959,10 +8561,10 @@ pub unsafe fn zesDeviceProcessesGetState(
     pProcesses: *mut zes_process_state_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -6973,10 +8575,10 @@ pub unsafe fn zesDevicePciGetProperties(
     pProperties: *mut zes_pci_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_pci_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -6988,10 +8590,10 @@ pub unsafe fn zesDevicePciGetState(
     pState: *mut zes_pci_state_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pState is null"));
     }
     chain_zes_pci_state_t((*pState).pNext as *const c_void)?;
     Ok(())
@@ -7004,10 +8606,10 @@ pub unsafe fn zesDevicePciGetBars(
     pProperties: *mut zes_pci_bar_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -7018,10 +8620,10 @@ pub unsafe fn zesDevicePciGetStats(
     pStats: *mut zes_pci_stats_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pStats.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pStats is null"));
     }
     Ok(())
 }
@@ -7029,7 +8631,7 @@ pub unsafe fn zesDevicePciGetStats(
 /// Validates the arguments of `zesDeviceSetOverclockWaiver`.
 pub unsafe fn zesDeviceSetOverclockWaiver(hDevice: zes_device_handle_t) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     Ok(())
 }
@@ -7040,10 +8642,10 @@ pub unsafe fn zesDeviceGetOverclockDomains(
     pOverclockDomains: *mut u32,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pOverclockDomains.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pOverclockDomains is null"));
     }
     Ok(())
 }
@@ -7055,14 +8657,21 @@ pub unsafe fn zesDeviceGetOverclockControls(
     pAvailableControls: *mut u32,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pAvailableControls.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pAvailableControls is null"));
     }
     match domainType.0 {
         1..=2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "domainType is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -7073,7 +8682,7 @@ pub unsafe fn zesDeviceResetOverclockSettings(
     onShippedState: ze_bool_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     Ok(())
 }
@@ -7088,22 +8697,22 @@ pub unsafe fn zesDeviceReadOverclockState(
     pPendingReset: *mut ze_bool_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pOverclockMode.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pOverclockMode is null"));
     }
     if pWaiverSetting.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pWaiverSetting is null"));
     }
     if pOverclockState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pOverclockState is null"));
     }
     if pPendingAction.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pPendingAction is null"));
     }
     if pPendingReset.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pPendingReset is null"));
     }
     Ok(())
 }
@@ -7115,10 +8724,10 @@ pub unsafe fn zesDeviceEnumOverclockDomains(
     phDomainHandle: *mut zes_overclock_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -7129,10 +8738,10 @@ pub unsafe fn zesOverclockGetDomainProperties(
     pDomainProperties: *mut zes_overclock_properties_t,
 ) -> ZeResult<()> {
     if hDomainHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDomainHandle is null"));
     }
     if pDomainProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pDomainProperties is null"));
     }
     chain_zes_properties((*pDomainProperties).pNext as *const c_void)?;
     Ok(())
@@ -7144,10 +8753,10 @@ pub unsafe fn zesOverclockGetDomainVFProperties(
     pVFProperties: *mut zes_vf_property_t,
 ) -> ZeResult<()> {
     if hDomainHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDomainHandle is null"));
     }
     if pVFProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pVFProperties is null"));
     }
     Ok(())
 }
@@ -7159,14 +8768,21 @@ pub unsafe fn zesOverclockGetDomainControlProperties(
     pControlProperties: *mut zes_control_property_t,
 ) -> ZeResult<()> {
     if hDomainHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDomainHandle is null"));
     }
     if pControlProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pControlProperties is null"));
     }
     match DomainControl.0 {
         1..=2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512 | 1024 | 2048 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "DomainControl is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -7178,14 +8794,21 @@ pub unsafe fn zesOverclockGetControlCurrentValue(
     pValue: *mut f64,
 ) -> ZeResult<()> {
     if hDomainHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDomainHandle is null"));
     }
     if pValue.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pValue is null"));
     }
     match DomainControl.0 {
         1..=2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512 | 1024 | 2048 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "DomainControl is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -7197,14 +8820,21 @@ pub unsafe fn zesOverclockGetControlPendingValue(
     pValue: *mut f64,
 ) -> ZeResult<()> {
     if hDomainHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDomainHandle is null"));
     }
     if pValue.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pValue is null"));
     }
     match DomainControl.0 {
         1..=2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512 | 1024 | 2048 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "DomainControl is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -7217,14 +8847,21 @@ pub unsafe fn zesOverclockSetControlUserValue(
     pPendingAction: *mut zes_pending_action_t,
 ) -> ZeResult<()> {
     if hDomainHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDomainHandle is null"));
     }
     if pPendingAction.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pPendingAction is null"));
     }
     match DomainControl.0 {
         1..=2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512 | 1024 | 2048 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "DomainControl is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -7237,17 +8874,24 @@ pub unsafe fn zesOverclockGetControlState(
     pPendingAction: *mut zes_pending_action_t,
 ) -> ZeResult<()> {
     if hDomainHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDomainHandle is null"));
     }
     if pControlState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pControlState is null"));
     }
     if pPendingAction.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pPendingAction is null"));
     }
     match DomainControl.0 {
         1..=2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512 | 1024 | 2048 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "DomainControl is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -7261,18 +8905,32 @@ pub unsafe fn zesOverclockGetVFPointValues(
     PointValue: *mut u32,
 ) -> ZeResult<()> {
     if hDomainHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDomainHandle is null"));
     }
     if PointValue.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "PointValue is null"));
     }
     match VFType.0 {
         0..=1 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "VFType is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match VFArrayType.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "VFArrayType is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -7285,11 +8943,18 @@ pub unsafe fn zesOverclockSetVFPointValues(
     PointValue: u32,
 ) -> ZeResult<()> {
     if hDomainHandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDomainHandle is null"));
     }
     match VFType.0 {
         0..=1 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "VFType is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -7301,10 +8966,10 @@ pub unsafe fn zesDeviceEnumDiagnosticTestSuites(
     phDiagnostics: *mut zes_diag_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -7315,10 +8980,10 @@ pub unsafe fn zesDiagnosticsGetProperties(
     pProperties: *mut zes_diag_properties_t,
 ) -> ZeResult<()> {
     if hDiagnostics.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDiagnostics is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -7331,10 +8996,10 @@ pub unsafe fn zesDiagnosticsGetTests(
     pTests: *mut zes_diag_test_t,
 ) -> ZeResult<()> {
     if hDiagnostics.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDiagnostics is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -7347,10 +9012,10 @@ pub unsafe fn zesDiagnosticsRunTests(
     pResult: *mut zes_diag_result_t,
 ) -> ZeResult<()> {
     if hDiagnostics.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDiagnostics is null"));
     }
     if pResult.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pResult is null"));
     }
     Ok(())
 }
@@ -7361,10 +9026,10 @@ pub unsafe fn zesDeviceEccAvailable(
     pAvailable: *mut ze_bool_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pAvailable.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pAvailable is null"));
     }
     Ok(())
 }
@@ -7375,10 +9040,10 @@ pub unsafe fn zesDeviceEccConfigurable(
     pConfigurable: *mut ze_bool_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pConfigurable.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pConfigurable is null"));
     }
     Ok(())
 }
@@ -7389,10 +9054,10 @@ pub unsafe fn zesDeviceGetEccState(
     pState: *mut zes_device_ecc_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pState is null"));
     }
     chain_zes_device_ecc_properties_t((*pState).pNext as *const c_void)?;
     Ok(())
@@ -7405,21 +9070,35 @@ pub unsafe fn zesDeviceSetEccState(
     pState: *mut zes_device_ecc_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if newState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "newState is null"));
     }
     if pState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pState is null"));
     }
     match (*newState).state.0 {
         0..=2 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "newState->state is not a value of its enumeration",
+                ),
+            );
+        }
     }
     match (*newState).stype.0 {
         37 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "newState->stype is not the structure type of zes_device_ecc_desc_t",
+                ),
+            );
+        }
     }
     chain_zes_desc((*newState).pNext as *const c_void)?;
     chain_zes_device_ecc_properties_t((*pState).pNext as *const c_void)?;
@@ -7433,10 +9112,10 @@ pub unsafe fn zesDeviceEnumEngineGroups(
     phEngine: *mut zes_engine_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -7447,10 +9126,10 @@ pub unsafe fn zesEngineGetProperties(
     pProperties: *mut zes_engine_properties_t,
 ) -> ZeResult<()> {
     if hEngine.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEngine is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_engine_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -7462,10 +9141,10 @@ pub unsafe fn zesEngineGetActivity(
     pStats: *mut zes_engine_stats_t,
 ) -> ZeResult<()> {
     if hEngine.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEngine is null"));
     }
     if pStats.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pStats is null"));
     }
     Ok(())
 }
@@ -7477,10 +9156,10 @@ pub unsafe fn zesEngineGetActivityExt(
     pStats: *mut zes_engine_stats_t,
 ) -> ZeResult<()> {
     if hEngine.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hEngine is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -7491,10 +9170,15 @@ pub unsafe fn zesDeviceEventRegister(
     events: zes_event_type_flags_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if events.0 & 0xffff0000 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "events has bits this API version does not define",
+            ),
+        );
     }
     Ok(())
 }
@@ -7509,16 +9193,18 @@ pub unsafe fn zesDriverEventListen(
     pEvents: *mut zes_event_type_flags_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if phDevices.is_null() && count != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "phDevices is null with a non-zero count"),
+        );
     }
     if pNumDeviceEvents.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pNumDeviceEvents is null"));
     }
     if pEvents.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pEvents is null"));
     }
     Ok(())
 }
@@ -7533,16 +9219,18 @@ pub unsafe fn zesDriverEventListenEx(
     pEvents: *mut zes_event_type_flags_t,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if phDevices.is_null() && count != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "phDevices is null with a non-zero count"),
+        );
     }
     if pNumDeviceEvents.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pNumDeviceEvents is null"));
     }
     if pEvents.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pEvents is null"));
     }
     Ok(())
 }
@@ -7554,10 +9242,10 @@ pub unsafe fn zesDeviceEnumFabricPorts(
     phPort: *mut zes_fabric_port_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -7568,10 +9256,10 @@ pub unsafe fn zesFabricPortGetProperties(
     pProperties: *mut zes_fabric_port_properties_t,
 ) -> ZeResult<()> {
     if hPort.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPort is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -7583,10 +9271,10 @@ pub unsafe fn zesFabricPortGetLinkType(
     pLinkType: *mut zes_fabric_link_type_t,
 ) -> ZeResult<()> {
     if hPort.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPort is null"));
     }
     if pLinkType.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pLinkType is null"));
     }
     Ok(())
 }
@@ -7597,10 +9285,10 @@ pub unsafe fn zesFabricPortGetConfig(
     pConfig: *mut zes_fabric_port_config_t,
 ) -> ZeResult<()> {
     if hPort.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPort is null"));
     }
     if pConfig.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pConfig is null"));
     }
     chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
@@ -7612,14 +9300,21 @@ pub unsafe fn zesFabricPortSetConfig(
     pConfig: *const zes_fabric_port_config_t,
 ) -> ZeResult<()> {
     if hPort.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPort is null"));
     }
     if pConfig.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pConfig is null"));
     }
     match (*pConfig).stype.0 {
         24 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pConfig->stype is not the structure type of zes_fabric_port_config_t",
+                ),
+            );
+        }
     }
     chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
@@ -7631,10 +9326,10 @@ pub unsafe fn zesFabricPortGetState(
     pState: *mut zes_fabric_port_state_t,
 ) -> ZeResult<()> {
     if hPort.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPort is null"));
     }
     if pState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pState is null"));
     }
     chain_zes_desc((*pState).pNext as *const c_void)?;
     Ok(())
@@ -7646,10 +9341,10 @@ pub unsafe fn zesFabricPortGetThroughput(
     pThroughput: *mut zes_fabric_port_throughput_t,
 ) -> ZeResult<()> {
     if hPort.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPort is null"));
     }
     if pThroughput.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pThroughput is null"));
     }
     Ok(())
 }
@@ -7660,10 +9355,10 @@ pub unsafe fn zesFabricPortGetFabricErrorCounters(
     pErrors: *mut zes_fabric_port_error_counters_t,
 ) -> ZeResult<()> {
     if hPort.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPort is null"));
     }
     if pErrors.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pErrors is null"));
     }
     chain_zes_properties((*pErrors).pNext as *const c_void)?;
     Ok(())
@@ -7677,13 +9372,20 @@ pub unsafe fn zesFabricPortGetMultiPortThroughput(
     pThroughput: *mut *mut zes_fabric_port_throughput_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if phPort.is_null() && numPorts != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "phPort is null with a non-zero count"),
+        );
     }
     if pThroughput.is_null() && numPorts != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "pThroughput is null with a non-zero count",
+            ),
+        );
     }
     Ok(())
 }
@@ -7695,10 +9397,10 @@ pub unsafe fn zesDeviceEnumFans(
     phFan: *mut zes_fan_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -7709,10 +9411,10 @@ pub unsafe fn zesFanGetProperties(
     pProperties: *mut zes_fan_properties_t,
 ) -> ZeResult<()> {
     if hFan.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFan is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -7724,10 +9426,10 @@ pub unsafe fn zesFanGetConfig(
     pConfig: *mut zes_fan_config_t,
 ) -> ZeResult<()> {
     if hFan.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFan is null"));
     }
     if pConfig.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pConfig is null"));
     }
     chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
@@ -7736,7 +9438,7 @@ pub unsafe fn zesFanGetConfig(
 /// Validates the arguments of `zesFanSetDefaultMode`.
 pub unsafe fn zesFanSetDefaultMode(hFan: zes_fan_handle_t) -> ZeResult<()> {
     if hFan.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFan is null"));
     }
     Ok(())
 }
@@ -7747,14 +9449,21 @@ pub unsafe fn zesFanSetFixedSpeedMode(
     speed: *const zes_fan_speed_t,
 ) -> ZeResult<()> {
     if hFan.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFan is null"));
     }
     if speed.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "speed is null"));
     }
     match (*speed).units.0 {
         0..=1 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "speed->units is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -7765,10 +9474,10 @@ pub unsafe fn zesFanSetSpeedTableMode(
     speedTable: *const zes_fan_speed_table_t,
 ) -> ZeResult<()> {
     if hFan.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFan is null"));
     }
     if speedTable.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "speedTable is null"));
     }
     Ok(())
 }
@@ -7780,14 +9489,21 @@ pub unsafe fn zesFanGetState(
     pSpeed: *mut i32,
 ) -> ZeResult<()> {
     if hFan.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFan is null"));
     }
     if pSpeed.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSpeed is null"));
     }
     match units.0 {
         0..=1 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "units is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -7799,10 +9515,10 @@ pub unsafe fn zesDeviceEnumFirmwares(
     phFirmware: *mut zes_firmware_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -7813,10 +9529,10 @@ pub unsafe fn zesFirmwareGetProperties(
     pProperties: *mut zes_firmware_properties_t,
 ) -> ZeResult<()> {
     if hFirmware.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFirmware is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -7829,10 +9545,10 @@ pub unsafe fn zesFirmwareFlash(
     size: u32,
 ) -> ZeResult<()> {
     if hFirmware.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFirmware is null"));
     }
     if pImage.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pImage is null"));
     }
     Ok(())
 }
@@ -7843,10 +9559,10 @@ pub unsafe fn zesFirmwareGetFlashProgress(
     pCompletionPercent: *mut u32,
 ) -> ZeResult<()> {
     if hFirmware.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFirmware is null"));
     }
     if pCompletionPercent.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCompletionPercent is null"));
     }
     Ok(())
 }
@@ -7858,10 +9574,10 @@ pub unsafe fn zesFirmwareGetConsoleLogs(
     pFirmwareLog: *mut c_char,
 ) -> ZeResult<()> {
     if hFirmware.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFirmware is null"));
     }
     if pSize.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pSize is null"));
     }
     Ok(())
 }
@@ -7872,10 +9588,10 @@ pub unsafe fn zesFirmwareGetSecurityVersionExp(
     pVersion: *mut c_char,
 ) -> ZeResult<()> {
     if hFirmware.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFirmware is null"));
     }
     if pVersion.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pVersion is null"));
     }
     Ok(())
 }
@@ -7885,7 +9601,7 @@ pub unsafe fn zesFirmwareSetSecurityVersionExp(
     hFirmware: zes_firmware_handle_t,
 ) -> ZeResult<()> {
     if hFirmware.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFirmware is null"));
     }
     Ok(())
 }
@@ -7897,10 +9613,10 @@ pub unsafe fn zesDeviceEnumFrequencyDomains(
     phFrequency: *mut zes_freq_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -7911,10 +9627,10 @@ pub unsafe fn zesFrequencyGetProperties(
     pProperties: *mut zes_freq_properties_t,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -7927,10 +9643,10 @@ pub unsafe fn zesFrequencyGetAvailableClocks(
     phFrequency: *mut f64,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -7941,10 +9657,10 @@ pub unsafe fn zesFrequencyGetRange(
     pLimits: *mut zes_freq_range_t,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     if pLimits.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pLimits is null"));
     }
     Ok(())
 }
@@ -7955,10 +9671,10 @@ pub unsafe fn zesFrequencySetRange(
     pLimits: *const zes_freq_range_t,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     if pLimits.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pLimits is null"));
     }
     Ok(())
 }
@@ -7969,10 +9685,10 @@ pub unsafe fn zesFrequencyGetState(
     pState: *mut zes_freq_state_t,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     if pState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pState is null"));
     }
     chain_zes_desc((*pState).pNext as *const c_void)?;
     Ok(())
@@ -7984,10 +9700,10 @@ pub unsafe fn zesFrequencyGetThrottleTime(
     pThrottleTime: *mut zes_freq_throttle_time_t,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     if pThrottleTime.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pThrottleTime is null"));
     }
     Ok(())
 }
@@ -7998,10 +9714,10 @@ pub unsafe fn zesFrequencyOcGetCapabilities(
     pOcCapabilities: *mut zes_oc_capabilities_t,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     if pOcCapabilities.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pOcCapabilities is null"));
     }
     chain_zes_desc((*pOcCapabilities).pNext as *const c_void)?;
     Ok(())
@@ -8013,10 +9729,10 @@ pub unsafe fn zesFrequencyOcGetFrequencyTarget(
     pCurrentOcFrequency: *mut f64,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     if pCurrentOcFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCurrentOcFrequency is null"));
     }
     Ok(())
 }
@@ -8027,7 +9743,7 @@ pub unsafe fn zesFrequencyOcSetFrequencyTarget(
     CurrentOcFrequency: f64,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     Ok(())
 }
@@ -8039,13 +9755,13 @@ pub unsafe fn zesFrequencyOcGetVoltageTarget(
     pCurrentVoltageOffset: *mut f64,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     if pCurrentVoltageTarget.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCurrentVoltageTarget is null"));
     }
     if pCurrentVoltageOffset.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCurrentVoltageOffset is null"));
     }
     Ok(())
 }
@@ -8057,7 +9773,7 @@ pub unsafe fn zesFrequencyOcSetVoltageTarget(
     CurrentVoltageOffset: f64,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     Ok(())
 }
@@ -8068,11 +9784,18 @@ pub unsafe fn zesFrequencyOcSetMode(
     CurrentOcMode: zes_oc_mode_t,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     match CurrentOcMode.0 {
         0..=3 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "CurrentOcMode is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -8083,10 +9806,10 @@ pub unsafe fn zesFrequencyOcGetMode(
     pCurrentOcMode: *mut zes_oc_mode_t,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     if pCurrentOcMode.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCurrentOcMode is null"));
     }
     Ok(())
 }
@@ -8097,10 +9820,10 @@ pub unsafe fn zesFrequencyOcGetIccMax(
     pOcIccMax: *mut f64,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     if pOcIccMax.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pOcIccMax is null"));
     }
     Ok(())
 }
@@ -8111,7 +9834,7 @@ pub unsafe fn zesFrequencyOcSetIccMax(
     ocIccMax: f64,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     Ok(())
 }
@@ -8122,10 +9845,10 @@ pub unsafe fn zesFrequencyOcGetTjMax(
     pOcTjMax: *mut f64,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     if pOcTjMax.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pOcTjMax is null"));
     }
     Ok(())
 }
@@ -8136,7 +9859,7 @@ pub unsafe fn zesFrequencyOcSetTjMax(
     ocTjMax: f64,
 ) -> ZeResult<()> {
     if hFrequency.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hFrequency is null"));
     }
     Ok(())
 }
@@ -8148,10 +9871,10 @@ pub unsafe fn zesDeviceEnumLeds(
     phLed: *mut zes_led_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8162,10 +9885,10 @@ pub unsafe fn zesLedGetProperties(
     pProperties: *mut zes_led_properties_t,
 ) -> ZeResult<()> {
     if hLed.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hLed is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -8177,10 +9900,10 @@ pub unsafe fn zesLedGetState(
     pState: *mut zes_led_state_t,
 ) -> ZeResult<()> {
     if hLed.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hLed is null"));
     }
     if pState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pState is null"));
     }
     chain_zes_desc((*pState).pNext as *const c_void)?;
     Ok(())
@@ -8189,7 +9912,7 @@ pub unsafe fn zesLedGetState(
 /// Validates the arguments of `zesLedSetState`.
 pub unsafe fn zesLedSetState(hLed: zes_led_handle_t, enable: ze_bool_t) -> ZeResult<()> {
     if hLed.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hLed is null"));
     }
     Ok(())
 }
@@ -8200,10 +9923,10 @@ pub unsafe fn zesLedSetColor(
     pColor: *const zes_led_color_t,
 ) -> ZeResult<()> {
     if hLed.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hLed is null"));
     }
     if pColor.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pColor is null"));
     }
     Ok(())
 }
@@ -8215,10 +9938,10 @@ pub unsafe fn zesDeviceEnumMemoryModules(
     phMemory: *mut zes_mem_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8229,10 +9952,10 @@ pub unsafe fn zesMemoryGetProperties(
     pProperties: *mut zes_mem_properties_t,
 ) -> ZeResult<()> {
     if hMemory.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMemory is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_mem_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -8244,10 +9967,10 @@ pub unsafe fn zesMemoryGetState(
     pState: *mut zes_mem_state_t,
 ) -> ZeResult<()> {
     if hMemory.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMemory is null"));
     }
     if pState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pState is null"));
     }
     chain_zes_mem_state_t((*pState).pNext as *const c_void)?;
     Ok(())
@@ -8259,10 +9982,10 @@ pub unsafe fn zesMemoryGetBandwidth(
     pBandwidth: *mut zes_mem_bandwidth_t,
 ) -> ZeResult<()> {
     if hMemory.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hMemory is null"));
     }
     if pBandwidth.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pBandwidth is null"));
     }
     Ok(())
 }
@@ -8274,10 +9997,10 @@ pub unsafe fn zesDevicePciLinkSpeedUpdateExt(
     pendingAction: *mut zes_device_action_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pendingAction.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pendingAction is null"));
     }
     Ok(())
 }
@@ -8289,10 +10012,10 @@ pub unsafe fn zesDeviceEnumPerformanceFactorDomains(
     phPerf: *mut zes_perf_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8303,10 +10026,10 @@ pub unsafe fn zesPerformanceFactorGetProperties(
     pProperties: *mut zes_perf_properties_t,
 ) -> ZeResult<()> {
     if hPerf.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPerf is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -8318,10 +10041,10 @@ pub unsafe fn zesPerformanceFactorGetConfig(
     pFactor: *mut f64,
 ) -> ZeResult<()> {
     if hPerf.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPerf is null"));
     }
     if pFactor.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pFactor is null"));
     }
     Ok(())
 }
@@ -8332,7 +10055,7 @@ pub unsafe fn zesPerformanceFactorSetConfig(
     factor: f64,
 ) -> ZeResult<()> {
     if hPerf.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPerf is null"));
     }
     Ok(())
 }
@@ -8344,10 +10067,10 @@ pub unsafe fn zesDeviceEnumPowerDomains(
     phPower: *mut zes_pwr_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8358,10 +10081,10 @@ pub unsafe fn zesDeviceGetCardPowerDomain(
     phPower: *mut zes_pwr_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if phPower.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phPower is null"));
     }
     Ok(())
 }
@@ -8372,10 +10095,10 @@ pub unsafe fn zesPowerGetProperties(
     pProperties: *mut zes_power_properties_t,
 ) -> ZeResult<()> {
     if hPower.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPower is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_power_properties_t((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -8387,10 +10110,10 @@ pub unsafe fn zesPowerGetEnergyCounter(
     pEnergy: *mut zes_power_energy_counter_t,
 ) -> ZeResult<()> {
     if hPower.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPower is null"));
     }
     if pEnergy.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pEnergy is null"));
     }
     Ok(())
 }
@@ -8403,7 +10126,7 @@ pub unsafe fn zesPowerGetLimits(
     pPeak: *mut zes_power_peak_limit_t,
 ) -> ZeResult<()> {
     if hPower.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPower is null"));
     }
     Ok(())
 }
@@ -8416,7 +10139,7 @@ pub unsafe fn zesPowerSetLimits(
     pPeak: *const zes_power_peak_limit_t,
 ) -> ZeResult<()> {
     if hPower.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPower is null"));
     }
     Ok(())
 }
@@ -8427,10 +10150,10 @@ pub unsafe fn zesPowerGetEnergyThreshold(
     pThreshold: *mut zes_energy_threshold_t,
 ) -> ZeResult<()> {
     if hPower.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPower is null"));
     }
     if pThreshold.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pThreshold is null"));
     }
     Ok(())
 }
@@ -8441,7 +10164,7 @@ pub unsafe fn zesPowerSetEnergyThreshold(
     threshold: f64,
 ) -> ZeResult<()> {
     if hPower.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPower is null"));
     }
     Ok(())
 }
@@ -8453,13 +10176,13 @@ pub unsafe fn zesPowerGetUsage(
     pAveragePower: *mut u32,
 ) -> ZeResult<()> {
     if hPower.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPower is null"));
     }
     if pInstantPower.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pInstantPower is null"));
     }
     if pAveragePower.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pAveragePower is null"));
     }
     Ok(())
 }
@@ -8471,10 +10194,10 @@ pub unsafe fn zesPowerGetLimitsExt(
     pSustained: *mut zes_power_limit_ext_desc_t,
 ) -> ZeResult<()> {
     if hPower.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPower is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8486,10 +10209,10 @@ pub unsafe fn zesPowerSetLimitsExt(
     pSustained: *mut zes_power_limit_ext_desc_t,
 ) -> ZeResult<()> {
     if hPower.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPower is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8500,10 +10223,10 @@ pub unsafe fn zesPowerGetLimitsExt2(
     pLimit: *mut u32,
 ) -> ZeResult<()> {
     if hPower.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPower is null"));
     }
     if pLimit.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pLimit is null"));
     }
     Ok(())
 }
@@ -8514,7 +10237,7 @@ pub unsafe fn zesPowerSetLimitsExt2(
     limit: u32,
 ) -> ZeResult<()> {
     if hPower.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPower is null"));
     }
     Ok(())
 }
@@ -8526,10 +10249,10 @@ pub unsafe fn zesDeviceEnumPsus(
     phPsu: *mut zes_psu_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8540,10 +10263,10 @@ pub unsafe fn zesPsuGetProperties(
     pProperties: *mut zes_psu_properties_t,
 ) -> ZeResult<()> {
     if hPsu.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPsu is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -8555,10 +10278,10 @@ pub unsafe fn zesPsuGetState(
     pState: *mut zes_psu_state_t,
 ) -> ZeResult<()> {
     if hPsu.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hPsu is null"));
     }
     if pState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pState is null"));
     }
     chain_zes_desc((*pState).pNext as *const c_void)?;
     Ok(())
@@ -8571,10 +10294,10 @@ pub unsafe fn zesDeviceEnumRasErrorSets(
     phRas: *mut zes_ras_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8585,10 +10308,10 @@ pub unsafe fn zesRasGetProperties(
     pProperties: *mut zes_ras_properties_t,
 ) -> ZeResult<()> {
     if hRas.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hRas is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -8600,10 +10323,10 @@ pub unsafe fn zesRasGetConfig(
     pConfig: *mut zes_ras_config_t,
 ) -> ZeResult<()> {
     if hRas.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hRas is null"));
     }
     if pConfig.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pConfig is null"));
     }
     chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
@@ -8615,14 +10338,21 @@ pub unsafe fn zesRasSetConfig(
     pConfig: *const zes_ras_config_t,
 ) -> ZeResult<()> {
     if hRas.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hRas is null"));
     }
     if pConfig.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pConfig is null"));
     }
     match (*pConfig).stype.0 {
         33 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pConfig->stype is not the structure type of zes_ras_config_t",
+                ),
+            );
+        }
     }
     chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
@@ -8635,10 +10365,10 @@ pub unsafe fn zesRasGetState(
     pState: *mut zes_ras_state_t,
 ) -> ZeResult<()> {
     if hRas.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hRas is null"));
     }
     if pState.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pState is null"));
     }
     chain_zes_desc((*pState).pNext as *const c_void)?;
     Ok(())
@@ -8651,10 +10381,10 @@ pub unsafe fn zesRasGetStateExp(
     pState: *mut zes_ras_state_exp_t,
 ) -> ZeResult<()> {
     if hRas.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hRas is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8665,11 +10395,18 @@ pub unsafe fn zesRasClearStateExp(
     category: zes_ras_error_category_exp_t,
 ) -> ZeResult<()> {
     if hRas.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hRas is null"));
     }
     match category.0 {
         0..=12 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "category is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -8681,10 +10418,10 @@ pub unsafe fn zesRasGetSupportedCategoriesExp(
     pCategories: *mut zes_ras_error_category_exp_t,
 ) -> ZeResult<()> {
     if hRas.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hRas is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8697,13 +10434,20 @@ pub unsafe fn zesRasGetStateExp2(
     pState: *mut zes_ras_state_exp2_t,
 ) -> ZeResult<()> {
     if hRas.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hRas is null"));
     }
     if pCategories.is_null() && count != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "pCategories is null with a non-zero count",
+            ),
+        );
     }
     if pState.is_null() && count != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "pState is null with a non-zero count"),
+        );
     }
     Ok(())
 }
@@ -8715,10 +10459,12 @@ pub unsafe fn zesRasGetConfigExp(
     pConfig: *mut zes_ras_config_exp_t,
 ) -> ZeResult<()> {
     if hRas.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hRas is null"));
     }
     if pConfig.is_null() && count != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "pConfig is null with a non-zero count"),
+        );
     }
     Ok(())
 }
@@ -8730,10 +10476,12 @@ pub unsafe fn zesRasSetConfigExp(
     pConfig: *const zes_ras_config_exp_t,
 ) -> ZeResult<()> {
     if hRas.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hRas is null"));
     }
     if pConfig.is_null() && count != 0 {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(
+            bad(ZeError::INVALID_NULL_POINTER, "pConfig is null with a non-zero count"),
+        );
     }
     Ok(())
 }
@@ -8745,10 +10493,10 @@ pub unsafe fn zesDeviceEnumSchedulers(
     phScheduler: *mut zes_sched_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8759,10 +10507,10 @@ pub unsafe fn zesSchedulerGetProperties(
     pProperties: *mut zes_sched_properties_t,
 ) -> ZeResult<()> {
     if hScheduler.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hScheduler is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -8774,10 +10522,10 @@ pub unsafe fn zesSchedulerGetCurrentMode(
     pMode: *mut zes_sched_mode_t,
 ) -> ZeResult<()> {
     if hScheduler.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hScheduler is null"));
     }
     if pMode.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMode is null"));
     }
     Ok(())
 }
@@ -8789,10 +10537,10 @@ pub unsafe fn zesSchedulerGetTimeoutModeProperties(
     pConfig: *mut zes_sched_timeout_properties_t,
 ) -> ZeResult<()> {
     if hScheduler.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hScheduler is null"));
     }
     if pConfig.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pConfig is null"));
     }
     chain_zes_properties((*pConfig).pNext as *const c_void)?;
     Ok(())
@@ -8805,10 +10553,10 @@ pub unsafe fn zesSchedulerGetTimesliceModeProperties(
     pConfig: *mut zes_sched_timeslice_properties_t,
 ) -> ZeResult<()> {
     if hScheduler.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hScheduler is null"));
     }
     if pConfig.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pConfig is null"));
     }
     chain_zes_properties((*pConfig).pNext as *const c_void)?;
     Ok(())
@@ -8821,17 +10569,24 @@ pub unsafe fn zesSchedulerSetTimeoutMode(
     pNeedReload: *mut ze_bool_t,
 ) -> ZeResult<()> {
     if hScheduler.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hScheduler is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     if pNeedReload.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pNeedReload is null"));
     }
     match (*pProperties).stype.0 {
         17 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pProperties->stype is not the structure type of zes_sched_timeout_properties_t",
+                ),
+            );
+        }
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -8844,17 +10599,24 @@ pub unsafe fn zesSchedulerSetTimesliceMode(
     pNeedReload: *mut ze_bool_t,
 ) -> ZeResult<()> {
     if hScheduler.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hScheduler is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     if pNeedReload.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pNeedReload is null"));
     }
     match (*pProperties).stype.0 {
         18 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pProperties->stype is not the structure type of zes_sched_timeslice_properties_t",
+                ),
+            );
+        }
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -8866,10 +10628,10 @@ pub unsafe fn zesSchedulerSetExclusiveMode(
     pNeedReload: *mut ze_bool_t,
 ) -> ZeResult<()> {
     if hScheduler.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hScheduler is null"));
     }
     if pNeedReload.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pNeedReload is null"));
     }
     Ok(())
 }
@@ -8880,10 +10642,10 @@ pub unsafe fn zesSchedulerSetComputeUnitDebugMode(
     pNeedReload: *mut ze_bool_t,
 ) -> ZeResult<()> {
     if hScheduler.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hScheduler is null"));
     }
     if pNeedReload.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pNeedReload is null"));
     }
     Ok(())
 }
@@ -8895,10 +10657,10 @@ pub unsafe fn zesDeviceEnumStandbyDomains(
     phStandby: *mut zes_standby_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8909,10 +10671,10 @@ pub unsafe fn zesStandbyGetProperties(
     pProperties: *mut zes_standby_properties_t,
 ) -> ZeResult<()> {
     if hStandby.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hStandby is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -8924,10 +10686,10 @@ pub unsafe fn zesStandbyGetMode(
     pMode: *mut zes_standby_promo_mode_t,
 ) -> ZeResult<()> {
     if hStandby.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hStandby is null"));
     }
     if pMode.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pMode is null"));
     }
     Ok(())
 }
@@ -8938,11 +10700,18 @@ pub unsafe fn zesStandbySetMode(
     mode: zes_standby_promo_mode_t,
 ) -> ZeResult<()> {
     if hStandby.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hStandby is null"));
     }
     match mode.0 {
         0..=1 => {}
-        _ => return Err(ZeError::INVALID_ENUMERATION),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ENUMERATION,
+                    "mode is not a value of its enumeration",
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -8954,10 +10723,10 @@ pub unsafe fn zesDeviceGetSubDevicePropertiesExp(
     pSubdeviceProps: *mut zes_subdevice_exp_properties_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -8971,16 +10740,16 @@ pub unsafe fn zesDriverGetDeviceByUuidExp(
     subdeviceId: *mut u32,
 ) -> ZeResult<()> {
     if hDriver.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDriver is null"));
     }
     if phDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "phDevice is null"));
     }
     if onSubdevice.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "onSubdevice is null"));
     }
     if subdeviceId.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "subdeviceId is null"));
     }
     Ok(())
 }
@@ -8992,10 +10761,10 @@ pub unsafe fn zesDeviceEnumTemperatureSensors(
     phTemperature: *mut zes_temp_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -9006,10 +10775,10 @@ pub unsafe fn zesTemperatureGetProperties(
     pProperties: *mut zes_temp_properties_t,
 ) -> ZeResult<()> {
     if hTemperature.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hTemperature is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -9021,10 +10790,10 @@ pub unsafe fn zesTemperatureGetConfig(
     pConfig: *mut zes_temp_config_t,
 ) -> ZeResult<()> {
     if hTemperature.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hTemperature is null"));
     }
     if pConfig.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pConfig is null"));
     }
     chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
@@ -9036,14 +10805,21 @@ pub unsafe fn zesTemperatureSetConfig(
     pConfig: *const zes_temp_config_t,
 ) -> ZeResult<()> {
     if hTemperature.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hTemperature is null"));
     }
     if pConfig.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pConfig is null"));
     }
     match (*pConfig).stype.0 {
         35 => {}
-        _ => return Err(ZeError::INVALID_ARGUMENT),
+        _ => {
+            return Err(
+                bad(
+                    ZeError::INVALID_ARGUMENT,
+                    "pConfig->stype is not the structure type of zes_temp_config_t",
+                ),
+            );
+        }
     }
     chain_zes_desc((*pConfig).pNext as *const c_void)?;
     Ok(())
@@ -9055,10 +10831,10 @@ pub unsafe fn zesTemperatureGetState(
     pTemperature: *mut f64,
 ) -> ZeResult<()> {
     if hTemperature.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hTemperature is null"));
     }
     if pTemperature.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pTemperature is null"));
     }
     Ok(())
 }
@@ -9070,10 +10846,10 @@ pub unsafe fn zesDeviceEnumActiveVFExp(
     phVFhandle: *mut zes_vf_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -9084,10 +10860,10 @@ pub unsafe fn zesVFManagementGetVFPropertiesExp(
     pProperties: *mut zes_vf_exp_properties_t,
 ) -> ZeResult<()> {
     if hVFhandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVFhandle is null"));
     }
     if pProperties.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pProperties is null"));
     }
     chain_zes_properties((*pProperties).pNext as *const c_void)?;
     Ok(())
@@ -9100,10 +10876,10 @@ pub unsafe fn zesVFManagementGetVFMemoryUtilizationExp(
     pMemUtil: *mut zes_vf_util_mem_exp_t,
 ) -> ZeResult<()> {
     if hVFhandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVFhandle is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -9115,10 +10891,10 @@ pub unsafe fn zesVFManagementGetVFEngineUtilizationExp(
     pEngineUtil: *mut zes_vf_util_engine_exp_t,
 ) -> ZeResult<()> {
     if hVFhandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVFhandle is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -9130,10 +10906,15 @@ pub unsafe fn zesVFManagementSetVFTelemetryModeExp(
     enable: ze_bool_t,
 ) -> ZeResult<()> {
     if hVFhandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVFhandle is null"));
     }
     if flags.0 & 0xfffffff0 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "flags has bits this API version does not define",
+            ),
+        );
     }
     Ok(())
 }
@@ -9145,10 +10926,15 @@ pub unsafe fn zesVFManagementSetVFTelemetrySamplingIntervalExp(
     samplingInterval: u64,
 ) -> ZeResult<()> {
     if hVFhandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVFhandle is null"));
     }
     if flag.0 & 0xfffffff0 != 0 {
-        return Err(ZeError::INVALID_ENUMERATION);
+        return Err(
+            bad(
+                ZeError::INVALID_ENUMERATION,
+                "flag has bits this API version does not define",
+            ),
+        );
     }
     Ok(())
 }
@@ -9160,10 +10946,10 @@ pub unsafe fn zesDeviceEnumEnabledVFExp(
     phVFhandle: *mut zes_vf_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -9174,10 +10960,10 @@ pub unsafe fn zesVFManagementGetVFCapabilitiesExp(
     pCapability: *mut zes_vf_exp_capabilities_t,
 ) -> ZeResult<()> {
     if hVFhandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVFhandle is null"));
     }
     if pCapability.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCapability is null"));
     }
     chain_zes_properties((*pCapability).pNext as *const c_void)?;
     Ok(())
@@ -9190,10 +10976,10 @@ pub unsafe fn zesVFManagementGetVFMemoryUtilizationExp2(
     pMemUtil: *mut zes_vf_util_mem_exp2_t,
 ) -> ZeResult<()> {
     if hVFhandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVFhandle is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -9205,10 +10991,10 @@ pub unsafe fn zesVFManagementGetVFEngineUtilizationExp2(
     pEngineUtil: *mut zes_vf_util_engine_exp2_t,
 ) -> ZeResult<()> {
     if hVFhandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVFhandle is null"));
     }
     if pCount.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
     Ok(())
 }
@@ -9219,10 +11005,10 @@ pub unsafe fn zesVFManagementGetVFCapabilitiesExp2(
     pCapability: *mut zes_vf_exp2_capabilities_t,
 ) -> ZeResult<()> {
     if hVFhandle.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hVFhandle is null"));
     }
     if pCapability.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "pCapability is null"));
     }
     chain_zes_properties((*pCapability).pNext as *const c_void)?;
     Ok(())
@@ -9231,7 +11017,7 @@ pub unsafe fn zesVFManagementGetVFCapabilitiesExp2(
 /// Validates the arguments of `zerGetLastErrorDescription`.
 pub unsafe fn zerGetLastErrorDescription(ppString: *mut *const c_char) -> ZeResult<()> {
     if ppString.is_null() {
-        return Err(ZeError::INVALID_NULL_POINTER);
+        return Err(bad(ZeError::INVALID_NULL_POINTER, "ppString is null"));
     }
     Ok(())
 }
@@ -9241,7 +11027,7 @@ pub unsafe fn zerTranslateDeviceHandleToIdentifier(
     hDevice: ze_device_handle_t,
 ) -> ZeResult<()> {
     if hDevice.is_null() {
-        return Err(ZeError::INVALID_NULL_HANDLE);
+        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     Ok(())
 }
