@@ -15,12 +15,14 @@
 //!   to export the getters.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::emit_rust::{ident, render, rust_type_tokens, scalar_tokens};
+use crate::emit_rust::{ident, rust_type_tokens, scalar_tokens};
+use crate::jobs::Job;
 use crate::load::NAMESPACES;
 use crate::model::{Api, CType, TypeKind, Version};
 use crate::spec::*;
@@ -815,7 +817,12 @@ fn emit_lib(cx: &Ctx) -> TokenStream {
 
 /// Renders the zekit-icd crate; returns (path relative to `generated/`, text).
 pub fn emit(api: &Api) -> Result<Vec<(String, String)>, String> {
-    let cx = Ctx { api, kinds: handle_kinds(api) };
+    crate::jobs::run(jobs(api)?)
+}
+
+/// The files of the zekit-icd crate, one job each (costs: milliseconds on the full spec).
+pub fn jobs(api: &Api) -> Result<Vec<Job<'_>>, String> {
+    let cx = Arc::new(Ctx { api, kinds: handle_kinds(api) });
     let mut names = BTreeMap::new();
     for f in all_functions(api) {
         if let Some(prev) = names.insert(method_name(&f.name), f.name.clone()) {
@@ -834,28 +841,19 @@ publish = false\n\
 [dependencies]\n\
 zekit-sys = { path = \"../zekit-sys\" }\n\
 zekit-rt = { path = \"../../runtime\" }\n";
-    // Rendering is the slow part; token streams are not `Send`, so each thread builds its own.
-    type Job<'a> = (&'static str, Box<dyn Fn() -> TokenStream + Send + Sync + 'a>);
-    let jobs: Vec<Job> = vec![
-        ("zekit-icd/src/lib.rs", Box::new(|| emit_lib(&cx))),
-        ("zekit-icd/src/kinds.rs", Box::new(|| emit_kinds(&cx))),
-        ("zekit-icd/src/driver.rs", Box::new(|| emit_driver(&cx))),
-        ("zekit-icd/src/entry.rs", Box::new(|| emit_entry(&cx))),
-        ("zekit-icd/src/fmt.rs", Box::new(|| emit_fmt(&cx))),
-        ("zekit-icd/src/ddi.rs", Box::new(|| emit_ddi(&cx))),
-        ("zekit-icd/src/validate.rs", Box::new(|| crate::emit_validate::emit(api))),
-        ("zekit-icd/tests/validation.rs", Box::new(|| crate::emit_validate::emit_tests(api))),
-    ];
-    let rendered: Vec<Result<(String, String), String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = jobs
-            .iter()
-            .map(|(path, job)| s.spawn(move || render(path, job()).map(|text| (path.to_string(), text))))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("an ICD emitter panicked".into()))).collect()
-    });
-    let mut out = vec![("zekit-icd/Cargo.toml".to_string(), cargo.to_string())];
-    for r in rendered {
-        out.push(r?);
-    }
-    Ok(out)
+    let job = |path: &str, cost: u32, f: fn(&Ctx) -> TokenStream| {
+        let cx = Arc::clone(&cx);
+        Job::rust(path, cost, move || f(&cx))
+    };
+    Ok(vec![
+        Job::text("zekit-icd/Cargo.toml", 0, || Ok(vec![("zekit-icd/Cargo.toml".to_string(), cargo.to_string())])),
+        job("zekit-icd/src/lib.rs", 1, emit_lib),
+        job("zekit-icd/src/kinds.rs", 1, emit_kinds),
+        job("zekit-icd/src/driver.rs", 15, emit_driver),
+        job("zekit-icd/src/entry.rs", 50, emit_entry),
+        job("zekit-icd/src/fmt.rs", 15, emit_fmt),
+        job("zekit-icd/src/ddi.rs", 20, emit_ddi),
+        Job::rust("zekit-icd/src/validate.rs", 25, move || crate::emit_validate::emit(api)),
+        Job::rust("zekit-icd/tests/validation.rs", 70, move || crate::emit_validate::emit_tests(api)),
+    ])
 }

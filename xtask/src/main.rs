@@ -1,4 +1,4 @@
-//! Project chores: `cargo xtask gen [--check]`, `cargo xtask lint`, `cargo xtask import-upstream DIR`.
+//! Project chores: `cargo xtask gen [--check] [--times]`, `cargo xtask lint`, `cargo xtask import-upstream DIR`.
 
 mod import;
 mod seed_merge;
@@ -57,8 +57,9 @@ fn lint() -> Result<(), String> {
     }
 }
 
-/// `cargo xtask gen [--check]`: regenerates generated/ from spec/.
-fn gen(check: bool) -> Result<(), String> {
+/// `cargo xtask gen [--check] [--times]`: regenerates generated/ from spec/; `--times` also
+/// prints how long each emitter job took and on which worker.
+fn gen(check: bool, times: bool) -> Result<(), String> {
     let t0 = std::time::Instant::now();
     let root = root();
     let api = zekit_codegen::load_api(&root.join("spec")).map_err(|diags| {
@@ -71,8 +72,16 @@ fn gen(check: bool) -> Result<(), String> {
         return Err(format!("{}\n{} lint errors in spec/", list.join("\n"), diags.len()));
     }
     let t_lint = t0.elapsed();
-    let files = zekit_codegen::generate(&api)?;
+    let (files, timings) = zekit_codegen::generate_timed(&api);
+    let files = files?;
     let t_emit = t0.elapsed();
+    if times {
+        let mut timings = timings;
+        timings.sort_by_key(|t| std::cmp::Reverse(t.time));
+        for t in &timings {
+            println!("  {:>6.1} ms  worker {}  {}", t.time.as_secs_f64() * 1e3, t.worker, t.name);
+        }
+    }
     let (mut written, mut unchanged, mut stale) = (0, 0, vec![]);
     for (rel, text) in &files {
         let path = root.join("generated").join(rel);
@@ -123,7 +132,7 @@ fn gen(check: bool) -> Result<(), String> {
 /// `cargo xtask demo`: regenerates, builds the CPU driver and runs `examples/demo.c`
 /// through the official loader on it.
 fn demo() -> Result<(), String> {
-    gen(false)?;
+    gen(false, false)?;
     let root = root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = std::process::Command::new(&cargo)
@@ -180,7 +189,7 @@ fn run_tests() -> Result<(), String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let res = match args.first().map(String::as_str) {
-        Some("gen") => gen(args.iter().any(|a| a == "--check")),
+        Some("gen") => gen(args.iter().any(|a| a == "--check"), args.iter().any(|a| a == "--times")),
         Some("lint") => lint(),
         Some("test") => run_tests(),
         Some("demo") => demo(),
@@ -188,7 +197,7 @@ fn main() -> ExitCode {
             Some(d) => import_upstream(Path::new(d)),
             None => Err("usage: cargo xtask import-upstream DIR".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] | demo | lint | test | import-upstream DIR>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | import-upstream DIR>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
