@@ -11,7 +11,6 @@ pub mod jobs;
 pub mod lint;
 pub mod load;
 pub mod model;
-pub mod seeds;
 pub mod spec;
 
 use std::path::Path;

@@ -19,7 +19,7 @@ fn import_upstream(dir: &Path) -> Result<(), String> {
         all.extend(files);
     }
     let seeds_dir = root().join("../shared/seeds");
-    let seeds = zekit_codegen::seeds::parse_dir(&seeds_dir)?;
+    let seeds = xtask::seeds::parse_dir(&seeds_dir)?;
     let facts_path = root().join("xtask/data/seed-facts.yml");
     let facts: seed_merge::Facts = serde_yaml::from_str(&std::fs::read_to_string(&facts_path).map_err(|e| e.to_string())?)
         .map_err(|e| format!("{}: {e}", facts_path.display()))?;
