@@ -9,8 +9,11 @@
 //! A job may need what other jobs found (zekit-sys's layouts need every struct): it is made
 //! [`Job::gathering`] the other jobs of its group, which hand their data over through a
 //! [`Gather`]; it starts once all of them are done, and meanwhile the workers run other jobs.
+//!
+//! [`par_map`] maps a slice on every core (loading the spec's files).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -139,6 +142,26 @@ impl<T> Gather<T> {
     pub fn take(&self) -> Option<Vec<T>> {
         self.slots.lock().unwrap_or_else(|e| e.into_inner()).drain(..).collect()
     }
+}
+
+/// `f` of every item, in item order, computed on every core.
+pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism().map_or(1, |p| p.get()).min(items.len()).max(1);
+    let next = AtomicUsize::new(0);
+    let out: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(i) else { break };
+        let r = f(item);
+        *out[i].lock().unwrap() = Some(r);
+    };
+    std::thread::scope(|s| {
+        for _ in 1..workers {
+            s.spawn(work);
+        }
+        work();
+    });
+    out.into_iter().map(|r| r.into_inner().unwrap().expect("every item is mapped")).collect()
 }
 
 /// Runs every job; returns their files in job order (the order does not depend on the
