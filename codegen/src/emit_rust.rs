@@ -1448,6 +1448,7 @@ pub fn emit(api: &Api) -> Result<Vec<(String, String)>, String> {
 
 /// What a part of zekit-sys (a file made by its own [`Emitter`]) leaves for the layouts: the
 /// names it claimed, its structs' layouts and its errors.
+#[derive(Clone)]
 struct Part {
     names: BTreeSet<String>,
     layouts: Vec<(String, LayoutRow)>,
@@ -1455,8 +1456,8 @@ struct Part {
 }
 
 /// The zekit-sys crate, one job per file. Each file's job runs its own [`Emitter`] and hands
-/// its [`Part`] to the last job, which checks names across files, reports every error and
-/// emits the layouts of all structs (`layouts.rs`, `tests/layout.rs`).
+/// its [`Part`] to the two last jobs, which check names across files, report every error and
+/// emit the layouts of all structs (`layouts.rs`, `tests/layout.rs`).
 pub fn jobs(api: &Api) -> Vec<Job<'_>> {
     const GROUP: &str = "zekit-sys";
     let namespaces: Vec<&'static str> =
@@ -1469,7 +1470,7 @@ pub fn jobs(api: &Api) -> Vec<Job<'_>> {
     if !tracing.is_empty() {
         extra_types.insert("ze_callbacks_t".to_string());
     }
-    // (path, cost, what the part emits); costs include the layouts job's (45).
+    // (path, cost, what the part emits); costs include the layouts jobs' (45).
     type Emit<'a> = Box<dyn FnOnce(&mut Emitter) -> TokenStream + Send + 'a>;
     let mut parts: Vec<(String, u32, Emit)> = vec![];
     let mut modules = vec![];
@@ -1502,26 +1503,34 @@ pub fn jobs(api: &Api) -> Vec<Job<'_>> {
             t
         }).in_group(GROUP));
     }
-    jobs.push(Job::new("zekit-sys layouts", 45, move || {
-        let parts = gather.take().ok_or("zekit-sys: a file's emitter failed")?;
-        let mut e = Emitter::new(api);
-        for p in parts {
-            for n in &p.names {
-                e.claim(n);
-            }
-            e.layouts.extend(p.layouts);
-            e.errors.extend(p.errors);
-        }
-        if !e.errors.is_empty() {
-            let mut errs = e.errors;
-            errs.sort();
-            errs.dedup();
-            return Err(format!("Rust emitter:\n  {}", errs.join("\n  ")));
-        }
-        Ok(vec![
-            ("zekit-sys/src/layouts.rs".into(), Output::Rust(e.emit_layouts())),
-            ("zekit-sys/tests/layout.rs".into(), Output::Rust(e.emit_layout_test())),
-        ])
-    }).gathering(GROUP));
+    // The layouts of all files, in two jobs that both see every part (and report the same
+    // errors; the first is reported).
+    type EmitLayouts = fn(&Emitter<'_>) -> TokenStream;
+    let layouts: [(&str, EmitLayouts); 2] =
+        [("zekit-sys/src/layouts.rs", |e| e.emit_layouts()), ("zekit-sys/tests/layout.rs", |e| e.emit_layout_test())];
+    for (path, emit) in layouts {
+        let gather = Arc::clone(&gather);
+        jobs.push(
+            Job::new(path, 25, move || {
+                let parts = gather.get().ok_or("zekit-sys: a file's emitter failed")?;
+                let mut e = Emitter::new(api);
+                for p in parts {
+                    for n in &p.names {
+                        e.claim(n);
+                    }
+                    e.layouts.extend(p.layouts);
+                    e.errors.extend(p.errors);
+                }
+                if !e.errors.is_empty() {
+                    let mut errs = e.errors;
+                    errs.sort();
+                    errs.dedup();
+                    return Err(format!("Rust emitter:\n  {}", errs.join("\n  ")));
+                }
+                Ok(vec![(path.to_string(), Output::Rust(emit(&e)))])
+            })
+            .gathering(GROUP),
+        );
+    }
     jobs
 }

@@ -122,7 +122,7 @@ fn schedule(jobs: &[Job<'_>]) -> Vec<usize> {
     order
 }
 
-/// Data that the jobs of a group hand to their gathering job: one slot per job.
+/// Data that the jobs of a group hand to their gathering jobs: one slot per job.
 pub struct Gather<T> {
     slots: Mutex<Vec<Option<T>>>,
 }
@@ -139,8 +139,11 @@ impl<T> Gather<T> {
     }
 
     /// Every slot's data, in slot order; `None` if a job left its slot empty (it failed).
-    pub fn take(&self) -> Option<Vec<T>> {
-        self.slots.lock().unwrap_or_else(|e| e.into_inner()).drain(..).collect()
+    pub fn get(&self) -> Option<Vec<T>>
+    where
+        T: Clone,
+    {
+        self.slots.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect()
     }
 }
 
