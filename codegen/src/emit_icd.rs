@@ -15,12 +15,14 @@
 //!   to export the getters.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::emit_rust::{ident, render, rust_type_tokens, scalar_tokens};
+use crate::emit_rust::{ident, rust_type_tokens, scalar_tokens};
+use crate::jobs::Job;
 use crate::load::NAMESPACES;
 use crate::model::{Api, CType, TypeKind, Version};
 use crate::params::{self, RangeLen};
@@ -968,7 +970,12 @@ fn emit_lib(cx: &Ctx) -> TokenStream {
 
 /// Renders the zekit-icd crate; returns (path relative to `generated/`, text).
 pub fn emit(api: &Api) -> Result<Vec<(String, String)>, String> {
-    let cx = Ctx { api, kinds: handle_kinds(api) };
+    crate::jobs::run(jobs(api)?)
+}
+
+/// The files of the zekit-icd crate, one job each (costs: milliseconds on the full spec).
+pub fn jobs(api: &Api) -> Result<Vec<Job<'_>>, String> {
+    let cx = Arc::new(Ctx { api, kinds: handle_kinds(api) });
     let mut names = BTreeMap::new();
     for f in all_functions(api) {
         if let Some(prev) = names.insert(method_name(&f.name), f.name.clone()) {
@@ -988,50 +995,44 @@ publish = false\n\
 zekit-sys = { path = \"../zekit-sys\" }\n\
 zekit-rt = { path = \"../../runtime\" }\n\
 zekit-icd-macros = { path = \"../../runtime/macros\" }\n";
-    // Rendering is the slow part; token streams are not `Send`, so each thread builds its own.
-    type Job<'a> = (String, Box<dyn Fn() -> TokenStream + Send + Sync + 'a>);
-    let mut jobs: Vec<Job> = vec![
-        ("zekit-icd/src/lib.rs".into(), Box::new(|| emit_lib(&cx))),
-        ("zekit-icd/src/kinds.rs".into(), Box::new(|| emit_kinds(&cx))),
-        ("zekit-icd/src/api/mod.rs".into(), Box::new(|| emit_api_mod(&cx))),
-        (
-            "zekit-icd/src/entry/mod.rs".into(),
-            Box::new(|| emit_ns_mod(" The C entry points, one module per namespace.", quote!())),
-        ),
-        (
-            "zekit-icd/src/fmt/mod.rs".into(),
-            Box::new(|| {
-                emit_ns_mod(
-                    " Decoded arguments of every function, for tracing and call logs; one module per namespace.",
-                    quote! {
-                        /// `name=value, ...`
-                        pub fn join(args: &[(&'static str, String)]) -> String {
-                            args.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(", ")
-                        }
-                    },
-                )
-            }),
-        ),
-        ("zekit-icd/src/ddi.rs".into(), Box::new(|| emit_ddi(&cx))),
-        ("zekit-icd/src/validate.rs".into(), Box::new(|| crate::emit_validate::emit(api))),
-        ("zekit-icd/tests/validation.rs".into(), Box::new(|| crate::emit_validate::emit_tests(api))),
+    let job = |path: &str, cost: u32, f: fn(&Ctx) -> TokenStream| {
+        let cx = Arc::clone(&cx);
+        Job::rust(path, cost, move || f(&cx))
+    };
+    let mut jobs = vec![
+        Job::text("zekit-icd/Cargo.toml", 0, || Ok(vec![("zekit-icd/Cargo.toml".to_string(), cargo.to_string())])),
+        job("zekit-icd/src/lib.rs", 1, emit_lib),
+        job("zekit-icd/src/kinds.rs", 1, emit_kinds),
+        job("zekit-icd/src/api/mod.rs", 3, emit_api_mod),
+        Job::rust("zekit-icd/src/entry/mod.rs", 1, || {
+            emit_ns_mod(" The C entry points, one module per namespace.", quote!())
+        }),
+        Job::rust("zekit-icd/src/fmt/mod.rs", 1, || {
+            emit_ns_mod(
+                " Decoded arguments of every function, for tracing and call logs; one module per namespace.",
+                quote! {
+                    /// `name=value, ...`
+                    pub fn join(args: &[(&'static str, String)]) -> String {
+                        args.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(", ")
+                    }
+                },
+            )
+        }),
+        job("zekit-icd/src/ddi.rs", 20, emit_ddi),
+        Job::rust("zekit-icd/src/validate.rs", 25, move || crate::emit_validate::emit(api)),
+        Job::rust("zekit-icd/tests/validation.rs", 70, move || crate::emit_validate::emit_tests(api)),
     ];
+    // Per namespace: costs in proportion to the functions of each (ze has about half).
     for ns in NAMESPACES {
-        let cx = &cx;
-        jobs.push((format!("zekit-icd/src/api/{ns}.rs"), Box::new(move || emit_api_ns(cx, ns))));
-        jobs.push((format!("zekit-icd/src/entry/{ns}.rs"), Box::new(move || emit_entry_ns(cx, ns))));
-        jobs.push((format!("zekit-icd/src/fmt/{ns}.rs"), Box::new(move || emit_fmt_ns(cx, ns))));
+        let share = |total: u32| (total * api.functions(ns).count() as u32 / 480).max(1);
+        for (path, cost, f) in [
+            (format!("zekit-icd/src/api/{ns}.rs"), share(15), emit_api_ns as fn(&Ctx, &'static str) -> TokenStream),
+            (format!("zekit-icd/src/entry/{ns}.rs"), share(50), emit_entry_ns),
+            (format!("zekit-icd/src/fmt/{ns}.rs"), share(15), emit_fmt_ns),
+        ] {
+            let cx = Arc::clone(&cx);
+            jobs.push(Job::rust(&path, cost, move || f(&cx, ns)));
+        }
     }
-    let rendered: Vec<Result<(String, String), String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = jobs
-            .iter()
-            .map(|(path, job)| s.spawn(move || render(path, job()).map(|text| (path.clone(), text))))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("an ICD emitter panicked".into()))).collect()
-    });
-    let mut out = vec![("zekit-icd/Cargo.toml".to_string(), cargo.to_string())];
-    for r in rendered {
-        out.push(r?);
-    }
-    Ok(out)
+    Ok(jobs)
 }

@@ -8,11 +8,11 @@ pub mod emit_mock;
 pub mod emit_rust;
 pub mod emit_validate;
 pub mod expr;
+pub mod jobs;
 pub mod lint;
 pub mod load;
 pub mod model;
 pub mod params;
-pub mod seeds;
 pub mod spec;
 
 use std::path::Path;
@@ -28,23 +28,31 @@ pub fn load_api(root: &Path) -> Result<Api, Vec<Diag>> {
 
 /// Every generated file: (path relative to `generated/`, contents).
 pub fn generate(api: &Api) -> Result<Vec<(String, String)>, String> {
+    jobs::run(generate_jobs(api)?)
+}
+
+/// [`generate`], and how long each job took.
+pub fn generate_timed(api: &Api) -> (Result<jobs::Files, String>, Vec<jobs::Timing>) {
+    match generate_jobs(api) {
+        Ok(jobs) => jobs::run_timed(jobs),
+        Err(e) => (Err(e), vec![]),
+    }
+}
+
+/// The jobs of [`generate`], in the order of its files: C headers, zekit-sys, zekit-icd, the
+/// mock's header. They are independent; [`jobs::run`] spreads them over the cores.
+pub fn generate_jobs(api: &Api) -> Result<Vec<jobs::Job<'_>>, String> {
     let sources = "spec/ (zekit schema) via codegen/templates";
     let all_ns = load::NAMESPACES.iter().all(|ns| api.loaded.files.iter().any(|f| f.ns == *ns));
-    // The emitters are independent: run them side by side.
-    let (c, rust, icd) = std::thread::scope(|s| {
-        let c = s.spawn(|| emit_c::emit(api, sources));
-        let rust = s.spawn(|| emit_rust::emit(api));
-        let icd = s.spawn(|| if all_ns { emit_icd::emit(api) } else { Ok(vec![]) });
-        let join = |h: std::thread::ScopedJoinHandle<'_, Result<Vec<(String, String)>, String>>| {
-            h.join().unwrap_or_else(|_| Err("an emitter panicked".to_string()))
-        };
-        (join(c), join(rust), join(icd))
-    });
-    let mut out: Vec<(String, String)> =
-        c?.into_iter().map(|(name, text)| (format!("include/level_zero/{name}"), text)).collect();
-    out.extend(rust?);
-    out.extend(icd?);
-    out.extend(emit_mock::emit(api)?);
+    let mut out = vec![jobs::Job::text("C headers", 30, move || {
+        let files = emit_c::emit(api, sources)?;
+        Ok(files.into_iter().map(|(name, text)| (format!("include/level_zero/{name}"), text)).collect())
+    })];
+    out.extend(emit_rust::jobs(api));
+    if all_ns {
+        out.extend(emit_icd::jobs(api)?);
+    }
+    out.push(jobs::Job::text("mock header", 2, move || emit_mock::emit(api)));
     Ok(out)
 }
 

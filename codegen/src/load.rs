@@ -133,62 +133,66 @@ pub fn parse_file(rel: &str, text: &str) -> Result<Vec<Doc>, Vec<Diag>> {
     }
 }
 
-/// Loads every `*.yml` under `root/<ns>/` for the known namespaces.
+/// Loads every `*.yml` under `root/<ns>/` for the known namespaces (files are parsed on
+/// every core; the result does not depend on it).
 pub fn load_dir(root: &Path) -> Result<Loaded, Vec<Diag>> {
-    let mut loaded = Loaded::default();
     let mut diags = vec![];
+    let mut paths: Vec<(&str, PathBuf)> = vec![];
     for ns in NAMESPACES {
-        let dir = root.join(ns);
-        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
-        let mut paths: Vec<PathBuf> = rd
+        let Ok(rd) = std::fs::read_dir(root.join(ns)) else { continue };
+        let mut ns_paths: Vec<PathBuf> = rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == "yml" || e == "yaml"))
             .collect();
-        paths.sort();
-        let mut files = vec![];
-        for path in paths {
-            let stem = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
-            let rel = format!("{ns}/{}", path.file_name().unwrap_or_default().to_string_lossy());
-            let text = match std::fs::read_to_string(&path) {
-                Ok(t) => t,
-                Err(e) => {
-                    diags.push(Diag { loc: Loc { file: rel, line: 0 }, rule: "io", msg: e.to_string() });
-                    continue;
-                }
-            };
-            match parse_file(&rel, &text) {
-                Ok(mut docs) => {
-                    let header = match docs.first().map(|d| &d.entry) {
-                        Some(Entry::File(h)) => h.clone(),
-                        _ => {
-                            diags.push(Diag {
-                                loc: Loc { file: rel.clone(), line: 1 },
-                                rule: "file-header",
-                                msg: "the first document of a spec file must be `kind: file`".into(),
-                            });
-                            continue;
-                        }
-                    };
-                    docs.remove(0);
-                    for d in &docs {
-                        if let Entry::File(_) = d.entry {
-                            diags.push(Diag {
-                                loc: d.loc.clone(),
-                                rule: "file-header",
-                                msg: "only the first document may be `kind: file`".into(),
-                            });
-                        }
-                    }
-                    files.push(SpecFile { ns: ns.to_string(), stem, path, header, docs });
-                }
-                Err(d) => diags.extend(d),
-            }
-        }
-        files.sort_by(|a, b| (a.header.order, &a.stem).cmp(&(b.header.order, &b.stem)));
-        loaded.files.extend(files);
+        ns_paths.sort();
+        paths.extend(ns_paths.into_iter().map(|p| (ns, p)));
     }
+    let parsed = crate::jobs::par_map(&paths, |(ns, path)| {
+        let rel = format!("{ns}/{}", path.file_name().unwrap_or_default().to_string_lossy());
+        match std::fs::read_to_string(path) {
+            Ok(text) => parse_file(&rel, &text),
+            Err(e) => Err(vec![Diag { loc: Loc { file: rel, line: 0 }, rule: "io", msg: e.to_string() }]),
+        }
+    });
+    let mut files: Vec<SpecFile> = vec![];
+    for ((ns, path), result) in paths.into_iter().zip(parsed) {
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        let rel = format!("{ns}/{}", path.file_name().unwrap_or_default().to_string_lossy());
+        match result {
+            Ok(mut docs) => {
+                let header = match docs.first().map(|d| &d.entry) {
+                    Some(Entry::File(h)) => h.clone(),
+                    _ => {
+                        diags.push(Diag {
+                            loc: Loc { file: rel.clone(), line: 1 },
+                            rule: "file-header",
+                            msg: "the first document of a spec file must be `kind: file`".into(),
+                        });
+                        continue;
+                    }
+                };
+                docs.remove(0);
+                for d in &docs {
+                    if let Entry::File(_) = d.entry {
+                        diags.push(Diag {
+                            loc: d.loc.clone(),
+                            rule: "file-header",
+                            msg: "only the first document may be `kind: file`".into(),
+                        });
+                    }
+                }
+                files.push(SpecFile { ns: ns.to_string(), stem, path, header, docs });
+            }
+            Err(d) => diags.extend(d),
+        }
+    }
+    // Namespace by namespace, each in header order.
+    files.sort_by(|a, b| {
+        let ns = |f: &SpecFile| NAMESPACES.iter().position(|ns| *ns == f.ns);
+        (ns(a), a.header.order, &a.stem).cmp(&(ns(b), b.header.order, &b.stem))
+    });
     if diags.is_empty() {
-        Ok(loaded)
+        Ok(Loaded { files })
     } else {
         diags.sort();
         Err(diags)

@@ -1,4 +1,4 @@
-//! Project chores: `cargo xtask gen [--check]`, `cargo xtask lint`, `cargo xtask import-upstream DIR`.
+//! Project chores: `cargo xtask gen [--check] [--times]`, `cargo xtask lint`, `cargo xtask import-upstream DIR`.
 
 mod deps;
 mod extends;
@@ -21,7 +21,7 @@ fn import_upstream(dir: &Path) -> Result<(), String> {
         all.extend(files);
     }
     let seeds_dir = root().join("../shared/seeds");
-    let seeds = zekit_codegen::seeds::parse_dir(&seeds_dir)?;
+    let seeds = xtask::seeds::parse_dir(&seeds_dir)?;
     let facts_path = root().join("xtask/data/seed-facts.yml");
     let facts: seed_merge::Facts = serde_yaml::from_str(&std::fs::read_to_string(&facts_path).map_err(|e| e.to_string())?)
         .map_err(|e| format!("{}: {e}", facts_path.display()))?;
@@ -73,8 +73,9 @@ fn lint() -> Result<(), String> {
     }
 }
 
-/// `cargo xtask gen [--check]`: regenerates generated/ from spec/.
-fn gen(check: bool) -> Result<(), String> {
+/// `cargo xtask gen [--check] [--times]`: regenerates generated/ from spec/; `--times` also
+/// prints how long each emitter job took and on which worker.
+fn gen(check: bool, times: bool) -> Result<(), String> {
     let t0 = std::time::Instant::now();
     let root = root();
     let api = zekit_codegen::load_api(&root.join("spec")).map_err(|diags| {
@@ -87,8 +88,16 @@ fn gen(check: bool) -> Result<(), String> {
         return Err(format!("{}\n{} lint errors in spec/", list.join("\n"), diags.len()));
     }
     let t_lint = t0.elapsed();
-    let files = zekit_codegen::generate(&api)?;
+    let (files, timings) = zekit_codegen::generate_timed(&api);
+    let files = files?;
     let t_emit = t0.elapsed();
+    if times {
+        let mut timings = timings;
+        timings.sort_by_key(|t| std::cmp::Reverse(t.time));
+        for t in &timings {
+            println!("  {:>6.1} ms  worker {}  {}", t.time.as_secs_f64() * 1e3, t.worker, t.name);
+        }
+    }
     let (mut written, mut unchanged, mut stale) = (0, 0, vec![]);
     for (rel, text) in &files {
         let path = root.join("generated").join(rel);
@@ -175,7 +184,7 @@ fn files_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
 /// `cargo xtask demo`: regenerates, builds the CPU driver and runs `examples/demo.c`
 /// through the official loader on it.
 fn demo() -> Result<(), String> {
-    gen(false)?;
+    gen(false, false)?;
     let root = root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = std::process::Command::new(&cargo)
@@ -237,7 +246,7 @@ fn run_tests() -> Result<(), String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let res = match args.first().map(String::as_str) {
-        Some("gen") => gen(args.iter().any(|a| a == "--check")),
+        Some("gen") => gen(args.iter().any(|a| a == "--check"), args.iter().any(|a| a == "--times")),
         Some("lint") => lint(),
         Some("test") => run_tests(),
         Some("demo") => demo(),
@@ -245,7 +254,7 @@ fn main() -> ExitCode {
             Some(d) => import_upstream(Path::new(d)),
             None => Err("usage: cargo xtask import-upstream DIR".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] | demo | lint | test | import-upstream DIR>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | import-upstream DIR>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use zekit_codegen::seeds::{SeedSet, SeedStruct};
+use xtask::seeds::{SeedSet, SeedStruct};
 use zekit_codegen::spec::*;
 
 use crate::import::{parse_annotations, Report, SpecFile};

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use zekit_codegen::seeds::{parse_dir, SeedItemKind};
+use xtask::seeds::{parse_dir, SeedItemKind};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()

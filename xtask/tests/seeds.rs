@@ -1,10 +1,10 @@
 //! Parses the four Level Zero 1.18.31 seed pages (`shared/seeds/*.txt`) and
-//! spot-checks what `zekit_codegen::seeds` makes of them.
+//! spot-checks what `xtask::seeds` makes of them.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use zekit_codegen::seeds::{
+use xtask::seeds::{
     parse_dir, parse_page, SeedEnum, SeedFunction, SeedItemKind, SeedSet, SeedStruct,
 };
 
