@@ -1019,7 +1019,9 @@ zekit-icd-macros = { path = \"../../runtime/macros\" }\n";
             )
         }),
         job("zekit-icd/src/ddi.rs", 20, emit_ddi),
-        Job::rust("zekit-icd/src/validate.rs", 25, move || crate::emit_validate::emit(api)),
+        Job::new("zekit-icd/src/validate", 25, move || {
+            Ok(crate::emit_validate::emit(api).into_iter().map(|(p, t)| (p, crate::jobs::Output::Rust(t))).collect())
+        }),
         Job::rust("zekit-icd/tests/validation.rs", 70, move || crate::emit_validate::emit_tests(api)),
     ];
     // Per namespace: costs in proportion to the functions of each (ze has about half).
