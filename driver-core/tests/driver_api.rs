@@ -283,7 +283,7 @@ fn device_queries_match_properties_rs() {
     let mut n = 0;
     d.ze_device_get_command_queue_group_properties(dev, &mut n, None)
         .unwrap();
-    assert_eq!(n, 1);
+    assert_eq!(n, 2, "a compute group and a copy group");
     d.ze_device_get_memory_properties(dev, &mut n, None)
         .unwrap();
     assert_eq!(n, 1);

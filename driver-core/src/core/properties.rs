@@ -11,7 +11,7 @@
 //! | `zeDeviceGetProperties` | [`fill_device_properties`] | type CPU; vendorId 0x8086 (Intel) / 0x1022 (AMD) / 0; deviceId 0; flags 0; coreClockRate = max clock MHz; maxMemAllocSize = total memory; maxHardwareContexts = usable cores; maxCommandQueuePriority 0; numThreadsPerEU 1; physicalEUSimdWidth = f32 SIMD lanes; numEUsPerSubslice 1; numSubslicesPerSlice = usable cores; numSlices 1; timerResolution 1 (ns) for `..._DEVICE_PROPERTIES`, 1e9 (cycles/s) for `..._DEVICE_PROPERTIES_1_2`; timestampValidBits 64; kernelTimestampValidBits 64; uuid = host UUID; name `zekit CPU: <model>` |
 //! | `zeDeviceGetComputeProperties` | [`fill_compute_properties`] | maxTotalGroupSize 1024, group size 1024 per dimension, group count `u32::MAX` per dimension, maxSharedLocalMemory 64 KiB, one subgroup size = SIMD width |
 //! | `zeDeviceGetModuleProperties` | [`fill_module_properties`] | spirvVersionSupported 0 (no SPIR-V compiler), flags 0, fp16/fp64 flags 0, fp32 flags from the host FPU (denorm, inf/nan, all IEEE rounding modes, correctly rounded div/sqrt, FMA when the CPU has it), maxArgumentsSize 2048, printfBufferSize 4 MiB, no native kernel UUID |
-//! | `zeDeviceGetCommandQueueGroupProperties` | [`command_queue_groups`], [`fill_command_queue_group_properties`] | 1 group: COMPUTE \| COPY, maxMemoryFillPatternSize [`MAX_FILL_PATTERN_SIZE`] (256), numQueues 1 |
+//! | `zeDeviceGetCommandQueueGroupProperties` | [`command_queue_groups`], [`fill_command_queue_group_properties`] | 2 groups: 0 = COMPUTE \| COPY \| COOPERATIVE_KERNELS with one queue index per usable core, 1 = COPY with one; maxMemoryFillPatternSize [`MAX_FILL_PATTERN_SIZE`] (256) |
 //! | `zeDeviceGetMemoryProperties` | [`memory_properties`], [`fill_memory_properties`] | 1 memory: name from SMBIOS (`DDR4`...) else `DDR`, maxClockRate = SMBIOS speed in MT/s else 0 (unknown), maxBusWidth = SMBIOS data width else 64, totalSize = total memory |
 //! | `zeDeviceGetMemoryAccessProperties` | [`fill_memory_access_properties`] | host, device, shared single-device, shared cross-device and shared system allocations: RW \| ATOMIC \| CONCURRENT \| CONCURRENT_ATOMIC (it is all host memory) |
 //! | `zeDeviceGetCacheProperties` | [`cache_properties`], [`fill_cache_properties`] | one entry per data/unified cache level of cpu0 (L1d, L2, L3...), cacheSize in bytes, flags 0 |
@@ -148,18 +148,42 @@ pub struct QueueGroup {
     pub flags: ze_command_queue_group_property_flags_t,
     /// Largest fill pattern in bytes.
     pub max_memory_fill_pattern_size: usize,
-    /// Physical engines in the group.
+    /// Queue indices of the group (`0..num_queues`).
     pub num_queues: u32,
 }
 
-/// Command queue groups, in ordinal order: one COMPUTE | COPY group with one queue.
-pub fn command_queue_groups(_host: &HostInfo) -> Vec<QueueGroup> {
-    vec![QueueGroup {
-        flags: ze_command_queue_group_property_flags_t::COMPUTE
-            | ze_command_queue_group_property_flags_t::COPY,
-        max_memory_fill_pattern_size: MAX_FILL_PATTERN_SIZE,
-        num_queues: 1,
-    }]
+/// Ordinal of the compute group.
+pub const COMPUTE_GROUP: u32 = 0;
+/// Ordinal of the copy group.
+pub const COPY_GROUP: u32 = 1;
+
+/// Command queue groups, in ordinal order:
+///
+/// | ordinal | flags | numQueues |
+/// |---|---|---|
+/// | 0 ([`COMPUTE_GROUP`]) | COMPUTE \| COPY \| COOPERATIVE_KERNELS | usable cores |
+/// | 1 ([`COPY_GROUP`]) | COPY | 1 |
+///
+/// Both fill patterns up to [`MAX_FILL_PATTERN_SIZE`] bytes. Every command queue (and immediate
+/// command list) gets a thread of its own whatever its index, and large copies and fills of any
+/// queue are split over the one worker pool; the index only names the queue
+/// (`zeCommandQueueGetIndex`). Compute offers an index per core; copy is memory-bound, so it
+/// offers one.
+pub fn command_queue_groups(host: &HostInfo) -> Vec<QueueGroup> {
+    vec![
+        QueueGroup {
+            flags: ze_command_queue_group_property_flags_t::COMPUTE
+                | ze_command_queue_group_property_flags_t::COPY
+                | ze_command_queue_group_property_flags_t::COOPERATIVE_KERNELS,
+            max_memory_fill_pattern_size: MAX_FILL_PATTERN_SIZE,
+            num_queues: host.usable_cores.max(1),
+        },
+        QueueGroup {
+            flags: ze_command_queue_group_property_flags_t::COPY,
+            max_memory_fill_pattern_size: MAX_FILL_PATTERN_SIZE,
+            num_queues: 1,
+        },
+    ]
 }
 
 /// `zeDeviceGetCommandQueueGroupProperties` with [`fill_counted`] semantics.
