@@ -56,6 +56,10 @@ impl DeviceApi for CpuDriver {
                 ze_structure_type_t::EU_COUNT_EXT => {
                     (*ext.cast::<ze_eu_count_ext_t>()).numTotalEUs = eus;
                 }
+                ze_structure_type_t::EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES => {
+                    (*ext.cast::<ze_event_query_kernel_timestamps_ext_properties_t>()).flags =
+                        props::kernel_timestamp_query_flags();
+                }
                 ze_structure_type_t::DEVICE_USABLEMEM_SIZE_EXT_PROPERTIES => {
                     (*ext.cast::<ze_device_usablemem_size_ext_properties_t>()).currUsableMemSize =
                         self.host.current_available_memory();
@@ -209,7 +213,7 @@ impl DeviceApi for CpuDriver {
     }
 
     fn ze_device_synchronize(&self, h_device: Handle<kinds::Device>) -> ZeResult<()> {
-        ordinal(h_device)?;
+        crate::exec::synchronize_device(ordinal(h_device)?);
         match props::synchronize_result() {
             ze_result_t::SUCCESS => Ok(()),
             code => Err(zekit_rt::fail(ZeError(code),

@@ -22,7 +22,7 @@
 //! | `zeDeviceGetStatus` | [`device_status`] | `ZE_RESULT_SUCCESS`: the host CPU is never lost or reset |
 //! | `zeDeviceGetGlobalTimestamps` | [`global_timestamps`] | (host ns, device ticks) from one `CLOCK_MONOTONIC_RAW` sample: equal |
 //! | `zeDeviceGetRootDevice` | [`root_device`] | `None` (null): the device is a root device |
-//! | `zeDeviceSynchronize` | [`synchronize_result`] | `ZE_RESULT_SUCCESS` once the C layer has drained its queues (no asynchronous engine) |
+//! | `zeDeviceSynchronize` | [`synchronize_result`] | `ZE_RESULT_SUCCESS` once everything submitted to the device's queues and immediate lists before the call has run |
 //! | `zeDeviceGetAggregatedCopyOffloadIncrementValue` | [`aggregated_copy_offload_increment_value`] | 1: a copy is never split over several engines |
 //! | `zeDeviceGetRuntimeRequirements` | [`runtime_requirements`] | `ZEKIT.L0.CPU;arch=<arch>;simd=<lanes>` |
 //! | `zeDeviceGetRuntimeRequirementsKey` | [`runtime_requirements_key`] | `ZEKIT.L0.CPU` |
@@ -353,8 +353,8 @@ pub const fn root_device() -> Option<usize> {
     None
 }
 
-/// `zeDeviceSynchronize`: no asynchronous engine; the C layer waits for its queues, then
-/// answers this.
+/// `zeDeviceSynchronize`: the answer once the C layer has waited for every queue of the device
+/// (the host CPU does not fail).
 pub const fn synchronize_result() -> ze_result_t {
     ZE_RESULT_SUCCESS
 }
@@ -362,6 +362,19 @@ pub const fn synchronize_result() -> ze_result_t {
 /// `zeDeviceGetAggregatedCopyOffloadIncrementValue`: a copy is one operation, never split.
 pub const fn aggregated_copy_offload_increment_value() -> u32 {
     1
+}
+
+/// `ze_event_query_kernel_timestamps_ext_properties_t` on `zeDeviceGetProperties`: kernel
+/// timestamps, and synchronized (host) timestamps — the device clock is the host's.
+pub fn kernel_timestamp_query_flags() -> ze_event_query_kernel_timestamps_ext_flags_t {
+    ze_event_query_kernel_timestamps_ext_flags_t::KERNEL
+        | ze_event_query_kernel_timestamps_ext_flags_t::SYNCHRONIZED
+}
+
+/// `zeContextSystemBarrier`: every write of the host and of the device (the same cores) is
+/// visible to both once a full fence has run.
+pub fn system_barrier() {
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
 }
 
 /// `zeDeviceGetCounterBasedEventMaxValue`: counters are 64-bit host words.
