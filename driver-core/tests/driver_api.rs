@@ -211,13 +211,42 @@ fn driver_properties_and_extensions() {
 fn extension_function_address() {
     let (d, drv, _) = ready();
     let mut f: *mut c_void = null_mut();
-    d.ze_driver_get_extension_function_address(drv, c"zeMemFreeExt", &mut f)
-        .unwrap();
-    assert_eq!(f, zekit_icd::entry::zeMemFreeExt as *mut c_void);
-    assert_eq!(
-        d.ze_driver_get_extension_function_address(drv, c"zeFooExt", &mut f),
-        Err(ZeError::INVALID_ARGUMENT)
-    );
+    let mut resolve = |name: &str| -> ZeResult<*mut c_void> {
+        let c = std::ffi::CString::new(name).unwrap();
+        d.ze_driver_get_extension_function_address(drv, &c, &mut f).map(|()| f)
+    };
+    // By name, the generated entry points themselves.
+    let expected: [(&str, *mut c_void); 6] = [
+        ("zeMemFreeExt", zekit_icd::entry::zeMemFreeExt as *mut c_void),
+        ("zeCommandListHostSynchronize", zekit_icd::entry::zeCommandListHostSynchronize as *mut c_void),
+        ("zeEventCounterBasedCreate", zekit_icd::entry::zeEventCounterBasedCreate as *mut c_void),
+        ("zeCommandListImmediateAppendCommandListsExp", zekit_icd::entry::zeCommandListImmediateAppendCommandListsExp as *mut c_void),
+        ("zeEventQueryKernelTimestampsExt", zekit_icd::entry::zeEventQueryKernelTimestampsExt as *mut c_void),
+        ("zeCommandQueueGetOrdinal", zekit_icd::entry::zeCommandQueueGetOrdinal as *mut c_void),
+    ];
+    for (name, address) in expected {
+        assert_eq!(resolve(name), Ok(address), "{name}");
+    }
+    // Every implemented function newer than API 1.4 resolves, each to its own address.
+    let dispatch = zekit_driver_core::api::dispatch();
+    let mut seen = std::collections::HashSet::new();
+    let mut newer = 0;
+    for e in zekit_sys::DDI_TABLES.iter().flat_map(|(_, t)| t.iter()).flat_map(|t| t.entries) {
+        if e.since > (1, 4) && dispatch.implements_function(e.name) {
+            let a = resolve(e.name).unwrap_or_else(|_| panic!("{} does not resolve", e.name));
+            assert!(!a.is_null() && seen.insert(a), "{}", e.name);
+            newer += 1;
+        }
+    }
+    assert!(newer >= 30, "{newer}");
+    // Not by name: functions of API 1.4 that Debian's loader exports, and unknown names.
+    for name in ["zeInit", "zeCommandListCreate", "zeFooExt", "zeKernelCreate"] {
+        assert_eq!(
+            rec("zeDriverGetExtensionFunctionAddress", resolve(name)),
+            Err(ZeError::INVALID_ARGUMENT),
+            "{name}"
+        );
+    }
 }
 
 #[test]

@@ -67,6 +67,9 @@ pub struct Extension {
 /// | `ZE_extension_eu_count` 1.0 | `ze_eu_count_ext_t` on `zeDeviceGetProperties` |
 /// | `ZE_extension_device_usablemem_size_properties` 1.0 | `ze_device_usablemem_size_ext_properties_t` on `zeDeviceGetProperties` |
 /// | `ZE_extension_device_cache_line_size` 1.0 | `ze_device_cache_line_size_ext_t` on `zeDeviceGetCacheProperties` |
+/// | `ZE_extension_event_query_kernel_timestamps` 1.0 | `zeEventQueryKernelTimestampsExt` (kernel and synchronized timestamps); `ze_event_query_kernel_timestamps_ext_properties_t` on `zeDeviceGetProperties` |
+/// | `ZE_experimental_event_query_timestamps` 1.0 | `zeEventQueryTimestampsExp` |
+/// | `ZE_experimental_immediate_command_list_append` 1.0 | `zeCommandListImmediateAppendCommandListsExp` |
 pub const EXTENSIONS: &[Extension] = &[
     Extension {
         name: ZE_DRIVER_DDI_HANDLES_EXT_NAME,
@@ -96,10 +99,31 @@ pub const EXTENSIONS: &[Extension] = &[
         name: ZE_CACHELINE_SIZE_EXT_NAME,
         version: ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_1_0.0,
     },
+    Extension {
+        name: ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME,
+        version: ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME,
+        version: ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME,
+        version: ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_1_0.0,
+    },
 ];
 
-/// Extension functions `zeDriverGetExtensionFunctionAddress` resolves.
-pub const EXTENSION_FUNCTIONS: &[&str] = &["zeMemFreeExt"];
+/// API version of the loaders `zeDriverGetExtensionFunctionAddress` serves: Debian's loader
+/// (1.8.12) knows API 1.4, so functions of later versions can only be reached by name.
+pub const LOADER_API_VERSION: (u32, u32) = (1, 4);
+
+/// Whether `zeDriverGetExtensionFunctionAddress` resolves the function `name`, introduced by API
+/// version `since`, when the driver implements it: every function newer than
+/// [`LOADER_API_VERSION`], and every extension function (`...Ext`, `...Exp`) whatever its
+/// version.
+pub fn resolves_by_name(name: &str, since: (u32, u32)) -> bool {
+    since > LOADER_API_VERSION || name.ends_with("Ext") || name.ends_with("Exp")
+}
 
 /// API version the driver implements (`zeDriverGetApiVersion`).
 pub const fn api_version() -> ze_api_version_t {
