@@ -144,6 +144,50 @@ fn init_drivers_flags() {
     assert_eq!(n, 1);
 }
 
+#[test]
+fn gpu_device_type_for_gpu_only_software() {
+    use zekit_driver_core::objects::DeviceKind;
+    assert_eq!(DeviceKind::from_setting(None), Ok(DeviceKind::Cpu));
+    assert_eq!(DeviceKind::from_setting(Some("")), Ok(DeviceKind::Cpu));
+    assert_eq!(DeviceKind::from_setting(Some("CPU")), Ok(DeviceKind::Cpu));
+    assert_eq!(DeviceKind::from_setting(Some(" gpu ")), Ok(DeviceKind::Gpu));
+    assert!(DeviceKind::from_setting(Some("npu")).is_err());
+
+    type T = ze_init_driver_type_flags_t;
+    let desc = |flags| ze_init_driver_type_desc_t {
+        flags,
+        ..Default::default()
+    };
+    let gpu = || &*Box::leak(Box::new(CpuDriver::with_kind(host(), DeviceKind::Gpu)));
+    // zeInit(GPU_ONLY) finds it; VPU_ONLY does not.
+    let d = gpu();
+    d.ze_init(ze_init_flags_t::VPU_ONLY).unwrap();
+    let mut n = 7;
+    d.ze_driver_get(&mut n, None).unwrap();
+    assert_eq!(n, 0);
+    d.ze_init(ze_init_flags_t::GPU_ONLY).unwrap();
+    d.ze_driver_get(&mut n, None).unwrap();
+    assert_eq!(n, 1);
+    let mut drv = [None];
+    d.ze_driver_get(&mut n, Some(&mut drv)).unwrap();
+    let mut dev = [None];
+    d.ze_device_get(drv[0].unwrap(), &mut n, Some(&mut dev)).unwrap();
+    let mut p = ze_device_properties_t::default();
+    d.ze_device_get_properties(dev[0].unwrap(), &mut p).unwrap();
+    assert_eq!(p.r#type, ze_device_type_t::GPU);
+    // zeInitDrivers(GPU) finds it, NPU alone does not.
+    for (flags, expected) in [(T::NPU, 0), (T::GPU, 1), (T::GPU | T::NPU, 1)] {
+        let d = gpu();
+        let mut n = 5;
+        d.ze_init_drivers(&mut n, None, &desc(flags)).unwrap();
+        assert_eq!(n, expected, "{flags:?}");
+    }
+    // The default stays a CPU.
+    let (d, _, dev) = ready();
+    d.ze_device_get_properties(dev, &mut p).unwrap();
+    assert_eq!(p.r#type, ze_device_type_t::CPU);
+}
+
 // ---------------------------------------------------------------- driver
 
 #[test]

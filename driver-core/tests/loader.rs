@@ -242,3 +242,29 @@ fn tracing_through_the_loader() {
     let (_, stderr) = run_ok("alloc", &[]);
     assert!(!stderr.contains("zekit-trace:"), "{stderr}");
 }
+
+/// `ZEKIT_DEVICE_TYPE=gpu`: the device reports itself as a GPU and `zeInit(GPU_ONLY)` finds the
+/// driver; by default it is a CPU that `GPU_ONLY` does not find.
+#[test]
+fn device_type_switch() {
+    let gpu_only = zekit_sys::ze_init_flags_t::GPU_ONLY.0.to_string();
+    type Env<'a> = &'a [(&'a str, &'a str)];
+    let cases: [(Env, &str, &str); 5] = [
+        (&[("INIT_FLAGS", "0")], "1", "CPU"),
+        (&[("INIT_FLAGS", &gpu_only)], "0", ""),
+        (&[("INIT_FLAGS", &gpu_only), ("ZEKIT_DEVICE_TYPE", "gpu")], "1", "GPU"),
+        (&[("INIT_FLAGS", "0"), ("ZEKIT_DEVICE_TYPE", "GPU")], "1", "GPU"),
+        (&[("INIT_FLAGS", "0"), ("ZEKIT_DEVICE_TYPE", "cpu")], "1", "CPU"),
+    ];
+    for (env, drivers, kind) in cases {
+        let (out, _) = run_ok("device_type", env);
+        assert_eq!(value(&out, "drivers"), drivers, "{env:?}");
+        if !kind.is_empty() {
+            assert_eq!(value(&out, "device type"), kind, "{env:?}");
+        }
+    }
+    // Anything else: a CPU, and one log line says why.
+    let (out, err) = run_ok("device_type", &[("INIT_FLAGS", "0"), ("ZEKIT_DEVICE_TYPE", "fpga")]);
+    assert_eq!(value(&out, "device type"), "CPU");
+    assert_eq!(err.lines().filter(|l| l.contains("ZEKIT_DEVICE_TYPE")).count(), 1, "{err}");
+}

@@ -45,7 +45,7 @@ impl DeviceApi for CpuDriver {
         p: &mut ze_device_properties_t,
     ) -> ZeResult<()> {
         ordinal(h_device)?;
-        props::fill_device_properties(self.host, p);
+        props::fill_device_properties_as(self.host, self.init.kind(), p);
         let eus = p
             .numSlices
             .saturating_mul(p.numSubslicesPerSlice)

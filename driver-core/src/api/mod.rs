@@ -59,9 +59,20 @@ impl CpuDriver {
     /// A driver for `host`. Handles are made on first use, so that they carry the dispatch tables
     /// `zekit_icd::install` records.
     pub fn new(host: &'static HostInfo) -> CpuDriver {
+        let setting = std::env::var(DEVICE_TYPE_VAR).ok();
+        let kind = DeviceKind::from_setting(setting.as_deref()).unwrap_or_else(|why| {
+            zekit_rt::log_error(DEVICE_TYPE_VAR, &why);
+            DeviceKind::Cpu
+        });
+        Self::with_kind(host, kind)
+    }
+
+    /// A driver for `host` whose device reports itself as a `kind` (whatever
+    /// `ZEKIT_DEVICE_TYPE` says).
+    pub fn with_kind(host: &'static HostInfo, kind: DeviceKind) -> CpuDriver {
         CpuDriver {
             host,
-            init: InitState::new(),
+            init: InitState::of(kind),
             handles: OnceLock::new(),
             pool: OnceLock::new(),
         }

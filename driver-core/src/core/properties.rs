@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | `zeDeviceGet` | [`device_count`] | 1 device: the whole host CPU |
 //! | `zeDeviceGetSubDevices` | [`sub_device_count`] | 0 sub-devices |
-//! | `zeDeviceGetProperties` | [`fill_device_properties`] | type CPU; vendorId 0x8086 (Intel) / 0x1022 (AMD) / 0; deviceId 0; flags 0; coreClockRate = max clock MHz; maxMemAllocSize = total memory; maxHardwareContexts = usable cores; maxCommandQueuePriority 0; numThreadsPerEU 1; physicalEUSimdWidth = f32 SIMD lanes; numEUsPerSubslice 1; numSubslicesPerSlice = usable cores; numSlices 1; timerResolution 1 (ns) for `..._DEVICE_PROPERTIES`, 1e9 (cycles/s) for `..._DEVICE_PROPERTIES_1_2`; timestampValidBits 64; kernelTimestampValidBits 64; uuid = host UUID; name `zekit CPU: <model>` |
+//! | `zeDeviceGetProperties` | [`fill_device_properties`] | type CPU (GPU with `ZEKIT_DEVICE_TYPE=gpu`, [`fill_device_properties_as`]); vendorId 0x8086 (Intel) / 0x1022 (AMD) / 0; deviceId 0; flags 0; coreClockRate = max clock MHz; maxMemAllocSize = total memory; maxHardwareContexts = usable cores; maxCommandQueuePriority 0; numThreadsPerEU 1; physicalEUSimdWidth = f32 SIMD lanes; numEUsPerSubslice 1; numSubslicesPerSlice = usable cores; numSlices 1; timerResolution 1 (ns) for `..._DEVICE_PROPERTIES`, 1e9 (cycles/s) for `..._DEVICE_PROPERTIES_1_2`; timestampValidBits 64; kernelTimestampValidBits 64; uuid = host UUID; name `zekit CPU: <model>` |
 //! | `zeDeviceGetComputeProperties` | [`fill_compute_properties`] | maxTotalGroupSize 1024, group size 1024 per dimension, group count `u32::MAX` per dimension, maxSharedLocalMemory 64 KiB, one subgroup size = SIMD width |
 //! | `zeDeviceGetModuleProperties` | [`fill_module_properties`] | spirvVersionSupported 0 (no SPIR-V compiler), flags 0, fp16/fp64 flags 0, fp32 flags from the host FPU (denorm, inf/nan, all IEEE rounding modes, correctly rounded div/sqrt, FMA when the CPU has it), maxArgumentsSize 2048, printfBufferSize 4 MiB, no native kernel UUID |
 //! | `zeDeviceGetCommandQueueGroupProperties` | [`command_queue_groups`], [`fill_command_queue_group_properties`] | 2 groups: 0 = COMPUTE \| COPY \| COOPERATIVE_KERNELS with one queue index per usable core, 1 = COPY with one; maxMemoryFillPatternSize [`MAX_FILL_PATTERN_SIZE`] (256) |
@@ -34,6 +34,7 @@ use std::ffi::CStr;
 
 use zekit_sys::*;
 
+use crate::core::objects::DeviceKind;
 use crate::host::{
     now_ns, timer_frequency_hz, timer_resolution_ns, timestamp_valid_bits, CacheKind, HostInfo,
 };
@@ -70,10 +71,16 @@ pub fn device_name(host: &HostInfo) -> String {
     format!("zekit CPU: {}", host.model_name)
 }
 
-/// `zeDeviceGetProperties`. `timerResolution` depends on `p.stype`: cycles/s (1e9) for
-/// `ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2`, ns per tick (1) otherwise.
+/// `zeDeviceGetProperties` of the CPU device. `timerResolution` depends on `p.stype`: cycles/s
+/// (1e9) for `ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2`, ns per tick (1) otherwise.
 pub fn fill_device_properties(host: &HostInfo, p: &mut ze_device_properties_t) {
-    p.r#type = ze_device_type_t::CPU;
+    fill_device_properties_as(host, DeviceKind::Cpu, p);
+}
+
+/// [`fill_device_properties`] for a device that reports itself as a `kind` (`ZEKIT_DEVICE_TYPE`):
+/// only `type` differs.
+pub fn fill_device_properties_as(host: &HostInfo, kind: DeviceKind, p: &mut ze_device_properties_t) {
+    p.r#type = kind.device_type();
     p.vendorId = host.vendor.pci_vendor_id();
     p.deviceId = 0;
     p.flags = ze_device_property_flags_t::empty();
