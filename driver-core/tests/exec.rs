@@ -865,3 +865,118 @@ fn event_and_pool_getters() {
         ok!(ze::zeEventPoolDestroy(p));
     }
 }
+
+/// Destroying while work runs: a queue (or immediate list) waits for work that can finish,
+/// and refuses (HANDLE_OBJECT_IN_USE) while its work waits for an event nobody signaled; a
+/// regular list may go while a queue runs it.
+#[test]
+fn destroying_while_work_runs() {
+    let z = Ze::new();
+    let size = 64 << 20;
+    let src = z.host(size);
+    let dst = z.host(size);
+    // SAFETY: `size` bytes.
+    unsafe { std::ptr::write_bytes(src, 0x5c, size) };
+    // A long copy: the destroy waits for it.
+    let q = z.queue(0, ASYNC);
+    let l = z.list(0);
+    for _ in 0..4 {
+        copy(l, dst, src, size, null_mut(), &mut []);
+    }
+    ok!(ze::zeCommandListClose(l));
+    let mut lists = [l];
+    ok!(ze::zeCommandQueueExecuteCommandLists(q, 1, lists.as_mut_ptr(), null_mut()));
+    ok!(ze::zeCommandListDestroy(l));
+    ok!(ze::zeCommandQueueDestroy(q));
+    // SAFETY: the queue drained before it went.
+    assert!(unsafe { bytes(dst, size) }.iter().all(|&b| b == 0x5c));
+    let imm = z.immediate(0, ASYNC);
+    fill(imm, dst, &[1, 2, 3, 4], size, null_mut(), &mut []);
+    ok!(ze::zeCommandListDestroy(imm));
+    // SAFETY: as above.
+    assert!(unsafe { bytes(dst, size) }.chunks(4).all(|c| c == [1, 2, 3, 4]));
+    // Waiting for an event: refused until it is signaled.
+    let pool = z.pool(ze_event_pool_flags_t::empty(), 1);
+    let gate = z.event(pool, 0);
+    let q = z.queue(1, ASYNC);
+    let l = z.list(1);
+    copy(l, dst, src, 4096, null_mut(), &mut [gate]);
+    ok!(ze::zeCommandListClose(l));
+    let mut lists = [l];
+    ok!(ze::zeCommandQueueExecuteCommandLists(q, 1, lists.as_mut_ptr(), null_mut()));
+    check!(ze::zeCommandQueueDestroy(q), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    check!(ze::zeEventDestroy(gate), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    check!(ze::zeEventPoolDestroy(pool), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    ok!(ze::zeEventHostSignal(gate));
+    ok!(ze::zeCommandQueueDestroy(q));
+    ok!(ze::zeEventDestroy(gate));
+    ok!(ze::zeEventPoolDestroy(pool));
+    ok!(ze::zeCommandListDestroy(l));
+    z.free(src);
+    z.free(dst);
+}
+
+#[test]
+fn bad_use_gets_the_spec_codes() {
+    let z = Ze::new();
+    let imm = z.immediate(0, ASYNC);
+    let copy_imm = z.immediate(1, ASYNC);
+    let open = z.list(0);
+    let closed = z.list(0);
+    ok!(ze::zeCommandListClose(closed));
+    let a = z.host(256);
+    // Appending regular lists to an immediate one: closed, regular, same group.
+    let mut lists = [open];
+    check!(
+        ze::zeCommandListImmediateAppendCommandListsExp(imm, 1, lists.as_mut_ptr(), null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    let mut lists = [closed];
+    check!(
+        ze::zeCommandListImmediateAppendCommandListsExp(copy_imm, 1, lists.as_mut_ptr(), null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE
+    );
+    check!(
+        ze::zeCommandListImmediateAppendCommandListsExp(closed, 1, lists.as_mut_ptr(), null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    let mut lists = [imm];
+    check!(
+        ze::zeCommandListImmediateAppendCommandListsExp(copy_imm, 1, lists.as_mut_ptr(), null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    // Region copies: sizes must match, pitches must hold the rows.
+    let r1 = ze_copy_region_t { width: 8, height: 2, depth: 1, ..Default::default() };
+    let r2 = ze_copy_region_t { width: 9, height: 2, depth: 1, ..Default::default() };
+    check!(
+        ze::zeCommandListAppendMemoryCopyRegion(open, a.cast(), &r1, 16, 0, a.wrapping_add(128).cast(), &r2, 16, 0, null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    check!(
+        ze::zeCommandListAppendMemoryCopyRegion(open, a.cast(), &r1, 4, 0, a.wrapping_add(128).cast(), &r1, 16, 0, null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    // Interleaved rows of one buffer do not overlap; shifted ones do.
+    let even = ze_copy_region_t { originX: 0, width: 8, height: 4, depth: 1, ..Default::default() };
+    let odd = ze_copy_region_t { originX: 8, ..even };
+    ok!(ze::zeCommandListAppendMemoryCopyRegion(open, a.cast(), &even, 16, 0, a.cast(), &odd, 16, 0, null_mut(), 0, null_mut()));
+    let shifted = ze_copy_region_t { originX: 4, ..even };
+    check!(
+        ze::zeCommandListAppendMemoryCopyRegion(open, a.cast(), &even, 16, 0, a.cast(), &shifted, 16, 0, null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_OVERLAPPING_REGIONS
+    );
+    // Unknown advice (the generated validation); prefetch and known advice are accepted.
+    ok!(ze::zeCommandListAppendMemoryPrefetch(open, a.cast(), 256));
+    ok!(ze::zeCommandListAppendMemAdvise(open, z.dev, a.cast(), 256, ze_memory_advice_t::SET_READ_MOSTLY));
+    check!(
+        ze::zeCommandListAppendMemAdvise(open, z.dev, a.cast(), 256, ze_memory_advice_t(99)),
+        ZE_RESULT_ERROR_INVALID_ENUMERATION
+    );
+    // Immediate-only queries of a regular list.
+    let mut mode = DEFAULT;
+    check!(ze::zeCommandListImmediateGetMode(open, &mut mode), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    for l in [imm, copy_imm, open, closed] {
+        ok!(ze::zeCommandListDestroy(l));
+    }
+    z.free(a);
+}

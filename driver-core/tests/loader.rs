@@ -268,3 +268,50 @@ fn device_type_switch() {
     assert_eq!(value(&out, "device type"), "CPU");
     assert_eq!(err.lines().filter(|l| l.contains("ZEKIT_DEVICE_TYPE")).count(), 1, "{err}");
 }
+
+/// Queues of both groups, regular lists reused, immediate lists, a chain over four queues,
+/// fences, timestamps, host functions and counter-based events, through the loader; again with
+/// the loader's validation layer, which has nothing to say.
+#[test]
+fn execution_through_the_loader() {
+    let (out, stderr) = run_ok("execute", &[]);
+    for line in ["chain over 4 queues ok", "reused list ok", "immediate lists ok", "counter-based events ok"] {
+        assert!(out.contains(line), "{out}");
+    }
+    assert!(out.ends_with("execute ok\n"));
+    assert!(!stderr.contains("zekit: "), "no failure expected:\n{stderr}");
+
+    let env = [
+        ("ZE_ENABLE_VALIDATION_LAYER", "1"),
+        ("ZE_ENABLE_PARAMETER_VALIDATION", "1"),
+        ("ZE_ENABLE_HANDLE_LIFETIME", "1"),
+    ];
+    let exe = build("execute", "cpu_execute_validation");
+    let run_out = run(&exe, &env);
+    let stdout = expect_success("execute", &run_out);
+    let stderr = String::from_utf8_lossy(&run_out.stderr).into_owned();
+    assert!(stdout.contains("validation layer loaded = yes"), "{stdout}");
+    assert!(stdout.ends_with("execute ok\n"), "{stdout}");
+    assert!(foreign_stderr(&stderr).is_empty(), "the validation layer complained:\n{stderr}");
+}
+
+/// Bad use gets the spec's codes, one log line per failure (NOT_READY is not logged), and
+/// neither a crash nor a hang.
+#[test]
+fn bad_use_gets_the_spec_codes_and_one_line() {
+    let (out, stderr) = run_ok("bad_use", &[]);
+    let failures: usize = value(&out, "expected failures").parse().unwrap();
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: ")).collect();
+    assert_eq!(lines.len(), failures, "one line per failure:\n{stderr}");
+    assert!(!stderr.contains("NOT_READY"), "{stderr}");
+    for expected in [
+        "zekit: zeCommandQueueExecuteCommandLists: ZE_RESULT_ERROR_INVALID_ARGUMENT: the command list is not closed",
+        "zekit: zeCommandListAppendMemoryCopy: ZE_RESULT_ERROR_INVALID_ARGUMENT: the command list is closed; reset it to append",
+        "zekit: zeCommandQueueExecuteCommandLists: ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE: ",
+        "zekit: zeCommandQueueDestroy: ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE: ",
+        "zekit: zeEventHostSignal: ZE_RESULT_ERROR_INVALID_ARGUMENT: the event's pool was destroyed",
+        "zekit: zeCommandListAppendMemoryCopyRegion: ZE_RESULT_ERROR_OVERLAPPING_REGIONS: ",
+    ] {
+        assert!(lines.iter().any(|l| l.starts_with(expected)), "no `{expected}` in:\n{stderr}");
+    }
+}

@@ -159,12 +159,15 @@ fn prepare_command(c: &Command, values: &mut Vec<u64>) {
     }
 }
 
+/// An event a queue waits for, and the counter value it waits for (counter-based events).
+pub type Awaited = (Arc<EventState>, Option<u64>);
+
 /// What running commands needs from the queue.
 pub(crate) struct Runner<'a> {
     /// The worker pool.
     pub pool: &'a WorkerPool,
-    /// Called with `true` before the queue parks on an event, `false` after.
-    pub on_block: &'a dyn Fn(bool),
+    /// Called with the event (and counter value) before the queue parks on it, `None` after.
+    pub on_block: &'a dyn Fn(Option<Awaited>),
 }
 
 impl Runner<'_> {
@@ -187,11 +190,11 @@ impl Runner<'_> {
         }
     }
 
-    fn wait(&self, e: &EventState, value: Option<u64>) {
+    fn wait(&self, e: &Arc<EventState>, value: Option<u64>) {
         if !e.wait(value, Timeout::Poll) {
-            (self.on_block)(true);
+            (self.on_block)(Some((e.clone(), value)));
             e.wait(value, Timeout::Forever);
-            (self.on_block)(false);
+            (self.on_block)(None);
         }
     }
 

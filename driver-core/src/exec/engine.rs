@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use super::command::{prepare, Runner, Work};
+use super::command::{prepare, Awaited, Runner, Work};
 use super::pool::WorkerPool;
 use super::wait::{Flag, Timeout, Waiter};
 
@@ -41,8 +41,8 @@ struct Shared {
     inline: Mutex<()>,
     submitted: AtomicU64,
     completed: AtomicU64,
-    /// The engine is parked on an event.
-    blocked: AtomicBool,
+    /// The event (and counter value) the engine is parked on.
+    blocked: Mutex<Option<Awaited>>,
     shutdown: AtomicBool,
     /// The engine thread parks here for work.
     work: Waiter,
@@ -52,8 +52,8 @@ struct Shared {
 
 impl Shared {
     fn run(&self, s: &Submission) {
-        let on_block = |b: bool| {
-            self.blocked.store(b, Ordering::SeqCst);
+        let on_block = |b: Option<Awaited>| {
+            *self.blocked() = b;
             self.done.notify();
         };
         let runner = Runner {
@@ -69,6 +69,17 @@ impl Shared {
     fn finish_one(&self) {
         self.completed.fetch_add(1, Ordering::SeqCst);
         self.done.notify();
+    }
+
+    fn blocked(&self) -> std::sync::MutexGuard<'_, Option<Awaited>> {
+        self.blocked.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Parked on an event that is not signaled (nothing the engine does can change that).
+    fn stuck(&self) -> bool {
+        self.blocked()
+            .as_ref()
+            .is_some_and(|(e, v)| !e.reached(*v))
     }
 
     fn idle(&self) -> bool {
@@ -114,7 +125,7 @@ impl Engine {
             inline: Mutex::new(()),
             submitted: AtomicU64::new(0),
             completed: AtomicU64::new(0),
-            blocked: AtomicBool::new(false),
+            blocked: Mutex::new(None),
             shutdown: AtomicBool::new(false),
             work: Waiter::new(),
             done: Waiter::new(),
@@ -191,12 +202,12 @@ impl Engine {
 
     /// Before destruction: waits until the engine is idle, unless (or until) it is parked on
     /// an event that is not signaled — then the remaining work could wait forever, and the
-    /// engine cannot be destroyed ([`Blocked`]).
+    /// engine cannot be destroyed ([`Blocked`]). Parked on an event that is signaled, it is
+    /// about to go on: that is waited for.
     pub fn drain(&self) -> Result<(), Blocked> {
         let s = &*self.shared;
-        s.done.wait_until(Timeout::Forever, || {
-            s.idle() || s.blocked.load(Ordering::SeqCst)
-        });
+        s.done
+            .wait_until(Timeout::Forever, || s.idle() || s.stuck());
         if s.idle() {
             Ok(())
         } else {

@@ -79,7 +79,8 @@ impl EventState {
         }
     }
 
-    fn reached(&self, value: Option<u64>) -> bool {
+    /// Whether a wait for `value` (counter-based) or for completion (`None`) is over.
+    pub fn reached(&self, value: Option<u64>) -> bool {
         match (&self.kind, value) {
             (Kind::Counter { reached, .. }, Some(v)) => reached.load(Ordering::Acquire) >= v,
             _ => self.is_complete(),
