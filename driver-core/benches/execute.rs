@@ -4,10 +4,12 @@
 //! 1. a 256 MiB device-to-device copy on an immediate list (appended, then
 //!    `zeCommandListHostSynchronize`) against `memcpy` of the same buffers on the calling thread;
 //! 2. the round trip of a 64-byte copy on an asynchronous immediate list and its host
-//!    synchronize (and on a synchronous immediate list, for comparison);
+//!    synchronize, back to back and after the queue's thread parked (and on a synchronous
+//!    immediate list, for comparison);
 //! 3. an empty regular list executed on a queue with a fence, and the fence's host synchronize.
 //!
-//! Rounds alternate the variants; medians are printed. `cargo bench -p zekit-driver-core`;
+//! Rounds alternate the variants; medians are printed (of rounds for the large copy, of single
+//! calls for the round trips). `cargo bench -p zekit-driver-core`;
 //! `ZEKIT_BENCH_ROUNDS` sets the rounds of (1) (default 9), `ZEKIT_BENCH_TRIPS` the round
 //! trips of (2) and (3) per round (default 2000).
 
@@ -135,12 +137,10 @@ fn main() {
 
     // (2) 64-byte round trips.
     let sync = d.immediate(ze_command_queue_mode_t::SYNCHRONOUS);
+    // Median of single trips: robust to the machine's other load preempting a thread.
     let trip = |l: ze_command_list_handle_t| {
-        let t = Instant::now();
-        for _ in 0..trips {
-            copy_and_wait(l, b, a, SMALL);
-        }
-        t.elapsed().as_secs_f64() / trips as f64 * 1e6
+        let mut times: Vec<f64> = (0..trips).map(|_| copy_and_wait(l, b, a, SMALL) * 1e6).collect();
+        median(&mut times)
     };
     trip(imm);
     trip(sync);
@@ -150,10 +150,22 @@ fn main() {
         synchronous.push(trip(sync));
     }
     let (asynchronous, synchronous) = (median(&mut asynchronous), median(&mut synchronous));
+    // The same after the queue's thread parked (past its spin): a wake-up per trip.
+    let cold = |l: ze_command_list_handle_t| {
+        let mut times: Vec<f64> = (0..200)
+            .map(|_| {
+                std::thread::sleep(std::time::Duration::from_micros(300));
+                copy_and_wait(l, b, a, SMALL) * 1e6
+            })
+            .collect();
+        median(&mut times)
+    };
+    let parked = cold(imm);
     println!("64-byte copy + zeCommandListHostSynchronize round trip:");
-    println!("  asynchronous immediate list: {asynchronous:8.2} us");
+    println!("  asynchronous immediate list: {asynchronous:8.2} us (back to back)");
     println!("  synchronous immediate list : {synchronous:8.2} us");
     println!("  asynchronous / synchronous : {:8.2}x", asynchronous / synchronous);
+    println!("  asynchronous, queue thread parked before each: {parked:8.2} us");
 
     // (3) Empty regular list + fence.
     let mut q = null_mut();
@@ -167,16 +179,19 @@ fn main() {
         ok("fence", ze::zeFenceCreate(q, &ze_fence_desc_t::default(), &mut fence));
     }
     let execute = || {
-        let t = Instant::now();
-        for _ in 0..trips {
-            let mut lists = [list];
-            // SAFETY: valid queue, closed list and fence of the queue.
-            unsafe {
-                ok("execute", ze::zeCommandQueueExecuteCommandLists(q, 1, lists.as_mut_ptr(), fence));
-                ok("fence synchronize", ze::zeFenceHostSynchronize(fence, u64::MAX));
-            }
-        }
-        t.elapsed().as_secs_f64() / trips as f64 * 1e6
+        let mut times: Vec<f64> = (0..trips)
+            .map(|_| {
+                let t = Instant::now();
+                let mut lists = [list];
+                // SAFETY: valid queue, closed list and fence of the queue.
+                unsafe {
+                    ok("execute", ze::zeCommandQueueExecuteCommandLists(q, 1, lists.as_mut_ptr(), fence));
+                    ok("fence synchronize", ze::zeFenceHostSynchronize(fence, u64::MAX));
+                }
+                t.elapsed().as_secs_f64() * 1e6
+            })
+            .collect();
+        median(&mut times)
     };
     execute();
     let mut empty: Vec<f64> = (0..rounds).map(|_| execute()).collect();

@@ -51,7 +51,20 @@ struct Shared {
 }
 
 impl Shared {
+    /// Runs a submission; a panic inside it (a bug of the driver) is logged and the submission
+    /// counts as done, so that nothing waits for it forever.
     fn run(&self, s: &Submission) {
+        let run = std::panic::AssertUnwindSafe(|| self.run_unguarded(s));
+        if std::panic::catch_unwind(run).is_err() {
+            *self.blocked() = None;
+            zekit_rt::log_error("command queue", "a command panicked; the rest of its submission was skipped");
+        }
+        if let Some(f) = &s.fence {
+            f.set();
+        }
+    }
+
+    fn run_unguarded(&self, s: &Submission) {
         let on_block = |b: Option<Awaited>| {
             *self.blocked() = b;
             self.done.notify();
@@ -61,9 +74,6 @@ impl Shared {
             on_block: &on_block,
         };
         runner.run_work(&s.work, &s.values);
-        if let Some(f) = &s.fence {
-            f.set();
-        }
     }
 
     fn finish_one(&self) {
