@@ -980,3 +980,45 @@ fn bad_use_gets_the_spec_codes() {
     }
     z.free(a);
 }
+
+/// A host function that waits for its own queue cannot be answered by that queue: its waits
+/// answer at once instead of hanging.
+#[test]
+fn host_function_waiting_for_its_own_queue_does_not_hang() {
+    struct Probe {
+        list: ze_command_list_handle_t,
+        dev: ze_device_handle_t,
+        results: [ze_result_t; 3],
+    }
+    extern "system" fn probe(data: *mut c_void) {
+        // SAFETY: the test passes a live `Probe` and waits for this call.
+        let p = unsafe { &mut *(data as *mut Probe) };
+        // SAFETY: live handles.
+        unsafe {
+            p.results[0] = ze::zeCommandListHostSynchronize(p.list, FOREVER);
+            p.results[1] = ze::zeCommandListDestroy(p.list);
+            p.results[2] = ze::zeDeviceSynchronize(p.dev);
+        }
+    }
+    let z = Ze::new();
+    for mode in [ASYNC, SYNC] {
+        let imm = z.immediate(0, mode);
+        let mut p = Probe { list: imm, dev: z.dev, results: [ZE_RESULT_SUCCESS; 3] };
+        ok!(ze::zeCommandListAppendHostFunction(
+            imm,
+            Some(probe),
+            (&mut p as *mut Probe).cast(),
+            null_mut(),
+            null_mut(),
+            0,
+            null_mut()
+        ));
+        ok!(ze::zeCommandListHostSynchronize(imm, FOREVER));
+        assert_eq!(
+            p.results,
+            [ZE_RESULT_NOT_READY, ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, ZE_RESULT_SUCCESS],
+            "{mode:?}"
+        );
+        ok!(ze::zeCommandListDestroy(imm));
+    }
+}

@@ -97,6 +97,31 @@ impl Shared {
     }
 }
 
+thread_local! {
+    /// The engine whose submission this thread is running (its own thread, or the caller of an
+    /// inline engine), if any: a host function that waits for that engine would wait for itself.
+    static RUNNING: std::cell::Cell<*const Shared> = const { std::cell::Cell::new(std::ptr::null()) };
+}
+
+/// Marks the calling thread as running `s`'s submissions until dropped.
+struct Running(*const Shared);
+
+impl Running {
+    fn enter(s: &Shared) -> Running {
+        Running(RUNNING.with(|r| r.replace(s as *const Shared)))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.with(|r| r.set(self.0));
+    }
+}
+
+fn running(s: &Shared) -> bool {
+    RUNNING.with(|r| std::ptr::eq(r.get(), s))
+}
+
 /// Every engine of the process, for `zeDeviceSynchronize`.
 fn registry() -> &'static Mutex<Vec<Weak<Shared>>> {
     static R: Mutex<Vec<Weak<Shared>>> = Mutex::new(Vec::new());
@@ -179,7 +204,8 @@ impl Engine {
                 ticket
             }
             Mode::Inline => {
-                let _running = s.inline.lock().unwrap_or_else(|e| e.into_inner());
+                let _exclusive = s.inline.lock().unwrap_or_else(|e| e.into_inner());
+                let _running = Running::enter(s);
                 let values = prepare(&work);
                 let ticket = s.submitted.fetch_add(1, Ordering::SeqCst) + 1;
                 s.run(&Submission {
@@ -194,8 +220,11 @@ impl Engine {
     }
 
     /// Waits until submission `ticket` is done; whether it was before `timeout`.
+    /// From a host function of this engine's own submission, a wait for work not done yet
+    /// answers `false` at once (the work cannot finish while the host function runs).
     pub fn wait(&self, ticket: u64, timeout: Timeout) -> bool {
         let s = &*self.shared;
+        let timeout = if running(s) { Timeout::Poll } else { timeout };
         s.done
             .wait_until(timeout, || s.completed.load(Ordering::SeqCst) >= ticket)
     }
@@ -214,8 +243,12 @@ impl Engine {
     /// an event that is not signaled — then the remaining work could wait forever, and the
     /// engine cannot be destroyed ([`Blocked`]). Parked on an event that is signaled, it is
     /// about to go on: that is waited for.
+    /// From a host function of this engine's own submission it is [`Blocked`] at once.
     pub fn drain(&self) -> Result<(), Blocked> {
         let s = &*self.shared;
+        if running(s) {
+            return if s.idle() { Ok(()) } else { Err(Blocked) };
+        }
         s.done
             .wait_until(Timeout::Forever, || s.idle() || s.stuck());
         if s.idle() {
@@ -237,6 +270,7 @@ impl Drop for Engine {
 
 fn engine_thread(s: &Shared) {
     super::pin_library();
+    let _running = Running::enter(s);
     loop {
         let next = s.fifo.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
         let Some(sub) = next else {
@@ -256,14 +290,15 @@ fn engine_thread(s: &Shared) {
 }
 
 /// Waits for every engine of device `device` (`zeDeviceSynchronize`): everything submitted to
-/// any of its queues before the call is done when it returns.
+/// any of its queues before the call is done when it returns — but for the engine whose host
+/// function calls it, which cannot finish meanwhile.
 pub fn synchronize_device(device: usize) {
     let engines: Vec<Arc<Shared>> = registry()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .iter()
         .filter_map(Weak::upgrade)
-        .filter(|s| s.device == device)
+        .filter(|s| s.device == device && !running(s))
         .collect();
     for s in engines {
         let ticket = s.submitted.load(Ordering::SeqCst);
