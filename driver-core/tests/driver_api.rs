@@ -144,6 +144,50 @@ fn init_drivers_flags() {
     assert_eq!(n, 1);
 }
 
+#[test]
+fn gpu_device_type_for_gpu_only_software() {
+    use zekit_driver_core::objects::DeviceKind;
+    assert_eq!(DeviceKind::from_setting(None), Ok(DeviceKind::Cpu));
+    assert_eq!(DeviceKind::from_setting(Some("")), Ok(DeviceKind::Cpu));
+    assert_eq!(DeviceKind::from_setting(Some("CPU")), Ok(DeviceKind::Cpu));
+    assert_eq!(DeviceKind::from_setting(Some(" gpu ")), Ok(DeviceKind::Gpu));
+    assert!(DeviceKind::from_setting(Some("npu")).is_err());
+
+    type T = ze_init_driver_type_flags_t;
+    let desc = |flags| ze_init_driver_type_desc_t {
+        flags,
+        ..Default::default()
+    };
+    let gpu = || &*Box::leak(Box::new(CpuDriver::with_kind(host(), DeviceKind::Gpu)));
+    // zeInit(GPU_ONLY) finds it; VPU_ONLY does not.
+    let d = gpu();
+    d.ze_init(ze_init_flags_t::VPU_ONLY).unwrap();
+    let mut n = 7;
+    d.ze_driver_get(&mut n, None).unwrap();
+    assert_eq!(n, 0);
+    d.ze_init(ze_init_flags_t::GPU_ONLY).unwrap();
+    d.ze_driver_get(&mut n, None).unwrap();
+    assert_eq!(n, 1);
+    let mut drv = [None];
+    d.ze_driver_get(&mut n, Some(&mut drv)).unwrap();
+    let mut dev = [None];
+    d.ze_device_get(drv[0].unwrap(), &mut n, Some(&mut dev)).unwrap();
+    let mut p = ze_device_properties_t::default();
+    d.ze_device_get_properties(dev[0].unwrap(), &mut p).unwrap();
+    assert_eq!(p.r#type, ze_device_type_t::GPU);
+    // zeInitDrivers(GPU) finds it, NPU alone does not.
+    for (flags, expected) in [(T::NPU, 0), (T::GPU, 1), (T::GPU | T::NPU, 1)] {
+        let d = gpu();
+        let mut n = 5;
+        d.ze_init_drivers(&mut n, None, &desc(flags)).unwrap();
+        assert_eq!(n, expected, "{flags:?}");
+    }
+    // The default stays a CPU.
+    let (d, _, dev) = ready();
+    d.ze_device_get_properties(dev, &mut p).unwrap();
+    assert_eq!(p.r#type, ze_device_type_t::CPU);
+}
+
 // ---------------------------------------------------------------- driver
 
 #[test]
@@ -211,13 +255,42 @@ fn driver_properties_and_extensions() {
 fn extension_function_address() {
     let (d, drv, _) = ready();
     let mut f: *mut c_void = null_mut();
-    d.ze_driver_get_extension_function_address(drv, c"zeMemFreeExt", &mut f)
-        .unwrap();
-    assert_eq!(f, zekit_icd::entry::zeMemFreeExt as *mut c_void);
-    assert_eq!(
-        d.ze_driver_get_extension_function_address(drv, c"zeFooExt", &mut f),
-        Err(ZeError::INVALID_ARGUMENT)
-    );
+    let mut resolve = |name: &str| -> ZeResult<*mut c_void> {
+        let c = std::ffi::CString::new(name).unwrap();
+        d.ze_driver_get_extension_function_address(drv, &c, &mut f).map(|()| f)
+    };
+    // By name, the generated entry points themselves.
+    let expected: [(&str, *mut c_void); 6] = [
+        ("zeMemFreeExt", zekit_icd::entry::zeMemFreeExt as *mut c_void),
+        ("zeCommandListHostSynchronize", zekit_icd::entry::zeCommandListHostSynchronize as *mut c_void),
+        ("zeEventCounterBasedCreate", zekit_icd::entry::zeEventCounterBasedCreate as *mut c_void),
+        ("zeCommandListImmediateAppendCommandListsExp", zekit_icd::entry::zeCommandListImmediateAppendCommandListsExp as *mut c_void),
+        ("zeEventQueryKernelTimestampsExt", zekit_icd::entry::zeEventQueryKernelTimestampsExt as *mut c_void),
+        ("zeCommandQueueGetOrdinal", zekit_icd::entry::zeCommandQueueGetOrdinal as *mut c_void),
+    ];
+    for (name, address) in expected {
+        assert_eq!(resolve(name), Ok(address), "{name}");
+    }
+    // Every implemented function newer than API 1.4 resolves, each to its own address.
+    let dispatch = zekit_driver_core::api::dispatch();
+    let mut seen = std::collections::HashSet::new();
+    let mut newer = 0;
+    for e in zekit_sys::DDI_TABLES.iter().flat_map(|(_, t)| t.iter()).flat_map(|t| t.entries) {
+        if e.since > (1, 4) && dispatch.implements_function(e.name) {
+            let a = resolve(e.name).unwrap_or_else(|_| panic!("{} does not resolve", e.name));
+            assert!(!a.is_null() && seen.insert(a), "{}", e.name);
+            newer += 1;
+        }
+    }
+    assert!(newer >= 30, "{newer}");
+    // Not by name: functions of API 1.4 that Debian's loader exports, and unknown names.
+    for name in ["zeInit", "zeCommandListCreate", "zeFooExt", "zeKernelCreate"] {
+        assert_eq!(
+            rec("zeDriverGetExtensionFunctionAddress", resolve(name)),
+            Err(ZeError::INVALID_ARGUMENT),
+            "{name}"
+        );
+    }
 }
 
 #[test]
@@ -283,7 +356,7 @@ fn device_queries_match_properties_rs() {
     let mut n = 0;
     d.ze_device_get_command_queue_group_properties(dev, &mut n, None)
         .unwrap();
-    assert_eq!(n, 1);
+    assert_eq!(n, 2, "a compute group and a copy group");
     d.ze_device_get_memory_properties(dev, &mut n, None)
         .unwrap();
     assert_eq!(n, 1);
@@ -785,12 +858,12 @@ fn implemented_functions_exist_and_are_offered() {
         .collect();
     let implemented: Vec<&str> =
         zekit_icd::FUNCTIONS.iter().filter(|f| d.implements(f.method)).map(|f| f.name).collect();
-    assert_eq!(implemented.len(), 43);
+    assert_eq!(implemented.len(), 109);
     for f in &implemented {
         assert!(all.contains(f), "{f} is not a function of the API");
         assert!(d.implements_function(f));
     }
-    for f in ["zeCommandListCreate", "zeModuleCreate", "zesInit", "zeDriverGetDefaultContext"] {
+    for f in ["zeKernelCreate", "zeModuleCreate", "zesInit", "zeDriverGetDefaultContext"] {
         assert!(!d.implements_function(f), "{f}");
     }
 }

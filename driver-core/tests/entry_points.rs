@@ -45,8 +45,9 @@ fn entry_points_with_hooks() {
         assert_eq!(core.isValidFlag, 1);
         assert!((*core.Driver).pfnGetProperties.is_some());
         assert!((*core.Context).pfnCreate.is_some());
+        assert!((*core.CommandList).pfnCreate.is_some());
         assert!(
-            (*core.CommandList).pfnCreate.is_none(),
+            (*core.Module).pfnCreate.is_none(),
             "not implemented: null"
         );
 

@@ -242,3 +242,76 @@ fn tracing_through_the_loader() {
     let (_, stderr) = run_ok("alloc", &[]);
     assert!(!stderr.contains("zekit-trace:"), "{stderr}");
 }
+
+/// `ZEKIT_DEVICE_TYPE=gpu`: the device reports itself as a GPU and `zeInit(GPU_ONLY)` finds the
+/// driver; by default it is a CPU that `GPU_ONLY` does not find.
+#[test]
+fn device_type_switch() {
+    let gpu_only = zekit_sys::ze_init_flags_t::GPU_ONLY.0.to_string();
+    type Env<'a> = &'a [(&'a str, &'a str)];
+    let cases: [(Env, &str, &str); 5] = [
+        (&[("INIT_FLAGS", "0")], "1", "CPU"),
+        (&[("INIT_FLAGS", &gpu_only)], "0", ""),
+        (&[("INIT_FLAGS", &gpu_only), ("ZEKIT_DEVICE_TYPE", "gpu")], "1", "GPU"),
+        (&[("INIT_FLAGS", "0"), ("ZEKIT_DEVICE_TYPE", "GPU")], "1", "GPU"),
+        (&[("INIT_FLAGS", "0"), ("ZEKIT_DEVICE_TYPE", "cpu")], "1", "CPU"),
+    ];
+    for (env, drivers, kind) in cases {
+        let (out, _) = run_ok("device_type", env);
+        assert_eq!(value(&out, "drivers"), drivers, "{env:?}");
+        if !kind.is_empty() {
+            assert_eq!(value(&out, "device type"), kind, "{env:?}");
+        }
+    }
+    // Anything else: a CPU, and one log line says why.
+    let (out, err) = run_ok("device_type", &[("INIT_FLAGS", "0"), ("ZEKIT_DEVICE_TYPE", "fpga")]);
+    assert_eq!(value(&out, "device type"), "CPU");
+    assert_eq!(err.lines().filter(|l| l.contains("ZEKIT_DEVICE_TYPE")).count(), 1, "{err}");
+}
+
+/// Queues of both groups, regular lists reused, immediate lists, a chain over four queues,
+/// fences, timestamps, host functions and counter-based events, through the loader; again with
+/// the loader's validation layer, which has nothing to say.
+#[test]
+fn execution_through_the_loader() {
+    let (out, stderr) = run_ok("execute", &[]);
+    for line in ["chain over 4 queues ok", "reused list ok", "immediate lists ok", "counter-based events ok"] {
+        assert!(out.contains(line), "{out}");
+    }
+    assert!(out.ends_with("execute ok\n"));
+    assert!(!stderr.contains("zekit: "), "no failure expected:\n{stderr}");
+
+    let env = [
+        ("ZE_ENABLE_VALIDATION_LAYER", "1"),
+        ("ZE_ENABLE_PARAMETER_VALIDATION", "1"),
+        ("ZE_ENABLE_HANDLE_LIFETIME", "1"),
+    ];
+    let exe = build("execute", "cpu_execute_validation");
+    let run_out = run(&exe, &env);
+    let stdout = expect_success("execute", &run_out);
+    let stderr = String::from_utf8_lossy(&run_out.stderr).into_owned();
+    assert!(stdout.contains("validation layer loaded = yes"), "{stdout}");
+    assert!(stdout.ends_with("execute ok\n"), "{stdout}");
+    assert!(foreign_stderr(&stderr).is_empty(), "the validation layer complained:\n{stderr}");
+}
+
+/// Bad use gets the spec's codes, one log line per failure (NOT_READY is not logged), and
+/// neither a crash nor a hang.
+#[test]
+fn bad_use_gets_the_spec_codes_and_one_line() {
+    let (out, stderr) = run_ok("bad_use", &[]);
+    let failures: usize = value(&out, "expected failures").parse().unwrap();
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: ")).collect();
+    assert_eq!(lines.len(), failures, "one line per failure:\n{stderr}");
+    assert!(!stderr.contains("NOT_READY"), "{stderr}");
+    for expected in [
+        "zekit: zeCommandQueueExecuteCommandLists: ZE_RESULT_ERROR_INVALID_ARGUMENT: the command list is not closed",
+        "zekit: zeCommandListAppendMemoryCopy: ZE_RESULT_ERROR_INVALID_ARGUMENT: the command list is closed; reset it to append",
+        "zekit: zeCommandQueueExecuteCommandLists: ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE: ",
+        "zekit: zeCommandQueueDestroy: ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE: ",
+        "zekit: zeEventHostSignal: ZE_RESULT_ERROR_INVALID_ARGUMENT: the event's pool was destroyed",
+        "zekit: zeCommandListAppendMemoryCopyRegion: ZE_RESULT_ERROR_OVERLAPPING_REGIONS: ",
+    ] {
+        assert!(lines.iter().any(|l| l.starts_with(expected)), "no `{expected}` in:\n{stderr}");
+    }
+}

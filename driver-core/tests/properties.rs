@@ -169,19 +169,24 @@ fn counted_queries() {
     fill_cache_properties(&h, &mut count, Some(&mut out));
     assert_eq!(count, 3, "count 0 with an array still asks for the count");
 
-    // Queue groups.
+    // Queue groups: compute (one index per usable core) and copy.
     let mut count = 0;
     fill_command_queue_group_properties(&h, &mut count, None);
-    assert_eq!(count, 1);
-    let mut g = [ze_command_queue_group_properties_t::default()];
+    assert_eq!(count, 2);
+    let mut g = [ze_command_queue_group_properties_t::default(); 2];
     fill_command_queue_group_properties(&h, &mut count, Some(&mut g));
     assert_eq!(
         g[0].flags,
         ze_command_queue_group_property_flags_t::COMPUTE
             | ze_command_queue_group_property_flags_t::COPY
+            | ze_command_queue_group_property_flags_t::COOPERATIVE_KERNELS
     );
-    assert_eq!(g[0].maxMemoryFillPatternSize, MAX_FILL_PATTERN_SIZE);
-    assert_eq!(g[0].numQueues, 1);
+    assert_eq!(g[0].numQueues, h.usable_cores);
+    assert_eq!(g[1].flags, ze_command_queue_group_property_flags_t::COPY);
+    assert_eq!(g[1].numQueues, 1);
+    for g in &g {
+        assert_eq!(g.maxMemoryFillPatternSize, MAX_FILL_PATTERN_SIZE);
+    }
 
     // Memory.
     let mut count = 7;

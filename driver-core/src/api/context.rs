@@ -49,4 +49,15 @@ impl ContextApi for CpuDriver {
         context(h_context)?;
         Ok(())
     }
+
+    fn ze_context_system_barrier(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        ordinal(h_device)?;
+        props::system_barrier();
+        Ok(())
+    }
 }

@@ -45,7 +45,7 @@ impl DeviceApi for CpuDriver {
         p: &mut ze_device_properties_t,
     ) -> ZeResult<()> {
         ordinal(h_device)?;
-        props::fill_device_properties(self.host, p);
+        props::fill_device_properties_as(self.host, self.init.kind(), p);
         let eus = p
             .numSlices
             .saturating_mul(p.numSubslicesPerSlice)
@@ -55,6 +55,9 @@ impl DeviceApi for CpuDriver {
         for ext in unsafe { chain::next_of_ze_device_properties_t_mut(p.pNext) } {
             match ext {
                 N::EuCountExt(e) => e.numTotalEUs = eus,
+                N::EventQueryKernelTimestampsExtProperties(e) => {
+                    e.flags = props::kernel_timestamp_query_flags()
+                }
                 N::DeviceUsablememSizeExtProperties(e) => {
                     e.currUsableMemSize = self.host.current_available_memory()
                 }
@@ -206,7 +209,7 @@ impl DeviceApi for CpuDriver {
     }
 
     fn ze_device_synchronize(&self, h_device: Handle<kinds::Device>) -> ZeResult<()> {
-        ordinal(h_device)?;
+        crate::exec::synchronize_device(ordinal(h_device)?);
         match props::synchronize_result() {
             ze_result_t::SUCCESS => Ok(()),
             code => Err(zekit_rt::fail(ZeError(code),

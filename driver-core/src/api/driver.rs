@@ -80,22 +80,20 @@ impl DriverApi for CpuDriver {
         pp_function_address: &mut *mut c_void,
     ) -> ZeResult<()> {
         check_driver(h_driver)?;
-        let address = match name.to_bytes() {
-            b"zeMemFreeExt" => {
-                let f: ze_pfnMemFreeExt_t = Some(zekit_icd::entry::zeMemFreeExt);
-                f.map(|f| f as *mut c_void)
-            }
-            _ => None,
-        };
-        let Some(address) = address else {
-            return Err(zekit_rt::fail(ZeError::INVALID_ARGUMENT,
+        let found = name
+            .to_str()
+            .ok()
+            .and_then(|n| functions_by_name().get(n).copied());
+        let Some(address) = found else {
+            return Err(zekit_rt::fail(
+                ZeError::INVALID_ARGUMENT,
                 format!(
-                    "{name:?} is not an extension function of this driver (known: {})",
-                    EXTENSION_FUNCTIONS.join(", ")
+                    "{name:?} is not a function this driver implements beyond API {}.{} nor one of its extension functions",
+                    LOADER_API_VERSION.0, LOADER_API_VERSION.1
                 ),
             ));
         };
-        *pp_function_address = address;
+        *pp_function_address = address as *mut c_void;
         Ok(())
     }
 
@@ -108,4 +106,64 @@ impl DriverApi for CpuDriver {
         *pp_string = zekit_rt::last_error_ptr();
         Ok(())
     }
+}
+
+// The `*_dditable_driver_t` of each namespace is `{ version: u32, isValidFlag: u8, tables... }`
+// with one table pointer per `DdiTableInfo` of `zekit_sys::DDI_TABLES`, in that order; and each
+// table is one function pointer per `DdiEntry`, in slot order. Checked here, relied on below.
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    const P: usize = size_of::<*const c_void>();
+    assert!(offset_of!(ze_dditable_driver_t, RTASBuilder) == 8);
+    assert!(size_of::<ze_dditable_driver_t>() == 8 + P * ZE_DDI_TABLES.len());
+    assert!(offset_of!(zet_dditable_driver_t, MetricProgrammableExp) == 8);
+    assert!(size_of::<zet_dditable_driver_t>() == 8 + P * ZET_DDI_TABLES.len());
+    assert!(offset_of!(zes_dditable_driver_t, Global) == 8);
+    assert!(size_of::<zes_dditable_driver_t>() == 8 + P * ZES_DDI_TABLES.len());
+    assert!(offset_of!(zer_dditable_driver_t, Global) == 8);
+    assert!(size_of::<zer_dditable_driver_t>() == 8 + P * ZER_DDI_TABLES.len());
+    assert!(DDI_TABLES.len() == 4);
+};
+
+/// Name → entry point of every function `zeDriverGetExtensionFunctionAddress` resolves
+/// ([`resolves_by_name`] and implemented by this driver). The addresses are what the driver's
+/// own `zeGet*ProcAddrTable`s hand out at the current API version (`zekit_icd::ddi`, called
+/// once here), each slot named by `zekit_sys::DDI_TABLES`.
+fn functions_by_name() -> &'static std::collections::HashMap<&'static str, usize> {
+    static TABLE: OnceLock<std::collections::HashMap<&'static str, usize>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let implemented = own_dispatch();
+        // [core, tools, sysman, runtime] `*_dditable_driver_t`, in `DDI_TABLES` order.
+        let drivers = zekit_icd::ddi::handle_tables();
+        let mut map = std::collections::HashMap::new();
+        for (&driver, (_, tables)) in drivers.iter().zip(DDI_TABLES) {
+            for (i, info) in tables.iter().enumerate() {
+                if info.size != info.entries.len() * std::mem::size_of::<usize>() {
+                    continue;
+                }
+                // SAFETY: the layout checked above: the table pointers start at byte 8.
+                let table = unsafe { *driver.cast::<u8>().add(8).cast::<*const usize>().add(i) };
+                if table.is_null() {
+                    continue;
+                }
+                for e in info.entries {
+                    if !resolves_by_name(e.name, e.since) || !implemented.implements_function(e.name) {
+                        continue;
+                    }
+                    // SAFETY: the table holds one pointer-sized entry per slot.
+                    let address = unsafe { *table.add(e.slot) };
+                    if address != 0 {
+                        map.insert(e.name, address);
+                    }
+                }
+            }
+        }
+        map
+    })
+}
+
+/// What this driver implements (also when no driver is installed in the process).
+fn own_dispatch() -> &'static zekit_icd::Dispatch {
+    static D: OnceLock<zekit_icd::Dispatch> = OnceLock::new();
+    D.get_or_init(dispatch)
 }

@@ -6,25 +6,38 @@
 //!
 //! Which functions the DDI tables offer follows from the methods these blocks define.
 
+mod command_list;
+mod command_queue;
 mod context;
 mod device;
 mod driver;
+mod event;
+mod event_pool;
+mod fence;
 mod global;
 mod mem;
 
 use std::ffi::{c_char, c_void, CStr};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use zekit_icd::kinds;
-use zekit_icd::{ContextApi, DeviceApi, DriverApi, GlobalApi, MemApi};
+use zekit_icd::{
+    CommandListApi, CommandQueueApi, ContextApi, DeviceApi, DriverApi, EventApi, EventPoolApi,
+    FenceApi, GlobalApi, MemApi,
+};
 use zekit_icd::{Handle, ZeError, ZeResult};
 use zekit_rt::Obj;
 use zekit_sys::chain;
 use zekit_sys::*;
 
 use crate::core::alloc::{AllocKind, SizeLimit, SUPPORTED_FREE_POLICIES};
+use crate::core::event::{EventObject, EventPoolObject};
+use crate::core::fence::FenceObject;
+use crate::core::list::ListObject;
 use crate::core::objects::*;
 use crate::core::properties as props;
+use crate::core::queue::{QueueConfig, QueueObject};
+use crate::exec::{Command, Op, WorkerPool};
 use crate::host::{host, HostInfo};
 
 /// The CPU driver: the host, the init state and its (lazily made) handles.
@@ -32,6 +45,7 @@ pub struct CpuDriver {
     host: &'static HostInfo,
     init: InitState,
     handles: OnceLock<Handles>,
+    pool: OnceLock<Arc<WorkerPool>>,
 }
 
 struct Handles {
@@ -43,7 +57,23 @@ impl CpuDriver {
     /// A driver for `host`. Handles are made on first use, so that they carry the dispatch tables
     /// `zekit_icd::install` records.
     pub fn new(host: &'static HostInfo) -> CpuDriver {
-        CpuDriver { host, init: InitState::new(), handles: OnceLock::new() }
+        let setting = std::env::var(DEVICE_TYPE_VAR).ok();
+        let kind = DeviceKind::from_setting(setting.as_deref()).unwrap_or_else(|why| {
+            zekit_rt::log_error(DEVICE_TYPE_VAR, &why);
+            DeviceKind::Cpu
+        });
+        Self::with_kind(host, kind)
+    }
+
+    /// A driver for `host` whose device reports itself as a `kind` (whatever
+    /// `ZEKIT_DEVICE_TYPE` says).
+    pub fn with_kind(host: &'static HostInfo, kind: DeviceKind) -> CpuDriver {
+        CpuDriver {
+            host,
+            init: InitState::of(kind),
+            handles: OnceLock::new(),
+            pool: OnceLock::new(),
+        }
     }
 
     fn handles(&self) -> &Handles {
@@ -66,6 +96,13 @@ impl CpuDriver {
     /// The host this driver describes.
     pub fn host(&self) -> &'static HostInfo {
         self.host
+    }
+
+    /// The worker pool, one thread per usable core (started on first use).
+    pub fn pool(&self) -> Arc<WorkerPool> {
+        self.pool
+            .get_or_init(|| Arc::new(WorkerPool::new(self.host.usable_cores as usize)))
+            .clone()
     }
 }
 
@@ -105,6 +142,58 @@ fn ordinal(h: Handle<kinds::Device>) -> ZeResult<usize> {
 
 fn context(h: Handle<kinds::Context>) -> ZeResult<Obj<ContextObject>> {
     h.get::<ContextObject>()
+}
+
+fn queue(h: Handle<kinds::CommandQueue>) -> ZeResult<Obj<QueueObject>> {
+    h.get::<QueueObject>()
+}
+
+fn list(h: Handle<kinds::CommandList>) -> ZeResult<Obj<ListObject>> {
+    h.get::<ListObject>()
+}
+
+fn event(h: Handle<kinds::Event>) -> ZeResult<Obj<EventObject>> {
+    h.get::<EventObject>()
+}
+
+fn event_pool(h: Handle<kinds::EventPool>) -> ZeResult<Obj<EventPoolObject>> {
+    h.get::<EventPoolObject>()
+}
+
+fn fence(h: Handle<kinds::Fence>) -> ZeResult<Obj<FenceObject>> {
+    h.get::<FenceObject>()
+}
+
+/// `op` with the signal and wait events of an append to `list`.
+fn command(
+    list: &ListObject,
+    op: Op,
+    signal: Option<Handle<kinds::Event>>,
+    waits: &[Handle<kinds::Event>],
+) -> ZeResult<Command> {
+    let kind = list.kind();
+    let signal = match signal {
+        Some(h) => Some(event(h)?.for_list(kind)?),
+        None => None,
+    };
+    let waits = waits
+        .iter()
+        .map(|&h| Ok(event(h)?.for_list(kind)?))
+        .collect::<ZeResult<Vec<_>>>()?;
+    Ok(Command::new(op, signal, waits))
+}
+
+/// Appends `op` (with its events) to the list `h`.
+fn append(
+    h: Handle<kinds::CommandList>,
+    op: impl FnOnce() -> ZeResult<Op>,
+    signal: Option<Handle<kinds::Event>>,
+    waits: &[Handle<kinds::Event>],
+) -> ZeResult<()> {
+    let list = list(h)?;
+    let op = op()?;
+    let command = command(&list, op, signal, waits)?;
+    Ok(list.append(command)?)
 }
 
 /// The size limit asked for by the relaxed-limits descriptors (`flags` of each) chained to an

@@ -1,7 +1,13 @@
 //! The CPU driver's objects and rules, in plain Rust with no C pointers: what the device
-//! queries answer ([`properties`]), the USM allocations ([`alloc`]), and the driver's objects
-//! and the rules of the calls that make and use them ([`objects`]).
+//! queries answer ([`properties`]), the USM allocations ([`alloc`]), the driver's objects
+//! and the rules of the calls that make and use them ([`objects`]), and the objects that feed
+//! the executor: command queues ([`queue`]), command lists and their commands ([`list`]),
+//! events and event pools ([`event`]), fences ([`fence`]).
 
 pub mod alloc;
+pub mod event;
+pub mod fence;
+pub mod list;
 pub mod objects;
 pub mod properties;
+pub mod queue;

@@ -7,8 +7,9 @@
 //!
 //! | topic | behaviour |
 //! |---|---|
-//! | `zeInit(flags)` | unknown bits → `INVALID_ENUMERATION`. `0` reports the CPU driver; `GPU_ONLY` and/or `VPU_ONLY` succeed but do not report it (it is neither), so `zeDriverGet` then counts 0 drivers. Reporting is sticky: once any init call asked for it, later calls do not hide it. |
-//! | `zeInitDrivers(desc)` | `desc->flags == 0` → `INVALID_ENUMERATION`; `UINT32_MAX` ("every driver type") reports the CPU driver; any combination of `GPU`/`NPU` succeeds with 0 drivers (a CPU is neither); other unknown bits → `INVALID_ENUMERATION`. |
+//! | `zeInit(flags)` | unknown bits → `INVALID_ENUMERATION`. `0` reports the driver; `GPU_ONLY` and/or `VPU_ONLY` succeed but do not report it (a CPU is neither), so `zeDriverGet` then counts 0 drivers — unless `ZEKIT_DEVICE_TYPE=gpu` ([`DeviceKind::Gpu`]): then `GPU_ONLY` reports it. Reporting is sticky: once any init call asked for it, later calls do not hide it. |
+//! | `zeInitDrivers(desc)` | `desc->flags == 0` → `INVALID_ENUMERATION`; `UINT32_MAX` ("every driver type") reports the driver; any combination of `GPU`/`NPU` succeeds with 0 drivers (a CPU is neither), with the driver when it has `GPU` and `ZEKIT_DEVICE_TYPE=gpu`; other unknown bits → `INVALID_ENUMERATION`. |
+//! | `ZEKIT_DEVICE_TYPE` | unset, empty or `cpu`: the device is `ZE_DEVICE_TYPE_CPU`; `gpu`: `ZE_DEVICE_TYPE_GPU` (for software that only looks for GPUs; nothing else changes); anything else: CPU, and one log line says so. |
 //! | `zeDriverGet` before any init | `ZE_RESULT_ERROR_UNINITIALIZED` |
 //! | `zeContextCreate(desc)` | flags other than `ZE_CONTEXT_FLAG_TBD` → `INVALID_ENUMERATION`; the context holds every device; `zeContextCreateEx` with devices holds those (0 devices = all). |
 //! | `zeContextDestroy` with live allocations | allowed: the allocations are freed with the context (the spec lets the implementation free them immediately). Later use of the handle is `INVALID_ARGUMENT`. |
@@ -67,6 +68,9 @@ pub struct Extension {
 /// | `ZE_extension_eu_count` 1.0 | `ze_eu_count_ext_t` on `zeDeviceGetProperties` |
 /// | `ZE_extension_device_usablemem_size_properties` 1.0 | `ze_device_usablemem_size_ext_properties_t` on `zeDeviceGetProperties` |
 /// | `ZE_extension_device_cache_line_size` 1.0 | `ze_device_cache_line_size_ext_t` on `zeDeviceGetCacheProperties` |
+/// | `ZE_extension_event_query_kernel_timestamps` 1.0 | `zeEventQueryKernelTimestampsExt` (kernel and synchronized timestamps); `ze_event_query_kernel_timestamps_ext_properties_t` on `zeDeviceGetProperties` |
+/// | `ZE_experimental_event_query_timestamps` 1.0 | `zeEventQueryTimestampsExp` |
+/// | `ZE_experimental_immediate_command_list_append` 1.0 | `zeCommandListImmediateAppendCommandListsExp` |
 pub const EXTENSIONS: &[Extension] = &[
     Extension {
         name: ZE_DRIVER_DDI_HANDLES_EXT_NAME,
@@ -96,10 +100,31 @@ pub const EXTENSIONS: &[Extension] = &[
         name: ZE_CACHELINE_SIZE_EXT_NAME,
         version: ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_1_0.0,
     },
+    Extension {
+        name: ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME,
+        version: ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME,
+        version: ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME,
+        version: ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_1_0.0,
+    },
 ];
 
-/// Extension functions `zeDriverGetExtensionFunctionAddress` resolves.
-pub const EXTENSION_FUNCTIONS: &[&str] = &["zeMemFreeExt"];
+/// API version of the loaders `zeDriverGetExtensionFunctionAddress` serves: Debian's loader
+/// (1.8.12) knows API 1.4, so functions of later versions can only be reached by name.
+pub const LOADER_API_VERSION: (u32, u32) = (1, 4);
+
+/// Whether `zeDriverGetExtensionFunctionAddress` resolves the function `name`, introduced by API
+/// version `since`, when the driver implements it: every function newer than
+/// [`LOADER_API_VERSION`], and every extension function (`...Ext`, `...Exp`) whatever its
+/// version.
+pub fn resolves_by_name(name: &str, since: (u32, u32)) -> bool {
+    since > LOADER_API_VERSION || name.ends_with("Ext") || name.ends_with("Exp")
+}
 
 /// API version the driver implements (`zeDriverGetApiVersion`).
 pub const fn api_version() -> ze_api_version_t {
@@ -125,19 +150,61 @@ pub fn driver_uuid(host: &HostInfo) -> [u8; 16] {
     id
 }
 
-/// Whether `zeInit(flags)` reports the CPU driver.
-pub fn init_flags_include_cpu(flags: ze_init_flags_t) -> Outcome<bool> {
+/// What the driver's one device reports itself as (`ZEKIT_DEVICE_TYPE`): a CPU (the default) or,
+/// for software that only looks for GPUs, a GPU. Only the reported type and which init flags
+/// find the driver change; the device is the host CPU either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DeviceKind {
+    /// `ZE_DEVICE_TYPE_CPU`.
+    #[default]
+    Cpu,
+    /// `ZE_DEVICE_TYPE_GPU`.
+    Gpu,
+}
+
+/// Environment variable that selects the [`DeviceKind`].
+pub const DEVICE_TYPE_VAR: &str = "ZEKIT_DEVICE_TYPE";
+
+impl DeviceKind {
+    /// From the value of [`DEVICE_TYPE_VAR`]: unset or empty → CPU; `cpu` or `gpu` (any case);
+    /// anything else is an error (the caller falls back to CPU and says so).
+    pub fn from_setting(value: Option<&str>) -> Result<DeviceKind, String> {
+        match value.map(str::trim) {
+            None | Some("") => Ok(DeviceKind::Cpu),
+            Some(v) if v.eq_ignore_ascii_case("cpu") => Ok(DeviceKind::Cpu),
+            Some(v) if v.eq_ignore_ascii_case("gpu") => Ok(DeviceKind::Gpu),
+            Some(v) => Err(format!(
+                "{v:?} is neither `cpu` nor `gpu`; the device reports itself as a CPU"
+            )),
+        }
+    }
+
+    /// `ze_device_properties_t::type`.
+    pub const fn device_type(self) -> ze_device_type_t {
+        match self {
+            DeviceKind::Cpu => ze_device_type_t::CPU,
+            DeviceKind::Gpu => ze_device_type_t::GPU,
+        }
+    }
+}
+
+/// Whether `zeInit(flags)` reports the driver: `0` always; `GPU_ONLY` (alone or with
+/// `VPU_ONLY`) when the device is a GPU; `VPU_ONLY` never.
+pub fn init_flags_report(flags: ze_init_flags_t, kind: DeviceKind) -> Outcome<bool> {
     if flags.0 & !ze_init_flags_t::all_known().0 != 0 {
         return Err(Failure::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("unknown zeInit flags {:#x}", flags.0),
         ));
     }
-    Ok(flags.is_empty())
+    Ok(flags.is_empty()
+        || (kind == DeviceKind::Gpu && flags.intersects(ze_init_flags_t::GPU_ONLY)))
 }
 
-/// Whether `zeInitDrivers` with `desc->flags == flags` reports the CPU driver.
-pub fn driver_types_include_cpu(flags: ze_init_driver_type_flags_t) -> Outcome<bool> {
+/// Whether `zeInitDrivers` with `desc->flags == flags` reports the driver: `UINT32_MAX` (every
+/// type) always; a set with `GPU` when the device is a GPU; otherwise not (a CPU is neither a
+/// GPU nor an NPU).
+pub fn driver_types_report(flags: ze_init_driver_type_flags_t, kind: DeviceKind) -> Outcome<bool> {
     match flags.0 {
         0 => Err(Failure::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
@@ -148,27 +215,39 @@ pub fn driver_types_include_cpu(flags: ze_init_driver_type_flags_t) -> Outcome<b
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("unknown driver type flags {f:#x}"),
         )),
-        _ => Ok(false),
+        _ => Ok(kind == DeviceKind::Gpu && flags.intersects(ze_init_driver_type_flags_t::GPU)),
     }
 }
 
 /// Initialization state of the driver: whether any init call happened and whether one of them
-/// asked for the CPU driver. Thread-safe.
+/// asked for this driver. Thread-safe.
 #[derive(Debug, Default)]
 pub struct InitState {
-    // bit 0: initialized, bit 1: CPU driver reported
+    // bit 0: initialized, bit 1: driver reported
     bits: std::sync::atomic::AtomicU8,
+    kind: DeviceKind,
 }
 
 impl InitState {
     const INITIALIZED: u8 = 1;
     const REPORTED: u8 = 2;
 
-    /// A driver nobody initialized yet.
+    /// A CPU driver nobody initialized yet.
     pub const fn new() -> InitState {
+        Self::of(DeviceKind::Cpu)
+    }
+
+    /// A driver whose device is a `kind`, not initialized yet.
+    pub const fn of(kind: DeviceKind) -> InitState {
         InitState {
             bits: std::sync::atomic::AtomicU8::new(0),
+            kind,
         }
+    }
+
+    /// What the device reports itself as.
+    pub fn kind(&self) -> DeviceKind {
+        self.kind
     }
 
     fn mark(&self, report: bool) {
@@ -179,14 +258,14 @@ impl InitState {
 
     /// `zeInit(flags)`.
     pub fn init(&self, flags: ze_init_flags_t) -> Outcome<()> {
-        let report = init_flags_include_cpu(flags)?;
+        let report = init_flags_report(flags, self.kind)?;
         self.mark(report);
         Ok(())
     }
 
     /// `zeInitDrivers`: initializes and returns how many drivers it reports (0 or 1).
     pub fn init_drivers(&self, flags: ze_init_driver_type_flags_t) -> Outcome<u32> {
-        let report = driver_types_include_cpu(flags)?;
+        let report = driver_types_report(flags, self.kind)?;
         self.mark(report);
         Ok(u32::from(report))
     }

@@ -8,10 +8,10 @@
 //! |---|---|---|
 //! | `zeDeviceGet` | [`device_count`] | 1 device: the whole host CPU |
 //! | `zeDeviceGetSubDevices` | [`sub_device_count`] | 0 sub-devices |
-//! | `zeDeviceGetProperties` | [`fill_device_properties`] | type CPU; vendorId 0x8086 (Intel) / 0x1022 (AMD) / 0; deviceId 0; flags 0; coreClockRate = max clock MHz; maxMemAllocSize = total memory; maxHardwareContexts = usable cores; maxCommandQueuePriority 0; numThreadsPerEU 1; physicalEUSimdWidth = f32 SIMD lanes; numEUsPerSubslice 1; numSubslicesPerSlice = usable cores; numSlices 1; timerResolution 1 (ns) for `..._DEVICE_PROPERTIES`, 1e9 (cycles/s) for `..._DEVICE_PROPERTIES_1_2`; timestampValidBits 64; kernelTimestampValidBits 64; uuid = host UUID; name `zekit CPU: <model>` |
+//! | `zeDeviceGetProperties` | [`fill_device_properties`] | type CPU (GPU with `ZEKIT_DEVICE_TYPE=gpu`, [`fill_device_properties_as`]); vendorId 0x8086 (Intel) / 0x1022 (AMD) / 0; deviceId 0; flags 0; coreClockRate = max clock MHz; maxMemAllocSize = total memory; maxHardwareContexts = usable cores; maxCommandQueuePriority 0; numThreadsPerEU 1; physicalEUSimdWidth = f32 SIMD lanes; numEUsPerSubslice 1; numSubslicesPerSlice = usable cores; numSlices 1; timerResolution 1 (ns) for `..._DEVICE_PROPERTIES`, 1e9 (cycles/s) for `..._DEVICE_PROPERTIES_1_2`; timestampValidBits 64; kernelTimestampValidBits 64; uuid = host UUID; name `zekit CPU: <model>` |
 //! | `zeDeviceGetComputeProperties` | [`fill_compute_properties`] | maxTotalGroupSize 1024, group size 1024 per dimension, group count `u32::MAX` per dimension, maxSharedLocalMemory 64 KiB, one subgroup size = SIMD width |
 //! | `zeDeviceGetModuleProperties` | [`fill_module_properties`] | spirvVersionSupported 0 (no SPIR-V compiler), flags 0, fp16/fp64 flags 0, fp32 flags from the host FPU (denorm, inf/nan, all IEEE rounding modes, correctly rounded div/sqrt, FMA when the CPU has it), maxArgumentsSize 2048, printfBufferSize 4 MiB, no native kernel UUID |
-//! | `zeDeviceGetCommandQueueGroupProperties` | [`command_queue_groups`], [`fill_command_queue_group_properties`] | 1 group: COMPUTE \| COPY, maxMemoryFillPatternSize [`MAX_FILL_PATTERN_SIZE`] (256), numQueues 1 |
+//! | `zeDeviceGetCommandQueueGroupProperties` | [`command_queue_groups`], [`fill_command_queue_group_properties`] | 2 groups: 0 = COMPUTE \| COPY \| COOPERATIVE_KERNELS with one queue index per usable core, 1 = COPY with one; maxMemoryFillPatternSize [`MAX_FILL_PATTERN_SIZE`] (256) |
 //! | `zeDeviceGetMemoryProperties` | [`memory_properties`], [`fill_memory_properties`] | 1 memory: name from SMBIOS (`DDR4`...) else `DDR`, maxClockRate = SMBIOS speed in MT/s else 0 (unknown), maxBusWidth = SMBIOS data width else 64, totalSize = total memory |
 //! | `zeDeviceGetMemoryAccessProperties` | [`fill_memory_access_properties`] | host, device, shared single-device, shared cross-device and shared system allocations: RW \| ATOMIC \| CONCURRENT \| CONCURRENT_ATOMIC (it is all host memory) |
 //! | `zeDeviceGetCacheProperties` | [`cache_properties`], [`fill_cache_properties`] | one entry per data/unified cache level of cpu0 (L1d, L2, L3...), cacheSize in bytes, flags 0 |
@@ -22,7 +22,7 @@
 //! | `zeDeviceGetStatus` | [`device_status`] | `ZE_RESULT_SUCCESS`: the host CPU is never lost or reset |
 //! | `zeDeviceGetGlobalTimestamps` | [`global_timestamps`] | (host ns, device ticks) from one `CLOCK_MONOTONIC_RAW` sample: equal |
 //! | `zeDeviceGetRootDevice` | [`root_device`] | `None` (null): the device is a root device |
-//! | `zeDeviceSynchronize` | [`synchronize_result`] | `ZE_RESULT_SUCCESS` once the C layer has drained its queues (no asynchronous engine) |
+//! | `zeDeviceSynchronize` | [`synchronize_result`] | `ZE_RESULT_SUCCESS` once everything submitted to the device's queues and immediate lists before the call has run |
 //! | `zeDeviceGetAggregatedCopyOffloadIncrementValue` | [`aggregated_copy_offload_increment_value`] | 1: a copy is never split over several engines |
 //! | `zeDeviceGetRuntimeRequirements` | [`runtime_requirements`] | `ZEKIT.L0.CPU;arch=<arch>;simd=<lanes>` |
 //! | `zeDeviceGetRuntimeRequirementsKey` | [`runtime_requirements_key`] | `ZEKIT.L0.CPU` |
@@ -34,6 +34,7 @@ use std::ffi::CStr;
 
 use zekit_sys::*;
 
+use crate::core::objects::DeviceKind;
 use crate::host::{
     now_ns, timer_frequency_hz, timer_resolution_ns, timestamp_valid_bits, CacheKind, HostInfo,
 };
@@ -70,10 +71,16 @@ pub fn device_name(host: &HostInfo) -> String {
     format!("zekit CPU: {}", host.model_name)
 }
 
-/// `zeDeviceGetProperties`. `timerResolution` depends on `p.stype`: cycles/s (1e9) for
-/// `ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2`, ns per tick (1) otherwise.
+/// `zeDeviceGetProperties` of the CPU device. `timerResolution` depends on `p.stype`: cycles/s
+/// (1e9) for `ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2`, ns per tick (1) otherwise.
 pub fn fill_device_properties(host: &HostInfo, p: &mut ze_device_properties_t) {
-    p.r#type = ze_device_type_t::CPU;
+    fill_device_properties_as(host, DeviceKind::Cpu, p);
+}
+
+/// [`fill_device_properties`] for a device that reports itself as a `kind` (`ZEKIT_DEVICE_TYPE`):
+/// only `type` differs.
+pub fn fill_device_properties_as(host: &HostInfo, kind: DeviceKind, p: &mut ze_device_properties_t) {
+    p.r#type = kind.device_type();
     p.vendorId = host.vendor.pci_vendor_id();
     p.deviceId = 0;
     p.flags = ze_device_property_flags_t::empty();
@@ -148,18 +155,42 @@ pub struct QueueGroup {
     pub flags: ze_command_queue_group_property_flags_t,
     /// Largest fill pattern in bytes.
     pub max_memory_fill_pattern_size: usize,
-    /// Physical engines in the group.
+    /// Queue indices of the group (`0..num_queues`).
     pub num_queues: u32,
 }
 
-/// Command queue groups, in ordinal order: one COMPUTE | COPY group with one queue.
-pub fn command_queue_groups(_host: &HostInfo) -> Vec<QueueGroup> {
-    vec![QueueGroup {
-        flags: ze_command_queue_group_property_flags_t::COMPUTE
-            | ze_command_queue_group_property_flags_t::COPY,
-        max_memory_fill_pattern_size: MAX_FILL_PATTERN_SIZE,
-        num_queues: 1,
-    }]
+/// Ordinal of the compute group.
+pub const COMPUTE_GROUP: u32 = 0;
+/// Ordinal of the copy group.
+pub const COPY_GROUP: u32 = 1;
+
+/// Command queue groups, in ordinal order:
+///
+/// | ordinal | flags | numQueues |
+/// |---|---|---|
+/// | 0 ([`COMPUTE_GROUP`]) | COMPUTE \| COPY \| COOPERATIVE_KERNELS | usable cores |
+/// | 1 ([`COPY_GROUP`]) | COPY | 1 |
+///
+/// Both fill patterns up to [`MAX_FILL_PATTERN_SIZE`] bytes. Every command queue (and immediate
+/// command list) gets a thread of its own whatever its index, and large copies and fills of any
+/// queue are split over the one worker pool; the index only names the queue
+/// (`zeCommandQueueGetIndex`). Compute offers an index per core; copy is memory-bound, so it
+/// offers one.
+pub fn command_queue_groups(host: &HostInfo) -> Vec<QueueGroup> {
+    vec![
+        QueueGroup {
+            flags: ze_command_queue_group_property_flags_t::COMPUTE
+                | ze_command_queue_group_property_flags_t::COPY
+                | ze_command_queue_group_property_flags_t::COOPERATIVE_KERNELS,
+            max_memory_fill_pattern_size: MAX_FILL_PATTERN_SIZE,
+            num_queues: host.usable_cores.max(1),
+        },
+        QueueGroup {
+            flags: ze_command_queue_group_property_flags_t::COPY,
+            max_memory_fill_pattern_size: MAX_FILL_PATTERN_SIZE,
+            num_queues: 1,
+        },
+    ]
 }
 
 /// `zeDeviceGetCommandQueueGroupProperties` with [`fill_counted`] semantics.
@@ -329,8 +360,8 @@ pub const fn root_device() -> Option<usize> {
     None
 }
 
-/// `zeDeviceSynchronize`: no asynchronous engine; the C layer waits for its queues, then
-/// answers this.
+/// `zeDeviceSynchronize`: the answer once the C layer has waited for every queue of the device
+/// (the host CPU does not fail).
 pub const fn synchronize_result() -> ze_result_t {
     ZE_RESULT_SUCCESS
 }
@@ -338,6 +369,19 @@ pub const fn synchronize_result() -> ze_result_t {
 /// `zeDeviceGetAggregatedCopyOffloadIncrementValue`: a copy is one operation, never split.
 pub const fn aggregated_copy_offload_increment_value() -> u32 {
     1
+}
+
+/// `ze_event_query_kernel_timestamps_ext_properties_t` on `zeDeviceGetProperties`: kernel
+/// timestamps, and synchronized (host) timestamps — the device clock is the host's.
+pub fn kernel_timestamp_query_flags() -> ze_event_query_kernel_timestamps_ext_flags_t {
+    ze_event_query_kernel_timestamps_ext_flags_t::KERNEL
+        | ze_event_query_kernel_timestamps_ext_flags_t::SYNCHRONIZED
+}
+
+/// `zeContextSystemBarrier`: every write of the host and of the device (the same cores) is
+/// visible to both once a full fence has run.
+pub fn system_barrier() {
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
 }
 
 /// `zeDeviceGetCounterBasedEventMaxValue`: counters are 64-bit host words.

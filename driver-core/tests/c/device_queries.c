@@ -59,12 +59,15 @@ int main(void) {
 
     uint32_t n = 0;
     OK(zeDeviceGetCommandQueueGroupProperties(dev, &n, NULL));
-    EXPECT(n == 1);
-    ze_command_queue_group_properties_t g = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES};
-    OK(zeDeviceGetCommandQueueGroupProperties(dev, &n, &g));
-    printf("queue group flags = 0x%x maxMemoryFillPatternSize = %zu numQueues = %u\n", g.flags,
-           g.maxMemoryFillPatternSize, g.numQueues);
-    EXPECT(g.flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE);
+    EXPECT(n == 2);
+    ze_command_queue_group_properties_t g[2] = {{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES},
+                                                {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES}};
+    OK(zeDeviceGetCommandQueueGroupProperties(dev, &n, g));
+    for (uint32_t i = 0; i < n; i++)
+        printf("queue group %u flags = 0x%x maxMemoryFillPatternSize = %zu numQueues = %u\n", i,
+               g[i].flags, g[i].maxMemoryFillPatternSize, g[i].numQueues);
+    EXPECT(g[0].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE);
+    EXPECT(g[1].flags == ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY);
 
     n = 0;
     OK(zeDeviceGetMemoryProperties(dev, &n, NULL));

@@ -95,4 +95,79 @@ static inline void zt_icd_tables(zt_icd_tables_t *t, ze_api_version_t version) {
     OK(get_device(version, &t->device));
 }
 
+/* A function newer than the loader's API (1.4), by name from the driver. */
+static inline void *zt_ext(ze_driver_handle_t drv, const char *name) {
+    void *f = NULL;
+    ze_result_t r = zeDriverGetExtensionFunctionAddress(drv, name, &f);
+    if (r != ZE_RESULT_SUCCESS || f == NULL) {
+        fprintf(stderr, "zeDriverGetExtensionFunctionAddress(%s) = 0x%x\n", name, (unsigned)r);
+        exit(1);
+    }
+    return f;
+}
+
+/* A context, and a host allocation of `size` bytes in it. */
+static inline ze_context_handle_t zt_context(ze_driver_handle_t drv) {
+    ze_context_desc_t desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    ze_context_handle_t ctx = NULL;
+    OK(zeContextCreate(drv, &desc, &ctx));
+    return ctx;
+}
+
+static inline void *zt_host(ze_context_handle_t ctx, size_t size) {
+    ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+    void *p = NULL;
+    OK(zeMemAllocHost(ctx, &hd, size, 0, &p));
+    return p;
+}
+
+static inline void *zt_device(ze_context_handle_t ctx, ze_device_handle_t dev, size_t size) {
+    ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    void *p = NULL;
+    OK(zeMemAllocDevice(ctx, &dd, size, 0, dev, &p));
+    return p;
+}
+
+static inline ze_command_queue_handle_t zt_queue(ze_context_handle_t ctx, ze_device_handle_t dev,
+                                                 uint32_t ordinal, ze_command_queue_mode_t mode) {
+    ze_command_queue_desc_t d = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, ordinal, 0, 0, mode,
+                                 ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_handle_t q = NULL;
+    OK(zeCommandQueueCreate(ctx, dev, &d, &q));
+    return q;
+}
+
+static inline ze_command_list_handle_t zt_list(ze_context_handle_t ctx, ze_device_handle_t dev,
+                                               uint32_t ordinal) {
+    ze_command_list_desc_t d = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, ordinal, 0};
+    ze_command_list_handle_t l = NULL;
+    OK(zeCommandListCreate(ctx, dev, &d, &l));
+    return l;
+}
+
+static inline ze_command_list_handle_t zt_immediate(ze_context_handle_t ctx, ze_device_handle_t dev,
+                                                    ze_command_queue_mode_t mode) {
+    ze_command_queue_desc_t d = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0, mode,
+                                 ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t l = NULL;
+    OK(zeCommandListCreateImmediate(ctx, dev, &d, &l));
+    return l;
+}
+
+static inline ze_event_pool_handle_t zt_pool(ze_context_handle_t ctx, ze_event_pool_flags_t flags,
+                                             uint32_t count) {
+    ze_event_pool_desc_t d = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, flags, count};
+    ze_event_pool_handle_t p = NULL;
+    OK(zeEventPoolCreate(ctx, &d, 0, NULL, &p));
+    return p;
+}
+
+static inline ze_event_handle_t zt_event(ze_event_pool_handle_t pool, uint32_t index) {
+    ze_event_desc_t d = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, index, ZE_EVENT_SCOPE_FLAG_HOST,
+                         ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_handle_t e = NULL;
+    OK(zeEventCreate(pool, &d, &e));
+    return e;
+}
+
 #endif

@@ -1,0 +1,469 @@
+//! CommandListApi: Regular and immediate command lists and every append that needs no kernel
+//! (see `crate::core::list`).
+
+use super::*;
+use crate::core::list::{self as rules, RegionSide};
+use crate::core::queue::{check_ordinal, new_engine};
+
+#[zekit_icd::implement]
+impl CommandListApi for CpuDriver {
+    // ------------------------------------------------------------ lifetime
+
+    fn ze_command_list_create(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+        desc: &ze_command_list_desc_t,
+        ph_command_list: &mut Option<Handle<kinds::CommandList>>,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        let device = ordinal(h_device)?;
+        check_ordinal(self.host, desc.commandQueueGroupOrdinal)?;
+        let l = ListObject::regular(h_context, device, desc.commandQueueGroupOrdinal, desc.flags)?;
+        *ph_command_list = Some(Handle::new(l));
+        Ok(())
+    }
+
+    fn ze_command_list_create_immediate(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+        altdesc: &ze_command_queue_desc_t,
+        ph_command_list: &mut Option<Handle<kinds::CommandList>>,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        let device = ordinal(h_device)?;
+        let config = QueueConfig::new(
+            self.host,
+            altdesc.ordinal,
+            altdesc.index,
+            altdesc.flags,
+            altdesc.mode,
+            altdesc.priority,
+        )?;
+        let engine = new_engine(device, &config, self.pool())?;
+        *ph_command_list = Some(Handle::new(ListObject::immediate(h_context, device, config, engine)));
+        Ok(())
+    }
+
+    fn ze_command_list_destroy(&self, h_command_list: Handle<kinds::CommandList>) -> ZeResult<()> {
+        // `[release]`: the entry layer takes the handle out once this returns Ok.
+        Ok(list(h_command_list)?.destroy()?)
+    }
+
+    fn ze_command_list_close(&self, h_command_list: Handle<kinds::CommandList>) -> ZeResult<()> {
+        list(h_command_list)?.close();
+        Ok(())
+    }
+
+    fn ze_command_list_reset(&self, h_command_list: Handle<kinds::CommandList>) -> ZeResult<()> {
+        Ok(list(h_command_list)?.reset()?)
+    }
+
+    fn ze_command_list_host_synchronize(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        timeout: u64,
+    ) -> ZeResult<()> {
+        Ok(list(h_command_list)?.host_synchronize(timeout)?)
+    }
+
+    // ------------------------------------------------------------ queries
+
+    fn ze_command_list_get_device_handle(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        ph_device: &mut Option<Handle<kinds::Device>>,
+    ) -> ZeResult<()> {
+        *ph_device = self.device_handle(list(h_command_list)?.device());
+        Ok(())
+    }
+
+    fn ze_command_list_get_context_handle(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        ph_context: &mut Option<Handle<kinds::Context>>,
+    ) -> ZeResult<()> {
+        *ph_context = Some(list(h_command_list)?.context());
+        Ok(())
+    }
+
+    fn ze_command_list_get_ordinal(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        p_ordinal: &mut u32,
+    ) -> ZeResult<()> {
+        *p_ordinal = list(h_command_list)?.ordinal();
+        Ok(())
+    }
+
+    fn ze_command_list_immediate_get_index(
+        &self,
+        h_command_list_immediate: Handle<kinds::CommandList>,
+        p_index: &mut u32,
+    ) -> ZeResult<()> {
+        *p_index = list(h_command_list_immediate)?.immediate_config()?.index;
+        Ok(())
+    }
+
+    fn ze_command_list_is_immediate(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        p_is_immediate: &mut ze_bool_t,
+    ) -> ZeResult<()> {
+        let immediate = list(h_command_list)?.kind() == crate::core::event::ListKind::Immediate;
+        *p_is_immediate = ze_bool_t::from(immediate);
+        Ok(())
+    }
+
+    fn ze_command_list_get_flags(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        p_flags: &mut ze_command_list_flags_t,
+    ) -> ZeResult<()> {
+        *p_flags = list(h_command_list)?.flags();
+        Ok(())
+    }
+
+    fn ze_command_list_immediate_get_flags(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        p_flags: &mut ze_command_queue_flags_t,
+    ) -> ZeResult<()> {
+        *p_flags = list(h_command_list)?.immediate_config()?.flags;
+        Ok(())
+    }
+
+    fn ze_command_list_immediate_get_mode(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        p_mode: &mut ze_command_queue_mode_t,
+    ) -> ZeResult<()> {
+        *p_mode = list(h_command_list)?.immediate_config()?.mode;
+        Ok(())
+    }
+
+    fn ze_command_list_immediate_get_priority(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        p_priority: &mut ze_command_queue_priority_t,
+    ) -> ZeResult<()> {
+        *p_priority = list(h_command_list)?.immediate_config()?.priority;
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ synchronization
+
+    fn ze_command_list_append_barrier(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        append(h_command_list, || Ok(Op::Nothing), h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_memory_ranges_barrier(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _num_ranges: u32,
+        _p_range_sizes: &[usize],
+        _p_ranges: &[*const c_void],
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        append(h_command_list, || Ok(Op::MemoryFence), h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_signal_event(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_event: Handle<kinds::Event>,
+    ) -> ZeResult<()> {
+        let l = list(h_command_list)?;
+        let e = event(h_event)?.for_explicit(l.kind(), "signaled by zeCommandListAppendSignalEvent")?;
+        Ok(l.append(Command::new(Op::Nothing, Some(e), Vec::new()))?)
+    }
+
+    fn ze_command_list_append_wait_on_events(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _num_events: u32,
+        ph_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        append(h_command_list, || Ok(Op::Nothing), None, ph_events)
+    }
+
+    fn ze_command_list_append_event_reset(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_event: Handle<kinds::Event>,
+    ) -> ZeResult<()> {
+        let l = list(h_command_list)?;
+        let e = event(h_event)?.for_explicit(l.kind(), "reset by zeCommandListAppendEventReset")?;
+        Ok(l.append(Command::new(Op::ResetEvent(e), None, Vec::new()))?)
+    }
+
+    fn ze_command_list_append_write_global_timestamp(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        dstptr: &mut u64,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let dst = dstptr as *mut u64 as usize;
+        append(h_command_list, || Ok(Op::WriteTimestamp { dst }), h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_query_kernel_timestamps(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _num_events: u32,
+        ph_events: &[Handle<kinds::Event>],
+        dstptr: *mut c_void,
+        p_offsets: &[usize],
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = || {
+            let events = ph_events
+                .iter()
+                .map(|&h| Ok(event(h)?.for_timestamp_query()?))
+                .collect::<ZeResult<Vec<_>>>()?;
+            Ok(Op::QueryTimestamps {
+                events,
+                dst: dstptr as usize,
+                offsets: p_offsets.to_vec(),
+            })
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_host_function(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        pfn_host_function: ze_host_function_callback_t,
+        p_user_data: *mut c_void,
+        _p_next: *const c_void,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let Some(function) = pfn_host_function else {
+            return Err(null_pointer("pfnHostFunction"));
+        };
+        let op = || {
+            Ok(Op::Host {
+                function,
+                data: p_user_data as usize,
+            })
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_immediate_append_command_lists_exp(
+        &self,
+        h_command_list_immediate: Handle<kinds::CommandList>,
+        _num_command_lists: u32,
+        ph_command_lists: &[Handle<kinds::CommandList>],
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let imm = list(h_command_list_immediate)?;
+        let ordinal = imm.immediate_config()?.ordinal;
+        let bodies = ph_command_lists
+            .iter()
+            .map(|&h| Ok(list(h)?.executable(ordinal)?))
+            .collect::<ZeResult<Vec<_>>>()?;
+        let command = command(&imm, Op::Lists(bodies), h_signal_event, ph_wait_events)?;
+        Ok(imm.append(command)?)
+    }
+
+    fn ze_command_list_immediate_append_command_lists_with_parameters(
+        &self,
+        h_command_list_immediate: Handle<kinds::CommandList>,
+        num_command_lists: u32,
+        ph_command_lists: &[Handle<kinds::CommandList>],
+        _p_next: *const c_void,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        self.ze_command_list_immediate_append_command_lists_exp(
+            h_command_list_immediate,
+            num_command_lists,
+            ph_command_lists,
+            h_signal_event,
+            num_wait_events,
+            ph_wait_events,
+        )
+    }
+
+    // ------------------------------------------------------------ memory
+
+    fn ze_command_list_append_memory_copy(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        dstptr: *mut c_void,
+        srcptr: *const c_void,
+        size: usize,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = || Ok(rules::copy_op(dstptr.cast(), srcptr.cast(), size));
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_memory_copy_with_parameters(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        dstptr: *mut c_void,
+        srcptr: *const c_void,
+        size: usize,
+        _p_next: *const c_void,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        self.ze_command_list_append_memory_copy(
+            h_command_list,
+            dstptr,
+            srcptr,
+            size,
+            h_signal_event,
+            num_wait_events,
+            ph_wait_events,
+        )
+    }
+
+    fn ze_command_list_append_memory_copy_from_context(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        dstptr: *mut c_void,
+        h_context_src: Handle<kinds::Context>,
+        srcptr: *const c_void,
+        size: usize,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = || {
+            // Every context's memory is this process's memory.
+            context(h_context_src)?;
+            Ok(rules::copy_op(dstptr.cast(), srcptr.cast(), size))
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_memory_copy_region(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        dstptr: *mut c_void,
+        dst_region: &ze_copy_region_t,
+        dst_pitch: u32,
+        dst_slice_pitch: u32,
+        srcptr: *const c_void,
+        src_region: &ze_copy_region_t,
+        src_pitch: u32,
+        src_slice_pitch: u32,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = || {
+            let dst = RegionSide {
+                ptr: dstptr as usize,
+                region: dst_region,
+                pitch: dst_pitch,
+                slice_pitch: dst_slice_pitch,
+            };
+            let src = RegionSide {
+                ptr: srcptr as usize,
+                region: src_region,
+                pitch: src_pitch,
+                slice_pitch: src_slice_pitch,
+            };
+            Ok(rules::region_op(&dst, &src)?)
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_memory_fill(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        ptr: *mut c_void,
+        pattern: *const c_void,
+        pattern_size: usize,
+        size: usize,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = || {
+            rules::check_fill(pattern_size, size)?;
+            if pattern.is_null() {
+                return Err(null_pointer("pattern"));
+            }
+            // SAFETY: the application gives `pattern_size` readable bytes (checked to be at
+            // most 256 above); they are copied now, as the pattern may change after the call.
+            let bytes = unsafe { std::slice::from_raw_parts(pattern.cast::<u8>(), pattern_size) };
+            Ok(rules::fill_op(ptr.cast(), bytes, size)?)
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_memory_fill_with_parameters(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        ptr: *mut c_void,
+        pattern: *const c_void,
+        pattern_size: usize,
+        size: usize,
+        _p_next: *const c_void,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        self.ze_command_list_append_memory_fill(
+            h_command_list,
+            ptr,
+            pattern,
+            pattern_size,
+            size,
+            h_signal_event,
+            num_wait_events,
+            ph_wait_events,
+        )
+    }
+
+    fn ze_command_list_append_memory_prefetch(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _ptr: *const c_void,
+        _size: usize,
+    ) -> ZeResult<()> {
+        append(h_command_list, || Ok(Op::Nothing), None, &[])
+    }
+
+    fn ze_command_list_append_mem_advise(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_device: Handle<kinds::Device>,
+        _ptr: *const c_void,
+        _size: usize,
+        advice: ze_memory_advice_t,
+    ) -> ZeResult<()> {
+        let op = || {
+            ordinal(h_device)?;
+            rules::check_advice(advice)?;
+            Ok(Op::Nothing)
+        };
+        append(h_command_list, op, None, &[])
+    }
+}

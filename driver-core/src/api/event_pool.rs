@@ -1,0 +1,46 @@
+//! EventPoolApi: Event pools (see `crate::core::event`).
+
+use super::*;
+
+#[zekit_icd::implement]
+impl EventPoolApi for CpuDriver {
+    fn ze_event_pool_create(
+        &self,
+        h_context: Handle<kinds::Context>,
+        desc: &ze_event_pool_desc_t,
+        _num_devices: u32,
+        ph_devices: &[Handle<kinds::Device>],
+        ph_event_pool: &mut Option<Handle<kinds::EventPool>>,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        for &d in ph_devices {
+            ordinal(d)?;
+        }
+        let pool = EventPoolObject::new(h_context, desc.flags, desc.count)?;
+        *ph_event_pool = Some(Handle::new(pool));
+        Ok(())
+    }
+
+    fn ze_event_pool_destroy(&self, h_event_pool: Handle<kinds::EventPool>) -> ZeResult<()> {
+        // `[release]`: the entry layer takes the handle out once this returns Ok.
+        Ok(event_pool(h_event_pool)?.destroy()?)
+    }
+
+    fn ze_event_pool_get_context_handle(
+        &self,
+        h_event_pool: Handle<kinds::EventPool>,
+        ph_context: &mut Option<Handle<kinds::Context>>,
+    ) -> ZeResult<()> {
+        *ph_context = Some(event_pool(h_event_pool)?.context());
+        Ok(())
+    }
+
+    fn ze_event_pool_get_flags(
+        &self,
+        h_event_pool: Handle<kinds::EventPool>,
+        p_flags: &mut ze_event_pool_flags_t,
+    ) -> ZeResult<()> {
+        *p_flags = event_pool(h_event_pool)?.flags();
+        Ok(())
+    }
+}

@@ -1,0 +1,373 @@
+//! Event pools, events (from a pool or counter-based) and their rules.
+//!
+//! | topic | behaviour |
+//! |---|---|
+//! | pool flags | `HOST_VISIBLE`, `IPC` accepted (every event is host visible; the IPC functions are not implemented); `KERNEL_TIMESTAMP` and `KERNEL_MAPPED_TIMESTAMP`: its events record when the command that signals them starts and ends, on the device clock (`CLOCK_MONOTONIC_RAW` ns, the clock of `zeDeviceGetGlobalTimestamps`) |
+//! | pool devices | any devices of the driver (0: all) |
+//! | `zeEventCreate(desc)` | `index` below the pool's count and not held by a live event, else `INVALID_ARGUMENT`; signal and wait scopes accepted and reported back |
+//! | counter-based events | `flags` must hold `IMMEDIATE` and/or `NON_IMMEDIATE`, else `INVALID_ARGUMENT`; `DEVICE_TIMESTAMP`/`HOST_TIMESTAMP` record timestamps. Each submitted command that signals one takes the next counter value; the event is complete when the counter reached the last value taken (a new event is complete). A wait waits for the value taken last before it was submitted. The host cannot signal or reset them, nor can `zeCommandListAppendSignalEvent`/`AppendEventReset` (`INVALID_SYNCHRONIZATION_OBJECT`); an immediate list needs `IMMEDIATE`, a regular list `NON_IMMEDIATE` (else `INVALID_SYNCHRONIZATION_OBJECT`) |
+//! | `zeEventHostSynchronize`, `zeEventQueryStatus` | `NOT_READY` when not complete (after `timeout`) |
+//! | kernel timestamps | of an event without timestamps: `INVALID_SYNCHRONIZATION_OBJECT`; not complete: `NOT_READY`; global and context timestamps are the same ticks (1 ns); one result per event (no sub-devices); the synchronized (host) timestamps of `zeEventQueryKernelTimestampsExt` equal them (one clock) |
+//! | `zeEventDestroy` | `HANDLE_OBJECT_IN_USE` while submitted work waits for the event and it is not complete (that work could never run); otherwise destroyed, even if submitted work will still signal it |
+//! | `zeEventPoolDestroy` | `HANDLE_OBJECT_IN_USE` when one of its events is so awaited; otherwise destroyed: its live events then fail every call but `zeEventDestroy` with `INVALID_ARGUMENT`, and appending them fails the same way |
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use zekit_icd::kinds;
+use zekit_rt::{Handle, Obj};
+use zekit_sys::*;
+
+use super::objects::{Failure, Outcome};
+use crate::exec::{EventState, Timeout};
+use crate::host::now_ns;
+
+/// Value of an event pool handle.
+#[derive(Debug)]
+pub struct EventPoolObject {
+    context: Handle<kinds::Context>,
+    flags: ze_event_pool_flags_t,
+    /// The live event of each index.
+    slots: Mutex<Vec<Option<Arc<EventState>>>>,
+    alive: AtomicBool,
+}
+
+impl EventPoolObject {
+    /// A pool of `count` events in `context`.
+    pub fn new(
+        context: Handle<kinds::Context>,
+        flags: ze_event_pool_flags_t,
+        count: u32,
+    ) -> Outcome<EventPoolObject> {
+        if flags.0 & !ze_event_pool_flags_t::all_known().0 != 0 {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                format!("unknown event pool flags {:#x}", flags.0),
+            ));
+        }
+        if count == 0 {
+            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_SIZE, "desc->count is 0"));
+        }
+        Ok(EventPoolObject {
+            context,
+            flags,
+            slots: Mutex::new(vec![None; count as usize]),
+            alive: AtomicBool::new(true),
+        })
+    }
+
+    /// `zeEventPoolGetContextHandle`.
+    pub fn context(&self) -> Handle<kinds::Context> {
+        self.context
+    }
+
+    /// `zeEventPoolGetFlags`.
+    pub fn flags(&self) -> ze_event_pool_flags_t {
+        self.flags
+    }
+
+    fn timestamps(&self) -> bool {
+        self.flags.intersects(ze_event_pool_flags_t::KERNEL_TIMESTAMP)
+            || self
+                .flags
+                .intersects(ze_event_pool_flags_t::KERNEL_MAPPED_TIMESTAMP)
+    }
+
+    fn slots(&self) -> std::sync::MutexGuard<'_, Vec<Option<Arc<EventState>>>> {
+        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn take(&self, index: u32) -> Outcome<Arc<EventState>> {
+        if !self.alive.load(Ordering::Acquire) {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the event pool was destroyed",
+            ));
+        }
+        let mut slots = self.slots();
+        let n = slots.len();
+        let Some(slot) = slots.get_mut(index as usize) else {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!("desc->index {index}: the pool holds {n} events"),
+            ));
+        };
+        if slot.is_some() {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!("desc->index {index} is held by a live event of this pool; destroy it first"),
+            ));
+        }
+        let state = Arc::new(EventState::regular(self.timestamps()));
+        *slot = Some(state.clone());
+        Ok(state)
+    }
+
+    fn free(&self, index: u32) {
+        if let Some(slot) = self.slots().get_mut(index as usize) {
+            *slot = None;
+        }
+    }
+
+    /// `zeEventPoolDestroy`: see the module docs.
+    pub fn destroy(&self) -> Outcome<()> {
+        let slots = self.slots();
+        if let Some(i) = slots
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|e| e.awaited()))
+        {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
+                format!("event {i} of the pool is awaited by submitted work and not signaled"),
+            ));
+        }
+        self.alive.store(false, Ordering::Release);
+        Ok(())
+    }
+}
+
+/// Where an event comes from.
+#[derive(Debug)]
+enum Source {
+    Pool {
+        pool: Obj<EventPoolObject>,
+        handle: Handle<kinds::EventPool>,
+        index: u32,
+    },
+    Counter {
+        flags: ze_event_counter_based_flags_t,
+    },
+}
+
+/// Value of an event handle.
+#[derive(Debug)]
+pub struct EventObject {
+    source: Source,
+    signal_scope: ze_event_scope_flags_t,
+    wait_scope: ze_event_scope_flags_t,
+    state: Arc<EventState>,
+    destroyed: AtomicBool,
+}
+
+/// The kind of list an event is appended to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListKind {
+    /// A regular command list.
+    Regular,
+    /// An immediate command list.
+    Immediate,
+}
+
+impl EventObject {
+    /// `zeEventCreate`.
+    pub fn from_pool(
+        pool: Obj<EventPoolObject>,
+        handle: Handle<kinds::EventPool>,
+        desc: &ze_event_desc_t,
+    ) -> Outcome<EventObject> {
+        check_scopes(desc.signal, desc.wait)?;
+        let state = pool.take(desc.index)?;
+        Ok(EventObject {
+            source: Source::Pool {
+                pool,
+                handle,
+                index: desc.index,
+            },
+            signal_scope: desc.signal,
+            wait_scope: desc.wait,
+            state,
+            destroyed: AtomicBool::new(false),
+        })
+    }
+
+    /// `zeEventCounterBasedCreate`.
+    pub fn counter_based(desc: &ze_event_counter_based_desc_t) -> Outcome<EventObject> {
+        type F = ze_event_counter_based_flags_t;
+        if desc.flags.0 & !F::all_known().0 != 0 {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                format!("unknown counter-based event flags {:#x}", desc.flags.0),
+            ));
+        }
+        if !desc.flags.intersects(F::IMMEDIATE) && !desc.flags.intersects(F::NON_IMMEDIATE) {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "desc->flags holds neither IMMEDIATE nor NON_IMMEDIATE: the event could not be used by any list",
+            ));
+        }
+        check_scopes(desc.signal, desc.wait)?;
+        let timestamps =
+            desc.flags.intersects(F::DEVICE_TIMESTAMP) || desc.flags.intersects(F::HOST_TIMESTAMP);
+        Ok(EventObject {
+            source: Source::Counter { flags: desc.flags },
+            signal_scope: desc.signal,
+            wait_scope: desc.wait,
+            state: Arc::new(EventState::counter_based(timestamps)),
+            destroyed: AtomicBool::new(false),
+        })
+    }
+
+    /// Fails when the event's pool was destroyed.
+    pub fn usable(&self) -> Outcome<&Arc<EventState>> {
+        if let Source::Pool { pool, .. } = &self.source {
+            if !pool.alive.load(Ordering::Acquire) {
+                return Err(Failure::new(
+                    ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                    "the event's pool was destroyed",
+                ));
+            }
+        }
+        Ok(&self.state)
+    }
+
+    fn regular(&self, what: &str) -> Outcome<&Arc<EventState>> {
+        let state = self.usable()?;
+        if state.is_counter_based() {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
+                format!("a counter-based event cannot be {what}"),
+            ));
+        }
+        Ok(state)
+    }
+
+    /// The state a command of a `kind` list signals or waits on.
+    pub fn for_list(&self, kind: ListKind) -> Outcome<Arc<EventState>> {
+        let state = self.usable()?;
+        if let Source::Counter { flags } = &self.source {
+            type F = ze_event_counter_based_flags_t;
+            let (needed, name) = match kind {
+                ListKind::Immediate => (F::IMMEDIATE, "IMMEDIATE"),
+                ListKind::Regular => (F::NON_IMMEDIATE, "NON_IMMEDIATE"),
+            };
+            if !flags.intersects(needed) {
+                return Err(Failure::new(
+                    ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
+                    format!("the counter-based event lacks the {name} flag this list needs"),
+                ));
+            }
+        }
+        Ok(state.clone())
+    }
+
+    /// The state `zeCommandListAppendSignalEvent` / `AppendEventReset` use (regular events).
+    pub fn for_explicit(&self, kind: ListKind, what: &str) -> Outcome<Arc<EventState>> {
+        self.regular(what)?;
+        self.for_list(kind)
+    }
+
+    /// `zeEventHostSignal`.
+    pub fn host_signal(&self) -> Outcome<()> {
+        let t = now_ns();
+        self.regular("signaled by the host")?.signal(t, t);
+        Ok(())
+    }
+
+    /// `zeEventHostReset`.
+    pub fn host_reset(&self) -> Outcome<()> {
+        self.regular("reset by the host")?.reset();
+        Ok(())
+    }
+
+    /// `zeEventHostSynchronize`.
+    pub fn host_synchronize(&self, timeout: u64) -> Outcome<()> {
+        if self.usable()?.wait(None, Timeout::from_ns(timeout)) {
+            Ok(())
+        } else {
+            Err(super::queue::not_ready("the event is", timeout))
+        }
+    }
+
+    /// `zeEventQueryStatus`.
+    pub fn query_status(&self) -> Outcome<()> {
+        if self.usable()?.is_complete() {
+            Ok(())
+        } else {
+            Err(Failure::new(ZE_RESULT_NOT_READY, "the event is not signaled"))
+        }
+    }
+
+    /// `(start, end)` of the command that completed it (kernel timestamp queries).
+    pub fn kernel_timestamp(&self) -> Outcome<(u64, u64)> {
+        let state = self.usable()?;
+        if !state.has_timestamps() {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
+                "the event records no timestamps (pool without KERNEL_TIMESTAMP, or counter-based without a TIMESTAMP flag)",
+            ));
+        }
+        state
+            .timestamps()
+            .ok_or_else(|| Failure::new(ZE_RESULT_NOT_READY, "the event is not signaled"))
+    }
+
+    /// The state of an event whose timestamps a command will query.
+    pub fn for_timestamp_query(&self) -> Outcome<Arc<EventState>> {
+        let state = self.usable()?;
+        if !state.has_timestamps() {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
+                "an event without timestamps cannot be queried for kernel timestamps",
+            ));
+        }
+        Ok(state.clone())
+    }
+
+    /// `zeEventGetEventPool`: `None` for counter-based events.
+    pub fn pool(&self) -> Option<Handle<kinds::EventPool>> {
+        match &self.source {
+            Source::Pool { handle, .. } => Some(*handle),
+            Source::Counter { .. } => None,
+        }
+    }
+
+    /// `zeEventGetSignalScope`.
+    pub fn signal_scope(&self) -> ze_event_scope_flags_t {
+        self.signal_scope
+    }
+
+    /// `zeEventGetWaitScope`.
+    pub fn wait_scope(&self) -> ze_event_scope_flags_t {
+        self.wait_scope
+    }
+
+    /// `zeEventGetCounterBasedFlags` (empty for events of a pool).
+    pub fn counter_based_flags(&self) -> ze_event_counter_based_flags_t {
+        match &self.source {
+            Source::Counter { flags } => *flags,
+            Source::Pool { .. } => ze_event_counter_based_flags_t::empty(),
+        }
+    }
+
+    /// `zeEventDestroy`: see the module docs. Frees the pool index.
+    pub fn destroy(&self) -> Outcome<()> {
+        if self.state.awaited() {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
+                "submitted work waits for this event and it is not signaled",
+            ));
+        }
+        if self.destroyed.swap(true, Ordering::AcqRel) {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the event was already destroyed",
+            ));
+        }
+        if let Source::Pool { pool, index, .. } = &self.source {
+            pool.free(*index);
+        }
+        Ok(())
+    }
+}
+
+fn check_scopes(signal: ze_event_scope_flags_t, wait: ze_event_scope_flags_t) -> Outcome<()> {
+    for (what, s) in [("signal", signal), ("wait", wait)] {
+        if s.0 & !ze_event_scope_flags_t::all_known().0 != 0 {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                format!("unknown {what} scope flags {:#x}", s.0),
+            ));
+        }
+    }
+    Ok(())
+}

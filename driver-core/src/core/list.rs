@@ -1,0 +1,413 @@
+//! Command lists (regular and immediate) and the rules of the commands they take.
+//!
+//! | topic | behaviour |
+//! |---|---|
+//! | `zeCommandListCreate(desc)` | `commandQueueGroupOrdinal` must name a queue group (else `INVALID_ARGUMENT`); every flag accepted and reported back (lists run in order whatever the flags) |
+//! | `zeCommandListCreateImmediate(altdesc)` | as `zeCommandQueueCreate`: ordinal, index, mode, priority, flags. Asynchronous (and default) lists run their commands on a thread of their own and each append returns at once; synchronous ones run each command before the append returns |
+//! | append to a closed regular list | `INVALID_ARGUMENT` (reset it first) |
+//! | `zeCommandListClose` | closes (an immediate or already closed list: nothing to do) |
+//! | `zeCommandListReset` | empties and reopens a regular list; submissions still running keep the commands they were given. An immediate list: waits for its work |
+//! | `zeCommandListDestroy` | regular: always allowed (running submissions keep their commands); immediate: as `zeCommandQueueDestroy` (waits, or `HANDLE_OBJECT_IN_USE` when its work waits for an event that is not signaled) |
+//! | `zeCommandListHostSynchronize(timeout)` | immediate lists: waits for every command appended so far, `NOT_READY` on expiry; a regular list: `INVALID_ARGUMENT` |
+//! | `zeCommandListImmediateAppendCommandListsExp` | immediate lists only (else `INVALID_ARGUMENT`); each list closed, regular and of the same ordinal (as `zeCommandQueueExecuteCommandLists`) |
+//! | copies | `size` 0: nothing to copy; any alignment; overlapping ranges behave as `memmove` |
+//! | region copies | the regions' width, height and depth must be equal (`INVALID_ARGUMENT`); 0 height or depth counts as 1; with more than one row, a pitch must hold `originX + width` bytes, with more than one slice a slice pitch must hold `(originY + height)` rows (`INVALID_ARGUMENT`); source and destination rows that overlap: `OVERLAPPING_REGIONS` |
+//! | fills | `pattern_size` a power of two up to `maxMemoryFillPatternSize` (256), else `INVALID_SIZE`; `size` a multiple of it (checked by the generated validation); any alignment |
+//! | prefetch, memory advice | accepted (all memory is host memory); the advice must be a known value |
+//! | events | see [`super::event`] |
+
+use std::sync::{Arc, Mutex};
+
+use zekit_icd::kinds;
+use zekit_rt::Handle;
+use zekit_sys::*;
+
+use super::event::ListKind;
+use super::objects::{Failure, Outcome};
+use super::properties::MAX_FILL_PATTERN_SIZE;
+use super::queue::{in_use, not_ready, QueueConfig};
+use crate::exec::memory::{Region, Side};
+use crate::exec::{Command, Engine, ListBody, Op, Timeout, Work};
+
+/// What a regular list holds.
+#[derive(Debug)]
+enum Recording {
+    /// Open for appends.
+    Open(Vec<Command>),
+    /// Closed: ready to execute (any number of times).
+    Closed(Arc<ListBody>),
+}
+
+#[derive(Debug)]
+enum Kind {
+    Regular(Mutex<Recording>),
+    Immediate { config: QueueConfig, engine: Engine },
+}
+
+/// Value of a command list handle.
+#[derive(Debug)]
+pub struct ListObject {
+    context: Handle<kinds::Context>,
+    device: usize,
+    ordinal: u32,
+    flags: ze_command_list_flags_t,
+    kind: Kind,
+}
+
+impl ListObject {
+    /// `zeCommandListCreate` (the ordinal was checked with [`super::queue::check_ordinal`]).
+    pub fn regular(
+        context: Handle<kinds::Context>,
+        device: usize,
+        ordinal: u32,
+        flags: ze_command_list_flags_t,
+    ) -> Outcome<ListObject> {
+        if flags.0 & !ze_command_list_flags_t::all_known().0 != 0 {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                format!("unknown command list flags {:#x}", flags.0),
+            ));
+        }
+        Ok(ListObject {
+            context,
+            device,
+            ordinal,
+            flags,
+            kind: Kind::Regular(Mutex::new(Recording::Open(Vec::new()))),
+        })
+    }
+
+    /// `zeCommandListCreateImmediate`, with its engine.
+    pub fn immediate(
+        context: Handle<kinds::Context>,
+        device: usize,
+        config: QueueConfig,
+        engine: Engine,
+    ) -> ListObject {
+        ListObject {
+            context,
+            device,
+            ordinal: config.ordinal,
+            flags: ze_command_list_flags_t::empty(),
+            kind: Kind::Immediate { config, engine },
+        }
+    }
+
+    /// `zeCommandListGetContextHandle`.
+    pub fn context(&self) -> Handle<kinds::Context> {
+        self.context
+    }
+
+    /// Device ordinal (`zeCommandListGetDeviceHandle`).
+    pub fn device(&self) -> usize {
+        self.device
+    }
+
+    /// `zeCommandListGetOrdinal`.
+    pub fn ordinal(&self) -> u32 {
+        self.ordinal
+    }
+
+    /// `zeCommandListGetFlags`.
+    pub fn flags(&self) -> ze_command_list_flags_t {
+        self.flags
+    }
+
+    /// Regular or immediate.
+    pub fn kind(&self) -> ListKind {
+        match self.kind {
+            Kind::Regular(_) => ListKind::Regular,
+            Kind::Immediate { .. } => ListKind::Immediate,
+        }
+    }
+
+    /// The queue configuration of an immediate list (`zeCommandListImmediateGet*`);
+    /// `INVALID_ARGUMENT` for a regular list.
+    pub fn immediate_config(&self) -> Outcome<&QueueConfig> {
+        match &self.kind {
+            Kind::Immediate { config, .. } => Ok(config),
+            Kind::Regular(_) => Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "not an immediate command list",
+            )),
+        }
+    }
+
+    fn recording(m: &Mutex<Recording>) -> std::sync::MutexGuard<'_, Recording> {
+        m.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Appends a command: recorded by a regular list, submitted by an immediate one.
+    pub fn append(&self, command: Command) -> Outcome<()> {
+        match &self.kind {
+            Kind::Regular(m) => match &mut *Self::recording(m) {
+                Recording::Open(commands) => {
+                    commands.push(command);
+                    Ok(())
+                }
+                Recording::Closed(_) => Err(Failure::new(
+                    ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                    "the command list is closed; reset it to append",
+                )),
+            },
+            Kind::Immediate { engine, .. } => {
+                engine.submit(Work::One(command), None);
+                Ok(())
+            }
+        }
+    }
+
+    /// `zeCommandListClose`.
+    pub fn close(&self) {
+        if let Kind::Regular(m) = &self.kind {
+            let mut r = Self::recording(m);
+            if let Recording::Open(commands) = &mut *r {
+                let body = ListBody::new(std::mem::take(commands));
+                *r = Recording::Closed(Arc::new(body));
+            }
+        }
+    }
+
+    /// `zeCommandListReset`.
+    pub fn reset(&self) -> Outcome<()> {
+        match &self.kind {
+            Kind::Regular(m) => {
+                *Self::recording(m) = Recording::Open(Vec::new());
+                Ok(())
+            }
+            Kind::Immediate { engine, .. } => {
+                engine.drain().map_err(|_| in_use("the immediate command list"))
+            }
+        }
+    }
+
+    /// The commands to run when this list is executed by a queue (or appended to an
+    /// immediate list) of group `ordinal`.
+    pub fn executable(&self, ordinal: u32) -> Outcome<Arc<ListBody>> {
+        let Kind::Regular(m) = &self.kind else {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "an immediate command list cannot be executed by a queue",
+            ));
+        };
+        if self.ordinal != ordinal {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
+                format!(
+                    "the command list was created for queue group {}, the queue is of group {ordinal}",
+                    self.ordinal
+                ),
+            ));
+        }
+        match &*Self::recording(m) {
+            Recording::Closed(body) => Ok(body.clone()),
+            Recording::Open(_) => Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the command list is not closed",
+            )),
+        }
+    }
+
+    /// `zeCommandListHostSynchronize`.
+    pub fn host_synchronize(&self, timeout: u64) -> Outcome<()> {
+        match &self.kind {
+            Kind::Immediate { engine, .. } => {
+                if engine.synchronize(Timeout::from_ns(timeout)) {
+                    Ok(())
+                } else {
+                    Err(not_ready("the immediate command list's work is", timeout))
+                }
+            }
+            Kind::Regular(_) => Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "zeCommandListHostSynchronize takes an immediate command list",
+            )),
+        }
+    }
+
+    /// `zeCommandListDestroy`: see the module docs.
+    pub fn destroy(&self) -> Outcome<()> {
+        match &self.kind {
+            Kind::Regular(_) => Ok(()),
+            Kind::Immediate { engine, .. } => {
+                engine.drain().map_err(|_| in_use("the immediate command list"))
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- ops
+
+/// A copy of `size` bytes.
+pub fn copy_op(dst: *mut u8, src: *const u8, size: usize) -> Op {
+    if size == 0 {
+        return Op::Nothing;
+    }
+    Op::Copy {
+        dst: dst as usize,
+        src: src as usize,
+        size,
+    }
+}
+
+/// Checks a fill's sizes (before its pattern is read).
+pub fn check_fill(pattern_size: usize, size: usize) -> Outcome<()> {
+    let p = pattern_size;
+    if !p.is_power_of_two() || p > MAX_FILL_PATTERN_SIZE {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_SIZE,
+            format!("pattern_size {p}: must be a power of two up to {MAX_FILL_PATTERN_SIZE}"),
+        ));
+    }
+    if !size.is_multiple_of(p) {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_SIZE,
+            format!("size {size} is not a multiple of pattern_size {p}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A fill of `size` bytes with `pattern` (copied from the application after [`check_fill`]).
+pub fn fill_op(dst: *mut u8, pattern: &[u8], size: usize) -> Outcome<Op> {
+    check_fill(pattern.len(), size)?;
+    if size == 0 {
+        return Ok(Op::Nothing);
+    }
+    Ok(Op::Fill {
+        dst: dst as usize,
+        size,
+        pattern: pattern.into(),
+    })
+}
+
+/// One side of a region copy as the application gives it.
+#[derive(Clone, Copy, Debug)]
+pub struct RegionSide<'a> {
+    /// Base pointer.
+    pub ptr: usize,
+    /// The region.
+    pub region: &'a ze_copy_region_t,
+    /// Row pitch.
+    pub pitch: u32,
+    /// Slice pitch.
+    pub slice_pitch: u32,
+}
+
+fn side(s: &RegionSide<'_>, name: &str, height: usize, depth: usize) -> Outcome<Side> {
+    let r = s.region;
+    let (x, y, z, w) = (
+        r.originX as usize,
+        r.originY as usize,
+        r.originZ as usize,
+        r.width as usize,
+    );
+    let (pitch, slice_pitch) = (s.pitch as usize, s.slice_pitch as usize);
+    if (height > 1 || y > 0 || depth > 1 || z > 0) && pitch < x + w {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            format!("{name} pitch {pitch} is smaller than originX + width ({})", x + w),
+        ));
+    }
+    if (depth > 1 || z > 0) && slice_pitch < pitch * (y + height) {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            format!(
+                "{name} slice pitch {slice_pitch} is smaller than (originY + height) rows of {pitch} bytes"
+            ),
+        ));
+    }
+    let end = (z + depth - 1)
+        .checked_mul(slice_pitch)
+        .and_then(|v| v.checked_add((y + height - 1).checked_mul(pitch)?))
+        .and_then(|v| v.checked_add(x + w))
+        .and_then(|v| v.checked_add(s.ptr));
+    if end.is_none() {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            format!("the {name} region does not fit in the address space"),
+        ));
+    }
+    Ok(Side {
+        base: s.ptr,
+        origin: (x, y, z),
+        pitch,
+        slice_pitch,
+    })
+}
+
+/// Byte ranges of the rows of one side, in address order.
+fn rows(s: &Side, width: usize, height: usize, depth: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    (0..depth).flat_map(move |z| {
+        (0..height).map(move |y| {
+            let a = s.row(y, z);
+            (a, a + width)
+        })
+    })
+}
+
+fn span(s: &Side, width: usize, height: usize, depth: usize) -> (usize, usize) {
+    (s.row(0, 0), s.row(height - 1, depth - 1) + width)
+}
+
+/// A region copy (`zeCommandListAppendMemoryCopyRegion`).
+pub fn region_op(dst: &RegionSide<'_>, src: &RegionSide<'_>) -> Outcome<Op> {
+    let (d, s) = (dst.region, src.region);
+    if (d.width, d.height.max(1), d.depth.max(1)) != (s.width, s.height.max(1), s.depth.max(1)) {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            format!(
+                "the regions differ in size: destination {}x{}x{}, source {}x{}x{}",
+                d.width, d.height, d.depth, s.width, s.height, s.depth
+            ),
+        ));
+    }
+    let (width, height, depth) = (
+        d.width as usize,
+        d.height.max(1) as usize,
+        d.depth.max(1) as usize,
+    );
+    let dst_side = side(dst, "destination", height, depth)?;
+    let src_side = side(src, "source", height, depth)?;
+    if width == 0 {
+        return Ok(Op::Nothing);
+    }
+    let (a0, a1) = span(&dst_side, width, height, depth);
+    let (b0, b1) = span(&src_side, width, height, depth);
+    if a0 < b1 && b0 < a1 {
+        // Rows of each side are in address order (the pitches hold them): merge.
+        let mut ds = rows(&dst_side, width, height, depth).peekable();
+        let mut ss = rows(&src_side, width, height, depth).peekable();
+        while let (Some(&(d0, d1)), Some(&(s0, s1))) = (ds.peek(), ss.peek()) {
+            if d0 < s1 && s0 < d1 {
+                return Err(Failure::new(
+                    ZE_RESULT_ERROR_OVERLAPPING_REGIONS,
+                    "source and destination regions overlap",
+                ));
+            }
+            if d1 <= s1 {
+                ds.next();
+            } else {
+                ss.next();
+            }
+        }
+    }
+    Ok(Op::CopyRegion(Region {
+        dst: dst_side,
+        src: src_side,
+        width,
+        height,
+        depth,
+    }))
+}
+
+/// `zeCommandListAppendMemAdvise`: a known advice (the CPU has nothing to do with it).
+pub fn check_advice(advice: ze_memory_advice_t) -> Outcome<()> {
+    if advice.0 > ze_memory_advice_t::CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION.0 {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+            format!("unknown memory advice {}", advice.0),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,308 @@
+//! An engine: what runs the submissions of one command queue (or immediate command list), in
+//! order.
+//!
+//! - [`Mode::Threaded`] (asynchronous and default queues): a thread of its own takes the
+//!   submissions from a FIFO. A wait on an event parks only that thread.
+//! - [`Mode::Inline`] (synchronous queues): the submitting thread runs its submission before it
+//!   returns (under a lock that keeps submissions of several threads in order).
+//!
+//! Submissions are numbered when queued (tickets); `completed` counts the finished ones, so
+//! "ticket `t` is done" is `completed >= t`.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use super::command::{prepare, Awaited, Runner, Work};
+use super::pool::WorkerPool;
+use super::wait::{Flag, Timeout, Waiter};
+
+/// How an engine runs its submissions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// On a thread of its own, asynchronously.
+    Threaded,
+    /// On the submitting thread, before the submission call returns.
+    Inline,
+}
+
+struct Submission {
+    work: Work,
+    values: Vec<u64>,
+    fence: Option<Arc<Flag>>,
+}
+
+struct Shared {
+    device: usize,
+    mode: Mode,
+    pool: Arc<WorkerPool>,
+    fifo: Mutex<VecDeque<Submission>>,
+    /// Inline mode: held while a submission runs.
+    inline: Mutex<()>,
+    submitted: AtomicU64,
+    completed: AtomicU64,
+    /// The event (and counter value) the engine is parked on.
+    blocked: Mutex<Option<Awaited>>,
+    shutdown: AtomicBool,
+    /// The engine thread parks here for work.
+    work: Waiter,
+    /// Host threads park here for completions (and for `blocked`).
+    done: Waiter,
+}
+
+impl Shared {
+    /// Runs a submission; a panic inside it (a bug of the driver) is logged and the submission
+    /// counts as done, so that nothing waits for it forever.
+    fn run(&self, s: &Submission) {
+        let run = std::panic::AssertUnwindSafe(|| self.run_unguarded(s));
+        if std::panic::catch_unwind(run).is_err() {
+            *self.blocked() = None;
+            zekit_rt::log_error("command queue", "a command panicked; the rest of its submission was skipped");
+        }
+        if let Some(f) = &s.fence {
+            f.set();
+        }
+    }
+
+    fn run_unguarded(&self, s: &Submission) {
+        let on_block = |b: Option<Awaited>| {
+            *self.blocked() = b;
+            self.done.notify();
+        };
+        let runner = Runner {
+            pool: &self.pool,
+            on_block: &on_block,
+        };
+        runner.run_work(&s.work, &s.values);
+    }
+
+    fn finish_one(&self) {
+        self.completed.fetch_add(1, Ordering::SeqCst);
+        self.done.notify();
+    }
+
+    fn blocked(&self) -> std::sync::MutexGuard<'_, Option<Awaited>> {
+        self.blocked.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Parked on an event that is not signaled (nothing the engine does can change that).
+    fn stuck(&self) -> bool {
+        self.blocked()
+            .as_ref()
+            .is_some_and(|(e, v)| !e.reached(*v))
+    }
+
+    fn idle(&self) -> bool {
+        self.completed.load(Ordering::SeqCst) >= self.submitted.load(Ordering::SeqCst)
+    }
+}
+
+thread_local! {
+    /// The engine whose submission this thread is running (its own thread, or the caller of an
+    /// inline engine), if any: a host function that waits for that engine would wait for itself.
+    static RUNNING: std::cell::Cell<*const Shared> = const { std::cell::Cell::new(std::ptr::null()) };
+}
+
+/// Marks the calling thread as running `s`'s submissions until dropped.
+struct Running(*const Shared);
+
+impl Running {
+    fn enter(s: &Shared) -> Running {
+        Running(RUNNING.with(|r| r.replace(s as *const Shared)))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.with(|r| r.set(self.0));
+    }
+}
+
+fn running(s: &Shared) -> bool {
+    RUNNING.with(|r| std::ptr::eq(r.get(), s))
+}
+
+/// Every engine of the process, for `zeDeviceSynchronize`.
+fn registry() -> &'static Mutex<Vec<Weak<Shared>>> {
+    static R: Mutex<Vec<Weak<Shared>>> = Mutex::new(Vec::new());
+    &R
+}
+
+/// Runs the submissions of one queue.
+pub struct Engine {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Engine({:?}, {} of {} done)",
+            self.shared.mode,
+            self.shared.completed.load(Ordering::Relaxed),
+            self.shared.submitted.load(Ordering::Relaxed)
+        )
+    }
+}
+
+/// Why an engine cannot be destroyed now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blocked;
+
+impl Engine {
+    /// An engine of device `device` running on `pool`. `Threaded` starts its thread now.
+    pub fn new(device: usize, mode: Mode, pool: Arc<WorkerPool>) -> std::io::Result<Engine> {
+        let shared = Arc::new(Shared {
+            device,
+            mode,
+            pool,
+            fifo: Mutex::new(VecDeque::new()),
+            inline: Mutex::new(()),
+            submitted: AtomicU64::new(0),
+            completed: AtomicU64::new(0),
+            blocked: Mutex::new(None),
+            shutdown: AtomicBool::new(false),
+            work: Waiter::new(),
+            done: Waiter::new(),
+        });
+        if mode == Mode::Threaded {
+            let s = shared.clone();
+            std::thread::Builder::new()
+                .name("zekit-queue".into())
+                .spawn(move || engine_thread(&s))?;
+        }
+        let mut all = registry().lock().unwrap_or_else(|e| e.into_inner());
+        all.retain(|w| w.strong_count() > 0);
+        all.push(Arc::downgrade(&shared));
+        Ok(Engine { shared })
+    }
+
+    /// The engine's mode.
+    pub fn mode(&self) -> Mode {
+        self.shared.mode
+    }
+
+    /// Queues `work` (and sets `fence` once it is done; the fence is cleared now); returns its
+    /// ticket. Inline engines run it before returning.
+    pub fn submit(&self, work: Work, fence: Option<Arc<Flag>>) -> u64 {
+        if let Some(f) = &fence {
+            f.clear();
+        }
+        let s = &*self.shared;
+        match s.mode {
+            Mode::Threaded => {
+                let mut fifo = s.fifo.lock().unwrap_or_else(|e| e.into_inner());
+                let values = prepare(&work);
+                fifo.push_back(Submission {
+                    work,
+                    values,
+                    fence,
+                });
+                let ticket = s.submitted.fetch_add(1, Ordering::SeqCst) + 1;
+                drop(fifo);
+                s.work.notify();
+                ticket
+            }
+            Mode::Inline => {
+                let _exclusive = s.inline.lock().unwrap_or_else(|e| e.into_inner());
+                let _running = Running::enter(s);
+                let values = prepare(&work);
+                let ticket = s.submitted.fetch_add(1, Ordering::SeqCst) + 1;
+                s.run(&Submission {
+                    work,
+                    values,
+                    fence,
+                });
+                s.finish_one();
+                ticket
+            }
+        }
+    }
+
+    /// Waits until submission `ticket` is done; whether it was before `timeout`.
+    /// From a host function of this engine's own submission, a wait for work not done yet
+    /// answers `false` at once (the work cannot finish while the host function runs).
+    pub fn wait(&self, ticket: u64, timeout: Timeout) -> bool {
+        let s = &*self.shared;
+        let timeout = if running(s) { Timeout::Poll } else { timeout };
+        s.done
+            .wait_until(timeout, || s.completed.load(Ordering::SeqCst) >= ticket)
+    }
+
+    /// Waits until everything submitted so far is done; whether it was before `timeout`.
+    pub fn synchronize(&self, timeout: Timeout) -> bool {
+        self.wait(self.shared.submitted.load(Ordering::SeqCst), timeout)
+    }
+
+    /// Whether every submission is done.
+    pub fn is_idle(&self) -> bool {
+        self.shared.idle()
+    }
+
+    /// Before destruction: waits until the engine is idle, unless (or until) it is parked on
+    /// an event that is not signaled — then the remaining work could wait forever, and the
+    /// engine cannot be destroyed ([`Blocked`]). Parked on an event that is signaled, it is
+    /// about to go on: that is waited for.
+    /// From a host function of this engine's own submission it is [`Blocked`] at once.
+    pub fn drain(&self) -> Result<(), Blocked> {
+        let s = &*self.shared;
+        if running(s) {
+            return if s.idle() { Ok(()) } else { Err(Blocked) };
+        }
+        s.done
+            .wait_until(Timeout::Forever, || s.idle() || s.stuck());
+        if s.idle() {
+            Ok(())
+        } else {
+            Err(Blocked)
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // The thread ends by itself once its FIFO is empty (it may still run work that was
+        // submitted while the engine was being destroyed).
+        self.shared.shutdown.store(true, Ordering::SeqCst);
+        self.shared.work.notify();
+    }
+}
+
+fn engine_thread(s: &Shared) {
+    super::pin_library();
+    let _running = Running::enter(s);
+    loop {
+        let next = s.fifo.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
+        let Some(sub) = next else {
+            if s.shutdown.load(Ordering::SeqCst) {
+                return;
+            }
+            s.work.wait_until(Timeout::Forever, || {
+                s.shutdown.load(Ordering::SeqCst)
+                    || s.submitted.load(Ordering::SeqCst) > s.completed.load(Ordering::SeqCst)
+            });
+            continue;
+        };
+        s.run(&sub);
+        drop(sub);
+        s.finish_one();
+    }
+}
+
+/// Waits for every engine of device `device` (`zeDeviceSynchronize`): everything submitted to
+/// any of its queues before the call is done when it returns — but for the engine whose host
+/// function calls it, which cannot finish meanwhile.
+pub fn synchronize_device(device: usize) {
+    let engines: Vec<Arc<Shared>> = registry()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .filter_map(Weak::upgrade)
+        .filter(|s| s.device == device && !running(s))
+        .collect();
+    for s in engines {
+        let ticket = s.submitted.load(Ordering::SeqCst);
+        s.done
+            .wait_until(Timeout::Forever, || s.completed.load(Ordering::SeqCst) >= ticket);
+    }
+}

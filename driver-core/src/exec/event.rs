@@ -1,0 +1,178 @@
+//! The state of an event as the executor sees it: signaled or not (regular events) or a
+//! counter (counter-based events), the timestamps of the command that signaled it, and the
+//! waits on it that submitted work has not finished yet.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use super::wait::{Flag, Timeout, Waiter};
+
+/// How an event completes.
+#[derive(Debug)]
+enum Kind {
+    /// Signaled and reset explicitly (`zeEventCreate` from a pool).
+    Regular(Flag),
+    /// Counter-based (`zeEventCounterBasedCreate`): each submitted command that signals it
+    /// takes the next value (`target`); the event is complete when the commands have reached
+    /// the last value taken.
+    Counter {
+        target: AtomicU64,
+        reached: AtomicU64,
+        waiter: Waiter,
+    },
+}
+
+/// An event's state (shared by the event object and the commands that use it).
+#[derive(Debug)]
+pub struct EventState {
+    kind: Kind,
+    timestamps: bool,
+    start: AtomicU64,
+    end: AtomicU64,
+    pending_waits: AtomicU32,
+}
+
+impl EventState {
+    /// A regular event, unsignaled; `timestamps`: it records when the signaling command ran.
+    pub fn regular(timestamps: bool) -> EventState {
+        Self::with(Kind::Regular(Flag::new(false)), timestamps)
+    }
+
+    /// A counter-based event: complete until a command that signals it is submitted.
+    pub fn counter_based(timestamps: bool) -> EventState {
+        Self::with(
+            Kind::Counter {
+                target: AtomicU64::new(0),
+                reached: AtomicU64::new(0),
+                waiter: Waiter::new(),
+            },
+            timestamps,
+        )
+    }
+
+    fn with(kind: Kind, timestamps: bool) -> EventState {
+        EventState {
+            kind,
+            timestamps,
+            start: AtomicU64::new(0),
+            end: AtomicU64::new(0),
+            pending_waits: AtomicU32::new(0),
+        }
+    }
+
+    /// Whether this is a counter-based event.
+    pub fn is_counter_based(&self) -> bool {
+        matches!(self.kind, Kind::Counter { .. })
+    }
+
+    /// Whether it records kernel timestamps.
+    pub fn has_timestamps(&self) -> bool {
+        self.timestamps
+    }
+
+    /// Regular: signaled. Counter-based: every submitted signaling command has run.
+    pub fn is_complete(&self) -> bool {
+        match &self.kind {
+            Kind::Regular(f) => f.is_set(),
+            Kind::Counter {
+                target, reached, ..
+            } => reached.load(Ordering::Acquire) >= target.load(Ordering::Acquire),
+        }
+    }
+
+    /// Whether a wait for `value` (counter-based) or for completion (`None`) is over.
+    pub fn reached(&self, value: Option<u64>) -> bool {
+        match (&self.kind, value) {
+            (Kind::Counter { reached, .. }, Some(v)) => reached.load(Ordering::Acquire) >= v,
+            _ => self.is_complete(),
+        }
+    }
+
+    /// Waits until the event is complete (for a counter-based event with `value`: until the
+    /// counter reached it); whether it did before `timeout`.
+    pub fn wait(&self, value: Option<u64>, timeout: Timeout) -> bool {
+        match &self.kind {
+            Kind::Regular(f) => f.wait(timeout),
+            Kind::Counter { waiter, .. } => waiter.wait_until(timeout, || self.reached(value)),
+        }
+    }
+
+    fn record(&self, start: u64, end: u64) {
+        if self.timestamps {
+            self.start.store(start, Ordering::Relaxed);
+            self.end.store(end, Ordering::Relaxed);
+        }
+    }
+
+    /// Signals a regular event (from the host, or from a command that ran from `start` to
+    /// `end` on the device clock).
+    pub fn signal(&self, start: u64, end: u64) {
+        self.record(start, end);
+        if let Kind::Regular(f) = &self.kind {
+            f.set();
+        }
+    }
+
+    /// Resets a regular event to not signaled.
+    pub fn reset(&self) {
+        if let Kind::Regular(f) = &self.kind {
+            f.clear();
+            self.record(0, 0);
+        }
+    }
+
+    /// Counter-based: a command that signals the event is submitted; the value it will reach.
+    pub fn arm(&self) -> u64 {
+        match &self.kind {
+            Kind::Counter { target, .. } => target.fetch_add(1, Ordering::AcqRel) + 1,
+            Kind::Regular(_) => 0,
+        }
+    }
+
+    /// Counter-based: the value the last submitted signaling command will reach (what a wait
+    /// submitted now waits for).
+    pub fn target(&self) -> u64 {
+        match &self.kind {
+            Kind::Counter { target, .. } => target.load(Ordering::Acquire),
+            Kind::Regular(_) => 0,
+        }
+    }
+
+    /// Counter-based: the command that took `value` ran from `start` to `end`.
+    pub fn reach(&self, value: u64, start: u64, end: u64) {
+        if let Kind::Counter {
+            reached, waiter, ..
+        } = &self.kind
+        {
+            self.record(start, end);
+            reached.fetch_max(value, Ordering::AcqRel);
+            waiter.notify();
+        }
+    }
+
+    /// `(start, end)` of the command that completed the event, when it records timestamps and
+    /// is complete.
+    pub fn timestamps(&self) -> Option<(u64, u64)> {
+        (self.timestamps && self.is_complete()).then(|| {
+            (
+                self.start.load(Ordering::Relaxed),
+                self.end.load(Ordering::Relaxed),
+            )
+        })
+    }
+
+    /// Submitted work will wait on this event.
+    pub fn add_pending_wait(&self) {
+        self.pending_waits.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// A submitted wait on this event is over.
+    pub fn end_pending_wait(&self) {
+        self.pending_waits.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Whether submitted work waits for this event and it is not complete: destroying it would
+    /// leave that work waiting forever.
+    pub fn awaited(&self) -> bool {
+        self.pending_waits.load(Ordering::Acquire) > 0 && !self.is_complete()
+    }
+}

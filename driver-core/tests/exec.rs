@@ -1,0 +1,1024 @@
+//! The CPU driver executes work: command queues, regular and immediate lists, events, fences
+//! and every memory command, in process through the generated C entry points. Random sizes and
+//! offsets print their seed (`ZEKIT_SEED` replays a run). No test asserts on time: timestamps
+//! are only compared with each other.
+// `ok!`/`check!` call the unsafe C entry points; every call passes valid arguments (or
+// deliberately bad handles the driver must reject).
+#![allow(clippy::macro_metavars_in_unsafe)]
+
+mod zeh;
+
+use std::ffi::c_void;
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use zeh::*;
+
+const ASYNC: ze_command_queue_mode_t = ze_command_queue_mode_t::ASYNCHRONOUS;
+const SYNC: ze_command_queue_mode_t = ze_command_queue_mode_t::SYNCHRONOUS;
+const DEFAULT: ze_command_queue_mode_t = ze_command_queue_mode_t::DEFAULT;
+
+/// How a command gets to the device.
+#[derive(Clone, Copy, Debug)]
+enum Via {
+    /// A regular list executed on a queue, waited for with a fence.
+    Queue,
+    /// A synchronous immediate list.
+    ImmediateSync,
+    /// An asynchronous immediate list, then `zeCommandListHostSynchronize`.
+    ImmediateAsync,
+}
+
+const VIAS: [Via; 3] = [Via::Queue, Via::ImmediateSync, Via::ImmediateAsync];
+
+struct Device {
+    z: Ze,
+    q: ze_command_queue_handle_t,
+    sync: ze_command_list_handle_t,
+    asynchronous: ze_command_list_handle_t,
+}
+
+impl Device {
+    fn new() -> Device {
+        let z = Ze::new();
+        let q = z.queue(0, DEFAULT);
+        let sync = z.immediate(0, SYNC);
+        let asynchronous = z.immediate(1, ASYNC);
+        Device {
+            z,
+            q,
+            sync,
+            asynchronous,
+        }
+    }
+
+    /// Runs what `append` appends to a list, via `via`, and waits for it.
+    fn submit(&self, via: Via, append: impl FnOnce(ze_command_list_handle_t)) {
+        match via {
+            Via::Queue => {
+                let l = self.z.list(0);
+                append(l);
+                run(&self.z, self.q, l);
+                ok!(ze::zeCommandListDestroy(l));
+            }
+            Via::ImmediateSync => append(self.sync),
+            Via::ImmediateAsync => {
+                append(self.asynchronous);
+                ok!(ze::zeCommandListHostSynchronize(self.asynchronous, FOREVER));
+            }
+        }
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        // SAFETY: handles made by `new`.
+        unsafe {
+            ze::zeCommandListDestroy(self.sync);
+            ze::zeCommandListDestroy(self.asynchronous);
+            ze::zeCommandQueueDestroy(self.q);
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Mem {
+    Host,
+    Device,
+    Shared,
+    System,
+}
+
+/// Buffers of each kind of memory, `size` bytes each.
+struct Buffers {
+    ptrs: Vec<(Mem, *mut u8)>,
+    system: Vec<Vec<u8>>,
+    size: usize,
+}
+
+impl Buffers {
+    fn new(z: &Ze, size: usize) -> Buffers {
+        let mut system = vec![vec![0u8; size]];
+        let ptrs = vec![
+            (Mem::Host, z.host(size)),
+            (Mem::Device, z.device_mem(size)),
+            (Mem::Shared, z.shared(size)),
+            (Mem::System, system[0].as_mut_ptr()),
+        ];
+        Buffers { ptrs, system, size }
+    }
+}
+
+#[test]
+fn copies_of_every_kind_byte_for_byte() {
+    let d = Device::new();
+    let mut rng = Rng::new(seed("copies"));
+    let size = 3 << 20;
+    let a = Buffers::new(&d.z, size);
+    let b = Buffers::new(&d.z, size);
+    for i in 0..240 {
+        let (src_kind, src) = a.ptrs[rng.below(4)];
+        let (dst_kind, dst) = b.ptrs[rng.below(4)];
+        let len = if i % 12 == 0 {
+            rng.range(1 << 20, (5 << 19) + 1) // split over the worker pool
+        } else {
+            rng.below(5000)
+        };
+        let (so, doff) = (rng.below(97), rng.below(97));
+        let via = VIAS[i % 3];
+        let src_data = rng.bytes(len);
+        let before = rng.bytes(size.min(len + 512));
+        // SAFETY: every buffer holds `size` bytes, offsets + len stay inside.
+        unsafe {
+            write(src.add(so), &src_data);
+            write(dst, &before);
+        }
+        d.submit(via, |l| copy(l, dst.wrapping_add(doff), src.wrapping_add(so), len, null_event(), &mut []));
+        // SAFETY: the copy is done.
+        let got = unsafe { bytes(dst, before.len().max(doff + len)) };
+        assert!(
+            got[doff..doff + len] == src_data[..],
+            "copy {i}: {len} bytes {src_kind:?}+{so} -> {dst_kind:?}+{doff} via {via:?}"
+        );
+        assert_eq!(got[..doff], before[..doff], "copy {i} wrote before its range");
+        if doff + len < before.len() {
+            assert_eq!(got[doff + len..], before[doff + len..], "copy {i} wrote after its range");
+        }
+    }
+    for buffers in [&a, &b] {
+        for &(kind, p) in &buffers.ptrs {
+            if !matches!(kind, Mem::System) {
+                d.z.free(p);
+            }
+        }
+        assert_eq!(buffers.system[0].len(), buffers.size);
+    }
+}
+
+#[test]
+fn overlapping_copy_moves_like_memmove() {
+    let d = Device::new();
+    let p = d.z.host(4096);
+    let data: Vec<u8> = (0..4096u32).map(|i| i as u8).collect();
+    // SAFETY: 4096 bytes.
+    unsafe { write(p, &data) };
+    d.submit(Via::ImmediateSync, |l| copy(l, p.wrapping_add(100), p, 2000, null_event(), &mut []));
+    // SAFETY: done.
+    let got = unsafe { bytes(p, 4096) };
+    assert_eq!(got[100..2100], data[..2000]);
+    d.z.free(p);
+}
+
+#[test]
+fn copy_from_another_context() {
+    let d = Device::new();
+    let other = Ze::new();
+    let src = other.host(1000);
+    let dst = d.z.device_mem(1000);
+    let data: Vec<u8> = (0..1000u32).map(|i| (i * 3) as u8).collect();
+    // SAFETY: 1000 bytes.
+    unsafe { write(src, &data) };
+    for via in VIAS {
+        d.submit(via, |l| {
+            ok!(ze::zeCommandListAppendMemoryCopyFromContext(
+                l,
+                dst.cast(),
+                other.ctx,
+                src.cast(),
+                1000,
+                null_mut(),
+                0,
+                null_mut()
+            ))
+        });
+        // SAFETY: done.
+        assert_eq!(unsafe { bytes(dst, 1000) }, &data[..]);
+        // SAFETY: 1000 bytes.
+        unsafe { write(dst, &[0; 1000]) };
+    }
+    other.free(src);
+    d.z.free(dst);
+}
+
+/// Reference region copy.
+fn region_reference(
+    dst: &mut [u8],
+    (dr, dp, dsp): (&ze_copy_region_t, usize, usize),
+    src: &[u8],
+    (sr, sp, ssp): (&ze_copy_region_t, usize, usize),
+) {
+    for z in 0..sr.depth.max(1) as usize {
+        for y in 0..sr.height.max(1) as usize {
+            let s = (sr.originZ as usize + z) * ssp + (sr.originY as usize + y) * sp + sr.originX as usize;
+            let t = (dr.originZ as usize + z) * dsp + (dr.originY as usize + y) * dp + dr.originX as usize;
+            let w = sr.width as usize;
+            dst[t..t + w].copy_from_slice(&src[s..s + w]);
+        }
+    }
+}
+
+#[test]
+fn region_copies_byte_for_byte() {
+    let d = Device::new();
+    let mut rng = Rng::new(seed("regions"));
+    for i in 0..150 {
+        let big = i % 25 == 0;
+        let (w, h, depth) = if big {
+            (rng.range(1000, 3000), rng.range(300, 700), 1)
+        } else {
+            (rng.range(1, 80), rng.range(1, 20), rng.range(1, 5))
+        };
+        let mk = |rng: &mut Rng| {
+            let r = ze_copy_region_t {
+                originX: rng.below(9) as u32,
+                originY: rng.below(5) as u32,
+                originZ: if depth > 1 { rng.below(3) as u32 } else { 0 },
+                width: w as u32,
+                height: h as u32,
+                depth: depth as u32,
+            };
+            let pitch = r.originX as usize + w + rng.below(9);
+            let slice = pitch * (r.originY as usize + h) + pitch * rng.below(3);
+            let len = slice * (r.originZ as usize + depth) + 64;
+            (r, pitch, slice, len)
+        };
+        let (sr, sp, ssp, slen) = mk(&mut rng);
+        let (dr, dp, dsp, dlen) = mk(&mut rng);
+        let src_data = rng.bytes(slen);
+        let dst_data = rng.bytes(dlen);
+        let src = d.z.shared(slen);
+        let dst = d.z.device_mem(dlen);
+        // SAFETY: sizes as allocated.
+        unsafe {
+            write(src, &src_data);
+            write(dst, &dst_data);
+        }
+        let via = VIAS[i % 3];
+        d.submit(via, |l| {
+            ok!(ze::zeCommandListAppendMemoryCopyRegion(
+                l,
+                dst.cast(),
+                &dr,
+                dp as u32,
+                dsp as u32,
+                src.cast(),
+                &sr,
+                sp as u32,
+                ssp as u32,
+                null_mut(),
+                0,
+                null_mut()
+            ))
+        });
+        let mut expected = dst_data.clone();
+        region_reference(&mut expected, (&dr, dp, dsp), &src_data, (&sr, sp, ssp));
+        // SAFETY: done.
+        let got = unsafe { bytes(dst, dlen) };
+        assert!(got == &expected[..], "region copy {i} ({w}x{h}x{depth}) via {via:?}");
+        d.z.free(src);
+        d.z.free(dst);
+    }
+}
+
+#[test]
+fn fills_with_every_pattern_size() {
+    let d = Device::new();
+    let mut rng = Rng::new(seed("fills"));
+    let mut n = 2u32;
+    let mut groups = [ze_command_queue_group_properties_t::default(); 2];
+    ok!(ze::zeDeviceGetCommandQueueGroupProperties(d.z.dev, &mut n, groups.as_mut_ptr()));
+    let max = groups[0].maxMemoryFillPatternSize;
+    assert_eq!(max, groups[1].maxMemoryFillPatternSize);
+    let buf = d.z.shared(3 << 20);
+    let mut p = 1;
+    let mut sizes = 0;
+    while p <= max {
+        for (k, via) in VIAS.into_iter().enumerate() {
+            let pattern = rng.bytes(p);
+            let count = if k == 0 { rng.range((1 << 20) / p, (2 << 20) / p) } else { rng.range(0, 300) };
+            let len = count * p;
+            let off = rng.below(61);
+            let guard = rng.bytes(64);
+            // SAFETY: inside the 3 MiB buffer.
+            unsafe {
+                write(buf, &guard[..off.min(64)]);
+                write(buf.add(off + len), &guard);
+            }
+            d.submit(via, |l| fill(l, buf.wrapping_add(off), &pattern, len, null_event(), &mut []));
+            // SAFETY: done.
+            let got = unsafe { bytes(buf, off + len + 64) };
+            assert!(
+                got[off..off + len].chunks(p).all(|c| c == &pattern[..]),
+                "pattern {p}, {len} bytes at +{off} via {via:?}"
+            );
+            assert_eq!(got[..off], guard[..off]);
+            assert_eq!(got[off + len..], guard[..]);
+        }
+        sizes += 1;
+        p *= 2;
+    }
+    assert_eq!(sizes, 9, "pattern sizes 1..=256");
+    // Not a power of two, or above the maximum.
+    let l = d.z.list(0);
+    let pattern = [0u8; 512];
+    for bad in [3usize, 12, max * 2] {
+        check!(
+            ze::zeCommandListAppendMemoryFill(l, buf.cast(), pattern.as_ptr().cast(), bad, bad * 4, null_mut(), 0, null_mut()),
+            ZE_RESULT_ERROR_INVALID_SIZE
+        );
+    }
+    ok!(ze::zeCommandListDestroy(l));
+    d.z.free(buf);
+}
+
+/// A chain over four queues, submitted last queue first so that each really waits: queue
+/// `k` waits for queue `k - 1`'s event, copies one buffer into the next, and signals.
+#[test]
+fn dependency_chain_across_queues() {
+    let z = Ze::new();
+    let pool = z.pool(ze_event_pool_flags_t::HOST_VISIBLE, 8);
+    let start = z.event(pool, 0);
+    let events: Vec<_> = (1..=4).map(|i| z.event(pool, i)).collect();
+    let queues: Vec<_> = (0..4).map(|i| z.queue(i % 2, ASYNC)).collect();
+    let size = 1 << 16;
+    let bufs: Vec<_> = (0..5).map(|_| z.device_mem(size)).collect();
+    let data: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+    for round in 0..20 {
+        // SAFETY: `size` bytes each.
+        unsafe {
+            write(bufs[0], &data);
+            for b in &bufs[1..] {
+                write(*b, &vec![0; size]);
+            }
+        }
+        let lists: Vec<_> = (0..4).map(|k| z.list(k as u32 % 2)).collect();
+        for k in (0..4).rev() {
+            let wait = if k == 0 { start } else { events[k - 1] };
+            copy(lists[k], bufs[k + 1], bufs[k], size, events[k], &mut [wait]);
+            ok!(ze::zeCommandListClose(lists[k]));
+            let mut one = [lists[k]];
+            ok!(ze::zeCommandQueueExecuteCommandLists(queues[k], 1, one.as_mut_ptr(), null_mut()));
+        }
+        // Nothing can have run: everything waits for `start`.
+        check!(ze::zeEventQueryStatus(events[3]), ZE_RESULT_NOT_READY);
+        check!(ze::zeCommandQueueSynchronize(queues[3], 0), ZE_RESULT_NOT_READY);
+        ok!(ze::zeEventHostSignal(start));
+        ok!(ze::zeEventHostSynchronize(events[3], FOREVER));
+        // SAFETY: done.
+        assert!(unsafe { bytes(bufs[4], size) } == &data[..], "round {round}");
+        for &q in &queues {
+            ok!(ze::zeCommandQueueSynchronize(q, FOREVER));
+        }
+        for l in lists {
+            ok!(ze::zeCommandListDestroy(l));
+        }
+        for &e in events.iter().chain([&start]) {
+            ok!(ze::zeEventHostReset(e));
+        }
+    }
+    for q in queues {
+        ok!(ze::zeCommandQueueDestroy(q));
+    }
+    for e in events.into_iter().chain([start]) {
+        ok!(ze::zeEventDestroy(e));
+    }
+    ok!(ze::zeEventPoolDestroy(pool));
+    for b in bufs {
+        z.free(b);
+    }
+}
+
+/// A list recorded once runs any number of times; reset, it records anew. Events reset inside
+/// the list let it signal again on each run.
+#[test]
+fn regular_list_reuse_and_reset() {
+    let z = Ze::new();
+    let q = z.queue(0, ASYNC);
+    let pool = z.pool(ze_event_pool_flags_t::HOST_VISIBLE, 2);
+    let e = z.event(pool, 0);
+    let counter = z.host(8);
+    let l = z.list(0);
+    // counter[0] += 1 per run, through a fill and a host function.
+    extern "system" fn bump(data: *mut c_void) {
+        // SAFETY: the test passes a live `AtomicUsize`.
+        unsafe { &*(data as *const AtomicUsize) }.fetch_add(1, Ordering::SeqCst);
+    }
+    let runs = AtomicUsize::new(0);
+    ok!(ze::zeCommandListAppendEventReset(l, e));
+    fill(l, counter, &[7u8], 8, null_mut(), &mut []);
+    ok!(ze::zeCommandListAppendHostFunction(
+        l,
+        Some(bump),
+        &runs as *const AtomicUsize as *mut c_void,
+        null_mut(),
+        e,
+        0,
+        null_mut()
+    ));
+    ok!(ze::zeCommandListClose(l));
+    let f = z.fence(q);
+    for i in 1..=25 {
+        let mut lists = [l, l];
+        ok!(ze::zeCommandQueueExecuteCommandLists(q, 2, lists.as_mut_ptr(), f));
+        ok!(ze::zeFenceHostSynchronize(f, FOREVER));
+        ok!(ze::zeEventHostSynchronize(e, FOREVER));
+        assert_eq!(runs.load(Ordering::SeqCst), 2 * i);
+        ok!(ze::zeFenceReset(f));
+        check!(ze::zeFenceQueryStatus(f), ZE_RESULT_NOT_READY);
+    }
+    // Reset: the list is open and empty again.
+    ok!(ze::zeCommandListReset(l));
+    fill(l, counter, &[9u8], 8, null_mut(), &mut []);
+    run(&z, q, l);
+    // SAFETY: done.
+    assert_eq!(unsafe { bytes(counter, 8) }, &[9u8; 8]);
+    assert_eq!(runs.load(Ordering::SeqCst), 50);
+    ok!(ze::zeFenceDestroy(f));
+    ok!(ze::zeCommandListDestroy(l));
+    ok!(ze::zeCommandQueueDestroy(q));
+    ok!(ze::zeEventDestroy(e));
+    ok!(ze::zeEventPoolDestroy(pool));
+    z.free(counter);
+}
+
+/// Timestamps come from the device clock (`zeDeviceGetGlobalTimestamps`) and follow the order
+/// in which a queue runs its commands.
+#[test]
+fn fences_and_timestamp_ordering() {
+    let z = Ze::new();
+    let q = z.queue(0, ASYNC);
+    let pool = z.pool(
+        ze_event_pool_flags_t::KERNEL_TIMESTAMP | ze_event_pool_flags_t::HOST_VISIBLE,
+        8,
+    );
+    let events: Vec<_> = (0..4).map(|i| z.event(pool, i)).collect();
+    let src = z.host(4 << 20);
+    let dst = z.host(4 << 20);
+    let stamps = z.host(64).cast::<u64>();
+    let results = z.host(4 * 32).cast::<ze_kernel_timestamp_result_t>();
+    let (mut host0, mut dev0) = (0, 0);
+    ok!(ze::zeDeviceGetGlobalTimestamps(z.dev, &mut host0, &mut dev0));
+    let l = z.list(0);
+    ok!(ze::zeCommandListAppendWriteGlobalTimestamp(l, stamps, null_mut(), 0, null_mut()));
+    copy(l, dst, src, 4 << 20, events[0], &mut []);
+    fill(l, dst, &[1, 2, 3, 4], 1 << 20, events[1], &mut []);
+    ok!(ze::zeCommandListAppendBarrier(l, events[2], 0, null_mut()));
+    ok!(ze::zeCommandListAppendWriteGlobalTimestamp(l, stamps.wrapping_add(1), events[3], 0, null_mut()));
+    let mut evs = events.clone();
+    ok!(ze::zeCommandListAppendQueryKernelTimestamps(
+        l,
+        4,
+        evs.as_mut_ptr(),
+        results.cast(),
+        [0usize, 32, 64, 96].as_ptr(),
+        null_mut(),
+        4,
+        evs.as_mut_ptr()
+    ));
+    run(&z, q, l);
+    let (mut host1, mut dev1) = (0, 0);
+    ok!(ze::zeDeviceGetGlobalTimestamps(z.dev, &mut host1, &mut dev1));
+    // SAFETY: written by the commands, which are done.
+    let (t0, t1) = unsafe { (*stamps, *stamps.add(1)) };
+    assert!(dev0 <= t0 && t0 <= t1 && t1 <= dev1, "{dev0} {t0} {t1} {dev1}");
+    let mut prev_end = t0;
+    for (i, &e) in events.iter().enumerate() {
+        let mut r = ze_kernel_timestamp_result_t::default();
+        ok!(ze::zeEventQueryKernelTimestamp(e, &mut r));
+        assert!(prev_end <= r.global.kernelStart, "event {i} starts before the previous ends");
+        assert!(r.global.kernelStart <= r.global.kernelEnd);
+        assert_eq!(r.context.kernelStart, r.global.kernelStart);
+        assert_eq!(r.context.kernelEnd, r.global.kernelEnd);
+        prev_end = r.global.kernelEnd;
+        // The same values through the query command, the Exp and the Ext queries.
+        // SAFETY: written by the query command.
+        let from_list = unsafe { *results.add(i) };
+        assert_eq!(from_list.global.kernelStart, r.global.kernelStart);
+        assert_eq!(from_list.global.kernelEnd, r.global.kernelEnd);
+        let mut n = 0u32;
+        ok!(ze::zeEventQueryTimestampsExp(e, z.dev, &mut n, null_mut()));
+        assert_eq!(n, 1);
+        let mut exp = [ze_kernel_timestamp_result_t::default()];
+        ok!(ze::zeEventQueryTimestampsExp(e, z.dev, &mut n, exp.as_mut_ptr()));
+        assert_eq!(exp[0].global.kernelEnd, r.global.kernelEnd);
+        let mut k = ze_kernel_timestamp_result_t::default();
+        let mut s = ze_synchronized_timestamp_result_ext_t::default();
+        let mut ext = ze_event_query_kernel_timestamps_results_ext_properties_t {
+            pKernelTimestampsBuffer: &mut k,
+            pSynchronizedTimestampsBuffer: &mut s,
+            ..Default::default()
+        };
+        n = 0;
+        ok!(ze::zeEventQueryKernelTimestampsExt(e, z.dev, &mut n, null_mut()));
+        assert_eq!(n, 1);
+        ok!(ze::zeEventQueryKernelTimestampsExt(e, z.dev, &mut n, &mut ext));
+        assert_eq!((k.global.kernelStart, s.global.kernelEnd), (r.global.kernelStart, r.global.kernelEnd));
+    }
+    // The last event is signaled by the command that wrote `t1`.
+    let mut last = ze_kernel_timestamp_result_t::default();
+    ok!(ze::zeEventQueryKernelTimestamp(events[3], &mut last));
+    assert!(last.global.kernelStart <= t1 && t1 <= last.global.kernelEnd);
+    // The device reports both kinds of kernel timestamp queries.
+    let mut tsp = ze_event_query_kernel_timestamps_ext_properties_t::default();
+    let mut props = ze_device_properties_t {
+        pNext: (&mut tsp as *mut ze_event_query_kernel_timestamps_ext_properties_t).cast(),
+        ..Default::default()
+    };
+    ok!(ze::zeDeviceGetProperties(z.dev, &mut props));
+    assert_eq!(
+        tsp.flags,
+        ze_event_query_kernel_timestamps_ext_flags_t::KERNEL
+            | ze_event_query_kernel_timestamps_ext_flags_t::SYNCHRONIZED
+    );
+    // Fences: created signaled, of their queue only.
+    let desc = ze_fence_desc_t {
+        flags: ze_fence_flags_t::SIGNALED,
+        ..Default::default()
+    };
+    let mut f = null_mut();
+    ok!(ze::zeFenceCreate(q, &desc, &mut f));
+    ok!(ze::zeFenceQueryStatus(f));
+    ok!(ze::zeFenceHostSynchronize(f, 0));
+    ok!(ze::zeFenceReset(f));
+    check!(ze::zeFenceHostSynchronize(f, 1000), ZE_RESULT_NOT_READY);
+    ok!(ze::zeFenceDestroy(f));
+    ok!(ze::zeCommandListDestroy(l));
+    ok!(ze::zeCommandQueueDestroy(q));
+    for e in events {
+        ok!(ze::zeEventDestroy(e));
+    }
+    ok!(ze::zeEventPoolDestroy(pool));
+    for p in [src, dst, stamps.cast(), results.cast()] {
+        z.free(p);
+    }
+}
+
+#[test]
+fn immediate_lists_sync_and_async() {
+    let z = Ze::new();
+    let sync = z.immediate(0, SYNC);
+    let asynchronous = z.immediate(0, ASYNC);
+    let pool = z.pool(ze_event_pool_flags_t::HOST_VISIBLE, 4);
+    let gate = z.event(pool, 0);
+    let done = z.event(pool, 1);
+    let a = z.host(1 << 12);
+    let b = z.host(1 << 12);
+    // Synchronous: done when the append returns.
+    fill(sync, a, &[0xab], 1 << 12, null_mut(), &mut []);
+    // SAFETY: done.
+    assert!(unsafe { bytes(a, 1 << 12) }.iter().all(|&x| x == 0xab));
+    // Asynchronous: waits for `gate` without blocking the caller.
+    copy(asynchronous, b, a, 1 << 12, done, &mut [gate]);
+    check!(ze::zeCommandListHostSynchronize(asynchronous, 0), ZE_RESULT_NOT_READY);
+    check!(ze::zeCommandListHostSynchronize(asynchronous, 100_000), ZE_RESULT_NOT_READY);
+    check!(ze::zeEventQueryStatus(done), ZE_RESULT_NOT_READY);
+    ok!(ze::zeEventHostSignal(gate));
+    ok!(ze::zeCommandListHostSynchronize(asynchronous, FOREVER));
+    ok!(ze::zeEventQueryStatus(done));
+    // SAFETY: done.
+    assert!(unsafe { bytes(b, 1 << 12) }.iter().all(|&x| x == 0xab));
+    // Regular lists appended to an immediate list, with events around them.
+    let regular = z.list(0);
+    fill(regular, b, &[1, 2], 1 << 12, null_mut(), &mut []);
+    ok!(ze::zeCommandListClose(regular));
+    ok!(ze::zeEventHostReset(done));
+    ok!(ze::zeEventHostReset(gate));
+    let mut lists = [regular, regular];
+    let mut waits = [gate];
+    ok!(ze::zeCommandListImmediateAppendCommandListsExp(
+        asynchronous,
+        2,
+        lists.as_mut_ptr(),
+        done,
+        1,
+        waits.as_mut_ptr()
+    ));
+    check!(ze::zeEventHostSynchronize(done, 1000), ZE_RESULT_NOT_READY);
+    ok!(ze::zeEventHostSignal(gate));
+    ok!(ze::zeEventHostSynchronize(done, FOREVER));
+    // SAFETY: done.
+    assert!(unsafe { bytes(b, 1 << 12) }.chunks(2).all(|c| c == [1, 2]));
+    // Queries.
+    let mut yes = 0u8;
+    ok!(ze::zeCommandListIsImmediate(asynchronous, &mut yes));
+    assert_eq!(yes, 1);
+    ok!(ze::zeCommandListIsImmediate(regular, &mut yes));
+    assert_eq!(yes, 0);
+    let mut mode = ze_command_queue_mode_t::DEFAULT;
+    ok!(ze::zeCommandListImmediateGetMode(sync, &mut mode));
+    assert_eq!(mode, SYNC);
+    let mut index = 7;
+    ok!(ze::zeCommandListImmediateGetIndex(asynchronous, &mut index));
+    assert_eq!(index, 0);
+    check!(ze::zeCommandListImmediateGetIndex(regular, &mut index), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    let (mut dev, mut ctx) = (null_mut(), null_mut());
+    ok!(ze::zeCommandListGetDeviceHandle(sync, &mut dev));
+    ok!(ze::zeCommandListGetContextHandle(sync, &mut ctx));
+    assert_eq!((dev, ctx), (z.dev, z.ctx));
+    let mut ordinal = 9;
+    ok!(ze::zeCommandListGetOrdinal(regular, &mut ordinal));
+    assert_eq!(ordinal, 0);
+    for l in [sync, asynchronous, regular] {
+        ok!(ze::zeCommandListDestroy(l));
+    }
+    for e in [gate, done] {
+        ok!(ze::zeEventDestroy(e));
+    }
+    ok!(ze::zeEventPoolDestroy(pool));
+    z.free(a);
+    z.free(b);
+}
+
+#[test]
+fn host_waits_honour_timeouts() {
+    let z = Ze::new();
+    let pool = z.pool(ze_event_pool_flags_t::HOST_VISIBLE, 2);
+    let e = z.event(pool, 0);
+    check!(ze::zeEventHostSynchronize(e, 0), ZE_RESULT_NOT_READY);
+    check!(ze::zeEventHostSynchronize(e, 1), ZE_RESULT_NOT_READY);
+    check!(ze::zeEventHostSynchronize(e, 2_000_000), ZE_RESULT_NOT_READY);
+    // NOT_READY is an answer, not an error: no last-error record.
+    assert!(!last_error().contains("NOT_READY"), "{}", last_error());
+    // Another thread signals while this one waits forever.
+    let raw = e as usize;
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        ok!(ze::zeEventHostSignal(raw as ze_event_handle_t));
+    });
+    ok!(ze::zeEventHostSynchronize(e, FOREVER));
+    t.join().unwrap();
+    ok!(ze::zeEventHostSynchronize(e, 0));
+    // A queue whose work waits: synchronize and fence time out, then complete.
+    ok!(ze::zeEventHostReset(e));
+    let q = z.queue(0, ASYNC);
+    let l = z.list(0);
+    ok!(ze::zeCommandListAppendWaitOnEvents(l, 1, &mut { e }));
+    ok!(ze::zeCommandListClose(l));
+    let f = z.fence(q);
+    let mut lists = [l];
+    ok!(ze::zeCommandQueueExecuteCommandLists(q, 1, lists.as_mut_ptr(), f));
+    check!(ze::zeCommandQueueSynchronize(q, 0), ZE_RESULT_NOT_READY);
+    check!(ze::zeCommandQueueSynchronize(q, 1_000_000), ZE_RESULT_NOT_READY);
+    check!(ze::zeFenceHostSynchronize(f, 1_000_000), ZE_RESULT_NOT_READY);
+    check!(ze::zeFenceQueryStatus(f), ZE_RESULT_NOT_READY);
+    ok!(ze::zeEventHostSignal(e));
+    ok!(ze::zeCommandQueueSynchronize(q, FOREVER));
+    ok!(ze::zeFenceQueryStatus(f));
+    ok!(ze::zeFenceDestroy(f));
+    ok!(ze::zeCommandListDestroy(l));
+    ok!(ze::zeCommandQueueDestroy(q));
+    ok!(ze::zeEventDestroy(e));
+    ok!(ze::zeEventPoolDestroy(pool));
+}
+
+#[test]
+fn counter_based_events_order_in_order_lists() {
+    let z = Ze::new();
+    type F = ze_event_counter_based_flags_t;
+    let imm = z.immediate(0, ASYNC);
+    let other = z.immediate(1, ASYNC);
+    let e = z.counter_event(F::IMMEDIATE | F::NON_IMMEDIATE | F::DEVICE_TIMESTAMP);
+    let mut flags = F::empty();
+    ok!(ze::zeEventGetCounterBasedFlags(e, &mut flags));
+    assert_eq!(flags, F::IMMEDIATE | F::NON_IMMEDIATE | F::DEVICE_TIMESTAMP);
+    // A new counter-based event is complete.
+    ok!(ze::zeEventHostSynchronize(e, 0));
+    let a = z.host(1 << 16);
+    let b = z.host(1 << 16);
+    for round in 0..50u8 {
+        fill(imm, a, &[round], 1 << 16, e, &mut []);
+        // `other` waits for the fill just submitted (the event's latest value).
+        copy(other, b, a, 1 << 16, null_mut(), &mut [e]);
+        ok!(ze::zeCommandListHostSynchronize(other, FOREVER));
+        // SAFETY: done.
+        assert!(unsafe { bytes(b, 1 << 16) }.iter().all(|&x| x == round), "round {round}");
+    }
+    let mut r = ze_kernel_timestamp_result_t::default();
+    ok!(ze::zeEventQueryKernelTimestamp(e, &mut r));
+    assert!(r.global.kernelStart <= r.global.kernelEnd && r.global.kernelStart > 0);
+    // Regular lists take a new value at each execution.
+    let q = z.queue(0, ASYNC);
+    let l = z.list(0);
+    fill(l, a, &[5], 1 << 16, e, &mut []);
+    ok!(ze::zeCommandListClose(l));
+    for _ in 0..5 {
+        let mut lists = [l];
+        ok!(ze::zeCommandQueueExecuteCommandLists(q, 1, lists.as_mut_ptr(), null_mut()));
+        ok!(ze::zeEventHostSynchronize(e, FOREVER));
+    }
+    // The host cannot signal or reset them; lists need the matching flag.
+    check!(ze::zeEventHostSignal(e), ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT);
+    check!(ze::zeEventHostReset(e), ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT);
+    check!(ze::zeCommandListAppendSignalEvent(imm, e), ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT);
+    let only_imm = z.counter_event(F::IMMEDIATE);
+    let r2 = z.list(0);
+    check!(
+        ze::zeCommandListAppendBarrier(r2, only_imm, 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT
+    );
+    let bad = ze_event_counter_based_desc_t::default();
+    let mut never = null_mut();
+    check!(
+        ze::zeEventCounterBasedCreate(z.ctx, z.dev, &bad, &mut never),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    let mut pool = null_mut();
+    ok!(ze::zeEventGetEventPool(e, &mut pool));
+    assert!(pool.is_null());
+    let mut max = 0u64;
+    ok!(ze::zeDeviceGetCounterBasedEventMaxValue(z.dev, &mut max));
+    assert_eq!(max, u64::MAX);
+    ok!(ze::zeCommandQueueDestroy(q));
+    for l in [l, r2, imm, other] {
+        ok!(ze::zeCommandListDestroy(l));
+    }
+    for e in [e, only_imm] {
+        ok!(ze::zeEventDestroy(e));
+    }
+    z.free(a);
+    z.free(b);
+}
+
+#[test]
+fn host_functions_run_in_order_on_the_queue() {
+    let z = Ze::new();
+    static ORDER: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+    extern "system" fn record(data: *mut c_void) {
+        ORDER.lock().unwrap().push(data as usize);
+    }
+    let imm = z.immediate(0, ASYNC);
+    for i in 0..100usize {
+        ok!(ze::zeCommandListAppendHostFunction(imm, Some(record), i as *mut c_void, null_mut(), null_mut(), 0, null_mut()));
+    }
+    ok!(ze::zeCommandListHostSynchronize(imm, FOREVER));
+    assert_eq!(*ORDER.lock().unwrap(), (0..100).collect::<Vec<_>>());
+    ok!(ze::zeCommandListDestroy(imm));
+}
+
+#[test]
+fn queue_groups_modes_and_queries() {
+    let z = Ze::new();
+    let mut n = 0u32;
+    ok!(ze::zeDeviceGetCommandQueueGroupProperties(z.dev, &mut n, null_mut()));
+    let mut groups = vec![ze_command_queue_group_properties_t::default(); n as usize];
+    ok!(ze::zeDeviceGetCommandQueueGroupProperties(z.dev, &mut n, groups.as_mut_ptr()));
+    for (ordinal, g) in groups.iter().enumerate() {
+        for mode in [DEFAULT, SYNC, ASYNC] {
+            for priority in [
+                ze_command_queue_priority_t::NORMAL,
+                ze_command_queue_priority_t::PRIORITY_LOW,
+                ze_command_queue_priority_t::PRIORITY_HIGH,
+            ] {
+                let desc = ze_command_queue_desc_t {
+                    ordinal: ordinal as u32,
+                    index: g.numQueues - 1,
+                    flags: ze_command_queue_flags_t::IN_ORDER,
+                    mode,
+                    priority,
+                    ..Default::default()
+                };
+                let mut q = null_mut();
+                ok!(ze::zeCommandQueueCreate(z.ctx, z.dev, &desc, &mut q));
+                let (mut o, mut i, mut m, mut p, mut f) = (9, 9, DEFAULT, ze_command_queue_priority_t::NORMAL, ze_command_queue_flags_t::empty());
+                ok!(ze::zeCommandQueueGetOrdinal(q, &mut o));
+                ok!(ze::zeCommandQueueGetIndex(q, &mut i));
+                ok!(ze::zeCommandQueueGetMode(q, &mut m));
+                ok!(ze::zeCommandQueueGetPriority(q, &mut p));
+                ok!(ze::zeCommandQueueGetFlags(q, &mut f));
+                assert_eq!((o, i, m, p, f), (desc.ordinal, desc.index, mode, priority, desc.flags));
+                // Runs lists of its own group.
+                let l = z.list(ordinal as u32);
+                ok!(ze::zeCommandListAppendBarrier(l, null_mut(), 0, null_mut()));
+                run(&z, q, l);
+                ok!(ze::zeCommandListDestroy(l));
+                ok!(ze::zeCommandQueueDestroy(q));
+            }
+        }
+        // Index and ordinal checked.
+        let mut q = null_mut();
+        let bad_index = ze_command_queue_desc_t { ordinal: ordinal as u32, index: g.numQueues, ..Default::default() };
+        check!(ze::zeCommandQueueCreate(z.ctx, z.dev, &bad_index, &mut q), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        let mut imm = null_mut();
+        check!(ze::zeCommandListCreateImmediate(z.ctx, z.dev, &bad_index, &mut imm), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+    let mut q = null_mut();
+    let bad_ordinal = ze_command_queue_desc_t { ordinal: n, ..Default::default() };
+    check!(ze::zeCommandQueueCreate(z.ctx, z.dev, &bad_ordinal, &mut q), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    let desc = ze_command_list_desc_t { commandQueueGroupOrdinal: n, ..Default::default() };
+    let mut l = null_mut();
+    check!(ze::zeCommandListCreate(z.ctx, z.dev, &desc, &mut l), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    // Device-wide: every queue and immediate list drained; a system barrier.
+    let imm = z.immediate(0, ASYNC);
+    let p = z.host(1 << 20);
+    fill(imm, p, &[3], 1 << 20, null_mut(), &mut []);
+    ok!(ze::zeDeviceSynchronize(z.dev));
+    // SAFETY: done.
+    assert!(unsafe { bytes(p, 1 << 20) }.iter().all(|&x| x == 3));
+    ok!(ze::zeContextSystemBarrier(z.ctx, z.dev));
+    ok!(ze::zeCommandListDestroy(imm));
+    z.free(p);
+}
+
+#[test]
+fn event_and_pool_getters() {
+    let z = Ze::new();
+    let flags = ze_event_pool_flags_t::HOST_VISIBLE | ze_event_pool_flags_t::KERNEL_MAPPED_TIMESTAMP;
+    let pool = z.pool(flags, 3);
+    let desc = ze_event_desc_t {
+        index: 2,
+        signal: ze_event_scope_flags_t::DEVICE,
+        wait: ze_event_scope_flags_t::HOST | ze_event_scope_flags_t::SUBDEVICE,
+        ..Default::default()
+    };
+    let mut e = null_mut();
+    ok!(ze::zeEventCreate(pool, &desc, &mut e));
+    let (mut p, mut ctx, mut f) = (null_mut(), null_mut(), ze_event_pool_flags_t::empty());
+    ok!(ze::zeEventGetEventPool(e, &mut p));
+    ok!(ze::zeEventPoolGetContextHandle(pool, &mut ctx));
+    ok!(ze::zeEventPoolGetFlags(pool, &mut f));
+    assert_eq!((p, ctx, f), (pool, z.ctx, flags));
+    let (mut s, mut w) = (ze_event_scope_flags_t::empty(), ze_event_scope_flags_t::empty());
+    ok!(ze::zeEventGetSignalScope(e, &mut s));
+    ok!(ze::zeEventGetWaitScope(e, &mut w));
+    assert_eq!((s, w), (desc.signal, desc.wait));
+    // Timestamps of a host-signaled event; NOT_READY before.
+    let mut r = ze_kernel_timestamp_result_t::default();
+    check!(ze::zeEventQueryKernelTimestamp(e, &mut r), ZE_RESULT_NOT_READY);
+    ok!(ze::zeEventHostSignal(e));
+    ok!(ze::zeEventQueryKernelTimestamp(e, &mut r));
+    // Indices: in range, one live event each.
+    let mut again = null_mut();
+    check!(ze::zeEventCreate(pool, &desc, &mut again), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    let far = ze_event_desc_t { index: 3, ..Default::default() };
+    check!(ze::zeEventCreate(pool, &far, &mut again), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ok!(ze::zeEventDestroy(e));
+    ok!(ze::zeEventCreate(pool, &desc, &mut again));
+    // An event of a pool without timestamps has none.
+    let plain = z.pool(ze_event_pool_flags_t::empty(), 1);
+    let pe = z.event(plain, 0);
+    ok!(ze::zeEventHostSignal(pe));
+    check!(ze::zeEventQueryKernelTimestamp(pe, &mut r), ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT);
+    for e in [again, pe] {
+        ok!(ze::zeEventDestroy(e));
+    }
+    for p in [pool, plain] {
+        ok!(ze::zeEventPoolDestroy(p));
+    }
+}
+
+/// Destroying while work runs: a queue (or immediate list) waits for work that can finish,
+/// and refuses (HANDLE_OBJECT_IN_USE) while its work waits for an event nobody signaled; a
+/// regular list may go while a queue runs it.
+#[test]
+fn destroying_while_work_runs() {
+    let z = Ze::new();
+    let size = 64 << 20;
+    let src = z.host(size);
+    let dst = z.host(size);
+    // SAFETY: `size` bytes.
+    unsafe { std::ptr::write_bytes(src, 0x5c, size) };
+    // A long copy: the destroy waits for it.
+    let q = z.queue(0, ASYNC);
+    let l = z.list(0);
+    for _ in 0..4 {
+        copy(l, dst, src, size, null_mut(), &mut []);
+    }
+    ok!(ze::zeCommandListClose(l));
+    let mut lists = [l];
+    ok!(ze::zeCommandQueueExecuteCommandLists(q, 1, lists.as_mut_ptr(), null_mut()));
+    ok!(ze::zeCommandListDestroy(l));
+    ok!(ze::zeCommandQueueDestroy(q));
+    // SAFETY: the queue drained before it went.
+    assert!(unsafe { bytes(dst, size) }.iter().all(|&b| b == 0x5c));
+    let imm = z.immediate(0, ASYNC);
+    fill(imm, dst, &[1, 2, 3, 4], size, null_mut(), &mut []);
+    ok!(ze::zeCommandListDestroy(imm));
+    // SAFETY: as above.
+    assert!(unsafe { bytes(dst, size) }.chunks(4).all(|c| c == [1, 2, 3, 4]));
+    // Waiting for an event: refused until it is signaled.
+    let pool = z.pool(ze_event_pool_flags_t::empty(), 1);
+    let gate = z.event(pool, 0);
+    let q = z.queue(1, ASYNC);
+    let l = z.list(1);
+    copy(l, dst, src, 4096, null_mut(), &mut [gate]);
+    ok!(ze::zeCommandListClose(l));
+    let mut lists = [l];
+    ok!(ze::zeCommandQueueExecuteCommandLists(q, 1, lists.as_mut_ptr(), null_mut()));
+    check!(ze::zeCommandQueueDestroy(q), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    check!(ze::zeEventDestroy(gate), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    check!(ze::zeEventPoolDestroy(pool), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    ok!(ze::zeEventHostSignal(gate));
+    ok!(ze::zeCommandQueueDestroy(q));
+    ok!(ze::zeEventDestroy(gate));
+    ok!(ze::zeEventPoolDestroy(pool));
+    ok!(ze::zeCommandListDestroy(l));
+    z.free(src);
+    z.free(dst);
+}
+
+#[test]
+fn bad_use_gets_the_spec_codes() {
+    let z = Ze::new();
+    let imm = z.immediate(0, ASYNC);
+    let copy_imm = z.immediate(1, ASYNC);
+    let open = z.list(0);
+    let closed = z.list(0);
+    ok!(ze::zeCommandListClose(closed));
+    let a = z.host(256);
+    // Appending regular lists to an immediate one: closed, regular, same group.
+    let mut lists = [open];
+    check!(
+        ze::zeCommandListImmediateAppendCommandListsExp(imm, 1, lists.as_mut_ptr(), null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    let mut lists = [closed];
+    check!(
+        ze::zeCommandListImmediateAppendCommandListsExp(copy_imm, 1, lists.as_mut_ptr(), null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE
+    );
+    check!(
+        ze::zeCommandListImmediateAppendCommandListsExp(closed, 1, lists.as_mut_ptr(), null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    let mut lists = [imm];
+    check!(
+        ze::zeCommandListImmediateAppendCommandListsExp(copy_imm, 1, lists.as_mut_ptr(), null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    // Region copies: sizes must match, pitches must hold the rows.
+    let r1 = ze_copy_region_t { width: 8, height: 2, depth: 1, ..Default::default() };
+    let r2 = ze_copy_region_t { width: 9, height: 2, depth: 1, ..Default::default() };
+    check!(
+        ze::zeCommandListAppendMemoryCopyRegion(open, a.cast(), &r1, 16, 0, a.wrapping_add(128).cast(), &r2, 16, 0, null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    check!(
+        ze::zeCommandListAppendMemoryCopyRegion(open, a.cast(), &r1, 4, 0, a.wrapping_add(128).cast(), &r1, 16, 0, null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    // Interleaved rows of one buffer do not overlap; shifted ones do.
+    let even = ze_copy_region_t { originX: 0, width: 8, height: 4, depth: 1, ..Default::default() };
+    let odd = ze_copy_region_t { originX: 8, ..even };
+    ok!(ze::zeCommandListAppendMemoryCopyRegion(open, a.cast(), &even, 16, 0, a.cast(), &odd, 16, 0, null_mut(), 0, null_mut()));
+    let shifted = ze_copy_region_t { originX: 4, ..even };
+    check!(
+        ze::zeCommandListAppendMemoryCopyRegion(open, a.cast(), &even, 16, 0, a.cast(), &shifted, 16, 0, null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_OVERLAPPING_REGIONS
+    );
+    // Unknown advice (the generated validation); prefetch and known advice are accepted.
+    ok!(ze::zeCommandListAppendMemoryPrefetch(open, a.cast(), 256));
+    ok!(ze::zeCommandListAppendMemAdvise(open, z.dev, a.cast(), 256, ze_memory_advice_t::SET_READ_MOSTLY));
+    check!(
+        ze::zeCommandListAppendMemAdvise(open, z.dev, a.cast(), 256, ze_memory_advice_t(99)),
+        ZE_RESULT_ERROR_INVALID_ENUMERATION
+    );
+    // Immediate-only queries of a regular list.
+    let mut mode = DEFAULT;
+    check!(ze::zeCommandListImmediateGetMode(open, &mut mode), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    for l in [imm, copy_imm, open, closed] {
+        ok!(ze::zeCommandListDestroy(l));
+    }
+    z.free(a);
+}
+
+/// A host function that waits for its own queue cannot be answered by that queue: its waits
+/// answer at once instead of hanging.
+#[test]
+fn host_function_waiting_for_its_own_queue_does_not_hang() {
+    struct Probe {
+        list: ze_command_list_handle_t,
+        dev: ze_device_handle_t,
+        results: [ze_result_t; 3],
+    }
+    extern "system" fn probe(data: *mut c_void) {
+        // SAFETY: the test passes a live `Probe` and waits for this call.
+        let p = unsafe { &mut *(data as *mut Probe) };
+        // SAFETY: live handles.
+        unsafe {
+            p.results[0] = ze::zeCommandListHostSynchronize(p.list, FOREVER);
+            p.results[1] = ze::zeCommandListDestroy(p.list);
+            p.results[2] = ze::zeDeviceSynchronize(p.dev);
+        }
+    }
+    let z = Ze::new();
+    for mode in [ASYNC, SYNC] {
+        let imm = z.immediate(0, mode);
+        let mut p = Probe { list: imm, dev: z.dev, results: [ZE_RESULT_SUCCESS; 3] };
+        ok!(ze::zeCommandListAppendHostFunction(
+            imm,
+            Some(probe),
+            (&mut p as *mut Probe).cast(),
+            null_mut(),
+            null_mut(),
+            0,
+            null_mut()
+        ));
+        ok!(ze::zeCommandListHostSynchronize(imm, FOREVER));
+        assert_eq!(
+            p.results,
+            [ZE_RESULT_NOT_READY, ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, ZE_RESULT_SUCCESS],
+            "{mode:?}"
+        );
+        ok!(ze::zeCommandListDestroy(imm));
+    }
+}
