@@ -38,8 +38,9 @@ pub enum PKind {
     Value,
     /// `[in]` pointer to one element: `&T` / `Option<&T>`.
     InRef { optional: bool },
-    /// `[in]` array from a `[range(0, n)]`: `&[T]` or `&[Handle<K>]`.
-    InSlice { len: Len, handle: Option<String> },
+    /// `[in]` array from a `[range(0, n)]`: `&[T]` or `&[Handle<K>]`; an `[optional]` one is
+    /// `Option<&[T]>` (null is `None`), or for handles a slice (null is empty).
+    InSlice { len: Len, handle: Option<String>, optional: bool },
     /// `[out]`/`[in,out]` pointer to one element: `&mut T` / `Option<&mut T>`;
     /// `buffered` outputs are written back only on success.
     OutRef { optional: bool, buffered: bool },
@@ -124,7 +125,7 @@ pub fn classify(api: &Api, kinds: &BTreeMap<String, (String, u32)>, ps: &[params
     // raw pointer, passed by reference or as a slice.
     if t.ptrs.len() == 2 {
         return match (dir, range_len()) {
-            (Dir::In, Some(len)) => PKind::InSlice { len, handle: None },
+            (Dir::In, Some(len)) => PKind::InSlice { len, handle: None, optional },
             (Dir::In, None) => PKind::Raw,
             (_, Some(len)) => PKind::OutSlice { len, handle: None },
             (_, None) if !has_range => PKind::OutRef { optional, buffered: dir == Dir::Out },
@@ -149,7 +150,7 @@ pub fn classify(api: &Api, kinds: &BTreeMap<String, (String, u32)>, ps: &[params
     }
     match (dir, has_range) {
         (Dir::In, true) => match range_len() {
-            Some(len) => PKind::InSlice { len, handle },
+            Some(len) => PKind::InSlice { len, handle, optional },
             None => PKind::Raw,
         },
         (Dir::In, false) => {
@@ -210,11 +211,13 @@ fn trait_type(p: &Param) -> TokenStream {
         PKind::Value | PKind::Raw => raw,
         PKind::InRef { optional: false } => quote!(&#el),
         PKind::InRef { optional: true } => quote!(Option<&#el>),
+        // An optional array of handles can only mean "no handles" when null: an empty slice.
         PKind::InSlice { handle: Some(k), .. } => {
             let k = kind_ident(k);
             quote!(&[Handle<#k>])
         }
-        PKind::InSlice { handle: None, .. } => quote!(&[#el]),
+        PKind::InSlice { handle: None, optional: false, .. } => quote!(&[#el]),
+        PKind::InSlice { handle: None, optional: true, .. } => quote!(Option<&[#el]>),
         PKind::OutRef { optional: false, .. } => quote!(&mut #el),
         PKind::OutRef { optional: true, .. } => quote!(Option<&mut #el>),
         PKind::OutHandle { kind, optional: false } => {
@@ -232,6 +235,19 @@ fn trait_type(p: &Param) -> TokenStream {
         PKind::OutSlice { handle: None, .. } => quote!(Option<&mut [#el]>),
         PKind::CStr { optional: false } => quote!(&::core::ffi::CStr),
         PKind::CStr { optional: true } => quote!(Option<&::core::ffi::CStr>),
+    }
+}
+
+/// The element count of a `[range]` parameter, read before any conversion lends a reference to
+/// the count's own pointer (`let __n_<param> = ...;`).
+fn precompute_len(p: &Param) -> TokenStream {
+    match &p.kind {
+        PKind::InSlice { len, .. } | PKind::OutSlice { len, .. } => {
+            let n = format_ident!("__n_{}", p.field.name);
+            let l = len_expr(len);
+            quote!(let #n: usize = #l;)
+        }
+        _ => quote!(),
     }
 }
 
@@ -286,19 +302,30 @@ fn conversion(p: &Param) -> (TokenStream, TokenStream) {
         PKind::Value | PKind::Raw => (quote!(let #a = #n;), quote!()),
         PKind::InRef { optional: false } => (quote!(let #a = #n.as_ref().ok_or(#null)?;), quote!()),
         PKind::InRef { optional: true } => (quote!(let #a = #n.as_ref();), quote!()),
-        PKind::InSlice { len, handle: Some(k) } => {
+        PKind::InSlice { handle: Some(k), optional, .. } => {
             let k = kind_ident(k);
-            let l = len_expr(len);
-            (quote!(let #a = zekit_rt::handle::handle_slice::<#k>(#n as *const *mut c_void, #l)?;), quote!())
+            let l = format_ident!("__n_{}", p.field.name);
+            let slice = quote!(zekit_rt::handle::handle_slice::<#k>(#n as *const *mut c_void, #l)?);
+            if *optional {
+                (quote!(let #a = if #n.is_null() { &[][..] } else { #slice };), quote!())
+            } else {
+                (quote!(let #a = #slice;), quote!())
+            }
         }
-        PKind::InSlice { len, handle: None } => {
-            let l = len_expr(len);
+        PKind::InSlice { handle: None, optional: false, .. } => {
+            let l = format_ident!("__n_{}", p.field.name);
             (
                 quote! {
-                    let #a = {
-                        let __len = #l;
-                        if __len == 0 { &[][..] } else if #n.is_null() { return Err(#null); } else { ::core::slice::from_raw_parts(#n, __len) }
-                    };
+                    let #a = if #l == 0 { &[][..] } else if #n.is_null() { return Err(#null); } else { ::core::slice::from_raw_parts(#n, #l) };
+                },
+                quote!(),
+            )
+        }
+        PKind::InSlice { handle: None, optional: true, .. } => {
+            let l = format_ident!("__n_{}", p.field.name);
+            (
+                quote! {
+                    let #a = if #n.is_null() { None } else if #l == 0 { Some(&[][..]) } else { Some(::core::slice::from_raw_parts(#n, #l)) };
                 },
                 quote!(),
             )
@@ -327,13 +354,13 @@ fn conversion(p: &Param) -> (TokenStream, TokenStream) {
                 quote!(if !#n.is_null() { *#n = #tmp.map_or(::core::ptr::null_mut(), |h| h.raw() as _); }),
             )
         }
-        PKind::OutSlice { len, handle: Some(k) } => {
+        PKind::OutSlice { handle: Some(k), .. } => {
             let k = kind_ident(k);
-            let l = len_expr(len);
+            let l = format_ident!("__n_{}", p.field.name);
             (quote!(let #a = zekit_rt::handle::handle_out_slice::<#k>(#n as *mut *mut c_void, #l);), quote!())
         }
-        PKind::OutSlice { len, handle: None } => {
-            let l = len_expr(len);
+        PKind::OutSlice { handle: None, .. } => {
+            let l = format_ident!("__n_{}", p.field.name);
             (
                 quote!(let #a = if #n.is_null() { None } else { Some(::core::slice::from_raw_parts_mut(#n, #l)) };),
                 quote!(),
@@ -662,7 +689,8 @@ fn emit_entry_ns(cx: &Ctx, ns: &str) -> TokenStream {
         let cps = c_params(f);
         let names = arg_names(f);
         let ps = params(cx.api, &cx.kinds, f);
-        let mut convs = vec![];
+        // Counts first: no reference to a count's pointer exists yet when it is read.
+        let mut convs: Vec<TokenStream> = ps.iter().map(precompute_len).collect();
         let mut backs = vec![];
         for p in &ps {
             let (c, b) = conversion(p);

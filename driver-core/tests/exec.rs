@@ -9,7 +9,7 @@
 mod zeh;
 
 use std::ffi::c_void;
-use std::ptr::null_mut;
+use std::ptr::{null, null_mut};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use zeh::*;
@@ -475,6 +475,18 @@ fn fences_and_timestamp_ordering() {
         4,
         evs.as_mut_ptr()
     ));
+    // Null offsets (`[optional]`): the results are packed.
+    let packed = z.host(4 * 32).cast::<ze_kernel_timestamp_result_t>();
+    ok!(ze::zeCommandListAppendQueryKernelTimestamps(
+        l,
+        4,
+        evs.as_mut_ptr(),
+        packed.cast(),
+        null(),
+        null_mut(),
+        4,
+        evs.as_mut_ptr()
+    ));
     run(&z, q, l);
     let (mut host1, mut dev1) = (0, 0);
     ok!(ze::zeDeviceGetGlobalTimestamps(z.dev, &mut host1, &mut dev1));
@@ -493,6 +505,10 @@ fn fences_and_timestamp_ordering() {
         // The same values through the query command, the Exp and the Ext queries.
         // SAFETY: written by the query command.
         let from_list = unsafe { *results.add(i) };
+        // SAFETY: as above.
+        let from_packed = unsafe { *packed.add(i) };
+        assert_eq!(from_packed.global.kernelStart, from_list.global.kernelStart);
+        assert_eq!(from_packed.global.kernelEnd, from_list.global.kernelEnd);
         assert_eq!(from_list.global.kernelStart, r.global.kernelStart);
         assert_eq!(from_list.global.kernelEnd, r.global.kernelEnd);
         let mut n = 0u32;

@@ -27,6 +27,20 @@ pub struct Facts {
     pub new_etors: Vec<NewEtor>,
     #[serde(default)]
     pub extends: Vec<FactExtends>,
+    #[serde(default)]
+    pub annotations: Vec<FactAnnotation>,
+}
+
+/// A parameter annotation of the reference that misdescribes the C declaration, corrected.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactAnnotation {
+    pub function: String,
+    pub param: String,
+    /// Annotations to drop (`range`).
+    pub drop: Vec<String>,
+    /// Why, and where the C declaration says so.
+    pub source: String,
 }
 
 /// `extends` facts the importer cannot derive from upstream or seed text.
@@ -329,6 +343,22 @@ pub fn merge(files: &mut [SpecFile], seeds: &SeedSet, facts: &Facts, report: &mu
         if let Some(Entry::Macro(m)) = find_entry(files, &current_macro) {
             m.value = n.value.clone();
         }
+    }
+    // Parameter annotations corrected where they misdescribe the C declaration.
+    for a in &facts.annotations {
+        let Some(Entry::Function(f)) = find_entry(files, &a.function) else {
+            return Err(format!("seed-facts: annotation fact names no function {}", a.function));
+        };
+        let Some(p) = f.params.iter_mut().find(|p| p.name == a.param) else {
+            return Err(format!("seed-facts: {} has no parameter {}", a.function, a.param));
+        };
+        for d in &a.drop {
+            match d.as_str() {
+                "range" => p.range = None,
+                other => return Err(format!("seed-facts: cannot drop annotation `{other}`")),
+            }
+        }
+        report.notes.push(format!("{}.{}: dropped {} ({})", a.function, a.param, a.drop.join(", "), a.source));
     }
     // Legacy enumerators of older official headers.
     for l in &facts.legacy {

@@ -224,7 +224,7 @@ impl CommandListApi for CpuDriver {
         _num_events: u32,
         ph_events: &[Handle<kinds::Event>],
         dstptr: *mut c_void,
-        p_offsets: &[usize],
+        p_offsets: Option<&[usize]>,
         h_signal_event: Option<Handle<kinds::Event>>,
         _num_wait_events: u32,
         ph_wait_events: &[Handle<kinds::Event>],
@@ -237,7 +237,8 @@ impl CommandListApi for CpuDriver {
             Ok(Op::QueryTimestamps {
                 events,
                 dst: dstptr as usize,
-                offsets: p_offsets.to_vec(),
+                // Null offsets: the results are packed.
+                offsets: p_offsets.map(<[usize]>::to_vec).unwrap_or_default(),
             })
         };
         append(h_command_list, op, h_signal_event, ph_wait_events)

@@ -76,14 +76,13 @@ impl EventApi for CpuDriver {
         h_event: Handle<kinds::Event>,
         h_device: Handle<kinds::Device>,
         p_count: &mut u32,
-        p_results: Option<&mut [ze_event_query_kernel_timestamps_results_ext_properties_t]>,
+        p_results: Option<&mut ze_event_query_kernel_timestamps_results_ext_properties_t>,
     ) -> ZeResult<()> {
         ordinal(h_device)?;
         let e = event(h_event)?;
         // One result per event (no sub-devices). `pResults` is one structure whose buffers hold
-        // `*pCount` results; only its first element is touched.
-        let results = p_results.and_then(|r| r.first_mut());
-        match results {
+        // `*pCount` results.
+        match p_results {
             Some(r) if *p_count > 0 => {
                 let ts = e.kernel_timestamp()?;
                 let result = kernel_timestamp(ts);

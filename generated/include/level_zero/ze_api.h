@@ -4717,7 +4717,7 @@ zeEventQueryKernelTimestampsExt(
     ze_event_handle_t hEvent, ///< [in]
     ze_device_handle_t hDevice, ///< [in]
     uint32_t* pCount, ///< [in,out]
-    ze_event_query_kernel_timestamps_results_ext_properties_t* pResults ///< [in,out][optional][range(0, *pCount)]
+    ze_event_query_kernel_timestamps_results_ext_properties_t* pResults ///< [in,out][optional]
     );
 
 #if !defined(__GNUC__)

@@ -3,7 +3,7 @@
 //! `codegen/src/emit_validate/` (rules in `src/validate/mod.rs`): for every function a valid
 //! argument set must pass, and each derivable bad argument must fail with its exact code.
 //!
-//! 480 functions, 2471 cases.
+//! 480 functions, 2476 cases.
 //!
 //! Spec conditions without a case (an earlier rule always fails first):
 //!
@@ -6258,25 +6258,65 @@ unsafe fn t_zeEventGetCounterBasedFlags(__cx: &mut Cx) {
     }
 }
 
-/// `zeEventQueryKernelTimestampsExt`: 4 cases.
+/// `zeEventQueryKernelTimestampsExt`: 9 cases.
 unsafe fn t_zeEventQueryKernelTimestampsExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hEvent = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (1, "hDevice = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pCount = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+        (
+            6,
+            "pResults->pNext -> ze_device_compute_dotproduct_ext_properties_t (place unstated: tolerated)",
+            ZE_RESULT_SUCCESS,
+        ),
+        (
+            6,
+            "pResults->pNext -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (
+            6,
+            "pResults->pNext -> unknown stype -> ze_device_event_properties_t (known, not allowed here)",
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        ),
+        (6, "pResults->pNext -> unknown stype 0x7ffffffe (skipped)", ZE_RESULT_SUCCESS),
+        (6, "pResults->pNext -> itself (cycle)", ZE_RESULT_ERROR_INVALID_ARGUMENT),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
         let mut hEvent: ze_event_handle_t = h();
         let mut hDevice: ze_device_handle_t = h();
         let mut pCount: *mut u32 = __s.add(0) as _;
+        let __p_pResults = __s
+            .add(16)
+            .cast::<ze_event_query_kernel_timestamps_results_ext_properties_t>();
         let mut pResults: *mut ze_event_query_kernel_timestamps_results_ext_properties_t = __s
             .add(16) as _;
+        (*__p_pResults).stype = ze_structure_type_t(0x00010012);
         match __case {
             1 => hEvent = ::core::ptr::null_mut(),
             2 => hDevice = ::core::ptr::null_mut(),
             3 => pCount = ::core::ptr::null_mut(),
+            4 => {
+                (*__p_pResults).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x00020043;
+            }
+            5 => {
+                (*__p_pResults).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x0002003e;
+            }
+            6 => {
+                (*__p_pResults).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+                *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
+                *__s.add(64).cast::<u32>() = 0x0002003e;
+            }
+            7 => {
+                (*__p_pResults).pNext = __s.add(48) as _;
+                *__s.add(48).cast::<u32>() = 0x7ffffffe;
+            }
+            8 => (*__p_pResults).pNext = __s.add(16) as _,
             _ => {}
         }
         __cx.check(

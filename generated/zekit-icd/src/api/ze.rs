@@ -914,7 +914,7 @@ pub trait CommandListApi: Send + Sync + 'static {
         num_events: u32,
         ph_events: &[Handle<crate::kinds::Event>],
         dstptr: *mut c_void,
-        p_offsets: &[usize],
+        p_offsets: Option<&[usize]>,
         h_signal_event: Option<Handle<crate::kinds::Event>>,
         num_wait_events: u32,
         ph_wait_events: &[Handle<crate::kinds::Event>],
@@ -1853,9 +1853,7 @@ pub trait EventApi: Send + Sync + 'static {
         h_event: Handle<crate::kinds::Event>,
         h_device: Handle<crate::kinds::Device>,
         p_count: &mut u32,
-        p_results: Option<
-            &mut [ze_event_query_kernel_timestamps_results_ext_properties_t],
-        >,
+        p_results: Option<&mut ze_event_query_kernel_timestamps_results_ext_properties_t>,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }

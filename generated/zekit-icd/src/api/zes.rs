@@ -1128,7 +1128,7 @@ pub trait ZesPowerApi: Send + Sync + 'static {
         &self,
         h_power: Handle<crate::kinds::ZesPwr>,
         p_count: &u32,
-        p_sustained: &[zes_power_limit_ext_desc_t],
+        p_sustained: Option<&[zes_power_limit_ext_desc_t]>,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }

@@ -38,15 +38,17 @@ pub unsafe extern "C" fn zeDriverGet(
         || unsafe { crate::validate::zeDriverGet(pCount, phDrivers) },
         |__d| unsafe {
             let __c = __d.classes.driver.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phDrivers: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_pCount = pCount
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phDrivers = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::Driver,
-            >(
-                phDrivers as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phDrivers as *mut *mut c_void, __n_phDrivers);
             let __v = __c.ze_driver_get(__a_pCount, __a_phDrivers)?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -66,15 +68,17 @@ pub unsafe extern "C" fn zeInitDrivers(
         || unsafe { crate::validate::zeInitDrivers(pCount, phDrivers, desc) },
         |__d| unsafe {
             let __c = __d.classes.global.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phDrivers: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_pCount = pCount
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phDrivers = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::Driver,
-            >(
-                phDrivers as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phDrivers as *mut *mut c_void, __n_phDrivers);
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __v = __c.ze_init_drivers(__a_pCount, __a_phDrivers, __a_desc)?;
             Ok(ze_result_t::SUCCESS)
@@ -188,6 +192,11 @@ pub unsafe extern "C" fn zeDriverGetExtensionProperties(
         },
         |__d| unsafe {
             let __c = __d.classes.driver.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pExtensionProperties: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
@@ -200,7 +209,7 @@ pub unsafe extern "C" fn zeDriverGetExtensionProperties(
                 Some(
                     ::core::slice::from_raw_parts_mut(
                         pExtensionProperties,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
+                        __n_pExtensionProperties,
                     ),
                 )
             };
@@ -331,6 +340,11 @@ pub unsafe extern "C" fn zeDeviceGet(
         || unsafe { crate::validate::zeDeviceGet(hDriver, pCount, phDevices) },
         |__d| unsafe {
             let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phDevices: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
@@ -339,10 +353,7 @@ pub unsafe extern "C" fn zeDeviceGet(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phDevices = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::Device,
-            >(
-                phDevices as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phDevices as *mut *mut c_void, __n_phDevices);
             let __v = __c.ze_device_get(__a_hDriver, __a_pCount, __a_phDevices)?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -394,6 +405,11 @@ pub unsafe extern "C" fn zeDeviceGetSubDevices(
         },
         |__d| unsafe {
             let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phSubdevices: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -402,10 +418,7 @@ pub unsafe extern "C" fn zeDeviceGetSubDevices(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phSubdevices = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::Device,
-            >(
-                phSubdevices as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phSubdevices as *mut *mut c_void, __n_phSubdevices);
             let __v = __c
                 .ze_device_get_sub_devices(__a_hDevice, __a_pCount, __a_phSubdevices)?;
             Ok(ze_result_t::SUCCESS)
@@ -520,6 +533,11 @@ pub unsafe extern "C" fn zeDeviceGetCommandQueueGroupProperties(
         },
         |__d| unsafe {
             let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pCommandQueueGroupProperties: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -534,7 +552,7 @@ pub unsafe extern "C" fn zeDeviceGetCommandQueueGroupProperties(
                 Some(
                     ::core::slice::from_raw_parts_mut(
                         pCommandQueueGroupProperties,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
+                        __n_pCommandQueueGroupProperties,
                     ),
                 )
             };
@@ -566,6 +584,11 @@ pub unsafe extern "C" fn zeDeviceGetMemoryProperties(
         },
         |__d| unsafe {
             let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pMemProperties: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -576,10 +599,7 @@ pub unsafe extern "C" fn zeDeviceGetMemoryProperties(
                 None
             } else {
                 Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pMemProperties,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
+                    ::core::slice::from_raw_parts_mut(pMemProperties, __n_pMemProperties),
                 )
             };
             let __v = __c
@@ -649,6 +669,11 @@ pub unsafe extern "C" fn zeDeviceGetCacheProperties(
         },
         |__d| unsafe {
             let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pCacheProperties: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -661,7 +686,7 @@ pub unsafe extern "C" fn zeDeviceGetCacheProperties(
                 Some(
                     ::core::slice::from_raw_parts_mut(
                         pCacheProperties,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
+                        __n_pCacheProperties,
                     ),
                 )
             };
@@ -1242,14 +1267,19 @@ pub unsafe extern "C" fn zeContextCreateEx(
         },
         |__d| unsafe {
             let __c = __d.classes.context.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phDevices: usize = (numDevices as usize);
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_numDevices = numDevices;
-            let __a_phDevices = zekit_rt::handle::handle_slice::<
-                crate::kinds::Device,
-            >(phDevices as *const *mut c_void, (numDevices as usize))?;
+            let __a_phDevices = if phDevices.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Device,
+                >(phDevices as *const *mut c_void, __n_phDevices)?
+            };
             let mut __tmp_phContext = None;
             if phContext.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
@@ -1420,13 +1450,14 @@ pub unsafe extern "C" fn zeCommandQueueExecuteCommandLists(
                 .classes
                 .command_queue
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phCommandLists: usize = (numCommandLists as usize);
             let __a_hCommandQueue = Handle::<
                 crate::kinds::CommandQueue,
             >::from_raw(hCommandQueue as *mut c_void)?;
             let __a_numCommandLists = numCommandLists;
             let __a_phCommandLists = zekit_rt::handle::handle_slice::<
                 crate::kinds::CommandList,
-            >(phCommandLists as *const *mut c_void, (numCommandLists as usize))?;
+            >(phCommandLists as *const *mut c_void, __n_phCommandLists)?;
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw_optional(hFence as *mut c_void)?;
@@ -1861,6 +1892,7 @@ pub unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -1871,9 +1903,13 @@ pub unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_write_global_timestamp(
                     __a_hCommandList,
@@ -2566,6 +2602,7 @@ pub unsafe extern "C" fn zeRTASBuilderCommandListAppendCopyExt(
                 .classes
                 .zerze_rtas_builder
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -2576,9 +2613,13 @@ pub unsafe extern "C" fn zeRTASBuilderCommandListAppendCopyExt(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_rtas_builder_command_list_append_copy_ext(
                     __a_hCommandList,
@@ -3177,6 +3218,7 @@ pub unsafe extern "C" fn zeCommandListAppendBarrier(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -3184,9 +3226,13 @@ pub unsafe extern "C" fn zeCommandListAppendBarrier(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_barrier(
                     __a_hCommandList,
@@ -3239,37 +3285,38 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pRangeSizes: usize = (numRanges as usize);
+            let __n_pRanges: usize = (numRanges as usize);
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_numRanges = numRanges;
-            let __a_pRangeSizes = {
-                let __len = (numRanges as usize);
-                if __len == 0 {
-                    &[][..]
-                } else if pRangeSizes.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(pRangeSizes, __len)
-                }
+            let __a_pRangeSizes = if __n_pRangeSizes == 0 {
+                &[][..]
+            } else if pRangeSizes.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            } else {
+                ::core::slice::from_raw_parts(pRangeSizes, __n_pRangeSizes)
             };
-            let __a_pRanges = {
-                let __len = (numRanges as usize);
-                if __len == 0 {
-                    &[][..]
-                } else if pRanges.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(pRanges, __len)
-                }
+            let __a_pRanges = if __n_pRanges == 0 {
+                &[][..]
+            } else if pRanges.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            } else {
+                ::core::slice::from_raw_parts(pRanges, __n_pRanges)
             };
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_memory_ranges_barrier(
                     __a_hCommandList,
@@ -3577,6 +3624,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -3587,9 +3635,13 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_memory_copy(
                     __a_hCommandList,
@@ -3650,6 +3702,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -3661,9 +3714,13 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_memory_copy_with_parameters(
                     __a_hCommandList,
@@ -3723,6 +3780,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFill(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -3734,9 +3792,13 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFill(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_memory_fill(
                     __a_hCommandList,
@@ -3801,6 +3863,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -3813,9 +3876,13 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_memory_fill_with_parameters(
                     __a_hCommandList,
@@ -3888,6 +3955,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -3907,9 +3975,13 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_memory_copy_region(
                     __a_hCommandList,
@@ -3973,6 +4045,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -3986,9 +4059,13 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_memory_copy_from_context(
                     __a_hCommandList,
@@ -4042,6 +4119,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopy(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -4055,9 +4133,13 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopy(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_image_copy(
                     __a_hCommandList,
@@ -4115,6 +4197,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyRegion(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -4130,9 +4213,13 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyRegion(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_image_copy_region(
                     __a_hCommandList,
@@ -4189,6 +4276,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -4201,9 +4289,13 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_image_copy_to_memory(
                     __a_hCommandList,
@@ -4259,6 +4351,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -4271,9 +4364,13 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_image_copy_from_memory(
                     __a_hCommandList,
@@ -4406,6 +4503,11 @@ pub unsafe extern "C" fn zeDeviceGetVectorWidthPropertiesExt(
         },
         |__d| unsafe {
             let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pVectorWidthProperties: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -4418,7 +4520,7 @@ pub unsafe extern "C" fn zeDeviceGetVectorWidthPropertiesExt(
                 Some(
                     ::core::slice::from_raw_parts_mut(
                         pVectorWidthProperties,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
+                        __n_pVectorWidthProperties,
                     ),
                 )
             };
@@ -4467,14 +4569,19 @@ pub unsafe extern "C" fn zeEventPoolCreate(
                 .classes
                 .event_pool
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phDevices: usize = (numDevices as usize);
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_numDevices = numDevices;
-            let __a_phDevices = zekit_rt::handle::handle_slice::<
-                crate::kinds::Device,
-            >(phDevices as *const *mut c_void, (numDevices as usize))?;
+            let __a_phDevices = if phDevices.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Device,
+                >(phDevices as *const *mut c_void, __n_phDevices)?
+            };
             let mut __tmp_phEventPool = None;
             if phEventPool.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
@@ -4921,13 +5028,14 @@ pub unsafe extern "C" fn zeCommandListAppendWaitOnEvents(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phEvents: usize = (numEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_numEvents = numEvents;
             let __a_phEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
-            >(phEvents as *const *mut c_void, (numEvents as usize))?;
+            >(phEvents as *const *mut c_void, __n_phEvents)?;
             let __v = __c
                 .ze_command_list_append_wait_on_events(
                     __a_hCommandList,
@@ -5112,31 +5220,35 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phEvents: usize = (numEvents as usize);
+            let __n_pOffsets: usize = (numEvents as usize);
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_numEvents = numEvents;
             let __a_phEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
-            >(phEvents as *const *mut c_void, (numEvents as usize))?;
+            >(phEvents as *const *mut c_void, __n_phEvents)?;
             let __a_dstptr = dstptr;
-            let __a_pOffsets = {
-                let __len = (numEvents as usize);
-                if __len == 0 {
-                    &[][..]
-                } else if pOffsets.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(pOffsets, __len)
-                }
+            let __a_pOffsets = if pOffsets.is_null() {
+                None
+            } else if __n_pOffsets == 0 {
+                Some(&[][..])
+            } else {
+                Some(::core::slice::from_raw_parts(pOffsets, __n_pOffsets))
             };
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_query_kernel_timestamps(
                     __a_hCommandList,
@@ -5391,16 +5503,7 @@ pub unsafe extern "C" fn zeEventQueryKernelTimestampsExt(
             let __a_pCount = pCount
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_pResults = if pResults.is_null() {
-                None
-            } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pResults,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
-            };
+            let __a_pResults = pResults.as_mut();
             let __v = __c
                 .ze_event_query_kernel_timestamps_ext(
                     __a_hEvent,
@@ -5436,6 +5539,11 @@ pub unsafe extern "C" fn zeEventQueryTimestampsExp(
         },
         |__d| unsafe {
             let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pTimestamps: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
@@ -5448,12 +5556,7 @@ pub unsafe extern "C" fn zeEventQueryTimestampsExp(
             let __a_pTimestamps = if pTimestamps.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pTimestamps,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pTimestamps, __n_pTimestamps))
             };
             let __v = __c
                 .ze_event_query_timestamps_exp(
@@ -5574,30 +5677,34 @@ pub unsafe extern "C" fn zeCommandListAppendSignalExternalSemaphoreExt(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phSemaphores: usize = (numSemaphores as usize);
+            let __n_signalParams: usize = (numSemaphores as usize);
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_numSemaphores = numSemaphores;
             let __a_phSemaphores = zekit_rt::handle::handle_slice::<
                 crate::kinds::ExternalSemaphoreExt,
-            >(phSemaphores as *const *mut c_void, (numSemaphores as usize))?;
-            let __a_signalParams = {
-                let __len = (numSemaphores as usize);
-                if __len == 0 {
-                    &[][..]
-                } else if signalParams.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(signalParams, __len)
-                }
+            >(phSemaphores as *const *mut c_void, __n_phSemaphores)?;
+            let __a_signalParams = if __n_signalParams == 0 {
+                &[][..]
+            } else if signalParams.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            } else {
+                ::core::slice::from_raw_parts(signalParams, __n_signalParams)
             };
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_signal_external_semaphore_ext(
                     __a_hCommandList,
@@ -5655,30 +5762,34 @@ pub unsafe extern "C" fn zeCommandListAppendWaitExternalSemaphoreExt(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phSemaphores: usize = (numSemaphores as usize);
+            let __n_waitParams: usize = (numSemaphores as usize);
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_numSemaphores = numSemaphores;
             let __a_phSemaphores = zekit_rt::handle::handle_slice::<
                 crate::kinds::ExternalSemaphoreExt,
-            >(phSemaphores as *const *mut c_void, (numSemaphores as usize))?;
-            let __a_waitParams = {
-                let __len = (numSemaphores as usize);
-                if __len == 0 {
-                    &[][..]
-                } else if waitParams.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(waitParams, __len)
-                }
+            >(phSemaphores as *const *mut c_void, __n_phSemaphores)?;
+            let __a_waitParams = if __n_waitParams == 0 {
+                &[][..]
+            } else if waitParams.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            } else {
+                ::core::slice::from_raw_parts(waitParams, __n_waitParams)
             };
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_wait_external_semaphore_ext(
                     __a_hCommandList,
@@ -5710,6 +5821,11 @@ pub unsafe extern "C" fn zeFabricVertexGetExp(
                 .classes
                 .fabric_vertex
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phVertices: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
@@ -5718,10 +5834,7 @@ pub unsafe extern "C" fn zeFabricVertexGetExp(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phVertices = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::FabricVertex,
-            >(
-                phVertices as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phVertices as *mut *mut c_void, __n_phVertices);
             let __v = __c
                 .ze_fabric_vertex_get_exp(__a_hDriver, __a_pCount, __a_phVertices)?;
             Ok(ze_result_t::SUCCESS)
@@ -5753,6 +5866,11 @@ pub unsafe extern "C" fn zeFabricVertexGetSubVerticesExp(
                 .classes
                 .fabric_vertex
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phSubvertices: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hVertex = Handle::<
                 crate::kinds::FabricVertex,
             >::from_raw(hVertex as *mut c_void)?;
@@ -5761,10 +5879,7 @@ pub unsafe extern "C" fn zeFabricVertexGetSubVerticesExp(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phSubvertices = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::FabricVertex,
-            >(
-                phSubvertices as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phSubvertices as *mut *mut c_void, __n_phSubvertices);
             let __v = __c
                 .ze_fabric_vertex_get_sub_vertices_exp(
                     __a_hVertex,
@@ -5895,6 +6010,11 @@ pub unsafe extern "C" fn zeFabricEdgeGetExp(
                 .classes
                 .fabric_edge
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phEdges: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hVertexA = Handle::<
                 crate::kinds::FabricVertex,
             >::from_raw(hVertexA as *mut c_void)?;
@@ -5906,10 +6026,7 @@ pub unsafe extern "C" fn zeFabricEdgeGetExp(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phEdges = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::FabricEdge,
-            >(
-                phEdges as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phEdges as *mut *mut c_void, __n_phEdges);
             let __v = __c
                 .ze_fabric_edge_get_exp(
                     __a_hVertexA,
@@ -6524,6 +6641,7 @@ pub unsafe extern "C" fn zeCommandListAppendGraphExt(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -6535,9 +6653,13 @@ pub unsafe extern "C" fn zeCommandListAppendGraphExt(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_graph_ext(
                     __a_hCommandList,
@@ -6723,6 +6845,7 @@ pub unsafe extern "C" fn zeCommandListAppendHostFunction(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -6733,9 +6856,13 @@ pub unsafe extern "C" fn zeCommandListAppendHostFunction(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_host_function(
                     __a_hCommandList,
@@ -6882,6 +7009,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -6896,9 +7024,13 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_image_copy_to_memory_ext(
                     __a_hCommandList,
@@ -6964,6 +7096,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -6978,9 +7111,13 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_image_copy_from_memory_ext(
                     __a_hCommandList,
@@ -7237,20 +7374,26 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phCommandLists: usize = (numCommandLists as usize);
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandListImmediate = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandListImmediate as *mut c_void)?;
             let __a_numCommandLists = numCommandLists;
             let __a_phCommandLists = zekit_rt::handle::handle_slice::<
                 crate::kinds::CommandList,
-            >(phCommandLists as *const *mut c_void, (numCommandLists as usize))?;
+            >(phCommandLists as *const *mut c_void, __n_phCommandLists)?;
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_immediate_append_command_lists_exp(
                     __a_hCommandListImmediate,
@@ -7307,21 +7450,27 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsWithParameters(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phCommandLists: usize = (numCommandLists as usize);
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandListImmediate = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandListImmediate as *mut c_void)?;
             let __a_numCommandLists = numCommandLists;
             let __a_phCommandLists = zekit_rt::handle::handle_slice::<
                 crate::kinds::CommandList,
-            >(phCommandLists as *const *mut c_void, (numCommandLists as usize))?;
+            >(phCommandLists as *const *mut c_void, __n_phCommandLists)?;
             let __a_pNext = pNext;
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_immediate_append_command_lists_with_parameters(
                     __a_hCommandListImmediate,
@@ -7405,6 +7554,11 @@ pub unsafe extern "C" fn zeKernelGetAllocationPropertiesExp(
         },
         |__d| unsafe {
             let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pAllocationProperties: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
@@ -7417,7 +7571,7 @@ pub unsafe extern "C" fn zeKernelGetAllocationPropertiesExp(
                 Some(
                     ::core::slice::from_raw_parts_mut(
                         pAllocationProperties,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
+                        __n_pAllocationProperties,
                     ),
                 )
             };
@@ -7515,13 +7669,14 @@ pub unsafe extern "C" fn zeModuleInspectLinkageExt(
         },
         |__d| unsafe {
             let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phModules: usize = (numModules as usize);
             let __a_pInspectDesc = pInspectDesc
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_numModules = numModules;
             let __a_phModules = zekit_rt::handle::handle_slice::<
                 crate::kinds::Module,
-            >(phModules as *const *mut c_void, (numModules as usize))?;
+            >(phModules as *const *mut c_void, __n_phModules)?;
             let mut __tmp_phLog = None;
             if phLog.is_null() {
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
@@ -8307,10 +8462,11 @@ pub unsafe extern "C" fn zeModuleDynamicLink(
         },
         |__d| unsafe {
             let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phModules: usize = (numModules as usize);
             let __a_numModules = numModules;
             let __a_phModules = zekit_rt::handle::handle_slice::<
                 crate::kinds::Module,
-            >(phModules as *const *mut c_void, (numModules as usize))?;
+            >(phModules as *const *mut c_void, __n_phModules)?;
             let mut __tmp_phLinkLog = None;
             let __a_phLinkLog = if phLinkLog.is_null() {
                 None
@@ -8478,6 +8634,11 @@ pub unsafe extern "C" fn zeModuleGetKernelNames(
         || unsafe { crate::validate::zeModuleGetKernelNames(hModule, pCount, pNames) },
         |__d| unsafe {
             let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pNames: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hModule = Handle::<
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
@@ -8487,12 +8648,7 @@ pub unsafe extern "C" fn zeModuleGetKernelNames(
             let __a_pNames = if pNames.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pNames,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pNames, __n_pNames))
             };
             let __v = __c
                 .ze_module_get_kernel_names(__a_hModule, __a_pCount, __a_pNames)?;
@@ -9041,6 +9197,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernel(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -9054,9 +9211,13 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernel(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_launch_kernel(
                     __a_hCommandList,
@@ -9113,6 +9274,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -9127,9 +9289,13 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_launch_kernel_with_parameters(
                     __a_hCommandList,
@@ -9193,6 +9359,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -9207,9 +9374,13 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_launch_kernel_with_arguments(
                     __a_hCommandList,
@@ -9266,6 +9437,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -9279,9 +9451,13 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_launch_cooperative_kernel(
                     __a_hCommandList,
@@ -9333,6 +9509,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -9346,9 +9523,13 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_launch_kernel_indirect(
                     __a_hCommandList,
@@ -9408,33 +9589,40 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phKernels: usize = (numKernels as usize);
+            let __n_pLaunchArgumentsBuffer: usize = (numKernels as usize);
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_numKernels = numKernels;
             let __a_phKernels = zekit_rt::handle::handle_slice::<
                 crate::kinds::Kernel,
-            >(phKernels as *const *mut c_void, (numKernels as usize))?;
+            >(phKernels as *const *mut c_void, __n_phKernels)?;
             let __a_pCountBuffer = pCountBuffer
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_pLaunchArgumentsBuffer = {
-                let __len = (numKernels as usize);
-                if __len == 0 {
-                    &[][..]
-                } else if pLaunchArgumentsBuffer.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(pLaunchArgumentsBuffer, __len)
-                }
+            let __a_pLaunchArgumentsBuffer = if __n_pLaunchArgumentsBuffer == 0 {
+                &[][..]
+            } else if pLaunchArgumentsBuffer.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            } else {
+                ::core::slice::from_raw_parts(
+                    pLaunchArgumentsBuffer,
+                    __n_pLaunchArgumentsBuffer,
+                )
             };
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_append_launch_multiple_kernels_indirect(
                     __a_hCommandList,
@@ -9568,14 +9756,19 @@ pub unsafe extern "C" fn zeCommandListGetNextCommandIdWithKernelsExp(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phKernels: usize = (numKernels as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_numKernels = numKernels;
-            let __a_phKernels = zekit_rt::handle::handle_slice::<
-                crate::kinds::Kernel,
-            >(phKernels as *const *mut c_void, (numKernels as usize))?;
+            let __a_phKernels = if phKernels.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Kernel,
+                >(phKernels as *const *mut c_void, __n_phKernels)?
+            };
             let mut __tmp_pCommandId = if pCommandId.is_null() {
                 ::core::mem::zeroed()
             } else {
@@ -9754,14 +9947,19 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandWaitEventsExp(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_commandId = commandId;
             let __a_numWaitEvents = numWaitEvents;
-            let __a_phWaitEvents = zekit_rt::handle::handle_slice::<
-                crate::kinds::Event,
-            >(phWaitEvents as *const *mut c_void, (numWaitEvents as usize))?;
+            let __a_phWaitEvents = if phWaitEvents.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::Event,
+                >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
+            };
             let __v = __c
                 .ze_command_list_update_mutable_command_wait_events_exp(
                     __a_hCommandList,
@@ -9807,23 +10005,22 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandKernelsExp(
                 .classes
                 .command_list
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pCommandId: usize = (numKernels as usize);
+            let __n_phKernels: usize = (numKernels as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_numKernels = numKernels;
-            let __a_pCommandId = {
-                let __len = (numKernels as usize);
-                if __len == 0 {
-                    &[][..]
-                } else if pCommandId.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(pCommandId, __len)
-                }
+            let __a_pCommandId = if __n_pCommandId == 0 {
+                &[][..]
+            } else if pCommandId.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            } else {
+                ::core::slice::from_raw_parts(pCommandId, __n_pCommandId)
             };
             let __a_phKernels = zekit_rt::handle::handle_slice::<
                 crate::kinds::Kernel,
-            >(phKernels as *const *mut c_void, (numKernels as usize))?;
+            >(phKernels as *const *mut c_void, __n_phKernels)?;
             let __v = __c
                 .ze_command_list_update_mutable_command_kernels_exp(
                     __a_hCommandList,

@@ -44,15 +44,17 @@ pub unsafe extern "C" fn zesDriverGet(
                 .classes
                 .zes_driver
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phDrivers: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_pCount = pCount
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phDrivers = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::Driver,
-            >(
-                phDrivers as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phDrivers as *mut *mut c_void, __n_phDrivers);
             let __v = __c.zes_driver_get(__a_pCount, __a_phDrivers)?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -87,6 +89,11 @@ pub unsafe extern "C" fn zesDriverGetExtensionProperties(
                 .classes
                 .zes_driver
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pExtensionProperties: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
@@ -99,7 +106,7 @@ pub unsafe extern "C" fn zesDriverGetExtensionProperties(
                 Some(
                     ::core::slice::from_raw_parts_mut(
                         pExtensionProperties,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
+                        __n_pExtensionProperties,
                     ),
                 )
             };
@@ -189,6 +196,11 @@ pub unsafe extern "C" fn zesDeviceGet(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phDevices: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
@@ -197,10 +209,7 @@ pub unsafe extern "C" fn zesDeviceGet(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phDevices = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::Device,
-            >(
-                phDevices as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phDevices as *mut *mut c_void, __n_phDevices);
             let __v = __c.zes_device_get(__a_hDriver, __a_pCount, __a_phDevices)?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -333,6 +342,11 @@ pub unsafe extern "C" fn zesDeviceProcessesGetState(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pProcesses: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -342,12 +356,7 @@ pub unsafe extern "C" fn zesDeviceProcessesGetState(
             let __a_pProcesses = if pProcesses.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pProcesses,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pProcesses, __n_pProcesses))
             };
             let __v = __c
                 .zes_device_processes_get_state(
@@ -430,6 +439,11 @@ pub unsafe extern "C" fn zesDevicePciGetBars(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pProperties: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -439,12 +453,7 @@ pub unsafe extern "C" fn zesDevicePciGetBars(
             let __a_pProperties = if pProperties.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pProperties,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pProperties, __n_pProperties))
             };
             let __v = __c
                 .zes_device_pci_get_bars(__a_hDevice, __a_pCount, __a_pProperties)?;
@@ -749,6 +758,11 @@ pub unsafe extern "C" fn zesDeviceEnumOverclockDomains(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phDomainHandle: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -757,10 +771,7 @@ pub unsafe extern "C" fn zesDeviceEnumOverclockDomains(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phDomainHandle = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesOverclock,
-            >(
-                phDomainHandle as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phDomainHandle as *mut *mut c_void, __n_phDomainHandle);
             let __v = __c
                 .zes_device_enum_overclock_domains(
                     __a_hDevice,
@@ -1264,6 +1275,11 @@ pub unsafe extern "C" fn zesDeviceEnumDiagnosticTestSuites(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phDiagnostics: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -1272,10 +1288,7 @@ pub unsafe extern "C" fn zesDeviceEnumDiagnosticTestSuites(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phDiagnostics = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesDiag,
-            >(
-                phDiagnostics as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phDiagnostics as *mut *mut c_void, __n_phDiagnostics);
             let __v = __c
                 .zes_device_enum_diagnostic_test_suites(
                     __a_hDevice,
@@ -1337,6 +1350,11 @@ pub unsafe extern "C" fn zesDiagnosticsGetTests(
                 .classes
                 .zes_diagnostics
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pTests: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDiagnostics = Handle::<
                 crate::kinds::ZesDiag,
             >::from_raw(hDiagnostics as *mut c_void)?;
@@ -1346,12 +1364,7 @@ pub unsafe extern "C" fn zesDiagnosticsGetTests(
             let __a_pTests = if pTests.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pTests,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pTests, __n_pTests))
             };
             let __v = __c
                 .zes_diagnostics_get_tests(__a_hDiagnostics, __a_pCount, __a_pTests)?;
@@ -1560,6 +1573,11 @@ pub unsafe extern "C" fn zesDeviceEnumEngineGroups(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phEngine: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -1568,10 +1586,7 @@ pub unsafe extern "C" fn zesDeviceEnumEngineGroups(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phEngine = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesEngine,
-            >(
-                phEngine as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phEngine as *mut *mut c_void, __n_phEngine);
             let __v = __c
                 .zes_device_enum_engine_groups(__a_hDevice, __a_pCount, __a_phEngine)?;
             Ok(ze_result_t::SUCCESS)
@@ -1649,6 +1664,11 @@ pub unsafe extern "C" fn zesEngineGetActivityExt(
                 .classes
                 .zes_engine
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pStats: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hEngine = Handle::<
                 crate::kinds::ZesEngine,
             >::from_raw(hEngine as *mut c_void)?;
@@ -1658,12 +1678,7 @@ pub unsafe extern "C" fn zesEngineGetActivityExt(
             let __a_pStats = if pStats.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pStats,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pStats, __n_pStats))
             };
             let __v = __c
                 .zes_engine_get_activity_ext(__a_hEngine, __a_pCount, __a_pStats)?;
@@ -1734,6 +1749,7 @@ pub unsafe extern "C" fn zesDriverEventListen(
                 .classes
                 .zes_driver
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phDevices: usize = (count as usize);
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
@@ -1741,7 +1757,7 @@ pub unsafe extern "C" fn zesDriverEventListen(
             let __a_count = count;
             let __a_phDevices = zekit_rt::handle::handle_slice::<
                 crate::kinds::Device,
-            >(phDevices as *const *mut c_void, (count as usize))?;
+            >(phDevices as *const *mut c_void, __n_phDevices)?;
             let __a_pNumDeviceEvents = pNumDeviceEvents
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
@@ -1799,6 +1815,7 @@ pub unsafe extern "C" fn zesDriverEventListenEx(
                 .classes
                 .zes_driver
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phDevices: usize = (count as usize);
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
@@ -1806,7 +1823,7 @@ pub unsafe extern "C" fn zesDriverEventListenEx(
             let __a_count = count;
             let __a_phDevices = zekit_rt::handle::handle_slice::<
                 crate::kinds::Device,
-            >(phDevices as *const *mut c_void, (count as usize))?;
+            >(phDevices as *const *mut c_void, __n_phDevices)?;
             let __a_pNumDeviceEvents = pNumDeviceEvents
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
@@ -1843,6 +1860,11 @@ pub unsafe extern "C" fn zesDeviceEnumFabricPorts(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phPort: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -1851,10 +1873,7 @@ pub unsafe extern "C" fn zesDeviceEnumFabricPorts(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phPort = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesFabricPort,
-            >(
-                phPort as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phPort as *mut *mut c_void, __n_phPort);
             let __v = __c
                 .zes_device_enum_fabric_ports(__a_hDevice, __a_pCount, __a_phPort)?;
             Ok(ze_result_t::SUCCESS)
@@ -2085,17 +2104,19 @@ pub unsafe extern "C" fn zesFabricPortGetMultiPortThroughput(
                 .classes
                 .zes_fabric_port
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phPort: usize = (numPorts as usize);
+            let __n_pThroughput: usize = (numPorts as usize);
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_numPorts = numPorts;
             let __a_phPort = zekit_rt::handle::handle_slice::<
                 crate::kinds::ZesFabricPort,
-            >(phPort as *const *mut c_void, (numPorts as usize))?;
+            >(phPort as *const *mut c_void, __n_phPort)?;
             let __a_pThroughput = if pThroughput.is_null() {
                 None
             } else {
-                Some(::core::slice::from_raw_parts_mut(pThroughput, (numPorts as usize)))
+                Some(::core::slice::from_raw_parts_mut(pThroughput, __n_pThroughput))
             };
             let __v = __c
                 .zes_fabric_port_get_multi_port_throughput(
@@ -2125,6 +2146,11 @@ pub unsafe extern "C" fn zesDeviceEnumFans(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phFan: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -2133,10 +2159,7 @@ pub unsafe extern "C" fn zesDeviceEnumFans(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phFan = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesFan,
-            >(
-                phFan as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phFan as *mut *mut c_void, __n_phFan);
             let __v = __c.zes_device_enum_fans(__a_hDevice, __a_pCount, __a_phFan)?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -2301,6 +2324,11 @@ pub unsafe extern "C" fn zesDeviceEnumFirmwares(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phFirmware: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -2309,10 +2337,7 @@ pub unsafe extern "C" fn zesDeviceEnumFirmwares(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phFirmware = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesFirmware,
-            >(
-                phFirmware as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phFirmware as *mut *mut c_void, __n_phFirmware);
             let __v = __c
                 .zes_device_enum_firmwares(__a_hDevice, __a_pCount, __a_phFirmware)?;
             Ok(ze_result_t::SUCCESS)
@@ -2515,6 +2540,11 @@ pub unsafe extern "C" fn zesDeviceEnumFrequencyDomains(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phFrequency: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -2523,10 +2553,7 @@ pub unsafe extern "C" fn zesDeviceEnumFrequencyDomains(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phFrequency = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesFreq,
-            >(
-                phFrequency as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phFrequency as *mut *mut c_void, __n_phFrequency);
             let __v = __c
                 .zes_device_enum_frequency_domains(
                     __a_hDevice,
@@ -2591,6 +2618,11 @@ pub unsafe extern "C" fn zesFrequencyGetAvailableClocks(
                 .classes
                 .zes_frequency
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phFrequency: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
@@ -2600,12 +2632,7 @@ pub unsafe extern "C" fn zesFrequencyGetAvailableClocks(
             let __a_phFrequency = if phFrequency.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        phFrequency,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(phFrequency, __n_phFrequency))
             };
             let __v = __c
                 .zes_frequency_get_available_clocks(
@@ -3137,6 +3164,11 @@ pub unsafe extern "C" fn zesDeviceEnumLeds(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phLed: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -3145,10 +3177,7 @@ pub unsafe extern "C" fn zesDeviceEnumLeds(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phLed = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesLed,
-            >(
-                phLed as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phLed as *mut *mut c_void, __n_phLed);
             let __v = __c.zes_device_enum_leds(__a_hDevice, __a_pCount, __a_phLed)?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -3267,6 +3296,11 @@ pub unsafe extern "C" fn zesDeviceEnumMemoryModules(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phMemory: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -3275,10 +3309,7 @@ pub unsafe extern "C" fn zesDeviceEnumMemoryModules(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phMemory = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesMem,
-            >(
-                phMemory as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phMemory as *mut *mut c_void, __n_phMemory);
             let __v = __c
                 .zes_device_enum_memory_modules(__a_hDevice, __a_pCount, __a_phMemory)?;
             Ok(ze_result_t::SUCCESS)
@@ -3446,6 +3477,11 @@ pub unsafe extern "C" fn zesDeviceEnumPerformanceFactorDomains(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phPerf: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -3454,10 +3490,7 @@ pub unsafe extern "C" fn zesDeviceEnumPerformanceFactorDomains(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phPerf = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesPerf,
-            >(
-                phPerf as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phPerf as *mut *mut c_void, __n_phPerf);
             let __v = __c
                 .zes_device_enum_performance_factor_domains(
                     __a_hDevice,
@@ -3569,6 +3602,11 @@ pub unsafe extern "C" fn zesDeviceEnumPowerDomains(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phPower: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -3577,10 +3615,7 @@ pub unsafe extern "C" fn zesDeviceEnumPowerDomains(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phPower = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesPwr,
-            >(
-                phPower as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phPower as *mut *mut c_void, __n_phPower);
             let __v = __c
                 .zes_device_enum_power_domains(__a_hDevice, __a_pCount, __a_phPower)?;
             Ok(ze_result_t::SUCCESS)
@@ -3871,6 +3906,11 @@ pub unsafe extern "C" fn zesPowerGetLimitsExt(
                 .classes
                 .zes_power
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pSustained: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hPower = Handle::<
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
@@ -3880,12 +3920,7 @@ pub unsafe extern "C" fn zesPowerGetLimitsExt(
             let __a_pSustained = if pSustained.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pSustained,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pSustained, __n_pSustained))
             };
             let __v = __c
                 .zes_power_get_limits_ext(__a_hPower, __a_pCount, __a_pSustained)?;
@@ -3910,21 +3945,23 @@ pub unsafe extern "C" fn zesPowerSetLimitsExt(
                 .classes
                 .zes_power
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pSustained: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hPower = Handle::<
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
             let __a_pCount = pCount
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_pSustained = {
-                let __len = (if pCount.is_null() { 0usize } else { *pCount as usize });
-                if __len == 0 {
-                    &[][..]
-                } else if pSustained.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(pSustained, __len)
-                }
+            let __a_pSustained = if pSustained.is_null() {
+                None
+            } else if __n_pSustained == 0 {
+                Some(&[][..])
+            } else {
+                Some(::core::slice::from_raw_parts(pSustained, __n_pSustained))
             };
             let __v = __c
                 .zes_power_set_limits_ext(__a_hPower, __a_pCount, __a_pSustained)?;
@@ -4010,6 +4047,11 @@ pub unsafe extern "C" fn zesDeviceEnumPsus(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phPsu: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -4018,10 +4060,7 @@ pub unsafe extern "C" fn zesDeviceEnumPsus(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phPsu = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesPsu,
-            >(
-                phPsu as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phPsu as *mut *mut c_void, __n_phPsu);
             let __v = __c.zes_device_enum_psus(__a_hDevice, __a_pCount, __a_phPsu)?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -4092,6 +4131,11 @@ pub unsafe extern "C" fn zesDeviceEnumRasErrorSets(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phRas: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -4100,10 +4144,7 @@ pub unsafe extern "C" fn zesDeviceEnumRasErrorSets(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phRas = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesRas,
-            >(
-                phRas as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phRas as *mut *mut c_void, __n_phRas);
             let __v = __c
                 .zes_device_enum_ras_error_sets(__a_hDevice, __a_pCount, __a_phRas)?;
             Ok(ze_result_t::SUCCESS)
@@ -4222,6 +4263,11 @@ pub unsafe extern "C" fn zesRasGetStateExp(
         || unsafe { crate::validate::zesRasGetStateExp(hRas, pCount, pState) },
         |__d| unsafe {
             let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pState: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hRas = Handle::<
                 crate::kinds::ZesRas,
             >::from_raw(hRas as *mut c_void)?;
@@ -4231,12 +4277,7 @@ pub unsafe extern "C" fn zesRasGetStateExp(
             let __a_pState = if pState.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pState,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pState, __n_pState))
             };
             let __v = __c.zes_ras_get_state_exp(__a_hRas, __a_pCount, __a_pState)?;
             Ok(ze_result_t::SUCCESS)
@@ -4283,6 +4324,11 @@ pub unsafe extern "C" fn zesRasGetSupportedCategoriesExp(
         },
         |__d| unsafe {
             let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pCategories: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hRas = Handle::<
                 crate::kinds::ZesRas,
             >::from_raw(hRas as *mut c_void)?;
@@ -4292,12 +4338,7 @@ pub unsafe extern "C" fn zesRasGetSupportedCategoriesExp(
             let __a_pCategories = if pCategories.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pCategories,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pCategories, __n_pCategories))
             };
             let __v = __c
                 .zes_ras_get_supported_categories_exp(
@@ -4326,24 +4367,23 @@ pub unsafe extern "C" fn zesRasGetStateExp2(
         },
         |__d| unsafe {
             let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pCategories: usize = (count as usize);
+            let __n_pState: usize = (count as usize);
             let __a_hRas = Handle::<
                 crate::kinds::ZesRas,
             >::from_raw(hRas as *mut c_void)?;
             let __a_count = count;
-            let __a_pCategories = {
-                let __len = (count as usize);
-                if __len == 0 {
-                    &[][..]
-                } else if pCategories.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(pCategories, __len)
-                }
+            let __a_pCategories = if __n_pCategories == 0 {
+                &[][..]
+            } else if pCategories.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            } else {
+                ::core::slice::from_raw_parts(pCategories, __n_pCategories)
             };
             let __a_pState = if pState.is_null() {
                 None
             } else {
-                Some(::core::slice::from_raw_parts_mut(pState, (count as usize)))
+                Some(::core::slice::from_raw_parts_mut(pState, __n_pState))
             };
             let __v = __c
                 .zes_ras_get_state_exp2(
@@ -4370,6 +4410,7 @@ pub unsafe extern "C" fn zesRasGetConfigExp(
         || unsafe { crate::validate::zesRasGetConfigExp(hRas, count, pConfig) },
         |__d| unsafe {
             let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pConfig: usize = (count as usize);
             let __a_hRas = Handle::<
                 crate::kinds::ZesRas,
             >::from_raw(hRas as *mut c_void)?;
@@ -4377,7 +4418,7 @@ pub unsafe extern "C" fn zesRasGetConfigExp(
             let __a_pConfig = if pConfig.is_null() {
                 None
             } else {
-                Some(::core::slice::from_raw_parts_mut(pConfig, (count as usize)))
+                Some(::core::slice::from_raw_parts_mut(pConfig, __n_pConfig))
             };
             let __v = __c.zes_ras_get_config_exp(__a_hRas, __a_count, __a_pConfig)?;
             Ok(ze_result_t::SUCCESS)
@@ -4398,19 +4439,17 @@ pub unsafe extern "C" fn zesRasSetConfigExp(
         || unsafe { crate::validate::zesRasSetConfigExp(hRas, count, pConfig) },
         |__d| unsafe {
             let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pConfig: usize = (count as usize);
             let __a_hRas = Handle::<
                 crate::kinds::ZesRas,
             >::from_raw(hRas as *mut c_void)?;
             let __a_count = count;
-            let __a_pConfig = {
-                let __len = (count as usize);
-                if __len == 0 {
-                    &[][..]
-                } else if pConfig.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(pConfig, __len)
-                }
+            let __a_pConfig = if __n_pConfig == 0 {
+                &[][..]
+            } else if pConfig.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            } else {
+                ::core::slice::from_raw_parts(pConfig, __n_pConfig)
             };
             let __v = __c.zes_ras_set_config_exp(__a_hRas, __a_count, __a_pConfig)?;
             Ok(ze_result_t::SUCCESS)
@@ -4436,6 +4475,11 @@ pub unsafe extern "C" fn zesDeviceEnumSchedulers(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phScheduler: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -4444,10 +4488,7 @@ pub unsafe extern "C" fn zesDeviceEnumSchedulers(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phScheduler = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesSched,
-            >(
-                phScheduler as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phScheduler as *mut *mut c_void, __n_phScheduler);
             let __v = __c
                 .zes_device_enum_schedulers(__a_hDevice, __a_pCount, __a_phScheduler)?;
             Ok(ze_result_t::SUCCESS)
@@ -4780,6 +4821,11 @@ pub unsafe extern "C" fn zesDeviceEnumStandbyDomains(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phStandby: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -4788,10 +4834,7 @@ pub unsafe extern "C" fn zesDeviceEnumStandbyDomains(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phStandby = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesStandby,
-            >(
-                phStandby as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phStandby as *mut *mut c_void, __n_phStandby);
             let __v = __c
                 .zes_device_enum_standby_domains(
                     __a_hDevice,
@@ -4910,6 +4953,11 @@ pub unsafe extern "C" fn zesDeviceGetSubDevicePropertiesExp(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pSubdeviceProps: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -4922,7 +4970,7 @@ pub unsafe extern "C" fn zesDeviceGetSubDevicePropertiesExp(
                 Some(
                     ::core::slice::from_raw_parts_mut(
                         pSubdeviceProps,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
+                        __n_pSubdeviceProps,
                     ),
                 )
             };
@@ -5045,6 +5093,11 @@ pub unsafe extern "C" fn zesDeviceEnumTemperatureSensors(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phTemperature: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -5053,10 +5106,7 @@ pub unsafe extern "C" fn zesDeviceEnumTemperatureSensors(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phTemperature = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesTemp,
-            >(
-                phTemperature as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phTemperature as *mut *mut c_void, __n_phTemperature);
             let __v = __c
                 .zes_device_enum_temperature_sensors(
                     __a_hDevice,
@@ -5201,6 +5251,11 @@ pub unsafe extern "C" fn zesDeviceEnumActiveVFExp(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phVFhandle: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -5209,10 +5264,7 @@ pub unsafe extern "C" fn zesDeviceEnumActiveVFExp(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phVFhandle = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesVf,
-            >(
-                phVFhandle as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phVFhandle as *mut *mut c_void, __n_phVFhandle);
             let __v = __c
                 .zes_device_enum_active_vf_exp(__a_hDevice, __a_pCount, __a_phVFhandle)?;
             Ok(ze_result_t::SUCCESS)
@@ -5283,6 +5335,11 @@ pub unsafe extern "C" fn zesVFManagementGetVFMemoryUtilizationExp(
                 .classes
                 .zes_vf_management
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pMemUtil: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hVFhandle = Handle::<
                 crate::kinds::ZesVf,
             >::from_raw(hVFhandle as *mut c_void)?;
@@ -5292,12 +5349,7 @@ pub unsafe extern "C" fn zesVFManagementGetVFMemoryUtilizationExp(
             let __a_pMemUtil = if pMemUtil.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pMemUtil,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pMemUtil, __n_pMemUtil))
             };
             let __v = __c
                 .zes_vf_management_get_vf_memory_utilization_exp(
@@ -5338,6 +5390,11 @@ pub unsafe extern "C" fn zesVFManagementGetVFEngineUtilizationExp(
                 .classes
                 .zes_vf_management
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pEngineUtil: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hVFhandle = Handle::<
                 crate::kinds::ZesVf,
             >::from_raw(hVFhandle as *mut c_void)?;
@@ -5347,12 +5404,7 @@ pub unsafe extern "C" fn zesVFManagementGetVFEngineUtilizationExp(
             let __a_pEngineUtil = if pEngineUtil.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pEngineUtil,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pEngineUtil, __n_pEngineUtil))
             };
             let __v = __c
                 .zes_vf_management_get_vf_engine_utilization_exp(
@@ -5471,6 +5523,11 @@ pub unsafe extern "C" fn zesDeviceEnumEnabledVFExp(
                 .classes
                 .zes_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phVFhandle: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -5479,10 +5536,7 @@ pub unsafe extern "C" fn zesDeviceEnumEnabledVFExp(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phVFhandle = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesVf,
-            >(
-                phVFhandle as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phVFhandle as *mut *mut c_void, __n_phVFhandle);
             let __v = __c
                 .zes_device_enum_enabled_vf_exp(
                     __a_hDevice,
@@ -5559,6 +5613,11 @@ pub unsafe extern "C" fn zesVFManagementGetVFMemoryUtilizationExp2(
                 .classes
                 .zes_vf_management
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pMemUtil: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hVFhandle = Handle::<
                 crate::kinds::ZesVf,
             >::from_raw(hVFhandle as *mut c_void)?;
@@ -5568,12 +5627,7 @@ pub unsafe extern "C" fn zesVFManagementGetVFMemoryUtilizationExp2(
             let __a_pMemUtil = if pMemUtil.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pMemUtil,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pMemUtil, __n_pMemUtil))
             };
             let __v = __c
                 .zes_vf_management_get_vf_memory_utilization_exp2(
@@ -5616,6 +5670,11 @@ pub unsafe extern "C" fn zesVFManagementGetVFEngineUtilizationExp2(
                 .classes
                 .zes_vf_management
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pEngineUtil: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hVFhandle = Handle::<
                 crate::kinds::ZesVf,
             >::from_raw(hVFhandle as *mut c_void)?;
@@ -5625,12 +5684,7 @@ pub unsafe extern "C" fn zesVFManagementGetVFEngineUtilizationExp2(
             let __a_pEngineUtil = if pEngineUtil.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pEngineUtil,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pEngineUtil, __n_pEngineUtil))
             };
             let __v = __c
                 .zes_vf_management_get_vf_engine_utilization_exp2(

@@ -507,6 +507,11 @@ pub unsafe extern "C" fn zetDebugGetRegisterSetProperties(
                 .classes
                 .zet_debug
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pRegisterSetProperties: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -519,7 +524,7 @@ pub unsafe extern "C" fn zetDebugGetRegisterSetProperties(
                 Some(
                     ::core::slice::from_raw_parts_mut(
                         pRegisterSetProperties,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
+                        __n_pRegisterSetProperties,
                     ),
                 )
             };
@@ -565,6 +570,11 @@ pub unsafe extern "C" fn zetDebugGetThreadRegisterSetProperties(
                 .classes
                 .zet_debug
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pRegisterSetProperties: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDebug = Handle::<
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
@@ -578,7 +588,7 @@ pub unsafe extern "C" fn zetDebugGetThreadRegisterSetProperties(
                 Some(
                     ::core::slice::from_raw_parts_mut(
                         pRegisterSetProperties,
-                        (if pCount.is_null() { 0usize } else { *pCount as usize }),
+                        __n_pRegisterSetProperties,
                     ),
                 )
             };
@@ -730,6 +740,11 @@ pub unsafe extern "C" fn zetMetricGroupGet(
                 .classes
                 .zet_metric_group
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phMetricGroups: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -738,10 +753,7 @@ pub unsafe extern "C" fn zetMetricGroupGet(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phMetricGroups = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetricGroup,
-            >(
-                phMetricGroups as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phMetricGroups as *mut *mut c_void, __n_phMetricGroups);
             let __v = __c
                 .zet_metric_group_get(__a_hDevice, __a_pCount, __a_phMetricGroups)?;
             Ok(ze_result_t::SUCCESS)
@@ -818,20 +830,23 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricValues(
                 .classes
                 .zet_metric_group
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pRawData: usize = (rawDataSize as usize);
+            let __n_pMetricValues: usize = (if pMetricValueCount.is_null() {
+                0usize
+            } else {
+                *pMetricValueCount as usize
+            });
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
             let __a_type = r#type;
             let __a_rawDataSize = rawDataSize;
-            let __a_pRawData = {
-                let __len = (rawDataSize as usize);
-                if __len == 0 {
-                    &[][..]
-                } else if pRawData.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(pRawData, __len)
-                }
+            let __a_pRawData = if __n_pRawData == 0 {
+                &[][..]
+            } else if pRawData.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            } else {
+                ::core::slice::from_raw_parts(pRawData, __n_pRawData)
             };
             let __a_pMetricValueCount = pMetricValueCount
                 .as_mut()
@@ -839,16 +854,7 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricValues(
             let __a_pMetricValues = if pMetricValues.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pMetricValues,
-                        (if pMetricValueCount.is_null() {
-                            0usize
-                        } else {
-                            *pMetricValueCount as usize
-                        }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pMetricValues, __n_pMetricValues))
             };
             let __v = __c
                 .zet_metric_group_calculate_metric_values(
@@ -880,6 +886,11 @@ pub unsafe extern "C" fn zetMetricGet(
                 .classes
                 .zet_metric
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phMetrics: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
@@ -888,10 +899,7 @@ pub unsafe extern "C" fn zetMetricGet(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phMetrics = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetric,
-            >(
-                phMetrics as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phMetrics as *mut *mut c_void, __n_phMetrics);
             let __v = __c.zet_metric_get(__a_hMetricGroup, __a_pCount, __a_phMetrics)?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -956,6 +964,7 @@ pub unsafe extern "C" fn zetContextActivateMetricGroups(
                 .classes
                 .zet_context
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phMetricGroups: usize = (count as usize);
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -963,9 +972,13 @@ pub unsafe extern "C" fn zetContextActivateMetricGroups(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_count = count;
-            let __a_phMetricGroups = zekit_rt::handle::handle_slice::<
-                crate::kinds::ZetMetricGroup,
-            >(phMetricGroups as *const *mut c_void, (count as usize))?;
+            let __a_phMetricGroups = if phMetricGroups.is_null() {
+                &[][..]
+            } else {
+                zekit_rt::handle::handle_slice::<
+                    crate::kinds::ZetMetricGroup,
+                >(phMetricGroups as *const *mut c_void, __n_phMetricGroups)?
+            };
             let __v = __c
                 .zet_context_activate_metric_groups(
                     __a_hContext,
@@ -1152,6 +1165,11 @@ pub unsafe extern "C" fn zetMetricStreamerReadData(
                 .classes
                 .zet_metric_streamer
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pRawData: usize = (if pRawDataSize.is_null() {
+                0usize
+            } else {
+                *pRawDataSize as usize
+            });
             let __a_hMetricStreamer = Handle::<
                 crate::kinds::ZetMetricStreamer,
             >::from_raw(hMetricStreamer as *mut c_void)?;
@@ -1162,16 +1180,7 @@ pub unsafe extern "C" fn zetMetricStreamerReadData(
             let __a_pRawData = if pRawData.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pRawData,
-                        (if pRawDataSize.is_null() {
-                            0usize
-                        } else {
-                            *pRawDataSize as usize
-                        }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pRawData, __n_pRawData))
             };
             let __v = __c
                 .zet_metric_streamer_read_data(
@@ -1508,6 +1517,11 @@ pub unsafe extern "C" fn zetMetricQueryGetData(
                 .classes
                 .zet_metric_query
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pRawData: usize = (if pRawDataSize.is_null() {
+                0usize
+            } else {
+                *pRawDataSize as usize
+            });
             let __a_hMetricQuery = Handle::<
                 crate::kinds::ZetMetricQuery,
             >::from_raw(hMetricQuery as *mut c_void)?;
@@ -1517,16 +1531,7 @@ pub unsafe extern "C" fn zetMetricQueryGetData(
             let __a_pRawData = if pRawData.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pRawData,
-                        (if pRawDataSize.is_null() {
-                            0usize
-                        } else {
-                            *pRawDataSize as usize
-                        }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pRawData, __n_pRawData))
             };
             let __v = __c
                 .zet_metric_query_get_data(
@@ -1573,6 +1578,11 @@ pub unsafe extern "C" fn zetMetricGroupGetExportDataExp(
                 .classes
                 .zet_metric_group
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pExportData: usize = (if pExportDataSize.is_null() {
+                0usize
+            } else {
+                *pExportDataSize as usize
+            });
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
@@ -1586,16 +1596,7 @@ pub unsafe extern "C" fn zetMetricGroupGetExportDataExp(
             let __a_pExportData = if pExportData.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pExportData,
-                        (if pExportDataSize.is_null() {
-                            0usize
-                        } else {
-                            *pExportDataSize as usize
-                        }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pExportData, __n_pExportData))
             };
             let __v = __c
                 .zet_metric_group_get_export_data_exp(
@@ -1658,20 +1659,28 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricExportDataExp(
                 .classes
                 .zet_metric_group
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pExportData: usize = (exportDataSize as usize);
+            let __n_pMetricCounts: usize = (if pSetCount.is_null() {
+                0usize
+            } else {
+                *pSetCount as usize
+            });
+            let __n_pMetricValues: usize = (if pTotalMetricValueCount.is_null() {
+                0usize
+            } else {
+                *pTotalMetricValueCount as usize
+            });
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_type = r#type;
             let __a_exportDataSize = exportDataSize;
-            let __a_pExportData = {
-                let __len = (exportDataSize as usize);
-                if __len == 0 {
-                    &[][..]
-                } else if pExportData.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(pExportData, __len)
-                }
+            let __a_pExportData = if __n_pExportData == 0 {
+                &[][..]
+            } else if pExportData.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            } else {
+                ::core::slice::from_raw_parts(pExportData, __n_pExportData)
             };
             let __a_pCalculateDescriptor = pCalculateDescriptor
                 .as_ref()
@@ -1685,26 +1694,12 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricExportDataExp(
             let __a_pMetricCounts = if pMetricCounts.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pMetricCounts,
-                        (if pSetCount.is_null() { 0usize } else { *pSetCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pMetricCounts, __n_pMetricCounts))
             };
             let __a_pMetricValues = if pMetricValues.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pMetricValues,
-                        (if pTotalMetricValueCount.is_null() {
-                            0usize
-                        } else {
-                            *pTotalMetricValueCount as usize
-                        }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pMetricValues, __n_pMetricValues))
             };
             let __v = __c
                 .zet_metric_group_calculate_metric_export_data_exp(
@@ -1793,6 +1788,11 @@ pub unsafe extern "C" fn zetMetricProgrammableGetExp(
                 .classes
                 .zet_metric_programmable
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phMetricProgrammables: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -1801,10 +1801,7 @@ pub unsafe extern "C" fn zetMetricProgrammableGetExp(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phMetricProgrammables = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetricProgrammableExp,
-            >(
-                phMetricProgrammables as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phMetricProgrammables as *mut *mut c_void, __n_phMetricProgrammables);
             let __v = __c
                 .zet_metric_programmable_get_exp(
                     __a_hDevice,
@@ -1996,6 +1993,11 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp2(
                 .classes
                 .zet_metric
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phMetricHandles: usize = (if pMetricHandleCount.is_null() {
+                0usize
+            } else {
+                *pMetricHandleCount as usize
+            });
             let __a_hMetricProgrammable = Handle::<
                 crate::kinds::ZetMetricProgrammableExp,
             >::from_raw(hMetricProgrammable as *mut c_void)?;
@@ -2018,14 +2020,7 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp2(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phMetricHandles = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetric,
-            >(
-                phMetricHandles as *mut *mut c_void,
-                (if pMetricHandleCount.is_null() {
-                    0usize
-                } else {
-                    *pMetricHandleCount as usize
-                }),
-            );
+            >(phMetricHandles as *mut *mut c_void, __n_phMetricHandles);
             let __v = __c
                 .zet_metric_create_from_programmable_exp2(
                     __a_hMetricProgrammable,
@@ -2081,6 +2076,11 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp(
                 .classes
                 .zet_metric
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phMetricHandles: usize = (if pMetricHandleCount.is_null() {
+                0usize
+            } else {
+                *pMetricHandleCount as usize
+            });
             let __a_hMetricProgrammable = Handle::<
                 crate::kinds::ZetMetricProgrammableExp,
             >::from_raw(hMetricProgrammable as *mut c_void)?;
@@ -2103,14 +2103,7 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phMetricHandles = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetric,
-            >(
-                phMetricHandles as *mut *mut c_void,
-                (if pMetricHandleCount.is_null() {
-                    0usize
-                } else {
-                    *pMetricHandleCount as usize
-                }),
-            );
+            >(phMetricHandles as *mut *mut c_void, __n_phMetricHandles);
             let __v = __c
                 .zet_metric_create_from_programmable_exp(
                     __a_hMetricProgrammable,
@@ -2168,6 +2161,11 @@ pub unsafe extern "C" fn zetDeviceCreateMetricGroupsFromMetricsExp(
                 .classes
                 .zet_device
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phMetricGroup: usize = (if pMetricGroupCount.is_null() {
+                0usize
+            } else {
+                *pMetricGroupCount as usize
+            });
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -2188,14 +2186,7 @@ pub unsafe extern "C" fn zetDeviceCreateMetricGroupsFromMetricsExp(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phMetricGroup = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetricGroup,
-            >(
-                phMetricGroup as *mut *mut c_void,
-                (if pMetricGroupCount.is_null() {
-                    0usize
-                } else {
-                    *pMetricGroupCount as usize
-                }),
-            );
+            >(phMetricGroup as *mut *mut c_void, __n_phMetricGroup);
             let __v = __c
                 .zet_device_create_metric_groups_from_metrics_exp(
                     __a_hDevice,
@@ -2517,6 +2508,7 @@ pub unsafe extern "C" fn zetMetricTracerCreateExp(
                 .classes
                 .zet_metric_tracer
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phMetricGroups: usize = (metricGroupCount as usize);
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -2526,7 +2518,7 @@ pub unsafe extern "C" fn zetMetricTracerCreateExp(
             let __a_metricGroupCount = metricGroupCount;
             let __a_phMetricGroups = zekit_rt::handle::handle_slice::<
                 crate::kinds::ZetMetricGroup,
-            >(phMetricGroups as *const *mut c_void, (metricGroupCount as usize))?;
+            >(phMetricGroups as *const *mut c_void, __n_phMetricGroups)?;
             let __a_desc = desc.as_mut().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_hNotificationEvent = Handle::<
                 crate::kinds::Event,
@@ -2658,6 +2650,11 @@ pub unsafe extern "C" fn zetMetricTracerReadDataExp(
                 .classes
                 .zet_metric_tracer
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pRawData: usize = (if pRawDataSize.is_null() {
+                0usize
+            } else {
+                *pRawDataSize as usize
+            });
             let __a_hMetricTracer = Handle::<
                 crate::kinds::ZetMetricTracerExp,
             >::from_raw(hMetricTracer as *mut c_void)?;
@@ -2667,16 +2664,7 @@ pub unsafe extern "C" fn zetMetricTracerReadDataExp(
             let __a_pRawData = if pRawData.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pRawData,
-                        (if pRawDataSize.is_null() {
-                            0usize
-                        } else {
-                            *pRawDataSize as usize
-                        }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pRawData, __n_pRawData))
             };
             let __v = __c
                 .zet_metric_tracer_read_data_exp(
@@ -2778,6 +2766,11 @@ pub unsafe extern "C" fn zetMetricDecoderGetDecodableMetricsExp(
                 .classes
                 .zet_metric_decoder
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_phMetrics: usize = (if pCount.is_null() {
+                0usize
+            } else {
+                *pCount as usize
+            });
             let __a_hMetricDecoder = Handle::<
                 crate::kinds::ZetMetricDecoderExp,
             >::from_raw(hMetricDecoder as *mut c_void)?;
@@ -2786,10 +2779,7 @@ pub unsafe extern "C" fn zetMetricDecoderGetDecodableMetricsExp(
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phMetrics = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetric,
-            >(
-                phMetrics as *mut *mut c_void,
-                (if pCount.is_null() { 0usize } else { *pCount as usize }),
-            );
+            >(phMetrics as *mut *mut c_void, __n_phMetrics);
             let __v = __c
                 .zet_metric_decoder_get_decodable_metrics_exp(
                     __a_hMetricDecoder,
@@ -2847,6 +2837,22 @@ pub unsafe extern "C" fn zetMetricTracerDecodeExp(
                 .classes
                 .zet_metric_tracer
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pRawData: usize = (if pRawDataSize.is_null() {
+                0usize
+            } else {
+                *pRawDataSize as usize
+            });
+            let __n_phMetrics: usize = (metricsCount as usize);
+            let __n_pMetricEntriesCountPerSet: usize = (if pSetCount.is_null() {
+                0usize
+            } else {
+                *pSetCount as usize
+            });
+            let __n_pMetricEntries: usize = (if pMetricEntriesCount.is_null() {
+                0usize
+            } else {
+                *pMetricEntriesCount as usize
+            });
             let __a_phMetricDecoder = Handle::<
                 crate::kinds::ZetMetricDecoderExp,
             >::from_raw(phMetricDecoder as *mut c_void)?;
@@ -2856,21 +2862,12 @@ pub unsafe extern "C" fn zetMetricTracerDecodeExp(
             let __a_pRawData = if pRawData.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pRawData,
-                        (if pRawDataSize.is_null() {
-                            0usize
-                        } else {
-                            *pRawDataSize as usize
-                        }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pRawData, __n_pRawData))
             };
             let __a_metricsCount = metricsCount;
             let __a_phMetrics = zekit_rt::handle::handle_slice::<
                 crate::kinds::ZetMetric,
-            >(phMetrics as *const *mut c_void, (metricsCount as usize))?;
+            >(phMetrics as *const *mut c_void, __n_phMetrics)?;
             let __a_pSetCount = pSetCount
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
@@ -2880,7 +2877,7 @@ pub unsafe extern "C" fn zetMetricTracerDecodeExp(
                 Some(
                     ::core::slice::from_raw_parts_mut(
                         pMetricEntriesCountPerSet,
-                        (if pSetCount.is_null() { 0usize } else { *pSetCount as usize }),
+                        __n_pMetricEntriesCountPerSet,
                     ),
                 )
             };
@@ -2891,14 +2888,7 @@ pub unsafe extern "C" fn zetMetricTracerDecodeExp(
                 None
             } else {
                 Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pMetricEntries,
-                        (if pMetricEntriesCount.is_null() {
-                            0usize
-                        } else {
-                            *pMetricEntriesCount as usize
-                        }),
-                    ),
+                    ::core::slice::from_raw_parts_mut(pMetricEntries, __n_pMetricEntries),
                 )
             };
             let __v = __c
@@ -2963,20 +2953,28 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMultipleMetricValuesExp(
                 .classes
                 .zet_metric_group
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pRawData: usize = (rawDataSize as usize);
+            let __n_pMetricCounts: usize = (if pSetCount.is_null() {
+                0usize
+            } else {
+                *pSetCount as usize
+            });
+            let __n_pMetricValues: usize = (if pTotalMetricValueCount.is_null() {
+                0usize
+            } else {
+                *pTotalMetricValueCount as usize
+            });
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
             let __a_type = r#type;
             let __a_rawDataSize = rawDataSize;
-            let __a_pRawData = {
-                let __len = (rawDataSize as usize);
-                if __len == 0 {
-                    &[][..]
-                } else if pRawData.is_null() {
-                    return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
-                } else {
-                    ::core::slice::from_raw_parts(pRawData, __len)
-                }
+            let __a_pRawData = if __n_pRawData == 0 {
+                &[][..]
+            } else if pRawData.is_null() {
+                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+            } else {
+                ::core::slice::from_raw_parts(pRawData, __n_pRawData)
             };
             let __a_pSetCount = pSetCount
                 .as_mut()
@@ -2987,26 +2985,12 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMultipleMetricValuesExp(
             let __a_pMetricCounts = if pMetricCounts.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pMetricCounts,
-                        (if pSetCount.is_null() { 0usize } else { *pSetCount as usize }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pMetricCounts, __n_pMetricCounts))
             };
             let __a_pMetricValues = if pMetricValues.is_null() {
                 None
             } else {
-                Some(
-                    ::core::slice::from_raw_parts_mut(
-                        pMetricValues,
-                        (if pTotalMetricValueCount.is_null() {
-                            0usize
-                        } else {
-                            *pTotalMetricValueCount as usize
-                        }),
-                    ),
-                )
+                Some(::core::slice::from_raw_parts_mut(pMetricValues, __n_pMetricValues))
             };
             let __v = __c
                 .zet_metric_group_calculate_multiple_metric_values_exp(

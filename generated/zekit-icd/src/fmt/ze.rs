@@ -1640,8 +1640,8 @@ pub unsafe fn zeEventQueryKernelTimestampsExt(
     vec![
         ("hEvent", format!("{:p}", hEvent)), ("hDevice", format!("{:p}", hDevice)),
         ("pCount", if pCount.is_null() { "null".to_string() } else {
-        format!("{:p} -> {:?}", pCount, * pCount) }), ("pResults", format!("{:p}",
-        pResults))
+        format!("{:p} -> {:?}", pCount, * pCount) }), ("pResults", if pResults.is_null()
+        { "null".to_string() } else { format!("{:p} -> {:?}", pResults, * pResults) })
     ]
 }
 

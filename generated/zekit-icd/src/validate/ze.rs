@@ -2247,6 +2247,9 @@ pub unsafe fn zeEventQueryKernelTimestampsExt(
     if pCount.is_null() {
         return Err(bad(ZeError::INVALID_NULL_POINTER, "pCount is null"));
     }
+    if !pResults.is_null() {
+        chain_ze_properties((*pResults).pNext as *const c_void)?;
+    }
     Ok(())
 }
 
