@@ -6,7 +6,10 @@
 //! 2. the round trip of a 64-byte copy on an asynchronous immediate list and its host
 //!    synchronize, back to back and after the queue's thread parked (and on a synchronous
 //!    immediate list, for comparison);
-//! 3. an empty regular list executed on a queue with a fence, and the fence's host synchronize.
+//! 3. an empty regular list executed on a queue with a fence, and the fence's host synchronize;
+//! 4. the 64-byte round trip against PoCL's (`clEnqueueCopyBuffer` + `clFinish`, Debian's
+//!    `pocl-opencl-icd` through the OpenCL ICD loader; `cargo xtask bench` installs it), in
+//!    alternating rounds. Without PoCL the bench says so and skips the ratio.
 //!
 //! Rounds alternate the variants; medians are printed (of rounds for the large copy, of single
 //! calls for the round trips). `cargo bench -p zekit-driver-core`;
@@ -15,6 +18,9 @@
 
 // The library is named `ze_zekit_cpu` (the ICD file name).
 extern crate ze_zekit_cpu as zekit_driver_core;
+
+#[path = "support/pocl.rs"]
+mod pocl;
 
 use std::ffi::c_void;
 use std::ptr::null_mut;
@@ -166,6 +172,39 @@ fn main() {
     println!("  synchronous immediate list : {synchronous:8.2} us");
     println!("  asynchronous / synchronous : {:8.2}x", asynchronous / synchronous);
     println!("  asynchronous, queue thread parked before each: {parked:8.2} us");
+
+    // (4) The same round trip on PoCL, in alternating rounds.
+    match pocl::Pocl::open(SMALL) {
+        Ok(cl) => {
+            let cl_trip = || {
+                let mut times: Vec<f64> = (0..trips)
+                    .map(|_| {
+                        let t = Instant::now();
+                        cl.copy_and_finish(SMALL);
+                        t.elapsed().as_secs_f64() * 1e6
+                    })
+                    .collect();
+                median(&mut times)
+            };
+            cl_trip();
+            let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+            for r in 0..rounds {
+                if r % 2 == 0 {
+                    ours.push(trip(imm));
+                    theirs.push(cl_trip());
+                } else {
+                    theirs.push(cl_trip());
+                    ours.push(trip(imm));
+                }
+            }
+            let (ours, theirs) = (median(&mut ours), median(&mut theirs));
+            println!("64-byte copy round trip against PoCL (same run, alternating rounds):");
+            println!("  zekit: append + zeCommandListHostSynchronize: {ours:8.2} us");
+            println!("  PoCL : clEnqueueCopyBuffer + clFinish       : {theirs:8.2} us");
+            println!("  zekit time / PoCL time                      : {:8.3} (goal: <= 0.1)", ours / theirs);
+        }
+        Err(e) => println!("PoCL not available ({e}): run `cargo xtask bench`, which installs it"),
+    }
 
     // (3) Empty regular list + fence.
     let mut q = null_mut();

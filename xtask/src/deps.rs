@@ -148,3 +148,26 @@ pub fn valgrind(workspace: &Path) -> Result<Vec<(&'static str, PathBuf)>, String
         Err(format!("valgrind is missing and could not be unpacked into {}", root.display()))
     }
 }
+
+/// PoCL (Debian's `pocl-opencl-icd`) and the OpenCL ICD loader, the benchmarks' yardstick:
+/// installed with `apt-get` when missing (PoCL pulls in LLVM, so there is no unpacking it into
+/// `target/` without root).
+pub fn pocl() -> Result<(), String> {
+    let present = || {
+        Path::new("/etc/OpenCL/vendors/pocl.icd").exists()
+            && ["/usr/lib/x86_64-linux-gnu/libOpenCL.so.1", "/usr/lib/libOpenCL.so.1"].iter().any(|p| Path::new(p).exists())
+    };
+    if present() {
+        return Ok(());
+    }
+    if !is_root() {
+        return Err("PoCL is missing: sudo apt-get install pocl-opencl-icd ocl-icd-libopencl1".into());
+    }
+    println!("xtask: installing pocl-opencl-icd and ocl-icd-libopencl1 (the benchmarks' yardstick)");
+    install(&["pocl-opencl-icd", "ocl-icd-libopencl1"])?;
+    if present() {
+        Ok(())
+    } else {
+        Err("apt-get installed PoCL, but /etc/OpenCL/vendors/pocl.icd or libOpenCL.so.1 is missing".into())
+    }
+}

@@ -225,6 +225,23 @@ fn demo() -> Result<(), String> {
     }
 }
 
+/// `cargo xtask bench`: the benchmarks, each printing ratios against a baseline measured in the
+/// same run (memcpy, PoCL, validation off); installs PoCL first.
+fn bench() -> Result<(), String> {
+    deps::pocl()?;
+    for package in ["zekit-driver-core", "zekit-mock"] {
+        let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["bench", "-p", package])
+            .current_dir(root())
+            .status()
+            .map_err(|e| format!("cargo bench: {e}"))?;
+        if !status.success() {
+            return Err(format!("cargo bench -p {package} failed"));
+        }
+    }
+    Ok(())
+}
+
 /// `cargo xtask test`: every test of the workspace (the README's test command).
 fn run_tests() -> Result<(), String> {
     let lz_root = deps::level_zero_root(&root())?;
@@ -250,11 +267,12 @@ fn main() -> ExitCode {
         Some("lint") => lint(),
         Some("test") => run_tests(),
         Some("demo") => demo(),
+        Some("bench") => bench(),
         Some("import-upstream") => match args.get(1) {
             Some(d) => import_upstream(Path::new(d)),
             None => Err("usage: cargo xtask import-upstream DIR".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | import-upstream DIR>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | import-upstream DIR>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
