@@ -817,7 +817,7 @@ fn emit_ddi(cx: &Ctx) -> TokenStream {
             });
             fills.push(quote! {
                 #[doc = concat!(" `", #gname, "`: fills the entries whose version is at most `version`.")]
-                pub unsafe fn #g(version: ze_api_version_t, pDdiTable: *mut #tt) -> ze_result_t {
+                pub unsafe extern "C" fn #g(version: ze_api_version_t, pDdiTable: *mut #tt) -> ze_result_t {
                     zekit_rt::guard(#gname, || unsafe {
                         if pDdiTable.is_null() {
                             zekit_rt::log_error(#gname, "pDdiTable is null");
@@ -854,6 +854,7 @@ fn emit_ddi(cx: &Ctx) -> TokenStream {
         });
     }
     let getter_names = getters.iter().map(|(g, _)| g.as_str());
+    let getter_fields: Vec<_> = getters.iter().map(|(g, _)| ident(g)).collect();
     quote! {
         #![doc = " The `*Get*ProcAddrTable` implementations and the tables handles point to."]
         #![allow(non_snake_case, unused_unsafe, clippy::all)]
@@ -869,6 +870,12 @@ fn emit_ddi(cx: &Ctx) -> TokenStream {
 
         /// Every exported getter, in spec order.
         pub const GETTERS: &[&str] = &[#(#getter_names),*];
+
+        /// The getters of the driver installed in this process, for
+        /// `zekit_sys::fns::Fns::from_driver`: its functions with no loader in between.
+        pub fn getters() -> zekit_sys::fns::DriverGetters {
+            zekit_sys::fns::DriverGetters { #(#getter_fields: Some(#getter_fields),)* }
+        }
     }
 }
 

@@ -1474,6 +1474,13 @@ publish = false
 
 [lib]
 path = \"src/lib.rs\"
+
+[features]
+# `fns::Loaded`: opens the official loader at run time (no link-time dependency on it).
+load = [\"dep:libloading\"]
+
+[dependencies]
+libloading = { version = \"0.8\", optional = true }
 ";
 
 /// Cuts a file's tokens into its top-level items (inner attributes stay with the first).
@@ -1561,7 +1568,7 @@ pub fn jobs(api: &Api) -> Vec<Job<'_>> {
     }
     let ddi_ns = namespaces.clone();
     parts.push(("zekit-sys/src/ddi.rs".into(), 60, Box::new(move |e| e.emit_ddi(&ddi_ns))));
-    modules.extend([("ddi", true), ("layouts", true), ("chain", false)]);
+    modules.extend([("ddi", true), ("layouts", true), ("chain", false), ("fns", false)]);
     let gather = Gather::new(parts.len());
     let mut jobs = vec![
         Job::text("zekit-sys/Cargo.toml", 0, || Ok(vec![("zekit-sys/Cargo.toml".into(), SYS_CARGO_TOML.into())])),
@@ -1610,6 +1617,7 @@ pub fn jobs(api: &Api) -> Vec<Job<'_>> {
     jobs.push(Job::new("zekit-sys/src/chain.rs", 30, move || {
         Ok(vec![("zekit-sys/src/chain.rs".into(), Output::Rust(crate::emit_chain::emit(api)?))])
     }));
+    jobs.push(Job::rust("zekit-sys/src/fns.rs", 15, move || crate::emit_fns::emit(api)));
     jobs.push(Job::new("zekit-sys/tests/chain.rs", 20, move || {
         Ok(vec![("zekit-sys/tests/chain.rs".into(), Output::Rust(crate::emit_chain::emit_tests(api)?))])
     }));

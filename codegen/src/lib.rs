@@ -3,6 +3,7 @@
 
 pub mod emit_c;
 pub mod emit_chain;
+pub mod emit_fns;
 pub mod emit_icd;
 pub mod emit_mock;
 pub mod emit_rust;

@@ -7,7 +7,7 @@ use zekit_sys::*;
     " `", "zeGetRTASBuilderProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetRTASBuilderProcAddrTable(
+pub unsafe extern "C" fn zeGetRTASBuilderProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_rtas_builder_dditable_t,
 ) -> ze_result_t {
@@ -89,7 +89,7 @@ pub unsafe fn zeGetRTASBuilderProcAddrTable(
     " `", "zeGetRTASBuilderExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetRTASBuilderExpProcAddrTable(
+pub unsafe extern "C" fn zeGetRTASBuilderExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_rtas_builder_exp_dditable_t,
 ) -> ze_result_t {
@@ -161,7 +161,7 @@ pub unsafe fn zeGetRTASBuilderExpProcAddrTable(
     " `", "zeGetRTASParallelOperationProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetRTASParallelOperationProcAddrTable(
+pub unsafe extern "C" fn zeGetRTASParallelOperationProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_rtas_parallel_operation_dditable_t,
 ) -> ze_result_t {
@@ -233,7 +233,7 @@ pub unsafe fn zeGetRTASParallelOperationProcAddrTable(
     " `", "zeGetRTASParallelOperationExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetRTASParallelOperationExpProcAddrTable(
+pub unsafe extern "C" fn zeGetRTASParallelOperationExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_rtas_parallel_operation_exp_dditable_t,
 ) -> ze_result_t {
@@ -305,7 +305,7 @@ pub unsafe fn zeGetRTASParallelOperationExpProcAddrTable(
     " `", "zeGetGlobalProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetGlobalProcAddrTable(
+pub unsafe extern "C" fn zeGetGlobalProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_global_dditable_t,
 ) -> ze_result_t {
@@ -354,7 +354,7 @@ pub unsafe fn zeGetGlobalProcAddrTable(
     " `", "zeGetDriverProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetDriverProcAddrTable(
+pub unsafe extern "C" fn zeGetDriverProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_driver_dditable_t,
 ) -> ze_result_t {
@@ -475,7 +475,7 @@ pub unsafe fn zeGetDriverProcAddrTable(
     " `", "zeGetDriverExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetDriverExpProcAddrTable(
+pub unsafe extern "C" fn zeGetDriverExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_driver_exp_dditable_t,
 ) -> ze_result_t {
@@ -516,7 +516,7 @@ pub unsafe fn zeGetDriverExpProcAddrTable(
     " `", "zeGetDeviceProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetDeviceProcAddrTable(
+pub unsafe extern "C" fn zeGetDeviceProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_device_dditable_t,
 ) -> ze_result_t {
@@ -843,7 +843,7 @@ pub unsafe fn zeGetDeviceProcAddrTable(
     " `", "zeGetDeviceExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetDeviceExpProcAddrTable(
+pub unsafe extern "C" fn zeGetDeviceExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_device_exp_dditable_t,
 ) -> ze_result_t {
@@ -882,7 +882,7 @@ pub unsafe fn zeGetDeviceExpProcAddrTable(
     " `", "zeGetContextProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetContextProcAddrTable(
+pub unsafe extern "C" fn zeGetContextProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_context_dditable_t,
 ) -> ze_result_t {
@@ -1001,7 +1001,7 @@ pub unsafe fn zeGetContextProcAddrTable(
     " `", "zeGetCommandQueueProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetCommandQueueProcAddrTable(
+pub unsafe extern "C" fn zeGetCommandQueueProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_command_queue_dditable_t,
 ) -> ze_result_t {
@@ -1123,7 +1123,7 @@ pub unsafe fn zeGetCommandQueueProcAddrTable(
     " `", "zeGetCommandListProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetCommandListProcAddrTable(
+pub unsafe extern "C" fn zeGetCommandListProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_command_list_dditable_t,
 ) -> ze_result_t {
@@ -1727,7 +1727,7 @@ pub unsafe fn zeGetCommandListProcAddrTable(
     " `", "zeGetCommandListExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetCommandListExpProcAddrTable(
+pub unsafe extern "C" fn zeGetCommandListExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_command_list_exp_dditable_t,
 ) -> ze_result_t {
@@ -1879,7 +1879,7 @@ pub unsafe fn zeGetCommandListExpProcAddrTable(
     " `", "zeGetImageProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetImageProcAddrTable(
+pub unsafe extern "C" fn zeGetImageProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_image_dditable_t,
 ) -> ze_result_t {
@@ -1958,7 +1958,7 @@ pub unsafe fn zeGetImageProcAddrTable(
     " `", "zeGetImageExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetImageExpProcAddrTable(
+pub unsafe extern "C" fn zeGetImageExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_image_exp_dditable_t,
 ) -> ze_result_t {
@@ -2017,7 +2017,7 @@ pub unsafe fn zeGetImageExpProcAddrTable(
     " `", "zeGetMemProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetMemProcAddrTable(
+pub unsafe extern "C" fn zeGetMemProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_mem_dditable_t,
 ) -> ze_result_t {
@@ -2176,7 +2176,7 @@ pub unsafe fn zeGetMemProcAddrTable(
     " `", "zeGetMemExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetMemExpProcAddrTable(
+pub unsafe extern "C" fn zeGetMemExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_mem_exp_dditable_t,
 ) -> ze_result_t {
@@ -2249,7 +2249,7 @@ pub unsafe fn zeGetMemExpProcAddrTable(
     " `", "zeGetFenceProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetFenceProcAddrTable(
+pub unsafe extern "C" fn zeGetFenceProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_fence_dditable_t,
 ) -> ze_result_t {
@@ -2328,7 +2328,7 @@ pub unsafe fn zeGetFenceProcAddrTable(
     " `", "zeGetEventPoolProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetEventPoolProcAddrTable(
+pub unsafe extern "C" fn zeGetEventPoolProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_event_pool_dditable_t,
 ) -> ze_result_t {
@@ -2437,7 +2437,7 @@ pub unsafe fn zeGetEventPoolProcAddrTable(
     " `", "zeGetEventProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetEventProcAddrTable(
+pub unsafe extern "C" fn zeGetEventProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_event_dditable_t,
 ) -> ze_result_t {
@@ -2636,7 +2636,7 @@ pub unsafe fn zeGetEventProcAddrTable(
     " `", "zeGetEventExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetEventExpProcAddrTable(
+pub unsafe extern "C" fn zeGetEventExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_event_exp_dditable_t,
 ) -> ze_result_t {
@@ -2675,7 +2675,7 @@ pub unsafe fn zeGetEventExpProcAddrTable(
     " `", "zeGetModuleProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetModuleProcAddrTable(
+pub unsafe extern "C" fn zeGetModuleProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_module_dditable_t,
 ) -> ze_result_t {
@@ -2804,7 +2804,7 @@ pub unsafe fn zeGetModuleProcAddrTable(
     " `", "zeGetModuleBuildLogProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetModuleBuildLogProcAddrTable(
+pub unsafe extern "C" fn zeGetModuleBuildLogProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_module_build_log_dditable_t,
 ) -> ze_result_t {
@@ -2856,7 +2856,7 @@ pub unsafe fn zeGetModuleBuildLogProcAddrTable(
     " `", "zeGetKernelProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetKernelProcAddrTable(
+pub unsafe extern "C" fn zeGetKernelProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_kernel_dditable_t,
 ) -> ze_result_t {
@@ -3007,7 +3007,7 @@ pub unsafe fn zeGetKernelProcAddrTable(
     " `", "zeGetKernelExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetKernelExpProcAddrTable(
+pub unsafe extern "C" fn zeGetKernelExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_kernel_exp_dditable_t,
 ) -> ze_result_t {
@@ -3076,7 +3076,7 @@ pub unsafe fn zeGetKernelExpProcAddrTable(
     " `", "zeGetSamplerProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetSamplerProcAddrTable(
+pub unsafe extern "C" fn zeGetSamplerProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_sampler_dditable_t,
 ) -> ze_result_t {
@@ -3125,7 +3125,7 @@ pub unsafe fn zeGetSamplerProcAddrTable(
     " `", "zeGetPhysicalMemProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetPhysicalMemProcAddrTable(
+pub unsafe extern "C" fn zeGetPhysicalMemProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_physical_mem_dditable_t,
 ) -> ze_result_t {
@@ -3187,7 +3187,7 @@ pub unsafe fn zeGetPhysicalMemProcAddrTable(
     " `", "zeGetVirtualMemProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetVirtualMemProcAddrTable(
+pub unsafe extern "C" fn zeGetVirtualMemProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_virtual_mem_dditable_t,
 ) -> ze_result_t {
@@ -3286,7 +3286,7 @@ pub unsafe fn zeGetVirtualMemProcAddrTable(
     " `", "zeGetFabricVertexExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetFabricVertexExpProcAddrTable(
+pub unsafe extern "C" fn zeGetFabricVertexExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_fabric_vertex_exp_dditable_t,
 ) -> ze_result_t {
@@ -3358,7 +3358,7 @@ pub unsafe fn zeGetFabricVertexExpProcAddrTable(
     " `", "zeGetFabricEdgeExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetFabricEdgeExpProcAddrTable(
+pub unsafe extern "C" fn zeGetFabricEdgeExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_fabric_edge_exp_dditable_t,
 ) -> ze_result_t {
@@ -3420,7 +3420,7 @@ pub unsafe fn zeGetFabricEdgeExpProcAddrTable(
     " `", "zeGetGraphProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetGraphProcAddrTable(
+pub unsafe extern "C" fn zeGetGraphProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_graph_dditable_t,
 ) -> ze_result_t {
@@ -3519,7 +3519,7 @@ pub unsafe fn zeGetGraphProcAddrTable(
     " `", "zeGetExecutableGraphProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zeGetExecutableGraphProcAddrTable(
+pub unsafe extern "C" fn zeGetExecutableGraphProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_executable_graph_dditable_t,
 ) -> ze_result_t {
@@ -3571,7 +3571,7 @@ pub unsafe fn zeGetExecutableGraphProcAddrTable(
     " `", "zetGetMetricProgrammableExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetMetricProgrammableExpProcAddrTable(
+pub unsafe extern "C" fn zetGetMetricProgrammableExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_programmable_exp_dditable_t,
 ) -> ze_result_t {
@@ -3643,7 +3643,7 @@ pub unsafe fn zetGetMetricProgrammableExpProcAddrTable(
     " `", "zetGetMetricTracerExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetMetricTracerExpProcAddrTable(
+pub unsafe extern "C" fn zetGetMetricTracerExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_tracer_exp_dditable_t,
 ) -> ze_result_t {
@@ -3735,7 +3735,7 @@ pub unsafe fn zetGetMetricTracerExpProcAddrTable(
     " `", "zetGetMetricDecoderExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetMetricDecoderExpProcAddrTable(
+pub unsafe extern "C" fn zetGetMetricDecoderExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_decoder_exp_dditable_t,
 ) -> ze_result_t {
@@ -3797,7 +3797,7 @@ pub unsafe fn zetGetMetricDecoderExpProcAddrTable(
     " `", "zetGetDeviceProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetDeviceProcAddrTable(
+pub unsafe extern "C" fn zetGetDeviceProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_device_dditable_t,
 ) -> ze_result_t {
@@ -3836,7 +3836,7 @@ pub unsafe fn zetGetDeviceProcAddrTable(
     " `", "zetGetDeviceExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetDeviceExpProcAddrTable(
+pub unsafe extern "C" fn zetGetDeviceExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_device_exp_dditable_t,
 ) -> ze_result_t {
@@ -3907,7 +3907,7 @@ pub unsafe fn zetGetDeviceExpProcAddrTable(
     " `", "zetGetContextProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetContextProcAddrTable(
+pub unsafe extern "C" fn zetGetContextProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_context_dditable_t,
 ) -> ze_result_t {
@@ -3946,7 +3946,7 @@ pub unsafe fn zetGetContextProcAddrTable(
     " `", "zetGetCommandListProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetCommandListProcAddrTable(
+pub unsafe extern "C" fn zetGetCommandListProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_command_list_dditable_t,
 ) -> ze_result_t {
@@ -4018,7 +4018,7 @@ pub unsafe fn zetGetCommandListProcAddrTable(
     " `", "zetGetCommandListExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetCommandListExpProcAddrTable(
+pub unsafe extern "C" fn zetGetCommandListExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_command_list_exp_dditable_t,
 ) -> ze_result_t {
@@ -4060,7 +4060,7 @@ pub unsafe fn zetGetCommandListExpProcAddrTable(
     " `", "zetGetModuleProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetModuleProcAddrTable(
+pub unsafe extern "C" fn zetGetModuleProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_module_dditable_t,
 ) -> ze_result_t {
@@ -4099,7 +4099,7 @@ pub unsafe fn zetGetModuleProcAddrTable(
     " `", "zetGetKernelProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetKernelProcAddrTable(
+pub unsafe extern "C" fn zetGetKernelProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_kernel_dditable_t,
 ) -> ze_result_t {
@@ -4138,7 +4138,7 @@ pub unsafe fn zetGetKernelProcAddrTable(
     " `", "zetGetMetricProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetMetricProcAddrTable(
+pub unsafe extern "C" fn zetGetMetricProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_dditable_t,
 ) -> ze_result_t {
@@ -4187,7 +4187,7 @@ pub unsafe fn zetGetMetricProcAddrTable(
     " `", "zetGetMetricExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetMetricExpProcAddrTable(
+pub unsafe extern "C" fn zetGetMetricExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_exp_dditable_t,
 ) -> ze_result_t {
@@ -4246,7 +4246,7 @@ pub unsafe fn zetGetMetricExpProcAddrTable(
     " `", "zetGetMetricGroupProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetMetricGroupProcAddrTable(
+pub unsafe extern "C" fn zetGetMetricGroupProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_group_dditable_t,
 ) -> ze_result_t {
@@ -4308,7 +4308,7 @@ pub unsafe fn zetGetMetricGroupProcAddrTable(
     " `", "zetGetMetricGroupExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetMetricGroupExpProcAddrTable(
+pub unsafe extern "C" fn zetGetMetricGroupExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_group_exp_dditable_t,
 ) -> ze_result_t {
@@ -4440,7 +4440,7 @@ pub unsafe fn zetGetMetricGroupExpProcAddrTable(
     " `", "zetGetMetricStreamerProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetMetricStreamerProcAddrTable(
+pub unsafe extern "C" fn zetGetMetricStreamerProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_streamer_dditable_t,
 ) -> ze_result_t {
@@ -4502,7 +4502,7 @@ pub unsafe fn zetGetMetricStreamerProcAddrTable(
     " `", "zetGetMetricQueryPoolProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetMetricQueryPoolProcAddrTable(
+pub unsafe extern "C" fn zetGetMetricQueryPoolProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_query_pool_dditable_t,
 ) -> ze_result_t {
@@ -4554,7 +4554,7 @@ pub unsafe fn zetGetMetricQueryPoolProcAddrTable(
     " `", "zetGetMetricQueryProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetMetricQueryProcAddrTable(
+pub unsafe extern "C" fn zetGetMetricQueryProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_query_dditable_t,
 ) -> ze_result_t {
@@ -4626,7 +4626,7 @@ pub unsafe fn zetGetMetricQueryProcAddrTable(
     " `", "zetGetTracerExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetTracerExpProcAddrTable(
+pub unsafe extern "C" fn zetGetTracerExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_tracer_exp_dditable_t,
 ) -> ze_result_t {
@@ -4705,7 +4705,7 @@ pub unsafe fn zetGetTracerExpProcAddrTable(
     " `", "zetGetDebugProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zetGetDebugProcAddrTable(
+pub unsafe extern "C" fn zetGetDebugProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_debug_dditable_t,
 ) -> ze_result_t {
@@ -4856,7 +4856,7 @@ pub unsafe fn zetGetDebugProcAddrTable(
     " `", "zesGetGlobalProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetGlobalProcAddrTable(
+pub unsafe extern "C" fn zesGetGlobalProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_global_dditable_t,
 ) -> ze_result_t {
@@ -4895,7 +4895,7 @@ pub unsafe fn zesGetGlobalProcAddrTable(
     " `", "zesGetDeviceProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetDeviceProcAddrTable(
+pub unsafe extern "C" fn zesGetDeviceProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_device_dditable_t,
 ) -> ze_result_t {
@@ -5304,7 +5304,7 @@ pub unsafe fn zesGetDeviceProcAddrTable(
     " `", "zesGetDeviceExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetDeviceExpProcAddrTable(
+pub unsafe extern "C" fn zesGetDeviceExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_device_exp_dditable_t,
 ) -> ze_result_t {
@@ -5363,7 +5363,7 @@ pub unsafe fn zesGetDeviceExpProcAddrTable(
     " `", "zesGetDriverProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetDriverProcAddrTable(
+pub unsafe extern "C" fn zesGetDriverProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_driver_dditable_t,
 ) -> ze_result_t {
@@ -5442,7 +5442,7 @@ pub unsafe fn zesGetDriverProcAddrTable(
     " `", "zesGetDriverExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetDriverExpProcAddrTable(
+pub unsafe extern "C" fn zesGetDriverExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_driver_exp_dditable_t,
 ) -> ze_result_t {
@@ -5481,7 +5481,7 @@ pub unsafe fn zesGetDriverExpProcAddrTable(
     " `", "zesGetOverclockProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetOverclockProcAddrTable(
+pub unsafe extern "C" fn zesGetOverclockProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_overclock_dditable_t,
 ) -> ze_result_t {
@@ -5600,7 +5600,7 @@ pub unsafe fn zesGetOverclockProcAddrTable(
     " `", "zesGetSchedulerProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetSchedulerProcAddrTable(
+pub unsafe extern "C" fn zesGetSchedulerProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_scheduler_dditable_t,
 ) -> ze_result_t {
@@ -5709,7 +5709,7 @@ pub unsafe fn zesGetSchedulerProcAddrTable(
     " `", "zesGetPerformanceFactorProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetPerformanceFactorProcAddrTable(
+pub unsafe extern "C" fn zesGetPerformanceFactorProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_performance_factor_dditable_t,
 ) -> ze_result_t {
@@ -5771,7 +5771,7 @@ pub unsafe fn zesGetPerformanceFactorProcAddrTable(
     " `", "zesGetPowerProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetPowerProcAddrTable(
+pub unsafe extern "C" fn zesGetPowerProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_power_dditable_t,
 ) -> ze_result_t {
@@ -5910,7 +5910,7 @@ pub unsafe fn zesGetPowerProcAddrTable(
     " `", "zesGetFrequencyProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetFrequencyProcAddrTable(
+pub unsafe extern "C" fn zesGetFrequencyProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_frequency_dditable_t,
 ) -> ze_result_t {
@@ -6109,7 +6109,7 @@ pub unsafe fn zesGetFrequencyProcAddrTable(
     " `", "zesGetEngineProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetEngineProcAddrTable(
+pub unsafe extern "C" fn zesGetEngineProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_engine_dditable_t,
 ) -> ze_result_t {
@@ -6168,7 +6168,7 @@ pub unsafe fn zesGetEngineProcAddrTable(
     " `", "zesGetStandbyProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetStandbyProcAddrTable(
+pub unsafe extern "C" fn zesGetStandbyProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_standby_dditable_t,
 ) -> ze_result_t {
@@ -6227,7 +6227,7 @@ pub unsafe fn zesGetStandbyProcAddrTable(
     " `", "zesGetFirmwareProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetFirmwareProcAddrTable(
+pub unsafe extern "C" fn zesGetFirmwareProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_firmware_dditable_t,
 ) -> ze_result_t {
@@ -6296,7 +6296,7 @@ pub unsafe fn zesGetFirmwareProcAddrTable(
     " `", "zesGetFirmwareExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetFirmwareExpProcAddrTable(
+pub unsafe extern "C" fn zesGetFirmwareExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_firmware_exp_dditable_t,
 ) -> ze_result_t {
@@ -6348,7 +6348,7 @@ pub unsafe fn zesGetFirmwareExpProcAddrTable(
     " `", "zesGetMemoryProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetMemoryProcAddrTable(
+pub unsafe extern "C" fn zesGetMemoryProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_memory_dditable_t,
 ) -> ze_result_t {
@@ -6407,7 +6407,7 @@ pub unsafe fn zesGetMemoryProcAddrTable(
     " `", "zesGetFabricPortProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetFabricPortProcAddrTable(
+pub unsafe extern "C" fn zesGetFabricPortProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_fabric_port_dditable_t,
 ) -> ze_result_t {
@@ -6519,7 +6519,7 @@ pub unsafe fn zesGetFabricPortProcAddrTable(
     " `", "zesGetTemperatureProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetTemperatureProcAddrTable(
+pub unsafe extern "C" fn zesGetTemperatureProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_temperature_dditable_t,
 ) -> ze_result_t {
@@ -6591,7 +6591,7 @@ pub unsafe fn zesGetTemperatureProcAddrTable(
     " `", "zesGetPsuProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetPsuProcAddrTable(
+pub unsafe extern "C" fn zesGetPsuProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_psu_dditable_t,
 ) -> ze_result_t {
@@ -6640,7 +6640,7 @@ pub unsafe fn zesGetPsuProcAddrTable(
     " `", "zesGetFanProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetFanProcAddrTable(
+pub unsafe extern "C" fn zesGetFanProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_fan_dditable_t,
 ) -> ze_result_t {
@@ -6729,7 +6729,7 @@ pub unsafe fn zesGetFanProcAddrTable(
     " `", "zesGetLedProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetLedProcAddrTable(
+pub unsafe extern "C" fn zesGetLedProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_led_dditable_t,
 ) -> ze_result_t {
@@ -6798,7 +6798,7 @@ pub unsafe fn zesGetLedProcAddrTable(
     " `", "zesGetRasProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetRasProcAddrTable(
+pub unsafe extern "C" fn zesGetRasProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_ras_dditable_t,
 ) -> ze_result_t {
@@ -6867,7 +6867,7 @@ pub unsafe fn zesGetRasProcAddrTable(
     " `", "zesGetRasExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetRasExpProcAddrTable(
+pub unsafe extern "C" fn zesGetRasExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_ras_exp_dditable_t,
 ) -> ze_result_t {
@@ -6956,7 +6956,7 @@ pub unsafe fn zesGetRasExpProcAddrTable(
     " `", "zesGetDiagnosticsProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetDiagnosticsProcAddrTable(
+pub unsafe extern "C" fn zesGetDiagnosticsProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_diagnostics_dditable_t,
 ) -> ze_result_t {
@@ -7018,7 +7018,7 @@ pub unsafe fn zesGetDiagnosticsProcAddrTable(
     " `", "zesGetVFManagementExpProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zesGetVFManagementExpProcAddrTable(
+pub unsafe extern "C" fn zesGetVFManagementExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_vf_management_exp_dditable_t,
 ) -> ze_result_t {
@@ -7146,7 +7146,7 @@ pub unsafe fn zesGetVFManagementExpProcAddrTable(
     " `", "zerGetGlobalProcAddrTable",
     "`: fills the entries whose version is at most `version`."
 )]
-pub unsafe fn zerGetGlobalProcAddrTable(
+pub unsafe extern "C" fn zerGetGlobalProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zer_global_dditable_t,
 ) -> ze_result_t {
@@ -7911,3 +7911,92 @@ pub const GETTERS: &[&str] = &[
     "zesGetVFManagementExpProcAddrTable",
     "zerGetGlobalProcAddrTable",
 ];
+
+/// The getters of the driver installed in this process, for
+/// `zekit_sys::fns::Fns::from_driver`: its functions with no loader in between.
+pub fn getters() -> zekit_sys::fns::DriverGetters {
+    zekit_sys::fns::DriverGetters {
+        zeGetRTASBuilderProcAddrTable: Some(zeGetRTASBuilderProcAddrTable),
+        zeGetRTASBuilderExpProcAddrTable: Some(zeGetRTASBuilderExpProcAddrTable),
+        zeGetRTASParallelOperationProcAddrTable: Some(
+            zeGetRTASParallelOperationProcAddrTable,
+        ),
+        zeGetRTASParallelOperationExpProcAddrTable: Some(
+            zeGetRTASParallelOperationExpProcAddrTable,
+        ),
+        zeGetGlobalProcAddrTable: Some(zeGetGlobalProcAddrTable),
+        zeGetDriverProcAddrTable: Some(zeGetDriverProcAddrTable),
+        zeGetDriverExpProcAddrTable: Some(zeGetDriverExpProcAddrTable),
+        zeGetDeviceProcAddrTable: Some(zeGetDeviceProcAddrTable),
+        zeGetDeviceExpProcAddrTable: Some(zeGetDeviceExpProcAddrTable),
+        zeGetContextProcAddrTable: Some(zeGetContextProcAddrTable),
+        zeGetCommandQueueProcAddrTable: Some(zeGetCommandQueueProcAddrTable),
+        zeGetCommandListProcAddrTable: Some(zeGetCommandListProcAddrTable),
+        zeGetCommandListExpProcAddrTable: Some(zeGetCommandListExpProcAddrTable),
+        zeGetImageProcAddrTable: Some(zeGetImageProcAddrTable),
+        zeGetImageExpProcAddrTable: Some(zeGetImageExpProcAddrTable),
+        zeGetMemProcAddrTable: Some(zeGetMemProcAddrTable),
+        zeGetMemExpProcAddrTable: Some(zeGetMemExpProcAddrTable),
+        zeGetFenceProcAddrTable: Some(zeGetFenceProcAddrTable),
+        zeGetEventPoolProcAddrTable: Some(zeGetEventPoolProcAddrTable),
+        zeGetEventProcAddrTable: Some(zeGetEventProcAddrTable),
+        zeGetEventExpProcAddrTable: Some(zeGetEventExpProcAddrTable),
+        zeGetModuleProcAddrTable: Some(zeGetModuleProcAddrTable),
+        zeGetModuleBuildLogProcAddrTable: Some(zeGetModuleBuildLogProcAddrTable),
+        zeGetKernelProcAddrTable: Some(zeGetKernelProcAddrTable),
+        zeGetKernelExpProcAddrTable: Some(zeGetKernelExpProcAddrTable),
+        zeGetSamplerProcAddrTable: Some(zeGetSamplerProcAddrTable),
+        zeGetPhysicalMemProcAddrTable: Some(zeGetPhysicalMemProcAddrTable),
+        zeGetVirtualMemProcAddrTable: Some(zeGetVirtualMemProcAddrTable),
+        zeGetFabricVertexExpProcAddrTable: Some(zeGetFabricVertexExpProcAddrTable),
+        zeGetFabricEdgeExpProcAddrTable: Some(zeGetFabricEdgeExpProcAddrTable),
+        zeGetGraphProcAddrTable: Some(zeGetGraphProcAddrTable),
+        zeGetExecutableGraphProcAddrTable: Some(zeGetExecutableGraphProcAddrTable),
+        zetGetMetricProgrammableExpProcAddrTable: Some(
+            zetGetMetricProgrammableExpProcAddrTable,
+        ),
+        zetGetMetricTracerExpProcAddrTable: Some(zetGetMetricTracerExpProcAddrTable),
+        zetGetMetricDecoderExpProcAddrTable: Some(zetGetMetricDecoderExpProcAddrTable),
+        zetGetDeviceProcAddrTable: Some(zetGetDeviceProcAddrTable),
+        zetGetDeviceExpProcAddrTable: Some(zetGetDeviceExpProcAddrTable),
+        zetGetContextProcAddrTable: Some(zetGetContextProcAddrTable),
+        zetGetCommandListProcAddrTable: Some(zetGetCommandListProcAddrTable),
+        zetGetCommandListExpProcAddrTable: Some(zetGetCommandListExpProcAddrTable),
+        zetGetModuleProcAddrTable: Some(zetGetModuleProcAddrTable),
+        zetGetKernelProcAddrTable: Some(zetGetKernelProcAddrTable),
+        zetGetMetricProcAddrTable: Some(zetGetMetricProcAddrTable),
+        zetGetMetricExpProcAddrTable: Some(zetGetMetricExpProcAddrTable),
+        zetGetMetricGroupProcAddrTable: Some(zetGetMetricGroupProcAddrTable),
+        zetGetMetricGroupExpProcAddrTable: Some(zetGetMetricGroupExpProcAddrTable),
+        zetGetMetricStreamerProcAddrTable: Some(zetGetMetricStreamerProcAddrTable),
+        zetGetMetricQueryPoolProcAddrTable: Some(zetGetMetricQueryPoolProcAddrTable),
+        zetGetMetricQueryProcAddrTable: Some(zetGetMetricQueryProcAddrTable),
+        zetGetTracerExpProcAddrTable: Some(zetGetTracerExpProcAddrTable),
+        zetGetDebugProcAddrTable: Some(zetGetDebugProcAddrTable),
+        zesGetGlobalProcAddrTable: Some(zesGetGlobalProcAddrTable),
+        zesGetDeviceProcAddrTable: Some(zesGetDeviceProcAddrTable),
+        zesGetDeviceExpProcAddrTable: Some(zesGetDeviceExpProcAddrTable),
+        zesGetDriverProcAddrTable: Some(zesGetDriverProcAddrTable),
+        zesGetDriverExpProcAddrTable: Some(zesGetDriverExpProcAddrTable),
+        zesGetOverclockProcAddrTable: Some(zesGetOverclockProcAddrTable),
+        zesGetSchedulerProcAddrTable: Some(zesGetSchedulerProcAddrTable),
+        zesGetPerformanceFactorProcAddrTable: Some(zesGetPerformanceFactorProcAddrTable),
+        zesGetPowerProcAddrTable: Some(zesGetPowerProcAddrTable),
+        zesGetFrequencyProcAddrTable: Some(zesGetFrequencyProcAddrTable),
+        zesGetEngineProcAddrTable: Some(zesGetEngineProcAddrTable),
+        zesGetStandbyProcAddrTable: Some(zesGetStandbyProcAddrTable),
+        zesGetFirmwareProcAddrTable: Some(zesGetFirmwareProcAddrTable),
+        zesGetFirmwareExpProcAddrTable: Some(zesGetFirmwareExpProcAddrTable),
+        zesGetMemoryProcAddrTable: Some(zesGetMemoryProcAddrTable),
+        zesGetFabricPortProcAddrTable: Some(zesGetFabricPortProcAddrTable),
+        zesGetTemperatureProcAddrTable: Some(zesGetTemperatureProcAddrTable),
+        zesGetPsuProcAddrTable: Some(zesGetPsuProcAddrTable),
+        zesGetFanProcAddrTable: Some(zesGetFanProcAddrTable),
+        zesGetLedProcAddrTable: Some(zesGetLedProcAddrTable),
+        zesGetRasProcAddrTable: Some(zesGetRasProcAddrTable),
+        zesGetRasExpProcAddrTable: Some(zesGetRasExpProcAddrTable),
+        zesGetDiagnosticsProcAddrTable: Some(zesGetDiagnosticsProcAddrTable),
+        zesGetVFManagementExpProcAddrTable: Some(zesGetVFManagementExpProcAddrTable),
+        zerGetGlobalProcAddrTable: Some(zerGetGlobalProcAddrTable),
+    }
+}

@@ -30,6 +30,7 @@ pub use ddi::*;
 pub mod layouts;
 pub use layouts::*;
 pub mod chain;
+pub mod fns;
 /// The newest API version the spec describes: (major, minor).
 pub const ZEKIT_SPEC_VERSION: (u32, u32) = (1, 18);
 /// One slot of a DDI table.
