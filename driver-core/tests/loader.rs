@@ -315,3 +315,10 @@ fn bad_use_gets_the_spec_codes_and_one_line() {
         assert!(lines.iter().any(|l| l.starts_with(expected)), "no `{expected}` in:\n{stderr}");
     }
 }
+
+#[test]
+fn virtual_memory_through_the_loader() {
+    let (out, _) = run_ok("virtual_mem", &[]);
+    assert!(out.contains("aliasing = yes\n"), "{out}");
+    assert!(out.contains("write to a read-only page: signal 11\n"), "{out}");
+}

@@ -11,3 +11,4 @@ pub mod list;
 pub mod objects;
 pub mod properties;
 pub mod queue;
+pub mod vm;

@@ -20,6 +20,7 @@
 use zekit_sys::*;
 
 use crate::core::alloc::{AllocError, AllocKind, AllocManager, SizeLimit};
+use crate::core::vm::VirtualSpace;
 use crate::host::{fnv1a_128, HostInfo};
 
 /// Why a call failed: the result code and a one-line reason.
@@ -301,6 +302,7 @@ pub struct DeviceObject {
 pub struct ContextObject {
     devices: Vec<usize>,
     allocs: AllocManager,
+    vm: VirtualSpace,
 }
 
 /// What `zeMemGetAllocProperties` answers.
@@ -430,12 +432,18 @@ impl ContextObject {
         Ok(ContextObject {
             devices,
             allocs: AllocManager::new(host.total_memory, NUM_DEVICES),
+            vm: VirtualSpace::new(),
         })
     }
 
     /// Device ordinals of the context.
     pub fn devices(&self) -> &[usize] {
         &self.devices
+    }
+
+    /// The context's virtual address space (reservations and mappings).
+    pub fn vm(&self) -> &VirtualSpace {
+        &self.vm
     }
 
     /// Live allocations of the context.
