@@ -322,3 +322,10 @@ fn virtual_memory_through_the_loader() {
     assert!(out.contains("aliasing = yes\n"), "{out}");
     assert!(out.contains("write to a read-only page: signal 11\n"), "{out}");
 }
+
+#[test]
+fn ipc_memory_between_processes_through_the_loader() {
+    let (out, _) = run_ok("ipc", &[]);
+    assert!(out.contains("child ok\n"), "{out}");
+    assert!(out.contains("parent sees the child's bytes = yes\n"), "{out}");
+}

@@ -55,7 +55,8 @@ impl DriverApi for CpuDriver {
         p: &mut ze_driver_ipc_properties_t,
     ) -> ZeResult<()> {
         check_driver(h_driver)?;
-        p.flags = ze_ipc_property_flags_t::empty();
+        // Memory handles: every allocation and physical object is a memfd (`crate::core::ipc`).
+        p.flags = ze_ipc_property_flags_t::MEMORY;
         Ok(())
     }
 

@@ -1,5 +1,12 @@
 //! Unified shared memory (USM) of the CPU driver: host, device and shared allocations, all backed
-//! by host memory from `std::alloc` (zero-filled) with the requested alignment.
+//! by host memory (zero-filled) with the requested alignment.
+//!
+//! Each allocation is its own `memfd_create` file mapped `MAP_SHARED` (its size rounded up to
+//! the page), so that it can be exported to another process (`zeMemGetIpcHandle`): the file
+//! descriptor stays open for the allocation's lifetime. Alignments above the page size map the
+//! file at an aligned address inside a larger reservation. When a memfd cannot be made (the
+//! process is out of file descriptors, `RLIMIT_NOFILE`; the kernel refuses the size) the
+//! allocation comes from `std::alloc` instead and works the same, but cannot be exported.
 //!
 //! Rules (Level Zero `zeMemAlloc{Host,Device,Shared}`):
 //!
@@ -16,6 +23,7 @@
 //! inside an allocation. Frees take the base address only. All methods are thread-safe.
 
 use std::alloc::Layout;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::collections::BTreeMap;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -161,10 +169,20 @@ pub struct AllocInfo {
     pub device: Option<usize>,
 }
 
+/// Where an allocation's memory comes from.
+#[derive(Debug)]
+enum Backing {
+    /// A memfd mapped `MAP_SHARED` at `ptr` over `map_len` bytes.
+    Shared { fd: OwnedFd, map_len: usize },
+    /// `std::alloc` with this layout (not exportable).
+    Heap(Layout),
+}
+
 struct Allocation {
     ptr: NonNull<u8>,
-    layout: Layout,
+    backing: Backing,
     size: usize,
+    alignment: usize,
     kind: AllocKind,
     id: u64,
     device: Option<usize>,
@@ -177,14 +195,90 @@ impl Allocation {
             id: self.id,
             base: self.ptr.as_ptr(),
             size: self.size,
-            alignment: self.layout.align(),
+            alignment: self.alignment,
             device: self.device,
+        }
+    }
+
+    /// The memfd behind the allocation, if it is exportable.
+    fn fd(&self) -> Option<&OwnedFd> {
+        match &self.backing {
+            Backing::Shared { fd, .. } => Some(fd),
+            Backing::Heap(_) => None,
+        }
+    }
+
+    /// Releases the memory.
+    ///
+    /// # Safety
+    /// Called once, on an allocation taken out of the manager.
+    unsafe fn release(self) {
+        match self.backing {
+            // SAFETY: our own MAP_SHARED mapping of `map_len` bytes at `ptr` (caller: once).
+            Backing::Shared { map_len, .. } => unsafe {
+                libc::munmap(self.ptr.as_ptr().cast(), map_len);
+            },
+            // SAFETY: `ptr` came from `alloc_zeroed(layout)` (caller: released once).
+            Backing::Heap(layout) => unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) },
         }
     }
 }
 
-// SAFETY: an `Allocation` exclusively owns the memory its pointer names (obtained from
-// `std::alloc`, released only by the manager), so moving it between threads is sound.
+/// Maps a new zero-filled memfd of `size` bytes at an `align`-aligned address.
+fn shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
+    let page = crate::core::vm::page_size();
+    let map_len = size.checked_add(page - 1)? & !(page - 1);
+    let fd = crate::core::vm::memfd("zekit-usm", map_len).ok()?;
+    let extra = if align > page { align } else { 0 };
+    let span = map_len.checked_add(extra)?;
+    // SAFETY: a fresh mapping chosen by the kernel (no MAP_FIXED).
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            span,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if base == libc::MAP_FAILED {
+        return None;
+    }
+    let start = (base as usize).checked_add(align - 1)? & !(align - 1);
+    let start = if extra == 0 { base as usize } else { start };
+    // SAFETY: `[start, start + map_len)` lies inside the reservation just made.
+    let p = unsafe {
+        libc::mmap(
+            start as *mut libc::c_void,
+            map_len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            fd.as_raw_fd(),
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        // SAFETY: the reservation made above, unused.
+        unsafe { libc::munmap(base, span) };
+        return None;
+    }
+    let head = start - base as usize;
+    let tail = span - head - map_len;
+    // SAFETY: the parts of our reservation before and after the mapping.
+    unsafe {
+        if head > 0 {
+            libc::munmap(base, head);
+        }
+        if tail > 0 {
+            libc::munmap((start + map_len) as *mut libc::c_void, tail);
+        }
+    }
+    Some((NonNull::new(p.cast())?, Backing::Shared { fd, map_len }))
+}
+
+// SAFETY: an `Allocation` exclusively owns the memory its pointer names (a mapping or
+// `std::alloc` memory, released only by the manager), so moving it between threads is sound.
 unsafe impl Send for Allocation {}
 
 struct Inner {
@@ -283,13 +377,20 @@ impl AllocManager {
         };
         let layout =
             Layout::from_size_align(size, align).map_err(|_| AllocError::UnsupportedSize)?;
-        // SAFETY: `layout` has a non-zero size (checked above) and a valid power-of-two alignment.
-        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
-        let Some(ptr) = NonNull::new(raw) else {
-            return Err(match kind {
-                AllocKind::Host => AllocError::OutOfHostMemory,
-                _ => AllocError::OutOfDeviceMemory,
-            });
+        let (ptr, backing) = match shared_memory(size, align) {
+            Some(m) => m,
+            None => {
+                // SAFETY: `layout` has a non-zero size (checked above) and a valid power-of-two
+                // alignment.
+                let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+                let Some(ptr) = NonNull::new(raw) else {
+                    return Err(match kind {
+                        AllocKind::Host => AllocError::OutOfHostMemory,
+                        _ => AllocError::OutOfDeviceMemory,
+                    });
+                };
+                (ptr, Backing::Heap(layout))
+            }
         };
         let mut inner = self.lock();
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
@@ -297,8 +398,9 @@ impl AllocManager {
             ptr.as_ptr() as usize,
             Allocation {
                 ptr,
-                layout,
+                backing,
                 size,
+                alignment: align,
                 kind,
                 id,
                 device,
@@ -316,9 +418,8 @@ impl AllocManager {
         }
         let removed = self.lock().allocs.remove(&(ptr as usize));
         let a = removed.ok_or(AllocError::InvalidArgument)?;
-        // SAFETY: `a.ptr` came from `alloc_zeroed(a.layout)` and was just removed from the map,
-        // so it is released exactly once.
-        unsafe { std::alloc::dealloc(a.ptr.as_ptr(), a.layout) };
+        // SAFETY: just removed from the map, so released exactly once.
+        unsafe { a.release() };
         Ok(())
     }
 
@@ -377,6 +478,20 @@ impl AllocManager {
         }
     }
 
+    /// What IPC exports of the allocation containing `ptr`: its info and its memfd's number,
+    /// open for as long as the allocation lives (`None` when it is not exportable: it came from
+    /// `std::alloc`).
+    pub fn export(&self, ptr: *const u8) -> Option<(AllocInfo, Option<RawFd>)> {
+        let addr = ptr as usize;
+        let inner = self.lock();
+        let (&base, a) = inner.allocs.range(..=addr).next_back()?;
+        if addr - base >= a.size {
+            return None;
+        }
+        let fd = a.fd().map(AsRawFd::as_raw_fd);
+        Some((a.info(), fd))
+    }
+
     /// Live allocations.
     pub fn len(&self) -> usize {
         self.lock().allocs.len()
@@ -392,9 +507,8 @@ impl AllocManager {
         let allocs = std::mem::take(&mut self.lock().allocs);
         let n = allocs.len();
         for a in allocs.into_values() {
-            // SAFETY: each allocation came from `alloc_zeroed(a.layout)` and was taken out of the
-            // map, so it is released exactly once.
-            unsafe { std::alloc::dealloc(a.ptr.as_ptr(), a.layout) };
+            // SAFETY: taken out of the map, so released exactly once.
+            unsafe { a.release() };
         }
         n
     }

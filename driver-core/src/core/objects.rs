@@ -17,9 +17,12 @@
 //! | allocation flags | host flags above `0xf`, device flags above `0x7` → `INVALID_ENUMERATION`; `device_desc->ordinal` must be 0 (one memory) else `INVALID_ARGUMENT`; a device outside the context → `INVALID_ARGUMENT`. |
 //! | relaxed limits | `ze_relaxed_allocation_limits_exp_desc_t` and `..._ext_desc_t` in the `pNext` chain of the device or host descriptor: `MAX_SIZE` lifts `maxMemAllocSize`; unknown bits → `INVALID_ENUMERATION`. |
 
+use std::os::fd::AsRawFd;
+
 use zekit_sys::*;
 
 use crate::core::alloc::{AllocError, AllocKind, AllocManager, SizeLimit};
+use crate::core::ipc::{self, Imports, Wire};
 use crate::core::vm::VirtualSpace;
 use crate::host::{fnv1a_128, HostInfo};
 
@@ -303,6 +306,7 @@ pub struct ContextObject {
     devices: Vec<usize>,
     allocs: AllocManager,
     vm: VirtualSpace,
+    imports: Imports,
 }
 
 /// What `zeMemGetAllocProperties` answers.
@@ -433,6 +437,7 @@ impl ContextObject {
             devices,
             allocs: AllocManager::new(host.total_memory, NUM_DEVICES),
             vm: VirtualSpace::new(),
+            imports: Imports::default(),
         })
     }
 
@@ -514,8 +519,105 @@ impl ContextObject {
         }
     }
 
+    /// `zeMemGetIpcHandle`: a handle for the allocation containing `ptr` (the importer gets its
+    /// base).
+    pub fn ipc_handle(&self, ptr: *const u8) -> Outcome<Wire> {
+        let Some((info, fd)) = self.allocs.export(ptr) else {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!("{ptr:p} is not inside an allocation of this context"),
+            ));
+        };
+        let Some(fd) = fd else {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                format!(
+                    "allocation {} could not be made shareable (no memfd: out of file descriptors?)",
+                    info.id
+                ),
+            ));
+        };
+        let page = crate::core::vm::page_size() as u64;
+        let size = info.size as u64;
+        ipc::export(fd, 0, size.div_ceil(page) * page, 0, size)
+    }
+
+    /// `zeMemGetIpcHandleWithProperties` with `ze_ipc_phys_mem_handle_range_ext_desc_t`: a handle
+    /// for the virtual range `[ptr, ptr + size)`, fully mapped to one physical memory object.
+    pub fn ipc_range_handle(&self, ptr: *const u8, size: usize) -> Outcome<Wire> {
+        if ptr.is_null() {
+            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "ptr is null"));
+        }
+        if size == 0 {
+            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_SIZE, "range size is 0"));
+        }
+        let addr = ptr as usize;
+        let Some(end) = addr.checked_add(size) else {
+            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_SIZE, "ptr + size overflows"));
+        };
+        if self.allocs.properties(ptr).is_some()
+            || self.allocs.properties((end - 1) as *const u8).is_some()
+        {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the range includes a USM allocation: range handles take reserved, mapped virtual memory only",
+            ));
+        }
+        let Some(pieces) = self.vm.pieces(addr, size) else {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_ADDRESS_NOT_FOUND,
+                format!("[{addr:#x}, {end:#x}) is not fully mapped to physical memory of this context"),
+            ));
+        };
+        // Adjacent pieces of one object at contiguous offsets are one piece.
+        let mut merged: Vec<crate::core::vm::MappedPiece> = Vec::new();
+        for p in pieces {
+            match merged.last_mut() {
+                Some(m) if std::sync::Arc::ptr_eq(&m.phys, &p.phys) && m.offset + m.len == p.offset => {
+                    m.len += p.len;
+                }
+                _ => merged.push(p),
+            }
+        }
+        if merged.len() != 1 {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
+                format!(
+                    "the range spans {} physical memory objects (or one at discontiguous offsets); this driver's handle holds one",
+                    merged.len()
+                ),
+            ));
+        }
+        let piece = &merged[0];
+        let page = crate::core::vm::page_size();
+        let start = piece.offset & !(page - 1);
+        let delta = piece.offset - start;
+        let map_len = (delta + piece.len).div_ceil(page) * page;
+        ipc::export(
+            piece.phys.fd().as_raw_fd(),
+            start as u64,
+            map_len as u64,
+            delta as u64,
+            size as u64,
+        )
+    }
+
+    /// `zeMemOpenIpcHandle`: maps the memory `handle` names; returns the pointer.
+    pub fn ipc_open(&self, handle: &ze_ipc_mem_handle_t) -> Outcome<*mut u8> {
+        let w = Wire::decode(handle)?;
+        Ok(self.imports.open(&w)? as *mut u8)
+    }
+
+    /// `zeMemCloseIpcHandle`.
+    pub fn ipc_close(&self, ptr: *const u8) -> Outcome<()> {
+        self.imports.close(ptr as usize)
+    }
+
     /// `zeMemGetAddressRange`: base and size of the allocation containing `ptr`.
     pub fn address_range(&self, ptr: *const u8) -> Outcome<(*mut u8, usize)> {
+        if let Some((b, n)) = self.imports.range(ptr as usize) {
+            return Ok((b as *mut u8, n));
+        }
         self.allocs.address_range(ptr).ok_or_else(|| {
             Failure::new(
                 ZE_RESULT_ERROR_ADDRESS_NOT_FOUND,
