@@ -14,7 +14,19 @@ use zeh::*;
 const RW: ze_memory_access_attribute_t = ze_memory_access_attribute_t::READWRITE;
 
 fn hex(h: &ze_ipc_mem_handle_t) -> String {
-    h.data.iter().map(|&c| format!("{:02x}", c as u8)).collect()
+    hex_bytes(&h.data)
+}
+
+fn hex_bytes(d: &[std::ffi::c_char]) -> String {
+    d.iter().map(|&c| format!("{:02x}", c as u8)).collect()
+}
+
+fn unhex_pool(s: &str) -> ze_ipc_event_pool_handle_t {
+    let mut h = ze_ipc_event_pool_handle_t::default();
+    for (i, d) in h.data.iter_mut().enumerate() {
+        *d = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap() as std::ffi::c_char;
+    }
+    h
 }
 
 fn unhex(s: &str) -> ze_ipc_mem_handle_t {
@@ -49,6 +61,7 @@ fn driver_reports_memory_ipc() {
     let mut p = ze_driver_ipc_properties_t::default();
     ok!(ze::zeDriverGetIpcProperties(z.drv, &mut p));
     assert!(p.flags.intersects(ze_ipc_property_flags_t::MEMORY));
+    assert!(p.flags.intersects(ze_ipc_property_flags_t::EVENT_POOL));
 }
 
 #[test]
@@ -245,4 +258,129 @@ fn another_process_reads_and_writes() {
     }
     ok!(ze::zeMemPutIpcHandle(z.ctx, h));
     ok!(ze::zeMemFree(z.ctx, p.cast()));
+}
+
+const IPC_POOL: ze_event_pool_flags_t = ze_event_pool_flags_t(
+    ze_event_pool_flags_t::IPC.0 | ze_event_pool_flags_t::HOST_VISIBLE.0,
+);
+
+#[test]
+fn ipc_event_pool_opened_in_another_context() {
+    let z = Ze::new();
+    let flags = ze_event_pool_flags_t(IPC_POOL.0 | ze_event_pool_flags_t::KERNEL_TIMESTAMP.0);
+    let pool = z.pool(flags, 4);
+    let mut h = ze_ipc_event_pool_handle_t::default();
+    ok!(ze::zeEventPoolGetIpcHandle(pool, &mut h));
+    let c2 = other_context(&z);
+    let mut opened = null_mut();
+    ok!(ze::zeEventPoolOpenIpcHandle(c2, h, &mut opened));
+    let mut f = ze_event_pool_flags_t(0);
+    ok!(ze::zeEventPoolGetFlags(opened, &mut f));
+    assert_eq!(f, flags);
+    let a = z.event(pool, 1);
+    let b = z.event(opened, 1);
+    check!(ze::zeEventQueryStatus(b), ZE_RESULT_NOT_READY);
+    ok!(ze::zeEventHostSignal(a));
+    ok!(ze::zeEventQueryStatus(b));
+    ok!(ze::zeEventHostSynchronize(b, FOREVER));
+    ok!(ze::zeEventHostReset(b));
+    check!(ze::zeEventQueryStatus(a), ZE_RESULT_NOT_READY);
+    // A command of the opened pool's context signals; the exporter sees it, with timestamps.
+    let list = z.immediate(0, ze_command_queue_mode_t::ASYNCHRONOUS);
+    ok!(ze::zeCommandListAppendBarrier(list, b, 0, null_mut()));
+    ok!(ze::zeEventHostSynchronize(a, FOREVER));
+    let mut ts = ze_kernel_timestamp_result_t::default();
+    ok!(ze::zeEventQueryKernelTimestamp(a, &mut ts));
+    assert!(ts.global.kernelStart > 0 && ts.global.kernelEnd >= ts.global.kernelStart);
+    // A wait on one side, released from the other (a thread here; a process below).
+    ok!(ze::zeEventHostReset(a));
+    let b_addr = b as usize;
+    let waiter = std::thread::spawn(move || {
+        // SAFETY: a live event handle.
+        unsafe { ze::zeEventHostSynchronize(b_addr as ze_event_handle_t, FOREVER) }
+    });
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    ok!(ze::zeEventHostSignal(a));
+    assert_eq!(waiter.join().unwrap(), ZE_RESULT_SUCCESS);
+    ok!(ze::zeCommandListHostSynchronize(list, FOREVER));
+    ok!(ze::zeCommandListDestroy(list));
+    // Pools without IPC have no handle; a created pool is not closed, an opened one is.
+    let plain = z.pool(ze_event_pool_flags_t::HOST_VISIBLE, 1);
+    let mut h2 = ze_ipc_event_pool_handle_t::default();
+    check!(ze::zeEventPoolGetIpcHandle(plain, &mut h2), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    check!(ze::zeEventPoolCloseIpcHandle(pool), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    let mut bad = null_mut();
+    check!(
+        ze::zeEventPoolOpenIpcHandle(c2, ze_ipc_event_pool_handle_t::default(), &mut bad),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    ok!(ze::zeEventPoolPutIpcHandle(z.ctx, h));
+    ok!(ze::zeEventDestroy(b));
+    ok!(ze::zeEventPoolCloseIpcHandle(opened));
+    ok!(ze::zeEventDestroy(a));
+    ok!(ze::zeEventPoolDestroy(pool));
+    ok!(ze::zeEventPoolDestroy(plain));
+    ok!(ze::zeContextDestroy(c2));
+}
+
+const POOL_CHILD_VAR: &str = "ZEKIT_IPC_POOL_CHILD";
+
+/// The child's half of `ipc_events_between_processes`: does nothing unless run by it.
+#[test]
+fn ipc_pool_child() {
+    let Ok(arg) = std::env::var(POOL_CHILD_VAR) else {
+        return;
+    };
+    let z = Ze::new();
+    let mut pool = null_mut();
+    ok!(ze::zeEventPoolOpenIpcHandle(z.ctx, unhex_pool(&arg), &mut pool));
+    let e0 = z.event(pool, 0);
+    let e1 = z.event(pool, 1);
+    let e2 = z.event(pool, 2);
+    // Signaled by the parent before this process started.
+    ok!(ze::zeEventQueryStatus(e0));
+    // Signal one for the parent, then wait for the parent's answer (it waits for e1 first).
+    ok!(ze::zeEventHostSignal(e1));
+    ok!(ze::zeEventHostSynchronize(e2, 10_000_000_000));
+    ok!(ze::zeEventDestroy(e0));
+    ok!(ze::zeEventDestroy(e1));
+    ok!(ze::zeEventDestroy(e2));
+    ok!(ze::zeEventPoolCloseIpcHandle(pool));
+    println!("pool child pid {} ok", std::process::id());
+}
+
+#[test]
+fn ipc_events_between_processes() {
+    let z = Ze::new();
+    let pool = z.pool(IPC_POOL, 3);
+    let e0 = z.event(pool, 0);
+    let e1 = z.event(pool, 1);
+    let e2 = z.event(pool, 2);
+    ok!(ze::zeEventHostSignal(e0));
+    let mut h = ze_ipc_event_pool_handle_t::default();
+    ok!(ze::zeEventPoolGetIpcHandle(pool, &mut h));
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "ipc_pool_child", "--nocapture", "--test-threads=1"])
+        .env(POOL_CHILD_VAR, hex_bytes(&h.data))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The child's host signal wakes this wait (a futex on the shared slot).
+    ok!(ze::zeEventHostSynchronize(e1, 10_000_000_000));
+    // Let the child park on e2, then release it from here.
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    ok!(ze::zeEventHostSignal(e2));
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("pool child pid"),
+        "child failed: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for e in [e0, e1, e2] {
+        ok!(ze::zeEventDestroy(e));
+    }
+    ok!(ze::zeEventPoolDestroy(pool));
 }

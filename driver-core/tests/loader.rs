@@ -324,8 +324,9 @@ fn virtual_memory_through_the_loader() {
 }
 
 #[test]
-fn ipc_memory_between_processes_through_the_loader() {
+fn ipc_memory_and_events_between_processes_through_the_loader() {
     let (out, _) = run_ok("ipc", &[]);
+    assert!(out.contains("parent saw the child's event = yes\n"), "{out}");
     assert!(out.contains("child ok\n"), "{out}");
     assert!(out.contains("parent sees the child's bytes = yes\n"), "{out}");
 }

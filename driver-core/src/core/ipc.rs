@@ -174,8 +174,37 @@ pub fn from_fd(fd: u64) -> Outcome<Wire> {
     export(raw, 0, size, 0, size)
 }
 
+/// Where a file lives: a process, the fd number there, and the file's identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Remote {
+    /// Process whose fd table holds `fd`.
+    pub pid: i32,
+    /// The fd number there.
+    pub fd: i32,
+    /// Inode of the file.
+    pub ino: u64,
+    /// Device of the file.
+    pub dev: u64,
+}
+
+impl Remote {
+    /// The file `fd` of this process.
+    pub fn local(fd: RawFd) -> Outcome<Remote> {
+        let st = stat_fd(fd).map_err(|e| {
+            Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("fd {fd}: {e}"))
+        })?;
+        Ok(Remote {
+            // SAFETY: getpid has no preconditions.
+            pid: unsafe { libc::getpid() },
+            fd,
+            ino: st.st_ino,
+            dev: st.st_dev,
+        })
+    }
+}
+
 /// Takes the file `w` names into this process.
-fn take_fd(w: &Wire) -> Outcome<OwnedFd> {
+pub fn take_fd(w: &Remote) -> Outcome<OwnedFd> {
     // SAFETY: getpid has no preconditions.
     let me = unsafe { libc::getpid() };
     let fd = if w.pid == me {
@@ -223,7 +252,7 @@ fn take_fd(w: &Wire) -> Outcome<OwnedFd> {
     Ok(fd)
 }
 
-fn gone(w: &Wire, e: std::io::Error) -> Failure {
+fn gone(w: &Remote, e: std::io::Error) -> Failure {
     Failure::new(
         ZE_RESULT_ERROR_INVALID_ARGUMENT,
         format!(
@@ -271,7 +300,12 @@ impl Imports {
 
     /// `zeMemOpenIpcHandle`: maps what `w` names; returns the importer's pointer.
     pub fn open(&self, w: &Wire) -> Outcome<usize> {
-        let fd = take_fd(w)?;
+        let fd = take_fd(&Remote {
+            pid: w.pid,
+            fd: w.fd,
+            ino: w.ino,
+            dev: w.dev,
+        })?;
         let (Ok(len), Ok(off)) = (usize::try_from(w.map_len), libc::off_t::try_from(w.offset))
         else {
             return Err(Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, "range too large"));
@@ -333,5 +367,74 @@ impl Drop for Imports {
             // SAFETY: our own mappings, unmapped once with the context.
             unsafe { libc::munmap(o.map_base as *mut libc::c_void, o.map_len) };
         }
+    }
+}
+
+/// "ZKEP": an event pool handle.
+pub const POOL_MAGIC: u32 = 0x5a4b_4550;
+
+/// The content of a `ze_ipc_event_pool_handle_t` (64 bytes, native endian): magic `"ZKEP"`,
+/// version 1, pid, fd, inode, device (as in [`Wire`]), the pool's event count and flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolWire {
+    /// The pool's shared slots.
+    pub file: Remote,
+    /// Events in the pool.
+    pub count: u32,
+    /// The pool's flags.
+    pub flags: u32,
+}
+
+impl PoolWire {
+    /// The 64 bytes of the handle.
+    pub fn encode(&self) -> ze_ipc_event_pool_handle_t {
+        let mut b = [0u8; 64];
+        b[0..4].copy_from_slice(&POOL_MAGIC.to_ne_bytes());
+        b[4..8].copy_from_slice(&VERSION.to_ne_bytes());
+        b[8..12].copy_from_slice(&self.file.pid.to_ne_bytes());
+        b[12..16].copy_from_slice(&self.file.fd.to_ne_bytes());
+        b[16..24].copy_from_slice(&self.file.ino.to_ne_bytes());
+        b[24..32].copy_from_slice(&self.file.dev.to_ne_bytes());
+        b[32..36].copy_from_slice(&self.count.to_ne_bytes());
+        b[36..40].copy_from_slice(&self.flags.to_ne_bytes());
+        let mut h = ze_ipc_event_pool_handle_t::default();
+        for (d, s) in h.data.iter_mut().zip(b) {
+            *d = s as std::ffi::c_char;
+        }
+        h
+    }
+
+    /// Decodes a handle; `INVALID_ARGUMENT` when it is not one of this driver's.
+    pub fn decode(h: &ze_ipc_event_pool_handle_t) -> Outcome<PoolWire> {
+        let b: Vec<u8> = h.data.iter().map(|&c| c as u8).collect();
+        let u32_at = |i: usize| u32::from_ne_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let u64_at = |i: usize| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[i..i + 8]);
+            u64::from_ne_bytes(a)
+        };
+        if u32_at(0) != POOL_MAGIC || u32_at(4) != VERSION {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the IPC event pool handle was not made by the zekit CPU driver (bad magic or version)",
+            ));
+        }
+        let w = PoolWire {
+            file: Remote {
+                pid: u32_at(8) as i32,
+                fd: u32_at(12) as i32,
+                ino: u64_at(16),
+                dev: u64_at(24),
+            },
+            count: u32_at(32),
+            flags: u32_at(36),
+        };
+        if w.file.pid <= 0 || w.file.fd < 0 || w.count == 0 {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the IPC event pool handle is corrupt",
+            ));
+        }
+        Ok(w)
     }
 }

@@ -18,6 +18,7 @@ pub mod engine;
 pub mod event;
 pub mod memory;
 pub mod pool;
+pub mod shared;
 pub mod wait;
 
 pub use command::{Command, HostFunction, ListBody, Op, Work};
