@@ -7,6 +7,7 @@
 pub mod alloc;
 pub mod event;
 pub mod fence;
+pub mod image;
 pub mod ipc;
 pub mod list;
 pub mod objects;
