@@ -31,7 +31,7 @@ impl CommandListApi for CpuDriver {
         altdesc: &ze_command_queue_desc_t,
         ph_command_list: &mut Option<Handle<kinds::CommandList>>,
     ) -> ZeResult<()> {
-        context(h_context)?;
+        let ctx_id = context(h_context)?.id();
         let device = ordinal(h_device)?;
         let config = QueueConfig::new(
             self.host,
@@ -41,7 +41,7 @@ impl CommandListApi for CpuDriver {
             altdesc.mode,
             altdesc.priority,
         )?;
-        let engine = new_engine(device, &config, self.pool())?;
+        let engine = new_engine(device, ctx_id, &config, self.pool())?;
         *ph_command_list = Some(Handle::new(ListObject::immediate(h_context, device, config, engine)));
         Ok(())
     }

@@ -286,6 +286,25 @@ struct Inner {
     allocs: BTreeMap<usize, Allocation>,
 }
 
+/// An allocation taken out of its manager (freed, but maybe still used by queued work); its
+/// memory is released when this is dropped.
+pub struct Detached(Option<Allocation>);
+
+impl std::fmt::Debug for Detached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Detached(allocation {:?})", self.0.as_ref().map(|a| a.id))
+    }
+}
+
+impl Drop for Detached {
+    fn drop(&mut self) {
+        if let Some(a) = self.0.take() {
+            // SAFETY: the allocation left the manager in `detach`; this is its only release.
+            unsafe { a.release() };
+        }
+    }
+}
+
 /// Source of allocation ids: one counter for the whole process, so an id names one allocation
 /// across every context (and manager) and is never reused.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -423,21 +442,17 @@ impl AllocManager {
         Ok(())
     }
 
-    /// `zeMemFreeExt`: frees `ptr` under `policy` (`ze_memory_free_ext_desc_t::freePolicy`).
-    ///
-    /// The CPU driver has no device work in flight that could still use the memory once the
-    /// application calls free (commands run to completion on the host before their fences and
-    /// events signal), so every policy — immediate, `BLOCKING_FREE`, `DEFER_FREE` — frees at once.
-    /// The policy is still validated: unknown bits or both bits give
-    /// [`AllocError::InvalidEnumeration`].
-    pub fn free_ext(
-        &self,
-        ptr: *mut u8,
-        policy: ze_driver_memory_free_policy_ext_flags_t,
-    ) -> Result<(), AllocError> {
-        match FreePolicy::from_flags(policy)? {
-            FreePolicy::Immediate | FreePolicy::Blocking | FreePolicy::Defer => self.free(ptr),
+    /// Takes the allocation whose base is `ptr` out of the manager without releasing it (the
+    /// free policies of `zeMemFreeExt`: its memory goes when the [`Detached`] is dropped). Errors
+    /// as [`AllocManager::free`].
+    pub fn detach(&self, ptr: *mut u8) -> Result<Detached, AllocError> {
+        if ptr.is_null() {
+            return Err(AllocError::NullPointer);
         }
+        let removed = self.lock().allocs.remove(&(ptr as usize));
+        removed
+            .map(|a| Detached(Some(a)))
+            .ok_or(AllocError::InvalidArgument)
     }
 
     /// The allocation containing `ptr` (any address in `base..base + size`).

@@ -21,7 +21,8 @@ use std::os::fd::AsRawFd;
 
 use zekit_sys::*;
 
-use crate::core::alloc::{AllocError, AllocKind, AllocManager, SizeLimit};
+use crate::core::alloc::{AllocError, AllocKind, AllocManager, Detached, FreePolicy, SizeLimit};
+use crate::exec::Drain;
 use crate::core::ipc::{self, Imports, Wire};
 use crate::core::vm::VirtualSpace;
 use crate::host::{fnv1a_128, HostInfo};
@@ -303,10 +304,13 @@ pub struct DeviceObject {
 /// Value of a context handle: its devices and its USM allocations.
 #[derive(Debug)]
 pub struct ContextObject {
+    id: u64,
     devices: Vec<usize>,
     allocs: AllocManager,
     vm: VirtualSpace,
     imports: Imports,
+    /// `DEFER_FREE` allocations and the work they wait for.
+    deferred: std::sync::Mutex<Vec<(Detached, Drain)>>,
 }
 
 /// What `zeMemGetAllocProperties` answers.
@@ -433,12 +437,20 @@ impl ContextObject {
                 format!("device ordinal {bad} is not a device of this driver"),
             ));
         }
+        static NEXT_CONTEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Ok(ContextObject {
+            id: NEXT_CONTEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             devices,
             allocs: AllocManager::new(host.total_memory, NUM_DEVICES),
             vm: VirtualSpace::new(),
             imports: Imports::default(),
+            deferred: std::sync::Mutex::new(Vec::new()),
         })
+    }
+
+    /// Unique id in the process (the tag of its queues' engines).
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// Device ordinals of the context.
@@ -466,6 +478,7 @@ impl ContextObject {
                 ));
             }
         }
+        self.reclaim();
         self.allocs
             .alloc_with(req.kind, req.size, req.alignment, req.device, req.limit)
             .map_err(|e| alloc_failure(e, req, self.allocs.max_alloc_size()))
@@ -491,18 +504,60 @@ impl ContextObject {
 
     /// `zeMemFree`.
     pub fn free(&self, ptr: *mut u8) -> Outcome<()> {
+        self.reclaim();
         self.allocs.free(ptr).map_err(|e| self.free_failure(e, ptr))
     }
 
-    /// `zeMemFreeExt` with `freePolicy`.
+    /// `zeMemFreeExt` with `freePolicy`:
+    /// - 0: frees at once, like `zeMemFree`;
+    /// - `BLOCKING_FREE`: waits until everything submitted to the context's queues and immediate
+    ///   lists before the call has run (a superset of the work that may use `ptr`), then frees;
+    /// - `DEFER_FREE`: the allocation leaves the context at once (a second free is
+    ///   `INVALID_ARGUMENT`), and its memory is released once that work has run: at the
+    ///   context's next allocation or free call after it, or when the context is destroyed
+    ///   (which then waits for it).
     pub fn free_ext(
         &self,
         ptr: *mut u8,
         policy: ze_driver_memory_free_policy_ext_flags_t,
     ) -> Outcome<()> {
-        self.allocs
-            .free_ext(ptr, policy)
-            .map_err(|e| self.free_failure(e, ptr))
+        let policy = FreePolicy::from_flags(policy).map_err(|e| self.free_failure(e, ptr))?;
+        self.reclaim();
+        match policy {
+            FreePolicy::Immediate => self.free(ptr),
+            FreePolicy::Blocking => {
+                let detached = self.allocs.detach(ptr).map_err(|e| self.free_failure(e, ptr))?;
+                Drain::now(self.id).wait();
+                drop(detached);
+                Ok(())
+            }
+            FreePolicy::Defer => {
+                let detached = self.allocs.detach(ptr).map_err(|e| self.free_failure(e, ptr))?;
+                let drain = Drain::now(self.id);
+                if !drain.is_done() {
+                    self.deferred_lock().push((detached, drain));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn deferred_lock(&self) -> std::sync::MutexGuard<'_, Vec<(Detached, Drain)>> {
+        self.deferred.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Releases the deferred frees whose work has run.
+    fn reclaim(&self) {
+        let mut d = self.deferred_lock();
+        if !d.is_empty() {
+            d.retain(|(_, drain)| !drain.is_done());
+        }
+    }
+
+    /// Deferred frees not released yet.
+    pub fn pending_deferred_frees(&self) -> usize {
+        self.reclaim();
+        self.deferred_lock().len()
     }
 
     /// `zeMemGetAllocProperties`: a pointer outside the context's allocations is `UNKNOWN`.
@@ -624,6 +679,16 @@ impl ContextObject {
                 format!("{ptr:p} is not inside an allocation of this context"),
             )
         })
+    }
+}
+
+impl Drop for ContextObject {
+    fn drop(&mut self) {
+        // Deferred frees outlive nothing: their work must end before their memory goes.
+        for (detached, drain) in std::mem::take(self.deferred.get_mut().unwrap_or_else(|e| e.into_inner())) {
+            drain.wait();
+            drop(detached);
+        }
     }
 }
 

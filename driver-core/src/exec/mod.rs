@@ -22,7 +22,7 @@ pub mod shared;
 pub mod wait;
 
 pub use command::{Command, HostFunction, ListBody, Op, Work};
-pub use engine::{synchronize_device, Blocked, Engine, Mode};
+pub use engine::{synchronize_device, Blocked, Drain, Engine, Mode};
 pub use event::EventState;
 pub use pool::WorkerPool;
 pub use wait::{Flag, Timeout};
