@@ -108,6 +108,22 @@ fn handle_opened_in_another_context_aliases() {
             ZE_RESULT_ERROR_INVALID_ARGUMENT
         );
     }
+    // A forged handle whose range runs past the memory is refused (no SIGBUS later).
+    let p = device_alloc(&z, 4096);
+    let mut h = ze_ipc_mem_handle_t::default();
+    ok!(ze::zeMemGetIpcHandle(z.ctx, p.cast(), &mut h));
+    for (at, v) in [(40usize, 1u64 << 20), (32, 4096)] {
+        let mut forged = h;
+        for (i, b) in v.to_ne_bytes().into_iter().enumerate() {
+            forged.data[at + i] = b as std::ffi::c_char;
+        }
+        let mut q: *mut c_void = null_mut();
+        check!(
+            ze::zeMemOpenIpcHandle(c2, z.dev, forged, ze_ipc_memory_flags_t(0), &mut q),
+            ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+    }
+    ok!(ze::zeMemFree(z.ctx, p.cast()));
     // Not an allocation; not a handle of this driver.
     let mut local = 0u8;
     let mut h = ze_ipc_mem_handle_t::default();
@@ -383,4 +399,57 @@ fn ipc_events_between_processes() {
         ok!(ze::zeEventDestroy(e));
     }
     ok!(ze::zeEventPoolDestroy(pool));
+}
+
+const FD_CHILD_VAR: &str = "ZEKIT_IPC_FD_LIMIT_CHILD";
+
+/// Run by `allocations_past_the_fd_budget_still_work` in a fresh process with a low fd limit.
+#[test]
+fn fd_limit_child() {
+    if std::env::var(FD_CHILD_VAR).is_err() {
+        return;
+    }
+    let lim = libc::rlimit {
+        rlim_cur: 64,
+        rlim_max: 64,
+    };
+    // SAFETY: lowers this (child) process's own limit.
+    assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lim) }, 0);
+    let z = Ze::new();
+    let ptrs: Vec<*mut u8> = (0..200).map(|_| host_alloc(&z, 100)).collect();
+    let mut exportable = 0;
+    for &p in &ptrs {
+        // SAFETY: 100 bytes each.
+        unsafe { *p.add(99) = 7 };
+        let mut h = ze_ipc_mem_handle_t::default();
+        // SAFETY: valid arguments.
+        match unsafe { ze::zeMemGetIpcHandle(z.ctx, p.cast(), &mut h) } {
+            ZE_RESULT_SUCCESS => exportable += 1,
+            r => assert_eq!(r, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE),
+        }
+    }
+    assert_eq!(exportable, 32, "half the limit of 64");
+    // Files can still be opened: the other half is the application's.
+    assert!(std::fs::File::open("/proc/self/status").is_ok());
+    ok!(ze::zeMemFree(z.ctx, ptrs[0].cast()));
+    let q = host_alloc(&z, 100);
+    let mut h = ze_ipc_mem_handle_t::default();
+    ok!(ze::zeMemGetIpcHandle(z.ctx, q.cast(), &mut h));
+    println!("fd limit child ok");
+}
+
+#[test]
+fn allocations_past_the_fd_budget_still_work() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "fd_limit_child", "--nocapture", "--test-threads=1"])
+        .env(FD_CHILD_VAR, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("fd limit child ok"),
+        "child failed: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -4,9 +4,10 @@
 //! Each allocation is its own `memfd_create` file mapped `MAP_SHARED` (its size rounded up to
 //! the page), so that it can be exported to another process (`zeMemGetIpcHandle`): the file
 //! descriptor stays open for the allocation's lifetime. Alignments above the page size map the
-//! file at an aligned address inside a larger reservation. When a memfd cannot be made (the
-//! process is out of file descriptors, `RLIMIT_NOFILE`; the kernel refuses the size) the
-//! allocation comes from `std::alloc` instead and works the same, but cannot be exported.
+//! file at an aligned address inside a larger reservation. At most half the process's file
+//! descriptor limit (soft `RLIMIT_NOFILE`) of allocations hold a memfd at a time, leaving the
+//! rest to the application; past that, or when the kernel refuses, the allocation comes from
+//! `std::alloc` instead and works the same, but cannot be exported.
 //!
 //! Rules (Level Zero `zeMemAlloc{Host,Device,Shared}`):
 //!
@@ -26,7 +27,7 @@ use std::alloc::Layout;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::collections::BTreeMap;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use zekit_sys::*;
@@ -214,18 +215,54 @@ impl Allocation {
     /// Called once, on an allocation taken out of the manager.
     unsafe fn release(self) {
         match self.backing {
-            // SAFETY: our own MAP_SHARED mapping of `map_len` bytes at `ptr` (caller: once).
-            Backing::Shared { map_len, .. } => unsafe {
-                libc::munmap(self.ptr.as_ptr().cast(), map_len);
-            },
+            Backing::Shared { map_len, .. } => {
+                // SAFETY: our own MAP_SHARED mapping of `map_len` bytes at `ptr` (caller: once);
+                // the fd closes when `self.backing` drops.
+                unsafe { libc::munmap(self.ptr.as_ptr().cast(), map_len) };
+                LIVE_MEMFDS.fetch_sub(1, Ordering::AcqRel);
+            }
             // SAFETY: `ptr` came from `alloc_zeroed(layout)` (caller: released once).
             Backing::Heap(layout) => unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) },
         }
     }
 }
 
-/// Maps a new zero-filled memfd of `size` bytes at an `align`-aligned address.
+/// Live memfd-backed allocations of the process.
+static LIVE_MEMFDS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many allocations may hold a memfd: half the process's file descriptor limit (soft
+/// `RLIMIT_NOFILE`), so that the application keeps the other half for itself.
+fn memfd_budget() -> usize {
+    static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BUDGET.get_or_init(|| {
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: `r` is a valid out-pointer.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } == 0;
+        if !ok || r.rlim_cur == libc::RLIM_INFINITY {
+            return 1 << 20;
+        }
+        usize::try_from(r.rlim_cur / 2).unwrap_or(1 << 20)
+    })
+}
+
+/// Maps a new zero-filled memfd of `size` bytes at an `align`-aligned address; `None` (the
+/// caller falls back to `std::alloc`) past the [`memfd_budget`] or when the kernel refuses.
 fn shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
+    if LIVE_MEMFDS.fetch_add(1, Ordering::AcqRel) >= memfd_budget() {
+        LIVE_MEMFDS.fetch_sub(1, Ordering::AcqRel);
+        return None;
+    }
+    let m = map_shared_memory(size, align);
+    if m.is_none() {
+        LIVE_MEMFDS.fetch_sub(1, Ordering::AcqRel);
+    }
+    m
+}
+
+fn map_shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
     let page = crate::core::vm::page_size();
     let map_len = size.checked_add(page - 1)? & !(page - 1);
     let fd = crate::core::vm::memfd("zekit-usm", map_len).ok()?;

@@ -310,6 +310,19 @@ impl Imports {
         else {
             return Err(Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, "range too large"));
         };
+        // A mapping of whole pages past the end of the file would fault (SIGBUS) on access:
+        // refuse it.
+        let page = crate::core::vm::page_size() as u64;
+        let file_size = stat_fd(fd.as_raw_fd()).map(|st| st.st_size as u64).unwrap_or(0);
+        if w.offset.checked_add(w.map_len).is_none_or(|end| end > file_size.next_multiple_of(page)) {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!(
+                    "the handle's range {}+{} exceeds the {file_size} bytes of the exported memory",
+                    w.offset, w.map_len
+                ),
+            ));
+        }
         // SAFETY: a new shared mapping of the file chosen by the kernel (no MAP_FIXED).
         let p = unsafe {
             libc::mmap(
