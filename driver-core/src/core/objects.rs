@@ -76,6 +76,11 @@ pub struct Extension {
 /// | `ZE_extension_event_query_kernel_timestamps` 1.0 | `zeEventQueryKernelTimestampsExt` (kernel and synchronized timestamps); `ze_event_query_kernel_timestamps_ext_properties_t` on `zeDeviceGetProperties` |
 /// | `ZE_experimental_event_query_timestamps` 1.0 | `zeEventQueryTimestampsExp` |
 /// | `ZE_experimental_immediate_command_list_append` 1.0 | `zeCommandListImmediateAppendCommandListsExp` |
+/// | `ZE_extension_image_copy` 1.0 | `zeCommandListAppendImageCopyToMemoryExt` / `FromMemoryExt` (pitches) |
+/// | `ZE_extension_image_format_support` 1.0 | `ze_image_format_support_ext_properties_t` on `zeImageGetProperties` |
+/// | `ZE_extension_image_query_alloc_properties` 1.0 | `zeImageGetAllocPropertiesExt` |
+/// | `ZE_experimental_image_memory_properties` 1.0 | `zeImageGetMemoryPropertiesExp` |
+/// | `ZE_extension_image_view` 1.0, `ZE_experimental_image_view` 1.0 | `zeImageViewCreateExt` / `Exp` (same element size, no planar views) |
 pub const EXTENSIONS: &[Extension] = &[
     Extension {
         name: ZE_DRIVER_DDI_HANDLES_EXT_NAME,
@@ -116,6 +121,30 @@ pub const EXTENSIONS: &[Extension] = &[
     Extension {
         name: ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME,
         version: ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMAGE_COPY_EXT_NAME,
+        version: ZE_IMAGE_COPY_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMAGE_FORMAT_SUPPORT_EXT_NAME,
+        version: ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME,
+        version: ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME,
+        version: ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMAGE_VIEW_EXT_NAME,
+        version: ZE_IMAGE_VIEW_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMAGE_VIEW_EXP_NAME,
+        version: ZE_IMAGE_VIEW_EXP_VERSION_1_0.0,
     },
 ];
 
