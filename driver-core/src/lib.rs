@@ -11,4 +11,4 @@ pub mod core;
 pub mod exec;
 pub mod host;
 
-pub use crate::core::{alloc, objects, properties};
+pub use crate::core::{alloc, image, ipc, objects, properties, vm};

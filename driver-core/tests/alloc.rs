@@ -204,28 +204,33 @@ fn double_free_and_bad_pointers() {
 }
 
 #[test]
-fn free_policies() {
+fn free_policies_and_detach() {
     type F = ze_driver_memory_free_policy_ext_flags_t;
     let m = mgr();
-    for policy in [F::empty(), F::BLOCKING_FREE, F::DEFER_FREE] {
-        let p = m.alloc(AllocKind::Device, 64, 0, Some(0)).unwrap();
-        assert_eq!(m.free_ext(p, policy), Ok(()));
-        assert_eq!(m.properties(p), None, "freed immediately under {policy:?}");
-        assert_eq!(m.free_ext(p, policy), Err(AllocError::InvalidArgument));
-    }
-    let p = m.alloc(AllocKind::Host, 64, 0, None).unwrap();
-    assert_eq!(
-        m.free_ext(p, F::from_bits_retain(4)),
-        Err(AllocError::InvalidEnumeration)
-    );
-    assert_eq!(
-        m.free_ext(p, F::BLOCKING_FREE | F::DEFER_FREE),
-        Err(AllocError::InvalidEnumeration)
-    );
-    assert_eq!(m.len(), 1, "a rejected policy frees nothing");
-    assert_eq!(SUPPORTED_FREE_POLICIES, F::BLOCKING_FREE | F::DEFER_FREE);
+    // A detached allocation leaves the manager at once; its memory stays usable until the
+    // `Detached` goes (the free policies of `zeMemFreeExt` keep it while work may use it).
+    let p = m.alloc(AllocKind::Device, 64, 0, Some(0)).unwrap();
+    let d = m.detach(p).unwrap();
+    assert_eq!(m.properties(p), None);
+    assert_eq!(m.free(p), Err(AllocError::InvalidArgument));
+    assert_eq!(m.detach(p).unwrap_err(), AllocError::InvalidArgument);
+    // SAFETY: still mapped: `d` holds it.
+    unsafe { *p = 1 };
+    drop(d);
+    assert_eq!(m.detach(std::ptr::null_mut()).unwrap_err(), AllocError::NullPointer);
+    assert_eq!(FreePolicy::from_flags(F::empty()), Ok(FreePolicy::Immediate));
+    assert_eq!(FreePolicy::from_flags(F::BLOCKING_FREE), Ok(FreePolicy::Blocking));
     assert_eq!(FreePolicy::from_flags(F::DEFER_FREE), Ok(FreePolicy::Defer));
-    m.free(p).unwrap();
+    assert_eq!(
+        FreePolicy::from_flags(F::from_bits_retain(4)),
+        Err(AllocError::InvalidEnumeration)
+    );
+    assert_eq!(
+        FreePolicy::from_flags(F::BLOCKING_FREE | F::DEFER_FREE),
+        Err(AllocError::InvalidEnumeration)
+    );
+    assert_eq!(SUPPORTED_FREE_POLICIES, F::BLOCKING_FREE | F::DEFER_FREE);
+    assert!(m.is_empty());
 }
 
 #[test]

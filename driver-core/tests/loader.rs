@@ -315,3 +315,18 @@ fn bad_use_gets_the_spec_codes_and_one_line() {
         assert!(lines.iter().any(|l| l.starts_with(expected)), "no `{expected}` in:\n{stderr}");
     }
 }
+
+#[test]
+fn virtual_memory_through_the_loader() {
+    let (out, _) = run_ok("virtual_mem", &[]);
+    assert!(out.contains("aliasing = yes\n"), "{out}");
+    assert!(out.contains("write to a read-only page: signal 11\n"), "{out}");
+}
+
+#[test]
+fn ipc_memory_and_events_between_processes_through_the_loader() {
+    let (out, _) = run_ok("ipc", &[]);
+    assert!(out.contains("parent saw the child's event = yes\n"), "{out}");
+    assert!(out.contains("child ok\n"), "{out}");
+    assert!(out.contains("parent sees the child's bytes = yes\n"), "{out}");
+}

@@ -224,7 +224,7 @@ fn access_image_external_p2p() {
             i.maxImageDims3D,
             i.maxImageBufferSize
         ),
-        (0, 0, 0, 0)
+        (16384, 16384, 2048, h.total_memory)
     );
     assert_eq!(
         (
@@ -233,7 +233,7 @@ fn access_image_external_p2p() {
             i.maxReadImageArgs,
             i.maxWriteImageArgs
         ),
-        (0, 0, 0, 0)
+        (2048, 16, 128, 128)
     );
 
     let mut e = ze_device_external_memory_properties_t {

@@ -31,7 +31,7 @@ impl CommandListApi for CpuDriver {
         altdesc: &ze_command_queue_desc_t,
         ph_command_list: &mut Option<Handle<kinds::CommandList>>,
     ) -> ZeResult<()> {
-        context(h_context)?;
+        let ctx_id = context(h_context)?.id();
         let device = ordinal(h_device)?;
         let config = QueueConfig::new(
             self.host,
@@ -41,7 +41,7 @@ impl CommandListApi for CpuDriver {
             altdesc.mode,
             altdesc.priority,
         )?;
-        let engine = new_engine(device, &config, self.pool())?;
+        let engine = new_engine(device, ctx_id, &config, self.pool())?;
         *ph_command_list = Some(Handle::new(ListObject::immediate(h_context, device, config, engine)));
         Ok(())
     }
@@ -395,6 +395,125 @@ impl CommandListApi for CpuDriver {
         append(h_command_list, op, h_signal_event, ph_wait_events)
     }
 
+    fn ze_command_list_append_image_copy(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_dst_image: Handle<kinds::Image>,
+        h_src_image: Handle<kinds::Image>,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        self.ze_command_list_append_image_copy_region(
+            h_command_list,
+            h_dst_image,
+            h_src_image,
+            None,
+            None,
+            h_signal_event,
+            _num_wait_events,
+            ph_wait_events,
+        )
+    }
+
+    fn ze_command_list_append_image_copy_region(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_dst_image: Handle<kinds::Image>,
+        h_src_image: Handle<kinds::Image>,
+        p_dst_region: Option<&ze_image_region_t>,
+        p_src_region: Option<&ze_image_region_t>,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = || {
+            let dst = super::image::image(h_dst_image)?;
+            let src = super::image::image(h_src_image)?;
+            let region = dst.copy_from(&src, p_dst_region, p_src_region)?;
+            Ok(image_op(region, &[&dst, &src]))
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_image_copy_to_memory(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        dstptr: *mut c_void,
+        h_src_image: Handle<kinds::Image>,
+        p_src_region: Option<&ze_image_region_t>,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = || {
+            let src = super::image::image(h_src_image)?;
+            let region = src.to_memory(dstptr as usize, p_src_region, None)?;
+            Ok(image_op(region, &[&src]))
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_image_copy_from_memory(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_dst_image: Handle<kinds::Image>,
+        srcptr: *const c_void,
+        p_dst_region: Option<&ze_image_region_t>,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = || {
+            let dst = super::image::image(h_dst_image)?;
+            let region = dst.from_memory(srcptr as usize, p_dst_region, None)?;
+            Ok(image_op(region, &[&dst]))
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_image_copy_to_memory_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        dstptr: *mut c_void,
+        h_src_image: Handle<kinds::Image>,
+        p_src_region: Option<&ze_image_region_t>,
+        dest_row_pitch: u32,
+        dest_slice_pitch: u32,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = || {
+            let src = super::image::image(h_src_image)?;
+            let pitches = Some((dest_row_pitch, dest_slice_pitch));
+            let region = src.to_memory(dstptr as usize, p_src_region, pitches)?;
+            Ok(image_op(region, &[&src]))
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_image_copy_from_memory_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_dst_image: Handle<kinds::Image>,
+        srcptr: *const c_void,
+        p_dst_region: Option<&ze_image_region_t>,
+        src_row_pitch: u32,
+        src_slice_pitch: u32,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = || {
+            let dst = super::image::image(h_dst_image)?;
+            let pitches = Some((src_row_pitch, src_slice_pitch));
+            let region = dst.from_memory(srcptr as usize, p_dst_region, pitches)?;
+            Ok(image_op(region, &[&dst]))
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
     fn ze_command_list_append_memory_fill(
         &self,
         h_command_list: Handle<kinds::CommandList>,
@@ -467,4 +586,16 @@ impl CommandListApi for CpuDriver {
         };
         append(h_command_list, op, None, &[])
     }
+}
+
+/// A copy involving images: the op holds their storage until it has run.
+fn image_op(region: crate::exec::memory::Region, images: &[&crate::core::image::ImageObject]) -> Op {
+    if region.width == 0 {
+        return Op::Nothing;
+    }
+    let keep = images
+        .iter()
+        .map(|i| i.storage() as Arc<dyn std::any::Any + Send + Sync>)
+        .collect();
+    Op::ImageCopy { region, keep }
 }

@@ -11,7 +11,7 @@ impl CommandQueueApi for CpuDriver {
         desc: &ze_command_queue_desc_t,
         ph_command_queue: &mut Option<Handle<kinds::CommandQueue>>,
     ) -> ZeResult<()> {
-        context(h_context)?;
+        let ctx_id = context(h_context)?.id();
         let device = ordinal(h_device)?;
         let config = QueueConfig::new(
             self.host,
@@ -21,7 +21,7 @@ impl CommandQueueApi for CpuDriver {
             desc.mode,
             desc.priority,
         )?;
-        let q = QueueObject::new(device, config, self.pool())?;
+        let q = QueueObject::new(device, ctx_id, config, self.pool())?;
         *ph_command_queue = Some(Handle::new(q));
         Ok(())
     }

@@ -43,4 +43,44 @@ impl EventPoolApi for CpuDriver {
         *p_flags = event_pool(h_event_pool)?.flags();
         Ok(())
     }
+
+    fn ze_event_pool_get_ipc_handle(
+        &self,
+        h_event_pool: Handle<kinds::EventPool>,
+        ph_ipc: &mut ze_ipc_event_pool_handle_t,
+    ) -> ZeResult<()> {
+        *ph_ipc = event_pool(h_event_pool)?.ipc_handle()?;
+        Ok(())
+    }
+
+    fn ze_event_pool_put_ipc_handle(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_ipc: ze_ipc_event_pool_handle_t,
+    ) -> ZeResult<()> {
+        // The handle owns nothing (the pool's shared memory lives with the pool): only checked.
+        context(h_context)?;
+        crate::core::ipc::PoolWire::decode(&h_ipc)?;
+        Ok(())
+    }
+
+    fn ze_event_pool_open_ipc_handle(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_ipc: ze_ipc_event_pool_handle_t,
+        ph_event_pool: &mut Option<Handle<kinds::EventPool>>,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        let pool = EventPoolObject::open_ipc(h_context, &h_ipc)?;
+        *ph_event_pool = Some(Handle::new(pool));
+        Ok(())
+    }
+
+    fn ze_event_pool_close_ipc_handle(
+        &self,
+        h_event_pool: Handle<kinds::EventPool>,
+    ) -> ZeResult<()> {
+        // `[release]`: the entry layer takes the handle out once this returns Ok.
+        Ok(event_pool(h_event_pool)?.close_ipc()?)
+    }
 }

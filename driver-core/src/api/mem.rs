@@ -133,4 +133,106 @@ impl MemApi for CpuDriver {
         }
         Ok(())
     }
+
+    // ------------------------------------------------------------ IPC (see `crate::core::ipc`)
+
+    fn ze_mem_get_ipc_handle(
+        &self,
+        h_context: Handle<kinds::Context>,
+        ptr: *const c_void,
+        p_ipc_handle: &mut ze_ipc_mem_handle_t,
+    ) -> ZeResult<()> {
+        let ctx = context(h_context)?;
+        *p_ipc_handle = ctx.ipc_handle(ptr.cast())?.encode();
+        Ok(())
+    }
+
+    fn ze_mem_get_ipc_handle_with_properties(
+        &self,
+        h_context: Handle<kinds::Context>,
+        ptr: *const c_void,
+        p_next: *mut c_void,
+        p_ipc_handle: &mut ze_ipc_mem_handle_t,
+    ) -> ZeResult<()> {
+        let ctx = context(h_context)?;
+        let range = ipc_range_size(p_next.cast_const());
+        let wire = match range {
+            Some(size) => ctx.ipc_range_handle(ptr.cast(), size)?,
+            None => ctx.ipc_handle(ptr.cast())?,
+        };
+        *p_ipc_handle = wire.encode();
+        Ok(())
+    }
+
+    fn ze_mem_get_ipc_handle_from_file_descriptor_exp(
+        &self,
+        h_context: Handle<kinds::Context>,
+        handle: u64,
+        p_ipc_handle: &mut ze_ipc_mem_handle_t,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        *p_ipc_handle = crate::core::ipc::from_fd(handle)?.encode();
+        Ok(())
+    }
+
+    fn ze_mem_get_file_descriptor_from_ipc_handle_exp(
+        &self,
+        h_context: Handle<kinds::Context>,
+        ipc_handle: ze_ipc_mem_handle_t,
+        p_handle: &mut u64,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        let w = crate::core::ipc::Wire::decode(&ipc_handle)?;
+        *p_handle = w.fd as u64;
+        Ok(())
+    }
+
+    fn ze_mem_put_ipc_handle(
+        &self,
+        h_context: Handle<kinds::Context>,
+        handle: ze_ipc_mem_handle_t,
+    ) -> ZeResult<()> {
+        // The handle owns nothing (the memory's fd lives with the memory): only checked.
+        context(h_context)?;
+        crate::core::ipc::Wire::decode(&handle)?;
+        Ok(())
+    }
+
+    fn ze_mem_open_ipc_handle(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+        handle: ze_ipc_mem_handle_t,
+        _flags: ze_ipc_memory_flags_t,
+        pptr: &mut *mut c_void,
+    ) -> ZeResult<()> {
+        // The cache biases are hints: host memory is cached either way.
+        let ctx = context(h_context)?;
+        ordinal(h_device)?;
+        *pptr = ctx.ipc_open(&handle)?.cast();
+        Ok(())
+    }
+
+    fn ze_mem_close_ipc_handle(
+        &self,
+        h_context: Handle<kinds::Context>,
+        ptr: *const c_void,
+    ) -> ZeResult<()> {
+        Ok(context(h_context)?.ipc_close(ptr.cast())?)
+    }
+}
+
+/// The size of the `ze_ipc_phys_mem_handle_range_ext_desc_t` in the function's `pNext` chain.
+fn ipc_range_size(p_next: *const c_void) -> Option<usize> {
+    use chain::ZeMemGetIpcHandleWithPropertiesNext as N;
+    // SAFETY: the application's chain of extension structures (validated by the entry layer),
+    // read-only for this call.
+    let links = unsafe { chain::next_of_zeMemGetIpcHandleWithProperties(p_next.cast_mut()) };
+    let mut range = None;
+    for ext in links {
+        if let N::IpcPhysMemHandleRangeExtDesc(r) = ext {
+            range = Some(r.size);
+        }
+    }
+    range
 }

@@ -15,7 +15,9 @@ mod event;
 mod event_pool;
 mod fence;
 mod global;
+mod image;
 mod mem;
+mod virtual_mem;
 
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::{Arc, OnceLock};
@@ -23,7 +25,7 @@ use std::sync::{Arc, OnceLock};
 use zekit_icd::kinds;
 use zekit_icd::{
     CommandListApi, CommandQueueApi, ContextApi, DeviceApi, DriverApi, EventApi, EventPoolApi,
-    FenceApi, GlobalApi, MemApi,
+    FenceApi, GlobalApi, ImageApi, MemApi, PhysicalMemApi, VirtualMemApi, ZeszeSamplerApi,
 };
 use zekit_icd::{Handle, ZeError, ZeResult};
 use zekit_rt::Obj;

@@ -1,5 +1,13 @@
 //! Unified shared memory (USM) of the CPU driver: host, device and shared allocations, all backed
-//! by host memory from `std::alloc` (zero-filled) with the requested alignment.
+//! by host memory (zero-filled) with the requested alignment.
+//!
+//! Each allocation is its own `memfd_create` file mapped `MAP_SHARED` (its size rounded up to
+//! the page), so that it can be exported to another process (`zeMemGetIpcHandle`): the file
+//! descriptor stays open for the allocation's lifetime. Alignments above the page size map the
+//! file at an aligned address inside a larger reservation. At most half the process's file
+//! descriptor limit (soft `RLIMIT_NOFILE`) of allocations hold a memfd at a time, leaving the
+//! rest to the application; past that, or when the kernel refuses, the allocation comes from
+//! `std::alloc` instead and works the same, but cannot be exported.
 //!
 //! Rules (Level Zero `zeMemAlloc{Host,Device,Shared}`):
 //!
@@ -16,9 +24,10 @@
 //! inside an allocation. Frees take the base address only. All methods are thread-safe.
 
 use std::alloc::Layout;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::collections::BTreeMap;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use zekit_sys::*;
@@ -161,10 +170,20 @@ pub struct AllocInfo {
     pub device: Option<usize>,
 }
 
+/// Where an allocation's memory comes from.
+#[derive(Debug)]
+enum Backing {
+    /// A memfd mapped `MAP_SHARED` at `ptr` over `map_len` bytes.
+    Shared { fd: OwnedFd, map_len: usize },
+    /// `std::alloc` with this layout (not exportable).
+    Heap(Layout),
+}
+
 struct Allocation {
     ptr: NonNull<u8>,
-    layout: Layout,
+    backing: Backing,
     size: usize,
+    alignment: usize,
     kind: AllocKind,
     id: u64,
     device: Option<usize>,
@@ -177,19 +196,150 @@ impl Allocation {
             id: self.id,
             base: self.ptr.as_ptr(),
             size: self.size,
-            alignment: self.layout.align(),
+            alignment: self.alignment,
             device: self.device,
+        }
+    }
+
+    /// The memfd behind the allocation, if it is exportable.
+    fn fd(&self) -> Option<&OwnedFd> {
+        match &self.backing {
+            Backing::Shared { fd, .. } => Some(fd),
+            Backing::Heap(_) => None,
+        }
+    }
+
+    /// Releases the memory.
+    ///
+    /// # Safety
+    /// Called once, on an allocation taken out of the manager.
+    unsafe fn release(self) {
+        match self.backing {
+            Backing::Shared { map_len, .. } => {
+                // SAFETY: our own MAP_SHARED mapping of `map_len` bytes at `ptr` (caller: once);
+                // the fd closes when `self.backing` drops.
+                unsafe { libc::munmap(self.ptr.as_ptr().cast(), map_len) };
+                LIVE_MEMFDS.fetch_sub(1, Ordering::AcqRel);
+            }
+            // SAFETY: `ptr` came from `alloc_zeroed(layout)` (caller: released once).
+            Backing::Heap(layout) => unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) },
         }
     }
 }
 
-// SAFETY: an `Allocation` exclusively owns the memory its pointer names (obtained from
-// `std::alloc`, released only by the manager), so moving it between threads is sound.
+/// Live memfd-backed allocations of the process.
+static LIVE_MEMFDS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many allocations may hold a memfd: half the process's file descriptor limit (soft
+/// `RLIMIT_NOFILE`), so that the application keeps the other half for itself.
+fn memfd_budget() -> usize {
+    static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BUDGET.get_or_init(|| {
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: `r` is a valid out-pointer.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } == 0;
+        if !ok || r.rlim_cur == libc::RLIM_INFINITY {
+            return 1 << 20;
+        }
+        usize::try_from(r.rlim_cur / 2).unwrap_or(1 << 20)
+    })
+}
+
+/// Maps a new zero-filled memfd of `size` bytes at an `align`-aligned address; `None` (the
+/// caller falls back to `std::alloc`) past the [`memfd_budget`] or when the kernel refuses.
+fn shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
+    if LIVE_MEMFDS.fetch_add(1, Ordering::AcqRel) >= memfd_budget() {
+        LIVE_MEMFDS.fetch_sub(1, Ordering::AcqRel);
+        return None;
+    }
+    let m = map_shared_memory(size, align);
+    if m.is_none() {
+        LIVE_MEMFDS.fetch_sub(1, Ordering::AcqRel);
+    }
+    m
+}
+
+fn map_shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
+    let page = crate::core::vm::page_size();
+    let map_len = size.checked_add(page - 1)? & !(page - 1);
+    let fd = crate::core::vm::memfd("zekit-usm", map_len).ok()?;
+    let extra = if align > page { align } else { 0 };
+    let span = map_len.checked_add(extra)?;
+    // SAFETY: a fresh mapping chosen by the kernel (no MAP_FIXED).
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            span,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if base == libc::MAP_FAILED {
+        return None;
+    }
+    let start = (base as usize).checked_add(align - 1)? & !(align - 1);
+    let start = if extra == 0 { base as usize } else { start };
+    // SAFETY: `[start, start + map_len)` lies inside the reservation just made.
+    let p = unsafe {
+        libc::mmap(
+            start as *mut libc::c_void,
+            map_len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            fd.as_raw_fd(),
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        // SAFETY: the reservation made above, unused.
+        unsafe { libc::munmap(base, span) };
+        return None;
+    }
+    let head = start - base as usize;
+    let tail = span - head - map_len;
+    // SAFETY: the parts of our reservation before and after the mapping.
+    unsafe {
+        if head > 0 {
+            libc::munmap(base, head);
+        }
+        if tail > 0 {
+            libc::munmap((start + map_len) as *mut libc::c_void, tail);
+        }
+    }
+    Some((NonNull::new(p.cast())?, Backing::Shared { fd, map_len }))
+}
+
+// SAFETY: an `Allocation` exclusively owns the memory its pointer names (a mapping or
+// `std::alloc` memory, released only by the manager), so moving it between threads is sound.
 unsafe impl Send for Allocation {}
 
 struct Inner {
     /// Keyed by base address.
     allocs: BTreeMap<usize, Allocation>,
+}
+
+/// An allocation taken out of its manager (freed, but maybe still used by queued work); its
+/// memory is released when this is dropped.
+pub struct Detached(Option<Allocation>);
+
+impl std::fmt::Debug for Detached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Detached(allocation {:?})", self.0.as_ref().map(|a| a.id))
+    }
+}
+
+impl Drop for Detached {
+    fn drop(&mut self) {
+        if let Some(a) = self.0.take() {
+            // SAFETY: the allocation left the manager in `detach`; this is its only release.
+            unsafe { a.release() };
+        }
+    }
 }
 
 /// Source of allocation ids: one counter for the whole process, so an id names one allocation
@@ -283,13 +433,20 @@ impl AllocManager {
         };
         let layout =
             Layout::from_size_align(size, align).map_err(|_| AllocError::UnsupportedSize)?;
-        // SAFETY: `layout` has a non-zero size (checked above) and a valid power-of-two alignment.
-        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
-        let Some(ptr) = NonNull::new(raw) else {
-            return Err(match kind {
-                AllocKind::Host => AllocError::OutOfHostMemory,
-                _ => AllocError::OutOfDeviceMemory,
-            });
+        let (ptr, backing) = match shared_memory(size, align) {
+            Some(m) => m,
+            None => {
+                // SAFETY: `layout` has a non-zero size (checked above) and a valid power-of-two
+                // alignment.
+                let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+                let Some(ptr) = NonNull::new(raw) else {
+                    return Err(match kind {
+                        AllocKind::Host => AllocError::OutOfHostMemory,
+                        _ => AllocError::OutOfDeviceMemory,
+                    });
+                };
+                (ptr, Backing::Heap(layout))
+            }
         };
         let mut inner = self.lock();
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
@@ -297,8 +454,9 @@ impl AllocManager {
             ptr.as_ptr() as usize,
             Allocation {
                 ptr,
-                layout,
+                backing,
                 size,
+                alignment: align,
                 kind,
                 id,
                 device,
@@ -316,27 +474,22 @@ impl AllocManager {
         }
         let removed = self.lock().allocs.remove(&(ptr as usize));
         let a = removed.ok_or(AllocError::InvalidArgument)?;
-        // SAFETY: `a.ptr` came from `alloc_zeroed(a.layout)` and was just removed from the map,
-        // so it is released exactly once.
-        unsafe { std::alloc::dealloc(a.ptr.as_ptr(), a.layout) };
+        // SAFETY: just removed from the map, so released exactly once.
+        unsafe { a.release() };
         Ok(())
     }
 
-    /// `zeMemFreeExt`: frees `ptr` under `policy` (`ze_memory_free_ext_desc_t::freePolicy`).
-    ///
-    /// The CPU driver has no device work in flight that could still use the memory once the
-    /// application calls free (commands run to completion on the host before their fences and
-    /// events signal), so every policy — immediate, `BLOCKING_FREE`, `DEFER_FREE` — frees at once.
-    /// The policy is still validated: unknown bits or both bits give
-    /// [`AllocError::InvalidEnumeration`].
-    pub fn free_ext(
-        &self,
-        ptr: *mut u8,
-        policy: ze_driver_memory_free_policy_ext_flags_t,
-    ) -> Result<(), AllocError> {
-        match FreePolicy::from_flags(policy)? {
-            FreePolicy::Immediate | FreePolicy::Blocking | FreePolicy::Defer => self.free(ptr),
+    /// Takes the allocation whose base is `ptr` out of the manager without releasing it (the
+    /// free policies of `zeMemFreeExt`: its memory goes when the [`Detached`] is dropped). Errors
+    /// as [`AllocManager::free`].
+    pub fn detach(&self, ptr: *mut u8) -> Result<Detached, AllocError> {
+        if ptr.is_null() {
+            return Err(AllocError::NullPointer);
         }
+        let removed = self.lock().allocs.remove(&(ptr as usize));
+        removed
+            .map(|a| Detached(Some(a)))
+            .ok_or(AllocError::InvalidArgument)
     }
 
     /// The allocation containing `ptr` (any address in `base..base + size`).
@@ -377,6 +530,20 @@ impl AllocManager {
         }
     }
 
+    /// What IPC exports of the allocation containing `ptr`: its info and its memfd's number,
+    /// open for as long as the allocation lives (`None` when it is not exportable: it came from
+    /// `std::alloc`).
+    pub fn export(&self, ptr: *const u8) -> Option<(AllocInfo, Option<RawFd>)> {
+        let addr = ptr as usize;
+        let inner = self.lock();
+        let (&base, a) = inner.allocs.range(..=addr).next_back()?;
+        if addr - base >= a.size {
+            return None;
+        }
+        let fd = a.fd().map(AsRawFd::as_raw_fd);
+        Some((a.info(), fd))
+    }
+
     /// Live allocations.
     pub fn len(&self) -> usize {
         self.lock().allocs.len()
@@ -392,9 +559,8 @@ impl AllocManager {
         let allocs = std::mem::take(&mut self.lock().allocs);
         let n = allocs.len();
         for a in allocs.into_values() {
-            // SAFETY: each allocation came from `alloc_zeroed(a.layout)` and was taken out of the
-            // map, so it is released exactly once.
-            unsafe { std::alloc::dealloc(a.ptr.as_ptr(), a.layout) };
+            // SAFETY: taken out of the map, so released exactly once.
+            unsafe { a.release() };
         }
         n
     }

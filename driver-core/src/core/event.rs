@@ -2,7 +2,7 @@
 //!
 //! | topic | behaviour |
 //! |---|---|
-//! | pool flags | `HOST_VISIBLE`, `IPC` accepted (every event is host visible; the IPC functions are not implemented); `KERNEL_TIMESTAMP` and `KERNEL_MAPPED_TIMESTAMP`: its events record when the command that signals them starts and ends, on the device clock (`CLOCK_MONOTONIC_RAW` ns, the clock of `zeDeviceGetGlobalTimestamps`) |
+//! | pool flags | `HOST_VISIBLE` accepted (every event is host visible); `IPC`: the events' state lives in shared memory ([`crate::exec::shared`]) and `zeEventPoolGetIpcHandle` exports it: a pool opened from the handle (in any process) sees the same events signaled and reset. `zeEventCreate` in the exporting pool resets the slot; in an opened pool it takes the slot as it is; `KERNEL_TIMESTAMP` and `KERNEL_MAPPED_TIMESTAMP`: its events record when the command that signals them starts and ends, on the device clock (`CLOCK_MONOTONIC_RAW` ns, the clock of `zeDeviceGetGlobalTimestamps`) |
 //! | pool devices | any devices of the driver (0: all) |
 //! | `zeEventCreate(desc)` | `index` below the pool's count and not held by a live event, else `INVALID_ARGUMENT`; signal and wait scopes accepted and reported back |
 //! | counter-based events | `flags` must hold `IMMEDIATE` and/or `NON_IMMEDIATE`, else `INVALID_ARGUMENT`; `DEVICE_TIMESTAMP`/`HOST_TIMESTAMP` record timestamps. Each submitted command that signals one takes the next counter value; the event is complete when the counter reached the last value taken (a new event is complete). A wait waits for the value taken last before it was submitted. The host cannot signal or reset them, nor can `zeCommandListAppendSignalEvent`/`AppendEventReset` (`INVALID_SYNCHRONIZATION_OBJECT`); an immediate list needs `IMMEDIATE`, a regular list `NON_IMMEDIATE` (else `INVALID_SYNCHRONIZATION_OBJECT`) |
@@ -18,7 +18,11 @@ use zekit_icd::kinds;
 use zekit_rt::{Handle, Obj};
 use zekit_sys::*;
 
+use std::os::fd::AsRawFd;
+
+use super::ipc;
 use super::objects::{Failure, Outcome};
+use crate::exec::shared::SharedEvents;
 use crate::exec::{EventState, Timeout};
 use crate::host::now_ns;
 
@@ -30,6 +34,10 @@ pub struct EventPoolObject {
     /// The live event of each index.
     slots: Mutex<Vec<Option<Arc<EventState>>>>,
     alive: AtomicBool,
+    /// IPC pools: the events' shared state.
+    shared: Option<Arc<SharedEvents>>,
+    /// Opened from an IPC handle (`zeEventPoolCloseIpcHandle` closes it).
+    opened: bool,
 }
 
 impl EventPoolObject {
@@ -48,12 +56,76 @@ impl EventPoolObject {
         if count == 0 {
             return Err(Failure::new(ZE_RESULT_ERROR_INVALID_SIZE, "desc->count is 0"));
         }
+        let shared = if flags.intersects(ze_event_pool_flags_t::IPC) {
+            let slots = SharedEvents::new(count as usize).map_err(|e| {
+                Failure::new(
+                    ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+                    format!("shared memory for {count} IPC events: {e}"),
+                )
+            })?;
+            Some(Arc::new(slots))
+        } else {
+            None
+        };
         Ok(EventPoolObject {
             context,
             flags,
             slots: Mutex::new(vec![None; count as usize]),
             alive: AtomicBool::new(true),
+            shared,
+            opened: false,
         })
+    }
+
+    /// `zeEventPoolOpenIpcHandle`: the pool `handle` names, in `context`.
+    pub fn open_ipc(
+        context: Handle<kinds::Context>,
+        handle: &ze_ipc_event_pool_handle_t,
+    ) -> Outcome<EventPoolObject> {
+        let w = ipc::PoolWire::decode(handle)?;
+        let fd = ipc::take_fd(&w.file)?;
+        let slots = SharedEvents::open(fd, w.count as usize).map_err(|e| {
+            Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!("mapping the IPC event pool's {} events: {e}", w.count),
+            )
+        })?;
+        Ok(EventPoolObject {
+            context,
+            flags: ze_event_pool_flags_t(w.flags),
+            slots: Mutex::new(vec![None; w.count as usize]),
+            alive: AtomicBool::new(true),
+            shared: Some(Arc::new(slots)),
+            opened: true,
+        })
+    }
+
+    /// `zeEventPoolGetIpcHandle`: pools created with `IPC` only.
+    pub fn ipc_handle(&self) -> Outcome<ze_ipc_event_pool_handle_t> {
+        let Some(slots) = &self.shared else {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the pool was created without ZE_EVENT_POOL_FLAG_IPC",
+            ));
+        };
+        let file = ipc::Remote::local(slots.fd().as_raw_fd())?;
+        Ok(ipc::PoolWire {
+            file,
+            count: slots.count() as u32,
+            flags: self.flags.0,
+        }
+        .encode())
+    }
+
+    /// `zeEventPoolCloseIpcHandle`: pools opened from a handle only; as a destroy otherwise.
+    pub fn close_ipc(&self) -> Outcome<()> {
+        if !self.opened {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the pool was not opened from an IPC handle: destroy it with zeEventPoolDestroy",
+            ));
+        }
+        self.destroy()
     }
 
     /// `zeEventPoolGetContextHandle`.
@@ -98,7 +170,15 @@ impl EventPoolObject {
                 format!("desc->index {index} is held by a live event of this pool; destroy it first"),
             ));
         }
-        let state = Arc::new(EventState::regular(self.timestamps()));
+        let state = match &self.shared {
+            Some(shared) => {
+                if !self.opened {
+                    shared.reset(index as usize);
+                }
+                Arc::new(EventState::shared(shared.clone(), index as usize, self.timestamps()))
+            }
+            None => Arc::new(EventState::regular(self.timestamps())),
+        };
         *slot = Some(state.clone());
         Ok(state)
     }

@@ -7,7 +7,10 @@
 pub mod alloc;
 pub mod event;
 pub mod fence;
+pub mod image;
+pub mod ipc;
 pub mod list;
 pub mod objects;
 pub mod properties;
 pub mod queue;
+pub mod vm;

@@ -17,9 +17,14 @@
 //! | allocation flags | host flags above `0xf`, device flags above `0x7` → `INVALID_ENUMERATION`; `device_desc->ordinal` must be 0 (one memory) else `INVALID_ARGUMENT`; a device outside the context → `INVALID_ARGUMENT`. |
 //! | relaxed limits | `ze_relaxed_allocation_limits_exp_desc_t` and `..._ext_desc_t` in the `pNext` chain of the device or host descriptor: `MAX_SIZE` lifts `maxMemAllocSize`; unknown bits → `INVALID_ENUMERATION`. |
 
+use std::os::fd::AsRawFd;
+
 use zekit_sys::*;
 
-use crate::core::alloc::{AllocError, AllocKind, AllocManager, SizeLimit};
+use crate::core::alloc::{AllocError, AllocKind, AllocManager, Detached, FreePolicy, SizeLimit};
+use crate::exec::Drain;
+use crate::core::ipc::{self, Imports, Wire};
+use crate::core::vm::VirtualSpace;
 use crate::host::{fnv1a_128, HostInfo};
 
 /// Why a call failed: the result code and a one-line reason.
@@ -71,6 +76,11 @@ pub struct Extension {
 /// | `ZE_extension_event_query_kernel_timestamps` 1.0 | `zeEventQueryKernelTimestampsExt` (kernel and synchronized timestamps); `ze_event_query_kernel_timestamps_ext_properties_t` on `zeDeviceGetProperties` |
 /// | `ZE_experimental_event_query_timestamps` 1.0 | `zeEventQueryTimestampsExp` |
 /// | `ZE_experimental_immediate_command_list_append` 1.0 | `zeCommandListImmediateAppendCommandListsExp` |
+/// | `ZE_extension_image_copy` 1.0 | `zeCommandListAppendImageCopyToMemoryExt` / `FromMemoryExt` (pitches) |
+/// | `ZE_extension_image_format_support` 1.0 | `ze_image_format_support_ext_properties_t` on `zeImageGetProperties` |
+/// | `ZE_extension_image_query_alloc_properties` 1.0 | `zeImageGetAllocPropertiesExt` |
+/// | `ZE_experimental_image_memory_properties` 1.0 | `zeImageGetMemoryPropertiesExp` |
+/// | `ZE_extension_image_view` 1.0, `ZE_experimental_image_view` 1.0 | `zeImageViewCreateExt` / `Exp` (same element size, no planar views) |
 pub const EXTENSIONS: &[Extension] = &[
     Extension {
         name: ZE_DRIVER_DDI_HANDLES_EXT_NAME,
@@ -111,6 +121,30 @@ pub const EXTENSIONS: &[Extension] = &[
     Extension {
         name: ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME,
         version: ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMAGE_COPY_EXT_NAME,
+        version: ZE_IMAGE_COPY_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMAGE_FORMAT_SUPPORT_EXT_NAME,
+        version: ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME,
+        version: ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME,
+        version: ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMAGE_VIEW_EXT_NAME,
+        version: ZE_IMAGE_VIEW_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_IMAGE_VIEW_EXP_NAME,
+        version: ZE_IMAGE_VIEW_EXP_VERSION_1_0.0,
     },
 ];
 
@@ -299,8 +333,13 @@ pub struct DeviceObject {
 /// Value of a context handle: its devices and its USM allocations.
 #[derive(Debug)]
 pub struct ContextObject {
+    id: u64,
     devices: Vec<usize>,
     allocs: AllocManager,
+    vm: VirtualSpace,
+    imports: Imports,
+    /// `DEFER_FREE` allocations and the work they wait for.
+    deferred: std::sync::Mutex<Vec<(Detached, Drain)>>,
 }
 
 /// What `zeMemGetAllocProperties` answers.
@@ -427,15 +466,30 @@ impl ContextObject {
                 format!("device ordinal {bad} is not a device of this driver"),
             ));
         }
+        static NEXT_CONTEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Ok(ContextObject {
+            id: NEXT_CONTEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             devices,
             allocs: AllocManager::new(host.total_memory, NUM_DEVICES),
+            vm: VirtualSpace::new(),
+            imports: Imports::default(),
+            deferred: std::sync::Mutex::new(Vec::new()),
         })
+    }
+
+    /// Unique id in the process (the tag of its queues' engines).
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// Device ordinals of the context.
     pub fn devices(&self) -> &[usize] {
         &self.devices
+    }
+
+    /// The context's virtual address space (reservations and mappings).
+    pub fn vm(&self) -> &VirtualSpace {
+        &self.vm
     }
 
     /// Live allocations of the context.
@@ -453,6 +507,7 @@ impl ContextObject {
                 ));
             }
         }
+        self.reclaim();
         self.allocs
             .alloc_with(req.kind, req.size, req.alignment, req.device, req.limit)
             .map_err(|e| alloc_failure(e, req, self.allocs.max_alloc_size()))
@@ -478,18 +533,60 @@ impl ContextObject {
 
     /// `zeMemFree`.
     pub fn free(&self, ptr: *mut u8) -> Outcome<()> {
+        self.reclaim();
         self.allocs.free(ptr).map_err(|e| self.free_failure(e, ptr))
     }
 
-    /// `zeMemFreeExt` with `freePolicy`.
+    /// `zeMemFreeExt` with `freePolicy`:
+    /// - 0: frees at once, like `zeMemFree`;
+    /// - `BLOCKING_FREE`: waits until everything submitted to the context's queues and immediate
+    ///   lists before the call has run (a superset of the work that may use `ptr`), then frees;
+    /// - `DEFER_FREE`: the allocation leaves the context at once (a second free is
+    ///   `INVALID_ARGUMENT`), and its memory is released once that work has run: at the
+    ///   context's next allocation or free call after it, or when the context is destroyed
+    ///   (which then waits for it).
     pub fn free_ext(
         &self,
         ptr: *mut u8,
         policy: ze_driver_memory_free_policy_ext_flags_t,
     ) -> Outcome<()> {
-        self.allocs
-            .free_ext(ptr, policy)
-            .map_err(|e| self.free_failure(e, ptr))
+        let policy = FreePolicy::from_flags(policy).map_err(|e| self.free_failure(e, ptr))?;
+        self.reclaim();
+        match policy {
+            FreePolicy::Immediate => self.free(ptr),
+            FreePolicy::Blocking => {
+                let detached = self.allocs.detach(ptr).map_err(|e| self.free_failure(e, ptr))?;
+                Drain::now(self.id).wait();
+                drop(detached);
+                Ok(())
+            }
+            FreePolicy::Defer => {
+                let detached = self.allocs.detach(ptr).map_err(|e| self.free_failure(e, ptr))?;
+                let drain = Drain::now(self.id);
+                if !drain.is_done() {
+                    self.deferred_lock().push((detached, drain));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn deferred_lock(&self) -> std::sync::MutexGuard<'_, Vec<(Detached, Drain)>> {
+        self.deferred.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Releases the deferred frees whose work has run.
+    fn reclaim(&self) {
+        let mut d = self.deferred_lock();
+        if !d.is_empty() {
+            d.retain(|(_, drain)| !drain.is_done());
+        }
+    }
+
+    /// Deferred frees not released yet.
+    pub fn pending_deferred_frees(&self) -> usize {
+        self.reclaim();
+        self.deferred_lock().len()
     }
 
     /// `zeMemGetAllocProperties`: a pointer outside the context's allocations is `UNKNOWN`.
@@ -506,14 +603,121 @@ impl ContextObject {
         }
     }
 
+    /// `zeMemGetIpcHandle`: a handle for the allocation containing `ptr` (the importer gets its
+    /// base).
+    pub fn ipc_handle(&self, ptr: *const u8) -> Outcome<Wire> {
+        let Some((info, fd)) = self.allocs.export(ptr) else {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!("{ptr:p} is not inside an allocation of this context"),
+            ));
+        };
+        let Some(fd) = fd else {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                format!(
+                    "allocation {} could not be made shareable (no memfd: out of file descriptors?)",
+                    info.id
+                ),
+            ));
+        };
+        let page = crate::core::vm::page_size() as u64;
+        let size = info.size as u64;
+        ipc::export(fd, 0, size.div_ceil(page) * page, 0, size)
+    }
+
+    /// `zeMemGetIpcHandleWithProperties` with `ze_ipc_phys_mem_handle_range_ext_desc_t`: a handle
+    /// for the virtual range `[ptr, ptr + size)`, fully mapped to one physical memory object.
+    pub fn ipc_range_handle(&self, ptr: *const u8, size: usize) -> Outcome<Wire> {
+        if ptr.is_null() {
+            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "ptr is null"));
+        }
+        if size == 0 {
+            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_SIZE, "range size is 0"));
+        }
+        let addr = ptr as usize;
+        let Some(end) = addr.checked_add(size) else {
+            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_SIZE, "ptr + size overflows"));
+        };
+        if self.allocs.properties(ptr).is_some()
+            || self.allocs.properties((end - 1) as *const u8).is_some()
+        {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the range includes a USM allocation: range handles take reserved, mapped virtual memory only",
+            ));
+        }
+        let Some(pieces) = self.vm.pieces(addr, size) else {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_ADDRESS_NOT_FOUND,
+                format!("[{addr:#x}, {end:#x}) is not fully mapped to physical memory of this context"),
+            ));
+        };
+        // Adjacent pieces of one object at contiguous offsets are one piece.
+        let mut merged: Vec<crate::core::vm::MappedPiece> = Vec::new();
+        for p in pieces {
+            match merged.last_mut() {
+                Some(m) if std::sync::Arc::ptr_eq(&m.phys, &p.phys) && m.offset + m.len == p.offset => {
+                    m.len += p.len;
+                }
+                _ => merged.push(p),
+            }
+        }
+        if merged.len() != 1 {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
+                format!(
+                    "the range spans {} physical memory objects (or one at discontiguous offsets); this driver's handle holds one",
+                    merged.len()
+                ),
+            ));
+        }
+        let piece = &merged[0];
+        let page = crate::core::vm::page_size();
+        let start = piece.offset & !(page - 1);
+        let delta = piece.offset - start;
+        let map_len = (delta + piece.len).div_ceil(page) * page;
+        ipc::export(
+            piece.phys.fd().as_raw_fd(),
+            start as u64,
+            map_len as u64,
+            delta as u64,
+            size as u64,
+        )
+    }
+
+    /// `zeMemOpenIpcHandle`: maps the memory `handle` names; returns the pointer.
+    pub fn ipc_open(&self, handle: &ze_ipc_mem_handle_t) -> Outcome<*mut u8> {
+        let w = Wire::decode(handle)?;
+        Ok(self.imports.open(&w)? as *mut u8)
+    }
+
+    /// `zeMemCloseIpcHandle`.
+    pub fn ipc_close(&self, ptr: *const u8) -> Outcome<()> {
+        self.imports.close(ptr as usize)
+    }
+
     /// `zeMemGetAddressRange`: base and size of the allocation containing `ptr`.
     pub fn address_range(&self, ptr: *const u8) -> Outcome<(*mut u8, usize)> {
+        if let Some((b, n)) = self.imports.range(ptr as usize) {
+            return Ok((b as *mut u8, n));
+        }
         self.allocs.address_range(ptr).ok_or_else(|| {
             Failure::new(
                 ZE_RESULT_ERROR_ADDRESS_NOT_FOUND,
                 format!("{ptr:p} is not inside an allocation of this context"),
             )
         })
+    }
+}
+
+impl Drop for ContextObject {
+    fn drop(&mut self) {
+        // Deferred frees outlive nothing: their work must end before their memory goes.
+        for (detached, drain) in std::mem::take(self.deferred.get_mut().unwrap_or_else(|e| e.into_inner())) {
+            drain.wait();
+            drop(detached);
+        }
     }
 }
 

@@ -15,7 +15,7 @@
 //! | `zeDeviceGetMemoryProperties` | [`memory_properties`], [`fill_memory_properties`] | 1 memory: name from SMBIOS (`DDR4`...) else `DDR`, maxClockRate = SMBIOS speed in MT/s else 0 (unknown), maxBusWidth = SMBIOS data width else 64, totalSize = total memory |
 //! | `zeDeviceGetMemoryAccessProperties` | [`fill_memory_access_properties`] | host, device, shared single-device, shared cross-device and shared system allocations: RW \| ATOMIC \| CONCURRENT \| CONCURRENT_ATOMIC (it is all host memory) |
 //! | `zeDeviceGetCacheProperties` | [`cache_properties`], [`fill_cache_properties`] | one entry per data/unified cache level of cpu0 (L1d, L2, L3...), cacheSize in bytes, flags 0 |
-//! | `zeDeviceGetImageProperties` | [`fill_image_properties`] | all 0: no image support |
+//! | `zeDeviceGetImageProperties` | [`fill_image_properties`] | the limits `zeImageCreate` enforces (`core::image::LIMITS`): 16384 (1D, 2D), 2048 (3D, array layers), buffers up to `maxMemAllocSize`, 16 samplers, 128 image arguments |
 //! | `zeDeviceGetExternalMemoryProperties` | [`fill_external_memory_properties`] | all 0: no import/export |
 //! | `zeDeviceGetP2PProperties` | [`fill_p2p_properties`] | ACCESS \| ATOMICS with itself (same memory), 0 with any other device |
 //! | `zeDeviceCanAccessPeer` | [`can_access_peer`] | true for the same device (as the spec requires), false otherwise |
@@ -305,16 +305,18 @@ pub fn fill_cache_properties(
     });
 }
 
-/// `zeDeviceGetImageProperties`: images are unsupported, every limit is 0.
-pub fn fill_image_properties(_host: &HostInfo, p: &mut ze_device_image_properties_t) {
-    p.maxImageDims1D = 0;
-    p.maxImageDims2D = 0;
-    p.maxImageDims3D = 0;
-    p.maxImageBufferSize = 0;
-    p.maxImageArraySlices = 0;
-    p.maxSamplers = 0;
-    p.maxReadImageArgs = 0;
-    p.maxWriteImageArgs = 0;
+/// `zeDeviceGetImageProperties`: the limits `zeImageCreate` enforces
+/// ([`crate::core::image::LIMITS`]); buffer images up to the maximum allocation size.
+pub fn fill_image_properties(host: &HostInfo, p: &mut ze_device_image_properties_t) {
+    use crate::core::image::{max_buffer_bytes, LIMITS};
+    p.maxImageDims1D = LIMITS.dims_1d;
+    p.maxImageDims2D = LIMITS.dims_2d;
+    p.maxImageDims3D = LIMITS.dims_3d;
+    p.maxImageBufferSize = max_buffer_bytes(host.total_memory);
+    p.maxImageArraySlices = LIMITS.array_slices;
+    p.maxSamplers = LIMITS.samplers;
+    p.maxReadImageArgs = LIMITS.image_args;
+    p.maxWriteImageArgs = LIMITS.image_args;
 }
 
 /// `zeDeviceGetExternalMemoryProperties`: no import or export type is supported.

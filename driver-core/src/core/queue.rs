@@ -108,8 +108,13 @@ pub fn check_ordinal(host: &HostInfo, ordinal: u32) -> Outcome<()> {
 }
 
 /// A new engine, its thread started (`OUT_OF_HOST_MEMORY` when no thread can be made).
-pub fn new_engine(device: usize, config: &QueueConfig, pool: Arc<WorkerPool>) -> Outcome<Engine> {
-    Engine::new(device, config.engine_mode(), pool).map_err(|e| {
+pub fn new_engine(
+    device: usize,
+    context: u64,
+    config: &QueueConfig,
+    pool: Arc<WorkerPool>,
+) -> Outcome<Engine> {
+    Engine::new(device, context, config.engine_mode(), pool).map_err(|e| {
         Failure::new(
             ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
             format!("cannot start the queue's thread: {e}"),
@@ -145,12 +150,17 @@ pub struct QueueObject {
 }
 
 impl QueueObject {
-    /// A queue of device `device` (ordinal), its thread started.
-    pub fn new(device: usize, config: QueueConfig, pool: Arc<WorkerPool>) -> Outcome<QueueObject> {
+    /// A queue of device `device` (ordinal) in context `context` (its id), its thread started.
+    pub fn new(
+        device: usize,
+        context: u64,
+        config: QueueConfig,
+        pool: Arc<WorkerPool>,
+    ) -> Outcome<QueueObject> {
         Ok(QueueObject {
             id: NEXT_QUEUE_ID.fetch_add(1, Ordering::Relaxed),
             device,
-            engine: new_engine(device, &config, pool)?,
+            engine: new_engine(device, context, &config, pool)?,
             config,
         })
     }

@@ -36,6 +36,13 @@ pub enum Op {
     },
     /// A 3D region copy.
     CopyRegion(Region),
+    /// A region copy to, from or between images, holding their storage until it has run.
+    ImageCopy {
+        /// The copy.
+        region: Region,
+        /// What the region's image addresses point into.
+        keep: Vec<Arc<dyn std::any::Any + Send + Sync>>,
+    },
     /// `size` bytes at `dst` filled with `pattern`.
     Fill {
         /// Destination address.
@@ -214,6 +221,9 @@ impl Runner<'_> {
             Op::Copy { dst, src, size } => unsafe { memory::copy(self.pool, *dst, *src, *size) },
             // SAFETY: see above; `core::list` checked that the rows do not overlap.
             Op::CopyRegion(r) => unsafe { memory::copy_region(self.pool, r) },
+            // SAFETY: image rows are inside the storage `keep` holds; memory rows were promised
+            // by the application when it appended the command, as for any copy.
+            Op::ImageCopy { region, .. } => unsafe { memory::copy_region(self.pool, region) },
             // SAFETY: see above.
             Op::Fill { dst, size, pattern } => unsafe {
                 memory::fill(self.pool, *dst, *size, pattern)

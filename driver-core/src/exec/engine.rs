@@ -34,6 +34,8 @@ struct Submission {
 
 struct Shared {
     device: usize,
+    /// Id of the context of the queue (or immediate list).
+    context: u64,
     mode: Mode,
     pool: Arc<WorkerPool>,
     fifo: Mutex<VecDeque<Submission>>,
@@ -151,9 +153,15 @@ pub struct Blocked;
 
 impl Engine {
     /// An engine of device `device` running on `pool`. `Threaded` starts its thread now.
-    pub fn new(device: usize, mode: Mode, pool: Arc<WorkerPool>) -> std::io::Result<Engine> {
+    pub fn new(
+        device: usize,
+        context: u64,
+        mode: Mode,
+        pool: Arc<WorkerPool>,
+    ) -> std::io::Result<Engine> {
         let shared = Arc::new(Shared {
             device,
+            context,
             mode,
             pool,
             fifo: Mutex::new(VecDeque::new()),
@@ -304,5 +312,52 @@ pub fn synchronize_device(device: usize) {
         let ticket = s.submitted.load(Ordering::SeqCst);
         s.done
             .wait_until(Timeout::Forever, || s.completed.load(Ordering::SeqCst) >= ticket);
+    }
+}
+
+/// What every engine of a context had been given at one moment (but the engine of the calling
+/// host function, which cannot finish meanwhile): the free policies of `zeMemFreeExt` wait for
+/// it (blocking) or release memory once it is done (deferred).
+pub struct Drain {
+    tickets: Vec<(Arc<Shared>, u64)>,
+}
+
+impl std::fmt::Debug for Drain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Drain({} engines, done: {})", self.tickets.len(), self.is_done())
+    }
+}
+
+impl Drain {
+    /// The submissions queued so far to every engine of context `context` (its id).
+    pub fn now(context: u64) -> Drain {
+        let tickets = registry()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|s| s.context == context && !running(s))
+            .map(|s| {
+                let t = s.submitted.load(Ordering::SeqCst);
+                (s, t)
+            })
+            .filter(|(s, t)| s.completed.load(Ordering::SeqCst) < *t)
+            .collect();
+        Drain { tickets }
+    }
+
+    /// Whether all of it has run.
+    pub fn is_done(&self) -> bool {
+        self.tickets
+            .iter()
+            .all(|(s, t)| s.completed.load(Ordering::SeqCst) >= *t)
+    }
+
+    /// Waits until all of it has run.
+    pub fn wait(&self) {
+        for (s, t) in &self.tickets {
+            s.done
+                .wait_until(Timeout::Forever, || s.completed.load(Ordering::SeqCst) >= *t);
+        }
     }
 }

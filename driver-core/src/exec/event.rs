@@ -4,6 +4,9 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
+use std::sync::Arc;
+
+use super::shared::SharedEvents;
 use super::wait::{Flag, Timeout, Waiter};
 
 /// How an event completes.
@@ -18,6 +21,12 @@ enum Kind {
         target: AtomicU64,
         reached: AtomicU64,
         waiter: Waiter,
+    },
+    /// An event of an IPC pool: its state is slot `index` of shared memory (signaled and
+    /// timestamps), seen by every process that opened the pool.
+    Shared {
+        slots: Arc<SharedEvents>,
+        index: usize,
     },
 }
 
@@ -49,6 +58,12 @@ impl EventState {
         )
     }
 
+    /// An event of an IPC pool, in slot `index` of `slots` (its state is left as it is: another
+    /// process may have signaled it).
+    pub fn shared(slots: Arc<SharedEvents>, index: usize, timestamps: bool) -> EventState {
+        Self::with(Kind::Shared { slots, index }, timestamps)
+    }
+
     fn with(kind: Kind, timestamps: bool) -> EventState {
         EventState {
             kind,
@@ -76,6 +91,7 @@ impl EventState {
             Kind::Counter {
                 target, reached, ..
             } => reached.load(Ordering::Acquire) >= target.load(Ordering::Acquire),
+            Kind::Shared { slots, index } => slots.is_signaled(*index),
         }
     }
 
@@ -93,6 +109,7 @@ impl EventState {
         match &self.kind {
             Kind::Regular(f) => f.wait(timeout),
             Kind::Counter { waiter, .. } => waiter.wait_until(timeout, || self.reached(value)),
+            Kind::Shared { slots, index } => slots.wait(*index, timeout),
         }
     }
 
@@ -106,17 +123,27 @@ impl EventState {
     /// Signals a regular event (from the host, or from a command that ran from `start` to
     /// `end` on the device clock).
     pub fn signal(&self, start: u64, end: u64) {
-        self.record(start, end);
-        if let Kind::Regular(f) = &self.kind {
-            f.set();
+        match &self.kind {
+            Kind::Regular(f) => {
+                self.record(start, end);
+                f.set();
+            }
+            Kind::Shared { slots, index } => {
+                slots.signal(*index, self.timestamps.then_some((start, end)));
+            }
+            Kind::Counter { .. } => self.record(start, end),
         }
     }
 
     /// Resets a regular event to not signaled.
     pub fn reset(&self) {
-        if let Kind::Regular(f) = &self.kind {
-            f.clear();
-            self.record(0, 0);
+        match &self.kind {
+            Kind::Regular(f) => {
+                f.clear();
+                self.record(0, 0);
+            }
+            Kind::Shared { slots, index } => slots.reset(*index),
+            Kind::Counter { .. } => {}
         }
     }
 
@@ -124,7 +151,7 @@ impl EventState {
     pub fn arm(&self) -> u64 {
         match &self.kind {
             Kind::Counter { target, .. } => target.fetch_add(1, Ordering::AcqRel) + 1,
-            Kind::Regular(_) => 0,
+            Kind::Regular(_) | Kind::Shared { .. } => 0,
         }
     }
 
@@ -133,7 +160,7 @@ impl EventState {
     pub fn target(&self) -> u64 {
         match &self.kind {
             Kind::Counter { target, .. } => target.load(Ordering::Acquire),
-            Kind::Regular(_) => 0,
+            Kind::Regular(_) | Kind::Shared { .. } => 0,
         }
     }
 
@@ -152,11 +179,12 @@ impl EventState {
     /// `(start, end)` of the command that completed the event, when it records timestamps and
     /// is complete.
     pub fn timestamps(&self) -> Option<(u64, u64)> {
-        (self.timestamps && self.is_complete()).then(|| {
-            (
+        (self.timestamps && self.is_complete()).then(|| match &self.kind {
+            Kind::Shared { slots, index } => slots.timestamps(*index),
+            _ => (
                 self.start.load(Ordering::Relaxed),
                 self.end.load(Ordering::Relaxed),
-            )
+            ),
         })
     }
 

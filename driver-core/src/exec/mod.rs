@@ -18,10 +18,11 @@ pub mod engine;
 pub mod event;
 pub mod memory;
 pub mod pool;
+pub mod shared;
 pub mod wait;
 
 pub use command::{Command, HostFunction, ListBody, Op, Work};
-pub use engine::{synchronize_device, Blocked, Engine, Mode};
+pub use engine::{synchronize_device, Blocked, Drain, Engine, Mode};
 pub use event::EventState;
 pub use pool::WorkerPool;
 pub use wait::{Flag, Timeout};

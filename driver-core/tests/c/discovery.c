@@ -27,7 +27,7 @@ int main(void) {
     ze_driver_ipc_properties_t ipc = {ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES, NULL, 0xff};
     OK(zeDriverGetIpcProperties(drv, &ipc));
     printf("ipc flags = 0x%x\n", ipc.flags);
-    EXPECT(ipc.flags == 0);
+    EXPECT(ipc.flags == (ZE_IPC_PROPERTY_FLAG_MEMORY | ZE_IPC_PROPERTY_FLAG_EVENT_POOL));
 
     uint32_t n = 0;
     OK(zeDriverGetExtensionProperties(drv, &n, NULL));

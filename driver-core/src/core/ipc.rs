@@ -1,0 +1,453 @@
+//! IPC memory handles: how a `ze_ipc_mem_handle_t` names memory of another process, and the
+//! memory a context opened from such handles.
+//!
+//! Every allocation (and every physical memory object) is a `memfd` (see
+//! [`crate::core::alloc`], [`crate::core::vm`]), open in the exporting process for as long as the
+//! memory lives. A handle is 64 bytes, native-endian ([`Wire`]):
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..4 | magic `0x5a4b4950` ("ZKIP") |
+//! | 4..8 | version (1) |
+//! | 8..12 | pid of the process whose fd table holds `fd` |
+//! | 12..16 | `fd`: the memfd's number in that process |
+//! | 16..24 | inode of the memfd (checked on open: a reused fd number is refused) |
+//! | 24..32 | device of the memfd |
+//! | 32..40 | offset into the memfd where the mapping starts (page-aligned) |
+//! | 40..48 | bytes to map (page multiple) |
+//! | 48..56 | offset of the returned pointer into the mapping |
+//! | 56..64 | size the importer sees (`zeMemGetAddressRange`) |
+//!
+//! Opening in another process takes the file with `pidfd_open` + `pidfd_getfd` (Linux 5.6; needs
+//! ptrace-attach permission over the exporter: the same user, and under Yama `ptrace_scope` 1 the
+//! importer must be the exporter's ancestor); when that fails it opens `/proc/<pid>/fd/<fd>`
+//! (ptrace-read permission: the same user, whatever Yama says). Another user, or a `ptrace_scope`
+//! of 3 with no `/proc` access, cannot open handles: `INVALID_ARGUMENT` with the reasons. In the exporting process itself the fd is duplicated. The exporter must keep the memory
+//! alive until the importer has opened it (afterwards the importer's mapping keeps the pages);
+//! `zeMemPutIpcHandle` releases nothing (the handle owns nothing). An fd received over a Unix
+//! socket becomes a handle with `zeMemGetIpcHandleFromFileDescriptorExp`, naming the receiving
+//! process's fd; `zeMemGetFileDescriptorFromIpcHandleExp` gives back the handle's fd number
+//! (valid in the process that made the handle).
+
+use std::collections::BTreeMap;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::{Mutex, MutexGuard};
+
+use zekit_sys::*;
+
+use crate::core::objects::{Failure, Outcome};
+
+/// "ZKIP".
+pub const MAGIC: u32 = 0x5a4b_4950;
+/// Layout version of [`Wire`].
+pub const VERSION: u32 = 1;
+
+/// The decoded content of a `ze_ipc_mem_handle_t`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Wire {
+    /// Process whose fd table holds `fd`.
+    pub pid: i32,
+    /// The memfd's number in that process.
+    pub fd: i32,
+    /// Inode of the memfd.
+    pub ino: u64,
+    /// Device of the memfd.
+    pub dev: u64,
+    /// Page-aligned offset into the file where the mapping starts.
+    pub offset: u64,
+    /// Bytes to map (a page multiple).
+    pub map_len: u64,
+    /// Offset of the returned pointer into the mapping.
+    pub delta: u64,
+    /// Size the importer sees.
+    pub size: u64,
+}
+
+impl Wire {
+    /// The 64 bytes of the handle.
+    pub fn encode(&self) -> ze_ipc_mem_handle_t {
+        let mut b = [0u8; 64];
+        b[0..4].copy_from_slice(&MAGIC.to_ne_bytes());
+        b[4..8].copy_from_slice(&VERSION.to_ne_bytes());
+        b[8..12].copy_from_slice(&self.pid.to_ne_bytes());
+        b[12..16].copy_from_slice(&self.fd.to_ne_bytes());
+        for (i, v) in [self.ino, self.dev, self.offset, self.map_len, self.delta, self.size]
+            .into_iter()
+            .enumerate()
+        {
+            b[16 + 8 * i..24 + 8 * i].copy_from_slice(&v.to_ne_bytes());
+        }
+        let mut h = ze_ipc_mem_handle_t::default();
+        for (d, s) in h.data.iter_mut().zip(b) {
+            *d = s as std::ffi::c_char;
+        }
+        h
+    }
+
+    /// Decodes a handle; `INVALID_ARGUMENT` when it is not one of this driver's.
+    pub fn decode(h: &ze_ipc_mem_handle_t) -> Outcome<Wire> {
+        let b: Vec<u8> = h.data.iter().map(|&c| c as u8).collect();
+        let u32_at = |i: usize| u32::from_ne_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let u64_at = |i: usize| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[i..i + 8]);
+            u64::from_ne_bytes(a)
+        };
+        if u32_at(0) != MAGIC || u32_at(4) != VERSION {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the IPC handle was not made by the zekit CPU driver (bad magic or version)",
+            ));
+        }
+        let w = Wire {
+            pid: u32_at(8) as i32,
+            fd: u32_at(12) as i32,
+            ino: u64_at(16),
+            dev: u64_at(24),
+            offset: u64_at(32),
+            map_len: u64_at(40),
+            delta: u64_at(48),
+            size: u64_at(56),
+        };
+        if w.pid <= 0 || w.fd < 0 || w.map_len == 0 || w.delta >= w.map_len
+            || w.size > w.map_len - w.delta
+        {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the IPC handle is corrupt (pid, fd or ranges out of bounds)",
+            ));
+        }
+        Ok(w)
+    }
+}
+
+fn stat_fd(fd: RawFd) -> std::io::Result<libc::stat> {
+    // SAFETY: an all-zero `stat` is a valid value to be overwritten.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `st` is a valid out-pointer; a bad fd gives EBADF.
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(st)
+}
+
+/// A handle for `map_len` bytes of the memfd `fd` (of this process) from `offset`; the importer
+/// gets a pointer `delta` bytes in, seeing `size` bytes.
+pub fn export(fd: RawFd, offset: u64, map_len: u64, delta: u64, size: u64) -> Outcome<Wire> {
+    let st = stat_fd(fd).map_err(|e| {
+        Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("fd {fd}: {e}"))
+    })?;
+    if offset.checked_add(map_len).is_none_or(|end| end > st.st_size as u64) {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            format!("fd {fd} holds {} bytes, fewer than the range", st.st_size),
+        ));
+    }
+    Ok(Wire {
+        // SAFETY: getpid has no preconditions.
+        pid: unsafe { libc::getpid() },
+        fd,
+        ino: st.st_ino,
+        dev: st.st_dev,
+        offset,
+        map_len,
+        delta,
+        size,
+    })
+}
+
+/// `zeMemGetIpcHandleFromFileDescriptorExp`: a handle for the whole file `fd` of this process.
+pub fn from_fd(fd: u64) -> Outcome<Wire> {
+    let raw = RawFd::try_from(fd).map_err(|_| {
+        Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("{fd} is not a file descriptor"))
+    })?;
+    let st = stat_fd(raw).map_err(|e| {
+        Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("fd {fd}: {e}"))
+    })?;
+    let size = st.st_size as u64;
+    if size == 0 {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            format!("fd {fd} is empty: nothing to map"),
+        ));
+    }
+    export(raw, 0, size, 0, size)
+}
+
+/// Where a file lives: a process, the fd number there, and the file's identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Remote {
+    /// Process whose fd table holds `fd`.
+    pub pid: i32,
+    /// The fd number there.
+    pub fd: i32,
+    /// Inode of the file.
+    pub ino: u64,
+    /// Device of the file.
+    pub dev: u64,
+}
+
+impl Remote {
+    /// The file `fd` of this process.
+    pub fn local(fd: RawFd) -> Outcome<Remote> {
+        let st = stat_fd(fd).map_err(|e| {
+            Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("fd {fd}: {e}"))
+        })?;
+        Ok(Remote {
+            // SAFETY: getpid has no preconditions.
+            pid: unsafe { libc::getpid() },
+            fd,
+            ino: st.st_ino,
+            dev: st.st_dev,
+        })
+    }
+}
+
+/// Takes the file `w` names into this process.
+pub fn take_fd(w: &Remote) -> Outcome<OwnedFd> {
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    let fd = if w.pid == me {
+        // SAFETY: duplicates a descriptor number; a closed one gives EBADF.
+        let fd = unsafe { libc::fcntl(w.fd, libc::F_DUPFD_CLOEXEC, 0) };
+        if fd < 0 {
+            return Err(gone(w, std::io::Error::last_os_error()));
+        }
+        fd
+    } else {
+        match pidfd_getfd(w.pid, w.fd) {
+            Ok(fd) => fd,
+            Err(first) => {
+                let path = format!("/proc/{}/fd/{}\0", w.pid, w.fd);
+                // SAFETY: `path` is NUL-terminated.
+                let fd = unsafe {
+                    libc::open(path.as_ptr().cast(), libc::O_RDWR | libc::O_CLOEXEC)
+                };
+                if fd < 0 {
+                    let second = std::io::Error::last_os_error();
+                    return Err(gone(
+                        w,
+                        std::io::Error::other(format!(
+                            "pidfd_getfd: {first}; /proc/{}/fd/{}: {second}",
+                            w.pid, w.fd
+                        )),
+                    ));
+                }
+                fd
+            }
+        }
+    };
+    // SAFETY: a descriptor just made for us, owned by nobody else.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let st = stat_fd(fd.as_raw_fd()).map_err(|e| gone(w, e))?;
+    if st.st_ino != w.ino || st.st_dev != w.dev {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            format!(
+                "fd {} of process {} is no longer the exported memory (freed; the number was reused)",
+                w.fd, w.pid
+            ),
+        ));
+    }
+    Ok(fd)
+}
+
+fn gone(w: &Remote, e: std::io::Error) -> Failure {
+    Failure::new(
+        ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        format!(
+            "cannot open fd {} of process {} (exited, memory freed, or no permission): {e}",
+            w.fd, w.pid
+        ),
+    )
+}
+
+fn pidfd_getfd(pid: i32, fd: i32) -> std::io::Result<RawFd> {
+    // SAFETY: the pidfd_open system call with no flags.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if pidfd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `pidfd` is ours (just opened).
+    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd as RawFd) };
+    // SAFETY: the pidfd_getfd system call with no flags (the new fd is close-on-exec).
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_getfd, pidfd.as_raw_fd(), fd, 0) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(fd as RawFd)
+}
+
+/// One opened handle: the mapping and what the importer was given.
+#[derive(Debug)]
+struct Opened {
+    map_base: usize,
+    map_len: usize,
+    size: usize,
+}
+
+/// The memory a context opened from IPC handles, keyed by the pointer it returned. Thread-safe;
+/// dropping it unmaps everything still open.
+#[derive(Debug, Default)]
+pub struct Imports {
+    opened: Mutex<BTreeMap<usize, Opened>>,
+}
+
+impl Imports {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<usize, Opened>> {
+        self.opened.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `zeMemOpenIpcHandle`: maps what `w` names; returns the importer's pointer.
+    pub fn open(&self, w: &Wire) -> Outcome<usize> {
+        let fd = take_fd(&Remote {
+            pid: w.pid,
+            fd: w.fd,
+            ino: w.ino,
+            dev: w.dev,
+        })?;
+        let (Ok(len), Ok(off)) = (usize::try_from(w.map_len), libc::off_t::try_from(w.offset))
+        else {
+            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, "range too large"));
+        };
+        // A mapping of whole pages past the end of the file would fault (SIGBUS) on access:
+        // refuse it.
+        let page = crate::core::vm::page_size() as u64;
+        let file_size = stat_fd(fd.as_raw_fd()).map(|st| st.st_size as u64).unwrap_or(0);
+        if w.offset.checked_add(w.map_len).is_none_or(|end| end > file_size.next_multiple_of(page)) {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!(
+                    "the handle's range {}+{} exceeds the {file_size} bytes of the exported memory",
+                    w.offset, w.map_len
+                ),
+            ));
+        }
+        // SAFETY: a new shared mapping of the file chosen by the kernel (no MAP_FIXED).
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                off,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+                format!("mapping the IPC memory: {}", std::io::Error::last_os_error()),
+            ));
+        }
+        let ptr = p as usize + w.delta as usize;
+        self.lock().insert(
+            ptr,
+            Opened {
+                map_base: p as usize,
+                map_len: len,
+                size: w.size as usize,
+            },
+        );
+        Ok(ptr)
+    }
+
+    /// `zeMemCloseIpcHandle`: `ptr` must be what an open returned.
+    pub fn close(&self, ptr: usize) -> Outcome<()> {
+        let o = self.lock().remove(&ptr).ok_or_else(|| {
+            Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!("{ptr:#x} is not memory this context opened from an IPC handle"),
+            )
+        })?;
+        // SAFETY: our own mapping, removed from the table, unmapped once.
+        unsafe { libc::munmap(o.map_base as *mut libc::c_void, o.map_len) };
+        Ok(())
+    }
+
+    /// Base and size of the opened memory containing `ptr`.
+    pub fn range(&self, ptr: usize) -> Option<(usize, usize)> {
+        let m = self.lock();
+        let (&base, o) = m.range(..=ptr).next_back()?;
+        (ptr - base < o.size).then_some((base, o.size))
+    }
+}
+
+impl Drop for Imports {
+    fn drop(&mut self) {
+        let m = std::mem::take(self.opened.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for o in m.into_values() {
+            // SAFETY: our own mappings, unmapped once with the context.
+            unsafe { libc::munmap(o.map_base as *mut libc::c_void, o.map_len) };
+        }
+    }
+}
+
+/// "ZKEP": an event pool handle.
+pub const POOL_MAGIC: u32 = 0x5a4b_4550;
+
+/// The content of a `ze_ipc_event_pool_handle_t` (64 bytes, native endian): magic `"ZKEP"`,
+/// version 1, pid, fd, inode, device (as in [`Wire`]), the pool's event count and flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolWire {
+    /// The pool's shared slots.
+    pub file: Remote,
+    /// Events in the pool.
+    pub count: u32,
+    /// The pool's flags.
+    pub flags: u32,
+}
+
+impl PoolWire {
+    /// The 64 bytes of the handle.
+    pub fn encode(&self) -> ze_ipc_event_pool_handle_t {
+        let mut b = [0u8; 64];
+        b[0..4].copy_from_slice(&POOL_MAGIC.to_ne_bytes());
+        b[4..8].copy_from_slice(&VERSION.to_ne_bytes());
+        b[8..12].copy_from_slice(&self.file.pid.to_ne_bytes());
+        b[12..16].copy_from_slice(&self.file.fd.to_ne_bytes());
+        b[16..24].copy_from_slice(&self.file.ino.to_ne_bytes());
+        b[24..32].copy_from_slice(&self.file.dev.to_ne_bytes());
+        b[32..36].copy_from_slice(&self.count.to_ne_bytes());
+        b[36..40].copy_from_slice(&self.flags.to_ne_bytes());
+        let mut h = ze_ipc_event_pool_handle_t::default();
+        for (d, s) in h.data.iter_mut().zip(b) {
+            *d = s as std::ffi::c_char;
+        }
+        h
+    }
+
+    /// Decodes a handle; `INVALID_ARGUMENT` when it is not one of this driver's.
+    pub fn decode(h: &ze_ipc_event_pool_handle_t) -> Outcome<PoolWire> {
+        let b: Vec<u8> = h.data.iter().map(|&c| c as u8).collect();
+        let u32_at = |i: usize| u32::from_ne_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let u64_at = |i: usize| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[i..i + 8]);
+            u64::from_ne_bytes(a)
+        };
+        if u32_at(0) != POOL_MAGIC || u32_at(4) != VERSION {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the IPC event pool handle was not made by the zekit CPU driver (bad magic or version)",
+            ));
+        }
+        let w = PoolWire {
+            file: Remote {
+                pid: u32_at(8) as i32,
+                fd: u32_at(12) as i32,
+                ino: u64_at(16),
+                dev: u64_at(24),
+            },
+            count: u32_at(32),
+            flags: u32_at(36),
+        };
+        if w.file.pid <= 0 || w.file.fd < 0 || w.count == 0 {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the IPC event pool handle is corrupt",
+            ));
+        }
+        Ok(w)
+    }
+}
