@@ -225,6 +225,37 @@ pub fn compile(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Program, Error>
     }
 }
 
+/// The module's specialization constants: (SpecId, bytes of its value), so that a caller
+/// reads exactly as many bytes of each value it is given.
+pub fn spec_constants(bytes: &[u8]) -> Result<Vec<(u32, u32)>, Error> {
+    let (insts, _, _) = spv::parse(bytes)?;
+    let decos = spv::decorations(&insts)?;
+    let mut widths = HashMap::new();
+    let mut out = Vec::new();
+    for i in &insts {
+        match i.op {
+            20 => {
+                widths.insert(i.w(0)?, 1);
+            }
+            21 | 22 => {
+                widths.insert(i.w(0)?, (i.w(1)? / 8).max(1));
+            }
+            48..=50 => {
+                let id = i.w(1)?;
+                if let Some(d) = decos.get(&id).and_then(|d| d.iter().find(|d| d.0 == 1)) {
+                    let spec_id =
+                        *d.1.first()
+                            .ok_or_else(|| Error::invalid("SpecId without a value"))?;
+                    let w = widths.get(&i.w(0)?).copied().unwrap_or(4);
+                    out.push((spec_id, w));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
 /// Parses, validates and lowers to the IR without generating code (what the fuzz test drives).
 pub fn check(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Vec<KernelInfo>, Error> {
     let (insts, _, _) = spv::parse(bytes)?;

@@ -15,15 +15,17 @@ mod event;
 mod event_pool;
 mod fence;
 mod global;
+mod kernel;
 mod mem;
+mod module;
 
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::{Arc, OnceLock};
 
 use zekit_icd::kinds;
 use zekit_icd::{
     CommandListApi, CommandQueueApi, ContextApi, DeviceApi, DriverApi, EventApi, EventPoolApi,
-    FenceApi, GlobalApi, MemApi,
+    FenceApi, GlobalApi, KernelApi, MemApi, ModuleApi, ModuleBuildLogApi,
 };
 use zekit_icd::{Handle, ZeError, ZeResult};
 use zekit_rt::Obj;
