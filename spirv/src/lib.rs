@@ -262,7 +262,7 @@ pub fn check(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Vec<KernelInfo>, 
     let lowered = lower::lower(&insts, spec)?;
     let mut infos = Vec::new();
     for (mut k, mut info) in lowered.kernels {
-        let r = regions::split(&mut k)?;
+        let r = regions::split(&mut k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
         info.barriers = r.starts.len() > 1;
         infos.push(info);
     }
@@ -283,7 +283,7 @@ fn compile_inner(bytes: &[u8], spec: &HashMap<u32, u64>, codegen: bool) -> Resul
     let mut split = Vec::new();
     let mut infos = Vec::new();
     for (mut k, mut info) in lowered.kernels {
-        let r = regions::split(&mut k)?;
+        let r = regions::split(&mut k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
         info.barriers = r.starts.len() > 1;
         let stride = align16(align16(k.private_size) + r.spill_size);
         info.private_size = stride;

@@ -85,10 +85,8 @@ pub fn split(k: &mut Kernel) -> Result<Regions, Error> {
     };
     let refuse = |n: usize| {
         Error::unsupported(format!(
-            "OpControlBarrier number {n} of kernel `{}` is inside a loop or a branch (or not \
-             reached by every work-item): only barriers on the kernel's main path can be split \
-             into regions for now",
-            k.name
+            "OpControlBarrier number {n} is inside a loop or a branch (or not reached by every \
+             work-item): only barriers on the kernel's main path can be split into regions for now"
         ))
     };
     let mut start = Some(BlockId(0));

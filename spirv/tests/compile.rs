@@ -130,3 +130,15 @@ fn reduce_runs_with_barriers() {
         }
     }
 }
+
+#[test]
+fn barriers_in_loops_are_refused_by_name() {
+    let e = compile(&load("tree_reduce"), &HashMap::new()).unwrap_err();
+    assert!(!e.is_invalid(), "valid SPIR-V, not supported yet: {e}");
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("unsupported: kernel `tree_reduce`: OpControlBarrier number"),
+        "{msg}"
+    );
+    assert!(msg.contains("inside a loop or a branch"), "{msg}");
+}

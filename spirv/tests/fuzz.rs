@@ -14,6 +14,9 @@ const KERNELS: &[&str] = &[
     "math",
     "atomic_counter",
     "builtins",
+    "globals",
+    "spec",
+    "tree_reduce",
 ];
 
 struct Rng(u64);
