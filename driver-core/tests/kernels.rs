@@ -717,3 +717,56 @@ fn module_and_kernel_queries_and_errors() {
         ZE_RESULT_ERROR_INVALID_NATIVE_BINARY
     );
 }
+
+#[test]
+fn concurrent_launches_from_four_threads() {
+    let z = Ze::new();
+    let bytes = spv("reduce");
+    let m = module(&z, &bytes);
+    let m = m as usize;
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            let z = &z;
+            s.spawn(move || {
+                let mut rng = Rng::new(seed("concurrent_launches") ^ t);
+                let k = kernel(m as ze_module_handle_t, "reduce");
+                let l = z.immediate(0, ze_command_queue_mode_t::ASYNCHRONOUS);
+                for _ in 0..20 {
+                    let local = [1u32, 8, 32, 128][rng.below(4)];
+                    let ng = 1 + rng.below(64);
+                    let n = ng * local as usize;
+                    let input: Vec<i32> = (0..n).map(|_| rng.below(1001) as i32 - 500).collect();
+                    let (bi, bp, be) = (
+                        Buf::new(z, &input),
+                        Buf::new(z, &vec![0i32; ng]),
+                        Buf::new(z, &vec![0i32; n]),
+                    );
+                    ok!(ze::zeKernelSetGroupSize(k, local, 1, 1));
+                    arg(k, 0, &bi.p);
+                    arg(k, 1, &bp.p);
+                    ok!(ze::zeKernelSetArgumentValue(
+                        k,
+                        2,
+                        local as usize * 4,
+                        null()
+                    ));
+                    arg(k, 3, &be.p);
+                    launch(l, k, groups(ng as u32, 1, 1));
+                    ok!(ze::zeCommandListHostSynchronize(l, FOREVER));
+                    let partial = bp.get();
+                    for (g, got) in partial.iter().enumerate() {
+                        let lo = g * local as usize;
+                        let sum: i32 = input[lo..lo + local as usize].iter().sum();
+                        assert_eq!(*got, sum);
+                    }
+                    for p in [bi.p as *mut u8, bp.p.cast(), be.p.cast()] {
+                        z.free(p);
+                    }
+                }
+                ok!(ze::zeCommandListDestroy(l));
+                ok!(ze::zeKernelDestroy(k));
+            });
+        }
+    });
+    ok!(ze::zeModuleDestroy(m as ze_module_handle_t));
+}
