@@ -770,3 +770,43 @@ fn concurrent_launches_from_four_threads() {
     });
     ok!(ze::zeModuleDestroy(m as ze_module_handle_t));
 }
+
+#[test]
+fn struct_by_value_argument() {
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Params {
+        scale: f32,
+        offset: i32,
+        big: i64,
+        tag: i8,
+    }
+    let z = Ze::new();
+    let m = module(&z, &spv("struct_arg"));
+    let k = kernel(m, "struct_arg");
+    let mut kp = ze_kernel_properties_t::default();
+    ok!(ze::zeKernelGetProperties(k, &mut kp));
+    assert_eq!(kp.numKernelArgs, 2);
+    let p = Params {
+        scale: 2.5,
+        offset: -7,
+        big: 1 << 40,
+        tag: -3,
+    };
+    let out = Buf::new(&z, &[0i64; 64]);
+    ok!(ze::zeKernelSetGroupSize(k, 16, 1, 1));
+    // The struct's exact size only.
+    check!(
+        ze::zeKernelSetArgumentValue(k, 0, 16, (&p as *const Params).cast()),
+        ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE
+    );
+    arg(k, 0, &p);
+    arg(k, 1, &out.p);
+    submit(&z, 1, |l| launch(l, k, groups(4, 1, 1)));
+    for (i, v) in out.get().iter().enumerate() {
+        let want = (p.scale * i as f32) as i64 + p.offset as i64 + p.big + p.tag as i64;
+        assert_eq!(*v, want, "element {i}");
+    }
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m));
+}

@@ -63,6 +63,9 @@ fn every_kernel_compiles_and_reports() {
         "math",
         "atomic_counter",
         "builtins",
+        "globals",
+        "spec",
+        "struct_arg",
     ] {
         let p = program(name);
         let k = p.kernel(name).unwrap();
@@ -82,6 +85,25 @@ fn every_kernel_compiles_and_reports() {
         ]
     );
     assert_eq!(info.local_static_size, 4);
+    let p = program("struct_arg");
+    let a = p.kernel("struct_arg").unwrap().info.args[0];
+    assert_eq!(
+        (a.kind, a.size, a.space),
+        (ArgKind::ByValue, 24, zekit_spirv::AddressSpace::Private)
+    );
+    let p = program("saxpy");
+    let info = &p.kernel("saxpy").unwrap().info;
+    let spaces: Vec<_> = info.args.iter().map(|a| (a.kind, a.size)).collect();
+    assert_eq!(
+        spaces,
+        [
+            (ArgKind::Scalar, 4),
+            (ArgKind::Buffer, 8),
+            (ArgKind::Buffer, 8),
+            (ArgKind::Scalar, 4)
+        ]
+    );
+    assert_eq!(info.args[1].space, zekit_spirv::AddressSpace::Global);
 }
 
 #[test]

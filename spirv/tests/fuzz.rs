@@ -17,6 +17,7 @@ const KERNELS: &[&str] = &[
     "globals",
     "spec",
     "tree_reduce",
+    "struct_arg",
 ];
 
 struct Rng(u64);
