@@ -209,6 +209,7 @@ struct Lower<'a> {
     region: u32,
     latch: cranelift_codegen::ir::Block,
     g: Option<Group>,
+    broken: bool,
     fc: cranelift_codegen::isa::TargetFrontendConfig,
 }
 
@@ -244,6 +245,7 @@ impl<'a> Lower<'a> {
             region: 0,
             latch,
             g: None,
+            broken: false,
             fc,
         }
     }
@@ -349,6 +351,12 @@ impl<'a> Lower<'a> {
         }
         self.b.seal_all_blocks();
         self.b.finalize(self.fc);
+        if self.broken {
+            return Err(Error::internal(format!(
+                "kernel `{}`: a value used before its definition",
+                self.k.name
+            )));
+        }
         Ok(())
     }
 
@@ -388,7 +396,21 @@ impl<'a> Lower<'a> {
                     .load(ty(self.k.ty(v)), MemFlagsData::trusted(), a, 0);
             }
         }
-        self.vals[&v]
+        match self.vals.get(&v) {
+            Some(c) => *c,
+            None => self.missing(v),
+        }
+    }
+
+    /// A value the backend never saw defined (the verifier rules this out): a zero of its type,
+    /// and the function is refused when it is finished.
+    fn missing(&mut self, v: ir::Value) -> CValue {
+        self.broken = true;
+        match self.k.ty(v) {
+            Ty::F32 => self.b.ins().f32const(0.0),
+            Ty::F64 => self.b.ins().f64const(0.0),
+            t => self.b.ins().iconst(ty(t), 0),
+        }
     }
 
     fn args(&mut self, a: &[ir::Value]) -> Vec<BlockArg> {
@@ -399,7 +421,10 @@ impl<'a> Lower<'a> {
         let cb = self.blocks[i];
         self.b.switch_to_block(cb);
         for p in &blk.params {
-            let c = self.vals[p];
+            let c = match self.vals.get(p) {
+                Some(c) => *c,
+                None => self.missing(*p),
+            };
             self.def(*p, c);
         }
         for inst in &blk.insts {

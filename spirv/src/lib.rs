@@ -3,7 +3,8 @@
 //! The pipeline: [`spv`] splits the binary into instructions and checks the header;
 //! [`lower`] turns the module into the compiler's own [`ir`] (one SSA function per kernel,
 //! calls inlined, phis as block parameters, built-ins as operations), validating what it relies
-//! on; [`regions`] splits kernels at their work-group barriers; [`jit`] lowers the IR to
+//! on; [`verify`] checks the IR (terminators, branch arguments, SSA dominance); [`regions`]
+//! splits kernels at their work-group barriers; [`jit`] lowers the IR to
 //! machine code through Cranelift. Nothing here knows Level Zero.
 //!
 //! A compiled kernel is a function called once per work-group with a [`GroupCtx`]; it runs the
@@ -14,6 +15,7 @@ pub mod jit;
 pub mod lower;
 pub mod regions;
 pub mod spv;
+pub mod verify;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -262,6 +264,7 @@ pub fn check(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Vec<KernelInfo>, 
     let lowered = lower::lower(&insts, spec)?;
     let mut infos = Vec::new();
     for (mut k, mut info) in lowered.kernels {
+        verify::verify(&k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
         let r = regions::split(&mut k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
         info.barriers = r.starts.len() > 1;
         infos.push(info);
@@ -283,6 +286,7 @@ fn compile_inner(bytes: &[u8], spec: &HashMap<u32, u64>, codegen: bool) -> Resul
     let mut split = Vec::new();
     let mut infos = Vec::new();
     for (mut k, mut info) in lowered.kernels {
+        verify::verify(&k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
         let r = regions::split(&mut k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
         info.barriers = r.starts.len() > 1;
         let stride = align16(align16(k.private_size) + r.spill_size);

@@ -959,6 +959,7 @@ impl Builder<'_> {
                         def(fr, v, ty)?;
                     }
                     Val::V(addr) => {
+                        self.pointer(addr, op)?;
                         let t = m.ir_ty(ty)?;
                         if t == Ty::Bool {
                             return Err(Error::unsupported("loads of booleans"));
@@ -971,6 +972,7 @@ impl Builder<'_> {
             }
             62 => {
                 let addr = self.val(fr, i.w(0)?)?;
+                self.pointer(addr, op)?;
                 let value = self.val(fr, i.w(1)?)?;
                 if self.k.ty(value) == Ty::Bool {
                     return Err(Error::unsupported("stores of booleans"));
@@ -980,8 +982,15 @@ impl Builder<'_> {
             63 | 64 => {
                 let dst = self.val(fr, i.w(0)?)?;
                 let src = self.val(fr, i.w(1)?)?;
+                self.pointer(dst, op)?;
+                self.pointer(src, op)?;
                 let size = if op == 64 {
                     let s = self.val(fr, i.w(2)?)?;
+                    if self.k.ty(s).is_float() || self.k.ty(s) == Ty::Bool {
+                        return Err(Error::invalid(
+                            "OpCopyMemorySized: the size is not an integer",
+                        ));
+                    }
                     self.resize(s, Ty::I64)
                 } else {
                     let (_, dty) = self.get(fr, i.w(0)?)?;
@@ -999,6 +1008,7 @@ impl Builder<'_> {
                 let Val::V(mut addr) = base else {
                     return Err(Error::unsupported("access chains into built-in variables"));
                 };
+                self.pointer(addr, op)?;
                 let mut ty = match m.ty(bty)? {
                     Type::Pointer(_, p) => *p,
                     _ => {
@@ -1216,6 +1226,7 @@ impl Builder<'_> {
                     _ => (i.w(2)?, 5),
                 };
                 let addr = self.val(fr, addr_id)?;
+                self.pointer(addr, op)?;
                 if op == 228 {
                     let v = self.val(fr, i.w(value_ix)?)?;
                     self.int_check(v, op)?;
@@ -1379,6 +1390,17 @@ impl Builder<'_> {
         if ty.is_float() != float || vals.iter().any(|v| self.k.ty(*v) != ty) {
             return Err(Error::invalid(format!(
                 "{}: operands of the wrong type",
+                op_name(op)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Addresses are 64-bit values (pointers of Physical64).
+    fn pointer(&self, v: Value, op: u16) -> Result<(), Error> {
+        if self.k.ty(v) != Ty::I64 {
+            return Err(Error::invalid(format!(
+                "{}: the pointer operand is not a pointer",
                 op_name(op)
             )));
         }

@@ -1,6 +1,7 @@
 //! Bounded mutation fuzzing: words of the committed kernels flipped, inserted, deleted and
 //! overwritten with nearby ids or opcodes; every input must give `Ok` or an error, never a
-//! panic. `ZEKIT_FUZZ_ITERS` changes the iteration count, `ZEKIT_SEED` the seed.
+//! panic and no internal compiler error (every accepted input is compiled to machine code too).
+//! `ZEKIT_FUZZ_ITERS` changes the iteration count, `ZEKIT_SEED` the seed.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -99,12 +100,13 @@ fn mutated_modules_never_panic() {
             // The front end (parse, validate, lower, split) without the panic net.
             let r = catch_unwind(AssertUnwindSafe(|| zekit_spirv::check(&b, &spec)));
             let r = r.unwrap_or_else(|_| panic!("{name}: iteration {it} panicked (seed {seed})"));
-            // Code generation, one in 8 (it is slower): `compile` turns a panic into an
-            // internal error, which must not happen either.
-            if r.is_ok() && it % 8 == 0 {
+            // Code generation: whatever the front end accepts must compile or be refused
+            // cleanly, never reach an internal error (a Cranelift verifier failure, or a panic
+            // caught by `compile`).
+            if r.is_ok() {
                 if let Err(e) = zekit_spirv::compile(&b, &spec) {
                     assert!(
-                        !e.to_string().contains("panicked"),
+                        !matches!(e, zekit_spirv::Error::Internal(_)),
                         "{name}: iteration {it}: {e} (seed {seed})"
                     );
                 }
