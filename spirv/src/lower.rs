@@ -706,6 +706,18 @@ fn atomic_of(op: u16) -> Option<AtomicOp> {
     })
 }
 
+/// OpenCL.std s_max (156), u_max, s_min, u_min (159): the comparison that picks the first
+/// operand.
+fn int_min_max(n: u32) -> Option<CmpOp> {
+    Some(match n {
+        156 => CmpOp::SGt,
+        157 => CmpOp::UGt,
+        158 => CmpOp::SLt,
+        159 => CmpOp::ULt,
+        _ => return None,
+    })
+}
+
 fn math_of(n: u32) -> Option<(MathFn, usize)> {
     Some(match n {
         61 => (MathFn::Sqrt, 1),
@@ -1267,6 +1279,24 @@ impl Builder<'_> {
                     ));
                 }
                 let n = i.w(3)?;
+                if let Some(cmp) = int_min_max(n) {
+                    // s_max, u_max, s_min, u_min: a comparison and a select.
+                    let ty = m.ir_ty(rt()?)?;
+                    let (Some(&x), Some(&y), 6) = (i.ops.get(4), i.ops.get(5), i.ops.len()) else {
+                        return Err(Error::invalid(format!(
+                            "OpenCL.std function {n} needs 2 operands"
+                        )));
+                    };
+                    let (a, b) = (self.val(fr, x)?, self.val(fr, y)?);
+                    self.check(ty, &[a, b], false, op)?;
+                    if ty == Ty::Bool {
+                        return Err(Error::invalid("integer min/max of booleans"));
+                    }
+                    let c = self.push(Ty::Bool, Op::Cmp(cmp, a, b));
+                    let v = self.push(ty, Op::Select(c, a, b));
+                    def(fr, Val::V(v), rt()?)?;
+                    return Ok(false);
+                }
                 let (f, arity) = math_of(n)
                     .ok_or_else(|| Error::unsupported(format!("OpenCL.std function {n}")))?;
                 let ty = m.ir_ty(rt()?)?;
