@@ -810,3 +810,60 @@ fn struct_by_value_argument() {
     ok!(ze::zeKernelDestroy(k));
     ok!(ze::zeModuleDestroy(m));
 }
+
+#[test]
+fn barriers_in_loops_tree_reduction_and_scan() {
+    let z = Ze::new();
+    let mut rng = Rng::new(seed("barriers_in_loops"));
+    let m = module(&z, &spv("tree_reduce"));
+    let k = kernel(m, "tree_reduce");
+    for (via, local) in [(0, 1u32), (1, 2), (2, 64), (0, 256), (1, 1024)] {
+        let ng = 1 + rng.below(16);
+        let n = ng * local as usize;
+        let input: Vec<i32> = (0..n).map(|_| rng.below(2001) as i32 - 1000).collect();
+        let (bi, bo) = (Buf::new(&z, &input), Buf::new(&z, &vec![0i32; ng]));
+        ok!(ze::zeKernelSetGroupSize(k, local, 1, 1));
+        arg(k, 0, &bi.p);
+        arg(k, 1, &bo.p);
+        ok!(ze::zeKernelSetArgumentValue(
+            k,
+            2,
+            local as usize * 4,
+            null()
+        ));
+        submit(&z, via, |l| launch(l, k, groups(ng as u32, 1, 1)));
+        for (g, got) in bo.get().iter().enumerate() {
+            let l = local as usize;
+            assert_eq!(
+                *got,
+                input[g * l..(g + 1) * l].iter().sum::<i32>(),
+                "local size {local}"
+            );
+        }
+    }
+    // Prefix sums per group of 256; the last group is partial (its extra work-items return
+    // before the first barrier).
+    let m2 = module(&z, &spv("scan"));
+    let k2 = kernel(m2, "scan");
+    let n = 256 * 3 + 77;
+    let input: Vec<i32> = (0..n).map(|_| rng.below(201) as i32 - 100).collect();
+    let (bi, bo) = (Buf::new(&z, &input), Buf::new(&z, &vec![0i32; n]));
+    ok!(ze::zeKernelSetGroupSize(k2, 256, 1, 1));
+    arg(k2, 0, &bi.p);
+    arg(k2, 1, &bo.p);
+    arg(k2, 2, &(n as u32));
+    submit(&z, 2, |l| launch(l, k2, groups(4, 1, 1)));
+    let out = bo.get();
+    for (g, chunk) in input.chunks(256).enumerate() {
+        let mut acc = 0;
+        for (j, v) in chunk.iter().enumerate() {
+            acc += v;
+            assert_eq!(out[g * 256 + j], acc, "group {g}, item {j}");
+        }
+    }
+    for h in [k, k2] {
+        ok!(ze::zeKernelDestroy(h));
+    }
+    ok!(ze::zeModuleDestroy(m));
+    ok!(ze::zeModuleDestroy(m2));
+}

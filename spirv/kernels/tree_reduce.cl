@@ -1,5 +1,4 @@
-// The classic tree reduction: a barrier inside a loop. The compiler cannot split it into
-// regions yet and must refuse it with a build error naming the barrier (tests/compile.rs).
+// The classic tree reduction: a barrier inside a loop (run in rounds, see src/regions.rs).
 kernel void tree_reduce(global const int *in, global int *out, local int *scratch) {
     size_t l = get_local_id(0);
     scratch[l] = in[get_global_id(0)];

@@ -1,6 +1,7 @@
 //! The Cranelift backend: each [`ir::Kernel`] becomes one native function
-//! `extern "C" fn(*mut GroupCtx)` that runs a whole work-group: for each region (see
-//! [`crate::regions`]), a loop over the group's work-items (x fastest) runs the region's blocks.
+//! `extern "C" fn(*mut GroupCtx)` that runs a whole work-group: rounds of a loop over the
+//! group's work-items (x fastest), each work-item running its segment (see [`crate::regions`])
+//! up to its next barrier or its end; another round while any work-item stopped at a barrier.
 
 use std::collections::HashMap;
 
@@ -202,9 +203,15 @@ struct Lower<'a> {
     r: &'a Regions,
     stride: u32,
     data: usize,
-    vals: HashMap<ir::Value, cranelift_codegen::ir::Value>,
-    blocks: Vec<cranelift_codegen::ir::Block>,
+    vals: HashMap<(u32, ir::Value), cranelift_codegen::ir::Value>,
+    blocks: HashMap<(u32, usize), cranelift_codegen::ir::Block>,
+    /// Block and position being lowered (for [`Regions::direct`]).
+    at: (usize, usize),
     wi: Variable,
+    /// Some work-item stopped at a barrier in this round.
+    any: Variable,
+    /// This is the first round.
+    first: Variable,
     lid: [Variable; 3],
     region: u32,
     latch: cranelift_codegen::ir::Block,
@@ -231,6 +238,8 @@ impl<'a> Lower<'a> {
             b.declare_var(types::I64),
             b.declare_var(types::I64),
         ];
+        let any = b.declare_var(types::I8);
+        let first = b.declare_var(types::I8);
         let latch = b.create_block();
         Lower {
             b,
@@ -239,8 +248,11 @@ impl<'a> Lower<'a> {
             stride,
             data,
             vals: HashMap::new(),
-            blocks: Vec::new(),
+            blocks: HashMap::new(),
+            at: (0, 0),
             wi,
+            any,
+            first,
             lid,
             region: 0,
             latch,
@@ -283,72 +295,93 @@ impl<'a> Lower<'a> {
         });
         let t01 = self.b.ins().imul(lsz[0], lsz[1]);
         let total = self.b.ins().imul(t01, lsz[2]);
-        for (i, blk) in self.k.blocks.iter().enumerate() {
-            let cb = self.b.create_block();
-            if self.r.region_of[i].is_some() {
-                for p in &blk.params {
+        let r = self.r;
+        // One copy of each block per segment that contains it.
+        for (seg, blocks) in r.blocks.iter().enumerate() {
+            for &bi in blocks {
+                let cb = self.b.create_block();
+                for p in &self.k.blocks[bi].params {
                     let v = self.b.append_block_param(cb, ty(self.k.ty(*p)));
-                    self.vals.insert(*p, v);
+                    self.vals.insert((seg as u32, *p), v);
                 }
+                self.blocks.insert((seg as u32, bi), cb);
             }
-            self.blocks.push(cb);
         }
         let zero = self.b.ins().iconst(types::I64, 0);
         let exit = self.b.create_block();
-        for (reg, start) in self.r.starts.iter().enumerate() {
-            self.region = reg as u32;
-            let header = self.b.create_block();
-            self.latch = self.b.create_block();
-            self.b.def_var(self.wi, zero);
-            for l in self.lid {
-                self.b.def_var(l, zero);
-            }
-            self.b.ins().jump(header, &[]);
-            // header: more work-items?
-            self.b.switch_to_block(header);
-            let wi = self.b.use_var(self.wi);
-            let more = self.b.ins().icmp(IntCC::UnsignedLessThan, wi, total);
-            let after = self.b.create_block();
-            self.b
-                .ins()
-                .brif(more, self.blocks[start.0 as usize], &[], after, &[]);
-            // the region's blocks
-            for (i, blk) in self.k.blocks.iter().enumerate() {
-                if self.r.region_of[i] == Some(reg as u32) {
-                    self.block(i, blk)?;
-                }
-            }
-            // latch: next work-item, x fastest
-            self.b.switch_to_block(self.latch);
-            let wi = self.b.use_var(self.wi);
-            let wi = self.b.ins().iadd_imm_s(wi, 1);
-            self.b.def_var(self.wi, wi);
-            let [x, y, z] = self.lid.map(|l| self.b.use_var(l));
-            let nx = self.b.ins().iadd_imm_s(x, 1);
-            let wx = self.b.ins().icmp(IntCC::Equal, nx, lsz[0]);
-            let x = self.b.ins().select(wx, zero, nx);
-            let wx = self.b.ins().uextend(types::I64, wx);
-            let ny = self.b.ins().iadd(y, wx);
-            let wy = self.b.ins().icmp(IntCC::Equal, ny, lsz[1]);
-            let y = self.b.ins().select(wy, zero, ny);
-            let wy = self.b.ins().uextend(types::I64, wy);
-            let z = self.b.ins().iadd(z, wy);
-            for (l, v) in self.lid.into_iter().zip([x, y, z]) {
-                self.b.def_var(l, v);
-            }
-            self.b.ins().jump(header, &[]);
-            self.b.switch_to_block(after);
+        let round = self.b.create_block();
+        let header = self.b.create_block();
+        let dispatch = self.b.create_block();
+        let round_end = self.b.create_block();
+        self.latch = self.b.create_block();
+        let one8 = self.b.ins().iconst(types::I8, 1);
+        self.b.def_var(self.first, one8);
+        self.b.ins().jump(round, &[]);
+        // A round: every work-item, x fastest.
+        self.b.switch_to_block(round);
+        let zero8 = self.b.ins().iconst(types::I8, 0);
+        self.b.def_var(self.any, zero8);
+        self.b.def_var(self.wi, zero);
+        for l in self.lid {
+            self.b.def_var(l, zero);
         }
-        self.b.ins().jump(exit, &[]);
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let wi = self.b.use_var(self.wi);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, wi, total);
+        self.b.ins().brif(more, dispatch, &[], round_end, &[]);
+        // Where this work-item goes on: segment 0 in the first round, else its recorded segment.
+        self.b.switch_to_block(dispatch);
+        let entry0 = self.blocks[&(0, r.starts[0].0 as usize)];
+        if r.barriers() {
+            let first = self.b.use_var(self.first);
+            let resume = self.b.create_block();
+            self.b.ins().brif(first, entry0, &[], resume, &[]);
+            self.b.switch_to_block(resume);
+            let a = self.state_addr();
+            let state = self.b.ins().load(types::I32, MemFlagsData::trusted(), a, 0);
+            let mut sw = Switch::new();
+            for (seg, start) in r.starts.iter().enumerate() {
+                sw.set_entry(seg as u128, self.blocks[&(seg as u32, start.0 as usize)]);
+            }
+            // Finished work-items (state DONE) go straight to the next one.
+            sw.emit(&mut self.b, state, self.latch);
+        } else {
+            self.b.ins().jump(entry0, &[]);
+        }
+        for (seg, blocks) in r.blocks.iter().enumerate() {
+            self.region = seg as u32;
+            for &bi in blocks {
+                self.block(bi, &self.k.blocks[bi])?;
+            }
+        }
+        // Next work-item.
+        self.b.switch_to_block(self.latch);
+        let wi = self.b.use_var(self.wi);
+        let wi = self.b.ins().iadd_imm_s(wi, 1);
+        self.b.def_var(self.wi, wi);
+        let [x, y, z] = self.lid.map(|l| self.b.use_var(l));
+        let nx = self.b.ins().iadd_imm_s(x, 1);
+        let wx = self.b.ins().icmp(IntCC::Equal, nx, lsz[0]);
+        let x = self.b.ins().select(wx, zero, nx);
+        let wx = self.b.ins().uextend(types::I64, wx);
+        let ny = self.b.ins().iadd(y, wx);
+        let wy = self.b.ins().icmp(IntCC::Equal, ny, lsz[1]);
+        let y = self.b.ins().select(wy, zero, ny);
+        let wy = self.b.ins().uextend(types::I64, wy);
+        let z = self.b.ins().iadd(z, wy);
+        for (l, v) in self.lid.into_iter().zip([x, y, z]) {
+            self.b.def_var(l, v);
+        }
+        self.b.ins().jump(header, &[]);
+        // Another round while some work-item stopped at a barrier.
+        self.b.switch_to_block(round_end);
+        let any = self.b.use_var(self.any);
+        let zero8 = self.b.ins().iconst(types::I8, 0);
+        self.b.def_var(self.first, zero8);
+        self.b.ins().brif(any, round, &[], exit, &[]);
         self.b.switch_to_block(exit);
         self.b.ins().return_(&[]);
-        // Blocks never reached are left empty: give them a body the verifier accepts.
-        for (i, cb) in self.blocks.clone().into_iter().enumerate() {
-            if self.r.region_of[i].is_none() {
-                self.b.switch_to_block(cb);
-                self.b.ins().jump(exit, &[]);
-            }
-        }
         self.b.seal_all_blocks();
         self.b.finalize(self.fc);
         if self.broken {
@@ -360,10 +393,10 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    /// The per-work-item area (private variables, then spills).
+    /// The per-work-item area (private variables, then spills, then the resume state).
     fn wi_area(&mut self) -> CValue {
         let p = self.g().private;
-        if self.r.starts.len() == 1 {
+        if !self.r.barriers() {
             return p;
         }
         let wi = self.b.use_var(self.wi);
@@ -377,9 +410,15 @@ impl<'a> Lower<'a> {
         self.b.ins().iadd_imm_s(a, i64::from(base))
     }
 
-    /// Records `v`'s native value, spilling it if later regions use it.
+    /// Where a work-item records the segment it resumes at (`u32::MAX`: finished).
+    fn state_addr(&mut self) -> CValue {
+        let slot = self.r.spill_size;
+        self.spill_addr(slot)
+    }
+
+    /// Records `v`'s native value, spilling it if some segment needs it from an earlier round.
     fn def(&mut self, v: ir::Value, c: CValue) {
-        self.vals.insert(v, c);
+        self.vals.insert((self.region, v), c);
         if let Some(slot) = self.r.spills.get(&v).copied() {
             let a = self.spill_addr(slot);
             self.b.ins().store(MemFlagsData::trusted(), c, a, 0);
@@ -387,19 +426,19 @@ impl<'a> Lower<'a> {
     }
 
     fn v(&mut self, v: ir::Value) -> CValue {
-        if let Some(slot) = self.r.spills.get(&v).copied() {
-            if self.r.def_region.get(&v) != Some(&self.region) {
-                let a = self.spill_addr(slot);
-                return self
-                    .b
-                    .ins()
-                    .load(ty(self.k.ty(v)), MemFlagsData::trusted(), a, 0);
+        let seg = self.region as usize;
+        if self.r.direct(seg, v, self.at.0, self.at.1) {
+            if let Some(c) = self.vals.get(&(self.region, v)) {
+                return *c;
             }
+        } else if let Some(slot) = self.r.spills.get(&v).copied() {
+            let a = self.spill_addr(slot);
+            return self
+                .b
+                .ins()
+                .load(ty(self.k.ty(v)), MemFlagsData::trusted(), a, 0);
         }
-        match self.vals.get(&v) {
-            Some(c) => *c,
-            None => self.missing(v),
-        }
+        self.missing(v)
     }
 
     /// A value the backend never saw defined (the verifier rules this out): a zero of its type,
@@ -417,38 +456,42 @@ impl<'a> Lower<'a> {
         a.iter().map(|v| BlockArg::Value(self.v(*v))).collect()
     }
 
+    fn target(&self, t: ir::BlockId) -> cranelift_codegen::ir::Block {
+        // Targets of inner edges are in the same segment (regions.rs built it so).
+        self.blocks[&(self.region, t.0 as usize)]
+    }
+
     fn block(&mut self, i: usize, blk: &ir::Block) -> Result<(), Error> {
-        let cb = self.blocks[i];
+        let cb = self.blocks[&(self.region, i)];
         self.b.switch_to_block(cb);
+        self.at = (i, 0);
         for p in &blk.params {
-            let c = match self.vals.get(p) {
+            let c = match self.vals.get(&(self.region, *p)) {
                 Some(c) => *c,
                 None => self.missing(*p),
             };
             self.def(*p, c);
         }
-        for inst in &blk.insts {
+        for (ii, inst) in blk.insts.iter().enumerate() {
+            self.at = (i, ii + 1);
             let r = self.op(inst.result.map(|r| self.k.ty(r)), &inst.op)?;
             if let (Some(res), Some(c)) = (inst.result, r) {
                 self.def(res, c);
             }
         }
+        self.at = (i, blk.insts.len() + 1);
         match &blk.term {
             Term::Jump(t, a) => {
                 let a = self.args(a);
-                self.b.ins().jump(self.blocks[t.0 as usize], &a);
+                let t = self.target(*t);
+                self.b.ins().jump(t, &a);
             }
             Term::Branch(c, (t, ta), (f, fa)) => {
                 let c = self.v(*c);
                 let ta = self.args(ta);
                 let fa = self.args(fa);
-                self.b.ins().brif(
-                    c,
-                    self.blocks[t.0 as usize],
-                    &ta,
-                    self.blocks[f.0 as usize],
-                    &fa,
-                );
+                let (t, f) = (self.target(*t), self.target(*f));
+                self.b.ins().brif(c, t, &ta, f, &fa);
             }
             Term::Switch(s, d, cases) => {
                 let s = self.v(*s);
@@ -463,15 +506,33 @@ impl<'a> Lower<'a> {
                     if sw.entries().contains_key(&u128::from(v)) {
                         continue;
                     }
-                    sw.set_entry(u128::from(v), self.blocks[t.0 as usize]);
+                    sw.set_entry(u128::from(v), self.target(*t));
                 }
-                sw.emit(&mut self.b, s, self.blocks[d.0 as usize]);
+                let d = self.target(*d);
+                sw.emit(&mut self.b, s, d);
             }
-            Term::Return | Term::Barrier(_) | Term::Unreachable | Term::None => {
+            Term::Barrier(t) => {
+                // Stop here; resume at the barrier's segment in the next round.
+                let next = self.r.segment_of.get(&t.0).copied().unwrap_or(u32::MAX);
+                self.resume_at(next);
+                let one = self.b.ins().iconst(types::I8, 1);
+                self.b.def_var(self.any, one);
+                self.b.ins().jump(self.latch, &[]);
+            }
+            Term::Return | Term::Unreachable | Term::None => {
+                if self.r.barriers() {
+                    self.resume_at(u32::MAX);
+                }
                 self.b.ins().jump(self.latch, &[]);
             }
         }
         Ok(())
+    }
+
+    fn resume_at(&mut self, segment: u32) {
+        let a = self.state_addr();
+        let v = self.b.ins().iconst(types::I32, i64::from(segment as i32));
+        self.b.ins().store(MemFlagsData::trusted(), v, a, 0);
     }
 
     fn builtin(&mut self, b: Builtin, d: usize) -> CValue {

@@ -266,7 +266,7 @@ pub fn check(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Vec<KernelInfo>, 
     for (mut k, mut info) in lowered.kernels {
         verify::verify(&k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
         let r = regions::split(&mut k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
-        info.barriers = r.starts.len() > 1;
+        info.barriers = r.barriers();
         infos.push(info);
     }
     Ok(infos)
@@ -288,8 +288,10 @@ fn compile_inner(bytes: &[u8], spec: &HashMap<u32, u64>, codegen: bool) -> Resul
     for (mut k, mut info) in lowered.kernels {
         verify::verify(&k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
         let r = regions::split(&mut k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
-        info.barriers = r.starts.len() > 1;
-        let stride = align16(align16(k.private_size) + r.spill_size);
+        info.barriers = r.barriers();
+        // Per work-item: private variables, spill slots, and (with barriers) the resume state.
+        let state = if r.barriers() { 8 } else { 0 };
+        let stride = align16(align16(k.private_size) + r.spill_size + state);
         info.private_size = stride;
         infos.push(info);
         split.push((k, r, stride));

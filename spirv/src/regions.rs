@@ -1,30 +1,74 @@
 //! Barriers. A kernel's work-items run one after the other inside its work-group function, so
-//! a work-group barrier splits the kernel into *regions*: every work-item runs region 0, then
-//! every work-item runs region 1, and so on. This is possible when each barrier is reached by
-//! every work-item exactly once — a barrier on the kernel's main path, not inside a loop or a
-//! branch (after inlining). Other barriers are refused with a build error naming them.
+//! a work-group barrier is a point where each work-item stops until every other one got there.
 //!
-//! Values defined in one region and used in a later one are *spilled*: stored per work-item at
-//! their definition, loaded where they are used. Private variables live per work-item too.
+//! The kernel is split into *segments*: one starting at its entry and one starting after each
+//! barrier, each made of the blocks reachable from its start without crossing a barrier
+//! (segments may share blocks: the backend gives each segment its own copy). The work-group
+//! function then runs in *rounds*: in each round every work-item that is not finished runs
+//! from where it stopped (its segment) up to its next barrier or its end, recording which
+//! segment it resumes at. A round ends when every work-item has stopped, which is what a barrier
+//! means; barriers inside loops and branches work as long as every work-item reaches the same
+//! barriers (OpenCL's rule for barriers). Kernels without barriers have one segment and one
+//! round.
+//!
+//! A value is *spilled* (stored per work-item where it is defined, loaded where it is used)
+//! when some use in a segment is not dominated by its definition inside that segment: the
+//! value then comes from an earlier round. Private variables live per work-item too.
 
 use std::collections::HashMap;
 
 use crate::ir::{BlockId, Kernel, Op, Term, Value};
+use crate::verify::{dominates, dominators_of};
 use crate::Error;
+
+/// Most block copies the segments of a kernel may add up to.
+const MAX_COPIES: usize = 1 << 18;
 
 /// How a kernel splits at its barriers.
 #[derive(Debug, Default)]
 pub struct Regions {
-    /// Region of each block, `None` for blocks never reached.
-    pub region_of: Vec<Option<u32>>,
-    /// First block of each region, in order.
+    /// First block of each segment: block 0, then the block after each barrier.
     pub starts: Vec<BlockId>,
-    /// Spill slot (byte offset) of the values used outside the region defining them.
+    /// Blocks of each segment, in reverse postorder of the segment's graph.
+    pub blocks: Vec<Vec<usize>>,
+    /// Segment started by each barrier's target block.
+    pub segment_of: HashMap<u32, u32>,
+    /// Immediate dominators inside each segment, by block (`None`: not in the segment).
+    idom: Vec<Vec<Option<usize>>>,
+    /// Where each value is defined: block, and position (parameters 0, instruction `i` at
+    /// `i + 1`).
+    def_at: Vec<Option<(usize, usize)>>,
+    /// Spill slot (byte offset) of each spilled value.
     pub spills: HashMap<Value, u32>,
     /// Bytes of spill slots per work-item.
     pub spill_size: u32,
-    /// Region of the definition of each value (for spilled ones).
-    pub def_region: HashMap<Value, u32>,
+}
+
+impl Regions {
+    /// True when the kernel has barriers (more than one segment).
+    pub fn barriers(&self) -> bool {
+        self.starts.len() > 1
+    }
+
+    /// True when block `b` belongs to segment `seg`.
+    pub fn contains(&self, seg: usize, b: usize) -> bool {
+        self.idom[seg].get(b).is_some_and(|d| d.is_some())
+    }
+
+    /// True when a use of `v` at position `pos` of block `b` in segment `seg` sees the value
+    /// defined in the same segment (else it comes from an earlier round: a spill slot).
+    pub fn direct(&self, seg: usize, v: Value, b: usize, pos: usize) -> bool {
+        let Some(Some((db, dp))) = self.def_at.get(v.0 as usize).copied() else {
+            return false;
+        };
+        if !self.contains(seg, db) {
+            return false;
+        }
+        if db == b {
+            return dp < pos || (dp == 0 && pos == 0);
+        }
+        dominates(&self.idom[seg], db, b)
+    }
 }
 
 /// The values an operation reads.
@@ -65,8 +109,19 @@ pub fn term_operands(t: &Term) -> Vec<Value> {
     }
 }
 
-/// Splits blocks at their barriers and computes the regions; `Err` names a barrier that is not
-/// on the kernel's main path.
+/// Successors within a segment: every edge but a barrier's.
+fn inner_successors(k: &Kernel, b: usize) -> Vec<usize> {
+    match &k.blocks[b].term {
+        Term::Barrier(_) => vec![],
+        _ => k
+            .successors(BlockId(b as u32))
+            .iter()
+            .map(|s| s.0 as usize)
+            .collect(),
+    }
+}
+
+/// Splits blocks at their barriers and computes the segments and spills.
 pub fn split(k: &mut Kernel) -> Result<Regions, Error> {
     let mut i = 0;
     while i < k.blocks.len() {
@@ -79,73 +134,71 @@ pub fn split(k: &mut Kernel) -> Result<Regions, Error> {
         }
         i += 1;
     }
+    let n = k.blocks.len();
     let mut r = Regions {
-        region_of: vec![None; k.blocks.len()],
+        def_at: vec![None; k.types.len()],
         ..Regions::default()
     };
-    let refuse = |n: usize| {
-        Error::unsupported(format!(
-            "OpControlBarrier number {n} is inside a loop or a branch (or not reached by every \
-             work-item): only barriers on the kernel's main path can be split into regions for now"
-        ))
-    };
-    let mut start = Some(BlockId(0));
-    while let Some(s) = start.take() {
-        let region = r.starts.len() as u32;
-        r.starts.push(s);
-        let mut stack = vec![s];
-        let mut next = Vec::new();
-        let mut returns = false;
-        while let Some(b) = stack.pop() {
-            match r.region_of[b.0 as usize] {
-                Some(x) if x == region => continue,
-                Some(_) => return Err(refuse(region as usize)),
-                None => r.region_of[b.0 as usize] = Some(region),
-            }
-            match &k.blocks[b.0 as usize].term {
-                Term::Barrier(t) => next.push(*t),
-                Term::Return => returns = true,
-                _ => stack.extend(k.successors(b)),
+    r.starts.push(BlockId(0));
+    r.segment_of.insert(0, 0);
+    let mut copies = 0;
+    let mut seg = 0;
+    while seg < r.starts.len() {
+        let start = r.starts[seg].0 as usize;
+        let (idom, order) = dominators_of(n, start, &|b| inner_successors(k, b));
+        copies += order.len();
+        if copies > MAX_COPIES {
+            return Err(Error::unsupported(format!(
+                "{} barriers in a kernel of {n} blocks: too much code once split",
+                r.starts.len() - 1
+            )));
+        }
+        for &b in &order {
+            if let Term::Barrier(t) = k.blocks[b].term {
+                if let std::collections::hash_map::Entry::Vacant(e) = r.segment_of.entry(t.0) {
+                    e.insert(r.starts.len() as u32);
+                    r.starts.push(t);
+                }
             }
         }
-        next.dedup();
-        if next.len() > 1 || (!next.is_empty() && returns) {
-            return Err(refuse(region as usize + 1));
-        }
-        if let Some(n) = next.first() {
-            if r.region_of[n.0 as usize].is_some() {
-                return Err(refuse(region as usize + 1));
-            }
-            start = Some(*n);
-        }
-    }
-    if r.starts.len() == 1 {
-        return Ok(r);
+        r.idom.push(idom);
+        r.blocks.push(order);
+        seg += 1;
     }
     for (bi, b) in k.blocks.iter().enumerate() {
-        let Some(reg) = r.region_of[bi] else { continue };
         for p in &b.params {
-            r.def_region.insert(*p, reg);
+            r.def_at[p.0 as usize] = Some((bi, 0));
         }
-        for inst in &b.insts {
+        for (ii, inst) in b.insts.iter().enumerate() {
             if let Some(v) = inst.result {
-                r.def_region.insert(v, reg);
+                r.def_at[v.0 as usize] = Some((bi, ii + 1));
             }
         }
     }
-    for (bi, b) in k.blocks.iter().enumerate() {
-        let Some(reg) = r.region_of[bi] else { continue };
-        let uses = b
-            .insts
-            .iter()
-            .flat_map(|i| operands(&i.op))
-            .chain(term_operands(&b.term));
-        for v in uses {
-            if r.def_region.get(&v).is_some_and(|d| *d != reg) && !r.spills.contains_key(&v) {
-                r.spills.insert(v, r.spill_size);
-                r.spill_size += 8;
+    let mut spills = HashMap::new();
+    let mut size = 0;
+    for seg in 0..r.starts.len() {
+        for &bi in &r.blocks[seg] {
+            let b = &k.blocks[bi];
+            let uses = b
+                .insts
+                .iter()
+                .enumerate()
+                .flat_map(|(ii, i)| operands(&i.op).into_iter().map(move |v| (v, ii + 1)))
+                .chain(
+                    term_operands(&b.term)
+                        .into_iter()
+                        .map(|v| (v, b.insts.len() + 1)),
+                );
+            for (v, pos) in uses {
+                if !r.direct(seg, v, bi, pos) && !spills.contains_key(&v) {
+                    spills.insert(v, size);
+                    size += 8;
+                }
             }
         }
     }
+    r.spills = spills;
+    r.spill_size = size;
     Ok(r)
 }

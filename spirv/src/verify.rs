@@ -10,22 +10,35 @@ use crate::Error;
 /// Immediate dominators of the blocks reachable from block 0 (`None`: unreachable), and the
 /// reverse postorder.
 pub fn dominators(k: &Kernel) -> (Vec<Option<usize>>, Vec<usize>) {
-    let n = k.blocks.len();
-    // Iterative depth-first postorder.
-    let mut order = Vec::with_capacity(n);
+    dominators_of(k.blocks.len(), 0, &|b| {
+        k.successors(BlockId(b as u32))
+            .iter()
+            .map(|s| s.0 as usize)
+            .collect()
+    })
+}
+
+/// Immediate dominators of the nodes of a graph of `n` nodes reachable from `root` through
+/// `succ` (`None`: unreachable; the root is its own), and their reverse postorder
+/// (Cooper, Harvey and Kennedy's iterative algorithm).
+pub fn dominators_of(
+    n: usize,
+    root: usize,
+    succ: &dyn Fn(usize) -> Vec<usize>,
+) -> (Vec<Option<usize>>, Vec<usize>) {
+    let mut order = Vec::new();
     let mut seen = vec![false; n];
-    let mut stack: Vec<(usize, Vec<BlockId>)> = Vec::new();
-    if n > 0 {
-        seen[0] = true;
-        stack.push((0, k.successors(BlockId(0))));
+    let mut stack: Vec<(usize, Vec<usize>)> = Vec::new();
+    if root < n {
+        seen[root] = true;
+        stack.push((root, succ(root)));
     }
-    while let Some((b, succ)) = stack.last_mut() {
-        if let Some(s) = succ.pop() {
-            let s = s.0 as usize;
+    while let Some((b, next)) = stack.last_mut() {
+        if let Some(s) = next.pop() {
             if s < n && !seen[s] {
                 seen[s] = true;
-                let next = k.successors(BlockId(s as u32));
-                stack.push((s, next));
+                let more = succ(s);
+                stack.push((s, more));
             }
         } else {
             order.push(*b);
@@ -39,21 +52,23 @@ pub fn dominators(k: &Kernel) -> (Vec<Option<usize>>, Vec<usize>) {
     }
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for &b in &order {
-        for s in k.successors(BlockId(b as u32)) {
-            preds[s.0 as usize].push(b);
+        for s in succ(b) {
+            if s < n {
+                preds[s].push(b);
+            }
         }
     }
     let mut idom: Vec<Option<usize>> = vec![None; n];
-    if n > 0 {
-        idom[0] = Some(0);
+    if root < n {
+        idom[root] = Some(root);
     }
     let intersect = |idom: &Vec<Option<usize>>, mut a: usize, mut b: usize| {
         while a != b {
             while rpo_index[a] > rpo_index[b] {
-                a = idom[a].unwrap_or(0);
+                a = idom[a].unwrap_or(root);
             }
             while rpo_index[b] > rpo_index[a] {
-                b = idom[b].unwrap_or(0);
+                b = idom[b].unwrap_or(root);
             }
         }
         a
@@ -78,6 +93,19 @@ pub fn dominators(k: &Kernel) -> (Vec<Option<usize>>, Vec<usize>) {
         }
     }
     (idom, order)
+}
+
+/// True when `a` dominates `b` under `idom` (both reachable).
+pub fn dominates(idom: &[Option<usize>], a: usize, mut b: usize) -> bool {
+    loop {
+        if a == b {
+            return true;
+        }
+        match idom.get(b).copied().flatten() {
+            Some(p) if p != b => b = p,
+            _ => return false,
+        }
+    }
 }
 
 /// Checks `k` (see the module documentation).
@@ -106,15 +134,7 @@ pub fn verify(k: &Kernel) -> Result<(), Error> {
         }
     }
     let (idom, order) = dominators(k);
-    let dominates = |a: usize, mut b: usize| loop {
-        if a == b {
-            return true;
-        }
-        match idom[b] {
-            Some(p) if p != b => b = p,
-            _ => return false,
-        }
-    };
+    let dominates = |a: usize, b: usize| dominates(&idom, a, b);
     let check_use = |v: Value, at: (usize, usize)| -> Result<(), Error> {
         let Some(Some((db, dp))) = def.get(v.0 as usize).copied() else {
             return Err(Error::invalid(format!(

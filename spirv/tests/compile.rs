@@ -66,6 +66,7 @@ fn every_kernel_compiles_and_reports() {
         "globals",
         "spec",
         "struct_arg",
+        "scan",
     ] {
         let p = program(name);
         let k = p.kernel(name).unwrap();
@@ -154,13 +155,28 @@ fn reduce_runs_with_barriers() {
 }
 
 #[test]
-fn barriers_in_loops_are_refused_by_name() {
-    let e = compile(&load("tree_reduce"), &HashMap::new()).unwrap_err();
-    assert!(!e.is_invalid(), "valid SPIR-V, not supported yet: {e}");
-    let msg = e.to_string();
-    assert!(
-        msg.starts_with("unsupported: kernel `tree_reduce`: OpControlBarrier number"),
-        "{msg}"
-    );
-    assert!(msg.contains("inside a loop or a branch"), "{msg}");
+fn barriers_in_loops_run() {
+    let p = program("tree_reduce");
+    assert!(p.kernel("tree_reduce").unwrap().info.barriers);
+    for local in [1u64, 2, 16, 64, 256] {
+        let groups = 5;
+        let input: Vec<i32> = (0..(groups * local) as i32).map(|i| i * 3 - 50).collect();
+        let mut out = vec![0i32; groups as usize];
+        run_1d(
+            &p,
+            "tree_reduce",
+            &[input.as_ptr() as u64, out.as_mut_ptr() as u64, 0],
+            groups * local,
+            local,
+            &[local as usize * 4],
+        );
+        for g in 0..groups as usize {
+            let l = local as usize;
+            assert_eq!(
+                out[g],
+                input[g * l..g * l + l].iter().sum::<i32>(),
+                "local size {local}"
+            );
+        }
+    }
 }

@@ -19,6 +19,7 @@ const KERNELS: &[&str] = &[
     "spec",
     "tree_reduce",
     "struct_arg",
+    "scan",
 ];
 
 struct Rng(u64);
