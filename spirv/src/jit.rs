@@ -213,7 +213,8 @@ struct Lower<'a> {
     /// This is the first round.
     first: Variable,
     lid: [Variable; 3],
-    region: u32,
+    /// Segment being lowered.
+    segment: u32,
     latch: cranelift_codegen::ir::Block,
     g: Option<Group>,
     broken: bool,
@@ -254,7 +255,7 @@ impl<'a> Lower<'a> {
             any,
             first,
             lid,
-            region: 0,
+            segment: 0,
             latch,
             g: None,
             broken: false,
@@ -350,7 +351,7 @@ impl<'a> Lower<'a> {
             self.b.ins().jump(entry0, &[]);
         }
         for (seg, blocks) in r.blocks.iter().enumerate() {
-            self.region = seg as u32;
+            self.segment = seg as u32;
             for &bi in blocks {
                 self.block(bi, &self.k.blocks[bi])?;
             }
@@ -418,7 +419,7 @@ impl<'a> Lower<'a> {
 
     /// Records `v`'s native value, spilling it if some segment needs it from an earlier round.
     fn def(&mut self, v: ir::Value, c: CValue) {
-        self.vals.insert((self.region, v), c);
+        self.vals.insert((self.segment, v), c);
         if let Some(slot) = self.r.spills.get(&v).copied() {
             let a = self.spill_addr(slot);
             self.b.ins().store(MemFlagsData::trusted(), c, a, 0);
@@ -426,9 +427,9 @@ impl<'a> Lower<'a> {
     }
 
     fn v(&mut self, v: ir::Value) -> CValue {
-        let seg = self.region as usize;
+        let seg = self.segment as usize;
         if self.r.direct(seg, v, self.at.0, self.at.1) {
-            if let Some(c) = self.vals.get(&(self.region, v)) {
+            if let Some(c) = self.vals.get(&(self.segment, v)) {
                 return *c;
             }
         } else if let Some(slot) = self.r.spills.get(&v).copied() {
@@ -458,15 +459,15 @@ impl<'a> Lower<'a> {
 
     fn target(&self, t: ir::BlockId) -> cranelift_codegen::ir::Block {
         // Targets of inner edges are in the same segment (regions.rs built it so).
-        self.blocks[&(self.region, t.0 as usize)]
+        self.blocks[&(self.segment, t.0 as usize)]
     }
 
     fn block(&mut self, i: usize, blk: &ir::Block) -> Result<(), Error> {
-        let cb = self.blocks[&(self.region, i)];
+        let cb = self.blocks[&(self.segment, i)];
         self.b.switch_to_block(cb);
         self.at = (i, 0);
         for p in &blk.params {
-            let c = match self.vals.get(&(self.region, *p)) {
+            let c = match self.vals.get(&(self.segment, *p)) {
                 Some(c) => *c,
                 None => self.missing(*p),
             };
