@@ -867,3 +867,51 @@ fn barriers_in_loops_tree_reduction_and_scan() {
     ok!(ze::zeModuleDestroy(m));
     ok!(ze::zeModuleDestroy(m2));
 }
+
+#[test]
+fn required_group_size() {
+    let z = Ze::new();
+    let m = module(&z, &spv("reqd"));
+    let k = kernel(m, "reqd");
+    let mut kp = ze_kernel_properties_t::default();
+    ok!(ze::zeKernelGetProperties(k, &mut kp));
+    assert_eq!(
+        (
+            kp.requiredGroupSizeX,
+            kp.requiredGroupSizeY,
+            kp.requiredGroupSizeZ
+        ),
+        (8, 2, 1)
+    );
+    let (mut x, mut y, mut w) = (0, 0, 0);
+    ok!(ze::zeKernelSuggestGroupSize(
+        k, 64, 4, 1, &mut x, &mut y, &mut w
+    ));
+    assert_eq!((x, y, w), (8, 2, 1));
+    check!(
+        ze::zeKernelSetGroupSize(k, 4, 4, 1),
+        ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION
+    );
+    assert!(
+        last_error().contains("requires the group size 8x2x1"),
+        "{}",
+        last_error()
+    );
+    ok!(ze::zeKernelSetGroupSize(k, 8, 2, 1));
+    // The required size is also the default: launch 4x2 groups of 8x2.
+    let out = Buf::new(&z, &[u32::MAX; 128]);
+    arg(k, 0, &out.p);
+    submit(&z, 0, |l| launch(l, k, groups(4, 2, 1)));
+    let o = out.get();
+    for gy in 0..4 {
+        for gx in 0..32 {
+            assert_eq!(
+                o[gy * 32 + gx],
+                ((gy % 2) * 8 + gx % 8) as u32,
+                "({gx}, {gy})"
+            );
+        }
+    }
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m));
+}

@@ -20,6 +20,7 @@ const KERNELS: &[&str] = &[
     "tree_reduce",
     "struct_arg",
     "scan",
+    "reqd",
 ];
 
 struct Rng(u64);
