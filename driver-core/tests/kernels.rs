@@ -699,14 +699,14 @@ fn module_and_kernel_queries_and_errors() {
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect();
     let fadd = w.iter().position(|x| *x == (5 << 16 | 129)).unwrap();
-    w[fadd] = 5 << 16 | 148; // OpDot
+    w[fadd] = 5 << 16 | 84; // OpTranspose
     let dot: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
     check!(
         ze::zeModuleCreate(z.ctx, z.dev, &module_desc(&dot), &mut m, null_mut()),
         ZE_RESULT_ERROR_MODULE_BUILD_FAILURE
     );
     assert!(
-        last_error().contains("unsupported: kernel `vector_add`: instruction OpDot"),
+        last_error().contains("unsupported: kernel `vector_add`: instruction OpTranspose"),
         "{}",
         last_error()
     );
@@ -911,6 +911,62 @@ fn required_group_size() {
                 "({gx}, {gy})"
             );
         }
+    }
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m));
+}
+
+#[test]
+fn vector_types() {
+    let z = Ze::new();
+    let mut rng = Rng::new(seed("vector_types"));
+    let m = module(&z, &spv("vectors"));
+    let k = kernel(m, "vectors");
+    let n = 64;
+    let f = |rng: &mut Rng| (rng.below(20_001) as f32 - 10_000.0) / 100.0;
+    let a: Vec<[f32; 4]> = (0..n)
+        .map(|_| [f(&mut rng), f(&mut rng), f(&mut rng), f(&mut rng)])
+        .collect();
+    let b: Vec<[f32; 4]> = (0..n)
+        .map(|_| [f(&mut rng), f(&mut rng), f(&mut rng), f(&mut rng)])
+        .collect();
+    let kv = [0.5f32, -1.0, 2.0, 3.0];
+    let (ba, bb) = (Buf::new(&z, &a), Buf::new(&z, &b));
+    let (bc, bd, bdots) = (
+        Buf::new(&z, &vec![[0f32; 4]; n * 3]),
+        Buf::new(&z, &vec![[0i32; 2]; n]),
+        Buf::new(&z, &vec![0f32; n]),
+    );
+    ok!(ze::zeKernelSetGroupSize(k, 16, 1, 1));
+    arg(k, 0, &ba.p);
+    arg(k, 1, &bb.p);
+    arg(k, 2, &bc.p);
+    arg(k, 3, &bd.p);
+    arg(k, 4, &kv);
+    arg(k, 5, &bdots.p);
+    submit(&z, 0, |l| launch(l, k, groups(n as u32 / 16, 1, 1)));
+    let (c, d, dots) = (bc.get(), bd.get(), bdots.get());
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        let mut s: Vec<f32> = (0..4).map(|j| x[j] * y[j] + kv[j]).collect();
+        s.swap(0, 1);
+        assert_eq!(c[i * 3].to_vec(), s, "s of {i}");
+        let mm: Vec<f32> = (0..4).map(|j| x[j].max(y[j]) - y[j].abs().sqrt()).collect();
+        assert_eq!(c[i * 3 + 1].to_vec(), mm, "m of {i}");
+        let pick: Vec<f32> = (0..4)
+            .map(|j| if x[j] < y[j] { y[j] } else { x[j] })
+            .collect();
+        let add = [x[3], y[2], 1.0, i as f32];
+        let want: Vec<f32> = (0..4).map(|j| pick[j] + add[j]).collect();
+        assert_eq!(c[i * 3 + 2].to_vec(), want, "pick of {i}");
+        let t = [(x[0] as i32) * 3 + i as i32, (x[2] as i32) * -2 + i as i32];
+        assert_eq!(d[i], [t[0] >> 1, t[1] >> 1], "t of {i}");
+        let dot = x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3];
+        assert!(
+            (dots[i] - dot).abs() <= 1e-3 * dot.abs().max(1.0),
+            "dot of {i}: {} {dot}",
+            dots[i]
+        );
     }
     ok!(ze::zeKernelDestroy(k));
     ok!(ze::zeModuleDestroy(m));

@@ -157,6 +157,14 @@ impl Module {
         )))
     }
 
+    /// Element type and count of a vector type.
+    fn vector(&self, id: u32) -> Option<(u32, u32)> {
+        match self.types.get(&id) {
+            Some(Type::Vector(e, n)) => Some((*e, *n)),
+            _ => None,
+        }
+    }
+
     fn ir_ty(&self, id: u32) -> Result<Ty, Error> {
         Ok(match self.ty(id)? {
             Type::Bool => Ty::Bool,
@@ -503,9 +511,11 @@ pub fn lower(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Lowered, Error>
     })
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum Val {
     V(Value),
+    /// A vector, as one scalar value per element.
+    Vec(Vec<Value>),
     /// The address of a built-in variable.
     BVar(Builtin),
     /// A loaded built-in vector.
@@ -525,6 +535,8 @@ struct Builder<'a> {
     k: ir::Kernel,
     cur: BlockId,
     stack: Vec<u32>,
+    /// Lowering one element of a vector instruction (OpenCL.std `select` tests the sign bit).
+    lane: bool,
 }
 
 fn lower_kernel(
@@ -550,6 +562,7 @@ fn lower_kernel(
         },
         cur: BlockId(0),
         stack: Vec::new(),
+        lane: false,
     };
     b.cur = b.k.new_block();
     let mut args = Vec::new();
@@ -561,7 +574,7 @@ fn lower_kernel(
             .get(pid)
             .is_some_and(|d| d.iter().any(|d| d.0 == 38 && d.1.first() == Some(&2)));
         let (kind, size, space, align) = match m.ty(*pty)? {
-            Type::Int(_) | Type::Float(_) => {
+            Type::Int(_) | Type::Float(_) | Type::Vector(..) => {
                 let (s, a) = m.layout(*pty)?;
                 (
                     ArgKind::Scalar,
@@ -600,19 +613,18 @@ fn lower_kernel(
         offset = align_up(u64::from(offset), u64::from(align)) as u32;
         let addr = b.push(Ty::I64, Op::ArgAddr(offset));
         let v = match kind {
-            ArgKind::ByValue => addr,
+            ArgKind::ByValue => Val::V(addr),
             _ => {
-                let ty = m.ir_ty(*pty)?;
-                let ty = if ty == Ty::Bool { Ty::I8 } else { ty };
-                let v = b.push(ty, Op::Load(addr));
-                if m.ty(*pty)? == &Type::Bool {
-                    b.push(Ty::Bool, Op::Cmp(CmpOp::Ne, v, v))
-                } else {
-                    v
+                // Scalars, pointers and vectors (element after element).
+                let mut vs = Vec::new();
+                for (k, t) in b.value_types(*pty)?.into_iter().enumerate() {
+                    let a = b.add_const(addr, k as u64 * u64::from(t.bytes()));
+                    vs.push(b.push(t, Op::Load(a)));
                 }
+                b.pack(*pty, vs)
             }
         };
-        args.push((Val::V(v), *pty));
+        args.push((v, *pty));
         infos.push(ArgInfo {
             kind,
             size,
@@ -718,6 +730,15 @@ fn int_min_max(n: u32) -> Option<CmpOp> {
     })
 }
 
+/// Instructions computed element by element on vectors, and where their id operands start.
+fn elementwise(op: u16) -> Option<usize> {
+    match op {
+        109..=116 | 118 | 119 | 124 | 126..=141 | 156 | 157 | 162..=200 => Some(2),
+        12 => Some(4),
+        _ => None,
+    }
+}
+
 fn math_of(n: u32) -> Option<(MathFn, usize)> {
     Some(match n {
         61 => (MathFn::Sqrt, 1),
@@ -757,9 +778,44 @@ impl Builder<'_> {
 
     fn get(&mut self, fr: &Frame, id: u32) -> Result<(Val, u32), Error> {
         if let Some(v) = fr.vals.get(&id) {
-            return Ok(*v);
+            return Ok(v.clone());
         }
         if let Some((ty, c)) = self.m.consts.get(&id) {
+            if let Some((e, n)) = self.m.vector(*ty) {
+                let et = self.m.ir_ty(e)?;
+                let scalar_parts = match c {
+                    ConstVal::Composite(parts) => parts.iter().all(|p| {
+                        self.m
+                            .consts
+                            .get(p)
+                            .is_some_and(|(t, _)| self.m.vector(*t).is_none())
+                    }),
+                    _ => true,
+                };
+                if !scalar_parts || self.m.vector(e).is_some() {
+                    return Err(Error::invalid(
+                        "a vector constant whose elements are not scalar constants",
+                    ));
+                }
+                let elems = match c {
+                    ConstVal::Composite(parts) if parts.len() == n as usize => parts
+                        .iter()
+                        .map(|p| self.val(fr, *p))
+                        .collect::<Result<Vec<_>, _>>()?,
+                    ConstVal::Composite(_) => {
+                        return Err(Error::invalid(
+                            "a vector constant with the wrong number of elements",
+                        ))
+                    }
+                    _ => (0..n).map(|_| self.push(et, Op::Const(0))).collect(),
+                };
+                if elems.iter().any(|v| self.k.ty(*v) != et) {
+                    return Err(Error::invalid(
+                        "a vector constant with elements of the wrong type",
+                    ));
+                }
+                return Ok((Val::Vec(elems), *ty));
+            }
             let bits = match c {
                 ConstVal::Scalar(v) => *v,
                 ConstVal::Null => 0,
@@ -786,9 +842,75 @@ impl Builder<'_> {
     fn val(&mut self, fr: &Frame, id: u32) -> Result<Value, Error> {
         match self.get(fr, id)?.0 {
             Val::V(v) => Ok(v),
+            Val::Vec(_) => Err(Error::invalid(format!(
+                "vector %{id} used where a scalar is expected"
+            ))),
             _ => Err(Error::unsupported(format!(
                 "built-in variable %{id} used other than by OpLoad + OpCompositeExtract"
             ))),
+        }
+    }
+
+    /// `ix == k` for an integer index.
+    fn index_is(&mut self, ix: Value, k: usize) -> Result<Value, Error> {
+        let t = self.k.ty(ix);
+        if t.is_float() || t == Ty::Bool {
+            return Err(Error::invalid("a vector index is not an integer"));
+        }
+        let c = self.push(t, Op::Const(k as u64));
+        Ok(self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, ix, c)))
+    }
+
+    /// Stores `values` one after the other from `addr` (a scalar, or a vector's elements).
+    fn store_elems(&mut self, addr: Value, values: &[Value]) -> Result<(), Error> {
+        for (k, value) in values.iter().enumerate() {
+            let t = self.k.ty(*value);
+            if t == Ty::Bool {
+                return Err(Error::unsupported("stores of booleans"));
+            }
+            let a = self.add_const(addr, k as u64 * u64::from(t.bytes()));
+            self.effect(Op::Store {
+                addr: a,
+                value: *value,
+            });
+        }
+        Ok(())
+    }
+
+    /// `addr + off` (just `addr` for 0).
+    fn add_const(&mut self, addr: Value, off: u64) -> Value {
+        if off == 0 {
+            return addr;
+        }
+        let c = self.push(Ty::I64, Op::Const(off));
+        self.push(Ty::I64, Op::Bin(BinOp::Add, addr, c))
+    }
+
+    /// The scalar values of `id`: itself, or a vector's elements.
+    fn elems(&mut self, fr: &Frame, id: u32) -> Result<(Vec<Value>, u32), Error> {
+        match self.get(fr, id)? {
+            (Val::V(v), t) => Ok((vec![v], t)),
+            (Val::Vec(v), t) => Ok((v, t)),
+            _ => Err(Error::unsupported(format!(
+                "built-in variable %{id} used other than by OpLoad + OpCompositeExtract"
+            ))),
+        }
+    }
+
+    /// The IR types a value of SPIR-V type `ty` is made of (one per vector element).
+    fn value_types(&self, ty: u32) -> Result<Vec<Ty>, Error> {
+        match self.m.vector(ty) {
+            Some((e, n)) => Ok(vec![self.m.ir_ty(e)?; n as usize]),
+            None => Ok(vec![self.m.ir_ty(ty)?]),
+        }
+    }
+
+    /// `vals` as a value of SPIR-V type `ty`.
+    fn pack(&self, ty: u32, mut vals: Vec<Value>) -> Val {
+        if self.m.vector(ty).is_some() || vals.len() != 1 {
+            Val::Vec(vals)
+        } else {
+            Val::V(vals.remove(0))
         }
     }
 
@@ -816,15 +938,17 @@ impl Builder<'_> {
                         phi.ops[1]
                     ))
                 })?;
-            let v = self.val(fr, v)?;
-            let expect = self.m.ir_ty(phi.ops[0])?;
-            if self.k.ty(v) != expect {
+            let (vals, _) = self.elems(fr, v)?;
+            let expect = self.value_types(phi.ops[0])?;
+            if vals.len() != expect.len()
+                || vals.iter().zip(&expect).any(|(v, t)| self.k.ty(*v) != *t)
+            {
                 return Err(Error::invalid(format!(
                     "OpPhi %{}: operand of the wrong type",
                     phi.ops[1]
                 )));
             }
-            args.push(v);
+            args.extend(vals);
         }
         Ok((target, args))
     }
@@ -880,10 +1004,10 @@ impl Builder<'_> {
             }
             let phis: Vec<Inst> = insts.iter().filter(|i| i.op == 245).cloned().collect();
             for p in &phis {
-                let ty = m.ir_ty(p.w(0)?)?;
-                let v = self.k.new_value(ty);
-                self.k.blocks[b.0 as usize].params.push(v);
-                fr.vals.insert(p.w(1)?, (Val::V(v), p.w(0)?));
+                let types = self.value_types(p.w(0)?)?;
+                let vs: Vec<Value> = types.iter().map(|t| self.k.new_value(*t)).collect();
+                self.k.blocks[b.0 as usize].params.extend(&vs);
+                fr.vals.insert(p.w(1)?, (self.pack(p.w(0)?, vs), p.w(0)?));
             }
             fr.phis.insert(*label, phis);
         }
@@ -928,12 +1052,21 @@ impl Builder<'_> {
             fr.vals.insert(i.w(1)?, (v, ty));
             Ok(())
         };
+        if let Some(first) = elementwise(op) {
+            if let Some((e, n)) = i.ops.first().and_then(|t| m.vector(*t)) {
+                return self.per_element(fr, label, i, first, e, n);
+            }
+        }
         match op {
             0 | 1 | 5 | 8 | 245 | 246 | 247 | 256 | 257 | 317 | 330 => {
                 if op == 1 {
-                    let ty = m.ir_ty(rt()?)?;
-                    let v = self.push(ty, Op::Const(0));
-                    def(fr, Val::V(v), rt()?)?;
+                    let vs = self
+                        .value_types(rt()?)?
+                        .into_iter()
+                        .map(|t| self.push(t, Op::Const(0)))
+                        .collect();
+                    let v = self.pack(rt()?, vs);
+                    def(fr, v, rt()?)?;
                 }
             }
             59 => {
@@ -952,8 +1085,8 @@ impl Builder<'_> {
                 self.k.private_size = (off + size) as u32;
                 let v = self.push(Ty::I64, Op::PrivateAddr(off as u32));
                 if let Some(init) = i.ops.get(3) {
-                    let x = self.val(fr, *init)?;
-                    self.effect(Op::Store { addr: v, value: x });
+                    let (xs, _) = self.elems(fr, *init)?;
+                    self.store_elems(v, &xs)?;
                 }
                 def(fr, Val::V(v), pty)?;
             }
@@ -972,24 +1105,28 @@ impl Builder<'_> {
                     }
                     Val::V(addr) => {
                         self.pointer(addr, op)?;
-                        let t = m.ir_ty(ty)?;
-                        if t == Ty::Bool {
+                        let types = self.value_types(ty)?;
+                        if types.contains(&Ty::Bool) {
                             return Err(Error::unsupported("loads of booleans"));
                         }
-                        let v = self.push(t, Op::Load(addr));
-                        def(fr, Val::V(v), ty)?;
+                        let mut vs = Vec::new();
+                        for (k, t) in types.iter().enumerate() {
+                            let a = self.add_const(addr, k as u64 * u64::from(t.bytes()));
+                            vs.push(self.push(*t, Op::Load(a)));
+                        }
+                        let v = self.pack(ty, vs);
+                        def(fr, v, ty)?;
                     }
-                    Val::BVec(_) => return Err(Error::invalid("OpLoad from a non-pointer")),
+                    Val::BVec(_) | Val::Vec(_) => {
+                        return Err(Error::invalid("OpLoad from a non-pointer"))
+                    }
                 }
             }
             62 => {
                 let addr = self.val(fr, i.w(0)?)?;
                 self.pointer(addr, op)?;
-                let value = self.val(fr, i.w(1)?)?;
-                if self.k.ty(value) == Ty::Bool {
-                    return Err(Error::unsupported("stores of booleans"));
-                }
-                self.effect(Op::Store { addr, value });
+                let (values, _) = self.elems(fr, i.w(1)?)?;
+                self.store_elems(addr, &values)?;
             }
             63 | 64 => {
                 let dst = self.val(fr, i.w(0)?)?;
@@ -1072,18 +1209,147 @@ impl Builder<'_> {
                         let v = self.resize(x, m.ir_ty(rt()?)?);
                         def(fr, Val::V(v), rt()?)?;
                     }
+                    (Val::Vec(v), 4) => {
+                        let x = *v.get(i.w(3)? as usize).ok_or_else(|| {
+                            Error::invalid("OpCompositeExtract index out of range")
+                        })?;
+                        def(fr, Val::V(x), rt()?)?;
+                    }
                     _ => {
                         return Err(Error::unsupported(
-                            "instruction OpCompositeExtract on values other than built-in vectors",
+                            "instruction OpCompositeExtract on values other than vectors",
                         ))
                     }
                 }
             }
+            82 => {
+                // object, composite, one index
+                let x = self.val(fr, i.w(2)?)?;
+                let (mut v, _) = self.elems(fr, i.w(3)?)?;
+                if i.ops.len() != 5 || self.m.vector(rt()?).is_none() {
+                    return Err(Error::unsupported(
+                        "instruction OpCompositeInsert on values other than vectors",
+                    ));
+                }
+                let slot = v
+                    .get_mut(i.w(4)? as usize)
+                    .ok_or_else(|| Error::invalid("OpCompositeInsert index out of range"))?;
+                if self.k.ty(*slot) != self.k.ty(x) {
+                    return Err(Error::invalid("OpCompositeInsert of the wrong type"));
+                }
+                *slot = x;
+                def(fr, Val::Vec(v), rt()?)?;
+            }
+            80 | 79 => {
+                // OpCompositeConstruct (constituents) or OpVectorShuffle (two vectors, then
+                // component literals).
+                let Some((_, n)) = self.m.vector(rt()?) else {
+                    return Err(Error::unsupported(format!(
+                        "instruction {} of values other than vectors",
+                        op_name(op)
+                    )));
+                };
+                let types = self.value_types(rt()?)?;
+                let mut all = Vec::new();
+                let parts = if op == 80 {
+                    &i.ops[2..]
+                } else {
+                    &i.ops[2..i.ops.len().min(4)]
+                };
+                for p in parts {
+                    all.extend(self.elems(fr, *p)?.0);
+                }
+                let v: Vec<Value> = if op == 80 {
+                    all
+                } else {
+                    let mut out = Vec::new();
+                    for c in i.ops.get(4..).unwrap_or(&[]) {
+                        out.push(match all.get(*c as usize) {
+                            Some(x) => *x,
+                            None if *c == u32::MAX => self.push(types[0], Op::Const(0)),
+                            None => {
+                                return Err(Error::invalid(
+                                    "OpVectorShuffle component out of range",
+                                ))
+                            }
+                        });
+                    }
+                    out
+                };
+                if v.len() != n as usize || v.iter().any(|x| self.k.ty(*x) != types[0]) {
+                    return Err(Error::invalid(format!(
+                        "{}: wrong number or type of elements",
+                        op_name(op)
+                    )));
+                }
+                def(fr, Val::Vec(v), rt()?)?;
+            }
+            78 => {
+                let (v, _) = self.elems(fr, i.w(2)?)?;
+                let x = self.val(fr, i.w(3)?)?;
+                let ix = self.val(fr, i.w(4)?)?;
+                let mut out = Vec::new();
+                for (k, e) in v.iter().enumerate() {
+                    let c = self.index_is(ix, k)?;
+                    if self.k.ty(*e) != self.k.ty(x) {
+                        return Err(Error::invalid("OpVectorInsertDynamic of the wrong type"));
+                    }
+                    out.push(self.push(self.k.ty(*e), Op::Select(c, x, *e)));
+                }
+                def(fr, Val::Vec(out), rt()?)?;
+            }
+            148 => {
+                let (a, _) = self.elems(fr, i.w(2)?)?;
+                let (b, _) = self.elems(fr, i.w(3)?)?;
+                let ty = m.ir_ty(rt()?)?;
+                if a.len() != b.len() || !ty.is_float() {
+                    return Err(Error::invalid("OpDot of vectors of different sizes"));
+                }
+                self.check(ty, &a, true, op)?;
+                self.check(ty, &b, true, op)?;
+                let mut acc = self.push(ty, Op::Bin(BinOp::FMul, a[0], b[0]));
+                for k in 1..a.len() {
+                    let p = self.push(ty, Op::Bin(BinOp::FMul, a[k], b[k]));
+                    acc = self.push(ty, Op::Bin(BinOp::FAdd, acc, p));
+                }
+                def(fr, Val::V(acc), rt()?)?;
+            }
+            142 => {
+                let (v, _) = self.elems(fr, i.w(2)?)?;
+                let x = self.val(fr, i.w(3)?)?;
+                let ty = self.k.ty(x);
+                self.check(ty, &v, true, op)?;
+                let out = v
+                    .iter()
+                    .map(|e| self.push(ty, Op::Bin(BinOp::FMul, *e, x)))
+                    .collect();
+                def(fr, Val::Vec(out), rt()?)?;
+            }
+            154 | 155 => {
+                let (v, _) = self.elems(fr, i.w(2)?)?;
+                self.check(Ty::Bool, &v, false, op)?;
+                let bop = if op == 154 { BinOp::Or } else { BinOp::And };
+                let mut acc = v[0];
+                for e in &v[1..] {
+                    acc = self.push(Ty::Bool, Op::Bin(bop, acc, *e));
+                }
+                def(fr, Val::V(acc), rt()?)?;
+            }
             77 => {
                 let (c, _) = self.get(fr, i.w(2)?)?;
+                if let Val::Vec(v) = c {
+                    let ix = self.val(fr, i.w(3)?)?;
+                    let mut acc = v[0];
+                    for (k, e) in v.iter().enumerate().skip(1) {
+                        let c = self.index_is(ix, k)?;
+                        acc = self.push(self.k.ty(*e), Op::Select(c, *e, acc));
+                    }
+                    def(fr, Val::V(acc), rt()?)?;
+                    return Ok(false);
+                }
                 let Val::BVec(b) = c else {
                     return Err(Error::unsupported(
-                        "instruction OpVectorExtractDynamic on values other than built-in vectors",
+                        "instruction OpVectorExtractDynamic on values other than vectors",
                     ));
                 };
                 let d = self.val(fr, i.w(3)?)?;
@@ -1279,6 +1545,29 @@ impl Builder<'_> {
                     ));
                 }
                 let n = i.w(3)?;
+                if n == 187 {
+                    // select(a, b, c): c ? b : a; for vector elements, c's sign bit.
+                    let (Some(&a), Some(&b), Some(&c), 7) =
+                        (i.ops.get(4), i.ops.get(5), i.ops.get(6), i.ops.len())
+                    else {
+                        return Err(Error::invalid("OpenCL.std select needs 3 operands"));
+                    };
+                    let ty = m.ir_ty(rt()?)?;
+                    let (a, b, c) = (self.val(fr, a)?, self.val(fr, b)?, self.val(fr, c)?);
+                    self.check(ty, &[a, b], ty.is_float(), op)?;
+                    let ct = self.k.ty(c);
+                    if ct.is_float() || ct == Ty::Bool {
+                        return Err(Error::invalid(
+                            "OpenCL.std select: the condition is not an integer",
+                        ));
+                    }
+                    let zero = self.push(ct, Op::Const(0));
+                    let cmp = if self.lane { CmpOp::SLt } else { CmpOp::Ne };
+                    let cond = self.push(Ty::Bool, Op::Cmp(cmp, c, zero));
+                    let v = self.push(ty, Op::Select(cond, b, a));
+                    def(fr, Val::V(v), rt()?)?;
+                    return Ok(false);
+                }
                 if let Some(cmp) = int_min_max(n) {
                     // s_max, u_max, s_min, u_min: a comparison and a select.
                     let ty = m.ir_ty(rt()?)?;
@@ -1324,17 +1613,20 @@ impl Builder<'_> {
                 let cont = self.k.new_block();
                 let mut result = None;
                 if m.ty(ret_ty)? != &Type::Void {
-                    let t = m.ir_ty(ret_ty)?;
-                    let p = self.k.new_value(t);
-                    self.k.blocks[cont.0 as usize].params.push(p);
-                    result = Some(p);
+                    let vs: Vec<Value> = self
+                        .value_types(ret_ty)?
+                        .into_iter()
+                        .map(|t| self.k.new_value(t))
+                        .collect();
+                    self.k.blocks[cont.0 as usize].params.extend(&vs);
+                    result = Some(self.pack(ret_ty, vs));
                 }
                 let from = self.cur;
                 let entry = self.inline(fid, args, Some(cont))?;
                 self.k.blocks[from.0 as usize].term = Term::Jump(entry, vec![]);
                 self.cur = cont;
                 if let Some(p) = result {
-                    fr.vals.insert(rid()?, (Val::V(p), ret_ty));
+                    fr.vals.insert(rid()?, (p, ret_ty));
                 }
             }
             249 => {
@@ -1384,7 +1676,7 @@ impl Builder<'_> {
             }
             253 | 254 => {
                 let args = if op == 254 {
-                    vec![self.val(fr, i.w(0)?)?]
+                    self.elems(fr, i.w(0)?)?.0
                 } else {
                     vec![]
                 };
@@ -1413,6 +1705,69 @@ impl Builder<'_> {
             }
             _ => return Err(Error::unsupported(format!("instruction {}", op_name(op)))),
         }
+        Ok(false)
+    }
+
+    /// Lowers a vector instruction as one scalar instruction per element: each vector operand
+    /// is replaced by its element (under a temporary id), the scalar path lowers it, and the
+    /// results make the vector.
+    fn per_element(
+        &mut self,
+        fr: &mut Frame,
+        label: u32,
+        i: &Inst,
+        first: usize,
+        elem: u32,
+        n: u32,
+    ) -> Result<bool, Error> {
+        const LANE: u32 = 0xF000_0000;
+        if self.m.vector(elem).is_some() || self.lane {
+            return Err(Error::invalid("a vector of vectors"));
+        }
+        let mut operands = Vec::new();
+        for &id in i.ops.get(first..).unwrap_or(&[]) {
+            match self.get(fr, id)? {
+                (Val::Vec(v), ty) => {
+                    let (e, m) = self
+                        .m
+                        .vector(ty)
+                        .ok_or_else(|| Error::invalid("a vector value of a non-vector type"))?;
+                    if m != n || v.len() != n as usize {
+                        return Err(Error::invalid(format!(
+                            "{}: vectors of different sizes",
+                            op_name(i.op)
+                        )));
+                    }
+                    operands.push(Some((v, e)));
+                }
+                _ => operands.push(None),
+            }
+        }
+        let mut out = Vec::new();
+        for k in 0..n as usize {
+            let mut ops = i.ops.clone();
+            ops[0] = elem;
+            ops[1] = LANE;
+            for (j, o) in operands.iter().enumerate() {
+                if let Some((v, e)) = o {
+                    let id = LANE + 1 + j as u32;
+                    fr.vals.insert(id, (Val::V(v[k]), *e));
+                    ops[first + j] = id;
+                }
+            }
+            self.lane = true;
+            let r = self.inst(fr, label, &Inst { op: i.op, ops });
+            self.lane = false;
+            for j in 0..operands.len() {
+                fr.vals.remove(&(LANE + 1 + j as u32));
+            }
+            r?;
+            match fr.vals.remove(&LANE) {
+                Some((Val::V(x), _)) => out.push(x),
+                _ => return Err(Error::internal("an element-wise instruction made no value")),
+            }
+        }
+        fr.vals.insert(i.w(1)?, (Val::Vec(out), i.w(0)?));
         Ok(false)
     }
 

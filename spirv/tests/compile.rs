@@ -67,6 +67,8 @@ fn every_kernel_compiles_and_reports() {
         "spec",
         "struct_arg",
         "scan",
+        "reqd",
+        "vectors",
     ] {
         let p = program(name);
         let k = p.kernel(name).unwrap();

@@ -21,6 +21,7 @@ const KERNELS: &[&str] = &[
     "struct_arg",
     "scan",
     "reqd",
+    "vectors",
 ];
 
 struct Rng(u64);
@@ -149,11 +150,11 @@ fn errors_name_the_problem() {
     let b: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
     let e = zekit_spirv::compile(&b, &spec).unwrap_err();
     assert!(e.to_string().contains("OpUMod"), "{e}");
-    w[fadd] = 5 << 16 | 148; // OpDot
+    w[fadd] = 5 << 16 | 84; // OpTranspose
     let b: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
     let e = zekit_spirv::compile(&b, &spec).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "unsupported: kernel `vector_add`: instruction OpDot"
+        "unsupported: kernel `vector_add`: instruction OpTranspose"
     );
 }
