@@ -971,3 +971,120 @@ fn vector_types() {
     ok!(ze::zeKernelDestroy(k));
     ok!(ze::zeModuleDestroy(m));
 }
+
+#[test]
+fn more_opencl_std_functions() {
+    let z = Ze::new();
+    let mut rng = Rng::new(seed("more_opencl_std_functions"));
+    let n = 128;
+    let f = |rng: &mut Rng| (rng.below(16_001) as f32 - 8000.0) / 1000.0;
+    let x: Vec<f32> = (0..n).map(|_| f(&mut rng)).collect();
+    let y: Vec<f32> = (0..n)
+        .map(|_| match f(&mut rng) {
+            0.0 => 0.5,
+            v => v,
+        })
+        .collect();
+    let a: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+    let b: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+    let (bx, by, ba, bb) = (
+        Buf::new(&z, &x),
+        Buf::new(&z, &y),
+        Buf::new(&z, &a),
+        Buf::new(&z, &b),
+    );
+    let (bo, bi) = (
+        Buf::new(&z, &vec![0f32; n * 24]),
+        Buf::new(&z, &vec![0i32; n * 8]),
+    );
+    let m = module(&z, &spv("math2"));
+    let k = kernel(m, "math2");
+    ok!(ze::zeKernelSetGroupSize(k, 32, 1, 1));
+    for (j, p) in [
+        bx.p as usize,
+        by.p as usize,
+        bo.p as usize,
+        ba.p as usize,
+        bb.p as usize,
+        bi.p as usize,
+    ]
+    .iter()
+    .enumerate()
+    {
+        arg(k, j as u32, &(*p as u64));
+    }
+    submit(&z, 2, |l| launch(l, k, groups(n as u32 / 32, 1, 1)));
+    let (o, r) = (bo.get(), bi.get());
+    for i in 0..n {
+        let (v, w) = (x[i], y[i]);
+        let sign = if v > 0.0 {
+            1.0
+        } else if v < 0.0 {
+            -1.0
+        } else {
+            v
+        };
+        let fdim = if v > w { v - w } else { 0.0 };
+        let maxmag = if v.abs() > w.abs() {
+            v
+        } else if w.abs() > v.abs() {
+            w
+        } else {
+            v.max(w)
+        };
+        let minmag = if v.abs() < w.abs() {
+            v
+        } else if w.abs() < v.abs() {
+            w
+        } else {
+            v.min(w)
+        };
+        let want = [
+            v.tan(),
+            (v / 16.0).asin(),
+            (v / 16.0).acos(),
+            v.atan2(w),
+            v.exp2(),
+            (v.abs() + 1.0).log2(),
+            (v.abs() + 1.0).log10(),
+            1.0 / (v.abs() + 1.0).sqrt(),
+            v.cbrt(),
+            v.tanh(),
+            (v * 2.0).round(),
+            (v * 2.0).round_ties_even(),
+            v.copysign(w),
+            v.hypot(w),
+            v.abs().sqrt() + v.sin() + v.cos(),
+            1.0 / w + v / w,
+            v.clamp(-1.0, 2.0),
+            v + (w - v) * 0.25,
+            if v < w { 0.0 } else { 1.0 },
+            v * (180.0 / std::f32::consts::PI) + w * (std::f32::consts::PI / 180.0),
+            sign,
+            v.floor() + w.ceil() + v.trunc(),
+            v.abs().powf(1.5),
+            fdim + maxmag + minmag,
+        ];
+        for (j, want) in want.iter().enumerate() {
+            let got = o[i * 24 + j];
+            assert!(
+                (got - want).abs() <= 1e-5 * want.abs().max(1.0),
+                "function {j} of ({v}, {w}): {got} != {want}"
+            );
+        }
+        let (p, q) = (a[i], b[i]);
+        let want = [
+            p.wrapping_abs(),
+            p.clamp(-100, 100),
+            p.leading_zeros() as i32,
+            p.count_ones() as i32,
+            ((p as i64 * q as i64) >> 32) as i32,
+            p.rotate_left(q as u32 & 31),
+            (p & 0xfff) * (q & 0xfff) + 7,
+            ((p as u32 as u64 * q as u32 as u64) >> 32) as i32,
+        ];
+        assert_eq!(r[i * 8..i * 8 + 8], want, "integer functions of ({p}, {q})");
+    }
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m));
+}

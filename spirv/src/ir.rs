@@ -74,6 +74,12 @@ pub enum BinOp {
     And,
     Or,
     Xor,
+    /// High half of the signed product.
+    SMulHi,
+    /// High half of the unsigned product.
+    UMulHi,
+    /// Rotation left (the amount modulo the width).
+    Rotl,
 }
 
 /// Unary operations.
@@ -83,6 +89,10 @@ pub enum UnOp {
     Neg,
     FNeg,
     Not,
+    /// Leading zero bits.
+    Clz,
+    /// Set bits.
+    Popcnt,
 }
 
 /// Comparisons (result [`Ty::Bool`]).
@@ -176,6 +186,30 @@ pub enum MathFn {
     Trunc,
     Pow,
     Fmod,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Exp2,
+    Exp10,
+    Expm1,
+    Log2,
+    Log10,
+    Log1p,
+    Cbrt,
+    /// Halfway cases away from zero.
+    Round,
+    /// Halfway cases to even.
+    Rint,
+    Atan2,
+    Hypot,
+    Copysign,
+    Fdim,
+    Maxmag,
+    Minmag,
 }
 
 /// The work-item and work-group values a kernel can read.

@@ -59,37 +59,70 @@ fn ty(t: Ty) -> Type {
     }
 }
 
+/// Math functions called from kernels: for each [`MathFn`] a shim per float width, and its
+/// table (`math_shim`).
 macro_rules! shims {
-    ($($name:ident: $t:ty, |$($a:ident),*| $e:expr;)*) => {
-        $(extern "C" fn $name($($a: $t),*) -> $t { $e })*
+    ($($f:ident: |$($a:ident),*| $e:expr;)*) => {
+        mod shims32 {
+            #[allow(dead_code)]
+            type F = f32;
+            $(#[allow(non_snake_case)]
+            pub extern "C" fn $f($($a: f32),*) -> f32 { $e })*
+        }
+        mod shims64 {
+            #[allow(dead_code)]
+            type F = f64;
+            $(#[allow(non_snake_case)]
+            pub extern "C" fn $f($($a: f64),*) -> f64 { $e })*
+        }
+        fn math_shim(f: MathFn, double: bool) -> Option<usize> {
+            match f {
+                $(MathFn::$f => Some(if double {
+                    shims64::$f as *const () as usize
+                } else {
+                    shims32::$f as *const () as usize
+                }),)*
+                _ => None,
+            }
+        }
     };
 }
 
 shims! {
-    exp32: f32, |x| x.exp();
-    exp64: f64, |x| x.exp();
-    log32: f32, |x| x.ln();
-    log64: f64, |x| x.ln();
-    sin32: f32, |x| x.sin();
-    sin64: f64, |x| x.sin();
-    cos32: f32, |x| x.cos();
-    cos64: f64, |x| x.cos();
-    floor32: f32, |x| x.floor();
-    floor64: f64, |x| x.floor();
-    ceil32: f32, |x| x.ceil();
-    ceil64: f64, |x| x.ceil();
-    trunc32: f32, |x| x.trunc();
-    trunc64: f64, |x| x.trunc();
-    fmin32: f32, |x, y| x.min(y);
-    fmin64: f64, |x, y| x.min(y);
-    fmax32: f32, |x, y| x.max(y);
-    fmax64: f64, |x, y| x.max(y);
-    pow32: f32, |x, y| x.powf(y);
-    pow64: f64, |x, y| x.powf(y);
-    fmod32: f32, |x, y| x % y;
-    fmod64: f64, |x, y| x % y;
-    fma32: f32, |x, y, z| x.mul_add(y, z);
-    fma64: f64, |x, y, z| x.mul_add(y, z);
+    Exp: |x| x.exp();
+    Log: |x| x.ln();
+    Sin: |x| x.sin();
+    Cos: |x| x.cos();
+    Tan: |x| x.tan();
+    Asin: |x| x.asin();
+    Acos: |x| x.acos();
+    Atan: |x| x.atan();
+    Sinh: |x| x.sinh();
+    Cosh: |x| x.cosh();
+    Tanh: |x| x.tanh();
+    Exp2: |x| x.exp2();
+    Exp10: |x| (10.0 as F).powf(x);
+    Expm1: |x| x.exp_m1();
+    Log2: |x| x.log2();
+    Log10: |x| x.log10();
+    Log1p: |x| x.ln_1p();
+    Cbrt: |x| x.cbrt();
+    Floor: |x| x.floor();
+    Ceil: |x| x.ceil();
+    Trunc: |x| x.trunc();
+    Round: |x| x.round();
+    Rint: |x| x.round_ties_even();
+    Fmin: |x, y| x.min(y);
+    Fmax: |x, y| x.max(y);
+    Pow: |x, y| x.powf(y);
+    Fmod: |x, y| x % y;
+    Atan2: |y, x| y.atan2(x);
+    Hypot: |x, y| x.hypot(y);
+    Copysign: |x, y| x.copysign(y);
+    Fdim: |x, y| if x > y { x - y } else if x.is_nan() || y.is_nan() { x + y } else { 0.0 };
+    Maxmag: |x, y| if x.abs() > y.abs() { x } else if y.abs() > x.abs() { y } else { x.max(y) };
+    Minmag: |x, y| if x.abs() < y.abs() { x } else if y.abs() < x.abs() { y } else { x.min(y) };
+    Fma: |x, y, z| x.mul_add(y, z);
 }
 
 /// `memmove` for `Op::Copy`.
@@ -97,37 +130,6 @@ extern "C" fn copy_bytes(dst: *mut u8, src: *const u8, n: u64) {
     // SAFETY: the kernel asked for this copy between its own pointers (OpCopyMemorySized);
     // like any kernel access, their validity is the application's promise.
     unsafe { std::ptr::copy(src, dst, n as usize) }
-}
-
-fn math_shim(f: MathFn, double: bool) -> Option<usize> {
-    let a = match (f, double) {
-        (MathFn::Exp, false) => exp32 as *const () as usize,
-        (MathFn::Exp, true) => exp64 as *const () as usize,
-        (MathFn::Log, false) => log32 as *const () as usize,
-        (MathFn::Log, true) => log64 as *const () as usize,
-        (MathFn::Sin, false) => sin32 as *const () as usize,
-        (MathFn::Sin, true) => sin64 as *const () as usize,
-        (MathFn::Cos, false) => cos32 as *const () as usize,
-        (MathFn::Cos, true) => cos64 as *const () as usize,
-        (MathFn::Floor, false) => floor32 as *const () as usize,
-        (MathFn::Floor, true) => floor64 as *const () as usize,
-        (MathFn::Ceil, false) => ceil32 as *const () as usize,
-        (MathFn::Ceil, true) => ceil64 as *const () as usize,
-        (MathFn::Trunc, false) => trunc32 as *const () as usize,
-        (MathFn::Trunc, true) => trunc64 as *const () as usize,
-        (MathFn::Fmin, false) => fmin32 as *const () as usize,
-        (MathFn::Fmin, true) => fmin64 as *const () as usize,
-        (MathFn::Fmax, false) => fmax32 as *const () as usize,
-        (MathFn::Fmax, true) => fmax64 as *const () as usize,
-        (MathFn::Pow, false) => pow32 as *const () as usize,
-        (MathFn::Pow, true) => pow64 as *const () as usize,
-        (MathFn::Fmod, false) => fmod32 as *const () as usize,
-        (MathFn::Fmod, true) => fmod64 as *const () as usize,
-        (MathFn::Fma, false) => fma32 as *const () as usize,
-        (MathFn::Fma, true) => fma64 as *const () as usize,
-        _ => return None,
-    };
-    Some(a)
 }
 
 /// Compiles kernels; `data` is the address of the module's program-scope variables.
@@ -614,6 +616,8 @@ impl<'a> Lower<'a> {
                     UnOp::FNeg => self.b.ins().fneg(a),
                     UnOp::Not if rt == Some(Ty::Bool) => self.b.ins().bxor_imm_s(a, 1),
                     UnOp::Not => self.b.ins().bnot(a),
+                    UnOp::Clz => self.b.ins().clz(a),
+                    UnOp::Popcnt => self.b.ins().popcnt(a),
                 }
             }
             Op::Cmp(c, a, b) => {
@@ -784,6 +788,9 @@ impl<'a> Lower<'a> {
             BinOp::And => self.b.ins().band(a, b),
             BinOp::Or => self.b.ins().bor(a, b),
             BinOp::Xor => self.b.ins().bxor(a, b),
+            BinOp::SMulHi => self.b.ins().smulhi(a, b),
+            BinOp::UMulHi => self.b.ins().umulhi(a, b),
+            BinOp::Rotl => self.b.ins().rotl(a, b),
             BinOp::Shl | BinOp::LShr | BinOp::AShr => {
                 // Shift amounts of another width are brought to the shifted value's.
                 let bt = self.b.func.dfg.value_type(b);

@@ -69,6 +69,7 @@ fn every_kernel_compiles_and_reports() {
         "scan",
         "reqd",
         "vectors",
+        "math2",
     ] {
         let p = program(name);
         let k = p.kernel(name).unwrap();

@@ -22,6 +22,7 @@ const KERNELS: &[&str] = &[
     "scan",
     "reqd",
     "vectors",
+    "math2",
 ];
 
 struct Rng(u64);
@@ -77,7 +78,7 @@ fn mutated_modules_never_panic() {
     let iters: usize = std::env::var("ZEKIT_FUZZ_ITERS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
+        .unwrap_or(1500);
     let seed: u64 = std::env::var("ZEKIT_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
