@@ -228,8 +228,8 @@ fn demo() -> Result<(), String> {
 /// `cargo xtask bench`: the benchmarks, each printing ratios against a baseline measured in the
 /// same run (memcpy, PoCL, validation off); installs PoCL first.
 /// `cargo xtask kernels`: compiles `spirv/kernels/*.cl` (OpenCL C 2.0) to the committed `.spv`
-/// files with clang-15 and llvm-spirv-15 (installed when missing). No vectorizer: the compiler
-/// does not take vector types yet.
+/// files with clang-15 and llvm-spirv-15 (installed when missing). The vectorizers are off so
+/// that each kernel tests what its source says (vector types are tested by `vectors.cl`).
 fn kernels() -> Result<(), String> {
     deps::spirv_tools()?;
     let dir = root().join("spirv/kernels");
