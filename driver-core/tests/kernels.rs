@@ -1088,3 +1088,40 @@ fn more_opencl_std_functions() {
     ok!(ze::zeKernelDestroy(k));
     ok!(ze::zeModuleDestroy(m));
 }
+
+#[test]
+fn private_memory_across_barriers_bounds_the_group_size() {
+    let z = Ze::new();
+    let m = module(&z, &spv("big_private"));
+    let k = kernel(m, "big_private");
+    let mut kp = ze_kernel_properties_t::default();
+    ok!(ze::zeKernelGetProperties(k, &mut kp));
+    assert!(kp.privateMemSize >= 65536, "{}", kp.privateMemSize);
+    let input: Vec<i32> = (0..16384).map(|i| (i * 37) % 1000).collect();
+    let (bi, bo) = (Buf::new(&z, &input), Buf::new(&z, &vec![0i32; 2048]));
+    arg(k, 0, &bi.p);
+    arg(k, 1, &bo.p);
+    let l = z.immediate(0, ze_command_queue_mode_t::SYNCHRONOUS);
+    // 1024 work-items x 64 KiB: more than a group may use.
+    ok!(ze::zeKernelSetGroupSize(k, 1024, 1, 1));
+    check!(
+        ze::zeCommandListAppendLaunchKernel(l, k, &groups(2, 1, 1), null_mut(), 0, null_mut()),
+        ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY
+    );
+    assert!(
+        last_error().contains("use smaller groups"),
+        "{}",
+        last_error()
+    );
+    ok!(ze::zeKernelSetGroupSize(k, 128, 1, 1));
+    launch(l, k, groups(16, 1, 1));
+    let out = bo.get();
+    for (g, v) in out.iter().enumerate() {
+        let lid = g % 128;
+        let want = input[(input[lid] & 16383) as usize] + lid as i32;
+        assert_eq!(*v, want, "work-item {g}");
+    }
+    ok!(ze::zeCommandListDestroy(l));
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m));
+}

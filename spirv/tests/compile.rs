@@ -70,6 +70,7 @@ fn every_kernel_compiles_and_reports() {
         "reqd",
         "vectors",
         "math2",
+        "big_private",
     ] {
         let p = program(name);
         let k = p.kernel(name).unwrap();

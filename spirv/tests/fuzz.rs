@@ -23,6 +23,7 @@ const KERNELS: &[&str] = &[
     "reqd",
     "vectors",
     "math2",
+    "big_private",
 ];
 
 struct Rng(u64);

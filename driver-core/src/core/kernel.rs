@@ -6,7 +6,7 @@
 //! | `zeKernelSetGroupSize` | each size at least 1, each and their product at most 1024 (`maxTotalGroupSize`); a kernel with a required size takes only that one: else `INVALID_GROUP_SIZE_DIMENSION` |
 //! | `zeKernelSuggestGroupSize` | the required size if any; else, per dimension, the largest divisor of the global size that keeps the product at most 256 (x first) |
 //! | `zeKernelSetArgumentValue` | index beyond the arguments: `INVALID_KERNEL_ARGUMENT_INDEX`; buffers: 8 bytes (a null value pointer sets a null buffer); scalars and structs by value: exactly their size; local memory: the size in bytes with a null value (a value: `INVALID_ARGUMENT`), at most 64 KiB in all; other sizes: `INVALID_KERNEL_ARGUMENT_SIZE` |
-//! | launches | each launch copies the arguments and group size as they are when it is appended; an argument never set: `INVALID_ARGUMENT` at the append |
+//! | launches | each launch copies the arguments and group size as they are when it is appended; an argument never set: `INVALID_ARGUMENT` at the append; a kernel with barriers whose private memory times the group size exceeds 64 MiB: `OUT_OF_DEVICE_MEMORY` (use smaller groups) |
 
 use std::ffi::CString;
 use std::sync::{Arc, Mutex};
@@ -37,6 +37,10 @@ struct State {
     offset: [u32; 3],
     indirect: ze_kernel_indirect_access_flags_t,
 }
+
+/// Most private memory (variables and values kept across barriers) one work-group may need;
+/// each of the launch's pieces allocates that much.
+pub const MAX_PRIVATE_PER_GROUP: u64 = 64 << 20;
 
 fn bad_size(m: String) -> Failure {
     Failure::new(ze_result_t::ERROR_INVALID_GROUP_SIZE_DIMENSION, m)
@@ -217,6 +221,19 @@ impl KernelObject {
     /// A launch of this kernel as it is now.
     pub fn launch(&self, groups: Groups) -> Outcome<Launch> {
         let st = self.state();
+        let info = self.info();
+        let items: u64 = st.group_size.iter().map(|s| u64::from(*s)).product();
+        let per_item = u64::from(info.private_size);
+        let private = if info.barriers { per_item * items } else { per_item };
+        if private > MAX_PRIVATE_PER_GROUP {
+            return Err(Failure::new(
+                ze_result_t::ERROR_OUT_OF_DEVICE_MEMORY,
+                format!(
+                    "kernel `{}` needs {private} bytes of private memory per work-group ({per_item} per work-item), more than {MAX_PRIVATE_PER_GROUP}: use smaller groups",
+                    info.name
+                ),
+            ));
+        }
         if let Some(i) = st.set.iter().position(|s| !s) {
             return Err(Failure::new(
                 ze_result_t::ERROR_INVALID_ARGUMENT,
