@@ -6,7 +6,7 @@
 //! | `zeKernelSetGroupSize` | each size at least 1, each and their product at most 1024 (`maxTotalGroupSize`); a kernel with a required size takes only that one: else `INVALID_GROUP_SIZE_DIMENSION` |
 //! | `zeKernelSuggestGroupSize` | the required size if any; else, per dimension, the largest divisor of the global size that keeps the product at most 256 (x first) |
 //! | `zeKernelSetArgumentValue` | index beyond the arguments: `INVALID_KERNEL_ARGUMENT_INDEX`; buffers: 8 bytes (a null value pointer sets a null buffer); scalars and structs by value: exactly their size; local memory: the size in bytes with a null value (a value: `INVALID_ARGUMENT`), at most 64 KiB in all; other sizes: `INVALID_KERNEL_ARGUMENT_SIZE` |
-//! | launches | each launch copies the arguments and group size as they are when it is appended; an argument never set: `INVALID_ARGUMENT` at the append; a kernel with barriers whose private memory times the group size exceeds 64 MiB: `OUT_OF_DEVICE_MEMORY` (use smaller groups) |
+//! | launches | each launch copies the arguments and group size as they are when it is appended; an argument never set: `INVALID_ARGUMENT` at the append; a kernel with barriers whose private memory times the group size exceeds 64 MiB, or more local memory than `maxSharedLocalMemory` (64 KiB, static variables included): `OUT_OF_DEVICE_MEMORY` |
 
 use std::ffi::CString;
 use std::sync::{Arc, Mutex};
@@ -224,7 +224,22 @@ impl KernelObject {
         let info = self.info();
         let items: u64 = st.group_size.iter().map(|s| u64::from(*s)).product();
         let per_item = u64::from(info.private_size);
-        let private = if info.barriers { per_item * items } else { per_item };
+        let private = if info.barriers {
+            per_item * items
+        } else {
+            per_item
+        };
+        let local = u64::from(info.local_static_size)
+            + st.local_sizes.iter().map(|s| *s as u64).sum::<u64>();
+        if local > u64::from(MAX_SHARED_LOCAL_MEMORY) {
+            return Err(Failure::new(
+                ze_result_t::ERROR_OUT_OF_DEVICE_MEMORY,
+                format!(
+                    "kernel `{}` needs {local} bytes of local memory, more than the device's {MAX_SHARED_LOCAL_MEMORY}",
+                    info.name
+                ),
+            ));
+        }
         if private > MAX_PRIVATE_PER_GROUP {
             return Err(Failure::new(
                 ze_result_t::ERROR_OUT_OF_DEVICE_MEMORY,
