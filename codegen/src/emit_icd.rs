@@ -458,7 +458,12 @@ fn emit_kinds(cx: &Ctx) -> TokenStream {
 /// The trait of a spec class: `zeDevice` → `DeviceApi`, `ze` → `GlobalApi`,
 /// `zesDevice` → `ZesDeviceApi`, `zer` → `ZerGlobalApi`.
 pub fn class_trait(class: &str) -> String {
-    let ns = crate::model::func_ns(class);
+    // The namespace is a case-sensitive prefix followed by the class's own name (`zeSampler` is
+    // a `ze` class, not a `zes` one).
+    let ns = ["zet", "zes", "zer"]
+        .into_iter()
+        .find(|p| class.strip_prefix(p).is_some_and(|r| r.is_empty() || r.starts_with(|c: char| c.is_ascii_uppercase())))
+        .unwrap_or("ze");
     let rest = class.strip_prefix(ns).unwrap_or(class);
     let base = if rest.is_empty() { "Global" } else { rest };
     if ns == "ze" {

@@ -295,6 +295,34 @@ fn execution_through_the_loader() {
     assert!(foreign_stderr(&stderr).is_empty(), "the validation layer complained:\n{stderr}");
 }
 
+/// A SPIR-V vector add through the loader, end to end; again under the validation layer.
+#[test]
+fn vector_add_kernel_through_the_loader() {
+    let spv = manifest_dir().join("../spirv/kernels/vector_add.spv");
+    let spv = spv.to_str().unwrap();
+    let (out, stderr) = run_ok("vector_add", &[("ZEKIT_TEST_SPV", spv)]);
+    assert_eq!(value(&out, "spirv version"), "1.6");
+    assert!(value(&out, "build log").contains("vector_add"), "{out}");
+    assert_eq!(value(&out, "kernel arguments"), "3");
+    assert!(out.contains("vector add of 100000 elements ok"), "{out}");
+    assert!(out.ends_with("vector_add ok\n"), "{out}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: ")).collect();
+    assert_eq!(lines.len(), 1, "one line, for the bad module:\n{stderr}");
+    assert!(lines[0].starts_with("zekit: zeModuleCreate: ZE_RESULT_ERROR_MODULE_BUILD_FAILURE: invalid SPIR-V: "), "{stderr}");
+
+    let env = [
+        ("ZEKIT_TEST_SPV", spv),
+        ("ZE_ENABLE_VALIDATION_LAYER", "1"),
+        ("ZE_ENABLE_PARAMETER_VALIDATION", "1"),
+        ("ZE_ENABLE_HANDLE_LIFETIME", "1"),
+    ];
+    let exe = build("vector_add", "cpu_vector_add_validation");
+    let run_out = run(&exe, &env);
+    let stdout = expect_success("vector_add", &run_out);
+    assert!(stdout.contains("validation layer loaded = yes"), "{stdout}");
+    assert!(stdout.ends_with("vector_add ok\n"), "{stdout}");
+}
+
 /// Bad use gets the spec's codes, one log line per failure (NOT_READY is not logged), and
 /// neither a crash nor a hang.
 #[test]

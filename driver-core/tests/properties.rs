@@ -132,9 +132,9 @@ fn compute_and_module() {
     let mut m = ze_device_module_properties_t::default();
     fill_module_properties(&h, &mut m);
     assert_eq!(m.stype, ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES);
-    assert_eq!(m.spirvVersionSupported, 0);
-    assert!(m.flags.is_empty());
-    assert!(m.fp16flags.is_empty() && m.fp64flags.is_empty());
+    assert_eq!(m.spirvVersionSupported, ZE_MAKE_VERSION(1, 6));
+    assert_eq!(m.flags, ze_device_module_flags_t::FP64 | ze_device_module_flags_t::INT64_ATOMICS);
+    assert!(m.fp16flags.is_empty() && m.fp64flags == m.fp32flags);
     assert!(m.fp32flags.contains(ze_device_fp_flags_t::FMA));
     assert!(m.fp32flags.contains(ze_device_fp_flags_t::ROUND_TO_NEAREST));
     assert!(!m.fp32flags.contains(ze_device_fp_flags_t::SOFT_FLOAT));

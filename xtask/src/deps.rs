@@ -152,6 +152,24 @@ pub fn valgrind(workspace: &Path) -> Result<Vec<(&'static str, PathBuf)>, String
 /// PoCL (Debian's `pocl-opencl-icd`) and the OpenCL ICD loader, the benchmarks' yardstick:
 /// installed with `apt-get` when missing (PoCL pulls in LLVM, so there is no unpacking it into
 /// `target/` without root).
+/// Debian's clang-15 and llvm-spirv-15, which compile the test kernels (`cargo xtask kernels`).
+pub fn spirv_tools() -> Result<(), String> {
+    let present = || ["/usr/bin/clang-15", "/usr/bin/llvm-spirv-15"].iter().all(|p| Path::new(p).exists());
+    if present() {
+        return Ok(());
+    }
+    if !is_root() {
+        return Err("clang-15 or llvm-spirv-15 is missing: sudo apt-get install clang-15 llvm-spirv-15".into());
+    }
+    println!("xtask: installing clang-15 and llvm-spirv-15 (OpenCL C to SPIR-V)");
+    install(&["clang-15", "llvm-spirv-15"])?;
+    if present() {
+        Ok(())
+    } else {
+        Err("apt-get ran, but clang-15 or llvm-spirv-15 is still missing".into())
+    }
+}
+
 pub fn pocl() -> Result<(), String> {
     let present = || {
         Path::new("/etc/OpenCL/vendors/pocl.icd").exists()

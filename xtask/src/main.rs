@@ -1,4 +1,4 @@
-//! Project chores: `cargo xtask gen [--check] [--times]`, `cargo xtask lint`, `cargo xtask import-upstream DIR`.
+//! Project chores: `cargo xtask gen [--check] [--times]`, `cargo xtask lint`, `cargo xtask kernels`, `cargo xtask import-upstream DIR`.
 
 mod deps;
 mod extends;
@@ -227,6 +227,46 @@ fn demo() -> Result<(), String> {
 
 /// `cargo xtask bench`: the benchmarks, each printing ratios against a baseline measured in the
 /// same run (memcpy, PoCL, validation off); installs PoCL first.
+/// `cargo xtask kernels`: compiles `spirv/kernels/*.cl` (OpenCL C 2.0) to the committed `.spv`
+/// files with clang-15 and llvm-spirv-15 (installed when missing). The vectorizers are off so
+/// that each kernel tests what its source says (vector types are tested by `vectors.cl`).
+fn kernels() -> Result<(), String> {
+    deps::spirv_tools()?;
+    let dir = root().join("spirv/kernels");
+    let tmp = std::env::temp_dir().join(format!("zekit-kernels-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
+    let mut sources: Vec<_> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+        .collect();
+    sources.sort();
+    let run = |cmd: &mut std::process::Command| -> Result<(), String> {
+        let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!("{cmd:?} failed:\n{}", String::from_utf8_lossy(&out.stderr)))
+        }
+    };
+    for src in &sources {
+        let stem = src.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        let bc = tmp.join(format!("{stem}.bc"));
+        run(std::process::Command::new("clang-15")
+            .args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-fno-vectorize", "-fno-slp-vectorize"])
+            .args(["-emit-llvm", "-c", "-Xclang", "-no-opaque-pointers"])
+            .arg(src)
+            .arg("-o")
+            .arg(&bc))?;
+        let spv = dir.join(format!("{stem}.spv"));
+        run(std::process::Command::new("llvm-spirv-15").arg(&bc).arg("-o").arg(&spv))?;
+        println!("xtask: {}", spv.strip_prefix(root()).unwrap_or(&spv).display());
+    }
+    std::fs::remove_dir_all(&tmp).ok();
+    println!("xtask: {} kernels compiled", sources.len());
+    Ok(())
+}
+
 fn bench() -> Result<(), String> {
     deps::pocl()?;
     for package in ["zekit-driver-core", "zekit-mock"] {
@@ -268,11 +308,12 @@ fn main() -> ExitCode {
         Some("test") => run_tests(),
         Some("demo") => demo(),
         Some("bench") => bench(),
+        Some("kernels") => kernels(),
         Some("import-upstream") => match args.get(1) {
             Some(d) => import_upstream(Path::new(d)),
             None => Err("usage: cargo xtask import-upstream DIR".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | import-upstream DIR>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels | import-upstream DIR>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,9 +1,10 @@
-//! CommandListApi: Regular and immediate command lists and every append that needs no kernel
-//! (see `crate::core::list`).
+//! CommandListApi: Regular and immediate command lists, every append that needs no kernel
+//! (see `crate::core::list`), and kernel launches (see `crate::core::kernel`).
 
 use super::*;
 use crate::core::list::{self as rules, RegionSide};
 use crate::core::queue::{check_ordinal, new_engine};
+use crate::exec::Groups;
 
 #[zekit_icd::implement]
 impl CommandListApi for CpuDriver {
@@ -585,6 +586,68 @@ impl CommandListApi for CpuDriver {
             Ok(Op::Nothing)
         };
         append(h_command_list, op, None, &[])
+    }
+
+    // ------------------------------------------------------------ kernels
+
+    fn ze_command_list_append_launch_kernel(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_kernel: Handle<kinds::Kernel>,
+        p_launch_func_args: &ze_group_count_t,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let g = p_launch_func_args;
+        let groups = Groups::Direct([g.groupCountX, g.groupCountY, g.groupCountZ]);
+        let op = || {
+            Ok(Op::Launch(Box::new(
+                super::kernel::kernel(h_kernel)?.launch(groups)?,
+            )))
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_launch_cooperative_kernel(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_kernel: Handle<kinds::Kernel>,
+        p_launch_func_args: &ze_group_count_t,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        // No grid-wide synchronization exists in the kernels this driver compiles: a
+        // cooperative launch is a launch.
+        self.ze_command_list_append_launch_kernel(
+            h_command_list,
+            h_kernel,
+            p_launch_func_args,
+            h_signal_event,
+            num_wait_events,
+            ph_wait_events,
+        )
+    }
+
+    fn ze_command_list_append_launch_kernel_indirect(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_kernel: Handle<kinds::Kernel>,
+        p_launch_arguments_buffer: &ze_group_count_t,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        // The group count is read when the launch runs (it may be written by earlier commands).
+        let groups =
+            Groups::Indirect(p_launch_arguments_buffer as *const ze_group_count_t as usize);
+        let op = || {
+            Ok(Op::Launch(Box::new(
+                super::kernel::kernel(h_kernel)?.launch(groups)?,
+            )))
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
     }
 }
 

@@ -143,7 +143,7 @@ impl ImageApi for CpuDriver {
 }
 
 #[zekit_icd::implement]
-impl ZeszeSamplerApi for CpuDriver {
+impl SamplerApi for CpuDriver {
     fn ze_sampler_create(
         &self,
         h_context: Handle<kinds::Context>,

@@ -16,16 +16,18 @@ mod event_pool;
 mod fence;
 mod global;
 mod image;
+mod kernel;
 mod mem;
+mod module;
 mod virtual_mem;
 
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::{Arc, OnceLock};
 
 use zekit_icd::kinds;
 use zekit_icd::{
     CommandListApi, CommandQueueApi, ContextApi, DeviceApi, DriverApi, EventApi, EventPoolApi,
-    FenceApi, GlobalApi, ImageApi, MemApi, PhysicalMemApi, VirtualMemApi, ZeszeSamplerApi,
+    FenceApi, GlobalApi, ImageApi, KernelApi, MemApi, ModuleApi, ModuleBuildLogApi, PhysicalMemApi, VirtualMemApi, SamplerApi,
 };
 use zekit_icd::{Handle, ZeError, ZeResult};
 use zekit_rt::Obj;

@@ -2,14 +2,17 @@
 //! queries answer ([`properties`]), the USM allocations ([`alloc`]), the driver's objects
 //! and the rules of the calls that make and use them ([`objects`]), and the objects that feed
 //! the executor: command queues ([`queue`]), command lists and their commands ([`list`]),
-//! events and event pools ([`event`]), fences ([`fence`]).
+//! events and event pools ([`event`]), fences ([`fence`]); modules compiled from SPIR-V
+//! ([`module`]) and their kernels ([`kernel`]).
 
 pub mod alloc;
 pub mod event;
 pub mod fence;
 pub mod image;
 pub mod ipc;
+pub mod kernel;
 pub mod list;
+pub mod module;
 pub mod objects;
 pub mod properties;
 pub mod queue;

@@ -78,6 +78,8 @@ pub enum Op {
     },
     /// Runs closed regular lists (an immediate list appending command lists).
     Lists(Vec<Arc<ListBody>>),
+    /// A kernel launch, its arguments as they were when it was appended.
+    Launch(Box<super::launch::Launch>),
 }
 
 /// One command.
@@ -261,6 +263,8 @@ impl Runner<'_> {
                     self.run_list(l, values);
                 }
             }
+            // SAFETY: see above (the buffers the arguments name).
+            Op::Launch(l) => unsafe { l.run(self.pool) },
         }
         let end = now_ns();
         if let Some(s) = &c.signal {

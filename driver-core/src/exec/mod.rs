@@ -8,7 +8,8 @@
 //!   park on a `Mutex` + `Condvar` ([`wait::Waiter`]); timeouts follow Level Zero
 //!   ([`wait::Timeout`]).
 //! - One [`WorkerPool`] per driver, sized to the device's cores, runs the parallel part of
-//!   commands: copies and fills of [`memory::PARALLEL_MIN`] bytes or more are split over it.
+//!   commands: copies and fills of [`memory::PARALLEL_MIN`] bytes or more are split over it,
+//!   and the work-groups of kernel launches ([`launch`]).
 //!
 //! Nothing here checks the application's input: [`crate::core`] decides what is valid and
 //! builds the [`Command`]s.
@@ -16,6 +17,7 @@
 pub mod command;
 pub mod engine;
 pub mod event;
+pub mod launch;
 pub mod memory;
 pub mod pool;
 pub mod shared;
@@ -24,6 +26,7 @@ pub mod wait;
 pub use command::{Command, HostFunction, ListBody, Op, Work};
 pub use engine::{synchronize_device, Blocked, Drain, Engine, Mode};
 pub use event::EventState;
+pub use launch::{Groups, Launch};
 pub use pool::WorkerPool;
 pub use wait::{Flag, Timeout};
 

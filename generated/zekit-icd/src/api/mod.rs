@@ -652,87 +652,87 @@ pub const FUNCTIONS: &[Function] = &[
     Function {
         name: "zeRTASBuilderCreateExt",
         method: "ze_rtas_builder_create_ext",
-        class: "ZerzeRTASBuilderApi",
+        class: "RTASBuilderApi",
     },
     Function {
         name: "zeRTASBuilderGetBuildPropertiesExt",
         method: "ze_rtas_builder_get_build_properties_ext",
-        class: "ZerzeRTASBuilderApi",
+        class: "RTASBuilderApi",
     },
     Function {
         name: "zeRTASBuilderBuildExt",
         method: "ze_rtas_builder_build_ext",
-        class: "ZerzeRTASBuilderApi",
+        class: "RTASBuilderApi",
     },
     Function {
         name: "zeRTASBuilderCommandListAppendCopyExt",
         method: "ze_rtas_builder_command_list_append_copy_ext",
-        class: "ZerzeRTASBuilderApi",
+        class: "RTASBuilderApi",
     },
     Function {
         name: "zeRTASBuilderDestroyExt",
         method: "ze_rtas_builder_destroy_ext",
-        class: "ZerzeRTASBuilderApi",
+        class: "RTASBuilderApi",
     },
     Function {
         name: "zeRTASBuilderCreateExp",
         method: "ze_rtas_builder_create_exp",
-        class: "ZerzeRTASBuilderApi",
+        class: "RTASBuilderApi",
     },
     Function {
         name: "zeRTASBuilderGetBuildPropertiesExp",
         method: "ze_rtas_builder_get_build_properties_exp",
-        class: "ZerzeRTASBuilderApi",
+        class: "RTASBuilderApi",
     },
     Function {
         name: "zeRTASBuilderBuildExp",
         method: "ze_rtas_builder_build_exp",
-        class: "ZerzeRTASBuilderApi",
+        class: "RTASBuilderApi",
     },
     Function {
         name: "zeRTASBuilderDestroyExp",
         method: "ze_rtas_builder_destroy_exp",
-        class: "ZerzeRTASBuilderApi",
+        class: "RTASBuilderApi",
     },
     Function {
         name: "zeRTASParallelOperationCreateExt",
         method: "ze_rtas_parallel_operation_create_ext",
-        class: "ZerzeRTASParallelOperationApi",
+        class: "RTASParallelOperationApi",
     },
     Function {
         name: "zeRTASParallelOperationGetPropertiesExt",
         method: "ze_rtas_parallel_operation_get_properties_ext",
-        class: "ZerzeRTASParallelOperationApi",
+        class: "RTASParallelOperationApi",
     },
     Function {
         name: "zeRTASParallelOperationJoinExt",
         method: "ze_rtas_parallel_operation_join_ext",
-        class: "ZerzeRTASParallelOperationApi",
+        class: "RTASParallelOperationApi",
     },
     Function {
         name: "zeRTASParallelOperationDestroyExt",
         method: "ze_rtas_parallel_operation_destroy_ext",
-        class: "ZerzeRTASParallelOperationApi",
+        class: "RTASParallelOperationApi",
     },
     Function {
         name: "zeRTASParallelOperationCreateExp",
         method: "ze_rtas_parallel_operation_create_exp",
-        class: "ZerzeRTASParallelOperationApi",
+        class: "RTASParallelOperationApi",
     },
     Function {
         name: "zeRTASParallelOperationGetPropertiesExp",
         method: "ze_rtas_parallel_operation_get_properties_exp",
-        class: "ZerzeRTASParallelOperationApi",
+        class: "RTASParallelOperationApi",
     },
     Function {
         name: "zeRTASParallelOperationJoinExp",
         method: "ze_rtas_parallel_operation_join_exp",
-        class: "ZerzeRTASParallelOperationApi",
+        class: "RTASParallelOperationApi",
     },
     Function {
         name: "zeRTASParallelOperationDestroyExp",
         method: "ze_rtas_parallel_operation_destroy_exp",
-        class: "ZerzeRTASParallelOperationApi",
+        class: "RTASParallelOperationApi",
     },
     Function {
         name: "zeMemGetPitchFor2dImage",
@@ -1237,12 +1237,12 @@ pub const FUNCTIONS: &[Function] = &[
     Function {
         name: "zeSamplerCreate",
         method: "ze_sampler_create",
-        class: "ZeszeSamplerApi",
+        class: "SamplerApi",
     },
     Function {
         name: "zeSamplerDestroy",
         method: "ze_sampler_destroy",
-        class: "ZeszeSamplerApi",
+        class: "SamplerApi",
     },
     Function {
         name: "zeVirtualMemReserve",
@@ -2461,12 +2461,10 @@ pub struct Classes {
     pub command_queue: Option<&'static dyn CommandQueueApi>,
     /// `CommandListApi` (class `zeCommandList`), when the driver implements it.
     pub command_list: Option<&'static dyn CommandListApi>,
-    /// `ZerzeRTASBuilderApi` (class `zeRTASBuilder`), when the driver implements it.
-    pub zerze_rtas_builder: Option<&'static dyn ZerzeRTASBuilderApi>,
-    /// `ZerzeRTASParallelOperationApi` (class `zeRTASParallelOperation`), when the driver implements it.
-    pub zerze_rtas_parallel_operation: Option<
-        &'static dyn ZerzeRTASParallelOperationApi,
-    >,
+    /// `RTASBuilderApi` (class `zeRTASBuilder`), when the driver implements it.
+    pub rtas_builder: Option<&'static dyn RTASBuilderApi>,
+    /// `RTASParallelOperationApi` (class `zeRTASParallelOperation`), when the driver implements it.
+    pub rtas_parallel_operation: Option<&'static dyn RTASParallelOperationApi>,
     /// `MemApi` (class `zeMem`), when the driver implements it.
     pub mem: Option<&'static dyn MemApi>,
     /// `ImageApi` (class `zeImage`), when the driver implements it.
@@ -2491,8 +2489,8 @@ pub struct Classes {
     pub module: Option<&'static dyn ModuleApi>,
     /// `ModuleBuildLogApi` (class `zeModuleBuildLog`), when the driver implements it.
     pub module_build_log: Option<&'static dyn ModuleBuildLogApi>,
-    /// `ZeszeSamplerApi` (class `zeSampler`), when the driver implements it.
-    pub zesze_sampler: Option<&'static dyn ZeszeSamplerApi>,
+    /// `SamplerApi` (class `zeSampler`), when the driver implements it.
+    pub sampler: Option<&'static dyn SamplerApi>,
     /// `VirtualMemApi` (class `zeVirtualMem`), when the driver implements it.
     pub virtual_mem: Option<&'static dyn VirtualMemApi>,
     /// `PhysicalMemApi` (class `zePhysicalMem`), when the driver implements it.
@@ -2601,10 +2599,10 @@ impl Dispatch {
         if let Some(c) = classes.command_list {
             implemented.extend(c.__implemented());
         }
-        if let Some(c) = classes.zerze_rtas_builder {
+        if let Some(c) = classes.rtas_builder {
             implemented.extend(c.__implemented());
         }
-        if let Some(c) = classes.zerze_rtas_parallel_operation {
+        if let Some(c) = classes.rtas_parallel_operation {
             implemented.extend(c.__implemented());
         }
         if let Some(c) = classes.mem {
@@ -2643,7 +2641,7 @@ impl Dispatch {
         if let Some(c) = classes.module_build_log {
             implemented.extend(c.__implemented());
         }
-        if let Some(c) = classes.zesze_sampler {
+        if let Some(c) = classes.sampler {
             implemented.extend(c.__implemented());
         }
         if let Some(c) = classes.virtual_mem {
@@ -2903,44 +2901,43 @@ pub mod probe {
             None
         }
     }
-    pub trait ZerzeRTASBuilderApiYes {
-        fn zerze_rtas_builder(&self) -> Option<&'static dyn ZerzeRTASBuilderApi>;
+    pub trait RTASBuilderApiYes {
+        fn rtas_builder(&self) -> Option<&'static dyn RTASBuilderApi>;
     }
-    impl<T: ZerzeRTASBuilderApi> ZerzeRTASBuilderApiYes for Probe<T> {
-        fn zerze_rtas_builder(&self) -> Option<&'static dyn ZerzeRTASBuilderApi> {
+    impl<T: RTASBuilderApi> RTASBuilderApiYes for Probe<T> {
+        fn rtas_builder(&self) -> Option<&'static dyn RTASBuilderApi> {
             Some(self.0)
         }
     }
-    pub trait ZerzeRTASBuilderApiNo {
-        fn zerze_rtas_builder(&self) -> Option<&'static dyn ZerzeRTASBuilderApi>;
+    pub trait RTASBuilderApiNo {
+        fn rtas_builder(&self) -> Option<&'static dyn RTASBuilderApi>;
     }
-    impl<T> ZerzeRTASBuilderApiNo for &Probe<T> {
-        fn zerze_rtas_builder(&self) -> Option<&'static dyn ZerzeRTASBuilderApi> {
+    impl<T> RTASBuilderApiNo for &Probe<T> {
+        fn rtas_builder(&self) -> Option<&'static dyn RTASBuilderApi> {
             None
         }
     }
-    pub trait ZerzeRTASParallelOperationApiYes {
-        fn zerze_rtas_parallel_operation(
+    pub trait RTASParallelOperationApiYes {
+        fn rtas_parallel_operation(
             &self,
-        ) -> Option<&'static dyn ZerzeRTASParallelOperationApi>;
+        ) -> Option<&'static dyn RTASParallelOperationApi>;
     }
-    impl<T: ZerzeRTASParallelOperationApi> ZerzeRTASParallelOperationApiYes
-    for Probe<T> {
-        fn zerze_rtas_parallel_operation(
+    impl<T: RTASParallelOperationApi> RTASParallelOperationApiYes for Probe<T> {
+        fn rtas_parallel_operation(
             &self,
-        ) -> Option<&'static dyn ZerzeRTASParallelOperationApi> {
+        ) -> Option<&'static dyn RTASParallelOperationApi> {
             Some(self.0)
         }
     }
-    pub trait ZerzeRTASParallelOperationApiNo {
-        fn zerze_rtas_parallel_operation(
+    pub trait RTASParallelOperationApiNo {
+        fn rtas_parallel_operation(
             &self,
-        ) -> Option<&'static dyn ZerzeRTASParallelOperationApi>;
+        ) -> Option<&'static dyn RTASParallelOperationApi>;
     }
-    impl<T> ZerzeRTASParallelOperationApiNo for &Probe<T> {
-        fn zerze_rtas_parallel_operation(
+    impl<T> RTASParallelOperationApiNo for &Probe<T> {
+        fn rtas_parallel_operation(
             &self,
-        ) -> Option<&'static dyn ZerzeRTASParallelOperationApi> {
+        ) -> Option<&'static dyn RTASParallelOperationApi> {
             None
         }
     }
@@ -3136,19 +3133,19 @@ pub mod probe {
             None
         }
     }
-    pub trait ZeszeSamplerApiYes {
-        fn zesze_sampler(&self) -> Option<&'static dyn ZeszeSamplerApi>;
+    pub trait SamplerApiYes {
+        fn sampler(&self) -> Option<&'static dyn SamplerApi>;
     }
-    impl<T: ZeszeSamplerApi> ZeszeSamplerApiYes for Probe<T> {
-        fn zesze_sampler(&self) -> Option<&'static dyn ZeszeSamplerApi> {
+    impl<T: SamplerApi> SamplerApiYes for Probe<T> {
+        fn sampler(&self) -> Option<&'static dyn SamplerApi> {
             Some(self.0)
         }
     }
-    pub trait ZeszeSamplerApiNo {
-        fn zesze_sampler(&self) -> Option<&'static dyn ZeszeSamplerApi>;
+    pub trait SamplerApiNo {
+        fn sampler(&self) -> Option<&'static dyn SamplerApi>;
     }
-    impl<T> ZeszeSamplerApiNo for &Probe<T> {
-        fn zesze_sampler(&self) -> Option<&'static dyn ZeszeSamplerApi> {
+    impl<T> SamplerApiNo for &Probe<T> {
+        fn sampler(&self) -> Option<&'static dyn SamplerApi> {
             None
         }
     }
@@ -3784,40 +3781,39 @@ macro_rules! dispatch {
         $value; $crate::api::Dispatch::new($crate::api::Classes { global : (& Probe(__v))
         .global(), driver : (& Probe(__v)).driver(), device : (& Probe(__v)).device(),
         context : (& Probe(__v)).context(), command_queue : (& Probe(__v))
-        .command_queue(), command_list : (& Probe(__v)).command_list(),
-        zerze_rtas_builder : (& Probe(__v)).zerze_rtas_builder(),
-        zerze_rtas_parallel_operation : (& Probe(__v)).zerze_rtas_parallel_operation(),
-        mem : (& Probe(__v)).mem(), image : (& Probe(__v)).image(), event_pool : (&
-        Probe(__v)).event_pool(), event : (& Probe(__v)).event(), fabric_vertex : (&
-        Probe(__v)).fabric_vertex(), fabric_edge : (& Probe(__v)).fabric_edge(), fence :
-        (& Probe(__v)).fence(), kernel : (& Probe(__v)).kernel(), graph : (& Probe(__v))
-        .graph(), executable_graph : (& Probe(__v)).executable_graph(), module : (&
-        Probe(__v)).module(), module_build_log : (& Probe(__v)).module_build_log(),
-        zesze_sampler : (& Probe(__v)).zesze_sampler(), virtual_mem : (& Probe(__v))
-        .virtual_mem(), physical_mem : (& Probe(__v)).physical_mem(), zet_module : (&
-        Probe(__v)).zet_module(), zet_metric_group : (& Probe(__v)).zet_metric_group(),
-        zet_device : (& Probe(__v)).zet_device(), zet_debug : (& Probe(__v)).zet_debug(),
-        zet_metric : (& Probe(__v)).zet_metric(), zet_context : (& Probe(__v))
-        .zet_context(), zet_metric_streamer : (& Probe(__v)).zet_metric_streamer(),
-        zet_command_list : (& Probe(__v)).zet_command_list(), zet_metric_query_pool : (&
-        Probe(__v)).zet_metric_query_pool(), zet_metric_query : (& Probe(__v))
-        .zet_metric_query(), zet_metric_programmable : (& Probe(__v))
-        .zet_metric_programmable(), zet_metric_tracer : (& Probe(__v))
-        .zet_metric_tracer(), zet_metric_decoder : (& Probe(__v)).zet_metric_decoder(),
-        zet_kernel : (& Probe(__v)).zet_kernel(), zet_tracer_exp : (& Probe(__v))
-        .zet_tracer_exp(), zes_global : (& Probe(__v)).zes_global(), zes_driver : (&
-        Probe(__v)).zes_driver(), zes_device : (& Probe(__v)).zes_device(), zes_overclock
-        : (& Probe(__v)).zes_overclock(), zes_diagnostics : (& Probe(__v))
-        .zes_diagnostics(), zes_engine : (& Probe(__v)).zes_engine(), zes_fabric_port :
-        (& Probe(__v)).zes_fabric_port(), zes_fan : (& Probe(__v)).zes_fan(),
-        zes_firmware : (& Probe(__v)).zes_firmware(), zes_frequency : (& Probe(__v))
-        .zes_frequency(), zes_led : (& Probe(__v)).zes_led(), zes_memory : (& Probe(__v))
-        .zes_memory(), zes_performance_factor : (& Probe(__v)).zes_performance_factor(),
-        zes_power : (& Probe(__v)).zes_power(), zes_psu : (& Probe(__v)).zes_psu(),
-        zes_ras : (& Probe(__v)).zes_ras(), zes_scheduler : (& Probe(__v))
-        .zes_scheduler(), zes_standby : (& Probe(__v)).zes_standby(), zes_temperature :
-        (& Probe(__v)).zes_temperature(), zes_vf_management : (& Probe(__v))
-        .zes_vf_management(), zer_global : (& Probe(__v)).zer_global(), }, (& Probe(__v))
-        .hooks(),) }
+        .command_queue(), command_list : (& Probe(__v)).command_list(), rtas_builder : (&
+        Probe(__v)).rtas_builder(), rtas_parallel_operation : (& Probe(__v))
+        .rtas_parallel_operation(), mem : (& Probe(__v)).mem(), image : (& Probe(__v))
+        .image(), event_pool : (& Probe(__v)).event_pool(), event : (& Probe(__v))
+        .event(), fabric_vertex : (& Probe(__v)).fabric_vertex(), fabric_edge : (&
+        Probe(__v)).fabric_edge(), fence : (& Probe(__v)).fence(), kernel : (&
+        Probe(__v)).kernel(), graph : (& Probe(__v)).graph(), executable_graph : (&
+        Probe(__v)).executable_graph(), module : (& Probe(__v)).module(),
+        module_build_log : (& Probe(__v)).module_build_log(), sampler : (& Probe(__v))
+        .sampler(), virtual_mem : (& Probe(__v)).virtual_mem(), physical_mem : (&
+        Probe(__v)).physical_mem(), zet_module : (& Probe(__v)).zet_module(),
+        zet_metric_group : (& Probe(__v)).zet_metric_group(), zet_device : (& Probe(__v))
+        .zet_device(), zet_debug : (& Probe(__v)).zet_debug(), zet_metric : (&
+        Probe(__v)).zet_metric(), zet_context : (& Probe(__v)).zet_context(),
+        zet_metric_streamer : (& Probe(__v)).zet_metric_streamer(), zet_command_list : (&
+        Probe(__v)).zet_command_list(), zet_metric_query_pool : (& Probe(__v))
+        .zet_metric_query_pool(), zet_metric_query : (& Probe(__v)).zet_metric_query(),
+        zet_metric_programmable : (& Probe(__v)).zet_metric_programmable(),
+        zet_metric_tracer : (& Probe(__v)).zet_metric_tracer(), zet_metric_decoder : (&
+        Probe(__v)).zet_metric_decoder(), zet_kernel : (& Probe(__v)).zet_kernel(),
+        zet_tracer_exp : (& Probe(__v)).zet_tracer_exp(), zes_global : (& Probe(__v))
+        .zes_global(), zes_driver : (& Probe(__v)).zes_driver(), zes_device : (&
+        Probe(__v)).zes_device(), zes_overclock : (& Probe(__v)).zes_overclock(),
+        zes_diagnostics : (& Probe(__v)).zes_diagnostics(), zes_engine : (& Probe(__v))
+        .zes_engine(), zes_fabric_port : (& Probe(__v)).zes_fabric_port(), zes_fan : (&
+        Probe(__v)).zes_fan(), zes_firmware : (& Probe(__v)).zes_firmware(),
+        zes_frequency : (& Probe(__v)).zes_frequency(), zes_led : (& Probe(__v))
+        .zes_led(), zes_memory : (& Probe(__v)).zes_memory(), zes_performance_factor : (&
+        Probe(__v)).zes_performance_factor(), zes_power : (& Probe(__v)).zes_power(),
+        zes_psu : (& Probe(__v)).zes_psu(), zes_ras : (& Probe(__v)).zes_ras(),
+        zes_scheduler : (& Probe(__v)).zes_scheduler(), zes_standby : (& Probe(__v))
+        .zes_standby(), zes_temperature : (& Probe(__v)).zes_temperature(),
+        zes_vf_management : (& Probe(__v)).zes_vf_management(), zer_global : (&
+        Probe(__v)).zer_global(), }, (& Probe(__v)).hooks(),) }
     };
 }

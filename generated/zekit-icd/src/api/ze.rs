@@ -1215,7 +1215,7 @@ pub trait CommandListApi: Send + Sync + 'static {
 
 /// The functions of class `zeRTASBuilder`. Implement it with `#[zekit_icd::implement]`, which records the methods a driver defines (their DDI entries are filled; the others stay null and answer `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`).
 #[allow(unused_variables, clippy::too_many_arguments)]
-pub trait ZerzeRTASBuilderApi: Send + Sync + 'static {
+pub trait RTASBuilderApi: Send + Sync + 'static {
     /// The methods this impl defines (written by `#[zekit_icd::implement]`).
     #[doc(hidden)]
     fn __implemented(&self) -> &'static [&'static str];
@@ -1318,7 +1318,7 @@ pub trait ZerzeRTASBuilderApi: Send + Sync + 'static {
 
 /// The functions of class `zeRTASParallelOperation`. Implement it with `#[zekit_icd::implement]`, which records the methods a driver defines (their DDI entries are filled; the others stay null and answer `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`).
 #[allow(unused_variables, clippy::too_many_arguments)]
-pub trait ZerzeRTASParallelOperationApi: Send + Sync + 'static {
+pub trait RTASParallelOperationApi: Send + Sync + 'static {
     /// The methods this impl defines (written by `#[zekit_icd::implement]`).
     #[doc(hidden)]
     fn __implemented(&self) -> &'static [&'static str];
@@ -2345,7 +2345,7 @@ pub trait ModuleBuildLogApi: Send + Sync + 'static {
 
 /// The functions of class `zeSampler`. Implement it with `#[zekit_icd::implement]`, which records the methods a driver defines (their DDI entries are filled; the others stay null and answer `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`).
 #[allow(unused_variables, clippy::too_many_arguments)]
-pub trait ZeszeSamplerApi: Send + Sync + 'static {
+pub trait SamplerApi: Send + Sync + 'static {
     /// The methods this impl defines (written by `#[zekit_icd::implement]`).
     #[doc(hidden)]
     fn __implemented(&self) -> &'static [&'static str];

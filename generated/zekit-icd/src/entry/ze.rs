@@ -2350,7 +2350,7 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExt(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_builder
+                .rtas_builder
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
@@ -2404,7 +2404,7 @@ pub unsafe extern "C" fn zeRTASBuilderGetBuildPropertiesExt(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_builder
+                .rtas_builder
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExt,
@@ -2514,7 +2514,7 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExt(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_builder
+                .rtas_builder
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExt,
@@ -2600,7 +2600,7 @@ pub unsafe extern "C" fn zeRTASBuilderCommandListAppendCopyExt(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_builder
+                .rtas_builder
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
@@ -2647,7 +2647,7 @@ pub unsafe extern "C" fn zeRTASBuilderDestroyExt(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_builder
+                .rtas_builder
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExt,
@@ -2679,7 +2679,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExt(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_parallel_operation
+                .rtas_parallel_operation
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
@@ -2726,7 +2726,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationGetPropertiesExt(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_parallel_operation
+                .rtas_parallel_operation
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExt,
@@ -2758,7 +2758,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationJoinExt(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_parallel_operation
+                .rtas_parallel_operation
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExt,
@@ -2783,7 +2783,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationDestroyExt(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_parallel_operation
+                .rtas_parallel_operation
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExt,
@@ -2814,7 +2814,7 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExp(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_builder
+                .rtas_builder
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
@@ -2868,7 +2868,7 @@ pub unsafe extern "C" fn zeRTASBuilderGetBuildPropertiesExp(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_builder
+                .rtas_builder
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExp,
@@ -2978,7 +2978,7 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExp(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_builder
+                .rtas_builder
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExp,
@@ -3038,7 +3038,7 @@ pub unsafe extern "C" fn zeRTASBuilderDestroyExp(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_builder
+                .rtas_builder
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExp,
@@ -3070,7 +3070,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExp(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_parallel_operation
+                .rtas_parallel_operation
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
@@ -3117,7 +3117,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationGetPropertiesExp(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_parallel_operation
+                .rtas_parallel_operation
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExp,
@@ -3149,7 +3149,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationJoinExp(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_parallel_operation
+                .rtas_parallel_operation
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExp,
@@ -3174,7 +3174,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationDestroyExp(
         |__d| unsafe {
             let __c = __d
                 .classes
-                .zerze_rtas_parallel_operation
+                .rtas_parallel_operation
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExp,
@@ -10176,10 +10176,7 @@ pub unsafe extern "C" fn zeSamplerCreate(
             crate::validate::zeSamplerCreate(hContext, hDevice, desc, phSampler)
         },
         |__d| unsafe {
-            let __c = __d
-                .classes
-                .zesze_sampler
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.sampler.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -10211,10 +10208,7 @@ pub unsafe extern "C" fn zeSamplerDestroy(hSampler: ze_sampler_handle_t) -> ze_r
         &|| unsafe { crate::fmt::zeSamplerDestroy(hSampler) },
         || unsafe { crate::validate::zeSamplerDestroy(hSampler) },
         |__d| unsafe {
-            let __c = __d
-                .classes
-                .zesze_sampler
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.sampler.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hSampler = Handle::<
                 crate::kinds::Sampler,
             >::from_raw(hSampler as *mut c_void)?;

@@ -1,0 +1,176 @@
+//! KernelApi: kernels of modules (see `crate::core::kernel`).
+
+use super::*;
+use crate::core::kernel::KernelObject;
+use crate::core::module::ModuleObject;
+
+pub(super) fn kernel(h: Handle<kinds::Kernel>) -> ZeResult<Obj<KernelObject>> {
+    h.get::<KernelObject>()
+}
+
+#[zekit_icd::implement]
+impl KernelApi for CpuDriver {
+    fn ze_kernel_create(
+        &self,
+        h_module: Handle<kinds::Module>,
+        desc: &ze_kernel_desc_t,
+        ph_kernel: &mut Option<Handle<kinds::Kernel>>,
+    ) -> ZeResult<()> {
+        let m = h_module.get::<ModuleObject>()?;
+        if desc.pKernelName.is_null() {
+            return Err(null_pointer("desc->pKernelName"));
+        }
+        // SAFETY: a NUL-terminated string of the application.
+        let name = unsafe { CStr::from_ptr(desc.pKernelName) }.to_string_lossy();
+        let index = m.kernel_index(&name)?;
+        *ph_kernel = Some(Handle::new(KernelObject::new(m.program.clone(), index)));
+        Ok(())
+    }
+
+    fn ze_kernel_destroy(&self, h_kernel: Handle<kinds::Kernel>) -> ZeResult<()> {
+        // `[release]`: the entry layer takes the handle out; appended launches keep their copy.
+        kernel(h_kernel).map(|_| ())
+    }
+
+    fn ze_kernel_set_group_size(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        group_size_x: u32,
+        group_size_y: u32,
+        group_size_z: u32,
+    ) -> ZeResult<()> {
+        Ok(kernel(h_kernel)?.set_group_size([group_size_x, group_size_y, group_size_z])?)
+    }
+
+    fn ze_kernel_suggest_group_size(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        global_size_x: u32,
+        global_size_y: u32,
+        global_size_z: u32,
+        group_size_x: &mut u32,
+        group_size_y: &mut u32,
+        group_size_z: &mut u32,
+    ) -> ZeResult<()> {
+        let [x, y, z] =
+            kernel(h_kernel)?.suggest_group_size([global_size_x, global_size_y, global_size_z]);
+        (*group_size_x, *group_size_y, *group_size_z) = (x, y, z);
+        Ok(())
+    }
+
+    fn ze_kernel_suggest_max_cooperative_group_count(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        total_group_count: &mut u32,
+    ) -> ZeResult<()> {
+        kernel(h_kernel)?;
+        // Groups run one after the other on each thread; this many run at the same time.
+        *total_group_count = self.pool().threads() as u32 + 1;
+        Ok(())
+    }
+
+    fn ze_kernel_set_argument_value(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        arg_index: u32,
+        arg_size: usize,
+        p_arg_value: *const c_void,
+    ) -> ZeResult<()> {
+        let k = kernel(h_kernel)?;
+        let value = if p_arg_value.is_null() {
+            None
+        } else {
+            // SAFETY: the application passes `arg_size` readable bytes at `p_arg_value`.
+            Some(unsafe { std::slice::from_raw_parts(p_arg_value.cast::<u8>(), arg_size) })
+        };
+        Ok(k.set_arg(arg_index, arg_size, value)?)
+    }
+
+    fn ze_kernel_set_global_offset_exp(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        offset_x: u32,
+        offset_y: u32,
+        offset_z: u32,
+    ) -> ZeResult<()> {
+        kernel(h_kernel)?.set_offset([offset_x, offset_y, offset_z]);
+        Ok(())
+    }
+
+    fn ze_kernel_set_indirect_access(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        flags: ze_kernel_indirect_access_flags_t,
+    ) -> ZeResult<()> {
+        kernel(h_kernel)?.set_indirect_access(flags);
+        Ok(())
+    }
+
+    fn ze_kernel_get_indirect_access(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        p_flags: &mut ze_kernel_indirect_access_flags_t,
+    ) -> ZeResult<()> {
+        *p_flags = kernel(h_kernel)?.indirect_access();
+        Ok(())
+    }
+
+    fn ze_kernel_set_cache_config(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        _flags: ze_cache_config_flags_t,
+    ) -> ZeResult<()> {
+        // A hint; the CPU's caches are what they are.
+        kernel(h_kernel).map(|_| ())
+    }
+
+    fn ze_kernel_get_properties(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        p: &mut ze_kernel_properties_t,
+    ) -> ZeResult<()> {
+        let k = kernel(h_kernel)?;
+        let info = k.info();
+        let [x, y, z] = info.reqd_work_group_size.unwrap_or([0, 0, 0]);
+        p.numKernelArgs = info.args.len() as u32;
+        (
+            p.requiredGroupSizeX,
+            p.requiredGroupSizeY,
+            p.requiredGroupSizeZ,
+        ) = (x, y, z);
+        p.requiredNumSubGroups = 0;
+        p.requiredSubgroupSize = 0;
+        // Work-items run one at a time: a sub-group is one work-item.
+        p.maxSubgroupSize = 1;
+        p.maxNumSubgroups = props::MAX_GROUP_SIZE;
+        p.localMemSize = info.local_static_size;
+        p.privateMemSize = info.private_size;
+        p.spillMemSize = 0;
+        p.uuid = ze_kernel_uuid_t {
+            kid: [0; 16],
+            mid: [0; 16],
+        };
+        Ok(())
+    }
+
+    fn ze_kernel_get_name(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        p_size: &mut usize,
+        p_name: *mut c_char,
+    ) -> ZeResult<()> {
+        let k = kernel(h_kernel)?;
+        let bytes = k.name.as_bytes_with_nul();
+        if p_name.is_null() || *p_size == 0 {
+            *p_size = bytes.len();
+            return Ok(());
+        }
+        let n = (*p_size).min(bytes.len());
+        // SAFETY: the application provides `*p_size` writable bytes.
+        let out = unsafe { std::slice::from_raw_parts_mut(p_name.cast::<u8>(), n) };
+        out.copy_from_slice(&bytes[..n]);
+        out[n - 1] = 0;
+        *p_size = n;
+        Ok(())
+    }
+}

@@ -1,0 +1,157 @@
+//! ModuleApi and ModuleBuildLogApi: modules compiled from SPIR-V (see `crate::core::module`).
+
+use super::*;
+use crate::core::module::{BuildLogObject, ModuleObject, SpecConstants};
+
+fn module(h: Handle<kinds::Module>) -> ZeResult<Obj<ModuleObject>> {
+    h.get::<ModuleObject>()
+}
+
+/// The specialization constants of a module descriptor.
+fn constants(desc: &ze_module_desc_t) -> ZeResult<Option<(Vec<u32>, Vec<usize>)>> {
+    // SAFETY: `pConstants`, when not null, is the application's descriptor.
+    let Some(c) = (unsafe { desc.pConstants.as_ref() }) else {
+        return Ok(None);
+    };
+    let n = c.numConstants as usize;
+    if n == 0 {
+        return Ok(None);
+    }
+    if c.pConstantIds.is_null() || c.pConstantValues.is_null() {
+        return Err(null_pointer("pConstants->pConstantIds or pConstantValues"));
+    }
+    // SAFETY: the application gives `numConstants` ids and as many value pointers.
+    let ids = unsafe { std::slice::from_raw_parts(c.pConstantIds, n) }.to_vec();
+    // SAFETY: as above.
+    let values = unsafe { std::slice::from_raw_parts(c.pConstantValues, n) }
+        .iter()
+        .map(|p| *p as usize)
+        .collect();
+    Ok(Some((ids, values)))
+}
+
+#[zekit_icd::implement]
+impl ModuleApi for CpuDriver {
+    fn ze_module_create(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+        desc: &ze_module_desc_t,
+        ph_module: &mut Option<Handle<kinds::Module>>,
+        ph_build_log: Option<&mut Option<Handle<kinds::ModuleBuildLog>>>,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        ordinal(h_device)?;
+        if desc.pInputModule.is_null() {
+            return Err(null_pointer("desc->pInputModule"));
+        }
+        // SAFETY: the application gives `inputSize` bytes at `pInputModule`.
+        let input = unsafe { std::slice::from_raw_parts(desc.pInputModule, desc.inputSize) };
+        let flags = if desc.pBuildFlags.is_null() {
+            String::new()
+        } else {
+            // SAFETY: a NUL-terminated string of the application.
+            unsafe { CStr::from_ptr(desc.pBuildFlags) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        let constants = constants(desc)?;
+        let spec = constants
+            .as_ref()
+            .map(|(ids, values)| SpecConstants { ids, values });
+        let (m, log) = ModuleObject::build(h_context, h_device, desc.format, input, &flags, spec)?;
+        *ph_module = Some(Handle::new(m));
+        if let Some(out) = ph_build_log {
+            *out = Some(Handle::new(BuildLogObject {
+                text: CString::new(log).unwrap_or_default(),
+            }));
+        }
+        Ok(())
+    }
+
+    fn ze_module_destroy(&self, h_module: Handle<kinds::Module>) -> ZeResult<()> {
+        // `[release]`: the entry layer takes the handle out; kernels and launches keep the code.
+        module(h_module).map(|_| ())
+    }
+
+    fn ze_module_get_kernel_names(
+        &self,
+        h_module: Handle<kinds::Module>,
+        p_count: &mut u32,
+        p_names: Option<&mut [*const c_char]>,
+    ) -> ZeResult<()> {
+        let m = module(h_module)?;
+        // The names live as long as the module object (the application's contract).
+        zekit_rt::conv::fill_counted(m.kernel_names(), p_count, p_names, |n, slot| {
+            *slot = n.as_ptr()
+        });
+        Ok(())
+    }
+
+    fn ze_module_get_properties(
+        &self,
+        h_module: Handle<kinds::Module>,
+        p: &mut ze_module_properties_t,
+    ) -> ZeResult<()> {
+        module(h_module)?;
+        // Modules are complete: they import nothing.
+        p.flags = ze_module_property_flags_t::empty();
+        Ok(())
+    }
+
+    fn ze_module_get_global_pointer(
+        &self,
+        h_module: Handle<kinds::Module>,
+        p_global_name: &CStr,
+        p_size: Option<&mut usize>,
+        pptr: Option<&mut *mut c_void>,
+    ) -> ZeResult<()> {
+        let m = module(h_module)?;
+        let (addr, size) = m.global(&p_global_name.to_string_lossy())?;
+        if let Some(s) = p_size {
+            *s = size;
+        }
+        if let Some(p) = pptr {
+            *p = addr as *mut c_void;
+        }
+        Ok(())
+    }
+
+    fn ze_module_get_device_handle(
+        &self,
+        h_module: Handle<kinds::Module>,
+        ph_device: &mut Option<Handle<kinds::Device>>,
+    ) -> ZeResult<()> {
+        *ph_device = Some(module(h_module)?.device);
+        Ok(())
+    }
+}
+
+#[zekit_icd::implement]
+impl ModuleBuildLogApi for CpuDriver {
+    fn ze_module_build_log_destroy(&self, h: Handle<kinds::ModuleBuildLog>) -> ZeResult<()> {
+        // `[release]`: the entry layer takes the handle out.
+        h.get::<BuildLogObject>().map(|_| ())
+    }
+
+    fn ze_module_build_log_get_string(
+        &self,
+        h: Handle<kinds::ModuleBuildLog>,
+        p_size: &mut usize,
+        p_build_log: *mut c_char,
+    ) -> ZeResult<()> {
+        let log = h.get::<BuildLogObject>()?;
+        let bytes = log.text.as_bytes_with_nul();
+        if p_build_log.is_null() || *p_size == 0 {
+            *p_size = bytes.len();
+            return Ok(());
+        }
+        let n = (*p_size).min(bytes.len());
+        // SAFETY: the application provides `*p_size` writable bytes.
+        let out = unsafe { std::slice::from_raw_parts_mut(p_build_log.cast::<u8>(), n) };
+        out.copy_from_slice(&bytes[..n]);
+        out[n - 1] = 0;
+        *p_size = n;
+        Ok(())
+    }
+}

@@ -1,0 +1,271 @@
+//! Kernels: a module's kernel with its group size and arguments, and the launches made of it.
+//!
+//! | topic | behaviour |
+//! |---|---|
+//! | `zeKernelCreate` | by name (`INVALID_KERNEL_NAME` when the module has none); group size: the required one (`reqd_work_group_size`), else 1×1×1 |
+//! | `zeKernelSetGroupSize` | each size at least 1, each and their product at most 1024 (`maxTotalGroupSize`); a kernel with a required size takes only that one: else `INVALID_GROUP_SIZE_DIMENSION` |
+//! | `zeKernelSuggestGroupSize` | the required size if any; else, per dimension, the largest divisor of the global size that keeps the product at most 256 (x first) |
+//! | `zeKernelSetArgumentValue` | index beyond the arguments: `INVALID_KERNEL_ARGUMENT_INDEX`; buffers: 8 bytes (a null value pointer sets a null buffer); scalars and structs by value: exactly their size; local memory: the size in bytes with a null value (a value: `INVALID_ARGUMENT`), at most 64 KiB in all; other sizes: `INVALID_KERNEL_ARGUMENT_SIZE` |
+//! | launches | each launch copies the arguments and group size as they are when it is appended; an argument never set: `INVALID_ARGUMENT` at the append; a kernel with barriers whose private memory times the group size exceeds 64 MiB, or more local memory than `maxSharedLocalMemory` (64 KiB, static variables included): `OUT_OF_DEVICE_MEMORY` |
+
+use std::ffi::CString;
+use std::sync::{Arc, Mutex};
+
+use zekit_spirv::{ArgKind, KernelInfo, Program};
+use zekit_sys::*;
+
+use super::objects::{Failure, Outcome};
+use super::properties::{MAX_GROUP_SIZE, MAX_SHARED_LOCAL_MEMORY};
+use crate::exec::{Groups, Launch};
+
+/// Value of a kernel handle.
+#[derive(Debug)]
+pub struct KernelObject {
+    program: Arc<Program>,
+    index: usize,
+    /// Its name.
+    pub name: CString,
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    group_size: [u32; 3],
+    args: Vec<u64>,
+    local_sizes: Vec<usize>,
+    set: Vec<bool>,
+    offset: [u32; 3],
+    indirect: ze_kernel_indirect_access_flags_t,
+}
+
+/// Most private memory (variables and values kept across barriers) one work-group may need;
+/// each of the launch's pieces allocates that much.
+pub const MAX_PRIVATE_PER_GROUP: u64 = 64 << 20;
+
+fn bad_size(m: String) -> Failure {
+    Failure::new(ze_result_t::ERROR_INVALID_GROUP_SIZE_DIMENSION, m)
+}
+
+impl KernelObject {
+    /// Kernel `index` of `program`.
+    pub fn new(program: Arc<Program>, index: usize) -> KernelObject {
+        let info = &program.kernels[index].info;
+        let n = info.args.len();
+        let state = State {
+            group_size: info.reqd_work_group_size.unwrap_or([1, 1, 1]),
+            args: vec![0; (info.args_size as usize).div_ceil(8)],
+            local_sizes: vec![0; n],
+            set: vec![false; n],
+            offset: [0; 3],
+            indirect: ze_kernel_indirect_access_flags_t::empty(),
+        };
+        KernelObject {
+            name: CString::new(info.name.clone()).unwrap_or_default(),
+            program,
+            index,
+            state: Mutex::new(state),
+        }
+    }
+
+    /// What the compiler reports.
+    pub fn info(&self) -> &KernelInfo {
+        &self.program.kernels[self.index].info
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `zeKernelSetGroupSize`.
+    pub fn set_group_size(&self, size: [u32; 3]) -> Outcome<()> {
+        if let Some(r) = self.info().reqd_work_group_size {
+            if r != size {
+                return Err(bad_size(format!(
+                    "kernel `{}` requires the group size {}x{}x{}, not {}x{}x{}",
+                    self.info().name,
+                    r[0],
+                    r[1],
+                    r[2],
+                    size[0],
+                    size[1],
+                    size[2]
+                )));
+            }
+        }
+        let total = size.iter().map(|s| u64::from(*s)).product::<u64>();
+        if size.contains(&0)
+            || size.iter().any(|s| *s > MAX_GROUP_SIZE)
+            || total > u64::from(MAX_GROUP_SIZE)
+        {
+            return Err(bad_size(format!(
+                "group size {}x{}x{}: each must be 1 to {MAX_GROUP_SIZE}, and their product at most {MAX_GROUP_SIZE}",
+                size[0], size[1], size[2]
+            )));
+        }
+        self.state().group_size = size;
+        Ok(())
+    }
+
+    /// `zeKernelSuggestGroupSize`.
+    pub fn suggest_group_size(&self, global: [u32; 3]) -> [u32; 3] {
+        if let Some(r) = self.info().reqd_work_group_size {
+            return r;
+        }
+        let mut budget = 256u32;
+        global.map(|g| {
+            let best = (1..=budget.min(g.max(1)))
+                .rev()
+                .find(|d| g.max(1) % d == 0)
+                .unwrap_or(1);
+            budget /= best;
+            best
+        })
+    }
+
+    /// `zeKernelSetGlobalOffsetExp`.
+    pub fn set_offset(&self, offset: [u32; 3]) {
+        self.state().offset = offset;
+    }
+
+    /// `zeKernelSetIndirectAccess` (recorded: all memory is reachable anyway).
+    pub fn set_indirect_access(&self, flags: ze_kernel_indirect_access_flags_t) {
+        self.state().indirect = flags;
+    }
+
+    /// `zeKernelGetIndirectAccess`.
+    pub fn indirect_access(&self) -> ze_kernel_indirect_access_flags_t {
+        self.state().indirect
+    }
+
+    /// `zeKernelSetArgumentValue`: `value` is the `size` bytes the application points to, or
+    /// `None` for a null pointer.
+    pub fn set_arg(&self, index: u32, size: usize, value: Option<&[u8]>) -> Outcome<()> {
+        let info = self.info();
+        let name = &info.name;
+        let Some(a) = info.args.get(index as usize).copied() else {
+            return Err(Failure::new(
+                ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
+                format!(
+                    "kernel `{name}` has {} arguments, not argument {index}",
+                    info.args.len()
+                ),
+            ));
+        };
+        let size_error = |want: &str| {
+            Failure::new(
+                ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
+                format!("argument {index} of kernel `{name}` takes {want}, not {size} bytes"),
+            )
+        };
+        let mut st = self.state();
+        let word = a.offset as usize / 8;
+        match a.kind {
+            ArgKind::Local => {
+                if value.is_some() {
+                    return Err(Failure::new(
+                        ze_result_t::ERROR_INVALID_ARGUMENT,
+                        format!("argument {index} of kernel `{name}` is local memory: give its size with a null value"),
+                    ));
+                }
+                let others: usize = st
+                    .local_sizes
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != index as usize)
+                    .map(|x| *x.1)
+                    .sum();
+                if size == 0
+                    || size + others + info.local_static_size as usize
+                        > MAX_SHARED_LOCAL_MEMORY as usize
+                {
+                    return Err(size_error(&format!(
+                        "1 byte to {MAX_SHARED_LOCAL_MEMORY} bytes of local memory in all"
+                    )));
+                }
+                st.local_sizes[index as usize] = size;
+            }
+            ArgKind::Buffer => {
+                if size != 8 {
+                    return Err(size_error("a pointer (8 bytes)"));
+                }
+                st.args[word] = match value {
+                    Some(v) => u64::from_le_bytes(
+                        v.try_into()
+                            .map_err(|_| size_error("a pointer (8 bytes)"))?,
+                    ),
+                    None => 0,
+                };
+            }
+            ArgKind::Scalar | ArgKind::ByValue => {
+                if size != a.size as usize {
+                    return Err(size_error(&format!("{} bytes", a.size)));
+                }
+                let Some(src) = value else {
+                    return Err(Failure::new(
+                        ze_result_t::ERROR_INVALID_NULL_POINTER,
+                        format!("argument {index} of kernel `{name}` is passed by value: its value is null"),
+                    ));
+                };
+                // The block's words from this one on, as little-endian bytes.
+                for (w, chunk) in st.args[word..].iter_mut().zip(src.chunks(8)) {
+                    let mut b = w.to_le_bytes();
+                    b[..chunk.len()].copy_from_slice(chunk);
+                    *w = u64::from_le_bytes(b);
+                }
+            }
+        }
+        st.set[index as usize] = true;
+        Ok(())
+    }
+
+    /// A launch of this kernel as it is now.
+    pub fn launch(&self, groups: Groups) -> Outcome<Launch> {
+        let st = self.state();
+        let info = self.info();
+        let items: u64 = st.group_size.iter().map(|s| u64::from(*s)).product();
+        let per_item = u64::from(info.private_size);
+        let private = if info.barriers {
+            per_item * items
+        } else {
+            per_item
+        };
+        let local = u64::from(info.local_static_size)
+            + st.local_sizes.iter().map(|s| *s as u64).sum::<u64>();
+        if local > u64::from(MAX_SHARED_LOCAL_MEMORY) {
+            return Err(Failure::new(
+                ze_result_t::ERROR_OUT_OF_DEVICE_MEMORY,
+                format!(
+                    "kernel `{}` needs {local} bytes of local memory, more than the device's {MAX_SHARED_LOCAL_MEMORY}",
+                    info.name
+                ),
+            ));
+        }
+        if private > MAX_PRIVATE_PER_GROUP {
+            return Err(Failure::new(
+                ze_result_t::ERROR_OUT_OF_DEVICE_MEMORY,
+                format!(
+                    "kernel `{}` needs {private} bytes of private memory per work-group ({per_item} per work-item), more than {MAX_PRIVATE_PER_GROUP}: use smaller groups",
+                    info.name
+                ),
+            ));
+        }
+        if let Some(i) = st.set.iter().position(|s| !s) {
+            return Err(Failure::new(
+                ze_result_t::ERROR_INVALID_ARGUMENT,
+                format!(
+                    "argument {i} of kernel `{}` was never set",
+                    self.info().name
+                ),
+            ));
+        }
+        Ok(Launch {
+            program: self.program.clone(),
+            kernel: self.index,
+            args: st.args.clone().into_boxed_slice(),
+            local_sizes: st.local_sizes.clone().into_boxed_slice(),
+            group_size: st.group_size,
+            groups,
+            offset: st.offset,
+        })
+    }
+}

@@ -1,0 +1,122 @@
+//! Kernel launches: the work-groups of a launch spread over the worker pool.
+//!
+//! A launch is split into at most `4 × (threads + 1)` pieces of consecutive groups; the pool's
+//! threads and the queue's own thread take pieces. Each piece has its own local memory, private
+//! memory and copy of the argument block (local arguments point into its local memory), and
+//! calls the kernel's work-group function once per group, the work-items running inside it.
+
+use std::sync::Arc;
+
+use zekit_spirv::{ArgKind, GroupCtx, Program};
+
+use super::pool::WorkerPool;
+
+/// How many groups a launch has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Groups {
+    /// Given when appended.
+    Direct([u32; 3]),
+    /// A `ze_group_count_t` at this address, read when the launch runs.
+    Indirect(usize),
+}
+
+/// A launch: a snapshot of the kernel's state when it was appended.
+#[derive(Debug)]
+pub struct Launch {
+    /// The module's code (kept alive by the launch).
+    pub program: Arc<Program>,
+    /// Index of the kernel in the program.
+    pub kernel: usize,
+    /// The argument block (8-byte words).
+    pub args: Box<[u64]>,
+    /// Bytes of each local argument, by argument index (0 for the others).
+    pub local_sizes: Box<[usize]>,
+    /// Work-items per group.
+    pub group_size: [u32; 3],
+    /// Group count.
+    pub groups: Groups,
+    /// Global offset.
+    pub offset: [u32; 3],
+}
+
+const ALIGN: usize = 16;
+
+fn align(x: usize) -> usize {
+    x.div_ceil(ALIGN) * ALIGN
+}
+
+impl Launch {
+    /// Runs every work-group.
+    ///
+    /// # Safety
+    /// The buffers the arguments name must be valid for what the kernel does with them (the
+    /// application's promise when it appended the launch), and for an indirect launch the
+    /// group count must be readable.
+    pub unsafe fn run(&self, pool: &WorkerPool) {
+        let [gx, gy, gz] = match self.groups {
+            Groups::Direct(g) => g,
+            Groups::Indirect(addr) => {
+                // SAFETY: the application's `ze_group_count_t`, readable now (see above).
+                let g =
+                    unsafe { std::ptr::read_unaligned(addr as *const zekit_sys::ze_group_count_t) };
+                [g.groupCountX, g.groupCountY, g.groupCountZ]
+            }
+        };
+        let (gx, gy, gz) = (u64::from(gx), u64::from(gy), u64::from(gz));
+        let total = gx * gy * gz;
+        if total == 0 {
+            return;
+        }
+        let kernel = &self.program.kernels[self.kernel];
+        let info = &kernel.info;
+        let [lx, ly, lz] = self.group_size.map(u64::from);
+        let items = (lx * ly * lz) as usize;
+        // Local memory: static variables, then each local argument, 16-byte aligned.
+        let mut local_total = align(info.local_static_size as usize);
+        let mut local_args = Vec::new();
+        for (i, a) in info.args.iter().enumerate() {
+            if a.kind == ArgKind::Local {
+                local_args.push((a.offset as usize / 8, local_total));
+                local_total += align(self.local_sizes[i].max(1));
+            }
+        }
+        let private = info.private_size as usize * if info.barriers { items } else { 1 };
+        let work_dim = if gz > 1 || lz > 1 {
+            3
+        } else if gy > 1 || ly > 1 {
+            2
+        } else {
+            1
+        };
+        let pieces = total.min(4 * (pool.threads() as u64 + 1)) as usize;
+        let body = |p: usize| {
+            let start = total * p as u64 / pieces as u64;
+            let end = total * (p as u64 + 1) / pieces as u64;
+            let mut args = self.args.to_vec();
+            let mut local = vec![0u128; local_total.div_ceil(ALIGN)];
+            let mut private = vec![0u128; private.div_ceil(ALIGN).max(1)];
+            let local_base = local.as_mut_ptr() as usize;
+            for (word, off) in &local_args {
+                args[*word] = (local_base + off) as u64;
+            }
+            let mut ctx = GroupCtx {
+                group_id: [0; 3],
+                local_size: [lx, ly, lz],
+                num_groups: [gx, gy, gz],
+                global_offset: self.offset.map(u64::from),
+                work_dim,
+                args: args.as_ptr() as usize,
+                local_mem: local_base,
+                private_mem: private.as_mut_ptr() as usize,
+            };
+            for g in start..end {
+                ctx.group_id = [g % gx, (g / gx) % gy, g / (gx * gy)];
+                // SAFETY: the argument block has the kernel's layout (core::kernel built it),
+                // local and private memory have the sizes the kernel reports, the program is
+                // alive (`self.program`); the buffers are the application's promise (above).
+                unsafe { kernel.run_group(&mut ctx) };
+            }
+        };
+        pool.run(pieces, &body);
+    }
+}

@@ -1,0 +1,375 @@
+//! The compiler's own intermediate representation: one SSA function per kernel, with every
+//! call inlined, block parameters instead of phis, addresses as 64-bit integers and the
+//! work-item's ids as operations. Nothing in it depends on SPIR-V or on Cranelift, so a second
+//! backend only has to lower [`Kernel`].
+
+/// A value's type. Pointers are [`Ty::I64`] addresses (all memory is host memory); booleans
+/// are their own type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// A comparison result.
+    Bool,
+    /// 8-bit integer.
+    I8,
+    /// 16-bit integer.
+    I16,
+    /// 32-bit integer.
+    I32,
+    /// 64-bit integer (and addresses).
+    I64,
+    /// `float`.
+    F32,
+    /// `double`.
+    F64,
+}
+
+impl Ty {
+    /// Size in bytes when stored.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Ty::Bool | Ty::I8 => 1,
+            Ty::I16 => 2,
+            Ty::I32 | Ty::F32 => 4,
+            Ty::I64 | Ty::F64 => 8,
+        }
+    }
+    /// A float type.
+    pub fn is_float(self) -> bool {
+        matches!(self, Ty::F32 | Ty::F64)
+    }
+}
+
+/// An SSA value of a [`Kernel`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Value(pub u32);
+
+/// A block of a [`Kernel`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BlockId(pub u32);
+
+/// Binary operations on two values of one type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// Unsigned division (division by zero gives 0 instead of trapping).
+    UDiv,
+    /// Signed division (by zero: 0; `MIN / -1`: `MIN`).
+    SDiv,
+    URem,
+    /// Remainder with the dividend's sign.
+    SRem,
+    /// Remainder with the divisor's sign.
+    SMod,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    FRem,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
+    /// High half of the signed product.
+    SMulHi,
+    /// High half of the unsigned product.
+    UMulHi,
+    /// Rotation left (the amount modulo the width).
+    Rotl,
+}
+
+/// Unary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum UnOp {
+    Neg,
+    FNeg,
+    Not,
+    /// Leading zero bits.
+    Clz,
+    /// Set bits.
+    Popcnt,
+}
+
+/// Comparisons (result [`Ty::Bool`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    ULt,
+    ULe,
+    UGt,
+    UGe,
+    SLt,
+    SLe,
+    SGt,
+    SGe,
+    /// Float comparisons: ordered (false with a NaN) unless `Unord`.
+    FEq,
+    FNe,
+    FLt,
+    FLe,
+    FGt,
+    FGe,
+    FUnordEq,
+    FUnordNe,
+    FUnordLt,
+    FUnordLe,
+    FUnordGt,
+    FUnordGe,
+    /// Either operand is NaN.
+    FUnord,
+    /// Neither is.
+    FOrd,
+}
+
+/// Conversions to the instruction's result type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum ConvOp {
+    /// Zero-extend or truncate.
+    UResize,
+    /// Sign-extend or truncate.
+    SResize,
+    /// Float to integer, saturating (NaN gives 0).
+    FToS,
+    FToU,
+    SToF,
+    UToF,
+    /// Float width change.
+    FResize,
+    /// Same-size reinterpretation.
+    Bitcast,
+    /// Boolean to integer 0 / 1.
+    BoolToInt,
+}
+
+/// Atomic read-modify-write operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Xchg,
+    And,
+    Or,
+    Xor,
+    SMin,
+    SMax,
+    UMin,
+    UMax,
+}
+
+/// Math functions (OpenCL.std), on one float type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum MathFn {
+    Sqrt,
+    Fabs,
+    Fmin,
+    Fmax,
+    /// `a * b + c`, unfused.
+    Mad,
+    /// Fused.
+    Fma,
+    Exp,
+    Log,
+    Sin,
+    Cos,
+    Floor,
+    Ceil,
+    Trunc,
+    Pow,
+    Fmod,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Exp2,
+    Exp10,
+    Expm1,
+    Log2,
+    Log10,
+    Log1p,
+    Cbrt,
+    /// Halfway cases away from zero.
+    Round,
+    /// Halfway cases to even.
+    Rint,
+    Atan2,
+    Hypot,
+    Copysign,
+    Fdim,
+    Maxmag,
+    Minmag,
+}
+
+/// The work-item and work-group values a kernel can read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Builtin {
+    GlobalId,
+    LocalId,
+    GroupId,
+    GlobalSize,
+    LocalSize,
+    NumGroups,
+    GlobalOffset,
+    /// Scalars: the dimension is ignored.
+    WorkDim,
+    GlobalLinearId,
+    LocalLinearId,
+}
+
+/// An operation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// A constant (the low bits of `bits`, floats as their bit pattern).
+    Const(u64),
+    /// Two operands of the result's type (shift amounts may be of any integer type).
+    Bin(BinOp, Value, Value),
+    /// One operand of the result's type.
+    Un(UnOp, Value),
+    /// A comparison.
+    Cmp(CmpOp, Value, Value),
+    /// `cond ? a : b`.
+    Select(Value, Value, Value),
+    /// A conversion of the operand to the result's type.
+    Conv(ConvOp, Value),
+    /// A load of the result's type.
+    Load(Value),
+    /// A store (no result).
+    Store {
+        /// The address.
+        addr: Value,
+        /// The value.
+        value: Value,
+    },
+    /// `size` bytes copied from `src` to `dst` (no result).
+    Copy {
+        /// Destination.
+        dst: Value,
+        /// Source.
+        src: Value,
+        /// Byte count (an `I64`).
+        size: Value,
+    },
+    /// Atomic read-modify-write; the result is the old value.
+    Atomic(AtomicOp, Value, Value),
+    /// Atomic compare-exchange: address, expected, replacement; the result is the old value.
+    AtomicCas(Value, Value, Value),
+    /// Atomic load.
+    AtomicLoad(Value),
+    /// Atomic store (no result).
+    AtomicStore(Value, Value),
+    /// A math function of the result's type.
+    Math(MathFn, Vec<Value>),
+    /// A built-in in dimension 0, 1 or 2 (`I64`).
+    Builtin(Builtin, u8),
+    /// A built-in in a dimension computed at run time (out of range: 0 for ids, 1 for sizes).
+    BuiltinDyn(Builtin, Value),
+    /// The address of a kernel argument's bytes in the argument block.
+    ArgAddr(u32),
+    /// The address of this work-item's private memory at this offset.
+    PrivateAddr(u32),
+    /// The address of the work-group's local memory at this offset.
+    LocalAddr(u32),
+    /// The address of a program-scope variable at this offset of the module's data.
+    GlobalAddr(u32),
+    /// A work-group barrier (only before [`crate::regions`] splits blocks at it).
+    Barrier,
+}
+
+/// One instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    /// Its result, typed in [`Kernel::types`].
+    pub result: Option<Value>,
+    /// What it does.
+    pub op: Op,
+}
+
+/// How a block ends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    /// Not yet set (only while building).
+    None,
+    /// To a block, with its arguments.
+    Jump(BlockId, Vec<Value>),
+    /// Two-way branch on a `Bool`.
+    Branch(Value, (BlockId, Vec<Value>), (BlockId, Vec<Value>)),
+    /// Multi-way branch on an integer: default, then (value, target) pairs.
+    Switch(Value, BlockId, Vec<(u64, BlockId)>),
+    /// The work-item is done.
+    Return,
+    /// Never reached.
+    Unreachable,
+    /// A work-group barrier, then the block (set by [`crate::regions`]).
+    Barrier(BlockId),
+}
+
+/// A basic block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    /// Its parameters (the phis of SPIR-V).
+    pub params: Vec<Value>,
+    /// Its instructions.
+    pub insts: Vec<Inst>,
+    /// Its terminator.
+    pub term: Term,
+}
+
+/// A kernel, ready for a backend: block 0 is the entry.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    /// Its name.
+    pub name: String,
+    /// The blocks.
+    pub blocks: Vec<Block>,
+    /// The type of each value.
+    pub types: Vec<Ty>,
+    /// Bytes of private memory per work-item (function-scope variables).
+    pub private_size: u32,
+}
+
+impl Kernel {
+    /// A new value of type `ty`.
+    pub fn new_value(&mut self, ty: Ty) -> Value {
+        self.types.push(ty);
+        Value(self.types.len() as u32 - 1)
+    }
+    /// A new empty block.
+    pub fn new_block(&mut self) -> BlockId {
+        self.blocks.push(Block {
+            params: Vec::new(),
+            insts: Vec::new(),
+            term: Term::None,
+        });
+        BlockId(self.blocks.len() as u32 - 1)
+    }
+    /// The type of `v`.
+    pub fn ty(&self, v: Value) -> Ty {
+        self.types[v.0 as usize]
+    }
+    /// Successors of a block.
+    pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
+        match &self.blocks[b.0 as usize].term {
+            Term::Jump(t, _) | Term::Barrier(t) => vec![*t],
+            Term::Branch(_, (a, _), (b, _)) => vec![*a, *b],
+            Term::Switch(_, d, cases) => {
+                let mut v = vec![*d];
+                v.extend(cases.iter().map(|c| c.1));
+                v
+            }
+            Term::None | Term::Return | Term::Unreachable => vec![],
+        }
+    }
+}

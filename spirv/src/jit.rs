@@ -1,0 +1,919 @@
+//! The Cranelift backend: each [`ir::Kernel`] becomes one native function
+//! `extern "C" fn(*mut GroupCtx)` that runs a whole work-group: rounds of a loop over the
+//! group's work-items (x fastest), each work-item running its segment (see [`crate::regions`])
+//! up to its next barrier or its end; another round while any work-item stopped at a barrier.
+
+use std::collections::HashMap;
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
+use cranelift_codegen::ir::{
+    types, AbiParam, AtomicRmwOp, BlockArg, InstBuilder, MemFlagsData, Signature, Type,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module};
+
+use crate::ir::{self, AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Term, Ty, UnOp};
+use crate::regions::Regions;
+use crate::{Error, GroupCtx};
+
+/// Compiled code; freed when dropped.
+pub struct Code {
+    module: Option<JITModule>,
+    /// Entry of each kernel, in order.
+    pub entries: Vec<usize>,
+}
+
+impl std::fmt::Debug for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Code({} kernels)", self.entries.len())
+    }
+}
+
+// SAFETY: the module is only touched again by `drop` (freeing the code); the entries are
+// addresses of immutable, finalized code that any thread may call.
+unsafe impl Send for Code {}
+// SAFETY: as above; `&Code` gives access to nothing but the entry addresses.
+unsafe impl Sync for Code {}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: the owner of `Code` (the program) is being dropped, so no kernel of it
+            // runs any more (launches hold the program alive).
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+fn ty(t: Ty) -> Type {
+    match t {
+        Ty::Bool | Ty::I8 => types::I8,
+        Ty::I16 => types::I16,
+        Ty::I32 => types::I32,
+        Ty::I64 => types::I64,
+        Ty::F32 => types::F32,
+        Ty::F64 => types::F64,
+    }
+}
+
+/// Math functions called from kernels: for each [`MathFn`] a shim per float width, and its
+/// table (`math_shim`).
+macro_rules! shims {
+    ($($f:ident: |$($a:ident),*| $e:expr;)*) => {
+        mod shims32 {
+            #[allow(dead_code)]
+            type F = f32;
+            $(#[allow(non_snake_case)]
+            pub extern "C" fn $f($($a: f32),*) -> f32 { $e })*
+        }
+        mod shims64 {
+            #[allow(dead_code)]
+            type F = f64;
+            $(#[allow(non_snake_case)]
+            pub extern "C" fn $f($($a: f64),*) -> f64 { $e })*
+        }
+        fn math_shim(f: MathFn, double: bool) -> Option<usize> {
+            match f {
+                $(MathFn::$f => Some(if double {
+                    shims64::$f as *const () as usize
+                } else {
+                    shims32::$f as *const () as usize
+                }),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+shims! {
+    Exp: |x| x.exp();
+    Log: |x| x.ln();
+    Sin: |x| x.sin();
+    Cos: |x| x.cos();
+    Tan: |x| x.tan();
+    Asin: |x| x.asin();
+    Acos: |x| x.acos();
+    Atan: |x| x.atan();
+    Sinh: |x| x.sinh();
+    Cosh: |x| x.cosh();
+    Tanh: |x| x.tanh();
+    Exp2: |x| x.exp2();
+    Exp10: |x| (10.0 as F).powf(x);
+    Expm1: |x| x.exp_m1();
+    Log2: |x| x.log2();
+    Log10: |x| x.log10();
+    Log1p: |x| x.ln_1p();
+    Cbrt: |x| x.cbrt();
+    Floor: |x| x.floor();
+    Ceil: |x| x.ceil();
+    Trunc: |x| x.trunc();
+    Round: |x| x.round();
+    Rint: |x| x.round_ties_even();
+    Fmin: |x, y| x.min(y);
+    Fmax: |x, y| x.max(y);
+    Pow: |x, y| x.powf(y);
+    Fmod: |x, y| x % y;
+    Atan2: |y, x| y.atan2(x);
+    Hypot: |x, y| x.hypot(y);
+    Copysign: |x, y| x.copysign(y);
+    Fdim: |x, y| if x > y { x - y } else if x.is_nan() || y.is_nan() { x + y } else { 0.0 };
+    Maxmag: |x, y| if x.abs() > y.abs() { x } else if y.abs() > x.abs() { y } else { x.max(y) };
+    Minmag: |x, y| if x.abs() < y.abs() { x } else if y.abs() < x.abs() { y } else { x.min(y) };
+    Fma: |x, y, z| x.mul_add(y, z);
+}
+
+/// `memmove` for `Op::Copy`.
+extern "C" fn copy_bytes(dst: *mut u8, src: *const u8, n: u64) {
+    // SAFETY: the kernel asked for this copy between its own pointers (OpCopyMemorySized);
+    // like any kernel access, their validity is the application's promise.
+    unsafe { std::ptr::copy(src, dst, n as usize) }
+}
+
+/// Compiles kernels; `data` is the address of the module's program-scope variables.
+pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Code, Error> {
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| {
+        f.set(k, v)
+            .map_err(|e| Error::internal(format!("cranelift flag {k}: {e}")))
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| Error::internal(format!("this host is not supported by Cranelift: {e}")))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| Error::internal(format!("cranelift: {e}")))?;
+    let fc = isa.frontend_config();
+    let mut module = JITModule::new(JITBuilder::with_isa(
+        isa,
+        cranelift_module::default_libcall_names(),
+    ));
+    let mut ids = Vec::new();
+    let mut fctx = FunctionBuilderContext::new();
+    let mut ctx = module.make_context();
+    for (n, (k, regions, stride)) in kernels.iter().enumerate() {
+        let mut sig = module.make_signature();
+        sig.params.push(AbiParam::new(types::I64));
+        let id = module
+            .declare_function(&format!("zekit_kernel_{n}"), Linkage::Local, &sig)
+            .map_err(|e| Error::internal(format!("cranelift: {e}")))?;
+        ctx.func.signature = sig;
+        {
+            let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            Lower::new(b, k, regions, *stride, data, fc).run()?;
+        }
+        if std::env::var_os("ZEKIT_SPIRV_DUMP").is_some() {
+            eprintln!("{}", ctx.func.display());
+        }
+        module.define_function(id, &mut ctx).map_err(|e| {
+            Error::internal(format!("cranelift rejected kernel `{}`: {e:?}", k.name))
+        })?;
+        module.clear_context(&mut ctx);
+        ids.push(id);
+    }
+    module
+        .finalize_definitions()
+        .map_err(|e| Error::internal(format!("cranelift: {e}")))?;
+    let entries = ids
+        .iter()
+        .map(|id| module.get_finalized_function(*id) as usize)
+        .collect();
+    Ok(Code {
+        module: Some(module),
+        entries,
+    })
+}
+
+/// Values read once from the group context.
+struct Group {
+    gid: [cranelift_codegen::ir::Value; 3],
+    lsz: [cranelift_codegen::ir::Value; 3],
+    ngr: [cranelift_codegen::ir::Value; 3],
+    goff: [cranelift_codegen::ir::Value; 3],
+    wdim: cranelift_codegen::ir::Value,
+    args: cranelift_codegen::ir::Value,
+    local: cranelift_codegen::ir::Value,
+    private: cranelift_codegen::ir::Value,
+}
+
+struct Lower<'a> {
+    b: FunctionBuilder<'a>,
+    k: &'a ir::Kernel,
+    r: &'a Regions,
+    stride: u32,
+    data: usize,
+    vals: HashMap<(u32, ir::Value), cranelift_codegen::ir::Value>,
+    blocks: HashMap<(u32, usize), cranelift_codegen::ir::Block>,
+    /// Block and position being lowered (for [`Regions::direct`]).
+    at: (usize, usize),
+    wi: Variable,
+    /// Some work-item stopped at a barrier in this round.
+    any: Variable,
+    /// This is the first round.
+    first: Variable,
+    lid: [Variable; 3],
+    /// Segment being lowered.
+    segment: u32,
+    latch: cranelift_codegen::ir::Block,
+    g: Option<Group>,
+    broken: bool,
+    fc: cranelift_codegen::isa::TargetFrontendConfig,
+}
+
+type CValue = cranelift_codegen::ir::Value;
+
+impl<'a> Lower<'a> {
+    fn new(
+        b: FunctionBuilder<'a>,
+        k: &'a ir::Kernel,
+        r: &'a Regions,
+        stride: u32,
+        data: usize,
+        fc: cranelift_codegen::isa::TargetFrontendConfig,
+    ) -> Self {
+        let mut b = b;
+        let wi = b.declare_var(types::I64);
+        let lid = [
+            b.declare_var(types::I64),
+            b.declare_var(types::I64),
+            b.declare_var(types::I64),
+        ];
+        let any = b.declare_var(types::I8);
+        let first = b.declare_var(types::I8);
+        let latch = b.create_block();
+        Lower {
+            b,
+            k,
+            r,
+            stride,
+            data,
+            vals: HashMap::new(),
+            blocks: HashMap::new(),
+            at: (0, 0),
+            wi,
+            any,
+            first,
+            lid,
+            segment: 0,
+            latch,
+            g: None,
+            broken: false,
+            fc,
+        }
+    }
+
+    fn g(&self) -> &Group {
+        self.g.as_ref().expect("group values are read first")
+    }
+
+    fn run(mut self) -> Result<(), Error> {
+        let entry = self.b.create_block();
+        self.b.append_block_params_for_function_params(entry);
+        self.b.switch_to_block(entry);
+        let ctx = self.b.block_params(entry)[0];
+        let f = MemFlagsData::trusted();
+        let at = |b: &mut FunctionBuilder, o: i32| b.ins().load(types::I64, f, ctx, o);
+        let tri = |b: &mut FunctionBuilder, o: i32| [at(b, o), at(b, o + 8), at(b, o + 16)];
+        let gid = tri(&mut self.b, GroupCtx::GROUP_ID);
+        let lsz = tri(&mut self.b, GroupCtx::LOCAL_SIZE);
+        let ngr = tri(&mut self.b, GroupCtx::NUM_GROUPS);
+        let goff = tri(&mut self.b, GroupCtx::GLOBAL_OFFSET);
+        let at = |b: &mut FunctionBuilder, o: i32| b.ins().load(types::I64, f, ctx, o);
+        let wdim = at(&mut self.b, GroupCtx::WORK_DIM);
+        let args = at(&mut self.b, GroupCtx::ARGS);
+        let local = at(&mut self.b, GroupCtx::LOCAL_MEM);
+        let private = at(&mut self.b, GroupCtx::PRIVATE_MEM);
+        self.g = Some(Group {
+            gid,
+            lsz,
+            ngr,
+            goff,
+            wdim,
+            args,
+            local,
+            private,
+        });
+        let t01 = self.b.ins().imul(lsz[0], lsz[1]);
+        let total = self.b.ins().imul(t01, lsz[2]);
+        let r = self.r;
+        // One copy of each block per segment that contains it.
+        for (seg, blocks) in r.blocks.iter().enumerate() {
+            for &bi in blocks {
+                let cb = self.b.create_block();
+                for p in &self.k.blocks[bi].params {
+                    let v = self.b.append_block_param(cb, ty(self.k.ty(*p)));
+                    self.vals.insert((seg as u32, *p), v);
+                }
+                self.blocks.insert((seg as u32, bi), cb);
+            }
+        }
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let exit = self.b.create_block();
+        let round = self.b.create_block();
+        let header = self.b.create_block();
+        let dispatch = self.b.create_block();
+        let round_end = self.b.create_block();
+        self.latch = self.b.create_block();
+        let one8 = self.b.ins().iconst(types::I8, 1);
+        self.b.def_var(self.first, one8);
+        self.b.ins().jump(round, &[]);
+        // A round: every work-item, x fastest.
+        self.b.switch_to_block(round);
+        let zero8 = self.b.ins().iconst(types::I8, 0);
+        self.b.def_var(self.any, zero8);
+        self.b.def_var(self.wi, zero);
+        for l in self.lid {
+            self.b.def_var(l, zero);
+        }
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let wi = self.b.use_var(self.wi);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, wi, total);
+        self.b.ins().brif(more, dispatch, &[], round_end, &[]);
+        // Where this work-item goes on: segment 0 in the first round, else its recorded segment.
+        self.b.switch_to_block(dispatch);
+        let entry0 = self.blocks[&(0, r.starts[0].0 as usize)];
+        if r.barriers() {
+            let first = self.b.use_var(self.first);
+            let resume = self.b.create_block();
+            self.b.ins().brif(first, entry0, &[], resume, &[]);
+            self.b.switch_to_block(resume);
+            let a = self.state_addr();
+            let state = self.b.ins().load(types::I32, MemFlagsData::trusted(), a, 0);
+            let mut sw = Switch::new();
+            for (seg, start) in r.starts.iter().enumerate() {
+                sw.set_entry(seg as u128, self.blocks[&(seg as u32, start.0 as usize)]);
+            }
+            // Finished work-items (state DONE) go straight to the next one.
+            sw.emit(&mut self.b, state, self.latch);
+        } else {
+            self.b.ins().jump(entry0, &[]);
+        }
+        for (seg, blocks) in r.blocks.iter().enumerate() {
+            self.segment = seg as u32;
+            for &bi in blocks {
+                self.block(bi, &self.k.blocks[bi])?;
+            }
+        }
+        // Next work-item.
+        self.b.switch_to_block(self.latch);
+        let wi = self.b.use_var(self.wi);
+        let wi = self.b.ins().iadd_imm_s(wi, 1);
+        self.b.def_var(self.wi, wi);
+        let [x, y, z] = self.lid.map(|l| self.b.use_var(l));
+        let nx = self.b.ins().iadd_imm_s(x, 1);
+        let wx = self.b.ins().icmp(IntCC::Equal, nx, lsz[0]);
+        let x = self.b.ins().select(wx, zero, nx);
+        let wx = self.b.ins().uextend(types::I64, wx);
+        let ny = self.b.ins().iadd(y, wx);
+        let wy = self.b.ins().icmp(IntCC::Equal, ny, lsz[1]);
+        let y = self.b.ins().select(wy, zero, ny);
+        let wy = self.b.ins().uextend(types::I64, wy);
+        let z = self.b.ins().iadd(z, wy);
+        for (l, v) in self.lid.into_iter().zip([x, y, z]) {
+            self.b.def_var(l, v);
+        }
+        self.b.ins().jump(header, &[]);
+        // Another round while some work-item stopped at a barrier.
+        self.b.switch_to_block(round_end);
+        let any = self.b.use_var(self.any);
+        let zero8 = self.b.ins().iconst(types::I8, 0);
+        self.b.def_var(self.first, zero8);
+        self.b.ins().brif(any, round, &[], exit, &[]);
+        self.b.switch_to_block(exit);
+        self.b.ins().return_(&[]);
+        self.b.seal_all_blocks();
+        self.b.finalize(self.fc);
+        if self.broken {
+            return Err(Error::internal(format!(
+                "kernel `{}`: a value used before its definition",
+                self.k.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// The per-work-item area (private variables, then spills, then the resume state).
+    fn wi_area(&mut self) -> CValue {
+        let p = self.g().private;
+        if !self.r.barriers() {
+            return p;
+        }
+        let wi = self.b.use_var(self.wi);
+        let off = self.b.ins().imul_imm_s(wi, i64::from(self.stride));
+        self.b.ins().iadd(p, off)
+    }
+
+    fn spill_addr(&mut self, slot: u32) -> CValue {
+        let a = self.wi_area();
+        let base = crate::align16(self.k.private_size) + slot;
+        self.b.ins().iadd_imm_s(a, i64::from(base))
+    }
+
+    /// Where a work-item records the segment it resumes at (`u32::MAX`: finished).
+    fn state_addr(&mut self) -> CValue {
+        let slot = self.r.spill_size;
+        self.spill_addr(slot)
+    }
+
+    /// Records `v`'s native value, spilling it if some segment needs it from an earlier round.
+    fn def(&mut self, v: ir::Value, c: CValue) {
+        self.vals.insert((self.segment, v), c);
+        if let Some(slot) = self.r.spills.get(&v).copied() {
+            let a = self.spill_addr(slot);
+            self.b.ins().store(MemFlagsData::trusted(), c, a, 0);
+        }
+    }
+
+    fn v(&mut self, v: ir::Value) -> CValue {
+        let seg = self.segment as usize;
+        if self.r.direct(seg, v, self.at.0, self.at.1) {
+            if let Some(c) = self.vals.get(&(self.segment, v)) {
+                return *c;
+            }
+        } else if let Some(slot) = self.r.spills.get(&v).copied() {
+            let a = self.spill_addr(slot);
+            return self
+                .b
+                .ins()
+                .load(ty(self.k.ty(v)), MemFlagsData::trusted(), a, 0);
+        }
+        self.missing(v)
+    }
+
+    /// A value the backend never saw defined (the verifier rules this out): a zero of its type,
+    /// and the function is refused when it is finished.
+    fn missing(&mut self, v: ir::Value) -> CValue {
+        self.broken = true;
+        match self.k.ty(v) {
+            Ty::F32 => self.b.ins().f32const(0.0),
+            Ty::F64 => self.b.ins().f64const(0.0),
+            t => self.b.ins().iconst(ty(t), 0),
+        }
+    }
+
+    fn args(&mut self, a: &[ir::Value]) -> Vec<BlockArg> {
+        a.iter().map(|v| BlockArg::Value(self.v(*v))).collect()
+    }
+
+    fn target(&self, t: ir::BlockId) -> cranelift_codegen::ir::Block {
+        // Targets of inner edges are in the same segment (regions.rs built it so).
+        self.blocks[&(self.segment, t.0 as usize)]
+    }
+
+    fn block(&mut self, i: usize, blk: &ir::Block) -> Result<(), Error> {
+        let cb = self.blocks[&(self.segment, i)];
+        self.b.switch_to_block(cb);
+        self.at = (i, 0);
+        for p in &blk.params {
+            let c = match self.vals.get(&(self.segment, *p)) {
+                Some(c) => *c,
+                None => self.missing(*p),
+            };
+            self.def(*p, c);
+        }
+        for (ii, inst) in blk.insts.iter().enumerate() {
+            self.at = (i, ii + 1);
+            let r = self.op(inst.result.map(|r| self.k.ty(r)), &inst.op)?;
+            if let (Some(res), Some(c)) = (inst.result, r) {
+                self.def(res, c);
+            }
+        }
+        self.at = (i, blk.insts.len() + 1);
+        match &blk.term {
+            Term::Jump(t, a) => {
+                let a = self.args(a);
+                let t = self.target(*t);
+                self.b.ins().jump(t, &a);
+            }
+            Term::Branch(c, (t, ta), (f, fa)) => {
+                let c = self.v(*c);
+                let ta = self.args(ta);
+                let fa = self.args(fa);
+                let (t, f) = (self.target(*t), self.target(*f));
+                self.b.ins().brif(c, t, &ta, f, &fa);
+            }
+            Term::Switch(s, d, cases) => {
+                let s = self.v(*s);
+                let width = self.b.func.dfg.value_type(s).bits();
+                let mut sw = Switch::new();
+                for (v, t) in cases {
+                    let v = if width >= 64 {
+                        *v
+                    } else {
+                        *v & ((1u64 << width) - 1)
+                    };
+                    if sw.entries().contains_key(&u128::from(v)) {
+                        continue;
+                    }
+                    sw.set_entry(u128::from(v), self.target(*t));
+                }
+                let d = self.target(*d);
+                sw.emit(&mut self.b, s, d);
+            }
+            Term::Barrier(t) => {
+                // Stop here; resume at the barrier's segment in the next round.
+                let next = self.r.segment_of.get(&t.0).copied().unwrap_or(u32::MAX);
+                self.resume_at(next);
+                let one = self.b.ins().iconst(types::I8, 1);
+                self.b.def_var(self.any, one);
+                self.b.ins().jump(self.latch, &[]);
+            }
+            Term::Return | Term::Unreachable | Term::None => {
+                if self.r.barriers() {
+                    self.resume_at(u32::MAX);
+                }
+                self.b.ins().jump(self.latch, &[]);
+            }
+        }
+        Ok(())
+    }
+
+    fn resume_at(&mut self, segment: u32) {
+        let a = self.state_addr();
+        let v = self.b.ins().iconst(types::I32, i64::from(segment as i32));
+        self.b.ins().store(MemFlagsData::trusted(), v, a, 0);
+    }
+
+    fn builtin(&mut self, b: Builtin, d: usize) -> CValue {
+        let g = self.g();
+        let (gid, lsz, ngr, goff, wdim) = (g.gid, g.lsz, g.ngr, g.goff, g.wdim);
+        match b {
+            Builtin::LocalId => self.b.use_var(self.lid[d]),
+            Builtin::GroupId => gid[d],
+            Builtin::LocalSize => lsz[d],
+            Builtin::NumGroups => ngr[d],
+            Builtin::GlobalOffset => goff[d],
+            Builtin::GlobalSize => self.b.ins().imul(lsz[d], ngr[d]),
+            Builtin::GlobalId => {
+                let l = self.b.use_var(self.lid[d]);
+                let x = self.b.ins().imul(gid[d], lsz[d]);
+                let x = self.b.ins().iadd(x, l);
+                self.b.ins().iadd(x, goff[d])
+            }
+            Builtin::WorkDim => wdim,
+            Builtin::LocalLinearId => self.b.use_var(self.wi),
+            Builtin::GlobalLinearId => {
+                let mut acc = self.b.ins().iconst(types::I64, 0);
+                for d in (0..3).rev() {
+                    let size = self.builtin(Builtin::GlobalSize, d);
+                    let id = self.builtin(Builtin::GlobalId, d);
+                    let id = self.b.ins().isub(id, goff[d]);
+                    let m = self.b.ins().imul(acc, size);
+                    acc = self.b.ins().iadd(m, id);
+                }
+                acc
+            }
+        }
+    }
+
+    fn call(&mut self, addr: usize, params: &[Type], ret: Type, args: &[CValue]) -> CValue {
+        let mut sig = Signature::new(self.b.func.signature.call_conv);
+        sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+        if ret != types::INVALID {
+            sig.returns.push(AbiParam::new(ret));
+        }
+        let sr = self.b.import_signature(sig);
+        let f = self.b.ins().iconst(types::I64, addr as i64);
+        let call = self.b.ins().call_indirect(sr, f, args);
+        self.b.inst_results(call).first().copied().unwrap_or(f)
+    }
+
+    fn op(&mut self, rt: Option<Ty>, op: &Op) -> Result<Option<CValue>, Error> {
+        let fl = MemFlagsData::new();
+        let t = rt.map(ty).unwrap_or(types::INVALID);
+        let v = match op {
+            Op::Const(bits) => match rt {
+                Some(Ty::F32) => self.b.ins().f32const(Ieee32::with_bits(*bits as u32)),
+                Some(Ty::F64) => self.b.ins().f64const(Ieee64::with_bits(*bits)),
+                Some(r) => {
+                    let w = r.bytes() * 8;
+                    let bits = if w >= 64 {
+                        *bits
+                    } else {
+                        *bits & ((1u64 << w) - 1)
+                    };
+                    let bits = if r == Ty::Bool {
+                        u64::from(bits != 0)
+                    } else {
+                        bits
+                    };
+                    self.b.ins().iconst(t, bits as i64)
+                }
+                None => return Ok(None),
+            },
+            Op::Bin(o, a, b) => {
+                let (a, b) = (self.v(*a), self.v(*b));
+                self.bin(*o, t, a, b)
+            }
+            Op::Un(o, a) => {
+                let a = self.v(*a);
+                match o {
+                    UnOp::Neg => self.b.ins().ineg(a),
+                    UnOp::FNeg => self.b.ins().fneg(a),
+                    UnOp::Not if rt == Some(Ty::Bool) => self.b.ins().bxor_imm_s(a, 1),
+                    UnOp::Not => self.b.ins().bnot(a),
+                    UnOp::Clz => self.b.ins().clz(a),
+                    UnOp::Popcnt => self.b.ins().popcnt(a),
+                }
+            }
+            Op::Cmp(c, a, b) => {
+                let (a, b) = (self.v(*a), self.v(*b));
+                let i = |cc| Some(cc);
+                let icc = match c {
+                    CmpOp::Eq => i(IntCC::Equal),
+                    CmpOp::Ne => i(IntCC::NotEqual),
+                    CmpOp::ULt => i(IntCC::UnsignedLessThan),
+                    CmpOp::ULe => i(IntCC::UnsignedLessThanOrEqual),
+                    CmpOp::UGt => i(IntCC::UnsignedGreaterThan),
+                    CmpOp::UGe => i(IntCC::UnsignedGreaterThanOrEqual),
+                    CmpOp::SLt => i(IntCC::SignedLessThan),
+                    CmpOp::SLe => i(IntCC::SignedLessThanOrEqual),
+                    CmpOp::SGt => i(IntCC::SignedGreaterThan),
+                    CmpOp::SGe => i(IntCC::SignedGreaterThanOrEqual),
+                    _ => None,
+                };
+                if let Some(cc) = icc {
+                    self.b.ins().icmp(cc, a, b)
+                } else {
+                    let fcc = match c {
+                        CmpOp::FEq => FloatCC::Equal,
+                        CmpOp::FNe => FloatCC::OrderedNotEqual,
+                        CmpOp::FLt => FloatCC::LessThan,
+                        CmpOp::FLe => FloatCC::LessThanOrEqual,
+                        CmpOp::FGt => FloatCC::GreaterThan,
+                        CmpOp::FGe => FloatCC::GreaterThanOrEqual,
+                        CmpOp::FUnordEq => FloatCC::UnorderedOrEqual,
+                        CmpOp::FUnordNe => FloatCC::NotEqual,
+                        CmpOp::FUnordLt => FloatCC::UnorderedOrLessThan,
+                        CmpOp::FUnordLe => FloatCC::UnorderedOrLessThanOrEqual,
+                        CmpOp::FUnordGt => FloatCC::UnorderedOrGreaterThan,
+                        CmpOp::FUnordGe => FloatCC::UnorderedOrGreaterThanOrEqual,
+                        CmpOp::FOrd => FloatCC::Ordered,
+                        _ => FloatCC::Unordered,
+                    };
+                    self.b.ins().fcmp(fcc, a, b)
+                }
+            }
+            Op::Select(c, a, b) => {
+                let (c, a, b) = (self.v(*c), self.v(*a), self.v(*b));
+                self.b.ins().select(c, a, b)
+            }
+            Op::Conv(c, x) => {
+                let from = self.k.ty(*x);
+                let x = self.v(*x);
+                self.conv(*c, from, rt.unwrap_or(Ty::I64), x)
+            }
+            Op::Load(a) => {
+                let a = self.v(*a);
+                self.b.ins().load(t, fl, a, 0)
+            }
+            Op::Store { addr, value } => {
+                let (a, v) = (self.v(*addr), self.v(*value));
+                self.b.ins().store(fl, v, a, 0);
+                return Ok(None);
+            }
+            Op::Copy { dst, src, size } => {
+                let args = [self.v(*dst), self.v(*src), self.v(*size)];
+                self.call(
+                    copy_bytes as *const () as usize,
+                    &[types::I64; 3],
+                    types::INVALID,
+                    &args,
+                );
+                return Ok(None);
+            }
+            Op::Atomic(o, a, x) => {
+                let (a, x) = (self.v(*a), self.v(*x));
+                let o = match o {
+                    AtomicOp::Add => AtomicRmwOp::Add,
+                    AtomicOp::Sub => AtomicRmwOp::Sub,
+                    AtomicOp::Xchg => AtomicRmwOp::Xchg,
+                    AtomicOp::And => AtomicRmwOp::And,
+                    AtomicOp::Or => AtomicRmwOp::Or,
+                    AtomicOp::Xor => AtomicRmwOp::Xor,
+                    AtomicOp::SMin => AtomicRmwOp::Smin,
+                    AtomicOp::SMax => AtomicRmwOp::Smax,
+                    AtomicOp::UMin => AtomicRmwOp::Umin,
+                    AtomicOp::UMax => AtomicRmwOp::Umax,
+                };
+                self.b.ins().atomic_rmw(t, fl, o, a, x)
+            }
+            Op::AtomicCas(a, e, x) => {
+                let (a, e, x) = (self.v(*a), self.v(*e), self.v(*x));
+                self.b.ins().atomic_cas(fl, a, e, x)
+            }
+            Op::AtomicLoad(a) => {
+                let a = self.v(*a);
+                self.b.ins().atomic_load(t, fl, a)
+            }
+            Op::AtomicStore(a, x) => {
+                let (a, x) = (self.v(*a), self.v(*x));
+                self.b.ins().atomic_store(fl, x, a);
+                return Ok(None);
+            }
+            Op::Math(f, args) => {
+                let args: Vec<CValue> = args.iter().map(|a| self.v(*a)).collect();
+                match f {
+                    MathFn::Sqrt => self.b.ins().sqrt(args[0]),
+                    MathFn::Fabs => self.b.ins().fabs(args[0]),
+                    MathFn::Mad => {
+                        let m = self.b.ins().fmul(args[0], args[1]);
+                        self.b.ins().fadd(m, args[2])
+                    }
+                    _ => {
+                        let addr = math_shim(*f, rt == Some(Ty::F64))
+                            .ok_or_else(|| Error::internal(format!("no shim for {f:?}")))?;
+                        self.call(addr, &vec![t; args.len()], t, &args)
+                    }
+                }
+            }
+            Op::Builtin(b, d) => self.builtin(*b, usize::from(*d).min(2)),
+            Op::BuiltinDyn(b, d) => {
+                let d = self.v(*d);
+                let d = if self.b.func.dfg.value_type(d) == types::I64 {
+                    d
+                } else {
+                    self.b.ins().uextend(types::I64, d)
+                };
+                let dflt = match b {
+                    Builtin::GlobalSize | Builtin::LocalSize | Builtin::NumGroups => 1,
+                    _ => 0,
+                };
+                let mut acc = self.b.ins().iconst(types::I64, dflt);
+                for dim in (0..3).rev() {
+                    let v = self.builtin(*b, dim);
+                    let is = self.b.ins().icmp_imm_s(IntCC::Equal, d, dim as i64);
+                    acc = self.b.ins().select(is, v, acc);
+                }
+                acc
+            }
+            Op::ArgAddr(o) => {
+                let a = self.g().args;
+                self.b.ins().iadd_imm_s(a, i64::from(*o))
+            }
+            Op::PrivateAddr(o) => {
+                let a = self.wi_area();
+                self.b.ins().iadd_imm_s(a, i64::from(*o))
+            }
+            Op::LocalAddr(o) => {
+                let a = self.g().local;
+                self.b.ins().iadd_imm_s(a, i64::from(*o))
+            }
+            Op::GlobalAddr(o) => self
+                .b
+                .ins()
+                .iconst(types::I64, (self.data + *o as usize) as i64),
+            Op::Barrier => return Err(Error::internal("a barrier left after splitting")),
+        };
+        Ok(Some(v))
+    }
+
+    fn bin(&mut self, o: BinOp, t: Type, a: CValue, b: CValue) -> CValue {
+        match o {
+            BinOp::Add => self.b.ins().iadd(a, b),
+            BinOp::Sub => self.b.ins().isub(a, b),
+            BinOp::Mul => self.b.ins().imul(a, b),
+            BinOp::FAdd => self.b.ins().fadd(a, b),
+            BinOp::FSub => self.b.ins().fsub(a, b),
+            BinOp::FMul => self.b.ins().fmul(a, b),
+            BinOp::FDiv => self.b.ins().fdiv(a, b),
+            BinOp::FRem => {
+                let addr = math_shim(MathFn::Fmod, t == types::F64).unwrap_or(0);
+                self.call(addr, &[t, t], t, &[a, b])
+            }
+            BinOp::And => self.b.ins().band(a, b),
+            BinOp::Or => self.b.ins().bor(a, b),
+            BinOp::Xor => self.b.ins().bxor(a, b),
+            BinOp::SMulHi => self.b.ins().smulhi(a, b),
+            BinOp::UMulHi => self.b.ins().umulhi(a, b),
+            BinOp::Rotl => self.b.ins().rotl(a, b),
+            BinOp::Shl | BinOp::LShr | BinOp::AShr => {
+                // Shift amounts of another width are brought to the shifted value's.
+                let bt = self.b.func.dfg.value_type(b);
+                let b = if bt.bits() > t.bits() {
+                    self.b.ins().ireduce(t, b)
+                } else if bt.bits() < t.bits() {
+                    self.b.ins().uextend(t, b)
+                } else {
+                    b
+                };
+                match o {
+                    BinOp::Shl => self.b.ins().ishl(a, b),
+                    BinOp::LShr => self.b.ins().ushr(a, b),
+                    _ => self.b.ins().sshr(a, b),
+                }
+            }
+            BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem | BinOp::SMod => {
+                // No trap: a zero divisor gives 0, MIN / -1 wraps (remainder 0).
+                let zero = self.b.ins().iconst(t, 0);
+                let one = self.b.ins().iconst(t, 1);
+                let is0 = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
+                let signed = matches!(o, BinOp::SDiv | BinOp::SRem | BinOp::SMod);
+                let ism1 = if signed {
+                    self.b.ins().icmp_imm_s(IntCC::Equal, b, -1)
+                } else {
+                    self.b.ins().iconst(types::I8, 0)
+                };
+                let bad = self.b.ins().bor(is0, ism1);
+                let d = self.b.ins().select(bad, one, b);
+                let r = match o {
+                    BinOp::UDiv => self.b.ins().udiv(a, d),
+                    BinOp::URem => self.b.ins().urem(a, d),
+                    BinOp::SDiv => self.b.ins().sdiv(a, d),
+                    _ => self.b.ins().srem(a, d),
+                };
+                let r = if o == BinOp::SMod {
+                    // The remainder takes the divisor's sign.
+                    let nz = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+                    let x = self.b.ins().bxor(r, b);
+                    let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
+                    let fix = self.b.ins().band(nz, neg);
+                    let rb = self.b.ins().iadd(r, b);
+                    self.b.ins().select(fix, rb, r)
+                } else {
+                    r
+                };
+                // By -1: the quotient is -a, the remainder 0.
+                let r = if o == BinOp::SDiv {
+                    let na = self.b.ins().ineg(a);
+                    self.b.ins().select(ism1, na, r)
+                } else if signed {
+                    self.b.ins().select(ism1, zero, r)
+                } else {
+                    r
+                };
+                self.b.ins().select(is0, zero, r)
+            }
+        }
+    }
+
+    fn conv(&mut self, c: ConvOp, from: Ty, to: Ty, x: CValue) -> CValue {
+        let (ft, tt) = (ty(from), ty(to));
+        let resize = |s: &mut Self, signed: bool, x: CValue| {
+            if tt.bits() > ft.bits() {
+                if signed {
+                    s.b.ins().sextend(tt, x)
+                } else {
+                    s.b.ins().uextend(tt, x)
+                }
+            } else if tt.bits() < ft.bits() {
+                s.b.ins().ireduce(tt, x)
+            } else {
+                x
+            }
+        };
+        match c {
+            ConvOp::UResize | ConvOp::BoolToInt => resize(self, false, x),
+            ConvOp::SResize => resize(self, true, x),
+            ConvOp::FToS | ConvOp::FToU => {
+                let wide = if tt.bits() < 32 { types::I32 } else { tt };
+                let v = if c == ConvOp::FToS {
+                    self.b.ins().fcvt_to_sint_sat(wide, x)
+                } else {
+                    self.b.ins().fcvt_to_uint_sat(wide, x)
+                };
+                if wide == tt {
+                    v
+                } else {
+                    self.b.ins().ireduce(tt, v)
+                }
+            }
+            ConvOp::SToF | ConvOp::UToF => {
+                let x = if ft.bits() < 32 {
+                    if c == ConvOp::SToF {
+                        self.b.ins().sextend(types::I32, x)
+                    } else {
+                        self.b.ins().uextend(types::I32, x)
+                    }
+                } else {
+                    x
+                };
+                if c == ConvOp::SToF {
+                    self.b.ins().fcvt_from_sint(tt, x)
+                } else {
+                    self.b.ins().fcvt_from_uint(tt, x)
+                }
+            }
+            ConvOp::FResize => {
+                if tt.bits() > ft.bits() {
+                    self.b.ins().fpromote(tt, x)
+                } else if tt.bits() < ft.bits() {
+                    self.b.ins().fdemote(tt, x)
+                } else {
+                    x
+                }
+            }
+            ConvOp::Bitcast => {
+                if ft == tt {
+                    x
+                } else {
+                    self.b.ins().bitcast(tt, MemFlagsData::new(), x)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,320 @@
+//! `zekit-spirv`: OpenCL SPIR-V kernels compiled to native code for the CPU driver.
+//!
+//! The pipeline: [`spv`] splits the binary into instructions and checks the header;
+//! [`lower`] turns the module into the compiler's own [`ir`] (one SSA function per kernel,
+//! calls inlined, phis as block parameters, built-ins as operations), validating what it relies
+//! on; [`verify`] checks the IR (terminators, branch arguments, SSA dominance); [`regions`]
+//! splits kernels at their work-group barriers; [`jit`] lowers the IR to
+//! machine code through Cranelift. Nothing here knows Level Zero.
+//!
+//! A compiled kernel is a function called once per work-group with a [`GroupCtx`]; it runs the
+//! group's work-items as loops inside (one loop per barrier-delimited region).
+
+pub mod ir;
+pub mod jit;
+pub mod lower;
+pub mod regions;
+pub mod spv;
+pub mod verify;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Why a module does not build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// Not valid SPIR-V (or not what the compiler can rely on): a bad binary.
+    Invalid(String),
+    /// Valid SPIR-V the compiler does not support yet.
+    Unsupported(String),
+    /// The code generator failed (a compiler bug).
+    Internal(String),
+}
+
+impl Error {
+    /// A malformed module.
+    pub fn invalid(m: impl Into<String>) -> Error {
+        Error::Invalid(m.into())
+    }
+    /// Something not supported yet.
+    pub fn unsupported(m: impl Into<String>) -> Error {
+        Error::Unsupported(m.into())
+    }
+    /// A compiler failure.
+    pub fn internal(m: impl Into<String>) -> Error {
+        Error::Internal(m.into())
+    }
+    /// The same error with `what` in front of its message.
+    pub fn context(self, what: impl fmt::Display) -> Error {
+        match self {
+            Error::Invalid(m) => Error::Invalid(format!("{what}: {m}")),
+            Error::Unsupported(m) => Error::Unsupported(format!("{what}: {m}")),
+            Error::Internal(m) => Error::Internal(format!("{what}: {m}")),
+        }
+    }
+    /// True for a malformed binary (as opposed to a build failure).
+    pub fn is_invalid(&self) -> bool {
+        matches!(self, Error::Invalid(_))
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Invalid(m) => write!(f, "invalid SPIR-V: {m}"),
+            Error::Unsupported(m) => write!(f, "unsupported: {m}"),
+            Error::Internal(m) => write!(f, "internal compiler error: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// What a kernel argument is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// A pointer to global or constant memory (8 bytes).
+    Buffer,
+    /// A scalar by value.
+    Scalar,
+    /// A pointer to local memory: the application sets its size, the driver allocates it.
+    Local,
+    /// A struct by value (its bytes).
+    ByValue,
+}
+
+/// The address space a pointer argument points into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressSpace {
+    /// `global`.
+    Global,
+    /// `constant`.
+    Constant,
+    /// `local`.
+    Local,
+    /// Not a pointer (scalars, by-value structs).
+    Private,
+    /// A generic pointer.
+    Generic,
+}
+
+/// A kernel argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArgInfo {
+    /// Its kind.
+    pub kind: ArgKind,
+    /// Bytes the application passes (8 for pointers; for local arguments, 8 in the block).
+    pub size: u32,
+    /// Offset in the argument block.
+    pub offset: u32,
+    /// Where a pointer points.
+    pub space: AddressSpace,
+}
+
+/// What a kernel reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelInfo {
+    /// Its name.
+    pub name: String,
+    /// Its arguments.
+    pub args: Vec<ArgInfo>,
+    /// Bytes of the argument block.
+    pub args_size: u32,
+    /// `reqd_work_group_size`, if given.
+    pub reqd_work_group_size: Option<[u32; 3]>,
+    /// Bytes of local memory of the module's static local variables (before local arguments).
+    pub local_static_size: u32,
+    /// Bytes of private memory per work-item (variables, and values kept across barriers).
+    pub private_size: u32,
+    /// True when the kernel has work-group barriers (work-items then need their own private
+    /// memory: `private_size` bytes each).
+    pub barriers: bool,
+}
+
+/// What a work-group function reads: the launch's geometry, the group, the arguments and the
+/// memory the caller provides. Every field is 8 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GroupCtx {
+    /// This group's id.
+    pub group_id: [u64; 3],
+    /// Work-items per group.
+    pub local_size: [u64; 3],
+    /// Groups in the launch.
+    pub num_groups: [u64; 3],
+    /// Global offset.
+    pub global_offset: [u64; 3],
+    /// Dimensions of the launch (1, 2 or 3).
+    pub work_dim: u64,
+    /// The argument block: [`KernelInfo::args_size`] bytes laid out by [`ArgInfo::offset`];
+    /// local arguments hold the address of their local memory.
+    pub args: usize,
+    /// The group's local memory (static variables at offset 0).
+    pub local_mem: usize,
+    /// Private memory: `private_size` bytes, times the group's work-item count when the kernel
+    /// has barriers.
+    pub private_mem: usize,
+}
+
+impl GroupCtx {
+    const GROUP_ID: i32 = 0;
+    const LOCAL_SIZE: i32 = 24;
+    const NUM_GROUPS: i32 = 48;
+    const GLOBAL_OFFSET: i32 = 72;
+    const WORK_DIM: i32 = 96;
+    const ARGS: i32 = 104;
+    const LOCAL_MEM: i32 = 112;
+    const PRIVATE_MEM: i32 = 120;
+}
+
+pub(crate) fn align16(x: u32) -> u32 {
+    x.div_ceil(16) * 16
+}
+
+/// A compiled kernel.
+#[derive(Debug)]
+pub struct Kernel {
+    /// What it reports.
+    pub info: KernelInfo,
+    entry: usize,
+}
+
+impl Kernel {
+    /// Runs one work-group.
+    ///
+    /// # Safety
+    /// `ctx` must describe valid memory: an argument block of `args_size` bytes holding the
+    /// values the kernel's code dereferences (valid buffers), local memory of at least the
+    /// static size plus the local arguments, private memory as [`GroupCtx::private_mem`]
+    /// says; and the [`Program`] must outlive the call.
+    pub unsafe fn run_group(&self, ctx: &mut GroupCtx) {
+        // SAFETY: `entry` is the finalized code of this kernel, of this signature (jit.rs);
+        // the caller vouches for the memory it reaches.
+        let f: extern "C" fn(*mut GroupCtx) = unsafe { std::mem::transmute(self.entry) };
+        f(ctx);
+    }
+}
+
+/// A compiled module.
+#[derive(Debug)]
+pub struct Program {
+    /// Its kernels, in entry point order.
+    pub kernels: Vec<Kernel>,
+    /// Exported program-scope variables: name, address, size.
+    pub globals: Vec<(String, usize, usize)>,
+    data: Box<[u64]>,
+    _code: jit::Code,
+}
+
+impl Program {
+    /// A kernel by name.
+    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
+        self.kernels.iter().find(|k| k.info.name == name)
+    }
+    /// Address of the program-scope data.
+    pub fn data_address(&self) -> usize {
+        self.data.as_ptr() as usize
+    }
+}
+
+/// Compiles a SPIR-V module; `spec` gives specialization constant values by SpecId. Never
+/// panics: a panic inside the compiler becomes [`Error::Internal`].
+pub fn compile(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Program, Error> {
+    match catch_unwind(AssertUnwindSafe(|| compile_inner(bytes, spec, true))) {
+        Ok(r) => r,
+        Err(_) => Err(Error::internal("the compiler panicked")),
+    }
+}
+
+/// The module's specialization constants: (SpecId, bytes of its value), so that a caller
+/// reads exactly as many bytes of each value it is given.
+pub fn spec_constants(bytes: &[u8]) -> Result<Vec<(u32, u32)>, Error> {
+    let (insts, _, _) = spv::parse(bytes)?;
+    let decos = spv::decorations(&insts)?;
+    let mut widths = HashMap::new();
+    let mut out = Vec::new();
+    for i in &insts {
+        match i.op {
+            20 => {
+                widths.insert(i.w(0)?, 1);
+            }
+            21 | 22 => {
+                widths.insert(i.w(0)?, (i.w(1)? / 8).max(1));
+            }
+            48..=50 => {
+                let id = i.w(1)?;
+                if let Some(d) = decos.get(&id).and_then(|d| d.iter().find(|d| d.0 == 1)) {
+                    let spec_id =
+                        *d.1.first()
+                            .ok_or_else(|| Error::invalid("SpecId without a value"))?;
+                    let w = widths.get(&i.w(0)?).copied().unwrap_or(4);
+                    out.push((spec_id, w));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Parses, validates and lowers to the IR without generating code (what the fuzz test drives).
+pub fn check(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Vec<KernelInfo>, Error> {
+    let (insts, _, _) = spv::parse(bytes)?;
+    let lowered = lower::lower(&insts, spec)?;
+    let mut infos = Vec::new();
+    for (mut k, mut info) in lowered.kernels {
+        verify::verify(&k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
+        let r = regions::split(&mut k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
+        info.barriers = r.barriers();
+        infos.push(info);
+    }
+    Ok(infos)
+}
+
+fn compile_inner(bytes: &[u8], spec: &HashMap<u32, u64>, codegen: bool) -> Result<Program, Error> {
+    let (insts, _, _) = spv::parse(bytes)?;
+    let lowered = lower::lower(&insts, spec)?;
+    let data: Box<[u64]> = {
+        let mut d = vec![0u64; lowered.data.len().div_ceil(8)];
+        for (i, b) in lowered.data.iter().enumerate() {
+            d[i / 8] |= u64::from(*b) << (8 * (i % 8));
+        }
+        d.into_boxed_slice()
+    };
+    let base = data.as_ptr() as usize;
+    let mut split = Vec::new();
+    let mut infos = Vec::new();
+    for (mut k, mut info) in lowered.kernels {
+        verify::verify(&k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
+        let r = regions::split(&mut k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
+        info.barriers = r.barriers();
+        // Per work-item: private variables, spill slots, and (with barriers) the resume state.
+        let state = if r.barriers() { 8 } else { 0 };
+        let stride = align16(align16(k.private_size) + r.spill_size + state);
+        info.private_size = stride;
+        infos.push(info);
+        split.push((k, r, stride));
+    }
+    let code = if codegen {
+        jit::compile(&split, base)?
+    } else {
+        return Err(Error::internal("no code generated"));
+    };
+    let kernels = infos
+        .into_iter()
+        .zip(&code.entries)
+        .map(|(info, e)| Kernel { info, entry: *e })
+        .collect();
+    let globals = lowered
+        .globals
+        .into_iter()
+        .map(|(n, o, s)| (n, base + o as usize, s as usize))
+        .collect();
+    Ok(Program {
+        kernels,
+        globals,
+        data,
+        _code: code,
+    })
+}

@@ -1,0 +1,1995 @@
+//! SPIR-V to the IR: module-level facts, program-scope variables laid out, and each entry
+//! point lowered to one [`ir::Kernel`] with every call inlined.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ir::{
+    self, AtomicOp, BinOp, BlockId, Builtin, CmpOp, ConvOp, MathFn, Op, Term, Ty, UnOp, Value,
+};
+use crate::spv::{self, op_name, Decoration, Inst, Type};
+use crate::{AddressSpace, ArgInfo, ArgKind, Error, KernelInfo};
+
+/// Most IR instructions a kernel may have after inlining.
+const MAX_INSTS: usize = 1 << 20;
+/// Deepest call nesting.
+const MAX_DEPTH: usize = 64;
+
+/// A lowered module.
+#[derive(Debug)]
+pub struct Lowered {
+    /// Each kernel with what it reports.
+    pub kernels: Vec<(ir::Kernel, KernelInfo)>,
+    /// Initial bytes of the program-scope variables.
+    pub data: Vec<u8>,
+    /// Exported program-scope variables: name, offset in `data`, size.
+    pub globals: Vec<(String, u32, u32)>,
+}
+
+#[derive(Clone, Debug)]
+enum ConstVal {
+    Scalar(u64),
+    Composite(Vec<u32>),
+    Null,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Global {
+    Data(u32),
+    Local(u32),
+    Builtin(Builtin),
+}
+
+struct Func {
+    params: Vec<(u32, u32)>,
+    ret: u32,
+    blocks: Vec<(u32, Vec<Inst>)>,
+}
+
+struct Module {
+    types: HashMap<u32, Type>,
+    consts: HashMap<u32, (u32, ConstVal)>,
+    globals: HashMap<u32, (u32, Global)>,
+    funcs: HashMap<u32, Func>,
+    decos: HashMap<u32, Vec<Decoration>>,
+    names: HashMap<u32, String>,
+    opencl_std: HashSet<u32>,
+    local_size: u32,
+}
+
+const SUPPORTED_CAPS: &[(u32, &str)] = &[
+    (4, "Addresses"),
+    (5, "Linkage"),
+    (6, "Kernel"),
+    (10, "Float64"),
+    (11, "Int64"),
+    (12, "Int64Atomics"),
+    (22, "Int16"),
+    (38, "GenericPointer"),
+    (39, "Int8"),
+];
+
+fn align_up(x: u64, a: u64) -> u64 {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
+impl Module {
+    fn ty(&self, id: u32) -> Result<&Type, Error> {
+        self.types
+            .get(&id)
+            .ok_or_else(|| Error::invalid(format!("%{id} is not a type")))
+    }
+
+    fn name(&self, id: u32) -> String {
+        self.names
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("%{id}"))
+    }
+
+    fn has_deco(&self, id: u32, deco: u32) -> Option<&[u32]> {
+        self.decos
+            .get(&id)?
+            .iter()
+            .find(|d| d.0 == deco)
+            .map(|d| d.1.as_slice())
+    }
+
+    /// Size and alignment in bytes of a type in memory.
+    fn layout(&self, id: u32) -> Result<(u64, u64), Error> {
+        self.layout_depth(id, 0)
+    }
+
+    fn layout_depth(&self, id: u32, depth: u32) -> Result<(u64, u64), Error> {
+        if depth > 32 {
+            return Err(Error::invalid("types nested too deeply"));
+        }
+        let r = match self.ty(id)? {
+            Type::Bool => (1, 1),
+            Type::Int(b) | Type::Float(b) => (u64::from(*b / 8), u64::from(*b / 8)),
+            Type::Pointer(..) => (8, 8),
+            Type::Vector(e, n) => {
+                let (s, _) = self.layout_depth(*e, depth + 1)?;
+                let n = if *n == 3 { 4 } else { u64::from(*n) };
+                (s * n, s * n)
+            }
+            Type::Array(e, len) => {
+                let (s, a) = self.layout_depth(*e, depth + 1)?;
+                let size = s
+                    .checked_mul(*len)
+                    .filter(|s| *s < 1 << 40)
+                    .ok_or_else(|| Error::invalid("array type too large"))?;
+                (size, a)
+            }
+            Type::Struct(members, packed) => {
+                let (mut off, mut align) = (0u64, 1u64);
+                for m in members {
+                    let (s, a) = self.layout_depth(*m, depth + 1)?;
+                    let a = if *packed { 1 } else { a };
+                    off = align_up(off, a) + s;
+                    align = align.max(a);
+                    if off > 1 << 40 {
+                        return Err(Error::invalid("struct type too large"));
+                    }
+                }
+                (align_up(off, align), align)
+            }
+            t => {
+                return Err(Error::unsupported(format!(
+                    "a value of type {t:?} in memory"
+                )))
+            }
+        };
+        Ok(r)
+    }
+
+    fn member_offset(&self, members: &[u32], packed: bool, index: usize) -> Result<u64, Error> {
+        let mut off = 0;
+        for (i, m) in members.iter().enumerate() {
+            let (s, a) = self.layout(*m)?;
+            off = align_up(off, if packed { 1 } else { a });
+            if i == index {
+                return Ok(off);
+            }
+            off += s;
+        }
+        Err(Error::invalid(format!(
+            "struct member index {index} out of range"
+        )))
+    }
+
+    /// Element type and count of a vector type.
+    fn vector(&self, id: u32) -> Option<(u32, u32)> {
+        match self.types.get(&id) {
+            Some(Type::Vector(e, n)) => Some((*e, *n)),
+            _ => None,
+        }
+    }
+
+    fn ir_ty(&self, id: u32) -> Result<Ty, Error> {
+        Ok(match self.ty(id)? {
+            Type::Bool => Ty::Bool,
+            Type::Int(8) => Ty::I8,
+            Type::Int(16) => Ty::I16,
+            Type::Int(32) => Ty::I32,
+            Type::Int(64) => Ty::I64,
+            Type::Float(32) => Ty::F32,
+            Type::Float(64) => Ty::F64,
+            Type::Pointer(..) => Ty::I64,
+            t => return Err(Error::unsupported(format!("values of type {t:?}"))),
+        })
+    }
+
+    fn const_scalar(&self, id: u32) -> Result<u64, Error> {
+        match self.consts.get(&id) {
+            Some((_, ConstVal::Scalar(v))) => Ok(*v),
+            Some((_, ConstVal::Null)) => Ok(0),
+            _ => Err(Error::invalid(format!("%{id} is not a scalar constant"))),
+        }
+    }
+
+    /// Writes constant `id` (of type `ty`) into `out`.
+    fn write_const(&self, id: u32, ty: u32, out: &mut [u8], depth: u32) -> Result<(), Error> {
+        if depth > 32 {
+            return Err(Error::invalid("constants nested too deeply"));
+        }
+        let (size, _) = self.layout(ty)?;
+        if (out.len() as u64) < size {
+            return Err(Error::invalid("constant larger than its variable"));
+        }
+        match self.consts.get(&id).map(|c| &c.1) {
+            Some(ConstVal::Scalar(v)) => {
+                let n = size.min(8) as usize;
+                out[..n].copy_from_slice(&v.to_le_bytes()[..n]);
+            }
+            Some(ConstVal::Null) => out[..size as usize].fill(0),
+            Some(ConstVal::Composite(parts)) => {
+                let (elems, packed): (Vec<u32>, bool) = match self.ty(ty)? {
+                    Type::Array(e, n) => (vec![*e; (*n).min(1 << 24) as usize], false),
+                    Type::Vector(e, n) => (vec![*e; *n as usize], true),
+                    Type::Struct(m, p) => (m.clone(), *p),
+                    t => return Err(Error::invalid(format!("composite constant of type {t:?}"))),
+                };
+                if parts.len() != elems.len() {
+                    return Err(Error::invalid(
+                        "composite constant with the wrong number of parts",
+                    ));
+                }
+                let mut off = 0u64;
+                for (p, e) in parts.iter().zip(&elems) {
+                    let (s, a) = self.layout(*e)?;
+                    off = align_up(off, if packed { s } else { a });
+                    let end = (off + s) as usize;
+                    if end > out.len() {
+                        return Err(Error::invalid("composite constant overflows its type"));
+                    }
+                    self.write_const(*p, *e, &mut out[off as usize..end], depth + 1)?;
+                    off += s;
+                }
+            }
+            None => {
+                return Err(Error::invalid(format!(
+                    "initializer %{id} is not a constant"
+                )))
+            }
+        }
+        Ok(())
+    }
+}
+
+fn builtin_of(n: u32) -> Result<Builtin, Error> {
+    Ok(match n {
+        24 => Builtin::NumGroups,
+        25 | 32 => Builtin::LocalSize,
+        26 => Builtin::GroupId,
+        27 => Builtin::LocalId,
+        28 => Builtin::GlobalId,
+        29 => Builtin::LocalLinearId,
+        30 => Builtin::WorkDim,
+        31 => Builtin::GlobalSize,
+        33 => Builtin::GlobalOffset,
+        34 => Builtin::GlobalLinearId,
+        _ => return Err(Error::unsupported(format!("built-in variable BuiltIn {n}"))),
+    })
+}
+
+/// Lowers a parsed module; `spec` gives specialization constants by SpecId.
+pub fn lower(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Lowered, Error> {
+    let decos = spv::decorations(insts)?;
+    let mut m = Module {
+        types: HashMap::new(),
+        consts: HashMap::new(),
+        globals: HashMap::new(),
+        funcs: HashMap::new(),
+        decos,
+        names: HashMap::new(),
+        opencl_std: HashSet::new(),
+        local_size: 0,
+    };
+    let mut data = Vec::new();
+    let mut globals = Vec::new();
+    let mut entries = Vec::new();
+    let mut modes: HashMap<u32, [u32; 3]> = HashMap::new();
+    let mut current: Option<(u32, Func)> = None;
+    for i in insts {
+        if let Some((fid, f)) = current.as_mut() {
+            match i.op {
+                55 => f.params.push((i.w(1)?, i.w(0)?)),
+                248 => f.blocks.push((i.w(0)?, Vec::new())),
+                56 => {
+                    let (fid, f) = current.take().expect("inside a function");
+                    m.funcs.insert(fid, f);
+                }
+                54 => return Err(Error::invalid("OpFunction inside a function")),
+                _ => match f.blocks.last_mut() {
+                    Some(b) => b.1.push(i.clone()),
+                    None => {
+                        return Err(Error::invalid(format!(
+                            "{} before the first block of function %{fid}",
+                            op_name(i.op)
+                        )))
+                    }
+                },
+            }
+            continue;
+        }
+        match i.op {
+            0 | 2 | 3 | 4 | 6 | 7 | 8 | 10 | 71 | 72 | 73 | 74 | 317 | 330 => {}
+            5 => {
+                let (s, _) = i.string(1)?;
+                m.names.insert(i.w(0)?, s);
+            }
+            17 => {
+                let c = i.w(0)?;
+                if !SUPPORTED_CAPS.iter().any(|s| s.0 == c) {
+                    return Err(Error::unsupported(format!("capability {c}")));
+                }
+            }
+            11 => {
+                let (s, _) = i.string(1)?;
+                if s == "OpenCL.std" {
+                    m.opencl_std.insert(i.w(0)?);
+                }
+            }
+            14 => {
+                if i.w(0)? != 2 {
+                    return Err(Error::unsupported(
+                        "addressing model other than Physical64 (compile for spir64)",
+                    ));
+                }
+                if i.w(1)? != 2 {
+                    return Err(Error::unsupported("memory model other than OpenCL"));
+                }
+            }
+            15 => {
+                if i.w(0)? != 6 {
+                    return Err(Error::unsupported("entry points other than Kernel"));
+                }
+                let (name, _) = i.string(2)?;
+                entries.push((i.w(1)?, name));
+            }
+            16 | 331 => {
+                if i.w(1)? == 17 {
+                    modes.insert(i.w(0)?, [i.w(2)?, i.w(3)?, i.w(4)?]);
+                }
+            }
+            19 => {
+                m.types.insert(i.w(0)?, Type::Void);
+            }
+            20 => {
+                m.types.insert(i.w(0)?, Type::Bool);
+            }
+            21 => {
+                let b = i.w(1)?;
+                if ![8, 16, 32, 64].contains(&b) {
+                    return Err(Error::unsupported(format!("{b}-bit integers")));
+                }
+                m.types.insert(i.w(0)?, Type::Int(b));
+            }
+            22 => {
+                let b = i.w(1)?;
+                if ![16, 32, 64].contains(&b) {
+                    return Err(Error::invalid(format!("{b}-bit floats")));
+                }
+                m.types.insert(i.w(0)?, Type::Float(b));
+            }
+            23 => {
+                m.types.insert(i.w(0)?, Type::Vector(i.w(1)?, i.w(2)?));
+            }
+            28 => {
+                let len = m.const_scalar(i.w(2)?)?;
+                m.types.insert(i.w(0)?, Type::Array(i.w(1)?, len));
+            }
+            30 => {
+                let packed = m.has_deco(i.w(0)?, 10).is_some();
+                m.types
+                    .insert(i.w(0)?, Type::Struct(i.ops[1..].to_vec(), packed));
+            }
+            32 => {
+                m.types.insert(i.w(0)?, Type::Pointer(i.w(1)?, i.w(2)?));
+            }
+            33 => {
+                m.types
+                    .insert(i.w(0)?, Type::Function(i.w(1)?, i.ops[2..].to_vec()));
+            }
+            24..=27 | 29 | 31 | 34..=39 | 322 => {
+                m.types.insert(i.w(0)?, Type::Other("opaque"));
+            }
+            41 | 42 | 48 | 49 => {
+                let mut v = u64::from(i.op == 41 || i.op == 48);
+                if i.op >= 48 {
+                    if let Some(s) = m.has_deco(i.w(1)?, 1).and_then(|d| d.first()) {
+                        if let Some(x) = spec.get(s) {
+                            v = u64::from(*x != 0);
+                        }
+                    }
+                }
+                m.consts.insert(i.w(1)?, (i.w(0)?, ConstVal::Scalar(v)));
+            }
+            43 | 50 => {
+                let ty = i.w(0)?;
+                let bits = match m.ty(ty)? {
+                    Type::Int(b) | Type::Float(b) => *b,
+                    t => return Err(Error::invalid(format!("OpConstant of type {t:?}"))),
+                };
+                let mut v = u64::from(i.w(2)?);
+                if bits > 32 {
+                    v |= u64::from(i.w(3)?) << 32;
+                }
+                if i.op == 50 {
+                    if let Some(s) = m.has_deco(i.w(1)?, 1).and_then(|d| d.first()) {
+                        if let Some(x) = spec.get(s) {
+                            v = if bits >= 64 {
+                                *x
+                            } else {
+                                *x & ((1u64 << bits) - 1)
+                            };
+                        }
+                    }
+                }
+                m.consts.insert(i.w(1)?, (ty, ConstVal::Scalar(v)));
+            }
+            44 | 51 => {
+                m.consts
+                    .insert(i.w(1)?, (i.w(0)?, ConstVal::Composite(i.ops[2..].to_vec())));
+            }
+            46 => {
+                m.consts.insert(i.w(1)?, (i.w(0)?, ConstVal::Null));
+            }
+            1 => {
+                m.consts.insert(i.w(1)?, (i.w(0)?, ConstVal::Null));
+            }
+            59 => {
+                let (pty, id, sc) = (i.w(0)?, i.w(1)?, i.w(2)?);
+                let pointee = match m.ty(pty)? {
+                    Type::Pointer(_, p) => *p,
+                    _ => return Err(Error::invalid("OpVariable whose type is not a pointer")),
+                };
+                let g = match sc {
+                    1 => {
+                        let b = m
+                            .has_deco(id, 11)
+                            .and_then(|d| d.first().copied())
+                            .ok_or_else(|| {
+                                Error::unsupported("Input variables that are not built-ins")
+                            })?;
+                        Global::Builtin(builtin_of(b)?)
+                    }
+                    0 | 5 => {
+                        let (size, align) = m.layout(pointee)?;
+                        let off = align_up(data.len() as u64, align.max(8));
+                        if off + size > 64 << 20 {
+                            return Err(Error::unsupported(
+                                "more than 64 MiB of program-scope variables",
+                            ));
+                        }
+                        data.resize((off + size) as usize, 0);
+                        if let Some(init) = i.ops.get(3) {
+                            m.write_const(*init, pointee, &mut data[off as usize..], 0)?;
+                        }
+                        if let Some(d) = m.has_deco(id, 41) {
+                            let w = Inst {
+                                op: 41,
+                                ops: d.to_vec(),
+                            };
+                            let (name, next) = w.string(0)?;
+                            if d.get(next) == Some(&0) {
+                                globals.push((name, off as u32, size as u32));
+                            }
+                        }
+                        Global::Data(off as u32)
+                    }
+                    4 => {
+                        let (size, align) = m.layout(pointee)?;
+                        let off = align_up(u64::from(m.local_size), align.max(8));
+                        if off + size > 1 << 30 {
+                            return Err(Error::unsupported("more than 1 GiB of local variables"));
+                        }
+                        m.local_size = (off + size) as u32;
+                        Global::Local(off as u32)
+                    }
+                    s => {
+                        return Err(Error::unsupported(format!(
+                            "program-scope variables of storage class {s}"
+                        )))
+                    }
+                };
+                m.globals.insert(id, (pty, g));
+            }
+            54 => {
+                let ret = i.w(0)?;
+                current = Some((
+                    i.w(1)?,
+                    Func {
+                        params: Vec::new(),
+                        ret,
+                        blocks: Vec::new(),
+                    },
+                ));
+            }
+            op => {
+                return Err(Error::unsupported(format!(
+                    "instruction {} at module scope",
+                    op_name(op)
+                )))
+            }
+        }
+    }
+    if current.is_some() {
+        return Err(Error::invalid("a function has no OpFunctionEnd"));
+    }
+    let mut kernels = Vec::new();
+    for (fid, name) in entries {
+        let reqd = modes.get(&fid).copied();
+        let (k, info) = lower_kernel(&m, fid, &name, reqd)
+            .map_err(|e| e.context(format!("kernel `{name}`")))?;
+        kernels.push((k, info));
+    }
+    Ok(Lowered {
+        kernels,
+        data,
+        globals,
+    })
+}
+
+#[derive(Clone, Debug)]
+enum Val {
+    V(Value),
+    /// A vector, as one scalar value per element.
+    Vec(Vec<Value>),
+    /// The address of a built-in variable.
+    BVar(Builtin),
+    /// A loaded built-in vector.
+    BVec(Builtin),
+}
+
+struct Frame {
+    vals: HashMap<u32, (Val, u32)>,
+    labels: HashMap<u32, BlockId>,
+    phis: HashMap<u32, Vec<Inst>>,
+    /// Where a return goes (None: the kernel's end), and the return value's parameter.
+    ret: Option<BlockId>,
+}
+
+struct Builder<'a> {
+    m: &'a Module,
+    k: ir::Kernel,
+    cur: BlockId,
+    stack: Vec<u32>,
+    /// Lowering one element of a vector instruction (OpenCL.std `select` tests the sign bit).
+    lane: bool,
+}
+
+fn lower_kernel(
+    m: &Module,
+    fid: u32,
+    name: &str,
+    reqd: Option<[u32; 3]>,
+) -> Result<(ir::Kernel, KernelInfo), Error> {
+    let f = m
+        .funcs
+        .get(&fid)
+        .ok_or_else(|| Error::invalid("the entry point is not a defined function"))?;
+    if m.ty(f.ret)? != &Type::Void {
+        return Err(Error::invalid("a kernel must return void"));
+    }
+    let mut b = Builder {
+        m,
+        k: ir::Kernel {
+            name: name.to_string(),
+            blocks: Vec::new(),
+            types: Vec::new(),
+            private_size: 0,
+        },
+        cur: BlockId(0),
+        stack: Vec::new(),
+        lane: false,
+    };
+    b.cur = b.k.new_block();
+    let mut args = Vec::new();
+    let mut infos = Vec::new();
+    let mut offset = 0u32;
+    for (pid, pty) in &f.params {
+        let byval = m
+            .decos
+            .get(pid)
+            .is_some_and(|d| d.iter().any(|d| d.0 == 38 && d.1.first() == Some(&2)));
+        let (kind, size, space, align) = match m.ty(*pty)? {
+            Type::Int(_) | Type::Float(_) | Type::Vector(..) => {
+                let (s, a) = m.layout(*pty)?;
+                (
+                    ArgKind::Scalar,
+                    s as u32,
+                    AddressSpace::Private,
+                    a.max(8) as u32,
+                )
+            }
+            Type::Pointer(7, p) if byval => {
+                let (s, a) = m.layout(*p)?;
+                if s > 1 << 16 {
+                    return Err(Error::unsupported("by-value arguments larger than 64 KiB"));
+                }
+                (
+                    ArgKind::ByValue,
+                    s as u32,
+                    AddressSpace::Private,
+                    a.max(8) as u32,
+                )
+            }
+            Type::Pointer(4, _) => (ArgKind::Local, 8, AddressSpace::Local, 8),
+            Type::Pointer(sc @ (0 | 5 | 8), _) => {
+                let space = match sc {
+                    0 => AddressSpace::Constant,
+                    5 => AddressSpace::Global,
+                    _ => AddressSpace::Generic,
+                };
+                (ArgKind::Buffer, 8, space, 8)
+            }
+            t => {
+                return Err(Error::unsupported(format!(
+                    "a kernel argument of type {t:?}"
+                )))
+            }
+        };
+        offset = align_up(u64::from(offset), u64::from(align)) as u32;
+        let addr = b.push(Ty::I64, Op::ArgAddr(offset));
+        let v = match kind {
+            ArgKind::ByValue => Val::V(addr),
+            _ => {
+                // Scalars, pointers and vectors (element after element).
+                let mut vs = Vec::new();
+                for (k, t) in b.value_types(*pty)?.into_iter().enumerate() {
+                    let a = b.add_const(addr, k as u64 * u64::from(t.bytes()));
+                    vs.push(b.push(t, Op::Load(a)));
+                }
+                b.pack(*pty, vs)
+            }
+        };
+        args.push((v, *pty));
+        infos.push(ArgInfo {
+            kind,
+            size,
+            offset,
+            space,
+        });
+        offset += size;
+    }
+    let entry = b.inline(fid, args, None)?;
+    b.k.blocks[0].term = Term::Jump(entry, vec![]);
+    let info = KernelInfo {
+        name: name.to_string(),
+        args: infos,
+        args_size: align_up(u64::from(offset), 16) as u32,
+        reqd_work_group_size: reqd,
+        local_static_size: m.local_size,
+        private_size: b.k.private_size,
+        barriers: false,
+    };
+    Ok((b.k, info))
+}
+
+fn cmp_of(op: u16) -> Option<CmpOp> {
+    Some(match op {
+        164 | 170 => CmpOp::Eq,
+        165 | 171 => CmpOp::Ne,
+        172 => CmpOp::UGt,
+        173 => CmpOp::SGt,
+        174 => CmpOp::UGe,
+        175 => CmpOp::SGe,
+        176 => CmpOp::ULt,
+        177 => CmpOp::SLt,
+        178 => CmpOp::ULe,
+        179 => CmpOp::SLe,
+        180 => CmpOp::FEq,
+        181 => CmpOp::FUnordEq,
+        182 => CmpOp::FNe,
+        183 => CmpOp::FUnordNe,
+        184 => CmpOp::FLt,
+        185 => CmpOp::FUnordLt,
+        186 => CmpOp::FGt,
+        187 => CmpOp::FUnordGt,
+        188 => CmpOp::FLe,
+        189 => CmpOp::FUnordLe,
+        190 => CmpOp::FGe,
+        191 => CmpOp::FUnordGe,
+        162 => CmpOp::FOrd,
+        163 => CmpOp::FUnord,
+        _ => return None,
+    })
+}
+
+fn bin_of(op: u16) -> Option<BinOp> {
+    Some(match op {
+        128 => BinOp::Add,
+        129 => BinOp::FAdd,
+        130 => BinOp::Sub,
+        131 => BinOp::FSub,
+        132 => BinOp::Mul,
+        133 => BinOp::FMul,
+        134 => BinOp::UDiv,
+        135 => BinOp::SDiv,
+        136 => BinOp::FDiv,
+        137 => BinOp::URem,
+        138 => BinOp::SRem,
+        139 => BinOp::SMod,
+        140 => BinOp::FRem,
+        194 => BinOp::LShr,
+        195 => BinOp::AShr,
+        196 => BinOp::Shl,
+        197 | 166 => BinOp::Or,
+        198 => BinOp::Xor,
+        199 | 167 => BinOp::And,
+        _ => return None,
+    })
+}
+
+fn atomic_of(op: u16) -> Option<AtomicOp> {
+    Some(match op {
+        229 => AtomicOp::Xchg,
+        232 | 234 => AtomicOp::Add,
+        233 | 235 => AtomicOp::Sub,
+        236 => AtomicOp::SMin,
+        237 => AtomicOp::UMin,
+        238 => AtomicOp::SMax,
+        239 => AtomicOp::UMax,
+        240 => AtomicOp::And,
+        241 => AtomicOp::Or,
+        242 => AtomicOp::Xor,
+        _ => return None,
+    })
+}
+
+/// OpenCL.std s_max (156), u_max, s_min, u_min (159): the comparison that picks the first
+/// operand.
+fn int_min_max(n: u32) -> Option<CmpOp> {
+    Some(match n {
+        156 => CmpOp::SGt,
+        157 => CmpOp::UGt,
+        158 => CmpOp::SLt,
+        159 => CmpOp::ULt,
+        _ => return None,
+    })
+}
+
+/// Instructions computed element by element on vectors, and where their id operands start.
+fn elementwise(op: u16) -> Option<usize> {
+    match op {
+        109..=116 | 118 | 119 | 124 | 126..=141 | 156 | 157 | 162..=200 | 205 => Some(2),
+        12 => Some(4),
+        _ => None,
+    }
+}
+
+fn math_of(n: u32) -> Option<(MathFn, usize)> {
+    Some(match n {
+        61 => (MathFn::Sqrt, 1),
+        23 => (MathFn::Fabs, 1),
+        28 => (MathFn::Fmin, 2),
+        27 => (MathFn::Fmax, 2),
+        42 => (MathFn::Mad, 3),
+        26 => (MathFn::Fma, 3),
+        19 => (MathFn::Exp, 1),
+        37 => (MathFn::Log, 1),
+        57 => (MathFn::Sin, 1),
+        14 => (MathFn::Cos, 1),
+        25 => (MathFn::Floor, 1),
+        12 => (MathFn::Ceil, 1),
+        66 => (MathFn::Trunc, 1),
+        48 => (MathFn::Pow, 2),
+        29 => (MathFn::Fmod, 2),
+        // Full precision, native_* and half_* alike.
+        62 | 80 | 94 => (MathFn::Tan, 1),
+        67 | 81 => (MathFn::Cos, 1),
+        69 | 83 => (MathFn::Exp, 1),
+        70 | 84 => (MathFn::Exp2, 1),
+        20 => (MathFn::Exp2, 1),
+        21 | 71 | 85 => (MathFn::Exp10, 1),
+        72 | 86 => (MathFn::Log, 1),
+        38 | 73 | 87 => (MathFn::Log2, 1),
+        39 | 74 | 88 => (MathFn::Log10, 1),
+        50 | 75 | 89 => (MathFn::Pow, 2),
+        78 | 92 => (MathFn::Sin, 1),
+        79 | 93 => (MathFn::Sqrt, 1),
+        0 => (MathFn::Acos, 1),
+        3 => (MathFn::Asin, 1),
+        6 => (MathFn::Atan, 1),
+        7 => (MathFn::Atan2, 2),
+        11 => (MathFn::Cbrt, 1),
+        13 => (MathFn::Copysign, 2),
+        15 => (MathFn::Cosh, 1),
+        22 => (MathFn::Expm1, 1),
+        24 => (MathFn::Fdim, 2),
+        32 => (MathFn::Hypot, 2),
+        40 => (MathFn::Log1p, 1),
+        43 => (MathFn::Maxmag, 2),
+        44 => (MathFn::Minmag, 2),
+        53 => (MathFn::Rint, 1),
+        55 => (MathFn::Round, 1),
+        59 => (MathFn::Sinh, 1),
+        63 => (MathFn::Tanh, 1),
+        _ => return None,
+    })
+}
+
+impl Builder<'_> {
+    fn push(&mut self, ty: Ty, op: Op) -> Value {
+        let v = self.k.new_value(ty);
+        self.k.blocks[self.cur.0 as usize].insts.push(ir::Inst {
+            result: Some(v),
+            op,
+        });
+        v
+    }
+
+    fn effect(&mut self, op: Op) {
+        self.k.blocks[self.cur.0 as usize]
+            .insts
+            .push(ir::Inst { result: None, op });
+    }
+
+    fn get(&mut self, fr: &Frame, id: u32) -> Result<(Val, u32), Error> {
+        if let Some(v) = fr.vals.get(&id) {
+            return Ok(v.clone());
+        }
+        if let Some((ty, c)) = self.m.consts.get(&id) {
+            if let Some((e, n)) = self.m.vector(*ty) {
+                let et = self.m.ir_ty(e)?;
+                let scalar_parts = match c {
+                    ConstVal::Composite(parts) => parts.iter().all(|p| {
+                        self.m
+                            .consts
+                            .get(p)
+                            .is_some_and(|(t, _)| self.m.vector(*t).is_none())
+                    }),
+                    _ => true,
+                };
+                if !scalar_parts || self.m.vector(e).is_some() {
+                    return Err(Error::invalid(
+                        "a vector constant whose elements are not scalar constants",
+                    ));
+                }
+                let elems = match c {
+                    ConstVal::Composite(parts) if parts.len() == n as usize => parts
+                        .iter()
+                        .map(|p| self.val(fr, *p))
+                        .collect::<Result<Vec<_>, _>>()?,
+                    ConstVal::Composite(_) => {
+                        return Err(Error::invalid(
+                            "a vector constant with the wrong number of elements",
+                        ))
+                    }
+                    _ => (0..n).map(|_| self.push(et, Op::Const(0))).collect(),
+                };
+                if elems.iter().any(|v| self.k.ty(*v) != et) {
+                    return Err(Error::invalid(
+                        "a vector constant with elements of the wrong type",
+                    ));
+                }
+                return Ok((Val::Vec(elems), *ty));
+            }
+            let bits = match c {
+                ConstVal::Scalar(v) => *v,
+                ConstVal::Null => 0,
+                ConstVal::Composite(_) => {
+                    return Err(Error::unsupported("composite constants used as values"))
+                }
+            };
+            let irt = self.m.ir_ty(*ty)?;
+            return Ok((Val::V(self.push(irt, Op::Const(bits))), *ty));
+        }
+        if let Some((ty, g)) = self.m.globals.get(&id) {
+            let v = match g {
+                Global::Data(o) => Val::V(self.push(Ty::I64, Op::GlobalAddr(*o))),
+                Global::Local(o) => Val::V(self.push(Ty::I64, Op::LocalAddr(*o))),
+                Global::Builtin(b) => Val::BVar(*b),
+            };
+            return Ok((v, *ty));
+        }
+        Err(Error::invalid(format!(
+            "%{id} is used but not defined (or not yet)"
+        )))
+    }
+
+    fn val(&mut self, fr: &Frame, id: u32) -> Result<Value, Error> {
+        match self.get(fr, id)?.0 {
+            Val::V(v) => Ok(v),
+            Val::Vec(_) => Err(Error::invalid(format!(
+                "vector %{id} used where a scalar is expected"
+            ))),
+            _ => Err(Error::unsupported(format!(
+                "built-in variable %{id} used other than by OpLoad + OpCompositeExtract"
+            ))),
+        }
+    }
+
+    /// `ix == k` for an integer index.
+    fn index_is(&mut self, ix: Value, k: usize) -> Result<Value, Error> {
+        let t = self.k.ty(ix);
+        if t.is_float() || t == Ty::Bool {
+            return Err(Error::invalid("a vector index is not an integer"));
+        }
+        let c = self.push(t, Op::Const(k as u64));
+        Ok(self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, ix, c)))
+    }
+
+    /// Stores `values` one after the other from `addr` (a scalar, or a vector's elements).
+    fn store_elems(&mut self, addr: Value, values: &[Value]) -> Result<(), Error> {
+        for (k, value) in values.iter().enumerate() {
+            let t = self.k.ty(*value);
+            if t == Ty::Bool {
+                return Err(Error::unsupported("stores of booleans"));
+            }
+            let a = self.add_const(addr, k as u64 * u64::from(t.bytes()));
+            self.effect(Op::Store {
+                addr: a,
+                value: *value,
+            });
+        }
+        Ok(())
+    }
+
+    /// `addr + off` (just `addr` for 0).
+    fn add_const(&mut self, addr: Value, off: u64) -> Value {
+        if off == 0 {
+            return addr;
+        }
+        let c = self.push(Ty::I64, Op::Const(off));
+        self.push(Ty::I64, Op::Bin(BinOp::Add, addr, c))
+    }
+
+    /// The scalar values of `id`: itself, or a vector's elements.
+    fn elems(&mut self, fr: &Frame, id: u32) -> Result<(Vec<Value>, u32), Error> {
+        match self.get(fr, id)? {
+            (Val::V(v), t) => Ok((vec![v], t)),
+            (Val::Vec(v), t) => Ok((v, t)),
+            _ => Err(Error::unsupported(format!(
+                "built-in variable %{id} used other than by OpLoad + OpCompositeExtract"
+            ))),
+        }
+    }
+
+    /// The IR types a value of SPIR-V type `ty` is made of (one per vector element).
+    fn value_types(&self, ty: u32) -> Result<Vec<Ty>, Error> {
+        match self.m.vector(ty) {
+            Some((e, n)) => Ok(vec![self.m.ir_ty(e)?; n as usize]),
+            None => Ok(vec![self.m.ir_ty(ty)?]),
+        }
+    }
+
+    /// `vals` as a value of SPIR-V type `ty`.
+    fn pack(&self, ty: u32, mut vals: Vec<Value>) -> Val {
+        if self.m.vector(ty).is_some() || vals.len() != 1 {
+            Val::Vec(vals)
+        } else {
+            Val::V(vals.remove(0))
+        }
+    }
+
+    fn block(&self, fr: &Frame, label: u32) -> Result<BlockId, Error> {
+        fr.labels.get(&label).copied().ok_or_else(|| {
+            Error::invalid(format!(
+                "branch to %{label}, which is not a block of the function"
+            ))
+        })
+    }
+
+    /// Arguments of the edge from SPIR-V block `from` to block `to`.
+    fn edge(&mut self, fr: &Frame, from: u32, to: u32) -> Result<(BlockId, Vec<Value>), Error> {
+        let target = self.block(fr, to)?;
+        let mut args = Vec::new();
+        for phi in fr.phis.get(&to).map(Vec::as_slice).unwrap_or(&[]) {
+            let pairs = &phi.ops[2..];
+            let v = pairs
+                .chunks(2)
+                .find(|p| p.len() == 2 && p[1] == from)
+                .map(|p| p[0])
+                .ok_or_else(|| {
+                    Error::invalid(format!(
+                        "OpPhi %{} has no value for predecessor %{from}",
+                        phi.ops[1]
+                    ))
+                })?;
+            let (vals, _) = self.elems(fr, v)?;
+            let expect = self.value_types(phi.ops[0])?;
+            if vals.len() != expect.len()
+                || vals.iter().zip(&expect).any(|(v, t)| self.k.ty(*v) != *t)
+            {
+                return Err(Error::invalid(format!(
+                    "OpPhi %{}: operand of the wrong type",
+                    phi.ops[1]
+                )));
+            }
+            args.extend(vals);
+        }
+        Ok((target, args))
+    }
+
+    /// Lowers function `fid` with `args` into the kernel; returns its entry block. Returns jump
+    /// to `ret` (with the value as its parameter), or end the work-item when `ret` is None.
+    fn inline(
+        &mut self,
+        fid: u32,
+        args: Vec<(Val, u32)>,
+        ret: Option<BlockId>,
+    ) -> Result<BlockId, Error> {
+        let m = self.m;
+        let f = m
+            .funcs
+            .get(&fid)
+            .ok_or_else(|| Error::invalid(format!("call to %{fid}, which is not a function")))?;
+        if f.blocks.is_empty() {
+            return Err(Error::unsupported(format!(
+                "call to `{}`, which is declared but not defined in the module",
+                m.name(fid)
+            )));
+        }
+        if self.stack.contains(&fid) {
+            return Err(Error::invalid(format!(
+                "recursive call to `{}`",
+                m.name(fid)
+            )));
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(Error::unsupported("calls nested more than 64 deep"));
+        }
+        if args.len() != f.params.len() {
+            return Err(Error::invalid(format!(
+                "call to `{}` with the wrong number of arguments",
+                m.name(fid)
+            )));
+        }
+        self.stack.push(fid);
+        let mut fr = Frame {
+            vals: HashMap::new(),
+            labels: HashMap::new(),
+            phis: HashMap::new(),
+            ret,
+        };
+        for ((pid, pty), (a, _)) in f.params.iter().zip(args) {
+            fr.vals.insert(*pid, (a, *pty));
+        }
+        for (label, insts) in &f.blocks {
+            let b = self.k.new_block();
+            if fr.labels.insert(*label, b).is_some() {
+                return Err(Error::invalid(format!("block %{label} defined twice")));
+            }
+            let phis: Vec<Inst> = insts.iter().filter(|i| i.op == 245).cloned().collect();
+            for p in &phis {
+                let types = self.value_types(p.w(0)?)?;
+                let vs: Vec<Value> = types.iter().map(|t| self.k.new_value(*t)).collect();
+                self.k.blocks[b.0 as usize].params.extend(&vs);
+                fr.vals.insert(p.w(1)?, (self.pack(p.w(0)?, vs), p.w(0)?));
+            }
+            fr.phis.insert(*label, phis);
+        }
+        let entry = fr.labels[&f.blocks[0].0];
+        for (label, insts) in &f.blocks {
+            self.cur = fr.labels[label];
+            let mut ended = false;
+            for i in insts {
+                if ended {
+                    return Err(Error::invalid(format!(
+                        "{} after the terminator of block %{label}",
+                        op_name(i.op)
+                    )));
+                }
+                ended = self.inst(&mut fr, *label, i)?;
+                if self.k.types.len() > MAX_INSTS {
+                    return Err(Error::unsupported(
+                        "kernels of more than a million instructions after inlining",
+                    ));
+                }
+            }
+            if !ended {
+                return Err(Error::invalid(format!("block %{label} has no terminator")));
+            }
+        }
+        self.stack.pop();
+        Ok(entry)
+    }
+
+    fn set_term(&mut self, t: Term) {
+        self.k.blocks[self.cur.0 as usize].term = t;
+    }
+
+    /// Lowers one instruction; true when it ended the block.
+    fn inst(&mut self, fr: &mut Frame, label: u32, i: &Inst) -> Result<bool, Error> {
+        let m = self.m;
+        let op = i.op;
+        // Result type and id of value instructions.
+        let rt = || i.w(0);
+        let rid = || i.w(1);
+        let def = |fr: &mut Frame, v: Val, ty: u32| -> Result<(), Error> {
+            fr.vals.insert(i.w(1)?, (v, ty));
+            Ok(())
+        };
+        if let Some(first) = elementwise(op) {
+            if let Some((e, n)) = i.ops.first().and_then(|t| m.vector(*t)) {
+                return self.per_element(fr, label, i, first, e, n);
+            }
+        }
+        match op {
+            0 | 1 | 5 | 8 | 245 | 246 | 247 | 256 | 257 | 317 | 330 => {
+                if op == 1 {
+                    let vs = self
+                        .value_types(rt()?)?
+                        .into_iter()
+                        .map(|t| self.push(t, Op::Const(0)))
+                        .collect();
+                    let v = self.pack(rt()?, vs);
+                    def(fr, v, rt()?)?;
+                }
+            }
+            59 => {
+                let pty = rt()?;
+                let pointee = match m.ty(pty)? {
+                    Type::Pointer(_, p) => *p,
+                    _ => return Err(Error::invalid("OpVariable whose type is not a pointer")),
+                };
+                let (size, align) = m.layout(pointee)?;
+                let off = align_up(u64::from(self.k.private_size), align.max(1));
+                if off + size > 1 << 20 {
+                    return Err(Error::unsupported(
+                        "more than 1 MiB of private memory per work-item",
+                    ));
+                }
+                self.k.private_size = (off + size) as u32;
+                let v = self.push(Ty::I64, Op::PrivateAddr(off as u32));
+                if let Some(init) = i.ops.get(3) {
+                    let (xs, _) = self.elems(fr, *init)?;
+                    self.store_elems(v, &xs)?;
+                }
+                def(fr, Val::V(v), pty)?;
+            }
+            61 => {
+                let ty = rt()?;
+                match self.get(fr, i.w(2)?)?.0 {
+                    Val::BVar(b) => {
+                        let v = match m.ty(ty)? {
+                            Type::Vector(..) => Val::BVec(b),
+                            _ => {
+                                let x = self.push(Ty::I64, Op::Builtin(b, 0));
+                                Val::V(self.resize(x, m.ir_ty(ty)?))
+                            }
+                        };
+                        def(fr, v, ty)?;
+                    }
+                    Val::V(addr) => {
+                        self.pointer(addr, op)?;
+                        let types = self.value_types(ty)?;
+                        if types.contains(&Ty::Bool) {
+                            return Err(Error::unsupported("loads of booleans"));
+                        }
+                        let mut vs = Vec::new();
+                        for (k, t) in types.iter().enumerate() {
+                            let a = self.add_const(addr, k as u64 * u64::from(t.bytes()));
+                            vs.push(self.push(*t, Op::Load(a)));
+                        }
+                        let v = self.pack(ty, vs);
+                        def(fr, v, ty)?;
+                    }
+                    Val::BVec(_) | Val::Vec(_) => {
+                        return Err(Error::invalid("OpLoad from a non-pointer"))
+                    }
+                }
+            }
+            62 => {
+                let addr = self.val(fr, i.w(0)?)?;
+                self.pointer(addr, op)?;
+                let (values, _) = self.elems(fr, i.w(1)?)?;
+                self.store_elems(addr, &values)?;
+            }
+            63 | 64 => {
+                let dst = self.val(fr, i.w(0)?)?;
+                let src = self.val(fr, i.w(1)?)?;
+                self.pointer(dst, op)?;
+                self.pointer(src, op)?;
+                let size = if op == 64 {
+                    let s = self.val(fr, i.w(2)?)?;
+                    if self.k.ty(s).is_float() || self.k.ty(s) == Ty::Bool {
+                        return Err(Error::invalid(
+                            "OpCopyMemorySized: the size is not an integer",
+                        ));
+                    }
+                    self.resize(s, Ty::I64)
+                } else {
+                    let (_, dty) = self.get(fr, i.w(0)?)?;
+                    let pointee = match m.ty(dty)? {
+                        Type::Pointer(_, p) => *p,
+                        _ => return Err(Error::invalid("OpCopyMemory to a non-pointer")),
+                    };
+                    let (s, _) = m.layout(pointee)?;
+                    self.push(Ty::I64, Op::Const(s))
+                };
+                self.effect(Op::Copy { dst, src, size });
+            }
+            65 | 66 | 67 | 70 => {
+                let (base, bty) = self.get(fr, i.w(2)?)?;
+                let Val::V(mut addr) = base else {
+                    return Err(Error::unsupported("access chains into built-in variables"));
+                };
+                self.pointer(addr, op)?;
+                let mut ty = match m.ty(bty)? {
+                    Type::Pointer(_, p) => *p,
+                    _ => {
+                        return Err(Error::invalid(format!(
+                            "{}: base is not a pointer",
+                            op_name(op)
+                        )))
+                    }
+                };
+                let mut idx = 3;
+                if op == 67 || op == 70 {
+                    let (s, _) = m.layout(ty)?;
+                    addr = self.offset(fr, addr, i.w(3)?, s)?;
+                    idx = 4;
+                }
+                for &ix in &i.ops[idx.min(i.ops.len())..] {
+                    match m.ty(ty)?.clone() {
+                        Type::Struct(members, packed) => {
+                            let n = m.const_scalar(ix)? as usize;
+                            let off = m.member_offset(&members, packed, n)?;
+                            let c = self.push(Ty::I64, Op::Const(off));
+                            addr = self.push(Ty::I64, Op::Bin(BinOp::Add, addr, c));
+                            ty = members[n];
+                        }
+                        Type::Array(e, _) | Type::Vector(e, _) => {
+                            let (s, _) = m.layout(e)?;
+                            addr = self.offset(fr, addr, ix, s)?;
+                            ty = e;
+                        }
+                        t => {
+                            return Err(Error::invalid(format!(
+                                "{}: cannot index into {t:?}",
+                                op_name(op)
+                            )))
+                        }
+                    }
+                }
+                def(fr, Val::V(addr), rt()?)?;
+            }
+            81 => {
+                let (c, _) = self.get(fr, i.w(2)?)?;
+                match (c, i.ops.len()) {
+                    (Val::BVec(b), 4) => {
+                        let d = i.w(3)?;
+                        if d > 2 {
+                            return Err(Error::invalid("built-in vector index out of range"));
+                        }
+                        let x = self.push(Ty::I64, Op::Builtin(b, d as u8));
+                        let v = self.resize(x, m.ir_ty(rt()?)?);
+                        def(fr, Val::V(v), rt()?)?;
+                    }
+                    (Val::Vec(v), 4) => {
+                        let x = *v.get(i.w(3)? as usize).ok_or_else(|| {
+                            Error::invalid("OpCompositeExtract index out of range")
+                        })?;
+                        def(fr, Val::V(x), rt()?)?;
+                    }
+                    _ => {
+                        return Err(Error::unsupported(
+                            "instruction OpCompositeExtract on values other than vectors",
+                        ))
+                    }
+                }
+            }
+            82 => {
+                // object, composite, one index
+                let x = self.val(fr, i.w(2)?)?;
+                let (mut v, _) = self.elems(fr, i.w(3)?)?;
+                if i.ops.len() != 5 || self.m.vector(rt()?).is_none() {
+                    return Err(Error::unsupported(
+                        "instruction OpCompositeInsert on values other than vectors",
+                    ));
+                }
+                let slot = v
+                    .get_mut(i.w(4)? as usize)
+                    .ok_or_else(|| Error::invalid("OpCompositeInsert index out of range"))?;
+                if self.k.ty(*slot) != self.k.ty(x) {
+                    return Err(Error::invalid("OpCompositeInsert of the wrong type"));
+                }
+                *slot = x;
+                def(fr, Val::Vec(v), rt()?)?;
+            }
+            80 | 79 => {
+                // OpCompositeConstruct (constituents) or OpVectorShuffle (two vectors, then
+                // component literals).
+                let Some((_, n)) = self.m.vector(rt()?) else {
+                    return Err(Error::unsupported(format!(
+                        "instruction {} of values other than vectors",
+                        op_name(op)
+                    )));
+                };
+                let types = self.value_types(rt()?)?;
+                let mut all = Vec::new();
+                let parts = if op == 80 {
+                    &i.ops[2..]
+                } else {
+                    &i.ops[2..i.ops.len().min(4)]
+                };
+                for p in parts {
+                    all.extend(self.elems(fr, *p)?.0);
+                }
+                let v: Vec<Value> = if op == 80 {
+                    all
+                } else {
+                    let mut out = Vec::new();
+                    for c in i.ops.get(4..).unwrap_or(&[]) {
+                        out.push(match all.get(*c as usize) {
+                            Some(x) => *x,
+                            None if *c == u32::MAX => self.push(types[0], Op::Const(0)),
+                            None => {
+                                return Err(Error::invalid(
+                                    "OpVectorShuffle component out of range",
+                                ))
+                            }
+                        });
+                    }
+                    out
+                };
+                if v.len() != n as usize || v.iter().any(|x| self.k.ty(*x) != types[0]) {
+                    return Err(Error::invalid(format!(
+                        "{}: wrong number or type of elements",
+                        op_name(op)
+                    )));
+                }
+                def(fr, Val::Vec(v), rt()?)?;
+            }
+            78 => {
+                let (v, _) = self.elems(fr, i.w(2)?)?;
+                let x = self.val(fr, i.w(3)?)?;
+                let ix = self.val(fr, i.w(4)?)?;
+                let mut out = Vec::new();
+                for (k, e) in v.iter().enumerate() {
+                    let c = self.index_is(ix, k)?;
+                    if self.k.ty(*e) != self.k.ty(x) {
+                        return Err(Error::invalid("OpVectorInsertDynamic of the wrong type"));
+                    }
+                    out.push(self.push(self.k.ty(*e), Op::Select(c, x, *e)));
+                }
+                def(fr, Val::Vec(out), rt()?)?;
+            }
+            148 => {
+                let (a, _) = self.elems(fr, i.w(2)?)?;
+                let (b, _) = self.elems(fr, i.w(3)?)?;
+                let ty = m.ir_ty(rt()?)?;
+                if a.len() != b.len() || !ty.is_float() {
+                    return Err(Error::invalid("OpDot of vectors of different sizes"));
+                }
+                self.check(ty, &a, true, op)?;
+                self.check(ty, &b, true, op)?;
+                let mut acc = self.push(ty, Op::Bin(BinOp::FMul, a[0], b[0]));
+                for k in 1..a.len() {
+                    let p = self.push(ty, Op::Bin(BinOp::FMul, a[k], b[k]));
+                    acc = self.push(ty, Op::Bin(BinOp::FAdd, acc, p));
+                }
+                def(fr, Val::V(acc), rt()?)?;
+            }
+            142 => {
+                let (v, _) = self.elems(fr, i.w(2)?)?;
+                let x = self.val(fr, i.w(3)?)?;
+                let ty = self.k.ty(x);
+                self.check(ty, &v, true, op)?;
+                let out = v
+                    .iter()
+                    .map(|e| self.push(ty, Op::Bin(BinOp::FMul, *e, x)))
+                    .collect();
+                def(fr, Val::Vec(out), rt()?)?;
+            }
+            154 | 155 => {
+                let (v, _) = self.elems(fr, i.w(2)?)?;
+                self.check(Ty::Bool, &v, false, op)?;
+                let bop = if op == 154 { BinOp::Or } else { BinOp::And };
+                let mut acc = v[0];
+                for e in &v[1..] {
+                    acc = self.push(Ty::Bool, Op::Bin(bop, acc, *e));
+                }
+                def(fr, Val::V(acc), rt()?)?;
+            }
+            77 => {
+                let (c, _) = self.get(fr, i.w(2)?)?;
+                if let Val::Vec(v) = c {
+                    let ix = self.val(fr, i.w(3)?)?;
+                    let mut acc = v[0];
+                    for (k, e) in v.iter().enumerate().skip(1) {
+                        let c = self.index_is(ix, k)?;
+                        acc = self.push(self.k.ty(*e), Op::Select(c, *e, acc));
+                    }
+                    def(fr, Val::V(acc), rt()?)?;
+                    return Ok(false);
+                }
+                let Val::BVec(b) = c else {
+                    return Err(Error::unsupported(
+                        "instruction OpVectorExtractDynamic on values other than vectors",
+                    ));
+                };
+                let d = self.val(fr, i.w(3)?)?;
+                let x = self.push(Ty::I64, Op::BuiltinDyn(b, d));
+                let v = self.resize(x, m.ir_ty(rt()?)?);
+                def(fr, Val::V(v), rt()?)?;
+            }
+            83 | 121 | 122 | 123 => {
+                let (v, _) = self.get(fr, i.w(2)?)?;
+                def(fr, v, rt()?)?;
+            }
+            109..=115 | 117 | 120 | 124 => {
+                let x = self.val(fr, i.w(2)?)?;
+                let to = m.ir_ty(rt()?)?;
+                let from = self.k.ty(x);
+                let cop = match op {
+                    109 => ConvOp::FToU,
+                    110 => ConvOp::FToS,
+                    111 => ConvOp::SToF,
+                    112 => ConvOp::UToF,
+                    113 | 117 | 120 => ConvOp::UResize,
+                    114 => ConvOp::SResize,
+                    115 => ConvOp::FResize,
+                    _ => {
+                        if from.bytes() != to.bytes() || from == Ty::Bool {
+                            return Err(Error::invalid(
+                                "OpBitcast between types of different sizes",
+                            ));
+                        }
+                        ConvOp::Bitcast
+                    }
+                };
+                let ok = match cop {
+                    ConvOp::FToU | ConvOp::FToS => {
+                        from.is_float() && !to.is_float() && to != Ty::Bool
+                    }
+                    ConvOp::SToF | ConvOp::UToF => {
+                        !from.is_float() && from != Ty::Bool && to.is_float()
+                    }
+                    ConvOp::FResize => from.is_float() && to.is_float(),
+                    ConvOp::UResize | ConvOp::SResize => {
+                        !from.is_float() && !to.is_float() && from != Ty::Bool && to != Ty::Bool
+                    }
+                    _ => true,
+                };
+                if !ok {
+                    return Err(Error::invalid(format!(
+                        "{}: operand of the wrong type",
+                        op_name(op)
+                    )));
+                }
+                let v = if from == to && cop != ConvOp::Bitcast {
+                    x
+                } else {
+                    self.push(to, Op::Conv(cop, x))
+                };
+                def(fr, Val::V(v), rt()?)?;
+            }
+            205 => {
+                let x = self.val(fr, i.w(2)?)?;
+                let ty = m.ir_ty(rt()?)?;
+                if ty.is_float() || ty == Ty::Bool || self.k.ty(x) != ty {
+                    return Err(Error::invalid("OpBitCount of a non-integer"));
+                }
+                let v = self.push(ty, Op::Un(UnOp::Popcnt, x));
+                def(fr, Val::V(v), rt()?)?;
+            }
+            126 | 127 | 200 | 168 => {
+                let x = self.val(fr, i.w(2)?)?;
+                let ty = m.ir_ty(rt()?)?;
+                let u = match op {
+                    126 => UnOp::Neg,
+                    127 => UnOp::FNeg,
+                    _ => UnOp::Not,
+                };
+                self.check(ty, &[x], u == UnOp::FNeg, op)?;
+                let v = self.push(ty, Op::Un(u, x));
+                def(fr, Val::V(v), rt()?)?;
+            }
+            128..=140 | 166 | 167 | 194..=199 => {
+                let bop = bin_of(op)
+                    .ok_or_else(|| Error::unsupported(format!("instruction {}", op_name(op))))?;
+                let a = self.val(fr, i.w(2)?)?;
+                let b = self.val(fr, i.w(3)?)?;
+                let ty = m.ir_ty(rt()?)?;
+                let float = matches!(
+                    bop,
+                    BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem
+                );
+                let shift = matches!(bop, BinOp::Shl | BinOp::LShr | BinOp::AShr);
+                if shift {
+                    self.check(ty, &[a], false, op)?;
+                    if self.k.ty(b).is_float() || self.k.ty(b) == Ty::Bool {
+                        return Err(Error::invalid(format!(
+                            "{}: shift amount is not an integer",
+                            op_name(op)
+                        )));
+                    }
+                } else {
+                    self.check(ty, &[a, b], float, op)?;
+                }
+                if ty == Ty::Bool && !matches!(bop, BinOp::And | BinOp::Or | BinOp::Xor) {
+                    return Err(Error::invalid(format!("{} on booleans", op_name(op))));
+                }
+                let v = self.push(ty, Op::Bin(bop, a, b));
+                def(fr, Val::V(v), rt()?)?;
+            }
+            156 | 157 => {
+                let x = self.val(fr, i.w(2)?)?;
+                let t = self.k.ty(x);
+                if !t.is_float() {
+                    return Err(Error::invalid(format!("{} of a non-float", op_name(op))));
+                }
+                let v = if op == 156 {
+                    self.push(Ty::Bool, Op::Cmp(CmpOp::FUnord, x, x))
+                } else {
+                    let a = self.push(t, Op::Math(MathFn::Fabs, vec![x]));
+                    let inf = if t == Ty::F32 {
+                        u64::from(f32::INFINITY.to_bits())
+                    } else {
+                        f64::INFINITY.to_bits()
+                    };
+                    let c = self.push(t, Op::Const(inf));
+                    self.push(Ty::Bool, Op::Cmp(CmpOp::FEq, a, c))
+                };
+                def(fr, Val::V(v), rt()?)?;
+            }
+            162..=165 | 170..=191 => {
+                let c = cmp_of(op)
+                    .ok_or_else(|| Error::unsupported(format!("instruction {}", op_name(op))))?;
+                let a = self.val(fr, i.w(2)?)?;
+                let b = self.val(fr, i.w(3)?)?;
+                let t = self.k.ty(a);
+                let float = op >= 180 || op == 162 || op == 163;
+                self.check(t, &[a, b], float, op)?;
+                if (op == 164 || op == 165) != (t == Ty::Bool) && t == Ty::Bool {
+                    return Err(Error::invalid(format!("{} on booleans", op_name(op))));
+                }
+                let v = self.push(Ty::Bool, Op::Cmp(c, a, b));
+                def(fr, Val::V(v), rt()?)?;
+            }
+            169 => {
+                let c = self.val(fr, i.w(2)?)?;
+                let a = self.val(fr, i.w(3)?)?;
+                let b = self.val(fr, i.w(4)?)?;
+                let ty = m.ir_ty(rt()?)?;
+                if self.k.ty(c) != Ty::Bool {
+                    return Err(Error::invalid("OpSelect condition is not a boolean"));
+                }
+                if self.k.ty(a) != ty || self.k.ty(b) != ty {
+                    return Err(Error::invalid("OpSelect operands of the wrong type"));
+                }
+                let v = self.push(ty, Op::Select(c, a, b));
+                def(fr, Val::V(v), rt()?)?;
+            }
+            224 => self.effect(Op::Barrier),
+            225 => {}
+            227..=242 => {
+                let (addr_id, value_ix) = match op {
+                    228 => (i.w(0)?, 3),
+                    _ => (i.w(2)?, 5),
+                };
+                let addr = self.val(fr, addr_id)?;
+                self.pointer(addr, op)?;
+                if op == 228 {
+                    let v = self.val(fr, i.w(value_ix)?)?;
+                    self.int_check(v, op)?;
+                    self.effect(Op::AtomicStore(addr, v));
+                    return Ok(false);
+                }
+                let ty = m.ir_ty(rt()?)?;
+                if !matches!(ty, Ty::I32 | Ty::I64) {
+                    return Err(Error::unsupported(format!("{} on {ty:?}", op_name(op))));
+                }
+                let v = match op {
+                    227 => self.push(ty, Op::AtomicLoad(addr)),
+                    230 | 231 => {
+                        let value = self.val(fr, i.w(6)?)?;
+                        let cmp = self.val(fr, i.w(7)?)?;
+                        self.check(ty, &[value, cmp], false, op)?;
+                        self.push(ty, Op::AtomicCas(addr, cmp, value))
+                    }
+                    232 | 233 => {
+                        let one = self.push(ty, Op::Const(1));
+                        self.push(ty, Op::Atomic(atomic_of(op).expect("known"), addr, one))
+                    }
+                    _ => {
+                        let a = atomic_of(op).ok_or_else(|| {
+                            Error::unsupported(format!("instruction {}", op_name(op)))
+                        })?;
+                        let value = self.val(fr, i.w(5)?)?;
+                        self.check(ty, &[value], false, op)?;
+                        self.push(ty, Op::Atomic(a, addr, value))
+                    }
+                };
+                def(fr, Val::V(v), rt()?)?;
+            }
+            12 => {
+                if !m.opencl_std.contains(&i.w(2)?) {
+                    return Err(Error::unsupported(
+                        "extended instructions of sets other than OpenCL.std",
+                    ));
+                }
+                let n = i.w(3)?;
+                if n == 187 {
+                    // select(a, b, c): c ? b : a; for vector elements, c's sign bit.
+                    let (Some(&a), Some(&b), Some(&c), 7) =
+                        (i.ops.get(4), i.ops.get(5), i.ops.get(6), i.ops.len())
+                    else {
+                        return Err(Error::invalid("OpenCL.std select needs 3 operands"));
+                    };
+                    let ty = m.ir_ty(rt()?)?;
+                    let (a, b, c) = (self.val(fr, a)?, self.val(fr, b)?, self.val(fr, c)?);
+                    self.check(ty, &[a, b], ty.is_float(), op)?;
+                    let ct = self.k.ty(c);
+                    if ct.is_float() || ct == Ty::Bool {
+                        return Err(Error::invalid(
+                            "OpenCL.std select: the condition is not an integer",
+                        ));
+                    }
+                    let zero = self.push(ct, Op::Const(0));
+                    let cmp = if self.lane { CmpOp::SLt } else { CmpOp::Ne };
+                    let cond = self.push(Ty::Bool, Op::Cmp(cmp, c, zero));
+                    let v = self.push(ty, Op::Select(cond, b, a));
+                    def(fr, Val::V(v), rt()?)?;
+                    return Ok(false);
+                }
+                if let Some(v) = self.derived(fr, i, n)? {
+                    def(fr, Val::V(v), rt()?)?;
+                    return Ok(false);
+                }
+                if let Some(cmp) = int_min_max(n) {
+                    // s_max, u_max, s_min, u_min: a comparison and a select.
+                    let ty = m.ir_ty(rt()?)?;
+                    let (Some(&x), Some(&y), 6) = (i.ops.get(4), i.ops.get(5), i.ops.len()) else {
+                        return Err(Error::invalid(format!(
+                            "OpenCL.std function {n} needs 2 operands"
+                        )));
+                    };
+                    let (a, b) = (self.val(fr, x)?, self.val(fr, y)?);
+                    self.check(ty, &[a, b], false, op)?;
+                    if ty == Ty::Bool {
+                        return Err(Error::invalid("integer min/max of booleans"));
+                    }
+                    let c = self.push(Ty::Bool, Op::Cmp(cmp, a, b));
+                    let v = self.push(ty, Op::Select(c, a, b));
+                    def(fr, Val::V(v), rt()?)?;
+                    return Ok(false);
+                }
+                let (f, arity) = math_of(n)
+                    .ok_or_else(|| Error::unsupported(format!("OpenCL.std function {n}")))?;
+                let ty = m.ir_ty(rt()?)?;
+                let args = i.ops[4..]
+                    .iter()
+                    .map(|a| self.val(fr, *a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if args.len() != arity {
+                    return Err(Error::invalid(format!(
+                        "OpenCL.std function {n} with {} operands",
+                        args.len()
+                    )));
+                }
+                self.check(ty, &args, true, op)?;
+                let v = self.push(ty, Op::Math(f, args));
+                def(fr, Val::V(v), rt()?)?;
+            }
+            57 => {
+                let fid = i.w(2)?;
+                let args = i.ops[3..]
+                    .iter()
+                    .map(|a| self.get(fr, *a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let ret_ty = rt()?;
+                let cont = self.k.new_block();
+                let mut result = None;
+                if m.ty(ret_ty)? != &Type::Void {
+                    let vs: Vec<Value> = self
+                        .value_types(ret_ty)?
+                        .into_iter()
+                        .map(|t| self.k.new_value(t))
+                        .collect();
+                    self.k.blocks[cont.0 as usize].params.extend(&vs);
+                    result = Some(self.pack(ret_ty, vs));
+                }
+                let from = self.cur;
+                let entry = self.inline(fid, args, Some(cont))?;
+                self.k.blocks[from.0 as usize].term = Term::Jump(entry, vec![]);
+                self.cur = cont;
+                if let Some(p) = result {
+                    fr.vals.insert(rid()?, (p, ret_ty));
+                }
+            }
+            249 => {
+                let (t, a) = self.edge(fr, label, i.w(0)?)?;
+                self.set_term(Term::Jump(t, a));
+                return Ok(true);
+            }
+            250 => {
+                let c = self.val(fr, i.w(0)?)?;
+                if self.k.ty(c) != Ty::Bool {
+                    return Err(Error::invalid(
+                        "OpBranchConditional condition is not a boolean",
+                    ));
+                }
+                let t = self.edge(fr, label, i.w(1)?)?;
+                let f = self.edge(fr, label, i.w(2)?)?;
+                self.set_term(Term::Branch(c, t, f));
+                return Ok(true);
+            }
+            251 => {
+                let sel = self.val(fr, i.w(0)?)?;
+                let st = self.k.ty(sel);
+                if st.is_float() || st == Ty::Bool {
+                    return Err(Error::invalid("OpSwitch selector is not an integer"));
+                }
+                let (d, da) = self.edge(fr, label, i.w(1)?)?;
+                let step = if st == Ty::I64 { 3 } else { 2 };
+                let mut cases = Vec::new();
+                let mut any_args = !da.is_empty();
+                for c in i.ops[2..].chunks(step) {
+                    if c.len() != step {
+                        return Err(Error::invalid("OpSwitch with a truncated case"));
+                    }
+                    let mut v = u64::from(c[0]);
+                    if step == 3 {
+                        v |= u64::from(c[1]) << 32;
+                    }
+                    let (t, a) = self.edge(fr, label, c[step - 1])?;
+                    any_args |= !a.is_empty();
+                    cases.push((v, t));
+                }
+                if any_args {
+                    return Err(Error::unsupported("OpSwitch into blocks with OpPhi"));
+                }
+                self.set_term(Term::Switch(sel, d, cases));
+                return Ok(true);
+            }
+            253 | 254 => {
+                let args = if op == 254 {
+                    self.elems(fr, i.w(0)?)?.0
+                } else {
+                    vec![]
+                };
+                match fr.ret {
+                    Some(r) => {
+                        let want = self.k.blocks[r.0 as usize].params.clone();
+                        if want.len() != args.len()
+                            || want
+                                .iter()
+                                .zip(&args)
+                                .any(|(w, a)| self.k.ty(*w) != self.k.ty(*a))
+                        {
+                            return Err(Error::invalid(
+                                "return value does not match the function type",
+                            ));
+                        }
+                        self.set_term(Term::Jump(r, args));
+                    }
+                    None => self.set_term(Term::Return),
+                }
+                return Ok(true);
+            }
+            252 | 255 => {
+                self.set_term(Term::Unreachable);
+                return Ok(true);
+            }
+            _ => return Err(Error::unsupported(format!("instruction {}", op_name(op)))),
+        }
+        Ok(false)
+    }
+
+    /// OpenCL.std functions made of other operations: reciprocals and divisions, `rsqrt`,
+    /// `fclamp`, `mix`, `step`, `degrees`, `radians`, `sign`, and the integer `abs`, `clamp`,
+    /// `clz`, `mul_hi`, `rotate`, `mad24`, `mul24`. `None`: not one of them.
+    fn derived(&mut self, fr: &Frame, i: &Inst, n: u32) -> Result<Option<Value>, Error> {
+        let arity = match n {
+            56 | 77 | 91 | 76 | 90 | 96 | 100 | 103 | 141 | 201 | 151 => 1,
+            68 | 82 | 101 | 160 | 203 | 161 | 169 | 170 => 2,
+            95 | 99 | 149 | 150 | 167 | 168 => 3,
+            _ => return Ok(None),
+        };
+        let ty = self.m.ir_ty(i.w(0)?)?;
+        let ids = i.ops.get(4..).unwrap_or(&[]);
+        if ids.len() != arity {
+            return Err(Error::invalid(format!(
+                "OpenCL.std function {n} needs {arity} operands"
+            )));
+        }
+        let a: Vec<Value> = ids
+            .iter()
+            .map(|x| self.val(fr, *x))
+            .collect::<Result<_, _>>()?;
+        let float = ty.is_float();
+        let int_fn = matches!(
+            n,
+            141 | 201 | 151 | 160 | 203 | 161 | 169 | 170 | 149 | 150 | 167 | 168
+        );
+        if float == int_fn || ty == Ty::Bool {
+            return Err(Error::invalid(format!(
+                "OpenCL.std function {n} of the wrong type"
+            )));
+        }
+        self.check(ty, &a, float, i.op)?;
+        let fconst = |b: &mut Self, x: f64| {
+            let bits = if ty == Ty::F32 {
+                u64::from((x as f32).to_bits())
+            } else {
+                x.to_bits()
+            };
+            b.push(ty, Op::Const(bits))
+        };
+        let bin = |b: &mut Self, o: BinOp, x: Value, y: Value| b.push(ty, Op::Bin(o, x, y));
+        let v = match n {
+            // rsqrt, half_rsqrt, native_rsqrt
+            56 | 77 | 91 => {
+                let one = fconst(self, 1.0);
+                let r = self.push(ty, Op::Math(MathFn::Sqrt, vec![a[0]]));
+                bin(self, BinOp::FDiv, one, r)
+            }
+            // half_recip, native_recip
+            76 | 90 => {
+                let one = fconst(self, 1.0);
+                bin(self, BinOp::FDiv, one, a[0])
+            }
+            // half_divide, native_divide
+            68 | 82 => bin(self, BinOp::FDiv, a[0], a[1]),
+            96 | 100 => {
+                let f = if n == 96 {
+                    180.0 / std::f64::consts::PI
+                } else {
+                    std::f64::consts::PI / 180.0
+                };
+                let c = fconst(self, f);
+                bin(self, BinOp::FMul, a[0], c)
+            }
+            103 => {
+                // sign: 1, -1, or x itself for ±0; 0 for NaN
+                let (zero, one, minus) = (fconst(self, 0.0), fconst(self, 1.0), fconst(self, -1.0));
+                let nan = self.push(Ty::Bool, Op::Cmp(CmpOp::FUnord, a[0], a[0]));
+                let x = self.push(ty, Op::Select(nan, zero, a[0]));
+                let neg = self.push(Ty::Bool, Op::Cmp(CmpOp::FLt, a[0], zero));
+                let x = self.push(ty, Op::Select(neg, minus, x));
+                let pos = self.push(Ty::Bool, Op::Cmp(CmpOp::FGt, a[0], zero));
+                self.push(ty, Op::Select(pos, one, x))
+            }
+            95 => {
+                let lo = self.push(ty, Op::Math(MathFn::Fmax, vec![a[0], a[1]]));
+                self.push(ty, Op::Math(MathFn::Fmin, vec![lo, a[2]]))
+            }
+            99 => {
+                let d = bin(self, BinOp::FSub, a[1], a[0]);
+                let m = bin(self, BinOp::FMul, d, a[2]);
+                bin(self, BinOp::FAdd, a[0], m)
+            }
+            101 => {
+                // step(edge, x): x < edge ? 0 : 1
+                let (zero, one) = (fconst(self, 0.0), fconst(self, 1.0));
+                let lt = self.push(Ty::Bool, Op::Cmp(CmpOp::FLt, a[1], a[0]));
+                self.push(ty, Op::Select(lt, zero, one))
+            }
+            141 => {
+                let zero = self.push(ty, Op::Const(0));
+                let neg = self.push(Ty::Bool, Op::Cmp(CmpOp::SLt, a[0], zero));
+                let m = self.push(ty, Op::Un(UnOp::Neg, a[0]));
+                self.push(ty, Op::Select(neg, m, a[0]))
+            }
+            201 => a[0],
+            151 => self.push(ty, Op::Un(UnOp::Clz, a[0])),
+            160 => bin(self, BinOp::SMulHi, a[0], a[1]),
+            203 => bin(self, BinOp::UMulHi, a[0], a[1]),
+            161 => bin(self, BinOp::Rotl, a[0], a[1]),
+            169 | 170 => bin(self, BinOp::Mul, a[0], a[1]),
+            167 | 168 => {
+                let m = bin(self, BinOp::Mul, a[0], a[1]);
+                bin(self, BinOp::Add, m, a[2])
+            }
+            _ => {
+                // s_clamp (149), u_clamp (150): min(max(x, lo), hi)
+                let (gt, lt) = if n == 149 {
+                    (CmpOp::SGt, CmpOp::SLt)
+                } else {
+                    (CmpOp::UGt, CmpOp::ULt)
+                };
+                let c = self.push(Ty::Bool, Op::Cmp(gt, a[0], a[1]));
+                let x = self.push(ty, Op::Select(c, a[0], a[1]));
+                let c = self.push(Ty::Bool, Op::Cmp(lt, x, a[2]));
+                self.push(ty, Op::Select(c, x, a[2]))
+            }
+        };
+        Ok(Some(v))
+    }
+
+    /// Lowers a vector instruction as one scalar instruction per element: each vector operand
+    /// is replaced by its element (under a temporary id), the scalar path lowers it, and the
+    /// results make the vector.
+    fn per_element(
+        &mut self,
+        fr: &mut Frame,
+        label: u32,
+        i: &Inst,
+        first: usize,
+        elem: u32,
+        n: u32,
+    ) -> Result<bool, Error> {
+        const LANE: u32 = 0xF000_0000;
+        if self.m.vector(elem).is_some() || self.lane {
+            return Err(Error::invalid("a vector of vectors"));
+        }
+        let mut operands = Vec::new();
+        for &id in i.ops.get(first..).unwrap_or(&[]) {
+            match self.get(fr, id)? {
+                (Val::Vec(v), ty) => {
+                    let (e, m) = self
+                        .m
+                        .vector(ty)
+                        .ok_or_else(|| Error::invalid("a vector value of a non-vector type"))?;
+                    if m != n || v.len() != n as usize {
+                        return Err(Error::invalid(format!(
+                            "{}: vectors of different sizes",
+                            op_name(i.op)
+                        )));
+                    }
+                    operands.push(Some((v, e)));
+                }
+                _ => operands.push(None),
+            }
+        }
+        let mut out = Vec::new();
+        for k in 0..n as usize {
+            let mut ops = i.ops.clone();
+            ops[0] = elem;
+            ops[1] = LANE;
+            for (j, o) in operands.iter().enumerate() {
+                if let Some((v, e)) = o {
+                    let id = LANE + 1 + j as u32;
+                    fr.vals.insert(id, (Val::V(v[k]), *e));
+                    ops[first + j] = id;
+                }
+            }
+            self.lane = true;
+            let r = self.inst(fr, label, &Inst { op: i.op, ops });
+            self.lane = false;
+            for j in 0..operands.len() {
+                fr.vals.remove(&(LANE + 1 + j as u32));
+            }
+            r?;
+            match fr.vals.remove(&LANE) {
+                Some((Val::V(x), _)) => out.push(x),
+                _ => return Err(Error::internal("an element-wise instruction made no value")),
+            }
+        }
+        fr.vals.insert(i.w(1)?, (Val::Vec(out), i.w(0)?));
+        Ok(false)
+    }
+
+    fn check(&self, ty: Ty, vals: &[Value], float: bool, op: u16) -> Result<(), Error> {
+        if ty.is_float() != float || vals.iter().any(|v| self.k.ty(*v) != ty) {
+            return Err(Error::invalid(format!(
+                "{}: operands of the wrong type",
+                op_name(op)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Addresses are 64-bit values (pointers of Physical64).
+    fn pointer(&self, v: Value, op: u16) -> Result<(), Error> {
+        if self.k.ty(v) != Ty::I64 {
+            return Err(Error::invalid(format!(
+                "{}: the pointer operand is not a pointer",
+                op_name(op)
+            )));
+        }
+        Ok(())
+    }
+
+    fn int_check(&self, v: Value, op: u16) -> Result<(), Error> {
+        if !matches!(self.k.ty(v), Ty::I32 | Ty::I64) {
+            return Err(Error::unsupported(format!(
+                "{} on {:?}",
+                op_name(op),
+                self.k.ty(v)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Integer resize (zero-extension or truncation) to `to`.
+    fn resize(&mut self, x: Value, to: Ty) -> Value {
+        if self.k.ty(x) == to {
+            x
+        } else {
+            self.push(to, Op::Conv(ConvOp::UResize, x))
+        }
+    }
+
+    /// `addr + index * size`, the index sign-extended to 64 bits.
+    fn offset(&mut self, fr: &Frame, addr: Value, index: u32, size: u64) -> Result<Value, Error> {
+        let ix = self.val(fr, index)?;
+        let t = self.k.ty(ix);
+        if t.is_float() || t == Ty::Bool {
+            return Err(Error::invalid("an access chain index is not an integer"));
+        }
+        let ix = if t == Ty::I64 {
+            ix
+        } else {
+            self.push(Ty::I64, Op::Conv(ConvOp::SResize, ix))
+        };
+        let s = self.push(Ty::I64, Op::Const(size));
+        let o = self.push(Ty::I64, Op::Bin(BinOp::Mul, ix, s));
+        Ok(self.push(Ty::I64, Op::Bin(BinOp::Add, addr, o)))
+    }
+}

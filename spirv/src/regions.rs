@@ -1,0 +1,204 @@
+//! Barriers. A kernel's work-items run one after the other inside its work-group function, so
+//! a work-group barrier is a point where each work-item stops until every other one got there.
+//!
+//! The kernel is split into *segments*: one starting at its entry and one starting after each
+//! barrier, each made of the blocks reachable from its start without crossing a barrier
+//! (segments may share blocks: the backend gives each segment its own copy). The work-group
+//! function then runs in *rounds*: in each round every work-item that is not finished runs
+//! from where it stopped (its segment) up to its next barrier or its end, recording which
+//! segment it resumes at. A round ends when every work-item has stopped, which is what a barrier
+//! means; barriers inside loops and branches work as long as every work-item reaches the same
+//! barriers (OpenCL's rule for barriers). Kernels without barriers have one segment and one
+//! round.
+//!
+//! A value is *spilled* (stored per work-item where it is defined, loaded where it is used)
+//! when some use in a segment is not dominated by its definition inside that segment: the
+//! value then comes from an earlier round. Private variables live per work-item too.
+
+use std::collections::HashMap;
+
+use crate::ir::{BlockId, Kernel, Op, Term, Value};
+use crate::verify::{dominates, dominators_of};
+use crate::Error;
+
+/// Most block copies the segments of a kernel may add up to.
+const MAX_COPIES: usize = 1 << 18;
+
+/// How a kernel splits at its barriers.
+#[derive(Debug, Default)]
+pub struct Regions {
+    /// First block of each segment: block 0, then the block after each barrier.
+    pub starts: Vec<BlockId>,
+    /// Blocks of each segment, in reverse postorder of the segment's graph.
+    pub blocks: Vec<Vec<usize>>,
+    /// Segment started by each barrier's target block.
+    pub segment_of: HashMap<u32, u32>,
+    /// Immediate dominators inside each segment, by block (`None`: not in the segment).
+    idom: Vec<Vec<Option<usize>>>,
+    /// Where each value is defined: block, and position (parameters 0, instruction `i` at
+    /// `i + 1`).
+    def_at: Vec<Option<(usize, usize)>>,
+    /// Spill slot (byte offset) of each spilled value.
+    pub spills: HashMap<Value, u32>,
+    /// Bytes of spill slots per work-item.
+    pub spill_size: u32,
+}
+
+impl Regions {
+    /// True when the kernel has barriers (more than one segment).
+    pub fn barriers(&self) -> bool {
+        self.starts.len() > 1
+    }
+
+    /// True when block `b` belongs to segment `seg`.
+    pub fn contains(&self, seg: usize, b: usize) -> bool {
+        self.idom[seg].get(b).is_some_and(|d| d.is_some())
+    }
+
+    /// True when a use of `v` at position `pos` of block `b` in segment `seg` sees the value
+    /// defined in the same segment (else it comes from an earlier round: a spill slot).
+    pub fn direct(&self, seg: usize, v: Value, b: usize, pos: usize) -> bool {
+        let Some(Some((db, dp))) = self.def_at.get(v.0 as usize).copied() else {
+            return false;
+        };
+        if !self.contains(seg, db) {
+            return false;
+        }
+        if db == b {
+            return dp < pos || (dp == 0 && pos == 0);
+        }
+        dominates(&self.idom[seg], db, b)
+    }
+}
+
+/// The values an operation reads.
+pub fn operands(op: &Op) -> Vec<Value> {
+    match op {
+        Op::Bin(_, a, b) | Op::Cmp(_, a, b) | Op::Atomic(_, a, b) | Op::AtomicStore(a, b) => {
+            vec![*a, *b]
+        }
+        Op::Un(_, a) | Op::Conv(_, a) | Op::Load(a) | Op::AtomicLoad(a) | Op::BuiltinDyn(_, a) => {
+            vec![*a]
+        }
+        Op::Select(a, b, c) | Op::AtomicCas(a, b, c) => vec![*a, *b, *c],
+        Op::Store { addr, value } => vec![*addr, *value],
+        Op::Copy { dst, src, size } => vec![*dst, *src, *size],
+        Op::Math(_, v) => v.clone(),
+        Op::Const(_)
+        | Op::Builtin(..)
+        | Op::ArgAddr(_)
+        | Op::PrivateAddr(_)
+        | Op::LocalAddr(_)
+        | Op::GlobalAddr(_)
+        | Op::Barrier => vec![],
+    }
+}
+
+/// The values a terminator reads.
+pub fn term_operands(t: &Term) -> Vec<Value> {
+    match t {
+        Term::Jump(_, a) => a.clone(),
+        Term::Branch(c, (_, a), (_, b)) => {
+            let mut v = vec![*c];
+            v.extend(a);
+            v.extend(b);
+            v
+        }
+        Term::Switch(c, ..) => vec![*c],
+        _ => vec![],
+    }
+}
+
+/// Successors within a segment: every edge but a barrier's.
+fn inner_successors(k: &Kernel, b: usize) -> Vec<usize> {
+    match &k.blocks[b].term {
+        Term::Barrier(_) => vec![],
+        _ => k
+            .successors(BlockId(b as u32))
+            .iter()
+            .map(|s| s.0 as usize)
+            .collect(),
+    }
+}
+
+/// Splits blocks at their barriers and computes the segments and spills.
+pub fn split(k: &mut Kernel) -> Result<Regions, Error> {
+    let mut i = 0;
+    while i < k.blocks.len() {
+        if let Some(p) = k.blocks[i].insts.iter().position(|x| x.op == Op::Barrier) {
+            let nb = k.new_block();
+            let rest: Vec<_> = k.blocks[i].insts.drain(p..).skip(1).collect();
+            let term = std::mem::replace(&mut k.blocks[i].term, Term::Barrier(nb));
+            k.blocks[nb.0 as usize].insts = rest;
+            k.blocks[nb.0 as usize].term = term;
+        }
+        i += 1;
+    }
+    let n = k.blocks.len();
+    let mut r = Regions {
+        def_at: vec![None; k.types.len()],
+        ..Regions::default()
+    };
+    r.starts.push(BlockId(0));
+    r.segment_of.insert(0, 0);
+    let mut copies = 0;
+    let mut seg = 0;
+    while seg < r.starts.len() {
+        let start = r.starts[seg].0 as usize;
+        let (idom, order) = dominators_of(n, start, &|b| inner_successors(k, b));
+        copies += order.len();
+        if copies > MAX_COPIES {
+            return Err(Error::unsupported(format!(
+                "{} barriers in a kernel of {n} blocks: too much code once split",
+                r.starts.len() - 1
+            )));
+        }
+        for &b in &order {
+            if let Term::Barrier(t) = k.blocks[b].term {
+                if let std::collections::hash_map::Entry::Vacant(e) = r.segment_of.entry(t.0) {
+                    e.insert(r.starts.len() as u32);
+                    r.starts.push(t);
+                }
+            }
+        }
+        r.idom.push(idom);
+        r.blocks.push(order);
+        seg += 1;
+    }
+    for (bi, b) in k.blocks.iter().enumerate() {
+        for p in &b.params {
+            r.def_at[p.0 as usize] = Some((bi, 0));
+        }
+        for (ii, inst) in b.insts.iter().enumerate() {
+            if let Some(v) = inst.result {
+                r.def_at[v.0 as usize] = Some((bi, ii + 1));
+            }
+        }
+    }
+    let mut spills = HashMap::new();
+    let mut size = 0;
+    for seg in 0..r.starts.len() {
+        for &bi in &r.blocks[seg] {
+            let b = &k.blocks[bi];
+            let uses = b
+                .insts
+                .iter()
+                .enumerate()
+                .flat_map(|(ii, i)| operands(&i.op).into_iter().map(move |v| (v, ii + 1)))
+                .chain(
+                    term_operands(&b.term)
+                        .into_iter()
+                        .map(|v| (v, b.insts.len() + 1)),
+                );
+            for (v, pos) in uses {
+                if !r.direct(seg, v, bi, pos) && !spills.contains_key(&v) {
+                    spills.insert(v, size);
+                    size += 8;
+                }
+            }
+        }
+    }
+    r.spills = spills;
+    r.spill_size = size;
+    Ok(r)
+}

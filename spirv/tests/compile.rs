@@ -1,0 +1,186 @@
+//! Every committed kernel compiles; a few run directly (without the driver) against host
+//! references.
+
+use std::collections::HashMap;
+use zekit_spirv::{compile, ArgKind, GroupCtx, Program};
+
+fn load(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/kernels/{name}.spv", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn program(name: &str) -> Program {
+    compile(&load(name), &HashMap::new()).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Runs every group of a 1D launch sequentially; `args` are 8-byte words.
+fn run_1d(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64, local_bytes: &[usize]) {
+    let k = p.kernel(kernel).unwrap();
+    let mut block = vec![0u64; (k.info.args_size as usize).div_ceil(8) + 1];
+    let mut locals = Vec::new();
+    let mut li = 0;
+    for (a, v) in k.info.args.iter().zip(args) {
+        if a.kind == ArgKind::Local {
+            let buf = vec![0u8; local_bytes[li]];
+            li += 1;
+            locals.push(buf);
+            continue;
+        }
+        block[a.offset as usize / 8] = *v;
+    }
+    let mut local_mem = vec![0u8; k.info.local_static_size as usize + 4096];
+    let mut private = vec![0u8; k.info.private_size as usize * local as usize + 16];
+    for g in 0..global / local {
+        let mut li = 0;
+        for a in &k.info.args {
+            if a.kind == ArgKind::Local {
+                block[a.offset as usize / 8] = locals[li].as_mut_ptr() as u64;
+                li += 1;
+            }
+        }
+        let mut ctx = GroupCtx {
+            group_id: [g, 0, 0],
+            local_size: [local, 1, 1],
+            num_groups: [global / local, 1, 1],
+            global_offset: [0; 3],
+            work_dim: 1,
+            args: block.as_ptr() as usize,
+            local_mem: local_mem.as_mut_ptr() as usize,
+            private_mem: private.as_mut_ptr() as usize,
+        };
+        // SAFETY: the arguments point to live vectors of the sizes the kernels index.
+        unsafe { k.run_group(&mut ctx) };
+    }
+}
+
+#[test]
+fn every_kernel_compiles_and_reports() {
+    for name in [
+        "vector_add",
+        "saxpy",
+        "reduce",
+        "int_ops",
+        "conversions",
+        "math",
+        "atomic_counter",
+        "builtins",
+        "globals",
+        "spec",
+        "struct_arg",
+        "scan",
+        "reqd",
+        "vectors",
+        "math2",
+        "big_private",
+    ] {
+        let p = program(name);
+        let k = p.kernel(name).unwrap();
+        assert!(!k.info.args.is_empty(), "{name}");
+    }
+    let p = program("reduce");
+    let info = &p.kernel("reduce").unwrap().info;
+    assert!(info.barriers);
+    let kinds: Vec<_> = info.args.iter().map(|a| a.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            ArgKind::Buffer,
+            ArgKind::Buffer,
+            ArgKind::Local,
+            ArgKind::Buffer
+        ]
+    );
+    assert_eq!(info.local_static_size, 4);
+    let p = program("struct_arg");
+    let a = p.kernel("struct_arg").unwrap().info.args[0];
+    assert_eq!(
+        (a.kind, a.size, a.space),
+        (ArgKind::ByValue, 24, zekit_spirv::AddressSpace::Private)
+    );
+    let p = program("saxpy");
+    let info = &p.kernel("saxpy").unwrap().info;
+    let spaces: Vec<_> = info.args.iter().map(|a| (a.kind, a.size)).collect();
+    assert_eq!(
+        spaces,
+        [
+            (ArgKind::Scalar, 4),
+            (ArgKind::Buffer, 8),
+            (ArgKind::Buffer, 8),
+            (ArgKind::Scalar, 4)
+        ]
+    );
+    assert_eq!(info.args[1].space, zekit_spirv::AddressSpace::Global);
+}
+
+#[test]
+fn vector_add_runs() {
+    let p = program("vector_add");
+    let a: Vec<f32> = (0..256).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..256).map(|i| (i * 3) as f32 + 0.5).collect();
+    let mut c = vec![0f32; 256];
+    run_1d(
+        &p,
+        "vector_add",
+        &[a.as_ptr() as u64, b.as_ptr() as u64, c.as_mut_ptr() as u64],
+        256,
+        32,
+        &[],
+    );
+    for i in 0..256 {
+        assert_eq!(c[i], a[i] + b[i]);
+    }
+}
+
+#[test]
+fn reduce_runs_with_barriers() {
+    let p = program("reduce");
+    let input: Vec<i32> = (0..128).map(|i| i * 7 - 100).collect();
+    let mut partial = vec![0i32; 4];
+    let mut echo = vec![0i32; 128];
+    run_1d(
+        &p,
+        "reduce",
+        &[
+            input.as_ptr() as u64,
+            partial.as_mut_ptr() as u64,
+            0,
+            echo.as_mut_ptr() as u64,
+        ],
+        128,
+        32,
+        &[32 * 4],
+    );
+    for g in 0..4 {
+        let s: i32 = input[g * 32..g * 32 + 32].iter().sum();
+        assert_eq!(partial[g], s);
+        for l in 0..32 {
+            assert_eq!(echo[g * 32 + l], s + l as i32);
+        }
+    }
+}
+
+#[test]
+fn barriers_in_loops_run() {
+    let p = program("tree_reduce");
+    assert!(p.kernel("tree_reduce").unwrap().info.barriers);
+    for local in [1u64, 2, 16, 64, 256] {
+        let groups = 5;
+        let input: Vec<i32> = (0..(groups * local) as i32).map(|i| i * 3 - 50).collect();
+        let mut out = vec![0i32; groups as usize];
+        run_1d(
+            &p,
+            "tree_reduce",
+            &[input.as_ptr() as u64, out.as_mut_ptr() as u64, 0],
+            groups * local,
+            local,
+            &[local as usize * 4],
+        );
+        for g in 0..groups as usize {
+            let l = local as usize;
+            assert_eq!(
+                out[g],
+                input[g * l..g * l + l].iter().sum::<i32>(),
+                "local size {local}"
+            );
+        }
+    }
+}
