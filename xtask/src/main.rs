@@ -225,13 +225,15 @@ fn demo() -> Result<(), String> {
     }
 }
 
-/// `cargo xtask bench`: the benchmarks, each printing ratios against a baseline measured in the
-/// same run (memcpy, PoCL, validation off); installs PoCL first.
 /// `cargo xtask kernels`: compiles `spirv/kernels/*.cl` (OpenCL C 2.0) to the committed `.spv`
 /// files with clang-15 and llvm-spirv-15 (installed when missing). The vectorizers are off so
 /// that each kernel tests what its source says (vector types are tested by `vectors.cl`).
-fn kernels() -> Result<(), String> {
-    deps::spirv_tools()?;
+/// `--check` compiles into a scratch folder and fails when a committed `.spv` differs (CI runs
+/// it where the tools are installed).
+fn kernels(check: bool) -> Result<(), String> {
+    if !check {
+        deps::spirv_tools()?;
+    }
     let dir = root().join("spirv/kernels");
     let tmp = std::env::temp_dir().join(format!("zekit-kernels-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
@@ -249,6 +251,7 @@ fn kernels() -> Result<(), String> {
             Err(format!("{cmd:?} failed:\n{}", String::from_utf8_lossy(&out.stderr)))
         }
     };
+    let mut stale = vec![];
     for src in &sources {
         let stem = src.file_stem().unwrap_or_default().to_string_lossy().to_string();
         let bc = tmp.join(format!("{stem}.bc"));
@@ -259,14 +262,26 @@ fn kernels() -> Result<(), String> {
             .arg("-o")
             .arg(&bc))?;
         let spv = dir.join(format!("{stem}.spv"));
-        run(std::process::Command::new("llvm-spirv-15").arg(&bc).arg("-o").arg(&spv))?;
-        println!("xtask: {}", spv.strip_prefix(root()).unwrap_or(&spv).display());
+        let out = if check { tmp.join(format!("{stem}.spv")) } else { spv.clone() };
+        run(std::process::Command::new("llvm-spirv-15").arg(&bc).arg("-o").arg(&out))?;
+        if check {
+            if std::fs::read(&out).ok() != std::fs::read(&spv).ok() {
+                stale.push(spv.strip_prefix(root()).unwrap_or(&spv).display().to_string());
+            }
+        } else {
+            println!("xtask: {}", spv.strip_prefix(root()).unwrap_or(&spv).display());
+        }
     }
     std::fs::remove_dir_all(&tmp).ok();
-    println!("xtask: {} kernels compiled", sources.len());
+    if !stale.is_empty() {
+        return Err(format!("stale kernels (run `cargo xtask kernels`): {}", stale.join(", ")));
+    }
+    println!("xtask: {} kernels {}", sources.len(), if check { "up to date" } else { "compiled" });
     Ok(())
 }
 
+/// `cargo xtask bench`: the benchmarks, each printing ratios against a baseline measured in the
+/// same run (memcpy, PoCL, validation off); installs PoCL first.
 fn bench() -> Result<(), String> {
     deps::pocl()?;
     for package in ["zekit-driver-core", "zekit-mock"] {
@@ -308,12 +323,12 @@ fn main() -> ExitCode {
         Some("test") => run_tests(),
         Some("demo") => demo(),
         Some("bench") => bench(),
-        Some("kernels") => kernels(),
+        Some("kernels") => kernels(args.iter().any(|a| a == "--check")),
         Some("import-upstream") => match args.get(1) {
             Some(d) => import_upstream(Path::new(d)),
             None => Err("usage: cargo xtask import-upstream DIR".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels | import-upstream DIR>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels [--check] | import-upstream DIR>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
