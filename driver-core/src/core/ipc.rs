@@ -63,42 +63,68 @@ pub struct Wire {
     pub size: u64,
 }
 
+/// The 64 bytes of an IPC handle (`ze_ipc_mem_handle_t`, `ze_ipc_event_pool_handle_t`): a magic
+/// naming the kind, [`VERSION`], then the kind's fields in native byte order.
+struct HandleBytes([u8; 64]);
+
+impl HandleBytes {
+    fn new(magic: u32) -> HandleBytes {
+        let mut b = HandleBytes([0; 64]);
+        b.put(0, &magic.to_ne_bytes());
+        b.put(4, &VERSION.to_ne_bytes());
+        b
+    }
+
+    fn put(&mut self, at: usize, bytes: &[u8]) {
+        self.0[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+
+    fn into_chars(self) -> [std::ffi::c_char; 64] {
+        self.0.map(|b| b as std::ffi::c_char)
+    }
+
+    /// The bytes of `data`, when they carry `magic` and this driver's version.
+    fn read(data: &[std::ffi::c_char; 64], magic: u32, what: &str) -> Outcome<HandleBytes> {
+        let b = HandleBytes(data.map(|c| c as u8));
+        if b.u32_at(0) != magic || b.u32_at(4) != VERSION {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!("the {what} was not made by the zekit CPU driver (bad magic or version)"),
+            ));
+        }
+        Ok(b)
+    }
+
+    fn u32_at(&self, at: usize) -> u32 {
+        u32::from_ne_bytes([self.0[at], self.0[at + 1], self.0[at + 2], self.0[at + 3]])
+    }
+
+    fn u64_at(&self, at: usize) -> u64 {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&self.0[at..at + 8]);
+        u64::from_ne_bytes(a)
+    }
+}
+
 impl Wire {
     /// The 64 bytes of the handle.
     pub fn encode(&self) -> ze_ipc_mem_handle_t {
-        let mut b = [0u8; 64];
-        b[0..4].copy_from_slice(&MAGIC.to_ne_bytes());
-        b[4..8].copy_from_slice(&VERSION.to_ne_bytes());
-        b[8..12].copy_from_slice(&self.pid.to_ne_bytes());
-        b[12..16].copy_from_slice(&self.fd.to_ne_bytes());
+        let mut b = HandleBytes::new(MAGIC);
+        b.put(8, &self.pid.to_ne_bytes());
+        b.put(12, &self.fd.to_ne_bytes());
         for (i, v) in [self.ino, self.dev, self.offset, self.map_len, self.delta, self.size]
             .into_iter()
             .enumerate()
         {
-            b[16 + 8 * i..24 + 8 * i].copy_from_slice(&v.to_ne_bytes());
+            b.put(16 + 8 * i, &v.to_ne_bytes());
         }
-        let mut h = ze_ipc_mem_handle_t::default();
-        for (d, s) in h.data.iter_mut().zip(b) {
-            *d = s as std::ffi::c_char;
-        }
-        h
+        ze_ipc_mem_handle_t { data: b.into_chars() }
     }
 
     /// Decodes a handle; `INVALID_ARGUMENT` when it is not one of this driver's.
     pub fn decode(h: &ze_ipc_mem_handle_t) -> Outcome<Wire> {
-        let b: Vec<u8> = h.data.iter().map(|&c| c as u8).collect();
-        let u32_at = |i: usize| u32::from_ne_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-        let u64_at = |i: usize| {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&b[i..i + 8]);
-            u64::from_ne_bytes(a)
-        };
-        if u32_at(0) != MAGIC || u32_at(4) != VERSION {
-            return Err(Failure::new(
-                ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                "the IPC handle was not made by the zekit CPU driver (bad magic or version)",
-            ));
-        }
+        let b = HandleBytes::read(&h.data, MAGIC, "IPC handle")?;
+        let (u32_at, u64_at) = (|i| b.u32_at(i), |i| b.u64_at(i));
         let w = Wire {
             pid: u32_at(8) as i32,
             fd: u32_at(12) as i32,
@@ -401,37 +427,20 @@ pub struct PoolWire {
 impl PoolWire {
     /// The 64 bytes of the handle.
     pub fn encode(&self) -> ze_ipc_event_pool_handle_t {
-        let mut b = [0u8; 64];
-        b[0..4].copy_from_slice(&POOL_MAGIC.to_ne_bytes());
-        b[4..8].copy_from_slice(&VERSION.to_ne_bytes());
-        b[8..12].copy_from_slice(&self.file.pid.to_ne_bytes());
-        b[12..16].copy_from_slice(&self.file.fd.to_ne_bytes());
-        b[16..24].copy_from_slice(&self.file.ino.to_ne_bytes());
-        b[24..32].copy_from_slice(&self.file.dev.to_ne_bytes());
-        b[32..36].copy_from_slice(&self.count.to_ne_bytes());
-        b[36..40].copy_from_slice(&self.flags.to_ne_bytes());
-        let mut h = ze_ipc_event_pool_handle_t::default();
-        for (d, s) in h.data.iter_mut().zip(b) {
-            *d = s as std::ffi::c_char;
-        }
-        h
+        let mut b = HandleBytes::new(POOL_MAGIC);
+        b.put(8, &self.file.pid.to_ne_bytes());
+        b.put(12, &self.file.fd.to_ne_bytes());
+        b.put(16, &self.file.ino.to_ne_bytes());
+        b.put(24, &self.file.dev.to_ne_bytes());
+        b.put(32, &self.count.to_ne_bytes());
+        b.put(36, &self.flags.to_ne_bytes());
+        ze_ipc_event_pool_handle_t { data: b.into_chars() }
     }
 
     /// Decodes a handle; `INVALID_ARGUMENT` when it is not one of this driver's.
     pub fn decode(h: &ze_ipc_event_pool_handle_t) -> Outcome<PoolWire> {
-        let b: Vec<u8> = h.data.iter().map(|&c| c as u8).collect();
-        let u32_at = |i: usize| u32::from_ne_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-        let u64_at = |i: usize| {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&b[i..i + 8]);
-            u64::from_ne_bytes(a)
-        };
-        if u32_at(0) != POOL_MAGIC || u32_at(4) != VERSION {
-            return Err(Failure::new(
-                ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                "the IPC event pool handle was not made by the zekit CPU driver (bad magic or version)",
-            ));
-        }
+        let b = HandleBytes::read(&h.data, POOL_MAGIC, "IPC event pool handle")?;
+        let (u32_at, u64_at) = (|i| b.u32_at(i), |i| b.u64_at(i));
         let w = PoolWire {
             file: Remote {
                 pid: u32_at(8) as i32,
