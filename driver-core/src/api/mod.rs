@@ -39,7 +39,7 @@ use crate::core::list::ListObject;
 use crate::core::objects::*;
 use crate::core::properties as props;
 use crate::core::queue::{QueueConfig, QueueObject};
-use crate::exec::{Command, Op, WorkerPool};
+use crate::exec::{Command, ExternalSemaphore, Op, WorkerPool};
 use crate::host::{host, HostInfo};
 
 /// The CPU driver: the host, the init state and its (lazily made) handles.
@@ -160,6 +160,14 @@ fn event(h: Handle<kinds::Event>) -> ZeResult<Obj<EventObject>> {
 
 fn event_pool(h: Handle<kinds::EventPool>) -> ZeResult<Obj<EventPoolObject>> {
     h.get::<EventPoolObject>()
+}
+
+/// Value of an external semaphore handle (shared with the commands that use it).
+#[derive(Debug)]
+pub struct SemaphoreObject(pub Arc<ExternalSemaphore>);
+
+fn semaphore(h: Handle<kinds::ExternalSemaphoreExt>) -> ZeResult<Obj<SemaphoreObject>> {
+    h.get::<SemaphoreObject>()
 }
 
 fn fence(h: Handle<kinds::Fence>) -> ZeResult<Obj<FenceObject>> {

@@ -81,6 +81,7 @@ pub struct Extension {
 /// | `ZE_extension_image_query_alloc_properties` 1.0 | `zeImageGetAllocPropertiesExt` |
 /// | `ZE_experimental_image_memory_properties` 1.0 | `zeImageGetMemoryPropertiesExp` |
 /// | `ZE_extension_image_view` 1.0, `ZE_experimental_image_view` 1.0 | `zeImageViewCreateExt` / `Exp` (same element size, no planar views) |
+/// | `ZE_extension_external_semaphores` 1.0 | `zeDeviceImportExternalSemaphoreExt` of `OPAQUE_FD` (an eventfd) and `VK_TIMELINE_SEMAPHORE_FD` (a memfd counter), see `crate::exec::semaphore`; other types `UNSUPPORTED_ENUMERATION` |
 pub const EXTENSIONS: &[Extension] = &[
     Extension {
         name: ZE_DRIVER_DDI_HANDLES_EXT_NAME,
@@ -145,6 +146,10 @@ pub const EXTENSIONS: &[Extension] = &[
     Extension {
         name: ZE_IMAGE_VIEW_EXP_NAME,
         version: ZE_IMAGE_VIEW_EXP_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_EXTERNAL_SEMAPHORES_EXTENSION_NAME,
+        version: ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_1_0.0,
     },
 ];
 

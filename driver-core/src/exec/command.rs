@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::event::EventState;
 use super::memory::{self, Region};
 use super::pool::WorkerPool;
+use super::semaphore::ExternalSemaphore;
 use super::wait::Timeout;
 use crate::host::now_ns;
 
@@ -78,6 +79,11 @@ pub enum Op {
     },
     /// Runs closed regular lists (an immediate list appending command lists).
     Lists(Vec<Arc<ListBody>>),
+    /// Signals external semaphores, each with its value (ignored by binary ones).
+    SignalSemaphores(Vec<(Arc<ExternalSemaphore>, u64)>),
+    /// Waits for external semaphores, each for its value (ignored by binary ones): blocks the
+    /// queue's thread only.
+    WaitSemaphores(Vec<(Arc<ExternalSemaphore>, u64)>),
 }
 
 /// One command.
@@ -261,6 +267,8 @@ impl Runner<'_> {
                     self.run_list(l, values);
                 }
             }
+            Op::SignalSemaphores(s) => s.iter().for_each(|(s, v)| s.signal(*v)),
+            Op::WaitSemaphores(s) => s.iter().for_each(|(s, v)| s.wait(*v)),
         }
         let end = now_ns();
         if let Some(s) = &c.signal {

@@ -18,6 +18,7 @@ pub mod engine;
 pub mod event;
 pub mod memory;
 pub mod pool;
+pub mod semaphore;
 pub mod shared;
 pub mod wait;
 
@@ -25,6 +26,7 @@ pub use command::{Command, HostFunction, ListBody, Op, Work};
 pub use engine::{synchronize_device, Blocked, Drain, Engine, Mode};
 pub use event::EventState;
 pub use pool::WorkerPool;
+pub use semaphore::ExternalSemaphore;
 pub use wait::{Flag, Timeout};
 
 /// Called first on every thread the driver starts. The thread-local value it touches has a
