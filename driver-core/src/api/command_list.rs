@@ -305,6 +305,61 @@ impl CommandListApi for CpuDriver {
         )
     }
 
+    // ------------------------------------------------------------ graph capture
+
+    fn ze_command_list_begin_graph_capture_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _p_next: *const c_void,
+    ) -> ZeResult<()> {
+        super::graph::begin_capture(h_command_list, None)
+    }
+
+    fn ze_command_list_begin_capture_into_graph_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_graph: Handle<kinds::Graph>,
+        _p_next: *const c_void,
+    ) -> ZeResult<()> {
+        super::graph::begin_capture(h_command_list, Some(h_graph))
+    }
+
+    fn ze_command_list_is_graph_capture_enabled_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+    ) -> ZeResult<()> {
+        super::graph::is_capturing(h_command_list)
+    }
+
+    fn ze_command_list_end_graph_capture_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _p_next: *const c_void,
+        ph_graph: &mut Option<Handle<kinds::Graph>>,
+    ) -> ZeResult<()> {
+        super::graph::end_capture(h_command_list, ph_graph)
+    }
+
+    fn ze_command_list_get_graph_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        ph_graph: &mut Option<Handle<kinds::Graph>>,
+    ) -> ZeResult<()> {
+        super::graph::get_graph(h_command_list, ph_graph)
+    }
+
+    fn ze_command_list_append_graph_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_graph: Handle<kinds::ExecutableGraph>,
+        _p_next: *const c_void,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        super::graph::append_graph(h_command_list, h_graph, h_signal_event, ph_wait_events)
+    }
+
     // ------------------------------------------------------------ external semaphores
 
     fn ze_command_list_append_signal_external_semaphore_ext(

@@ -61,6 +61,10 @@ impl DeviceApi for CpuDriver {
                 N::DeviceUsablememSizeExtProperties(e) => {
                     e.currUsableMemSize = self.host.current_available_memory()
                 }
+                N::RecordReplayGraphExtProperties(e) => {
+                    type F = ze_record_replay_graph_ext_flags_t;
+                    e.graphFlags = F::from_bits_retain(F::IMMUTABLE_GRAPH.0 | F::SUBGRAPHS.0 | F::APPEND_COMMANDLIST.0)
+                }
                 _ => {}
             }
         }

@@ -15,6 +15,7 @@ mod event;
 mod event_pool;
 mod fence;
 mod global;
+mod graph;
 mod image;
 mod mem;
 mod virtual_mem;
@@ -25,7 +26,7 @@ use std::sync::{Arc, OnceLock};
 use zekit_icd::kinds;
 use zekit_icd::{
     CommandListApi, CommandQueueApi, ContextApi, DeviceApi, DriverApi, EventApi, EventPoolApi,
-    FenceApi, GlobalApi, ImageApi, MemApi, PhysicalMemApi, VirtualMemApi, ZeszeSamplerApi,
+    ExecutableGraphApi, FenceApi, GraphApi, GlobalApi, ImageApi, MemApi, PhysicalMemApi, VirtualMemApi, ZeszeSamplerApi,
 };
 use zekit_icd::{Handle, ZeError, ZeResult};
 use zekit_rt::Obj;

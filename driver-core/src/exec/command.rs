@@ -77,7 +77,8 @@ pub enum Op {
         /// Its argument.
         data: usize,
     },
-    /// Runs closed regular lists (an immediate list appending command lists).
+    /// Runs closed regular lists (an immediate list appending command lists, or an executable
+    /// graph).
     Lists(Vec<Arc<ListBody>>),
     /// Signals external semaphores, each with its value (ignored by binary ones).
     SignalSemaphores(Vec<(Arc<ExternalSemaphore>, u64)>),
