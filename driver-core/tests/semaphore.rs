@@ -144,6 +144,14 @@ fn binary_semaphore_is_an_eventfd() {
     // SAFETY: the copy is done.
     assert_eq!(unsafe { bytes(dst, 64) }, &[7; 64]);
     assert_eq!(read_eventfd(fd), 0);
+    // A queue parked on an unsignaled semaphore: its list cannot be destroyed (it could wait
+    // for ever) until the semaphore is signaled.
+    wait(l, s, 0, null_event());
+    std::thread::sleep(Duration::from_millis(20));
+    check!(ze::zeCommandListDestroy(l), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    write_eventfd(fd);
+    ok!(ze::zeCommandListHostSynchronize(l, FOREVER));
+    ok!(ze::zeCommandListDestroy(l));
     ok!(ze::zeDeviceReleaseExternalSemaphoreExt(s));
     // SAFETY: ours.
     unsafe { libc::close(fd) };
@@ -175,6 +183,12 @@ fn timeline_semaphore_is_a_shared_counter() {
     assert!(!event_done(e2));
     c.signal(9);
     ok!(ze::zeEventHostSynchronize(e2, FOREVER));
+    wait(l, s, 10, null_event());
+    std::thread::sleep(Duration::from_millis(20));
+    check!(ze::zeCommandListDestroy(l), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    c.signal(10);
+    ok!(ze::zeCommandListHostSynchronize(l, FOREVER));
+    ok!(ze::zeCommandListDestroy(l));
     ok!(ze::zeDeviceReleaseExternalSemaphoreExt(s));
     // SAFETY: ours.
     unsafe { libc::close(fd) };

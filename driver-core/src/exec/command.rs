@@ -173,8 +173,24 @@ fn prepare_command(c: &Command, values: &mut Vec<u64>) {
     }
 }
 
-/// An event a queue waits for, and the counter value it waits for (counter-based events).
-pub type Awaited = (Arc<EventState>, Option<u64>);
+/// What a parked queue waits for.
+#[derive(Debug, Clone)]
+pub enum Awaited {
+    /// An event, and the counter value it waits for (counter-based events).
+    Event(Arc<EventState>, Option<u64>),
+    /// An external semaphore, and the timeline value it waits for.
+    Semaphore(Arc<ExternalSemaphore>, u64),
+}
+
+impl Awaited {
+    /// Whether the wait can go on now (the queue is not stuck).
+    pub fn ready(&self) -> bool {
+        match self {
+            Awaited::Event(e, v) => e.reached(*v),
+            Awaited::Semaphore(s, v) => s.ready(*v),
+        }
+    }
+}
 
 /// What running commands needs from the queue.
 pub(crate) struct Runner<'a> {
@@ -206,7 +222,7 @@ impl Runner<'_> {
 
     fn wait(&self, e: &Arc<EventState>, value: Option<u64>) {
         if !e.wait(value, Timeout::Poll) {
-            (self.on_block)(Some((e.clone(), value)));
+            (self.on_block)(Some(Awaited::Event(e.clone(), value)));
             e.wait(value, Timeout::Forever);
             (self.on_block)(None);
         }
@@ -269,7 +285,15 @@ impl Runner<'_> {
                 }
             }
             Op::SignalSemaphores(s) => s.iter().for_each(|(s, v)| s.signal(*v)),
-            Op::WaitSemaphores(s) => s.iter().for_each(|(s, v)| s.wait(*v)),
+            Op::WaitSemaphores(s) => {
+                for (s, v) in s {
+                    if !s.ready(*v) {
+                        (self.on_block)(Some(Awaited::Semaphore(s.clone(), *v)));
+                    }
+                    s.wait(*v);
+                    (self.on_block)(None);
+                }
+            }
         }
         let end = now_ns();
         if let Some(s) = &c.signal {

@@ -167,11 +167,20 @@ impl ExternalSemaphore {
         }
     }
 
-    /// The timeline counter (`None` for a binary semaphore).
-    pub fn value(&self) -> Option<u64> {
+    /// Whether a wait for `value` would return at once (a binary semaphore: the eventfd is
+    /// readable; nothing is consumed).
+    pub fn ready(&self, value: u64) -> bool {
         match self {
-            ExternalSemaphore::Binary(_) => None,
-            ExternalSemaphore::Timeline(t) => Some(t.counter().load(Ordering::SeqCst)),
+            ExternalSemaphore::Binary(fd) => {
+                let mut p = libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd, no wait.
+                unsafe { libc::poll(&mut p, 1, 0) == 1 }
+            }
+            ExternalSemaphore::Timeline(t) => t.counter().load(Ordering::SeqCst) >= value,
         }
     }
 }
