@@ -358,3 +358,11 @@ fn ipc_memory_and_events_between_processes_through_the_loader() {
     assert!(out.contains("child ok\n"), "{out}");
     assert!(out.contains("parent sees the child's bytes = yes\n"), "{out}");
 }
+
+#[test]
+fn external_semaphores_between_processes_through_the_loader() {
+    let (out, _) = run_ok("semaphore", &[]);
+    assert!(out.contains("parent saw the child's signals = yes\n"), "{out}");
+    assert!(out.contains("child ok\n"), "{out}");
+    assert!(out.contains("timeline = 7\n"), "{out}");
+}

@@ -306,6 +306,97 @@ impl CommandListApi for CpuDriver {
         )
     }
 
+    // ------------------------------------------------------------ graph capture
+
+    fn ze_command_list_begin_graph_capture_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _p_next: *const c_void,
+    ) -> ZeResult<()> {
+        super::graph::begin_capture(h_command_list, None)
+    }
+
+    fn ze_command_list_begin_capture_into_graph_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_graph: Handle<kinds::Graph>,
+        _p_next: *const c_void,
+    ) -> ZeResult<()> {
+        super::graph::begin_capture(h_command_list, Some(h_graph))
+    }
+
+    fn ze_command_list_is_graph_capture_enabled_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+    ) -> ZeResult<()> {
+        super::graph::is_capturing(h_command_list)
+    }
+
+    fn ze_command_list_end_graph_capture_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _p_next: *const c_void,
+        ph_graph: &mut Option<Handle<kinds::Graph>>,
+    ) -> ZeResult<()> {
+        super::graph::end_capture(h_command_list, ph_graph)
+    }
+
+    fn ze_command_list_get_graph_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        ph_graph: &mut Option<Handle<kinds::Graph>>,
+    ) -> ZeResult<()> {
+        super::graph::get_graph(h_command_list, ph_graph)
+    }
+
+    fn ze_command_list_append_graph_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_graph: Handle<kinds::ExecutableGraph>,
+        _p_next: *const c_void,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        super::graph::append_graph(h_command_list, h_graph, h_signal_event, ph_wait_events)
+    }
+
+    // ------------------------------------------------------------ external semaphores
+
+    fn ze_command_list_append_signal_external_semaphore_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _num_semaphores: u32,
+        ph_semaphores: &[Handle<kinds::ExternalSemaphoreExt>],
+        signal_params: &[ze_external_semaphore_signal_params_ext_t],
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = || {
+            let values = signal_params.iter().map(|p| p.value);
+            Ok(Op::SignalSemaphores(semaphores(h_command_list, ph_semaphores, values)?))
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_wait_external_semaphore_ext(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _num_semaphores: u32,
+        ph_semaphores: &[Handle<kinds::ExternalSemaphoreExt>],
+        wait_params: &[ze_external_semaphore_wait_params_ext_t],
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = || {
+            let values = wait_params.iter().map(|p| p.value);
+            Ok(Op::WaitSemaphores(semaphores(h_command_list, ph_semaphores, values)?))
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
     // ------------------------------------------------------------ memory
 
     fn ze_command_list_append_memory_copy(
@@ -649,6 +740,28 @@ impl CommandListApi for CpuDriver {
         };
         append(h_command_list, op, h_signal_event, ph_wait_events)
     }
+}
+
+/// The semaphores of an external-semaphore append, each with its value; immediate lists only
+/// (as the spec says).
+fn semaphores(
+    h: Handle<kinds::CommandList>,
+    handles: &[Handle<kinds::ExternalSemaphoreExt>],
+    values: impl Iterator<Item = u64>,
+) -> ZeResult<Vec<(Arc<ExternalSemaphore>, u64)>> {
+    list(h)?.immediate_config()?;
+    let values: Vec<u64> = values.collect();
+    if values.len() != handles.len() {
+        return Err(zekit_rt::fail(
+            ZeError::INVALID_NULL_POINTER,
+            "one parameter structure per semaphore is needed",
+        ));
+    }
+    handles
+        .iter()
+        .zip(values)
+        .map(|(&h, v)| Ok((semaphore(h)?.0.clone(), v)))
+        .collect()
 }
 
 /// A copy involving images: the op holds their storage until it has run.

@@ -61,6 +61,10 @@ impl DeviceApi for CpuDriver {
                 N::DeviceUsablememSizeExtProperties(e) => {
                     e.currUsableMemSize = self.host.current_available_memory()
                 }
+                N::RecordReplayGraphExtProperties(e) => {
+                    type F = ze_record_replay_graph_ext_flags_t;
+                    e.graphFlags = F::from_bits_retain(F::IMMUTABLE_GRAPH.0 | F::SUBGRAPHS.0 | F::APPEND_COMMANDLIST.0)
+                }
                 _ => {}
             }
         }
@@ -315,5 +319,67 @@ impl DeviceApi for CpuDriver {
         let out = output_bytes(p_data.cast(), *p_size, data.len());
         copy_sized(data, p_size, out);
         Ok(())
+    }
+
+    // ------------------------------------------------------------ external semaphores
+
+    fn ze_device_import_external_semaphore_ext(
+        &self,
+        h_device: Handle<kinds::Device>,
+        desc: &ze_external_semaphore_ext_desc_t,
+        ph_semaphore: &mut Option<Handle<kinds::ExternalSemaphoreExt>>,
+    ) -> ZeResult<()> {
+        ordinal(h_device)?;
+        use chain::ZeExternalSemaphoreExtDescNext as N;
+        type F = ze_external_semaphore_ext_flags_t;
+        // SAFETY: the application's descriptor chain, read-only for this call.
+        let fd = unsafe { chain::next_of_ze_external_semaphore_ext_desc_t(desc.pNext) }
+            .find_map(|e| match e {
+                N::ExternalSemaphoreFdExtDesc(d) => Some(d.fd),
+                _ => None,
+            });
+        let sem = match desc.flags {
+            F::OPAQUE_FD | F::VK_TIMELINE_SEMAPHORE_FD => {
+                let Some(fd) = fd else {
+                    return Err(zekit_rt::fail(
+                        ZeError::INVALID_ARGUMENT,
+                        "an fd semaphore needs a ze_external_semaphore_fd_ext_desc_t in pNext",
+                    ));
+                };
+                let made = if desc.flags == F::OPAQUE_FD {
+                    ExternalSemaphore::binary(fd)
+                } else {
+                    ExternalSemaphore::timeline(fd)
+                };
+                made.map_err(|why| zekit_rt::fail(ZeError::INVALID_ARGUMENT, why))?
+            }
+            f if f.0 & !F::all_known().0 != 0 || f.0.count_ones() != 1 => {
+                return Err(zekit_rt::fail(
+                    ZeError::INVALID_ENUMERATION,
+                    format_args!("external semaphore flags {:#x}: exactly one known type", f.0),
+                ));
+            }
+            f => {
+                return Err(zekit_rt::fail(
+                    ZeError::UNSUPPORTED_ENUMERATION,
+                    format_args!(
+                        "external semaphore type {:#x}: only OPAQUE_FD (an eventfd) and VK_TIMELINE_SEMAPHORE_FD (a memfd counter) are supported on Linux",
+                        f.0
+                    ),
+                ));
+            }
+        };
+        *ph_semaphore = Some(Handle::new(SemaphoreObject(Arc::new(sem))));
+        Ok(())
+    }
+
+    fn ze_device_release_external_semaphore_ext(
+        &self,
+        h_semaphore: Handle<kinds::ExternalSemaphoreExt>,
+    ) -> ZeResult<()> {
+        // Not `[release]` in the spec: the handle is taken out here. Commands still holding the
+        // semaphore keep it open until they have run.
+        semaphore(h_semaphore)?;
+        h_semaphore.release()
     }
 }

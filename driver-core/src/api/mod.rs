@@ -15,6 +15,7 @@ mod event;
 mod event_pool;
 mod fence;
 mod global;
+mod graph;
 mod image;
 mod kernel;
 mod mem;
@@ -27,7 +28,7 @@ use std::sync::{Arc, OnceLock};
 use zekit_icd::kinds;
 use zekit_icd::{
     CommandListApi, CommandQueueApi, ContextApi, DeviceApi, DriverApi, EventApi, EventPoolApi,
-    FenceApi, GlobalApi, ImageApi, KernelApi, MemApi, ModuleApi, ModuleBuildLogApi, PhysicalMemApi, VirtualMemApi, SamplerApi,
+    ExecutableGraphApi, FenceApi, GlobalApi, GraphApi, ImageApi, KernelApi, MemApi, ModuleApi, ModuleBuildLogApi, PhysicalMemApi, SamplerApi, VirtualMemApi,
 };
 use zekit_icd::{Handle, ZeError, ZeResult};
 use zekit_rt::Obj;
@@ -41,7 +42,7 @@ use crate::core::list::ListObject;
 use crate::core::objects::*;
 use crate::core::properties as props;
 use crate::core::queue::{QueueConfig, QueueObject};
-use crate::exec::{Command, Op, WorkerPool};
+use crate::exec::{Command, ExternalSemaphore, Op, WorkerPool};
 use crate::host::{host, HostInfo};
 
 /// The CPU driver: the host, the init state and its (lazily made) handles.
@@ -162,6 +163,14 @@ fn event(h: Handle<kinds::Event>) -> ZeResult<Obj<EventObject>> {
 
 fn event_pool(h: Handle<kinds::EventPool>) -> ZeResult<Obj<EventPoolObject>> {
     h.get::<EventPoolObject>()
+}
+
+/// Value of an external semaphore handle (shared with the commands that use it).
+#[derive(Debug)]
+pub struct SemaphoreObject(pub Arc<ExternalSemaphore>);
+
+fn semaphore(h: Handle<kinds::ExternalSemaphoreExt>) -> ZeResult<Obj<SemaphoreObject>> {
+    h.get::<SemaphoreObject>()
 }
 
 fn fence(h: Handle<kinds::Fence>) -> ZeResult<Obj<FenceObject>> {

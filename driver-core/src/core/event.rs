@@ -351,6 +351,7 @@ impl EventObject {
 
     /// `zeEventHostSynchronize`.
     pub fn host_synchronize(&self, timeout: u64) -> Outcome<()> {
+        super::graph::check_host_sync(self.usable()?)?;
         if self.usable()?.wait(None, Timeout::from_ns(timeout)) {
             Ok(())
         } else {

@@ -23,11 +23,13 @@ use zekit_rt::Handle;
 use zekit_sys::*;
 
 use super::event::ListKind;
+use super::graph::{self, Capture, GraphObject};
 use super::objects::{Failure, Outcome};
 use super::properties::MAX_FILL_PATTERN_SIZE;
 use super::queue::{in_use, not_ready, QueueConfig};
 use crate::exec::memory::{Region, Side};
-use crate::exec::{Command, Engine, ListBody, Op, Timeout, Work};
+use crate::exec::{Command, Engine, ListBody, Mode, Op, Timeout, Work};
+use zekit_rt::Obj;
 
 /// What a regular list holds.
 #[derive(Debug)]
@@ -52,6 +54,8 @@ pub struct ListObject {
     ordinal: u32,
     flags: ze_command_list_flags_t,
     kind: Kind,
+    /// The graph capture this (immediate) list takes part in.
+    capture: Mutex<Option<Capture>>,
 }
 
 impl ListObject {
@@ -74,6 +78,7 @@ impl ListObject {
             ordinal,
             flags,
             kind: Kind::Regular(Mutex::new(Recording::Open(Vec::new()))),
+            capture: Mutex::new(None),
         })
     }
 
@@ -90,6 +95,7 @@ impl ListObject {
             ordinal: config.ordinal,
             flags: ze_command_list_flags_t::empty(),
             kind: Kind::Immediate { config, engine },
+            capture: Mutex::new(None),
         }
     }
 
@@ -151,10 +157,111 @@ impl ListObject {
                 )),
             },
             Kind::Immediate { engine, .. } => {
-                engine.submit(Work::One(command), None);
-                Ok(())
+                let mut slot = self.capture_slot();
+                if slot.is_none() {
+                    if let Some(fork) = graph::fork_of(&command.waits)? {
+                        if engine.mode() == Mode::Inline {
+                            return Err(Failure::new(
+                                ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED,
+                                "a synchronous command list cannot wait on an event of a graph capture",
+                            ));
+                        }
+                        fork.add_member(self.id());
+                        *slot = Some(fork);
+                    }
+                }
+                let capture = slot.clone();
+                // Not held while the command is submitted: a synchronous list runs it here, and
+                // a host function may call back into this list.
+                drop(slot);
+                match capture {
+                    Some(c) => c.record(self.id(), command),
+                    None => {
+                        engine.submit(Work::One(command), None);
+                        Ok(())
+                    }
+                }
             }
         }
+    }
+
+    /// This list's identity in a capture.
+    fn id(&self) -> usize {
+        self as *const ListObject as usize
+    }
+
+    /// The live capture this list takes part in (a capture that ended is dropped).
+    fn capture_slot(&self) -> std::sync::MutexGuard<'_, Option<Capture>> {
+        let mut slot = self.capture.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.as_ref().is_some_and(|c| !c.is_live()) {
+            *slot = None;
+        }
+        slot
+    }
+
+    /// The graph this list is capturing into (`zeCommandListGetGraphExt`), or
+    /// `COMMAND_LIST_NOT_CAPTURING`.
+    pub fn capturing(&self) -> Outcome<Handle<kinds::Graph>> {
+        self.capture_slot().as_ref().map(Capture::graph).ok_or_else(graph::not_capturing)
+    }
+
+    fn refuse_if_capturing(&self, what: &str) -> Outcome<()> {
+        if self.capture_slot().is_some() {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED,
+                format!("{what} while the command list captures a graph"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `zeCommandListBeginGraphCaptureExt` / `BeginCaptureIntoGraphExt`: `this` is the list's
+    /// handle; `graph` the (empty) graph to capture into.
+    pub fn begin_capture(
+        &self,
+        this: Handle<kinds::CommandList>,
+        graph: &Obj<GraphObject>,
+        graph_handle: Handle<kinds::Graph>,
+    ) -> Outcome<()> {
+        let Kind::Immediate { engine, config } = &self.kind else {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "graph capture needs an immediate command list",
+            ));
+        };
+        if engine.mode() == Mode::Inline {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED,
+                "a synchronous immediate command list cannot capture a graph",
+            ));
+        }
+        if graph.context() != self.context {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the graph was made in another context",
+            ));
+        }
+        let mut slot = self.capture_slot();
+        if slot.is_some() {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the command list is already capturing a graph",
+            ));
+        }
+        *slot = Some(GraphObject::begin(graph, graph_handle, this, self.id(), config.ordinal)?);
+        Ok(())
+    }
+
+    /// `zeCommandListEndGraphCaptureExt`: the captured graph.
+    pub fn end_capture(&self) -> Outcome<Handle<kinds::Graph>> {
+        let mut slot = self.capture_slot();
+        let Some(c) = slot.as_ref() else {
+            return Err(graph::not_capturing());
+        };
+        c.end(self.id())?;
+        let h = c.graph();
+        *slot = None;
+        Ok(h)
     }
 
     /// `zeCommandListClose`.
@@ -170,6 +277,7 @@ impl ListObject {
 
     /// `zeCommandListReset`.
     pub fn reset(&self) -> Outcome<()> {
+        self.refuse_if_capturing("zeCommandListReset")?;
         match &self.kind {
             Kind::Regular(m) => {
                 *Self::recording(m) = Recording::Open(Vec::new());
@@ -210,6 +318,7 @@ impl ListObject {
 
     /// `zeCommandListHostSynchronize`.
     pub fn host_synchronize(&self, timeout: u64) -> Outcome<()> {
+        self.refuse_if_capturing("zeCommandListHostSynchronize")?;
         match &self.kind {
             Kind::Immediate { engine, .. } => {
                 if engine.synchronize(Timeout::from_ns(timeout)) {
@@ -227,6 +336,12 @@ impl ListObject {
 
     /// `zeCommandListDestroy`: see the module docs.
     pub fn destroy(&self) -> Outcome<()> {
+        if self.capture_slot().is_some() {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
+                "the command list is capturing a graph; end the capture first",
+            ));
+        }
         match &self.kind {
             Kind::Regular(_) => Ok(()),
             Kind::Immediate { engine, .. } => {

@@ -8,6 +8,7 @@
 pub mod alloc;
 pub mod event;
 pub mod fence;
+pub mod graph;
 pub mod image;
 pub mod ipc;
 pub mod kernel;

@@ -81,6 +81,8 @@ pub struct Extension {
 /// | `ZE_extension_image_query_alloc_properties` 1.0 | `zeImageGetAllocPropertiesExt` |
 /// | `ZE_experimental_image_memory_properties` 1.0 | `zeImageGetMemoryPropertiesExp` |
 /// | `ZE_extension_image_view` 1.0, `ZE_experimental_image_view` 1.0 | `zeImageViewCreateExt` / `Exp` (same element size, no planar views) |
+/// | `ZE_extension_external_semaphores` 1.0 | `zeDeviceImportExternalSemaphoreExt` of `OPAQUE_FD` (an eventfd) and `VK_TIMELINE_SEMAPHORE_FD` (a memfd counter), see `crate::exec::semaphore`; other types `UNSUPPORTED_ENUMERATION` |
+/// | `ZE_extension_record_replay_graph` 1.0 | graph capture and replay, see [`super::graph`]; `ze_record_replay_graph_ext_properties_t` reports IMMUTABLE_GRAPH \| SUBGRAPHS \| APPEND_COMMANDLIST |
 pub const EXTENSIONS: &[Extension] = &[
     Extension {
         name: ZE_DRIVER_DDI_HANDLES_EXT_NAME,
@@ -145,6 +147,14 @@ pub const EXTENSIONS: &[Extension] = &[
     Extension {
         name: ZE_IMAGE_VIEW_EXP_NAME,
         version: ZE_IMAGE_VIEW_EXP_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_EXTERNAL_SEMAPHORES_EXTENSION_NAME,
+        version: ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_RECORD_REPLAY_GRAPH_EXT_NAME,
+        version: ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_1_0.0,
     },
 ];
 

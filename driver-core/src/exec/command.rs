@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::event::EventState;
 use super::memory::{self, Region};
 use super::pool::WorkerPool;
+use super::semaphore::ExternalSemaphore;
 use super::wait::Timeout;
 use crate::host::now_ns;
 
@@ -76,10 +77,16 @@ pub enum Op {
         /// Its argument.
         data: usize,
     },
-    /// Runs closed regular lists (an immediate list appending command lists).
+    /// Runs closed regular lists (an immediate list appending command lists, or an executable
+    /// graph).
     Lists(Vec<Arc<ListBody>>),
     /// A kernel launch, its arguments as they were when it was appended.
     Launch(Box<super::launch::Launch>),
+    /// Signals external semaphores, each with its value (ignored by binary ones).
+    SignalSemaphores(Vec<(Arc<ExternalSemaphore>, u64)>),
+    /// Waits for external semaphores, each for its value (ignored by binary ones): blocks the
+    /// queue's thread only.
+    WaitSemaphores(Vec<(Arc<ExternalSemaphore>, u64)>),
 }
 
 /// One command.
@@ -168,8 +175,24 @@ fn prepare_command(c: &Command, values: &mut Vec<u64>) {
     }
 }
 
-/// An event a queue waits for, and the counter value it waits for (counter-based events).
-pub type Awaited = (Arc<EventState>, Option<u64>);
+/// What a parked queue waits for.
+#[derive(Debug, Clone)]
+pub enum Awaited {
+    /// An event, and the counter value it waits for (counter-based events).
+    Event(Arc<EventState>, Option<u64>),
+    /// An external semaphore, and the timeline value it waits for.
+    Semaphore(Arc<ExternalSemaphore>, u64),
+}
+
+impl Awaited {
+    /// Whether the wait can go on now (the queue is not stuck).
+    pub fn ready(&self) -> bool {
+        match self {
+            Awaited::Event(e, v) => e.reached(*v),
+            Awaited::Semaphore(s, v) => s.ready(*v),
+        }
+    }
+}
 
 /// What running commands needs from the queue.
 pub(crate) struct Runner<'a> {
@@ -201,7 +224,7 @@ impl Runner<'_> {
 
     fn wait(&self, e: &Arc<EventState>, value: Option<u64>) {
         if !e.wait(value, Timeout::Poll) {
-            (self.on_block)(Some((e.clone(), value)));
+            (self.on_block)(Some(Awaited::Event(e.clone(), value)));
             e.wait(value, Timeout::Forever);
             (self.on_block)(None);
         }
@@ -265,6 +288,16 @@ impl Runner<'_> {
             }
             // SAFETY: see above (the buffers the arguments name).
             Op::Launch(l) => unsafe { l.run(self.pool) },
+            Op::SignalSemaphores(s) => s.iter().for_each(|(s, v)| s.signal(*v)),
+            Op::WaitSemaphores(s) => {
+                for (s, v) in s {
+                    if !s.ready(*v) {
+                        (self.on_block)(Some(Awaited::Semaphore(s.clone(), *v)));
+                    }
+                    s.wait(*v);
+                    (self.on_block)(None);
+                }
+            }
         }
         let end = now_ns();
         if let Some(s) = &c.signal {

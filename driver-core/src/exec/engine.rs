@@ -91,7 +91,7 @@ impl Shared {
     fn stuck(&self) -> bool {
         self.blocked()
             .as_ref()
-            .is_some_and(|(e, v)| !e.reached(*v))
+            .is_some_and(|a| !a.ready())
     }
 
     fn idle(&self) -> bool {

@@ -20,6 +20,7 @@ pub mod event;
 pub mod launch;
 pub mod memory;
 pub mod pool;
+pub mod semaphore;
 pub mod shared;
 pub mod wait;
 
@@ -28,6 +29,7 @@ pub use engine::{synchronize_device, Blocked, Drain, Engine, Mode};
 pub use event::EventState;
 pub use launch::{Groups, Launch};
 pub use pool::WorkerPool;
+pub use semaphore::ExternalSemaphore;
 pub use wait::{Flag, Timeout};
 
 /// Called first on every thread the driver starts. The thread-local value it touches has a
