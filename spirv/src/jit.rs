@@ -733,9 +733,7 @@ impl<'a> Lower<'a> {
                     // One instruction where the ISA has it, else `f32::mul_add` through a shim.
                     // (`mad` stays a multiply and an add: OpenCL allows either, and the
                     // kernel tests compare `mad` results with unfused host references.)
-                    MathFn::Fma if self.fma => {
-                        self.b.ins().fma(args[0], args[1], args[2])
-                    }
+                    MathFn::Fma if self.fma => self.b.ins().fma(args[0], args[1], args[2]),
                     MathFn::Mad => {
                         let m = self.b.ins().fmul(args[0], args[1]);
                         self.b.ins().fadd(m, args[2])

@@ -2000,25 +2000,46 @@ impl Builder<'_> {
 /// before its uses even when the layout does not respect dominance, as llvm-spirv's loops exits
 /// do), then the unreachable blocks in layout order.
 fn dominance_order(blocks: &[(u32, Vec<Inst>)]) -> Vec<usize> {
-    let index: HashMap<u32, usize> = blocks.iter().enumerate().map(|(i, (l, _))| (*l, i)).collect();
+    let index: HashMap<u32, usize> = blocks
+        .iter()
+        .enumerate()
+        .map(|(i, (l, _))| (*l, i))
+        .collect();
     let succs = |b: usize| -> Vec<usize> {
-        let Some(t) = blocks[b].1.last() else { return vec![] };
+        let Some(t) = blocks[b].1.last() else {
+            return vec![];
+        };
         let labels: Vec<u32> = match t.op {
             249 => t.ops.iter().take(1).copied().collect(),
             250 => t.ops.iter().skip(1).take(2).copied().collect(),
             251 => {
                 // selector, default, then (literal words, label) pairs of 2 or 3 words.
                 let rest = t.ops.get(2..).unwrap_or(&[]);
-                let stride = if rest.len() % 2 == 0 && rest.iter().skip(1).step_by(2).all(|l| index.contains_key(l)) {
+                let stride = if rest.len() % 2 == 0
+                    && rest
+                        .iter()
+                        .skip(1)
+                        .step_by(2)
+                        .all(|l| index.contains_key(l))
+                {
                     2
                 } else {
                     3
                 };
-                t.ops.iter().skip(1).take(1).chain(rest.iter().skip(stride - 1).step_by(stride)).copied().collect()
+                t.ops
+                    .iter()
+                    .skip(1)
+                    .take(1)
+                    .chain(rest.iter().skip(stride - 1).step_by(stride))
+                    .copied()
+                    .collect()
             }
             _ => vec![],
         };
-        labels.iter().filter_map(|l| index.get(l).copied()).collect()
+        labels
+            .iter()
+            .filter_map(|l| index.get(l).copied())
+            .collect()
     };
     let mut seen = vec![false; blocks.len()];
     let mut post = Vec::with_capacity(blocks.len());

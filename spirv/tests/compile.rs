@@ -115,11 +115,22 @@ fn every_kernel_compiles_and_reports() {
 /// dominates it; the lowering follows dominance, not the layout.
 #[test]
 fn mad_chain_with_exit_block_before_the_loop_runs() {
-    let spv = std::fs::read(format!("{}/kernels/bench/flops.spv", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let spv = std::fs::read(format!(
+        "{}/kernels/bench/flops.spv",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
     let p = compile(&spv, &HashMap::new()).unwrap_or_else(|e| panic!("flops: {e}"));
     let a = 0.5f32;
     let mut out = vec![0f32; 64];
-    run_1d(&p, "mad_v1", &[out.as_mut_ptr() as u64, u64::from(a.to_bits())], 64, 16, &[]);
+    run_1d(
+        &p,
+        "mad_v1",
+        &[out.as_mut_ptr() as u64, u64::from(a.to_bits())],
+        64,
+        16,
+        &[],
+    );
     for (i, &got) in out.iter().enumerate() {
         // `mad` may be fused or not.
         let chain = |fused: bool| {
@@ -134,7 +145,10 @@ fn mad_chain_with_exit_block_before_the_loop_runs() {
             y
         };
         let (f, u) = (chain(true), chain(false));
-        assert!(got.to_bits() == f.to_bits() || got.to_bits() == u.to_bits(), "{i}: {got} (fused {f}, unfused {u})");
+        assert!(
+            got.to_bits() == f.to_bits() || got.to_bits() == u.to_bits(),
+            "{i}: {got} (fused {f}, unfused {u})"
+        );
     }
 }
 
