@@ -303,7 +303,9 @@ fn kernels(check: bool) -> Result<(), String> {
 }
 
 /// `cargo xtask bench`: the benchmarks, each printing ratios against a baseline measured in the
-/// same run (memcpy, PoCL, validation off); installs PoCL first.
+/// same run (memcpy, PoCL, validation off); installs PoCL first. `-p zekit-driver-core` runs both
+/// of its bench targets: `execute` (copies, round trips) and `kernels` (SPIR-V kernels against
+/// PoCL: module builds, an empty launch, multiply-add GFLOPS, copy bandwidth).
 fn bench() -> Result<(), String> {
     deps::pocl()?;
     for package in ["zekit-driver-core", "zekit-mock"] {
