@@ -140,6 +140,10 @@ pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Co
             .map_err(|e| Error::internal(format!("cranelift flag {k}: {e}")))
     };
     set(&mut flags, "opt_level", "speed")?;
+    // Cranelift's own IR verifier runs in debug builds (the tests and the fuzzer), not in
+    // release ones, where it was a large share of each module's build (`verify.rs` still checks
+    // our IR before code generation).
+    set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
     let isa = cranelift_native::builder()
