@@ -242,7 +242,8 @@ fn main() {
         corpus.retain(|(name, _, bc)| match cl.build(bc) {
             Ok(_) => true,
             Err(e) => {
-                let e = e.lines().find(|l| l.contains("Cannot") || l.contains("rror")).unwrap_or(&e).trim().to_owned();
+                let e =
+                    e.lines().find(|l| l.contains("Cannot")).or(e.lines().next()).unwrap_or_default().trim().to_owned();
                 println!("(left out of (1): {name}, which PoCL does not build: {e})");
                 false
             }
