@@ -8,6 +8,9 @@
 //! 1. module build, cold: `zeModuleCreate` of every test kernel `spirv/kernels/*.spv` against
 //!    `clCreateProgramWithBinary` + `clBuildProgram` of their bitcode (`POCL_KERNEL_CACHE=0`;
 //!    kernels PoCL fails to build are left out on both sides, and named);
+//!    And the empty kernel from binary to first result (build, kernel, first launch and wait):
+//!    PoCL generates a kernel's work-group function at its first enqueue, which (1) does not
+//!    count;
 //! 2. an empty kernel, one group of one work-item: append on an asynchronous immediate list +
 //!    `zeCommandListHostSynchronize` against `clEnqueueNDRangeKernel` + `clFinish`;
 //! 3. FP32 multiply-add chains (`bench/flops.cl`, clpeak-style; `mad` and `fma`, scalar and
@@ -288,6 +291,40 @@ fn main() {
         let load = |n: &str| cl.build(&read(bench.join(format!("{n}.bc")))).expect("PoCL bench kernel");
         (cl, load("empty"), load("flops"), load("copy4"))
     });
+
+    // (1b) The empty kernel from its binary to its first result: PoCL generates a kernel's
+    // work-group function at its first enqueue, which (1) does not count.
+    let first_launch = || {
+        let t = Instant::now();
+        let m = d.module(&empty_spv).expect("empty.spv");
+        let k = kernel(m, "empty", 1);
+        launch_and_wait(imm, k, 1);
+        // SAFETY: idle kernel of the module made above.
+        ok("zeKernelDestroy", unsafe { ze::zeKernelDestroy(k) });
+        destroy_module(m);
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let what = "empty kernel, cold: module build + kernel + first launch and synchronize / the same on PoCL";
+    match &cl {
+        Some(cl) => {
+            let bc = read(bench.join("empty.bc"));
+            let cl_first = || {
+                let t = Instant::now();
+                let p = cl.build(&bc).expect("PoCL empty.bc");
+                let k = p.kernel("empty").expect("empty");
+                cl_launch_and_wait(cl, &k, 1, 1);
+                drop(k);
+                drop(p);
+                t.elapsed().as_secs_f64() * 1e3
+            };
+            let (ours, theirs) = interleave(rounds, first_launch, cl_first);
+            report(what, "ms", ours, Some(theirs), "none set");
+        }
+        None => {
+            let mut v: Vec<f64> = (0..rounds).map(|_| first_launch()).collect();
+            report(what, "ms", median(&mut v), None, "");
+        }
+    }
 
     // (2) Empty kernel: launch + synchronize, one group of one work-item.
     let em = d.module(&empty_spv).expect("empty.spv");
