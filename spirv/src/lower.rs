@@ -1042,7 +1042,8 @@ impl Builder<'_> {
             fr.phis.insert(*label, phis);
         }
         let entry = fr.labels[&f.blocks[0].0];
-        for (label, insts) in &f.blocks {
+        for &bi in &dominance_order(&f.blocks) {
+            let (label, insts) = &f.blocks[bi];
             self.cur = fr.labels[label];
             let mut ended = false;
             for i in insts {
@@ -1992,4 +1993,74 @@ impl Builder<'_> {
         let o = self.push(Ty::I64, Op::Bin(BinOp::Mul, ix, s));
         Ok(self.push(Ty::I64, Op::Bin(BinOp::Add, addr, o)))
     }
+}
+
+/// The order in which to lower a function's blocks: reverse postorder of the control-flow graph
+/// from the entry (so every block comes after the blocks that dominate it, and a value is lowered
+/// before its uses even when the layout does not respect dominance, as llvm-spirv's loops exits
+/// do), then the unreachable blocks in layout order.
+fn dominance_order(blocks: &[(u32, Vec<Inst>)]) -> Vec<usize> {
+    let index: HashMap<u32, usize> = blocks
+        .iter()
+        .enumerate()
+        .map(|(i, (l, _))| (*l, i))
+        .collect();
+    let succs = |b: usize| -> Vec<usize> {
+        let Some(t) = blocks[b].1.last() else {
+            return vec![];
+        };
+        let labels: Vec<u32> = match t.op {
+            249 => t.ops.iter().take(1).copied().collect(),
+            250 => t.ops.iter().skip(1).take(2).copied().collect(),
+            251 => {
+                // selector, default, then (literal words, label) pairs of 2 or 3 words.
+                let rest = t.ops.get(2..).unwrap_or(&[]);
+                let stride = if rest.len() % 2 == 0
+                    && rest
+                        .iter()
+                        .skip(1)
+                        .step_by(2)
+                        .all(|l| index.contains_key(l))
+                {
+                    2
+                } else {
+                    3
+                };
+                t.ops
+                    .iter()
+                    .skip(1)
+                    .take(1)
+                    .chain(rest.iter().skip(stride - 1).step_by(stride))
+                    .copied()
+                    .collect()
+            }
+            _ => vec![],
+        };
+        labels
+            .iter()
+            .filter_map(|l| index.get(l).copied())
+            .collect()
+    };
+    let mut seen = vec![false; blocks.len()];
+    let mut post = Vec::with_capacity(blocks.len());
+    if !blocks.is_empty() {
+        // Iterative depth-first search: (block, its successors, next successor to visit).
+        let mut stack = vec![(0usize, succs(0), 0usize)];
+        seen[0] = true;
+        while let Some((b, ss, next)) = stack.last_mut() {
+            if let Some(&s) = ss.get(*next) {
+                *next += 1;
+                if !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, succs(s), 0));
+                }
+            } else {
+                post.push(*b);
+                stack.pop();
+            }
+        }
+    }
+    post.reverse();
+    post.extend((0..blocks.len()).filter(|&i| !seen[i]));
+    post
 }

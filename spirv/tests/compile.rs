@@ -111,6 +111,47 @@ fn every_kernel_compiles_and_reports() {
     assert_eq!(info.args[1].space, zekit_spirv::AddressSpace::Global);
 }
 
+/// `bench/flops.spv`: llvm-spirv lays the loop's exit block out before the loop body that
+/// dominates it; the lowering follows dominance, not the layout.
+#[test]
+fn mad_chain_with_exit_block_before_the_loop_runs() {
+    let spv = std::fs::read(format!(
+        "{}/kernels/bench/flops.spv",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let p = compile(&spv, &HashMap::new()).unwrap_or_else(|e| panic!("flops: {e}"));
+    let a = 0.5f32;
+    let mut out = vec![0f32; 64];
+    run_1d(
+        &p,
+        "mad_v1",
+        &[out.as_mut_ptr() as u64, u64::from(a.to_bits())],
+        64,
+        16,
+        &[],
+    );
+    for (i, &got) in out.iter().enumerate() {
+        // `mad` may be fused or not.
+        let chain = |fused: bool| {
+            let mad = |a: f32, b: f32, c: f32| if fused { a.mul_add(b, c) } else { a * b + c };
+            let (mut x, mut y) = (a, (i % 16) as f32);
+            for _ in 0..128 * 4 {
+                x = mad(y, x, y);
+                y = mad(x, y, x);
+                x = mad(y, x, y);
+                y = mad(x, y, x);
+            }
+            y
+        };
+        let (f, u) = (chain(true), chain(false));
+        assert!(
+            got.to_bits() == f.to_bits() || got.to_bits() == u.to_bits(),
+            "{i}: {got} (fused {f}, unfused {u})"
+        );
+    }
+}
+
 #[test]
 fn vector_add_runs() {
     let p = program("vector_add");

@@ -228,8 +228,12 @@ fn demo() -> Result<(), String> {
 /// `cargo xtask kernels`: compiles `spirv/kernels/*.cl` (OpenCL C 2.0) to the committed `.spv`
 /// files with clang-15 and llvm-spirv-15 (installed when missing). The vectorizers are off so
 /// that each kernel tests what its source says (vector types are tested by `vectors.cl`).
-/// `--check` compiles into a scratch folder and fails when a committed `.spv` differs (CI runs
-/// it where the tools are installed).
+/// The benchmark kernels `spirv/kernels/bench/*.cl` are compiled the same way; for PoCL, which
+/// takes no SPIR-V, each bench `.spv` and each test `.spv` is also translated back to LLVM
+/// bitcode with `llvm-spirv-15 -r` (`bench/NAME.bc`, `bench/corpus/NAME.bc`), so both sides of a
+/// comparison get the same kernels and neither pays a C front end.
+/// `--check` compiles into a scratch folder and fails when a committed `.spv` or `.bc` differs
+/// (CI runs it where the tools are installed).
 fn kernels(check: bool) -> Result<(), String> {
     if !check {
         deps::spirv_tools()?;
@@ -237,12 +241,20 @@ fn kernels(check: bool) -> Result<(), String> {
     let dir = root().join("spirv/kernels");
     let tmp = std::env::temp_dir().join(format!("zekit-kernels-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
-    let mut sources: Vec<_> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
-        .collect();
-    sources.sort();
+    let list = |dir: &Path| -> Result<Vec<PathBuf>, String> {
+        let mut sources: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+            .collect();
+        sources.sort();
+        Ok(sources)
+    };
+    let bench = dir.join("bench");
+    // (source, folder of its .spv, folder of its .bc for PoCL)
+    let mut jobs: Vec<(PathBuf, PathBuf, PathBuf)> =
+        list(&dir)?.into_iter().map(|s| (s, dir.clone(), bench.join("corpus"))).collect();
+    jobs.extend(list(&bench)?.into_iter().map(|s| (s, bench.clone(), bench.clone())));
     let run = |cmd: &mut std::process::Command| -> Result<(), String> {
         let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
         if out.status.success() {
@@ -252,36 +264,48 @@ fn kernels(check: bool) -> Result<(), String> {
         }
     };
     let mut stale = vec![];
-    for src in &sources {
+    let rel = |p: &Path| p.strip_prefix(root()).unwrap_or(p).display().to_string();
+    for (src, spv_dir, bc_dir) in &jobs {
         let stem = src.file_stem().unwrap_or_default().to_string_lossy().to_string();
-        let bc = tmp.join(format!("{stem}.bc"));
+        let front = tmp.join(format!("{stem}.front.bc"));
         run(std::process::Command::new("clang-15")
             .args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-fno-vectorize", "-fno-slp-vectorize"])
             .args(["-emit-llvm", "-c", "-Xclang", "-no-opaque-pointers"])
             .arg(src)
             .arg("-o")
-            .arg(&bc))?;
-        let spv = dir.join(format!("{stem}.spv"));
-        let out = if check { tmp.join(format!("{stem}.spv")) } else { spv.clone() };
-        run(std::process::Command::new("llvm-spirv-15").arg(&bc).arg("-o").arg(&out))?;
-        if check {
-            if std::fs::read(&out).ok() != std::fs::read(&spv).ok() {
-                stale.push(spv.strip_prefix(root()).unwrap_or(&spv).display().to_string());
-            }
+            .arg(&front))?;
+        let spv = spv_dir.join(format!("{stem}.spv"));
+        let bc = bc_dir.join(format!("{stem}.bc"));
+        let (spv_out, bc_out) = if check {
+            (tmp.join(format!("{stem}.spv")), tmp.join(format!("{stem}.bc")))
         } else {
-            println!("xtask: {}", spv.strip_prefix(root()).unwrap_or(&spv).display());
+            std::fs::create_dir_all(bc_dir).map_err(|e| format!("{}: {e}", bc_dir.display()))?;
+            (spv.clone(), bc.clone())
+        };
+        run(std::process::Command::new("llvm-spirv-15").arg(&front).arg("-o").arg(&spv_out))?;
+        run(std::process::Command::new("llvm-spirv-15").arg("-r").arg(&spv_out).arg("-o").arg(&bc_out))?;
+        for (out, committed) in [(&spv_out, &spv), (&bc_out, &bc)] {
+            if check {
+                if std::fs::read(out).ok() != std::fs::read(committed).ok() {
+                    stale.push(rel(committed));
+                }
+            } else {
+                println!("xtask: {}", rel(committed));
+            }
         }
     }
     std::fs::remove_dir_all(&tmp).ok();
     if !stale.is_empty() {
         return Err(format!("stale kernels (run `cargo xtask kernels`): {}", stale.join(", ")));
     }
-    println!("xtask: {} kernels {}", sources.len(), if check { "up to date" } else { "compiled" });
+    println!("xtask: {} kernels {}", jobs.len(), if check { "up to date" } else { "compiled" });
     Ok(())
 }
 
 /// `cargo xtask bench`: the benchmarks, each printing ratios against a baseline measured in the
-/// same run (memcpy, PoCL, validation off); installs PoCL first.
+/// same run (memcpy, PoCL, validation off); installs PoCL first. `-p zekit-driver-core` runs both
+/// of its bench targets: `execute` (copies, round trips) and `kernels` (SPIR-V kernels against
+/// PoCL: module builds, an empty launch, multiply-add GFLOPS, copy bandwidth).
 fn bench() -> Result<(), String> {
     deps::pocl()?;
     for package in ["zekit-driver-core", "zekit-mock"] {

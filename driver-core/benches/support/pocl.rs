@@ -1,7 +1,11 @@
 //! The yardstick: PoCL (Debian's `pocl-opencl-icd`) through the OpenCL ICD loader
 //! (`libOpenCL.so.1`, loaded at run time with `libloading`, so the bench builds without it).
 //! Only what the comparisons need: a context and an in-order queue on PoCL's CPU device, two
-//! buffers, `clEnqueueCopyBuffer` and `clFinish`.
+//! buffers, `clEnqueueCopyBuffer` and `clFinish`; programs from LLVM bitcode
+//! (`clCreateProgramWithBinary` + `clBuildProgram`), kernels, their arguments and
+//! `clEnqueueNDRangeKernel`.
+// Each bench target uses part of it.
+#![allow(dead_code)]
 
 use std::ffi::{c_char, c_void};
 use std::ptr::null_mut;
@@ -16,6 +20,7 @@ const CL_SUCCESS: ClInt = 0;
 const CL_PLATFORM_NAME: ClUint = 0x0902;
 const CL_DEVICE_TYPE_ALL: u64 = 0xFFFF_FFFF;
 const CL_MEM_READ_WRITE: u64 = 1;
+const CL_PROGRAM_BUILD_LOG: ClUint = 0x1183;
 
 type GetPlatformIds = unsafe extern "C" fn(ClUint, *mut Handle, *mut ClUint) -> ClInt;
 type GetPlatformInfo = unsafe extern "C" fn(Handle, ClUint, usize, *mut c_void, *mut usize) -> ClInt;
@@ -28,6 +33,63 @@ type EnqueueCopyBuffer =
     unsafe extern "C" fn(Handle, Handle, Handle, usize, usize, usize, ClUint, *const Handle, *mut Handle) -> ClInt;
 type Finish = unsafe extern "C" fn(Handle) -> ClInt;
 type Release = unsafe extern "C" fn(Handle) -> ClInt;
+type CreateProgramWithBinary = unsafe extern "C" fn(
+    Handle,
+    ClUint,
+    *const Handle,
+    *const usize,
+    *const *const u8,
+    *mut ClInt,
+    *mut ClInt,
+) -> Handle;
+type BuildProgram =
+    unsafe extern "C" fn(Handle, ClUint, *const Handle, *const c_char, *mut c_void, *mut c_void) -> ClInt;
+type GetProgramBuildInfo = unsafe extern "C" fn(Handle, Handle, ClUint, usize, *mut c_void, *mut usize) -> ClInt;
+type CreateKernel = unsafe extern "C" fn(Handle, *const c_char, *mut ClInt) -> Handle;
+type SetKernelArg = unsafe extern "C" fn(Handle, ClUint, usize, *const c_void) -> ClInt;
+type EnqueueNdRangeKernel = unsafe extern "C" fn(
+    Handle,
+    Handle,
+    ClUint,
+    *const usize,
+    *const usize,
+    *const usize,
+    ClUint,
+    *const Handle,
+    *mut Handle,
+) -> ClInt;
+
+/// The program and kernel entry points.
+struct Programs {
+    create_buffer: CreateBuffer,
+    create_with_binary: CreateProgramWithBinary,
+    build: BuildProgram,
+    build_info: GetProgramBuildInfo,
+    create_kernel: CreateKernel,
+    set_arg: SetKernelArg,
+    enqueue: EnqueueNdRangeKernel,
+    release_program: Release,
+    release_kernel: Release,
+}
+
+/// A built program (released on drop).
+pub struct Program<'a> {
+    cl: &'a Pocl,
+    handle: Handle,
+}
+
+/// A kernel of a [`Program`] (released on drop).
+pub struct Kernel<'a> {
+    cl: &'a Pocl,
+    handle: Handle,
+}
+
+/// A buffer of the context (released on drop).
+pub struct Buffer<'a> {
+    cl: &'a Pocl,
+    /// The `cl_mem`, to pass as a kernel argument.
+    pub mem: Handle,
+}
 
 /// PoCL's CPU device, a queue on it and two buffers.
 pub struct Pocl {
@@ -37,6 +99,8 @@ pub struct Pocl {
     release_mem: Release,
     release_queue: Release,
     release_context: Release,
+    programs: Programs,
+    device: Handle,
     context: Handle,
     queue: Handle,
     src: Handle,
@@ -75,6 +139,19 @@ impl Pocl {
             let release_mem: Release = std::mem::transmute(sym(b"clReleaseMemObject\0")?);
             let release_queue: Release = std::mem::transmute(sym(b"clReleaseCommandQueue\0")?);
             let release_context: Release = std::mem::transmute(sym(b"clReleaseContext\0")?);
+            let programs = Programs {
+                create_buffer,
+                create_with_binary: std::mem::transmute::<*mut c_void, CreateProgramWithBinary>(sym(
+                    b"clCreateProgramWithBinary\0",
+                )?),
+                build: std::mem::transmute::<*mut c_void, BuildProgram>(sym(b"clBuildProgram\0")?),
+                build_info: std::mem::transmute::<*mut c_void, GetProgramBuildInfo>(sym(b"clGetProgramBuildInfo\0")?),
+                create_kernel: std::mem::transmute::<*mut c_void, CreateKernel>(sym(b"clCreateKernel\0")?),
+                set_arg: std::mem::transmute::<*mut c_void, SetKernelArg>(sym(b"clSetKernelArg\0")?),
+                enqueue: std::mem::transmute::<*mut c_void, EnqueueNdRangeKernel>(sym(b"clEnqueueNDRangeKernel\0")?),
+                release_program: std::mem::transmute::<*mut c_void, Release>(sym(b"clReleaseProgram\0")?),
+                release_kernel: std::mem::transmute::<*mut c_void, Release>(sym(b"clReleaseKernel\0")?),
+            };
 
             let mut n = 0;
             check("clGetPlatformIDs", get_platforms(0, null_mut(), &mut n))?;
@@ -85,7 +162,9 @@ impl Pocl {
                 .find(|&p| {
                     let mut name = [0 as c_char; 256];
                     platform_info(p, CL_PLATFORM_NAME, name.len(), name.as_mut_ptr().cast(), null_mut()) == CL_SUCCESS
-                        && std::ffi::CStr::from_ptr(name.as_ptr()).to_string_lossy().contains("Portable Computing Language")
+                        && std::ffi::CStr::from_ptr(name.as_ptr())
+                            .to_string_lossy()
+                            .contains("Portable Computing Language")
                 })
                 .ok_or("no PoCL platform (apt-get install pocl-opencl-icd)")?;
             let mut device = null_mut();
@@ -99,7 +178,20 @@ impl Pocl {
             check("clCreateBuffer", err)?;
             let dst = create_buffer(context, CL_MEM_READ_WRITE, size, null_mut(), &mut err);
             check("clCreateBuffer", err)?;
-            Ok(Pocl { _lib: lib, copy, finish, release_mem, release_queue, release_context, context, queue, src, dst })
+            Ok(Pocl {
+                _lib: lib,
+                copy,
+                finish,
+                release_mem,
+                release_queue,
+                release_context,
+                programs,
+                device,
+                context,
+                queue,
+                src,
+                dst,
+            })
         }
     }
 
@@ -111,6 +203,117 @@ impl Pocl {
             assert_eq!(r, CL_SUCCESS, "clEnqueueCopyBuffer");
             assert_eq!((self.finish)(self.queue), CL_SUCCESS, "clFinish");
         }
+    }
+}
+
+impl Pocl {
+    /// `clCreateProgramWithBinary` of LLVM bitcode (SPIR, from `llvm-spirv -r`) and
+    /// `clBuildProgram`; the build log in the error.
+    pub fn build(&self, bitcode: &[u8]) -> Result<Program<'_>, String> {
+        let p = &self.programs;
+        // SAFETY: live context and device; the binary outlives the call; the program is
+        // released by `Program`'s drop.
+        unsafe {
+            let (mut status, mut err) = (0, 0);
+            let ptr = bitcode.as_ptr();
+            let handle =
+                (p.create_with_binary)(self.context, 1, &self.device, &bitcode.len(), &ptr, &mut status, &mut err);
+            check("clCreateProgramWithBinary", err)?;
+            let program = Program { cl: self, handle };
+            let r = (p.build)(handle, 1, &self.device, c"".as_ptr(), null_mut(), null_mut());
+            if r != CL_SUCCESS {
+                let mut log = vec![0u8; 16384];
+                (p.build_info)(
+                    handle,
+                    self.device,
+                    CL_PROGRAM_BUILD_LOG,
+                    log.len(),
+                    log.as_mut_ptr().cast(),
+                    null_mut(),
+                );
+                let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+                return Err(format!("clBuildProgram returned {r}: {}", String::from_utf8_lossy(&log[..end])));
+            }
+            Ok(program)
+        }
+    }
+
+    /// A read-write buffer of `size` bytes.
+    pub fn buffer(&self, size: usize) -> Result<Buffer<'_>, String> {
+        let mut err = 0;
+        // SAFETY: live context, no host pointer.
+        let mem = unsafe { (self.programs.create_buffer)(self.context, CL_MEM_READ_WRITE, size, null_mut(), &mut err) };
+        check("clCreateBuffer", err)?;
+        Ok(Buffer { cl: self, mem })
+    }
+
+    /// `clEnqueueNDRangeKernel` over `global` work-items in groups of `local` (1D; `None`
+    /// lets PoCL choose), without waiting.
+    pub fn enqueue(&self, k: &Kernel<'_>, global: usize, local: Option<usize>) {
+        let local = local.as_ref().map_or(std::ptr::null(), |l| l as *const usize);
+        // SAFETY: live queue and kernel whose arguments are all set.
+        let r = unsafe {
+            (self.programs.enqueue)(
+                self.queue,
+                k.handle,
+                1,
+                std::ptr::null(),
+                &global,
+                local,
+                0,
+                std::ptr::null(),
+                null_mut(),
+            )
+        };
+        assert_eq!(r, CL_SUCCESS, "clEnqueueNDRangeKernel");
+    }
+
+    /// `clFinish`.
+    pub fn finish(&self) {
+        // SAFETY: a live queue.
+        assert_eq!(unsafe { (self.finish)(self.queue) }, CL_SUCCESS, "clFinish");
+    }
+}
+
+impl<'a> Program<'a> {
+    /// `clCreateKernel`.
+    pub fn kernel(&self, name: &str) -> Result<Kernel<'a>, String> {
+        let name = std::ffi::CString::new(name).map_err(|e| e.to_string())?;
+        let mut err = 0;
+        // SAFETY: a built program and a NUL-terminated name.
+        let handle = unsafe { (self.cl.programs.create_kernel)(self.handle, name.as_ptr(), &mut err) };
+        check("clCreateKernel", err)?;
+        Ok(Kernel { cl: self.cl, handle })
+    }
+}
+
+impl Kernel<'_> {
+    /// `clSetKernelArg` with the bytes of `v` (a `cl_mem` for buffers, a scalar otherwise).
+    pub fn arg<T>(&self, i: u32, v: &T) {
+        // SAFETY: `v` is `size_of::<T>()` readable bytes.
+        let r = unsafe { (self.cl.programs.set_arg)(self.handle, i, std::mem::size_of::<T>(), (v as *const T).cast()) };
+        assert_eq!(r, CL_SUCCESS, "clSetKernelArg {i}");
+    }
+}
+
+impl Drop for Program<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made by `build`, released once.
+        unsafe { (self.cl.programs.release_program)(self.handle) };
+    }
+}
+
+impl Drop for Kernel<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made by `kernel`, released once.
+        unsafe { (self.cl.programs.release_kernel)(self.handle) };
+    }
+}
+
+impl Drop for Buffer<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made by `buffer`, released once (after `finish` by the benches).
+        unsafe { (self.cl.release_mem)(self.mem) };
     }
 }
 

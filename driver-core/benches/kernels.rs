@@ -1,0 +1,446 @@
+//! SPIR-V kernels on the CPU driver against PoCL (Debian's `pocl-opencl-icd`, through the
+//! OpenCL ICD loader; `cargo xtask bench` installs it), measured side by side in one run, in
+//! process through the generated C entry points (`zekit_icd::entry`). Both sides run the same
+//! kernels: ours the committed SPIR-V, PoCL (which takes no SPIR-V) the LLVM bitcode that
+//! `cargo xtask kernels` translates back from it with `llvm-spirv-15 -r`
+//! (`spirv/kernels/bench/`), so neither pays a C front end.
+//!
+//! 1. module build, cold: `zeModuleCreate` of every test kernel `spirv/kernels/*.spv` against
+//!    `clCreateProgramWithBinary` + `clBuildProgram` of their bitcode (`POCL_KERNEL_CACHE=0`;
+//!    kernels PoCL fails to build are left out on both sides, and named);
+//!    And the empty kernel from binary to first result (build, kernel, first launch and wait):
+//!    PoCL generates a kernel's work-group function at its first enqueue, which (1) does not
+//!    count;
+//! 2. an empty kernel, one group of one work-item: append on an asynchronous immediate list +
+//!    `zeCommandListHostSynchronize` against `clEnqueueNDRangeKernel` + `clFinish`;
+//! 3. FP32 multiply-add chains (`bench/flops.cl`, clpeak-style; `mad` and `fma`, scalar and
+//!    float4), global size calibrated per side for ~100 ms, in GFLOPS;
+//! 4. global memory bandwidth: a float4 copy kernel over 256 MiB (`bench/copy4.cl`), in GB/s
+//!    (bytes read + written).
+//!
+//! Each measure alternates the two sides over `ZEKIT_BENCH_ROUNDS` rounds (default 9) and prints
+//! medians: ours, PoCL's and ours / PoCL's. Nothing asserts on time. Without PoCL the bench says
+//! so and prints only our side.
+
+// The library is named `ze_zekit_cpu` (the ICD file name).
+extern crate ze_zekit_cpu as zekit_driver_core;
+
+#[path = "support/pocl.rs"]
+mod pocl;
+
+use std::ffi::{c_void, CString};
+use std::path::PathBuf;
+use std::ptr::null_mut;
+use std::time::Instant;
+
+use zekit_icd::entry as ze;
+use zekit_sys::*;
+
+const BIG: usize = 256 << 20;
+/// Work-items per group in (3) and (4), on both sides.
+const LOCAL: u32 = 256;
+/// At most this many groups in (3) (a 64 MiB result buffer).
+const MAX_GROUPS: u32 = 1 << 16;
+/// Flops per work-item of `mad_v1`/`fma_v1` (128 × 16 `mad`s of 2 flops) and `mad_v4`/`fma_v4`
+/// (4 lanes).
+const FLOPS_V1: f64 = 128.0 * 16.0 * 2.0;
+const FLOPS_V4: f64 = FLOPS_V1 * 4.0;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn ok(what: &str, r: ze_result_t) {
+    assert_eq!(r, ZE_RESULT_SUCCESS, "{what}");
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn kernels_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spirv/kernels")
+}
+
+fn read(path: PathBuf) -> Vec<u8> {
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (run `cargo xtask kernels`)", path.display()))
+}
+
+/// The test kernels: (name, SPIR-V, bitcode).
+fn corpus() -> Vec<(String, Vec<u8>, Vec<u8>)> {
+    let dir = kernels_dir();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("spirv/kernels")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "spv"))
+        .map(|p| p.file_stem().unwrap_or_default().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| {
+            let spv = read(dir.join(format!("{n}.spv")));
+            let bc = read(dir.join(format!("bench/corpus/{n}.bc")));
+            (n, spv, bc)
+        })
+        .collect()
+}
+
+struct Device {
+    dev: ze_device_handle_t,
+    ctx: ze_context_handle_t,
+}
+
+fn setup() -> Device {
+    zekit_icd::install(zekit_driver_core::api::dispatch());
+    // SAFETY: the entry points are called as a C program would, with valid arguments.
+    unsafe {
+        ok("zeInit", ze::zeInit(ze_init_flags_t(0)));
+        let mut n = 1u32;
+        let mut drv = null_mut();
+        ok("zeDriverGet", ze::zeDriverGet(&mut n, &mut drv));
+        let mut dev = null_mut();
+        ok("zeDeviceGet", ze::zeDeviceGet(drv, &mut n, &mut dev));
+        let mut ctx = null_mut();
+        ok("zeContextCreate", ze::zeContextCreate(drv, &ze_context_desc_t::default(), &mut ctx));
+        Device { dev, ctx }
+    }
+}
+
+impl Device {
+    fn device_mem(&self, size: usize) -> *mut c_void {
+        let mut p = null_mut();
+        // SAFETY: valid arguments.
+        ok("zeMemAllocDevice", unsafe {
+            ze::zeMemAllocDevice(self.ctx, &ze_device_mem_alloc_desc_t::default(), size, 4096, self.dev, &mut p)
+        });
+        p
+    }
+
+    fn immediate(&self, mode: ze_command_queue_mode_t) -> ze_command_list_handle_t {
+        let desc = ze_command_queue_desc_t { mode, ..Default::default() };
+        let mut l = null_mut();
+        // SAFETY: valid arguments.
+        ok("zeCommandListCreateImmediate", unsafe {
+            ze::zeCommandListCreateImmediate(self.ctx, self.dev, &desc, &mut l)
+        });
+        l
+    }
+
+    /// `zeModuleCreate` of SPIR-V; `Err` with the build log's first line on failure.
+    fn module(&self, spv: &[u8]) -> Result<ze_module_handle_t, ze_result_t> {
+        let desc = ze_module_desc_t {
+            format: ze_module_format_t::IL_SPIRV,
+            inputSize: spv.len(),
+            pInputModule: spv.as_ptr(),
+            ..Default::default()
+        };
+        let mut m = null_mut();
+        // SAFETY: valid context, device and descriptor; `spv` outlives the call.
+        let r = unsafe { ze::zeModuleCreate(self.ctx, self.dev, &desc, &mut m, null_mut()) };
+        if r == ZE_RESULT_SUCCESS {
+            Ok(m)
+        } else {
+            Err(r)
+        }
+    }
+}
+
+fn destroy_module(m: ze_module_handle_t) {
+    // SAFETY: a module made by `Device::module`, no kernel of it alive.
+    ok("zeModuleDestroy", unsafe { ze::zeModuleDestroy(m) });
+}
+
+fn kernel(m: ze_module_handle_t, name: &str, group: u32) -> ze_kernel_handle_t {
+    let name = CString::new(name).expect("name");
+    let desc = ze_kernel_desc_t { pKernelName: name.as_ptr(), ..Default::default() };
+    let mut k = null_mut();
+    // SAFETY: a live module, a NUL-terminated name.
+    unsafe {
+        ok("zeKernelCreate", ze::zeKernelCreate(m, &desc, &mut k));
+        ok("zeKernelSetGroupSize", ze::zeKernelSetGroupSize(k, group, 1, 1));
+    }
+    k
+}
+
+fn arg<T>(k: ze_kernel_handle_t, i: u32, v: &T) {
+    // SAFETY: `v` is `size_of::<T>()` readable bytes.
+    ok("zeKernelSetArgumentValue", unsafe {
+        ze::zeKernelSetArgumentValue(k, i, std::mem::size_of::<T>(), (v as *const T).cast())
+    });
+}
+
+/// Appends a launch of `groups` groups and waits for it; seconds.
+fn launch_and_wait(l: ze_command_list_handle_t, k: ze_kernel_handle_t, groups: u32) -> f64 {
+    let g = ze_group_count_t { groupCountX: groups, groupCountY: 1, groupCountZ: 1 };
+    let t = Instant::now();
+    // SAFETY: a live list and kernel whose arguments are all set.
+    unsafe {
+        ok("launch", ze::zeCommandListAppendLaunchKernel(l, k, &g, null_mut(), 0, null_mut()));
+        ok("host synchronize", ze::zeCommandListHostSynchronize(l, u64::MAX));
+    }
+    t.elapsed().as_secs_f64()
+}
+
+fn cl_launch_and_wait(cl: &pocl::Pocl, k: &pocl::Kernel<'_>, global: usize, local: usize) -> f64 {
+    let t = Instant::now();
+    cl.enqueue(k, global, Some(local));
+    cl.finish();
+    t.elapsed().as_secs_f64()
+}
+
+/// Alternates `ours` and `theirs` over `rounds` rounds; their medians.
+fn interleave(rounds: usize, mut ours: impl FnMut() -> f64, mut theirs: impl FnMut() -> f64) -> (f64, f64) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for r in 0..rounds {
+        if r % 2 == 0 {
+            a.push(ours());
+            b.push(theirs());
+        } else {
+            b.push(theirs());
+            a.push(ours());
+        }
+    }
+    (median(&mut a), median(&mut b))
+}
+
+fn report(what: &str, unit: &str, ours: f64, theirs: Option<f64>, goal: &str) {
+    println!("{what}:");
+    println!("  zekit: {ours:10.3} {unit}");
+    if let Some(theirs) = theirs {
+        println!("  PoCL : {theirs:10.3} {unit}");
+        println!("  zekit / PoCL: {:8.3}  (goal: {goal})", ours / theirs);
+    }
+}
+
+/// Groups of `LOCAL` for about `target` seconds of `run(groups)`, from one timed run of `probe`
+/// groups (after a warm-up).
+fn calibrate(probe: u32, target: f64, mut run: impl FnMut(u32) -> f64) -> u32 {
+    run(probe);
+    let t = run(probe);
+    ((probe as f64 * target / t) as u32).clamp(1, MAX_GROUPS)
+}
+
+fn main() {
+    // Before PoCL is loaded: no program cache, so each build is cold.
+    // (No other thread exists yet that could read the environment.)
+    std::env::set_var("POCL_KERNEL_CACHE", "0");
+    let rounds = env_usize("ZEKIT_BENCH_ROUNDS", 9).max(1);
+    let trips = env_usize("ZEKIT_BENCH_TRIPS", 2000).max(1);
+    let d = setup();
+    let cores = zekit_driver_core::host::host().usable_cores;
+    let cl = match pocl::Pocl::open(64) {
+        Ok(cl) => Some(cl),
+        Err(e) => {
+            println!("PoCL not available ({e}): run `cargo xtask bench`, which installs it");
+            None
+        }
+    };
+    println!("SPIR-V kernels: zekit CPU driver ({cores} usable cores) / PoCL; medians of {rounds} interleaved rounds");
+
+    // (1) Module build of the corpus, cold. Kernels PoCL cannot build are left out on both sides.
+    let mut corpus = corpus();
+    if let Some(cl) = &cl {
+        corpus.retain(|(name, _, bc)| match cl.build(bc) {
+            Ok(_) => true,
+            Err(e) => {
+                let e =
+                    e.lines().find(|l| l.contains("Cannot")).or(e.lines().next()).unwrap_or_default().trim().to_owned();
+                println!("(left out of (1): {name}, which PoCL does not build: {e})");
+                false
+            }
+        });
+    }
+    let ours_build = || {
+        let t = Instant::now();
+        for (name, spv, _) in &corpus {
+            let m = d.module(spv).unwrap_or_else(|r| panic!("zeModuleCreate {name}: {r:?}"));
+            destroy_module(m);
+        }
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let what =
+        format!("module build of the {} test kernels, cold (zeModuleCreate / clBuildProgram of bitcode)", corpus.len());
+    match &cl {
+        Some(cl) => {
+            let theirs_build = || {
+                let t = Instant::now();
+                for (name, _, bc) in &corpus {
+                    let p = cl.build(bc).unwrap_or_else(|e| panic!("PoCL {name}: {e}"));
+                    drop(p);
+                }
+                t.elapsed().as_secs_f64() * 1e3
+            };
+            let (ours, theirs) = interleave(rounds, ours_build, theirs_build);
+            report(&what, "ms", ours, Some(theirs), "<= 0.1");
+        }
+        None => {
+            let mut v: Vec<f64> = (0..rounds).map(|_| ours_build()).collect();
+            report(&what, "ms", median(&mut v), None, "");
+        }
+    }
+
+    let bench = kernels_dir().join("bench");
+    let flops_spv = read(bench.join("flops.spv"));
+    let copy_spv = read(bench.join("copy4.spv"));
+    let empty_spv = read(bench.join("empty.spv"));
+    let imm = d.immediate(ze_command_queue_mode_t::ASYNCHRONOUS);
+    let sync = d.immediate(ze_command_queue_mode_t::SYNCHRONOUS);
+    let cl_programs = cl.as_ref().map(|cl| {
+        let load = |n: &str| cl.build(&read(bench.join(format!("{n}.bc")))).expect("PoCL bench kernel");
+        (cl, load("empty"), load("flops"), load("copy4"))
+    });
+
+    // (1b) The empty kernel from its binary to its first result: PoCL generates a kernel's
+    // work-group function at its first enqueue, which (1) does not count.
+    let first_launch = || {
+        let t = Instant::now();
+        let m = d.module(&empty_spv).expect("empty.spv");
+        let k = kernel(m, "empty", 1);
+        launch_and_wait(imm, k, 1);
+        // SAFETY: idle kernel of the module made above.
+        ok("zeKernelDestroy", unsafe { ze::zeKernelDestroy(k) });
+        destroy_module(m);
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let what = "empty kernel, cold: module build + kernel + first launch and synchronize / the same on PoCL";
+    match &cl {
+        Some(cl) => {
+            let bc = read(bench.join("empty.bc"));
+            let cl_first = || {
+                let t = Instant::now();
+                let p = cl.build(&bc).expect("PoCL empty.bc");
+                let k = p.kernel("empty").expect("empty");
+                cl_launch_and_wait(cl, &k, 1, 1);
+                drop(k);
+                drop(p);
+                t.elapsed().as_secs_f64() * 1e3
+            };
+            let (ours, theirs) = interleave(rounds, first_launch, cl_first);
+            report(what, "ms", ours, Some(theirs), "none set");
+        }
+        None => {
+            let mut v: Vec<f64> = (0..rounds).map(|_| first_launch()).collect();
+            report(what, "ms", median(&mut v), None, "");
+        }
+    }
+
+    // (2) Empty kernel: launch + synchronize, one group of one work-item.
+    let em = d.module(&empty_spv).expect("empty.spv");
+    let ek = kernel(em, "empty", 1);
+    // Median of single trips: robust to the machine's other load preempting a thread.
+    let trip = |l: ze_command_list_handle_t| {
+        let mut t: Vec<f64> = (0..trips).map(|_| launch_and_wait(l, ek, 1) * 1e6).collect();
+        median(&mut t)
+    };
+    trip(imm);
+    trip(sync);
+    let what = "empty kernel, 1 work-item: append + zeCommandListHostSynchronize (asynchronous immediate list) / clEnqueueNDRangeKernel + clFinish";
+    match &cl_programs {
+        Some((cl, empty, _, _)) => {
+            let k = empty.kernel("empty").expect("empty");
+            let cl_trip = || {
+                let mut t: Vec<f64> = (0..trips).map(|_| cl_launch_and_wait(cl, &k, 1, 1) * 1e6).collect();
+                median(&mut t)
+            };
+            cl_trip();
+            let (ours, theirs) = interleave(rounds, || trip(imm), cl_trip);
+            report(what, "us", ours, Some(theirs), "<= 0.1");
+        }
+        None => report(what, "us", trip(imm), None, ""),
+    }
+    let mut s: Vec<f64> = (0..rounds).map(|_| trip(sync)).collect();
+    println!("  (zekit, synchronous immediate list: {:.3} us)", median(&mut s));
+
+    // (3) FP32 multiply-add chains, GFLOPS.
+    let fm = d.module(&flops_spv).expect("flops.spv");
+    for (name, per_item) in [("mad_v1", FLOPS_V1), ("mad_v4", FLOPS_V4), ("fma_v1", FLOPS_V1), ("fma_v4", FLOPS_V4)] {
+        let out = d.device_mem(MAX_GROUPS as usize * LOCAL as usize * 4);
+        let k = kernel(fm, name, LOCAL);
+        arg(k, 0, &out);
+        arg(k, 1, &1.0001f32);
+        let groups = calibrate(16, 0.1, |g| launch_and_wait(imm, k, g));
+        let gflops = |g: u32, s: f64| g as f64 * LOCAL as f64 * per_item / s / 1e9;
+        let ours_run = || gflops(groups, launch_and_wait(imm, k, groups));
+        let what = format!("FP32 multiply-add chains `{name}` ({per_item} flops per work-item), GFLOPS");
+        match &cl_programs {
+            Some((cl, _, flops, _)) => {
+                let buf = cl.buffer(MAX_GROUPS as usize * LOCAL as usize * 4).expect("buffer");
+                let ck = flops.kernel(name).expect(name);
+                ck.arg(0, &buf.mem);
+                ck.arg(1, &1.0001f32);
+                let local = LOCAL as usize;
+                let cl_groups = calibrate(16, 0.1, |g| cl_launch_and_wait(cl, &ck, g as usize * local, local));
+                let theirs_run = || gflops(cl_groups, cl_launch_and_wait(cl, &ck, cl_groups as usize * local, local));
+                let (ours, theirs) = interleave(rounds, ours_run, theirs_run);
+                report(&what, "GFLOPS", ours, Some(theirs), ">= 2");
+                println!("  (global size: zekit {}, PoCL {}; groups of {LOCAL})", groups * LOCAL, cl_groups * LOCAL);
+            }
+            None => {
+                let mut v: Vec<f64> = (0..rounds).map(|_| ours_run()).collect();
+                report(&what, "GFLOPS", median(&mut v), None, "");
+            }
+        }
+        // SAFETY: idle kernel and memory made above.
+        unsafe {
+            ok("zeKernelDestroy", ze::zeKernelDestroy(k));
+            ok("zeMemFree", ze::zeMemFree(d.ctx, out));
+        }
+    }
+
+    // (4) Global memory bandwidth: float4 copy over 256 MiB.
+    let cm = d.module(&copy_spv).expect("copy4.spv");
+    let ck = kernel(cm, "copy4", LOCAL);
+    let (src, dst) = (d.device_mem(BIG), d.device_mem(BIG));
+    // SAFETY: both buffers hold BIG bytes; touching them maps their pages before timing.
+    unsafe {
+        std::ptr::write_bytes(src.cast::<u8>(), 0x3c, BIG);
+        std::ptr::write_bytes(dst.cast::<u8>(), 0, BIG);
+    }
+    arg(ck, 0, &src);
+    arg(ck, 1, &dst);
+    let items = BIG / 16;
+    let groups = (items / LOCAL as usize) as u32;
+    let gbs = |s: f64| 2.0 * BIG as f64 / s / 1e9;
+    launch_and_wait(imm, ck, groups);
+    let ours_run = || gbs(launch_and_wait(imm, ck, groups));
+    let what = "global memory bandwidth: float4 copy of 256 MiB, GB/s (read + written)";
+    match &cl_programs {
+        Some((cl, _, _, copy)) => {
+            let (a, b) = (cl.buffer(BIG).expect("buffer"), cl.buffer(BIG).expect("buffer"));
+            let k = copy.kernel("copy4").expect("copy4");
+            k.arg(0, &a.mem);
+            k.arg(1, &b.mem);
+            let local = LOCAL as usize;
+            // Twice untimed: PoCL maps its buffers' pages on first use.
+            cl_launch_and_wait(cl, &k, items, local);
+            cl_launch_and_wait(cl, &k, items, local);
+            let theirs_run = || gbs(cl_launch_and_wait(cl, &k, items, local));
+            let (ours, theirs) = interleave(rounds, ours_run, theirs_run);
+            report(what, "GB/s", ours, Some(theirs), ">= 1");
+        }
+        None => {
+            let mut v: Vec<f64> = (0..rounds).map(|_| ours_run()).collect();
+            report(what, "GB/s", median(&mut v), None, "");
+        }
+    }
+    // SAFETY: `dst` holds BIG bytes, and every launch writing it has finished.
+    let first = unsafe { *dst.cast::<f32>() };
+    assert_eq!(first.to_bits(), f32::from_ne_bytes([0x3c; 4]).to_bits(), "copy4 copied");
+
+    drop(cl_programs);
+    // SAFETY: idle handles made above.
+    unsafe {
+        ze::zeKernelDestroy(ck);
+        ze::zeKernelDestroy(ek);
+        ze::zeModuleDestroy(cm);
+        ze::zeModuleDestroy(fm);
+        ze::zeModuleDestroy(em);
+        ze::zeCommandListDestroy(imm);
+        ze::zeCommandListDestroy(sync);
+        ze::zeMemFree(d.ctx, src);
+        ze::zeMemFree(d.ctx, dst);
+        ze::zeContextDestroy(d.ctx);
+    }
+}

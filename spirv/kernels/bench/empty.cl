@@ -1,0 +1,2 @@
+// Launch cost: a kernel that does nothing.
+kernel void empty(void) {}
