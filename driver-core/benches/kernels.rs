@@ -27,8 +27,12 @@ extern crate ze_zekit_cpu as zekit_driver_core;
 
 #[path = "support/pocl.rs"]
 mod pocl;
+#[path = "support/ze.rs"]
+mod support;
 
-use std::ffi::{c_void, CString};
+use support::{env_usize, median, ok, setup, Device};
+
+use std::ffi::CString;
 use std::path::PathBuf;
 use std::ptr::null_mut;
 use std::time::Instant;
@@ -45,19 +49,6 @@ const MAX_GROUPS: u32 = 1 << 16;
 /// (4 lanes).
 const FLOPS_V1: f64 = 128.0 * 16.0 * 2.0;
 const FLOPS_V4: f64 = FLOPS_V1 * 4.0;
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-fn ok(what: &str, r: ze_result_t) {
-    assert_eq!(r, ZE_RESULT_SUCCESS, "{what}");
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 fn kernels_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spirv/kernels")
@@ -87,47 +78,7 @@ fn corpus() -> Vec<(String, Vec<u8>, Vec<u8>)> {
         .collect()
 }
 
-struct Device {
-    dev: ze_device_handle_t,
-    ctx: ze_context_handle_t,
-}
-
-fn setup() -> Device {
-    zekit_icd::install(zekit_driver_core::api::dispatch());
-    // SAFETY: the entry points are called as a C program would, with valid arguments.
-    unsafe {
-        ok("zeInit", ze::zeInit(ze_init_flags_t(0)));
-        let mut n = 1u32;
-        let mut drv = null_mut();
-        ok("zeDriverGet", ze::zeDriverGet(&mut n, &mut drv));
-        let mut dev = null_mut();
-        ok("zeDeviceGet", ze::zeDeviceGet(drv, &mut n, &mut dev));
-        let mut ctx = null_mut();
-        ok("zeContextCreate", ze::zeContextCreate(drv, &ze_context_desc_t::default(), &mut ctx));
-        Device { dev, ctx }
-    }
-}
-
 impl Device {
-    fn device_mem(&self, size: usize) -> *mut c_void {
-        let mut p = null_mut();
-        // SAFETY: valid arguments.
-        ok("zeMemAllocDevice", unsafe {
-            ze::zeMemAllocDevice(self.ctx, &ze_device_mem_alloc_desc_t::default(), size, 4096, self.dev, &mut p)
-        });
-        p
-    }
-
-    fn immediate(&self, mode: ze_command_queue_mode_t) -> ze_command_list_handle_t {
-        let desc = ze_command_queue_desc_t { mode, ..Default::default() };
-        let mut l = null_mut();
-        // SAFETY: valid arguments.
-        ok("zeCommandListCreateImmediate", unsafe {
-            ze::zeCommandListCreateImmediate(self.ctx, self.dev, &desc, &mut l)
-        });
-        l
-    }
-
     /// `zeModuleCreate` of SPIR-V; `Err` with the build log's first line on failure.
     fn module(&self, spv: &[u8]) -> Result<ze_module_handle_t, ze_result_t> {
         let desc = ze_module_desc_t {
