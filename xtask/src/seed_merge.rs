@@ -38,7 +38,11 @@ pub struct FactAnnotation {
     pub function: String,
     pub param: String,
     /// Annotations to drop (`range`).
+    #[serde(default)]
     pub drop: Vec<String>,
+    /// Annotations to add (`release`).
+    #[serde(default)]
+    pub add: Vec<String>,
     /// Why, and where the C declaration says so.
     pub source: String,
 }
@@ -358,7 +362,20 @@ pub fn merge(files: &mut [SpecFile], seeds: &SeedSet, facts: &Facts, report: &mu
                 other => return Err(format!("seed-facts: cannot drop annotation `{other}`")),
             }
         }
-        report.notes.push(format!("{}.{}: dropped {} ({})", a.function, a.param, a.drop.join(", "), a.source));
+        for d in &a.add {
+            match d.as_str() {
+                "release" => p.release = true,
+                other => return Err(format!("seed-facts: cannot add annotation `{other}`")),
+            }
+        }
+        let mut what = vec![];
+        if !a.drop.is_empty() {
+            what.push(format!("dropped {}", a.drop.join(", ")));
+        }
+        if !a.add.is_empty() {
+            what.push(format!("added {}", a.add.join(", ")));
+        }
+        report.notes.push(format!("{}.{}: {} ({})", a.function, a.param, what.join(", "), a.source));
     }
     // Legacy enumerators of older official headers.
     for l in &facts.legacy {

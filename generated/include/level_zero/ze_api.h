@@ -4890,7 +4890,7 @@ zeDeviceImportExternalSemaphoreExt(
 /// @since 1.12
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceReleaseExternalSemaphoreExt(
-    ze_external_semaphore_ext_handle_t hSemaphore ///< [in]
+    ze_external_semaphore_ext_handle_t hSemaphore ///< [in][release]
     );
 
 ///////////////////////////////////////////////////////////////////////////////

@@ -5630,6 +5630,7 @@ pub unsafe extern "C" fn zeDeviceReleaseExternalSemaphoreExt(
                 crate::kinds::ExternalSemaphoreExt,
             >::from_raw(hSemaphore as *mut c_void)?;
             let __v = __c.ze_device_release_external_semaphore_ext(__a_hSemaphore)?;
+            __a_hSemaphore.release()?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
