@@ -149,43 +149,38 @@ pub fn valgrind(workspace: &Path) -> Result<Vec<(&'static str, PathBuf)>, String
     }
 }
 
-/// PoCL (Debian's `pocl-opencl-icd`) and the OpenCL ICD loader, the benchmarks' yardstick:
-/// installed with `apt-get` when missing (PoCL pulls in LLVM, so there is no unpacking it into
-/// `target/` without root).
 /// Debian's clang-15 and llvm-spirv-15, which compile the test kernels (`cargo xtask kernels`).
 pub fn spirv_tools() -> Result<(), String> {
     let present = || ["/usr/bin/clang-15", "/usr/bin/llvm-spirv-15"].iter().all(|p| Path::new(p).exists());
-    if present() {
-        return Ok(());
-    }
-    if !is_root() {
-        return Err("clang-15 or llvm-spirv-15 is missing: sudo apt-get install clang-15 llvm-spirv-15".into());
-    }
-    println!("xtask: installing clang-15 and llvm-spirv-15 (OpenCL C to SPIR-V)");
-    install(&["clang-15", "llvm-spirv-15"])?;
-    if present() {
-        Ok(())
-    } else {
-        Err("apt-get ran, but clang-15 or llvm-spirv-15 is still missing".into())
-    }
+    ensure_installed(&["clang-15", "llvm-spirv-15"], "OpenCL C to SPIR-V", present)
 }
 
+/// PoCL (Debian's `pocl-opencl-icd`) and the OpenCL ICD loader, the benchmarks' yardstick:
+/// installed with `apt-get` when missing (PoCL pulls in LLVM, so there is no unpacking it into
+/// `target/` without root).
 pub fn pocl() -> Result<(), String> {
     let present = || {
         Path::new("/etc/OpenCL/vendors/pocl.icd").exists()
             && ["/usr/lib/x86_64-linux-gnu/libOpenCL.so.1", "/usr/lib/libOpenCL.so.1"].iter().any(|p| Path::new(p).exists())
     };
+    ensure_installed(&["pocl-opencl-icd", "ocl-icd-libopencl1"], "the benchmarks' yardstick", present)
+}
+
+/// Installs Debian's `packages` with `apt-get` (as root) unless `present` says they are there;
+/// checks again after.
+fn ensure_installed(packages: &[&str], why: &str, present: impl Fn() -> bool) -> Result<(), String> {
     if present() {
         return Ok(());
     }
+    let list = packages.join(" ");
     if !is_root() {
-        return Err("PoCL is missing: sudo apt-get install pocl-opencl-icd ocl-icd-libopencl1".into());
+        return Err(format!("missing ({why}): sudo apt-get install {list}"));
     }
-    println!("xtask: installing pocl-opencl-icd and ocl-icd-libopencl1 (the benchmarks' yardstick)");
-    install(&["pocl-opencl-icd", "ocl-icd-libopencl1"])?;
+    println!("xtask: installing {list} ({why})");
+    install(packages)?;
     if present() {
         Ok(())
     } else {
-        Err("apt-get installed PoCL, but /etc/OpenCL/vendors/pocl.icd or libOpenCL.so.1 is missing".into())
+        Err(format!("apt-get installed {list}, but its files are still missing"))
     }
 }
