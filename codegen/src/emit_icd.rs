@@ -2,17 +2,20 @@
 //! needs between the C ABI and plain Rust, derived from the spec.
 //!
 //! * `kinds.rs`: one marker type per handle type, with a unique tag.
-//! * `driver.rs`: the `Driver` trait: one method per API function, taking Rust types
-//!   built from the parameter annotations (`Handle<K>`, `&T`, slices from `[range]`
-//!   pairs, `&mut` outputs) and returning `ZeResult<()>`; every method defaults to
-//!   `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`.
-//! * `entry.rs`: one `extern "C"` entry point per function: guard against panics,
-//!   validate, convert, call the trait, map the error, write outputs on success, trace.
-//! * `fmt.rs`: the decoded arguments of every function (tracing and call logs).
-//! * `ddi.rs`: the `*Get*ProcAddrTable` implementations (fill entries by version).
-//! * `validate.rs`: parameter validation (see [`crate::emit_validate`]).
-//! * `lib.rs`: installing a driver, and `export_icd!`, which a driver's `cdylib` invokes
-//!   to export the getters.
+//! * `api/<ns>.rs`: one trait per spec class (`DeviceApi`, ...), one method per API function,
+//!   taking Rust types built from the parameter annotations (`Handle<K>`, `&T`, slices from
+//!   `[range]` pairs, `&mut` outputs); every method defaults to
+//!   `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`. `api/mod.rs`: the `Hooks`, the `Dispatch` table, the
+//!   probes of `dispatch!` and `FUNCTIONS`.
+//! * `entry/<ns>.rs`: one `extern "C"` entry point per function: guard against panics,
+//!   validate, convert, call the class trait, map the error, write outputs on success, release
+//!   `[release]` handles, trace.
+//! * `fmt/<ns>.rs`: the decoded arguments of every function (tracing and call logs).
+//! * `ddi.rs`: the `*Get*ProcAddrTable` implementations (fill the entries a driver defines, by
+//!   version) and `getters()` for `zekit_sys::fns::Fns::from_driver`.
+//! * `validate/`: parameter validation (see [`crate::emit_validate`]).
+//! * `lib.rs`: installing a dispatch table, the shape of every call, and `export_icd!`, which a
+//!   driver's `cdylib` invokes to export the getters.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
