@@ -1,5 +1,6 @@
 //! Project chores: `cargo xtask gen [--check] [--times]`, `cargo xtask lint`, `cargo xtask kernels`, `cargo xtask import-upstream DIR`.
 
+mod carry_docs;
 mod deps;
 mod extends;
 mod import;
@@ -36,6 +37,20 @@ fn import_upstream(dir: &Path) -> Result<(), String> {
         &data,
         &mut report,
     )?;
+    // Our own descriptions live only in spec/: carry them over (the seeds' text wins).
+    match zekit_codegen::load::load_dir(&spec) {
+        Ok(current) => {
+            let headers: Vec<_> = current.files.iter().map(|f| zekit_codegen::spec::Entry::File(f.header.clone())).collect();
+            let docs = carry_docs::collect(
+                current.files.iter().zip(&headers).flat_map(|(f, h)| {
+                    std::iter::once((f.ns.as_str(), h)).chain(f.docs.iter().map(move |d| (f.ns.as_str(), &d.entry)))
+                }),
+            );
+            let n = carry_docs::apply(&mut all, &docs);
+            println!("descriptions carried over from spec/: {n}");
+        }
+        Err(_) => println!("note: spec/ does not load; no descriptions carried over"),
+    }
     for f in &all {
         let d = spec.join(&f.ns);
         std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
