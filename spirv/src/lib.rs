@@ -272,8 +272,26 @@ pub fn spec_constants(bytes: &[u8]) -> Result<Vec<(u32, u32)>, Error> {
     Ok(out)
 }
 
+/// What a module holds, found without generating code: [`inspect`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleInfo {
+    /// Its kernels, in entry point order (`private_size` before spill slots: code generation
+    /// adds those).
+    pub kernels: Vec<KernelInfo>,
+    /// Initial bytes of the program-scope variables.
+    pub data: Vec<u8>,
+    /// Exported program-scope variables: name, offset in `data`, size.
+    pub globals: Vec<(String, u32, u32)>,
+}
+
 /// Parses, validates and lowers to the IR without generating code (what the fuzz test drives).
 pub fn check(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Vec<KernelInfo>, Error> {
+    inspect(bytes, spec).map(|m| m.kernels)
+}
+
+/// Like [`check`], with the module's program-scope data and exported variables too. Builds
+/// without the `jit` feature.
+pub fn inspect(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<ModuleInfo, Error> {
     let (insts, _, _) = spv::parse(bytes)?;
     let lowered = lower::lower(&insts, spec)?;
     let mut infos = Vec::new();
@@ -283,7 +301,11 @@ pub fn check(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Vec<KernelInfo>, 
         info.barriers = r.barriers();
         infos.push(info);
     }
-    Ok(infos)
+    Ok(ModuleInfo {
+        kernels: infos,
+        data: lowered.data,
+        globals: lowered.globals,
+    })
 }
 
 #[cfg(feature = "jit")]

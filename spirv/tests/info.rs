@@ -47,3 +47,16 @@ fn malformed_input_is_an_invalid_error() {
     b.truncate(b.len() / 2);
     assert!(check(&b, &HashMap::new()).is_err());
 }
+
+#[test]
+fn inspect_reports_exported_globals_with_their_initial_bytes() {
+    let m = zekit_spirv::inspect(&load("globals"), &HashMap::new()).unwrap();
+    let (_, off, size) = m.globals.iter().find(|g| g.0 == "table").unwrap().clone();
+    assert_eq!(size, 16);
+    let bytes = &m.data[off as usize..(off + size) as usize];
+    let ints: Vec<i32> = bytes
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(ints, [1, 2, 3, 4]);
+}
