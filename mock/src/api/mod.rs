@@ -27,7 +27,9 @@ mod event;
 mod event_pool;
 mod fence;
 mod global;
+pub(crate) mod kernel;
 mod mem;
+mod module;
 mod zer;
 
 use std::collections::HashSet;
