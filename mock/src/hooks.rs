@@ -28,7 +28,11 @@ fn owned(args: Vec<(&'static str, String)>) -> Vec<(String, String)> {
 fn rendered(function: &str, args: Args<'_>) -> Vec<(String, String)> {
     let mut v = owned(args());
     if function.starts_with("zeCommandListAppendLaunch") {
-        if let Some(h) = v.iter().find(|(n, _)| n == "hKernel").map(|(_, h)| h.clone()) {
+        if let Some(h) = v
+            .iter()
+            .find(|(n, _)| n == "hKernel")
+            .map(|(_, h)| h.clone())
+        {
             v.extend(crate::api::kernel::launch_log_args(&h));
         }
     }

@@ -857,11 +857,7 @@ impl Script {
     /// argument values) and emulates the kernel's effect on memory. Without a callback a
     /// launch does nothing. See [`crate::kernels`] for what a callback may do and what a
     /// panic in it gives.
-    pub fn on_kernel(
-        &self,
-        name: &str,
-        callback: impl Fn(&KernelLaunch) + Send + Sync + 'static,
-    ) {
+    pub fn on_kernel(&self, name: &str, callback: impl Fn(&KernelLaunch) + Send + Sync + 'static) {
         self.set_kernel_callback(name, Arc::new(callback));
     }
 

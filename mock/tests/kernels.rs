@@ -178,7 +178,11 @@ fn modules_report_their_kernels_and_kernels_their_properties() {
     let mut size = 0;
     ok!(ze::zeModuleBuildLogGetString(log, &mut size, null_mut()));
     let mut text = vec![0 as c_char; size];
-    ok!(ze::zeModuleBuildLogGetString(log, &mut size, text.as_mut_ptr()));
+    ok!(ze::zeModuleBuildLogGetString(
+        log,
+        &mut size,
+        text.as_mut_ptr()
+    ));
     // SAFETY: the mock wrote a NUL-terminated string.
     let text = unsafe { CStr::from_ptr(text.as_ptr()) }.to_string_lossy();
     assert!(text.contains("vector_add"), "{text}");
@@ -190,7 +194,10 @@ fn modules_report_their_kernels_and_kernels_their_properties() {
     let mut names = [null(); 1];
     ok!(ze::zeModuleGetKernelNames(m, &mut n, names.as_mut_ptr()));
     // SAFETY: the mock hands out names that live with the module.
-    assert_eq!(unsafe { CStr::from_ptr(names[0]) }.to_str(), Ok("vector_add"));
+    assert_eq!(
+        unsafe { CStr::from_ptr(names[0]) }.to_str(),
+        Ok("vector_add")
+    );
     let mut mp = ze_module_properties_t::default();
     ok!(ze::zeModuleGetProperties(m, &mut mp));
     assert_eq!(mp.flags, ze_module_property_flags_t::empty());
@@ -206,7 +213,10 @@ fn modules_report_their_kernels_and_kernels_their_properties() {
     let mut name = vec![0 as c_char; size];
     ok!(ze::zeKernelGetName(k, &mut size, name.as_mut_ptr()));
     // SAFETY: NUL-terminated by the mock.
-    assert_eq!(unsafe { CStr::from_ptr(name.as_ptr()) }.to_str(), Ok("vector_add"));
+    assert_eq!(
+        unsafe { CStr::from_ptr(name.as_ptr()) }.to_str(),
+        Ok("vector_add")
+    );
 
     // Unknown kernel name, native format.
     let bad = CString::new("vector_sub").unwrap();
@@ -228,7 +238,13 @@ fn modules_report_their_kernels_and_kernels_their_properties() {
     };
     let mut m2 = null_mut();
     assert_eq!(
-        call!(ze::zeModuleCreate(e.ctx, e.device, &native, &mut m2, null_mut())),
+        call!(ze::zeModuleCreate(
+            e.ctx,
+            e.device,
+            &native,
+            &mut m2,
+            null_mut()
+        )),
         ZE_RESULT_ERROR_INVALID_NATIVE_BINARY
     );
 
@@ -237,18 +253,26 @@ fn modules_report_their_kernels_and_kernels_their_properties() {
     let kr = e.kernel(mr, "reqd");
     ok!(ze::zeKernelGetProperties(kr, &mut kp));
     assert_eq!(
-        (kp.requiredGroupSizeX, kp.requiredGroupSizeY, kp.requiredGroupSizeZ),
+        (
+            kp.requiredGroupSizeX,
+            kp.requiredGroupSizeY,
+            kp.requiredGroupSizeZ
+        ),
         (8, 2, 1)
     );
     let (mut x, mut y, mut z) = (0, 0, 0);
-    ok!(ze::zeKernelSuggestGroupSize(kr, 64, 64, 1, &mut x, &mut y, &mut z));
+    ok!(ze::zeKernelSuggestGroupSize(
+        kr, 64, 64, 1, &mut x, &mut y, &mut z
+    ));
     assert_eq!((x, y, z), (8, 2, 1));
     assert_eq!(
         call!(ze::zeKernelSetGroupSize(kr, 4, 4, 1)),
         ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION
     );
     ok!(ze::zeKernelSetGroupSize(kr, 8, 2, 1));
-    ok!(ze::zeKernelSuggestGroupSize(k, 1024, 1, 1, &mut x, &mut y, &mut z));
+    ok!(ze::zeKernelSuggestGroupSize(
+        k, 1024, 1, 1, &mut x, &mut y, &mut z
+    ));
     assert_eq!((x, y, z), (256, 1, 1));
     assert_eq!(
         call!(ze::zeKernelSetGroupSize(k, 0, 1, 1)),
@@ -321,14 +345,24 @@ fn arguments_are_checked_against_the_layout() {
     let ks = e.kernel(ms, "struct_arg");
     let params = [0u8; 24];
     assert_eq!(
-        call!(ze::zeKernelSetArgumentValue(ks, 0, 16, params.as_ptr().cast())),
+        call!(ze::zeKernelSetArgumentValue(
+            ks,
+            0,
+            16,
+            params.as_ptr().cast()
+        )),
         ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE
     );
     assert_eq!(
         call!(ze::zeKernelSetArgumentValue(ks, 0, 24, null())),
         ZE_RESULT_ERROR_INVALID_NULL_POINTER
     );
-    ok!(ze::zeKernelSetArgumentValue(ks, 0, 24, params.as_ptr().cast()));
+    ok!(ze::zeKernelSetArgumentValue(
+        ks,
+        0,
+        24,
+        params.as_ptr().cast()
+    ));
     let mr = e.module("reduce");
     let kr = e.kernel(mr, "reduce");
     assert_eq!(
@@ -395,7 +429,10 @@ fn a_callback_emulates_vector_add_on_shared_memory() {
         0,
         null_mut()
     ));
-    assert!(seen.lock().unwrap().is_empty(), "nothing runs before execution");
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "nothing runs before execution"
+    );
     ok!(ze::zeCommandListClose(list));
     ok!(ze::zeCommandQueueExecuteCommandLists(
         q,
@@ -503,7 +540,11 @@ fn launches_run_in_order_with_copies_and_events() {
         &mut pool
     ));
     let (mut gate, mut done) = (null_mut(), null_mut());
-    ok!(ze::zeEventCreate(pool, &ze_event_desc_t::default(), &mut gate));
+    ok!(ze::zeEventCreate(
+        pool,
+        &ze_event_desc_t::default(),
+        &mut gate
+    ));
     ok!(ze::zeEventCreate(
         pool,
         &ze_event_desc_t {
@@ -602,14 +643,22 @@ fn launches_are_in_the_call_log_with_their_arguments() {
     let script = zekit_mock::script();
     let exp = script
         .expect("zeCommandListAppendLaunchKernel")
-        .with(|a| a.get("kernel") == Some("struct_arg") && a.get("arg0").is_some_and(|v| v.starts_with("[")))
+        .with(|a| {
+            a.get("kernel") == Some("struct_arg")
+                && a.get("arg0").is_some_and(|v| v.starts_with("["))
+        })
         .named("struct_arg launch");
     let m = e.module("struct_arg");
     let k = e.kernel(m, "struct_arg");
     let mut params = [0u8; 24];
     params[..4].copy_from_slice(&2.0f32.to_le_bytes());
     params[4..8].copy_from_slice(&7i32.to_le_bytes());
-    ok!(ze::zeKernelSetArgumentValue(k, 0, 24, params.as_ptr().cast()));
+    ok!(ze::zeKernelSetArgumentValue(
+        k,
+        0,
+        24,
+        params.as_ptr().cast()
+    ));
     let out = e.shared(64);
     set_ptr(k, 1, out);
     ok!(ze::zeKernelSetGroupSize(k, 8, 1, 1));
@@ -636,8 +685,14 @@ fn launches_are_in_the_call_log_with_their_arguments() {
     let call = &script.calls_to("zeCommandListAppendLaunchKernel")[0];
     assert_eq!(call.arg("kernel"), Some("struct_arg"));
     assert_eq!(call.arg("groupSize"), Some("[8, 1, 1]"));
-    assert_eq!(call.arg("arg1"), Some(format!("{:#x}", out as usize).as_str()));
-    assert!(call.arg("arg0").unwrap().starts_with("[00 00 00 40 07 00 00 00"));
+    assert_eq!(
+        call.arg("arg1"),
+        Some(format!("{:#x}", out as usize).as_str())
+    );
+    assert!(call
+        .arg("arg0")
+        .unwrap()
+        .starts_with("[00 00 00 40 07 00 00 00"));
     assert!(script.render_log().contains("kernel=struct_arg"));
     // A launch whose argument is still unset shows it as such.
     let k2 = e.kernel(m, "struct_arg");
@@ -652,7 +707,10 @@ fn launches_are_in_the_call_log_with_their_arguments() {
         )),
         ZE_RESULT_SUCCESS
     );
-    let last = script.calls_to("zeCommandListAppendLaunchKernel").pop().unwrap();
+    let last = script
+        .calls_to("zeCommandListAppendLaunchKernel")
+        .pop()
+        .unwrap();
     assert_eq!(last.arg("arg0"), Some("unset"));
     assert!(script.checkpoint().is_ok());
     ok!(ze::zeCommandListDestroy(imm));
@@ -720,7 +778,12 @@ fn global_variables_are_readable_and_writable() {
     let name = CString::new("table").unwrap();
     let mut size = 0;
     let mut ptr = null_mut();
-    ok!(ze::zeModuleGetGlobalPointer(m, name.as_ptr(), &mut size, &mut ptr));
+    ok!(ze::zeModuleGetGlobalPointer(
+        m,
+        name.as_ptr(),
+        &mut size,
+        &mut ptr
+    ));
     assert_eq!(size, 16);
     // SAFETY: the module's 16 bytes of `table`.
     let table = unsafe { std::slice::from_raw_parts_mut(ptr as *mut i32, 4) };

@@ -17,7 +17,10 @@ fn vector_add_reports_three_global_buffers() {
     assert_eq!(k.name, "vector_add");
     assert_eq!(k.args.len(), 3);
     for a in &k.args {
-        assert_eq!((a.kind, a.size, a.space), (ArgKind::Buffer, 8, AddressSpace::Global));
+        assert_eq!(
+            (a.kind, a.size, a.space),
+            (ArgKind::Buffer, 8, AddressSpace::Global)
+        );
     }
     assert_eq!(k.reqd_work_group_size, None);
     assert!(!k.barriers);
@@ -31,7 +34,12 @@ fn required_group_size_local_arguments_and_structs() {
     let kinds: Vec<ArgKind> = reduce[0].args.iter().map(|a| a.kind).collect();
     assert_eq!(
         kinds,
-        [ArgKind::Buffer, ArgKind::Buffer, ArgKind::Local, ArgKind::Buffer]
+        [
+            ArgKind::Buffer,
+            ArgKind::Buffer,
+            ArgKind::Local,
+            ArgKind::Buffer
+        ]
     );
     assert!(reduce[0].barriers);
     let s = check(&load("struct_arg"), &HashMap::new()).unwrap();

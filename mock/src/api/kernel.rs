@@ -75,10 +75,7 @@ impl KernelCore {
         if let Some(i) = st.args.iter().position(Option::is_none) {
             return Err(fail(
                 ZeError::INVALID_ARGUMENT,
-                format_args!(
-                    "argument {i} of kernel `{}` was never set",
-                    self.info.name
-                ),
+                format_args!("argument {i} of kernel `{}` was never set", self.info.name),
             ));
         }
         Ok(KernelLaunch {
@@ -194,7 +191,11 @@ impl KernelApi for MockDriver {
         let [x, y, z] = match k.info.reqd_work_group_size {
             Some(r) => r,
             None => {
-                let mut budget = script().profile().compute.max_total_group_size.clamp(1, 256);
+                let mut budget = script()
+                    .profile()
+                    .compute
+                    .max_total_group_size
+                    .clamp(1, 256);
                 [global_size_x, global_size_y, global_size_z].map(|g| {
                     let g = g.max(1);
                     let best = (1..=budget.min(g)).rev().find(|d| g % d == 0).unwrap_or(1);
@@ -215,7 +216,8 @@ impl KernelApi for MockDriver {
         kernel(h_kernel)?;
         // One group per EU of the profile's device.
         let d = script().profile().device.clone();
-        *total_group_count = (d.num_slices * d.num_subslices_per_slice * d.num_eus_per_subslice).max(1);
+        *total_group_count =
+            (d.num_slices * d.num_subslices_per_slice * d.num_eus_per_subslice).max(1);
         Ok(())
     }
 
@@ -289,9 +291,7 @@ impl KernelApi for MockDriver {
                     return Err(size_error("a pointer (8 bytes)"));
                 }
                 KernelArg::Pointer(match value {
-                    Some(v) => {
-                        u64::from_le_bytes(v.try_into().map_err(|_| size_error("8 bytes"))?)
-                    }
+                    Some(v) => u64::from_le_bytes(v.try_into().map_err(|_| size_error("8 bytes"))?),
                     None => 0,
                 })
             }
@@ -363,7 +363,11 @@ impl KernelApi for MockDriver {
         let c = script().profile().compute.clone();
         let [x, y, z] = info.reqd_work_group_size.unwrap_or([0, 0, 0]);
         p.numKernelArgs = info.args.len() as u32;
-        (p.requiredGroupSizeX, p.requiredGroupSizeY, p.requiredGroupSizeZ) = (x, y, z);
+        (
+            p.requiredGroupSizeX,
+            p.requiredGroupSizeY,
+            p.requiredGroupSizeZ,
+        ) = (x, y, z);
         p.requiredNumSubGroups = 0;
         p.requiredSubgroupSize = 0;
         p.maxSubgroupSize = c.sub_group_sizes.iter().copied().max().unwrap_or(1).max(1);
