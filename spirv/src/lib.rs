@@ -7,7 +7,7 @@
 //! splits kernels at their work-group barriers; `jit` lowers the IR to
 //! machine code through Cranelift. Nothing here knows Level Zero.
 //!
-//! Cargo feature `jit` (on by default): code generation ([`compile`], `Program`, `Kernel`, the
+//! Cargo feature `jit` (on by default): code generation (`compile`, `Program`, `Kernel`, the
 //! `jit` module) and the Cranelift dependencies. Without it the crate parses, lowers and verifies
 //! modules and reports their kernels ([`check`], [`KernelInfo`], [`spec_constants`]), with no
 //! code generator to build: the mock driver uses it that way.
