@@ -194,10 +194,8 @@ fn modules_report_their_kernels_and_kernels_their_properties() {
     let mut names = [null(); 1];
     ok!(ze::zeModuleGetKernelNames(m, &mut n, names.as_mut_ptr()));
     // SAFETY: the mock hands out names that live with the module.
-    assert_eq!(
-        unsafe { CStr::from_ptr(names[0]) }.to_str(),
-        Ok("vector_add")
-    );
+    let first = unsafe { CStr::from_ptr(names[0]) };
+    assert_eq!(first.to_str(), Ok("vector_add"));
     let mut mp = ze_module_properties_t::default();
     ok!(ze::zeModuleGetProperties(m, &mut mp));
     assert_eq!(mp.flags, ze_module_property_flags_t::empty());
@@ -213,10 +211,8 @@ fn modules_report_their_kernels_and_kernels_their_properties() {
     let mut name = vec![0 as c_char; size];
     ok!(ze::zeKernelGetName(k, &mut size, name.as_mut_ptr()));
     // SAFETY: NUL-terminated by the mock.
-    assert_eq!(
-        unsafe { CStr::from_ptr(name.as_ptr()) }.to_str(),
-        Ok("vector_add")
-    );
+    let got = unsafe { CStr::from_ptr(name.as_ptr()) };
+    assert_eq!(got.to_str(), Ok("vector_add"));
 
     // Unknown kernel name, native format.
     let bad = CString::new("vector_sub").unwrap();
