@@ -238,6 +238,14 @@ pub(crate) enum Op {
         /// An indirect launch: where its `ze_group_count_t` is read when it runs.
         counts: Option<usize>,
     },
+    /// `zeCommandListAppendLaunchMultipleKernelsIndirect`: the first `*count` (u32, read when
+    /// it runs, at most `launches.len()`) launches, launch i with the `ze_group_count_t` at
+    /// `counts + i * 12`.
+    LaunchMultiple {
+        launches: Vec<KernelLaunch>,
+        count: usize,
+        counts: usize,
+    },
 }
 
 /// A 3D copy: `depth` slices of `height` rows of `width` bytes.
@@ -312,6 +320,26 @@ impl Cmd {
                     l.group_count = [g.groupCountX, g.groupCountY, g.groupCountZ];
                 }
                 fault = crate::kernels::run(l);
+            }
+            Op::LaunchMultiple {
+                launches,
+                count,
+                counts,
+            } => {
+                // SAFETY: checked when appended (non-null, inside its allocation when in one).
+                let n = unsafe { (*count as *const u32).read_unaligned() } as usize;
+                let mut faults = Vec::new();
+                for (i, l) in launches.iter().take(n).enumerate() {
+                    let p = *counts + i * std::mem::size_of::<ze_group_count_t>();
+                    // SAFETY: as above: `launches.len()` group counts were checked at `counts`.
+                    let g = unsafe { (p as *const ze_group_count_t).read_unaligned() };
+                    let mut l = l.clone();
+                    l.group_count = [g.groupCountX, g.groupCountY, g.groupCountZ];
+                    faults.extend(crate::kernels::run(l));
+                }
+                if !faults.is_empty() {
+                    fault = Some(faults.join("; "));
+                }
             }
         }
         if let Some(e) = &self.signal {

@@ -798,3 +798,63 @@ fn global_variables_are_readable_and_writable() {
     ok!(ze::zeModuleDestroy(m));
     ok!(ze::zeContextDestroy(e.ctx));
 }
+
+#[test]
+fn multiple_kernels_indirect_runs_as_many_launches_as_the_count_buffer_says() {
+    let e = env();
+    zekit_mock::script().on_kernel("vector_add", vector_add);
+    let m = e.module("vector_add");
+    let (k1, k2) = (e.kernel(m, "vector_add"), e.kernel(m, "vector_add"));
+    let (a, c1, c2) = (e.shared(64 * 4), e.shared(64 * 4), e.shared(64 * 4));
+    floats(a, 64).fill(1.0);
+    for (k, c) in [(k1, c1), (k2, c2)] {
+        set_ptr(k, 0, a);
+        set_ptr(k, 1, a);
+        set_ptr(k, 2, c);
+    }
+    let count = e.shared(4) as *mut u32;
+    let counts = e.shared(2 * std::mem::size_of::<ze_group_count_t>()) as *mut ze_group_count_t;
+    // SAFETY: shared memory of one u32 and two group counts.
+    unsafe {
+        count.write(1);
+        counts.write(groups(16));
+        counts.add(1).write(groups(64));
+    }
+    let imm = e.immediate();
+    let mut kernels = [k1, k2];
+    ok!(ze::zeCommandListAppendLaunchMultipleKernelsIndirect(
+        imm,
+        2,
+        kernels.as_mut_ptr(),
+        count,
+        counts,
+        null_mut(),
+        0,
+        null_mut()
+    ));
+    let l = zekit_mock::script().launches();
+    assert_eq!(l.len(), 1, "the count buffer says 1");
+    assert_eq!(l[0].group_count, [16, 1, 1]);
+    assert!(floats(c1, 64)[..16].iter().all(|&x| x == 2.0));
+    assert!(floats(c1, 64)[16..].iter().all(|&x| x == 0.0));
+    assert!(floats(c2, 64).iter().all(|&x| x == 0.0));
+    // SAFETY: as above.
+    unsafe { count.write(2) };
+    ok!(ze::zeCommandListAppendLaunchMultipleKernelsIndirect(
+        imm,
+        2,
+        kernels.as_mut_ptr(),
+        count,
+        counts,
+        null_mut(),
+        0,
+        null_mut()
+    ));
+    assert_eq!(zekit_mock::script().launches().len(), 3);
+    assert!(floats(c2, 64).iter().all(|&x| x == 2.0));
+    ok!(ze::zeCommandListDestroy(imm));
+    ok!(ze::zeKernelDestroy(k1));
+    ok!(ze::zeKernelDestroy(k2));
+    ok!(ze::zeModuleDestroy(m));
+    ok!(ze::zeContextDestroy(e.ctx));
+}

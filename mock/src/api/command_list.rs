@@ -236,6 +236,43 @@ impl CommandListApi for MockDriver {
         )
     }
 
+    /// Group counts and the kernel count are read when the launches run.
+    fn ze_command_list_append_launch_multiple_kernels_indirect(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _num_kernels: u32,
+        ph_kernels: &[Handle<kinds::Kernel>],
+        p_count_buffer: &u32,
+        p_launch_arguments_buffer: &[ze_group_count_t],
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        const F: &str = "zeCommandListAppendLaunchMultipleKernelsIndirect";
+        let count = p_count_buffer as *const u32 as usize;
+        let counts = p_launch_arguments_buffer.as_ptr() as usize;
+        check_range("pCountBuffer", count, 4)?;
+        check_range(
+            "pLaunchArgumentsBuffer",
+            counts,
+            std::mem::size_of_val(p_launch_arguments_buffer),
+        )?;
+        let launches = ph_kernels
+            .iter()
+            .map(|k| super::kernel::kernel_core(*k)?.launch(F, [0; 3]))
+            .collect::<ZeResult<Vec<_>>>()?;
+        let cmd = Cmd {
+            waits: events(ph_wait_events)?,
+            op: Op::LaunchMultiple {
+                launches,
+                count,
+                counts,
+            },
+            signal: event(h_signal_event)?,
+        };
+        self.append(F, h_command_list, cmd)
+    }
+
     fn ze_command_list_append_launch_kernel_indirect(
         &self,
         h_command_list: Handle<kinds::CommandList>,
