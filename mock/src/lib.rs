@@ -23,7 +23,7 @@
 //!   fills, kernel launches, ...).
 //! - [`kernels`]: kernel launches as tests see them ([`KernelLaunch`]) and the host callbacks
 //!   that emulate kernels ([`Script::on_kernel`]).
-//! - [`script`]: call log, programmed results, expectations and sequences ([`script()`]).
+//! - [`script`](mod@script): call log, programmed results, expectations and sequences ([`script()`]).
 //! - [`profile`]: the device the mock reports, YAML with a built-in default.
 //! - [`scenario`]: YAML scenario files named by `ZEKIT_MOCK_SCENARIO`.
 //! - [`fallback`]: what functions without behaviour return.
