@@ -282,7 +282,11 @@ impl EventObject {
             source: Source::Counter { flags: desc.flags },
             signal_scope: desc.signal,
             wait_scope: desc.wait,
-            state: Arc::new(EventState::counter_based(timestamps)),
+            state: Arc::new(if desc.flags.intersects(F::GRAPH_EXTERNAL) {
+                EventState::counter_based_graph_external(timestamps)
+            } else {
+                EventState::counter_based(timestamps)
+            }),
             destroyed: AtomicBool::new(false),
         })
     }
@@ -361,6 +365,7 @@ impl EventObject {
 
     /// `zeEventQueryStatus`.
     pub fn query_status(&self) -> Outcome<()> {
+        super::graph::check_internal_use(self.usable()?, "zeEventQueryStatus")?;
         if self.usable()?.is_complete() {
             Ok(())
         } else {

@@ -38,6 +38,9 @@ pub struct EventState {
     start: AtomicU64,
     end: AtomicU64,
     pending_waits: AtomicU32,
+    /// Counter-based with `GRAPH_EXTERNAL`: it may be used outside a graph capture that
+    /// signals it (the others are internal to it).
+    graph_external: bool,
 }
 
 impl EventState {
@@ -58,6 +61,14 @@ impl EventState {
         )
     }
 
+    /// A counter-based event created with `ZE_EVENT_COUNTER_BASED_FLAG_GRAPH_EXTERNAL`.
+    pub fn counter_based_graph_external(timestamps: bool) -> EventState {
+        EventState {
+            graph_external: true,
+            ..Self::counter_based(timestamps)
+        }
+    }
+
     /// An event of an IPC pool, in slot `index` of `slots` (its state is left as it is: another
     /// process may have signaled it).
     pub fn shared(slots: Arc<SharedEvents>, index: usize, timestamps: bool) -> EventState {
@@ -71,7 +82,14 @@ impl EventState {
             start: AtomicU64::new(0),
             end: AtomicU64::new(0),
             pending_waits: AtomicU32::new(0),
+            graph_external: false,
         }
+    }
+
+    /// A counter-based event internal to the graph captures that signal it (created without
+    /// `GRAPH_EXTERNAL`).
+    pub fn is_graph_internal(&self) -> bool {
+        self.is_counter_based() && !self.graph_external
     }
 
     /// Whether this is a counter-based event.
