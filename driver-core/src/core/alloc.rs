@@ -7,7 +7,9 @@
 //! file at an aligned address inside a larger reservation. At most half the process's file
 //! descriptor limit (soft `RLIMIT_NOFILE`) of allocations hold a memfd at a time, leaving the
 //! rest to the application; past that, or when the kernel refuses, the allocation comes from
-//! `std::alloc` instead and works the same, but cannot be exported.
+//! `std::alloc` instead and works the same, but cannot be exported. External memory
+//! ([`Source`]): an allocation to be exported always gets a memfd (past the budget too), and an
+//! imported file is mapped the same way (the allocation owns a duplicate of its descriptor).
 //!
 //! Rules (Level Zero `zeMemAlloc{Host,Device,Shared}`):
 //!

@@ -16,6 +16,7 @@
 //! | allocations | belong to one context: freeing or querying a pointer through another context is `INVALID_ARGUMENT` / `ZE_MEMORY_TYPE_UNKNOWN`. Ids are unique in the process. |
 //! | allocation flags | host flags above `0xf`, device flags above `0x7` → `INVALID_ENUMERATION`; `device_desc->ordinal` must be 0 (one memory) else `INVALID_ARGUMENT`; a device outside the context → `INVALID_ARGUMENT`. |
 //! | relaxed limits | `ze_relaxed_allocation_limits_exp_desc_t` and `..._ext_desc_t` in the `pNext` chain of the device or host descriptor: `MAX_SIZE` lifts `maxMemAllocSize`; unknown bits → `INVALID_ENUMERATION`. |
+//! | external memory | `OPAQUE_FD` only ([`EXTERNAL_MEMORY_TYPES`]). Export: `ze_external_memory_export_desc_t` chained to the allocation's device or host descriptor makes it a memfd whatever the fd budget; `ze_external_memory_export_fd_t` on `zeMemGetAllocProperties` (any pointer inside it) returns a new close-on-exec descriptor of that memfd, the caller's to close; an allocation not made exportable as that type → `INVALID_ARGUMENT`. Import: `ze_external_memory_import_fd_t` (exactly one type) maps a regular file of at least `size` bytes `MAP_SHARED` read-write from offset 0; the driver keeps a duplicate and never closes or owns the caller's fd (the spec gives no transfer of ownership). A bad, non-regular, read-only or too small fd → `INVALID_ARGUMENT`. `DMA_BUF`, Win32 and D3D types → `UNSUPPORTED_ENUMERATION`; unknown bits, or a type count other than one where one is needed → `INVALID_ENUMERATION`. |
 
 use std::os::fd::AsRawFd;
 
