@@ -416,6 +416,9 @@ fn internal_counter_based_events_stay_inside_the_capture() {
     // An immediate list waiting on the internal event forks into the capture (inside the graph).
     ok!(ze::zeCommandListAppendBarrier(l2, null_mut(), 1, [internal].as_mut_ptr()));
     assert_eq!(capturing(l2), ZE_RESULT_QUERY_TRUE);
+    // An IPC counter-based event with GRAPH_EXTERNAL cannot be captured (no CB_EXTERNAL_IPC).
+    let ipc_external = z.counter_event(both | F::IPC | F::GRAPH_EXTERNAL);
+    check!(ze::zeCommandListAppendBarrier(l1, ipc_external, 0, null_mut()), ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED);
     let g = end(l1);
     // After the capture the event is the application's again.
     ok!(ze::zeEventQueryStatus(internal));

@@ -115,6 +115,12 @@ impl Capture {
 
     /// Records `command` appended to the list `list`.
     pub fn record(&self, list: usize, command: Command) -> Outcome<()> {
+        if command.waits.iter().chain(&command.signal).any(|e| e.is_ipc_graph_external()) {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED,
+                "an IPC counter-based event created with GRAPH_EXTERNAL cannot be captured (no CB_EXTERNAL_IPC)",
+            ));
+        }
         for w in &command.waits {
             if let Some(other) = capture_of_event(w) {
                 if !Obj::ptr_eq(&other, &self.graph) {

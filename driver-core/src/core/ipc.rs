@@ -460,3 +460,52 @@ impl PoolWire {
         Ok(w)
     }
 }
+
+/// "ZKCB": a counter-based event handle.
+pub const COUNTER_MAGIC: u32 = 0x5a4b_4342;
+
+/// The content of a `ze_ipc_event_counter_based_handle_t` (64 bytes, native endian): magic
+/// `"ZKCB"`, version 1, pid, fd, inode, device of the counter's `memfd` (as in [`Wire`]), and
+/// the event's counter-based flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterWire {
+    /// The event's shared counter.
+    pub file: Remote,
+    /// `ze_event_counter_based_flags_t` of the exported event.
+    pub flags: u32,
+}
+
+impl CounterWire {
+    /// The 64 bytes of the handle.
+    pub fn encode(&self) -> ze_ipc_event_counter_based_handle_t {
+        let mut b = HandleBytes::new(COUNTER_MAGIC);
+        b.put(8, &self.file.pid.to_ne_bytes());
+        b.put(12, &self.file.fd.to_ne_bytes());
+        b.put(16, &self.file.ino.to_ne_bytes());
+        b.put(24, &self.file.dev.to_ne_bytes());
+        b.put(32, &self.flags.to_ne_bytes());
+        ze_ipc_event_counter_based_handle_t { data: b.into_chars() }
+    }
+
+    /// Decodes a handle; `INVALID_ARGUMENT` when it is not one of this driver's.
+    pub fn decode(h: &ze_ipc_event_counter_based_handle_t) -> Outcome<CounterWire> {
+        let b = HandleBytes::read(&h.data, COUNTER_MAGIC, "IPC counter-based event handle")?;
+        let (u32_at, u64_at) = (|i| b.u32_at(i), |i| b.u64_at(i));
+        let w = CounterWire {
+            file: Remote {
+                pid: u32_at(8) as i32,
+                fd: u32_at(12) as i32,
+                ino: u64_at(16),
+                dev: u64_at(24),
+            },
+            flags: u32_at(32),
+        };
+        if w.file.pid <= 0 || w.file.fd < 0 {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the IPC counter-based event handle is corrupt",
+            ));
+        }
+        Ok(w)
+    }
+}
