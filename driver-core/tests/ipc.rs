@@ -198,8 +198,54 @@ fn range_handles_of_virtual_memory() {
     ok!(ze::zeMemGetAddressRange(c2, q.cast(), &mut base, &mut len));
     assert_eq!((base.cast::<u8>(), len), (q, size));
     ok!(ze::zeMemCloseIpcHandle(c2, q.cast()));
-    // Two physical objects, a hole, size 0, a USM allocation.
-    handle(va, 4 * ps, ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    // Two physical objects (three pieces: the access split of page 1 merges, phys at offset ps
+    // and phys2), from inside the first page to inside the last: a manifest handle.
+    let size = 4 * ps - 150;
+    let h = handle(va.wrapping_add(100), size, ZE_RESULT_SUCCESS);
+    // SAFETY: page 3 (phys2) is mapped read-write.
+    unsafe {
+        for i in 0..ps {
+            *va.add(3 * ps + i) = (i % 13) as u8;
+        }
+    }
+    let mut q: *mut c_void = null_mut();
+    ok!(ze::zeMemOpenIpcHandle(c2, z.dev, h, ze_ipc_memory_flags_t(0), &mut q));
+    let q = q.cast::<u8>();
+    // SAFETY: `size` bytes mapped from the two objects, in the exporter's order.
+    unsafe {
+        for i in 0..size {
+            let at = 100 + i;
+            let want = if at < 3 * ps { if at == start + 5 { 0xee } else { (at % 251) as u8 } } else { ((at - 3 * ps) % 13) as u8 };
+            assert_eq!(*q.add(i), want, "byte {i} of the multi-object range");
+        }
+        *q.add(size - 1) = 0x77;
+        assert_eq!(*va.add(100 + size - 1), 0x77, "a write reaches phys2");
+    }
+    let (mut base, mut len) = (null_mut(), 0usize);
+    ok!(ze::zeMemGetAddressRange(c2, q.cast(), &mut base, &mut len));
+    assert_eq!(len, size);
+    ok!(ze::zeMemCloseIpcHandle(c2, q.cast()));
+    let mut fd = 0u64;
+    check!(ze::zeMemGetFileDescriptorFromIpcHandleExp(z.ctx, h, &mut fd), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    // Another process opens it too (the child checks the pattern and writes its own).
+    // SAFETY: the range is mapped read-write.
+    unsafe {
+        for i in 0..size {
+            *va.add(100 + i) = (i % 253) as u8;
+        }
+    }
+    run_ipc_child(&h, size);
+    // SAFETY: as above, written by the child.
+    unsafe {
+        for i in 0..size {
+            assert_eq!(*va.add(100 + i), (i % 127) as u8 ^ 0x80, "byte {i} from the child");
+        }
+    }
+    // Put releases the manifest: the handle no longer opens.
+    ok!(ze::zeMemPutIpcHandle(z.ctx, h));
+    let mut gone: *mut c_void = null_mut();
+    check!(ze::zeMemOpenIpcHandle(c2, z.dev, h, ze_ipc_memory_flags_t(0), &mut gone), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    // A hole, size 0, a USM allocation.
     handle(va.wrapping_add(3 * ps), 2 * ps, ZE_RESULT_ERROR_ADDRESS_NOT_FOUND);
     handle(va, 0, ZE_RESULT_ERROR_INVALID_SIZE);
     let usm = host_alloc(&z, 64);
@@ -241,6 +287,22 @@ fn ipc_child() {
     println!("child pid {} ok", std::process::id());
 }
 
+/// Runs `ipc_child` in a new process on `h` (`size` bytes); asserts it succeeded.
+fn run_ipc_child(h: &ze_ipc_mem_handle_t, size: usize) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "ipc_child", "--nocapture", "--test-threads=1"])
+        .env(CHILD_VAR, format!("{}:{size}", hex(h)))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("child pid"),
+        "child failed: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn another_process_reads_and_writes() {
     let z = Ze::new();
@@ -254,18 +316,7 @@ fn another_process_reads_and_writes() {
     }
     let mut h = ze_ipc_mem_handle_t::default();
     ok!(ze::zeMemGetIpcHandle(z.ctx, p.cast(), &mut h));
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "ipc_child", "--nocapture", "--test-threads=1"])
-        .env(CHILD_VAR, format!("{}:{size}", hex(&h)))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("child pid"),
-        "child failed: {}\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ipc_child(&h, size);
     // SAFETY: `size` bytes, written by the child.
     unsafe {
         for i in 0..size {

@@ -179,11 +179,10 @@ impl MemApi for CpuDriver {
     ) -> ZeResult<()> {
         let ctx = context(h_context)?;
         let range = ipc_range_size(p_next.cast_const());
-        let wire = match range {
+        *p_ipc_handle = match range {
             Some(size) => ctx.ipc_range_handle(ptr.cast(), size)?,
-            None => ctx.ipc_handle(ptr.cast())?,
+            None => ctx.ipc_handle(ptr.cast())?.encode(),
         };
-        *p_ipc_handle = wire.encode();
         Ok(())
     }
 
@@ -205,9 +204,16 @@ impl MemApi for CpuDriver {
         p_handle: &mut u64,
     ) -> ZeResult<()> {
         context(h_context)?;
-        let w = crate::core::ipc::Wire::decode(&ipc_handle)?;
-        *p_handle = w.fd as u64;
-        Ok(())
+        match crate::core::ipc::decode_mem(&ipc_handle)? {
+            crate::core::ipc::MemHandle::Single(w) => {
+                *p_handle = w.fd as u64;
+                Ok(())
+            }
+            crate::core::ipc::MemHandle::Range(_) => Err(zekit_rt::fail(
+                ZeError::INVALID_ARGUMENT,
+                "a range handle over several physical memory objects holds no single file descriptor",
+            )),
+        }
     }
 
     fn ze_mem_put_ipc_handle(
@@ -215,10 +221,9 @@ impl MemApi for CpuDriver {
         h_context: Handle<kinds::Context>,
         handle: ze_ipc_mem_handle_t,
     ) -> ZeResult<()> {
-        // The handle owns nothing (the memory's fd lives with the memory): only checked.
-        context(h_context)?;
-        crate::core::ipc::Wire::decode(&handle)?;
-        Ok(())
+        // A handle of one file owns nothing (the memory's fd lives with the memory): only
+        // checked; a multi-object range handle releases its manifest.
+        Ok(context(h_context)?.ipc_put(&handle)?)
     }
 
     fn ze_mem_open_ipc_handle(

@@ -351,6 +351,8 @@ pub struct ContextObject {
     allocs: AllocManager,
     vm: VirtualSpace,
     imports: Imports,
+    /// Manifests of the multi-object range handles this context exported (until put).
+    manifests: std::sync::Mutex<Vec<std::os::fd::OwnedFd>>,
     /// `DEFER_FREE` allocations and the work they wait for.
     deferred: std::sync::Mutex<Vec<(Detached, Drain)>>,
 }
@@ -574,6 +576,7 @@ impl ContextObject {
             allocs: AllocManager::new(host.total_memory, NUM_DEVICES),
             vm: VirtualSpace::new(),
             imports: Imports::default(),
+            manifests: std::sync::Mutex::new(Vec::new()),
             deferred: std::sync::Mutex::new(Vec::new()),
         })
     }
@@ -782,8 +785,8 @@ impl ContextObject {
     }
 
     /// `zeMemGetIpcHandleWithProperties` with `ze_ipc_phys_mem_handle_range_ext_desc_t`: a handle
-    /// for the virtual range `[ptr, ptr + size)`, fully mapped to one physical memory object.
-    pub fn ipc_range_handle(&self, ptr: *const u8, size: usize) -> Outcome<Wire> {
+    /// for the virtual range `[ptr, ptr + size)`, fully mapped (to one physical memory object: one file; to several: a manifest of the pieces).
+    pub fn ipc_range_handle(&self, ptr: *const u8, size: usize) -> Outcome<ze_ipc_mem_handle_t> {
         if ptr.is_null() {
             return Err(Failure::new(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "ptr is null"));
         }
@@ -818,17 +821,11 @@ impl ContextObject {
                 _ => merged.push(p),
             }
         }
-        if merged.len() != 1 {
-            return Err(Failure::new(
-                ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
-                format!(
-                    "the range spans {} physical memory objects (or one at discontiguous offsets); this driver's handle holds one",
-                    merged.len()
-                ),
-            ));
+        let page = crate::core::vm::page_size();
+        if merged.len() > 1 {
+            return self.ipc_multi_range_handle(&merged, size);
         }
         let piece = &merged[0];
-        let page = crate::core::vm::page_size();
         let start = piece.offset & !(page - 1);
         let delta = piece.offset - start;
         let map_len = (delta + piece.len).div_ceil(page) * page;
@@ -838,13 +835,62 @@ impl ContextObject {
             map_len as u64,
             delta as u64,
             size as u64,
-        )
+        ).map(|w| w.encode())
+    }
+
+    /// A range handle over several physical objects (or one at discontiguous offsets): a
+    /// manifest of the pieces, kept by the context until the handle is put.
+    fn ipc_multi_range_handle(
+        &self,
+        merged: &[crate::core::vm::MappedPiece],
+        size: usize,
+    ) -> Outcome<ze_ipc_mem_handle_t> {
+        let page = crate::core::vm::page_size();
+        if merged.len() > ipc::MAX_PIECES as usize {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
+                format!("the range spans {} mappings; a handle holds at most {}", merged.len(), ipc::MAX_PIECES),
+            ));
+        }
+        let mut pieces = Vec::with_capacity(merged.len());
+        for m in merged {
+            let start = m.offset & !(page - 1);
+            let end = (m.offset + m.len).div_ceil(page) * page;
+            pieces.push(ipc::Piece {
+                file: ipc::Remote::local(m.phys.fd().as_raw_fd())?,
+                offset: start as u64,
+                len: (end - start) as u64,
+            });
+        }
+        let delta = (merged[0].offset & (page - 1)) as u64;
+        let manifest = ipc::write_manifest(&pieces)?;
+        let wire = ipc::RangeWire {
+            manifest: ipc::Remote::local(manifest.as_raw_fd())?,
+            count: pieces.len() as u32,
+            delta,
+            size: size as u64,
+        };
+        self.manifests.lock().unwrap_or_else(|e| e.into_inner()).push(manifest);
+        Ok(wire.encode())
     }
 
     /// `zeMemOpenIpcHandle`: maps the memory `handle` names; returns the pointer.
     pub fn ipc_open(&self, handle: &ze_ipc_mem_handle_t) -> Outcome<*mut u8> {
-        let w = Wire::decode(handle)?;
-        Ok(self.imports.open(&w)? as *mut u8)
+        let p = match ipc::decode_mem(handle)? {
+            ipc::MemHandle::Single(w) => self.imports.open(&w)?,
+            ipc::MemHandle::Range(w) => self.imports.open_range(&w)?,
+        };
+        Ok(p as *mut u8)
+    }
+
+    /// `zeMemPutIpcHandle`: checks the handle; a multi-object range handle of this context
+    /// releases its manifest (other handles own nothing).
+    pub fn ipc_put(&self, handle: &ze_ipc_mem_handle_t) -> Outcome<()> {
+        if let ipc::MemHandle::Range(w) = ipc::decode_mem(handle)? {
+            let mut m = self.manifests.lock().unwrap_or_else(|e| e.into_inner());
+            m.retain(|fd| ipc::Remote::local(fd.as_raw_fd()) != Ok(w.manifest));
+        }
+        Ok(())
     }
 
     /// `zeMemCloseIpcHandle`.
