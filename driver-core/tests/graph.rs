@@ -372,8 +372,16 @@ fn work_after_a_join_invalidates_the_capture() {
     assert_eq!(get(a, 32), vec![4; 32]);
     ok!(ze::zeGraphDestroyExt(g));
 
-    // The same with a graph the driver made: it is released, the lists free.
+    // The same with a graph the driver made: it is released (its destruction callback runs),
+    // the lists free.
+    static INVALIDATED_GONE: AtomicUsize = AtomicUsize::new(0);
+    unsafe extern "system" fn gone(_: *mut c_void) {
+        INVALIDATED_GONE.fetch_add(1, Ordering::SeqCst);
+    }
     begin(l1);
+    let mut implicit = null_mut();
+    ok!(ze::zeCommandListGetGraphExt(l1, &mut implicit));
+    ok!(ze::zeGraphSetDestructionCallbackExt(implicit, Some(gone), null_mut(), std::ptr::null()));
     fill(l1, a, &[1], 32, e[6], &mut []);
     copy(l2, b, a, 32, e[7], &mut [e[6]]);
     copy(l1, c, b, 32, null_event(), &mut [e[7]]);
@@ -382,6 +390,8 @@ fn work_after_a_join_invalidates_the_capture() {
     check!(ze::zeCommandListEndGraphCaptureExt(l1, std::ptr::null(), &mut out), ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED);
     assert!(out.is_null());
     assert_eq!(capturing(l1), ZE_RESULT_QUERY_FALSE);
+    assert_eq!(INVALIDATED_GONE.load(Ordering::SeqCst), 1);
+    check!(ze::zeGraphIsEmptyExt(implicit), ZE_RESULT_ERROR_INVALID_ARGUMENT);
 
     let xv = instantiate(valid);
     ok!(ze::zeExecutableGraphDestroyExt(xv));

@@ -176,8 +176,10 @@ pub(super) fn end_capture(
             if f.code == ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED {
                 // The capture is over; a graph the driver made for it has no other owner.
                 if let Some(h) = capturing {
-                    if graph(h).is_ok_and(|g| g.is_implicit()) {
-                        let _ = h.release();
+                    if let Ok(g) = graph(h) {
+                        if g.is_implicit() && g.destroy().is_ok() {
+                            let _ = h.release();
+                        }
                     }
                 }
             }
