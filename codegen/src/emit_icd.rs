@@ -8,8 +8,9 @@
 //!   `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`. `api/mod.rs`: the `Hooks`, the `Dispatch` table, the
 //!   probes of `dispatch!` and `FUNCTIONS`.
 //! * `entry/<ns>.rs`: one `extern "C"` entry point per function: guard against panics,
-//!   validate, convert, call the class trait, map the error, write outputs on success, release
-//!   `[release]` handles, trace.
+//!   validate, convert, call the class trait, map the error, write outputs on success (on
+//!   failure, null into every `[out]` handle whose pointer is not null), release `[release]`
+//!   handles, trace.
 //! * `fmt/<ns>.rs`: the decoded arguments of every function (tracing and call logs).
 //! * `ddi.rs`: the `*Get*ProcAddrTable` implementations (fill the entries a driver defines, by
 //!   version) and `getters()` for `zekit_sys::fns::Fns::from_driver`.
@@ -48,7 +49,7 @@ pub enum PKind {
     /// `buffered` outputs are written back only on success.
     OutRef { optional: bool, buffered: bool },
     /// `[out]` pointer to one handle: `&mut Option<Handle<K>>` (optional: wrapped in an
-    /// `Option`), written back on success.
+    /// `Option`), written back on success; nulled on failure (an `[out]` one).
     OutHandle { kind: String, optional: bool },
     /// `[out]`/`[in,out]` array from a `[range(0, n)]`: `Option<&mut [T]>` or handle slots.
     OutSlice { len: Len, handle: Option<String> },
@@ -707,6 +708,14 @@ fn emit_entry_ns(cx: &Ctx, ns: &str) -> TokenStream {
         }
         let call_args = ps.iter().map(|p| format_ident!("__a_{}", p.field.name));
         let fmt_fn = format_ident!("{}", f.name);
+        // `[out]` handles (one handle, no range) are nulled when the call fails, so that no
+        // caller reads a stale or uninitialized handle after an error. A null pointer is left
+        // alone (that is the validation failure on the pointer itself).
+        let out_handles: Vec<_> = ps
+            .iter()
+            .filter(|p| matches!(p.kind, PKind::OutHandle { .. }) && p.field.dir == Some(Dir::Out))
+            .map(|p| ident(&p.field.name))
+            .collect();
         // Most functions return ze_result_t; a few return a value and a failure value.
         let (ret, to_c, on_error) = match &f.return_type {
             None => (quote!(ze_result_t), quote!(ze_result_t::SUCCESS), quote!(|code| code)),
@@ -724,22 +733,36 @@ fn emit_entry_ns(cx: &Ctx, ns: &str) -> TokenStream {
                 (rust_type_tokens(t), conv, quote!(|_code| #failure))
             }
         };
+        let call = quote! {
+            crate::call(
+                #fname,
+                &|| unsafe { crate::fmt::#fmt_fn(#(#names),*) },
+                || unsafe { crate::validate::#name(#(#names),*) },
+                |__d| unsafe {
+                    let __c = __d.classes.#field.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                    #(#convs)*
+                    let __v = __c.#m(#(#call_args),*)?;
+                    #(#backs)*
+                    Ok(#to_c)
+                },
+                #on_error,
+            )
+        };
+        let body = if out_handles.is_empty() || f.return_type.is_some() {
+            call
+        } else {
+            quote! {
+                let __r = #call;
+                if __r != ze_result_t::SUCCESS {
+                    #(if !#out_handles.is_null() { unsafe { #out_handles.write(::core::ptr::null_mut()) }; })*
+                }
+                __r
+            }
+        };
         quote! {
             #[doc = concat!(" C entry point of `", #fname, "`.")]
             pub unsafe extern "C" fn #name(#(#cps),*) -> #ret {
-                crate::call(
-                    #fname,
-                    &|| unsafe { crate::fmt::#fmt_fn(#(#names),*) },
-                    || unsafe { crate::validate::#name(#(#names),*) },
-                    |__d| unsafe {
-                        let __c = __d.classes.#field.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
-                        #(#convs)*
-                        let __v = __c.#m(#(#call_args),*)?;
-                        #(#backs)*
-                        Ok(#to_c)
-                    },
-                    #on_error,
-                )
+                #body
             }
         }
     });

@@ -1211,7 +1211,7 @@ pub unsafe extern "C" fn zeContextCreate(
     desc: *const ze_context_desc_t,
     phContext: *mut ze_context_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeContextCreate",
         &|| unsafe { crate::fmt::zeContextCreate(hDriver, desc, phContext) },
         || unsafe { crate::validate::zeContextCreate(hDriver, desc, phContext) },
@@ -1234,7 +1234,13 @@ pub unsafe extern "C" fn zeContextCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phContext.is_null() {
+            unsafe { phContext.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeContextCreateEx", "`.")]
@@ -1245,7 +1251,7 @@ pub unsafe extern "C" fn zeContextCreateEx(
     phDevices: *mut ze_device_handle_t,
     phContext: *mut ze_context_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeContextCreateEx",
         &|| unsafe {
             crate::fmt::zeContextCreateEx(
@@ -1300,7 +1306,13 @@ pub unsafe extern "C" fn zeContextCreateEx(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phContext.is_null() {
+            unsafe { phContext.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeContextDestroy", "`.")]
@@ -1349,7 +1361,7 @@ pub unsafe extern "C" fn zeCommandQueueCreate(
     desc: *const ze_command_queue_desc_t,
     phCommandQueue: *mut ze_command_queue_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeCommandQueueCreate",
         &|| unsafe {
             crate::fmt::zeCommandQueueCreate(hContext, hDevice, desc, phCommandQueue)
@@ -1393,7 +1405,13 @@ pub unsafe extern "C" fn zeCommandQueueCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phCommandQueue.is_null() {
+            unsafe { phCommandQueue.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeCommandQueueDestroy", "`.")]
@@ -1686,7 +1704,7 @@ pub unsafe extern "C" fn zeCommandListCreate(
     desc: *const ze_command_list_desc_t,
     phCommandList: *mut ze_command_list_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeCommandListCreate",
         &|| unsafe {
             crate::fmt::zeCommandListCreate(hContext, hDevice, desc, phCommandList)
@@ -1725,7 +1743,13 @@ pub unsafe extern "C" fn zeCommandListCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phCommandList.is_null() {
+            unsafe { phCommandList.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeCommandListCreateImmediate", "`.")]
@@ -1735,7 +1759,7 @@ pub unsafe extern "C" fn zeCommandListCreateImmediate(
     altdesc: *const ze_command_queue_desc_t,
     phCommandList: *mut ze_command_list_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeCommandListCreateImmediate",
         &|| unsafe {
             crate::fmt::zeCommandListCreateImmediate(
@@ -1786,7 +1810,13 @@ pub unsafe extern "C" fn zeCommandListCreateImmediate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phCommandList.is_null() {
+            unsafe { phCommandList.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeCommandListDestroy", "`.")]
@@ -1957,7 +1987,7 @@ pub unsafe extern "C" fn zeCommandListGetDeviceHandle(
     hCommandList: ze_command_list_handle_t,
     phDevice: *mut ze_device_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeCommandListGetDeviceHandle",
         &|| unsafe { crate::fmt::zeCommandListGetDeviceHandle(hCommandList, phDevice) },
         || unsafe {
@@ -1985,7 +2015,13 @@ pub unsafe extern "C" fn zeCommandListGetDeviceHandle(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phDevice.is_null() {
+            unsafe { phDevice.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeCommandListGetContextHandle", "`.")]
@@ -1993,7 +2029,7 @@ pub unsafe extern "C" fn zeCommandListGetContextHandle(
     hCommandList: ze_command_list_handle_t,
     phContext: *mut ze_context_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeCommandListGetContextHandle",
         &|| unsafe {
             crate::fmt::zeCommandListGetContextHandle(hCommandList, phContext)
@@ -2023,7 +2059,13 @@ pub unsafe extern "C" fn zeCommandListGetContextHandle(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phContext.is_null() {
+            unsafe { phContext.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeCommandListGetOrdinal", "`.")]
@@ -2339,7 +2381,7 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExt(
     pDescriptor: *const ze_rtas_builder_ext_desc_t,
     phBuilder: *mut ze_rtas_builder_ext_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeRTASBuilderCreateExt",
         &|| unsafe {
             crate::fmt::zeRTASBuilderCreateExt(hDriver, pDescriptor, phBuilder)
@@ -2376,7 +2418,13 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExt(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phBuilder.is_null() {
+            unsafe { phBuilder.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeRTASBuilderGetBuildPropertiesExt", "`.")]
@@ -2665,7 +2713,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExt(
     hDriver: ze_driver_handle_t,
     phParallelOperation: *mut ze_rtas_parallel_operation_ext_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeRTASParallelOperationCreateExt",
         &|| unsafe {
             crate::fmt::zeRTASParallelOperationCreateExt(hDriver, phParallelOperation)
@@ -2701,7 +2749,13 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExt(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phParallelOperation.is_null() {
+            unsafe { phParallelOperation.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeRTASParallelOperationGetPropertiesExt", "`.")]
@@ -2803,7 +2857,7 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExp(
     pDescriptor: *const ze_rtas_builder_exp_desc_t,
     phBuilder: *mut ze_rtas_builder_exp_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeRTASBuilderCreateExp",
         &|| unsafe {
             crate::fmt::zeRTASBuilderCreateExp(hDriver, pDescriptor, phBuilder)
@@ -2840,7 +2894,13 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExp(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phBuilder.is_null() {
+            unsafe { phBuilder.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeRTASBuilderGetBuildPropertiesExp", "`.")]
@@ -3056,7 +3116,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExp(
     hDriver: ze_driver_handle_t,
     phParallelOperation: *mut ze_rtas_parallel_operation_exp_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeRTASParallelOperationCreateExp",
         &|| unsafe {
             crate::fmt::zeRTASParallelOperationCreateExp(hDriver, phParallelOperation)
@@ -3092,7 +3152,13 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExp(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phParallelOperation.is_null() {
+            unsafe { phParallelOperation.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeRTASParallelOperationGetPropertiesExp", "`.")]
@@ -3546,7 +3612,7 @@ pub unsafe extern "C" fn zeCommandListCreateCloneExp(
     hCommandList: ze_command_list_handle_t,
     phClonedCommandList: *mut ze_command_list_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeCommandListCreateCloneExp",
         &|| unsafe {
             crate::fmt::zeCommandListCreateCloneExp(hCommandList, phClonedCommandList)
@@ -3582,7 +3648,13 @@ pub unsafe extern "C" fn zeCommandListCreateCloneExp(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phClonedCommandList.is_null() {
+            unsafe { phClonedCommandList.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeCommandListAppendMemoryCopy", "`.")]
@@ -4544,7 +4616,7 @@ pub unsafe extern "C" fn zeEventPoolCreate(
     phDevices: *mut ze_device_handle_t,
     phEventPool: *mut ze_event_pool_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeEventPoolCreate",
         &|| unsafe {
             crate::fmt::zeEventPoolCreate(
@@ -4602,7 +4674,13 @@ pub unsafe extern "C" fn zeEventPoolCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phEventPool.is_null() {
+            unsafe { phEventPool.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeEventPoolDestroy", "`.")]
@@ -4635,7 +4713,7 @@ pub unsafe extern "C" fn zeEventCreate(
     desc: *const ze_event_desc_t,
     phEvent: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeEventCreate",
         &|| unsafe { crate::fmt::zeEventCreate(hEventPool, desc, phEvent) },
         || unsafe { crate::validate::zeEventCreate(hEventPool, desc, phEvent) },
@@ -4658,7 +4736,13 @@ pub unsafe extern "C" fn zeEventCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phEvent.is_null() {
+            unsafe { phEvent.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeEventCounterBasedCreate", "`.")]
@@ -4668,7 +4752,7 @@ pub unsafe extern "C" fn zeEventCounterBasedCreate(
     desc: *const ze_event_counter_based_desc_t,
     phEvent: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeEventCounterBasedCreate",
         &|| unsafe {
             crate::fmt::zeEventCounterBasedCreate(hContext, hDevice, desc, phEvent)
@@ -4704,7 +4788,13 @@ pub unsafe extern "C" fn zeEventCounterBasedCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phEvent.is_null() {
+            unsafe { phEvent.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeEventDestroy", "`.")]
@@ -4784,7 +4874,7 @@ pub unsafe extern "C" fn zeEventPoolOpenIpcHandle(
     hIpc: ze_ipc_event_pool_handle_t,
     phEventPool: *mut ze_event_pool_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeEventPoolOpenIpcHandle",
         &|| unsafe { crate::fmt::zeEventPoolOpenIpcHandle(hContext, hIpc, phEventPool) },
         || unsafe {
@@ -4813,7 +4903,13 @@ pub unsafe extern "C" fn zeEventPoolOpenIpcHandle(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phEventPool.is_null() {
+            unsafe { phEventPool.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeEventPoolCloseIpcHandle", "`.")]
@@ -4870,7 +4966,7 @@ pub unsafe extern "C" fn zeEventCounterBasedOpenIpcHandle(
     hIpc: ze_ipc_event_counter_based_handle_t,
     phEvent: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeEventCounterBasedOpenIpcHandle",
         &|| unsafe {
             crate::fmt::zeEventCounterBasedOpenIpcHandle(hContext, hIpc, phEvent)
@@ -4902,7 +4998,13 @@ pub unsafe extern "C" fn zeEventCounterBasedOpenIpcHandle(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phEvent.is_null() {
+            unsafe { phEvent.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeEventCounterBasedCloseIpcHandle", "`.")]
@@ -5271,7 +5373,7 @@ pub unsafe extern "C" fn zeEventGetEventPool(
     hEvent: ze_event_handle_t,
     phEventPool: *mut ze_event_pool_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeEventGetEventPool",
         &|| unsafe { crate::fmt::zeEventGetEventPool(hEvent, phEventPool) },
         || unsafe { crate::validate::zeEventGetEventPool(hEvent, phEventPool) },
@@ -5293,7 +5395,13 @@ pub unsafe extern "C" fn zeEventGetEventPool(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phEventPool.is_null() {
+            unsafe { phEventPool.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeEventGetSignalScope", "`.")]
@@ -5367,7 +5475,7 @@ pub unsafe extern "C" fn zeEventPoolGetContextHandle(
     hEventPool: ze_event_pool_handle_t,
     phContext: *mut ze_context_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeEventPoolGetContextHandle",
         &|| unsafe { crate::fmt::zeEventPoolGetContextHandle(hEventPool, phContext) },
         || unsafe {
@@ -5395,7 +5503,13 @@ pub unsafe extern "C" fn zeEventPoolGetContextHandle(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phContext.is_null() {
+            unsafe { phContext.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeEventPoolGetFlags", "`.")]
@@ -5577,7 +5691,7 @@ pub unsafe extern "C" fn zeDeviceImportExternalSemaphoreExt(
     desc: *const ze_external_semaphore_ext_desc_t,
     phSemaphore: *mut ze_external_semaphore_ext_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeDeviceImportExternalSemaphoreExt",
         &|| unsafe {
             crate::fmt::zeDeviceImportExternalSemaphoreExt(hDevice, desc, phSemaphore)
@@ -5613,7 +5727,13 @@ pub unsafe extern "C" fn zeDeviceImportExternalSemaphoreExt(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phSemaphore.is_null() {
+            unsafe { phSemaphore.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeDeviceReleaseExternalSemaphoreExt", "`.")]
@@ -5933,7 +6053,7 @@ pub unsafe extern "C" fn zeFabricVertexGetDeviceExp(
     hVertex: ze_fabric_vertex_handle_t,
     phDevice: *mut ze_device_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeFabricVertexGetDeviceExp",
         &|| unsafe { crate::fmt::zeFabricVertexGetDeviceExp(hVertex, phDevice) },
         || unsafe { crate::validate::zeFabricVertexGetDeviceExp(hVertex, phDevice) },
@@ -5958,7 +6078,13 @@ pub unsafe extern "C" fn zeFabricVertexGetDeviceExp(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phDevice.is_null() {
+            unsafe { phDevice.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeDeviceGetFabricVertexExp", "`.")]
@@ -5966,7 +6092,7 @@ pub unsafe extern "C" fn zeDeviceGetFabricVertexExp(
     hDevice: ze_device_handle_t,
     phVertex: *mut ze_fabric_vertex_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeDeviceGetFabricVertexExp",
         &|| unsafe { crate::fmt::zeDeviceGetFabricVertexExp(hDevice, phVertex) },
         || unsafe { crate::validate::zeDeviceGetFabricVertexExp(hDevice, phVertex) },
@@ -5988,7 +6114,13 @@ pub unsafe extern "C" fn zeDeviceGetFabricVertexExp(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phVertex.is_null() {
+            unsafe { phVertex.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeFabricEdgeGetExp", "`.")]
@@ -6047,7 +6179,7 @@ pub unsafe extern "C" fn zeFabricEdgeGetVerticesExp(
     phVertexA: *mut ze_fabric_vertex_handle_t,
     phVertexB: *mut ze_fabric_vertex_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeFabricEdgeGetVerticesExp",
         &|| unsafe {
             crate::fmt::zeFabricEdgeGetVerticesExp(hEdge, phVertexA, phVertexB)
@@ -6090,7 +6222,16 @@ pub unsafe extern "C" fn zeFabricEdgeGetVerticesExp(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phVertexA.is_null() {
+            unsafe { phVertexA.write(::core::ptr::null_mut()) };
+        }
+        if !phVertexB.is_null() {
+            unsafe { phVertexB.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeFabricEdgeGetPropertiesExp", "`.")]
@@ -6129,7 +6270,7 @@ pub unsafe extern "C" fn zeFenceCreate(
     desc: *const ze_fence_desc_t,
     phFence: *mut ze_fence_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeFenceCreate",
         &|| unsafe { crate::fmt::zeFenceCreate(hCommandQueue, desc, phFence) },
         || unsafe { crate::validate::zeFenceCreate(hCommandQueue, desc, phFence) },
@@ -6152,7 +6293,13 @@ pub unsafe extern "C" fn zeFenceCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phFence.is_null() {
+            unsafe { phFence.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeFenceDestroy", "`.")]
@@ -6279,7 +6426,7 @@ pub unsafe extern "C" fn zeGraphCreateExt(
     pNext: *const c_void,
     phGraph: *mut ze_graph_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeGraphCreateExt",
         &|| unsafe { crate::fmt::zeGraphCreateExt(hContext, pNext, phGraph) },
         || unsafe { crate::validate::zeGraphCreateExt(hContext, pNext, phGraph) },
@@ -6302,7 +6449,13 @@ pub unsafe extern "C" fn zeGraphCreateExt(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phGraph.is_null() {
+            unsafe { phGraph.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeCommandListBeginGraphCaptureExt", "`.")]
@@ -6413,7 +6566,7 @@ pub unsafe extern "C" fn zeCommandListEndGraphCaptureExt(
     pNext: *const c_void,
     phGraph: *mut ze_graph_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeCommandListEndGraphCaptureExt",
         &|| unsafe {
             crate::fmt::zeCommandListEndGraphCaptureExt(hCommandList, pNext, phGraph)
@@ -6452,7 +6605,13 @@ pub unsafe extern "C" fn zeCommandListEndGraphCaptureExt(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phGraph.is_null() {
+            unsafe { phGraph.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeCommandListGetGraphExt", "`.")]
@@ -6460,7 +6619,7 @@ pub unsafe extern "C" fn zeCommandListGetGraphExt(
     hCommandList: ze_command_list_handle_t,
     phGraph: *mut ze_graph_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeCommandListGetGraphExt",
         &|| unsafe { crate::fmt::zeCommandListGetGraphExt(hCommandList, phGraph) },
         || unsafe { crate::validate::zeCommandListGetGraphExt(hCommandList, phGraph) },
@@ -6485,7 +6644,13 @@ pub unsafe extern "C" fn zeCommandListGetGraphExt(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phGraph.is_null() {
+            unsafe { phGraph.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeGraphGetPrimaryCommandListExt", "`.")]
@@ -6493,7 +6658,7 @@ pub unsafe extern "C" fn zeGraphGetPrimaryCommandListExt(
     hGraph: ze_graph_handle_t,
     phCommandList: *mut ze_command_list_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeGraphGetPrimaryCommandListExt",
         &|| unsafe {
             crate::fmt::zeGraphGetPrimaryCommandListExt(hGraph, phCommandList)
@@ -6520,7 +6685,13 @@ pub unsafe extern "C" fn zeGraphGetPrimaryCommandListExt(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phCommandList.is_null() {
+            unsafe { phCommandList.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeGraphSetDestructionCallbackExt", "`.")]
@@ -6575,7 +6746,7 @@ pub unsafe extern "C" fn zeGraphInstantiateExt(
     pNext: *const c_void,
     phExecutableGraph: *mut ze_executable_graph_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeGraphInstantiateExt",
         &|| unsafe {
             crate::fmt::zeGraphInstantiateExt(hGraph, pNext, phExecutableGraph)
@@ -6603,7 +6774,13 @@ pub unsafe extern "C" fn zeGraphInstantiateExt(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phExecutableGraph.is_null() {
+            unsafe { phExecutableGraph.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeCommandListAppendGraphExt", "`.")]
@@ -6681,7 +6858,7 @@ pub unsafe extern "C" fn zeExecutableGraphGetSourceGraphExt(
     hGraph: ze_executable_graph_handle_t,
     phSourceGraph: *mut ze_graph_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeExecutableGraphGetSourceGraphExt",
         &|| unsafe {
             crate::fmt::zeExecutableGraphGetSourceGraphExt(hGraph, phSourceGraph)
@@ -6714,7 +6891,13 @@ pub unsafe extern "C" fn zeExecutableGraphGetSourceGraphExt(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phSourceGraph.is_null() {
+            unsafe { phSourceGraph.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeGraphIsEmptyExt", "`.")]
@@ -6916,7 +7099,7 @@ pub unsafe extern "C" fn zeImageCreate(
     desc: *const ze_image_desc_t,
     phImage: *mut ze_image_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeImageCreate",
         &|| unsafe { crate::fmt::zeImageCreate(hContext, hDevice, desc, phImage) },
         || unsafe { crate::validate::zeImageCreate(hContext, hDevice, desc, phImage) },
@@ -6943,7 +7126,13 @@ pub unsafe extern "C" fn zeImageCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phImage.is_null() {
+            unsafe { phImage.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeImageDestroy", "`.")]
@@ -7219,7 +7408,7 @@ pub unsafe extern "C" fn zeImageViewCreateExt(
     hImage: ze_image_handle_t,
     phImageView: *mut ze_image_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeImageViewCreateExt",
         &|| unsafe {
             crate::fmt::zeImageViewCreateExt(
@@ -7271,7 +7460,13 @@ pub unsafe extern "C" fn zeImageViewCreateExt(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phImageView.is_null() {
+            unsafe { phImageView.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeImageViewCreateExp", "`.")]
@@ -7282,7 +7477,7 @@ pub unsafe extern "C" fn zeImageViewCreateExp(
     hImage: ze_image_handle_t,
     phImageView: *mut ze_image_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeImageViewCreateExp",
         &|| unsafe {
             crate::fmt::zeImageViewCreateExp(
@@ -7334,7 +7529,13 @@ pub unsafe extern "C" fn zeImageViewCreateExp(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phImageView.is_null() {
+            unsafe { phImageView.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(
@@ -7650,7 +7851,7 @@ pub unsafe extern "C" fn zeModuleInspectLinkageExt(
     phModules: *mut ze_module_handle_t,
     phLog: *mut ze_module_build_log_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeModuleInspectLinkageExt",
         &|| unsafe {
             crate::fmt::zeModuleInspectLinkageExt(
@@ -7696,7 +7897,13 @@ pub unsafe extern "C" fn zeModuleInspectLinkageExt(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phLog.is_null() {
+            unsafe { phLog.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeMemAllocShared", "`.")]
@@ -7929,7 +8136,7 @@ pub unsafe extern "C" fn zeMemGetAllocProperties(
     pMemAllocProperties: *mut ze_memory_allocation_properties_t,
     phDevice: *mut ze_device_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeMemGetAllocProperties",
         &|| unsafe {
             crate::fmt::zeMemGetAllocProperties(
@@ -7976,7 +8183,13 @@ pub unsafe extern "C" fn zeMemGetAllocProperties(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phDevice.is_null() {
+            unsafe { phDevice.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeMemGetAddressRange", "`.")]
@@ -8374,7 +8587,7 @@ pub unsafe extern "C" fn zeModuleCreate(
     phModule: *mut ze_module_handle_t,
     phBuildLog: *mut ze_module_build_log_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeModuleCreate",
         &|| unsafe {
             crate::fmt::zeModuleCreate(hContext, hDevice, desc, phModule, phBuildLog)
@@ -8427,7 +8640,16 @@ pub unsafe extern "C" fn zeModuleCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phModule.is_null() {
+            unsafe { phModule.write(::core::ptr::null_mut()) };
+        }
+        if !phBuildLog.is_null() {
+            unsafe { phBuildLog.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeModuleDestroy", "`.")]
@@ -8455,7 +8677,7 @@ pub unsafe extern "C" fn zeModuleDynamicLink(
     phModules: *mut ze_module_handle_t,
     phLinkLog: *mut ze_module_build_log_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeModuleDynamicLink",
         &|| unsafe { crate::fmt::zeModuleDynamicLink(numModules, phModules, phLinkLog) },
         || unsafe {
@@ -8483,7 +8705,13 @@ pub unsafe extern "C" fn zeModuleDynamicLink(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phLinkLog.is_null() {
+            unsafe { phLinkLog.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeModuleBuildLogDestroy", "`.")]
@@ -8689,7 +8917,7 @@ pub unsafe extern "C" fn zeKernelCreate(
     desc: *const ze_kernel_desc_t,
     phKernel: *mut ze_kernel_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeKernelCreate",
         &|| unsafe { crate::fmt::zeKernelCreate(hModule, desc, phKernel) },
         || unsafe { crate::validate::zeKernelCreate(hModule, desc, phKernel) },
@@ -8712,7 +8940,13 @@ pub unsafe extern "C" fn zeKernelCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phKernel.is_null() {
+            unsafe { phKernel.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeKernelDestroy", "`.")]
@@ -9646,7 +9880,7 @@ pub unsafe extern "C" fn zeModuleGetDeviceHandle(
     hModule: ze_module_handle_t,
     phDevice: *mut ze_device_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeModuleGetDeviceHandle",
         &|| unsafe { crate::fmt::zeModuleGetDeviceHandle(hModule, phDevice) },
         || unsafe { crate::validate::zeModuleGetDeviceHandle(hModule, phDevice) },
@@ -9668,7 +9902,13 @@ pub unsafe extern "C" fn zeModuleGetDeviceHandle(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phDevice.is_null() {
+            unsafe { phDevice.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeCommandListGetNextCommandIdExp", "`.")]
@@ -10170,7 +10410,7 @@ pub unsafe extern "C" fn zeSamplerCreate(
     desc: *const ze_sampler_desc_t,
     phSampler: *mut ze_sampler_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zeSamplerCreate",
         &|| unsafe { crate::fmt::zeSamplerCreate(hContext, hDevice, desc, phSampler) },
         || unsafe {
@@ -10199,7 +10439,13 @@ pub unsafe extern "C" fn zeSamplerCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phSampler.is_null() {
+            unsafe { phSampler.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zeSamplerDestroy", "`.")]
@@ -10396,7 +10642,7 @@ pub unsafe extern "C" fn zePhysicalMemCreate(
     desc: *mut ze_physical_mem_desc_t,
     phPhysicalMemory: *mut ze_physical_mem_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zePhysicalMemCreate",
         &|| unsafe {
             crate::fmt::zePhysicalMemCreate(hContext, hDevice, desc, phPhysicalMemory)
@@ -10440,7 +10686,13 @@ pub unsafe extern "C" fn zePhysicalMemCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phPhysicalMemory.is_null() {
+            unsafe { phPhysicalMemory.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zePhysicalMemDestroy", "`.")]

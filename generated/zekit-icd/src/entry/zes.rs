@@ -4994,7 +4994,7 @@ pub unsafe extern "C" fn zesDriverGetDeviceByUuidExp(
     onSubdevice: *mut ze_bool_t,
     subdeviceId: *mut u32,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zesDriverGetDeviceByUuidExp",
         &|| unsafe {
             crate::fmt::zesDriverGetDeviceByUuidExp(
@@ -5067,7 +5067,13 @@ pub unsafe extern "C" fn zesDriverGetDeviceByUuidExp(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phDevice.is_null() {
+            unsafe { phDevice.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zesDeviceEnumTemperatureSensors", "`.")]

@@ -235,7 +235,7 @@ pub unsafe extern "C" fn zetDebugAttach(
     config: *const zet_debug_config_t,
     phDebug: *mut zet_debug_session_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zetDebugAttach",
         &|| unsafe { crate::fmt::zetDebugAttach(hDevice, config, phDebug) },
         || unsafe { crate::validate::zetDebugAttach(hDevice, config, phDebug) },
@@ -263,7 +263,13 @@ pub unsafe extern "C" fn zetDebugAttach(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phDebug.is_null() {
+            unsafe { phDebug.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zetDebugDetach", "`.")]
@@ -1001,7 +1007,7 @@ pub unsafe extern "C" fn zetMetricStreamerOpen(
     hNotificationEvent: ze_event_handle_t,
     phMetricStreamer: *mut zet_metric_streamer_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zetMetricStreamerOpen",
         &|| unsafe {
             crate::fmt::zetMetricStreamerOpen(
@@ -1062,7 +1068,13 @@ pub unsafe extern "C" fn zetMetricStreamerOpen(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phMetricStreamer.is_null() {
+            unsafe { phMetricStreamer.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zetCommandListAppendMetricStreamerMarker", "`.")]
@@ -1203,7 +1215,7 @@ pub unsafe extern "C" fn zetMetricQueryPoolCreate(
     desc: *const zet_metric_query_pool_desc_t,
     phMetricQueryPool: *mut zet_metric_query_pool_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zetMetricQueryPoolCreate",
         &|| unsafe {
             crate::fmt::zetMetricQueryPoolCreate(
@@ -1258,7 +1270,13 @@ pub unsafe extern "C" fn zetMetricQueryPoolCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phMetricQueryPool.is_null() {
+            unsafe { phMetricQueryPool.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zetMetricQueryPoolDestroy", "`.")]
@@ -1291,7 +1309,7 @@ pub unsafe extern "C" fn zetMetricQueryCreate(
     index: u32,
     phMetricQuery: *mut zet_metric_query_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zetMetricQueryCreate",
         &|| unsafe {
             crate::fmt::zetMetricQueryCreate(hMetricQueryPool, index, phMetricQuery)
@@ -1326,7 +1344,13 @@ pub unsafe extern "C" fn zetMetricQueryCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phMetricQuery.is_null() {
+            unsafe { phMetricQuery.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zetMetricQueryDestroy", "`.")]
@@ -2479,7 +2503,7 @@ pub unsafe extern "C" fn zetMetricTracerCreateExp(
     hNotificationEvent: ze_event_handle_t,
     phMetricTracer: *mut zet_metric_tracer_exp_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zetMetricTracerCreateExp",
         &|| unsafe {
             crate::fmt::zetMetricTracerCreateExp(
@@ -2545,7 +2569,13 @@ pub unsafe extern "C" fn zetMetricTracerCreateExp(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phMetricTracer.is_null() {
+            unsafe { phMetricTracer.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zetMetricTracerDestroyExp", "`.")]
@@ -2683,7 +2713,7 @@ pub unsafe extern "C" fn zetMetricDecoderCreateExp(
     hMetricTracer: zet_metric_tracer_exp_handle_t,
     phMetricDecoder: *mut zet_metric_decoder_exp_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zetMetricDecoderCreateExp",
         &|| unsafe {
             crate::fmt::zetMetricDecoderCreateExp(hMetricTracer, phMetricDecoder)
@@ -2713,7 +2743,13 @@ pub unsafe extern "C" fn zetMetricDecoderCreateExp(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phMetricDecoder.is_null() {
+            unsafe { phMetricDecoder.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zetMetricDecoderDestroyExp", "`.")]
@@ -3045,7 +3081,7 @@ pub unsafe extern "C" fn zetTracerExpCreate(
     desc: *const zet_tracer_exp_desc_t,
     phTracer: *mut zet_tracer_exp_handle_t,
 ) -> ze_result_t {
-    crate::call(
+    let __r = crate::call(
         "zetTracerExpCreate",
         &|| unsafe { crate::fmt::zetTracerExpCreate(hContext, desc, phTracer) },
         || unsafe { crate::validate::zetTracerExpCreate(hContext, desc, phTracer) },
@@ -3071,7 +3107,13 @@ pub unsafe extern "C" fn zetTracerExpCreate(
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
-    )
+    );
+    if __r != ze_result_t::SUCCESS {
+        if !phTracer.is_null() {
+            unsafe { phTracer.write(::core::ptr::null_mut()) };
+        }
+    }
+    __r
 }
 
 #[doc = concat!(" C entry point of `", "zetTracerExpDestroy", "`.")]
