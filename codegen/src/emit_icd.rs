@@ -8,8 +8,8 @@
 //!   `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`. `api/mod.rs`: the `Hooks`, the `Dispatch` table, the
 //!   probes of `dispatch!` and `FUNCTIONS`.
 //! * `entry/<ns>.rs`: one `extern "C"` entry point per function: guard against panics,
-//!   validate, convert, call the class trait, map the error, write outputs on success (on
-//!   failure, null into every `[out]` handle whose pointer is not null), release `[release]`
+//!   validate, convert, call the class trait, map the error, write outputs on success (`[out]`
+//!   handles: null first, then whatever the driver set, failure or not), release `[release]`
 //!   handles, trace.
 //! * `fmt/<ns>.rs`: the decoded arguments of every function (tracing and call logs).
 //! * `ddi.rs`: the `*Get*ProcAddrTable` implementations (fill the entries a driver defines, by
@@ -49,7 +49,7 @@ pub enum PKind {
     /// `buffered` outputs are written back only on success.
     OutRef { optional: bool, buffered: bool },
     /// `[out]` pointer to one handle: `&mut Option<Handle<K>>` (optional: wrapped in an
-    /// `Option`), written back on success; nulled on failure (an `[out]` one).
+    /// `Option`), an `[out]` one is nulled first and written back whatever the result (the driver sets it only where a failure still hands one out).
     OutHandle { kind: String, optional: bool },
     /// `[out]`/`[in,out]` array from a `[range(0, n)]`: `Option<&mut [T]>` or handle slots.
     OutSlice { len: Len, handle: Option<String> },
@@ -700,17 +700,25 @@ fn emit_entry_ns(cx: &Ctx, ns: &str) -> TokenStream {
         let ps = params(cx.api, &cx.kinds, f);
         // Counts first: no reference to a count's pointer exists yet when it is read.
         let mut convs: Vec<TokenStream> = ps.iter().map(precompute_len).collect();
+        // Write-backs: `[out]` handles are written whatever the driver returned (what it set,
+        // else null: a failed create may still hand out a build log), the rest on success.
         let mut backs = vec![];
+        let mut handle_backs = vec![];
         for p in &ps {
             let (c, b) = conversion(p);
             convs.push(c);
-            backs.push(b);
+            if matches!(p.kind, PKind::OutHandle { .. }) && p.field.dir == Some(Dir::Out) {
+                handle_backs.push(b);
+            } else {
+                backs.push(b);
+            }
         }
         let call_args = ps.iter().map(|p| format_ident!("__a_{}", p.field.name));
         let fmt_fn = format_ident!("{}", f.name);
-        // `[out]` handles (one handle, no range) are nulled when the call fails, so that no
-        // caller reads a stale or uninitialized handle after an error. A null pointer is left
-        // alone (that is the validation failure on the pointer itself).
+        // `[out]` handles (one handle, no range) are nulled before anything else, so that no
+        // caller reads a stale or uninitialized handle after an error (validation and hook
+        // failures included); the driver's values replace the null afterwards. A null pointer
+        // is left alone (that is the validation failure on the pointer itself).
         let out_handles: Vec<_> = ps
             .iter()
             .filter(|p| matches!(p.kind, PKind::OutHandle { .. }) && p.field.dir == Some(Dir::Out))
@@ -741,7 +749,9 @@ fn emit_entry_ns(cx: &Ctx, ns: &str) -> TokenStream {
                 |__d| unsafe {
                     let __c = __d.classes.#field.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
                     #(#convs)*
-                    let __v = __c.#m(#(#call_args),*)?;
+                    let __res = __c.#m(#(#call_args),*);
+                    #(#handle_backs)*
+                    let __v = __res?;
                     #(#backs)*
                     Ok(#to_c)
                 },
@@ -752,11 +762,8 @@ fn emit_entry_ns(cx: &Ctx, ns: &str) -> TokenStream {
             call
         } else {
             quote! {
-                let __r = #call;
-                if __r != ze_result_t::SUCCESS {
-                    #(if !#out_handles.is_null() { unsafe { #out_handles.write(::core::ptr::null_mut()) }; })*
-                }
-                __r
+                #(if !#out_handles.is_null() { unsafe { #out_handles.write(::core::ptr::null_mut()) }; })*
+                #call
             }
         };
         quote! {

@@ -619,10 +619,32 @@ fn malformed_spirv_is_a_build_failure_with_its_reason() {
     let (r, m) = e.module_result(&[0x03, 0x02, 0x23, 0x07, 1, 2, 3, 4], Some(&mut log));
     assert_eq!(r, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
     assert!(m.is_null());
-    // The generated layer writes `phBuildLog` on success only: the reason is the last error.
-    assert!(log.is_null());
+    // A failed build still hands out its log, which names the reason (so does the last error).
+    assert!(!log.is_null());
+    let mut size = 0;
+    ok!(ze::zeModuleBuildLogGetString(log, &mut size, null_mut()));
+    let mut text = vec![0 as c_char; size];
+    ok!(ze::zeModuleBuildLogGetString(log, &mut size, text.as_mut_ptr()));
+    // SAFETY: the mock wrote a NUL-terminated string.
+    let text = unsafe { CStr::from_ptr(text.as_ptr()) }.to_string_lossy();
+    assert!(text.contains("invalid SPIR-V"), "{text}");
+    ok!(ze::zeModuleBuildLogDestroy(log));
     let why = zekit_mock::last_error();
     assert!(why.contains("invalid SPIR-V"), "{why}");
+    // Without a log pointer the failure is the same.
+    let mut m2: ze_module_handle_t = 0x1234 as _;
+    let bad = [0x03u8, 0x02, 0x23, 0x07, 1, 2, 3, 4];
+    let desc = ze_module_desc_t {
+        format: ZE_MODULE_FORMAT_IL_SPIRV,
+        inputSize: bad.len(),
+        pInputModule: bad.as_ptr(),
+        ..Default::default()
+    };
+    assert_eq!(
+        call!(ze::zeModuleCreate(e.ctx, e.device, &desc, &mut m2, null_mut())),
+        ZE_RESULT_ERROR_MODULE_BUILD_FAILURE
+    );
+    assert!(m2.is_null(), "a failed create leaves a null module handle, not the caller's garbage");
     let mut half = spirv("vector_add");
     half.truncate(half.len() / 2);
     assert_eq!(

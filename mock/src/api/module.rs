@@ -116,9 +116,19 @@ impl ModuleApi for MockDriver {
         let input = unsafe { std::slice::from_raw_parts(desc.pInputModule, desc.inputSize) };
         let spec = spec_constants(desc, input)?;
         // The reader returns errors for bad input; a panic would be its bug, still an error here.
-        let m = std::panic::catch_unwind(|| zekit_spirv::inspect(input, &spec))
+        let m = match std::panic::catch_unwind(|| zekit_spirv::inspect(input, &spec))
             .unwrap_or_else(|_| Err(zekit_spirv::Error::internal("the SPIR-V reader panicked")))
-            .map_err(build_failure)?;
+        {
+            Ok(m) => m,
+            Err(e) => {
+                // A failed build still hands out its log, which says why.
+                if let Some(out) = ph_build_log {
+                    let text = CString::new(format!("zekit mock: {e}")).unwrap_or_default();
+                    *out = Some(Handle::new(BuildLogObj { text }));
+                }
+                return Err(build_failure(e));
+            }
+        };
         let names: Vec<CString> = m
             .kernels
             .iter()
