@@ -616,7 +616,7 @@ fn emit_api_mod(cx: &Ctx) -> TokenStream {
         }
 
         /// What the entry points dispatch to: a driver's classes and hooks. Built by
-        /// [`dispatch!`](crate::dispatch) from a driver value.
+        /// [`dispatch!`](macro@crate::dispatch) from a driver value.
         pub struct Dispatch {
             pub classes: Classes,
             pub hooks: Option<&'static dyn Hooks>,
@@ -654,7 +654,7 @@ fn emit_api_mod(cx: &Ctx) -> TokenStream {
 
         /// Autoref probes: `(&Probe(driver)).device()` is `Some` exactly when the driver's
         /// type implements `DeviceApi` (the type must be concrete where the probe is written,
-        /// as in [`dispatch!`](crate::dispatch)).
+        /// as in [`dispatch!`](macro@crate::dispatch)).
         #[doc(hidden)]
         pub mod probe {
             use super::*;

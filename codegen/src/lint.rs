@@ -10,13 +10,13 @@
 //!   member/parameter name repeated within one struct/function. Alternative definitions of one
 //!   macro under different `condition`s are one name.
 //! - `duplicate-value`: two enumerators of one enum with the same value (flags: the same bit),
-//!   except the aliases listed at [`alias_reason`].
+//!   except the aliases listed at `alias_reason`.
 //! - `in-after-out`: a `dir: in` parameter after a `dir: out` one.
 //! - `version-backwards`: a member, parameter or enumerator older than its parent, or a struct
 //!   member / function parameter older than one before it (they are appended in version order).
 //!   An absent `since` on a member, parameter or enumerator means its parent's.
 //! - `missing-base`: a `*_desc_t` / `*_properties_t` struct whose `base` chain does not reach
-//!   a `*base_desc_t` / `*base_properties_t` (see [`missing_base`] for the one exemption).
+//!   a `*base_desc_t` / `*base_properties_t` (see `Ctx::missing_base` for the one exemption).
 //! - `first-param-handle`: a non-static function whose first parameter is not a handle (functions
 //!   of a namespace's global class, `class: zer`, are free functions and exempt).
 //! - `bad-condition`: a `returns[].when` that does not parse (codegen/src/expr.rs) or names

@@ -40,7 +40,7 @@ use crate::host::HostInfo;
 pub const DEFAULT_ALIGNMENT: usize = 64;
 /// Largest alignment accepted: 1 GiB (the largest huge page on x86-64).
 pub const MAX_ALIGNMENT: usize = 1 << 30;
-/// Free policies `zeMemFreeExt` supports (both; see [`AllocManager::free_ext`]).
+/// Free policies `zeMemFreeExt` supports (both; see `zeMemFreeExt` in `api/mem.rs`).
 pub const SUPPORTED_FREE_POLICIES: ze_driver_memory_free_policy_ext_flags_t =
     ze_driver_memory_free_policy_ext_flags_t(
         ze_driver_memory_free_policy_ext_flags_t::BLOCKING_FREE.0
@@ -183,7 +183,7 @@ pub struct AllocInfo {
 /// Where the memory of a new allocation comes from ([`AllocManager::alloc_from`]).
 #[derive(Debug, Default)]
 pub enum Source {
-    /// A fresh memfd while the [`memfd_budget`] allows, else `std::alloc`.
+    /// A fresh memfd while the `memfd_budget` allows, else `std::alloc`.
     #[default]
     Any,
     /// A fresh memfd, whatever the budget ([`AllocError::NoMemfd`] when the kernel refuses):
