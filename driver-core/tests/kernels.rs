@@ -1125,3 +1125,267 @@ fn private_memory_across_barriers_bounds_the_group_size() {
     ok!(ze::zeKernelDestroy(k));
     ok!(ze::zeModuleDestroy(m));
 }
+
+#[test]
+fn multiple_kernels_indirect_reads_count_and_groups_when_it_runs() {
+    let z = Ze::new();
+    let m_add = module(&z, &spv("vector_add"));
+    let m_saxpy = module(&z, &spv("saxpy"));
+    let (add, saxpy) = (kernel(m_add, "vector_add"), kernel(m_saxpy, "saxpy"));
+    let n = 256usize;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let (ba, bc, by) = (
+        Buf::new(&z, &a),
+        Buf::new(&z, &vec![0f32; n]),
+        Buf::new(&z, &vec![1f32; n]),
+    );
+    ok!(ze::zeKernelSetGroupSize(add, 16, 1, 1));
+    ok!(ze::zeKernelSetGroupSize(saxpy, 32, 1, 1));
+    arg(add, 0, &ba.p);
+    arg(add, 1, &ba.p);
+    arg(add, 2, &bc.p);
+    arg(saxpy, 0, &3f32);
+    arg(saxpy, 1, &ba.p);
+    arg(saxpy, 2, &by.p);
+    arg(saxpy, 3, &(n as u32));
+    let count = z.shared(4).cast::<u32>();
+    let counts = z
+        .shared(2 * std::mem::size_of::<ze_group_count_t>())
+        .cast::<ze_group_count_t>();
+    // SAFETY: fresh allocations of one count and two group counts.
+    unsafe {
+        *count = 0;
+        *counts = groups(0, 0, 0);
+        *counts.add(1) = groups(0, 0, 0);
+    }
+    let q = z.queue(0, ze_command_queue_mode_t::ASYNCHRONOUS);
+    let l = z.list(0);
+    let mut ks = [add, saxpy];
+    ok!(ze::zeCommandListAppendLaunchMultipleKernelsIndirect(
+        l,
+        2,
+        ks.as_mut_ptr(),
+        count,
+        counts,
+        null_mut(),
+        0,
+        null_mut()
+    ));
+    // Arguments changed after the append do not reach the appended launches.
+    arg(saxpy, 0, &100f32);
+    // SAFETY: the buffers above; the command reads them when it runs.
+    unsafe {
+        *count = 1;
+        *counts = groups(n as u32 / 16, 1, 1);
+        *counts.add(1) = groups(n as u32 / 32, 1, 1);
+    }
+    run(&z, q, l);
+    // Only the first kernel ran.
+    assert!(bc.get().iter().zip(&a).all(|(c, a)| *c == 2.0 * a));
+    assert!(by.get().iter().all(|y| *y == 1.0));
+    // Both, the second over half of the elements.
+    // SAFETY: as above.
+    unsafe {
+        *count = 2;
+        *counts.add(1) = groups(n as u32 / 64, 1, 1);
+    }
+    run(&z, q, l);
+    let y = by.get();
+    for i in 0..n {
+        assert_eq!(y[i], if i < n / 2 { 3.0 * a[i] + 1.0 } else { 1.0 }, "{i}");
+    }
+    // A count beyond the kernels given runs each once.
+    // SAFETY: as above.
+    unsafe { *count = 7 };
+    run(&z, q, l);
+    assert_eq!(by.get()[1], 3.0 * 2.0 + 1.0);
+    ok!(ze::zeCommandListDestroy(l));
+    ok!(ze::zeCommandQueueDestroy(q));
+    for k in [add, saxpy] {
+        ok!(ze::zeKernelDestroy(k));
+    }
+    ok!(ze::zeModuleDestroy(m_add));
+    ok!(ze::zeModuleDestroy(m_saxpy));
+}
+
+#[test]
+fn launches_with_parameters_and_with_arguments() {
+    let z = Ze::new();
+    let m = module(&z, &spv("saxpy"));
+    let k = kernel(m, "saxpy");
+    let n = 128usize;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let (bx, by) = (Buf::new(&z, &x), Buf::new(&z, &vec![2f32; n]));
+    for (via, mode) in MODES.iter().enumerate() {
+        // SAFETY: the buffer's `n` elements, no launch in flight.
+        unsafe { std::slice::from_raw_parts_mut(by.p, n) }.fill(2.0);
+        submit(&z, via, |l| {
+            // With arguments: the group size and every argument in the call (a scalar, two
+            // buffers, a scalar), each pointer addressing the value.
+            let (a, nn) = (4f32, n as u32);
+            let mut values: [*mut c_void; 4] = [
+                (&a as *const f32).cast_mut().cast(),
+                (&bx.p as *const *mut f32).cast_mut().cast(),
+                (&by.p as *const *mut f32).cast_mut().cast(),
+                (&nn as *const u32).cast_mut().cast(),
+            ];
+            ok!(ze::zeCommandListAppendLaunchKernelWithArguments(
+                l,
+                k,
+                groups(n as u32 / 8, 1, 1),
+                ze_group_size_t {
+                    groupSizeX: 8,
+                    groupSizeY: 1,
+                    groupSizeZ: 1
+                },
+                values.as_mut_ptr(),
+                null(),
+                null_mut(),
+                0,
+                null_mut()
+            ));
+            // A second launch with another `a`, then one with parameters and a cooperative
+            // descriptor: it uses the arguments the previous call left on the kernel.
+            let a2 = 1f32;
+            values[0] = (&a2 as *const f32).cast_mut().cast();
+            ok!(ze::zeCommandListAppendLaunchKernelWithArguments(
+                l,
+                k,
+                groups(n as u32 / 8, 1, 1),
+                ze_group_size_t {
+                    groupSizeX: 8,
+                    groupSizeY: 1,
+                    groupSizeZ: 1
+                },
+                values.as_mut_ptr(),
+                null(),
+                null_mut(),
+                0,
+                null_mut()
+            ));
+            let coop = ze_command_list_append_launch_kernel_param_cooperative_desc_t {
+                stype: ze_structure_type_t::COMMAND_LIST_APPEND_PARAM_COOPERATIVE_DESC,
+                pNext: null(),
+                isCooperative: 1,
+            };
+            ok!(ze::zeCommandListAppendLaunchKernelWithParameters(
+                l,
+                k,
+                &groups(n as u32 / 16, 1, 1),
+                (&coop as *const ze_command_list_append_launch_kernel_param_cooperative_desc_t)
+                    .cast(),
+                null_mut(),
+                0,
+                null_mut()
+            ));
+            // Changing the kernel afterwards changes none of the three.
+            arg(k, 0, &1000f32);
+        });
+        let y = by.get();
+        for i in 0..n {
+            // 2 + 4x, + x, then the first half + x again (group size 8, n/16 groups).
+            let want = 2.0 + 4.0 * x[i] + x[i] + if i < n / 2 { x[i] } else { 0.0 };
+            assert_eq!(y[i], want, "{mode}: element {i}");
+        }
+    }
+    // Errors: a wrong group size, a null value for a by-value argument, a foreign structure
+    // in pNext.
+    let l = z.list(0);
+    let mut none: [*mut c_void; 4] = [null_mut(); 4];
+    check!(
+        ze::zeCommandListAppendLaunchKernelWithArguments(
+            l,
+            k,
+            groups(1, 1, 1),
+            ze_group_size_t {
+                groupSizeX: 0,
+                groupSizeY: 1,
+                groupSizeZ: 1
+            },
+            none.as_mut_ptr(),
+            null(),
+            null_mut(),
+            0,
+            null_mut()
+        ),
+        ze_result_t::ERROR_INVALID_GROUP_SIZE_DIMENSION
+    );
+    // A by-value argument whose value pointer is null.
+    check!(
+        ze::zeCommandListAppendLaunchKernelWithArguments(
+            l,
+            k,
+            groups(1, 1, 1),
+            ze_group_size_t {
+                groupSizeX: 1,
+                groupSizeY: 1,
+                groupSizeZ: 1
+            },
+            none.as_mut_ptr(),
+            null(),
+            null_mut(),
+            0,
+            null_mut()
+        ),
+        ze_result_t::ERROR_INVALID_NULL_POINTER
+    );
+    let foreign = ze_module_program_exp_desc_t::default();
+    check!(
+        ze::zeCommandListAppendLaunchKernelWithParameters(
+            l,
+            k,
+            &groups(1, 1, 1),
+            (&foreign as *const ze_module_program_exp_desc_t).cast(),
+            null_mut(),
+            0,
+            null_mut()
+        ),
+        ze_result_t::ERROR_UNSUPPORTED_FEATURE
+    );
+    ok!(ze::zeCommandListDestroy(l));
+
+    // A local-memory argument: its pointer addresses the size in bytes.
+    let m2 = module(&z, &spv("reduce"));
+    let r = kernel(m2, "reduce");
+    let groups_n = 4usize;
+    let size = 32usize;
+    let input: Vec<i32> = (0..(groups_n * size) as i32).collect();
+    let (bi, bp, be) = (
+        Buf::new(&z, &input),
+        Buf::new(&z, &vec![0i32; groups_n]),
+        Buf::new(&z, &vec![0i32; groups_n * size]),
+    );
+    let local = size * 4;
+    let mut values: [*mut c_void; 4] = [
+        (&bi.p as *const *mut i32).cast_mut().cast(),
+        (&bp.p as *const *mut i32).cast_mut().cast(),
+        (&local as *const usize).cast_mut().cast(),
+        (&be.p as *const *mut i32).cast_mut().cast(),
+    ];
+    submit(&z, 1, |l| {
+        ok!(ze::zeCommandListAppendLaunchKernelWithArguments(
+            l,
+            r,
+            groups(groups_n as u32, 1, 1),
+            ze_group_size_t {
+                groupSizeX: size as u32,
+                groupSizeY: 1,
+                groupSizeZ: 1
+            },
+            values.as_mut_ptr(),
+            null(),
+            null_mut(),
+            0,
+            null_mut()
+        ));
+    });
+    let p = bp.get();
+    for g in 0..groups_n {
+        let want: i32 = input[g * size..(g + 1) * size].iter().sum();
+        assert_eq!(p[g], want);
+    }
+    ok!(ze::zeKernelDestroy(r));
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m2));
+    ok!(ze::zeModuleDestroy(m));
+}
