@@ -1389,3 +1389,160 @@ fn launches_with_parameters_and_with_arguments() {
     ok!(ze::zeModuleDestroy(m2));
     ok!(ze::zeModuleDestroy(m));
 }
+
+/// The text of a build log, which the call destroys.
+fn log_text(log: ze_module_build_log_handle_t) -> String {
+    let mut size = 0;
+    ok!(ze::zeModuleBuildLogGetString(log, &mut size, null_mut()));
+    let mut buf = vec![0u8; size];
+    ok!(ze::zeModuleBuildLogGetString(
+        log,
+        &mut size,
+        buf.as_mut_ptr().cast()
+    ));
+    ok!(ze::zeModuleBuildLogDestroy(log));
+    CStr::from_bytes_until_nul(&buf)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn link_spv(name: &str) -> Vec<u8> {
+    spv(&format!("link/{name}"))
+}
+
+#[test]
+fn dynamic_link_imports_exports_and_function_pointers() {
+    let z = Ze::new();
+    let user = module(&z, &link_spv("link_user"));
+    let lib = module(&z, &link_spv("link_lib"));
+    // The importer reports its imports and cannot give kernels before it is linked.
+    let mut props = ze_module_properties_t::default();
+    ok!(ze::zeModuleGetProperties(user, &mut props));
+    assert_eq!(props.flags, ze_module_property_flags_t::IMPORTS);
+    ok!(ze::zeModuleGetProperties(lib, &mut props));
+    assert_eq!(props.flags, ze_module_property_flags_t::empty());
+    let name = CString::new("link_user").unwrap();
+    let desc = ze_kernel_desc_t {
+        pKernelName: name.as_ptr(),
+        ..Default::default()
+    };
+    let mut k = null_mut();
+    check!(
+        ze::zeKernelCreate(user, &desc, &mut k),
+        ze_result_t::ERROR_INVALID_MODULE_UNLINKED
+    );
+    let mut count = 0;
+    ok!(ze::zeModuleGetKernelNames(user, &mut count, null_mut()));
+    assert_eq!(count, 1);
+
+    // Inspection: imports, which of them the given modules cannot resolve, exports.
+    let inspect = |mods: &mut [ze_module_handle_t]| {
+        let mut desc = ze_linkage_inspection_ext_desc_t {
+            flags: ze_linkage_inspection_ext_flags_t::IMPORTS
+                | ze_linkage_inspection_ext_flags_t::UNRESOLVABLE_IMPORTS
+                | ze_linkage_inspection_ext_flags_t::EXPORTS,
+            ..Default::default()
+        };
+        let mut log = null_mut();
+        ok!(ze::zeModuleInspectLinkageExt(
+            &mut desc,
+            mods.len() as u32,
+            mods.as_mut_ptr(),
+            &mut log
+        ));
+        log_text(log)
+    };
+    let alone = inspect(&mut [user]);
+    assert!(
+        alone.contains("module 0: imports: scale_add, twice"),
+        "{alone}"
+    );
+    assert!(
+        alone.contains("module 0: unresolvable imports: scale_add, twice"),
+        "{alone}"
+    );
+    let both = inspect(&mut [user, lib]);
+    assert!(
+        both.lines().any(|l| l == "module 0: unresolvable imports: "),
+        "{both}"
+    );
+    assert!(
+        both.contains("module 1: exports: scale_add, twice"),
+        "{both}"
+    );
+
+    // Linking alone fails, naming the symbol; nothing is linked.
+    let mut mods = [user];
+    check!(
+        ze::zeModuleDynamicLink(1, mods.as_mut_ptr(), null_mut()),
+        ze_result_t::ERROR_MODULE_LINK_FAILURE
+    );
+    assert!(
+        last_error().contains("unresolved import `scale_add`"),
+        "{}",
+        last_error()
+    );
+    check!(
+        ze::zeKernelCreate(user, &desc, &mut k),
+        ze_result_t::ERROR_INVALID_MODULE_UNLINKED
+    );
+
+    // Linked with the library: the kernel runs with the library's functions inlined.
+    let mut mods = [user, lib];
+    let mut log = null_mut();
+    ok!(ze::zeModuleDynamicLink(2, mods.as_mut_ptr(), &mut log));
+    let text = log_text(log);
+    assert!(text.contains("module 0: linked scale_add, twice"), "{text}");
+    let k = kernel(user, "link_user");
+    let n = 64usize;
+    let input: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let (bi, bo) = (Buf::new(&z, &input), Buf::new(&z, &vec![0f32; n]));
+    ok!(ze::zeKernelSetGroupSize(k, 8, 1, 1));
+    arg(k, 0, &bi.p);
+    arg(k, 1, &bo.p);
+    submit(&z, 1, |l| launch(l, k, groups(n as u32 / 8, 1, 1)));
+    let out = bo.get();
+    for i in 0..n {
+        // scale_add(x, 3) = 3x + twice(3); + twice(i).
+        assert_eq!(out[i], input[i] * 3.0 + 6.0 + 2.0 * i as f32, "{i}");
+    }
+    // Linking again is allowed and changes nothing.
+    ok!(ze::zeModuleDynamicLink(2, mods.as_mut_ptr(), null_mut()));
+
+    // Function pointers: a kernel's work-group function, callable from the host.
+    let mut f: *mut c_void = null_mut();
+    ok!(ze::zeModuleGetFunctionPointer(user, name.as_ptr(), &mut f));
+    assert!(!f.is_null());
+    let mut data = vec![0f32; 8];
+    let args: [u64; 2] = [bi.p as u64, data.as_mut_ptr() as u64];
+    let mut ctx = zekit_spirv::GroupCtx {
+        local_size: [8, 1, 1],
+        num_groups: [1, 1, 1],
+        work_dim: 1,
+        args: args.as_ptr() as usize,
+        ..Default::default()
+    };
+    let mut private = vec![0u128; 64];
+    ctx.private_mem = private.as_mut_ptr() as usize;
+    // SAFETY: the address is the kernel's work-group function (the module is alive), called
+    // with a context for one group of 8 whose buffers hold 8 elements.
+    unsafe {
+        let run: extern "C" fn(*mut zekit_spirv::GroupCtx) = std::mem::transmute(f);
+        run(&mut ctx);
+    }
+    for i in 0..8 {
+        assert_eq!(data[i], input[i] * 3.0 + 6.0 + 2.0 * i as f32);
+    }
+    // An exported function is inlined: it has no address; an unknown name neither.
+    for bad in ["twice", "nope"] {
+        let bad = CString::new(bad).unwrap();
+        check!(
+            ze::zeModuleGetFunctionPointer(lib, bad.as_ptr(), &mut f),
+            ze_result_t::ERROR_INVALID_FUNCTION_NAME
+        );
+    }
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(user));
+    ok!(ze::zeModuleDestroy(lib));
+}

@@ -181,6 +181,12 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// Address of the work-group function, `extern "C" fn(*mut GroupCtx)` (valid while the
+    /// [`Program`] lives; call it as [`Kernel::run_group`] does).
+    pub fn entry(&self) -> usize {
+        self.entry
+    }
+
     /// Runs one work-group.
     ///
     /// # Safety
@@ -221,7 +227,28 @@ impl Program {
 /// Compiles a SPIR-V module; `spec` gives specialization constant values by SpecId. Never
 /// panics: a panic inside the compiler becomes [`Error::Internal`].
 pub fn compile(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Program, Error> {
-    match catch_unwind(AssertUnwindSafe(|| compile_inner(bytes, spec, true))) {
+    compile_linked(bytes, spec, &[])
+}
+
+/// [`compile`] with the module's imported functions resolved by the exports of `libs` (each a
+/// SPIR-V module and its specialization constants; see [`lower::lower_linked`]).
+pub fn compile_linked(
+    bytes: &[u8],
+    spec: &HashMap<u32, u64>,
+    libs: &[(&[u8], &HashMap<u32, u64>)],
+) -> Result<Program, Error> {
+    match catch_unwind(AssertUnwindSafe(|| compile_inner(bytes, spec, libs, true))) {
+        Ok(r) => r,
+        Err(_) => Err(Error::internal("the compiler panicked")),
+    }
+}
+
+/// The functions a module imports and exports, by name (see [`lower::linkage`]).
+pub fn linkage(bytes: &[u8]) -> Result<(Vec<String>, Vec<String>), Error> {
+    match catch_unwind(AssertUnwindSafe(|| {
+        let (insts, _, _) = spv::parse(bytes)?;
+        lower::linkage(&insts)
+    })) {
         Ok(r) => r,
         Err(_) => Err(Error::internal("the compiler panicked")),
     }
@@ -272,9 +299,20 @@ pub fn check(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Vec<KernelInfo>, 
     Ok(infos)
 }
 
-fn compile_inner(bytes: &[u8], spec: &HashMap<u32, u64>, codegen: bool) -> Result<Program, Error> {
+fn compile_inner(
+    bytes: &[u8],
+    spec: &HashMap<u32, u64>,
+    libs: &[(&[u8], &HashMap<u32, u64>)],
+    codegen: bool,
+) -> Result<Program, Error> {
     let (insts, _, _) = spv::parse(bytes)?;
-    let lowered = lower::lower(&insts, spec)?;
+    let lib_insts = libs
+        .iter()
+        .map(|(b, s)| spv::parse(b).map(|p| (p.0, *s)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.context("a linked module"))?;
+    let lib_refs: Vec<_> = lib_insts.iter().map(|(i, s)| (&i[..], *s)).collect();
+    let lowered = lower::lower_linked(&insts, spec, &lib_refs)?;
     let data: Box<[u64]> = {
         let mut d = vec![0u64; lowered.data.len().div_ceil(8)];
         for (i, b) in lowered.data.iter().enumerate() {

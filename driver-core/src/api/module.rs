@@ -93,9 +93,12 @@ impl ModuleApi for CpuDriver {
         h_module: Handle<kinds::Module>,
         p: &mut ze_module_properties_t,
     ) -> ZeResult<()> {
-        module(h_module)?;
-        // Modules are complete: they import nothing.
-        p.flags = ze_module_property_flags_t::empty();
+        let m = module(h_module)?;
+        p.flags = if m.imports().is_empty() {
+            ze_module_property_flags_t::empty()
+        } else {
+            ze_module_property_flags_t::IMPORTS
+        };
         Ok(())
     }
 
@@ -114,6 +117,81 @@ impl ModuleApi for CpuDriver {
         if let Some(p) = pptr {
             *p = addr as *mut c_void;
         }
+        Ok(())
+    }
+
+    fn ze_module_get_function_pointer(
+        &self,
+        h_module: Handle<kinds::Module>,
+        p_function_name: &CStr,
+        pfn_function: &mut *mut c_void,
+    ) -> ZeResult<()> {
+        let m = module(h_module)?;
+        *pfn_function = m.function(&p_function_name.to_string_lossy())? as *mut c_void;
+        Ok(())
+    }
+
+    fn ze_module_dynamic_link(
+        &self,
+        _num_modules: u32,
+        ph_modules: &[Handle<kinds::Module>],
+        ph_link_log: Option<&mut Option<Handle<kinds::ModuleBuildLog>>>,
+    ) -> ZeResult<()> {
+        let objs = ph_modules
+            .iter()
+            .map(|h| module(*h))
+            .collect::<ZeResult<Vec<_>>>()?;
+        let refs: Vec<&ModuleObject> = objs.iter().map(|o| &**o).collect();
+        let log = ModuleObject::link(&refs)?;
+        if let Some(out) = ph_link_log {
+            *out = Some(Handle::new(BuildLogObject {
+                text: CString::new(log).unwrap_or_default(),
+            }));
+        }
+        Ok(())
+    }
+
+    fn ze_module_inspect_linkage_ext(
+        &self,
+        p_inspect_desc: &ze_linkage_inspection_ext_desc_t,
+        _num_modules: u32,
+        ph_modules: &[Handle<kinds::Module>],
+        ph_log: &mut Option<Handle<kinds::ModuleBuildLog>>,
+    ) -> ZeResult<()> {
+        let objs = ph_modules
+            .iter()
+            .map(|h| module(*h))
+            .collect::<ZeResult<Vec<_>>>()?;
+        let flags = p_inspect_desc.flags;
+        let mut lines = Vec::new();
+        for (n, m) in objs.iter().enumerate() {
+            if flags.contains(ze_linkage_inspection_ext_flags_t::IMPORTS) {
+                lines.push(format!("module {n}: imports: {}", m.imports().join(", ")));
+            }
+            if flags.contains(ze_linkage_inspection_ext_flags_t::UNRESOLVABLE_IMPORTS) {
+                let unresolvable: Vec<&str> = m
+                    .imports()
+                    .iter()
+                    .filter(|i| {
+                        !objs
+                            .iter()
+                            .enumerate()
+                            .any(|(o, x)| o != n && x.exports().contains(i))
+                    })
+                    .map(|s| s.as_str())
+                    .collect();
+                lines.push(format!(
+                    "module {n}: unresolvable imports: {}",
+                    unresolvable.join(", ")
+                ));
+            }
+            if flags.contains(ze_linkage_inspection_ext_flags_t::EXPORTS) {
+                lines.push(format!("module {n}: exports: {}", m.exports().join(", ")));
+            }
+        }
+        *ph_log = Some(Handle::new(BuildLogObject {
+            text: CString::new(lines.join("\n")).unwrap_or_default(),
+        }));
         Ok(())
     }
 
