@@ -1546,3 +1546,150 @@ fn dynamic_link_imports_exports_and_function_pointers() {
     ok!(ze::zeModuleDestroy(user));
     ok!(ze::zeModuleDestroy(lib));
 }
+
+/// The native binary of a module (size query, then the bytes).
+fn native_binary(m: ze_module_handle_t) -> Vec<u8> {
+    let mut size = 0usize;
+    ok!(ze::zeModuleGetNativeBinary(m, &mut size, null_mut()));
+    assert!(size > 20);
+    let mut small = vec![0u8; 8];
+    let mut too_few = 8usize;
+    check!(
+        ze::zeModuleGetNativeBinary(m, &mut too_few, small.as_mut_ptr()),
+        ze_result_t::ERROR_INVALID_SIZE
+    );
+    let mut bytes = vec![0u8; size];
+    ok!(ze::zeModuleGetNativeBinary(m, &mut size, bytes.as_mut_ptr()));
+    assert_eq!(size, bytes.len());
+    bytes
+}
+
+fn native_desc(bytes: &[u8]) -> ze_module_desc_t {
+    ze_module_desc_t {
+        format: ze_module_format_t::NATIVE,
+        ..module_desc(bytes)
+    }
+}
+
+#[test]
+fn native_binaries_load_without_compiling() {
+    let z = Ze::new();
+    let compiled = zekit_spirv::jit::compilations_on_this_thread;
+    // Math through relocated calls to the math functions: the same bits from both modules.
+    let n = 64usize;
+    let x: Vec<f32> = (0..n).map(|i| (i as f32 - 20.0) * 0.37).collect();
+    let run_math = |m: ze_module_handle_t| {
+        let k = kernel(m, "math");
+        let (bx, bo) = (Buf::new(&z, &x), Buf::new(&z, &vec![0f32; 9 * n]));
+        ok!(ze::zeKernelSetGroupSize(k, 8, 1, 1));
+        arg(k, 0, &bx.p);
+        arg(k, 1, &bo.p);
+        submit(&z, 1, |l| launch(l, k, groups(n as u32 / 8, 1, 1)));
+        ok!(ze::zeKernelDestroy(k));
+        bo.get().iter().map(|f| f.to_bits()).collect::<Vec<u32>>()
+    };
+    let before = compiled();
+    let from_spirv = module(&z, &spv("math"));
+    assert_eq!(compiled(), before + 1);
+    let bytes = native_binary(from_spirv);
+    // The math functions are named in relocations, not baked-in addresses.
+    for sym in [&b"zekit_f32_Sin"[..], b"zekit_f32_Exp"] {
+        assert!(bytes.windows(sym.len()).any(|w| w == sym));
+    }
+    let (mut m, mut log) = (null_mut(), null_mut());
+    ok!(ze::zeModuleCreate(
+        z.ctx,
+        z.dev,
+        &native_desc(&bytes),
+        &mut m,
+        &mut log
+    ));
+    // Loading compiled nothing.
+    assert_eq!(compiled(), before + 1);
+    assert!(log_text(log).contains("nothing compiled"));
+    let want = run_math(from_spirv);
+    assert_eq!(run_math(m), want);
+    // Its own native binary is the same bytes.
+    assert_eq!(native_binary(m), bytes);
+    ok!(ze::zeModuleDestroy(m));
+    ok!(ze::zeModuleDestroy(from_spirv));
+
+    // Program-scope variables: the loaded module has its own, with their initial values.
+    let g = module(&z, &spv("globals"));
+    let bytes = native_binary(g);
+    ok!(ze::zeModuleDestroy(g));
+    let mut m = null_mut();
+    ok!(ze::zeModuleCreate(
+        z.ctx,
+        z.dev,
+        &native_desc(&bytes),
+        &mut m,
+        null_mut()
+    ));
+    let k = kernel(m, "globals");
+    let out = Buf::new(&z, &vec![0i32; 64]);
+    ok!(ze::zeKernelSetGroupSize(k, 8, 1, 1));
+    arg(k, 0, &out.p);
+    submit(&z, 1, |l| launch(l, k, groups(8, 1, 1)));
+    for (i, v) in out.get().iter().enumerate() {
+        assert_eq!(*v, [1, 2, 3, 4][i % 4] * [10, 20, 30, 40][i % 4]);
+    }
+    let (mut size, mut ptr) = (0usize, null_mut::<c_void>());
+    let name = CString::new("bumps").unwrap();
+    ok!(ze::zeModuleGetGlobalPointer(
+        m,
+        name.as_ptr(),
+        &mut size,
+        &mut ptr
+    ));
+    // SAFETY: the module's 4 ints, written by the finished launch.
+    let bumps = unsafe { std::slice::from_raw_parts(ptr as *const i32, 4) };
+    assert_eq!(bumps, [16, 16, 16, 16]);
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m));
+
+    // Refused cleanly: SPIR-V, a truncated or corrupt binary, another version, a CPU feature
+    // the host lacks (the binary re-signed so that only the feature check can fail).
+    let refuse = |b: &[u8], why: &str| {
+        let mut m = null_mut();
+        check!(
+            ze::zeModuleCreate(z.ctx, z.dev, &native_desc(b), &mut m, null_mut()),
+            ze_result_t::ERROR_INVALID_NATIVE_BINARY
+        );
+        assert!(last_error().contains(why), "{why}: {}", last_error());
+    };
+    refuse(&spv("vector_add"), "not a zekit native binary");
+    refuse(&bytes[..bytes.len() / 2], "checksum");
+    let mut corrupt = bytes.clone();
+    let last = corrupt.len() - 1;
+    corrupt[last] ^= 0x40;
+    refuse(&corrupt, "checksum");
+    let mut v2 = bytes.clone();
+    v2[8] = 99;
+    refuse(&v2, "format version 99");
+    // Rebuild the binary with a made-up CPU feature added to its list.
+    let mut r = &bytes[20..];
+    let take = |r: &mut &[u8], n: usize| {
+        let (a, b) = r.split_at(n);
+        *r = b;
+        a.to_vec()
+    };
+    let len = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap()) as usize;
+    let mut body = Vec::new();
+    let tl = take(&mut r, 8);
+    body.extend(&tl);
+    body.extend(take(&mut r, len(&tl)));
+    let nf = u32::from_le_bytes(take(&mut r, 4).try_into().unwrap());
+    body.extend((nf + 1).to_le_bytes());
+    let feature = b"has_avx1024";
+    body.extend((feature.len() as u64).to_le_bytes());
+    body.extend(feature);
+    body.extend(r);
+    let sum = body.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    let mut foreign = bytes[..12].to_vec();
+    foreign.extend(sum.to_le_bytes());
+    foreign.extend(body);
+    refuse(&foreign, "CPU features this host lacks: has_avx1024");
+}

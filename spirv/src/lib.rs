@@ -13,6 +13,7 @@
 pub mod ir;
 pub mod jit;
 pub mod lower;
+pub mod native;
 pub mod regions;
 pub mod spv;
 pub mod verify;
@@ -210,6 +211,8 @@ pub struct Program {
     /// Exported program-scope variables: name, address, size.
     pub globals: Vec<(String, usize, usize)>,
     data: Box<[u64]>,
+    /// The initial bytes of the program-scope data (what a native binary saves).
+    init: Vec<u8>,
     _code: jit::Code,
 }
 
@@ -353,6 +356,7 @@ fn compile_inner(
         kernels,
         globals,
         data,
+        init: lowered.data,
         _code: code,
     })
 }

@@ -120,6 +120,33 @@ impl ModuleApi for CpuDriver {
         Ok(())
     }
 
+    fn ze_module_get_native_binary(
+        &self,
+        h_module: Handle<kinds::Module>,
+        p_size: &mut usize,
+        p_module_native_binary: Option<&mut [u8]>,
+    ) -> ZeResult<()> {
+        let bytes = module(h_module)?.native_binary()?;
+        match p_module_native_binary {
+            Some(out) if *p_size != 0 => {
+                if out.len() < bytes.len() {
+                    return Err(zekit_rt::fail(
+                        ZeError::INVALID_SIZE,
+                        format_args!(
+                            "*pSize is {}, the native binary takes {} bytes",
+                            out.len(),
+                            bytes.len()
+                        ),
+                    ));
+                }
+                out[..bytes.len()].copy_from_slice(&bytes);
+                *p_size = bytes.len();
+            }
+            _ => *p_size = bytes.len(),
+        }
+        Ok(())
+    }
+
     fn ze_module_get_function_pointer(
         &self,
         h_module: Handle<kinds::Module>,

@@ -2,7 +2,8 @@
 //!
 //! | topic | behaviour |
 //! |---|---|
-//! | `zeModuleCreate` format | `ZE_MODULE_FORMAT_IL_SPIRV` (SPIR-V 1.0 to 1.6, OpenCL kernels, Physical64); `NATIVE`: `INVALID_NATIVE_BINARY` (this driver has no native format) |
+//! | `zeModuleCreate` format | `ZE_MODULE_FORMAT_IL_SPIRV` (SPIR-V 1.0 to 1.6, OpenCL kernels, Physical64); `ZE_MODULE_FORMAT_NATIVE`: what `zeModuleGetNativeBinary` returned (`zekit_spirv::native`), loaded without compiling; another format version, a corrupt binary, another target or CPU features this host lacks: `INVALID_NATIVE_BINARY` naming the reason |
+//! | `zeModuleGetNativeBinary` | the relocatable machine code of the kernels, their reports, the initial program-scope data, the target and CPU features; a null buffer or `*pSize` 0 asks the size; a smaller buffer: `INVALID_SIZE`; a module from a native binary exports and imports nothing (it holds no SPIR-V) |
 //! | bad SPIR-V, unsupported SPIR-V | `MODULE_BUILD_FAILURE`, the reason in the log line and the build log (`invalid SPIR-V: ...`, `unsupported: kernel `k`: instruction OpXxx`) |
 //! | build flags | accepted; recorded in the build log (`-cl-*` options do not change the code) |
 //! | specialization constants | applied by SpecId; each value read with the constant's own size; an id the module does not have: ignored (as OpenCL does) |
@@ -90,10 +91,33 @@ impl ModuleObject {
         constants: Option<SpecConstants<'_>>,
     ) -> Outcome<(ModuleObject, String)> {
         if format == ze_module_format_t::NATIVE {
-            return Err(Failure::new(
-                ze_result_t::ERROR_INVALID_NATIVE_BINARY,
-                "this driver has no native binary format: give SPIR-V (ZE_MODULE_FORMAT_IL_SPIRV)",
-            ));
+            let program = zekit_spirv::native::load(input).map_err(|e| {
+                Failure::new(
+                    ze_result_t::ERROR_INVALID_NATIVE_BINARY,
+                    format!("native binary: {e}"),
+                )
+            })?;
+            let names: Vec<CString> = program
+                .kernels
+                .iter()
+                .map(|k| CString::new(k.info.name.clone()).unwrap_or_default())
+                .collect();
+            let log = format!(
+                "zekit-spirv: loaded {} kernel(s) from a native binary, nothing compiled",
+                names.len()
+            );
+            let m = ModuleObject {
+                context,
+                device,
+                spirv: Vec::new(),
+                spec: HashMap::new(),
+                imports: Vec::new(),
+                exports: Vec::new(),
+                names,
+                program: OnceLock::new(),
+            };
+            let _ = m.program.set(Arc::new(program));
+            return Ok((m, log));
         }
         let mut spec = HashMap::new();
         if let Some(c) = constants {
@@ -216,6 +240,16 @@ impl ModuleObject {
                     format!("the module exports no global variable `{name}`"),
                 )
             })
+    }
+
+    /// `zeModuleGetNativeBinary`: the compiled code as a native binary.
+    pub fn native_binary(&self) -> Outcome<Vec<u8>> {
+        self.program()?.native_binary().map_err(|e| {
+            Failure::new(
+                ze_result_t::ERROR_UNSUPPORTED_FEATURE,
+                format!("no native binary: {e}"),
+            )
+        })
     }
 
     /// `zeModuleGetFunctionPointer`: the work-group function of kernel `name`.
