@@ -7,7 +7,7 @@
 //! | bad SPIR-V, unsupported SPIR-V | `MODULE_BUILD_FAILURE`, the reason in the log line and the build log (`invalid SPIR-V: ...`, `unsupported: kernel `k`: instruction OpXxx`) |
 //! | build flags | accepted; recorded in the build log (`-cl-*` options do not change the code) |
 //! | specialization constants | applied by SpecId; each value read with the constant's own size; an id the module does not have: ignored (as OpenCL does) |
-//! | build log | `zeModuleBuildLogGetString`: the text and its NUL (`pSize` with a null buffer asks the size); on success it says what was built. The generated entry layer writes `phBuildLog` on success only, so after a failure the reason is in the log line and `zeDriverGetLastErrorDescription` |
+//! | build log | `zeModuleBuildLogGetString`: the text and its NUL (`pSize` with a null buffer asks the size); on success it says what was built. The generated entry layer writes `phBuildLog` (and `zeModuleDynamicLink`'s `phLinkLog`) on success only, so after a failure the reason is in the log line and `zeDriverGetLastErrorDescription` (a generator change is needed to write them on failure too) |
 //! | `zeModuleGetKernelNames` | in entry point order |
 //! | `zeModuleGetGlobalPointer` | program-scope variables the module exports (LinkageAttributes Export); others: `INVALID_GLOBAL_NAME` |
 //! | imports (functions declared with LinkageAttributes Import) | the module is built by `zeModuleDynamicLink`, with the modules exporting them; until then `zeKernelCreate` and `zeModuleGetFunctionPointer` answer `INVALID_MODULE_UNLINKED`; `zeModuleGetProperties` reports `IMPORTS` for a module with imports |
