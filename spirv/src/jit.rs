@@ -271,14 +271,10 @@ pub struct FuncImage {
     pub relocs: Vec<RelocImage>,
 }
 
-const RELOCS: &[Reloc] = &[
-    Reloc::Abs4,
-    Reloc::Abs8,
-    Reloc::X86PCRel4,
-    Reloc::X86CallPCRel4,
-    Reloc::X86CallPLTRel4,
-    Reloc::Arm64Call,
-];
+/// The relocation kinds a saved image may hold: absolute 64-bit addresses, what non-PIC code
+/// uses for the symbols it names (a PC-relative one could overflow when the loader places the
+/// code; code with any other kind is not saved).
+const RELOCS: &[Reloc] = &[Reloc::Abs8];
 
 /// The code of a relocation kind in a saved image (`None`: such code cannot be saved).
 pub fn reloc_code(r: Reloc) -> Option<u8> {
@@ -305,7 +301,8 @@ fn image_of(module: &JITModule, ctx: &cranelift_codegen::Context, id: FuncId) ->
                     .name
                     .clone()?,
             ),
-            ModuleRelocTarget::LibCall(l) => Target::LibCall(l.to_string()),
+            // Library calls (Cranelift's fallbacks for instructions the CPU lacks) are resolved
+            // by the system's dynamic linker; such code is not saved.
             _ => return None,
         };
         relocs.push(RelocImage {
@@ -428,11 +425,7 @@ pub fn load(
             let kind = *RELOCS
                 .get(usize::from(r.kind))
                 .ok_or_else(|| Error::invalid(format!("relocation kind {}", r.kind)))?;
-            let size = match kind {
-                Reloc::Abs8 => 8,
-                _ => 4,
-            };
-            if u64::from(r.offset) + size > img.bytes.len() as u64 {
+            if u64::from(r.offset) + 8 > img.bytes.len() as u64 {
                 return Err(Error::invalid("a relocation outside its code"));
             }
             let name = match &r.target {
@@ -441,11 +434,16 @@ pub fn load(
                     Some(FuncOrDataId::Data(d)) => ModuleRelocTarget::user(1, d.as_u32()),
                     None => return Err(Error::invalid(format!("unknown symbol `{s}`"))),
                 },
-                Target::LibCall(l) => ModuleRelocTarget::LibCall(
-                    l.parse()
-                        .map_err(|_| Error::invalid(format!("unknown library call `{l}`")))?,
-                ),
+                Target::LibCall(l) => {
+                    return Err(Error::invalid(format!(
+                        "a library call (`{l}`): not in native binaries"
+                    )))
+                }
             };
+            // The loader adds the addend to a symbol's address: keep it small.
+            if r.addend.unsigned_abs() > 1 << 31 {
+                return Err(Error::invalid(format!("relocation addend {}", r.addend)));
+            }
             relocs.push(ModuleReloc {
                 offset: r.offset,
                 kind,
