@@ -2,6 +2,10 @@
 //! `extern "C" fn(*mut GroupCtx)` that runs a whole work-group: rounds of a loop over the
 //! group's work-items (x fastest), each work-item running its segment (see [`crate::regions`])
 //! up to its next barrier or its end; another round while any work-item stopped at a barrier.
+//!
+//! The code names what it calls (math shims, `memmove`) and the program's data by symbol
+//! (`symbols`), through relocations, so each kernel's bytes and relocations
+//! ([`FuncImage`]) can be saved and loaded into another process ([`load`]).
 
 use std::collections::HashMap;
 
@@ -157,7 +161,7 @@ fn symbols(data: usize) -> Vec<(&'static str, usize)> {
     v
 }
 
-/// A JIT module with every symbol of [`symbols`] declared; returns it, the function ids by
+/// A JIT module with every symbol of `symbols` declared; returns it, the function ids by
 /// address, and the data id.
 #[allow(clippy::type_complexity)]
 fn new_module(
@@ -241,7 +245,7 @@ pub fn compilations_on_this_thread() -> u64 {
 /// What a relocation of saved code refers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// A symbol of [`symbols`], by name.
+    /// A symbol of `symbols`, by name.
     Symbol(String),
     /// A Cranelift library call, by name.
     LibCall(String),
@@ -867,7 +871,7 @@ impl<'a> Lower<'a> {
         }
     }
 
-    /// Calls the function at `addr`, one of [`symbols`] (through a relocation; any other
+    /// Calls the function at `addr`, one of `symbols` (through a relocation; any other
     /// address through a pointer).
     fn call(&mut self, addr: usize, params: &[Type], ret: Type, args: &[CValue]) -> CValue {
         if let Some(id) = self.syms.funcs.get(&addr) {

@@ -5,7 +5,10 @@
 //! calls inlined, phis as block parameters, built-ins as operations), validating what it relies
 //! on; [`verify`] checks the IR (terminators, branch arguments, SSA dominance); [`regions`]
 //! splits kernels at their work-group barriers; [`jit`] lowers the IR to
-//! machine code through Cranelift. Nothing here knows Level Zero.
+//! machine code through Cranelift; [`native`] saves a compiled [`Program`] as relocatable
+//! machine code and loads it again without compiling. Imported functions (`LinkageAttributes`
+//! Import) are resolved by [`compile_linked`] from other modules' exports. Nothing here knows
+//! Level Zero.
 //!
 //! A compiled kernel is a function called once per work-group with a [`GroupCtx`]; it runs the
 //! group's work-items as loops inside (one loop per barrier-delimited region).
