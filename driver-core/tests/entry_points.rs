@@ -48,7 +48,7 @@ fn entry_points_with_hooks() {
         assert!((*core.CommandList).pfnCreate.is_some());
         assert!((*core.Module).pfnCreate.is_some());
         assert!(
-            (*core.Module).pfnDynamicLink.is_none(),
+            (*core.Kernel).pfnGetSourceAttributes.is_none(),
             "not implemented: null"
         );
 

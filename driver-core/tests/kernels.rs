@@ -701,8 +701,10 @@ fn module_and_kernel_queries_and_errors() {
     let fadd = w.iter().position(|x| *x == (5 << 16 | 129)).unwrap();
     w[fadd] = 5 << 16 | 84; // OpTranspose
     let dot: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let mut log = null_mut();
+    m = 0x1234 as _;
     check!(
-        ze::zeModuleCreate(z.ctx, z.dev, &module_desc(&dot), &mut m, null_mut()),
+        ze::zeModuleCreate(z.ctx, z.dev, &module_desc(&dot), &mut m, &mut log),
         ZE_RESULT_ERROR_MODULE_BUILD_FAILURE
     );
     assert!(
@@ -710,6 +712,10 @@ fn module_and_kernel_queries_and_errors() {
         "{}",
         last_error()
     );
+    // The failed build hands out its log, naming the instruction; the module handle is null.
+    assert!(m.is_null());
+    let text = log_text(log);
+    assert!(text.contains("instruction OpTranspose"), "{text}");
     let mut native = module_desc(&dot);
     native.format = ze_module_format_t::NATIVE;
     check!(
@@ -1124,4 +1130,576 @@ fn private_memory_across_barriers_bounds_the_group_size() {
     ok!(ze::zeCommandListDestroy(l));
     ok!(ze::zeKernelDestroy(k));
     ok!(ze::zeModuleDestroy(m));
+}
+
+#[test]
+fn multiple_kernels_indirect_reads_count_and_groups_when_it_runs() {
+    let z = Ze::new();
+    let m_add = module(&z, &spv("vector_add"));
+    let m_saxpy = module(&z, &spv("saxpy"));
+    let (add, saxpy) = (kernel(m_add, "vector_add"), kernel(m_saxpy, "saxpy"));
+    let n = 256usize;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let (ba, bc, by) = (
+        Buf::new(&z, &a),
+        Buf::new(&z, &vec![0f32; n]),
+        Buf::new(&z, &vec![1f32; n]),
+    );
+    ok!(ze::zeKernelSetGroupSize(add, 16, 1, 1));
+    ok!(ze::zeKernelSetGroupSize(saxpy, 32, 1, 1));
+    arg(add, 0, &ba.p);
+    arg(add, 1, &ba.p);
+    arg(add, 2, &bc.p);
+    arg(saxpy, 0, &3f32);
+    arg(saxpy, 1, &ba.p);
+    arg(saxpy, 2, &by.p);
+    arg(saxpy, 3, &(n as u32));
+    let count = z.shared(4).cast::<u32>();
+    let counts = z
+        .shared(2 * std::mem::size_of::<ze_group_count_t>())
+        .cast::<ze_group_count_t>();
+    // SAFETY: fresh allocations of one count and two group counts.
+    unsafe {
+        *count = 0;
+        *counts = groups(0, 0, 0);
+        *counts.add(1) = groups(0, 0, 0);
+    }
+    let q = z.queue(0, ze_command_queue_mode_t::ASYNCHRONOUS);
+    let l = z.list(0);
+    let mut ks = [add, saxpy];
+    ok!(ze::zeCommandListAppendLaunchMultipleKernelsIndirect(
+        l,
+        2,
+        ks.as_mut_ptr(),
+        count,
+        counts,
+        null_mut(),
+        0,
+        null_mut()
+    ));
+    // Arguments changed after the append do not reach the appended launches.
+    arg(saxpy, 0, &100f32);
+    // SAFETY: the buffers above; the command reads them when it runs.
+    unsafe {
+        *count = 1;
+        *counts = groups(n as u32 / 16, 1, 1);
+        *counts.add(1) = groups(n as u32 / 32, 1, 1);
+    }
+    run(&z, q, l);
+    // Only the first kernel ran.
+    assert!(bc.get().iter().zip(&a).all(|(c, a)| *c == 2.0 * a));
+    assert!(by.get().iter().all(|y| *y == 1.0));
+    // Both, the second over half of the elements.
+    // SAFETY: as above.
+    unsafe {
+        *count = 2;
+        *counts.add(1) = groups(n as u32 / 64, 1, 1);
+    }
+    run(&z, q, l);
+    let y = by.get();
+    for i in 0..n {
+        assert_eq!(y[i], if i < n / 2 { 3.0 * a[i] + 1.0 } else { 1.0 }, "{i}");
+    }
+    // A count beyond the kernels given runs each once.
+    // SAFETY: as above.
+    unsafe { *count = 7 };
+    run(&z, q, l);
+    assert_eq!(by.get()[1], 3.0 * 2.0 + 1.0);
+    ok!(ze::zeCommandListDestroy(l));
+    ok!(ze::zeCommandQueueDestroy(q));
+    for k in [add, saxpy] {
+        ok!(ze::zeKernelDestroy(k));
+    }
+    ok!(ze::zeModuleDestroy(m_add));
+    ok!(ze::zeModuleDestroy(m_saxpy));
+}
+
+#[test]
+fn launches_with_parameters_and_with_arguments() {
+    let z = Ze::new();
+    let m = module(&z, &spv("saxpy"));
+    let k = kernel(m, "saxpy");
+    let n = 128usize;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let (bx, by) = (Buf::new(&z, &x), Buf::new(&z, &vec![2f32; n]));
+    for (via, mode) in MODES.iter().enumerate() {
+        // SAFETY: the buffer's `n` elements, no launch in flight.
+        unsafe { std::slice::from_raw_parts_mut(by.p, n) }.fill(2.0);
+        submit(&z, via, |l| {
+            // With arguments: the group size and every argument in the call (a scalar, two
+            // buffers, a scalar), each pointer addressing the value.
+            let (a, nn) = (4f32, n as u32);
+            let mut values: [*mut c_void; 4] = [
+                (&a as *const f32).cast_mut().cast(),
+                (&bx.p as *const *mut f32).cast_mut().cast(),
+                (&by.p as *const *mut f32).cast_mut().cast(),
+                (&nn as *const u32).cast_mut().cast(),
+            ];
+            ok!(ze::zeCommandListAppendLaunchKernelWithArguments(
+                l,
+                k,
+                groups(n as u32 / 8, 1, 1),
+                ze_group_size_t {
+                    groupSizeX: 8,
+                    groupSizeY: 1,
+                    groupSizeZ: 1
+                },
+                values.as_mut_ptr(),
+                null(),
+                null_mut(),
+                0,
+                null_mut()
+            ));
+            // A second launch with another `a`, then one with parameters and a cooperative
+            // descriptor: it uses the arguments the previous call left on the kernel.
+            let a2 = 1f32;
+            values[0] = (&a2 as *const f32).cast_mut().cast();
+            ok!(ze::zeCommandListAppendLaunchKernelWithArguments(
+                l,
+                k,
+                groups(n as u32 / 8, 1, 1),
+                ze_group_size_t {
+                    groupSizeX: 8,
+                    groupSizeY: 1,
+                    groupSizeZ: 1
+                },
+                values.as_mut_ptr(),
+                null(),
+                null_mut(),
+                0,
+                null_mut()
+            ));
+            let coop = ze_command_list_append_launch_kernel_param_cooperative_desc_t {
+                stype: ze_structure_type_t::COMMAND_LIST_APPEND_PARAM_COOPERATIVE_DESC,
+                pNext: null(),
+                isCooperative: 1,
+            };
+            ok!(ze::zeCommandListAppendLaunchKernelWithParameters(
+                l,
+                k,
+                &groups(n as u32 / 16, 1, 1),
+                (&coop as *const ze_command_list_append_launch_kernel_param_cooperative_desc_t)
+                    .cast(),
+                null_mut(),
+                0,
+                null_mut()
+            ));
+            // Changing the kernel afterwards changes none of the three.
+            arg(k, 0, &1000f32);
+        });
+        let y = by.get();
+        for i in 0..n {
+            // 2 + 4x, + x, then the first half + x again (group size 8, n/16 groups).
+            let want = 2.0 + 4.0 * x[i] + x[i] + if i < n / 2 { x[i] } else { 0.0 };
+            assert_eq!(y[i], want, "{mode}: element {i}");
+        }
+    }
+    // Errors: a wrong group size, a null value for a by-value argument, a foreign structure
+    // in pNext.
+    let l = z.list(0);
+    let mut none: [*mut c_void; 4] = [null_mut(); 4];
+    check!(
+        ze::zeCommandListAppendLaunchKernelWithArguments(
+            l,
+            k,
+            groups(1, 1, 1),
+            ze_group_size_t {
+                groupSizeX: 0,
+                groupSizeY: 1,
+                groupSizeZ: 1
+            },
+            none.as_mut_ptr(),
+            null(),
+            null_mut(),
+            0,
+            null_mut()
+        ),
+        ze_result_t::ERROR_INVALID_GROUP_SIZE_DIMENSION
+    );
+    // A by-value argument whose value pointer is null.
+    check!(
+        ze::zeCommandListAppendLaunchKernelWithArguments(
+            l,
+            k,
+            groups(1, 1, 1),
+            ze_group_size_t {
+                groupSizeX: 1,
+                groupSizeY: 1,
+                groupSizeZ: 1
+            },
+            none.as_mut_ptr(),
+            null(),
+            null_mut(),
+            0,
+            null_mut()
+        ),
+        ze_result_t::ERROR_INVALID_NULL_POINTER
+    );
+    let foreign = ze_module_program_exp_desc_t::default();
+    check!(
+        ze::zeCommandListAppendLaunchKernelWithParameters(
+            l,
+            k,
+            &groups(1, 1, 1),
+            (&foreign as *const ze_module_program_exp_desc_t).cast(),
+            null_mut(),
+            0,
+            null_mut()
+        ),
+        ze_result_t::ERROR_UNSUPPORTED_FEATURE
+    );
+    ok!(ze::zeCommandListDestroy(l));
+
+    // A local-memory argument: its pointer addresses the size in bytes.
+    let m2 = module(&z, &spv("reduce"));
+    let r = kernel(m2, "reduce");
+    let groups_n = 4usize;
+    let size = 32usize;
+    let input: Vec<i32> = (0..(groups_n * size) as i32).collect();
+    let (bi, bp, be) = (
+        Buf::new(&z, &input),
+        Buf::new(&z, &vec![0i32; groups_n]),
+        Buf::new(&z, &vec![0i32; groups_n * size]),
+    );
+    let local = size * 4;
+    let mut values: [*mut c_void; 4] = [
+        (&bi.p as *const *mut i32).cast_mut().cast(),
+        (&bp.p as *const *mut i32).cast_mut().cast(),
+        (&local as *const usize).cast_mut().cast(),
+        (&be.p as *const *mut i32).cast_mut().cast(),
+    ];
+    submit(&z, 1, |l| {
+        ok!(ze::zeCommandListAppendLaunchKernelWithArguments(
+            l,
+            r,
+            groups(groups_n as u32, 1, 1),
+            ze_group_size_t {
+                groupSizeX: size as u32,
+                groupSizeY: 1,
+                groupSizeZ: 1
+            },
+            values.as_mut_ptr(),
+            null(),
+            null_mut(),
+            0,
+            null_mut()
+        ));
+    });
+    let p = bp.get();
+    for g in 0..groups_n {
+        let want: i32 = input[g * size..(g + 1) * size].iter().sum();
+        assert_eq!(p[g], want);
+    }
+    ok!(ze::zeKernelDestroy(r));
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m2));
+    ok!(ze::zeModuleDestroy(m));
+}
+
+/// The text of a build log, which the call destroys.
+fn log_text(log: ze_module_build_log_handle_t) -> String {
+    let mut size = 0;
+    ok!(ze::zeModuleBuildLogGetString(log, &mut size, null_mut()));
+    let mut buf = vec![0u8; size];
+    ok!(ze::zeModuleBuildLogGetString(
+        log,
+        &mut size,
+        buf.as_mut_ptr().cast()
+    ));
+    ok!(ze::zeModuleBuildLogDestroy(log));
+    CStr::from_bytes_until_nul(&buf)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn link_spv(name: &str) -> Vec<u8> {
+    spv(&format!("link/{name}"))
+}
+
+#[test]
+fn dynamic_link_imports_exports_and_function_pointers() {
+    let z = Ze::new();
+    let user = module(&z, &link_spv("link_user"));
+    let lib = module(&z, &link_spv("link_lib"));
+    // The importer reports its imports and cannot give kernels before it is linked.
+    let mut props = ze_module_properties_t::default();
+    ok!(ze::zeModuleGetProperties(user, &mut props));
+    assert_eq!(props.flags, ze_module_property_flags_t::IMPORTS);
+    ok!(ze::zeModuleGetProperties(lib, &mut props));
+    assert_eq!(props.flags, ze_module_property_flags_t::empty());
+    let name = CString::new("link_user").unwrap();
+    let desc = ze_kernel_desc_t {
+        pKernelName: name.as_ptr(),
+        ..Default::default()
+    };
+    let mut k = null_mut();
+    check!(
+        ze::zeKernelCreate(user, &desc, &mut k),
+        ze_result_t::ERROR_INVALID_MODULE_UNLINKED
+    );
+    let mut count = 0;
+    ok!(ze::zeModuleGetKernelNames(user, &mut count, null_mut()));
+    assert_eq!(count, 1);
+
+    // Inspection: imports, which of them the given modules cannot resolve, exports.
+    let inspect = |mods: &mut [ze_module_handle_t]| {
+        let mut desc = ze_linkage_inspection_ext_desc_t {
+            flags: ze_linkage_inspection_ext_flags_t::IMPORTS
+                | ze_linkage_inspection_ext_flags_t::UNRESOLVABLE_IMPORTS
+                | ze_linkage_inspection_ext_flags_t::EXPORTS,
+            ..Default::default()
+        };
+        let mut log = null_mut();
+        ok!(ze::zeModuleInspectLinkageExt(
+            &mut desc,
+            mods.len() as u32,
+            mods.as_mut_ptr(),
+            &mut log
+        ));
+        log_text(log)
+    };
+    let alone = inspect(&mut [user]);
+    assert!(
+        alone.contains("module 0: imports: scale_add, twice"),
+        "{alone}"
+    );
+    assert!(
+        alone.contains("module 0: unresolvable imports: scale_add, twice"),
+        "{alone}"
+    );
+    let both = inspect(&mut [user, lib]);
+    assert!(
+        both.lines().any(|l| l == "module 0: unresolvable imports: "),
+        "{both}"
+    );
+    assert!(
+        both.contains("module 1: exports: scale_add, twice"),
+        "{both}"
+    );
+
+    // Linking alone fails, naming the symbol; nothing is linked.
+    let mut mods = [user];
+    let mut log = null_mut();
+    check!(
+        ze::zeModuleDynamicLink(1, mods.as_mut_ptr(), &mut log),
+        ze_result_t::ERROR_MODULE_LINK_FAILURE
+    );
+    assert!(
+        last_error().contains("unresolved import `scale_add`"),
+        "{}",
+        last_error()
+    );
+    // The link log comes back on failure too, naming the symbol.
+    let text = log_text(log);
+    assert!(text.contains("unresolved import `scale_add`"), "{text}");
+    check!(
+        ze::zeKernelCreate(user, &desc, &mut k),
+        ze_result_t::ERROR_INVALID_MODULE_UNLINKED
+    );
+
+    // Linked with the library: the kernel runs with the library's functions inlined.
+    let mut mods = [user, lib];
+    let mut log = null_mut();
+    ok!(ze::zeModuleDynamicLink(2, mods.as_mut_ptr(), &mut log));
+    let text = log_text(log);
+    assert!(text.contains("module 0: linked scale_add, twice"), "{text}");
+    let k = kernel(user, "link_user");
+    let n = 64usize;
+    let input: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let (bi, bo) = (Buf::new(&z, &input), Buf::new(&z, &vec![0f32; n]));
+    ok!(ze::zeKernelSetGroupSize(k, 8, 1, 1));
+    arg(k, 0, &bi.p);
+    arg(k, 1, &bo.p);
+    submit(&z, 1, |l| launch(l, k, groups(n as u32 / 8, 1, 1)));
+    let out = bo.get();
+    for i in 0..n {
+        // scale_add(x, 3) = 3x + twice(3); + twice(i).
+        assert_eq!(out[i], input[i] * 3.0 + 6.0 + 2.0 * i as f32, "{i}");
+    }
+    // Linking again is allowed and changes nothing.
+    ok!(ze::zeModuleDynamicLink(2, mods.as_mut_ptr(), null_mut()));
+
+    // Function pointers: a kernel's work-group function, callable from the host.
+    let mut f: *mut c_void = null_mut();
+    ok!(ze::zeModuleGetFunctionPointer(user, name.as_ptr(), &mut f));
+    assert!(!f.is_null());
+    let mut data = vec![0f32; 8];
+    let args: [u64; 2] = [bi.p as u64, data.as_mut_ptr() as u64];
+    let mut ctx = zekit_spirv::GroupCtx {
+        local_size: [8, 1, 1],
+        num_groups: [1, 1, 1],
+        work_dim: 1,
+        args: args.as_ptr() as usize,
+        ..Default::default()
+    };
+    let mut private = vec![0u128; 64];
+    ctx.private_mem = private.as_mut_ptr() as usize;
+    // SAFETY: the address is the kernel's work-group function (the module is alive), called
+    // with a context for one group of 8 whose buffers hold 8 elements.
+    unsafe {
+        let run: extern "C" fn(*mut zekit_spirv::GroupCtx) = std::mem::transmute(f);
+        run(&mut ctx);
+    }
+    for i in 0..8 {
+        assert_eq!(data[i], input[i] * 3.0 + 6.0 + 2.0 * i as f32);
+    }
+    // An exported function is inlined: it has no address; an unknown name neither.
+    for bad in ["twice", "nope"] {
+        let bad = CString::new(bad).unwrap();
+        check!(
+            ze::zeModuleGetFunctionPointer(lib, bad.as_ptr(), &mut f),
+            ze_result_t::ERROR_INVALID_FUNCTION_NAME
+        );
+    }
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(user));
+    ok!(ze::zeModuleDestroy(lib));
+}
+
+/// The native binary of a module (size query, then the bytes).
+fn native_binary(m: ze_module_handle_t) -> Vec<u8> {
+    let mut size = 0usize;
+    ok!(ze::zeModuleGetNativeBinary(m, &mut size, null_mut()));
+    assert!(size > 20);
+    let mut small = vec![0u8; 8];
+    let mut too_few = 8usize;
+    check!(
+        ze::zeModuleGetNativeBinary(m, &mut too_few, small.as_mut_ptr()),
+        ze_result_t::ERROR_INVALID_SIZE
+    );
+    let mut bytes = vec![0u8; size];
+    ok!(ze::zeModuleGetNativeBinary(m, &mut size, bytes.as_mut_ptr()));
+    assert_eq!(size, bytes.len());
+    bytes
+}
+
+fn native_desc(bytes: &[u8]) -> ze_module_desc_t {
+    ze_module_desc_t {
+        format: ze_module_format_t::NATIVE,
+        ..module_desc(bytes)
+    }
+}
+
+#[test]
+fn native_binaries_load_without_compiling() {
+    let z = Ze::new();
+    let compiled = zekit_spirv::jit::compilations_on_this_thread;
+    // Math through relocated calls to the math functions: the same bits from both modules.
+    let n = 64usize;
+    let x: Vec<f32> = (0..n).map(|i| (i as f32 - 20.0) * 0.37).collect();
+    let run_math = |m: ze_module_handle_t| {
+        let k = kernel(m, "math");
+        let (bx, bo) = (Buf::new(&z, &x), Buf::new(&z, &vec![0f32; 9 * n]));
+        ok!(ze::zeKernelSetGroupSize(k, 8, 1, 1));
+        arg(k, 0, &bx.p);
+        arg(k, 1, &bo.p);
+        submit(&z, 1, |l| launch(l, k, groups(n as u32 / 8, 1, 1)));
+        ok!(ze::zeKernelDestroy(k));
+        bo.get().iter().map(|f| f.to_bits()).collect::<Vec<u32>>()
+    };
+    let before = compiled();
+    let from_spirv = module(&z, &spv("math"));
+    assert_eq!(compiled(), before + 1);
+    let bytes = native_binary(from_spirv);
+    // The math functions are named in relocations, not baked-in addresses.
+    for sym in [&b"zekit_f32_Sin"[..], b"zekit_f32_Exp"] {
+        assert!(bytes.windows(sym.len()).any(|w| w == sym));
+    }
+    let (mut m, mut log) = (null_mut(), null_mut());
+    ok!(ze::zeModuleCreate(
+        z.ctx,
+        z.dev,
+        &native_desc(&bytes),
+        &mut m,
+        &mut log
+    ));
+    // Loading compiled nothing.
+    assert_eq!(compiled(), before + 1);
+    assert!(log_text(log).contains("nothing compiled"));
+    let want = run_math(from_spirv);
+    assert_eq!(run_math(m), want);
+    // Its own native binary is the same bytes.
+    assert_eq!(native_binary(m), bytes);
+    ok!(ze::zeModuleDestroy(m));
+    ok!(ze::zeModuleDestroy(from_spirv));
+
+    // Program-scope variables: the loaded module has its own, with their initial values.
+    let g = module(&z, &spv("globals"));
+    let bytes = native_binary(g);
+    ok!(ze::zeModuleDestroy(g));
+    let mut m = null_mut();
+    ok!(ze::zeModuleCreate(
+        z.ctx,
+        z.dev,
+        &native_desc(&bytes),
+        &mut m,
+        null_mut()
+    ));
+    let k = kernel(m, "globals");
+    let out = Buf::new(&z, &vec![0i32; 64]);
+    ok!(ze::zeKernelSetGroupSize(k, 8, 1, 1));
+    arg(k, 0, &out.p);
+    submit(&z, 1, |l| launch(l, k, groups(8, 1, 1)));
+    for (i, v) in out.get().iter().enumerate() {
+        assert_eq!(*v, [1, 2, 3, 4][i % 4] * [10, 20, 30, 40][i % 4]);
+    }
+    let (mut size, mut ptr) = (0usize, null_mut::<c_void>());
+    let name = CString::new("bumps").unwrap();
+    ok!(ze::zeModuleGetGlobalPointer(
+        m,
+        name.as_ptr(),
+        &mut size,
+        &mut ptr
+    ));
+    // SAFETY: the module's 4 ints, written by the finished launch.
+    let bumps = unsafe { std::slice::from_raw_parts(ptr as *const i32, 4) };
+    assert_eq!(bumps, [16, 16, 16, 16]);
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m));
+
+    // Refused cleanly: SPIR-V, a truncated or corrupt binary, another version, a CPU feature
+    // the host lacks (the binary re-signed so that only the feature check can fail).
+    let refuse = |b: &[u8], why: &str| {
+        let mut m = null_mut();
+        check!(
+            ze::zeModuleCreate(z.ctx, z.dev, &native_desc(b), &mut m, null_mut()),
+            ze_result_t::ERROR_INVALID_NATIVE_BINARY
+        );
+        assert!(last_error().contains(why), "{why}: {}", last_error());
+    };
+    refuse(&spv("vector_add"), "not a zekit native binary");
+    refuse(&bytes[..bytes.len() / 2], "checksum");
+    let mut corrupt = bytes.clone();
+    let last = corrupt.len() - 1;
+    corrupt[last] ^= 0x40;
+    refuse(&corrupt, "checksum");
+    let mut v2 = bytes.clone();
+    v2[8] = 99;
+    refuse(&v2, "format version 99");
+    // Rebuild the binary with a made-up CPU feature added to its list.
+    let mut r = &bytes[20..];
+    let take = |r: &mut &[u8], n: usize| {
+        let (a, b) = r.split_at(n);
+        *r = b;
+        a.to_vec()
+    };
+    let len = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap()) as usize;
+    let mut body = Vec::new();
+    let tl = take(&mut r, 8);
+    body.extend(&tl);
+    body.extend(take(&mut r, len(&tl)));
+    let nf = u32::from_le_bytes(take(&mut r, 4).try_into().unwrap());
+    body.extend((nf + 1).to_le_bytes());
+    let feature = b"has_avx1024";
+    body.extend((feature.len() as u64).to_le_bytes());
+    body.extend(feature);
+    body.extend(r);
+    let sum = body.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    let mut foreign = bytes[..12].to_vec();
+    foreign.extend(sum.to_le_bytes());
+    foreign.extend(body);
+    refuse(&foreign, "CPU features this host lacks: has_avx1024");
 }

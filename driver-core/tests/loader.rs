@@ -323,6 +323,39 @@ fn vector_add_kernel_through_the_loader() {
     assert!(stdout.ends_with("vector_add ok\n"), "{stdout}");
 }
 
+/// Modules through the loader: dynamic linking (an unresolved import is one log line naming
+/// it), a launch of multiple kernels indirect, and native binaries saved by one process and
+/// loaded by another (the code relocated there; `math` bit for bit as built from SPIR-V).
+#[test]
+fn module_link_and_native_binaries_through_the_loader() {
+    let kernels = manifest_dir().join("../spirv/kernels");
+    let kernels = kernels.to_str().unwrap();
+    let dir = std::env::temp_dir().join(format!("zekit-native-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let (out, stderr) = run_ok(
+        "module_link",
+        &[("ZEKIT_TEST_KERNELS", kernels), ("ZEKIT_TEST_SAVE", d)],
+    );
+    assert!(value(&out, "link log").contains("linked scale_add, twice"), "{out}");
+    assert!(out.contains("link_user over 256 elements ok"), "{out}");
+    assert!(out.contains("native binaries saved"), "{out}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: ")).collect();
+    assert_eq!(lines.len(), 1, "one line, for the failed link:\n{stderr}");
+    assert!(
+        lines[0].starts_with("zekit: zeModuleDynamicLink: ZE_RESULT_ERROR_MODULE_LINK_FAILURE: ")
+            && lines[0].contains("unresolved import `scale_add`"),
+        "{stderr}"
+    );
+    let exe = build("module_link", "cpu_module_link");
+    let loaded = run(&exe, &[("ZEKIT_TEST_KERNELS", kernels), ("ZEKIT_TEST_LOAD", d)]);
+    let stdout = expect_success("module_link", &loaded);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(stdout.contains("link_user over 256 elements ok"), "{stdout}");
+    assert!(stdout.contains("math from a native binary of another process ok"), "{stdout}");
+    assert!(stdout.ends_with("module_link ok\n"), "{stdout}");
+}
+
 /// Bad use gets the spec's codes, one log line per failure (NOT_READY is not logged), and
 /// neither a crash nor a hang.
 #[test]

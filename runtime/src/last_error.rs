@@ -35,6 +35,12 @@ pub fn fail(code: ZeError, reason: impl Display) -> ZeError {
     code
 }
 
+/// The reason noted so far by the current call (empty when none), left in place: a driver
+/// that hands out a log on failure (a failed module build) copies it there.
+pub fn noted_reason() -> String {
+    REASON.with(|r| r.try_borrow().map(|r| r.clone()).unwrap_or_default())
+}
+
 /// Forgets any reason noted by an earlier call on this thread.
 #[inline]
 pub fn begin_call() {

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 pub use error::{ZeError, ZeResult};
 pub use handle::{Handle, HandleKind, Obj};
-pub use last_error::{begin_call, fail, failed, last_error, last_error_ptr};
+pub use last_error::{begin_call, fail, failed, last_error, last_error_ptr, noted_reason};
 pub use zekit_sys as sys;
 use zekit_sys::ze_result_t;
 

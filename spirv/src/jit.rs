@@ -2,6 +2,10 @@
 //! `extern "C" fn(*mut GroupCtx)` that runs a whole work-group: rounds of a loop over the
 //! group's work-items (x fastest), each work-item running its segment (see [`crate::regions`])
 //! up to its next barrier or its end; another round while any work-item stopped at a barrier.
+//!
+//! The code names what it calls (math shims, `memmove`) and the program's data by symbol
+//! (`symbols`), through relocations, so each kernel's bytes and relocations
+//! ([`FuncImage`]) can be saved and loaded into another process ([`load`]).
 
 use std::collections::HashMap;
 
@@ -13,7 +17,10 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{Linkage, Module};
+use cranelift_codegen::binemit::Reloc;
+use cranelift_module::{
+    DataId, FuncId, FuncOrDataId, Linkage, Module, ModuleReloc, ModuleRelocTarget,
+};
 
 use crate::ir::{self, AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Term, Ty, UnOp};
 use crate::regions::Regions;
@@ -24,6 +31,11 @@ pub struct Code {
     module: Option<JITModule>,
     /// Entry of each kernel, in order.
     pub entries: Vec<usize>,
+    /// The relocatable machine code of each kernel (what a native binary saves); `None` when
+    /// some code refers to what an image cannot name.
+    pub images: Option<Vec<FuncImage>>,
+    /// The target triple and the CPU features the code was generated for.
+    pub features: (String, Vec<String>),
 }
 
 impl std::fmt::Debug for Code {
@@ -74,6 +86,13 @@ macro_rules! shims {
             type F = f64;
             $(#[allow(non_snake_case)]
             pub extern "C" fn $f($($a: f64),*) -> f64 { $e })*
+        }
+        /// Every shim: its symbol name, address, parameter count and float width.
+        fn shim_table() -> Vec<(&'static str, usize, usize, bool)> {
+            vec![$(
+                (concat!("zekit_f32_", stringify!($f)), shims32::$f as *const () as usize, [$(stringify!($a)),*].len(), false),
+                (concat!("zekit_f64_", stringify!($f)), shims64::$f as *const () as usize, [$(stringify!($a)),*].len(), true),
+            )*]
         }
         fn math_shim(f: MathFn, double: bool) -> Option<usize> {
             match f {
@@ -132,8 +151,51 @@ extern "C" fn copy_bytes(dst: *mut u8, src: *const u8, n: u64) {
     unsafe { std::ptr::copy(src, dst, n as usize) }
 }
 
-/// Compiles kernels; `data` is the address of the module's program-scope variables.
-pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Code, Error> {
+/// The symbols generated code refers to (through relocations, so that the code can be saved
+/// and loaded again, see [`load`]): the math shims, `memmove`, and the program's data.
+fn symbols(data: usize) -> Vec<(&'static str, usize)> {
+    let mut v: Vec<(&'static str, usize)> =
+        shim_table().into_iter().map(|(n, a, _, _)| (n, a)).collect();
+    v.push(("zekit_copy_bytes", copy_bytes as *const () as usize));
+    v.push(("zekit_data", data));
+    v
+}
+
+/// A JIT module with every symbol of `symbols` declared; returns it, the function ids by
+/// address, and the data id.
+#[allow(clippy::type_complexity)]
+fn new_module(
+    isa: cranelift_codegen::isa::OwnedTargetIsa,
+    data: usize,
+) -> Result<(JITModule, HashMap<usize, FuncId>, DataId), Error> {
+    let cl = |e: cranelift_module::ModuleError| Error::internal(format!("cranelift: {e}"));
+    let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    for (name, addr) in symbols(data) {
+        builder.symbol(name, addr as *const u8);
+    }
+    let mut module = JITModule::new(builder);
+    let mut funcs = HashMap::new();
+    let call_conv = module.isa().default_call_conv();
+    for (name, addr, arity, double) in shim_table() {
+        let t = if double { types::F64 } else { types::F32 };
+        let mut sig = Signature::new(call_conv);
+        sig.params.extend((0..arity).map(|_| AbiParam::new(t)));
+        sig.returns.push(AbiParam::new(t));
+        funcs.insert(addr, module.declare_function(name, Linkage::Import, &sig).map_err(cl)?);
+    }
+    let mut sig = Signature::new(call_conv);
+    sig.params.extend([AbiParam::new(types::I64); 3]);
+    let copy = module
+        .declare_function("zekit_copy_bytes", Linkage::Import, &sig)
+        .map_err(cl)?;
+    funcs.insert(copy_bytes as *const () as usize, copy);
+    let data = module
+        .declare_data("zekit_data", Linkage::Import, true, false)
+        .map_err(cl)?;
+    Ok((module, funcs, data))
+}
+
+fn host_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, Error> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| {
         f.set(k, v)
@@ -146,10 +208,126 @@ pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Co
     set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
-    let isa = cranelift_native::builder()
+    cranelift_native::builder()
         .map_err(|e| Error::internal(format!("this host is not supported by Cranelift: {e}")))?
         .finish(settings::Flags::new(flags))
-        .map_err(|e| Error::internal(format!("cranelift: {e}")))?;
+        .map_err(|e| Error::internal(format!("cranelift: {e}")))
+}
+
+/// The target and the CPU features code is generated for: the triple, then the enabled
+/// boolean ISA flags, sorted.
+fn features_of(isa: &dyn cranelift_codegen::isa::TargetIsa) -> (String, Vec<String>) {
+    let mut f: Vec<String> = isa
+        .isa_flags()
+        .iter()
+        .filter(|f| f.as_bool() == Some(true))
+        .map(|f| f.name.to_string())
+        .collect();
+    f.sort();
+    (isa.triple().to_string(), f)
+}
+
+/// The host's target and CPU features, as [`Code::features`] records them.
+pub fn host_features() -> Result<(String, Vec<String>), Error> {
+    Ok(features_of(&*host_isa()?))
+}
+
+thread_local! {
+    static COMPILED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times [`compile`] generated code on this thread (a test can show that loading a
+/// native binary compiles nothing).
+pub fn compilations_on_this_thread() -> u64 {
+    COMPILED.with(|c| c.get())
+}
+
+/// What a relocation of saved code refers to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A symbol of `symbols`, by name.
+    Symbol(String),
+    /// A Cranelift library call, by name.
+    LibCall(String),
+}
+
+/// A relocation of saved code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RelocImage {
+    /// Offset in the function's bytes.
+    pub offset: u32,
+    /// Its kind ([`reloc_code`]).
+    pub kind: u8,
+    /// What it refers to.
+    pub target: Target,
+    /// The addend.
+    pub addend: i64,
+}
+
+/// The machine code of one kernel, relocatable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FuncImage {
+    /// Code alignment.
+    pub align: u64,
+    /// The bytes.
+    pub bytes: Vec<u8>,
+    /// Where addresses go.
+    pub relocs: Vec<RelocImage>,
+}
+
+/// The relocation kinds a saved image may hold: absolute 64-bit addresses, what non-PIC code
+/// uses for the symbols it names (a PC-relative one could overflow when the loader places the
+/// code; code with any other kind is not saved).
+const RELOCS: &[Reloc] = &[Reloc::Abs8];
+
+/// The code of a relocation kind in a saved image (`None`: such code cannot be saved).
+pub fn reloc_code(r: Reloc) -> Option<u8> {
+    RELOCS.iter().position(|x| *x == r).map(|i| i as u8)
+}
+
+fn image_of(module: &JITModule, ctx: &cranelift_codegen::Context, id: FuncId) -> Option<FuncImage> {
+    let cc = ctx.compiled_code()?;
+    let mut relocs = Vec::new();
+    for r in cc.buffer.relocs() {
+        let m = ModuleReloc::from_mach_reloc(r, &ctx.func, id);
+        let target = match m.name {
+            ModuleRelocTarget::User { namespace: 0, index } => Target::Symbol(
+                module
+                    .declarations()
+                    .get_function_decl(FuncId::from_u32(index))
+                    .name
+                    .clone()?,
+            ),
+            ModuleRelocTarget::User { namespace: 1, index } => Target::Symbol(
+                module
+                    .declarations()
+                    .get_data_decl(DataId::from_u32(index))
+                    .name
+                    .clone()?,
+            ),
+            // Library calls (Cranelift's fallbacks for instructions the CPU lacks) are resolved
+            // by the system's dynamic linker; such code is not saved.
+            _ => return None,
+        };
+        relocs.push(RelocImage {
+            offset: m.offset,
+            kind: reloc_code(m.kind)?,
+            target,
+            addend: m.addend,
+        });
+    }
+    Some(FuncImage {
+        align: u64::from(cc.buffer.alignment),
+        bytes: cc.code_buffer().to_vec(),
+        relocs,
+    })
+}
+
+/// Compiles kernels; `data` is the address of the module's program-scope variables.
+pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Code, Error> {
+    COMPILED.with(|c| c.set(c.get() + 1));
+    let isa = host_isa()?;
+    let features = features_of(&*isa);
     let fc = isa.frontend_config();
     // A fused multiply-add instruction: `fma` becomes one instruction instead of a call.
     let fma = isa.name() == "aarch64"
@@ -157,11 +335,9 @@ pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Co
             .isa_flags()
             .iter()
             .any(|f| f.name == "has_fma" && f.as_bool() == Some(true));
-    let mut module = JITModule::new(JITBuilder::with_isa(
-        isa,
-        cranelift_module::default_libcall_names(),
-    ));
+    let (mut module, funcs, data_id) = new_module(isa, data)?;
     let mut ids = Vec::new();
+    let mut images = Some(Vec::new());
     let mut fctx = FunctionBuilderContext::new();
     let mut ctx = module.make_context();
     for (n, (k, regions, stride)) in kernels.iter().enumerate() {
@@ -173,7 +349,13 @@ pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Co
         ctx.func.signature = sig;
         {
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            Lower::new(b, k, regions, *stride, data, fc, fma).run()?;
+            let syms = Syms {
+                module: &mut module,
+                funcs: &funcs,
+                data: data_id,
+                data_gv: None,
+            };
+            Lower::new(b, k, regions, *stride, syms, fc, fma).run()?;
         }
         if std::env::var_os("ZEKIT_SPIRV_DUMP").is_some() {
             eprintln!("{}", ctx.func.display());
@@ -181,6 +363,11 @@ pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Co
         module.define_function(id, &mut ctx).map_err(|e| {
             Error::internal(format!("cranelift rejected kernel `{}`: {e:?}", k.name))
         })?;
+        // Code that refers to something a saved image cannot name is not saved.
+        images = images.and_then(|mut v: Vec<FuncImage>| {
+            v.push(image_of(&module, &ctx, id)?);
+            Some(v)
+        });
         module.clear_context(&mut ctx);
         ids.push(id);
     }
@@ -194,7 +381,107 @@ pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Co
     Ok(Code {
         module: Some(module),
         entries,
+        images,
+        features,
     })
+}
+
+/// Loads saved code ([`Code::images`]) without compiling: the images are copied into
+/// executable memory and relocated for this process, `data` being the program's data.
+/// `features`: what the code was generated for; a target other than the host's, or a CPU
+/// feature the host lacks, is refused.
+pub fn load(
+    images: &[FuncImage],
+    features: &(String, Vec<String>),
+    data: usize,
+) -> Result<Code, Error> {
+    let isa = host_isa()?;
+    let host = features_of(&*isa);
+    if host.0 != features.0 {
+        return Err(Error::unsupported(format!(
+            "code for {}, this host is {}",
+            features.0, host.0
+        )));
+    }
+    let missing: Vec<&str> = features
+        .1
+        .iter()
+        .filter(|f| !host.1.contains(f))
+        .map(|s| s.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::unsupported(format!(
+            "code for CPU features this host lacks: {}",
+            missing.join(", ")
+        )));
+    }
+    let cl = |e: cranelift_module::ModuleError| Error::internal(format!("cranelift: {e}"));
+    let (mut module, _, _) = new_module(isa, data)?;
+    let mut ids = Vec::new();
+    for (n, img) in images.iter().enumerate() {
+        let mut sig = module.make_signature();
+        sig.params.push(AbiParam::new(types::I64));
+        let id = module
+            .declare_function(&format!("zekit_kernel_{n}"), Linkage::Local, &sig)
+            .map_err(cl)?;
+        let mut relocs = Vec::new();
+        for r in &img.relocs {
+            let kind = *RELOCS
+                .get(usize::from(r.kind))
+                .ok_or_else(|| Error::invalid(format!("relocation kind {}", r.kind)))?;
+            if u64::from(r.offset) + 8 > img.bytes.len() as u64 {
+                return Err(Error::invalid("a relocation outside its code"));
+            }
+            let name = match &r.target {
+                Target::Symbol(s) => match module.get_name(s) {
+                    Some(FuncOrDataId::Func(f)) => ModuleRelocTarget::user(0, f.as_u32()),
+                    Some(FuncOrDataId::Data(d)) => ModuleRelocTarget::user(1, d.as_u32()),
+                    None => return Err(Error::invalid(format!("unknown symbol `{s}`"))),
+                },
+                Target::LibCall(l) => {
+                    return Err(Error::invalid(format!(
+                        "a library call (`{l}`): not in native binaries"
+                    )))
+                }
+            };
+            // The loader adds the addend to a symbol's address: keep it small.
+            if r.addend.unsigned_abs() > 1 << 31 {
+                return Err(Error::invalid(format!("relocation addend {}", r.addend)));
+            }
+            relocs.push(ModuleReloc {
+                offset: r.offset,
+                kind,
+                name,
+                addend: r.addend,
+            });
+        }
+        if !img.align.is_power_of_two() || img.align > 4096 {
+            return Err(Error::invalid(format!("code alignment {}", img.align)));
+        }
+        module
+            .define_function_bytes(id, img.align, &img.bytes, &relocs)
+            .map_err(cl)?;
+        ids.push(id);
+    }
+    module.finalize_definitions().map_err(cl)?;
+    let entries = ids
+        .iter()
+        .map(|id| module.get_finalized_function(*id) as usize)
+        .collect();
+    Ok(Code {
+        module: Some(module),
+        entries,
+        images: Some(images.to_vec()),
+        features: features.clone(),
+    })
+}
+
+/// The module and the symbols a kernel's code refers to.
+struct Syms<'a> {
+    module: &'a mut JITModule,
+    funcs: &'a HashMap<usize, FuncId>,
+    data: DataId,
+    data_gv: Option<cranelift_codegen::ir::GlobalValue>,
 }
 
 /// Values read once from the group context.
@@ -214,7 +501,7 @@ struct Lower<'a> {
     k: &'a ir::Kernel,
     r: &'a Regions,
     stride: u32,
-    data: usize,
+    syms: Syms<'a>,
     vals: HashMap<(u32, ir::Value), cranelift_codegen::ir::Value>,
     blocks: HashMap<(u32, usize), cranelift_codegen::ir::Block>,
     /// Block and position being lowered (for [`Regions::direct`]).
@@ -243,7 +530,7 @@ impl<'a> Lower<'a> {
         k: &'a ir::Kernel,
         r: &'a Regions,
         stride: u32,
-        data: usize,
+        syms: Syms<'a>,
         fc: cranelift_codegen::isa::TargetFrontendConfig,
         fma: bool,
     ) -> Self {
@@ -262,7 +549,7 @@ impl<'a> Lower<'a> {
             k,
             r,
             stride,
-            data,
+            syms,
             vals: HashMap::new(),
             blocks: HashMap::new(),
             at: (0, 0),
@@ -584,7 +871,17 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// Calls the function at `addr`, one of `symbols` (through a relocation; any other
+    /// address through a pointer).
     fn call(&mut self, addr: usize, params: &[Type], ret: Type, args: &[CValue]) -> CValue {
+        if let Some(id) = self.syms.funcs.get(&addr) {
+            let fr = self.syms.module.declare_func_in_func(*id, self.b.func);
+            let call = self.b.ins().call(fr, args);
+            if let Some(r) = self.b.inst_results(call).first().copied() {
+                return r;
+            }
+            return self.b.ins().iconst(types::I64, 0);
+        }
         let mut sig = Signature::new(self.b.func.signature.call_conv);
         sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
         if ret != types::INVALID {
@@ -781,10 +1078,21 @@ impl<'a> Lower<'a> {
                 let a = self.g().local;
                 self.b.ins().iadd_imm_s(a, i64::from(*o))
             }
-            Op::GlobalAddr(o) => self
-                .b
-                .ins()
-                .iconst(types::I64, (self.data + *o as usize) as i64),
+            Op::GlobalAddr(o) => {
+                let gv = match self.syms.data_gv {
+                    Some(gv) => gv,
+                    None => {
+                        let gv = self
+                            .syms
+                            .module
+                            .declare_data_in_func(self.syms.data, self.b.func);
+                        self.syms.data_gv = Some(gv);
+                        gv
+                    }
+                };
+                let base = self.b.ins().symbol_value(types::I64, gv);
+                self.b.ins().iadd_imm_s(base, i64::from(*o))
+            }
             Op::Barrier => return Err(Error::internal("a barrier left after splitting")),
         };
         Ok(Some(v))

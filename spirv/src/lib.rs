@@ -5,7 +5,10 @@
 //! calls inlined, phis as block parameters, built-ins as operations), validating what it relies
 //! on; [`verify`] checks the IR (terminators, branch arguments, SSA dominance); [`regions`]
 //! splits kernels at their work-group barriers; `jit` lowers the IR to
-//! machine code through Cranelift. Nothing here knows Level Zero.
+//! machine code through Cranelift; `native` saves a compiled `Program` as relocatable
+//! machine code and loads it again without compiling. Imported functions (`LinkageAttributes`
+//! Import) are resolved by `compile_linked` from other modules' exports. Nothing here knows
+//! Level Zero.
 //!
 //! Cargo feature `jit` (on by default): code generation (`compile`, `Program`, `Kernel`, the
 //! `jit` module) and the Cranelift dependencies. Without it the crate parses, lowers and verifies
@@ -19,6 +22,8 @@ pub mod ir;
 #[cfg(feature = "jit")]
 pub mod jit;
 pub mod lower;
+#[cfg(feature = "jit")]
+pub mod native;
 pub mod regions;
 pub mod spv;
 pub mod verify;
@@ -192,6 +197,12 @@ pub struct Kernel {
 
 #[cfg(feature = "jit")]
 impl Kernel {
+    /// Address of the work-group function, `extern "C" fn(*mut GroupCtx)` (valid while the
+    /// [`Program`] lives; call it as [`Kernel::run_group`] does).
+    pub fn entry(&self) -> usize {
+        self.entry
+    }
+
     /// Runs one work-group.
     ///
     /// # Safety
@@ -216,6 +227,8 @@ pub struct Program {
     /// Exported program-scope variables: name, address, size.
     pub globals: Vec<(String, usize, usize)>,
     data: Box<[u64]>,
+    /// The initial bytes of the program-scope data (what a native binary saves).
+    init: Vec<u8>,
     _code: jit::Code,
 }
 
@@ -235,7 +248,29 @@ impl Program {
 /// panics: a panic inside the compiler becomes [`Error::Internal`].
 #[cfg(feature = "jit")]
 pub fn compile(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Program, Error> {
-    match catch_unwind(AssertUnwindSafe(|| compile_inner(bytes, spec, true))) {
+    compile_linked(bytes, spec, &[])
+}
+
+/// [`compile`] with the module's imported functions resolved by the exports of `libs` (each a
+/// SPIR-V module and its specialization constants; see [`lower::lower_linked`]).
+#[cfg(feature = "jit")]
+pub fn compile_linked(
+    bytes: &[u8],
+    spec: &HashMap<u32, u64>,
+    libs: &[(&[u8], &HashMap<u32, u64>)],
+) -> Result<Program, Error> {
+    match catch_unwind(AssertUnwindSafe(|| compile_inner(bytes, spec, libs, true))) {
+        Ok(r) => r,
+        Err(_) => Err(Error::internal("the compiler panicked")),
+    }
+}
+
+/// The functions a module imports and exports, by name (see [`lower::linkage`]).
+pub fn linkage(bytes: &[u8]) -> Result<(Vec<String>, Vec<String>), Error> {
+    match catch_unwind(AssertUnwindSafe(|| {
+        let (insts, _, _) = spv::parse(bytes)?;
+        lower::linkage(&insts)
+    })) {
         Ok(r) => r,
         Err(_) => Err(Error::internal("the compiler panicked")),
     }
@@ -309,9 +344,20 @@ pub fn inspect(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<ModuleInfo, Err
 }
 
 #[cfg(feature = "jit")]
-fn compile_inner(bytes: &[u8], spec: &HashMap<u32, u64>, codegen: bool) -> Result<Program, Error> {
+fn compile_inner(
+    bytes: &[u8],
+    spec: &HashMap<u32, u64>,
+    libs: &[(&[u8], &HashMap<u32, u64>)],
+    codegen: bool,
+) -> Result<Program, Error> {
     let (insts, _, _) = spv::parse(bytes)?;
-    let lowered = lower::lower(&insts, spec)?;
+    let lib_insts = libs
+        .iter()
+        .map(|(b, s)| spv::parse(b).map(|p| (p.0, *s)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.context("a linked module"))?;
+    let lib_refs: Vec<_> = lib_insts.iter().map(|(i, s)| (&i[..], *s)).collect();
+    let lowered = lower::lower_linked(&insts, spec, &lib_refs)?;
     let data: Box<[u64]> = {
         let mut d = vec![0u64; lowered.data.len().div_ceil(8)];
         for (i, b) in lowered.data.iter().enumerate() {
@@ -352,6 +398,7 @@ fn compile_inner(bytes: &[u8], spec: &HashMap<u32, u64>, codegen: bool) -> Resul
         kernels,
         globals,
         data,
+        init: lowered.data,
         _code: code,
     })
 }

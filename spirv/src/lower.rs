@@ -54,6 +54,10 @@ struct Module {
     names: HashMap<u32, String>,
     opencl_std: HashSet<u32>,
     local_size: u32,
+    /// Functions with `LinkageAttributes` Export: name → id.
+    exports: HashMap<String, u32>,
+    /// Ids with `LinkageAttributes` Import → name.
+    imports: HashMap<u32, String>,
 }
 
 const SUPPORTED_CAPS: &[(u32, &str)] = &[
@@ -254,8 +258,88 @@ fn builtin_of(n: u32) -> Result<Builtin, Error> {
 
 /// Lowers a parsed module; `spec` gives specialization constants by SpecId.
 pub fn lower(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Lowered, Error> {
+    lower_linked(insts, spec, &[])
+}
+
+/// The functions a module imports and exports (`LinkageAttributes`): (imports, exports), each
+/// sorted by name. Imports are functions declared without a body; exports are defined
+/// functions (kernels' own functions included, as llvm-spirv marks them).
+pub fn linkage(insts: &[Inst]) -> Result<(Vec<String>, Vec<String>), Error> {
+    let (m, ..) = read_module(insts, &HashMap::new())?;
+    let mut imports: Vec<String> = m
+        .imports
+        .iter()
+        .filter(|(id, _)| m.funcs.get(id).is_some_and(|f| f.blocks.is_empty()))
+        .map(|(_, n)| n.clone())
+        .collect();
+    let mut exports: Vec<String> = m.exports.keys().cloned().collect();
+    imports.sort();
+    exports.sort();
+    Ok((imports, exports))
+}
+
+/// Lowers a module whose imported functions are resolved by the exports of `libs` (each a
+/// module's instructions and specialization constants), first match in order: an imported
+/// function's body is inlined from the library like any call. A library function may not use
+/// its own module's program-scope variables (`unsupported`).
+pub fn lower_linked(
+    insts: &[Inst],
+    spec: &HashMap<u32, u64>,
+    libs: &[(&[Inst], &HashMap<u32, u64>)],
+) -> Result<Lowered, Error> {
+    let (m, data, globals, entries, modes) = read_module(insts, spec)?;
+    let libs = libs
+        .iter()
+        .map(|(i, s)| read_module(i, s).map(|r| r.0))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.context("a linked module"))?;
+    let mut kernels = Vec::new();
+    for (fid, name) in entries {
+        let reqd = modes.get(&fid).copied();
+        let (k, info) = lower_kernel(&m, &libs, fid, &name, reqd)
+            .map_err(|e| e.context(format!("kernel `{name}`")))?;
+        kernels.push((k, info));
+    }
+    Ok(Lowered {
+        kernels,
+        data,
+        globals,
+    })
+}
+
+type Read = (
+    Module,
+    Vec<u8>,
+    Vec<(String, u32, u32)>,
+    Vec<(u32, String)>,
+    HashMap<u32, [u32; 3]>,
+);
+
+fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> {
     let decos = spv::decorations(insts)?;
+    let mut exports = HashMap::new();
+    let mut imports = HashMap::new();
+    for (id, ds) in &decos {
+        for d in ds.iter().filter(|d| d.0 == 41) {
+            let w = Inst {
+                op: 71,
+                ops: d.1.clone(),
+            };
+            let (name, next) = w.string(0)?;
+            match d.1.get(next) {
+                Some(0) => {
+                    exports.insert(name, *id);
+                }
+                Some(1) => {
+                    imports.insert(*id, name);
+                }
+                _ => {}
+            }
+        }
+    }
     let mut m = Module {
+        exports,
+        imports,
         types: HashMap::new(),
         consts: HashMap::new(),
         globals: HashMap::new(),
@@ -497,18 +581,10 @@ pub fn lower(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Lowered, Error>
     if current.is_some() {
         return Err(Error::invalid("a function has no OpFunctionEnd"));
     }
-    let mut kernels = Vec::new();
-    for (fid, name) in entries {
-        let reqd = modes.get(&fid).copied();
-        let (k, info) = lower_kernel(&m, fid, &name, reqd)
-            .map_err(|e| e.context(format!("kernel `{name}`")))?;
-        kernels.push((k, info));
-    }
-    Ok(Lowered {
-        kernels,
-        data,
-        globals,
-    })
+    // Only defined functions are exports (variables and declarations are not).
+    m.exports
+        .retain(|_, id| m.funcs.get(id).is_some_and(|f| !f.blocks.is_empty()));
+    Ok((m, data, globals, entries, modes))
 }
 
 #[derive(Clone, Debug)]
@@ -532,15 +608,21 @@ struct Frame {
 
 struct Builder<'a> {
     m: &'a Module,
+    /// The module whose kernel this is (its program-scope variables are the program's).
+    root: &'a Module,
+    /// Modules whose exports resolve imports.
+    libs: &'a [Module],
     k: ir::Kernel,
     cur: BlockId,
-    stack: Vec<u32>,
+    /// Functions being inlined: (module, id).
+    stack: Vec<(usize, u32)>,
     /// Lowering one element of a vector instruction (OpenCL.std `select` tests the sign bit).
     lane: bool,
 }
 
 fn lower_kernel(
     m: &Module,
+    libs: &[Module],
     fid: u32,
     name: &str,
     reqd: Option<[u32; 3]>,
@@ -554,6 +636,8 @@ fn lower_kernel(
     }
     let mut b = Builder {
         m,
+        root: m,
+        libs,
         k: ir::Kernel {
             name: name.to_string(),
             blocks: Vec::new(),
@@ -858,6 +942,11 @@ impl Builder<'_> {
         }
         if let Some((ty, g)) = self.m.globals.get(&id) {
             let v = match g {
+                Global::Data(_) | Global::Local(_) if !std::ptr::eq(self.m, self.root) => {
+                    return Err(Error::unsupported(
+                        "a linked function using its own module's program-scope or local variables",
+                    ))
+                }
                 Global::Data(o) => Val::V(self.push(Ty::I64, Op::GlobalAddr(*o))),
                 Global::Local(o) => Val::V(self.push(Ty::I64, Op::LocalAddr(*o))),
                 Global::Builtin(b) => Val::BVar(*b),
@@ -997,12 +1086,29 @@ impl Builder<'_> {
             .get(&fid)
             .ok_or_else(|| Error::invalid(format!("call to %{fid}, which is not a function")))?;
         if f.blocks.is_empty() {
+            if let Some(name) = m.imports.get(&fid) {
+                let found = self
+                    .libs
+                    .iter()
+                    .find_map(|l| l.exports.get(name).map(|id| (l, *id)));
+                let Some((lib, id)) = found else {
+                    return Err(Error::unsupported(format!(
+                        "call to `{name}`, which the module imports: link it with a module exporting it (zeModuleDynamicLink)"
+                    )));
+                };
+                let saved = self.m;
+                self.m = lib;
+                let r = self.inline(id, args, ret);
+                self.m = saved;
+                return r.map_err(|e| e.context(format!("`{name}` (linked)")));
+            }
             return Err(Error::unsupported(format!(
                 "call to `{}`, which is declared but not defined in the module",
                 m.name(fid)
             )));
         }
-        if self.stack.contains(&fid) {
+        let key = (m as *const Module as usize, fid);
+        if self.stack.contains(&key) {
             return Err(Error::invalid(format!(
                 "recursive call to `{}`",
                 m.name(fid)
@@ -1017,7 +1123,7 @@ impl Builder<'_> {
                 m.name(fid)
             )));
         }
-        self.stack.push(fid);
+        self.stack.push(key);
         let mut fr = Frame {
             vals: HashMap::new(),
             labels: HashMap::new(),

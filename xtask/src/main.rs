@@ -278,6 +278,9 @@ fn kernels(check: bool) -> Result<(), String> {
     let mut jobs: Vec<(PathBuf, PathBuf, PathBuf)> =
         list(&dir)?.into_iter().map(|s| (s, dir.clone(), bench.join("corpus"))).collect();
     jobs.extend(list(&bench)?.into_iter().map(|s| (s, bench.clone(), bench.clone())));
+    // Modules for zeModuleDynamicLink (imports, a library without kernels): not in the corpus.
+    let link = dir.join("link");
+    jobs.extend(list(&link)?.into_iter().map(|s| (s, link.clone(), link.clone())));
     let run = |cmd: &mut std::process::Command| -> Result<(), String> {
         let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
         if out.status.success() {

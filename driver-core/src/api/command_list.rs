@@ -5,6 +5,7 @@ use super::*;
 use crate::core::list::{self as rules, RegionSide};
 use crate::core::queue::{check_ordinal, new_engine};
 use crate::exec::Groups;
+use zekit_spirv::ArgKind;
 
 #[zekit_icd::implement]
 impl CommandListApi for CpuDriver {
@@ -740,6 +741,157 @@ impl CommandListApi for CpuDriver {
         };
         append(h_command_list, op, h_signal_event, ph_wait_events)
     }
+
+    fn ze_command_list_append_launch_multiple_kernels_indirect(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _num_kernels: u32,
+        ph_kernels: &[Handle<kinds::Kernel>],
+        p_count_buffer: &u32,
+        p_launch_arguments_buffer: &[ze_group_count_t],
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        // The count and every group count are read when the command runs; each kernel's
+        // arguments and group size are taken now.
+        let count = p_count_buffer as *const u32 as usize;
+        let base = p_launch_arguments_buffer.as_ptr() as usize;
+        let op = || {
+            let launches = ph_kernels
+                .iter()
+                .enumerate()
+                .map(|(i, &h)| {
+                    let groups =
+                        Groups::Indirect(base + i * std::mem::size_of::<ze_group_count_t>());
+                    Ok(super::kernel::kernel(h)?.launch(groups)?)
+                })
+                .collect::<ZeResult<Vec<_>>>()?;
+            Ok(Op::LaunchMany(Box::new(crate::exec::LaunchMany {
+                count,
+                launches,
+            })))
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_launch_kernel_with_parameters(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_kernel: Handle<kinds::Kernel>,
+        p_group_counts: &ze_group_count_t,
+        p_next: *const c_void,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        launch_params(p_next)?;
+        let g = p_group_counts;
+        let groups = Groups::Direct([g.groupCountX, g.groupCountY, g.groupCountZ]);
+        let op = || {
+            Ok(Op::Launch(Box::new(
+                super::kernel::kernel(h_kernel)?.launch(groups)?,
+            )))
+        };
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_launch_kernel_with_arguments(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_kernel: Handle<kinds::Kernel>,
+        group_counts: ze_group_count_t,
+        group_sizes: ze_group_size_t,
+        p_arguments: *mut *mut c_void,
+        p_next: *const c_void,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        launch_params(p_next)?;
+        let k = super::kernel::kernel(h_kernel)?;
+        let args = &k.info().args;
+        if !args.is_empty() && p_arguments.is_null() {
+            return Err(null_pointer("pArguments"));
+        }
+        let pointers = if args.is_empty() {
+            &[][..]
+        } else {
+            // SAFETY: the application gives one pointer per argument of the kernel.
+            unsafe { std::slice::from_raw_parts(p_arguments.cast_const(), args.len()) }
+        };
+        let mut values = Vec::with_capacity(args.len());
+        for (i, (a, p)) in args.iter().zip(pointers).enumerate() {
+            let p = p.cast_const().cast::<u8>();
+            values.push(match a.kind {
+                ArgKind::Local => {
+                    if p.is_null() {
+                        return Err(null_pointer(&format!(
+                            "pArguments[{i}] (the size of local argument {i})"
+                        )));
+                    }
+                    // SAFETY: for a local argument the pointer addresses its size in bytes.
+                    (unsafe { std::ptr::read_unaligned(p.cast::<usize>()) }, None)
+                }
+                // A null value pointer sets a null buffer, as zeKernelSetArgumentValue does.
+                ArgKind::Buffer if p.is_null() => (8, None),
+                _ if p.is_null() => (a.size as usize, None),
+                _ => {
+                    let n = if a.kind == ArgKind::Buffer {
+                        8
+                    } else {
+                        a.size as usize
+                    };
+                    // SAFETY: the pointer addresses the argument's value, `n` bytes.
+                    (
+                        n,
+                        Some(unsafe { std::slice::from_raw_parts(p, n) }.to_vec()),
+                    )
+                }
+            });
+        }
+        let g = group_counts;
+        let groups = Groups::Direct([g.groupCountX, g.groupCountY, g.groupCountZ]);
+        let size = [
+            group_sizes.groupSizeX,
+            group_sizes.groupSizeY,
+            group_sizes.groupSizeZ,
+        ];
+        let op = || Ok(Op::Launch(Box::new(k.launch_with(size, &values, groups)?)));
+        append(h_command_list, op, h_signal_event, ph_wait_events)
+    }
+}
+
+/// Most structures a launch's `pNext` chain may hold (a guard against a cyclic chain).
+const MAX_LAUNCH_CHAIN: usize = 64;
+
+/// Checks the `pNext` chain of a launch with parameters or arguments: a
+/// `ze_command_list_append_launch_kernel_param_cooperative_desc_t` is accepted (either value:
+/// the work-groups of every launch of this driver may run at once, as a cooperative launch
+/// needs, within `zeKernelSuggestMaxCooperativeGroupCount`); any other structure:
+/// `UNSUPPORTED_FEATURE`.
+fn launch_params(mut p_next: *const c_void) -> ZeResult<()> {
+    for _ in 0..MAX_LAUNCH_CHAIN {
+        if p_next.is_null() {
+            return Ok(());
+        }
+        // SAFETY: every structure of a pNext chain starts with stype and pNext.
+        let base = unsafe { &*p_next.cast::<ze_base_desc_t>() };
+        if base.stype != ze_structure_type_t::COMMAND_LIST_APPEND_PARAM_COOPERATIVE_DESC {
+            return Err(zekit_rt::fail(
+                ZeError::UNSUPPORTED_FEATURE,
+                format!(
+                    "a launch takes only ze_command_list_append_launch_kernel_param_cooperative_desc_t in pNext, not stype {:?}",
+                    base.stype
+                ),
+            ));
+        }
+        p_next = base.pNext;
+    }
+    Err(zekit_rt::fail(
+        ZeError::INVALID_ARGUMENT,
+        format!("the launch's pNext chain is longer than {MAX_LAUNCH_CHAIN} structures (a cycle?)"),
+    ))
 }
 
 /// The semaphores of an external-semaphore append, each with its value; immediate lists only

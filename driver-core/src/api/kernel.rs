@@ -23,7 +23,7 @@ impl KernelApi for CpuDriver {
         // SAFETY: a NUL-terminated string of the application.
         let name = unsafe { CStr::from_ptr(desc.pKernelName) }.to_string_lossy();
         let index = m.kernel_index(&name)?;
-        *ph_kernel = Some(Handle::new(KernelObject::new(m.program.clone(), index)));
+        *ph_kernel = Some(Handle::new(KernelObject::new(m.program()?, index)));
         Ok(())
     }
 

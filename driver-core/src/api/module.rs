@@ -59,13 +59,17 @@ impl ModuleApi for CpuDriver {
         let spec = constants
             .as_ref()
             .map(|(ids, values)| SpecConstants { ids, values });
-        let (m, log) = ModuleObject::build(h_context, h_device, desc.format, input, &flags, spec)?;
-        *ph_module = Some(Handle::new(m));
+        let built = ModuleObject::build(h_context, h_device, desc.format, input, &flags, spec);
+        // Success or failure, the log says what happened (a failure: the noted reason).
+        let (result, log) = match built {
+            Ok((m, log)) => (Ok(m), log),
+            // Converting notes the reason for the log line; the log takes the same text.
+            Err(f) => (Err(ZeError::from(f)), zekit_rt::noted_reason()),
+        };
         if let Some(out) = ph_build_log {
-            *out = Some(Handle::new(BuildLogObject {
-                text: CString::new(log).unwrap_or_default(),
-            }));
+            *out = Some(log_handle(log));
         }
+        *ph_module = Some(Handle::new(result?));
         Ok(())
     }
 
@@ -93,9 +97,12 @@ impl ModuleApi for CpuDriver {
         h_module: Handle<kinds::Module>,
         p: &mut ze_module_properties_t,
     ) -> ZeResult<()> {
-        module(h_module)?;
-        // Modules are complete: they import nothing.
-        p.flags = ze_module_property_flags_t::empty();
+        let m = module(h_module)?;
+        p.flags = if m.imports().is_empty() {
+            ze_module_property_flags_t::empty()
+        } else {
+            ze_module_property_flags_t::IMPORTS
+        };
         Ok(())
     }
 
@@ -114,6 +121,110 @@ impl ModuleApi for CpuDriver {
         if let Some(p) = pptr {
             *p = addr as *mut c_void;
         }
+        Ok(())
+    }
+
+    fn ze_module_get_native_binary(
+        &self,
+        h_module: Handle<kinds::Module>,
+        p_size: &mut usize,
+        p_module_native_binary: Option<&mut [u8]>,
+    ) -> ZeResult<()> {
+        let bytes = module(h_module)?.native_binary()?;
+        match p_module_native_binary {
+            Some(out) if *p_size != 0 => {
+                if out.len() < bytes.len() {
+                    return Err(zekit_rt::fail(
+                        ZeError::INVALID_SIZE,
+                        format_args!(
+                            "*pSize is {}, the native binary takes {} bytes",
+                            out.len(),
+                            bytes.len()
+                        ),
+                    ));
+                }
+                out[..bytes.len()].copy_from_slice(&bytes);
+                *p_size = bytes.len();
+            }
+            _ => *p_size = bytes.len(),
+        }
+        Ok(())
+    }
+
+    fn ze_module_get_function_pointer(
+        &self,
+        h_module: Handle<kinds::Module>,
+        p_function_name: &CStr,
+        pfn_function: &mut *mut c_void,
+    ) -> ZeResult<()> {
+        let m = module(h_module)?;
+        *pfn_function = m.function(&p_function_name.to_string_lossy())? as *mut c_void;
+        Ok(())
+    }
+
+    fn ze_module_dynamic_link(
+        &self,
+        _num_modules: u32,
+        ph_modules: &[Handle<kinds::Module>],
+        ph_link_log: Option<&mut Option<Handle<kinds::ModuleBuildLog>>>,
+    ) -> ZeResult<()> {
+        let objs = ph_modules
+            .iter()
+            .map(|h| module(*h))
+            .collect::<ZeResult<Vec<_>>>()?;
+        let refs: Vec<&ModuleObject> = objs.iter().map(|o| &**o).collect();
+        // The link log is handed out on failure too, naming what did not resolve.
+        let (result, log) = match ModuleObject::link(&refs) {
+            Ok(log) => (Ok(()), log),
+            Err(f) => (Err(ZeError::from(f)), zekit_rt::noted_reason()),
+        };
+        if let Some(out) = ph_link_log {
+            *out = Some(log_handle(log));
+        }
+        result
+    }
+
+    fn ze_module_inspect_linkage_ext(
+        &self,
+        p_inspect_desc: &ze_linkage_inspection_ext_desc_t,
+        _num_modules: u32,
+        ph_modules: &[Handle<kinds::Module>],
+        ph_log: &mut Option<Handle<kinds::ModuleBuildLog>>,
+    ) -> ZeResult<()> {
+        let objs = ph_modules
+            .iter()
+            .map(|h| module(*h))
+            .collect::<ZeResult<Vec<_>>>()?;
+        let flags = p_inspect_desc.flags;
+        let mut lines = Vec::new();
+        for (n, m) in objs.iter().enumerate() {
+            if flags.contains(ze_linkage_inspection_ext_flags_t::IMPORTS) {
+                lines.push(format!("module {n}: imports: {}", m.imports().join(", ")));
+            }
+            if flags.contains(ze_linkage_inspection_ext_flags_t::UNRESOLVABLE_IMPORTS) {
+                let unresolvable: Vec<&str> = m
+                    .imports()
+                    .iter()
+                    .filter(|i| {
+                        !objs
+                            .iter()
+                            .enumerate()
+                            .any(|(o, x)| o != n && x.exports().contains(i))
+                    })
+                    .map(|s| s.as_str())
+                    .collect();
+                lines.push(format!(
+                    "module {n}: unresolvable imports: {}",
+                    unresolvable.join(", ")
+                ));
+            }
+            if flags.contains(ze_linkage_inspection_ext_flags_t::EXPORTS) {
+                lines.push(format!("module {n}: exports: {}", m.exports().join(", ")));
+            }
+        }
+        *ph_log = Some(Handle::new(BuildLogObject {
+            text: CString::new(lines.join("\n")).unwrap_or_default(),
+        }));
         Ok(())
     }
 
@@ -154,4 +265,16 @@ impl ModuleBuildLogApi for CpuDriver {
         *p_size = n;
         Ok(())
     }
+}
+
+/// A build or link log object holding `text` (interior NULs, from application strings, cut it
+/// short rather than fail).
+fn log_handle(text: String) -> Handle<kinds::ModuleBuildLog> {
+    let text = CString::new(text).unwrap_or_else(|e| {
+        let n = e.nul_position();
+        let mut v = e.into_vec();
+        v.truncate(n);
+        CString::new(v).unwrap_or_default()
+    });
+    Handle::new(BuildLogObject { text })
 }

@@ -78,6 +78,12 @@ impl KernelObject {
 
     /// `zeKernelSetGroupSize`.
     pub fn set_group_size(&self, size: [u32; 3]) -> Outcome<()> {
+        self.check_group_size(size)?;
+        self.state().group_size = size;
+        Ok(())
+    }
+
+    fn check_group_size(&self, size: [u32; 3]) -> Outcome<()> {
         if let Some(r) = self.info().reqd_work_group_size {
             if r != size {
                 return Err(bad_size(format!(
@@ -102,7 +108,6 @@ impl KernelObject {
                 size[0], size[1], size[2]
             )));
         }
-        self.state().group_size = size;
         Ok(())
     }
 
@@ -140,6 +145,17 @@ impl KernelObject {
     /// `zeKernelSetArgumentValue`: `value` is the `size` bytes the application points to, or
     /// `None` for a null pointer.
     pub fn set_arg(&self, index: u32, size: usize, value: Option<&[u8]>) -> Outcome<()> {
+        let mut st = self.state();
+        self.set_arg_in(&mut st, index, size, value)
+    }
+
+    fn set_arg_in(
+        &self,
+        st: &mut State,
+        index: u32,
+        size: usize,
+        value: Option<&[u8]>,
+    ) -> Outcome<()> {
         let info = self.info();
         let name = &info.name;
         let Some(a) = info.args.get(index as usize).copied() else {
@@ -157,7 +173,6 @@ impl KernelObject {
                 format!("argument {index} of kernel `{name}` takes {want}, not {size} bytes"),
             )
         };
-        let mut st = self.state();
         let word = a.offset as usize / 8;
         match a.kind {
             ArgKind::Local => {
@@ -221,6 +236,49 @@ impl KernelObject {
     /// A launch of this kernel as it is now.
     pub fn launch(&self, groups: Groups) -> Outcome<Launch> {
         let st = self.state();
+        self.launch_of(&st, groups)
+    }
+
+    /// `zeCommandListAppendLaunchKernelWithArguments`: sets the group size and every argument
+    /// (`values[i]`: the size and bytes `zeKernelSetArgumentValue` would take for argument
+    /// `i`), then makes a launch. All or nothing: on a failure the kernel is unchanged.
+    pub fn launch_with(
+        &self,
+        group_size: [u32; 3],
+        values: &[(usize, Option<Vec<u8>>)],
+        groups: Groups,
+    ) -> Outcome<Launch> {
+        let info = self.info();
+        if values.len() != info.args.len() {
+            return Err(Failure::new(
+                ze_result_t::ERROR_INVALID_ARGUMENT,
+                format!(
+                    "kernel `{}` has {} arguments, {} were given",
+                    info.name,
+                    info.args.len(),
+                    values.len()
+                ),
+            ));
+        }
+        self.check_group_size(group_size)?;
+        let mut st = self.state();
+        let mut next = State {
+            group_size,
+            args: st.args.clone(),
+            local_sizes: st.local_sizes.clone(),
+            set: st.set.clone(),
+            offset: st.offset,
+            indirect: st.indirect,
+        };
+        for (i, (size, value)) in values.iter().enumerate() {
+            self.set_arg_in(&mut next, i as u32, *size, value.as_deref())?;
+        }
+        let launch = self.launch_of(&next, groups)?;
+        *st = next;
+        Ok(launch)
+    }
+
+    fn launch_of(&self, st: &State, groups: Groups) -> Outcome<Launch> {
         let info = self.info();
         let items: u64 = st.group_size.iter().map(|s| u64::from(*s)).product();
         let per_item = u64::from(info.private_size);

@@ -2,18 +2,22 @@
 //!
 //! | topic | behaviour |
 //! |---|---|
-//! | `zeModuleCreate` format | `ZE_MODULE_FORMAT_IL_SPIRV` (SPIR-V 1.0 to 1.6, OpenCL kernels, Physical64); `NATIVE`: `INVALID_NATIVE_BINARY` (this driver has no native format) |
+//! | `zeModuleCreate` format | `ZE_MODULE_FORMAT_IL_SPIRV` (SPIR-V 1.0 to 1.6, OpenCL kernels, Physical64); `ZE_MODULE_FORMAT_NATIVE`: what `zeModuleGetNativeBinary` returned (`zekit_spirv::native`), loaded without compiling; another format version, a corrupt binary, another target or CPU features this host lacks: `INVALID_NATIVE_BINARY` naming the reason |
+//! | `zeModuleGetNativeBinary` | the relocatable machine code of the kernels, their reports, the initial program-scope data, the target and CPU features; a null buffer or `*pSize` 0 asks the size; a smaller buffer: `INVALID_SIZE`; a module from a native binary exports and imports nothing (it holds no SPIR-V) |
 //! | bad SPIR-V, unsupported SPIR-V | `MODULE_BUILD_FAILURE`, the reason in the log line and the build log (`invalid SPIR-V: ...`, `unsupported: kernel `k`: instruction OpXxx`) |
 //! | build flags | accepted; recorded in the build log (`-cl-*` options do not change the code) |
 //! | specialization constants | applied by SpecId; each value read with the constant's own size; an id the module does not have: ignored (as OpenCL does) |
-//! | build log | `zeModuleBuildLogGetString`: the text and its NUL (`pSize` with a null buffer asks the size); on success it says what was built. The generated entry layer writes `phBuildLog` on success only (after a failure it is null), so after a failure the reason is in the log line and `zeDriverGetLastErrorDescription` |
+//! | build log | `zeModuleBuildLogGetString`: the text and its NUL (`pSize` with a null buffer asks the size); on success it says what was built; after a failure it names the reason: `phBuildLog` (and `zeModuleDynamicLink`'s `phLinkLog`) is returned on failure too, besides the log line and `zeDriverGetLastErrorDescription` |
 //! | `zeModuleGetKernelNames` | in entry point order |
 //! | `zeModuleGetGlobalPointer` | program-scope variables the module exports (LinkageAttributes Export); others: `INVALID_GLOBAL_NAME` |
+//! | imports (functions declared with LinkageAttributes Import) | the module is built by `zeModuleDynamicLink`, with the modules exporting them; until then `zeKernelCreate` and `zeModuleGetFunctionPointer` answer `INVALID_MODULE_UNLINKED`; `zeModuleGetProperties` reports `IMPORTS` for a module with imports |
+//! | `zeModuleDynamicLink` | each module with unresolved imports is compiled with the exported functions of the others inlined into its kernels; an import no other module exports: `MODULE_LINK_FAILURE`, the log line naming the symbol (nothing is linked then); a linked function using its own module's program-scope variables: `MODULE_LINK_FAILURE` |
+//! | `zeModuleGetFunctionPointer` | a kernel's work-group function (`extern "C" fn(*mut zekit_spirv::GroupCtx)`, callable from the host); other functions are inlined into kernels and have no address: `INVALID_FUNCTION_NAME` |
 //! | `zeModuleDestroy` | allowed while kernels or launches use the module: they keep its code alive |
 
 use std::collections::HashMap;
 use std::ffi::CString;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use zekit_icd::kinds;
 use zekit_rt::Handle;
@@ -29,9 +33,18 @@ pub struct ModuleObject {
     pub context: Handle<kinds::Context>,
     /// Its device.
     pub device: Handle<kinds::Device>,
-    /// The compiled code (kernels and launches hold it too).
-    pub program: Arc<Program>,
+    /// The SPIR-V (kept for linking: an importer inlines this module's exports).
+    spirv: Vec<u8>,
+    /// Specialization constants by SpecId.
+    spec: HashMap<u32, u64>,
+    /// Functions it imports and exports, by name, sorted.
+    imports: Vec<String>,
+    exports: Vec<String>,
+    /// Kernel names, in entry point order.
     names: Vec<CString>,
+    /// The compiled code (kernels and launches hold it too): set when built, or when linked
+    /// for a module with imports.
+    program: OnceLock<Arc<Program>>,
 }
 
 /// Value of a build log handle.
@@ -49,8 +62,26 @@ pub struct SpecConstants<'a> {
     pub values: &'a [usize],
 }
 
+fn build_failure(e: zekit_spirv::Error) -> Failure {
+    Failure::new(ze_result_t::ERROR_MODULE_BUILD_FAILURE, e.to_string())
+}
+
+/// Names of the entry points, from the SPIR-V (without compiling it).
+fn entry_names(input: &[u8]) -> Outcome<Vec<CString>> {
+    let (insts, _, _) = zekit_spirv::spv::parse(input).map_err(build_failure)?;
+    insts
+        .iter()
+        .filter(|i| i.op == 15)
+        .map(|i| {
+            let (name, _) = i.string(2).map_err(build_failure)?;
+            Ok(CString::new(name).unwrap_or_default())
+        })
+        .collect()
+}
+
 impl ModuleObject {
-    /// Builds a module; on success also returns the build log's text.
+    /// Builds a module; on success also returns the build log's text. A module with imports
+    /// is only checked here and compiled by [`ModuleObject::link`].
     pub fn build(
         context: Handle<kinds::Context>,
         device: Handle<kinds::Device>,
@@ -60,18 +91,38 @@ impl ModuleObject {
         constants: Option<SpecConstants<'_>>,
     ) -> Outcome<(ModuleObject, String)> {
         if format == ze_module_format_t::NATIVE {
-            return Err(Failure::new(
-                ze_result_t::ERROR_INVALID_NATIVE_BINARY,
-                "this driver has no native binary format: give SPIR-V (ZE_MODULE_FORMAT_IL_SPIRV)",
-            ));
+            let program = zekit_spirv::native::load(input).map_err(|e| {
+                Failure::new(
+                    ze_result_t::ERROR_INVALID_NATIVE_BINARY,
+                    format!("native binary: {e}"),
+                )
+            })?;
+            let names: Vec<CString> = program
+                .kernels
+                .iter()
+                .map(|k| CString::new(k.info.name.clone()).unwrap_or_default())
+                .collect();
+            let log = format!(
+                "zekit-spirv: loaded {} kernel(s) from a native binary, nothing compiled",
+                names.len()
+            );
+            let m = ModuleObject {
+                context,
+                device,
+                spirv: Vec::new(),
+                spec: HashMap::new(),
+                imports: Vec::new(),
+                exports: Vec::new(),
+                names,
+                program: OnceLock::new(),
+            };
+            let _ = m.program.set(Arc::new(program));
+            return Ok((m, log));
         }
-        let failed = |e: zekit_spirv::Error| {
-            Failure::new(ze_result_t::ERROR_MODULE_BUILD_FAILURE, e.to_string())
-        };
         let mut spec = HashMap::new();
         if let Some(c) = constants {
             let sizes: HashMap<u32, u32> = zekit_spirv::spec_constants(input)
-                .map_err(failed)?
+                .map_err(build_failure)?
                 .into_iter()
                 .collect();
             for (id, value) in c.ids.iter().zip(c.values) {
@@ -91,34 +142,71 @@ impl ModuleObject {
                 spec.insert(*id, u64::from_le_bytes(bytes));
             }
         }
-        let program = zekit_spirv::compile(input, &spec).map_err(failed)?;
-        let names: Vec<CString> = program
-            .kernels
-            .iter()
-            .map(|k| CString::new(k.info.name.clone()).unwrap_or_default())
-            .collect();
-        let mut log = format!(
-            "zekit-spirv: built {} kernel(s): {}",
-            names.len(),
-            program
-                .kernels
-                .iter()
-                .map(|k| k.info.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let (imports, exports) = zekit_spirv::linkage(input).map_err(build_failure)?;
+        let names = entry_names(input)?;
+        let m = ModuleObject {
+            context,
+            device,
+            spirv: input.to_vec(),
+            spec,
+            imports,
+            exports,
+            names,
+            program: OnceLock::new(),
+        };
+        let mut log = if m.imports.is_empty() {
+            let program = zekit_spirv::compile(input, &m.spec).map_err(build_failure)?;
+            let log = format!(
+                "zekit-spirv: built {} kernel(s): {}",
+                program.kernels.len(),
+                program
+                    .kernels
+                    .iter()
+                    .map(|k| k.info.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            let _ = m.program.set(Arc::new(program));
+            log
+        } else {
+            format!(
+                "zekit-spirv: {} kernel(s) to build when linked; imports {}: link with zeModuleDynamicLink",
+                m.names.len(),
+                m.imports.join(", ")
+            )
+        };
         if !flags.trim().is_empty() {
             log.push_str(&format!("; build flags `{}` accepted", flags.trim()));
         }
-        Ok((
-            ModuleObject {
-                context,
-                device,
-                program: Arc::new(program),
-                names,
-            },
-            log,
-        ))
+        Ok((m, log))
+    }
+
+    /// Functions it imports, by name.
+    pub fn imports(&self) -> &[String] {
+        &self.imports
+    }
+
+    /// Functions it exports, by name.
+    pub fn exports(&self) -> &[String] {
+        &self.exports
+    }
+
+    /// Whether it still waits for `zeModuleDynamicLink`.
+    pub fn unlinked(&self) -> bool {
+        self.program.get().is_none()
+    }
+
+    /// The compiled code; `INVALID_MODULE_UNLINKED` before a module with imports is linked.
+    pub fn program(&self) -> Outcome<Arc<Program>> {
+        self.program.get().cloned().ok_or_else(|| {
+            Failure::new(
+                ze_result_t::ERROR_INVALID_MODULE_UNLINKED,
+                format!(
+                    "the module imports {}: link it first (zeModuleDynamicLink)",
+                    self.imports.join(", ")
+                ),
+            )
+        })
     }
 
     /// Kernel names, in order.
@@ -128,10 +216,9 @@ impl ModuleObject {
 
     /// Index of kernel `name`.
     pub fn kernel_index(&self, name: &str) -> Outcome<usize> {
-        self.program
-            .kernels
+        self.names
             .iter()
-            .position(|k| k.info.name == name)
+            .position(|k| k.to_bytes() == name.as_bytes())
             .ok_or_else(|| {
                 Failure::new(
                     ze_result_t::ERROR_INVALID_KERNEL_NAME,
@@ -142,7 +229,7 @@ impl ModuleObject {
 
     /// Address and size of the exported program-scope variable `name`.
     pub fn global(&self, name: &str) -> Outcome<(usize, usize)> {
-        self.program
+        self.program()?
             .globals
             .iter()
             .find(|g| g.0 == name)
@@ -153,5 +240,92 @@ impl ModuleObject {
                     format!("the module exports no global variable `{name}`"),
                 )
             })
+    }
+
+    /// `zeModuleGetNativeBinary`: the compiled code as a native binary.
+    pub fn native_binary(&self) -> Outcome<Vec<u8>> {
+        self.program()?.native_binary().map_err(|e| {
+            Failure::new(
+                ze_result_t::ERROR_UNSUPPORTED_FEATURE,
+                format!("no native binary: {e}"),
+            )
+        })
+    }
+
+    /// `zeModuleGetFunctionPointer`: the work-group function of kernel `name`.
+    pub fn function(&self, name: &str) -> Outcome<usize> {
+        let program = self.program()?;
+        if let Some(k) = program.kernel(name) {
+            return Ok(k.entry());
+        }
+        let why = if self.exports.iter().any(|e| e == name) {
+            "is inlined into the kernels that call it and has no address of its own (only kernels do)"
+        } else {
+            "is not a kernel of the module"
+        };
+        Err(Failure::new(
+            ze_result_t::ERROR_INVALID_FUNCTION_NAME,
+            format!("function `{name}` {why}"),
+        ))
+    }
+
+    /// `zeModuleDynamicLink`: compiles each module with imports, its imports resolved by the
+    /// exports of the others; returns the link log. All or nothing: an unresolved import or a
+    /// failed build links no module.
+    pub fn link(modules: &[&ModuleObject]) -> Outcome<String> {
+        let mut log = Vec::new();
+        let mut missing = Vec::new();
+        for (n, m) in modules.iter().enumerate() {
+            if !m.unlinked() {
+                continue;
+            }
+            for name in &m.imports {
+                let found = modules
+                    .iter()
+                    .enumerate()
+                    .any(|(o, x)| o != n && x.exports.contains(name));
+                if !found {
+                    missing.push(format!("module {n}: unresolved import `{name}`"));
+                }
+            }
+        }
+        if !missing.is_empty() {
+            return Err(Failure::new(
+                ze_result_t::ERROR_MODULE_LINK_FAILURE,
+                missing.join("; "),
+            ));
+        }
+        let mut built = Vec::new();
+        for (n, m) in modules.iter().enumerate() {
+            if !m.unlinked() {
+                continue;
+            }
+            let libs: Vec<(&[u8], &HashMap<u32, u64>)> = modules
+                .iter()
+                .enumerate()
+                .filter(|(o, _)| *o != n)
+                .map(|(_, x)| (&x.spirv[..], &x.spec))
+                .collect();
+            let program = zekit_spirv::compile_linked(&m.spirv, &m.spec, &libs).map_err(|e| {
+                Failure::new(
+                    ze_result_t::ERROR_MODULE_LINK_FAILURE,
+                    format!("module {n}: {e}"),
+                )
+            })?;
+            log.push(format!(
+                "module {n}: linked {} ({} kernel(s))",
+                m.imports.join(", "),
+                program.kernels.len()
+            ));
+            built.push((n, program));
+        }
+        for (n, p) in built {
+            // Another thread may have linked it meanwhile: its program stays.
+            let _ = modules[n].program.set(Arc::new(p));
+        }
+        if log.is_empty() {
+            log.push("nothing to link".to_string());
+        }
+        Ok(log.join("\n"))
     }
 }

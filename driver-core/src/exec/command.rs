@@ -82,6 +82,8 @@ pub enum Op {
     Lists(Vec<Arc<ListBody>>),
     /// A kernel launch, its arguments as they were when it was appended.
     Launch(Box<super::launch::Launch>),
+    /// Launches of several kernels, how many of them run read when the command runs.
+    LaunchMany(Box<super::launch::LaunchMany>),
     /// Signals external semaphores, each with its value (ignored by binary ones).
     SignalSemaphores(Vec<(Arc<ExternalSemaphore>, u64)>),
     /// Waits for external semaphores, each for its value (ignored by binary ones): blocks the
@@ -288,6 +290,8 @@ impl Runner<'_> {
             }
             // SAFETY: see above (the buffers the arguments name).
             Op::Launch(l) => unsafe { l.run(self.pool) },
+            // SAFETY: as above, and the count the application gave is readable.
+            Op::LaunchMany(l) => unsafe { l.run(self.pool) },
             Op::SignalSemaphores(s) => s.iter().for_each(|(s, v)| s.signal(*v)),
             Op::WaitSemaphores(s) => {
                 for (s, v) in s {

@@ -120,3 +120,29 @@ impl Launch {
         pool.run(pieces, &body);
     }
 }
+
+/// `zeCommandListAppendLaunchMultipleKernelsIndirect`: launches of several kernels, each a
+/// snapshot taken at the append with its group count read when it runs
+/// ([`Groups::Indirect`]), of which the first `*count` run, in order.
+#[derive(Debug)]
+pub struct LaunchMany {
+    /// Address of the `uint32_t` count, read when the command runs.
+    pub count: usize,
+    /// One launch per kernel given.
+    pub launches: Vec<Launch>,
+}
+
+impl LaunchMany {
+    /// Runs the first `*count` launches (at most as many as were given), one after the other.
+    ///
+    /// # Safety
+    /// As [`Launch::run`], and the count must be readable.
+    pub unsafe fn run(&self, pool: &WorkerPool) {
+        // SAFETY: the application's count, readable now (see above).
+        let n = unsafe { std::ptr::read_unaligned(self.count as *const u32) } as usize;
+        for l in self.launches.iter().take(n) {
+            // SAFETY: the caller's promise, for each launch.
+            unsafe { l.run(pool) };
+        }
+    }
+}

@@ -27,7 +27,7 @@ pub mod wait;
 pub use command::{Command, HostFunction, ListBody, Op, Work};
 pub use engine::{synchronize_device, Blocked, Drain, Engine, Mode};
 pub use event::EventState;
-pub use launch::{Groups, Launch};
+pub use launch::{Groups, Launch, LaunchMany};
 pub use pool::WorkerPool;
 pub use semaphore::ExternalSemaphore;
 pub use wait::{Flag, Timeout};

@@ -7438,7 +7438,7 @@ ZE_APIEXPORT ze_result_t ZE_APICALL
 zeModuleGetNativeBinary(
     ze_module_handle_t hModule, ///< [in] handle of the module
     size_t* pSize, ///< [in,out] size of native binary in bytes.
-    uint8_t* pModuleNativeBinary ///< [in,out][optional] byte pointer to native binary
+    uint8_t* pModuleNativeBinary ///< [in,out][optional][range(0, *pSize)] byte pointer to native binary
     );
 
 ///////////////////////////////////////////////////////////////////////////////

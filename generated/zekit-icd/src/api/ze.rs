@@ -2269,7 +2269,7 @@ pub trait ModuleApi: Send + Sync + 'static {
         &self,
         h_module: Handle<crate::kinds::Module>,
         p_size: &mut usize,
-        p_module_native_binary: Option<&mut u8>,
+        p_module_native_binary: Option<&mut [u8]>,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }

@@ -8871,13 +8871,27 @@ pub unsafe extern "C" fn zeModuleGetNativeBinary(
         },
         |__d| unsafe {
             let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pModuleNativeBinary: usize = (if pSize.is_null() {
+                0usize
+            } else {
+                *pSize as usize
+            });
             let __a_hModule = Handle::<
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
             let __a_pSize = pSize
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_pModuleNativeBinary = pModuleNativeBinary.as_mut();
+            let __a_pModuleNativeBinary = if pModuleNativeBinary.is_null() {
+                None
+            } else {
+                Some(
+                    ::core::slice::from_raw_parts_mut(
+                        pModuleNativeBinary,
+                        __n_pModuleNativeBinary,
+                    ),
+                )
+            };
             let __res = __c
                 .ze_module_get_native_binary(
                     __a_hModule,

@@ -2559,8 +2559,7 @@ pub unsafe fn zeModuleGetNativeBinary(
     vec![
         ("hModule", format!("{:p}", hModule)), ("pSize", if pSize.is_null() { "null"
         .to_string() } else { format!("{:p} -> {:?}", pSize, * pSize) }),
-        ("pModuleNativeBinary", if pModuleNativeBinary.is_null() { "null".to_string() }
-        else { format!("{:p} -> {:?}", pModuleNativeBinary, * pModuleNativeBinary) })
+        ("pModuleNativeBinary", format!("{:p}", pModuleNativeBinary))
     ]
 }
 
