@@ -1,5 +1,6 @@
-//! `zekit` against the mock in process (`Api::mock()`): generated methods, owned handles,
-//! memory, typed chains, errors. The mock and its script are global: the tests take a lock.
+//! `zekit` against the mock in process (through `Api::from_driver`, which `Api::mock()` calls
+//! under the cargo feature `mock`): generated methods, owned handles, memory, typed chains,
+//! errors. The mock and its script are global: the tests take a lock.
 
 use std::sync::Mutex;
 
@@ -7,6 +8,12 @@ use zekit::sys::*;
 use zekit::{Api, Chain, Reach, REACH};
 
 static LOCK: Mutex<()> = Mutex::new(());
+
+fn mock() -> Api {
+    zekit_mock::install();
+    // SAFETY: the getters of the mock driver installed above.
+    unsafe { Api::from_driver(&zekit_icd::ddi::getters()) }
+}
 
 fn device(api: &Api) -> (zekit::Driver, zekit::Device) {
     api.init(ze_init_flags_t(0)).expect("init");
@@ -37,8 +44,8 @@ fn every_function_of_the_spec_is_reachable() {
 #[test]
 fn a_round_trip_through_the_mock() {
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let api = Api::mock();
-    assert_eq!(api.source(), &zekit::Source::Mock);
+    let api = mock();
+    assert_eq!(api.source(), &zekit::Source::Driver);
     let (driver, device) = device(&api);
     assert!(driver.api_version().expect("version").0 >= ze_api_version_t::_1_0.0);
     let props = device.properties().expect("properties");
@@ -78,7 +85,7 @@ fn a_round_trip_through_the_mock() {
 #[test]
 fn misuse_returns_errors() {
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let api = Api::mock();
+    let api = mock();
     let (driver, device) = device(&api);
     let context = driver.create_context(&ze_context_desc_t::default()).expect("context");
 
@@ -113,7 +120,7 @@ fn misuse_returns_errors() {
 #[test]
 fn owned_handles_are_released_once() {
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let api = Api::mock();
+    let api = mock();
     let (driver, device) = device(&api);
     let script = zekit_mock::script();
     let destroys = script.call_count("zeContextDestroy");

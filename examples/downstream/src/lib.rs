@@ -1,0 +1,124 @@
+//! A small library written against `zekit`, the way a downstream crate would: it takes an
+//! [`Api`] and never asks where it comes from. `src/main.rs` passes `Api::load()` (the official
+//! loader, then the CPU driver or any real driver); the unit tests below pass `Api::mock()` and
+//! steer the mock with `zekit_mock::script()`.
+
+use zekit::sys::*;
+use zekit::{Api, Context, Device, Driver, Result};
+
+/// The first device of the first driver, after `zeInit`.
+pub fn first_device(api: &Api) -> Result<(Driver, Device)> {
+    api.init(ze_init_flags_t(0))?;
+    let driver = api.drivers()?.into_iter().next().ok_or_else(|| none("zeDriverGet", "no driver"))?;
+    let device = driver.devices()?.into_iter().next().ok_or_else(|| none("zeDeviceGet", "no device"))?;
+    Ok((driver, device))
+}
+
+fn none(function: &'static str, what: &str) -> zekit::Error {
+    zekit::Error::new(ZE_RESULT_ERROR_UNINITIALIZED, function, what)
+}
+
+/// The names of every device of every driver.
+pub fn device_names(api: &Api) -> Result<Vec<String>> {
+    api.init(ze_init_flags_t(0))?;
+    let mut names = vec![];
+    for driver in api.drivers()? {
+        for device in driver.devices()? {
+            names.push(zekit::util::string_from_chars(&device.properties()?.name));
+        }
+    }
+    Ok(names)
+}
+
+/// Uploads `data` into device memory, copies it on the device to a second buffer, and reads
+/// that back: a command queue, a command list, two copies and a barrier.
+pub fn round_trip(context: &Context, device: &Device, data: &[u8]) -> Result<Vec<u8>> {
+    let n = data.len();
+    let mut staging = context.alloc_host(n, 64)?;
+    staging.as_mut_slice().copy_from_slice(data);
+    let a = context.alloc_device(device, n, 64)?;
+    let b = context.alloc_device(device, n, 64)?;
+    let back = context.alloc_shared(Some(device), n, 64)?;
+
+    let queue = context.create_command_queue(device, &ze_command_queue_desc_t::default())?;
+    let list = context.create_command_list(device, &ze_command_list_desc_t::default())?;
+    list.append_memory_copy(&a, &staging, n, None, &[])?;
+    list.append_barrier(None, &[])?;
+    list.append_memory_copy(&b, &a, n, None, &[])?;
+    list.append_barrier(None, &[])?;
+    list.append_memory_copy(&back, &b, n, None, &[])?;
+    list.close()?;
+    queue.execute_command_lists(&[&list], None)?;
+    queue.synchronize(u64::MAX)?;
+    Ok(back.as_slice().to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Mutex, MutexGuard};
+
+    use super::*;
+
+    /// The mock and its script are process-wide: one test at a time, each from a clean script.
+    fn mock() -> (Api, MutexGuard<'static, ()>) {
+        static LOCK: Mutex<()> = Mutex::new(());
+        let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let api = Api::mock();
+        zekit_mock::script().reset();
+        (api, guard)
+    }
+
+    #[test]
+    fn names_come_from_the_device_profile() {
+        let (api, _g) = mock();
+        let names = device_names(&api).expect("device names");
+        assert_eq!(names.len(), 1, "the mock has one device: {names:?}");
+        assert!(!names[0].is_empty());
+    }
+
+    #[test]
+    fn the_round_trip_returns_the_data() {
+        let (api, _g) = mock();
+        let (driver, device) = first_device(&api).expect("device");
+        let context = driver.create_context(&ze_context_desc_t::default()).expect("context");
+        let data: Vec<u8> = (0..=255).collect();
+        assert_eq!(round_trip(&context, &device, &data).expect("round trip"), data);
+    }
+
+    /// Fault injection: the second device allocation fails; the function returns that error.
+    #[test]
+    fn a_failed_allocation_is_returned() {
+        let (api, _g) = mock();
+        let (driver, device) = first_device(&api).expect("device");
+        let context = driver.create_context(&ze_context_desc_t::default()).expect("context");
+        zekit_mock::script().on("zeMemAllocDevice").nth(2).returns(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+        let e = round_trip(&context, &device, &[1, 2, 3]).expect_err("the allocation fails");
+        assert_eq!(e.code(), ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+        assert_eq!(e.function(), "zeMemAllocDevice");
+        // Nothing leaked: what was allocated before the failure is freed.
+        let s = zekit_mock::script();
+        assert_eq!(s.call_count("zeMemFree"), 2, "the staging buffer and the first device buffer");
+        assert_eq!(s.call_count("zeCommandQueueCreate"), 0, "it stopped at the failure");
+    }
+
+    /// Expectations: the work is submitted once, with one list, and everything is released.
+    #[test]
+    fn the_work_is_submitted_once() {
+        let (api, _g) = mock();
+        let (driver, device) = first_device(&api).expect("device");
+        let context = driver.create_context(&ze_context_desc_t::default()).expect("context");
+        let s = zekit_mock::script();
+        s.expect("zeCommandQueueExecuteCommandLists").times(1).with(|a| a.u64("numCommandLists") == Some(1));
+        s.expect("zeCommandListAppendMemoryCopy").times(3);
+        s.expect("zeCommandQueueSynchronize").at_least(1);
+        s.expect("zeCommandListDestroy").times(1);
+        s.expect("zeCommandQueueDestroy").times(1);
+        s.expect("zeMemFree").times(4);
+        round_trip(&context, &device, &[9; 100]).expect("round trip");
+        assert_eq!(s.verify(), Ok(()));
+    }
+
+    // A kernel test goes here: once the mock runs modules, register a host callback for the
+    // kernel's name (`zekit_mock::script()`), create the module and kernel, launch it and check
+    // the memory the callback wrote.
+}
