@@ -7,8 +7,7 @@
 //! let mut chain = zekit::Chain::<ze_device_properties_t>::new();
 //! chain.push(&mut luid);
 //! device.properties_with(&mut chain)?;
-//! let props = *chain.head();
-//! drop(chain);
+//! let props = chain.into_head(); // ends the borrow of `luid`
 //! println!("{} {:?}", props.vendorId, luid.luid);
 //! # Ok(()) }
 //! ```
@@ -28,7 +27,8 @@ use zekit_sys::chain::Chainable;
 pub unsafe trait Extends<H>: Chainable {}
 
 /// A `pNext` chain: the head `H` owned here, and the extensions, borrowed for `'a` (they stay
-/// in place while the chain exists; read them after dropping it).
+/// in place while the chain exists; read them once the chain is used up, e.g. by
+/// [`Chain::into_head`]).
 pub struct Chain<'a, H: Chainable> {
     head: H,
     _links: PhantomData<&'a mut c_void>,

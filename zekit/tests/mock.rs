@@ -59,7 +59,8 @@ fn a_round_trip_through_the_mock() {
     let mut chain = Chain::<ze_driver_properties_t>::new();
     chain.push(&mut ddi);
     driver.properties_with(&mut chain).expect("properties with a chain");
-    drop(chain);
+    let head = chain.into_head();
+    assert_eq!(head.stype, ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES);
     assert!(ddi.flags.0 & ZE_DRIVER_DDI_HANDLE_EXT_FLAG_DDI_HANDLE_EXT_SUPPORTED.0 != 0, "the mock filled the extension");
 
     let context = driver.create_context(&ze_context_desc_t::default()).expect("context");
