@@ -178,6 +178,9 @@ enum Shape {
     Value,
     /// `const T*` struct input: `&T` / `Option<&T>`; a non-null `pNext` is an error.
     StructIn { optional: bool, chained: bool },
+    /// `T*` `[in,out]` descriptor: `&mut T` (the driver may adjust it); a non-null `pNext`
+    /// is an error.
+    StructInOut { chained: bool },
     /// `T*` `[in,out]` scalar: `&mut T`.
     ScalarInOut,
     /// `const char*` input: `&str` / `Option<&str>`.
@@ -317,6 +320,9 @@ impl<'a> Gen<'a> {
         if ps.iter().any(|p| p.field.release) {
             return Err("releases what a parameter points to".into());
         }
+        if f.name.contains("Indirect") {
+            return Err("its arguments are read from device memory when the work runs".into());
+        }
         let mut shapes: Vec<Option<Shape>> = vec![None; ps.len()];
         if receiver {
             shapes[0] = Some(Shape::Receiver);
@@ -396,6 +402,12 @@ impl<'a> Gen<'a> {
                     Some(chained) => Shape::StructIn { optional: p.field.optional, chained },
                     None => return Err(format!("{}: struct with pointers", p.field.name)),
                 },
+                (1, Some(TypeKind::Struct)) if p.field.dir == Some(Dir::Inout) && p.base.ends_with("_desc_t") => {
+                    match self.safe_struct(&p.base) {
+                        Some(chained) => Shape::StructInOut { chained },
+                        None => return Err(format!("{}: struct with pointers", p.field.name)),
+                    }
+                }
                 (1, Some(TypeKind::Struct)) if !p.field.optional => match self.safe_struct(&p.base) {
                     Some(_) => Shape::OutStruct,
                     None => return Err(format!("{}: struct with pointers", p.field.name)),
@@ -415,7 +427,27 @@ impl<'a> Gen<'a> {
             };
             shapes[i] = Some(s);
         }
-        Ok(shapes.into_iter().map(|s| s.expect("every parameter shaped")).collect())
+        let shapes: Vec<Shape> = shapes.into_iter().map(|s| s.expect("every parameter shaped")).collect();
+        // Recorded work writes its outputs when it runs, long after the call.
+        if deferred(f) {
+            let later = |s: &Shape| {
+                matches!(
+                    s,
+                    Shape::OutHandle { .. }
+                        | Shape::OutStruct
+                        | Shape::OutScalar
+                        | Shape::OutStr
+                        | Shape::CountArray { .. }
+                        | Shape::SliceOut
+                        | Shape::ScalarInOut
+                        | Shape::StructInOut { .. }
+                )
+            };
+            if let Some(i) = shapes.iter().position(later) {
+                return Err(format!("{}: written when the recorded work runs", ps[i].field.name));
+            }
+        }
+        Ok(shapes)
     }
 }
 
@@ -534,7 +566,8 @@ fn build(api: &Api) -> Result<(TokenStream, Vec<(String, Reach)>), String> {
                 let heads: Vec<usize> = (0..ps.len())
                     .filter(|i| matches!(shapes[*i], Shape::StructIn { .. } | Shape::OutStruct) && g.chain_heads.contains(&ps[*i].base))
                     .collect();
-                if let [at] = heads[..] {
+                if let (false, [at]) = (deferred(f), &heads[..]) {
+                    let at = *at;
                     let with = format!("{name}_with");
                     if taken.insert(with.clone()) {
                         t.extend(g.safe_method(f, &ps, &shapes, &with, recv.as_ref(), Some(at))?);
@@ -734,6 +767,8 @@ impl Gen<'_> {
         let parent = if recv.is_some() { quote!(Some(self.keep_alive())) } else { quote!(None) };
         // Recorded work uses its handles later: lists and queues keep them alive.
         let keeps = recv.is_some_and(|h| matches!(h.class.as_str(), "CommandList" | "CommandQueue"));
+        // Recorded work reads its inputs when it runs: they are copied, and the list keeps the copies.
+        let copy = keeps && deferred(f);
         for (i, (p, s)) in ps.iter().zip(shapes).enumerate() {
             let n = snake_param(&p.field.name);
             let ty = rust_type_tokens(&p.field.ty);
@@ -785,7 +820,26 @@ impl Gen<'_> {
                 }
                 Shape::StructIn { optional, chained } => {
                     let pn = lit(&p.field.name);
-                    if *optional {
+                    if copy {
+                        let k = format_ident!("{}_kept", n.to_string().trim_start_matches("r#"));
+                        if *optional {
+                            args.push(quote!(#n: Option<&#base>));
+                            if *chained {
+                                pre.push(quote!(if let Some(s) = #n { no_chain(s.pNext as *const ::core::ffi::c_void, #cname, #pn)?; }));
+                            }
+                            pre.push(quote!(let #k = #n.map(|s| Kept::new(*s));));
+                            call.push(quote!(#k.as_ref().map_or(::core::ptr::null(), |k| k.get() as *const #base) as #ty));
+                            post.push(quote!(if let Some(k) = #k { self.keep_value(k.into_keep()); }));
+                        } else {
+                            args.push(quote!(#n: &#base));
+                            if *chained {
+                                pre.push(quote!(no_chain(#n.pNext as *const ::core::ffi::c_void, #cname, #pn)?;));
+                            }
+                            pre.push(quote!(let #k = Kept::new(*#n);));
+                            call.push(quote!(#k.get() as *const #base as #ty));
+                            post.push(quote!(self.keep_value(#k.into_keep());));
+                        }
+                    } else if *optional {
                         args.push(quote!(#n: Option<&#base>));
                         if *chained {
                             pre.push(quote!(if let Some(s) = #n { no_chain(s.pNext as *const ::core::ffi::c_void, #cname, #pn)?; }));
@@ -800,6 +854,15 @@ impl Gen<'_> {
                     }
                     pdoc.extend(self.param_doc(p, &n.to_string()));
                 }
+                Shape::StructInOut { chained } => {
+                    let pn = lit(&p.field.name);
+                    args.push(quote!(#n: &mut #base));
+                    if *chained {
+                        pre.push(quote!(no_chain(#n.pNext as *const ::core::ffi::c_void, #cname, #pn)?;));
+                    }
+                    call.push(quote!(&mut *#n as *mut #base));
+                    pdoc.extend(self.param_doc(p, &n.to_string()));
+                }
                 Shape::ScalarInOut => {
                     args.push(quote!(#n: &mut #base));
                     call.push(quote!(&mut *#n as *mut #base));
@@ -808,10 +871,20 @@ impl Gen<'_> {
                 Shape::Str { optional } => {
                     let c = format_ident!("{}_c", n.to_string().trim_start_matches("r#"));
                     let pn = lit(&p.field.name);
-                    if *optional {
+                    if *optional && copy {
+                        args.push(quote!(#n: Option<&str>));
+                        pre.push(quote!(let #c = match #n { Some(s) => Some(Kept::new(c_string(s, #cname, #pn)?)), None => None };));
+                        call.push(quote!(#c.as_ref().map_or(::core::ptr::null(), |k| k.get().as_ptr())));
+                        post.push(quote!(if let Some(k) = #c { self.keep_value(k.into_keep()); }));
+                    } else if *optional {
                         args.push(quote!(#n: Option<&str>));
                         pre.push(quote!(let #c = match #n { Some(s) => Some(c_string(s, #cname, #pn)?), None => None };));
                         call.push(quote!(#c.as_ref().map_or(::core::ptr::null(), |s| s.as_ptr())));
+                    } else if copy {
+                        args.push(quote!(#n: &str));
+                        pre.push(quote!(let #c = Kept::new(c_string(#n, #cname, #pn)?);));
+                        call.push(quote!(#c.get().as_ptr()));
+                        post.push(quote!(self.keep_value(#c.into_keep());));
                     } else {
                         args.push(quote!(#n: &str));
                         pre.push(quote!(let #c = c_string(#n, #cname, #pn)?;));
@@ -917,19 +990,11 @@ impl Gen<'_> {
                             if self.safe_struct(&p.base) == Some(true) {
                                 pre.push(quote!(for s in #n { no_chain(s.pNext as *const ::core::ffi::c_void, #cname, #pn)?; }));
                             }
-                            if *optional {
-                                call.push(quote!(if #n.is_empty() { ::core::ptr::null_mut() } else { #n.as_ptr() as #ty }));
-                            } else {
-                                call.push(quote!(#n.as_ptr() as #ty));
-                            }
+                            slice_call(&mut pre, &mut call, &mut post, &n, &ty, *optional, copy);
                         }
                         _ => {
                             args.push(quote!(#n: &[#base]));
-                            if *optional {
-                                call.push(quote!(if #n.is_empty() { ::core::ptr::null_mut() } else { #n.as_ptr() as #ty }));
-                            } else {
-                                call.push(quote!(#n.as_ptr() as #ty));
-                            }
+                            slice_call(&mut pre, &mut call, &mut post, &n, &ty, *optional, copy);
                         }
                     }
                     pdoc.extend(self.param_doc(p, &n.to_string()));
@@ -1037,6 +1102,39 @@ pub fn reach_counts(api: &Api) -> Result<(usize, usize, usize), String> {
     let r = reach(api)?;
     let c = |k| r.iter().filter(|(_, x)| *x == k).count();
     Ok((c(Reach::Safe), c(Reach::Unsafe), c(Reach::Drop)))
+}
+
+/// The C argument of an input slice `n` (null when empty and optional); `copy`: a copy the
+/// receiver keeps (recorded work reads it later).
+#[allow(clippy::too_many_arguments)]
+fn slice_call(
+    pre: &mut Vec<TokenStream>,
+    call: &mut Vec<TokenStream>,
+    post: &mut Vec<TokenStream>,
+    n: &Ident,
+    ty: &TokenStream,
+    optional: bool,
+    copy: bool,
+) {
+    let v = if copy {
+        let k = format_ident!("{}_kept", n.to_string().trim_start_matches("r#"));
+        pre.push(quote!(let #k = Kept::new(#n.to_vec());));
+        post.push(quote!(self.keep_value(#k.into_keep());));
+        quote!(#k.get())
+    } else {
+        quote!(#n)
+    };
+    if optional {
+        call.push(quote!(if #v.is_empty() { ::core::ptr::null_mut() } else { #v.as_ptr() as #ty }));
+    } else {
+        call.push(quote!(#v.as_ptr() as #ty));
+    }
+}
+
+/// Whether `f` records work that runs later (`zeCommandListAppend*`): what its pointers point
+/// to is read (or written) when the work runs.
+fn deferred(f: &Function) -> bool {
+    f.name.contains("Append")
 }
 
 fn safety(text: &str) -> TokenStream {

@@ -54,18 +54,18 @@ impl Object<ze_command_list_handle_t> {
         Ok(())
     }
     /// Calls `zeCommandListAppendWriteGlobalTimestamp`.
-    #[allow(
-        clippy::too_many_arguments,
-        unused_mut,
-        clippy::let_unit_value,
-        clippy::unnecessary_cast,
-        clippy::needless_late_init
-    )]
-    pub fn append_write_global_timestamp(
+    ///
+    /// Raw form: dstptr: written when the recorded work runs.
+    ///
+    /// # Safety
+    /// Every pointer argument follows the rules of `zeCommandListAppendWriteGlobalTimestamp`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn append_write_global_timestamp_raw(
         &self,
-        dstptr: &mut u64,
-        h_signal_event: Option<&Event>,
-        ph_wait_events: &[&Event],
+        dstptr: *mut u64,
+        h_signal_event: ze_event_handle_t,
+        num_wait_events: u32,
+        ph_wait_events: *mut ze_event_handle_t,
     ) -> Result<()> {
         let api = self.api();
         let f = api
@@ -73,40 +73,11 @@ impl Object<ze_command_list_handle_t> {
             .ze
             .zeCommandListAppendWriteGlobalTimestamp
             .ok_or_else(|| Error::missing("zeCommandListAppendWriteGlobalTimestamp"))?;
-        let num_wait_events: u32;
-        let ph_wait_events_raw: Vec<ze_event_handle_t> = ph_wait_events
-            .iter()
-            .map(|h| h.as_raw())
-            .collect();
-        num_wait_events = slice_len::<
-            u32,
-        >(
-            ph_wait_events.len(),
-            "zeCommandListAppendWriteGlobalTimestamp",
-            "numWaitEvents",
-        )?;
-        // SAFETY: every pointer is a local of this call, a reference, or null where the spec allows it
+        // SAFETY: the caller's promise (see `# Safety`)
         let r = unsafe {
-            f(
-                self.as_raw(),
-                &mut *dstptr as *mut u64,
-                h_signal_event.map_or(::core::ptr::null_mut(), |h| h.as_raw()),
-                num_wait_events,
-                if ph_wait_events_raw.is_empty() {
-                    ::core::ptr::null_mut()
-                } else {
-                    ph_wait_events_raw.as_ptr() as *mut ze_event_handle_t
-                },
-            )
+            f(self.as_raw(), dstptr, h_signal_event, num_wait_events, ph_wait_events)
         };
-        api.check(r, "zeCommandListAppendWriteGlobalTimestamp")?;
-        if let Some(h) = h_signal_event {
-            self.keep(h);
-        }
-        for h in ph_wait_events {
-            self.keep(*h);
-        }
-        Ok(())
+        api.check(r, "zeCommandListAppendWriteGlobalTimestamp")
     }
     /// Calls `zeCommandListHostSynchronize`.
     #[allow(
@@ -784,6 +755,8 @@ impl Object<ze_command_list_handle_t> {
             .ze
             .zeCommandListAppendImageCopyRegion
             .ok_or_else(|| Error::missing("zeCommandListAppendImageCopyRegion"))?;
+        let p_dst_region_kept = p_dst_region.map(|s| Kept::new(*s));
+        let p_src_region_kept = p_src_region.map(|s| Kept::new(*s));
         let num_wait_events: u32;
         let ph_wait_events_raw: Vec<ze_event_handle_t> = ph_wait_events
             .iter()
@@ -798,11 +771,13 @@ impl Object<ze_command_list_handle_t> {
                 self.as_raw(),
                 h_dst_image.as_raw(),
                 h_src_image.as_raw(),
-                p_dst_region
-                    .map_or(::core::ptr::null(), |s| s as *const ze_image_region_t)
+                p_dst_region_kept
+                    .as_ref()
+                    .map_or(::core::ptr::null(), |k| k.get() as *const ze_image_region_t)
                     as *const ze_image_region_t,
-                p_src_region
-                    .map_or(::core::ptr::null(), |s| s as *const ze_image_region_t)
+                p_src_region_kept
+                    .as_ref()
+                    .map_or(::core::ptr::null(), |k| k.get() as *const ze_image_region_t)
                     as *const ze_image_region_t,
                 h_signal_event.map_or(::core::ptr::null_mut(), |h| h.as_raw()),
                 num_wait_events,
@@ -816,6 +791,12 @@ impl Object<ze_command_list_handle_t> {
         api.check(r, "zeCommandListAppendImageCopyRegion")?;
         self.keep(h_dst_image);
         self.keep(h_src_image);
+        if let Some(k) = p_dst_region_kept {
+            self.keep_value(k.into_keep());
+        }
+        if let Some(k) = p_src_region_kept {
+            self.keep_value(k.into_keep());
+        }
         if let Some(h) = h_signal_event {
             self.keep(h);
         }
@@ -1107,6 +1088,7 @@ impl Object<ze_command_list_handle_t> {
                 "signalParams",
             )?;
         }
+        let signal_params_kept = Kept::new(signal_params.to_vec());
         let num_wait_events: u32;
         let ph_wait_events_raw: Vec<ze_event_handle_t> = ph_wait_events
             .iter()
@@ -1137,7 +1119,8 @@ impl Object<ze_command_list_handle_t> {
                 self.as_raw(),
                 num_semaphores,
                 ph_semaphores_raw.as_ptr() as *mut ze_external_semaphore_ext_handle_t,
-                signal_params.as_ptr() as *mut ze_external_semaphore_signal_params_ext_t,
+                signal_params_kept.get().as_ptr()
+                    as *mut ze_external_semaphore_signal_params_ext_t,
                 h_signal_event.map_or(::core::ptr::null_mut(), |h| h.as_raw()),
                 num_wait_events,
                 if ph_wait_events_raw.is_empty() {
@@ -1151,6 +1134,7 @@ impl Object<ze_command_list_handle_t> {
         for h in ph_semaphores {
             self.keep(*h);
         }
+        self.keep_value(signal_params_kept.into_keep());
         if let Some(h) = h_signal_event {
             self.keep(h);
         }
@@ -1207,6 +1191,7 @@ impl Object<ze_command_list_handle_t> {
                 "waitParams",
             )?;
         }
+        let wait_params_kept = Kept::new(wait_params.to_vec());
         let num_wait_events: u32;
         let ph_wait_events_raw: Vec<ze_event_handle_t> = ph_wait_events
             .iter()
@@ -1237,7 +1222,8 @@ impl Object<ze_command_list_handle_t> {
                 self.as_raw(),
                 num_semaphores,
                 ph_semaphores_raw.as_ptr() as *mut ze_external_semaphore_ext_handle_t,
-                wait_params.as_ptr() as *mut ze_external_semaphore_wait_params_ext_t,
+                wait_params_kept.get().as_ptr()
+                    as *mut ze_external_semaphore_wait_params_ext_t,
                 h_signal_event.map_or(::core::ptr::null_mut(), |h| h.as_raw()),
                 num_wait_events,
                 if ph_wait_events_raw.is_empty() {
@@ -1251,6 +1237,7 @@ impl Object<ze_command_list_handle_t> {
         for h in ph_semaphores {
             self.keep(*h);
         }
+        self.keep_value(wait_params_kept.into_keep());
         if let Some(h) = h_signal_event {
             self.keep(h);
         }
@@ -1734,6 +1721,7 @@ impl Object<ze_command_list_handle_t> {
             .ze
             .zeCommandListAppendLaunchKernel
             .ok_or_else(|| Error::missing("zeCommandListAppendLaunchKernel"))?;
+        let p_launch_func_args_kept = Kept::new(*p_launch_func_args);
         let num_wait_events: u32;
         let ph_wait_events_raw: Vec<ze_event_handle_t> = ph_wait_events
             .iter()
@@ -1747,7 +1735,8 @@ impl Object<ze_command_list_handle_t> {
             f(
                 self.as_raw(),
                 h_kernel.as_raw(),
-                p_launch_func_args as *const ze_group_count_t as *const ze_group_count_t,
+                p_launch_func_args_kept.get() as *const ze_group_count_t
+                    as *const ze_group_count_t,
                 h_signal_event.map_or(::core::ptr::null_mut(), |h| h.as_raw()),
                 num_wait_events,
                 if ph_wait_events_raw.is_empty() {
@@ -1759,6 +1748,7 @@ impl Object<ze_command_list_handle_t> {
         };
         api.check(r, "zeCommandListAppendLaunchKernel")?;
         self.keep(h_kernel);
+        self.keep_value(p_launch_func_args_kept.into_keep());
         if let Some(h) = h_signal_event {
             self.keep(h);
         }
@@ -1870,6 +1860,7 @@ impl Object<ze_command_list_handle_t> {
             .ok_or_else(|| Error::missing(
                 "zeCommandListAppendLaunchCooperativeKernel",
             ))?;
+        let p_launch_func_args_kept = Kept::new(*p_launch_func_args);
         let num_wait_events: u32;
         let ph_wait_events_raw: Vec<ze_event_handle_t> = ph_wait_events
             .iter()
@@ -1887,7 +1878,8 @@ impl Object<ze_command_list_handle_t> {
             f(
                 self.as_raw(),
                 h_kernel.as_raw(),
-                p_launch_func_args as *const ze_group_count_t as *const ze_group_count_t,
+                p_launch_func_args_kept.get() as *const ze_group_count_t
+                    as *const ze_group_count_t,
                 h_signal_event.map_or(::core::ptr::null_mut(), |h| h.as_raw()),
                 num_wait_events,
                 if ph_wait_events_raw.is_empty() {
@@ -1899,6 +1891,7 @@ impl Object<ze_command_list_handle_t> {
         };
         api.check(r, "zeCommandListAppendLaunchCooperativeKernel")?;
         self.keep(h_kernel);
+        self.keep_value(p_launch_func_args_kept.into_keep());
         if let Some(h) = h_signal_event {
             self.keep(h);
         }
@@ -1908,19 +1901,19 @@ impl Object<ze_command_list_handle_t> {
         Ok(())
     }
     /// Calls `zeCommandListAppendLaunchKernelIndirect`.
-    #[allow(
-        clippy::too_many_arguments,
-        unused_mut,
-        clippy::let_unit_value,
-        clippy::unnecessary_cast,
-        clippy::needless_late_init
-    )]
-    pub fn append_launch_kernel_indirect(
+    ///
+    /// Raw form: its arguments are read from device memory when the work runs.
+    ///
+    /// # Safety
+    /// Every pointer argument follows the rules of `zeCommandListAppendLaunchKernelIndirect`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn append_launch_kernel_indirect_raw(
         &self,
-        h_kernel: &Kernel,
-        p_launch_arguments_buffer: &ze_group_count_t,
-        h_signal_event: Option<&Event>,
-        ph_wait_events: &[&Event],
+        h_kernel: ze_kernel_handle_t,
+        p_launch_arguments_buffer: *const ze_group_count_t,
+        h_signal_event: ze_event_handle_t,
+        num_wait_events: u32,
+        ph_wait_events: *mut ze_event_handle_t,
     ) -> Result<()> {
         let api = self.api();
         let f = api
@@ -1928,47 +1921,22 @@ impl Object<ze_command_list_handle_t> {
             .ze
             .zeCommandListAppendLaunchKernelIndirect
             .ok_or_else(|| Error::missing("zeCommandListAppendLaunchKernelIndirect"))?;
-        let num_wait_events: u32;
-        let ph_wait_events_raw: Vec<ze_event_handle_t> = ph_wait_events
-            .iter()
-            .map(|h| h.as_raw())
-            .collect();
-        num_wait_events = slice_len::<
-            u32,
-        >(
-            ph_wait_events.len(),
-            "zeCommandListAppendLaunchKernelIndirect",
-            "numWaitEvents",
-        )?;
-        // SAFETY: every pointer is a local of this call, a reference, or null where the spec allows it
+        // SAFETY: the caller's promise (see `# Safety`)
         let r = unsafe {
             f(
                 self.as_raw(),
-                h_kernel.as_raw(),
-                p_launch_arguments_buffer as *const ze_group_count_t
-                    as *const ze_group_count_t,
-                h_signal_event.map_or(::core::ptr::null_mut(), |h| h.as_raw()),
+                h_kernel,
+                p_launch_arguments_buffer,
+                h_signal_event,
                 num_wait_events,
-                if ph_wait_events_raw.is_empty() {
-                    ::core::ptr::null_mut()
-                } else {
-                    ph_wait_events_raw.as_ptr() as *mut ze_event_handle_t
-                },
+                ph_wait_events,
             )
         };
-        api.check(r, "zeCommandListAppendLaunchKernelIndirect")?;
-        self.keep(h_kernel);
-        if let Some(h) = h_signal_event {
-            self.keep(h);
-        }
-        for h in ph_wait_events {
-            self.keep(*h);
-        }
-        Ok(())
+        api.check(r, "zeCommandListAppendLaunchKernelIndirect")
     }
     /// Calls `zeCommandListAppendLaunchMultipleKernelsIndirect`.
     ///
-    /// Raw form: pCountBuffer: no safe shape for `const uint32_t*`.
+    /// Raw form: its arguments are read from device memory when the work runs.
     ///
     /// # Safety
     /// Every pointer argument follows the rules of `zeCommandListAppendLaunchMultipleKernelsIndirect`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
@@ -4482,15 +4450,20 @@ impl Object<ze_context_handle_t> {
         &self,
         h_device: &Device,
         h_metric_group: &ZetMetricGroup,
+        desc: &mut zet_metric_streamer_desc_t,
         h_notification_event: Option<&Event>,
-    ) -> Result<(zet_metric_streamer_desc_t, ZetMetricStreamer)> {
+    ) -> Result<ZetMetricStreamer> {
         let api = self.api();
         let f = api
             .fns()
             .zet
             .zetMetricStreamerOpen
             .ok_or_else(|| Error::missing("zetMetricStreamerOpen"))?;
-        let mut desc = <zet_metric_streamer_desc_t as Default>::default();
+        no_chain(
+            desc.pNext as *const ::core::ffi::c_void,
+            "zetMetricStreamerOpen",
+            "desc",
+        )?;
         let mut ph_metric_streamer: zet_metric_streamer_handle_t = ::core::ptr::null_mut();
         // SAFETY: every pointer is a local of this call, a reference, or null where the spec allows it
         let r = unsafe {
@@ -4498,21 +4471,20 @@ impl Object<ze_context_handle_t> {
                 self.as_raw(),
                 h_device.as_raw(),
                 h_metric_group.as_raw(),
-                &mut desc,
+                &mut *desc as *mut zet_metric_streamer_desc_t,
                 h_notification_event.map_or(::core::ptr::null_mut(), |h| h.as_raw()),
                 &mut ph_metric_streamer,
             )
         };
         api.check(r, "zetMetricStreamerOpen")?;
-        Ok((
-            desc,
+        Ok(
             ZetMetricStreamer::wrap(
                 api,
                 ph_metric_streamer,
                 Some(self.keep_alive()),
                 api.fns().zet.zetMetricStreamerClose.map(Release::new),
             ),
-        ))
+        )
     }
     /// Calls `zetMetricQueryPoolCreate`.
     #[allow(
@@ -4573,8 +4545,9 @@ impl Object<ze_context_handle_t> {
         &self,
         h_device: &Device,
         ph_metric_groups: &[&ZetMetricGroup],
+        desc: &mut zet_metric_tracer_exp_desc_t,
         h_notification_event: Option<&Event>,
-    ) -> Result<(zet_metric_tracer_exp_desc_t, ZetMetricTracerExp)> {
+    ) -> Result<ZetMetricTracerExp> {
         let api = self.api();
         let f = api
             .fns()
@@ -4586,7 +4559,11 @@ impl Object<ze_context_handle_t> {
             .iter()
             .map(|h| h.as_raw())
             .collect();
-        let mut desc = <zet_metric_tracer_exp_desc_t as Default>::default();
+        no_chain(
+            desc.pNext as *const ::core::ffi::c_void,
+            "zetMetricTracerCreateExp",
+            "desc",
+        )?;
         let mut ph_metric_tracer: zet_metric_tracer_exp_handle_t = ::core::ptr::null_mut();
         metric_group_count = slice_len::<
             u32,
@@ -4598,21 +4575,20 @@ impl Object<ze_context_handle_t> {
                 h_device.as_raw(),
                 metric_group_count,
                 ph_metric_groups_raw.as_ptr() as *mut zet_metric_group_handle_t,
-                &mut desc,
+                &mut *desc as *mut zet_metric_tracer_exp_desc_t,
                 h_notification_event.map_or(::core::ptr::null_mut(), |h| h.as_raw()),
                 &mut ph_metric_tracer,
             )
         };
         api.check(r, "zetMetricTracerCreateExp")?;
-        Ok((
-            desc,
+        Ok(
             ZetMetricTracerExp::wrap(
                 api,
                 ph_metric_tracer,
                 Some(self.keep_alive()),
                 None,
             ),
-        ))
+        )
     }
     /// Calls `zetTracerExpCreate`.
     ///
@@ -9273,14 +9249,13 @@ impl Object<ze_kernel_handle_t> {
         api.check(r, "zeKernelSetArgumentValue")
     }
     /// Calls `zeKernelSetIndirectAccess`.
-    #[allow(
-        clippy::too_many_arguments,
-        unused_mut,
-        clippy::let_unit_value,
-        clippy::unnecessary_cast,
-        clippy::needless_late_init
-    )]
-    pub fn set_indirect_access(
+    ///
+    /// Raw form: its arguments are read from device memory when the work runs.
+    ///
+    /// # Safety
+    /// Every pointer argument follows the rules of `zeKernelSetIndirectAccess`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn set_indirect_access_raw(
         &self,
         flags: ze_kernel_indirect_access_flags_t,
     ) -> Result<()> {
@@ -9290,31 +9265,30 @@ impl Object<ze_kernel_handle_t> {
             .ze
             .zeKernelSetIndirectAccess
             .ok_or_else(|| Error::missing("zeKernelSetIndirectAccess"))?;
-        // SAFETY: every pointer is a local of this call, a reference, or null where the spec allows it
+        // SAFETY: the caller's promise (see `# Safety`)
         let r = unsafe { f(self.as_raw(), flags) };
-        api.check(r, "zeKernelSetIndirectAccess")?;
-        Ok(())
+        api.check(r, "zeKernelSetIndirectAccess")
     }
     /// Calls `zeKernelGetIndirectAccess`.
-    #[allow(
-        clippy::too_many_arguments,
-        unused_mut,
-        clippy::let_unit_value,
-        clippy::unnecessary_cast,
-        clippy::needless_late_init
-    )]
-    pub fn indirect_access(&self) -> Result<ze_kernel_indirect_access_flags_t> {
+    ///
+    /// Raw form: its arguments are read from device memory when the work runs.
+    ///
+    /// # Safety
+    /// Every pointer argument follows the rules of `zeKernelGetIndirectAccess`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn indirect_access_raw(
+        &self,
+        p_flags: *mut ze_kernel_indirect_access_flags_t,
+    ) -> Result<()> {
         let api = self.api();
         let f = api
             .fns()
             .ze
             .zeKernelGetIndirectAccess
             .ok_or_else(|| Error::missing("zeKernelGetIndirectAccess"))?;
-        let mut p_flags = <ze_kernel_indirect_access_flags_t as Default>::default();
-        // SAFETY: every pointer is a local of this call, a reference, or null where the spec allows it
-        let r = unsafe { f(self.as_raw(), &mut p_flags) };
-        api.check(r, "zeKernelGetIndirectAccess")?;
-        Ok(p_flags)
+        // SAFETY: the caller's promise (see `# Safety`)
+        let r = unsafe { f(self.as_raw(), p_flags) };
+        api.check(r, "zeKernelGetIndirectAccess")
     }
     /// Calls `zeKernelGetSourceAttributes`.
     ///
@@ -14527,7 +14501,7 @@ pub const REACH: [(&str, Reach); 480usize] = [
     ("zeCommandListDestroy", Reach::Drop),
     ("zeCommandListClose", Reach::Safe),
     ("zeCommandListReset", Reach::Safe),
-    ("zeCommandListAppendWriteGlobalTimestamp", Reach::Safe),
+    ("zeCommandListAppendWriteGlobalTimestamp", Reach::Unsafe),
     ("zeCommandListHostSynchronize", Reach::Safe),
     ("zeCommandListGetDeviceHandle", Reach::Safe),
     ("zeCommandListGetContextHandle", Reach::Safe),
@@ -14690,8 +14664,8 @@ pub const REACH: [(&str, Reach); 480usize] = [
     ("zeKernelSuggestGroupSize", Reach::Safe),
     ("zeKernelSuggestMaxCooperativeGroupCount", Reach::Safe),
     ("zeKernelSetArgumentValue", Reach::Unsafe),
-    ("zeKernelSetIndirectAccess", Reach::Safe),
-    ("zeKernelGetIndirectAccess", Reach::Safe),
+    ("zeKernelSetIndirectAccess", Reach::Unsafe),
+    ("zeKernelGetIndirectAccess", Reach::Unsafe),
     ("zeKernelGetSourceAttributes", Reach::Unsafe),
     ("zeKernelSetCacheConfig", Reach::Safe),
     ("zeKernelGetProperties", Reach::Safe),
@@ -14700,7 +14674,7 @@ pub const REACH: [(&str, Reach); 480usize] = [
     ("zeCommandListAppendLaunchKernelWithParameters", Reach::Unsafe),
     ("zeCommandListAppendLaunchKernelWithArguments", Reach::Unsafe),
     ("zeCommandListAppendLaunchCooperativeKernel", Reach::Safe),
-    ("zeCommandListAppendLaunchKernelIndirect", Reach::Safe),
+    ("zeCommandListAppendLaunchKernelIndirect", Reach::Unsafe),
     ("zeCommandListAppendLaunchMultipleKernelsIndirect", Reach::Unsafe),
     ("zeModuleGetDeviceHandle", Reach::Safe),
     ("zeCommandListGetNextCommandIdExp", Reach::Safe),

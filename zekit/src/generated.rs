@@ -6,7 +6,7 @@
 
 use crate::chain::{Chain, Extends};
 use crate::object::{Object, RawHandle, Release};
-use crate::util::{c_string, copy_c_str, no_chain, same_len, slice_len, string_from_chars};
+use crate::util::{c_string, copy_c_str, no_chain, same_len, slice_len, string_from_chars, Kept};
 use crate::{Api, Error, Reach, Result};
 #[allow(unused_imports)]
 use std::ffi::{c_char, c_int, c_void};

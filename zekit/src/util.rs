@@ -57,3 +57,28 @@ pub(crate) fn same_len(a: usize, b: usize, function: &'static str) -> Result<()>
         Err(Error::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, function, format!("slices sharing one count differ in length ({a} and {b})")))
     }
 }
+
+/// A copy that recorded work reads when it runs: kept alive by the command list, at a
+/// stable address.
+pub(crate) struct Kept<T>(std::sync::Arc<T>);
+
+// SAFETY: the copy is only read (by the driver, through the address the list recorded) and
+// dropped; nothing in Rust reaches it after the call that recorded it.
+unsafe impl<T> Send for Kept<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for Kept<T> {}
+
+impl<T: 'static> Kept<T> {
+    pub(crate) fn new(v: T) -> Self {
+        Kept(std::sync::Arc::new(v))
+    }
+
+    pub(crate) fn get(&self) -> &T {
+        &self.0
+    }
+
+    /// The copy as a keep-alive reference.
+    pub(crate) fn into_keep(self) -> crate::object::KeepAlive {
+        std::sync::Arc::new(self)
+    }
+}
