@@ -320,6 +320,9 @@ impl<'a> Gen<'a> {
         if ps.iter().any(|p| p.field.release) {
             return Err("releases what a parameter points to".into());
         }
+        if f.name.contains("Destroy") {
+            return Err("destroys a handle the spec does not mark `[release]`".into());
+        }
         if f.name.contains("Indirect") {
             return Err("its arguments are read from device memory when the work runs".into());
         }

@@ -12953,24 +12953,22 @@ impl RawHandle for zet_metric_decoder_exp_handle_t {
 
 impl Object<zet_metric_decoder_exp_handle_t> {
     /// Calls `zetMetricDecoderDestroyExp`.
-    #[allow(
-        clippy::too_many_arguments,
-        unused_mut,
-        clippy::let_unit_value,
-        clippy::unnecessary_cast,
-        clippy::needless_late_init
-    )]
-    pub fn destroy_exp(&self) -> Result<()> {
+    ///
+    /// Raw form: destroys a handle the spec does not mark `[release]`.
+    ///
+    /// # Safety
+    /// Every pointer argument follows the rules of `zetMetricDecoderDestroyExp`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn destroy_exp_raw(&self) -> Result<()> {
         let api = self.api();
         let f = api
             .fns()
             .zet
             .zetMetricDecoderDestroyExp
             .ok_or_else(|| Error::missing("zetMetricDecoderDestroyExp"))?;
-        // SAFETY: every pointer is a local of this call, a reference, or null where the spec allows it
+        // SAFETY: the caller's promise (see `# Safety`)
         let r = unsafe { f(self.as_raw()) };
-        api.check(r, "zetMetricDecoderDestroyExp")?;
-        Ok(())
+        api.check(r, "zetMetricDecoderDestroyExp")
     }
     /// Calls `zetMetricDecoderGetDecodableMetricsExp`.
     ///
@@ -13329,24 +13327,22 @@ impl Object<zet_metric_group_handle_t> {
         Ok(())
     }
     /// Calls `zetMetricGroupDestroyExp`.
-    #[allow(
-        clippy::too_many_arguments,
-        unused_mut,
-        clippy::let_unit_value,
-        clippy::unnecessary_cast,
-        clippy::needless_late_init
-    )]
-    pub fn destroy_exp(&self) -> Result<()> {
+    ///
+    /// Raw form: destroys a handle the spec does not mark `[release]`.
+    ///
+    /// # Safety
+    /// Every pointer argument follows the rules of `zetMetricGroupDestroyExp`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn destroy_exp_raw(&self) -> Result<()> {
         let api = self.api();
         let f = api
             .fns()
             .zet
             .zetMetricGroupDestroyExp
             .ok_or_else(|| Error::missing("zetMetricGroupDestroyExp"))?;
-        // SAFETY: every pointer is a local of this call, a reference, or null where the spec allows it
+        // SAFETY: the caller's promise (see `# Safety`)
         let r = unsafe { f(self.as_raw()) };
-        api.check(r, "zetMetricGroupDestroyExp")?;
-        Ok(())
+        api.check(r, "zetMetricGroupDestroyExp")
     }
     /// Calls `zetMetricGroupCalculateMultipleMetricValuesExp`.
     ///
@@ -13449,24 +13445,22 @@ impl Object<zet_metric_handle_t> {
         Ok(())
     }
     /// Calls `zetMetricDestroyExp`.
-    #[allow(
-        clippy::too_many_arguments,
-        unused_mut,
-        clippy::let_unit_value,
-        clippy::unnecessary_cast,
-        clippy::needless_late_init
-    )]
-    pub fn destroy_exp(&self) -> Result<()> {
+    ///
+    /// Raw form: destroys a handle the spec does not mark `[release]`.
+    ///
+    /// # Safety
+    /// Every pointer argument follows the rules of `zetMetricDestroyExp`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn destroy_exp_raw(&self) -> Result<()> {
         let api = self.api();
         let f = api
             .fns()
             .zet
             .zetMetricDestroyExp
             .ok_or_else(|| Error::missing("zetMetricDestroyExp"))?;
-        // SAFETY: every pointer is a local of this call, a reference, or null where the spec allows it
+        // SAFETY: the caller's promise (see `# Safety`)
         let r = unsafe { f(self.as_raw()) };
-        api.check(r, "zetMetricDestroyExp")?;
-        Ok(())
+        api.check(r, "zetMetricDestroyExp")
     }
 }
 
@@ -13838,24 +13832,22 @@ impl RawHandle for zet_metric_tracer_exp_handle_t {
 
 impl Object<zet_metric_tracer_exp_handle_t> {
     /// Calls `zetMetricTracerDestroyExp`.
-    #[allow(
-        clippy::too_many_arguments,
-        unused_mut,
-        clippy::let_unit_value,
-        clippy::unnecessary_cast,
-        clippy::needless_late_init
-    )]
-    pub fn destroy_exp(&self) -> Result<()> {
+    ///
+    /// Raw form: destroys a handle the spec does not mark `[release]`.
+    ///
+    /// # Safety
+    /// Every pointer argument follows the rules of `zetMetricTracerDestroyExp`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn destroy_exp_raw(&self) -> Result<()> {
         let api = self.api();
         let f = api
             .fns()
             .zet
             .zetMetricTracerDestroyExp
             .ok_or_else(|| Error::missing("zetMetricTracerDestroyExp"))?;
-        // SAFETY: every pointer is a local of this call, a reference, or null where the spec allows it
+        // SAFETY: the caller's promise (see `# Safety`)
         let r = unsafe { f(self.as_raw()) };
-        api.check(r, "zetMetricTracerDestroyExp")?;
-        Ok(())
+        api.check(r, "zetMetricTracerDestroyExp")
     }
     /// Calls `zetMetricTracerEnableExp`.
     #[allow(
@@ -14749,17 +14741,17 @@ pub const REACH: [(&str, Reach); 480usize] = [
     ("zetMetricGroupAddMetricExp", Reach::Safe),
     ("zetMetricGroupRemoveMetricExp", Reach::Safe),
     ("zetMetricGroupCloseExp", Reach::Safe),
-    ("zetMetricGroupDestroyExp", Reach::Safe),
-    ("zetMetricDestroyExp", Reach::Safe),
+    ("zetMetricGroupDestroyExp", Reach::Unsafe),
+    ("zetMetricDestroyExp", Reach::Unsafe),
     ("zetDeviceEnableMetricsExp", Reach::Safe),
     ("zetDeviceDisableMetricsExp", Reach::Safe),
     ("zetMetricTracerCreateExp", Reach::Safe),
-    ("zetMetricTracerDestroyExp", Reach::Safe),
+    ("zetMetricTracerDestroyExp", Reach::Unsafe),
     ("zetMetricTracerEnableExp", Reach::Safe),
     ("zetMetricTracerDisableExp", Reach::Safe),
     ("zetMetricTracerReadDataExp", Reach::Safe),
     ("zetMetricDecoderCreateExp", Reach::Safe),
-    ("zetMetricDecoderDestroyExp", Reach::Safe),
+    ("zetMetricDecoderDestroyExp", Reach::Unsafe),
     ("zetMetricDecoderGetDecodableMetricsExp", Reach::Unsafe),
     ("zetMetricTracerDecodeExp", Reach::Unsafe),
     ("zetMetricGroupCalculateMultipleMetricValuesExp", Reach::Unsafe),
