@@ -73,10 +73,16 @@
 //! (`context.alloc_host(size, align)`, `alloc_shared(..)`, `alloc_device(..)`), freed on drop,
 //! with `as_ptr()`, and slice views on the host-accessible kinds (host, shared). Memory copies
 //! and fills take them ([`Memory`]).
+//!
+//! # Modules and kernels
+//! `context.create_module_spirv(&device, &spirv, "")` (the build log in the error on failure),
+//! `module.create_kernel("name")`, `kernel.set_arg_memory(i, &mem)` /
+//! `set_arg_value(i, 2.0f32)`, then `list.append_launch_kernel(&kernel, &group_count, ..)`.
 
 pub mod chain;
 mod generated;
 pub mod memory;
+pub mod module;
 pub mod object;
 pub mod util;
 
@@ -86,6 +92,7 @@ use std::sync::{Arc, OnceLock};
 pub use chain::{Chain, Extends};
 pub use generated::*;
 pub use memory::{DeviceMem, HostMem, Memory, SharedMem};
+pub use module::KernelValue;
 pub use object::{Object, RawHandle};
 /// The raw FFI types (`zekit-sys`).
 pub use zekit_sys as sys;

@@ -53,6 +53,38 @@ pub fn round_trip(context: &Context, device: &Device, data: &[u8]) -> Result<Vec
     Ok(back.as_slice().to_vec())
 }
 
+/// The saxpy kernel (`spirv/kernels/saxpy.cl`: `y = a * x + y`), compiled to SPIR-V.
+pub const SAXPY_SPV: &[u8] = include_bytes!("../../../spirv/kernels/saxpy.spv");
+
+/// `a * x + y` computed on the device by the saxpy kernel: a module, a kernel, its arguments,
+/// and a launch on an immediate command list.
+pub fn saxpy(context: &Context, device: &Device, a: f32, x: &[f32], y: &[f32]) -> Result<Vec<f32>> {
+    let n = x.len().min(y.len());
+    let bytes = n * std::mem::size_of::<f32>();
+    let mut xs = context.alloc_shared(Some(device), bytes.max(4), 64)?;
+    let mut ys = context.alloc_shared(Some(device), bytes.max(4), 64)?;
+    for (dst, v) in xs.as_mut_slice().chunks_exact_mut(4).zip(x) {
+        dst.copy_from_slice(&v.to_ne_bytes());
+    }
+    for (dst, v) in ys.as_mut_slice().chunks_exact_mut(4).zip(y) {
+        dst.copy_from_slice(&v.to_ne_bytes());
+    }
+    let module = context.create_module_spirv(device, SAXPY_SPV, "")?;
+    let kernel = module.create_kernel("saxpy")?;
+    kernel.set_arg_value(0, a)?;
+    kernel.set_arg_memory(1, &xs)?;
+    kernel.set_arg_memory(2, &ys)?;
+    kernel.set_arg_value(3, n as u32)?;
+    let (gx, _, _) = kernel.suggest_group_size(n.max(1) as u32, 1, 1)?;
+    let gx = gx.max(1);
+    kernel.set_group_size(gx, 1, 1)?;
+    let groups = ze_group_count_t { groupCountX: (n as u32).div_ceil(gx), groupCountY: 1, groupCountZ: 1 };
+    let list = context.create_command_list_immediate(device, &ze_command_queue_desc_t::default())?;
+    list.append_launch_kernel(&kernel, &groups, None, &[])?;
+    list.host_synchronize(u64::MAX)?;
+    Ok(ys.as_slice().chunks_exact(4).take(n).map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]])).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::{Mutex, MutexGuard};

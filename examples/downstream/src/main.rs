@@ -16,6 +16,13 @@ fn run() -> zekit::Result<()> {
         return Err(zekit::Error::new(zekit::sys::ZE_RESULT_ERROR_UNKNOWN, "round_trip", "the data came back changed"));
     }
     println!("round trip: {} bytes ok", back.len());
+    let x: Vec<f32> = (0..1000).map(|i| i as f32).collect();
+    let y = vec![1.0f32; 1000];
+    let out = zekit_example::saxpy(&context, &device, 2.0, &x, &y)?;
+    if out.iter().zip(&x).any(|(o, x)| *o != 2.0 * x + 1.0) {
+        return Err(zekit::Error::new(zekit::sys::ZE_RESULT_ERROR_UNKNOWN, "saxpy", "wrong results"));
+    }
+    println!("saxpy: {} elements ok", out.len());
     Ok(())
 }
 
