@@ -125,6 +125,12 @@ fn handles(api: &Api) -> BTreeMap<String, HandleInfo> {
 
 /// Rustdoc text from spec prose: brackets and angle brackets escaped outside code spans.
 fn esc(s: &str) -> String {
+    // Bare URLs become code spans (rustdoc warns about bare URLs).
+    let words: Vec<String> = s
+        .split(' ')
+        .map(|w| if w.contains("://") && !w.contains('`') { format!("`{w}`") } else { w.to_string() })
+        .collect();
+    let s = words.join(" ");
     let mut out = String::new();
     let mut code = false;
     for c in s.chars() {

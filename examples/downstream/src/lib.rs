@@ -150,7 +150,7 @@ mod tests {
         assert_eq!(s.verify(), Ok(()));
     }
 
-    // A kernel test goes here: once the mock runs modules, register a host callback for the
-    // kernel's name (`zekit_mock::script()`), create the module and kernel, launch it and check
-    // the memory the callback wrote.
+    // The kernel test goes here: once the mock runs modules, register a host callback for
+    // `saxpy` that emulates `y = a * x + y` from the launch's arguments, call `saxpy(..)` above
+    // and compare (`tests/cpu.rs` runs the same function on the CPU driver's real kernel).
 }
