@@ -12,7 +12,14 @@
 //! # Ok(()) }
 //! ```
 //! Only structures the spec lets into the head's chain can be pushed: `Extends<H>` is
-//! implemented for them alone, so a wrong one does not compile.
+//! implemented for them alone, so a wrong one does not compile:
+//!
+//! ```compile_fail
+//! use zekit::sys::*;
+//! let mut luid = ze_device_luid_ext_properties_t::default(); // extends device properties only
+//! let mut chain = zekit::Chain::<ze_driver_properties_t>::new();
+//! chain.push(&mut luid);
+//! ```
 
 use std::ffi::c_void;
 use std::marker::PhantomData;

@@ -154,3 +154,23 @@ fn wrappers_are_send_and_shared_kinds_sync() {
     sync::<zekit::Context>();
     sync::<Api>();
 }
+
+#[test]
+fn strings_with_a_nul_missing_functions_and_a_missing_loader_are_errors() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let api = mock();
+    let (_driver, device) = device(&api);
+    let e = device.validate_runtime_requirements("a\0b").expect_err("a NUL inside");
+    assert_eq!(e.code(), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    assert!(e.to_string().contains("pRequirements"), "{e}");
+
+    // Empty tables: every call is an error, none a crash.
+    // SAFETY: empty tables hold no function to misbehave.
+    let empty = unsafe { Api::from_fns(zekit::sys::fns::Fns::default(), zekit::Source::Driver) };
+    let e = empty.init(ze_init_flags_t(0)).expect_err("no zeInit");
+    assert_eq!((e.code(), e.function()), (ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "zeInit"));
+
+    let e = Api::load_from("/nonexistent/libze_loader.so.1").expect_err("no such loader");
+    assert_eq!(e.code(), ZE_RESULT_ERROR_UNINITIALIZED);
+    assert!(e.to_string().contains("/nonexistent/libze_loader.so.1"), "{e}");
+}
