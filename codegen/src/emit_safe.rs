@@ -16,7 +16,9 @@
 //! Naming: the function name without its namespace prefix; when the function's class is the
 //! wrapper's class, without the class and a leading `Get` (`zeDeviceGetProperties` →
 //! `device.properties()`), else verb first (`zeCommandListCreate` on a context →
-//! `create_command_list`) and a bare `Get` as a plural (`zeDeviceGet` → `driver.devices()`).
+//! `create_command_list`; `Create`/`Open` anywhere count as the verb: `zeImageViewCreateExt` →
+//! `create_image_view_ext`), `Get` dropped (`zeMemGetPitchFor2dImage` →
+//! `mem_pitch_for2d_image`), and a bare `Get` as a plural (`zeDeviceGet` → `driver.devices()`).
 //! Functions of another namespace than the wrapper's carry that namespace as a prefix
 //! (`zesDeviceGetProperties` → `device.zes_properties()`); a name used twice on one wrapper
 //! falls back to the whole function name in snake case.
@@ -475,12 +477,15 @@ fn method_name(f: &Function, ns: &str, wrapper: Option<(&str, &str)>) -> String 
         }
         Some(rest) if rest == "Get" || rest.is_empty() => format!("{}s", camel_to_snake(own)),
         Some(rest) if !own.is_empty() => {
-            let split = rest.char_indices().skip(1).find(|(_, c)| c.is_ascii_uppercase()).map(|(i, _)| i).unwrap_or(rest.len());
-            let (verb, x) = rest.split_at(split);
-            let mut s = format!("{}_{}", camel_to_snake(verb), camel_to_snake(own));
+            // The verb: a creating verb anywhere (`ViewCreateExt`), else the first word.
+            let words = camel_words(rest);
+            let at = words.iter().position(|w| matches!(*w, "Create" | "Open")).unwrap_or(0);
+            let verb = words[at];
+            let x: String = words.iter().enumerate().filter(|(i, _)| *i != at).map(|(_, w)| *w).collect();
+            let mut s = if verb == "Get" { camel_to_snake(own) } else { format!("{}_{}", camel_to_snake(verb), camel_to_snake(own)) };
             if !x.is_empty() {
                 s.push('_');
-                s.push_str(&camel_to_snake(x));
+                s.push_str(&camel_to_snake(&x));
             }
             s
         }
@@ -491,6 +496,20 @@ fn method_name(f: &Function, ns: &str, wrapper: Option<(&str, &str)>) -> String 
     } else {
         name
     }
+}
+
+/// `ViewCreateExt` → `["View", "Create", "Ext"]` (a word starts at each capital).
+fn camel_words(s: &str) -> Vec<&str> {
+    let mut out = vec![];
+    let mut start = 0;
+    for (i, c) in s.char_indices().skip(1) {
+        if c.is_ascii_uppercase() {
+            out.push(&s[start..i]);
+            start = i;
+        }
+    }
+    out.push(&s[start..]);
+    out
 }
 
 fn snake_param(name: &str) -> Ident {

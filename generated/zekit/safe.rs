@@ -2878,7 +2878,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn get_mem_pitch_for2d_image(
+    pub fn mem_pitch_for2d_image(
         &self,
         h_device: &Device,
         image_width: usize,
@@ -3025,7 +3025,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn counter_event_based_create(
+    pub fn create_event_counter_based(
         &self,
         h_device: &Device,
         desc: &ze_event_counter_based_desc_t,
@@ -3075,7 +3075,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn counter_event_based_create_with(
+    pub fn create_event_counter_based_with(
         &self,
         h_device: &Device,
         desc: &Chain<'_, ze_event_counter_based_desc_t>,
@@ -3169,7 +3169,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn counter_event_based_open_ipc_handle(
+    pub fn open_event_counter_based_ipc_handle(
         &self,
         h_ipc: ze_ipc_event_counter_based_handle_t,
     ) -> Result<Event> {
@@ -3306,7 +3306,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn get_image_alloc_properties_ext(
+    pub fn image_alloc_properties_ext(
         &self,
         h_image: &Image,
     ) -> Result<ze_image_allocation_ext_properties_t> {
@@ -3337,7 +3337,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn get_image_alloc_properties_ext_with(
+    pub fn image_alloc_properties_ext_with(
         &self,
         h_image: &Image,
         p_image_alloc_properties: &mut Chain<'_, ze_image_allocation_ext_properties_t>,
@@ -3368,7 +3368,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn view_image_create_ext(
+    pub fn create_image_view_ext(
         &self,
         h_device: &Device,
         desc: &ze_image_desc_t,
@@ -3419,7 +3419,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn view_image_create_ext_with(
+    pub fn create_image_view_ext_with(
         &self,
         h_device: &Device,
         desc: &Chain<'_, ze_image_desc_t>,
@@ -3460,7 +3460,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn view_image_create_exp(
+    pub fn create_image_view_exp(
         &self,
         h_device: &Device,
         desc: &ze_image_desc_t,
@@ -3511,7 +3511,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn view_image_create_exp_with(
+    pub fn create_image_view_exp_with(
         &self,
         h_device: &Device,
         desc: &Chain<'_, ze_image_desc_t>,
@@ -3551,7 +3551,7 @@ impl Object<ze_context_handle_t> {
     /// # Safety
     /// Every pointer argument follows the rules of `zeMemGetIpcHandleWithProperties`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn get_mem_ipc_handle_with_properties_raw(
+    pub unsafe fn mem_ipc_handle_with_properties_raw(
         &self,
         ptr: *const c_void,
         p_next: *mut c_void,
@@ -3667,7 +3667,7 @@ impl Object<ze_context_handle_t> {
     /// # Safety
     /// Every pointer argument follows the rules of `zeMemGetAllocProperties`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn get_mem_alloc_properties_raw(
+    pub unsafe fn mem_alloc_properties_raw(
         &self,
         ptr: *const c_void,
         p_mem_alloc_properties: *mut ze_memory_allocation_properties_t,
@@ -3690,7 +3690,7 @@ impl Object<ze_context_handle_t> {
     /// # Safety
     /// Every pointer argument follows the rules of `zeMemGetAddressRange`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn get_mem_address_range_raw(
+    pub unsafe fn mem_address_range_raw(
         &self,
         ptr: *const c_void,
         p_base: *mut *mut c_void,
@@ -3713,7 +3713,7 @@ impl Object<ze_context_handle_t> {
     /// # Safety
     /// Every pointer argument follows the rules of `zeMemGetIpcHandle`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn get_mem_ipc_handle_raw(
+    pub unsafe fn mem_ipc_handle_raw(
         &self,
         ptr: *const c_void,
         p_ipc_handle: *mut ze_ipc_mem_handle_t,
@@ -3736,7 +3736,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn get_mem_ipc_handle_from_file_descriptor_exp(
+    pub fn mem_ipc_handle_from_file_descriptor_exp(
         &self,
         handle: u64,
     ) -> Result<ze_ipc_mem_handle_t> {
@@ -3760,7 +3760,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn get_mem_file_descriptor_from_ipc_handle_exp(
+    pub fn mem_file_descriptor_from_ipc_handle_exp(
         &self,
         ipc_handle: ze_ipc_mem_handle_t,
     ) -> Result<u64> {
@@ -3869,7 +3869,7 @@ impl Object<ze_context_handle_t> {
     /// # Safety
     /// Every pointer argument follows the rules of `zeMemGetAtomicAccessAttributeExp`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn get_mem_atomic_access_attribute_exp_raw(
+    pub unsafe fn mem_atomic_access_attribute_exp_raw(
         &self,
         h_device: ze_device_handle_t,
         ptr: *const c_void,
@@ -4149,7 +4149,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn get_physical_mem_properties(
+    pub fn physical_mem_properties(
         &self,
         h_physical_mem: &PhysicalMem,
     ) -> Result<ze_physical_mem_properties_t> {
@@ -4180,7 +4180,7 @@ impl Object<ze_context_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn get_physical_mem_properties_with(
+    pub fn physical_mem_properties_with(
         &self,
         h_physical_mem: &PhysicalMem,
         p_mem_properties: &mut Chain<'_, ze_physical_mem_properties_t>,
@@ -4378,7 +4378,7 @@ impl Object<ze_context_handle_t> {
     /// # Safety
     /// Every pointer argument follows the rules of `zeVirtualMemGetAccessAttribute`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn get_virtual_mem_access_attribute_raw(
+    pub unsafe fn virtual_mem_access_attribute_raw(
         &self,
         ptr: *const c_void,
         size: usize,
@@ -5676,7 +5676,7 @@ impl Object<ze_device_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn get_image_properties(
+    pub fn image_get_properties(
         &self,
         desc: &ze_image_desc_t,
     ) -> Result<ze_image_properties_t> {
@@ -5801,7 +5801,7 @@ impl Object<ze_device_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn zet_get_debug_register_set_properties(
+    pub fn zet_debug_register_set_properties(
         &self,
     ) -> Result<Vec<zet_debug_regset_properties_t>> {
         let api = self.api();
@@ -5868,9 +5868,7 @@ impl Object<ze_device_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn zet_get_metric_programmable_exp(
-        &self,
-    ) -> Result<Vec<ZetMetricProgrammableExp>> {
+    pub fn zet_metric_programmable_exp(&self) -> Result<Vec<ZetMetricProgrammableExp>> {
         let api = self.api();
         let f = api
             .fns()
@@ -6782,7 +6780,7 @@ impl Object<ze_device_handle_t> {
     /// # Safety
     /// Every pointer argument follows the rules of `zesFabricPortGetMultiPortThroughput`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn zes_get_fabric_port_multi_port_throughput_raw(
+    pub unsafe fn zes_fabric_port_multi_port_throughput_raw(
         &self,
         num_ports: u32,
         ph_port: *mut zes_fabric_port_handle_t,
@@ -7880,7 +7878,7 @@ impl Object<ze_driver_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn get_fabric_vertex_exp(&self) -> Result<Vec<FabricVertex>> {
+    pub fn fabric_vertex_exp(&self) -> Result<Vec<FabricVertex>> {
         let api = self.api();
         let f = api
             .fns()
@@ -8745,10 +8743,7 @@ impl Object<ze_fabric_vertex_handle_t> {
         clippy::unnecessary_cast,
         clippy::needless_late_init
     )]
-    pub fn get_fabric_edge_exp(
-        &self,
-        h_vertex_b: &FabricVertex,
-    ) -> Result<Vec<FabricEdge>> {
+    pub fn fabric_edge_exp(&self, h_vertex_b: &FabricVertex) -> Result<Vec<FabricEdge>> {
         let api = self.api();
         let f = api
             .fns()

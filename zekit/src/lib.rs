@@ -37,8 +37,10 @@
 //! namespace prefix, in snake case:
 //! * when the function's class is the wrapper's, without the class and a leading `Get`:
 //!   `zeDeviceGetProperties` → `device.properties()`;
-//! * else verb first: `zeCommandListCreate` on a context → `context.create_command_list(..)`;
-//!   a bare `Get` is a plural: `zeDeviceGet` → `driver.devices()`;
+//! * else verb first: `zeCommandListCreate` on a context → `context.create_command_list(..)`
+//!   (`Create` or `Open` anywhere is the verb: `zeImageViewCreateExt` →
+//!   `create_image_view_ext`); `Get` is dropped (`zeMemGetPitchFor2dImage` →
+//!   `mem_pitch_for2d_image`), and a bare `Get` is a plural: `zeDeviceGet` → `driver.devices()`;
 //! * functions of another namespace than the wrapper's carry it as a prefix:
 //!   `zesDeviceGetProperties` → `device.zes_properties()`;
 //! * a name taken twice on one wrapper falls back to the whole function name in snake case.
