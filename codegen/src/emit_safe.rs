@@ -583,9 +583,13 @@ fn build(api: &Api) -> Result<(TokenStream, Vec<(String, Reach)>), String> {
                 name = format!("{ns}_{name}");
             }
         }
-        let name = suffix(&name);
-        if !taken.insert(name.clone()) {
-            return Err(format!("emit_safe: two methods named `{name}` on {owner:?} ({})", f.name));
+        let mut name = suffix(&name);
+        // Still taken (a spec change can make two functions meet): numbered, never an error.
+        let base = name.clone();
+        let mut k = 2;
+        while !taken.insert(name.clone()) {
+            name = format!("{base}_{k}");
+            k += 1;
         }
         let (tokens, r) = match shapes {
             Ok(shapes) => {
