@@ -477,6 +477,11 @@ fn method_name(f: &Function, ns: &str, wrapper: Option<(&str, &str)>) -> String 
         }
         Some(rest) if rest == "Get" || rest.is_empty() => format!("{}s", camel_to_snake(own)),
         Some(rest) if !own.is_empty() => {
+            // `zeRTASBuilderCommandListAppendCopyExt` on a command list: without `CommandList`.
+            let rest = match rest.strip_prefix(wclass) {
+                Some(r) if !wclass.is_empty() && r.starts_with(|c: char| c.is_ascii_uppercase()) => r,
+                _ => rest,
+            };
             // The verb: a creating verb anywhere (`ViewCreateExt`), else the first word.
             let words = camel_words(rest);
             let at = words.iter().position(|w| matches!(*w, "Create" | "Open")).unwrap_or(0);
@@ -648,15 +653,23 @@ fn build(api: &Api) -> Result<(TokenStream, Vec<(String, Reach)>), String> {
         });
     }
     let api_methods = by_owner.remove(&None).unwrap_or_default();
-    let extends = g.chain_heads.iter().map(|h| {
-        let head = ident(h);
-        let tr = format_ident!("Extends{}", crate::emit_chain::camel(h));
-        let sc = safety("the spec lets every implementor of the zekit-sys marker into this chain");
-        quote! {
-            #sc
-            unsafe impl<T: zekit_sys::chain::#tr> Extends<#head> for T {}
+    // What a typed chain may hold: the spec's extensions of the head that hold no pointer but
+    // their `pNext` (the driver would read or write through any other one).
+    let mut extends = vec![];
+    for h in api.chains().heads.iter().filter(|h| g.chain_heads.contains(&h.name)) {
+        let head = ident(&h.name);
+        for e in &h.extensions {
+            if g.has_pointers(e, true, &mut BTreeSet::new()) {
+                continue;
+            }
+            let ext = ident(e);
+            let sc = safety(&format!("the spec lets `{e}` into the chain of `{}`; it holds no pointer but `pNext`", h.name));
+            extends.push(quote! {
+                #sc
+                unsafe impl Extends<#head> for #ext {}
+            });
         }
-    });
+    }
     if let Some((o, _)) = by_owner.into_iter().next() {
         return Err(format!("emit_safe: methods for an unknown wrapper {o:?}"));
     }

@@ -295,7 +295,7 @@ impl Object<ze_command_list_handle_t> {
     /// # Safety
     /// Every pointer argument follows the rules of `zeRTASBuilderCommandListAppendCopyExt`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn command_rtas_builder_list_append_copy_ext_raw(
+    pub unsafe fn append_rtas_builder_copy_ext_raw(
         &self,
         dstptr: *mut c_void,
         srcptr: *const c_void,
@@ -14298,143 +14298,175 @@ impl Api {
     }
 }
 
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeCommandListDesc,
-> Extends<ze_command_list_desc_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeCommandQueueGroupProperties,
-> Extends<ze_command_queue_group_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeDeviceCacheProperties,
-> Extends<ze_device_cache_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeDeviceImageProperties,
-> Extends<ze_device_image_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeDeviceMemAllocDesc,
-> Extends<ze_device_mem_alloc_desc_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeDeviceMemoryProperties,
-> Extends<ze_device_memory_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeDeviceModuleProperties,
-> Extends<ze_device_module_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeDeviceP2pProperties,
-> Extends<ze_device_p2p_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeDevicePitchedAllocExpProperties,
-> Extends<ze_device_pitched_alloc_exp_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeDeviceProperties,
-> Extends<ze_device_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeDriverProperties,
-> Extends<ze_driver_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeEventCounterBasedDesc,
-> Extends<ze_event_counter_based_desc_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<T: zekit_sys::chain::ExtendsZeEventPoolDesc> Extends<ze_event_pool_desc_t>
-for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeExternalSemaphoreExtDesc,
-> Extends<ze_external_semaphore_ext_desc_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeHostMemAllocDesc,
-> Extends<ze_host_mem_alloc_desc_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeImageAllocationExtProperties,
-> Extends<ze_image_allocation_ext_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeImageBindlessExpDesc,
-> Extends<ze_image_bindless_exp_desc_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<T: zekit_sys::chain::ExtendsZeImageDesc> Extends<ze_image_desc_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeImagePitchedExpDesc,
-> Extends<ze_image_pitched_exp_desc_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<T: zekit_sys::chain::ExtendsZeImageProperties> Extends<ze_image_properties_t>
-for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeKernelProperties,
-> Extends<ze_kernel_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeMemoryAllocationProperties,
-> Extends<ze_memory_allocation_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZeMutableCommandsExpDesc,
-> Extends<ze_mutable_commands_exp_desc_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZePhysicalMemDesc,
-> Extends<ze_physical_mem_desc_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZePhysicalMemProperties,
-> Extends<ze_physical_mem_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZesDeviceEccProperties,
-> Extends<zes_device_ecc_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZesDeviceProperties,
-> Extends<zes_device_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<T: zekit_sys::chain::ExtendsZesDeviceState> Extends<zes_device_state_t>
-for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZesEngineProperties,
-> Extends<zes_engine_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<T: zekit_sys::chain::ExtendsZesMemProperties> Extends<zes_mem_properties_t>
-for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<T: zekit_sys::chain::ExtendsZesMemState> Extends<zes_mem_state_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<T: zekit_sys::chain::ExtendsZesPciProperties> Extends<zes_pci_properties_t>
-for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<T: zekit_sys::chain::ExtendsZesPciState> Extends<zes_pci_state_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZesPowerExtProperties,
-> Extends<zes_power_ext_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZesPowerProperties,
-> Extends<zes_power_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZetMetricGroupProperties,
-> Extends<zet_metric_group_properties_t> for T {}
-// SAFETY: the spec lets every implementor of the zekit-sys marker into this chain
-unsafe impl<
-    T: zekit_sys::chain::ExtendsZetMetricProperties,
-> Extends<zet_metric_properties_t> for T {}
+// SAFETY: the spec lets `ze_driver_ddi_handles_ext_properties_t` into the chain of `ze_driver_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_driver_properties_t> for ze_driver_ddi_handles_ext_properties_t {}
+// SAFETY: the spec lets `ze_driver_memory_free_ext_properties_t` into the chain of `ze_driver_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_driver_properties_t> for ze_driver_memory_free_ext_properties_t {}
+// SAFETY: the spec lets `ze_device_event_properties_t` into the chain of `ze_device_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_properties_t> for ze_device_event_properties_t {}
+// SAFETY: the spec lets `ze_eu_count_ext_t` into the chain of `ze_device_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_properties_t> for ze_eu_count_ext_t {}
+// SAFETY: the spec lets `ze_rtas_device_ext_properties_t` into the chain of `ze_device_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_properties_t> for ze_rtas_device_ext_properties_t {}
+// SAFETY: the spec lets `ze_rtas_device_exp_properties_t` into the chain of `ze_device_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_properties_t> for ze_rtas_device_exp_properties_t {}
+// SAFETY: the spec lets `ze_device_luid_ext_properties_t` into the chain of `ze_device_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_properties_t> for ze_device_luid_ext_properties_t {}
+// SAFETY: the spec lets `ze_device_ip_version_ext_t` into the chain of `ze_device_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_properties_t> for ze_device_ip_version_ext_t {}
+// SAFETY: the spec lets `ze_device_usablemem_size_ext_properties_t` into the chain of `ze_device_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_properties_t>
+for ze_device_usablemem_size_ext_properties_t {}
+// SAFETY: the spec lets `ze_event_query_kernel_timestamps_ext_properties_t` into the chain of `ze_device_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_properties_t>
+for ze_event_query_kernel_timestamps_ext_properties_t {}
+// SAFETY: the spec lets `ze_record_replay_graph_ext_properties_t` into the chain of `ze_device_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_properties_t> for ze_record_replay_graph_ext_properties_t {}
+// SAFETY: the spec lets `ze_mutable_command_list_exp_properties_t` into the chain of `ze_device_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_properties_t>
+for ze_mutable_command_list_exp_properties_t {}
+// SAFETY: the spec lets `ze_device_readonly_memory_ext_properties_t` into the chain of `ze_device_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_properties_t>
+for ze_device_readonly_memory_ext_properties_t {}
+// SAFETY: the spec lets `ze_float_atomic_ext_properties_t` into the chain of `ze_device_module_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_module_properties_t> for ze_float_atomic_ext_properties_t {}
+// SAFETY: the spec lets `ze_scheduling_hint_exp_properties_t` into the chain of `ze_device_module_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_module_properties_t>
+for ze_scheduling_hint_exp_properties_t {}
+// SAFETY: the spec lets `ze_device_raytracing_ext_properties_t` into the chain of `ze_device_module_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_module_properties_t>
+for ze_device_raytracing_ext_properties_t {}
+// SAFETY: the spec lets `ze_copy_bandwidth_exp_properties_t` into the chain of `ze_command_queue_group_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_command_queue_group_properties_t>
+for ze_copy_bandwidth_exp_properties_t {}
+// SAFETY: the spec lets `ze_device_memory_ext_properties_t` into the chain of `ze_device_memory_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_memory_properties_t>
+for ze_device_memory_ext_properties_t {}
+// SAFETY: the spec lets `ze_device_cache_line_size_ext_t` into the chain of `ze_device_cache_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_cache_properties_t> for ze_device_cache_line_size_ext_t {}
+// SAFETY: the spec lets `ze_cache_reservation_ext_desc_t` into the chain of `ze_device_cache_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_cache_properties_t> for ze_cache_reservation_ext_desc_t {}
+// SAFETY: the spec lets `ze_device_pitched_alloc_exp_properties_t` into the chain of `ze_device_image_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_image_properties_t>
+for ze_device_pitched_alloc_exp_properties_t {}
+// SAFETY: the spec lets `ze_pitched_alloc_2dimage_linear_pitch_exp_info_t` into the chain of `ze_device_image_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_image_properties_t>
+for ze_pitched_alloc_2dimage_linear_pitch_exp_info_t {}
+// SAFETY: the spec lets `ze_device_p2p_bandwidth_exp_properties_t` into the chain of `ze_device_p2p_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_p2p_properties_t>
+for ze_device_p2p_bandwidth_exp_properties_t {}
+// SAFETY: the spec lets `ze_mutable_command_list_exp_desc_t` into the chain of `ze_command_list_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_command_list_desc_t> for ze_mutable_command_list_exp_desc_t {}
+// SAFETY: the spec lets `ze_sampler_desc_t` into the chain of `ze_image_bindless_exp_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_image_bindless_exp_desc_t> for ze_sampler_desc_t {}
+// SAFETY: the spec lets `ze_custom_pitch_exp_desc_t` into the chain of `ze_image_pitched_exp_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_image_pitched_exp_desc_t> for ze_custom_pitch_exp_desc_t {}
+// SAFETY: the spec lets `ze_pitched_alloc_2dimage_linear_pitch_exp_info_t` into the chain of `ze_device_pitched_alloc_exp_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_pitched_alloc_exp_properties_t>
+for ze_pitched_alloc_2dimage_linear_pitch_exp_info_t {}
+// SAFETY: the spec lets `ze_event_pool_counter_based_exp_desc_t` into the chain of `ze_event_pool_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_event_pool_desc_t> for ze_event_pool_counter_based_exp_desc_t {}
+// SAFETY: the spec lets `ze_external_semaphore_fd_ext_desc_t` into the chain of `ze_external_semaphore_ext_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_external_semaphore_ext_desc_t>
+for ze_external_semaphore_fd_ext_desc_t {}
+// SAFETY: the spec lets `ze_srgb_ext_desc_t` into the chain of `ze_image_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_image_desc_t> for ze_srgb_ext_desc_t {}
+// SAFETY: the spec lets `ze_image_bindless_exp_desc_t` into the chain of `ze_image_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_image_desc_t> for ze_image_bindless_exp_desc_t {}
+// SAFETY: the spec lets `ze_custom_pitch_exp_desc_t` into the chain of `ze_image_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_image_desc_t> for ze_custom_pitch_exp_desc_t {}
+// SAFETY: the spec lets `ze_external_memory_export_desc_t` into the chain of `ze_image_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_image_desc_t> for ze_external_memory_export_desc_t {}
+// SAFETY: the spec lets `ze_external_memory_import_fd_t` into the chain of `ze_image_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_image_desc_t> for ze_external_memory_import_fd_t {}
+// SAFETY: the spec lets `ze_memory_compression_hints_ext_desc_t` into the chain of `ze_image_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_image_desc_t> for ze_memory_compression_hints_ext_desc_t {}
+// SAFETY: the spec lets `ze_sampler_desc_t` into the chain of `ze_image_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_image_desc_t> for ze_sampler_desc_t {}
+// SAFETY: the spec lets `ze_image_format_support_ext_properties_t` into the chain of `ze_image_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_image_properties_t> for ze_image_format_support_ext_properties_t {}
+// SAFETY: the spec lets `ze_external_memory_export_fd_t` into the chain of `ze_image_allocation_ext_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_image_allocation_ext_properties_t>
+for ze_external_memory_export_fd_t {}
+// SAFETY: the spec lets `ze_external_memory_export_desc_t` into the chain of `ze_device_mem_alloc_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_mem_alloc_desc_t> for ze_external_memory_export_desc_t {}
+// SAFETY: the spec lets `ze_external_memory_import_fd_t` into the chain of `ze_device_mem_alloc_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_mem_alloc_desc_t> for ze_external_memory_import_fd_t {}
+// SAFETY: the spec lets `ze_memory_compression_hints_ext_desc_t` into the chain of `ze_device_mem_alloc_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_mem_alloc_desc_t>
+for ze_memory_compression_hints_ext_desc_t {}
+// SAFETY: the spec lets `ze_raytracing_mem_alloc_ext_desc_t` into the chain of `ze_device_mem_alloc_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_mem_alloc_desc_t> for ze_raytracing_mem_alloc_ext_desc_t {}
+// SAFETY: the spec lets `ze_relaxed_allocation_limits_ext_desc_t` into the chain of `ze_device_mem_alloc_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_mem_alloc_desc_t>
+for ze_relaxed_allocation_limits_ext_desc_t {}
+// SAFETY: the spec lets `ze_relaxed_allocation_limits_exp_desc_t` into the chain of `ze_device_mem_alloc_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_device_mem_alloc_desc_t>
+for ze_relaxed_allocation_limits_exp_desc_t {}
+// SAFETY: the spec lets `ze_external_memory_export_desc_t` into the chain of `ze_host_mem_alloc_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_host_mem_alloc_desc_t> for ze_external_memory_export_desc_t {}
+// SAFETY: the spec lets `ze_external_memory_import_fd_t` into the chain of `ze_host_mem_alloc_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_host_mem_alloc_desc_t> for ze_external_memory_import_fd_t {}
+// SAFETY: the spec lets `ze_memory_compression_hints_ext_desc_t` into the chain of `ze_host_mem_alloc_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_host_mem_alloc_desc_t>
+for ze_memory_compression_hints_ext_desc_t {}
+// SAFETY: the spec lets `ze_relaxed_allocation_limits_ext_desc_t` into the chain of `ze_host_mem_alloc_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_host_mem_alloc_desc_t>
+for ze_relaxed_allocation_limits_ext_desc_t {}
+// SAFETY: the spec lets `ze_relaxed_allocation_limits_exp_desc_t` into the chain of `ze_host_mem_alloc_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_host_mem_alloc_desc_t>
+for ze_relaxed_allocation_limits_exp_desc_t {}
+// SAFETY: the spec lets `ze_external_memory_export_fd_t` into the chain of `ze_memory_allocation_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_memory_allocation_properties_t>
+for ze_external_memory_export_fd_t {}
+// SAFETY: the spec lets `ze_kernel_max_group_size_properties_ext_t` into the chain of `ze_kernel_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_kernel_properties_t>
+for ze_kernel_max_group_size_properties_ext_t {}
+// SAFETY: the spec lets `ze_kernel_preferred_group_size_properties_t` into the chain of `ze_kernel_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_kernel_properties_t>
+for ze_kernel_preferred_group_size_properties_t {}
+// SAFETY: the spec lets `ze_mutable_group_size_exp_desc_t` into the chain of `ze_mutable_commands_exp_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_mutable_commands_exp_desc_t>
+for ze_mutable_group_size_exp_desc_t {}
+// SAFETY: the spec lets `ze_external_memory_export_desc_t` into the chain of `ze_physical_mem_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_physical_mem_desc_t> for ze_external_memory_export_desc_t {}
+// SAFETY: the spec lets `ze_external_memory_import_fd_t` into the chain of `ze_physical_mem_desc_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_physical_mem_desc_t> for ze_external_memory_import_fd_t {}
+// SAFETY: the spec lets `ze_external_memory_export_fd_t` into the chain of `ze_physical_mem_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<ze_physical_mem_properties_t> for ze_external_memory_export_fd_t {}
+// SAFETY: the spec lets `zet_metric_global_timestamps_resolution_exp_t` into the chain of `zet_metric_group_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zet_metric_group_properties_t>
+for zet_metric_global_timestamps_resolution_exp_t {}
+// SAFETY: the spec lets `zet_metric_group_type_exp_t` into the chain of `zet_metric_group_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zet_metric_group_properties_t> for zet_metric_group_type_exp_t {}
+// SAFETY: the spec lets `zet_export_dma_buf_exp_properties_t` into the chain of `zet_metric_group_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zet_metric_group_properties_t>
+for zet_export_dma_buf_exp_properties_t {}
+// SAFETY: the spec lets `zet_metric_source_id_exp_t` into the chain of `zet_metric_group_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zet_metric_group_properties_t> for zet_metric_source_id_exp_t {}
+// SAFETY: the spec lets `zet_export_dma_buf_exp_properties_t` into the chain of `zet_metric_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zet_metric_properties_t> for zet_export_dma_buf_exp_properties_t {}
+// SAFETY: the spec lets `zes_device_ext_state_t` into the chain of `zes_device_state_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zes_device_state_t> for zes_device_ext_state_t {}
+// SAFETY: the spec lets `zes_oem_serial_id_ext_properties_t` into the chain of `zes_device_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zes_device_properties_t> for zes_oem_serial_id_ext_properties_t {}
+// SAFETY: the spec lets `zes_pci_link_speed_downgrade_ext_properties_t` into the chain of `zes_pci_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zes_pci_properties_t>
+for zes_pci_link_speed_downgrade_ext_properties_t {}
+// SAFETY: the spec lets `zes_pci_link_speed_downgrade_ext_state_t` into the chain of `zes_pci_state_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zes_pci_state_t> for zes_pci_link_speed_downgrade_ext_state_t {}
+// SAFETY: the spec lets `zes_device_ecc_default_properties_ext_t` into the chain of `zes_device_ecc_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zes_device_ecc_properties_t>
+for zes_device_ecc_default_properties_ext_t {}
+// SAFETY: the spec lets `zes_engine_ext_properties_t` into the chain of `zes_engine_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zes_engine_properties_t> for zes_engine_ext_properties_t {}
+// SAFETY: the spec lets `zes_mem_bandwidth_counter_bits_exp_properties_t` into the chain of `zes_mem_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zes_mem_properties_t>
+for zes_mem_bandwidth_counter_bits_exp_properties_t {}
+// SAFETY: the spec lets `zes_mem_page_offline_state_exp_t` into the chain of `zes_mem_state_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zes_mem_state_t> for zes_mem_page_offline_state_exp_t {}
+// SAFETY: the spec lets `zes_power_domain_exp_properties_t` into the chain of `zes_power_properties_t`; it holds no pointer but `pNext`
+unsafe impl Extends<zes_power_properties_t> for zes_power_domain_exp_properties_t {}
 /// Every function of the spec, and how this crate reaches it.
 pub const REACH: [(&str, Reach); 480usize] = [
     ("zeInit", Reach::Safe),

@@ -27,7 +27,9 @@ use std::marker::PhantomData;
 use zekit_sys::chain::Chainable;
 
 /// A structure the spec lets into the `pNext` chain of `H` (implemented from the spec's
-/// `extends`, for `H` and the structures chained to it).
+/// `extends`, for `H` and the structures chained to it) and that holds no pointer but its
+/// `pNext`: the driver reads or writes nothing through it. Extensions holding pointers are
+/// reached through the `unsafe` `_raw` methods and `zekit_sys::chain`.
 ///
 /// # Safety
 /// Only structures the spec places in that chain implement it.
