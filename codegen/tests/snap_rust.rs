@@ -92,4 +92,28 @@ fn safe_emitter_reaches_every_function() {
     names.sort();
     names.dedup();
     assert_eq!(names.len(), all, "each function once");
+    use zekit_codegen::emit_safe::Reach;
+    let of = |f: &str| reach.iter().find(|(n, _)| n == f).map(|(_, r)| *r);
+    for (f, want) in [
+        ("zeDeviceGetProperties", Reach::Safe),
+        ("zeDeviceGet", Reach::Safe),
+        ("zeCommandListAppendLaunchKernel", Reach::Safe),
+        // Recorded work writes its outputs later: no local may receive them.
+        ("zeCommandListAppendWriteGlobalTimestamp", Reach::Unsafe),
+        // Its arguments live in device memory.
+        ("zeCommandListAppendLaunchKernelIndirect", Reach::Unsafe),
+        // Raw memory.
+        ("zeCommandListAppendMemoryCopy", Reach::Unsafe),
+        // A descriptor holding pointers.
+        ("zeModuleCreate", Reach::Unsafe),
+        // Destroys what the spec does not mark `[release]`.
+        ("zetMetricDestroyExp", Reach::Unsafe),
+        ("zeContextDestroy", Reach::Drop),
+        // A release taking its context first.
+        ("zePhysicalMemDestroy", Reach::Drop),
+        // Frees what a pointer points to.
+        ("zeMemFree", Reach::Unsafe),
+    ] {
+        assert_eq!(of(f), Some(want), "{f}");
+    }
 }
