@@ -333,6 +333,7 @@ fn section_items(api: &Api, ns: &str, first: bool, refs: &[ItemRef]) -> Vec<Item
                 kind: "env",
                 name: env.name.clone(),
                 values: env.values.clone(),
+                doc: env.doc.iter().map(|d| one_line(d)).collect(),
                 ..Default::default()
             },
             Entry::DefaultStruct(ds) => Item {

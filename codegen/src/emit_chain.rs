@@ -1,7 +1,7 @@
 //! Typed `pNext` chains of `zekit-sys` (`src/chain.rs`, module `zekit_sys::chain`), from the
 //! spec's `extends` ([`Api::chains`]).
 //!
-//! One generic, zero-allocation walker over the `stype`/`pNext` header ([`Links`]: at most 64
+//! One generic, zero-allocation walker over the `stype`/`pNext` header (`zekit_sys::chain::Links`: at most 64
 //! links, so a cycle ends it too) and, for every chain head the spec gives extensions:
 //!
 //! * `enum <Head>Next<'a>`: one variant per extension (`&'a` the struct), plus `Unknown(stype)`
@@ -15,8 +15,6 @@
 //!
 //! The chain a head may hold is what `extends` names it, and what extends those (the closure):
 //! every link of a chain is checked against the head, as the validation does.
-//!
-//! [`Links`]: the generated `zekit_sys::chain::Links`
 
 use std::collections::BTreeSet;
 

@@ -8,8 +8,9 @@
 //!   `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`. `api/mod.rs`: the `Hooks`, the `Dispatch` table, the
 //!   probes of `dispatch!` and `FUNCTIONS`.
 //! * `entry/<ns>.rs`: one `extern "C"` entry point per function: guard against panics,
-//!   validate, convert, call the class trait, map the error, write outputs on success, release
-//!   `[release]` handles, trace.
+//!   validate, convert, call the class trait, map the error, write outputs on success (`[out]`
+//!   handles: null first, then whatever the driver set, failure or not), release `[release]`
+//!   handles, trace.
 //! * `fmt/<ns>.rs`: the decoded arguments of every function (tracing and call logs).
 //! * `ddi.rs`: the `*Get*ProcAddrTable` implementations (fill the entries a driver defines, by
 //!   version) and `getters()` for `zekit_sys::fns::Fns::from_driver`.
@@ -48,7 +49,7 @@ pub enum PKind {
     /// `buffered` outputs are written back only on success.
     OutRef { optional: bool, buffered: bool },
     /// `[out]` pointer to one handle: `&mut Option<Handle<K>>` (optional: wrapped in an
-    /// `Option`), written back on success.
+    /// `Option`), an `[out]` one is nulled first and written back whatever the result (the driver sets it only where a failure still hands one out).
     OutHandle { kind: String, optional: bool },
     /// `[out]`/`[in,out]` array from a `[range(0, n)]`: `Option<&mut [T]>` or handle slots.
     OutSlice { len: Len, handle: Option<String> },
@@ -615,7 +616,7 @@ fn emit_api_mod(cx: &Ctx) -> TokenStream {
         }
 
         /// What the entry points dispatch to: a driver's classes and hooks. Built by
-        /// [`dispatch!`](crate::dispatch) from a driver value.
+        /// [`dispatch!`](macro@crate::dispatch) from a driver value.
         pub struct Dispatch {
             pub classes: Classes,
             pub hooks: Option<&'static dyn Hooks>,
@@ -653,7 +654,7 @@ fn emit_api_mod(cx: &Ctx) -> TokenStream {
 
         /// Autoref probes: `(&Probe(driver)).device()` is `Some` exactly when the driver's
         /// type implements `DeviceApi` (the type must be concrete where the probe is written,
-        /// as in [`dispatch!`](crate::dispatch)).
+        /// as in [`dispatch!`](macro@crate::dispatch)).
         #[doc(hidden)]
         pub mod probe {
             use super::*;
@@ -699,14 +700,30 @@ fn emit_entry_ns(cx: &Ctx, ns: &str) -> TokenStream {
         let ps = params(cx.api, &cx.kinds, f);
         // Counts first: no reference to a count's pointer exists yet when it is read.
         let mut convs: Vec<TokenStream> = ps.iter().map(precompute_len).collect();
+        // Write-backs: `[out]` handles are written whatever the driver returned (what it set,
+        // else null: a failed create may still hand out a build log), the rest on success.
         let mut backs = vec![];
+        let mut handle_backs = vec![];
         for p in &ps {
             let (c, b) = conversion(p);
             convs.push(c);
-            backs.push(b);
+            if matches!(p.kind, PKind::OutHandle { .. }) && p.field.dir == Some(Dir::Out) {
+                handle_backs.push(b);
+            } else {
+                backs.push(b);
+            }
         }
         let call_args = ps.iter().map(|p| format_ident!("__a_{}", p.field.name));
         let fmt_fn = format_ident!("{}", f.name);
+        // `[out]` handles (one handle, no range) are nulled before anything else, so that no
+        // caller reads a stale or uninitialized handle after an error (validation and hook
+        // failures included); the driver's values replace the null afterwards. A null pointer
+        // is left alone (that is the validation failure on the pointer itself).
+        let out_handles: Vec<_> = ps
+            .iter()
+            .filter(|p| matches!(p.kind, PKind::OutHandle { .. }) && p.field.dir == Some(Dir::Out))
+            .map(|p| ident(&p.field.name))
+            .collect();
         // Most functions return ze_result_t; a few return a value and a failure value.
         let (ret, to_c, on_error) = match &f.return_type {
             None => (quote!(ze_result_t), quote!(ze_result_t::SUCCESS), quote!(|code| code)),
@@ -724,22 +741,35 @@ fn emit_entry_ns(cx: &Ctx, ns: &str) -> TokenStream {
                 (rust_type_tokens(t), conv, quote!(|_code| #failure))
             }
         };
+        let call = quote! {
+            crate::call(
+                #fname,
+                &|| unsafe { crate::fmt::#fmt_fn(#(#names),*) },
+                || unsafe { crate::validate::#name(#(#names),*) },
+                |__d| unsafe {
+                    let __c = __d.classes.#field.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                    #(#convs)*
+                    let __res = __c.#m(#(#call_args),*);
+                    #(#handle_backs)*
+                    let __v = __res?;
+                    #(#backs)*
+                    Ok(#to_c)
+                },
+                #on_error,
+            )
+        };
+        let body = if out_handles.is_empty() || f.return_type.is_some() {
+            call
+        } else {
+            quote! {
+                #(if !#out_handles.is_null() { unsafe { #out_handles.write(::core::ptr::null_mut()) }; })*
+                #call
+            }
+        };
         quote! {
             #[doc = concat!(" C entry point of `", #fname, "`.")]
             pub unsafe extern "C" fn #name(#(#cps),*) -> #ret {
-                crate::call(
-                    #fname,
-                    &|| unsafe { crate::fmt::#fmt_fn(#(#names),*) },
-                    || unsafe { crate::validate::#name(#(#names),*) },
-                    |__d| unsafe {
-                        let __c = __d.classes.#field.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
-                        #(#convs)*
-                        let __v = __c.#m(#(#call_args),*)?;
-                        #(#backs)*
-                        Ok(#to_c)
-                    },
-                    #on_error,
-                )
+                #body
             }
         }
     });

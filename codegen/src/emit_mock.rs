@@ -49,8 +49,9 @@ pub const CONTROL_API: &[ControlFn] = &[
         params: &[],
         doc: &[
             "Forgets every programmed result, expectation and sequence, empties the call log",
-            "(call numbers restart at 1), clears the log path and restores the default device",
-            "profile. Objects the application created stay valid.",
+            "(call numbers restart at 1), clears the log path, removes every kernel callback",
+            "and restores the default device profile. Objects the application created stay",
+            "valid.",
         ],
         safety: "",
     },
@@ -112,6 +113,22 @@ pub const CONTROL_API: &[ControlFn] = &[
         ],
         safety: "`buf` is NULL or points to `len` writable bytes.",
     },
+    ControlFn {
+        name: "zekitMockOnKernel",
+        ret: "ze_result_t",
+        params: &[("const char*", "kernel"), ("zekit_mock_kernel_callback_t", "callback"), ("void*", "user")],
+        doc: &[
+            "Registers `callback` for launches of the kernel named `kernel` (replacing an earlier",
+            "one; NULL removes it): when such a launch runs, the mock calls",
+            "`callback(launch, user)` on the thread that made it run, with the launch's group",
+            "counts, group size and argument values, so the callback can emulate the kernel's",
+            "effect on memory. Without a callback a launch does nothing. The callback must not",
+            "call the mock's queue, command list, event or fence functions. zekitMockReset",
+            "removes every callback. Returns ZE_RESULT_ERROR_INVALID_NULL_POINTER for a NULL",
+            "name and ZE_RESULT_ERROR_INVALID_ARGUMENT for a name that is not valid UTF-8.",
+        ],
+        safety: "`kernel` is NULL or a NUL-terminated string; `callback` is NULL or a function of the `zekit_mock_kernel_callback_t` signature, callable from any thread with `user`.",
+    },
 ];
 
 /// What `function` returns when the mock has no behaviour for it, and why:
@@ -158,6 +175,8 @@ fn rust_type(c: &str) -> Result<&'static str, String> {
         "int32_t" => "i32",
         "size_t" => "usize",
         "ze_result_t" => "::zekit_sys::ze_result_t",
+        "void*" => "*mut ::core::ffi::c_void",
+        "zekit_mock_kernel_callback_t" => "::core::option::Option<crate::kernels::CCallbackFn>",
         _ => return Err(format!("emit_mock: no Rust type for the C type `{c}`")),
     })
 }

@@ -1427,9 +1427,9 @@ fn comments(text: &str) -> String {
 }
 
 /// Formats a generated file: `HEADER`, then the items of `tokens` through prettyplease, with
-/// [`space_items`]' blank lines.
+/// `space_items`' blank lines.
 ///
-/// Each top-level item is parsed and printed on its own (see [`split_items`]) and the texts
+/// Each top-level item is parsed and printed on its own (see `split_items`) and the texts
 /// are concatenated: prettyplease prints a file as its inner attributes and then each item
 /// followed by a hard line break, at indentation 0, with no state carried from one item to
 /// the next, so the text is byte for byte that of the whole file printed at once (tested:
@@ -1533,8 +1533,8 @@ struct Part {
     errors: Vec<String>,
 }
 
-/// The zekit-sys crate, one job per file. Each file's job runs its own [`Emitter`] and hands
-/// its [`Part`] to the two last jobs, which check names across files, report every error and
+/// The zekit-sys crate, one job per file. Each file's job runs its own `Emitter` and hands
+/// its `Part` to the two last jobs, which check names across files, report every error and
 /// emit the layouts of all structs (`layouts.rs`, `tests/layout.rs`).
 pub fn jobs(api: &Api) -> Vec<Job<'_>> {
     const GROUP: &str = "zekit-sys";

@@ -6,7 +6,7 @@
 //! * one owned wrapper per handle type: `pub type Device = Object<ze_device_handle_t>` (handle
 //!   aliases such as `zet_device_handle_t` share the wrapper of the handle they alias);
 //! * every function as a method of the wrapper of its first handle parameter (functions without
-//!   one: of `Api`), safe where every parameter has a safe shape ([`Shape`]), else `unsafe` with
+//!   one: of `Api`), safe where every parameter has a safe shape (`Shape`), else `unsafe` with
 //!   the raw C parameters and the suffix `_raw`;
 //! * `[release]` functions of a handle become the release step of the handles their creating
 //!   functions return (`Drop`), not methods;

@@ -10,13 +10,13 @@
 //!   member/parameter name repeated within one struct/function. Alternative definitions of one
 //!   macro under different `condition`s are one name.
 //! - `duplicate-value`: two enumerators of one enum with the same value (flags: the same bit),
-//!   except the aliases listed at [`alias_reason`].
+//!   except the aliases listed at `alias_reason`.
 //! - `in-after-out`: a `dir: in` parameter after a `dir: out` one.
 //! - `version-backwards`: a member, parameter or enumerator older than its parent, or a struct
 //!   member / function parameter older than one before it (they are appended in version order).
 //!   An absent `since` on a member, parameter or enumerator means its parent's.
 //! - `missing-base`: a `*_desc_t` / `*_properties_t` struct whose `base` chain does not reach
-//!   a `*base_desc_t` / `*base_properties_t` (see [`missing_base`] for the one exemption).
+//!   a `*base_desc_t` / `*base_properties_t` (see `Ctx::missing_base` for the one exemption).
 //! - `first-param-handle`: a non-static function whose first parameter is not a handle (functions
 //!   of a namespace's global class, `class: zer`, are free functions and exempt).
 //! - `bad-condition`: a `returns[].when` that does not parse (codegen/src/expr.rs) or names
@@ -26,6 +26,10 @@
 //! - `bad-extends`: an `extends` name that is neither a struct with a `pNext` member nor a
 //!   function with a `pNext` parameter, or a struct listing `extends` without a structure type
 //!   (`stype`) or a `pNext` member of its own.
+//!
+//! [`undocumented`] checks one more rule, `missing-doc`, kept apart so that the fixtures of the
+//! rules above need no descriptions: every entry, member, parameter and enumerator of the spec
+//! has a `doc:` (the descriptions feed the C headers and the rustdoc of the Rust crates).
 
 use std::collections::{HashMap, HashSet};
 
@@ -46,6 +50,51 @@ pub fn lint(api: &Api) -> Vec<Diag> {
     cx.duplicate_names(&mut out);
     out.sort();
     out.dedup();
+    out
+}
+
+/// `missing-doc`: every entry (file headers included), member, parameter and enumerator
+/// without a non-blank `doc:`; sorted by location.
+pub fn undocumented(api: &Api) -> Vec<Diag> {
+    let blank = |d: Option<&str>| d.is_none_or(|t| t.trim().is_empty());
+    let mut out = vec![];
+    for f in &api.loaded.files {
+        if blank(f.header.doc.as_deref()) {
+            let file = format!("{}/{}.yml", f.ns, f.stem);
+            out.push(diag(Loc { file, line: 1 }, "missing-doc", format!("file `{}` has no description", f.header.title)));
+        }
+        for d in &f.docs {
+            let l = Lines::new(d);
+            let e = &d.entry;
+            if blank(e.doc()) {
+                out.push(diag(l.entry(), "missing-doc", format!("{} `{}` has no description", e.kind(), e.name())));
+            }
+            let (list, what, fields): (&str, &str, &[Field]) = match e {
+                Entry::Struct(s) | Entry::Union(s) => ("members", "member", &s.members),
+                Entry::DefaultStruct(s) => ("members", "member", &s.members),
+                Entry::Function(x) => ("params", "parameter", &x.params),
+                Entry::Callback(x) => ("params", "parameter", &x.params),
+                _ => ("", "", &[]),
+            };
+            for x in fields.iter().filter(|x| blank(x.doc.as_deref())) {
+                out.push(diag(
+                    l.item(list, &x.name),
+                    "missing-doc",
+                    format!("{what} `{}` of `{}` has no description", x.name, e.name()),
+                ));
+            }
+            if let Entry::Enum(en) | Entry::Flags(en) = e {
+                for x in en.etors.iter().filter(|x| blank(x.doc.as_deref())) {
+                    out.push(diag(
+                        l.item("etors", &x.name),
+                        "missing-doc",
+                        format!("enumerator `{}` of `{}` has no description", x.name, en.name),
+                    ));
+                }
+            }
+        }
+    }
+    out.sort();
     out
 }
 

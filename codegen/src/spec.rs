@@ -64,6 +64,23 @@ impl Entry {
         }
     }
 
+    /// The entry's own description (`doc:`).
+    pub fn doc(&self) -> Option<&str> {
+        match self {
+            Entry::File(x) => x.doc.as_deref(),
+            Entry::Macro(x) => x.doc.as_deref(),
+            Entry::Typedef(x) => x.doc.as_deref(),
+            Entry::Handle(x) => x.doc.as_deref(),
+            Entry::Class(x) => x.doc.as_deref(),
+            Entry::Enum(x) | Entry::Flags(x) => x.doc.as_deref(),
+            Entry::Struct(x) | Entry::Union(x) => x.doc.as_deref(),
+            Entry::Function(x) => x.doc.as_deref(),
+            Entry::Callback(x) => x.doc.as_deref(),
+            Entry::Env(x) => x.doc.as_deref(),
+            Entry::DefaultStruct(x) => x.doc.as_deref(),
+        }
+    }
+
     /// Version of the API that introduced this entry ("1.0" when absent).
     pub fn since(&self) -> Option<&str> {
         match self {
@@ -349,6 +366,8 @@ pub struct Env {
     pub default: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
 }
 
 /// A named default initialiser of a struct (runtime namespace), emitted as a macro.

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use zekit_codegen::expr::{self, BinOp, Expr, UnOp};
-use zekit_codegen::lint::lint;
+use zekit_codegen::lint::{lint, undocumented};
 use zekit_codegen::spec::Entry;
 
 fn spec_root() -> PathBuf {
@@ -32,6 +32,13 @@ fn assert_diags(fixture: &str, expected: &[&str]) {
 
 // ---------------------------------------------------------------------------------------------
 // The real spec
+
+#[test]
+fn real_spec_describes_every_item() {
+    let api = zekit_codegen::load_api(&spec_root()).expect("spec loads");
+    let diags: Vec<String> = undocumented(&api).iter().map(|d| d.to_string()).collect();
+    assert!(diags.is_empty(), "{} items without a description:\n{}", diags.len(), diags.join("\n"));
+}
 
 #[test]
 fn real_spec_lints_clean() {
@@ -356,4 +363,25 @@ fn expr_idents_are_the_roots() {
     let e = expr::parse("(nullptr == desc->pKernelName) && (0 < n[i].count) && sizeof(desc) < ZE_BIT(k) && n").unwrap();
     assert_eq!(e.idents(), ["desc", "n", "i", "k"]);
     assert_eq!(e.calls(), ["sizeof", "ZE_BIT"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// missing-doc (its own pass: the other fixtures carry no descriptions)
+
+#[test]
+fn missing_doc_names_every_undescribed_item() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lint/missing-doc");
+    let api = zekit_codegen::load_api(&root).expect("fixture loads");
+    let other: Vec<String> = lint(&api).iter().map(|d| d.to_string()).collect();
+    assert!(other.is_empty(), "the fixture is otherwise clean: {other:?}");
+    let got: Vec<String> = undocumented(&api).iter().map(|d| d.to_string()).collect();
+    let expected = [
+        "ze/docs.yml:1: error[missing-doc]: file `docs` has no description",
+        "ze/docs.yml:17: error[missing-doc]: enumerator `ZE_THING_TWO` of `ze_thing_t` has no description",
+        "ze/docs.yml:21: error[missing-doc]: struct `ze_thing_spec_t` has no description",
+        "ze/docs.yml:28: error[missing-doc]: member `count` of `ze_thing_spec_t` has no description",
+        "ze/docs.yml:33: error[missing-doc]: function `zeDeviceMakeThing` has no description",
+        "ze/docs.yml:40: error[missing-doc]: parameter `desc` of `zeDeviceMakeThing` has no description",
+    ];
+    assert_eq!(got, expected, "\n{}\n", got.join("\n"));
 }

@@ -162,8 +162,20 @@ fn capture_misuse_codes() {
     let l = z.immediate(0, ASYNC);
     let mut g = null_mut();
     check!(ze::zeCommandListEndGraphCaptureExt(l, std::ptr::null(), &mut g), ZE_RESULT_ERROR_COMMAND_LIST_NOT_CAPTURING);
-    // (The generated entry layer writes outputs only on success: `*phGraph` is not nulled.)
+    // A failed call nulls its [out] handle (the seed's rule for zeCommandListGetGraphExt).
+    g = 0x1234 as ze_graph_handle_t;
     check!(ze::zeCommandListGetGraphExt(l, &mut g), ZE_RESULT_ERROR_COMMAND_LIST_NOT_CAPTURING);
+    assert!(g.is_null());
+    g = 0x1234 as ze_graph_handle_t;
+    check!(ze::zeCommandListEndGraphCaptureExt(l, std::ptr::null(), &mut g), ZE_RESULT_ERROR_COMMAND_LIST_NOT_CAPTURING);
+    assert!(g.is_null());
+    // zeGraphCreateExt with a dead context.
+    let mut dead = null_mut();
+    ok!(ze::zeContextCreate(z.drv, &ze_context_desc_t::default(), &mut dead));
+    ok!(ze::zeContextDestroy(dead));
+    g = 0x1234 as ze_graph_handle_t;
+    check!(ze::zeGraphCreateExt(dead, std::ptr::null(), &mut g), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    assert!(g.is_null());
     // Regular and synchronous lists cannot capture.
     let r = z.list(0);
     check!(ze::zeCommandListBeginGraphCaptureExt(r, std::ptr::null()), ZE_RESULT_ERROR_INVALID_ARGUMENT);
@@ -313,4 +325,183 @@ fn device_reports_record_replay() {
     ok!(ze::zeDeviceGetProperties(z.dev, &mut p));
     assert!(rr.graphFlags.intersects(ze_record_replay_graph_ext_flags_t::SUBGRAPHS));
     assert!(rr.graphFlags.intersects(ze_record_replay_graph_ext_flags_t::IMMUTABLE_GRAPH));
+}
+
+#[test]
+fn work_after_a_join_invalidates_the_capture() {
+    let z = Ze::new();
+    let (l1, l2) = (z.immediate(0, ASYNC), z.immediate(0, ASYNC));
+    let pool = z.pool(ze_event_pool_flags_t::HOST_VISIBLE, 8);
+    let e: Vec<_> = (0..8).map(|i| z.event(pool, i)).collect();
+    let (a, b, c) = (z.host(32), z.host(32), z.host(32));
+    let mut g = null_mut();
+    ok!(ze::zeGraphCreateExt(z.ctx, std::ptr::null(), &mut g));
+
+    // Work after a join, then another join with the child's last signal: valid (only the last
+    // signal joins), and a signal or wait after a join is no work.
+    begin(l1);
+    fill(l1, a, &[1], 32, e[0], &mut []);
+    copy(l2, b, a, 32, e[1], &mut [e[0]]);
+    copy(l1, c, b, 32, null_event(), &mut [e[1]]);
+    fill(l2, b, &[2], 32, e[2], &mut []);
+    ok!(ze::zeCommandListAppendWaitOnEvents(l1, 1, [e[2]].as_mut_ptr()));
+    ok!(ze::zeCommandListAppendSignalEvent(l2, e[3]));
+    ok!(ze::zeCommandListAppendWaitOnEvents(l2, 1, [e[0]].as_mut_ptr()));
+    let valid = end(l1);
+
+    // Work after the (last) join and no join after it: the capture is invalidated.
+    ok!(ze::zeCommandListBeginCaptureIntoGraphExt(l1, g, std::ptr::null()));
+    fill(l1, a, &[1], 32, e[4], &mut []);
+    copy(l2, b, a, 32, e[5], &mut [e[4]]);
+    assert_eq!(capturing(l2), ZE_RESULT_QUERY_TRUE);
+    copy(l1, c, b, 32, null_event(), &mut [e[5]]);
+    fill(l2, b, &[2], 32, null_event(), &mut []);
+    let mut out = null_mut();
+    check!(ze::zeCommandListEndGraphCaptureExt(l1, std::ptr::null(), &mut out), ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED);
+    assert!(last_error().contains("after they were joined"), "{}", last_error());
+    // The capture is over on every list; the graph is invalid.
+    assert_eq!(capturing(l1), ZE_RESULT_QUERY_FALSE);
+    assert_eq!(capturing(l2), ZE_RESULT_QUERY_FALSE);
+    let mut x = null_mut();
+    check!(ze::zeGraphInstantiateExt(g, std::ptr::null(), &mut x), ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED);
+    check!(ze::zeCommandListBeginCaptureIntoGraphExt(l1, g, std::ptr::null()), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    // The lists work normally again.
+    set(a, 32, 0);
+    fill(l2, a, &[4], 32, null_event(), &mut []);
+    ok!(ze::zeCommandListHostSynchronize(l2, FOREVER));
+    assert_eq!(get(a, 32), vec![4; 32]);
+    ok!(ze::zeGraphDestroyExt(g));
+
+    // The same with a graph the driver made: it is released (its destruction callback runs),
+    // the lists free.
+    static INVALIDATED_GONE: AtomicUsize = AtomicUsize::new(0);
+    unsafe extern "system" fn gone(_: *mut c_void) {
+        INVALIDATED_GONE.fetch_add(1, Ordering::SeqCst);
+    }
+    begin(l1);
+    let mut implicit = null_mut();
+    ok!(ze::zeCommandListGetGraphExt(l1, &mut implicit));
+    ok!(ze::zeGraphSetDestructionCallbackExt(implicit, Some(gone), null_mut(), std::ptr::null()));
+    fill(l1, a, &[1], 32, e[6], &mut []);
+    copy(l2, b, a, 32, e[7], &mut [e[6]]);
+    copy(l1, c, b, 32, null_event(), &mut [e[7]]);
+    fill(l2, b, &[2], 32, null_event(), &mut []);
+    out = 0x1234 as ze_graph_handle_t;
+    check!(ze::zeCommandListEndGraphCaptureExt(l1, std::ptr::null(), &mut out), ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED);
+    assert!(out.is_null());
+    assert_eq!(capturing(l1), ZE_RESULT_QUERY_FALSE);
+    assert_eq!(INVALIDATED_GONE.load(Ordering::SeqCst), 1);
+    check!(ze::zeGraphIsEmptyExt(implicit), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+
+    let xv = instantiate(valid);
+    ok!(ze::zeExecutableGraphDestroyExt(xv));
+    ok!(ze::zeGraphDestroyExt(valid));
+}
+
+#[test]
+fn internal_counter_based_events_stay_inside_the_capture() {
+    type F = ze_event_counter_based_flags_t;
+    let z = Ze::new();
+    let (l1, l2, l3) = (z.immediate(0, ASYNC), z.immediate(0, ASYNC), z.immediate(0, ASYNC));
+    let both = F::IMMEDIATE | F::NON_IMMEDIATE;
+    let internal = z.counter_event(both);
+    let external = z.counter_event(both | F::GRAPH_EXTERNAL);
+    let r = z.list(0);
+    let a = z.host(64);
+    begin(l1);
+    fill(l1, a, &[1], 32, internal, &mut []);
+    // SAFETY: a holds 64 bytes.
+    fill(l1, unsafe { a.add(32) }, &[2], 32, external, &mut []);
+    // The host, a regular list and a list outside the capture cannot use the internal event.
+    check!(ze::zeEventHostSynchronize(internal, 0), ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT);
+    assert!(last_error().contains("GRAPH_EXTERNAL"), "{}", last_error());
+    check!(ze::zeEventQueryStatus(internal), ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT);
+    check!(ze::zeCommandListAppendBarrier(r, null_mut(), 1, [internal].as_mut_ptr()), ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT);
+    check!(ze::zeCommandListAppendBarrier(r, internal, 0, null_mut()), ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT);
+    check!(ze::zeCommandListAppendBarrier(l3, internal, 0, null_mut()), ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT);
+    assert_eq!(capturing(l3), ZE_RESULT_QUERY_FALSE);
+    // The external one may be used outside (a host wait on captured work stays unsupported).
+    check!(ze::zeEventHostSynchronize(external, 0), ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED);
+    ok!(ze::zeCommandListAppendBarrier(r, null_mut(), 1, [external].as_mut_ptr()));
+    // An immediate list waiting on the internal event forks into the capture (inside the graph).
+    ok!(ze::zeCommandListAppendBarrier(l2, null_mut(), 1, [internal].as_mut_ptr()));
+    assert_eq!(capturing(l2), ZE_RESULT_QUERY_TRUE);
+    // An IPC counter-based event with GRAPH_EXTERNAL cannot be captured (no CB_EXTERNAL_IPC).
+    let ipc_external = z.counter_event(both | F::IPC | F::GRAPH_EXTERNAL);
+    check!(ze::zeCommandListAppendBarrier(l1, ipc_external, 0, null_mut()), ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED);
+    let g = end(l1);
+    // After the capture the event is the application's again.
+    ok!(ze::zeEventQueryStatus(internal));
+    ok!(ze::zeEventHostSynchronize(internal, 0));
+    ok!(ze::zeCommandListAppendBarrier(l3, internal, 0, null_mut()));
+    ok!(ze::zeCommandListHostSynchronize(l3, FOREVER));
+    let x = instantiate(g);
+    set(a, 64, 0);
+    replay(l1, x);
+    ok!(ze::zeEventHostSynchronize(internal, FOREVER));
+    let mut want = vec![1; 32];
+    want.extend([2; 32]);
+    assert_eq!(get(a, 64), want);
+    ok!(ze::zeExecutableGraphDestroyExt(x));
+    ok!(ze::zeGraphDestroyExt(g));
+    ok!(ze::zeCommandListDestroy(r));
+}
+
+/// A non-atomic increment of the `Counter` it is given, with yields between the read and the
+/// write, and a check that no other run of it overlaps.
+struct Counter {
+    value: std::cell::UnsafeCell<u64>,
+    running: std::sync::atomic::AtomicBool,
+    overlaps: AtomicUsize,
+}
+
+// SAFETY: `value` is only touched by `increment`, whose runs the test checks do not overlap.
+unsafe impl Sync for Counter {}
+
+unsafe extern "system" fn increment(data: *mut c_void) {
+    // SAFETY: the test passes a live `Counter`.
+    let c = unsafe { &*(data as *const Counter) };
+    if c.running.swap(true, Ordering::SeqCst) {
+        c.overlaps.fetch_add(1, Ordering::SeqCst);
+    }
+    // SAFETY: see `Counter`.
+    let v = unsafe { *c.value.get() };
+    for _ in 0..20 {
+        std::thread::yield_now();
+    }
+    // SAFETY: see `Counter`.
+    unsafe { *c.value.get() = v + 1 };
+    c.running.store(false, Ordering::SeqCst);
+}
+
+#[test]
+fn replays_of_one_executable_graph_on_several_lists_run_one_at_a_time() {
+    let z = Ze::new();
+    let lists: Vec<_> = (0..3).map(|_| z.immediate(0, ASYNC)).collect();
+    let counter = Counter {
+        value: std::cell::UnsafeCell::new(0),
+        running: std::sync::atomic::AtomicBool::new(false),
+        overlaps: AtomicUsize::new(0),
+    };
+    let data = &counter as *const Counter as *mut c_void;
+    begin(lists[0]);
+    for _ in 0..2 {
+        ok!(ze::zeCommandListAppendHostFunction(lists[0], Some(increment), data, null_mut(), null_mut(), 0, null_mut()));
+    }
+    let g = end(lists[0]);
+    let x = instantiate(g);
+    let rounds = 40;
+    for _ in 0..rounds {
+        for &l in &lists {
+            ok!(ze::zeCommandListAppendGraphExt(l, x, std::ptr::null(), null_mut(), 0, null_mut()));
+        }
+    }
+    for &l in &lists {
+        ok!(ze::zeCommandListHostSynchronize(l, FOREVER));
+    }
+    assert_eq!(counter.overlaps.load(Ordering::SeqCst), 0, "two replays of the graph overlapped");
+    // SAFETY: every replay ran (the lists synchronized).
+    assert_eq!(unsafe { *counter.value.get() }, 2 * rounds * lists.len() as u64);
+    ok!(ze::zeExecutableGraphDestroyExt(x));
+    ok!(ze::zeGraphDestroyExt(g));
 }

@@ -198,8 +198,54 @@ fn range_handles_of_virtual_memory() {
     ok!(ze::zeMemGetAddressRange(c2, q.cast(), &mut base, &mut len));
     assert_eq!((base.cast::<u8>(), len), (q, size));
     ok!(ze::zeMemCloseIpcHandle(c2, q.cast()));
-    // Two physical objects, a hole, size 0, a USM allocation.
-    handle(va, 4 * ps, ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    // Two physical objects (three pieces: the access split of page 1 merges, phys at offset ps
+    // and phys2), from inside the first page to inside the last: a manifest handle.
+    let size = 4 * ps - 150;
+    let h = handle(va.wrapping_add(100), size, ZE_RESULT_SUCCESS);
+    // SAFETY: page 3 (phys2) is mapped read-write.
+    unsafe {
+        for i in 0..ps {
+            *va.add(3 * ps + i) = (i % 13) as u8;
+        }
+    }
+    let mut q: *mut c_void = null_mut();
+    ok!(ze::zeMemOpenIpcHandle(c2, z.dev, h, ze_ipc_memory_flags_t(0), &mut q));
+    let q = q.cast::<u8>();
+    // SAFETY: `size` bytes mapped from the two objects, in the exporter's order.
+    unsafe {
+        for i in 0..size {
+            let at = 100 + i;
+            let want = if at < 3 * ps { if at == start + 5 { 0xee } else { (at % 251) as u8 } } else { ((at - 3 * ps) % 13) as u8 };
+            assert_eq!(*q.add(i), want, "byte {i} of the multi-object range");
+        }
+        *q.add(size - 1) = 0x77;
+        assert_eq!(*va.add(100 + size - 1), 0x77, "a write reaches phys2");
+    }
+    let (mut base, mut len) = (null_mut(), 0usize);
+    ok!(ze::zeMemGetAddressRange(c2, q.cast(), &mut base, &mut len));
+    assert_eq!(len, size);
+    ok!(ze::zeMemCloseIpcHandle(c2, q.cast()));
+    let mut fd = 0u64;
+    check!(ze::zeMemGetFileDescriptorFromIpcHandleExp(z.ctx, h, &mut fd), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    // Another process opens it too (the child checks the pattern and writes its own).
+    // SAFETY: the range is mapped read-write.
+    unsafe {
+        for i in 0..size {
+            *va.add(100 + i) = (i % 253) as u8;
+        }
+    }
+    run_ipc_child(&h, size);
+    // SAFETY: as above, written by the child.
+    unsafe {
+        for i in 0..size {
+            assert_eq!(*va.add(100 + i), (i % 127) as u8 ^ 0x80, "byte {i} from the child");
+        }
+    }
+    // Put releases the manifest: the handle no longer opens.
+    ok!(ze::zeMemPutIpcHandle(z.ctx, h));
+    let mut gone: *mut c_void = null_mut();
+    check!(ze::zeMemOpenIpcHandle(c2, z.dev, h, ze_ipc_memory_flags_t(0), &mut gone), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    // A hole, size 0, a USM allocation.
     handle(va.wrapping_add(3 * ps), 2 * ps, ZE_RESULT_ERROR_ADDRESS_NOT_FOUND);
     handle(va, 0, ZE_RESULT_ERROR_INVALID_SIZE);
     let usm = host_alloc(&z, 64);
@@ -241,6 +287,22 @@ fn ipc_child() {
     println!("child pid {} ok", std::process::id());
 }
 
+/// Runs `ipc_child` in a new process on `h` (`size` bytes); asserts it succeeded.
+fn run_ipc_child(h: &ze_ipc_mem_handle_t, size: usize) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "ipc_child", "--nocapture", "--test-threads=1"])
+        .env(CHILD_VAR, format!("{}:{size}", hex(h)))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("child pid"),
+        "child failed: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn another_process_reads_and_writes() {
     let z = Ze::new();
@@ -254,18 +316,7 @@ fn another_process_reads_and_writes() {
     }
     let mut h = ze_ipc_mem_handle_t::default();
     ok!(ze::zeMemGetIpcHandle(z.ctx, p.cast(), &mut h));
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "ipc_child", "--nocapture", "--test-threads=1"])
-        .env(CHILD_VAR, format!("{}:{size}", hex(&h)))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("child pid"),
-        "child failed: {}\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ipc_child(&h, size);
     // SAFETY: `size` bytes, written by the child.
     unsafe {
         for i in 0..size {
@@ -452,4 +503,167 @@ fn allocations_past_the_fd_budget_still_work() {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+const CB_IPC: ze_event_counter_based_flags_t = ze_event_counter_based_flags_t(
+    ze_event_counter_based_flags_t::IMMEDIATE.0 | ze_event_counter_based_flags_t::IPC.0,
+);
+
+fn cb_handle(e: ze_event_handle_t) -> ze_ipc_event_counter_based_handle_t {
+    let mut h = ze_ipc_event_counter_based_handle_t::default();
+    ok!(ze::zeEventCounterBasedGetIpcHandle(e, &mut h));
+    h
+}
+
+fn unhex_cb(s: &str) -> ze_ipc_event_counter_based_handle_t {
+    let mut h = ze_ipc_event_counter_based_handle_t::default();
+    for (i, d) in h.data.iter_mut().enumerate() {
+        *d = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap() as std::ffi::c_char;
+    }
+    h
+}
+
+#[test]
+fn counter_based_ipc_events_in_process() {
+    let z = Ze::new();
+    let mut props = ze_device_properties_t::default();
+    let mut ev = ze_device_event_properties_t::default();
+    props.pNext = (&mut ev as *mut ze_device_event_properties_t).cast();
+    ok!(ze::zeDeviceGetProperties(z.dev, &mut props));
+    assert!(ev.flags.intersects(ze_device_event_properties_flags_t::COUNTER_BASED_IPC));
+
+    let e = z.counter_event(CB_IPC);
+    let h = cb_handle(e);
+    let c2 = other_context(&z);
+    let mut opened = null_mut();
+    ok!(ze::zeEventCounterBasedOpenIpcHandle(c2, h, &mut opened));
+    let mut flags = ze_event_counter_based_flags_t::default();
+    ok!(ze::zeEventGetCounterBasedFlags(opened, &mut flags));
+    assert_eq!(flags, CB_IPC);
+    // Nothing submitted: complete on both sides.
+    ok!(ze::zeEventQueryStatus(opened));
+    // A command gated by a regular event takes the next value: both sides see it pending.
+    let l = z.immediate(0, ze_command_queue_mode_t::ASYNCHRONOUS);
+    let pool = z.pool(ze_event_pool_flags_t::HOST_VISIBLE, 1);
+    let gate = z.event(pool, 0);
+    ok!(ze::zeCommandListAppendBarrier(l, e, 1, [gate].as_mut_ptr()));
+    check!(ze::zeEventQueryStatus(opened), ZE_RESULT_NOT_READY);
+    check!(ze::zeEventQueryStatus(e), ZE_RESULT_NOT_READY);
+    // A list of the other context waits on the opened event.
+    let mut l2 = null_mut();
+    let qd = ze_command_queue_desc_t {
+        mode: ze_command_queue_mode_t::ASYNCHRONOUS,
+        ..Default::default()
+    };
+    ok!(ze::zeCommandListCreateImmediate(c2, z.dev, &qd, &mut l2));
+    let buf = z.host(8);
+    // SAFETY: 8 bytes.
+    unsafe { std::ptr::write_bytes(buf, 0, 8) };
+    fill(l2, buf, &[9], 8, null_event(), &mut [opened]);
+    ok!(ze::zeEventHostSignal(gate));
+    ok!(ze::zeEventHostSynchronize(opened, 10_000_000_000));
+    ok!(ze::zeCommandListHostSynchronize(l2, FOREVER));
+    // SAFETY: idle.
+    assert_eq!(unsafe { bytes(buf, 8) }, &[9; 8]);
+    // The opened side signals: the creator sees it.
+    ok!(ze::zeCommandListAppendBarrier(l2, opened, 0, null_mut()));
+    ok!(ze::zeEventHostSynchronize(e, 10_000_000_000));
+
+    // Refusals.
+    check!(ze::zeEventCounterBasedCloseIpcHandle(e), ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT);
+    let plain = z.counter_event(ze_event_counter_based_flags_t::IMMEDIATE);
+    let mut hh = ze_ipc_event_counter_based_handle_t::default();
+    check!(ze::zeEventCounterBasedGetIpcHandle(plain, &mut hh), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    check!(ze::zeEventCounterBasedGetIpcHandle(gate, &mut hh), ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT);
+    let mut none = null_mut();
+    check!(ze::zeEventCounterBasedOpenIpcHandle(c2, ze_ipc_event_counter_based_handle_t::default(), &mut none), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    assert!(none.is_null());
+
+    ok!(ze::zeCommandListHostSynchronize(l2, FOREVER));
+    ok!(ze::zeCommandListHostSynchronize(l, FOREVER));
+    ok!(ze::zeEventCounterBasedCloseIpcHandle(opened));
+    ok!(ze::zeCommandListDestroy(l2));
+    ok!(ze::zeCommandListDestroy(l));
+    for ev in [e, plain, gate] {
+        ok!(ze::zeEventDestroy(ev));
+    }
+    ok!(ze::zeEventPoolDestroy(pool));
+    ok!(ze::zeContextDestroy(c2));
+}
+
+const CB_CHILD_VAR: &str = "ZEKIT_IPC_CB_CHILD";
+
+/// The child's half of `counter_based_ipc_events_between_processes`.
+#[test]
+fn cb_child() {
+    let Ok(arg) = std::env::var(CB_CHILD_VAR) else {
+        return;
+    };
+    let z = Ze::new();
+    let mut e = null_mut();
+    ok!(ze::zeEventCounterBasedOpenIpcHandle(z.ctx, unhex_cb(&arg), &mut e));
+    // The parent's queue reaches the value it took before this process started.
+    ok!(ze::zeEventHostSynchronize(e, 10_000_000_000));
+    println!("child saw the parent's signal");
+    // Take the next value with a command gated here, tell the parent, then release it.
+    let l = z.immediate(0, ze_command_queue_mode_t::ASYNCHRONOUS);
+    let pool = z.pool(ze_event_pool_flags_t::HOST_VISIBLE, 1);
+    let gate = z.event(pool, 0);
+    ok!(ze::zeCommandListAppendBarrier(l, e, 1, [gate].as_mut_ptr()));
+    println!("armed");
+    use std::io::Write as _;
+    std::io::stdout().flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    ok!(ze::zeEventHostSignal(gate));
+    ok!(ze::zeCommandListHostSynchronize(l, FOREVER));
+    ok!(ze::zeCommandListDestroy(l));
+    ok!(ze::zeEventCounterBasedCloseIpcHandle(e));
+    println!("cb child pid {} ok", std::process::id());
+}
+
+#[test]
+fn counter_based_ipc_events_between_processes() {
+    use std::io::BufRead as _;
+    let z = Ze::new();
+    let e = z.counter_event(CB_IPC);
+    let l = z.immediate(0, ze_command_queue_mode_t::ASYNCHRONOUS);
+    let pool = z.pool(ze_event_pool_flags_t::HOST_VISIBLE, 1);
+    let gate = z.event(pool, 0);
+    // Value 1, reached when the gate opens (after the child started waiting for it).
+    ok!(ze::zeCommandListAppendBarrier(l, e, 1, [gate].as_mut_ptr()));
+    let h = cb_handle(e);
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "cb_child", "--nocapture", "--test-threads=1"])
+        .env(CB_CHILD_VAR, hex_bytes(&h.data))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    ok!(ze::zeEventHostSignal(gate));
+    // Wait for the child's "armed": it took value 2; this host wait ends when its queue
+    // reaches it (a futex wake from the other process).
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        seen.push(line.clone());
+        if line.ends_with("armed") {
+            break;
+        }
+    }
+    assert!(seen.iter().any(|l| l.ends_with("child saw the parent's signal")), "{seen:?}");
+    ok!(ze::zeEventHostSynchronize(e, 10_000_000_000));
+    let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success() && rest.iter().any(|l| l.starts_with("cb child pid")),
+        "child failed: {}\n{seen:?}\n{rest:?}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ok!(ze::zeCommandListDestroy(l));
+    ok!(ze::zeEventDestroy(e));
+    ok!(ze::zeEventDestroy(gate));
+    ok!(ze::zeEventPoolDestroy(pool));
 }

@@ -366,3 +366,15 @@ fn external_semaphores_between_processes_through_the_loader() {
     assert!(out.contains("child ok\n"), "{out}");
     assert!(out.contains("timeline = 7\n"), "{out}");
 }
+
+#[test]
+fn external_memory_between_processes_through_the_loader() {
+    let (out, err) = run_ok("external_memory", &[]);
+    assert!(out.contains("parent sees the child's bytes = yes\n"), "{out}");
+    assert!(out.contains("parent imported the child's memory = yes\n"), "{out}");
+    assert!(out.contains("child ok\n"), "{out}");
+    assert!(
+        err.lines().any(|l| l.starts_with("zekit: zeMemAllocHost: ZE_RESULT_ERROR_INVALID_ARGUMENT: import fd")),
+        "{err}"
+    );
+}

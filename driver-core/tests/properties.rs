@@ -241,7 +241,13 @@ fn access_image_external_p2p() {
         ..Default::default()
     };
     fill_external_memory_properties(&h, &mut e);
-    assert!(e.memoryAllocationImportTypes.is_empty() && e.imageExportTypes.is_empty());
+    // Allocations: OPAQUE_FD both ways (a memfd), no DMA_BUF (no udmabuf); images: nothing.
+    let fd = ze_external_memory_type_flags_t::OPAQUE_FD;
+    assert_eq!(
+        (e.memoryAllocationImportTypes, e.memoryAllocationExportTypes),
+        (fd, fd)
+    );
+    assert!(e.imageImportTypes.is_empty() && e.imageExportTypes.is_empty());
 
     let mut p = ze_device_p2p_properties_t::default();
     fill_p2p_properties(false, &mut p);

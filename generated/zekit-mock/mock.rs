@@ -490,11 +490,12 @@ pub const FALLBACK_RESULTS: &[(&str, ::zekit_sys::ze_result_t)] = &[
 ];
 
 /// The control functions the mock exports, in the header's order.
-pub const CONTROL_FUNCTIONS: &[&str] = &["zekitMockReset", "zekitMockSetResult", "zekitMockCallCount", "zekitMockWriteLog", "zekitMockLoadScenario", "zekitMockVerify"];
+pub const CONTROL_FUNCTIONS: &[&str] = &["zekitMockReset", "zekitMockSetResult", "zekitMockCallCount", "zekitMockWriteLog", "zekitMockLoadScenario", "zekitMockVerify", "zekitMockOnKernel"];
 
 /// Forgets every programmed result, expectation and sequence, empties the call log
-/// (call numbers restart at 1), clears the log path and restores the default device
-/// profile. Objects the application created stay valid.
+/// (call numbers restart at 1), clears the log path, removes every kernel callback
+/// and restores the default device profile. Objects the application created stay
+/// valid.
 #[no_mangle]
 pub extern "C" fn zekitMockReset() {
     crate::capi::reset()
@@ -561,4 +562,21 @@ pub unsafe extern "C" fn zekitMockLoadScenario(path: *const ::core::ffi::c_char)
 pub unsafe extern "C" fn zekitMockVerify(buf: *mut ::core::ffi::c_char, len: usize) -> i32 {
     // SAFETY: the caller keeps this function's contract, which is `verify`'s.
     unsafe { crate::capi::verify(buf, len) }
+}
+
+/// Registers `callback` for launches of the kernel named `kernel` (replacing an earlier
+/// one; NULL removes it): when such a launch runs, the mock calls
+/// `callback(launch, user)` on the thread that made it run, with the launch's group
+/// counts, group size and argument values, so the callback can emulate the kernel's
+/// effect on memory. Without a callback a launch does nothing. The callback must not
+/// call the mock's queue, command list, event or fence functions. zekitMockReset
+/// removes every callback. Returns ZE_RESULT_ERROR_INVALID_NULL_POINTER for a NULL
+/// name and ZE_RESULT_ERROR_INVALID_ARGUMENT for a name that is not valid UTF-8.
+///
+/// # Safety
+/// `kernel` is NULL or a NUL-terminated string; `callback` is NULL or a function of the `zekit_mock_kernel_callback_t` signature, callable from any thread with `user`.
+#[no_mangle]
+pub unsafe extern "C" fn zekitMockOnKernel(kernel: *const ::core::ffi::c_char, callback: ::core::option::Option<crate::kernels::CCallbackFn>, user: *mut ::core::ffi::c_void) -> ::zekit_sys::ze_result_t {
+    // SAFETY: the caller keeps this function's contract, which is `on_kernel`'s.
+    unsafe { crate::capi::on_kernel(kernel, callback, user) }
 }

@@ -5,13 +5,15 @@
 //! after it in snake case (`zekitMockSetResult` → [`set_result`]), with the same parameters.
 //! Every function catches panics: nothing unwinds into C.
 
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
+use std::sync::Arc;
 
 use zekit_sys::ze_result_t;
 
 pub use crate::generated::CONTROL_FUNCTIONS;
+use crate::kernels::{CCallback, CCallbackFn};
 use crate::scenario::Scenario;
 use crate::script::{is_known_function, script};
 
@@ -159,5 +161,37 @@ pub unsafe fn verify(buf: *mut c_char, len: usize) -> i32 {
             }
         }
         i32::try_from(n).unwrap_or(i32::MAX)
+    })
+}
+
+/// `zekitMockOnKernel`: see the header.
+///
+/// # Safety
+/// `kernel` is NULL or a NUL-terminated string; `callback` is NULL or a function of the
+/// `zekit_mock_kernel_callback_t` signature, callable from any thread with `user`.
+pub unsafe fn on_kernel(
+    kernel: *const c_char,
+    callback: Option<CCallbackFn>,
+    user: *mut c_void,
+) -> ze_result_t {
+    guard("zekitMockOnKernel", ze_result_t::ERROR_UNKNOWN, || {
+        if kernel.is_null() {
+            return ze_result_t::ERROR_INVALID_NULL_POINTER;
+        }
+        // SAFETY: per the contract.
+        let Some(name) = (unsafe { text(kernel) }) else {
+            eprintln!("zekit-mock: zekitMockOnKernel: the kernel name is not valid UTF-8");
+            return ze_result_t::ERROR_INVALID_ARGUMENT;
+        };
+        match callback {
+            Some(f) => {
+                let c = CCallback { f, user };
+                script().set_kernel_callback(name, Arc::new(move |l| c.call(l)));
+            }
+            None => {
+                script().remove_kernel_callback(name);
+            }
+        }
+        ze_result_t::SUCCESS
     })
 }

@@ -4,7 +4,7 @@
 //! mock share one table: `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE` for functions with
 //! `[out]`/`[in,out]` parameters or an `hSignalEvent` (a success would be a lie: outputs nobody
 //! wrote, an event nobody signals), `ZE_RESULT_SUCCESS` for the others (hints, residency,
-//! kernel arguments, destroys of objects the mock never creates, ...).
+//! destroys of objects the mock never creates, ...).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

@@ -22,9 +22,26 @@ fn owned(args: Vec<(&'static str, String)>) -> Vec<(String, String)> {
     args.into_iter().map(|(n, v)| (n.to_string(), v)).collect()
 }
 
+/// The rendered arguments of `function`; a kernel launch (`zeCommandListAppendLaunch*` with
+/// an `hKernel`) also shows the kernel's name, group size, global offset and argument values
+/// (`kernel`, `groupSize`, `globalOffset`, `arg0`, ...), so predicates and the call log see them.
+fn rendered(function: &str, args: Args<'_>) -> Vec<(String, String)> {
+    let mut v = owned(args());
+    if function.starts_with("zeCommandListAppendLaunch") {
+        if let Some(h) = v
+            .iter()
+            .find(|(n, _)| n == "hKernel")
+            .map(|(_, h)| h.clone())
+        {
+            v.extend(crate::api::kernel::launch_log_args(&h));
+        }
+    }
+    v
+}
+
 impl Hooks for MockDriver {
     fn before_call(&self, function: &'static str, args: Args<'_>) -> Option<ze_result_t> {
-        let render = || owned(args());
+        let render = || rendered(function, args);
         match script().before_call(function, &render) {
             Some(code) => {
                 zekit_rt::fail(ZeError(code), "programmed by the mock's script");
@@ -36,7 +53,7 @@ impl Hooks for MockDriver {
     }
 
     fn after_call(&self, function: &'static str, args: Args<'_>, result: ze_result_t) {
-        let render = || owned(args());
+        let render = || rendered(function, args);
         script().after_call(function, &render, result);
     }
 

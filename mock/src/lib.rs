@@ -19,8 +19,11 @@
 //! - [`api`]: the default behaviour of a device, one `#[zekit_icd::implement]` block per class
 //!   trait (`api/device.rs`, `api/mem.rs`, ...); the functions they define are the modeled ones.
 //! - [`hooks`]: `impl zekit_icd::Hooks`: the script around every call, fallback results.
-//! - [`objects`]: allocations, events, fences and the engine that runs command lists.
-//! - [`script`]: call log, programmed results, expectations and sequences ([`script()`]).
+//! - [`objects`]: allocations, events, fences and the engine that runs command lists (copies,
+//!   fills, kernel launches, ...).
+//! - [`kernels`]: kernel launches as tests see them ([`KernelLaunch`]) and the host callbacks
+//!   that emulate kernels ([`Script::on_kernel`]).
+//! - [`script`](mod@script): call log, programmed results, expectations and sequences ([`script()`]).
 //! - [`profile`]: the device the mock reports, YAML with a built-in default.
 //! - [`scenario`]: YAML scenario files named by `ZEKIT_MOCK_SCENARIO`.
 //! - [`fallback`]: what functions without behaviour return.
@@ -32,6 +35,7 @@ pub mod capi;
 pub mod fallback;
 pub mod generated;
 pub mod hooks;
+pub mod kernels;
 pub mod objects;
 pub mod profile;
 pub mod scenario;
@@ -40,6 +44,7 @@ pub mod script;
 use std::sync::Once;
 
 pub use api::{is_modeled, mock, modeled, MockDriver};
+pub use kernels::{KernelArg, KernelLaunch};
 pub use profile::Profile;
 pub use scenario::Scenario;
 pub use script::{script, Args, Call, Count, Script, Sequence};

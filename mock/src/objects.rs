@@ -25,6 +25,8 @@ use zekit_sys::*;
 
 use zekit_rt::fail;
 
+use crate::kernels::KernelLaunch;
+
 /// Locks, ignoring poisoning.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -134,6 +136,44 @@ pub(crate) struct FenceObj {
     pub state: Arc<FenceState>,
 }
 
+/// A module: what `zekit-spirv` read from its SPIR-V (no code is generated).
+pub(crate) struct ModuleObj {
+    pub device: Handle<kinds::Device>,
+    pub kernels: Vec<Arc<zekit_spirv::KernelInfo>>,
+    /// Kernel names, NUL-terminated, in entry point order (`zeModuleGetKernelNames` hands out
+    /// pointers into them).
+    pub names: Vec<std::ffi::CString>,
+    /// The program-scope variables' bytes (8-byte words, so any scalar is aligned; atomics,
+    /// because the application writes them through `zeModuleGetGlobalPointer`'s pointer).
+    pub data: Box<[AtomicU64]>,
+    /// Exported variables: name, offset in `data`, size.
+    pub globals: Vec<(String, usize, usize)>,
+}
+
+pub(crate) struct BuildLogObj {
+    pub text: std::ffi::CString,
+}
+
+/// A kernel: its module's description of it and what the application set.
+pub(crate) struct KernelObj {
+    pub core: Arc<KernelCore>,
+}
+
+pub(crate) struct KernelCore {
+    pub name: std::ffi::CString,
+    pub info: Arc<zekit_spirv::KernelInfo>,
+    pub state: Mutex<KernelState>,
+}
+
+pub(crate) struct KernelState {
+    pub group_size: [u32; 3],
+    pub offset: [u32; 3],
+    /// By index; `None` until set.
+    pub args: Vec<Option<crate::kernels::KernelArg>>,
+    pub indirect: ze_kernel_indirect_access_flags_t,
+    pub cache: ze_cache_config_flags_t,
+}
+
 // ----- events, fences, commands ---------------------------------------------------------------
 
 /// An event's state; changed only with the engine locked (see [`Engine`]).
@@ -192,6 +232,20 @@ pub(crate) enum Op {
     Timestamp {
         dst: usize,
     },
+    /// A kernel launch as appended (see [`crate::kernels`]).
+    Launch {
+        launch: Box<KernelLaunch>,
+        /// An indirect launch: where its `ze_group_count_t` is read when it runs.
+        counts: Option<usize>,
+    },
+    /// `zeCommandListAppendLaunchMultipleKernelsIndirect`: the first `*count` (u32, read when
+    /// it runs, at most `launches.len()`) launches, launch i with the `ze_group_count_t` at
+    /// `counts + i * 12`.
+    LaunchMultiple {
+        launches: Vec<KernelLaunch>,
+        count: usize,
+        counts: usize,
+    },
 }
 
 /// A 3D copy: `depth` slices of `height` rows of `width` bytes.
@@ -219,10 +273,13 @@ impl Cmd {
         self.waits.iter().all(|e| e.is_signaled())
     }
 
+    /// Runs the command; a kernel callback that panicked gives its message.
+    ///
     /// # Safety
     /// The pointers of `op` must be valid for the accesses (checked when appended, as far as
     /// the mock knows them; the application owns the rest, as with a real device).
-    unsafe fn run(&self) {
+    unsafe fn run(&self) -> Option<String> {
+        let mut fault = None;
         match &self.op {
             Op::Nop => {}
             // SAFETY: the ranges were checked against the USM allocations they touch
@@ -254,10 +311,41 @@ impl Cmd {
             Op::Reset(e) => e.set(false),
             // SAFETY: `dst` came from a `&mut u64` of the append, checked for 8 bytes.
             Op::Timestamp { dst } => unsafe { (*dst as *mut u64).write_unaligned(now_ns()) },
+            Op::Launch { launch, counts } => {
+                let mut l = (**launch).clone();
+                if let Some(p) = counts {
+                    // SAFETY: checked when appended: non-null, and inside its allocation when
+                    // it points into one (the application owns the rest, see above).
+                    let g = unsafe { (*p as *const ze_group_count_t).read_unaligned() };
+                    l.group_count = [g.groupCountX, g.groupCountY, g.groupCountZ];
+                }
+                fault = crate::kernels::run(l);
+            }
+            Op::LaunchMultiple {
+                launches,
+                count,
+                counts,
+            } => {
+                // SAFETY: checked when appended (non-null, inside its allocation when in one).
+                let n = unsafe { (*count as *const u32).read_unaligned() } as usize;
+                let mut faults = Vec::new();
+                for (i, l) in launches.iter().take(n).enumerate() {
+                    let p = *counts + i * std::mem::size_of::<ze_group_count_t>();
+                    // SAFETY: as above: `launches.len()` group counts were checked at `counts`.
+                    let g = unsafe { (p as *const ze_group_count_t).read_unaligned() };
+                    let mut l = l.clone();
+                    l.group_count = [g.groupCountX, g.groupCountY, g.groupCountZ];
+                    faults.extend(crate::kernels::run(l));
+                }
+                if !faults.is_empty() {
+                    fault = Some(faults.join("; "));
+                }
+            }
         }
         if let Some(e) = &self.signal {
             e.set(true);
         }
+        fault
     }
 }
 
@@ -274,11 +362,22 @@ pub(crate) struct Batch {
 pub(crate) struct EngineState {
     /// Pending batches per queue id (queues with nothing pending have no entry).
     queues: HashMap<u64, VecDeque<Batch>>,
+    /// Messages of kernel callbacks that panicked since the call that runs commands began.
+    faults: Vec<String>,
 }
 
 impl EngineState {
     pub fn idle(&self, queue: u64) -> bool {
         !self.queues.contains_key(&queue)
+    }
+
+    /// `Err(UNKNOWN)` naming the kernel callbacks that panicked, if any did.
+    fn take_faults(&mut self) -> ZeResult<()> {
+        if self.faults.is_empty() {
+            return Ok(());
+        }
+        let msg = std::mem::take(&mut self.faults).join("; ");
+        Err(fail(ZeError::UNKNOWN, msg))
     }
 
     /// Runs every command whose waits are satisfied, until nothing moves.
@@ -292,7 +391,9 @@ impl EngineState {
                             break;
                         }
                         // SAFETY: see `Cmd::run`.
-                        unsafe { c.run() };
+                        if let Some(f) = unsafe { c.run() } {
+                            self.faults.push(f);
+                        }
                         b.pos += 1;
                         progress = true;
                     }
@@ -349,12 +450,14 @@ impl Engine {
         r
     }
 
-    /// Queues `batches` on `queue` and runs what can run.
-    pub fn submit(&self, queue: u64, batches: impl IntoIterator<Item = Batch>) {
+    /// Queues `batches` on `queue` and runs what can run. `Err(UNKNOWN)` when a kernel
+    /// callback panicked meanwhile (every command still ran).
+    pub fn submit(&self, queue: u64, batches: impl IntoIterator<Item = Batch>) -> ZeResult<()> {
         self.with(|s| {
             s.queues.entry(queue).or_default().extend(batches);
             s.pump();
-        });
+            s.take_faults()
+        })
     }
 
     /// Drops the pending work of a destroyed queue.
@@ -364,11 +467,13 @@ impl Engine {
         });
     }
 
-    pub fn signal_event(&self, e: &EventState) {
+    /// Signals `e` and runs what it releases; `Err(UNKNOWN)` as [`submit`](Self::submit).
+    pub fn signal_event(&self, e: &EventState) -> ZeResult<()> {
         self.with(|s| {
             e.set(true);
             s.pump();
-        });
+            s.take_faults()
+        })
     }
 
     pub fn reset_event(&self, e: &EventState) {

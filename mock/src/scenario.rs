@@ -16,6 +16,8 @@
 //!   - { function: zeCommandQueueExecuteCommandLists, sequence: setup }
 //!   - { function: zeMemFree, when: { ptr: "0x0" }, never: true }
 //! log: path/to/call-log.txt   # the call log is written there at exit (and by Script::write_log)
+//! kernels:                     # host callbacks: kernel name -> exported C function
+//!   vector_add: my_vector_add_cb
 //! ```
 //!
 //! - `results`: `nth` (1-based), `times` (the next k) or `always: true` (the default) matching
@@ -24,6 +26,11 @@
 //!   compare numerically: `64` matches `0x40`).
 //! - `expect`: `times`, `at_least`/`at_most`, or `never: true`; exactly once by default.
 //!   Expectations with the same `sequence` name must happen in file order.
+//! - `kernels`: for each kernel name, the name of a C function of the process with the
+//!   `zekit_mock_kernel_callback_t` signature (`zekit/zekit_mock.h`), looked up with
+//!   `dlsym(RTLD_DEFAULT, ...)` when the scenario is read (an executable exports its functions
+//!   when linked with `-rdynamic`); it is registered as by `zekitMockOnKernel` with a NULL user
+//!   pointer. A name the process does not export is an error.
 //! - Relative paths (`profile`, `log`) are relative to the scenario file's directory.
 //! - Unknown keys and unknown function names are errors.
 
@@ -50,6 +57,8 @@ pub struct Scenario {
     pub expect: Vec<ExpectRule>,
     /// Where to write the call log.
     pub log: Option<PathBuf>,
+    /// Kernel callbacks: (kernel name, exported C function name), checked to exist.
+    pub kernels: Vec<(String, String)>,
 }
 
 /// One entry of `results`.
@@ -84,6 +93,8 @@ struct RawScenario {
     expect: Vec<RawExpect>,
     #[serde(default)]
     log: Option<String>,
+    #[serde(default)]
+    kernels: BTreeMap<String, String>,
 }
 
 /// `profile:` is either a mapping of overrides (parsed in place, so errors keep their line and
@@ -156,6 +167,7 @@ impl Scenario {
                 results: Vec::new(),
                 expect: Vec::new(),
                 log: None,
+                kernels: Vec::new(),
             });
         }
         Self::convert(text, base_dir).map_err(|e| format!("scenario: {e}"))
@@ -183,11 +195,20 @@ impl Scenario {
             .enumerate()
             .map(|(i, e)| convert_expect(i, e))
             .collect::<Result<Vec<_>, _>>()?;
+        for (kernel, symbol) in &raw.kernels {
+            if crate::kernels::lookup_symbol(symbol).is_none() {
+                return Err(format!(
+                    "kernels: {kernel}: the process exports no function `{symbol}` (link the \
+                     program with -rdynamic)"
+                ));
+            }
+        }
         Ok(Scenario {
             profile,
             results,
             expect,
             log: raw.log.map(|l| base_dir.join(l)),
+            kernels: raw.kernels.into_iter().collect(),
         })
     }
 
@@ -221,8 +242,19 @@ impl Scenario {
         }
     }
 
-    /// Programs `script` (adds to what it already holds): profile, results, expectations, log.
+    /// Programs `script` (adds to what it already holds): profile, results, expectations, log,
+    /// kernel callbacks.
     pub fn apply(&self, script: &Script) {
+        for (kernel, symbol) in &self.kernels {
+            // Checked when read; a symbol gone since (unloaded library) is skipped.
+            if let Some(f) = crate::kernels::lookup_symbol(symbol) {
+                let c = crate::kernels::CCallback {
+                    f,
+                    user: std::ptr::null_mut(),
+                };
+                script.set_kernel_callback(kernel, std::sync::Arc::new(move |l| c.call(l)));
+            }
+        }
         if let Some(p) = &self.profile {
             script.set_profile(p.clone());
         }

@@ -774,14 +774,13 @@ fn functions_without_behaviour_answer_their_fallback() {
     let e = env();
     let script = zekit_mock::script();
     // An [out] handle: a success would be a lie.
-    let mut module = null_mut();
+    let mut image = null_mut();
     assert_eq!(
-        call!(ze::zeModuleCreate(
+        call!(ze::zeImageCreate(
             e.ctx,
             e.device,
-            &ze_module_desc_t::default(),
-            &mut module,
-            null_mut()
+            &ze_image_desc_t::default(),
+            &mut image
         )),
         ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
     );
@@ -800,7 +799,7 @@ fn functions_without_behaviour_answer_their_fallback() {
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[1].result, ZE_RESULT_ERROR_DEVICE_LOST);
     assert_eq!(
-        script.calls_to("zeModuleCreate")[0].result,
+        script.calls_to("zeImageCreate")[0].result,
         ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
     );
     ok!(ze::zeMemFree(e.ctx, p));
@@ -846,7 +845,8 @@ fn the_modeled_functions_are_the_methods_the_impl_blocks_define() {
     let _e = env();
     let modeled = zekit_mock::modeled();
     assert!(modeled.contains(&"zeMemAllocDevice") && modeled.contains(&"zerGetDefaultContext"));
-    assert!(!zekit_mock::is_modeled("zeModuleCreate"));
+    assert!(!zekit_mock::is_modeled("zeImageCreate"));
+    assert!(zekit_mock::is_modeled("zeModuleCreate") && zekit_mock::is_modeled("zeKernelCreate"));
     let installed = zekit_icd::dispatch().expect("installed");
     for f in zekit_icd::api::FUNCTIONS {
         assert_eq!(

@@ -1,6 +1,6 @@
 //! Handle objects.
 //!
-//! Every handle a zekit ICD gives out points to an [`Object`]: first the 32 bytes of
+//! Every handle a zekit ICD gives out points to an `Object`: first the 32 bytes of
 //! `ze_handle_t` (the driver's core, tools, sysman and runtime dispatch tables, as the
 //! `ZE_extension_driver_ddi_handles` layout wants), then a type tag, then the driver's
 //! value. Objects are reference counted (`Arc`): a registry of live objects holds one

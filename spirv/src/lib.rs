@@ -4,13 +4,19 @@
 //! [`lower`] turns the module into the compiler's own [`ir`] (one SSA function per kernel,
 //! calls inlined, phis as block parameters, built-ins as operations), validating what it relies
 //! on; [`verify`] checks the IR (terminators, branch arguments, SSA dominance); [`regions`]
-//! splits kernels at their work-group barriers; [`jit`] lowers the IR to
+//! splits kernels at their work-group barriers; `jit` lowers the IR to
 //! machine code through Cranelift. Nothing here knows Level Zero.
+//!
+//! Cargo feature `jit` (on by default): code generation (`compile`, `Program`, `Kernel`, the
+//! `jit` module) and the Cranelift dependencies. Without it the crate parses, lowers and verifies
+//! modules and reports their kernels ([`check`], [`KernelInfo`], [`spec_constants`]), with no
+//! code generator to build: the mock driver uses it that way.
 //!
 //! A compiled kernel is a function called once per work-group with a [`GroupCtx`]; it runs the
 //! group's work-items as loops inside (one loop per barrier-delimited region).
 
 pub mod ir;
+#[cfg(feature = "jit")]
 pub mod jit;
 pub mod lower;
 pub mod regions;
@@ -19,6 +25,7 @@ pub mod verify;
 
 use std::collections::HashMap;
 use std::fmt;
+#[cfg(feature = "jit")]
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Why a module does not build.
@@ -157,6 +164,7 @@ pub struct GroupCtx {
     pub private_mem: usize,
 }
 
+#[cfg(feature = "jit")]
 impl GroupCtx {
     const GROUP_ID: i32 = 0;
     const LOCAL_SIZE: i32 = 24;
@@ -168,11 +176,13 @@ impl GroupCtx {
     const PRIVATE_MEM: i32 = 120;
 }
 
+#[cfg(feature = "jit")]
 pub(crate) fn align16(x: u32) -> u32 {
     x.div_ceil(16) * 16
 }
 
 /// A compiled kernel.
+#[cfg(feature = "jit")]
 #[derive(Debug)]
 pub struct Kernel {
     /// What it reports.
@@ -180,6 +190,7 @@ pub struct Kernel {
     entry: usize,
 }
 
+#[cfg(feature = "jit")]
 impl Kernel {
     /// Runs one work-group.
     ///
@@ -197,6 +208,7 @@ impl Kernel {
 }
 
 /// A compiled module.
+#[cfg(feature = "jit")]
 #[derive(Debug)]
 pub struct Program {
     /// Its kernels, in entry point order.
@@ -207,6 +219,7 @@ pub struct Program {
     _code: jit::Code,
 }
 
+#[cfg(feature = "jit")]
 impl Program {
     /// A kernel by name.
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
@@ -220,6 +233,7 @@ impl Program {
 
 /// Compiles a SPIR-V module; `spec` gives specialization constant values by SpecId. Never
 /// panics: a panic inside the compiler becomes [`Error::Internal`].
+#[cfg(feature = "jit")]
 pub fn compile(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Program, Error> {
     match catch_unwind(AssertUnwindSafe(|| compile_inner(bytes, spec, true))) {
         Ok(r) => r,
@@ -258,8 +272,26 @@ pub fn spec_constants(bytes: &[u8]) -> Result<Vec<(u32, u32)>, Error> {
     Ok(out)
 }
 
+/// What a module holds, found without generating code: [`inspect`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleInfo {
+    /// Its kernels, in entry point order (`private_size` before spill slots: code generation
+    /// adds those).
+    pub kernels: Vec<KernelInfo>,
+    /// Initial bytes of the program-scope variables.
+    pub data: Vec<u8>,
+    /// Exported program-scope variables: name, offset in `data`, size.
+    pub globals: Vec<(String, u32, u32)>,
+}
+
 /// Parses, validates and lowers to the IR without generating code (what the fuzz test drives).
 pub fn check(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Vec<KernelInfo>, Error> {
+    inspect(bytes, spec).map(|m| m.kernels)
+}
+
+/// Like [`check`], with the module's program-scope data and exported variables too. Builds
+/// without the `jit` feature.
+pub fn inspect(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<ModuleInfo, Error> {
     let (insts, _, _) = spv::parse(bytes)?;
     let lowered = lower::lower(&insts, spec)?;
     let mut infos = Vec::new();
@@ -269,9 +301,14 @@ pub fn check(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Vec<KernelInfo>, 
         info.barriers = r.barriers();
         infos.push(info);
     }
-    Ok(infos)
+    Ok(ModuleInfo {
+        kernels: infos,
+        data: lowered.data,
+        globals: lowered.globals,
+    })
 }
 
+#[cfg(feature = "jit")]
 fn compile_inner(bytes: &[u8], spec: &HashMap<u32, u64>, codegen: bool) -> Result<Program, Error> {
     let (insts, _, _) = spv::parse(bytes)?;
     let lowered = lower::lower(&insts, spec)?;

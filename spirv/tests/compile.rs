@@ -1,5 +1,6 @@
 //! Every committed kernel compiles; a few run directly (without the driver) against host
 //! references.
+#![cfg(feature = "jit")]
 
 use std::collections::HashMap;
 use zekit_spirv::{compile, ArgKind, GroupCtx, Program};

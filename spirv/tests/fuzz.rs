@@ -2,6 +2,7 @@
 //! overwritten with nearby ids or opcodes; every input must give `Ok` or an error, never a
 //! panic and no internal compiler error (every accepted input is compiled to machine code too).
 //! `ZEKIT_FUZZ_ITERS` changes the iteration count, `ZEKIT_SEED` the seed.
+#![cfg(feature = "jit")]
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};

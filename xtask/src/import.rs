@@ -627,6 +627,7 @@ pub fn import_namespace(dir: &Path, ns: &str, report: &mut Report) -> Result<Vec
                         values: s(d, "values"),
                         default: s(d, "default"),
                         since,
+                        doc: None,
                     })
                 }
                 "default_struct" => {

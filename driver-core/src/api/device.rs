@@ -65,6 +65,10 @@ impl DeviceApi for CpuDriver {
                     type F = ze_record_replay_graph_ext_flags_t;
                     e.graphFlags = F::from_bits_retain(F::IMMUTABLE_GRAPH.0 | F::SUBGRAPHS.0 | F::APPEND_COMMANDLIST.0)
                 }
+                // Counter-based events with the IPC flag are shareable (`crate::exec::shared`).
+                N::DeviceEventProperties(e) => {
+                    e.flags = ze_device_event_properties_flags_t::COUNTER_BASED_IPC
+                }
                 _ => {}
             }
         }

@@ -41,6 +41,31 @@ impl EventApi for CpuDriver {
         Ok(())
     }
 
+    fn ze_event_counter_based_get_ipc_handle(
+        &self,
+        h_event: Handle<kinds::Event>,
+        ph_ipc: &mut ze_ipc_event_counter_based_handle_t,
+    ) -> ZeResult<()> {
+        *ph_ipc = event(h_event)?.counter_ipc_handle()?;
+        Ok(())
+    }
+
+    fn ze_event_counter_based_open_ipc_handle(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_ipc: ze_ipc_event_counter_based_handle_t,
+        ph_event: &mut Option<Handle<kinds::Event>>,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        *ph_event = Some(Handle::new(EventObject::counter_open_ipc(&h_ipc)?));
+        Ok(())
+    }
+
+    fn ze_event_counter_based_close_ipc_handle(&self, h_event: Handle<kinds::Event>) -> ZeResult<()> {
+        // `[release]`: the entry layer takes the handle out once this returns Ok.
+        Ok(event(h_event)?.counter_close_ipc()?)
+    }
+
     fn ze_event_destroy(&self, h_event: Handle<kinds::Event>) -> ZeResult<()> {
         // `[release]`: the entry layer takes the handle out once this returns Ok.
         Ok(event(h_event)?.destroy()?)

@@ -75,11 +75,7 @@ impl GraphApi for CpuDriver {
         ph_executable_graph: &mut Option<Handle<kinds::ExecutableGraph>>,
     ) -> ZeResult<()> {
         let (body, ordinal) = graph(h_graph)?.instantiate()?;
-        *ph_executable_graph = Some(Handle::new(ExecutableGraphObject {
-            source: h_graph,
-            body,
-            ordinal,
-        }));
+        *ph_executable_graph = Some(Handle::new(ExecutableGraphObject::new(h_graph, body, ordinal)));
         Ok(())
     }
 
@@ -146,6 +142,9 @@ pub(super) fn begin_capture(
             (h, g)
         }
     };
+    if h_graph.is_none() {
+        g.set_implicit();
+    }
     match l.begin_capture(h_command_list, &g, h) {
         Ok(()) => Ok(()),
         Err(f) => {
@@ -166,8 +165,27 @@ pub(super) fn end_capture(
     h_command_list: Handle<kinds::CommandList>,
     ph_graph: &mut Option<Handle<kinds::Graph>>,
 ) -> ZeResult<()> {
-    *ph_graph = Some(list(h_command_list)?.end_capture()?);
-    Ok(())
+    let l = list(h_command_list)?;
+    let capturing = l.capturing().ok();
+    match l.end_capture() {
+        Ok(h) => {
+            *ph_graph = Some(h);
+            Ok(())
+        }
+        Err(f) => {
+            if f.code == ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED {
+                // The capture is over; a graph the driver made for it has no other owner.
+                if let Some(h) = capturing {
+                    if let Ok(g) = graph(h) {
+                        if g.is_implicit() && g.destroy().is_ok() {
+                            let _ = h.release();
+                        }
+                    }
+                }
+            }
+            Err(f.into())
+        }
+    }
 }
 
 pub(super) fn get_graph(
@@ -205,5 +223,8 @@ pub(super) fn append_graph(
         ));
     }
     let command = command(&l, Op::Lists(vec![x.body.clone()]), h_signal_event, ph_wait_events)?;
-    Ok(l.append(command)?)
+    // A replay recorded into a capture (a subgraph) is not serialized: it runs when that
+    // graph replays.
+    let recorded = l.capturing().is_ok() || crate::core::graph::fork_of(&command.waits)?.is_some();
+    Ok(x.append_replay(command, !recorded, |c| l.append(c))?)
 }

@@ -17,12 +17,15 @@ impl MemApi for CpuDriver {
         let ctx = context(h_context)?;
         check_host_alloc_flags(host_desc.flags)?;
         let limit = alloc_limit(host_desc_limits(host_desc))?;
+        let ext = External::default().host(host_desc)?;
         let req = AllocRequest {
             kind: AllocKind::Host,
             size,
             alignment,
             device: None,
             limit,
+            export_types: ext.export_types,
+            import_fd: ext.import_fd,
         };
         let p = ctx.alloc(&req)?;
         *pptr = p.cast();
@@ -42,12 +45,15 @@ impl MemApi for CpuDriver {
         let device = ordinal(h_device)?;
         check_device_alloc_desc(device_desc.flags, device_desc.ordinal)?;
         let limit = alloc_limit(device_desc_limits(device_desc))?;
+        let ext = External::default().device(device_desc)?;
         let req = AllocRequest {
             kind: AllocKind::Device,
             size,
             alignment,
             device: Some(device),
             limit,
+            export_types: ext.export_types,
+            import_fd: ext.import_fd,
         };
         let p = ctx.alloc(&req)?;
         *pptr = p.cast();
@@ -69,12 +75,15 @@ impl MemApi for CpuDriver {
         check_device_alloc_desc(device_desc.flags, device_desc.ordinal)?;
         check_host_alloc_flags(host_desc.flags)?;
         let limit = alloc_limit(device_desc_limits(device_desc).chain(host_desc_limits(host_desc)))?;
+        let ext = External::default().device(device_desc)?.host(host_desc)?;
         let req = AllocRequest {
             kind: AllocKind::Shared,
             size,
             alignment,
             device,
             limit,
+            export_types: ext.export_types,
+            import_fd: ext.import_fd,
         };
         let p = ctx.alloc(&req)?;
         *pptr = p.cast();
@@ -103,7 +112,21 @@ impl MemApi for CpuDriver {
         p: &mut ze_memory_allocation_properties_t,
         ph_device: Option<&mut Option<Handle<kinds::Device>>>,
     ) -> ZeResult<()> {
+        use chain::ZeMemoryAllocationPropertiesNextMut as N;
         let ctx = context(h_context)?;
+        // SAFETY: the application's chain of output structures, ours for this call.
+        for ext in unsafe { chain::next_of_ze_memory_allocation_properties_t_mut(p.pNext) } {
+            match ext {
+                N::ExternalMemoryExportFd(out) => out.fd = ctx.export_fd(ptr.cast(), out.flags)?,
+                N::ExternalMemoryExportWin32Handle(_) => {
+                    return Err(zekit_rt::fail(
+                        ZeError::UNSUPPORTED_FEATURE,
+                        "Win32 handles do not exist on Linux: export as OPAQUE_FD",
+                    ))
+                }
+                _ => {}
+            }
+        }
         let a = ctx.alloc_properties(ptr.cast(), self.host.page_size);
         p.r#type = a.memory_type;
         p.id = a.id;
@@ -156,11 +179,10 @@ impl MemApi for CpuDriver {
     ) -> ZeResult<()> {
         let ctx = context(h_context)?;
         let range = ipc_range_size(p_next.cast_const());
-        let wire = match range {
+        *p_ipc_handle = match range {
             Some(size) => ctx.ipc_range_handle(ptr.cast(), size)?,
-            None => ctx.ipc_handle(ptr.cast())?,
+            None => ctx.ipc_handle(ptr.cast())?.encode(),
         };
-        *p_ipc_handle = wire.encode();
         Ok(())
     }
 
@@ -182,9 +204,16 @@ impl MemApi for CpuDriver {
         p_handle: &mut u64,
     ) -> ZeResult<()> {
         context(h_context)?;
-        let w = crate::core::ipc::Wire::decode(&ipc_handle)?;
-        *p_handle = w.fd as u64;
-        Ok(())
+        match crate::core::ipc::decode_mem(&ipc_handle)? {
+            crate::core::ipc::MemHandle::Single(w) => {
+                *p_handle = w.fd as u64;
+                Ok(())
+            }
+            crate::core::ipc::MemHandle::Range(_) => Err(zekit_rt::fail(
+                ZeError::INVALID_ARGUMENT,
+                "a range handle over several physical memory objects holds no single file descriptor",
+            )),
+        }
     }
 
     fn ze_mem_put_ipc_handle(
@@ -192,10 +221,9 @@ impl MemApi for CpuDriver {
         h_context: Handle<kinds::Context>,
         handle: ze_ipc_mem_handle_t,
     ) -> ZeResult<()> {
-        // The handle owns nothing (the memory's fd lives with the memory): only checked.
-        context(h_context)?;
-        crate::core::ipc::Wire::decode(&handle)?;
-        Ok(())
+        // A handle of one file owns nothing (the memory's fd lives with the memory): only
+        // checked; a multi-object range handle releases its manifest.
+        Ok(context(h_context)?.ipc_put(&handle)?)
     }
 
     fn ze_mem_open_ipc_handle(
@@ -235,4 +263,58 @@ fn ipc_range_size(p_next: *const c_void) -> Option<usize> {
         }
     }
     range
+}
+
+/// External memory requested in the `pNext` chains of an allocation's descriptors.
+#[derive(Default)]
+struct External {
+    export_types: ze_external_memory_type_flags_t,
+    import_fd: Option<(ze_external_memory_type_flags_t, i32)>,
+}
+
+impl External {
+    fn add_export(&mut self, flags: ze_external_memory_type_flags_t) {
+        self.export_types = ze_external_memory_type_flags_t(self.export_types.0 | flags.0);
+    }
+
+    fn add_import(&mut self, flags: ze_external_memory_type_flags_t, fd: i32) {
+        self.import_fd.get_or_insert((flags, fd));
+    }
+
+    fn win32() -> ZeError {
+        zekit_rt::fail(
+            ZeError::UNSUPPORTED_ENUMERATION,
+            "Win32 handles do not exist on Linux: import an OPAQUE_FD",
+        )
+    }
+
+    /// Adds what a device allocation descriptor's chain asks for.
+    fn device(mut self, d: &ze_device_mem_alloc_desc_t) -> ZeResult<External> {
+        use chain::ZeDeviceMemAllocDescNext as N;
+        // SAFETY: the application's descriptor chain, read-only for this call.
+        for e in unsafe { chain::next_of_ze_device_mem_alloc_desc_t(d.pNext) } {
+            match e {
+                N::ExternalMemoryExportDesc(x) => self.add_export(x.flags),
+                N::ExternalMemoryImportFd(x) => self.add_import(x.flags, x.fd),
+                N::ExternalMemoryImportWin32Handle(_) => return Err(Self::win32()),
+                _ => {}
+            }
+        }
+        Ok(self)
+    }
+
+    /// Adds what a host allocation descriptor's chain asks for.
+    fn host(mut self, d: &ze_host_mem_alloc_desc_t) -> ZeResult<External> {
+        use chain::ZeHostMemAllocDescNext as N;
+        // SAFETY: the application's descriptor chain, read-only for this call.
+        for e in unsafe { chain::next_of_ze_host_mem_alloc_desc_t(d.pNext) } {
+            match e {
+                N::ExternalMemoryExportDesc(x) => self.add_export(x.flags),
+                N::ExternalMemoryImportFd(x) => self.add_import(x.flags, x.fd),
+                N::ExternalMemoryImportWin32Handle(_) => return Err(Self::win32()),
+                _ => {}
+            }
+        }
+        Ok(self)
+    }
 }

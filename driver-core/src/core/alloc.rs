@@ -7,7 +7,9 @@
 //! file at an aligned address inside a larger reservation. At most half the process's file
 //! descriptor limit (soft `RLIMIT_NOFILE`) of allocations hold a memfd at a time, leaving the
 //! rest to the application; past that, or when the kernel refuses, the allocation comes from
-//! `std::alloc` instead and works the same, but cannot be exported.
+//! `std::alloc` instead and works the same, but cannot be exported. External memory
+//! ([`Source`]): an allocation to be exported always gets a memfd (past the budget too), and an
+//! imported file is mapped the same way (the allocation owns a duplicate of its descriptor).
 //!
 //! Rules (Level Zero `zeMemAlloc{Host,Device,Shared}`):
 //!
@@ -38,7 +40,7 @@ use crate::host::HostInfo;
 pub const DEFAULT_ALIGNMENT: usize = 64;
 /// Largest alignment accepted: 1 GiB (the largest huge page on x86-64).
 pub const MAX_ALIGNMENT: usize = 1 << 30;
-/// Free policies `zeMemFreeExt` supports (both; see [`AllocManager::free_ext`]).
+/// Free policies `zeMemFreeExt` supports (both; see `zeMemFreeExt` in `api/mem.rs`).
 pub const SUPPORTED_FREE_POLICIES: ze_driver_memory_free_policy_ext_flags_t =
     ze_driver_memory_free_policy_ext_flags_t(
         ze_driver_memory_free_policy_ext_flags_t::BLOCKING_FREE.0
@@ -84,6 +86,10 @@ pub enum AllocError {
     OutOfHostMemory,
     /// The system allocator failed for a device or shared allocation.
     OutOfDeviceMemory,
+    /// An exportable allocation could not get a memfd (the kernel refused one).
+    NoMemfd,
+    /// An imported file could not be mapped `MAP_SHARED` read-write (the `errno`).
+    ImportMap(i32),
 }
 
 impl AllocError {
@@ -97,6 +103,8 @@ impl AllocError {
             AllocError::InvalidEnumeration => ZE_RESULT_ERROR_INVALID_ENUMERATION,
             AllocError::OutOfHostMemory => ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
             AllocError::OutOfDeviceMemory => ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
+            AllocError::NoMemfd => ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+            AllocError::ImportMap(_) => ZE_RESULT_ERROR_INVALID_ARGUMENT,
         }
     }
 }
@@ -168,6 +176,22 @@ pub struct AllocInfo {
     pub alignment: usize,
     /// Device ordinal (`None` for host allocations and shared ones without a device).
     pub device: Option<usize>,
+    /// External memory types it was made exportable as (`ze_external_memory_export_desc_t`).
+    pub export_types: ze_external_memory_type_flags_t,
+}
+
+/// Where the memory of a new allocation comes from ([`AllocManager::alloc_from`]).
+#[derive(Debug, Default)]
+pub enum Source {
+    /// A fresh memfd while the `memfd_budget` allows, else `std::alloc`.
+    #[default]
+    Any,
+    /// A fresh memfd, whatever the budget ([`AllocError::NoMemfd`] when the kernel refuses):
+    /// the allocation is to be exported.
+    Memfd,
+    /// This file (an imported descriptor, already duplicated: the allocation owns it), mapped
+    /// `MAP_SHARED` from offset 0; the caller checked that it holds at least `size` bytes.
+    Import(OwnedFd),
 }
 
 /// Where an allocation's memory comes from.
@@ -187,6 +211,7 @@ struct Allocation {
     kind: AllocKind,
     id: u64,
     device: Option<usize>,
+    export_types: ze_external_memory_type_flags_t,
 }
 
 impl Allocation {
@@ -198,6 +223,7 @@ impl Allocation {
             size: self.size,
             alignment: self.alignment,
             device: self.device,
+            export_types: self.export_types,
         }
     }
 
@@ -262,12 +288,30 @@ fn shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
     m
 }
 
+/// A fresh memfd of `size` bytes (rounded up to the page), mapped; counted in [`LIVE_MEMFDS`]
+/// but not limited by the budget.
+fn exportable_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
+    LIVE_MEMFDS.fetch_add(1, Ordering::AcqRel);
+    let m = map_shared_memory(size, align);
+    if m.is_none() {
+        LIVE_MEMFDS.fetch_sub(1, Ordering::AcqRel);
+    }
+    m
+}
+
 fn map_shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
     let page = crate::core::vm::page_size();
     let map_len = size.checked_add(page - 1)? & !(page - 1);
     let fd = crate::core::vm::memfd("zekit-usm", map_len).ok()?;
+    map_fd(fd, map_len, align).ok()
+}
+
+/// Maps `map_len` bytes (a page multiple) of `fd` from offset 0, `MAP_SHARED` read-write, at an
+/// `align`-aligned address; the `errno` when the kernel refuses.
+fn map_fd(fd: OwnedFd, map_len: usize, align: usize) -> Result<(NonNull<u8>, Backing), i32> {
+    let page = crate::core::vm::page_size();
     let extra = if align > page { align } else { 0 };
-    let span = map_len.checked_add(extra)?;
+    let span = map_len.checked_add(extra).ok_or(libc::ENOMEM)?;
     // SAFETY: a fresh mapping chosen by the kernel (no MAP_FIXED).
     let base = unsafe {
         libc::mmap(
@@ -280,9 +324,9 @@ fn map_shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)
         )
     };
     if base == libc::MAP_FAILED {
-        return None;
+        return Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::ENOMEM));
     }
-    let start = (base as usize).checked_add(align - 1)? & !(align - 1);
+    let start = (base as usize).checked_add(align - 1).ok_or(libc::ENOMEM)? & !(align - 1);
     let start = if extra == 0 { base as usize } else { start };
     // SAFETY: `[start, start + map_len)` lies inside the reservation just made.
     let p = unsafe {
@@ -296,9 +340,10 @@ fn map_shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)
         )
     };
     if p == libc::MAP_FAILED {
+        let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::ENOMEM);
         // SAFETY: the reservation made above, unused.
         unsafe { libc::munmap(base, span) };
-        return None;
+        return Err(errno);
     }
     let head = start - base as usize;
     let tail = span - head - map_len;
@@ -311,7 +356,8 @@ fn map_shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)
             libc::munmap((start + map_len) as *mut libc::c_void, tail);
         }
     }
-    Some((NonNull::new(p.cast())?, Backing::Shared { fd, map_len }))
+    let ptr = NonNull::new(p.cast()).ok_or(libc::ENOMEM)?;
+    Ok((ptr, Backing::Shared { fd, map_len }))
 }
 
 // SAFETY: an `Allocation` exclusively owns the memory its pointer names (a mapping or
@@ -412,6 +458,23 @@ impl AllocManager {
         device: Option<usize>,
         limit: SizeLimit,
     ) -> Result<*mut u8, AllocError> {
+        let none = ze_external_memory_type_flags_t::empty();
+        self.alloc_from(kind, size, alignment, device, limit, Source::Any, none)
+    }
+
+    /// Allocates `size` bytes aligned to `alignment` (0: [`DEFAULT_ALIGNMENT`]) from `source`
+    /// (zeroed, unless imported), recording `export_types` for [`AllocManager::export`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn alloc_from(
+        &self,
+        kind: AllocKind,
+        size: usize,
+        alignment: usize,
+        device: Option<usize>,
+        limit: SizeLimit,
+        source: Source,
+        export_types: ze_external_memory_type_flags_t,
+    ) -> Result<*mut u8, AllocError> {
         if size == 0 {
             return Err(AllocError::UnsupportedSize);
         }
@@ -433,7 +496,24 @@ impl AllocManager {
         };
         let layout =
             Layout::from_size_align(size, align).map_err(|_| AllocError::UnsupportedSize)?;
-        let (ptr, backing) = match shared_memory(size, align) {
+        let page = crate::core::vm::page_size();
+        let from_memfd = match source {
+            Source::Any => shared_memory(size, align),
+            Source::Memfd => Some(exportable_memory(size, align).ok_or(AllocError::NoMemfd)?),
+            Source::Import(fd) => {
+                let map_len = size.checked_add(page - 1).ok_or(AllocError::UnsupportedSize)?
+                    & !(page - 1);
+                LIVE_MEMFDS.fetch_add(1, Ordering::AcqRel);
+                match map_fd(fd, map_len, align) {
+                    Ok(m) => Some(m),
+                    Err(errno) => {
+                        LIVE_MEMFDS.fetch_sub(1, Ordering::AcqRel);
+                        return Err(AllocError::ImportMap(errno));
+                    }
+                }
+            }
+        };
+        let (ptr, backing) = match from_memfd {
             Some(m) => m,
             None => {
                 // SAFETY: `layout` has a non-zero size (checked above) and a valid power-of-two
@@ -460,6 +540,7 @@ impl AllocManager {
                 kind,
                 id,
                 device,
+                export_types,
             },
         );
         Ok(ptr.as_ptr())
@@ -542,6 +623,24 @@ impl AllocManager {
         }
         let fd = a.fd().map(AsRawFd::as_raw_fd);
         Some((a.info(), fd))
+    }
+
+    /// Runs `f` on the allocation containing `ptr` and its memfd (`None`: not exportable) while
+    /// the manager's lock keeps the allocation, and so its descriptor, alive; `None` when no
+    /// allocation contains `ptr`.
+    pub fn with_memfd<R>(
+        &self,
+        ptr: *const u8,
+        f: impl FnOnce(&AllocInfo, Option<std::os::fd::BorrowedFd<'_>>) -> R,
+    ) -> Option<R> {
+        use std::os::fd::AsFd;
+        let addr = ptr as usize;
+        let inner = self.lock();
+        let (&base, a) = inner.allocs.range(..=addr).next_back()?;
+        if addr - base >= a.size {
+            return None;
+        }
+        Some(f(&a.info(), a.fd().map(|fd| fd.as_fd())))
     }
 
     /// Live allocations.

@@ -5,7 +5,7 @@
 //! | pool flags | `HOST_VISIBLE` accepted (every event is host visible); `IPC`: the events' state lives in shared memory ([`crate::exec::shared`]) and `zeEventPoolGetIpcHandle` exports it: a pool opened from the handle (in any process) sees the same events signaled and reset. `zeEventCreate` in the exporting pool resets the slot; in an opened pool it takes the slot as it is; `KERNEL_TIMESTAMP` and `KERNEL_MAPPED_TIMESTAMP`: its events record when the command that signals them starts and ends, on the device clock (`CLOCK_MONOTONIC_RAW` ns, the clock of `zeDeviceGetGlobalTimestamps`) |
 //! | pool devices | any devices of the driver (0: all) |
 //! | `zeEventCreate(desc)` | `index` below the pool's count and not held by a live event, else `INVALID_ARGUMENT`; signal and wait scopes accepted and reported back |
-//! | counter-based events | `flags` must hold `IMMEDIATE` and/or `NON_IMMEDIATE`, else `INVALID_ARGUMENT`; `DEVICE_TIMESTAMP`/`HOST_TIMESTAMP` record timestamps. Each submitted command that signals one takes the next counter value; the event is complete when the counter reached the last value taken (a new event is complete). A wait waits for the value taken last before it was submitted. The host cannot signal or reset them, nor can `zeCommandListAppendSignalEvent`/`AppendEventReset` (`INVALID_SYNCHRONIZATION_OBJECT`); an immediate list needs `IMMEDIATE`, a regular list `NON_IMMEDIATE` (else `INVALID_SYNCHRONIZATION_OBJECT`) |
+//! | counter-based events | `flags` must hold `IMMEDIATE` and/or `NON_IMMEDIATE`, else `INVALID_ARGUMENT`; `DEVICE_TIMESTAMP`/`HOST_TIMESTAMP` record timestamps. Each submitted command that signals one takes the next counter value; the event is complete when the counter reached the last value taken (a new event is complete). A wait waits for the value taken last before it was submitted. The host cannot signal or reset them, nor can `zeCommandListAppendSignalEvent`/`AppendEventReset` (`INVALID_SYNCHRONIZATION_OBJECT`); an immediate list needs `IMMEDIATE`, a regular list `NON_IMMEDIATE` (else `INVALID_SYNCHRONIZATION_OBJECT`); `IPC`: the counter lives in shared memory ([`crate::exec::shared::SharedCounter`]), exported by `zeEventCounterBasedGetIpcHandle` and mapped by `zeEventCounterBasedOpenIpcHandle` in any process |
 //! | `zeEventHostSynchronize`, `zeEventQueryStatus` | `NOT_READY` when not complete (after `timeout`) |
 //! | kernel timestamps | of an event without timestamps: `INVALID_SYNCHRONIZATION_OBJECT`; not complete: `NOT_READY`; global and context timestamps are the same ticks (1 ns); one result per event (no sub-devices); the synchronized (host) timestamps of `zeEventQueryKernelTimestampsExt` equal them (one clock) |
 //! | `zeEventDestroy` | `HANDLE_OBJECT_IN_USE` while submitted work waits for the event and it is not complete (that work could never run); otherwise destroyed, even if submitted work will still signal it |
@@ -22,7 +22,7 @@ use std::os::fd::AsRawFd;
 
 use super::ipc;
 use super::objects::{Failure, Outcome};
-use crate::exec::shared::SharedEvents;
+use crate::exec::shared::{SharedCounter, SharedEvents};
 use crate::exec::{EventState, Timeout};
 use crate::host::now_ns;
 
@@ -216,6 +216,10 @@ enum Source {
     },
     Counter {
         flags: ze_event_counter_based_flags_t,
+        /// `IPC` events: the shared counter (what `zeEventCounterBasedGetIpcHandle` exports).
+        shared: Option<Arc<SharedCounter>>,
+        /// Opened from an IPC handle (`zeEventCounterBasedCloseIpcHandle` closes it).
+        opened: bool,
     },
 }
 
@@ -278,13 +282,99 @@ impl EventObject {
         check_scopes(desc.signal, desc.wait)?;
         let timestamps =
             desc.flags.intersects(F::DEVICE_TIMESTAMP) || desc.flags.intersects(F::HOST_TIMESTAMP);
+        let external = desc.flags.intersects(F::GRAPH_EXTERNAL);
+        let shared = if desc.flags.intersects(F::IPC) {
+            Some(Arc::new(SharedCounter::new().map_err(|e| {
+                Failure::new(
+                    ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+                    format!("shared memory for an IPC counter-based event: {e}"),
+                )
+            })?))
+        } else {
+            None
+        };
+        let state = match &shared {
+            Some(c) => EventState::counter_based_shared(c.clone(), timestamps, external),
+            None if external => EventState::counter_based_graph_external(timestamps),
+            None => EventState::counter_based(timestamps),
+        };
         Ok(EventObject {
-            source: Source::Counter { flags: desc.flags },
+            source: Source::Counter {
+                flags: desc.flags,
+                shared,
+                opened: false,
+            },
             signal_scope: desc.signal,
             wait_scope: desc.wait,
-            state: Arc::new(EventState::counter_based(timestamps)),
+            state: Arc::new(state),
             destroyed: AtomicBool::new(false),
         })
+    }
+
+    /// `zeEventCounterBasedGetIpcHandle`: counter-based events created with `IPC` only.
+    pub fn counter_ipc_handle(&self) -> Outcome<ze_ipc_event_counter_based_handle_t> {
+        let Source::Counter { flags, shared, .. } = &self.source else {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
+                "an event of a pool has no counter-based IPC handle (share its pool with zeEventPoolGetIpcHandle)",
+            ));
+        };
+        let Some(counter) = shared else {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the counter-based event was created without ZE_EVENT_COUNTER_BASED_FLAG_IPC",
+            ));
+        };
+        self.usable()?;
+        let file = ipc::Remote::local(counter.fd().as_raw_fd())?;
+        Ok(ipc::CounterWire {
+            file,
+            flags: flags.0,
+        }
+        .encode())
+    }
+
+    /// `zeEventCounterBasedOpenIpcHandle`: the event `handle` names (same flags; host scopes).
+    pub fn counter_open_ipc(handle: &ze_ipc_event_counter_based_handle_t) -> Outcome<EventObject> {
+        type F = ze_event_counter_based_flags_t;
+        let w = ipc::CounterWire::decode(handle)?;
+        let fd = ipc::take_fd(&w.file)?;
+        let counter = Arc::new(SharedCounter::open(fd).map_err(|e| {
+            Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!("mapping the IPC counter-based event: {e}"),
+            )
+        })?);
+        let flags = F::from_bits_retain(w.flags);
+        let timestamps = flags.intersects(F::DEVICE_TIMESTAMP) || flags.intersects(F::HOST_TIMESTAMP);
+        let state = EventState::counter_based_shared(
+            counter.clone(),
+            timestamps,
+            flags.intersects(F::GRAPH_EXTERNAL),
+        );
+        let host = ze_event_scope_flags_t::HOST;
+        Ok(EventObject {
+            source: Source::Counter {
+                flags,
+                shared: Some(counter),
+                opened: true,
+            },
+            signal_scope: host,
+            wait_scope: host,
+            state: Arc::new(state),
+            destroyed: AtomicBool::new(false),
+        })
+    }
+
+    /// `zeEventCounterBasedCloseIpcHandle`: events opened from a handle only; as a destroy.
+    pub fn counter_close_ipc(&self) -> Outcome<()> {
+        match &self.source {
+            Source::Counter { opened: true, .. } => self.destroy(),
+            _ => Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
+                "the event was not opened from a counter-based IPC handle: destroy it with zeEventDestroy",
+            )),
+        }
     }
 
     /// Fails when the event's pool was destroyed.
@@ -314,7 +404,7 @@ impl EventObject {
     /// The state a command of a `kind` list signals or waits on.
     pub fn for_list(&self, kind: ListKind) -> Outcome<Arc<EventState>> {
         let state = self.usable()?;
-        if let Source::Counter { flags } = &self.source {
+        if let Source::Counter { flags, .. } = &self.source {
             type F = ze_event_counter_based_flags_t;
             let (needed, name) = match kind {
                 ListKind::Immediate => (F::IMMEDIATE, "IMMEDIATE"),
@@ -361,6 +451,7 @@ impl EventObject {
 
     /// `zeEventQueryStatus`.
     pub fn query_status(&self) -> Outcome<()> {
+        super::graph::check_internal_use(self.usable()?, "zeEventQueryStatus")?;
         if self.usable()?.is_complete() {
             Ok(())
         } else {
@@ -415,7 +506,7 @@ impl EventObject {
     /// `zeEventGetCounterBasedFlags` (empty for events of a pool).
     pub fn counter_based_flags(&self) -> ze_event_counter_based_flags_t {
         match &self.source {
-            Source::Counter { flags } => *flags,
+            Source::Counter { flags, .. } => *flags,
             Source::Pool { .. } => ze_event_counter_based_flags_t::empty(),
         }
     }

@@ -6,7 +6,9 @@
 //! | appends while capturing | recorded into the graph, not run; their events are not signaled |
 //! | forks | an immediate list that waits on an event signaled by captured work joins that capture (a child); waiting on events of two captures: `GRAPH_CAPTURE_MERGE_ATTEMPT` |
 //! | joins | a child is joined once another list of the capture waits on an event the child signaled after its last work (copies, fills, ...); work appended after that unjoins it |
-//! | `zeCommandListEndGraphCaptureExt` | primary list only (a child: `INVALID_ARGUMENT`; not capturing: `COMMAND_LIST_NOT_CAPTURING`); an unjoined child: `GRAPH_UNJOINED_FORKS` and the capture goes on; ends capture on every list of it |
+//! | `zeCommandListEndGraphCaptureExt` | primary list only (a child: `INVALID_ARGUMENT`; not capturing: `COMMAND_LIST_NOT_CAPTURING`); a child never joined with work: `GRAPH_UNJOINED_FORKS` and the capture goes on (join it and end again); a child that was joined and then got work: `GRAPH_CAPTURE_INVALIDATED`, the capture ends on every list and the graph is invalid (instantiating it: `GRAPH_CAPTURE_INVALIDATED`; a graph the driver made for `BeginGraphCaptureExt` is released); otherwise ends capture on every list of it |
+//! | internal counter-based events | a counter-based event without `GRAPH_EXTERNAL` signaled by work of a live capture is internal to it: `zeEventHostSynchronize`, `zeEventQueryStatus`, a regular list waiting on or signaling it, or a list outside the capture signaling it: `GRAPH_INTERNAL_EVENT` (an immediate list waiting on it forks into the capture) |
+//! | replays of one executable graph | serialized: a replay waits for the previous replay of the same executable graph, on whatever list it was appended to |
 //! | synchronous calls while capturing | `zeCommandListHostSynchronize` and `zeCommandListReset` of a capturing list, `zeEventHostSynchronize` of an event signaled by captured work: `GRAPH_CAPTURE_UNSUPPORTED`; `zeCommandListDestroy` of a capturing list: `HANDLE_OBJECT_IN_USE` |
 //! | replay | the captured commands in capture order (a valid order: a wait is always captured after its signal), on the list the graph is appended to; they hold pointers, so a replay reads memory as it is then |
 //! | subgraphs, appended command lists | recorded like any other append |
@@ -40,6 +42,8 @@ enum Phase {
     Empty,
     Capturing,
     Captured,
+    /// The capture ended with work after a join (`GRAPH_CAPTURE_INVALIDATED`).
+    Invalid,
 }
 
 #[derive(Debug)]
@@ -50,6 +54,8 @@ struct Member {
     joined: bool,
     /// Events the list signaled since its last work.
     since_work: Vec<Arc<EventState>>,
+    /// Another list waited on one of its signals at least once (a join happened).
+    ever_joined: bool,
 }
 
 #[derive(Debug, Default)]
@@ -66,6 +72,8 @@ struct State {
     body: Option<Arc<ListBody>>,
     description: Vec<String>,
     callback: Option<(HostFunction, usize)>,
+    /// Made by the driver for `zeCommandListBeginGraphCaptureExt` (not the application's).
+    implicit: bool,
 }
 
 /// Value of a graph handle.
@@ -107,6 +115,12 @@ impl Capture {
 
     /// Records `command` appended to the list `list`.
     pub fn record(&self, list: usize, command: Command) -> Outcome<()> {
+        if command.waits.iter().chain(&command.signal).any(|e| e.is_ipc_graph_external()) {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED,
+                "an IPC counter-based event created with GRAPH_EXTERNAL cannot be captured (no CB_EXTERNAL_IPC)",
+            ));
+        }
         for w in &command.waits {
             if let Some(other) = capture_of_event(w) {
                 if !Obj::ptr_eq(&other, &self.graph) {
@@ -134,9 +148,43 @@ pub fn capture_of_event(e: &Arc<EventState>) -> Option<Obj<GraphObject>> {
         .cloned()
 }
 
-/// Fails with `GRAPH_CAPTURE_UNSUPPORTED` when `e` is signaled by captured work (host
-/// synchronization on it).
+/// `GRAPH_INTERNAL_EVENT`: `e` is an internal counter-based event (no `GRAPH_EXTERNAL`) of a
+/// live capture, used outside it by `what`.
+fn internal_event(what: &str) -> Failure {
+    Failure::new(
+        ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT,
+        format!("{what}: the counter-based event is signaled inside a graph capture and was created without GRAPH_EXTERNAL, so it cannot be used outside the graph while the capture is active"),
+    )
+}
+
+/// Fails with `GRAPH_INTERNAL_EVENT` when `e` is internal to a live capture (see the module
+/// docs); `what` names the use.
+pub fn check_internal_use(e: &Arc<EventState>, what: &str) -> Outcome<()> {
+    if e.is_graph_internal() && capture_of_event(e).is_some() {
+        return Err(internal_event(what));
+    }
+    Ok(())
+}
+
+/// The checks of a command appended outside any capture (a regular list, or an immediate one
+/// that does not fork): it may not signal an internal event of a live capture, and a regular
+/// list (`waits_too`) may not wait on one either.
+pub fn check_outside_use(command: &Command, waits_too: bool) -> Outcome<()> {
+    if let Some(s) = &command.signal {
+        check_internal_use(s, "a command outside the capture signals it")?;
+    }
+    if waits_too {
+        for w in &command.waits {
+            check_internal_use(w, "a regular command list waits on it")?;
+        }
+    }
+    Ok(())
+}
+
+/// Fails when `e` is signaled by captured work (host synchronization on it): an internal
+/// counter-based event `GRAPH_INTERNAL_EVENT`, any other `GRAPH_CAPTURE_UNSUPPORTED`.
 pub fn check_host_sync(e: &Arc<EventState>) -> Outcome<()> {
+    check_internal_use(e, "zeEventHostSynchronize")?;
     if capture_of_event(e).is_some() {
         return Err(Failure::new(
             ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED,
@@ -229,8 +277,10 @@ impl GraphObject {
                 list: list_id,
                 joined: true,
                 since_work: Vec::new(),
+                ever_joined: false,
             }],
             callback: s.callback.take(),
+            implicit: s.implicit,
             ..State::default()
         };
         drop(s);
@@ -250,6 +300,7 @@ impl GraphObject {
                 list,
                 joined: true,
                 since_work: Vec::new(),
+                ever_joined: false,
             });
         }
     }
@@ -261,6 +312,7 @@ impl GraphObject {
             for m in s.members.iter_mut().filter(|m| m.list != list) {
                 if m.since_work.iter().any(|e| Arc::ptr_eq(e, w)) {
                     m.joined = true;
+                    m.ever_joined = true;
                 }
             }
         }
@@ -291,6 +343,19 @@ impl GraphObject {
             return Err(Failure::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "only the primary command list of a capture can end it",
+            ));
+        }
+        let invalidated = s.members.iter().filter(|m| !m.joined && m.ever_joined).count();
+        if invalidated > 0 {
+            s.phase = Phase::Invalid;
+            s.members.clear();
+            s.signaled.clear();
+            s.commands.clear();
+            drop(s);
+            reg.retain(|g| !Obj::ptr_eq(g, graph));
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED,
+                format!("{invalidated} forked command list(s) got work after they were joined (unjoined work): the capture ended and the graph is invalid"),
             ));
         }
         let unjoined = s.members.iter().filter(|m| !m.joined).count();
@@ -332,6 +397,7 @@ impl GraphObject {
             Phase::Empty => true,
             Phase::Capturing => s.commands.is_empty(),
             Phase::Captured => s.body.as_ref().is_none_or(|b| b.commands.is_empty()),
+            Phase::Invalid => true,
         }
     }
 
@@ -353,7 +419,21 @@ impl GraphObject {
                 ZE_RESULT_ERROR_INVALID_GRAPH,
                 "the graph was never captured",
             )),
+            Phase::Invalid => Err(Failure::new(
+                ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED,
+                "the graph's capture was invalidated (work appended to a forked list after its join)",
+            )),
         }
+    }
+
+    /// Marks the graph as made by the driver for `zeCommandListBeginGraphCaptureExt`.
+    pub fn set_implicit(&self) {
+        self.lock().implicit = true;
+    }
+
+    /// Whether the driver made the graph (see [`GraphObject::set_implicit`]).
+    pub fn is_implicit(&self) -> bool {
+        self.lock().implicit
     }
 
     /// `zeGraphSetDestructionCallbackExt`.
@@ -389,6 +469,7 @@ impl GraphObject {
             Phase::Empty => "empty",
             Phase::Capturing => "capturing",
             Phase::Captured => "captured",
+            Phase::Invalid => "invalid",
         };
         let _ = writeln!(out, "graph ({phase}), queue group {}, {} command(s)", s.ordinal, s.description.len().max(s.commands.len()));
         if s.phase == Phase::Capturing {
@@ -427,4 +508,41 @@ pub struct ExecutableGraphObject {
     pub body: Arc<ListBody>,
     /// Queue group of the list the graph was captured on.
     pub ordinal: u32,
+    /// Completes when the last replay appended has run: the next replay waits for it (one
+    /// execution at a time, in the order they were appended).
+    done: Arc<EventState>,
+    /// Held while a replay is appended (its wait on `done` and its signal of `done` are
+    /// submitted together).
+    order: Mutex<()>,
+}
+
+impl ExecutableGraphObject {
+    /// An executable graph of `body` from `source`, for lists of queue group `ordinal`.
+    pub fn new(source: Handle<kinds::Graph>, body: Arc<ListBody>, ordinal: u32) -> Self {
+        ExecutableGraphObject {
+            source,
+            body,
+            ordinal,
+            done: Arc::new(EventState::counter_based_graph_external(false)),
+            order: Mutex::new(()),
+        }
+    }
+
+    /// Appends a replay to a list with `append` (called twice, in order: the replay, which
+    /// also waits for the previous replay to end, then a marker that signals this one's end).
+    /// `serialize` false (the list captures, or forks into a capture): the replay alone.
+    pub fn append_replay(
+        &self,
+        mut replay: Command,
+        serialize: bool,
+        mut append: impl FnMut(Command) -> Outcome<()>,
+    ) -> Outcome<()> {
+        if !serialize {
+            return append(replay);
+        }
+        let _order = self.order.lock().unwrap_or_else(|e| e.into_inner());
+        replay.waits.push(self.done.clone());
+        append(replay)?;
+        append(Command::new(Op::Nothing, Some(self.done.clone()), Vec::new()))
+    }
 }

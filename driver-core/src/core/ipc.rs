@@ -28,6 +28,16 @@
 //! socket becomes a handle with `zeMemGetIpcHandleFromFileDescriptorExp`, naming the receiving
 //! process's fd; `zeMemGetFileDescriptorFromIpcHandleExp` gives back the handle's fd number
 //! (valid in the process that made the handle).
+//!
+//! A range handle (`zeMemGetIpcHandleWithProperties` with a range) over **several** physical
+//! memory objects is a [`RangeWire`] (magic `"ZKIR"`, version 1, pid, fd, inode and device of a
+//! *manifest* `memfd` at 8..32, the piece count at 32, the pointer's offset into the whole
+//! mapping at 40, the size seen at 48). The manifest holds one 40-byte [`Piece`] per object
+//! (pid, fd, inode, device of its memfd, page-aligned offset, length in pages' bytes; native
+//! endian), in address order. The exporting context keeps the manifest until
+//! `zeMemPutIpcHandle` of the handle or the context's destruction; the importer takes the
+//! manifest and every piece's memfd as above and maps the pieces back to back, `MAP_FIXED`, in
+//! one reservation.
 
 use std::collections::BTreeMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -319,6 +329,150 @@ pub struct Imports {
     opened: Mutex<BTreeMap<usize, Opened>>,
 }
 
+/// "ZKIR": a range handle over several physical memory objects.
+pub const RANGE_MAGIC: u32 = 0x5a4b_4952;
+
+/// Bytes of one [`Piece`] in a manifest.
+pub const PIECE_SIZE: usize = 40;
+
+/// Most pieces a manifest may hold (a sanity bound for the importer).
+pub const MAX_PIECES: u32 = 1 << 16;
+
+/// One physical object's part of a multi-object range: `len` bytes (a page multiple) of the
+/// file `file` from `offset` (page-aligned).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// The object's memfd.
+    pub file: Remote,
+    /// Page-aligned offset into it.
+    pub offset: u64,
+    /// Bytes to map (a page multiple).
+    pub len: u64,
+}
+
+/// The content of a range handle over several objects (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RangeWire {
+    /// The manifest's memfd.
+    pub manifest: Remote,
+    /// Pieces in the manifest.
+    pub count: u32,
+    /// Offset of the returned pointer into the whole mapping.
+    pub delta: u64,
+    /// Size the importer sees.
+    pub size: u64,
+}
+
+impl RangeWire {
+    /// The 64 bytes of the handle.
+    pub fn encode(&self) -> ze_ipc_mem_handle_t {
+        let mut b = HandleBytes::new(RANGE_MAGIC);
+        b.put(8, &self.manifest.pid.to_ne_bytes());
+        b.put(12, &self.manifest.fd.to_ne_bytes());
+        b.put(16, &self.manifest.ino.to_ne_bytes());
+        b.put(24, &self.manifest.dev.to_ne_bytes());
+        b.put(32, &self.count.to_ne_bytes());
+        b.put(40, &self.delta.to_ne_bytes());
+        b.put(48, &self.size.to_ne_bytes());
+        ze_ipc_mem_handle_t { data: b.into_chars() }
+    }
+
+    fn decode(h: &ze_ipc_mem_handle_t) -> Outcome<RangeWire> {
+        let b = HandleBytes::read(&h.data, RANGE_MAGIC, "IPC handle")?;
+        let (u32_at, u64_at) = (|i| b.u32_at(i), |i| b.u64_at(i));
+        let w = RangeWire {
+            manifest: Remote {
+                pid: u32_at(8) as i32,
+                fd: u32_at(12) as i32,
+                ino: u64_at(16),
+                dev: u64_at(24),
+            },
+            count: u32_at(32),
+            delta: u64_at(40),
+            size: u64_at(48),
+        };
+        if w.manifest.pid <= 0 || w.manifest.fd < 0 || w.count < 2 || w.count > MAX_PIECES || w.size == 0 {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the IPC range handle is corrupt (pid, fd, piece count or size)",
+            ));
+        }
+        Ok(w)
+    }
+}
+
+/// A memory IPC handle of either kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemHandle {
+    /// One file ([`Wire`]).
+    Single(Wire),
+    /// Several physical objects through a manifest ([`RangeWire`]).
+    Range(RangeWire),
+}
+
+/// Decodes a memory handle of either kind; `INVALID_ARGUMENT` when it is neither.
+pub fn decode_mem(h: &ze_ipc_mem_handle_t) -> Outcome<MemHandle> {
+    let magic = u32::from_ne_bytes([h.data[0] as u8, h.data[1] as u8, h.data[2] as u8, h.data[3] as u8]);
+    if magic == RANGE_MAGIC {
+        RangeWire::decode(h).map(MemHandle::Range)
+    } else {
+        Wire::decode(h).map(MemHandle::Single)
+    }
+}
+
+/// A manifest `memfd` listing `pieces`, for a [`RangeWire`].
+pub fn write_manifest(pieces: &[Piece]) -> Outcome<OwnedFd> {
+    let mut bytes = Vec::with_capacity(pieces.len() * PIECE_SIZE);
+    for p in pieces {
+        bytes.extend_from_slice(&p.file.pid.to_ne_bytes());
+        bytes.extend_from_slice(&p.file.fd.to_ne_bytes());
+        for v in [p.file.ino, p.file.dev, p.offset, p.len] {
+            bytes.extend_from_slice(&v.to_ne_bytes());
+        }
+    }
+    let fail = |e: std::io::Error| {
+        Failure::new(
+            ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+            format!("making the range handle's manifest: {e}"),
+        )
+    };
+    let fd = crate::core::vm::memfd("zekit-ipc-range", 0).map_err(fail)?;
+    let mut file = std::fs::File::from(fd);
+    std::io::Write::write_all(&mut file, &bytes).map_err(fail)?;
+    Ok(OwnedFd::from(file))
+}
+
+/// The `count` pieces of a manifest.
+fn read_manifest(fd: &OwnedFd, count: u32) -> Outcome<Vec<Piece>> {
+    let n = count as usize * PIECE_SIZE;
+    let mut bytes = vec![0u8; n];
+    // SAFETY: reads at most `n` bytes into our buffer of `n` bytes.
+    let got = unsafe { libc::pread(fd.as_raw_fd(), bytes.as_mut_ptr().cast(), n, 0) };
+    if got != n as isize {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            format!("the IPC range handle's manifest is short ({got} of {n} bytes)"),
+        ));
+    }
+    let u32_at = |i: usize| u32::from_ne_bytes(bytes[i..i + 4].try_into().unwrap_or_default());
+    let u64_at = |i: usize| u64::from_ne_bytes(bytes[i..i + 8].try_into().unwrap_or_default());
+    Ok((0..count as usize)
+        .map(|k| {
+            let b = k * PIECE_SIZE;
+            Piece {
+                file: Remote {
+                    pid: u32_at(b) as i32,
+                    fd: u32_at(b + 4) as i32,
+                    ino: u64_at(b + 8),
+                    dev: u64_at(b + 16),
+                },
+                offset: u64_at(b + 24),
+                len: u64_at(b + 32),
+            }
+        })
+        .collect())
+}
+
 impl Imports {
     fn lock(&self) -> MutexGuard<'_, BTreeMap<usize, Opened>> {
         self.opened.lock().unwrap_or_else(|e| e.into_inner())
@@ -371,6 +525,89 @@ impl Imports {
             ptr,
             Opened {
                 map_base: p as usize,
+                map_len: len,
+                size: w.size as usize,
+            },
+        );
+        Ok(ptr)
+    }
+
+    /// `zeMemOpenIpcHandle` of a range handle over several objects: maps every piece of the
+    /// manifest back to back; returns the importer's pointer.
+    pub fn open_range(&self, w: &RangeWire) -> Outcome<usize> {
+        let manifest = take_fd(&w.manifest)?;
+        let pieces = read_manifest(&manifest, w.count)?;
+        let page = crate::core::vm::page_size() as u64;
+        let bad = |why: String| Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, why);
+        let mut total: u64 = 0;
+        let mut files = Vec::with_capacity(pieces.len());
+        for p in &pieces {
+            if p.len == 0 || p.len % page != 0 || p.offset % page != 0 {
+                return Err(bad("the IPC range handle's manifest is corrupt (piece not in pages)".into()));
+            }
+            let fd = take_fd(&p.file)?;
+            let file_size = stat_fd(fd.as_raw_fd()).map(|st| st.st_size as u64).unwrap_or(0);
+            if p.offset.checked_add(p.len).is_none_or(|end| end > file_size.next_multiple_of(page)) {
+                return Err(bad(format!(
+                    "a piece {}+{} of the range exceeds the {file_size} bytes of its physical memory",
+                    p.offset, p.len
+                )));
+            }
+            total = total.checked_add(p.len).ok_or_else(|| bad("range too large".into()))?;
+            files.push(fd);
+        }
+        if w.delta >= total || w.size > total - w.delta {
+            return Err(bad("the IPC range handle's size exceeds its pieces".into()));
+        }
+        let len = usize::try_from(total).map_err(|_| bad("range too large".into()))?;
+        // SAFETY: a fresh reservation chosen by the kernel (no MAP_FIXED).
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+                format!("reserving the IPC range: {}", std::io::Error::last_os_error()),
+            ));
+        }
+        let mut at = 0usize;
+        for (p, fd) in pieces.iter().zip(&files) {
+            // `p.len` and `p.offset` were checked above (page multiples inside the file).
+            let plen = p.len as usize;
+            // SAFETY: `[base + at, base + at + plen)` lies inside our reservation.
+            let m = unsafe {
+                libc::mmap(
+                    (base as usize + at) as *mut libc::c_void,
+                    plen,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED | libc::MAP_FIXED,
+                    fd.as_raw_fd(),
+                    p.offset as libc::off_t,
+                )
+            };
+            if m == libc::MAP_FAILED {
+                let e = std::io::Error::last_os_error();
+                // SAFETY: our reservation (and what was mapped into it), unmapped once.
+                unsafe { libc::munmap(base, len) };
+                return Err(Failure::new(
+                    ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+                    format!("mapping a piece of the IPC range: {e}"),
+                ));
+            }
+            at += plen;
+        }
+        let ptr = base as usize + w.delta as usize;
+        self.lock().insert(
+            ptr,
+            Opened {
+                map_base: base as usize,
                 map_len: len,
                 size: w.size as usize,
             },
@@ -455,6 +692,55 @@ impl PoolWire {
             return Err(Failure::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the IPC event pool handle is corrupt",
+            ));
+        }
+        Ok(w)
+    }
+}
+
+/// "ZKCB": a counter-based event handle.
+pub const COUNTER_MAGIC: u32 = 0x5a4b_4342;
+
+/// The content of a `ze_ipc_event_counter_based_handle_t` (64 bytes, native endian): magic
+/// `"ZKCB"`, version 1, pid, fd, inode, device of the counter's `memfd` (as in [`Wire`]), and
+/// the event's counter-based flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterWire {
+    /// The event's shared counter.
+    pub file: Remote,
+    /// `ze_event_counter_based_flags_t` of the exported event.
+    pub flags: u32,
+}
+
+impl CounterWire {
+    /// The 64 bytes of the handle.
+    pub fn encode(&self) -> ze_ipc_event_counter_based_handle_t {
+        let mut b = HandleBytes::new(COUNTER_MAGIC);
+        b.put(8, &self.file.pid.to_ne_bytes());
+        b.put(12, &self.file.fd.to_ne_bytes());
+        b.put(16, &self.file.ino.to_ne_bytes());
+        b.put(24, &self.file.dev.to_ne_bytes());
+        b.put(32, &self.flags.to_ne_bytes());
+        ze_ipc_event_counter_based_handle_t { data: b.into_chars() }
+    }
+
+    /// Decodes a handle; `INVALID_ARGUMENT` when it is not one of this driver's.
+    pub fn decode(h: &ze_ipc_event_counter_based_handle_t) -> Outcome<CounterWire> {
+        let b = HandleBytes::read(&h.data, COUNTER_MAGIC, "IPC counter-based event handle")?;
+        let (u32_at, u64_at) = (|i| b.u32_at(i), |i| b.u64_at(i));
+        let w = CounterWire {
+            file: Remote {
+                pid: u32_at(8) as i32,
+                fd: u32_at(12) as i32,
+                ino: u64_at(16),
+                dev: u64_at(24),
+            },
+            flags: u32_at(32),
+        };
+        if w.file.pid <= 0 || w.file.fd < 0 {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                "the IPC counter-based event handle is corrupt",
             ));
         }
         Ok(w)

@@ -148,6 +148,7 @@ impl ListObject {
         match &self.kind {
             Kind::Regular(m) => match &mut *Self::recording(m) {
                 Recording::Open(commands) => {
+                    graph::check_outside_use(&command, true)?;
                     commands.push(command);
                     Ok(())
                 }
@@ -177,6 +178,7 @@ impl ListObject {
                 match capture {
                     Some(c) => c.record(self.id(), command),
                     None => {
+                        graph::check_outside_use(&command, false)?;
                         engine.submit(Work::One(command), None);
                         Ok(())
                     }

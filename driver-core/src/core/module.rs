@@ -6,7 +6,7 @@
 //! | bad SPIR-V, unsupported SPIR-V | `MODULE_BUILD_FAILURE`, the reason in the log line and the build log (`invalid SPIR-V: ...`, `unsupported: kernel `k`: instruction OpXxx`) |
 //! | build flags | accepted; recorded in the build log (`-cl-*` options do not change the code) |
 //! | specialization constants | applied by SpecId; each value read with the constant's own size; an id the module does not have: ignored (as OpenCL does) |
-//! | build log | `zeModuleBuildLogGetString`: the text and its NUL (`pSize` with a null buffer asks the size); on success it says what was built. The generated entry layer writes `phBuildLog` on success only, so after a failure the reason is in the log line and `zeDriverGetLastErrorDescription` |
+//! | build log | `zeModuleBuildLogGetString`: the text and its NUL (`pSize` with a null buffer asks the size); on success it says what was built. The generated entry layer writes `phBuildLog` on success only (after a failure it is null), so after a failure the reason is in the log line and `zeDriverGetLastErrorDescription` |
 //! | `zeModuleGetKernelNames` | in entry point order |
 //! | `zeModuleGetGlobalPointer` | program-scope variables the module exports (LinkageAttributes Export); others: `INVALID_GLOBAL_NAME` |
 //! | `zeModuleDestroy` | allowed while kernels or launches use the module: they keep its code alive |

@@ -16,12 +16,15 @@
 //! | allocations | belong to one context: freeing or querying a pointer through another context is `INVALID_ARGUMENT` / `ZE_MEMORY_TYPE_UNKNOWN`. Ids are unique in the process. |
 //! | allocation flags | host flags above `0xf`, device flags above `0x7` → `INVALID_ENUMERATION`; `device_desc->ordinal` must be 0 (one memory) else `INVALID_ARGUMENT`; a device outside the context → `INVALID_ARGUMENT`. |
 //! | relaxed limits | `ze_relaxed_allocation_limits_exp_desc_t` and `..._ext_desc_t` in the `pNext` chain of the device or host descriptor: `MAX_SIZE` lifts `maxMemAllocSize`; unknown bits → `INVALID_ENUMERATION`. |
+//! | external memory | `OPAQUE_FD` only ([`EXTERNAL_MEMORY_TYPES`]). Export: `ze_external_memory_export_desc_t` chained to the allocation's device or host descriptor makes it a memfd whatever the fd budget; `ze_external_memory_export_fd_t` on `zeMemGetAllocProperties` (any pointer inside it) returns a new close-on-exec descriptor of that memfd, the caller's to close; an allocation not made exportable as that type → `INVALID_ARGUMENT`. Import: `ze_external_memory_import_fd_t` (exactly one type) maps a regular file of at least `size` bytes `MAP_SHARED` read-write from offset 0; the driver keeps a duplicate and never closes or owns the caller's fd (the spec gives no transfer of ownership). A bad, non-regular, read-only or too small fd → `INVALID_ARGUMENT`. `DMA_BUF`, Win32 and D3D types → `UNSUPPORTED_ENUMERATION`; unknown bits, or a type count other than one where one is needed → `INVALID_ENUMERATION`. |
 
 use std::os::fd::AsRawFd;
 
 use zekit_sys::*;
 
-use crate::core::alloc::{AllocError, AllocKind, AllocManager, Detached, FreePolicy, SizeLimit};
+use crate::core::alloc::{
+    AllocError, AllocKind, AllocManager, Detached, FreePolicy, SizeLimit, Source,
+};
 use crate::exec::Drain;
 use crate::core::ipc::{self, Imports, Wire};
 use crate::core::vm::VirtualSpace;
@@ -348,6 +351,8 @@ pub struct ContextObject {
     allocs: AllocManager,
     vm: VirtualSpace,
     imports: Imports,
+    /// Manifests of the multi-object range handles this context exported (until put).
+    manifests: std::sync::Mutex<Vec<std::os::fd::OwnedFd>>,
     /// `DEFER_FREE` allocations and the work they wait for.
     deferred: std::sync::Mutex<Vec<(Detached, Drain)>>,
 }
@@ -378,6 +383,87 @@ pub struct AllocRequest {
     pub device: Option<usize>,
     /// Relaxed-limits descriptor found in the `pNext` chains.
     pub limit: SizeLimit,
+    /// `ze_external_memory_export_desc_t::flags` found in the `pNext` chains (0: none).
+    pub export_types: ze_external_memory_type_flags_t,
+    /// `ze_external_memory_import_fd_t` found in the `pNext` chains: its flags and fd.
+    pub import_fd: Option<(ze_external_memory_type_flags_t, i32)>,
+}
+
+/// External memory types this driver exports and imports: `OPAQUE_FD` only (a memfd; see
+/// [`ContextObject::alloc`]). `DMA_BUF` needs `/dev/udmabuf` to turn a memfd into a dma-buf,
+/// which this driver does not use; the Win32 and D3D types do not exist on Linux.
+pub const EXTERNAL_MEMORY_TYPES: ze_external_memory_type_flags_t =
+    ze_external_memory_type_flags_t::OPAQUE_FD;
+
+/// Checks external memory type flags (`what` names the field for the log line): unknown bits
+/// `INVALID_ENUMERATION`; known types this driver does not support `UNSUPPORTED_ENUMERATION`;
+/// `single`: exactly one type must be named (imports and exports of an fd).
+pub fn check_external_memory_types(
+    flags: ze_external_memory_type_flags_t,
+    what: &str,
+    single: bool,
+) -> Outcome<()> {
+    let known = ze_external_memory_type_flags_t::all_known().0;
+    if flags.0 & !known != 0 {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+            format!("{what} {:#x} has unknown bits", flags.0),
+        ));
+    }
+    if single && flags.0.count_ones() != 1 {
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+            format!("{what} {:#x} must name exactly one memory type", flags.0),
+        ));
+    }
+    let unsupported = flags.0 & !EXTERNAL_MEMORY_TYPES.0;
+    if unsupported != 0 {
+        let why = if unsupported & ze_external_memory_type_flags_t::DMA_BUF.0 != 0 {
+            "DMA_BUF is not supported (the driver makes no dma-buf: it would need /dev/udmabuf)"
+        } else {
+            "Win32 and D3D memory types do not exist on Linux"
+        };
+        return Err(Failure::new(
+            ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION,
+            format!("{what} {:#x}: {why}; OPAQUE_FD is supported", flags.0),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks an fd to import as `OPAQUE_FD` memory of `size` bytes: an open regular file (a
+/// memfd, a tmpfs or other mappable file) of at least `size` bytes. Returns a duplicate
+/// (`F_DUPFD_CLOEXEC`) the allocation keeps; the caller's fd stays the caller's.
+fn import_fd(fd: i32, size: usize) -> Outcome<std::os::fd::OwnedFd> {
+    use std::os::fd::{BorrowedFd, OwnedFd};
+    let bad = |reason: String| Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, reason);
+    if fd < 0 {
+        return Err(bad(format!("import fd {fd} is not a file descriptor")));
+    }
+    // SAFETY: an all-zero `stat` is a valid value to be overwritten.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `st` is a valid out-pointer; a closed fd gives EBADF.
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(bad(format!("import fd {fd}: {e}")));
+    }
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(bad(format!(
+            "import fd {fd} is not a regular file (a memfd or other mappable file)"
+        )));
+    }
+    let len = u64::try_from(st.st_size).unwrap_or(0);
+    if len < size as u64 {
+        return Err(bad(format!(
+            "import fd {fd} holds {len} bytes, fewer than the {size} bytes asked for"
+        )));
+    }
+    // SAFETY: `fd` is open (fstat succeeded) and stays open for this call: the caller owns it.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+    let dup: OwnedFd = borrowed
+        .try_clone_to_owned()
+        .map_err(|e| bad(format!("import fd {fd}: cannot duplicate it: {e}")))?;
+    Ok(dup)
 }
 
 /// `ze_context_desc_t::flags` check.
@@ -456,6 +542,13 @@ fn alloc_failure(e: AllocError, req: &AllocRequest, max: u64) -> Failure {
         AllocError::OutOfHostMemory | AllocError::OutOfDeviceMemory => {
             format!("the system allocator failed for {} bytes", req.size)
         }
+        AllocError::NoMemfd => {
+            "an exportable allocation needs a memfd and the kernel refused one".to_string()
+        }
+        AllocError::ImportMap(errno) => format!(
+            "the imported file cannot be mapped shared and writable: {}",
+            std::io::Error::from_raw_os_error(errno)
+        ),
         AllocError::NullPointer | AllocError::InvalidEnumeration => e.to_string(),
     };
     Failure::new(e.to_ze_result(), reason)
@@ -483,6 +576,7 @@ impl ContextObject {
             allocs: AllocManager::new(host.total_memory, NUM_DEVICES),
             vm: VirtualSpace::new(),
             imports: Imports::default(),
+            manifests: std::sync::Mutex::new(Vec::new()),
             deferred: std::sync::Mutex::new(Vec::new()),
         })
     }
@@ -517,10 +611,64 @@ impl ContextObject {
                 ));
             }
         }
+        check_external_memory_types(req.export_types, "export flags", false)?;
+        let source = match req.import_fd {
+            Some((flags, fd)) => {
+                check_external_memory_types(flags, "import flags", true)?;
+                Source::Import(import_fd(fd, req.size)?)
+            }
+            None if !req.export_types.is_empty() => Source::Memfd,
+            None => Source::Any,
+        };
         self.reclaim();
         self.allocs
-            .alloc_with(req.kind, req.size, req.alignment, req.device, req.limit)
+            .alloc_from(
+                req.kind,
+                req.size,
+                req.alignment,
+                req.device,
+                req.limit,
+                source,
+                req.export_types,
+            )
             .map_err(|e| alloc_failure(e, req, self.allocs.max_alloc_size()))
+    }
+
+    /// `zeMemGetAllocProperties` with `ze_external_memory_export_fd_t`: a new descriptor (the
+    /// caller owns it and closes it) of the memfd behind the allocation containing `ptr`, which
+    /// must have been allocated exportable as `flags` (exactly one type).
+    pub fn export_fd(&self, ptr: *const u8, flags: ze_external_memory_type_flags_t) -> Outcome<i32> {
+        check_external_memory_types(flags, "export fd flags", true)?;
+        let exported = self.allocs.with_memfd(ptr, |info, fd| {
+            if info.export_types.0 & flags.0 != flags.0 {
+                return Err(Failure::new(
+                    ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                    format!(
+                        "allocation {} was not made exportable as {:#x} (chain ze_external_memory_export_desc_t to its allocation)",
+                        info.id, flags.0
+                    ),
+                ));
+            }
+            let Some(fd) = fd else {
+                return Err(Failure::new(
+                    ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                    format!("allocation {} has no memfd", info.id),
+                ));
+            };
+            let new = fd.try_clone_to_owned().map_err(|e| {
+                Failure::new(
+                    ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+                    format!("cannot duplicate the memfd of allocation {}: {e}", info.id),
+                )
+            })?;
+            Ok(std::os::fd::IntoRawFd::into_raw_fd(new))
+        });
+        exported.unwrap_or_else(|| {
+            Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!("{ptr:p} is not inside an allocation of this context: nothing to export"),
+            ))
+        })
     }
 
     fn free_failure(&self, e: AllocError, ptr: *mut u8) -> Failure {
@@ -637,8 +785,8 @@ impl ContextObject {
     }
 
     /// `zeMemGetIpcHandleWithProperties` with `ze_ipc_phys_mem_handle_range_ext_desc_t`: a handle
-    /// for the virtual range `[ptr, ptr + size)`, fully mapped to one physical memory object.
-    pub fn ipc_range_handle(&self, ptr: *const u8, size: usize) -> Outcome<Wire> {
+    /// for the virtual range `[ptr, ptr + size)`, fully mapped (to one physical memory object: one file; to several: a manifest of the pieces).
+    pub fn ipc_range_handle(&self, ptr: *const u8, size: usize) -> Outcome<ze_ipc_mem_handle_t> {
         if ptr.is_null() {
             return Err(Failure::new(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "ptr is null"));
         }
@@ -673,17 +821,11 @@ impl ContextObject {
                 _ => merged.push(p),
             }
         }
-        if merged.len() != 1 {
-            return Err(Failure::new(
-                ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
-                format!(
-                    "the range spans {} physical memory objects (or one at discontiguous offsets); this driver's handle holds one",
-                    merged.len()
-                ),
-            ));
+        let page = crate::core::vm::page_size();
+        if merged.len() > 1 {
+            return self.ipc_multi_range_handle(&merged, size);
         }
         let piece = &merged[0];
-        let page = crate::core::vm::page_size();
         let start = piece.offset & !(page - 1);
         let delta = piece.offset - start;
         let map_len = (delta + piece.len).div_ceil(page) * page;
@@ -693,13 +835,62 @@ impl ContextObject {
             map_len as u64,
             delta as u64,
             size as u64,
-        )
+        ).map(|w| w.encode())
+    }
+
+    /// A range handle over several physical objects (or one at discontiguous offsets): a
+    /// manifest of the pieces, kept by the context until the handle is put.
+    fn ipc_multi_range_handle(
+        &self,
+        merged: &[crate::core::vm::MappedPiece],
+        size: usize,
+    ) -> Outcome<ze_ipc_mem_handle_t> {
+        let page = crate::core::vm::page_size();
+        if merged.len() > ipc::MAX_PIECES as usize {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
+                format!("the range spans {} mappings; a handle holds at most {}", merged.len(), ipc::MAX_PIECES),
+            ));
+        }
+        let mut pieces = Vec::with_capacity(merged.len());
+        for m in merged {
+            let start = m.offset & !(page - 1);
+            let end = (m.offset + m.len).div_ceil(page) * page;
+            pieces.push(ipc::Piece {
+                file: ipc::Remote::local(m.phys.fd().as_raw_fd())?,
+                offset: start as u64,
+                len: (end - start) as u64,
+            });
+        }
+        let delta = (merged[0].offset & (page - 1)) as u64;
+        let manifest = ipc::write_manifest(&pieces)?;
+        let wire = ipc::RangeWire {
+            manifest: ipc::Remote::local(manifest.as_raw_fd())?,
+            count: pieces.len() as u32,
+            delta,
+            size: size as u64,
+        };
+        self.manifests.lock().unwrap_or_else(|e| e.into_inner()).push(manifest);
+        Ok(wire.encode())
     }
 
     /// `zeMemOpenIpcHandle`: maps the memory `handle` names; returns the pointer.
     pub fn ipc_open(&self, handle: &ze_ipc_mem_handle_t) -> Outcome<*mut u8> {
-        let w = Wire::decode(handle)?;
-        Ok(self.imports.open(&w)? as *mut u8)
+        let p = match ipc::decode_mem(handle)? {
+            ipc::MemHandle::Single(w) => self.imports.open(&w)?,
+            ipc::MemHandle::Range(w) => self.imports.open_range(&w)?,
+        };
+        Ok(p as *mut u8)
+    }
+
+    /// `zeMemPutIpcHandle`: checks the handle; a multi-object range handle of this context
+    /// releases its manifest (other handles own nothing).
+    pub fn ipc_put(&self, handle: &ze_ipc_mem_handle_t) -> Outcome<()> {
+        if let ipc::MemHandle::Range(w) = ipc::decode_mem(handle)? {
+            let mut m = self.manifests.lock().unwrap_or_else(|e| e.into_inner());
+            m.retain(|fd| ipc::Remote::local(fd.as_raw_fd()) != Ok(w.manifest));
+        }
+        Ok(())
     }
 
     /// `zeMemCloseIpcHandle`.

@@ -16,7 +16,7 @@
 //! | `zeDeviceGetMemoryAccessProperties` | [`fill_memory_access_properties`] | host, device, shared single-device, shared cross-device and shared system allocations: RW \| ATOMIC \| CONCURRENT \| CONCURRENT_ATOMIC (it is all host memory) |
 //! | `zeDeviceGetCacheProperties` | [`cache_properties`], [`fill_cache_properties`] | one entry per data/unified cache level of cpu0 (L1d, L2, L3...), cacheSize in bytes, flags 0 |
 //! | `zeDeviceGetImageProperties` | [`fill_image_properties`] | the limits `zeImageCreate` enforces (`core::image::LIMITS`): 16384 (1D, 2D), 2048 (3D, array layers), buffers up to `maxMemAllocSize`, 16 samplers, 128 image arguments |
-//! | `zeDeviceGetExternalMemoryProperties` | [`fill_external_memory_properties`] | all 0: no import/export |
+//! | `zeDeviceGetExternalMemoryProperties` | [`fill_external_memory_properties`] | allocations: import and export `OPAQUE_FD` (a memfd); images: 0 (image storage is not exportable) |
 //! | `zeDeviceGetP2PProperties` | [`fill_p2p_properties`] | ACCESS \| ATOMICS with itself (same memory), 0 with any other device |
 //! | `zeDeviceCanAccessPeer` | [`can_access_peer`] | true for the same device (as the spec requires), false otherwise |
 //! | `zeDeviceGetStatus` | [`device_status`] | `ZE_RESULT_SUCCESS`: the host CPU is never lost or reset |
@@ -324,13 +324,14 @@ pub fn fill_image_properties(host: &HostInfo, p: &mut ze_device_image_properties
     p.maxWriteImageArgs = LIMITS.image_args;
 }
 
-/// `zeDeviceGetExternalMemoryProperties`: no import or export type is supported.
+/// `zeDeviceGetExternalMemoryProperties`: allocations import and export
+/// [`crate::core::objects::EXTERNAL_MEMORY_TYPES`] (`OPAQUE_FD`); images neither.
 pub fn fill_external_memory_properties(
     _host: &HostInfo,
     p: &mut ze_device_external_memory_properties_t,
 ) {
-    p.memoryAllocationImportTypes = ze_external_memory_type_flags_t::empty();
-    p.memoryAllocationExportTypes = ze_external_memory_type_flags_t::empty();
+    p.memoryAllocationImportTypes = crate::core::objects::EXTERNAL_MEMORY_TYPES;
+    p.memoryAllocationExportTypes = crate::core::objects::EXTERNAL_MEMORY_TYPES;
     p.imageImportTypes = ze_external_memory_type_flags_t::empty();
     p.imageExportTypes = ze_external_memory_type_flags_t::empty();
 }

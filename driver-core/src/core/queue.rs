@@ -181,7 +181,7 @@ impl QueueObject {
     }
 
     /// `zeCommandQueueExecuteCommandLists` once the lists and fence are checked
-    /// ([`super::list::ListObject::executable`], [`super::fence::FenceObject::check_queue`]).
+    /// ([`super::list::ListObject::executable`], [`super::fence::FenceObject::for_queue`]).
     pub fn execute(&self, lists: Vec<Arc<ListBody>>, fence: Option<Arc<Flag>>) {
         self.engine.submit(Work::Lists(lists), fence);
     }

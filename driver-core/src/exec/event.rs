@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use std::sync::Arc;
 
-use super::shared::SharedEvents;
+use super::shared::{SharedCounter, SharedEvents};
 use super::wait::{Flag, Timeout, Waiter};
 
 /// How an event completes.
@@ -28,6 +28,9 @@ enum Kind {
         slots: Arc<SharedEvents>,
         index: usize,
     },
+    /// An IPC counter-based event: the counter lives in shared memory, seen by every process
+    /// that created or opened it.
+    SharedCounter(Arc<SharedCounter>),
 }
 
 /// An event's state (shared by the event object and the commands that use it).
@@ -38,6 +41,9 @@ pub struct EventState {
     start: AtomicU64,
     end: AtomicU64,
     pending_waits: AtomicU32,
+    /// Counter-based with `GRAPH_EXTERNAL`: it may be used outside a graph capture that
+    /// signals it (the others are internal to it).
+    graph_external: bool,
 }
 
 impl EventState {
@@ -58,6 +64,27 @@ impl EventState {
         )
     }
 
+    /// An IPC counter-based event over `counter` (`graph_external`: created with
+    /// `GRAPH_EXTERNAL`).
+    pub fn counter_based_shared(
+        counter: Arc<SharedCounter>,
+        timestamps: bool,
+        graph_external: bool,
+    ) -> EventState {
+        EventState {
+            graph_external,
+            ..Self::with(Kind::SharedCounter(counter), timestamps)
+        }
+    }
+
+    /// A counter-based event created with `ZE_EVENT_COUNTER_BASED_FLAG_GRAPH_EXTERNAL`.
+    pub fn counter_based_graph_external(timestamps: bool) -> EventState {
+        EventState {
+            graph_external: true,
+            ..Self::counter_based(timestamps)
+        }
+    }
+
     /// An event of an IPC pool, in slot `index` of `slots` (its state is left as it is: another
     /// process may have signaled it).
     pub fn shared(slots: Arc<SharedEvents>, index: usize, timestamps: bool) -> EventState {
@@ -71,12 +98,25 @@ impl EventState {
             start: AtomicU64::new(0),
             end: AtomicU64::new(0),
             pending_waits: AtomicU32::new(0),
+            graph_external: false,
         }
+    }
+
+    /// An IPC counter-based event created with `GRAPH_EXTERNAL` (graphs cannot capture it:
+    /// this driver has no `CB_EXTERNAL_IPC`).
+    pub fn is_ipc_graph_external(&self) -> bool {
+        matches!(self.kind, Kind::SharedCounter(_)) && self.graph_external
+    }
+
+    /// A counter-based event internal to the graph captures that signal it (created without
+    /// `GRAPH_EXTERNAL`).
+    pub fn is_graph_internal(&self) -> bool {
+        self.is_counter_based() && !self.graph_external
     }
 
     /// Whether this is a counter-based event.
     pub fn is_counter_based(&self) -> bool {
-        matches!(self.kind, Kind::Counter { .. })
+        matches!(self.kind, Kind::Counter { .. } | Kind::SharedCounter(_))
     }
 
     /// Whether it records kernel timestamps.
@@ -92,6 +132,7 @@ impl EventState {
                 target, reached, ..
             } => reached.load(Ordering::Acquire) >= target.load(Ordering::Acquire),
             Kind::Shared { slots, index } => slots.is_signaled(*index),
+            Kind::SharedCounter(c) => c.reached() >= c.target(),
         }
     }
 
@@ -99,6 +140,7 @@ impl EventState {
     pub fn reached(&self, value: Option<u64>) -> bool {
         match (&self.kind, value) {
             (Kind::Counter { reached, .. }, Some(v)) => reached.load(Ordering::Acquire) >= v,
+            (Kind::SharedCounter(c), Some(v)) => c.reached() >= v,
             _ => self.is_complete(),
         }
     }
@@ -110,6 +152,7 @@ impl EventState {
             Kind::Regular(f) => f.wait(timeout),
             Kind::Counter { waiter, .. } => waiter.wait_until(timeout, || self.reached(value)),
             Kind::Shared { slots, index } => slots.wait(*index, timeout),
+            Kind::SharedCounter(c) => c.wait(timeout, || self.reached(value)),
         }
     }
 
@@ -131,7 +174,7 @@ impl EventState {
             Kind::Shared { slots, index } => {
                 slots.signal(*index, self.timestamps.then_some((start, end)));
             }
-            Kind::Counter { .. } => self.record(start, end),
+            Kind::Counter { .. } | Kind::SharedCounter(_) => self.record(start, end),
         }
     }
 
@@ -143,7 +186,7 @@ impl EventState {
                 self.record(0, 0);
             }
             Kind::Shared { slots, index } => slots.reset(*index),
-            Kind::Counter { .. } => {}
+            Kind::Counter { .. } | Kind::SharedCounter(_) => {}
         }
     }
 
@@ -151,6 +194,7 @@ impl EventState {
     pub fn arm(&self) -> u64 {
         match &self.kind {
             Kind::Counter { target, .. } => target.fetch_add(1, Ordering::AcqRel) + 1,
+            Kind::SharedCounter(c) => c.arm(),
             Kind::Regular(_) | Kind::Shared { .. } => 0,
         }
     }
@@ -160,19 +204,23 @@ impl EventState {
     pub fn target(&self) -> u64 {
         match &self.kind {
             Kind::Counter { target, .. } => target.load(Ordering::Acquire),
+            Kind::SharedCounter(c) => c.target(),
             Kind::Regular(_) | Kind::Shared { .. } => 0,
         }
     }
 
     /// Counter-based: the command that took `value` ran from `start` to `end`.
     pub fn reach(&self, value: u64, start: u64, end: u64) {
-        if let Kind::Counter {
-            reached, waiter, ..
-        } = &self.kind
-        {
-            self.record(start, end);
-            reached.fetch_max(value, Ordering::AcqRel);
-            waiter.notify();
+        match &self.kind {
+            Kind::Counter {
+                reached, waiter, ..
+            } => {
+                self.record(start, end);
+                reached.fetch_max(value, Ordering::AcqRel);
+                waiter.notify();
+            }
+            Kind::SharedCounter(c) => c.reach(value, self.timestamps.then_some((start, end))),
+            Kind::Regular(_) | Kind::Shared { .. } => {}
         }
     }
 
@@ -181,6 +229,7 @@ impl EventState {
     pub fn timestamps(&self) -> Option<(u64, u64)> {
         (self.timestamps && self.is_complete()).then(|| match &self.kind {
             Kind::Shared { slots, index } => slots.timestamps(*index),
+            Kind::SharedCounter(c) => c.timestamps(),
             _ => (
                 self.start.load(Ordering::Relaxed),
                 self.end.load(Ordering::Relaxed),

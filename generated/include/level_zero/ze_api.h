@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-// ze common
+// Basics shared by the whole API: versions, calling conventions, handles, result codes and structure types.
 #if !defined(__GNUC__)
 #pragma region common
 #endif
@@ -728,21 +728,25 @@ typedef struct _ze_physical_mem_properties_t ze_physical_mem_properties_t;
 typedef struct _ze_device_readonly_memory_ext_properties_t ze_device_readonly_memory_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Packs a major and a minor number into one version value (major in the high 16 bits).
 #ifndef ZE_MAKE_VERSION
 #define ZE_MAKE_VERSION( _major, _minor )  (( _major << 16 )|( _minor & 0x0000ffff))
 #endif // ZE_MAKE_VERSION
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Extracts the major number from a packed version value.
 #ifndef ZE_MAJOR_VERSION
 #define ZE_MAJOR_VERSION( _ver )  ( _ver >> 16 )
 #endif // ZE_MAJOR_VERSION
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Extracts the minor number from a packed version value.
 #ifndef ZE_MINOR_VERSION
 #define ZE_MINOR_VERSION( _ver )  ( _ver & 0x0000ffff )
 #endif // ZE_MINOR_VERSION
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Calling convention of API functions: __cdecl on Windows, the default elsewhere.
 #ifndef ZE_APICALL
 #if defined(_WIN32)
 #define ZE_APICALL  __cdecl
@@ -752,6 +756,7 @@ typedef struct _ze_device_readonly_memory_ext_properties_t ze_device_readonly_me
 #endif // ZE_APICALL
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Calling convention of callbacks: __stdcall on Windows, the default elsewhere.
 #ifndef ZE_CALLBACK_CONV
 #if defined(_WIN32)
 #define ZE_CALLBACK_CONV  __stdcall
@@ -761,6 +766,7 @@ typedef struct _ze_device_readonly_memory_ext_properties_t ze_device_readonly_me
 #endif // ZE_CALLBACK_CONV
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Marks a function exported from the library (Windows form).
 #ifndef ZE_APIEXPORT
 #if defined(_WIN32)
 #define ZE_APIEXPORT  __declspec(dllexport)
@@ -770,6 +776,7 @@ typedef struct _ze_device_readonly_memory_ext_properties_t ze_device_readonly_me
 #endif // ZE_APIEXPORT
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Marks a function exported from the library (GCC 4 and later; empty for other compilers).
 #ifndef ZE_APIEXPORT
 #if __GNUC__ >= 4
 #define ZE_APIEXPORT  __attribute__ ((visibility ("default")))
@@ -779,6 +786,7 @@ typedef struct _ze_device_readonly_memory_ext_properties_t ze_device_readonly_me
 #endif // ZE_APIEXPORT
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Marks a symbol exported from a shared library (Windows form).
 #ifndef ZE_DLLEXPORT
 #if defined(_WIN32)
 #define ZE_DLLEXPORT  __declspec(dllexport)
@@ -788,6 +796,7 @@ typedef struct _ze_device_readonly_memory_ext_properties_t ze_device_readonly_me
 #endif // ZE_DLLEXPORT
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Marks a symbol exported from a shared library (GCC 4 and later; empty for other compilers).
 #ifndef ZE_DLLEXPORT
 #if __GNUC__ >= 4
 #define ZE_DLLEXPORT  __attribute__ ((visibility ("default")))
@@ -797,575 +806,636 @@ typedef struct _ze_device_readonly_memory_ext_properties_t ze_device_readonly_me
 #endif // ZE_DLLEXPORT
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A one-byte boolean; 0 is false, any other value true.
 typedef uint8_t ze_bool_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a driver, as returned by zeDriverGet or zeInitDrivers.
 typedef struct _ze_driver_handle_t *ze_driver_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a device or sub-device.
 typedef struct _ze_device_handle_t *ze_device_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a context.
 typedef struct _ze_context_handle_t *ze_context_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a command queue.
 typedef struct _ze_command_queue_handle_t *ze_command_queue_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a command list, regular or immediate.
 typedef struct _ze_command_list_handle_t *ze_command_list_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a fence.
 typedef struct _ze_fence_handle_t *ze_fence_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to an event pool.
 typedef struct _ze_event_pool_handle_t *ze_event_pool_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to an event.
 typedef struct _ze_event_handle_t *ze_event_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to an image.
 typedef struct _ze_image_handle_t *ze_image_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a module.
 typedef struct _ze_module_handle_t *ze_module_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a recorded graph.
 typedef struct _ze_graph_handle_t *ze_graph_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to the build log of a module.
 typedef struct _ze_module_build_log_handle_t *ze_module_build_log_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a kernel.
 typedef struct _ze_kernel_handle_t *ze_kernel_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a sampler.
 typedef struct _ze_sampler_handle_t *ze_sampler_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a physical memory object.
 typedef struct _ze_physical_mem_handle_t *ze_physical_mem_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to an experimental command graph.
 /// @since 2.0
 typedef struct _ze_command_graph_exp_handle_t *ze_command_graph_exp_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a vertex of the device fabric.
 /// @since 1.4
 typedef struct _ze_fabric_vertex_handle_t *ze_fabric_vertex_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to an edge (link) of the device fabric.
 /// @since 1.4
 typedef struct _ze_fabric_edge_handle_t *ze_fabric_edge_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity of an IPC handle, in bytes.
 #ifndef ZE_MAX_IPC_HANDLE_SIZE
 #define ZE_MAX_IPC_HANDLE_SIZE  64
 #endif // ZE_MAX_IPC_HANDLE_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque bytes that let another process open an allocation.
 typedef struct _ze_ipc_mem_handle_t
 {
-    char data[ZE_MAX_IPC_HANDLE_SIZE]; ///< [out]
+    char data[ZE_MAX_IPC_HANDLE_SIZE]; ///< [out] the handle bytes, meaningful only to the driver
 } ze_ipc_mem_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque bytes that let another process open an event pool.
 typedef struct _ze_ipc_event_pool_handle_t
 {
-    char data[ZE_MAX_IPC_HANDLE_SIZE]; ///< [out]
+    char data[ZE_MAX_IPC_HANDLE_SIZE]; ///< [out] the handle bytes, meaningful only to the driver
 } ze_ipc_event_pool_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A value with only bit _i set.
 #ifndef ZE_BIT
 #define ZE_BIT( _i )  ( 1 << _i )
 #endif // ZE_BIT
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Outcome of an API call: success, a non-error status, a warning or an error.
 typedef enum _ze_result_t
 {
-    ZE_RESULT_SUCCESS = 0,
-    ZE_RESULT_NOT_READY = 1,
-    ZE_RESULT_ERROR_DEVICE_LOST = 0x70000001,
-    ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY = 1879048194,
-    ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY = 1879048195,
-    ZE_RESULT_ERROR_MODULE_BUILD_FAILURE = 1879048196,
-    ZE_RESULT_ERROR_MODULE_LINK_FAILURE = 1879048197,
-    ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET = 1879048198, ///< @since 1.2
-    ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE = 1879048199, ///< @since 1.2
-    ZE_RESULT_EXP_ERROR_DEVICE_IS_NOT_VERTEX = 0x7ff00001, ///< @since 1.4
-    ZE_RESULT_EXP_ERROR_VERTEX_IS_NOT_DEVICE = 2146435074, ///< @since 1.4
-    ZE_RESULT_EXP_ERROR_REMOTE_DEVICE = 2146435075, ///< @since 1.4
-    ZE_RESULT_EXP_ERROR_OPERANDS_INCOMPATIBLE = 2146435076, ///< @since 1.7
-    ZE_RESULT_EXP_RTAS_BUILD_RETRY = 2146435077, ///< @since 1.7
-    ZE_RESULT_EXP_RTAS_BUILD_DEFERRED = 2146435078, ///< @since 1.7
-    ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS = 0x70010000,
-    ZE_RESULT_ERROR_NOT_AVAILABLE = 1879113729,
-    ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE = 0x70020000,
-    ZE_RESULT_WARNING_DROPPED_DATA = 0x70020001, ///< @since 1.4
-    ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001,
-    ZE_RESULT_ERROR_UNSUPPORTED_VERSION = 2013265922,
-    ZE_RESULT_ERROR_UNSUPPORTED_FEATURE = 2013265923,
-    ZE_RESULT_ERROR_INVALID_ARGUMENT = 2013265924,
-    ZE_RESULT_ERROR_INVALID_NULL_HANDLE = 2013265925,
-    ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE = 2013265926,
-    ZE_RESULT_ERROR_INVALID_NULL_POINTER = 2013265927,
-    ZE_RESULT_ERROR_INVALID_SIZE = 2013265928,
-    ZE_RESULT_ERROR_UNSUPPORTED_SIZE = 2013265929,
-    ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT = 2013265930,
-    ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT = 2013265931,
-    ZE_RESULT_ERROR_INVALID_ENUMERATION = 2013265932,
-    ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION = 2013265933,
-    ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT = 2013265934,
-    ZE_RESULT_ERROR_INVALID_NATIVE_BINARY = 2013265935,
-    ZE_RESULT_ERROR_INVALID_GLOBAL_NAME = 2013265936,
-    ZE_RESULT_ERROR_INVALID_KERNEL_NAME = 2013265937,
-    ZE_RESULT_ERROR_INVALID_FUNCTION_NAME = 2013265938,
-    ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION = 2013265939,
-    ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION = 2013265940,
-    ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX = 2013265941,
-    ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE = 2013265942,
-    ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE = 2013265943,
-    ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED = 2013265944,
-    ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE = 2013265945,
-    ZE_RESULT_ERROR_OVERLAPPING_REGIONS = 2013265946,
-    ZE_RESULT_WARNING_ACTION_REQUIRED = 2013265947,
-    ZE_RESULT_ERROR_INVALID_KERNEL_HANDLE = 2013265948, ///< @since 1.10
-    ZE_RESULT_EXT_RTAS_BUILD_RETRY = 2013265949, ///< @since 1.13
-    ZE_RESULT_EXT_RTAS_BUILD_DEFERRED = 2013265950, ///< @since 1.13
-    ZE_RESULT_EXT_ERROR_OPERANDS_INCOMPATIBLE = 2013265951, ///< @since 1.13
-    ZE_RESULT_ERROR_SURVIVABILITY_MODE_DETECTED = 2013265952, ///< @since 1.13
-    ZE_RESULT_ERROR_ADDRESS_NOT_FOUND = 2013265953, ///< @since 1.14
-    ZE_RESULT_QUERY_TRUE = 2013265954, ///< @since 1.17
-    ZE_RESULT_QUERY_FALSE = 2013265955, ///< @since 1.17
-    ZE_RESULT_ERROR_INVALID_GRAPH = 2013265956, ///< @since 1.17
-    ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED = 2013265957, ///< @since 1.17
-    ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED = 2013265958, ///< @since 1.17
-    ZE_RESULT_ERROR_GRAPH_CAPTURE_MERGE_ATTEMPT = 2013265959, ///< @since 1.17
-    ZE_RESULT_ERROR_COMMAND_LIST_NOT_CAPTURING = 2013265960, ///< @since 1.17
-    ZE_RESULT_ERROR_GRAPH_UNJOINED_FORKS = 2013265961, ///< @since 1.17
-    ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT = 2013265962, ///< @since 1.17
-    ZE_RESULT_ERROR_UNKNOWN = 0x7ffffffe,
+    ZE_RESULT_SUCCESS = 0, ///< the call did what was asked
+    ZE_RESULT_NOT_READY = 1, ///< the awaited object is not signaled yet, or the timeout ran out first
+    ZE_RESULT_ERROR_DEVICE_LOST = 0x70000001, ///< the device hung or was removed; its work and state are gone
+    ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY = 1879048194, ///< the host ran out of memory for the request
+    ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY = 1879048195, ///< the device ran out of memory for the request
+    ZE_RESULT_ERROR_MODULE_BUILD_FAILURE = 1879048196, ///< compiling the module failed; see its build log
+    ZE_RESULT_ERROR_MODULE_LINK_FAILURE = 1879048197, ///< linking the modules failed; see the build log
+    ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET = 1879048198, ///< the device must be reset before it can be used again @since 1.2
+    ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE = 1879048199, ///< the device is in a low power state and cannot serve the request @since 1.2
+    ZE_RESULT_EXP_ERROR_DEVICE_IS_NOT_VERTEX = 0x7ff00001, ///< the device handle has no matching fabric vertex @since 1.4
+    ZE_RESULT_EXP_ERROR_VERTEX_IS_NOT_DEVICE = 2146435074, ///< the fabric vertex has no matching device handle @since 1.4
+    ZE_RESULT_EXP_ERROR_REMOTE_DEVICE = 2146435075, ///< the fabric vertex is a device on another machine @since 1.4
+    ZE_RESULT_EXP_ERROR_OPERANDS_INCOMPATIBLE = 2146435076, ///< the operands of the experimental call do not fit together @since 1.7
+    ZE_RESULT_EXP_RTAS_BUILD_RETRY = 2146435077, ///< the experimental acceleration structure build needs a larger buffer; grow it and build again @since 1.7
+    ZE_RESULT_EXP_RTAS_BUILD_DEFERRED = 2146435078, ///< the experimental acceleration structure build was handed to a parallel operation @since 1.7
+    ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS = 0x70010000, ///< the caller lacks the privileges the request needs
+    ZE_RESULT_ERROR_NOT_AVAILABLE = 1879113729, ///< the resource is in use or otherwise not available now
+    ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE = 0x70020000, ///< a library or component the call relies on could not be found or loaded
+    ZE_RESULT_WARNING_DROPPED_DATA = 0x70020001, ///< the call succeeded but some data was lost along the way @since 1.4
+    ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001, ///< the driver was not initialized before this call
+    ZE_RESULT_ERROR_UNSUPPORTED_VERSION = 2013265922, ///< the requested API or structure version is not supported
+    ZE_RESULT_ERROR_UNSUPPORTED_FEATURE = 2013265923, ///< the device or driver does not offer the requested feature
+    ZE_RESULT_ERROR_INVALID_ARGUMENT = 2013265924, ///< an argument has a value the call does not accept
+    ZE_RESULT_ERROR_INVALID_NULL_HANDLE = 2013265925, ///< a handle argument that may not be null was null
+    ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE = 2013265926, ///< the object is still in use and cannot be changed or destroyed yet
+    ZE_RESULT_ERROR_INVALID_NULL_POINTER = 2013265927, ///< a pointer argument that may not be null was null
+    ZE_RESULT_ERROR_INVALID_SIZE = 2013265928, ///< a size or count argument is zero or out of range
+    ZE_RESULT_ERROR_UNSUPPORTED_SIZE = 2013265929, ///< the size is valid in general but beyond what this device supports
+    ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT = 2013265930, ///< an address or size lacks the alignment the device requires
+    ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT = 2013265931, ///< an event or fence argument is unusable here (wrong context, device or state)
+    ZE_RESULT_ERROR_INVALID_ENUMERATION = 2013265932, ///< an enum or flags argument holds a value outside its definition
+    ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION = 2013265933, ///< the enum value is defined but this device does not support it
+    ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT = 2013265934, ///< the device cannot use the requested image format
+    ZE_RESULT_ERROR_INVALID_NATIVE_BINARY = 2013265935, ///< the native binary does not suit this device or is corrupt
+    ZE_RESULT_ERROR_INVALID_GLOBAL_NAME = 2013265936, ///< the module has no global variable of that name
+    ZE_RESULT_ERROR_INVALID_KERNEL_NAME = 2013265937, ///< the module has no kernel of that name
+    ZE_RESULT_ERROR_INVALID_FUNCTION_NAME = 2013265938, ///< the module has no function of that name
+    ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION = 2013265939, ///< a work-group dimension exceeds what the kernel or device allows
+    ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION = 2013265940, ///< a global work size does not fit the device limits
+    ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX = 2013265941, ///< the kernel has no argument at that index
+    ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE = 2013265942, ///< the argument size does not match what the kernel declares
+    ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE = 2013265943, ///< the kernel attribute value is not acceptable
+    ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED = 2013265944, ///< the module still has unresolved imports; link it first
+    ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE = 2013265945, ///< the command list is the wrong kind for this call or queue
+    ZE_RESULT_ERROR_OVERLAPPING_REGIONS = 2013265946, ///< source and destination regions overlap, which the copy does not allow
+    ZE_RESULT_WARNING_ACTION_REQUIRED = 2013265947, ///< the call succeeded but the caller must take a follow-up step
+    ZE_RESULT_ERROR_INVALID_KERNEL_HANDLE = 2013265948, ///< the kernel handle is not a valid kernel @since 1.10
+    ZE_RESULT_EXT_RTAS_BUILD_RETRY = 2013265949, ///< the acceleration structure build needs a larger buffer; grow it and build again @since 1.13
+    ZE_RESULT_EXT_RTAS_BUILD_DEFERRED = 2013265950, ///< the acceleration structure build was handed to a parallel operation @since 1.13
+    ZE_RESULT_EXT_ERROR_OPERANDS_INCOMPATIBLE = 2013265951, ///< the operands of the extension call do not fit together @since 1.13
+    ZE_RESULT_ERROR_SURVIVABILITY_MODE_DETECTED = 2013265952, ///< the device runs in survivability mode (e.g. after a firmware failure) and offers only limited service @since 1.13
+    ZE_RESULT_ERROR_ADDRESS_NOT_FOUND = 2013265953, ///< no allocation or mapping covers the given address @since 1.14
+    ZE_RESULT_QUERY_TRUE = 2013265954, ///< the queried condition holds @since 1.17
+    ZE_RESULT_QUERY_FALSE = 2013265955, ///< the queried condition does not hold @since 1.17
+    ZE_RESULT_ERROR_INVALID_GRAPH = 2013265956, ///< the graph handle or its contents are not valid @since 1.17
+    ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED = 2013265957, ///< this operation cannot be recorded into a graph @since 1.17
+    ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED = 2013265958, ///< an earlier failure broke the capture in progress; the recording is unusable @since 1.17
+    ZE_RESULT_ERROR_GRAPH_CAPTURE_MERGE_ATTEMPT = 2013265959, ///< waiting on an event of another capture would join two capture sessions into one @since 1.17
+    ZE_RESULT_ERROR_COMMAND_LIST_NOT_CAPTURING = 2013265960, ///< the command list is not recording a graph @since 1.17
+    ZE_RESULT_ERROR_GRAPH_UNJOINED_FORKS = 2013265961, ///< the capture forked work onto other lists that was never joined back @since 1.17
+    ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT = 2013265962, ///< a counter-based event internal to a captured graph was used outside that graph @since 1.17
+    ZE_RESULT_ERROR_UNKNOWN = 0x7ffffffe, ///< an error with no more specific code
     ZE_RESULT_FORCE_UINT32 = 0x7fffffff
 } ze_result_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tags a structure with its type, in its stype member, so chains of structs can be walked.
 typedef enum _ze_structure_type_t
 {
-    ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES = 0x1,
-    ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES = 2,
-    ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES = 3,
-    ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES = 4,
-    ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES = 5,
-    ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES = 6,
-    ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES = 7,
-    ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES = 8,
-    ZE_STRUCTURE_TYPE_DEVICE_CACHE_PROPERTIES = 9,
-    ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES = 10,
-    ZE_STRUCTURE_TYPE_DEVICE_P2P_PROPERTIES = 11,
-    ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES = 12,
-    ZE_STRUCTURE_TYPE_CONTEXT_DESC = 13,
-    ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC = 14,
-    ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC = 15,
-    ZE_STRUCTURE_TYPE_EVENT_POOL_DESC = 16,
-    ZE_STRUCTURE_TYPE_EVENT_DESC = 17,
-    ZE_STRUCTURE_TYPE_FENCE_DESC = 18,
-    ZE_STRUCTURE_TYPE_IMAGE_DESC = 19,
-    ZE_STRUCTURE_TYPE_IMAGE_PROPERTIES = 20,
-    ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC = 21,
-    ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC = 22,
-    ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES = 23,
-    ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_DESC = 24,
-    ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD = 25,
-    ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_FD = 26,
-    ZE_STRUCTURE_TYPE_MODULE_DESC = 27,
-    ZE_STRUCTURE_TYPE_MODULE_PROPERTIES = 28,
-    ZE_STRUCTURE_TYPE_KERNEL_DESC = 29,
-    ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES = 30,
-    ZE_STRUCTURE_TYPE_SAMPLER_DESC = 31,
-    ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC = 32,
-    ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES = 33, ///< @since 1.2
-    ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_WIN32 = 34, ///< @since 1.2
-    ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_WIN32 = 35, ///< @since 1.2
-    ZE_STRUCTURE_TYPE_DEVICE_RAYTRACING_EXT_PROPERTIES = 0x00010001, ///< @since 1.0
-    ZE_STRUCTURE_TYPE_RAYTRACING_MEM_ALLOC_EXT_DESC = 65538, ///< @since 1.0
-    ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES = 65539, ///< @since 1.1
-    ZE_STRUCTURE_TYPE_CACHE_RESERVATION_EXT_DESC = 65540, ///< @since 1.2
-    ZE_STRUCTURE_TYPE_EU_COUNT_EXT = 65541, ///< @since 1.3
-    ZE_STRUCTURE_TYPE_SRGB_EXT_DESC = 65542, ///< @since 1.3
-    ZE_STRUCTURE_TYPE_LINKAGE_INSPECTION_EXT_DESC = 65543, ///< @since 1.3
-    ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES = 65544, ///< @since 1.3
-    ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES = 65545, ///< @since 1.3
-    ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC = 65546, ///< @since 1.3
-    ZE_STRUCTURE_TYPE_MEMORY_COMPRESSION_HINTS_EXT_DESC = 65547, ///< @since 1.3
-    ZE_STRUCTURE_TYPE_IMAGE_ALLOCATION_EXT_PROPERTIES = 65548, ///< @since 1.3
-    ZE_STRUCTURE_TYPE_DEVICE_LUID_EXT_PROPERTIES = 65549, ///< @since 1.4
-    ZE_STRUCTURE_TYPE_DEVICE_MEMORY_EXT_PROPERTIES = 65550, ///< @since 1.4
-    ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT = 65551, ///< @since 1.5
-    ZE_STRUCTURE_TYPE_IMAGE_VIEW_PLANAR_EXT_DESC = 65552, ///< @since 1.5
-    ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES = 65553, ///< @since 1.6
-    ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_RESULTS_EXT_PROPERTIES = 65554, ///< @since 1.6
-    ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES = 65555, ///< @since 1.7
-    ZE_STRUCTURE_TYPE_IMAGE_FORMAT_SUPPORT_EXT_PROPERTIES = 65556, ///< @since 1.15
-    ZE_STRUCTURE_TYPE_DEVICE_READONLY_MEMORY_EXT_PROPERTIES = 65557, ///< @since 1.17
-    ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXT_DESC = 65558, ///< @since 1.17
-    ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXP_DESC = 0x00020001, ///< @since 1.1
-    ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC = 0x00020002, ///< @since 1.0
-    ZE_STRUCTURE_TYPE_SCHEDULING_HINT_EXP_PROPERTIES = 0x00020003, ///< @since 1.2
-    ZE_STRUCTURE_TYPE_SCHEDULING_HINT_EXP_DESC = 0x00020004, ///< @since 1.2
-    ZE_STRUCTURE_TYPE_IMAGE_VIEW_PLANAR_EXP_DESC = 0x00020005, ///< @since 1.2
-    ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 = 0x00020006, ///< @since 1.2
-    ZE_STRUCTURE_TYPE_IMAGE_MEMORY_EXP_PROPERTIES = 0x00020007, ///< @since 1.2
-    ZE_STRUCTURE_TYPE_POWER_SAVING_HINT_EXP_DESC = 0x00020008, ///< @since 1.2
-    ZE_STRUCTURE_TYPE_COPY_BANDWIDTH_EXP_PROPERTIES = 0x00020009, ///< @since 1.4
-    ZE_STRUCTURE_TYPE_DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES = 0x0002000A, ///< @since 1.4
-    ZE_STRUCTURE_TYPE_FABRIC_VERTEX_EXP_PROPERTIES = 0x0002000B, ///< @since 1.4
-    ZE_STRUCTURE_TYPE_FABRIC_EDGE_EXP_PROPERTIES = 0x0002000C, ///< @since 1.4
-    ZE_STRUCTURE_TYPE_MEMORY_SUB_ALLOCATIONS_EXP_PROPERTIES = 0x0002000D, ///< @since 1.5
-    ZE_STRUCTURE_TYPE_RTAS_BUILDER_EXP_DESC = 0x0002000E, ///< @since 1.7
-    ZE_STRUCTURE_TYPE_RTAS_BUILDER_BUILD_OP_EXP_DESC = 0x0002000F, ///< @since 1.7
-    ZE_STRUCTURE_TYPE_RTAS_BUILDER_EXP_PROPERTIES = 0x00020010, ///< @since 1.7
-    ZE_STRUCTURE_TYPE_RTAS_PARALLEL_OPERATION_EXP_PROPERTIES = 0x00020011, ///< @since 1.7
-    ZE_STRUCTURE_TYPE_RTAS_DEVICE_EXP_PROPERTIES = 0x00020012, ///< @since 1.7
-    ZE_STRUCTURE_TYPE_RTAS_GEOMETRY_AABBS_EXP_CB_PARAMS = 0x00020013, ///< @since 1.7
-    ZE_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC = 0x00020014, ///< @since 1.8
-    ZE_STRUCTURE_TYPE_MUTABLE_COMMAND_LIST_EXP_PROPERTIES = 0x00020015, ///< @since 1.9
-    ZE_STRUCTURE_TYPE_MUTABLE_COMMAND_LIST_EXP_DESC = 0x00020016, ///< @since 1.9
-    ZE_STRUCTURE_TYPE_MUTABLE_COMMAND_ID_EXP_DESC = 0x00020017, ///< @since 1.9
-    ZE_STRUCTURE_TYPE_MUTABLE_COMMANDS_EXP_DESC = 0x00020018, ///< @since 1.9
-    ZE_STRUCTURE_TYPE_MUTABLE_KERNEL_ARGUMENT_EXP_DESC = 0x00020019, ///< @since 1.9
-    ZE_STRUCTURE_TYPE_MUTABLE_GROUP_COUNT_EXP_DESC = 0x0002001A, ///< @since 1.9
-    ZE_STRUCTURE_TYPE_MUTABLE_GROUP_SIZE_EXP_DESC = 0x0002001B, ///< @since 1.9
-    ZE_STRUCTURE_TYPE_MUTABLE_GLOBAL_OFFSET_EXP_DESC = 0x0002001C, ///< @since 1.9
-    ZE_STRUCTURE_TYPE_PITCHED_ALLOC_DEVICE_EXP_PROPERTIES = 0x0002001D, ///< @since 1.9
-    ZE_STRUCTURE_TYPE_BINDLESS_IMAGE_EXP_DESC = 0x0002001E, ///< @since 1.9
-    ZE_STRUCTURE_TYPE_PITCHED_IMAGE_EXP_DESC = 0x0002001F, ///< @since 1.9
-    ZE_STRUCTURE_TYPE_MUTABLE_GRAPH_ARGUMENT_EXP_DESC = 0x00020020, ///< @since 1.10
-    ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC = 0x00020021, ///< @since 1.10
-    ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_EXT_DESC = 0x00020022, ///< @since 1.12
-    ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_WIN32_EXT_DESC = 0x00020023, ///< @since 1.12
-    ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_FD_EXT_DESC = 0x00020024, ///< @since 1.12
-    ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_EXT = 0x00020025, ///< @since 1.12
-    ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_WAIT_PARAMS_EXT = 0x00020026, ///< @since 1.12
-    ZE_STRUCTURE_TYPE_DRIVER_DDI_HANDLES_EXT_PROPERTIES = 0x00020027, ///< @since 1.12
-    ZE_STRUCTURE_TYPE_DEVICE_CACHELINE_SIZE_EXT = 0x00020028, ///< @since 1.13
-    ZE_STRUCTURE_TYPE_DEVICE_VECTOR_WIDTH_PROPERTIES_EXT = 0x00020029, ///< @since 1.13
-    ZE_STRUCTURE_TYPE_RTAS_BUILDER_EXT_DESC = 0x00020030, ///< @since 1.13
-    ZE_STRUCTURE_TYPE_RTAS_BUILDER_BUILD_OP_EXT_DESC = 0x00020031, ///< @since 1.13
-    ZE_STRUCTURE_TYPE_RTAS_BUILDER_EXT_PROPERTIES = 0x00020032, ///< @since 1.13
-    ZE_STRUCTURE_TYPE_RTAS_PARALLEL_OPERATION_EXT_PROPERTIES = 0x00020033, ///< @since 1.13
-    ZE_STRUCTURE_TYPE_RTAS_DEVICE_EXT_PROPERTIES = 0x00020034, ///< @since 1.13
-    ZE_STRUCTURE_TYPE_RTAS_GEOMETRY_AABBS_EXT_CB_PARAMS = 0x00020035, ///< @since 1.13
-    ZE_STRUCTURE_TYPE_COMMAND_LIST_APPEND_PARAM_COOPERATIVE_DESC = 0x00020036, ///< @since 1.14
-    ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC = 0x00020037, ///< @since 1.14
-    ZE_STRUCTURE_TYPE_PITCHED_ALLOC_2DIMAGE_LINEAR_PITCH_EXP_INFO = 0x00020038, ///< @since 1.14
-    ZE_STRUCTURE_TYPE_KERNEL_ALLOCATION_PROPERTIES = 0x00020039, ///< @since 1.14
-    ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_DESC = 0x0002003A, ///< @since 1.15
-    ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_EXTERNAL_SYNC_ALLOCATION_DESC = 0x0002003B, ///< @since 1.15
-    ZE_STRUCTURE_TYPE_EVENT_SYNC_MODE_DESC = 0x0002003C, ///< @since 1.15
-    ZE_STRUCTURE_TYPE_IPC_MEM_HANDLE_TYPE_EXT_DESC = 0x0002003D, ///< @since 1.15
-    ZE_STRUCTURE_TYPE_DEVICE_EVENT_PROPERTIES = 0x0002003E, ///< @since 1.15
-    ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_EXTERNAL_AGGREGATE_STORAGE_DESC = 0x0002003F, ///< @since 1.15
-    ZE_STRUCTURE_TYPE_PHYSICAL_MEM_PROPERTIES = 0x00020040, ///< @since 1.15
-    ZE_STRUCTURE_TYPE_DEVICE_USABLEMEM_SIZE_EXT_PROPERTIES = 0x00020041, ///< @since 1.15
-    ZE_STRUCTURE_TYPE_CUSTOM_PITCH_EXP_DESC = 0x00020042, ///< @since 1.15
-    ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_DOTPRODUCT_EXT_PROPERTIES = 0x00020043, ///< @since 1.16
-    ZE_STRUCTURE_TYPE_RUNTIME_REQUIREMENTS_MODULE_DESC = 0x00020044, ///< @since 1.16
-    ZE_STRUCTURE_TYPE_RUNTIME_REQUIREMENTS_GRAPH_DESC = 0x00020045, ///< @since 1.16
-    ZE_STRUCTURE_TYPE_RUNTIME_REQUIREMENTS_OUTPUT = 0x00020046, ///< @since 1.16
-    ZE_STRUCTURE_TYPE_RECORD_REPLAY_GRAPH_EXT_PROPERTIES = 0x00020047, ///< @since 1.17
-    ZE_STRUCTURE_TYPE_RECORD_REPLAY_GRAPH_EXT_DUMP_DESC = 0x00020048, ///< @since 1.17
-    ZE_STRUCTURE_TYPE_IPC_PHYS_MEM_HANDLE_RANGE_EXT_DESC = 0x0002004B, ///< @since 1.18
+    ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES = 0x1, ///< tags a ze_driver_properties_t
+    ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES = 2, ///< tags a ze_driver_ipc_properties_t
+    ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES = 3, ///< tags a ze_device_properties_t
+    ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES = 4, ///< tags a ze_device_compute_properties_t
+    ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES = 5, ///< tags a ze_device_module_properties_t
+    ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES = 6, ///< tags a ze_command_queue_group_properties_t
+    ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES = 7, ///< tags a ze_device_memory_properties_t
+    ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES = 8, ///< tags a ze_device_memory_access_properties_t
+    ZE_STRUCTURE_TYPE_DEVICE_CACHE_PROPERTIES = 9, ///< tags a ze_device_cache_properties_t
+    ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES = 10, ///< tags a ze_device_image_properties_t
+    ZE_STRUCTURE_TYPE_DEVICE_P2P_PROPERTIES = 11, ///< tags a ze_device_p2p_properties_t
+    ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES = 12, ///< tags a ze_device_external_memory_properties_t
+    ZE_STRUCTURE_TYPE_CONTEXT_DESC = 13, ///< tags a ze_context_desc_t
+    ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC = 14, ///< tags a ze_command_queue_desc_t
+    ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC = 15, ///< tags a ze_command_list_desc_t
+    ZE_STRUCTURE_TYPE_EVENT_POOL_DESC = 16, ///< tags a ze_event_pool_desc_t
+    ZE_STRUCTURE_TYPE_EVENT_DESC = 17, ///< tags a ze_event_desc_t
+    ZE_STRUCTURE_TYPE_FENCE_DESC = 18, ///< tags a ze_fence_desc_t
+    ZE_STRUCTURE_TYPE_IMAGE_DESC = 19, ///< tags a ze_image_desc_t
+    ZE_STRUCTURE_TYPE_IMAGE_PROPERTIES = 20, ///< tags a ze_image_properties_t
+    ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC = 21, ///< tags a ze_device_mem_alloc_desc_t
+    ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC = 22, ///< tags a ze_host_mem_alloc_desc_t
+    ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES = 23, ///< tags a ze_memory_allocation_properties_t
+    ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_DESC = 24, ///< tags a ze_external_memory_export_desc_t
+    ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD = 25, ///< tags a ze_external_memory_import_fd_t
+    ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_FD = 26, ///< tags a ze_external_memory_export_fd_t
+    ZE_STRUCTURE_TYPE_MODULE_DESC = 27, ///< tags a ze_module_desc_t
+    ZE_STRUCTURE_TYPE_MODULE_PROPERTIES = 28, ///< tags a ze_module_properties_t
+    ZE_STRUCTURE_TYPE_KERNEL_DESC = 29, ///< tags a ze_kernel_desc_t
+    ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES = 30, ///< tags a ze_kernel_properties_t
+    ZE_STRUCTURE_TYPE_SAMPLER_DESC = 31, ///< tags a ze_sampler_desc_t
+    ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC = 32, ///< tags a ze_physical_mem_desc_t
+    ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES = 33, ///< tags a ze_kernel_preferred_group_size_properties_t @since 1.2
+    ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_WIN32 = 34, ///< tags a ze_external_memory_import_win32_handle_t @since 1.2
+    ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_WIN32 = 35, ///< tags a ze_external_memory_export_win32_handle_t @since 1.2
+    ZE_STRUCTURE_TYPE_DEVICE_RAYTRACING_EXT_PROPERTIES = 0x00010001, ///< tags a ze_device_raytracing_ext_properties_t @since 1.0
+    ZE_STRUCTURE_TYPE_RAYTRACING_MEM_ALLOC_EXT_DESC = 65538, ///< tags a ze_raytracing_mem_alloc_ext_desc_t @since 1.0
+    ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES = 65539, ///< tags a ze_float_atomic_ext_properties_t @since 1.1
+    ZE_STRUCTURE_TYPE_CACHE_RESERVATION_EXT_DESC = 65540, ///< tags a ze_cache_reservation_ext_desc_t @since 1.2
+    ZE_STRUCTURE_TYPE_EU_COUNT_EXT = 65541, ///< tags a ze_eu_count_ext_t @since 1.3
+    ZE_STRUCTURE_TYPE_SRGB_EXT_DESC = 65542, ///< tags a ze_srgb_ext_desc_t @since 1.3
+    ZE_STRUCTURE_TYPE_LINKAGE_INSPECTION_EXT_DESC = 65543, ///< tags a ze_linkage_inspection_ext_desc_t @since 1.3
+    ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES = 65544, ///< tags a ze_pci_ext_properties_t @since 1.3
+    ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES = 65545, ///< tags a ze_driver_memory_free_ext_properties_t @since 1.3
+    ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC = 65546, ///< tags a ze_memory_free_ext_desc_t @since 1.3
+    ZE_STRUCTURE_TYPE_MEMORY_COMPRESSION_HINTS_EXT_DESC = 65547, ///< tags a ze_memory_compression_hints_ext_desc_t @since 1.3
+    ZE_STRUCTURE_TYPE_IMAGE_ALLOCATION_EXT_PROPERTIES = 65548, ///< tags a ze_image_allocation_ext_properties_t @since 1.3
+    ZE_STRUCTURE_TYPE_DEVICE_LUID_EXT_PROPERTIES = 65549, ///< tags a ze_device_luid_ext_properties_t @since 1.4
+    ZE_STRUCTURE_TYPE_DEVICE_MEMORY_EXT_PROPERTIES = 65550, ///< tags a ze_device_memory_ext_properties_t @since 1.4
+    ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT = 65551, ///< tags a ze_device_ip_version_ext_t @since 1.5
+    ZE_STRUCTURE_TYPE_IMAGE_VIEW_PLANAR_EXT_DESC = 65552, ///< tags a ze_image_view_planar_ext_desc_t @since 1.5
+    ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES = 65553, ///< tags a ze_event_query_kernel_timestamps_ext_properties_t @since 1.6
+    ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_RESULTS_EXT_PROPERTIES = 65554, ///< tags a ze_event_query_kernel_timestamps_results_ext_properties_t @since 1.6
+    ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES = 65555, ///< tags a ze_kernel_max_group_size_properties_ext_t @since 1.7
+    ZE_STRUCTURE_TYPE_IMAGE_FORMAT_SUPPORT_EXT_PROPERTIES = 65556, ///< tags a ze_image_format_support_ext_properties_t @since 1.15
+    ZE_STRUCTURE_TYPE_DEVICE_READONLY_MEMORY_EXT_PROPERTIES = 65557, ///< tags a ze_device_readonly_memory_ext_properties_t @since 1.17
+    ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXT_DESC = 65558, ///< tags a ze_relaxed_allocation_limits_ext_desc_t @since 1.17
+    ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXP_DESC = 0x00020001, ///< tags a ze_relaxed_allocation_limits_exp_desc_t @since 1.1
+    ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC = 0x00020002, ///< tags a ze_module_program_exp_desc_t @since 1.0
+    ZE_STRUCTURE_TYPE_SCHEDULING_HINT_EXP_PROPERTIES = 0x00020003, ///< tags a ze_scheduling_hint_exp_properties_t @since 1.2
+    ZE_STRUCTURE_TYPE_SCHEDULING_HINT_EXP_DESC = 0x00020004, ///< tags a ze_scheduling_hint_exp_desc_t @since 1.2
+    ZE_STRUCTURE_TYPE_IMAGE_VIEW_PLANAR_EXP_DESC = 0x00020005, ///< tags a ze_image_view_planar_exp_desc_t @since 1.2
+    ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 = 0x00020006, ///< tags a ze_device_properties_t whose timerResolution is reported in cycles per second @since 1.2
+    ZE_STRUCTURE_TYPE_IMAGE_MEMORY_EXP_PROPERTIES = 0x00020007, ///< tags a ze_image_memory_properties_exp_t @since 1.2
+    ZE_STRUCTURE_TYPE_POWER_SAVING_HINT_EXP_DESC = 0x00020008, ///< tags a ze_context_power_saving_hint_exp_desc_t @since 1.2
+    ZE_STRUCTURE_TYPE_COPY_BANDWIDTH_EXP_PROPERTIES = 0x00020009, ///< tags a ze_copy_bandwidth_exp_properties_t @since 1.4
+    ZE_STRUCTURE_TYPE_DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES = 0x0002000A, ///< tags a ze_device_p2p_bandwidth_exp_properties_t @since 1.4
+    ZE_STRUCTURE_TYPE_FABRIC_VERTEX_EXP_PROPERTIES = 0x0002000B, ///< tags a ze_fabric_vertex_exp_properties_t @since 1.4
+    ZE_STRUCTURE_TYPE_FABRIC_EDGE_EXP_PROPERTIES = 0x0002000C, ///< tags a ze_fabric_edge_exp_properties_t @since 1.4
+    ZE_STRUCTURE_TYPE_MEMORY_SUB_ALLOCATIONS_EXP_PROPERTIES = 0x0002000D, ///< tags a ze_memory_sub_allocations_exp_properties_t @since 1.5
+    ZE_STRUCTURE_TYPE_RTAS_BUILDER_EXP_DESC = 0x0002000E, ///< tags a ze_rtas_builder_exp_desc_t @since 1.7
+    ZE_STRUCTURE_TYPE_RTAS_BUILDER_BUILD_OP_EXP_DESC = 0x0002000F, ///< tags a ze_rtas_builder_build_op_exp_desc_t @since 1.7
+    ZE_STRUCTURE_TYPE_RTAS_BUILDER_EXP_PROPERTIES = 0x00020010, ///< tags a ze_rtas_builder_exp_properties_t @since 1.7
+    ZE_STRUCTURE_TYPE_RTAS_PARALLEL_OPERATION_EXP_PROPERTIES = 0x00020011, ///< tags a ze_rtas_parallel_operation_exp_properties_t @since 1.7
+    ZE_STRUCTURE_TYPE_RTAS_DEVICE_EXP_PROPERTIES = 0x00020012, ///< tags a ze_rtas_device_exp_properties_t @since 1.7
+    ZE_STRUCTURE_TYPE_RTAS_GEOMETRY_AABBS_EXP_CB_PARAMS = 0x00020013, ///< tags a ze_rtas_geometry_aabbs_exp_cb_params_t @since 1.7
+    ZE_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC = 0x00020014, ///< tags a ze_event_pool_counter_based_exp_desc_t @since 1.8
+    ZE_STRUCTURE_TYPE_MUTABLE_COMMAND_LIST_EXP_PROPERTIES = 0x00020015, ///< tags a ze_mutable_command_list_exp_properties_t @since 1.9
+    ZE_STRUCTURE_TYPE_MUTABLE_COMMAND_LIST_EXP_DESC = 0x00020016, ///< tags a ze_mutable_command_list_exp_desc_t @since 1.9
+    ZE_STRUCTURE_TYPE_MUTABLE_COMMAND_ID_EXP_DESC = 0x00020017, ///< tags a ze_mutable_command_id_exp_desc_t @since 1.9
+    ZE_STRUCTURE_TYPE_MUTABLE_COMMANDS_EXP_DESC = 0x00020018, ///< tags a ze_mutable_commands_exp_desc_t @since 1.9
+    ZE_STRUCTURE_TYPE_MUTABLE_KERNEL_ARGUMENT_EXP_DESC = 0x00020019, ///< tags a ze_mutable_kernel_argument_exp_desc_t @since 1.9
+    ZE_STRUCTURE_TYPE_MUTABLE_GROUP_COUNT_EXP_DESC = 0x0002001A, ///< tags a ze_mutable_group_count_exp_desc_t @since 1.9
+    ZE_STRUCTURE_TYPE_MUTABLE_GROUP_SIZE_EXP_DESC = 0x0002001B, ///< tags a ze_mutable_group_size_exp_desc_t @since 1.9
+    ZE_STRUCTURE_TYPE_MUTABLE_GLOBAL_OFFSET_EXP_DESC = 0x0002001C, ///< tags a ze_mutable_global_offset_exp_desc_t @since 1.9
+    ZE_STRUCTURE_TYPE_PITCHED_ALLOC_DEVICE_EXP_PROPERTIES = 0x0002001D, ///< tags a ze_device_pitched_alloc_exp_properties_t @since 1.9
+    ZE_STRUCTURE_TYPE_BINDLESS_IMAGE_EXP_DESC = 0x0002001E, ///< tags a ze_image_bindless_exp_desc_t @since 1.9
+    ZE_STRUCTURE_TYPE_PITCHED_IMAGE_EXP_DESC = 0x0002001F, ///< tags a ze_image_pitched_exp_desc_t @since 1.9
+    ZE_STRUCTURE_TYPE_MUTABLE_GRAPH_ARGUMENT_EXP_DESC = 0x00020020, ///< tags a ze_mutable_graph_argument_exp_desc_t @since 1.10
+    ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC = 0x00020021, ///< tags a ze_init_driver_type_desc_t @since 1.10
+    ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_EXT_DESC = 0x00020022, ///< tags a ze_external_semaphore_ext_desc_t @since 1.12
+    ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_WIN32_EXT_DESC = 0x00020023, ///< tags a ze_external_semaphore_win32_ext_desc_t @since 1.12
+    ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_FD_EXT_DESC = 0x00020024, ///< tags a ze_external_semaphore_fd_ext_desc_t @since 1.12
+    ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_EXT = 0x00020025, ///< tags a ze_external_semaphore_signal_params_ext_t @since 1.12
+    ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_WAIT_PARAMS_EXT = 0x00020026, ///< tags a ze_external_semaphore_wait_params_ext_t @since 1.12
+    ZE_STRUCTURE_TYPE_DRIVER_DDI_HANDLES_EXT_PROPERTIES = 0x00020027, ///< tags a ze_driver_ddi_handles_ext_properties_t @since 1.12
+    ZE_STRUCTURE_TYPE_DEVICE_CACHELINE_SIZE_EXT = 0x00020028, ///< tags a ze_device_cache_line_size_ext_t @since 1.13
+    ZE_STRUCTURE_TYPE_DEVICE_VECTOR_WIDTH_PROPERTIES_EXT = 0x00020029, ///< tags a ze_device_vector_width_properties_ext_t @since 1.13
+    ZE_STRUCTURE_TYPE_RTAS_BUILDER_EXT_DESC = 0x00020030, ///< tags a ze_rtas_builder_ext_desc_t @since 1.13
+    ZE_STRUCTURE_TYPE_RTAS_BUILDER_BUILD_OP_EXT_DESC = 0x00020031, ///< tags a ze_rtas_builder_build_op_ext_desc_t @since 1.13
+    ZE_STRUCTURE_TYPE_RTAS_BUILDER_EXT_PROPERTIES = 0x00020032, ///< tags a ze_rtas_builder_ext_properties_t @since 1.13
+    ZE_STRUCTURE_TYPE_RTAS_PARALLEL_OPERATION_EXT_PROPERTIES = 0x00020033, ///< tags a ze_rtas_parallel_operation_ext_properties_t @since 1.13
+    ZE_STRUCTURE_TYPE_RTAS_DEVICE_EXT_PROPERTIES = 0x00020034, ///< tags a ze_rtas_device_ext_properties_t @since 1.13
+    ZE_STRUCTURE_TYPE_RTAS_GEOMETRY_AABBS_EXT_CB_PARAMS = 0x00020035, ///< tags a ze_rtas_geometry_aabbs_ext_cb_params_t @since 1.13
+    ZE_STRUCTURE_TYPE_COMMAND_LIST_APPEND_PARAM_COOPERATIVE_DESC = 0x00020036, ///< tags a ze_command_list_append_launch_kernel_param_cooperative_desc_t @since 1.14
+    ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC = 0x00020037, ///< tags a ze_external_memmap_sysmem_ext_desc_t @since 1.14
+    ZE_STRUCTURE_TYPE_PITCHED_ALLOC_2DIMAGE_LINEAR_PITCH_EXP_INFO = 0x00020038, ///< tags a ze_pitched_alloc_2dimage_linear_pitch_exp_info_t @since 1.14
+    ZE_STRUCTURE_TYPE_KERNEL_ALLOCATION_PROPERTIES = 0x00020039, ///< tags a ze_kernel_allocation_exp_properties_t @since 1.14
+    ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_DESC = 0x0002003A, ///< tags a ze_event_counter_based_desc_t @since 1.15
+    ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_EXTERNAL_SYNC_ALLOCATION_DESC = 0x0002003B, ///< tags a ze_event_counter_based_external_sync_allocation_desc_t @since 1.15
+    ZE_STRUCTURE_TYPE_EVENT_SYNC_MODE_DESC = 0x0002003C, ///< tags a ze_event_sync_mode_desc_t @since 1.15
+    ZE_STRUCTURE_TYPE_IPC_MEM_HANDLE_TYPE_EXT_DESC = 0x0002003D, ///< tags a ze_ipc_mem_handle_type_ext_desc_t @since 1.15
+    ZE_STRUCTURE_TYPE_DEVICE_EVENT_PROPERTIES = 0x0002003E, ///< tags a ze_device_event_properties_t @since 1.15
+    ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_EXTERNAL_AGGREGATE_STORAGE_DESC = 0x0002003F, ///< tags a ze_event_counter_based_external_aggregate_storage_desc_t @since 1.15
+    ZE_STRUCTURE_TYPE_PHYSICAL_MEM_PROPERTIES = 0x00020040, ///< tags a ze_physical_mem_properties_t @since 1.15
+    ZE_STRUCTURE_TYPE_DEVICE_USABLEMEM_SIZE_EXT_PROPERTIES = 0x00020041, ///< tags a ze_device_usablemem_size_ext_properties_t @since 1.15
+    ZE_STRUCTURE_TYPE_CUSTOM_PITCH_EXP_DESC = 0x00020042, ///< tags a ze_custom_pitch_exp_desc_t @since 1.15
+    ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_DOTPRODUCT_EXT_PROPERTIES = 0x00020043, ///< tags a ze_device_compute_dotproduct_ext_properties_t @since 1.16
+    ZE_STRUCTURE_TYPE_RUNTIME_REQUIREMENTS_MODULE_DESC = 0x00020044, ///< tags a ze_runtime_requirements_module_desc_t @since 1.16
+    ZE_STRUCTURE_TYPE_RUNTIME_REQUIREMENTS_GRAPH_DESC = 0x00020045, ///< tags a ze_runtime_requirements_graph_desc_t @since 1.16
+    ZE_STRUCTURE_TYPE_RUNTIME_REQUIREMENTS_OUTPUT = 0x00020046, ///< tags a ze_validate_runtime_requirements_output_t @since 1.16
+    ZE_STRUCTURE_TYPE_RECORD_REPLAY_GRAPH_EXT_PROPERTIES = 0x00020047, ///< tags a ze_record_replay_graph_ext_properties_t @since 1.17
+    ZE_STRUCTURE_TYPE_RECORD_REPLAY_GRAPH_EXT_DUMP_DESC = 0x00020048, ///< tags a ze_record_replay_graph_ext_dump_desc_t @since 1.17
+    ZE_STRUCTURE_TYPE_IPC_PHYS_MEM_HANDLE_RANGE_EXT_DESC = 0x0002004B, ///< tags a ze_ipc_phys_mem_handle_range_ext_desc_t @since 1.18
     ZE_STRUCTURE_TYPE_FORCE_UINT32 = 0x7fffffff
 } ze_structure_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of OS handle through which memory can be shared with other APIs or processes.
 typedef uint32_t ze_external_memory_type_flags_t;
 typedef enum _ze_external_memory_type_flag_t
 {
-    ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_FD = ZE_BIT(0),
-    ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF = ZE_BIT(1),
-    ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_WIN32 = ZE_BIT(2), ///< @since 1.2
-    ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_WIN32_KMT = ZE_BIT(3), ///< @since 1.2
-    ZE_EXTERNAL_MEMORY_TYPE_FLAG_D3D11_TEXTURE = ZE_BIT(4), ///< @since 1.2
-    ZE_EXTERNAL_MEMORY_TYPE_FLAG_D3D11_TEXTURE_KMT = ZE_BIT(5), ///< @since 1.2
-    ZE_EXTERNAL_MEMORY_TYPE_FLAG_D3D12_HEAP = ZE_BIT(6), ///< @since 1.2
-    ZE_EXTERNAL_MEMORY_TYPE_FLAG_D3D12_RESOURCE = ZE_BIT(7), ///< @since 1.2
+    ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_FD = ZE_BIT(0), ///< a POSIX file descriptor with driver-defined contents
+    ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF = ZE_BIT(1), ///< a Linux dma-buf file descriptor
+    ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_WIN32 = ZE_BIT(2), ///< a Windows NT handle with driver-defined contents @since 1.2
+    ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_WIN32_KMT = ZE_BIT(3), ///< a Windows global share (KMT) handle with driver-defined contents @since 1.2
+    ZE_EXTERNAL_MEMORY_TYPE_FLAG_D3D11_TEXTURE = ZE_BIT(4), ///< an NT handle to a Direct3D 11 texture @since 1.2
+    ZE_EXTERNAL_MEMORY_TYPE_FLAG_D3D11_TEXTURE_KMT = ZE_BIT(5), ///< a global share (KMT) handle to a Direct3D 11 texture @since 1.2
+    ZE_EXTERNAL_MEMORY_TYPE_FLAG_D3D12_HEAP = ZE_BIT(6), ///< an NT handle to a Direct3D 12 heap @since 1.2
+    ZE_EXTERNAL_MEMORY_TYPE_FLAG_D3D12_RESOURCE = ZE_BIT(7), ///< an NT handle to a Direct3D 12 committed resource @since 1.2
     ZE_EXTERNAL_MEMORY_TYPE_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_external_memory_type_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Unit in which a bandwidth value is given.
 /// @since 1.4
 typedef enum _ze_bandwidth_unit_t
 {
-    ZE_BANDWIDTH_UNIT_UNKNOWN = 0,
-    ZE_BANDWIDTH_UNIT_BYTES_PER_NANOSEC = 1,
-    ZE_BANDWIDTH_UNIT_BYTES_PER_CLOCK = 2,
+    ZE_BANDWIDTH_UNIT_UNKNOWN = 0, ///< the unit is not known
+    ZE_BANDWIDTH_UNIT_BYTES_PER_NANOSEC = 1, ///< bytes moved per nanosecond
+    ZE_BANDWIDTH_UNIT_BYTES_PER_CLOCK = 2, ///< bytes moved per clock cycle
     ZE_BANDWIDTH_UNIT_FORCE_UINT32 = 0x7fffffff
 } ze_bandwidth_unit_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Unit in which a latency value is given.
 /// @since 1.4
 typedef enum _ze_latency_unit_t
 {
-    ZE_LATENCY_UNIT_UNKNOWN = 0,
-    ZE_LATENCY_UNIT_NANOSEC = 1,
-    ZE_LATENCY_UNIT_CLOCK = 2,
-    ZE_LATENCY_UNIT_HOP = 3,
+    ZE_LATENCY_UNIT_UNKNOWN = 0, ///< the unit is not known
+    ZE_LATENCY_UNIT_NANOSEC = 1, ///< nanoseconds
+    ZE_LATENCY_UNIT_CLOCK = 2, ///< clock cycles
+    ZE_LATENCY_UNIT_HOP = 3, ///< number of hops through the fabric
     ZE_LATENCY_UNIT_FORCE_UINT32 = 0x7fffffff
 } ze_latency_unit_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Length of a generic UUID, in bytes.
 /// @since 1.4
 #ifndef ZE_MAX_UUID_SIZE
 #define ZE_MAX_UUID_SIZE  16
 #endif // ZE_MAX_UUID_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A universally unique identifier, as raw bytes.
 /// @since 1.4
 typedef struct _ze_uuid_t
 {
-    uint8_t id[ZE_MAX_UUID_SIZE]; ///< [out]
+    uint8_t id[ZE_MAX_UUID_SIZE]; ///< [out] the UUID bytes
 } ze_uuid_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Common head of callback parameter structs: a type tag and an extension chain.
 typedef struct _ze_base_cb_params_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end
 } ze_base_cb_params_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Common head of every properties struct: a type tag and an extension chain the driver may fill.
 typedef struct _ze_base_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
 } ze_base_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Common head of every descriptor struct: a type tag and a read-only extension chain.
 typedef struct _ze_base_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
 } ze_base_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque bytes that let another process open a counter-based event.
 /// @since 1.15
 typedef struct _ze_ipc_event_counter_based_handle_t
 {
-    char data[ZE_MAX_IPC_HANDLE_SIZE]; ///< [out]
+    char data[ZE_MAX_IPC_HANDLE_SIZE]; ///< [out] the handle bytes, meaningful only to the driver
 } ze_ipc_event_counter_based_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Environment variable ZE_AFFINITY_MASK (Hex String)
+/// Limits which devices and sub-devices the application can see; when unset, all are visible.
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Environment variable ZE_ENABLE_PCI_ID_DEVICE_ORDER (0, 1)
+/// Set to 1 to report devices sorted by their PCI address instead of the driver's own order.
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Environment variable ZE_SHARED_FORCE_DEVICE_ALLOC (0, 1)
+/// Set to 1 to place shared allocations in device memory from the start.
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Environment variable ZE_FLAT_DEVICE_HIERARCHY (String)
+/// How sub-devices are exposed: FLAT (each one a root device), COMPOSITE (under their parent) or COMBINED.
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Environment variable ZEL_DRIVERS_ORDER (String)
+/// Loader setting that chooses the order in which drivers are reported.
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze driver
+// Driver discovery, initialisation, API versions and extension lookup.
 #if !defined(__GNUC__)
 #pragma region driver
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device kinds that zeInit should bring up.
 typedef uint32_t ze_init_flags_t;
 typedef enum _ze_init_flag_t
 {
-    ZE_INIT_FLAG_GPU_ONLY = ZE_BIT(0),
-    ZE_INIT_FLAG_VPU_ONLY = ZE_BIT(1),
+    ZE_INIT_FLAG_GPU_ONLY = ZE_BIT(0), ///< initialise only drivers for GPUs
+    ZE_INIT_FLAG_VPU_ONLY = ZE_BIT(1), ///< initialise only drivers for VPUs (NPUs)
     ZE_INIT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_init_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Initialises the Level Zero drivers; it must run before any other call of the legacy flow.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeInit(
-    ze_init_flags_t flags ///< [in]
+    ze_init_flags_t flags ///< [in] which device kinds to initialise; zero selects all of them
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the driver instances that zeInit made available.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDriverGet(
-    uint32_t* pCount, ///< [in,out]
-    ze_driver_handle_t* phDrivers ///< [in,out][optional][range(0, *pCount)]
+    uint32_t* pCount, ///< [in,out] number of driver handles. Zero asks for the total; on return it holds the number written or available.
+    ze_driver_handle_t* phDrivers ///< [in,out][optional][range(0, *pCount)] receives up to *pCount driver handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Driver kinds that zeInitDrivers should set up and return.
 /// @since 1.10
 typedef uint32_t ze_init_driver_type_flags_t;
 typedef enum _ze_init_driver_type_flag_t
 {
-    ZE_INIT_DRIVER_TYPE_FLAG_GPU = ZE_BIT(0),
-    ZE_INIT_DRIVER_TYPE_FLAG_NPU = ZE_BIT(1),
+    ZE_INIT_DRIVER_TYPE_FLAG_GPU = ZE_BIT(0), ///< drivers that support GPU devices
+    ZE_INIT_DRIVER_TYPE_FLAG_NPU = ZE_BIT(1), ///< drivers that support NPU devices
     ZE_INIT_DRIVER_TYPE_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_init_driver_type_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Selects the driver kinds wanted from zeInitDrivers.
 /// @since 1.10
 typedef struct _ze_init_driver_type_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_init_driver_type_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_init_driver_type_flags_t flags; ///< [in] driver kinds to initialise, as a combination of ZE_INIT_DRIVER_TYPE_FLAG_* bits
 } ze_init_driver_type_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Initialises the drivers of the requested kinds and returns their handles in one call.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeInitDrivers(
-    uint32_t* pCount, ///< [in,out]
-    ze_driver_handle_t* phDrivers, ///< [in,out][optional][range(0, *pCount)]
-    ze_init_driver_type_desc_t* desc ///< [in]
+    uint32_t* pCount, ///< [in,out] number of driver handles. Zero asks for the total; on return it holds the number written or available.
+    ze_driver_handle_t* phDrivers, ///< [in,out][optional][range(0, *pCount)] receives up to *pCount handles of initialised drivers
+    ze_init_driver_type_desc_t* desc ///< [in] which driver kinds to initialise
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Level Zero API versions, encoded with ZE_MAKE_VERSION.
 typedef enum _ze_api_version_t
 {
-    ZE_API_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_API_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ), ///< @since 1.1
-    ZE_API_VERSION_1_2 = ZE_MAKE_VERSION( 1, 2 ), ///< @since 1.2
-    ZE_API_VERSION_1_3 = ZE_MAKE_VERSION( 1, 3 ), ///< @since 1.3
-    ZE_API_VERSION_1_4 = ZE_MAKE_VERSION( 1, 4 ), ///< @since 1.4
-    ZE_API_VERSION_1_5 = ZE_MAKE_VERSION( 1, 5 ), ///< @since 1.5
-    ZE_API_VERSION_1_6 = ZE_MAKE_VERSION( 1, 6 ), ///< @since 1.6
-    ZE_API_VERSION_1_7 = ZE_MAKE_VERSION( 1, 7 ), ///< @since 1.7
-    ZE_API_VERSION_1_8 = ZE_MAKE_VERSION( 1, 8 ), ///< @since 1.8
-    ZE_API_VERSION_1_9 = ZE_MAKE_VERSION( 1, 9 ), ///< @since 1.9
-    ZE_API_VERSION_1_10 = ZE_MAKE_VERSION( 1, 10 ), ///< @since 1.10
-    ZE_API_VERSION_1_11 = ZE_MAKE_VERSION( 1, 11 ), ///< @since 1.11
-    ZE_API_VERSION_1_12 = ZE_MAKE_VERSION( 1, 12 ), ///< @since 1.12
-    ZE_API_VERSION_1_13 = ZE_MAKE_VERSION( 1, 13 ), ///< @since 1.13
-    ZE_API_VERSION_1_14 = ZE_MAKE_VERSION( 1, 14 ), ///< @since 1.14
-    ZE_API_VERSION_1_15 = ZE_MAKE_VERSION( 1, 15 ), ///< @since 1.15
-    ZE_API_VERSION_1_16 = ZE_MAKE_VERSION( 1, 16 ), ///< @since 1.16
-    ZE_API_VERSION_1_17 = ZE_MAKE_VERSION( 1, 17 ), ///< @since 1.17
-    ZE_API_VERSION_1_18 = ZE_MAKE_VERSION( 1, 18 ), ///< @since 1.18
-    ZE_API_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 18 ),
+    ZE_API_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< API version 1.0
+    ZE_API_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ), ///< API version 1.1 @since 1.1
+    ZE_API_VERSION_1_2 = ZE_MAKE_VERSION( 1, 2 ), ///< API version 1.2 @since 1.2
+    ZE_API_VERSION_1_3 = ZE_MAKE_VERSION( 1, 3 ), ///< API version 1.3 @since 1.3
+    ZE_API_VERSION_1_4 = ZE_MAKE_VERSION( 1, 4 ), ///< API version 1.4 @since 1.4
+    ZE_API_VERSION_1_5 = ZE_MAKE_VERSION( 1, 5 ), ///< API version 1.5 @since 1.5
+    ZE_API_VERSION_1_6 = ZE_MAKE_VERSION( 1, 6 ), ///< API version 1.6 @since 1.6
+    ZE_API_VERSION_1_7 = ZE_MAKE_VERSION( 1, 7 ), ///< API version 1.7 @since 1.7
+    ZE_API_VERSION_1_8 = ZE_MAKE_VERSION( 1, 8 ), ///< API version 1.8 @since 1.8
+    ZE_API_VERSION_1_9 = ZE_MAKE_VERSION( 1, 9 ), ///< API version 1.9 @since 1.9
+    ZE_API_VERSION_1_10 = ZE_MAKE_VERSION( 1, 10 ), ///< API version 1.10 @since 1.10
+    ZE_API_VERSION_1_11 = ZE_MAKE_VERSION( 1, 11 ), ///< API version 1.11 @since 1.11
+    ZE_API_VERSION_1_12 = ZE_MAKE_VERSION( 1, 12 ), ///< API version 1.12 @since 1.12
+    ZE_API_VERSION_1_13 = ZE_MAKE_VERSION( 1, 13 ), ///< API version 1.13 @since 1.13
+    ZE_API_VERSION_1_14 = ZE_MAKE_VERSION( 1, 14 ), ///< API version 1.14 @since 1.14
+    ZE_API_VERSION_1_15 = ZE_MAKE_VERSION( 1, 15 ), ///< API version 1.15 @since 1.15
+    ZE_API_VERSION_1_16 = ZE_MAKE_VERSION( 1, 16 ), ///< API version 1.16 @since 1.16
+    ZE_API_VERSION_1_17 = ZE_MAKE_VERSION( 1, 17 ), ///< API version 1.17 @since 1.17
+    ZE_API_VERSION_1_18 = ZE_MAKE_VERSION( 1, 18 ), ///< API version 1.18 @since 1.18
+    ZE_API_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 18 ), ///< the newest API version this header describes
     ZE_API_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_api_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief The newest API version as a macro, usable by the preprocessor.
 /// @since 1.10
 #ifndef ZE_API_VERSION_CURRENT_M
 #define ZE_API_VERSION_CURRENT_M  ZE_MAKE_VERSION( 1, 18 )
 #endif // ZE_API_VERSION_CURRENT_M
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the API version a driver implements.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDriverGetApiVersion(
-    ze_driver_handle_t hDriver, ///< [in]
-    ze_api_version_t* version ///< [out]
+    ze_driver_handle_t hDriver, ///< [in] the driver being asked
+    ze_api_version_t* version ///< [out] receives the API version the driver supports
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Size in bytes of a driver UUID.
 #ifndef ZE_MAX_DRIVER_UUID_SIZE
 #define ZE_MAX_DRIVER_UUID_SIZE  16
 #endif // ZE_MAX_DRIVER_UUID_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A universally unique identifier of a driver.
 typedef struct _ze_driver_uuid_t
 {
-    uint8_t id[ZE_MAX_DRIVER_UUID_SIZE]; ///< [out]
+    uint8_t id[ZE_MAX_DRIVER_UUID_SIZE]; ///< [out] the UUID bytes
 } ze_driver_uuid_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Properties of a driver, filled by zeDriverGetProperties.
 typedef struct _ze_driver_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_driver_uuid_t uuid; ///< [out]
-    uint32_t driverVersion; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_driver_uuid_t uuid; ///< [out] UUID identifying the driver
+    uint32_t driverVersion; ///< [out] vendor-defined version number of the driver
 } ze_driver_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Fills a structure with the properties of a driver.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDriverGetProperties(
-    ze_driver_handle_t hDriver, ///< [in]
-    ze_driver_properties_t* pDriverProperties ///< [in,out]
+    ze_driver_handle_t hDriver, ///< [in] the driver whose properties are read
+    ze_driver_properties_t* pDriverProperties ///< [in,out] receives the driver properties; extension structs may be chained
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of objects a driver can share between processes.
 typedef uint32_t ze_ipc_property_flags_t;
 typedef enum _ze_ipc_property_flag_t
 {
-    ZE_IPC_PROPERTY_FLAG_MEMORY = ZE_BIT(0),
-    ZE_IPC_PROPERTY_FLAG_EVENT_POOL = ZE_BIT(1),
-    ZE_IPC_PROPERTY_FLAG_FABRIC_ACCESSIBLE = ZE_BIT(2), ///< @since 1.16
+    ZE_IPC_PROPERTY_FLAG_MEMORY = ZE_BIT(0), ///< memory allocations can be shared through IPC handles
+    ZE_IPC_PROPERTY_FLAG_EVENT_POOL = ZE_BIT(1), ///< event pools can be shared through IPC handles
+    ZE_IPC_PROPERTY_FLAG_FABRIC_ACCESSIBLE = ZE_BIT(2), ///< shared memory can also be reached over the fabric between nodes @since 1.16
     ZE_IPC_PROPERTY_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_ipc_property_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Inter-process sharing abilities of a driver.
 typedef struct _ze_driver_ipc_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_ipc_property_flags_t flags; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_ipc_property_flags_t flags; ///< [out] which object kinds can be shared across processes
 } ze_driver_ipc_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports what a driver can share between processes.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDriverGetIpcProperties(
-    ze_driver_handle_t hDriver, ///< [in]
-    ze_driver_ipc_properties_t* pIpcProperties ///< [in,out]
+    ze_driver_handle_t hDriver, ///< [in] the driver being asked
+    ze_driver_ipc_properties_t* pIpcProperties ///< [in,out] receives the IPC abilities of the driver
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Largest length of an extension name, terminating zero included.
 #ifndef ZE_MAX_EXTENSION_NAME
 #define ZE_MAX_EXTENSION_NAME  256
 #endif // ZE_MAX_EXTENSION_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name and version of one extension a driver supports.
 typedef struct _ze_driver_extension_properties_t
 {
-    char name[ZE_MAX_EXTENSION_NAME]; ///< [out]
-    uint32_t version; ///< [out]
+    char name[ZE_MAX_EXTENSION_NAME]; ///< [out] the extension name as a zero-terminated string
+    uint32_t version; ///< [out] the supported version of the extension, built with ZE_MAKE_VERSION
 } ze_driver_extension_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the extensions a driver supports, with their versions.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDriverGetExtensionProperties(
-    ze_driver_handle_t hDriver, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_driver_extension_properties_t* pExtensionProperties ///< [in,out][optional][range(0, *pCount)]
+    ze_driver_handle_t hDriver, ///< [in] the driver being asked
+    uint32_t* pCount, ///< [in,out] number of extensions. Zero asks for the total; on return it holds the number written or available.
+    ze_driver_extension_properties_t* pExtensionProperties ///< [in,out][optional][range(0, *pCount)] receives up to *pCount extension descriptions
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Looks up the entry point of an extension function by name.
 /// @since 1.1
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDriverGetExtensionFunctionAddress(
-    ze_driver_handle_t hDriver, ///< [in]
-    const char* name, ///< [in]
-    void** ppFunctionAddress ///< [out]
+    ze_driver_handle_t hDriver, ///< [in] the driver providing the function
+    const char* name, ///< [in] the C name of the wanted function
+    void** ppFunctionAddress ///< [out] receives the function's address
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns a text explaining the last error this thread got from the driver.
 /// @since 1.6
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDriverGetLastErrorDescription(
-    ze_driver_handle_t hDriver, ///< [in]
-    const char** ppString ///< [in,out]
+    ze_driver_handle_t hDriver, ///< [in] the driver that reported the error
+    const char** ppString ///< [in,out] receives a zero-terminated string owned by the driver; do not free it
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the driver's default context, or null when it has none.
 /// @since 1.14
 ZE_APIEXPORT ze_context_handle_t ZE_APICALL
 zeDriverGetDefaultContext(
-    ze_driver_handle_t hDriver ///< [in]
+    ze_driver_handle_t hDriver ///< [in] the driver whose default context is wanted
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze device
+// Devices: enumeration, sub-devices and the device property queries.
 #if !defined(__GNUC__)
 #pragma region device
 #endif
@@ -1426,22 +1496,26 @@ typedef enum _ze_device_type_t
 } ze_device_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Length of a device UUID, in bytes.
 #ifndef ZE_MAX_DEVICE_UUID_SIZE
 #define ZE_MAX_DEVICE_UUID_SIZE  16
 #endif // ZE_MAX_DEVICE_UUID_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Universally unique identifier of a device, as raw bytes.
 typedef struct _ze_device_uuid_t
 {
-    uint8_t id[ZE_MAX_DEVICE_UUID_SIZE]; ///< [out]
+    uint8_t id[ZE_MAX_DEVICE_UUID_SIZE]; ///< [out] the UUID bytes
 } ze_device_uuid_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity of the device name buffer, in chars, including the terminating null.
 #ifndef ZE_MAX_DEVICE_NAME
 #define ZE_MAX_DEVICE_NAME  256
 #endif // ZE_MAX_DEVICE_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Facts about a device reported by zeDeviceGetProperties.
 typedef uint32_t ze_device_property_flags_t;
 typedef enum _ze_device_property_flag_t
 {
@@ -1456,8 +1530,8 @@ typedef enum _ze_device_property_flag_t
 /// @brief Device properties queried using zeDeviceGetProperties.
 typedef struct _ze_device_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     ze_device_type_t type; ///< [out] generic device type
     uint32_t vendorId; ///< [out] vendor id from PCI configuration
     uint32_t deviceId; ///< [out] device id from PCI configuration. Note, the device id uses little-endian format.
@@ -1501,6 +1575,7 @@ zeDeviceGetProperties(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity of the list of supported sub-group sizes.
 #ifndef ZE_SUBGROUPSIZE_COUNT
 #define ZE_SUBGROUPSIZE_COUNT  8
 #endif // ZE_SUBGROUPSIZE_COUNT
@@ -1509,8 +1584,8 @@ zeDeviceGetProperties(
 /// @brief Device compute properties queried using zeDeviceGetComputeProperties.
 typedef struct _ze_device_compute_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     uint32_t maxTotalGroupSize; ///< [out] Maximum items per compute group. (groupSizeX * groupSizeY * groupSizeZ) <= maxTotalGroupSize
     uint32_t maxGroupSizeX; ///< [out] Maximum items for X dimension in group
     uint32_t maxGroupSizeY; ///< [out] Maximum items for Y dimension in group
@@ -1524,6 +1599,7 @@ typedef struct _ze_device_compute_properties_t
 } ze_device_compute_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Dot-product and systolic-array capabilities of a device.
 /// @since 1.16
 typedef uint32_t ze_device_dp_capability_flags_t;
 typedef enum _ze_device_dp_capability_flag_t
@@ -1541,6 +1617,7 @@ typedef enum _ze_device_dp_capability_flag_t
 } ze_device_dp_capability_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Input element types a device accepts for dot-product operations.
 /// @since 1.16
 typedef uint32_t ze_device_input_data_type_flags_t;
 typedef enum _ze_device_input_data_type_flag_t
@@ -1564,6 +1641,7 @@ typedef enum _ze_device_input_data_type_flag_t
 } ze_device_input_data_type_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Result element types a device can produce from dot-product operations.
 /// @since 1.16
 typedef uint32_t ze_device_output_data_type_flags_t;
 typedef enum _ze_device_output_data_type_flag_t
@@ -1576,33 +1654,36 @@ typedef enum _ze_device_output_data_type_flag_t
 } ze_device_output_data_type_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the device dot-product properties extension.
 /// @since 1.16
 #ifndef ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_NAME
 #define ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_NAME  "ZE_extension_device_compute_dotproduct_ext_properties"
 #endif // ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the device dot-product properties extension.
 /// @since 1.16
 typedef enum _ze_device_compute_dotproduct_properties_ext_version_t
 {
-    ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_compute_dotproduct_properties_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Dot-product capabilities and supported element types of a device.
 /// @since 1.16
 typedef struct _ze_device_compute_dotproduct_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_device_dp_capability_flags_t dp_caps; ///< [out]
-    ze_device_input_data_type_flags_t dpv4_input_types; ///< [out]
-    ze_device_output_data_type_flags_t dpv4_output_types; ///< [out]
-    ze_device_input_data_type_flags_t dpas_input_types; ///< [out]
-    ze_device_output_data_type_flags_t dpas_output_types; ///< [out]
-    ze_device_input_data_type_flags_t bdpas_input_types; ///< [out]
-    ze_device_output_data_type_flags_t bdpas_output_types; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_device_dp_capability_flags_t dp_caps; ///< [out] which dot-product and systolic features the device has
+    ze_device_input_data_type_flags_t dpv4_input_types; ///< [out] element types accepted by the four-wide dot product (dpv4)
+    ze_device_output_data_type_flags_t dpv4_output_types; ///< [out] result types produced by the four-wide dot product (dpv4)
+    ze_device_input_data_type_flags_t dpas_input_types; ///< [out] element types accepted by systolic multiply-accumulate (dpas)
+    ze_device_output_data_type_flags_t dpas_output_types; ///< [out] result types produced by systolic multiply-accumulate (dpas)
+    ze_device_input_data_type_flags_t bdpas_input_types; ///< [out] element types accepted by block-scaled systolic multiply-accumulate (bdpas)
+    ze_device_output_data_type_flags_t bdpas_output_types; ///< [out] result types produced by block-scaled systolic multiply-accumulate (bdpas)
 } ze_device_compute_dotproduct_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1617,6 +1698,7 @@ zeDeviceGetComputeProperties(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Length of a native kernel binary UUID, in bytes.
 #ifndef ZE_MAX_NATIVE_KERNEL_UUID_SIZE
 #define ZE_MAX_NATIVE_KERNEL_UUID_SIZE  16
 #endif // ZE_MAX_NATIVE_KERNEL_UUID_SIZE
@@ -1629,6 +1711,7 @@ typedef struct _ze_native_kernel_uuid_t
 } ze_native_kernel_uuid_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Module features a device supports, such as fp16, fp64 and int64 atomics.
 typedef uint32_t ze_device_module_flags_t;
 typedef enum _ze_device_module_flag_t
 {
@@ -1640,6 +1723,7 @@ typedef enum _ze_device_module_flag_t
 } ze_device_module_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Floating-point behaviors a device supports for one precision.
 typedef uint32_t ze_device_fp_flags_t;
 typedef enum _ze_device_fp_flag_t
 {
@@ -1658,8 +1742,8 @@ typedef enum _ze_device_fp_flag_t
 /// @brief Device module properties queried using zeDeviceGetModuleProperties.
 typedef struct _ze_device_module_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     uint32_t spirvVersionSupported; ///< [out] Maximum supported SPIR-V version. Returns zero if SPIR-V is not supported. Contains major and minor attributes, use ZE_MAJOR_VERSION and ZE_MINOR_VERSION.
     ze_device_module_flags_t flags; ///< [out] 0 or a valid combination of ze_device_module_flag_t
     ze_device_fp_flags_t fp16flags; ///< [out] Capabilities for half-precision floating-point operations. returns 0 (if ZE_DEVICE_MODULE_FLAG_FP16 is not set) or a combination of ze_device_fp_flag_t.
@@ -1682,6 +1766,7 @@ zeDeviceGetModuleProperties(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of work the engines of a command queue group can run.
 typedef uint32_t ze_command_queue_group_property_flags_t;
 typedef enum _ze_command_queue_group_property_flag_t
 {
@@ -1696,8 +1781,8 @@ typedef enum _ze_command_queue_group_property_flag_t
 /// @brief Command queue group properties queried using zeDeviceGetCommandQueueGroupProperties.
 typedef struct _ze_command_queue_group_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     ze_command_queue_group_property_flags_t flags; ///< [out] 0 (none) or a valid combination of ze_command_queue_group_property_flag_t
     size_t maxMemoryFillPatternSize; ///< [out] maximum pattern_size supported by command queue group. See zeCommandListAppendMemoryFill for more details.
     uint32_t numQueues; ///< [out] the number of physical engines within the group.
@@ -1719,6 +1804,7 @@ zeDeviceGetCommandQueueGroupProperties(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Facts about one memory of a device.
 typedef uint32_t ze_device_memory_property_flags_t;
 typedef enum _ze_device_memory_property_flag_t
 {
@@ -1730,8 +1816,8 @@ typedef enum _ze_device_memory_property_flag_t
 /// @brief Device local memory properties queried using zeDeviceGetMemoryProperties.
 typedef struct _ze_device_memory_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     ze_device_memory_property_flags_t flags; ///< [out] 0 (none) or a valid combination of ze_device_memory_property_flag_t
     uint32_t maxClockRate; ///< [out] Maximum clock rate for device memory.
     uint32_t maxBusWidth; ///< [out] Maximum bus width between device and memory.
@@ -1755,6 +1841,7 @@ zeDeviceGetMemoryProperties(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ways a device can access one kind of allocation (atomic, concurrent, ...).
 typedef uint32_t ze_memory_access_cap_flags_t;
 typedef enum _ze_memory_access_cap_flag_t
 {
@@ -1769,8 +1856,8 @@ typedef enum _ze_memory_access_cap_flag_t
 /// @brief Device memory access properties queried using zeDeviceGetMemoryAccessProperties.
 typedef struct _ze_device_memory_access_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     ze_memory_access_cap_flags_t hostAllocCapabilities; ///< [out] host memory capabilities. returns 0 (unsupported) or a combination of ze_memory_access_cap_flag_t.
     ze_memory_access_cap_flags_t deviceAllocCapabilities; ///< [out] device memory capabilities. returns 0 (unsupported) or a combination of ze_memory_access_cap_flag_t.
     ze_memory_access_cap_flags_t sharedSingleDeviceAllocCapabilities; ///< [out] shared, single-device memory capabilities. returns 0 (unsupported) or a combination of ze_memory_access_cap_flag_t.
@@ -1790,6 +1877,7 @@ zeDeviceGetMemoryAccessProperties(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Facts about one cache of a device.
 typedef uint32_t ze_device_cache_property_flags_t;
 typedef enum _ze_device_cache_property_flag_t
 {
@@ -1801,8 +1889,8 @@ typedef enum _ze_device_cache_property_flag_t
 /// @brief Device cache properties queried using zeDeviceGetCacheProperties.
 typedef struct _ze_device_cache_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     ze_device_cache_property_flags_t flags; ///< [out] 0 (none) or a valid combination of ze_device_cache_property_flag_t
     size_t cacheSize; ///< [out] Per-cache size, in bytes
 } ze_device_cache_properties_t;
@@ -1823,8 +1911,8 @@ zeDeviceGetCacheProperties(
 /// @brief Device image properties queried using zeDeviceGetImageProperties.
 typedef struct _ze_device_image_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     uint32_t maxImageDims1D; ///< [out] Maximum image dimensions for 1D resources. if 0, then 1D images are unsupported.
     uint32_t maxImageDims2D; ///< [out] Maximum image dimensions for 2D resources. if 0, then 2D images are unsupported.
     uint32_t maxImageDims3D; ///< [out] Maximum image dimensions for 3D resources. if 0, then 3D images are unsupported.
@@ -1851,8 +1939,8 @@ zeDeviceGetImageProperties(
 /// @brief Device external memory import and export properties.
 typedef struct _ze_device_external_memory_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     ze_external_memory_type_flags_t memoryAllocationImportTypes; ///< [out] Supported external memory import types for memory allocations.
     ze_external_memory_type_flags_t memoryAllocationExportTypes; ///< [out] Supported external memory export types for memory allocations.
     ze_external_memory_type_flags_t imageImportTypes; ///< [out] Supported external memory import types for images.
@@ -1871,6 +1959,7 @@ zeDeviceGetExternalMemoryProperties(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What one device can do with the memory of a peer device.
 typedef uint32_t ze_device_p2p_property_flags_t;
 typedef enum _ze_device_p2p_property_flag_t
 {
@@ -1883,8 +1972,8 @@ typedef enum _ze_device_p2p_property_flag_t
 /// @brief Device peer-to-peer properties queried using zeDeviceGetP2PProperties.
 typedef struct _ze_device_p2p_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     ze_device_p2p_property_flags_t flags; ///< [out] 0 (none) or a valid combination of ze_device_p2p_property_flag_t
 } ze_device_p2p_properties_t;
 
@@ -1955,6 +2044,7 @@ zeDeviceSynchronize(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Counter-based event features a device supports.
 /// @since 1.15
 typedef uint32_t ze_device_event_properties_flags_t;
 typedef enum _ze_device_event_properties_flag_t
@@ -1967,12 +2057,13 @@ typedef enum _ze_device_event_properties_flag_t
 } ze_device_event_properties_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into device properties to learn the event features of the device.
 /// @since 1.15
 typedef struct _ze_device_event_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_device_event_properties_flags_t flags; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_device_event_properties_flags_t flags; ///< [out] counter-based event features available on this device
 } ze_device_event_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -2007,8 +2098,8 @@ zeDeviceGetCounterBasedEventMaxValue(
 /// @since 1.16
 typedef struct _ze_runtime_requirements_module_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     ze_module_handle_t requirementsSrc; ///< [in] Module for which the requirements are being gathered
 } ze_runtime_requirements_module_desc_t;
 
@@ -2017,8 +2108,8 @@ typedef struct _ze_runtime_requirements_module_desc_t
 /// @since 1.16
 typedef struct _ze_runtime_requirements_graph_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     ze_graph_handle_t requirementsSrc; ///< [in] Graph for which the requirements are being gathered
 } ze_runtime_requirements_graph_desc_t;
 
@@ -2067,8 +2158,8 @@ typedef enum _ze_validate_runtime_requirements_result_t
 /// @since 1.16
 typedef struct _ze_validate_runtime_requirements_output_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     ze_validate_runtime_requirements_result_t result; ///< [out] Result of the validation call.
 } ze_validate_runtime_requirements_output_t;
 
@@ -2085,13 +2176,14 @@ zeDeviceValidateRuntimeRequirements(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Selects the compiler information zeDeviceGetCompilerInfo returns.
 /// @since 1.18
 typedef enum _ze_device_compiler_info_t
 {
-    ZE_DEVICE_COMPILER_INFO_SPIRV_CAPABILITIES = 1,
-    ZE_DEVICE_COMPILER_INFO_SPIRV_EXTENSIONS = 2,
-    ZE_DEVICE_COMPILER_INFO_COMPILER_OPTIONS = 3,
-    ZE_DEVICE_COMPILER_INFO_DRIVER_OPTIONS = 4,
+    ZE_DEVICE_COMPILER_INFO_SPIRV_CAPABILITIES = 1, ///< the SPIR-V capabilities the compiler accepts
+    ZE_DEVICE_COMPILER_INFO_SPIRV_EXTENSIONS = 2, ///< the SPIR-V extensions the compiler accepts
+    ZE_DEVICE_COMPILER_INFO_COMPILER_OPTIONS = 3, ///< the build options the compiler understands
+    ZE_DEVICE_COMPILER_INFO_DRIVER_OPTIONS = 4, ///< the options the driver itself applies when building
     ZE_DEVICE_COMPILER_INFO_FORCE_UINT32 = 0x7fffffff
 } ze_device_compiler_info_t;
 
@@ -2125,1533 +2217,1687 @@ zeDeviceGetCompilerInfo(
 #pragma endregion
 #endif
 
-// ze context
+// Contexts: the scope that owns memory, queues, lists and events shared by a set of devices.
 #if !defined(__GNUC__)
 #pragma region context
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options for creating a context; none are defined yet.
 typedef uint32_t ze_context_flags_t;
 typedef enum _ze_context_flag_t
 {
-    ZE_CONTEXT_FLAG_TBD = ZE_BIT(0),
+    ZE_CONTEXT_FLAG_TBD = ZE_BIT(0), ///< placeholder bit with no meaning yet
     ZE_CONTEXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_context_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings for creating a context.
 typedef struct _ze_context_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_context_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_context_flags_t flags; ///< [in] creation options; 0 for the defaults
 } ze_context_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a context covering every device of a driver.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeContextCreate(
-    ze_driver_handle_t hDriver, ///< [in]
-    const ze_context_desc_t* desc, ///< [in]
-    ze_context_handle_t* phContext ///< [out]
+    ze_driver_handle_t hDriver, ///< [in] the driver whose devices the context covers
+    const ze_context_desc_t* desc, ///< [in] settings of the new context
+    ze_context_handle_t* phContext ///< [out] receives the new context; release it with zeContextDestroy
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a context covering only the listed devices of a driver.
 /// @since 1.1
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeContextCreateEx(
-    ze_driver_handle_t hDriver, ///< [in]
-    const ze_context_desc_t* desc, ///< [in]
-    uint32_t numDevices, ///< [in][optional]
-    ze_device_handle_t* phDevices, ///< [in][optional][range(0, numDevices)]
-    ze_context_handle_t* phContext ///< [out]
+    ze_driver_handle_t hDriver, ///< [in] the driver the listed devices belong to
+    const ze_context_desc_t* desc, ///< [in] settings of the new context
+    uint32_t numDevices, ///< [in][optional] length of phDevices; 0 means every device of the driver
+    ze_device_handle_t* phDevices, ///< [in][optional][range(0, numDevices)] devices (and sub-devices) the context may use
+    ze_context_handle_t* phContext ///< [out] receives the new context; release it with zeContextDestroy
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys a context once nothing created in it is still in use.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeContextDestroy(
-    ze_context_handle_t hContext ///< [in][release]
+    ze_context_handle_t hContext ///< [in][release] the context to destroy; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports whether a context is still usable or its device was lost.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeContextGetStatus(
-    ze_context_handle_t hContext ///< [in]
+    ze_context_handle_t hContext ///< [in] the context to check
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze cmdqueue
+// Command queues: submit closed command lists to one engine of a device.
 #if !defined(__GNUC__)
 #pragma region cmdqueue
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options for creating a command queue.
 typedef uint32_t ze_command_queue_flags_t;
 typedef enum _ze_command_queue_flag_t
 {
-    ZE_COMMAND_QUEUE_FLAG_EXPLICIT_ONLY = ZE_BIT(0),
-    ZE_COMMAND_QUEUE_FLAG_IN_ORDER = ZE_BIT(1), ///< @since 1.7
-    ZE_COMMAND_QUEUE_FLAG_COPY_OFFLOAD_HINT = ZE_BIT(2), ///< @since 1.14
+    ZE_COMMAND_QUEUE_FLAG_EXPLICIT_ONLY = ZE_BIT(0), ///< run only on the engine named by ordinal and index; the driver may not move the work elsewhere
+    ZE_COMMAND_QUEUE_FLAG_IN_ORDER = ZE_BIT(1), ///< command lists submitted to the queue run one after another, in submission order @since 1.7
+    ZE_COMMAND_QUEUE_FLAG_COPY_OFFLOAD_HINT = ZE_BIT(2), ///< a hint that the driver may move copies of this queue to a copy engine @since 1.14
     ZE_COMMAND_QUEUE_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_command_queue_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Whether submitting work to a queue waits for it to finish.
 typedef enum _ze_command_queue_mode_t
 {
-    ZE_COMMAND_QUEUE_MODE_DEFAULT = 0,
-    ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS = 1,
-    ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS = 2,
+    ZE_COMMAND_QUEUE_MODE_DEFAULT = 0, ///< the driver chooses the submission behavior
+    ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS = 1, ///< a submission returns only after its work is done
+    ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS = 2, ///< a submission returns at once while the work runs
     ZE_COMMAND_QUEUE_MODE_FORCE_UINT32 = 0x7fffffff
 } ze_command_queue_mode_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Scheduling priority of a command queue.
 typedef enum _ze_command_queue_priority_t
 {
-    ZE_COMMAND_QUEUE_PRIORITY_NORMAL = 0,
-    ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW = 1,
-    ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH = 2,
+    ZE_COMMAND_QUEUE_PRIORITY_NORMAL = 0, ///< ordinary priority, the default
+    ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW = 1, ///< scheduled after normal and high priority queues
+    ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH = 2, ///< scheduled ahead of normal and low priority queues
     ZE_COMMAND_QUEUE_PRIORITY_FORCE_UINT32 = 0x7fffffff
 } ze_command_queue_priority_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings for creating a command queue.
 typedef struct _ze_command_queue_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t ordinal; ///< [in]
-    uint32_t index; ///< [in]
-    ze_command_queue_flags_t flags; ///< [in]
-    ze_command_queue_mode_t mode; ///< [in]
-    ze_command_queue_priority_t priority; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint32_t ordinal; ///< [in] which command queue group of the device (its index in zeDeviceGetCommandQueueGroupProperties) runs the queue
+    uint32_t index; ///< [in] which engine inside that group runs the queue, below its numQueues
+    ze_command_queue_flags_t flags; ///< [in] creation options; 0 for the defaults
+    ze_command_queue_mode_t mode; ///< [in] whether submissions wait for completion
+    ze_command_queue_priority_t priority; ///< [in] scheduling priority of the queue
 } ze_command_queue_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a command queue on one engine of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandQueueCreate(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    const ze_command_queue_desc_t* desc, ///< [in]
-    ze_command_queue_handle_t* phCommandQueue ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context the queue belongs to
+    ze_device_handle_t hDevice, ///< [in] the device whose engine runs the queue
+    const ze_command_queue_desc_t* desc, ///< [in] settings of the new queue
+    ze_command_queue_handle_t* phCommandQueue ///< [out] receives the new queue; release it with zeCommandQueueDestroy
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys a command queue once it has no work in flight.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandQueueDestroy(
-    ze_command_queue_handle_t hCommandQueue ///< [in][release]
+    ze_command_queue_handle_t hCommandQueue ///< [in][release] the queue to destroy; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Submits closed command lists to a queue for execution, optionally signaling a fence when done.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandQueueExecuteCommandLists(
-    ze_command_queue_handle_t hCommandQueue, ///< [in]
-    uint32_t numCommandLists, ///< [in]
-    ze_command_list_handle_t* phCommandLists, ///< [in][range(0, numCommandLists)]
-    ze_fence_handle_t hFence ///< [in][optional]
+    ze_command_queue_handle_t hCommandQueue, ///< [in] the queue that runs the lists
+    uint32_t numCommandLists, ///< [in] length of phCommandLists; at least 1
+    ze_command_list_handle_t* phCommandLists, ///< [in][range(0, numCommandLists)] closed command lists to run, in order
+    ze_fence_handle_t hFence ///< [in][optional] fence signaled when all the lists have finished; may be null
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Waits until all work submitted to a queue has finished, or the timeout expires.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandQueueSynchronize(
-    ze_command_queue_handle_t hCommandQueue, ///< [in]
-    uint64_t timeout ///< [in]
+    ze_command_queue_handle_t hCommandQueue, ///< [in] the queue to wait on
+    uint64_t timeout ///< [in] longest wait, in nanoseconds; 0 only checks, UINT64_MAX waits without limit
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the command queue group a queue was created on.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandQueueGetOrdinal(
-    ze_command_queue_handle_t hCommandQueue, ///< [in]
-    uint32_t* pOrdinal ///< [out]
+    ze_command_queue_handle_t hCommandQueue, ///< [in] the queue asked about
+    uint32_t* pOrdinal ///< [out] receives the group ordinal given at creation
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the engine index within its group a queue was created on.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandQueueGetIndex(
-    ze_command_queue_handle_t hCommandQueue, ///< [in]
-    uint32_t* pIndex ///< [out]
+    ze_command_queue_handle_t hCommandQueue, ///< [in] the queue asked about
+    uint32_t* pIndex ///< [out] receives the engine index given at creation
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the flags a command queue was created with.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandQueueGetFlags(
-    ze_command_queue_handle_t hCmdQueue, ///< [in]
-    ze_command_queue_flags_t* pFlags ///< [out]
+    ze_command_queue_handle_t hCmdQueue, ///< [in] the queue asked about
+    ze_command_queue_flags_t* pFlags ///< [out] receives the creation flags
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the submission mode a command queue was created with.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandQueueGetMode(
-    ze_command_queue_handle_t hCmdQueue, ///< [in]
-    ze_command_queue_mode_t* pMode ///< [out]
+    ze_command_queue_handle_t hCmdQueue, ///< [in] the queue asked about
+    ze_command_queue_mode_t* pMode ///< [out] receives the submission mode
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the priority a command queue was created with.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandQueueGetPriority(
-    ze_command_queue_handle_t hCmdQueue, ///< [in]
-    ze_command_queue_priority_t* pPriority ///< [out]
+    ze_command_queue_handle_t hCmdQueue, ///< [in] the queue asked about
+    ze_command_queue_priority_t* pPriority ///< [out] receives the scheduling priority
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze cmdlist
+// Command lists: record commands for later submission, or run them at once (immediate lists).
 #if !defined(__GNUC__)
 #pragma region cmdlist
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options for creating a command list.
 typedef uint32_t ze_command_list_flags_t;
 typedef enum _ze_command_list_flag_t
 {
-    ZE_COMMAND_LIST_FLAG_RELAXED_ORDERING = ZE_BIT(0),
-    ZE_COMMAND_LIST_FLAG_MAXIMIZE_THROUGHPUT = ZE_BIT(1),
-    ZE_COMMAND_LIST_FLAG_EXPLICIT_ONLY = ZE_BIT(2),
-    ZE_COMMAND_LIST_FLAG_IN_ORDER = ZE_BIT(3), ///< @since 1.7
-    ZE_COMMAND_LIST_FLAG_EXP_CLONEABLE = ZE_BIT(4), ///< @since 1.9
-    ZE_COMMAND_LIST_FLAG_COPY_OFFLOAD_HINT = ZE_BIT(5), ///< @since 1.15
+    ZE_COMMAND_LIST_FLAG_RELAXED_ORDERING = ZE_BIT(0), ///< the driver may reorder commands that do not depend on each other
+    ZE_COMMAND_LIST_FLAG_MAXIMIZE_THROUGHPUT = ZE_BIT(1), ///< the driver optimizes the list for throughput rather than latency
+    ZE_COMMAND_LIST_FLAG_EXPLICIT_ONLY = ZE_BIT(2), ///< commands run only on the engine group chosen; the driver may not move them elsewhere
+    ZE_COMMAND_LIST_FLAG_IN_ORDER = ZE_BIT(3), ///< each command starts only after the one before it has finished @since 1.7
+    ZE_COMMAND_LIST_FLAG_EXP_CLONEABLE = ZE_BIT(4), ///< the list may later be duplicated with zeCommandListCreateCloneExp @since 1.9
+    ZE_COMMAND_LIST_FLAG_COPY_OFFLOAD_HINT = ZE_BIT(5), ///< a hint that the driver may move copies of this list to a copy engine @since 1.15
     ZE_COMMAND_LIST_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_command_list_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings for creating a regular command list.
 typedef struct _ze_command_list_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t commandQueueGroupOrdinal; ///< [in]
-    ze_command_list_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint32_t commandQueueGroupOrdinal; ///< [in] command queue group the list is built for; only queues of that group may run it
+    ze_command_list_flags_t flags; ///< [in] creation options; 0 for the defaults
 } ze_command_list_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates an empty command list to record commands into.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListCreate(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    const ze_command_list_desc_t* desc, ///< [in]
-    ze_command_list_handle_t* phCommandList ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context the list belongs to
+    ze_device_handle_t hDevice, ///< [in] the device the recorded commands are meant for
+    const ze_command_list_desc_t* desc, ///< [in] settings of the new list
+    ze_command_list_handle_t* phCommandList ///< [out] receives the new list; release it with zeCommandListDestroy
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates an immediate command list whose commands are submitted as they are appended.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListCreateImmediate(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    const ze_command_queue_desc_t* altdesc, ///< [in]
-    ze_command_list_handle_t* phCommandList ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context the list belongs to
+    ze_device_handle_t hDevice, ///< [in] the device that runs the commands
+    const ze_command_queue_desc_t* altdesc, ///< [in] queue settings (engine group, index, mode, priority) of the implicit queue
+    ze_command_list_handle_t* phCommandList ///< [out] receives the new list; release it with zeCommandListDestroy
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys a command list once no queue is still running it.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListDestroy(
-    ze_command_list_handle_t hCommandList ///< [in][release]
+    ze_command_list_handle_t hCommandList ///< [in][release] the list to destroy; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ends recording so the command list can be submitted to a queue.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListClose(
-    ze_command_list_handle_t hCommandList ///< [in]
+    ze_command_list_handle_t hCommandList ///< [in] the list to close
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Empties a command list so it can be recorded again.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListReset(
-    ze_command_list_handle_t hCommandList ///< [in]
+    ze_command_list_handle_t hCommandList ///< [in] the list to empty; no queue may still be running it
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a command that stores the device global timestamp into memory.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendWriteGlobalTimestamp(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    uint64_t* dstptr, ///< [in,out]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the command
+    uint64_t* dstptr, ///< [in,out] 8-byte aligned location that receives the timestamp, in ticks
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the timestamp is written; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events to wait on before the timestamp is taken
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Waits on the host until an immediate command list has finished its work, or the timeout expires.
 /// @since 1.6
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListHostSynchronize(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    uint64_t timeout ///< [in]
+    ze_command_list_handle_t hCommandList, ///< [in] the immediate list to wait on
+    uint64_t timeout ///< [in] longest wait, in nanoseconds; 0 only checks, UINT64_MAX waits without limit
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the device a command list was created for.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListGetDeviceHandle(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_device_handle_t* phDevice ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] the list asked about
+    ze_device_handle_t* phDevice ///< [out] receives the device of the list
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the context a command list belongs to.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListGetContextHandle(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_context_handle_t* phContext ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] the list asked about
+    ze_context_handle_t* phContext ///< [out] receives the context of the list
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the command queue group a command list was created for.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListGetOrdinal(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    uint32_t* pOrdinal ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] the list asked about
+    uint32_t* pOrdinal ///< [out] receives the group ordinal given at creation
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the engine index within its group that an immediate command list runs on.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListImmediateGetIndex(
-    ze_command_list_handle_t hCommandListImmediate, ///< [in]
-    uint32_t* pIndex ///< [out]
+    ze_command_list_handle_t hCommandListImmediate, ///< [in] an immediate command list
+    uint32_t* pIndex ///< [out] receives the engine index given at creation
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tells whether a command list is an immediate one.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListIsImmediate(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_bool_t* pIsImmediate ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] the list asked about
+    ze_bool_t* pIsImmediate ///< [out] receives true for an immediate list, false for a regular one
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the flags a command list was created with.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListGetFlags(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_command_list_flags_t* pFlags ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] the list asked about
+    ze_command_list_flags_t* pFlags ///< [out] receives the creation flags
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the queue flags an immediate command list was created with.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListImmediateGetFlags(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_command_queue_flags_t* pFlags ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] an immediate command list
+    ze_command_queue_flags_t* pFlags ///< [out] receives the queue flags of its descriptor
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the submission mode of an immediate command list.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListImmediateGetMode(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_command_queue_mode_t* pMode ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] an immediate command list
+    ze_command_queue_mode_t* pMode ///< [out] receives the submission mode of its descriptor
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the priority of an immediate command list.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListImmediateGetPriority(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_command_queue_priority_t* pPriority ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] an immediate command list
+    ze_command_queue_priority_t* pPriority ///< [out] receives the scheduling priority of its descriptor
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze CacheLineSize
+// Extension that reports the cache line size of a device.
 #if !defined(__GNUC__)
 #pragma region CacheLineSize
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the device cache line size extension.
 /// @since 1.13
 #ifndef ZE_CACHELINE_SIZE_EXT_NAME
 #define ZE_CACHELINE_SIZE_EXT_NAME  "ZE_extension_device_cache_line_size"
 #endif // ZE_CACHELINE_SIZE_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the device cache line size extension.
 /// @since 1.13
 typedef enum _ze_device_cache_line_size_ext_version_t
 {
-    ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_cache_line_size_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into cache properties to learn the cache line size.
 /// @since 1.13
 typedef struct _ze_device_cache_line_size_ext_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    size_t cacheLineSize; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    size_t cacheLineSize; ///< [out] size of one cache line of this cache, in bytes
 } ze_device_cache_line_size_ext_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze EUCount
+// Extension that reports the total number of execution units of a device.
 #if !defined(__GNUC__)
 #pragma region EUCount
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the EU count extension.
 /// @since 1.3
 #ifndef ZE_EU_COUNT_EXT_NAME
 #define ZE_EU_COUNT_EXT_NAME  "ZE_extension_eu_count"
 #endif // ZE_EU_COUNT_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the EU count extension.
 /// @since 1.3
 typedef enum _ze_eu_count_ext_version_t
 {
-    ZE_EU_COUNT_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_EU_COUNT_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_EU_COUNT_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_EU_COUNT_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_EU_COUNT_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_eu_count_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into device properties to learn how many EUs the device has.
 /// @since 1.3
 typedef struct _ze_eu_count_ext_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t numTotalEUs; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint32_t numTotalEUs; ///< [out] count of execution units usable on the device, across all slices
 } ze_eu_count_ext_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze PCIProperties
+// Extension that reports where a device sits on the PCI bus and its link speed.
 #if !defined(__GNUC__)
 #pragma region PCIProperties
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the PCI properties extension.
 /// @since 1.3
 #ifndef ZE_PCI_PROPERTIES_EXT_NAME
 #define ZE_PCI_PROPERTIES_EXT_NAME  "ZE_extension_pci_properties"
 #endif // ZE_PCI_PROPERTIES_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the PCI properties extension.
 /// @since 1.3
 typedef enum _ze_pci_properties_ext_version_t
 {
-    ZE_PCI_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_PCI_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_PCI_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_PCI_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_PCI_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_pci_properties_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Location of a device on the PCI bus (domain, bus, device, function).
 /// @since 1.3
 typedef struct _ze_pci_address_ext_t
 {
-    uint32_t domain; ///< [out]
-    uint32_t bus; ///< [out]
-    uint32_t device; ///< [out]
-    uint32_t function; ///< [out]
+    uint32_t domain; ///< [out] PCI domain (segment) number
+    uint32_t bus; ///< [out] PCI bus number
+    uint32_t device; ///< [out] PCI device number on that bus
+    uint32_t function; ///< [out] PCI function number of the device
 } ze_pci_address_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Speed of a PCI link; -1 in a field means the value is unknown.
 /// @since 1.3
 typedef struct _ze_pci_speed_ext_t
 {
-    int32_t genVersion; ///< [out]
-    int32_t width; ///< [out]
-    int64_t maxBandwidth; ///< [out]
+    int32_t genVersion; ///< [out] PCIe generation of the link, or -1 when unknown
+    int32_t width; ///< [out] number of PCIe lanes, or -1 when unknown
+    int64_t maxBandwidth; ///< [out] highest bandwidth the link can carry, in bytes per second, or -1 when unknown
 } ze_pci_speed_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief PCI address and maximum link speed of a device.
 typedef struct _ze_pci_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_pci_address_ext_t address; ///< [out]
-    ze_pci_speed_ext_t maxSpeed; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_pci_address_ext_t address; ///< [out] bus location of the device
+    ze_pci_speed_ext_t maxSpeed; ///< [out] fastest speed the device's PCI link supports
 } ze_pci_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the PCI bus location and maximum link speed of a device.
 /// @since 1.3
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDevicePciGetPropertiesExt(
-    ze_device_handle_t hDevice, ///< [in]
-    ze_pci_ext_properties_t* pPciProperties ///< [in,out]
+    ze_device_handle_t hDevice, ///< [in] the device whose PCI location is queried
+    ze_pci_ext_properties_t* pPciProperties ///< [in,out] receives the PCI address and link speed
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze RTAS
+// Extension for building ray tracing acceleration structures on the host and copying them to devices.
 #if !defined(__GNUC__)
 #pragma region RTAS
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the ray tracing acceleration structure extension.
 /// @since 1.13
 #ifndef ZE_RTAS_EXT_NAME
 #define ZE_RTAS_EXT_NAME  "ZE_extension_rtas"
 #endif // ZE_RTAS_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the ray tracing acceleration structure builder extension.
 /// @since 1.13
 typedef enum _ze_rtas_builder_ext_version_t
 {
-    ZE_RTAS_BUILDER_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_RTAS_BUILDER_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_RTAS_BUILDER_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_RTAS_BUILDER_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_RTAS_BUILDER_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ray tracing acceleration structure features of a device; none are defined yet.
 /// @since 1.13
 typedef uint32_t ze_rtas_device_ext_flags_t;
 typedef enum _ze_rtas_device_ext_flag_t
 {
-    ZE_RTAS_DEVICE_EXT_FLAG_RESERVED = ZE_BIT(0),
+    ZE_RTAS_DEVICE_EXT_FLAG_RESERVED = ZE_BIT(0), ///< reserved bit with no meaning yet
     ZE_RTAS_DEVICE_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_device_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Layout of an acceleration structure in memory; devices report the one they use natively.
 /// @since 1.13
 typedef enum _ze_rtas_format_ext_t
 {
-    ZE_RTAS_FORMAT_EXT_INVALID = 0x0, ///< @since 1.13
-    ZE_RTAS_FORMAT_EXT_MAX = 0x7ffffffe, ///< @since 1.13
+    ZE_RTAS_FORMAT_EXT_INVALID = 0x0, ///< no format; acceleration structures are not supported @since 1.13
+    ZE_RTAS_FORMAT_EXT_MAX = 0x7ffffffe, ///< highest value reserved for formats @since 1.13
     ZE_RTAS_FORMAT_EXT_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_format_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Properties of a build operation reported by the builder; none are defined yet.
 /// @since 1.13
 typedef uint32_t ze_rtas_builder_ext_flags_t;
 typedef enum _ze_rtas_builder_ext_flag_t
 {
-    ZE_RTAS_BUILDER_EXT_FLAG_RESERVED = ZE_BIT(0),
+    ZE_RTAS_BUILDER_EXT_FLAG_RESERVED = ZE_BIT(0), ///< reserved bit with no meaning yet
     ZE_RTAS_BUILDER_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Properties of a parallel build operation; none are defined yet.
 /// @since 1.13
 typedef uint32_t ze_rtas_parallel_operation_ext_flags_t;
 typedef enum _ze_rtas_parallel_operation_ext_flag_t
 {
-    ZE_RTAS_PARALLEL_OPERATION_EXT_FLAG_RESERVED = ZE_BIT(0),
+    ZE_RTAS_PARALLEL_OPERATION_EXT_FLAG_RESERVED = ZE_BIT(0), ///< reserved bit with no meaning yet
     ZE_RTAS_PARALLEL_OPERATION_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_parallel_operation_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options for one geometry of an acceleration structure build.
 /// @since 1.13
 typedef uint32_t ze_rtas_builder_geometry_ext_flags_t;
 typedef enum _ze_rtas_builder_geometry_ext_flag_t
 {
-    ZE_RTAS_BUILDER_GEOMETRY_EXT_FLAG_NON_OPAQUE = ZE_BIT(0),
+    ZE_RTAS_BUILDER_GEOMETRY_EXT_FLAG_NON_OPAQUE = ZE_BIT(0), ///< the geometry is not opaque, so any-hit shaders run on its hits
     ZE_RTAS_BUILDER_GEOMETRY_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_geometry_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One-byte form of ze_rtas_builder_geometry_ext_flags_t, as stored in geometry descriptions.
 /// @since 1.13
 typedef uint8_t ze_rtas_builder_packed_geometry_ext_flags_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options for one instance placed in an acceleration structure.
 /// @since 1.13
 typedef uint32_t ze_rtas_builder_instance_ext_flags_t;
 typedef enum _ze_rtas_builder_instance_ext_flag_t
 {
-    ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_TRIANGLE_CULL_DISABLE = ZE_BIT(0),
-    ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_TRIANGLE_FRONT_COUNTERCLOCKWISE = ZE_BIT(1),
-    ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_TRIANGLE_FORCE_OPAQUE = ZE_BIT(2),
-    ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_TRIANGLE_FORCE_NON_OPAQUE = ZE_BIT(3),
+    ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_TRIANGLE_CULL_DISABLE = ZE_BIT(0), ///< hits on back-facing triangles of the instance are not culled
+    ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_TRIANGLE_FRONT_COUNTERCLOCKWISE = ZE_BIT(1), ///< triangles whose vertices wind counter-clockwise face the front
+    ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_TRIANGLE_FORCE_OPAQUE = ZE_BIT(2), ///< treat all geometry of the instance as opaque
+    ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_TRIANGLE_FORCE_NON_OPAQUE = ZE_BIT(3), ///< treat all geometry of the instance as not opaque
     ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_instance_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One-byte form of ze_rtas_builder_instance_ext_flags_t, as stored in instance descriptions.
 /// @since 1.13
 typedef uint8_t ze_rtas_builder_packed_instance_ext_flags_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options for an acceleration structure build.
 /// @since 1.13
 typedef uint32_t ze_rtas_builder_build_op_ext_flags_t;
 typedef enum _ze_rtas_builder_build_op_ext_flag_t
 {
-    ZE_RTAS_BUILDER_BUILD_OP_EXT_FLAG_COMPACT = ZE_BIT(0),
-    ZE_RTAS_BUILDER_BUILD_OP_EXT_FLAG_NO_DUPLICATE_ANYHIT_INVOCATION = ZE_BIT(1),
+    ZE_RTAS_BUILDER_BUILD_OP_EXT_FLAG_COMPACT = ZE_BIT(0), ///< build a smaller structure, possibly at some cost in build time or trace speed
+    ZE_RTAS_BUILDER_BUILD_OP_EXT_FLAG_NO_DUPLICATE_ANYHIT_INVOCATION = ZE_BIT(1), ///< the any-hit shader runs at most once per primitive and ray
     ZE_RTAS_BUILDER_BUILD_OP_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_build_op_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Trade-off between build speed and the quality (trace speed) of the result.
 /// @since 1.13
 typedef enum _ze_rtas_builder_build_quality_hint_ext_t
 {
-    ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXT_LOW = 0,
-    ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXT_MEDIUM = 1,
-    ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXT_HIGH = 2,
+    ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXT_LOW = 0, ///< fastest build, slowest tracing
+    ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXT_MEDIUM = 1, ///< balance between build time and trace speed
+    ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXT_HIGH = 2, ///< slowest build, fastest tracing
     ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXT_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_build_quality_hint_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kind of geometry a geometry description holds.
 /// @since 1.13
 typedef enum _ze_rtas_builder_geometry_type_ext_t
 {
-    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_TRIANGLES = 0,
-    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_QUADS = 1,
-    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_PROCEDURAL = 2,
-    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_INSTANCE = 3,
+    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_TRIANGLES = 0, ///< a triangle mesh
+    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_QUADS = 1, ///< a mesh of quadrilaterals
+    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_PROCEDURAL = 2, ///< primitives known only by bounding boxes that a callback computes
+    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_INSTANCE = 3, ///< a transformed reference to another acceleration structure
     ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_geometry_type_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One-byte form of ze_rtas_builder_geometry_type_ext_t, as stored in geometry descriptions.
 /// @since 1.13
 typedef uint8_t ze_rtas_builder_packed_geometry_type_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Layout of the vertex, index, box and transform data given to a build.
 /// @since 1.13
 typedef enum _ze_rtas_builder_input_data_format_ext_t
 {
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FLOAT3 = 0,
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FLOAT3X4_COLUMN_MAJOR = 1,
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FLOAT3X4_ALIGNED_COLUMN_MAJOR = 2,
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FLOAT3X4_ROW_MAJOR = 3,
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_AABB = 4,
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_TRIANGLE_INDICES_UINT32 = 5,
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_QUAD_INDICES_UINT32 = 6,
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FLOAT3 = 0, ///< three floats per element (ze_rtas_float3_ext_t), e.g. a vertex position
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FLOAT3X4_COLUMN_MAJOR = 1, ///< a 3x4 affine matrix stored column by column (ze_rtas_transform_float3x4_column_major_ext_t)
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FLOAT3X4_ALIGNED_COLUMN_MAJOR = 2, ///< a 3x4 affine matrix stored column by column, each column padded to four floats
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FLOAT3X4_ROW_MAJOR = 3, ///< a 3x4 affine matrix stored row by row (ze_rtas_transform_float3x4_row_major_ext_t)
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_AABB = 4, ///< an axis-aligned bounding box (ze_rtas_aabb_ext_t)
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_TRIANGLE_INDICES_UINT32 = 5, ///< three 32-bit vertex indices per triangle
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_QUAD_INDICES_UINT32 = 6, ///< four 32-bit vertex indices per quad
     ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_input_data_format_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One-byte form of ze_rtas_builder_input_data_format_ext_t, as stored in geometry descriptions.
 /// @since 1.13
 typedef uint8_t ze_rtas_builder_packed_input_data_format_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to an acceleration structure builder.
 /// @since 1.13
 typedef struct _ze_rtas_builder_ext_handle_t *ze_rtas_builder_ext_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a parallel build operation that host threads can join.
 /// @since 1.13
 typedef struct _ze_rtas_parallel_operation_ext_handle_t *ze_rtas_parallel_operation_ext_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings for creating an acceleration structure builder.
 /// @since 1.13
 typedef struct _ze_rtas_builder_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_rtas_builder_ext_version_t builderVersion; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_rtas_builder_ext_version_t builderVersion; ///< [in] builder extension version the application was written against
 } ze_rtas_builder_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Buffer sizes a given build operation needs, as reported by the builder.
 /// @since 1.13
 typedef struct _ze_rtas_builder_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_rtas_builder_ext_flags_t flags; ///< [out]
-    size_t rtasBufferSizeBytesExpected; ///< [out]
-    size_t rtasBufferSizeBytesMaxRequired; ///< [out]
-    size_t scratchBufferSizeBytes; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_rtas_builder_ext_flags_t flags; ///< [out] properties of the build; none are defined yet
+    size_t rtasBufferSizeBytesExpected; ///< [out] destination size that usually suffices, in bytes; the build may still ask for a retry
+    size_t rtasBufferSizeBytesMaxRequired; ///< [out] destination size that always suffices, in bytes
+    size_t scratchBufferSizeBytes; ///< [out] size of the scratch buffer the build needs, in bytes
 } ze_rtas_builder_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief State of a parallel build operation after a deferred build was started.
 /// @since 1.13
 typedef struct _ze_rtas_parallel_operation_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_rtas_parallel_operation_ext_flags_t flags; ///< [out]
-    uint32_t maxConcurrency; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_rtas_parallel_operation_ext_flags_t flags; ///< [out] properties of the operation; none are defined yet
+    uint32_t maxConcurrency; ///< [out] most host threads that can usefully join the operation
 } ze_rtas_parallel_operation_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into device properties to learn the device's acceleration structure support.
 /// @since 1.13
 typedef struct _ze_rtas_device_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_rtas_device_ext_flags_t flags; ///< [out]
-    ze_rtas_format_ext_t rtasFormat; ///< [out]
-    uint32_t rtasBufferAlignment; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_rtas_device_ext_flags_t flags; ///< [out] acceleration structure features; none are defined yet
+    ze_rtas_format_ext_t rtasFormat; ///< [out] the acceleration structure layout the device uses; INVALID when unsupported
+    uint32_t rtasBufferAlignment; ///< [out] required alignment of acceleration structure buffers, in bytes
 } ze_rtas_device_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A point or vector of three single-precision floats.
 /// @since 1.13
 typedef struct _ze_rtas_float3_ext_t
 {
-    float x; ///< [in]
-    float y; ///< [in]
-    float z; ///< [in]
+    float x; ///< [in] first coordinate
+    float y; ///< [in] second coordinate
+    float z; ///< [in] third coordinate
 } ze_rtas_float3_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A 3x4 affine transform stored column by column: three basis vectors, then the translation.
 /// @since 1.13
 typedef struct _ze_rtas_transform_float3x4_column_major_ext_t
 {
-    float vx_x; ///< [in]
-    float vx_y; ///< [in]
-    float vx_z; ///< [in]
-    float vy_x; ///< [in]
-    float vy_y; ///< [in]
-    float vy_z; ///< [in]
-    float vz_x; ///< [in]
-    float vz_y; ///< [in]
-    float vz_z; ///< [in]
-    float p_x; ///< [in]
-    float p_y; ///< [in]
-    float p_z; ///< [in]
+    float vx_x; ///< [in] x component of the first basis vector (image of the X axis)
+    float vx_y; ///< [in] y component of the first basis vector (image of the X axis)
+    float vx_z; ///< [in] z component of the first basis vector (image of the X axis)
+    float vy_x; ///< [in] x component of the second basis vector (image of the Y axis)
+    float vy_y; ///< [in] y component of the second basis vector (image of the Y axis)
+    float vy_z; ///< [in] z component of the second basis vector (image of the Y axis)
+    float vz_x; ///< [in] x component of the third basis vector (image of the Z axis)
+    float vz_y; ///< [in] y component of the third basis vector (image of the Z axis)
+    float vz_z; ///< [in] z component of the third basis vector (image of the Z axis)
+    float p_x; ///< [in] x component of the translation
+    float p_y; ///< [in] y component of the translation
+    float p_z; ///< [in] z component of the translation
 } ze_rtas_transform_float3x4_column_major_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A 3x4 affine transform stored column by column, each column padded to four floats.
 /// @since 1.13
 typedef struct _ze_rtas_transform_float3x4_aligned_column_major_ext_t
 {
-    float vx_x; ///< [in]
-    float vx_y; ///< [in]
-    float vx_z; ///< [in]
-    float pad0; ///< [in]
-    float vy_x; ///< [in]
-    float vy_y; ///< [in]
-    float vy_z; ///< [in]
-    float pad1; ///< [in]
-    float vz_x; ///< [in]
-    float vz_y; ///< [in]
-    float vz_z; ///< [in]
-    float pad2; ///< [in]
-    float p_x; ///< [in]
-    float p_y; ///< [in]
-    float p_z; ///< [in]
-    float pad3; ///< [in]
+    float vx_x; ///< [in] x component of the first basis vector (image of the X axis)
+    float vx_y; ///< [in] y component of the first basis vector (image of the X axis)
+    float vx_z; ///< [in] z component of the first basis vector (image of the X axis)
+    float pad0; ///< [in] padding; ignored
+    float vy_x; ///< [in] x component of the second basis vector (image of the Y axis)
+    float vy_y; ///< [in] y component of the second basis vector (image of the Y axis)
+    float vy_z; ///< [in] z component of the second basis vector (image of the Y axis)
+    float pad1; ///< [in] padding; ignored
+    float vz_x; ///< [in] x component of the third basis vector (image of the Z axis)
+    float vz_y; ///< [in] y component of the third basis vector (image of the Z axis)
+    float vz_z; ///< [in] z component of the third basis vector (image of the Z axis)
+    float pad2; ///< [in] padding; ignored
+    float p_x; ///< [in] x component of the translation
+    float p_y; ///< [in] y component of the translation
+    float p_z; ///< [in] z component of the translation
+    float pad3; ///< [in] padding; ignored
 } ze_rtas_transform_float3x4_aligned_column_major_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A 3x4 affine transform stored row by row.
 /// @since 1.13
 typedef struct _ze_rtas_transform_float3x4_row_major_ext_t
 {
-    float vx_x; ///< [in]
-    float vy_x; ///< [in]
-    float vz_x; ///< [in]
-    float p_x; ///< [in]
-    float vx_y; ///< [in]
-    float vy_y; ///< [in]
-    float vz_y; ///< [in]
-    float p_y; ///< [in]
-    float vx_z; ///< [in]
-    float vy_z; ///< [in]
-    float vz_z; ///< [in]
-    float p_z; ///< [in]
+    float vx_x; ///< [in] x component of the first basis vector (image of the X axis)
+    float vy_x; ///< [in] x component of the second basis vector (image of the Y axis)
+    float vz_x; ///< [in] x component of the third basis vector (image of the Z axis)
+    float p_x; ///< [in] x component of the translation
+    float vx_y; ///< [in] y component of the first basis vector (image of the X axis)
+    float vy_y; ///< [in] y component of the second basis vector (image of the Y axis)
+    float vz_y; ///< [in] y component of the third basis vector (image of the Z axis)
+    float p_y; ///< [in] y component of the translation
+    float vx_z; ///< [in] z component of the first basis vector (image of the X axis)
+    float vy_z; ///< [in] z component of the second basis vector (image of the Y axis)
+    float vz_z; ///< [in] z component of the third basis vector (image of the Z axis)
+    float p_z; ///< [in] z component of the translation
 } ze_rtas_transform_float3x4_row_major_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief An axis-aligned bounding box given by two opposite corners.
 /// @since 1.13
 typedef struct _ze_rtas_aabb_ext_t
 {
-    ze_rtas_float3_ext_t lower; ///< [in]
-    ze_rtas_float3_ext_t upper; ///< [in]
+    ze_rtas_float3_ext_t lower; ///< [in] corner with the smallest coordinates
+    ze_rtas_float3_ext_t upper; ///< [in] corner with the largest coordinates
 } ze_rtas_aabb_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief The three vertex indices of one triangle.
 /// @since 1.13
 typedef struct _ze_rtas_triangle_indices_uint32_ext_t
 {
-    uint32_t v0; ///< [in]
-    uint32_t v1; ///< [in]
-    uint32_t v2; ///< [in]
+    uint32_t v0; ///< [in] index of the first vertex
+    uint32_t v1; ///< [in] index of the second vertex
+    uint32_t v2; ///< [in] index of the third vertex
 } ze_rtas_triangle_indices_uint32_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief The four vertex indices of one quadrilateral.
 /// @since 1.13
 typedef struct _ze_rtas_quad_indices_uint32_ext_t
 {
-    uint32_t v0; ///< [in]
-    uint32_t v1; ///< [in]
-    uint32_t v2; ///< [in]
-    uint32_t v3; ///< [in]
+    uint32_t v0; ///< [in] index of the first vertex
+    uint32_t v1; ///< [in] index of the second vertex
+    uint32_t v2; ///< [in] index of the third vertex
+    uint32_t v3; ///< [in] index of the fourth vertex
 } ze_rtas_quad_indices_uint32_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Common head of every geometry description; its type says which full struct it is.
 /// @since 1.13
 typedef struct _ze_rtas_builder_geometry_info_ext_t
 {
-    ze_rtas_builder_packed_geometry_type_ext_t geometryType; ///< [in]
+    ze_rtas_builder_packed_geometry_type_ext_t geometryType; ///< [in] kind of geometry, selecting the full description struct
 } ze_rtas_builder_geometry_info_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A triangle mesh given to an acceleration structure build.
 /// @since 1.13
 typedef struct _ze_rtas_builder_triangles_geometry_info_ext_t
 {
-    ze_rtas_builder_packed_geometry_type_ext_t geometryType; ///< [in]
-    ze_rtas_builder_packed_geometry_ext_flags_t geometryFlags; ///< [in]
-    uint8_t geometryMask; ///< [in]
-    ze_rtas_builder_packed_input_data_format_ext_t triangleFormat; ///< [in]
-    ze_rtas_builder_packed_input_data_format_ext_t vertexFormat; ///< [in]
-    uint32_t triangleCount; ///< [in]
-    uint32_t vertexCount; ///< [in]
-    uint32_t triangleStride; ///< [in]
-    uint32_t vertexStride; ///< [in]
-    void* pTriangleBuffer; ///< [in]
-    void* pVertexBuffer; ///< [in]
+    ze_rtas_builder_packed_geometry_type_ext_t geometryType; ///< [in] must be the triangles geometry type
+    ze_rtas_builder_packed_geometry_ext_flags_t geometryFlags; ///< [in] options of this geometry
+    uint8_t geometryMask; ///< [in] 8-bit ray mask; a ray sees the geometry only when its mask shares a bit
+    ze_rtas_builder_packed_input_data_format_ext_t triangleFormat; ///< [in] layout of each triangle record (32-bit index triples)
+    ze_rtas_builder_packed_input_data_format_ext_t vertexFormat; ///< [in] layout of each vertex record (three floats)
+    uint32_t triangleCount; ///< [in] how many triangles pTriangleBuffer holds
+    uint32_t vertexCount; ///< [in] how many vertices pVertexBuffer holds
+    uint32_t triangleStride; ///< [in] bytes from one triangle record to the next
+    uint32_t vertexStride; ///< [in] bytes from one vertex record to the next
+    void* pTriangleBuffer; ///< [in] the triangle index records
+    void* pVertexBuffer; ///< [in] the vertex records
 } ze_rtas_builder_triangles_geometry_info_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A quadrilateral mesh given to an acceleration structure build.
 /// @since 1.13
 typedef struct _ze_rtas_builder_quads_geometry_info_ext_t
 {
-    ze_rtas_builder_packed_geometry_type_ext_t geometryType; ///< [in]
-    ze_rtas_builder_packed_geometry_ext_flags_t geometryFlags; ///< [in]
-    uint8_t geometryMask; ///< [in]
-    ze_rtas_builder_packed_input_data_format_ext_t quadFormat; ///< [in]
-    ze_rtas_builder_packed_input_data_format_ext_t vertexFormat; ///< [in]
-    uint32_t quadCount; ///< [in]
-    uint32_t vertexCount; ///< [in]
-    uint32_t quadStride; ///< [in]
-    uint32_t vertexStride; ///< [in]
-    void* pQuadBuffer; ///< [in]
-    void* pVertexBuffer; ///< [in]
+    ze_rtas_builder_packed_geometry_type_ext_t geometryType; ///< [in] must be the quads geometry type
+    ze_rtas_builder_packed_geometry_ext_flags_t geometryFlags; ///< [in] options of this geometry
+    uint8_t geometryMask; ///< [in] 8-bit ray mask; a ray sees the geometry only when its mask shares a bit
+    ze_rtas_builder_packed_input_data_format_ext_t quadFormat; ///< [in] layout of each quad record (32-bit index quadruples)
+    ze_rtas_builder_packed_input_data_format_ext_t vertexFormat; ///< [in] layout of each vertex record (three floats)
+    uint32_t quadCount; ///< [in] how many quads pQuadBuffer holds
+    uint32_t vertexCount; ///< [in] how many vertices pVertexBuffer holds
+    uint32_t quadStride; ///< [in] bytes from one quad record to the next
+    uint32_t vertexStride; ///< [in] bytes from one vertex record to the next
+    void* pQuadBuffer; ///< [in] the quad index records
+    void* pVertexBuffer; ///< [in] the vertex records
 } ze_rtas_builder_quads_geometry_info_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What the bounds callback of a procedural geometry receives: which primitives to bound and where to write.
 /// @since 1.13
 typedef struct _ze_rtas_geometry_aabbs_ext_cb_params_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t primID; ///< [in]
-    uint32_t primIDCount; ///< [in]
-    void* pGeomUserPtr; ///< [in]
-    void* pBuildUserPtr; ///< [in]
-    ze_rtas_aabb_ext_t* pBoundsOut; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end
+    uint32_t primID; ///< [in] index of the first primitive to bound
+    uint32_t primIDCount; ///< [in] how many consecutive primitives to bound
+    void* pGeomUserPtr; ///< [in] the geometry's own user pointer (pGeomUserPtr of its description)
+    void* pBuildUserPtr; ///< [in] the user pointer passed to the build call
+    ze_rtas_aabb_ext_t* pBoundsOut; ///< [out] where the callback writes primIDCount boxes, one per primitive
 } ze_rtas_geometry_aabbs_ext_cb_params_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Callback that writes the bounding boxes of a range of procedural primitives during a build.
 /// @since 1.13
 typedef void ( *ze_rtas_geometry_aabbs_cb_ext_t)(
-    ze_rtas_geometry_aabbs_ext_cb_params_t* params ///< [in]
+    ze_rtas_geometry_aabbs_ext_cb_params_t* params ///< [in] the primitive range, user pointers and output location
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Procedural primitives, known only through a bounds callback, given to a build.
 /// @since 1.13
 typedef struct _ze_rtas_builder_procedural_geometry_info_ext_t
 {
-    ze_rtas_builder_packed_geometry_type_ext_t geometryType; ///< [in]
-    ze_rtas_builder_packed_geometry_ext_flags_t geometryFlags; ///< [in]
-    uint8_t geometryMask; ///< [in]
-    uint8_t reserved; ///< [in]
-    uint32_t primCount; ///< [in]
-    ze_rtas_geometry_aabbs_cb_ext_t pfnGetBoundsCb; ///< [in]
-    void* pGeomUserPtr; ///< [in]
+    ze_rtas_builder_packed_geometry_type_ext_t geometryType; ///< [in] must be the procedural geometry type
+    ze_rtas_builder_packed_geometry_ext_flags_t geometryFlags; ///< [in] options of this geometry
+    uint8_t geometryMask; ///< [in] 8-bit ray mask; a ray sees the geometry only when its mask shares a bit
+    uint8_t reserved; ///< [in] unused; set to 0
+    uint32_t primCount; ///< [in] how many primitives the geometry has
+    ze_rtas_geometry_aabbs_cb_ext_t pfnGetBoundsCb; ///< [in] callback the builder calls to get primitive bounds
+    void* pGeomUserPtr; ///< [in] opaque pointer handed to the callback with each call
 } ze_rtas_builder_procedural_geometry_info_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A transformed instance of another acceleration structure, given to a build.
 /// @since 1.13
 typedef struct _ze_rtas_builder_instance_geometry_info_ext_t
 {
-    ze_rtas_builder_packed_geometry_type_ext_t geometryType; ///< [in]
-    ze_rtas_builder_packed_instance_ext_flags_t instanceFlags; ///< [in]
-    uint8_t geometryMask; ///< [in]
-    ze_rtas_builder_packed_input_data_format_ext_t transformFormat; ///< [in]
-    uint32_t instanceUserID; ///< [in]
-    void* pTransform; ///< [in]
-    ze_rtas_aabb_ext_t* pBounds; ///< [in]
-    void* pAccelerationStructure; ///< [in]
+    ze_rtas_builder_packed_geometry_type_ext_t geometryType; ///< [in] must be the instance geometry type
+    ze_rtas_builder_packed_instance_ext_flags_t instanceFlags; ///< [in] options of this instance
+    uint8_t geometryMask; ///< [in] 8-bit ray mask; a ray sees the instance only when its mask shares a bit
+    ze_rtas_builder_packed_input_data_format_ext_t transformFormat; ///< [in] layout of the matrix at pTransform
+    uint32_t instanceUserID; ///< [in] value reported to shaders for hits in this instance
+    void* pTransform; ///< [in] object-to-world matrix of the instance
+    ze_rtas_aabb_ext_t* pBounds; ///< [in] bounds of the instanced structure in its own object space
+    void* pAccelerationStructure; ///< [in] the acceleration structure being instanced
 } ze_rtas_builder_instance_geometry_info_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes one acceleration structure build: format, quality, options and geometries.
 /// @since 1.13
 typedef struct _ze_rtas_builder_build_op_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_rtas_format_ext_t rtasFormat; ///< [in]
-    ze_rtas_builder_build_quality_hint_ext_t buildQuality; ///< [in]
-    ze_rtas_builder_build_op_ext_flags_t buildFlags; ///< [in]
-    const ze_rtas_builder_geometry_info_ext_t** ppGeometries; ///< [in][optional][range(0, `numGeometries`)]
-    uint32_t numGeometries; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_rtas_format_ext_t rtasFormat; ///< [in] layout to build; must suit the target devices
+    ze_rtas_builder_build_quality_hint_ext_t buildQuality; ///< [in] speed versus quality trade-off of the build
+    ze_rtas_builder_build_op_ext_flags_t buildFlags; ///< [in] options of the build
+    const ze_rtas_builder_geometry_info_ext_t** ppGeometries; ///< [in][optional][range(0, `numGeometries`)] one pointer per geometry, each to the description struct matching its type
+    uint32_t numGeometries; ///< [in] length of ppGeometries
 } ze_rtas_builder_build_op_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a builder that constructs ray tracing acceleration structures on the host.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASBuilderCreateExt(
-    ze_driver_handle_t hDriver, ///< [in]
-    const ze_rtas_builder_ext_desc_t* pDescriptor, ///< [in]
-    ze_rtas_builder_ext_handle_t* phBuilder ///< [out]
+    ze_driver_handle_t hDriver, ///< [in] the driver providing the builder
+    const ze_rtas_builder_ext_desc_t* pDescriptor, ///< [in] settings of the new builder
+    ze_rtas_builder_ext_handle_t* phBuilder ///< [out] receives the new builder; release it with zeRTASBuilderDestroyExt
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the buffer sizes a given build operation will need.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASBuilderGetBuildPropertiesExt(
-    ze_rtas_builder_ext_handle_t hBuilder, ///< [in]
-    const ze_rtas_builder_build_op_ext_desc_t* pBuildOpDescriptor, ///< [in]
-    ze_rtas_builder_ext_properties_t* pProperties ///< [in,out]
+    ze_rtas_builder_ext_handle_t hBuilder, ///< [in] the builder that will run the build
+    const ze_rtas_builder_build_op_ext_desc_t* pBuildOpDescriptor, ///< [in] the build to size
+    ze_rtas_builder_ext_properties_t* pProperties ///< [in,out] receives the scratch and destination sizes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tells whether an acceleration structure of one format can be used where another format is expected.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDriverRTASFormatCompatibilityCheckExt(
-    ze_driver_handle_t hDriver, ///< [in]
-    ze_rtas_format_ext_t rtasFormatA, ///< [in]
-    ze_rtas_format_ext_t rtasFormatB ///< [in]
+    ze_driver_handle_t hDriver, ///< [in] the driver asked
+    ze_rtas_format_ext_t rtasFormatA, ///< [in] the format the structure was built in
+    ze_rtas_format_ext_t rtasFormatB ///< [in] the format it would be used as
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Builds an acceleration structure on the host into a caller-provided buffer, optionally spread over a parallel operation.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASBuilderBuildExt(
-    ze_rtas_builder_ext_handle_t hBuilder, ///< [in]
-    const ze_rtas_builder_build_op_ext_desc_t* pBuildOpDescriptor, ///< [in]
-    void* pScratchBuffer, ///< [in][range(0, `scratchBufferSizeBytes`)]
-    size_t scratchBufferSizeBytes, ///< [in]
-    void* pRtasBuffer, ///< [in]
-    size_t rtasBufferSizeBytes, ///< [in]
-    ze_rtas_parallel_operation_ext_handle_t hParallelOperation, ///< [in][optional]
-    void* pBuildUserPtr, ///< [in][optional]
-    ze_rtas_aabb_ext_t* pBounds, ///< [in,out][optional]
-    size_t* pRtasBufferSizeBytes ///< [out][optional]
+    ze_rtas_builder_ext_handle_t hBuilder, ///< [in] the builder to use
+    const ze_rtas_builder_build_op_ext_desc_t* pBuildOpDescriptor, ///< [in] what to build
+    void* pScratchBuffer, ///< [in][range(0, `scratchBufferSizeBytes`)] host scratch memory for the build, at least scratchBufferSizeBytes long
+    size_t scratchBufferSizeBytes, ///< [in] length of pScratchBuffer, in bytes
+    void* pRtasBuffer, ///< [in] destination of the structure, aligned as the device requires
+    size_t rtasBufferSizeBytes, ///< [in] length of pRtasBuffer, in bytes
+    ze_rtas_parallel_operation_ext_handle_t hParallelOperation, ///< [in][optional] when given, the build is deferred to this operation for threads to join; null builds at once
+    void* pBuildUserPtr, ///< [in][optional] opaque pointer handed to the bounds callbacks
+    ze_rtas_aabb_ext_t* pBounds, ///< [in,out][optional] receives the bounds of the whole structure; may be null
+    size_t* pRtasBufferSizeBytes ///< [out][optional] receives the bytes used, or the size to retry with when the buffer was too small; may be null
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a copy of a built acceleration structure, for instance from host memory into device memory.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASBuilderCommandListAppendCopyExt(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    void* dstptr, ///< [in]
-    const void* srcptr, ///< [in]
-    size_t size, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the copy
+    void* dstptr, ///< [in] where the structure is written, aligned as the device requires
+    const void* srcptr, ///< [in] the acceleration structure to copy
+    size_t size, ///< [in] number of bytes to copy
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the copy completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must be signaled before the copy starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys an acceleration structure builder once no build uses it.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASBuilderDestroyExt(
-    ze_rtas_builder_ext_handle_t hBuilder ///< [in][release]
+    ze_rtas_builder_ext_handle_t hBuilder ///< [in][release] the builder to destroy; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a parallel operation object that a deferred build can run on.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASParallelOperationCreateExt(
-    ze_driver_handle_t hDriver, ///< [in]
-    ze_rtas_parallel_operation_ext_handle_t* phParallelOperation ///< [out]
+    ze_driver_handle_t hDriver, ///< [in] the driver providing the operation
+    ze_rtas_parallel_operation_ext_handle_t* phParallelOperation ///< [out] receives the new operation; release it with zeRTASParallelOperationDestroyExt
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports how many threads may join a parallel build operation.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASParallelOperationGetPropertiesExt(
-    ze_rtas_parallel_operation_ext_handle_t hParallelOperation, ///< [in]
-    ze_rtas_parallel_operation_ext_properties_t* pProperties ///< [in,out]
+    ze_rtas_parallel_operation_ext_handle_t hParallelOperation, ///< [in] the operation asked about
+    ze_rtas_parallel_operation_ext_properties_t* pProperties ///< [in,out] receives the operation's properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lends the calling thread to a deferred build; returns once the build is done.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASParallelOperationJoinExt(
-    ze_rtas_parallel_operation_ext_handle_t hParallelOperation ///< [in]
+    ze_rtas_parallel_operation_ext_handle_t hParallelOperation ///< [in] the operation to help with
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys a parallel build operation once no thread is joined to it.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASParallelOperationDestroyExt(
-    ze_rtas_parallel_operation_ext_handle_t hParallelOperation ///< [in][release]
+    ze_rtas_parallel_operation_ext_handle_t hParallelOperation ///< [in][release] the operation to destroy; invalid afterwards
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze RTASBuilder
+// Experimental extension for building ray tracing acceleration structures on the host (superseded by ZE_extension_rtas).
 #if !defined(__GNUC__)
 #pragma region RTASBuilder
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the experimental ray tracing acceleration structure builder extension.
 /// @since 1.7
 #ifndef ZE_RTAS_BUILDER_EXP_NAME
 #define ZE_RTAS_BUILDER_EXP_NAME  "ZE_experimental_rtas_builder"
 #endif // ZE_RTAS_BUILDER_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the experimental ray tracing acceleration structure builder extension.
 /// @since 1.7
 typedef enum _ze_rtas_builder_exp_version_t
 {
-    ZE_RTAS_BUILDER_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_RTAS_BUILDER_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_RTAS_BUILDER_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_RTAS_BUILDER_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_RTAS_BUILDER_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ray tracing acceleration structure features of a device; none are defined yet.
 /// @since 1.7
 typedef uint32_t ze_rtas_device_exp_flags_t;
 typedef enum _ze_rtas_device_exp_flag_t
 {
-    ZE_RTAS_DEVICE_EXP_FLAG_RESERVED = ZE_BIT(0),
+    ZE_RTAS_DEVICE_EXP_FLAG_RESERVED = ZE_BIT(0), ///< reserved bit with no meaning yet
     ZE_RTAS_DEVICE_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_device_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Layout of an acceleration structure in memory; devices report the one they use natively.
 /// @since 1.7
 typedef enum _ze_rtas_format_exp_t
 {
-    ZE_RTAS_FORMAT_EXP_INVALID = 0,
-    ZE_RTAS_FORMAT_EXP_MAX = 0x7ffffffe, ///< @since 1.13
+    ZE_RTAS_FORMAT_EXP_INVALID = 0, ///< no format; acceleration structures are not supported
+    ZE_RTAS_FORMAT_EXP_MAX = 0x7ffffffe, ///< highest value reserved for formats @since 1.13
     ZE_RTAS_FORMAT_EXP_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_format_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Properties of a build operation reported by the builder; none are defined yet.
 /// @since 1.7
 typedef uint32_t ze_rtas_builder_exp_flags_t;
 typedef enum _ze_rtas_builder_exp_flag_t
 {
-    ZE_RTAS_BUILDER_EXP_FLAG_RESERVED = ZE_BIT(0),
+    ZE_RTAS_BUILDER_EXP_FLAG_RESERVED = ZE_BIT(0), ///< reserved bit with no meaning yet
     ZE_RTAS_BUILDER_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Properties of a parallel build operation; none are defined yet.
 /// @since 1.7
 typedef uint32_t ze_rtas_parallel_operation_exp_flags_t;
 typedef enum _ze_rtas_parallel_operation_exp_flag_t
 {
-    ZE_RTAS_PARALLEL_OPERATION_EXP_FLAG_RESERVED = ZE_BIT(0),
+    ZE_RTAS_PARALLEL_OPERATION_EXP_FLAG_RESERVED = ZE_BIT(0), ///< reserved bit with no meaning yet
     ZE_RTAS_PARALLEL_OPERATION_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_parallel_operation_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options for one geometry of an acceleration structure build.
 /// @since 1.7
 typedef uint32_t ze_rtas_builder_geometry_exp_flags_t;
 typedef enum _ze_rtas_builder_geometry_exp_flag_t
 {
-    ZE_RTAS_BUILDER_GEOMETRY_EXP_FLAG_NON_OPAQUE = ZE_BIT(0),
+    ZE_RTAS_BUILDER_GEOMETRY_EXP_FLAG_NON_OPAQUE = ZE_BIT(0), ///< the geometry is not opaque, so any-hit shaders run on its hits
     ZE_RTAS_BUILDER_GEOMETRY_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_geometry_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One-byte form of ze_rtas_builder_geometry_exp_flags_t, as stored in geometry descriptions.
 /// @since 1.7
 typedef uint8_t ze_rtas_builder_packed_geometry_exp_flags_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options for one instance placed in an acceleration structure.
 /// @since 1.7
 typedef uint32_t ze_rtas_builder_instance_exp_flags_t;
 typedef enum _ze_rtas_builder_instance_exp_flag_t
 {
-    ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_TRIANGLE_CULL_DISABLE = ZE_BIT(0),
-    ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_TRIANGLE_FRONT_COUNTERCLOCKWISE = ZE_BIT(1),
-    ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_TRIANGLE_FORCE_OPAQUE = ZE_BIT(2),
-    ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_TRIANGLE_FORCE_NON_OPAQUE = ZE_BIT(3),
+    ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_TRIANGLE_CULL_DISABLE = ZE_BIT(0), ///< hits on back-facing triangles of the instance are not culled
+    ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_TRIANGLE_FRONT_COUNTERCLOCKWISE = ZE_BIT(1), ///< triangles whose vertices wind counter-clockwise face the front
+    ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_TRIANGLE_FORCE_OPAQUE = ZE_BIT(2), ///< treat all geometry of the instance as opaque
+    ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_TRIANGLE_FORCE_NON_OPAQUE = ZE_BIT(3), ///< treat all geometry of the instance as not opaque
     ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_instance_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One-byte form of ze_rtas_builder_instance_exp_flags_t, as stored in instance descriptions.
 /// @since 1.7
 typedef uint8_t ze_rtas_builder_packed_instance_exp_flags_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options for an acceleration structure build.
 /// @since 1.7
 typedef uint32_t ze_rtas_builder_build_op_exp_flags_t;
 typedef enum _ze_rtas_builder_build_op_exp_flag_t
 {
-    ZE_RTAS_BUILDER_BUILD_OP_EXP_FLAG_COMPACT = ZE_BIT(0),
-    ZE_RTAS_BUILDER_BUILD_OP_EXP_FLAG_NO_DUPLICATE_ANYHIT_INVOCATION = ZE_BIT(1),
+    ZE_RTAS_BUILDER_BUILD_OP_EXP_FLAG_COMPACT = ZE_BIT(0), ///< build a smaller structure, possibly at some cost in build time or trace speed
+    ZE_RTAS_BUILDER_BUILD_OP_EXP_FLAG_NO_DUPLICATE_ANYHIT_INVOCATION = ZE_BIT(1), ///< the any-hit shader runs at most once per primitive and ray
     ZE_RTAS_BUILDER_BUILD_OP_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_build_op_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Trade-off between build speed and the quality (trace speed) of the result.
 /// @since 1.7
 typedef enum _ze_rtas_builder_build_quality_hint_exp_t
 {
-    ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXP_LOW = 0,
-    ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXP_MEDIUM = 1,
-    ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXP_HIGH = 2,
+    ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXP_LOW = 0, ///< fastest build, slowest tracing
+    ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXP_MEDIUM = 1, ///< balance between build time and trace speed
+    ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXP_HIGH = 2, ///< slowest build, fastest tracing
     ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXP_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_build_quality_hint_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kind of geometry a geometry description holds.
 /// @since 1.7
 typedef enum _ze_rtas_builder_geometry_type_exp_t
 {
-    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_TRIANGLES = 0,
-    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_QUADS = 1,
-    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_PROCEDURAL = 2,
-    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_INSTANCE = 3,
+    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_TRIANGLES = 0, ///< a triangle mesh
+    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_QUADS = 1, ///< a mesh of quadrilaterals
+    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_PROCEDURAL = 2, ///< primitives known only by bounding boxes that a callback computes
+    ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_INSTANCE = 3, ///< a transformed reference to another acceleration structure
     ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_geometry_type_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One-byte form of ze_rtas_builder_geometry_type_exp_t, as stored in geometry descriptions.
 /// @since 1.7
 typedef uint8_t ze_rtas_builder_packed_geometry_type_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Layout of the vertex, index, box and transform data given to a build.
 /// @since 1.7
 typedef enum _ze_rtas_builder_input_data_format_exp_t
 {
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FLOAT3 = 0,
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FLOAT3X4_COLUMN_MAJOR = 1,
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FLOAT3X4_ALIGNED_COLUMN_MAJOR = 2,
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FLOAT3X4_ROW_MAJOR = 3,
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_AABB = 4,
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_TRIANGLE_INDICES_UINT32 = 5,
-    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_QUAD_INDICES_UINT32 = 6,
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FLOAT3 = 0, ///< three floats per element (ze_rtas_float3_exp_t), e.g. a vertex position
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FLOAT3X4_COLUMN_MAJOR = 1, ///< a 3x4 affine matrix stored column by column (ze_rtas_transform_float3x4_column_major_exp_t)
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FLOAT3X4_ALIGNED_COLUMN_MAJOR = 2, ///< a 3x4 affine matrix stored column by column, each column padded to four floats
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FLOAT3X4_ROW_MAJOR = 3, ///< a 3x4 affine matrix stored row by row (ze_rtas_transform_float3x4_row_major_exp_t)
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_AABB = 4, ///< an axis-aligned bounding box (ze_rtas_aabb_exp_t)
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_TRIANGLE_INDICES_UINT32 = 5, ///< three 32-bit vertex indices per triangle
+    ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_QUAD_INDICES_UINT32 = 6, ///< four 32-bit vertex indices per quad
     ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FORCE_UINT32 = 0x7fffffff
 } ze_rtas_builder_input_data_format_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One-byte form of ze_rtas_builder_input_data_format_exp_t, as stored in geometry descriptions.
 /// @since 1.7
 typedef uint8_t ze_rtas_builder_packed_input_data_format_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to an acceleration structure builder.
 /// @since 1.7
 typedef struct _ze_rtas_builder_exp_handle_t *ze_rtas_builder_exp_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opaque reference to a parallel build operation that host threads can join.
 /// @since 1.7
 typedef struct _ze_rtas_parallel_operation_exp_handle_t *ze_rtas_parallel_operation_exp_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings for creating an acceleration structure builder.
 /// @since 1.7
 typedef struct _ze_rtas_builder_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_rtas_builder_exp_version_t builderVersion; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_rtas_builder_exp_version_t builderVersion; ///< [in] builder extension version the application was written against
 } ze_rtas_builder_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Buffer sizes a given build operation needs, as reported by the builder.
 /// @since 1.7
 typedef struct _ze_rtas_builder_exp_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_rtas_builder_exp_flags_t flags; ///< [out]
-    size_t rtasBufferSizeBytesExpected; ///< [out]
-    size_t rtasBufferSizeBytesMaxRequired; ///< [out]
-    size_t scratchBufferSizeBytes; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_rtas_builder_exp_flags_t flags; ///< [out] properties of the build; none are defined yet
+    size_t rtasBufferSizeBytesExpected; ///< [out] destination size that usually suffices, in bytes; the build may still ask for a retry
+    size_t rtasBufferSizeBytesMaxRequired; ///< [out] destination size that always suffices, in bytes
+    size_t scratchBufferSizeBytes; ///< [out] size of the scratch buffer the build needs, in bytes
 } ze_rtas_builder_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief State of a parallel build operation after a deferred build was started.
 /// @since 1.7
 typedef struct _ze_rtas_parallel_operation_exp_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_rtas_parallel_operation_exp_flags_t flags; ///< [out]
-    uint32_t maxConcurrency; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_rtas_parallel_operation_exp_flags_t flags; ///< [out] properties of the operation; none are defined yet
+    uint32_t maxConcurrency; ///< [out] most host threads that can usefully join the operation
 } ze_rtas_parallel_operation_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into device properties to learn the device's acceleration structure support.
 /// @since 1.7
 typedef struct _ze_rtas_device_exp_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_rtas_device_exp_flags_t flags; ///< [out]
-    ze_rtas_format_exp_t rtasFormat; ///< [out]
-    uint32_t rtasBufferAlignment; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_rtas_device_exp_flags_t flags; ///< [out] acceleration structure features; none are defined yet
+    ze_rtas_format_exp_t rtasFormat; ///< [out] the acceleration structure layout the device uses; INVALID when unsupported
+    uint32_t rtasBufferAlignment; ///< [out] required alignment of acceleration structure buffers, in bytes
 } ze_rtas_device_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A point or vector of three single-precision floats.
 /// @since 1.7
 typedef struct _ze_rtas_float3_exp_t
 {
-    float x; ///< [in]
-    float y; ///< [in]
-    float z; ///< [in]
+    float x; ///< [in] first coordinate
+    float y; ///< [in] second coordinate
+    float z; ///< [in] third coordinate
 } ze_rtas_float3_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A 3x4 affine transform stored column by column: three basis vectors, then the translation.
 /// @since 1.7
 typedef struct _ze_rtas_transform_float3x4_column_major_exp_t
 {
-    float vx_x; ///< [in]
-    float vx_y; ///< [in]
-    float vx_z; ///< [in]
-    float vy_x; ///< [in]
-    float vy_y; ///< [in]
-    float vy_z; ///< [in]
-    float vz_x; ///< [in]
-    float vz_y; ///< [in]
-    float vz_z; ///< [in]
-    float p_x; ///< [in]
-    float p_y; ///< [in]
-    float p_z; ///< [in]
+    float vx_x; ///< [in] x component of the first basis vector (image of the X axis)
+    float vx_y; ///< [in] y component of the first basis vector (image of the X axis)
+    float vx_z; ///< [in] z component of the first basis vector (image of the X axis)
+    float vy_x; ///< [in] x component of the second basis vector (image of the Y axis)
+    float vy_y; ///< [in] y component of the second basis vector (image of the Y axis)
+    float vy_z; ///< [in] z component of the second basis vector (image of the Y axis)
+    float vz_x; ///< [in] x component of the third basis vector (image of the Z axis)
+    float vz_y; ///< [in] y component of the third basis vector (image of the Z axis)
+    float vz_z; ///< [in] z component of the third basis vector (image of the Z axis)
+    float p_x; ///< [in] x component of the translation
+    float p_y; ///< [in] y component of the translation
+    float p_z; ///< [in] z component of the translation
 } ze_rtas_transform_float3x4_column_major_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A 3x4 affine transform stored column by column, each column padded to four floats.
 /// @since 1.7
 typedef struct _ze_rtas_transform_float3x4_aligned_column_major_exp_t
 {
-    float vx_x; ///< [in]
-    float vx_y; ///< [in]
-    float vx_z; ///< [in]
-    float pad0; ///< [in]
-    float vy_x; ///< [in]
-    float vy_y; ///< [in]
-    float vy_z; ///< [in]
-    float pad1; ///< [in]
-    float vz_x; ///< [in]
-    float vz_y; ///< [in]
-    float vz_z; ///< [in]
-    float pad2; ///< [in]
-    float p_x; ///< [in]
-    float p_y; ///< [in]
-    float p_z; ///< [in]
-    float pad3; ///< [in]
+    float vx_x; ///< [in] x component of the first basis vector (image of the X axis)
+    float vx_y; ///< [in] y component of the first basis vector (image of the X axis)
+    float vx_z; ///< [in] z component of the first basis vector (image of the X axis)
+    float pad0; ///< [in] padding; ignored
+    float vy_x; ///< [in] x component of the second basis vector (image of the Y axis)
+    float vy_y; ///< [in] y component of the second basis vector (image of the Y axis)
+    float vy_z; ///< [in] z component of the second basis vector (image of the Y axis)
+    float pad1; ///< [in] padding; ignored
+    float vz_x; ///< [in] x component of the third basis vector (image of the Z axis)
+    float vz_y; ///< [in] y component of the third basis vector (image of the Z axis)
+    float vz_z; ///< [in] z component of the third basis vector (image of the Z axis)
+    float pad2; ///< [in] padding; ignored
+    float p_x; ///< [in] x component of the translation
+    float p_y; ///< [in] y component of the translation
+    float p_z; ///< [in] z component of the translation
+    float pad3; ///< [in] padding; ignored
 } ze_rtas_transform_float3x4_aligned_column_major_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A 3x4 affine transform stored row by row.
 /// @since 1.7
 typedef struct _ze_rtas_transform_float3x4_row_major_exp_t
 {
-    float vx_x; ///< [in]
-    float vy_x; ///< [in]
-    float vz_x; ///< [in]
-    float p_x; ///< [in]
-    float vx_y; ///< [in]
-    float vy_y; ///< [in]
-    float vz_y; ///< [in]
-    float p_y; ///< [in]
-    float vx_z; ///< [in]
-    float vy_z; ///< [in]
-    float vz_z; ///< [in]
-    float p_z; ///< [in]
+    float vx_x; ///< [in] x component of the first basis vector (image of the X axis)
+    float vy_x; ///< [in] x component of the second basis vector (image of the Y axis)
+    float vz_x; ///< [in] x component of the third basis vector (image of the Z axis)
+    float p_x; ///< [in] x component of the translation
+    float vx_y; ///< [in] y component of the first basis vector (image of the X axis)
+    float vy_y; ///< [in] y component of the second basis vector (image of the Y axis)
+    float vz_y; ///< [in] y component of the third basis vector (image of the Z axis)
+    float p_y; ///< [in] y component of the translation
+    float vx_z; ///< [in] z component of the first basis vector (image of the X axis)
+    float vy_z; ///< [in] z component of the second basis vector (image of the Y axis)
+    float vz_z; ///< [in] z component of the third basis vector (image of the Z axis)
+    float p_z; ///< [in] z component of the translation
 } ze_rtas_transform_float3x4_row_major_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief An axis-aligned bounding box given by two opposite corners.
 /// @since 1.7
 typedef struct _ze_rtas_aabb_exp_t
 {
-    ze_rtas_float3_exp_t lower; ///< [in]
-    ze_rtas_float3_exp_t upper; ///< [in]
+    ze_rtas_float3_exp_t lower; ///< [in] corner with the smallest coordinates
+    ze_rtas_float3_exp_t upper; ///< [in] corner with the largest coordinates
 } ze_rtas_aabb_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief The three vertex indices of one triangle.
 /// @since 1.7
 typedef struct _ze_rtas_triangle_indices_uint32_exp_t
 {
-    uint32_t v0; ///< [in]
-    uint32_t v1; ///< [in]
-    uint32_t v2; ///< [in]
+    uint32_t v0; ///< [in] index of the first vertex
+    uint32_t v1; ///< [in] index of the second vertex
+    uint32_t v2; ///< [in] index of the third vertex
 } ze_rtas_triangle_indices_uint32_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief The four vertex indices of one quadrilateral.
 /// @since 1.7
 typedef struct _ze_rtas_quad_indices_uint32_exp_t
 {
-    uint32_t v0; ///< [in]
-    uint32_t v1; ///< [in]
-    uint32_t v2; ///< [in]
-    uint32_t v3; ///< [in]
+    uint32_t v0; ///< [in] index of the first vertex
+    uint32_t v1; ///< [in] index of the second vertex
+    uint32_t v2; ///< [in] index of the third vertex
+    uint32_t v3; ///< [in] index of the fourth vertex
 } ze_rtas_quad_indices_uint32_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Common head of every geometry description; its type says which full struct it is.
 /// @since 1.7
 typedef struct _ze_rtas_builder_geometry_info_exp_t
 {
-    ze_rtas_builder_packed_geometry_type_exp_t geometryType; ///< [in]
+    ze_rtas_builder_packed_geometry_type_exp_t geometryType; ///< [in] kind of geometry, selecting the full description struct
 } ze_rtas_builder_geometry_info_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A triangle mesh given to an acceleration structure build.
 /// @since 1.7
 typedef struct _ze_rtas_builder_triangles_geometry_info_exp_t
 {
-    ze_rtas_builder_packed_geometry_type_exp_t geometryType; ///< [in]
-    ze_rtas_builder_packed_geometry_exp_flags_t geometryFlags; ///< [in]
-    uint8_t geometryMask; ///< [in]
-    ze_rtas_builder_packed_input_data_format_exp_t triangleFormat; ///< [in]
-    ze_rtas_builder_packed_input_data_format_exp_t vertexFormat; ///< [in]
-    uint32_t triangleCount; ///< [in]
-    uint32_t vertexCount; ///< [in]
-    uint32_t triangleStride; ///< [in]
-    uint32_t vertexStride; ///< [in]
-    void* pTriangleBuffer; ///< [in]
-    void* pVertexBuffer; ///< [in]
+    ze_rtas_builder_packed_geometry_type_exp_t geometryType; ///< [in] must be the triangles geometry type
+    ze_rtas_builder_packed_geometry_exp_flags_t geometryFlags; ///< [in] options of this geometry
+    uint8_t geometryMask; ///< [in] 8-bit ray mask; a ray sees the geometry only when its mask shares a bit
+    ze_rtas_builder_packed_input_data_format_exp_t triangleFormat; ///< [in] layout of each triangle record (32-bit index triples)
+    ze_rtas_builder_packed_input_data_format_exp_t vertexFormat; ///< [in] layout of each vertex record (three floats)
+    uint32_t triangleCount; ///< [in] how many triangles pTriangleBuffer holds
+    uint32_t vertexCount; ///< [in] how many vertices pVertexBuffer holds
+    uint32_t triangleStride; ///< [in] bytes from one triangle record to the next
+    uint32_t vertexStride; ///< [in] bytes from one vertex record to the next
+    void* pTriangleBuffer; ///< [in] the triangle index records
+    void* pVertexBuffer; ///< [in] the vertex records
 } ze_rtas_builder_triangles_geometry_info_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A quadrilateral mesh given to an acceleration structure build.
 /// @since 1.7
 typedef struct _ze_rtas_builder_quads_geometry_info_exp_t
 {
-    ze_rtas_builder_packed_geometry_type_exp_t geometryType; ///< [in]
-    ze_rtas_builder_packed_geometry_exp_flags_t geometryFlags; ///< [in]
-    uint8_t geometryMask; ///< [in]
-    ze_rtas_builder_packed_input_data_format_exp_t quadFormat; ///< [in]
-    ze_rtas_builder_packed_input_data_format_exp_t vertexFormat; ///< [in]
-    uint32_t quadCount; ///< [in]
-    uint32_t vertexCount; ///< [in]
-    uint32_t quadStride; ///< [in]
-    uint32_t vertexStride; ///< [in]
-    void* pQuadBuffer; ///< [in]
-    void* pVertexBuffer; ///< [in]
+    ze_rtas_builder_packed_geometry_type_exp_t geometryType; ///< [in] must be the quads geometry type
+    ze_rtas_builder_packed_geometry_exp_flags_t geometryFlags; ///< [in] options of this geometry
+    uint8_t geometryMask; ///< [in] 8-bit ray mask; a ray sees the geometry only when its mask shares a bit
+    ze_rtas_builder_packed_input_data_format_exp_t quadFormat; ///< [in] layout of each quad record (32-bit index quadruples)
+    ze_rtas_builder_packed_input_data_format_exp_t vertexFormat; ///< [in] layout of each vertex record (three floats)
+    uint32_t quadCount; ///< [in] how many quads pQuadBuffer holds
+    uint32_t vertexCount; ///< [in] how many vertices pVertexBuffer holds
+    uint32_t quadStride; ///< [in] bytes from one quad record to the next
+    uint32_t vertexStride; ///< [in] bytes from one vertex record to the next
+    void* pQuadBuffer; ///< [in] the quad index records
+    void* pVertexBuffer; ///< [in] the vertex records
 } ze_rtas_builder_quads_geometry_info_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What the bounds callback of a procedural geometry receives: which primitives to bound and where to write.
 /// @since 1.7
 typedef struct _ze_rtas_geometry_aabbs_exp_cb_params_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t primID; ///< [in]
-    uint32_t primIDCount; ///< [in]
-    void* pGeomUserPtr; ///< [in]
-    void* pBuildUserPtr; ///< [in]
-    ze_rtas_aabb_exp_t* pBoundsOut; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end
+    uint32_t primID; ///< [in] index of the first primitive to bound
+    uint32_t primIDCount; ///< [in] how many consecutive primitives to bound
+    void* pGeomUserPtr; ///< [in] the geometry's own user pointer (pGeomUserPtr of its description)
+    void* pBuildUserPtr; ///< [in] the user pointer passed to the build call
+    ze_rtas_aabb_exp_t* pBoundsOut; ///< [out] where the callback writes primIDCount boxes, one per primitive
 } ze_rtas_geometry_aabbs_exp_cb_params_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Callback that writes the bounding boxes of a range of procedural primitives during a build.
 /// @since 1.7
 typedef void ( *ze_rtas_geometry_aabbs_cb_exp_t)(
-    ze_rtas_geometry_aabbs_exp_cb_params_t* params ///< [in]
+    ze_rtas_geometry_aabbs_exp_cb_params_t* params ///< [in] the primitive range, user pointers and output location
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Procedural primitives, known only through a bounds callback, given to a build.
 /// @since 1.7
 typedef struct _ze_rtas_builder_procedural_geometry_info_exp_t
 {
-    ze_rtas_builder_packed_geometry_type_exp_t geometryType; ///< [in]
-    ze_rtas_builder_packed_geometry_exp_flags_t geometryFlags; ///< [in]
-    uint8_t geometryMask; ///< [in]
-    uint8_t reserved; ///< [in]
-    uint32_t primCount; ///< [in]
-    ze_rtas_geometry_aabbs_cb_exp_t pfnGetBoundsCb; ///< [in]
-    void* pGeomUserPtr; ///< [in]
+    ze_rtas_builder_packed_geometry_type_exp_t geometryType; ///< [in] must be the procedural geometry type
+    ze_rtas_builder_packed_geometry_exp_flags_t geometryFlags; ///< [in] options of this geometry
+    uint8_t geometryMask; ///< [in] 8-bit ray mask; a ray sees the geometry only when its mask shares a bit
+    uint8_t reserved; ///< [in] unused; set to 0
+    uint32_t primCount; ///< [in] how many primitives the geometry has
+    ze_rtas_geometry_aabbs_cb_exp_t pfnGetBoundsCb; ///< [in] callback the builder calls to get primitive bounds
+    void* pGeomUserPtr; ///< [in] opaque pointer handed to the callback with each call
 } ze_rtas_builder_procedural_geometry_info_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A transformed instance of another acceleration structure, given to a build.
 /// @since 1.7
 typedef struct _ze_rtas_builder_instance_geometry_info_exp_t
 {
-    ze_rtas_builder_packed_geometry_type_exp_t geometryType; ///< [in]
-    ze_rtas_builder_packed_instance_exp_flags_t instanceFlags; ///< [in]
-    uint8_t geometryMask; ///< [in]
-    ze_rtas_builder_packed_input_data_format_exp_t transformFormat; ///< [in]
-    uint32_t instanceUserID; ///< [in]
-    void* pTransform; ///< [in]
-    ze_rtas_aabb_exp_t* pBounds; ///< [in]
-    void* pAccelerationStructure; ///< [in]
+    ze_rtas_builder_packed_geometry_type_exp_t geometryType; ///< [in] must be the instance geometry type
+    ze_rtas_builder_packed_instance_exp_flags_t instanceFlags; ///< [in] options of this instance
+    uint8_t geometryMask; ///< [in] 8-bit ray mask; a ray sees the instance only when its mask shares a bit
+    ze_rtas_builder_packed_input_data_format_exp_t transformFormat; ///< [in] layout of the matrix at pTransform
+    uint32_t instanceUserID; ///< [in] value reported to shaders for hits in this instance
+    void* pTransform; ///< [in] object-to-world matrix of the instance
+    ze_rtas_aabb_exp_t* pBounds; ///< [in] bounds of the instanced structure in its own object space
+    void* pAccelerationStructure; ///< [in] the acceleration structure being instanced
 } ze_rtas_builder_instance_geometry_info_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes one acceleration structure build: format, quality, options and geometries.
 /// @since 1.7
 typedef struct _ze_rtas_builder_build_op_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_rtas_format_exp_t rtasFormat; ///< [in]
-    ze_rtas_builder_build_quality_hint_exp_t buildQuality; ///< [in]
-    ze_rtas_builder_build_op_exp_flags_t buildFlags; ///< [in]
-    const ze_rtas_builder_geometry_info_exp_t** ppGeometries; ///< [in][optional][range(0, `numGeometries`)]
-    uint32_t numGeometries; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_rtas_format_exp_t rtasFormat; ///< [in] layout to build; must suit the target devices
+    ze_rtas_builder_build_quality_hint_exp_t buildQuality; ///< [in] speed versus quality trade-off of the build
+    ze_rtas_builder_build_op_exp_flags_t buildFlags; ///< [in] options of the build
+    const ze_rtas_builder_geometry_info_exp_t** ppGeometries; ///< [in][optional][range(0, `numGeometries`)] one pointer per geometry, each to the description struct matching its type
+    uint32_t numGeometries; ///< [in] length of ppGeometries
 } ze_rtas_builder_build_op_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a builder that constructs ray tracing acceleration structures on the host.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASBuilderCreateExp(
-    ze_driver_handle_t hDriver, ///< [in]
-    const ze_rtas_builder_exp_desc_t* pDescriptor, ///< [in]
-    ze_rtas_builder_exp_handle_t* phBuilder ///< [out]
+    ze_driver_handle_t hDriver, ///< [in] the driver providing the builder
+    const ze_rtas_builder_exp_desc_t* pDescriptor, ///< [in] settings of the new builder
+    ze_rtas_builder_exp_handle_t* phBuilder ///< [out] receives the new builder; release it with zeRTASBuilderDestroyExp
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the buffer sizes a given build operation will need.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASBuilderGetBuildPropertiesExp(
-    ze_rtas_builder_exp_handle_t hBuilder, ///< [in]
-    const ze_rtas_builder_build_op_exp_desc_t* pBuildOpDescriptor, ///< [in]
-    ze_rtas_builder_exp_properties_t* pProperties ///< [in,out]
+    ze_rtas_builder_exp_handle_t hBuilder, ///< [in] the builder that will run the build
+    const ze_rtas_builder_build_op_exp_desc_t* pBuildOpDescriptor, ///< [in] the build to size
+    ze_rtas_builder_exp_properties_t* pProperties ///< [in,out] receives the scratch and destination sizes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tells whether an acceleration structure of one format can be used where another format is expected.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDriverRTASFormatCompatibilityCheckExp(
-    ze_driver_handle_t hDriver, ///< [in]
-    ze_rtas_format_exp_t rtasFormatA, ///< [in]
-    ze_rtas_format_exp_t rtasFormatB ///< [in]
+    ze_driver_handle_t hDriver, ///< [in] the driver asked
+    ze_rtas_format_exp_t rtasFormatA, ///< [in] the format the structure was built in
+    ze_rtas_format_exp_t rtasFormatB ///< [in] the format it would be used as
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Builds an acceleration structure on the host into a caller-provided buffer, optionally spread over a parallel operation.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASBuilderBuildExp(
-    ze_rtas_builder_exp_handle_t hBuilder, ///< [in]
-    const ze_rtas_builder_build_op_exp_desc_t* pBuildOpDescriptor, ///< [in]
-    void* pScratchBuffer, ///< [in][range(0, `scratchBufferSizeBytes`)]
-    size_t scratchBufferSizeBytes, ///< [in]
-    void* pRtasBuffer, ///< [in]
-    size_t rtasBufferSizeBytes, ///< [in]
-    ze_rtas_parallel_operation_exp_handle_t hParallelOperation, ///< [in][optional]
-    void* pBuildUserPtr, ///< [in][optional]
-    ze_rtas_aabb_exp_t* pBounds, ///< [in,out][optional]
-    size_t* pRtasBufferSizeBytes ///< [out][optional]
+    ze_rtas_builder_exp_handle_t hBuilder, ///< [in] the builder to use
+    const ze_rtas_builder_build_op_exp_desc_t* pBuildOpDescriptor, ///< [in] what to build
+    void* pScratchBuffer, ///< [in][range(0, `scratchBufferSizeBytes`)] host scratch memory for the build, at least scratchBufferSizeBytes long
+    size_t scratchBufferSizeBytes, ///< [in] length of pScratchBuffer, in bytes
+    void* pRtasBuffer, ///< [in] destination of the structure, aligned as the device requires
+    size_t rtasBufferSizeBytes, ///< [in] length of pRtasBuffer, in bytes
+    ze_rtas_parallel_operation_exp_handle_t hParallelOperation, ///< [in][optional] when given, the build is deferred to this operation for threads to join; null builds at once
+    void* pBuildUserPtr, ///< [in][optional] opaque pointer handed to the bounds callbacks
+    ze_rtas_aabb_exp_t* pBounds, ///< [in,out][optional] receives the bounds of the whole structure; may be null
+    size_t* pRtasBufferSizeBytes ///< [out][optional] receives the bytes used, or the size to retry with when the buffer was too small; may be null
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys an acceleration structure builder once no build uses it.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASBuilderDestroyExp(
-    ze_rtas_builder_exp_handle_t hBuilder ///< [in][release]
+    ze_rtas_builder_exp_handle_t hBuilder ///< [in][release] the builder to destroy; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a parallel operation object that a deferred build can run on.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASParallelOperationCreateExp(
-    ze_driver_handle_t hDriver, ///< [in]
-    ze_rtas_parallel_operation_exp_handle_t* phParallelOperation ///< [out]
+    ze_driver_handle_t hDriver, ///< [in] the driver providing the operation
+    ze_rtas_parallel_operation_exp_handle_t* phParallelOperation ///< [out] receives the new operation; release it with zeRTASParallelOperationDestroyExp
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports how many threads may join a parallel build operation.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASParallelOperationGetPropertiesExp(
-    ze_rtas_parallel_operation_exp_handle_t hParallelOperation, ///< [in]
-    ze_rtas_parallel_operation_exp_properties_t* pProperties ///< [in,out]
+    ze_rtas_parallel_operation_exp_handle_t hParallelOperation, ///< [in] the operation asked about
+    ze_rtas_parallel_operation_exp_properties_t* pProperties ///< [in,out] receives the operation's properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lends the calling thread to a deferred build; returns once the build is done.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASParallelOperationJoinExp(
-    ze_rtas_parallel_operation_exp_handle_t hParallelOperation ///< [in]
+    ze_rtas_parallel_operation_exp_handle_t hParallelOperation ///< [in] the operation to help with
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys a parallel build operation once no thread is joined to it.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeRTASParallelOperationDestroyExp(
-    ze_rtas_parallel_operation_exp_handle_t hParallelOperation ///< [in][release]
+    ze_rtas_parallel_operation_exp_handle_t hParallelOperation ///< [in][release] the operation to destroy; invalid afterwards
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze SRGB
+// Extension that lets an image be read and written with sRGB color encoding.
 #if !defined(__GNUC__)
 #pragma region SRGB
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the sRGB image extension.
 /// @since 1.3
 #ifndef ZE_SRGB_EXT_NAME
 #define ZE_SRGB_EXT_NAME  "ZE_extension_srgb"
 #endif // ZE_SRGB_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the sRGB image extension.
 /// @since 1.3
 typedef enum _ze_srgb_ext_version_t
 {
-    ZE_SRGB_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_SRGB_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_SRGB_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_SRGB_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_SRGB_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_srgb_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into an image descriptor to request sRGB color encoding.
 /// @since 1.3
 typedef struct _ze_srgb_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_bool_t sRGB; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_bool_t sRGB; ///< [in] true to treat the image data as sRGB, false for linear color
 } ze_srgb_ext_desc_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze bandwidth
+// Experimental extension that reports bandwidth and latency of peer links and copy engines.
 #if !defined(__GNUC__)
 #pragma region bandwidth
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the experimental bandwidth properties extension.
 /// @since 1.4
 #ifndef ZE_BANDWIDTH_PROPERTIES_EXP_NAME
 #define ZE_BANDWIDTH_PROPERTIES_EXP_NAME  "ZE_experimental_bandwidth_properties"
 #endif // ZE_BANDWIDTH_PROPERTIES_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the experimental bandwidth properties extension.
 /// @since 1.4
 typedef enum _ze_bandwidth_properties_exp_version_t
 {
-    ZE_BANDWIDTH_PROPERTIES_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_BANDWIDTH_PROPERTIES_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_BANDWIDTH_PROPERTIES_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_BANDWIDTH_PROPERTIES_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_BANDWIDTH_PROPERTIES_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_bandwidth_properties_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into peer-to-peer properties to learn bandwidth and latency between two devices.
 /// @since 1.4
 typedef struct _ze_device_p2p_bandwidth_exp_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t logicalBandwidth; ///< [out]
-    uint32_t physicalBandwidth; ///< [out]
-    ze_bandwidth_unit_t bandwidthUnit; ///< [out]
-    uint32_t logicalLatency; ///< [out]
-    uint32_t physicalLatency; ///< [out]
-    ze_latency_unit_t latencyUnit; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    uint32_t logicalBandwidth; ///< [out] bandwidth usable between the two devices, in bandwidthUnit
+    uint32_t physicalBandwidth; ///< [out] raw bandwidth of the link hardware, in bandwidthUnit
+    ze_bandwidth_unit_t bandwidthUnit; ///< [out] unit of both bandwidth values
+    uint32_t logicalLatency; ///< [out] latency seen by software between the two devices, in latencyUnit
+    uint32_t physicalLatency; ///< [out] latency of the link hardware itself, in latencyUnit
+    ze_latency_unit_t latencyUnit; ///< [out] unit of both latency values
 } ze_device_p2p_bandwidth_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into queue group properties to learn the copy bandwidth of that group.
 /// @since 1.4
 typedef struct _ze_copy_bandwidth_exp_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t copyBandwidth; ///< [out]
-    ze_bandwidth_unit_t copyBandwidthUnit; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    uint32_t copyBandwidth; ///< [out] copy throughput of engines in this group, in copyBandwidthUnit
+    ze_bandwidth_unit_t copyBandwidthUnit; ///< [out] unit of copyBandwidth
 } ze_copy_bandwidth_exp_properties_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze barrier
+// Barriers that order commands within a command list and across a context.
 #if !defined(__GNUC__)
 #pragma region barrier
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a barrier: later commands start only after earlier ones, and the listed events, are done.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendBarrier(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the barrier
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the barrier completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events the barrier waits on before it completes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a barrier that makes writes to the given memory ranges visible to later commands.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendMemoryRangesBarrier(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    uint32_t numRanges, ///< [in]
-    const size_t* pRangeSizes, ///< [in][range(0, numRanges)]
-    const void** pRanges, ///< [in][range(0, numRanges)]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the barrier
+    uint32_t numRanges, ///< [in] how many memory ranges are listed
+    const size_t* pRangeSizes, ///< [in][range(0, numRanges)] byte size of each range, one per entry of pRanges
+    const void** pRanges, ///< [in][range(0, numRanges)] start address of each range to synchronize
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the barrier completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events the barrier waits on before it completes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Blocks until all work the device has in flight, across the whole context, has finished.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeContextSystemBarrier(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice ///< [in]
+    ze_context_handle_t hContext, ///< [in] the context whose work is drained
+    ze_device_handle_t hDevice ///< [in] the device to synchronize
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze bfloat16conversions
+// Extension for converting between bfloat16 and 32-bit float in device code.
 #if !defined(__GNUC__)
 #pragma region bfloat16conversions
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the bfloat16 conversions extension.
 /// @since 1.5
 #ifndef ZE_BFLOAT16_CONVERSIONS_EXT_NAME
 #define ZE_BFLOAT16_CONVERSIONS_EXT_NAME  "ZE_extension_bfloat16_conversions"
 #endif // ZE_BFLOAT16_CONVERSIONS_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the bfloat16 conversions extension.
 /// @since 1.5
 typedef enum _ze_bfloat16_conversions_ext_version_t
 {
-    ZE_BFLOAT16_CONVERSIONS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_BFLOAT16_CONVERSIONS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_BFLOAT16_CONVERSIONS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_BFLOAT16_CONVERSIONS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_BFLOAT16_CONVERSIONS_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_bfloat16_conversions_ext_version_t;
 
@@ -3659,1120 +3905,1230 @@ typedef enum _ze_bfloat16_conversions_ext_version_t
 #pragma endregion
 #endif
 
-// ze bindlessimages
+// Experimental extension for bindless images and images backed by pitched linear memory.
 #if !defined(__GNUC__)
 #pragma region bindlessimages
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the experimental bindless image extension.
 /// @since 1.9
 #ifndef ZE_BINDLESS_IMAGE_EXP_NAME
 #define ZE_BINDLESS_IMAGE_EXP_NAME  "ZE_experimental_bindless_image"
 #endif // ZE_BINDLESS_IMAGE_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the experimental bindless image extension.
 /// @since 1.9
 typedef enum _ze_bindless_image_exp_version_t
 {
-    ZE_BINDLESS_IMAGE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_BINDLESS_IMAGE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_BINDLESS_IMAGE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_BINDLESS_IMAGE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_BINDLESS_IMAGE_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_bindless_image_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief How an image is made accessible without binding it to a kernel argument.
 /// @since 1.9
 typedef uint32_t ze_image_bindless_exp_flags_t;
 typedef enum _ze_image_bindless_exp_flag_t
 {
-    ZE_IMAGE_BINDLESS_EXP_FLAG_BINDLESS = ZE_BIT(0),
-    ZE_IMAGE_BINDLESS_EXP_FLAG_SAMPLED_IMAGE = ZE_BIT(1),
+    ZE_IMAGE_BINDLESS_EXP_FLAG_BINDLESS = ZE_BIT(0), ///< the image is bindless; kernels reach it through its device offset
+    ZE_IMAGE_BINDLESS_EXP_FLAG_SAMPLED_IMAGE = ZE_BIT(1), ///< the bindless image is read through a sampler chained in the same descriptor
     ZE_IMAGE_BINDLESS_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_image_bindless_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into an image descriptor to create a bindless image.
 /// @since 1.9
 typedef struct _ze_image_bindless_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_image_bindless_exp_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_image_bindless_exp_flags_t flags; ///< [in] bindless options; 0 leaves the image bound in the usual way
 } ze_image_bindless_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into an image descriptor to build the image on existing pitched memory.
 /// @since 1.9
 typedef struct _ze_image_pitched_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    void* ptr; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    void* ptr; ///< [in] start of a pitched allocation (see zeMemGetPitchFor2dImage) that holds the image data
 } ze_image_pitched_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into device image properties to learn the size limits of images on linear memory.
 /// @since 1.9
 typedef struct _ze_device_pitched_alloc_exp_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    size_t maxImageLinearWidth; ///< [out]
-    size_t maxImageLinearHeight; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    size_t maxImageLinearWidth; ///< [out] widest image allowed on linear memory, in pixels
+    size_t maxImageLinearHeight; ///< [out] tallest image allowed on linear memory, in rows
 } ze_device_pitched_alloc_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to learn the alignment and limit of row pitches for 2D images on linear memory.
 /// @since 1.14
 typedef struct _ze_pitched_alloc_2dimage_linear_pitch_exp_info_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    size_t pitchAlign; ///< [out]
-    size_t maxSupportedPitch; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    size_t pitchAlign; ///< [out] every row pitch must be a multiple of this many bytes
+    size_t maxSupportedPitch; ///< [out] largest row pitch allowed, in bytes
 } ze_pitched_alloc_2dimage_linear_pitch_exp_info_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Computes the row pitch a pitched allocation needs to hold a 2D image of a given size.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemGetPitchFor2dImage(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    size_t imageWidth, ///< [in]
-    size_t imageHeight, ///< [in]
-    unsigned int elementSizeInBytes, ///< [in]
-    size_t* rowPitch ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context the allocation will belong to
+    ze_device_handle_t hDevice, ///< [in] the device that will read the image
+    size_t imageWidth, ///< [in] image width, in pixels
+    size_t imageHeight, ///< [in] image height, in rows
+    unsigned int elementSizeInBytes, ///< [in] size of one pixel, in bytes
+    size_t* rowPitch ///< [out] receives the distance between rows, in bytes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the device offset a kernel uses to reach a bindless image.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeImageGetDeviceOffsetExp(
-    ze_image_handle_t hImage, ///< [in]
-    uint64_t* pDeviceOffset ///< [out]
+    ze_image_handle_t hImage, ///< [in] a bindless image
+    uint64_t* pDeviceOffset ///< [out] receives the offset of the image on the device
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into a pitched image descriptor to give explicit row and slice pitches.
 /// @since 1.15
 typedef struct _ze_custom_pitch_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    size_t rowPitch; ///< [in]
-    size_t slicePitch; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    size_t rowPitch; ///< [in] distance between the starts of two rows, in bytes
+    size_t slicePitch; ///< [in] distance between the starts of two slices, in bytes
 } ze_custom_pitch_exp_desc_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze cacheReservation
+// Extension for reserving part of a device cache and steering memory regions into or out of it.
 #if !defined(__GNUC__)
 #pragma region cacheReservation
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the cache reservation extension.
 /// @since 1.2
 #ifndef ZE_CACHE_RESERVATION_EXT_NAME
 #define ZE_CACHE_RESERVATION_EXT_NAME  "ZE_extension_cache_reservation"
 #endif // ZE_CACHE_RESERVATION_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the cache reservation extension.
 /// @since 1.2
 typedef enum _ze_cache_reservation_ext_version_t
 {
-    ZE_CACHE_RESERVATION_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_CACHE_RESERVATION_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_CACHE_RESERVATION_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_CACHE_RESERVATION_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_CACHE_RESERVATION_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_cache_reservation_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Which part of a cache a memory region should use.
 /// @since 1.2
 typedef enum _ze_cache_ext_region_t
 {
-    ZE_CACHE_EXT_REGION_ZE_CACHE_REGION_DEFAULT = 0,
-    ZE_CACHE_EXT_REGION_ZE_CACHE_RESERVE_REGION = 1,
-    ZE_CACHE_EXT_REGION_ZE_CACHE_NON_RESERVED_REGION = 2,
-    ZE_CACHE_EXT_REGION_DEFAULT = 0, ///< @since 1.7
-    ZE_CACHE_EXT_REGION_RESERVED = 1, ///< @since 1.7
-    ZE_CACHE_EXT_REGION_NON_RESERVED = 2, ///< @since 1.7
+    ZE_CACHE_EXT_REGION_ZE_CACHE_REGION_DEFAULT = 0, ///< older name of ZE_CACHE_EXT_REGION_DEFAULT
+    ZE_CACHE_EXT_REGION_ZE_CACHE_RESERVE_REGION = 1, ///< older name of ZE_CACHE_EXT_REGION_RESERVED
+    ZE_CACHE_EXT_REGION_ZE_CACHE_NON_RESERVED_REGION = 2, ///< older name of ZE_CACHE_EXT_REGION_NON_RESERVED
+    ZE_CACHE_EXT_REGION_DEFAULT = 0, ///< let the driver decide; the region gets no special treatment @since 1.7
+    ZE_CACHE_EXT_REGION_RESERVED = 1, ///< keep the region in the reserved part of the cache @since 1.7
+    ZE_CACHE_EXT_REGION_NON_RESERVED = 2, ///< keep the region in the part of the cache left unreserved @since 1.7
     ZE_CACHE_EXT_REGION_FORCE_UINT32 = 0x7fffffff
 } ze_cache_ext_region_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into cache properties to learn how much of that cache can be reserved.
 /// @since 1.2
 typedef struct _ze_cache_reservation_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    size_t maxCacheReservationSize; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    size_t maxCacheReservationSize; ///< [out] largest reservation this cache allows, in bytes
 } ze_cache_reservation_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sets aside part of a cache level of a device for regions advised into it.
 /// @since 1.2
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceReserveCacheExt(
-    ze_device_handle_t hDevice, ///< [in]
-    size_t cacheLevel, ///< [in]
-    size_t cacheReservationSize ///< [in]
+    ze_device_handle_t hDevice, ///< [in] the device whose cache is partitioned
+    size_t cacheLevel, ///< [in] cache level to partition; 0 selects the last-level cache
+    size_t cacheReservationSize ///< [in] bytes to reserve; 0 removes the reservation
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tells the device which part of a reserved cache a memory range should live in.
 /// @since 1.2
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceSetCacheAdviceExt(
-    ze_device_handle_t hDevice, ///< [in]
-    void* ptr, ///< [in]
-    size_t regionSize, ///< [in]
-    ze_cache_ext_region_t cacheRegion ///< [in]
+    ze_device_handle_t hDevice, ///< [in] the device whose cache use is advised
+    void* ptr, ///< [in] start address of the memory range
+    size_t regionSize, ///< [in] length of the memory range, in bytes
+    ze_cache_ext_region_t cacheRegion ///< [in] cache part the range should use
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze commandListClone
+// Experimental extension that copies a closed command list into a new one.
 #if !defined(__GNUC__)
 #pragma region commandListClone
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the experimental command list clone extension.
 /// @since 1.9
 #ifndef ZE_COMMAND_LIST_CLONE_EXP_NAME
 #define ZE_COMMAND_LIST_CLONE_EXP_NAME  "ZE_experimental_command_list_clone"
 #endif // ZE_COMMAND_LIST_CLONE_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the experimental command list clone extension.
 /// @since 1.9
 typedef enum _ze_command_list_clone_exp_version_t
 {
-    ZE_COMMAND_LIST_CLONE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_COMMAND_LIST_CLONE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_COMMAND_LIST_CLONE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_COMMAND_LIST_CLONE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_COMMAND_LIST_CLONE_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_command_list_clone_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Makes a new command list holding the same commands as an existing closed one.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListCreateCloneExp(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_command_list_handle_t* phClonedCommandList ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] the closed command list to duplicate
+    ze_command_list_handle_t* phClonedCommandList ///< [out] receives the new command list; the caller destroys it
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze copy
+// Copies, fills, prefetches and memory advice appended to command lists.
 #if !defined(__GNUC__)
 #pragma region copy
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a copy of a block of bytes from one memory location to another.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendMemoryCopy(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    void* dstptr, ///< [in]
-    const void* srcptr, ///< [in]
-    size_t size, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the copy
+    void* dstptr, ///< [in] where the bytes are written
+    const void* srcptr, ///< [in] where the bytes are read from
+    size_t size, ///< [in] number of bytes to copy
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the copy completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must be signaled before the copy starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a byte copy like zeCommandListAppendMemoryCopy, taking extension structs for extra options.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendMemoryCopyWithParameters(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    void* dstptr, ///< [in]
-    const void* srcptr, ///< [in]
-    size_t size, ///< [in]
-    const void* pNext, ///< [in][optional]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the copy
+    void* dstptr, ///< [in] where the bytes are written
+    const void* srcptr, ///< [in] where the bytes are read from
+    size_t size, ///< [in] number of bytes to copy
+    const void* pNext, ///< [in][optional] chain of extension structs that tune the copy; may be null
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the copy completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must be signaled before the copy starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a command that fills memory by repeating a byte pattern.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendMemoryFill(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    void* ptr, ///< [in]
-    const void* pattern, ///< [in]
-    size_t pattern_size, ///< [in]
-    size_t size, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the fill
+    void* ptr, ///< [in] start of the memory to fill
+    const void* pattern, ///< [in] the bytes repeated across the range; copied when the command is appended
+    size_t pattern_size, ///< [in] length of the pattern in bytes, a power of two no larger than the queue group's maxMemoryFillPatternSize
+    size_t size, ///< [in] bytes to fill, a multiple of pattern_size
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the fill completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must be signaled before the fill starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a pattern fill like zeCommandListAppendMemoryFill, taking extension structs for extra options.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendMemoryFillWithParameters(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    void* ptr, ///< [in]
-    const void* pattern, ///< [in]
-    size_t pattern_size, ///< [in]
-    size_t size, ///< [in]
-    const void* pNext, ///< [in][optional]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the fill
+    void* ptr, ///< [in] start of the memory to fill
+    const void* pattern, ///< [in] the bytes repeated across the range; copied when the command is appended
+    size_t pattern_size, ///< [in] length of the pattern in bytes, a power of two no larger than the queue group's maxMemoryFillPatternSize
+    size_t size, ///< [in] bytes to fill, a multiple of pattern_size
+    const void* pNext, ///< [in][optional] chain of extension structs that tune the fill; may be null
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the fill completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must be signaled before the fill starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A box inside a linear buffer, for region copies: origin in bytes and rows, size likewise.
 typedef struct _ze_copy_region_t
 {
-    uint32_t originX; ///< [in]
-    uint32_t originY; ///< [in]
-    uint32_t originZ; ///< [in]
-    uint32_t width; ///< [in]
-    uint32_t height; ///< [in]
-    uint32_t depth; ///< [in]
+    uint32_t originX; ///< [in] first column of the box, in bytes
+    uint32_t originY; ///< [in] first row of the box
+    uint32_t originZ; ///< [in] first slice of the box
+    uint32_t width; ///< [in] box width, in bytes
+    uint32_t height; ///< [in] box height, in rows
+    uint32_t depth; ///< [in] box depth, in slices
 } ze_copy_region_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a copy of a 2D or 3D box between two linear buffers laid out with given pitches.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendMemoryCopyRegion(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    void* dstptr, ///< [in]
-    const ze_copy_region_t* dstRegion, ///< [in]
-    uint32_t dstPitch, ///< [in]
-    uint32_t dstSlicePitch, ///< [in]
-    const void* srcptr, ///< [in]
-    const ze_copy_region_t* srcRegion, ///< [in]
-    uint32_t srcPitch, ///< [in]
-    uint32_t srcSlicePitch, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the copy
+    void* dstptr, ///< [in] start of the destination buffer
+    const ze_copy_region_t* dstRegion, ///< [in] box written in the destination
+    uint32_t dstPitch, ///< [in] bytes between row starts in the destination
+    uint32_t dstSlicePitch, ///< [in] bytes between slice starts in the destination; used for 3D boxes
+    const void* srcptr, ///< [in] start of the source buffer
+    const ze_copy_region_t* srcRegion, ///< [in] box read from the source; same size as dstRegion
+    uint32_t srcPitch, ///< [in] bytes between row starts in the source
+    uint32_t srcSlicePitch, ///< [in] bytes between slice starts in the source; used for 3D boxes
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the copy completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must be signaled before the copy starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a copy whose source memory belongs to another context.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendMemoryCopyFromContext(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    void* dstptr, ///< [in]
-    ze_context_handle_t hContextSrc, ///< [in]
-    const void* srcptr, ///< [in]
-    size_t size, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the copy
+    void* dstptr, ///< [in] where the bytes are written, in the command list's context
+    ze_context_handle_t hContextSrc, ///< [in] the context owning the source memory
+    const void* srcptr, ///< [in] where the bytes are read from, in hContextSrc
+    size_t size, ///< [in] number of bytes to copy
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the copy completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must be signaled before the copy starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a copy of a whole image into another image of the same format and size.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendImageCopy(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_image_handle_t hDstImage, ///< [in]
-    ze_image_handle_t hSrcImage, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the copy
+    ze_image_handle_t hDstImage, ///< [in] the image written
+    ze_image_handle_t hSrcImage, ///< [in] the image read
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the copy completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must be signaled before the copy starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A box inside an image, in pixels: where it starts and how large it is.
 typedef struct _ze_image_region_t
 {
-    uint32_t originX; ///< [in]
-    uint32_t originY; ///< [in]
-    uint32_t originZ; ///< [in]
-    uint32_t width; ///< [in]
-    uint32_t height; ///< [in]
-    uint32_t depth; ///< [in]
+    uint32_t originX; ///< [in] first column of the box, in pixels
+    uint32_t originY; ///< [in] first row of the box
+    uint32_t originZ; ///< [in] first slice of the box
+    uint32_t width; ///< [in] box width, in pixels
+    uint32_t height; ///< [in] box height, in rows
+    uint32_t depth; ///< [in] box depth, in slices
 } ze_image_region_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a copy of a box of pixels from one image into another.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendImageCopyRegion(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_image_handle_t hDstImage, ///< [in]
-    ze_image_handle_t hSrcImage, ///< [in]
-    const ze_image_region_t* pDstRegion, ///< [in][optional]
-    const ze_image_region_t* pSrcRegion, ///< [in][optional]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the copy
+    ze_image_handle_t hDstImage, ///< [in] the image written
+    ze_image_handle_t hSrcImage, ///< [in] the image read
+    const ze_image_region_t* pDstRegion, ///< [in][optional] box written in the destination; null means the whole image
+    const ze_image_region_t* pSrcRegion, ///< [in][optional] box read from the source; null means the whole image
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the copy completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must be signaled before the copy starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a copy of image pixels into linear memory, rows packed tightly.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendImageCopyToMemory(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    void* dstptr, ///< [in]
-    ze_image_handle_t hSrcImage, ///< [in]
-    const ze_image_region_t* pSrcRegion, ///< [in][optional]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the copy
+    void* dstptr, ///< [in] where the pixel data is written
+    ze_image_handle_t hSrcImage, ///< [in] the image read
+    const ze_image_region_t* pSrcRegion, ///< [in][optional] box of pixels read; null means the whole image
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the copy completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must be signaled before the copy starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a copy of pixel data from linear memory into an image.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendImageCopyFromMemory(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_image_handle_t hDstImage, ///< [in]
-    const void* srcptr, ///< [in]
-    const ze_image_region_t* pDstRegion, ///< [in][optional]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the copy
+    ze_image_handle_t hDstImage, ///< [in] the image written
+    const void* srcptr, ///< [in] where the tightly packed pixel data is read from
+    const ze_image_region_t* pDstRegion, ///< [in][optional] box of pixels written; null means the whole image
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once the copy completes; may be null
+    uint32_t numWaitEvents, ///< [in][optional] length of phWaitEvents; 0 waits on no event
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must be signaled before the copy starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a hint to migrate shared memory to the device before it is used there.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendMemoryPrefetch(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    const void* ptr, ///< [in]
-    size_t size ///< [in]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the hint
+    const void* ptr, ///< [in] start of the shared memory range to migrate
+    size_t size ///< [in] length of the range, in bytes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Hints about how a shared allocation will be used, given to zeCommandListAppendMemAdvise.
 typedef enum _ze_memory_advice_t
 {
-    ZE_MEMORY_ADVICE_SET_READ_MOSTLY = 0,
-    ZE_MEMORY_ADVICE_CLEAR_READ_MOSTLY = 1,
-    ZE_MEMORY_ADVICE_SET_PREFERRED_LOCATION = 2,
-    ZE_MEMORY_ADVICE_CLEAR_PREFERRED_LOCATION = 3,
-    ZE_MEMORY_ADVICE_SET_NON_ATOMIC_MOSTLY = 4,
-    ZE_MEMORY_ADVICE_CLEAR_NON_ATOMIC_MOSTLY = 5,
-    ZE_MEMORY_ADVICE_BIAS_CACHED = 6,
-    ZE_MEMORY_ADVICE_BIAS_UNCACHED = 7,
-    ZE_MEMORY_ADVICE_SET_SYSTEM_MEMORY_PREFERRED_LOCATION = 8, ///< @since 1.7
-    ZE_MEMORY_ADVICE_CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION = 9, ///< @since 1.7
+    ZE_MEMORY_ADVICE_SET_READ_MOSTLY = 0, ///< the range will mostly be read; copies may be kept on several devices
+    ZE_MEMORY_ADVICE_CLEAR_READ_MOSTLY = 1, ///< withdraws the read-mostly hint
+    ZE_MEMORY_ADVICE_SET_PREFERRED_LOCATION = 2, ///< the range should live on the device given to the advice call
+    ZE_MEMORY_ADVICE_CLEAR_PREFERRED_LOCATION = 3, ///< withdraws the preferred-location hint
+    ZE_MEMORY_ADVICE_SET_NON_ATOMIC_MOSTLY = 4, ///< atomic operations on the range will be rare
+    ZE_MEMORY_ADVICE_CLEAR_NON_ATOMIC_MOSTLY = 5, ///< withdraws the non-atomic-mostly hint
+    ZE_MEMORY_ADVICE_BIAS_CACHED = 6, ///< the device should favor caching the range
+    ZE_MEMORY_ADVICE_BIAS_UNCACHED = 7, ///< the device should favor not caching the range
+    ZE_MEMORY_ADVICE_SET_SYSTEM_MEMORY_PREFERRED_LOCATION = 8, ///< the range should live in host (system) memory @since 1.7
+    ZE_MEMORY_ADVICE_CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION = 9, ///< withdraws the system-memory location hint @since 1.7
     ZE_MEMORY_ADVICE_FORCE_UINT32 = 0x7fffffff
 } ze_memory_advice_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a usage hint for a range of shared memory, to guide migration and caching.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendMemAdvise(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    const void* ptr, ///< [in]
-    size_t size, ///< [in]
-    ze_memory_advice_t advice ///< [in]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the hint
+    ze_device_handle_t hDevice, ///< [in] the device the hint is about
+    const void* ptr, ///< [in] start of the shared memory range
+    size_t size, ///< [in] length of the range, in bytes
+    ze_memory_advice_t advice ///< [in] the hint to apply
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze counterbasedeventpool
+// Experimental extension for event pools whose events are counter based.
 #if !defined(__GNUC__)
 #pragma region counterbasedeventpool
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the experimental counter-based event pool extension.
 /// @since 1.8
 #ifndef ZE_EVENT_POOL_COUNTER_BASED_EXP_NAME
 #define ZE_EVENT_POOL_COUNTER_BASED_EXP_NAME  "ZE_experimental_event_pool_counter_based"
 #endif // ZE_EVENT_POOL_COUNTER_BASED_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the experimental counter-based event pool extension.
 /// @since 1.8
 typedef enum _ze_event_pool_counter_based_exp_version_t
 {
-    ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_event_pool_counter_based_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of command lists the counter-based events of a pool may be used with.
 /// @since 1.8
 typedef uint32_t ze_event_pool_counter_based_exp_flags_t;
 typedef enum _ze_event_pool_counter_based_exp_flag_t
 {
-    ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_IMMEDIATE = ZE_BIT(0),
-    ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_NON_IMMEDIATE = ZE_BIT(1),
+    ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_IMMEDIATE = ZE_BIT(0), ///< events may be used on immediate command lists
+    ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_NON_IMMEDIATE = ZE_BIT(1), ///< events may be used on regular (non-immediate) command lists
     ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_event_pool_counter_based_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into an event pool descriptor to make its events counter based.
 /// @since 1.8
 typedef struct _ze_event_pool_counter_based_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_event_pool_counter_based_exp_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_event_pool_counter_based_exp_flags_t flags; ///< [in] command list kinds the events serve; 0 means immediate lists only
 } ze_event_pool_counter_based_exp_desc_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze deviceLUID
+// Extension that reports the LUID (an identifier unique on this machine) and node mask of a device.
 #if !defined(__GNUC__)
 #pragma region deviceLUID
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the device LUID extension.
 /// @since 1.4
 #ifndef ZE_DEVICE_LUID_EXT_NAME
 #define ZE_DEVICE_LUID_EXT_NAME  "ZE_extension_device_luid"
 #endif // ZE_DEVICE_LUID_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the device LUID extension.
 /// @since 1.4
 typedef enum _ze_device_luid_ext_version_t
 {
-    ZE_DEVICE_LUID_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_DEVICE_LUID_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_LUID_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_DEVICE_LUID_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_DEVICE_LUID_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_luid_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Length of a device LUID, in bytes.
 /// @since 1.4
 #ifndef ZE_MAX_DEVICE_LUID_SIZE_EXT
 #define ZE_MAX_DEVICE_LUID_SIZE_EXT  8
 #endif // ZE_MAX_DEVICE_LUID_SIZE_EXT
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Locally unique identifier of a device, as raw bytes.
 typedef struct _ze_device_luid_ext_t
 {
-    uint8_t id[ZE_MAX_DEVICE_LUID_SIZE_EXT]; ///< [out]
+    uint8_t id[ZE_MAX_DEVICE_LUID_SIZE_EXT]; ///< [out] the LUID bytes
 } ze_device_luid_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into device properties to learn the device LUID and node mask.
 /// @since 1.4
 typedef struct _ze_device_luid_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_device_luid_ext_t luid; ///< [out]
-    uint32_t nodeMask; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_device_luid_ext_t luid; ///< [out] identifier of the device, unique on this machine
+    uint32_t nodeMask; ///< [out] bit mask naming the device node within a linked-adapter group
 } ze_device_luid_ext_properties_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze deviceVectorSizes
+// Extension that reports preferred and native vector widths of a device for each scalar type.
 #if !defined(__GNUC__)
 #pragma region deviceVectorSizes
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string identifying the device vector sizes extension.
 /// @since 1.13
 #ifndef ZE_DEVICE_VECTOR_SIZES_EXT_NAME
 #define ZE_DEVICE_VECTOR_SIZES_EXT_NAME  "ZE_extension_device_vector_sizes"
 #endif // ZE_DEVICE_VECTOR_SIZES_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the device vector sizes extension.
 /// @since 1.13
 typedef enum _ze_device_vector_sizes_ext_version_t
 {
-    ZE_DEVICE_VECTOR_SIZES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_DEVICE_VECTOR_SIZES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_VECTOR_SIZES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0
+    ZE_DEVICE_VECTOR_SIZES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_DEVICE_VECTOR_SIZES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_vector_sizes_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Preferred and native vector widths of a device for one vector size.
 /// @since 1.13
 typedef struct _ze_device_vector_width_properties_ext_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t vector_width_size; ///< [out]
-    uint32_t preferred_vector_width_char; ///< [out]
-    uint32_t preferred_vector_width_short; ///< [out]
-    uint32_t preferred_vector_width_int; ///< [out]
-    uint32_t preferred_vector_width_long; ///< [out]
-    uint32_t preferred_vector_width_float; ///< [out]
-    uint32_t preferred_vector_width_double; ///< [out]
-    uint32_t preferred_vector_width_half; ///< [out]
-    uint32_t native_vector_width_char; ///< [out]
-    uint32_t native_vector_width_short; ///< [out]
-    uint32_t native_vector_width_int; ///< [out]
-    uint32_t native_vector_width_long; ///< [out]
-    uint32_t native_vector_width_float; ///< [out]
-    uint32_t native_vector_width_double; ///< [out]
-    uint32_t native_vector_width_half; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    uint32_t vector_width_size; ///< [out] vector size, in bits, these widths apply to
+    uint32_t preferred_vector_width_char; ///< [out] element count the device prefers for char vectors
+    uint32_t preferred_vector_width_short; ///< [out] element count the device prefers for short vectors
+    uint32_t preferred_vector_width_int; ///< [out] element count the device prefers for int vectors
+    uint32_t preferred_vector_width_long; ///< [out] element count the device prefers for long vectors
+    uint32_t preferred_vector_width_float; ///< [out] element count the device prefers for float vectors
+    uint32_t preferred_vector_width_double; ///< [out] element count the device prefers for double vectors; 0 without double support
+    uint32_t preferred_vector_width_half; ///< [out] element count the device prefers for half vectors; 0 without half support
+    uint32_t native_vector_width_char; ///< [out] element count the hardware handles natively for char vectors
+    uint32_t native_vector_width_short; ///< [out] element count the hardware handles natively for short vectors
+    uint32_t native_vector_width_int; ///< [out] element count the hardware handles natively for int vectors
+    uint32_t native_vector_width_long; ///< [out] element count the hardware handles natively for long vectors
+    uint32_t native_vector_width_float; ///< [out] element count the hardware handles natively for float vectors
+    uint32_t native_vector_width_double; ///< [out] element count the hardware handles natively for double vectors; 0 without double support
+    uint32_t native_vector_width_half; ///< [out] element count the hardware handles natively for half vectors; 0 without half support
 } ze_device_vector_width_properties_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the vector width properties of a device, one entry per supported vector size.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetVectorWidthPropertiesExt(
-    ze_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_device_vector_width_properties_ext_t* pVectorWidthProperties ///< [in,out][optional][range(0, *pCount)]
+    ze_device_handle_t hDevice, ///< [in] the device whose vector widths are listed
+    uint32_t* pCount, ///< [in,out] on input the capacity of pVectorWidthProperties (0 asks for the count); on output the number of entries
+    ze_device_vector_width_properties_ext_t* pVectorWidthProperties ///< [in,out][optional][range(0, *pCount)] receives at most as many entries as pCount gives; may be null when only counting
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze deviceipversion
+// Extension reporting the hardware IP version of a device.
 #if !defined(__GNUC__)
 #pragma region deviceipversion
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_device_ip_version extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.5
 #ifndef ZE_DEVICE_IP_VERSION_EXT_NAME
 #define ZE_DEVICE_IP_VERSION_EXT_NAME  "ZE_extension_device_ip_version"
 #endif // ZE_DEVICE_IP_VERSION_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.5
 typedef enum _ze_device_ip_version_version_t
 {
-    ZE_DEVICE_IP_VERSION_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_DEVICE_IP_VERSION_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_IP_VERSION_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_DEVICE_IP_VERSION_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_DEVICE_IP_VERSION_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_ip_version_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to device properties to read the device's IP version.
 /// @since 1.5
 typedef struct _ze_device_ip_version_ext_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t ipVersion; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint32_t ipVersion; ///< [out] hardware IP version of the device; its encoding is vendor specific
 } ze_device_ip_version_ext_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze deviceusablememproperties
+// Extension reporting how much device memory an application can currently use.
 #if !defined(__GNUC__)
 #pragma region deviceusablememproperties
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_device_usablemem_size_properties extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.15
 #ifndef ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_NAME
 #define ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_NAME  "ZE_extension_device_usablemem_size_properties"
 #endif // ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.15
 typedef enum _ze_device_usablemem_size_properties_ext_version_t
 {
-    ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_usablemem_size_properties_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to device properties to read the usable memory size.
 /// @since 1.15
 typedef struct _ze_device_usablemem_size_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint64_t currUsableMemSize; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    uint64_t currUsableMemSize; ///< [out] device memory, in bytes, that allocations can use right now
 } ze_device_usablemem_size_ext_properties_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze driverDDIHandles
+// Extension telling whether a driver's handles carry loader dispatch tables.
 #if !defined(__GNUC__)
 #pragma region driverDDIHandles
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_driver_ddi_handles extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.12
 #ifndef ZE_DRIVER_DDI_HANDLES_EXT_NAME
 #define ZE_DRIVER_DDI_HANDLES_EXT_NAME  "ZE_extension_driver_ddi_handles"
 #endif // ZE_DRIVER_DDI_HANDLES_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.12
 typedef enum _ze_driver_ddi_handles_ext_version_t
 {
-    ZE_DRIVER_DDI_HANDLES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_DRIVER_DDI_HANDLES_EXT_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ),
-    ZE_DRIVER_DDI_HANDLES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 1 ),
+    ZE_DRIVER_DDI_HANDLES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_DRIVER_DDI_HANDLES_EXT_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ), ///< version 1.1 of the extension
+    ZE_DRIVER_DDI_HANDLES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 1 ), ///< the newest extension version this header knows
     ZE_DRIVER_DDI_HANDLES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_driver_ddi_handles_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Bits describing the driver's support for DDI handles.
 typedef uint32_t ze_driver_ddi_handle_ext_flags_t;
 typedef enum _ze_driver_ddi_handle_ext_flag_t
 {
-    ZE_DRIVER_DDI_HANDLE_EXT_FLAG_DDI_HANDLE_EXT_SUPPORTED = ZE_BIT(0),
+    ZE_DRIVER_DDI_HANDLE_EXT_FLAG_DDI_HANDLE_EXT_SUPPORTED = ZE_BIT(0), ///< the handles this driver returns begin with a pointer to its DDI tables
     ZE_DRIVER_DDI_HANDLE_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_driver_ddi_handle_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to driver properties to learn whether the driver supports DDI handles.
 /// @since 1.12
 typedef struct _ze_driver_ddi_handles_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_driver_ddi_handle_ext_flags_t flags; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_driver_ddi_handle_ext_flags_t flags; ///< [out] DDI handle support bits of the driver
 } ze_driver_ddi_handles_ext_properties_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze event
+// Events and event pools, which order work between commands, queues and the host.
 #if !defined(__GNUC__)
 #pragma region event
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options chosen when an event pool is created.
 typedef uint32_t ze_event_pool_flags_t;
 typedef enum _ze_event_pool_flag_t
 {
-    ZE_EVENT_POOL_FLAG_HOST_VISIBLE = ZE_BIT(0),
-    ZE_EVENT_POOL_FLAG_IPC = ZE_BIT(1),
-    ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP = ZE_BIT(2),
-    ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP = ZE_BIT(3), ///< @since 1.6
+    ZE_EVENT_POOL_FLAG_HOST_VISIBLE = ZE_BIT(0), ///< the host can signal and observe the pool's events
+    ZE_EVENT_POOL_FLAG_IPC = ZE_BIT(1), ///< the pool can be shared with other processes through an IPC handle
+    ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP = ZE_BIT(2), ///< events record kernel start and end timestamps in device time
+    ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP = ZE_BIT(3), ///< events record kernel timestamps converted to the host time domain @since 1.6
     ZE_EVENT_POOL_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_event_pool_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes an event pool to create.
 typedef struct _ze_event_pool_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_event_pool_flags_t flags; ///< [in]
-    uint32_t count; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_event_pool_flags_t flags; ///< [in] creation options of the pool
+    uint32_t count; ///< [in] how many events the pool holds; at least one
 } ze_event_pool_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a pool from which events are allocated.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventPoolCreate(
-    ze_context_handle_t hContext, ///< [in]
-    const ze_event_pool_desc_t* desc, ///< [in]
-    uint32_t numDevices, ///< [in][optional]
-    ze_device_handle_t* phDevices, ///< [in][optional][range(0, numDevices)]
-    ze_event_pool_handle_t* phEventPool ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context the pool belongs to
+    const ze_event_pool_desc_t* desc, ///< [in] size and options of the new pool
+    uint32_t numDevices, ///< [in][optional] count of entries in phDevices; zero makes the pool visible to every device of the context
+    ze_device_handle_t* phDevices, ///< [in][optional][range(0, numDevices)] devices that may use the pool's events
+    ze_event_pool_handle_t* phEventPool ///< [out] receives the new pool
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys an event pool; its events must have been destroyed first.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventPoolDestroy(
-    ze_event_pool_handle_t hEventPool ///< [in][release]
+    ze_event_pool_handle_t hEventPool ///< [in][release] the pool to destroy
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Which caches are flushed or invalidated when an event is signaled or waited on.
 typedef uint32_t ze_event_scope_flags_t;
 typedef enum _ze_event_scope_flag_t
 {
-    ZE_EVENT_SCOPE_FLAG_SUBDEVICE = ZE_BIT(0),
-    ZE_EVENT_SCOPE_FLAG_DEVICE = ZE_BIT(1),
-    ZE_EVENT_SCOPE_FLAG_HOST = ZE_BIT(2),
+    ZE_EVENT_SCOPE_FLAG_SUBDEVICE = ZE_BIT(0), ///< memory coherent within the same sub-device
+    ZE_EVENT_SCOPE_FLAG_DEVICE = ZE_BIT(1), ///< memory coherent across all sub-devices of the device
+    ZE_EVENT_SCOPE_FLAG_HOST = ZE_BIT(2), ///< memory coherent with the host as well
     ZE_EVENT_SCOPE_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_event_scope_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options of a counter-based event.
 /// @since 1.15
 typedef uint32_t ze_event_counter_based_flags_t;
 typedef enum _ze_event_counter_based_flag_t
 {
-    ZE_EVENT_COUNTER_BASED_FLAG_IMMEDIATE = ZE_BIT(0),
-    ZE_EVENT_COUNTER_BASED_FLAG_NON_IMMEDIATE = ZE_BIT(1),
-    ZE_EVENT_COUNTER_BASED_FLAG_HOST_VISIBLE = ZE_BIT(2),
-    ZE_EVENT_COUNTER_BASED_FLAG_IPC = ZE_BIT(3),
-    ZE_EVENT_COUNTER_BASED_FLAG_DEVICE_TIMESTAMP = ZE_BIT(4),
-    ZE_EVENT_COUNTER_BASED_FLAG_HOST_TIMESTAMP = ZE_BIT(5),
-    ZE_EVENT_COUNTER_BASED_FLAG_GRAPH_EXTERNAL = ZE_BIT(6), ///< @since 1.17
+    ZE_EVENT_COUNTER_BASED_FLAG_IMMEDIATE = ZE_BIT(0), ///< the event may be used with immediate command lists
+    ZE_EVENT_COUNTER_BASED_FLAG_NON_IMMEDIATE = ZE_BIT(1), ///< the event may be used with regular command lists
+    ZE_EVENT_COUNTER_BASED_FLAG_HOST_VISIBLE = ZE_BIT(2), ///< the host can observe the event
+    ZE_EVENT_COUNTER_BASED_FLAG_IPC = ZE_BIT(3), ///< the event can be shared with other processes
+    ZE_EVENT_COUNTER_BASED_FLAG_DEVICE_TIMESTAMP = ZE_BIT(4), ///< the event records timestamps in device time
+    ZE_EVENT_COUNTER_BASED_FLAG_HOST_TIMESTAMP = ZE_BIT(5), ///< the event records timestamps converted to host time
+    ZE_EVENT_COUNTER_BASED_FLAG_GRAPH_EXTERNAL = ZE_BIT(6), ///< the event may be signaled or waited on outside the graph it was captured in @since 1.17
     ZE_EVENT_COUNTER_BASED_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_event_counter_based_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief How a waiter on an event is woken up.
 /// @since 1.15
 typedef uint32_t ze_event_sync_mode_flags_t;
 typedef enum _ze_event_sync_mode_flag_t
 {
-    ZE_EVENT_SYNC_MODE_FLAG_LOW_POWER_WAIT = ZE_BIT(0),
-    ZE_EVENT_SYNC_MODE_FLAG_SIGNAL_INTERRUPT = ZE_BIT(1),
-    ZE_EVENT_SYNC_MODE_FLAG_EXTERNAL_INTERRUPT_WAIT = ZE_BIT(2),
+    ZE_EVENT_SYNC_MODE_FLAG_LOW_POWER_WAIT = ZE_BIT(0), ///< host waits sleep instead of busy polling
+    ZE_EVENT_SYNC_MODE_FLAG_SIGNAL_INTERRUPT = ZE_BIT(1), ///< the device raises an interrupt when it signals the event
+    ZE_EVENT_SYNC_MODE_FLAG_EXTERNAL_INTERRUPT_WAIT = ZE_BIT(2), ///< waits are woken by an external interrupt identified by externalInterruptId
     ZE_EVENT_SYNC_MODE_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_event_sync_mode_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to an event descriptor to choose how waits on the event are woken.
 /// @since 1.15
 typedef struct _ze_event_sync_mode_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_event_sync_mode_flags_t syncModeFlags; ///< [in]
-    uint32_t externalInterruptId; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_event_sync_mode_flags_t syncModeFlags; ///< [in] the wake-up modes to use
+    uint32_t externalInterruptId; ///< [in] identifier of the external interrupt; used only with the external interrupt wait mode
 } ze_event_sync_mode_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes an event to create from a pool.
 typedef struct _ze_event_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t index; ///< [in]
-    ze_event_scope_flags_t signal; ///< [in]
-    ze_event_scope_flags_t wait; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint32_t index; ///< [in] slot of the event in its pool, below the pool's count
+    ze_event_scope_flags_t signal; ///< [in] caches flushed when the event is signaled; zero flushes none
+    ze_event_scope_flags_t wait; ///< [in] caches invalidated when a wait on the event completes; zero invalidates none
 } ze_event_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a counter-based event, which needs no pool.
 /// @since 1.15
 typedef struct _ze_event_counter_based_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_event_counter_based_flags_t flags; ///< [in]
-    ze_event_scope_flags_t signal; ///< [in]
-    ze_event_scope_flags_t wait; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_event_counter_based_flags_t flags; ///< [in] options of the event
+    ze_event_scope_flags_t signal; ///< [in] caches flushed when the event is signaled
+    ze_event_scope_flags_t wait; ///< [in] caches invalidated when a wait on the event completes
 } ze_event_counter_based_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Makes a counter-based event complete when a counter in application memory reaches a value.
 /// @since 1.15
 typedef struct _ze_event_counter_based_external_sync_allocation_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t* deviceAddress; ///< [in]
-    uint64_t* hostAddress; ///< [in]
-    uint64_t completionValue; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint64_t* deviceAddress; ///< [in] device address of the counter the event watches
+    uint64_t* hostAddress; ///< [in] host address of the same counter
+    uint64_t completionValue; ///< [in] counter value at which the event counts as signaled
 } ze_event_counter_based_external_sync_allocation_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Makes a counter-based event aggregate increments of a counter in device memory.
 /// @since 1.15
 typedef struct _ze_event_counter_based_external_aggregate_storage_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t* deviceAddress; ///< [in]
-    uint64_t incrementValue; ///< [in]
-    uint64_t completionValue; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint64_t* deviceAddress; ///< [in] device address of the counter that signalers increment
+    uint64_t incrementValue; ///< [in] amount each signal adds to the counter
+    uint64_t completionValue; ///< [in] counter value at which the event counts as signaled
 } ze_event_counter_based_external_aggregate_storage_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates an event in a slot of an event pool.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventCreate(
-    ze_event_pool_handle_t hEventPool, ///< [in]
-    const ze_event_desc_t* desc, ///< [in]
-    ze_event_handle_t* phEvent ///< [out]
+    ze_event_pool_handle_t hEventPool, ///< [in] the pool that provides the event's slot
+    const ze_event_desc_t* desc, ///< [in] slot and cache scopes of the new event
+    ze_event_handle_t* phEvent ///< [out] receives the new event
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a counter-based event for a device, without a pool.
 /// @since 1.15
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventCounterBasedCreate(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    const ze_event_counter_based_desc_t* desc, ///< [in]
-    ze_event_handle_t* phEvent ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context the event belongs to
+    ze_device_handle_t hDevice, ///< [in] the device that signals the event
+    const ze_event_counter_based_desc_t* desc, ///< [in] options and scopes of the new event
+    ze_event_handle_t* phEvent ///< [out] receives the new event
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys an event; no pending command may still use it.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventDestroy(
-    ze_event_handle_t hEvent ///< [in][release]
+    ze_event_handle_t hEvent ///< [in][release] the event to destroy
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Exports an event pool as an IPC handle another process can open.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventPoolGetIpcHandle(
-    ze_event_pool_handle_t hEventPool, ///< [in]
-    ze_ipc_event_pool_handle_t* phIpc ///< [out]
+    ze_event_pool_handle_t hEventPool, ///< [in] the pool to export; it must have been created with the IPC flag
+    ze_ipc_event_pool_handle_t* phIpc ///< [out] receives the IPC handle
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tells the driver an exported event pool IPC handle is no longer needed by this process.
 /// @since 1.6
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventPoolPutIpcHandle(
-    ze_context_handle_t hContext, ///< [in]
-    ze_ipc_event_pool_handle_t hIpc ///< [in]
+    ze_context_handle_t hContext, ///< [in] the context that exported the pool
+    ze_ipc_event_pool_handle_t hIpc ///< [in] the IPC handle to give back
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opens an event pool exported by another process.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventPoolOpenIpcHandle(
-    ze_context_handle_t hContext, ///< [in]
-    ze_ipc_event_pool_handle_t hIpc, ///< [in]
-    ze_event_pool_handle_t* phEventPool ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context in which the pool is opened
+    ze_ipc_event_pool_handle_t hIpc, ///< [in] the IPC handle received from the exporting process
+    ze_event_pool_handle_t* phEventPool ///< [out] receives the opened pool
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Closes an event pool opened from an IPC handle.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventPoolCloseIpcHandle(
-    ze_event_pool_handle_t hEventPool ///< [in][release]
+    ze_event_pool_handle_t hEventPool ///< [in][release] the opened pool to close
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Exports a counter-based event as an IPC handle.
 /// @since 1.15
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventCounterBasedGetIpcHandle(
-    ze_event_handle_t hEvent, ///< [in]
-    ze_ipc_event_counter_based_handle_t* phIpc ///< [out]
+    ze_event_handle_t hEvent, ///< [in] the event to export; it must have the IPC flag
+    ze_ipc_event_counter_based_handle_t* phIpc ///< [out] receives the IPC handle
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opens a counter-based event exported by another process.
 /// @since 1.15
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventCounterBasedOpenIpcHandle(
-    ze_context_handle_t hContext, ///< [in]
-    ze_ipc_event_counter_based_handle_t hIpc, ///< [in]
-    ze_event_handle_t* phEvent ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context in which the event is opened
+    ze_ipc_event_counter_based_handle_t hIpc, ///< [in] the IPC handle received from the exporting process
+    ze_event_handle_t* phEvent ///< [out] receives the opened event
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Closes a counter-based event opened from an IPC handle.
 /// @since 1.15
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventCounterBasedCloseIpcHandle(
-    ze_event_handle_t hEvent ///< [in][release]
+    ze_event_handle_t hEvent ///< [in][release] the opened event to close
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the device address of a counter-based event's counter and the value that marks completion.
 /// @since 1.15
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventCounterBasedGetDeviceAddress(
-    ze_event_handle_t hEvent, ///< [in]
-    uint64_t* completionValue, ///< [in,out]
-    uint64_t* deviceAddress ///< [in,out]
+    ze_event_handle_t hEvent, ///< [in] the counter-based event asked about
+    uint64_t* completionValue, ///< [in,out] receives the counter value at which the event is signaled
+    uint64_t* deviceAddress ///< [in,out] receives the device address of the counter
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a command that signals an event.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendSignalEvent(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_event_handle_t hEvent ///< [in]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the command
+    ze_event_handle_t hEvent ///< [in] the event to signal
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a command that waits until all given events are signaled.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendWaitOnEvents(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    uint32_t numEvents, ///< [in]
-    ze_event_handle_t* phEvents ///< [in][range(0, numEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the command
+    uint32_t numEvents, ///< [in] count of entries in phEvents
+    ze_event_handle_t* phEvents ///< [in][range(0, numEvents)] the events to wait for
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Signals an event from the host.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventHostSignal(
-    ze_event_handle_t hEvent ///< [in]
+    ze_event_handle_t hEvent ///< [in] the event to signal
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Blocks the calling thread until an event is signaled or the timeout expires.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventHostSynchronize(
-    ze_event_handle_t hEvent, ///< [in]
-    uint64_t timeout ///< [in]
+    ze_event_handle_t hEvent, ///< [in] the event to wait on
+    uint64_t timeout ///< [in] longest wait in nanoseconds. Zero only checks the state; UINT64_MAX waits without limit.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tells, without waiting, whether an event is signaled.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventQueryStatus(
-    ze_event_handle_t hEvent ///< [in]
+    ze_event_handle_t hEvent ///< [in] the event whose state is checked
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a command that returns an event to the unsignaled state.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendEventReset(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_event_handle_t hEvent ///< [in]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the command
+    ze_event_handle_t hEvent ///< [in] the event to reset
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns an event to the unsignaled state from the host.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventHostReset(
-    ze_event_handle_t hEvent ///< [in]
+    ze_event_handle_t hEvent ///< [in] the event to reset
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Start and end ticks of a kernel.
 typedef struct _ze_kernel_timestamp_data_t
 {
-    uint64_t kernelStart; ///< [out]
-    uint64_t kernelEnd; ///< [out]
+    uint64_t kernelStart; ///< [out] tick at which the kernel began
+    uint64_t kernelEnd; ///< [out] tick at which the kernel finished
 } ze_kernel_timestamp_data_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Global and context timestamps recorded for one kernel.
 typedef struct _ze_kernel_timestamp_result_t
 {
-    ze_kernel_timestamp_data_t global; ///< [out]
-    ze_kernel_timestamp_data_t context; ///< [out]
+    ze_kernel_timestamp_data_t global; ///< [out] ticks counted across the whole device
+    ze_kernel_timestamp_data_t context; ///< [out] ticks counted only while the context was active on the device
 } ze_kernel_timestamp_result_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the kernel timestamps recorded by a signaled timestamp event.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventQueryKernelTimestamp(
-    ze_event_handle_t hEvent, ///< [in]
-    ze_kernel_timestamp_result_t* dstptr ///< [in,out]
+    ze_event_handle_t hEvent, ///< [in] the timestamp event to read
+    ze_kernel_timestamp_result_t* dstptr ///< [in,out] receives the global and context timestamps
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a command that copies the timestamps of several events into device memory.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendQueryKernelTimestamps(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    uint32_t numEvents, ///< [in]
-    ze_event_handle_t* phEvents, ///< [in][range(0, numEvents)]
-    void* dstptr, ///< [in,out]
-    const size_t* pOffsets, ///< [in][optional][range(0, numEvents)]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the command
+    uint32_t numEvents, ///< [in] count of entries in phEvents
+    ze_event_handle_t* phEvents, ///< [in][range(0, numEvents)] the timestamp events whose results are copied
+    void* dstptr, ///< [in,out] destination memory for the ze_kernel_timestamp_result_t values
+    const size_t* pOffsets, ///< [in][optional][range(0, numEvents)] byte offset in dstptr for each event's result; null packs them one after another
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once this command completes; null for none
+    uint32_t numWaitEvents, ///< [in][optional] count of entries in phWaitEvents; zero when there are none
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must all be signaled before this command starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the pool an event was created from.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventGetEventPool(
-    ze_event_handle_t hEvent, ///< [in]
-    ze_event_pool_handle_t* phEventPool ///< [out]
+    ze_event_handle_t hEvent, ///< [in] the event asked about
+    ze_event_pool_handle_t* phEventPool ///< [out] receives the pool that holds the event
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the cache scope an event flushes when signaled.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventGetSignalScope(
-    ze_event_handle_t hEvent, ///< [in]
-    ze_event_scope_flags_t* pSignalScope ///< [out]
+    ze_event_handle_t hEvent, ///< [in] the event asked about
+    ze_event_scope_flags_t* pSignalScope ///< [out] receives the signal scope flags
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the cache scope an event invalidates when waited on.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventGetWaitScope(
-    ze_event_handle_t hEvent, ///< [in]
-    ze_event_scope_flags_t* pWaitScope ///< [out]
+    ze_event_handle_t hEvent, ///< [in] the event asked about
+    ze_event_scope_flags_t* pWaitScope ///< [out] receives the wait scope flags
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the context an event pool belongs to.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventPoolGetContextHandle(
-    ze_event_pool_handle_t hEventPool, ///< [in]
-    ze_context_handle_t* phContext ///< [out]
+    ze_event_pool_handle_t hEventPool, ///< [in] the pool asked about
+    ze_context_handle_t* phContext ///< [out] receives the pool's context
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the flags an event pool was created with.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventPoolGetFlags(
-    ze_event_pool_handle_t hEventPool, ///< [in]
-    ze_event_pool_flags_t* pFlags ///< [out]
+    ze_event_pool_handle_t hEventPool, ///< [in] the pool asked about
+    ze_event_pool_flags_t* pFlags ///< [out] receives the creation flags
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the counter-based flags an event was created with.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventGetCounterBasedFlags(
-    ze_event_handle_t hEvent, ///< [in]
-    ze_event_counter_based_flags_t* pFlags ///< [out]
+    ze_event_handle_t hEvent, ///< [in] the event asked about
+    ze_event_counter_based_flags_t* pFlags ///< [out] receives the counter-based flags
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze eventQueryKernelTimestamps
+// Extension reading kernel timestamps of an event per sub-device, optionally synchronized to the host clock.
 #if !defined(__GNUC__)
 #pragma region eventQueryKernelTimestamps
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_event_query_kernel_timestamps extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.6
 #ifndef ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME
 #define ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME  "ZE_extension_event_query_kernel_timestamps"
 #endif // ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.6
 typedef enum _ze_event_query_kernel_timestamps_ext_version_t
 {
-    ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_event_query_kernel_timestamps_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of timestamps zeEventQueryKernelTimestampsExt can return on a device.
 /// @since 1.6
 typedef uint32_t ze_event_query_kernel_timestamps_ext_flags_t;
 typedef enum _ze_event_query_kernel_timestamps_ext_flag_t
 {
-    ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL = ZE_BIT(0),
-    ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED = ZE_BIT(1),
+    ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL = ZE_BIT(0), ///< raw device kernel timestamps are available
+    ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED = ZE_BIT(1), ///< timestamps converted to the host time domain are available
     ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_event_query_kernel_timestamps_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to device properties to learn which timestamp kinds the device can report.
 /// @since 1.6
 typedef struct _ze_event_query_kernel_timestamps_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_event_query_kernel_timestamps_ext_flags_t flags; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_event_query_kernel_timestamps_ext_flags_t flags; ///< [out] the timestamp kinds supported
 } ze_event_query_kernel_timestamps_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Start and end of a kernel in host-synchronized time.
 /// @since 1.6
 typedef struct _ze_synchronized_timestamp_data_ext_t
 {
-    uint64_t kernelStart; ///< [out]
-    uint64_t kernelEnd; ///< [out]
+    uint64_t kernelStart; ///< [out] kernel start time in the host time domain
+    uint64_t kernelEnd; ///< [out] kernel end time in the host time domain
 } ze_synchronized_timestamp_data_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Host-synchronized global and context timestamps of one kernel.
 /// @since 1.6
 typedef struct _ze_synchronized_timestamp_result_ext_t
 {
-    ze_synchronized_timestamp_data_ext_t global; ///< [out]
-    ze_synchronized_timestamp_data_ext_t context; ///< [out]
+    ze_synchronized_timestamp_data_ext_t global; ///< [out] times measured across the whole device
+    ze_synchronized_timestamp_data_ext_t context; ///< [out] times measured only while the context was active
 } ze_synchronized_timestamp_result_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Buffers that zeEventQueryKernelTimestampsExt fills with results.
 /// @since 1.6
 typedef struct _ze_event_query_kernel_timestamps_results_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_kernel_timestamp_result_t* pKernelTimestampsBuffer; ///< [in,out][optional][range(0, *pCount)]
-    ze_synchronized_timestamp_result_ext_t* pSynchronizedTimestampsBuffer; ///< [in,out][optional][range(0, *pCount)]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_kernel_timestamp_result_t* pKernelTimestampsBuffer; ///< [in,out][optional][range(0, *pCount)] receives raw kernel timestamps, one per entry up to *pCount; null skips them
+    ze_synchronized_timestamp_result_ext_t* pSynchronizedTimestampsBuffer; ///< [in,out][optional][range(0, *pCount)] receives host-synchronized timestamps, one per entry up to *pCount; null skips them
 } ze_event_query_kernel_timestamps_results_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the kernel timestamps an event recorded on each sub-device of a device.
 /// @since 1.6
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventQueryKernelTimestampsExt(
-    ze_event_handle_t hEvent, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_event_query_kernel_timestamps_results_ext_properties_t* pResults ///< [in,out][optional]
+    ze_event_handle_t hEvent, ///< [in] the signaled timestamp event to read
+    ze_device_handle_t hDevice, ///< [in] the device whose per-sub-device results are wanted
+    uint32_t* pCount, ///< [in,out] number of results. Zero asks how many exist; on return it holds the number written or available.
+    ze_event_query_kernel_timestamps_results_ext_properties_t* pResults ///< [in,out][optional] buffers that receive the results; may be null when only counting
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze eventquerytimestamps
+// Experimental extension reading per-device timestamps of an event.
 #if !defined(__GNUC__)
 #pragma region eventquerytimestamps
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_experimental_event_query_timestamps extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.2
 #ifndef ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME
 #define ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME  "ZE_experimental_event_query_timestamps"
 #endif // ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.2
 typedef enum _ze_event_query_timestamps_exp_version_t
 {
-    ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_event_query_timestamps_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the start and end timestamps that each sub-device recorded for a timestamp event.
 /// @since 1.2
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeEventQueryTimestampsExp(
-    ze_event_handle_t hEvent, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_kernel_timestamp_result_t* pTimestamps ///< [in,out][optional][range(0, *pCount)]
+    ze_event_handle_t hEvent, ///< [in] the timestamp event whose results are read
+    ze_device_handle_t hDevice, ///< [in] the device, or root device, whose recorded timestamps are wanted
+    uint32_t* pCount, ///< [in,out] number of timestamp results. Zero asks how many exist; on return it holds the number written or available.
+    ze_kernel_timestamp_result_t* pTimestamps ///< [in,out][optional][range(0, *pCount)] receives one kernel timestamp result per sub-device, up to *pCount
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze externalMemMap
+// Extension importing existing system memory as a host allocation.
 #if !defined(__GNUC__)
 #pragma region externalMemMap
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_external_memmap_sysmem extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.14
 #ifndef ZE_EXTERNAL_MEMORY_MAPPING_EXT_NAME
 #define ZE_EXTERNAL_MEMORY_MAPPING_EXT_NAME  "ZE_extension_external_memmap_sysmem"
 #endif // ZE_EXTERNAL_MEMORY_MAPPING_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.14
 typedef enum _ze_external_memmap_sysmem_ext_version_t
 {
-    ZE_EXTERNAL_MEMMAP_SYSMEM_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_EXTERNAL_MEMMAP_SYSMEM_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_EXTERNAL_MEMMAP_SYSMEM_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_EXTERNAL_MEMMAP_SYSMEM_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_EXTERNAL_MEMMAP_SYSMEM_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_external_memmap_sysmem_ext_version_t;
 
@@ -4781,8 +5137,8 @@ typedef enum _ze_external_memmap_sysmem_ext_version_t
 /// @since 1.14
 typedef struct _ze_external_memmap_sysmem_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     void* pSystemMemory; ///< [in] system memory pointer to map; must be page-aligned.
     uint64_t size; ///< [in] size of the system memory to map; must be a multiple of the page size.
 } ze_external_memmap_sysmem_ext_desc_t;
@@ -4791,106 +5147,117 @@ typedef struct _ze_external_memmap_sysmem_ext_desc_t
 #pragma endregion
 #endif
 
-// ze externalSemaphores
+// Extension importing semaphores from other APIs and signaling or waiting on them from command lists.
 #if !defined(__GNUC__)
 #pragma region externalSemaphores
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_external_semaphores extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.12
 #ifndef ZE_EXTERNAL_SEMAPHORES_EXTENSION_NAME
 #define ZE_EXTERNAL_SEMAPHORES_EXTENSION_NAME  "ZE_extension_external_semaphores"
 #endif // ZE_EXTERNAL_SEMAPHORES_EXTENSION_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.12
 typedef enum _ze_external_semaphore_ext_version_t
 {
-    ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_external_semaphore_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Handle of an imported external semaphore.
 /// @since 1.12
 typedef struct _ze_external_semaphore_ext_handle_t *ze_external_semaphore_ext_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of external semaphore that can be imported.
 /// @since 1.12
 typedef uint32_t ze_external_semaphore_ext_flags_t;
 typedef enum _ze_external_semaphore_ext_flag_t
 {
-    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_OPAQUE_FD = ZE_BIT(0),
-    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_OPAQUE_WIN32 = ZE_BIT(1),
-    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_OPAQUE_WIN32_KMT = ZE_BIT(2),
-    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_D3D12_FENCE = ZE_BIT(3),
-    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_D3D11_FENCE = ZE_BIT(4),
-    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_KEYED_MUTEX = ZE_BIT(5),
-    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_KEYED_MUTEX_KMT = ZE_BIT(6),
-    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_VK_TIMELINE_SEMAPHORE_FD = ZE_BIT(7),
-    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_VK_TIMELINE_SEMAPHORE_WIN32 = ZE_BIT(8),
+    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_OPAQUE_FD = ZE_BIT(0), ///< an opaque POSIX file descriptor
+    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_OPAQUE_WIN32 = ZE_BIT(1), ///< an opaque Windows NT handle
+    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_OPAQUE_WIN32_KMT = ZE_BIT(2), ///< an opaque Windows global share (KMT) handle
+    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_D3D12_FENCE = ZE_BIT(3), ///< a Direct3D 12 fence
+    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_D3D11_FENCE = ZE_BIT(4), ///< a Direct3D 11 fence
+    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_KEYED_MUTEX = ZE_BIT(5), ///< a DXGI keyed mutex shared by NT handle
+    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_KEYED_MUTEX_KMT = ZE_BIT(6), ///< a DXGI keyed mutex shared by global (KMT) handle
+    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_VK_TIMELINE_SEMAPHORE_FD = ZE_BIT(7), ///< a Vulkan timeline semaphore exported as a file descriptor
+    ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_VK_TIMELINE_SEMAPHORE_WIN32 = ZE_BIT(8), ///< a Vulkan timeline semaphore exported as a Windows handle
     ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_external_semaphore_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes an external semaphore to import; a file descriptor or Windows handle struct is chained to it.
 /// @since 1.12
 typedef struct _ze_external_semaphore_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_external_semaphore_ext_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_external_semaphore_ext_flags_t flags; ///< [in] the kind of semaphore being imported; exactly one bit
 } ze_external_semaphore_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Windows handle or name of an external semaphore to import.
 /// @since 1.12
 typedef struct _ze_external_semaphore_win32_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    void* handle; ///< [in]
-    const char* name; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    void* handle; ///< [in] the Windows handle of the semaphore, or null when a name is given
+    const char* name; ///< [in] the name of a named semaphore object, or null when a handle is given
 } ze_external_semaphore_win32_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief File descriptor of an external semaphore to import.
 /// @since 1.12
 typedef struct _ze_external_semaphore_fd_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    int fd; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    int fd; ///< [in] the file descriptor exported by the other API
 } ze_external_semaphore_fd_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Per-semaphore parameters of a signal operation.
 /// @since 1.12
 typedef struct _ze_external_semaphore_signal_params_ext_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t value; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint64_t value; ///< [in][optional] counter value written to a timeline or fence semaphore; ignored by binary semaphores
 } ze_external_semaphore_signal_params_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Per-semaphore parameters of a wait operation.
 /// @since 1.12
 typedef struct _ze_external_semaphore_wait_params_ext_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t value; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint64_t value; ///< [in][optional] counter value a timeline or fence semaphore must reach; ignored by binary semaphores
 } ze_external_semaphore_wait_params_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Imports a semaphore created by another API so the device can use it.
 /// @since 1.12
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceImportExternalSemaphoreExt(
-    ze_device_handle_t hDevice, ///< [in]
-    const ze_external_semaphore_ext_desc_t* desc, ///< [in]
-    ze_external_semaphore_ext_handle_t* phSemaphore ///< [out]
+    ze_device_handle_t hDevice, ///< [in] the device that will use the semaphore
+    const ze_external_semaphore_ext_desc_t* desc, ///< [in] what is imported and from where
+    ze_external_semaphore_ext_handle_t* phSemaphore ///< [out] receives the imported semaphore
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Releases an imported external semaphore.
 /// @since 1.12
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceReleaseExternalSemaphoreExt(
-    ze_external_semaphore_ext_handle_t hSemaphore ///< [in][release]
+    ze_external_semaphore_ext_handle_t hSemaphore ///< [in][release] the semaphore to release; no pending command may still use it
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -4935,375 +5302,414 @@ zeCommandListAppendWaitExternalSemaphoreExt(
 #pragma endregion
 #endif
 
-// ze fabric
+// Experimental extension describing the fabric: devices and switches as vertices, the links between them as edges.
 #if !defined(__GNUC__)
 #pragma region fabric
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_experimental_fabric extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.4
 #ifndef ZE_FABRIC_EXP_NAME
 #define ZE_FABRIC_EXP_NAME  "ZE_experimental_fabric"
 #endif // ZE_FABRIC_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.4
 typedef enum _ze_fabric_exp_version_t
 {
-    ZE_FABRIC_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_FABRIC_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_FABRIC_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_FABRIC_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_FABRIC_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_fabric_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Largest length of a fabric edge model name, terminating zero included.
 #ifndef ZE_MAX_FABRIC_EDGE_MODEL_EXP_SIZE
 #define ZE_MAX_FABRIC_EDGE_MODEL_EXP_SIZE  256
 #endif // ZE_MAX_FABRIC_EDGE_MODEL_EXP_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What a fabric vertex stands for.
 /// @since 1.4
 typedef enum _ze_fabric_vertex_exp_type_t
 {
-    ZE_FABRIC_VERTEX_EXP_TYPE_UNKNOWN = 0,
-    ZE_FABRIC_VERTEX_EXP_TYPE_DEVICE = 1,
-    ZE_FABRIC_VERTEX_EXP_TYPE_SUBDEVICE = 2,
-    ZE_FABRIC_VERTEX_EXP_TYPE_SWITCH = 3,
-    ZE_FABRIC_VERTEX_EXP_TYPE_SUBEVICE = 2,
+    ZE_FABRIC_VERTEX_EXP_TYPE_UNKNOWN = 0, ///< the vertex kind is not known
+    ZE_FABRIC_VERTEX_EXP_TYPE_DEVICE = 1, ///< a whole device
+    ZE_FABRIC_VERTEX_EXP_TYPE_SUBDEVICE = 2, ///< a sub-device of a device
+    ZE_FABRIC_VERTEX_EXP_TYPE_SWITCH = 3, ///< a fabric switch
+    ZE_FABRIC_VERTEX_EXP_TYPE_SUBEVICE = 2, ///< misspelt older name of ZE_FABRIC_VERTEX_EXP_TYPE_SUBDEVICE, kept for source compatibility
     ZE_FABRIC_VERTEX_EXP_TYPE_FORCE_UINT32 = 0x7fffffff
 } ze_fabric_vertex_exp_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Whether a fabric link carries traffic both ways at once.
 /// @since 1.4
 typedef enum _ze_fabric_edge_exp_duplexity_t
 {
-    ZE_FABRIC_EDGE_EXP_DUPLEXITY_UNKNOWN = 0,
-    ZE_FABRIC_EDGE_EXP_DUPLEXITY_HALF_DUPLEX = 1,
-    ZE_FABRIC_EDGE_EXP_DUPLEXITY_FULL_DUPLEX = 2,
+    ZE_FABRIC_EDGE_EXP_DUPLEXITY_UNKNOWN = 0, ///< the duplexity is not known
+    ZE_FABRIC_EDGE_EXP_DUPLEXITY_HALF_DUPLEX = 1, ///< one direction at a time; bandwidth is shared by both directions
+    ZE_FABRIC_EDGE_EXP_DUPLEXITY_FULL_DUPLEX = 2, ///< both directions at once; bandwidth applies to each direction
     ZE_FABRIC_EDGE_EXP_DUPLEXITY_FORCE_UINT32 = 0x7fffffff
 } ze_fabric_edge_exp_duplexity_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief PCI address of a fabric vertex.
 /// @since 1.4
 typedef struct _ze_fabric_vertex_pci_exp_address_t
 {
-    uint32_t domain; ///< [out]
-    uint32_t bus; ///< [out]
-    uint32_t device; ///< [out]
-    uint32_t function; ///< [out]
+    uint32_t domain; ///< [out] PCI domain number
+    uint32_t bus; ///< [out] PCI bus number
+    uint32_t device; ///< [out] PCI device number
+    uint32_t function; ///< [out] PCI function number
 } ze_fabric_vertex_pci_exp_address_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Properties of a fabric vertex.
 /// @since 1.4
 typedef struct _ze_fabric_vertex_exp_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_uuid_t uuid; ///< [out]
-    ze_fabric_vertex_exp_type_t type; ///< [out]
-    ze_bool_t remote; ///< [out]
-    ze_fabric_vertex_pci_exp_address_t address; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_uuid_t uuid; ///< [out] identifier of the vertex; for a device it matches the device UUID
+    ze_fabric_vertex_exp_type_t type; ///< [out] what the vertex stands for
+    ze_bool_t remote; ///< [out] true when the vertex is on another node and has no local device
+    ze_fabric_vertex_pci_exp_address_t address; ///< [out] PCI address of the vertex; meaningful only for local vertices
 } ze_fabric_vertex_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Properties of a fabric edge, the link between two vertices.
 typedef struct _ze_fabric_edge_exp_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_uuid_t uuid; ///< [out]
-    char model[ZE_MAX_FABRIC_EDGE_MODEL_EXP_SIZE]; ///< [out]
-    uint32_t bandwidth; ///< [out]
-    ze_bandwidth_unit_t bandwidthUnit; ///< [out]
-    uint32_t latency; ///< [out]
-    ze_latency_unit_t latencyUnit; ///< [out]
-    ze_fabric_edge_exp_duplexity_t duplexity; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_uuid_t uuid; ///< [out] identifier of the edge
+    char model[ZE_MAX_FABRIC_EDGE_MODEL_EXP_SIZE]; ///< [out] name of the link technology, as a zero-terminated string
+    uint32_t bandwidth; ///< [out] bandwidth of the link, in bandwidthUnit
+    ze_bandwidth_unit_t bandwidthUnit; ///< [out] unit in which bandwidth is given
+    uint32_t latency; ///< [out] latency of the link, in latencyUnit
+    ze_latency_unit_t latencyUnit; ///< [out] unit in which latency is given
+    ze_fabric_edge_exp_duplexity_t duplexity; ///< [out] whether the link carries both directions at once
 } ze_fabric_edge_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the top-level fabric vertices of a driver.
 /// @since 1.4
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeFabricVertexGetExp(
-    ze_driver_handle_t hDriver, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_fabric_vertex_handle_t* phVertices ///< [in,out][optional][range(0, *pCount)]
+    ze_driver_handle_t hDriver, ///< [in] the driver whose fabric is listed
+    uint32_t* pCount, ///< [in,out] number of vertices. Zero asks for the total; on return it holds the number written or available.
+    ze_fabric_vertex_handle_t* phVertices ///< [in,out][optional][range(0, *pCount)] receives up to *pCount vertices
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the sub-vertices of a fabric vertex, such as those of sub-devices.
 /// @since 1.4
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeFabricVertexGetSubVerticesExp(
-    ze_fabric_vertex_handle_t hVertex, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_fabric_vertex_handle_t* phSubvertices ///< [in,out][optional][range(0, *pCount)]
+    ze_fabric_vertex_handle_t hVertex, ///< [in] the vertex whose sub-vertices are listed
+    uint32_t* pCount, ///< [in,out] number of sub-vertices. Zero asks for the total; on return it holds the number written or available.
+    ze_fabric_vertex_handle_t* phSubvertices ///< [in,out][optional][range(0, *pCount)] receives up to *pCount sub-vertices
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Fills a structure with the properties of a fabric vertex.
 /// @since 1.4
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeFabricVertexGetPropertiesExp(
-    ze_fabric_vertex_handle_t hVertex, ///< [in]
-    ze_fabric_vertex_exp_properties_t* pVertexProperties ///< [in,out]
+    ze_fabric_vertex_handle_t hVertex, ///< [in] the vertex asked about
+    ze_fabric_vertex_exp_properties_t* pVertexProperties ///< [in,out] receives the vertex properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the device a fabric vertex stands for.
 /// @since 1.4
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeFabricVertexGetDeviceExp(
-    ze_fabric_vertex_handle_t hVertex, ///< [in]
-    ze_device_handle_t* phDevice ///< [out]
+    ze_fabric_vertex_handle_t hVertex, ///< [in] the vertex asked about
+    ze_device_handle_t* phDevice ///< [out] receives the matching device or sub-device
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the fabric vertex that stands for a device.
 /// @since 1.4
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeDeviceGetFabricVertexExp(
-    ze_device_handle_t hDevice, ///< [in]
-    ze_fabric_vertex_handle_t* phVertex ///< [out]
+    ze_device_handle_t hDevice, ///< [in] the device or sub-device asked about
+    ze_fabric_vertex_handle_t* phVertex ///< [out] receives the matching vertex
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the fabric edges that connect two vertices.
 /// @since 1.4
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeFabricEdgeGetExp(
-    ze_fabric_vertex_handle_t hVertexA, ///< [in]
-    ze_fabric_vertex_handle_t hVertexB, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_fabric_edge_handle_t* phEdges ///< [in,out][optional][range(0, *pCount)]
+    ze_fabric_vertex_handle_t hVertexA, ///< [in] one end of the wanted edges
+    ze_fabric_vertex_handle_t hVertexB, ///< [in] the other end of the wanted edges
+    uint32_t* pCount, ///< [in,out] number of edges. Zero asks for the total; on return it holds the number written or available.
+    ze_fabric_edge_handle_t* phEdges ///< [in,out][optional][range(0, *pCount)] receives up to *pCount edges
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the two vertices an edge connects.
 /// @since 1.4
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeFabricEdgeGetVerticesExp(
-    ze_fabric_edge_handle_t hEdge, ///< [in]
-    ze_fabric_vertex_handle_t* phVertexA, ///< [out]
-    ze_fabric_vertex_handle_t* phVertexB ///< [out]
+    ze_fabric_edge_handle_t hEdge, ///< [in] the edge asked about
+    ze_fabric_vertex_handle_t* phVertexA, ///< [out] receives one end of the edge
+    ze_fabric_vertex_handle_t* phVertexB ///< [out] receives the other end of the edge
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Fills a structure with the properties of a fabric edge.
 /// @since 1.4
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeFabricEdgeGetPropertiesExp(
-    ze_fabric_edge_handle_t hEdge, ///< [in]
-    ze_fabric_edge_exp_properties_t* pEdgeProperties ///< [in,out]
+    ze_fabric_edge_handle_t hEdge, ///< [in] the edge asked about
+    ze_fabric_edge_exp_properties_t* pEdgeProperties ///< [in,out] receives the edge properties
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze fence
+// Fences, which let the host wait for the work of a command queue.
 #if !defined(__GNUC__)
 #pragma region fence
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options chosen when a fence is created.
 typedef uint32_t ze_fence_flags_t;
 typedef enum _ze_fence_flag_t
 {
-    ZE_FENCE_FLAG_SIGNALED = ZE_BIT(0),
+    ZE_FENCE_FLAG_SIGNALED = ZE_BIT(0), ///< the fence starts in the signaled state
     ZE_FENCE_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_fence_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a fence to create.
 typedef struct _ze_fence_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_fence_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_fence_flags_t flags; ///< [in] creation options; zero means the fence starts unsignaled
 } ze_fence_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a fence attached to a command queue.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeFenceCreate(
-    ze_command_queue_handle_t hCommandQueue, ///< [in]
-    const ze_fence_desc_t* desc, ///< [in]
-    ze_fence_handle_t* phFence ///< [out]
+    ze_command_queue_handle_t hCommandQueue, ///< [in] the queue whose executions the fence tracks
+    const ze_fence_desc_t* desc, ///< [in] creation options of the new fence
+    ze_fence_handle_t* phFence ///< [out] receives the new fence
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys a fence and frees its resources.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeFenceDestroy(
-    ze_fence_handle_t hFence ///< [in][release]
+    ze_fence_handle_t hFence ///< [in][release] the fence to destroy; it must not be in use by a queue
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Blocks the calling thread until the fence is signaled or the timeout expires.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeFenceHostSynchronize(
-    ze_fence_handle_t hFence, ///< [in]
-    uint64_t timeout ///< [in]
+    ze_fence_handle_t hFence, ///< [in] the fence to wait on
+    uint64_t timeout ///< [in] longest wait in nanoseconds. Zero only checks the state; UINT64_MAX waits without limit.
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tells, without waiting, whether a fence is signaled.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeFenceQueryStatus(
-    ze_fence_handle_t hFence ///< [in]
+    ze_fence_handle_t hFence ///< [in] the fence whose state is checked
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns a fence to the unsignaled state so it can be reused.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeFenceReset(
-    ze_fence_handle_t hFence ///< [in]
+    ze_fence_handle_t hFence ///< [in] the fence to reset
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze floatAtomics
+// Extension reporting which floating-point atomic operations a device supports.
 #if !defined(__GNUC__)
 #pragma region floatAtomics
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_float_atomics extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.1
 #ifndef ZE_FLOAT_ATOMICS_EXT_NAME
 #define ZE_FLOAT_ATOMICS_EXT_NAME  "ZE_extension_float_atomics"
 #endif // ZE_FLOAT_ATOMICS_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.1
 typedef enum _ze_float_atomics_ext_version_t
 {
-    ZE_FLOAT_ATOMICS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_FLOAT_ATOMICS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_FLOAT_ATOMICS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_FLOAT_ATOMICS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_FLOAT_ATOMICS_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_float_atomics_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Floating-point atomic operations supported, split by memory space.
 /// @since 1.1
 typedef uint32_t ze_device_fp_atomic_ext_flags_t;
 typedef enum _ze_device_fp_atomic_ext_flag_t
 {
-    ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_LOAD_STORE = ZE_BIT(0),
-    ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_ADD = ZE_BIT(1),
-    ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_MIN_MAX = ZE_BIT(2),
-    ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_LOAD_STORE = ZE_BIT(16),
-    ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_ADD = ZE_BIT(17),
-    ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_MIN_MAX = ZE_BIT(18),
+    ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_LOAD_STORE = ZE_BIT(0), ///< atomic load, store and exchange on global memory
+    ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_ADD = ZE_BIT(1), ///< atomic add and subtract on global memory
+    ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_MIN_MAX = ZE_BIT(2), ///< atomic minimum and maximum on global memory
+    ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_LOAD_STORE = ZE_BIT(16), ///< atomic load, store and exchange on shared local memory
+    ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_ADD = ZE_BIT(17), ///< atomic add and subtract on shared local memory
+    ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_MIN_MAX = ZE_BIT(18), ///< atomic minimum and maximum on shared local memory
     ZE_DEVICE_FP_ATOMIC_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_fp_atomic_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to device module properties to read floating-point atomic support.
 /// @since 1.1
 typedef struct _ze_float_atomic_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_device_fp_atomic_ext_flags_t fp16Flags; ///< [out]
-    ze_device_fp_atomic_ext_flags_t fp32Flags; ///< [out]
-    ze_device_fp_atomic_ext_flags_t fp64Flags; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_device_fp_atomic_ext_flags_t fp16Flags; ///< [out] atomic operations supported on half-precision values
+    ze_device_fp_atomic_ext_flags_t fp32Flags; ///< [out] atomic operations supported on single-precision values
+    ze_device_fp_atomic_ext_flags_t fp64Flags; ///< [out] atomic operations supported on double-precision values
 } ze_float_atomic_ext_properties_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze globaloffset
+// Experimental extension adding a global offset to kernel work-item ids.
 #if !defined(__GNUC__)
 #pragma region globaloffset
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_experimental_global_offset extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.1
 #ifndef ZE_GLOBAL_OFFSET_EXP_NAME
 #define ZE_GLOBAL_OFFSET_EXP_NAME  "ZE_experimental_global_offset"
 #endif // ZE_GLOBAL_OFFSET_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.1
 typedef enum _ze_global_offset_exp_version_t
 {
-    ZE_GLOBAL_OFFSET_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_GLOBAL_OFFSET_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_GLOBAL_OFFSET_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_global_offset_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sets the offset added to the global ids of the kernel's next launches.
 /// @since 1.1
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelSetGlobalOffsetExp(
-    ze_kernel_handle_t hKernel, ///< [in]
-    uint32_t offsetX, ///< [in]
-    uint32_t offsetY, ///< [in]
-    uint32_t offsetZ ///< [in]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel whose offset is set
+    uint32_t offsetX, ///< [in] offset added to global ids in the X dimension
+    uint32_t offsetY, ///< [in] offset added to global ids in the Y dimension
+    uint32_t offsetZ ///< [in] offset added to global ids in the Z dimension
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze graph
+// Extension that records command list work into graphs and replays it as executable graphs.
 #if !defined(__GNUC__)
 #pragma region graph
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_record_replay_graph extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.17
 #ifndef ZE_RECORD_REPLAY_GRAPH_EXT_NAME
 #define ZE_RECORD_REPLAY_GRAPH_EXT_NAME  "ZE_extension_record_replay_graph"
 #endif // ZE_RECORD_REPLAY_GRAPH_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.17
 typedef enum _ze_record_replay_graph_ext_version_t
 {
-    ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_record_replay_graph_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Graph features a device supports.
 /// @since 1.17
 typedef uint32_t ze_record_replay_graph_ext_flags_t;
 typedef enum _ze_record_replay_graph_ext_flag_t
 {
-    ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_IMMUTABLE_GRAPH = ZE_BIT(0),
-    ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_MUTABLE_GRAPH = ZE_BIT(1),
-    ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_SUBGRAPHS = ZE_BIT(2),
-    ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_APPEND_COMMANDLIST = ZE_BIT(3),
-    ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_CB_EXTERNAL_IPC = ZE_BIT(4),
+    ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_IMMUTABLE_GRAPH = ZE_BIT(0), ///< graphs can be recorded and replayed without change
+    ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_MUTABLE_GRAPH = ZE_BIT(1), ///< recorded graphs can be changed after instantiation
+    ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_SUBGRAPHS = ZE_BIT(2), ///< a graph can contain other graphs
+    ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_APPEND_COMMANDLIST = ZE_BIT(3), ///< recorded command lists can be appended into a graph
+    ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_CB_EXTERNAL_IPC = ZE_BIT(4), ///< counter-based events shared through IPC can be used inside graphs
     ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_record_replay_graph_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to device properties to read the graph features supported.
 /// @since 1.17
 typedef struct _ze_record_replay_graph_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_record_replay_graph_ext_flags_t graphFlags; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_record_replay_graph_ext_flags_t graphFlags; ///< [out] the supported graph features
 } ze_record_replay_graph_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Handle of an executable graph, a recorded graph prepared for submission.
 /// @since 1.17
 typedef struct _ze_executable_graph_handle_t *ze_executable_graph_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief How much detail zeGraphDumpContentsExt writes.
 /// @since 1.17
 typedef enum _ze_record_replay_graph_ext_dump_mode_t
 {
-    ZE_RECORD_REPLAY_GRAPH_EXT_DUMP_MODE_DETAILED = 0x0,
-    ZE_RECORD_REPLAY_GRAPH_EXT_DUMP_MODE_SIMPLE = 0x1,
+    ZE_RECORD_REPLAY_GRAPH_EXT_DUMP_MODE_DETAILED = 0x0, ///< a full listing of the graph, node parameters included
+    ZE_RECORD_REPLAY_GRAPH_EXT_DUMP_MODE_SIMPLE = 0x1, ///< a short listing of the graph's nodes
     ZE_RECORD_REPLAY_GRAPH_EXT_DUMP_MODE_FORCE_UINT32 = 0x7fffffff
 } ze_record_replay_graph_ext_dump_mode_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chooses the detail level of a graph dump.
 /// @since 1.17
 typedef struct _ze_record_replay_graph_ext_dump_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_record_replay_graph_ext_dump_mode_t mode; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_record_replay_graph_ext_dump_mode_t mode; ///< [in] the dump detail level
 } ze_record_replay_graph_ext_dump_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Called when a graph is destroyed, so the application can free what it attached to it.
 /// @since 1.17
 typedef void (ZE_CALLBACK_CONV *zex_mem_graph_free_callback_fn_t)(
-    void* pUserData ///< [in][optional]
+    void* pUserData ///< [in][optional] the value given to zeGraphSetDestructionCallbackExt
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates an empty graph in a context.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeGraphCreateExt(
-    ze_context_handle_t hContext, ///< [in]
-    const void* pNext, ///< [in][optional]
-    ze_graph_handle_t* phGraph ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context the graph belongs to
+    const void* pNext, ///< [in][optional] extension structures chained to this call; null when there are none
+    ze_graph_handle_t* phGraph ///< [out] receives the new graph
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -5393,30 +5799,33 @@ zeCommandListGetGraphExt(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the command list on which a graph's capture was started.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeGraphGetPrimaryCommandListExt(
-    ze_graph_handle_t hGraph, ///< [in]
-    ze_command_list_handle_t* phCommandList ///< [out]
+    ze_graph_handle_t hGraph, ///< [in] the graph asked about
+    ze_command_list_handle_t* phCommandList ///< [out] receives the command list that began the capture
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Registers a function called when the graph is destroyed.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeGraphSetDestructionCallbackExt(
-    ze_graph_handle_t hGraph, ///< [in]
-    zex_mem_graph_free_callback_fn_t pfnCallback, ///< [in]
-    void* pUserData, ///< [in][optional]
-    const void* pNext ///< [in][optional]
+    ze_graph_handle_t hGraph, ///< [in] the graph to watch
+    zex_mem_graph_free_callback_fn_t pfnCallback, ///< [in] the function to call on destruction
+    void* pUserData, ///< [in][optional] value passed unchanged to the callback
+    const void* pNext ///< [in][optional] extension structures chained to this call; null when there are none
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Turns a recorded graph into an executable graph that can be appended to command lists.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeGraphInstantiateExt(
-    ze_graph_handle_t hGraph, ///< [in]
-    const void* pNext, ///< [in][optional]
-    ze_executable_graph_handle_t* phExecutableGraph ///< [out]
+    ze_graph_handle_t hGraph, ///< [in] the recorded graph to instantiate
+    const void* pNext, ///< [in][optional] extension structures chained to this call; null when there are none
+    ze_executable_graph_handle_t* phExecutableGraph ///< [out] receives the executable graph
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -5440,262 +5849,283 @@ zeCommandListAppendGraphExt(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the graph an executable graph was instantiated from.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeExecutableGraphGetSourceGraphExt(
-    ze_executable_graph_handle_t hGraph, ///< [in]
-    ze_graph_handle_t* phSourceGraph ///< [out]
+    ze_executable_graph_handle_t hGraph, ///< [in] the executable graph asked about
+    ze_graph_handle_t* phSourceGraph ///< [out] receives the source graph
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tells whether a graph holds no recorded commands.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeGraphIsEmptyExt(
-    ze_graph_handle_t hGraph ///< [in]
+    ze_graph_handle_t hGraph ///< [in] the graph asked about
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Writes a readable description of a graph to a file, for debugging.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeGraphDumpContentsExt(
-    ze_graph_handle_t hGraph, ///< [in]
-    const char* filePath, ///< [in]
-    const void* pNext ///< [in][optional]
+    ze_graph_handle_t hGraph, ///< [in] the graph to describe
+    const char* filePath, ///< [in] path of the file to write
+    const void* pNext ///< [in][optional] extension structures chained to this call; null when there are none
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys an executable graph; no pending submission may still use it.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeExecutableGraphDestroyExt(
-    ze_executable_graph_handle_t hGraph ///< [in][release]
+    ze_executable_graph_handle_t hGraph ///< [in][release] the executable graph to destroy
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys a recorded graph.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeGraphDestroyExt(
-    ze_graph_handle_t hGraph ///< [in][release]
+    ze_graph_handle_t hGraph ///< [in][release] the graph to destroy
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze hostFunction
+// Host functions that a command list calls on the host when the device reaches them.
 #if !defined(__GNUC__)
 #pragma region hostFunction
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A host function run when the command list reaches it.
 /// @since 1.17
 typedef void (ZE_CALLBACK_CONV *ze_host_function_callback_t)(
-    void* pUserData ///< [in][optional]
+    void* pUserData ///< [in][optional] the value given when the call was appended
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a call of a host function that runs when the preceding commands are done.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendHostFunction(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_host_function_callback_t pfnHostFunction, ///< [in]
-    void* pUserData, ///< [in][optional]
-    const void* pNext, ///< [in][optional]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the call
+    ze_host_function_callback_t pfnHostFunction, ///< [in] the function to run on the host
+    void* pUserData, ///< [in][optional] value passed unchanged to the function
+    const void* pNext, ///< [in][optional] extension structures chained to this call; null when there are none
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once this command completes; null for none
+    uint32_t numWaitEvents, ///< [in][optional] count of entries in phWaitEvents; zero when there are none
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must all be signaled before this command starts
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze image
+// Images: typed, formatted device memory that kernels read and write through image operations.
 #if !defined(__GNUC__)
 #pragma region image
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options chosen when an image is created.
 typedef uint32_t ze_image_flags_t;
 typedef enum _ze_image_flag_t
 {
-    ZE_IMAGE_FLAG_KERNEL_WRITE = ZE_BIT(0),
-    ZE_IMAGE_FLAG_BIAS_UNCACHED = ZE_BIT(1),
+    ZE_IMAGE_FLAG_KERNEL_WRITE = ZE_BIT(0), ///< kernels may write to the image, not only read it
+    ZE_IMAGE_FLAG_BIAS_UNCACHED = ZE_BIT(1), ///< a hint that the image should bypass device caches
     ZE_IMAGE_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_image_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Dimensionality of an image.
 typedef enum _ze_image_type_t
 {
-    ZE_IMAGE_TYPE_1D = 0,
-    ZE_IMAGE_TYPE_1DARRAY = 1,
-    ZE_IMAGE_TYPE_2D = 2,
-    ZE_IMAGE_TYPE_2DARRAY = 3,
-    ZE_IMAGE_TYPE_3D = 4,
-    ZE_IMAGE_TYPE_BUFFER = 5,
+    ZE_IMAGE_TYPE_1D = 0, ///< a one-dimensional image
+    ZE_IMAGE_TYPE_1DARRAY = 1, ///< an array of one-dimensional images
+    ZE_IMAGE_TYPE_2D = 2, ///< a two-dimensional image
+    ZE_IMAGE_TYPE_2DARRAY = 3, ///< an array of two-dimensional images
+    ZE_IMAGE_TYPE_3D = 4, ///< a three-dimensional image
+    ZE_IMAGE_TYPE_BUFFER = 5, ///< an image backed by a linear buffer, addressed by a single coordinate
     ZE_IMAGE_TYPE_FORCE_UINT32 = 0x7fffffff
 } ze_image_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Bit layout of the components of one image element.
 typedef enum _ze_image_format_layout_t
 {
-    ZE_IMAGE_FORMAT_LAYOUT_8 = 0,
-    ZE_IMAGE_FORMAT_LAYOUT_16 = 1,
-    ZE_IMAGE_FORMAT_LAYOUT_32 = 2,
-    ZE_IMAGE_FORMAT_LAYOUT_8_8 = 3,
-    ZE_IMAGE_FORMAT_LAYOUT_8_8_8_8 = 4,
-    ZE_IMAGE_FORMAT_LAYOUT_16_16 = 5,
-    ZE_IMAGE_FORMAT_LAYOUT_16_16_16_16 = 6,
-    ZE_IMAGE_FORMAT_LAYOUT_32_32 = 7,
-    ZE_IMAGE_FORMAT_LAYOUT_32_32_32_32 = 8,
-    ZE_IMAGE_FORMAT_LAYOUT_10_10_10_2 = 9,
-    ZE_IMAGE_FORMAT_LAYOUT_11_11_10 = 10,
-    ZE_IMAGE_FORMAT_LAYOUT_5_6_5 = 11,
-    ZE_IMAGE_FORMAT_LAYOUT_5_5_5_1 = 12,
-    ZE_IMAGE_FORMAT_LAYOUT_4_4_4_4 = 13,
-    ZE_IMAGE_FORMAT_LAYOUT_Y8 = 14,
-    ZE_IMAGE_FORMAT_LAYOUT_NV12 = 15,
-    ZE_IMAGE_FORMAT_LAYOUT_YUYV = 16,
-    ZE_IMAGE_FORMAT_LAYOUT_VYUY = 17,
-    ZE_IMAGE_FORMAT_LAYOUT_YVYU = 18,
-    ZE_IMAGE_FORMAT_LAYOUT_UYVY = 19,
-    ZE_IMAGE_FORMAT_LAYOUT_AYUV = 20,
-    ZE_IMAGE_FORMAT_LAYOUT_P010 = 21,
-    ZE_IMAGE_FORMAT_LAYOUT_Y410 = 22,
-    ZE_IMAGE_FORMAT_LAYOUT_P012 = 23,
-    ZE_IMAGE_FORMAT_LAYOUT_Y16 = 24,
-    ZE_IMAGE_FORMAT_LAYOUT_P016 = 25,
-    ZE_IMAGE_FORMAT_LAYOUT_Y216 = 26,
-    ZE_IMAGE_FORMAT_LAYOUT_P216 = 27,
-    ZE_IMAGE_FORMAT_LAYOUT_P8 = 28,
-    ZE_IMAGE_FORMAT_LAYOUT_YUY2 = 29,
-    ZE_IMAGE_FORMAT_LAYOUT_A8P8 = 30,
-    ZE_IMAGE_FORMAT_LAYOUT_IA44 = 31,
-    ZE_IMAGE_FORMAT_LAYOUT_AI44 = 32,
-    ZE_IMAGE_FORMAT_LAYOUT_Y416 = 33,
-    ZE_IMAGE_FORMAT_LAYOUT_Y210 = 34,
-    ZE_IMAGE_FORMAT_LAYOUT_I420 = 35,
-    ZE_IMAGE_FORMAT_LAYOUT_YV12 = 36,
-    ZE_IMAGE_FORMAT_LAYOUT_400P = 37,
-    ZE_IMAGE_FORMAT_LAYOUT_422H = 38,
-    ZE_IMAGE_FORMAT_LAYOUT_422V = 39,
-    ZE_IMAGE_FORMAT_LAYOUT_444P = 40,
-    ZE_IMAGE_FORMAT_LAYOUT_RGBP = 41,
-    ZE_IMAGE_FORMAT_LAYOUT_BRGP = 42,
-    ZE_IMAGE_FORMAT_LAYOUT_8_8_8 = 43, ///< @since 1.9
-    ZE_IMAGE_FORMAT_LAYOUT_16_16_16 = 44, ///< @since 1.9
-    ZE_IMAGE_FORMAT_LAYOUT_32_32_32 = 45, ///< @since 1.9
+    ZE_IMAGE_FORMAT_LAYOUT_8 = 0, ///< one 8-bit component
+    ZE_IMAGE_FORMAT_LAYOUT_16 = 1, ///< one 16-bit component
+    ZE_IMAGE_FORMAT_LAYOUT_32 = 2, ///< one 32-bit component
+    ZE_IMAGE_FORMAT_LAYOUT_8_8 = 3, ///< two 8-bit components
+    ZE_IMAGE_FORMAT_LAYOUT_8_8_8_8 = 4, ///< four 8-bit components
+    ZE_IMAGE_FORMAT_LAYOUT_16_16 = 5, ///< two 16-bit components
+    ZE_IMAGE_FORMAT_LAYOUT_16_16_16_16 = 6, ///< four 16-bit components
+    ZE_IMAGE_FORMAT_LAYOUT_32_32 = 7, ///< two 32-bit components
+    ZE_IMAGE_FORMAT_LAYOUT_32_32_32_32 = 8, ///< four 32-bit components
+    ZE_IMAGE_FORMAT_LAYOUT_10_10_10_2 = 9, ///< three 10-bit components and one 2-bit component in 32 bits
+    ZE_IMAGE_FORMAT_LAYOUT_11_11_10 = 10, ///< two 11-bit components and one 10-bit component in 32 bits
+    ZE_IMAGE_FORMAT_LAYOUT_5_6_5 = 11, ///< 5, 6 and 5 bit components in 16 bits
+    ZE_IMAGE_FORMAT_LAYOUT_5_5_5_1 = 12, ///< three 5-bit components and one 1-bit component in 16 bits
+    ZE_IMAGE_FORMAT_LAYOUT_4_4_4_4 = 13, ///< four 4-bit components in 16 bits
+    ZE_IMAGE_FORMAT_LAYOUT_Y8 = 14, ///< media layout with an 8-bit luma channel only
+    ZE_IMAGE_FORMAT_LAYOUT_NV12 = 15, ///< media layout, 4:2:0 with an 8-bit luma plane and an interleaved chroma plane
+    ZE_IMAGE_FORMAT_LAYOUT_YUYV = 16, ///< media layout, packed 4:2:2 with 8-bit samples in Y U Y V order
+    ZE_IMAGE_FORMAT_LAYOUT_VYUY = 17, ///< media layout, packed 4:2:2 with 8-bit samples in V Y U Y order
+    ZE_IMAGE_FORMAT_LAYOUT_YVYU = 18, ///< media layout, packed 4:2:2 with 8-bit samples in Y V Y U order
+    ZE_IMAGE_FORMAT_LAYOUT_UYVY = 19, ///< media layout, packed 4:2:2 with 8-bit samples in U Y V Y order
+    ZE_IMAGE_FORMAT_LAYOUT_AYUV = 20, ///< media layout, packed 4:4:4 with 8-bit alpha and YUV samples
+    ZE_IMAGE_FORMAT_LAYOUT_P010 = 21, ///< media layout, 4:2:0 like NV12 with 10-bit samples in 16-bit words
+    ZE_IMAGE_FORMAT_LAYOUT_Y410 = 22, ///< media layout, packed 4:4:4 with 10-bit YUV and 2-bit alpha
+    ZE_IMAGE_FORMAT_LAYOUT_P012 = 23, ///< media layout, 4:2:0 like NV12 with 12-bit samples in 16-bit words
+    ZE_IMAGE_FORMAT_LAYOUT_Y16 = 24, ///< media layout with a 16-bit luma channel only
+    ZE_IMAGE_FORMAT_LAYOUT_P016 = 25, ///< media layout, 4:2:0 like NV12 with 16-bit samples
+    ZE_IMAGE_FORMAT_LAYOUT_Y216 = 26, ///< media layout, packed 4:2:2 with 16-bit samples
+    ZE_IMAGE_FORMAT_LAYOUT_P216 = 27, ///< media layout, 4:2:2 with a 16-bit luma plane and an interleaved chroma plane
+    ZE_IMAGE_FORMAT_LAYOUT_P8 = 28, ///< media layout of 8-bit palette indices
+    ZE_IMAGE_FORMAT_LAYOUT_YUY2 = 29, ///< media layout, packed 4:2:2 with 8-bit samples (the YUY2 name of YUYV)
+    ZE_IMAGE_FORMAT_LAYOUT_A8P8 = 30, ///< media layout of an 8-bit alpha and an 8-bit palette index
+    ZE_IMAGE_FORMAT_LAYOUT_IA44 = 31, ///< media layout of a 4-bit palette index and a 4-bit alpha in one byte
+    ZE_IMAGE_FORMAT_LAYOUT_AI44 = 32, ///< media layout of a 4-bit alpha and a 4-bit palette index in one byte
+    ZE_IMAGE_FORMAT_LAYOUT_Y416 = 33, ///< media layout, packed 4:4:4 with 16-bit YUV and alpha samples
+    ZE_IMAGE_FORMAT_LAYOUT_Y210 = 34, ///< media layout, packed 4:2:2 with 10-bit samples in 16-bit words
+    ZE_IMAGE_FORMAT_LAYOUT_I420 = 35, ///< media layout, 4:2:0 with separate Y, U and V planes
+    ZE_IMAGE_FORMAT_LAYOUT_YV12 = 36, ///< media layout, 4:2:0 with separate Y, V and U planes
+    ZE_IMAGE_FORMAT_LAYOUT_400P = 37, ///< media layout, planar luma without chroma (4:0:0)
+    ZE_IMAGE_FORMAT_LAYOUT_422H = 38, ///< media layout, planar 4:2:2 with chroma halved horizontally
+    ZE_IMAGE_FORMAT_LAYOUT_422V = 39, ///< media layout, planar 4:2:2 with chroma halved vertically
+    ZE_IMAGE_FORMAT_LAYOUT_444P = 40, ///< media layout, planar 4:4:4 with full-resolution chroma
+    ZE_IMAGE_FORMAT_LAYOUT_RGBP = 41, ///< media layout, planar RGB with one plane each for R, G and B
+    ZE_IMAGE_FORMAT_LAYOUT_BRGP = 42, ///< media layout, planar RGB with planes in B, R, G order
+    ZE_IMAGE_FORMAT_LAYOUT_8_8_8 = 43, ///< three 8-bit components @since 1.9
+    ZE_IMAGE_FORMAT_LAYOUT_16_16_16 = 44, ///< three 16-bit components @since 1.9
+    ZE_IMAGE_FORMAT_LAYOUT_32_32_32 = 45, ///< three 32-bit components @since 1.9
     ZE_IMAGE_FORMAT_LAYOUT_FORCE_UINT32 = 0x7fffffff
 } ze_image_format_layout_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief How the bits of each image component are interpreted.
 typedef enum _ze_image_format_type_t
 {
-    ZE_IMAGE_FORMAT_TYPE_UINT = 0,
-    ZE_IMAGE_FORMAT_TYPE_SINT = 1,
-    ZE_IMAGE_FORMAT_TYPE_UNORM = 2,
-    ZE_IMAGE_FORMAT_TYPE_SNORM = 3,
-    ZE_IMAGE_FORMAT_TYPE_FLOAT = 4,
+    ZE_IMAGE_FORMAT_TYPE_UINT = 0, ///< unsigned integer
+    ZE_IMAGE_FORMAT_TYPE_SINT = 1, ///< signed integer
+    ZE_IMAGE_FORMAT_TYPE_UNORM = 2, ///< unsigned integer read as a fraction in 0.0 to 1.0
+    ZE_IMAGE_FORMAT_TYPE_SNORM = 3, ///< signed integer read as a fraction in -1.0 to 1.0
+    ZE_IMAGE_FORMAT_TYPE_FLOAT = 4, ///< floating point
     ZE_IMAGE_FORMAT_TYPE_FORCE_UINT32 = 0x7fffffff
 } ze_image_format_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Source of one channel a kernel sees when it reads an image element.
 typedef enum _ze_image_format_swizzle_t
 {
-    ZE_IMAGE_FORMAT_SWIZZLE_R = 0,
-    ZE_IMAGE_FORMAT_SWIZZLE_G = 1,
-    ZE_IMAGE_FORMAT_SWIZZLE_B = 2,
-    ZE_IMAGE_FORMAT_SWIZZLE_A = 3,
-    ZE_IMAGE_FORMAT_SWIZZLE_0 = 4,
-    ZE_IMAGE_FORMAT_SWIZZLE_1 = 5,
-    ZE_IMAGE_FORMAT_SWIZZLE_X = 6,
-    ZE_IMAGE_FORMAT_SWIZZLE_D = 7,
+    ZE_IMAGE_FORMAT_SWIZZLE_R = 0, ///< the red component
+    ZE_IMAGE_FORMAT_SWIZZLE_G = 1, ///< the green component
+    ZE_IMAGE_FORMAT_SWIZZLE_B = 2, ///< the blue component
+    ZE_IMAGE_FORMAT_SWIZZLE_A = 3, ///< the alpha component
+    ZE_IMAGE_FORMAT_SWIZZLE_0 = 4, ///< the constant zero
+    ZE_IMAGE_FORMAT_SWIZZLE_1 = 5, ///< the constant one
+    ZE_IMAGE_FORMAT_SWIZZLE_X = 6, ///< unused; the channel's value does not matter
+    ZE_IMAGE_FORMAT_SWIZZLE_D = 7, ///< the depth component
     ZE_IMAGE_FORMAT_SWIZZLE_FORCE_UINT32 = 0x7fffffff
 } ze_image_format_swizzle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Layout, component type and channel mapping of an image format.
 typedef struct _ze_image_format_t
 {
-    ze_image_format_layout_t layout; ///< [in]
-    ze_image_format_type_t type; ///< [in]
-    ze_image_format_swizzle_t x; ///< [in]
-    ze_image_format_swizzle_t y; ///< [in]
-    ze_image_format_swizzle_t z; ///< [in]
-    ze_image_format_swizzle_t w; ///< [in]
+    ze_image_format_layout_t layout; ///< [in] bit layout of one element
+    ze_image_format_type_t type; ///< [in] how component bits are interpreted
+    ze_image_format_swizzle_t x; ///< [in] source of the first channel
+    ze_image_format_swizzle_t y; ///< [in] source of the second channel
+    ze_image_format_swizzle_t z; ///< [in] source of the third channel
+    ze_image_format_swizzle_t w; ///< [in] source of the fourth channel
 } ze_image_format_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes an image to create or to ask about.
 typedef struct _ze_image_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_image_flags_t flags; ///< [in]
-    ze_image_type_t type; ///< [in]
-    ze_image_format_t format; ///< [in]
-    uint64_t width; ///< [in]
-    uint32_t height; ///< [in]
-    uint32_t depth; ///< [in]
-    uint32_t arraylevels; ///< [in]
-    uint32_t miplevels; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_image_flags_t flags; ///< [in] creation options of the image
+    ze_image_type_t type; ///< [in] dimensionality of the image
+    ze_image_format_t format; ///< [in] element format of the image
+    uint64_t width; ///< [in] width in pixels; for a buffer image, its size in bytes
+    uint32_t height; ///< [in] height in pixels; ignored by one-dimensional and buffer images
+    uint32_t depth; ///< [in] depth in pixels; used only by 3D images
+    uint32_t arraylevels; ///< [in] number of layers of an array image; ignored by other types
+    uint32_t miplevels; ///< [in] number of mipmap levels; zero today
 } ze_image_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sampler filters a device supports for an image format.
 typedef uint32_t ze_image_sampler_filter_flags_t;
 typedef enum _ze_image_sampler_filter_flag_t
 {
-    ZE_IMAGE_SAMPLER_FILTER_FLAG_POINT = ZE_BIT(0),
-    ZE_IMAGE_SAMPLER_FILTER_FLAG_LINEAR = ZE_BIT(1),
+    ZE_IMAGE_SAMPLER_FILTER_FLAG_POINT = ZE_BIT(0), ///< nearest-texel sampling is supported
+    ZE_IMAGE_SAMPLER_FILTER_FLAG_LINEAR = ZE_BIT(1), ///< bilinear or trilinear sampling is supported
     ZE_IMAGE_SAMPLER_FILTER_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_image_sampler_filter_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What a device supports for an image of a given description.
 typedef struct _ze_image_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_image_sampler_filter_flags_t samplerFilterFlags; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_image_sampler_filter_flags_t samplerFilterFlags; ///< [out] sampler filters usable with such an image
 } ze_image_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports what a device supports for images of a given description.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeImageGetProperties(
-    ze_device_handle_t hDevice, ///< [in]
-    const ze_image_desc_t* desc, ///< [in]
-    ze_image_properties_t* pImageProperties ///< [out]
+    ze_device_handle_t hDevice, ///< [in] the device asked about
+    const ze_image_desc_t* desc, ///< [in] the image description to check
+    ze_image_properties_t* pImageProperties ///< [out] receives the supported features
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates an image on a device of a context.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeImageCreate(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    const ze_image_desc_t* desc, ///< [in]
-    ze_image_handle_t* phImage ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context the image belongs to
+    ze_device_handle_t hDevice, ///< [in] the device that will use the image
+    const ze_image_desc_t* desc, ///< [in] size, type and format of the new image
+    ze_image_handle_t* phImage ///< [out] receives the new image
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys an image; no pending command may still use it.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeImageDestroy(
-    ze_image_handle_t hImage ///< [in][release]
+    ze_image_handle_t hImage ///< [in][release] the image to destroy
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze imageCopy
+// Extension copying between images and memory with explicit row and slice pitches.
 #if !defined(__GNUC__)
 #pragma region imageCopy
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_image_copy extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.3
 #ifndef ZE_IMAGE_COPY_EXT_NAME
 #define ZE_IMAGE_COPY_EXT_NAME  "ZE_extension_image_copy"
 #endif // ZE_IMAGE_COPY_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.3
 typedef enum _ze_image_copy_ext_version_t
 {
-    ZE_IMAGE_COPY_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_IMAGE_COPY_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_COPY_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_IMAGE_COPY_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_IMAGE_COPY_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_copy_ext_version_t;
 
@@ -5759,311 +6189,341 @@ zeCommandListAppendImageCopyFromMemoryExt(
 #pragma endregion
 #endif
 
-// ze imageFormatSupport
+// Extension telling whether a device supports an image format.
 #if !defined(__GNUC__)
 #pragma region imageFormatSupport
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_image_format_support extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.15
 #ifndef ZE_IMAGE_FORMAT_SUPPORT_EXT_NAME
 #define ZE_IMAGE_FORMAT_SUPPORT_EXT_NAME  "ZE_extension_image_format_support"
 #endif // ZE_IMAGE_FORMAT_SUPPORT_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.15
 typedef enum _ze_image_format_support_ext_version_t
 {
-    ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_format_support_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to image properties to learn whether the described format is supported.
 /// @since 1.15
 typedef struct _ze_image_format_support_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_bool_t supported; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_bool_t supported; ///< [out] true when the device can create images of the described format
 } ze_image_format_support_ext_properties_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze imageQueryAllocProperties
+// Extension reading allocation properties of an image.
 #if !defined(__GNUC__)
 #pragma region imageQueryAllocProperties
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_image_query_alloc_properties extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.3
 #ifndef ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME
 #define ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME  "ZE_extension_image_query_alloc_properties"
 #endif // ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.3
 typedef enum _ze_image_query_alloc_properties_ext_version_t
 {
-    ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_query_alloc_properties_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Allocation properties of an image.
 /// @since 1.3
 typedef struct _ze_image_allocation_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint64_t id; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    uint64_t id; ///< [out] identifier of the memory allocation behind the image
 } ze_image_allocation_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the allocation properties of an image.
 /// @since 1.3
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeImageGetAllocPropertiesExt(
-    ze_context_handle_t hContext, ///< [in]
-    ze_image_handle_t hImage, ///< [in]
-    ze_image_allocation_ext_properties_t* pImageAllocProperties ///< [in,out]
+    ze_context_handle_t hContext, ///< [in] the context the image belongs to
+    ze_image_handle_t hImage, ///< [in] the image asked about
+    ze_image_allocation_ext_properties_t* pImageAllocProperties ///< [in,out] receives the allocation properties
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze imagememoryproperties
+// Experimental extension reading the memory footprint and pitches of an image.
 #if !defined(__GNUC__)
 #pragma region imagememoryproperties
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_experimental_image_memory_properties extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.2
 #ifndef ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME
 #define ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME  "ZE_experimental_image_memory_properties"
 #endif // ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.2
 typedef enum _ze_image_memory_properties_exp_version_t
 {
-    ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_memory_properties_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Memory footprint and pitches of an image.
 /// @since 1.2
 typedef struct _ze_image_memory_properties_exp_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t size; ///< [out]
-    uint64_t rowPitch; ///< [out]
-    uint64_t slicePitch; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint64_t size; ///< [out] bytes of memory the image occupies
+    uint64_t rowPitch; ///< [out] bytes between the starts of two consecutive rows
+    uint64_t slicePitch; ///< [out] bytes between the starts of two consecutive slices or array layers
 } ze_image_memory_properties_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the memory footprint and pitches of an image.
 /// @since 1.2
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeImageGetMemoryPropertiesExp(
-    ze_image_handle_t hImage, ///< [in]
-    ze_image_memory_properties_exp_t* pMemoryProperties ///< [in,out]
+    ze_image_handle_t hImage, ///< [in] the image asked about
+    ze_image_memory_properties_exp_t* pMemoryProperties ///< [in,out] receives the size and pitches
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze imageview
+// Extension creating image views, images that reinterpret the memory of an existing image.
 #if !defined(__GNUC__)
 #pragma region imageview
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_image_view extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.5
 #ifndef ZE_IMAGE_VIEW_EXT_NAME
 #define ZE_IMAGE_VIEW_EXT_NAME  "ZE_extension_image_view"
 #endif // ZE_IMAGE_VIEW_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.5
 typedef enum _ze_image_view_ext_version_t
 {
-    ZE_IMAGE_VIEW_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_IMAGE_VIEW_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_VIEW_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_IMAGE_VIEW_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_IMAGE_VIEW_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_view_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a view of an image with its own description, sharing the image's memory.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeImageViewCreateExt(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    const ze_image_desc_t* desc, ///< [in]
-    ze_image_handle_t hImage, ///< [in]
-    ze_image_handle_t* phImageView ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context of the image
+    ze_device_handle_t hDevice, ///< [in] the device that will use the view
+    const ze_image_desc_t* desc, ///< [in] how the view presents the image's memory
+    ze_image_handle_t hImage, ///< [in] the image whose memory the view shares
+    ze_image_handle_t* phImageView ///< [out] receives the view, itself an image handle
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_experimental_image_view extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.2
 #ifndef ZE_IMAGE_VIEW_EXP_NAME
 #define ZE_IMAGE_VIEW_EXP_NAME  "ZE_experimental_image_view"
 #endif // ZE_IMAGE_VIEW_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.2
 typedef enum _ze_image_view_exp_version_t
 {
-    ZE_IMAGE_VIEW_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_IMAGE_VIEW_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_VIEW_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_IMAGE_VIEW_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_IMAGE_VIEW_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_view_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Experimental form of zeImageViewCreateExt; creates a view sharing an image's memory.
 /// @since 1.2
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeImageViewCreateExp(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    const ze_image_desc_t* desc, ///< [in]
-    ze_image_handle_t hImage, ///< [in]
-    ze_image_handle_t* phImageView ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context of the image
+    ze_device_handle_t hDevice, ///< [in] the device that will use the view
+    const ze_image_desc_t* desc, ///< [in] how the view presents the image's memory
+    ze_image_handle_t hImage, ///< [in] the image whose memory the view shares
+    ze_image_handle_t* phImageView ///< [out] receives the view, itself an image handle
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze imageviewplanar
+// Extension creating a view of a single plane of a multi-plane image.
 #if !defined(__GNUC__)
 #pragma region imageviewplanar
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_image_view_planar extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.5
 #ifndef ZE_IMAGE_VIEW_PLANAR_EXT_NAME
 #define ZE_IMAGE_VIEW_PLANAR_EXT_NAME  "ZE_extension_image_view_planar"
 #endif // ZE_IMAGE_VIEW_PLANAR_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.5
 typedef enum _ze_image_view_planar_ext_version_t
 {
-    ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_view_planar_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to a view description to select one plane of a planar image.
 /// @since 1.5
 typedef struct _ze_image_view_planar_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t planeIndex; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint32_t planeIndex; ///< [in] zero-based index of the plane the view shows
 } ze_image_view_planar_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_experimental_image_view_planar extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.2
 #ifndef ZE_IMAGE_VIEW_PLANAR_EXP_NAME
 #define ZE_IMAGE_VIEW_PLANAR_EXP_NAME  "ZE_experimental_image_view_planar"
 #endif // ZE_IMAGE_VIEW_PLANAR_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.2
 typedef enum _ze_image_view_planar_exp_version_t
 {
-    ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_image_view_planar_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Experimental form of ze_image_view_planar_ext_desc_t; selects one plane of a planar image.
 /// @since 1.2
 typedef struct _ze_image_view_planar_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t planeIndex;
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint32_t planeIndex; ///< zero-based index of the plane the view shows
 } ze_image_view_planar_exp_desc_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze immediateCommandListAppend
+// Extension submitting closed command lists through an immediate command list.
 #if !defined(__GNUC__)
 #pragma region immediateCommandListAppend
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_experimental_immediate_command_list_append extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.9
 #ifndef ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME
 #define ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME  "ZE_experimental_immediate_command_list_append"
 #endif // ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.9
 typedef enum _ze_immediate_command_list_append_exp_version_t
 {
-    ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_immediate_command_list_append_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Runs closed regular command lists on an immediate command list.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListImmediateAppendCommandListsExp(
-    ze_command_list_handle_t hCommandListImmediate, ///< [in]
-    uint32_t numCommandLists, ///< [in]
-    ze_command_list_handle_t* phCommandLists, ///< [in][range(0, numCommandLists)]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandListImmediate, ///< [in] the immediate command list that runs them
+    uint32_t numCommandLists, ///< [in] count of entries in phCommandLists
+    ze_command_list_handle_t* phCommandLists, ///< [in][range(0, numCommandLists)] the closed command lists to run, in order
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once this command completes; null for none
+    uint32_t numWaitEvents, ///< [in][optional] count of entries in phWaitEvents; zero when there are none
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must all be signaled before this command starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Runs closed regular command lists on an immediate command list, with extension parameters.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListImmediateAppendCommandListsWithParameters(
-    ze_command_list_handle_t hCommandListImmediate, ///< [in]
-    uint32_t numCommandLists, ///< [in]
-    ze_command_list_handle_t* phCommandLists, ///< [in][range(0, numCommandLists)]
-    const void* pNext, ///< [in][optional]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandListImmediate, ///< [in] the immediate command list that runs them
+    uint32_t numCommandLists, ///< [in] count of entries in phCommandLists
+    ze_command_list_handle_t* phCommandLists, ///< [in][range(0, numCommandLists)] the closed command lists to run, in order
+    const void* pNext, ///< [in][optional] extension structures chained to this call; null when there are none
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once this command completes; null for none
+    uint32_t numWaitEvents, ///< [in][optional] count of entries in phWaitEvents; zero when there are none
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must all be signaled before this command starts
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze ipcMemHandleType
+// Extension choosing the kind of IPC handle exported for a memory allocation.
 #if !defined(__GNUC__)
 #pragma region ipcMemHandleType
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_ipc_mem_handle_type extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.15
 #ifndef ZE_IPC_MEM_HANDLE_TYPE_EXT_NAME
 #define ZE_IPC_MEM_HANDLE_TYPE_EXT_NAME  "ZE_extension_ipc_mem_handle_type"
 #endif // ZE_IPC_MEM_HANDLE_TYPE_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.15
 typedef enum _ze_ipc_mem_handle_type_ext_version_t
 {
-    ZE_IPC_MEM_HANDLE_TYPE_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_IPC_MEM_HANDLE_TYPE_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_IPC_MEM_HANDLE_TYPE_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_IPC_MEM_HANDLE_TYPE_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_IPC_MEM_HANDLE_TYPE_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_ipc_mem_handle_type_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of IPC memory handle.
 /// @since 1.15
 typedef uint32_t ze_ipc_mem_handle_type_flags_t;
 typedef enum _ze_ipc_mem_handle_type_flag_t
 {
-    ZE_IPC_MEM_HANDLE_TYPE_FLAG_DEFAULT = ZE_BIT(0),
-    ZE_IPC_MEM_HANDLE_TYPE_FLAG_FABRIC_ACCESSIBLE = ZE_BIT(1),
+    ZE_IPC_MEM_HANDLE_TYPE_FLAG_DEFAULT = ZE_BIT(0), ///< a handle usable by processes on the same node
+    ZE_IPC_MEM_HANDLE_TYPE_FLAG_FABRIC_ACCESSIBLE = ZE_BIT(1), ///< a handle usable across nodes over the fabric
     ZE_IPC_MEM_HANDLE_TYPE_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_ipc_mem_handle_type_flag_t;
 
@@ -6072,141 +6532,154 @@ typedef enum _ze_ipc_mem_handle_type_flag_t
 /// @since 1.15
 typedef struct _ze_ipc_mem_handle_type_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     ze_ipc_mem_handle_type_flags_t typeFlags; ///< [in] valid combination of ze_ipc_mem_handle_type_flag_t
 } ze_ipc_mem_handle_type_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Exports an allocation as an IPC handle whose kind is chosen by chained structures.
 /// @since 1.15
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemGetIpcHandleWithProperties(
-    ze_context_handle_t hContext, ///< [in]
-    const void* ptr, ///< [in]
-    void* pNext, ///< [in][optional]
-    ze_ipc_mem_handle_t* pIpcHandle ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context of the allocation
+    const void* ptr, ///< [in] base address of the allocation to export
+    void* pNext, ///< [in][optional] extension structures chained to this call; null when there are none
+    ze_ipc_mem_handle_t* pIpcHandle ///< [out] receives the IPC handle
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze kernelAllocationProperties
+// Experimental extension listing the allocations a kernel uses.
 #if !defined(__GNUC__)
 #pragma region kernelAllocationProperties
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_experimental_kernel_allocation_properties extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.14
 #ifndef ZE_GET_KERNEL_ALLOCATION_PROPERTIES_EXP_NAME
 #define ZE_GET_KERNEL_ALLOCATION_PROPERTIES_EXP_NAME  "ZE_experimental_kernel_allocation_properties"
 #endif // ZE_GET_KERNEL_ALLOCATION_PROPERTIES_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.14
 typedef enum _ze_kernel_get_allocation_properties_exp_version_t
 {
-    ZE_KERNEL_GET_ALLOCATION_PROPERTIES_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_KERNEL_GET_ALLOCATION_PROPERTIES_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_KERNEL_GET_ALLOCATION_PROPERTIES_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_KERNEL_GET_ALLOCATION_PROPERTIES_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_KERNEL_GET_ALLOCATION_PROPERTIES_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_kernel_get_allocation_properties_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kind of a memory allocation.
 typedef enum _ze_memory_type_t
 {
-    ZE_MEMORY_TYPE_UNKNOWN = 0,
-    ZE_MEMORY_TYPE_HOST = 1,
-    ZE_MEMORY_TYPE_DEVICE = 2,
-    ZE_MEMORY_TYPE_SHARED = 3,
-    ZE_MEMORY_TYPE_HOST_IMPORTED = 4,
+    ZE_MEMORY_TYPE_UNKNOWN = 0, ///< the address does not belong to an allocation of this context
+    ZE_MEMORY_TYPE_HOST = 1, ///< a host allocation
+    ZE_MEMORY_TYPE_DEVICE = 2, ///< a device allocation
+    ZE_MEMORY_TYPE_SHARED = 3, ///< a shared allocation
+    ZE_MEMORY_TYPE_HOST_IMPORTED = 4, ///< ordinary host memory imported into the context
     ZE_MEMORY_TYPE_FORCE_UINT32 = 0x7fffffff
 } ze_memory_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One allocation used by a kernel.
 /// @since 1.14
 typedef struct _ze_kernel_allocation_exp_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint64_t base; ///< [out]
-    size_t size; ///< [out]
-    ze_memory_type_t type; ///< [out]
-    uint32_t argIndex; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    uint64_t base; ///< [out] device address where the allocation starts
+    size_t size; ///< [out] size of the allocation in bytes
+    ze_memory_type_t type; ///< [out] kind of memory of the allocation
+    uint32_t argIndex; ///< [out] index of the kernel argument using it, or UINT32_MAX when no argument does
 } ze_kernel_allocation_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the memory allocations a kernel uses.
 /// @since 1.14
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelGetAllocationPropertiesExp(
-    ze_kernel_handle_t hKernel, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    ze_kernel_allocation_exp_properties_t* pAllocationProperties ///< [in,out][optional][range(0, *pCount)]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel asked about
+    uint32_t* pCount, ///< [in,out] number of allocations. Zero asks for the total; on return it holds the number written or available.
+    ze_kernel_allocation_exp_properties_t* pAllocationProperties ///< [in,out][optional][range(0, *pCount)] receives up to *pCount allocation descriptions
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze kernelBinary
+// Experimental extension reading the device binary of a kernel.
 #if !defined(__GNUC__)
 #pragma region kernelBinary
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_kernel_binary_exp extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.11
 #ifndef ZE_GET_KERNEL_BINARY_EXP_NAME
 #define ZE_GET_KERNEL_BINARY_EXP_NAME  "ZE_extension_kernel_binary_exp"
 #endif // ZE_GET_KERNEL_BINARY_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.11
 typedef enum _ze_kernel_get_binary_exp_version_t
 {
-    ZE_KERNEL_GET_BINARY_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_KERNEL_GET_BINARY_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_KERNEL_GET_BINARY_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_KERNEL_GET_BINARY_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_KERNEL_GET_BINARY_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_kernel_get_binary_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Copies out the compiled device binary of one kernel.
 /// @since 1.11
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelGetBinaryExp(
-    ze_kernel_handle_t hKernel, ///< [in]
-    size_t* pSize, ///< [in,out]
-    uint8_t* pKernelBinary ///< [in,out]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel whose binary is read
+    size_t* pSize, ///< [in,out] size of the binary in bytes: the room in pKernelBinary on input, the size of the binary on return
+    uint8_t* pKernelBinary ///< [in,out] receives the device binary of the kernel
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze kernelMaxGroupSizeProperties
+// Extension reporting the largest work-group size a particular kernel can be launched with.
 #if !defined(__GNUC__)
 #pragma region kernelMaxGroupSizeProperties
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_kernel_max_group_size_properties extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.5
 #ifndef ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME
 #define ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME  "ZE_extension_kernel_max_group_size_properties"
 #endif // ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.5
 typedef enum _ze_kernel_max_group_size_properties_ext_version_t
 {
-    ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_kernel_max_group_size_properties_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to kernel properties to read the kernel's largest work-group size.
 /// @since 1.5
 typedef struct _ze_kernel_max_group_size_properties_ext_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t maxGroupSize; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    uint32_t maxGroupSize; ///< [out] most work-items one work-group of this kernel may hold
 } ze_kernel_max_group_size_properties_ext_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Other name of ze_kernel_max_group_size_properties_ext_t, kept for source compatibility.
 /// @since 1.7
 typedef ze_kernel_max_group_size_properties_ext_t ze_kernel_max_group_size_ext_properties_t;
 
@@ -6214,135 +6687,148 @@ typedef ze_kernel_max_group_size_properties_ext_t ze_kernel_max_group_size_ext_p
 #pragma endregion
 #endif
 
-// ze kernelSchedulingHints
+// Experimental extension hinting how the device should schedule a kernel's threads.
 #if !defined(__GNUC__)
 #pragma region kernelSchedulingHints
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_experimental_scheduling_hints extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.2
 #ifndef ZE_KERNEL_SCHEDULING_HINTS_EXP_NAME
 #define ZE_KERNEL_SCHEDULING_HINTS_EXP_NAME  "ZE_experimental_scheduling_hints"
 #endif // ZE_KERNEL_SCHEDULING_HINTS_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.2
 typedef enum _ze_scheduling_hints_exp_version_t
 {
-    ZE_SCHEDULING_HINTS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_SCHEDULING_HINTS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_SCHEDULING_HINTS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_SCHEDULING_HINTS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_SCHEDULING_HINTS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_scheduling_hints_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Thread scheduling policies a kernel can ask for.
 /// @since 1.2
 typedef uint32_t ze_scheduling_hint_exp_flags_t;
 typedef enum _ze_scheduling_hint_exp_flag_t
 {
-    ZE_SCHEDULING_HINT_EXP_FLAG_OLDEST_FIRST = ZE_BIT(0),
-    ZE_SCHEDULING_HINT_EXP_FLAG_ROUND_ROBIN = ZE_BIT(1),
-    ZE_SCHEDULING_HINT_EXP_FLAG_STALL_BASED_ROUND_ROBIN = ZE_BIT(2),
+    ZE_SCHEDULING_HINT_EXP_FLAG_OLDEST_FIRST = ZE_BIT(0), ///< prefer the thread that has waited longest
+    ZE_SCHEDULING_HINT_EXP_FLAG_ROUND_ROBIN = ZE_BIT(1), ///< take turns among ready threads
+    ZE_SCHEDULING_HINT_EXP_FLAG_STALL_BASED_ROUND_ROBIN = ZE_BIT(2), ///< switch threads in turn when the running one stalls
     ZE_SCHEDULING_HINT_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_scheduling_hint_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to device module properties to read the scheduling hints supported.
 /// @since 1.2
 typedef struct _ze_scheduling_hint_exp_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_scheduling_hint_exp_flags_t schedulingHintFlags; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_scheduling_hint_exp_flags_t schedulingHintFlags; ///< [out] the policies the device accepts
 } ze_scheduling_hint_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A scheduling hint for a kernel.
 /// @since 1.2
 typedef struct _ze_scheduling_hint_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_scheduling_hint_exp_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_scheduling_hint_exp_flags_t flags; ///< [in] the policy requested; one supported bit
 } ze_scheduling_hint_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Asks the device to schedule a kernel's threads with a given policy.
 /// @since 1.2
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelSchedulingHintExp(
-    ze_kernel_handle_t hKernel, ///< [in]
-    ze_scheduling_hint_exp_desc_t* pHint ///< [in]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel the hint applies to
+    ze_scheduling_hint_exp_desc_t* pHint ///< [in] the policy requested
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze linkageInspection
+// Extension reporting the imported and exported symbols of modules.
 #if !defined(__GNUC__)
 #pragma region linkageInspection
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_linkage_inspection extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.3
 #ifndef ZE_LINKAGE_INSPECTION_EXT_NAME
 #define ZE_LINKAGE_INSPECTION_EXT_NAME  "ZE_extension_linkage_inspection"
 #endif // ZE_LINKAGE_INSPECTION_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.3
 typedef enum _ze_linkage_inspection_ext_version_t
 {
-    ZE_LINKAGE_INSPECTION_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_LINKAGE_INSPECTION_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_LINKAGE_INSPECTION_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_LINKAGE_INSPECTION_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_LINKAGE_INSPECTION_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_linkage_inspection_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What a linkage inspection reports.
 /// @since 1.3
 typedef uint32_t ze_linkage_inspection_ext_flags_t;
 typedef enum _ze_linkage_inspection_ext_flag_t
 {
-    ZE_LINKAGE_INSPECTION_EXT_FLAG_IMPORTS = ZE_BIT(0),
-    ZE_LINKAGE_INSPECTION_EXT_FLAG_UNRESOLVABLE_IMPORTS = ZE_BIT(1),
-    ZE_LINKAGE_INSPECTION_EXT_FLAG_EXPORTS = ZE_BIT(2),
+    ZE_LINKAGE_INSPECTION_EXT_FLAG_IMPORTS = ZE_BIT(0), ///< every symbol the modules import
+    ZE_LINKAGE_INSPECTION_EXT_FLAG_UNRESOLVABLE_IMPORTS = ZE_BIT(1), ///< imported symbols that none of the given modules exports
+    ZE_LINKAGE_INSPECTION_EXT_FLAG_EXPORTS = ZE_BIT(2), ///< every symbol the modules export
     ZE_LINKAGE_INSPECTION_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_linkage_inspection_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chooses what zeModuleInspectLinkageExt reports.
 /// @since 1.3
 typedef struct _ze_linkage_inspection_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_linkage_inspection_ext_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_linkage_inspection_ext_flags_t flags; ///< [in] the kinds of symbols to list
 } ze_linkage_inspection_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists imported and exported symbols of a set of modules in a build log.
 /// @since 1.3
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeModuleInspectLinkageExt(
-    ze_linkage_inspection_ext_desc_t* pInspectDesc, ///< [in]
-    uint32_t numModules, ///< [in]
-    ze_module_handle_t* phModules, ///< [in][range(0, numModules)]
-    ze_module_build_log_handle_t* phLog ///< [out]
+    ze_linkage_inspection_ext_desc_t* pInspectDesc, ///< [in] what to report
+    uint32_t numModules, ///< [in] count of entries in phModules
+    ze_module_handle_t* phModules, ///< [in][range(0, numModules)] the modules to inspect together
+    ze_module_build_log_handle_t* phLog ///< [out] receives a build log holding the report; destroy it with zeModuleBuildLogDestroy
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze linkonceodr
+// Extension supporting linkonce_odr linkage of SPIR-V symbols across modules.
 #if !defined(__GNUC__)
 #pragma region linkonceodr
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_linkonce_odr extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.2
 #ifndef ZE_LINKONCE_ODR_EXT_NAME
 #define ZE_LINKONCE_ODR_EXT_NAME  "ZE_extension_linkonce_odr"
 #endif // ZE_LINKONCE_ODR_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.2
 typedef enum _ze_linkonce_odr_ext_version_t
 {
-    ZE_LINKONCE_ODR_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_LINKONCE_ODR_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_LINKONCE_ODR_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_LINKONCE_ODR_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_LINKONCE_ODR_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_linkonce_odr_ext_version_t;
 
@@ -6350,259 +6836,285 @@ typedef enum _ze_linkonce_odr_ext_version_t
 #pragma endregion
 #endif
 
-// ze memory
+// Unified shared memory: host, device and shared allocations, their properties and IPC sharing.
 #if !defined(__GNUC__)
 #pragma region memory
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Caching and placement hints for the device side of an allocation.
 typedef uint32_t ze_device_mem_alloc_flags_t;
 typedef enum _ze_device_mem_alloc_flag_t
 {
-    ZE_DEVICE_MEM_ALLOC_FLAG_BIAS_CACHED = ZE_BIT(0),
-    ZE_DEVICE_MEM_ALLOC_FLAG_BIAS_UNCACHED = ZE_BIT(1),
-    ZE_DEVICE_MEM_ALLOC_FLAG_BIAS_INITIAL_PLACEMENT = ZE_BIT(2), ///< @since 1.2
+    ZE_DEVICE_MEM_ALLOC_FLAG_BIAS_CACHED = ZE_BIT(0), ///< prefer keeping the memory in device caches
+    ZE_DEVICE_MEM_ALLOC_FLAG_BIAS_UNCACHED = ZE_BIT(1), ///< prefer bypassing device caches
+    ZE_DEVICE_MEM_ALLOC_FLAG_BIAS_INITIAL_PLACEMENT = ZE_BIT(2), ///< for shared memory, place the pages on the device first @since 1.2
     ZE_DEVICE_MEM_ALLOC_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_mem_alloc_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device-side options of a device or shared allocation.
 typedef struct _ze_device_mem_alloc_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_device_mem_alloc_flags_t flags; ///< [in]
-    uint32_t ordinal; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_device_mem_alloc_flags_t flags; ///< [in] caching and placement hints
+    uint32_t ordinal; ///< [in] index of the device memory to allocate from, below the count zeDeviceGetMemoryProperties reports
 } ze_device_mem_alloc_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Caching and placement hints for the host side of an allocation.
 typedef uint32_t ze_host_mem_alloc_flags_t;
 typedef enum _ze_host_mem_alloc_flag_t
 {
-    ZE_HOST_MEM_ALLOC_FLAG_BIAS_CACHED = ZE_BIT(0),
-    ZE_HOST_MEM_ALLOC_FLAG_BIAS_UNCACHED = ZE_BIT(1),
-    ZE_HOST_MEM_ALLOC_FLAG_BIAS_WRITE_COMBINED = ZE_BIT(2),
-    ZE_HOST_MEM_ALLOC_FLAG_BIAS_INITIAL_PLACEMENT = ZE_BIT(3), ///< @since 1.2
-    ZE_HOST_MEM_ALLOC_FLAG_MEM_READ_ONLY = ZE_BIT(4), ///< @since 1.16
+    ZE_HOST_MEM_ALLOC_FLAG_BIAS_CACHED = ZE_BIT(0), ///< prefer keeping the memory in host caches
+    ZE_HOST_MEM_ALLOC_FLAG_BIAS_UNCACHED = ZE_BIT(1), ///< prefer bypassing host caches
+    ZE_HOST_MEM_ALLOC_FLAG_BIAS_WRITE_COMBINED = ZE_BIT(2), ///< map the memory write-combined on the host
+    ZE_HOST_MEM_ALLOC_FLAG_BIAS_INITIAL_PLACEMENT = ZE_BIT(3), ///< for shared memory, place the pages on the host first @since 1.2
+    ZE_HOST_MEM_ALLOC_FLAG_MEM_READ_ONLY = ZE_BIT(4), ///< the allocation is marked read-only @since 1.16
     ZE_HOST_MEM_ALLOC_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_host_mem_alloc_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Host-side options of a host or shared allocation.
 typedef struct _ze_host_mem_alloc_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_host_mem_alloc_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_host_mem_alloc_flags_t flags; ///< [in] caching and placement hints
 } ze_host_mem_alloc_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Allocates memory that both the host and a device can access, migrating as needed.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemAllocShared(
-    ze_context_handle_t hContext, ///< [in]
-    const ze_device_mem_alloc_desc_t* device_desc, ///< [in]
-    const ze_host_mem_alloc_desc_t* host_desc, ///< [in]
-    size_t size, ///< [in]
-    size_t alignment, ///< [in]
-    ze_device_handle_t hDevice, ///< [in][optional]
-    void** pptr ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context that owns the allocation
+    const ze_device_mem_alloc_desc_t* device_desc, ///< [in] device-side options
+    const ze_host_mem_alloc_desc_t* host_desc, ///< [in] host-side options
+    size_t size, ///< [in] requested size in bytes
+    size_t alignment, ///< [in] required alignment in bytes; zero lets the driver choose, otherwise a power of two
+    ze_device_handle_t hDevice, ///< [in][optional] the device the memory is associated with; null makes it accessible to every device of the context
+    void** pptr ///< [out] receives the address of the allocation
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Allocates memory that lives on one device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemAllocDevice(
-    ze_context_handle_t hContext, ///< [in]
-    const ze_device_mem_alloc_desc_t* device_desc, ///< [in]
-    size_t size, ///< [in]
-    size_t alignment, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    void** pptr ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context that owns the allocation
+    const ze_device_mem_alloc_desc_t* device_desc, ///< [in] device-side options
+    size_t size, ///< [in] requested size in bytes
+    size_t alignment, ///< [in] required alignment in bytes; zero lets the driver choose, otherwise a power of two
+    ze_device_handle_t hDevice, ///< [in] the device whose memory is used
+    void** pptr ///< [out] receives the device address of the allocation
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Allocates host memory that the devices of the context can access.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemAllocHost(
-    ze_context_handle_t hContext, ///< [in]
-    const ze_host_mem_alloc_desc_t* host_desc, ///< [in]
-    size_t size, ///< [in]
-    size_t alignment, ///< [in]
-    void** pptr ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context that owns the allocation
+    const ze_host_mem_alloc_desc_t* host_desc, ///< [in] host-side options
+    size_t size, ///< [in] requested size in bytes
+    size_t alignment, ///< [in] required alignment in bytes; zero lets the driver choose, otherwise a power of two
+    void** pptr ///< [out] receives the address of the allocation
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Frees a host, device or shared allocation at once; the device must no longer use it.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemFree(
-    ze_context_handle_t hContext, ///< [in]
-    void* ptr ///< [in][release]
+    ze_context_handle_t hContext, ///< [in] the context that owns the allocation
+    void* ptr ///< [in][release] base address of the allocation to free
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Properties of the allocation an address belongs to.
 typedef struct _ze_memory_allocation_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_memory_type_t type; ///< [out]
-    uint64_t id; ///< [out]
-    uint64_t pageSize; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_memory_type_t type; ///< [out] kind of the allocation
+    uint64_t id; ///< [out] identifier of the allocation, unique within the context
+    uint64_t pageSize; ///< [out] page size backing the allocation, in bytes
 } ze_memory_allocation_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes the allocation that contains an address.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemGetAllocProperties(
-    ze_context_handle_t hContext, ///< [in]
-    const void* ptr, ///< [in]
-    ze_memory_allocation_properties_t* pMemAllocProperties, ///< [in,out]
-    ze_device_handle_t* phDevice ///< [out][optional]
+    ze_context_handle_t hContext, ///< [in] the context to search
+    const void* ptr, ///< [in] any address inside the allocation
+    ze_memory_allocation_properties_t* pMemAllocProperties, ///< [in,out] receives the allocation properties
+    ze_device_handle_t* phDevice ///< [out][optional] receives the device of a device or shared allocation; null if not wanted
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the base address and size of the allocation that contains an address.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemGetAddressRange(
-    ze_context_handle_t hContext, ///< [in]
-    const void* ptr, ///< [in]
-    void** pBase, ///< [in,out][optional]
-    size_t* pSize ///< [in,out][optional]
+    ze_context_handle_t hContext, ///< [in] the context to search
+    const void* ptr, ///< [in] any address inside the allocation
+    void** pBase, ///< [in,out][optional] receives the base address; null if not wanted
+    size_t* pSize ///< [in,out][optional] receives the size in bytes; null if not wanted
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Exports an allocation as an IPC handle that another process can open.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemGetIpcHandle(
-    ze_context_handle_t hContext, ///< [in]
-    const void* ptr, ///< [in]
-    ze_ipc_mem_handle_t* pIpcHandle ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context of the allocation
+    const void* ptr, ///< [in] base address of the allocation to export
+    ze_ipc_mem_handle_t* pIpcHandle ///< [out] receives the IPC handle
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Builds an IPC memory handle from a file descriptor received from another process.
 /// @since 1.6
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemGetIpcHandleFromFileDescriptorExp(
-    ze_context_handle_t hContext, ///< [in]
-    uint64_t handle, ///< [in]
-    ze_ipc_mem_handle_t* pIpcHandle ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context that will open the handle
+    uint64_t handle, ///< [in] the file descriptor of the exported memory
+    ze_ipc_mem_handle_t* pIpcHandle ///< [out] receives the IPC handle
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Extracts the file descriptor carried by an IPC memory handle, so it can be passed between processes.
 /// @since 1.6
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemGetFileDescriptorFromIpcHandleExp(
-    ze_context_handle_t hContext, ///< [in]
-    ze_ipc_mem_handle_t ipcHandle, ///< [in]
-    uint64_t* pHandle ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context that exported the handle
+    ze_ipc_mem_handle_t ipcHandle, ///< [in] the IPC handle to unpack
+    uint64_t* pHandle ///< [out] receives the file descriptor
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tells the driver the exporting process no longer needs an IPC handle it created.
 /// @since 1.6
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemPutIpcHandle(
-    ze_context_handle_t hContext, ///< [in]
-    ze_ipc_mem_handle_t handle ///< [in]
+    ze_context_handle_t hContext, ///< [in] the context that exported the handle
+    ze_ipc_mem_handle_t handle ///< [in] the IPC handle to give back
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Caching hints used when opening an IPC memory handle.
 typedef uint32_t ze_ipc_memory_flags_t;
 typedef enum _ze_ipc_memory_flag_t
 {
-    ZE_IPC_MEMORY_FLAG_BIAS_CACHED = ZE_BIT(0), ///< @since 1.2
-    ZE_IPC_MEMORY_FLAG_BIAS_UNCACHED = ZE_BIT(1), ///< @since 1.2
+    ZE_IPC_MEMORY_FLAG_BIAS_CACHED = ZE_BIT(0), ///< prefer keeping the opened memory in device caches @since 1.2
+    ZE_IPC_MEMORY_FLAG_BIAS_UNCACHED = ZE_BIT(1), ///< prefer bypassing device caches for the opened memory @since 1.2
     ZE_IPC_MEMORY_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_ipc_memory_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Maps memory exported by another process into this process.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemOpenIpcHandle(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    ze_ipc_mem_handle_t handle, ///< [in]
-    ze_ipc_memory_flags_t flags, ///< [in]
-    void** pptr ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context in which the memory is opened
+    ze_device_handle_t hDevice, ///< [in] the device that will access the memory
+    ze_ipc_mem_handle_t handle, ///< [in] the IPC handle received from the exporting process
+    ze_ipc_memory_flags_t flags, ///< [in] caching hints for the opened memory
+    void** pptr ///< [out] receives the address of the memory in this process
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Unmaps memory opened from an IPC handle.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemCloseIpcHandle(
-    ze_context_handle_t hContext, ///< [in]
-    const void* ptr ///< [in][release]
+    ze_context_handle_t hContext, ///< [in] the context in which the memory was opened
+    const void* ptr ///< [in][release] the address zeMemOpenIpcHandle returned
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Asks that a new allocation or image be exportable to other APIs or processes.
 typedef struct _ze_external_memory_export_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_external_memory_type_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_external_memory_type_flags_t flags; ///< [in] the handle kinds the memory may be exported as
 } ze_external_memory_export_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Imports memory shared as a file descriptor when an allocation or image is created.
 typedef struct _ze_external_memory_import_fd_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_external_memory_type_flags_t flags; ///< [in]
-    int fd; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_external_memory_type_flags_t flags; ///< [in] the kind of file descriptor; exactly one bit
+    int fd; ///< [in] the file descriptor of the memory to import
 } ze_external_memory_import_fd_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to allocation properties to export the memory as a file descriptor.
 typedef struct _ze_external_memory_export_fd_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_external_memory_type_flags_t flags; ///< [in]
-    int fd; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_external_memory_type_flags_t flags; ///< [in] the kind of file descriptor wanted; exactly one bit
+    int fd; ///< [out] receives the file descriptor
 } ze_external_memory_export_fd_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Imports memory shared as a Windows handle or name when an allocation or image is created.
 /// @since 1.2
 typedef struct _ze_external_memory_import_win32_handle_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_external_memory_type_flags_t flags; ///< [in]
-    void* handle; ///< [in][optional]
-    const void* name; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_external_memory_type_flags_t flags; ///< [in] the kind of Windows handle; exactly one bit
+    void* handle; ///< [in][optional] the Windows handle of the memory, or null when a name is given
+    const void* name; ///< [in][optional] the name of a named memory object, or null when a handle is given
 } ze_external_memory_import_win32_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to allocation properties to export the memory as a Windows handle.
 /// @since 1.2
 typedef struct _ze_external_memory_export_win32_handle_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_external_memory_type_flags_t flags; ///< [in]
-    void* handle; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_external_memory_type_flags_t flags; ///< [in] the kind of Windows handle wanted; exactly one bit
+    void* handle; ///< [out] receives the Windows handle
 } ze_external_memory_export_win32_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Which agents may perform atomic operations on a memory range.
 /// @since 1.7
 typedef uint32_t ze_memory_atomic_attr_exp_flags_t;
 typedef enum _ze_memory_atomic_attr_exp_flag_t
 {
-    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_ATOMICS = ZE_BIT(0),
-    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_HOST_ATOMICS = ZE_BIT(1),
-    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_HOST_ATOMICS = ZE_BIT(2),
-    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_DEVICE_ATOMICS = ZE_BIT(3),
-    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_DEVICE_ATOMICS = ZE_BIT(4),
-    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_SYSTEM_ATOMICS = ZE_BIT(5),
-    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_SYSTEM_ATOMICS = ZE_BIT(6),
+    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_ATOMICS = ZE_BIT(0), ///< no agent uses atomics on the range
+    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_HOST_ATOMICS = ZE_BIT(1), ///< the host does not use atomics on the range
+    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_HOST_ATOMICS = ZE_BIT(2), ///< the host uses atomics on the range
+    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_DEVICE_ATOMICS = ZE_BIT(3), ///< the device does not use atomics on the range
+    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_DEVICE_ATOMICS = ZE_BIT(4), ///< the device uses atomics on the range
+    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_SYSTEM_ATOMICS = ZE_BIT(5), ///< host and device do not use atomics on the range concurrently
+    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_SYSTEM_ATOMICS = ZE_BIT(6), ///< host and device use atomics on the range concurrently
     ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_memory_atomic_attr_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tells the driver which agents use atomics on a range of shared memory.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemSetAtomicAccessAttributeExp(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    const void* ptr, ///< [in]
-    size_t size, ///< [in]
-    ze_memory_atomic_attr_exp_flags_t attr ///< [in]
+    ze_context_handle_t hContext, ///< [in] the context of the allocation
+    ze_device_handle_t hDevice, ///< [in] the device the attribute applies to
+    const void* ptr, ///< [in] start of the range inside a shared allocation
+    size_t size, ///< [in] length of the range in bytes
+    ze_memory_atomic_attr_exp_flags_t attr ///< [in] the atomic access pattern of the range
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the atomic access attribute of a range of shared memory.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeMemGetAtomicAccessAttributeExp(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    const void* ptr, ///< [in]
-    size_t size, ///< [in]
-    ze_memory_atomic_attr_exp_flags_t* pAttr ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context of the allocation
+    ze_device_handle_t hDevice, ///< [in] the device the attribute applies to
+    const void* ptr, ///< [in] start of the range inside a shared allocation
+    size_t size, ///< [in] length of the range in bytes
+    ze_memory_atomic_attr_exp_flags_t* pAttr ///< [out] receives the atomic access attribute
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -6610,8 +7122,8 @@ zeMemGetAtomicAccessAttributeExp(
 /// @since 1.18
 typedef struct _ze_ipc_phys_mem_handle_range_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     size_t size; ///< [in] size in bytes of the VA range starting at the ptr argument of zeMemGetIpcHandleWithProperties; must be non-zero. The range [ptr, ptr+size) must be fully mapped; see the details for error behavior.
 } ze_ipc_phys_mem_handle_range_ext_desc_t;
 
@@ -6619,26 +7131,29 @@ typedef struct _ze_ipc_phys_mem_handle_range_ext_desc_t
 #pragma endregion
 #endif
 
-// ze memoryCompressionHints
+// Extension hinting whether an allocation or image should be compressed.
 #if !defined(__GNUC__)
 #pragma region memoryCompressionHints
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_memory_compression_hints extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.3
 #ifndef ZE_MEMORY_COMPRESSION_HINTS_EXT_NAME
 #define ZE_MEMORY_COMPRESSION_HINTS_EXT_NAME  "ZE_extension_memory_compression_hints"
 #endif // ZE_MEMORY_COMPRESSION_HINTS_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.3
 typedef enum _ze_memory_compression_hints_ext_version_t
 {
-    ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_memory_compression_hints_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Compression hints for an allocation or image.
 /// @since 1.3
 typedef uint32_t ze_memory_compression_hints_ext_flags_t;
 typedef enum _ze_memory_compression_hints_ext_flag_t
@@ -6653,8 +7168,8 @@ typedef enum _ze_memory_compression_hints_ext_flag_t
 /// @since 1.3
 typedef struct _ze_memory_compression_hints_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     ze_memory_compression_hints_ext_flags_t flags; ///< [in] flags specifying if allocation should be compressible or not. Must be set to one of the ze_memory_compression_hints_ext_flag_t;
 } ze_memory_compression_hints_ext_desc_t;
 
@@ -6662,42 +7177,46 @@ typedef struct _ze_memory_compression_hints_ext_desc_t
 #pragma endregion
 #endif
 
-// ze memoryFreePolicies
+// Extension choosing how memory is freed while the device may still use it.
 #if !defined(__GNUC__)
 #pragma region memoryFreePolicies
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_memory_free_policies extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.3
 #ifndef ZE_MEMORY_FREE_POLICIES_EXT_NAME
 #define ZE_MEMORY_FREE_POLICIES_EXT_NAME  "ZE_extension_memory_free_policies"
 #endif // ZE_MEMORY_FREE_POLICIES_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.3
 typedef enum _ze_memory_free_policies_ext_version_t
 {
-    ZE_MEMORY_FREE_POLICIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_MEMORY_FREE_POLICIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_MEMORY_FREE_POLICIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_memory_free_policies_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ways to free memory the device may still be using.
 /// @since 1.3
 typedef uint32_t ze_driver_memory_free_policy_ext_flags_t;
 typedef enum _ze_driver_memory_free_policy_ext_flag_t
 {
-    ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE = ZE_BIT(0),
-    ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE = ZE_BIT(1),
+    ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE = ZE_BIT(0), ///< wait until the device is done with the memory, then free it
+    ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE = ZE_BIT(1), ///< return at once and free the memory later, once the device is done with it
     ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_driver_memory_free_policy_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to driver properties to read the free policies supported.
 /// @since 1.3
 typedef struct _ze_driver_memory_free_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_driver_memory_free_policy_ext_flags_t freePolicies; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_driver_memory_free_policy_ext_flags_t freePolicies; ///< [out] the free policies the driver accepts
 } ze_driver_memory_free_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -6705,8 +7224,8 @@ typedef struct _ze_driver_memory_free_ext_properties_t
 /// @since 1.3
 typedef struct _ze_memory_free_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     ze_driver_memory_free_policy_ext_flags_t freePolicy; ///< [in] flags specifying the memory free policy. must be 0 (default) or a supported ze_driver_memory_free_policy_ext_flag_t; default behavior is to free immediately.
 } ze_memory_free_ext_desc_t;
 
@@ -6729,78 +7248,82 @@ zeMemFreeExt(
 #pragma endregion
 #endif
 
-// ze memoryProperties
+// Extension describing the physical memory of a device: its type, size and bandwidth.
 #if !defined(__GNUC__)
 #pragma region memoryProperties
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_extension_device_memory_properties extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.4
 #ifndef ZE_DEVICE_MEMORY_PROPERTIES_EXT_NAME
 #define ZE_DEVICE_MEMORY_PROPERTIES_EXT_NAME  "ZE_extension_device_memory_properties"
 #endif // ZE_DEVICE_MEMORY_PROPERTIES_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.4
 typedef enum _ze_device_memory_properties_ext_version_t
 {
-    ZE_DEVICE_MEMORY_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_DEVICE_MEMORY_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_DEVICE_MEMORY_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_DEVICE_MEMORY_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest extension version this header knows
     ZE_DEVICE_MEMORY_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_device_memory_properties_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Technology of a device memory.
 /// @since 1.4
 typedef enum _ze_device_memory_ext_type_t
 {
-    ZE_DEVICE_MEMORY_EXT_TYPE_HBM = 0,
-    ZE_DEVICE_MEMORY_EXT_TYPE_HBM2 = 1,
-    ZE_DEVICE_MEMORY_EXT_TYPE_DDR = 2,
-    ZE_DEVICE_MEMORY_EXT_TYPE_DDR2 = 3,
-    ZE_DEVICE_MEMORY_EXT_TYPE_DDR3 = 4,
-    ZE_DEVICE_MEMORY_EXT_TYPE_DDR4 = 5,
-    ZE_DEVICE_MEMORY_EXT_TYPE_DDR5 = 6,
-    ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR = 7,
-    ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR3 = 8,
-    ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR4 = 9,
-    ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR5 = 10,
-    ZE_DEVICE_MEMORY_EXT_TYPE_SRAM = 11,
-    ZE_DEVICE_MEMORY_EXT_TYPE_L1 = 12,
-    ZE_DEVICE_MEMORY_EXT_TYPE_L3 = 13,
-    ZE_DEVICE_MEMORY_EXT_TYPE_GRF = 14,
-    ZE_DEVICE_MEMORY_EXT_TYPE_SLM = 15,
-    ZE_DEVICE_MEMORY_EXT_TYPE_GDDR4 = 16,
-    ZE_DEVICE_MEMORY_EXT_TYPE_GDDR5 = 17,
-    ZE_DEVICE_MEMORY_EXT_TYPE_GDDR5X = 18,
-    ZE_DEVICE_MEMORY_EXT_TYPE_GDDR6 = 19,
-    ZE_DEVICE_MEMORY_EXT_TYPE_GDDR6X = 20,
-    ZE_DEVICE_MEMORY_EXT_TYPE_GDDR7 = 21,
-    ZE_DEVICE_MEMORY_EXT_TYPE_HBM2E = 22, ///< @since 1.14
-    ZE_DEVICE_MEMORY_EXT_TYPE_HBM3 = 23, ///< @since 1.14
-    ZE_DEVICE_MEMORY_EXT_TYPE_HBM3E = 24, ///< @since 1.14
-    ZE_DEVICE_MEMORY_EXT_TYPE_HBM4 = 25, ///< @since 1.14
-    ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR5X = 26, ///< @since 1.17
-    ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR6 = 27, ///< @since 1.17
+    ZE_DEVICE_MEMORY_EXT_TYPE_HBM = 0, ///< high-bandwidth memory, HBM generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_HBM2 = 1, ///< high-bandwidth memory, HBM2 generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_DDR = 2, ///< double data rate SDRAM, DDR generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_DDR2 = 3, ///< double data rate SDRAM, DDR2 generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_DDR3 = 4, ///< double data rate SDRAM, DDR3 generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_DDR4 = 5, ///< double data rate SDRAM, DDR4 generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_DDR5 = 6, ///< double data rate SDRAM, DDR5 generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR = 7, ///< low-power DDR SDRAM, LPDDR generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR3 = 8, ///< low-power DDR SDRAM, LPDDR3 generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR4 = 9, ///< low-power DDR SDRAM, LPDDR4 generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR5 = 10, ///< low-power DDR SDRAM, LPDDR5 generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_SRAM = 11, ///< static RAM
+    ZE_DEVICE_MEMORY_EXT_TYPE_L1 = 12, ///< first-level cache used as memory
+    ZE_DEVICE_MEMORY_EXT_TYPE_L3 = 13, ///< third-level cache used as memory
+    ZE_DEVICE_MEMORY_EXT_TYPE_GRF = 14, ///< the general register file
+    ZE_DEVICE_MEMORY_EXT_TYPE_SLM = 15, ///< shared local memory of a compute unit
+    ZE_DEVICE_MEMORY_EXT_TYPE_GDDR4 = 16, ///< graphics DDR SDRAM, GDDR4 generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_GDDR5 = 17, ///< graphics DDR SDRAM, GDDR5 generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_GDDR5X = 18, ///< graphics DDR SDRAM, GDDR5X generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_GDDR6 = 19, ///< graphics DDR SDRAM, GDDR6 generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_GDDR6X = 20, ///< graphics DDR SDRAM, GDDR6X generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_GDDR7 = 21, ///< graphics DDR SDRAM, GDDR7 generation
+    ZE_DEVICE_MEMORY_EXT_TYPE_HBM2E = 22, ///< high-bandwidth memory, HBM2E generation @since 1.14
+    ZE_DEVICE_MEMORY_EXT_TYPE_HBM3 = 23, ///< high-bandwidth memory, HBM3 generation @since 1.14
+    ZE_DEVICE_MEMORY_EXT_TYPE_HBM3E = 24, ///< high-bandwidth memory, HBM3E generation @since 1.14
+    ZE_DEVICE_MEMORY_EXT_TYPE_HBM4 = 25, ///< high-bandwidth memory, HBM4 generation @since 1.14
+    ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR5X = 26, ///< low-power DDR SDRAM, LPDDR5X generation @since 1.17
+    ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR6 = 27, ///< low-power DDR SDRAM, LPDDR6 generation @since 1.17
     ZE_DEVICE_MEMORY_EXT_TYPE_FORCE_UINT32 = 0x7fffffff
 } ze_device_memory_ext_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to device memory properties to read type, size and bandwidth.
 /// @since 1.4
 typedef struct _ze_device_memory_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_device_memory_ext_type_t type; ///< [out]
-    uint64_t physicalSize; ///< [out]
-    uint32_t readBandwidth; ///< [out]
-    uint32_t writeBandwidth; ///< [out]
-    ze_bandwidth_unit_t bandwidthUnit; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_device_memory_ext_type_t type; ///< [out] technology of the memory
+    uint64_t physicalSize; ///< [out] physical size of the memory in bytes
+    uint32_t readBandwidth; ///< [out] peak read bandwidth, in bandwidthUnit
+    uint32_t writeBandwidth; ///< [out] peak write bandwidth, in bandwidthUnit
+    ze_bandwidth_unit_t bandwidthUnit; ///< [out] unit of readBandwidth and writeBandwidth
 } ze_device_memory_ext_properties_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze module
+// Modules, build logs and kernels, and the commands that launch kernels.
 #if !defined(__GNUC__)
 #pragma region module
 #endif
@@ -6826,8 +7349,8 @@ typedef struct _ze_module_constants_t
 /// @brief Module descriptor.
 typedef struct _ze_module_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     ze_module_format_t format; ///< [in] Module format passed in with pInputModule
     size_t inputSize; ///< [in] size of input IL or ISA from pInputModule.
     const uint8_t* pInputModule; ///< [in] pointer to IL or ISA
@@ -6836,12 +7359,13 @@ typedef struct _ze_module_desc_t
 } ze_module_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to a launch with parameters to make it cooperative.
 /// @since 1.14
 typedef struct _ze_command_list_append_launch_kernel_param_cooperative_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_bool_t isCooperative; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_bool_t isCooperative; ///< [in] true launches the kernel cooperatively, with all its groups resident at once
 } ze_command_list_append_launch_kernel_param_cooperative_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -6877,25 +7401,28 @@ zeModuleDestroy(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Resolves the imported symbols of modules against the exports of each other.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeModuleDynamicLink(
-    uint32_t numModules, ///< [in]
-    ze_module_handle_t* phModules, ///< [in][range(0, numModules)]
-    ze_module_build_log_handle_t* phLinkLog ///< [out][optional]
+    uint32_t numModules, ///< [in] count of entries in phModules
+    ze_module_handle_t* phModules, ///< [in][range(0, numModules)] the modules to link together
+    ze_module_build_log_handle_t* phLinkLog ///< [out][optional] receives a log of the link; null if not wanted, otherwise destroy it with zeModuleBuildLogDestroy
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys a build or link log.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeModuleBuildLogDestroy(
-    ze_module_build_log_handle_t hModuleBuildLog ///< [in][release]
+    ze_module_build_log_handle_t hModuleBuildLog ///< [in][release] the log to destroy
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Copies out the text of a build or link log.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeModuleBuildLogGetString(
-    ze_module_build_log_handle_t hModuleBuildLog, ///< [in]
-    size_t* pSize, ///< [in,out]
-    char* pBuildLog ///< [in,out][optional]
+    ze_module_build_log_handle_t hModuleBuildLog, ///< [in] the log to read
+    size_t* pSize, ///< [in,out] size of the log text in bytes, terminating zero included; with a null pBuildLog it only receives that size
+    char* pBuildLog ///< [in,out][optional] receives the zero-terminated log text; null when only asking for the size
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -6942,6 +7469,7 @@ zeModuleGetKernelNames(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Facts about a built module.
 typedef uint32_t ze_module_property_flags_t;
 typedef enum _ze_module_property_flag_t
 {
@@ -6953,8 +7481,8 @@ typedef enum _ze_module_property_flag_t
 /// @brief Module properties.
 typedef struct _ze_module_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     ze_module_property_flags_t flags; ///< [out] 0 (none) or a valid combination of ze_module_property_flag_t
 } ze_module_properties_t;
 
@@ -6970,35 +7498,39 @@ zeModuleGetProperties(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options chosen when a kernel is created.
 typedef uint32_t ze_kernel_flags_t;
 typedef enum _ze_kernel_flag_t
 {
-    ZE_KERNEL_FLAG_FORCE_RESIDENCY = ZE_BIT(0),
-    ZE_KERNEL_FLAG_EXPLICIT_RESIDENCY = ZE_BIT(1),
+    ZE_KERNEL_FLAG_FORCE_RESIDENCY = ZE_BIT(0), ///< make every allocation of the context resident while the kernel runs
+    ZE_KERNEL_FLAG_EXPLICIT_RESIDENCY = ZE_BIT(1), ///< the application makes the allocations the kernel uses resident itself
     ZE_KERNEL_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_kernel_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a kernel to create from a module.
 typedef struct _ze_kernel_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_kernel_flags_t flags; ///< [in]
-    const char* pKernelName; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_kernel_flags_t flags; ///< [in] creation options of the kernel
+    const char* pKernelName; ///< [in] name of the kernel function in the module, zero-terminated
 } ze_kernel_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a kernel object for a function of a module.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelCreate(
-    ze_module_handle_t hModule, ///< [in]
-    const ze_kernel_desc_t* desc, ///< [in]
-    ze_kernel_handle_t* phKernel ///< [out]
+    ze_module_handle_t hModule, ///< [in] the module that contains the function
+    const ze_kernel_desc_t* desc, ///< [in] name and options of the kernel
+    ze_kernel_handle_t* phKernel ///< [out] receives the new kernel
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Destroys a kernel; no pending command may still use it.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelDestroy(
-    ze_kernel_handle_t hKernel ///< [in][release]
+    ze_kernel_handle_t hKernel ///< [in][release] the kernel to destroy
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -7017,239 +7549,264 @@ zeModuleGetFunctionPointer(
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sets the work-group size used by the kernel's next launches.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelSetGroupSize(
-    ze_kernel_handle_t hKernel, ///< [in]
-    uint32_t groupSizeX, ///< [in]
-    uint32_t groupSizeY, ///< [in]
-    uint32_t groupSizeZ ///< [in]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel to configure
+    uint32_t groupSizeX, ///< [in] work-items per group in the X dimension
+    uint32_t groupSizeY, ///< [in] work-items per group in the Y dimension
+    uint32_t groupSizeZ ///< [in] work-items per group in the Z dimension
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Proposes a work-group size for a given global size of the kernel.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelSuggestGroupSize(
-    ze_kernel_handle_t hKernel, ///< [in]
-    uint32_t globalSizeX, ///< [in]
-    uint32_t globalSizeY, ///< [in]
-    uint32_t globalSizeZ, ///< [in]
-    uint32_t* groupSizeX, ///< [out]
-    uint32_t* groupSizeY, ///< [out]
-    uint32_t* groupSizeZ ///< [out]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel asked about
+    uint32_t globalSizeX, ///< [in] total work-items in the X dimension
+    uint32_t globalSizeY, ///< [in] total work-items in the Y dimension
+    uint32_t globalSizeZ, ///< [in] total work-items in the Z dimension
+    uint32_t* groupSizeX, ///< [out] receives the proposed group size in X
+    uint32_t* groupSizeY, ///< [out] receives the proposed group size in Y
+    uint32_t* groupSizeZ ///< [out] receives the proposed group size in Z
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports how many work-groups of the kernel can run at once in a cooperative launch.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelSuggestMaxCooperativeGroupCount(
-    ze_kernel_handle_t hKernel, ///< [in]
-    uint32_t* totalGroupCount ///< [out]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel asked about, with its group size already set
+    uint32_t* totalGroupCount ///< [out] receives the largest group count a cooperative launch may use
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sets the value of one kernel argument for the kernel's next launches.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelSetArgumentValue(
-    ze_kernel_handle_t hKernel, ///< [in]
-    uint32_t argIndex, ///< [in]
-    size_t argSize, ///< [in]
-    const void* pArgValue ///< [in][optional]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel to configure
+    uint32_t argIndex, ///< [in] zero-based position of the argument, below the kernel's argument count
+    size_t argSize, ///< [in] size of the argument value in bytes
+    const void* pArgValue ///< [in][optional] the bytes of the value; null sets a null pointer or, for a local memory argument, only its size
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of allocation a kernel reaches through pointers not passed as arguments.
 typedef uint32_t ze_kernel_indirect_access_flags_t;
 typedef enum _ze_kernel_indirect_access_flag_t
 {
-    ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST = ZE_BIT(0),
-    ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE = ZE_BIT(1),
-    ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED = ZE_BIT(2),
+    ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST = ZE_BIT(0), ///< the kernel reaches host allocations indirectly
+    ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE = ZE_BIT(1), ///< the kernel reaches device allocations indirectly
+    ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED = ZE_BIT(2), ///< the kernel reaches shared allocations indirectly
     ZE_KERNEL_INDIRECT_ACCESS_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_kernel_indirect_access_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Declares which kinds of allocation a kernel reaches indirectly, so the driver keeps them resident.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelSetIndirectAccess(
-    ze_kernel_handle_t hKernel, ///< [in]
-    ze_kernel_indirect_access_flags_t flags ///< [in]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel to configure
+    ze_kernel_indirect_access_flags_t flags ///< [in] the allocation kinds reached indirectly
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads which kinds of allocation a kernel is declared to reach indirectly.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelGetIndirectAccess(
-    ze_kernel_handle_t hKernel, ///< [in]
-    ze_kernel_indirect_access_flags_t* pFlags ///< [out]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel asked about
+    ze_kernel_indirect_access_flags_t* pFlags ///< [out] receives the declared allocation kinds
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the attributes written on the kernel in its source language.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelGetSourceAttributes(
-    ze_kernel_handle_t hKernel, ///< [in]
-    uint32_t* pSize, ///< [in,out]
-    char** pString ///< [in,out][optional]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel asked about
+    uint32_t* pSize, ///< [in,out] length of the attribute string in bytes, terminating zero included; filled in when pString is null
+    char** pString ///< [in,out][optional] points to the caller's char pointer, whose buffer receives the space-separated attributes; null when only asking for the size
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief How a kernel prefers the device's cache and shared local memory to be split.
 typedef uint32_t ze_cache_config_flags_t;
 typedef enum _ze_cache_config_flag_t
 {
-    ZE_CACHE_CONFIG_FLAG_LARGE_SLM = ZE_BIT(0),
-    ZE_CACHE_CONFIG_FLAG_LARGE_DATA = ZE_BIT(1),
+    ZE_CACHE_CONFIG_FLAG_LARGE_SLM = ZE_BIT(0), ///< give more room to shared local memory
+    ZE_CACHE_CONFIG_FLAG_LARGE_DATA = ZE_BIT(1), ///< give more room to the data cache
     ZE_CACHE_CONFIG_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_cache_config_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sets the cache preference of a kernel for its next launches.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelSetCacheConfig(
-    ze_kernel_handle_t hKernel, ///< [in]
-    ze_cache_config_flags_t flags ///< [in]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel to configure
+    ze_cache_config_flags_t flags ///< [in] the preferred split between cache and shared local memory
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Size in bytes of a kernel UUID.
 #ifndef ZE_MAX_KERNEL_UUID_SIZE
 #define ZE_MAX_KERNEL_UUID_SIZE  16
 #endif // ZE_MAX_KERNEL_UUID_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Size in bytes of a module UUID.
 #ifndef ZE_MAX_MODULE_UUID_SIZE
 #define ZE_MAX_MODULE_UUID_SIZE  16
 #endif // ZE_MAX_MODULE_UUID_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Identifies a kernel and the module it came from.
 typedef struct _ze_kernel_uuid_t
 {
-    uint8_t kid[ZE_MAX_KERNEL_UUID_SIZE]; ///< [out]
-    uint8_t mid[ZE_MAX_MODULE_UUID_SIZE]; ///< [out]
+    uint8_t kid[ZE_MAX_KERNEL_UUID_SIZE]; ///< [out] UUID bytes of the kernel
+    uint8_t mid[ZE_MAX_MODULE_UUID_SIZE]; ///< [out] UUID bytes of the module
 } ze_kernel_uuid_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Properties of a kernel, filled by zeKernelGetProperties.
 typedef struct _ze_kernel_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t numKernelArgs; ///< [out]
-    uint32_t requiredGroupSizeX; ///< [out]
-    uint32_t requiredGroupSizeY; ///< [out]
-    uint32_t requiredGroupSizeZ; ///< [out]
-    uint32_t requiredNumSubGroups; ///< [out]
-    uint32_t requiredSubgroupSize; ///< [out]
-    uint32_t maxSubgroupSize; ///< [out]
-    uint32_t maxNumSubgroups; ///< [out]
-    uint32_t localMemSize; ///< [out]
-    uint32_t privateMemSize; ///< [out]
-    uint32_t spillMemSize; ///< [out]
-    ze_kernel_uuid_t uuid; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    uint32_t numKernelArgs; ///< [out] number of arguments the kernel takes
+    uint32_t requiredGroupSizeX; ///< [out] group size in X the kernel was compiled for; zero when it has no such requirement
+    uint32_t requiredGroupSizeY; ///< [out] group size in Y the kernel was compiled for; zero when it has no such requirement
+    uint32_t requiredGroupSizeZ; ///< [out] group size in Z the kernel was compiled for; zero when it has no such requirement
+    uint32_t requiredNumSubGroups; ///< [out] sub-group count per group the kernel requires; zero when none is required
+    uint32_t requiredSubgroupSize; ///< [out] sub-group size the kernel requires; zero when none is required
+    uint32_t maxSubgroupSize; ///< [out] largest sub-group size the kernel can run with
+    uint32_t maxNumSubgroups; ///< [out] largest number of sub-groups in one work-group of the kernel
+    uint32_t localMemSize; ///< [out] shared local memory the kernel uses per work-group, in bytes
+    uint32_t privateMemSize; ///< [out] private memory the kernel uses per work-item, in bytes
+    uint32_t spillMemSize; ///< [out] register spill memory the kernel uses per work-item, in bytes
+    ze_kernel_uuid_t uuid; ///< [out] identifier of the kernel and its module
 } ze_kernel_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to kernel properties to read the preferred multiple of the group size.
 /// @since 1.2
 typedef struct _ze_kernel_preferred_group_size_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t preferredMultiple; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    uint32_t preferredMultiple; ///< [out] group sizes that are a multiple of this run most efficiently
 } ze_kernel_preferred_group_size_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Fills a structure with the properties of a kernel.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelGetProperties(
-    ze_kernel_handle_t hKernel, ///< [in]
-    ze_kernel_properties_t* pKernelProperties ///< [in,out]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel asked about
+    ze_kernel_properties_t* pKernelProperties ///< [in,out] receives the kernel properties; extension structs may be chained
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Copies out the function name of a kernel.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelGetName(
-    ze_kernel_handle_t hKernel, ///< [in]
-    size_t* pSize, ///< [in,out]
-    char* pName ///< [in,out][optional]
+    ze_kernel_handle_t hKernel, ///< [in] the kernel asked about
+    size_t* pSize, ///< [in,out] size of the name in bytes, terminating zero included; with a null pName it only receives that size
+    char* pName ///< [in,out][optional] receives the zero-terminated name; null when only asking for the size
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Number of work-groups of a launch in each dimension.
 typedef struct _ze_group_count_t
 {
-    uint32_t groupCountX; ///< [in]
-    uint32_t groupCountY; ///< [in]
-    uint32_t groupCountZ; ///< [in]
+    uint32_t groupCountX; ///< [in] work-groups in the X dimension
+    uint32_t groupCountY; ///< [in] work-groups in the Y dimension
+    uint32_t groupCountZ; ///< [in] work-groups in the Z dimension
 } ze_group_count_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a launch of a kernel with its current arguments and group size.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendLaunchKernel(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_kernel_handle_t hKernel, ///< [in]
-    const ze_group_count_t* pLaunchFuncArgs, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the launch
+    ze_kernel_handle_t hKernel, ///< [in] the kernel to launch
+    const ze_group_count_t* pLaunchFuncArgs, ///< [in] number of work-groups in each dimension
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once this command completes; null for none
+    uint32_t numWaitEvents, ///< [in][optional] count of entries in phWaitEvents; zero when there are none
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must all be signaled before this command starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a kernel launch whose extra options come from chained structures.
 /// @since 1.14
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendLaunchKernelWithParameters(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_kernel_handle_t hKernel, ///< [in]
-    const ze_group_count_t* pGroupCounts, ///< [in]
-    const void* pNext, ///< [in][optional]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the launch
+    ze_kernel_handle_t hKernel, ///< [in] the kernel to launch
+    const ze_group_count_t* pGroupCounts, ///< [in] number of work-groups in each dimension
+    const void* pNext, ///< [in][optional] extension structures chained to this call; null when there are none
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once this command completes; null for none
+    uint32_t numWaitEvents, ///< [in][optional] count of entries in phWaitEvents; zero when there are none
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must all be signaled before this command starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Number of work-items per work-group in each dimension.
 /// @since 1.14
 typedef struct _ze_group_size_t
 {
-    uint32_t groupSizeX; ///< [in]
-    uint32_t groupSizeY; ///< [in]
-    uint32_t groupSizeZ; ///< [in]
+    uint32_t groupSizeX; ///< [in] work-items per group in the X dimension
+    uint32_t groupSizeY; ///< [in] work-items per group in the Y dimension
+    uint32_t groupSizeZ; ///< [in] work-items per group in the Z dimension
 } ze_group_size_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a kernel launch that sets group size and all arguments in the same call.
 /// @since 1.14
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendLaunchKernelWithArguments(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_kernel_handle_t hKernel, ///< [in]
-    const ze_group_count_t groupCounts, ///< [in]
-    const ze_group_size_t groupSizes, ///< [in]
-    void** pArguments, ///< [in]
-    const void* pNext, ///< [in][optional]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the launch
+    ze_kernel_handle_t hKernel, ///< [in] the kernel to launch
+    const ze_group_count_t groupCounts, ///< [in] number of work-groups in each dimension
+    const ze_group_size_t groupSizes, ///< [in] work-items per group in each dimension
+    void** pArguments, ///< [in] one pointer per kernel argument, in argument order, each addressing the argument's value
+    const void* pNext, ///< [in][optional] extension structures chained to this call; null when there are none
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once this command completes; null for none
+    uint32_t numWaitEvents, ///< [in][optional] count of entries in phWaitEvents; zero when there are none
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must all be signaled before this command starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a launch whose work-groups all run at the same time and may synchronize with each other.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendLaunchCooperativeKernel(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_kernel_handle_t hKernel, ///< [in]
-    const ze_group_count_t* pLaunchFuncArgs, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the launch
+    ze_kernel_handle_t hKernel, ///< [in] the kernel to launch
+    const ze_group_count_t* pLaunchFuncArgs, ///< [in] number of work-groups in each dimension; at most what zeKernelSuggestMaxCooperativeGroupCount reports
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once this command completes; null for none
+    uint32_t numWaitEvents, ///< [in][optional] count of entries in phWaitEvents; zero when there are none
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must all be signaled before this command starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends a kernel launch whose group counts are read from device memory when it runs.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendLaunchKernelIndirect(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_kernel_handle_t hKernel, ///< [in]
-    const ze_group_count_t* pLaunchArgumentsBuffer, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the launch
+    ze_kernel_handle_t hKernel, ///< [in] the kernel to launch
+    const ze_group_count_t* pLaunchArgumentsBuffer, ///< [in] device-accessible memory holding the group counts, read at execution time
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once this command completes; null for none
+    uint32_t numWaitEvents, ///< [in][optional] count of entries in phWaitEvents; zero when there are none
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must all be signaled before this command starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Appends launches of several kernels whose count and group counts are read from device memory when they run.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListAppendLaunchMultipleKernelsIndirect(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    uint32_t numKernels, ///< [in]
-    ze_kernel_handle_t* phKernels, ///< [in][range(0, numKernels)]
-    const uint32_t* pCountBuffer, ///< [in]
-    const ze_group_count_t* pLaunchArgumentsBuffer, ///< [in][range(0, numKernels)]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list that receives the launches
+    uint32_t numKernels, ///< [in] count of entries in phKernels, the most that can be launched
+    ze_kernel_handle_t* phKernels, ///< [in][range(0, numKernels)] the kernels that may be launched, in order
+    const uint32_t* pCountBuffer, ///< [in] device-accessible memory holding how many of the kernels to launch, read at execution time
+    const ze_group_count_t* pLaunchArgumentsBuffer, ///< [in][range(0, numKernels)] device-accessible memory holding one set of group counts per kernel
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signaled once this command completes; null for none
+    uint32_t numWaitEvents, ///< [in][optional] count of entries in phWaitEvents; zero when there are none
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] events that must all be signaled before this command starts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -7267,363 +7824,399 @@ zeModuleGetDeviceHandle(
 #pragma endregion
 #endif
 
-// ze mutableCommandList
+// Experimental extension for changing commands of a closed command list before it is run again.
 #if !defined(__GNUC__)
 #pragma region mutableCommandList
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the ZE_experimental_mutable_command_list extension, as listed by zeDriverGetExtensionProperties.
 /// @since 1.9
 #ifndef ZE_MUTABLE_COMMAND_LIST_EXP_NAME
 #define ZE_MUTABLE_COMMAND_LIST_EXP_NAME  "ZE_experimental_mutable_command_list"
 #endif // ZE_MUTABLE_COMMAND_LIST_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
 /// @since 1.9
 typedef enum _ze_mutable_command_list_exp_version_t
 {
-    ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ), ///< @since 1.10
-    ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 1 ),
+    ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< version 1.0 of the extension
+    ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ), ///< version 1.1 of the extension @since 1.10
+    ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 1 ), ///< the newest extension version this header knows
     ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_mutable_command_list_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Parts of a command that can be changed after the command list is closed.
 /// @since 1.9
 typedef uint32_t ze_mutable_command_exp_flags_t;
 typedef enum _ze_mutable_command_exp_flag_t
 {
-    ZE_MUTABLE_COMMAND_EXP_FLAG_KERNEL_ARGUMENTS = ZE_BIT(0),
-    ZE_MUTABLE_COMMAND_EXP_FLAG_GROUP_COUNT = ZE_BIT(1),
-    ZE_MUTABLE_COMMAND_EXP_FLAG_GROUP_SIZE = ZE_BIT(2),
-    ZE_MUTABLE_COMMAND_EXP_FLAG_GLOBAL_OFFSET = ZE_BIT(3),
-    ZE_MUTABLE_COMMAND_EXP_FLAG_SIGNAL_EVENT = ZE_BIT(4),
-    ZE_MUTABLE_COMMAND_EXP_FLAG_WAIT_EVENTS = ZE_BIT(5),
-    ZE_MUTABLE_COMMAND_EXP_FLAG_KERNEL_INSTRUCTION = ZE_BIT(6), ///< @since 1.10
-    ZE_MUTABLE_COMMAND_EXP_FLAG_GRAPH_ARGUMENTS = ZE_BIT(7), ///< @since 1.10
+    ZE_MUTABLE_COMMAND_EXP_FLAG_KERNEL_ARGUMENTS = ZE_BIT(0), ///< the kernel's argument values
+    ZE_MUTABLE_COMMAND_EXP_FLAG_GROUP_COUNT = ZE_BIT(1), ///< the number of work-groups launched
+    ZE_MUTABLE_COMMAND_EXP_FLAG_GROUP_SIZE = ZE_BIT(2), ///< the work-group size
+    ZE_MUTABLE_COMMAND_EXP_FLAG_GLOBAL_OFFSET = ZE_BIT(3), ///< the global offset of work-item ids
+    ZE_MUTABLE_COMMAND_EXP_FLAG_SIGNAL_EVENT = ZE_BIT(4), ///< the event the command signals
+    ZE_MUTABLE_COMMAND_EXP_FLAG_WAIT_EVENTS = ZE_BIT(5), ///< the events the command waits for
+    ZE_MUTABLE_COMMAND_EXP_FLAG_KERNEL_INSTRUCTION = ZE_BIT(6), ///< the kernel the command launches @since 1.10
+    ZE_MUTABLE_COMMAND_EXP_FLAG_GRAPH_ARGUMENTS = ZE_BIT(7), ///< the arguments of a graph the command runs @since 1.10
     ZE_MUTABLE_COMMAND_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_mutable_command_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Says which parts of the next appended command will be changeable.
 /// @since 1.9
 typedef struct _ze_mutable_command_id_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_mutable_command_exp_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_mutable_command_exp_flags_t flags; ///< [in] the changeable parts of the command
 } ze_mutable_command_id_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options of a mutable command list.
 /// @since 1.9
 typedef uint32_t ze_mutable_command_list_exp_flags_t;
 typedef enum _ze_mutable_command_list_exp_flag_t
 {
-    ZE_MUTABLE_COMMAND_LIST_EXP_FLAG_RESERVED = ZE_BIT(0),
+    ZE_MUTABLE_COMMAND_LIST_EXP_FLAG_RESERVED = ZE_BIT(0), ///< reserved for later use; leave it clear
     ZE_MUTABLE_COMMAND_LIST_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_mutable_command_list_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to device properties to read what mutable command lists support.
 /// @since 1.9
 typedef struct _ze_mutable_command_list_exp_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_mutable_command_list_exp_flags_t mutableCommandListFlags; ///< [out]
-    ze_mutable_command_exp_flags_t mutableCommandFlags; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_mutable_command_list_exp_flags_t mutableCommandListFlags; ///< [out] the command list options supported
+    ze_mutable_command_exp_flags_t mutableCommandFlags; ///< [out] the command parts that can be changed
 } ze_mutable_command_list_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained to a command list description to make the list mutable.
 /// @since 1.9
 typedef struct _ze_mutable_command_list_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_mutable_command_list_exp_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_mutable_command_list_exp_flags_t flags; ///< [in] options of the mutable command list
 } ze_mutable_command_list_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Heads a chain of changes applied by zeCommandListUpdateMutableCommandsExp.
 /// @since 1.9
 typedef struct _ze_mutable_commands_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint32_t flags; ///< [in] reserved; set to zero
 } ze_mutable_commands_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A new value for one argument of a recorded kernel launch.
 /// @since 1.9
 typedef struct _ze_mutable_kernel_argument_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t commandId; ///< [in]
-    uint32_t argIndex; ///< [in]
-    size_t argSize; ///< [in]
-    const void* pArgValue; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint64_t commandId; ///< [in] identifier of the command to change
+    uint32_t argIndex; ///< [in] zero-based position of the argument
+    size_t argSize; ///< [in] size of the new value in bytes
+    const void* pArgValue; ///< [in] the bytes of the new value; null for a null pointer or a local memory size
 } ze_mutable_kernel_argument_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief New work-group counts for a recorded kernel launch.
 /// @since 1.9
 typedef struct _ze_mutable_group_count_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t commandId; ///< [in]
-    const ze_group_count_t* pGroupCount; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint64_t commandId; ///< [in] identifier of the command to change
+    const ze_group_count_t* pGroupCount; ///< [in] the new number of work-groups in each dimension
 } ze_mutable_group_count_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A new work-group size for a recorded kernel launch.
 /// @since 1.9
 typedef struct _ze_mutable_group_size_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t commandId; ///< [in]
-    uint32_t groupSizeX; ///< [in]
-    uint32_t groupSizeY; ///< [in]
-    uint32_t groupSizeZ; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint64_t commandId; ///< [in] identifier of the command to change
+    uint32_t groupSizeX; ///< [in] new work-items per group in X
+    uint32_t groupSizeY; ///< [in] new work-items per group in Y
+    uint32_t groupSizeZ; ///< [in] new work-items per group in Z
 } ze_mutable_group_size_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A new global offset for a recorded kernel launch.
 /// @since 1.9
 typedef struct _ze_mutable_global_offset_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t commandId; ///< [in]
-    uint32_t offsetX; ///< [in]
-    uint32_t offsetY; ///< [in]
-    uint32_t offsetZ; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint64_t commandId; ///< [in] identifier of the command to change
+    uint32_t offsetX; ///< [in] new offset of global ids in X
+    uint32_t offsetY; ///< [in] new offset of global ids in Y
+    uint32_t offsetZ; ///< [in] new offset of global ids in Z
 } ze_mutable_global_offset_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A new value for one argument of a recorded graph.
 /// @since 1.10
 typedef struct _ze_mutable_graph_argument_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t commandId; ///< [in]
-    uint32_t argIndex; ///< [in]
-    const void* pArgValue; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint64_t commandId; ///< [in] identifier of the command to change
+    uint32_t argIndex; ///< [in] zero-based position of the graph argument
+    const void* pArgValue; ///< [in] the new argument value
 } ze_mutable_graph_argument_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reserves an identifier for the next command appended, so it can be changed later.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListGetNextCommandIdExp(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    const ze_mutable_command_id_exp_desc_t* desc, ///< [in]
-    uint64_t* pCommandId ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] the mutable command list being recorded
+    const ze_mutable_command_id_exp_desc_t* desc, ///< [in] which parts of the command will be changeable
+    uint64_t* pCommandId ///< [out] receives the command identifier
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reserves an identifier for the next kernel launch and lists the kernels it may later be switched to.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListGetNextCommandIdWithKernelsExp(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    const ze_mutable_command_id_exp_desc_t* desc, ///< [in,out]
-    uint32_t numKernels, ///< [in][optional]
-    ze_kernel_handle_t* phKernels, ///< [in][optional][range(0, numKernels)]
-    uint64_t* pCommandId ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] the mutable command list being recorded
+    const ze_mutable_command_id_exp_desc_t* desc, ///< [in,out] which parts of the command will be changeable
+    uint32_t numKernels, ///< [in][optional] count of entries in phKernels
+    ze_kernel_handle_t* phKernels, ///< [in][optional][range(0, numKernels)] every kernel the launch may be switched to
+    uint64_t* pCommandId ///< [out] receives the command identifier
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Applies a chain of changes to commands of a closed mutable command list.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListUpdateMutableCommandsExp(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    const ze_mutable_commands_exp_desc_t* desc ///< [in]
+    ze_command_list_handle_t hCommandList, ///< [in] the closed mutable command list
+    const ze_mutable_commands_exp_desc_t* desc ///< [in] head of the chain of changes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tells whether a command list was created mutable.
 /// @since 1.17
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListIsMutableExp(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    ze_bool_t* pIsMutable ///< [out]
+    ze_command_list_handle_t hCommandList, ///< [in] the command list asked about
+    ze_bool_t* pIsMutable ///< [out] receives true when the list is mutable
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the event a recorded command signals.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListUpdateMutableCommandSignalEventExp(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    uint64_t commandId, ///< [in]
-    ze_event_handle_t hSignalEvent ///< [in][optional]
+    ze_command_list_handle_t hCommandList, ///< [in] the closed mutable command list
+    uint64_t commandId, ///< [in] identifier of the command to change
+    ze_event_handle_t hSignalEvent ///< [in][optional] the new event to signal; null to signal none
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the events a recorded command waits for.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListUpdateMutableCommandWaitEventsExp(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    uint64_t commandId, ///< [in]
-    uint32_t numWaitEvents, ///< [in][optional]
-    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)]
+    ze_command_list_handle_t hCommandList, ///< [in] the closed mutable command list
+    uint64_t commandId, ///< [in] identifier of the command to change
+    uint32_t numWaitEvents, ///< [in][optional] count of entries in phWaitEvents; at most the number recorded
+    ze_event_handle_t* phWaitEvents ///< [in][optional][range(0, numWaitEvents)] the new events to wait for
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Switches recorded kernel launches to other kernels named when they were recorded.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeCommandListUpdateMutableCommandKernelsExp(
-    ze_command_list_handle_t hCommandList, ///< [in]
-    uint32_t numKernels, ///< [in]
-    uint64_t* pCommandId, ///< [in][range(0, numKernels)]
-    ze_kernel_handle_t* phKernels ///< [in][range(0, numKernels)]
+    ze_command_list_handle_t hCommandList, ///< [in] the closed mutable command list
+    uint32_t numKernels, ///< [in] count of entries in pCommandId and phKernels
+    uint64_t* pCommandId, ///< [in][range(0, numKernels)] identifiers of the launches to change
+    ze_kernel_handle_t* phKernels ///< [in][range(0, numKernels)] the new kernel of each launch, in the same order
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze powersavinghint
+// Experimental hint telling a context how much to favour power saving over speed.
 #if !defined(__GNUC__)
 #pragma region powersavinghint
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the experimental power saving hint extension.
 /// @since 1.2
 #ifndef ZE_CONTEXT_POWER_SAVING_HINT_EXP_NAME
 #define ZE_CONTEXT_POWER_SAVING_HINT_EXP_NAME  "ZE_experimental_power_saving_hint"
 #endif // ZE_CONTEXT_POWER_SAVING_HINT_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the experimental power saving hint extension.
 /// @since 1.2
 typedef enum _ze_power_saving_hint_exp_version_t
 {
-    ZE_POWER_SAVING_HINT_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_POWER_SAVING_HINT_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_POWER_SAVING_HINT_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZE_POWER_SAVING_HINT_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZE_POWER_SAVING_HINT_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_power_saving_hint_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief End points of the power saving hint scale.
 /// @since 1.2
 typedef enum _ze_power_saving_hint_type_t
 {
-    ZE_POWER_SAVING_HINT_TYPE_MIN = 0,
-    ZE_POWER_SAVING_HINT_TYPE_MAX = 100,
+    ZE_POWER_SAVING_HINT_TYPE_MIN = 0, ///< 0: no preference for saving power, run as fast as possible
+    ZE_POWER_SAVING_HINT_TYPE_MAX = 100, ///< 100: save as much power as possible, even at some speed cost
     ZE_POWER_SAVING_HINT_TYPE_FORCE_UINT32 = 0x7fffffff
 } ze_power_saving_hint_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into a context descriptor to give the context a power saving hint.
 /// @since 1.2
 typedef struct _ze_context_power_saving_hint_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t hint; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint32_t hint; ///< [in] requested degree of power saving, from 0 (none) to 100 (most)
 } ze_context_power_saving_hint_exp_desc_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze program
+// Experimental extension that builds one module from several inputs linked together.
 #if !defined(__GNUC__)
 #pragma region program
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the experimental module program extension.
 #ifndef ZE_MODULE_PROGRAM_EXP_NAME
 #define ZE_MODULE_PROGRAM_EXP_NAME  "ZE_experimental_module_program"
 #endif // ZE_MODULE_PROGRAM_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the experimental module program extension.
 typedef enum _ze_module_program_exp_version_t
 {
-    ZE_MODULE_PROGRAM_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_MODULE_PROGRAM_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_MODULE_PROGRAM_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZE_MODULE_PROGRAM_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZE_MODULE_PROGRAM_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_module_program_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists several module inputs that are compiled and linked into a single module.
 typedef struct _ze_module_program_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t count; ///< [in]
-    const size_t* inputSizes; ///< [in][range(0, count)]
-    const uint8_t** pInputModules; ///< [in][range(0, count)]
-    const char** pBuildFlags; ///< [in][optional][range(0, count)]
-    const ze_module_constants_t** pConstants; ///< [in][optional][range(0, count)]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    uint32_t count; ///< [in] how many input modules the arrays below describe
+    const size_t* inputSizes; ///< [in][range(0, count)] byte size of each input module, one entry per input
+    const uint8_t** pInputModules; ///< [in][range(0, count)] the input modules (IL or native binaries), one per entry
+    const char** pBuildFlags; ///< [in][optional][range(0, count)] per-input build option strings; null means no extra options
+    const ze_module_constants_t** pConstants; ///< [in][optional][range(0, count)] per-input specialization constants; null means none are set
 } ze_module_program_exp_desc_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze raytracing
+// Extension that reports ray tracing support and requests ray tracing friendly memory.
 #if !defined(__GNUC__)
 #pragma region raytracing
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the ray tracing extension.
 #ifndef ZE_RAYTRACING_EXT_NAME
 #define ZE_RAYTRACING_EXT_NAME  "ZE_extension_raytracing"
 #endif // ZE_RAYTRACING_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the ray tracing extension.
 typedef enum _ze_raytracing_ext_version_t
 {
-    ZE_RAYTRACING_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_RAYTRACING_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_RAYTRACING_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZE_RAYTRACING_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZE_RAYTRACING_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_raytracing_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ray tracing capabilities a device can report.
 typedef uint32_t ze_device_raytracing_ext_flags_t;
 typedef enum _ze_device_raytracing_ext_flag_t
 {
-    ZE_DEVICE_RAYTRACING_EXT_FLAG_RAYQUERY = ZE_BIT(0),
-    ZE_DEVICE_RAYTRACING_EXT_FLAG_MOTIONBLUR = ZE_BIT(1), ///< @since 2.0
+    ZE_DEVICE_RAYTRACING_EXT_FLAG_RAYQUERY = ZE_BIT(0), ///< kernels may issue ray queries
+    ZE_DEVICE_RAYTRACING_EXT_FLAG_MOTIONBLUR = ZE_BIT(1), ///< motion blur is available for traced rays @since 2.0
     ZE_DEVICE_RAYTRACING_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_device_raytracing_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ray tracing capabilities of a device, filled in through the module properties chain.
 typedef struct _ze_device_raytracing_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_device_raytracing_ext_flags_t flags; ///< [out]
-    uint32_t maxBVHLevels; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_device_raytracing_ext_flags_t flags; ///< [out] ray tracing features the device offers
+    uint32_t maxBVHLevels; ///< [out] deepest bounding volume hierarchy nesting the device can traverse
 } ze_device_raytracing_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options for memory meant to hold ray tracing data.
 typedef uint32_t ze_raytracing_mem_alloc_ext_flags_t;
 typedef enum _ze_raytracing_mem_alloc_ext_flag_t
 {
-    ZE_RAYTRACING_MEM_ALLOC_EXT_FLAG_TBD = ZE_BIT(0),
+    ZE_RAYTRACING_MEM_ALLOC_EXT_FLAG_TBD = ZE_BIT(0), ///< placeholder bit reserved for a future option
     ZE_RAYTRACING_MEM_ALLOC_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_raytracing_mem_alloc_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into a device allocation descriptor to request memory usable by ray tracing.
 typedef struct _ze_raytracing_mem_alloc_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_raytracing_mem_alloc_ext_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_raytracing_mem_alloc_ext_flags_t flags; ///< [in] ray tracing allocation options; zero requests the defaults
 } ze_raytracing_mem_alloc_ext_desc_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze relaxedAllocLimits
+// Extensions that let one allocation grow past the usual per-allocation size limit.
 #if !defined(__GNUC__)
 #pragma region relaxedAllocLimits
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the relaxed allocation limits extension.
 /// @since 1.17
 #ifndef ZE_RELAXED_ALLOCATION_LIMITS_EXT_NAME
 #define ZE_RELAXED_ALLOCATION_LIMITS_EXT_NAME  "ZE_extension_relaxed_allocation_limits"
 #endif // ZE_RELAXED_ALLOCATION_LIMITS_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the relaxed allocation limits extension.
 /// @since 1.17
 typedef enum _ze_relaxed_allocation_limits_ext_version_t
 {
-    ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_relaxed_allocation_limits_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Which allocation limits an application asks to relax.
 /// @since 1.17
 typedef uint32_t ze_relaxed_allocation_limits_ext_flags_t;
 typedef enum _ze_relaxed_allocation_limits_ext_flag_t
@@ -7637,199 +8230,218 @@ typedef enum _ze_relaxed_allocation_limits_ext_flag_t
 /// @since 1.17
 typedef struct _ze_relaxed_allocation_limits_ext_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     ze_relaxed_allocation_limits_ext_flags_t flags; ///< [in] flags specifying allocation limits to relax. must be 0 (default) or a valid combination of ze_relaxed_allocation_limits_ext_flag_t;
 } ze_relaxed_allocation_limits_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the experimental relaxed allocation limits extension.
 /// @since 1.1
 #ifndef ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME
 #define ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME  "ZE_experimental_relaxed_allocation_limits"
 #endif // ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the experimental relaxed allocation limits extension.
 /// @since 1.1
 typedef enum _ze_relaxed_allocation_limits_exp_version_t
 {
-    ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_relaxed_allocation_limits_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Which allocation limits the experimental extension may relax.
 /// @since 1.1
 typedef uint32_t ze_relaxed_allocation_limits_exp_flags_t;
 typedef enum _ze_relaxed_allocation_limits_exp_flag_t
 {
-    ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE = ZE_BIT(0),
+    ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE = ZE_BIT(0), ///< the allocation may be larger than the device's maxMemAllocSize
     ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_relaxed_allocation_limits_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Experimental chain entry that relaxes limits for a host or device allocation.
 /// @since 1.1
 typedef struct _ze_relaxed_allocation_limits_exp_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_relaxed_allocation_limits_exp_flags_t flags; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_relaxed_allocation_limits_exp_flags_t flags; ///< [in] limits to relax; zero relaxes nothing
 } ze_relaxed_allocation_limits_exp_desc_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze residency
+// Explicit control over which memory and images stay resident on a device.
 #if !defined(__GNUC__)
 #pragma region residency
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Makes a memory range resident on a device so kernels can touch it without page faults.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeContextMakeMemoryResident(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    void* ptr, ///< [in]
-    size_t size ///< [in]
+    ze_context_handle_t hContext, ///< [in] the context that owns the allocation
+    ze_device_handle_t hDevice, ///< [in] the device on which the range becomes resident
+    void* ptr, ///< [in] start address of the range to make resident
+    size_t size ///< [in] length of the range, in bytes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lets a device drop a memory range that was made resident earlier.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeContextEvictMemory(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    void* ptr, ///< [in]
-    size_t size ///< [in]
+    ze_context_handle_t hContext, ///< [in] the context that owns the allocation
+    ze_device_handle_t hDevice, ///< [in] the device from which the range is evicted
+    void* ptr, ///< [in] start address of the range to evict
+    size_t size ///< [in] length of the range, in bytes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Makes an image resident on a device ahead of its use.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeContextMakeImageResident(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    ze_image_handle_t hImage ///< [in]
+    ze_context_handle_t hContext, ///< [in] the context the image belongs to
+    ze_device_handle_t hDevice, ///< [in] the device on which the image becomes resident
+    ze_image_handle_t hImage ///< [in] the image to make resident
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lets a device drop an image that was made resident earlier.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeContextEvictImage(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    ze_image_handle_t hImage ///< [in]
+    ze_context_handle_t hContext, ///< [in] the context the image belongs to
+    ze_device_handle_t hDevice, ///< [in] the device from which the image is evicted
+    ze_image_handle_t hImage ///< [in] the image to evict
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze sampler
+// Sampler objects, which set how kernels read texels from images.
 #if !defined(__GNUC__)
 #pragma region sampler
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What a sampler returns for coordinates outside the image.
 typedef enum _ze_sampler_address_mode_t
 {
-    ZE_SAMPLER_ADDRESS_MODE_NONE = 0,
-    ZE_SAMPLER_ADDRESS_MODE_REPEAT = 1,
-    ZE_SAMPLER_ADDRESS_MODE_CLAMP = 2,
-    ZE_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER = 3,
-    ZE_SAMPLER_ADDRESS_MODE_MIRROR = 4,
+    ZE_SAMPLER_ADDRESS_MODE_NONE = 0, ///< no handling; out-of-range coordinates give undefined results
+    ZE_SAMPLER_ADDRESS_MODE_REPEAT = 1, ///< coordinates wrap around, tiling the image
+    ZE_SAMPLER_ADDRESS_MODE_CLAMP = 2, ///< coordinates stick to the nearest edge texel
+    ZE_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER = 3, ///< coordinates outside the image read the border colour
+    ZE_SAMPLER_ADDRESS_MODE_MIRROR = 4, ///< coordinates reflect back at every edge
     ZE_SAMPLER_ADDRESS_MODE_FORCE_UINT32 = 0x7fffffff
 } ze_sampler_address_mode_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief How a sampler combines texels around the sampled point.
 typedef enum _ze_sampler_filter_mode_t
 {
-    ZE_SAMPLER_FILTER_MODE_NEAREST = 0,
-    ZE_SAMPLER_FILTER_MODE_LINEAR = 1,
+    ZE_SAMPLER_FILTER_MODE_NEAREST = 0, ///< take the single closest texel
+    ZE_SAMPLER_FILTER_MODE_LINEAR = 1, ///< blend the neighbouring texels by distance
     ZE_SAMPLER_FILTER_MODE_FORCE_UINT32 = 0x7fffffff
 } ze_sampler_filter_mode_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings of a sampler to create.
 typedef struct _ze_sampler_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_sampler_address_mode_t addressMode; ///< [in]
-    ze_sampler_filter_mode_t filterMode; ///< [in]
-    ze_bool_t isNormalized; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_sampler_address_mode_t addressMode; ///< [in] behaviour for coordinates outside the image
+    ze_sampler_filter_mode_t filterMode; ///< [in] how neighbouring texels are combined
+    ze_bool_t isNormalized; ///< [in] true when coordinates run from 0 to 1 rather than in texels
 } ze_sampler_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a sampler usable by kernels on one device of a context.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeSamplerCreate(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    const ze_sampler_desc_t* desc, ///< [in]
-    ze_sampler_handle_t* phSampler ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context the new sampler belongs to
+    ze_device_handle_t hDevice, ///< [in] the device whose kernels will use the sampler
+    const ze_sampler_desc_t* desc, ///< [in] address mode, filter mode and coordinate style of the sampler
+    ze_sampler_handle_t* phSampler ///< [out] receives the new sampler
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Frees a sampler once no kernel or command list still uses it.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeSamplerDestroy(
-    ze_sampler_handle_t hSampler ///< [in][release]
+    ze_sampler_handle_t hSampler ///< [in][release] the sampler to free; it is invalid afterwards
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze subAllocationsProperties
+// Experimental extension that lists the pieces an allocation was split into.
 #if !defined(__GNUC__)
 #pragma region subAllocationsProperties
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the experimental sub-allocations extension.
 /// @since 1.5
 #ifndef ZE_SUB_ALLOCATIONS_EXP_NAME
 #define ZE_SUB_ALLOCATIONS_EXP_NAME  "ZE_experimental_sub_allocations"
 #endif // ZE_SUB_ALLOCATIONS_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the experimental sub-allocations extension.
 /// @since 1.5
 typedef enum _ze_sub_allocations_exp_version_t
 {
-    ZE_SUB_ALLOCATIONS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_SUB_ALLOCATIONS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_SUB_ALLOCATIONS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZE_SUB_ALLOCATIONS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZE_SUB_ALLOCATIONS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_sub_allocations_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One piece of an allocation: where it starts and how long it is.
 /// @since 1.5
 typedef struct _ze_sub_allocation_t
 {
-    void* base; ///< [in,out][optional]
-    size_t size; ///< [in,out][optional]
+    void* base; ///< [in,out][optional] start address of this piece
+    size_t size; ///< [in,out][optional] length of this piece, in bytes
 } ze_sub_allocation_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into allocation properties to list the pieces of a split allocation.
 /// @since 1.5
 typedef struct _ze_memory_sub_allocations_exp_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t* pCount; ///< [in,out]
-    ze_sub_allocation_t* pSubAllocations; ///< [in,out][optional][range(0, *pCount)]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    uint32_t* pCount; ///< [in,out] piece count; zero on input asks only for the count, otherwise the array capacity
+    ze_sub_allocation_t* pSubAllocations; ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount pieces
 } ze_memory_sub_allocations_exp_properties_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze subgroups
+// Extension that exposes subgroup operations to kernels.
 #if !defined(__GNUC__)
 #pragma region subgroups
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the subgroups extension.
 /// @since 1.2
 #ifndef ZE_SUBGROUPS_EXT_NAME
 #define ZE_SUBGROUPS_EXT_NAME  "ZE_extension_subgroups"
 #endif // ZE_SUBGROUPS_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the subgroups extension.
 /// @since 1.2
 typedef enum _ze_subgroup_ext_version_t
 {
-    ZE_SUBGROUP_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_SUBGROUP_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_SUBGROUP_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZE_SUBGROUP_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZE_SUBGROUP_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_subgroup_ext_version_t;
 
@@ -7837,157 +8449,173 @@ typedef enum _ze_subgroup_ext_version_t
 #pragma endregion
 #endif
 
-// ze virtual
+// Virtual address reservations, physical memory objects and the mappings between them.
 #if !defined(__GNUC__)
 #pragma region virtual
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Access a mapped virtual range allows.
 typedef enum _ze_memory_access_attribute_t
 {
-    ZE_MEMORY_ACCESS_ATTRIBUTE_NONE = 0,
-    ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE = 1,
-    ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY = 2,
+    ZE_MEMORY_ACCESS_ATTRIBUTE_NONE = 0, ///< no access; any read or write faults
+    ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE = 1, ///< both reads and writes are allowed
+    ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY = 2, ///< reads are allowed, writes are not
     ZE_MEMORY_ACCESS_ATTRIBUTE_FORCE_UINT32 = 0x7fffffff
 } ze_memory_access_attribute_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reserves a range of virtual addresses without backing it with memory.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeVirtualMemReserve(
-    ze_context_handle_t hContext, ///< [in]
-    const void* pStart, ///< [in][optional]
-    size_t size, ///< [in]
-    void** pptr ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context in which the range is reserved
+    const void* pStart, ///< [in][optional] preferred start address, only a hint; null lets the driver choose
+    size_t size, ///< [in] length of the range, in bytes, a multiple of the page size
+    void** pptr ///< [out] receives the start address actually reserved
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Releases a virtual address range reserved earlier.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeVirtualMemFree(
-    ze_context_handle_t hContext, ///< [in]
-    const void* ptr, ///< [in]
-    size_t size ///< [in]
+    ze_context_handle_t hContext, ///< [in] the context in which the range was reserved
+    const void* ptr, ///< [in] start of the reserved range
+    size_t size ///< [in] length of the range, in bytes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the page size to use for mappings of a given size on a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeVirtualMemQueryPageSize(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    size_t size, ///< [in]
-    size_t* pagesize ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context the mapping will belong to
+    ze_device_handle_t hDevice, ///< [in] the device the memory will be used on
+    size_t size, ///< [in] planned size of the mapping, in bytes
+    size_t* pagesize ///< [out] receives the page size, in bytes; sizes and offsets must be multiples of it
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Where physical memory objects are placed.
 typedef uint32_t ze_physical_mem_flags_t;
 typedef enum _ze_physical_mem_flag_t
 {
-    ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_DEVICE = ZE_BIT(0),
-    ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_HOST = ZE_BIT(1),
-    ZE_PHYSICAL_MEM_FLAG_TBD = ZE_BIT(0),
+    ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_DEVICE = ZE_BIT(0), ///< back the object with device memory
+    ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_HOST = ZE_BIT(1), ///< back the object with host memory
+    ZE_PHYSICAL_MEM_FLAG_TBD = ZE_BIT(0), ///< old name of bit 0, kept so existing sources still build
     ZE_PHYSICAL_MEM_FLAG_FORCE_UINT32 = 0x7fffffff
 } ze_physical_mem_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings of a physical memory object to create.
 typedef struct _ze_physical_mem_desc_t
 {
-    ze_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_physical_mem_flags_t flags; ///< [in]
-    size_t size; ///< [in]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
+    ze_physical_mem_flags_t flags; ///< [in] placement options; zero means device memory
+    size_t size; ///< [in] bytes to allocate, a multiple of the page size
 } ze_physical_mem_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What a physical memory object reports about itself.
 /// @since 1.15
 typedef struct _ze_physical_mem_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint64_t id; ///< [out]
-    uint64_t size; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    uint64_t id; ///< [out] identifier that distinguishes this object from other physical memory objects
+    uint64_t size; ///< [out] bytes of physical memory the object holds
 } ze_physical_mem_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the identifier and size of a physical memory object.
 /// @since 1.15
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zePhysicalMemGetProperties(
-    ze_context_handle_t hContext, ///< [in]
-    ze_physical_mem_handle_t hPhysicalMem, ///< [in]
-    ze_physical_mem_properties_t* pMemProperties ///< [in,out]
+    ze_context_handle_t hContext, ///< [in] the context the object belongs to
+    ze_physical_mem_handle_t hPhysicalMem, ///< [in] the object to describe
+    ze_physical_mem_properties_t* pMemProperties ///< [in,out] filled in with the object's identifier and size
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Allocates physical memory that can later be mapped into reserved virtual ranges.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zePhysicalMemCreate(
-    ze_context_handle_t hContext, ///< [in]
-    ze_device_handle_t hDevice, ///< [in]
-    ze_physical_mem_desc_t* desc, ///< [in]
-    ze_physical_mem_handle_t* phPhysicalMemory ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context the new object belongs to
+    ze_device_handle_t hDevice, ///< [in] the device whose memory backs the object
+    ze_physical_mem_desc_t* desc, ///< [in] size and placement of the new object
+    ze_physical_mem_handle_t* phPhysicalMemory ///< [out] receives the new physical memory object
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Frees a physical memory object that is no longer mapped anywhere.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zePhysicalMemDestroy(
-    ze_context_handle_t hContext, ///< [in]
-    ze_physical_mem_handle_t hPhysicalMemory ///< [in][release]
+    ze_context_handle_t hContext, ///< [in] the context the object belongs to
+    ze_physical_mem_handle_t hPhysicalMemory ///< [in][release] the object to free; it is invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Backs part of a reserved virtual range with physical memory.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeVirtualMemMap(
-    ze_context_handle_t hContext, ///< [in]
-    const void* ptr, ///< [in]
-    size_t size, ///< [in]
-    ze_physical_mem_handle_t hPhysicalMemory, ///< [in]
-    size_t offset, ///< [in]
-    ze_memory_access_attribute_t access ///< [in]
+    ze_context_handle_t hContext, ///< [in] the context of both the range and the physical memory
+    const void* ptr, ///< [in] start of the virtual range to back, page aligned
+    size_t size, ///< [in] length of the range to back, in bytes
+    ze_physical_mem_handle_t hPhysicalMemory, ///< [in] the physical memory to place behind the range
+    size_t offset, ///< [in] byte offset into the physical memory where the mapping begins
+    ze_memory_access_attribute_t access ///< [in] initial access allowed on the mapped range
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Removes the physical backing from part of a reserved virtual range.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeVirtualMemUnmap(
-    ze_context_handle_t hContext, ///< [in]
-    const void* ptr, ///< [in]
-    size_t size ///< [in]
+    ze_context_handle_t hContext, ///< [in] the context the range belongs to
+    const void* ptr, ///< [in] start of the mapped range to release, page aligned
+    size_t size ///< [in] length of the range to release, in bytes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the access allowed on a mapped virtual range.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeVirtualMemSetAccessAttribute(
-    ze_context_handle_t hContext, ///< [in]
-    const void* ptr, ///< [in]
-    size_t size, ///< [in]
-    ze_memory_access_attribute_t access ///< [in]
+    ze_context_handle_t hContext, ///< [in] the context the range belongs to
+    const void* ptr, ///< [in] start of the range, page aligned
+    size_t size, ///< [in] length of the range, in bytes
+    ze_memory_access_attribute_t access ///< [in] the access to allow from now on
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the access allowed at a virtual address and how far it extends.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zeVirtualMemGetAccessAttribute(
-    ze_context_handle_t hContext, ///< [in]
-    const void* ptr, ///< [in]
-    size_t size, ///< [in]
-    ze_memory_access_attribute_t* access, ///< [out]
-    size_t* outSize ///< [out]
+    ze_context_handle_t hContext, ///< [in] the context the range belongs to
+    const void* ptr, ///< [in] start of the range to inspect, page aligned
+    size_t size, ///< [in] length of the range to inspect, in bytes
+    ze_memory_access_attribute_t* access, ///< [out] receives the access allowed at ptr
+    size_t* outSize ///< [out] receives how many bytes from ptr share that same access
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// ze virtualMemReadOnlyProperties
+// Extension that reports how a device supports read-only virtual memory mappings.
 #if !defined(__GNUC__)
 #pragma region virtualMemReadOnlyProperties
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the read-only virtual memory properties extension.
 /// @since 1.17
 #ifndef ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_NAME
 #define ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_NAME  "ZE_extension_virtual_mem_readonly_properties"
 #endif // ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the read-only virtual memory properties extension.
 /// @since 1.17
 typedef enum _ze_virtual_mem_readonly_properties_ext_version_t
 {
-    ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_virtual_mem_readonly_properties_ext_version_t;
 
@@ -8003,12 +8631,13 @@ typedef enum _ze_device_readonly_memory_capability_t
 } ze_device_readonly_memory_capability_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chained into device properties to report read-only mapping support.
 /// @since 1.17
 typedef struct _ze_device_readonly_memory_ext_properties_t
 {
-    ze_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_device_readonly_memory_capability_t readonlyCapability; ///< [out]
+    ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
+    void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
+    ze_device_readonly_memory_capability_t readonlyCapability; ///< [out] how the device honours read-only mappings
 } ze_device_readonly_memory_ext_properties_t;
 
 #if !defined(__GNUC__)

@@ -18,11 +18,12 @@
 extern "C" {
 #endif
 
-// zer common
+// Runtime helpers: ready-made descriptors, error text and device identifiers.
 #if !defined(__GNUC__)
 #pragma region common
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ready-made descriptor for an in-order immediate command list on the first queue group.
 /// @since 1.14
 static const ze_command_queue_desc_t zeDefaultGPUImmediateCommandQueueDesc = {
     ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, ///< stype
@@ -35,6 +36,7 @@ static const ze_command_queue_desc_t zeDefaultGPUImmediateCommandQueueDesc = {
 };
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ready-made descriptor for a cached device allocation on memory ordinal 0.
 /// @since 1.14
 static const ze_device_mem_alloc_desc_t zeDefaultGPUDeviceMemAllocDesc = {
     ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, ///< stype
@@ -44,6 +46,7 @@ static const ze_device_mem_alloc_desc_t zeDefaultGPUDeviceMemAllocDesc = {
 };
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ready-made descriptor for a cached host allocation placed on the host at first.
 /// @since 1.14
 static const ze_host_mem_alloc_desc_t zeDefaultGPUHostMemAllocDesc = {
     ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, ///< stype
@@ -52,27 +55,31 @@ static const ze_host_mem_alloc_desc_t zeDefaultGPUHostMemAllocDesc = {
 };
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Gives a readable description of the last error the default driver returned on the calling thread.
 /// @since 1.14
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zerGetLastErrorDescription(
-    const char** ppString ///< [in,out]
+    const char** ppString ///< [in,out] receives a string owned by the driver; do not free it
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Maps a device handle to an integer identifier; UINT32_MAX on failure.
 /// @since 1.14
 ZE_APIEXPORT uint32_t ZE_APICALL
 zerTranslateDeviceHandleToIdentifier(
-    ze_device_handle_t hDevice ///< [in]
+    ze_device_handle_t hDevice ///< [in] the device to identify
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Maps a device identifier back to its handle; null on failure.
 /// @since 1.14
 ZE_APIEXPORT ze_device_handle_t ZE_APICALL
 zerTranslateIdentifierToDeviceHandle(
-    uint32_t identifier ///< [in]
+    uint32_t identifier ///< [in] an identifier from zerTranslateDeviceHandleToIdentifier
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the default driver's default context, which holds all of its devices; null on failure.
 /// @since 1.14
 ZE_APIEXPORT ze_context_handle_t ZE_APICALL
 zerGetDefaultContext(

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-// zes common
+// Types shared across sysman: handles, structure types and base structures.
 #if !defined(__GNUC__)
 #pragma region common
 #endif
@@ -403,3420 +403,3779 @@ typedef struct _zes_vf_util_mem_exp2_t zes_vf_util_mem_exp2_t;
 typedef struct _zes_vf_util_engine_exp2_t zes_vf_util_engine_exp2_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A driver seen through the sysman interface.
 typedef ze_driver_handle_t zes_driver_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A device seen through the sysman interface.
 typedef ze_device_handle_t zes_device_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A scheduler component of a device.
 typedef struct _zes_sched_handle_t *zes_sched_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A performance factor domain of a device.
 typedef struct _zes_perf_handle_t *zes_perf_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A power domain of a device.
 typedef struct _zes_pwr_handle_t *zes_pwr_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A frequency domain of a device.
 typedef struct _zes_freq_handle_t *zes_freq_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief An engine group whose activity can be measured.
 typedef struct _zes_engine_handle_t *zes_engine_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A standby domain of a device.
 typedef struct _zes_standby_handle_t *zes_standby_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A firmware image on a device.
 typedef struct _zes_firmware_handle_t *zes_firmware_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A memory module of a device.
 typedef struct _zes_mem_handle_t *zes_mem_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A port of the device's fabric interconnect.
 typedef struct _zes_fabric_port_handle_t *zes_fabric_port_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A temperature sensor of a device.
 typedef struct _zes_temp_handle_t *zes_temp_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A power supply unit of a device.
 typedef struct _zes_psu_handle_t *zes_psu_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A fan of a device.
 typedef struct _zes_fan_handle_t *zes_fan_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief An LED of a device.
 typedef struct _zes_led_handle_t *zes_led_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A group of reliability, availability and serviceability error counters.
 typedef struct _zes_ras_handle_t *zes_ras_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A diagnostics test suite of a device.
 typedef struct _zes_diag_handle_t *zes_diag_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief An overclock domain of a device.
 /// @since 1.5
 typedef struct _zes_overclock_handle_t *zes_overclock_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A virtual function of a device, for virtualization management.
 /// @since 1.9
 typedef struct _zes_vf_handle_t *zes_vf_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tags that say which sysman structure a stype field belongs to.
 typedef enum _zes_structure_type_t
 {
-    ZES_STRUCTURE_TYPE_DEVICE_PROPERTIES = 0x1,
-    ZES_STRUCTURE_TYPE_PCI_PROPERTIES = 2,
-    ZES_STRUCTURE_TYPE_PCI_BAR_PROPERTIES = 3,
-    ZES_STRUCTURE_TYPE_DIAG_PROPERTIES = 4,
-    ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES = 5,
-    ZES_STRUCTURE_TYPE_FABRIC_PORT_PROPERTIES = 6,
-    ZES_STRUCTURE_TYPE_FAN_PROPERTIES = 7,
-    ZES_STRUCTURE_TYPE_FIRMWARE_PROPERTIES = 8,
-    ZES_STRUCTURE_TYPE_FREQ_PROPERTIES = 9,
-    ZES_STRUCTURE_TYPE_LED_PROPERTIES = 10,
-    ZES_STRUCTURE_TYPE_MEM_PROPERTIES = 11,
-    ZES_STRUCTURE_TYPE_PERF_PROPERTIES = 12,
-    ZES_STRUCTURE_TYPE_POWER_PROPERTIES = 13,
-    ZES_STRUCTURE_TYPE_PSU_PROPERTIES = 14,
-    ZES_STRUCTURE_TYPE_RAS_PROPERTIES = 15,
-    ZES_STRUCTURE_TYPE_SCHED_PROPERTIES = 16,
-    ZES_STRUCTURE_TYPE_SCHED_TIMEOUT_PROPERTIES = 17,
-    ZES_STRUCTURE_TYPE_SCHED_TIMESLICE_PROPERTIES = 18,
-    ZES_STRUCTURE_TYPE_STANDBY_PROPERTIES = 19,
-    ZES_STRUCTURE_TYPE_TEMP_PROPERTIES = 20,
-    ZES_STRUCTURE_TYPE_DEVICE_STATE = 21,
-    ZES_STRUCTURE_TYPE_PROCESS_STATE = 22,
-    ZES_STRUCTURE_TYPE_PCI_STATE = 23,
-    ZES_STRUCTURE_TYPE_FABRIC_PORT_CONFIG = 24,
-    ZES_STRUCTURE_TYPE_FABRIC_PORT_STATE = 25,
-    ZES_STRUCTURE_TYPE_FAN_CONFIG = 26,
-    ZES_STRUCTURE_TYPE_FREQ_STATE = 27,
-    ZES_STRUCTURE_TYPE_OC_CAPABILITIES = 28,
-    ZES_STRUCTURE_TYPE_LED_STATE = 29,
-    ZES_STRUCTURE_TYPE_MEM_STATE = 30,
-    ZES_STRUCTURE_TYPE_PSU_STATE = 31,
-    ZES_STRUCTURE_TYPE_BASE_STATE = 32,
-    ZES_STRUCTURE_TYPE_RAS_CONFIG = 33,
-    ZES_STRUCTURE_TYPE_RAS_STATE = 34,
-    ZES_STRUCTURE_TYPE_TEMP_CONFIG = 35,
-    ZES_STRUCTURE_TYPE_PCI_BAR_PROPERTIES_1_2 = 36, ///< @since 1.2
-    ZES_STRUCTURE_TYPE_DEVICE_ECC_DESC = 37, ///< @since 1.4
-    ZES_STRUCTURE_TYPE_DEVICE_ECC_PROPERTIES = 38, ///< @since 1.4
-    ZES_STRUCTURE_TYPE_POWER_LIMIT_EXT_DESC = 39, ///< @since 1.4
-    ZES_STRUCTURE_TYPE_POWER_EXT_PROPERTIES = 40, ///< @since 1.4
-    ZES_STRUCTURE_TYPE_OVERCLOCK_PROPERTIES = 41, ///< @since 1.5
-    ZES_STRUCTURE_TYPE_FABRIC_PORT_ERROR_COUNTERS = 42, ///< @since 1.7
-    ZES_STRUCTURE_TYPE_ENGINE_EXT_PROPERTIES = 43, ///< @since 1.7
-    ZES_STRUCTURE_TYPE_RESET_PROPERTIES = 44, ///< @since 1.7
-    ZES_STRUCTURE_TYPE_DEVICE_EXT_PROPERTIES = 45, ///< @since 1.7
-    ZES_STRUCTURE_TYPE_DEVICE_UUID = 46, ///< @since 1.7
-    ZES_STRUCTURE_TYPE_POWER_DOMAIN_EXP_PROPERTIES = 0x00020001, ///< @since 1.8
-    ZES_STRUCTURE_TYPE_MEM_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES = 0x00020002, ///< @since 1.8
-    ZES_STRUCTURE_TYPE_MEMORY_PAGE_OFFLINE_STATE_EXP = 0x00020003, ///< @since 1.8
-    ZES_STRUCTURE_TYPE_SUBDEVICE_EXP_PROPERTIES = 0x00020004, ///< @since 1.9
-    ZES_STRUCTURE_TYPE_VF_EXP_PROPERTIES = 0x00020005, ///< @since 1.10
-    ZES_STRUCTURE_TYPE_VF_UTIL_MEM_EXP = 0x00020006, ///< @since 1.9
-    ZES_STRUCTURE_TYPE_VF_UTIL_ENGINE_EXP = 0x00020007, ///< @since 1.9
-    ZES_STRUCTURE_TYPE_VF_EXP_CAPABILITIES = 0x00020008, ///< @since 1.10
-    ZES_STRUCTURE_TYPE_VF_UTIL_MEM_EXP2 = 0x00020009, ///< @since 1.10
-    ZES_STRUCTURE_TYPE_VF_UTIL_ENGINE_EXP2 = 0x00020010, ///< @since 1.10
-    ZES_STRUCTURE_TYPE_VF_EXP2_CAPABILITIES = 0x00020011, ///< @since 1.12
-    ZES_STRUCTURE_TYPE_DEVICE_ECC_DEFAULT_PROPERTIES_EXT = 0x00020012, ///< @since 1.13
-    ZES_STRUCTURE_TYPE_PCI_LINK_SPEED_DOWNGRADE_EXT_STATE = 0x00020013, ///< @since 1.15
-    ZES_STRUCTURE_TYPE_PCI_LINK_SPEED_DOWNGRADE_EXT_PROPERTIES = 0x00020014, ///< @since 1.15
-    ZES_STRUCTURE_TYPE_RAS_STATE_EXP2 = 0x00020015, ///< @since 1.16
-    ZES_STRUCTURE_TYPE_RAS_CONFIG_EXP = 0x00020016, ///< @since 1.16
-    ZES_STRUCTURE_TYPE_OEM_SERIAL_ID_EXT_PROPERTIES = 0x00020017, ///< @since 1.17
-    ZES_STRUCTURE_TYPE_DEVICE_EXT_STATE = 0x00020018, ///< @since 1.17
+    ZES_STRUCTURE_TYPE_DEVICE_PROPERTIES = 0x1, ///< tags a zes_device_properties_t
+    ZES_STRUCTURE_TYPE_PCI_PROPERTIES = 2, ///< tags a zes_pci_properties_t
+    ZES_STRUCTURE_TYPE_PCI_BAR_PROPERTIES = 3, ///< tags a zes_pci_bar_properties_t
+    ZES_STRUCTURE_TYPE_DIAG_PROPERTIES = 4, ///< tags a zes_diag_properties_t
+    ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES = 5, ///< tags a zes_engine_properties_t
+    ZES_STRUCTURE_TYPE_FABRIC_PORT_PROPERTIES = 6, ///< tags a zes_fabric_port_properties_t
+    ZES_STRUCTURE_TYPE_FAN_PROPERTIES = 7, ///< tags a zes_fan_properties_t
+    ZES_STRUCTURE_TYPE_FIRMWARE_PROPERTIES = 8, ///< tags a zes_firmware_properties_t
+    ZES_STRUCTURE_TYPE_FREQ_PROPERTIES = 9, ///< tags a zes_freq_properties_t
+    ZES_STRUCTURE_TYPE_LED_PROPERTIES = 10, ///< tags a zes_led_properties_t
+    ZES_STRUCTURE_TYPE_MEM_PROPERTIES = 11, ///< tags a zes_mem_properties_t
+    ZES_STRUCTURE_TYPE_PERF_PROPERTIES = 12, ///< tags a zes_perf_properties_t
+    ZES_STRUCTURE_TYPE_POWER_PROPERTIES = 13, ///< tags a zes_power_properties_t
+    ZES_STRUCTURE_TYPE_PSU_PROPERTIES = 14, ///< tags a zes_psu_properties_t
+    ZES_STRUCTURE_TYPE_RAS_PROPERTIES = 15, ///< tags a zes_ras_properties_t
+    ZES_STRUCTURE_TYPE_SCHED_PROPERTIES = 16, ///< tags a zes_sched_properties_t
+    ZES_STRUCTURE_TYPE_SCHED_TIMEOUT_PROPERTIES = 17, ///< tags a zes_sched_timeout_properties_t
+    ZES_STRUCTURE_TYPE_SCHED_TIMESLICE_PROPERTIES = 18, ///< tags a zes_sched_timeslice_properties_t
+    ZES_STRUCTURE_TYPE_STANDBY_PROPERTIES = 19, ///< tags a zes_standby_properties_t
+    ZES_STRUCTURE_TYPE_TEMP_PROPERTIES = 20, ///< tags a zes_temp_properties_t
+    ZES_STRUCTURE_TYPE_DEVICE_STATE = 21, ///< tags a zes_device_state_t
+    ZES_STRUCTURE_TYPE_PROCESS_STATE = 22, ///< tags a zes_process_state_t
+    ZES_STRUCTURE_TYPE_PCI_STATE = 23, ///< tags a zes_pci_state_t
+    ZES_STRUCTURE_TYPE_FABRIC_PORT_CONFIG = 24, ///< tags a zes_fabric_port_config_t
+    ZES_STRUCTURE_TYPE_FABRIC_PORT_STATE = 25, ///< tags a zes_fabric_port_state_t
+    ZES_STRUCTURE_TYPE_FAN_CONFIG = 26, ///< tags a zes_fan_config_t
+    ZES_STRUCTURE_TYPE_FREQ_STATE = 27, ///< tags a zes_freq_state_t
+    ZES_STRUCTURE_TYPE_OC_CAPABILITIES = 28, ///< tags a zes_oc_capabilities_t
+    ZES_STRUCTURE_TYPE_LED_STATE = 29, ///< tags a zes_led_state_t
+    ZES_STRUCTURE_TYPE_MEM_STATE = 30, ///< tags a zes_mem_state_t
+    ZES_STRUCTURE_TYPE_PSU_STATE = 31, ///< tags a zes_psu_state_t
+    ZES_STRUCTURE_TYPE_BASE_STATE = 32, ///< tags a zes_base_state_t
+    ZES_STRUCTURE_TYPE_RAS_CONFIG = 33, ///< tags a zes_ras_config_t
+    ZES_STRUCTURE_TYPE_RAS_STATE = 34, ///< tags a zes_ras_state_t
+    ZES_STRUCTURE_TYPE_TEMP_CONFIG = 35, ///< tags a zes_temp_config_t
+    ZES_STRUCTURE_TYPE_PCI_BAR_PROPERTIES_1_2 = 36, ///< tags a zes_pci_bar_properties_1_2_t @since 1.2
+    ZES_STRUCTURE_TYPE_DEVICE_ECC_DESC = 37, ///< tags a zes_device_ecc_desc_t @since 1.4
+    ZES_STRUCTURE_TYPE_DEVICE_ECC_PROPERTIES = 38, ///< tags a zes_device_ecc_properties_t @since 1.4
+    ZES_STRUCTURE_TYPE_POWER_LIMIT_EXT_DESC = 39, ///< tags a zes_power_limit_ext_desc_t @since 1.4
+    ZES_STRUCTURE_TYPE_POWER_EXT_PROPERTIES = 40, ///< tags a zes_power_ext_properties_t @since 1.4
+    ZES_STRUCTURE_TYPE_OVERCLOCK_PROPERTIES = 41, ///< tags a zes_overclock_properties_t @since 1.5
+    ZES_STRUCTURE_TYPE_FABRIC_PORT_ERROR_COUNTERS = 42, ///< tags a zes_fabric_port_error_counters_t @since 1.7
+    ZES_STRUCTURE_TYPE_ENGINE_EXT_PROPERTIES = 43, ///< tags a zes_engine_ext_properties_t @since 1.7
+    ZES_STRUCTURE_TYPE_RESET_PROPERTIES = 44, ///< tags a zes_reset_properties_t @since 1.7
+    ZES_STRUCTURE_TYPE_DEVICE_EXT_PROPERTIES = 45, ///< tags a zes_device_ext_properties_t @since 1.7
+    ZES_STRUCTURE_TYPE_DEVICE_UUID = 46, ///< tags a zes_uuid_t @since 1.7
+    ZES_STRUCTURE_TYPE_POWER_DOMAIN_EXP_PROPERTIES = 0x00020001, ///< tags a zes_power_domain_exp_properties_t @since 1.8
+    ZES_STRUCTURE_TYPE_MEM_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES = 0x00020002, ///< tags a zes_mem_bandwidth_counter_bits_exp_properties_t @since 1.8
+    ZES_STRUCTURE_TYPE_MEMORY_PAGE_OFFLINE_STATE_EXP = 0x00020003, ///< tags a zes_mem_page_offline_state_exp_t @since 1.8
+    ZES_STRUCTURE_TYPE_SUBDEVICE_EXP_PROPERTIES = 0x00020004, ///< tags a zes_subdevice_exp_properties_t @since 1.9
+    ZES_STRUCTURE_TYPE_VF_EXP_PROPERTIES = 0x00020005, ///< tags a zes_vf_exp_properties_t @since 1.10
+    ZES_STRUCTURE_TYPE_VF_UTIL_MEM_EXP = 0x00020006, ///< tags a zes_vf_util_mem_exp_t @since 1.9
+    ZES_STRUCTURE_TYPE_VF_UTIL_ENGINE_EXP = 0x00020007, ///< tags a zes_vf_util_engine_exp_t @since 1.9
+    ZES_STRUCTURE_TYPE_VF_EXP_CAPABILITIES = 0x00020008, ///< tags a zes_vf_exp_capabilities_t @since 1.10
+    ZES_STRUCTURE_TYPE_VF_UTIL_MEM_EXP2 = 0x00020009, ///< tags a zes_vf_util_mem_exp2_t @since 1.10
+    ZES_STRUCTURE_TYPE_VF_UTIL_ENGINE_EXP2 = 0x00020010, ///< tags a zes_vf_util_engine_exp2_t @since 1.10
+    ZES_STRUCTURE_TYPE_VF_EXP2_CAPABILITIES = 0x00020011, ///< tags a zes_vf_exp2_capabilities_t @since 1.12
+    ZES_STRUCTURE_TYPE_DEVICE_ECC_DEFAULT_PROPERTIES_EXT = 0x00020012, ///< tags a zes_device_ecc_default_properties_ext_t @since 1.13
+    ZES_STRUCTURE_TYPE_PCI_LINK_SPEED_DOWNGRADE_EXT_STATE = 0x00020013, ///< tags a zes_pci_link_speed_downgrade_ext_state_t @since 1.15
+    ZES_STRUCTURE_TYPE_PCI_LINK_SPEED_DOWNGRADE_EXT_PROPERTIES = 0x00020014, ///< tags a zes_pci_link_speed_downgrade_ext_properties_t @since 1.15
+    ZES_STRUCTURE_TYPE_RAS_STATE_EXP2 = 0x00020015, ///< tags a zes_ras_state_exp2_t @since 1.16
+    ZES_STRUCTURE_TYPE_RAS_CONFIG_EXP = 0x00020016, ///< tags a zes_ras_config_exp_t @since 1.16
+    ZES_STRUCTURE_TYPE_OEM_SERIAL_ID_EXT_PROPERTIES = 0x00020017, ///< tags a zes_oem_serial_id_ext_properties_t @since 1.17
+    ZES_STRUCTURE_TYPE_DEVICE_EXT_STATE = 0x00020018, ///< tags a zes_device_ext_state_t @since 1.17
     ZES_STRUCTURE_TYPE_FORCE_UINT32 = 0x7fffffff
 } zes_structure_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Header shared by sysman structures that a query fills in.
 typedef struct _zes_base_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
 } zes_base_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Header shared by sysman structures that describe a request.
 typedef struct _zes_base_desc_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
 } zes_base_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Header shared by sysman structures that report a state.
 typedef struct _zes_base_state_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
 } zes_base_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Header shared by sysman structures that carry a configuration.
 typedef struct _zes_base_config_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
 } zes_base_config_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Header shared by sysman structures that report capabilities.
 typedef struct _zes_base_capability_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
 } zes_base_capability_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes driver
+// Sysman initialisation, drivers and driver extensions.
 #if !defined(__GNUC__)
 #pragma region driver
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options for zesInit.
 /// @since 1.5
 typedef uint32_t zes_init_flags_t;
 typedef enum _zes_init_flag_t
 {
-    ZES_INIT_FLAG_PLACEHOLDER = ZE_BIT(0),
+    ZES_INIT_FLAG_PLACEHOLDER = ZE_BIT(0), ///< reserved bit with no effect yet
     ZES_INIT_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_init_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Starts the sysman interface independently of zeInit; call before any other sysman function.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesInit(
-    zes_init_flags_t flags ///< [in]
+    zes_init_flags_t flags ///< [in] initialisation options; zero for the defaults
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the sysman drivers present on the system.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDriverGet(
-    uint32_t* pCount, ///< [in,out]
-    zes_driver_handle_t* phDrivers ///< [in,out][optional][range(0, *pCount)]
+    uint32_t* pCount, ///< [in,out] driver count; zero on input asks only for the count, otherwise the array capacity
+    zes_driver_handle_t* phDrivers ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount driver handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity, in bytes including the terminating zero, of a sysman extension name.
 /// @since 1.8
 #ifndef ZES_MAX_EXTENSION_NAME
 #define ZES_MAX_EXTENSION_NAME  256
 #endif // ZES_MAX_EXTENSION_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name and version of one sysman extension a driver supports.
 /// @since 1.8
 typedef struct _zes_driver_extension_properties_t
 {
-    char name[ZES_MAX_EXTENSION_NAME]; ///< [out]
-    uint32_t version; ///< [out]
+    char name[ZES_MAX_EXTENSION_NAME]; ///< [out] the extension's name string
+    uint32_t version; ///< [out] the extension's version, built with ZE_MAKE_VERSION
 } zes_driver_extension_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the sysman extensions a driver supports.
 /// @since 1.8
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDriverGetExtensionProperties(
-    zes_driver_handle_t hDriver, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_driver_extension_properties_t* pExtensionProperties ///< [in,out][optional][range(0, *pCount)]
+    zes_driver_handle_t hDriver, ///< [in] the sysman driver to examine
+    uint32_t* pCount, ///< [in,out] extension count; zero on input asks only for the count, otherwise the array capacity
+    zes_driver_extension_properties_t* pExtensionProperties ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount extension descriptions
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Looks up the entry point of a sysman extension function by name.
 /// @since 1.8
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDriverGetExtensionFunctionAddress(
-    zes_driver_handle_t hDriver, ///< [in]
-    const char* name, ///< [in]
-    void** ppFunctionAddress ///< [out]
+    zes_driver_handle_t hDriver, ///< [in] the sysman driver that provides the function
+    const char* name, ///< [in] name of the extension function, as a zero-terminated string
+    void** ppFunctionAddress ///< [out] receives the function's address
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes device
+// Sysman device queries: identity, state, reset, processes and PCI link.
 #if !defined(__GNUC__)
 #pragma region device
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the sysman devices of a sysman driver.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceGet(
-    zes_driver_handle_t hDriver, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_device_handle_t* phDevices ///< [in,out][optional][range(0, *pCount)]
+    zes_driver_handle_t hDriver, ///< [in] the sysman driver whose devices are listed
+    uint32_t* pCount, ///< [in,out] device count; zero on input asks only for the count, otherwise the array capacity
+    zes_device_handle_t* phDevices ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount device handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity, in bytes including the terminating zero, of sysman string properties.
 #ifndef ZES_STRING_PROPERTY_SIZE
 #define ZES_STRING_PROPERTY_SIZE  64
 #endif // ZES_STRING_PROPERTY_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Length of a sysman device UUID, in bytes.
 #ifndef ZES_MAX_UUID_SIZE
 #define ZES_MAX_UUID_SIZE  16
 #endif // ZES_MAX_UUID_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of engines, as a bit set.
 typedef uint32_t zes_engine_type_flags_t;
 typedef enum _zes_engine_type_flag_t
 {
-    ZES_ENGINE_TYPE_FLAG_OTHER = ZE_BIT(0),
-    ZES_ENGINE_TYPE_FLAG_COMPUTE = ZE_BIT(1),
-    ZES_ENGINE_TYPE_FLAG_3D = ZE_BIT(2),
-    ZES_ENGINE_TYPE_FLAG_MEDIA = ZE_BIT(3),
-    ZES_ENGINE_TYPE_FLAG_DMA = ZE_BIT(4),
-    ZES_ENGINE_TYPE_FLAG_RENDER = ZE_BIT(5),
+    ZES_ENGINE_TYPE_FLAG_OTHER = ZE_BIT(0), ///< an engine of a kind not listed here
+    ZES_ENGINE_TYPE_FLAG_COMPUTE = ZE_BIT(1), ///< compute engines
+    ZES_ENGINE_TYPE_FLAG_3D = ZE_BIT(2), ///< 3D graphics engines
+    ZES_ENGINE_TYPE_FLAG_MEDIA = ZE_BIT(3), ///< media encode and decode engines
+    ZES_ENGINE_TYPE_FLAG_DMA = ZE_BIT(4), ///< copy (DMA) engines
+    ZES_ENGINE_TYPE_FLAG_RENDER = ZE_BIT(5), ///< render engines, able to run both 3D and compute work
     ZES_ENGINE_TYPE_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_engine_type_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Whether the device has been repaired in the field.
 typedef enum _zes_repair_status_t
 {
-    ZES_REPAIR_STATUS_UNSUPPORTED = 0,
-    ZES_REPAIR_STATUS_NOT_PERFORMED = 1,
-    ZES_REPAIR_STATUS_PERFORMED = 2,
+    ZES_REPAIR_STATUS_UNSUPPORTED = 0, ///< the device cannot report repairs
+    ZES_REPAIR_STATUS_NOT_PERFORMED = 1, ///< no repair has been done
+    ZES_REPAIR_STATUS_PERFORMED = 2, ///< a repair has been done
     ZES_REPAIR_STATUS_FORCE_UINT32 = 0x7fffffff
 } zes_repair_status_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Why a device needs a reset, as a bit set.
 typedef uint32_t zes_reset_reason_flags_t;
 typedef enum _zes_reset_reason_flag_t
 {
-    ZES_RESET_REASON_FLAG_WEDGED = ZE_BIT(0),
-    ZES_RESET_REASON_FLAG_REPAIR = ZE_BIT(1),
+    ZES_RESET_REASON_FLAG_WEDGED = ZE_BIT(0), ///< the device stopped responding and must be reset
+    ZES_RESET_REASON_FLAG_REPAIR = ZE_BIT(1), ///< a reset is needed to finish a repair
     ZES_RESET_REASON_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_reset_reason_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of device reset.
 /// @since 1.7
 typedef enum _zes_reset_type_t
 {
-    ZES_RESET_TYPE_WARM = 0,
-    ZES_RESET_TYPE_COLD = 1,
-    ZES_RESET_TYPE_FLR = 2,
+    ZES_RESET_TYPE_WARM = 0, ///< reset without removing power
+    ZES_RESET_TYPE_COLD = 1, ///< reset with a full power cycle
+    ZES_RESET_TYPE_FLR = 2, ///< PCI function level reset
     ZES_RESET_TYPE_FORCE_UINT32 = 0x7fffffff
 } zes_reset_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Whether a device needs a reset and whether it was repaired.
 typedef struct _zes_device_state_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_reset_reason_flags_t reset; ///< [out]
-    zes_repair_status_t repaired; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_reset_reason_flags_t reset; ///< [out] reasons a reset is required; zero when none is
+    zes_repair_status_t repaired; ///< [out] repair status of the device
 } zes_device_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options of an extended device reset.
 /// @since 1.7
 typedef struct _zes_reset_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_bool_t force; ///< [in]
-    zes_reset_type_t resetType; ///< [in]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    ze_bool_t force; ///< [in] true to reset even while processes still use the device
+    zes_reset_type_t resetType; ///< [in] which kind of reset to perform
 } zes_reset_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Universally unique identifier of a sysman device.
 /// @since 1.7
 typedef struct _zes_uuid_t
 {
-    uint8_t id[ZES_MAX_UUID_SIZE]; ///< [out]
+    uint8_t id[ZES_MAX_UUID_SIZE]; ///< [out] the identifier bytes
 } zes_uuid_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Broad classes of devices.
 /// @since 1.7
 typedef enum _zes_device_type_t
 {
-    ZES_DEVICE_TYPE_GPU = 1,
-    ZES_DEVICE_TYPE_CPU = 2,
-    ZES_DEVICE_TYPE_FPGA = 3,
-    ZES_DEVICE_TYPE_MCA = 4,
-    ZES_DEVICE_TYPE_VPU = 5,
+    ZES_DEVICE_TYPE_GPU = 1, ///< a graphics processor
+    ZES_DEVICE_TYPE_CPU = 2, ///< a central processor
+    ZES_DEVICE_TYPE_FPGA = 3, ///< a field-programmable gate array
+    ZES_DEVICE_TYPE_MCA = 4, ///< a memory copy accelerator
+    ZES_DEVICE_TYPE_VPU = 5, ///< a vision processing unit
     ZES_DEVICE_TYPE_FORCE_UINT32 = 0x7fffffff
 } zes_device_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Yes/no traits of a device, as a bit set.
 /// @since 1.7
 typedef uint32_t zes_device_property_flags_t;
 typedef enum _zes_device_property_flag_t
 {
-    ZES_DEVICE_PROPERTY_FLAG_INTEGRATED = ZE_BIT(0),
-    ZES_DEVICE_PROPERTY_FLAG_SUBDEVICE = ZE_BIT(1),
-    ZES_DEVICE_PROPERTY_FLAG_ECC = ZE_BIT(2),
-    ZES_DEVICE_PROPERTY_FLAG_ONDEMANDPAGING = ZE_BIT(3),
+    ZES_DEVICE_PROPERTY_FLAG_INTEGRATED = ZE_BIT(0), ///< the device shares the package and memory of the host
+    ZES_DEVICE_PROPERTY_FLAG_SUBDEVICE = ZE_BIT(1), ///< the device is part of a larger device
+    ZES_DEVICE_PROPERTY_FLAG_ECC = ZE_BIT(2), ///< error correcting memory is turned on
+    ZES_DEVICE_PROPERTY_FLAG_ONDEMANDPAGING = ZE_BIT(3), ///< the device can fault in memory pages when they are touched
     ZES_DEVICE_PROPERTY_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_device_property_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Identity of a sysman device: core properties, board data and driver version.
 typedef struct _zes_device_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_device_properties_t core; ///< [out]
-    uint32_t numSubdevices; ///< [out]
-    char serialNumber[ZES_STRING_PROPERTY_SIZE]; ///< [out]
-    char boardNumber[ZES_STRING_PROPERTY_SIZE]; ///< [out]
-    char brandName[ZES_STRING_PROPERTY_SIZE]; ///< [out]
-    char modelName[ZES_STRING_PROPERTY_SIZE]; ///< [out]
-    char vendorName[ZES_STRING_PROPERTY_SIZE]; ///< [out]
-    char driverVersion[ZES_STRING_PROPERTY_SIZE]; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    ze_device_properties_t core; ///< [out] the same properties the core API reports for the device
+    uint32_t numSubdevices; ///< [out] how many sub-devices the device is made of
+    char serialNumber[ZES_STRING_PROPERTY_SIZE]; ///< [out] serial number as a string; unknown when not reported
+    char boardNumber[ZES_STRING_PROPERTY_SIZE]; ///< [out] board number as a string; unknown when not reported
+    char brandName[ZES_STRING_PROPERTY_SIZE]; ///< [out] brand name as a string
+    char modelName[ZES_STRING_PROPERTY_SIZE]; ///< [out] model name as a string
+    char vendorName[ZES_STRING_PROPERTY_SIZE]; ///< [out] vendor name as a string
+    char driverVersion[ZES_STRING_PROPERTY_SIZE]; ///< [out] version of the installed driver, as a string
 } zes_device_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Extra identity fields of a sysman device, chained into its properties.
 /// @since 1.7
 typedef struct _zes_device_ext_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_uuid_t uuid; ///< [out]
-    zes_device_type_t type; ///< [out]
-    zes_device_property_flags_t flags; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_uuid_t uuid; ///< [out] the device's universally unique identifier
+    zes_device_type_t type; ///< [out] broad class of the device
+    zes_device_property_flags_t flags; ///< [out] yes/no traits of the device
 } zes_device_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the identity of a sysman device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceGetProperties(
-    zes_device_handle_t hDevice, ///< [in]
-    zes_device_properties_t* pProperties ///< [in,out]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to describe
+    zes_device_properties_t* pProperties ///< [in,out] filled in with core properties, board data and driver version
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports whether a device needs a reset and whether it was repaired.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceGetState(
-    zes_device_handle_t hDevice, ///< [in]
-    zes_device_state_t* pState ///< [in,out]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to examine
+    zes_device_state_t* pState ///< [in,out] filled in with reset reasons and repair status
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Resets a device, optionally even while other processes use it.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceReset(
-    zes_device_handle_t hDevice, ///< [in]
-    ze_bool_t force ///< [in]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to reset
+    ze_bool_t force ///< [in] true to reset even while processes still use the device
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Resets a device with a chosen reset kind.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceResetExt(
-    zes_device_handle_t hDevice, ///< [in]
-    zes_reset_properties_t* pProperties ///< [in]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to reset
+    zes_reset_properties_t* pProperties ///< [in] reset kind and whether to force it
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Device usage of one process.
 typedef struct _zes_process_state_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t processId; ///< [out]
-    uint64_t memSize; ///< [out]
-    uint64_t sharedSize; ///< [out]
-    zes_engine_type_flags_t engines; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    uint32_t processId; ///< [out] operating system identifier of the process
+    uint64_t memSize; ///< [out] device memory the process has allocated, in bytes
+    uint64_t sharedSize; ///< [out] part of memSize shared with other processes, in bytes
+    zes_engine_type_flags_t engines; ///< [out] kinds of engines the process has used
 } zes_process_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the processes that currently use a device and what they use.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceProcessesGetState(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_process_state_t* pProcesses ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to examine
+    uint32_t* pCount, ///< [in,out] process count; zero on input asks only for the count, otherwise the array capacity
+    zes_process_state_t* pProcesses ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount process records
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Location of a device on the PCI bus.
 typedef struct _zes_pci_address_t
 {
-    uint32_t domain; ///< [out]
-    uint32_t bus; ///< [out]
-    uint32_t device; ///< [out]
-    uint32_t function; ///< [out]
+    uint32_t domain; ///< [out] PCI domain (segment) number
+    uint32_t bus; ///< [out] PCI bus number
+    uint32_t device; ///< [out] PCI device number on the bus
+    uint32_t function; ///< [out] PCI function number of the device
 } zes_pci_address_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Generation, lane count and bandwidth of a PCI link.
 typedef struct _zes_pci_speed_t
 {
-    int32_t gen; ///< [out]
-    int32_t width; ///< [out]
-    int64_t maxBandwidth; ///< [out]
+    int32_t gen; ///< [out] PCI Express generation; -1 when unknown
+    int32_t width; ///< [out] number of lanes; -1 when unknown
+    int64_t maxBandwidth; ///< [out] greatest transfer rate, in bytes per second; -1 when unknown
 } zes_pci_speed_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Fixed PCI facts of a device: address, best link speed and available counters.
 typedef struct _zes_pci_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_pci_address_t address; ///< [out]
-    zes_pci_speed_t maxSpeed; ///< [out]
-    ze_bool_t haveBandwidthCounters; ///< [out]
-    ze_bool_t havePacketCounters; ///< [out]
-    ze_bool_t haveReplayCounters; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_pci_address_t address; ///< [out] where the device sits on the PCI bus
+    zes_pci_speed_t maxSpeed; ///< [out] fastest link configuration the device supports
+    ze_bool_t haveBandwidthCounters; ///< [out] true when the byte counters of zes_pci_stats_t are reported
+    ze_bool_t havePacketCounters; ///< [out] true when the packet counter of zes_pci_stats_t is reported
+    ze_bool_t haveReplayCounters; ///< [out] true when the replay counter of zes_pci_stats_t is reported
 } zes_pci_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Health of a PCI link.
 typedef enum _zes_pci_link_status_t
 {
-    ZES_PCI_LINK_STATUS_UNKNOWN = 0,
-    ZES_PCI_LINK_STATUS_GOOD = 1,
-    ZES_PCI_LINK_STATUS_QUALITY_ISSUES = 2,
-    ZES_PCI_LINK_STATUS_STABILITY_ISSUES = 3,
+    ZES_PCI_LINK_STATUS_UNKNOWN = 0, ///< health cannot be determined
+    ZES_PCI_LINK_STATUS_GOOD = 1, ///< the link works as expected
+    ZES_PCI_LINK_STATUS_QUALITY_ISSUES = 2, ///< the link works but performs below its potential
+    ZES_PCI_LINK_STATUS_STABILITY_ISSUES = 3, ///< the link is unstable and keeps retraining
     ZES_PCI_LINK_STATUS_FORCE_UINT32 = 0x7fffffff
 } zes_pci_link_status_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Causes of reduced PCI link quality, as a bit set.
 typedef uint32_t zes_pci_link_qual_issue_flags_t;
 typedef enum _zes_pci_link_qual_issue_flag_t
 {
-    ZES_PCI_LINK_QUAL_ISSUE_FLAG_REPLAYS = ZE_BIT(0),
-    ZES_PCI_LINK_QUAL_ISSUE_FLAG_SPEED = ZE_BIT(1),
+    ZES_PCI_LINK_QUAL_ISSUE_FLAG_REPLAYS = ZE_BIT(0), ///< many packets had to be sent again
+    ZES_PCI_LINK_QUAL_ISSUE_FLAG_SPEED = ZE_BIT(1), ///< the link runs slower than it could
     ZES_PCI_LINK_QUAL_ISSUE_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_pci_link_qual_issue_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Causes of PCI link instability, as a bit set.
 typedef uint32_t zes_pci_link_stab_issue_flags_t;
 typedef enum _zes_pci_link_stab_issue_flag_t
 {
-    ZES_PCI_LINK_STAB_ISSUE_FLAG_RETRAINING = ZE_BIT(0),
+    ZES_PCI_LINK_STAB_ISSUE_FLAG_RETRAINING = ZE_BIT(0), ///< the link retrains too often
     ZES_PCI_LINK_STAB_ISSUE_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_pci_link_stab_issue_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Current health and speed of a device's PCI link.
 typedef struct _zes_pci_state_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_pci_link_status_t status; ///< [out]
-    zes_pci_link_qual_issue_flags_t qualityIssues; ///< [out]
-    zes_pci_link_stab_issue_flags_t stabilityIssues; ///< [out]
-    zes_pci_speed_t speed; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_pci_link_status_t status; ///< [out] overall link health
+    zes_pci_link_qual_issue_flags_t qualityIssues; ///< [out] quality problems seen, when status reports them
+    zes_pci_link_stab_issue_flags_t stabilityIssues; ///< [out] stability problems seen, when status reports them
+    zes_pci_speed_t speed; ///< [out] speed the link runs at now
 } zes_pci_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of PCI base address registers.
 typedef enum _zes_pci_bar_type_t
 {
-    ZES_PCI_BAR_TYPE_MMIO = 0,
-    ZES_PCI_BAR_TYPE_ROM = 1,
-    ZES_PCI_BAR_TYPE_MEM = 2,
+    ZES_PCI_BAR_TYPE_MMIO = 0, ///< memory-mapped device registers
+    ZES_PCI_BAR_TYPE_ROM = 1, ///< the option ROM
+    ZES_PCI_BAR_TYPE_MEM = 2, ///< device memory visible to the host
     ZES_PCI_BAR_TYPE_FORCE_UINT32 = 0x7fffffff
 } zes_pci_bar_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One PCI base address register of a device.
 typedef struct _zes_pci_bar_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_pci_bar_type_t type; ///< [out]
-    uint32_t index; ///< [out]
-    uint64_t base; ///< [out]
-    uint64_t size; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_pci_bar_type_t type; ///< [out] what the register maps
+    uint32_t index; ///< [out] register number
+    uint64_t base; ///< [out] bus address where the mapping starts
+    uint64_t size; ///< [out] length of the mapping, in bytes
 } zes_pci_bar_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One PCI base address register, with resizable BAR information (API 1.2).
 /// @since 1.2
 typedef struct _zes_pci_bar_properties_1_2_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_pci_bar_type_t type; ///< [out]
-    uint32_t index; ///< [out]
-    uint64_t base; ///< [out]
-    uint64_t size; ///< [out]
-    ze_bool_t resizableBarSupported; ///< [out]
-    ze_bool_t resizableBarEnabled; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_pci_bar_type_t type; ///< [out] what the register maps
+    uint32_t index; ///< [out] register number
+    uint64_t base; ///< [out] bus address where the mapping starts
+    uint64_t size; ///< [out] length of the mapping, in bytes
+    ze_bool_t resizableBarSupported; ///< [out] true when the device can resize this BAR
+    ze_bool_t resizableBarEnabled; ///< [out] true when resizing of this BAR is switched on
 } zes_pci_bar_properties_1_2_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Running PCI counters of a device; compare two samples to get rates.
 typedef struct _zes_pci_stats_t
 {
-    uint64_t timestamp; ///< [out]
-    uint64_t replayCounter; ///< [out]
-    uint64_t packetCounter; ///< [out]
-    uint64_t rxCounter; ///< [out]
-    uint64_t txCounter; ///< [out]
-    zes_pci_speed_t speed; ///< [out]
+    uint64_t timestamp; ///< [out] when the counters were sampled, in microseconds, monotonic
+    uint64_t replayCounter; ///< [out] packets sent again since a counter reset
+    uint64_t packetCounter; ///< [out] packets transferred in both directions
+    uint64_t rxCounter; ///< [out] bytes received by the device
+    uint64_t txCounter; ///< [out] bytes sent by the device
+    zes_pci_speed_t speed; ///< [out] link speed at the time of the sample
 } zes_pci_stats_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the fixed PCI facts of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDevicePciGetProperties(
-    zes_device_handle_t hDevice, ///< [in]
-    zes_pci_properties_t* pProperties ///< [in,out]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to describe
+    zes_pci_properties_t* pProperties ///< [in,out] filled in with address, best speed and available counters
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the current health and speed of a device's PCI link.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDevicePciGetState(
-    zes_device_handle_t hDevice, ///< [in]
-    zes_pci_state_t* pState ///< [in,out]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to examine
+    zes_pci_state_t* pState ///< [in,out] filled in with link health and speed
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the PCI base address registers of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDevicePciGetBars(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_pci_bar_properties_t* pProperties ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to examine
+    uint32_t* pCount, ///< [in,out] register count; zero on input asks only for the count, otherwise the array capacity
+    zes_pci_bar_properties_t* pProperties ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount register descriptions
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Samples the PCI traffic counters of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDevicePciGetStats(
-    zes_device_handle_t hDevice, ///< [in]
-    zes_pci_stats_t* pStats ///< [in,out]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to sample
+    zes_pci_stats_t* pStats ///< [in,out] filled in with the counters and a timestamp
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes Overclock
+// Overclocking: domains, their controls, and the voltage-frequency curve.
 #if !defined(__GNUC__)
 #pragma region Overclock
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Parts of the device whose clocks or limits can be overclocked.
 /// @since 1.5
 typedef enum _zes_overclock_domain_t
 {
-    ZES_OVERCLOCK_DOMAIN_CARD = 1,
-    ZES_OVERCLOCK_DOMAIN_PACKAGE = 2,
-    ZES_OVERCLOCK_DOMAIN_GPU_ALL = 4,
-    ZES_OVERCLOCK_DOMAIN_GPU_RENDER_COMPUTE = 8,
-    ZES_OVERCLOCK_DOMAIN_GPU_RENDER = 16,
-    ZES_OVERCLOCK_DOMAIN_GPU_COMPUTE = 32,
-    ZES_OVERCLOCK_DOMAIN_GPU_MEDIA = 64,
-    ZES_OVERCLOCK_DOMAIN_VRAM = 128,
-    ZES_OVERCLOCK_DOMAIN_ADM = 256,
+    ZES_OVERCLOCK_DOMAIN_CARD = 1, ///< the whole card
+    ZES_OVERCLOCK_DOMAIN_PACKAGE = 2, ///< the package holding the device
+    ZES_OVERCLOCK_DOMAIN_GPU_ALL = 4, ///< every GPU clock domain together
+    ZES_OVERCLOCK_DOMAIN_GPU_RENDER_COMPUTE = 8, ///< the shared clock of render and compute engines
+    ZES_OVERCLOCK_DOMAIN_GPU_RENDER = 16, ///< the render engines only
+    ZES_OVERCLOCK_DOMAIN_GPU_COMPUTE = 32, ///< the compute engines only
+    ZES_OVERCLOCK_DOMAIN_GPU_MEDIA = 64, ///< the media engines
+    ZES_OVERCLOCK_DOMAIN_VRAM = 128, ///< the video memory
+    ZES_OVERCLOCK_DOMAIN_ADM = 256, ///< the last-level cache (LLC or L4)
     ZES_OVERCLOCK_DOMAIN_FORCE_UINT32 = 0x7fffffff
 } zes_overclock_domain_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings an overclock domain may expose; each value is one bit of a control mask.
 /// @since 1.5
 typedef enum _zes_overclock_control_t
 {
-    ZES_OVERCLOCK_CONTROL_VF = 1,
-    ZES_OVERCLOCK_CONTROL_FREQ_OFFSET = 2,
-    ZES_OVERCLOCK_CONTROL_VMAX_OFFSET = 4,
-    ZES_OVERCLOCK_CONTROL_FREQ = 8,
-    ZES_OVERCLOCK_CONTROL_VOLT_LIMIT = 16,
-    ZES_OVERCLOCK_CONTROL_POWER_SUSTAINED_LIMIT = 32,
-    ZES_OVERCLOCK_CONTROL_POWER_BURST_LIMIT = 64,
-    ZES_OVERCLOCK_CONTROL_POWER_PEAK_LIMIT = 128,
-    ZES_OVERCLOCK_CONTROL_ICCMAX_LIMIT = 256,
-    ZES_OVERCLOCK_CONTROL_TEMP_LIMIT = 512,
-    ZES_OVERCLOCK_CONTROL_ITD_DISABLE = 1024,
-    ZES_OVERCLOCK_CONTROL_ACM_DISABLE = 2048,
+    ZES_OVERCLOCK_CONTROL_VF = 1, ///< edit points of the voltage-frequency curve
+    ZES_OVERCLOCK_CONTROL_FREQ_OFFSET = 2, ///< shift every frequency of the curve by an offset, in MHz
+    ZES_OVERCLOCK_CONTROL_VMAX_OFFSET = 4, ///< raise or lower the highest allowed voltage, in mV
+    ZES_OVERCLOCK_CONTROL_FREQ = 8, ///< set a fixed frequency, in MHz
+    ZES_OVERCLOCK_CONTROL_VOLT_LIMIT = 16, ///< cap the voltage, in mV
+    ZES_OVERCLOCK_CONTROL_POWER_SUSTAINED_LIMIT = 32, ///< power the domain may draw over long periods, in watts
+    ZES_OVERCLOCK_CONTROL_POWER_BURST_LIMIT = 64, ///< power the domain may draw in short bursts, in watts
+    ZES_OVERCLOCK_CONTROL_POWER_PEAK_LIMIT = 128, ///< instantaneous power ceiling, in watts
+    ZES_OVERCLOCK_CONTROL_ICCMAX_LIMIT = 256, ///< highest current the domain may draw, in amperes
+    ZES_OVERCLOCK_CONTROL_TEMP_LIMIT = 512, ///< temperature at which throttling starts, in degrees Celsius
+    ZES_OVERCLOCK_CONTROL_ITD_DISABLE = 1024, ///< switch that turns off ITD, an adaptive voltage feature
+    ZES_OVERCLOCK_CONTROL_ACM_DISABLE = 2048, ///< switch that turns off ACM, an adaptive voltage feature
     ZES_OVERCLOCK_CONTROL_FORCE_UINT32 = 0x7fffffff
 } zes_overclock_control_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Overall overclocking state of a device.
 /// @since 1.5
 typedef enum _zes_overclock_mode_t
 {
-    ZES_OVERCLOCK_MODE_MODE_OFF = 0,
-    ZES_OVERCLOCK_MODE_MODE_STOCK = 2,
-    ZES_OVERCLOCK_MODE_MODE_ON = 3,
-    ZES_OVERCLOCK_MODE_MODE_UNAVAILABLE = 4,
-    ZES_OVERCLOCK_MODE_MODE_DISABLED = 5,
+    ZES_OVERCLOCK_MODE_MODE_OFF = 0, ///< overclocking is supported but not in use
+    ZES_OVERCLOCK_MODE_MODE_STOCK = 2, ///< the device runs its factory settings
+    ZES_OVERCLOCK_MODE_MODE_ON = 3, ///< user overclock settings are in effect
+    ZES_OVERCLOCK_MODE_MODE_UNAVAILABLE = 4, ///< overclocking cannot be used now, for example while on battery power
+    ZES_OVERCLOCK_MODE_MODE_DISABLED = 5, ///< overclocking has been switched off for this device
     ZES_OVERCLOCK_MODE_FORCE_UINT32 = 0x7fffffff
 } zes_overclock_mode_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief State of one overclock control.
 /// @since 1.5
 typedef enum _zes_control_state_t
 {
-    ZES_CONTROL_STATE_STATE_UNSET = 0,
-    ZES_CONTROL_STATE_STATE_ACTIVE = 2,
-    ZES_CONTROL_STATE_STATE_DISABLED = 3,
+    ZES_CONTROL_STATE_STATE_UNSET = 0, ///< the control is unchanged since the last boot or reset
+    ZES_CONTROL_STATE_STATE_ACTIVE = 2, ///< a user value is set and in effect
+    ZES_CONTROL_STATE_STATE_DISABLED = 3, ///< the control is switched off by the current power setup, typically battery (DC) power
     ZES_CONTROL_STATE_FORCE_UINT32 = 0x7fffffff
 } zes_control_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What must happen before a newly set overclock value takes effect.
 /// @since 1.5
 typedef enum _zes_pending_action_t
 {
-    ZES_PENDING_ACTION_PENDING_NONE = 0,
-    ZES_PENDING_ACTION_PENDING_IMMINENT = 1,
-    ZES_PENDING_ACTION_PENDING_COLD_RESET = 2,
-    ZES_PENDING_ACTION_PENDING_WARM_RESET = 3,
+    ZES_PENDING_ACTION_PENDING_NONE = 0, ///< nothing; the value is already in effect
+    ZES_PENDING_ACTION_PENDING_IMMINENT = 1, ///< the change is under way and completes shortly
+    ZES_PENDING_ACTION_PENDING_COLD_RESET = 2, ///< it takes effect after a cold reset (power cycle)
+    ZES_PENDING_ACTION_PENDING_WARM_RESET = 3, ///< it takes effect after a warm reset
     ZES_PENDING_ACTION_FORCE_UINT32 = 0x7fffffff
 } zes_pending_action_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Which coordinates of voltage-frequency points a domain lets users change.
 /// @since 1.5
 typedef enum _zes_vf_program_type_t
 {
-    ZES_VF_PROGRAM_TYPE_VF_ARBITRARY = 0,
-    ZES_VF_PROGRAM_TYPE_VF_FREQ_FIXED = 1,
-    ZES_VF_PROGRAM_TYPE_VF_VOLT_FIXED = 2,
+    ZES_VF_PROGRAM_TYPE_VF_ARBITRARY = 0, ///< both voltage and frequency of any point can change
+    ZES_VF_PROGRAM_TYPE_VF_FREQ_FIXED = 1, ///< frequencies are fixed; only voltages can change
+    ZES_VF_PROGRAM_TYPE_VF_VOLT_FIXED = 2, ///< voltages are fixed; only frequencies can change
     ZES_VF_PROGRAM_TYPE_FORCE_UINT32 = 0x7fffffff
 } zes_vf_program_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Which coordinate of a voltage-frequency point is read or written.
 /// @since 1.5
 typedef enum _zes_vf_type_t
 {
-    ZES_VF_TYPE_VOLT = 0,
-    ZES_VF_TYPE_FREQ = 1,
+    ZES_VF_TYPE_VOLT = 0, ///< the voltage, in mV
+    ZES_VF_TYPE_FREQ = 1, ///< the frequency, in MHz
     ZES_VF_TYPE_FORCE_UINT32 = 0x7fffffff
 } zes_vf_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Which copy of the voltage-frequency curve is read.
 /// @since 1.5
 typedef enum _zes_vf_array_type_t
 {
-    ZES_VF_ARRAY_TYPE_USER_VF_ARRAY = 0,
-    ZES_VF_ARRAY_TYPE_DEFAULT_VF_ARRAY = 1,
-    ZES_VF_ARRAY_TYPE_LIVE_VF_ARRAY = 2,
+    ZES_VF_ARRAY_TYPE_USER_VF_ARRAY = 0, ///< the curve as last programmed by the user
+    ZES_VF_ARRAY_TYPE_DEFAULT_VF_ARRAY = 1, ///< the factory curve
+    ZES_VF_ARRAY_TYPE_LIVE_VF_ARRAY = 2, ///< the curve the hardware currently runs with
     ZES_VF_ARRAY_TYPE_FORCE_UINT32 = 0x7fffffff
 } zes_vf_array_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What an overclock domain is and which controls it offers.
 /// @since 1.5
 typedef struct _zes_overclock_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_overclock_domain_t domainType; ///< [out]
-    uint32_t AvailableControls; ///< [out]
-    zes_vf_program_type_t VFProgramType; ///< [out]
-    uint32_t NumberOfVFPoints; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_overclock_domain_t domainType; ///< [out] the part of the device this domain covers
+    uint32_t AvailableControls; ///< [out] mask of zes_overclock_control_t bits the domain supports
+    zes_vf_program_type_t VFProgramType; ///< [out] which point coordinates of the curve may be changed
+    uint32_t NumberOfVFPoints; ///< [out] how many points the voltage-frequency curve has
 } zes_overclock_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Range, step and defaults of one overclock control.
 /// @since 1.5
 typedef struct _zes_control_property_t
 {
-    double MinValue; ///< [out]
-    double MaxValue; ///< [out]
-    double StepValue; ///< [out]
-    double RefValue; ///< [out]
-    double DefaultValue; ///< [out]
+    double MinValue; ///< [out] lowest value the control accepts
+    double MaxValue; ///< [out] highest value the control accepts
+    double StepValue; ///< [out] granularity of accepted values
+    double RefValue; ///< [out] anchor value that user offsets are applied to, useful to show the expected gain
+    double DefaultValue; ///< [out] value the control takes after a reset
 } zes_control_property_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Limits and steps for points of the voltage-frequency curve.
 /// @since 1.5
 typedef struct _zes_vf_property_t
 {
-    double MinFreq; ///< [out]
-    double MaxFreq; ///< [out]
-    double StepFreq; ///< [out]
-    double MinVolt; ///< [out]
-    double MaxVolt; ///< [out]
-    double StepVolt; ///< [out]
+    double MinFreq; ///< [out] lowest frequency a point may have, in MHz
+    double MaxFreq; ///< [out] highest frequency a point may have, in MHz
+    double StepFreq; ///< [out] frequency granularity, in MHz
+    double MinVolt; ///< [out] lowest voltage a point may have, in mV
+    double MaxVolt; ///< [out] highest voltage a point may have, in mV
+    double StepVolt; ///< [out] voltage granularity, in mV
 } zes_vf_property_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Records that the user accepts the risks of overclocking; needed before any overclock change.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceSetOverclockWaiver(
-    zes_device_handle_t hDevice ///< [in]
+    zes_device_handle_t hDevice ///< [in] the sysman device to unlock for overclocking
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports which overclock domains a device offers, as a bit mask.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceGetOverclockDomains(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pOverclockDomains ///< [in,out]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to examine
+    uint32_t* pOverclockDomains ///< [in,out] receives a mask of zes_overclock_domain_t values
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports which controls one overclock domain offers, as a bit mask.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceGetOverclockControls(
-    zes_device_handle_t hDevice, ///< [in]
-    zes_overclock_domain_t domainType, ///< [in]
-    uint32_t* pAvailableControls ///< [in,out]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to examine
+    zes_overclock_domain_t domainType, ///< [in] the domain whose controls are wanted
+    uint32_t* pAvailableControls ///< [in,out] receives a mask of zes_overclock_control_t values
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Throws away user overclock settings of a device.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceResetOverclockSettings(
-    zes_device_handle_t hDevice, ///< [in]
-    ze_bool_t onShippedState ///< [in]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to reset
+    ze_bool_t onShippedState ///< [in] true to return to the shipped state, false to the manufacturing state
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the overclock mode, waiver and any pending action of a device.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceReadOverclockState(
-    zes_device_handle_t hDevice, ///< [in]
-    zes_overclock_mode_t* pOverclockMode, ///< [out]
-    ze_bool_t* pWaiverSetting, ///< [out]
-    ze_bool_t* pOverclockState, ///< [out]
-    zes_pending_action_t* pPendingAction, ///< [out]
-    ze_bool_t* pPendingReset ///< [out]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to examine
+    zes_overclock_mode_t* pOverclockMode, ///< [out] receives the current overclock mode
+    ze_bool_t* pWaiverSetting, ///< [out] receives true when the overclock waiver has been set
+    ze_bool_t* pOverclockState, ///< [out] receives the current settings: 0 for the manufacturing state, 1 for the shipped state
+    zes_pending_action_t* pPendingAction, ///< [out] receives what must still happen for pending changes to apply
+    ze_bool_t* pPendingReset ///< [out] receives the state a pending reset leads to: 0 for manufacturing, 1 for shipped
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the overclock domains of a device.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumOverclockDomains(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_overclock_handle_t* phDomainHandle ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the sysman device whose domains are listed
+    uint32_t* pCount, ///< [in,out] domain count; zero on input asks only for the count, otherwise the array capacity
+    zes_overclock_handle_t* phDomainHandle ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount domain handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes an overclock domain and the controls it offers.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesOverclockGetDomainProperties(
-    zes_overclock_handle_t hDomainHandle, ///< [in]
-    zes_overclock_properties_t* pDomainProperties ///< [in,out]
+    zes_overclock_handle_t hDomainHandle, ///< [in] the overclock domain to describe
+    zes_overclock_properties_t* pDomainProperties ///< [in,out] filled in with the domain's type, controls and curve size
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the limits and steps allowed for voltage-frequency points of a domain.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesOverclockGetDomainVFProperties(
-    zes_overclock_handle_t hDomainHandle, ///< [in]
-    zes_vf_property_t* pVFProperties ///< [in,out]
+    zes_overclock_handle_t hDomainHandle, ///< [in] the overclock domain to examine
+    zes_vf_property_t* pVFProperties ///< [in,out] filled in with frequency and voltage limits and steps
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the range, step and default of one control of a domain.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesOverclockGetDomainControlProperties(
-    zes_overclock_handle_t hDomainHandle, ///< [in]
-    zes_overclock_control_t DomainControl, ///< [in]
-    zes_control_property_t* pControlProperties ///< [in,out]
+    zes_overclock_handle_t hDomainHandle, ///< [in] the overclock domain to examine
+    zes_overclock_control_t DomainControl, ///< [in] the control to describe
+    zes_control_property_t* pControlProperties ///< [in,out] filled in with the control's range, step and defaults
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the value a control currently has in hardware.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesOverclockGetControlCurrentValue(
-    zes_overclock_handle_t hDomainHandle, ///< [in]
-    zes_overclock_control_t DomainControl, ///< [in]
-    double* pValue ///< [in,out]
+    zes_overclock_handle_t hDomainHandle, ///< [in] the overclock domain to read
+    zes_overclock_control_t DomainControl, ///< [in] the control to read
+    double* pValue ///< [in,out] receives the value in effect now
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads a control value that was set but waits for a reset to apply.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesOverclockGetControlPendingValue(
-    zes_overclock_handle_t hDomainHandle, ///< [in]
-    zes_overclock_control_t DomainControl, ///< [in]
-    double* pValue ///< [out]
+    zes_overclock_handle_t hDomainHandle, ///< [in] the overclock domain to read
+    zes_overclock_control_t DomainControl, ///< [in] the control to read
+    double* pValue ///< [out] receives the value that will apply after the pending action
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sets a user value for one control of a domain.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesOverclockSetControlUserValue(
-    zes_overclock_handle_t hDomainHandle, ///< [in]
-    zes_overclock_control_t DomainControl, ///< [in]
-    double pValue, ///< [in]
-    zes_pending_action_t* pPendingAction ///< [out]
+    zes_overclock_handle_t hDomainHandle, ///< [in] the overclock domain to change
+    zes_overclock_control_t DomainControl, ///< [in] the control to set
+    double pValue, ///< [in] the new value, within the control's range
+    zes_pending_action_t* pPendingAction ///< [out] receives what must happen before the value applies
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads whether a control is unset, active or disabled.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesOverclockGetControlState(
-    zes_overclock_handle_t hDomainHandle, ///< [in]
-    zes_overclock_control_t DomainControl, ///< [in]
-    zes_control_state_t* pControlState, ///< [out]
-    zes_pending_action_t* pPendingAction ///< [out]
+    zes_overclock_handle_t hDomainHandle, ///< [in] the overclock domain to read
+    zes_overclock_control_t DomainControl, ///< [in] the control to read
+    zes_control_state_t* pControlState, ///< [out] receives the control's state
+    zes_pending_action_t* pPendingAction ///< [out] receives what must happen before a pending value applies
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the voltage or frequency of one point of a voltage-frequency curve.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesOverclockGetVFPointValues(
-    zes_overclock_handle_t hDomainHandle, ///< [in]
-    zes_vf_type_t VFType, ///< [in]
-    zes_vf_array_type_t VFArrayType, ///< [in]
-    uint32_t PointIndex, ///< [in]
-    uint32_t* PointValue ///< [out]
+    zes_overclock_handle_t hDomainHandle, ///< [in] the overclock domain to read
+    zes_vf_type_t VFType, ///< [in] whether to read the voltage or the frequency
+    zes_vf_array_type_t VFArrayType, ///< [in] which curve to read: user, factory or live
+    uint32_t PointIndex, ///< [in] zero-based index of the point on the curve
+    uint32_t* PointValue ///< [out] receives the value, in mV or MHz
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the voltage or frequency of one point of the user curve.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesOverclockSetVFPointValues(
-    zes_overclock_handle_t hDomainHandle, ///< [in]
-    zes_vf_type_t VFType, ///< [in]
-    uint32_t PointIndex, ///< [in]
-    uint32_t PointValue ///< [in]
+    zes_overclock_handle_t hDomainHandle, ///< [in] the overclock domain to change
+    zes_vf_type_t VFType, ///< [in] whether to set the voltage or the frequency
+    uint32_t PointIndex, ///< [in] zero-based index of the point on the curve
+    uint32_t PointValue ///< [in] the new value, in mV or MHz
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes deviceState
+// Extension that reports extra device conditions such as survivability mode.
 #if !defined(__GNUC__)
 #pragma region deviceState
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the device state extension.
 /// @since 1.17
 #ifndef ZES_DEVICE_EXT_STATE_NAME
 #define ZES_DEVICE_EXT_STATE_NAME  "ZES_extension_device_state"
 #endif // ZES_DEVICE_EXT_STATE_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the device state extension.
 /// @since 1.17
 typedef enum _zes_device_ext_state_version_t
 {
-    ZES_DEVICE_EXT_STATE_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZES_DEVICE_EXT_STATE_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_DEVICE_EXT_STATE_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZES_DEVICE_EXT_STATE_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZES_DEVICE_EXT_STATE_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_device_ext_state_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Conditions a device can be in, as a bit set.
 /// @since 1.17
 typedef uint32_t zes_device_state_ext_flags_t;
 typedef enum _zes_device_state_ext_flag_t
 {
-    ZES_DEVICE_STATE_EXT_FLAG_NORMAL = ZE_BIT(0),
-    ZES_DEVICE_STATE_EXT_FLAG_WEDGED = ZE_BIT(1),
-    ZES_DEVICE_STATE_EXT_FLAG_SURVIVABILITY = ZE_BIT(2),
-    ZES_DEVICE_STATE_EXT_FLAG_FLASH_OVERRIDE = ZE_BIT(3),
+    ZES_DEVICE_STATE_EXT_FLAG_NORMAL = ZE_BIT(0), ///< the device works normally
+    ZES_DEVICE_STATE_EXT_FLAG_WEDGED = ZE_BIT(1), ///< the device hangs and needs a reset
+    ZES_DEVICE_STATE_EXT_FLAG_SURVIVABILITY = ZE_BIT(2), ///< the device is in survivability mode
+    ZES_DEVICE_STATE_EXT_FLAG_FLASH_OVERRIDE = ZE_BIT(3), ///< a firmware flash override is in effect
     ZES_DEVICE_STATE_EXT_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_device_state_ext_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Extra device conditions, chained into zes_device_state_t.
 /// @since 1.17
 typedef struct _zes_device_ext_state_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_device_state_ext_flags_t flags; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_device_state_ext_flags_t flags; ///< [out] conditions the device is in now
 } zes_device_ext_state_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes diagnostics
+// Diagnostic test suites that check device hardware and may repair it.
 #if !defined(__GNUC__)
 #pragma region diagnostics
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Outcome of a diagnostics run.
 typedef enum _zes_diag_result_t
 {
-    ZES_DIAG_RESULT_NO_ERRORS = 0,
-    ZES_DIAG_RESULT_ABORT = 1,
-    ZES_DIAG_RESULT_FAIL_CANT_REPAIR = 2,
-    ZES_DIAG_RESULT_REBOOT_FOR_REPAIR = 3,
+    ZES_DIAG_RESULT_NO_ERRORS = 0, ///< every test ran and found no problem
+    ZES_DIAG_RESULT_ABORT = 1, ///< the run stopped before the tests completed
+    ZES_DIAG_RESULT_FAIL_CANT_REPAIR = 2, ///< problems were found that cannot be fixed
+    ZES_DIAG_RESULT_REBOOT_FOR_REPAIR = 3, ///< problems were found; rebooting will apply a repair
     ZES_DIAG_RESULT_FORCE_UINT32 = 0x7fffffff
 } zes_diag_result_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Start index that selects the first test of a suite.
 #ifndef ZES_DIAG_FIRST_TEST_INDEX
 #define ZES_DIAG_FIRST_TEST_INDEX  0x0
 #endif // ZES_DIAG_FIRST_TEST_INDEX
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief End index that selects the last test of a suite.
 #ifndef ZES_DIAG_LAST_TEST_INDEX
 #define ZES_DIAG_LAST_TEST_INDEX  0xFFFFFFFF
 #endif // ZES_DIAG_LAST_TEST_INDEX
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One test of a diagnostics suite.
 typedef struct _zes_diag_test_t
 {
-    uint32_t index; ///< [out]
-    char name[ZES_STRING_PROPERTY_SIZE]; ///< [out]
+    uint32_t index; ///< [out] the test's index, used as a start or end bound when running tests
+    char name[ZES_STRING_PROPERTY_SIZE]; ///< [out] readable name of the test
 } zes_diag_test_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What a diagnostics suite covers.
 typedef struct _zes_diag_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    char name[ZES_STRING_PROPERTY_SIZE]; ///< [out]
-    ze_bool_t haveTests; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    ze_bool_t onSubdevice; ///< [out] true when the suite checks a sub-device rather than the whole device
+    uint32_t subdeviceId; ///< [out] the sub-device checked, when onSubdevice is true
+    char name[ZES_STRING_PROPERTY_SIZE]; ///< [out] readable name of the suite
+    ze_bool_t haveTests; ///< [out] true when the suite's tests can be listed and run one by one
 } zes_diag_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the diagnostics suites a device offers.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumDiagnosticTestSuites(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_diag_handle_t* phDiagnostics ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the sysman device whose suites are listed
+    uint32_t* pCount, ///< [in,out] suite count; zero on input asks only for the count, otherwise the array capacity
+    zes_diag_handle_t* phDiagnostics ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount suite handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a diagnostics suite.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDiagnosticsGetProperties(
-    zes_diag_handle_t hDiagnostics, ///< [in]
-    zes_diag_properties_t* pProperties ///< [in,out]
+    zes_diag_handle_t hDiagnostics, ///< [in] the suite to describe
+    zes_diag_properties_t* pProperties ///< [in,out] filled in with the suite's name, scope and test listing support
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the individual tests of a diagnostics suite.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDiagnosticsGetTests(
-    zes_diag_handle_t hDiagnostics, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_diag_test_t* pTests ///< [in,out][optional][range(0, *pCount)]
+    zes_diag_handle_t hDiagnostics, ///< [in] the suite whose tests are listed
+    uint32_t* pCount, ///< [in,out] test count; zero on input asks only for the count, otherwise the array capacity
+    zes_diag_test_t* pTests ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount tests
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Runs a range of tests of a suite and waits for the outcome; the device is unusable meanwhile.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDiagnosticsRunTests(
-    zes_diag_handle_t hDiagnostics, ///< [in]
-    uint32_t startIndex, ///< [in]
-    uint32_t endIndex, ///< [in]
-    zes_diag_result_t* pResult ///< [in,out]
+    zes_diag_handle_t hDiagnostics, ///< [in] the suite to run
+    uint32_t startIndex, ///< [in] index of the first test to run; ZES_DIAG_FIRST_TEST_INDEX starts at the beginning
+    uint32_t endIndex, ///< [in] index of the last test to run; ZES_DIAG_LAST_TEST_INDEX runs to the end
+    zes_diag_result_t* pResult ///< [in,out] receives the outcome of the run
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes ecc
+// Error correcting code (ECC) memory: availability, current state and changes.
 #if !defined(__GNUC__)
 #pragma region ecc
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Whether ECC is in use on a device.
 /// @since 1.4
 typedef enum _zes_device_ecc_state_t
 {
-    ZES_DEVICE_ECC_STATE_UNAVAILABLE = 0,
-    ZES_DEVICE_ECC_STATE_ENABLED = 1,
-    ZES_DEVICE_ECC_STATE_DISABLED = 2,
+    ZES_DEVICE_ECC_STATE_UNAVAILABLE = 0, ///< the device has no ECC support
+    ZES_DEVICE_ECC_STATE_ENABLED = 1, ///< ECC is turned on
+    ZES_DEVICE_ECC_STATE_DISABLED = 2, ///< ECC is turned off
     ZES_DEVICE_ECC_STATE_FORCE_UINT32 = 0x7fffffff
 } zes_device_ecc_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Action that makes a pending device setting take effect.
 /// @since 1.4
 typedef enum _zes_device_action_t
 {
-    ZES_DEVICE_ACTION_NONE = 0,
-    ZES_DEVICE_ACTION_WARM_CARD_RESET = 1,
-    ZES_DEVICE_ACTION_COLD_CARD_RESET = 2,
-    ZES_DEVICE_ACTION_COLD_SYSTEM_REBOOT = 3,
+    ZES_DEVICE_ACTION_NONE = 0, ///< no action is needed
+    ZES_DEVICE_ACTION_WARM_CARD_RESET = 1, ///< reset the card without removing power
+    ZES_DEVICE_ACTION_COLD_CARD_RESET = 2, ///< reset the card with a power cycle
+    ZES_DEVICE_ACTION_COLD_SYSTEM_REBOOT = 3, ///< power cycle the whole system
     ZES_DEVICE_ACTION_FORCE_UINT32 = 0x7fffffff
 } zes_device_action_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Requested ECC state of a device.
 /// @since 1.4
 typedef struct _zes_device_ecc_desc_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_device_ecc_state_t state; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_device_ecc_state_t state; ///< [out] the ECC state to switch to
 } zes_device_ecc_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Current and pending ECC state of a device.
 /// @since 1.4
 typedef struct _zes_device_ecc_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_device_ecc_state_t currentState; ///< [out]
-    zes_device_ecc_state_t pendingState; ///< [out]
-    zes_device_action_t pendingAction; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_device_ecc_state_t currentState; ///< [out] ECC state in effect now
+    zes_device_ecc_state_t pendingState; ///< [out] ECC state that applies once pendingAction is done
+    zes_device_action_t pendingAction; ///< [out] what must happen for the pending state to apply
 } zes_device_ecc_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports whether a device has ECC support at all.
 /// @since 1.4
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEccAvailable(
-    zes_device_handle_t hDevice, ///< [in]
-    ze_bool_t* pAvailable ///< [out]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to examine
+    ze_bool_t* pAvailable ///< [out] receives true when ECC is supported
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports whether the ECC state of a device can be changed.
 /// @since 1.4
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEccConfigurable(
-    zes_device_handle_t hDevice, ///< [in]
-    ze_bool_t* pConfigurable ///< [out]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to examine
+    ze_bool_t* pConfigurable ///< [out] receives true when the ECC state may be switched
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the current and pending ECC state of a device.
 /// @since 1.4
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceGetEccState(
-    zes_device_handle_t hDevice, ///< [in]
-    zes_device_ecc_properties_t* pState ///< [out]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to examine
+    zes_device_ecc_properties_t* pState ///< [out] filled in with current state, pending state and required action
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Requests a new ECC state; it usually applies only after a reset.
 /// @since 1.4
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceSetEccState(
-    zes_device_handle_t hDevice, ///< [in]
-    const zes_device_ecc_desc_t* newState, ///< [in]
-    zes_device_ecc_properties_t* pState ///< [out]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to change
+    const zes_device_ecc_desc_t* newState, ///< [in] the ECC state wanted
+    zes_device_ecc_properties_t* pState ///< [out] filled in with the resulting current and pending state
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes eccState
+// Extension that reports the factory default ECC state of a device.
 #if !defined(__GNUC__)
 #pragma region eccState
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the ECC default properties extension.
 /// @since 1.13
 #ifndef ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_NAME
 #define ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_NAME  "ZES_extension_device_ecc_default_properties"
 #endif // ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the ECC default properties extension.
 /// @since 1.13
 typedef enum _zes_device_ecc_default_properties_ext_version_t
 {
-    ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_device_ecc_default_properties_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Default ECC state, chained into zes_device_ecc_properties_t.
 /// @since 1.13
 typedef struct _zes_device_ecc_default_properties_ext_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_device_ecc_state_t defaultState; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_device_ecc_state_t defaultState; ///< [out] ECC state the device ships with
 } zes_device_ecc_default_properties_ext_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes engine
+// Engine groups of a device and how busy they are.
 #if !defined(__GNUC__)
 #pragma region engine
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Engines or sets of engines whose activity can be measured.
 typedef enum _zes_engine_group_t
 {
-    ZES_ENGINE_GROUP_ALL = 0,
-    ZES_ENGINE_GROUP_COMPUTE_ALL = 1,
-    ZES_ENGINE_GROUP_MEDIA_ALL = 2,
-    ZES_ENGINE_GROUP_COPY_ALL = 3,
-    ZES_ENGINE_GROUP_COMPUTE_SINGLE = 4,
-    ZES_ENGINE_GROUP_RENDER_SINGLE = 5,
-    ZES_ENGINE_GROUP_MEDIA_DECODE_SINGLE = 6,
-    ZES_ENGINE_GROUP_MEDIA_ENCODE_SINGLE = 7,
-    ZES_ENGINE_GROUP_COPY_SINGLE = 8,
-    ZES_ENGINE_GROUP_MEDIA_ENHANCEMENT_SINGLE = 9,
-    ZES_ENGINE_GROUP_3D_SINGLE = 10,
-    ZES_ENGINE_GROUP_3D_RENDER_COMPUTE_ALL = 11,
-    ZES_ENGINE_GROUP_RENDER_ALL = 12,
-    ZES_ENGINE_GROUP_3D_ALL = 13,
-    ZES_ENGINE_GROUP_MEDIA_CODEC_SINGLE = 14, ///< @since 1.8
+    ZES_ENGINE_GROUP_ALL = 0, ///< every engine of the device together
+    ZES_ENGINE_GROUP_COMPUTE_ALL = 1, ///< all engines that can run compute work
+    ZES_ENGINE_GROUP_MEDIA_ALL = 2, ///< all media engines
+    ZES_ENGINE_GROUP_COPY_ALL = 3, ///< all copy engines
+    ZES_ENGINE_GROUP_COMPUTE_SINGLE = 4, ///< one compute-only engine
+    ZES_ENGINE_GROUP_RENDER_SINGLE = 5, ///< one render engine
+    ZES_ENGINE_GROUP_MEDIA_DECODE_SINGLE = 6, ///< one media decode engine
+    ZES_ENGINE_GROUP_MEDIA_ENCODE_SINGLE = 7, ///< one media encode engine
+    ZES_ENGINE_GROUP_COPY_SINGLE = 8, ///< one copy engine
+    ZES_ENGINE_GROUP_MEDIA_ENHANCEMENT_SINGLE = 9, ///< one media enhancement engine
+    ZES_ENGINE_GROUP_3D_SINGLE = 10, ///< one 3D-only engine
+    ZES_ENGINE_GROUP_3D_RENDER_COMPUTE_ALL = 11, ///< all engines that run 3D, render or compute work
+    ZES_ENGINE_GROUP_RENDER_ALL = 12, ///< all render engines
+    ZES_ENGINE_GROUP_3D_ALL = 13, ///< all 3D engines
+    ZES_ENGINE_GROUP_MEDIA_CODEC_SINGLE = 14, ///< one engine that both encodes and decodes media @since 1.8
     ZES_ENGINE_GROUP_FORCE_UINT32 = 0x7fffffff
 } zes_engine_group_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What an engine group handle measures.
 typedef struct _zes_engine_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_engine_group_t type; ///< [out]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_engine_group_t type; ///< [out] the engine or set of engines covered
+    ze_bool_t onSubdevice; ///< [out] true when the engines belong to a sub-device
+    uint32_t subdeviceId; ///< [out] the sub-device, when onSubdevice is true
 } zes_engine_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Busy-time counter of an engine group; compare two samples to get utilisation.
 typedef struct _zes_engine_stats_t
 {
-    uint64_t activeTime; ///< [out]
-    uint64_t timestamp; ///< [out]
+    uint64_t activeTime; ///< [out] total time the engines were busy, in microseconds
+    uint64_t timestamp; ///< [out] when the sample was taken, in microseconds, monotonic
 } zes_engine_stats_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the engine groups whose activity a device can report.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumEngineGroups(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_engine_handle_t* phEngine ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the sysman device whose engine groups are listed
+    uint32_t* pCount, ///< [in,out] group count; zero on input asks only for the count, otherwise the array capacity
+    zes_engine_handle_t* phEngine ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount engine group handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes which engines a handle covers.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesEngineGetProperties(
-    zes_engine_handle_t hEngine, ///< [in]
-    zes_engine_properties_t* pProperties ///< [in,out]
+    zes_engine_handle_t hEngine, ///< [in] the engine group to describe
+    zes_engine_properties_t* pProperties ///< [in,out] filled in with the group type and sub-device
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Samples the busy-time counter of an engine group.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesEngineGetActivity(
-    zes_engine_handle_t hEngine, ///< [in]
-    zes_engine_stats_t* pStats ///< [in,out]
+    zes_engine_handle_t hEngine, ///< [in] the engine group to sample
+    zes_engine_stats_t* pStats ///< [in,out] filled in with active time and a timestamp
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes engineActivity
+// Extension that splits engine activity by virtual function.
 #if !defined(__GNUC__)
 #pragma region engineActivity
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the engine activity extension.
 /// @since 1.7
 #ifndef ZES_ENGINE_ACTIVITY_EXT_NAME
 #define ZES_ENGINE_ACTIVITY_EXT_NAME  "ZES_extension_engine_activity"
 #endif // ZES_ENGINE_ACTIVITY_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the engine activity extension.
 /// @since 1.7
 typedef enum _zes_engine_activity_ext_version_t
 {
-    ZES_ENGINE_ACTIVITY_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZES_ENGINE_ACTIVITY_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_ENGINE_ACTIVITY_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZES_ENGINE_ACTIVITY_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZES_ENGINE_ACTIVITY_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_engine_activity_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Virtual function count of an engine group, chained into its properties.
 /// @since 1.7
 typedef struct _zes_engine_ext_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t countOfVirtualFunctionInstance; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    uint32_t countOfVirtualFunctionInstance; ///< [out] how many virtual functions share the engines
 } zes_engine_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Samples engine activity separately for the physical function and each virtual function.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesEngineGetActivityExt(
-    zes_engine_handle_t hEngine, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_engine_stats_t* pStats ///< [in,out][optional][range(0, *pCount)]
+    zes_engine_handle_t hEngine, ///< [in] the engine group to sample
+    uint32_t* pCount, ///< [in,out] sample count, the physical function plus each virtual function; zero on input asks only for the count
+    zes_engine_stats_t* pStats ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount samples: the physical function first, then the virtual functions
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes events
+// Registration for and waiting on sysman events of devices.
 #if !defined(__GNUC__)
 #pragma region events
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sysman events a device can report, as a bit set.
 typedef uint32_t zes_event_type_flags_t;
 typedef enum _zes_event_type_flag_t
 {
-    ZES_EVENT_TYPE_FLAG_DEVICE_DETACH = ZE_BIT(0),
-    ZES_EVENT_TYPE_FLAG_DEVICE_ATTACH = ZE_BIT(1),
-    ZES_EVENT_TYPE_FLAG_DEVICE_SLEEP_STATE_ENTER = ZE_BIT(2),
-    ZES_EVENT_TYPE_FLAG_DEVICE_SLEEP_STATE_EXIT = ZE_BIT(3),
-    ZES_EVENT_TYPE_FLAG_FREQ_THROTTLED = ZE_BIT(4),
-    ZES_EVENT_TYPE_FLAG_ENERGY_THRESHOLD_CROSSED = ZE_BIT(5),
-    ZES_EVENT_TYPE_FLAG_TEMP_CRITICAL = ZE_BIT(6),
-    ZES_EVENT_TYPE_FLAG_TEMP_THRESHOLD1 = ZE_BIT(7),
-    ZES_EVENT_TYPE_FLAG_TEMP_THRESHOLD2 = ZE_BIT(8),
-    ZES_EVENT_TYPE_FLAG_MEM_HEALTH = ZE_BIT(9),
-    ZES_EVENT_TYPE_FLAG_FABRIC_PORT_HEALTH = ZE_BIT(10),
-    ZES_EVENT_TYPE_FLAG_PCI_LINK_HEALTH = ZE_BIT(11),
-    ZES_EVENT_TYPE_FLAG_RAS_CORRECTABLE_ERRORS = ZE_BIT(12),
-    ZES_EVENT_TYPE_FLAG_RAS_UNCORRECTABLE_ERRORS = ZE_BIT(13),
-    ZES_EVENT_TYPE_FLAG_DEVICE_RESET_REQUIRED = ZE_BIT(14),
-    ZES_EVENT_TYPE_FLAG_SURVIVABILITY_MODE_DETECTED = ZE_BIT(15), ///< @since 1.9
+    ZES_EVENT_TYPE_FLAG_DEVICE_DETACH = ZE_BIT(0), ///< the device is about to be removed
+    ZES_EVENT_TYPE_FLAG_DEVICE_ATTACH = ZE_BIT(1), ///< the device was attached again
+    ZES_EVENT_TYPE_FLAG_DEVICE_SLEEP_STATE_ENTER = ZE_BIT(2), ///< the device went into a sleep state
+    ZES_EVENT_TYPE_FLAG_DEVICE_SLEEP_STATE_EXIT = ZE_BIT(3), ///< the device woke from a sleep state
+    ZES_EVENT_TYPE_FLAG_FREQ_THROTTLED = ZE_BIT(4), ///< a frequency domain began throttling
+    ZES_EVENT_TYPE_FLAG_ENERGY_THRESHOLD_CROSSED = ZE_BIT(5), ///< consumed energy passed the threshold set on a power domain
+    ZES_EVENT_TYPE_FLAG_TEMP_CRITICAL = ZE_BIT(6), ///< a sensor reached its critical temperature
+    ZES_EVENT_TYPE_FLAG_TEMP_THRESHOLD1 = ZE_BIT(7), ///< a sensor crossed its first configured threshold
+    ZES_EVENT_TYPE_FLAG_TEMP_THRESHOLD2 = ZE_BIT(8), ///< a sensor crossed its second configured threshold
+    ZES_EVENT_TYPE_FLAG_MEM_HEALTH = ZE_BIT(9), ///< the health of a memory module changed
+    ZES_EVENT_TYPE_FLAG_FABRIC_PORT_HEALTH = ZE_BIT(10), ///< the health of a fabric port changed
+    ZES_EVENT_TYPE_FLAG_PCI_LINK_HEALTH = ZE_BIT(11), ///< the health of the PCI link changed
+    ZES_EVENT_TYPE_FLAG_RAS_CORRECTABLE_ERRORS = ZE_BIT(12), ///< correctable errors passed a configured threshold
+    ZES_EVENT_TYPE_FLAG_RAS_UNCORRECTABLE_ERRORS = ZE_BIT(13), ///< uncorrectable errors passed a configured threshold
+    ZES_EVENT_TYPE_FLAG_DEVICE_RESET_REQUIRED = ZE_BIT(14), ///< the device must be reset to keep working
+    ZES_EVENT_TYPE_FLAG_SURVIVABILITY_MODE_DETECTED = ZE_BIT(15), ///< the device entered survivability mode @since 1.9
     ZES_EVENT_TYPE_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_event_type_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Chooses which events of a device the caller wants to receive.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEventRegister(
-    zes_device_handle_t hDevice, ///< [in]
-    zes_event_type_flags_t events ///< [in]
+    zes_device_handle_t hDevice, ///< [in] the sysman device to watch
+    zes_event_type_flags_t events ///< [in] the events to receive from this device
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Waits until registered events arrive on any of the given devices or the timeout ends.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDriverEventListen(
-    ze_driver_handle_t hDriver, ///< [in]
-    uint32_t timeout, ///< [in]
-    uint32_t count, ///< [in]
-    zes_device_handle_t* phDevices, ///< [in][range(0, count)]
-    uint32_t* pNumDeviceEvents, ///< [in,out]
-    zes_event_type_flags_t* pEvents ///< [in,out]
+    ze_driver_handle_t hDriver, ///< [in] the driver that owns the devices
+    uint32_t timeout, ///< [in] how long to wait, in milliseconds; 0 returns at once, UINT32_MAX waits forever
+    uint32_t count, ///< [in] how many devices phDevices lists
+    zes_device_handle_t* phDevices, ///< [in][range(0, count)] the devices to listen on
+    uint32_t* pNumDeviceEvents, ///< [in,out] receives how many of the devices reported events
+    zes_event_type_flags_t* pEvents ///< [in,out] array of count entries; each receives the events of the matching device
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Like zesDriverEventListen, with a 64-bit timeout.
 /// @since 1.1
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDriverEventListenEx(
-    ze_driver_handle_t hDriver, ///< [in]
-    uint64_t timeout, ///< [in]
-    uint32_t count, ///< [in]
-    zes_device_handle_t* phDevices, ///< [in][range(0, count)]
-    uint32_t* pNumDeviceEvents, ///< [in,out]
-    zes_event_type_flags_t* pEvents ///< [in,out]
+    ze_driver_handle_t hDriver, ///< [in] the driver that owns the devices
+    uint64_t timeout, ///< [in] how long to wait, in milliseconds; 0 returns at once, UINT64_MAX waits forever
+    uint32_t count, ///< [in] how many devices phDevices lists
+    zes_device_handle_t* phDevices, ///< [in][range(0, count)] the devices to listen on
+    uint32_t* pNumDeviceEvents, ///< [in,out] receives how many of the devices reported events
+    zes_event_type_flags_t* pEvents ///< [in,out] array of count entries; each receives the events of the matching device
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes fabric
+// Ports of the high-speed fabric that links devices: configuration, health and traffic.
 #if !defined(__GNUC__)
 #pragma region fabric
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity, in bytes including the terminating zero, of a fabric port model string.
 #ifndef ZES_MAX_FABRIC_PORT_MODEL_SIZE
 #define ZES_MAX_FABRIC_PORT_MODEL_SIZE  256
 #endif // ZES_MAX_FABRIC_PORT_MODEL_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity, in bytes including the terminating zero, of a fabric link type string.
 #ifndef ZES_MAX_FABRIC_LINK_TYPE_SIZE
 #define ZES_MAX_FABRIC_LINK_TYPE_SIZE  256
 #endif // ZES_MAX_FABRIC_LINK_TYPE_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Health of a fabric port.
 typedef enum _zes_fabric_port_status_t
 {
-    ZES_FABRIC_PORT_STATUS_UNKNOWN = 0,
-    ZES_FABRIC_PORT_STATUS_HEALTHY = 1,
-    ZES_FABRIC_PORT_STATUS_DEGRADED = 2,
-    ZES_FABRIC_PORT_STATUS_FAILED = 3,
-    ZES_FABRIC_PORT_STATUS_DISABLED = 4,
+    ZES_FABRIC_PORT_STATUS_UNKNOWN = 0, ///< health cannot be determined
+    ZES_FABRIC_PORT_STATUS_HEALTHY = 1, ///< the port works as expected
+    ZES_FABRIC_PORT_STATUS_DEGRADED = 2, ///< the port works but below its potential; see the quality issues
+    ZES_FABRIC_PORT_STATUS_FAILED = 3, ///< the port does not carry traffic; see the failure reasons
+    ZES_FABRIC_PORT_STATUS_DISABLED = 4, ///< the port was switched off through its configuration
     ZES_FABRIC_PORT_STATUS_FORCE_UINT32 = 0x7fffffff
 } zes_fabric_port_status_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Causes of reduced fabric port quality, as a bit set.
 typedef uint32_t zes_fabric_port_qual_issue_flags_t;
 typedef enum _zes_fabric_port_qual_issue_flag_t
 {
-    ZES_FABRIC_PORT_QUAL_ISSUE_FLAG_LINK_ERRORS = ZE_BIT(0),
-    ZES_FABRIC_PORT_QUAL_ISSUE_FLAG_SPEED = ZE_BIT(1),
+    ZES_FABRIC_PORT_QUAL_ISSUE_FLAG_LINK_ERRORS = ZE_BIT(0), ///< the link sees too many errors
+    ZES_FABRIC_PORT_QUAL_ISSUE_FLAG_SPEED = ZE_BIT(1), ///< the link runs slower than it could
     ZES_FABRIC_PORT_QUAL_ISSUE_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_fabric_port_qual_issue_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Causes of a fabric port failure, as a bit set.
 typedef uint32_t zes_fabric_port_failure_flags_t;
 typedef enum _zes_fabric_port_failure_flag_t
 {
-    ZES_FABRIC_PORT_FAILURE_FLAG_FAILED = ZE_BIT(0),
-    ZES_FABRIC_PORT_FAILURE_FLAG_TRAINING_TIMEOUT = ZE_BIT(1),
-    ZES_FABRIC_PORT_FAILURE_FLAG_FLAPPING = ZE_BIT(2),
+    ZES_FABRIC_PORT_FAILURE_FLAG_FAILED = ZE_BIT(0), ///< the port hardware failed
+    ZES_FABRIC_PORT_FAILURE_FLAG_TRAINING_TIMEOUT = ZE_BIT(1), ///< the link could not finish training in time
+    ZES_FABRIC_PORT_FAILURE_FLAG_FLAPPING = ZE_BIT(2), ///< the link keeps going up and down
     ZES_FABRIC_PORT_FAILURE_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_fabric_port_failure_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Identifies a fabric port across the whole fabric.
 typedef struct _zes_fabric_port_id_t
 {
-    uint32_t fabricId; ///< [out]
-    uint32_t attachId; ///< [out]
-    uint8_t portNumber; ///< [out]
+    uint32_t fabricId; ///< [out] identifier of the device on the fabric
+    uint32_t attachId; ///< [out] identifier of the attach point (sub-device) within that device
+    uint8_t portNumber; ///< [out] number of the port at that attach point
 } zes_fabric_port_id_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Signalling rate and lane count of a fabric link.
 typedef struct _zes_fabric_port_speed_t
 {
-    int64_t bitRate; ///< [out]
-    int32_t width; ///< [out]
+    int64_t bitRate; ///< [out] bits per second carried by the link; -1 when unknown
+    int32_t width; ///< [out] number of lanes; -1 when unknown
 } zes_fabric_port_speed_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Fixed facts of a fabric port: model, location and best speeds.
 typedef struct _zes_fabric_port_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    char model[ZES_MAX_FABRIC_PORT_MODEL_SIZE]; ///< [out]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    zes_fabric_port_id_t portId; ///< [out]
-    zes_fabric_port_speed_t maxRxSpeed; ///< [out]
-    zes_fabric_port_speed_t maxTxSpeed; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    char model[ZES_MAX_FABRIC_PORT_MODEL_SIZE]; ///< [out] model of the port as a string
+    ze_bool_t onSubdevice; ///< [out] true when the port belongs to a sub-device
+    uint32_t subdeviceId; ///< [out] the sub-device, when onSubdevice is true
+    zes_fabric_port_id_t portId; ///< [out] fabric-wide identity of the port
+    zes_fabric_port_speed_t maxRxSpeed; ///< [out] fastest receive speed the port supports
+    zes_fabric_port_speed_t maxTxSpeed; ///< [out] fastest transmit speed the port supports
 } zes_fabric_port_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Description of the kind of link attached to a fabric port.
 typedef struct _zes_fabric_link_type_t
 {
-    char desc[ZES_MAX_FABRIC_LINK_TYPE_SIZE]; ///< [out]
+    char desc[ZES_MAX_FABRIC_LINK_TYPE_SIZE]; ///< [out] the link kind as a readable string
 } zes_fabric_link_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings of a fabric port that software may change.
 typedef struct _zes_fabric_port_config_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_bool_t enabled; ///< [in,out]
-    ze_bool_t beaconing; ///< [in,out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    ze_bool_t enabled; ///< [in,out] true when the port is switched on
+    ze_bool_t beaconing; ///< [in,out] true when the port's identification light blinks
 } zes_fabric_port_config_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Current health, connection and speed of a fabric port.
 typedef struct _zes_fabric_port_state_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_fabric_port_status_t status; ///< [out]
-    zes_fabric_port_qual_issue_flags_t qualityIssues; ///< [out]
-    zes_fabric_port_failure_flags_t failureReasons; ///< [out]
-    zes_fabric_port_id_t remotePortId; ///< [out]
-    zes_fabric_port_speed_t rxSpeed; ///< [out]
-    zes_fabric_port_speed_t txSpeed; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_fabric_port_status_t status; ///< [out] overall port health
+    zes_fabric_port_qual_issue_flags_t qualityIssues; ///< [out] quality problems seen, when status reports degradation
+    zes_fabric_port_failure_flags_t failureReasons; ///< [out] failure causes, when status reports a failure
+    zes_fabric_port_id_t remotePortId; ///< [out] the port at the other end of the link, when connected
+    zes_fabric_port_speed_t rxSpeed; ///< [out] receive speed in use now
+    zes_fabric_port_speed_t txSpeed; ///< [out] transmit speed in use now
 } zes_fabric_port_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Running traffic counters of a fabric port; compare two samples to get rates.
 typedef struct _zes_fabric_port_throughput_t
 {
-    uint64_t timestamp; ///< [out]
-    uint64_t rxCounter; ///< [out]
-    uint64_t txCounter; ///< [out]
+    uint64_t timestamp; ///< [out] when the counters were sampled, in microseconds, monotonic
+    uint64_t rxCounter; ///< [out] bytes received through the port
+    uint64_t txCounter; ///< [out] bytes sent through the port
 } zes_fabric_port_throughput_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Error counts of a fabric port.
 /// @since 1.7
 typedef struct _zes_fabric_port_error_counters_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint64_t linkFailureCount; ///< [out]
-    uint64_t fwCommErrorCount; ///< [out]
-    uint64_t fwErrorCount; ///< [out]
-    uint64_t linkDegradeCount; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    uint64_t linkFailureCount; ///< [out] times the link went down
+    uint64_t fwCommErrorCount; ///< [out] errors talking to the port firmware
+    uint64_t fwErrorCount; ///< [out] errors raised by the port firmware itself
+    uint64_t linkDegradeCount; ///< [out] times the link dropped to a lower speed or width
 } zes_fabric_port_error_counters_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the fabric ports of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumFabricPorts(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_fabric_port_handle_t* phPort ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the sysman device whose ports are listed
+    uint32_t* pCount, ///< [in,out] port count; zero on input asks only for the count, otherwise the array capacity
+    zes_fabric_port_handle_t* phPort ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount port handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the fixed facts of a fabric port.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFabricPortGetProperties(
-    zes_fabric_port_handle_t hPort, ///< [in]
-    zes_fabric_port_properties_t* pProperties ///< [in,out]
+    zes_fabric_port_handle_t hPort, ///< [in] the port to describe
+    zes_fabric_port_properties_t* pProperties ///< [in,out] filled in with model, location and best speeds
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes the kind of link attached to a fabric port.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFabricPortGetLinkType(
-    zes_fabric_port_handle_t hPort, ///< [in]
-    zes_fabric_link_type_t* pLinkType ///< [in,out]
+    zes_fabric_port_handle_t hPort, ///< [in] the port to examine
+    zes_fabric_link_type_t* pLinkType ///< [in,out] filled in with a readable link description
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads whether a fabric port is switched on and beaconing.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFabricPortGetConfig(
-    zes_fabric_port_handle_t hPort, ///< [in]
-    zes_fabric_port_config_t* pConfig ///< [in,out]
+    zes_fabric_port_handle_t hPort, ///< [in] the port to examine
+    zes_fabric_port_config_t* pConfig ///< [in,out] filled in with the current settings
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Switches a fabric port on or off and starts or stops its beacon.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFabricPortSetConfig(
-    zes_fabric_port_handle_t hPort, ///< [in]
-    const zes_fabric_port_config_t* pConfig ///< [in]
+    zes_fabric_port_handle_t hPort, ///< [in] the port to change
+    const zes_fabric_port_config_t* pConfig ///< [in] the settings to apply
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the current health, peer and speed of a fabric port.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFabricPortGetState(
-    zes_fabric_port_handle_t hPort, ///< [in]
-    zes_fabric_port_state_t* pState ///< [in,out]
+    zes_fabric_port_handle_t hPort, ///< [in] the port to examine
+    zes_fabric_port_state_t* pState ///< [in,out] filled in with health, peer port and speeds
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Samples the traffic counters of a fabric port.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFabricPortGetThroughput(
-    zes_fabric_port_handle_t hPort, ///< [in]
-    zes_fabric_port_throughput_t* pThroughput ///< [in,out]
+    zes_fabric_port_handle_t hPort, ///< [in] the port to sample
+    zes_fabric_port_throughput_t* pThroughput ///< [in,out] filled in with byte counters and a timestamp
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the error counts of a fabric port.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFabricPortGetFabricErrorCounters(
-    zes_fabric_port_handle_t hPort, ///< [in]
-    zes_fabric_port_error_counters_t* pErrors ///< [in,out]
+    zes_fabric_port_handle_t hPort, ///< [in] the port to examine
+    zes_fabric_port_error_counters_t* pErrors ///< [in,out] filled in with link and firmware error counts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Samples the traffic counters of several ports of a device in one call.
 /// @since 1.7
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFabricPortGetMultiPortThroughput(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t numPorts, ///< [in]
-    zes_fabric_port_handle_t* phPort, ///< [in][range(0, numPorts)]
-    zes_fabric_port_throughput_t** pThroughput ///< [out][range(0, numPorts)]
+    zes_device_handle_t hDevice, ///< [in] the sysman device that owns the ports
+    uint32_t numPorts, ///< [in] how many ports phPort lists
+    zes_fabric_port_handle_t* phPort, ///< [in][range(0, numPorts)] the ports to sample
+    zes_fabric_port_throughput_t** pThroughput ///< [out][range(0, numPorts)] receives one sample per port, in the order of phPort
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes fan
+// Fans of a device: properties, speed modes and current speed.
 #if !defined(__GNUC__)
 #pragma region fan
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief How a fan's speed is chosen.
 typedef enum _zes_fan_speed_mode_t
 {
-    ZES_FAN_SPEED_MODE_DEFAULT = 0,
-    ZES_FAN_SPEED_MODE_FIXED = 1,
-    ZES_FAN_SPEED_MODE_TABLE = 2,
+    ZES_FAN_SPEED_MODE_DEFAULT = 0, ///< the device's own control loop chooses the speed
+    ZES_FAN_SPEED_MODE_FIXED = 1, ///< the fan turns at one speed set by the user
+    ZES_FAN_SPEED_MODE_TABLE = 2, ///< the speed follows a user table of temperature and speed pairs
     ZES_FAN_SPEED_MODE_FORCE_UINT32 = 0x7fffffff
 } zes_fan_speed_mode_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Units in which a fan speed is given.
 typedef enum _zes_fan_speed_units_t
 {
-    ZES_FAN_SPEED_UNITS_RPM = 0,
-    ZES_FAN_SPEED_UNITS_PERCENT = 1,
+    ZES_FAN_SPEED_UNITS_RPM = 0, ///< revolutions per minute
+    ZES_FAN_SPEED_UNITS_PERCENT = 1, ///< percentage of the fan's top speed
     ZES_FAN_SPEED_UNITS_FORCE_UINT32 = 0x7fffffff
 } zes_fan_speed_units_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A fan speed together with its unit.
 typedef struct _zes_fan_speed_t
 {
-    int32_t speed; ///< [in,out]
-    zes_fan_speed_units_t units; ///< [in,out]
+    int32_t speed; ///< [in,out] the speed value; -1 when unknown
+    zes_fan_speed_units_t units; ///< [in,out] whether speed is in RPM or percent
 } zes_fan_speed_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One point of a fan table: at this temperature, turn at this speed.
 typedef struct _zes_fan_temp_speed_t
 {
-    uint32_t temperature; ///< [in,out]
-    zes_fan_speed_t speed; ///< [in,out]
+    uint32_t temperature; ///< [in,out] temperature of the point, in degrees Celsius
+    zes_fan_speed_t speed; ///< [in,out] fan speed to use from that temperature on
 } zes_fan_temp_speed_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Largest number of points a fan speed table can hold.
 #ifndef ZES_FAN_TEMP_SPEED_PAIR_COUNT
 #define ZES_FAN_TEMP_SPEED_PAIR_COUNT  32
 #endif // ZES_FAN_TEMP_SPEED_PAIR_COUNT
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Table of temperature and speed points that drives a fan.
 typedef struct _zes_fan_speed_table_t
 {
-    int32_t numPoints; ///< [in,out]
-    zes_fan_temp_speed_t table[ZES_FAN_TEMP_SPEED_PAIR_COUNT]; ///< [in,out]
+    int32_t numPoints; ///< [in,out] how many entries of table are used; 0 means no table is set, -1 that tables are unsupported
+    zes_fan_temp_speed_t table[ZES_FAN_TEMP_SPEED_PAIR_COUNT]; ///< [in,out] the points, in order of rising temperature
 } zes_fan_speed_table_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Fixed facts of a fan and what control it allows.
 typedef struct _zes_fan_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    ze_bool_t canControl; ///< [out]
-    uint32_t supportedModes; ///< [out]
-    uint32_t supportedUnits; ///< [out]
-    int32_t maxRPM; ///< [out]
-    int32_t maxPoints; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    ze_bool_t onSubdevice; ///< [out] true when the fan belongs to a sub-device
+    uint32_t subdeviceId; ///< [out] the sub-device, when onSubdevice is true
+    ze_bool_t canControl; ///< [out] true when software may change the fan's speed mode
+    uint32_t supportedModes; ///< [out] mask with bit (1 << mode) set for each zes_fan_speed_mode_t supported
+    uint32_t supportedUnits; ///< [out] mask with bit (1 << unit) set for each zes_fan_speed_units_t supported
+    int32_t maxRPM; ///< [out] top speed, in RPM; -1 when unknown
+    int32_t maxPoints; ///< [out] most points a speed table may have; -1 when table mode is unsupported
 } zes_fan_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Current speed mode of a fan and its parameters.
 typedef struct _zes_fan_config_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_fan_speed_mode_t mode; ///< [in,out]
-    zes_fan_speed_t speedFixed; ///< [in,out]
-    zes_fan_speed_table_t speedTable; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_fan_speed_mode_t mode; ///< [in,out] speed mode in use
+    zes_fan_speed_t speedFixed; ///< [in,out] the speed set for fixed mode
+    zes_fan_speed_table_t speedTable; ///< [out] the table set for table mode
 } zes_fan_config_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the fans of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumFans(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_fan_handle_t* phFan ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the sysman device whose fans are listed
+    uint32_t* pCount, ///< [in,out] fan count; zero on input asks only for the count, otherwise the array capacity
+    zes_fan_handle_t* phFan ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount fan handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the fixed facts of a fan.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFanGetProperties(
-    zes_fan_handle_t hFan, ///< [in]
-    zes_fan_properties_t* pProperties ///< [in,out]
+    zes_fan_handle_t hFan, ///< [in] the fan to describe
+    zes_fan_properties_t* pProperties ///< [in,out] filled in with location, supported modes and limits
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the speed mode a fan uses and its parameters.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFanGetConfig(
-    zes_fan_handle_t hFan, ///< [in]
-    zes_fan_config_t* pConfig ///< [in,out]
+    zes_fan_handle_t hFan, ///< [in] the fan to examine
+    zes_fan_config_t* pConfig ///< [in,out] filled in with mode, fixed speed and table
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Hands speed control of a fan back to the device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFanSetDefaultMode(
-    zes_fan_handle_t hFan ///< [in]
+    zes_fan_handle_t hFan ///< [in] the fan to change
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Makes a fan turn at one fixed speed.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFanSetFixedSpeedMode(
-    zes_fan_handle_t hFan, ///< [in]
-    const zes_fan_speed_t* speed ///< [in]
+    zes_fan_handle_t hFan, ///< [in] the fan to change
+    const zes_fan_speed_t* speed ///< [in] the speed to hold and its unit
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Makes a fan follow a table of temperature and speed points.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFanSetSpeedTableMode(
-    zes_fan_handle_t hFan, ///< [in]
-    const zes_fan_speed_table_t* speedTable ///< [in]
+    zes_fan_handle_t hFan, ///< [in] the fan to change
+    const zes_fan_speed_table_t* speedTable ///< [in] the points to follow
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the speed a fan turns at now.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFanGetState(
-    zes_fan_handle_t hFan, ///< [in]
-    zes_fan_speed_units_t units, ///< [in]
-    int32_t* pSpeed ///< [in,out]
+    zes_fan_handle_t hFan, ///< [in] the fan to examine
+    zes_fan_speed_units_t units, ///< [in] unit in which to report the speed
+    int32_t* pSpeed ///< [in,out] receives the speed; -1 when it cannot be measured
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes firmware
+// Firmware images on a device: versions, flashing and logs.
 #if !defined(__GNUC__)
 #pragma region firmware
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name, version and location of a firmware image.
 typedef struct _zes_firmware_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    ze_bool_t canControl; ///< [out]
-    char name[ZES_STRING_PROPERTY_SIZE]; ///< [out]
-    char version[ZES_STRING_PROPERTY_SIZE]; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    ze_bool_t onSubdevice; ///< [out] true when the firmware belongs to a sub-device
+    uint32_t subdeviceId; ///< [out] the sub-device, when onSubdevice is true
+    ze_bool_t canControl; ///< [out] true when software may flash this firmware
+    char name[ZES_STRING_PROPERTY_SIZE]; ///< [out] readable name of the firmware
+    char version[ZES_STRING_PROPERTY_SIZE]; ///< [out] installed version as a string
 } zes_firmware_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the firmware images of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumFirmwares(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_firmware_handle_t* phFirmware ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the sysman device whose firmware is listed
+    uint32_t* pCount, ///< [in,out] firmware count; zero on input asks only for the count, otherwise the array capacity
+    zes_firmware_handle_t* phFirmware ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount firmware handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the name, version and location of a firmware image.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFirmwareGetProperties(
-    zes_firmware_handle_t hFirmware, ///< [in]
-    zes_firmware_properties_t* pProperties ///< [in,out]
+    zes_firmware_handle_t hFirmware, ///< [in] the firmware to describe
+    zes_firmware_properties_t* pProperties ///< [in,out] filled in with name, version and whether it can be flashed
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Writes a new image into a firmware slot; the call blocks until flashing ends.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFirmwareFlash(
-    zes_firmware_handle_t hFirmware, ///< [in]
-    void* pImage, ///< [in]
-    uint32_t size ///< [in]
+    zes_firmware_handle_t hFirmware, ///< [in] the firmware slot to overwrite
+    void* pImage, ///< [in] the new firmware image in host memory
+    uint32_t size ///< [in] length of the image, in bytes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports how far a running flash operation has got.
 /// @since 1.8
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFirmwareGetFlashProgress(
-    zes_firmware_handle_t hFirmware, ///< [in]
-    uint32_t* pCompletionPercent ///< [in,out]
+    zes_firmware_handle_t hFirmware, ///< [in] the firmware being flashed
+    uint32_t* pCompletionPercent ///< [in,out] receives progress from 0 to 100
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Copies the console log kept by a firmware.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFirmwareGetConsoleLogs(
-    zes_firmware_handle_t hFirmware, ///< [in]
-    size_t* pSize, ///< [in,out]
-    char* pFirmwareLog ///< [in,out][optional]
+    zes_firmware_handle_t hFirmware, ///< [in] the firmware whose log is read
+    size_t* pSize, ///< [in,out] log size in bytes; zero on input asks only for the size, otherwise the buffer capacity
+    char* pFirmwareLog ///< [in,out][optional] buffer that receives up to *pSize bytes of log text
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes firmwareSecurityVersion
+// Experimental extension that reads and updates the firmware security version.
 #if !defined(__GNUC__)
 #pragma region firmwareSecurityVersion
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the experimental firmware security version extension.
 /// @since 1.9
 #ifndef ZES_FIRMWARE_SECURITY_VERSION_EXP_NAME
 #define ZES_FIRMWARE_SECURITY_VERSION_EXP_NAME  "ZES_experimental_firmware_security_version"
 #endif // ZES_FIRMWARE_SECURITY_VERSION_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the experimental firmware security version extension.
 /// @since 1.9
 typedef enum _zes_firmware_security_exp_version_t
 {
-    ZES_FIRMWARE_SECURITY_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZES_FIRMWARE_SECURITY_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_FIRMWARE_SECURITY_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZES_FIRMWARE_SECURITY_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZES_FIRMWARE_SECURITY_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_firmware_security_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the security version of a firmware, which guards against downgrades.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFirmwareGetSecurityVersionExp(
-    zes_firmware_handle_t hFirmware, ///< [in]
-    char* pVersion ///< [in,out]
+    zes_firmware_handle_t hFirmware, ///< [in] the firmware to examine
+    char* pVersion ///< [in,out] buffer of ZES_STRING_PROPERTY_SIZE bytes that receives the version string, or unknown when it cannot be read
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sets the security version number of a firmware; the driver chooses the value, none is passed in.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFirmwareSetSecurityVersionExp(
-    zes_firmware_handle_t hFirmware ///< [in]
+    zes_firmware_handle_t hFirmware ///< [in] the firmware whose security version is updated
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes frequency
+// Frequency domains: clock ranges, current clocks, throttling and legacy overclocking.
 #if !defined(__GNUC__)
 #pragma region frequency
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Parts of the device that have their own clock.
 typedef enum _zes_freq_domain_t
 {
-    ZES_FREQ_DOMAIN_GPU = 0,
-    ZES_FREQ_DOMAIN_MEMORY = 1,
-    ZES_FREQ_DOMAIN_MEDIA = 2, ///< @since 1.6
+    ZES_FREQ_DOMAIN_GPU = 0, ///< the clock of the GPU engines
+    ZES_FREQ_DOMAIN_MEMORY = 1, ///< the clock of local memory
+    ZES_FREQ_DOMAIN_MEDIA = 2, ///< the clock of the media engines @since 1.6
     ZES_FREQ_DOMAIN_FORCE_UINT32 = 0x7fffffff
 } zes_freq_domain_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Fixed facts of a frequency domain and the clock range its hardware allows.
 typedef struct _zes_freq_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_freq_domain_t type; ///< [out]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    ze_bool_t canControl; ///< [out]
-    ze_bool_t isThrottleEventSupported; ///< [out]
-    double min; ///< [out]
-    double max; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_freq_domain_t type; ///< [out] which clock this domain drives
+    ze_bool_t onSubdevice; ///< [out] true when the domain belongs to a sub-device
+    uint32_t subdeviceId; ///< [out] the sub-device, when onSubdevice is true
+    ze_bool_t canControl; ///< [out] true when software may change the domain's clock range
+    ze_bool_t isThrottleEventSupported; ///< [out] true when throttling of this domain raises a sysman event
+    double min; ///< [out] lowest clock the hardware supports, in MHz
+    double max; ///< [out] highest clock the hardware supports, in MHz
 } zes_freq_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Bounds within which the device may pick a clock, in MHz.
 typedef struct _zes_freq_range_t
 {
-    double min; ///< [in,out]
-    double max; ///< [in,out]
+    double min; ///< [in,out] lower bound, in MHz; setting 0 lets the clock drop to the hardware minimum
+    double max; ///< [in,out] upper bound, in MHz; setting 0 or a very large value lets the clock rise to the hardware maximum
 } zes_freq_range_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Why a clock is held below the requested value, as a bit set.
 typedef uint32_t zes_freq_throttle_reason_flags_t;
 typedef enum _zes_freq_throttle_reason_flag_t
 {
-    ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP = ZE_BIT(0),
-    ZES_FREQ_THROTTLE_REASON_FLAG_BURST_PWR_CAP = ZE_BIT(1),
-    ZES_FREQ_THROTTLE_REASON_FLAG_CURRENT_LIMIT = ZE_BIT(2),
-    ZES_FREQ_THROTTLE_REASON_FLAG_THERMAL_LIMIT = ZE_BIT(3),
-    ZES_FREQ_THROTTLE_REASON_FLAG_PSU_ALERT = ZE_BIT(4),
-    ZES_FREQ_THROTTLE_REASON_FLAG_SW_RANGE = ZE_BIT(5),
-    ZES_FREQ_THROTTLE_REASON_FLAG_HW_RANGE = ZE_BIT(6),
-    ZES_FREQ_THROTTLE_REASON_FLAG_VOLTAGE = ZE_BIT(7), ///< @since 1.15
-    ZES_FREQ_THROTTLE_REASON_FLAG_THERMAL = ZE_BIT(8), ///< @since 1.15
-    ZES_FREQ_THROTTLE_REASON_FLAG_POWER = ZE_BIT(9), ///< @since 1.15
+    ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP = ZE_BIT(0), ///< the sustained (average) power limit is reached
+    ZES_FREQ_THROTTLE_REASON_FLAG_BURST_PWR_CAP = ZE_BIT(1), ///< the short-term burst power limit is reached
+    ZES_FREQ_THROTTLE_REASON_FLAG_CURRENT_LIMIT = ZE_BIT(2), ///< the electrical current limit is reached
+    ZES_FREQ_THROTTLE_REASON_FLAG_THERMAL_LIMIT = ZE_BIT(3), ///< a temperature limit is reached
+    ZES_FREQ_THROTTLE_REASON_FLAG_PSU_ALERT = ZE_BIT(4), ///< the power supply raised an alert
+    ZES_FREQ_THROTTLE_REASON_FLAG_SW_RANGE = ZE_BIT(5), ///< the range set by software caps the clock
+    ZES_FREQ_THROTTLE_REASON_FLAG_HW_RANGE = ZE_BIT(6), ///< a range imposed by hardware caps the clock
+    ZES_FREQ_THROTTLE_REASON_FLAG_VOLTAGE = ZE_BIT(7), ///< a voltage limit caps the clock @since 1.15
+    ZES_FREQ_THROTTLE_REASON_FLAG_THERMAL = ZE_BIT(8), ///< thermal conditions of any kind cap the clock @since 1.15
+    ZES_FREQ_THROTTLE_REASON_FLAG_POWER = ZE_BIT(9), ///< power conditions of any kind cap the clock @since 1.15
     ZES_FREQ_THROTTLE_REASON_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_freq_throttle_reason_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Current clocks and voltage of a frequency domain.
 typedef struct _zes_freq_state_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    double currentVoltage; ///< [out]
-    double request; ///< [out]
-    double tdp; ///< [out]
-    double efficient; ///< [out]
-    double actual; ///< [out]
-    zes_freq_throttle_reason_flags_t throttleReasons; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    double currentVoltage; ///< [out] voltage now applied, in volts; negative when unknown
+    double request; ///< [out] clock requested by software and firmware, in MHz; negative when unknown
+    double tdp; ///< [out] highest clock the thermal design power allows now, in MHz; negative when unknown
+    double efficient; ///< [out] lowest clock that is still energy efficient, in MHz; negative when unknown
+    double actual; ///< [out] clock the hardware runs at now, in MHz; negative when unknown
+    zes_freq_throttle_reason_flags_t throttleReasons; ///< [out] why actual is below request; zero when it is not
 } zes_freq_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Running counter of time spent throttled; compare two samples to get a share.
 typedef struct _zes_freq_throttle_time_t
 {
-    uint64_t throttleTime; ///< [out]
-    uint64_t timestamp; ///< [out]
+    uint64_t throttleTime; ///< [out] total time the clock was held below the request, in microseconds
+    uint64_t timestamp; ///< [out] when the sample was taken, in microseconds, monotonic
 } zes_freq_throttle_time_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Legacy overclocking modes of a frequency domain.
 typedef enum _zes_oc_mode_t
 {
-    ZES_OC_MODE_OFF = 0,
-    ZES_OC_MODE_OVERRIDE = 1,
-    ZES_OC_MODE_INTERPOLATIVE = 2,
-    ZES_OC_MODE_FIXED = 3,
+    ZES_OC_MODE_OFF = 0, ///< no overclocking; factory behaviour
+    ZES_OC_MODE_OVERRIDE = 1, ///< the user voltage target replaces the factory voltage at every clock
+    ZES_OC_MODE_INTERPOLATIVE = 2, ///< the user voltage offset shifts the factory curve
+    ZES_OC_MODE_FIXED = 3, ///< the domain runs at one fixed clock and voltage
     ZES_OC_MODE_FORCE_UINT32 = 0x7fffffff
 } zes_oc_mode_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Legacy overclocking limits and features of a frequency domain.
 typedef struct _zes_oc_capabilities_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_bool_t isOcSupported; ///< [out]
-    double maxFactoryDefaultFrequency; ///< [out]
-    double maxFactoryDefaultVoltage; ///< [out]
-    double maxOcFrequency; ///< [out]
-    double minOcVoltageOffset; ///< [out]
-    double maxOcVoltageOffset; ///< [out]
-    double maxOcVoltage; ///< [out]
-    ze_bool_t isTjMaxSupported; ///< [out]
-    ze_bool_t isIccMaxSupported; ///< [out]
-    ze_bool_t isHighVoltModeCapable; ///< [out]
-    ze_bool_t isHighVoltModeEnabled; ///< [out]
-    ze_bool_t isExtendedModeSupported; ///< [out]
-    ze_bool_t isFixedModeSupported; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    ze_bool_t isOcSupported; ///< [out] true when the domain can be overclocked at all
+    double maxFactoryDefaultFrequency; ///< [out] highest factory clock, in MHz
+    double maxFactoryDefaultVoltage; ///< [out] voltage at the highest factory clock, in volts
+    double maxOcFrequency; ///< [out] highest clock that overclocking may request, in MHz
+    double minOcVoltageOffset; ///< [out] most negative voltage offset accepted, in volts
+    double maxOcVoltageOffset; ///< [out] most positive voltage offset accepted, in volts
+    double maxOcVoltage; ///< [out] highest voltage target accepted, in volts
+    ze_bool_t isTjMaxSupported; ///< [out] true when the junction temperature limit can be changed
+    ze_bool_t isIccMaxSupported; ///< [out] true when the current limit can be changed
+    ze_bool_t isHighVoltModeCapable; ///< [out] true when the device offers a high-voltage mode
+    ze_bool_t isHighVoltModeEnabled; ///< [out] true when that high-voltage mode is switched on
+    ze_bool_t isExtendedModeSupported; ///< [out] true when extended overclocking features, with 1 MHz steps, are available
+    ze_bool_t isFixedModeSupported; ///< [out] true when ZES_OC_MODE_FIXED can be selected
 } zes_oc_capabilities_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the frequency domains of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumFrequencyDomains(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_freq_handle_t* phFrequency ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the sysman device whose domains are listed
+    uint32_t* pCount, ///< [in,out] domain count; zero on input asks only for the count, otherwise the array capacity
+    zes_freq_handle_t* phFrequency ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount domain handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the fixed facts of a frequency domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyGetProperties(
-    zes_freq_handle_t hFrequency, ///< [in]
-    zes_freq_properties_t* pProperties ///< [in,out]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to describe
+    zes_freq_properties_t* pProperties ///< [in,out] filled in with domain kind, control rights and hardware range
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the clock values a frequency domain can be set to.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyGetAvailableClocks(
-    zes_freq_handle_t hFrequency, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    double* phFrequency ///< [in,out][optional][range(0, *pCount)]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to examine
+    uint32_t* pCount, ///< [in,out] clock count; zero on input asks only for the count, otherwise the array capacity
+    double* phFrequency ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount clocks, in MHz, from low to high
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the clock bounds currently set for a frequency domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyGetRange(
-    zes_freq_handle_t hFrequency, ///< [in]
-    zes_freq_range_t* pLimits ///< [in,out]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to examine
+    zes_freq_range_t* pLimits ///< [in,out] filled in with the lower and upper bound, in MHz
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sets the clock bounds within which the device may choose for a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencySetRange(
-    zes_freq_handle_t hFrequency, ///< [in]
-    const zes_freq_range_t* pLimits ///< [in]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to change
+    const zes_freq_range_t* pLimits ///< [in] the new lower and upper bound, in MHz
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the current clocks, voltage and throttle reasons of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyGetState(
-    zes_freq_handle_t hFrequency, ///< [in]
-    zes_freq_state_t* pState ///< [in,out]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to examine
+    zes_freq_state_t* pState ///< [in,out] filled in with requested and actual clocks and throttle reasons
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Samples how long a domain has been throttled in total.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyGetThrottleTime(
-    zes_freq_handle_t hFrequency, ///< [in]
-    zes_freq_throttle_time_t* pThrottleTime ///< [in,out]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to sample
+    zes_freq_throttle_time_t* pThrottleTime ///< [in,out] filled in with the throttle time counter and a timestamp
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the legacy overclocking limits and features of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyOcGetCapabilities(
-    zes_freq_handle_t hFrequency, ///< [in]
-    zes_oc_capabilities_t* pOcCapabilities ///< [in,out]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to examine
+    zes_oc_capabilities_t* pOcCapabilities ///< [in,out] filled in with overclocking limits and supported features
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the overclock clock target of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyOcGetFrequencyTarget(
-    zes_freq_handle_t hFrequency, ///< [in]
-    double* pCurrentOcFrequency ///< [out]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to examine
+    double* pCurrentOcFrequency ///< [out] receives the clock target, in MHz
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sets the overclock clock target of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyOcSetFrequencyTarget(
-    zes_freq_handle_t hFrequency, ///< [in]
-    double CurrentOcFrequency ///< [in]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to change
+    double CurrentOcFrequency ///< [in] the new clock target, in MHz
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the overclock voltage target and offset of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyOcGetVoltageTarget(
-    zes_freq_handle_t hFrequency, ///< [in]
-    double* pCurrentVoltageTarget, ///< [out]
-    double* pCurrentVoltageOffset ///< [out]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to examine
+    double* pCurrentVoltageTarget, ///< [out] receives the voltage target, in volts
+    double* pCurrentVoltageOffset ///< [out] receives the voltage offset, in volts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sets the overclock voltage target and offset of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyOcSetVoltageTarget(
-    zes_freq_handle_t hFrequency, ///< [in]
-    double CurrentVoltageTarget, ///< [in]
-    double CurrentVoltageOffset ///< [in]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to change
+    double CurrentVoltageTarget, ///< [in] the new voltage target, in volts
+    double CurrentVoltageOffset ///< [in] the new voltage offset, in volts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Selects the legacy overclocking mode of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyOcSetMode(
-    zes_freq_handle_t hFrequency, ///< [in]
-    zes_oc_mode_t CurrentOcMode ///< [in]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to change
+    zes_oc_mode_t CurrentOcMode ///< [in] the mode to use
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the legacy overclocking mode of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyOcGetMode(
-    zes_freq_handle_t hFrequency, ///< [in]
-    zes_oc_mode_t* pCurrentOcMode ///< [out]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to examine
+    zes_oc_mode_t* pCurrentOcMode ///< [out] receives the mode in use
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the current limit (IccMax) of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyOcGetIccMax(
-    zes_freq_handle_t hFrequency, ///< [in]
-    double* pOcIccMax ///< [in,out]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to examine
+    double* pOcIccMax ///< [in,out] receives the limit, in amperes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the current limit (IccMax) of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyOcSetIccMax(
-    zes_freq_handle_t hFrequency, ///< [in]
-    double ocIccMax ///< [in]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to change
+    double ocIccMax ///< [in] the new limit, in amperes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the junction temperature limit (TjMax) of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyOcGetTjMax(
-    zes_freq_handle_t hFrequency, ///< [in]
-    double* pOcTjMax ///< [in,out]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to examine
+    double* pOcTjMax ///< [in,out] receives the limit, in degrees Celsius
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the junction temperature limit (TjMax) of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesFrequencyOcSetTjMax(
-    zes_freq_handle_t hFrequency, ///< [in]
-    double ocTjMax ///< [in]
+    zes_freq_handle_t hFrequency, ///< [in] the domain to change
+    double ocTjMax ///< [in] the new limit, in degrees Celsius
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes led
+// LEDs of a device: on/off state and colour.
 #if !defined(__GNUC__)
 #pragma region led
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Fixed facts of an LED and what control it allows.
 typedef struct _zes_led_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    ze_bool_t canControl; ///< [out]
-    ze_bool_t haveRGB; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    ze_bool_t onSubdevice; ///< [out] true when the LED belongs to a sub-device
+    uint32_t subdeviceId; ///< [out] the sub-device, when onSubdevice is true
+    ze_bool_t canControl; ///< [out] true when software may switch the LED or change its colour
+    ze_bool_t haveRGB; ///< [out] true when the LED can show colours
 } zes_led_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Colour of an LED as three channel intensities from 0.0 to 1.0.
 typedef struct _zes_led_color_t
 {
-    double red; ///< [in,out][range(0.0, 1.0)]
-    double green; ///< [in,out][range(0.0, 1.0)]
-    double blue; ///< [in,out][range(0.0, 1.0)]
+    double red; ///< [in,out][range(0.0, 1.0)] red intensity, from 0.0 (off) to 1.0 (full)
+    double green; ///< [in,out][range(0.0, 1.0)] green intensity, from 0.0 (off) to 1.0 (full)
+    double blue; ///< [in,out][range(0.0, 1.0)] blue intensity, from 0.0 (off) to 1.0 (full)
 } zes_led_color_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Whether an LED is lit and in which colour.
 typedef struct _zes_led_state_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_bool_t isOn; ///< [out]
-    zes_led_color_t color; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    ze_bool_t isOn; ///< [out] true when the LED is lit
+    zes_led_color_t color; ///< [out] current colour, for LEDs that have one
 } zes_led_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the LEDs of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumLeds(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_led_handle_t* phLed ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the sysman device whose LEDs are listed
+    uint32_t* pCount, ///< [in,out] LED count; zero on input asks only for the count, otherwise the array capacity
+    zes_led_handle_t* phLed ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount LED handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the fixed facts of an LED.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesLedGetProperties(
-    zes_led_handle_t hLed, ///< [in]
-    zes_led_properties_t* pProperties ///< [in,out]
+    zes_led_handle_t hLed, ///< [in] the LED to describe
+    zes_led_properties_t* pProperties ///< [in,out] filled in with location, control rights and colour support
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads whether an LED is lit and its colour.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesLedGetState(
-    zes_led_handle_t hLed, ///< [in]
-    zes_led_state_t* pState ///< [in,out]
+    zes_led_handle_t hLed, ///< [in] the LED to examine
+    zes_led_state_t* pState ///< [in,out] filled in with on/off state and colour
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Switches an LED on or off.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesLedSetState(
-    zes_led_handle_t hLed, ///< [in]
-    ze_bool_t enable ///< [in]
+    zes_led_handle_t hLed, ///< [in] the LED to change
+    ze_bool_t enable ///< [in] true to light the LED, false to switch it off
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the colour of an LED.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesLedSetColor(
-    zes_led_handle_t hLed, ///< [in]
-    const zes_led_color_t* pColor ///< [in]
+    zes_led_handle_t hLed, ///< [in] the LED to change
+    const zes_led_color_t* pColor ///< [in] the new colour
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes memPageOfflineState
+// Extension that reports how many memory pages were taken offline.
 #if !defined(__GNUC__)
 #pragma region memPageOfflineState
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the memory page offline state extension.
 /// @since 1.8
 #ifndef ZES_MEM_PAGE_OFFLINE_STATE_EXP_NAME
 #define ZES_MEM_PAGE_OFFLINE_STATE_EXP_NAME  "ZES_extension_mem_state"
 #endif // ZES_MEM_PAGE_OFFLINE_STATE_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the memory page offline state extension.
 /// @since 1.8
 typedef enum _zes_mem_page_offline_state_exp_version_t
 {
-    ZES_MEM_PAGE_OFFLINE_STATE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZES_MEM_PAGE_OFFLINE_STATE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_MEM_PAGE_OFFLINE_STATE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZES_MEM_PAGE_OFFLINE_STATE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZES_MEM_PAGE_OFFLINE_STATE_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_mem_page_offline_state_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Count of retired memory pages, chained into zes_mem_state_t.
 /// @since 1.8
 typedef struct _zes_mem_page_offline_state_exp_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t memoryPageOffline; ///< [out]
-    uint32_t maxMemoryPageOffline; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    uint32_t memoryPageOffline; ///< [out] pages retired so far because of errors
+    uint32_t maxMemoryPageOffline; ///< [out] most pages that may be retired
 } zes_mem_page_offline_state_exp_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes memory
+// Memory modules of a device: kind, health, free space and bandwidth.
 #if !defined(__GNUC__)
 #pragma region memory
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Technologies a memory module can use.
 typedef enum _zes_mem_type_t
 {
-    ZES_MEM_TYPE_HBM = 0,
-    ZES_MEM_TYPE_DDR = 1,
-    ZES_MEM_TYPE_DDR3 = 2,
-    ZES_MEM_TYPE_DDR4 = 3,
-    ZES_MEM_TYPE_DDR5 = 4,
-    ZES_MEM_TYPE_LPDDR = 5,
-    ZES_MEM_TYPE_LPDDR3 = 6,
-    ZES_MEM_TYPE_LPDDR4 = 7,
-    ZES_MEM_TYPE_LPDDR5 = 8,
-    ZES_MEM_TYPE_SRAM = 9,
-    ZES_MEM_TYPE_L1 = 10,
-    ZES_MEM_TYPE_L3 = 11,
-    ZES_MEM_TYPE_GRF = 12,
-    ZES_MEM_TYPE_SLM = 13,
-    ZES_MEM_TYPE_GDDR4 = 14,
-    ZES_MEM_TYPE_GDDR5 = 15,
-    ZES_MEM_TYPE_GDDR5X = 16,
-    ZES_MEM_TYPE_GDDR6 = 17,
-    ZES_MEM_TYPE_GDDR6X = 18,
-    ZES_MEM_TYPE_GDDR7 = 19,
-    ZES_MEM_TYPE_LPDDR5X = 20,
-    ZES_MEM_TYPE_HBM2 = 21, ///< @since 1.17
-    ZES_MEM_TYPE_DDR2 = 22, ///< @since 1.17
-    ZES_MEM_TYPE_HBM2E = 23, ///< @since 1.17
-    ZES_MEM_TYPE_HBM3 = 24, ///< @since 1.17
-    ZES_MEM_TYPE_HBM3E = 25, ///< @since 1.17
-    ZES_MEM_TYPE_HBM4 = 26, ///< @since 1.17
-    ZES_MEM_TYPE_LPDDR6 = 27, ///< @since 1.17
+    ZES_MEM_TYPE_HBM = 0, ///< high bandwidth memory
+    ZES_MEM_TYPE_DDR = 1, ///< DDR memory, generation not stated
+    ZES_MEM_TYPE_DDR3 = 2, ///< DDR3 memory
+    ZES_MEM_TYPE_DDR4 = 3, ///< DDR4 memory
+    ZES_MEM_TYPE_DDR5 = 4, ///< DDR5 memory
+    ZES_MEM_TYPE_LPDDR = 5, ///< low-power DDR memory, generation not stated
+    ZES_MEM_TYPE_LPDDR3 = 6, ///< LPDDR3 memory
+    ZES_MEM_TYPE_LPDDR4 = 7, ///< LPDDR4 memory
+    ZES_MEM_TYPE_LPDDR5 = 8, ///< LPDDR5 memory
+    ZES_MEM_TYPE_SRAM = 9, ///< static RAM
+    ZES_MEM_TYPE_L1 = 10, ///< level 1 cache
+    ZES_MEM_TYPE_L3 = 11, ///< level 3 cache
+    ZES_MEM_TYPE_GRF = 12, ///< the general register file
+    ZES_MEM_TYPE_SLM = 13, ///< shared local memory
+    ZES_MEM_TYPE_GDDR4 = 14, ///< GDDR4 graphics memory
+    ZES_MEM_TYPE_GDDR5 = 15, ///< GDDR5 graphics memory
+    ZES_MEM_TYPE_GDDR5X = 16, ///< GDDR5X graphics memory
+    ZES_MEM_TYPE_GDDR6 = 17, ///< GDDR6 graphics memory
+    ZES_MEM_TYPE_GDDR6X = 18, ///< GDDR6X graphics memory
+    ZES_MEM_TYPE_GDDR7 = 19, ///< GDDR7 graphics memory
+    ZES_MEM_TYPE_LPDDR5X = 20, ///< LPDDR5X memory
+    ZES_MEM_TYPE_HBM2 = 21, ///< HBM2 memory @since 1.17
+    ZES_MEM_TYPE_DDR2 = 22, ///< DDR2 memory @since 1.17
+    ZES_MEM_TYPE_HBM2E = 23, ///< HBM2E memory @since 1.17
+    ZES_MEM_TYPE_HBM3 = 24, ///< HBM3 memory @since 1.17
+    ZES_MEM_TYPE_HBM3E = 25, ///< HBM3E memory @since 1.17
+    ZES_MEM_TYPE_HBM4 = 26, ///< HBM4 memory @since 1.17
+    ZES_MEM_TYPE_LPDDR6 = 27, ///< LPDDR6 memory @since 1.17
     ZES_MEM_TYPE_FORCE_UINT32 = 0x7fffffff
 } zes_mem_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Where a memory module physically sits.
 typedef enum _zes_mem_loc_t
 {
-    ZES_MEM_LOC_SYSTEM = 0,
-    ZES_MEM_LOC_DEVICE = 1,
+    ZES_MEM_LOC_SYSTEM = 0, ///< in the host system
+    ZES_MEM_LOC_DEVICE = 1, ///< on the device itself
     ZES_MEM_LOC_FORCE_UINT32 = 0x7fffffff
 } zes_mem_loc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Health of a memory module.
 typedef enum _zes_mem_health_t
 {
-    ZES_MEM_HEALTH_UNKNOWN = 0,
-    ZES_MEM_HEALTH_OK = 1,
-    ZES_MEM_HEALTH_DEGRADED = 2,
-    ZES_MEM_HEALTH_CRITICAL = 3,
-    ZES_MEM_HEALTH_REPLACE = 4,
+    ZES_MEM_HEALTH_UNKNOWN = 0, ///< health cannot be determined
+    ZES_MEM_HEALTH_OK = 1, ///< no problems found
+    ZES_MEM_HEALTH_DEGRADED = 2, ///< errors were seen and some capacity may be retired; still usable
+    ZES_MEM_HEALTH_CRITICAL = 3, ///< many errors; performance may suffer and failure is likely
+    ZES_MEM_HEALTH_REPLACE = 4, ///< the memory has failed and the device should be replaced
     ZES_MEM_HEALTH_FORCE_UINT32 = 0x7fffffff
 } zes_mem_health_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Fixed facts of a memory module: kind, location and geometry.
 typedef struct _zes_mem_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_mem_type_t type; ///< [out]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    zes_mem_loc_t location; ///< [out]
-    uint64_t physicalSize; ///< [out]
-    int32_t busWidth; ///< [out]
-    int32_t numChannels; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_mem_type_t type; ///< [out] memory technology of the module
+    ze_bool_t onSubdevice; ///< [out] true when the module belongs to a sub-device
+    uint32_t subdeviceId; ///< [out] the sub-device, when onSubdevice is true
+    zes_mem_loc_t location; ///< [out] whether the module is in the host or on the device
+    uint64_t physicalSize; ///< [out] installed capacity, in bytes; zero when unknown
+    int32_t busWidth; ///< [out] width of the memory bus, in bits; -1 when unknown
+    int32_t numChannels; ///< [out] number of memory channels; -1 when unknown
 } zes_mem_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Current health and free space of a memory module.
 typedef struct _zes_mem_state_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_mem_health_t health; ///< [out]
-    uint64_t free; ///< [out]
-    uint64_t size; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_mem_health_t health; ///< [out] health of the module
+    uint64_t free; ///< [out] bytes that are not allocated
+    uint64_t size; ///< [out] bytes usable in total, which may be less than the physical size
 } zes_mem_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Running traffic counters of a memory module; compare two samples to get bandwidth.
 typedef struct _zes_mem_bandwidth_t
 {
-    uint64_t readCounter; ///< [out]
-    uint64_t writeCounter; ///< [out]
-    uint64_t maxBandwidth; ///< [out]
-    uint64_t timestamp; ///< [out]
+    uint64_t readCounter; ///< [out] bytes read from the module
+    uint64_t writeCounter; ///< [out] bytes written to the module
+    uint64_t maxBandwidth; ///< [out] current peak transfer rate of the module, in bytes per second
+    uint64_t timestamp; ///< [out] when the counters were sampled, in microseconds, monotonic
 } zes_mem_bandwidth_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Width of the memory timestamp counter.
 /// @since 1.7
 typedef struct _zes_mem_ext_bandwidth_t
 {
-    uint32_t memoryTimestampValidBits; ///< [out]
+    uint32_t memoryTimestampValidBits; ///< [out] how many low bits of the timestamp carry data before it wraps
 } zes_mem_ext_bandwidth_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the memory modules of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumMemoryModules(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_mem_handle_t* phMemory ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the sysman device whose memory is listed
+    uint32_t* pCount, ///< [in,out] module count; zero on input asks only for the count, otherwise the array capacity
+    zes_mem_handle_t* phMemory ///< [in,out][optional][range(0, *pCount)] array that receives up to *pCount memory handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the fixed facts of a memory module.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesMemoryGetProperties(
-    zes_mem_handle_t hMemory, ///< [in]
-    zes_mem_properties_t* pProperties ///< [in,out]
+    zes_mem_handle_t hMemory, ///< [in] the module to describe
+    zes_mem_properties_t* pProperties ///< [in,out] filled in with kind, location and geometry
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the health and free space of a memory module.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesMemoryGetState(
-    zes_mem_handle_t hMemory, ///< [in]
-    zes_mem_state_t* pState ///< [in,out]
+    zes_mem_handle_t hMemory, ///< [in] the module to examine
+    zes_mem_state_t* pState ///< [in,out] filled in with health, free and total bytes
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Samples the traffic counters of a memory module.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesMemoryGetBandwidth(
-    zes_mem_handle_t hMemory, ///< [in]
-    zes_mem_bandwidth_t* pBandwidth ///< [in,out]
+    zes_mem_handle_t hMemory, ///< [in] the module to sample
+    zes_mem_bandwidth_t* pBandwidth ///< [in,out] filled in with read and write counters and a timestamp
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes memoryBwCounterValidBits
+// Extension that reports how many bits of the memory bandwidth counters are valid.
 #if !defined(__GNUC__)
 #pragma region memoryBwCounterValidBits
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string that identifies the memory bandwidth counter bits extension.
 /// @since 1.8
 #ifndef ZES_MEMORY_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES_NAME
 #define ZES_MEMORY_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES_NAME  "ZES_extension_mem_bandwidth_counter_bits_properties"
 #endif // ZES_MEMORY_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the memory bandwidth counter bits extension.
 /// @since 1.8
 typedef enum _zes_mem_bandwidth_counter_bits_exp_version_t
 {
-    ZES_MEM_BANDWIDTH_COUNTER_BITS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZES_MEM_BANDWIDTH_COUNTER_BITS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_MEM_BANDWIDTH_COUNTER_BITS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZES_MEM_BANDWIDTH_COUNTER_BITS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows, 1.0
     ZES_MEM_BANDWIDTH_COUNTER_BITS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_mem_bandwidth_counter_bits_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Counter width of a memory module, chained into zes_mem_properties_t.
 /// @since 1.8
 typedef struct _zes_mem_bandwidth_counter_bits_exp_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t validBitsCount; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    uint32_t validBitsCount; ///< [out] how many low bits of the bandwidth counters carry data before they wrap
 } zes_mem_bandwidth_counter_bits_exp_properties_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes oemSerialId
+// Sysman extension that reports the serial number the board vendor (OEM) assigned.
 #if !defined(__GNUC__)
 #pragma region oemSerialId
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the OEM serial ID extension, as drivers list it.
 /// @since 1.17
 #ifndef ZES_OEM_SERIAL_ID_EXT_NAME
 #define ZES_OEM_SERIAL_ID_EXT_NAME  "ZES_extension_oem_serial_id"
 #endif // ZES_OEM_SERIAL_ID_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the OEM serial ID extension.
 /// @since 1.17
 typedef enum _zes_oem_serial_id_ext_version_t
 {
-    ZES_OEM_SERIAL_ID_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< @since 1.17
-    ZES_OEM_SERIAL_ID_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_OEM_SERIAL_ID_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0 @since 1.17
+    ZES_OEM_SERIAL_ID_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZES_OEM_SERIAL_ID_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_oem_serial_id_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of the OEM serial ID buffer, terminating NUL included.
 /// @since 1.17
 #ifndef ZES_OEM_SERIAL_ID_SIZE
 #define ZES_OEM_SERIAL_ID_SIZE  1024
 #endif // ZES_OEM_SERIAL_ID_SIZE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Vendor-assigned serial number of a device; chain it into the device property query.
 /// @since 1.17
 typedef struct _zes_oem_serial_id_ext_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint16_t length; ///< [out]
-    char oemSerialId[ZES_OEM_SERIAL_ID_SIZE]; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    uint16_t length; ///< [out] number of meaningful characters stored in oemSerialId
+    char oemSerialId[ZES_OEM_SERIAL_ID_SIZE]; ///< [out] the serial number text written by the board vendor
 } zes_oem_serial_id_ext_properties_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes pciLinkSpeedDowngrade
+// Sysman extension that lets tools lower the PCIe link generation of a device and restore it.
 #if !defined(__GNUC__)
 #pragma region pciLinkSpeedDowngrade
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the PCIe link speed downgrade extension.
 /// @since 1.15
 #ifndef ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_NAME
 #define ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_NAME  "ZES_extension_pci_link_speed_downgrade"
 #endif // ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the PCIe link speed downgrade extension.
 /// @since 1.15
 typedef enum _zes_pci_link_speed_downgrade_ext_version_t
 {
-    ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_pci_link_speed_downgrade_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Whether the PCIe link currently runs below its top speed; chained into the PCI state query.
 /// @since 1.15
 typedef struct _zes_pci_link_speed_downgrade_ext_state_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_bool_t pciLinkSpeedDowngradeStatus; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    ze_bool_t pciLinkSpeedDowngradeStatus; ///< [out] true while the link is held at a lowered generation
 } zes_pci_link_speed_downgrade_ext_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief PCIe link speed control capabilities; chained into the PCI property query.
 /// @since 1.15
 typedef struct _zes_pci_link_speed_downgrade_ext_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_bool_t pciLinkSpeedUpdateCapable; ///< [out]
-    int32_t maxPciGenSupported; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    ze_bool_t pciLinkSpeedUpdateCapable; ///< [out] true when software may lower or restore the link speed
+    int32_t maxPciGenSupported; ///< [out] highest PCIe generation the device can run
 } zes_pci_link_speed_downgrade_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Asks the device to lower its PCIe link speed, or to go back to the highest speed.
 /// @since 1.15
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDevicePciLinkSpeedUpdateExt(
-    zes_device_handle_t hDevice, ///< [in]
-    ze_bool_t shouldDowngrade, ///< [in]
-    zes_device_action_t* pendingAction ///< [out]
+    zes_device_handle_t hDevice, ///< [in] the device whose PCIe link is changed
+    ze_bool_t shouldDowngrade, ///< [in] true to lower the link speed, false to restore the top speed
+    zes_device_action_t* pendingAction ///< [out] receives what must still happen (for example a reset) before the change applies
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes performance
+// Sysman performance factors: a tunable bias between power saving and speed per group of engines.
 #if !defined(__GNUC__)
 #pragma region performance
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes one performance factor domain.
 typedef struct _zes_perf_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    zes_engine_type_flags_t engines; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    ze_bool_t onSubdevice; ///< [out] true when the domain belongs to a sub-device rather than the whole device
+    uint32_t subdeviceId; ///< [out] index of that sub-device; only meaningful when onSubdevice is true
+    zes_engine_type_flags_t engines; ///< [out] the kinds of engines whose behaviour this factor tunes
 } zes_perf_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the performance factor domains of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumPerformanceFactorDomains(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_perf_handle_t* phPerf ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the Sysman device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phPerf (0 asks for the total); on return how many domains exist or were written
+    zes_perf_handle_t* phPerf ///< [in,out][optional][range(0, *pCount)] receives up to *pCount domain handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports which engines a performance factor domain covers and where it lives.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPerformanceFactorGetProperties(
-    zes_perf_handle_t hPerf, ///< [in]
-    zes_perf_properties_t* pProperties ///< [in,out]
+    zes_perf_handle_t hPerf, ///< [in] the performance factor domain to describe
+    zes_perf_properties_t* pProperties ///< [in,out] filled with the domain's properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the current performance factor of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPerformanceFactorGetConfig(
-    zes_perf_handle_t hPerf, ///< [in]
-    double* pFactor ///< [in,out]
+    zes_perf_handle_t hPerf, ///< [in] the performance factor domain to read
+    double* pFactor ///< [in,out] receives the current factor, from 0 (lowest) to 100 (highest)
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the performance factor of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPerformanceFactorSetConfig(
-    zes_perf_handle_t hPerf, ///< [in]
-    double factor ///< [in]
+    zes_perf_handle_t hPerf, ///< [in] the performance factor domain to change
+    double factor ///< [in] new factor between 0 and 100; larger values favour speed over power saving
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes power
+// Sysman power domains: energy counters, power limits and energy thresholds.
 #if !defined(__GNUC__)
 #pragma region power
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Part of the hardware a power domain measures or limits.
 /// @since 1.4
 typedef enum _zes_power_domain_t
 {
-    ZES_POWER_DOMAIN_UNKNOWN = 0,
-    ZES_POWER_DOMAIN_CARD = 1,
-    ZES_POWER_DOMAIN_PACKAGE = 2,
-    ZES_POWER_DOMAIN_STACK = 3,
-    ZES_POWER_DOMAIN_MEMORY = 4, ///< @since 1.8
-    ZES_POWER_DOMAIN_GPU = 5, ///< @since 1.8
+    ZES_POWER_DOMAIN_UNKNOWN = 0, ///< the domain's extent is not reported
+    ZES_POWER_DOMAIN_CARD = 1, ///< the whole add-in card, board components included
+    ZES_POWER_DOMAIN_PACKAGE = 2, ///< the chip package only
+    ZES_POWER_DOMAIN_STACK = 3, ///< one stack (tile) of a multi-stack device
+    ZES_POWER_DOMAIN_MEMORY = 4, ///< the device's memory @since 1.8
+    ZES_POWER_DOMAIN_GPU = 5, ///< the GPU logic, without memory and board parts @since 1.8
     ZES_POWER_DOMAIN_FORCE_UINT32 = 0x7fffffff
 } zes_power_domain_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of power limit, by how long the limited power may be sustained.
 /// @since 1.4
 typedef enum _zes_power_level_t
 {
-    ZES_POWER_LEVEL_UNKNOWN = 0,
-    ZES_POWER_LEVEL_SUSTAINED = 1,
-    ZES_POWER_LEVEL_BURST = 2,
-    ZES_POWER_LEVEL_PEAK = 3,
-    ZES_POWER_LEVEL_INSTANTANEOUS = 4,
+    ZES_POWER_LEVEL_UNKNOWN = 0, ///< the limit's kind is not reported
+    ZES_POWER_LEVEL_SUSTAINED = 1, ///< an average-power limit held over a long time window
+    ZES_POWER_LEVEL_BURST = 2, ///< an average-power limit over a short time window
+    ZES_POWER_LEVEL_PEAK = 3, ///< a limit on very short power spikes
+    ZES_POWER_LEVEL_INSTANTANEOUS = 4, ///< a limit the hardware enforces at every instant
     ZES_POWER_LEVEL_FORCE_UINT32 = 0x7fffffff
 } zes_power_level_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Where the device draws its power from, for limits that depend on it.
 /// @since 1.4
 typedef enum _zes_power_source_t
 {
-    ZES_POWER_SOURCE_ANY = 0,
-    ZES_POWER_SOURCE_MAINS = 1,
-    ZES_POWER_SOURCE_BATTERY = 2,
+    ZES_POWER_SOURCE_ANY = 0, ///< the limit holds whatever the source
+    ZES_POWER_SOURCE_MAINS = 1, ///< the limit holds when fed from mains (AC) power
+    ZES_POWER_SOURCE_BATTERY = 2, ///< the limit holds when running on battery
     ZES_POWER_SOURCE_FORCE_UINT32 = 0x7fffffff
 } zes_power_source_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Physical quantity a power limit value is expressed in.
 /// @since 1.4
 typedef enum _zes_limit_unit_t
 {
-    ZES_LIMIT_UNIT_UNKNOWN = 0,
-    ZES_LIMIT_UNIT_CURRENT = 1,
-    ZES_LIMIT_UNIT_POWER = 2,
+    ZES_LIMIT_UNIT_UNKNOWN = 0, ///< the unit is not reported
+    ZES_LIMIT_UNIT_CURRENT = 1, ///< the limit is a current, in milliamperes
+    ZES_LIMIT_UNIT_POWER = 2, ///< the limit is a power, in milliwatts
     ZES_LIMIT_UNIT_FORCE_UINT32 = 0x7fffffff
 } zes_limit_unit_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes one power domain and the range its limit may take.
 typedef struct _zes_power_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    ze_bool_t canControl; ///< [out]
-    ze_bool_t isEnergyThresholdSupported; ///< [out]
-    int32_t defaultLimit; ///< [out]
-    int32_t minLimit; ///< [out]
-    int32_t maxLimit; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    ze_bool_t onSubdevice; ///< [out] true when the domain belongs to a sub-device rather than the whole device
+    uint32_t subdeviceId; ///< [out] index of that sub-device; only meaningful when onSubdevice is true
+    ze_bool_t canControl; ///< [out] true when this process may change the domain's limits
+    ze_bool_t isEnergyThresholdSupported; ///< [out] true when an energy threshold can be armed on this domain
+    int32_t defaultLimit; ///< [out] factory limit in milliwatts, or -1 when not known
+    int32_t minLimit; ///< [out] smallest limit accepted, in milliwatts, or -1 when not known
+    int32_t maxLimit; ///< [out] largest limit accepted, in milliwatts, or -1 when not known
 } zes_power_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A reading of a domain's cumulative energy counter; two readings give average power.
 typedef struct _zes_power_energy_counter_t
 {
-    uint64_t energy; ///< [out]
-    uint64_t timestamp; ///< [out]
+    uint64_t energy; ///< [out] energy consumed since an arbitrary origin, in microjoules
+    uint64_t timestamp; ///< [out] when the energy was sampled, in microseconds from an arbitrary origin
 } zes_power_energy_counter_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief The long-window average power limit of a domain.
 typedef struct _zes_power_sustained_limit_t
 {
-    ze_bool_t enabled; ///< [in,out]
-    int32_t power; ///< [in,out]
-    int32_t interval; ///< [in,out]
+    ze_bool_t enabled; ///< [in,out] whether the limit is being enforced
+    int32_t power; ///< [in,out] the allowed average power, in milliwatts
+    int32_t interval; ///< [in,out] length of the averaging window, in milliseconds
 } zes_power_sustained_limit_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief The short-window average power limit of a domain.
 typedef struct _zes_power_burst_limit_t
 {
-    ze_bool_t enabled; ///< [in,out]
-    int32_t power; ///< [in,out]
+    ze_bool_t enabled; ///< [in,out] whether the limit is being enforced
+    int32_t power; ///< [in,out] the allowed average power, in milliwatts
 } zes_power_burst_limit_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief The limit on brief power spikes of a domain, per power source.
 typedef struct _zes_power_peak_limit_t
 {
-    int32_t powerAC; ///< [in,out]
-    int32_t powerDC; ///< [in,out]
+    int32_t powerAC; ///< [in,out] the spike limit on mains power, in milliwatts
+    int32_t powerDC; ///< [in,out] the spike limit on battery power, in milliwatts
 } zes_power_peak_limit_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief An energy threshold whose crossing raises a Sysman event.
 typedef struct _zes_energy_threshold_t
 {
-    ze_bool_t enable; ///< [in,out]
-    double threshold; ///< [in,out]
-    uint32_t processId; ///< [in,out]
+    ze_bool_t enable; ///< [in,out] whether the threshold is armed
+    double threshold; ///< [in,out] the energy at which the event fires, in joules
+    uint32_t processId; ///< [in,out] the process that last set the threshold
 } zes_energy_threshold_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the power domains of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumPowerDomains(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_pwr_handle_t* phPower ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the Sysman device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phPower (0 asks for the total); on return how many domains exist or were written
+    zes_pwr_handle_t* phPower ///< [in,out][optional][range(0, *pCount)] receives up to *pCount power domain handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Returns the power domain that covers the whole card, when the device has one.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceGetCardPowerDomain(
-    zes_device_handle_t hDevice, ///< [in]
-    zes_pwr_handle_t* phPower ///< [in,out]
+    zes_device_handle_t hDevice, ///< [in] the Sysman device to query
+    zes_pwr_handle_t* phPower ///< [in,out] receives the card-level power domain
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a power domain: where it lives, its limit range and what may be changed.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPowerGetProperties(
-    zes_pwr_handle_t hPower, ///< [in]
-    zes_power_properties_t* pProperties ///< [in,out]
+    zes_pwr_handle_t hPower, ///< [in] the power domain to describe
+    zes_power_properties_t* pProperties ///< [in,out] filled with the domain's properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Samples the cumulative energy counter of a power domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPowerGetEnergyCounter(
-    zes_pwr_handle_t hPower, ///< [in]
-    zes_power_energy_counter_t* pEnergy ///< [in,out]
+    zes_pwr_handle_t hPower, ///< [in] the power domain to sample
+    zes_power_energy_counter_t* pEnergy ///< [in,out] receives the energy reading and its timestamp
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the sustained, burst and peak power limits of a domain (older interface).
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPowerGetLimits(
-    zes_pwr_handle_t hPower, ///< [in]
-    zes_power_sustained_limit_t* pSustained, ///< [in,out][optional]
-    zes_power_burst_limit_t* pBurst, ///< [in,out][optional]
-    zes_power_peak_limit_t* pPeak ///< [in,out][optional]
+    zes_pwr_handle_t hPower, ///< [in] the power domain whose limits are read
+    zes_power_sustained_limit_t* pSustained, ///< [in,out][optional] receives the sustained limit; null skips it
+    zes_power_burst_limit_t* pBurst, ///< [in,out][optional] receives the burst limit; null skips it
+    zes_power_peak_limit_t* pPeak ///< [in,out][optional] receives the peak limit; null skips it
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the sustained, burst and peak power limits of a domain (older interface).
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPowerSetLimits(
-    zes_pwr_handle_t hPower, ///< [in]
-    const zes_power_sustained_limit_t* pSustained, ///< [in][optional]
-    const zes_power_burst_limit_t* pBurst, ///< [in][optional]
-    const zes_power_peak_limit_t* pPeak ///< [in][optional]
+    zes_pwr_handle_t hPower, ///< [in] the power domain whose limits change
+    const zes_power_sustained_limit_t* pSustained, ///< [in][optional] new sustained limit; null leaves it unchanged
+    const zes_power_burst_limit_t* pBurst, ///< [in][optional] new burst limit; null leaves it unchanged
+    const zes_power_peak_limit_t* pPeak ///< [in][optional] new peak limit; null leaves it unchanged
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the energy threshold armed on a power domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPowerGetEnergyThreshold(
-    zes_pwr_handle_t hPower, ///< [in]
-    zes_energy_threshold_t* pThreshold ///< [in,out]
+    zes_pwr_handle_t hPower, ///< [in] the power domain to query
+    zes_energy_threshold_t* pThreshold ///< [in,out] receives the threshold, its state and who set it
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Arms an energy threshold on a power domain; crossing it raises an event.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPowerSetEnergyThreshold(
-    zes_pwr_handle_t hPower, ///< [in]
-    double threshold ///< [in]
+    zes_pwr_handle_t hPower, ///< [in] the power domain to watch
+    double threshold ///< [in] the energy at which the event fires, in joules
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the present and average power draw of a domain.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPowerGetUsage(
-    zes_pwr_handle_t hPower, ///< [in]
-    uint32_t* pInstantPower, ///< [out]
-    uint32_t* pAveragePower ///< [out]
+    zes_pwr_handle_t hPower, ///< [in] the power domain to read
+    uint32_t* pInstantPower, ///< [out] receives the power drawn right now, in milliwatts
+    uint32_t* pAveragePower ///< [out] receives the recent average power draw, in milliwatts
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes powerDomainProperties
+// Sysman extension that tells which part of the hardware a power domain covers.
 #if !defined(__GNUC__)
 #pragma region powerDomainProperties
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental power domain properties extension.
 /// @since 1.8
 #ifndef ZES_POWER_DOMAIN_PROPERTIES_EXP_NAME
 #define ZES_POWER_DOMAIN_PROPERTIES_EXP_NAME  "ZES_extension_power_domain_properties"
 #endif // ZES_POWER_DOMAIN_PROPERTIES_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the power domain properties extension.
 /// @since 1.8
 typedef enum _zes_power_domain_properties_exp_version_t
 {
-    ZES_POWER_DOMAIN_PROPERTIES_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZES_POWER_DOMAIN_PROPERTIES_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_POWER_DOMAIN_PROPERTIES_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZES_POWER_DOMAIN_PROPERTIES_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZES_POWER_DOMAIN_PROPERTIES_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_power_domain_properties_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Extent of a power domain; chained into the power property query.
 /// @since 1.8
 typedef struct _zes_power_domain_exp_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_power_domain_t powerDomain; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_power_domain_t powerDomain; ///< [out] the hardware part the domain measures or limits
 } zes_power_domain_exp_properties_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes powerLimits
+// Sysman extension that lists and sets any number of power limits per domain.
 #if !defined(__GNUC__)
 #pragma region powerLimits
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the power limits extension.
 /// @since 1.4
 #ifndef ZES_POWER_LIMITS_EXT_NAME
 #define ZES_POWER_LIMITS_EXT_NAME  "ZES_extension_power_limits"
 #endif // ZES_POWER_LIMITS_EXT_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the power limits extension.
 /// @since 1.4
 typedef enum _zes_power_limits_ext_version_t
 {
-    ZES_POWER_LIMITS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZES_POWER_LIMITS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_POWER_LIMITS_EXT_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZES_POWER_LIMITS_EXT_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZES_POWER_LIMITS_EXT_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_power_limits_ext_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One power limit of a domain: its kind, source, unit, value and which parts are locked.
 /// @since 1.4
 typedef struct _zes_power_limit_ext_desc_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_power_level_t level; ///< [in,out]
-    zes_power_source_t source; ///< [out]
-    zes_limit_unit_t limitUnit; ///< [out]
-    ze_bool_t enabledStateLocked; ///< [out]
-    ze_bool_t enabled; ///< [in,out]
-    ze_bool_t intervalValueLocked; ///< [out]
-    int32_t interval; ///< [in,out]
-    ze_bool_t limitValueLocked; ///< [out]
-    int32_t limit; ///< [in,out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_power_level_t level; ///< [in,out] the kind of limit, by the time scale it acts on
+    zes_power_source_t source; ///< [out] the power source the limit applies to
+    zes_limit_unit_t limitUnit; ///< [out] whether limit is a current or a power
+    ze_bool_t enabledStateLocked; ///< [out] true when software cannot switch this limit on or off
+    ze_bool_t enabled; ///< [in,out] whether the limit is being enforced
+    ze_bool_t intervalValueLocked; ///< [out] true when software cannot change the averaging window
+    int32_t interval; ///< [in,out] length of the averaging window, in milliseconds
+    ze_bool_t limitValueLocked; ///< [out] true when software cannot change the limit value
+    int32_t limit; ///< [in,out] the limit, in milliwatts or milliamperes as limitUnit says
 } zes_power_limit_ext_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Extra power domain properties: its extent and its factory limit; chained into the power property query.
 /// @since 1.4
 typedef struct _zes_power_ext_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_power_domain_t domain; ///< [out]
-    zes_power_limit_ext_desc_t* defaultLimit; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_power_domain_t domain; ///< [out] the hardware part the domain measures or limits
+    zes_power_limit_ext_desc_t* defaultLimit; ///< [out] optional place that receives the domain's factory limit
 } zes_power_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists every power limit of a domain, in any number and of any kind.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPowerGetLimitsExt(
-    zes_pwr_handle_t hPower, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_power_limit_ext_desc_t* pSustained ///< [in,out][optional][range(0, *pCount)]
+    zes_pwr_handle_t hPower, ///< [in] the power domain whose limits are read
+    uint32_t* pCount, ///< [in,out] on entry the room in pSustained (0 asks for the total); on return how many limits exist or were written
+    zes_power_limit_ext_desc_t* pSustained ///< [in,out][optional][range(0, *pCount)] receives up to *pCount limit descriptions
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes power limits of a domain, given as limit descriptions.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPowerSetLimitsExt(
-    zes_pwr_handle_t hPower, ///< [in]
-    uint32_t* pCount, ///< [in]
-    zes_power_limit_ext_desc_t* pSustained ///< [in][optional][range(0, *pCount)]
+    zes_pwr_handle_t hPower, ///< [in] the power domain whose limits change
+    uint32_t* pCount, ///< [in] how many entries pSustained holds
+    zes_power_limit_ext_desc_t* pSustained ///< [in][optional][range(0, *pCount)] the new limit settings, *pCount entries
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the power limit of a domain as a single value.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPowerGetLimitsExt2(
-    zes_pwr_handle_t hPower, ///< [in]
-    uint32_t* pLimit ///< [out]
+    zes_pwr_handle_t hPower, ///< [in] the power domain to read
+    uint32_t* pLimit ///< [out] receives the limit value
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sets the power limit of a domain as a single value.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPowerSetLimitsExt2(
-    zes_pwr_handle_t hPower, ///< [in]
-    const uint32_t limit ///< [in]
+    zes_pwr_handle_t hPower, ///< [in] the power domain to change
+    const uint32_t limit ///< [in] the new limit value
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes psu
+// Sysman power supply units: their capabilities and health.
 #if !defined(__GNUC__)
 #pragma region psu
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Voltage health reported by a power supply.
 typedef enum _zes_psu_voltage_status_t
 {
-    ZES_PSU_VOLTAGE_STATUS_UNKNOWN = 0,
-    ZES_PSU_VOLTAGE_STATUS_NORMAL = 1,
-    ZES_PSU_VOLTAGE_STATUS_OVER = 2,
-    ZES_PSU_VOLTAGE_STATUS_UNDER = 3,
+    ZES_PSU_VOLTAGE_STATUS_UNKNOWN = 0, ///< the supply does not report its voltage state
+    ZES_PSU_VOLTAGE_STATUS_NORMAL = 1, ///< the voltage is within its normal range
+    ZES_PSU_VOLTAGE_STATUS_OVER = 2, ///< the voltage has gone above its normal range
+    ZES_PSU_VOLTAGE_STATUS_UNDER = 3, ///< the voltage has dropped below its normal range
     ZES_PSU_VOLTAGE_STATUS_FORCE_UINT32 = 0x7fffffff
 } zes_psu_voltage_status_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Fixed facts about a power supply unit.
 typedef struct _zes_psu_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    ze_bool_t haveFan; ///< [out]
-    int32_t ampLimit; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    ze_bool_t onSubdevice; ///< [out] true when the supply belongs to a sub-device rather than the whole device
+    uint32_t subdeviceId; ///< [out] index of that sub-device; only meaningful when onSubdevice is true
+    ze_bool_t haveFan; ///< [out] true when the supply has its own fan
+    int32_t ampLimit; ///< [out] most current the supply can deliver, in milliamperes
 } zes_psu_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Present condition of a power supply unit.
 typedef struct _zes_psu_state_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_psu_voltage_status_t voltStatus; ///< [out]
-    ze_bool_t fanFailed; ///< [out]
-    int32_t temperature; ///< [out]
-    int32_t current; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_psu_voltage_status_t voltStatus; ///< [out] whether the output voltage is normal, too high or too low
+    ze_bool_t fanFailed; ///< [out] true when the supply's fan has stopped working
+    int32_t temperature; ///< [out] the supply's temperature in degrees Celsius, 0 when not reported
+    int32_t current; ///< [out] the current being delivered, in milliamperes
 } zes_psu_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the power supply units of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumPsus(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_psu_handle_t* phPsu ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the Sysman device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phPsu (0 asks for the total); on return how many supplies exist or were written
+    zes_psu_handle_t* phPsu ///< [in,out][optional][range(0, *pCount)] receives up to *pCount power supply handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a power supply unit.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPsuGetProperties(
-    zes_psu_handle_t hPsu, ///< [in]
-    zes_psu_properties_t* pProperties ///< [in,out]
+    zes_psu_handle_t hPsu, ///< [in] the power supply to describe
+    zes_psu_properties_t* pProperties ///< [in,out] filled with the supply's properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the present condition of a power supply unit.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesPsuGetState(
-    zes_psu_handle_t hPsu, ///< [in]
-    zes_psu_state_t* pState ///< [in,out]
+    zes_psu_handle_t hPsu, ///< [in] the power supply to read
+    zes_psu_state_t* pState ///< [in,out] filled with the supply's voltage, fan, temperature and current state
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes ras
+// Sysman reliability, availability and serviceability (RAS): error counters and error thresholds.
 #if !defined(__GNUC__)
 #pragma region ras
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Whether the errors a RAS error set counts were repaired by the hardware.
 typedef enum _zes_ras_error_type_t
 {
-    ZES_RAS_ERROR_TYPE_CORRECTABLE = 0,
-    ZES_RAS_ERROR_TYPE_UNCORRECTABLE = 1,
+    ZES_RAS_ERROR_TYPE_CORRECTABLE = 0, ///< errors the hardware detected and repaired
+    ZES_RAS_ERROR_TYPE_UNCORRECTABLE = 1, ///< errors the hardware detected but could not repair
     ZES_RAS_ERROR_TYPE_FORCE_UINT32 = 0x7fffffff
 } zes_ras_error_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Error categories; each is an index into the counters of zes_ras_state_t.
 typedef enum _zes_ras_error_cat_t
 {
-    ZES_RAS_ERROR_CAT_RESET = 0,
-    ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS = 1,
-    ZES_RAS_ERROR_CAT_DRIVER_ERRORS = 2,
-    ZES_RAS_ERROR_CAT_COMPUTE_ERRORS = 3,
-    ZES_RAS_ERROR_CAT_NON_COMPUTE_ERRORS = 4,
-    ZES_RAS_ERROR_CAT_CACHE_ERRORS = 5,
-    ZES_RAS_ERROR_CAT_DISPLAY_ERRORS = 6,
+    ZES_RAS_ERROR_CAT_RESET = 0, ///< device resets performed because of errors
+    ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS = 1, ///< faults caused by the workload, such as bad memory accesses
+    ZES_RAS_ERROR_CAT_DRIVER_ERRORS = 2, ///< faults detected in the driver's own operation
+    ZES_RAS_ERROR_CAT_COMPUTE_ERRORS = 3, ///< hardware errors in the compute units and their local storage
+    ZES_RAS_ERROR_CAT_NON_COMPUTE_ERRORS = 4, ///< hardware errors outside the compute units (fixed-function and interconnect logic)
+    ZES_RAS_ERROR_CAT_CACHE_ERRORS = 5, ///< hardware errors in caches
+    ZES_RAS_ERROR_CAT_DISPLAY_ERRORS = 6, ///< hardware errors in the display engine
     ZES_RAS_ERROR_CAT_FORCE_UINT32 = 0x7fffffff
 } zes_ras_error_cat_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Number of error categories, so the length of the counter array in zes_ras_state_t.
 #ifndef ZES_MAX_RAS_ERROR_CATEGORY_COUNT
 #define ZES_MAX_RAS_ERROR_CATEGORY_COUNT  7
 #endif // ZES_MAX_RAS_ERROR_CATEGORY_COUNT
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a RAS error set: which kind of errors it counts and where.
 typedef struct _zes_ras_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_ras_error_type_t type; ///< [out]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_ras_error_type_t type; ///< [out] whether the set counts repaired or unrepaired errors
+    ze_bool_t onSubdevice; ///< [out] true when the error set belongs to a sub-device rather than the whole device
+    uint32_t subdeviceId; ///< [out] index of that sub-device; only meaningful when onSubdevice is true
 } zes_ras_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Error counts of a RAS error set, one per category.
 typedef struct _zes_ras_state_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t category[ZES_MAX_RAS_ERROR_CATEGORY_COUNT]; ///< [in,out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    uint64_t category[ZES_MAX_RAS_ERROR_CATEGORY_COUNT]; ///< [in,out] the count of each category, indexed by zes_ras_error_cat_t
 } zes_ras_state_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Error thresholds of a RAS error set; crossing one raises a Sysman event.
 typedef struct _zes_ras_config_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t totalThreshold; ///< [in,out]
-    zes_ras_state_t detailedThresholds; ///< [in,out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    uint64_t totalThreshold; ///< [in,out] event fires when the sum over all categories passes this value; 0 turns it off
+    zes_ras_state_t detailedThresholds; ///< [in,out] per-category limits, indexed by zes_ras_error_cat_t; 0 turns a category's limit off
 } zes_ras_config_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the RAS error sets of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumRasErrorSets(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_ras_handle_t* phRas ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the Sysman device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phRas (0 asks for the total); on return how many error sets exist or were written
+    zes_ras_handle_t* phRas ///< [in,out][optional][range(0, *pCount)] receives up to *pCount RAS error set handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a RAS error set.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesRasGetProperties(
-    zes_ras_handle_t hRas, ///< [in]
-    zes_ras_properties_t* pProperties ///< [in,out]
+    zes_ras_handle_t hRas, ///< [in] the error set to describe
+    zes_ras_properties_t* pProperties ///< [in,out] filled with the error set's properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the event thresholds of a RAS error set.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesRasGetConfig(
-    zes_ras_handle_t hRas, ///< [in]
-    zes_ras_config_t* pConfig ///< [in,out]
+    zes_ras_handle_t hRas, ///< [in] the error set whose thresholds are read
+    zes_ras_config_t* pConfig ///< [in,out] receives the total and per-category thresholds
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the event thresholds of a RAS error set.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesRasSetConfig(
-    zes_ras_handle_t hRas, ///< [in]
-    const zes_ras_config_t* pConfig ///< [in]
+    zes_ras_handle_t hRas, ///< [in] the error set whose thresholds change
+    const zes_ras_config_t* pConfig ///< [in] the new total and per-category thresholds
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the error counters of a RAS error set, optionally zeroing them afterwards.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesRasGetState(
-    zes_ras_handle_t hRas, ///< [in]
-    ze_bool_t clear, ///< [in]
-    zes_ras_state_t* pState ///< [in,out]
+    zes_ras_handle_t hRas, ///< [in] the error set to read
+    ze_bool_t clear, ///< [in] true to reset the counters to zero once they are read
+    zes_ras_state_t* pState ///< [in,out] receives the count of each category
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes rasState
+// Sysman extension with finer RAS error categories, read and cleared one category at a time.
 #if !defined(__GNUC__)
 #pragma region rasState
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental RAS state extension.
 /// @since 1.7
 #ifndef ZES_RAS_GET_STATE_EXP_NAME
 #define ZES_RAS_GET_STATE_EXP_NAME  "ZES_extension_ras_state"
 #endif // ZES_RAS_GET_STATE_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the RAS state extension.
 /// @since 1.7
 typedef enum _zes_ras_state_exp_version_t
 {
-    ZES_RAS_STATE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< @since 1.7
-    ZES_RAS_STATE_EXP_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ), ///< @since 1.16
-    ZES_RAS_STATE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 1 ),
+    ZES_RAS_STATE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0 @since 1.7
+    ZES_RAS_STATE_EXP_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ), ///< extension version 1.1, adding per-category reads and thresholds @since 1.16
+    ZES_RAS_STATE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 1 ), ///< the newest version this header knows
     ZES_RAS_STATE_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_ras_state_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Error categories of the RAS state extension.
 /// @since 1.7
 typedef enum _zes_ras_error_category_exp_t
 {
-    ZES_RAS_ERROR_CATEGORY_EXP_RESET = 0, ///< @since 1.7
-    ZES_RAS_ERROR_CATEGORY_EXP_PROGRAMMING_ERRORS = 1, ///< @since 1.7
-    ZES_RAS_ERROR_CATEGORY_EXP_DRIVER_ERRORS = 2, ///< @since 1.7
-    ZES_RAS_ERROR_CATEGORY_EXP_COMPUTE_ERRORS = 3, ///< @since 1.7
-    ZES_RAS_ERROR_CATEGORY_EXP_NON_COMPUTE_ERRORS = 4, ///< @since 1.7
-    ZES_RAS_ERROR_CATEGORY_EXP_CACHE_ERRORS = 5, ///< @since 1.7
-    ZES_RAS_ERROR_CATEGORY_EXP_DISPLAY_ERRORS = 6, ///< @since 1.7
-    ZES_RAS_ERROR_CATEGORY_EXP_MEMORY_ERRORS = 7, ///< @since 1.7
-    ZES_RAS_ERROR_CATEGORY_EXP_SCALE_ERRORS = 8, ///< @since 1.7
-    ZES_RAS_ERROR_CATEGORY_EXP_L3FABRIC_ERRORS = 9, ///< @since 1.7
-    ZES_RAS_ERROR_CATEGORY_EXP_PCIE_ERRORS = 10, ///< @since 1.16
-    ZES_RAS_ERROR_CATEGORY_EXP_FABRIC_ERRORS = 11, ///< @since 1.16
-    ZES_RAS_ERROR_CATEGORY_EXP_SOC_INTERNAL_ERRORS = 12, ///< @since 1.16
+    ZES_RAS_ERROR_CATEGORY_EXP_RESET = 0, ///< device resets performed because of errors @since 1.7
+    ZES_RAS_ERROR_CATEGORY_EXP_PROGRAMMING_ERRORS = 1, ///< faults caused by the workload, such as bad memory accesses @since 1.7
+    ZES_RAS_ERROR_CATEGORY_EXP_DRIVER_ERRORS = 2, ///< faults detected in the driver's own operation @since 1.7
+    ZES_RAS_ERROR_CATEGORY_EXP_COMPUTE_ERRORS = 3, ///< hardware errors in the compute units and their local storage @since 1.7
+    ZES_RAS_ERROR_CATEGORY_EXP_NON_COMPUTE_ERRORS = 4, ///< hardware errors outside the compute units @since 1.7
+    ZES_RAS_ERROR_CATEGORY_EXP_CACHE_ERRORS = 5, ///< hardware errors in caches @since 1.7
+    ZES_RAS_ERROR_CATEGORY_EXP_DISPLAY_ERRORS = 6, ///< hardware errors in the display engine @since 1.7
+    ZES_RAS_ERROR_CATEGORY_EXP_MEMORY_ERRORS = 7, ///< hardware errors in device memory @since 1.7
+    ZES_RAS_ERROR_CATEGORY_EXP_SCALE_ERRORS = 8, ///< errors in the links that join devices for scale-up @since 1.7
+    ZES_RAS_ERROR_CATEGORY_EXP_L3FABRIC_ERRORS = 9, ///< errors in the on-package fabric around the L3 cache @since 1.7
+    ZES_RAS_ERROR_CATEGORY_EXP_PCIE_ERRORS = 10, ///< errors on the PCIe interface @since 1.16
+    ZES_RAS_ERROR_CATEGORY_EXP_FABRIC_ERRORS = 11, ///< errors in the device's fabric interconnect @since 1.16
+    ZES_RAS_ERROR_CATEGORY_EXP_SOC_INTERNAL_ERRORS = 12, ///< errors inside the system-on-chip logic @since 1.16
     ZES_RAS_ERROR_CATEGORY_EXP_FORCE_UINT32 = 0x7fffffff
 } zes_ras_error_category_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Error count of one category, as zesRasGetStateExp reports it.
 /// @since 1.7
 typedef struct _zes_ras_state_exp_t
 {
-    zes_ras_error_category_exp_t category; ///< [out]
-    uint64_t errorCounter; ///< [out]
+    zes_ras_error_category_exp_t category; ///< [out] the category this count belongs to
+    uint64_t errorCounter; ///< [out] how many errors of that category occurred
 } zes_ras_state_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Error count of one requested category, as zesRasGetStateExp2 reports it.
 /// @since 1.16
 typedef struct _zes_ras_state_exp2_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t errorCounter; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    uint64_t errorCounter; ///< [out] how many errors of the matching requested category occurred
 } zes_ras_state_exp2_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Event threshold of one error category.
 /// @since 1.16
 typedef struct _zes_ras_config_exp_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_ras_error_category_exp_t category; ///< [in]
-    uint64_t threshold; ///< [in,out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_ras_error_category_exp_t category; ///< [in] the category the threshold watches
+    uint64_t threshold; ///< [in,out] event fires when the category's count passes this value; 0 turns it off
 } zes_ras_config_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the error count of every category a RAS error set supports.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesRasGetStateExp(
-    zes_ras_handle_t hRas, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_ras_state_exp_t* pState ///< [in,out][optional][range(0, *pCount)]
+    zes_ras_handle_t hRas, ///< [in] the error set to read
+    uint32_t* pCount, ///< [in,out] on entry the room in pState (0 asks for the total); on return how many categories exist or were written
+    zes_ras_state_exp_t* pState ///< [in,out][optional][range(0, *pCount)] receives up to *pCount per-category counts
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Zeroes the error count of one category of a RAS error set.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesRasClearStateExp(
-    zes_ras_handle_t hRas, ///< [in]
-    zes_ras_error_category_exp_t category ///< [in]
+    zes_ras_handle_t hRas, ///< [in] the error set to change
+    zes_ras_error_category_exp_t category ///< [in] the category whose count is reset
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the error categories a RAS error set counts.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesRasGetSupportedCategoriesExp(
-    zes_ras_handle_t hRas, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_ras_error_category_exp_t* pCategories ///< [in,out][optional][range(0, *pCount)]
+    zes_ras_handle_t hRas, ///< [in] the error set to query
+    uint32_t* pCount, ///< [in,out] on entry the room in pCategories (0 asks for the total); on return how many categories exist or were written
+    zes_ras_error_category_exp_t* pCategories ///< [in,out][optional][range(0, *pCount)] receives up to *pCount categories
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the error counts of chosen categories of a RAS error set.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesRasGetStateExp2(
-    zes_ras_handle_t hRas, ///< [in]
-    const uint32_t count, ///< [in]
-    const zes_ras_error_category_exp_t* pCategories, ///< [in][range(0, count)]
-    zes_ras_state_exp2_t* pState ///< [out][range(0, count)]
+    zes_ras_handle_t hRas, ///< [in] the error set to read
+    const uint32_t count, ///< [in] how many categories are asked for
+    const zes_ras_error_category_exp_t* pCategories, ///< [in][range(0, count)] the categories to read, count entries
+    zes_ras_state_exp2_t* pState ///< [out][range(0, count)] receives one count per requested category, in the same order
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the event thresholds of chosen categories of a RAS error set.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesRasGetConfigExp(
-    zes_ras_handle_t hRas, ///< [in]
-    const uint32_t count, ///< [in]
-    zes_ras_config_exp_t* pConfig ///< [in,out][range(0, count)]
+    zes_ras_handle_t hRas, ///< [in] the error set to read
+    const uint32_t count, ///< [in] how many entries pConfig holds
+    zes_ras_config_exp_t* pConfig ///< [in,out][range(0, count)] count entries; each names a category and receives its threshold
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the event thresholds of chosen categories of a RAS error set.
 /// @since 1.16
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesRasSetConfigExp(
-    zes_ras_handle_t hRas, ///< [in]
-    const uint32_t count, ///< [in]
-    const zes_ras_config_exp_t* pConfig ///< [in][range(0, count)]
+    zes_ras_handle_t hRas, ///< [in] the error set to change
+    const uint32_t count, ///< [in] how many entries pConfig holds
+    const zes_ras_config_exp_t* pConfig ///< [in][range(0, count)] the categories and their new thresholds, count entries
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes scheduler
+// Sysman scheduler control: how engines share time between contexts.
 #if !defined(__GNUC__)
 #pragma region scheduler
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Policies a scheduler can apply to the contexts that share its engines.
 typedef enum _zes_sched_mode_t
 {
-    ZES_SCHED_MODE_TIMEOUT = 0,
-    ZES_SCHED_MODE_TIMESLICE = 1,
-    ZES_SCHED_MODE_EXCLUSIVE = 2,
-    ZES_SCHED_MODE_COMPUTE_UNIT_DEBUG = 3,
+    ZES_SCHED_MODE_TIMEOUT = 0, ///< a context runs until it yields; one that holds the engine too long is stopped by a watchdog
+    ZES_SCHED_MODE_TIMESLICE = 1, ///< contexts take turns in fixed time slices
+    ZES_SCHED_MODE_EXCLUSIVE = 2, ///< one context keeps the engines until its work ends; no preemption
+    ZES_SCHED_MODE_COMPUTE_UNIT_DEBUG = 3, ///< mode needed to debug compute kernels; contexts run one at a time
     ZES_SCHED_MODE_FORCE_UINT32 = 0x7fffffff
 } zes_sched_mode_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a scheduler: the engines it serves and the modes it offers.
 typedef struct _zes_sched_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    ze_bool_t canControl; ///< [out]
-    zes_engine_type_flags_t engines; ///< [out]
-    uint32_t supportedModes; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    ze_bool_t onSubdevice; ///< [out] true when the scheduler belongs to a sub-device rather than the whole device
+    uint32_t subdeviceId; ///< [out] index of that sub-device; only meaningful when onSubdevice is true
+    ze_bool_t canControl; ///< [out] true when this process may change the scheduler's mode
+    zes_engine_type_flags_t engines; ///< [out] the kinds of engines this scheduler serves
+    uint32_t supportedModes; ///< [out] bit set of available modes; bit n stands for zes_sched_mode_t value n
 } zes_sched_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Watchdog timeout value that turns the watchdog off.
 #ifndef ZES_SCHED_WATCHDOG_DISABLE
 #define ZES_SCHED_WATCHDOG_DISABLE  (~(0ULL))
 #endif // ZES_SCHED_WATCHDOG_DISABLE
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings of the timeout scheduling mode.
 typedef struct _zes_sched_timeout_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint64_t watchdogTimeout; ///< [in,out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    uint64_t watchdogTimeout; ///< [in,out] microseconds a context may run without yielding before it is stopped; ZES_SCHED_WATCHDOG_DISABLE turns this off
 } zes_sched_timeout_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings of the time slice scheduling mode.
 typedef struct _zes_sched_timeslice_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint64_t interval; ///< [in,out]
-    uint64_t yieldTimeout; ///< [in,out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    uint64_t interval; ///< [in,out] length of each time slice, in microseconds
+    uint64_t yieldTimeout; ///< [in,out] microseconds a context is given to yield at the end of its slice before it is preempted
 } zes_sched_timeslice_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the schedulers of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumSchedulers(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_sched_handle_t* phScheduler ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the Sysman device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phScheduler (0 asks for the total); on return how many schedulers exist or were written
+    zes_sched_handle_t* phScheduler ///< [in,out][optional][range(0, *pCount)] receives up to *pCount scheduler handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a scheduler.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesSchedulerGetProperties(
-    zes_sched_handle_t hScheduler, ///< [in]
-    zes_sched_properties_t* pProperties ///< [in,out]
+    zes_sched_handle_t hScheduler, ///< [in] the scheduler to describe
+    zes_sched_properties_t* pProperties ///< [in,out] filled with the scheduler's properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the mode a scheduler is running in.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesSchedulerGetCurrentMode(
-    zes_sched_handle_t hScheduler, ///< [in]
-    zes_sched_mode_t* pMode ///< [in,out]
+    zes_sched_handle_t hScheduler, ///< [in] the scheduler to query
+    zes_sched_mode_t* pMode ///< [in,out] receives the active mode
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the timeout mode settings of a scheduler, current or factory.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesSchedulerGetTimeoutModeProperties(
-    zes_sched_handle_t hScheduler, ///< [in]
-    ze_bool_t getDefaults, ///< [in]
-    zes_sched_timeout_properties_t* pConfig ///< [in,out]
+    zes_sched_handle_t hScheduler, ///< [in] the scheduler to query
+    ze_bool_t getDefaults, ///< [in] true for the factory settings, false for the ones in use
+    zes_sched_timeout_properties_t* pConfig ///< [in,out] receives the timeout mode settings
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the time slice mode settings of a scheduler, current or factory.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesSchedulerGetTimesliceModeProperties(
-    zes_sched_handle_t hScheduler, ///< [in]
-    ze_bool_t getDefaults, ///< [in]
-    zes_sched_timeslice_properties_t* pConfig ///< [in,out]
+    zes_sched_handle_t hScheduler, ///< [in] the scheduler to query
+    ze_bool_t getDefaults, ///< [in] true for the factory settings, false for the ones in use
+    zes_sched_timeslice_properties_t* pConfig ///< [in,out] receives the time slice mode settings
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Switches a scheduler to timeout mode with the given watchdog setting.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesSchedulerSetTimeoutMode(
-    zes_sched_handle_t hScheduler, ///< [in]
-    zes_sched_timeout_properties_t* pProperties, ///< [in]
-    ze_bool_t* pNeedReload ///< [in,out]
+    zes_sched_handle_t hScheduler, ///< [in] the scheduler to change
+    zes_sched_timeout_properties_t* pProperties, ///< [in] the watchdog setting to apply
+    ze_bool_t* pNeedReload ///< [in,out] set to true when the driver must be reloaded before the change takes effect
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Switches a scheduler to time slice mode with the given slice settings.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesSchedulerSetTimesliceMode(
-    zes_sched_handle_t hScheduler, ///< [in]
-    zes_sched_timeslice_properties_t* pProperties, ///< [in]
-    ze_bool_t* pNeedReload ///< [in,out]
+    zes_sched_handle_t hScheduler, ///< [in] the scheduler to change
+    zes_sched_timeslice_properties_t* pProperties, ///< [in] the slice length and yield timeout to apply
+    ze_bool_t* pNeedReload ///< [in,out] set to true when the driver must be reloaded before the change takes effect
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Switches a scheduler to exclusive mode.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesSchedulerSetExclusiveMode(
-    zes_sched_handle_t hScheduler, ///< [in]
-    ze_bool_t* pNeedReload ///< [in,out]
+    zes_sched_handle_t hScheduler, ///< [in] the scheduler to change
+    ze_bool_t* pNeedReload ///< [in,out] set to true when the driver must be reloaded before the change takes effect
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Switches a scheduler to the mode kernel debugging needs.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesSchedulerSetComputeUnitDebugMode(
-    zes_sched_handle_t hScheduler, ///< [in]
-    ze_bool_t* pNeedReload ///< [in,out]
+    zes_sched_handle_t hScheduler, ///< [in] the scheduler to change
+    ze_bool_t* pNeedReload ///< [in,out] set to true when the driver must be reloaded before the change takes effect
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes standby
+// Sysman standby domains: control over when idle hardware drops into a low-power state.
 #if !defined(__GNUC__)
 #pragma region standby
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of standby a domain controls.
 typedef enum _zes_standby_type_t
 {
-    ZES_STANDBY_TYPE_GLOBAL = 0,
+    ZES_STANDBY_TYPE_GLOBAL = 0, ///< standby of the whole device or sub-device it belongs to
     ZES_STANDBY_TYPE_FORCE_UINT32 = 0x7fffffff
 } zes_standby_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a standby domain.
 typedef struct _zes_standby_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_standby_type_t type; ///< [out]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_standby_type_t type; ///< [out] the kind of standby this domain controls
+    ze_bool_t onSubdevice; ///< [out] true when the domain belongs to a sub-device rather than the whole device
+    uint32_t subdeviceId; ///< [out] index of that sub-device; only meaningful when onSubdevice is true
 } zes_standby_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Policies for moving idle hardware into standby.
 typedef enum _zes_standby_promo_mode_t
 {
-    ZES_STANDBY_PROMO_MODE_DEFAULT = 0,
-    ZES_STANDBY_PROMO_MODE_NEVER = 1,
+    ZES_STANDBY_PROMO_MODE_DEFAULT = 0, ///< the hardware decides when to enter standby, balancing power against wake-up delay
+    ZES_STANDBY_PROMO_MODE_NEVER = 1, ///< the hardware stays awake even when idle
     ZES_STANDBY_PROMO_MODE_FORCE_UINT32 = 0x7fffffff
 } zes_standby_promo_mode_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the standby domains of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumStandbyDomains(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_standby_handle_t* phStandby ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the Sysman device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phStandby (0 asks for the total); on return how many domains exist or were written
+    zes_standby_handle_t* phStandby ///< [in,out][optional][range(0, *pCount)] receives up to *pCount standby domain handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a standby domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesStandbyGetProperties(
-    zes_standby_handle_t hStandby, ///< [in]
-    zes_standby_properties_t* pProperties ///< [in,out]
+    zes_standby_handle_t hStandby, ///< [in] the standby domain to describe
+    zes_standby_properties_t* pProperties ///< [in,out] filled with the domain's properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the standby policy of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesStandbyGetMode(
-    zes_standby_handle_t hStandby, ///< [in]
-    zes_standby_promo_mode_t* pMode ///< [in,out]
+    zes_standby_handle_t hStandby, ///< [in] the standby domain to query
+    zes_standby_promo_mode_t* pMode ///< [in,out] receives the policy in force
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the standby policy of a domain.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesStandbySetMode(
-    zes_standby_handle_t hStandby, ///< [in]
-    zes_standby_promo_mode_t mode ///< [in]
+    zes_standby_handle_t hStandby, ///< [in] the standby domain to change
+    zes_standby_promo_mode_t mode ///< [in] the policy to apply
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes sysmanDeviceMapping
+// Sysman extension that relates Sysman devices, their sub-devices and UUIDs.
 #if !defined(__GNUC__)
 #pragma region sysmanDeviceMapping
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental Sysman device mapping extension.
 /// @since 1.9
 #ifndef ZES_SYSMAN_DEVICE_MAPPING_EXP_NAME
 #define ZES_SYSMAN_DEVICE_MAPPING_EXP_NAME  "ZES_experimental_sysman_device_mapping"
 #endif // ZES_SYSMAN_DEVICE_MAPPING_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the Sysman device mapping extension.
 /// @since 1.9
 typedef enum _zes_sysman_device_mapping_exp_version_t
 {
-    ZES_SYSMAN_DEVICE_MAPPING_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZES_SYSMAN_DEVICE_MAPPING_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZES_SYSMAN_DEVICE_MAPPING_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZES_SYSMAN_DEVICE_MAPPING_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZES_SYSMAN_DEVICE_MAPPING_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_sysman_device_mapping_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Identity of one sub-device of a Sysman device.
 /// @since 1.9
 typedef struct _zes_subdevice_exp_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t subdeviceId; ///< [out]
-    zes_uuid_t uuid; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    uint32_t subdeviceId; ///< [out] index of the sub-device within its device
+    zes_uuid_t uuid; ///< [out] universally unique identifier of the sub-device
 } zes_subdevice_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the sub-devices of a Sysman device with their indices and UUIDs.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceGetSubDevicePropertiesExp(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_subdevice_exp_properties_t* pSubdeviceProps ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the Sysman device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in pSubdeviceProps (0 asks for the total); on return how many sub-devices exist or were written
+    zes_subdevice_exp_properties_t* pSubdeviceProps ///< [in,out][optional][range(0, *pCount)] receives up to *pCount sub-device descriptions
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Finds the Sysman device, or sub-device, that carries a given UUID.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDriverGetDeviceByUuidExp(
-    zes_driver_handle_t hDriver, ///< [in]
-    zes_uuid_t uuid, ///< [in]
-    zes_device_handle_t* phDevice, ///< [out]
-    ze_bool_t* onSubdevice, ///< [out]
-    uint32_t* subdeviceId ///< [out]
+    zes_driver_handle_t hDriver, ///< [in] the Sysman driver to search
+    zes_uuid_t uuid, ///< [in] the UUID to look for
+    zes_device_handle_t* phDevice, ///< [out] receives the matching device
+    ze_bool_t* onSubdevice, ///< [out] set to true when the UUID names a sub-device of that device
+    uint32_t* subdeviceId ///< [out] receives the sub-device index when onSubdevice is set
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes temperature
+// Sysman temperature sensors: readings and temperature thresholds that raise events.
 #if !defined(__GNUC__)
 #pragma region temperature
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What a temperature sensor measures.
 typedef enum _zes_temp_sensors_t
 {
-    ZES_TEMP_SENSORS_GLOBAL = 0,
-    ZES_TEMP_SENSORS_GPU = 1,
-    ZES_TEMP_SENSORS_MEMORY = 2,
-    ZES_TEMP_SENSORS_GLOBAL_MIN = 3,
-    ZES_TEMP_SENSORS_GPU_MIN = 4,
-    ZES_TEMP_SENSORS_MEMORY_MIN = 5,
-    ZES_TEMP_SENSORS_GPU_BOARD = 6, ///< @since 1.8
-    ZES_TEMP_SENSORS_GPU_BOARD_MIN = 7, ///< @since 1.8
-    ZES_TEMP_SENSORS_VOLTAGE_REGULATOR = 8, ///< @since 1.10
+    ZES_TEMP_SENSORS_GLOBAL = 0, ///< the hottest point of the whole device
+    ZES_TEMP_SENSORS_GPU = 1, ///< the hottest point of the GPU logic
+    ZES_TEMP_SENSORS_MEMORY = 2, ///< the hottest point of the device memory
+    ZES_TEMP_SENSORS_GLOBAL_MIN = 3, ///< the coolest point of the whole device
+    ZES_TEMP_SENSORS_GPU_MIN = 4, ///< the coolest point of the GPU logic
+    ZES_TEMP_SENSORS_MEMORY_MIN = 5, ///< the coolest point of the device memory
+    ZES_TEMP_SENSORS_GPU_BOARD = 6, ///< the hottest point of the board the GPU sits on @since 1.8
+    ZES_TEMP_SENSORS_GPU_BOARD_MIN = 7, ///< the coolest point of the board the GPU sits on @since 1.8
+    ZES_TEMP_SENSORS_VOLTAGE_REGULATOR = 8, ///< the voltage regulator @since 1.10
     ZES_TEMP_SENSORS_FORCE_UINT32 = 0x7fffffff
 } zes_temp_sensors_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a temperature sensor and which thresholds it supports.
 typedef struct _zes_temp_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_temp_sensors_t type; ///< [out]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
-    double maxTemperature; ///< [out]
-    ze_bool_t isCriticalTempSupported; ///< [out]
-    ze_bool_t isThreshold1Supported; ///< [out]
-    ze_bool_t isThreshold2Supported; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_temp_sensors_t type; ///< [out] what the sensor measures
+    ze_bool_t onSubdevice; ///< [out] true when the sensor belongs to a sub-device rather than the whole device
+    uint32_t subdeviceId; ///< [out] index of that sub-device; only meaningful when onSubdevice is true
+    double maxTemperature; ///< [out] highest reading the hardware allows, in degrees Celsius
+    ze_bool_t isCriticalTempSupported; ///< [out] true when an event can be raised on reaching the critical temperature
+    ze_bool_t isThreshold1Supported; ///< [out] true when threshold1 of zes_temp_config_t can be used
+    ze_bool_t isThreshold2Supported; ///< [out] true when threshold2 of zes_temp_config_t can be used
 } zes_temp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A temperature level and the crossing directions that raise an event.
 typedef struct _zes_temp_threshold_t
 {
-    ze_bool_t enableLowToHigh; ///< [in,out]
-    ze_bool_t enableHighToLow; ///< [in,out]
-    double threshold; ///< [in,out]
+    ze_bool_t enableLowToHigh; ///< [in,out] raise an event when the temperature rises through the level
+    ze_bool_t enableHighToLow; ///< [in,out] raise an event when the temperature falls through the level
+    double threshold; ///< [in,out] the level, in degrees Celsius
 } zes_temp_threshold_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Event settings of a temperature sensor.
 typedef struct _zes_temp_config_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    ze_bool_t enableCritical; ///< [in,out]
-    zes_temp_threshold_t threshold1; ///< [in,out]
-    zes_temp_threshold_t threshold2; ///< [in,out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    ze_bool_t enableCritical; ///< [in,out] raise an event when the sensor reaches the critical temperature
+    zes_temp_threshold_t threshold1; ///< [in,out] the first programmable level
+    zes_temp_threshold_t threshold2; ///< [in,out] the second programmable level
 } zes_temp_config_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the temperature sensors of a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumTemperatureSensors(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_temp_handle_t* phTemperature ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the Sysman device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phTemperature (0 asks for the total); on return how many sensors exist or were written
+    zes_temp_handle_t* phTemperature ///< [in,out][optional][range(0, *pCount)] receives up to *pCount sensor handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a temperature sensor.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesTemperatureGetProperties(
-    zes_temp_handle_t hTemperature, ///< [in]
-    zes_temp_properties_t* pProperties ///< [in,out]
+    zes_temp_handle_t hTemperature, ///< [in] the sensor to describe
+    zes_temp_properties_t* pProperties ///< [in,out] filled with the sensor's properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the event settings of a temperature sensor.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesTemperatureGetConfig(
-    zes_temp_handle_t hTemperature, ///< [in]
-    zes_temp_config_t* pConfig ///< [in,out]
+    zes_temp_handle_t hTemperature, ///< [in] the sensor to query
+    zes_temp_config_t* pConfig ///< [in,out] receives the critical flag and both thresholds
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Changes the event settings of a temperature sensor.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesTemperatureSetConfig(
-    zes_temp_handle_t hTemperature, ///< [in]
-    const zes_temp_config_t* pConfig ///< [in]
+    zes_temp_handle_t hTemperature, ///< [in] the sensor to change
+    const zes_temp_config_t* pConfig ///< [in] the critical flag and thresholds to apply
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the present temperature of a sensor.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesTemperatureGetState(
-    zes_temp_handle_t hTemperature, ///< [in]
-    double* pTemperature ///< [in,out]
+    zes_temp_handle_t hTemperature, ///< [in] the sensor to read
+    double* pTemperature ///< [in,out] receives the reading, in degrees Celsius
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zes virtualFunctionManagement
+// Sysman extension for watching the SR-IOV virtual functions of a device from the host.
 #if !defined(__GNUC__)
 #pragma region virtualFunctionManagement
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental virtual function management extension.
 /// @since 1.9
 #ifndef ZES_VIRTUAL_FUNCTION_MANAGEMENT_EXP_NAME
 #define ZES_VIRTUAL_FUNCTION_MANAGEMENT_EXP_NAME  "ZES_experimental_virtual_function_management"
 #endif // ZES_VIRTUAL_FUNCTION_MANAGEMENT_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the virtual function management extension.
 /// @since 1.9
 typedef enum _zes_vf_management_exp_version_t
 {
-    ZES_VF_MANAGEMENT_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZES_VF_MANAGEMENT_EXP_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ),
-    ZES_VF_MANAGEMENT_EXP_VERSION_1_2 = ZE_MAKE_VERSION( 1, 2 ),
-    ZES_VF_MANAGEMENT_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 2 ),
+    ZES_VF_MANAGEMENT_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZES_VF_MANAGEMENT_EXP_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ), ///< extension version 1.1
+    ZES_VF_MANAGEMENT_EXP_VERSION_1_2 = ZE_MAKE_VERSION( 1, 2 ), ///< extension version 1.2, adding the second-generation queries
+    ZES_VF_MANAGEMENT_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 2 ), ///< the newest version this header knows
     ZES_VF_MANAGEMENT_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zes_vf_management_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of memory a virtual function's memory usage refers to.
 /// @since 1.9
 typedef uint32_t zes_vf_info_mem_type_exp_flags_t;
 typedef enum _zes_vf_info_mem_type_exp_flag_t
 {
-    ZES_VF_INFO_MEM_TYPE_EXP_FLAG_MEM_TYPE_SYSTEM = ZE_BIT(0),
-    ZES_VF_INFO_MEM_TYPE_EXP_FLAG_MEM_TYPE_DEVICE = ZE_BIT(1),
+    ZES_VF_INFO_MEM_TYPE_EXP_FLAG_MEM_TYPE_SYSTEM = ZE_BIT(0), ///< host system memory
+    ZES_VF_INFO_MEM_TYPE_EXP_FLAG_MEM_TYPE_DEVICE = ZE_BIT(1), ///< memory on the device
     ZES_VF_INFO_MEM_TYPE_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_vf_info_mem_type_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of telemetry that can be gathered for a virtual function.
 /// @since 1.9
 typedef uint32_t zes_vf_info_util_exp_flags_t;
 typedef enum _zes_vf_info_util_exp_flag_t
 {
-    ZES_VF_INFO_UTIL_EXP_FLAG_INFO_NONE = ZE_BIT(0),
-    ZES_VF_INFO_UTIL_EXP_FLAG_INFO_MEM_CPU = ZE_BIT(1),
-    ZES_VF_INFO_UTIL_EXP_FLAG_INFO_MEM_GPU = ZE_BIT(2),
-    ZES_VF_INFO_UTIL_EXP_FLAG_INFO_ENGINE = ZE_BIT(3),
+    ZES_VF_INFO_UTIL_EXP_FLAG_INFO_NONE = ZE_BIT(0), ///< no telemetry
+    ZES_VF_INFO_UTIL_EXP_FLAG_INFO_MEM_CPU = ZE_BIT(1), ///< use of host memory
+    ZES_VF_INFO_UTIL_EXP_FLAG_INFO_MEM_GPU = ZE_BIT(2), ///< use of device memory
+    ZES_VF_INFO_UTIL_EXP_FLAG_INFO_ENGINE = ZE_BIT(3), ///< engine busy time
     ZES_VF_INFO_UTIL_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } zes_vf_info_util_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Identity of a virtual function and the telemetry it offers.
 /// @since 1.9
 typedef struct _zes_vf_exp_properties_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_pci_address_t address; ///< [out]
-    zes_uuid_t uuid; ///< [out]
-    zes_vf_info_util_exp_flags_t flags; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_pci_address_t address; ///< [out] PCI bus address of the virtual function
+    zes_uuid_t uuid; ///< [out] universally unique identifier of the virtual function
+    zes_vf_info_util_exp_flags_t flags; ///< [out] the kinds of telemetry available for it
 } zes_vf_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Memory use of a virtual function in one kind of memory.
 /// @since 1.9
 typedef struct _zes_vf_util_mem_exp_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_vf_info_mem_type_exp_flags_t memTypeFlags; ///< [out]
-    uint64_t free; ///< [out]
-    uint64_t size; ///< [out]
-    uint64_t timestamp; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_vf_info_mem_type_exp_flags_t memTypeFlags; ///< [out] the kind of memory these figures describe
+    uint64_t free; ///< [out] bytes still unused
+    uint64_t size; ///< [out] total bytes assigned to the virtual function
+    uint64_t timestamp; ///< [out] when the figures were sampled
 } zes_vf_util_mem_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Busy-time counters of one engine group of a virtual function.
 /// @since 1.9
 typedef struct _zes_vf_util_engine_exp_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_engine_group_t type; ///< [out]
-    uint64_t activeCounterValue; ///< [out]
-    uint64_t samplingCounterValue; ///< [out]
-    uint64_t timestamp; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_engine_group_t type; ///< [out] the engine group these counters describe
+    uint64_t activeCounterValue; ///< [out] counter that advances while the engines work for this virtual function
+    uint64_t samplingCounterValue; ///< [out] counter of elapsed time; the ratio of the two deltas gives the utilization
+    uint64_t timestamp; ///< [out] when the counters were sampled
 } zes_vf_util_engine_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Resources assigned to a virtual function (first version).
 /// @since 1.10
 typedef struct _zes_vf_exp_capabilities_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_pci_address_t address; ///< [out]
-    uint32_t vfDeviceMemSize; ///< [out]
-    uint32_t vfID; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_pci_address_t address; ///< [out] PCI bus address of the virtual function
+    uint32_t vfDeviceMemSize; ///< [out] device memory assigned to it, in kilobytes
+    uint32_t vfID; ///< [out] the virtual function's index
 } zes_vf_exp_capabilities_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Resources assigned to a virtual function (second version, 64-bit memory size).
 /// @since 1.12
 typedef struct _zes_vf_exp2_capabilities_t
 {
-    zes_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zes_pci_address_t address; ///< [out]
-    uint64_t vfDeviceMemSize; ///< [out]
-    uint32_t vfID; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    void* pNext; ///< [in,out][optional] next structure of the extension chain, or null
+    zes_pci_address_t address; ///< [out] PCI bus address of the virtual function
+    uint64_t vfDeviceMemSize; ///< [out] device memory assigned to it, in bytes
+    uint32_t vfID; ///< [out] the virtual function's index
 } zes_vf_exp2_capabilities_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Memory use of a virtual function at one memory location (second version).
 /// @since 1.10
 typedef struct _zes_vf_util_mem_exp2_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_mem_loc_t vfMemLocation; ///< [out]
-    uint64_t vfMemUtilized; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_mem_loc_t vfMemLocation; ///< [out] whether the figure is for system or device memory
+    uint64_t vfMemUtilized; ///< [out] bytes in use, as the driver last sampled it
 } zes_vf_util_mem_exp2_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Busy-time counters of one engine group of a virtual function (second version).
 /// @since 1.10
 typedef struct _zes_vf_util_engine_exp2_t
 {
-    zes_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zes_engine_group_t vfEngineType; ///< [out]
-    uint64_t activeCounterValue; ///< [out]
-    uint64_t samplingCounterValue; ///< [out]
+    zes_structure_type_t stype; ///< [in] which structure this is
+    const void* pNext; ///< [in][optional] next structure of the extension chain, or null
+    zes_engine_group_t vfEngineType; ///< [out] the engine group these counters describe
+    uint64_t activeCounterValue; ///< [out] counter that advances while the engines work for this virtual function
+    uint64_t samplingCounterValue; ///< [out] counter of elapsed time; the ratio of the two deltas gives the utilization
 } zes_vf_util_engine_exp2_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the virtual functions of a device that are active (older name).
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumActiveVFExp(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_vf_handle_t* phVFhandle ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the physical-function Sysman device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phVFhandle (0 asks for the total); on return how many virtual functions exist or were written
+    zes_vf_handle_t* phVFhandle ///< [in,out][optional][range(0, *pCount)] receives up to *pCount virtual function handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a virtual function (older interface).
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesVFManagementGetVFPropertiesExp(
-    zes_vf_handle_t hVFhandle, ///< [in]
-    zes_vf_exp_properties_t* pProperties ///< [in,out]
+    zes_vf_handle_t hVFhandle, ///< [in] the virtual function to describe
+    zes_vf_exp_properties_t* pProperties ///< [in,out] filled with its address, UUID and telemetry kinds
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the memory use of a virtual function per kind of memory (older interface).
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesVFManagementGetVFMemoryUtilizationExp(
-    zes_vf_handle_t hVFhandle, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_vf_util_mem_exp_t* pMemUtil ///< [in,out][optional][range(0, *pCount)]
+    zes_vf_handle_t hVFhandle, ///< [in] the virtual function to read
+    uint32_t* pCount, ///< [in,out] on entry the room in pMemUtil (0 asks for the total); on return how many entries exist or were written
+    zes_vf_util_mem_exp_t* pMemUtil ///< [in,out][optional][range(0, *pCount)] receives up to *pCount memory use entries
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the engine busy counters of a virtual function per engine group (older interface).
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesVFManagementGetVFEngineUtilizationExp(
-    zes_vf_handle_t hVFhandle, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_vf_util_engine_exp_t* pEngineUtil ///< [in,out][optional][range(0, *pCount)]
+    zes_vf_handle_t hVFhandle, ///< [in] the virtual function to read
+    uint32_t* pCount, ///< [in,out] on entry the room in pEngineUtil (0 asks for the total); on return how many entries exist or were written
+    zes_vf_util_engine_exp_t* pEngineUtil ///< [in,out][optional][range(0, *pCount)] receives up to *pCount engine counter entries
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Turns kinds of telemetry gathering on or off for a virtual function.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesVFManagementSetVFTelemetryModeExp(
-    zes_vf_handle_t hVFhandle, ///< [in]
-    zes_vf_info_util_exp_flags_t flags, ///< [in]
-    ze_bool_t enable ///< [in]
+    zes_vf_handle_t hVFhandle, ///< [in] the virtual function to change
+    zes_vf_info_util_exp_flags_t flags, ///< [in] the kinds of telemetry affected
+    ze_bool_t enable ///< [in] true to start gathering them, false to stop
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sets how often one kind of telemetry of a virtual function is sampled.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesVFManagementSetVFTelemetrySamplingIntervalExp(
-    zes_vf_handle_t hVFhandle, ///< [in]
-    zes_vf_info_util_exp_flags_t flag, ///< [in]
-    uint64_t samplingInterval ///< [in]
+    zes_vf_handle_t hVFhandle, ///< [in] the virtual function to change
+    zes_vf_info_util_exp_flags_t flag, ///< [in] the single kind of telemetry affected
+    uint64_t samplingInterval ///< [in] time between two samples of that telemetry
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the virtual functions enabled on a device.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesDeviceEnumEnabledVFExp(
-    zes_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_vf_handle_t* phVFhandle ///< [in,out][optional][range(0, *pCount)]
+    zes_device_handle_t hDevice, ///< [in] the physical-function Sysman device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phVFhandle (0 asks for the total); on return how many virtual functions exist or were written
+    zes_vf_handle_t* phVFhandle ///< [in,out][optional][range(0, *pCount)] receives up to *pCount virtual function handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the address, memory size and index of a virtual function (memory in kilobytes).
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesVFManagementGetVFCapabilitiesExp(
-    zes_vf_handle_t hVFhandle, ///< [in]
-    zes_vf_exp_capabilities_t* pCapability ///< [in,out]
+    zes_vf_handle_t hVFhandle, ///< [in] the virtual function to describe
+    zes_vf_exp_capabilities_t* pCapability ///< [in,out] filled with the virtual function's resources
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the memory use of a virtual function per memory location.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesVFManagementGetVFMemoryUtilizationExp2(
-    zes_vf_handle_t hVFhandle, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_vf_util_mem_exp2_t* pMemUtil ///< [in,out][optional][range(0, *pCount)]
+    zes_vf_handle_t hVFhandle, ///< [in] the virtual function to read
+    uint32_t* pCount, ///< [in,out] on entry the room in pMemUtil (0 asks for the total); on return how many entries exist or were written
+    zes_vf_util_mem_exp2_t* pMemUtil ///< [in,out][optional][range(0, *pCount)] receives up to *pCount memory use entries
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the engine busy counters of a virtual function per engine group.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesVFManagementGetVFEngineUtilizationExp2(
-    zes_vf_handle_t hVFhandle, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zes_vf_util_engine_exp2_t* pEngineUtil ///< [in,out][optional][range(0, *pCount)]
+    zes_vf_handle_t hVFhandle, ///< [in] the virtual function to read
+    uint32_t* pCount, ///< [in,out] on entry the room in pEngineUtil (0 asks for the total); on return how many entries exist or were written
+    zes_vf_util_engine_exp2_t* pEngineUtil ///< [in,out][optional][range(0, *pCount)] receives up to *pCount engine counter entries
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads the address, memory size and index of a virtual function (memory in bytes).
 /// @since 1.12
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zesVFManagementGetVFCapabilitiesExp2(
-    zes_vf_handle_t hVFhandle, ///< [in]
-    zes_vf_exp2_capabilities_t* pCapability ///< [in,out]
+    zes_vf_handle_t hVFhandle, ///< [in] the virtual function to describe
+    zes_vf_exp2_capabilities_t* pCapability ///< [in,out] filled with the virtual function's resources
     );
 
 #if !defined(__GNUC__)

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-// zet common
+// Types shared by the whole tools (zet) API: handles, structure types, typed values.
 #if !defined(__GNUC__)
 #pragma region common
 #endif
@@ -167,129 +167,151 @@ typedef struct _zet_profile_register_sequence_t zet_profile_register_sequence_t;
 typedef struct _zet_tracer_exp_desc_t zet_tracer_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A driver, seen through the tools API; the same object as ze_driver_handle_t.
 typedef ze_driver_handle_t zet_driver_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A device, seen through the tools API; the same object as ze_device_handle_t.
 typedef ze_device_handle_t zet_device_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A context, seen through the tools API; the same object as ze_context_handle_t.
 typedef ze_context_handle_t zet_context_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A command list, seen through the tools API; the same object as ze_command_list_handle_t.
 typedef ze_command_list_handle_t zet_command_list_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A module, seen through the tools API; the same object as ze_module_handle_t.
 typedef ze_module_handle_t zet_module_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A kernel, seen through the tools API; the same object as ze_kernel_handle_t.
 typedef ze_kernel_handle_t zet_kernel_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A set of metrics that the hardware collects together.
 typedef struct _zet_metric_group_handle_t *zet_metric_group_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One metric of a metric group.
 typedef struct _zet_metric_handle_t *zet_metric_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief An open stream that samples a metric group at a fixed period.
 typedef struct _zet_metric_streamer_handle_t *zet_metric_streamer_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A pool of metric queries of one metric group.
 typedef struct _zet_metric_query_pool_handle_t *zet_metric_query_pool_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One metric query: the metrics gathered between a begin and an end command.
 typedef struct _zet_metric_query_handle_t *zet_metric_query_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief An API tracer that runs user callbacks around Level Zero calls.
 typedef struct _zet_tracer_exp_handle_t *zet_tracer_exp_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A debug session attached to a device.
 typedef struct _zet_debug_session_handle_t *zet_debug_session_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Identifies the type of a tools structure in its stype member.
 typedef enum _zet_structure_type_t
 {
-    ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES = 0x1,
-    ZET_STRUCTURE_TYPE_METRIC_PROPERTIES = 2,
-    ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC = 3,
-    ZET_STRUCTURE_TYPE_METRIC_QUERY_POOL_DESC = 4,
-    ZET_STRUCTURE_TYPE_PROFILE_PROPERTIES = 5,
-    ZET_STRUCTURE_TYPE_DEVICE_DEBUG_PROPERTIES = 6,
-    ZET_STRUCTURE_TYPE_DEBUG_MEMORY_SPACE_DESC = 7,
-    ZET_STRUCTURE_TYPE_DEBUG_REGSET_PROPERTIES = 8,
-    ZET_STRUCTURE_TYPE_GLOBAL_METRICS_TIMESTAMPS_EXP_PROPERTIES = 0x9, ///< @since 1.5
-    ZET_STRUCTURE_TYPE_METRIC_GLOBAL_TIMESTAMPS_RESOLUTION_EXP = 0x9, ///< @since 1.7
-    ZET_STRUCTURE_TYPE_TRACER_EXP_DESC = 0x00010001,
-    ZET_STRUCTURE_TYPE_METRICS_CALCULATE_EXP_DESC = 0x00010002, ///< @since 1.6
-    ZET_STRUCTURE_TYPE_METRIC_CALCULATE_EXP_DESC = 0x00010002, ///< @since 1.7
-    ZET_STRUCTURE_TYPE_METRIC_PROGRAMMABLE_EXP_PROPERTIES = 0x00010003, ///< @since 1.9
-    ZET_STRUCTURE_TYPE_METRIC_PROGRAMMABLE_PARAM_INFO_EXP = 0x00010004, ///< @since 1.9
-    ZET_STRUCTURE_TYPE_METRIC_PROGRAMMABLE_PARAM_VALUE_INFO_EXP = 0x00010005, ///< @since 1.9
-    ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP = 0x00010006, ///< @since 1.11
-    ZET_STRUCTURE_TYPE_EXPORT_DMA_EXP_PROPERTIES = 0x00010007, ///< @since 1.11
-    ZET_STRUCTURE_TYPE_METRIC_TRACER_EXP_DESC = 0x00010008, ///< @since 1.10
-    ZET_STRUCTURE_TYPE_METRIC_SOURCE_ID_EXP = 0x00010009, ///< @since 1.13
+    ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES = 0x1, ///< tags zet_metric_group_properties_t
+    ZET_STRUCTURE_TYPE_METRIC_PROPERTIES = 2, ///< tags zet_metric_properties_t
+    ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC = 3, ///< tags zet_metric_streamer_desc_t
+    ZET_STRUCTURE_TYPE_METRIC_QUERY_POOL_DESC = 4, ///< tags zet_metric_query_pool_desc_t
+    ZET_STRUCTURE_TYPE_PROFILE_PROPERTIES = 5, ///< tags zet_profile_properties_t
+    ZET_STRUCTURE_TYPE_DEVICE_DEBUG_PROPERTIES = 6, ///< tags zet_device_debug_properties_t
+    ZET_STRUCTURE_TYPE_DEBUG_MEMORY_SPACE_DESC = 7, ///< tags zet_debug_memory_space_desc_t
+    ZET_STRUCTURE_TYPE_DEBUG_REGSET_PROPERTIES = 8, ///< tags zet_debug_regset_properties_t
+    ZET_STRUCTURE_TYPE_GLOBAL_METRICS_TIMESTAMPS_EXP_PROPERTIES = 0x9, ///< tags zet_metric_global_timestamps_resolution_exp_t (earlier name) @since 1.5
+    ZET_STRUCTURE_TYPE_METRIC_GLOBAL_TIMESTAMPS_RESOLUTION_EXP = 0x9, ///< tags zet_metric_global_timestamps_resolution_exp_t @since 1.7
+    ZET_STRUCTURE_TYPE_TRACER_EXP_DESC = 0x00010001, ///< tags zet_tracer_exp_desc_t
+    ZET_STRUCTURE_TYPE_METRICS_CALCULATE_EXP_DESC = 0x00010002, ///< tags zet_metric_calculate_exp_desc_t (earlier name) @since 1.6
+    ZET_STRUCTURE_TYPE_METRIC_CALCULATE_EXP_DESC = 0x00010002, ///< tags zet_metric_calculate_exp_desc_t @since 1.7
+    ZET_STRUCTURE_TYPE_METRIC_PROGRAMMABLE_EXP_PROPERTIES = 0x00010003, ///< tags zet_metric_programmable_exp_properties_t @since 1.9
+    ZET_STRUCTURE_TYPE_METRIC_PROGRAMMABLE_PARAM_INFO_EXP = 0x00010004, ///< tags zet_metric_programmable_param_info_exp_t @since 1.9
+    ZET_STRUCTURE_TYPE_METRIC_PROGRAMMABLE_PARAM_VALUE_INFO_EXP = 0x00010005, ///< tags zet_metric_programmable_param_value_info_exp_t @since 1.9
+    ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP = 0x00010006, ///< tags zet_metric_group_type_exp_t @since 1.11
+    ZET_STRUCTURE_TYPE_EXPORT_DMA_EXP_PROPERTIES = 0x00010007, ///< tags zet_export_dma_buf_exp_properties_t @since 1.11
+    ZET_STRUCTURE_TYPE_METRIC_TRACER_EXP_DESC = 0x00010008, ///< tags zet_metric_tracer_exp_desc_t @since 1.10
+    ZET_STRUCTURE_TYPE_METRIC_SOURCE_ID_EXP = 0x00010009, ///< tags zet_metric_source_id_exp_t @since 1.13
     ZET_STRUCTURE_TYPE_FORCE_UINT32 = 0x7fffffff
 } zet_structure_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Common head of every tools structure the driver fills in.
 typedef struct _zet_base_properties_t
 {
-    zet_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    void* pNext; ///< [in,out][optional] next extension structure in the chain, or null
 } zet_base_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Common head of every tools structure the application fills in.
 typedef struct _zet_base_desc_t
 {
-    zet_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    const void* pNext; ///< [in][optional] next extension structure in the chain, or null
 } zet_base_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Data types a tools value may hold.
 typedef enum _zet_value_type_t
 {
-    ZET_VALUE_TYPE_UINT32 = 0,
-    ZET_VALUE_TYPE_UINT64 = 1,
-    ZET_VALUE_TYPE_FLOAT32 = 2,
-    ZET_VALUE_TYPE_FLOAT64 = 3,
-    ZET_VALUE_TYPE_BOOL8 = 4,
-    ZET_VALUE_TYPE_STRING = 5,
-    ZET_VALUE_TYPE_UINT8 = 6,
-    ZET_VALUE_TYPE_UINT16 = 7,
+    ZET_VALUE_TYPE_UINT32 = 0, ///< 32-bit unsigned integer
+    ZET_VALUE_TYPE_UINT64 = 1, ///< 64-bit unsigned integer
+    ZET_VALUE_TYPE_FLOAT32 = 2, ///< 32-bit IEEE floating point
+    ZET_VALUE_TYPE_FLOAT64 = 3, ///< 64-bit IEEE floating point
+    ZET_VALUE_TYPE_BOOL8 = 4, ///< 8-bit boolean
+    ZET_VALUE_TYPE_STRING = 5, ///< character string
+    ZET_VALUE_TYPE_UINT8 = 6, ///< 8-bit unsigned integer
+    ZET_VALUE_TYPE_UINT16 = 7, ///< 16-bit unsigned integer
     ZET_VALUE_TYPE_FORCE_UINT32 = 0x7fffffff
 } zet_value_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Storage for one tools value; the matching zet_value_type_t tells which member is valid.
 typedef union _zet_value_t
 {
-    uint32_t ui32; ///< [out]
-    uint64_t ui64; ///< [out]
-    float fp32; ///< [out]
-    double fp64; ///< [out]
-    ze_bool_t b8; ///< [out]
+    uint32_t ui32; ///< [out] the value as a 32-bit unsigned integer
+    uint64_t ui64; ///< [out] the value as a 64-bit unsigned integer
+    float fp32; ///< [out] the value as a 32-bit float
+    double fp64; ///< [out] the value as a 64-bit float
+    ze_bool_t b8; ///< [out] the value as a boolean
 } zet_value_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A tools value together with its data type.
 typedef struct _zet_typed_value_t
 {
-    zet_value_type_t type; ///< [out]
-    zet_value_t value; ///< [out]
+    zet_value_type_t type; ///< [out] which member of value is valid
+    zet_value_t value; ///< [out] the value itself
 } zet_typed_value_t;
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Environment variable ZET_ENABLE_METRICS (0, 1)
+/// Set to 1 to let the driver expose metric collection; 0 or unset leaves it off.
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Environment variable ZET_ENABLE_PROGRAM_INSTRUMENTATION (0, 1)
+/// Set to 1 to let the driver accept program instrumentation; 0 or unset leaves it off.
 
 ///////////////////////////////////////////////////////////////////////////////
 /// @brief Environment variable ZET_ENABLE_PROGRAM_DEBUGGING (0, 1)
+/// Set to 1 to let the driver accept debug sessions; 0 or unset leaves it off.
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet device
+// Tools functions that act on drivers and devices.
 #if !defined(__GNUC__)
 #pragma region device
 #endif
@@ -297,7 +319,7 @@ typedef struct _zet_typed_value_t
 #pragma endregion
 #endif
 
-// zet context
+// Tools functions that act on a context.
 #if !defined(__GNUC__)
 #pragma region context
 #endif
@@ -305,7 +327,7 @@ typedef struct _zet_typed_value_t
 #pragma endregion
 #endif
 
-// zet cmdlist
+// Tools functions that record profiling commands into command lists.
 #if !defined(__GNUC__)
 #pragma region cmdlist
 #endif
@@ -313,1458 +335,1617 @@ typedef struct _zet_typed_value_t
 #pragma endregion
 #endif
 
-// zet module
+// Tools functions for modules and kernels, such as fetching a module's debug information.
 #if !defined(__GNUC__)
 #pragma region module
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Encodings of module debug information.
 typedef enum _zet_module_debug_info_format_t
 {
-    ZET_MODULE_DEBUG_INFO_FORMAT_ELF_DWARF = 0,
+    ZET_MODULE_DEBUG_INFO_FORMAT_ELF_DWARF = 0, ///< an ELF image carrying DWARF sections
     ZET_MODULE_DEBUG_INFO_FORMAT_FORCE_UINT32 = 0x7fffffff
 } zet_module_debug_info_format_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Copies the debug information of a module in the requested encoding.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetModuleGetDebugInfo(
-    zet_module_handle_t hModule, ///< [in]
-    zet_module_debug_info_format_t format, ///< [in]
-    size_t* pSize, ///< [in,out]
-    uint8_t* pDebugInfo ///< [in,out][optional]
+    zet_module_handle_t hModule, ///< [in] the module to query
+    zet_module_debug_info_format_t format, ///< [in] the encoding wanted
+    size_t* pSize, ///< [in,out] on entry the room in pDebugInfo in bytes (0 asks for the size needed); on return the bytes needed or written
+    uint8_t* pDebugInfo ///< [in,out][optional] receives the debug information; null only asks for the size
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet GlobalTimestamps
+// Tools extension relating metric timestamps to the device's global timestamps.
 #if !defined(__GNUC__)
 #pragma region GlobalTimestamps
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental global metric timestamps extension.
 /// @since 1.5
 #ifndef ZET_GLOBAL_METRICS_TIMESTAMPS_EXP_NAME
 #define ZET_GLOBAL_METRICS_TIMESTAMPS_EXP_NAME  "ZET_experimental_global_metric_timestamps"
 #endif // ZET_GLOBAL_METRICS_TIMESTAMPS_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the global metric timestamps extension.
 /// @since 1.5
 typedef enum _ze_metric_global_timestamps_exp_version_t
 {
-    ZE_METRIC_GLOBAL_TIMESTAMPS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_METRIC_GLOBAL_TIMESTAMPS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_METRIC_GLOBAL_TIMESTAMPS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZE_METRIC_GLOBAL_TIMESTAMPS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_METRIC_GLOBAL_TIMESTAMPS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_metric_global_timestamps_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Frequency and width of the metric timestamp counter; chained into the metric group property query.
 /// @since 1.5
 typedef struct _zet_metric_global_timestamps_resolution_exp_t
 {
-    zet_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint64_t timerResolution; ///< [out]
-    uint64_t timestampValidBits; ///< [out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    const void* pNext; ///< [in][optional] next extension structure in the chain, or null
+    uint64_t timerResolution; ///< [out] ticks per second of the metric timestamp counter
+    uint64_t timestampValidBits; ///< [out] how many low bits of a metric timestamp carry data
 } zet_metric_global_timestamps_resolution_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Samples a global timestamp and a metric timestamp at the same moment, so the two can be correlated.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupGetGlobalTimestampsExp(
-    zet_metric_group_handle_t hMetricGroup, ///< [in]
-    ze_bool_t synchronizedWithHost, ///< [in]
-    uint64_t* globalTimestamp, ///< [out]
-    uint64_t* metricTimestamp ///< [out]
+    zet_metric_group_handle_t hMetricGroup, ///< [in] the metric group whose timestamp domain is sampled
+    ze_bool_t synchronizedWithHost, ///< [in] true to express globalTimestamp on the host clock, false on the device clock
+    uint64_t* globalTimestamp, ///< [out] receives the global timestamp, in nanoseconds
+    uint64_t* metricTimestamp ///< [out] receives the metric timestamp, in ticks of the metric counter
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet concurrentMetricGroup
+// Tools extension that sorts metric groups into sets the hardware can collect at the same time.
 #if !defined(__GNUC__)
 #pragma region concurrentMetricGroup
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental concurrent metric groups extension.
 /// @since 1.10
 #ifndef ZET_CONCURRENT_METRIC_GROUPS_EXP_NAME
 #define ZET_CONCURRENT_METRIC_GROUPS_EXP_NAME  "ZET_experimental_concurrent_metric_groups"
 #endif // ZET_CONCURRENT_METRIC_GROUPS_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the concurrent metric groups extension.
 /// @since 1.10
 typedef enum _zet_concurrent_metric_groups_exp_version_t
 {
-    ZET_CONCURRENT_METRIC_GROUPS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZET_CONCURRENT_METRIC_GROUPS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_CONCURRENT_METRIC_GROUPS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZET_CONCURRENT_METRIC_GROUPS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZET_CONCURRENT_METRIC_GROUPS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_concurrent_metric_groups_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reorders metric groups into consecutive sets, each of which can be activated together.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDeviceGetConcurrentMetricGroupsExp(
-    zet_device_handle_t hDevice, ///< [in]
-    uint32_t metricGroupCount, ///< [in]
-    zet_metric_group_handle_t* phMetricGroups, ///< [in,out]
-    uint32_t* pMetricGroupsCountPerConcurrentGroup, ///< [in,out][optional][*pConcurrentGroupCount]
-    uint32_t* pConcurrentGroupCount ///< [out]
+    zet_device_handle_t hDevice, ///< [in] the device the metric groups belong to
+    uint32_t metricGroupCount, ///< [in] how many metric groups phMetricGroups holds
+    zet_metric_group_handle_t* phMetricGroups, ///< [in,out] the groups to sort; reordered in place so each set is contiguous
+    uint32_t* pMetricGroupsCountPerConcurrentGroup, ///< [in,out][optional][*pConcurrentGroupCount] receives the size of each set, *pConcurrentGroupCount entries; null skips it
+    uint32_t* pConcurrentGroupCount ///< [out] receives how many sets were formed
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet debug
+// Tools program debug: sessions, debug events, thread control, memory and registers.
 #if !defined(__GNUC__)
 #pragma region debug
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Debug capabilities a device reports.
 typedef uint32_t zet_device_debug_property_flags_t;
 typedef enum _zet_device_debug_property_flag_t
 {
-    ZET_DEVICE_DEBUG_PROPERTY_FLAG_ATTACH = ZE_BIT(0),
+    ZET_DEVICE_DEBUG_PROPERTY_FLAG_ATTACH = ZE_BIT(0), ///< a debugger may attach to the device
     ZET_DEVICE_DEBUG_PROPERTY_FLAG_FORCE_UINT32 = 0x7fffffff
 } zet_device_debug_property_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Debug capabilities of a device.
 typedef struct _zet_device_debug_properties_t
 {
-    zet_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zet_device_debug_property_flags_t flags; ///< [out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    void* pNext; ///< [in,out][optional] next extension structure in the chain, or null
+    zet_device_debug_property_flags_t flags; ///< [out] which debug features the device offers
 } zet_device_debug_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports whether and how a device can be debugged.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDeviceGetDebugProperties(
-    zet_device_handle_t hDevice, ///< [in]
-    zet_device_debug_properties_t* pDebugProperties ///< [in,out]
+    zet_device_handle_t hDevice, ///< [in] the device to query
+    zet_device_debug_properties_t* pDebugProperties ///< [in,out] filled with the device's debug capabilities
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings for attaching a debugger to a device.
 typedef struct _zet_debug_config_t
 {
-    uint32_t pid; ///< [in]
+    uint32_t pid; ///< [in] operating system id of the host process to debug
 } zet_debug_config_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Opens a debug session on a device for one host process.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDebugAttach(
-    zet_device_handle_t hDevice, ///< [in]
-    const zet_debug_config_t* config, ///< [in]
-    zet_debug_session_handle_t* phDebug ///< [out]
+    zet_device_handle_t hDevice, ///< [in] the device to debug
+    const zet_debug_config_t* config, ///< [in] which process to attach to
+    zet_debug_session_handle_t* phDebug ///< [out] receives the new debug session
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ends a debug session; the session handle becomes invalid.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDebugDetach(
-    zet_debug_session_handle_t hDebug ///< [in][release]
+    zet_debug_session_handle_t hDebug ///< [in][release] the debug session to end
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Extra properties of a debug event.
 typedef uint32_t zet_debug_event_flags_t;
 typedef enum _zet_debug_event_flag_t
 {
-    ZET_DEBUG_EVENT_FLAG_NEED_ACK = ZE_BIT(0),
+    ZET_DEBUG_EVENT_FLAG_NEED_ACK = ZE_BIT(0), ///< the debuggee waits until the tool acknowledges this event
     ZET_DEBUG_EVENT_FLAG_FORCE_UINT32 = 0x7fffffff
 } zet_debug_event_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of debug event.
 typedef enum _zet_debug_event_type_t
 {
-    ZET_DEBUG_EVENT_TYPE_INVALID = 0,
-    ZET_DEBUG_EVENT_TYPE_DETACHED = 1,
-    ZET_DEBUG_EVENT_TYPE_PROCESS_ENTRY = 2,
-    ZET_DEBUG_EVENT_TYPE_PROCESS_EXIT = 3,
-    ZET_DEBUG_EVENT_TYPE_MODULE_LOAD = 4,
-    ZET_DEBUG_EVENT_TYPE_MODULE_UNLOAD = 5,
-    ZET_DEBUG_EVENT_TYPE_THREAD_STOPPED = 6,
-    ZET_DEBUG_EVENT_TYPE_THREAD_UNAVAILABLE = 7,
-    ZET_DEBUG_EVENT_TYPE_PAGE_FAULT = 8, ///< @since 1.1
+    ZET_DEBUG_EVENT_TYPE_INVALID = 0, ///< not a valid event
+    ZET_DEBUG_EVENT_TYPE_DETACHED = 1, ///< the session lost its connection to the debuggee
+    ZET_DEBUG_EVENT_TYPE_PROCESS_ENTRY = 2, ///< the debuggee began using the device
+    ZET_DEBUG_EVENT_TYPE_PROCESS_EXIT = 3, ///< the debuggee stopped using the device
+    ZET_DEBUG_EVENT_TYPE_MODULE_LOAD = 4, ///< a module was loaded onto the device
+    ZET_DEBUG_EVENT_TYPE_MODULE_UNLOAD = 5, ///< a module was removed from the device
+    ZET_DEBUG_EVENT_TYPE_THREAD_STOPPED = 6, ///< one or more device threads halted
+    ZET_DEBUG_EVENT_TYPE_THREAD_UNAVAILABLE = 7, ///< threads asked to halt could not be stopped
+    ZET_DEBUG_EVENT_TYPE_PAGE_FAULT = 8, ///< a device thread touched memory it could not access @since 1.1
     ZET_DEBUG_EVENT_TYPE_FORCE_UINT32 = 0x7fffffff
 } zet_debug_event_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Why a debug session was detached.
 typedef enum _zet_debug_detach_reason_t
 {
-    ZET_DEBUG_DETACH_REASON_INVALID = 0,
-    ZET_DEBUG_DETACH_REASON_HOST_EXIT = 1,
+    ZET_DEBUG_DETACH_REASON_INVALID = 0, ///< no valid reason given
+    ZET_DEBUG_DETACH_REASON_HOST_EXIT = 1, ///< the debugged host process ended
     ZET_DEBUG_DETACH_REASON_FORCE_UINT32 = 0x7fffffff
 } zet_debug_detach_reason_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Details of a detach event.
 typedef struct _zet_debug_event_info_detached_t
 {
-    zet_debug_detach_reason_t reason; ///< [out]
+    zet_debug_detach_reason_t reason; ///< [out] why the session was detached
 } zet_debug_event_info_detached_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Details of a module load or unload event.
 typedef struct _zet_debug_event_info_module_t
 {
-    zet_module_debug_info_format_t format; ///< [out]
-    uint64_t moduleBegin; ///< [out]
-    uint64_t moduleEnd; ///< [out]
-    uint64_t load; ///< [out]
+    zet_module_debug_info_format_t format; ///< [out] encoding of the module's debug information
+    uint64_t moduleBegin; ///< [out] first address of the module's debug information in the ELF memory space
+    uint64_t moduleEnd; ///< [out] address just past the module's debug information
+    uint64_t load; ///< [out] device address where the module's code was placed
 } zet_debug_event_info_module_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Details of a thread stop event.
 typedef struct _zet_debug_event_info_thread_stopped_t
 {
-    ze_device_thread_t thread; ///< [out]
+    ze_device_thread_t thread; ///< [out] the thread or group of threads that halted
 } zet_debug_event_info_thread_stopped_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Why a device memory access faulted.
 /// @since 1.1
 typedef enum _zet_debug_page_fault_reason_t
 {
-    ZET_DEBUG_PAGE_FAULT_REASON_INVALID = 0,
-    ZET_DEBUG_PAGE_FAULT_REASON_MAPPING_ERROR = 1,
-    ZET_DEBUG_PAGE_FAULT_REASON_PERMISSION_ERROR = 2,
+    ZET_DEBUG_PAGE_FAULT_REASON_INVALID = 0, ///< no valid reason given
+    ZET_DEBUG_PAGE_FAULT_REASON_MAPPING_ERROR = 1, ///< nothing is mapped at the address
+    ZET_DEBUG_PAGE_FAULT_REASON_PERMISSION_ERROR = 2, ///< the mapping forbids that kind of access
     ZET_DEBUG_PAGE_FAULT_REASON_FORCE_UINT32 = 0x7fffffff
 } zet_debug_page_fault_reason_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Details of a page fault event.
 /// @since 1.1
 typedef struct _zet_debug_event_info_page_fault_t
 {
-    uint64_t address; ///< [out]
-    uint64_t mask; ///< [out]
-    zet_debug_page_fault_reason_t reason; ///< [out]
+    uint64_t address; ///< [out] the device address whose access faulted
+    uint64_t mask; ///< [out] mask saying which bits of address are significant
+    zet_debug_page_fault_reason_t reason; ///< [out] why the access faulted
 } zet_debug_event_info_page_fault_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Event-specific details; the event's type says which member is valid.
 typedef union _zet_debug_event_info_t
 {
-    zet_debug_event_info_detached_t detached; ///< [out]
-    zet_debug_event_info_module_t module; ///< [out]
-    zet_debug_event_info_thread_stopped_t thread; ///< [out]
-    zet_debug_event_info_page_fault_t page_fault; ///< [out]
+    zet_debug_event_info_detached_t detached; ///< [out] valid for detach events
+    zet_debug_event_info_module_t module; ///< [out] valid for module load and unload events
+    zet_debug_event_info_thread_stopped_t thread; ///< [out] valid for thread stop and thread unavailable events
+    zet_debug_event_info_page_fault_t page_fault; ///< [out] valid for page fault events
 } zet_debug_event_info_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One debug event read from a session.
 typedef struct _zet_debug_event_t
 {
-    zet_debug_event_type_t type; ///< [out]
-    zet_debug_event_flags_t flags; ///< [out]
-    zet_debug_event_info_t info; ///< [out]
+    zet_debug_event_type_t type; ///< [out] what happened
+    zet_debug_event_flags_t flags; ///< [out] extra properties, such as whether an acknowledgement is awaited
+    zet_debug_event_info_t info; ///< [out] details that depend on type
 } zet_debug_event_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Takes the next pending event from a debug session, waiting for one up to a timeout.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDebugReadEvent(
-    zet_debug_session_handle_t hDebug, ///< [in]
-    uint64_t timeout, ///< [in]
-    zet_debug_event_t* event ///< [in,out]
+    zet_debug_session_handle_t hDebug, ///< [in] the debug session to read from
+    uint64_t timeout, ///< [in] longest wait in milliseconds; 0 only polls, UINT64_MAX waits without limit
+    zet_debug_event_t* event ///< [in,out] receives the event
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Tells the debuggee an event that awaited acknowledgement has been handled.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDebugAcknowledgeEvent(
-    zet_debug_session_handle_t hDebug, ///< [in]
-    const zet_debug_event_t* event ///< [in]
+    zet_debug_session_handle_t hDebug, ///< [in] the debug session the event came from
+    const zet_debug_event_t* event ///< [in] the event being acknowledged, as it was read
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Asks device threads to halt; completion is reported by a later event.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDebugInterrupt(
-    zet_debug_session_handle_t hDebug, ///< [in]
-    ze_device_thread_t thread ///< [in]
+    zet_debug_session_handle_t hDebug, ///< [in] the debug session
+    ze_device_thread_t thread ///< [in] the thread or group of threads to halt
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lets halted device threads continue running.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDebugResume(
-    zet_debug_session_handle_t hDebug, ///< [in]
-    ze_device_thread_t thread ///< [in]
+    zet_debug_session_handle_t hDebug, ///< [in] the debug session
+    ze_device_thread_t thread ///< [in] the thread or group of threads to resume
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Address spaces a debugger can read or write.
 typedef enum _zet_debug_memory_space_type_t
 {
-    ZET_DEBUG_MEMORY_SPACE_TYPE_DEFAULT = 0,
-    ZET_DEBUG_MEMORY_SPACE_TYPE_SLM = 1,
-    ZET_DEBUG_MEMORY_SPACE_TYPE_ELF = 2, ///< @since 1.10
-    ZET_DEBUG_MEMORY_SPACE_TYPE_BARRIER = 3, ///< @since 1.14
+    ZET_DEBUG_MEMORY_SPACE_TYPE_DEFAULT = 0, ///< the ordinary device address space of the thread
+    ZET_DEBUG_MEMORY_SPACE_TYPE_SLM = 1, ///< the work-group's shared local memory
+    ZET_DEBUG_MEMORY_SPACE_TYPE_ELF = 2, ///< the ELF images of loaded modules @since 1.10
+    ZET_DEBUG_MEMORY_SPACE_TYPE_BARRIER = 3, ///< the state of the work-group's barriers @since 1.14
     ZET_DEBUG_MEMORY_SPACE_TYPE_FORCE_UINT32 = 0x7fffffff
 } zet_debug_memory_space_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Names a location in one of the debug address spaces.
 typedef struct _zet_debug_memory_space_desc_t
 {
-    zet_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zet_debug_memory_space_type_t type; ///< [in]
-    uint64_t address; ///< [in]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    const void* pNext; ///< [in][optional] next extension structure in the chain, or null
+    zet_debug_memory_space_type_t type; ///< [in] the address space
+    uint64_t address; ///< [in] the address within that space
 } zet_debug_memory_space_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Copies bytes from the memory seen by a device thread into a host buffer.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDebugReadMemory(
-    zet_debug_session_handle_t hDebug, ///< [in]
-    ze_device_thread_t thread, ///< [in]
-    const zet_debug_memory_space_desc_t* desc, ///< [in]
-    size_t size, ///< [in]
-    void* buffer ///< [in,out]
+    zet_debug_session_handle_t hDebug, ///< [in] the debug session
+    ze_device_thread_t thread, ///< [in] the thread whose view of memory is used; some spaces accept all threads
+    const zet_debug_memory_space_desc_t* desc, ///< [in] the address space and start address to read
+    size_t size, ///< [in] how many bytes to read
+    void* buffer ///< [in,out] host buffer of at least size bytes that receives the data
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Copies bytes from a host buffer into the memory seen by a device thread.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDebugWriteMemory(
-    zet_debug_session_handle_t hDebug, ///< [in]
-    ze_device_thread_t thread, ///< [in]
-    const zet_debug_memory_space_desc_t* desc, ///< [in]
-    size_t size, ///< [in]
-    const void* buffer ///< [in]
+    zet_debug_session_handle_t hDebug, ///< [in] the debug session
+    ze_device_thread_t thread, ///< [in] the thread whose view of memory is used; some spaces accept all threads
+    const zet_debug_memory_space_desc_t* desc, ///< [in] the address space and start address to write
+    size_t size, ///< [in] how many bytes to write
+    const void* buffer ///< [in] host buffer holding the size bytes to store
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Access rights of a register set.
 typedef uint32_t zet_debug_regset_flags_t;
 typedef enum _zet_debug_regset_flag_t
 {
-    ZET_DEBUG_REGSET_FLAG_READABLE = ZE_BIT(0),
-    ZET_DEBUG_REGSET_FLAG_WRITEABLE = ZE_BIT(1),
+    ZET_DEBUG_REGSET_FLAG_READABLE = ZE_BIT(0), ///< the registers can be read
+    ZET_DEBUG_REGSET_FLAG_WRITEABLE = ZE_BIT(1), ///< the registers can be written
     ZET_DEBUG_REGSET_FLAG_FORCE_UINT32 = 0x7fffffff
 } zet_debug_regset_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes one register set of a device thread.
 typedef struct _zet_debug_regset_properties_t
 {
-    zet_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t type; ///< [out]
-    uint32_t version; ///< [out]
-    zet_debug_regset_flags_t generalFlags; ///< [out]
-    uint32_t deviceFlags; ///< [out]
-    uint32_t count; ///< [out]
-    uint32_t bitSize; ///< [out]
-    uint32_t byteSize; ///< [out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    void* pNext; ///< [in,out][optional] next extension structure in the chain, or null
+    uint32_t type; ///< [out] device-specific identifier of the register set
+    uint32_t version; ///< [out] version of the register set's layout
+    zet_debug_regset_flags_t generalFlags; ///< [out] whether the registers can be read or written
+    uint32_t deviceFlags; ///< [out] additional device-specific flags
+    uint32_t count; ///< [out] how many registers the set has
+    uint32_t bitSize; ///< [out] width of one register, in bits
+    uint32_t byteSize; ///< [out] space one register takes in a value buffer, in bytes
 } zet_debug_regset_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the register sets a thread of a device has.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDebugGetRegisterSetProperties(
-    zet_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zet_debug_regset_properties_t* pRegisterSetProperties ///< [in,out][optional][range(0, *pCount)]
+    zet_device_handle_t hDevice, ///< [in] the device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in pRegisterSetProperties (0 asks for the total); on return how many sets exist or were written
+    zet_debug_regset_properties_t* pRegisterSetProperties ///< [in,out][optional][range(0, *pCount)] receives up to *pCount register set descriptions
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the register sets of one halted thread, whose layout may differ from the device default.
 /// @since 1.5
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDebugGetThreadRegisterSetProperties(
-    zet_debug_session_handle_t hDebug, ///< [in]
-    ze_device_thread_t thread, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zet_debug_regset_properties_t* pRegisterSetProperties ///< [in,out][optional][range(0, *pCount)]
+    zet_debug_session_handle_t hDebug, ///< [in] the debug session
+    ze_device_thread_t thread, ///< [in] the halted thread to query
+    uint32_t* pCount, ///< [in,out] on entry the room in pRegisterSetProperties (0 asks for the total); on return how many sets exist or were written
+    zet_debug_regset_properties_t* pRegisterSetProperties ///< [in,out][optional][range(0, *pCount)] receives up to *pCount register set descriptions
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reads consecutive registers of one set from a halted thread.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDebugReadRegisters(
-    zet_debug_session_handle_t hDebug, ///< [in]
-    ze_device_thread_t thread, ///< [in]
-    uint32_t type, ///< [in]
-    uint32_t start, ///< [in]
-    uint32_t count, ///< [in]
-    void* pRegisterValues ///< [in,out][optional][range(0, count)]
+    zet_debug_session_handle_t hDebug, ///< [in] the debug session
+    ze_device_thread_t thread, ///< [in] the halted thread to read
+    uint32_t type, ///< [in] which register set, by its type identifier
+    uint32_t start, ///< [in] index of the first register to read
+    uint32_t count, ///< [in] how many registers to read
+    void* pRegisterValues ///< [in,out][optional][range(0, count)] receives count registers, byteSize bytes each; null skips the copy
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Writes consecutive registers of one set in a halted thread.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDebugWriteRegisters(
-    zet_debug_session_handle_t hDebug, ///< [in]
-    ze_device_thread_t thread, ///< [in]
-    uint32_t type, ///< [in]
-    uint32_t start, ///< [in]
-    uint32_t count, ///< [in]
-    void* pRegisterValues ///< [in,out][optional][range(0, count)]
+    zet_debug_session_handle_t hDebug, ///< [in] the debug session
+    ze_device_thread_t thread, ///< [in] the halted thread to change
+    uint32_t type, ///< [in] which register set, by its type identifier
+    uint32_t start, ///< [in] index of the first register to write
+    uint32_t count, ///< [in] how many registers to write
+    void* pRegisterValues ///< [in,out][optional][range(0, count)] the count new register values, byteSize bytes each
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet metric
+// Tools metrics: metric groups, activation, streamers, query pools and value calculation.
 #if !defined(__GNUC__)
 #pragma region metric
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the metric groups a device offers.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupGet(
-    zet_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zet_metric_group_handle_t* phMetricGroups ///< [in,out][optional][range(0, *pCount)]
+    zet_device_handle_t hDevice, ///< [in] the device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phMetricGroups (0 asks for the total); on return how many groups exist or were written
+    zet_metric_group_handle_t* phMetricGroups ///< [in,out][optional][range(0, *pCount)] receives up to *pCount metric group handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of a metric group name, terminating NUL included.
 #ifndef ZET_MAX_METRIC_GROUP_NAME
 #define ZET_MAX_METRIC_GROUP_NAME  256
 #endif // ZET_MAX_METRIC_GROUP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of a metric group description, terminating NUL included.
 #ifndef ZET_MAX_METRIC_GROUP_DESCRIPTION
 #define ZET_MAX_METRIC_GROUP_DESCRIPTION  256
 #endif // ZET_MAX_METRIC_GROUP_DESCRIPTION
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Ways a metric group can be sampled.
 typedef uint32_t zet_metric_group_sampling_type_flags_t;
 typedef enum _zet_metric_group_sampling_type_flag_t
 {
-    ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED = ZE_BIT(0),
-    ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED = ZE_BIT(1),
-    ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED = ZE_BIT(2), ///< @since 1.10
+    ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED = ZE_BIT(0), ///< sampled between the begin and end commands of a metric query
+    ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED = ZE_BIT(1), ///< sampled periodically by a metric streamer
+    ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED = ZE_BIT(2), ///< gathered as an event stream by a metric tracer @since 1.10
     ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_FORCE_UINT32 = 0x7fffffff
 } zet_metric_group_sampling_type_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a metric group.
 typedef struct _zet_metric_group_properties_t
 {
-    zet_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    char name[ZET_MAX_METRIC_GROUP_NAME]; ///< [out]
-    char description[ZET_MAX_METRIC_GROUP_DESCRIPTION]; ///< [out]
-    zet_metric_group_sampling_type_flags_t samplingType; ///< [out]
-    uint32_t domain; ///< [out]
-    uint32_t metricCount; ///< [out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    void* pNext; ///< [in,out][optional] next extension structure in the chain, or null
+    char name[ZET_MAX_METRIC_GROUP_NAME]; ///< [out] short name of the group
+    char description[ZET_MAX_METRIC_GROUP_DESCRIPTION]; ///< [out] human-readable explanation of what the group measures
+    zet_metric_group_sampling_type_flags_t samplingType; ///< [out] how the group can be sampled
+    uint32_t domain; ///< [out] hardware domain the group's counters come from; two groups of one domain cannot be active together
+    uint32_t metricCount; ///< [out] how many metrics the group holds
 } zet_metric_group_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a metric group.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupGetProperties(
-    zet_metric_group_handle_t hMetricGroup, ///< [in]
-    zet_metric_group_properties_t* pProperties ///< [in,out]
+    zet_metric_group_handle_t hMetricGroup, ///< [in] the metric group to describe
+    zet_metric_group_properties_t* pProperties ///< [in,out] filled with the group's properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief What kind of quantity a metric reports.
 typedef enum _zet_metric_type_t
 {
-    ZET_METRIC_TYPE_DURATION = 0,
-    ZET_METRIC_TYPE_EVENT = 1,
-    ZET_METRIC_TYPE_EVENT_WITH_RANGE = 2,
-    ZET_METRIC_TYPE_THROUGHPUT = 3,
-    ZET_METRIC_TYPE_TIMESTAMP = 4,
-    ZET_METRIC_TYPE_FLAG = 5,
-    ZET_METRIC_TYPE_RATIO = 6,
-    ZET_METRIC_TYPE_RAW = 7,
-    ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP = 0x7ffffff9, ///< @since 1.10
-    ZET_METRIC_TYPE_EVENT_EXP_START = 0x7ffffffa, ///< @since 1.10
-    ZET_METRIC_TYPE_EVENT_EXP_END = 0x7ffffffb, ///< @since 1.10
-    ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE = 0x7ffffffc, ///< @since 1.10
-    ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF = 0x7ffffffd, ///< @since 1.11
-    ZET_METRIC_TYPE_IP_EXP = 0x7ffffffe,
-    ZET_METRIC_TYPE_IP = 0x7ffffffe, ///< @since 1.7
+    ZET_METRIC_TYPE_DURATION = 0, ///< a length of time
+    ZET_METRIC_TYPE_EVENT = 1, ///< a number of occurrences
+    ZET_METRIC_TYPE_EVENT_WITH_RANGE = 2, ///< a number of occurrences that falls within a known range
+    ZET_METRIC_TYPE_THROUGHPUT = 3, ///< an amount per unit of time
+    ZET_METRIC_TYPE_TIMESTAMP = 4, ///< a point in time
+    ZET_METRIC_TYPE_FLAG = 5, ///< a yes or no value
+    ZET_METRIC_TYPE_RATIO = 6, ///< a proportion of two quantities
+    ZET_METRIC_TYPE_RAW = 7, ///< an uninterpreted counter value
+    ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP = 0x7ffffff9, ///< the time at which a traced event happened @since 1.10
+    ZET_METRIC_TYPE_EVENT_EXP_START = 0x7ffffffa, ///< marks the start of a traced interval @since 1.10
+    ZET_METRIC_TYPE_EVENT_EXP_END = 0x7ffffffb, ///< marks the end of a traced interval @since 1.10
+    ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE = 0x7ffffffc, ///< a steadily increasing counter that wraps around at its maximum @since 1.10
+    ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF = 0x7ffffffd, ///< data handed over through an exported DMA buffer @since 1.11
+    ZET_METRIC_TYPE_IP_EXP = 0x7ffffffe, ///< an instruction address sample (older experimental name)
+    ZET_METRIC_TYPE_IP = 0x7ffffffe, ///< an instruction address sample @since 1.7
     ZET_METRIC_TYPE_FORCE_UINT32 = 0x7fffffff
 } zet_metric_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief How raw metric data is turned into values.
 typedef enum _zet_metric_group_calculation_type_t
 {
-    ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES = 0,
-    ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES = 1,
+    ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES = 0, ///< every report gives its own set of values
+    ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES = 1, ///< one set of values holding each metric's maximum over all reports
     ZET_METRIC_GROUP_CALCULATION_TYPE_FORCE_UINT32 = 0x7fffffff
 } zet_metric_group_calculation_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Converts raw data of a metric group into typed metric values.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupCalculateMetricValues(
-    zet_metric_group_handle_t hMetricGroup, ///< [in]
-    zet_metric_group_calculation_type_t type, ///< [in]
-    size_t rawDataSize, ///< [in]
-    const uint8_t* pRawData, ///< [in][range(0, rawDataSize)]
-    uint32_t* pMetricValueCount, ///< [in,out]
-    zet_typed_value_t* pMetricValues ///< [in,out][optional][range(0, *pMetricValueCount)]
+    zet_metric_group_handle_t hMetricGroup, ///< [in] the metric group the raw data was gathered with
+    zet_metric_group_calculation_type_t type, ///< [in] whether to keep every report or only the maxima
+    size_t rawDataSize, ///< [in] size of pRawData, in bytes
+    const uint8_t* pRawData, ///< [in][range(0, rawDataSize)] raw data from a streamer or query, rawDataSize bytes
+    uint32_t* pMetricValueCount, ///< [in,out] on entry the room in pMetricValues (0 asks for the total); on return how many values exist or were written
+    zet_typed_value_t* pMetricValues ///< [in,out][optional][range(0, *pMetricValueCount)] receives up to *pMetricValueCount values, report after report
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the metrics of a metric group.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGet(
-    zet_metric_group_handle_t hMetricGroup, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zet_metric_handle_t* phMetrics ///< [in,out][optional][range(0, *pCount)]
+    zet_metric_group_handle_t hMetricGroup, ///< [in] the metric group to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phMetrics (0 asks for the total); on return how many metrics exist or were written
+    zet_metric_handle_t* phMetrics ///< [in,out][optional][range(0, *pCount)] receives up to *pCount metric handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of a metric name, terminating NUL included.
 #ifndef ZET_MAX_METRIC_NAME
 #define ZET_MAX_METRIC_NAME  256
 #endif // ZET_MAX_METRIC_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of a metric description, terminating NUL included.
 #ifndef ZET_MAX_METRIC_DESCRIPTION
 #define ZET_MAX_METRIC_DESCRIPTION  256
 #endif // ZET_MAX_METRIC_DESCRIPTION
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of a metric component name, terminating NUL included.
 #ifndef ZET_MAX_METRIC_COMPONENT
 #define ZET_MAX_METRIC_COMPONENT  256
 #endif // ZET_MAX_METRIC_COMPONENT
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of a metric unit string, terminating NUL included.
 #ifndef ZET_MAX_METRIC_RESULT_UNITS
 #define ZET_MAX_METRIC_RESULT_UNITS  256
 #endif // ZET_MAX_METRIC_RESULT_UNITS
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes one metric.
 typedef struct _zet_metric_properties_t
 {
-    zet_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    char name[ZET_MAX_METRIC_NAME]; ///< [out]
-    char description[ZET_MAX_METRIC_DESCRIPTION]; ///< [out]
-    char component[ZET_MAX_METRIC_COMPONENT]; ///< [out]
-    uint32_t tierNumber; ///< [out]
-    zet_metric_type_t metricType; ///< [out]
-    zet_value_type_t resultType; ///< [out]
-    char resultUnits[ZET_MAX_METRIC_RESULT_UNITS]; ///< [out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    void* pNext; ///< [in,out][optional] next extension structure in the chain, or null
+    char name[ZET_MAX_METRIC_NAME]; ///< [out] short name of the metric
+    char description[ZET_MAX_METRIC_DESCRIPTION]; ///< [out] human-readable explanation of the metric
+    char component[ZET_MAX_METRIC_COMPONENT]; ///< [out] the hardware unit the metric observes
+    uint32_t tierNumber; ///< [out] tier of the metric in the vendor's grouping of metrics by importance
+    zet_metric_type_t metricType; ///< [out] what kind of quantity the metric reports
+    zet_value_type_t resultType; ///< [out] data type of the calculated value
+    char resultUnits[ZET_MAX_METRIC_RESULT_UNITS]; ///< [out] unit of the calculated value, as text
 } zet_metric_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a metric.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGetProperties(
-    zet_metric_handle_t hMetric, ///< [in]
-    zet_metric_properties_t* pProperties ///< [in,out]
+    zet_metric_handle_t hMetric, ///< [in] the metric to describe
+    zet_metric_properties_t* pProperties ///< [in,out] filled with the metric's properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Makes a list of metric groups the active ones of a device, replacing any earlier list.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetContextActivateMetricGroups(
-    zet_context_handle_t hContext, ///< [in]
-    zet_device_handle_t hDevice, ///< [in]
-    uint32_t count, ///< [in]
-    zet_metric_group_handle_t* phMetricGroups ///< [in][optional][range(0, count)]
+    zet_context_handle_t hContext, ///< [in] the context the activation belongs to
+    zet_device_handle_t hDevice, ///< [in] the device whose hardware is programmed
+    uint32_t count, ///< [in] how many groups phMetricGroups holds; 0 deactivates all groups
+    zet_metric_group_handle_t* phMetricGroups ///< [in][optional][range(0, count)] the groups to activate, count entries, at most one per domain
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings of a metric streamer; the driver may adjust both values.
 typedef struct _zet_metric_streamer_desc_t
 {
-    zet_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t notifyEveryNReports; ///< [in,out]
-    uint32_t samplingPeriod; ///< [in,out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    const void* pNext; ///< [in][optional] next extension structure in the chain, or null
+    uint32_t notifyEveryNReports; ///< [in,out] the notification event is signalled each time this many reports have accumulated
+    uint32_t samplingPeriod; ///< [in,out] time between two samples, in nanoseconds
 } zet_metric_streamer_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Starts periodic sampling of an active metric group on a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricStreamerOpen(
-    zet_context_handle_t hContext, ///< [in]
-    zet_device_handle_t hDevice, ///< [in]
-    zet_metric_group_handle_t hMetricGroup, ///< [in]
-    zet_metric_streamer_desc_t* desc, ///< [in,out]
-    ze_event_handle_t hNotificationEvent, ///< [in][optional]
-    zet_metric_streamer_handle_t* phMetricStreamer ///< [out]
+    zet_context_handle_t hContext, ///< [in] the context the streamer belongs to
+    zet_device_handle_t hDevice, ///< [in] the device to sample
+    zet_metric_group_handle_t hMetricGroup, ///< [in] the metric group to sample; it must be active
+    zet_metric_streamer_desc_t* desc, ///< [in,out] requested settings; updated with the settings actually used
+    ze_event_handle_t hNotificationEvent, ///< [in][optional] event signalled when enough reports are ready to read; may be null
+    zet_metric_streamer_handle_t* phMetricStreamer ///< [out] receives the new streamer
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Records a command that writes a marker value into a streamer's data.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetCommandListAppendMetricStreamerMarker(
-    zet_command_list_handle_t hCommandList, ///< [in]
-    zet_metric_streamer_handle_t hMetricStreamer, ///< [in]
-    uint32_t value ///< [in]
+    zet_command_list_handle_t hCommandList, ///< [in] the command list that receives the command
+    zet_metric_streamer_handle_t hMetricStreamer, ///< [in] the streamer whose data gets the marker
+    uint32_t value ///< [in] the marker value to write
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Stops a metric streamer and frees it.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricStreamerClose(
-    zet_metric_streamer_handle_t hMetricStreamer ///< [in][release]
+    zet_metric_streamer_handle_t hMetricStreamer ///< [in][release] the streamer to close; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Copies gathered reports out of a metric streamer in raw form.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricStreamerReadData(
-    zet_metric_streamer_handle_t hMetricStreamer, ///< [in]
-    uint32_t maxReportCount, ///< [in]
-    size_t* pRawDataSize, ///< [in,out]
-    uint8_t* pRawData ///< [in,out][optional][range(0, *pRawDataSize)]
+    zet_metric_streamer_handle_t hMetricStreamer, ///< [in] the streamer to read
+    uint32_t maxReportCount, ///< [in] most reports to copy; UINT32_MAX takes all that are ready
+    size_t* pRawDataSize, ///< [in,out] on entry the room in pRawData in bytes (0 asks for the size needed); on return the bytes available or written
+    uint8_t* pRawData ///< [in,out][optional][range(0, *pRawDataSize)] receives the raw reports
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of metric query pool.
 typedef enum _zet_metric_query_pool_type_t
 {
-    ZET_METRIC_QUERY_POOL_TYPE_PERFORMANCE = 0,
-    ZET_METRIC_QUERY_POOL_TYPE_EXECUTION = 1,
+    ZET_METRIC_QUERY_POOL_TYPE_PERFORMANCE = 0, ///< queries that gather performance counters
+    ZET_METRIC_QUERY_POOL_TYPE_EXECUTION = 1, ///< execution queries, as opposed to performance counter queries
     ZET_METRIC_QUERY_POOL_TYPE_FORCE_UINT32 = 0x7fffffff
 } zet_metric_query_pool_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings of a metric query pool.
 typedef struct _zet_metric_query_pool_desc_t
 {
-    zet_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    zet_metric_query_pool_type_t type; ///< [in]
-    uint32_t count; ///< [in]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    const void* pNext; ///< [in][optional] next extension structure in the chain, or null
+    zet_metric_query_pool_type_t type; ///< [in] the kind of queries the pool holds
+    uint32_t count; ///< [in] how many queries the pool can hold
 } zet_metric_query_pool_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a pool of metric queries for one metric group on a device.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricQueryPoolCreate(
-    zet_context_handle_t hContext, ///< [in]
-    zet_device_handle_t hDevice, ///< [in]
-    zet_metric_group_handle_t hMetricGroup, ///< [in]
-    const zet_metric_query_pool_desc_t* desc, ///< [in]
-    zet_metric_query_pool_handle_t* phMetricQueryPool ///< [out]
+    zet_context_handle_t hContext, ///< [in] the context that owns the pool
+    zet_device_handle_t hDevice, ///< [in] the device the queries will run on
+    zet_metric_group_handle_t hMetricGroup, ///< [in] the metric group the queries will gather
+    const zet_metric_query_pool_desc_t* desc, ///< [in] the pool's kind and size
+    zet_metric_query_pool_handle_t* phMetricQueryPool ///< [out] receives the new pool
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Frees a metric query pool; its queries must be destroyed first.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricQueryPoolDestroy(
-    zet_metric_query_pool_handle_t hMetricQueryPool ///< [in][release]
+    zet_metric_query_pool_handle_t hMetricQueryPool ///< [in][release] the pool to free; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Takes one query slot of a pool for use.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricQueryCreate(
-    zet_metric_query_pool_handle_t hMetricQueryPool, ///< [in]
-    uint32_t index, ///< [in]
-    zet_metric_query_handle_t* phMetricQuery ///< [out]
+    zet_metric_query_pool_handle_t hMetricQueryPool, ///< [in] the pool to take the query from
+    uint32_t index, ///< [in] the slot to use, below the pool's count
+    zet_metric_query_handle_t* phMetricQuery ///< [out] receives the new query
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Releases a metric query back to its pool.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricQueryDestroy(
-    zet_metric_query_handle_t hMetricQuery ///< [in][release]
+    zet_metric_query_handle_t hMetricQuery ///< [in][release] the query to release; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Clears a metric query's results so it can be recorded again.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricQueryReset(
-    zet_metric_query_handle_t hMetricQuery ///< [in]
+    zet_metric_query_handle_t hMetricQuery ///< [in] the query to clear
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Records the command that starts gathering a metric query.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetCommandListAppendMetricQueryBegin(
-    zet_command_list_handle_t hCommandList, ///< [in]
-    zet_metric_query_handle_t hMetricQuery ///< [in]
+    zet_command_list_handle_t hCommandList, ///< [in] the command list that receives the command
+    zet_metric_query_handle_t hMetricQuery ///< [in] the query to start
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Records the command that stops gathering a metric query.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetCommandListAppendMetricQueryEnd(
-    zet_command_list_handle_t hCommandList, ///< [in]
-    zet_metric_query_handle_t hMetricQuery, ///< [in]
-    ze_event_handle_t hSignalEvent, ///< [in][optional]
-    uint32_t numWaitEvents, ///< [in]
-    ze_event_handle_t* phWaitEvents ///< [in][mbz]
+    zet_command_list_handle_t hCommandList, ///< [in] the command list that receives the command
+    zet_metric_query_handle_t hMetricQuery, ///< [in] the query to stop
+    ze_event_handle_t hSignalEvent, ///< [in][optional] event signalled once the query's data is complete
+    uint32_t numWaitEvents, ///< [in] how many events phWaitEvents holds
+    ze_event_handle_t* phWaitEvents ///< [in][mbz] events to wait for before the query stops, numWaitEvents entries
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Records a barrier that makes earlier metric writes visible before later commands run.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetCommandListAppendMetricMemoryBarrier(
-    zet_command_list_handle_t hCommandList ///< [in]
+    zet_command_list_handle_t hCommandList ///< [in] the command list that receives the barrier
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Copies the raw data a metric query gathered.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricQueryGetData(
-    zet_metric_query_handle_t hMetricQuery, ///< [in]
-    size_t* pRawDataSize, ///< [in,out]
-    uint8_t* pRawData ///< [in,out][optional][range(0, *pRawDataSize)]
+    zet_metric_query_handle_t hMetricQuery, ///< [in] the query to read
+    size_t* pRawDataSize, ///< [in,out] on entry the room in pRawData in bytes (0 asks for the size needed); on return the bytes available or written
+    uint8_t* pRawData ///< [in,out][optional][range(0, *pRawDataSize)] receives the raw data
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet metricExportData
+// Tools extension that exports raw metric data for calculation later or elsewhere.
 #if !defined(__GNUC__)
 #pragma region metricExportData
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental metric export data extension.
 /// @since 1.6
 #ifndef ZET_EXPORT_METRICS_DATA_EXP_NAME
 #define ZET_EXPORT_METRICS_DATA_EXP_NAME  "ZET_experimental_metric_export_data"
 #endif // ZET_EXPORT_METRICS_DATA_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the metric export data extension.
 /// @since 1.6
 typedef enum _zet_export_metric_data_exp_version_t
 {
-    ZET_EXPORT_METRIC_DATA_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZET_EXPORT_METRIC_DATA_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_EXPORT_METRIC_DATA_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZET_EXPORT_METRIC_DATA_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZET_EXPORT_METRIC_DATA_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_export_metric_data_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of an element name in exported metric data.
 /// @since 1.6
 #ifndef ZET_MAX_METRIC_EXPORT_DATA_ELEMENT_NAME_EXP
 #define ZET_MAX_METRIC_EXPORT_DATA_ELEMENT_NAME_EXP  256
 #endif // ZET_MAX_METRIC_EXPORT_DATA_ELEMENT_NAME_EXP
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of an element description in exported metric data.
 /// @since 1.6
 #ifndef ZET_MAX_METRIC_EXPORT_DATA_ELEMENT_DESCRIPTION_EXP
 #define ZET_MAX_METRIC_EXPORT_DATA_ELEMENT_DESCRIPTION_EXP  256
 #endif // ZET_MAX_METRIC_EXPORT_DATA_ELEMENT_DESCRIPTION_EXP
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Options for calculating values from exported metric data.
 /// @since 1.6
 typedef struct _zet_metric_calculate_exp_desc_t
 {
-    zet_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t rawReportSkipCount; ///< [in]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    const void* pNext; ///< [in][optional] next extension structure in the chain, or null
+    uint32_t rawReportSkipCount; ///< [in] how many leading raw reports to ignore
 } zet_metric_calculate_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Packs raw metric data with everything needed to calculate it elsewhere.
 /// @since 1.6
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupGetExportDataExp(
-    zet_metric_group_handle_t hMetricGroup, ///< [in]
-    const uint8_t* pRawData, ///< [in]
-    size_t rawDataSize, ///< [in]
-    size_t* pExportDataSize, ///< [in,out]
-    uint8_t* pExportData ///< [in,out][optional][range(0, *pExportDataSize)]
+    zet_metric_group_handle_t hMetricGroup, ///< [in] the metric group the raw data was gathered with
+    const uint8_t* pRawData, ///< [in] the raw data, rawDataSize bytes
+    size_t rawDataSize, ///< [in] size of pRawData, in bytes
+    size_t* pExportDataSize, ///< [in,out] on entry the room in pExportData in bytes (0 asks for the size needed); on return the bytes needed or written
+    uint8_t* pExportData ///< [in,out][optional][range(0, *pExportDataSize)] receives the portable data
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Calculates metric values from exported data, without the device that gathered it.
 /// @since 1.6
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupCalculateMetricExportDataExp(
-    ze_driver_handle_t hDriver, ///< [in]
-    zet_metric_group_calculation_type_t type, ///< [in]
-    size_t exportDataSize, ///< [in]
-    const uint8_t* pExportData, ///< [in][range(0, exportDataSize)]
-    zet_metric_calculate_exp_desc_t* pCalculateDescriptor, ///< [in]
-    uint32_t* pSetCount, ///< [in,out]
-    uint32_t* pTotalMetricValueCount, ///< [in,out]
-    uint32_t* pMetricCounts, ///< [in,out][optional][range(0, *pSetCount)]
-    zet_typed_value_t* pMetricValues ///< [in,out][optional][range(0, *pTotalMetricValueCount)]
+    ze_driver_handle_t hDriver, ///< [in] the driver that does the calculation
+    zet_metric_group_calculation_type_t type, ///< [in] whether to keep every report or only the maxima
+    size_t exportDataSize, ///< [in] size of pExportData, in bytes
+    const uint8_t* pExportData, ///< [in][range(0, exportDataSize)] the exported data, exportDataSize bytes
+    zet_metric_calculate_exp_desc_t* pCalculateDescriptor, ///< [in] calculation options
+    uint32_t* pSetCount, ///< [in,out] on entry the room in pMetricCounts (0 asks for the total); on return how many value sets exist or were written
+    uint32_t* pTotalMetricValueCount, ///< [in,out] on entry the room in pMetricValues (0 asks for the total); on return how many values exist or were written
+    uint32_t* pMetricCounts, ///< [in,out][optional][range(0, *pSetCount)] receives the number of values in each set
+    zet_typed_value_t* pMetricValues ///< [in,out][optional][range(0, *pTotalMetricValueCount)] receives the values of all sets, one set after another
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet metricExportMemory
+// Tools extension that tells metric group kinds apart and shares metric data through DMA buffers.
 #if !defined(__GNUC__)
 #pragma region metricExportMemory
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental metric export memory extension.
 /// @since 1.11
 #ifndef ZET_METRIC_EXPORT_MEMORY_EXP_NAME
 #define ZET_METRIC_EXPORT_MEMORY_EXP_NAME  "ZET_experimental_metric_export_memory"
 #endif // ZET_METRIC_EXPORT_MEMORY_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the metric export memory extension.
 /// @since 1.11
 typedef enum _zet_metric_export_memory_exp_version_t
 {
-    ZET_METRIC_EXPORT_MEMORY_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZET_METRIC_EXPORT_MEMORY_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_METRIC_EXPORT_MEMORY_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZET_METRIC_EXPORT_MEMORY_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZET_METRIC_EXPORT_MEMORY_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_metric_export_memory_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of metric group.
 /// @since 1.13
 typedef uint32_t zet_metric_group_type_exp_flags_t;
 typedef enum _zet_metric_group_type_exp_flag_t
 {
-    ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF = ZE_BIT(0),
-    ZET_METRIC_GROUP_TYPE_EXP_FLAG_USER_CREATED = ZE_BIT(1),
-    ZET_METRIC_GROUP_TYPE_EXP_FLAG_OTHER = ZE_BIT(2),
-    ZET_METRIC_GROUP_TYPE_EXP_FLAG_MARKER = ZE_BIT(3),
+    ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF = ZE_BIT(0), ///< the group's data can be shared as a DMA buffer
+    ZET_METRIC_GROUP_TYPE_EXP_FLAG_USER_CREATED = ZE_BIT(1), ///< the application built the group from programmable metrics
+    ZET_METRIC_GROUP_TYPE_EXP_FLAG_OTHER = ZE_BIT(2), ///< a group of no special kind
+    ZET_METRIC_GROUP_TYPE_EXP_FLAG_MARKER = ZE_BIT(3), ///< the group accepts markers appended to command lists
     ZET_METRIC_GROUP_TYPE_EXP_FLAG_FORCE_UINT32 = 0x7fffffff
 } zet_metric_group_type_exp_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kind of a metric group; chained into the metric group property query.
 typedef struct _zet_metric_group_type_exp_t
 {
-    zet_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zet_metric_group_type_exp_flags_t type; ///< [out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    void* pNext; ///< [in,out][optional] next extension structure in the chain, or null
+    zet_metric_group_type_exp_flags_t type; ///< [out] the group's kind
 } zet_metric_group_type_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief DMA buffer that holds a metric's data; chained into the metric property query.
 typedef struct _zet_export_dma_buf_exp_properties_t
 {
-    zet_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    int fd; ///< [out]
-    size_t size; ///< [out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    void* pNext; ///< [in,out][optional] next extension structure in the chain, or null
+    int fd; ///< [out] file descriptor of the DMA buffer
+    size_t size; ///< [out] size of the DMA buffer, in bytes
 } zet_export_dma_buf_exp_properties_t;
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet metricGroupMarker
+// Tools extension for writing markers into the data of a metric group from a command list.
 #if !defined(__GNUC__)
 #pragma region metricGroupMarker
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental metric group marker extension.
 /// @since 1.13
 #ifndef ZET_METRIC_GROUP_MARKER_EXP_NAME
 #define ZET_METRIC_GROUP_MARKER_EXP_NAME  "ZET_experimental_metric_group_marker"
 #endif // ZET_METRIC_GROUP_MARKER_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the metric group marker extension.
 /// @since 1.13
 typedef enum _zet_metric_group_marker_exp_version_t
 {
-    ZET_METRIC_GROUP_MARKER_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZET_METRIC_GROUP_MARKER_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_METRIC_GROUP_MARKER_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZET_METRIC_GROUP_MARKER_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZET_METRIC_GROUP_MARKER_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_metric_group_marker_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Which hardware source produces a metric group's data; chained into the metric group property query.
 /// @since 1.13
 typedef struct _zet_metric_source_id_exp_t
 {
-    zet_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    uint32_t sourceId; ///< [out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    void* pNext; ///< [in,out][optional] next extension structure in the chain, or null
+    uint32_t sourceId; ///< [out] identifier of the source; groups with the same id share it
 } zet_metric_source_id_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Records a command that writes a marker value into a metric group's data.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetCommandListAppendMarkerExp(
-    zet_command_list_handle_t hCommandList, ///< [in]
-    zet_metric_group_handle_t hMetricGroup, ///< [in]
-    uint32_t value ///< [in]
+    zet_command_list_handle_t hCommandList, ///< [in] the command list that receives the command
+    zet_metric_group_handle_t hMetricGroup, ///< [in] the metric group whose data gets the marker
+    uint32_t value ///< [in] the marker value to write
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet metricProgrammable
+// Tools extension for programmable metrics: parameterised templates for building metrics and groups.
 #if !defined(__GNUC__)
 #pragma region metricProgrammable
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental programmable metrics extension.
 /// @since 1.9
 #ifndef ZET_PROGRAMMABLE_METRICS_EXP_NAME
 #define ZET_PROGRAMMABLE_METRICS_EXP_NAME  "ZET_experimental_programmable_metrics"
 #endif // ZET_PROGRAMMABLE_METRICS_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the programmable metrics extension.
 /// @since 1.9
 typedef enum _zet_metric_programmable_exp_version_t
 {
-    ZET_METRIC_PROGRAMMABLE_EXP_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ),
-    ZET_METRIC_PROGRAMMABLE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 1 ),
+    ZET_METRIC_PROGRAMMABLE_EXP_VERSION_1_1 = ZE_MAKE_VERSION( 1, 1 ), ///< extension version 1.1
+    ZET_METRIC_PROGRAMMABLE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 1 ), ///< the newest version this header knows
     ZET_METRIC_PROGRAMMABLE_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_metric_programmable_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of a programmable metrics element name.
 /// @since 1.9
 #ifndef ZET_MAX_PROGRAMMABLE_METRICS_ELEMENT_NAME_EXP
 #define ZET_MAX_PROGRAMMABLE_METRICS_ELEMENT_NAME_EXP  256
 #endif // ZET_MAX_PROGRAMMABLE_METRICS_ELEMENT_NAME_EXP
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of a programmable metrics element description.
 /// @since 1.9
 #ifndef ZET_MAX_PROGRAMMABLE_METRICS_ELEMENT_DESCRIPTION_EXP
 #define ZET_MAX_PROGRAMMABLE_METRICS_ELEMENT_DESCRIPTION_EXP  256
 #endif // ZET_MAX_PROGRAMMABLE_METRICS_ELEMENT_DESCRIPTION_EXP
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of the name prefix given to generated metric groups.
 /// @since 1.12
 #ifndef ZET_MAX_METRIC_GROUP_NAME_PREFIX_EXP
 #define ZET_MAX_METRIC_GROUP_NAME_PREFIX_EXP  64
 #endif // ZET_MAX_METRIC_GROUP_NAME_PREFIX_EXP
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of a metric template's name, terminating NUL included.
 /// @since 1.9
 #ifndef ZET_MAX_METRIC_PROGRAMMABLE_NAME_EXP
 #define ZET_MAX_METRIC_PROGRAMMABLE_NAME_EXP  128
 #endif // ZET_MAX_METRIC_PROGRAMMABLE_NAME_EXP
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of a metric template's description, terminating NUL included.
 /// @since 1.9
 #ifndef ZET_MAX_METRIC_PROGRAMMABLE_DESCRIPTION_EXP
 #define ZET_MAX_METRIC_PROGRAMMABLE_DESCRIPTION_EXP  128
 #endif // ZET_MAX_METRIC_PROGRAMMABLE_DESCRIPTION_EXP
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of a metric template's component name, terminating NUL included.
 /// @since 1.9
 #ifndef ZET_MAX_METRIC_PROGRAMMABLE_COMPONENT_EXP
 #define ZET_MAX_METRIC_PROGRAMMABLE_COMPONENT_EXP  128
 #endif // ZET_MAX_METRIC_PROGRAMMABLE_COMPONENT_EXP
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of a template parameter's name, terminating NUL included.
 /// @since 1.9
 #ifndef ZET_MAX_METRIC_PROGRAMMABLE_PARAMETER_NAME_EXP
 #define ZET_MAX_METRIC_PROGRAMMABLE_PARAMETER_NAME_EXP  128
 #endif // ZET_MAX_METRIC_PROGRAMMABLE_PARAMETER_NAME_EXP
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Capacity in characters of the text describing a parameter value, terminating NUL included.
 /// @since 1.9
 #ifndef ZET_MAX_METRIC_PROGRAMMABLE_VALUE_DESCRIPTION_EXP
 #define ZET_MAX_METRIC_PROGRAMMABLE_VALUE_DESCRIPTION_EXP  128
 #endif // ZET_MAX_METRIC_PROGRAMMABLE_VALUE_DESCRIPTION_EXP
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Older spelling of ZET_MAX_METRIC_GROUP_NAME_PREFIX_EXP, kept for source compatibility.
 /// @since 1.10
 #ifndef ZE_MAX_METRIC_GROUP_NAME_PREFIX
 #define ZE_MAX_METRIC_GROUP_NAME_PREFIX  64
 #endif // ZE_MAX_METRIC_GROUP_NAME_PREFIX
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A metric template whose parameters the application chooses to create metrics.
 /// @since 1.9
 typedef struct _zet_metric_programmable_exp_handle_t *zet_metric_programmable_exp_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a metric template.
 /// @since 1.9
 typedef struct _zet_metric_programmable_exp_properties_t
 {
-    zet_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    char name[ZET_MAX_METRIC_PROGRAMMABLE_NAME_EXP]; ///< [out]
-    char description[ZET_MAX_METRIC_PROGRAMMABLE_DESCRIPTION_EXP]; ///< [out]
-    char component[ZET_MAX_METRIC_PROGRAMMABLE_COMPONENT_EXP]; ///< [out]
-    uint32_t tierNumber; ///< [out]
-    uint32_t domain; ///< [out]
-    uint32_t parameterCount; ///< [out]
-    zet_metric_group_sampling_type_flags_t samplingType; ///< [out]
-    uint32_t sourceId; ///< [out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    void* pNext; ///< [in,out][optional] next extension structure in the chain, or null
+    char name[ZET_MAX_METRIC_PROGRAMMABLE_NAME_EXP]; ///< [out] short name of the template
+    char description[ZET_MAX_METRIC_PROGRAMMABLE_DESCRIPTION_EXP]; ///< [out] human-readable explanation of what the template measures
+    char component[ZET_MAX_METRIC_PROGRAMMABLE_COMPONENT_EXP]; ///< [out] the hardware unit the template observes
+    uint32_t tierNumber; ///< [out] tier of the template in the vendor's grouping by importance
+    uint32_t domain; ///< [out] hardware domain the resulting metrics are counted in
+    uint32_t parameterCount; ///< [out] how many parameters the template takes
+    zet_metric_group_sampling_type_flags_t samplingType; ///< [out] how metrics made from the template can be sampled
+    uint32_t sourceId; ///< [out] identifier of the hardware source that produces the data
 } zet_metric_programmable_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Roles a template parameter can play.
 /// @since 1.9
 typedef enum _zet_metric_programmable_param_type_exp_t
 {
-    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_DISAGGREGATION = 0,
-    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_LATENCY = 1,
-    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_NORMALIZATION_UTILIZATION = 2,
-    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_NORMALIZATION_AVERAGE = 3,
-    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_NORMALIZATION_RATE = 4,
-    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_NORMALIZATION_BYTES = 5, ///< @since 1.10
-    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_GENERIC = 6, ///< @since 1.12
+    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_DISAGGREGATION = 0, ///< picks which instance of a replicated hardware unit is counted
+    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_LATENCY = 1, ///< makes the metric measure latency
+    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_NORMALIZATION_UTILIZATION = 2, ///< reports the result as a utilization percentage
+    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_NORMALIZATION_AVERAGE = 3, ///< reports the result as an average
+    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_NORMALIZATION_RATE = 4, ///< reports the result as a rate over time
+    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_NORMALIZATION_BYTES = 5, ///< reports the result as a number of bytes @since 1.10
+    ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_GENERIC = 6, ///< a parameter of no predefined role @since 1.12
     ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_FORCE_UINT32 = 0x7fffffff
 } zet_metric_programmable_param_type_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Data types in which the allowed values of a template parameter are described.
 /// @since 1.9
 typedef enum _zet_value_info_type_exp_t
 {
-    ZET_VALUE_INFO_TYPE_EXP_UINT32 = 0,
-    ZET_VALUE_INFO_TYPE_EXP_UINT64 = 1,
-    ZET_VALUE_INFO_TYPE_EXP_FLOAT32 = 2,
-    ZET_VALUE_INFO_TYPE_EXP_FLOAT64 = 3,
-    ZET_VALUE_INFO_TYPE_EXP_BOOL8 = 4,
-    ZET_VALUE_INFO_TYPE_EXP_UINT8 = 5,
-    ZET_VALUE_INFO_TYPE_EXP_UINT16 = 6,
-    ZET_VALUE_INFO_TYPE_EXP_UINT64_RANGE = 7,
-    ZET_VALUE_INFO_TYPE_EXP_FLOAT64_RANGE = 8, ///< @since 1.10
+    ZET_VALUE_INFO_TYPE_EXP_UINT32 = 0, ///< 32-bit unsigned integer
+    ZET_VALUE_INFO_TYPE_EXP_UINT64 = 1, ///< 64-bit unsigned integer
+    ZET_VALUE_INFO_TYPE_EXP_FLOAT32 = 2, ///< 32-bit IEEE floating point
+    ZET_VALUE_INFO_TYPE_EXP_FLOAT64 = 3, ///< 64-bit IEEE floating point
+    ZET_VALUE_INFO_TYPE_EXP_BOOL8 = 4, ///< 8-bit boolean
+    ZET_VALUE_INFO_TYPE_EXP_UINT8 = 5, ///< 8-bit unsigned integer
+    ZET_VALUE_INFO_TYPE_EXP_UINT16 = 6, ///< 16-bit unsigned integer
+    ZET_VALUE_INFO_TYPE_EXP_UINT64_RANGE = 7, ///< inclusive range of 64-bit unsigned integers
+    ZET_VALUE_INFO_TYPE_EXP_FLOAT64_RANGE = 8, ///< inclusive range of 64-bit floating point numbers @since 1.10
     ZET_VALUE_INFO_TYPE_EXP_FORCE_UINT32 = 0x7fffffff
 } zet_value_info_type_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief An inclusive range of 64-bit unsigned integers.
 /// @since 1.9
 typedef struct _zet_value_uint64_range_exp_t
 {
-    uint64_t ui64Min; ///< [out]
-    uint64_t ui64Max; ///< [out]
+    uint64_t ui64Min; ///< [out] lowest value in the range
+    uint64_t ui64Max; ///< [out] highest value in the range
 } zet_value_uint64_range_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief An inclusive range of 64-bit floating point numbers.
 /// @since 1.10
 typedef struct _zet_value_fp64_range_exp_t
 {
-    double fp64Min; ///< [out]
-    double fp64Max; ///< [out]
+    double fp64Min; ///< [out] lowest value in the range
+    double fp64Max; ///< [out] highest value in the range
 } zet_value_fp64_range_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One allowed value or range of a template parameter; zet_value_info_type_exp_t says which member is valid.
 /// @since 1.9
 typedef union _zet_value_info_exp_t
 {
-    uint32_t ui32; ///< [out]
-    uint64_t ui64; ///< [out]
-    float fp32; ///< [out]
-    double fp64; ///< [out]
-    ze_bool_t b8; ///< [out]
-    uint8_t ui8; ///< [out]
-    uint16_t ui16; ///< [out]
-    zet_value_uint64_range_exp_t ui64Range; ///< [out]
-    zet_value_fp64_range_exp_t fp64Range; ///< [out]
+    uint32_t ui32; ///< [out] a 32-bit unsigned value
+    uint64_t ui64; ///< [out] a 64-bit unsigned value
+    float fp32; ///< [out] a 32-bit float value
+    double fp64; ///< [out] a 64-bit float value
+    ze_bool_t b8; ///< [out] a boolean value
+    uint8_t ui8; ///< [out] an 8-bit unsigned value
+    uint16_t ui16; ///< [out] a 16-bit unsigned value
+    zet_value_uint64_range_exp_t ui64Range; ///< [out] a range of 64-bit unsigned values
+    zet_value_fp64_range_exp_t fp64Range; ///< [out] a range of 64-bit float values
 } zet_value_info_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes one parameter of a metric template.
 /// @since 1.9
 typedef struct _zet_metric_programmable_param_info_exp_t
 {
-    zet_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zet_metric_programmable_param_type_exp_t type; ///< [out]
-    char name[ZET_MAX_METRIC_PROGRAMMABLE_PARAMETER_NAME_EXP]; ///< [out]
-    zet_value_info_type_exp_t valueInfoType; ///< [out]
-    zet_value_t defaultValue; ///< [out]
-    uint32_t valueInfoCount; ///< [out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    void* pNext; ///< [in,out][optional] next extension structure in the chain, or null
+    zet_metric_programmable_param_type_exp_t type; ///< [out] the role of the parameter
+    char name[ZET_MAX_METRIC_PROGRAMMABLE_PARAMETER_NAME_EXP]; ///< [out] short name of the parameter
+    zet_value_info_type_exp_t valueInfoType; ///< [out] data type in which its allowed values are listed
+    zet_value_t defaultValue; ///< [out] the value used when the application does not choose one
+    uint32_t valueInfoCount; ///< [out] how many allowed values or ranges the parameter has
 } zet_metric_programmable_param_info_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One allowed value or range of a template parameter, with its meaning.
 /// @since 1.9
 typedef struct _zet_metric_programmable_param_value_info_exp_t
 {
-    zet_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zet_value_info_exp_t valueInfo; ///< [out]
-    char description[ZET_MAX_METRIC_PROGRAMMABLE_VALUE_DESCRIPTION_EXP]; ///< [out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    void* pNext; ///< [in,out][optional] next extension structure in the chain, or null
+    zet_value_info_exp_t valueInfo; ///< [out] the value or range
+    char description[ZET_MAX_METRIC_PROGRAMMABLE_VALUE_DESCRIPTION_EXP]; ///< [out] what choosing this value does
 } zet_metric_programmable_param_value_info_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A value chosen for one template parameter.
 /// @since 1.9
 typedef struct _zet_metric_programmable_param_value_exp_t
 {
-    zet_value_t value; ///< [in]
+    zet_value_t value; ///< [in] the chosen value
 } zet_metric_programmable_param_value_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the metric templates a device offers.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricProgrammableGetExp(
-    zet_device_handle_t hDevice, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zet_metric_programmable_exp_handle_t* phMetricProgrammables ///< [in,out][optional][range(0, *pCount)]
+    zet_device_handle_t hDevice, ///< [in] the device to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phMetricProgrammables (0 asks for the total); on return how many templates exist or were written
+    zet_metric_programmable_exp_handle_t* phMetricProgrammables ///< [in,out][optional][range(0, *pCount)] receives up to *pCount template handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes a metric template.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricProgrammableGetPropertiesExp(
-    zet_metric_programmable_exp_handle_t hMetricProgrammable, ///< [in]
-    zet_metric_programmable_exp_properties_t* pProperties ///< [in,out]
+    zet_metric_programmable_exp_handle_t hMetricProgrammable, ///< [in] the template to describe
+    zet_metric_programmable_exp_properties_t* pProperties ///< [in,out] filled with the template's properties
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Describes the parameters of a metric template.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricProgrammableGetParamInfoExp(
-    zet_metric_programmable_exp_handle_t hMetricProgrammable, ///< [in]
-    uint32_t* pParameterCount, ///< [in,out]
-    zet_metric_programmable_param_info_exp_t* pParameterInfo ///< [in,out][range(1, *pParameterCount)]
+    zet_metric_programmable_exp_handle_t hMetricProgrammable, ///< [in] the template to query
+    uint32_t* pParameterCount, ///< [in,out] on entry the room in pParameterInfo; on return how many descriptions were written
+    zet_metric_programmable_param_info_exp_t* pParameterInfo ///< [in,out][range(1, *pParameterCount)] receives up to *pParameterCount parameter descriptions, in parameter order
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the allowed values or ranges of one parameter of a metric template.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricProgrammableGetParamValueInfoExp(
-    zet_metric_programmable_exp_handle_t hMetricProgrammable, ///< [in]
-    uint32_t parameterOrdinal, ///< [in]
-    uint32_t* pValueInfoCount, ///< [in,out]
-    zet_metric_programmable_param_value_info_exp_t* pValueInfo ///< [in,out][range(1, *pValueInfoCount)]
+    zet_metric_programmable_exp_handle_t hMetricProgrammable, ///< [in] the template to query
+    uint32_t parameterOrdinal, ///< [in] position of the parameter, counted from 0
+    uint32_t* pValueInfoCount, ///< [in,out] on entry the room in pValueInfo; on return how many entries were written
+    zet_metric_programmable_param_value_info_exp_t* pValueInfo ///< [in,out][range(1, *pValueInfoCount)] receives up to *pValueInfoCount allowed values or ranges
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates metrics from a metric template with chosen parameter values; the count comes first.
 /// @since 1.11
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricCreateFromProgrammableExp2(
-    zet_metric_programmable_exp_handle_t hMetricProgrammable, ///< [in]
-    uint32_t parameterCount, ///< [in]
-    zet_metric_programmable_param_value_exp_t* pParameterValues, ///< [in]
-    const char* pName, ///< [in]
-    const char* pDescription, ///< [in]
-    uint32_t* pMetricHandleCount, ///< [in,out]
-    zet_metric_handle_t* phMetricHandles ///< [in,out][optional][range(0, *pMetricHandleCount)]
+    zet_metric_programmable_exp_handle_t hMetricProgrammable, ///< [in] the template to instantiate
+    uint32_t parameterCount, ///< [in] how many entries pParameterValues holds
+    zet_metric_programmable_param_value_exp_t* pParameterValues, ///< [in] the chosen values, one per parameter in order
+    const char* pName, ///< [in] name given to the new metrics
+    const char* pDescription, ///< [in] description given to the new metrics
+    uint32_t* pMetricHandleCount, ///< [in,out] on entry the room in phMetricHandles (0 asks for the total); on return how many metrics result or were created
+    zet_metric_handle_t* phMetricHandles ///< [in,out][optional][range(0, *pMetricHandleCount)] receives up to *pMetricHandleCount new metric handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates metrics from a metric template with chosen parameter values (older parameter order).
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricCreateFromProgrammableExp(
-    zet_metric_programmable_exp_handle_t hMetricProgrammable, ///< [in]
-    zet_metric_programmable_param_value_exp_t* pParameterValues, ///< [in]
-    uint32_t parameterCount, ///< [in]
-    const char* pName, ///< [in]
-    const char* pDescription, ///< [in]
-    uint32_t* pMetricHandleCount, ///< [in,out]
-    zet_metric_handle_t* phMetricHandles ///< [in,out][optional][range(0, *pMetricHandleCount)]
+    zet_metric_programmable_exp_handle_t hMetricProgrammable, ///< [in] the template to instantiate
+    zet_metric_programmable_param_value_exp_t* pParameterValues, ///< [in] the chosen values, one per parameter in order
+    uint32_t parameterCount, ///< [in] how many entries pParameterValues holds
+    const char* pName, ///< [in] name given to the new metrics
+    const char* pDescription, ///< [in] description given to the new metrics
+    uint32_t* pMetricHandleCount, ///< [in,out] on entry the room in phMetricHandles (0 asks for the total); on return how many metrics result or were created
+    zet_metric_handle_t* phMetricHandles ///< [in,out][optional][range(0, *pMetricHandleCount)] receives up to *pMetricHandleCount new metric handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Sorts a list of metrics into as few new metric groups as the hardware allows.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDeviceCreateMetricGroupsFromMetricsExp(
-    zet_device_handle_t hDevice, ///< [in]
-    uint32_t metricCount, ///< [in]
-    zet_metric_handle_t* phMetrics, ///< [in]
-    const char* pMetricGroupNamePrefix, ///< [in]
-    const char* pDescription, ///< [in]
-    uint32_t* pMetricGroupCount, ///< [in,out]
-    zet_metric_group_handle_t* phMetricGroup ///< [in,out][optional][range(0, *pMetricGroupCount)]
+    zet_device_handle_t hDevice, ///< [in] the device the metrics belong to
+    uint32_t metricCount, ///< [in] how many metrics phMetrics holds
+    zet_metric_handle_t* phMetrics, ///< [in] the metrics to place in groups, metricCount entries
+    const char* pMetricGroupNamePrefix, ///< [in] text that starts the name of every new group
+    const char* pDescription, ///< [in] description given to every new group
+    uint32_t* pMetricGroupCount, ///< [in,out] on entry the room in phMetricGroup (0 asks for the total); on return how many groups result or were created
+    zet_metric_group_handle_t* phMetricGroup ///< [in,out][optional][range(0, *pMetricGroupCount)] receives up to *pMetricGroupCount new group handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates an empty metric group that metrics can then be added to.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupCreateExp(
-    zet_device_handle_t hDevice, ///< [in]
-    const char* pName, ///< [in]
-    const char* pDescription, ///< [in]
-    zet_metric_group_sampling_type_flags_t samplingType, ///< [in]
-    zet_metric_group_handle_t* phMetricGroup ///< [in,out]
+    zet_device_handle_t hDevice, ///< [in] the device the group is for
+    const char* pName, ///< [in] name of the new group
+    const char* pDescription, ///< [in] description of the new group
+    zet_metric_group_sampling_type_flags_t samplingType, ///< [in] how the group will be sampled
+    zet_metric_group_handle_t* phMetricGroup ///< [in,out] receives the new group
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Adds a metric to an application-built metric group that is not yet closed.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupAddMetricExp(
-    zet_metric_group_handle_t hMetricGroup, ///< [in]
-    zet_metric_handle_t hMetric, ///< [in]
-    size_t* pErrorStringSize, ///< [in,out][optional]
-    char* pErrorString ///< [in,out][optional][range(0, *pErrorStringSize)]
+    zet_metric_group_handle_t hMetricGroup, ///< [in] the group to extend
+    zet_metric_handle_t hMetric, ///< [in] the metric to add
+    size_t* pErrorStringSize, ///< [in,out][optional] on entry the room in pErrorString (0 asks for the size needed); on return the length of the explanation
+    char* pErrorString ///< [in,out][optional][range(0, *pErrorStringSize)] receives text explaining why the metric could not be added
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Takes a metric out of an application-built metric group that is not yet closed.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupRemoveMetricExp(
-    zet_metric_group_handle_t hMetricGroup, ///< [in]
-    zet_metric_handle_t hMetric ///< [in]
+    zet_metric_group_handle_t hMetricGroup, ///< [in] the group to change
+    zet_metric_handle_t hMetric ///< [in] the metric to take out
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Finishes an application-built metric group so it can be activated; no metrics can be added after.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupCloseExp(
-    zet_metric_group_handle_t hMetricGroup ///< [in]
+    zet_metric_group_handle_t hMetricGroup ///< [in] the group to finish
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Frees an application-built metric group.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupDestroyExp(
-    zet_metric_group_handle_t hMetricGroup ///< [in]
+    zet_metric_group_handle_t hMetricGroup ///< [in] the group to free; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Frees a metric created from a metric template.
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricDestroyExp(
-    zet_metric_handle_t hMetric ///< [in]
+    zet_metric_handle_t hMetric ///< [in] the metric to free; invalid afterwards
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet metricRuntimeEnableDisable
+// Tools extension for switching metric collection on or off for a device while the program runs.
 #if !defined(__GNUC__)
 #pragma region metricRuntimeEnableDisable
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental runtime metrics enable and disable extension.
 /// @since 1.13
 #ifndef ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_NAME
 #define ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_NAME  "ZET_experimental_metrics_runtime_enable_disable"
 #endif // ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the runtime metrics enable and disable extension.
 /// @since 1.13
 typedef enum _zet_metrics_runtime_enable_disable_exp_version_t
 {
-    ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_metrics_runtime_enable_disable_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Turns on metric collection for a device, as ZET_ENABLE_METRICS does at start-up.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDeviceEnableMetricsExp(
-    zet_device_handle_t hDevice ///< [in]
+    zet_device_handle_t hDevice ///< [in] the device whose metrics are switched on
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Turns off metric collection for a device.
 /// @since 1.13
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetDeviceDisableMetricsExp(
-    zet_device_handle_t hDevice ///< [in]
+    zet_device_handle_t hDevice ///< [in] the device whose metrics are switched off
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet metricTracer
+// Tools extension for metric tracers: streams of timestamped metric events, and decoders that turn them into values.
 #if !defined(__GNUC__)
 #pragma region metricTracer
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental metric tracer extension.
 /// @since 1.10
 #ifndef ZET_METRICS_TRACER_EXP_NAME
 #define ZET_METRICS_TRACER_EXP_NAME  "ZET_experimental_metric_tracer"
 #endif // ZET_METRICS_TRACER_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the metric tracer extension.
 /// @since 1.10
 typedef enum _zet_metric_tracer_exp_version_t
 {
-    ZET_METRIC_TRACER_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZET_METRIC_TRACER_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_METRIC_TRACER_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZET_METRIC_TRACER_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZET_METRIC_TRACER_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_metric_tracer_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A metric tracer that records metric events of some metric groups.
 /// @since 1.10
 typedef struct _zet_metric_tracer_exp_handle_t *zet_metric_tracer_exp_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A decoder that turns a metric tracer's raw data into metric entries.
 /// @since 1.10
 typedef struct _zet_metric_decoder_exp_handle_t *zet_metric_decoder_exp_handle_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings of a metric tracer; the driver may adjust them.
 /// @since 1.10
 typedef struct _zet_metric_tracer_exp_desc_t
 {
-    zet_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    uint32_t notifyEveryNBytes; ///< [in,out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    const void* pNext; ///< [in][optional] next extension structure in the chain, or null
+    uint32_t notifyEveryNBytes; ///< [in,out] the notification event is signalled each time this many bytes of data have accumulated
 } zet_metric_tracer_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief One decoded metric event.
 /// @since 1.10
 typedef struct _zet_metric_entry_exp_t
 {
-    zet_value_t value; ///< [out]
-    uint64_t timeStamp; ///< [out]
-    uint32_t metricIndex; ///< [out]
-    ze_bool_t onSubdevice; ///< [out]
-    uint32_t subdeviceId; ///< [out]
+    zet_value_t value; ///< [out] the metric's value
+    uint64_t timeStamp; ///< [out] when the event happened
+    uint32_t metricIndex; ///< [out] position of the metric in the list given to the decode call
+    ze_bool_t onSubdevice; ///< [out] true when the event came from a sub-device
+    uint32_t subdeviceId; ///< [out] index of that sub-device; only meaningful when onSubdevice is true
 } zet_metric_entry_exp_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a metric tracer for some metric groups of a device; it starts disabled.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricTracerCreateExp(
-    zet_context_handle_t hContext, ///< [in]
-    zet_device_handle_t hDevice, ///< [in]
-    uint32_t metricGroupCount, ///< [in]
-    zet_metric_group_handle_t* phMetricGroups, ///< [in][range(0, metricGroupCount)]
-    zet_metric_tracer_exp_desc_t* desc, ///< [in,out]
-    ze_event_handle_t hNotificationEvent, ///< [in][optional]
-    zet_metric_tracer_exp_handle_t* phMetricTracer ///< [out]
+    zet_context_handle_t hContext, ///< [in] the context the tracer belongs to
+    zet_device_handle_t hDevice, ///< [in] the device to trace
+    uint32_t metricGroupCount, ///< [in] how many groups phMetricGroups holds
+    zet_metric_group_handle_t* phMetricGroups, ///< [in][range(0, metricGroupCount)] the groups to trace, metricGroupCount entries, each active and tracer-capable
+    zet_metric_tracer_exp_desc_t* desc, ///< [in,out] requested settings; updated with the settings actually used
+    ze_event_handle_t hNotificationEvent, ///< [in][optional] event signalled when enough data is ready to read; may be null
+    zet_metric_tracer_exp_handle_t* phMetricTracer ///< [out] receives the new tracer
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Frees a metric tracer.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricTracerDestroyExp(
-    zet_metric_tracer_exp_handle_t hMetricTracer ///< [in]
+    zet_metric_tracer_exp_handle_t hMetricTracer ///< [in] the tracer to free; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Starts recording metric events with a tracer.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricTracerEnableExp(
-    zet_metric_tracer_exp_handle_t hMetricTracer, ///< [in]
-    ze_bool_t synchronous ///< [in]
+    zet_metric_tracer_exp_handle_t hMetricTracer, ///< [in] the tracer to start
+    ze_bool_t synchronous ///< [in] true to return only once recording has begun
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Stops recording metric events with a tracer; data already gathered stays readable.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricTracerDisableExp(
-    zet_metric_tracer_exp_handle_t hMetricTracer, ///< [in]
-    ze_bool_t synchronous ///< [in]
+    zet_metric_tracer_exp_handle_t hMetricTracer, ///< [in] the tracer to stop
+    ze_bool_t synchronous ///< [in] true to return only once recording has ended
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Copies gathered data out of a metric tracer in raw form.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricTracerReadDataExp(
-    zet_metric_tracer_exp_handle_t hMetricTracer, ///< [in]
-    size_t* pRawDataSize, ///< [in,out]
-    uint8_t* pRawData ///< [in,out][optional][range(0, *pRawDataSize)]
+    zet_metric_tracer_exp_handle_t hMetricTracer, ///< [in] the tracer to read
+    size_t* pRawDataSize, ///< [in,out] on entry the room in pRawData in bytes (0 asks for the size available); on return the bytes available or written
+    uint8_t* pRawData ///< [in,out][optional][range(0, *pRawDataSize)] receives the raw data
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates a decoder for the raw data of a metric tracer.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricDecoderCreateExp(
-    zet_metric_tracer_exp_handle_t hMetricTracer, ///< [in]
-    zet_metric_decoder_exp_handle_t* phMetricDecoder ///< [out]
+    zet_metric_tracer_exp_handle_t hMetricTracer, ///< [in] the tracer whose data will be decoded
+    zet_metric_decoder_exp_handle_t* phMetricDecoder ///< [out] receives the new decoder
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Frees a metric decoder.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricDecoderDestroyExp(
-    zet_metric_decoder_exp_handle_t phMetricDecoder ///< [in]
+    zet_metric_decoder_exp_handle_t phMetricDecoder ///< [in] the decoder to free; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Lists the metrics a decoder can extract from raw tracer data.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricDecoderGetDecodableMetricsExp(
-    zet_metric_decoder_exp_handle_t hMetricDecoder, ///< [in]
-    uint32_t* pCount, ///< [in,out]
-    zet_metric_handle_t* phMetrics ///< [in,out][range(0, *pCount)]
+    zet_metric_decoder_exp_handle_t hMetricDecoder, ///< [in] the decoder to query
+    uint32_t* pCount, ///< [in,out] on entry the room in phMetrics (0 asks for the total); on return how many metrics exist or were written
+    zet_metric_handle_t* phMetrics ///< [in,out][range(0, *pCount)] receives up to *pCount metric handles
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Decodes raw tracer data into metric entries, grouped in sets by sub-device.
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricTracerDecodeExp(
-    zet_metric_decoder_exp_handle_t phMetricDecoder, ///< [in]
-    size_t* pRawDataSize, ///< [in,out]
-    uint8_t* pRawData, ///< [in,out][optional][range(0, *pRawDataSize)]
-    uint32_t metricsCount, ///< [in]
-    zet_metric_handle_t* phMetrics, ///< [in][range(0, metricsCount)]
-    uint32_t* pSetCount, ///< [in,out]
-    uint32_t* pMetricEntriesCountPerSet, ///< [in,out][optional][range(0, *pSetCount)]
-    uint32_t* pMetricEntriesCount, ///< [in,out]
-    zet_metric_entry_exp_t* pMetricEntries ///< [in,out][optional][range(0, *pMetricEntriesCount)]
+    zet_metric_decoder_exp_handle_t phMetricDecoder, ///< [in] the decoder to use
+    size_t* pRawDataSize, ///< [in,out] on entry the bytes in pRawData; on return how many of them were decoded
+    uint8_t* pRawData, ///< [in,out][optional][range(0, *pRawDataSize)] the raw tracer data
+    uint32_t metricsCount, ///< [in] how many metrics phMetrics holds
+    zet_metric_handle_t* phMetrics, ///< [in][range(0, metricsCount)] the metrics to extract, metricsCount entries; entries refer to them by position
+    uint32_t* pSetCount, ///< [in,out] on entry the room in pMetricEntriesCountPerSet (0 asks for the total); on return how many sets exist or were written
+    uint32_t* pMetricEntriesCountPerSet, ///< [in,out][optional][range(0, *pSetCount)] receives the number of entries in each set
+    uint32_t* pMetricEntriesCount, ///< [in,out] on entry the room in pMetricEntries (0 asks for the total); on return how many entries exist or were written
+    zet_metric_entry_exp_t* pMetricEntries ///< [in,out][optional][range(0, *pMetricEntriesCount)] receives the entries of all sets, one set after another
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet multiMetricValues
+// Tools extension that calculates metric values as several sets, for example one per sub-device.
 #if !defined(__GNUC__)
 #pragma region multiMetricValues
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental multiple metric values extension.
 /// @since 1.2
 #ifndef ZET_MULTI_METRICS_EXP_NAME
 #define ZET_MULTI_METRICS_EXP_NAME  "ZET_experimental_calculate_multiple_metrics"
 #endif // ZET_MULTI_METRICS_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the multiple metric values extension.
 /// @since 1.2
 typedef enum _ze_calculate_multiple_metrics_exp_version_t
 {
-    ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } ze_calculate_multiple_metrics_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Converts raw metric data into typed values split into sets, such as one per sub-device.
 /// @since 1.2
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupCalculateMultipleMetricValuesExp(
-    zet_metric_group_handle_t hMetricGroup, ///< [in]
-    zet_metric_group_calculation_type_t type, ///< [in]
-    size_t rawDataSize, ///< [in]
-    const uint8_t* pRawData, ///< [in][range(0, rawDataSize)]
-    uint32_t* pSetCount, ///< [in,out]
-    uint32_t* pTotalMetricValueCount, ///< [in,out]
-    uint32_t* pMetricCounts, ///< [in,out][optional][range(0, *pSetCount)]
-    zet_typed_value_t* pMetricValues ///< [in,out][optional][range(0, *pTotalMetricValueCount)]
+    zet_metric_group_handle_t hMetricGroup, ///< [in] the metric group the raw data was gathered with
+    zet_metric_group_calculation_type_t type, ///< [in] whether to keep every report or only the maxima
+    size_t rawDataSize, ///< [in] size of pRawData, in bytes
+    const uint8_t* pRawData, ///< [in][range(0, rawDataSize)] raw data from a streamer or query, rawDataSize bytes
+    uint32_t* pSetCount, ///< [in,out] on entry the room in pMetricCounts (0 asks for the total); on return how many sets exist or were written
+    uint32_t* pTotalMetricValueCount, ///< [in,out] on entry the room in pMetricValues (0 asks for the total); on return how many values exist or were written
+    uint32_t* pMetricCounts, ///< [in,out][optional][range(0, *pSetCount)] receives the number of values in each set
+    zet_typed_value_t* pMetricValues ///< [in,out][optional][range(0, *pTotalMetricValueCount)] receives the values of all sets, one set after another
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet pin
+// Tools program instrumentation: what a kernel's compiler left available for instrumenting it.
 #if !defined(__GNUC__)
 #pragma region pin
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Instrumentation aids the compiler can provide for a kernel.
 typedef uint32_t zet_profile_flags_t;
 typedef enum _zet_profile_flag_t
 {
-    ZET_PROFILE_FLAG_REGISTER_REALLOCATION = ZE_BIT(0),
-    ZET_PROFILE_FLAG_FREE_REGISTER_INFO = ZE_BIT(1),
+    ZET_PROFILE_FLAG_REGISTER_REALLOCATION = ZE_BIT(0), ///< the compiler kept register use low to leave room for instrumentation
+    ZET_PROFILE_FLAG_FREE_REGISTER_INFO = ZE_BIT(1), ///< the compiler reports which registers the kernel leaves unused
     ZET_PROFILE_FLAG_FORCE_UINT32 = 0x7fffffff
 } zet_profile_flag_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Instrumentation information of a kernel; tokens follow it in memory.
 typedef struct _zet_profile_properties_t
 {
-    zet_structure_type_t stype; ///< [in]
-    void* pNext; ///< [in,out][optional]
-    zet_profile_flags_t flags; ///< [out]
-    uint32_t numTokens; ///< [out]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    void* pNext; ///< [in,out][optional] next extension structure in the chain, or null
+    zet_profile_flags_t flags; ///< [out] which instrumentation aids were applied
+    uint32_t numTokens; ///< [out] how many tokens follow this structure
 } zet_profile_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of instrumentation token.
 typedef enum _zet_profile_token_type_t
 {
-    ZET_PROFILE_TOKEN_TYPE_FREE_REGISTER = 0,
+    ZET_PROFILE_TOKEN_TYPE_FREE_REGISTER = 0, ///< a token listing unused registers
     ZET_PROFILE_TOKEN_TYPE_FORCE_UINT32 = 0x7fffffff
 } zet_profile_token_type_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Header of a token that lists unused registers; register sequences follow it.
 typedef struct _zet_profile_free_register_token_t
 {
-    zet_profile_token_type_t type; ///< [out]
-    uint32_t size; ///< [out]
-    uint32_t count; ///< [out]
+    zet_profile_token_type_t type; ///< [out] the token's kind
+    uint32_t size; ///< [out] bytes of the whole token, this header included
+    uint32_t count; ///< [out] how many register sequences follow
 } zet_profile_free_register_token_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief A run of consecutive unused registers.
 typedef struct _zet_profile_register_sequence_t
 {
-    uint32_t start; ///< [out]
-    uint32_t count; ///< [out]
+    uint32_t start; ///< [out] byte offset in the register file where the run begins
+    uint32_t count; ///< [out] length of the run, in bytes
 } zet_profile_register_sequence_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Reports the instrumentation information the compiler produced for a kernel.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetKernelGetProfileInfo(
-    zet_kernel_handle_t hKernel, ///< [in]
-    zet_profile_properties_t* pProfileProperties ///< [out]
+    zet_kernel_handle_t hKernel, ///< [in] the kernel to query
+    zet_profile_properties_t* pProfileProperties ///< [out] filled with the kernel's instrumentation information
     );
 
 #if !defined(__GNUC__)
 #pragma endregion
 #endif
 
-// zet tracing
+// Tools API tracing: callbacks run before and after core API calls.
 #if !defined(__GNUC__)
 #pragma region tracing
 #endif
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Name string of the experimental API tracing extension.
 #ifndef ZET_API_TRACING_EXP_NAME
 #define ZET_API_TRACING_EXP_NAME  "ZET_experimental_api_tracing"
 #endif // ZET_API_TRACING_EXP_NAME
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Versions of the API tracing extension.
 typedef enum _zet_api_tracing_exp_version_t
 {
-    ZET_API_TRACING_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ),
-    ZET_API_TRACING_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ),
+    ZET_API_TRACING_EXP_VERSION_1_0 = ZE_MAKE_VERSION( 1, 0 ), ///< extension version 1.0
+    ZET_API_TRACING_EXP_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 0 ), ///< the newest version this header knows
     ZET_API_TRACING_EXP_VERSION_FORCE_UINT32 = 0x7fffffff
 } zet_api_tracing_exp_version_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Table of callbacks, one slot per traced core API function; null slots are not traced.
 typedef ze_callbacks_t zet_core_callbacks_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Settings of an API tracer.
 typedef struct _zet_tracer_exp_desc_t
 {
-    zet_structure_type_t stype; ///< [in]
-    const void* pNext; ///< [in][optional]
-    void* pUserData; ///< [in]
+    zet_structure_type_t stype; ///< [in] says which structure this is
+    const void* pNext; ///< [in][optional] next extension structure in the chain, or null
+    void* pUserData; ///< [in] value handed unchanged to every callback of the tracer
 } zet_tracer_exp_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Creates an API tracer for a context; it starts disabled.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetTracerExpCreate(
-    zet_context_handle_t hContext, ///< [in]
-    const zet_tracer_exp_desc_t* desc, ///< [in]
-    zet_tracer_exp_handle_t* phTracer ///< [out]
+    zet_context_handle_t hContext, ///< [in] the context whose API calls are traced
+    const zet_tracer_exp_desc_t* desc, ///< [in] the tracer's settings
+    zet_tracer_exp_handle_t* phTracer ///< [out] receives the new tracer
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Frees an API tracer; it must be disabled first.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetTracerExpDestroy(
-    zet_tracer_exp_handle_t hTracer ///< [in][release]
+    zet_tracer_exp_handle_t hTracer ///< [in][release] the tracer to free; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Installs the callbacks a tracer runs before each traced call.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetTracerExpSetPrologues(
-    zet_tracer_exp_handle_t hTracer, ///< [in]
-    zet_core_callbacks_t* pCoreCbs ///< [in]
+    zet_tracer_exp_handle_t hTracer, ///< [in] the tracer to configure; it must be disabled
+    zet_core_callbacks_t* pCoreCbs ///< [in] the callbacks to run before calls
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Installs the callbacks a tracer runs after each traced call.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetTracerExpSetEpilogues(
-    zet_tracer_exp_handle_t hTracer, ///< [in]
-    zet_core_callbacks_t* pCoreCbs ///< [in]
+    zet_tracer_exp_handle_t hTracer, ///< [in] the tracer to configure; it must be disabled
+    zet_core_callbacks_t* pCoreCbs ///< [in] the callbacks to run after calls
     );
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Turns an API tracer on or off.
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetTracerExpSetEnabled(
-    zet_tracer_exp_handle_t hTracer, ///< [in]
-    ze_bool_t enable ///< [in]
+    zet_tracer_exp_handle_t hTracer, ///< [in] the tracer to switch
+    ze_bool_t enable ///< [in] true to start running callbacks, false to stop
     );
 
 #if !defined(__GNUC__)

@@ -38,9 +38,43 @@ extern "C" {
 #define ZEKIT_MOCK_SCENARIO_ENV "ZEKIT_MOCK_SCENARIO"
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Kinds of kernel launch arguments (zekit_mock_kernel_arg_t::kind).
+#define ZEKIT_MOCK_KERNEL_ARG_POINTER 0 ///< a global or constant pointer: value points to its 8 bytes
+#define ZEKIT_MOCK_KERNEL_ARG_VALUE   1 ///< a scalar or struct by value: size bytes at value
+#define ZEKIT_MOCK_KERNEL_ARG_LOCAL   2 ///< local memory of size bytes; value is NULL
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief One argument of a kernel launch, as the application set it.
+typedef struct zekit_mock_kernel_arg_t
+{
+    uint32_t kind;     ///< ZEKIT_MOCK_KERNEL_ARG_POINTER, _VALUE or _LOCAL
+    size_t size;       ///< bytes at value (8 for pointers); local memory: its size
+    const void* value; ///< the argument's bytes, valid during the callback (NULL for local memory)
+} zekit_mock_kernel_arg_t;
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief A kernel launch as a callback registered with zekitMockOnKernel receives it; valid
+///        during the callback only.
+typedef struct zekit_mock_kernel_launch_t
+{
+    const char* kernel;                   ///< the kernel's name
+    uint32_t groupCount[3];               ///< work-groups in x, y, z
+    uint32_t groupSize[3];                ///< work-items per group in x, y, z
+    uint32_t globalOffset[3];             ///< the global offset
+    uint32_t numArgs;                     ///< number of arguments
+    const zekit_mock_kernel_arg_t* args;  ///< the arguments, by index
+} zekit_mock_kernel_launch_t;
+
+///////////////////////////////////////////////////////////////////////////////
+/// @brief A host callback that emulates a kernel: the launch, and the user pointer given to
+///        zekitMockOnKernel. A scenario file's `kernels:` names exported functions of this type.
+typedef void (*zekit_mock_kernel_callback_t)(const zekit_mock_kernel_launch_t* launch, void* user);
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief Forgets every programmed result, expectation and sequence, empties the call log
-///        (call numbers restart at 1), clears the log path and restores the default device
-///        profile. Objects the application created stay valid.
+///        (call numbers restart at 1), clears the log path, removes every kernel callback
+///        and restores the default device profile. Objects the application created stay
+///        valid.
 void zekitMockReset(void);
 
 /// Pointer to zekitMockReset, for dlsym.
@@ -95,13 +129,28 @@ int32_t zekitMockVerify(char* buf, size_t len);
 typedef int32_t (*zekit_pfnMockVerify_t)(char*, size_t);
 
 ///////////////////////////////////////////////////////////////////////////////
+/// @brief Registers `callback` for launches of the kernel named `kernel` (replacing an earlier
+///        one; NULL removes it): when such a launch runs, the mock calls
+///        `callback(launch, user)` on the thread that made it run, with the launch's group
+///        counts, group size and argument values, so the callback can emulate the kernel's
+///        effect on memory. Without a callback a launch does nothing. The callback must not
+///        call the mock's queue, command list, event or fence functions. zekitMockReset
+///        removes every callback. Returns ZE_RESULT_ERROR_INVALID_NULL_POINTER for a NULL
+///        name and ZE_RESULT_ERROR_INVALID_ARGUMENT for a name that is not valid UTF-8.
+ze_result_t zekitMockOnKernel(const char* kernel, zekit_mock_kernel_callback_t callback, void* user);
+
+/// Pointer to zekitMockOnKernel, for dlsym.
+typedef ze_result_t (*zekit_pfnMockOnKernel_t)(const char*, zekit_mock_kernel_callback_t, void*);
+
+///////////////////////////////////////////////////////////////////////////////
 /// @brief What each of the 480 API functions returns when the mock has no behaviour
 ///        of its own for it (and no programmed result applies):
 ///        ZE_RESULT_ERROR_UNSUPPORTED_FEATURE when the function has an [out] or [in,out]
 ///        parameter (a success would leave the caller reading outputs nobody wrote) or an
 ///        hSignalEvent (a success would leave the event unsignaled forever), ZE_RESULT_SUCCESS
 ///        otherwise. Functions the mock implements (devices, contexts, queues, command lists,
-///        events, fences, memory) behave as a device would instead. X(function, result).
+///        events, fences, memory, modules, kernels) behave as a device would instead.
+///        X(function, result).
 #define ZEKIT_MOCK_FALLBACK_RESULTS(X) \
     X(zeInit,                                                 ZE_RESULT_SUCCESS) \
     X(zeDriverGet,                                            ZE_RESULT_ERROR_UNSUPPORTED_FEATURE) /* [in,out] pCount */ \

@@ -5,11 +5,15 @@ use crate::*;
 #[allow(unused_imports)]
 use ::core::ffi::{c_char, c_int, c_void};
 /// Function-pointer for zeInit.
+///
+/// Initialises the Level Zero drivers; it must run before any other call of the legacy flow.
 pub type ze_pfnInit_t = Option<
     unsafe extern "C" fn(flags: ze_init_flags_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeDriverGet.
+///
+/// Lists the driver instances that zeInit made available.
 pub type ze_pfnDriverGet_t = Option<
     unsafe extern "C" fn(
         pCount: *mut u32,
@@ -18,6 +22,8 @@ pub type ze_pfnDriverGet_t = Option<
 >;
 
 /// Function-pointer for zeInitDrivers.
+///
+/// Initialises the drivers of the requested kinds and returns their handles in one call.
 pub type ze_pfnInitDrivers_t = Option<
     unsafe extern "C" fn(
         pCount: *mut u32,
@@ -27,6 +33,8 @@ pub type ze_pfnInitDrivers_t = Option<
 >;
 
 /// Function-pointer for zeDriverGetApiVersion.
+///
+/// Reports the API version a driver implements.
 pub type ze_pfnDriverGetApiVersion_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -35,6 +43,8 @@ pub type ze_pfnDriverGetApiVersion_t = Option<
 >;
 
 /// Function-pointer for zeDriverGetProperties.
+///
+/// Fills a structure with the properties of a driver.
 pub type ze_pfnDriverGetProperties_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -43,6 +53,8 @@ pub type ze_pfnDriverGetProperties_t = Option<
 >;
 
 /// Function-pointer for zeDriverGetIpcProperties.
+///
+/// Reports what a driver can share between processes.
 pub type ze_pfnDriverGetIpcProperties_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -51,6 +63,8 @@ pub type ze_pfnDriverGetIpcProperties_t = Option<
 >;
 
 /// Function-pointer for zeDriverGetExtensionProperties.
+///
+/// Lists the extensions a driver supports, with their versions.
 pub type ze_pfnDriverGetExtensionProperties_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -60,6 +74,8 @@ pub type ze_pfnDriverGetExtensionProperties_t = Option<
 >;
 
 /// Function-pointer for zeDriverGetExtensionFunctionAddress.
+///
+/// Looks up the entry point of an extension function by name.
 pub type ze_pfnDriverGetExtensionFunctionAddress_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -69,6 +85,8 @@ pub type ze_pfnDriverGetExtensionFunctionAddress_t = Option<
 >;
 
 /// Function-pointer for zeDriverGetLastErrorDescription.
+///
+/// Returns a text explaining the last error this thread got from the driver.
 pub type ze_pfnDriverGetLastErrorDescription_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -77,6 +95,8 @@ pub type ze_pfnDriverGetLastErrorDescription_t = Option<
 >;
 
 /// Function-pointer for zeDriverGetDefaultContext.
+///
+/// Returns the driver's default context, or null when it has none.
 pub type ze_pfnDriverGetDefaultContext_t = Option<
     unsafe extern "C" fn(hDriver: ze_driver_handle_t) -> ze_context_handle_t,
 >;
@@ -317,6 +337,8 @@ pub type ze_pfnDeviceGetCompilerInfo_t = Option<
 >;
 
 /// Function-pointer for zeContextCreate.
+///
+/// Creates a context covering every device of a driver.
 pub type ze_pfnContextCreate_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -326,6 +348,8 @@ pub type ze_pfnContextCreate_t = Option<
 >;
 
 /// Function-pointer for zeContextCreateEx.
+///
+/// Creates a context covering only the listed devices of a driver.
 pub type ze_pfnContextCreateEx_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -337,16 +361,22 @@ pub type ze_pfnContextCreateEx_t = Option<
 >;
 
 /// Function-pointer for zeContextDestroy.
+///
+/// Destroys a context once nothing created in it is still in use.
 pub type ze_pfnContextDestroy_t = Option<
     unsafe extern "C" fn(hContext: ze_context_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeContextGetStatus.
+///
+/// Reports whether a context is still usable or its device was lost.
 pub type ze_pfnContextGetStatus_t = Option<
     unsafe extern "C" fn(hContext: ze_context_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeCommandQueueCreate.
+///
+/// Creates a command queue on one engine of a device.
 pub type ze_pfnCommandQueueCreate_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -357,11 +387,15 @@ pub type ze_pfnCommandQueueCreate_t = Option<
 >;
 
 /// Function-pointer for zeCommandQueueDestroy.
+///
+/// Destroys a command queue once it has no work in flight.
 pub type ze_pfnCommandQueueDestroy_t = Option<
     unsafe extern "C" fn(hCommandQueue: ze_command_queue_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeCommandQueueExecuteCommandLists.
+///
+/// Submits closed command lists to a queue for execution, optionally signaling a fence when done.
 pub type ze_pfnCommandQueueExecuteCommandLists_t = Option<
     unsafe extern "C" fn(
         hCommandQueue: ze_command_queue_handle_t,
@@ -372,6 +406,8 @@ pub type ze_pfnCommandQueueExecuteCommandLists_t = Option<
 >;
 
 /// Function-pointer for zeCommandQueueSynchronize.
+///
+/// Waits until all work submitted to a queue has finished, or the timeout expires.
 pub type ze_pfnCommandQueueSynchronize_t = Option<
     unsafe extern "C" fn(
         hCommandQueue: ze_command_queue_handle_t,
@@ -380,6 +416,8 @@ pub type ze_pfnCommandQueueSynchronize_t = Option<
 >;
 
 /// Function-pointer for zeCommandQueueGetOrdinal.
+///
+/// Reports the command queue group a queue was created on.
 pub type ze_pfnCommandQueueGetOrdinal_t = Option<
     unsafe extern "C" fn(
         hCommandQueue: ze_command_queue_handle_t,
@@ -388,6 +426,8 @@ pub type ze_pfnCommandQueueGetOrdinal_t = Option<
 >;
 
 /// Function-pointer for zeCommandQueueGetIndex.
+///
+/// Reports the engine index within its group a queue was created on.
 pub type ze_pfnCommandQueueGetIndex_t = Option<
     unsafe extern "C" fn(
         hCommandQueue: ze_command_queue_handle_t,
@@ -396,6 +436,8 @@ pub type ze_pfnCommandQueueGetIndex_t = Option<
 >;
 
 /// Function-pointer for zeCommandQueueGetFlags.
+///
+/// Reports the flags a command queue was created with.
 pub type ze_pfnCommandQueueGetFlags_t = Option<
     unsafe extern "C" fn(
         hCmdQueue: ze_command_queue_handle_t,
@@ -404,6 +446,8 @@ pub type ze_pfnCommandQueueGetFlags_t = Option<
 >;
 
 /// Function-pointer for zeCommandQueueGetMode.
+///
+/// Reports the submission mode a command queue was created with.
 pub type ze_pfnCommandQueueGetMode_t = Option<
     unsafe extern "C" fn(
         hCmdQueue: ze_command_queue_handle_t,
@@ -412,6 +456,8 @@ pub type ze_pfnCommandQueueGetMode_t = Option<
 >;
 
 /// Function-pointer for zeCommandQueueGetPriority.
+///
+/// Reports the priority a command queue was created with.
 pub type ze_pfnCommandQueueGetPriority_t = Option<
     unsafe extern "C" fn(
         hCmdQueue: ze_command_queue_handle_t,
@@ -420,6 +466,8 @@ pub type ze_pfnCommandQueueGetPriority_t = Option<
 >;
 
 /// Function-pointer for zeCommandListCreate.
+///
+/// Creates an empty command list to record commands into.
 pub type ze_pfnCommandListCreate_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -430,6 +478,8 @@ pub type ze_pfnCommandListCreate_t = Option<
 >;
 
 /// Function-pointer for zeCommandListCreateImmediate.
+///
+/// Creates an immediate command list whose commands are submitted as they are appended.
 pub type ze_pfnCommandListCreateImmediate_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -440,21 +490,29 @@ pub type ze_pfnCommandListCreateImmediate_t = Option<
 >;
 
 /// Function-pointer for zeCommandListDestroy.
+///
+/// Destroys a command list once no queue is still running it.
 pub type ze_pfnCommandListDestroy_t = Option<
     unsafe extern "C" fn(hCommandList: ze_command_list_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeCommandListClose.
+///
+/// Ends recording so the command list can be submitted to a queue.
 pub type ze_pfnCommandListClose_t = Option<
     unsafe extern "C" fn(hCommandList: ze_command_list_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeCommandListReset.
+///
+/// Empties a command list so it can be recorded again.
 pub type ze_pfnCommandListReset_t = Option<
     unsafe extern "C" fn(hCommandList: ze_command_list_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeCommandListAppendWriteGlobalTimestamp.
+///
+/// Appends a command that stores the device global timestamp into memory.
 pub type ze_pfnCommandListAppendWriteGlobalTimestamp_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -466,6 +524,8 @@ pub type ze_pfnCommandListAppendWriteGlobalTimestamp_t = Option<
 >;
 
 /// Function-pointer for zeCommandListHostSynchronize.
+///
+/// Waits on the host until an immediate command list has finished its work, or the timeout expires.
 pub type ze_pfnCommandListHostSynchronize_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -474,6 +534,8 @@ pub type ze_pfnCommandListHostSynchronize_t = Option<
 >;
 
 /// Function-pointer for zeCommandListGetDeviceHandle.
+///
+/// Reports the device a command list was created for.
 pub type ze_pfnCommandListGetDeviceHandle_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -482,6 +544,8 @@ pub type ze_pfnCommandListGetDeviceHandle_t = Option<
 >;
 
 /// Function-pointer for zeCommandListGetContextHandle.
+///
+/// Reports the context a command list belongs to.
 pub type ze_pfnCommandListGetContextHandle_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -490,6 +554,8 @@ pub type ze_pfnCommandListGetContextHandle_t = Option<
 >;
 
 /// Function-pointer for zeCommandListGetOrdinal.
+///
+/// Reports the command queue group a command list was created for.
 pub type ze_pfnCommandListGetOrdinal_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -498,6 +564,8 @@ pub type ze_pfnCommandListGetOrdinal_t = Option<
 >;
 
 /// Function-pointer for zeCommandListImmediateGetIndex.
+///
+/// Reports the engine index within its group that an immediate command list runs on.
 pub type ze_pfnCommandListImmediateGetIndex_t = Option<
     unsafe extern "C" fn(
         hCommandListImmediate: ze_command_list_handle_t,
@@ -506,6 +574,8 @@ pub type ze_pfnCommandListImmediateGetIndex_t = Option<
 >;
 
 /// Function-pointer for zeCommandListIsImmediate.
+///
+/// Tells whether a command list is an immediate one.
 pub type ze_pfnCommandListIsImmediate_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -514,6 +584,8 @@ pub type ze_pfnCommandListIsImmediate_t = Option<
 >;
 
 /// Function-pointer for zeCommandListGetFlags.
+///
+/// Reports the flags a command list was created with.
 pub type ze_pfnCommandListGetFlags_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -522,6 +594,8 @@ pub type ze_pfnCommandListGetFlags_t = Option<
 >;
 
 /// Function-pointer for zeCommandListImmediateGetFlags.
+///
+/// Reports the queue flags an immediate command list was created with.
 pub type ze_pfnCommandListImmediateGetFlags_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -530,6 +604,8 @@ pub type ze_pfnCommandListImmediateGetFlags_t = Option<
 >;
 
 /// Function-pointer for zeCommandListImmediateGetMode.
+///
+/// Reports the submission mode of an immediate command list.
 pub type ze_pfnCommandListImmediateGetMode_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -538,6 +614,8 @@ pub type ze_pfnCommandListImmediateGetMode_t = Option<
 >;
 
 /// Function-pointer for zeCommandListImmediateGetPriority.
+///
+/// Reports the priority of an immediate command list.
 pub type ze_pfnCommandListImmediateGetPriority_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -546,6 +624,8 @@ pub type ze_pfnCommandListImmediateGetPriority_t = Option<
 >;
 
 /// Function-pointer for zeDevicePciGetPropertiesExt.
+///
+/// Reports the PCI bus location and maximum link speed of a device.
 pub type ze_pfnDevicePciGetPropertiesExt_t = Option<
     unsafe extern "C" fn(
         hDevice: ze_device_handle_t,
@@ -554,6 +634,8 @@ pub type ze_pfnDevicePciGetPropertiesExt_t = Option<
 >;
 
 /// Function-pointer for zeRTASBuilderCreateExt.
+///
+/// Creates a builder that constructs ray tracing acceleration structures on the host.
 pub type ze_pfnRTASBuilderCreateExt_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -563,6 +645,8 @@ pub type ze_pfnRTASBuilderCreateExt_t = Option<
 >;
 
 /// Function-pointer for zeRTASBuilderGetBuildPropertiesExt.
+///
+/// Reports the buffer sizes a given build operation will need.
 pub type ze_pfnRTASBuilderGetBuildPropertiesExt_t = Option<
     unsafe extern "C" fn(
         hBuilder: ze_rtas_builder_ext_handle_t,
@@ -572,6 +656,8 @@ pub type ze_pfnRTASBuilderGetBuildPropertiesExt_t = Option<
 >;
 
 /// Function-pointer for zeDriverRTASFormatCompatibilityCheckExt.
+///
+/// Tells whether an acceleration structure of one format can be used where another format is expected.
 pub type ze_pfnDriverRTASFormatCompatibilityCheckExt_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -581,6 +667,8 @@ pub type ze_pfnDriverRTASFormatCompatibilityCheckExt_t = Option<
 >;
 
 /// Function-pointer for zeRTASBuilderBuildExt.
+///
+/// Builds an acceleration structure on the host into a caller-provided buffer, optionally spread over a parallel operation.
 pub type ze_pfnRTASBuilderBuildExt_t = Option<
     unsafe extern "C" fn(
         hBuilder: ze_rtas_builder_ext_handle_t,
@@ -597,6 +685,8 @@ pub type ze_pfnRTASBuilderBuildExt_t = Option<
 >;
 
 /// Function-pointer for zeRTASBuilderCommandListAppendCopyExt.
+///
+/// Appends a copy of a built acceleration structure, for instance from host memory into device memory.
 pub type ze_pfnRTASBuilderCommandListAppendCopyExt_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -610,11 +700,15 @@ pub type ze_pfnRTASBuilderCommandListAppendCopyExt_t = Option<
 >;
 
 /// Function-pointer for zeRTASBuilderDestroyExt.
+///
+/// Destroys an acceleration structure builder once no build uses it.
 pub type ze_pfnRTASBuilderDestroyExt_t = Option<
     unsafe extern "C" fn(hBuilder: ze_rtas_builder_ext_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeRTASParallelOperationCreateExt.
+///
+/// Creates a parallel operation object that a deferred build can run on.
 pub type ze_pfnRTASParallelOperationCreateExt_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -623,6 +717,8 @@ pub type ze_pfnRTASParallelOperationCreateExt_t = Option<
 >;
 
 /// Function-pointer for zeRTASParallelOperationGetPropertiesExt.
+///
+/// Reports how many threads may join a parallel build operation.
 pub type ze_pfnRTASParallelOperationGetPropertiesExt_t = Option<
     unsafe extern "C" fn(
         hParallelOperation: ze_rtas_parallel_operation_ext_handle_t,
@@ -631,6 +727,8 @@ pub type ze_pfnRTASParallelOperationGetPropertiesExt_t = Option<
 >;
 
 /// Function-pointer for zeRTASParallelOperationJoinExt.
+///
+/// Lends the calling thread to a deferred build; returns once the build is done.
 pub type ze_pfnRTASParallelOperationJoinExt_t = Option<
     unsafe extern "C" fn(
         hParallelOperation: ze_rtas_parallel_operation_ext_handle_t,
@@ -638,6 +736,8 @@ pub type ze_pfnRTASParallelOperationJoinExt_t = Option<
 >;
 
 /// Function-pointer for zeRTASParallelOperationDestroyExt.
+///
+/// Destroys a parallel build operation once no thread is joined to it.
 pub type ze_pfnRTASParallelOperationDestroyExt_t = Option<
     unsafe extern "C" fn(
         hParallelOperation: ze_rtas_parallel_operation_ext_handle_t,
@@ -645,6 +745,8 @@ pub type ze_pfnRTASParallelOperationDestroyExt_t = Option<
 >;
 
 /// Function-pointer for zeRTASBuilderCreateExp.
+///
+/// Creates a builder that constructs ray tracing acceleration structures on the host.
 pub type ze_pfnRTASBuilderCreateExp_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -654,6 +756,8 @@ pub type ze_pfnRTASBuilderCreateExp_t = Option<
 >;
 
 /// Function-pointer for zeRTASBuilderGetBuildPropertiesExp.
+///
+/// Reports the buffer sizes a given build operation will need.
 pub type ze_pfnRTASBuilderGetBuildPropertiesExp_t = Option<
     unsafe extern "C" fn(
         hBuilder: ze_rtas_builder_exp_handle_t,
@@ -663,6 +767,8 @@ pub type ze_pfnRTASBuilderGetBuildPropertiesExp_t = Option<
 >;
 
 /// Function-pointer for zeDriverRTASFormatCompatibilityCheckExp.
+///
+/// Tells whether an acceleration structure of one format can be used where another format is expected.
 pub type ze_pfnDriverRTASFormatCompatibilityCheckExp_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -672,6 +778,8 @@ pub type ze_pfnDriverRTASFormatCompatibilityCheckExp_t = Option<
 >;
 
 /// Function-pointer for zeRTASBuilderBuildExp.
+///
+/// Builds an acceleration structure on the host into a caller-provided buffer, optionally spread over a parallel operation.
 pub type ze_pfnRTASBuilderBuildExp_t = Option<
     unsafe extern "C" fn(
         hBuilder: ze_rtas_builder_exp_handle_t,
@@ -688,11 +796,15 @@ pub type ze_pfnRTASBuilderBuildExp_t = Option<
 >;
 
 /// Function-pointer for zeRTASBuilderDestroyExp.
+///
+/// Destroys an acceleration structure builder once no build uses it.
 pub type ze_pfnRTASBuilderDestroyExp_t = Option<
     unsafe extern "C" fn(hBuilder: ze_rtas_builder_exp_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeRTASParallelOperationCreateExp.
+///
+/// Creates a parallel operation object that a deferred build can run on.
 pub type ze_pfnRTASParallelOperationCreateExp_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -701,6 +813,8 @@ pub type ze_pfnRTASParallelOperationCreateExp_t = Option<
 >;
 
 /// Function-pointer for zeRTASParallelOperationGetPropertiesExp.
+///
+/// Reports how many threads may join a parallel build operation.
 pub type ze_pfnRTASParallelOperationGetPropertiesExp_t = Option<
     unsafe extern "C" fn(
         hParallelOperation: ze_rtas_parallel_operation_exp_handle_t,
@@ -709,6 +823,8 @@ pub type ze_pfnRTASParallelOperationGetPropertiesExp_t = Option<
 >;
 
 /// Function-pointer for zeRTASParallelOperationJoinExp.
+///
+/// Lends the calling thread to a deferred build; returns once the build is done.
 pub type ze_pfnRTASParallelOperationJoinExp_t = Option<
     unsafe extern "C" fn(
         hParallelOperation: ze_rtas_parallel_operation_exp_handle_t,
@@ -716,6 +832,8 @@ pub type ze_pfnRTASParallelOperationJoinExp_t = Option<
 >;
 
 /// Function-pointer for zeRTASParallelOperationDestroyExp.
+///
+/// Destroys a parallel build operation once no thread is joined to it.
 pub type ze_pfnRTASParallelOperationDestroyExp_t = Option<
     unsafe extern "C" fn(
         hParallelOperation: ze_rtas_parallel_operation_exp_handle_t,
@@ -723,6 +841,8 @@ pub type ze_pfnRTASParallelOperationDestroyExp_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendBarrier.
+///
+/// Appends a barrier: later commands start only after earlier ones, and the listed events, are done.
 pub type ze_pfnCommandListAppendBarrier_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -733,6 +853,8 @@ pub type ze_pfnCommandListAppendBarrier_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendMemoryRangesBarrier.
+///
+/// Appends a barrier that makes writes to the given memory ranges visible to later commands.
 pub type ze_pfnCommandListAppendMemoryRangesBarrier_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -746,6 +868,8 @@ pub type ze_pfnCommandListAppendMemoryRangesBarrier_t = Option<
 >;
 
 /// Function-pointer for zeContextSystemBarrier.
+///
+/// Blocks until all work the device has in flight, across the whole context, has finished.
 pub type ze_pfnContextSystemBarrier_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -754,6 +878,8 @@ pub type ze_pfnContextSystemBarrier_t = Option<
 >;
 
 /// Function-pointer for zeMemGetPitchFor2dImage.
+///
+/// Computes the row pitch a pitched allocation needs to hold a 2D image of a given size.
 pub type ze_pfnMemGetPitchFor2dImage_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -766,6 +892,8 @@ pub type ze_pfnMemGetPitchFor2dImage_t = Option<
 >;
 
 /// Function-pointer for zeImageGetDeviceOffsetExp.
+///
+/// Reports the device offset a kernel uses to reach a bindless image.
 pub type ze_pfnImageGetDeviceOffsetExp_t = Option<
     unsafe extern "C" fn(
         hImage: ze_image_handle_t,
@@ -774,6 +902,8 @@ pub type ze_pfnImageGetDeviceOffsetExp_t = Option<
 >;
 
 /// Function-pointer for zeDeviceReserveCacheExt.
+///
+/// Sets aside part of a cache level of a device for regions advised into it.
 pub type ze_pfnDeviceReserveCacheExt_t = Option<
     unsafe extern "C" fn(
         hDevice: ze_device_handle_t,
@@ -783,6 +913,8 @@ pub type ze_pfnDeviceReserveCacheExt_t = Option<
 >;
 
 /// Function-pointer for zeDeviceSetCacheAdviceExt.
+///
+/// Tells the device which part of a reserved cache a memory range should live in.
 pub type ze_pfnDeviceSetCacheAdviceExt_t = Option<
     unsafe extern "C" fn(
         hDevice: ze_device_handle_t,
@@ -793,6 +925,8 @@ pub type ze_pfnDeviceSetCacheAdviceExt_t = Option<
 >;
 
 /// Function-pointer for zeCommandListCreateCloneExp.
+///
+/// Makes a new command list holding the same commands as an existing closed one.
 pub type ze_pfnCommandListCreateCloneExp_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -801,6 +935,8 @@ pub type ze_pfnCommandListCreateCloneExp_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendMemoryCopy.
+///
+/// Appends a copy of a block of bytes from one memory location to another.
 pub type ze_pfnCommandListAppendMemoryCopy_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -814,6 +950,8 @@ pub type ze_pfnCommandListAppendMemoryCopy_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendMemoryCopyWithParameters.
+///
+/// Appends a byte copy like zeCommandListAppendMemoryCopy, taking extension structs for extra options.
 pub type ze_pfnCommandListAppendMemoryCopyWithParameters_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -828,6 +966,8 @@ pub type ze_pfnCommandListAppendMemoryCopyWithParameters_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendMemoryFill.
+///
+/// Appends a command that fills memory by repeating a byte pattern.
 pub type ze_pfnCommandListAppendMemoryFill_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -842,6 +982,8 @@ pub type ze_pfnCommandListAppendMemoryFill_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendMemoryFillWithParameters.
+///
+/// Appends a pattern fill like zeCommandListAppendMemoryFill, taking extension structs for extra options.
 pub type ze_pfnCommandListAppendMemoryFillWithParameters_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -857,6 +999,8 @@ pub type ze_pfnCommandListAppendMemoryFillWithParameters_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendMemoryCopyRegion.
+///
+/// Appends a copy of a 2D or 3D box between two linear buffers laid out with given pitches.
 pub type ze_pfnCommandListAppendMemoryCopyRegion_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -875,6 +1019,8 @@ pub type ze_pfnCommandListAppendMemoryCopyRegion_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendMemoryCopyFromContext.
+///
+/// Appends a copy whose source memory belongs to another context.
 pub type ze_pfnCommandListAppendMemoryCopyFromContext_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -889,6 +1035,8 @@ pub type ze_pfnCommandListAppendMemoryCopyFromContext_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendImageCopy.
+///
+/// Appends a copy of a whole image into another image of the same format and size.
 pub type ze_pfnCommandListAppendImageCopy_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -901,6 +1049,8 @@ pub type ze_pfnCommandListAppendImageCopy_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendImageCopyRegion.
+///
+/// Appends a copy of a box of pixels from one image into another.
 pub type ze_pfnCommandListAppendImageCopyRegion_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -915,6 +1065,8 @@ pub type ze_pfnCommandListAppendImageCopyRegion_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendImageCopyToMemory.
+///
+/// Appends a copy of image pixels into linear memory, rows packed tightly.
 pub type ze_pfnCommandListAppendImageCopyToMemory_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -928,6 +1080,8 @@ pub type ze_pfnCommandListAppendImageCopyToMemory_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendImageCopyFromMemory.
+///
+/// Appends a copy of pixel data from linear memory into an image.
 pub type ze_pfnCommandListAppendImageCopyFromMemory_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -941,6 +1095,8 @@ pub type ze_pfnCommandListAppendImageCopyFromMemory_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendMemoryPrefetch.
+///
+/// Appends a hint to migrate shared memory to the device before it is used there.
 pub type ze_pfnCommandListAppendMemoryPrefetch_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -950,6 +1106,8 @@ pub type ze_pfnCommandListAppendMemoryPrefetch_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendMemAdvise.
+///
+/// Appends a usage hint for a range of shared memory, to guide migration and caching.
 pub type ze_pfnCommandListAppendMemAdvise_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -961,6 +1119,8 @@ pub type ze_pfnCommandListAppendMemAdvise_t = Option<
 >;
 
 /// Function-pointer for zeDeviceGetVectorWidthPropertiesExt.
+///
+/// Lists the vector width properties of a device, one entry per supported vector size.
 pub type ze_pfnDeviceGetVectorWidthPropertiesExt_t = Option<
     unsafe extern "C" fn(
         hDevice: ze_device_handle_t,
@@ -970,6 +1130,8 @@ pub type ze_pfnDeviceGetVectorWidthPropertiesExt_t = Option<
 >;
 
 /// Function-pointer for zeEventPoolCreate.
+///
+/// Creates a pool from which events are allocated.
 pub type ze_pfnEventPoolCreate_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -981,11 +1143,15 @@ pub type ze_pfnEventPoolCreate_t = Option<
 >;
 
 /// Function-pointer for zeEventPoolDestroy.
+///
+/// Destroys an event pool; its events must have been destroyed first.
 pub type ze_pfnEventPoolDestroy_t = Option<
     unsafe extern "C" fn(hEventPool: ze_event_pool_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeEventCreate.
+///
+/// Creates an event in a slot of an event pool.
 pub type ze_pfnEventCreate_t = Option<
     unsafe extern "C" fn(
         hEventPool: ze_event_pool_handle_t,
@@ -995,6 +1161,8 @@ pub type ze_pfnEventCreate_t = Option<
 >;
 
 /// Function-pointer for zeEventCounterBasedCreate.
+///
+/// Creates a counter-based event for a device, without a pool.
 pub type ze_pfnEventCounterBasedCreate_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1005,11 +1173,15 @@ pub type ze_pfnEventCounterBasedCreate_t = Option<
 >;
 
 /// Function-pointer for zeEventDestroy.
+///
+/// Destroys an event; no pending command may still use it.
 pub type ze_pfnEventDestroy_t = Option<
     unsafe extern "C" fn(hEvent: ze_event_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeEventPoolGetIpcHandle.
+///
+/// Exports an event pool as an IPC handle another process can open.
 pub type ze_pfnEventPoolGetIpcHandle_t = Option<
     unsafe extern "C" fn(
         hEventPool: ze_event_pool_handle_t,
@@ -1018,6 +1190,8 @@ pub type ze_pfnEventPoolGetIpcHandle_t = Option<
 >;
 
 /// Function-pointer for zeEventPoolPutIpcHandle.
+///
+/// Tells the driver an exported event pool IPC handle is no longer needed by this process.
 pub type ze_pfnEventPoolPutIpcHandle_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1026,6 +1200,8 @@ pub type ze_pfnEventPoolPutIpcHandle_t = Option<
 >;
 
 /// Function-pointer for zeEventPoolOpenIpcHandle.
+///
+/// Opens an event pool exported by another process.
 pub type ze_pfnEventPoolOpenIpcHandle_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1035,11 +1211,15 @@ pub type ze_pfnEventPoolOpenIpcHandle_t = Option<
 >;
 
 /// Function-pointer for zeEventPoolCloseIpcHandle.
+///
+/// Closes an event pool opened from an IPC handle.
 pub type ze_pfnEventPoolCloseIpcHandle_t = Option<
     unsafe extern "C" fn(hEventPool: ze_event_pool_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeEventCounterBasedGetIpcHandle.
+///
+/// Exports a counter-based event as an IPC handle.
 pub type ze_pfnEventCounterBasedGetIpcHandle_t = Option<
     unsafe extern "C" fn(
         hEvent: ze_event_handle_t,
@@ -1048,6 +1228,8 @@ pub type ze_pfnEventCounterBasedGetIpcHandle_t = Option<
 >;
 
 /// Function-pointer for zeEventCounterBasedOpenIpcHandle.
+///
+/// Opens a counter-based event exported by another process.
 pub type ze_pfnEventCounterBasedOpenIpcHandle_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1057,11 +1239,15 @@ pub type ze_pfnEventCounterBasedOpenIpcHandle_t = Option<
 >;
 
 /// Function-pointer for zeEventCounterBasedCloseIpcHandle.
+///
+/// Closes a counter-based event opened from an IPC handle.
 pub type ze_pfnEventCounterBasedCloseIpcHandle_t = Option<
     unsafe extern "C" fn(hEvent: ze_event_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeEventCounterBasedGetDeviceAddress.
+///
+/// Reports the device address of a counter-based event's counter and the value that marks completion.
 pub type ze_pfnEventCounterBasedGetDeviceAddress_t = Option<
     unsafe extern "C" fn(
         hEvent: ze_event_handle_t,
@@ -1071,6 +1257,8 @@ pub type ze_pfnEventCounterBasedGetDeviceAddress_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendSignalEvent.
+///
+/// Appends a command that signals an event.
 pub type ze_pfnCommandListAppendSignalEvent_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -1079,6 +1267,8 @@ pub type ze_pfnCommandListAppendSignalEvent_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendWaitOnEvents.
+///
+/// Appends a command that waits until all given events are signaled.
 pub type ze_pfnCommandListAppendWaitOnEvents_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -1088,21 +1278,29 @@ pub type ze_pfnCommandListAppendWaitOnEvents_t = Option<
 >;
 
 /// Function-pointer for zeEventHostSignal.
+///
+/// Signals an event from the host.
 pub type ze_pfnEventHostSignal_t = Option<
     unsafe extern "C" fn(hEvent: ze_event_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeEventHostSynchronize.
+///
+/// Blocks the calling thread until an event is signaled or the timeout expires.
 pub type ze_pfnEventHostSynchronize_t = Option<
     unsafe extern "C" fn(hEvent: ze_event_handle_t, timeout: u64) -> ze_result_t,
 >;
 
 /// Function-pointer for zeEventQueryStatus.
+///
+/// Tells, without waiting, whether an event is signaled.
 pub type ze_pfnEventQueryStatus_t = Option<
     unsafe extern "C" fn(hEvent: ze_event_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeCommandListAppendEventReset.
+///
+/// Appends a command that returns an event to the unsignaled state.
 pub type ze_pfnCommandListAppendEventReset_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -1111,11 +1309,15 @@ pub type ze_pfnCommandListAppendEventReset_t = Option<
 >;
 
 /// Function-pointer for zeEventHostReset.
+///
+/// Returns an event to the unsignaled state from the host.
 pub type ze_pfnEventHostReset_t = Option<
     unsafe extern "C" fn(hEvent: ze_event_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeEventQueryKernelTimestamp.
+///
+/// Reads the kernel timestamps recorded by a signaled timestamp event.
 pub type ze_pfnEventQueryKernelTimestamp_t = Option<
     unsafe extern "C" fn(
         hEvent: ze_event_handle_t,
@@ -1124,6 +1326,8 @@ pub type ze_pfnEventQueryKernelTimestamp_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendQueryKernelTimestamps.
+///
+/// Appends a command that copies the timestamps of several events into device memory.
 pub type ze_pfnCommandListAppendQueryKernelTimestamps_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -1138,6 +1342,8 @@ pub type ze_pfnCommandListAppendQueryKernelTimestamps_t = Option<
 >;
 
 /// Function-pointer for zeEventGetEventPool.
+///
+/// Returns the pool an event was created from.
 pub type ze_pfnEventGetEventPool_t = Option<
     unsafe extern "C" fn(
         hEvent: ze_event_handle_t,
@@ -1146,6 +1352,8 @@ pub type ze_pfnEventGetEventPool_t = Option<
 >;
 
 /// Function-pointer for zeEventGetSignalScope.
+///
+/// Returns the cache scope an event flushes when signaled.
 pub type ze_pfnEventGetSignalScope_t = Option<
     unsafe extern "C" fn(
         hEvent: ze_event_handle_t,
@@ -1154,6 +1362,8 @@ pub type ze_pfnEventGetSignalScope_t = Option<
 >;
 
 /// Function-pointer for zeEventGetWaitScope.
+///
+/// Returns the cache scope an event invalidates when waited on.
 pub type ze_pfnEventGetWaitScope_t = Option<
     unsafe extern "C" fn(
         hEvent: ze_event_handle_t,
@@ -1162,6 +1372,8 @@ pub type ze_pfnEventGetWaitScope_t = Option<
 >;
 
 /// Function-pointer for zeEventPoolGetContextHandle.
+///
+/// Returns the context an event pool belongs to.
 pub type ze_pfnEventPoolGetContextHandle_t = Option<
     unsafe extern "C" fn(
         hEventPool: ze_event_pool_handle_t,
@@ -1170,6 +1382,8 @@ pub type ze_pfnEventPoolGetContextHandle_t = Option<
 >;
 
 /// Function-pointer for zeEventPoolGetFlags.
+///
+/// Returns the flags an event pool was created with.
 pub type ze_pfnEventPoolGetFlags_t = Option<
     unsafe extern "C" fn(
         hEventPool: ze_event_pool_handle_t,
@@ -1178,6 +1392,8 @@ pub type ze_pfnEventPoolGetFlags_t = Option<
 >;
 
 /// Function-pointer for zeEventGetCounterBasedFlags.
+///
+/// Returns the counter-based flags an event was created with.
 pub type ze_pfnEventGetCounterBasedFlags_t = Option<
     unsafe extern "C" fn(
         hEvent: ze_event_handle_t,
@@ -1186,6 +1402,8 @@ pub type ze_pfnEventGetCounterBasedFlags_t = Option<
 >;
 
 /// Function-pointer for zeEventQueryKernelTimestampsExt.
+///
+/// Reads the kernel timestamps an event recorded on each sub-device of a device.
 pub type ze_pfnEventQueryKernelTimestampsExt_t = Option<
     unsafe extern "C" fn(
         hEvent: ze_event_handle_t,
@@ -1196,6 +1414,8 @@ pub type ze_pfnEventQueryKernelTimestampsExt_t = Option<
 >;
 
 /// Function-pointer for zeEventQueryTimestampsExp.
+///
+/// Reads the start and end timestamps that each sub-device recorded for a timestamp event.
 pub type ze_pfnEventQueryTimestampsExp_t = Option<
     unsafe extern "C" fn(
         hEvent: ze_event_handle_t,
@@ -1206,6 +1426,8 @@ pub type ze_pfnEventQueryTimestampsExp_t = Option<
 >;
 
 /// Function-pointer for zeDeviceImportExternalSemaphoreExt.
+///
+/// Imports a semaphore created by another API so the device can use it.
 pub type ze_pfnDeviceImportExternalSemaphoreExt_t = Option<
     unsafe extern "C" fn(
         hDevice: ze_device_handle_t,
@@ -1215,6 +1437,8 @@ pub type ze_pfnDeviceImportExternalSemaphoreExt_t = Option<
 >;
 
 /// Function-pointer for zeDeviceReleaseExternalSemaphoreExt.
+///
+/// Releases an imported external semaphore.
 pub type ze_pfnDeviceReleaseExternalSemaphoreExt_t = Option<
     unsafe extern "C" fn(hSemaphore: ze_external_semaphore_ext_handle_t) -> ze_result_t,
 >;
@@ -1250,6 +1474,8 @@ pub type ze_pfnCommandListAppendWaitExternalSemaphoreExt_t = Option<
 >;
 
 /// Function-pointer for zeFabricVertexGetExp.
+///
+/// Lists the top-level fabric vertices of a driver.
 pub type ze_pfnFabricVertexGetExp_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -1259,6 +1485,8 @@ pub type ze_pfnFabricVertexGetExp_t = Option<
 >;
 
 /// Function-pointer for zeFabricVertexGetSubVerticesExp.
+///
+/// Lists the sub-vertices of a fabric vertex, such as those of sub-devices.
 pub type ze_pfnFabricVertexGetSubVerticesExp_t = Option<
     unsafe extern "C" fn(
         hVertex: ze_fabric_vertex_handle_t,
@@ -1268,6 +1496,8 @@ pub type ze_pfnFabricVertexGetSubVerticesExp_t = Option<
 >;
 
 /// Function-pointer for zeFabricVertexGetPropertiesExp.
+///
+/// Fills a structure with the properties of a fabric vertex.
 pub type ze_pfnFabricVertexGetPropertiesExp_t = Option<
     unsafe extern "C" fn(
         hVertex: ze_fabric_vertex_handle_t,
@@ -1276,6 +1506,8 @@ pub type ze_pfnFabricVertexGetPropertiesExp_t = Option<
 >;
 
 /// Function-pointer for zeFabricVertexGetDeviceExp.
+///
+/// Returns the device a fabric vertex stands for.
 pub type ze_pfnFabricVertexGetDeviceExp_t = Option<
     unsafe extern "C" fn(
         hVertex: ze_fabric_vertex_handle_t,
@@ -1284,6 +1516,8 @@ pub type ze_pfnFabricVertexGetDeviceExp_t = Option<
 >;
 
 /// Function-pointer for zeDeviceGetFabricVertexExp.
+///
+/// Returns the fabric vertex that stands for a device.
 pub type ze_pfnDeviceGetFabricVertexExp_t = Option<
     unsafe extern "C" fn(
         hDevice: ze_device_handle_t,
@@ -1292,6 +1526,8 @@ pub type ze_pfnDeviceGetFabricVertexExp_t = Option<
 >;
 
 /// Function-pointer for zeFabricEdgeGetExp.
+///
+/// Lists the fabric edges that connect two vertices.
 pub type ze_pfnFabricEdgeGetExp_t = Option<
     unsafe extern "C" fn(
         hVertexA: ze_fabric_vertex_handle_t,
@@ -1302,6 +1538,8 @@ pub type ze_pfnFabricEdgeGetExp_t = Option<
 >;
 
 /// Function-pointer for zeFabricEdgeGetVerticesExp.
+///
+/// Returns the two vertices an edge connects.
 pub type ze_pfnFabricEdgeGetVerticesExp_t = Option<
     unsafe extern "C" fn(
         hEdge: ze_fabric_edge_handle_t,
@@ -1311,6 +1549,8 @@ pub type ze_pfnFabricEdgeGetVerticesExp_t = Option<
 >;
 
 /// Function-pointer for zeFabricEdgeGetPropertiesExp.
+///
+/// Fills a structure with the properties of a fabric edge.
 pub type ze_pfnFabricEdgeGetPropertiesExp_t = Option<
     unsafe extern "C" fn(
         hEdge: ze_fabric_edge_handle_t,
@@ -1319,6 +1559,8 @@ pub type ze_pfnFabricEdgeGetPropertiesExp_t = Option<
 >;
 
 /// Function-pointer for zeFenceCreate.
+///
+/// Creates a fence attached to a command queue.
 pub type ze_pfnFenceCreate_t = Option<
     unsafe extern "C" fn(
         hCommandQueue: ze_command_queue_handle_t,
@@ -1328,26 +1570,36 @@ pub type ze_pfnFenceCreate_t = Option<
 >;
 
 /// Function-pointer for zeFenceDestroy.
+///
+/// Destroys a fence and frees its resources.
 pub type ze_pfnFenceDestroy_t = Option<
     unsafe extern "C" fn(hFence: ze_fence_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeFenceHostSynchronize.
+///
+/// Blocks the calling thread until the fence is signaled or the timeout expires.
 pub type ze_pfnFenceHostSynchronize_t = Option<
     unsafe extern "C" fn(hFence: ze_fence_handle_t, timeout: u64) -> ze_result_t,
 >;
 
 /// Function-pointer for zeFenceQueryStatus.
+///
+/// Tells, without waiting, whether a fence is signaled.
 pub type ze_pfnFenceQueryStatus_t = Option<
     unsafe extern "C" fn(hFence: ze_fence_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeFenceReset.
+///
+/// Returns a fence to the unsignaled state so it can be reused.
 pub type ze_pfnFenceReset_t = Option<
     unsafe extern "C" fn(hFence: ze_fence_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeKernelSetGlobalOffsetExp.
+///
+/// Sets the offset added to the global ids of the kernel's next launches.
 pub type ze_pfnKernelSetGlobalOffsetExp_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -1358,6 +1610,8 @@ pub type ze_pfnKernelSetGlobalOffsetExp_t = Option<
 >;
 
 /// Function-pointer for zeGraphCreateExt.
+///
+/// Creates an empty graph in a context.
 pub type ze_pfnGraphCreateExt_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1416,6 +1670,8 @@ pub type ze_pfnCommandListGetGraphExt_t = Option<
 >;
 
 /// Function-pointer for zeGraphGetPrimaryCommandListExt.
+///
+/// Returns the command list on which a graph's capture was started.
 pub type ze_pfnGraphGetPrimaryCommandListExt_t = Option<
     unsafe extern "C" fn(
         hGraph: ze_graph_handle_t,
@@ -1424,6 +1680,8 @@ pub type ze_pfnGraphGetPrimaryCommandListExt_t = Option<
 >;
 
 /// Function-pointer for zeGraphSetDestructionCallbackExt.
+///
+/// Registers a function called when the graph is destroyed.
 pub type ze_pfnGraphSetDestructionCallbackExt_t = Option<
     unsafe extern "C" fn(
         hGraph: ze_graph_handle_t,
@@ -1434,6 +1692,8 @@ pub type ze_pfnGraphSetDestructionCallbackExt_t = Option<
 >;
 
 /// Function-pointer for zeGraphInstantiateExt.
+///
+/// Turns a recorded graph into an executable graph that can be appended to command lists.
 pub type ze_pfnGraphInstantiateExt_t = Option<
     unsafe extern "C" fn(
         hGraph: ze_graph_handle_t,
@@ -1457,6 +1717,8 @@ pub type ze_pfnCommandListAppendGraphExt_t = Option<
 >;
 
 /// Function-pointer for zeExecutableGraphGetSourceGraphExt.
+///
+/// Returns the graph an executable graph was instantiated from.
 pub type ze_pfnExecutableGraphGetSourceGraphExt_t = Option<
     unsafe extern "C" fn(
         hGraph: ze_executable_graph_handle_t,
@@ -1465,11 +1727,15 @@ pub type ze_pfnExecutableGraphGetSourceGraphExt_t = Option<
 >;
 
 /// Function-pointer for zeGraphIsEmptyExt.
+///
+/// Tells whether a graph holds no recorded commands.
 pub type ze_pfnGraphIsEmptyExt_t = Option<
     unsafe extern "C" fn(hGraph: ze_graph_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeGraphDumpContentsExt.
+///
+/// Writes a readable description of a graph to a file, for debugging.
 pub type ze_pfnGraphDumpContentsExt_t = Option<
     unsafe extern "C" fn(
         hGraph: ze_graph_handle_t,
@@ -1479,16 +1745,22 @@ pub type ze_pfnGraphDumpContentsExt_t = Option<
 >;
 
 /// Function-pointer for zeExecutableGraphDestroyExt.
+///
+/// Destroys an executable graph; no pending submission may still use it.
 pub type ze_pfnExecutableGraphDestroyExt_t = Option<
     unsafe extern "C" fn(hGraph: ze_executable_graph_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeGraphDestroyExt.
+///
+/// Destroys a recorded graph.
 pub type ze_pfnGraphDestroyExt_t = Option<
     unsafe extern "C" fn(hGraph: ze_graph_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeCommandListAppendHostFunction.
+///
+/// Appends a call of a host function that runs when the preceding commands are done.
 pub type ze_pfnCommandListAppendHostFunction_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -1502,6 +1774,8 @@ pub type ze_pfnCommandListAppendHostFunction_t = Option<
 >;
 
 /// Function-pointer for zeImageGetProperties.
+///
+/// Reports what a device supports for images of a given description.
 pub type ze_pfnImageGetProperties_t = Option<
     unsafe extern "C" fn(
         hDevice: ze_device_handle_t,
@@ -1511,6 +1785,8 @@ pub type ze_pfnImageGetProperties_t = Option<
 >;
 
 /// Function-pointer for zeImageCreate.
+///
+/// Creates an image on a device of a context.
 pub type ze_pfnImageCreate_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1521,6 +1797,8 @@ pub type ze_pfnImageCreate_t = Option<
 >;
 
 /// Function-pointer for zeImageDestroy.
+///
+/// Destroys an image; no pending command may still use it.
 pub type ze_pfnImageDestroy_t = Option<
     unsafe extern "C" fn(hImage: ze_image_handle_t) -> ze_result_t,
 >;
@@ -1560,6 +1838,8 @@ pub type ze_pfnCommandListAppendImageCopyFromMemoryExt_t = Option<
 >;
 
 /// Function-pointer for zeImageGetAllocPropertiesExt.
+///
+/// Reads the allocation properties of an image.
 pub type ze_pfnImageGetAllocPropertiesExt_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1569,6 +1849,8 @@ pub type ze_pfnImageGetAllocPropertiesExt_t = Option<
 >;
 
 /// Function-pointer for zeImageGetMemoryPropertiesExp.
+///
+/// Reads the memory footprint and pitches of an image.
 pub type ze_pfnImageGetMemoryPropertiesExp_t = Option<
     unsafe extern "C" fn(
         hImage: ze_image_handle_t,
@@ -1577,6 +1859,8 @@ pub type ze_pfnImageGetMemoryPropertiesExp_t = Option<
 >;
 
 /// Function-pointer for zeImageViewCreateExt.
+///
+/// Creates a view of an image with its own description, sharing the image's memory.
 pub type ze_pfnImageViewCreateExt_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1588,6 +1872,8 @@ pub type ze_pfnImageViewCreateExt_t = Option<
 >;
 
 /// Function-pointer for zeImageViewCreateExp.
+///
+/// Experimental form of zeImageViewCreateExt; creates a view sharing an image's memory.
 pub type ze_pfnImageViewCreateExp_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1599,6 +1885,8 @@ pub type ze_pfnImageViewCreateExp_t = Option<
 >;
 
 /// Function-pointer for zeCommandListImmediateAppendCommandListsExp.
+///
+/// Runs closed regular command lists on an immediate command list.
 pub type ze_pfnCommandListImmediateAppendCommandListsExp_t = Option<
     unsafe extern "C" fn(
         hCommandListImmediate: ze_command_list_handle_t,
@@ -1611,6 +1899,8 @@ pub type ze_pfnCommandListImmediateAppendCommandListsExp_t = Option<
 >;
 
 /// Function-pointer for zeCommandListImmediateAppendCommandListsWithParameters.
+///
+/// Runs closed regular command lists on an immediate command list, with extension parameters.
 pub type ze_pfnCommandListImmediateAppendCommandListsWithParameters_t = Option<
     unsafe extern "C" fn(
         hCommandListImmediate: ze_command_list_handle_t,
@@ -1624,6 +1914,8 @@ pub type ze_pfnCommandListImmediateAppendCommandListsWithParameters_t = Option<
 >;
 
 /// Function-pointer for zeMemGetIpcHandleWithProperties.
+///
+/// Exports an allocation as an IPC handle whose kind is chosen by chained structures.
 pub type ze_pfnMemGetIpcHandleWithProperties_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1634,6 +1926,8 @@ pub type ze_pfnMemGetIpcHandleWithProperties_t = Option<
 >;
 
 /// Function-pointer for zeKernelGetAllocationPropertiesExp.
+///
+/// Lists the memory allocations a kernel uses.
 pub type ze_pfnKernelGetAllocationPropertiesExp_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -1643,6 +1937,8 @@ pub type ze_pfnKernelGetAllocationPropertiesExp_t = Option<
 >;
 
 /// Function-pointer for zeKernelGetBinaryExp.
+///
+/// Copies out the compiled device binary of one kernel.
 pub type ze_pfnKernelGetBinaryExp_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -1652,6 +1948,8 @@ pub type ze_pfnKernelGetBinaryExp_t = Option<
 >;
 
 /// Function-pointer for zeKernelSchedulingHintExp.
+///
+/// Asks the device to schedule a kernel's threads with a given policy.
 pub type ze_pfnKernelSchedulingHintExp_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -1660,6 +1958,8 @@ pub type ze_pfnKernelSchedulingHintExp_t = Option<
 >;
 
 /// Function-pointer for zeModuleInspectLinkageExt.
+///
+/// Lists imported and exported symbols of a set of modules in a build log.
 pub type ze_pfnModuleInspectLinkageExt_t = Option<
     unsafe extern "C" fn(
         pInspectDesc: *mut ze_linkage_inspection_ext_desc_t,
@@ -1670,6 +1970,8 @@ pub type ze_pfnModuleInspectLinkageExt_t = Option<
 >;
 
 /// Function-pointer for zeMemAllocShared.
+///
+/// Allocates memory that both the host and a device can access, migrating as needed.
 pub type ze_pfnMemAllocShared_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1683,6 +1985,8 @@ pub type ze_pfnMemAllocShared_t = Option<
 >;
 
 /// Function-pointer for zeMemAllocDevice.
+///
+/// Allocates memory that lives on one device.
 pub type ze_pfnMemAllocDevice_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1695,6 +1999,8 @@ pub type ze_pfnMemAllocDevice_t = Option<
 >;
 
 /// Function-pointer for zeMemAllocHost.
+///
+/// Allocates host memory that the devices of the context can access.
 pub type ze_pfnMemAllocHost_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1706,11 +2012,15 @@ pub type ze_pfnMemAllocHost_t = Option<
 >;
 
 /// Function-pointer for zeMemFree.
+///
+/// Frees a host, device or shared allocation at once; the device must no longer use it.
 pub type ze_pfnMemFree_t = Option<
     unsafe extern "C" fn(hContext: ze_context_handle_t, ptr: *mut c_void) -> ze_result_t,
 >;
 
 /// Function-pointer for zeMemGetAllocProperties.
+///
+/// Describes the allocation that contains an address.
 pub type ze_pfnMemGetAllocProperties_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1721,6 +2031,8 @@ pub type ze_pfnMemGetAllocProperties_t = Option<
 >;
 
 /// Function-pointer for zeMemGetAddressRange.
+///
+/// Returns the base address and size of the allocation that contains an address.
 pub type ze_pfnMemGetAddressRange_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1731,6 +2043,8 @@ pub type ze_pfnMemGetAddressRange_t = Option<
 >;
 
 /// Function-pointer for zeMemGetIpcHandle.
+///
+/// Exports an allocation as an IPC handle that another process can open.
 pub type ze_pfnMemGetIpcHandle_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1740,6 +2054,8 @@ pub type ze_pfnMemGetIpcHandle_t = Option<
 >;
 
 /// Function-pointer for zeMemGetIpcHandleFromFileDescriptorExp.
+///
+/// Builds an IPC memory handle from a file descriptor received from another process.
 pub type ze_pfnMemGetIpcHandleFromFileDescriptorExp_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1749,6 +2065,8 @@ pub type ze_pfnMemGetIpcHandleFromFileDescriptorExp_t = Option<
 >;
 
 /// Function-pointer for zeMemGetFileDescriptorFromIpcHandleExp.
+///
+/// Extracts the file descriptor carried by an IPC memory handle, so it can be passed between processes.
 pub type ze_pfnMemGetFileDescriptorFromIpcHandleExp_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1758,6 +2076,8 @@ pub type ze_pfnMemGetFileDescriptorFromIpcHandleExp_t = Option<
 >;
 
 /// Function-pointer for zeMemPutIpcHandle.
+///
+/// Tells the driver the exporting process no longer needs an IPC handle it created.
 pub type ze_pfnMemPutIpcHandle_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1766,6 +2086,8 @@ pub type ze_pfnMemPutIpcHandle_t = Option<
 >;
 
 /// Function-pointer for zeMemOpenIpcHandle.
+///
+/// Maps memory exported by another process into this process.
 pub type ze_pfnMemOpenIpcHandle_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1777,6 +2099,8 @@ pub type ze_pfnMemOpenIpcHandle_t = Option<
 >;
 
 /// Function-pointer for zeMemCloseIpcHandle.
+///
+/// Unmaps memory opened from an IPC handle.
 pub type ze_pfnMemCloseIpcHandle_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1785,6 +2109,8 @@ pub type ze_pfnMemCloseIpcHandle_t = Option<
 >;
 
 /// Function-pointer for zeMemSetAtomicAccessAttributeExp.
+///
+/// Tells the driver which agents use atomics on a range of shared memory.
 pub type ze_pfnMemSetAtomicAccessAttributeExp_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1796,6 +2122,8 @@ pub type ze_pfnMemSetAtomicAccessAttributeExp_t = Option<
 >;
 
 /// Function-pointer for zeMemGetAtomicAccessAttributeExp.
+///
+/// Reads the atomic access attribute of a range of shared memory.
 pub type ze_pfnMemGetAtomicAccessAttributeExp_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -1838,6 +2166,8 @@ pub type ze_pfnModuleDestroy_t = Option<
 >;
 
 /// Function-pointer for zeModuleDynamicLink.
+///
+/// Resolves the imported symbols of modules against the exports of each other.
 pub type ze_pfnModuleDynamicLink_t = Option<
     unsafe extern "C" fn(
         numModules: u32,
@@ -1847,11 +2177,15 @@ pub type ze_pfnModuleDynamicLink_t = Option<
 >;
 
 /// Function-pointer for zeModuleBuildLogDestroy.
+///
+/// Destroys a build or link log.
 pub type ze_pfnModuleBuildLogDestroy_t = Option<
     unsafe extern "C" fn(hModuleBuildLog: ze_module_build_log_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeModuleBuildLogGetString.
+///
+/// Copies out the text of a build or link log.
 pub type ze_pfnModuleBuildLogGetString_t = Option<
     unsafe extern "C" fn(
         hModuleBuildLog: ze_module_build_log_handle_t,
@@ -1905,6 +2239,8 @@ pub type ze_pfnModuleGetProperties_t = Option<
 >;
 
 /// Function-pointer for zeKernelCreate.
+///
+/// Creates a kernel object for a function of a module.
 pub type ze_pfnKernelCreate_t = Option<
     unsafe extern "C" fn(
         hModule: ze_module_handle_t,
@@ -1914,6 +2250,8 @@ pub type ze_pfnKernelCreate_t = Option<
 >;
 
 /// Function-pointer for zeKernelDestroy.
+///
+/// Destroys a kernel; no pending command may still use it.
 pub type ze_pfnKernelDestroy_t = Option<
     unsafe extern "C" fn(hKernel: ze_kernel_handle_t) -> ze_result_t,
 >;
@@ -1930,6 +2268,8 @@ pub type ze_pfnModuleGetFunctionPointer_t = Option<
 >;
 
 /// Function-pointer for zeKernelSetGroupSize.
+///
+/// Sets the work-group size used by the kernel's next launches.
 pub type ze_pfnKernelSetGroupSize_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -1940,6 +2280,8 @@ pub type ze_pfnKernelSetGroupSize_t = Option<
 >;
 
 /// Function-pointer for zeKernelSuggestGroupSize.
+///
+/// Proposes a work-group size for a given global size of the kernel.
 pub type ze_pfnKernelSuggestGroupSize_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -1953,6 +2295,8 @@ pub type ze_pfnKernelSuggestGroupSize_t = Option<
 >;
 
 /// Function-pointer for zeKernelSuggestMaxCooperativeGroupCount.
+///
+/// Reports how many work-groups of the kernel can run at once in a cooperative launch.
 pub type ze_pfnKernelSuggestMaxCooperativeGroupCount_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -1961,6 +2305,8 @@ pub type ze_pfnKernelSuggestMaxCooperativeGroupCount_t = Option<
 >;
 
 /// Function-pointer for zeKernelSetArgumentValue.
+///
+/// Sets the value of one kernel argument for the kernel's next launches.
 pub type ze_pfnKernelSetArgumentValue_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -1971,6 +2317,8 @@ pub type ze_pfnKernelSetArgumentValue_t = Option<
 >;
 
 /// Function-pointer for zeKernelSetIndirectAccess.
+///
+/// Declares which kinds of allocation a kernel reaches indirectly, so the driver keeps them resident.
 pub type ze_pfnKernelSetIndirectAccess_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -1979,6 +2327,8 @@ pub type ze_pfnKernelSetIndirectAccess_t = Option<
 >;
 
 /// Function-pointer for zeKernelGetIndirectAccess.
+///
+/// Reads which kinds of allocation a kernel is declared to reach indirectly.
 pub type ze_pfnKernelGetIndirectAccess_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -1987,6 +2337,8 @@ pub type ze_pfnKernelGetIndirectAccess_t = Option<
 >;
 
 /// Function-pointer for zeKernelGetSourceAttributes.
+///
+/// Returns the attributes written on the kernel in its source language.
 pub type ze_pfnKernelGetSourceAttributes_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -1996,6 +2348,8 @@ pub type ze_pfnKernelGetSourceAttributes_t = Option<
 >;
 
 /// Function-pointer for zeKernelSetCacheConfig.
+///
+/// Sets the cache preference of a kernel for its next launches.
 pub type ze_pfnKernelSetCacheConfig_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -2004,6 +2358,8 @@ pub type ze_pfnKernelSetCacheConfig_t = Option<
 >;
 
 /// Function-pointer for zeKernelGetProperties.
+///
+/// Fills a structure with the properties of a kernel.
 pub type ze_pfnKernelGetProperties_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -2012,6 +2368,8 @@ pub type ze_pfnKernelGetProperties_t = Option<
 >;
 
 /// Function-pointer for zeKernelGetName.
+///
+/// Copies out the function name of a kernel.
 pub type ze_pfnKernelGetName_t = Option<
     unsafe extern "C" fn(
         hKernel: ze_kernel_handle_t,
@@ -2021,6 +2379,8 @@ pub type ze_pfnKernelGetName_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendLaunchKernel.
+///
+/// Appends a launch of a kernel with its current arguments and group size.
 pub type ze_pfnCommandListAppendLaunchKernel_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2033,6 +2393,8 @@ pub type ze_pfnCommandListAppendLaunchKernel_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendLaunchKernelWithParameters.
+///
+/// Appends a kernel launch whose extra options come from chained structures.
 pub type ze_pfnCommandListAppendLaunchKernelWithParameters_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2046,6 +2408,8 @@ pub type ze_pfnCommandListAppendLaunchKernelWithParameters_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendLaunchKernelWithArguments.
+///
+/// Appends a kernel launch that sets group size and all arguments in the same call.
 pub type ze_pfnCommandListAppendLaunchKernelWithArguments_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2061,6 +2425,8 @@ pub type ze_pfnCommandListAppendLaunchKernelWithArguments_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendLaunchCooperativeKernel.
+///
+/// Appends a launch whose work-groups all run at the same time and may synchronize with each other.
 pub type ze_pfnCommandListAppendLaunchCooperativeKernel_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2073,6 +2439,8 @@ pub type ze_pfnCommandListAppendLaunchCooperativeKernel_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendLaunchKernelIndirect.
+///
+/// Appends a kernel launch whose group counts are read from device memory when it runs.
 pub type ze_pfnCommandListAppendLaunchKernelIndirect_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2085,6 +2453,8 @@ pub type ze_pfnCommandListAppendLaunchKernelIndirect_t = Option<
 >;
 
 /// Function-pointer for zeCommandListAppendLaunchMultipleKernelsIndirect.
+///
+/// Appends launches of several kernels whose count and group counts are read from device memory when they run.
 pub type ze_pfnCommandListAppendLaunchMultipleKernelsIndirect_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2109,6 +2479,8 @@ pub type ze_pfnModuleGetDeviceHandle_t = Option<
 >;
 
 /// Function-pointer for zeCommandListGetNextCommandIdExp.
+///
+/// Reserves an identifier for the next command appended, so it can be changed later.
 pub type ze_pfnCommandListGetNextCommandIdExp_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2118,6 +2490,8 @@ pub type ze_pfnCommandListGetNextCommandIdExp_t = Option<
 >;
 
 /// Function-pointer for zeCommandListGetNextCommandIdWithKernelsExp.
+///
+/// Reserves an identifier for the next kernel launch and lists the kernels it may later be switched to.
 pub type ze_pfnCommandListGetNextCommandIdWithKernelsExp_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2129,6 +2503,8 @@ pub type ze_pfnCommandListGetNextCommandIdWithKernelsExp_t = Option<
 >;
 
 /// Function-pointer for zeCommandListUpdateMutableCommandsExp.
+///
+/// Applies a chain of changes to commands of a closed mutable command list.
 pub type ze_pfnCommandListUpdateMutableCommandsExp_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2137,6 +2513,8 @@ pub type ze_pfnCommandListUpdateMutableCommandsExp_t = Option<
 >;
 
 /// Function-pointer for zeCommandListIsMutableExp.
+///
+/// Tells whether a command list was created mutable.
 pub type ze_pfnCommandListIsMutableExp_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2145,6 +2523,8 @@ pub type ze_pfnCommandListIsMutableExp_t = Option<
 >;
 
 /// Function-pointer for zeCommandListUpdateMutableCommandSignalEventExp.
+///
+/// Changes the event a recorded command signals.
 pub type ze_pfnCommandListUpdateMutableCommandSignalEventExp_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2154,6 +2534,8 @@ pub type ze_pfnCommandListUpdateMutableCommandSignalEventExp_t = Option<
 >;
 
 /// Function-pointer for zeCommandListUpdateMutableCommandWaitEventsExp.
+///
+/// Changes the events a recorded command waits for.
 pub type ze_pfnCommandListUpdateMutableCommandWaitEventsExp_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2164,6 +2546,8 @@ pub type ze_pfnCommandListUpdateMutableCommandWaitEventsExp_t = Option<
 >;
 
 /// Function-pointer for zeCommandListUpdateMutableCommandKernelsExp.
+///
+/// Switches recorded kernel launches to other kernels named when they were recorded.
 pub type ze_pfnCommandListUpdateMutableCommandKernelsExp_t = Option<
     unsafe extern "C" fn(
         hCommandList: ze_command_list_handle_t,
@@ -2174,6 +2558,8 @@ pub type ze_pfnCommandListUpdateMutableCommandKernelsExp_t = Option<
 >;
 
 /// Function-pointer for zeContextMakeMemoryResident.
+///
+/// Makes a memory range resident on a device so kernels can touch it without page faults.
 pub type ze_pfnContextMakeMemoryResident_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2184,6 +2570,8 @@ pub type ze_pfnContextMakeMemoryResident_t = Option<
 >;
 
 /// Function-pointer for zeContextEvictMemory.
+///
+/// Lets a device drop a memory range that was made resident earlier.
 pub type ze_pfnContextEvictMemory_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2194,6 +2582,8 @@ pub type ze_pfnContextEvictMemory_t = Option<
 >;
 
 /// Function-pointer for zeContextMakeImageResident.
+///
+/// Makes an image resident on a device ahead of its use.
 pub type ze_pfnContextMakeImageResident_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2203,6 +2593,8 @@ pub type ze_pfnContextMakeImageResident_t = Option<
 >;
 
 /// Function-pointer for zeContextEvictImage.
+///
+/// Lets a device drop an image that was made resident earlier.
 pub type ze_pfnContextEvictImage_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2212,6 +2604,8 @@ pub type ze_pfnContextEvictImage_t = Option<
 >;
 
 /// Function-pointer for zeSamplerCreate.
+///
+/// Creates a sampler usable by kernels on one device of a context.
 pub type ze_pfnSamplerCreate_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2222,11 +2616,15 @@ pub type ze_pfnSamplerCreate_t = Option<
 >;
 
 /// Function-pointer for zeSamplerDestroy.
+///
+/// Frees a sampler once no kernel or command list still uses it.
 pub type ze_pfnSamplerDestroy_t = Option<
     unsafe extern "C" fn(hSampler: ze_sampler_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zeVirtualMemReserve.
+///
+/// Reserves a range of virtual addresses without backing it with memory.
 pub type ze_pfnVirtualMemReserve_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2237,6 +2635,8 @@ pub type ze_pfnVirtualMemReserve_t = Option<
 >;
 
 /// Function-pointer for zeVirtualMemFree.
+///
+/// Releases a virtual address range reserved earlier.
 pub type ze_pfnVirtualMemFree_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2246,6 +2646,8 @@ pub type ze_pfnVirtualMemFree_t = Option<
 >;
 
 /// Function-pointer for zeVirtualMemQueryPageSize.
+///
+/// Reports the page size to use for mappings of a given size on a device.
 pub type ze_pfnVirtualMemQueryPageSize_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2256,6 +2658,8 @@ pub type ze_pfnVirtualMemQueryPageSize_t = Option<
 >;
 
 /// Function-pointer for zePhysicalMemGetProperties.
+///
+/// Reads the identifier and size of a physical memory object.
 pub type ze_pfnPhysicalMemGetProperties_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2265,6 +2669,8 @@ pub type ze_pfnPhysicalMemGetProperties_t = Option<
 >;
 
 /// Function-pointer for zePhysicalMemCreate.
+///
+/// Allocates physical memory that can later be mapped into reserved virtual ranges.
 pub type ze_pfnPhysicalMemCreate_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2275,6 +2681,8 @@ pub type ze_pfnPhysicalMemCreate_t = Option<
 >;
 
 /// Function-pointer for zePhysicalMemDestroy.
+///
+/// Frees a physical memory object that is no longer mapped anywhere.
 pub type ze_pfnPhysicalMemDestroy_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2283,6 +2691,8 @@ pub type ze_pfnPhysicalMemDestroy_t = Option<
 >;
 
 /// Function-pointer for zeVirtualMemMap.
+///
+/// Backs part of a reserved virtual range with physical memory.
 pub type ze_pfnVirtualMemMap_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2295,6 +2705,8 @@ pub type ze_pfnVirtualMemMap_t = Option<
 >;
 
 /// Function-pointer for zeVirtualMemUnmap.
+///
+/// Removes the physical backing from part of a reserved virtual range.
 pub type ze_pfnVirtualMemUnmap_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2304,6 +2716,8 @@ pub type ze_pfnVirtualMemUnmap_t = Option<
 >;
 
 /// Function-pointer for zeVirtualMemSetAccessAttribute.
+///
+/// Changes the access allowed on a mapped virtual range.
 pub type ze_pfnVirtualMemSetAccessAttribute_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -2314,6 +2728,8 @@ pub type ze_pfnVirtualMemSetAccessAttribute_t = Option<
 >;
 
 /// Function-pointer for zeVirtualMemGetAccessAttribute.
+///
+/// Reports the access allowed at a virtual address and how far it extends.
 pub type ze_pfnVirtualMemGetAccessAttribute_t = Option<
     unsafe extern "C" fn(
         hContext: ze_context_handle_t,
@@ -5030,6 +5446,8 @@ impl Default for ze_dditable_driver_t {
 }
 
 /// Function-pointer for zetModuleGetDebugInfo.
+///
+/// Copies the debug information of a module in the requested encoding.
 pub type zet_pfnModuleGetDebugInfo_t = Option<
     unsafe extern "C" fn(
         hModule: zet_module_handle_t,
@@ -5040,6 +5458,8 @@ pub type zet_pfnModuleGetDebugInfo_t = Option<
 >;
 
 /// Function-pointer for zetMetricGroupGetGlobalTimestampsExp.
+///
+/// Samples a global timestamp and a metric timestamp at the same moment, so the two can be correlated.
 pub type zet_pfnMetricGroupGetGlobalTimestampsExp_t = Option<
     unsafe extern "C" fn(
         hMetricGroup: zet_metric_group_handle_t,
@@ -5050,6 +5470,8 @@ pub type zet_pfnMetricGroupGetGlobalTimestampsExp_t = Option<
 >;
 
 /// Function-pointer for zetDeviceGetConcurrentMetricGroupsExp.
+///
+/// Reorders metric groups into consecutive sets, each of which can be activated together.
 pub type zet_pfnDeviceGetConcurrentMetricGroupsExp_t = Option<
     unsafe extern "C" fn(
         hDevice: zet_device_handle_t,
@@ -5061,6 +5483,8 @@ pub type zet_pfnDeviceGetConcurrentMetricGroupsExp_t = Option<
 >;
 
 /// Function-pointer for zetDeviceGetDebugProperties.
+///
+/// Reports whether and how a device can be debugged.
 pub type zet_pfnDeviceGetDebugProperties_t = Option<
     unsafe extern "C" fn(
         hDevice: zet_device_handle_t,
@@ -5069,6 +5493,8 @@ pub type zet_pfnDeviceGetDebugProperties_t = Option<
 >;
 
 /// Function-pointer for zetDebugAttach.
+///
+/// Opens a debug session on a device for one host process.
 pub type zet_pfnDebugAttach_t = Option<
     unsafe extern "C" fn(
         hDevice: zet_device_handle_t,
@@ -5078,11 +5504,15 @@ pub type zet_pfnDebugAttach_t = Option<
 >;
 
 /// Function-pointer for zetDebugDetach.
+///
+/// Ends a debug session; the session handle becomes invalid.
 pub type zet_pfnDebugDetach_t = Option<
     unsafe extern "C" fn(hDebug: zet_debug_session_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetDebugReadEvent.
+///
+/// Takes the next pending event from a debug session, waiting for one up to a timeout.
 pub type zet_pfnDebugReadEvent_t = Option<
     unsafe extern "C" fn(
         hDebug: zet_debug_session_handle_t,
@@ -5092,6 +5522,8 @@ pub type zet_pfnDebugReadEvent_t = Option<
 >;
 
 /// Function-pointer for zetDebugAcknowledgeEvent.
+///
+/// Tells the debuggee an event that awaited acknowledgement has been handled.
 pub type zet_pfnDebugAcknowledgeEvent_t = Option<
     unsafe extern "C" fn(
         hDebug: zet_debug_session_handle_t,
@@ -5100,6 +5532,8 @@ pub type zet_pfnDebugAcknowledgeEvent_t = Option<
 >;
 
 /// Function-pointer for zetDebugInterrupt.
+///
+/// Asks device threads to halt; completion is reported by a later event.
 pub type zet_pfnDebugInterrupt_t = Option<
     unsafe extern "C" fn(
         hDebug: zet_debug_session_handle_t,
@@ -5108,6 +5542,8 @@ pub type zet_pfnDebugInterrupt_t = Option<
 >;
 
 /// Function-pointer for zetDebugResume.
+///
+/// Lets halted device threads continue running.
 pub type zet_pfnDebugResume_t = Option<
     unsafe extern "C" fn(
         hDebug: zet_debug_session_handle_t,
@@ -5116,6 +5552,8 @@ pub type zet_pfnDebugResume_t = Option<
 >;
 
 /// Function-pointer for zetDebugReadMemory.
+///
+/// Copies bytes from the memory seen by a device thread into a host buffer.
 pub type zet_pfnDebugReadMemory_t = Option<
     unsafe extern "C" fn(
         hDebug: zet_debug_session_handle_t,
@@ -5127,6 +5565,8 @@ pub type zet_pfnDebugReadMemory_t = Option<
 >;
 
 /// Function-pointer for zetDebugWriteMemory.
+///
+/// Copies bytes from a host buffer into the memory seen by a device thread.
 pub type zet_pfnDebugWriteMemory_t = Option<
     unsafe extern "C" fn(
         hDebug: zet_debug_session_handle_t,
@@ -5138,6 +5578,8 @@ pub type zet_pfnDebugWriteMemory_t = Option<
 >;
 
 /// Function-pointer for zetDebugGetRegisterSetProperties.
+///
+/// Lists the register sets a thread of a device has.
 pub type zet_pfnDebugGetRegisterSetProperties_t = Option<
     unsafe extern "C" fn(
         hDevice: zet_device_handle_t,
@@ -5147,6 +5589,8 @@ pub type zet_pfnDebugGetRegisterSetProperties_t = Option<
 >;
 
 /// Function-pointer for zetDebugGetThreadRegisterSetProperties.
+///
+/// Lists the register sets of one halted thread, whose layout may differ from the device default.
 pub type zet_pfnDebugGetThreadRegisterSetProperties_t = Option<
     unsafe extern "C" fn(
         hDebug: zet_debug_session_handle_t,
@@ -5157,6 +5601,8 @@ pub type zet_pfnDebugGetThreadRegisterSetProperties_t = Option<
 >;
 
 /// Function-pointer for zetDebugReadRegisters.
+///
+/// Reads consecutive registers of one set from a halted thread.
 pub type zet_pfnDebugReadRegisters_t = Option<
     unsafe extern "C" fn(
         hDebug: zet_debug_session_handle_t,
@@ -5169,6 +5615,8 @@ pub type zet_pfnDebugReadRegisters_t = Option<
 >;
 
 /// Function-pointer for zetDebugWriteRegisters.
+///
+/// Writes consecutive registers of one set in a halted thread.
 pub type zet_pfnDebugWriteRegisters_t = Option<
     unsafe extern "C" fn(
         hDebug: zet_debug_session_handle_t,
@@ -5181,6 +5629,8 @@ pub type zet_pfnDebugWriteRegisters_t = Option<
 >;
 
 /// Function-pointer for zetMetricGroupGet.
+///
+/// Lists the metric groups a device offers.
 pub type zet_pfnMetricGroupGet_t = Option<
     unsafe extern "C" fn(
         hDevice: zet_device_handle_t,
@@ -5190,6 +5640,8 @@ pub type zet_pfnMetricGroupGet_t = Option<
 >;
 
 /// Function-pointer for zetMetricGroupGetProperties.
+///
+/// Describes a metric group.
 pub type zet_pfnMetricGroupGetProperties_t = Option<
     unsafe extern "C" fn(
         hMetricGroup: zet_metric_group_handle_t,
@@ -5198,6 +5650,8 @@ pub type zet_pfnMetricGroupGetProperties_t = Option<
 >;
 
 /// Function-pointer for zetMetricGroupCalculateMetricValues.
+///
+/// Converts raw data of a metric group into typed metric values.
 pub type zet_pfnMetricGroupCalculateMetricValues_t = Option<
     unsafe extern "C" fn(
         hMetricGroup: zet_metric_group_handle_t,
@@ -5210,6 +5664,8 @@ pub type zet_pfnMetricGroupCalculateMetricValues_t = Option<
 >;
 
 /// Function-pointer for zetMetricGet.
+///
+/// Lists the metrics of a metric group.
 pub type zet_pfnMetricGet_t = Option<
     unsafe extern "C" fn(
         hMetricGroup: zet_metric_group_handle_t,
@@ -5219,6 +5675,8 @@ pub type zet_pfnMetricGet_t = Option<
 >;
 
 /// Function-pointer for zetMetricGetProperties.
+///
+/// Describes a metric.
 pub type zet_pfnMetricGetProperties_t = Option<
     unsafe extern "C" fn(
         hMetric: zet_metric_handle_t,
@@ -5227,6 +5685,8 @@ pub type zet_pfnMetricGetProperties_t = Option<
 >;
 
 /// Function-pointer for zetContextActivateMetricGroups.
+///
+/// Makes a list of metric groups the active ones of a device, replacing any earlier list.
 pub type zet_pfnContextActivateMetricGroups_t = Option<
     unsafe extern "C" fn(
         hContext: zet_context_handle_t,
@@ -5237,6 +5697,8 @@ pub type zet_pfnContextActivateMetricGroups_t = Option<
 >;
 
 /// Function-pointer for zetMetricStreamerOpen.
+///
+/// Starts periodic sampling of an active metric group on a device.
 pub type zet_pfnMetricStreamerOpen_t = Option<
     unsafe extern "C" fn(
         hContext: zet_context_handle_t,
@@ -5249,6 +5711,8 @@ pub type zet_pfnMetricStreamerOpen_t = Option<
 >;
 
 /// Function-pointer for zetCommandListAppendMetricStreamerMarker.
+///
+/// Records a command that writes a marker value into a streamer's data.
 pub type zet_pfnCommandListAppendMetricStreamerMarker_t = Option<
     unsafe extern "C" fn(
         hCommandList: zet_command_list_handle_t,
@@ -5258,11 +5722,15 @@ pub type zet_pfnCommandListAppendMetricStreamerMarker_t = Option<
 >;
 
 /// Function-pointer for zetMetricStreamerClose.
+///
+/// Stops a metric streamer and frees it.
 pub type zet_pfnMetricStreamerClose_t = Option<
     unsafe extern "C" fn(hMetricStreamer: zet_metric_streamer_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetMetricStreamerReadData.
+///
+/// Copies gathered reports out of a metric streamer in raw form.
 pub type zet_pfnMetricStreamerReadData_t = Option<
     unsafe extern "C" fn(
         hMetricStreamer: zet_metric_streamer_handle_t,
@@ -5273,6 +5741,8 @@ pub type zet_pfnMetricStreamerReadData_t = Option<
 >;
 
 /// Function-pointer for zetMetricQueryPoolCreate.
+///
+/// Creates a pool of metric queries for one metric group on a device.
 pub type zet_pfnMetricQueryPoolCreate_t = Option<
     unsafe extern "C" fn(
         hContext: zet_context_handle_t,
@@ -5284,11 +5754,15 @@ pub type zet_pfnMetricQueryPoolCreate_t = Option<
 >;
 
 /// Function-pointer for zetMetricQueryPoolDestroy.
+///
+/// Frees a metric query pool; its queries must be destroyed first.
 pub type zet_pfnMetricQueryPoolDestroy_t = Option<
     unsafe extern "C" fn(hMetricQueryPool: zet_metric_query_pool_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetMetricQueryCreate.
+///
+/// Takes one query slot of a pool for use.
 pub type zet_pfnMetricQueryCreate_t = Option<
     unsafe extern "C" fn(
         hMetricQueryPool: zet_metric_query_pool_handle_t,
@@ -5298,16 +5772,22 @@ pub type zet_pfnMetricQueryCreate_t = Option<
 >;
 
 /// Function-pointer for zetMetricQueryDestroy.
+///
+/// Releases a metric query back to its pool.
 pub type zet_pfnMetricQueryDestroy_t = Option<
     unsafe extern "C" fn(hMetricQuery: zet_metric_query_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetMetricQueryReset.
+///
+/// Clears a metric query's results so it can be recorded again.
 pub type zet_pfnMetricQueryReset_t = Option<
     unsafe extern "C" fn(hMetricQuery: zet_metric_query_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetCommandListAppendMetricQueryBegin.
+///
+/// Records the command that starts gathering a metric query.
 pub type zet_pfnCommandListAppendMetricQueryBegin_t = Option<
     unsafe extern "C" fn(
         hCommandList: zet_command_list_handle_t,
@@ -5316,6 +5796,8 @@ pub type zet_pfnCommandListAppendMetricQueryBegin_t = Option<
 >;
 
 /// Function-pointer for zetCommandListAppendMetricQueryEnd.
+///
+/// Records the command that stops gathering a metric query.
 pub type zet_pfnCommandListAppendMetricQueryEnd_t = Option<
     unsafe extern "C" fn(
         hCommandList: zet_command_list_handle_t,
@@ -5327,11 +5809,15 @@ pub type zet_pfnCommandListAppendMetricQueryEnd_t = Option<
 >;
 
 /// Function-pointer for zetCommandListAppendMetricMemoryBarrier.
+///
+/// Records a barrier that makes earlier metric writes visible before later commands run.
 pub type zet_pfnCommandListAppendMetricMemoryBarrier_t = Option<
     unsafe extern "C" fn(hCommandList: zet_command_list_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetMetricQueryGetData.
+///
+/// Copies the raw data a metric query gathered.
 pub type zet_pfnMetricQueryGetData_t = Option<
     unsafe extern "C" fn(
         hMetricQuery: zet_metric_query_handle_t,
@@ -5341,6 +5827,8 @@ pub type zet_pfnMetricQueryGetData_t = Option<
 >;
 
 /// Function-pointer for zetMetricGroupGetExportDataExp.
+///
+/// Packs raw metric data with everything needed to calculate it elsewhere.
 pub type zet_pfnMetricGroupGetExportDataExp_t = Option<
     unsafe extern "C" fn(
         hMetricGroup: zet_metric_group_handle_t,
@@ -5352,6 +5840,8 @@ pub type zet_pfnMetricGroupGetExportDataExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricGroupCalculateMetricExportDataExp.
+///
+/// Calculates metric values from exported data, without the device that gathered it.
 pub type zet_pfnMetricGroupCalculateMetricExportDataExp_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -5367,6 +5857,8 @@ pub type zet_pfnMetricGroupCalculateMetricExportDataExp_t = Option<
 >;
 
 /// Function-pointer for zetCommandListAppendMarkerExp.
+///
+/// Records a command that writes a marker value into a metric group's data.
 pub type zet_pfnCommandListAppendMarkerExp_t = Option<
     unsafe extern "C" fn(
         hCommandList: zet_command_list_handle_t,
@@ -5376,6 +5868,8 @@ pub type zet_pfnCommandListAppendMarkerExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricProgrammableGetExp.
+///
+/// Lists the metric templates a device offers.
 pub type zet_pfnMetricProgrammableGetExp_t = Option<
     unsafe extern "C" fn(
         hDevice: zet_device_handle_t,
@@ -5385,6 +5879,8 @@ pub type zet_pfnMetricProgrammableGetExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricProgrammableGetPropertiesExp.
+///
+/// Describes a metric template.
 pub type zet_pfnMetricProgrammableGetPropertiesExp_t = Option<
     unsafe extern "C" fn(
         hMetricProgrammable: zet_metric_programmable_exp_handle_t,
@@ -5393,6 +5889,8 @@ pub type zet_pfnMetricProgrammableGetPropertiesExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricProgrammableGetParamInfoExp.
+///
+/// Describes the parameters of a metric template.
 pub type zet_pfnMetricProgrammableGetParamInfoExp_t = Option<
     unsafe extern "C" fn(
         hMetricProgrammable: zet_metric_programmable_exp_handle_t,
@@ -5402,6 +5900,8 @@ pub type zet_pfnMetricProgrammableGetParamInfoExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricProgrammableGetParamValueInfoExp.
+///
+/// Lists the allowed values or ranges of one parameter of a metric template.
 pub type zet_pfnMetricProgrammableGetParamValueInfoExp_t = Option<
     unsafe extern "C" fn(
         hMetricProgrammable: zet_metric_programmable_exp_handle_t,
@@ -5412,6 +5912,8 @@ pub type zet_pfnMetricProgrammableGetParamValueInfoExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricCreateFromProgrammableExp2.
+///
+/// Creates metrics from a metric template with chosen parameter values; the count comes first.
 pub type zet_pfnMetricCreateFromProgrammableExp2_t = Option<
     unsafe extern "C" fn(
         hMetricProgrammable: zet_metric_programmable_exp_handle_t,
@@ -5425,6 +5927,8 @@ pub type zet_pfnMetricCreateFromProgrammableExp2_t = Option<
 >;
 
 /// Function-pointer for zetMetricCreateFromProgrammableExp.
+///
+/// Creates metrics from a metric template with chosen parameter values (older parameter order).
 pub type zet_pfnMetricCreateFromProgrammableExp_t = Option<
     unsafe extern "C" fn(
         hMetricProgrammable: zet_metric_programmable_exp_handle_t,
@@ -5438,6 +5942,8 @@ pub type zet_pfnMetricCreateFromProgrammableExp_t = Option<
 >;
 
 /// Function-pointer for zetDeviceCreateMetricGroupsFromMetricsExp.
+///
+/// Sorts a list of metrics into as few new metric groups as the hardware allows.
 pub type zet_pfnDeviceCreateMetricGroupsFromMetricsExp_t = Option<
     unsafe extern "C" fn(
         hDevice: zet_device_handle_t,
@@ -5451,6 +5957,8 @@ pub type zet_pfnDeviceCreateMetricGroupsFromMetricsExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricGroupCreateExp.
+///
+/// Creates an empty metric group that metrics can then be added to.
 pub type zet_pfnMetricGroupCreateExp_t = Option<
     unsafe extern "C" fn(
         hDevice: zet_device_handle_t,
@@ -5462,6 +5970,8 @@ pub type zet_pfnMetricGroupCreateExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricGroupAddMetricExp.
+///
+/// Adds a metric to an application-built metric group that is not yet closed.
 pub type zet_pfnMetricGroupAddMetricExp_t = Option<
     unsafe extern "C" fn(
         hMetricGroup: zet_metric_group_handle_t,
@@ -5472,6 +5982,8 @@ pub type zet_pfnMetricGroupAddMetricExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricGroupRemoveMetricExp.
+///
+/// Takes a metric out of an application-built metric group that is not yet closed.
 pub type zet_pfnMetricGroupRemoveMetricExp_t = Option<
     unsafe extern "C" fn(
         hMetricGroup: zet_metric_group_handle_t,
@@ -5480,31 +5992,43 @@ pub type zet_pfnMetricGroupRemoveMetricExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricGroupCloseExp.
+///
+/// Finishes an application-built metric group so it can be activated; no metrics can be added after.
 pub type zet_pfnMetricGroupCloseExp_t = Option<
     unsafe extern "C" fn(hMetricGroup: zet_metric_group_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetMetricGroupDestroyExp.
+///
+/// Frees an application-built metric group.
 pub type zet_pfnMetricGroupDestroyExp_t = Option<
     unsafe extern "C" fn(hMetricGroup: zet_metric_group_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetMetricDestroyExp.
+///
+/// Frees a metric created from a metric template.
 pub type zet_pfnMetricDestroyExp_t = Option<
     unsafe extern "C" fn(hMetric: zet_metric_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetDeviceEnableMetricsExp.
+///
+/// Turns on metric collection for a device, as ZET_ENABLE_METRICS does at start-up.
 pub type zet_pfnDeviceEnableMetricsExp_t = Option<
     unsafe extern "C" fn(hDevice: zet_device_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetDeviceDisableMetricsExp.
+///
+/// Turns off metric collection for a device.
 pub type zet_pfnDeviceDisableMetricsExp_t = Option<
     unsafe extern "C" fn(hDevice: zet_device_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetMetricTracerCreateExp.
+///
+/// Creates a metric tracer for some metric groups of a device; it starts disabled.
 pub type zet_pfnMetricTracerCreateExp_t = Option<
     unsafe extern "C" fn(
         hContext: zet_context_handle_t,
@@ -5518,11 +6042,15 @@ pub type zet_pfnMetricTracerCreateExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricTracerDestroyExp.
+///
+/// Frees a metric tracer.
 pub type zet_pfnMetricTracerDestroyExp_t = Option<
     unsafe extern "C" fn(hMetricTracer: zet_metric_tracer_exp_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetMetricTracerEnableExp.
+///
+/// Starts recording metric events with a tracer.
 pub type zet_pfnMetricTracerEnableExp_t = Option<
     unsafe extern "C" fn(
         hMetricTracer: zet_metric_tracer_exp_handle_t,
@@ -5531,6 +6059,8 @@ pub type zet_pfnMetricTracerEnableExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricTracerDisableExp.
+///
+/// Stops recording metric events with a tracer; data already gathered stays readable.
 pub type zet_pfnMetricTracerDisableExp_t = Option<
     unsafe extern "C" fn(
         hMetricTracer: zet_metric_tracer_exp_handle_t,
@@ -5539,6 +6069,8 @@ pub type zet_pfnMetricTracerDisableExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricTracerReadDataExp.
+///
+/// Copies gathered data out of a metric tracer in raw form.
 pub type zet_pfnMetricTracerReadDataExp_t = Option<
     unsafe extern "C" fn(
         hMetricTracer: zet_metric_tracer_exp_handle_t,
@@ -5548,6 +6080,8 @@ pub type zet_pfnMetricTracerReadDataExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricDecoderCreateExp.
+///
+/// Creates a decoder for the raw data of a metric tracer.
 pub type zet_pfnMetricDecoderCreateExp_t = Option<
     unsafe extern "C" fn(
         hMetricTracer: zet_metric_tracer_exp_handle_t,
@@ -5556,11 +6090,15 @@ pub type zet_pfnMetricDecoderCreateExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricDecoderDestroyExp.
+///
+/// Frees a metric decoder.
 pub type zet_pfnMetricDecoderDestroyExp_t = Option<
     unsafe extern "C" fn(phMetricDecoder: zet_metric_decoder_exp_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetMetricDecoderGetDecodableMetricsExp.
+///
+/// Lists the metrics a decoder can extract from raw tracer data.
 pub type zet_pfnMetricDecoderGetDecodableMetricsExp_t = Option<
     unsafe extern "C" fn(
         hMetricDecoder: zet_metric_decoder_exp_handle_t,
@@ -5570,6 +6108,8 @@ pub type zet_pfnMetricDecoderGetDecodableMetricsExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricTracerDecodeExp.
+///
+/// Decodes raw tracer data into metric entries, grouped in sets by sub-device.
 pub type zet_pfnMetricTracerDecodeExp_t = Option<
     unsafe extern "C" fn(
         phMetricDecoder: zet_metric_decoder_exp_handle_t,
@@ -5585,6 +6125,8 @@ pub type zet_pfnMetricTracerDecodeExp_t = Option<
 >;
 
 /// Function-pointer for zetMetricGroupCalculateMultipleMetricValuesExp.
+///
+/// Converts raw metric data into typed values split into sets, such as one per sub-device.
 pub type zet_pfnMetricGroupCalculateMultipleMetricValuesExp_t = Option<
     unsafe extern "C" fn(
         hMetricGroup: zet_metric_group_handle_t,
@@ -5599,6 +6141,8 @@ pub type zet_pfnMetricGroupCalculateMultipleMetricValuesExp_t = Option<
 >;
 
 /// Function-pointer for zetKernelGetProfileInfo.
+///
+/// Reports the instrumentation information the compiler produced for a kernel.
 pub type zet_pfnKernelGetProfileInfo_t = Option<
     unsafe extern "C" fn(
         hKernel: zet_kernel_handle_t,
@@ -5607,6 +6151,8 @@ pub type zet_pfnKernelGetProfileInfo_t = Option<
 >;
 
 /// Function-pointer for zetTracerExpCreate.
+///
+/// Creates an API tracer for a context; it starts disabled.
 pub type zet_pfnTracerExpCreate_t = Option<
     unsafe extern "C" fn(
         hContext: zet_context_handle_t,
@@ -5616,11 +6162,15 @@ pub type zet_pfnTracerExpCreate_t = Option<
 >;
 
 /// Function-pointer for zetTracerExpDestroy.
+///
+/// Frees an API tracer; it must be disabled first.
 pub type zet_pfnTracerExpDestroy_t = Option<
     unsafe extern "C" fn(hTracer: zet_tracer_exp_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zetTracerExpSetPrologues.
+///
+/// Installs the callbacks a tracer runs before each traced call.
 pub type zet_pfnTracerExpSetPrologues_t = Option<
     unsafe extern "C" fn(
         hTracer: zet_tracer_exp_handle_t,
@@ -5629,6 +6179,8 @@ pub type zet_pfnTracerExpSetPrologues_t = Option<
 >;
 
 /// Function-pointer for zetTracerExpSetEpilogues.
+///
+/// Installs the callbacks a tracer runs after each traced call.
 pub type zet_pfnTracerExpSetEpilogues_t = Option<
     unsafe extern "C" fn(
         hTracer: zet_tracer_exp_handle_t,
@@ -5637,6 +6189,8 @@ pub type zet_pfnTracerExpSetEpilogues_t = Option<
 >;
 
 /// Function-pointer for zetTracerExpSetEnabled.
+///
+/// Turns an API tracer on or off.
 pub type zet_pfnTracerExpSetEnabled_t = Option<
     unsafe extern "C" fn(
         hTracer: zet_tracer_exp_handle_t,
@@ -6706,11 +7260,15 @@ impl Default for zet_dditable_driver_t {
 }
 
 /// Function-pointer for zesInit.
+///
+/// Starts the sysman interface independently of zeInit; call before any other sysman function.
 pub type zes_pfnInit_t = Option<
     unsafe extern "C" fn(flags: zes_init_flags_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zesDriverGet.
+///
+/// Lists the sysman drivers present on the system.
 pub type zes_pfnDriverGet_t = Option<
     unsafe extern "C" fn(
         pCount: *mut u32,
@@ -6719,6 +7277,8 @@ pub type zes_pfnDriverGet_t = Option<
 >;
 
 /// Function-pointer for zesDriverGetExtensionProperties.
+///
+/// Lists the sysman extensions a driver supports.
 pub type zes_pfnDriverGetExtensionProperties_t = Option<
     unsafe extern "C" fn(
         hDriver: zes_driver_handle_t,
@@ -6728,6 +7288,8 @@ pub type zes_pfnDriverGetExtensionProperties_t = Option<
 >;
 
 /// Function-pointer for zesDriverGetExtensionFunctionAddress.
+///
+/// Looks up the entry point of a sysman extension function by name.
 pub type zes_pfnDriverGetExtensionFunctionAddress_t = Option<
     unsafe extern "C" fn(
         hDriver: zes_driver_handle_t,
@@ -6737,6 +7299,8 @@ pub type zes_pfnDriverGetExtensionFunctionAddress_t = Option<
 >;
 
 /// Function-pointer for zesDeviceGet.
+///
+/// Lists the sysman devices of a sysman driver.
 pub type zes_pfnDeviceGet_t = Option<
     unsafe extern "C" fn(
         hDriver: zes_driver_handle_t,
@@ -6746,6 +7310,8 @@ pub type zes_pfnDeviceGet_t = Option<
 >;
 
 /// Function-pointer for zesDeviceGetProperties.
+///
+/// Reads the identity of a sysman device.
 pub type zes_pfnDeviceGetProperties_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6754,6 +7320,8 @@ pub type zes_pfnDeviceGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesDeviceGetState.
+///
+/// Reports whether a device needs a reset and whether it was repaired.
 pub type zes_pfnDeviceGetState_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6762,11 +7330,15 @@ pub type zes_pfnDeviceGetState_t = Option<
 >;
 
 /// Function-pointer for zesDeviceReset.
+///
+/// Resets a device, optionally even while other processes use it.
 pub type zes_pfnDeviceReset_t = Option<
     unsafe extern "C" fn(hDevice: zes_device_handle_t, force: ze_bool_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zesDeviceResetExt.
+///
+/// Resets a device with a chosen reset kind.
 pub type zes_pfnDeviceResetExt_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6775,6 +7347,8 @@ pub type zes_pfnDeviceResetExt_t = Option<
 >;
 
 /// Function-pointer for zesDeviceProcessesGetState.
+///
+/// Lists the processes that currently use a device and what they use.
 pub type zes_pfnDeviceProcessesGetState_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6784,6 +7358,8 @@ pub type zes_pfnDeviceProcessesGetState_t = Option<
 >;
 
 /// Function-pointer for zesDevicePciGetProperties.
+///
+/// Reads the fixed PCI facts of a device.
 pub type zes_pfnDevicePciGetProperties_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6792,6 +7368,8 @@ pub type zes_pfnDevicePciGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesDevicePciGetState.
+///
+/// Reads the current health and speed of a device's PCI link.
 pub type zes_pfnDevicePciGetState_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6800,6 +7378,8 @@ pub type zes_pfnDevicePciGetState_t = Option<
 >;
 
 /// Function-pointer for zesDevicePciGetBars.
+///
+/// Lists the PCI base address registers of a device.
 pub type zes_pfnDevicePciGetBars_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6809,6 +7389,8 @@ pub type zes_pfnDevicePciGetBars_t = Option<
 >;
 
 /// Function-pointer for zesDevicePciGetStats.
+///
+/// Samples the PCI traffic counters of a device.
 pub type zes_pfnDevicePciGetStats_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6817,11 +7399,15 @@ pub type zes_pfnDevicePciGetStats_t = Option<
 >;
 
 /// Function-pointer for zesDeviceSetOverclockWaiver.
+///
+/// Records that the user accepts the risks of overclocking; needed before any overclock change.
 pub type zes_pfnDeviceSetOverclockWaiver_t = Option<
     unsafe extern "C" fn(hDevice: zes_device_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zesDeviceGetOverclockDomains.
+///
+/// Reports which overclock domains a device offers, as a bit mask.
 pub type zes_pfnDeviceGetOverclockDomains_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6830,6 +7416,8 @@ pub type zes_pfnDeviceGetOverclockDomains_t = Option<
 >;
 
 /// Function-pointer for zesDeviceGetOverclockControls.
+///
+/// Reports which controls one overclock domain offers, as a bit mask.
 pub type zes_pfnDeviceGetOverclockControls_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6839,6 +7427,8 @@ pub type zes_pfnDeviceGetOverclockControls_t = Option<
 >;
 
 /// Function-pointer for zesDeviceResetOverclockSettings.
+///
+/// Throws away user overclock settings of a device.
 pub type zes_pfnDeviceResetOverclockSettings_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6847,6 +7437,8 @@ pub type zes_pfnDeviceResetOverclockSettings_t = Option<
 >;
 
 /// Function-pointer for zesDeviceReadOverclockState.
+///
+/// Reads the overclock mode, waiver and any pending action of a device.
 pub type zes_pfnDeviceReadOverclockState_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6859,6 +7451,8 @@ pub type zes_pfnDeviceReadOverclockState_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumOverclockDomains.
+///
+/// Lists the overclock domains of a device.
 pub type zes_pfnDeviceEnumOverclockDomains_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6868,6 +7462,8 @@ pub type zes_pfnDeviceEnumOverclockDomains_t = Option<
 >;
 
 /// Function-pointer for zesOverclockGetDomainProperties.
+///
+/// Describes an overclock domain and the controls it offers.
 pub type zes_pfnOverclockGetDomainProperties_t = Option<
     unsafe extern "C" fn(
         hDomainHandle: zes_overclock_handle_t,
@@ -6876,6 +7472,8 @@ pub type zes_pfnOverclockGetDomainProperties_t = Option<
 >;
 
 /// Function-pointer for zesOverclockGetDomainVFProperties.
+///
+/// Reports the limits and steps allowed for voltage-frequency points of a domain.
 pub type zes_pfnOverclockGetDomainVFProperties_t = Option<
     unsafe extern "C" fn(
         hDomainHandle: zes_overclock_handle_t,
@@ -6884,6 +7482,8 @@ pub type zes_pfnOverclockGetDomainVFProperties_t = Option<
 >;
 
 /// Function-pointer for zesOverclockGetDomainControlProperties.
+///
+/// Reports the range, step and default of one control of a domain.
 pub type zes_pfnOverclockGetDomainControlProperties_t = Option<
     unsafe extern "C" fn(
         hDomainHandle: zes_overclock_handle_t,
@@ -6893,6 +7493,8 @@ pub type zes_pfnOverclockGetDomainControlProperties_t = Option<
 >;
 
 /// Function-pointer for zesOverclockGetControlCurrentValue.
+///
+/// Reads the value a control currently has in hardware.
 pub type zes_pfnOverclockGetControlCurrentValue_t = Option<
     unsafe extern "C" fn(
         hDomainHandle: zes_overclock_handle_t,
@@ -6902,6 +7504,8 @@ pub type zes_pfnOverclockGetControlCurrentValue_t = Option<
 >;
 
 /// Function-pointer for zesOverclockGetControlPendingValue.
+///
+/// Reads a control value that was set but waits for a reset to apply.
 pub type zes_pfnOverclockGetControlPendingValue_t = Option<
     unsafe extern "C" fn(
         hDomainHandle: zes_overclock_handle_t,
@@ -6911,6 +7515,8 @@ pub type zes_pfnOverclockGetControlPendingValue_t = Option<
 >;
 
 /// Function-pointer for zesOverclockSetControlUserValue.
+///
+/// Sets a user value for one control of a domain.
 pub type zes_pfnOverclockSetControlUserValue_t = Option<
     unsafe extern "C" fn(
         hDomainHandle: zes_overclock_handle_t,
@@ -6921,6 +7527,8 @@ pub type zes_pfnOverclockSetControlUserValue_t = Option<
 >;
 
 /// Function-pointer for zesOverclockGetControlState.
+///
+/// Reads whether a control is unset, active or disabled.
 pub type zes_pfnOverclockGetControlState_t = Option<
     unsafe extern "C" fn(
         hDomainHandle: zes_overclock_handle_t,
@@ -6931,6 +7539,8 @@ pub type zes_pfnOverclockGetControlState_t = Option<
 >;
 
 /// Function-pointer for zesOverclockGetVFPointValues.
+///
+/// Reads the voltage or frequency of one point of a voltage-frequency curve.
 pub type zes_pfnOverclockGetVFPointValues_t = Option<
     unsafe extern "C" fn(
         hDomainHandle: zes_overclock_handle_t,
@@ -6942,6 +7552,8 @@ pub type zes_pfnOverclockGetVFPointValues_t = Option<
 >;
 
 /// Function-pointer for zesOverclockSetVFPointValues.
+///
+/// Changes the voltage or frequency of one point of the user curve.
 pub type zes_pfnOverclockSetVFPointValues_t = Option<
     unsafe extern "C" fn(
         hDomainHandle: zes_overclock_handle_t,
@@ -6952,6 +7564,8 @@ pub type zes_pfnOverclockSetVFPointValues_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumDiagnosticTestSuites.
+///
+/// Lists the diagnostics suites a device offers.
 pub type zes_pfnDeviceEnumDiagnosticTestSuites_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6961,6 +7575,8 @@ pub type zes_pfnDeviceEnumDiagnosticTestSuites_t = Option<
 >;
 
 /// Function-pointer for zesDiagnosticsGetProperties.
+///
+/// Describes a diagnostics suite.
 pub type zes_pfnDiagnosticsGetProperties_t = Option<
     unsafe extern "C" fn(
         hDiagnostics: zes_diag_handle_t,
@@ -6969,6 +7585,8 @@ pub type zes_pfnDiagnosticsGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesDiagnosticsGetTests.
+///
+/// Lists the individual tests of a diagnostics suite.
 pub type zes_pfnDiagnosticsGetTests_t = Option<
     unsafe extern "C" fn(
         hDiagnostics: zes_diag_handle_t,
@@ -6978,6 +7596,8 @@ pub type zes_pfnDiagnosticsGetTests_t = Option<
 >;
 
 /// Function-pointer for zesDiagnosticsRunTests.
+///
+/// Runs a range of tests of a suite and waits for the outcome; the device is unusable meanwhile.
 pub type zes_pfnDiagnosticsRunTests_t = Option<
     unsafe extern "C" fn(
         hDiagnostics: zes_diag_handle_t,
@@ -6988,6 +7608,8 @@ pub type zes_pfnDiagnosticsRunTests_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEccAvailable.
+///
+/// Reports whether a device has ECC support at all.
 pub type zes_pfnDeviceEccAvailable_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -6996,6 +7618,8 @@ pub type zes_pfnDeviceEccAvailable_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEccConfigurable.
+///
+/// Reports whether the ECC state of a device can be changed.
 pub type zes_pfnDeviceEccConfigurable_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7004,6 +7628,8 @@ pub type zes_pfnDeviceEccConfigurable_t = Option<
 >;
 
 /// Function-pointer for zesDeviceGetEccState.
+///
+/// Reads the current and pending ECC state of a device.
 pub type zes_pfnDeviceGetEccState_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7012,6 +7638,8 @@ pub type zes_pfnDeviceGetEccState_t = Option<
 >;
 
 /// Function-pointer for zesDeviceSetEccState.
+///
+/// Requests a new ECC state; it usually applies only after a reset.
 pub type zes_pfnDeviceSetEccState_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7021,6 +7649,8 @@ pub type zes_pfnDeviceSetEccState_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumEngineGroups.
+///
+/// Lists the engine groups whose activity a device can report.
 pub type zes_pfnDeviceEnumEngineGroups_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7030,6 +7660,8 @@ pub type zes_pfnDeviceEnumEngineGroups_t = Option<
 >;
 
 /// Function-pointer for zesEngineGetProperties.
+///
+/// Describes which engines a handle covers.
 pub type zes_pfnEngineGetProperties_t = Option<
     unsafe extern "C" fn(
         hEngine: zes_engine_handle_t,
@@ -7038,6 +7670,8 @@ pub type zes_pfnEngineGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesEngineGetActivity.
+///
+/// Samples the busy-time counter of an engine group.
 pub type zes_pfnEngineGetActivity_t = Option<
     unsafe extern "C" fn(
         hEngine: zes_engine_handle_t,
@@ -7046,6 +7680,8 @@ pub type zes_pfnEngineGetActivity_t = Option<
 >;
 
 /// Function-pointer for zesEngineGetActivityExt.
+///
+/// Samples engine activity separately for the physical function and each virtual function.
 pub type zes_pfnEngineGetActivityExt_t = Option<
     unsafe extern "C" fn(
         hEngine: zes_engine_handle_t,
@@ -7055,6 +7691,8 @@ pub type zes_pfnEngineGetActivityExt_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEventRegister.
+///
+/// Chooses which events of a device the caller wants to receive.
 pub type zes_pfnDeviceEventRegister_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7063,6 +7701,8 @@ pub type zes_pfnDeviceEventRegister_t = Option<
 >;
 
 /// Function-pointer for zesDriverEventListen.
+///
+/// Waits until registered events arrive on any of the given devices or the timeout ends.
 pub type zes_pfnDriverEventListen_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -7075,6 +7715,8 @@ pub type zes_pfnDriverEventListen_t = Option<
 >;
 
 /// Function-pointer for zesDriverEventListenEx.
+///
+/// Like zesDriverEventListen, with a 64-bit timeout.
 pub type zes_pfnDriverEventListenEx_t = Option<
     unsafe extern "C" fn(
         hDriver: ze_driver_handle_t,
@@ -7087,6 +7729,8 @@ pub type zes_pfnDriverEventListenEx_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumFabricPorts.
+///
+/// Lists the fabric ports of a device.
 pub type zes_pfnDeviceEnumFabricPorts_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7096,6 +7740,8 @@ pub type zes_pfnDeviceEnumFabricPorts_t = Option<
 >;
 
 /// Function-pointer for zesFabricPortGetProperties.
+///
+/// Reads the fixed facts of a fabric port.
 pub type zes_pfnFabricPortGetProperties_t = Option<
     unsafe extern "C" fn(
         hPort: zes_fabric_port_handle_t,
@@ -7104,6 +7750,8 @@ pub type zes_pfnFabricPortGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesFabricPortGetLinkType.
+///
+/// Describes the kind of link attached to a fabric port.
 pub type zes_pfnFabricPortGetLinkType_t = Option<
     unsafe extern "C" fn(
         hPort: zes_fabric_port_handle_t,
@@ -7112,6 +7760,8 @@ pub type zes_pfnFabricPortGetLinkType_t = Option<
 >;
 
 /// Function-pointer for zesFabricPortGetConfig.
+///
+/// Reads whether a fabric port is switched on and beaconing.
 pub type zes_pfnFabricPortGetConfig_t = Option<
     unsafe extern "C" fn(
         hPort: zes_fabric_port_handle_t,
@@ -7120,6 +7770,8 @@ pub type zes_pfnFabricPortGetConfig_t = Option<
 >;
 
 /// Function-pointer for zesFabricPortSetConfig.
+///
+/// Switches a fabric port on or off and starts or stops its beacon.
 pub type zes_pfnFabricPortSetConfig_t = Option<
     unsafe extern "C" fn(
         hPort: zes_fabric_port_handle_t,
@@ -7128,6 +7780,8 @@ pub type zes_pfnFabricPortSetConfig_t = Option<
 >;
 
 /// Function-pointer for zesFabricPortGetState.
+///
+/// Reads the current health, peer and speed of a fabric port.
 pub type zes_pfnFabricPortGetState_t = Option<
     unsafe extern "C" fn(
         hPort: zes_fabric_port_handle_t,
@@ -7136,6 +7790,8 @@ pub type zes_pfnFabricPortGetState_t = Option<
 >;
 
 /// Function-pointer for zesFabricPortGetThroughput.
+///
+/// Samples the traffic counters of a fabric port.
 pub type zes_pfnFabricPortGetThroughput_t = Option<
     unsafe extern "C" fn(
         hPort: zes_fabric_port_handle_t,
@@ -7144,6 +7800,8 @@ pub type zes_pfnFabricPortGetThroughput_t = Option<
 >;
 
 /// Function-pointer for zesFabricPortGetFabricErrorCounters.
+///
+/// Reads the error counts of a fabric port.
 pub type zes_pfnFabricPortGetFabricErrorCounters_t = Option<
     unsafe extern "C" fn(
         hPort: zes_fabric_port_handle_t,
@@ -7152,6 +7810,8 @@ pub type zes_pfnFabricPortGetFabricErrorCounters_t = Option<
 >;
 
 /// Function-pointer for zesFabricPortGetMultiPortThroughput.
+///
+/// Samples the traffic counters of several ports of a device in one call.
 pub type zes_pfnFabricPortGetMultiPortThroughput_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7162,6 +7822,8 @@ pub type zes_pfnFabricPortGetMultiPortThroughput_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumFans.
+///
+/// Lists the fans of a device.
 pub type zes_pfnDeviceEnumFans_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7171,6 +7833,8 @@ pub type zes_pfnDeviceEnumFans_t = Option<
 >;
 
 /// Function-pointer for zesFanGetProperties.
+///
+/// Reads the fixed facts of a fan.
 pub type zes_pfnFanGetProperties_t = Option<
     unsafe extern "C" fn(
         hFan: zes_fan_handle_t,
@@ -7179,6 +7843,8 @@ pub type zes_pfnFanGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesFanGetConfig.
+///
+/// Reads the speed mode a fan uses and its parameters.
 pub type zes_pfnFanGetConfig_t = Option<
     unsafe extern "C" fn(
         hFan: zes_fan_handle_t,
@@ -7187,11 +7853,15 @@ pub type zes_pfnFanGetConfig_t = Option<
 >;
 
 /// Function-pointer for zesFanSetDefaultMode.
+///
+/// Hands speed control of a fan back to the device.
 pub type zes_pfnFanSetDefaultMode_t = Option<
     unsafe extern "C" fn(hFan: zes_fan_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zesFanSetFixedSpeedMode.
+///
+/// Makes a fan turn at one fixed speed.
 pub type zes_pfnFanSetFixedSpeedMode_t = Option<
     unsafe extern "C" fn(
         hFan: zes_fan_handle_t,
@@ -7200,6 +7870,8 @@ pub type zes_pfnFanSetFixedSpeedMode_t = Option<
 >;
 
 /// Function-pointer for zesFanSetSpeedTableMode.
+///
+/// Makes a fan follow a table of temperature and speed points.
 pub type zes_pfnFanSetSpeedTableMode_t = Option<
     unsafe extern "C" fn(
         hFan: zes_fan_handle_t,
@@ -7208,6 +7880,8 @@ pub type zes_pfnFanSetSpeedTableMode_t = Option<
 >;
 
 /// Function-pointer for zesFanGetState.
+///
+/// Reads the speed a fan turns at now.
 pub type zes_pfnFanGetState_t = Option<
     unsafe extern "C" fn(
         hFan: zes_fan_handle_t,
@@ -7217,6 +7891,8 @@ pub type zes_pfnFanGetState_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumFirmwares.
+///
+/// Lists the firmware images of a device.
 pub type zes_pfnDeviceEnumFirmwares_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7226,6 +7902,8 @@ pub type zes_pfnDeviceEnumFirmwares_t = Option<
 >;
 
 /// Function-pointer for zesFirmwareGetProperties.
+///
+/// Reads the name, version and location of a firmware image.
 pub type zes_pfnFirmwareGetProperties_t = Option<
     unsafe extern "C" fn(
         hFirmware: zes_firmware_handle_t,
@@ -7234,6 +7912,8 @@ pub type zes_pfnFirmwareGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesFirmwareFlash.
+///
+/// Writes a new image into a firmware slot; the call blocks until flashing ends.
 pub type zes_pfnFirmwareFlash_t = Option<
     unsafe extern "C" fn(
         hFirmware: zes_firmware_handle_t,
@@ -7243,6 +7923,8 @@ pub type zes_pfnFirmwareFlash_t = Option<
 >;
 
 /// Function-pointer for zesFirmwareGetFlashProgress.
+///
+/// Reports how far a running flash operation has got.
 pub type zes_pfnFirmwareGetFlashProgress_t = Option<
     unsafe extern "C" fn(
         hFirmware: zes_firmware_handle_t,
@@ -7251,6 +7933,8 @@ pub type zes_pfnFirmwareGetFlashProgress_t = Option<
 >;
 
 /// Function-pointer for zesFirmwareGetConsoleLogs.
+///
+/// Copies the console log kept by a firmware.
 pub type zes_pfnFirmwareGetConsoleLogs_t = Option<
     unsafe extern "C" fn(
         hFirmware: zes_firmware_handle_t,
@@ -7260,6 +7944,8 @@ pub type zes_pfnFirmwareGetConsoleLogs_t = Option<
 >;
 
 /// Function-pointer for zesFirmwareGetSecurityVersionExp.
+///
+/// Reads the security version of a firmware, which guards against downgrades.
 pub type zes_pfnFirmwareGetSecurityVersionExp_t = Option<
     unsafe extern "C" fn(
         hFirmware: zes_firmware_handle_t,
@@ -7268,11 +7954,15 @@ pub type zes_pfnFirmwareGetSecurityVersionExp_t = Option<
 >;
 
 /// Function-pointer for zesFirmwareSetSecurityVersionExp.
+///
+/// Sets the security version number of a firmware; the driver chooses the value, none is passed in.
 pub type zes_pfnFirmwareSetSecurityVersionExp_t = Option<
     unsafe extern "C" fn(hFirmware: zes_firmware_handle_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zesDeviceEnumFrequencyDomains.
+///
+/// Lists the frequency domains of a device.
 pub type zes_pfnDeviceEnumFrequencyDomains_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7282,6 +7972,8 @@ pub type zes_pfnDeviceEnumFrequencyDomains_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyGetProperties.
+///
+/// Reads the fixed facts of a frequency domain.
 pub type zes_pfnFrequencyGetProperties_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7290,6 +7982,8 @@ pub type zes_pfnFrequencyGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyGetAvailableClocks.
+///
+/// Lists the clock values a frequency domain can be set to.
 pub type zes_pfnFrequencyGetAvailableClocks_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7299,6 +7993,8 @@ pub type zes_pfnFrequencyGetAvailableClocks_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyGetRange.
+///
+/// Reads the clock bounds currently set for a frequency domain.
 pub type zes_pfnFrequencyGetRange_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7307,6 +8003,8 @@ pub type zes_pfnFrequencyGetRange_t = Option<
 >;
 
 /// Function-pointer for zesFrequencySetRange.
+///
+/// Sets the clock bounds within which the device may choose for a domain.
 pub type zes_pfnFrequencySetRange_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7315,6 +8013,8 @@ pub type zes_pfnFrequencySetRange_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyGetState.
+///
+/// Reads the current clocks, voltage and throttle reasons of a domain.
 pub type zes_pfnFrequencyGetState_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7323,6 +8023,8 @@ pub type zes_pfnFrequencyGetState_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyGetThrottleTime.
+///
+/// Samples how long a domain has been throttled in total.
 pub type zes_pfnFrequencyGetThrottleTime_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7331,6 +8033,8 @@ pub type zes_pfnFrequencyGetThrottleTime_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyOcGetCapabilities.
+///
+/// Reads the legacy overclocking limits and features of a domain.
 pub type zes_pfnFrequencyOcGetCapabilities_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7339,6 +8043,8 @@ pub type zes_pfnFrequencyOcGetCapabilities_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyOcGetFrequencyTarget.
+///
+/// Reads the overclock clock target of a domain.
 pub type zes_pfnFrequencyOcGetFrequencyTarget_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7347,6 +8053,8 @@ pub type zes_pfnFrequencyOcGetFrequencyTarget_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyOcSetFrequencyTarget.
+///
+/// Sets the overclock clock target of a domain.
 pub type zes_pfnFrequencyOcSetFrequencyTarget_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7355,6 +8063,8 @@ pub type zes_pfnFrequencyOcSetFrequencyTarget_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyOcGetVoltageTarget.
+///
+/// Reads the overclock voltage target and offset of a domain.
 pub type zes_pfnFrequencyOcGetVoltageTarget_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7364,6 +8074,8 @@ pub type zes_pfnFrequencyOcGetVoltageTarget_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyOcSetVoltageTarget.
+///
+/// Sets the overclock voltage target and offset of a domain.
 pub type zes_pfnFrequencyOcSetVoltageTarget_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7373,6 +8085,8 @@ pub type zes_pfnFrequencyOcSetVoltageTarget_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyOcSetMode.
+///
+/// Selects the legacy overclocking mode of a domain.
 pub type zes_pfnFrequencyOcSetMode_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7381,6 +8095,8 @@ pub type zes_pfnFrequencyOcSetMode_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyOcGetMode.
+///
+/// Reads the legacy overclocking mode of a domain.
 pub type zes_pfnFrequencyOcGetMode_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7389,6 +8105,8 @@ pub type zes_pfnFrequencyOcGetMode_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyOcGetIccMax.
+///
+/// Reads the current limit (IccMax) of a domain.
 pub type zes_pfnFrequencyOcGetIccMax_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7397,11 +8115,15 @@ pub type zes_pfnFrequencyOcGetIccMax_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyOcSetIccMax.
+///
+/// Changes the current limit (IccMax) of a domain.
 pub type zes_pfnFrequencyOcSetIccMax_t = Option<
     unsafe extern "C" fn(hFrequency: zes_freq_handle_t, ocIccMax: f64) -> ze_result_t,
 >;
 
 /// Function-pointer for zesFrequencyOcGetTjMax.
+///
+/// Reads the junction temperature limit (TjMax) of a domain.
 pub type zes_pfnFrequencyOcGetTjMax_t = Option<
     unsafe extern "C" fn(
         hFrequency: zes_freq_handle_t,
@@ -7410,11 +8132,15 @@ pub type zes_pfnFrequencyOcGetTjMax_t = Option<
 >;
 
 /// Function-pointer for zesFrequencyOcSetTjMax.
+///
+/// Changes the junction temperature limit (TjMax) of a domain.
 pub type zes_pfnFrequencyOcSetTjMax_t = Option<
     unsafe extern "C" fn(hFrequency: zes_freq_handle_t, ocTjMax: f64) -> ze_result_t,
 >;
 
 /// Function-pointer for zesDeviceEnumLeds.
+///
+/// Lists the LEDs of a device.
 pub type zes_pfnDeviceEnumLeds_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7424,6 +8150,8 @@ pub type zes_pfnDeviceEnumLeds_t = Option<
 >;
 
 /// Function-pointer for zesLedGetProperties.
+///
+/// Reads the fixed facts of an LED.
 pub type zes_pfnLedGetProperties_t = Option<
     unsafe extern "C" fn(
         hLed: zes_led_handle_t,
@@ -7432,6 +8160,8 @@ pub type zes_pfnLedGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesLedGetState.
+///
+/// Reads whether an LED is lit and its colour.
 pub type zes_pfnLedGetState_t = Option<
     unsafe extern "C" fn(
         hLed: zes_led_handle_t,
@@ -7440,11 +8170,15 @@ pub type zes_pfnLedGetState_t = Option<
 >;
 
 /// Function-pointer for zesLedSetState.
+///
+/// Switches an LED on or off.
 pub type zes_pfnLedSetState_t = Option<
     unsafe extern "C" fn(hLed: zes_led_handle_t, enable: ze_bool_t) -> ze_result_t,
 >;
 
 /// Function-pointer for zesLedSetColor.
+///
+/// Changes the colour of an LED.
 pub type zes_pfnLedSetColor_t = Option<
     unsafe extern "C" fn(
         hLed: zes_led_handle_t,
@@ -7453,6 +8187,8 @@ pub type zes_pfnLedSetColor_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumMemoryModules.
+///
+/// Lists the memory modules of a device.
 pub type zes_pfnDeviceEnumMemoryModules_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7462,6 +8198,8 @@ pub type zes_pfnDeviceEnumMemoryModules_t = Option<
 >;
 
 /// Function-pointer for zesMemoryGetProperties.
+///
+/// Reads the fixed facts of a memory module.
 pub type zes_pfnMemoryGetProperties_t = Option<
     unsafe extern "C" fn(
         hMemory: zes_mem_handle_t,
@@ -7470,6 +8208,8 @@ pub type zes_pfnMemoryGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesMemoryGetState.
+///
+/// Reads the health and free space of a memory module.
 pub type zes_pfnMemoryGetState_t = Option<
     unsafe extern "C" fn(
         hMemory: zes_mem_handle_t,
@@ -7478,6 +8218,8 @@ pub type zes_pfnMemoryGetState_t = Option<
 >;
 
 /// Function-pointer for zesMemoryGetBandwidth.
+///
+/// Samples the traffic counters of a memory module.
 pub type zes_pfnMemoryGetBandwidth_t = Option<
     unsafe extern "C" fn(
         hMemory: zes_mem_handle_t,
@@ -7486,6 +8228,8 @@ pub type zes_pfnMemoryGetBandwidth_t = Option<
 >;
 
 /// Function-pointer for zesDevicePciLinkSpeedUpdateExt.
+///
+/// Asks the device to lower its PCIe link speed, or to go back to the highest speed.
 pub type zes_pfnDevicePciLinkSpeedUpdateExt_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7495,6 +8239,8 @@ pub type zes_pfnDevicePciLinkSpeedUpdateExt_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumPerformanceFactorDomains.
+///
+/// Lists the performance factor domains of a device.
 pub type zes_pfnDeviceEnumPerformanceFactorDomains_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7504,6 +8250,8 @@ pub type zes_pfnDeviceEnumPerformanceFactorDomains_t = Option<
 >;
 
 /// Function-pointer for zesPerformanceFactorGetProperties.
+///
+/// Reports which engines a performance factor domain covers and where it lives.
 pub type zes_pfnPerformanceFactorGetProperties_t = Option<
     unsafe extern "C" fn(
         hPerf: zes_perf_handle_t,
@@ -7512,16 +8260,22 @@ pub type zes_pfnPerformanceFactorGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesPerformanceFactorGetConfig.
+///
+/// Reads the current performance factor of a domain.
 pub type zes_pfnPerformanceFactorGetConfig_t = Option<
     unsafe extern "C" fn(hPerf: zes_perf_handle_t, pFactor: *mut f64) -> ze_result_t,
 >;
 
 /// Function-pointer for zesPerformanceFactorSetConfig.
+///
+/// Changes the performance factor of a domain.
 pub type zes_pfnPerformanceFactorSetConfig_t = Option<
     unsafe extern "C" fn(hPerf: zes_perf_handle_t, factor: f64) -> ze_result_t,
 >;
 
 /// Function-pointer for zesDeviceEnumPowerDomains.
+///
+/// Lists the power domains of a device.
 pub type zes_pfnDeviceEnumPowerDomains_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7531,6 +8285,8 @@ pub type zes_pfnDeviceEnumPowerDomains_t = Option<
 >;
 
 /// Function-pointer for zesDeviceGetCardPowerDomain.
+///
+/// Returns the power domain that covers the whole card, when the device has one.
 pub type zes_pfnDeviceGetCardPowerDomain_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7539,6 +8295,8 @@ pub type zes_pfnDeviceGetCardPowerDomain_t = Option<
 >;
 
 /// Function-pointer for zesPowerGetProperties.
+///
+/// Describes a power domain: where it lives, its limit range and what may be changed.
 pub type zes_pfnPowerGetProperties_t = Option<
     unsafe extern "C" fn(
         hPower: zes_pwr_handle_t,
@@ -7547,6 +8305,8 @@ pub type zes_pfnPowerGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesPowerGetEnergyCounter.
+///
+/// Samples the cumulative energy counter of a power domain.
 pub type zes_pfnPowerGetEnergyCounter_t = Option<
     unsafe extern "C" fn(
         hPower: zes_pwr_handle_t,
@@ -7555,6 +8315,8 @@ pub type zes_pfnPowerGetEnergyCounter_t = Option<
 >;
 
 /// Function-pointer for zesPowerGetLimits.
+///
+/// Reads the sustained, burst and peak power limits of a domain (older interface).
 pub type zes_pfnPowerGetLimits_t = Option<
     unsafe extern "C" fn(
         hPower: zes_pwr_handle_t,
@@ -7565,6 +8327,8 @@ pub type zes_pfnPowerGetLimits_t = Option<
 >;
 
 /// Function-pointer for zesPowerSetLimits.
+///
+/// Changes the sustained, burst and peak power limits of a domain (older interface).
 pub type zes_pfnPowerSetLimits_t = Option<
     unsafe extern "C" fn(
         hPower: zes_pwr_handle_t,
@@ -7575,6 +8339,8 @@ pub type zes_pfnPowerSetLimits_t = Option<
 >;
 
 /// Function-pointer for zesPowerGetEnergyThreshold.
+///
+/// Reads the energy threshold armed on a power domain.
 pub type zes_pfnPowerGetEnergyThreshold_t = Option<
     unsafe extern "C" fn(
         hPower: zes_pwr_handle_t,
@@ -7583,11 +8349,15 @@ pub type zes_pfnPowerGetEnergyThreshold_t = Option<
 >;
 
 /// Function-pointer for zesPowerSetEnergyThreshold.
+///
+/// Arms an energy threshold on a power domain; crossing it raises an event.
 pub type zes_pfnPowerSetEnergyThreshold_t = Option<
     unsafe extern "C" fn(hPower: zes_pwr_handle_t, threshold: f64) -> ze_result_t,
 >;
 
 /// Function-pointer for zesPowerGetUsage.
+///
+/// Reads the present and average power draw of a domain.
 pub type zes_pfnPowerGetUsage_t = Option<
     unsafe extern "C" fn(
         hPower: zes_pwr_handle_t,
@@ -7597,6 +8367,8 @@ pub type zes_pfnPowerGetUsage_t = Option<
 >;
 
 /// Function-pointer for zesPowerGetLimitsExt.
+///
+/// Lists every power limit of a domain, in any number and of any kind.
 pub type zes_pfnPowerGetLimitsExt_t = Option<
     unsafe extern "C" fn(
         hPower: zes_pwr_handle_t,
@@ -7606,6 +8378,8 @@ pub type zes_pfnPowerGetLimitsExt_t = Option<
 >;
 
 /// Function-pointer for zesPowerSetLimitsExt.
+///
+/// Changes power limits of a domain, given as limit descriptions.
 pub type zes_pfnPowerSetLimitsExt_t = Option<
     unsafe extern "C" fn(
         hPower: zes_pwr_handle_t,
@@ -7615,16 +8389,22 @@ pub type zes_pfnPowerSetLimitsExt_t = Option<
 >;
 
 /// Function-pointer for zesPowerGetLimitsExt2.
+///
+/// Reads the power limit of a domain as a single value.
 pub type zes_pfnPowerGetLimitsExt2_t = Option<
     unsafe extern "C" fn(hPower: zes_pwr_handle_t, pLimit: *mut u32) -> ze_result_t,
 >;
 
 /// Function-pointer for zesPowerSetLimitsExt2.
+///
+/// Sets the power limit of a domain as a single value.
 pub type zes_pfnPowerSetLimitsExt2_t = Option<
     unsafe extern "C" fn(hPower: zes_pwr_handle_t, limit: u32) -> ze_result_t,
 >;
 
 /// Function-pointer for zesDeviceEnumPsus.
+///
+/// Lists the power supply units of a device.
 pub type zes_pfnDeviceEnumPsus_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7634,6 +8414,8 @@ pub type zes_pfnDeviceEnumPsus_t = Option<
 >;
 
 /// Function-pointer for zesPsuGetProperties.
+///
+/// Describes a power supply unit.
 pub type zes_pfnPsuGetProperties_t = Option<
     unsafe extern "C" fn(
         hPsu: zes_psu_handle_t,
@@ -7642,6 +8424,8 @@ pub type zes_pfnPsuGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesPsuGetState.
+///
+/// Reads the present condition of a power supply unit.
 pub type zes_pfnPsuGetState_t = Option<
     unsafe extern "C" fn(
         hPsu: zes_psu_handle_t,
@@ -7650,6 +8434,8 @@ pub type zes_pfnPsuGetState_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumRasErrorSets.
+///
+/// Lists the RAS error sets of a device.
 pub type zes_pfnDeviceEnumRasErrorSets_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7659,6 +8445,8 @@ pub type zes_pfnDeviceEnumRasErrorSets_t = Option<
 >;
 
 /// Function-pointer for zesRasGetProperties.
+///
+/// Describes a RAS error set.
 pub type zes_pfnRasGetProperties_t = Option<
     unsafe extern "C" fn(
         hRas: zes_ras_handle_t,
@@ -7667,6 +8455,8 @@ pub type zes_pfnRasGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesRasGetConfig.
+///
+/// Reads the event thresholds of a RAS error set.
 pub type zes_pfnRasGetConfig_t = Option<
     unsafe extern "C" fn(
         hRas: zes_ras_handle_t,
@@ -7675,6 +8465,8 @@ pub type zes_pfnRasGetConfig_t = Option<
 >;
 
 /// Function-pointer for zesRasSetConfig.
+///
+/// Changes the event thresholds of a RAS error set.
 pub type zes_pfnRasSetConfig_t = Option<
     unsafe extern "C" fn(
         hRas: zes_ras_handle_t,
@@ -7683,6 +8475,8 @@ pub type zes_pfnRasSetConfig_t = Option<
 >;
 
 /// Function-pointer for zesRasGetState.
+///
+/// Reads the error counters of a RAS error set, optionally zeroing them afterwards.
 pub type zes_pfnRasGetState_t = Option<
     unsafe extern "C" fn(
         hRas: zes_ras_handle_t,
@@ -7692,6 +8486,8 @@ pub type zes_pfnRasGetState_t = Option<
 >;
 
 /// Function-pointer for zesRasGetStateExp.
+///
+/// Reads the error count of every category a RAS error set supports.
 pub type zes_pfnRasGetStateExp_t = Option<
     unsafe extern "C" fn(
         hRas: zes_ras_handle_t,
@@ -7701,6 +8497,8 @@ pub type zes_pfnRasGetStateExp_t = Option<
 >;
 
 /// Function-pointer for zesRasClearStateExp.
+///
+/// Zeroes the error count of one category of a RAS error set.
 pub type zes_pfnRasClearStateExp_t = Option<
     unsafe extern "C" fn(
         hRas: zes_ras_handle_t,
@@ -7709,6 +8507,8 @@ pub type zes_pfnRasClearStateExp_t = Option<
 >;
 
 /// Function-pointer for zesRasGetSupportedCategoriesExp.
+///
+/// Lists the error categories a RAS error set counts.
 pub type zes_pfnRasGetSupportedCategoriesExp_t = Option<
     unsafe extern "C" fn(
         hRas: zes_ras_handle_t,
@@ -7718,6 +8518,8 @@ pub type zes_pfnRasGetSupportedCategoriesExp_t = Option<
 >;
 
 /// Function-pointer for zesRasGetStateExp2.
+///
+/// Reads the error counts of chosen categories of a RAS error set.
 pub type zes_pfnRasGetStateExp2_t = Option<
     unsafe extern "C" fn(
         hRas: zes_ras_handle_t,
@@ -7728,6 +8530,8 @@ pub type zes_pfnRasGetStateExp2_t = Option<
 >;
 
 /// Function-pointer for zesRasGetConfigExp.
+///
+/// Reads the event thresholds of chosen categories of a RAS error set.
 pub type zes_pfnRasGetConfigExp_t = Option<
     unsafe extern "C" fn(
         hRas: zes_ras_handle_t,
@@ -7737,6 +8541,8 @@ pub type zes_pfnRasGetConfigExp_t = Option<
 >;
 
 /// Function-pointer for zesRasSetConfigExp.
+///
+/// Changes the event thresholds of chosen categories of a RAS error set.
 pub type zes_pfnRasSetConfigExp_t = Option<
     unsafe extern "C" fn(
         hRas: zes_ras_handle_t,
@@ -7746,6 +8552,8 @@ pub type zes_pfnRasSetConfigExp_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumSchedulers.
+///
+/// Lists the schedulers of a device.
 pub type zes_pfnDeviceEnumSchedulers_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7755,6 +8563,8 @@ pub type zes_pfnDeviceEnumSchedulers_t = Option<
 >;
 
 /// Function-pointer for zesSchedulerGetProperties.
+///
+/// Describes a scheduler.
 pub type zes_pfnSchedulerGetProperties_t = Option<
     unsafe extern "C" fn(
         hScheduler: zes_sched_handle_t,
@@ -7763,6 +8573,8 @@ pub type zes_pfnSchedulerGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesSchedulerGetCurrentMode.
+///
+/// Reads the mode a scheduler is running in.
 pub type zes_pfnSchedulerGetCurrentMode_t = Option<
     unsafe extern "C" fn(
         hScheduler: zes_sched_handle_t,
@@ -7771,6 +8583,8 @@ pub type zes_pfnSchedulerGetCurrentMode_t = Option<
 >;
 
 /// Function-pointer for zesSchedulerGetTimeoutModeProperties.
+///
+/// Reads the timeout mode settings of a scheduler, current or factory.
 pub type zes_pfnSchedulerGetTimeoutModeProperties_t = Option<
     unsafe extern "C" fn(
         hScheduler: zes_sched_handle_t,
@@ -7780,6 +8594,8 @@ pub type zes_pfnSchedulerGetTimeoutModeProperties_t = Option<
 >;
 
 /// Function-pointer for zesSchedulerGetTimesliceModeProperties.
+///
+/// Reads the time slice mode settings of a scheduler, current or factory.
 pub type zes_pfnSchedulerGetTimesliceModeProperties_t = Option<
     unsafe extern "C" fn(
         hScheduler: zes_sched_handle_t,
@@ -7789,6 +8605,8 @@ pub type zes_pfnSchedulerGetTimesliceModeProperties_t = Option<
 >;
 
 /// Function-pointer for zesSchedulerSetTimeoutMode.
+///
+/// Switches a scheduler to timeout mode with the given watchdog setting.
 pub type zes_pfnSchedulerSetTimeoutMode_t = Option<
     unsafe extern "C" fn(
         hScheduler: zes_sched_handle_t,
@@ -7798,6 +8616,8 @@ pub type zes_pfnSchedulerSetTimeoutMode_t = Option<
 >;
 
 /// Function-pointer for zesSchedulerSetTimesliceMode.
+///
+/// Switches a scheduler to time slice mode with the given slice settings.
 pub type zes_pfnSchedulerSetTimesliceMode_t = Option<
     unsafe extern "C" fn(
         hScheduler: zes_sched_handle_t,
@@ -7807,6 +8627,8 @@ pub type zes_pfnSchedulerSetTimesliceMode_t = Option<
 >;
 
 /// Function-pointer for zesSchedulerSetExclusiveMode.
+///
+/// Switches a scheduler to exclusive mode.
 pub type zes_pfnSchedulerSetExclusiveMode_t = Option<
     unsafe extern "C" fn(
         hScheduler: zes_sched_handle_t,
@@ -7815,6 +8637,8 @@ pub type zes_pfnSchedulerSetExclusiveMode_t = Option<
 >;
 
 /// Function-pointer for zesSchedulerSetComputeUnitDebugMode.
+///
+/// Switches a scheduler to the mode kernel debugging needs.
 pub type zes_pfnSchedulerSetComputeUnitDebugMode_t = Option<
     unsafe extern "C" fn(
         hScheduler: zes_sched_handle_t,
@@ -7823,6 +8647,8 @@ pub type zes_pfnSchedulerSetComputeUnitDebugMode_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumStandbyDomains.
+///
+/// Lists the standby domains of a device.
 pub type zes_pfnDeviceEnumStandbyDomains_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7832,6 +8658,8 @@ pub type zes_pfnDeviceEnumStandbyDomains_t = Option<
 >;
 
 /// Function-pointer for zesStandbyGetProperties.
+///
+/// Describes a standby domain.
 pub type zes_pfnStandbyGetProperties_t = Option<
     unsafe extern "C" fn(
         hStandby: zes_standby_handle_t,
@@ -7840,6 +8668,8 @@ pub type zes_pfnStandbyGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesStandbyGetMode.
+///
+/// Reads the standby policy of a domain.
 pub type zes_pfnStandbyGetMode_t = Option<
     unsafe extern "C" fn(
         hStandby: zes_standby_handle_t,
@@ -7848,6 +8678,8 @@ pub type zes_pfnStandbyGetMode_t = Option<
 >;
 
 /// Function-pointer for zesStandbySetMode.
+///
+/// Changes the standby policy of a domain.
 pub type zes_pfnStandbySetMode_t = Option<
     unsafe extern "C" fn(
         hStandby: zes_standby_handle_t,
@@ -7856,6 +8688,8 @@ pub type zes_pfnStandbySetMode_t = Option<
 >;
 
 /// Function-pointer for zesDeviceGetSubDevicePropertiesExp.
+///
+/// Lists the sub-devices of a Sysman device with their indices and UUIDs.
 pub type zes_pfnDeviceGetSubDevicePropertiesExp_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7865,6 +8699,8 @@ pub type zes_pfnDeviceGetSubDevicePropertiesExp_t = Option<
 >;
 
 /// Function-pointer for zesDriverGetDeviceByUuidExp.
+///
+/// Finds the Sysman device, or sub-device, that carries a given UUID.
 pub type zes_pfnDriverGetDeviceByUuidExp_t = Option<
     unsafe extern "C" fn(
         hDriver: zes_driver_handle_t,
@@ -7876,6 +8712,8 @@ pub type zes_pfnDriverGetDeviceByUuidExp_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumTemperatureSensors.
+///
+/// Lists the temperature sensors of a device.
 pub type zes_pfnDeviceEnumTemperatureSensors_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7885,6 +8723,8 @@ pub type zes_pfnDeviceEnumTemperatureSensors_t = Option<
 >;
 
 /// Function-pointer for zesTemperatureGetProperties.
+///
+/// Describes a temperature sensor.
 pub type zes_pfnTemperatureGetProperties_t = Option<
     unsafe extern "C" fn(
         hTemperature: zes_temp_handle_t,
@@ -7893,6 +8733,8 @@ pub type zes_pfnTemperatureGetProperties_t = Option<
 >;
 
 /// Function-pointer for zesTemperatureGetConfig.
+///
+/// Reads the event settings of a temperature sensor.
 pub type zes_pfnTemperatureGetConfig_t = Option<
     unsafe extern "C" fn(
         hTemperature: zes_temp_handle_t,
@@ -7901,6 +8743,8 @@ pub type zes_pfnTemperatureGetConfig_t = Option<
 >;
 
 /// Function-pointer for zesTemperatureSetConfig.
+///
+/// Changes the event settings of a temperature sensor.
 pub type zes_pfnTemperatureSetConfig_t = Option<
     unsafe extern "C" fn(
         hTemperature: zes_temp_handle_t,
@@ -7909,6 +8753,8 @@ pub type zes_pfnTemperatureSetConfig_t = Option<
 >;
 
 /// Function-pointer for zesTemperatureGetState.
+///
+/// Reads the present temperature of a sensor.
 pub type zes_pfnTemperatureGetState_t = Option<
     unsafe extern "C" fn(
         hTemperature: zes_temp_handle_t,
@@ -7917,6 +8763,8 @@ pub type zes_pfnTemperatureGetState_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumActiveVFExp.
+///
+/// Lists the virtual functions of a device that are active (older name).
 pub type zes_pfnDeviceEnumActiveVFExp_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7926,6 +8774,8 @@ pub type zes_pfnDeviceEnumActiveVFExp_t = Option<
 >;
 
 /// Function-pointer for zesVFManagementGetVFPropertiesExp.
+///
+/// Describes a virtual function (older interface).
 pub type zes_pfnVFManagementGetVFPropertiesExp_t = Option<
     unsafe extern "C" fn(
         hVFhandle: zes_vf_handle_t,
@@ -7934,6 +8784,8 @@ pub type zes_pfnVFManagementGetVFPropertiesExp_t = Option<
 >;
 
 /// Function-pointer for zesVFManagementGetVFMemoryUtilizationExp.
+///
+/// Reads the memory use of a virtual function per kind of memory (older interface).
 pub type zes_pfnVFManagementGetVFMemoryUtilizationExp_t = Option<
     unsafe extern "C" fn(
         hVFhandle: zes_vf_handle_t,
@@ -7943,6 +8795,8 @@ pub type zes_pfnVFManagementGetVFMemoryUtilizationExp_t = Option<
 >;
 
 /// Function-pointer for zesVFManagementGetVFEngineUtilizationExp.
+///
+/// Reads the engine busy counters of a virtual function per engine group (older interface).
 pub type zes_pfnVFManagementGetVFEngineUtilizationExp_t = Option<
     unsafe extern "C" fn(
         hVFhandle: zes_vf_handle_t,
@@ -7952,6 +8806,8 @@ pub type zes_pfnVFManagementGetVFEngineUtilizationExp_t = Option<
 >;
 
 /// Function-pointer for zesVFManagementSetVFTelemetryModeExp.
+///
+/// Turns kinds of telemetry gathering on or off for a virtual function.
 pub type zes_pfnVFManagementSetVFTelemetryModeExp_t = Option<
     unsafe extern "C" fn(
         hVFhandle: zes_vf_handle_t,
@@ -7961,6 +8817,8 @@ pub type zes_pfnVFManagementSetVFTelemetryModeExp_t = Option<
 >;
 
 /// Function-pointer for zesVFManagementSetVFTelemetrySamplingIntervalExp.
+///
+/// Sets how often one kind of telemetry of a virtual function is sampled.
 pub type zes_pfnVFManagementSetVFTelemetrySamplingIntervalExp_t = Option<
     unsafe extern "C" fn(
         hVFhandle: zes_vf_handle_t,
@@ -7970,6 +8828,8 @@ pub type zes_pfnVFManagementSetVFTelemetrySamplingIntervalExp_t = Option<
 >;
 
 /// Function-pointer for zesDeviceEnumEnabledVFExp.
+///
+/// Lists the virtual functions enabled on a device.
 pub type zes_pfnDeviceEnumEnabledVFExp_t = Option<
     unsafe extern "C" fn(
         hDevice: zes_device_handle_t,
@@ -7979,6 +8839,8 @@ pub type zes_pfnDeviceEnumEnabledVFExp_t = Option<
 >;
 
 /// Function-pointer for zesVFManagementGetVFCapabilitiesExp.
+///
+/// Reads the address, memory size and index of a virtual function (memory in kilobytes).
 pub type zes_pfnVFManagementGetVFCapabilitiesExp_t = Option<
     unsafe extern "C" fn(
         hVFhandle: zes_vf_handle_t,
@@ -7987,6 +8849,8 @@ pub type zes_pfnVFManagementGetVFCapabilitiesExp_t = Option<
 >;
 
 /// Function-pointer for zesVFManagementGetVFMemoryUtilizationExp2.
+///
+/// Reads the memory use of a virtual function per memory location.
 pub type zes_pfnVFManagementGetVFMemoryUtilizationExp2_t = Option<
     unsafe extern "C" fn(
         hVFhandle: zes_vf_handle_t,
@@ -7996,6 +8860,8 @@ pub type zes_pfnVFManagementGetVFMemoryUtilizationExp2_t = Option<
 >;
 
 /// Function-pointer for zesVFManagementGetVFEngineUtilizationExp2.
+///
+/// Reads the engine busy counters of a virtual function per engine group.
 pub type zes_pfnVFManagementGetVFEngineUtilizationExp2_t = Option<
     unsafe extern "C" fn(
         hVFhandle: zes_vf_handle_t,
@@ -8005,6 +8871,8 @@ pub type zes_pfnVFManagementGetVFEngineUtilizationExp2_t = Option<
 >;
 
 /// Function-pointer for zesVFManagementGetVFCapabilitiesExp2.
+///
+/// Reads the address, memory size and index of a virtual function (memory in bytes).
 pub type zes_pfnVFManagementGetVFCapabilitiesExp2_t = Option<
     unsafe extern "C" fn(
         hVFhandle: zes_vf_handle_t,
@@ -9835,21 +10703,29 @@ impl Default for zes_dditable_driver_t {
 }
 
 /// Function-pointer for zerGetLastErrorDescription.
+///
+/// Gives a readable description of the last error the default driver returned on the calling thread.
 pub type zer_pfnGetLastErrorDescription_t = Option<
     unsafe extern "C" fn(ppString: *mut *const c_char) -> ze_result_t,
 >;
 
 /// Function-pointer for zerTranslateDeviceHandleToIdentifier.
+///
+/// Maps a device handle to an integer identifier; UINT32_MAX on failure.
 pub type zer_pfnTranslateDeviceHandleToIdentifier_t = Option<
     unsafe extern "C" fn(hDevice: ze_device_handle_t) -> u32,
 >;
 
 /// Function-pointer for zerTranslateIdentifierToDeviceHandle.
+///
+/// Maps a device identifier back to its handle; null on failure.
 pub type zer_pfnTranslateIdentifierToDeviceHandle_t = Option<
     unsafe extern "C" fn(identifier: u32) -> ze_device_handle_t,
 >;
 
 /// Function-pointer for zerGetDefaultContext.
+///
+/// Returns the default driver's default context, which holds all of its devices; null on failure.
 pub type zer_pfnGetDefaultContext_t = Option<
     unsafe extern "C" fn() -> ze_context_handle_t,
 >;

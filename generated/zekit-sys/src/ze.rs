@@ -4,18 +4,22 @@
 use crate::*;
 #[allow(unused_imports)]
 use ::core::ffi::{c_char, c_int, c_void};
+/// Packs a major and a minor number into one version value (major in the high 16 bits).
 pub const fn ZE_MAKE_VERSION(major: u32, minor: u32) -> u32 {
     (major << 16) | (minor & 0x0000ffff)
 }
 
+/// Extracts the major number from a packed version value.
 pub const fn ZE_MAJOR_VERSION(ver: u32) -> u32 {
     ver >> 16
 }
 
+/// Extracts the minor number from a packed version value.
 pub const fn ZE_MINOR_VERSION(ver: u32) -> u32 {
     ver & 0x0000ffff
 }
 
+/// A one-byte boolean; 0 is false, any other value true.
 pub type ze_bool_t = u8;
 /// Opaque object behind [`ze_driver_handle_t`].
 #[repr(C)]
@@ -23,6 +27,7 @@ pub struct _ze_driver_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a driver, as returned by zeDriverGet or zeInitDrivers.
 pub type ze_driver_handle_t = *mut _ze_driver_handle_t;
 /// Opaque object behind [`ze_device_handle_t`].
 #[repr(C)]
@@ -30,6 +35,7 @@ pub struct _ze_device_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a device or sub-device.
 pub type ze_device_handle_t = *mut _ze_device_handle_t;
 /// Opaque object behind [`ze_context_handle_t`].
 #[repr(C)]
@@ -37,6 +43,7 @@ pub struct _ze_context_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a context.
 pub type ze_context_handle_t = *mut _ze_context_handle_t;
 /// Opaque object behind [`ze_command_queue_handle_t`].
 #[repr(C)]
@@ -44,6 +51,7 @@ pub struct _ze_command_queue_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a command queue.
 pub type ze_command_queue_handle_t = *mut _ze_command_queue_handle_t;
 /// Opaque object behind [`ze_command_list_handle_t`].
 #[repr(C)]
@@ -51,6 +59,7 @@ pub struct _ze_command_list_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a command list, regular or immediate.
 pub type ze_command_list_handle_t = *mut _ze_command_list_handle_t;
 /// Opaque object behind [`ze_fence_handle_t`].
 #[repr(C)]
@@ -58,6 +67,7 @@ pub struct _ze_fence_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a fence.
 pub type ze_fence_handle_t = *mut _ze_fence_handle_t;
 /// Opaque object behind [`ze_event_pool_handle_t`].
 #[repr(C)]
@@ -65,6 +75,7 @@ pub struct _ze_event_pool_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to an event pool.
 pub type ze_event_pool_handle_t = *mut _ze_event_pool_handle_t;
 /// Opaque object behind [`ze_event_handle_t`].
 #[repr(C)]
@@ -72,6 +83,7 @@ pub struct _ze_event_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to an event.
 pub type ze_event_handle_t = *mut _ze_event_handle_t;
 /// Opaque object behind [`ze_image_handle_t`].
 #[repr(C)]
@@ -79,6 +91,7 @@ pub struct _ze_image_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to an image.
 pub type ze_image_handle_t = *mut _ze_image_handle_t;
 /// Opaque object behind [`ze_module_handle_t`].
 #[repr(C)]
@@ -86,6 +99,7 @@ pub struct _ze_module_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a module.
 pub type ze_module_handle_t = *mut _ze_module_handle_t;
 /// Opaque object behind [`ze_graph_handle_t`].
 #[repr(C)]
@@ -93,6 +107,7 @@ pub struct _ze_graph_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a recorded graph.
 pub type ze_graph_handle_t = *mut _ze_graph_handle_t;
 /// Opaque object behind [`ze_module_build_log_handle_t`].
 #[repr(C)]
@@ -100,6 +115,7 @@ pub struct _ze_module_build_log_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to the build log of a module.
 pub type ze_module_build_log_handle_t = *mut _ze_module_build_log_handle_t;
 /// Opaque object behind [`ze_kernel_handle_t`].
 #[repr(C)]
@@ -107,6 +123,7 @@ pub struct _ze_kernel_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a kernel.
 pub type ze_kernel_handle_t = *mut _ze_kernel_handle_t;
 /// Opaque object behind [`ze_sampler_handle_t`].
 #[repr(C)]
@@ -114,6 +131,7 @@ pub struct _ze_sampler_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a sampler.
 pub type ze_sampler_handle_t = *mut _ze_sampler_handle_t;
 /// Opaque object behind [`ze_physical_mem_handle_t`].
 #[repr(C)]
@@ -121,6 +139,7 @@ pub struct _ze_physical_mem_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a physical memory object.
 pub type ze_physical_mem_handle_t = *mut _ze_physical_mem_handle_t;
 /// Opaque object behind [`ze_command_graph_exp_handle_t`].
 #[repr(C)]
@@ -128,6 +147,8 @@ pub struct _ze_command_graph_exp_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to an experimental command graph.
+///
 /// Since API 2.0.
 pub type ze_command_graph_exp_handle_t = *mut _ze_command_graph_exp_handle_t;
 /// Opaque object behind [`ze_fabric_vertex_handle_t`].
@@ -136,6 +157,8 @@ pub struct _ze_fabric_vertex_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a vertex of the device fabric.
+///
 /// Since API 1.4.
 pub type ze_fabric_vertex_handle_t = *mut _ze_fabric_vertex_handle_t;
 /// Opaque object behind [`ze_fabric_edge_handle_t`].
@@ -144,13 +167,17 @@ pub struct _ze_fabric_edge_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to an edge (link) of the device fabric.
+///
 /// Since API 1.4.
 pub type ze_fabric_edge_handle_t = *mut _ze_fabric_edge_handle_t;
+/// Capacity of an IPC handle, in bytes.
 pub const ZE_MAX_IPC_HANDLE_SIZE: u32 = 64;
+/// Opaque bytes that let another process open an allocation.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_ipc_mem_handle_t {
-    /// [out]
+    /// [out] the handle bytes, meaningful only to the driver
     pub data: [c_char; 64],
 }
 
@@ -169,10 +196,11 @@ impl ::core::fmt::Debug for ze_ipc_mem_handle_t {
     }
 }
 
+/// Opaque bytes that let another process open an event pool.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_ipc_event_pool_handle_t {
-    /// [out]
+    /// [out] the handle bytes, meaningful only to the driver
     pub data: [c_char; 64],
 }
 
@@ -191,99 +219,187 @@ impl ::core::fmt::Debug for ze_ipc_event_pool_handle_t {
     }
 }
 
+/// A value with only bit _i set.
 pub const fn ZE_BIT(i: u32) -> u32 {
     1 << i
 }
 
+/// Outcome of an API call: success, a non-error status, a warning or an error.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_result_t(pub u32);
 impl ze_result_t {
+    /// the call did what was asked
     pub const SUCCESS: Self = Self(0);
+    /// the awaited object is not signaled yet, or the timeout ran out first
     pub const NOT_READY: Self = Self(1);
+    /// the device hung or was removed; its work and state are gone
     pub const ERROR_DEVICE_LOST: Self = Self(0x70000001);
+    /// the host ran out of memory for the request
     pub const ERROR_OUT_OF_HOST_MEMORY: Self = Self(0x70000002);
+    /// the device ran out of memory for the request
     pub const ERROR_OUT_OF_DEVICE_MEMORY: Self = Self(0x70000003);
+    /// compiling the module failed; see its build log
     pub const ERROR_MODULE_BUILD_FAILURE: Self = Self(0x70000004);
+    /// linking the modules failed; see the build log
     pub const ERROR_MODULE_LINK_FAILURE: Self = Self(0x70000005);
+    /// the device must be reset before it can be used again
+    ///
     /// Since API 1.2.
     pub const ERROR_DEVICE_REQUIRES_RESET: Self = Self(0x70000006);
+    /// the device is in a low power state and cannot serve the request
+    ///
     /// Since API 1.2.
     pub const ERROR_DEVICE_IN_LOW_POWER_STATE: Self = Self(0x70000007);
+    /// the device handle has no matching fabric vertex
+    ///
     /// Since API 1.4.
     pub const EXP_ERROR_DEVICE_IS_NOT_VERTEX: Self = Self(0x7ff00001);
+    /// the fabric vertex has no matching device handle
+    ///
     /// Since API 1.4.
     pub const EXP_ERROR_VERTEX_IS_NOT_DEVICE: Self = Self(0x7ff00002);
+    /// the fabric vertex is a device on another machine
+    ///
     /// Since API 1.4.
     pub const EXP_ERROR_REMOTE_DEVICE: Self = Self(0x7ff00003);
+    /// the operands of the experimental call do not fit together
+    ///
     /// Since API 1.7.
     pub const EXP_ERROR_OPERANDS_INCOMPATIBLE: Self = Self(0x7ff00004);
+    /// the experimental acceleration structure build needs a larger buffer; grow it and build again
+    ///
     /// Since API 1.7.
     pub const EXP_RTAS_BUILD_RETRY: Self = Self(0x7ff00005);
+    /// the experimental acceleration structure build was handed to a parallel operation
+    ///
     /// Since API 1.7.
     pub const EXP_RTAS_BUILD_DEFERRED: Self = Self(0x7ff00006);
+    /// the caller lacks the privileges the request needs
     pub const ERROR_INSUFFICIENT_PERMISSIONS: Self = Self(0x70010000);
+    /// the resource is in use or otherwise not available now
     pub const ERROR_NOT_AVAILABLE: Self = Self(0x70010001);
+    /// a library or component the call relies on could not be found or loaded
     pub const ERROR_DEPENDENCY_UNAVAILABLE: Self = Self(0x70020000);
+    /// the call succeeded but some data was lost along the way
+    ///
     /// Since API 1.4.
     pub const WARNING_DROPPED_DATA: Self = Self(0x70020001);
+    /// the driver was not initialized before this call
     pub const ERROR_UNINITIALIZED: Self = Self(0x78000001);
+    /// the requested API or structure version is not supported
     pub const ERROR_UNSUPPORTED_VERSION: Self = Self(0x78000002);
+    /// the device or driver does not offer the requested feature
     pub const ERROR_UNSUPPORTED_FEATURE: Self = Self(0x78000003);
+    /// an argument has a value the call does not accept
     pub const ERROR_INVALID_ARGUMENT: Self = Self(0x78000004);
+    /// a handle argument that may not be null was null
     pub const ERROR_INVALID_NULL_HANDLE: Self = Self(0x78000005);
+    /// the object is still in use and cannot be changed or destroyed yet
     pub const ERROR_HANDLE_OBJECT_IN_USE: Self = Self(0x78000006);
+    /// a pointer argument that may not be null was null
     pub const ERROR_INVALID_NULL_POINTER: Self = Self(0x78000007);
+    /// a size or count argument is zero or out of range
     pub const ERROR_INVALID_SIZE: Self = Self(0x78000008);
+    /// the size is valid in general but beyond what this device supports
     pub const ERROR_UNSUPPORTED_SIZE: Self = Self(0x78000009);
+    /// an address or size lacks the alignment the device requires
     pub const ERROR_UNSUPPORTED_ALIGNMENT: Self = Self(0x7800000a);
+    /// an event or fence argument is unusable here (wrong context, device or state)
     pub const ERROR_INVALID_SYNCHRONIZATION_OBJECT: Self = Self(0x7800000b);
+    /// an enum or flags argument holds a value outside its definition
     pub const ERROR_INVALID_ENUMERATION: Self = Self(0x7800000c);
+    /// the enum value is defined but this device does not support it
     pub const ERROR_UNSUPPORTED_ENUMERATION: Self = Self(0x7800000d);
+    /// the device cannot use the requested image format
     pub const ERROR_UNSUPPORTED_IMAGE_FORMAT: Self = Self(0x7800000e);
+    /// the native binary does not suit this device or is corrupt
     pub const ERROR_INVALID_NATIVE_BINARY: Self = Self(0x7800000f);
+    /// the module has no global variable of that name
     pub const ERROR_INVALID_GLOBAL_NAME: Self = Self(0x78000010);
+    /// the module has no kernel of that name
     pub const ERROR_INVALID_KERNEL_NAME: Self = Self(0x78000011);
+    /// the module has no function of that name
     pub const ERROR_INVALID_FUNCTION_NAME: Self = Self(0x78000012);
+    /// a work-group dimension exceeds what the kernel or device allows
     pub const ERROR_INVALID_GROUP_SIZE_DIMENSION: Self = Self(0x78000013);
+    /// a global work size does not fit the device limits
     pub const ERROR_INVALID_GLOBAL_WIDTH_DIMENSION: Self = Self(0x78000014);
+    /// the kernel has no argument at that index
     pub const ERROR_INVALID_KERNEL_ARGUMENT_INDEX: Self = Self(0x78000015);
+    /// the argument size does not match what the kernel declares
     pub const ERROR_INVALID_KERNEL_ARGUMENT_SIZE: Self = Self(0x78000016);
+    /// the kernel attribute value is not acceptable
     pub const ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE: Self = Self(0x78000017);
+    /// the module still has unresolved imports; link it first
     pub const ERROR_INVALID_MODULE_UNLINKED: Self = Self(0x78000018);
+    /// the command list is the wrong kind for this call or queue
     pub const ERROR_INVALID_COMMAND_LIST_TYPE: Self = Self(0x78000019);
+    /// source and destination regions overlap, which the copy does not allow
     pub const ERROR_OVERLAPPING_REGIONS: Self = Self(0x7800001a);
+    /// the call succeeded but the caller must take a follow-up step
     pub const WARNING_ACTION_REQUIRED: Self = Self(0x7800001b);
+    /// the kernel handle is not a valid kernel
+    ///
     /// Since API 1.10.
     pub const ERROR_INVALID_KERNEL_HANDLE: Self = Self(0x7800001c);
+    /// the acceleration structure build needs a larger buffer; grow it and build again
+    ///
     /// Since API 1.13.
     pub const EXT_RTAS_BUILD_RETRY: Self = Self(0x7800001d);
+    /// the acceleration structure build was handed to a parallel operation
+    ///
     /// Since API 1.13.
     pub const EXT_RTAS_BUILD_DEFERRED: Self = Self(0x7800001e);
+    /// the operands of the extension call do not fit together
+    ///
     /// Since API 1.13.
     pub const EXT_ERROR_OPERANDS_INCOMPATIBLE: Self = Self(0x7800001f);
+    /// the device runs in survivability mode (e.g. after a firmware failure) and offers only limited service
+    ///
     /// Since API 1.13.
     pub const ERROR_SURVIVABILITY_MODE_DETECTED: Self = Self(0x78000020);
+    /// no allocation or mapping covers the given address
+    ///
     /// Since API 1.14.
     pub const ERROR_ADDRESS_NOT_FOUND: Self = Self(0x78000021);
+    /// the queried condition holds
+    ///
     /// Since API 1.17.
     pub const QUERY_TRUE: Self = Self(0x78000022);
+    /// the queried condition does not hold
+    ///
     /// Since API 1.17.
     pub const QUERY_FALSE: Self = Self(0x78000023);
+    /// the graph handle or its contents are not valid
+    ///
     /// Since API 1.17.
     pub const ERROR_INVALID_GRAPH: Self = Self(0x78000024);
+    /// this operation cannot be recorded into a graph
+    ///
     /// Since API 1.17.
     pub const ERROR_GRAPH_CAPTURE_UNSUPPORTED: Self = Self(0x78000025);
+    /// an earlier failure broke the capture in progress; the recording is unusable
+    ///
     /// Since API 1.17.
     pub const ERROR_GRAPH_CAPTURE_INVALIDATED: Self = Self(0x78000026);
+    /// waiting on an event of another capture would join two capture sessions into one
+    ///
     /// Since API 1.17.
     pub const ERROR_GRAPH_CAPTURE_MERGE_ATTEMPT: Self = Self(0x78000027);
+    /// the command list is not recording a graph
+    ///
     /// Since API 1.17.
     pub const ERROR_COMMAND_LIST_NOT_CAPTURING: Self = Self(0x78000028);
+    /// the capture forked work onto other lists that was never joined back
+    ///
     /// Since API 1.17.
     pub const ERROR_GRAPH_UNJOINED_FORKS: Self = Self(0x78000029);
+    /// a counter-based event internal to a captured graph was used outside that graph
+    ///
     /// Since API 1.17.
     pub const ERROR_GRAPH_INTERNAL_EVENT: Self = Self(0x7800002a);
+    /// an error with no more specific code
     pub const ERROR_UNKNOWN: Self = Self(0x7ffffffe);
     /// Forces the C enum `ze_result_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -373,313 +489,613 @@ impl ::core::fmt::Display for ze_result_t {
     }
 }
 
+/// the call did what was asked
 pub const ZE_RESULT_SUCCESS: ze_result_t = ze_result_t::SUCCESS;
+/// the awaited object is not signaled yet, or the timeout ran out first
 pub const ZE_RESULT_NOT_READY: ze_result_t = ze_result_t::NOT_READY;
+/// the device hung or was removed; its work and state are gone
 pub const ZE_RESULT_ERROR_DEVICE_LOST: ze_result_t = ze_result_t::ERROR_DEVICE_LOST;
+/// the host ran out of memory for the request
 pub const ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY: ze_result_t = ze_result_t::ERROR_OUT_OF_HOST_MEMORY;
+/// the device ran out of memory for the request
 pub const ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY: ze_result_t = ze_result_t::ERROR_OUT_OF_DEVICE_MEMORY;
+/// compiling the module failed; see its build log
 pub const ZE_RESULT_ERROR_MODULE_BUILD_FAILURE: ze_result_t = ze_result_t::ERROR_MODULE_BUILD_FAILURE;
+/// linking the modules failed; see the build log
 pub const ZE_RESULT_ERROR_MODULE_LINK_FAILURE: ze_result_t = ze_result_t::ERROR_MODULE_LINK_FAILURE;
+/// the device must be reset before it can be used again
+///
 /// Since API 1.2.
 pub const ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET: ze_result_t = ze_result_t::ERROR_DEVICE_REQUIRES_RESET;
+/// the device is in a low power state and cannot serve the request
+///
 /// Since API 1.2.
 pub const ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE: ze_result_t = ze_result_t::ERROR_DEVICE_IN_LOW_POWER_STATE;
+/// the device handle has no matching fabric vertex
+///
 /// Since API 1.4.
 pub const ZE_RESULT_EXP_ERROR_DEVICE_IS_NOT_VERTEX: ze_result_t = ze_result_t::EXP_ERROR_DEVICE_IS_NOT_VERTEX;
+/// the fabric vertex has no matching device handle
+///
 /// Since API 1.4.
 pub const ZE_RESULT_EXP_ERROR_VERTEX_IS_NOT_DEVICE: ze_result_t = ze_result_t::EXP_ERROR_VERTEX_IS_NOT_DEVICE;
+/// the fabric vertex is a device on another machine
+///
 /// Since API 1.4.
 pub const ZE_RESULT_EXP_ERROR_REMOTE_DEVICE: ze_result_t = ze_result_t::EXP_ERROR_REMOTE_DEVICE;
+/// the operands of the experimental call do not fit together
+///
 /// Since API 1.7.
 pub const ZE_RESULT_EXP_ERROR_OPERANDS_INCOMPATIBLE: ze_result_t = ze_result_t::EXP_ERROR_OPERANDS_INCOMPATIBLE;
+/// the experimental acceleration structure build needs a larger buffer; grow it and build again
+///
 /// Since API 1.7.
 pub const ZE_RESULT_EXP_RTAS_BUILD_RETRY: ze_result_t = ze_result_t::EXP_RTAS_BUILD_RETRY;
+/// the experimental acceleration structure build was handed to a parallel operation
+///
 /// Since API 1.7.
 pub const ZE_RESULT_EXP_RTAS_BUILD_DEFERRED: ze_result_t = ze_result_t::EXP_RTAS_BUILD_DEFERRED;
+/// the caller lacks the privileges the request needs
 pub const ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS: ze_result_t = ze_result_t::ERROR_INSUFFICIENT_PERMISSIONS;
+/// the resource is in use or otherwise not available now
 pub const ZE_RESULT_ERROR_NOT_AVAILABLE: ze_result_t = ze_result_t::ERROR_NOT_AVAILABLE;
+/// a library or component the call relies on could not be found or loaded
 pub const ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE: ze_result_t = ze_result_t::ERROR_DEPENDENCY_UNAVAILABLE;
+/// the call succeeded but some data was lost along the way
+///
 /// Since API 1.4.
 pub const ZE_RESULT_WARNING_DROPPED_DATA: ze_result_t = ze_result_t::WARNING_DROPPED_DATA;
+/// the driver was not initialized before this call
 pub const ZE_RESULT_ERROR_UNINITIALIZED: ze_result_t = ze_result_t::ERROR_UNINITIALIZED;
+/// the requested API or structure version is not supported
 pub const ZE_RESULT_ERROR_UNSUPPORTED_VERSION: ze_result_t = ze_result_t::ERROR_UNSUPPORTED_VERSION;
+/// the device or driver does not offer the requested feature
 pub const ZE_RESULT_ERROR_UNSUPPORTED_FEATURE: ze_result_t = ze_result_t::ERROR_UNSUPPORTED_FEATURE;
+/// an argument has a value the call does not accept
 pub const ZE_RESULT_ERROR_INVALID_ARGUMENT: ze_result_t = ze_result_t::ERROR_INVALID_ARGUMENT;
+/// a handle argument that may not be null was null
 pub const ZE_RESULT_ERROR_INVALID_NULL_HANDLE: ze_result_t = ze_result_t::ERROR_INVALID_NULL_HANDLE;
+/// the object is still in use and cannot be changed or destroyed yet
 pub const ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE: ze_result_t = ze_result_t::ERROR_HANDLE_OBJECT_IN_USE;
+/// a pointer argument that may not be null was null
 pub const ZE_RESULT_ERROR_INVALID_NULL_POINTER: ze_result_t = ze_result_t::ERROR_INVALID_NULL_POINTER;
+/// a size or count argument is zero or out of range
 pub const ZE_RESULT_ERROR_INVALID_SIZE: ze_result_t = ze_result_t::ERROR_INVALID_SIZE;
+/// the size is valid in general but beyond what this device supports
 pub const ZE_RESULT_ERROR_UNSUPPORTED_SIZE: ze_result_t = ze_result_t::ERROR_UNSUPPORTED_SIZE;
+/// an address or size lacks the alignment the device requires
 pub const ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT: ze_result_t = ze_result_t::ERROR_UNSUPPORTED_ALIGNMENT;
+/// an event or fence argument is unusable here (wrong context, device or state)
 pub const ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT: ze_result_t = ze_result_t::ERROR_INVALID_SYNCHRONIZATION_OBJECT;
+/// an enum or flags argument holds a value outside its definition
 pub const ZE_RESULT_ERROR_INVALID_ENUMERATION: ze_result_t = ze_result_t::ERROR_INVALID_ENUMERATION;
+/// the enum value is defined but this device does not support it
 pub const ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION: ze_result_t = ze_result_t::ERROR_UNSUPPORTED_ENUMERATION;
+/// the device cannot use the requested image format
 pub const ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT: ze_result_t = ze_result_t::ERROR_UNSUPPORTED_IMAGE_FORMAT;
+/// the native binary does not suit this device or is corrupt
 pub const ZE_RESULT_ERROR_INVALID_NATIVE_BINARY: ze_result_t = ze_result_t::ERROR_INVALID_NATIVE_BINARY;
+/// the module has no global variable of that name
 pub const ZE_RESULT_ERROR_INVALID_GLOBAL_NAME: ze_result_t = ze_result_t::ERROR_INVALID_GLOBAL_NAME;
+/// the module has no kernel of that name
 pub const ZE_RESULT_ERROR_INVALID_KERNEL_NAME: ze_result_t = ze_result_t::ERROR_INVALID_KERNEL_NAME;
+/// the module has no function of that name
 pub const ZE_RESULT_ERROR_INVALID_FUNCTION_NAME: ze_result_t = ze_result_t::ERROR_INVALID_FUNCTION_NAME;
+/// a work-group dimension exceeds what the kernel or device allows
 pub const ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION: ze_result_t = ze_result_t::ERROR_INVALID_GROUP_SIZE_DIMENSION;
+/// a global work size does not fit the device limits
 pub const ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION: ze_result_t = ze_result_t::ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
+/// the kernel has no argument at that index
 pub const ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX: ze_result_t = ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
+/// the argument size does not match what the kernel declares
 pub const ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE: ze_result_t = ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+/// the kernel attribute value is not acceptable
 pub const ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE: ze_result_t = ze_result_t::ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE;
+/// the module still has unresolved imports; link it first
 pub const ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED: ze_result_t = ze_result_t::ERROR_INVALID_MODULE_UNLINKED;
+/// the command list is the wrong kind for this call or queue
 pub const ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE: ze_result_t = ze_result_t::ERROR_INVALID_COMMAND_LIST_TYPE;
+/// source and destination regions overlap, which the copy does not allow
 pub const ZE_RESULT_ERROR_OVERLAPPING_REGIONS: ze_result_t = ze_result_t::ERROR_OVERLAPPING_REGIONS;
+/// the call succeeded but the caller must take a follow-up step
 pub const ZE_RESULT_WARNING_ACTION_REQUIRED: ze_result_t = ze_result_t::WARNING_ACTION_REQUIRED;
+/// the kernel handle is not a valid kernel
+///
 /// Since API 1.10.
 pub const ZE_RESULT_ERROR_INVALID_KERNEL_HANDLE: ze_result_t = ze_result_t::ERROR_INVALID_KERNEL_HANDLE;
+/// the acceleration structure build needs a larger buffer; grow it and build again
+///
 /// Since API 1.13.
 pub const ZE_RESULT_EXT_RTAS_BUILD_RETRY: ze_result_t = ze_result_t::EXT_RTAS_BUILD_RETRY;
+/// the acceleration structure build was handed to a parallel operation
+///
 /// Since API 1.13.
 pub const ZE_RESULT_EXT_RTAS_BUILD_DEFERRED: ze_result_t = ze_result_t::EXT_RTAS_BUILD_DEFERRED;
+/// the operands of the extension call do not fit together
+///
 /// Since API 1.13.
 pub const ZE_RESULT_EXT_ERROR_OPERANDS_INCOMPATIBLE: ze_result_t = ze_result_t::EXT_ERROR_OPERANDS_INCOMPATIBLE;
+/// the device runs in survivability mode (e.g. after a firmware failure) and offers only limited service
+///
 /// Since API 1.13.
 pub const ZE_RESULT_ERROR_SURVIVABILITY_MODE_DETECTED: ze_result_t = ze_result_t::ERROR_SURVIVABILITY_MODE_DETECTED;
+/// no allocation or mapping covers the given address
+///
 /// Since API 1.14.
 pub const ZE_RESULT_ERROR_ADDRESS_NOT_FOUND: ze_result_t = ze_result_t::ERROR_ADDRESS_NOT_FOUND;
+/// the queried condition holds
+///
 /// Since API 1.17.
 pub const ZE_RESULT_QUERY_TRUE: ze_result_t = ze_result_t::QUERY_TRUE;
+/// the queried condition does not hold
+///
 /// Since API 1.17.
 pub const ZE_RESULT_QUERY_FALSE: ze_result_t = ze_result_t::QUERY_FALSE;
+/// the graph handle or its contents are not valid
+///
 /// Since API 1.17.
 pub const ZE_RESULT_ERROR_INVALID_GRAPH: ze_result_t = ze_result_t::ERROR_INVALID_GRAPH;
+/// this operation cannot be recorded into a graph
+///
 /// Since API 1.17.
 pub const ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED: ze_result_t = ze_result_t::ERROR_GRAPH_CAPTURE_UNSUPPORTED;
+/// an earlier failure broke the capture in progress; the recording is unusable
+///
 /// Since API 1.17.
 pub const ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED: ze_result_t = ze_result_t::ERROR_GRAPH_CAPTURE_INVALIDATED;
+/// waiting on an event of another capture would join two capture sessions into one
+///
 /// Since API 1.17.
 pub const ZE_RESULT_ERROR_GRAPH_CAPTURE_MERGE_ATTEMPT: ze_result_t = ze_result_t::ERROR_GRAPH_CAPTURE_MERGE_ATTEMPT;
+/// the command list is not recording a graph
+///
 /// Since API 1.17.
 pub const ZE_RESULT_ERROR_COMMAND_LIST_NOT_CAPTURING: ze_result_t = ze_result_t::ERROR_COMMAND_LIST_NOT_CAPTURING;
+/// the capture forked work onto other lists that was never joined back
+///
 /// Since API 1.17.
 pub const ZE_RESULT_ERROR_GRAPH_UNJOINED_FORKS: ze_result_t = ze_result_t::ERROR_GRAPH_UNJOINED_FORKS;
+/// a counter-based event internal to a captured graph was used outside that graph
+///
 /// Since API 1.17.
 pub const ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT: ze_result_t = ze_result_t::ERROR_GRAPH_INTERNAL_EVENT;
+/// an error with no more specific code
 pub const ZE_RESULT_ERROR_UNKNOWN: ze_result_t = ze_result_t::ERROR_UNKNOWN;
 /// Forces the C enum `ze_result_t` to 32 bits; not a value.
 pub const ZE_RESULT_FORCE_UINT32: ze_result_t = ze_result_t::FORCE_UINT32;
+/// Tags a structure with its type, in its stype member, so chains of structs can be walked.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_structure_type_t(pub u32);
 impl ze_structure_type_t {
+    /// tags a ze_driver_properties_t
     pub const DRIVER_PROPERTIES: Self = Self(1);
+    /// tags a ze_driver_ipc_properties_t
     pub const DRIVER_IPC_PROPERTIES: Self = Self(2);
+    /// tags a ze_device_properties_t
     pub const DEVICE_PROPERTIES: Self = Self(3);
+    /// tags a ze_device_compute_properties_t
     pub const DEVICE_COMPUTE_PROPERTIES: Self = Self(4);
+    /// tags a ze_device_module_properties_t
     pub const DEVICE_MODULE_PROPERTIES: Self = Self(5);
+    /// tags a ze_command_queue_group_properties_t
     pub const COMMAND_QUEUE_GROUP_PROPERTIES: Self = Self(6);
+    /// tags a ze_device_memory_properties_t
     pub const DEVICE_MEMORY_PROPERTIES: Self = Self(7);
+    /// tags a ze_device_memory_access_properties_t
     pub const DEVICE_MEMORY_ACCESS_PROPERTIES: Self = Self(8);
+    /// tags a ze_device_cache_properties_t
     pub const DEVICE_CACHE_PROPERTIES: Self = Self(9);
+    /// tags a ze_device_image_properties_t
     pub const DEVICE_IMAGE_PROPERTIES: Self = Self(10);
+    /// tags a ze_device_p2p_properties_t
     pub const DEVICE_P2P_PROPERTIES: Self = Self(11);
+    /// tags a ze_device_external_memory_properties_t
     pub const DEVICE_EXTERNAL_MEMORY_PROPERTIES: Self = Self(12);
+    /// tags a ze_context_desc_t
     pub const CONTEXT_DESC: Self = Self(13);
+    /// tags a ze_command_queue_desc_t
     pub const COMMAND_QUEUE_DESC: Self = Self(14);
+    /// tags a ze_command_list_desc_t
     pub const COMMAND_LIST_DESC: Self = Self(15);
+    /// tags a ze_event_pool_desc_t
     pub const EVENT_POOL_DESC: Self = Self(16);
+    /// tags a ze_event_desc_t
     pub const EVENT_DESC: Self = Self(17);
+    /// tags a ze_fence_desc_t
     pub const FENCE_DESC: Self = Self(18);
+    /// tags a ze_image_desc_t
     pub const IMAGE_DESC: Self = Self(19);
+    /// tags a ze_image_properties_t
     pub const IMAGE_PROPERTIES: Self = Self(20);
+    /// tags a ze_device_mem_alloc_desc_t
     pub const DEVICE_MEM_ALLOC_DESC: Self = Self(21);
+    /// tags a ze_host_mem_alloc_desc_t
     pub const HOST_MEM_ALLOC_DESC: Self = Self(22);
+    /// tags a ze_memory_allocation_properties_t
     pub const MEMORY_ALLOCATION_PROPERTIES: Self = Self(23);
+    /// tags a ze_external_memory_export_desc_t
     pub const EXTERNAL_MEMORY_EXPORT_DESC: Self = Self(24);
+    /// tags a ze_external_memory_import_fd_t
     pub const EXTERNAL_MEMORY_IMPORT_FD: Self = Self(25);
+    /// tags a ze_external_memory_export_fd_t
     pub const EXTERNAL_MEMORY_EXPORT_FD: Self = Self(26);
+    /// tags a ze_module_desc_t
     pub const MODULE_DESC: Self = Self(27);
+    /// tags a ze_module_properties_t
     pub const MODULE_PROPERTIES: Self = Self(28);
+    /// tags a ze_kernel_desc_t
     pub const KERNEL_DESC: Self = Self(29);
+    /// tags a ze_kernel_properties_t
     pub const KERNEL_PROPERTIES: Self = Self(30);
+    /// tags a ze_sampler_desc_t
     pub const SAMPLER_DESC: Self = Self(31);
+    /// tags a ze_physical_mem_desc_t
     pub const PHYSICAL_MEM_DESC: Self = Self(32);
+    /// tags a ze_kernel_preferred_group_size_properties_t
+    ///
     /// Since API 1.2.
     pub const KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES: Self = Self(33);
+    /// tags a ze_external_memory_import_win32_handle_t
+    ///
     /// Since API 1.2.
     pub const EXTERNAL_MEMORY_IMPORT_WIN32: Self = Self(34);
+    /// tags a ze_external_memory_export_win32_handle_t
+    ///
     /// Since API 1.2.
     pub const EXTERNAL_MEMORY_EXPORT_WIN32: Self = Self(35);
+    /// tags a ze_device_raytracing_ext_properties_t
     pub const DEVICE_RAYTRACING_EXT_PROPERTIES: Self = Self(0x00010001);
+    /// tags a ze_raytracing_mem_alloc_ext_desc_t
     pub const RAYTRACING_MEM_ALLOC_EXT_DESC: Self = Self(0x00010002);
+    /// tags a ze_float_atomic_ext_properties_t
+    ///
     /// Since API 1.1.
     pub const FLOAT_ATOMIC_EXT_PROPERTIES: Self = Self(0x00010003);
+    /// tags a ze_cache_reservation_ext_desc_t
+    ///
     /// Since API 1.2.
     pub const CACHE_RESERVATION_EXT_DESC: Self = Self(0x00010004);
+    /// tags a ze_eu_count_ext_t
+    ///
     /// Since API 1.3.
     pub const EU_COUNT_EXT: Self = Self(0x00010005);
+    /// tags a ze_srgb_ext_desc_t
+    ///
     /// Since API 1.3.
     pub const SRGB_EXT_DESC: Self = Self(0x00010006);
+    /// tags a ze_linkage_inspection_ext_desc_t
+    ///
     /// Since API 1.3.
     pub const LINKAGE_INSPECTION_EXT_DESC: Self = Self(0x00010007);
+    /// tags a ze_pci_ext_properties_t
+    ///
     /// Since API 1.3.
     pub const PCI_EXT_PROPERTIES: Self = Self(0x00010008);
+    /// tags a ze_driver_memory_free_ext_properties_t
+    ///
     /// Since API 1.3.
     pub const DRIVER_MEMORY_FREE_EXT_PROPERTIES: Self = Self(0x00010009);
+    /// tags a ze_memory_free_ext_desc_t
+    ///
     /// Since API 1.3.
     pub const MEMORY_FREE_EXT_DESC: Self = Self(0x0001000a);
+    /// tags a ze_memory_compression_hints_ext_desc_t
+    ///
     /// Since API 1.3.
     pub const MEMORY_COMPRESSION_HINTS_EXT_DESC: Self = Self(0x0001000b);
+    /// tags a ze_image_allocation_ext_properties_t
+    ///
     /// Since API 1.3.
     pub const IMAGE_ALLOCATION_EXT_PROPERTIES: Self = Self(0x0001000c);
+    /// tags a ze_device_luid_ext_properties_t
+    ///
     /// Since API 1.4.
     pub const DEVICE_LUID_EXT_PROPERTIES: Self = Self(0x0001000d);
+    /// tags a ze_device_memory_ext_properties_t
+    ///
     /// Since API 1.4.
     pub const DEVICE_MEMORY_EXT_PROPERTIES: Self = Self(0x0001000e);
+    /// tags a ze_device_ip_version_ext_t
+    ///
     /// Since API 1.5.
     pub const DEVICE_IP_VERSION_EXT: Self = Self(0x0001000f);
+    /// tags a ze_image_view_planar_ext_desc_t
+    ///
     /// Since API 1.5.
     pub const IMAGE_VIEW_PLANAR_EXT_DESC: Self = Self(0x00010010);
+    /// tags a ze_event_query_kernel_timestamps_ext_properties_t
+    ///
     /// Since API 1.6.
     pub const EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES: Self = Self(0x00010011);
+    /// tags a ze_event_query_kernel_timestamps_results_ext_properties_t
+    ///
     /// Since API 1.6.
     pub const EVENT_QUERY_KERNEL_TIMESTAMPS_RESULTS_EXT_PROPERTIES: Self = Self(
         0x00010012,
     );
+    /// tags a ze_kernel_max_group_size_properties_ext_t
+    ///
     /// Since API 1.7.
     pub const KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES: Self = Self(0x00010013);
+    /// tags a ze_image_format_support_ext_properties_t
+    ///
     /// Since API 1.15.
     pub const IMAGE_FORMAT_SUPPORT_EXT_PROPERTIES: Self = Self(0x00010014);
+    /// tags a ze_device_readonly_memory_ext_properties_t
+    ///
     /// Since API 1.17.
     pub const DEVICE_READONLY_MEMORY_EXT_PROPERTIES: Self = Self(0x00010015);
+    /// tags a ze_relaxed_allocation_limits_ext_desc_t
+    ///
     /// Since API 1.17.
     pub const RELAXED_ALLOCATION_LIMITS_EXT_DESC: Self = Self(0x00010016);
+    /// tags a ze_relaxed_allocation_limits_exp_desc_t
+    ///
     /// Since API 1.1.
     pub const RELAXED_ALLOCATION_LIMITS_EXP_DESC: Self = Self(0x00020001);
+    /// tags a ze_module_program_exp_desc_t
     pub const MODULE_PROGRAM_EXP_DESC: Self = Self(0x00020002);
+    /// tags a ze_scheduling_hint_exp_properties_t
+    ///
     /// Since API 1.2.
     pub const SCHEDULING_HINT_EXP_PROPERTIES: Self = Self(0x00020003);
+    /// tags a ze_scheduling_hint_exp_desc_t
+    ///
     /// Since API 1.2.
     pub const SCHEDULING_HINT_EXP_DESC: Self = Self(0x00020004);
+    /// tags a ze_image_view_planar_exp_desc_t
+    ///
     /// Since API 1.2.
     pub const IMAGE_VIEW_PLANAR_EXP_DESC: Self = Self(0x00020005);
+    /// tags a ze_device_properties_t whose timerResolution is reported in cycles per second
+    ///
     /// Since API 1.2.
     pub const DEVICE_PROPERTIES_1_2: Self = Self(0x00020006);
+    /// tags a ze_image_memory_properties_exp_t
+    ///
     /// Since API 1.2.
     pub const IMAGE_MEMORY_EXP_PROPERTIES: Self = Self(0x00020007);
+    /// tags a ze_context_power_saving_hint_exp_desc_t
+    ///
     /// Since API 1.2.
     pub const POWER_SAVING_HINT_EXP_DESC: Self = Self(0x00020008);
+    /// tags a ze_copy_bandwidth_exp_properties_t
+    ///
     /// Since API 1.4.
     pub const COPY_BANDWIDTH_EXP_PROPERTIES: Self = Self(0x00020009);
+    /// tags a ze_device_p2p_bandwidth_exp_properties_t
+    ///
     /// Since API 1.4.
     pub const DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES: Self = Self(0x0002000a);
+    /// tags a ze_fabric_vertex_exp_properties_t
+    ///
     /// Since API 1.4.
     pub const FABRIC_VERTEX_EXP_PROPERTIES: Self = Self(0x0002000b);
+    /// tags a ze_fabric_edge_exp_properties_t
+    ///
     /// Since API 1.4.
     pub const FABRIC_EDGE_EXP_PROPERTIES: Self = Self(0x0002000c);
+    /// tags a ze_memory_sub_allocations_exp_properties_t
+    ///
     /// Since API 1.5.
     pub const MEMORY_SUB_ALLOCATIONS_EXP_PROPERTIES: Self = Self(0x0002000d);
+    /// tags a ze_rtas_builder_exp_desc_t
+    ///
     /// Since API 1.7.
     pub const RTAS_BUILDER_EXP_DESC: Self = Self(0x0002000e);
+    /// tags a ze_rtas_builder_build_op_exp_desc_t
+    ///
     /// Since API 1.7.
     pub const RTAS_BUILDER_BUILD_OP_EXP_DESC: Self = Self(0x0002000f);
+    /// tags a ze_rtas_builder_exp_properties_t
+    ///
     /// Since API 1.7.
     pub const RTAS_BUILDER_EXP_PROPERTIES: Self = Self(0x00020010);
+    /// tags a ze_rtas_parallel_operation_exp_properties_t
+    ///
     /// Since API 1.7.
     pub const RTAS_PARALLEL_OPERATION_EXP_PROPERTIES: Self = Self(0x00020011);
+    /// tags a ze_rtas_device_exp_properties_t
+    ///
     /// Since API 1.7.
     pub const RTAS_DEVICE_EXP_PROPERTIES: Self = Self(0x00020012);
+    /// tags a ze_rtas_geometry_aabbs_exp_cb_params_t
+    ///
     /// Since API 1.7.
     pub const RTAS_GEOMETRY_AABBS_EXP_CB_PARAMS: Self = Self(0x00020013);
+    /// tags a ze_event_pool_counter_based_exp_desc_t
+    ///
     /// Since API 1.8.
     pub const COUNTER_BASED_EVENT_POOL_EXP_DESC: Self = Self(0x00020014);
+    /// tags a ze_mutable_command_list_exp_properties_t
+    ///
     /// Since API 1.9.
     pub const MUTABLE_COMMAND_LIST_EXP_PROPERTIES: Self = Self(0x00020015);
+    /// tags a ze_mutable_command_list_exp_desc_t
+    ///
     /// Since API 1.9.
     pub const MUTABLE_COMMAND_LIST_EXP_DESC: Self = Self(0x00020016);
+    /// tags a ze_mutable_command_id_exp_desc_t
+    ///
     /// Since API 1.9.
     pub const MUTABLE_COMMAND_ID_EXP_DESC: Self = Self(0x00020017);
+    /// tags a ze_mutable_commands_exp_desc_t
+    ///
     /// Since API 1.9.
     pub const MUTABLE_COMMANDS_EXP_DESC: Self = Self(0x00020018);
+    /// tags a ze_mutable_kernel_argument_exp_desc_t
+    ///
     /// Since API 1.9.
     pub const MUTABLE_KERNEL_ARGUMENT_EXP_DESC: Self = Self(0x00020019);
+    /// tags a ze_mutable_group_count_exp_desc_t
+    ///
     /// Since API 1.9.
     pub const MUTABLE_GROUP_COUNT_EXP_DESC: Self = Self(0x0002001a);
+    /// tags a ze_mutable_group_size_exp_desc_t
+    ///
     /// Since API 1.9.
     pub const MUTABLE_GROUP_SIZE_EXP_DESC: Self = Self(0x0002001b);
+    /// tags a ze_mutable_global_offset_exp_desc_t
+    ///
     /// Since API 1.9.
     pub const MUTABLE_GLOBAL_OFFSET_EXP_DESC: Self = Self(0x0002001c);
+    /// tags a ze_device_pitched_alloc_exp_properties_t
+    ///
     /// Since API 1.9.
     pub const PITCHED_ALLOC_DEVICE_EXP_PROPERTIES: Self = Self(0x0002001d);
+    /// tags a ze_image_bindless_exp_desc_t
+    ///
     /// Since API 1.9.
     pub const BINDLESS_IMAGE_EXP_DESC: Self = Self(0x0002001e);
+    /// tags a ze_image_pitched_exp_desc_t
+    ///
     /// Since API 1.9.
     pub const PITCHED_IMAGE_EXP_DESC: Self = Self(0x0002001f);
+    /// tags a ze_mutable_graph_argument_exp_desc_t
+    ///
     /// Since API 1.10.
     pub const MUTABLE_GRAPH_ARGUMENT_EXP_DESC: Self = Self(0x00020020);
+    /// tags a ze_init_driver_type_desc_t
+    ///
     /// Since API 1.10.
     pub const INIT_DRIVER_TYPE_DESC: Self = Self(0x00020021);
+    /// tags a ze_external_semaphore_ext_desc_t
+    ///
     /// Since API 1.12.
     pub const EXTERNAL_SEMAPHORE_EXT_DESC: Self = Self(0x00020022);
+    /// tags a ze_external_semaphore_win32_ext_desc_t
+    ///
     /// Since API 1.12.
     pub const EXTERNAL_SEMAPHORE_WIN32_EXT_DESC: Self = Self(0x00020023);
+    /// tags a ze_external_semaphore_fd_ext_desc_t
+    ///
     /// Since API 1.12.
     pub const EXTERNAL_SEMAPHORE_FD_EXT_DESC: Self = Self(0x00020024);
+    /// tags a ze_external_semaphore_signal_params_ext_t
+    ///
     /// Since API 1.12.
     pub const EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_EXT: Self = Self(0x00020025);
+    /// tags a ze_external_semaphore_wait_params_ext_t
+    ///
     /// Since API 1.12.
     pub const EXTERNAL_SEMAPHORE_WAIT_PARAMS_EXT: Self = Self(0x00020026);
+    /// tags a ze_driver_ddi_handles_ext_properties_t
+    ///
     /// Since API 1.12.
     pub const DRIVER_DDI_HANDLES_EXT_PROPERTIES: Self = Self(0x00020027);
+    /// tags a ze_device_cache_line_size_ext_t
+    ///
     /// Since API 1.13.
     pub const DEVICE_CACHELINE_SIZE_EXT: Self = Self(0x00020028);
+    /// tags a ze_device_vector_width_properties_ext_t
+    ///
     /// Since API 1.13.
     pub const DEVICE_VECTOR_WIDTH_PROPERTIES_EXT: Self = Self(0x00020029);
+    /// tags a ze_rtas_builder_ext_desc_t
+    ///
     /// Since API 1.13.
     pub const RTAS_BUILDER_EXT_DESC: Self = Self(0x00020030);
+    /// tags a ze_rtas_builder_build_op_ext_desc_t
+    ///
     /// Since API 1.13.
     pub const RTAS_BUILDER_BUILD_OP_EXT_DESC: Self = Self(0x00020031);
+    /// tags a ze_rtas_builder_ext_properties_t
+    ///
     /// Since API 1.13.
     pub const RTAS_BUILDER_EXT_PROPERTIES: Self = Self(0x00020032);
+    /// tags a ze_rtas_parallel_operation_ext_properties_t
+    ///
     /// Since API 1.13.
     pub const RTAS_PARALLEL_OPERATION_EXT_PROPERTIES: Self = Self(0x00020033);
+    /// tags a ze_rtas_device_ext_properties_t
+    ///
     /// Since API 1.13.
     pub const RTAS_DEVICE_EXT_PROPERTIES: Self = Self(0x00020034);
+    /// tags a ze_rtas_geometry_aabbs_ext_cb_params_t
+    ///
     /// Since API 1.13.
     pub const RTAS_GEOMETRY_AABBS_EXT_CB_PARAMS: Self = Self(0x00020035);
+    /// tags a ze_command_list_append_launch_kernel_param_cooperative_desc_t
+    ///
     /// Since API 1.14.
     pub const COMMAND_LIST_APPEND_PARAM_COOPERATIVE_DESC: Self = Self(0x00020036);
+    /// tags a ze_external_memmap_sysmem_ext_desc_t
+    ///
     /// Since API 1.14.
     pub const EXTERNAL_MEMMAP_SYSMEM_EXT_DESC: Self = Self(0x00020037);
+    /// tags a ze_pitched_alloc_2dimage_linear_pitch_exp_info_t
+    ///
     /// Since API 1.14.
     pub const PITCHED_ALLOC_2DIMAGE_LINEAR_PITCH_EXP_INFO: Self = Self(0x00020038);
+    /// tags a ze_kernel_allocation_exp_properties_t
+    ///
     /// Since API 1.14.
     pub const KERNEL_ALLOCATION_PROPERTIES: Self = Self(0x00020039);
+    /// tags a ze_event_counter_based_desc_t
+    ///
     /// Since API 1.15.
     pub const EVENT_COUNTER_BASED_DESC: Self = Self(0x0002003a);
+    /// tags a ze_event_counter_based_external_sync_allocation_desc_t
+    ///
     /// Since API 1.15.
     pub const EVENT_COUNTER_BASED_EXTERNAL_SYNC_ALLOCATION_DESC: Self = Self(0x0002003b);
+    /// tags a ze_event_sync_mode_desc_t
+    ///
     /// Since API 1.15.
     pub const EVENT_SYNC_MODE_DESC: Self = Self(0x0002003c);
+    /// tags a ze_ipc_mem_handle_type_ext_desc_t
+    ///
     /// Since API 1.15.
     pub const IPC_MEM_HANDLE_TYPE_EXT_DESC: Self = Self(0x0002003d);
+    /// tags a ze_device_event_properties_t
+    ///
     /// Since API 1.15.
     pub const DEVICE_EVENT_PROPERTIES: Self = Self(0x0002003e);
+    /// tags a ze_event_counter_based_external_aggregate_storage_desc_t
+    ///
     /// Since API 1.15.
     pub const EVENT_COUNTER_BASED_EXTERNAL_AGGREGATE_STORAGE_DESC: Self = Self(
         0x0002003f,
     );
+    /// tags a ze_physical_mem_properties_t
+    ///
     /// Since API 1.15.
     pub const PHYSICAL_MEM_PROPERTIES: Self = Self(0x00020040);
+    /// tags a ze_device_usablemem_size_ext_properties_t
+    ///
     /// Since API 1.15.
     pub const DEVICE_USABLEMEM_SIZE_EXT_PROPERTIES: Self = Self(0x00020041);
+    /// tags a ze_custom_pitch_exp_desc_t
+    ///
     /// Since API 1.15.
     pub const CUSTOM_PITCH_EXP_DESC: Self = Self(0x00020042);
+    /// tags a ze_device_compute_dotproduct_ext_properties_t
+    ///
     /// Since API 1.16.
     pub const DEVICE_COMPUTE_DOTPRODUCT_EXT_PROPERTIES: Self = Self(0x00020043);
+    /// tags a ze_runtime_requirements_module_desc_t
+    ///
     /// Since API 1.16.
     pub const RUNTIME_REQUIREMENTS_MODULE_DESC: Self = Self(0x00020044);
+    /// tags a ze_runtime_requirements_graph_desc_t
+    ///
     /// Since API 1.16.
     pub const RUNTIME_REQUIREMENTS_GRAPH_DESC: Self = Self(0x00020045);
+    /// tags a ze_validate_runtime_requirements_output_t
+    ///
     /// Since API 1.16.
     pub const RUNTIME_REQUIREMENTS_OUTPUT: Self = Self(0x00020046);
+    /// tags a ze_record_replay_graph_ext_properties_t
+    ///
     /// Since API 1.17.
     pub const RECORD_REPLAY_GRAPH_EXT_PROPERTIES: Self = Self(0x00020047);
+    /// tags a ze_record_replay_graph_ext_dump_desc_t
+    ///
     /// Since API 1.17.
     pub const RECORD_REPLAY_GRAPH_EXT_DUMP_DESC: Self = Self(0x00020048);
+    /// tags a ze_ipc_phys_mem_handle_range_ext_desc_t
+    ///
     /// Since API 1.18.
     pub const IPC_PHYS_MEM_HANDLE_RANGE_EXT_DESC: Self = Self(0x0002004b);
     /// Forces the C enum `ze_structure_type_t` to 32 bits; not a value.
@@ -856,237 +1272,465 @@ impl ::core::fmt::Display for ze_structure_type_t {
     }
 }
 
+/// tags a ze_driver_properties_t
 pub const ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DRIVER_PROPERTIES;
+/// tags a ze_driver_ipc_properties_t
 pub const ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DRIVER_IPC_PROPERTIES;
+/// tags a ze_device_properties_t
 pub const ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_PROPERTIES;
+/// tags a ze_device_compute_properties_t
 pub const ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_COMPUTE_PROPERTIES;
+/// tags a ze_device_module_properties_t
 pub const ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_MODULE_PROPERTIES;
+/// tags a ze_command_queue_group_properties_t
 pub const ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::COMMAND_QUEUE_GROUP_PROPERTIES;
+/// tags a ze_device_memory_properties_t
 pub const ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_MEMORY_PROPERTIES;
+/// tags a ze_device_memory_access_properties_t
 pub const ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_MEMORY_ACCESS_PROPERTIES;
+/// tags a ze_device_cache_properties_t
 pub const ZE_STRUCTURE_TYPE_DEVICE_CACHE_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_CACHE_PROPERTIES;
+/// tags a ze_device_image_properties_t
 pub const ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_IMAGE_PROPERTIES;
+/// tags a ze_device_p2p_properties_t
 pub const ZE_STRUCTURE_TYPE_DEVICE_P2P_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_P2P_PROPERTIES;
+/// tags a ze_device_external_memory_properties_t
 pub const ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_EXTERNAL_MEMORY_PROPERTIES;
+/// tags a ze_context_desc_t
 pub const ZE_STRUCTURE_TYPE_CONTEXT_DESC: ze_structure_type_t = ze_structure_type_t::CONTEXT_DESC;
+/// tags a ze_command_queue_desc_t
 pub const ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC: ze_structure_type_t = ze_structure_type_t::COMMAND_QUEUE_DESC;
+/// tags a ze_command_list_desc_t
 pub const ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC: ze_structure_type_t = ze_structure_type_t::COMMAND_LIST_DESC;
+/// tags a ze_event_pool_desc_t
 pub const ZE_STRUCTURE_TYPE_EVENT_POOL_DESC: ze_structure_type_t = ze_structure_type_t::EVENT_POOL_DESC;
+/// tags a ze_event_desc_t
 pub const ZE_STRUCTURE_TYPE_EVENT_DESC: ze_structure_type_t = ze_structure_type_t::EVENT_DESC;
+/// tags a ze_fence_desc_t
 pub const ZE_STRUCTURE_TYPE_FENCE_DESC: ze_structure_type_t = ze_structure_type_t::FENCE_DESC;
+/// tags a ze_image_desc_t
 pub const ZE_STRUCTURE_TYPE_IMAGE_DESC: ze_structure_type_t = ze_structure_type_t::IMAGE_DESC;
+/// tags a ze_image_properties_t
 pub const ZE_STRUCTURE_TYPE_IMAGE_PROPERTIES: ze_structure_type_t = ze_structure_type_t::IMAGE_PROPERTIES;
+/// tags a ze_device_mem_alloc_desc_t
 pub const ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC: ze_structure_type_t = ze_structure_type_t::DEVICE_MEM_ALLOC_DESC;
+/// tags a ze_host_mem_alloc_desc_t
 pub const ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC: ze_structure_type_t = ze_structure_type_t::HOST_MEM_ALLOC_DESC;
+/// tags a ze_memory_allocation_properties_t
 pub const ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES: ze_structure_type_t = ze_structure_type_t::MEMORY_ALLOCATION_PROPERTIES;
+/// tags a ze_external_memory_export_desc_t
 pub const ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_DESC: ze_structure_type_t = ze_structure_type_t::EXTERNAL_MEMORY_EXPORT_DESC;
+/// tags a ze_external_memory_import_fd_t
 pub const ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD: ze_structure_type_t = ze_structure_type_t::EXTERNAL_MEMORY_IMPORT_FD;
+/// tags a ze_external_memory_export_fd_t
 pub const ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_FD: ze_structure_type_t = ze_structure_type_t::EXTERNAL_MEMORY_EXPORT_FD;
+/// tags a ze_module_desc_t
 pub const ZE_STRUCTURE_TYPE_MODULE_DESC: ze_structure_type_t = ze_structure_type_t::MODULE_DESC;
+/// tags a ze_module_properties_t
 pub const ZE_STRUCTURE_TYPE_MODULE_PROPERTIES: ze_structure_type_t = ze_structure_type_t::MODULE_PROPERTIES;
+/// tags a ze_kernel_desc_t
 pub const ZE_STRUCTURE_TYPE_KERNEL_DESC: ze_structure_type_t = ze_structure_type_t::KERNEL_DESC;
+/// tags a ze_kernel_properties_t
 pub const ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES: ze_structure_type_t = ze_structure_type_t::KERNEL_PROPERTIES;
+/// tags a ze_sampler_desc_t
 pub const ZE_STRUCTURE_TYPE_SAMPLER_DESC: ze_structure_type_t = ze_structure_type_t::SAMPLER_DESC;
+/// tags a ze_physical_mem_desc_t
 pub const ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC: ze_structure_type_t = ze_structure_type_t::PHYSICAL_MEM_DESC;
+/// tags a ze_kernel_preferred_group_size_properties_t
+///
 /// Since API 1.2.
 pub const ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES: ze_structure_type_t = ze_structure_type_t::KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES;
+/// tags a ze_external_memory_import_win32_handle_t
+///
 /// Since API 1.2.
 pub const ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_WIN32: ze_structure_type_t = ze_structure_type_t::EXTERNAL_MEMORY_IMPORT_WIN32;
+/// tags a ze_external_memory_export_win32_handle_t
+///
 /// Since API 1.2.
 pub const ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_EXPORT_WIN32: ze_structure_type_t = ze_structure_type_t::EXTERNAL_MEMORY_EXPORT_WIN32;
+/// tags a ze_device_raytracing_ext_properties_t
 pub const ZE_STRUCTURE_TYPE_DEVICE_RAYTRACING_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_RAYTRACING_EXT_PROPERTIES;
+/// tags a ze_raytracing_mem_alloc_ext_desc_t
 pub const ZE_STRUCTURE_TYPE_RAYTRACING_MEM_ALLOC_EXT_DESC: ze_structure_type_t = ze_structure_type_t::RAYTRACING_MEM_ALLOC_EXT_DESC;
+/// tags a ze_float_atomic_ext_properties_t
+///
 /// Since API 1.1.
 pub const ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::FLOAT_ATOMIC_EXT_PROPERTIES;
+/// tags a ze_cache_reservation_ext_desc_t
+///
 /// Since API 1.2.
 pub const ZE_STRUCTURE_TYPE_CACHE_RESERVATION_EXT_DESC: ze_structure_type_t = ze_structure_type_t::CACHE_RESERVATION_EXT_DESC;
+/// tags a ze_eu_count_ext_t
+///
 /// Since API 1.3.
 pub const ZE_STRUCTURE_TYPE_EU_COUNT_EXT: ze_structure_type_t = ze_structure_type_t::EU_COUNT_EXT;
+/// tags a ze_srgb_ext_desc_t
+///
 /// Since API 1.3.
 pub const ZE_STRUCTURE_TYPE_SRGB_EXT_DESC: ze_structure_type_t = ze_structure_type_t::SRGB_EXT_DESC;
+/// tags a ze_linkage_inspection_ext_desc_t
+///
 /// Since API 1.3.
 pub const ZE_STRUCTURE_TYPE_LINKAGE_INSPECTION_EXT_DESC: ze_structure_type_t = ze_structure_type_t::LINKAGE_INSPECTION_EXT_DESC;
+/// tags a ze_pci_ext_properties_t
+///
 /// Since API 1.3.
 pub const ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::PCI_EXT_PROPERTIES;
+/// tags a ze_driver_memory_free_ext_properties_t
+///
 /// Since API 1.3.
 pub const ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DRIVER_MEMORY_FREE_EXT_PROPERTIES;
+/// tags a ze_memory_free_ext_desc_t
+///
 /// Since API 1.3.
 pub const ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC: ze_structure_type_t = ze_structure_type_t::MEMORY_FREE_EXT_DESC;
+/// tags a ze_memory_compression_hints_ext_desc_t
+///
 /// Since API 1.3.
 pub const ZE_STRUCTURE_TYPE_MEMORY_COMPRESSION_HINTS_EXT_DESC: ze_structure_type_t = ze_structure_type_t::MEMORY_COMPRESSION_HINTS_EXT_DESC;
+/// tags a ze_image_allocation_ext_properties_t
+///
 /// Since API 1.3.
 pub const ZE_STRUCTURE_TYPE_IMAGE_ALLOCATION_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::IMAGE_ALLOCATION_EXT_PROPERTIES;
+/// tags a ze_device_luid_ext_properties_t
+///
 /// Since API 1.4.
 pub const ZE_STRUCTURE_TYPE_DEVICE_LUID_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_LUID_EXT_PROPERTIES;
+/// tags a ze_device_memory_ext_properties_t
+///
 /// Since API 1.4.
 pub const ZE_STRUCTURE_TYPE_DEVICE_MEMORY_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_MEMORY_EXT_PROPERTIES;
+/// tags a ze_device_ip_version_ext_t
+///
 /// Since API 1.5.
 pub const ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT: ze_structure_type_t = ze_structure_type_t::DEVICE_IP_VERSION_EXT;
+/// tags a ze_image_view_planar_ext_desc_t
+///
 /// Since API 1.5.
 pub const ZE_STRUCTURE_TYPE_IMAGE_VIEW_PLANAR_EXT_DESC: ze_structure_type_t = ze_structure_type_t::IMAGE_VIEW_PLANAR_EXT_DESC;
+/// tags a ze_event_query_kernel_timestamps_ext_properties_t
+///
 /// Since API 1.6.
 pub const ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES;
+/// tags a ze_event_query_kernel_timestamps_results_ext_properties_t
+///
 /// Since API 1.6.
 pub const ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_RESULTS_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::EVENT_QUERY_KERNEL_TIMESTAMPS_RESULTS_EXT_PROPERTIES;
+/// tags a ze_kernel_max_group_size_properties_ext_t
+///
 /// Since API 1.7.
 pub const ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES;
+/// tags a ze_image_format_support_ext_properties_t
+///
 /// Since API 1.15.
 pub const ZE_STRUCTURE_TYPE_IMAGE_FORMAT_SUPPORT_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::IMAGE_FORMAT_SUPPORT_EXT_PROPERTIES;
+/// tags a ze_device_readonly_memory_ext_properties_t
+///
 /// Since API 1.17.
 pub const ZE_STRUCTURE_TYPE_DEVICE_READONLY_MEMORY_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_READONLY_MEMORY_EXT_PROPERTIES;
+/// tags a ze_relaxed_allocation_limits_ext_desc_t
+///
 /// Since API 1.17.
 pub const ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXT_DESC: ze_structure_type_t = ze_structure_type_t::RELAXED_ALLOCATION_LIMITS_EXT_DESC;
+/// tags a ze_relaxed_allocation_limits_exp_desc_t
+///
 /// Since API 1.1.
 pub const ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXP_DESC: ze_structure_type_t = ze_structure_type_t::RELAXED_ALLOCATION_LIMITS_EXP_DESC;
+/// tags a ze_module_program_exp_desc_t
 pub const ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC: ze_structure_type_t = ze_structure_type_t::MODULE_PROGRAM_EXP_DESC;
+/// tags a ze_scheduling_hint_exp_properties_t
+///
 /// Since API 1.2.
 pub const ZE_STRUCTURE_TYPE_SCHEDULING_HINT_EXP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::SCHEDULING_HINT_EXP_PROPERTIES;
+/// tags a ze_scheduling_hint_exp_desc_t
+///
 /// Since API 1.2.
 pub const ZE_STRUCTURE_TYPE_SCHEDULING_HINT_EXP_DESC: ze_structure_type_t = ze_structure_type_t::SCHEDULING_HINT_EXP_DESC;
+/// tags a ze_image_view_planar_exp_desc_t
+///
 /// Since API 1.2.
 pub const ZE_STRUCTURE_TYPE_IMAGE_VIEW_PLANAR_EXP_DESC: ze_structure_type_t = ze_structure_type_t::IMAGE_VIEW_PLANAR_EXP_DESC;
+/// tags a ze_device_properties_t whose timerResolution is reported in cycles per second
+///
 /// Since API 1.2.
 pub const ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2: ze_structure_type_t = ze_structure_type_t::DEVICE_PROPERTIES_1_2;
+/// tags a ze_image_memory_properties_exp_t
+///
 /// Since API 1.2.
 pub const ZE_STRUCTURE_TYPE_IMAGE_MEMORY_EXP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::IMAGE_MEMORY_EXP_PROPERTIES;
+/// tags a ze_context_power_saving_hint_exp_desc_t
+///
 /// Since API 1.2.
 pub const ZE_STRUCTURE_TYPE_POWER_SAVING_HINT_EXP_DESC: ze_structure_type_t = ze_structure_type_t::POWER_SAVING_HINT_EXP_DESC;
+/// tags a ze_copy_bandwidth_exp_properties_t
+///
 /// Since API 1.4.
 pub const ZE_STRUCTURE_TYPE_COPY_BANDWIDTH_EXP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::COPY_BANDWIDTH_EXP_PROPERTIES;
+/// tags a ze_device_p2p_bandwidth_exp_properties_t
+///
 /// Since API 1.4.
 pub const ZE_STRUCTURE_TYPE_DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES;
+/// tags a ze_fabric_vertex_exp_properties_t
+///
 /// Since API 1.4.
 pub const ZE_STRUCTURE_TYPE_FABRIC_VERTEX_EXP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::FABRIC_VERTEX_EXP_PROPERTIES;
+/// tags a ze_fabric_edge_exp_properties_t
+///
 /// Since API 1.4.
 pub const ZE_STRUCTURE_TYPE_FABRIC_EDGE_EXP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::FABRIC_EDGE_EXP_PROPERTIES;
+/// tags a ze_memory_sub_allocations_exp_properties_t
+///
 /// Since API 1.5.
 pub const ZE_STRUCTURE_TYPE_MEMORY_SUB_ALLOCATIONS_EXP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::MEMORY_SUB_ALLOCATIONS_EXP_PROPERTIES;
+/// tags a ze_rtas_builder_exp_desc_t
+///
 /// Since API 1.7.
 pub const ZE_STRUCTURE_TYPE_RTAS_BUILDER_EXP_DESC: ze_structure_type_t = ze_structure_type_t::RTAS_BUILDER_EXP_DESC;
+/// tags a ze_rtas_builder_build_op_exp_desc_t
+///
 /// Since API 1.7.
 pub const ZE_STRUCTURE_TYPE_RTAS_BUILDER_BUILD_OP_EXP_DESC: ze_structure_type_t = ze_structure_type_t::RTAS_BUILDER_BUILD_OP_EXP_DESC;
+/// tags a ze_rtas_builder_exp_properties_t
+///
 /// Since API 1.7.
 pub const ZE_STRUCTURE_TYPE_RTAS_BUILDER_EXP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::RTAS_BUILDER_EXP_PROPERTIES;
+/// tags a ze_rtas_parallel_operation_exp_properties_t
+///
 /// Since API 1.7.
 pub const ZE_STRUCTURE_TYPE_RTAS_PARALLEL_OPERATION_EXP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::RTAS_PARALLEL_OPERATION_EXP_PROPERTIES;
+/// tags a ze_rtas_device_exp_properties_t
+///
 /// Since API 1.7.
 pub const ZE_STRUCTURE_TYPE_RTAS_DEVICE_EXP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::RTAS_DEVICE_EXP_PROPERTIES;
+/// tags a ze_rtas_geometry_aabbs_exp_cb_params_t
+///
 /// Since API 1.7.
 pub const ZE_STRUCTURE_TYPE_RTAS_GEOMETRY_AABBS_EXP_CB_PARAMS: ze_structure_type_t = ze_structure_type_t::RTAS_GEOMETRY_AABBS_EXP_CB_PARAMS;
+/// tags a ze_event_pool_counter_based_exp_desc_t
+///
 /// Since API 1.8.
 pub const ZE_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC: ze_structure_type_t = ze_structure_type_t::COUNTER_BASED_EVENT_POOL_EXP_DESC;
+/// tags a ze_mutable_command_list_exp_properties_t
+///
 /// Since API 1.9.
 pub const ZE_STRUCTURE_TYPE_MUTABLE_COMMAND_LIST_EXP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::MUTABLE_COMMAND_LIST_EXP_PROPERTIES;
+/// tags a ze_mutable_command_list_exp_desc_t
+///
 /// Since API 1.9.
 pub const ZE_STRUCTURE_TYPE_MUTABLE_COMMAND_LIST_EXP_DESC: ze_structure_type_t = ze_structure_type_t::MUTABLE_COMMAND_LIST_EXP_DESC;
+/// tags a ze_mutable_command_id_exp_desc_t
+///
 /// Since API 1.9.
 pub const ZE_STRUCTURE_TYPE_MUTABLE_COMMAND_ID_EXP_DESC: ze_structure_type_t = ze_structure_type_t::MUTABLE_COMMAND_ID_EXP_DESC;
+/// tags a ze_mutable_commands_exp_desc_t
+///
 /// Since API 1.9.
 pub const ZE_STRUCTURE_TYPE_MUTABLE_COMMANDS_EXP_DESC: ze_structure_type_t = ze_structure_type_t::MUTABLE_COMMANDS_EXP_DESC;
+/// tags a ze_mutable_kernel_argument_exp_desc_t
+///
 /// Since API 1.9.
 pub const ZE_STRUCTURE_TYPE_MUTABLE_KERNEL_ARGUMENT_EXP_DESC: ze_structure_type_t = ze_structure_type_t::MUTABLE_KERNEL_ARGUMENT_EXP_DESC;
+/// tags a ze_mutable_group_count_exp_desc_t
+///
 /// Since API 1.9.
 pub const ZE_STRUCTURE_TYPE_MUTABLE_GROUP_COUNT_EXP_DESC: ze_structure_type_t = ze_structure_type_t::MUTABLE_GROUP_COUNT_EXP_DESC;
+/// tags a ze_mutable_group_size_exp_desc_t
+///
 /// Since API 1.9.
 pub const ZE_STRUCTURE_TYPE_MUTABLE_GROUP_SIZE_EXP_DESC: ze_structure_type_t = ze_structure_type_t::MUTABLE_GROUP_SIZE_EXP_DESC;
+/// tags a ze_mutable_global_offset_exp_desc_t
+///
 /// Since API 1.9.
 pub const ZE_STRUCTURE_TYPE_MUTABLE_GLOBAL_OFFSET_EXP_DESC: ze_structure_type_t = ze_structure_type_t::MUTABLE_GLOBAL_OFFSET_EXP_DESC;
+/// tags a ze_device_pitched_alloc_exp_properties_t
+///
 /// Since API 1.9.
 pub const ZE_STRUCTURE_TYPE_PITCHED_ALLOC_DEVICE_EXP_PROPERTIES: ze_structure_type_t = ze_structure_type_t::PITCHED_ALLOC_DEVICE_EXP_PROPERTIES;
+/// tags a ze_image_bindless_exp_desc_t
+///
 /// Since API 1.9.
 pub const ZE_STRUCTURE_TYPE_BINDLESS_IMAGE_EXP_DESC: ze_structure_type_t = ze_structure_type_t::BINDLESS_IMAGE_EXP_DESC;
+/// tags a ze_image_pitched_exp_desc_t
+///
 /// Since API 1.9.
 pub const ZE_STRUCTURE_TYPE_PITCHED_IMAGE_EXP_DESC: ze_structure_type_t = ze_structure_type_t::PITCHED_IMAGE_EXP_DESC;
+/// tags a ze_mutable_graph_argument_exp_desc_t
+///
 /// Since API 1.10.
 pub const ZE_STRUCTURE_TYPE_MUTABLE_GRAPH_ARGUMENT_EXP_DESC: ze_structure_type_t = ze_structure_type_t::MUTABLE_GRAPH_ARGUMENT_EXP_DESC;
+/// tags a ze_init_driver_type_desc_t
+///
 /// Since API 1.10.
 pub const ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC: ze_structure_type_t = ze_structure_type_t::INIT_DRIVER_TYPE_DESC;
+/// tags a ze_external_semaphore_ext_desc_t
+///
 /// Since API 1.12.
 pub const ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_EXT_DESC: ze_structure_type_t = ze_structure_type_t::EXTERNAL_SEMAPHORE_EXT_DESC;
+/// tags a ze_external_semaphore_win32_ext_desc_t
+///
 /// Since API 1.12.
 pub const ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_WIN32_EXT_DESC: ze_structure_type_t = ze_structure_type_t::EXTERNAL_SEMAPHORE_WIN32_EXT_DESC;
+/// tags a ze_external_semaphore_fd_ext_desc_t
+///
 /// Since API 1.12.
 pub const ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_FD_EXT_DESC: ze_structure_type_t = ze_structure_type_t::EXTERNAL_SEMAPHORE_FD_EXT_DESC;
+/// tags a ze_external_semaphore_signal_params_ext_t
+///
 /// Since API 1.12.
 pub const ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_EXT: ze_structure_type_t = ze_structure_type_t::EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_EXT;
+/// tags a ze_external_semaphore_wait_params_ext_t
+///
 /// Since API 1.12.
 pub const ZE_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_WAIT_PARAMS_EXT: ze_structure_type_t = ze_structure_type_t::EXTERNAL_SEMAPHORE_WAIT_PARAMS_EXT;
+/// tags a ze_driver_ddi_handles_ext_properties_t
+///
 /// Since API 1.12.
 pub const ZE_STRUCTURE_TYPE_DRIVER_DDI_HANDLES_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DRIVER_DDI_HANDLES_EXT_PROPERTIES;
+/// tags a ze_device_cache_line_size_ext_t
+///
 /// Since API 1.13.
 pub const ZE_STRUCTURE_TYPE_DEVICE_CACHELINE_SIZE_EXT: ze_structure_type_t = ze_structure_type_t::DEVICE_CACHELINE_SIZE_EXT;
+/// tags a ze_device_vector_width_properties_ext_t
+///
 /// Since API 1.13.
 pub const ZE_STRUCTURE_TYPE_DEVICE_VECTOR_WIDTH_PROPERTIES_EXT: ze_structure_type_t = ze_structure_type_t::DEVICE_VECTOR_WIDTH_PROPERTIES_EXT;
+/// tags a ze_rtas_builder_ext_desc_t
+///
 /// Since API 1.13.
 pub const ZE_STRUCTURE_TYPE_RTAS_BUILDER_EXT_DESC: ze_structure_type_t = ze_structure_type_t::RTAS_BUILDER_EXT_DESC;
+/// tags a ze_rtas_builder_build_op_ext_desc_t
+///
 /// Since API 1.13.
 pub const ZE_STRUCTURE_TYPE_RTAS_BUILDER_BUILD_OP_EXT_DESC: ze_structure_type_t = ze_structure_type_t::RTAS_BUILDER_BUILD_OP_EXT_DESC;
+/// tags a ze_rtas_builder_ext_properties_t
+///
 /// Since API 1.13.
 pub const ZE_STRUCTURE_TYPE_RTAS_BUILDER_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::RTAS_BUILDER_EXT_PROPERTIES;
+/// tags a ze_rtas_parallel_operation_ext_properties_t
+///
 /// Since API 1.13.
 pub const ZE_STRUCTURE_TYPE_RTAS_PARALLEL_OPERATION_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::RTAS_PARALLEL_OPERATION_EXT_PROPERTIES;
+/// tags a ze_rtas_device_ext_properties_t
+///
 /// Since API 1.13.
 pub const ZE_STRUCTURE_TYPE_RTAS_DEVICE_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::RTAS_DEVICE_EXT_PROPERTIES;
+/// tags a ze_rtas_geometry_aabbs_ext_cb_params_t
+///
 /// Since API 1.13.
 pub const ZE_STRUCTURE_TYPE_RTAS_GEOMETRY_AABBS_EXT_CB_PARAMS: ze_structure_type_t = ze_structure_type_t::RTAS_GEOMETRY_AABBS_EXT_CB_PARAMS;
+/// tags a ze_command_list_append_launch_kernel_param_cooperative_desc_t
+///
 /// Since API 1.14.
 pub const ZE_STRUCTURE_TYPE_COMMAND_LIST_APPEND_PARAM_COOPERATIVE_DESC: ze_structure_type_t = ze_structure_type_t::COMMAND_LIST_APPEND_PARAM_COOPERATIVE_DESC;
+/// tags a ze_external_memmap_sysmem_ext_desc_t
+///
 /// Since API 1.14.
 pub const ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC: ze_structure_type_t = ze_structure_type_t::EXTERNAL_MEMMAP_SYSMEM_EXT_DESC;
+/// tags a ze_pitched_alloc_2dimage_linear_pitch_exp_info_t
+///
 /// Since API 1.14.
 pub const ZE_STRUCTURE_TYPE_PITCHED_ALLOC_2DIMAGE_LINEAR_PITCH_EXP_INFO: ze_structure_type_t = ze_structure_type_t::PITCHED_ALLOC_2DIMAGE_LINEAR_PITCH_EXP_INFO;
+/// tags a ze_kernel_allocation_exp_properties_t
+///
 /// Since API 1.14.
 pub const ZE_STRUCTURE_TYPE_KERNEL_ALLOCATION_PROPERTIES: ze_structure_type_t = ze_structure_type_t::KERNEL_ALLOCATION_PROPERTIES;
+/// tags a ze_event_counter_based_desc_t
+///
 /// Since API 1.15.
 pub const ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_DESC: ze_structure_type_t = ze_structure_type_t::EVENT_COUNTER_BASED_DESC;
+/// tags a ze_event_counter_based_external_sync_allocation_desc_t
+///
 /// Since API 1.15.
 pub const ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_EXTERNAL_SYNC_ALLOCATION_DESC: ze_structure_type_t = ze_structure_type_t::EVENT_COUNTER_BASED_EXTERNAL_SYNC_ALLOCATION_DESC;
+/// tags a ze_event_sync_mode_desc_t
+///
 /// Since API 1.15.
 pub const ZE_STRUCTURE_TYPE_EVENT_SYNC_MODE_DESC: ze_structure_type_t = ze_structure_type_t::EVENT_SYNC_MODE_DESC;
+/// tags a ze_ipc_mem_handle_type_ext_desc_t
+///
 /// Since API 1.15.
 pub const ZE_STRUCTURE_TYPE_IPC_MEM_HANDLE_TYPE_EXT_DESC: ze_structure_type_t = ze_structure_type_t::IPC_MEM_HANDLE_TYPE_EXT_DESC;
+/// tags a ze_device_event_properties_t
+///
 /// Since API 1.15.
 pub const ZE_STRUCTURE_TYPE_DEVICE_EVENT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_EVENT_PROPERTIES;
+/// tags a ze_event_counter_based_external_aggregate_storage_desc_t
+///
 /// Since API 1.15.
 pub const ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_EXTERNAL_AGGREGATE_STORAGE_DESC: ze_structure_type_t = ze_structure_type_t::EVENT_COUNTER_BASED_EXTERNAL_AGGREGATE_STORAGE_DESC;
+/// tags a ze_physical_mem_properties_t
+///
 /// Since API 1.15.
 pub const ZE_STRUCTURE_TYPE_PHYSICAL_MEM_PROPERTIES: ze_structure_type_t = ze_structure_type_t::PHYSICAL_MEM_PROPERTIES;
+/// tags a ze_device_usablemem_size_ext_properties_t
+///
 /// Since API 1.15.
 pub const ZE_STRUCTURE_TYPE_DEVICE_USABLEMEM_SIZE_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_USABLEMEM_SIZE_EXT_PROPERTIES;
+/// tags a ze_custom_pitch_exp_desc_t
+///
 /// Since API 1.15.
 pub const ZE_STRUCTURE_TYPE_CUSTOM_PITCH_EXP_DESC: ze_structure_type_t = ze_structure_type_t::CUSTOM_PITCH_EXP_DESC;
+/// tags a ze_device_compute_dotproduct_ext_properties_t
+///
 /// Since API 1.16.
 pub const ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_DOTPRODUCT_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::DEVICE_COMPUTE_DOTPRODUCT_EXT_PROPERTIES;
+/// tags a ze_runtime_requirements_module_desc_t
+///
 /// Since API 1.16.
 pub const ZE_STRUCTURE_TYPE_RUNTIME_REQUIREMENTS_MODULE_DESC: ze_structure_type_t = ze_structure_type_t::RUNTIME_REQUIREMENTS_MODULE_DESC;
+/// tags a ze_runtime_requirements_graph_desc_t
+///
 /// Since API 1.16.
 pub const ZE_STRUCTURE_TYPE_RUNTIME_REQUIREMENTS_GRAPH_DESC: ze_structure_type_t = ze_structure_type_t::RUNTIME_REQUIREMENTS_GRAPH_DESC;
+/// tags a ze_validate_runtime_requirements_output_t
+///
 /// Since API 1.16.
 pub const ZE_STRUCTURE_TYPE_RUNTIME_REQUIREMENTS_OUTPUT: ze_structure_type_t = ze_structure_type_t::RUNTIME_REQUIREMENTS_OUTPUT;
+/// tags a ze_record_replay_graph_ext_properties_t
+///
 /// Since API 1.17.
 pub const ZE_STRUCTURE_TYPE_RECORD_REPLAY_GRAPH_EXT_PROPERTIES: ze_structure_type_t = ze_structure_type_t::RECORD_REPLAY_GRAPH_EXT_PROPERTIES;
+/// tags a ze_record_replay_graph_ext_dump_desc_t
+///
 /// Since API 1.17.
 pub const ZE_STRUCTURE_TYPE_RECORD_REPLAY_GRAPH_EXT_DUMP_DESC: ze_structure_type_t = ze_structure_type_t::RECORD_REPLAY_GRAPH_EXT_DUMP_DESC;
+/// tags a ze_ipc_phys_mem_handle_range_ext_desc_t
+///
 /// Since API 1.18.
 pub const ZE_STRUCTURE_TYPE_IPC_PHYS_MEM_HANDLE_RANGE_EXT_DESC: ze_structure_type_t = ze_structure_type_t::IPC_PHYS_MEM_HANDLE_RANGE_EXT_DESC;
 /// Forces the C enum `ze_structure_type_t` to 32 bits; not a value.
 pub const ZE_STRUCTURE_TYPE_FORCE_UINT32: ze_structure_type_t = ze_structure_type_t::FORCE_UINT32;
+/// Kinds of OS handle through which memory can be shared with other APIs or processes.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_external_memory_type_flag_t(pub u32);
 impl ze_external_memory_type_flag_t {
+    /// a POSIX file descriptor with driver-defined contents
     pub const OPAQUE_FD: Self = Self(1);
+    /// a Linux dma-buf file descriptor
     pub const DMA_BUF: Self = Self(2);
+    /// a Windows NT handle with driver-defined contents
+    ///
     /// Since API 1.2.
     pub const OPAQUE_WIN32: Self = Self(4);
+    /// a Windows global share (KMT) handle with driver-defined contents
+    ///
     /// Since API 1.2.
     pub const OPAQUE_WIN32_KMT: Self = Self(8);
+    /// an NT handle to a Direct3D 11 texture
+    ///
     /// Since API 1.2.
     pub const D3D11_TEXTURE: Self = Self(16);
+    /// a global share (KMT) handle to a Direct3D 11 texture
+    ///
     /// Since API 1.2.
     pub const D3D11_TEXTURE_KMT: Self = Self(32);
+    /// an NT handle to a Direct3D 12 heap
+    ///
     /// Since API 1.2.
     pub const D3D12_HEAP: Self = Self(64);
+    /// an NT handle to a Direct3D 12 committed resource
+    ///
     /// Since API 1.2.
     pub const D3D12_RESOURCE: Self = Self(128);
     /// Forces the C enum `ze_external_memory_type_flag_t` to 32 bits; not a value.
@@ -1123,39 +1767,69 @@ impl ::core::fmt::Display for ze_external_memory_type_flag_t {
     }
 }
 
+/// a POSIX file descriptor with driver-defined contents
 pub const ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_FD: ze_external_memory_type_flag_t = ze_external_memory_type_flag_t::OPAQUE_FD;
+/// a Linux dma-buf file descriptor
 pub const ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF: ze_external_memory_type_flag_t = ze_external_memory_type_flag_t::DMA_BUF;
+/// a Windows NT handle with driver-defined contents
+///
 /// Since API 1.2.
 pub const ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_WIN32: ze_external_memory_type_flag_t = ze_external_memory_type_flag_t::OPAQUE_WIN32;
+/// a Windows global share (KMT) handle with driver-defined contents
+///
 /// Since API 1.2.
 pub const ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_WIN32_KMT: ze_external_memory_type_flag_t = ze_external_memory_type_flag_t::OPAQUE_WIN32_KMT;
+/// an NT handle to a Direct3D 11 texture
+///
 /// Since API 1.2.
 pub const ZE_EXTERNAL_MEMORY_TYPE_FLAG_D3D11_TEXTURE: ze_external_memory_type_flag_t = ze_external_memory_type_flag_t::D3D11_TEXTURE;
+/// a global share (KMT) handle to a Direct3D 11 texture
+///
 /// Since API 1.2.
 pub const ZE_EXTERNAL_MEMORY_TYPE_FLAG_D3D11_TEXTURE_KMT: ze_external_memory_type_flag_t = ze_external_memory_type_flag_t::D3D11_TEXTURE_KMT;
+/// an NT handle to a Direct3D 12 heap
+///
 /// Since API 1.2.
 pub const ZE_EXTERNAL_MEMORY_TYPE_FLAG_D3D12_HEAP: ze_external_memory_type_flag_t = ze_external_memory_type_flag_t::D3D12_HEAP;
+/// an NT handle to a Direct3D 12 committed resource
+///
 /// Since API 1.2.
 pub const ZE_EXTERNAL_MEMORY_TYPE_FLAG_D3D12_RESOURCE: ze_external_memory_type_flag_t = ze_external_memory_type_flag_t::D3D12_RESOURCE;
 /// Forces the C enum `ze_external_memory_type_flag_t` to 32 bits; not a value.
 pub const ZE_EXTERNAL_MEMORY_TYPE_FLAG_FORCE_UINT32: ze_external_memory_type_flag_t = ze_external_memory_type_flag_t::FORCE_UINT32;
+/// Kinds of OS handle through which memory can be shared with other APIs or processes.
+///
 /// A set of [`ze_external_memory_type_flag_t`] bits (C: `typedef uint32_t ze_external_memory_type_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_external_memory_type_flags_t(pub u32);
 impl ze_external_memory_type_flags_t {
+    /// a POSIX file descriptor with driver-defined contents
     pub const OPAQUE_FD: Self = Self(0x00000001);
+    /// a Linux dma-buf file descriptor
     pub const DMA_BUF: Self = Self(0x00000002);
+    /// a Windows NT handle with driver-defined contents
+    ///
     /// Since API 1.2.
     pub const OPAQUE_WIN32: Self = Self(0x00000004);
+    /// a Windows global share (KMT) handle with driver-defined contents
+    ///
     /// Since API 1.2.
     pub const OPAQUE_WIN32_KMT: Self = Self(0x00000008);
+    /// an NT handle to a Direct3D 11 texture
+    ///
     /// Since API 1.2.
     pub const D3D11_TEXTURE: Self = Self(0x00000010);
+    /// a global share (KMT) handle to a Direct3D 11 texture
+    ///
     /// Since API 1.2.
     pub const D3D11_TEXTURE_KMT: Self = Self(0x00000020);
+    /// an NT handle to a Direct3D 12 heap
+    ///
     /// Since API 1.2.
     pub const D3D12_HEAP: Self = Self(0x00000040);
+    /// an NT handle to a Direct3D 12 committed resource
+    ///
     /// Since API 1.2.
     pub const D3D12_RESOURCE: Self = Self(0x00000080);
     /// No bits set.
@@ -1265,13 +1939,18 @@ impl ::core::fmt::Display for ze_external_memory_type_flags_t {
     }
 }
 
+/// Unit in which a bandwidth value is given.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_bandwidth_unit_t(pub u32);
 impl ze_bandwidth_unit_t {
+    /// the unit is not known
     pub const UNKNOWN: Self = Self(0);
+    /// bytes moved per nanosecond
     pub const BYTES_PER_NANOSEC: Self = Self(1);
+    /// bytes moved per clock cycle
     pub const BYTES_PER_CLOCK: Self = Self(2);
     /// Forces the C enum `ze_bandwidth_unit_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1302,19 +1981,28 @@ impl ::core::fmt::Display for ze_bandwidth_unit_t {
     }
 }
 
+/// the unit is not known
 pub const ZE_BANDWIDTH_UNIT_UNKNOWN: ze_bandwidth_unit_t = ze_bandwidth_unit_t::UNKNOWN;
+/// bytes moved per nanosecond
 pub const ZE_BANDWIDTH_UNIT_BYTES_PER_NANOSEC: ze_bandwidth_unit_t = ze_bandwidth_unit_t::BYTES_PER_NANOSEC;
+/// bytes moved per clock cycle
 pub const ZE_BANDWIDTH_UNIT_BYTES_PER_CLOCK: ze_bandwidth_unit_t = ze_bandwidth_unit_t::BYTES_PER_CLOCK;
 /// Forces the C enum `ze_bandwidth_unit_t` to 32 bits; not a value.
 pub const ZE_BANDWIDTH_UNIT_FORCE_UINT32: ze_bandwidth_unit_t = ze_bandwidth_unit_t::FORCE_UINT32;
+/// Unit in which a latency value is given.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_latency_unit_t(pub u32);
 impl ze_latency_unit_t {
+    /// the unit is not known
     pub const UNKNOWN: Self = Self(0);
+    /// nanoseconds
     pub const NANOSEC: Self = Self(1);
+    /// clock cycles
     pub const CLOCK: Self = Self(2);
+    /// number of hops through the fabric
     pub const HOP: Self = Self(3);
     /// Forces the C enum `ze_latency_unit_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1346,19 +2034,27 @@ impl ::core::fmt::Display for ze_latency_unit_t {
     }
 }
 
+/// the unit is not known
 pub const ZE_LATENCY_UNIT_UNKNOWN: ze_latency_unit_t = ze_latency_unit_t::UNKNOWN;
+/// nanoseconds
 pub const ZE_LATENCY_UNIT_NANOSEC: ze_latency_unit_t = ze_latency_unit_t::NANOSEC;
+/// clock cycles
 pub const ZE_LATENCY_UNIT_CLOCK: ze_latency_unit_t = ze_latency_unit_t::CLOCK;
+/// number of hops through the fabric
 pub const ZE_LATENCY_UNIT_HOP: ze_latency_unit_t = ze_latency_unit_t::HOP;
 /// Forces the C enum `ze_latency_unit_t` to 32 bits; not a value.
 pub const ZE_LATENCY_UNIT_FORCE_UINT32: ze_latency_unit_t = ze_latency_unit_t::FORCE_UINT32;
+/// Length of a generic UUID, in bytes.
+///
 /// Since API 1.4.
 pub const ZE_MAX_UUID_SIZE: u32 = 16;
+/// A universally unique identifier, as raw bytes.
+///
 /// Since API 1.4.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_uuid_t {
-    /// [out]
+    /// [out] the UUID bytes
     pub id: [u8; 16],
 }
 
@@ -1375,12 +2071,13 @@ impl ::core::fmt::Debug for ze_uuid_t {
     }
 }
 
+/// Common head of callback parameter structs: a type tag and an extension chain.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_base_cb_params_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end
     pub pNext: *mut c_void,
 }
 
@@ -1400,12 +2097,13 @@ impl ::core::fmt::Debug for ze_base_cb_params_t {
     }
 }
 
+/// Common head of every properties struct: a type tag and an extension chain the driver may fill.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_base_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
 }
 
@@ -1425,12 +2123,13 @@ impl ::core::fmt::Debug for ze_base_properties_t {
     }
 }
 
+/// Common head of every descriptor struct: a type tag and a read-only extension chain.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_base_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
 }
 
@@ -1450,11 +2149,13 @@ impl ::core::fmt::Debug for ze_base_desc_t {
     }
 }
 
+/// Opaque bytes that let another process open a counter-based event.
+///
 /// Since API 1.15.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_ipc_event_counter_based_handle_t {
-    /// [out]
+    /// [out] the handle bytes, meaningful only to the driver
     pub data: [c_char; 64],
 }
 
@@ -1473,11 +2174,14 @@ impl ::core::fmt::Debug for ze_ipc_event_counter_based_handle_t {
     }
 }
 
+/// Device kinds that zeInit should bring up.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_init_flag_t(pub u32);
 impl ze_init_flag_t {
+    /// initialise only drivers for GPUs
     pub const GPU_ONLY: Self = Self(1);
+    /// initialise only drivers for VPUs (NPUs)
     pub const VPU_ONLY: Self = Self(2);
     /// Forces the C enum `ze_init_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1507,16 +2211,22 @@ impl ::core::fmt::Display for ze_init_flag_t {
     }
 }
 
+/// initialise only drivers for GPUs
 pub const ZE_INIT_FLAG_GPU_ONLY: ze_init_flag_t = ze_init_flag_t::GPU_ONLY;
+/// initialise only drivers for VPUs (NPUs)
 pub const ZE_INIT_FLAG_VPU_ONLY: ze_init_flag_t = ze_init_flag_t::VPU_ONLY;
 /// Forces the C enum `ze_init_flag_t` to 32 bits; not a value.
 pub const ZE_INIT_FLAG_FORCE_UINT32: ze_init_flag_t = ze_init_flag_t::FORCE_UINT32;
+/// Device kinds that zeInit should bring up.
+///
 /// A set of [`ze_init_flag_t`] bits (C: `typedef uint32_t ze_init_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_init_flags_t(pub u32);
 impl ze_init_flags_t {
+    /// initialise only drivers for GPUs
     pub const GPU_ONLY: Self = Self(0x00000001);
+    /// initialise only drivers for VPUs (NPUs)
     pub const VPU_ONLY: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -1614,12 +2324,16 @@ impl ::core::fmt::Display for ze_init_flags_t {
     }
 }
 
+/// Driver kinds that zeInitDrivers should set up and return.
+///
 /// Since API 1.10.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_init_driver_type_flag_t(pub u32);
 impl ze_init_driver_type_flag_t {
+    /// drivers that support GPU devices
     pub const GPU: Self = Self(1);
+    /// drivers that support NPU devices
     pub const NPU: Self = Self(2);
     /// Forces the C enum `ze_init_driver_type_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1649,10 +2363,14 @@ impl ::core::fmt::Display for ze_init_driver_type_flag_t {
     }
 }
 
+/// drivers that support GPU devices
 pub const ZE_INIT_DRIVER_TYPE_FLAG_GPU: ze_init_driver_type_flag_t = ze_init_driver_type_flag_t::GPU;
+/// drivers that support NPU devices
 pub const ZE_INIT_DRIVER_TYPE_FLAG_NPU: ze_init_driver_type_flag_t = ze_init_driver_type_flag_t::NPU;
 /// Forces the C enum `ze_init_driver_type_flag_t` to 32 bits; not a value.
 pub const ZE_INIT_DRIVER_TYPE_FLAG_FORCE_UINT32: ze_init_driver_type_flag_t = ze_init_driver_type_flag_t::FORCE_UINT32;
+/// Driver kinds that zeInitDrivers should set up and return.
+///
 /// Since API 1.10.
 ///
 /// A set of [`ze_init_driver_type_flag_t`] bits (C: `typedef uint32_t ze_init_driver_type_flags_t`).
@@ -1660,7 +2378,9 @@ pub const ZE_INIT_DRIVER_TYPE_FLAG_FORCE_UINT32: ze_init_driver_type_flag_t = ze
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_init_driver_type_flags_t(pub u32);
 impl ze_init_driver_type_flags_t {
+    /// drivers that support GPU devices
     pub const GPU: Self = Self(0x00000001);
+    /// drivers that support NPU devices
     pub const NPU: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -1763,15 +2483,17 @@ impl ::core::fmt::Display for ze_init_driver_type_flags_t {
     }
 }
 
+/// Selects the driver kinds wanted from zeInitDrivers.
+///
 /// Since API 1.10.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_init_driver_type_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] driver kinds to initialise, as a combination of ZE_INIT_DRIVER_TYPE_FLAG_* bits
     pub flags: ze_init_driver_type_flags_t,
 }
 
@@ -1795,47 +2517,86 @@ impl ::core::fmt::Debug for ze_init_driver_type_desc_t {
     }
 }
 
+/// Level Zero API versions, encoded with ZE_MAKE_VERSION.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_api_version_t(pub u32);
 impl ze_api_version_t {
+    /// API version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// API version 1.1
+    ///
     /// Since API 1.1.
     pub const _1_1: Self = Self(0x00010001);
+    /// API version 1.2
+    ///
     /// Since API 1.2.
     pub const _1_2: Self = Self(0x00010002);
+    /// API version 1.3
+    ///
     /// Since API 1.3.
     pub const _1_3: Self = Self(0x00010003);
+    /// API version 1.4
+    ///
     /// Since API 1.4.
     pub const _1_4: Self = Self(0x00010004);
+    /// API version 1.5
+    ///
     /// Since API 1.5.
     pub const _1_5: Self = Self(0x00010005);
+    /// API version 1.6
+    ///
     /// Since API 1.6.
     pub const _1_6: Self = Self(0x00010006);
+    /// API version 1.7
+    ///
     /// Since API 1.7.
     pub const _1_7: Self = Self(0x00010007);
+    /// API version 1.8
+    ///
     /// Since API 1.8.
     pub const _1_8: Self = Self(0x00010008);
+    /// API version 1.9
+    ///
     /// Since API 1.9.
     pub const _1_9: Self = Self(0x00010009);
+    /// API version 1.10
+    ///
     /// Since API 1.10.
     pub const _1_10: Self = Self(0x0001000a);
+    /// API version 1.11
+    ///
     /// Since API 1.11.
     pub const _1_11: Self = Self(0x0001000b);
+    /// API version 1.12
+    ///
     /// Since API 1.12.
     pub const _1_12: Self = Self(0x0001000c);
+    /// API version 1.13
+    ///
     /// Since API 1.13.
     pub const _1_13: Self = Self(0x0001000d);
+    /// API version 1.14
+    ///
     /// Since API 1.14.
     pub const _1_14: Self = Self(0x0001000e);
+    /// API version 1.15
+    ///
     /// Since API 1.15.
     pub const _1_15: Self = Self(0x0001000f);
+    /// API version 1.16
+    ///
     /// Since API 1.16.
     pub const _1_16: Self = Self(0x00010010);
+    /// API version 1.17
+    ///
     /// Since API 1.17.
     pub const _1_17: Self = Self(0x00010011);
+    /// API version 1.18
+    ///
     /// Since API 1.18.
     pub const _1_18: Self = Self(0x00010012);
+    /// the newest API version this header describes
     pub const CURRENT: Self = Self(0x00010012);
     /// Forces the C enum `ze_api_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1882,54 +2643,96 @@ impl ::core::fmt::Display for ze_api_version_t {
     }
 }
 
+/// API version 1.0
 pub const ZE_API_VERSION_1_0: ze_api_version_t = ze_api_version_t::_1_0;
+/// API version 1.1
+///
 /// Since API 1.1.
 pub const ZE_API_VERSION_1_1: ze_api_version_t = ze_api_version_t::_1_1;
+/// API version 1.2
+///
 /// Since API 1.2.
 pub const ZE_API_VERSION_1_2: ze_api_version_t = ze_api_version_t::_1_2;
+/// API version 1.3
+///
 /// Since API 1.3.
 pub const ZE_API_VERSION_1_3: ze_api_version_t = ze_api_version_t::_1_3;
+/// API version 1.4
+///
 /// Since API 1.4.
 pub const ZE_API_VERSION_1_4: ze_api_version_t = ze_api_version_t::_1_4;
+/// API version 1.5
+///
 /// Since API 1.5.
 pub const ZE_API_VERSION_1_5: ze_api_version_t = ze_api_version_t::_1_5;
+/// API version 1.6
+///
 /// Since API 1.6.
 pub const ZE_API_VERSION_1_6: ze_api_version_t = ze_api_version_t::_1_6;
+/// API version 1.7
+///
 /// Since API 1.7.
 pub const ZE_API_VERSION_1_7: ze_api_version_t = ze_api_version_t::_1_7;
+/// API version 1.8
+///
 /// Since API 1.8.
 pub const ZE_API_VERSION_1_8: ze_api_version_t = ze_api_version_t::_1_8;
+/// API version 1.9
+///
 /// Since API 1.9.
 pub const ZE_API_VERSION_1_9: ze_api_version_t = ze_api_version_t::_1_9;
+/// API version 1.10
+///
 /// Since API 1.10.
 pub const ZE_API_VERSION_1_10: ze_api_version_t = ze_api_version_t::_1_10;
+/// API version 1.11
+///
 /// Since API 1.11.
 pub const ZE_API_VERSION_1_11: ze_api_version_t = ze_api_version_t::_1_11;
+/// API version 1.12
+///
 /// Since API 1.12.
 pub const ZE_API_VERSION_1_12: ze_api_version_t = ze_api_version_t::_1_12;
+/// API version 1.13
+///
 /// Since API 1.13.
 pub const ZE_API_VERSION_1_13: ze_api_version_t = ze_api_version_t::_1_13;
+/// API version 1.14
+///
 /// Since API 1.14.
 pub const ZE_API_VERSION_1_14: ze_api_version_t = ze_api_version_t::_1_14;
+/// API version 1.15
+///
 /// Since API 1.15.
 pub const ZE_API_VERSION_1_15: ze_api_version_t = ze_api_version_t::_1_15;
+/// API version 1.16
+///
 /// Since API 1.16.
 pub const ZE_API_VERSION_1_16: ze_api_version_t = ze_api_version_t::_1_16;
+/// API version 1.17
+///
 /// Since API 1.17.
 pub const ZE_API_VERSION_1_17: ze_api_version_t = ze_api_version_t::_1_17;
+/// API version 1.18
+///
 /// Since API 1.18.
 pub const ZE_API_VERSION_1_18: ze_api_version_t = ze_api_version_t::_1_18;
+/// the newest API version this header describes
 pub const ZE_API_VERSION_CURRENT: ze_api_version_t = ze_api_version_t::CURRENT;
 /// Forces the C enum `ze_api_version_t` to 32 bits; not a value.
 pub const ZE_API_VERSION_FORCE_UINT32: ze_api_version_t = ze_api_version_t::FORCE_UINT32;
+/// The newest API version as a macro, usable by the preprocessor.
+///
 /// Since API 1.10.
 /// C: `ZE_MAKE_VERSION( 1, 18 )`
 pub const ZE_API_VERSION_CURRENT_M: u32 = 0x00010012;
+/// Size in bytes of a driver UUID.
 pub const ZE_MAX_DRIVER_UUID_SIZE: u32 = 16;
+/// A universally unique identifier of a driver.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_driver_uuid_t {
-    /// [out]
+    /// [out] the UUID bytes
     pub id: [u8; 16],
 }
 
@@ -1946,16 +2749,17 @@ impl ::core::fmt::Debug for ze_driver_uuid_t {
     }
 }
 
+/// Properties of a driver, filled by zeDriverGetProperties.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_driver_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] UUID identifying the driver
     pub uuid: ze_driver_uuid_t,
-    /// [out]
+    /// [out] vendor-defined version number of the driver
     pub driverVersion: u32,
 }
 
@@ -1980,12 +2784,17 @@ impl ::core::fmt::Debug for ze_driver_properties_t {
     }
 }
 
+/// Kinds of objects a driver can share between processes.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_ipc_property_flag_t(pub u32);
 impl ze_ipc_property_flag_t {
+    /// memory allocations can be shared through IPC handles
     pub const MEMORY: Self = Self(1);
+    /// event pools can be shared through IPC handles
     pub const EVENT_POOL: Self = Self(2);
+    /// shared memory can also be reached over the fabric between nodes
+    ///
     /// Since API 1.16.
     pub const FABRIC_ACCESSIBLE: Self = Self(4);
     /// Forces the C enum `ze_ipc_property_flag_t` to 32 bits; not a value.
@@ -2017,19 +2826,29 @@ impl ::core::fmt::Display for ze_ipc_property_flag_t {
     }
 }
 
+/// memory allocations can be shared through IPC handles
 pub const ZE_IPC_PROPERTY_FLAG_MEMORY: ze_ipc_property_flag_t = ze_ipc_property_flag_t::MEMORY;
+/// event pools can be shared through IPC handles
 pub const ZE_IPC_PROPERTY_FLAG_EVENT_POOL: ze_ipc_property_flag_t = ze_ipc_property_flag_t::EVENT_POOL;
+/// shared memory can also be reached over the fabric between nodes
+///
 /// Since API 1.16.
 pub const ZE_IPC_PROPERTY_FLAG_FABRIC_ACCESSIBLE: ze_ipc_property_flag_t = ze_ipc_property_flag_t::FABRIC_ACCESSIBLE;
 /// Forces the C enum `ze_ipc_property_flag_t` to 32 bits; not a value.
 pub const ZE_IPC_PROPERTY_FLAG_FORCE_UINT32: ze_ipc_property_flag_t = ze_ipc_property_flag_t::FORCE_UINT32;
+/// Kinds of objects a driver can share between processes.
+///
 /// A set of [`ze_ipc_property_flag_t`] bits (C: `typedef uint32_t ze_ipc_property_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_ipc_property_flags_t(pub u32);
 impl ze_ipc_property_flags_t {
+    /// memory allocations can be shared through IPC handles
     pub const MEMORY: Self = Self(0x00000001);
+    /// event pools can be shared through IPC handles
     pub const EVENT_POOL: Self = Self(0x00000002);
+    /// shared memory can also be reached over the fabric between nodes
+    ///
     /// Since API 1.16.
     pub const FABRIC_ACCESSIBLE: Self = Self(0x00000004);
     /// No bits set.
@@ -2133,14 +2952,15 @@ impl ::core::fmt::Display for ze_ipc_property_flags_t {
     }
 }
 
+/// Inter-process sharing abilities of a driver.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_driver_ipc_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] which object kinds can be shared across processes
     pub flags: ze_ipc_property_flags_t,
 }
 
@@ -2164,13 +2984,15 @@ impl ::core::fmt::Debug for ze_driver_ipc_properties_t {
     }
 }
 
+/// Largest length of an extension name, terminating zero included.
 pub const ZE_MAX_EXTENSION_NAME: u32 = 256;
+/// Name and version of one extension a driver supports.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_driver_extension_properties_t {
-    /// [out]
+    /// [out] the extension name as a zero-terminated string
     pub name: [c_char; 256],
-    /// [out]
+    /// [out] the supported version of the extension, built with ZE_MAKE_VERSION
     pub version: u32,
 }
 
@@ -2248,11 +3070,13 @@ pub const ZE_DEVICE_TYPE_MCA: ze_device_type_t = ze_device_type_t::MCA;
 pub const ZE_DEVICE_TYPE_VPU: ze_device_type_t = ze_device_type_t::VPU;
 /// Forces the C enum `ze_device_type_t` to 32 bits; not a value.
 pub const ZE_DEVICE_TYPE_FORCE_UINT32: ze_device_type_t = ze_device_type_t::FORCE_UINT32;
+/// Length of a device UUID, in bytes.
 pub const ZE_MAX_DEVICE_UUID_SIZE: u32 = 16;
+/// Universally unique identifier of a device, as raw bytes.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_uuid_t {
-    /// [out]
+    /// [out] the UUID bytes
     pub id: [u8; 16],
 }
 
@@ -2269,7 +3093,9 @@ impl ::core::fmt::Debug for ze_device_uuid_t {
     }
 }
 
+/// Capacity of the device name buffer, in chars, including the terminating null.
 pub const ZE_MAX_DEVICE_NAME: u32 = 256;
+/// Facts about a device reported by zeDeviceGetProperties.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_property_flag_t(pub u32);
@@ -2322,6 +3148,8 @@ pub const ZE_DEVICE_PROPERTY_FLAG_ECC: ze_device_property_flag_t = ze_device_pro
 pub const ZE_DEVICE_PROPERTY_FLAG_ONDEMANDPAGING: ze_device_property_flag_t = ze_device_property_flag_t::ONDEMANDPAGING;
 /// Forces the C enum `ze_device_property_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_PROPERTY_FLAG_FORCE_UINT32: ze_device_property_flag_t = ze_device_property_flag_t::FORCE_UINT32;
+/// Facts about a device reported by zeDeviceGetProperties.
+///
 /// A set of [`ze_device_property_flag_t`] bits (C: `typedef uint32_t ze_device_property_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -2442,9 +3270,9 @@ impl ::core::fmt::Display for ze_device_property_flags_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
     /// [out] generic device type
     pub r#type: ze_device_type_t,
@@ -2556,14 +3384,15 @@ impl ::core::fmt::Debug for ze_device_thread_t {
     }
 }
 
+/// Capacity of the list of supported sub-group sizes.
 pub const ZE_SUBGROUPSIZE_COUNT: u32 = 8;
 /// Device compute properties queried using zeDeviceGetComputeProperties.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_compute_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
     /// [out] Maximum items per compute group. (groupSizeX * groupSizeY * groupSizeZ) <= maxTotalGroupSize
     pub maxTotalGroupSize: u32,
@@ -2616,6 +3445,8 @@ impl ::core::fmt::Debug for ze_device_compute_properties_t {
     }
 }
 
+/// Dot-product and systolic-array capabilities of a device.
+///
 /// Since API 1.16.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -2702,6 +3533,8 @@ pub const ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_OUTPUT_MATRIX_ROWCOUNT_UP
 pub const ZE_DEVICE_DP_CAPABILITY_FLAG_DEVICE_SYSTOLIC_OUTPUT_MATRIX_ROWCOUNT_FIXED8: ze_device_dp_capability_flag_t = ze_device_dp_capability_flag_t::DEVICE_SYSTOLIC_OUTPUT_MATRIX_ROWCOUNT_FIXED8;
 /// Forces the C enum `ze_device_dp_capability_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_DP_CAPABILITY_FLAG_FORCE_UINT32: ze_device_dp_capability_flag_t = ze_device_dp_capability_flag_t::FORCE_UINT32;
+/// Dot-product and systolic-array capabilities of a device.
+///
 /// Since API 1.16.
 ///
 /// A set of [`ze_device_dp_capability_flag_t`] bits (C: `typedef uint32_t ze_device_dp_capability_flags_t`).
@@ -2850,6 +3683,8 @@ impl ::core::fmt::Display for ze_device_dp_capability_flags_t {
     }
 }
 
+/// Input element types a device accepts for dot-product operations.
+///
 /// Since API 1.16.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3016,6 +3851,8 @@ pub const ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_SCALING_UE5M3: ze_dev
 pub const ZE_DEVICE_INPUT_DATA_TYPE_FLAG_DEVICE_INPUT_DATA_SCALING_UE4M3: ze_device_input_data_type_flag_t = ze_device_input_data_type_flag_t::DEVICE_INPUT_DATA_SCALING_UE4M3;
 /// Forces the C enum `ze_device_input_data_type_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_INPUT_DATA_TYPE_FLAG_FORCE_UINT32: ze_device_input_data_type_flag_t = ze_device_input_data_type_flag_t::FORCE_UINT32;
+/// Input element types a device accepts for dot-product operations.
+///
 /// Since API 1.16.
 ///
 /// A set of [`ze_device_input_data_type_flag_t`] bits (C: `typedef uint32_t ze_device_input_data_type_flags_t`).
@@ -3216,6 +4053,8 @@ impl ::core::fmt::Display for ze_device_input_data_type_flags_t {
     }
 }
 
+/// Result element types a device can produce from dot-product operations.
+///
 /// Since API 1.16.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3269,6 +4108,8 @@ pub const ZE_DEVICE_OUTPUT_DATA_TYPE_FLAG_DEVICE_OUTPUT_DATA_FP16: ze_device_out
 pub const ZE_DEVICE_OUTPUT_DATA_TYPE_FLAG_DEVICE_OUTPUT_DATA_BF16: ze_device_output_data_type_flag_t = ze_device_output_data_type_flag_t::DEVICE_OUTPUT_DATA_BF16;
 /// Forces the C enum `ze_device_output_data_type_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_OUTPUT_DATA_TYPE_FLAG_FORCE_UINT32: ze_device_output_data_type_flag_t = ze_device_output_data_type_flag_t::FORCE_UINT32;
+/// Result element types a device can produce from dot-product operations.
+///
 /// Since API 1.16.
 ///
 /// A set of [`ze_device_output_data_type_flag_t`] bits (C: `typedef uint32_t ze_device_output_data_type_flags_t`).
@@ -3387,16 +4228,22 @@ impl ::core::fmt::Display for ze_device_output_data_type_flags_t {
     }
 }
 
+/// Name string identifying the device dot-product properties extension.
+///
 /// Since API 1.16.
 pub const ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_NAME: &str = "ZE_extension_device_compute_dotproduct_ext_properties";
 /// [`ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_NAME_BYTES: &[u8] = b"ZE_extension_device_compute_dotproduct_ext_properties\0";
+/// Versions of the device dot-product properties extension.
+///
 /// Since API 1.16.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_compute_dotproduct_properties_ext_version_t(pub u32);
 impl ze_device_compute_dotproduct_properties_ext_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_device_compute_dotproduct_properties_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -3432,31 +4279,35 @@ impl ::core::fmt::Display for ze_device_compute_dotproduct_properties_ext_versio
     }
 }
 
+/// version 1.0
 pub const ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_VERSION_1_0: ze_device_compute_dotproduct_properties_ext_version_t = ze_device_compute_dotproduct_properties_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_VERSION_CURRENT: ze_device_compute_dotproduct_properties_ext_version_t = ze_device_compute_dotproduct_properties_ext_version_t::CURRENT;
 /// Forces the C enum `ze_device_compute_dotproduct_properties_ext_version_t` to 32 bits; not a value.
 pub const ZE_DEVICE_COMPUTE_DOTPRODUCT_PROPERTIES_EXT_VERSION_FORCE_UINT32: ze_device_compute_dotproduct_properties_ext_version_t = ze_device_compute_dotproduct_properties_ext_version_t::FORCE_UINT32;
+/// Dot-product capabilities and supported element types of a device.
+///
 /// Since API 1.16.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_compute_dotproduct_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] which dot-product and systolic features the device has
     pub dp_caps: ze_device_dp_capability_flags_t,
-    /// [out]
+    /// [out] element types accepted by the four-wide dot product (dpv4)
     pub dpv4_input_types: ze_device_input_data_type_flags_t,
-    /// [out]
+    /// [out] result types produced by the four-wide dot product (dpv4)
     pub dpv4_output_types: ze_device_output_data_type_flags_t,
-    /// [out]
+    /// [out] element types accepted by systolic multiply-accumulate (dpas)
     pub dpas_input_types: ze_device_input_data_type_flags_t,
-    /// [out]
+    /// [out] result types produced by systolic multiply-accumulate (dpas)
     pub dpas_output_types: ze_device_output_data_type_flags_t,
-    /// [out]
+    /// [out] element types accepted by block-scaled systolic multiply-accumulate (bdpas)
     pub bdpas_input_types: ze_device_input_data_type_flags_t,
-    /// [out]
+    /// [out] result types produced by block-scaled systolic multiply-accumulate (bdpas)
     pub bdpas_output_types: ze_device_output_data_type_flags_t,
 }
 
@@ -3486,6 +4337,7 @@ impl ::core::fmt::Debug for ze_device_compute_dotproduct_ext_properties_t {
     }
 }
 
+/// Length of a native kernel binary UUID, in bytes.
 pub const ZE_MAX_NATIVE_KERNEL_UUID_SIZE: u32 = 16;
 /// Native kernel universal unique id (UUID)
 #[repr(C)]
@@ -3508,6 +4360,7 @@ impl ::core::fmt::Debug for ze_native_kernel_uuid_t {
     }
 }
 
+/// Module features a device supports, such as fp16, fp64 and int64 atomics.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_module_flag_t(pub u32);
@@ -3560,6 +4413,8 @@ pub const ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS: ze_device_module_flag_t = ze_devi
 pub const ZE_DEVICE_MODULE_FLAG_DP4A: ze_device_module_flag_t = ze_device_module_flag_t::DP4A;
 /// Forces the C enum `ze_device_module_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_MODULE_FLAG_FORCE_UINT32: ze_device_module_flag_t = ze_device_module_flag_t::FORCE_UINT32;
+/// Module features a device supports, such as fp16, fp64 and int64 atomics.
+///
 /// A set of [`ze_device_module_flag_t`] bits (C: `typedef uint32_t ze_device_module_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3676,6 +4531,7 @@ impl ::core::fmt::Display for ze_device_module_flags_t {
     }
 }
 
+/// Floating-point behaviors a device supports for one precision.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_fp_flag_t(pub u32);
@@ -3748,6 +4604,8 @@ pub const ZE_DEVICE_FP_FLAG_ROUNDED_DIVIDE_SQRT: ze_device_fp_flag_t = ze_device
 pub const ZE_DEVICE_FP_FLAG_SOFT_FLOAT: ze_device_fp_flag_t = ze_device_fp_flag_t::SOFT_FLOAT;
 /// Forces the C enum `ze_device_fp_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_FP_FLAG_FORCE_UINT32: ze_device_fp_flag_t = ze_device_fp_flag_t::FORCE_UINT32;
+/// Floating-point behaviors a device supports for one precision.
+///
 /// A set of [`ze_device_fp_flag_t`] bits (C: `typedef uint32_t ze_device_fp_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3877,9 +4735,9 @@ impl ::core::fmt::Display for ze_device_fp_flags_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_module_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
     /// [out] Maximum supported SPIR-V version. Returns zero if SPIR-V is not supported. Contains major and minor attributes, use ZE_MAJOR_VERSION and ZE_MINOR_VERSION.
     pub spirvVersionSupported: u32,
@@ -3926,6 +4784,7 @@ impl ::core::fmt::Debug for ze_device_module_properties_t {
     }
 }
 
+/// Kinds of work the engines of a command queue group can run.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_command_queue_group_property_flag_t(pub u32);
@@ -3978,6 +4837,8 @@ pub const ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS: ze_command_q
 pub const ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_METRICS: ze_command_queue_group_property_flag_t = ze_command_queue_group_property_flag_t::METRICS;
 /// Forces the C enum `ze_command_queue_group_property_flag_t` to 32 bits; not a value.
 pub const ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_FORCE_UINT32: ze_command_queue_group_property_flag_t = ze_command_queue_group_property_flag_t::FORCE_UINT32;
+/// Kinds of work the engines of a command queue group can run.
+///
 /// A set of [`ze_command_queue_group_property_flag_t`] bits (C: `typedef uint32_t ze_command_queue_group_property_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4099,9 +4960,9 @@ impl ::core::fmt::Display for ze_command_queue_group_property_flags_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_command_queue_group_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
     /// [out] 0 (none) or a valid combination of ze_command_queue_group_property_flag_t
     pub flags: ze_command_queue_group_property_flags_t,
@@ -4133,6 +4994,7 @@ impl ::core::fmt::Debug for ze_command_queue_group_properties_t {
     }
 }
 
+/// Facts about one memory of a device.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_memory_property_flag_t(pub u32);
@@ -4170,6 +5032,8 @@ impl ::core::fmt::Display for ze_device_memory_property_flag_t {
 pub const ZE_DEVICE_MEMORY_PROPERTY_FLAG_TBD: ze_device_memory_property_flag_t = ze_device_memory_property_flag_t::TBD;
 /// Forces the C enum `ze_device_memory_property_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_MEMORY_PROPERTY_FLAG_FORCE_UINT32: ze_device_memory_property_flag_t = ze_device_memory_property_flag_t::FORCE_UINT32;
+/// Facts about one memory of a device.
+///
 /// A set of [`ze_device_memory_property_flag_t`] bits (C: `typedef uint32_t ze_device_memory_property_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4279,9 +5143,9 @@ impl ::core::fmt::Display for ze_device_memory_property_flags_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_memory_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
     /// [out] 0 (none) or a valid combination of ze_device_memory_property_flag_t
     pub flags: ze_device_memory_property_flags_t,
@@ -4319,6 +5183,7 @@ impl ::core::fmt::Debug for ze_device_memory_properties_t {
     }
 }
 
+/// Ways a device can access one kind of allocation (atomic, concurrent, ...).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_memory_access_cap_flag_t(pub u32);
@@ -4371,6 +5236,8 @@ pub const ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT: ze_memory_access_cap_flag_t = ze
 pub const ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT_ATOMIC: ze_memory_access_cap_flag_t = ze_memory_access_cap_flag_t::CONCURRENT_ATOMIC;
 /// Forces the C enum `ze_memory_access_cap_flag_t` to 32 bits; not a value.
 pub const ZE_MEMORY_ACCESS_CAP_FLAG_FORCE_UINT32: ze_memory_access_cap_flag_t = ze_memory_access_cap_flag_t::FORCE_UINT32;
+/// Ways a device can access one kind of allocation (atomic, concurrent, ...).
+///
 /// A set of [`ze_memory_access_cap_flag_t`] bits (C: `typedef uint32_t ze_memory_access_cap_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4491,9 +5358,9 @@ impl ::core::fmt::Display for ze_memory_access_cap_flags_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_memory_access_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
     /// [out] host memory capabilities. returns 0 (unsupported) or a combination of ze_memory_access_cap_flag_t.
     pub hostAllocCapabilities: ze_memory_access_cap_flags_t,
@@ -4537,6 +5404,7 @@ impl ::core::fmt::Debug for ze_device_memory_access_properties_t {
     }
 }
 
+/// Facts about one cache of a device.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_cache_property_flag_t(pub u32);
@@ -4574,6 +5442,8 @@ impl ::core::fmt::Display for ze_device_cache_property_flag_t {
 pub const ZE_DEVICE_CACHE_PROPERTY_FLAG_USER_CONTROL: ze_device_cache_property_flag_t = ze_device_cache_property_flag_t::USER_CONTROL;
 /// Forces the C enum `ze_device_cache_property_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_CACHE_PROPERTY_FLAG_FORCE_UINT32: ze_device_cache_property_flag_t = ze_device_cache_property_flag_t::FORCE_UINT32;
+/// Facts about one cache of a device.
+///
 /// A set of [`ze_device_cache_property_flag_t`] bits (C: `typedef uint32_t ze_device_cache_property_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4683,9 +5553,9 @@ impl ::core::fmt::Display for ze_device_cache_property_flags_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_cache_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
     /// [out] 0 (none) or a valid combination of ze_device_cache_property_flag_t
     pub flags: ze_device_cache_property_flags_t,
@@ -4718,9 +5588,9 @@ impl ::core::fmt::Debug for ze_device_cache_properties_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_image_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
     /// [out] Maximum image dimensions for 1D resources. if 0, then 1D images are unsupported.
     pub maxImageDims1D: u32,
@@ -4771,9 +5641,9 @@ impl ::core::fmt::Debug for ze_device_image_properties_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_external_memory_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
     /// [out] Supported external memory import types for memory allocations.
     pub memoryAllocationImportTypes: ze_external_memory_type_flags_t,
@@ -4808,6 +5678,7 @@ impl ::core::fmt::Debug for ze_device_external_memory_properties_t {
     }
 }
 
+/// What one device can do with the memory of a peer device.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_p2p_property_flag_t(pub u32);
@@ -4850,6 +5721,8 @@ pub const ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS: ze_device_p2p_property_flag_t = ze
 pub const ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS: ze_device_p2p_property_flag_t = ze_device_p2p_property_flag_t::ATOMICS;
 /// Forces the C enum `ze_device_p2p_property_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_P2P_PROPERTY_FLAG_FORCE_UINT32: ze_device_p2p_property_flag_t = ze_device_p2p_property_flag_t::FORCE_UINT32;
+/// What one device can do with the memory of a peer device.
+///
 /// A set of [`ze_device_p2p_property_flag_t`] bits (C: `typedef uint32_t ze_device_p2p_property_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4964,9 +5837,9 @@ impl ::core::fmt::Display for ze_device_p2p_property_flags_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_p2p_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
     /// [out] 0 (none) or a valid combination of ze_device_p2p_property_flag_t
     pub flags: ze_device_p2p_property_flags_t,
@@ -4992,6 +5865,8 @@ impl ::core::fmt::Debug for ze_device_p2p_properties_t {
     }
 }
 
+/// Counter-based event features a device supports.
+///
 /// Since API 1.15.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -5057,6 +5932,8 @@ pub const ZE_DEVICE_EVENT_PROPERTIES_FLAG_COUNTER_BASED_EXTERNAL_SYNC_ALLOCATION
 pub const ZE_DEVICE_EVENT_PROPERTIES_FLAG_COUNTER_BASED_EXTERNAL_INTERRUPT_WAIT: ze_device_event_properties_flag_t = ze_device_event_properties_flag_t::COUNTER_BASED_EXTERNAL_INTERRUPT_WAIT;
 /// Forces the C enum `ze_device_event_properties_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_EVENT_PROPERTIES_FLAG_FORCE_UINT32: ze_device_event_properties_flag_t = ze_device_event_properties_flag_t::FORCE_UINT32;
+/// Counter-based event features a device supports.
+///
 /// Since API 1.15.
 ///
 /// A set of [`ze_device_event_properties_flag_t`] bits (C: `typedef uint32_t ze_device_event_properties_flags_t`).
@@ -5184,15 +6061,17 @@ impl ::core::fmt::Display for ze_device_event_properties_flags_t {
     }
 }
 
+/// Chained into device properties to learn the event features of the device.
+///
 /// Since API 1.15.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_event_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] counter-based event features available on this device
     pub flags: ze_device_event_properties_flags_t,
 }
 
@@ -5222,9 +6101,9 @@ impl ::core::fmt::Debug for ze_device_event_properties_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_runtime_requirements_module_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
     /// [in] Module for which the requirements are being gathered
     pub requirementsSrc: ze_module_handle_t,
@@ -5256,9 +6135,9 @@ impl ::core::fmt::Debug for ze_runtime_requirements_module_desc_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_runtime_requirements_graph_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
     /// [in] Graph for which the requirements are being gathered
     pub requirementsSrc: ze_graph_handle_t,
@@ -5349,9 +6228,9 @@ pub const ZE_VALIDATE_RUNTIME_REQUIREMENTS_RESULT_FORCE_UINT32: ze_validate_runt
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_validate_runtime_requirements_output_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
     /// [out] Result of the validation call.
     pub result: ze_validate_runtime_requirements_result_t,
@@ -5377,14 +6256,20 @@ impl ::core::fmt::Debug for ze_validate_runtime_requirements_output_t {
     }
 }
 
+/// Selects the compiler information zeDeviceGetCompilerInfo returns.
+///
 /// Since API 1.18.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_compiler_info_t(pub u32);
 impl ze_device_compiler_info_t {
+    /// the SPIR-V capabilities the compiler accepts
     pub const SPIRV_CAPABILITIES: Self = Self(1);
+    /// the SPIR-V extensions the compiler accepts
     pub const SPIRV_EXTENSIONS: Self = Self(2);
+    /// the build options the compiler understands
     pub const COMPILER_OPTIONS: Self = Self(3);
+    /// the options the driver itself applies when building
     pub const DRIVER_OPTIONS: Self = Self(4);
     /// Forces the C enum `ze_device_compiler_info_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -5416,9 +6301,13 @@ impl ::core::fmt::Display for ze_device_compiler_info_t {
     }
 }
 
+/// the SPIR-V capabilities the compiler accepts
 pub const ZE_DEVICE_COMPILER_INFO_SPIRV_CAPABILITIES: ze_device_compiler_info_t = ze_device_compiler_info_t::SPIRV_CAPABILITIES;
+/// the SPIR-V extensions the compiler accepts
 pub const ZE_DEVICE_COMPILER_INFO_SPIRV_EXTENSIONS: ze_device_compiler_info_t = ze_device_compiler_info_t::SPIRV_EXTENSIONS;
+/// the build options the compiler understands
 pub const ZE_DEVICE_COMPILER_INFO_COMPILER_OPTIONS: ze_device_compiler_info_t = ze_device_compiler_info_t::COMPILER_OPTIONS;
+/// the options the driver itself applies when building
 pub const ZE_DEVICE_COMPILER_INFO_DRIVER_OPTIONS: ze_device_compiler_info_t = ze_device_compiler_info_t::DRIVER_OPTIONS;
 /// Forces the C enum `ze_device_compiler_info_t` to 32 bits; not a value.
 pub const ZE_DEVICE_COMPILER_INFO_FORCE_UINT32: ze_device_compiler_info_t = ze_device_compiler_info_t::FORCE_UINT32;
@@ -5450,10 +6339,12 @@ impl ::core::fmt::Debug for ze_compiler_name_version_t {
     }
 }
 
+/// Options for creating a context; none are defined yet.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_context_flag_t(pub u32);
 impl ze_context_flag_t {
+    /// placeholder bit with no meaning yet
     pub const TBD: Self = Self(1);
     /// Forces the C enum `ze_context_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -5482,14 +6373,18 @@ impl ::core::fmt::Display for ze_context_flag_t {
     }
 }
 
+/// placeholder bit with no meaning yet
 pub const ZE_CONTEXT_FLAG_TBD: ze_context_flag_t = ze_context_flag_t::TBD;
 /// Forces the C enum `ze_context_flag_t` to 32 bits; not a value.
 pub const ZE_CONTEXT_FLAG_FORCE_UINT32: ze_context_flag_t = ze_context_flag_t::FORCE_UINT32;
+/// Options for creating a context; none are defined yet.
+///
 /// A set of [`ze_context_flag_t`] bits (C: `typedef uint32_t ze_context_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_context_flags_t(pub u32);
 impl ze_context_flags_t {
+    /// placeholder bit with no meaning yet
     pub const TBD: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -5580,14 +6475,15 @@ impl ::core::fmt::Display for ze_context_flags_t {
     }
 }
 
+/// Settings for creating a context.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_context_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] creation options; 0 for the defaults
     pub flags: ze_context_flags_t,
 }
 
@@ -5611,13 +6507,19 @@ impl ::core::fmt::Debug for ze_context_desc_t {
     }
 }
 
+/// Options for creating a command queue.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_command_queue_flag_t(pub u32);
 impl ze_command_queue_flag_t {
+    /// run only on the engine named by ordinal and index; the driver may not move the work elsewhere
     pub const EXPLICIT_ONLY: Self = Self(1);
+    /// command lists submitted to the queue run one after another, in submission order
+    ///
     /// Since API 1.7.
     pub const IN_ORDER: Self = Self(2);
+    /// a hint that the driver may move copies of this queue to a copy engine
+    ///
     /// Since API 1.14.
     pub const COPY_OFFLOAD_HINT: Self = Self(4);
     /// Forces the C enum `ze_command_queue_flag_t` to 32 bits; not a value.
@@ -5649,21 +6551,33 @@ impl ::core::fmt::Display for ze_command_queue_flag_t {
     }
 }
 
+/// run only on the engine named by ordinal and index; the driver may not move the work elsewhere
 pub const ZE_COMMAND_QUEUE_FLAG_EXPLICIT_ONLY: ze_command_queue_flag_t = ze_command_queue_flag_t::EXPLICIT_ONLY;
+/// command lists submitted to the queue run one after another, in submission order
+///
 /// Since API 1.7.
 pub const ZE_COMMAND_QUEUE_FLAG_IN_ORDER: ze_command_queue_flag_t = ze_command_queue_flag_t::IN_ORDER;
+/// a hint that the driver may move copies of this queue to a copy engine
+///
 /// Since API 1.14.
 pub const ZE_COMMAND_QUEUE_FLAG_COPY_OFFLOAD_HINT: ze_command_queue_flag_t = ze_command_queue_flag_t::COPY_OFFLOAD_HINT;
 /// Forces the C enum `ze_command_queue_flag_t` to 32 bits; not a value.
 pub const ZE_COMMAND_QUEUE_FLAG_FORCE_UINT32: ze_command_queue_flag_t = ze_command_queue_flag_t::FORCE_UINT32;
+/// Options for creating a command queue.
+///
 /// A set of [`ze_command_queue_flag_t`] bits (C: `typedef uint32_t ze_command_queue_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_command_queue_flags_t(pub u32);
 impl ze_command_queue_flags_t {
+    /// run only on the engine named by ordinal and index; the driver may not move the work elsewhere
     pub const EXPLICIT_ONLY: Self = Self(0x00000001);
+    /// command lists submitted to the queue run one after another, in submission order
+    ///
     /// Since API 1.7.
     pub const IN_ORDER: Self = Self(0x00000002);
+    /// a hint that the driver may move copies of this queue to a copy engine
+    ///
     /// Since API 1.14.
     pub const COPY_OFFLOAD_HINT: Self = Self(0x00000004);
     /// No bits set.
@@ -5768,12 +6682,16 @@ impl ::core::fmt::Display for ze_command_queue_flags_t {
     }
 }
 
+/// Whether submitting work to a queue waits for it to finish.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_command_queue_mode_t(pub u32);
 impl ze_command_queue_mode_t {
+    /// the driver chooses the submission behavior
     pub const DEFAULT: Self = Self(0);
+    /// a submission returns only after its work is done
     pub const SYNCHRONOUS: Self = Self(1);
+    /// a submission returns at once while the work runs
     pub const ASYNCHRONOUS: Self = Self(2);
     /// Forces the C enum `ze_command_queue_mode_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -5804,17 +6722,24 @@ impl ::core::fmt::Display for ze_command_queue_mode_t {
     }
 }
 
+/// the driver chooses the submission behavior
 pub const ZE_COMMAND_QUEUE_MODE_DEFAULT: ze_command_queue_mode_t = ze_command_queue_mode_t::DEFAULT;
+/// a submission returns only after its work is done
 pub const ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS: ze_command_queue_mode_t = ze_command_queue_mode_t::SYNCHRONOUS;
+/// a submission returns at once while the work runs
 pub const ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS: ze_command_queue_mode_t = ze_command_queue_mode_t::ASYNCHRONOUS;
 /// Forces the C enum `ze_command_queue_mode_t` to 32 bits; not a value.
 pub const ZE_COMMAND_QUEUE_MODE_FORCE_UINT32: ze_command_queue_mode_t = ze_command_queue_mode_t::FORCE_UINT32;
+/// Scheduling priority of a command queue.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_command_queue_priority_t(pub u32);
 impl ze_command_queue_priority_t {
+    /// ordinary priority, the default
     pub const NORMAL: Self = Self(0);
+    /// scheduled after normal and high priority queues
     pub const PRIORITY_LOW: Self = Self(1);
+    /// scheduled ahead of normal and low priority queues
     pub const PRIORITY_HIGH: Self = Self(2);
     /// Forces the C enum `ze_command_queue_priority_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -5845,27 +6770,31 @@ impl ::core::fmt::Display for ze_command_queue_priority_t {
     }
 }
 
+/// ordinary priority, the default
 pub const ZE_COMMAND_QUEUE_PRIORITY_NORMAL: ze_command_queue_priority_t = ze_command_queue_priority_t::NORMAL;
+/// scheduled after normal and high priority queues
 pub const ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW: ze_command_queue_priority_t = ze_command_queue_priority_t::PRIORITY_LOW;
+/// scheduled ahead of normal and low priority queues
 pub const ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH: ze_command_queue_priority_t = ze_command_queue_priority_t::PRIORITY_HIGH;
 /// Forces the C enum `ze_command_queue_priority_t` to 32 bits; not a value.
 pub const ZE_COMMAND_QUEUE_PRIORITY_FORCE_UINT32: ze_command_queue_priority_t = ze_command_queue_priority_t::FORCE_UINT32;
+/// Settings for creating a command queue.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_command_queue_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] which command queue group of the device (its index in zeDeviceGetCommandQueueGroupProperties) runs the queue
     pub ordinal: u32,
-    /// [in]
+    /// [in] which engine inside that group runs the queue, below its numQueues
     pub index: u32,
-    /// [in]
+    /// [in] creation options; 0 for the defaults
     pub flags: ze_command_queue_flags_t,
-    /// [in]
+    /// [in] whether submissions wait for completion
     pub mode: ze_command_queue_mode_t,
-    /// [in]
+    /// [in] scheduling priority of the queue
     pub priority: ze_command_queue_priority_t,
 }
 
@@ -5893,17 +6822,27 @@ impl ::core::fmt::Debug for ze_command_queue_desc_t {
     }
 }
 
+/// Options for creating a command list.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_command_list_flag_t(pub u32);
 impl ze_command_list_flag_t {
+    /// the driver may reorder commands that do not depend on each other
     pub const RELAXED_ORDERING: Self = Self(1);
+    /// the driver optimizes the list for throughput rather than latency
     pub const MAXIMIZE_THROUGHPUT: Self = Self(2);
+    /// commands run only on the engine group chosen; the driver may not move them elsewhere
     pub const EXPLICIT_ONLY: Self = Self(4);
+    /// each command starts only after the one before it has finished
+    ///
     /// Since API 1.7.
     pub const IN_ORDER: Self = Self(8);
+    /// the list may later be duplicated with zeCommandListCreateCloneExp
+    ///
     /// Since API 1.9.
     pub const EXP_CLONEABLE: Self = Self(16);
+    /// a hint that the driver may move copies of this list to a copy engine
+    ///
     /// Since API 1.15.
     pub const COPY_OFFLOAD_HINT: Self = Self(32);
     /// Forces the C enum `ze_command_list_flag_t` to 32 bits; not a value.
@@ -5938,29 +6877,49 @@ impl ::core::fmt::Display for ze_command_list_flag_t {
     }
 }
 
+/// the driver may reorder commands that do not depend on each other
 pub const ZE_COMMAND_LIST_FLAG_RELAXED_ORDERING: ze_command_list_flag_t = ze_command_list_flag_t::RELAXED_ORDERING;
+/// the driver optimizes the list for throughput rather than latency
 pub const ZE_COMMAND_LIST_FLAG_MAXIMIZE_THROUGHPUT: ze_command_list_flag_t = ze_command_list_flag_t::MAXIMIZE_THROUGHPUT;
+/// commands run only on the engine group chosen; the driver may not move them elsewhere
 pub const ZE_COMMAND_LIST_FLAG_EXPLICIT_ONLY: ze_command_list_flag_t = ze_command_list_flag_t::EXPLICIT_ONLY;
+/// each command starts only after the one before it has finished
+///
 /// Since API 1.7.
 pub const ZE_COMMAND_LIST_FLAG_IN_ORDER: ze_command_list_flag_t = ze_command_list_flag_t::IN_ORDER;
+/// the list may later be duplicated with zeCommandListCreateCloneExp
+///
 /// Since API 1.9.
 pub const ZE_COMMAND_LIST_FLAG_EXP_CLONEABLE: ze_command_list_flag_t = ze_command_list_flag_t::EXP_CLONEABLE;
+/// a hint that the driver may move copies of this list to a copy engine
+///
 /// Since API 1.15.
 pub const ZE_COMMAND_LIST_FLAG_COPY_OFFLOAD_HINT: ze_command_list_flag_t = ze_command_list_flag_t::COPY_OFFLOAD_HINT;
 /// Forces the C enum `ze_command_list_flag_t` to 32 bits; not a value.
 pub const ZE_COMMAND_LIST_FLAG_FORCE_UINT32: ze_command_list_flag_t = ze_command_list_flag_t::FORCE_UINT32;
+/// Options for creating a command list.
+///
 /// A set of [`ze_command_list_flag_t`] bits (C: `typedef uint32_t ze_command_list_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_command_list_flags_t(pub u32);
 impl ze_command_list_flags_t {
+    /// the driver may reorder commands that do not depend on each other
     pub const RELAXED_ORDERING: Self = Self(0x00000001);
+    /// the driver optimizes the list for throughput rather than latency
     pub const MAXIMIZE_THROUGHPUT: Self = Self(0x00000002);
+    /// commands run only on the engine group chosen; the driver may not move them elsewhere
     pub const EXPLICIT_ONLY: Self = Self(0x00000004);
+    /// each command starts only after the one before it has finished
+    ///
     /// Since API 1.7.
     pub const IN_ORDER: Self = Self(0x00000008);
+    /// the list may later be duplicated with zeCommandListCreateCloneExp
+    ///
     /// Since API 1.9.
     pub const EXP_CLONEABLE: Self = Self(0x00000010);
+    /// a hint that the driver may move copies of this list to a copy engine
+    ///
     /// Since API 1.15.
     pub const COPY_OFFLOAD_HINT: Self = Self(0x00000020);
     /// No bits set.
@@ -6067,16 +7026,17 @@ impl ::core::fmt::Display for ze_command_list_flags_t {
     }
 }
 
+/// Settings for creating a regular command list.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_command_list_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] command queue group the list is built for; only queues of that group may run it
     pub commandQueueGroupOrdinal: u32,
-    /// [in]
+    /// [in] creation options; 0 for the defaults
     pub flags: ze_command_list_flags_t,
 }
 
@@ -6101,16 +7061,22 @@ impl ::core::fmt::Debug for ze_command_list_desc_t {
     }
 }
 
+/// Name string identifying the device cache line size extension.
+///
 /// Since API 1.13.
 pub const ZE_CACHELINE_SIZE_EXT_NAME: &str = "ZE_extension_device_cache_line_size";
 /// [`ZE_CACHELINE_SIZE_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_CACHELINE_SIZE_EXT_NAME_BYTES: &[u8] = b"ZE_extension_device_cache_line_size\0";
+/// Versions of the device cache line size extension.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_cache_line_size_ext_version_t(pub u32);
 impl ze_device_cache_line_size_ext_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_device_cache_line_size_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6139,19 +7105,23 @@ impl ::core::fmt::Display for ze_device_cache_line_size_ext_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_1_0: ze_device_cache_line_size_ext_version_t = ze_device_cache_line_size_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_CURRENT: ze_device_cache_line_size_ext_version_t = ze_device_cache_line_size_ext_version_t::CURRENT;
 /// Forces the C enum `ze_device_cache_line_size_ext_version_t` to 32 bits; not a value.
 pub const ZE_DEVICE_CACHE_LINE_SIZE_EXT_VERSION_FORCE_UINT32: ze_device_cache_line_size_ext_version_t = ze_device_cache_line_size_ext_version_t::FORCE_UINT32;
+/// Chained into cache properties to learn the cache line size.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_cache_line_size_ext_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] size of one cache line of this cache, in bytes
     pub cacheLineSize: usize,
 }
 
@@ -6175,16 +7145,22 @@ impl ::core::fmt::Debug for ze_device_cache_line_size_ext_t {
     }
 }
 
+/// Name string identifying the EU count extension.
+///
 /// Since API 1.3.
 pub const ZE_EU_COUNT_EXT_NAME: &str = "ZE_extension_eu_count";
 /// [`ZE_EU_COUNT_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_EU_COUNT_EXT_NAME_BYTES: &[u8] = b"ZE_extension_eu_count\0";
+/// Versions of the EU count extension.
+///
 /// Since API 1.3.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_eu_count_ext_version_t(pub u32);
 impl ze_eu_count_ext_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_eu_count_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6213,19 +7189,23 @@ impl ::core::fmt::Display for ze_eu_count_ext_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_EU_COUNT_EXT_VERSION_1_0: ze_eu_count_ext_version_t = ze_eu_count_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_EU_COUNT_EXT_VERSION_CURRENT: ze_eu_count_ext_version_t = ze_eu_count_ext_version_t::CURRENT;
 /// Forces the C enum `ze_eu_count_ext_version_t` to 32 bits; not a value.
 pub const ZE_EU_COUNT_EXT_VERSION_FORCE_UINT32: ze_eu_count_ext_version_t = ze_eu_count_ext_version_t::FORCE_UINT32;
+/// Chained into device properties to learn how many EUs the device has.
+///
 /// Since API 1.3.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_eu_count_ext_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] count of execution units usable on the device, across all slices
     pub numTotalEUs: u32,
 }
 
@@ -6249,16 +7229,22 @@ impl ::core::fmt::Debug for ze_eu_count_ext_t {
     }
 }
 
+/// Name string identifying the PCI properties extension.
+///
 /// Since API 1.3.
 pub const ZE_PCI_PROPERTIES_EXT_NAME: &str = "ZE_extension_pci_properties";
 /// [`ZE_PCI_PROPERTIES_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_PCI_PROPERTIES_EXT_NAME_BYTES: &[u8] = b"ZE_extension_pci_properties\0";
+/// Versions of the PCI properties extension.
+///
 /// Since API 1.3.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_pci_properties_ext_version_t(pub u32);
 impl ze_pci_properties_ext_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_pci_properties_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6287,21 +7273,25 @@ impl ::core::fmt::Display for ze_pci_properties_ext_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_PCI_PROPERTIES_EXT_VERSION_1_0: ze_pci_properties_ext_version_t = ze_pci_properties_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_PCI_PROPERTIES_EXT_VERSION_CURRENT: ze_pci_properties_ext_version_t = ze_pci_properties_ext_version_t::CURRENT;
 /// Forces the C enum `ze_pci_properties_ext_version_t` to 32 bits; not a value.
 pub const ZE_PCI_PROPERTIES_EXT_VERSION_FORCE_UINT32: ze_pci_properties_ext_version_t = ze_pci_properties_ext_version_t::FORCE_UINT32;
+/// Location of a device on the PCI bus (domain, bus, device, function).
+///
 /// Since API 1.3.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_pci_address_ext_t {
-    /// [out]
+    /// [out] PCI domain (segment) number
     pub domain: u32,
-    /// [out]
+    /// [out] PCI bus number
     pub bus: u32,
-    /// [out]
+    /// [out] PCI device number on that bus
     pub device: u32,
-    /// [out]
+    /// [out] PCI function number of the device
     pub function: u32,
 }
 
@@ -6323,15 +7313,17 @@ impl ::core::fmt::Debug for ze_pci_address_ext_t {
     }
 }
 
+/// Speed of a PCI link; -1 in a field means the value is unknown.
+///
 /// Since API 1.3.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_pci_speed_ext_t {
-    /// [out]
+    /// [out] PCIe generation of the link, or -1 when unknown
     pub genVersion: i32,
-    /// [out]
+    /// [out] number of PCIe lanes, or -1 when unknown
     pub width: i32,
-    /// [out]
+    /// [out] highest bandwidth the link can carry, in bytes per second, or -1 when unknown
     pub maxBandwidth: i64,
 }
 
@@ -6352,16 +7344,17 @@ impl ::core::fmt::Debug for ze_pci_speed_ext_t {
     }
 }
 
+/// PCI address and maximum link speed of a device.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_pci_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] bus location of the device
     pub address: ze_pci_address_ext_t,
-    /// [out]
+    /// [out] fastest speed the device's PCI link supports
     pub maxSpeed: ze_pci_speed_ext_t,
 }
 
@@ -6386,16 +7379,22 @@ impl ::core::fmt::Debug for ze_pci_ext_properties_t {
     }
 }
 
+/// Name string identifying the ray tracing acceleration structure extension.
+///
 /// Since API 1.13.
 pub const ZE_RTAS_EXT_NAME: &str = "ZE_extension_rtas";
 /// [`ZE_RTAS_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_RTAS_EXT_NAME_BYTES: &[u8] = b"ZE_extension_rtas\0";
+/// Versions of the ray tracing acceleration structure builder extension.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_ext_version_t(pub u32);
 impl ze_rtas_builder_ext_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_rtas_builder_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6424,15 +7423,20 @@ impl ::core::fmt::Display for ze_rtas_builder_ext_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_RTAS_BUILDER_EXT_VERSION_1_0: ze_rtas_builder_ext_version_t = ze_rtas_builder_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_RTAS_BUILDER_EXT_VERSION_CURRENT: ze_rtas_builder_ext_version_t = ze_rtas_builder_ext_version_t::CURRENT;
 /// Forces the C enum `ze_rtas_builder_ext_version_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_EXT_VERSION_FORCE_UINT32: ze_rtas_builder_ext_version_t = ze_rtas_builder_ext_version_t::FORCE_UINT32;
+/// Ray tracing acceleration structure features of a device; none are defined yet.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_device_ext_flag_t(pub u32);
 impl ze_rtas_device_ext_flag_t {
+    /// reserved bit with no meaning yet
     pub const RESERVED: Self = Self(1);
     /// Forces the C enum `ze_rtas_device_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6461,9 +7465,12 @@ impl ::core::fmt::Display for ze_rtas_device_ext_flag_t {
     }
 }
 
+/// reserved bit with no meaning yet
 pub const ZE_RTAS_DEVICE_EXT_FLAG_RESERVED: ze_rtas_device_ext_flag_t = ze_rtas_device_ext_flag_t::RESERVED;
 /// Forces the C enum `ze_rtas_device_ext_flag_t` to 32 bits; not a value.
 pub const ZE_RTAS_DEVICE_EXT_FLAG_FORCE_UINT32: ze_rtas_device_ext_flag_t = ze_rtas_device_ext_flag_t::FORCE_UINT32;
+/// Ray tracing acceleration structure features of a device; none are defined yet.
+///
 /// Since API 1.13.
 ///
 /// A set of [`ze_rtas_device_ext_flag_t`] bits (C: `typedef uint32_t ze_rtas_device_ext_flags_t`).
@@ -6471,6 +7478,7 @@ pub const ZE_RTAS_DEVICE_EXT_FLAG_FORCE_UINT32: ze_rtas_device_ext_flag_t = ze_r
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_device_ext_flags_t(pub u32);
 impl ze_rtas_device_ext_flags_t {
+    /// reserved bit with no meaning yet
     pub const RESERVED: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -6566,13 +7574,19 @@ impl ::core::fmt::Display for ze_rtas_device_ext_flags_t {
     }
 }
 
+/// Layout of an acceleration structure in memory; devices report the one they use natively.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_format_ext_t(pub u32);
 impl ze_rtas_format_ext_t {
+    /// no format; acceleration structures are not supported
+    ///
     /// Since API 1.13.
     pub const INVALID: Self = Self(0);
+    /// highest value reserved for formats
+    ///
     /// Since API 1.13.
     pub const MAX: Self = Self(0x7ffffffe);
     /// Forces the C enum `ze_rtas_format_ext_t` to 32 bits; not a value.
@@ -6603,17 +7617,24 @@ impl ::core::fmt::Display for ze_rtas_format_ext_t {
     }
 }
 
+/// no format; acceleration structures are not supported
+///
 /// Since API 1.13.
 pub const ZE_RTAS_FORMAT_EXT_INVALID: ze_rtas_format_ext_t = ze_rtas_format_ext_t::INVALID;
+/// highest value reserved for formats
+///
 /// Since API 1.13.
 pub const ZE_RTAS_FORMAT_EXT_MAX: ze_rtas_format_ext_t = ze_rtas_format_ext_t::MAX;
 /// Forces the C enum `ze_rtas_format_ext_t` to 32 bits; not a value.
 pub const ZE_RTAS_FORMAT_EXT_FORCE_UINT32: ze_rtas_format_ext_t = ze_rtas_format_ext_t::FORCE_UINT32;
+/// Properties of a build operation reported by the builder; none are defined yet.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_ext_flag_t(pub u32);
 impl ze_rtas_builder_ext_flag_t {
+    /// reserved bit with no meaning yet
     pub const RESERVED: Self = Self(1);
     /// Forces the C enum `ze_rtas_builder_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6642,9 +7663,12 @@ impl ::core::fmt::Display for ze_rtas_builder_ext_flag_t {
     }
 }
 
+/// reserved bit with no meaning yet
 pub const ZE_RTAS_BUILDER_EXT_FLAG_RESERVED: ze_rtas_builder_ext_flag_t = ze_rtas_builder_ext_flag_t::RESERVED;
 /// Forces the C enum `ze_rtas_builder_ext_flag_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_EXT_FLAG_FORCE_UINT32: ze_rtas_builder_ext_flag_t = ze_rtas_builder_ext_flag_t::FORCE_UINT32;
+/// Properties of a build operation reported by the builder; none are defined yet.
+///
 /// Since API 1.13.
 ///
 /// A set of [`ze_rtas_builder_ext_flag_t`] bits (C: `typedef uint32_t ze_rtas_builder_ext_flags_t`).
@@ -6652,6 +7676,7 @@ pub const ZE_RTAS_BUILDER_EXT_FLAG_FORCE_UINT32: ze_rtas_builder_ext_flag_t = ze
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_ext_flags_t(pub u32);
 impl ze_rtas_builder_ext_flags_t {
+    /// reserved bit with no meaning yet
     pub const RESERVED: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -6747,11 +7772,14 @@ impl ::core::fmt::Display for ze_rtas_builder_ext_flags_t {
     }
 }
 
+/// Properties of a parallel build operation; none are defined yet.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_parallel_operation_ext_flag_t(pub u32);
 impl ze_rtas_parallel_operation_ext_flag_t {
+    /// reserved bit with no meaning yet
     pub const RESERVED: Self = Self(1);
     /// Forces the C enum `ze_rtas_parallel_operation_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6780,9 +7808,12 @@ impl ::core::fmt::Display for ze_rtas_parallel_operation_ext_flag_t {
     }
 }
 
+/// reserved bit with no meaning yet
 pub const ZE_RTAS_PARALLEL_OPERATION_EXT_FLAG_RESERVED: ze_rtas_parallel_operation_ext_flag_t = ze_rtas_parallel_operation_ext_flag_t::RESERVED;
 /// Forces the C enum `ze_rtas_parallel_operation_ext_flag_t` to 32 bits; not a value.
 pub const ZE_RTAS_PARALLEL_OPERATION_EXT_FLAG_FORCE_UINT32: ze_rtas_parallel_operation_ext_flag_t = ze_rtas_parallel_operation_ext_flag_t::FORCE_UINT32;
+/// Properties of a parallel build operation; none are defined yet.
+///
 /// Since API 1.13.
 ///
 /// A set of [`ze_rtas_parallel_operation_ext_flag_t`] bits (C: `typedef uint32_t ze_rtas_parallel_operation_ext_flags_t`).
@@ -6790,6 +7821,7 @@ pub const ZE_RTAS_PARALLEL_OPERATION_EXT_FLAG_FORCE_UINT32: ze_rtas_parallel_ope
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_parallel_operation_ext_flags_t(pub u32);
 impl ze_rtas_parallel_operation_ext_flags_t {
+    /// reserved bit with no meaning yet
     pub const RESERVED: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -6890,11 +7922,14 @@ impl ::core::fmt::Display for ze_rtas_parallel_operation_ext_flags_t {
     }
 }
 
+/// Options for one geometry of an acceleration structure build.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_geometry_ext_flag_t(pub u32);
 impl ze_rtas_builder_geometry_ext_flag_t {
+    /// the geometry is not opaque, so any-hit shaders run on its hits
     pub const NON_OPAQUE: Self = Self(1);
     /// Forces the C enum `ze_rtas_builder_geometry_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6923,9 +7958,12 @@ impl ::core::fmt::Display for ze_rtas_builder_geometry_ext_flag_t {
     }
 }
 
+/// the geometry is not opaque, so any-hit shaders run on its hits
 pub const ZE_RTAS_BUILDER_GEOMETRY_EXT_FLAG_NON_OPAQUE: ze_rtas_builder_geometry_ext_flag_t = ze_rtas_builder_geometry_ext_flag_t::NON_OPAQUE;
 /// Forces the C enum `ze_rtas_builder_geometry_ext_flag_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_GEOMETRY_EXT_FLAG_FORCE_UINT32: ze_rtas_builder_geometry_ext_flag_t = ze_rtas_builder_geometry_ext_flag_t::FORCE_UINT32;
+/// Options for one geometry of an acceleration structure build.
+///
 /// Since API 1.13.
 ///
 /// A set of [`ze_rtas_builder_geometry_ext_flag_t`] bits (C: `typedef uint32_t ze_rtas_builder_geometry_ext_flags_t`).
@@ -6933,6 +7971,7 @@ pub const ZE_RTAS_BUILDER_GEOMETRY_EXT_FLAG_FORCE_UINT32: ze_rtas_builder_geomet
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_geometry_ext_flags_t(pub u32);
 impl ze_rtas_builder_geometry_ext_flags_t {
+    /// the geometry is not opaque, so any-hit shaders run on its hits
     pub const NON_OPAQUE: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -7032,16 +8071,24 @@ impl ::core::fmt::Display for ze_rtas_builder_geometry_ext_flags_t {
     }
 }
 
+/// One-byte form of ze_rtas_builder_geometry_ext_flags_t, as stored in geometry descriptions.
+///
 /// Since API 1.13.
 pub type ze_rtas_builder_packed_geometry_ext_flags_t = u8;
+/// Options for one instance placed in an acceleration structure.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_instance_ext_flag_t(pub u32);
 impl ze_rtas_builder_instance_ext_flag_t {
+    /// hits on back-facing triangles of the instance are not culled
     pub const TRIANGLE_CULL_DISABLE: Self = Self(1);
+    /// triangles whose vertices wind counter-clockwise face the front
     pub const TRIANGLE_FRONT_COUNTERCLOCKWISE: Self = Self(2);
+    /// treat all geometry of the instance as opaque
     pub const TRIANGLE_FORCE_OPAQUE: Self = Self(4);
+    /// treat all geometry of the instance as not opaque
     pub const TRIANGLE_FORCE_NON_OPAQUE: Self = Self(8);
     /// Forces the C enum `ze_rtas_builder_instance_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -7075,12 +8122,18 @@ impl ::core::fmt::Display for ze_rtas_builder_instance_ext_flag_t {
     }
 }
 
+/// hits on back-facing triangles of the instance are not culled
 pub const ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_TRIANGLE_CULL_DISABLE: ze_rtas_builder_instance_ext_flag_t = ze_rtas_builder_instance_ext_flag_t::TRIANGLE_CULL_DISABLE;
+/// triangles whose vertices wind counter-clockwise face the front
 pub const ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_TRIANGLE_FRONT_COUNTERCLOCKWISE: ze_rtas_builder_instance_ext_flag_t = ze_rtas_builder_instance_ext_flag_t::TRIANGLE_FRONT_COUNTERCLOCKWISE;
+/// treat all geometry of the instance as opaque
 pub const ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_TRIANGLE_FORCE_OPAQUE: ze_rtas_builder_instance_ext_flag_t = ze_rtas_builder_instance_ext_flag_t::TRIANGLE_FORCE_OPAQUE;
+/// treat all geometry of the instance as not opaque
 pub const ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_TRIANGLE_FORCE_NON_OPAQUE: ze_rtas_builder_instance_ext_flag_t = ze_rtas_builder_instance_ext_flag_t::TRIANGLE_FORCE_NON_OPAQUE;
 /// Forces the C enum `ze_rtas_builder_instance_ext_flag_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_FORCE_UINT32: ze_rtas_builder_instance_ext_flag_t = ze_rtas_builder_instance_ext_flag_t::FORCE_UINT32;
+/// Options for one instance placed in an acceleration structure.
+///
 /// Since API 1.13.
 ///
 /// A set of [`ze_rtas_builder_instance_ext_flag_t`] bits (C: `typedef uint32_t ze_rtas_builder_instance_ext_flags_t`).
@@ -7088,9 +8141,13 @@ pub const ZE_RTAS_BUILDER_INSTANCE_EXT_FLAG_FORCE_UINT32: ze_rtas_builder_instan
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_instance_ext_flags_t(pub u32);
 impl ze_rtas_builder_instance_ext_flags_t {
+    /// hits on back-facing triangles of the instance are not culled
     pub const TRIANGLE_CULL_DISABLE: Self = Self(0x00000001);
+    /// triangles whose vertices wind counter-clockwise face the front
     pub const TRIANGLE_FRONT_COUNTERCLOCKWISE: Self = Self(0x00000002);
+    /// treat all geometry of the instance as opaque
     pub const TRIANGLE_FORCE_OPAQUE: Self = Self(0x00000004);
+    /// treat all geometry of the instance as not opaque
     pub const TRIANGLE_FORCE_NON_OPAQUE: Self = Self(0x00000008);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -7201,14 +8258,20 @@ impl ::core::fmt::Display for ze_rtas_builder_instance_ext_flags_t {
     }
 }
 
+/// One-byte form of ze_rtas_builder_instance_ext_flags_t, as stored in instance descriptions.
+///
 /// Since API 1.13.
 pub type ze_rtas_builder_packed_instance_ext_flags_t = u8;
+/// Options for an acceleration structure build.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_build_op_ext_flag_t(pub u32);
 impl ze_rtas_builder_build_op_ext_flag_t {
+    /// build a smaller structure, possibly at some cost in build time or trace speed
     pub const COMPACT: Self = Self(1);
+    /// the any-hit shader runs at most once per primitive and ray
     pub const NO_DUPLICATE_ANYHIT_INVOCATION: Self = Self(2);
     /// Forces the C enum `ze_rtas_builder_build_op_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -7238,10 +8301,14 @@ impl ::core::fmt::Display for ze_rtas_builder_build_op_ext_flag_t {
     }
 }
 
+/// build a smaller structure, possibly at some cost in build time or trace speed
 pub const ZE_RTAS_BUILDER_BUILD_OP_EXT_FLAG_COMPACT: ze_rtas_builder_build_op_ext_flag_t = ze_rtas_builder_build_op_ext_flag_t::COMPACT;
+/// the any-hit shader runs at most once per primitive and ray
 pub const ZE_RTAS_BUILDER_BUILD_OP_EXT_FLAG_NO_DUPLICATE_ANYHIT_INVOCATION: ze_rtas_builder_build_op_ext_flag_t = ze_rtas_builder_build_op_ext_flag_t::NO_DUPLICATE_ANYHIT_INVOCATION;
 /// Forces the C enum `ze_rtas_builder_build_op_ext_flag_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_BUILD_OP_EXT_FLAG_FORCE_UINT32: ze_rtas_builder_build_op_ext_flag_t = ze_rtas_builder_build_op_ext_flag_t::FORCE_UINT32;
+/// Options for an acceleration structure build.
+///
 /// Since API 1.13.
 ///
 /// A set of [`ze_rtas_builder_build_op_ext_flag_t`] bits (C: `typedef uint32_t ze_rtas_builder_build_op_ext_flags_t`).
@@ -7249,7 +8316,9 @@ pub const ZE_RTAS_BUILDER_BUILD_OP_EXT_FLAG_FORCE_UINT32: ze_rtas_builder_build_
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_build_op_ext_flags_t(pub u32);
 impl ze_rtas_builder_build_op_ext_flags_t {
+    /// build a smaller structure, possibly at some cost in build time or trace speed
     pub const COMPACT: Self = Self(0x00000001);
+    /// the any-hit shader runs at most once per primitive and ray
     pub const NO_DUPLICATE_ANYHIT_INVOCATION: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -7355,13 +8424,18 @@ impl ::core::fmt::Display for ze_rtas_builder_build_op_ext_flags_t {
     }
 }
 
+/// Trade-off between build speed and the quality (trace speed) of the result.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_build_quality_hint_ext_t(pub u32);
 impl ze_rtas_builder_build_quality_hint_ext_t {
+    /// fastest build, slowest tracing
     pub const LOW: Self = Self(0);
+    /// balance between build time and trace speed
     pub const MEDIUM: Self = Self(1);
+    /// slowest build, fastest tracing
     pub const HIGH: Self = Self(2);
     /// Forces the C enum `ze_rtas_builder_build_quality_hint_ext_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -7392,19 +8466,28 @@ impl ::core::fmt::Display for ze_rtas_builder_build_quality_hint_ext_t {
     }
 }
 
+/// fastest build, slowest tracing
 pub const ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXT_LOW: ze_rtas_builder_build_quality_hint_ext_t = ze_rtas_builder_build_quality_hint_ext_t::LOW;
+/// balance between build time and trace speed
 pub const ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXT_MEDIUM: ze_rtas_builder_build_quality_hint_ext_t = ze_rtas_builder_build_quality_hint_ext_t::MEDIUM;
+/// slowest build, fastest tracing
 pub const ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXT_HIGH: ze_rtas_builder_build_quality_hint_ext_t = ze_rtas_builder_build_quality_hint_ext_t::HIGH;
 /// Forces the C enum `ze_rtas_builder_build_quality_hint_ext_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXT_FORCE_UINT32: ze_rtas_builder_build_quality_hint_ext_t = ze_rtas_builder_build_quality_hint_ext_t::FORCE_UINT32;
+/// Kind of geometry a geometry description holds.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_geometry_type_ext_t(pub u32);
 impl ze_rtas_builder_geometry_type_ext_t {
+    /// a triangle mesh
     pub const TRIANGLES: Self = Self(0);
+    /// a mesh of quadrilaterals
     pub const QUADS: Self = Self(1);
+    /// primitives known only by bounding boxes that a callback computes
     pub const PROCEDURAL: Self = Self(2);
+    /// a transformed reference to another acceleration structure
     pub const INSTANCE: Self = Self(3);
     /// Forces the C enum `ze_rtas_builder_geometry_type_ext_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -7436,25 +8519,40 @@ impl ::core::fmt::Display for ze_rtas_builder_geometry_type_ext_t {
     }
 }
 
+/// a triangle mesh
 pub const ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_TRIANGLES: ze_rtas_builder_geometry_type_ext_t = ze_rtas_builder_geometry_type_ext_t::TRIANGLES;
+/// a mesh of quadrilaterals
 pub const ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_QUADS: ze_rtas_builder_geometry_type_ext_t = ze_rtas_builder_geometry_type_ext_t::QUADS;
+/// primitives known only by bounding boxes that a callback computes
 pub const ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_PROCEDURAL: ze_rtas_builder_geometry_type_ext_t = ze_rtas_builder_geometry_type_ext_t::PROCEDURAL;
+/// a transformed reference to another acceleration structure
 pub const ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_INSTANCE: ze_rtas_builder_geometry_type_ext_t = ze_rtas_builder_geometry_type_ext_t::INSTANCE;
 /// Forces the C enum `ze_rtas_builder_geometry_type_ext_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXT_FORCE_UINT32: ze_rtas_builder_geometry_type_ext_t = ze_rtas_builder_geometry_type_ext_t::FORCE_UINT32;
+/// One-byte form of ze_rtas_builder_geometry_type_ext_t, as stored in geometry descriptions.
+///
 /// Since API 1.13.
 pub type ze_rtas_builder_packed_geometry_type_ext_t = u8;
+/// Layout of the vertex, index, box and transform data given to a build.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_input_data_format_ext_t(pub u32);
 impl ze_rtas_builder_input_data_format_ext_t {
+    /// three floats per element (ze_rtas_float3_ext_t), e.g. a vertex position
     pub const FLOAT3: Self = Self(0);
+    /// a 3x4 affine matrix stored column by column (ze_rtas_transform_float3x4_column_major_ext_t)
     pub const FLOAT3X4_COLUMN_MAJOR: Self = Self(1);
+    /// a 3x4 affine matrix stored column by column, each column padded to four floats
     pub const FLOAT3X4_ALIGNED_COLUMN_MAJOR: Self = Self(2);
+    /// a 3x4 affine matrix stored row by row (ze_rtas_transform_float3x4_row_major_ext_t)
     pub const FLOAT3X4_ROW_MAJOR: Self = Self(3);
+    /// an axis-aligned bounding box (ze_rtas_aabb_ext_t)
     pub const AABB: Self = Self(4);
+    /// three 32-bit vertex indices per triangle
     pub const TRIANGLE_INDICES_UINT32: Self = Self(5);
+    /// four 32-bit vertex indices per quad
     pub const QUAD_INDICES_UINT32: Self = Self(6);
     /// Forces the C enum `ze_rtas_builder_input_data_format_ext_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -7493,15 +8591,24 @@ impl ::core::fmt::Display for ze_rtas_builder_input_data_format_ext_t {
     }
 }
 
+/// three floats per element (ze_rtas_float3_ext_t), e.g. a vertex position
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FLOAT3: ze_rtas_builder_input_data_format_ext_t = ze_rtas_builder_input_data_format_ext_t::FLOAT3;
+/// a 3x4 affine matrix stored column by column (ze_rtas_transform_float3x4_column_major_ext_t)
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FLOAT3X4_COLUMN_MAJOR: ze_rtas_builder_input_data_format_ext_t = ze_rtas_builder_input_data_format_ext_t::FLOAT3X4_COLUMN_MAJOR;
+/// a 3x4 affine matrix stored column by column, each column padded to four floats
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FLOAT3X4_ALIGNED_COLUMN_MAJOR: ze_rtas_builder_input_data_format_ext_t = ze_rtas_builder_input_data_format_ext_t::FLOAT3X4_ALIGNED_COLUMN_MAJOR;
+/// a 3x4 affine matrix stored row by row (ze_rtas_transform_float3x4_row_major_ext_t)
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FLOAT3X4_ROW_MAJOR: ze_rtas_builder_input_data_format_ext_t = ze_rtas_builder_input_data_format_ext_t::FLOAT3X4_ROW_MAJOR;
+/// an axis-aligned bounding box (ze_rtas_aabb_ext_t)
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_AABB: ze_rtas_builder_input_data_format_ext_t = ze_rtas_builder_input_data_format_ext_t::AABB;
+/// three 32-bit vertex indices per triangle
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_TRIANGLE_INDICES_UINT32: ze_rtas_builder_input_data_format_ext_t = ze_rtas_builder_input_data_format_ext_t::TRIANGLE_INDICES_UINT32;
+/// four 32-bit vertex indices per quad
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_QUAD_INDICES_UINT32: ze_rtas_builder_input_data_format_ext_t = ze_rtas_builder_input_data_format_ext_t::QUAD_INDICES_UINT32;
 /// Forces the C enum `ze_rtas_builder_input_data_format_ext_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXT_FORCE_UINT32: ze_rtas_builder_input_data_format_ext_t = ze_rtas_builder_input_data_format_ext_t::FORCE_UINT32;
+/// One-byte form of ze_rtas_builder_input_data_format_ext_t, as stored in geometry descriptions.
+///
 /// Since API 1.13.
 pub type ze_rtas_builder_packed_input_data_format_ext_t = u8;
 /// Opaque object behind [`ze_rtas_builder_ext_handle_t`].
@@ -7510,6 +8617,8 @@ pub struct _ze_rtas_builder_ext_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to an acceleration structure builder.
+///
 /// Since API 1.13.
 pub type ze_rtas_builder_ext_handle_t = *mut _ze_rtas_builder_ext_handle_t;
 /// Opaque object behind [`ze_rtas_parallel_operation_ext_handle_t`].
@@ -7518,17 +8627,21 @@ pub struct _ze_rtas_parallel_operation_ext_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a parallel build operation that host threads can join.
+///
 /// Since API 1.13.
 pub type ze_rtas_parallel_operation_ext_handle_t = *mut _ze_rtas_parallel_operation_ext_handle_t;
+/// Settings for creating an acceleration structure builder.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] builder extension version the application was written against
     pub builderVersion: ze_rtas_builder_ext_version_t,
 }
 
@@ -7552,21 +8665,23 @@ impl ::core::fmt::Debug for ze_rtas_builder_ext_desc_t {
     }
 }
 
+/// Buffer sizes a given build operation needs, as reported by the builder.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] properties of the build; none are defined yet
     pub flags: ze_rtas_builder_ext_flags_t,
-    /// [out]
+    /// [out] destination size that usually suffices, in bytes; the build may still ask for a retry
     pub rtasBufferSizeBytesExpected: usize,
-    /// [out]
+    /// [out] destination size that always suffices, in bytes
     pub rtasBufferSizeBytesMaxRequired: usize,
-    /// [out]
+    /// [out] size of the scratch buffer the build needs, in bytes
     pub scratchBufferSizeBytes: usize,
 }
 
@@ -7596,17 +8711,19 @@ impl ::core::fmt::Debug for ze_rtas_builder_ext_properties_t {
     }
 }
 
+/// State of a parallel build operation after a deferred build was started.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_parallel_operation_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] properties of the operation; none are defined yet
     pub flags: ze_rtas_parallel_operation_ext_flags_t,
-    /// [out]
+    /// [out] most host threads that can usefully join the operation
     pub maxConcurrency: u32,
 }
 
@@ -7631,19 +8748,21 @@ impl ::core::fmt::Debug for ze_rtas_parallel_operation_ext_properties_t {
     }
 }
 
+/// Chained into device properties to learn the device's acceleration structure support.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_device_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] acceleration structure features; none are defined yet
     pub flags: ze_rtas_device_ext_flags_t,
-    /// [out]
+    /// [out] the acceleration structure layout the device uses; INVALID when unsupported
     pub rtasFormat: ze_rtas_format_ext_t,
-    /// [out]
+    /// [out] required alignment of acceleration structure buffers, in bytes
     pub rtasBufferAlignment: u32,
 }
 
@@ -7669,15 +8788,17 @@ impl ::core::fmt::Debug for ze_rtas_device_ext_properties_t {
     }
 }
 
+/// A point or vector of three single-precision floats.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_float3_ext_t {
-    /// [in]
+    /// [in] first coordinate
     pub x: f32,
-    /// [in]
+    /// [in] second coordinate
     pub y: f32,
-    /// [in]
+    /// [in] third coordinate
     pub z: f32,
 }
 
@@ -7698,33 +8819,35 @@ impl ::core::fmt::Debug for ze_rtas_float3_ext_t {
     }
 }
 
+/// A 3x4 affine transform stored column by column: three basis vectors, then the translation.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_transform_float3x4_column_major_ext_t {
-    /// [in]
+    /// [in] x component of the first basis vector (image of the X axis)
     pub vx_x: f32,
-    /// [in]
+    /// [in] y component of the first basis vector (image of the X axis)
     pub vx_y: f32,
-    /// [in]
+    /// [in] z component of the first basis vector (image of the X axis)
     pub vx_z: f32,
-    /// [in]
+    /// [in] x component of the second basis vector (image of the Y axis)
     pub vy_x: f32,
-    /// [in]
+    /// [in] y component of the second basis vector (image of the Y axis)
     pub vy_y: f32,
-    /// [in]
+    /// [in] z component of the second basis vector (image of the Y axis)
     pub vy_z: f32,
-    /// [in]
+    /// [in] x component of the third basis vector (image of the Z axis)
     pub vz_x: f32,
-    /// [in]
+    /// [in] y component of the third basis vector (image of the Z axis)
     pub vz_y: f32,
-    /// [in]
+    /// [in] z component of the third basis vector (image of the Z axis)
     pub vz_z: f32,
-    /// [in]
+    /// [in] x component of the translation
     pub p_x: f32,
-    /// [in]
+    /// [in] y component of the translation
     pub p_y: f32,
-    /// [in]
+    /// [in] z component of the translation
     pub p_z: f32,
 }
 
@@ -7754,41 +8877,43 @@ impl ::core::fmt::Debug for ze_rtas_transform_float3x4_column_major_ext_t {
     }
 }
 
+/// A 3x4 affine transform stored column by column, each column padded to four floats.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_transform_float3x4_aligned_column_major_ext_t {
-    /// [in]
+    /// [in] x component of the first basis vector (image of the X axis)
     pub vx_x: f32,
-    /// [in]
+    /// [in] y component of the first basis vector (image of the X axis)
     pub vx_y: f32,
-    /// [in]
+    /// [in] z component of the first basis vector (image of the X axis)
     pub vx_z: f32,
-    /// [in]
+    /// [in] padding; ignored
     pub pad0: f32,
-    /// [in]
+    /// [in] x component of the second basis vector (image of the Y axis)
     pub vy_x: f32,
-    /// [in]
+    /// [in] y component of the second basis vector (image of the Y axis)
     pub vy_y: f32,
-    /// [in]
+    /// [in] z component of the second basis vector (image of the Y axis)
     pub vy_z: f32,
-    /// [in]
+    /// [in] padding; ignored
     pub pad1: f32,
-    /// [in]
+    /// [in] x component of the third basis vector (image of the Z axis)
     pub vz_x: f32,
-    /// [in]
+    /// [in] y component of the third basis vector (image of the Z axis)
     pub vz_y: f32,
-    /// [in]
+    /// [in] z component of the third basis vector (image of the Z axis)
     pub vz_z: f32,
-    /// [in]
+    /// [in] padding; ignored
     pub pad2: f32,
-    /// [in]
+    /// [in] x component of the translation
     pub p_x: f32,
-    /// [in]
+    /// [in] y component of the translation
     pub p_y: f32,
-    /// [in]
+    /// [in] z component of the translation
     pub p_z: f32,
-    /// [in]
+    /// [in] padding; ignored
     pub pad3: f32,
 }
 
@@ -7822,33 +8947,35 @@ impl ::core::fmt::Debug for ze_rtas_transform_float3x4_aligned_column_major_ext_
     }
 }
 
+/// A 3x4 affine transform stored row by row.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_transform_float3x4_row_major_ext_t {
-    /// [in]
+    /// [in] x component of the first basis vector (image of the X axis)
     pub vx_x: f32,
-    /// [in]
+    /// [in] x component of the second basis vector (image of the Y axis)
     pub vy_x: f32,
-    /// [in]
+    /// [in] x component of the third basis vector (image of the Z axis)
     pub vz_x: f32,
-    /// [in]
+    /// [in] x component of the translation
     pub p_x: f32,
-    /// [in]
+    /// [in] y component of the first basis vector (image of the X axis)
     pub vx_y: f32,
-    /// [in]
+    /// [in] y component of the second basis vector (image of the Y axis)
     pub vy_y: f32,
-    /// [in]
+    /// [in] y component of the third basis vector (image of the Z axis)
     pub vz_y: f32,
-    /// [in]
+    /// [in] y component of the translation
     pub p_y: f32,
-    /// [in]
+    /// [in] z component of the first basis vector (image of the X axis)
     pub vx_z: f32,
-    /// [in]
+    /// [in] z component of the second basis vector (image of the Y axis)
     pub vy_z: f32,
-    /// [in]
+    /// [in] z component of the third basis vector (image of the Z axis)
     pub vz_z: f32,
-    /// [in]
+    /// [in] z component of the translation
     pub p_z: f32,
 }
 
@@ -7878,13 +9005,15 @@ impl ::core::fmt::Debug for ze_rtas_transform_float3x4_row_major_ext_t {
     }
 }
 
+/// An axis-aligned bounding box given by two opposite corners.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_aabb_ext_t {
-    /// [in]
+    /// [in] corner with the smallest coordinates
     pub lower: ze_rtas_float3_ext_t,
-    /// [in]
+    /// [in] corner with the largest coordinates
     pub upper: ze_rtas_float3_ext_t,
 }
 
@@ -7904,15 +9033,17 @@ impl ::core::fmt::Debug for ze_rtas_aabb_ext_t {
     }
 }
 
+/// The three vertex indices of one triangle.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_triangle_indices_uint32_ext_t {
-    /// [in]
+    /// [in] index of the first vertex
     pub v0: u32,
-    /// [in]
+    /// [in] index of the second vertex
     pub v1: u32,
-    /// [in]
+    /// [in] index of the third vertex
     pub v2: u32,
 }
 
@@ -7933,17 +9064,19 @@ impl ::core::fmt::Debug for ze_rtas_triangle_indices_uint32_ext_t {
     }
 }
 
+/// The four vertex indices of one quadrilateral.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_quad_indices_uint32_ext_t {
-    /// [in]
+    /// [in] index of the first vertex
     pub v0: u32,
-    /// [in]
+    /// [in] index of the second vertex
     pub v1: u32,
-    /// [in]
+    /// [in] index of the third vertex
     pub v2: u32,
-    /// [in]
+    /// [in] index of the fourth vertex
     pub v3: u32,
 }
 
@@ -7965,11 +9098,13 @@ impl ::core::fmt::Debug for ze_rtas_quad_indices_uint32_ext_t {
     }
 }
 
+/// Common head of every geometry description; its type says which full struct it is.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_geometry_info_ext_t {
-    /// [in]
+    /// [in] kind of geometry, selecting the full description struct
     pub geometryType: ze_rtas_builder_packed_geometry_type_ext_t,
 }
 
@@ -7988,31 +9123,33 @@ impl ::core::fmt::Debug for ze_rtas_builder_geometry_info_ext_t {
     }
 }
 
+/// A triangle mesh given to an acceleration structure build.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_triangles_geometry_info_ext_t {
-    /// [in]
+    /// [in] must be the triangles geometry type
     pub geometryType: ze_rtas_builder_packed_geometry_type_ext_t,
-    /// [in]
+    /// [in] options of this geometry
     pub geometryFlags: ze_rtas_builder_packed_geometry_ext_flags_t,
-    /// [in]
+    /// [in] 8-bit ray mask; a ray sees the geometry only when its mask shares a bit
     pub geometryMask: u8,
-    /// [in]
+    /// [in] layout of each triangle record (32-bit index triples)
     pub triangleFormat: ze_rtas_builder_packed_input_data_format_ext_t,
-    /// [in]
+    /// [in] layout of each vertex record (three floats)
     pub vertexFormat: ze_rtas_builder_packed_input_data_format_ext_t,
-    /// [in]
+    /// [in] how many triangles pTriangleBuffer holds
     pub triangleCount: u32,
-    /// [in]
+    /// [in] how many vertices pVertexBuffer holds
     pub vertexCount: u32,
-    /// [in]
+    /// [in] bytes from one triangle record to the next
     pub triangleStride: u32,
-    /// [in]
+    /// [in] bytes from one vertex record to the next
     pub vertexStride: u32,
-    /// [in]
+    /// [in] the triangle index records
     pub pTriangleBuffer: *mut c_void,
-    /// [in]
+    /// [in] the vertex records
     pub pVertexBuffer: *mut c_void,
 }
 
@@ -8041,31 +9178,33 @@ impl ::core::fmt::Debug for ze_rtas_builder_triangles_geometry_info_ext_t {
     }
 }
 
+/// A quadrilateral mesh given to an acceleration structure build.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_quads_geometry_info_ext_t {
-    /// [in]
+    /// [in] must be the quads geometry type
     pub geometryType: ze_rtas_builder_packed_geometry_type_ext_t,
-    /// [in]
+    /// [in] options of this geometry
     pub geometryFlags: ze_rtas_builder_packed_geometry_ext_flags_t,
-    /// [in]
+    /// [in] 8-bit ray mask; a ray sees the geometry only when its mask shares a bit
     pub geometryMask: u8,
-    /// [in]
+    /// [in] layout of each quad record (32-bit index quadruples)
     pub quadFormat: ze_rtas_builder_packed_input_data_format_ext_t,
-    /// [in]
+    /// [in] layout of each vertex record (three floats)
     pub vertexFormat: ze_rtas_builder_packed_input_data_format_ext_t,
-    /// [in]
+    /// [in] how many quads pQuadBuffer holds
     pub quadCount: u32,
-    /// [in]
+    /// [in] how many vertices pVertexBuffer holds
     pub vertexCount: u32,
-    /// [in]
+    /// [in] bytes from one quad record to the next
     pub quadStride: u32,
-    /// [in]
+    /// [in] bytes from one vertex record to the next
     pub vertexStride: u32,
-    /// [in]
+    /// [in] the quad index records
     pub pQuadBuffer: *mut c_void,
-    /// [in]
+    /// [in] the vertex records
     pub pVertexBuffer: *mut c_void,
 }
 
@@ -8094,23 +9233,25 @@ impl ::core::fmt::Debug for ze_rtas_builder_quads_geometry_info_ext_t {
     }
 }
 
+/// What the bounds callback of a procedural geometry receives: which primitives to bound and where to write.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_geometry_aabbs_ext_cb_params_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end
     pub pNext: *mut c_void,
-    /// [in]
+    /// [in] index of the first primitive to bound
     pub primID: u32,
-    /// [in]
+    /// [in] how many consecutive primitives to bound
     pub primIDCount: u32,
-    /// [in]
+    /// [in] the geometry's own user pointer (pGeomUserPtr of its description)
     pub pGeomUserPtr: *mut c_void,
-    /// [in]
+    /// [in] the user pointer passed to the build call
     pub pBuildUserPtr: *mut c_void,
-    /// [out]
+    /// [out] where the callback writes primIDCount boxes, one per primitive
     pub pBoundsOut: *mut ze_rtas_aabb_ext_t,
 }
 
@@ -8138,28 +9279,32 @@ impl ::core::fmt::Debug for ze_rtas_geometry_aabbs_ext_cb_params_t {
     }
 }
 
+/// Callback that writes the bounding boxes of a range of procedural primitives during a build.
+///
 /// Since API 1.13.
 pub type ze_rtas_geometry_aabbs_cb_ext_t = Option<
     unsafe extern "C" fn(params: *mut ze_rtas_geometry_aabbs_ext_cb_params_t),
 >;
 
+/// Procedural primitives, known only through a bounds callback, given to a build.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_procedural_geometry_info_ext_t {
-    /// [in]
+    /// [in] must be the procedural geometry type
     pub geometryType: ze_rtas_builder_packed_geometry_type_ext_t,
-    /// [in]
+    /// [in] options of this geometry
     pub geometryFlags: ze_rtas_builder_packed_geometry_ext_flags_t,
-    /// [in]
+    /// [in] 8-bit ray mask; a ray sees the geometry only when its mask shares a bit
     pub geometryMask: u8,
-    /// [in]
+    /// [in] unused; set to 0
     pub reserved: u8,
-    /// [in]
+    /// [in] how many primitives the geometry has
     pub primCount: u32,
-    /// [in]
+    /// [in] callback the builder calls to get primitive bounds
     pub pfnGetBoundsCb: ze_rtas_geometry_aabbs_cb_ext_t,
-    /// [in]
+    /// [in] opaque pointer handed to the callback with each call
     pub pGeomUserPtr: *mut c_void,
 }
 
@@ -8184,25 +9329,27 @@ impl ::core::fmt::Debug for ze_rtas_builder_procedural_geometry_info_ext_t {
     }
 }
 
+/// A transformed instance of another acceleration structure, given to a build.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_instance_geometry_info_ext_t {
-    /// [in]
+    /// [in] must be the instance geometry type
     pub geometryType: ze_rtas_builder_packed_geometry_type_ext_t,
-    /// [in]
+    /// [in] options of this instance
     pub instanceFlags: ze_rtas_builder_packed_instance_ext_flags_t,
-    /// [in]
+    /// [in] 8-bit ray mask; a ray sees the instance only when its mask shares a bit
     pub geometryMask: u8,
-    /// [in]
+    /// [in] layout of the matrix at pTransform
     pub transformFormat: ze_rtas_builder_packed_input_data_format_ext_t,
-    /// [in]
+    /// [in] value reported to shaders for hits in this instance
     pub instanceUserID: u32,
-    /// [in]
+    /// [in] object-to-world matrix of the instance
     pub pTransform: *mut c_void,
-    /// [in]
+    /// [in] bounds of the instanced structure in its own object space
     pub pBounds: *mut ze_rtas_aabb_ext_t,
-    /// [in]
+    /// [in] the acceleration structure being instanced
     pub pAccelerationStructure: *mut c_void,
 }
 
@@ -8228,23 +9375,25 @@ impl ::core::fmt::Debug for ze_rtas_builder_instance_geometry_info_ext_t {
     }
 }
 
+/// Describes one acceleration structure build: format, quality, options and geometries.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_build_op_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] layout to build; must suit the target devices
     pub rtasFormat: ze_rtas_format_ext_t,
-    /// [in]
+    /// [in] speed versus quality trade-off of the build
     pub buildQuality: ze_rtas_builder_build_quality_hint_ext_t,
-    /// [in]
+    /// [in] options of the build
     pub buildFlags: ze_rtas_builder_build_op_ext_flags_t,
-    /// [in][optional][range(0, `numGeometries`)]
+    /// [in][optional][range(0, `numGeometries`)] one pointer per geometry, each to the description struct matching its type
     pub ppGeometries: *mut *const ze_rtas_builder_geometry_info_ext_t,
-    /// [in]
+    /// [in] length of ppGeometries
     pub numGeometries: u32,
 }
 
@@ -8272,16 +9421,22 @@ impl ::core::fmt::Debug for ze_rtas_builder_build_op_ext_desc_t {
     }
 }
 
+/// Name string identifying the experimental ray tracing acceleration structure builder extension.
+///
 /// Since API 1.7.
 pub const ZE_RTAS_BUILDER_EXP_NAME: &str = "ZE_experimental_rtas_builder";
 /// [`ZE_RTAS_BUILDER_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_RTAS_BUILDER_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_rtas_builder\0";
+/// Versions of the experimental ray tracing acceleration structure builder extension.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_exp_version_t(pub u32);
 impl ze_rtas_builder_exp_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_rtas_builder_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -8310,15 +9465,20 @@ impl ::core::fmt::Display for ze_rtas_builder_exp_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_RTAS_BUILDER_EXP_VERSION_1_0: ze_rtas_builder_exp_version_t = ze_rtas_builder_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_RTAS_BUILDER_EXP_VERSION_CURRENT: ze_rtas_builder_exp_version_t = ze_rtas_builder_exp_version_t::CURRENT;
 /// Forces the C enum `ze_rtas_builder_exp_version_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_EXP_VERSION_FORCE_UINT32: ze_rtas_builder_exp_version_t = ze_rtas_builder_exp_version_t::FORCE_UINT32;
+/// Ray tracing acceleration structure features of a device; none are defined yet.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_device_exp_flag_t(pub u32);
 impl ze_rtas_device_exp_flag_t {
+    /// reserved bit with no meaning yet
     pub const RESERVED: Self = Self(1);
     /// Forces the C enum `ze_rtas_device_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -8347,9 +9507,12 @@ impl ::core::fmt::Display for ze_rtas_device_exp_flag_t {
     }
 }
 
+/// reserved bit with no meaning yet
 pub const ZE_RTAS_DEVICE_EXP_FLAG_RESERVED: ze_rtas_device_exp_flag_t = ze_rtas_device_exp_flag_t::RESERVED;
 /// Forces the C enum `ze_rtas_device_exp_flag_t` to 32 bits; not a value.
 pub const ZE_RTAS_DEVICE_EXP_FLAG_FORCE_UINT32: ze_rtas_device_exp_flag_t = ze_rtas_device_exp_flag_t::FORCE_UINT32;
+/// Ray tracing acceleration structure features of a device; none are defined yet.
+///
 /// Since API 1.7.
 ///
 /// A set of [`ze_rtas_device_exp_flag_t`] bits (C: `typedef uint32_t ze_rtas_device_exp_flags_t`).
@@ -8357,6 +9520,7 @@ pub const ZE_RTAS_DEVICE_EXP_FLAG_FORCE_UINT32: ze_rtas_device_exp_flag_t = ze_r
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_device_exp_flags_t(pub u32);
 impl ze_rtas_device_exp_flags_t {
+    /// reserved bit with no meaning yet
     pub const RESERVED: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -8452,12 +9616,17 @@ impl ::core::fmt::Display for ze_rtas_device_exp_flags_t {
     }
 }
 
+/// Layout of an acceleration structure in memory; devices report the one they use natively.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_format_exp_t(pub u32);
 impl ze_rtas_format_exp_t {
+    /// no format; acceleration structures are not supported
     pub const INVALID: Self = Self(0);
+    /// highest value reserved for formats
+    ///
     /// Since API 1.13.
     pub const MAX: Self = Self(0x7ffffffe);
     /// Forces the C enum `ze_rtas_format_exp_t` to 32 bits; not a value.
@@ -8488,16 +9657,22 @@ impl ::core::fmt::Display for ze_rtas_format_exp_t {
     }
 }
 
+/// no format; acceleration structures are not supported
 pub const ZE_RTAS_FORMAT_EXP_INVALID: ze_rtas_format_exp_t = ze_rtas_format_exp_t::INVALID;
+/// highest value reserved for formats
+///
 /// Since API 1.13.
 pub const ZE_RTAS_FORMAT_EXP_MAX: ze_rtas_format_exp_t = ze_rtas_format_exp_t::MAX;
 /// Forces the C enum `ze_rtas_format_exp_t` to 32 bits; not a value.
 pub const ZE_RTAS_FORMAT_EXP_FORCE_UINT32: ze_rtas_format_exp_t = ze_rtas_format_exp_t::FORCE_UINT32;
+/// Properties of a build operation reported by the builder; none are defined yet.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_exp_flag_t(pub u32);
 impl ze_rtas_builder_exp_flag_t {
+    /// reserved bit with no meaning yet
     pub const RESERVED: Self = Self(1);
     /// Forces the C enum `ze_rtas_builder_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -8526,9 +9701,12 @@ impl ::core::fmt::Display for ze_rtas_builder_exp_flag_t {
     }
 }
 
+/// reserved bit with no meaning yet
 pub const ZE_RTAS_BUILDER_EXP_FLAG_RESERVED: ze_rtas_builder_exp_flag_t = ze_rtas_builder_exp_flag_t::RESERVED;
 /// Forces the C enum `ze_rtas_builder_exp_flag_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_EXP_FLAG_FORCE_UINT32: ze_rtas_builder_exp_flag_t = ze_rtas_builder_exp_flag_t::FORCE_UINT32;
+/// Properties of a build operation reported by the builder; none are defined yet.
+///
 /// Since API 1.7.
 ///
 /// A set of [`ze_rtas_builder_exp_flag_t`] bits (C: `typedef uint32_t ze_rtas_builder_exp_flags_t`).
@@ -8536,6 +9714,7 @@ pub const ZE_RTAS_BUILDER_EXP_FLAG_FORCE_UINT32: ze_rtas_builder_exp_flag_t = ze
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_exp_flags_t(pub u32);
 impl ze_rtas_builder_exp_flags_t {
+    /// reserved bit with no meaning yet
     pub const RESERVED: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -8631,11 +9810,14 @@ impl ::core::fmt::Display for ze_rtas_builder_exp_flags_t {
     }
 }
 
+/// Properties of a parallel build operation; none are defined yet.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_parallel_operation_exp_flag_t(pub u32);
 impl ze_rtas_parallel_operation_exp_flag_t {
+    /// reserved bit with no meaning yet
     pub const RESERVED: Self = Self(1);
     /// Forces the C enum `ze_rtas_parallel_operation_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -8664,9 +9846,12 @@ impl ::core::fmt::Display for ze_rtas_parallel_operation_exp_flag_t {
     }
 }
 
+/// reserved bit with no meaning yet
 pub const ZE_RTAS_PARALLEL_OPERATION_EXP_FLAG_RESERVED: ze_rtas_parallel_operation_exp_flag_t = ze_rtas_parallel_operation_exp_flag_t::RESERVED;
 /// Forces the C enum `ze_rtas_parallel_operation_exp_flag_t` to 32 bits; not a value.
 pub const ZE_RTAS_PARALLEL_OPERATION_EXP_FLAG_FORCE_UINT32: ze_rtas_parallel_operation_exp_flag_t = ze_rtas_parallel_operation_exp_flag_t::FORCE_UINT32;
+/// Properties of a parallel build operation; none are defined yet.
+///
 /// Since API 1.7.
 ///
 /// A set of [`ze_rtas_parallel_operation_exp_flag_t`] bits (C: `typedef uint32_t ze_rtas_parallel_operation_exp_flags_t`).
@@ -8674,6 +9859,7 @@ pub const ZE_RTAS_PARALLEL_OPERATION_EXP_FLAG_FORCE_UINT32: ze_rtas_parallel_ope
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_parallel_operation_exp_flags_t(pub u32);
 impl ze_rtas_parallel_operation_exp_flags_t {
+    /// reserved bit with no meaning yet
     pub const RESERVED: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -8774,11 +9960,14 @@ impl ::core::fmt::Display for ze_rtas_parallel_operation_exp_flags_t {
     }
 }
 
+/// Options for one geometry of an acceleration structure build.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_geometry_exp_flag_t(pub u32);
 impl ze_rtas_builder_geometry_exp_flag_t {
+    /// the geometry is not opaque, so any-hit shaders run on its hits
     pub const NON_OPAQUE: Self = Self(1);
     /// Forces the C enum `ze_rtas_builder_geometry_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -8807,9 +9996,12 @@ impl ::core::fmt::Display for ze_rtas_builder_geometry_exp_flag_t {
     }
 }
 
+/// the geometry is not opaque, so any-hit shaders run on its hits
 pub const ZE_RTAS_BUILDER_GEOMETRY_EXP_FLAG_NON_OPAQUE: ze_rtas_builder_geometry_exp_flag_t = ze_rtas_builder_geometry_exp_flag_t::NON_OPAQUE;
 /// Forces the C enum `ze_rtas_builder_geometry_exp_flag_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_GEOMETRY_EXP_FLAG_FORCE_UINT32: ze_rtas_builder_geometry_exp_flag_t = ze_rtas_builder_geometry_exp_flag_t::FORCE_UINT32;
+/// Options for one geometry of an acceleration structure build.
+///
 /// Since API 1.7.
 ///
 /// A set of [`ze_rtas_builder_geometry_exp_flag_t`] bits (C: `typedef uint32_t ze_rtas_builder_geometry_exp_flags_t`).
@@ -8817,6 +10009,7 @@ pub const ZE_RTAS_BUILDER_GEOMETRY_EXP_FLAG_FORCE_UINT32: ze_rtas_builder_geomet
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_geometry_exp_flags_t(pub u32);
 impl ze_rtas_builder_geometry_exp_flags_t {
+    /// the geometry is not opaque, so any-hit shaders run on its hits
     pub const NON_OPAQUE: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -8916,16 +10109,24 @@ impl ::core::fmt::Display for ze_rtas_builder_geometry_exp_flags_t {
     }
 }
 
+/// One-byte form of ze_rtas_builder_geometry_exp_flags_t, as stored in geometry descriptions.
+///
 /// Since API 1.7.
 pub type ze_rtas_builder_packed_geometry_exp_flags_t = u8;
+/// Options for one instance placed in an acceleration structure.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_instance_exp_flag_t(pub u32);
 impl ze_rtas_builder_instance_exp_flag_t {
+    /// hits on back-facing triangles of the instance are not culled
     pub const TRIANGLE_CULL_DISABLE: Self = Self(1);
+    /// triangles whose vertices wind counter-clockwise face the front
     pub const TRIANGLE_FRONT_COUNTERCLOCKWISE: Self = Self(2);
+    /// treat all geometry of the instance as opaque
     pub const TRIANGLE_FORCE_OPAQUE: Self = Self(4);
+    /// treat all geometry of the instance as not opaque
     pub const TRIANGLE_FORCE_NON_OPAQUE: Self = Self(8);
     /// Forces the C enum `ze_rtas_builder_instance_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -8959,12 +10160,18 @@ impl ::core::fmt::Display for ze_rtas_builder_instance_exp_flag_t {
     }
 }
 
+/// hits on back-facing triangles of the instance are not culled
 pub const ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_TRIANGLE_CULL_DISABLE: ze_rtas_builder_instance_exp_flag_t = ze_rtas_builder_instance_exp_flag_t::TRIANGLE_CULL_DISABLE;
+/// triangles whose vertices wind counter-clockwise face the front
 pub const ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_TRIANGLE_FRONT_COUNTERCLOCKWISE: ze_rtas_builder_instance_exp_flag_t = ze_rtas_builder_instance_exp_flag_t::TRIANGLE_FRONT_COUNTERCLOCKWISE;
+/// treat all geometry of the instance as opaque
 pub const ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_TRIANGLE_FORCE_OPAQUE: ze_rtas_builder_instance_exp_flag_t = ze_rtas_builder_instance_exp_flag_t::TRIANGLE_FORCE_OPAQUE;
+/// treat all geometry of the instance as not opaque
 pub const ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_TRIANGLE_FORCE_NON_OPAQUE: ze_rtas_builder_instance_exp_flag_t = ze_rtas_builder_instance_exp_flag_t::TRIANGLE_FORCE_NON_OPAQUE;
 /// Forces the C enum `ze_rtas_builder_instance_exp_flag_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_FORCE_UINT32: ze_rtas_builder_instance_exp_flag_t = ze_rtas_builder_instance_exp_flag_t::FORCE_UINT32;
+/// Options for one instance placed in an acceleration structure.
+///
 /// Since API 1.7.
 ///
 /// A set of [`ze_rtas_builder_instance_exp_flag_t`] bits (C: `typedef uint32_t ze_rtas_builder_instance_exp_flags_t`).
@@ -8972,9 +10179,13 @@ pub const ZE_RTAS_BUILDER_INSTANCE_EXP_FLAG_FORCE_UINT32: ze_rtas_builder_instan
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_instance_exp_flags_t(pub u32);
 impl ze_rtas_builder_instance_exp_flags_t {
+    /// hits on back-facing triangles of the instance are not culled
     pub const TRIANGLE_CULL_DISABLE: Self = Self(0x00000001);
+    /// triangles whose vertices wind counter-clockwise face the front
     pub const TRIANGLE_FRONT_COUNTERCLOCKWISE: Self = Self(0x00000002);
+    /// treat all geometry of the instance as opaque
     pub const TRIANGLE_FORCE_OPAQUE: Self = Self(0x00000004);
+    /// treat all geometry of the instance as not opaque
     pub const TRIANGLE_FORCE_NON_OPAQUE: Self = Self(0x00000008);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -9085,14 +10296,20 @@ impl ::core::fmt::Display for ze_rtas_builder_instance_exp_flags_t {
     }
 }
 
+/// One-byte form of ze_rtas_builder_instance_exp_flags_t, as stored in instance descriptions.
+///
 /// Since API 1.7.
 pub type ze_rtas_builder_packed_instance_exp_flags_t = u8;
+/// Options for an acceleration structure build.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_build_op_exp_flag_t(pub u32);
 impl ze_rtas_builder_build_op_exp_flag_t {
+    /// build a smaller structure, possibly at some cost in build time or trace speed
     pub const COMPACT: Self = Self(1);
+    /// the any-hit shader runs at most once per primitive and ray
     pub const NO_DUPLICATE_ANYHIT_INVOCATION: Self = Self(2);
     /// Forces the C enum `ze_rtas_builder_build_op_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -9122,10 +10339,14 @@ impl ::core::fmt::Display for ze_rtas_builder_build_op_exp_flag_t {
     }
 }
 
+/// build a smaller structure, possibly at some cost in build time or trace speed
 pub const ZE_RTAS_BUILDER_BUILD_OP_EXP_FLAG_COMPACT: ze_rtas_builder_build_op_exp_flag_t = ze_rtas_builder_build_op_exp_flag_t::COMPACT;
+/// the any-hit shader runs at most once per primitive and ray
 pub const ZE_RTAS_BUILDER_BUILD_OP_EXP_FLAG_NO_DUPLICATE_ANYHIT_INVOCATION: ze_rtas_builder_build_op_exp_flag_t = ze_rtas_builder_build_op_exp_flag_t::NO_DUPLICATE_ANYHIT_INVOCATION;
 /// Forces the C enum `ze_rtas_builder_build_op_exp_flag_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_BUILD_OP_EXP_FLAG_FORCE_UINT32: ze_rtas_builder_build_op_exp_flag_t = ze_rtas_builder_build_op_exp_flag_t::FORCE_UINT32;
+/// Options for an acceleration structure build.
+///
 /// Since API 1.7.
 ///
 /// A set of [`ze_rtas_builder_build_op_exp_flag_t`] bits (C: `typedef uint32_t ze_rtas_builder_build_op_exp_flags_t`).
@@ -9133,7 +10354,9 @@ pub const ZE_RTAS_BUILDER_BUILD_OP_EXP_FLAG_FORCE_UINT32: ze_rtas_builder_build_
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_build_op_exp_flags_t(pub u32);
 impl ze_rtas_builder_build_op_exp_flags_t {
+    /// build a smaller structure, possibly at some cost in build time or trace speed
     pub const COMPACT: Self = Self(0x00000001);
+    /// the any-hit shader runs at most once per primitive and ray
     pub const NO_DUPLICATE_ANYHIT_INVOCATION: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -9239,13 +10462,18 @@ impl ::core::fmt::Display for ze_rtas_builder_build_op_exp_flags_t {
     }
 }
 
+/// Trade-off between build speed and the quality (trace speed) of the result.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_build_quality_hint_exp_t(pub u32);
 impl ze_rtas_builder_build_quality_hint_exp_t {
+    /// fastest build, slowest tracing
     pub const LOW: Self = Self(0);
+    /// balance between build time and trace speed
     pub const MEDIUM: Self = Self(1);
+    /// slowest build, fastest tracing
     pub const HIGH: Self = Self(2);
     /// Forces the C enum `ze_rtas_builder_build_quality_hint_exp_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -9276,19 +10504,28 @@ impl ::core::fmt::Display for ze_rtas_builder_build_quality_hint_exp_t {
     }
 }
 
+/// fastest build, slowest tracing
 pub const ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXP_LOW: ze_rtas_builder_build_quality_hint_exp_t = ze_rtas_builder_build_quality_hint_exp_t::LOW;
+/// balance between build time and trace speed
 pub const ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXP_MEDIUM: ze_rtas_builder_build_quality_hint_exp_t = ze_rtas_builder_build_quality_hint_exp_t::MEDIUM;
+/// slowest build, fastest tracing
 pub const ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXP_HIGH: ze_rtas_builder_build_quality_hint_exp_t = ze_rtas_builder_build_quality_hint_exp_t::HIGH;
 /// Forces the C enum `ze_rtas_builder_build_quality_hint_exp_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_BUILD_QUALITY_HINT_EXP_FORCE_UINT32: ze_rtas_builder_build_quality_hint_exp_t = ze_rtas_builder_build_quality_hint_exp_t::FORCE_UINT32;
+/// Kind of geometry a geometry description holds.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_geometry_type_exp_t(pub u32);
 impl ze_rtas_builder_geometry_type_exp_t {
+    /// a triangle mesh
     pub const TRIANGLES: Self = Self(0);
+    /// a mesh of quadrilaterals
     pub const QUADS: Self = Self(1);
+    /// primitives known only by bounding boxes that a callback computes
     pub const PROCEDURAL: Self = Self(2);
+    /// a transformed reference to another acceleration structure
     pub const INSTANCE: Self = Self(3);
     /// Forces the C enum `ze_rtas_builder_geometry_type_exp_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -9320,25 +10557,40 @@ impl ::core::fmt::Display for ze_rtas_builder_geometry_type_exp_t {
     }
 }
 
+/// a triangle mesh
 pub const ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_TRIANGLES: ze_rtas_builder_geometry_type_exp_t = ze_rtas_builder_geometry_type_exp_t::TRIANGLES;
+/// a mesh of quadrilaterals
 pub const ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_QUADS: ze_rtas_builder_geometry_type_exp_t = ze_rtas_builder_geometry_type_exp_t::QUADS;
+/// primitives known only by bounding boxes that a callback computes
 pub const ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_PROCEDURAL: ze_rtas_builder_geometry_type_exp_t = ze_rtas_builder_geometry_type_exp_t::PROCEDURAL;
+/// a transformed reference to another acceleration structure
 pub const ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_INSTANCE: ze_rtas_builder_geometry_type_exp_t = ze_rtas_builder_geometry_type_exp_t::INSTANCE;
 /// Forces the C enum `ze_rtas_builder_geometry_type_exp_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_GEOMETRY_TYPE_EXP_FORCE_UINT32: ze_rtas_builder_geometry_type_exp_t = ze_rtas_builder_geometry_type_exp_t::FORCE_UINT32;
+/// One-byte form of ze_rtas_builder_geometry_type_exp_t, as stored in geometry descriptions.
+///
 /// Since API 1.7.
 pub type ze_rtas_builder_packed_geometry_type_exp_t = u8;
+/// Layout of the vertex, index, box and transform data given to a build.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_rtas_builder_input_data_format_exp_t(pub u32);
 impl ze_rtas_builder_input_data_format_exp_t {
+    /// three floats per element (ze_rtas_float3_exp_t), e.g. a vertex position
     pub const FLOAT3: Self = Self(0);
+    /// a 3x4 affine matrix stored column by column (ze_rtas_transform_float3x4_column_major_exp_t)
     pub const FLOAT3X4_COLUMN_MAJOR: Self = Self(1);
+    /// a 3x4 affine matrix stored column by column, each column padded to four floats
     pub const FLOAT3X4_ALIGNED_COLUMN_MAJOR: Self = Self(2);
+    /// a 3x4 affine matrix stored row by row (ze_rtas_transform_float3x4_row_major_exp_t)
     pub const FLOAT3X4_ROW_MAJOR: Self = Self(3);
+    /// an axis-aligned bounding box (ze_rtas_aabb_exp_t)
     pub const AABB: Self = Self(4);
+    /// three 32-bit vertex indices per triangle
     pub const TRIANGLE_INDICES_UINT32: Self = Self(5);
+    /// four 32-bit vertex indices per quad
     pub const QUAD_INDICES_UINT32: Self = Self(6);
     /// Forces the C enum `ze_rtas_builder_input_data_format_exp_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -9377,15 +10629,24 @@ impl ::core::fmt::Display for ze_rtas_builder_input_data_format_exp_t {
     }
 }
 
+/// three floats per element (ze_rtas_float3_exp_t), e.g. a vertex position
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FLOAT3: ze_rtas_builder_input_data_format_exp_t = ze_rtas_builder_input_data_format_exp_t::FLOAT3;
+/// a 3x4 affine matrix stored column by column (ze_rtas_transform_float3x4_column_major_exp_t)
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FLOAT3X4_COLUMN_MAJOR: ze_rtas_builder_input_data_format_exp_t = ze_rtas_builder_input_data_format_exp_t::FLOAT3X4_COLUMN_MAJOR;
+/// a 3x4 affine matrix stored column by column, each column padded to four floats
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FLOAT3X4_ALIGNED_COLUMN_MAJOR: ze_rtas_builder_input_data_format_exp_t = ze_rtas_builder_input_data_format_exp_t::FLOAT3X4_ALIGNED_COLUMN_MAJOR;
+/// a 3x4 affine matrix stored row by row (ze_rtas_transform_float3x4_row_major_exp_t)
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FLOAT3X4_ROW_MAJOR: ze_rtas_builder_input_data_format_exp_t = ze_rtas_builder_input_data_format_exp_t::FLOAT3X4_ROW_MAJOR;
+/// an axis-aligned bounding box (ze_rtas_aabb_exp_t)
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_AABB: ze_rtas_builder_input_data_format_exp_t = ze_rtas_builder_input_data_format_exp_t::AABB;
+/// three 32-bit vertex indices per triangle
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_TRIANGLE_INDICES_UINT32: ze_rtas_builder_input_data_format_exp_t = ze_rtas_builder_input_data_format_exp_t::TRIANGLE_INDICES_UINT32;
+/// four 32-bit vertex indices per quad
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_QUAD_INDICES_UINT32: ze_rtas_builder_input_data_format_exp_t = ze_rtas_builder_input_data_format_exp_t::QUAD_INDICES_UINT32;
 /// Forces the C enum `ze_rtas_builder_input_data_format_exp_t` to 32 bits; not a value.
 pub const ZE_RTAS_BUILDER_INPUT_DATA_FORMAT_EXP_FORCE_UINT32: ze_rtas_builder_input_data_format_exp_t = ze_rtas_builder_input_data_format_exp_t::FORCE_UINT32;
+/// One-byte form of ze_rtas_builder_input_data_format_exp_t, as stored in geometry descriptions.
+///
 /// Since API 1.7.
 pub type ze_rtas_builder_packed_input_data_format_exp_t = u8;
 /// Opaque object behind [`ze_rtas_builder_exp_handle_t`].
@@ -9394,6 +10655,8 @@ pub struct _ze_rtas_builder_exp_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to an acceleration structure builder.
+///
 /// Since API 1.7.
 pub type ze_rtas_builder_exp_handle_t = *mut _ze_rtas_builder_exp_handle_t;
 /// Opaque object behind [`ze_rtas_parallel_operation_exp_handle_t`].
@@ -9402,17 +10665,21 @@ pub struct _ze_rtas_parallel_operation_exp_handle_t {
     _p: [u8; 0],
 }
 
+/// Opaque reference to a parallel build operation that host threads can join.
+///
 /// Since API 1.7.
 pub type ze_rtas_parallel_operation_exp_handle_t = *mut _ze_rtas_parallel_operation_exp_handle_t;
+/// Settings for creating an acceleration structure builder.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] builder extension version the application was written against
     pub builderVersion: ze_rtas_builder_exp_version_t,
 }
 
@@ -9436,21 +10703,23 @@ impl ::core::fmt::Debug for ze_rtas_builder_exp_desc_t {
     }
 }
 
+/// Buffer sizes a given build operation needs, as reported by the builder.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] properties of the build; none are defined yet
     pub flags: ze_rtas_builder_exp_flags_t,
-    /// [out]
+    /// [out] destination size that usually suffices, in bytes; the build may still ask for a retry
     pub rtasBufferSizeBytesExpected: usize,
-    /// [out]
+    /// [out] destination size that always suffices, in bytes
     pub rtasBufferSizeBytesMaxRequired: usize,
-    /// [out]
+    /// [out] size of the scratch buffer the build needs, in bytes
     pub scratchBufferSizeBytes: usize,
 }
 
@@ -9480,17 +10749,19 @@ impl ::core::fmt::Debug for ze_rtas_builder_exp_properties_t {
     }
 }
 
+/// State of a parallel build operation after a deferred build was started.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_parallel_operation_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] properties of the operation; none are defined yet
     pub flags: ze_rtas_parallel_operation_exp_flags_t,
-    /// [out]
+    /// [out] most host threads that can usefully join the operation
     pub maxConcurrency: u32,
 }
 
@@ -9515,19 +10786,21 @@ impl ::core::fmt::Debug for ze_rtas_parallel_operation_exp_properties_t {
     }
 }
 
+/// Chained into device properties to learn the device's acceleration structure support.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_device_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] acceleration structure features; none are defined yet
     pub flags: ze_rtas_device_exp_flags_t,
-    /// [out]
+    /// [out] the acceleration structure layout the device uses; INVALID when unsupported
     pub rtasFormat: ze_rtas_format_exp_t,
-    /// [out]
+    /// [out] required alignment of acceleration structure buffers, in bytes
     pub rtasBufferAlignment: u32,
 }
 
@@ -9553,15 +10826,17 @@ impl ::core::fmt::Debug for ze_rtas_device_exp_properties_t {
     }
 }
 
+/// A point or vector of three single-precision floats.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_float3_exp_t {
-    /// [in]
+    /// [in] first coordinate
     pub x: f32,
-    /// [in]
+    /// [in] second coordinate
     pub y: f32,
-    /// [in]
+    /// [in] third coordinate
     pub z: f32,
 }
 
@@ -9582,33 +10857,35 @@ impl ::core::fmt::Debug for ze_rtas_float3_exp_t {
     }
 }
 
+/// A 3x4 affine transform stored column by column: three basis vectors, then the translation.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_transform_float3x4_column_major_exp_t {
-    /// [in]
+    /// [in] x component of the first basis vector (image of the X axis)
     pub vx_x: f32,
-    /// [in]
+    /// [in] y component of the first basis vector (image of the X axis)
     pub vx_y: f32,
-    /// [in]
+    /// [in] z component of the first basis vector (image of the X axis)
     pub vx_z: f32,
-    /// [in]
+    /// [in] x component of the second basis vector (image of the Y axis)
     pub vy_x: f32,
-    /// [in]
+    /// [in] y component of the second basis vector (image of the Y axis)
     pub vy_y: f32,
-    /// [in]
+    /// [in] z component of the second basis vector (image of the Y axis)
     pub vy_z: f32,
-    /// [in]
+    /// [in] x component of the third basis vector (image of the Z axis)
     pub vz_x: f32,
-    /// [in]
+    /// [in] y component of the third basis vector (image of the Z axis)
     pub vz_y: f32,
-    /// [in]
+    /// [in] z component of the third basis vector (image of the Z axis)
     pub vz_z: f32,
-    /// [in]
+    /// [in] x component of the translation
     pub p_x: f32,
-    /// [in]
+    /// [in] y component of the translation
     pub p_y: f32,
-    /// [in]
+    /// [in] z component of the translation
     pub p_z: f32,
 }
 
@@ -9638,41 +10915,43 @@ impl ::core::fmt::Debug for ze_rtas_transform_float3x4_column_major_exp_t {
     }
 }
 
+/// A 3x4 affine transform stored column by column, each column padded to four floats.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_transform_float3x4_aligned_column_major_exp_t {
-    /// [in]
+    /// [in] x component of the first basis vector (image of the X axis)
     pub vx_x: f32,
-    /// [in]
+    /// [in] y component of the first basis vector (image of the X axis)
     pub vx_y: f32,
-    /// [in]
+    /// [in] z component of the first basis vector (image of the X axis)
     pub vx_z: f32,
-    /// [in]
+    /// [in] padding; ignored
     pub pad0: f32,
-    /// [in]
+    /// [in] x component of the second basis vector (image of the Y axis)
     pub vy_x: f32,
-    /// [in]
+    /// [in] y component of the second basis vector (image of the Y axis)
     pub vy_y: f32,
-    /// [in]
+    /// [in] z component of the second basis vector (image of the Y axis)
     pub vy_z: f32,
-    /// [in]
+    /// [in] padding; ignored
     pub pad1: f32,
-    /// [in]
+    /// [in] x component of the third basis vector (image of the Z axis)
     pub vz_x: f32,
-    /// [in]
+    /// [in] y component of the third basis vector (image of the Z axis)
     pub vz_y: f32,
-    /// [in]
+    /// [in] z component of the third basis vector (image of the Z axis)
     pub vz_z: f32,
-    /// [in]
+    /// [in] padding; ignored
     pub pad2: f32,
-    /// [in]
+    /// [in] x component of the translation
     pub p_x: f32,
-    /// [in]
+    /// [in] y component of the translation
     pub p_y: f32,
-    /// [in]
+    /// [in] z component of the translation
     pub p_z: f32,
-    /// [in]
+    /// [in] padding; ignored
     pub pad3: f32,
 }
 
@@ -9706,33 +10985,35 @@ impl ::core::fmt::Debug for ze_rtas_transform_float3x4_aligned_column_major_exp_
     }
 }
 
+/// A 3x4 affine transform stored row by row.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_transform_float3x4_row_major_exp_t {
-    /// [in]
+    /// [in] x component of the first basis vector (image of the X axis)
     pub vx_x: f32,
-    /// [in]
+    /// [in] x component of the second basis vector (image of the Y axis)
     pub vy_x: f32,
-    /// [in]
+    /// [in] x component of the third basis vector (image of the Z axis)
     pub vz_x: f32,
-    /// [in]
+    /// [in] x component of the translation
     pub p_x: f32,
-    /// [in]
+    /// [in] y component of the first basis vector (image of the X axis)
     pub vx_y: f32,
-    /// [in]
+    /// [in] y component of the second basis vector (image of the Y axis)
     pub vy_y: f32,
-    /// [in]
+    /// [in] y component of the third basis vector (image of the Z axis)
     pub vz_y: f32,
-    /// [in]
+    /// [in] y component of the translation
     pub p_y: f32,
-    /// [in]
+    /// [in] z component of the first basis vector (image of the X axis)
     pub vx_z: f32,
-    /// [in]
+    /// [in] z component of the second basis vector (image of the Y axis)
     pub vy_z: f32,
-    /// [in]
+    /// [in] z component of the third basis vector (image of the Z axis)
     pub vz_z: f32,
-    /// [in]
+    /// [in] z component of the translation
     pub p_z: f32,
 }
 
@@ -9762,13 +11043,15 @@ impl ::core::fmt::Debug for ze_rtas_transform_float3x4_row_major_exp_t {
     }
 }
 
+/// An axis-aligned bounding box given by two opposite corners.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_aabb_exp_t {
-    /// [in]
+    /// [in] corner with the smallest coordinates
     pub lower: ze_rtas_float3_exp_t,
-    /// [in]
+    /// [in] corner with the largest coordinates
     pub upper: ze_rtas_float3_exp_t,
 }
 
@@ -9788,15 +11071,17 @@ impl ::core::fmt::Debug for ze_rtas_aabb_exp_t {
     }
 }
 
+/// The three vertex indices of one triangle.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_triangle_indices_uint32_exp_t {
-    /// [in]
+    /// [in] index of the first vertex
     pub v0: u32,
-    /// [in]
+    /// [in] index of the second vertex
     pub v1: u32,
-    /// [in]
+    /// [in] index of the third vertex
     pub v2: u32,
 }
 
@@ -9817,17 +11102,19 @@ impl ::core::fmt::Debug for ze_rtas_triangle_indices_uint32_exp_t {
     }
 }
 
+/// The four vertex indices of one quadrilateral.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_quad_indices_uint32_exp_t {
-    /// [in]
+    /// [in] index of the first vertex
     pub v0: u32,
-    /// [in]
+    /// [in] index of the second vertex
     pub v1: u32,
-    /// [in]
+    /// [in] index of the third vertex
     pub v2: u32,
-    /// [in]
+    /// [in] index of the fourth vertex
     pub v3: u32,
 }
 
@@ -9849,11 +11136,13 @@ impl ::core::fmt::Debug for ze_rtas_quad_indices_uint32_exp_t {
     }
 }
 
+/// Common head of every geometry description; its type says which full struct it is.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_geometry_info_exp_t {
-    /// [in]
+    /// [in] kind of geometry, selecting the full description struct
     pub geometryType: ze_rtas_builder_packed_geometry_type_exp_t,
 }
 
@@ -9872,31 +11161,33 @@ impl ::core::fmt::Debug for ze_rtas_builder_geometry_info_exp_t {
     }
 }
 
+/// A triangle mesh given to an acceleration structure build.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_triangles_geometry_info_exp_t {
-    /// [in]
+    /// [in] must be the triangles geometry type
     pub geometryType: ze_rtas_builder_packed_geometry_type_exp_t,
-    /// [in]
+    /// [in] options of this geometry
     pub geometryFlags: ze_rtas_builder_packed_geometry_exp_flags_t,
-    /// [in]
+    /// [in] 8-bit ray mask; a ray sees the geometry only when its mask shares a bit
     pub geometryMask: u8,
-    /// [in]
+    /// [in] layout of each triangle record (32-bit index triples)
     pub triangleFormat: ze_rtas_builder_packed_input_data_format_exp_t,
-    /// [in]
+    /// [in] layout of each vertex record (three floats)
     pub vertexFormat: ze_rtas_builder_packed_input_data_format_exp_t,
-    /// [in]
+    /// [in] how many triangles pTriangleBuffer holds
     pub triangleCount: u32,
-    /// [in]
+    /// [in] how many vertices pVertexBuffer holds
     pub vertexCount: u32,
-    /// [in]
+    /// [in] bytes from one triangle record to the next
     pub triangleStride: u32,
-    /// [in]
+    /// [in] bytes from one vertex record to the next
     pub vertexStride: u32,
-    /// [in]
+    /// [in] the triangle index records
     pub pTriangleBuffer: *mut c_void,
-    /// [in]
+    /// [in] the vertex records
     pub pVertexBuffer: *mut c_void,
 }
 
@@ -9925,31 +11216,33 @@ impl ::core::fmt::Debug for ze_rtas_builder_triangles_geometry_info_exp_t {
     }
 }
 
+/// A quadrilateral mesh given to an acceleration structure build.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_quads_geometry_info_exp_t {
-    /// [in]
+    /// [in] must be the quads geometry type
     pub geometryType: ze_rtas_builder_packed_geometry_type_exp_t,
-    /// [in]
+    /// [in] options of this geometry
     pub geometryFlags: ze_rtas_builder_packed_geometry_exp_flags_t,
-    /// [in]
+    /// [in] 8-bit ray mask; a ray sees the geometry only when its mask shares a bit
     pub geometryMask: u8,
-    /// [in]
+    /// [in] layout of each quad record (32-bit index quadruples)
     pub quadFormat: ze_rtas_builder_packed_input_data_format_exp_t,
-    /// [in]
+    /// [in] layout of each vertex record (three floats)
     pub vertexFormat: ze_rtas_builder_packed_input_data_format_exp_t,
-    /// [in]
+    /// [in] how many quads pQuadBuffer holds
     pub quadCount: u32,
-    /// [in]
+    /// [in] how many vertices pVertexBuffer holds
     pub vertexCount: u32,
-    /// [in]
+    /// [in] bytes from one quad record to the next
     pub quadStride: u32,
-    /// [in]
+    /// [in] bytes from one vertex record to the next
     pub vertexStride: u32,
-    /// [in]
+    /// [in] the quad index records
     pub pQuadBuffer: *mut c_void,
-    /// [in]
+    /// [in] the vertex records
     pub pVertexBuffer: *mut c_void,
 }
 
@@ -9978,23 +11271,25 @@ impl ::core::fmt::Debug for ze_rtas_builder_quads_geometry_info_exp_t {
     }
 }
 
+/// What the bounds callback of a procedural geometry receives: which primitives to bound and where to write.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_geometry_aabbs_exp_cb_params_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end
     pub pNext: *mut c_void,
-    /// [in]
+    /// [in] index of the first primitive to bound
     pub primID: u32,
-    /// [in]
+    /// [in] how many consecutive primitives to bound
     pub primIDCount: u32,
-    /// [in]
+    /// [in] the geometry's own user pointer (pGeomUserPtr of its description)
     pub pGeomUserPtr: *mut c_void,
-    /// [in]
+    /// [in] the user pointer passed to the build call
     pub pBuildUserPtr: *mut c_void,
-    /// [out]
+    /// [out] where the callback writes primIDCount boxes, one per primitive
     pub pBoundsOut: *mut ze_rtas_aabb_exp_t,
 }
 
@@ -10022,28 +11317,32 @@ impl ::core::fmt::Debug for ze_rtas_geometry_aabbs_exp_cb_params_t {
     }
 }
 
+/// Callback that writes the bounding boxes of a range of procedural primitives during a build.
+///
 /// Since API 1.7.
 pub type ze_rtas_geometry_aabbs_cb_exp_t = Option<
     unsafe extern "C" fn(params: *mut ze_rtas_geometry_aabbs_exp_cb_params_t),
 >;
 
+/// Procedural primitives, known only through a bounds callback, given to a build.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_procedural_geometry_info_exp_t {
-    /// [in]
+    /// [in] must be the procedural geometry type
     pub geometryType: ze_rtas_builder_packed_geometry_type_exp_t,
-    /// [in]
+    /// [in] options of this geometry
     pub geometryFlags: ze_rtas_builder_packed_geometry_exp_flags_t,
-    /// [in]
+    /// [in] 8-bit ray mask; a ray sees the geometry only when its mask shares a bit
     pub geometryMask: u8,
-    /// [in]
+    /// [in] unused; set to 0
     pub reserved: u8,
-    /// [in]
+    /// [in] how many primitives the geometry has
     pub primCount: u32,
-    /// [in]
+    /// [in] callback the builder calls to get primitive bounds
     pub pfnGetBoundsCb: ze_rtas_geometry_aabbs_cb_exp_t,
-    /// [in]
+    /// [in] opaque pointer handed to the callback with each call
     pub pGeomUserPtr: *mut c_void,
 }
 
@@ -10068,25 +11367,27 @@ impl ::core::fmt::Debug for ze_rtas_builder_procedural_geometry_info_exp_t {
     }
 }
 
+/// A transformed instance of another acceleration structure, given to a build.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_instance_geometry_info_exp_t {
-    /// [in]
+    /// [in] must be the instance geometry type
     pub geometryType: ze_rtas_builder_packed_geometry_type_exp_t,
-    /// [in]
+    /// [in] options of this instance
     pub instanceFlags: ze_rtas_builder_packed_instance_exp_flags_t,
-    /// [in]
+    /// [in] 8-bit ray mask; a ray sees the instance only when its mask shares a bit
     pub geometryMask: u8,
-    /// [in]
+    /// [in] layout of the matrix at pTransform
     pub transformFormat: ze_rtas_builder_packed_input_data_format_exp_t,
-    /// [in]
+    /// [in] value reported to shaders for hits in this instance
     pub instanceUserID: u32,
-    /// [in]
+    /// [in] object-to-world matrix of the instance
     pub pTransform: *mut c_void,
-    /// [in]
+    /// [in] bounds of the instanced structure in its own object space
     pub pBounds: *mut ze_rtas_aabb_exp_t,
-    /// [in]
+    /// [in] the acceleration structure being instanced
     pub pAccelerationStructure: *mut c_void,
 }
 
@@ -10112,23 +11413,25 @@ impl ::core::fmt::Debug for ze_rtas_builder_instance_geometry_info_exp_t {
     }
 }
 
+/// Describes one acceleration structure build: format, quality, options and geometries.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_rtas_builder_build_op_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] layout to build; must suit the target devices
     pub rtasFormat: ze_rtas_format_exp_t,
-    /// [in]
+    /// [in] speed versus quality trade-off of the build
     pub buildQuality: ze_rtas_builder_build_quality_hint_exp_t,
-    /// [in]
+    /// [in] options of the build
     pub buildFlags: ze_rtas_builder_build_op_exp_flags_t,
-    /// [in][optional][range(0, `numGeometries`)]
+    /// [in][optional][range(0, `numGeometries`)] one pointer per geometry, each to the description struct matching its type
     pub ppGeometries: *mut *const ze_rtas_builder_geometry_info_exp_t,
-    /// [in]
+    /// [in] length of ppGeometries
     pub numGeometries: u32,
 }
 
@@ -10156,16 +11459,22 @@ impl ::core::fmt::Debug for ze_rtas_builder_build_op_exp_desc_t {
     }
 }
 
+/// Name string identifying the sRGB image extension.
+///
 /// Since API 1.3.
 pub const ZE_SRGB_EXT_NAME: &str = "ZE_extension_srgb";
 /// [`ZE_SRGB_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_SRGB_EXT_NAME_BYTES: &[u8] = b"ZE_extension_srgb\0";
+/// Versions of the sRGB image extension.
+///
 /// Since API 1.3.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_srgb_ext_version_t(pub u32);
 impl ze_srgb_ext_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_srgb_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -10194,19 +11503,23 @@ impl ::core::fmt::Display for ze_srgb_ext_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_SRGB_EXT_VERSION_1_0: ze_srgb_ext_version_t = ze_srgb_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_SRGB_EXT_VERSION_CURRENT: ze_srgb_ext_version_t = ze_srgb_ext_version_t::CURRENT;
 /// Forces the C enum `ze_srgb_ext_version_t` to 32 bits; not a value.
 pub const ZE_SRGB_EXT_VERSION_FORCE_UINT32: ze_srgb_ext_version_t = ze_srgb_ext_version_t::FORCE_UINT32;
+/// Chained into an image descriptor to request sRGB color encoding.
+///
 /// Since API 1.3.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_srgb_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] true to treat the image data as sRGB, false for linear color
     pub sRGB: ze_bool_t,
 }
 
@@ -10230,16 +11543,22 @@ impl ::core::fmt::Debug for ze_srgb_ext_desc_t {
     }
 }
 
+/// Name string identifying the experimental bandwidth properties extension.
+///
 /// Since API 1.4.
 pub const ZE_BANDWIDTH_PROPERTIES_EXP_NAME: &str = "ZE_experimental_bandwidth_properties";
 /// [`ZE_BANDWIDTH_PROPERTIES_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_BANDWIDTH_PROPERTIES_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_bandwidth_properties\0";
+/// Versions of the experimental bandwidth properties extension.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_bandwidth_properties_exp_version_t(pub u32);
 impl ze_bandwidth_properties_exp_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_bandwidth_properties_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -10268,29 +11587,33 @@ impl ::core::fmt::Display for ze_bandwidth_properties_exp_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_BANDWIDTH_PROPERTIES_EXP_VERSION_1_0: ze_bandwidth_properties_exp_version_t = ze_bandwidth_properties_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_BANDWIDTH_PROPERTIES_EXP_VERSION_CURRENT: ze_bandwidth_properties_exp_version_t = ze_bandwidth_properties_exp_version_t::CURRENT;
 /// Forces the C enum `ze_bandwidth_properties_exp_version_t` to 32 bits; not a value.
 pub const ZE_BANDWIDTH_PROPERTIES_EXP_VERSION_FORCE_UINT32: ze_bandwidth_properties_exp_version_t = ze_bandwidth_properties_exp_version_t::FORCE_UINT32;
+/// Chained into peer-to-peer properties to learn bandwidth and latency between two devices.
+///
 /// Since API 1.4.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_p2p_bandwidth_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] bandwidth usable between the two devices, in bandwidthUnit
     pub logicalBandwidth: u32,
-    /// [out]
+    /// [out] raw bandwidth of the link hardware, in bandwidthUnit
     pub physicalBandwidth: u32,
-    /// [out]
+    /// [out] unit of both bandwidth values
     pub bandwidthUnit: ze_bandwidth_unit_t,
-    /// [out]
+    /// [out] latency seen by software between the two devices, in latencyUnit
     pub logicalLatency: u32,
-    /// [out]
+    /// [out] latency of the link hardware itself, in latencyUnit
     pub physicalLatency: u32,
-    /// [out]
+    /// [out] unit of both latency values
     pub latencyUnit: ze_latency_unit_t,
 }
 
@@ -10319,17 +11642,19 @@ impl ::core::fmt::Debug for ze_device_p2p_bandwidth_exp_properties_t {
     }
 }
 
+/// Chained into queue group properties to learn the copy bandwidth of that group.
+///
 /// Since API 1.4.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_copy_bandwidth_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] copy throughput of engines in this group, in copyBandwidthUnit
     pub copyBandwidth: u32,
-    /// [out]
+    /// [out] unit of copyBandwidth
     pub copyBandwidthUnit: ze_bandwidth_unit_t,
 }
 
@@ -10354,16 +11679,22 @@ impl ::core::fmt::Debug for ze_copy_bandwidth_exp_properties_t {
     }
 }
 
+/// Name string identifying the bfloat16 conversions extension.
+///
 /// Since API 1.5.
 pub const ZE_BFLOAT16_CONVERSIONS_EXT_NAME: &str = "ZE_extension_bfloat16_conversions";
 /// [`ZE_BFLOAT16_CONVERSIONS_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_BFLOAT16_CONVERSIONS_EXT_NAME_BYTES: &[u8] = b"ZE_extension_bfloat16_conversions\0";
+/// Versions of the bfloat16 conversions extension.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_bfloat16_conversions_ext_version_t(pub u32);
 impl ze_bfloat16_conversions_ext_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_bfloat16_conversions_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -10392,20 +11723,28 @@ impl ::core::fmt::Display for ze_bfloat16_conversions_ext_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_BFLOAT16_CONVERSIONS_EXT_VERSION_1_0: ze_bfloat16_conversions_ext_version_t = ze_bfloat16_conversions_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_BFLOAT16_CONVERSIONS_EXT_VERSION_CURRENT: ze_bfloat16_conversions_ext_version_t = ze_bfloat16_conversions_ext_version_t::CURRENT;
 /// Forces the C enum `ze_bfloat16_conversions_ext_version_t` to 32 bits; not a value.
 pub const ZE_BFLOAT16_CONVERSIONS_EXT_VERSION_FORCE_UINT32: ze_bfloat16_conversions_ext_version_t = ze_bfloat16_conversions_ext_version_t::FORCE_UINT32;
+/// Name string identifying the experimental bindless image extension.
+///
 /// Since API 1.9.
 pub const ZE_BINDLESS_IMAGE_EXP_NAME: &str = "ZE_experimental_bindless_image";
 /// [`ZE_BINDLESS_IMAGE_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_BINDLESS_IMAGE_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_bindless_image\0";
+/// Versions of the experimental bindless image extension.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_bindless_image_exp_version_t(pub u32);
 impl ze_bindless_image_exp_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_bindless_image_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -10434,16 +11773,22 @@ impl ::core::fmt::Display for ze_bindless_image_exp_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_BINDLESS_IMAGE_EXP_VERSION_1_0: ze_bindless_image_exp_version_t = ze_bindless_image_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_BINDLESS_IMAGE_EXP_VERSION_CURRENT: ze_bindless_image_exp_version_t = ze_bindless_image_exp_version_t::CURRENT;
 /// Forces the C enum `ze_bindless_image_exp_version_t` to 32 bits; not a value.
 pub const ZE_BINDLESS_IMAGE_EXP_VERSION_FORCE_UINT32: ze_bindless_image_exp_version_t = ze_bindless_image_exp_version_t::FORCE_UINT32;
+/// How an image is made accessible without binding it to a kernel argument.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_bindless_exp_flag_t(pub u32);
 impl ze_image_bindless_exp_flag_t {
+    /// the image is bindless; kernels reach it through its device offset
     pub const BINDLESS: Self = Self(1);
+    /// the bindless image is read through a sampler chained in the same descriptor
     pub const SAMPLED_IMAGE: Self = Self(2);
     /// Forces the C enum `ze_image_bindless_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -10473,10 +11818,14 @@ impl ::core::fmt::Display for ze_image_bindless_exp_flag_t {
     }
 }
 
+/// the image is bindless; kernels reach it through its device offset
 pub const ZE_IMAGE_BINDLESS_EXP_FLAG_BINDLESS: ze_image_bindless_exp_flag_t = ze_image_bindless_exp_flag_t::BINDLESS;
+/// the bindless image is read through a sampler chained in the same descriptor
 pub const ZE_IMAGE_BINDLESS_EXP_FLAG_SAMPLED_IMAGE: ze_image_bindless_exp_flag_t = ze_image_bindless_exp_flag_t::SAMPLED_IMAGE;
 /// Forces the C enum `ze_image_bindless_exp_flag_t` to 32 bits; not a value.
 pub const ZE_IMAGE_BINDLESS_EXP_FLAG_FORCE_UINT32: ze_image_bindless_exp_flag_t = ze_image_bindless_exp_flag_t::FORCE_UINT32;
+/// How an image is made accessible without binding it to a kernel argument.
+///
 /// Since API 1.9.
 ///
 /// A set of [`ze_image_bindless_exp_flag_t`] bits (C: `typedef uint32_t ze_image_bindless_exp_flags_t`).
@@ -10484,7 +11833,9 @@ pub const ZE_IMAGE_BINDLESS_EXP_FLAG_FORCE_UINT32: ze_image_bindless_exp_flag_t 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_bindless_exp_flags_t(pub u32);
 impl ze_image_bindless_exp_flags_t {
+    /// the image is bindless; kernels reach it through its device offset
     pub const BINDLESS: Self = Self(0x00000001);
+    /// the bindless image is read through a sampler chained in the same descriptor
     pub const SAMPLED_IMAGE: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -10587,15 +11938,17 @@ impl ::core::fmt::Display for ze_image_bindless_exp_flags_t {
     }
 }
 
+/// Chained into an image descriptor to create a bindless image.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_image_bindless_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] bindless options; 0 leaves the image bound in the usual way
     pub flags: ze_image_bindless_exp_flags_t,
 }
 
@@ -10619,15 +11972,17 @@ impl ::core::fmt::Debug for ze_image_bindless_exp_desc_t {
     }
 }
 
+/// Chained into an image descriptor to build the image on existing pitched memory.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_image_pitched_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] start of a pitched allocation (see zeMemGetPitchFor2dImage) that holds the image data
     pub ptr: *mut c_void,
 }
 
@@ -10651,17 +12006,19 @@ impl ::core::fmt::Debug for ze_image_pitched_exp_desc_t {
     }
 }
 
+/// Chained into device image properties to learn the size limits of images on linear memory.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_pitched_alloc_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] widest image allowed on linear memory, in pixels
     pub maxImageLinearWidth: usize,
-    /// [out]
+    /// [out] tallest image allowed on linear memory, in rows
     pub maxImageLinearHeight: usize,
 }
 
@@ -10686,17 +12043,19 @@ impl ::core::fmt::Debug for ze_device_pitched_alloc_exp_properties_t {
     }
 }
 
+/// Chained to learn the alignment and limit of row pitches for 2D images on linear memory.
+///
 /// Since API 1.14.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_pitched_alloc_2dimage_linear_pitch_exp_info_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] every row pitch must be a multiple of this many bytes
     pub pitchAlign: usize,
-    /// [out]
+    /// [out] largest row pitch allowed, in bytes
     pub maxSupportedPitch: usize,
 }
 
@@ -10721,17 +12080,19 @@ impl ::core::fmt::Debug for ze_pitched_alloc_2dimage_linear_pitch_exp_info_t {
     }
 }
 
+/// Chained into a pitched image descriptor to give explicit row and slice pitches.
+///
 /// Since API 1.15.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_custom_pitch_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] distance between the starts of two rows, in bytes
     pub rowPitch: usize,
-    /// [in]
+    /// [in] distance between the starts of two slices, in bytes
     pub slicePitch: usize,
 }
 
@@ -10756,16 +12117,22 @@ impl ::core::fmt::Debug for ze_custom_pitch_exp_desc_t {
     }
 }
 
+/// Name string identifying the cache reservation extension.
+///
 /// Since API 1.2.
 pub const ZE_CACHE_RESERVATION_EXT_NAME: &str = "ZE_extension_cache_reservation";
 /// [`ZE_CACHE_RESERVATION_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_CACHE_RESERVATION_EXT_NAME_BYTES: &[u8] = b"ZE_extension_cache_reservation\0";
+/// Versions of the cache reservation extension.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_cache_reservation_ext_version_t(pub u32);
 impl ze_cache_reservation_ext_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_cache_reservation_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -10794,22 +12161,35 @@ impl ::core::fmt::Display for ze_cache_reservation_ext_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_CACHE_RESERVATION_EXT_VERSION_1_0: ze_cache_reservation_ext_version_t = ze_cache_reservation_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_CACHE_RESERVATION_EXT_VERSION_CURRENT: ze_cache_reservation_ext_version_t = ze_cache_reservation_ext_version_t::CURRENT;
 /// Forces the C enum `ze_cache_reservation_ext_version_t` to 32 bits; not a value.
 pub const ZE_CACHE_RESERVATION_EXT_VERSION_FORCE_UINT32: ze_cache_reservation_ext_version_t = ze_cache_reservation_ext_version_t::FORCE_UINT32;
+/// Which part of a cache a memory region should use.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_cache_ext_region_t(pub u32);
 impl ze_cache_ext_region_t {
+    /// older name of ZE_CACHE_EXT_REGION_DEFAULT
     pub const ZE_CACHE_REGION_DEFAULT: Self = Self(0);
+    /// older name of ZE_CACHE_EXT_REGION_RESERVED
     pub const ZE_CACHE_RESERVE_REGION: Self = Self(1);
+    /// older name of ZE_CACHE_EXT_REGION_NON_RESERVED
     pub const ZE_CACHE_NON_RESERVED_REGION: Self = Self(2);
+    /// let the driver decide; the region gets no special treatment
+    ///
     /// Since API 1.7.
     pub const DEFAULT: Self = Self(0);
+    /// keep the region in the reserved part of the cache
+    ///
     /// Since API 1.7.
     pub const RESERVED: Self = Self(1);
+    /// keep the region in the part of the cache left unreserved
+    ///
     /// Since API 1.7.
     pub const NON_RESERVED: Self = Self(2);
     /// Forces the C enum `ze_cache_ext_region_t` to 32 bits; not a value.
@@ -10841,26 +12221,37 @@ impl ::core::fmt::Display for ze_cache_ext_region_t {
     }
 }
 
+/// older name of ZE_CACHE_EXT_REGION_DEFAULT
 pub const ZE_CACHE_EXT_REGION_ZE_CACHE_REGION_DEFAULT: ze_cache_ext_region_t = ze_cache_ext_region_t::ZE_CACHE_REGION_DEFAULT;
+/// older name of ZE_CACHE_EXT_REGION_RESERVED
 pub const ZE_CACHE_EXT_REGION_ZE_CACHE_RESERVE_REGION: ze_cache_ext_region_t = ze_cache_ext_region_t::ZE_CACHE_RESERVE_REGION;
+/// older name of ZE_CACHE_EXT_REGION_NON_RESERVED
 pub const ZE_CACHE_EXT_REGION_ZE_CACHE_NON_RESERVED_REGION: ze_cache_ext_region_t = ze_cache_ext_region_t::ZE_CACHE_NON_RESERVED_REGION;
+/// let the driver decide; the region gets no special treatment
+///
 /// Since API 1.7.
 pub const ZE_CACHE_EXT_REGION_DEFAULT: ze_cache_ext_region_t = ze_cache_ext_region_t::DEFAULT;
+/// keep the region in the reserved part of the cache
+///
 /// Since API 1.7.
 pub const ZE_CACHE_EXT_REGION_RESERVED: ze_cache_ext_region_t = ze_cache_ext_region_t::RESERVED;
+/// keep the region in the part of the cache left unreserved
+///
 /// Since API 1.7.
 pub const ZE_CACHE_EXT_REGION_NON_RESERVED: ze_cache_ext_region_t = ze_cache_ext_region_t::NON_RESERVED;
 /// Forces the C enum `ze_cache_ext_region_t` to 32 bits; not a value.
 pub const ZE_CACHE_EXT_REGION_FORCE_UINT32: ze_cache_ext_region_t = ze_cache_ext_region_t::FORCE_UINT32;
+/// Chained into cache properties to learn how much of that cache can be reserved.
+///
 /// Since API 1.2.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_cache_reservation_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] largest reservation this cache allows, in bytes
     pub maxCacheReservationSize: usize,
 }
 
@@ -10884,16 +12275,22 @@ impl ::core::fmt::Debug for ze_cache_reservation_ext_desc_t {
     }
 }
 
+/// Name string identifying the experimental command list clone extension.
+///
 /// Since API 1.9.
 pub const ZE_COMMAND_LIST_CLONE_EXP_NAME: &str = "ZE_experimental_command_list_clone";
 /// [`ZE_COMMAND_LIST_CLONE_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_COMMAND_LIST_CLONE_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_command_list_clone\0";
+/// Versions of the experimental command list clone extension.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_command_list_clone_exp_version_t(pub u32);
 impl ze_command_list_clone_exp_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_command_list_clone_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -10922,24 +12319,27 @@ impl ::core::fmt::Display for ze_command_list_clone_exp_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_COMMAND_LIST_CLONE_EXP_VERSION_1_0: ze_command_list_clone_exp_version_t = ze_command_list_clone_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_COMMAND_LIST_CLONE_EXP_VERSION_CURRENT: ze_command_list_clone_exp_version_t = ze_command_list_clone_exp_version_t::CURRENT;
 /// Forces the C enum `ze_command_list_clone_exp_version_t` to 32 bits; not a value.
 pub const ZE_COMMAND_LIST_CLONE_EXP_VERSION_FORCE_UINT32: ze_command_list_clone_exp_version_t = ze_command_list_clone_exp_version_t::FORCE_UINT32;
+/// A box inside a linear buffer, for region copies: origin in bytes and rows, size likewise.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_copy_region_t {
-    /// [in]
+    /// [in] first column of the box, in bytes
     pub originX: u32,
-    /// [in]
+    /// [in] first row of the box
     pub originY: u32,
-    /// [in]
+    /// [in] first slice of the box
     pub originZ: u32,
-    /// [in]
+    /// [in] box width, in bytes
     pub width: u32,
-    /// [in]
+    /// [in] box height, in rows
     pub height: u32,
-    /// [in]
+    /// [in] box depth, in slices
     pub depth: u32,
 }
 
@@ -10963,20 +12363,21 @@ impl ::core::fmt::Debug for ze_copy_region_t {
     }
 }
 
+/// A box inside an image, in pixels: where it starts and how large it is.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_image_region_t {
-    /// [in]
+    /// [in] first column of the box, in pixels
     pub originX: u32,
-    /// [in]
+    /// [in] first row of the box
     pub originY: u32,
-    /// [in]
+    /// [in] first slice of the box
     pub originZ: u32,
-    /// [in]
+    /// [in] box width, in pixels
     pub width: u32,
-    /// [in]
+    /// [in] box height, in rows
     pub height: u32,
-    /// [in]
+    /// [in] box depth, in slices
     pub depth: u32,
 }
 
@@ -11000,20 +12401,33 @@ impl ::core::fmt::Debug for ze_image_region_t {
     }
 }
 
+/// Hints about how a shared allocation will be used, given to zeCommandListAppendMemAdvise.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_memory_advice_t(pub u32);
 impl ze_memory_advice_t {
+    /// the range will mostly be read; copies may be kept on several devices
     pub const SET_READ_MOSTLY: Self = Self(0);
+    /// withdraws the read-mostly hint
     pub const CLEAR_READ_MOSTLY: Self = Self(1);
+    /// the range should live on the device given to the advice call
     pub const SET_PREFERRED_LOCATION: Self = Self(2);
+    /// withdraws the preferred-location hint
     pub const CLEAR_PREFERRED_LOCATION: Self = Self(3);
+    /// atomic operations on the range will be rare
     pub const SET_NON_ATOMIC_MOSTLY: Self = Self(4);
+    /// withdraws the non-atomic-mostly hint
     pub const CLEAR_NON_ATOMIC_MOSTLY: Self = Self(5);
+    /// the device should favor caching the range
     pub const BIAS_CACHED: Self = Self(6);
+    /// the device should favor not caching the range
     pub const BIAS_UNCACHED: Self = Self(7);
+    /// the range should live in host (system) memory
+    ///
     /// Since API 1.7.
     pub const SET_SYSTEM_MEMORY_PREFERRED_LOCATION: Self = Self(8);
+    /// withdraws the system-memory location hint
+    ///
     /// Since API 1.7.
     pub const CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION: Self = Self(9);
     /// Forces the C enum `ze_memory_advice_t` to 32 bits; not a value.
@@ -11052,30 +12466,48 @@ impl ::core::fmt::Display for ze_memory_advice_t {
     }
 }
 
+/// the range will mostly be read; copies may be kept on several devices
 pub const ZE_MEMORY_ADVICE_SET_READ_MOSTLY: ze_memory_advice_t = ze_memory_advice_t::SET_READ_MOSTLY;
+/// withdraws the read-mostly hint
 pub const ZE_MEMORY_ADVICE_CLEAR_READ_MOSTLY: ze_memory_advice_t = ze_memory_advice_t::CLEAR_READ_MOSTLY;
+/// the range should live on the device given to the advice call
 pub const ZE_MEMORY_ADVICE_SET_PREFERRED_LOCATION: ze_memory_advice_t = ze_memory_advice_t::SET_PREFERRED_LOCATION;
+/// withdraws the preferred-location hint
 pub const ZE_MEMORY_ADVICE_CLEAR_PREFERRED_LOCATION: ze_memory_advice_t = ze_memory_advice_t::CLEAR_PREFERRED_LOCATION;
+/// atomic operations on the range will be rare
 pub const ZE_MEMORY_ADVICE_SET_NON_ATOMIC_MOSTLY: ze_memory_advice_t = ze_memory_advice_t::SET_NON_ATOMIC_MOSTLY;
+/// withdraws the non-atomic-mostly hint
 pub const ZE_MEMORY_ADVICE_CLEAR_NON_ATOMIC_MOSTLY: ze_memory_advice_t = ze_memory_advice_t::CLEAR_NON_ATOMIC_MOSTLY;
+/// the device should favor caching the range
 pub const ZE_MEMORY_ADVICE_BIAS_CACHED: ze_memory_advice_t = ze_memory_advice_t::BIAS_CACHED;
+/// the device should favor not caching the range
 pub const ZE_MEMORY_ADVICE_BIAS_UNCACHED: ze_memory_advice_t = ze_memory_advice_t::BIAS_UNCACHED;
+/// the range should live in host (system) memory
+///
 /// Since API 1.7.
 pub const ZE_MEMORY_ADVICE_SET_SYSTEM_MEMORY_PREFERRED_LOCATION: ze_memory_advice_t = ze_memory_advice_t::SET_SYSTEM_MEMORY_PREFERRED_LOCATION;
+/// withdraws the system-memory location hint
+///
 /// Since API 1.7.
 pub const ZE_MEMORY_ADVICE_CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION: ze_memory_advice_t = ze_memory_advice_t::CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION;
 /// Forces the C enum `ze_memory_advice_t` to 32 bits; not a value.
 pub const ZE_MEMORY_ADVICE_FORCE_UINT32: ze_memory_advice_t = ze_memory_advice_t::FORCE_UINT32;
+/// Name string identifying the experimental counter-based event pool extension.
+///
 /// Since API 1.8.
 pub const ZE_EVENT_POOL_COUNTER_BASED_EXP_NAME: &str = "ZE_experimental_event_pool_counter_based";
 /// [`ZE_EVENT_POOL_COUNTER_BASED_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_EVENT_POOL_COUNTER_BASED_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_event_pool_counter_based\0";
+/// Versions of the experimental counter-based event pool extension.
+///
 /// Since API 1.8.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_pool_counter_based_exp_version_t(pub u32);
 impl ze_event_pool_counter_based_exp_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_event_pool_counter_based_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -11104,16 +12536,22 @@ impl ::core::fmt::Display for ze_event_pool_counter_based_exp_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_1_0: ze_event_pool_counter_based_exp_version_t = ze_event_pool_counter_based_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_CURRENT: ze_event_pool_counter_based_exp_version_t = ze_event_pool_counter_based_exp_version_t::CURRENT;
 /// Forces the C enum `ze_event_pool_counter_based_exp_version_t` to 32 bits; not a value.
 pub const ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_FORCE_UINT32: ze_event_pool_counter_based_exp_version_t = ze_event_pool_counter_based_exp_version_t::FORCE_UINT32;
+/// Kinds of command lists the counter-based events of a pool may be used with.
+///
 /// Since API 1.8.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_pool_counter_based_exp_flag_t(pub u32);
 impl ze_event_pool_counter_based_exp_flag_t {
+    /// events may be used on immediate command lists
     pub const IMMEDIATE: Self = Self(1);
+    /// events may be used on regular (non-immediate) command lists
     pub const NON_IMMEDIATE: Self = Self(2);
     /// Forces the C enum `ze_event_pool_counter_based_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -11143,10 +12581,14 @@ impl ::core::fmt::Display for ze_event_pool_counter_based_exp_flag_t {
     }
 }
 
+/// events may be used on immediate command lists
 pub const ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_IMMEDIATE: ze_event_pool_counter_based_exp_flag_t = ze_event_pool_counter_based_exp_flag_t::IMMEDIATE;
+/// events may be used on regular (non-immediate) command lists
 pub const ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_NON_IMMEDIATE: ze_event_pool_counter_based_exp_flag_t = ze_event_pool_counter_based_exp_flag_t::NON_IMMEDIATE;
 /// Forces the C enum `ze_event_pool_counter_based_exp_flag_t` to 32 bits; not a value.
 pub const ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_FORCE_UINT32: ze_event_pool_counter_based_exp_flag_t = ze_event_pool_counter_based_exp_flag_t::FORCE_UINT32;
+/// Kinds of command lists the counter-based events of a pool may be used with.
+///
 /// Since API 1.8.
 ///
 /// A set of [`ze_event_pool_counter_based_exp_flag_t`] bits (C: `typedef uint32_t ze_event_pool_counter_based_exp_flags_t`).
@@ -11154,7 +12596,9 @@ pub const ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_FORCE_UINT32: ze_event_pool_count
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_pool_counter_based_exp_flags_t(pub u32);
 impl ze_event_pool_counter_based_exp_flags_t {
+    /// events may be used on immediate command lists
     pub const IMMEDIATE: Self = Self(0x00000001);
+    /// events may be used on regular (non-immediate) command lists
     pub const NON_IMMEDIATE: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -11258,15 +12702,17 @@ impl ::core::fmt::Display for ze_event_pool_counter_based_exp_flags_t {
     }
 }
 
+/// Chained into an event pool descriptor to make its events counter based.
+///
 /// Since API 1.8.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_event_pool_counter_based_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] command list kinds the events serve; 0 means immediate lists only
     pub flags: ze_event_pool_counter_based_exp_flags_t,
 }
 
@@ -11290,16 +12736,22 @@ impl ::core::fmt::Debug for ze_event_pool_counter_based_exp_desc_t {
     }
 }
 
+/// Name string identifying the device LUID extension.
+///
 /// Since API 1.4.
 pub const ZE_DEVICE_LUID_EXT_NAME: &str = "ZE_extension_device_luid";
 /// [`ZE_DEVICE_LUID_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_DEVICE_LUID_EXT_NAME_BYTES: &[u8] = b"ZE_extension_device_luid\0";
+/// Versions of the device LUID extension.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_luid_ext_version_t(pub u32);
 impl ze_device_luid_ext_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_device_luid_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -11328,16 +12780,21 @@ impl ::core::fmt::Display for ze_device_luid_ext_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_DEVICE_LUID_EXT_VERSION_1_0: ze_device_luid_ext_version_t = ze_device_luid_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_DEVICE_LUID_EXT_VERSION_CURRENT: ze_device_luid_ext_version_t = ze_device_luid_ext_version_t::CURRENT;
 /// Forces the C enum `ze_device_luid_ext_version_t` to 32 bits; not a value.
 pub const ZE_DEVICE_LUID_EXT_VERSION_FORCE_UINT32: ze_device_luid_ext_version_t = ze_device_luid_ext_version_t::FORCE_UINT32;
+/// Length of a device LUID, in bytes.
+///
 /// Since API 1.4.
 pub const ZE_MAX_DEVICE_LUID_SIZE_EXT: u32 = 8;
+/// Locally unique identifier of a device, as raw bytes.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_luid_ext_t {
-    /// [out]
+    /// [out] the LUID bytes
     pub id: [u8; 8],
 }
 
@@ -11354,17 +12811,19 @@ impl ::core::fmt::Debug for ze_device_luid_ext_t {
     }
 }
 
+/// Chained into device properties to learn the device LUID and node mask.
+///
 /// Since API 1.4.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_luid_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] identifier of the device, unique on this machine
     pub luid: ze_device_luid_ext_t,
-    /// [out]
+    /// [out] bit mask naming the device node within a linked-adapter group
     pub nodeMask: u32,
 }
 
@@ -11389,16 +12848,22 @@ impl ::core::fmt::Debug for ze_device_luid_ext_properties_t {
     }
 }
 
+/// Name string identifying the device vector sizes extension.
+///
 /// Since API 1.13.
 pub const ZE_DEVICE_VECTOR_SIZES_EXT_NAME: &str = "ZE_extension_device_vector_sizes";
 /// [`ZE_DEVICE_VECTOR_SIZES_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_DEVICE_VECTOR_SIZES_EXT_NAME_BYTES: &[u8] = b"ZE_extension_device_vector_sizes\0";
+/// Versions of the device vector sizes extension.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_vector_sizes_ext_version_t(pub u32);
 impl ze_device_vector_sizes_ext_version_t {
+    /// version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_device_vector_sizes_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -11427,47 +12892,51 @@ impl ::core::fmt::Display for ze_device_vector_sizes_ext_version_t {
     }
 }
 
+/// version 1.0
 pub const ZE_DEVICE_VECTOR_SIZES_EXT_VERSION_1_0: ze_device_vector_sizes_ext_version_t = ze_device_vector_sizes_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_DEVICE_VECTOR_SIZES_EXT_VERSION_CURRENT: ze_device_vector_sizes_ext_version_t = ze_device_vector_sizes_ext_version_t::CURRENT;
 /// Forces the C enum `ze_device_vector_sizes_ext_version_t` to 32 bits; not a value.
 pub const ZE_DEVICE_VECTOR_SIZES_EXT_VERSION_FORCE_UINT32: ze_device_vector_sizes_ext_version_t = ze_device_vector_sizes_ext_version_t::FORCE_UINT32;
+/// Preferred and native vector widths of a device for one vector size.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_vector_width_properties_ext_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] vector size, in bits, these widths apply to
     pub vector_width_size: u32,
-    /// [out]
+    /// [out] element count the device prefers for char vectors
     pub preferred_vector_width_char: u32,
-    /// [out]
+    /// [out] element count the device prefers for short vectors
     pub preferred_vector_width_short: u32,
-    /// [out]
+    /// [out] element count the device prefers for int vectors
     pub preferred_vector_width_int: u32,
-    /// [out]
+    /// [out] element count the device prefers for long vectors
     pub preferred_vector_width_long: u32,
-    /// [out]
+    /// [out] element count the device prefers for float vectors
     pub preferred_vector_width_float: u32,
-    /// [out]
+    /// [out] element count the device prefers for double vectors; 0 without double support
     pub preferred_vector_width_double: u32,
-    /// [out]
+    /// [out] element count the device prefers for half vectors; 0 without half support
     pub preferred_vector_width_half: u32,
-    /// [out]
+    /// [out] element count the hardware handles natively for char vectors
     pub native_vector_width_char: u32,
-    /// [out]
+    /// [out] element count the hardware handles natively for short vectors
     pub native_vector_width_short: u32,
-    /// [out]
+    /// [out] element count the hardware handles natively for int vectors
     pub native_vector_width_int: u32,
-    /// [out]
+    /// [out] element count the hardware handles natively for long vectors
     pub native_vector_width_long: u32,
-    /// [out]
+    /// [out] element count the hardware handles natively for float vectors
     pub native_vector_width_float: u32,
-    /// [out]
+    /// [out] element count the hardware handles natively for double vectors; 0 without double support
     pub native_vector_width_double: u32,
-    /// [out]
+    /// [out] element count the hardware handles natively for half vectors; 0 without half support
     pub native_vector_width_half: u32,
 }
 
@@ -11505,16 +12974,22 @@ impl ::core::fmt::Debug for ze_device_vector_width_properties_ext_t {
     }
 }
 
+/// Name string of the ZE_extension_device_ip_version extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.5.
 pub const ZE_DEVICE_IP_VERSION_EXT_NAME: &str = "ZE_extension_device_ip_version";
 /// [`ZE_DEVICE_IP_VERSION_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_DEVICE_IP_VERSION_EXT_NAME_BYTES: &[u8] = b"ZE_extension_device_ip_version\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_ip_version_version_t(pub u32);
 impl ze_device_ip_version_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_device_ip_version_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -11543,19 +13018,23 @@ impl ::core::fmt::Display for ze_device_ip_version_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_DEVICE_IP_VERSION_VERSION_1_0: ze_device_ip_version_version_t = ze_device_ip_version_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_DEVICE_IP_VERSION_VERSION_CURRENT: ze_device_ip_version_version_t = ze_device_ip_version_version_t::CURRENT;
 /// Forces the C enum `ze_device_ip_version_version_t` to 32 bits; not a value.
 pub const ZE_DEVICE_IP_VERSION_VERSION_FORCE_UINT32: ze_device_ip_version_version_t = ze_device_ip_version_version_t::FORCE_UINT32;
+/// Chained to device properties to read the device's IP version.
+///
 /// Since API 1.5.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_ip_version_ext_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] hardware IP version of the device; its encoding is vendor specific
     pub ipVersion: u32,
 }
 
@@ -11579,16 +13058,22 @@ impl ::core::fmt::Debug for ze_device_ip_version_ext_t {
     }
 }
 
+/// Name string of the ZE_extension_device_usablemem_size_properties extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.15.
 pub const ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_NAME: &str = "ZE_extension_device_usablemem_size_properties";
 /// [`ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_NAME_BYTES: &[u8] = b"ZE_extension_device_usablemem_size_properties\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.15.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_usablemem_size_properties_ext_version_t(pub u32);
 impl ze_device_usablemem_size_properties_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_device_usablemem_size_properties_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -11623,19 +13108,23 @@ impl ::core::fmt::Display for ze_device_usablemem_size_properties_ext_version_t 
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_VERSION_1_0: ze_device_usablemem_size_properties_ext_version_t = ze_device_usablemem_size_properties_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_VERSION_CURRENT: ze_device_usablemem_size_properties_ext_version_t = ze_device_usablemem_size_properties_ext_version_t::CURRENT;
 /// Forces the C enum `ze_device_usablemem_size_properties_ext_version_t` to 32 bits; not a value.
 pub const ZE_DEVICE_USABLEMEM_SIZE_PROPERTIES_EXT_VERSION_FORCE_UINT32: ze_device_usablemem_size_properties_ext_version_t = ze_device_usablemem_size_properties_ext_version_t::FORCE_UINT32;
+/// Chained to device properties to read the usable memory size.
+///
 /// Since API 1.15.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_usablemem_size_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] device memory, in bytes, that allocations can use right now
     pub currUsableMemSize: u64,
 }
 
@@ -11659,17 +13148,24 @@ impl ::core::fmt::Debug for ze_device_usablemem_size_ext_properties_t {
     }
 }
 
+/// Name string of the ZE_extension_driver_ddi_handles extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.12.
 pub const ZE_DRIVER_DDI_HANDLES_EXT_NAME: &str = "ZE_extension_driver_ddi_handles";
 /// [`ZE_DRIVER_DDI_HANDLES_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_DRIVER_DDI_HANDLES_EXT_NAME_BYTES: &[u8] = b"ZE_extension_driver_ddi_handles\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.12.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_driver_ddi_handles_ext_version_t(pub u32);
 impl ze_driver_ddi_handles_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// version 1.1 of the extension
     pub const _1_1: Self = Self(0x00010001);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010001);
     /// Forces the C enum `ze_driver_ddi_handles_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -11699,15 +13195,20 @@ impl ::core::fmt::Display for ze_driver_ddi_handles_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_DRIVER_DDI_HANDLES_EXT_VERSION_1_0: ze_driver_ddi_handles_ext_version_t = ze_driver_ddi_handles_ext_version_t::_1_0;
+/// version 1.1 of the extension
 pub const ZE_DRIVER_DDI_HANDLES_EXT_VERSION_1_1: ze_driver_ddi_handles_ext_version_t = ze_driver_ddi_handles_ext_version_t::_1_1;
+/// the newest extension version this header knows
 pub const ZE_DRIVER_DDI_HANDLES_EXT_VERSION_CURRENT: ze_driver_ddi_handles_ext_version_t = ze_driver_ddi_handles_ext_version_t::CURRENT;
 /// Forces the C enum `ze_driver_ddi_handles_ext_version_t` to 32 bits; not a value.
 pub const ZE_DRIVER_DDI_HANDLES_EXT_VERSION_FORCE_UINT32: ze_driver_ddi_handles_ext_version_t = ze_driver_ddi_handles_ext_version_t::FORCE_UINT32;
+/// Bits describing the driver's support for DDI handles.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_driver_ddi_handle_ext_flag_t(pub u32);
 impl ze_driver_ddi_handle_ext_flag_t {
+    /// the handles this driver returns begin with a pointer to its DDI tables
     pub const DDI_HANDLE_EXT_SUPPORTED: Self = Self(1);
     /// Forces the C enum `ze_driver_ddi_handle_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -11736,14 +13237,18 @@ impl ::core::fmt::Display for ze_driver_ddi_handle_ext_flag_t {
     }
 }
 
+/// the handles this driver returns begin with a pointer to its DDI tables
 pub const ZE_DRIVER_DDI_HANDLE_EXT_FLAG_DDI_HANDLE_EXT_SUPPORTED: ze_driver_ddi_handle_ext_flag_t = ze_driver_ddi_handle_ext_flag_t::DDI_HANDLE_EXT_SUPPORTED;
 /// Forces the C enum `ze_driver_ddi_handle_ext_flag_t` to 32 bits; not a value.
 pub const ZE_DRIVER_DDI_HANDLE_EXT_FLAG_FORCE_UINT32: ze_driver_ddi_handle_ext_flag_t = ze_driver_ddi_handle_ext_flag_t::FORCE_UINT32;
+/// Bits describing the driver's support for DDI handles.
+///
 /// A set of [`ze_driver_ddi_handle_ext_flag_t`] bits (C: `typedef uint32_t ze_driver_ddi_handle_ext_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_driver_ddi_handle_ext_flags_t(pub u32);
 impl ze_driver_ddi_handle_ext_flags_t {
+    /// the handles this driver returns begin with a pointer to its DDI tables
     pub const DDI_HANDLE_EXT_SUPPORTED: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -11843,15 +13348,17 @@ impl ::core::fmt::Display for ze_driver_ddi_handle_ext_flags_t {
     }
 }
 
+/// Chained to driver properties to learn whether the driver supports DDI handles.
+///
 /// Since API 1.12.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_driver_ddi_handles_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] DDI handle support bits of the driver
     pub flags: ze_driver_ddi_handle_ext_flags_t,
 }
 
@@ -11875,13 +13382,19 @@ impl ::core::fmt::Debug for ze_driver_ddi_handles_ext_properties_t {
     }
 }
 
+/// Options chosen when an event pool is created.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_pool_flag_t(pub u32);
 impl ze_event_pool_flag_t {
+    /// the host can signal and observe the pool's events
     pub const HOST_VISIBLE: Self = Self(1);
+    /// the pool can be shared with other processes through an IPC handle
     pub const IPC: Self = Self(2);
+    /// events record kernel start and end timestamps in device time
     pub const KERNEL_TIMESTAMP: Self = Self(4);
+    /// events record kernel timestamps converted to the host time domain
+    ///
     /// Since API 1.6.
     pub const KERNEL_MAPPED_TIMESTAMP: Self = Self(8);
     /// Forces the C enum `ze_event_pool_flag_t` to 32 bits; not a value.
@@ -11914,21 +13427,33 @@ impl ::core::fmt::Display for ze_event_pool_flag_t {
     }
 }
 
+/// the host can signal and observe the pool's events
 pub const ZE_EVENT_POOL_FLAG_HOST_VISIBLE: ze_event_pool_flag_t = ze_event_pool_flag_t::HOST_VISIBLE;
+/// the pool can be shared with other processes through an IPC handle
 pub const ZE_EVENT_POOL_FLAG_IPC: ze_event_pool_flag_t = ze_event_pool_flag_t::IPC;
+/// events record kernel start and end timestamps in device time
 pub const ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP: ze_event_pool_flag_t = ze_event_pool_flag_t::KERNEL_TIMESTAMP;
+/// events record kernel timestamps converted to the host time domain
+///
 /// Since API 1.6.
 pub const ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP: ze_event_pool_flag_t = ze_event_pool_flag_t::KERNEL_MAPPED_TIMESTAMP;
 /// Forces the C enum `ze_event_pool_flag_t` to 32 bits; not a value.
 pub const ZE_EVENT_POOL_FLAG_FORCE_UINT32: ze_event_pool_flag_t = ze_event_pool_flag_t::FORCE_UINT32;
+/// Options chosen when an event pool is created.
+///
 /// A set of [`ze_event_pool_flag_t`] bits (C: `typedef uint32_t ze_event_pool_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_pool_flags_t(pub u32);
 impl ze_event_pool_flags_t {
+    /// the host can signal and observe the pool's events
     pub const HOST_VISIBLE: Self = Self(0x00000001);
+    /// the pool can be shared with other processes through an IPC handle
     pub const IPC: Self = Self(0x00000002);
+    /// events record kernel start and end timestamps in device time
     pub const KERNEL_TIMESTAMP: Self = Self(0x00000004);
+    /// events record kernel timestamps converted to the host time domain
+    ///
     /// Since API 1.6.
     pub const KERNEL_MAPPED_TIMESTAMP: Self = Self(0x00000008);
     /// No bits set.
@@ -12031,16 +13556,17 @@ impl ::core::fmt::Display for ze_event_pool_flags_t {
     }
 }
 
+/// Describes an event pool to create.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_event_pool_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] creation options of the pool
     pub flags: ze_event_pool_flags_t,
-    /// [in]
+    /// [in] how many events the pool holds; at least one
     pub count: u32,
 }
 
@@ -12065,12 +13591,16 @@ impl ::core::fmt::Debug for ze_event_pool_desc_t {
     }
 }
 
+/// Which caches are flushed or invalidated when an event is signaled or waited on.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_scope_flag_t(pub u32);
 impl ze_event_scope_flag_t {
+    /// memory coherent within the same sub-device
     pub const SUBDEVICE: Self = Self(1);
+    /// memory coherent across all sub-devices of the device
     pub const DEVICE: Self = Self(2);
+    /// memory coherent with the host as well
     pub const HOST: Self = Self(4);
     /// Forces the C enum `ze_event_scope_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -12101,18 +13631,26 @@ impl ::core::fmt::Display for ze_event_scope_flag_t {
     }
 }
 
+/// memory coherent within the same sub-device
 pub const ZE_EVENT_SCOPE_FLAG_SUBDEVICE: ze_event_scope_flag_t = ze_event_scope_flag_t::SUBDEVICE;
+/// memory coherent across all sub-devices of the device
 pub const ZE_EVENT_SCOPE_FLAG_DEVICE: ze_event_scope_flag_t = ze_event_scope_flag_t::DEVICE;
+/// memory coherent with the host as well
 pub const ZE_EVENT_SCOPE_FLAG_HOST: ze_event_scope_flag_t = ze_event_scope_flag_t::HOST;
 /// Forces the C enum `ze_event_scope_flag_t` to 32 bits; not a value.
 pub const ZE_EVENT_SCOPE_FLAG_FORCE_UINT32: ze_event_scope_flag_t = ze_event_scope_flag_t::FORCE_UINT32;
+/// Which caches are flushed or invalidated when an event is signaled or waited on.
+///
 /// A set of [`ze_event_scope_flag_t`] bits (C: `typedef uint32_t ze_event_scope_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_scope_flags_t(pub u32);
 impl ze_event_scope_flags_t {
+    /// memory coherent within the same sub-device
     pub const SUBDEVICE: Self = Self(0x00000001);
+    /// memory coherent across all sub-devices of the device
     pub const DEVICE: Self = Self(0x00000002);
+    /// memory coherent with the host as well
     pub const HOST: Self = Self(0x00000004);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -12213,17 +13751,27 @@ impl ::core::fmt::Display for ze_event_scope_flags_t {
     }
 }
 
+/// Options of a counter-based event.
+///
 /// Since API 1.15.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_counter_based_flag_t(pub u32);
 impl ze_event_counter_based_flag_t {
+    /// the event may be used with immediate command lists
     pub const IMMEDIATE: Self = Self(1);
+    /// the event may be used with regular command lists
     pub const NON_IMMEDIATE: Self = Self(2);
+    /// the host can observe the event
     pub const HOST_VISIBLE: Self = Self(4);
+    /// the event can be shared with other processes
     pub const IPC: Self = Self(8);
+    /// the event records timestamps in device time
     pub const DEVICE_TIMESTAMP: Self = Self(16);
+    /// the event records timestamps converted to host time
     pub const HOST_TIMESTAMP: Self = Self(32);
+    /// the event may be signaled or waited on outside the graph it was captured in
+    ///
     /// Since API 1.17.
     pub const GRAPH_EXTERNAL: Self = Self(64);
     /// Forces the C enum `ze_event_counter_based_flag_t` to 32 bits; not a value.
@@ -12259,16 +13807,26 @@ impl ::core::fmt::Display for ze_event_counter_based_flag_t {
     }
 }
 
+/// the event may be used with immediate command lists
 pub const ZE_EVENT_COUNTER_BASED_FLAG_IMMEDIATE: ze_event_counter_based_flag_t = ze_event_counter_based_flag_t::IMMEDIATE;
+/// the event may be used with regular command lists
 pub const ZE_EVENT_COUNTER_BASED_FLAG_NON_IMMEDIATE: ze_event_counter_based_flag_t = ze_event_counter_based_flag_t::NON_IMMEDIATE;
+/// the host can observe the event
 pub const ZE_EVENT_COUNTER_BASED_FLAG_HOST_VISIBLE: ze_event_counter_based_flag_t = ze_event_counter_based_flag_t::HOST_VISIBLE;
+/// the event can be shared with other processes
 pub const ZE_EVENT_COUNTER_BASED_FLAG_IPC: ze_event_counter_based_flag_t = ze_event_counter_based_flag_t::IPC;
+/// the event records timestamps in device time
 pub const ZE_EVENT_COUNTER_BASED_FLAG_DEVICE_TIMESTAMP: ze_event_counter_based_flag_t = ze_event_counter_based_flag_t::DEVICE_TIMESTAMP;
+/// the event records timestamps converted to host time
 pub const ZE_EVENT_COUNTER_BASED_FLAG_HOST_TIMESTAMP: ze_event_counter_based_flag_t = ze_event_counter_based_flag_t::HOST_TIMESTAMP;
+/// the event may be signaled or waited on outside the graph it was captured in
+///
 /// Since API 1.17.
 pub const ZE_EVENT_COUNTER_BASED_FLAG_GRAPH_EXTERNAL: ze_event_counter_based_flag_t = ze_event_counter_based_flag_t::GRAPH_EXTERNAL;
 /// Forces the C enum `ze_event_counter_based_flag_t` to 32 bits; not a value.
 pub const ZE_EVENT_COUNTER_BASED_FLAG_FORCE_UINT32: ze_event_counter_based_flag_t = ze_event_counter_based_flag_t::FORCE_UINT32;
+/// Options of a counter-based event.
+///
 /// Since API 1.15.
 ///
 /// A set of [`ze_event_counter_based_flag_t`] bits (C: `typedef uint32_t ze_event_counter_based_flags_t`).
@@ -12276,12 +13834,20 @@ pub const ZE_EVENT_COUNTER_BASED_FLAG_FORCE_UINT32: ze_event_counter_based_flag_
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_counter_based_flags_t(pub u32);
 impl ze_event_counter_based_flags_t {
+    /// the event may be used with immediate command lists
     pub const IMMEDIATE: Self = Self(0x00000001);
+    /// the event may be used with regular command lists
     pub const NON_IMMEDIATE: Self = Self(0x00000002);
+    /// the host can observe the event
     pub const HOST_VISIBLE: Self = Self(0x00000004);
+    /// the event can be shared with other processes
     pub const IPC: Self = Self(0x00000008);
+    /// the event records timestamps in device time
     pub const DEVICE_TIMESTAMP: Self = Self(0x00000010);
+    /// the event records timestamps converted to host time
     pub const HOST_TIMESTAMP: Self = Self(0x00000020);
+    /// the event may be signaled or waited on outside the graph it was captured in
+    ///
     /// Since API 1.17.
     pub const GRAPH_EXTERNAL: Self = Self(0x00000040);
     /// No bits set.
@@ -12390,13 +13956,18 @@ impl ::core::fmt::Display for ze_event_counter_based_flags_t {
     }
 }
 
+/// How a waiter on an event is woken up.
+///
 /// Since API 1.15.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_sync_mode_flag_t(pub u32);
 impl ze_event_sync_mode_flag_t {
+    /// host waits sleep instead of busy polling
     pub const LOW_POWER_WAIT: Self = Self(1);
+    /// the device raises an interrupt when it signals the event
     pub const SIGNAL_INTERRUPT: Self = Self(2);
+    /// waits are woken by an external interrupt identified by externalInterruptId
     pub const EXTERNAL_INTERRUPT_WAIT: Self = Self(4);
     /// Forces the C enum `ze_event_sync_mode_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -12427,11 +13998,16 @@ impl ::core::fmt::Display for ze_event_sync_mode_flag_t {
     }
 }
 
+/// host waits sleep instead of busy polling
 pub const ZE_EVENT_SYNC_MODE_FLAG_LOW_POWER_WAIT: ze_event_sync_mode_flag_t = ze_event_sync_mode_flag_t::LOW_POWER_WAIT;
+/// the device raises an interrupt when it signals the event
 pub const ZE_EVENT_SYNC_MODE_FLAG_SIGNAL_INTERRUPT: ze_event_sync_mode_flag_t = ze_event_sync_mode_flag_t::SIGNAL_INTERRUPT;
+/// waits are woken by an external interrupt identified by externalInterruptId
 pub const ZE_EVENT_SYNC_MODE_FLAG_EXTERNAL_INTERRUPT_WAIT: ze_event_sync_mode_flag_t = ze_event_sync_mode_flag_t::EXTERNAL_INTERRUPT_WAIT;
 /// Forces the C enum `ze_event_sync_mode_flag_t` to 32 bits; not a value.
 pub const ZE_EVENT_SYNC_MODE_FLAG_FORCE_UINT32: ze_event_sync_mode_flag_t = ze_event_sync_mode_flag_t::FORCE_UINT32;
+/// How a waiter on an event is woken up.
+///
 /// Since API 1.15.
 ///
 /// A set of [`ze_event_sync_mode_flag_t`] bits (C: `typedef uint32_t ze_event_sync_mode_flags_t`).
@@ -12439,8 +14015,11 @@ pub const ZE_EVENT_SYNC_MODE_FLAG_FORCE_UINT32: ze_event_sync_mode_flag_t = ze_e
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_sync_mode_flags_t(pub u32);
 impl ze_event_sync_mode_flags_t {
+    /// host waits sleep instead of busy polling
     pub const LOW_POWER_WAIT: Self = Self(0x00000001);
+    /// the device raises an interrupt when it signals the event
     pub const SIGNAL_INTERRUPT: Self = Self(0x00000002);
+    /// waits are woken by an external interrupt identified by externalInterruptId
     pub const EXTERNAL_INTERRUPT_WAIT: Self = Self(0x00000004);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -12544,17 +14123,19 @@ impl ::core::fmt::Display for ze_event_sync_mode_flags_t {
     }
 }
 
+/// Chained to an event descriptor to choose how waits on the event are woken.
+///
 /// Since API 1.15.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_event_sync_mode_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the wake-up modes to use
     pub syncModeFlags: ze_event_sync_mode_flags_t,
-    /// [in]
+    /// [in] identifier of the external interrupt; used only with the external interrupt wait mode
     pub externalInterruptId: u32,
 }
 
@@ -12579,18 +14160,19 @@ impl ::core::fmt::Debug for ze_event_sync_mode_desc_t {
     }
 }
 
+/// Describes an event to create from a pool.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_event_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] slot of the event in its pool, below the pool's count
     pub index: u32,
-    /// [in]
+    /// [in] caches flushed when the event is signaled; zero flushes none
     pub signal: ze_event_scope_flags_t,
-    /// [in]
+    /// [in] caches invalidated when a wait on the event completes; zero invalidates none
     pub wait: ze_event_scope_flags_t,
 }
 
@@ -12616,19 +14198,21 @@ impl ::core::fmt::Debug for ze_event_desc_t {
     }
 }
 
+/// Describes a counter-based event, which needs no pool.
+///
 /// Since API 1.15.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_event_counter_based_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] options of the event
     pub flags: ze_event_counter_based_flags_t,
-    /// [in]
+    /// [in] caches flushed when the event is signaled
     pub signal: ze_event_scope_flags_t,
-    /// [in]
+    /// [in] caches invalidated when a wait on the event completes
     pub wait: ze_event_scope_flags_t,
 }
 
@@ -12654,19 +14238,21 @@ impl ::core::fmt::Debug for ze_event_counter_based_desc_t {
     }
 }
 
+/// Makes a counter-based event complete when a counter in application memory reaches a value.
+///
 /// Since API 1.15.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_event_counter_based_external_sync_allocation_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] device address of the counter the event watches
     pub deviceAddress: *mut u64,
-    /// [in]
+    /// [in] host address of the same counter
     pub hostAddress: *mut u64,
-    /// [in]
+    /// [in] counter value at which the event counts as signaled
     pub completionValue: u64,
 }
 
@@ -12692,19 +14278,21 @@ impl ::core::fmt::Debug for ze_event_counter_based_external_sync_allocation_desc
     }
 }
 
+/// Makes a counter-based event aggregate increments of a counter in device memory.
+///
 /// Since API 1.15.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_event_counter_based_external_aggregate_storage_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] device address of the counter that signalers increment
     pub deviceAddress: *mut u64,
-    /// [in]
+    /// [in] amount each signal adds to the counter
     pub incrementValue: u64,
-    /// [in]
+    /// [in] counter value at which the event counts as signaled
     pub completionValue: u64,
 }
 
@@ -12730,12 +14318,13 @@ impl ::core::fmt::Debug for ze_event_counter_based_external_aggregate_storage_de
     }
 }
 
+/// Start and end ticks of a kernel.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_kernel_timestamp_data_t {
-    /// [out]
+    /// [out] tick at which the kernel began
     pub kernelStart: u64,
-    /// [out]
+    /// [out] tick at which the kernel finished
     pub kernelEnd: u64,
 }
 
@@ -12755,12 +14344,13 @@ impl ::core::fmt::Debug for ze_kernel_timestamp_data_t {
     }
 }
 
+/// Global and context timestamps recorded for one kernel.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_kernel_timestamp_result_t {
-    /// [out]
+    /// [out] ticks counted across the whole device
     pub global: ze_kernel_timestamp_data_t,
-    /// [out]
+    /// [out] ticks counted only while the context was active on the device
     pub context: ze_kernel_timestamp_data_t,
 }
 
@@ -12780,16 +14370,22 @@ impl ::core::fmt::Debug for ze_kernel_timestamp_result_t {
     }
 }
 
+/// Name string of the ZE_extension_event_query_kernel_timestamps extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.6.
 pub const ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME: &str = "ZE_extension_event_query_kernel_timestamps";
 /// [`ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME_BYTES: &[u8] = b"ZE_extension_event_query_kernel_timestamps\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.6.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_query_kernel_timestamps_ext_version_t(pub u32);
 impl ze_event_query_kernel_timestamps_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_event_query_kernel_timestamps_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -12824,16 +14420,22 @@ impl ::core::fmt::Display for ze_event_query_kernel_timestamps_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_1_0: ze_event_query_kernel_timestamps_ext_version_t = ze_event_query_kernel_timestamps_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_CURRENT: ze_event_query_kernel_timestamps_ext_version_t = ze_event_query_kernel_timestamps_ext_version_t::CURRENT;
 /// Forces the C enum `ze_event_query_kernel_timestamps_ext_version_t` to 32 bits; not a value.
 pub const ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_FORCE_UINT32: ze_event_query_kernel_timestamps_ext_version_t = ze_event_query_kernel_timestamps_ext_version_t::FORCE_UINT32;
+/// Kinds of timestamps zeEventQueryKernelTimestampsExt can return on a device.
+///
 /// Since API 1.6.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_query_kernel_timestamps_ext_flag_t(pub u32);
 impl ze_event_query_kernel_timestamps_ext_flag_t {
+    /// raw device kernel timestamps are available
     pub const KERNEL: Self = Self(1);
+    /// timestamps converted to the host time domain are available
     pub const SYNCHRONIZED: Self = Self(2);
     /// Forces the C enum `ze_event_query_kernel_timestamps_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -12865,10 +14467,14 @@ impl ::core::fmt::Display for ze_event_query_kernel_timestamps_ext_flag_t {
     }
 }
 
+/// raw device kernel timestamps are available
 pub const ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL: ze_event_query_kernel_timestamps_ext_flag_t = ze_event_query_kernel_timestamps_ext_flag_t::KERNEL;
+/// timestamps converted to the host time domain are available
 pub const ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED: ze_event_query_kernel_timestamps_ext_flag_t = ze_event_query_kernel_timestamps_ext_flag_t::SYNCHRONIZED;
 /// Forces the C enum `ze_event_query_kernel_timestamps_ext_flag_t` to 32 bits; not a value.
 pub const ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_FORCE_UINT32: ze_event_query_kernel_timestamps_ext_flag_t = ze_event_query_kernel_timestamps_ext_flag_t::FORCE_UINT32;
+/// Kinds of timestamps zeEventQueryKernelTimestampsExt can return on a device.
+///
 /// Since API 1.6.
 ///
 /// A set of [`ze_event_query_kernel_timestamps_ext_flag_t`] bits (C: `typedef uint32_t ze_event_query_kernel_timestamps_ext_flags_t`).
@@ -12876,7 +14482,9 @@ pub const ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_FORCE_UINT32: ze_event_query
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_query_kernel_timestamps_ext_flags_t(pub u32);
 impl ze_event_query_kernel_timestamps_ext_flags_t {
+    /// raw device kernel timestamps are available
     pub const KERNEL: Self = Self(0x00000001);
+    /// timestamps converted to the host time domain are available
     pub const SYNCHRONIZED: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -12980,15 +14588,17 @@ impl ::core::fmt::Display for ze_event_query_kernel_timestamps_ext_flags_t {
     }
 }
 
+/// Chained to device properties to learn which timestamp kinds the device can report.
+///
 /// Since API 1.6.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_event_query_kernel_timestamps_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the timestamp kinds supported
     pub flags: ze_event_query_kernel_timestamps_ext_flags_t,
 }
 
@@ -13012,13 +14622,15 @@ impl ::core::fmt::Debug for ze_event_query_kernel_timestamps_ext_properties_t {
     }
 }
 
+/// Start and end of a kernel in host-synchronized time.
+///
 /// Since API 1.6.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_synchronized_timestamp_data_ext_t {
-    /// [out]
+    /// [out] kernel start time in the host time domain
     pub kernelStart: u64,
-    /// [out]
+    /// [out] kernel end time in the host time domain
     pub kernelEnd: u64,
 }
 
@@ -13038,13 +14650,15 @@ impl ::core::fmt::Debug for ze_synchronized_timestamp_data_ext_t {
     }
 }
 
+/// Host-synchronized global and context timestamps of one kernel.
+///
 /// Since API 1.6.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_synchronized_timestamp_result_ext_t {
-    /// [out]
+    /// [out] times measured across the whole device
     pub global: ze_synchronized_timestamp_data_ext_t,
-    /// [out]
+    /// [out] times measured only while the context was active
     pub context: ze_synchronized_timestamp_data_ext_t,
 }
 
@@ -13064,17 +14678,19 @@ impl ::core::fmt::Debug for ze_synchronized_timestamp_result_ext_t {
     }
 }
 
+/// Buffers that zeEventQueryKernelTimestampsExt fills with results.
+///
 /// Since API 1.6.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_event_query_kernel_timestamps_results_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [in,out][optional][range(0, *pCount)]
+    /// [in,out][optional][range(0, *pCount)] receives raw kernel timestamps, one per entry up to *pCount; null skips them
     pub pKernelTimestampsBuffer: *mut ze_kernel_timestamp_result_t,
-    /// [in,out][optional][range(0, *pCount)]
+    /// [in,out][optional][range(0, *pCount)] receives host-synchronized timestamps, one per entry up to *pCount; null skips them
     pub pSynchronizedTimestampsBuffer: *mut ze_synchronized_timestamp_result_ext_t,
 }
 
@@ -13099,16 +14715,22 @@ impl ::core::fmt::Debug for ze_event_query_kernel_timestamps_results_ext_propert
     }
 }
 
+/// Name string of the ZE_experimental_event_query_timestamps extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.2.
 pub const ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME: &str = "ZE_experimental_event_query_timestamps";
 /// [`ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_event_query_timestamps\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_event_query_timestamps_exp_version_t(pub u32);
 impl ze_event_query_timestamps_exp_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_event_query_timestamps_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -13137,20 +14759,28 @@ impl ::core::fmt::Display for ze_event_query_timestamps_exp_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_1_0: ze_event_query_timestamps_exp_version_t = ze_event_query_timestamps_exp_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_CURRENT: ze_event_query_timestamps_exp_version_t = ze_event_query_timestamps_exp_version_t::CURRENT;
 /// Forces the C enum `ze_event_query_timestamps_exp_version_t` to 32 bits; not a value.
 pub const ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_FORCE_UINT32: ze_event_query_timestamps_exp_version_t = ze_event_query_timestamps_exp_version_t::FORCE_UINT32;
+/// Name string of the ZE_extension_external_memmap_sysmem extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.14.
 pub const ZE_EXTERNAL_MEMORY_MAPPING_EXT_NAME: &str = "ZE_extension_external_memmap_sysmem";
 /// [`ZE_EXTERNAL_MEMORY_MAPPING_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_EXTERNAL_MEMORY_MAPPING_EXT_NAME_BYTES: &[u8] = b"ZE_extension_external_memmap_sysmem\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.14.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_external_memmap_sysmem_ext_version_t(pub u32);
 impl ze_external_memmap_sysmem_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_external_memmap_sysmem_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -13179,7 +14809,9 @@ impl ::core::fmt::Display for ze_external_memmap_sysmem_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_EXTERNAL_MEMMAP_SYSMEM_EXT_VERSION_1_0: ze_external_memmap_sysmem_ext_version_t = ze_external_memmap_sysmem_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_EXTERNAL_MEMMAP_SYSMEM_EXT_VERSION_CURRENT: ze_external_memmap_sysmem_ext_version_t = ze_external_memmap_sysmem_ext_version_t::CURRENT;
 /// Forces the C enum `ze_external_memmap_sysmem_ext_version_t` to 32 bits; not a value.
 pub const ZE_EXTERNAL_MEMMAP_SYSMEM_EXT_VERSION_FORCE_UINT32: ze_external_memmap_sysmem_ext_version_t = ze_external_memmap_sysmem_ext_version_t::FORCE_UINT32;
@@ -13189,9 +14821,9 @@ pub const ZE_EXTERNAL_MEMMAP_SYSMEM_EXT_VERSION_FORCE_UINT32: ze_external_memmap
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_external_memmap_sysmem_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
     /// [in] system memory pointer to map; must be page-aligned.
     pub pSystemMemory: *mut c_void,
@@ -13220,16 +14852,22 @@ impl ::core::fmt::Debug for ze_external_memmap_sysmem_ext_desc_t {
     }
 }
 
+/// Name string of the ZE_extension_external_semaphores extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.12.
 pub const ZE_EXTERNAL_SEMAPHORES_EXTENSION_NAME: &str = "ZE_extension_external_semaphores";
 /// [`ZE_EXTERNAL_SEMAPHORES_EXTENSION_NAME`] as a nul-terminated C string.
 pub const ZE_EXTERNAL_SEMAPHORES_EXTENSION_NAME_BYTES: &[u8] = b"ZE_extension_external_semaphores\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.12.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_external_semaphore_ext_version_t(pub u32);
 impl ze_external_semaphore_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_external_semaphore_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -13258,7 +14896,9 @@ impl ::core::fmt::Display for ze_external_semaphore_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_1_0: ze_external_semaphore_ext_version_t = ze_external_semaphore_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_CURRENT: ze_external_semaphore_ext_version_t = ze_external_semaphore_ext_version_t::CURRENT;
 /// Forces the C enum `ze_external_semaphore_ext_version_t` to 32 bits; not a value.
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_VERSION_FORCE_UINT32: ze_external_semaphore_ext_version_t = ze_external_semaphore_ext_version_t::FORCE_UINT32;
@@ -13268,21 +14908,34 @@ pub struct _ze_external_semaphore_ext_handle_t {
     _p: [u8; 0],
 }
 
+/// Handle of an imported external semaphore.
+///
 /// Since API 1.12.
 pub type ze_external_semaphore_ext_handle_t = *mut _ze_external_semaphore_ext_handle_t;
+/// Kinds of external semaphore that can be imported.
+///
 /// Since API 1.12.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_external_semaphore_ext_flag_t(pub u32);
 impl ze_external_semaphore_ext_flag_t {
+    /// an opaque POSIX file descriptor
     pub const OPAQUE_FD: Self = Self(1);
+    /// an opaque Windows NT handle
     pub const OPAQUE_WIN32: Self = Self(2);
+    /// an opaque Windows global share (KMT) handle
     pub const OPAQUE_WIN32_KMT: Self = Self(4);
+    /// a Direct3D 12 fence
     pub const D3D12_FENCE: Self = Self(8);
+    /// a Direct3D 11 fence
     pub const D3D11_FENCE: Self = Self(16);
+    /// a DXGI keyed mutex shared by NT handle
     pub const KEYED_MUTEX: Self = Self(32);
+    /// a DXGI keyed mutex shared by global (KMT) handle
     pub const KEYED_MUTEX_KMT: Self = Self(64);
+    /// a Vulkan timeline semaphore exported as a file descriptor
     pub const VK_TIMELINE_SEMAPHORE_FD: Self = Self(128);
+    /// a Vulkan timeline semaphore exported as a Windows handle
     pub const VK_TIMELINE_SEMAPHORE_WIN32: Self = Self(256);
     /// Forces the C enum `ze_external_semaphore_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -13319,17 +14972,28 @@ impl ::core::fmt::Display for ze_external_semaphore_ext_flag_t {
     }
 }
 
+/// an opaque POSIX file descriptor
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_OPAQUE_FD: ze_external_semaphore_ext_flag_t = ze_external_semaphore_ext_flag_t::OPAQUE_FD;
+/// an opaque Windows NT handle
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_OPAQUE_WIN32: ze_external_semaphore_ext_flag_t = ze_external_semaphore_ext_flag_t::OPAQUE_WIN32;
+/// an opaque Windows global share (KMT) handle
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_OPAQUE_WIN32_KMT: ze_external_semaphore_ext_flag_t = ze_external_semaphore_ext_flag_t::OPAQUE_WIN32_KMT;
+/// a Direct3D 12 fence
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_D3D12_FENCE: ze_external_semaphore_ext_flag_t = ze_external_semaphore_ext_flag_t::D3D12_FENCE;
+/// a Direct3D 11 fence
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_D3D11_FENCE: ze_external_semaphore_ext_flag_t = ze_external_semaphore_ext_flag_t::D3D11_FENCE;
+/// a DXGI keyed mutex shared by NT handle
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_KEYED_MUTEX: ze_external_semaphore_ext_flag_t = ze_external_semaphore_ext_flag_t::KEYED_MUTEX;
+/// a DXGI keyed mutex shared by global (KMT) handle
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_KEYED_MUTEX_KMT: ze_external_semaphore_ext_flag_t = ze_external_semaphore_ext_flag_t::KEYED_MUTEX_KMT;
+/// a Vulkan timeline semaphore exported as a file descriptor
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_VK_TIMELINE_SEMAPHORE_FD: ze_external_semaphore_ext_flag_t = ze_external_semaphore_ext_flag_t::VK_TIMELINE_SEMAPHORE_FD;
+/// a Vulkan timeline semaphore exported as a Windows handle
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_VK_TIMELINE_SEMAPHORE_WIN32: ze_external_semaphore_ext_flag_t = ze_external_semaphore_ext_flag_t::VK_TIMELINE_SEMAPHORE_WIN32;
 /// Forces the C enum `ze_external_semaphore_ext_flag_t` to 32 bits; not a value.
 pub const ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_FORCE_UINT32: ze_external_semaphore_ext_flag_t = ze_external_semaphore_ext_flag_t::FORCE_UINT32;
+/// Kinds of external semaphore that can be imported.
+///
 /// Since API 1.12.
 ///
 /// A set of [`ze_external_semaphore_ext_flag_t`] bits (C: `typedef uint32_t ze_external_semaphore_ext_flags_t`).
@@ -13337,14 +15001,23 @@ pub const ZE_EXTERNAL_SEMAPHORE_EXT_FLAG_FORCE_UINT32: ze_external_semaphore_ext
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_external_semaphore_ext_flags_t(pub u32);
 impl ze_external_semaphore_ext_flags_t {
+    /// an opaque POSIX file descriptor
     pub const OPAQUE_FD: Self = Self(0x00000001);
+    /// an opaque Windows NT handle
     pub const OPAQUE_WIN32: Self = Self(0x00000002);
+    /// an opaque Windows global share (KMT) handle
     pub const OPAQUE_WIN32_KMT: Self = Self(0x00000004);
+    /// a Direct3D 12 fence
     pub const D3D12_FENCE: Self = Self(0x00000008);
+    /// a Direct3D 11 fence
     pub const D3D11_FENCE: Self = Self(0x00000010);
+    /// a DXGI keyed mutex shared by NT handle
     pub const KEYED_MUTEX: Self = Self(0x00000020);
+    /// a DXGI keyed mutex shared by global (KMT) handle
     pub const KEYED_MUTEX_KMT: Self = Self(0x00000040);
+    /// a Vulkan timeline semaphore exported as a file descriptor
     pub const VK_TIMELINE_SEMAPHORE_FD: Self = Self(0x00000080);
+    /// a Vulkan timeline semaphore exported as a Windows handle
     pub const VK_TIMELINE_SEMAPHORE_WIN32: Self = Self(0x00000100);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -13457,15 +15130,17 @@ impl ::core::fmt::Display for ze_external_semaphore_ext_flags_t {
     }
 }
 
+/// Describes an external semaphore to import; a file descriptor or Windows handle struct is chained to it.
+///
 /// Since API 1.12.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_external_semaphore_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the kind of semaphore being imported; exactly one bit
     pub flags: ze_external_semaphore_ext_flags_t,
 }
 
@@ -13489,17 +15164,19 @@ impl ::core::fmt::Debug for ze_external_semaphore_ext_desc_t {
     }
 }
 
+/// Windows handle or name of an external semaphore to import.
+///
 /// Since API 1.12.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_external_semaphore_win32_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the Windows handle of the semaphore, or null when a name is given
     pub handle: *mut c_void,
-    /// [in]
+    /// [in] the name of a named semaphore object, or null when a handle is given
     pub name: *const c_char,
 }
 
@@ -13524,15 +15201,17 @@ impl ::core::fmt::Debug for ze_external_semaphore_win32_ext_desc_t {
     }
 }
 
+/// File descriptor of an external semaphore to import.
+///
 /// Since API 1.12.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_external_semaphore_fd_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the file descriptor exported by the other API
     pub fd: c_int,
 }
 
@@ -13556,15 +15235,17 @@ impl ::core::fmt::Debug for ze_external_semaphore_fd_ext_desc_t {
     }
 }
 
+/// Per-semaphore parameters of a signal operation.
+///
 /// Since API 1.12.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_external_semaphore_signal_params_ext_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in][optional]
+    /// [in][optional] counter value written to a timeline or fence semaphore; ignored by binary semaphores
     pub value: u64,
 }
 
@@ -13588,15 +15269,17 @@ impl ::core::fmt::Debug for ze_external_semaphore_signal_params_ext_t {
     }
 }
 
+/// Per-semaphore parameters of a wait operation.
+///
 /// Since API 1.12.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_external_semaphore_wait_params_ext_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in][optional]
+    /// [in][optional] counter value a timeline or fence semaphore must reach; ignored by binary semaphores
     pub value: u64,
 }
 
@@ -13620,16 +15303,22 @@ impl ::core::fmt::Debug for ze_external_semaphore_wait_params_ext_t {
     }
 }
 
+/// Name string of the ZE_experimental_fabric extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.4.
 pub const ZE_FABRIC_EXP_NAME: &str = "ZE_experimental_fabric";
 /// [`ZE_FABRIC_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_FABRIC_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_fabric\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_fabric_exp_version_t(pub u32);
 impl ze_fabric_exp_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_fabric_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -13658,20 +15347,30 @@ impl ::core::fmt::Display for ze_fabric_exp_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_FABRIC_EXP_VERSION_1_0: ze_fabric_exp_version_t = ze_fabric_exp_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_FABRIC_EXP_VERSION_CURRENT: ze_fabric_exp_version_t = ze_fabric_exp_version_t::CURRENT;
 /// Forces the C enum `ze_fabric_exp_version_t` to 32 bits; not a value.
 pub const ZE_FABRIC_EXP_VERSION_FORCE_UINT32: ze_fabric_exp_version_t = ze_fabric_exp_version_t::FORCE_UINT32;
+/// Largest length of a fabric edge model name, terminating zero included.
 pub const ZE_MAX_FABRIC_EDGE_MODEL_EXP_SIZE: u32 = 256;
+/// What a fabric vertex stands for.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_fabric_vertex_exp_type_t(pub u32);
 impl ze_fabric_vertex_exp_type_t {
+    /// the vertex kind is not known
     pub const UNKNOWN: Self = Self(0);
+    /// a whole device
     pub const DEVICE: Self = Self(1);
+    /// a sub-device of a device
     pub const SUBDEVICE: Self = Self(2);
+    /// a fabric switch
     pub const SWITCH: Self = Self(3);
+    /// misspelt older name of ZE_FABRIC_VERTEX_EXP_TYPE_SUBDEVICE, kept for source compatibility
     pub const SUBEVICE: Self = Self(2);
     /// Forces the C enum `ze_fabric_vertex_exp_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -13703,20 +15402,30 @@ impl ::core::fmt::Display for ze_fabric_vertex_exp_type_t {
     }
 }
 
+/// the vertex kind is not known
 pub const ZE_FABRIC_VERTEX_EXP_TYPE_UNKNOWN: ze_fabric_vertex_exp_type_t = ze_fabric_vertex_exp_type_t::UNKNOWN;
+/// a whole device
 pub const ZE_FABRIC_VERTEX_EXP_TYPE_DEVICE: ze_fabric_vertex_exp_type_t = ze_fabric_vertex_exp_type_t::DEVICE;
+/// a sub-device of a device
 pub const ZE_FABRIC_VERTEX_EXP_TYPE_SUBDEVICE: ze_fabric_vertex_exp_type_t = ze_fabric_vertex_exp_type_t::SUBDEVICE;
+/// a fabric switch
 pub const ZE_FABRIC_VERTEX_EXP_TYPE_SWITCH: ze_fabric_vertex_exp_type_t = ze_fabric_vertex_exp_type_t::SWITCH;
+/// misspelt older name of ZE_FABRIC_VERTEX_EXP_TYPE_SUBDEVICE, kept for source compatibility
 pub const ZE_FABRIC_VERTEX_EXP_TYPE_SUBEVICE: ze_fabric_vertex_exp_type_t = ze_fabric_vertex_exp_type_t::SUBEVICE;
 /// Forces the C enum `ze_fabric_vertex_exp_type_t` to 32 bits; not a value.
 pub const ZE_FABRIC_VERTEX_EXP_TYPE_FORCE_UINT32: ze_fabric_vertex_exp_type_t = ze_fabric_vertex_exp_type_t::FORCE_UINT32;
+/// Whether a fabric link carries traffic both ways at once.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_fabric_edge_exp_duplexity_t(pub u32);
 impl ze_fabric_edge_exp_duplexity_t {
+    /// the duplexity is not known
     pub const UNKNOWN: Self = Self(0);
+    /// one direction at a time; bandwidth is shared by both directions
     pub const HALF_DUPLEX: Self = Self(1);
+    /// both directions at once; bandwidth applies to each direction
     pub const FULL_DUPLEX: Self = Self(2);
     /// Forces the C enum `ze_fabric_edge_exp_duplexity_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -13747,22 +15456,27 @@ impl ::core::fmt::Display for ze_fabric_edge_exp_duplexity_t {
     }
 }
 
+/// the duplexity is not known
 pub const ZE_FABRIC_EDGE_EXP_DUPLEXITY_UNKNOWN: ze_fabric_edge_exp_duplexity_t = ze_fabric_edge_exp_duplexity_t::UNKNOWN;
+/// one direction at a time; bandwidth is shared by both directions
 pub const ZE_FABRIC_EDGE_EXP_DUPLEXITY_HALF_DUPLEX: ze_fabric_edge_exp_duplexity_t = ze_fabric_edge_exp_duplexity_t::HALF_DUPLEX;
+/// both directions at once; bandwidth applies to each direction
 pub const ZE_FABRIC_EDGE_EXP_DUPLEXITY_FULL_DUPLEX: ze_fabric_edge_exp_duplexity_t = ze_fabric_edge_exp_duplexity_t::FULL_DUPLEX;
 /// Forces the C enum `ze_fabric_edge_exp_duplexity_t` to 32 bits; not a value.
 pub const ZE_FABRIC_EDGE_EXP_DUPLEXITY_FORCE_UINT32: ze_fabric_edge_exp_duplexity_t = ze_fabric_edge_exp_duplexity_t::FORCE_UINT32;
+/// PCI address of a fabric vertex.
+///
 /// Since API 1.4.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_fabric_vertex_pci_exp_address_t {
-    /// [out]
+    /// [out] PCI domain number
     pub domain: u32,
-    /// [out]
+    /// [out] PCI bus number
     pub bus: u32,
-    /// [out]
+    /// [out] PCI device number
     pub device: u32,
-    /// [out]
+    /// [out] PCI function number
     pub function: u32,
 }
 
@@ -13784,21 +15498,23 @@ impl ::core::fmt::Debug for ze_fabric_vertex_pci_exp_address_t {
     }
 }
 
+/// Properties of a fabric vertex.
+///
 /// Since API 1.4.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_fabric_vertex_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] identifier of the vertex; for a device it matches the device UUID
     pub uuid: ze_uuid_t,
-    /// [out]
+    /// [out] what the vertex stands for
     pub r#type: ze_fabric_vertex_exp_type_t,
-    /// [out]
+    /// [out] true when the vertex is on another node and has no local device
     pub remote: ze_bool_t,
-    /// [out]
+    /// [out] PCI address of the vertex; meaningful only for local vertices
     pub address: ze_fabric_vertex_pci_exp_address_t,
 }
 
@@ -13825,26 +15541,27 @@ impl ::core::fmt::Debug for ze_fabric_vertex_exp_properties_t {
     }
 }
 
+/// Properties of a fabric edge, the link between two vertices.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_fabric_edge_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] identifier of the edge
     pub uuid: ze_uuid_t,
-    /// [out]
+    /// [out] name of the link technology, as a zero-terminated string
     pub model: [c_char; 256],
-    /// [out]
+    /// [out] bandwidth of the link, in bandwidthUnit
     pub bandwidth: u32,
-    /// [out]
+    /// [out] unit in which bandwidth is given
     pub bandwidthUnit: ze_bandwidth_unit_t,
-    /// [out]
+    /// [out] latency of the link, in latencyUnit
     pub latency: u32,
-    /// [out]
+    /// [out] unit in which latency is given
     pub latencyUnit: ze_latency_unit_t,
-    /// [out]
+    /// [out] whether the link carries both directions at once
     pub duplexity: ze_fabric_edge_exp_duplexity_t,
 }
 
@@ -13874,10 +15591,12 @@ impl ::core::fmt::Debug for ze_fabric_edge_exp_properties_t {
     }
 }
 
+/// Options chosen when a fence is created.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_fence_flag_t(pub u32);
 impl ze_fence_flag_t {
+    /// the fence starts in the signaled state
     pub const SIGNALED: Self = Self(1);
     /// Forces the C enum `ze_fence_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -13906,14 +15625,18 @@ impl ::core::fmt::Display for ze_fence_flag_t {
     }
 }
 
+/// the fence starts in the signaled state
 pub const ZE_FENCE_FLAG_SIGNALED: ze_fence_flag_t = ze_fence_flag_t::SIGNALED;
 /// Forces the C enum `ze_fence_flag_t` to 32 bits; not a value.
 pub const ZE_FENCE_FLAG_FORCE_UINT32: ze_fence_flag_t = ze_fence_flag_t::FORCE_UINT32;
+/// Options chosen when a fence is created.
+///
 /// A set of [`ze_fence_flag_t`] bits (C: `typedef uint32_t ze_fence_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_fence_flags_t(pub u32);
 impl ze_fence_flags_t {
+    /// the fence starts in the signaled state
     pub const SIGNALED: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -14004,14 +15727,15 @@ impl ::core::fmt::Display for ze_fence_flags_t {
     }
 }
 
+/// Describes a fence to create.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_fence_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] creation options; zero means the fence starts unsignaled
     pub flags: ze_fence_flags_t,
 }
 
@@ -14035,16 +15759,22 @@ impl ::core::fmt::Debug for ze_fence_desc_t {
     }
 }
 
+/// Name string of the ZE_extension_float_atomics extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.1.
 pub const ZE_FLOAT_ATOMICS_EXT_NAME: &str = "ZE_extension_float_atomics";
 /// [`ZE_FLOAT_ATOMICS_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_FLOAT_ATOMICS_EXT_NAME_BYTES: &[u8] = b"ZE_extension_float_atomics\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.1.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_float_atomics_ext_version_t(pub u32);
 impl ze_float_atomics_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_float_atomics_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -14073,20 +15803,30 @@ impl ::core::fmt::Display for ze_float_atomics_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_FLOAT_ATOMICS_EXT_VERSION_1_0: ze_float_atomics_ext_version_t = ze_float_atomics_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_FLOAT_ATOMICS_EXT_VERSION_CURRENT: ze_float_atomics_ext_version_t = ze_float_atomics_ext_version_t::CURRENT;
 /// Forces the C enum `ze_float_atomics_ext_version_t` to 32 bits; not a value.
 pub const ZE_FLOAT_ATOMICS_EXT_VERSION_FORCE_UINT32: ze_float_atomics_ext_version_t = ze_float_atomics_ext_version_t::FORCE_UINT32;
+/// Floating-point atomic operations supported, split by memory space.
+///
 /// Since API 1.1.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_fp_atomic_ext_flag_t(pub u32);
 impl ze_device_fp_atomic_ext_flag_t {
+    /// atomic load, store and exchange on global memory
     pub const GLOBAL_LOAD_STORE: Self = Self(1);
+    /// atomic add and subtract on global memory
     pub const GLOBAL_ADD: Self = Self(2);
+    /// atomic minimum and maximum on global memory
     pub const GLOBAL_MIN_MAX: Self = Self(4);
+    /// atomic load, store and exchange on shared local memory
     pub const LOCAL_LOAD_STORE: Self = Self(0x00010000);
+    /// atomic add and subtract on shared local memory
     pub const LOCAL_ADD: Self = Self(0x00020000);
+    /// atomic minimum and maximum on shared local memory
     pub const LOCAL_MIN_MAX: Self = Self(0x00040000);
     /// Forces the C enum `ze_device_fp_atomic_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -14120,14 +15860,22 @@ impl ::core::fmt::Display for ze_device_fp_atomic_ext_flag_t {
     }
 }
 
+/// atomic load, store and exchange on global memory
 pub const ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_LOAD_STORE: ze_device_fp_atomic_ext_flag_t = ze_device_fp_atomic_ext_flag_t::GLOBAL_LOAD_STORE;
+/// atomic add and subtract on global memory
 pub const ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_ADD: ze_device_fp_atomic_ext_flag_t = ze_device_fp_atomic_ext_flag_t::GLOBAL_ADD;
+/// atomic minimum and maximum on global memory
 pub const ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_MIN_MAX: ze_device_fp_atomic_ext_flag_t = ze_device_fp_atomic_ext_flag_t::GLOBAL_MIN_MAX;
+/// atomic load, store and exchange on shared local memory
 pub const ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_LOAD_STORE: ze_device_fp_atomic_ext_flag_t = ze_device_fp_atomic_ext_flag_t::LOCAL_LOAD_STORE;
+/// atomic add and subtract on shared local memory
 pub const ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_ADD: ze_device_fp_atomic_ext_flag_t = ze_device_fp_atomic_ext_flag_t::LOCAL_ADD;
+/// atomic minimum and maximum on shared local memory
 pub const ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_MIN_MAX: ze_device_fp_atomic_ext_flag_t = ze_device_fp_atomic_ext_flag_t::LOCAL_MIN_MAX;
 /// Forces the C enum `ze_device_fp_atomic_ext_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_FP_ATOMIC_EXT_FLAG_FORCE_UINT32: ze_device_fp_atomic_ext_flag_t = ze_device_fp_atomic_ext_flag_t::FORCE_UINT32;
+/// Floating-point atomic operations supported, split by memory space.
+///
 /// Since API 1.1.
 ///
 /// A set of [`ze_device_fp_atomic_ext_flag_t`] bits (C: `typedef uint32_t ze_device_fp_atomic_ext_flags_t`).
@@ -14135,11 +15883,17 @@ pub const ZE_DEVICE_FP_ATOMIC_EXT_FLAG_FORCE_UINT32: ze_device_fp_atomic_ext_fla
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_fp_atomic_ext_flags_t(pub u32);
 impl ze_device_fp_atomic_ext_flags_t {
+    /// atomic load, store and exchange on global memory
     pub const GLOBAL_LOAD_STORE: Self = Self(0x00000001);
+    /// atomic add and subtract on global memory
     pub const GLOBAL_ADD: Self = Self(0x00000002);
+    /// atomic minimum and maximum on global memory
     pub const GLOBAL_MIN_MAX: Self = Self(0x00000004);
+    /// atomic load, store and exchange on shared local memory
     pub const LOCAL_LOAD_STORE: Self = Self(0x00010000);
+    /// atomic add and subtract on shared local memory
     pub const LOCAL_ADD: Self = Self(0x00020000);
+    /// atomic minimum and maximum on shared local memory
     pub const LOCAL_MIN_MAX: Self = Self(0x00040000);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -14246,19 +16000,21 @@ impl ::core::fmt::Display for ze_device_fp_atomic_ext_flags_t {
     }
 }
 
+/// Chained to device module properties to read floating-point atomic support.
+///
 /// Since API 1.1.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_float_atomic_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] atomic operations supported on half-precision values
     pub fp16Flags: ze_device_fp_atomic_ext_flags_t,
-    /// [out]
+    /// [out] atomic operations supported on single-precision values
     pub fp32Flags: ze_device_fp_atomic_ext_flags_t,
-    /// [out]
+    /// [out] atomic operations supported on double-precision values
     pub fp64Flags: ze_device_fp_atomic_ext_flags_t,
 }
 
@@ -14284,16 +16040,22 @@ impl ::core::fmt::Debug for ze_float_atomic_ext_properties_t {
     }
 }
 
+/// Name string of the ZE_experimental_global_offset extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.1.
 pub const ZE_GLOBAL_OFFSET_EXP_NAME: &str = "ZE_experimental_global_offset";
 /// [`ZE_GLOBAL_OFFSET_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_GLOBAL_OFFSET_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_global_offset\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.1.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_global_offset_exp_version_t(pub u32);
 impl ze_global_offset_exp_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_global_offset_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -14322,20 +16084,28 @@ impl ::core::fmt::Display for ze_global_offset_exp_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_GLOBAL_OFFSET_EXP_VERSION_1_0: ze_global_offset_exp_version_t = ze_global_offset_exp_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT: ze_global_offset_exp_version_t = ze_global_offset_exp_version_t::CURRENT;
 /// Forces the C enum `ze_global_offset_exp_version_t` to 32 bits; not a value.
 pub const ZE_GLOBAL_OFFSET_EXP_VERSION_FORCE_UINT32: ze_global_offset_exp_version_t = ze_global_offset_exp_version_t::FORCE_UINT32;
+/// Name string of the ZE_extension_record_replay_graph extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.17.
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_NAME: &str = "ZE_extension_record_replay_graph";
 /// [`ZE_RECORD_REPLAY_GRAPH_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_NAME_BYTES: &[u8] = b"ZE_extension_record_replay_graph\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.17.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_record_replay_graph_ext_version_t(pub u32);
 impl ze_record_replay_graph_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_record_replay_graph_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -14364,19 +16134,28 @@ impl ::core::fmt::Display for ze_record_replay_graph_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_1_0: ze_record_replay_graph_ext_version_t = ze_record_replay_graph_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_CURRENT: ze_record_replay_graph_ext_version_t = ze_record_replay_graph_ext_version_t::CURRENT;
 /// Forces the C enum `ze_record_replay_graph_ext_version_t` to 32 bits; not a value.
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_FORCE_UINT32: ze_record_replay_graph_ext_version_t = ze_record_replay_graph_ext_version_t::FORCE_UINT32;
+/// Graph features a device supports.
+///
 /// Since API 1.17.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_record_replay_graph_ext_flag_t(pub u32);
 impl ze_record_replay_graph_ext_flag_t {
+    /// graphs can be recorded and replayed without change
     pub const IMMUTABLE_GRAPH: Self = Self(1);
+    /// recorded graphs can be changed after instantiation
     pub const MUTABLE_GRAPH: Self = Self(2);
+    /// a graph can contain other graphs
     pub const SUBGRAPHS: Self = Self(4);
+    /// recorded command lists can be appended into a graph
     pub const APPEND_COMMANDLIST: Self = Self(8);
+    /// counter-based events shared through IPC can be used inside graphs
     pub const CB_EXTERNAL_IPC: Self = Self(16);
     /// Forces the C enum `ze_record_replay_graph_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -14409,13 +16188,20 @@ impl ::core::fmt::Display for ze_record_replay_graph_ext_flag_t {
     }
 }
 
+/// graphs can be recorded and replayed without change
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_IMMUTABLE_GRAPH: ze_record_replay_graph_ext_flag_t = ze_record_replay_graph_ext_flag_t::IMMUTABLE_GRAPH;
+/// recorded graphs can be changed after instantiation
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_MUTABLE_GRAPH: ze_record_replay_graph_ext_flag_t = ze_record_replay_graph_ext_flag_t::MUTABLE_GRAPH;
+/// a graph can contain other graphs
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_SUBGRAPHS: ze_record_replay_graph_ext_flag_t = ze_record_replay_graph_ext_flag_t::SUBGRAPHS;
+/// recorded command lists can be appended into a graph
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_APPEND_COMMANDLIST: ze_record_replay_graph_ext_flag_t = ze_record_replay_graph_ext_flag_t::APPEND_COMMANDLIST;
+/// counter-based events shared through IPC can be used inside graphs
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_CB_EXTERNAL_IPC: ze_record_replay_graph_ext_flag_t = ze_record_replay_graph_ext_flag_t::CB_EXTERNAL_IPC;
 /// Forces the C enum `ze_record_replay_graph_ext_flag_t` to 32 bits; not a value.
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_FORCE_UINT32: ze_record_replay_graph_ext_flag_t = ze_record_replay_graph_ext_flag_t::FORCE_UINT32;
+/// Graph features a device supports.
+///
 /// Since API 1.17.
 ///
 /// A set of [`ze_record_replay_graph_ext_flag_t`] bits (C: `typedef uint32_t ze_record_replay_graph_ext_flags_t`).
@@ -14423,10 +16209,15 @@ pub const ZE_RECORD_REPLAY_GRAPH_EXT_FLAG_FORCE_UINT32: ze_record_replay_graph_e
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_record_replay_graph_ext_flags_t(pub u32);
 impl ze_record_replay_graph_ext_flags_t {
+    /// graphs can be recorded and replayed without change
     pub const IMMUTABLE_GRAPH: Self = Self(0x00000001);
+    /// recorded graphs can be changed after instantiation
     pub const MUTABLE_GRAPH: Self = Self(0x00000002);
+    /// a graph can contain other graphs
     pub const SUBGRAPHS: Self = Self(0x00000004);
+    /// recorded command lists can be appended into a graph
     pub const APPEND_COMMANDLIST: Self = Self(0x00000008);
+    /// counter-based events shared through IPC can be used inside graphs
     pub const CB_EXTERNAL_IPC: Self = Self(0x00000010);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -14532,15 +16323,17 @@ impl ::core::fmt::Display for ze_record_replay_graph_ext_flags_t {
     }
 }
 
+/// Chained to device properties to read the graph features supported.
+///
 /// Since API 1.17.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_record_replay_graph_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the supported graph features
     pub graphFlags: ze_record_replay_graph_ext_flags_t,
 }
 
@@ -14570,14 +16363,20 @@ pub struct _ze_executable_graph_handle_t {
     _p: [u8; 0],
 }
 
+/// Handle of an executable graph, a recorded graph prepared for submission.
+///
 /// Since API 1.17.
 pub type ze_executable_graph_handle_t = *mut _ze_executable_graph_handle_t;
+/// How much detail zeGraphDumpContentsExt writes.
+///
 /// Since API 1.17.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_record_replay_graph_ext_dump_mode_t(pub u32);
 impl ze_record_replay_graph_ext_dump_mode_t {
+    /// a full listing of the graph, node parameters included
     pub const DETAILED: Self = Self(0);
+    /// a short listing of the graph's nodes
     pub const SIMPLE: Self = Self(1);
     /// Forces the C enum `ze_record_replay_graph_ext_dump_mode_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -14607,19 +16406,23 @@ impl ::core::fmt::Display for ze_record_replay_graph_ext_dump_mode_t {
     }
 }
 
+/// a full listing of the graph, node parameters included
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_DUMP_MODE_DETAILED: ze_record_replay_graph_ext_dump_mode_t = ze_record_replay_graph_ext_dump_mode_t::DETAILED;
+/// a short listing of the graph's nodes
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_DUMP_MODE_SIMPLE: ze_record_replay_graph_ext_dump_mode_t = ze_record_replay_graph_ext_dump_mode_t::SIMPLE;
 /// Forces the C enum `ze_record_replay_graph_ext_dump_mode_t` to 32 bits; not a value.
 pub const ZE_RECORD_REPLAY_GRAPH_EXT_DUMP_MODE_FORCE_UINT32: ze_record_replay_graph_ext_dump_mode_t = ze_record_replay_graph_ext_dump_mode_t::FORCE_UINT32;
+/// Chooses the detail level of a graph dump.
+///
 /// Since API 1.17.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_record_replay_graph_ext_dump_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the dump detail level
     pub mode: ze_record_replay_graph_ext_dump_mode_t,
 }
 
@@ -14643,21 +16446,28 @@ impl ::core::fmt::Debug for ze_record_replay_graph_ext_dump_desc_t {
     }
 }
 
+/// Called when a graph is destroyed, so the application can free what it attached to it.
+///
 /// Since API 1.17.
 pub type zex_mem_graph_free_callback_fn_t = Option<
     unsafe extern "system" fn(pUserData: *mut c_void),
 >;
 
+/// A host function run when the command list reaches it.
+///
 /// Since API 1.17.
 pub type ze_host_function_callback_t = Option<
     unsafe extern "system" fn(pUserData: *mut c_void),
 >;
 
+/// Options chosen when an image is created.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_flag_t(pub u32);
 impl ze_image_flag_t {
+    /// kernels may write to the image, not only read it
     pub const KERNEL_WRITE: Self = Self(1);
+    /// a hint that the image should bypass device caches
     pub const BIAS_UNCACHED: Self = Self(2);
     /// Forces the C enum `ze_image_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -14687,16 +16497,22 @@ impl ::core::fmt::Display for ze_image_flag_t {
     }
 }
 
+/// kernels may write to the image, not only read it
 pub const ZE_IMAGE_FLAG_KERNEL_WRITE: ze_image_flag_t = ze_image_flag_t::KERNEL_WRITE;
+/// a hint that the image should bypass device caches
 pub const ZE_IMAGE_FLAG_BIAS_UNCACHED: ze_image_flag_t = ze_image_flag_t::BIAS_UNCACHED;
 /// Forces the C enum `ze_image_flag_t` to 32 bits; not a value.
 pub const ZE_IMAGE_FLAG_FORCE_UINT32: ze_image_flag_t = ze_image_flag_t::FORCE_UINT32;
+/// Options chosen when an image is created.
+///
 /// A set of [`ze_image_flag_t`] bits (C: `typedef uint32_t ze_image_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_flags_t(pub u32);
 impl ze_image_flags_t {
+    /// kernels may write to the image, not only read it
     pub const KERNEL_WRITE: Self = Self(0x00000001);
+    /// a hint that the image should bypass device caches
     pub const BIAS_UNCACHED: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -14794,15 +16610,22 @@ impl ::core::fmt::Display for ze_image_flags_t {
     }
 }
 
+/// Dimensionality of an image.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_type_t(pub u32);
 impl ze_image_type_t {
+    /// a one-dimensional image
     pub const _1D: Self = Self(0);
+    /// an array of one-dimensional images
     pub const _1DARRAY: Self = Self(1);
+    /// a two-dimensional image
     pub const _2D: Self = Self(2);
+    /// an array of two-dimensional images
     pub const _2DARRAY: Self = Self(3);
+    /// a three-dimensional image
     pub const _3D: Self = Self(4);
+    /// an image backed by a linear buffer, addressed by a single coordinate
     pub const BUFFER: Self = Self(5);
     /// Forces the C enum `ze_image_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -14836,65 +16659,121 @@ impl ::core::fmt::Display for ze_image_type_t {
     }
 }
 
+/// a one-dimensional image
 pub const ZE_IMAGE_TYPE_1D: ze_image_type_t = ze_image_type_t::_1D;
+/// an array of one-dimensional images
 pub const ZE_IMAGE_TYPE_1DARRAY: ze_image_type_t = ze_image_type_t::_1DARRAY;
+/// a two-dimensional image
 pub const ZE_IMAGE_TYPE_2D: ze_image_type_t = ze_image_type_t::_2D;
+/// an array of two-dimensional images
 pub const ZE_IMAGE_TYPE_2DARRAY: ze_image_type_t = ze_image_type_t::_2DARRAY;
+/// a three-dimensional image
 pub const ZE_IMAGE_TYPE_3D: ze_image_type_t = ze_image_type_t::_3D;
+/// an image backed by a linear buffer, addressed by a single coordinate
 pub const ZE_IMAGE_TYPE_BUFFER: ze_image_type_t = ze_image_type_t::BUFFER;
 /// Forces the C enum `ze_image_type_t` to 32 bits; not a value.
 pub const ZE_IMAGE_TYPE_FORCE_UINT32: ze_image_type_t = ze_image_type_t::FORCE_UINT32;
+/// Bit layout of the components of one image element.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_format_layout_t(pub u32);
 impl ze_image_format_layout_t {
+    /// one 8-bit component
     pub const _8: Self = Self(0);
+    /// one 16-bit component
     pub const _16: Self = Self(1);
+    /// one 32-bit component
     pub const _32: Self = Self(2);
+    /// two 8-bit components
     pub const _8_8: Self = Self(3);
+    /// four 8-bit components
     pub const _8_8_8_8: Self = Self(4);
+    /// two 16-bit components
     pub const _16_16: Self = Self(5);
+    /// four 16-bit components
     pub const _16_16_16_16: Self = Self(6);
+    /// two 32-bit components
     pub const _32_32: Self = Self(7);
+    /// four 32-bit components
     pub const _32_32_32_32: Self = Self(8);
+    /// three 10-bit components and one 2-bit component in 32 bits
     pub const _10_10_10_2: Self = Self(9);
+    /// two 11-bit components and one 10-bit component in 32 bits
     pub const _11_11_10: Self = Self(10);
+    /// 5, 6 and 5 bit components in 16 bits
     pub const _5_6_5: Self = Self(11);
+    /// three 5-bit components and one 1-bit component in 16 bits
     pub const _5_5_5_1: Self = Self(12);
+    /// four 4-bit components in 16 bits
     pub const _4_4_4_4: Self = Self(13);
+    /// media layout with an 8-bit luma channel only
     pub const Y8: Self = Self(14);
+    /// media layout, 4:2:0 with an 8-bit luma plane and an interleaved chroma plane
     pub const NV12: Self = Self(15);
+    /// media layout, packed 4:2:2 with 8-bit samples in Y U Y V order
     pub const YUYV: Self = Self(16);
+    /// media layout, packed 4:2:2 with 8-bit samples in V Y U Y order
     pub const VYUY: Self = Self(17);
+    /// media layout, packed 4:2:2 with 8-bit samples in Y V Y U order
     pub const YVYU: Self = Self(18);
+    /// media layout, packed 4:2:2 with 8-bit samples in U Y V Y order
     pub const UYVY: Self = Self(19);
+    /// media layout, packed 4:4:4 with 8-bit alpha and YUV samples
     pub const AYUV: Self = Self(20);
+    /// media layout, 4:2:0 like NV12 with 10-bit samples in 16-bit words
     pub const P010: Self = Self(21);
+    /// media layout, packed 4:4:4 with 10-bit YUV and 2-bit alpha
     pub const Y410: Self = Self(22);
+    /// media layout, 4:2:0 like NV12 with 12-bit samples in 16-bit words
     pub const P012: Self = Self(23);
+    /// media layout with a 16-bit luma channel only
     pub const Y16: Self = Self(24);
+    /// media layout, 4:2:0 like NV12 with 16-bit samples
     pub const P016: Self = Self(25);
+    /// media layout, packed 4:2:2 with 16-bit samples
     pub const Y216: Self = Self(26);
+    /// media layout, 4:2:2 with a 16-bit luma plane and an interleaved chroma plane
     pub const P216: Self = Self(27);
+    /// media layout of 8-bit palette indices
     pub const P8: Self = Self(28);
+    /// media layout, packed 4:2:2 with 8-bit samples (the YUY2 name of YUYV)
     pub const YUY2: Self = Self(29);
+    /// media layout of an 8-bit alpha and an 8-bit palette index
     pub const A8P8: Self = Self(30);
+    /// media layout of a 4-bit palette index and a 4-bit alpha in one byte
     pub const IA44: Self = Self(31);
+    /// media layout of a 4-bit alpha and a 4-bit palette index in one byte
     pub const AI44: Self = Self(32);
+    /// media layout, packed 4:4:4 with 16-bit YUV and alpha samples
     pub const Y416: Self = Self(33);
+    /// media layout, packed 4:2:2 with 10-bit samples in 16-bit words
     pub const Y210: Self = Self(34);
+    /// media layout, 4:2:0 with separate Y, U and V planes
     pub const I420: Self = Self(35);
+    /// media layout, 4:2:0 with separate Y, V and U planes
     pub const YV12: Self = Self(36);
+    /// media layout, planar luma without chroma (4:0:0)
     pub const _400P: Self = Self(37);
+    /// media layout, planar 4:2:2 with chroma halved horizontally
     pub const _422H: Self = Self(38);
+    /// media layout, planar 4:2:2 with chroma halved vertically
     pub const _422V: Self = Self(39);
+    /// media layout, planar 4:4:4 with full-resolution chroma
     pub const _444P: Self = Self(40);
+    /// media layout, planar RGB with one plane each for R, G and B
     pub const RGBP: Self = Self(41);
+    /// media layout, planar RGB with planes in B, R, G order
     pub const BRGP: Self = Self(42);
+    /// three 8-bit components
+    ///
     /// Since API 1.9.
     pub const _8_8_8: Self = Self(43);
+    /// three 16-bit components
+    ///
     /// Since API 1.9.
     pub const _16_16_16: Self = Self(44);
+    /// three 32-bit components
+    ///
     /// Since API 1.9.
     pub const _32_32_32: Self = Self(45);
     /// Forces the C enum `ze_image_format_layout_t` to 32 bits; not a value.
@@ -14969,65 +16848,120 @@ impl ::core::fmt::Display for ze_image_format_layout_t {
     }
 }
 
+/// one 8-bit component
 pub const ZE_IMAGE_FORMAT_LAYOUT_8: ze_image_format_layout_t = ze_image_format_layout_t::_8;
+/// one 16-bit component
 pub const ZE_IMAGE_FORMAT_LAYOUT_16: ze_image_format_layout_t = ze_image_format_layout_t::_16;
+/// one 32-bit component
 pub const ZE_IMAGE_FORMAT_LAYOUT_32: ze_image_format_layout_t = ze_image_format_layout_t::_32;
+/// two 8-bit components
 pub const ZE_IMAGE_FORMAT_LAYOUT_8_8: ze_image_format_layout_t = ze_image_format_layout_t::_8_8;
+/// four 8-bit components
 pub const ZE_IMAGE_FORMAT_LAYOUT_8_8_8_8: ze_image_format_layout_t = ze_image_format_layout_t::_8_8_8_8;
+/// two 16-bit components
 pub const ZE_IMAGE_FORMAT_LAYOUT_16_16: ze_image_format_layout_t = ze_image_format_layout_t::_16_16;
+/// four 16-bit components
 pub const ZE_IMAGE_FORMAT_LAYOUT_16_16_16_16: ze_image_format_layout_t = ze_image_format_layout_t::_16_16_16_16;
+/// two 32-bit components
 pub const ZE_IMAGE_FORMAT_LAYOUT_32_32: ze_image_format_layout_t = ze_image_format_layout_t::_32_32;
+/// four 32-bit components
 pub const ZE_IMAGE_FORMAT_LAYOUT_32_32_32_32: ze_image_format_layout_t = ze_image_format_layout_t::_32_32_32_32;
+/// three 10-bit components and one 2-bit component in 32 bits
 pub const ZE_IMAGE_FORMAT_LAYOUT_10_10_10_2: ze_image_format_layout_t = ze_image_format_layout_t::_10_10_10_2;
+/// two 11-bit components and one 10-bit component in 32 bits
 pub const ZE_IMAGE_FORMAT_LAYOUT_11_11_10: ze_image_format_layout_t = ze_image_format_layout_t::_11_11_10;
+/// 5, 6 and 5 bit components in 16 bits
 pub const ZE_IMAGE_FORMAT_LAYOUT_5_6_5: ze_image_format_layout_t = ze_image_format_layout_t::_5_6_5;
+/// three 5-bit components and one 1-bit component in 16 bits
 pub const ZE_IMAGE_FORMAT_LAYOUT_5_5_5_1: ze_image_format_layout_t = ze_image_format_layout_t::_5_5_5_1;
+/// four 4-bit components in 16 bits
 pub const ZE_IMAGE_FORMAT_LAYOUT_4_4_4_4: ze_image_format_layout_t = ze_image_format_layout_t::_4_4_4_4;
+/// media layout with an 8-bit luma channel only
 pub const ZE_IMAGE_FORMAT_LAYOUT_Y8: ze_image_format_layout_t = ze_image_format_layout_t::Y8;
+/// media layout, 4:2:0 with an 8-bit luma plane and an interleaved chroma plane
 pub const ZE_IMAGE_FORMAT_LAYOUT_NV12: ze_image_format_layout_t = ze_image_format_layout_t::NV12;
+/// media layout, packed 4:2:2 with 8-bit samples in Y U Y V order
 pub const ZE_IMAGE_FORMAT_LAYOUT_YUYV: ze_image_format_layout_t = ze_image_format_layout_t::YUYV;
+/// media layout, packed 4:2:2 with 8-bit samples in V Y U Y order
 pub const ZE_IMAGE_FORMAT_LAYOUT_VYUY: ze_image_format_layout_t = ze_image_format_layout_t::VYUY;
+/// media layout, packed 4:2:2 with 8-bit samples in Y V Y U order
 pub const ZE_IMAGE_FORMAT_LAYOUT_YVYU: ze_image_format_layout_t = ze_image_format_layout_t::YVYU;
+/// media layout, packed 4:2:2 with 8-bit samples in U Y V Y order
 pub const ZE_IMAGE_FORMAT_LAYOUT_UYVY: ze_image_format_layout_t = ze_image_format_layout_t::UYVY;
+/// media layout, packed 4:4:4 with 8-bit alpha and YUV samples
 pub const ZE_IMAGE_FORMAT_LAYOUT_AYUV: ze_image_format_layout_t = ze_image_format_layout_t::AYUV;
+/// media layout, 4:2:0 like NV12 with 10-bit samples in 16-bit words
 pub const ZE_IMAGE_FORMAT_LAYOUT_P010: ze_image_format_layout_t = ze_image_format_layout_t::P010;
+/// media layout, packed 4:4:4 with 10-bit YUV and 2-bit alpha
 pub const ZE_IMAGE_FORMAT_LAYOUT_Y410: ze_image_format_layout_t = ze_image_format_layout_t::Y410;
+/// media layout, 4:2:0 like NV12 with 12-bit samples in 16-bit words
 pub const ZE_IMAGE_FORMAT_LAYOUT_P012: ze_image_format_layout_t = ze_image_format_layout_t::P012;
+/// media layout with a 16-bit luma channel only
 pub const ZE_IMAGE_FORMAT_LAYOUT_Y16: ze_image_format_layout_t = ze_image_format_layout_t::Y16;
+/// media layout, 4:2:0 like NV12 with 16-bit samples
 pub const ZE_IMAGE_FORMAT_LAYOUT_P016: ze_image_format_layout_t = ze_image_format_layout_t::P016;
+/// media layout, packed 4:2:2 with 16-bit samples
 pub const ZE_IMAGE_FORMAT_LAYOUT_Y216: ze_image_format_layout_t = ze_image_format_layout_t::Y216;
+/// media layout, 4:2:2 with a 16-bit luma plane and an interleaved chroma plane
 pub const ZE_IMAGE_FORMAT_LAYOUT_P216: ze_image_format_layout_t = ze_image_format_layout_t::P216;
+/// media layout of 8-bit palette indices
 pub const ZE_IMAGE_FORMAT_LAYOUT_P8: ze_image_format_layout_t = ze_image_format_layout_t::P8;
+/// media layout, packed 4:2:2 with 8-bit samples (the YUY2 name of YUYV)
 pub const ZE_IMAGE_FORMAT_LAYOUT_YUY2: ze_image_format_layout_t = ze_image_format_layout_t::YUY2;
+/// media layout of an 8-bit alpha and an 8-bit palette index
 pub const ZE_IMAGE_FORMAT_LAYOUT_A8P8: ze_image_format_layout_t = ze_image_format_layout_t::A8P8;
+/// media layout of a 4-bit palette index and a 4-bit alpha in one byte
 pub const ZE_IMAGE_FORMAT_LAYOUT_IA44: ze_image_format_layout_t = ze_image_format_layout_t::IA44;
+/// media layout of a 4-bit alpha and a 4-bit palette index in one byte
 pub const ZE_IMAGE_FORMAT_LAYOUT_AI44: ze_image_format_layout_t = ze_image_format_layout_t::AI44;
+/// media layout, packed 4:4:4 with 16-bit YUV and alpha samples
 pub const ZE_IMAGE_FORMAT_LAYOUT_Y416: ze_image_format_layout_t = ze_image_format_layout_t::Y416;
+/// media layout, packed 4:2:2 with 10-bit samples in 16-bit words
 pub const ZE_IMAGE_FORMAT_LAYOUT_Y210: ze_image_format_layout_t = ze_image_format_layout_t::Y210;
+/// media layout, 4:2:0 with separate Y, U and V planes
 pub const ZE_IMAGE_FORMAT_LAYOUT_I420: ze_image_format_layout_t = ze_image_format_layout_t::I420;
+/// media layout, 4:2:0 with separate Y, V and U planes
 pub const ZE_IMAGE_FORMAT_LAYOUT_YV12: ze_image_format_layout_t = ze_image_format_layout_t::YV12;
+/// media layout, planar luma without chroma (4:0:0)
 pub const ZE_IMAGE_FORMAT_LAYOUT_400P: ze_image_format_layout_t = ze_image_format_layout_t::_400P;
+/// media layout, planar 4:2:2 with chroma halved horizontally
 pub const ZE_IMAGE_FORMAT_LAYOUT_422H: ze_image_format_layout_t = ze_image_format_layout_t::_422H;
+/// media layout, planar 4:2:2 with chroma halved vertically
 pub const ZE_IMAGE_FORMAT_LAYOUT_422V: ze_image_format_layout_t = ze_image_format_layout_t::_422V;
+/// media layout, planar 4:4:4 with full-resolution chroma
 pub const ZE_IMAGE_FORMAT_LAYOUT_444P: ze_image_format_layout_t = ze_image_format_layout_t::_444P;
+/// media layout, planar RGB with one plane each for R, G and B
 pub const ZE_IMAGE_FORMAT_LAYOUT_RGBP: ze_image_format_layout_t = ze_image_format_layout_t::RGBP;
+/// media layout, planar RGB with planes in B, R, G order
 pub const ZE_IMAGE_FORMAT_LAYOUT_BRGP: ze_image_format_layout_t = ze_image_format_layout_t::BRGP;
+/// three 8-bit components
+///
 /// Since API 1.9.
 pub const ZE_IMAGE_FORMAT_LAYOUT_8_8_8: ze_image_format_layout_t = ze_image_format_layout_t::_8_8_8;
+/// three 16-bit components
+///
 /// Since API 1.9.
 pub const ZE_IMAGE_FORMAT_LAYOUT_16_16_16: ze_image_format_layout_t = ze_image_format_layout_t::_16_16_16;
+/// three 32-bit components
+///
 /// Since API 1.9.
 pub const ZE_IMAGE_FORMAT_LAYOUT_32_32_32: ze_image_format_layout_t = ze_image_format_layout_t::_32_32_32;
 /// Forces the C enum `ze_image_format_layout_t` to 32 bits; not a value.
 pub const ZE_IMAGE_FORMAT_LAYOUT_FORCE_UINT32: ze_image_format_layout_t = ze_image_format_layout_t::FORCE_UINT32;
+/// How the bits of each image component are interpreted.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_format_type_t(pub u32);
 impl ze_image_format_type_t {
+    /// unsigned integer
     pub const UINT: Self = Self(0);
+    /// signed integer
     pub const SINT: Self = Self(1);
+    /// unsigned integer read as a fraction in 0.0 to 1.0
     pub const UNORM: Self = Self(2);
+    /// signed integer read as a fraction in -1.0 to 1.0
     pub const SNORM: Self = Self(3);
+    /// floating point
     pub const FLOAT: Self = Self(4);
     /// Forces the C enum `ze_image_format_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15060,24 +16994,38 @@ impl ::core::fmt::Display for ze_image_format_type_t {
     }
 }
 
+/// unsigned integer
 pub const ZE_IMAGE_FORMAT_TYPE_UINT: ze_image_format_type_t = ze_image_format_type_t::UINT;
+/// signed integer
 pub const ZE_IMAGE_FORMAT_TYPE_SINT: ze_image_format_type_t = ze_image_format_type_t::SINT;
+/// unsigned integer read as a fraction in 0.0 to 1.0
 pub const ZE_IMAGE_FORMAT_TYPE_UNORM: ze_image_format_type_t = ze_image_format_type_t::UNORM;
+/// signed integer read as a fraction in -1.0 to 1.0
 pub const ZE_IMAGE_FORMAT_TYPE_SNORM: ze_image_format_type_t = ze_image_format_type_t::SNORM;
+/// floating point
 pub const ZE_IMAGE_FORMAT_TYPE_FLOAT: ze_image_format_type_t = ze_image_format_type_t::FLOAT;
 /// Forces the C enum `ze_image_format_type_t` to 32 bits; not a value.
 pub const ZE_IMAGE_FORMAT_TYPE_FORCE_UINT32: ze_image_format_type_t = ze_image_format_type_t::FORCE_UINT32;
+/// Source of one channel a kernel sees when it reads an image element.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_format_swizzle_t(pub u32);
 impl ze_image_format_swizzle_t {
+    /// the red component
     pub const R: Self = Self(0);
+    /// the green component
     pub const G: Self = Self(1);
+    /// the blue component
     pub const B: Self = Self(2);
+    /// the alpha component
     pub const A: Self = Self(3);
+    /// the constant zero
     pub const _0: Self = Self(4);
+    /// the constant one
     pub const _1: Self = Self(5);
+    /// unused; the channel's value does not matter
     pub const X: Self = Self(6);
+    /// the depth component
     pub const D: Self = Self(7);
     /// Forces the C enum `ze_image_format_swizzle_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15113,30 +17061,39 @@ impl ::core::fmt::Display for ze_image_format_swizzle_t {
     }
 }
 
+/// the red component
 pub const ZE_IMAGE_FORMAT_SWIZZLE_R: ze_image_format_swizzle_t = ze_image_format_swizzle_t::R;
+/// the green component
 pub const ZE_IMAGE_FORMAT_SWIZZLE_G: ze_image_format_swizzle_t = ze_image_format_swizzle_t::G;
+/// the blue component
 pub const ZE_IMAGE_FORMAT_SWIZZLE_B: ze_image_format_swizzle_t = ze_image_format_swizzle_t::B;
+/// the alpha component
 pub const ZE_IMAGE_FORMAT_SWIZZLE_A: ze_image_format_swizzle_t = ze_image_format_swizzle_t::A;
+/// the constant zero
 pub const ZE_IMAGE_FORMAT_SWIZZLE_0: ze_image_format_swizzle_t = ze_image_format_swizzle_t::_0;
+/// the constant one
 pub const ZE_IMAGE_FORMAT_SWIZZLE_1: ze_image_format_swizzle_t = ze_image_format_swizzle_t::_1;
+/// unused; the channel's value does not matter
 pub const ZE_IMAGE_FORMAT_SWIZZLE_X: ze_image_format_swizzle_t = ze_image_format_swizzle_t::X;
+/// the depth component
 pub const ZE_IMAGE_FORMAT_SWIZZLE_D: ze_image_format_swizzle_t = ze_image_format_swizzle_t::D;
 /// Forces the C enum `ze_image_format_swizzle_t` to 32 bits; not a value.
 pub const ZE_IMAGE_FORMAT_SWIZZLE_FORCE_UINT32: ze_image_format_swizzle_t = ze_image_format_swizzle_t::FORCE_UINT32;
+/// Layout, component type and channel mapping of an image format.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_image_format_t {
-    /// [in]
+    /// [in] bit layout of one element
     pub layout: ze_image_format_layout_t,
-    /// [in]
+    /// [in] how component bits are interpreted
     pub r#type: ze_image_format_type_t,
-    /// [in]
+    /// [in] source of the first channel
     pub x: ze_image_format_swizzle_t,
-    /// [in]
+    /// [in] source of the second channel
     pub y: ze_image_format_swizzle_t,
-    /// [in]
+    /// [in] source of the third channel
     pub z: ze_image_format_swizzle_t,
-    /// [in]
+    /// [in] source of the fourth channel
     pub w: ze_image_format_swizzle_t,
 }
 
@@ -15160,28 +17117,29 @@ impl ::core::fmt::Debug for ze_image_format_t {
     }
 }
 
+/// Describes an image to create or to ask about.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_image_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] creation options of the image
     pub flags: ze_image_flags_t,
-    /// [in]
+    /// [in] dimensionality of the image
     pub r#type: ze_image_type_t,
-    /// [in]
+    /// [in] element format of the image
     pub format: ze_image_format_t,
-    /// [in]
+    /// [in] width in pixels; for a buffer image, its size in bytes
     pub width: u64,
-    /// [in]
+    /// [in] height in pixels; ignored by one-dimensional and buffer images
     pub height: u32,
-    /// [in]
+    /// [in] depth in pixels; used only by 3D images
     pub depth: u32,
-    /// [in]
+    /// [in] number of layers of an array image; ignored by other types
     pub arraylevels: u32,
-    /// [in]
+    /// [in] number of mipmap levels; zero today
     pub miplevels: u32,
 }
 
@@ -15212,11 +17170,14 @@ impl ::core::fmt::Debug for ze_image_desc_t {
     }
 }
 
+/// Sampler filters a device supports for an image format.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_sampler_filter_flag_t(pub u32);
 impl ze_image_sampler_filter_flag_t {
+    /// nearest-texel sampling is supported
     pub const POINT: Self = Self(1);
+    /// bilinear or trilinear sampling is supported
     pub const LINEAR: Self = Self(2);
     /// Forces the C enum `ze_image_sampler_filter_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15246,16 +17207,22 @@ impl ::core::fmt::Display for ze_image_sampler_filter_flag_t {
     }
 }
 
+/// nearest-texel sampling is supported
 pub const ZE_IMAGE_SAMPLER_FILTER_FLAG_POINT: ze_image_sampler_filter_flag_t = ze_image_sampler_filter_flag_t::POINT;
+/// bilinear or trilinear sampling is supported
 pub const ZE_IMAGE_SAMPLER_FILTER_FLAG_LINEAR: ze_image_sampler_filter_flag_t = ze_image_sampler_filter_flag_t::LINEAR;
 /// Forces the C enum `ze_image_sampler_filter_flag_t` to 32 bits; not a value.
 pub const ZE_IMAGE_SAMPLER_FILTER_FLAG_FORCE_UINT32: ze_image_sampler_filter_flag_t = ze_image_sampler_filter_flag_t::FORCE_UINT32;
+/// Sampler filters a device supports for an image format.
+///
 /// A set of [`ze_image_sampler_filter_flag_t`] bits (C: `typedef uint32_t ze_image_sampler_filter_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_sampler_filter_flags_t(pub u32);
 impl ze_image_sampler_filter_flags_t {
+    /// nearest-texel sampling is supported
     pub const POINT: Self = Self(0x00000001);
+    /// bilinear or trilinear sampling is supported
     pub const LINEAR: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -15358,14 +17325,15 @@ impl ::core::fmt::Display for ze_image_sampler_filter_flags_t {
     }
 }
 
+/// What a device supports for an image of a given description.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_image_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] sampler filters usable with such an image
     pub samplerFilterFlags: ze_image_sampler_filter_flags_t,
 }
 
@@ -15389,16 +17357,22 @@ impl ::core::fmt::Debug for ze_image_properties_t {
     }
 }
 
+/// Name string of the ZE_extension_image_copy extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.3.
 pub const ZE_IMAGE_COPY_EXT_NAME: &str = "ZE_extension_image_copy";
 /// [`ZE_IMAGE_COPY_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_IMAGE_COPY_EXT_NAME_BYTES: &[u8] = b"ZE_extension_image_copy\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.3.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_copy_ext_version_t(pub u32);
 impl ze_image_copy_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_image_copy_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15427,20 +17401,28 @@ impl ::core::fmt::Display for ze_image_copy_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_IMAGE_COPY_EXT_VERSION_1_0: ze_image_copy_ext_version_t = ze_image_copy_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_IMAGE_COPY_EXT_VERSION_CURRENT: ze_image_copy_ext_version_t = ze_image_copy_ext_version_t::CURRENT;
 /// Forces the C enum `ze_image_copy_ext_version_t` to 32 bits; not a value.
 pub const ZE_IMAGE_COPY_EXT_VERSION_FORCE_UINT32: ze_image_copy_ext_version_t = ze_image_copy_ext_version_t::FORCE_UINT32;
+/// Name string of the ZE_extension_image_format_support extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.15.
 pub const ZE_IMAGE_FORMAT_SUPPORT_EXT_NAME: &str = "ZE_extension_image_format_support";
 /// [`ZE_IMAGE_FORMAT_SUPPORT_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_IMAGE_FORMAT_SUPPORT_EXT_NAME_BYTES: &[u8] = b"ZE_extension_image_format_support\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.15.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_format_support_ext_version_t(pub u32);
 impl ze_image_format_support_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_image_format_support_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15469,19 +17451,23 @@ impl ::core::fmt::Display for ze_image_format_support_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_1_0: ze_image_format_support_ext_version_t = ze_image_format_support_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_CURRENT: ze_image_format_support_ext_version_t = ze_image_format_support_ext_version_t::CURRENT;
 /// Forces the C enum `ze_image_format_support_ext_version_t` to 32 bits; not a value.
 pub const ZE_IMAGE_FORMAT_SUPPORT_EXT_VERSION_FORCE_UINT32: ze_image_format_support_ext_version_t = ze_image_format_support_ext_version_t::FORCE_UINT32;
+/// Chained to image properties to learn whether the described format is supported.
+///
 /// Since API 1.15.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_image_format_support_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] true when the device can create images of the described format
     pub supported: ze_bool_t,
 }
 
@@ -15505,16 +17491,22 @@ impl ::core::fmt::Debug for ze_image_format_support_ext_properties_t {
     }
 }
 
+/// Name string of the ZE_extension_image_query_alloc_properties extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.3.
 pub const ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME: &str = "ZE_extension_image_query_alloc_properties";
 /// [`ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME_BYTES: &[u8] = b"ZE_extension_image_query_alloc_properties\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.3.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_query_alloc_properties_ext_version_t(pub u32);
 impl ze_image_query_alloc_properties_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_image_query_alloc_properties_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15547,19 +17539,23 @@ impl ::core::fmt::Display for ze_image_query_alloc_properties_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_1_0: ze_image_query_alloc_properties_ext_version_t = ze_image_query_alloc_properties_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_CURRENT: ze_image_query_alloc_properties_ext_version_t = ze_image_query_alloc_properties_ext_version_t::CURRENT;
 /// Forces the C enum `ze_image_query_alloc_properties_ext_version_t` to 32 bits; not a value.
 pub const ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_FORCE_UINT32: ze_image_query_alloc_properties_ext_version_t = ze_image_query_alloc_properties_ext_version_t::FORCE_UINT32;
+/// Allocation properties of an image.
+///
 /// Since API 1.3.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_image_allocation_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] identifier of the memory allocation behind the image
     pub id: u64,
 }
 
@@ -15583,16 +17579,22 @@ impl ::core::fmt::Debug for ze_image_allocation_ext_properties_t {
     }
 }
 
+/// Name string of the ZE_experimental_image_memory_properties extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.2.
 pub const ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME: &str = "ZE_experimental_image_memory_properties";
 /// [`ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_image_memory_properties\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_memory_properties_exp_version_t(pub u32);
 impl ze_image_memory_properties_exp_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_image_memory_properties_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15621,23 +17623,27 @@ impl ::core::fmt::Display for ze_image_memory_properties_exp_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_1_0: ze_image_memory_properties_exp_version_t = ze_image_memory_properties_exp_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_CURRENT: ze_image_memory_properties_exp_version_t = ze_image_memory_properties_exp_version_t::CURRENT;
 /// Forces the C enum `ze_image_memory_properties_exp_version_t` to 32 bits; not a value.
 pub const ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_FORCE_UINT32: ze_image_memory_properties_exp_version_t = ze_image_memory_properties_exp_version_t::FORCE_UINT32;
+/// Memory footprint and pitches of an image.
+///
 /// Since API 1.2.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_image_memory_properties_exp_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] bytes of memory the image occupies
     pub size: u64,
-    /// [out]
+    /// [out] bytes between the starts of two consecutive rows
     pub rowPitch: u64,
-    /// [out]
+    /// [out] bytes between the starts of two consecutive slices or array layers
     pub slicePitch: u64,
 }
 
@@ -15663,16 +17669,22 @@ impl ::core::fmt::Debug for ze_image_memory_properties_exp_t {
     }
 }
 
+/// Name string of the ZE_extension_image_view extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.5.
 pub const ZE_IMAGE_VIEW_EXT_NAME: &str = "ZE_extension_image_view";
 /// [`ZE_IMAGE_VIEW_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_IMAGE_VIEW_EXT_NAME_BYTES: &[u8] = b"ZE_extension_image_view\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_view_ext_version_t(pub u32);
 impl ze_image_view_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_image_view_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15701,20 +17713,28 @@ impl ::core::fmt::Display for ze_image_view_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_IMAGE_VIEW_EXT_VERSION_1_0: ze_image_view_ext_version_t = ze_image_view_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_IMAGE_VIEW_EXT_VERSION_CURRENT: ze_image_view_ext_version_t = ze_image_view_ext_version_t::CURRENT;
 /// Forces the C enum `ze_image_view_ext_version_t` to 32 bits; not a value.
 pub const ZE_IMAGE_VIEW_EXT_VERSION_FORCE_UINT32: ze_image_view_ext_version_t = ze_image_view_ext_version_t::FORCE_UINT32;
+/// Name string of the ZE_experimental_image_view extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.2.
 pub const ZE_IMAGE_VIEW_EXP_NAME: &str = "ZE_experimental_image_view";
 /// [`ZE_IMAGE_VIEW_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_IMAGE_VIEW_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_image_view\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_view_exp_version_t(pub u32);
 impl ze_image_view_exp_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_image_view_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15743,20 +17763,28 @@ impl ::core::fmt::Display for ze_image_view_exp_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_IMAGE_VIEW_EXP_VERSION_1_0: ze_image_view_exp_version_t = ze_image_view_exp_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_IMAGE_VIEW_EXP_VERSION_CURRENT: ze_image_view_exp_version_t = ze_image_view_exp_version_t::CURRENT;
 /// Forces the C enum `ze_image_view_exp_version_t` to 32 bits; not a value.
 pub const ZE_IMAGE_VIEW_EXP_VERSION_FORCE_UINT32: ze_image_view_exp_version_t = ze_image_view_exp_version_t::FORCE_UINT32;
+/// Name string of the ZE_extension_image_view_planar extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.5.
 pub const ZE_IMAGE_VIEW_PLANAR_EXT_NAME: &str = "ZE_extension_image_view_planar";
 /// [`ZE_IMAGE_VIEW_PLANAR_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_IMAGE_VIEW_PLANAR_EXT_NAME_BYTES: &[u8] = b"ZE_extension_image_view_planar\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_view_planar_ext_version_t(pub u32);
 impl ze_image_view_planar_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_image_view_planar_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15785,19 +17813,23 @@ impl ::core::fmt::Display for ze_image_view_planar_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_1_0: ze_image_view_planar_ext_version_t = ze_image_view_planar_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_CURRENT: ze_image_view_planar_ext_version_t = ze_image_view_planar_ext_version_t::CURRENT;
 /// Forces the C enum `ze_image_view_planar_ext_version_t` to 32 bits; not a value.
 pub const ZE_IMAGE_VIEW_PLANAR_EXT_VERSION_FORCE_UINT32: ze_image_view_planar_ext_version_t = ze_image_view_planar_ext_version_t::FORCE_UINT32;
+/// Chained to a view description to select one plane of a planar image.
+///
 /// Since API 1.5.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_image_view_planar_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] zero-based index of the plane the view shows
     pub planeIndex: u32,
 }
 
@@ -15821,16 +17853,22 @@ impl ::core::fmt::Debug for ze_image_view_planar_ext_desc_t {
     }
 }
 
+/// Name string of the ZE_experimental_image_view_planar extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.2.
 pub const ZE_IMAGE_VIEW_PLANAR_EXP_NAME: &str = "ZE_experimental_image_view_planar";
 /// [`ZE_IMAGE_VIEW_PLANAR_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_IMAGE_VIEW_PLANAR_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_image_view_planar\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_image_view_planar_exp_version_t(pub u32);
 impl ze_image_view_planar_exp_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_image_view_planar_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15859,18 +17897,23 @@ impl ::core::fmt::Display for ze_image_view_planar_exp_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_1_0: ze_image_view_planar_exp_version_t = ze_image_view_planar_exp_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_CURRENT: ze_image_view_planar_exp_version_t = ze_image_view_planar_exp_version_t::CURRENT;
 /// Forces the C enum `ze_image_view_planar_exp_version_t` to 32 bits; not a value.
 pub const ZE_IMAGE_VIEW_PLANAR_EXP_VERSION_FORCE_UINT32: ze_image_view_planar_exp_version_t = ze_image_view_planar_exp_version_t::FORCE_UINT32;
+/// Experimental form of ze_image_view_planar_ext_desc_t; selects one plane of a planar image.
+///
 /// Since API 1.2.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_image_view_planar_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
+    /// zero-based index of the plane the view shows
     pub planeIndex: u32,
 }
 
@@ -15894,16 +17937,22 @@ impl ::core::fmt::Debug for ze_image_view_planar_exp_desc_t {
     }
 }
 
+/// Name string of the ZE_experimental_immediate_command_list_append extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.9.
 pub const ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME: &str = "ZE_experimental_immediate_command_list_append";
 /// [`ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_immediate_command_list_append\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_immediate_command_list_append_exp_version_t(pub u32);
 impl ze_immediate_command_list_append_exp_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_immediate_command_list_append_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15938,20 +17987,28 @@ impl ::core::fmt::Display for ze_immediate_command_list_append_exp_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_1_0: ze_immediate_command_list_append_exp_version_t = ze_immediate_command_list_append_exp_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_CURRENT: ze_immediate_command_list_append_exp_version_t = ze_immediate_command_list_append_exp_version_t::CURRENT;
 /// Forces the C enum `ze_immediate_command_list_append_exp_version_t` to 32 bits; not a value.
 pub const ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_FORCE_UINT32: ze_immediate_command_list_append_exp_version_t = ze_immediate_command_list_append_exp_version_t::FORCE_UINT32;
+/// Name string of the ZE_extension_ipc_mem_handle_type extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.15.
 pub const ZE_IPC_MEM_HANDLE_TYPE_EXT_NAME: &str = "ZE_extension_ipc_mem_handle_type";
 /// [`ZE_IPC_MEM_HANDLE_TYPE_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_IPC_MEM_HANDLE_TYPE_EXT_NAME_BYTES: &[u8] = b"ZE_extension_ipc_mem_handle_type\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.15.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_ipc_mem_handle_type_ext_version_t(pub u32);
 impl ze_ipc_mem_handle_type_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_ipc_mem_handle_type_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -15980,16 +18037,22 @@ impl ::core::fmt::Display for ze_ipc_mem_handle_type_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_IPC_MEM_HANDLE_TYPE_EXT_VERSION_1_0: ze_ipc_mem_handle_type_ext_version_t = ze_ipc_mem_handle_type_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_IPC_MEM_HANDLE_TYPE_EXT_VERSION_CURRENT: ze_ipc_mem_handle_type_ext_version_t = ze_ipc_mem_handle_type_ext_version_t::CURRENT;
 /// Forces the C enum `ze_ipc_mem_handle_type_ext_version_t` to 32 bits; not a value.
 pub const ZE_IPC_MEM_HANDLE_TYPE_EXT_VERSION_FORCE_UINT32: ze_ipc_mem_handle_type_ext_version_t = ze_ipc_mem_handle_type_ext_version_t::FORCE_UINT32;
+/// Kinds of IPC memory handle.
+///
 /// Since API 1.15.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_ipc_mem_handle_type_flag_t(pub u32);
 impl ze_ipc_mem_handle_type_flag_t {
+    /// a handle usable by processes on the same node
     pub const DEFAULT: Self = Self(1);
+    /// a handle usable across nodes over the fabric
     pub const FABRIC_ACCESSIBLE: Self = Self(2);
     /// Forces the C enum `ze_ipc_mem_handle_type_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -16019,10 +18082,14 @@ impl ::core::fmt::Display for ze_ipc_mem_handle_type_flag_t {
     }
 }
 
+/// a handle usable by processes on the same node
 pub const ZE_IPC_MEM_HANDLE_TYPE_FLAG_DEFAULT: ze_ipc_mem_handle_type_flag_t = ze_ipc_mem_handle_type_flag_t::DEFAULT;
+/// a handle usable across nodes over the fabric
 pub const ZE_IPC_MEM_HANDLE_TYPE_FLAG_FABRIC_ACCESSIBLE: ze_ipc_mem_handle_type_flag_t = ze_ipc_mem_handle_type_flag_t::FABRIC_ACCESSIBLE;
 /// Forces the C enum `ze_ipc_mem_handle_type_flag_t` to 32 bits; not a value.
 pub const ZE_IPC_MEM_HANDLE_TYPE_FLAG_FORCE_UINT32: ze_ipc_mem_handle_type_flag_t = ze_ipc_mem_handle_type_flag_t::FORCE_UINT32;
+/// Kinds of IPC memory handle.
+///
 /// Since API 1.15.
 ///
 /// A set of [`ze_ipc_mem_handle_type_flag_t`] bits (C: `typedef uint32_t ze_ipc_mem_handle_type_flags_t`).
@@ -16030,7 +18097,9 @@ pub const ZE_IPC_MEM_HANDLE_TYPE_FLAG_FORCE_UINT32: ze_ipc_mem_handle_type_flag_
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_ipc_mem_handle_type_flags_t(pub u32);
 impl ze_ipc_mem_handle_type_flags_t {
+    /// a handle usable by processes on the same node
     pub const DEFAULT: Self = Self(0x00000001);
+    /// a handle usable across nodes over the fabric
     pub const FABRIC_ACCESSIBLE: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -16139,9 +18208,9 @@ impl ::core::fmt::Display for ze_ipc_mem_handle_type_flags_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_ipc_mem_handle_type_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
     /// [in] valid combination of ze_ipc_mem_handle_type_flag_t
     pub typeFlags: ze_ipc_mem_handle_type_flags_t,
@@ -16167,16 +18236,22 @@ impl ::core::fmt::Debug for ze_ipc_mem_handle_type_ext_desc_t {
     }
 }
 
+/// Name string of the ZE_experimental_kernel_allocation_properties extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.14.
 pub const ZE_GET_KERNEL_ALLOCATION_PROPERTIES_EXP_NAME: &str = "ZE_experimental_kernel_allocation_properties";
 /// [`ZE_GET_KERNEL_ALLOCATION_PROPERTIES_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_GET_KERNEL_ALLOCATION_PROPERTIES_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_kernel_allocation_properties\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.14.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_kernel_get_allocation_properties_exp_version_t(pub u32);
 impl ze_kernel_get_allocation_properties_exp_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_kernel_get_allocation_properties_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -16211,25 +18286,29 @@ impl ::core::fmt::Display for ze_kernel_get_allocation_properties_exp_version_t 
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_KERNEL_GET_ALLOCATION_PROPERTIES_EXP_VERSION_1_0: ze_kernel_get_allocation_properties_exp_version_t = ze_kernel_get_allocation_properties_exp_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_KERNEL_GET_ALLOCATION_PROPERTIES_EXP_VERSION_CURRENT: ze_kernel_get_allocation_properties_exp_version_t = ze_kernel_get_allocation_properties_exp_version_t::CURRENT;
 /// Forces the C enum `ze_kernel_get_allocation_properties_exp_version_t` to 32 bits; not a value.
 pub const ZE_KERNEL_GET_ALLOCATION_PROPERTIES_EXP_VERSION_FORCE_UINT32: ze_kernel_get_allocation_properties_exp_version_t = ze_kernel_get_allocation_properties_exp_version_t::FORCE_UINT32;
+/// One allocation used by a kernel.
+///
 /// Since API 1.14.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_kernel_allocation_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] device address where the allocation starts
     pub base: u64,
-    /// [out]
+    /// [out] size of the allocation in bytes
     pub size: usize,
-    /// [out]
+    /// [out] kind of memory of the allocation
     pub r#type: ze_memory_type_t,
-    /// [out]
+    /// [out] index of the kernel argument using it, or UINT32_MAX when no argument does
     pub argIndex: u32,
 }
 
@@ -16256,16 +18335,22 @@ impl ::core::fmt::Debug for ze_kernel_allocation_exp_properties_t {
     }
 }
 
+/// Name string of the ZE_extension_kernel_binary_exp extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.11.
 pub const ZE_GET_KERNEL_BINARY_EXP_NAME: &str = "ZE_extension_kernel_binary_exp";
 /// [`ZE_GET_KERNEL_BINARY_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_GET_KERNEL_BINARY_EXP_NAME_BYTES: &[u8] = b"ZE_extension_kernel_binary_exp\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.11.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_kernel_get_binary_exp_version_t(pub u32);
 impl ze_kernel_get_binary_exp_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_kernel_get_binary_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -16294,20 +18379,28 @@ impl ::core::fmt::Display for ze_kernel_get_binary_exp_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_KERNEL_GET_BINARY_EXP_VERSION_1_0: ze_kernel_get_binary_exp_version_t = ze_kernel_get_binary_exp_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_KERNEL_GET_BINARY_EXP_VERSION_CURRENT: ze_kernel_get_binary_exp_version_t = ze_kernel_get_binary_exp_version_t::CURRENT;
 /// Forces the C enum `ze_kernel_get_binary_exp_version_t` to 32 bits; not a value.
 pub const ZE_KERNEL_GET_BINARY_EXP_VERSION_FORCE_UINT32: ze_kernel_get_binary_exp_version_t = ze_kernel_get_binary_exp_version_t::FORCE_UINT32;
+/// Name string of the ZE_extension_kernel_max_group_size_properties extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.5.
 pub const ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME: &str = "ZE_extension_kernel_max_group_size_properties";
 /// [`ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME_BYTES: &[u8] = b"ZE_extension_kernel_max_group_size_properties\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_kernel_max_group_size_properties_ext_version_t(pub u32);
 impl ze_kernel_max_group_size_properties_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_kernel_max_group_size_properties_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -16342,19 +18435,23 @@ impl ::core::fmt::Display for ze_kernel_max_group_size_properties_ext_version_t 
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_1_0: ze_kernel_max_group_size_properties_ext_version_t = ze_kernel_max_group_size_properties_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_CURRENT: ze_kernel_max_group_size_properties_ext_version_t = ze_kernel_max_group_size_properties_ext_version_t::CURRENT;
 /// Forces the C enum `ze_kernel_max_group_size_properties_ext_version_t` to 32 bits; not a value.
 pub const ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_FORCE_UINT32: ze_kernel_max_group_size_properties_ext_version_t = ze_kernel_max_group_size_properties_ext_version_t::FORCE_UINT32;
+/// Chained to kernel properties to read the kernel's largest work-group size.
+///
 /// Since API 1.5.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_kernel_max_group_size_properties_ext_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] most work-items one work-group of this kernel may hold
     pub maxGroupSize: u32,
 }
 
@@ -16378,18 +18475,26 @@ impl ::core::fmt::Debug for ze_kernel_max_group_size_properties_ext_t {
     }
 }
 
+/// Other name of ze_kernel_max_group_size_properties_ext_t, kept for source compatibility.
+///
 /// Since API 1.7.
 pub type ze_kernel_max_group_size_ext_properties_t = ze_kernel_max_group_size_properties_ext_t;
+/// Name string of the ZE_experimental_scheduling_hints extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.2.
 pub const ZE_KERNEL_SCHEDULING_HINTS_EXP_NAME: &str = "ZE_experimental_scheduling_hints";
 /// [`ZE_KERNEL_SCHEDULING_HINTS_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_KERNEL_SCHEDULING_HINTS_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_scheduling_hints\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_scheduling_hints_exp_version_t(pub u32);
 impl ze_scheduling_hints_exp_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_scheduling_hints_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -16418,17 +18523,24 @@ impl ::core::fmt::Display for ze_scheduling_hints_exp_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_SCHEDULING_HINTS_EXP_VERSION_1_0: ze_scheduling_hints_exp_version_t = ze_scheduling_hints_exp_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_SCHEDULING_HINTS_EXP_VERSION_CURRENT: ze_scheduling_hints_exp_version_t = ze_scheduling_hints_exp_version_t::CURRENT;
 /// Forces the C enum `ze_scheduling_hints_exp_version_t` to 32 bits; not a value.
 pub const ZE_SCHEDULING_HINTS_EXP_VERSION_FORCE_UINT32: ze_scheduling_hints_exp_version_t = ze_scheduling_hints_exp_version_t::FORCE_UINT32;
+/// Thread scheduling policies a kernel can ask for.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_scheduling_hint_exp_flag_t(pub u32);
 impl ze_scheduling_hint_exp_flag_t {
+    /// prefer the thread that has waited longest
     pub const OLDEST_FIRST: Self = Self(1);
+    /// take turns among ready threads
     pub const ROUND_ROBIN: Self = Self(2);
+    /// switch threads in turn when the running one stalls
     pub const STALL_BASED_ROUND_ROBIN: Self = Self(4);
     /// Forces the C enum `ze_scheduling_hint_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -16459,11 +18571,16 @@ impl ::core::fmt::Display for ze_scheduling_hint_exp_flag_t {
     }
 }
 
+/// prefer the thread that has waited longest
 pub const ZE_SCHEDULING_HINT_EXP_FLAG_OLDEST_FIRST: ze_scheduling_hint_exp_flag_t = ze_scheduling_hint_exp_flag_t::OLDEST_FIRST;
+/// take turns among ready threads
 pub const ZE_SCHEDULING_HINT_EXP_FLAG_ROUND_ROBIN: ze_scheduling_hint_exp_flag_t = ze_scheduling_hint_exp_flag_t::ROUND_ROBIN;
+/// switch threads in turn when the running one stalls
 pub const ZE_SCHEDULING_HINT_EXP_FLAG_STALL_BASED_ROUND_ROBIN: ze_scheduling_hint_exp_flag_t = ze_scheduling_hint_exp_flag_t::STALL_BASED_ROUND_ROBIN;
 /// Forces the C enum `ze_scheduling_hint_exp_flag_t` to 32 bits; not a value.
 pub const ZE_SCHEDULING_HINT_EXP_FLAG_FORCE_UINT32: ze_scheduling_hint_exp_flag_t = ze_scheduling_hint_exp_flag_t::FORCE_UINT32;
+/// Thread scheduling policies a kernel can ask for.
+///
 /// Since API 1.2.
 ///
 /// A set of [`ze_scheduling_hint_exp_flag_t`] bits (C: `typedef uint32_t ze_scheduling_hint_exp_flags_t`).
@@ -16471,8 +18588,11 @@ pub const ZE_SCHEDULING_HINT_EXP_FLAG_FORCE_UINT32: ze_scheduling_hint_exp_flag_
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_scheduling_hint_exp_flags_t(pub u32);
 impl ze_scheduling_hint_exp_flags_t {
+    /// prefer the thread that has waited longest
     pub const OLDEST_FIRST: Self = Self(0x00000001);
+    /// take turns among ready threads
     pub const ROUND_ROBIN: Self = Self(0x00000002);
+    /// switch threads in turn when the running one stalls
     pub const STALL_BASED_ROUND_ROBIN: Self = Self(0x00000004);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -16576,15 +18696,17 @@ impl ::core::fmt::Display for ze_scheduling_hint_exp_flags_t {
     }
 }
 
+/// Chained to device module properties to read the scheduling hints supported.
+///
 /// Since API 1.2.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_scheduling_hint_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the policies the device accepts
     pub schedulingHintFlags: ze_scheduling_hint_exp_flags_t,
 }
 
@@ -16608,15 +18730,17 @@ impl ::core::fmt::Debug for ze_scheduling_hint_exp_properties_t {
     }
 }
 
+/// A scheduling hint for a kernel.
+///
 /// Since API 1.2.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_scheduling_hint_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the policy requested; one supported bit
     pub flags: ze_scheduling_hint_exp_flags_t,
 }
 
@@ -16640,16 +18764,22 @@ impl ::core::fmt::Debug for ze_scheduling_hint_exp_desc_t {
     }
 }
 
+/// Name string of the ZE_extension_linkage_inspection extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.3.
 pub const ZE_LINKAGE_INSPECTION_EXT_NAME: &str = "ZE_extension_linkage_inspection";
 /// [`ZE_LINKAGE_INSPECTION_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_LINKAGE_INSPECTION_EXT_NAME_BYTES: &[u8] = b"ZE_extension_linkage_inspection\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.3.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_linkage_inspection_ext_version_t(pub u32);
 impl ze_linkage_inspection_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_linkage_inspection_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -16678,17 +18808,24 @@ impl ::core::fmt::Display for ze_linkage_inspection_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_LINKAGE_INSPECTION_EXT_VERSION_1_0: ze_linkage_inspection_ext_version_t = ze_linkage_inspection_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_LINKAGE_INSPECTION_EXT_VERSION_CURRENT: ze_linkage_inspection_ext_version_t = ze_linkage_inspection_ext_version_t::CURRENT;
 /// Forces the C enum `ze_linkage_inspection_ext_version_t` to 32 bits; not a value.
 pub const ZE_LINKAGE_INSPECTION_EXT_VERSION_FORCE_UINT32: ze_linkage_inspection_ext_version_t = ze_linkage_inspection_ext_version_t::FORCE_UINT32;
+/// What a linkage inspection reports.
+///
 /// Since API 1.3.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_linkage_inspection_ext_flag_t(pub u32);
 impl ze_linkage_inspection_ext_flag_t {
+    /// every symbol the modules import
     pub const IMPORTS: Self = Self(1);
+    /// imported symbols that none of the given modules exports
     pub const UNRESOLVABLE_IMPORTS: Self = Self(2);
+    /// every symbol the modules export
     pub const EXPORTS: Self = Self(4);
     /// Forces the C enum `ze_linkage_inspection_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -16719,11 +18856,16 @@ impl ::core::fmt::Display for ze_linkage_inspection_ext_flag_t {
     }
 }
 
+/// every symbol the modules import
 pub const ZE_LINKAGE_INSPECTION_EXT_FLAG_IMPORTS: ze_linkage_inspection_ext_flag_t = ze_linkage_inspection_ext_flag_t::IMPORTS;
+/// imported symbols that none of the given modules exports
 pub const ZE_LINKAGE_INSPECTION_EXT_FLAG_UNRESOLVABLE_IMPORTS: ze_linkage_inspection_ext_flag_t = ze_linkage_inspection_ext_flag_t::UNRESOLVABLE_IMPORTS;
+/// every symbol the modules export
 pub const ZE_LINKAGE_INSPECTION_EXT_FLAG_EXPORTS: ze_linkage_inspection_ext_flag_t = ze_linkage_inspection_ext_flag_t::EXPORTS;
 /// Forces the C enum `ze_linkage_inspection_ext_flag_t` to 32 bits; not a value.
 pub const ZE_LINKAGE_INSPECTION_EXT_FLAG_FORCE_UINT32: ze_linkage_inspection_ext_flag_t = ze_linkage_inspection_ext_flag_t::FORCE_UINT32;
+/// What a linkage inspection reports.
+///
 /// Since API 1.3.
 ///
 /// A set of [`ze_linkage_inspection_ext_flag_t`] bits (C: `typedef uint32_t ze_linkage_inspection_ext_flags_t`).
@@ -16731,8 +18873,11 @@ pub const ZE_LINKAGE_INSPECTION_EXT_FLAG_FORCE_UINT32: ze_linkage_inspection_ext
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_linkage_inspection_ext_flags_t(pub u32);
 impl ze_linkage_inspection_ext_flags_t {
+    /// every symbol the modules import
     pub const IMPORTS: Self = Self(0x00000001);
+    /// imported symbols that none of the given modules exports
     pub const UNRESOLVABLE_IMPORTS: Self = Self(0x00000002);
+    /// every symbol the modules export
     pub const EXPORTS: Self = Self(0x00000004);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -16836,15 +18981,17 @@ impl ::core::fmt::Display for ze_linkage_inspection_ext_flags_t {
     }
 }
 
+/// Chooses what zeModuleInspectLinkageExt reports.
+///
 /// Since API 1.3.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_linkage_inspection_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the kinds of symbols to list
     pub flags: ze_linkage_inspection_ext_flags_t,
 }
 
@@ -16868,16 +19015,22 @@ impl ::core::fmt::Debug for ze_linkage_inspection_ext_desc_t {
     }
 }
 
+/// Name string of the ZE_extension_linkonce_odr extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.2.
 pub const ZE_LINKONCE_ODR_EXT_NAME: &str = "ZE_extension_linkonce_odr";
 /// [`ZE_LINKONCE_ODR_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_LINKONCE_ODR_EXT_NAME_BYTES: &[u8] = b"ZE_extension_linkonce_odr\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_linkonce_odr_ext_version_t(pub u32);
 impl ze_linkonce_odr_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_linkonce_odr_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -16906,16 +19059,23 @@ impl ::core::fmt::Display for ze_linkonce_odr_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_LINKONCE_ODR_EXT_VERSION_1_0: ze_linkonce_odr_ext_version_t = ze_linkonce_odr_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_LINKONCE_ODR_EXT_VERSION_CURRENT: ze_linkonce_odr_ext_version_t = ze_linkonce_odr_ext_version_t::CURRENT;
 /// Forces the C enum `ze_linkonce_odr_ext_version_t` to 32 bits; not a value.
 pub const ZE_LINKONCE_ODR_EXT_VERSION_FORCE_UINT32: ze_linkonce_odr_ext_version_t = ze_linkonce_odr_ext_version_t::FORCE_UINT32;
+/// Caching and placement hints for the device side of an allocation.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_mem_alloc_flag_t(pub u32);
 impl ze_device_mem_alloc_flag_t {
+    /// prefer keeping the memory in device caches
     pub const BIAS_CACHED: Self = Self(1);
+    /// prefer bypassing device caches
     pub const BIAS_UNCACHED: Self = Self(2);
+    /// for shared memory, place the pages on the device first
+    ///
     /// Since API 1.2.
     pub const BIAS_INITIAL_PLACEMENT: Self = Self(4);
     /// Forces the C enum `ze_device_mem_alloc_flag_t` to 32 bits; not a value.
@@ -16947,19 +19107,29 @@ impl ::core::fmt::Display for ze_device_mem_alloc_flag_t {
     }
 }
 
+/// prefer keeping the memory in device caches
 pub const ZE_DEVICE_MEM_ALLOC_FLAG_BIAS_CACHED: ze_device_mem_alloc_flag_t = ze_device_mem_alloc_flag_t::BIAS_CACHED;
+/// prefer bypassing device caches
 pub const ZE_DEVICE_MEM_ALLOC_FLAG_BIAS_UNCACHED: ze_device_mem_alloc_flag_t = ze_device_mem_alloc_flag_t::BIAS_UNCACHED;
+/// for shared memory, place the pages on the device first
+///
 /// Since API 1.2.
 pub const ZE_DEVICE_MEM_ALLOC_FLAG_BIAS_INITIAL_PLACEMENT: ze_device_mem_alloc_flag_t = ze_device_mem_alloc_flag_t::BIAS_INITIAL_PLACEMENT;
 /// Forces the C enum `ze_device_mem_alloc_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_MEM_ALLOC_FLAG_FORCE_UINT32: ze_device_mem_alloc_flag_t = ze_device_mem_alloc_flag_t::FORCE_UINT32;
+/// Caching and placement hints for the device side of an allocation.
+///
 /// A set of [`ze_device_mem_alloc_flag_t`] bits (C: `typedef uint32_t ze_device_mem_alloc_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_mem_alloc_flags_t(pub u32);
 impl ze_device_mem_alloc_flags_t {
+    /// prefer keeping the memory in device caches
     pub const BIAS_CACHED: Self = Self(0x00000001);
+    /// prefer bypassing device caches
     pub const BIAS_UNCACHED: Self = Self(0x00000002);
+    /// for shared memory, place the pages on the device first
+    ///
     /// Since API 1.2.
     pub const BIAS_INITIAL_PLACEMENT: Self = Self(0x00000004);
     /// No bits set.
@@ -17064,16 +19234,17 @@ impl ::core::fmt::Display for ze_device_mem_alloc_flags_t {
     }
 }
 
+/// Device-side options of a device or shared allocation.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_mem_alloc_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] caching and placement hints
     pub flags: ze_device_mem_alloc_flags_t,
-    /// [in]
+    /// [in] index of the device memory to allocate from, below the count zeDeviceGetMemoryProperties reports
     pub ordinal: u32,
 }
 
@@ -17098,15 +19269,23 @@ impl ::core::fmt::Debug for ze_device_mem_alloc_desc_t {
     }
 }
 
+/// Caching and placement hints for the host side of an allocation.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_host_mem_alloc_flag_t(pub u32);
 impl ze_host_mem_alloc_flag_t {
+    /// prefer keeping the memory in host caches
     pub const BIAS_CACHED: Self = Self(1);
+    /// prefer bypassing host caches
     pub const BIAS_UNCACHED: Self = Self(2);
+    /// map the memory write-combined on the host
     pub const BIAS_WRITE_COMBINED: Self = Self(4);
+    /// for shared memory, place the pages on the host first
+    ///
     /// Since API 1.2.
     pub const BIAS_INITIAL_PLACEMENT: Self = Self(8);
+    /// the allocation is marked read-only
+    ///
     /// Since API 1.16.
     pub const MEM_READ_ONLY: Self = Self(16);
     /// Forces the C enum `ze_host_mem_alloc_flag_t` to 32 bits; not a value.
@@ -17140,25 +19319,41 @@ impl ::core::fmt::Display for ze_host_mem_alloc_flag_t {
     }
 }
 
+/// prefer keeping the memory in host caches
 pub const ZE_HOST_MEM_ALLOC_FLAG_BIAS_CACHED: ze_host_mem_alloc_flag_t = ze_host_mem_alloc_flag_t::BIAS_CACHED;
+/// prefer bypassing host caches
 pub const ZE_HOST_MEM_ALLOC_FLAG_BIAS_UNCACHED: ze_host_mem_alloc_flag_t = ze_host_mem_alloc_flag_t::BIAS_UNCACHED;
+/// map the memory write-combined on the host
 pub const ZE_HOST_MEM_ALLOC_FLAG_BIAS_WRITE_COMBINED: ze_host_mem_alloc_flag_t = ze_host_mem_alloc_flag_t::BIAS_WRITE_COMBINED;
+/// for shared memory, place the pages on the host first
+///
 /// Since API 1.2.
 pub const ZE_HOST_MEM_ALLOC_FLAG_BIAS_INITIAL_PLACEMENT: ze_host_mem_alloc_flag_t = ze_host_mem_alloc_flag_t::BIAS_INITIAL_PLACEMENT;
+/// the allocation is marked read-only
+///
 /// Since API 1.16.
 pub const ZE_HOST_MEM_ALLOC_FLAG_MEM_READ_ONLY: ze_host_mem_alloc_flag_t = ze_host_mem_alloc_flag_t::MEM_READ_ONLY;
 /// Forces the C enum `ze_host_mem_alloc_flag_t` to 32 bits; not a value.
 pub const ZE_HOST_MEM_ALLOC_FLAG_FORCE_UINT32: ze_host_mem_alloc_flag_t = ze_host_mem_alloc_flag_t::FORCE_UINT32;
+/// Caching and placement hints for the host side of an allocation.
+///
 /// A set of [`ze_host_mem_alloc_flag_t`] bits (C: `typedef uint32_t ze_host_mem_alloc_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_host_mem_alloc_flags_t(pub u32);
 impl ze_host_mem_alloc_flags_t {
+    /// prefer keeping the memory in host caches
     pub const BIAS_CACHED: Self = Self(0x00000001);
+    /// prefer bypassing host caches
     pub const BIAS_UNCACHED: Self = Self(0x00000002);
+    /// map the memory write-combined on the host
     pub const BIAS_WRITE_COMBINED: Self = Self(0x00000004);
+    /// for shared memory, place the pages on the host first
+    ///
     /// Since API 1.2.
     pub const BIAS_INITIAL_PLACEMENT: Self = Self(0x00000008);
+    /// the allocation is marked read-only
+    ///
     /// Since API 1.16.
     pub const MEM_READ_ONLY: Self = Self(0x00000010);
     /// No bits set.
@@ -17265,14 +19460,15 @@ impl ::core::fmt::Display for ze_host_mem_alloc_flags_t {
     }
 }
 
+/// Host-side options of a host or shared allocation.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_host_mem_alloc_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] caching and placement hints
     pub flags: ze_host_mem_alloc_flags_t,
 }
 
@@ -17296,14 +19492,20 @@ impl ::core::fmt::Debug for ze_host_mem_alloc_desc_t {
     }
 }
 
+/// Kind of a memory allocation.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_memory_type_t(pub u32);
 impl ze_memory_type_t {
+    /// the address does not belong to an allocation of this context
     pub const UNKNOWN: Self = Self(0);
+    /// a host allocation
     pub const HOST: Self = Self(1);
+    /// a device allocation
     pub const DEVICE: Self = Self(2);
+    /// a shared allocation
     pub const SHARED: Self = Self(3);
+    /// ordinary host memory imported into the context
     pub const HOST_IMPORTED: Self = Self(4);
     /// Forces the C enum `ze_memory_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -17336,25 +19538,31 @@ impl ::core::fmt::Display for ze_memory_type_t {
     }
 }
 
+/// the address does not belong to an allocation of this context
 pub const ZE_MEMORY_TYPE_UNKNOWN: ze_memory_type_t = ze_memory_type_t::UNKNOWN;
+/// a host allocation
 pub const ZE_MEMORY_TYPE_HOST: ze_memory_type_t = ze_memory_type_t::HOST;
+/// a device allocation
 pub const ZE_MEMORY_TYPE_DEVICE: ze_memory_type_t = ze_memory_type_t::DEVICE;
+/// a shared allocation
 pub const ZE_MEMORY_TYPE_SHARED: ze_memory_type_t = ze_memory_type_t::SHARED;
+/// ordinary host memory imported into the context
 pub const ZE_MEMORY_TYPE_HOST_IMPORTED: ze_memory_type_t = ze_memory_type_t::HOST_IMPORTED;
 /// Forces the C enum `ze_memory_type_t` to 32 bits; not a value.
 pub const ZE_MEMORY_TYPE_FORCE_UINT32: ze_memory_type_t = ze_memory_type_t::FORCE_UINT32;
+/// Properties of the allocation an address belongs to.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_memory_allocation_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] kind of the allocation
     pub r#type: ze_memory_type_t,
-    /// [out]
+    /// [out] identifier of the allocation, unique within the context
     pub id: u64,
-    /// [out]
+    /// [out] page size backing the allocation, in bytes
     pub pageSize: u64,
 }
 
@@ -17380,12 +19588,17 @@ impl ::core::fmt::Debug for ze_memory_allocation_properties_t {
     }
 }
 
+/// Caching hints used when opening an IPC memory handle.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_ipc_memory_flag_t(pub u32);
 impl ze_ipc_memory_flag_t {
+    /// prefer keeping the opened memory in device caches
+    ///
     /// Since API 1.2.
     pub const BIAS_CACHED: Self = Self(1);
+    /// prefer bypassing device caches for the opened memory
+    ///
     /// Since API 1.2.
     pub const BIAS_UNCACHED: Self = Self(2);
     /// Forces the C enum `ze_ipc_memory_flag_t` to 32 bits; not a value.
@@ -17416,19 +19629,29 @@ impl ::core::fmt::Display for ze_ipc_memory_flag_t {
     }
 }
 
+/// prefer keeping the opened memory in device caches
+///
 /// Since API 1.2.
 pub const ZE_IPC_MEMORY_FLAG_BIAS_CACHED: ze_ipc_memory_flag_t = ze_ipc_memory_flag_t::BIAS_CACHED;
+/// prefer bypassing device caches for the opened memory
+///
 /// Since API 1.2.
 pub const ZE_IPC_MEMORY_FLAG_BIAS_UNCACHED: ze_ipc_memory_flag_t = ze_ipc_memory_flag_t::BIAS_UNCACHED;
 /// Forces the C enum `ze_ipc_memory_flag_t` to 32 bits; not a value.
 pub const ZE_IPC_MEMORY_FLAG_FORCE_UINT32: ze_ipc_memory_flag_t = ze_ipc_memory_flag_t::FORCE_UINT32;
+/// Caching hints used when opening an IPC memory handle.
+///
 /// A set of [`ze_ipc_memory_flag_t`] bits (C: `typedef uint32_t ze_ipc_memory_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_ipc_memory_flags_t(pub u32);
 impl ze_ipc_memory_flags_t {
+    /// prefer keeping the opened memory in device caches
+    ///
     /// Since API 1.2.
     pub const BIAS_CACHED: Self = Self(0x00000001);
+    /// prefer bypassing device caches for the opened memory
+    ///
     /// Since API 1.2.
     pub const BIAS_UNCACHED: Self = Self(0x00000002);
     /// No bits set.
@@ -17529,14 +19752,15 @@ impl ::core::fmt::Display for ze_ipc_memory_flags_t {
     }
 }
 
+/// Asks that a new allocation or image be exportable to other APIs or processes.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_external_memory_export_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the handle kinds the memory may be exported as
     pub flags: ze_external_memory_type_flags_t,
 }
 
@@ -17560,16 +19784,17 @@ impl ::core::fmt::Debug for ze_external_memory_export_desc_t {
     }
 }
 
+/// Imports memory shared as a file descriptor when an allocation or image is created.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_external_memory_import_fd_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the kind of file descriptor; exactly one bit
     pub flags: ze_external_memory_type_flags_t,
-    /// [in]
+    /// [in] the file descriptor of the memory to import
     pub fd: c_int,
 }
 
@@ -17594,16 +19819,17 @@ impl ::core::fmt::Debug for ze_external_memory_import_fd_t {
     }
 }
 
+/// Chained to allocation properties to export the memory as a file descriptor.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_external_memory_export_fd_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the kind of file descriptor wanted; exactly one bit
     pub flags: ze_external_memory_type_flags_t,
-    /// [out]
+    /// [out] receives the file descriptor
     pub fd: c_int,
 }
 
@@ -17628,19 +19854,21 @@ impl ::core::fmt::Debug for ze_external_memory_export_fd_t {
     }
 }
 
+/// Imports memory shared as a Windows handle or name when an allocation or image is created.
+///
 /// Since API 1.2.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_external_memory_import_win32_handle_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the kind of Windows handle; exactly one bit
     pub flags: ze_external_memory_type_flags_t,
-    /// [in][optional]
+    /// [in][optional] the Windows handle of the memory, or null when a name is given
     pub handle: *mut c_void,
-    /// [in][optional]
+    /// [in][optional] the name of a named memory object, or null when a handle is given
     pub name: *const c_void,
 }
 
@@ -17666,17 +19894,19 @@ impl ::core::fmt::Debug for ze_external_memory_import_win32_handle_t {
     }
 }
 
+/// Chained to allocation properties to export the memory as a Windows handle.
+///
 /// Since API 1.2.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_external_memory_export_win32_handle_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the kind of Windows handle wanted; exactly one bit
     pub flags: ze_external_memory_type_flags_t,
-    /// [out]
+    /// [out] receives the Windows handle
     pub handle: *mut c_void,
 }
 
@@ -17701,17 +19931,26 @@ impl ::core::fmt::Debug for ze_external_memory_export_win32_handle_t {
     }
 }
 
+/// Which agents may perform atomic operations on a memory range.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_memory_atomic_attr_exp_flag_t(pub u32);
 impl ze_memory_atomic_attr_exp_flag_t {
+    /// no agent uses atomics on the range
     pub const NO_ATOMICS: Self = Self(1);
+    /// the host does not use atomics on the range
     pub const NO_HOST_ATOMICS: Self = Self(2);
+    /// the host uses atomics on the range
     pub const HOST_ATOMICS: Self = Self(4);
+    /// the device does not use atomics on the range
     pub const NO_DEVICE_ATOMICS: Self = Self(8);
+    /// the device uses atomics on the range
     pub const DEVICE_ATOMICS: Self = Self(16);
+    /// host and device do not use atomics on the range concurrently
     pub const NO_SYSTEM_ATOMICS: Self = Self(32);
+    /// host and device use atomics on the range concurrently
     pub const SYSTEM_ATOMICS: Self = Self(64);
     /// Forces the C enum `ze_memory_atomic_attr_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -17746,15 +19985,24 @@ impl ::core::fmt::Display for ze_memory_atomic_attr_exp_flag_t {
     }
 }
 
+/// no agent uses atomics on the range
 pub const ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_ATOMICS: ze_memory_atomic_attr_exp_flag_t = ze_memory_atomic_attr_exp_flag_t::NO_ATOMICS;
+/// the host does not use atomics on the range
 pub const ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_HOST_ATOMICS: ze_memory_atomic_attr_exp_flag_t = ze_memory_atomic_attr_exp_flag_t::NO_HOST_ATOMICS;
+/// the host uses atomics on the range
 pub const ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_HOST_ATOMICS: ze_memory_atomic_attr_exp_flag_t = ze_memory_atomic_attr_exp_flag_t::HOST_ATOMICS;
+/// the device does not use atomics on the range
 pub const ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_DEVICE_ATOMICS: ze_memory_atomic_attr_exp_flag_t = ze_memory_atomic_attr_exp_flag_t::NO_DEVICE_ATOMICS;
+/// the device uses atomics on the range
 pub const ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_DEVICE_ATOMICS: ze_memory_atomic_attr_exp_flag_t = ze_memory_atomic_attr_exp_flag_t::DEVICE_ATOMICS;
+/// host and device do not use atomics on the range concurrently
 pub const ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_SYSTEM_ATOMICS: ze_memory_atomic_attr_exp_flag_t = ze_memory_atomic_attr_exp_flag_t::NO_SYSTEM_ATOMICS;
+/// host and device use atomics on the range concurrently
 pub const ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_SYSTEM_ATOMICS: ze_memory_atomic_attr_exp_flag_t = ze_memory_atomic_attr_exp_flag_t::SYSTEM_ATOMICS;
 /// Forces the C enum `ze_memory_atomic_attr_exp_flag_t` to 32 bits; not a value.
 pub const ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_FORCE_UINT32: ze_memory_atomic_attr_exp_flag_t = ze_memory_atomic_attr_exp_flag_t::FORCE_UINT32;
+/// Which agents may perform atomic operations on a memory range.
+///
 /// Since API 1.7.
 ///
 /// A set of [`ze_memory_atomic_attr_exp_flag_t`] bits (C: `typedef uint32_t ze_memory_atomic_attr_exp_flags_t`).
@@ -17762,12 +20010,19 @@ pub const ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_FORCE_UINT32: ze_memory_atomic_attr_exp
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_memory_atomic_attr_exp_flags_t(pub u32);
 impl ze_memory_atomic_attr_exp_flags_t {
+    /// no agent uses atomics on the range
     pub const NO_ATOMICS: Self = Self(0x00000001);
+    /// the host does not use atomics on the range
     pub const NO_HOST_ATOMICS: Self = Self(0x00000002);
+    /// the host uses atomics on the range
     pub const HOST_ATOMICS: Self = Self(0x00000004);
+    /// the device does not use atomics on the range
     pub const NO_DEVICE_ATOMICS: Self = Self(0x00000008);
+    /// the device uses atomics on the range
     pub const DEVICE_ATOMICS: Self = Self(0x00000010);
+    /// host and device do not use atomics on the range concurrently
     pub const NO_SYSTEM_ATOMICS: Self = Self(0x00000020);
+    /// host and device use atomics on the range concurrently
     pub const SYSTEM_ATOMICS: Self = Self(0x00000040);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -17881,9 +20136,9 @@ impl ::core::fmt::Display for ze_memory_atomic_attr_exp_flags_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_ipc_phys_mem_handle_range_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
     /// [in] size in bytes of the VA range starting at the ptr argument of zeMemGetIpcHandleWithProperties; must be non-zero. The range [ptr, ptr+size) must be fully mapped; see the details for error behavior.
     pub size: usize,
@@ -17909,16 +20164,22 @@ impl ::core::fmt::Debug for ze_ipc_phys_mem_handle_range_ext_desc_t {
     }
 }
 
+/// Name string of the ZE_extension_memory_compression_hints extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.3.
 pub const ZE_MEMORY_COMPRESSION_HINTS_EXT_NAME: &str = "ZE_extension_memory_compression_hints";
 /// [`ZE_MEMORY_COMPRESSION_HINTS_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_MEMORY_COMPRESSION_HINTS_EXT_NAME_BYTES: &[u8] = b"ZE_extension_memory_compression_hints\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.3.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_memory_compression_hints_ext_version_t(pub u32);
 impl ze_memory_compression_hints_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_memory_compression_hints_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -17947,10 +20208,14 @@ impl ::core::fmt::Display for ze_memory_compression_hints_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_1_0: ze_memory_compression_hints_ext_version_t = ze_memory_compression_hints_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_CURRENT: ze_memory_compression_hints_ext_version_t = ze_memory_compression_hints_ext_version_t::CURRENT;
 /// Forces the C enum `ze_memory_compression_hints_ext_version_t` to 32 bits; not a value.
 pub const ZE_MEMORY_COMPRESSION_HINTS_EXT_VERSION_FORCE_UINT32: ze_memory_compression_hints_ext_version_t = ze_memory_compression_hints_ext_version_t::FORCE_UINT32;
+/// Compression hints for an allocation or image.
+///
 /// Since API 1.3.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -17994,6 +20259,8 @@ pub const ZE_MEMORY_COMPRESSION_HINTS_EXT_FLAG_COMPRESSED: ze_memory_compression
 pub const ZE_MEMORY_COMPRESSION_HINTS_EXT_FLAG_UNCOMPRESSED: ze_memory_compression_hints_ext_flag_t = ze_memory_compression_hints_ext_flag_t::UNCOMPRESSED;
 /// Forces the C enum `ze_memory_compression_hints_ext_flag_t` to 32 bits; not a value.
 pub const ZE_MEMORY_COMPRESSION_HINTS_EXT_FLAG_FORCE_UINT32: ze_memory_compression_hints_ext_flag_t = ze_memory_compression_hints_ext_flag_t::FORCE_UINT32;
+/// Compression hints for an allocation or image.
+///
 /// Since API 1.3.
 ///
 /// A set of [`ze_memory_compression_hints_ext_flag_t`] bits (C: `typedef uint32_t ze_memory_compression_hints_ext_flags_t`).
@@ -18113,9 +20380,9 @@ impl ::core::fmt::Display for ze_memory_compression_hints_ext_flags_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_memory_compression_hints_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
     /// [in] flags specifying if allocation should be compressible or not. Must be set to one of the ze_memory_compression_hints_ext_flag_t;
     pub flags: ze_memory_compression_hints_ext_flags_t,
@@ -18141,16 +20408,22 @@ impl ::core::fmt::Debug for ze_memory_compression_hints_ext_desc_t {
     }
 }
 
+/// Name string of the ZE_extension_memory_free_policies extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.3.
 pub const ZE_MEMORY_FREE_POLICIES_EXT_NAME: &str = "ZE_extension_memory_free_policies";
 /// [`ZE_MEMORY_FREE_POLICIES_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_MEMORY_FREE_POLICIES_EXT_NAME_BYTES: &[u8] = b"ZE_extension_memory_free_policies\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.3.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_memory_free_policies_ext_version_t(pub u32);
 impl ze_memory_free_policies_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_memory_free_policies_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -18179,16 +20452,22 @@ impl ::core::fmt::Display for ze_memory_free_policies_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_MEMORY_FREE_POLICIES_EXT_VERSION_1_0: ze_memory_free_policies_ext_version_t = ze_memory_free_policies_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT: ze_memory_free_policies_ext_version_t = ze_memory_free_policies_ext_version_t::CURRENT;
 /// Forces the C enum `ze_memory_free_policies_ext_version_t` to 32 bits; not a value.
 pub const ZE_MEMORY_FREE_POLICIES_EXT_VERSION_FORCE_UINT32: ze_memory_free_policies_ext_version_t = ze_memory_free_policies_ext_version_t::FORCE_UINT32;
+/// Ways to free memory the device may still be using.
+///
 /// Since API 1.3.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_driver_memory_free_policy_ext_flag_t(pub u32);
 impl ze_driver_memory_free_policy_ext_flag_t {
+    /// wait until the device is done with the memory, then free it
     pub const BLOCKING_FREE: Self = Self(1);
+    /// return at once and free the memory later, once the device is done with it
     pub const DEFER_FREE: Self = Self(2);
     /// Forces the C enum `ze_driver_memory_free_policy_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -18218,10 +20497,14 @@ impl ::core::fmt::Display for ze_driver_memory_free_policy_ext_flag_t {
     }
 }
 
+/// wait until the device is done with the memory, then free it
 pub const ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE: ze_driver_memory_free_policy_ext_flag_t = ze_driver_memory_free_policy_ext_flag_t::BLOCKING_FREE;
+/// return at once and free the memory later, once the device is done with it
 pub const ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE: ze_driver_memory_free_policy_ext_flag_t = ze_driver_memory_free_policy_ext_flag_t::DEFER_FREE;
 /// Forces the C enum `ze_driver_memory_free_policy_ext_flag_t` to 32 bits; not a value.
 pub const ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_FORCE_UINT32: ze_driver_memory_free_policy_ext_flag_t = ze_driver_memory_free_policy_ext_flag_t::FORCE_UINT32;
+/// Ways to free memory the device may still be using.
+///
 /// Since API 1.3.
 ///
 /// A set of [`ze_driver_memory_free_policy_ext_flag_t`] bits (C: `typedef uint32_t ze_driver_memory_free_policy_ext_flags_t`).
@@ -18229,7 +20512,9 @@ pub const ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_FORCE_UINT32: ze_driver_memory_f
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_driver_memory_free_policy_ext_flags_t(pub u32);
 impl ze_driver_memory_free_policy_ext_flags_t {
+    /// wait until the device is done with the memory, then free it
     pub const BLOCKING_FREE: Self = Self(0x00000001);
+    /// return at once and free the memory later, once the device is done with it
     pub const DEFER_FREE: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -18333,15 +20618,17 @@ impl ::core::fmt::Display for ze_driver_memory_free_policy_ext_flags_t {
     }
 }
 
+/// Chained to driver properties to read the free policies supported.
+///
 /// Since API 1.3.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_driver_memory_free_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the free policies the driver accepts
     pub freePolicies: ze_driver_memory_free_policy_ext_flags_t,
 }
 
@@ -18371,9 +20658,9 @@ impl ::core::fmt::Debug for ze_driver_memory_free_ext_properties_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_memory_free_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
     /// [in] flags specifying the memory free policy. must be 0 (default) or a supported ze_driver_memory_free_policy_ext_flag_t; default behavior is to free immediately.
     pub freePolicy: ze_driver_memory_free_policy_ext_flags_t,
@@ -18399,16 +20686,22 @@ impl ::core::fmt::Debug for ze_memory_free_ext_desc_t {
     }
 }
 
+/// Name string of the ZE_extension_device_memory_properties extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.4.
 pub const ZE_DEVICE_MEMORY_PROPERTIES_EXT_NAME: &str = "ZE_extension_device_memory_properties";
 /// [`ZE_DEVICE_MEMORY_PROPERTIES_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_DEVICE_MEMORY_PROPERTIES_EXT_NAME_BYTES: &[u8] = b"ZE_extension_device_memory_properties\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_memory_properties_ext_version_t(pub u32);
 impl ze_device_memory_properties_ext_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_device_memory_properties_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -18437,47 +20730,85 @@ impl ::core::fmt::Display for ze_device_memory_properties_ext_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_DEVICE_MEMORY_PROPERTIES_EXT_VERSION_1_0: ze_device_memory_properties_ext_version_t = ze_device_memory_properties_ext_version_t::_1_0;
+/// the newest extension version this header knows
 pub const ZE_DEVICE_MEMORY_PROPERTIES_EXT_VERSION_CURRENT: ze_device_memory_properties_ext_version_t = ze_device_memory_properties_ext_version_t::CURRENT;
 /// Forces the C enum `ze_device_memory_properties_ext_version_t` to 32 bits; not a value.
 pub const ZE_DEVICE_MEMORY_PROPERTIES_EXT_VERSION_FORCE_UINT32: ze_device_memory_properties_ext_version_t = ze_device_memory_properties_ext_version_t::FORCE_UINT32;
+/// Technology of a device memory.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_memory_ext_type_t(pub u32);
 impl ze_device_memory_ext_type_t {
+    /// high-bandwidth memory, HBM generation
     pub const HBM: Self = Self(0);
+    /// high-bandwidth memory, HBM2 generation
     pub const HBM2: Self = Self(1);
+    /// double data rate SDRAM, DDR generation
     pub const DDR: Self = Self(2);
+    /// double data rate SDRAM, DDR2 generation
     pub const DDR2: Self = Self(3);
+    /// double data rate SDRAM, DDR3 generation
     pub const DDR3: Self = Self(4);
+    /// double data rate SDRAM, DDR4 generation
     pub const DDR4: Self = Self(5);
+    /// double data rate SDRAM, DDR5 generation
     pub const DDR5: Self = Self(6);
+    /// low-power DDR SDRAM, LPDDR generation
     pub const LPDDR: Self = Self(7);
+    /// low-power DDR SDRAM, LPDDR3 generation
     pub const LPDDR3: Self = Self(8);
+    /// low-power DDR SDRAM, LPDDR4 generation
     pub const LPDDR4: Self = Self(9);
+    /// low-power DDR SDRAM, LPDDR5 generation
     pub const LPDDR5: Self = Self(10);
+    /// static RAM
     pub const SRAM: Self = Self(11);
+    /// first-level cache used as memory
     pub const L1: Self = Self(12);
+    /// third-level cache used as memory
     pub const L3: Self = Self(13);
+    /// the general register file
     pub const GRF: Self = Self(14);
+    /// shared local memory of a compute unit
     pub const SLM: Self = Self(15);
+    /// graphics DDR SDRAM, GDDR4 generation
     pub const GDDR4: Self = Self(16);
+    /// graphics DDR SDRAM, GDDR5 generation
     pub const GDDR5: Self = Self(17);
+    /// graphics DDR SDRAM, GDDR5X generation
     pub const GDDR5X: Self = Self(18);
+    /// graphics DDR SDRAM, GDDR6 generation
     pub const GDDR6: Self = Self(19);
+    /// graphics DDR SDRAM, GDDR6X generation
     pub const GDDR6X: Self = Self(20);
+    /// graphics DDR SDRAM, GDDR7 generation
     pub const GDDR7: Self = Self(21);
+    /// high-bandwidth memory, HBM2E generation
+    ///
     /// Since API 1.14.
     pub const HBM2E: Self = Self(22);
+    /// high-bandwidth memory, HBM3 generation
+    ///
     /// Since API 1.14.
     pub const HBM3: Self = Self(23);
+    /// high-bandwidth memory, HBM3E generation
+    ///
     /// Since API 1.14.
     pub const HBM3E: Self = Self(24);
+    /// high-bandwidth memory, HBM4 generation
+    ///
     /// Since API 1.14.
     pub const HBM4: Self = Self(25);
+    /// low-power DDR SDRAM, LPDDR5X generation
+    ///
     /// Since API 1.17.
     pub const LPDDR5X: Self = Self(26);
+    /// low-power DDR SDRAM, LPDDR6 generation
+    ///
     /// Since API 1.17.
     pub const LPDDR6: Self = Self(27);
     /// Forces the C enum `ze_device_memory_ext_type_t` to 32 bits; not a value.
@@ -18534,59 +20865,95 @@ impl ::core::fmt::Display for ze_device_memory_ext_type_t {
     }
 }
 
+/// high-bandwidth memory, HBM generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_HBM: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::HBM;
+/// high-bandwidth memory, HBM2 generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_HBM2: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::HBM2;
+/// double data rate SDRAM, DDR generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_DDR: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::DDR;
+/// double data rate SDRAM, DDR2 generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_DDR2: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::DDR2;
+/// double data rate SDRAM, DDR3 generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_DDR3: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::DDR3;
+/// double data rate SDRAM, DDR4 generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_DDR4: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::DDR4;
+/// double data rate SDRAM, DDR5 generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_DDR5: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::DDR5;
+/// low-power DDR SDRAM, LPDDR generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::LPDDR;
+/// low-power DDR SDRAM, LPDDR3 generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR3: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::LPDDR3;
+/// low-power DDR SDRAM, LPDDR4 generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR4: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::LPDDR4;
+/// low-power DDR SDRAM, LPDDR5 generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR5: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::LPDDR5;
+/// static RAM
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_SRAM: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::SRAM;
+/// first-level cache used as memory
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_L1: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::L1;
+/// third-level cache used as memory
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_L3: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::L3;
+/// the general register file
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_GRF: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::GRF;
+/// shared local memory of a compute unit
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_SLM: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::SLM;
+/// graphics DDR SDRAM, GDDR4 generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_GDDR4: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::GDDR4;
+/// graphics DDR SDRAM, GDDR5 generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_GDDR5: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::GDDR5;
+/// graphics DDR SDRAM, GDDR5X generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_GDDR5X: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::GDDR5X;
+/// graphics DDR SDRAM, GDDR6 generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_GDDR6: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::GDDR6;
+/// graphics DDR SDRAM, GDDR6X generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_GDDR6X: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::GDDR6X;
+/// graphics DDR SDRAM, GDDR7 generation
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_GDDR7: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::GDDR7;
+/// high-bandwidth memory, HBM2E generation
+///
 /// Since API 1.14.
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_HBM2E: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::HBM2E;
+/// high-bandwidth memory, HBM3 generation
+///
 /// Since API 1.14.
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_HBM3: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::HBM3;
+/// high-bandwidth memory, HBM3E generation
+///
 /// Since API 1.14.
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_HBM3E: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::HBM3E;
+/// high-bandwidth memory, HBM4 generation
+///
 /// Since API 1.14.
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_HBM4: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::HBM4;
+/// low-power DDR SDRAM, LPDDR5X generation
+///
 /// Since API 1.17.
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR5X: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::LPDDR5X;
+/// low-power DDR SDRAM, LPDDR6 generation
+///
 /// Since API 1.17.
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR6: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::LPDDR6;
 /// Forces the C enum `ze_device_memory_ext_type_t` to 32 bits; not a value.
 pub const ZE_DEVICE_MEMORY_EXT_TYPE_FORCE_UINT32: ze_device_memory_ext_type_t = ze_device_memory_ext_type_t::FORCE_UINT32;
+/// Chained to device memory properties to read type, size and bandwidth.
+///
 /// Since API 1.4.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_memory_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] technology of the memory
     pub r#type: ze_device_memory_ext_type_t,
-    /// [out]
+    /// [out] physical size of the memory in bytes
     pub physicalSize: u64,
-    /// [out]
+    /// [out] peak read bandwidth, in bandwidthUnit
     pub readBandwidth: u32,
-    /// [out]
+    /// [out] peak write bandwidth, in bandwidthUnit
     pub writeBandwidth: u32,
-    /// [out]
+    /// [out] unit of readBandwidth and writeBandwidth
     pub bandwidthUnit: ze_bandwidth_unit_t,
 }
 
@@ -18690,9 +21057,9 @@ impl ::core::fmt::Debug for ze_module_constants_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_module_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
     /// [in] Module format passed in with pInputModule
     pub format: ze_module_format_t,
@@ -18730,15 +21097,17 @@ impl ::core::fmt::Debug for ze_module_desc_t {
     }
 }
 
+/// Chained to a launch with parameters to make it cooperative.
+///
 /// Since API 1.14.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_command_list_append_launch_kernel_param_cooperative_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] true launches the kernel cooperatively, with all its groups resident at once
     pub isCooperative: ze_bool_t,
 }
 
@@ -18763,6 +21132,7 @@ for ze_command_list_append_launch_kernel_param_cooperative_desc_t {
     }
 }
 
+/// Facts about a built module.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_module_property_flag_t(pub u32);
@@ -18800,6 +21170,8 @@ impl ::core::fmt::Display for ze_module_property_flag_t {
 pub const ZE_MODULE_PROPERTY_FLAG_IMPORTS: ze_module_property_flag_t = ze_module_property_flag_t::IMPORTS;
 /// Forces the C enum `ze_module_property_flag_t` to 32 bits; not a value.
 pub const ZE_MODULE_PROPERTY_FLAG_FORCE_UINT32: ze_module_property_flag_t = ze_module_property_flag_t::FORCE_UINT32;
+/// Facts about a built module.
+///
 /// A set of [`ze_module_property_flag_t`] bits (C: `typedef uint32_t ze_module_property_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -18905,9 +21277,9 @@ impl ::core::fmt::Display for ze_module_property_flags_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_module_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
     /// [out] 0 (none) or a valid combination of ze_module_property_flag_t
     pub flags: ze_module_property_flags_t,
@@ -18933,11 +21305,14 @@ impl ::core::fmt::Debug for ze_module_properties_t {
     }
 }
 
+/// Options chosen when a kernel is created.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_kernel_flag_t(pub u32);
 impl ze_kernel_flag_t {
+    /// make every allocation of the context resident while the kernel runs
     pub const FORCE_RESIDENCY: Self = Self(1);
+    /// the application makes the allocations the kernel uses resident itself
     pub const EXPLICIT_RESIDENCY: Self = Self(2);
     /// Forces the C enum `ze_kernel_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -18967,16 +21342,22 @@ impl ::core::fmt::Display for ze_kernel_flag_t {
     }
 }
 
+/// make every allocation of the context resident while the kernel runs
 pub const ZE_KERNEL_FLAG_FORCE_RESIDENCY: ze_kernel_flag_t = ze_kernel_flag_t::FORCE_RESIDENCY;
+/// the application makes the allocations the kernel uses resident itself
 pub const ZE_KERNEL_FLAG_EXPLICIT_RESIDENCY: ze_kernel_flag_t = ze_kernel_flag_t::EXPLICIT_RESIDENCY;
 /// Forces the C enum `ze_kernel_flag_t` to 32 bits; not a value.
 pub const ZE_KERNEL_FLAG_FORCE_UINT32: ze_kernel_flag_t = ze_kernel_flag_t::FORCE_UINT32;
+/// Options chosen when a kernel is created.
+///
 /// A set of [`ze_kernel_flag_t`] bits (C: `typedef uint32_t ze_kernel_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_kernel_flags_t(pub u32);
 impl ze_kernel_flags_t {
+    /// make every allocation of the context resident while the kernel runs
     pub const FORCE_RESIDENCY: Self = Self(0x00000001);
+    /// the application makes the allocations the kernel uses resident itself
     pub const EXPLICIT_RESIDENCY: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -19074,16 +21455,17 @@ impl ::core::fmt::Display for ze_kernel_flags_t {
     }
 }
 
+/// Describes a kernel to create from a module.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_kernel_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] creation options of the kernel
     pub flags: ze_kernel_flags_t,
-    /// [in]
+    /// [in] name of the kernel function in the module, zero-terminated
     pub pKernelName: *const c_char,
 }
 
@@ -19108,12 +21490,16 @@ impl ::core::fmt::Debug for ze_kernel_desc_t {
     }
 }
 
+/// Kinds of allocation a kernel reaches through pointers not passed as arguments.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_kernel_indirect_access_flag_t(pub u32);
 impl ze_kernel_indirect_access_flag_t {
+    /// the kernel reaches host allocations indirectly
     pub const HOST: Self = Self(1);
+    /// the kernel reaches device allocations indirectly
     pub const DEVICE: Self = Self(2);
+    /// the kernel reaches shared allocations indirectly
     pub const SHARED: Self = Self(4);
     /// Forces the C enum `ze_kernel_indirect_access_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -19144,18 +21530,26 @@ impl ::core::fmt::Display for ze_kernel_indirect_access_flag_t {
     }
 }
 
+/// the kernel reaches host allocations indirectly
 pub const ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST: ze_kernel_indirect_access_flag_t = ze_kernel_indirect_access_flag_t::HOST;
+/// the kernel reaches device allocations indirectly
 pub const ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE: ze_kernel_indirect_access_flag_t = ze_kernel_indirect_access_flag_t::DEVICE;
+/// the kernel reaches shared allocations indirectly
 pub const ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED: ze_kernel_indirect_access_flag_t = ze_kernel_indirect_access_flag_t::SHARED;
 /// Forces the C enum `ze_kernel_indirect_access_flag_t` to 32 bits; not a value.
 pub const ZE_KERNEL_INDIRECT_ACCESS_FLAG_FORCE_UINT32: ze_kernel_indirect_access_flag_t = ze_kernel_indirect_access_flag_t::FORCE_UINT32;
+/// Kinds of allocation a kernel reaches through pointers not passed as arguments.
+///
 /// A set of [`ze_kernel_indirect_access_flag_t`] bits (C: `typedef uint32_t ze_kernel_indirect_access_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_kernel_indirect_access_flags_t(pub u32);
 impl ze_kernel_indirect_access_flags_t {
+    /// the kernel reaches host allocations indirectly
     pub const HOST: Self = Self(0x00000001);
+    /// the kernel reaches device allocations indirectly
     pub const DEVICE: Self = Self(0x00000002);
+    /// the kernel reaches shared allocations indirectly
     pub const SHARED: Self = Self(0x00000004);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -19259,11 +21653,14 @@ impl ::core::fmt::Display for ze_kernel_indirect_access_flags_t {
     }
 }
 
+/// How a kernel prefers the device's cache and shared local memory to be split.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_cache_config_flag_t(pub u32);
 impl ze_cache_config_flag_t {
+    /// give more room to shared local memory
     pub const LARGE_SLM: Self = Self(1);
+    /// give more room to the data cache
     pub const LARGE_DATA: Self = Self(2);
     /// Forces the C enum `ze_cache_config_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -19293,16 +21690,22 @@ impl ::core::fmt::Display for ze_cache_config_flag_t {
     }
 }
 
+/// give more room to shared local memory
 pub const ZE_CACHE_CONFIG_FLAG_LARGE_SLM: ze_cache_config_flag_t = ze_cache_config_flag_t::LARGE_SLM;
+/// give more room to the data cache
 pub const ZE_CACHE_CONFIG_FLAG_LARGE_DATA: ze_cache_config_flag_t = ze_cache_config_flag_t::LARGE_DATA;
 /// Forces the C enum `ze_cache_config_flag_t` to 32 bits; not a value.
 pub const ZE_CACHE_CONFIG_FLAG_FORCE_UINT32: ze_cache_config_flag_t = ze_cache_config_flag_t::FORCE_UINT32;
+/// How a kernel prefers the device's cache and shared local memory to be split.
+///
 /// A set of [`ze_cache_config_flag_t`] bits (C: `typedef uint32_t ze_cache_config_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_cache_config_flags_t(pub u32);
 impl ze_cache_config_flags_t {
+    /// give more room to shared local memory
     pub const LARGE_SLM: Self = Self(0x00000001);
+    /// give more room to the data cache
     pub const LARGE_DATA: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -19404,14 +21807,17 @@ impl ::core::fmt::Display for ze_cache_config_flags_t {
     }
 }
 
+/// Size in bytes of a kernel UUID.
 pub const ZE_MAX_KERNEL_UUID_SIZE: u32 = 16;
+/// Size in bytes of a module UUID.
 pub const ZE_MAX_MODULE_UUID_SIZE: u32 = 16;
+/// Identifies a kernel and the module it came from.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_kernel_uuid_t {
-    /// [out]
+    /// [out] UUID bytes of the kernel
     pub kid: [u8; 16],
-    /// [out]
+    /// [out] UUID bytes of the module
     pub mid: [u8; 16],
 }
 
@@ -19431,36 +21837,37 @@ impl ::core::fmt::Debug for ze_kernel_uuid_t {
     }
 }
 
+/// Properties of a kernel, filled by zeKernelGetProperties.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_kernel_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] number of arguments the kernel takes
     pub numKernelArgs: u32,
-    /// [out]
+    /// [out] group size in X the kernel was compiled for; zero when it has no such requirement
     pub requiredGroupSizeX: u32,
-    /// [out]
+    /// [out] group size in Y the kernel was compiled for; zero when it has no such requirement
     pub requiredGroupSizeY: u32,
-    /// [out]
+    /// [out] group size in Z the kernel was compiled for; zero when it has no such requirement
     pub requiredGroupSizeZ: u32,
-    /// [out]
+    /// [out] sub-group count per group the kernel requires; zero when none is required
     pub requiredNumSubGroups: u32,
-    /// [out]
+    /// [out] sub-group size the kernel requires; zero when none is required
     pub requiredSubgroupSize: u32,
-    /// [out]
+    /// [out] largest sub-group size the kernel can run with
     pub maxSubgroupSize: u32,
-    /// [out]
+    /// [out] largest number of sub-groups in one work-group of the kernel
     pub maxNumSubgroups: u32,
-    /// [out]
+    /// [out] shared local memory the kernel uses per work-group, in bytes
     pub localMemSize: u32,
-    /// [out]
+    /// [out] private memory the kernel uses per work-item, in bytes
     pub privateMemSize: u32,
-    /// [out]
+    /// [out] register spill memory the kernel uses per work-item, in bytes
     pub spillMemSize: u32,
-    /// [out]
+    /// [out] identifier of the kernel and its module
     pub uuid: ze_kernel_uuid_t,
 }
 
@@ -19495,15 +21902,17 @@ impl ::core::fmt::Debug for ze_kernel_properties_t {
     }
 }
 
+/// Chained to kernel properties to read the preferred multiple of the group size.
+///
 /// Since API 1.2.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_kernel_preferred_group_size_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] group sizes that are a multiple of this run most efficiently
     pub preferredMultiple: u32,
 }
 
@@ -19527,14 +21936,15 @@ impl ::core::fmt::Debug for ze_kernel_preferred_group_size_properties_t {
     }
 }
 
+/// Number of work-groups of a launch in each dimension.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_group_count_t {
-    /// [in]
+    /// [in] work-groups in the X dimension
     pub groupCountX: u32,
-    /// [in]
+    /// [in] work-groups in the Y dimension
     pub groupCountY: u32,
-    /// [in]
+    /// [in] work-groups in the Z dimension
     pub groupCountZ: u32,
 }
 
@@ -19555,15 +21965,17 @@ impl ::core::fmt::Debug for ze_group_count_t {
     }
 }
 
+/// Number of work-items per work-group in each dimension.
+///
 /// Since API 1.14.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_group_size_t {
-    /// [in]
+    /// [in] work-items per group in the X dimension
     pub groupSizeX: u32,
-    /// [in]
+    /// [in] work-items per group in the Y dimension
     pub groupSizeY: u32,
-    /// [in]
+    /// [in] work-items per group in the Z dimension
     pub groupSizeZ: u32,
 }
 
@@ -19584,18 +21996,26 @@ impl ::core::fmt::Debug for ze_group_size_t {
     }
 }
 
+/// Name string of the ZE_experimental_mutable_command_list extension, as listed by zeDriverGetExtensionProperties.
+///
 /// Since API 1.9.
 pub const ZE_MUTABLE_COMMAND_LIST_EXP_NAME: &str = "ZE_experimental_mutable_command_list";
 /// [`ZE_MUTABLE_COMMAND_LIST_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_MUTABLE_COMMAND_LIST_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_mutable_command_list\0";
+/// Versions of this extension; the value goes in the version field of ze_driver_extension_properties_t.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_mutable_command_list_exp_version_t(pub u32);
 impl ze_mutable_command_list_exp_version_t {
+    /// version 1.0 of the extension
     pub const _1_0: Self = Self(0x00010000);
+    /// version 1.1 of the extension
+    ///
     /// Since API 1.10.
     pub const _1_1: Self = Self(0x00010001);
+    /// the newest extension version this header knows
     pub const CURRENT: Self = Self(0x00010001);
     /// Forces the C enum `ze_mutable_command_list_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -19625,25 +22045,41 @@ impl ::core::fmt::Display for ze_mutable_command_list_exp_version_t {
     }
 }
 
+/// version 1.0 of the extension
 pub const ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_1_0: ze_mutable_command_list_exp_version_t = ze_mutable_command_list_exp_version_t::_1_0;
+/// version 1.1 of the extension
+///
 /// Since API 1.10.
 pub const ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_1_1: ze_mutable_command_list_exp_version_t = ze_mutable_command_list_exp_version_t::_1_1;
+/// the newest extension version this header knows
 pub const ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_CURRENT: ze_mutable_command_list_exp_version_t = ze_mutable_command_list_exp_version_t::CURRENT;
 /// Forces the C enum `ze_mutable_command_list_exp_version_t` to 32 bits; not a value.
 pub const ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_FORCE_UINT32: ze_mutable_command_list_exp_version_t = ze_mutable_command_list_exp_version_t::FORCE_UINT32;
+/// Parts of a command that can be changed after the command list is closed.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_mutable_command_exp_flag_t(pub u32);
 impl ze_mutable_command_exp_flag_t {
+    /// the kernel's argument values
     pub const KERNEL_ARGUMENTS: Self = Self(1);
+    /// the number of work-groups launched
     pub const GROUP_COUNT: Self = Self(2);
+    /// the work-group size
     pub const GROUP_SIZE: Self = Self(4);
+    /// the global offset of work-item ids
     pub const GLOBAL_OFFSET: Self = Self(8);
+    /// the event the command signals
     pub const SIGNAL_EVENT: Self = Self(16);
+    /// the events the command waits for
     pub const WAIT_EVENTS: Self = Self(32);
+    /// the kernel the command launches
+    ///
     /// Since API 1.10.
     pub const KERNEL_INSTRUCTION: Self = Self(64);
+    /// the arguments of a graph the command runs
+    ///
     /// Since API 1.10.
     pub const GRAPH_ARGUMENTS: Self = Self(128);
     /// Forces the C enum `ze_mutable_command_exp_flag_t` to 32 bits; not a value.
@@ -19680,18 +22116,30 @@ impl ::core::fmt::Display for ze_mutable_command_exp_flag_t {
     }
 }
 
+/// the kernel's argument values
 pub const ZE_MUTABLE_COMMAND_EXP_FLAG_KERNEL_ARGUMENTS: ze_mutable_command_exp_flag_t = ze_mutable_command_exp_flag_t::KERNEL_ARGUMENTS;
+/// the number of work-groups launched
 pub const ZE_MUTABLE_COMMAND_EXP_FLAG_GROUP_COUNT: ze_mutable_command_exp_flag_t = ze_mutable_command_exp_flag_t::GROUP_COUNT;
+/// the work-group size
 pub const ZE_MUTABLE_COMMAND_EXP_FLAG_GROUP_SIZE: ze_mutable_command_exp_flag_t = ze_mutable_command_exp_flag_t::GROUP_SIZE;
+/// the global offset of work-item ids
 pub const ZE_MUTABLE_COMMAND_EXP_FLAG_GLOBAL_OFFSET: ze_mutable_command_exp_flag_t = ze_mutable_command_exp_flag_t::GLOBAL_OFFSET;
+/// the event the command signals
 pub const ZE_MUTABLE_COMMAND_EXP_FLAG_SIGNAL_EVENT: ze_mutable_command_exp_flag_t = ze_mutable_command_exp_flag_t::SIGNAL_EVENT;
+/// the events the command waits for
 pub const ZE_MUTABLE_COMMAND_EXP_FLAG_WAIT_EVENTS: ze_mutable_command_exp_flag_t = ze_mutable_command_exp_flag_t::WAIT_EVENTS;
+/// the kernel the command launches
+///
 /// Since API 1.10.
 pub const ZE_MUTABLE_COMMAND_EXP_FLAG_KERNEL_INSTRUCTION: ze_mutable_command_exp_flag_t = ze_mutable_command_exp_flag_t::KERNEL_INSTRUCTION;
+/// the arguments of a graph the command runs
+///
 /// Since API 1.10.
 pub const ZE_MUTABLE_COMMAND_EXP_FLAG_GRAPH_ARGUMENTS: ze_mutable_command_exp_flag_t = ze_mutable_command_exp_flag_t::GRAPH_ARGUMENTS;
 /// Forces the C enum `ze_mutable_command_exp_flag_t` to 32 bits; not a value.
 pub const ZE_MUTABLE_COMMAND_EXP_FLAG_FORCE_UINT32: ze_mutable_command_exp_flag_t = ze_mutable_command_exp_flag_t::FORCE_UINT32;
+/// Parts of a command that can be changed after the command list is closed.
+///
 /// Since API 1.9.
 ///
 /// A set of [`ze_mutable_command_exp_flag_t`] bits (C: `typedef uint32_t ze_mutable_command_exp_flags_t`).
@@ -19699,14 +22147,24 @@ pub const ZE_MUTABLE_COMMAND_EXP_FLAG_FORCE_UINT32: ze_mutable_command_exp_flag_
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_mutable_command_exp_flags_t(pub u32);
 impl ze_mutable_command_exp_flags_t {
+    /// the kernel's argument values
     pub const KERNEL_ARGUMENTS: Self = Self(0x00000001);
+    /// the number of work-groups launched
     pub const GROUP_COUNT: Self = Self(0x00000002);
+    /// the work-group size
     pub const GROUP_SIZE: Self = Self(0x00000004);
+    /// the global offset of work-item ids
     pub const GLOBAL_OFFSET: Self = Self(0x00000008);
+    /// the event the command signals
     pub const SIGNAL_EVENT: Self = Self(0x00000010);
+    /// the events the command waits for
     pub const WAIT_EVENTS: Self = Self(0x00000020);
+    /// the kernel the command launches
+    ///
     /// Since API 1.10.
     pub const KERNEL_INSTRUCTION: Self = Self(0x00000040);
+    /// the arguments of a graph the command runs
+    ///
     /// Since API 1.10.
     pub const GRAPH_ARGUMENTS: Self = Self(0x00000080);
     /// No bits set.
@@ -19816,15 +22274,17 @@ impl ::core::fmt::Display for ze_mutable_command_exp_flags_t {
     }
 }
 
+/// Says which parts of the next appended command will be changeable.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_mutable_command_id_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the changeable parts of the command
     pub flags: ze_mutable_command_exp_flags_t,
 }
 
@@ -19848,11 +22308,14 @@ impl ::core::fmt::Debug for ze_mutable_command_id_exp_desc_t {
     }
 }
 
+/// Options of a mutable command list.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_mutable_command_list_exp_flag_t(pub u32);
 impl ze_mutable_command_list_exp_flag_t {
+    /// reserved for later use; leave it clear
     pub const RESERVED: Self = Self(1);
     /// Forces the C enum `ze_mutable_command_list_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -19881,9 +22344,12 @@ impl ::core::fmt::Display for ze_mutable_command_list_exp_flag_t {
     }
 }
 
+/// reserved for later use; leave it clear
 pub const ZE_MUTABLE_COMMAND_LIST_EXP_FLAG_RESERVED: ze_mutable_command_list_exp_flag_t = ze_mutable_command_list_exp_flag_t::RESERVED;
 /// Forces the C enum `ze_mutable_command_list_exp_flag_t` to 32 bits; not a value.
 pub const ZE_MUTABLE_COMMAND_LIST_EXP_FLAG_FORCE_UINT32: ze_mutable_command_list_exp_flag_t = ze_mutable_command_list_exp_flag_t::FORCE_UINT32;
+/// Options of a mutable command list.
+///
 /// Since API 1.9.
 ///
 /// A set of [`ze_mutable_command_list_exp_flag_t`] bits (C: `typedef uint32_t ze_mutable_command_list_exp_flags_t`).
@@ -19891,6 +22357,7 @@ pub const ZE_MUTABLE_COMMAND_LIST_EXP_FLAG_FORCE_UINT32: ze_mutable_command_list
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_mutable_command_list_exp_flags_t(pub u32);
 impl ze_mutable_command_list_exp_flags_t {
+    /// reserved for later use; leave it clear
     pub const RESERVED: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -19990,17 +22457,19 @@ impl ::core::fmt::Display for ze_mutable_command_list_exp_flags_t {
     }
 }
 
+/// Chained to device properties to read what mutable command lists support.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_mutable_command_list_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the command list options supported
     pub mutableCommandListFlags: ze_mutable_command_list_exp_flags_t,
-    /// [out]
+    /// [out] the command parts that can be changed
     pub mutableCommandFlags: ze_mutable_command_exp_flags_t,
 }
 
@@ -20025,15 +22494,17 @@ impl ::core::fmt::Debug for ze_mutable_command_list_exp_properties_t {
     }
 }
 
+/// Chained to a command list description to make the list mutable.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_mutable_command_list_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] options of the mutable command list
     pub flags: ze_mutable_command_list_exp_flags_t,
 }
 
@@ -20057,15 +22528,17 @@ impl ::core::fmt::Debug for ze_mutable_command_list_exp_desc_t {
     }
 }
 
+/// Heads a chain of changes applied by zeCommandListUpdateMutableCommandsExp.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_mutable_commands_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] reserved; set to zero
     pub flags: u32,
 }
 
@@ -20089,21 +22562,23 @@ impl ::core::fmt::Debug for ze_mutable_commands_exp_desc_t {
     }
 }
 
+/// A new value for one argument of a recorded kernel launch.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_mutable_kernel_argument_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] identifier of the command to change
     pub commandId: u64,
-    /// [in]
+    /// [in] zero-based position of the argument
     pub argIndex: u32,
-    /// [in]
+    /// [in] size of the new value in bytes
     pub argSize: usize,
-    /// [in]
+    /// [in] the bytes of the new value; null for a null pointer or a local memory size
     pub pArgValue: *const c_void,
 }
 
@@ -20130,17 +22605,19 @@ impl ::core::fmt::Debug for ze_mutable_kernel_argument_exp_desc_t {
     }
 }
 
+/// New work-group counts for a recorded kernel launch.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_mutable_group_count_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] identifier of the command to change
     pub commandId: u64,
-    /// [in]
+    /// [in] the new number of work-groups in each dimension
     pub pGroupCount: *const ze_group_count_t,
 }
 
@@ -20165,21 +22642,23 @@ impl ::core::fmt::Debug for ze_mutable_group_count_exp_desc_t {
     }
 }
 
+/// A new work-group size for a recorded kernel launch.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_mutable_group_size_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] identifier of the command to change
     pub commandId: u64,
-    /// [in]
+    /// [in] new work-items per group in X
     pub groupSizeX: u32,
-    /// [in]
+    /// [in] new work-items per group in Y
     pub groupSizeY: u32,
-    /// [in]
+    /// [in] new work-items per group in Z
     pub groupSizeZ: u32,
 }
 
@@ -20206,21 +22685,23 @@ impl ::core::fmt::Debug for ze_mutable_group_size_exp_desc_t {
     }
 }
 
+/// A new global offset for a recorded kernel launch.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_mutable_global_offset_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] identifier of the command to change
     pub commandId: u64,
-    /// [in]
+    /// [in] new offset of global ids in X
     pub offsetX: u32,
-    /// [in]
+    /// [in] new offset of global ids in Y
     pub offsetY: u32,
-    /// [in]
+    /// [in] new offset of global ids in Z
     pub offsetZ: u32,
 }
 
@@ -20247,19 +22728,21 @@ impl ::core::fmt::Debug for ze_mutable_global_offset_exp_desc_t {
     }
 }
 
+/// A new value for one argument of a recorded graph.
+///
 /// Since API 1.10.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_mutable_graph_argument_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] identifier of the command to change
     pub commandId: u64,
-    /// [in]
+    /// [in] zero-based position of the graph argument
     pub argIndex: u32,
-    /// [in]
+    /// [in] the new argument value
     pub pArgValue: *const c_void,
 }
 
@@ -20285,16 +22768,22 @@ impl ::core::fmt::Debug for ze_mutable_graph_argument_exp_desc_t {
     }
 }
 
+/// Name string that identifies the experimental power saving hint extension.
+///
 /// Since API 1.2.
 pub const ZE_CONTEXT_POWER_SAVING_HINT_EXP_NAME: &str = "ZE_experimental_power_saving_hint";
 /// [`ZE_CONTEXT_POWER_SAVING_HINT_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_CONTEXT_POWER_SAVING_HINT_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_power_saving_hint\0";
+/// Versions of the experimental power saving hint extension.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_power_saving_hint_exp_version_t(pub u32);
 impl ze_power_saving_hint_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_power_saving_hint_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -20323,16 +22812,22 @@ impl ::core::fmt::Display for ze_power_saving_hint_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZE_POWER_SAVING_HINT_EXP_VERSION_1_0: ze_power_saving_hint_exp_version_t = ze_power_saving_hint_exp_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZE_POWER_SAVING_HINT_EXP_VERSION_CURRENT: ze_power_saving_hint_exp_version_t = ze_power_saving_hint_exp_version_t::CURRENT;
 /// Forces the C enum `ze_power_saving_hint_exp_version_t` to 32 bits; not a value.
 pub const ZE_POWER_SAVING_HINT_EXP_VERSION_FORCE_UINT32: ze_power_saving_hint_exp_version_t = ze_power_saving_hint_exp_version_t::FORCE_UINT32;
+/// End points of the power saving hint scale.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_power_saving_hint_type_t(pub u32);
 impl ze_power_saving_hint_type_t {
+    /// 0: no preference for saving power, run as fast as possible
     pub const MIN: Self = Self(0);
+    /// 100: save as much power as possible, even at some speed cost
     pub const MAX: Self = Self(100);
     /// Forces the C enum `ze_power_saving_hint_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -20362,19 +22857,23 @@ impl ::core::fmt::Display for ze_power_saving_hint_type_t {
     }
 }
 
+/// 0: no preference for saving power, run as fast as possible
 pub const ZE_POWER_SAVING_HINT_TYPE_MIN: ze_power_saving_hint_type_t = ze_power_saving_hint_type_t::MIN;
+/// 100: save as much power as possible, even at some speed cost
 pub const ZE_POWER_SAVING_HINT_TYPE_MAX: ze_power_saving_hint_type_t = ze_power_saving_hint_type_t::MAX;
 /// Forces the C enum `ze_power_saving_hint_type_t` to 32 bits; not a value.
 pub const ZE_POWER_SAVING_HINT_TYPE_FORCE_UINT32: ze_power_saving_hint_type_t = ze_power_saving_hint_type_t::FORCE_UINT32;
+/// Chained into a context descriptor to give the context a power saving hint.
+///
 /// Since API 1.2.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_context_power_saving_hint_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] requested degree of power saving, from 0 (none) to 100 (most)
     pub hint: u32,
 }
 
@@ -20398,14 +22897,18 @@ impl ::core::fmt::Debug for ze_context_power_saving_hint_exp_desc_t {
     }
 }
 
+/// Name string that identifies the experimental module program extension.
 pub const ZE_MODULE_PROGRAM_EXP_NAME: &str = "ZE_experimental_module_program";
 /// [`ZE_MODULE_PROGRAM_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_MODULE_PROGRAM_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_module_program\0";
+/// Versions of the experimental module program extension.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_module_program_exp_version_t(pub u32);
 impl ze_module_program_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_module_program_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -20434,26 +22937,29 @@ impl ::core::fmt::Display for ze_module_program_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZE_MODULE_PROGRAM_EXP_VERSION_1_0: ze_module_program_exp_version_t = ze_module_program_exp_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZE_MODULE_PROGRAM_EXP_VERSION_CURRENT: ze_module_program_exp_version_t = ze_module_program_exp_version_t::CURRENT;
 /// Forces the C enum `ze_module_program_exp_version_t` to 32 bits; not a value.
 pub const ZE_MODULE_PROGRAM_EXP_VERSION_FORCE_UINT32: ze_module_program_exp_version_t = ze_module_program_exp_version_t::FORCE_UINT32;
+/// Lists several module inputs that are compiled and linked into a single module.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_module_program_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] how many input modules the arrays below describe
     pub count: u32,
-    /// [in][range(0, count)]
+    /// [in][range(0, count)] byte size of each input module, one entry per input
     pub inputSizes: *const usize,
-    /// [in][range(0, count)]
+    /// [in][range(0, count)] the input modules (IL or native binaries), one per entry
     pub pInputModules: *mut *const u8,
-    /// [in][optional][range(0, count)]
+    /// [in][optional][range(0, count)] per-input build option strings; null means no extra options
     pub pBuildFlags: *mut *const c_char,
-    /// [in][optional][range(0, count)]
+    /// [in][optional][range(0, count)] per-input specialization constants; null means none are set
     pub pConstants: *mut *const ze_module_constants_t,
 }
 
@@ -20481,14 +22987,18 @@ impl ::core::fmt::Debug for ze_module_program_exp_desc_t {
     }
 }
 
+/// Name string that identifies the ray tracing extension.
 pub const ZE_RAYTRACING_EXT_NAME: &str = "ZE_extension_raytracing";
 /// [`ZE_RAYTRACING_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_RAYTRACING_EXT_NAME_BYTES: &[u8] = b"ZE_extension_raytracing\0";
+/// Versions of the ray tracing extension.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_raytracing_ext_version_t(pub u32);
 impl ze_raytracing_ext_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_raytracing_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -20517,15 +23027,21 @@ impl ::core::fmt::Display for ze_raytracing_ext_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZE_RAYTRACING_EXT_VERSION_1_0: ze_raytracing_ext_version_t = ze_raytracing_ext_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZE_RAYTRACING_EXT_VERSION_CURRENT: ze_raytracing_ext_version_t = ze_raytracing_ext_version_t::CURRENT;
 /// Forces the C enum `ze_raytracing_ext_version_t` to 32 bits; not a value.
 pub const ZE_RAYTRACING_EXT_VERSION_FORCE_UINT32: ze_raytracing_ext_version_t = ze_raytracing_ext_version_t::FORCE_UINT32;
+/// Ray tracing capabilities a device can report.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_raytracing_ext_flag_t(pub u32);
 impl ze_device_raytracing_ext_flag_t {
+    /// kernels may issue ray queries
     pub const RAYQUERY: Self = Self(1);
+    /// motion blur is available for traced rays
+    ///
     /// Since API 2.0.
     pub const MOTIONBLUR: Self = Self(2);
     /// Forces the C enum `ze_device_raytracing_ext_flag_t` to 32 bits; not a value.
@@ -20556,17 +23072,25 @@ impl ::core::fmt::Display for ze_device_raytracing_ext_flag_t {
     }
 }
 
+/// kernels may issue ray queries
 pub const ZE_DEVICE_RAYTRACING_EXT_FLAG_RAYQUERY: ze_device_raytracing_ext_flag_t = ze_device_raytracing_ext_flag_t::RAYQUERY;
+/// motion blur is available for traced rays
+///
 /// Since API 2.0.
 pub const ZE_DEVICE_RAYTRACING_EXT_FLAG_MOTIONBLUR: ze_device_raytracing_ext_flag_t = ze_device_raytracing_ext_flag_t::MOTIONBLUR;
 /// Forces the C enum `ze_device_raytracing_ext_flag_t` to 32 bits; not a value.
 pub const ZE_DEVICE_RAYTRACING_EXT_FLAG_FORCE_UINT32: ze_device_raytracing_ext_flag_t = ze_device_raytracing_ext_flag_t::FORCE_UINT32;
+/// Ray tracing capabilities a device can report.
+///
 /// A set of [`ze_device_raytracing_ext_flag_t`] bits (C: `typedef uint32_t ze_device_raytracing_ext_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_device_raytracing_ext_flags_t(pub u32);
 impl ze_device_raytracing_ext_flags_t {
+    /// kernels may issue ray queries
     pub const RAYQUERY: Self = Self(0x00000001);
+    /// motion blur is available for traced rays
+    ///
     /// Since API 2.0.
     pub const MOTIONBLUR: Self = Self(0x00000002);
     /// No bits set.
@@ -20670,16 +23194,17 @@ impl ::core::fmt::Display for ze_device_raytracing_ext_flags_t {
     }
 }
 
+/// Ray tracing capabilities of a device, filled in through the module properties chain.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_raytracing_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] ray tracing features the device offers
     pub flags: ze_device_raytracing_ext_flags_t,
-    /// [out]
+    /// [out] deepest bounding volume hierarchy nesting the device can traverse
     pub maxBVHLevels: u32,
 }
 
@@ -20704,10 +23229,12 @@ impl ::core::fmt::Debug for ze_device_raytracing_ext_properties_t {
     }
 }
 
+/// Options for memory meant to hold ray tracing data.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_raytracing_mem_alloc_ext_flag_t(pub u32);
 impl ze_raytracing_mem_alloc_ext_flag_t {
+    /// placeholder bit reserved for a future option
     pub const TBD: Self = Self(1);
     /// Forces the C enum `ze_raytracing_mem_alloc_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -20736,14 +23263,18 @@ impl ::core::fmt::Display for ze_raytracing_mem_alloc_ext_flag_t {
     }
 }
 
+/// placeholder bit reserved for a future option
 pub const ZE_RAYTRACING_MEM_ALLOC_EXT_FLAG_TBD: ze_raytracing_mem_alloc_ext_flag_t = ze_raytracing_mem_alloc_ext_flag_t::TBD;
 /// Forces the C enum `ze_raytracing_mem_alloc_ext_flag_t` to 32 bits; not a value.
 pub const ZE_RAYTRACING_MEM_ALLOC_EXT_FLAG_FORCE_UINT32: ze_raytracing_mem_alloc_ext_flag_t = ze_raytracing_mem_alloc_ext_flag_t::FORCE_UINT32;
+/// Options for memory meant to hold ray tracing data.
+///
 /// A set of [`ze_raytracing_mem_alloc_ext_flag_t`] bits (C: `typedef uint32_t ze_raytracing_mem_alloc_ext_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_raytracing_mem_alloc_ext_flags_t(pub u32);
 impl ze_raytracing_mem_alloc_ext_flags_t {
+    /// placeholder bit reserved for a future option
     pub const TBD: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -20843,14 +23374,15 @@ impl ::core::fmt::Display for ze_raytracing_mem_alloc_ext_flags_t {
     }
 }
 
+/// Chained into a device allocation descriptor to request memory usable by ray tracing.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_raytracing_mem_alloc_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] ray tracing allocation options; zero requests the defaults
     pub flags: ze_raytracing_mem_alloc_ext_flags_t,
 }
 
@@ -20874,16 +23406,22 @@ impl ::core::fmt::Debug for ze_raytracing_mem_alloc_ext_desc_t {
     }
 }
 
+/// Name string that identifies the relaxed allocation limits extension.
+///
 /// Since API 1.17.
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXT_NAME: &str = "ZE_extension_relaxed_allocation_limits";
 /// [`ZE_RELAXED_ALLOCATION_LIMITS_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXT_NAME_BYTES: &[u8] = b"ZE_extension_relaxed_allocation_limits\0";
+/// Versions of the relaxed allocation limits extension.
+///
 /// Since API 1.17.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_relaxed_allocation_limits_ext_version_t(pub u32);
 impl ze_relaxed_allocation_limits_ext_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_relaxed_allocation_limits_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -20914,10 +23452,14 @@ impl ::core::fmt::Display for ze_relaxed_allocation_limits_ext_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_1_0: ze_relaxed_allocation_limits_ext_version_t = ze_relaxed_allocation_limits_ext_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_CURRENT: ze_relaxed_allocation_limits_ext_version_t = ze_relaxed_allocation_limits_ext_version_t::CURRENT;
 /// Forces the C enum `ze_relaxed_allocation_limits_ext_version_t` to 32 bits; not a value.
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_FORCE_UINT32: ze_relaxed_allocation_limits_ext_version_t = ze_relaxed_allocation_limits_ext_version_t::FORCE_UINT32;
+/// Which allocation limits an application asks to relax.
+///
 /// Since API 1.17.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -20956,6 +23498,8 @@ impl ::core::fmt::Display for ze_relaxed_allocation_limits_ext_flag_t {
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXT_FLAG_MAX_SIZE: ze_relaxed_allocation_limits_ext_flag_t = ze_relaxed_allocation_limits_ext_flag_t::MAX_SIZE;
 /// Forces the C enum `ze_relaxed_allocation_limits_ext_flag_t` to 32 bits; not a value.
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXT_FLAG_FORCE_UINT32: ze_relaxed_allocation_limits_ext_flag_t = ze_relaxed_allocation_limits_ext_flag_t::FORCE_UINT32;
+/// Which allocation limits an application asks to relax.
+///
 /// Since API 1.17.
 ///
 /// A set of [`ze_relaxed_allocation_limits_ext_flag_t`] bits (C: `typedef uint32_t ze_relaxed_allocation_limits_ext_flags_t`).
@@ -21070,9 +23614,9 @@ impl ::core::fmt::Display for ze_relaxed_allocation_limits_ext_flags_t {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_relaxed_allocation_limits_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
     /// [in] flags specifying allocation limits to relax. must be 0 (default) or a valid combination of ze_relaxed_allocation_limits_ext_flag_t;
     pub flags: ze_relaxed_allocation_limits_ext_flags_t,
@@ -21098,16 +23642,22 @@ impl ::core::fmt::Debug for ze_relaxed_allocation_limits_ext_desc_t {
     }
 }
 
+/// Name string that identifies the experimental relaxed allocation limits extension.
+///
 /// Since API 1.1.
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME: &str = "ZE_experimental_relaxed_allocation_limits";
 /// [`ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_relaxed_allocation_limits\0";
+/// Versions of the experimental relaxed allocation limits extension.
+///
 /// Since API 1.1.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_relaxed_allocation_limits_exp_version_t(pub u32);
 impl ze_relaxed_allocation_limits_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_relaxed_allocation_limits_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -21138,15 +23688,20 @@ impl ::core::fmt::Display for ze_relaxed_allocation_limits_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_1_0: ze_relaxed_allocation_limits_exp_version_t = ze_relaxed_allocation_limits_exp_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT: ze_relaxed_allocation_limits_exp_version_t = ze_relaxed_allocation_limits_exp_version_t::CURRENT;
 /// Forces the C enum `ze_relaxed_allocation_limits_exp_version_t` to 32 bits; not a value.
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_FORCE_UINT32: ze_relaxed_allocation_limits_exp_version_t = ze_relaxed_allocation_limits_exp_version_t::FORCE_UINT32;
+/// Which allocation limits the experimental extension may relax.
+///
 /// Since API 1.1.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_relaxed_allocation_limits_exp_flag_t(pub u32);
 impl ze_relaxed_allocation_limits_exp_flag_t {
+    /// the allocation may be larger than the device's maxMemAllocSize
     pub const MAX_SIZE: Self = Self(1);
     /// Forces the C enum `ze_relaxed_allocation_limits_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -21175,9 +23730,12 @@ impl ::core::fmt::Display for ze_relaxed_allocation_limits_exp_flag_t {
     }
 }
 
+/// the allocation may be larger than the device's maxMemAllocSize
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE: ze_relaxed_allocation_limits_exp_flag_t = ze_relaxed_allocation_limits_exp_flag_t::MAX_SIZE;
 /// Forces the C enum `ze_relaxed_allocation_limits_exp_flag_t` to 32 bits; not a value.
 pub const ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_FORCE_UINT32: ze_relaxed_allocation_limits_exp_flag_t = ze_relaxed_allocation_limits_exp_flag_t::FORCE_UINT32;
+/// Which allocation limits the experimental extension may relax.
+///
 /// Since API 1.1.
 ///
 /// A set of [`ze_relaxed_allocation_limits_exp_flag_t`] bits (C: `typedef uint32_t ze_relaxed_allocation_limits_exp_flags_t`).
@@ -21185,6 +23743,7 @@ pub const ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_FORCE_UINT32: ze_relaxed_allocat
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_relaxed_allocation_limits_exp_flags_t(pub u32);
 impl ze_relaxed_allocation_limits_exp_flags_t {
+    /// the allocation may be larger than the device's maxMemAllocSize
     pub const MAX_SIZE: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -21285,15 +23844,17 @@ impl ::core::fmt::Display for ze_relaxed_allocation_limits_exp_flags_t {
     }
 }
 
+/// Experimental chain entry that relaxes limits for a host or device allocation.
+///
 /// Since API 1.1.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_relaxed_allocation_limits_exp_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] limits to relax; zero relaxes nothing
     pub flags: ze_relaxed_allocation_limits_exp_flags_t,
 }
 
@@ -21317,14 +23878,20 @@ impl ::core::fmt::Debug for ze_relaxed_allocation_limits_exp_desc_t {
     }
 }
 
+/// What a sampler returns for coordinates outside the image.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_sampler_address_mode_t(pub u32);
 impl ze_sampler_address_mode_t {
+    /// no handling; out-of-range coordinates give undefined results
     pub const NONE: Self = Self(0);
+    /// coordinates wrap around, tiling the image
     pub const REPEAT: Self = Self(1);
+    /// coordinates stick to the nearest edge texel
     pub const CLAMP: Self = Self(2);
+    /// coordinates outside the image read the border colour
     pub const CLAMP_TO_BORDER: Self = Self(3);
+    /// coordinates reflect back at every edge
     pub const MIRROR: Self = Self(4);
     /// Forces the C enum `ze_sampler_address_mode_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -21357,18 +23924,26 @@ impl ::core::fmt::Display for ze_sampler_address_mode_t {
     }
 }
 
+/// no handling; out-of-range coordinates give undefined results
 pub const ZE_SAMPLER_ADDRESS_MODE_NONE: ze_sampler_address_mode_t = ze_sampler_address_mode_t::NONE;
+/// coordinates wrap around, tiling the image
 pub const ZE_SAMPLER_ADDRESS_MODE_REPEAT: ze_sampler_address_mode_t = ze_sampler_address_mode_t::REPEAT;
+/// coordinates stick to the nearest edge texel
 pub const ZE_SAMPLER_ADDRESS_MODE_CLAMP: ze_sampler_address_mode_t = ze_sampler_address_mode_t::CLAMP;
+/// coordinates outside the image read the border colour
 pub const ZE_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER: ze_sampler_address_mode_t = ze_sampler_address_mode_t::CLAMP_TO_BORDER;
+/// coordinates reflect back at every edge
 pub const ZE_SAMPLER_ADDRESS_MODE_MIRROR: ze_sampler_address_mode_t = ze_sampler_address_mode_t::MIRROR;
 /// Forces the C enum `ze_sampler_address_mode_t` to 32 bits; not a value.
 pub const ZE_SAMPLER_ADDRESS_MODE_FORCE_UINT32: ze_sampler_address_mode_t = ze_sampler_address_mode_t::FORCE_UINT32;
+/// How a sampler combines texels around the sampled point.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_sampler_filter_mode_t(pub u32);
 impl ze_sampler_filter_mode_t {
+    /// take the single closest texel
     pub const NEAREST: Self = Self(0);
+    /// blend the neighbouring texels by distance
     pub const LINEAR: Self = Self(1);
     /// Forces the C enum `ze_sampler_filter_mode_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -21398,22 +23973,25 @@ impl ::core::fmt::Display for ze_sampler_filter_mode_t {
     }
 }
 
+/// take the single closest texel
 pub const ZE_SAMPLER_FILTER_MODE_NEAREST: ze_sampler_filter_mode_t = ze_sampler_filter_mode_t::NEAREST;
+/// blend the neighbouring texels by distance
 pub const ZE_SAMPLER_FILTER_MODE_LINEAR: ze_sampler_filter_mode_t = ze_sampler_filter_mode_t::LINEAR;
 /// Forces the C enum `ze_sampler_filter_mode_t` to 32 bits; not a value.
 pub const ZE_SAMPLER_FILTER_MODE_FORCE_UINT32: ze_sampler_filter_mode_t = ze_sampler_filter_mode_t::FORCE_UINT32;
+/// Settings of a sampler to create.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_sampler_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] behaviour for coordinates outside the image
     pub addressMode: ze_sampler_address_mode_t,
-    /// [in]
+    /// [in] how neighbouring texels are combined
     pub filterMode: ze_sampler_filter_mode_t,
-    /// [in]
+    /// [in] true when coordinates run from 0 to 1 rather than in texels
     pub isNormalized: ze_bool_t,
 }
 
@@ -21439,16 +24017,22 @@ impl ::core::fmt::Debug for ze_sampler_desc_t {
     }
 }
 
+/// Name string that identifies the experimental sub-allocations extension.
+///
 /// Since API 1.5.
 pub const ZE_SUB_ALLOCATIONS_EXP_NAME: &str = "ZE_experimental_sub_allocations";
 /// [`ZE_SUB_ALLOCATIONS_EXP_NAME`] as a nul-terminated C string.
 pub const ZE_SUB_ALLOCATIONS_EXP_NAME_BYTES: &[u8] = b"ZE_experimental_sub_allocations\0";
+/// Versions of the experimental sub-allocations extension.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_sub_allocations_exp_version_t(pub u32);
 impl ze_sub_allocations_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_sub_allocations_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -21477,17 +24061,21 @@ impl ::core::fmt::Display for ze_sub_allocations_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZE_SUB_ALLOCATIONS_EXP_VERSION_1_0: ze_sub_allocations_exp_version_t = ze_sub_allocations_exp_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZE_SUB_ALLOCATIONS_EXP_VERSION_CURRENT: ze_sub_allocations_exp_version_t = ze_sub_allocations_exp_version_t::CURRENT;
 /// Forces the C enum `ze_sub_allocations_exp_version_t` to 32 bits; not a value.
 pub const ZE_SUB_ALLOCATIONS_EXP_VERSION_FORCE_UINT32: ze_sub_allocations_exp_version_t = ze_sub_allocations_exp_version_t::FORCE_UINT32;
+/// One piece of an allocation: where it starts and how long it is.
+///
 /// Since API 1.5.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_sub_allocation_t {
-    /// [in,out][optional]
+    /// [in,out][optional] start address of this piece
     pub base: *mut c_void,
-    /// [in,out][optional]
+    /// [in,out][optional] length of this piece, in bytes
     pub size: usize,
 }
 
@@ -21507,17 +24095,19 @@ impl ::core::fmt::Debug for ze_sub_allocation_t {
     }
 }
 
+/// Chained into allocation properties to list the pieces of a split allocation.
+///
 /// Since API 1.5.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_memory_sub_allocations_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [in,out]
+    /// [in,out] piece count; zero on input asks only for the count, otherwise the array capacity
     pub pCount: *mut u32,
-    /// [in,out][optional][range(0, *pCount)]
+    /// [in,out][optional][range(0, *pCount)] array that receives up to *pCount pieces
     pub pSubAllocations: *mut ze_sub_allocation_t,
 }
 
@@ -21542,16 +24132,22 @@ impl ::core::fmt::Debug for ze_memory_sub_allocations_exp_properties_t {
     }
 }
 
+/// Name string that identifies the subgroups extension.
+///
 /// Since API 1.2.
 pub const ZE_SUBGROUPS_EXT_NAME: &str = "ZE_extension_subgroups";
 /// [`ZE_SUBGROUPS_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_SUBGROUPS_EXT_NAME_BYTES: &[u8] = b"ZE_extension_subgroups\0";
+/// Versions of the subgroups extension.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_subgroup_ext_version_t(pub u32);
 impl ze_subgroup_ext_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_subgroup_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -21580,16 +24176,22 @@ impl ::core::fmt::Display for ze_subgroup_ext_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZE_SUBGROUP_EXT_VERSION_1_0: ze_subgroup_ext_version_t = ze_subgroup_ext_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZE_SUBGROUP_EXT_VERSION_CURRENT: ze_subgroup_ext_version_t = ze_subgroup_ext_version_t::CURRENT;
 /// Forces the C enum `ze_subgroup_ext_version_t` to 32 bits; not a value.
 pub const ZE_SUBGROUP_EXT_VERSION_FORCE_UINT32: ze_subgroup_ext_version_t = ze_subgroup_ext_version_t::FORCE_UINT32;
+/// Access a mapped virtual range allows.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_memory_access_attribute_t(pub u32);
 impl ze_memory_access_attribute_t {
+    /// no access; any read or write faults
     pub const NONE: Self = Self(0);
+    /// both reads and writes are allowed
     pub const READWRITE: Self = Self(1);
+    /// reads are allowed, writes are not
     pub const READONLY: Self = Self(2);
     /// Forces the C enum `ze_memory_access_attribute_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -21620,17 +24222,24 @@ impl ::core::fmt::Display for ze_memory_access_attribute_t {
     }
 }
 
+/// no access; any read or write faults
 pub const ZE_MEMORY_ACCESS_ATTRIBUTE_NONE: ze_memory_access_attribute_t = ze_memory_access_attribute_t::NONE;
+/// both reads and writes are allowed
 pub const ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE: ze_memory_access_attribute_t = ze_memory_access_attribute_t::READWRITE;
+/// reads are allowed, writes are not
 pub const ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY: ze_memory_access_attribute_t = ze_memory_access_attribute_t::READONLY;
 /// Forces the C enum `ze_memory_access_attribute_t` to 32 bits; not a value.
 pub const ZE_MEMORY_ACCESS_ATTRIBUTE_FORCE_UINT32: ze_memory_access_attribute_t = ze_memory_access_attribute_t::FORCE_UINT32;
+/// Where physical memory objects are placed.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_physical_mem_flag_t(pub u32);
 impl ze_physical_mem_flag_t {
+    /// back the object with device memory
     pub const ALLOCATE_ON_DEVICE: Self = Self(1);
+    /// back the object with host memory
     pub const ALLOCATE_ON_HOST: Self = Self(2);
+    /// old name of bit 0, kept so existing sources still build
     pub const TBD: Self = Self(1);
     /// Forces the C enum `ze_physical_mem_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -21660,18 +24269,26 @@ impl ::core::fmt::Display for ze_physical_mem_flag_t {
     }
 }
 
+/// back the object with device memory
 pub const ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_DEVICE: ze_physical_mem_flag_t = ze_physical_mem_flag_t::ALLOCATE_ON_DEVICE;
+/// back the object with host memory
 pub const ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_HOST: ze_physical_mem_flag_t = ze_physical_mem_flag_t::ALLOCATE_ON_HOST;
+/// old name of bit 0, kept so existing sources still build
 pub const ZE_PHYSICAL_MEM_FLAG_TBD: ze_physical_mem_flag_t = ze_physical_mem_flag_t::TBD;
 /// Forces the C enum `ze_physical_mem_flag_t` to 32 bits; not a value.
 pub const ZE_PHYSICAL_MEM_FLAG_FORCE_UINT32: ze_physical_mem_flag_t = ze_physical_mem_flag_t::FORCE_UINT32;
+/// Where physical memory objects are placed.
+///
 /// A set of [`ze_physical_mem_flag_t`] bits (C: `typedef uint32_t ze_physical_mem_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_physical_mem_flags_t(pub u32);
 impl ze_physical_mem_flags_t {
+    /// back the object with device memory
     pub const ALLOCATE_ON_DEVICE: Self = Self(0x00000001);
+    /// back the object with host memory
     pub const ALLOCATE_ON_HOST: Self = Self(0x00000002);
+    /// old name of bit 0, kept so existing sources still build
     pub const TBD: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -21774,16 +24391,17 @@ impl ::core::fmt::Display for ze_physical_mem_flags_t {
     }
 }
 
+/// Settings of a physical memory object to create.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_physical_mem_desc_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] placement options; zero means device memory
     pub flags: ze_physical_mem_flags_t,
-    /// [in]
+    /// [in] bytes to allocate, a multiple of the page size
     pub size: usize,
 }
 
@@ -21808,17 +24426,19 @@ impl ::core::fmt::Debug for ze_physical_mem_desc_t {
     }
 }
 
+/// What a physical memory object reports about itself.
+///
 /// Since API 1.15.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_physical_mem_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] identifier that distinguishes this object from other physical memory objects
     pub id: u64,
-    /// [out]
+    /// [out] bytes of physical memory the object holds
     pub size: u64,
 }
 
@@ -21843,16 +24463,22 @@ impl ::core::fmt::Debug for ze_physical_mem_properties_t {
     }
 }
 
+/// Name string that identifies the read-only virtual memory properties extension.
+///
 /// Since API 1.17.
 pub const ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_NAME: &str = "ZE_extension_virtual_mem_readonly_properties";
 /// [`ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_NAME`] as a nul-terminated C string.
 pub const ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_NAME_BYTES: &[u8] = b"ZE_extension_virtual_mem_readonly_properties\0";
+/// Versions of the read-only virtual memory properties extension.
+///
 /// Since API 1.17.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_virtual_mem_readonly_properties_ext_version_t(pub u32);
 impl ze_virtual_mem_readonly_properties_ext_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_virtual_mem_readonly_properties_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -21887,7 +24513,9 @@ impl ::core::fmt::Display for ze_virtual_mem_readonly_properties_ext_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_1_0: ze_virtual_mem_readonly_properties_ext_version_t = ze_virtual_mem_readonly_properties_ext_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_CURRENT: ze_virtual_mem_readonly_properties_ext_version_t = ze_virtual_mem_readonly_properties_ext_version_t::CURRENT;
 /// Forces the C enum `ze_virtual_mem_readonly_properties_ext_version_t` to 32 bits; not a value.
 pub const ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_FORCE_UINT32: ze_virtual_mem_readonly_properties_ext_version_t = ze_virtual_mem_readonly_properties_ext_version_t::FORCE_UINT32;
@@ -21941,15 +24569,17 @@ pub const ZE_DEVICE_READONLY_MEMORY_CAPABILITY_HINT: ze_device_readonly_memory_c
 pub const ZE_DEVICE_READONLY_MEMORY_CAPABILITY_ENFORCED: ze_device_readonly_memory_capability_t = ze_device_readonly_memory_capability_t::ENFORCED;
 /// Forces the C enum `ze_device_readonly_memory_capability_t` to 32 bits; not a value.
 pub const ZE_DEVICE_READONLY_MEMORY_CAPABILITY_FORCE_UINT32: ze_device_readonly_memory_capability_t = ze_device_readonly_memory_capability_t::FORCE_UINT32;
+/// Chained into device properties to report read-only mapping support.
+///
 /// Since API 1.17.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ze_device_readonly_memory_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is; set it to the struct's own type
     pub stype: ze_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] how the device honours read-only mappings
     pub readonlyCapability: ze_device_readonly_memory_capability_t,
 }
 

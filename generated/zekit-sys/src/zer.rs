@@ -4,6 +4,8 @@
 use crate::*;
 #[allow(unused_imports)]
 use ::core::ffi::{c_char, c_int, c_void};
+/// Ready-made descriptor for an in-order immediate command list on the first queue group.
+///
 /// Since API 1.14.
 pub const zeDefaultGPUImmediateCommandQueueDesc: ze_command_queue_desc_t = ze_command_queue_desc_t {
     stype: ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
@@ -17,6 +19,8 @@ pub const zeDefaultGPUImmediateCommandQueueDesc: ze_command_queue_desc_t = ze_co
     priority: ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
 };
 
+/// Ready-made descriptor for a cached device allocation on memory ordinal 0.
+///
 /// Since API 1.14.
 pub const zeDefaultGPUDeviceMemAllocDesc: ze_device_mem_alloc_desc_t = ze_device_mem_alloc_desc_t {
     stype: ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
@@ -25,6 +29,8 @@ pub const zeDefaultGPUDeviceMemAllocDesc: ze_device_mem_alloc_desc_t = ze_device
     ordinal: 0,
 };
 
+/// Ready-made descriptor for a cached host allocation placed on the host at first.
+///
 /// Since API 1.14.
 pub const zeDefaultGPUHostMemAllocDesc: ze_host_mem_alloc_desc_t = ze_host_mem_alloc_desc_t {
     stype: ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,

@@ -4,7 +4,9 @@
 use crate::*;
 #[allow(unused_imports)]
 use ::core::ffi::{c_char, c_int, c_void};
+/// A driver seen through the sysman interface.
 pub type zes_driver_handle_t = ze_driver_handle_t;
+/// A device seen through the sysman interface.
 pub type zes_device_handle_t = ze_device_handle_t;
 /// Opaque object behind [`zes_sched_handle_t`].
 #[repr(C)]
@@ -12,6 +14,7 @@ pub struct _zes_sched_handle_t {
     _p: [u8; 0],
 }
 
+/// A scheduler component of a device.
 pub type zes_sched_handle_t = *mut _zes_sched_handle_t;
 /// Opaque object behind [`zes_perf_handle_t`].
 #[repr(C)]
@@ -19,6 +22,7 @@ pub struct _zes_perf_handle_t {
     _p: [u8; 0],
 }
 
+/// A performance factor domain of a device.
 pub type zes_perf_handle_t = *mut _zes_perf_handle_t;
 /// Opaque object behind [`zes_pwr_handle_t`].
 #[repr(C)]
@@ -26,6 +30,7 @@ pub struct _zes_pwr_handle_t {
     _p: [u8; 0],
 }
 
+/// A power domain of a device.
 pub type zes_pwr_handle_t = *mut _zes_pwr_handle_t;
 /// Opaque object behind [`zes_freq_handle_t`].
 #[repr(C)]
@@ -33,6 +38,7 @@ pub struct _zes_freq_handle_t {
     _p: [u8; 0],
 }
 
+/// A frequency domain of a device.
 pub type zes_freq_handle_t = *mut _zes_freq_handle_t;
 /// Opaque object behind [`zes_engine_handle_t`].
 #[repr(C)]
@@ -40,6 +46,7 @@ pub struct _zes_engine_handle_t {
     _p: [u8; 0],
 }
 
+/// An engine group whose activity can be measured.
 pub type zes_engine_handle_t = *mut _zes_engine_handle_t;
 /// Opaque object behind [`zes_standby_handle_t`].
 #[repr(C)]
@@ -47,6 +54,7 @@ pub struct _zes_standby_handle_t {
     _p: [u8; 0],
 }
 
+/// A standby domain of a device.
 pub type zes_standby_handle_t = *mut _zes_standby_handle_t;
 /// Opaque object behind [`zes_firmware_handle_t`].
 #[repr(C)]
@@ -54,6 +62,7 @@ pub struct _zes_firmware_handle_t {
     _p: [u8; 0],
 }
 
+/// A firmware image on a device.
 pub type zes_firmware_handle_t = *mut _zes_firmware_handle_t;
 /// Opaque object behind [`zes_mem_handle_t`].
 #[repr(C)]
@@ -61,6 +70,7 @@ pub struct _zes_mem_handle_t {
     _p: [u8; 0],
 }
 
+/// A memory module of a device.
 pub type zes_mem_handle_t = *mut _zes_mem_handle_t;
 /// Opaque object behind [`zes_fabric_port_handle_t`].
 #[repr(C)]
@@ -68,6 +78,7 @@ pub struct _zes_fabric_port_handle_t {
     _p: [u8; 0],
 }
 
+/// A port of the device's fabric interconnect.
 pub type zes_fabric_port_handle_t = *mut _zes_fabric_port_handle_t;
 /// Opaque object behind [`zes_temp_handle_t`].
 #[repr(C)]
@@ -75,6 +86,7 @@ pub struct _zes_temp_handle_t {
     _p: [u8; 0],
 }
 
+/// A temperature sensor of a device.
 pub type zes_temp_handle_t = *mut _zes_temp_handle_t;
 /// Opaque object behind [`zes_psu_handle_t`].
 #[repr(C)]
@@ -82,6 +94,7 @@ pub struct _zes_psu_handle_t {
     _p: [u8; 0],
 }
 
+/// A power supply unit of a device.
 pub type zes_psu_handle_t = *mut _zes_psu_handle_t;
 /// Opaque object behind [`zes_fan_handle_t`].
 #[repr(C)]
@@ -89,6 +102,7 @@ pub struct _zes_fan_handle_t {
     _p: [u8; 0],
 }
 
+/// A fan of a device.
 pub type zes_fan_handle_t = *mut _zes_fan_handle_t;
 /// Opaque object behind [`zes_led_handle_t`].
 #[repr(C)]
@@ -96,6 +110,7 @@ pub struct _zes_led_handle_t {
     _p: [u8; 0],
 }
 
+/// An LED of a device.
 pub type zes_led_handle_t = *mut _zes_led_handle_t;
 /// Opaque object behind [`zes_ras_handle_t`].
 #[repr(C)]
@@ -103,6 +118,7 @@ pub struct _zes_ras_handle_t {
     _p: [u8; 0],
 }
 
+/// A group of reliability, availability and serviceability error counters.
 pub type zes_ras_handle_t = *mut _zes_ras_handle_t;
 /// Opaque object behind [`zes_diag_handle_t`].
 #[repr(C)]
@@ -110,6 +126,7 @@ pub struct _zes_diag_handle_t {
     _p: [u8; 0],
 }
 
+/// A diagnostics test suite of a device.
 pub type zes_diag_handle_t = *mut _zes_diag_handle_t;
 /// Opaque object behind [`zes_overclock_handle_t`].
 #[repr(C)]
@@ -117,6 +134,8 @@ pub struct _zes_overclock_handle_t {
     _p: [u8; 0],
 }
 
+/// An overclock domain of a device.
+///
 /// Since API 1.5.
 pub type zes_overclock_handle_t = *mut _zes_overclock_handle_t;
 /// Opaque object behind [`zes_vf_handle_t`].
@@ -125,103 +144,199 @@ pub struct _zes_vf_handle_t {
     _p: [u8; 0],
 }
 
+/// A virtual function of a device, for virtualization management.
+///
 /// Since API 1.9.
 pub type zes_vf_handle_t = *mut _zes_vf_handle_t;
+/// Tags that say which sysman structure a stype field belongs to.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_structure_type_t(pub u32);
 impl zes_structure_type_t {
+    /// tags a zes_device_properties_t
     pub const DEVICE_PROPERTIES: Self = Self(1);
+    /// tags a zes_pci_properties_t
     pub const PCI_PROPERTIES: Self = Self(2);
+    /// tags a zes_pci_bar_properties_t
     pub const PCI_BAR_PROPERTIES: Self = Self(3);
+    /// tags a zes_diag_properties_t
     pub const DIAG_PROPERTIES: Self = Self(4);
+    /// tags a zes_engine_properties_t
     pub const ENGINE_PROPERTIES: Self = Self(5);
+    /// tags a zes_fabric_port_properties_t
     pub const FABRIC_PORT_PROPERTIES: Self = Self(6);
+    /// tags a zes_fan_properties_t
     pub const FAN_PROPERTIES: Self = Self(7);
+    /// tags a zes_firmware_properties_t
     pub const FIRMWARE_PROPERTIES: Self = Self(8);
+    /// tags a zes_freq_properties_t
     pub const FREQ_PROPERTIES: Self = Self(9);
+    /// tags a zes_led_properties_t
     pub const LED_PROPERTIES: Self = Self(10);
+    /// tags a zes_mem_properties_t
     pub const MEM_PROPERTIES: Self = Self(11);
+    /// tags a zes_perf_properties_t
     pub const PERF_PROPERTIES: Self = Self(12);
+    /// tags a zes_power_properties_t
     pub const POWER_PROPERTIES: Self = Self(13);
+    /// tags a zes_psu_properties_t
     pub const PSU_PROPERTIES: Self = Self(14);
+    /// tags a zes_ras_properties_t
     pub const RAS_PROPERTIES: Self = Self(15);
+    /// tags a zes_sched_properties_t
     pub const SCHED_PROPERTIES: Self = Self(16);
+    /// tags a zes_sched_timeout_properties_t
     pub const SCHED_TIMEOUT_PROPERTIES: Self = Self(17);
+    /// tags a zes_sched_timeslice_properties_t
     pub const SCHED_TIMESLICE_PROPERTIES: Self = Self(18);
+    /// tags a zes_standby_properties_t
     pub const STANDBY_PROPERTIES: Self = Self(19);
+    /// tags a zes_temp_properties_t
     pub const TEMP_PROPERTIES: Self = Self(20);
+    /// tags a zes_device_state_t
     pub const DEVICE_STATE: Self = Self(21);
+    /// tags a zes_process_state_t
     pub const PROCESS_STATE: Self = Self(22);
+    /// tags a zes_pci_state_t
     pub const PCI_STATE: Self = Self(23);
+    /// tags a zes_fabric_port_config_t
     pub const FABRIC_PORT_CONFIG: Self = Self(24);
+    /// tags a zes_fabric_port_state_t
     pub const FABRIC_PORT_STATE: Self = Self(25);
+    /// tags a zes_fan_config_t
     pub const FAN_CONFIG: Self = Self(26);
+    /// tags a zes_freq_state_t
     pub const FREQ_STATE: Self = Self(27);
+    /// tags a zes_oc_capabilities_t
     pub const OC_CAPABILITIES: Self = Self(28);
+    /// tags a zes_led_state_t
     pub const LED_STATE: Self = Self(29);
+    /// tags a zes_mem_state_t
     pub const MEM_STATE: Self = Self(30);
+    /// tags a zes_psu_state_t
     pub const PSU_STATE: Self = Self(31);
+    /// tags a zes_base_state_t
     pub const BASE_STATE: Self = Self(32);
+    /// tags a zes_ras_config_t
     pub const RAS_CONFIG: Self = Self(33);
+    /// tags a zes_ras_state_t
     pub const RAS_STATE: Self = Self(34);
+    /// tags a zes_temp_config_t
     pub const TEMP_CONFIG: Self = Self(35);
+    /// tags a zes_pci_bar_properties_1_2_t
+    ///
     /// Since API 1.2.
     pub const PCI_BAR_PROPERTIES_1_2: Self = Self(36);
+    /// tags a zes_device_ecc_desc_t
+    ///
     /// Since API 1.4.
     pub const DEVICE_ECC_DESC: Self = Self(37);
+    /// tags a zes_device_ecc_properties_t
+    ///
     /// Since API 1.4.
     pub const DEVICE_ECC_PROPERTIES: Self = Self(38);
+    /// tags a zes_power_limit_ext_desc_t
+    ///
     /// Since API 1.4.
     pub const POWER_LIMIT_EXT_DESC: Self = Self(39);
+    /// tags a zes_power_ext_properties_t
+    ///
     /// Since API 1.4.
     pub const POWER_EXT_PROPERTIES: Self = Self(40);
+    /// tags a zes_overclock_properties_t
+    ///
     /// Since API 1.5.
     pub const OVERCLOCK_PROPERTIES: Self = Self(41);
+    /// tags a zes_fabric_port_error_counters_t
+    ///
     /// Since API 1.7.
     pub const FABRIC_PORT_ERROR_COUNTERS: Self = Self(42);
+    /// tags a zes_engine_ext_properties_t
+    ///
     /// Since API 1.7.
     pub const ENGINE_EXT_PROPERTIES: Self = Self(43);
+    /// tags a zes_reset_properties_t
+    ///
     /// Since API 1.7.
     pub const RESET_PROPERTIES: Self = Self(44);
+    /// tags a zes_device_ext_properties_t
+    ///
     /// Since API 1.7.
     pub const DEVICE_EXT_PROPERTIES: Self = Self(45);
+    /// tags a zes_uuid_t
+    ///
     /// Since API 1.7.
     pub const DEVICE_UUID: Self = Self(46);
+    /// tags a zes_power_domain_exp_properties_t
+    ///
     /// Since API 1.8.
     pub const POWER_DOMAIN_EXP_PROPERTIES: Self = Self(0x00020001);
+    /// tags a zes_mem_bandwidth_counter_bits_exp_properties_t
+    ///
     /// Since API 1.8.
     pub const MEM_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES: Self = Self(0x00020002);
+    /// tags a zes_mem_page_offline_state_exp_t
+    ///
     /// Since API 1.8.
     pub const MEMORY_PAGE_OFFLINE_STATE_EXP: Self = Self(0x00020003);
+    /// tags a zes_subdevice_exp_properties_t
+    ///
     /// Since API 1.9.
     pub const SUBDEVICE_EXP_PROPERTIES: Self = Self(0x00020004);
+    /// tags a zes_vf_exp_properties_t
+    ///
     /// Since API 1.10.
     pub const VF_EXP_PROPERTIES: Self = Self(0x00020005);
+    /// tags a zes_vf_util_mem_exp_t
+    ///
     /// Since API 1.9.
     pub const VF_UTIL_MEM_EXP: Self = Self(0x00020006);
+    /// tags a zes_vf_util_engine_exp_t
+    ///
     /// Since API 1.9.
     pub const VF_UTIL_ENGINE_EXP: Self = Self(0x00020007);
+    /// tags a zes_vf_exp_capabilities_t
+    ///
     /// Since API 1.10.
     pub const VF_EXP_CAPABILITIES: Self = Self(0x00020008);
+    /// tags a zes_vf_util_mem_exp2_t
+    ///
     /// Since API 1.10.
     pub const VF_UTIL_MEM_EXP2: Self = Self(0x00020009);
+    /// tags a zes_vf_util_engine_exp2_t
+    ///
     /// Since API 1.10.
     pub const VF_UTIL_ENGINE_EXP2: Self = Self(0x00020010);
+    /// tags a zes_vf_exp2_capabilities_t
+    ///
     /// Since API 1.12.
     pub const VF_EXP2_CAPABILITIES: Self = Self(0x00020011);
+    /// tags a zes_device_ecc_default_properties_ext_t
+    ///
     /// Since API 1.13.
     pub const DEVICE_ECC_DEFAULT_PROPERTIES_EXT: Self = Self(0x00020012);
+    /// tags a zes_pci_link_speed_downgrade_ext_state_t
+    ///
     /// Since API 1.15.
     pub const PCI_LINK_SPEED_DOWNGRADE_EXT_STATE: Self = Self(0x00020013);
+    /// tags a zes_pci_link_speed_downgrade_ext_properties_t
+    ///
     /// Since API 1.15.
     pub const PCI_LINK_SPEED_DOWNGRADE_EXT_PROPERTIES: Self = Self(0x00020014);
+    /// tags a zes_ras_state_exp2_t
+    ///
     /// Since API 1.16.
     pub const RAS_STATE_EXP2: Self = Self(0x00020015);
+    /// tags a zes_ras_config_exp_t
+    ///
     /// Since API 1.16.
     pub const RAS_CONFIG_EXP: Self = Self(0x00020016);
+    /// tags a zes_oem_serial_id_ext_properties_t
+    ///
     /// Since API 1.17.
     pub const OEM_SERIAL_ID_EXT_PROPERTIES: Self = Self(0x00020017);
+    /// tags a zes_device_ext_state_t
+    ///
     /// Since API 1.17.
     pub const DEVICE_EXT_STATE: Self = Self(0x00020018);
     /// Forces the C enum `zes_structure_type_t` to 32 bits; not a value.
@@ -318,107 +433,201 @@ impl ::core::fmt::Display for zes_structure_type_t {
     }
 }
 
+/// tags a zes_device_properties_t
 pub const ZES_STRUCTURE_TYPE_DEVICE_PROPERTIES: zes_structure_type_t = zes_structure_type_t::DEVICE_PROPERTIES;
+/// tags a zes_pci_properties_t
 pub const ZES_STRUCTURE_TYPE_PCI_PROPERTIES: zes_structure_type_t = zes_structure_type_t::PCI_PROPERTIES;
+/// tags a zes_pci_bar_properties_t
 pub const ZES_STRUCTURE_TYPE_PCI_BAR_PROPERTIES: zes_structure_type_t = zes_structure_type_t::PCI_BAR_PROPERTIES;
+/// tags a zes_diag_properties_t
 pub const ZES_STRUCTURE_TYPE_DIAG_PROPERTIES: zes_structure_type_t = zes_structure_type_t::DIAG_PROPERTIES;
+/// tags a zes_engine_properties_t
 pub const ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES: zes_structure_type_t = zes_structure_type_t::ENGINE_PROPERTIES;
+/// tags a zes_fabric_port_properties_t
 pub const ZES_STRUCTURE_TYPE_FABRIC_PORT_PROPERTIES: zes_structure_type_t = zes_structure_type_t::FABRIC_PORT_PROPERTIES;
+/// tags a zes_fan_properties_t
 pub const ZES_STRUCTURE_TYPE_FAN_PROPERTIES: zes_structure_type_t = zes_structure_type_t::FAN_PROPERTIES;
+/// tags a zes_firmware_properties_t
 pub const ZES_STRUCTURE_TYPE_FIRMWARE_PROPERTIES: zes_structure_type_t = zes_structure_type_t::FIRMWARE_PROPERTIES;
+/// tags a zes_freq_properties_t
 pub const ZES_STRUCTURE_TYPE_FREQ_PROPERTIES: zes_structure_type_t = zes_structure_type_t::FREQ_PROPERTIES;
+/// tags a zes_led_properties_t
 pub const ZES_STRUCTURE_TYPE_LED_PROPERTIES: zes_structure_type_t = zes_structure_type_t::LED_PROPERTIES;
+/// tags a zes_mem_properties_t
 pub const ZES_STRUCTURE_TYPE_MEM_PROPERTIES: zes_structure_type_t = zes_structure_type_t::MEM_PROPERTIES;
+/// tags a zes_perf_properties_t
 pub const ZES_STRUCTURE_TYPE_PERF_PROPERTIES: zes_structure_type_t = zes_structure_type_t::PERF_PROPERTIES;
+/// tags a zes_power_properties_t
 pub const ZES_STRUCTURE_TYPE_POWER_PROPERTIES: zes_structure_type_t = zes_structure_type_t::POWER_PROPERTIES;
+/// tags a zes_psu_properties_t
 pub const ZES_STRUCTURE_TYPE_PSU_PROPERTIES: zes_structure_type_t = zes_structure_type_t::PSU_PROPERTIES;
+/// tags a zes_ras_properties_t
 pub const ZES_STRUCTURE_TYPE_RAS_PROPERTIES: zes_structure_type_t = zes_structure_type_t::RAS_PROPERTIES;
+/// tags a zes_sched_properties_t
 pub const ZES_STRUCTURE_TYPE_SCHED_PROPERTIES: zes_structure_type_t = zes_structure_type_t::SCHED_PROPERTIES;
+/// tags a zes_sched_timeout_properties_t
 pub const ZES_STRUCTURE_TYPE_SCHED_TIMEOUT_PROPERTIES: zes_structure_type_t = zes_structure_type_t::SCHED_TIMEOUT_PROPERTIES;
+/// tags a zes_sched_timeslice_properties_t
 pub const ZES_STRUCTURE_TYPE_SCHED_TIMESLICE_PROPERTIES: zes_structure_type_t = zes_structure_type_t::SCHED_TIMESLICE_PROPERTIES;
+/// tags a zes_standby_properties_t
 pub const ZES_STRUCTURE_TYPE_STANDBY_PROPERTIES: zes_structure_type_t = zes_structure_type_t::STANDBY_PROPERTIES;
+/// tags a zes_temp_properties_t
 pub const ZES_STRUCTURE_TYPE_TEMP_PROPERTIES: zes_structure_type_t = zes_structure_type_t::TEMP_PROPERTIES;
+/// tags a zes_device_state_t
 pub const ZES_STRUCTURE_TYPE_DEVICE_STATE: zes_structure_type_t = zes_structure_type_t::DEVICE_STATE;
+/// tags a zes_process_state_t
 pub const ZES_STRUCTURE_TYPE_PROCESS_STATE: zes_structure_type_t = zes_structure_type_t::PROCESS_STATE;
+/// tags a zes_pci_state_t
 pub const ZES_STRUCTURE_TYPE_PCI_STATE: zes_structure_type_t = zes_structure_type_t::PCI_STATE;
+/// tags a zes_fabric_port_config_t
 pub const ZES_STRUCTURE_TYPE_FABRIC_PORT_CONFIG: zes_structure_type_t = zes_structure_type_t::FABRIC_PORT_CONFIG;
+/// tags a zes_fabric_port_state_t
 pub const ZES_STRUCTURE_TYPE_FABRIC_PORT_STATE: zes_structure_type_t = zes_structure_type_t::FABRIC_PORT_STATE;
+/// tags a zes_fan_config_t
 pub const ZES_STRUCTURE_TYPE_FAN_CONFIG: zes_structure_type_t = zes_structure_type_t::FAN_CONFIG;
+/// tags a zes_freq_state_t
 pub const ZES_STRUCTURE_TYPE_FREQ_STATE: zes_structure_type_t = zes_structure_type_t::FREQ_STATE;
+/// tags a zes_oc_capabilities_t
 pub const ZES_STRUCTURE_TYPE_OC_CAPABILITIES: zes_structure_type_t = zes_structure_type_t::OC_CAPABILITIES;
+/// tags a zes_led_state_t
 pub const ZES_STRUCTURE_TYPE_LED_STATE: zes_structure_type_t = zes_structure_type_t::LED_STATE;
+/// tags a zes_mem_state_t
 pub const ZES_STRUCTURE_TYPE_MEM_STATE: zes_structure_type_t = zes_structure_type_t::MEM_STATE;
+/// tags a zes_psu_state_t
 pub const ZES_STRUCTURE_TYPE_PSU_STATE: zes_structure_type_t = zes_structure_type_t::PSU_STATE;
+/// tags a zes_base_state_t
 pub const ZES_STRUCTURE_TYPE_BASE_STATE: zes_structure_type_t = zes_structure_type_t::BASE_STATE;
+/// tags a zes_ras_config_t
 pub const ZES_STRUCTURE_TYPE_RAS_CONFIG: zes_structure_type_t = zes_structure_type_t::RAS_CONFIG;
+/// tags a zes_ras_state_t
 pub const ZES_STRUCTURE_TYPE_RAS_STATE: zes_structure_type_t = zes_structure_type_t::RAS_STATE;
+/// tags a zes_temp_config_t
 pub const ZES_STRUCTURE_TYPE_TEMP_CONFIG: zes_structure_type_t = zes_structure_type_t::TEMP_CONFIG;
+/// tags a zes_pci_bar_properties_1_2_t
+///
 /// Since API 1.2.
 pub const ZES_STRUCTURE_TYPE_PCI_BAR_PROPERTIES_1_2: zes_structure_type_t = zes_structure_type_t::PCI_BAR_PROPERTIES_1_2;
+/// tags a zes_device_ecc_desc_t
+///
 /// Since API 1.4.
 pub const ZES_STRUCTURE_TYPE_DEVICE_ECC_DESC: zes_structure_type_t = zes_structure_type_t::DEVICE_ECC_DESC;
+/// tags a zes_device_ecc_properties_t
+///
 /// Since API 1.4.
 pub const ZES_STRUCTURE_TYPE_DEVICE_ECC_PROPERTIES: zes_structure_type_t = zes_structure_type_t::DEVICE_ECC_PROPERTIES;
+/// tags a zes_power_limit_ext_desc_t
+///
 /// Since API 1.4.
 pub const ZES_STRUCTURE_TYPE_POWER_LIMIT_EXT_DESC: zes_structure_type_t = zes_structure_type_t::POWER_LIMIT_EXT_DESC;
+/// tags a zes_power_ext_properties_t
+///
 /// Since API 1.4.
 pub const ZES_STRUCTURE_TYPE_POWER_EXT_PROPERTIES: zes_structure_type_t = zes_structure_type_t::POWER_EXT_PROPERTIES;
+/// tags a zes_overclock_properties_t
+///
 /// Since API 1.5.
 pub const ZES_STRUCTURE_TYPE_OVERCLOCK_PROPERTIES: zes_structure_type_t = zes_structure_type_t::OVERCLOCK_PROPERTIES;
+/// tags a zes_fabric_port_error_counters_t
+///
 /// Since API 1.7.
 pub const ZES_STRUCTURE_TYPE_FABRIC_PORT_ERROR_COUNTERS: zes_structure_type_t = zes_structure_type_t::FABRIC_PORT_ERROR_COUNTERS;
+/// tags a zes_engine_ext_properties_t
+///
 /// Since API 1.7.
 pub const ZES_STRUCTURE_TYPE_ENGINE_EXT_PROPERTIES: zes_structure_type_t = zes_structure_type_t::ENGINE_EXT_PROPERTIES;
+/// tags a zes_reset_properties_t
+///
 /// Since API 1.7.
 pub const ZES_STRUCTURE_TYPE_RESET_PROPERTIES: zes_structure_type_t = zes_structure_type_t::RESET_PROPERTIES;
+/// tags a zes_device_ext_properties_t
+///
 /// Since API 1.7.
 pub const ZES_STRUCTURE_TYPE_DEVICE_EXT_PROPERTIES: zes_structure_type_t = zes_structure_type_t::DEVICE_EXT_PROPERTIES;
+/// tags a zes_uuid_t
+///
 /// Since API 1.7.
 pub const ZES_STRUCTURE_TYPE_DEVICE_UUID: zes_structure_type_t = zes_structure_type_t::DEVICE_UUID;
+/// tags a zes_power_domain_exp_properties_t
+///
 /// Since API 1.8.
 pub const ZES_STRUCTURE_TYPE_POWER_DOMAIN_EXP_PROPERTIES: zes_structure_type_t = zes_structure_type_t::POWER_DOMAIN_EXP_PROPERTIES;
+/// tags a zes_mem_bandwidth_counter_bits_exp_properties_t
+///
 /// Since API 1.8.
 pub const ZES_STRUCTURE_TYPE_MEM_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES: zes_structure_type_t = zes_structure_type_t::MEM_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES;
+/// tags a zes_mem_page_offline_state_exp_t
+///
 /// Since API 1.8.
 pub const ZES_STRUCTURE_TYPE_MEMORY_PAGE_OFFLINE_STATE_EXP: zes_structure_type_t = zes_structure_type_t::MEMORY_PAGE_OFFLINE_STATE_EXP;
+/// tags a zes_subdevice_exp_properties_t
+///
 /// Since API 1.9.
 pub const ZES_STRUCTURE_TYPE_SUBDEVICE_EXP_PROPERTIES: zes_structure_type_t = zes_structure_type_t::SUBDEVICE_EXP_PROPERTIES;
+/// tags a zes_vf_exp_properties_t
+///
 /// Since API 1.10.
 pub const ZES_STRUCTURE_TYPE_VF_EXP_PROPERTIES: zes_structure_type_t = zes_structure_type_t::VF_EXP_PROPERTIES;
+/// tags a zes_vf_util_mem_exp_t
+///
 /// Since API 1.9.
 pub const ZES_STRUCTURE_TYPE_VF_UTIL_MEM_EXP: zes_structure_type_t = zes_structure_type_t::VF_UTIL_MEM_EXP;
+/// tags a zes_vf_util_engine_exp_t
+///
 /// Since API 1.9.
 pub const ZES_STRUCTURE_TYPE_VF_UTIL_ENGINE_EXP: zes_structure_type_t = zes_structure_type_t::VF_UTIL_ENGINE_EXP;
+/// tags a zes_vf_exp_capabilities_t
+///
 /// Since API 1.10.
 pub const ZES_STRUCTURE_TYPE_VF_EXP_CAPABILITIES: zes_structure_type_t = zes_structure_type_t::VF_EXP_CAPABILITIES;
+/// tags a zes_vf_util_mem_exp2_t
+///
 /// Since API 1.10.
 pub const ZES_STRUCTURE_TYPE_VF_UTIL_MEM_EXP2: zes_structure_type_t = zes_structure_type_t::VF_UTIL_MEM_EXP2;
+/// tags a zes_vf_util_engine_exp2_t
+///
 /// Since API 1.10.
 pub const ZES_STRUCTURE_TYPE_VF_UTIL_ENGINE_EXP2: zes_structure_type_t = zes_structure_type_t::VF_UTIL_ENGINE_EXP2;
+/// tags a zes_vf_exp2_capabilities_t
+///
 /// Since API 1.12.
 pub const ZES_STRUCTURE_TYPE_VF_EXP2_CAPABILITIES: zes_structure_type_t = zes_structure_type_t::VF_EXP2_CAPABILITIES;
+/// tags a zes_device_ecc_default_properties_ext_t
+///
 /// Since API 1.13.
 pub const ZES_STRUCTURE_TYPE_DEVICE_ECC_DEFAULT_PROPERTIES_EXT: zes_structure_type_t = zes_structure_type_t::DEVICE_ECC_DEFAULT_PROPERTIES_EXT;
+/// tags a zes_pci_link_speed_downgrade_ext_state_t
+///
 /// Since API 1.15.
 pub const ZES_STRUCTURE_TYPE_PCI_LINK_SPEED_DOWNGRADE_EXT_STATE: zes_structure_type_t = zes_structure_type_t::PCI_LINK_SPEED_DOWNGRADE_EXT_STATE;
+/// tags a zes_pci_link_speed_downgrade_ext_properties_t
+///
 /// Since API 1.15.
 pub const ZES_STRUCTURE_TYPE_PCI_LINK_SPEED_DOWNGRADE_EXT_PROPERTIES: zes_structure_type_t = zes_structure_type_t::PCI_LINK_SPEED_DOWNGRADE_EXT_PROPERTIES;
+/// tags a zes_ras_state_exp2_t
+///
 /// Since API 1.16.
 pub const ZES_STRUCTURE_TYPE_RAS_STATE_EXP2: zes_structure_type_t = zes_structure_type_t::RAS_STATE_EXP2;
+/// tags a zes_ras_config_exp_t
+///
 /// Since API 1.16.
 pub const ZES_STRUCTURE_TYPE_RAS_CONFIG_EXP: zes_structure_type_t = zes_structure_type_t::RAS_CONFIG_EXP;
+/// tags a zes_oem_serial_id_ext_properties_t
+///
 /// Since API 1.17.
 pub const ZES_STRUCTURE_TYPE_OEM_SERIAL_ID_EXT_PROPERTIES: zes_structure_type_t = zes_structure_type_t::OEM_SERIAL_ID_EXT_PROPERTIES;
+/// tags a zes_device_ext_state_t
+///
 /// Since API 1.17.
 pub const ZES_STRUCTURE_TYPE_DEVICE_EXT_STATE: zes_structure_type_t = zes_structure_type_t::DEVICE_EXT_STATE;
 /// Forces the C enum `zes_structure_type_t` to 32 bits; not a value.
 pub const ZES_STRUCTURE_TYPE_FORCE_UINT32: zes_structure_type_t = zes_structure_type_t::FORCE_UINT32;
+/// Header shared by sysman structures that a query fills in.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_base_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
 }
 
@@ -438,12 +647,13 @@ impl ::core::fmt::Debug for zes_base_properties_t {
     }
 }
 
+/// Header shared by sysman structures that describe a request.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_base_desc_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
 }
 
@@ -463,12 +673,13 @@ impl ::core::fmt::Debug for zes_base_desc_t {
     }
 }
 
+/// Header shared by sysman structures that report a state.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_base_state_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
 }
 
@@ -491,12 +702,13 @@ impl ::core::fmt::Debug for zes_base_state_t {
     }
 }
 
+/// Header shared by sysman structures that carry a configuration.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_base_config_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
 }
 
@@ -516,12 +728,13 @@ impl ::core::fmt::Debug for zes_base_config_t {
     }
 }
 
+/// Header shared by sysman structures that report capabilities.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_base_capability_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
 }
 
@@ -541,11 +754,14 @@ impl ::core::fmt::Debug for zes_base_capability_t {
     }
 }
 
+/// Options for zesInit.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_init_flag_t(pub u32);
 impl zes_init_flag_t {
+    /// reserved bit with no effect yet
     pub const PLACEHOLDER: Self = Self(1);
     /// Forces the C enum `zes_init_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -574,9 +790,12 @@ impl ::core::fmt::Display for zes_init_flag_t {
     }
 }
 
+/// reserved bit with no effect yet
 pub const ZES_INIT_FLAG_PLACEHOLDER: zes_init_flag_t = zes_init_flag_t::PLACEHOLDER;
 /// Forces the C enum `zes_init_flag_t` to 32 bits; not a value.
 pub const ZES_INIT_FLAG_FORCE_UINT32: zes_init_flag_t = zes_init_flag_t::FORCE_UINT32;
+/// Options for zesInit.
+///
 /// Since API 1.5.
 ///
 /// A set of [`zes_init_flag_t`] bits (C: `typedef uint32_t zes_init_flags_t`).
@@ -584,6 +803,7 @@ pub const ZES_INIT_FLAG_FORCE_UINT32: zes_init_flag_t = zes_init_flag_t::FORCE_U
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_init_flags_t(pub u32);
 impl zes_init_flags_t {
+    /// reserved bit with no effect yet
     pub const PLACEHOLDER: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -674,15 +894,19 @@ impl ::core::fmt::Display for zes_init_flags_t {
     }
 }
 
+/// Capacity, in bytes including the terminating zero, of a sysman extension name.
+///
 /// Since API 1.8.
 pub const ZES_MAX_EXTENSION_NAME: u32 = 256;
+/// Name and version of one sysman extension a driver supports.
+///
 /// Since API 1.8.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_driver_extension_properties_t {
-    /// [out]
+    /// [out] the extension's name string
     pub name: [c_char; 256],
-    /// [out]
+    /// [out] the extension's version, built with ZE_MAKE_VERSION
     pub version: u32,
 }
 
@@ -702,17 +926,26 @@ impl ::core::fmt::Debug for zes_driver_extension_properties_t {
     }
 }
 
+/// Capacity, in bytes including the terminating zero, of sysman string properties.
 pub const ZES_STRING_PROPERTY_SIZE: u32 = 64;
+/// Length of a sysman device UUID, in bytes.
 pub const ZES_MAX_UUID_SIZE: u32 = 16;
+/// Kinds of engines, as a bit set.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_engine_type_flag_t(pub u32);
 impl zes_engine_type_flag_t {
+    /// an engine of a kind not listed here
     pub const OTHER: Self = Self(1);
+    /// compute engines
     pub const COMPUTE: Self = Self(2);
+    /// 3D graphics engines
     pub const _3D: Self = Self(4);
+    /// media encode and decode engines
     pub const MEDIA: Self = Self(8);
+    /// copy (DMA) engines
     pub const DMA: Self = Self(16);
+    /// render engines, able to run both 3D and compute work
     pub const RENDER: Self = Self(32);
     /// Forces the C enum `zes_engine_type_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -746,24 +979,38 @@ impl ::core::fmt::Display for zes_engine_type_flag_t {
     }
 }
 
+/// an engine of a kind not listed here
 pub const ZES_ENGINE_TYPE_FLAG_OTHER: zes_engine_type_flag_t = zes_engine_type_flag_t::OTHER;
+/// compute engines
 pub const ZES_ENGINE_TYPE_FLAG_COMPUTE: zes_engine_type_flag_t = zes_engine_type_flag_t::COMPUTE;
+/// 3D graphics engines
 pub const ZES_ENGINE_TYPE_FLAG_3D: zes_engine_type_flag_t = zes_engine_type_flag_t::_3D;
+/// media encode and decode engines
 pub const ZES_ENGINE_TYPE_FLAG_MEDIA: zes_engine_type_flag_t = zes_engine_type_flag_t::MEDIA;
+/// copy (DMA) engines
 pub const ZES_ENGINE_TYPE_FLAG_DMA: zes_engine_type_flag_t = zes_engine_type_flag_t::DMA;
+/// render engines, able to run both 3D and compute work
 pub const ZES_ENGINE_TYPE_FLAG_RENDER: zes_engine_type_flag_t = zes_engine_type_flag_t::RENDER;
 /// Forces the C enum `zes_engine_type_flag_t` to 32 bits; not a value.
 pub const ZES_ENGINE_TYPE_FLAG_FORCE_UINT32: zes_engine_type_flag_t = zes_engine_type_flag_t::FORCE_UINT32;
+/// Kinds of engines, as a bit set.
+///
 /// A set of [`zes_engine_type_flag_t`] bits (C: `typedef uint32_t zes_engine_type_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_engine_type_flags_t(pub u32);
 impl zes_engine_type_flags_t {
+    /// an engine of a kind not listed here
     pub const OTHER: Self = Self(0x00000001);
+    /// compute engines
     pub const COMPUTE: Self = Self(0x00000002);
+    /// 3D graphics engines
     pub const _3D: Self = Self(0x00000004);
+    /// media encode and decode engines
     pub const MEDIA: Self = Self(0x00000008);
+    /// copy (DMA) engines
     pub const DMA: Self = Self(0x00000010);
+    /// render engines, able to run both 3D and compute work
     pub const RENDER: Self = Self(0x00000020);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -869,12 +1116,16 @@ impl ::core::fmt::Display for zes_engine_type_flags_t {
     }
 }
 
+/// Whether the device has been repaired in the field.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_repair_status_t(pub u32);
 impl zes_repair_status_t {
+    /// the device cannot report repairs
     pub const UNSUPPORTED: Self = Self(0);
+    /// no repair has been done
     pub const NOT_PERFORMED: Self = Self(1);
+    /// a repair has been done
     pub const PERFORMED: Self = Self(2);
     /// Forces the C enum `zes_repair_status_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -905,16 +1156,22 @@ impl ::core::fmt::Display for zes_repair_status_t {
     }
 }
 
+/// the device cannot report repairs
 pub const ZES_REPAIR_STATUS_UNSUPPORTED: zes_repair_status_t = zes_repair_status_t::UNSUPPORTED;
+/// no repair has been done
 pub const ZES_REPAIR_STATUS_NOT_PERFORMED: zes_repair_status_t = zes_repair_status_t::NOT_PERFORMED;
+/// a repair has been done
 pub const ZES_REPAIR_STATUS_PERFORMED: zes_repair_status_t = zes_repair_status_t::PERFORMED;
 /// Forces the C enum `zes_repair_status_t` to 32 bits; not a value.
 pub const ZES_REPAIR_STATUS_FORCE_UINT32: zes_repair_status_t = zes_repair_status_t::FORCE_UINT32;
+/// Why a device needs a reset, as a bit set.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_reset_reason_flag_t(pub u32);
 impl zes_reset_reason_flag_t {
+    /// the device stopped responding and must be reset
     pub const WEDGED: Self = Self(1);
+    /// a reset is needed to finish a repair
     pub const REPAIR: Self = Self(2);
     /// Forces the C enum `zes_reset_reason_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -944,16 +1201,22 @@ impl ::core::fmt::Display for zes_reset_reason_flag_t {
     }
 }
 
+/// the device stopped responding and must be reset
 pub const ZES_RESET_REASON_FLAG_WEDGED: zes_reset_reason_flag_t = zes_reset_reason_flag_t::WEDGED;
+/// a reset is needed to finish a repair
 pub const ZES_RESET_REASON_FLAG_REPAIR: zes_reset_reason_flag_t = zes_reset_reason_flag_t::REPAIR;
 /// Forces the C enum `zes_reset_reason_flag_t` to 32 bits; not a value.
 pub const ZES_RESET_REASON_FLAG_FORCE_UINT32: zes_reset_reason_flag_t = zes_reset_reason_flag_t::FORCE_UINT32;
+/// Why a device needs a reset, as a bit set.
+///
 /// A set of [`zes_reset_reason_flag_t`] bits (C: `typedef uint32_t zes_reset_reason_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_reset_reason_flags_t(pub u32);
 impl zes_reset_reason_flags_t {
+    /// the device stopped responding and must be reset
     pub const WEDGED: Self = Self(0x00000001);
+    /// a reset is needed to finish a repair
     pub const REPAIR: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -1056,13 +1319,18 @@ impl ::core::fmt::Display for zes_reset_reason_flags_t {
     }
 }
 
+/// Kinds of device reset.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_reset_type_t(pub u32);
 impl zes_reset_type_t {
+    /// reset without removing power
     pub const WARM: Self = Self(0);
+    /// reset with a full power cycle
     pub const COLD: Self = Self(1);
+    /// PCI function level reset
     pub const FLR: Self = Self(2);
     /// Forces the C enum `zes_reset_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1093,21 +1361,25 @@ impl ::core::fmt::Display for zes_reset_type_t {
     }
 }
 
+/// reset without removing power
 pub const ZES_RESET_TYPE_WARM: zes_reset_type_t = zes_reset_type_t::WARM;
+/// reset with a full power cycle
 pub const ZES_RESET_TYPE_COLD: zes_reset_type_t = zes_reset_type_t::COLD;
+/// PCI function level reset
 pub const ZES_RESET_TYPE_FLR: zes_reset_type_t = zes_reset_type_t::FLR;
 /// Forces the C enum `zes_reset_type_t` to 32 bits; not a value.
 pub const ZES_RESET_TYPE_FORCE_UINT32: zes_reset_type_t = zes_reset_type_t::FORCE_UINT32;
+/// Whether a device needs a reset and whether it was repaired.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_device_state_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] reasons a reset is required; zero when none is
     pub reset: zes_reset_reason_flags_t,
-    /// [out]
+    /// [out] repair status of the device
     pub repaired: zes_repair_status_t,
 }
 
@@ -1132,17 +1404,19 @@ impl ::core::fmt::Debug for zes_device_state_t {
     }
 }
 
+/// Options of an extended device reset.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_reset_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [in]
+    /// [in] true to reset even while processes still use the device
     pub force: ze_bool_t,
-    /// [in]
+    /// [in] which kind of reset to perform
     pub resetType: zes_reset_type_t,
 }
 
@@ -1167,11 +1441,13 @@ impl ::core::fmt::Debug for zes_reset_properties_t {
     }
 }
 
+/// Universally unique identifier of a sysman device.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_uuid_t {
-    /// [out]
+    /// [out] the identifier bytes
     pub id: [u8; 16],
 }
 
@@ -1188,15 +1464,22 @@ impl ::core::fmt::Debug for zes_uuid_t {
     }
 }
 
+/// Broad classes of devices.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_device_type_t(pub u32);
 impl zes_device_type_t {
+    /// a graphics processor
     pub const GPU: Self = Self(1);
+    /// a central processor
     pub const CPU: Self = Self(2);
+    /// a field-programmable gate array
     pub const FPGA: Self = Self(3);
+    /// a memory copy accelerator
     pub const MCA: Self = Self(4);
+    /// a vision processing unit
     pub const VPU: Self = Self(5);
     /// Forces the C enum `zes_device_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1229,21 +1512,32 @@ impl ::core::fmt::Display for zes_device_type_t {
     }
 }
 
+/// a graphics processor
 pub const ZES_DEVICE_TYPE_GPU: zes_device_type_t = zes_device_type_t::GPU;
+/// a central processor
 pub const ZES_DEVICE_TYPE_CPU: zes_device_type_t = zes_device_type_t::CPU;
+/// a field-programmable gate array
 pub const ZES_DEVICE_TYPE_FPGA: zes_device_type_t = zes_device_type_t::FPGA;
+/// a memory copy accelerator
 pub const ZES_DEVICE_TYPE_MCA: zes_device_type_t = zes_device_type_t::MCA;
+/// a vision processing unit
 pub const ZES_DEVICE_TYPE_VPU: zes_device_type_t = zes_device_type_t::VPU;
 /// Forces the C enum `zes_device_type_t` to 32 bits; not a value.
 pub const ZES_DEVICE_TYPE_FORCE_UINT32: zes_device_type_t = zes_device_type_t::FORCE_UINT32;
+/// Yes/no traits of a device, as a bit set.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_device_property_flag_t(pub u32);
 impl zes_device_property_flag_t {
+    /// the device shares the package and memory of the host
     pub const INTEGRATED: Self = Self(1);
+    /// the device is part of a larger device
     pub const SUBDEVICE: Self = Self(2);
+    /// error correcting memory is turned on
     pub const ECC: Self = Self(4);
+    /// the device can fault in memory pages when they are touched
     pub const ONDEMANDPAGING: Self = Self(8);
     /// Forces the C enum `zes_device_property_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1275,12 +1569,18 @@ impl ::core::fmt::Display for zes_device_property_flag_t {
     }
 }
 
+/// the device shares the package and memory of the host
 pub const ZES_DEVICE_PROPERTY_FLAG_INTEGRATED: zes_device_property_flag_t = zes_device_property_flag_t::INTEGRATED;
+/// the device is part of a larger device
 pub const ZES_DEVICE_PROPERTY_FLAG_SUBDEVICE: zes_device_property_flag_t = zes_device_property_flag_t::SUBDEVICE;
+/// error correcting memory is turned on
 pub const ZES_DEVICE_PROPERTY_FLAG_ECC: zes_device_property_flag_t = zes_device_property_flag_t::ECC;
+/// the device can fault in memory pages when they are touched
 pub const ZES_DEVICE_PROPERTY_FLAG_ONDEMANDPAGING: zes_device_property_flag_t = zes_device_property_flag_t::ONDEMANDPAGING;
 /// Forces the C enum `zes_device_property_flag_t` to 32 bits; not a value.
 pub const ZES_DEVICE_PROPERTY_FLAG_FORCE_UINT32: zes_device_property_flag_t = zes_device_property_flag_t::FORCE_UINT32;
+/// Yes/no traits of a device, as a bit set.
+///
 /// Since API 1.7.
 ///
 /// A set of [`zes_device_property_flag_t`] bits (C: `typedef uint32_t zes_device_property_flags_t`).
@@ -1288,9 +1588,13 @@ pub const ZES_DEVICE_PROPERTY_FLAG_FORCE_UINT32: zes_device_property_flag_t = ze
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_device_property_flags_t(pub u32);
 impl zes_device_property_flags_t {
+    /// the device shares the package and memory of the host
     pub const INTEGRATED: Self = Self(0x00000001);
+    /// the device is part of a larger device
     pub const SUBDEVICE: Self = Self(0x00000002);
+    /// error correcting memory is turned on
     pub const ECC: Self = Self(0x00000004);
+    /// the device can fault in memory pages when they are touched
     pub const ONDEMANDPAGING: Self = Self(0x00000008);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -1395,28 +1699,29 @@ impl ::core::fmt::Display for zes_device_property_flags_t {
     }
 }
 
+/// Identity of a sysman device: core properties, board data and driver version.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_device_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the same properties the core API reports for the device
     pub core: ze_device_properties_t,
-    /// [out]
+    /// [out] how many sub-devices the device is made of
     pub numSubdevices: u32,
-    /// [out]
+    /// [out] serial number as a string; unknown when not reported
     pub serialNumber: [c_char; 64],
-    /// [out]
+    /// [out] board number as a string; unknown when not reported
     pub boardNumber: [c_char; 64],
-    /// [out]
+    /// [out] brand name as a string
     pub brandName: [c_char; 64],
-    /// [out]
+    /// [out] model name as a string
     pub modelName: [c_char; 64],
-    /// [out]
+    /// [out] vendor name as a string
     pub vendorName: [c_char; 64],
-    /// [out]
+    /// [out] version of the installed driver, as a string
     pub driverVersion: [c_char; 64],
 }
 
@@ -1447,19 +1752,21 @@ impl ::core::fmt::Debug for zes_device_properties_t {
     }
 }
 
+/// Extra identity fields of a sysman device, chained into its properties.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_device_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the device's universally unique identifier
     pub uuid: zes_uuid_t,
-    /// [out]
+    /// [out] broad class of the device
     pub r#type: zes_device_type_t,
-    /// [out]
+    /// [out] yes/no traits of the device
     pub flags: zes_device_property_flags_t,
 }
 
@@ -1485,20 +1792,21 @@ impl ::core::fmt::Debug for zes_device_ext_properties_t {
     }
 }
 
+/// Device usage of one process.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_process_state_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] operating system identifier of the process
     pub processId: u32,
-    /// [out]
+    /// [out] device memory the process has allocated, in bytes
     pub memSize: u64,
-    /// [out]
+    /// [out] part of memSize shared with other processes, in bytes
     pub sharedSize: u64,
-    /// [out]
+    /// [out] kinds of engines the process has used
     pub engines: zes_engine_type_flags_t,
 }
 
@@ -1525,16 +1833,17 @@ impl ::core::fmt::Debug for zes_process_state_t {
     }
 }
 
+/// Location of a device on the PCI bus.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_pci_address_t {
-    /// [out]
+    /// [out] PCI domain (segment) number
     pub domain: u32,
-    /// [out]
+    /// [out] PCI bus number
     pub bus: u32,
-    /// [out]
+    /// [out] PCI device number on the bus
     pub device: u32,
-    /// [out]
+    /// [out] PCI function number of the device
     pub function: u32,
 }
 
@@ -1556,14 +1865,15 @@ impl ::core::fmt::Debug for zes_pci_address_t {
     }
 }
 
+/// Generation, lane count and bandwidth of a PCI link.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_pci_speed_t {
-    /// [out]
+    /// [out] PCI Express generation; -1 when unknown
     pub r#gen: i32,
-    /// [out]
+    /// [out] number of lanes; -1 when unknown
     pub width: i32,
-    /// [out]
+    /// [out] greatest transfer rate, in bytes per second; -1 when unknown
     pub maxBandwidth: i64,
 }
 
@@ -1584,22 +1894,23 @@ impl ::core::fmt::Debug for zes_pci_speed_t {
     }
 }
 
+/// Fixed PCI facts of a device: address, best link speed and available counters.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_pci_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] where the device sits on the PCI bus
     pub address: zes_pci_address_t,
-    /// [out]
+    /// [out] fastest link configuration the device supports
     pub maxSpeed: zes_pci_speed_t,
-    /// [out]
+    /// [out] true when the byte counters of zes_pci_stats_t are reported
     pub haveBandwidthCounters: ze_bool_t,
-    /// [out]
+    /// [out] true when the packet counter of zes_pci_stats_t is reported
     pub havePacketCounters: ze_bool_t,
-    /// [out]
+    /// [out] true when the replay counter of zes_pci_stats_t is reported
     pub haveReplayCounters: ze_bool_t,
 }
 
@@ -1627,13 +1938,18 @@ impl ::core::fmt::Debug for zes_pci_properties_t {
     }
 }
 
+/// Health of a PCI link.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_pci_link_status_t(pub u32);
 impl zes_pci_link_status_t {
+    /// health cannot be determined
     pub const UNKNOWN: Self = Self(0);
+    /// the link works as expected
     pub const GOOD: Self = Self(1);
+    /// the link works but performs below its potential
     pub const QUALITY_ISSUES: Self = Self(2);
+    /// the link is unstable and keeps retraining
     pub const STABILITY_ISSUES: Self = Self(3);
     /// Forces the C enum `zes_pci_link_status_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1665,17 +1981,24 @@ impl ::core::fmt::Display for zes_pci_link_status_t {
     }
 }
 
+/// health cannot be determined
 pub const ZES_PCI_LINK_STATUS_UNKNOWN: zes_pci_link_status_t = zes_pci_link_status_t::UNKNOWN;
+/// the link works as expected
 pub const ZES_PCI_LINK_STATUS_GOOD: zes_pci_link_status_t = zes_pci_link_status_t::GOOD;
+/// the link works but performs below its potential
 pub const ZES_PCI_LINK_STATUS_QUALITY_ISSUES: zes_pci_link_status_t = zes_pci_link_status_t::QUALITY_ISSUES;
+/// the link is unstable and keeps retraining
 pub const ZES_PCI_LINK_STATUS_STABILITY_ISSUES: zes_pci_link_status_t = zes_pci_link_status_t::STABILITY_ISSUES;
 /// Forces the C enum `zes_pci_link_status_t` to 32 bits; not a value.
 pub const ZES_PCI_LINK_STATUS_FORCE_UINT32: zes_pci_link_status_t = zes_pci_link_status_t::FORCE_UINT32;
+/// Causes of reduced PCI link quality, as a bit set.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_pci_link_qual_issue_flag_t(pub u32);
 impl zes_pci_link_qual_issue_flag_t {
+    /// many packets had to be sent again
     pub const REPLAYS: Self = Self(1);
+    /// the link runs slower than it could
     pub const SPEED: Self = Self(2);
     /// Forces the C enum `zes_pci_link_qual_issue_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1705,16 +2028,22 @@ impl ::core::fmt::Display for zes_pci_link_qual_issue_flag_t {
     }
 }
 
+/// many packets had to be sent again
 pub const ZES_PCI_LINK_QUAL_ISSUE_FLAG_REPLAYS: zes_pci_link_qual_issue_flag_t = zes_pci_link_qual_issue_flag_t::REPLAYS;
+/// the link runs slower than it could
 pub const ZES_PCI_LINK_QUAL_ISSUE_FLAG_SPEED: zes_pci_link_qual_issue_flag_t = zes_pci_link_qual_issue_flag_t::SPEED;
 /// Forces the C enum `zes_pci_link_qual_issue_flag_t` to 32 bits; not a value.
 pub const ZES_PCI_LINK_QUAL_ISSUE_FLAG_FORCE_UINT32: zes_pci_link_qual_issue_flag_t = zes_pci_link_qual_issue_flag_t::FORCE_UINT32;
+/// Causes of reduced PCI link quality, as a bit set.
+///
 /// A set of [`zes_pci_link_qual_issue_flag_t`] bits (C: `typedef uint32_t zes_pci_link_qual_issue_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_pci_link_qual_issue_flags_t(pub u32);
 impl zes_pci_link_qual_issue_flags_t {
+    /// many packets had to be sent again
     pub const REPLAYS: Self = Self(0x00000001);
+    /// the link runs slower than it could
     pub const SPEED: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -1817,10 +2146,12 @@ impl ::core::fmt::Display for zes_pci_link_qual_issue_flags_t {
     }
 }
 
+/// Causes of PCI link instability, as a bit set.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_pci_link_stab_issue_flag_t(pub u32);
 impl zes_pci_link_stab_issue_flag_t {
+    /// the link retrains too often
     pub const RETRAINING: Self = Self(1);
     /// Forces the C enum `zes_pci_link_stab_issue_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1849,14 +2180,18 @@ impl ::core::fmt::Display for zes_pci_link_stab_issue_flag_t {
     }
 }
 
+/// the link retrains too often
 pub const ZES_PCI_LINK_STAB_ISSUE_FLAG_RETRAINING: zes_pci_link_stab_issue_flag_t = zes_pci_link_stab_issue_flag_t::RETRAINING;
 /// Forces the C enum `zes_pci_link_stab_issue_flag_t` to 32 bits; not a value.
 pub const ZES_PCI_LINK_STAB_ISSUE_FLAG_FORCE_UINT32: zes_pci_link_stab_issue_flag_t = zes_pci_link_stab_issue_flag_t::FORCE_UINT32;
+/// Causes of PCI link instability, as a bit set.
+///
 /// A set of [`zes_pci_link_stab_issue_flag_t`] bits (C: `typedef uint32_t zes_pci_link_stab_issue_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_pci_link_stab_issue_flags_t(pub u32);
 impl zes_pci_link_stab_issue_flags_t {
+    /// the link retrains too often
     pub const RETRAINING: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -1956,20 +2291,21 @@ impl ::core::fmt::Display for zes_pci_link_stab_issue_flags_t {
     }
 }
 
+/// Current health and speed of a device's PCI link.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_pci_state_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] overall link health
     pub status: zes_pci_link_status_t,
-    /// [out]
+    /// [out] quality problems seen, when status reports them
     pub qualityIssues: zes_pci_link_qual_issue_flags_t,
-    /// [out]
+    /// [out] stability problems seen, when status reports them
     pub stabilityIssues: zes_pci_link_stab_issue_flags_t,
-    /// [out]
+    /// [out] speed the link runs at now
     pub speed: zes_pci_speed_t,
 }
 
@@ -1996,12 +2332,16 @@ impl ::core::fmt::Debug for zes_pci_state_t {
     }
 }
 
+/// Kinds of PCI base address registers.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_pci_bar_type_t(pub u32);
 impl zes_pci_bar_type_t {
+    /// memory-mapped device registers
     pub const MMIO: Self = Self(0);
+    /// the option ROM
     pub const ROM: Self = Self(1);
+    /// device memory visible to the host
     pub const MEM: Self = Self(2);
     /// Forces the C enum `zes_pci_bar_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2032,25 +2372,29 @@ impl ::core::fmt::Display for zes_pci_bar_type_t {
     }
 }
 
+/// memory-mapped device registers
 pub const ZES_PCI_BAR_TYPE_MMIO: zes_pci_bar_type_t = zes_pci_bar_type_t::MMIO;
+/// the option ROM
 pub const ZES_PCI_BAR_TYPE_ROM: zes_pci_bar_type_t = zes_pci_bar_type_t::ROM;
+/// device memory visible to the host
 pub const ZES_PCI_BAR_TYPE_MEM: zes_pci_bar_type_t = zes_pci_bar_type_t::MEM;
 /// Forces the C enum `zes_pci_bar_type_t` to 32 bits; not a value.
 pub const ZES_PCI_BAR_TYPE_FORCE_UINT32: zes_pci_bar_type_t = zes_pci_bar_type_t::FORCE_UINT32;
+/// One PCI base address register of a device.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_pci_bar_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] what the register maps
     pub r#type: zes_pci_bar_type_t,
-    /// [out]
+    /// [out] register number
     pub index: u32,
-    /// [out]
+    /// [out] bus address where the mapping starts
     pub base: u64,
-    /// [out]
+    /// [out] length of the mapping, in bytes
     pub size: u64,
 }
 
@@ -2077,25 +2421,27 @@ impl ::core::fmt::Debug for zes_pci_bar_properties_t {
     }
 }
 
+/// One PCI base address register, with resizable BAR information (API 1.2).
+///
 /// Since API 1.2.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_pci_bar_properties_1_2_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] what the register maps
     pub r#type: zes_pci_bar_type_t,
-    /// [out]
+    /// [out] register number
     pub index: u32,
-    /// [out]
+    /// [out] bus address where the mapping starts
     pub base: u64,
-    /// [out]
+    /// [out] length of the mapping, in bytes
     pub size: u64,
-    /// [out]
+    /// [out] true when the device can resize this BAR
     pub resizableBarSupported: ze_bool_t,
-    /// [out]
+    /// [out] true when resizing of this BAR is switched on
     pub resizableBarEnabled: ze_bool_t,
 }
 
@@ -2124,20 +2470,21 @@ impl ::core::fmt::Debug for zes_pci_bar_properties_1_2_t {
     }
 }
 
+/// Running PCI counters of a device; compare two samples to get rates.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_pci_stats_t {
-    /// [out]
+    /// [out] when the counters were sampled, in microseconds, monotonic
     pub timestamp: u64,
-    /// [out]
+    /// [out] packets sent again since a counter reset
     pub replayCounter: u64,
-    /// [out]
+    /// [out] packets transferred in both directions
     pub packetCounter: u64,
-    /// [out]
+    /// [out] bytes received by the device
     pub rxCounter: u64,
-    /// [out]
+    /// [out] bytes sent by the device
     pub txCounter: u64,
-    /// [out]
+    /// [out] link speed at the time of the sample
     pub speed: zes_pci_speed_t,
 }
 
@@ -2161,19 +2508,30 @@ impl ::core::fmt::Debug for zes_pci_stats_t {
     }
 }
 
+/// Parts of the device whose clocks or limits can be overclocked.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_overclock_domain_t(pub u32);
 impl zes_overclock_domain_t {
+    /// the whole card
     pub const CARD: Self = Self(1);
+    /// the package holding the device
     pub const PACKAGE: Self = Self(2);
+    /// every GPU clock domain together
     pub const GPU_ALL: Self = Self(4);
+    /// the shared clock of render and compute engines
     pub const GPU_RENDER_COMPUTE: Self = Self(8);
+    /// the render engines only
     pub const GPU_RENDER: Self = Self(16);
+    /// the compute engines only
     pub const GPU_COMPUTE: Self = Self(32);
+    /// the media engines
     pub const GPU_MEDIA: Self = Self(64);
+    /// the video memory
     pub const VRAM: Self = Self(128);
+    /// the last-level cache (LLC or L4)
     pub const ADM: Self = Self(256);
     /// Forces the C enum `zes_overclock_domain_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2210,33 +2568,56 @@ impl ::core::fmt::Display for zes_overclock_domain_t {
     }
 }
 
+/// the whole card
 pub const ZES_OVERCLOCK_DOMAIN_CARD: zes_overclock_domain_t = zes_overclock_domain_t::CARD;
+/// the package holding the device
 pub const ZES_OVERCLOCK_DOMAIN_PACKAGE: zes_overclock_domain_t = zes_overclock_domain_t::PACKAGE;
+/// every GPU clock domain together
 pub const ZES_OVERCLOCK_DOMAIN_GPU_ALL: zes_overclock_domain_t = zes_overclock_domain_t::GPU_ALL;
+/// the shared clock of render and compute engines
 pub const ZES_OVERCLOCK_DOMAIN_GPU_RENDER_COMPUTE: zes_overclock_domain_t = zes_overclock_domain_t::GPU_RENDER_COMPUTE;
+/// the render engines only
 pub const ZES_OVERCLOCK_DOMAIN_GPU_RENDER: zes_overclock_domain_t = zes_overclock_domain_t::GPU_RENDER;
+/// the compute engines only
 pub const ZES_OVERCLOCK_DOMAIN_GPU_COMPUTE: zes_overclock_domain_t = zes_overclock_domain_t::GPU_COMPUTE;
+/// the media engines
 pub const ZES_OVERCLOCK_DOMAIN_GPU_MEDIA: zes_overclock_domain_t = zes_overclock_domain_t::GPU_MEDIA;
+/// the video memory
 pub const ZES_OVERCLOCK_DOMAIN_VRAM: zes_overclock_domain_t = zes_overclock_domain_t::VRAM;
+/// the last-level cache (LLC or L4)
 pub const ZES_OVERCLOCK_DOMAIN_ADM: zes_overclock_domain_t = zes_overclock_domain_t::ADM;
 /// Forces the C enum `zes_overclock_domain_t` to 32 bits; not a value.
 pub const ZES_OVERCLOCK_DOMAIN_FORCE_UINT32: zes_overclock_domain_t = zes_overclock_domain_t::FORCE_UINT32;
+/// Settings an overclock domain may expose; each value is one bit of a control mask.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_overclock_control_t(pub u32);
 impl zes_overclock_control_t {
+    /// edit points of the voltage-frequency curve
     pub const VF: Self = Self(1);
+    /// shift every frequency of the curve by an offset, in MHz
     pub const FREQ_OFFSET: Self = Self(2);
+    /// raise or lower the highest allowed voltage, in mV
     pub const VMAX_OFFSET: Self = Self(4);
+    /// set a fixed frequency, in MHz
     pub const FREQ: Self = Self(8);
+    /// cap the voltage, in mV
     pub const VOLT_LIMIT: Self = Self(16);
+    /// power the domain may draw over long periods, in watts
     pub const POWER_SUSTAINED_LIMIT: Self = Self(32);
+    /// power the domain may draw in short bursts, in watts
     pub const POWER_BURST_LIMIT: Self = Self(64);
+    /// instantaneous power ceiling, in watts
     pub const POWER_PEAK_LIMIT: Self = Self(128);
+    /// highest current the domain may draw, in amperes
     pub const ICCMAX_LIMIT: Self = Self(256);
+    /// temperature at which throttling starts, in degrees Celsius
     pub const TEMP_LIMIT: Self = Self(512);
+    /// switch that turns off ITD, an adaptive voltage feature
     pub const ITD_DISABLE: Self = Self(1024);
+    /// switch that turns off ACM, an adaptive voltage feature
     pub const ACM_DISABLE: Self = Self(2048);
     /// Forces the C enum `zes_overclock_control_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2276,29 +2657,48 @@ impl ::core::fmt::Display for zes_overclock_control_t {
     }
 }
 
+/// edit points of the voltage-frequency curve
 pub const ZES_OVERCLOCK_CONTROL_VF: zes_overclock_control_t = zes_overclock_control_t::VF;
+/// shift every frequency of the curve by an offset, in MHz
 pub const ZES_OVERCLOCK_CONTROL_FREQ_OFFSET: zes_overclock_control_t = zes_overclock_control_t::FREQ_OFFSET;
+/// raise or lower the highest allowed voltage, in mV
 pub const ZES_OVERCLOCK_CONTROL_VMAX_OFFSET: zes_overclock_control_t = zes_overclock_control_t::VMAX_OFFSET;
+/// set a fixed frequency, in MHz
 pub const ZES_OVERCLOCK_CONTROL_FREQ: zes_overclock_control_t = zes_overclock_control_t::FREQ;
+/// cap the voltage, in mV
 pub const ZES_OVERCLOCK_CONTROL_VOLT_LIMIT: zes_overclock_control_t = zes_overclock_control_t::VOLT_LIMIT;
+/// power the domain may draw over long periods, in watts
 pub const ZES_OVERCLOCK_CONTROL_POWER_SUSTAINED_LIMIT: zes_overclock_control_t = zes_overclock_control_t::POWER_SUSTAINED_LIMIT;
+/// power the domain may draw in short bursts, in watts
 pub const ZES_OVERCLOCK_CONTROL_POWER_BURST_LIMIT: zes_overclock_control_t = zes_overclock_control_t::POWER_BURST_LIMIT;
+/// instantaneous power ceiling, in watts
 pub const ZES_OVERCLOCK_CONTROL_POWER_PEAK_LIMIT: zes_overclock_control_t = zes_overclock_control_t::POWER_PEAK_LIMIT;
+/// highest current the domain may draw, in amperes
 pub const ZES_OVERCLOCK_CONTROL_ICCMAX_LIMIT: zes_overclock_control_t = zes_overclock_control_t::ICCMAX_LIMIT;
+/// temperature at which throttling starts, in degrees Celsius
 pub const ZES_OVERCLOCK_CONTROL_TEMP_LIMIT: zes_overclock_control_t = zes_overclock_control_t::TEMP_LIMIT;
+/// switch that turns off ITD, an adaptive voltage feature
 pub const ZES_OVERCLOCK_CONTROL_ITD_DISABLE: zes_overclock_control_t = zes_overclock_control_t::ITD_DISABLE;
+/// switch that turns off ACM, an adaptive voltage feature
 pub const ZES_OVERCLOCK_CONTROL_ACM_DISABLE: zes_overclock_control_t = zes_overclock_control_t::ACM_DISABLE;
 /// Forces the C enum `zes_overclock_control_t` to 32 bits; not a value.
 pub const ZES_OVERCLOCK_CONTROL_FORCE_UINT32: zes_overclock_control_t = zes_overclock_control_t::FORCE_UINT32;
+/// Overall overclocking state of a device.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_overclock_mode_t(pub u32);
 impl zes_overclock_mode_t {
+    /// overclocking is supported but not in use
     pub const MODE_OFF: Self = Self(0);
+    /// the device runs its factory settings
     pub const MODE_STOCK: Self = Self(2);
+    /// user overclock settings are in effect
     pub const MODE_ON: Self = Self(3);
+    /// overclocking cannot be used now, for example while on battery power
     pub const MODE_UNAVAILABLE: Self = Self(4);
+    /// overclocking has been switched off for this device
     pub const MODE_DISABLED: Self = Self(5);
     /// Forces the C enum `zes_overclock_mode_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2331,20 +2731,30 @@ impl ::core::fmt::Display for zes_overclock_mode_t {
     }
 }
 
+/// overclocking is supported but not in use
 pub const ZES_OVERCLOCK_MODE_MODE_OFF: zes_overclock_mode_t = zes_overclock_mode_t::MODE_OFF;
+/// the device runs its factory settings
 pub const ZES_OVERCLOCK_MODE_MODE_STOCK: zes_overclock_mode_t = zes_overclock_mode_t::MODE_STOCK;
+/// user overclock settings are in effect
 pub const ZES_OVERCLOCK_MODE_MODE_ON: zes_overclock_mode_t = zes_overclock_mode_t::MODE_ON;
+/// overclocking cannot be used now, for example while on battery power
 pub const ZES_OVERCLOCK_MODE_MODE_UNAVAILABLE: zes_overclock_mode_t = zes_overclock_mode_t::MODE_UNAVAILABLE;
+/// overclocking has been switched off for this device
 pub const ZES_OVERCLOCK_MODE_MODE_DISABLED: zes_overclock_mode_t = zes_overclock_mode_t::MODE_DISABLED;
 /// Forces the C enum `zes_overclock_mode_t` to 32 bits; not a value.
 pub const ZES_OVERCLOCK_MODE_FORCE_UINT32: zes_overclock_mode_t = zes_overclock_mode_t::FORCE_UINT32;
+/// State of one overclock control.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_control_state_t(pub u32);
 impl zes_control_state_t {
+    /// the control is unchanged since the last boot or reset
     pub const STATE_UNSET: Self = Self(0);
+    /// a user value is set and in effect
     pub const STATE_ACTIVE: Self = Self(2);
+    /// the control is switched off by the current power setup, typically battery (DC) power
     pub const STATE_DISABLED: Self = Self(3);
     /// Forces the C enum `zes_control_state_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2375,19 +2785,28 @@ impl ::core::fmt::Display for zes_control_state_t {
     }
 }
 
+/// the control is unchanged since the last boot or reset
 pub const ZES_CONTROL_STATE_STATE_UNSET: zes_control_state_t = zes_control_state_t::STATE_UNSET;
+/// a user value is set and in effect
 pub const ZES_CONTROL_STATE_STATE_ACTIVE: zes_control_state_t = zes_control_state_t::STATE_ACTIVE;
+/// the control is switched off by the current power setup, typically battery (DC) power
 pub const ZES_CONTROL_STATE_STATE_DISABLED: zes_control_state_t = zes_control_state_t::STATE_DISABLED;
 /// Forces the C enum `zes_control_state_t` to 32 bits; not a value.
 pub const ZES_CONTROL_STATE_FORCE_UINT32: zes_control_state_t = zes_control_state_t::FORCE_UINT32;
+/// What must happen before a newly set overclock value takes effect.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_pending_action_t(pub u32);
 impl zes_pending_action_t {
+    /// nothing; the value is already in effect
     pub const PENDING_NONE: Self = Self(0);
+    /// the change is under way and completes shortly
     pub const PENDING_IMMINENT: Self = Self(1);
+    /// it takes effect after a cold reset (power cycle)
     pub const PENDING_COLD_RESET: Self = Self(2);
+    /// it takes effect after a warm reset
     pub const PENDING_WARM_RESET: Self = Self(3);
     /// Forces the C enum `zes_pending_action_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2419,19 +2838,28 @@ impl ::core::fmt::Display for zes_pending_action_t {
     }
 }
 
+/// nothing; the value is already in effect
 pub const ZES_PENDING_ACTION_PENDING_NONE: zes_pending_action_t = zes_pending_action_t::PENDING_NONE;
+/// the change is under way and completes shortly
 pub const ZES_PENDING_ACTION_PENDING_IMMINENT: zes_pending_action_t = zes_pending_action_t::PENDING_IMMINENT;
+/// it takes effect after a cold reset (power cycle)
 pub const ZES_PENDING_ACTION_PENDING_COLD_RESET: zes_pending_action_t = zes_pending_action_t::PENDING_COLD_RESET;
+/// it takes effect after a warm reset
 pub const ZES_PENDING_ACTION_PENDING_WARM_RESET: zes_pending_action_t = zes_pending_action_t::PENDING_WARM_RESET;
 /// Forces the C enum `zes_pending_action_t` to 32 bits; not a value.
 pub const ZES_PENDING_ACTION_FORCE_UINT32: zes_pending_action_t = zes_pending_action_t::FORCE_UINT32;
+/// Which coordinates of voltage-frequency points a domain lets users change.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_vf_program_type_t(pub u32);
 impl zes_vf_program_type_t {
+    /// both voltage and frequency of any point can change
     pub const VF_ARBITRARY: Self = Self(0);
+    /// frequencies are fixed; only voltages can change
     pub const VF_FREQ_FIXED: Self = Self(1);
+    /// voltages are fixed; only frequencies can change
     pub const VF_VOLT_FIXED: Self = Self(2);
     /// Forces the C enum `zes_vf_program_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2462,17 +2890,24 @@ impl ::core::fmt::Display for zes_vf_program_type_t {
     }
 }
 
+/// both voltage and frequency of any point can change
 pub const ZES_VF_PROGRAM_TYPE_VF_ARBITRARY: zes_vf_program_type_t = zes_vf_program_type_t::VF_ARBITRARY;
+/// frequencies are fixed; only voltages can change
 pub const ZES_VF_PROGRAM_TYPE_VF_FREQ_FIXED: zes_vf_program_type_t = zes_vf_program_type_t::VF_FREQ_FIXED;
+/// voltages are fixed; only frequencies can change
 pub const ZES_VF_PROGRAM_TYPE_VF_VOLT_FIXED: zes_vf_program_type_t = zes_vf_program_type_t::VF_VOLT_FIXED;
 /// Forces the C enum `zes_vf_program_type_t` to 32 bits; not a value.
 pub const ZES_VF_PROGRAM_TYPE_FORCE_UINT32: zes_vf_program_type_t = zes_vf_program_type_t::FORCE_UINT32;
+/// Which coordinate of a voltage-frequency point is read or written.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_vf_type_t(pub u32);
 impl zes_vf_type_t {
+    /// the voltage, in mV
     pub const VOLT: Self = Self(0);
+    /// the frequency, in MHz
     pub const FREQ: Self = Self(1);
     /// Forces the C enum `zes_vf_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2502,17 +2937,24 @@ impl ::core::fmt::Display for zes_vf_type_t {
     }
 }
 
+/// the voltage, in mV
 pub const ZES_VF_TYPE_VOLT: zes_vf_type_t = zes_vf_type_t::VOLT;
+/// the frequency, in MHz
 pub const ZES_VF_TYPE_FREQ: zes_vf_type_t = zes_vf_type_t::FREQ;
 /// Forces the C enum `zes_vf_type_t` to 32 bits; not a value.
 pub const ZES_VF_TYPE_FORCE_UINT32: zes_vf_type_t = zes_vf_type_t::FORCE_UINT32;
+/// Which copy of the voltage-frequency curve is read.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_vf_array_type_t(pub u32);
 impl zes_vf_array_type_t {
+    /// the curve as last programmed by the user
     pub const USER_VF_ARRAY: Self = Self(0);
+    /// the factory curve
     pub const DEFAULT_VF_ARRAY: Self = Self(1);
+    /// the curve the hardware currently runs with
     pub const LIVE_VF_ARRAY: Self = Self(2);
     /// Forces the C enum `zes_vf_array_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2543,26 +2985,31 @@ impl ::core::fmt::Display for zes_vf_array_type_t {
     }
 }
 
+/// the curve as last programmed by the user
 pub const ZES_VF_ARRAY_TYPE_USER_VF_ARRAY: zes_vf_array_type_t = zes_vf_array_type_t::USER_VF_ARRAY;
+/// the factory curve
 pub const ZES_VF_ARRAY_TYPE_DEFAULT_VF_ARRAY: zes_vf_array_type_t = zes_vf_array_type_t::DEFAULT_VF_ARRAY;
+/// the curve the hardware currently runs with
 pub const ZES_VF_ARRAY_TYPE_LIVE_VF_ARRAY: zes_vf_array_type_t = zes_vf_array_type_t::LIVE_VF_ARRAY;
 /// Forces the C enum `zes_vf_array_type_t` to 32 bits; not a value.
 pub const ZES_VF_ARRAY_TYPE_FORCE_UINT32: zes_vf_array_type_t = zes_vf_array_type_t::FORCE_UINT32;
+/// What an overclock domain is and which controls it offers.
+///
 /// Since API 1.5.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_overclock_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the part of the device this domain covers
     pub domainType: zes_overclock_domain_t,
-    /// [out]
+    /// [out] mask of zes_overclock_control_t bits the domain supports
     pub AvailableControls: u32,
-    /// [out]
+    /// [out] which point coordinates of the curve may be changed
     pub VFProgramType: zes_vf_program_type_t,
-    /// [out]
+    /// [out] how many points the voltage-frequency curve has
     pub NumberOfVFPoints: u32,
 }
 
@@ -2589,19 +3036,21 @@ impl ::core::fmt::Debug for zes_overclock_properties_t {
     }
 }
 
+/// Range, step and defaults of one overclock control.
+///
 /// Since API 1.5.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_control_property_t {
-    /// [out]
+    /// [out] lowest value the control accepts
     pub MinValue: f64,
-    /// [out]
+    /// [out] highest value the control accepts
     pub MaxValue: f64,
-    /// [out]
+    /// [out] granularity of accepted values
     pub StepValue: f64,
-    /// [out]
+    /// [out] anchor value that user offsets are applied to, useful to show the expected gain
     pub RefValue: f64,
-    /// [out]
+    /// [out] value the control takes after a reset
     pub DefaultValue: f64,
 }
 
@@ -2624,21 +3073,23 @@ impl ::core::fmt::Debug for zes_control_property_t {
     }
 }
 
+/// Limits and steps for points of the voltage-frequency curve.
+///
 /// Since API 1.5.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_vf_property_t {
-    /// [out]
+    /// [out] lowest frequency a point may have, in MHz
     pub MinFreq: f64,
-    /// [out]
+    /// [out] highest frequency a point may have, in MHz
     pub MaxFreq: f64,
-    /// [out]
+    /// [out] frequency granularity, in MHz
     pub StepFreq: f64,
-    /// [out]
+    /// [out] lowest voltage a point may have, in mV
     pub MinVolt: f64,
-    /// [out]
+    /// [out] highest voltage a point may have, in mV
     pub MaxVolt: f64,
-    /// [out]
+    /// [out] voltage granularity, in mV
     pub StepVolt: f64,
 }
 
@@ -2662,16 +3113,22 @@ impl ::core::fmt::Debug for zes_vf_property_t {
     }
 }
 
+/// Name string that identifies the device state extension.
+///
 /// Since API 1.17.
 pub const ZES_DEVICE_EXT_STATE_NAME: &str = "ZES_extension_device_state";
 /// [`ZES_DEVICE_EXT_STATE_NAME`] as a nul-terminated C string.
 pub const ZES_DEVICE_EXT_STATE_NAME_BYTES: &[u8] = b"ZES_extension_device_state\0";
+/// Versions of the device state extension.
+///
 /// Since API 1.17.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_device_ext_state_version_t(pub u32);
 impl zes_device_ext_state_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zes_device_ext_state_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2700,18 +3157,26 @@ impl ::core::fmt::Display for zes_device_ext_state_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZES_DEVICE_EXT_STATE_VERSION_1_0: zes_device_ext_state_version_t = zes_device_ext_state_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZES_DEVICE_EXT_STATE_VERSION_CURRENT: zes_device_ext_state_version_t = zes_device_ext_state_version_t::CURRENT;
 /// Forces the C enum `zes_device_ext_state_version_t` to 32 bits; not a value.
 pub const ZES_DEVICE_EXT_STATE_VERSION_FORCE_UINT32: zes_device_ext_state_version_t = zes_device_ext_state_version_t::FORCE_UINT32;
+/// Conditions a device can be in, as a bit set.
+///
 /// Since API 1.17.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_device_state_ext_flag_t(pub u32);
 impl zes_device_state_ext_flag_t {
+    /// the device works normally
     pub const NORMAL: Self = Self(1);
+    /// the device hangs and needs a reset
     pub const WEDGED: Self = Self(2);
+    /// the device is in survivability mode
     pub const SURVIVABILITY: Self = Self(4);
+    /// a firmware flash override is in effect
     pub const FLASH_OVERRIDE: Self = Self(8);
     /// Forces the C enum `zes_device_state_ext_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2743,12 +3208,18 @@ impl ::core::fmt::Display for zes_device_state_ext_flag_t {
     }
 }
 
+/// the device works normally
 pub const ZES_DEVICE_STATE_EXT_FLAG_NORMAL: zes_device_state_ext_flag_t = zes_device_state_ext_flag_t::NORMAL;
+/// the device hangs and needs a reset
 pub const ZES_DEVICE_STATE_EXT_FLAG_WEDGED: zes_device_state_ext_flag_t = zes_device_state_ext_flag_t::WEDGED;
+/// the device is in survivability mode
 pub const ZES_DEVICE_STATE_EXT_FLAG_SURVIVABILITY: zes_device_state_ext_flag_t = zes_device_state_ext_flag_t::SURVIVABILITY;
+/// a firmware flash override is in effect
 pub const ZES_DEVICE_STATE_EXT_FLAG_FLASH_OVERRIDE: zes_device_state_ext_flag_t = zes_device_state_ext_flag_t::FLASH_OVERRIDE;
 /// Forces the C enum `zes_device_state_ext_flag_t` to 32 bits; not a value.
 pub const ZES_DEVICE_STATE_EXT_FLAG_FORCE_UINT32: zes_device_state_ext_flag_t = zes_device_state_ext_flag_t::FORCE_UINT32;
+/// Conditions a device can be in, as a bit set.
+///
 /// Since API 1.17.
 ///
 /// A set of [`zes_device_state_ext_flag_t`] bits (C: `typedef uint32_t zes_device_state_ext_flags_t`).
@@ -2756,9 +3227,13 @@ pub const ZES_DEVICE_STATE_EXT_FLAG_FORCE_UINT32: zes_device_state_ext_flag_t = 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_device_state_ext_flags_t(pub u32);
 impl zes_device_state_ext_flags_t {
+    /// the device works normally
     pub const NORMAL: Self = Self(0x00000001);
+    /// the device hangs and needs a reset
     pub const WEDGED: Self = Self(0x00000002);
+    /// the device is in survivability mode
     pub const SURVIVABILITY: Self = Self(0x00000004);
+    /// a firmware flash override is in effect
     pub const FLASH_OVERRIDE: Self = Self(0x00000008);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -2863,15 +3338,17 @@ impl ::core::fmt::Display for zes_device_state_ext_flags_t {
     }
 }
 
+/// Extra device conditions, chained into zes_device_state_t.
+///
 /// Since API 1.17.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_device_ext_state_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] conditions the device is in now
     pub flags: zes_device_state_ext_flags_t,
 }
 
@@ -2895,13 +3372,18 @@ impl ::core::fmt::Debug for zes_device_ext_state_t {
     }
 }
 
+/// Outcome of a diagnostics run.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_diag_result_t(pub u32);
 impl zes_diag_result_t {
+    /// every test ran and found no problem
     pub const NO_ERRORS: Self = Self(0);
+    /// the run stopped before the tests completed
     pub const ABORT: Self = Self(1);
+    /// problems were found that cannot be fixed
     pub const FAIL_CANT_REPAIR: Self = Self(2);
+    /// problems were found; rebooting will apply a repair
     pub const REBOOT_FOR_REPAIR: Self = Self(3);
     /// Forces the C enum `zes_diag_result_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2933,20 +3415,27 @@ impl ::core::fmt::Display for zes_diag_result_t {
     }
 }
 
+/// every test ran and found no problem
 pub const ZES_DIAG_RESULT_NO_ERRORS: zes_diag_result_t = zes_diag_result_t::NO_ERRORS;
+/// the run stopped before the tests completed
 pub const ZES_DIAG_RESULT_ABORT: zes_diag_result_t = zes_diag_result_t::ABORT;
+/// problems were found that cannot be fixed
 pub const ZES_DIAG_RESULT_FAIL_CANT_REPAIR: zes_diag_result_t = zes_diag_result_t::FAIL_CANT_REPAIR;
+/// problems were found; rebooting will apply a repair
 pub const ZES_DIAG_RESULT_REBOOT_FOR_REPAIR: zes_diag_result_t = zes_diag_result_t::REBOOT_FOR_REPAIR;
 /// Forces the C enum `zes_diag_result_t` to 32 bits; not a value.
 pub const ZES_DIAG_RESULT_FORCE_UINT32: zes_diag_result_t = zes_diag_result_t::FORCE_UINT32;
+/// Start index that selects the first test of a suite.
 pub const ZES_DIAG_FIRST_TEST_INDEX: u32 = 0x00000000;
+/// End index that selects the last test of a suite.
 pub const ZES_DIAG_LAST_TEST_INDEX: u32 = 0xffffffff;
+/// One test of a diagnostics suite.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_diag_test_t {
-    /// [out]
+    /// [out] the test's index, used as a start or end bound when running tests
     pub index: u32,
-    /// [out]
+    /// [out] readable name of the test
     pub name: [c_char; 64],
 }
 
@@ -2966,20 +3455,21 @@ impl ::core::fmt::Debug for zes_diag_test_t {
     }
 }
 
+/// What a diagnostics suite covers.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_diag_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] true when the suite checks a sub-device rather than the whole device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] the sub-device checked, when onSubdevice is true
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] readable name of the suite
     pub name: [c_char; 64],
-    /// [out]
+    /// [out] true when the suite's tests can be listed and run one by one
     pub haveTests: ze_bool_t,
 }
 
@@ -3006,13 +3496,18 @@ impl ::core::fmt::Debug for zes_diag_properties_t {
     }
 }
 
+/// Whether ECC is in use on a device.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_device_ecc_state_t(pub u32);
 impl zes_device_ecc_state_t {
+    /// the device has no ECC support
     pub const UNAVAILABLE: Self = Self(0);
+    /// ECC is turned on
     pub const ENABLED: Self = Self(1);
+    /// ECC is turned off
     pub const DISABLED: Self = Self(2);
     /// Forces the C enum `zes_device_ecc_state_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -3043,19 +3538,28 @@ impl ::core::fmt::Display for zes_device_ecc_state_t {
     }
 }
 
+/// the device has no ECC support
 pub const ZES_DEVICE_ECC_STATE_UNAVAILABLE: zes_device_ecc_state_t = zes_device_ecc_state_t::UNAVAILABLE;
+/// ECC is turned on
 pub const ZES_DEVICE_ECC_STATE_ENABLED: zes_device_ecc_state_t = zes_device_ecc_state_t::ENABLED;
+/// ECC is turned off
 pub const ZES_DEVICE_ECC_STATE_DISABLED: zes_device_ecc_state_t = zes_device_ecc_state_t::DISABLED;
 /// Forces the C enum `zes_device_ecc_state_t` to 32 bits; not a value.
 pub const ZES_DEVICE_ECC_STATE_FORCE_UINT32: zes_device_ecc_state_t = zes_device_ecc_state_t::FORCE_UINT32;
+/// Action that makes a pending device setting take effect.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_device_action_t(pub u32);
 impl zes_device_action_t {
+    /// no action is needed
     pub const NONE: Self = Self(0);
+    /// reset the card without removing power
     pub const WARM_CARD_RESET: Self = Self(1);
+    /// reset the card with a power cycle
     pub const COLD_CARD_RESET: Self = Self(2);
+    /// power cycle the whole system
     pub const COLD_SYSTEM_REBOOT: Self = Self(3);
     /// Forces the C enum `zes_device_action_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -3087,21 +3591,27 @@ impl ::core::fmt::Display for zes_device_action_t {
     }
 }
 
+/// no action is needed
 pub const ZES_DEVICE_ACTION_NONE: zes_device_action_t = zes_device_action_t::NONE;
+/// reset the card without removing power
 pub const ZES_DEVICE_ACTION_WARM_CARD_RESET: zes_device_action_t = zes_device_action_t::WARM_CARD_RESET;
+/// reset the card with a power cycle
 pub const ZES_DEVICE_ACTION_COLD_CARD_RESET: zes_device_action_t = zes_device_action_t::COLD_CARD_RESET;
+/// power cycle the whole system
 pub const ZES_DEVICE_ACTION_COLD_SYSTEM_REBOOT: zes_device_action_t = zes_device_action_t::COLD_SYSTEM_REBOOT;
 /// Forces the C enum `zes_device_action_t` to 32 bits; not a value.
 pub const ZES_DEVICE_ACTION_FORCE_UINT32: zes_device_action_t = zes_device_action_t::FORCE_UINT32;
+/// Requested ECC state of a device.
+///
 /// Since API 1.4.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_device_ecc_desc_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] the ECC state to switch to
     pub state: zes_device_ecc_state_t,
 }
 
@@ -3125,19 +3635,21 @@ impl ::core::fmt::Debug for zes_device_ecc_desc_t {
     }
 }
 
+/// Current and pending ECC state of a device.
+///
 /// Since API 1.4.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_device_ecc_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] ECC state in effect now
     pub currentState: zes_device_ecc_state_t,
-    /// [out]
+    /// [out] ECC state that applies once pendingAction is done
     pub pendingState: zes_device_ecc_state_t,
-    /// [out]
+    /// [out] what must happen for the pending state to apply
     pub pendingAction: zes_device_action_t,
 }
 
@@ -3163,16 +3675,22 @@ impl ::core::fmt::Debug for zes_device_ecc_properties_t {
     }
 }
 
+/// Name string that identifies the ECC default properties extension.
+///
 /// Since API 1.13.
 pub const ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_NAME: &str = "ZES_extension_device_ecc_default_properties";
 /// [`ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_NAME`] as a nul-terminated C string.
 pub const ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_NAME_BYTES: &[u8] = b"ZES_extension_device_ecc_default_properties\0";
+/// Versions of the ECC default properties extension.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_device_ecc_default_properties_ext_version_t(pub u32);
 impl zes_device_ecc_default_properties_ext_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zes_device_ecc_default_properties_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -3207,19 +3725,23 @@ impl ::core::fmt::Display for zes_device_ecc_default_properties_ext_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_VERSION_1_0: zes_device_ecc_default_properties_ext_version_t = zes_device_ecc_default_properties_ext_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_VERSION_CURRENT: zes_device_ecc_default_properties_ext_version_t = zes_device_ecc_default_properties_ext_version_t::CURRENT;
 /// Forces the C enum `zes_device_ecc_default_properties_ext_version_t` to 32 bits; not a value.
 pub const ZES_DEVICE_ECC_DEFAULT_PROPERTIES_EXT_VERSION_FORCE_UINT32: zes_device_ecc_default_properties_ext_version_t = zes_device_ecc_default_properties_ext_version_t::FORCE_UINT32;
+/// Default ECC state, chained into zes_device_ecc_properties_t.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_device_ecc_default_properties_ext_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] ECC state the device ships with
     pub defaultState: zes_device_ecc_state_t,
 }
 
@@ -3243,24 +3765,41 @@ impl ::core::fmt::Debug for zes_device_ecc_default_properties_ext_t {
     }
 }
 
+/// Engines or sets of engines whose activity can be measured.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_engine_group_t(pub u32);
 impl zes_engine_group_t {
+    /// every engine of the device together
     pub const ALL: Self = Self(0);
+    /// all engines that can run compute work
     pub const COMPUTE_ALL: Self = Self(1);
+    /// all media engines
     pub const MEDIA_ALL: Self = Self(2);
+    /// all copy engines
     pub const COPY_ALL: Self = Self(3);
+    /// one compute-only engine
     pub const COMPUTE_SINGLE: Self = Self(4);
+    /// one render engine
     pub const RENDER_SINGLE: Self = Self(5);
+    /// one media decode engine
     pub const MEDIA_DECODE_SINGLE: Self = Self(6);
+    /// one media encode engine
     pub const MEDIA_ENCODE_SINGLE: Self = Self(7);
+    /// one copy engine
     pub const COPY_SINGLE: Self = Self(8);
+    /// one media enhancement engine
     pub const MEDIA_ENHANCEMENT_SINGLE: Self = Self(9);
+    /// one 3D-only engine
     pub const _3D_SINGLE: Self = Self(10);
+    /// all engines that run 3D, render or compute work
     pub const _3D_RENDER_COMPUTE_ALL: Self = Self(11);
+    /// all render engines
     pub const RENDER_ALL: Self = Self(12);
+    /// all 3D engines
     pub const _3D_ALL: Self = Self(13);
+    /// one engine that both encodes and decodes media
+    ///
     /// Since API 1.8.
     pub const MEDIA_CODEC_SINGLE: Self = Self(14);
     /// Forces the C enum `zes_engine_group_t` to 32 bits; not a value.
@@ -3304,36 +3843,53 @@ impl ::core::fmt::Display for zes_engine_group_t {
     }
 }
 
+/// every engine of the device together
 pub const ZES_ENGINE_GROUP_ALL: zes_engine_group_t = zes_engine_group_t::ALL;
+/// all engines that can run compute work
 pub const ZES_ENGINE_GROUP_COMPUTE_ALL: zes_engine_group_t = zes_engine_group_t::COMPUTE_ALL;
+/// all media engines
 pub const ZES_ENGINE_GROUP_MEDIA_ALL: zes_engine_group_t = zes_engine_group_t::MEDIA_ALL;
+/// all copy engines
 pub const ZES_ENGINE_GROUP_COPY_ALL: zes_engine_group_t = zes_engine_group_t::COPY_ALL;
+/// one compute-only engine
 pub const ZES_ENGINE_GROUP_COMPUTE_SINGLE: zes_engine_group_t = zes_engine_group_t::COMPUTE_SINGLE;
+/// one render engine
 pub const ZES_ENGINE_GROUP_RENDER_SINGLE: zes_engine_group_t = zes_engine_group_t::RENDER_SINGLE;
+/// one media decode engine
 pub const ZES_ENGINE_GROUP_MEDIA_DECODE_SINGLE: zes_engine_group_t = zes_engine_group_t::MEDIA_DECODE_SINGLE;
+/// one media encode engine
 pub const ZES_ENGINE_GROUP_MEDIA_ENCODE_SINGLE: zes_engine_group_t = zes_engine_group_t::MEDIA_ENCODE_SINGLE;
+/// one copy engine
 pub const ZES_ENGINE_GROUP_COPY_SINGLE: zes_engine_group_t = zes_engine_group_t::COPY_SINGLE;
+/// one media enhancement engine
 pub const ZES_ENGINE_GROUP_MEDIA_ENHANCEMENT_SINGLE: zes_engine_group_t = zes_engine_group_t::MEDIA_ENHANCEMENT_SINGLE;
+/// one 3D-only engine
 pub const ZES_ENGINE_GROUP_3D_SINGLE: zes_engine_group_t = zes_engine_group_t::_3D_SINGLE;
+/// all engines that run 3D, render or compute work
 pub const ZES_ENGINE_GROUP_3D_RENDER_COMPUTE_ALL: zes_engine_group_t = zes_engine_group_t::_3D_RENDER_COMPUTE_ALL;
+/// all render engines
 pub const ZES_ENGINE_GROUP_RENDER_ALL: zes_engine_group_t = zes_engine_group_t::RENDER_ALL;
+/// all 3D engines
 pub const ZES_ENGINE_GROUP_3D_ALL: zes_engine_group_t = zes_engine_group_t::_3D_ALL;
+/// one engine that both encodes and decodes media
+///
 /// Since API 1.8.
 pub const ZES_ENGINE_GROUP_MEDIA_CODEC_SINGLE: zes_engine_group_t = zes_engine_group_t::MEDIA_CODEC_SINGLE;
 /// Forces the C enum `zes_engine_group_t` to 32 bits; not a value.
 pub const ZES_ENGINE_GROUP_FORCE_UINT32: zes_engine_group_t = zes_engine_group_t::FORCE_UINT32;
+/// What an engine group handle measures.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_engine_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the engine or set of engines covered
     pub r#type: zes_engine_group_t,
-    /// [out]
+    /// [out] true when the engines belong to a sub-device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] the sub-device, when onSubdevice is true
     pub subdeviceId: u32,
 }
 
@@ -3359,12 +3915,13 @@ impl ::core::fmt::Debug for zes_engine_properties_t {
     }
 }
 
+/// Busy-time counter of an engine group; compare two samples to get utilisation.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_engine_stats_t {
-    /// [out]
+    /// [out] total time the engines were busy, in microseconds
     pub activeTime: u64,
-    /// [out]
+    /// [out] when the sample was taken, in microseconds, monotonic
     pub timestamp: u64,
 }
 
@@ -3384,16 +3941,22 @@ impl ::core::fmt::Debug for zes_engine_stats_t {
     }
 }
 
+/// Name string that identifies the engine activity extension.
+///
 /// Since API 1.7.
 pub const ZES_ENGINE_ACTIVITY_EXT_NAME: &str = "ZES_extension_engine_activity";
 /// [`ZES_ENGINE_ACTIVITY_EXT_NAME`] as a nul-terminated C string.
 pub const ZES_ENGINE_ACTIVITY_EXT_NAME_BYTES: &[u8] = b"ZES_extension_engine_activity\0";
+/// Versions of the engine activity extension.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_engine_activity_ext_version_t(pub u32);
 impl zes_engine_activity_ext_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zes_engine_activity_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -3422,19 +3985,23 @@ impl ::core::fmt::Display for zes_engine_activity_ext_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZES_ENGINE_ACTIVITY_EXT_VERSION_1_0: zes_engine_activity_ext_version_t = zes_engine_activity_ext_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZES_ENGINE_ACTIVITY_EXT_VERSION_CURRENT: zes_engine_activity_ext_version_t = zes_engine_activity_ext_version_t::CURRENT;
 /// Forces the C enum `zes_engine_activity_ext_version_t` to 32 bits; not a value.
 pub const ZES_ENGINE_ACTIVITY_EXT_VERSION_FORCE_UINT32: zes_engine_activity_ext_version_t = zes_engine_activity_ext_version_t::FORCE_UINT32;
+/// Virtual function count of an engine group, chained into its properties.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_engine_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] how many virtual functions share the engines
     pub countOfVirtualFunctionInstance: u32,
 }
 
@@ -3461,25 +4028,43 @@ impl ::core::fmt::Debug for zes_engine_ext_properties_t {
     }
 }
 
+/// Sysman events a device can report, as a bit set.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_event_type_flag_t(pub u32);
 impl zes_event_type_flag_t {
+    /// the device is about to be removed
     pub const DEVICE_DETACH: Self = Self(1);
+    /// the device was attached again
     pub const DEVICE_ATTACH: Self = Self(2);
+    /// the device went into a sleep state
     pub const DEVICE_SLEEP_STATE_ENTER: Self = Self(4);
+    /// the device woke from a sleep state
     pub const DEVICE_SLEEP_STATE_EXIT: Self = Self(8);
+    /// a frequency domain began throttling
     pub const FREQ_THROTTLED: Self = Self(16);
+    /// consumed energy passed the threshold set on a power domain
     pub const ENERGY_THRESHOLD_CROSSED: Self = Self(32);
+    /// a sensor reached its critical temperature
     pub const TEMP_CRITICAL: Self = Self(64);
+    /// a sensor crossed its first configured threshold
     pub const TEMP_THRESHOLD1: Self = Self(128);
+    /// a sensor crossed its second configured threshold
     pub const TEMP_THRESHOLD2: Self = Self(256);
+    /// the health of a memory module changed
     pub const MEM_HEALTH: Self = Self(512);
+    /// the health of a fabric port changed
     pub const FABRIC_PORT_HEALTH: Self = Self(1024);
+    /// the health of the PCI link changed
     pub const PCI_LINK_HEALTH: Self = Self(2048);
+    /// correctable errors passed a configured threshold
     pub const RAS_CORRECTABLE_ERRORS: Self = Self(4096);
+    /// uncorrectable errors passed a configured threshold
     pub const RAS_UNCORRECTABLE_ERRORS: Self = Self(8192);
+    /// the device must be reset to keep working
     pub const DEVICE_RESET_REQUIRED: Self = Self(16384);
+    /// the device entered survivability mode
+    ///
     /// Since API 1.9.
     pub const SURVIVABILITY_MODE_DETECTED: Self = Self(32768);
     /// Forces the C enum `zes_event_type_flag_t` to 32 bits; not a value.
@@ -3524,45 +4109,81 @@ impl ::core::fmt::Display for zes_event_type_flag_t {
     }
 }
 
+/// the device is about to be removed
 pub const ZES_EVENT_TYPE_FLAG_DEVICE_DETACH: zes_event_type_flag_t = zes_event_type_flag_t::DEVICE_DETACH;
+/// the device was attached again
 pub const ZES_EVENT_TYPE_FLAG_DEVICE_ATTACH: zes_event_type_flag_t = zes_event_type_flag_t::DEVICE_ATTACH;
+/// the device went into a sleep state
 pub const ZES_EVENT_TYPE_FLAG_DEVICE_SLEEP_STATE_ENTER: zes_event_type_flag_t = zes_event_type_flag_t::DEVICE_SLEEP_STATE_ENTER;
+/// the device woke from a sleep state
 pub const ZES_EVENT_TYPE_FLAG_DEVICE_SLEEP_STATE_EXIT: zes_event_type_flag_t = zes_event_type_flag_t::DEVICE_SLEEP_STATE_EXIT;
+/// a frequency domain began throttling
 pub const ZES_EVENT_TYPE_FLAG_FREQ_THROTTLED: zes_event_type_flag_t = zes_event_type_flag_t::FREQ_THROTTLED;
+/// consumed energy passed the threshold set on a power domain
 pub const ZES_EVENT_TYPE_FLAG_ENERGY_THRESHOLD_CROSSED: zes_event_type_flag_t = zes_event_type_flag_t::ENERGY_THRESHOLD_CROSSED;
+/// a sensor reached its critical temperature
 pub const ZES_EVENT_TYPE_FLAG_TEMP_CRITICAL: zes_event_type_flag_t = zes_event_type_flag_t::TEMP_CRITICAL;
+/// a sensor crossed its first configured threshold
 pub const ZES_EVENT_TYPE_FLAG_TEMP_THRESHOLD1: zes_event_type_flag_t = zes_event_type_flag_t::TEMP_THRESHOLD1;
+/// a sensor crossed its second configured threshold
 pub const ZES_EVENT_TYPE_FLAG_TEMP_THRESHOLD2: zes_event_type_flag_t = zes_event_type_flag_t::TEMP_THRESHOLD2;
+/// the health of a memory module changed
 pub const ZES_EVENT_TYPE_FLAG_MEM_HEALTH: zes_event_type_flag_t = zes_event_type_flag_t::MEM_HEALTH;
+/// the health of a fabric port changed
 pub const ZES_EVENT_TYPE_FLAG_FABRIC_PORT_HEALTH: zes_event_type_flag_t = zes_event_type_flag_t::FABRIC_PORT_HEALTH;
+/// the health of the PCI link changed
 pub const ZES_EVENT_TYPE_FLAG_PCI_LINK_HEALTH: zes_event_type_flag_t = zes_event_type_flag_t::PCI_LINK_HEALTH;
+/// correctable errors passed a configured threshold
 pub const ZES_EVENT_TYPE_FLAG_RAS_CORRECTABLE_ERRORS: zes_event_type_flag_t = zes_event_type_flag_t::RAS_CORRECTABLE_ERRORS;
+/// uncorrectable errors passed a configured threshold
 pub const ZES_EVENT_TYPE_FLAG_RAS_UNCORRECTABLE_ERRORS: zes_event_type_flag_t = zes_event_type_flag_t::RAS_UNCORRECTABLE_ERRORS;
+/// the device must be reset to keep working
 pub const ZES_EVENT_TYPE_FLAG_DEVICE_RESET_REQUIRED: zes_event_type_flag_t = zes_event_type_flag_t::DEVICE_RESET_REQUIRED;
+/// the device entered survivability mode
+///
 /// Since API 1.9.
 pub const ZES_EVENT_TYPE_FLAG_SURVIVABILITY_MODE_DETECTED: zes_event_type_flag_t = zes_event_type_flag_t::SURVIVABILITY_MODE_DETECTED;
 /// Forces the C enum `zes_event_type_flag_t` to 32 bits; not a value.
 pub const ZES_EVENT_TYPE_FLAG_FORCE_UINT32: zes_event_type_flag_t = zes_event_type_flag_t::FORCE_UINT32;
+/// Sysman events a device can report, as a bit set.
+///
 /// A set of [`zes_event_type_flag_t`] bits (C: `typedef uint32_t zes_event_type_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_event_type_flags_t(pub u32);
 impl zes_event_type_flags_t {
+    /// the device is about to be removed
     pub const DEVICE_DETACH: Self = Self(0x00000001);
+    /// the device was attached again
     pub const DEVICE_ATTACH: Self = Self(0x00000002);
+    /// the device went into a sleep state
     pub const DEVICE_SLEEP_STATE_ENTER: Self = Self(0x00000004);
+    /// the device woke from a sleep state
     pub const DEVICE_SLEEP_STATE_EXIT: Self = Self(0x00000008);
+    /// a frequency domain began throttling
     pub const FREQ_THROTTLED: Self = Self(0x00000010);
+    /// consumed energy passed the threshold set on a power domain
     pub const ENERGY_THRESHOLD_CROSSED: Self = Self(0x00000020);
+    /// a sensor reached its critical temperature
     pub const TEMP_CRITICAL: Self = Self(0x00000040);
+    /// a sensor crossed its first configured threshold
     pub const TEMP_THRESHOLD1: Self = Self(0x00000080);
+    /// a sensor crossed its second configured threshold
     pub const TEMP_THRESHOLD2: Self = Self(0x00000100);
+    /// the health of a memory module changed
     pub const MEM_HEALTH: Self = Self(0x00000200);
+    /// the health of a fabric port changed
     pub const FABRIC_PORT_HEALTH: Self = Self(0x00000400);
+    /// the health of the PCI link changed
     pub const PCI_LINK_HEALTH: Self = Self(0x00000800);
+    /// correctable errors passed a configured threshold
     pub const RAS_CORRECTABLE_ERRORS: Self = Self(0x00001000);
+    /// uncorrectable errors passed a configured threshold
     pub const RAS_UNCORRECTABLE_ERRORS: Self = Self(0x00002000);
+    /// the device must be reset to keep working
     pub const DEVICE_RESET_REQUIRED: Self = Self(0x00004000);
+    /// the device entered survivability mode
+    ///
     /// Since API 1.9.
     pub const SURVIVABILITY_MODE_DETECTED: Self = Self(0x00008000);
     /// No bits set.
@@ -3677,16 +4298,24 @@ impl ::core::fmt::Display for zes_event_type_flags_t {
     }
 }
 
+/// Capacity, in bytes including the terminating zero, of a fabric port model string.
 pub const ZES_MAX_FABRIC_PORT_MODEL_SIZE: u32 = 256;
+/// Capacity, in bytes including the terminating zero, of a fabric link type string.
 pub const ZES_MAX_FABRIC_LINK_TYPE_SIZE: u32 = 256;
+/// Health of a fabric port.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_fabric_port_status_t(pub u32);
 impl zes_fabric_port_status_t {
+    /// health cannot be determined
     pub const UNKNOWN: Self = Self(0);
+    /// the port works as expected
     pub const HEALTHY: Self = Self(1);
+    /// the port works but below its potential; see the quality issues
     pub const DEGRADED: Self = Self(2);
+    /// the port does not carry traffic; see the failure reasons
     pub const FAILED: Self = Self(3);
+    /// the port was switched off through its configuration
     pub const DISABLED: Self = Self(4);
     /// Forces the C enum `zes_fabric_port_status_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -3719,18 +4348,26 @@ impl ::core::fmt::Display for zes_fabric_port_status_t {
     }
 }
 
+/// health cannot be determined
 pub const ZES_FABRIC_PORT_STATUS_UNKNOWN: zes_fabric_port_status_t = zes_fabric_port_status_t::UNKNOWN;
+/// the port works as expected
 pub const ZES_FABRIC_PORT_STATUS_HEALTHY: zes_fabric_port_status_t = zes_fabric_port_status_t::HEALTHY;
+/// the port works but below its potential; see the quality issues
 pub const ZES_FABRIC_PORT_STATUS_DEGRADED: zes_fabric_port_status_t = zes_fabric_port_status_t::DEGRADED;
+/// the port does not carry traffic; see the failure reasons
 pub const ZES_FABRIC_PORT_STATUS_FAILED: zes_fabric_port_status_t = zes_fabric_port_status_t::FAILED;
+/// the port was switched off through its configuration
 pub const ZES_FABRIC_PORT_STATUS_DISABLED: zes_fabric_port_status_t = zes_fabric_port_status_t::DISABLED;
 /// Forces the C enum `zes_fabric_port_status_t` to 32 bits; not a value.
 pub const ZES_FABRIC_PORT_STATUS_FORCE_UINT32: zes_fabric_port_status_t = zes_fabric_port_status_t::FORCE_UINT32;
+/// Causes of reduced fabric port quality, as a bit set.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_fabric_port_qual_issue_flag_t(pub u32);
 impl zes_fabric_port_qual_issue_flag_t {
+    /// the link sees too many errors
     pub const LINK_ERRORS: Self = Self(1);
+    /// the link runs slower than it could
     pub const SPEED: Self = Self(2);
     /// Forces the C enum `zes_fabric_port_qual_issue_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -3760,16 +4397,22 @@ impl ::core::fmt::Display for zes_fabric_port_qual_issue_flag_t {
     }
 }
 
+/// the link sees too many errors
 pub const ZES_FABRIC_PORT_QUAL_ISSUE_FLAG_LINK_ERRORS: zes_fabric_port_qual_issue_flag_t = zes_fabric_port_qual_issue_flag_t::LINK_ERRORS;
+/// the link runs slower than it could
 pub const ZES_FABRIC_PORT_QUAL_ISSUE_FLAG_SPEED: zes_fabric_port_qual_issue_flag_t = zes_fabric_port_qual_issue_flag_t::SPEED;
 /// Forces the C enum `zes_fabric_port_qual_issue_flag_t` to 32 bits; not a value.
 pub const ZES_FABRIC_PORT_QUAL_ISSUE_FLAG_FORCE_UINT32: zes_fabric_port_qual_issue_flag_t = zes_fabric_port_qual_issue_flag_t::FORCE_UINT32;
+/// Causes of reduced fabric port quality, as a bit set.
+///
 /// A set of [`zes_fabric_port_qual_issue_flag_t`] bits (C: `typedef uint32_t zes_fabric_port_qual_issue_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_fabric_port_qual_issue_flags_t(pub u32);
 impl zes_fabric_port_qual_issue_flags_t {
+    /// the link sees too many errors
     pub const LINK_ERRORS: Self = Self(0x00000001);
+    /// the link runs slower than it could
     pub const SPEED: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -3872,12 +4515,16 @@ impl ::core::fmt::Display for zes_fabric_port_qual_issue_flags_t {
     }
 }
 
+/// Causes of a fabric port failure, as a bit set.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_fabric_port_failure_flag_t(pub u32);
 impl zes_fabric_port_failure_flag_t {
+    /// the port hardware failed
     pub const FAILED: Self = Self(1);
+    /// the link could not finish training in time
     pub const TRAINING_TIMEOUT: Self = Self(2);
+    /// the link keeps going up and down
     pub const FLAPPING: Self = Self(4);
     /// Forces the C enum `zes_fabric_port_failure_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -3908,18 +4555,26 @@ impl ::core::fmt::Display for zes_fabric_port_failure_flag_t {
     }
 }
 
+/// the port hardware failed
 pub const ZES_FABRIC_PORT_FAILURE_FLAG_FAILED: zes_fabric_port_failure_flag_t = zes_fabric_port_failure_flag_t::FAILED;
+/// the link could not finish training in time
 pub const ZES_FABRIC_PORT_FAILURE_FLAG_TRAINING_TIMEOUT: zes_fabric_port_failure_flag_t = zes_fabric_port_failure_flag_t::TRAINING_TIMEOUT;
+/// the link keeps going up and down
 pub const ZES_FABRIC_PORT_FAILURE_FLAG_FLAPPING: zes_fabric_port_failure_flag_t = zes_fabric_port_failure_flag_t::FLAPPING;
 /// Forces the C enum `zes_fabric_port_failure_flag_t` to 32 bits; not a value.
 pub const ZES_FABRIC_PORT_FAILURE_FLAG_FORCE_UINT32: zes_fabric_port_failure_flag_t = zes_fabric_port_failure_flag_t::FORCE_UINT32;
+/// Causes of a fabric port failure, as a bit set.
+///
 /// A set of [`zes_fabric_port_failure_flag_t`] bits (C: `typedef uint32_t zes_fabric_port_failure_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_fabric_port_failure_flags_t(pub u32);
 impl zes_fabric_port_failure_flags_t {
+    /// the port hardware failed
     pub const FAILED: Self = Self(0x00000001);
+    /// the link could not finish training in time
     pub const TRAINING_TIMEOUT: Self = Self(0x00000002);
+    /// the link keeps going up and down
     pub const FLAPPING: Self = Self(0x00000004);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -4023,14 +4678,15 @@ impl ::core::fmt::Display for zes_fabric_port_failure_flags_t {
     }
 }
 
+/// Identifies a fabric port across the whole fabric.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fabric_port_id_t {
-    /// [out]
+    /// [out] identifier of the device on the fabric
     pub fabricId: u32,
-    /// [out]
+    /// [out] identifier of the attach point (sub-device) within that device
     pub attachId: u32,
-    /// [out]
+    /// [out] number of the port at that attach point
     pub portNumber: u8,
 }
 
@@ -4051,12 +4707,13 @@ impl ::core::fmt::Debug for zes_fabric_port_id_t {
     }
 }
 
+/// Signalling rate and lane count of a fabric link.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fabric_port_speed_t {
-    /// [out]
+    /// [out] bits per second carried by the link; -1 when unknown
     pub bitRate: i64,
-    /// [out]
+    /// [out] number of lanes; -1 when unknown
     pub width: i32,
 }
 
@@ -4076,24 +4733,25 @@ impl ::core::fmt::Debug for zes_fabric_port_speed_t {
     }
 }
 
+/// Fixed facts of a fabric port: model, location and best speeds.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fabric_port_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] model of the port as a string
     pub model: [c_char; 256],
-    /// [out]
+    /// [out] true when the port belongs to a sub-device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] the sub-device, when onSubdevice is true
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] fabric-wide identity of the port
     pub portId: zes_fabric_port_id_t,
-    /// [out]
+    /// [out] fastest receive speed the port supports
     pub maxRxSpeed: zes_fabric_port_speed_t,
-    /// [out]
+    /// [out] fastest transmit speed the port supports
     pub maxTxSpeed: zes_fabric_port_speed_t,
 }
 
@@ -4122,10 +4780,11 @@ impl ::core::fmt::Debug for zes_fabric_port_properties_t {
     }
 }
 
+/// Description of the kind of link attached to a fabric port.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fabric_link_type_t {
-    /// [out]
+    /// [out] the link kind as a readable string
     pub desc: [c_char; 256],
 }
 
@@ -4144,16 +4803,17 @@ impl ::core::fmt::Debug for zes_fabric_link_type_t {
     }
 }
 
+/// Settings of a fabric port that software may change.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fabric_port_config_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [in,out]
+    /// [in,out] true when the port is switched on
     pub enabled: ze_bool_t,
-    /// [in,out]
+    /// [in,out] true when the port's identification light blinks
     pub beaconing: ze_bool_t,
 }
 
@@ -4178,24 +4838,25 @@ impl ::core::fmt::Debug for zes_fabric_port_config_t {
     }
 }
 
+/// Current health, connection and speed of a fabric port.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fabric_port_state_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] overall port health
     pub status: zes_fabric_port_status_t,
-    /// [out]
+    /// [out] quality problems seen, when status reports degradation
     pub qualityIssues: zes_fabric_port_qual_issue_flags_t,
-    /// [out]
+    /// [out] failure causes, when status reports a failure
     pub failureReasons: zes_fabric_port_failure_flags_t,
-    /// [out]
+    /// [out] the port at the other end of the link, when connected
     pub remotePortId: zes_fabric_port_id_t,
-    /// [out]
+    /// [out] receive speed in use now
     pub rxSpeed: zes_fabric_port_speed_t,
-    /// [out]
+    /// [out] transmit speed in use now
     pub txSpeed: zes_fabric_port_speed_t,
 }
 
@@ -4224,14 +4885,15 @@ impl ::core::fmt::Debug for zes_fabric_port_state_t {
     }
 }
 
+/// Running traffic counters of a fabric port; compare two samples to get rates.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fabric_port_throughput_t {
-    /// [out]
+    /// [out] when the counters were sampled, in microseconds, monotonic
     pub timestamp: u64,
-    /// [out]
+    /// [out] bytes received through the port
     pub rxCounter: u64,
-    /// [out]
+    /// [out] bytes sent through the port
     pub txCounter: u64,
 }
 
@@ -4252,21 +4914,23 @@ impl ::core::fmt::Debug for zes_fabric_port_throughput_t {
     }
 }
 
+/// Error counts of a fabric port.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fabric_port_error_counters_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] times the link went down
     pub linkFailureCount: u64,
-    /// [out]
+    /// [out] errors talking to the port firmware
     pub fwCommErrorCount: u64,
-    /// [out]
+    /// [out] errors raised by the port firmware itself
     pub fwErrorCount: u64,
-    /// [out]
+    /// [out] times the link dropped to a lower speed or width
     pub linkDegradeCount: u64,
 }
 
@@ -4293,12 +4957,16 @@ impl ::core::fmt::Debug for zes_fabric_port_error_counters_t {
     }
 }
 
+/// How a fan's speed is chosen.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_fan_speed_mode_t(pub u32);
 impl zes_fan_speed_mode_t {
+    /// the device's own control loop chooses the speed
     pub const DEFAULT: Self = Self(0);
+    /// the fan turns at one speed set by the user
     pub const FIXED: Self = Self(1);
+    /// the speed follows a user table of temperature and speed pairs
     pub const TABLE: Self = Self(2);
     /// Forces the C enum `zes_fan_speed_mode_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -4329,16 +4997,22 @@ impl ::core::fmt::Display for zes_fan_speed_mode_t {
     }
 }
 
+/// the device's own control loop chooses the speed
 pub const ZES_FAN_SPEED_MODE_DEFAULT: zes_fan_speed_mode_t = zes_fan_speed_mode_t::DEFAULT;
+/// the fan turns at one speed set by the user
 pub const ZES_FAN_SPEED_MODE_FIXED: zes_fan_speed_mode_t = zes_fan_speed_mode_t::FIXED;
+/// the speed follows a user table of temperature and speed pairs
 pub const ZES_FAN_SPEED_MODE_TABLE: zes_fan_speed_mode_t = zes_fan_speed_mode_t::TABLE;
 /// Forces the C enum `zes_fan_speed_mode_t` to 32 bits; not a value.
 pub const ZES_FAN_SPEED_MODE_FORCE_UINT32: zes_fan_speed_mode_t = zes_fan_speed_mode_t::FORCE_UINT32;
+/// Units in which a fan speed is given.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_fan_speed_units_t(pub u32);
 impl zes_fan_speed_units_t {
+    /// revolutions per minute
     pub const RPM: Self = Self(0);
+    /// percentage of the fan's top speed
     pub const PERCENT: Self = Self(1);
     /// Forces the C enum `zes_fan_speed_units_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -4368,16 +5042,19 @@ impl ::core::fmt::Display for zes_fan_speed_units_t {
     }
 }
 
+/// revolutions per minute
 pub const ZES_FAN_SPEED_UNITS_RPM: zes_fan_speed_units_t = zes_fan_speed_units_t::RPM;
+/// percentage of the fan's top speed
 pub const ZES_FAN_SPEED_UNITS_PERCENT: zes_fan_speed_units_t = zes_fan_speed_units_t::PERCENT;
 /// Forces the C enum `zes_fan_speed_units_t` to 32 bits; not a value.
 pub const ZES_FAN_SPEED_UNITS_FORCE_UINT32: zes_fan_speed_units_t = zes_fan_speed_units_t::FORCE_UINT32;
+/// A fan speed together with its unit.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fan_speed_t {
-    /// [in,out]
+    /// [in,out] the speed value; -1 when unknown
     pub speed: i32,
-    /// [in,out]
+    /// [in,out] whether speed is in RPM or percent
     pub units: zes_fan_speed_units_t,
 }
 
@@ -4397,12 +5074,13 @@ impl ::core::fmt::Debug for zes_fan_speed_t {
     }
 }
 
+/// One point of a fan table: at this temperature, turn at this speed.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fan_temp_speed_t {
-    /// [in,out]
+    /// [in,out] temperature of the point, in degrees Celsius
     pub temperature: u32,
-    /// [in,out]
+    /// [in,out] fan speed to use from that temperature on
     pub speed: zes_fan_speed_t,
 }
 
@@ -4422,13 +5100,15 @@ impl ::core::fmt::Debug for zes_fan_temp_speed_t {
     }
 }
 
+/// Largest number of points a fan speed table can hold.
 pub const ZES_FAN_TEMP_SPEED_PAIR_COUNT: u32 = 32;
+/// Table of temperature and speed points that drives a fan.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fan_speed_table_t {
-    /// [in,out]
+    /// [in,out] how many entries of table are used; 0 means no table is set, -1 that tables are unsupported
     pub numPoints: i32,
-    /// [in,out]
+    /// [in,out] the points, in order of rising temperature
     pub table: [zes_fan_temp_speed_t; 32],
 }
 
@@ -4448,26 +5128,27 @@ impl ::core::fmt::Debug for zes_fan_speed_table_t {
     }
 }
 
+/// Fixed facts of a fan and what control it allows.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fan_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] true when the fan belongs to a sub-device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] the sub-device, when onSubdevice is true
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] true when software may change the fan's speed mode
     pub canControl: ze_bool_t,
-    /// [out]
+    /// [out] mask with bit (1 << mode) set for each zes_fan_speed_mode_t supported
     pub supportedModes: u32,
-    /// [out]
+    /// [out] mask with bit (1 << unit) set for each zes_fan_speed_units_t supported
     pub supportedUnits: u32,
-    /// [out]
+    /// [out] top speed, in RPM; -1 when unknown
     pub maxRPM: i32,
-    /// [out]
+    /// [out] most points a speed table may have; -1 when table mode is unsupported
     pub maxPoints: i32,
 }
 
@@ -4497,18 +5178,19 @@ impl ::core::fmt::Debug for zes_fan_properties_t {
     }
 }
 
+/// Current speed mode of a fan and its parameters.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_fan_config_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [in,out]
+    /// [in,out] speed mode in use
     pub mode: zes_fan_speed_mode_t,
-    /// [in,out]
+    /// [in,out] the speed set for fixed mode
     pub speedFixed: zes_fan_speed_t,
-    /// [out]
+    /// [out] the table set for table mode
     pub speedTable: zes_fan_speed_table_t,
 }
 
@@ -4534,22 +5216,23 @@ impl ::core::fmt::Debug for zes_fan_config_t {
     }
 }
 
+/// Name, version and location of a firmware image.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_firmware_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] true when the firmware belongs to a sub-device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] the sub-device, when onSubdevice is true
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] true when software may flash this firmware
     pub canControl: ze_bool_t,
-    /// [out]
+    /// [out] readable name of the firmware
     pub name: [c_char; 64],
-    /// [out]
+    /// [out] installed version as a string
     pub version: [c_char; 64],
 }
 
@@ -4577,16 +5260,22 @@ impl ::core::fmt::Debug for zes_firmware_properties_t {
     }
 }
 
+/// Name string that identifies the experimental firmware security version extension.
+///
 /// Since API 1.9.
 pub const ZES_FIRMWARE_SECURITY_VERSION_EXP_NAME: &str = "ZES_experimental_firmware_security_version";
 /// [`ZES_FIRMWARE_SECURITY_VERSION_EXP_NAME`] as a nul-terminated C string.
 pub const ZES_FIRMWARE_SECURITY_VERSION_EXP_NAME_BYTES: &[u8] = b"ZES_experimental_firmware_security_version\0";
+/// Versions of the experimental firmware security version extension.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_firmware_security_exp_version_t(pub u32);
 impl zes_firmware_security_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zes_firmware_security_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -4615,16 +5304,23 @@ impl ::core::fmt::Display for zes_firmware_security_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZES_FIRMWARE_SECURITY_EXP_VERSION_1_0: zes_firmware_security_exp_version_t = zes_firmware_security_exp_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZES_FIRMWARE_SECURITY_EXP_VERSION_CURRENT: zes_firmware_security_exp_version_t = zes_firmware_security_exp_version_t::CURRENT;
 /// Forces the C enum `zes_firmware_security_exp_version_t` to 32 bits; not a value.
 pub const ZES_FIRMWARE_SECURITY_EXP_VERSION_FORCE_UINT32: zes_firmware_security_exp_version_t = zes_firmware_security_exp_version_t::FORCE_UINT32;
+/// Parts of the device that have their own clock.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_freq_domain_t(pub u32);
 impl zes_freq_domain_t {
+    /// the clock of the GPU engines
     pub const GPU: Self = Self(0);
+    /// the clock of local memory
     pub const MEMORY: Self = Self(1);
+    /// the clock of the media engines
+    ///
     /// Since API 1.6.
     pub const MEDIA: Self = Self(2);
     /// Forces the C enum `zes_freq_domain_t` to 32 bits; not a value.
@@ -4656,32 +5352,37 @@ impl ::core::fmt::Display for zes_freq_domain_t {
     }
 }
 
+/// the clock of the GPU engines
 pub const ZES_FREQ_DOMAIN_GPU: zes_freq_domain_t = zes_freq_domain_t::GPU;
+/// the clock of local memory
 pub const ZES_FREQ_DOMAIN_MEMORY: zes_freq_domain_t = zes_freq_domain_t::MEMORY;
+/// the clock of the media engines
+///
 /// Since API 1.6.
 pub const ZES_FREQ_DOMAIN_MEDIA: zes_freq_domain_t = zes_freq_domain_t::MEDIA;
 /// Forces the C enum `zes_freq_domain_t` to 32 bits; not a value.
 pub const ZES_FREQ_DOMAIN_FORCE_UINT32: zes_freq_domain_t = zes_freq_domain_t::FORCE_UINT32;
+/// Fixed facts of a frequency domain and the clock range its hardware allows.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_freq_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] which clock this domain drives
     pub r#type: zes_freq_domain_t,
-    /// [out]
+    /// [out] true when the domain belongs to a sub-device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] the sub-device, when onSubdevice is true
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] true when software may change the domain's clock range
     pub canControl: ze_bool_t,
-    /// [out]
+    /// [out] true when throttling of this domain raises a sysman event
     pub isThrottleEventSupported: ze_bool_t,
-    /// [out]
+    /// [out] lowest clock the hardware supports, in MHz
     pub min: f64,
-    /// [out]
+    /// [out] highest clock the hardware supports, in MHz
     pub max: f64,
 }
 
@@ -4711,12 +5412,13 @@ impl ::core::fmt::Debug for zes_freq_properties_t {
     }
 }
 
+/// Bounds within which the device may pick a clock, in MHz.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_freq_range_t {
-    /// [in,out]
+    /// [in,out] lower bound, in MHz; setting 0 lets the clock drop to the hardware minimum
     pub min: f64,
-    /// [in,out]
+    /// [in,out] upper bound, in MHz; setting 0 or a very large value lets the clock rise to the hardware maximum
     pub max: f64,
 }
 
@@ -4736,21 +5438,35 @@ impl ::core::fmt::Debug for zes_freq_range_t {
     }
 }
 
+/// Why a clock is held below the requested value, as a bit set.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_freq_throttle_reason_flag_t(pub u32);
 impl zes_freq_throttle_reason_flag_t {
+    /// the sustained (average) power limit is reached
     pub const AVE_PWR_CAP: Self = Self(1);
+    /// the short-term burst power limit is reached
     pub const BURST_PWR_CAP: Self = Self(2);
+    /// the electrical current limit is reached
     pub const CURRENT_LIMIT: Self = Self(4);
+    /// a temperature limit is reached
     pub const THERMAL_LIMIT: Self = Self(8);
+    /// the power supply raised an alert
     pub const PSU_ALERT: Self = Self(16);
+    /// the range set by software caps the clock
     pub const SW_RANGE: Self = Self(32);
+    /// a range imposed by hardware caps the clock
     pub const HW_RANGE: Self = Self(64);
+    /// a voltage limit caps the clock
+    ///
     /// Since API 1.15.
     pub const VOLTAGE: Self = Self(128);
+    /// thermal conditions of any kind cap the clock
+    ///
     /// Since API 1.15.
     pub const THERMAL: Self = Self(256);
+    /// power conditions of any kind cap the clock
+    ///
     /// Since API 1.15.
     pub const POWER: Self = Self(512);
     /// Forces the C enum `zes_freq_throttle_reason_flag_t` to 32 bits; not a value.
@@ -4789,37 +5505,65 @@ impl ::core::fmt::Display for zes_freq_throttle_reason_flag_t {
     }
 }
 
+/// the sustained (average) power limit is reached
 pub const ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP: zes_freq_throttle_reason_flag_t = zes_freq_throttle_reason_flag_t::AVE_PWR_CAP;
+/// the short-term burst power limit is reached
 pub const ZES_FREQ_THROTTLE_REASON_FLAG_BURST_PWR_CAP: zes_freq_throttle_reason_flag_t = zes_freq_throttle_reason_flag_t::BURST_PWR_CAP;
+/// the electrical current limit is reached
 pub const ZES_FREQ_THROTTLE_REASON_FLAG_CURRENT_LIMIT: zes_freq_throttle_reason_flag_t = zes_freq_throttle_reason_flag_t::CURRENT_LIMIT;
+/// a temperature limit is reached
 pub const ZES_FREQ_THROTTLE_REASON_FLAG_THERMAL_LIMIT: zes_freq_throttle_reason_flag_t = zes_freq_throttle_reason_flag_t::THERMAL_LIMIT;
+/// the power supply raised an alert
 pub const ZES_FREQ_THROTTLE_REASON_FLAG_PSU_ALERT: zes_freq_throttle_reason_flag_t = zes_freq_throttle_reason_flag_t::PSU_ALERT;
+/// the range set by software caps the clock
 pub const ZES_FREQ_THROTTLE_REASON_FLAG_SW_RANGE: zes_freq_throttle_reason_flag_t = zes_freq_throttle_reason_flag_t::SW_RANGE;
+/// a range imposed by hardware caps the clock
 pub const ZES_FREQ_THROTTLE_REASON_FLAG_HW_RANGE: zes_freq_throttle_reason_flag_t = zes_freq_throttle_reason_flag_t::HW_RANGE;
+/// a voltage limit caps the clock
+///
 /// Since API 1.15.
 pub const ZES_FREQ_THROTTLE_REASON_FLAG_VOLTAGE: zes_freq_throttle_reason_flag_t = zes_freq_throttle_reason_flag_t::VOLTAGE;
+/// thermal conditions of any kind cap the clock
+///
 /// Since API 1.15.
 pub const ZES_FREQ_THROTTLE_REASON_FLAG_THERMAL: zes_freq_throttle_reason_flag_t = zes_freq_throttle_reason_flag_t::THERMAL;
+/// power conditions of any kind cap the clock
+///
 /// Since API 1.15.
 pub const ZES_FREQ_THROTTLE_REASON_FLAG_POWER: zes_freq_throttle_reason_flag_t = zes_freq_throttle_reason_flag_t::POWER;
 /// Forces the C enum `zes_freq_throttle_reason_flag_t` to 32 bits; not a value.
 pub const ZES_FREQ_THROTTLE_REASON_FLAG_FORCE_UINT32: zes_freq_throttle_reason_flag_t = zes_freq_throttle_reason_flag_t::FORCE_UINT32;
+/// Why a clock is held below the requested value, as a bit set.
+///
 /// A set of [`zes_freq_throttle_reason_flag_t`] bits (C: `typedef uint32_t zes_freq_throttle_reason_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_freq_throttle_reason_flags_t(pub u32);
 impl zes_freq_throttle_reason_flags_t {
+    /// the sustained (average) power limit is reached
     pub const AVE_PWR_CAP: Self = Self(0x00000001);
+    /// the short-term burst power limit is reached
     pub const BURST_PWR_CAP: Self = Self(0x00000002);
+    /// the electrical current limit is reached
     pub const CURRENT_LIMIT: Self = Self(0x00000004);
+    /// a temperature limit is reached
     pub const THERMAL_LIMIT: Self = Self(0x00000008);
+    /// the power supply raised an alert
     pub const PSU_ALERT: Self = Self(0x00000010);
+    /// the range set by software caps the clock
     pub const SW_RANGE: Self = Self(0x00000020);
+    /// a range imposed by hardware caps the clock
     pub const HW_RANGE: Self = Self(0x00000040);
+    /// a voltage limit caps the clock
+    ///
     /// Since API 1.15.
     pub const VOLTAGE: Self = Self(0x00000080);
+    /// thermal conditions of any kind cap the clock
+    ///
     /// Since API 1.15.
     pub const THERMAL: Self = Self(0x00000100);
+    /// power conditions of any kind cap the clock
+    ///
     /// Since API 1.15.
     pub const POWER: Self = Self(0x00000200);
     /// No bits set.
@@ -4931,24 +5675,25 @@ impl ::core::fmt::Display for zes_freq_throttle_reason_flags_t {
     }
 }
 
+/// Current clocks and voltage of a frequency domain.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_freq_state_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] voltage now applied, in volts; negative when unknown
     pub currentVoltage: f64,
-    /// [out]
+    /// [out] clock requested by software and firmware, in MHz; negative when unknown
     pub request: f64,
-    /// [out]
+    /// [out] highest clock the thermal design power allows now, in MHz; negative when unknown
     pub tdp: f64,
-    /// [out]
+    /// [out] lowest clock that is still energy efficient, in MHz; negative when unknown
     pub efficient: f64,
-    /// [out]
+    /// [out] clock the hardware runs at now, in MHz; negative when unknown
     pub actual: f64,
-    /// [out]
+    /// [out] why actual is below request; zero when it is not
     pub throttleReasons: zes_freq_throttle_reason_flags_t,
 }
 
@@ -4977,12 +5722,13 @@ impl ::core::fmt::Debug for zes_freq_state_t {
     }
 }
 
+/// Running counter of time spent throttled; compare two samples to get a share.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_freq_throttle_time_t {
-    /// [out]
+    /// [out] total time the clock was held below the request, in microseconds
     pub throttleTime: u64,
-    /// [out]
+    /// [out] when the sample was taken, in microseconds, monotonic
     pub timestamp: u64,
 }
 
@@ -5002,13 +5748,18 @@ impl ::core::fmt::Debug for zes_freq_throttle_time_t {
     }
 }
 
+/// Legacy overclocking modes of a frequency domain.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_oc_mode_t(pub u32);
 impl zes_oc_mode_t {
+    /// no overclocking; factory behaviour
     pub const OFF: Self = Self(0);
+    /// the user voltage target replaces the factory voltage at every clock
     pub const OVERRIDE: Self = Self(1);
+    /// the user voltage offset shifts the factory curve
     pub const INTERPOLATIVE: Self = Self(2);
+    /// the domain runs at one fixed clock and voltage
     pub const FIXED: Self = Self(3);
     /// Forces the C enum `zes_oc_mode_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -5040,44 +5791,49 @@ impl ::core::fmt::Display for zes_oc_mode_t {
     }
 }
 
+/// no overclocking; factory behaviour
 pub const ZES_OC_MODE_OFF: zes_oc_mode_t = zes_oc_mode_t::OFF;
+/// the user voltage target replaces the factory voltage at every clock
 pub const ZES_OC_MODE_OVERRIDE: zes_oc_mode_t = zes_oc_mode_t::OVERRIDE;
+/// the user voltage offset shifts the factory curve
 pub const ZES_OC_MODE_INTERPOLATIVE: zes_oc_mode_t = zes_oc_mode_t::INTERPOLATIVE;
+/// the domain runs at one fixed clock and voltage
 pub const ZES_OC_MODE_FIXED: zes_oc_mode_t = zes_oc_mode_t::FIXED;
 /// Forces the C enum `zes_oc_mode_t` to 32 bits; not a value.
 pub const ZES_OC_MODE_FORCE_UINT32: zes_oc_mode_t = zes_oc_mode_t::FORCE_UINT32;
+/// Legacy overclocking limits and features of a frequency domain.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_oc_capabilities_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] true when the domain can be overclocked at all
     pub isOcSupported: ze_bool_t,
-    /// [out]
+    /// [out] highest factory clock, in MHz
     pub maxFactoryDefaultFrequency: f64,
-    /// [out]
+    /// [out] voltage at the highest factory clock, in volts
     pub maxFactoryDefaultVoltage: f64,
-    /// [out]
+    /// [out] highest clock that overclocking may request, in MHz
     pub maxOcFrequency: f64,
-    /// [out]
+    /// [out] most negative voltage offset accepted, in volts
     pub minOcVoltageOffset: f64,
-    /// [out]
+    /// [out] most positive voltage offset accepted, in volts
     pub maxOcVoltageOffset: f64,
-    /// [out]
+    /// [out] highest voltage target accepted, in volts
     pub maxOcVoltage: f64,
-    /// [out]
+    /// [out] true when the junction temperature limit can be changed
     pub isTjMaxSupported: ze_bool_t,
-    /// [out]
+    /// [out] true when the current limit can be changed
     pub isIccMaxSupported: ze_bool_t,
-    /// [out]
+    /// [out] true when the device offers a high-voltage mode
     pub isHighVoltModeCapable: ze_bool_t,
-    /// [out]
+    /// [out] true when that high-voltage mode is switched on
     pub isHighVoltModeEnabled: ze_bool_t,
-    /// [out]
+    /// [out] true when extended overclocking features, with 1 MHz steps, are available
     pub isExtendedModeSupported: ze_bool_t,
-    /// [out]
+    /// [out] true when ZES_OC_MODE_FIXED can be selected
     pub isFixedModeSupported: ze_bool_t,
 }
 
@@ -5113,20 +5869,21 @@ impl ::core::fmt::Debug for zes_oc_capabilities_t {
     }
 }
 
+/// Fixed facts of an LED and what control it allows.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_led_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] true when the LED belongs to a sub-device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] the sub-device, when onSubdevice is true
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] true when software may switch the LED or change its colour
     pub canControl: ze_bool_t,
-    /// [out]
+    /// [out] true when the LED can show colours
     pub haveRGB: ze_bool_t,
 }
 
@@ -5153,14 +5910,15 @@ impl ::core::fmt::Debug for zes_led_properties_t {
     }
 }
 
+/// Colour of an LED as three channel intensities from 0.0 to 1.0.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_led_color_t {
-    /// [in,out][range(0.0, 1.0)]
+    /// [in,out][range(0.0, 1.0)] red intensity, from 0.0 (off) to 1.0 (full)
     pub red: f64,
-    /// [in,out][range(0.0, 1.0)]
+    /// [in,out][range(0.0, 1.0)] green intensity, from 0.0 (off) to 1.0 (full)
     pub green: f64,
-    /// [in,out][range(0.0, 1.0)]
+    /// [in,out][range(0.0, 1.0)] blue intensity, from 0.0 (off) to 1.0 (full)
     pub blue: f64,
 }
 
@@ -5181,16 +5939,17 @@ impl ::core::fmt::Debug for zes_led_color_t {
     }
 }
 
+/// Whether an LED is lit and in which colour.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_led_state_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] true when the LED is lit
     pub isOn: ze_bool_t,
-    /// [out]
+    /// [out] current colour, for LEDs that have one
     pub color: zes_led_color_t,
 }
 
@@ -5215,16 +5974,22 @@ impl ::core::fmt::Debug for zes_led_state_t {
     }
 }
 
+/// Name string that identifies the memory page offline state extension.
+///
 /// Since API 1.8.
 pub const ZES_MEM_PAGE_OFFLINE_STATE_EXP_NAME: &str = "ZES_extension_mem_state";
 /// [`ZES_MEM_PAGE_OFFLINE_STATE_EXP_NAME`] as a nul-terminated C string.
 pub const ZES_MEM_PAGE_OFFLINE_STATE_EXP_NAME_BYTES: &[u8] = b"ZES_extension_mem_state\0";
+/// Versions of the memory page offline state extension.
+///
 /// Since API 1.8.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_mem_page_offline_state_exp_version_t(pub u32);
 impl zes_mem_page_offline_state_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zes_mem_page_offline_state_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -5253,21 +6018,25 @@ impl ::core::fmt::Display for zes_mem_page_offline_state_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZES_MEM_PAGE_OFFLINE_STATE_EXP_VERSION_1_0: zes_mem_page_offline_state_exp_version_t = zes_mem_page_offline_state_exp_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZES_MEM_PAGE_OFFLINE_STATE_EXP_VERSION_CURRENT: zes_mem_page_offline_state_exp_version_t = zes_mem_page_offline_state_exp_version_t::CURRENT;
 /// Forces the C enum `zes_mem_page_offline_state_exp_version_t` to 32 bits; not a value.
 pub const ZES_MEM_PAGE_OFFLINE_STATE_EXP_VERSION_FORCE_UINT32: zes_mem_page_offline_state_exp_version_t = zes_mem_page_offline_state_exp_version_t::FORCE_UINT32;
+/// Count of retired memory pages, chained into zes_mem_state_t.
+///
 /// Since API 1.8.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_mem_page_offline_state_exp_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] pages retired so far because of errors
     pub memoryPageOffline: u32,
-    /// [out]
+    /// [out] most pages that may be retired
     pub maxMemoryPageOffline: u32,
 }
 
@@ -5292,43 +6061,79 @@ impl ::core::fmt::Debug for zes_mem_page_offline_state_exp_t {
     }
 }
 
+/// Technologies a memory module can use.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_mem_type_t(pub u32);
 impl zes_mem_type_t {
+    /// high bandwidth memory
     pub const HBM: Self = Self(0);
+    /// DDR memory, generation not stated
     pub const DDR: Self = Self(1);
+    /// DDR3 memory
     pub const DDR3: Self = Self(2);
+    /// DDR4 memory
     pub const DDR4: Self = Self(3);
+    /// DDR5 memory
     pub const DDR5: Self = Self(4);
+    /// low-power DDR memory, generation not stated
     pub const LPDDR: Self = Self(5);
+    /// LPDDR3 memory
     pub const LPDDR3: Self = Self(6);
+    /// LPDDR4 memory
     pub const LPDDR4: Self = Self(7);
+    /// LPDDR5 memory
     pub const LPDDR5: Self = Self(8);
+    /// static RAM
     pub const SRAM: Self = Self(9);
+    /// level 1 cache
     pub const L1: Self = Self(10);
+    /// level 3 cache
     pub const L3: Self = Self(11);
+    /// the general register file
     pub const GRF: Self = Self(12);
+    /// shared local memory
     pub const SLM: Self = Self(13);
+    /// GDDR4 graphics memory
     pub const GDDR4: Self = Self(14);
+    /// GDDR5 graphics memory
     pub const GDDR5: Self = Self(15);
+    /// GDDR5X graphics memory
     pub const GDDR5X: Self = Self(16);
+    /// GDDR6 graphics memory
     pub const GDDR6: Self = Self(17);
+    /// GDDR6X graphics memory
     pub const GDDR6X: Self = Self(18);
+    /// GDDR7 graphics memory
     pub const GDDR7: Self = Self(19);
+    /// LPDDR5X memory
     pub const LPDDR5X: Self = Self(20);
+    /// HBM2 memory
+    ///
     /// Since API 1.17.
     pub const HBM2: Self = Self(21);
+    /// DDR2 memory
+    ///
     /// Since API 1.17.
     pub const DDR2: Self = Self(22);
+    /// HBM2E memory
+    ///
     /// Since API 1.17.
     pub const HBM2E: Self = Self(23);
+    /// HBM3 memory
+    ///
     /// Since API 1.17.
     pub const HBM3: Self = Self(24);
+    /// HBM3E memory
+    ///
     /// Since API 1.17.
     pub const HBM3E: Self = Self(25);
+    /// HBM4 memory
+    ///
     /// Since API 1.17.
     pub const HBM4: Self = Self(26);
+    /// LPDDR6 memory
+    ///
     /// Since API 1.17.
     pub const LPDDR6: Self = Self(27);
     /// Forces the C enum `zes_mem_type_t` to 32 bits; not a value.
@@ -5385,48 +6190,86 @@ impl ::core::fmt::Display for zes_mem_type_t {
     }
 }
 
+/// high bandwidth memory
 pub const ZES_MEM_TYPE_HBM: zes_mem_type_t = zes_mem_type_t::HBM;
+/// DDR memory, generation not stated
 pub const ZES_MEM_TYPE_DDR: zes_mem_type_t = zes_mem_type_t::DDR;
+/// DDR3 memory
 pub const ZES_MEM_TYPE_DDR3: zes_mem_type_t = zes_mem_type_t::DDR3;
+/// DDR4 memory
 pub const ZES_MEM_TYPE_DDR4: zes_mem_type_t = zes_mem_type_t::DDR4;
+/// DDR5 memory
 pub const ZES_MEM_TYPE_DDR5: zes_mem_type_t = zes_mem_type_t::DDR5;
+/// low-power DDR memory, generation not stated
 pub const ZES_MEM_TYPE_LPDDR: zes_mem_type_t = zes_mem_type_t::LPDDR;
+/// LPDDR3 memory
 pub const ZES_MEM_TYPE_LPDDR3: zes_mem_type_t = zes_mem_type_t::LPDDR3;
+/// LPDDR4 memory
 pub const ZES_MEM_TYPE_LPDDR4: zes_mem_type_t = zes_mem_type_t::LPDDR4;
+/// LPDDR5 memory
 pub const ZES_MEM_TYPE_LPDDR5: zes_mem_type_t = zes_mem_type_t::LPDDR5;
+/// static RAM
 pub const ZES_MEM_TYPE_SRAM: zes_mem_type_t = zes_mem_type_t::SRAM;
+/// level 1 cache
 pub const ZES_MEM_TYPE_L1: zes_mem_type_t = zes_mem_type_t::L1;
+/// level 3 cache
 pub const ZES_MEM_TYPE_L3: zes_mem_type_t = zes_mem_type_t::L3;
+/// the general register file
 pub const ZES_MEM_TYPE_GRF: zes_mem_type_t = zes_mem_type_t::GRF;
+/// shared local memory
 pub const ZES_MEM_TYPE_SLM: zes_mem_type_t = zes_mem_type_t::SLM;
+/// GDDR4 graphics memory
 pub const ZES_MEM_TYPE_GDDR4: zes_mem_type_t = zes_mem_type_t::GDDR4;
+/// GDDR5 graphics memory
 pub const ZES_MEM_TYPE_GDDR5: zes_mem_type_t = zes_mem_type_t::GDDR5;
+/// GDDR5X graphics memory
 pub const ZES_MEM_TYPE_GDDR5X: zes_mem_type_t = zes_mem_type_t::GDDR5X;
+/// GDDR6 graphics memory
 pub const ZES_MEM_TYPE_GDDR6: zes_mem_type_t = zes_mem_type_t::GDDR6;
+/// GDDR6X graphics memory
 pub const ZES_MEM_TYPE_GDDR6X: zes_mem_type_t = zes_mem_type_t::GDDR6X;
+/// GDDR7 graphics memory
 pub const ZES_MEM_TYPE_GDDR7: zes_mem_type_t = zes_mem_type_t::GDDR7;
+/// LPDDR5X memory
 pub const ZES_MEM_TYPE_LPDDR5X: zes_mem_type_t = zes_mem_type_t::LPDDR5X;
+/// HBM2 memory
+///
 /// Since API 1.17.
 pub const ZES_MEM_TYPE_HBM2: zes_mem_type_t = zes_mem_type_t::HBM2;
+/// DDR2 memory
+///
 /// Since API 1.17.
 pub const ZES_MEM_TYPE_DDR2: zes_mem_type_t = zes_mem_type_t::DDR2;
+/// HBM2E memory
+///
 /// Since API 1.17.
 pub const ZES_MEM_TYPE_HBM2E: zes_mem_type_t = zes_mem_type_t::HBM2E;
+/// HBM3 memory
+///
 /// Since API 1.17.
 pub const ZES_MEM_TYPE_HBM3: zes_mem_type_t = zes_mem_type_t::HBM3;
+/// HBM3E memory
+///
 /// Since API 1.17.
 pub const ZES_MEM_TYPE_HBM3E: zes_mem_type_t = zes_mem_type_t::HBM3E;
+/// HBM4 memory
+///
 /// Since API 1.17.
 pub const ZES_MEM_TYPE_HBM4: zes_mem_type_t = zes_mem_type_t::HBM4;
+/// LPDDR6 memory
+///
 /// Since API 1.17.
 pub const ZES_MEM_TYPE_LPDDR6: zes_mem_type_t = zes_mem_type_t::LPDDR6;
 /// Forces the C enum `zes_mem_type_t` to 32 bits; not a value.
 pub const ZES_MEM_TYPE_FORCE_UINT32: zes_mem_type_t = zes_mem_type_t::FORCE_UINT32;
+/// Where a memory module physically sits.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_mem_loc_t(pub u32);
 impl zes_mem_loc_t {
+    /// in the host system
     pub const SYSTEM: Self = Self(0);
+    /// on the device itself
     pub const DEVICE: Self = Self(1);
     /// Forces the C enum `zes_mem_loc_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -5456,18 +6299,26 @@ impl ::core::fmt::Display for zes_mem_loc_t {
     }
 }
 
+/// in the host system
 pub const ZES_MEM_LOC_SYSTEM: zes_mem_loc_t = zes_mem_loc_t::SYSTEM;
+/// on the device itself
 pub const ZES_MEM_LOC_DEVICE: zes_mem_loc_t = zes_mem_loc_t::DEVICE;
 /// Forces the C enum `zes_mem_loc_t` to 32 bits; not a value.
 pub const ZES_MEM_LOC_FORCE_UINT32: zes_mem_loc_t = zes_mem_loc_t::FORCE_UINT32;
+/// Health of a memory module.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_mem_health_t(pub u32);
 impl zes_mem_health_t {
+    /// health cannot be determined
     pub const UNKNOWN: Self = Self(0);
+    /// no problems found
     pub const OK: Self = Self(1);
+    /// errors were seen and some capacity may be retired; still usable
     pub const DEGRADED: Self = Self(2);
+    /// many errors; performance may suffer and failure is likely
     pub const CRITICAL: Self = Self(3);
+    /// the memory has failed and the device should be replaced
     pub const REPLACE: Self = Self(4);
     /// Forces the C enum `zes_mem_health_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -5500,33 +6351,39 @@ impl ::core::fmt::Display for zes_mem_health_t {
     }
 }
 
+/// health cannot be determined
 pub const ZES_MEM_HEALTH_UNKNOWN: zes_mem_health_t = zes_mem_health_t::UNKNOWN;
+/// no problems found
 pub const ZES_MEM_HEALTH_OK: zes_mem_health_t = zes_mem_health_t::OK;
+/// errors were seen and some capacity may be retired; still usable
 pub const ZES_MEM_HEALTH_DEGRADED: zes_mem_health_t = zes_mem_health_t::DEGRADED;
+/// many errors; performance may suffer and failure is likely
 pub const ZES_MEM_HEALTH_CRITICAL: zes_mem_health_t = zes_mem_health_t::CRITICAL;
+/// the memory has failed and the device should be replaced
 pub const ZES_MEM_HEALTH_REPLACE: zes_mem_health_t = zes_mem_health_t::REPLACE;
 /// Forces the C enum `zes_mem_health_t` to 32 bits; not a value.
 pub const ZES_MEM_HEALTH_FORCE_UINT32: zes_mem_health_t = zes_mem_health_t::FORCE_UINT32;
+/// Fixed facts of a memory module: kind, location and geometry.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_mem_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] memory technology of the module
     pub r#type: zes_mem_type_t,
-    /// [out]
+    /// [out] true when the module belongs to a sub-device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] the sub-device, when onSubdevice is true
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] whether the module is in the host or on the device
     pub location: zes_mem_loc_t,
-    /// [out]
+    /// [out] installed capacity, in bytes; zero when unknown
     pub physicalSize: u64,
-    /// [out]
+    /// [out] width of the memory bus, in bits; -1 when unknown
     pub busWidth: i32,
-    /// [out]
+    /// [out] number of memory channels; -1 when unknown
     pub numChannels: i32,
 }
 
@@ -5556,18 +6413,19 @@ impl ::core::fmt::Debug for zes_mem_properties_t {
     }
 }
 
+/// Current health and free space of a memory module.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_mem_state_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] health of the module
     pub health: zes_mem_health_t,
-    /// [out]
+    /// [out] bytes that are not allocated
     pub free: u64,
-    /// [out]
+    /// [out] bytes usable in total, which may be less than the physical size
     pub size: u64,
 }
 
@@ -5593,16 +6451,17 @@ impl ::core::fmt::Debug for zes_mem_state_t {
     }
 }
 
+/// Running traffic counters of a memory module; compare two samples to get bandwidth.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_mem_bandwidth_t {
-    /// [out]
+    /// [out] bytes read from the module
     pub readCounter: u64,
-    /// [out]
+    /// [out] bytes written to the module
     pub writeCounter: u64,
-    /// [out]
+    /// [out] current peak transfer rate of the module, in bytes per second
     pub maxBandwidth: u64,
-    /// [out]
+    /// [out] when the counters were sampled, in microseconds, monotonic
     pub timestamp: u64,
 }
 
@@ -5624,11 +6483,13 @@ impl ::core::fmt::Debug for zes_mem_bandwidth_t {
     }
 }
 
+/// Width of the memory timestamp counter.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_mem_ext_bandwidth_t {
-    /// [out]
+    /// [out] how many low bits of the timestamp carry data before it wraps
     pub memoryTimestampValidBits: u32,
 }
 
@@ -5647,16 +6508,22 @@ impl ::core::fmt::Debug for zes_mem_ext_bandwidth_t {
     }
 }
 
+/// Name string that identifies the memory bandwidth counter bits extension.
+///
 /// Since API 1.8.
 pub const ZES_MEMORY_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES_NAME: &str = "ZES_extension_mem_bandwidth_counter_bits_properties";
 /// [`ZES_MEMORY_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES_NAME`] as a nul-terminated C string.
 pub const ZES_MEMORY_BANDWIDTH_COUNTER_BITS_EXP_PROPERTIES_NAME_BYTES: &[u8] = b"ZES_extension_mem_bandwidth_counter_bits_properties\0";
+/// Versions of the memory bandwidth counter bits extension.
+///
 /// Since API 1.8.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_mem_bandwidth_counter_bits_exp_version_t(pub u32);
 impl zes_mem_bandwidth_counter_bits_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows, 1.0
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zes_mem_bandwidth_counter_bits_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -5687,19 +6554,23 @@ impl ::core::fmt::Display for zes_mem_bandwidth_counter_bits_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZES_MEM_BANDWIDTH_COUNTER_BITS_EXP_VERSION_1_0: zes_mem_bandwidth_counter_bits_exp_version_t = zes_mem_bandwidth_counter_bits_exp_version_t::_1_0;
+/// the newest version this header knows, 1.0
 pub const ZES_MEM_BANDWIDTH_COUNTER_BITS_EXP_VERSION_CURRENT: zes_mem_bandwidth_counter_bits_exp_version_t = zes_mem_bandwidth_counter_bits_exp_version_t::CURRENT;
 /// Forces the C enum `zes_mem_bandwidth_counter_bits_exp_version_t` to 32 bits; not a value.
 pub const ZES_MEM_BANDWIDTH_COUNTER_BITS_EXP_VERSION_FORCE_UINT32: zes_mem_bandwidth_counter_bits_exp_version_t = zes_mem_bandwidth_counter_bits_exp_version_t::FORCE_UINT32;
+/// Counter width of a memory module, chained into zes_mem_properties_t.
+///
 /// Since API 1.8.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_mem_bandwidth_counter_bits_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] how many low bits of the bandwidth counters carry data before they wrap
     pub validBitsCount: u32,
 }
 
@@ -5723,17 +6594,24 @@ impl ::core::fmt::Debug for zes_mem_bandwidth_counter_bits_exp_properties_t {
     }
 }
 
+/// Name string of the OEM serial ID extension, as drivers list it.
+///
 /// Since API 1.17.
 pub const ZES_OEM_SERIAL_ID_EXT_NAME: &str = "ZES_extension_oem_serial_id";
 /// [`ZES_OEM_SERIAL_ID_EXT_NAME`] as a nul-terminated C string.
 pub const ZES_OEM_SERIAL_ID_EXT_NAME_BYTES: &[u8] = b"ZES_extension_oem_serial_id\0";
+/// Versions of the OEM serial ID extension.
+///
 /// Since API 1.17.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_oem_serial_id_ext_version_t(pub u32);
 impl zes_oem_serial_id_ext_version_t {
+    /// extension version 1.0
+    ///
     /// Since API 1.17.
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zes_oem_serial_id_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -5762,24 +6640,31 @@ impl ::core::fmt::Display for zes_oem_serial_id_ext_version_t {
     }
 }
 
+/// extension version 1.0
+///
 /// Since API 1.17.
 pub const ZES_OEM_SERIAL_ID_EXT_VERSION_1_0: zes_oem_serial_id_ext_version_t = zes_oem_serial_id_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZES_OEM_SERIAL_ID_EXT_VERSION_CURRENT: zes_oem_serial_id_ext_version_t = zes_oem_serial_id_ext_version_t::CURRENT;
 /// Forces the C enum `zes_oem_serial_id_ext_version_t` to 32 bits; not a value.
 pub const ZES_OEM_SERIAL_ID_EXT_VERSION_FORCE_UINT32: zes_oem_serial_id_ext_version_t = zes_oem_serial_id_ext_version_t::FORCE_UINT32;
+/// Capacity in characters of the OEM serial ID buffer, terminating NUL included.
+///
 /// Since API 1.17.
 pub const ZES_OEM_SERIAL_ID_SIZE: u32 = 1024;
+/// Vendor-assigned serial number of a device; chain it into the device property query.
+///
 /// Since API 1.17.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_oem_serial_id_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] number of meaningful characters stored in oemSerialId
     pub length: u16,
-    /// [out]
+    /// [out] the serial number text written by the board vendor
     pub oemSerialId: [c_char; 1024],
 }
 
@@ -5804,16 +6689,22 @@ impl ::core::fmt::Debug for zes_oem_serial_id_ext_properties_t {
     }
 }
 
+/// Name string of the PCIe link speed downgrade extension.
+///
 /// Since API 1.15.
 pub const ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_NAME: &str = "ZES_extension_pci_link_speed_downgrade";
 /// [`ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_NAME`] as a nul-terminated C string.
 pub const ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_NAME_BYTES: &[u8] = b"ZES_extension_pci_link_speed_downgrade\0";
+/// Versions of the PCIe link speed downgrade extension.
+///
 /// Since API 1.15.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_pci_link_speed_downgrade_ext_version_t(pub u32);
 impl zes_pci_link_speed_downgrade_ext_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zes_pci_link_speed_downgrade_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -5844,19 +6735,23 @@ impl ::core::fmt::Display for zes_pci_link_speed_downgrade_ext_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_VERSION_1_0: zes_pci_link_speed_downgrade_ext_version_t = zes_pci_link_speed_downgrade_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_VERSION_CURRENT: zes_pci_link_speed_downgrade_ext_version_t = zes_pci_link_speed_downgrade_ext_version_t::CURRENT;
 /// Forces the C enum `zes_pci_link_speed_downgrade_ext_version_t` to 32 bits; not a value.
 pub const ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_VERSION_FORCE_UINT32: zes_pci_link_speed_downgrade_ext_version_t = zes_pci_link_speed_downgrade_ext_version_t::FORCE_UINT32;
+/// Whether the PCIe link currently runs below its top speed; chained into the PCI state query.
+///
 /// Since API 1.15.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_pci_link_speed_downgrade_ext_state_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] true while the link is held at a lowered generation
     pub pciLinkSpeedDowngradeStatus: ze_bool_t,
 }
 
@@ -5880,17 +6775,19 @@ impl ::core::fmt::Debug for zes_pci_link_speed_downgrade_ext_state_t {
     }
 }
 
+/// PCIe link speed control capabilities; chained into the PCI property query.
+///
 /// Since API 1.15.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_pci_link_speed_downgrade_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] true when software may lower or restore the link speed
     pub pciLinkSpeedUpdateCapable: ze_bool_t,
-    /// [out]
+    /// [out] highest PCIe generation the device can run
     pub maxPciGenSupported: i32,
 }
 
@@ -5915,18 +6812,19 @@ impl ::core::fmt::Debug for zes_pci_link_speed_downgrade_ext_properties_t {
     }
 }
 
+/// Describes one performance factor domain.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_perf_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] true when the domain belongs to a sub-device rather than the whole device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] index of that sub-device; only meaningful when onSubdevice is true
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] the kinds of engines whose behaviour this factor tunes
     pub engines: zes_engine_type_flags_t,
 }
 
@@ -5952,17 +6850,27 @@ impl ::core::fmt::Debug for zes_perf_properties_t {
     }
 }
 
+/// Part of the hardware a power domain measures or limits.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_power_domain_t(pub u32);
 impl zes_power_domain_t {
+    /// the domain's extent is not reported
     pub const UNKNOWN: Self = Self(0);
+    /// the whole add-in card, board components included
     pub const CARD: Self = Self(1);
+    /// the chip package only
     pub const PACKAGE: Self = Self(2);
+    /// one stack (tile) of a multi-stack device
     pub const STACK: Self = Self(3);
+    /// the device's memory
+    ///
     /// Since API 1.8.
     pub const MEMORY: Self = Self(4);
+    /// the GPU logic, without memory and board parts
+    ///
     /// Since API 1.8.
     pub const GPU: Self = Self(5);
     /// Forces the C enum `zes_power_domain_t` to 32 bits; not a value.
@@ -5997,25 +6905,40 @@ impl ::core::fmt::Display for zes_power_domain_t {
     }
 }
 
+/// the domain's extent is not reported
 pub const ZES_POWER_DOMAIN_UNKNOWN: zes_power_domain_t = zes_power_domain_t::UNKNOWN;
+/// the whole add-in card, board components included
 pub const ZES_POWER_DOMAIN_CARD: zes_power_domain_t = zes_power_domain_t::CARD;
+/// the chip package only
 pub const ZES_POWER_DOMAIN_PACKAGE: zes_power_domain_t = zes_power_domain_t::PACKAGE;
+/// one stack (tile) of a multi-stack device
 pub const ZES_POWER_DOMAIN_STACK: zes_power_domain_t = zes_power_domain_t::STACK;
+/// the device's memory
+///
 /// Since API 1.8.
 pub const ZES_POWER_DOMAIN_MEMORY: zes_power_domain_t = zes_power_domain_t::MEMORY;
+/// the GPU logic, without memory and board parts
+///
 /// Since API 1.8.
 pub const ZES_POWER_DOMAIN_GPU: zes_power_domain_t = zes_power_domain_t::GPU;
 /// Forces the C enum `zes_power_domain_t` to 32 bits; not a value.
 pub const ZES_POWER_DOMAIN_FORCE_UINT32: zes_power_domain_t = zes_power_domain_t::FORCE_UINT32;
+/// Kinds of power limit, by how long the limited power may be sustained.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_power_level_t(pub u32);
 impl zes_power_level_t {
+    /// the limit's kind is not reported
     pub const UNKNOWN: Self = Self(0);
+    /// an average-power limit held over a long time window
     pub const SUSTAINED: Self = Self(1);
+    /// an average-power limit over a short time window
     pub const BURST: Self = Self(2);
+    /// a limit on very short power spikes
     pub const PEAK: Self = Self(3);
+    /// a limit the hardware enforces at every instant
     pub const INSTANTANEOUS: Self = Self(4);
     /// Forces the C enum `zes_power_level_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6048,20 +6971,30 @@ impl ::core::fmt::Display for zes_power_level_t {
     }
 }
 
+/// the limit's kind is not reported
 pub const ZES_POWER_LEVEL_UNKNOWN: zes_power_level_t = zes_power_level_t::UNKNOWN;
+/// an average-power limit held over a long time window
 pub const ZES_POWER_LEVEL_SUSTAINED: zes_power_level_t = zes_power_level_t::SUSTAINED;
+/// an average-power limit over a short time window
 pub const ZES_POWER_LEVEL_BURST: zes_power_level_t = zes_power_level_t::BURST;
+/// a limit on very short power spikes
 pub const ZES_POWER_LEVEL_PEAK: zes_power_level_t = zes_power_level_t::PEAK;
+/// a limit the hardware enforces at every instant
 pub const ZES_POWER_LEVEL_INSTANTANEOUS: zes_power_level_t = zes_power_level_t::INSTANTANEOUS;
 /// Forces the C enum `zes_power_level_t` to 32 bits; not a value.
 pub const ZES_POWER_LEVEL_FORCE_UINT32: zes_power_level_t = zes_power_level_t::FORCE_UINT32;
+/// Where the device draws its power from, for limits that depend on it.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_power_source_t(pub u32);
 impl zes_power_source_t {
+    /// the limit holds whatever the source
     pub const ANY: Self = Self(0);
+    /// the limit holds when fed from mains (AC) power
     pub const MAINS: Self = Self(1);
+    /// the limit holds when running on battery
     pub const BATTERY: Self = Self(2);
     /// Forces the C enum `zes_power_source_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6092,18 +7025,26 @@ impl ::core::fmt::Display for zes_power_source_t {
     }
 }
 
+/// the limit holds whatever the source
 pub const ZES_POWER_SOURCE_ANY: zes_power_source_t = zes_power_source_t::ANY;
+/// the limit holds when fed from mains (AC) power
 pub const ZES_POWER_SOURCE_MAINS: zes_power_source_t = zes_power_source_t::MAINS;
+/// the limit holds when running on battery
 pub const ZES_POWER_SOURCE_BATTERY: zes_power_source_t = zes_power_source_t::BATTERY;
 /// Forces the C enum `zes_power_source_t` to 32 bits; not a value.
 pub const ZES_POWER_SOURCE_FORCE_UINT32: zes_power_source_t = zes_power_source_t::FORCE_UINT32;
+/// Physical quantity a power limit value is expressed in.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_limit_unit_t(pub u32);
 impl zes_limit_unit_t {
+    /// the unit is not reported
     pub const UNKNOWN: Self = Self(0);
+    /// the limit is a current, in milliamperes
     pub const CURRENT: Self = Self(1);
+    /// the limit is a power, in milliwatts
     pub const POWER: Self = Self(2);
     /// Forces the C enum `zes_limit_unit_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6134,31 +7075,35 @@ impl ::core::fmt::Display for zes_limit_unit_t {
     }
 }
 
+/// the unit is not reported
 pub const ZES_LIMIT_UNIT_UNKNOWN: zes_limit_unit_t = zes_limit_unit_t::UNKNOWN;
+/// the limit is a current, in milliamperes
 pub const ZES_LIMIT_UNIT_CURRENT: zes_limit_unit_t = zes_limit_unit_t::CURRENT;
+/// the limit is a power, in milliwatts
 pub const ZES_LIMIT_UNIT_POWER: zes_limit_unit_t = zes_limit_unit_t::POWER;
 /// Forces the C enum `zes_limit_unit_t` to 32 bits; not a value.
 pub const ZES_LIMIT_UNIT_FORCE_UINT32: zes_limit_unit_t = zes_limit_unit_t::FORCE_UINT32;
+/// Describes one power domain and the range its limit may take.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_power_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] true when the domain belongs to a sub-device rather than the whole device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] index of that sub-device; only meaningful when onSubdevice is true
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] true when this process may change the domain's limits
     pub canControl: ze_bool_t,
-    /// [out]
+    /// [out] true when an energy threshold can be armed on this domain
     pub isEnergyThresholdSupported: ze_bool_t,
-    /// [out]
+    /// [out] factory limit in milliwatts, or -1 when not known
     pub defaultLimit: i32,
-    /// [out]
+    /// [out] smallest limit accepted, in milliwatts, or -1 when not known
     pub minLimit: i32,
-    /// [out]
+    /// [out] largest limit accepted, in milliwatts, or -1 when not known
     pub maxLimit: i32,
 }
 
@@ -6188,12 +7133,13 @@ impl ::core::fmt::Debug for zes_power_properties_t {
     }
 }
 
+/// A reading of a domain's cumulative energy counter; two readings give average power.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_power_energy_counter_t {
-    /// [out]
+    /// [out] energy consumed since an arbitrary origin, in microjoules
     pub energy: u64,
-    /// [out]
+    /// [out] when the energy was sampled, in microseconds from an arbitrary origin
     pub timestamp: u64,
 }
 
@@ -6213,14 +7159,15 @@ impl ::core::fmt::Debug for zes_power_energy_counter_t {
     }
 }
 
+/// The long-window average power limit of a domain.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_power_sustained_limit_t {
-    /// [in,out]
+    /// [in,out] whether the limit is being enforced
     pub enabled: ze_bool_t,
-    /// [in,out]
+    /// [in,out] the allowed average power, in milliwatts
     pub power: i32,
-    /// [in,out]
+    /// [in,out] length of the averaging window, in milliseconds
     pub interval: i32,
 }
 
@@ -6241,12 +7188,13 @@ impl ::core::fmt::Debug for zes_power_sustained_limit_t {
     }
 }
 
+/// The short-window average power limit of a domain.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_power_burst_limit_t {
-    /// [in,out]
+    /// [in,out] whether the limit is being enforced
     pub enabled: ze_bool_t,
-    /// [in,out]
+    /// [in,out] the allowed average power, in milliwatts
     pub power: i32,
 }
 
@@ -6266,12 +7214,13 @@ impl ::core::fmt::Debug for zes_power_burst_limit_t {
     }
 }
 
+/// The limit on brief power spikes of a domain, per power source.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_power_peak_limit_t {
-    /// [in,out]
+    /// [in,out] the spike limit on mains power, in milliwatts
     pub powerAC: i32,
-    /// [in,out]
+    /// [in,out] the spike limit on battery power, in milliwatts
     pub powerDC: i32,
 }
 
@@ -6291,14 +7240,15 @@ impl ::core::fmt::Debug for zes_power_peak_limit_t {
     }
 }
 
+/// An energy threshold whose crossing raises a Sysman event.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_energy_threshold_t {
-    /// [in,out]
+    /// [in,out] whether the threshold is armed
     pub enable: ze_bool_t,
-    /// [in,out]
+    /// [in,out] the energy at which the event fires, in joules
     pub threshold: f64,
-    /// [in,out]
+    /// [in,out] the process that last set the threshold
     pub processId: u32,
 }
 
@@ -6319,16 +7269,22 @@ impl ::core::fmt::Debug for zes_energy_threshold_t {
     }
 }
 
+/// Name string of the experimental power domain properties extension.
+///
 /// Since API 1.8.
 pub const ZES_POWER_DOMAIN_PROPERTIES_EXP_NAME: &str = "ZES_extension_power_domain_properties";
 /// [`ZES_POWER_DOMAIN_PROPERTIES_EXP_NAME`] as a nul-terminated C string.
 pub const ZES_POWER_DOMAIN_PROPERTIES_EXP_NAME_BYTES: &[u8] = b"ZES_extension_power_domain_properties\0";
+/// Versions of the power domain properties extension.
+///
 /// Since API 1.8.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_power_domain_properties_exp_version_t(pub u32);
 impl zes_power_domain_properties_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zes_power_domain_properties_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6357,19 +7313,23 @@ impl ::core::fmt::Display for zes_power_domain_properties_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZES_POWER_DOMAIN_PROPERTIES_EXP_VERSION_1_0: zes_power_domain_properties_exp_version_t = zes_power_domain_properties_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZES_POWER_DOMAIN_PROPERTIES_EXP_VERSION_CURRENT: zes_power_domain_properties_exp_version_t = zes_power_domain_properties_exp_version_t::CURRENT;
 /// Forces the C enum `zes_power_domain_properties_exp_version_t` to 32 bits; not a value.
 pub const ZES_POWER_DOMAIN_PROPERTIES_EXP_VERSION_FORCE_UINT32: zes_power_domain_properties_exp_version_t = zes_power_domain_properties_exp_version_t::FORCE_UINT32;
+/// Extent of a power domain; chained into the power property query.
+///
 /// Since API 1.8.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_power_domain_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the hardware part the domain measures or limits
     pub powerDomain: zes_power_domain_t,
 }
 
@@ -6393,16 +7353,22 @@ impl ::core::fmt::Debug for zes_power_domain_exp_properties_t {
     }
 }
 
+/// Name string of the power limits extension.
+///
 /// Since API 1.4.
 pub const ZES_POWER_LIMITS_EXT_NAME: &str = "ZES_extension_power_limits";
 /// [`ZES_POWER_LIMITS_EXT_NAME`] as a nul-terminated C string.
 pub const ZES_POWER_LIMITS_EXT_NAME_BYTES: &[u8] = b"ZES_extension_power_limits\0";
+/// Versions of the power limits extension.
+///
 /// Since API 1.4.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_power_limits_ext_version_t(pub u32);
 impl zes_power_limits_ext_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zes_power_limits_ext_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6431,35 +7397,39 @@ impl ::core::fmt::Display for zes_power_limits_ext_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZES_POWER_LIMITS_EXT_VERSION_1_0: zes_power_limits_ext_version_t = zes_power_limits_ext_version_t::_1_0;
+/// the newest version this header knows
 pub const ZES_POWER_LIMITS_EXT_VERSION_CURRENT: zes_power_limits_ext_version_t = zes_power_limits_ext_version_t::CURRENT;
 /// Forces the C enum `zes_power_limits_ext_version_t` to 32 bits; not a value.
 pub const ZES_POWER_LIMITS_EXT_VERSION_FORCE_UINT32: zes_power_limits_ext_version_t = zes_power_limits_ext_version_t::FORCE_UINT32;
+/// One power limit of a domain: its kind, source, unit, value and which parts are locked.
+///
 /// Since API 1.4.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_power_limit_ext_desc_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [in,out]
+    /// [in,out] the kind of limit, by the time scale it acts on
     pub level: zes_power_level_t,
-    /// [out]
+    /// [out] the power source the limit applies to
     pub source: zes_power_source_t,
-    /// [out]
+    /// [out] whether limit is a current or a power
     pub limitUnit: zes_limit_unit_t,
-    /// [out]
+    /// [out] true when software cannot switch this limit on or off
     pub enabledStateLocked: ze_bool_t,
-    /// [in,out]
+    /// [in,out] whether the limit is being enforced
     pub enabled: ze_bool_t,
-    /// [out]
+    /// [out] true when software cannot change the averaging window
     pub intervalValueLocked: ze_bool_t,
-    /// [in,out]
+    /// [in,out] length of the averaging window, in milliseconds
     pub interval: i32,
-    /// [out]
+    /// [out] true when software cannot change the limit value
     pub limitValueLocked: ze_bool_t,
-    /// [in,out]
+    /// [in,out] the limit, in milliwatts or milliamperes as limitUnit says
     pub limit: i32,
 }
 
@@ -6491,17 +7461,19 @@ impl ::core::fmt::Debug for zes_power_limit_ext_desc_t {
     }
 }
 
+/// Extra power domain properties: its extent and its factory limit; chained into the power property query.
+///
 /// Since API 1.4.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_power_ext_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the hardware part the domain measures or limits
     pub domain: zes_power_domain_t,
-    /// [out]
+    /// [out] optional place that receives the domain's factory limit
     pub defaultLimit: *mut zes_power_limit_ext_desc_t,
 }
 
@@ -6526,13 +7498,18 @@ impl ::core::fmt::Debug for zes_power_ext_properties_t {
     }
 }
 
+/// Voltage health reported by a power supply.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_psu_voltage_status_t(pub u32);
 impl zes_psu_voltage_status_t {
+    /// the supply does not report its voltage state
     pub const UNKNOWN: Self = Self(0);
+    /// the voltage is within its normal range
     pub const NORMAL: Self = Self(1);
+    /// the voltage has gone above its normal range
     pub const OVER: Self = Self(2);
+    /// the voltage has dropped below its normal range
     pub const UNDER: Self = Self(3);
     /// Forces the C enum `zes_psu_voltage_status_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6564,26 +7541,31 @@ impl ::core::fmt::Display for zes_psu_voltage_status_t {
     }
 }
 
+/// the supply does not report its voltage state
 pub const ZES_PSU_VOLTAGE_STATUS_UNKNOWN: zes_psu_voltage_status_t = zes_psu_voltage_status_t::UNKNOWN;
+/// the voltage is within its normal range
 pub const ZES_PSU_VOLTAGE_STATUS_NORMAL: zes_psu_voltage_status_t = zes_psu_voltage_status_t::NORMAL;
+/// the voltage has gone above its normal range
 pub const ZES_PSU_VOLTAGE_STATUS_OVER: zes_psu_voltage_status_t = zes_psu_voltage_status_t::OVER;
+/// the voltage has dropped below its normal range
 pub const ZES_PSU_VOLTAGE_STATUS_UNDER: zes_psu_voltage_status_t = zes_psu_voltage_status_t::UNDER;
 /// Forces the C enum `zes_psu_voltage_status_t` to 32 bits; not a value.
 pub const ZES_PSU_VOLTAGE_STATUS_FORCE_UINT32: zes_psu_voltage_status_t = zes_psu_voltage_status_t::FORCE_UINT32;
+/// Fixed facts about a power supply unit.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_psu_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] true when the supply belongs to a sub-device rather than the whole device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] index of that sub-device; only meaningful when onSubdevice is true
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] true when the supply has its own fan
     pub haveFan: ze_bool_t,
-    /// [out]
+    /// [out] most current the supply can deliver, in milliamperes
     pub ampLimit: i32,
 }
 
@@ -6610,20 +7592,21 @@ impl ::core::fmt::Debug for zes_psu_properties_t {
     }
 }
 
+/// Present condition of a power supply unit.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_psu_state_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] whether the output voltage is normal, too high or too low
     pub voltStatus: zes_psu_voltage_status_t,
-    /// [out]
+    /// [out] true when the supply's fan has stopped working
     pub fanFailed: ze_bool_t,
-    /// [out]
+    /// [out] the supply's temperature in degrees Celsius, 0 when not reported
     pub temperature: i32,
-    /// [out]
+    /// [out] the current being delivered, in milliamperes
     pub current: i32,
 }
 
@@ -6650,11 +7633,14 @@ impl ::core::fmt::Debug for zes_psu_state_t {
     }
 }
 
+/// Whether the errors a RAS error set counts were repaired by the hardware.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_ras_error_type_t(pub u32);
 impl zes_ras_error_type_t {
+    /// errors the hardware detected and repaired
     pub const CORRECTABLE: Self = Self(0);
+    /// errors the hardware detected but could not repair
     pub const UNCORRECTABLE: Self = Self(1);
     /// Forces the C enum `zes_ras_error_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6684,20 +7670,30 @@ impl ::core::fmt::Display for zes_ras_error_type_t {
     }
 }
 
+/// errors the hardware detected and repaired
 pub const ZES_RAS_ERROR_TYPE_CORRECTABLE: zes_ras_error_type_t = zes_ras_error_type_t::CORRECTABLE;
+/// errors the hardware detected but could not repair
 pub const ZES_RAS_ERROR_TYPE_UNCORRECTABLE: zes_ras_error_type_t = zes_ras_error_type_t::UNCORRECTABLE;
 /// Forces the C enum `zes_ras_error_type_t` to 32 bits; not a value.
 pub const ZES_RAS_ERROR_TYPE_FORCE_UINT32: zes_ras_error_type_t = zes_ras_error_type_t::FORCE_UINT32;
+/// Error categories; each is an index into the counters of zes_ras_state_t.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_ras_error_cat_t(pub u32);
 impl zes_ras_error_cat_t {
+    /// device resets performed because of errors
     pub const RESET: Self = Self(0);
+    /// faults caused by the workload, such as bad memory accesses
     pub const PROGRAMMING_ERRORS: Self = Self(1);
+    /// faults detected in the driver's own operation
     pub const DRIVER_ERRORS: Self = Self(2);
+    /// hardware errors in the compute units and their local storage
     pub const COMPUTE_ERRORS: Self = Self(3);
+    /// hardware errors outside the compute units (fixed-function and interconnect logic)
     pub const NON_COMPUTE_ERRORS: Self = Self(4);
+    /// hardware errors in caches
     pub const CACHE_ERRORS: Self = Self(5);
+    /// hardware errors in the display engine
     pub const DISPLAY_ERRORS: Self = Self(6);
     /// Forces the C enum `zes_ras_error_cat_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6732,28 +7728,37 @@ impl ::core::fmt::Display for zes_ras_error_cat_t {
     }
 }
 
+/// device resets performed because of errors
 pub const ZES_RAS_ERROR_CAT_RESET: zes_ras_error_cat_t = zes_ras_error_cat_t::RESET;
+/// faults caused by the workload, such as bad memory accesses
 pub const ZES_RAS_ERROR_CAT_PROGRAMMING_ERRORS: zes_ras_error_cat_t = zes_ras_error_cat_t::PROGRAMMING_ERRORS;
+/// faults detected in the driver's own operation
 pub const ZES_RAS_ERROR_CAT_DRIVER_ERRORS: zes_ras_error_cat_t = zes_ras_error_cat_t::DRIVER_ERRORS;
+/// hardware errors in the compute units and their local storage
 pub const ZES_RAS_ERROR_CAT_COMPUTE_ERRORS: zes_ras_error_cat_t = zes_ras_error_cat_t::COMPUTE_ERRORS;
+/// hardware errors outside the compute units (fixed-function and interconnect logic)
 pub const ZES_RAS_ERROR_CAT_NON_COMPUTE_ERRORS: zes_ras_error_cat_t = zes_ras_error_cat_t::NON_COMPUTE_ERRORS;
+/// hardware errors in caches
 pub const ZES_RAS_ERROR_CAT_CACHE_ERRORS: zes_ras_error_cat_t = zes_ras_error_cat_t::CACHE_ERRORS;
+/// hardware errors in the display engine
 pub const ZES_RAS_ERROR_CAT_DISPLAY_ERRORS: zes_ras_error_cat_t = zes_ras_error_cat_t::DISPLAY_ERRORS;
 /// Forces the C enum `zes_ras_error_cat_t` to 32 bits; not a value.
 pub const ZES_RAS_ERROR_CAT_FORCE_UINT32: zes_ras_error_cat_t = zes_ras_error_cat_t::FORCE_UINT32;
+/// Number of error categories, so the length of the counter array in zes_ras_state_t.
 pub const ZES_MAX_RAS_ERROR_CATEGORY_COUNT: u32 = 7;
+/// Describes a RAS error set: which kind of errors it counts and where.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_ras_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] whether the set counts repaired or unrepaired errors
     pub r#type: zes_ras_error_type_t,
-    /// [out]
+    /// [out] true when the error set belongs to a sub-device rather than the whole device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] index of that sub-device; only meaningful when onSubdevice is true
     pub subdeviceId: u32,
 }
 
@@ -6779,14 +7784,15 @@ impl ::core::fmt::Debug for zes_ras_properties_t {
     }
 }
 
+/// Error counts of a RAS error set, one per category.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_ras_state_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [in,out]
+    /// [in,out] the count of each category, indexed by zes_ras_error_cat_t
     pub category: [u64; 7],
 }
 
@@ -6810,16 +7816,17 @@ impl ::core::fmt::Debug for zes_ras_state_t {
     }
 }
 
+/// Error thresholds of a RAS error set; crossing one raises a Sysman event.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_ras_config_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [in,out]
+    /// [in,out] event fires when the sum over all categories passes this value; 0 turns it off
     pub totalThreshold: u64,
-    /// [in,out]
+    /// [in,out] per-category limits, indexed by zes_ras_error_cat_t; 0 turns a category's limit off
     pub detailedThresholds: zes_ras_state_t,
 }
 
@@ -6844,19 +7851,28 @@ impl ::core::fmt::Debug for zes_ras_config_t {
     }
 }
 
+/// Name string of the experimental RAS state extension.
+///
 /// Since API 1.7.
 pub const ZES_RAS_GET_STATE_EXP_NAME: &str = "ZES_extension_ras_state";
 /// [`ZES_RAS_GET_STATE_EXP_NAME`] as a nul-terminated C string.
 pub const ZES_RAS_GET_STATE_EXP_NAME_BYTES: &[u8] = b"ZES_extension_ras_state\0";
+/// Versions of the RAS state extension.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_ras_state_exp_version_t(pub u32);
 impl zes_ras_state_exp_version_t {
+    /// extension version 1.0
+    ///
     /// Since API 1.7.
     pub const _1_0: Self = Self(0x00010000);
+    /// extension version 1.1, adding per-category reads and thresholds
+    ///
     /// Since API 1.16.
     pub const _1_1: Self = Self(0x00010001);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010001);
     /// Forces the C enum `zes_ras_state_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -6886,42 +7902,75 @@ impl ::core::fmt::Display for zes_ras_state_exp_version_t {
     }
 }
 
+/// extension version 1.0
+///
 /// Since API 1.7.
 pub const ZES_RAS_STATE_EXP_VERSION_1_0: zes_ras_state_exp_version_t = zes_ras_state_exp_version_t::_1_0;
+/// extension version 1.1, adding per-category reads and thresholds
+///
 /// Since API 1.16.
 pub const ZES_RAS_STATE_EXP_VERSION_1_1: zes_ras_state_exp_version_t = zes_ras_state_exp_version_t::_1_1;
+/// the newest version this header knows
 pub const ZES_RAS_STATE_EXP_VERSION_CURRENT: zes_ras_state_exp_version_t = zes_ras_state_exp_version_t::CURRENT;
 /// Forces the C enum `zes_ras_state_exp_version_t` to 32 bits; not a value.
 pub const ZES_RAS_STATE_EXP_VERSION_FORCE_UINT32: zes_ras_state_exp_version_t = zes_ras_state_exp_version_t::FORCE_UINT32;
+/// Error categories of the RAS state extension.
+///
 /// Since API 1.7.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_ras_error_category_exp_t(pub u32);
 impl zes_ras_error_category_exp_t {
+    /// device resets performed because of errors
+    ///
     /// Since API 1.7.
     pub const RESET: Self = Self(0);
+    /// faults caused by the workload, such as bad memory accesses
+    ///
     /// Since API 1.7.
     pub const PROGRAMMING_ERRORS: Self = Self(1);
+    /// faults detected in the driver's own operation
+    ///
     /// Since API 1.7.
     pub const DRIVER_ERRORS: Self = Self(2);
+    /// hardware errors in the compute units and their local storage
+    ///
     /// Since API 1.7.
     pub const COMPUTE_ERRORS: Self = Self(3);
+    /// hardware errors outside the compute units
+    ///
     /// Since API 1.7.
     pub const NON_COMPUTE_ERRORS: Self = Self(4);
+    /// hardware errors in caches
+    ///
     /// Since API 1.7.
     pub const CACHE_ERRORS: Self = Self(5);
+    /// hardware errors in the display engine
+    ///
     /// Since API 1.7.
     pub const DISPLAY_ERRORS: Self = Self(6);
+    /// hardware errors in device memory
+    ///
     /// Since API 1.7.
     pub const MEMORY_ERRORS: Self = Self(7);
+    /// errors in the links that join devices for scale-up
+    ///
     /// Since API 1.7.
     pub const SCALE_ERRORS: Self = Self(8);
+    /// errors in the on-package fabric around the L3 cache
+    ///
     /// Since API 1.7.
     pub const L3FABRIC_ERRORS: Self = Self(9);
+    /// errors on the PCIe interface
+    ///
     /// Since API 1.16.
     pub const PCIE_ERRORS: Self = Self(10);
+    /// errors in the device's fabric interconnect
+    ///
     /// Since API 1.16.
     pub const FABRIC_ERRORS: Self = Self(11);
+    /// errors inside the system-on-chip logic
+    ///
     /// Since API 1.16.
     pub const SOC_INTERNAL_ERRORS: Self = Self(12);
     /// Forces the C enum `zes_ras_error_category_exp_t` to 32 bits; not a value.
@@ -6963,41 +8012,69 @@ impl ::core::fmt::Display for zes_ras_error_category_exp_t {
     }
 }
 
+/// device resets performed because of errors
+///
 /// Since API 1.7.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_RESET: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::RESET;
+/// faults caused by the workload, such as bad memory accesses
+///
 /// Since API 1.7.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_PROGRAMMING_ERRORS: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::PROGRAMMING_ERRORS;
+/// faults detected in the driver's own operation
+///
 /// Since API 1.7.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_DRIVER_ERRORS: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::DRIVER_ERRORS;
+/// hardware errors in the compute units and their local storage
+///
 /// Since API 1.7.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_COMPUTE_ERRORS: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::COMPUTE_ERRORS;
+/// hardware errors outside the compute units
+///
 /// Since API 1.7.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_NON_COMPUTE_ERRORS: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::NON_COMPUTE_ERRORS;
+/// hardware errors in caches
+///
 /// Since API 1.7.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_CACHE_ERRORS: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::CACHE_ERRORS;
+/// hardware errors in the display engine
+///
 /// Since API 1.7.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_DISPLAY_ERRORS: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::DISPLAY_ERRORS;
+/// hardware errors in device memory
+///
 /// Since API 1.7.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_MEMORY_ERRORS: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::MEMORY_ERRORS;
+/// errors in the links that join devices for scale-up
+///
 /// Since API 1.7.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_SCALE_ERRORS: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::SCALE_ERRORS;
+/// errors in the on-package fabric around the L3 cache
+///
 /// Since API 1.7.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_L3FABRIC_ERRORS: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::L3FABRIC_ERRORS;
+/// errors on the PCIe interface
+///
 /// Since API 1.16.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_PCIE_ERRORS: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::PCIE_ERRORS;
+/// errors in the device's fabric interconnect
+///
 /// Since API 1.16.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_FABRIC_ERRORS: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::FABRIC_ERRORS;
+/// errors inside the system-on-chip logic
+///
 /// Since API 1.16.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_SOC_INTERNAL_ERRORS: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::SOC_INTERNAL_ERRORS;
 /// Forces the C enum `zes_ras_error_category_exp_t` to 32 bits; not a value.
 pub const ZES_RAS_ERROR_CATEGORY_EXP_FORCE_UINT32: zes_ras_error_category_exp_t = zes_ras_error_category_exp_t::FORCE_UINT32;
+/// Error count of one category, as zesRasGetStateExp reports it.
+///
 /// Since API 1.7.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_ras_state_exp_t {
-    /// [out]
+    /// [out] the category this count belongs to
     pub category: zes_ras_error_category_exp_t,
-    /// [out]
+    /// [out] how many errors of that category occurred
     pub errorCounter: u64,
 }
 
@@ -7017,15 +8094,17 @@ impl ::core::fmt::Debug for zes_ras_state_exp_t {
     }
 }
 
+/// Error count of one requested category, as zesRasGetStateExp2 reports it.
+///
 /// Since API 1.16.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_ras_state_exp2_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] how many errors of the matching requested category occurred
     pub errorCounter: u64,
 }
 
@@ -7049,17 +8128,19 @@ impl ::core::fmt::Debug for zes_ras_state_exp2_t {
     }
 }
 
+/// Event threshold of one error category.
+///
 /// Since API 1.16.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_ras_config_exp_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the category the threshold watches
     pub category: zes_ras_error_category_exp_t,
-    /// [in,out]
+    /// [in,out] event fires when the category's count passes this value; 0 turns it off
     pub threshold: u64,
 }
 
@@ -7084,13 +8165,18 @@ impl ::core::fmt::Debug for zes_ras_config_exp_t {
     }
 }
 
+/// Policies a scheduler can apply to the contexts that share its engines.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_sched_mode_t(pub u32);
 impl zes_sched_mode_t {
+    /// a context runs until it yields; one that holds the engine too long is stopped by a watchdog
     pub const TIMEOUT: Self = Self(0);
+    /// contexts take turns in fixed time slices
     pub const TIMESLICE: Self = Self(1);
+    /// one context keeps the engines until its work ends; no preemption
     pub const EXCLUSIVE: Self = Self(2);
+    /// mode needed to debug compute kernels; contexts run one at a time
     pub const COMPUTE_UNIT_DEBUG: Self = Self(3);
     /// Forces the C enum `zes_sched_mode_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -7122,28 +8208,33 @@ impl ::core::fmt::Display for zes_sched_mode_t {
     }
 }
 
+/// a context runs until it yields; one that holds the engine too long is stopped by a watchdog
 pub const ZES_SCHED_MODE_TIMEOUT: zes_sched_mode_t = zes_sched_mode_t::TIMEOUT;
+/// contexts take turns in fixed time slices
 pub const ZES_SCHED_MODE_TIMESLICE: zes_sched_mode_t = zes_sched_mode_t::TIMESLICE;
+/// one context keeps the engines until its work ends; no preemption
 pub const ZES_SCHED_MODE_EXCLUSIVE: zes_sched_mode_t = zes_sched_mode_t::EXCLUSIVE;
+/// mode needed to debug compute kernels; contexts run one at a time
 pub const ZES_SCHED_MODE_COMPUTE_UNIT_DEBUG: zes_sched_mode_t = zes_sched_mode_t::COMPUTE_UNIT_DEBUG;
 /// Forces the C enum `zes_sched_mode_t` to 32 bits; not a value.
 pub const ZES_SCHED_MODE_FORCE_UINT32: zes_sched_mode_t = zes_sched_mode_t::FORCE_UINT32;
+/// Describes a scheduler: the engines it serves and the modes it offers.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_sched_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] true when the scheduler belongs to a sub-device rather than the whole device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] index of that sub-device; only meaningful when onSubdevice is true
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] true when this process may change the scheduler's mode
     pub canControl: ze_bool_t,
-    /// [out]
+    /// [out] the kinds of engines this scheduler serves
     pub engines: zes_engine_type_flags_t,
-    /// [out]
+    /// [out] bit set of available modes; bit n stands for zes_sched_mode_t value n
     pub supportedModes: u32,
 }
 
@@ -7171,16 +8262,18 @@ impl ::core::fmt::Debug for zes_sched_properties_t {
     }
 }
 
+/// Watchdog timeout value that turns the watchdog off.
 /// C: `(~(0ULL))`
 pub const ZES_SCHED_WATCHDOG_DISABLE: u64 = 0xffffffffffffffff;
+/// Settings of the timeout scheduling mode.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_sched_timeout_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [in,out]
+    /// [in,out] microseconds a context may run without yielding before it is stopped; ZES_SCHED_WATCHDOG_DISABLE turns this off
     pub watchdogTimeout: u64,
 }
 
@@ -7204,16 +8297,17 @@ impl ::core::fmt::Debug for zes_sched_timeout_properties_t {
     }
 }
 
+/// Settings of the time slice scheduling mode.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_sched_timeslice_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [in,out]
+    /// [in,out] length of each time slice, in microseconds
     pub interval: u64,
-    /// [in,out]
+    /// [in,out] microseconds a context is given to yield at the end of its slice before it is preempted
     pub yieldTimeout: u64,
 }
 
@@ -7238,10 +8332,12 @@ impl ::core::fmt::Debug for zes_sched_timeslice_properties_t {
     }
 }
 
+/// Kinds of standby a domain controls.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_standby_type_t(pub u32);
 impl zes_standby_type_t {
+    /// standby of the whole device or sub-device it belongs to
     pub const GLOBAL: Self = Self(0);
     /// Forces the C enum `zes_standby_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -7270,21 +8366,23 @@ impl ::core::fmt::Display for zes_standby_type_t {
     }
 }
 
+/// standby of the whole device or sub-device it belongs to
 pub const ZES_STANDBY_TYPE_GLOBAL: zes_standby_type_t = zes_standby_type_t::GLOBAL;
 /// Forces the C enum `zes_standby_type_t` to 32 bits; not a value.
 pub const ZES_STANDBY_TYPE_FORCE_UINT32: zes_standby_type_t = zes_standby_type_t::FORCE_UINT32;
+/// Describes a standby domain.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_standby_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the kind of standby this domain controls
     pub r#type: zes_standby_type_t,
-    /// [out]
+    /// [out] true when the domain belongs to a sub-device rather than the whole device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] index of that sub-device; only meaningful when onSubdevice is true
     pub subdeviceId: u32,
 }
 
@@ -7310,11 +8408,14 @@ impl ::core::fmt::Debug for zes_standby_properties_t {
     }
 }
 
+/// Policies for moving idle hardware into standby.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_standby_promo_mode_t(pub u32);
 impl zes_standby_promo_mode_t {
+    /// the hardware decides when to enter standby, balancing power against wake-up delay
     pub const DEFAULT: Self = Self(0);
+    /// the hardware stays awake even when idle
     pub const NEVER: Self = Self(1);
     /// Forces the C enum `zes_standby_promo_mode_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -7344,20 +8445,28 @@ impl ::core::fmt::Display for zes_standby_promo_mode_t {
     }
 }
 
+/// the hardware decides when to enter standby, balancing power against wake-up delay
 pub const ZES_STANDBY_PROMO_MODE_DEFAULT: zes_standby_promo_mode_t = zes_standby_promo_mode_t::DEFAULT;
+/// the hardware stays awake even when idle
 pub const ZES_STANDBY_PROMO_MODE_NEVER: zes_standby_promo_mode_t = zes_standby_promo_mode_t::NEVER;
 /// Forces the C enum `zes_standby_promo_mode_t` to 32 bits; not a value.
 pub const ZES_STANDBY_PROMO_MODE_FORCE_UINT32: zes_standby_promo_mode_t = zes_standby_promo_mode_t::FORCE_UINT32;
+/// Name string of the experimental Sysman device mapping extension.
+///
 /// Since API 1.9.
 pub const ZES_SYSMAN_DEVICE_MAPPING_EXP_NAME: &str = "ZES_experimental_sysman_device_mapping";
 /// [`ZES_SYSMAN_DEVICE_MAPPING_EXP_NAME`] as a nul-terminated C string.
 pub const ZES_SYSMAN_DEVICE_MAPPING_EXP_NAME_BYTES: &[u8] = b"ZES_experimental_sysman_device_mapping\0";
+/// Versions of the Sysman device mapping extension.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_sysman_device_mapping_exp_version_t(pub u32);
 impl zes_sysman_device_mapping_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zes_sysman_device_mapping_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -7386,21 +8495,25 @@ impl ::core::fmt::Display for zes_sysman_device_mapping_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZES_SYSMAN_DEVICE_MAPPING_EXP_VERSION_1_0: zes_sysman_device_mapping_exp_version_t = zes_sysman_device_mapping_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZES_SYSMAN_DEVICE_MAPPING_EXP_VERSION_CURRENT: zes_sysman_device_mapping_exp_version_t = zes_sysman_device_mapping_exp_version_t::CURRENT;
 /// Forces the C enum `zes_sysman_device_mapping_exp_version_t` to 32 bits; not a value.
 pub const ZES_SYSMAN_DEVICE_MAPPING_EXP_VERSION_FORCE_UINT32: zes_sysman_device_mapping_exp_version_t = zes_sysman_device_mapping_exp_version_t::FORCE_UINT32;
+/// Identity of one sub-device of a Sysman device.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_subdevice_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] index of the sub-device within its device
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] universally unique identifier of the sub-device
     pub uuid: zes_uuid_t,
 }
 
@@ -7425,20 +8538,33 @@ impl ::core::fmt::Debug for zes_subdevice_exp_properties_t {
     }
 }
 
+/// What a temperature sensor measures.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_temp_sensors_t(pub u32);
 impl zes_temp_sensors_t {
+    /// the hottest point of the whole device
     pub const GLOBAL: Self = Self(0);
+    /// the hottest point of the GPU logic
     pub const GPU: Self = Self(1);
+    /// the hottest point of the device memory
     pub const MEMORY: Self = Self(2);
+    /// the coolest point of the whole device
     pub const GLOBAL_MIN: Self = Self(3);
+    /// the coolest point of the GPU logic
     pub const GPU_MIN: Self = Self(4);
+    /// the coolest point of the device memory
     pub const MEMORY_MIN: Self = Self(5);
+    /// the hottest point of the board the GPU sits on
+    ///
     /// Since API 1.8.
     pub const GPU_BOARD: Self = Self(6);
+    /// the coolest point of the board the GPU sits on
+    ///
     /// Since API 1.8.
     pub const GPU_BOARD_MIN: Self = Self(7);
+    /// the voltage regulator
+    ///
     /// Since API 1.10.
     pub const VOLTAGE_REGULATOR: Self = Self(8);
     /// Forces the C enum `zes_temp_sensors_t` to 32 bits; not a value.
@@ -7476,40 +8602,53 @@ impl ::core::fmt::Display for zes_temp_sensors_t {
     }
 }
 
+/// the hottest point of the whole device
 pub const ZES_TEMP_SENSORS_GLOBAL: zes_temp_sensors_t = zes_temp_sensors_t::GLOBAL;
+/// the hottest point of the GPU logic
 pub const ZES_TEMP_SENSORS_GPU: zes_temp_sensors_t = zes_temp_sensors_t::GPU;
+/// the hottest point of the device memory
 pub const ZES_TEMP_SENSORS_MEMORY: zes_temp_sensors_t = zes_temp_sensors_t::MEMORY;
+/// the coolest point of the whole device
 pub const ZES_TEMP_SENSORS_GLOBAL_MIN: zes_temp_sensors_t = zes_temp_sensors_t::GLOBAL_MIN;
+/// the coolest point of the GPU logic
 pub const ZES_TEMP_SENSORS_GPU_MIN: zes_temp_sensors_t = zes_temp_sensors_t::GPU_MIN;
+/// the coolest point of the device memory
 pub const ZES_TEMP_SENSORS_MEMORY_MIN: zes_temp_sensors_t = zes_temp_sensors_t::MEMORY_MIN;
+/// the hottest point of the board the GPU sits on
+///
 /// Since API 1.8.
 pub const ZES_TEMP_SENSORS_GPU_BOARD: zes_temp_sensors_t = zes_temp_sensors_t::GPU_BOARD;
+/// the coolest point of the board the GPU sits on
+///
 /// Since API 1.8.
 pub const ZES_TEMP_SENSORS_GPU_BOARD_MIN: zes_temp_sensors_t = zes_temp_sensors_t::GPU_BOARD_MIN;
+/// the voltage regulator
+///
 /// Since API 1.10.
 pub const ZES_TEMP_SENSORS_VOLTAGE_REGULATOR: zes_temp_sensors_t = zes_temp_sensors_t::VOLTAGE_REGULATOR;
 /// Forces the C enum `zes_temp_sensors_t` to 32 bits; not a value.
 pub const ZES_TEMP_SENSORS_FORCE_UINT32: zes_temp_sensors_t = zes_temp_sensors_t::FORCE_UINT32;
+/// Describes a temperature sensor and which thresholds it supports.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_temp_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] what the sensor measures
     pub r#type: zes_temp_sensors_t,
-    /// [out]
+    /// [out] true when the sensor belongs to a sub-device rather than the whole device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] index of that sub-device; only meaningful when onSubdevice is true
     pub subdeviceId: u32,
-    /// [out]
+    /// [out] highest reading the hardware allows, in degrees Celsius
     pub maxTemperature: f64,
-    /// [out]
+    /// [out] true when an event can be raised on reaching the critical temperature
     pub isCriticalTempSupported: ze_bool_t,
-    /// [out]
+    /// [out] true when threshold1 of zes_temp_config_t can be used
     pub isThreshold1Supported: ze_bool_t,
-    /// [out]
+    /// [out] true when threshold2 of zes_temp_config_t can be used
     pub isThreshold2Supported: ze_bool_t,
 }
 
@@ -7539,14 +8678,15 @@ impl ::core::fmt::Debug for zes_temp_properties_t {
     }
 }
 
+/// A temperature level and the crossing directions that raise an event.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_temp_threshold_t {
-    /// [in,out]
+    /// [in,out] raise an event when the temperature rises through the level
     pub enableLowToHigh: ze_bool_t,
-    /// [in,out]
+    /// [in,out] raise an event when the temperature falls through the level
     pub enableHighToLow: ze_bool_t,
-    /// [in,out]
+    /// [in,out] the level, in degrees Celsius
     pub threshold: f64,
 }
 
@@ -7567,18 +8707,19 @@ impl ::core::fmt::Debug for zes_temp_threshold_t {
     }
 }
 
+/// Event settings of a temperature sensor.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_temp_config_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [in,out]
+    /// [in,out] raise an event when the sensor reaches the critical temperature
     pub enableCritical: ze_bool_t,
-    /// [in,out]
+    /// [in,out] the first programmable level
     pub threshold1: zes_temp_threshold_t,
-    /// [in,out]
+    /// [in,out] the second programmable level
     pub threshold2: zes_temp_threshold_t,
 }
 
@@ -7604,18 +8745,26 @@ impl ::core::fmt::Debug for zes_temp_config_t {
     }
 }
 
+/// Name string of the experimental virtual function management extension.
+///
 /// Since API 1.9.
 pub const ZES_VIRTUAL_FUNCTION_MANAGEMENT_EXP_NAME: &str = "ZES_experimental_virtual_function_management";
 /// [`ZES_VIRTUAL_FUNCTION_MANAGEMENT_EXP_NAME`] as a nul-terminated C string.
 pub const ZES_VIRTUAL_FUNCTION_MANAGEMENT_EXP_NAME_BYTES: &[u8] = b"ZES_experimental_virtual_function_management\0";
+/// Versions of the virtual function management extension.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_vf_management_exp_version_t(pub u32);
 impl zes_vf_management_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// extension version 1.1
     pub const _1_1: Self = Self(0x00010001);
+    /// extension version 1.2, adding the second-generation queries
     pub const _1_2: Self = Self(0x00010002);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010002);
     /// Forces the C enum `zes_vf_management_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -7646,18 +8795,26 @@ impl ::core::fmt::Display for zes_vf_management_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZES_VF_MANAGEMENT_EXP_VERSION_1_0: zes_vf_management_exp_version_t = zes_vf_management_exp_version_t::_1_0;
+/// extension version 1.1
 pub const ZES_VF_MANAGEMENT_EXP_VERSION_1_1: zes_vf_management_exp_version_t = zes_vf_management_exp_version_t::_1_1;
+/// extension version 1.2, adding the second-generation queries
 pub const ZES_VF_MANAGEMENT_EXP_VERSION_1_2: zes_vf_management_exp_version_t = zes_vf_management_exp_version_t::_1_2;
+/// the newest version this header knows
 pub const ZES_VF_MANAGEMENT_EXP_VERSION_CURRENT: zes_vf_management_exp_version_t = zes_vf_management_exp_version_t::CURRENT;
 /// Forces the C enum `zes_vf_management_exp_version_t` to 32 bits; not a value.
 pub const ZES_VF_MANAGEMENT_EXP_VERSION_FORCE_UINT32: zes_vf_management_exp_version_t = zes_vf_management_exp_version_t::FORCE_UINT32;
+/// Kinds of memory a virtual function's memory usage refers to.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_vf_info_mem_type_exp_flag_t(pub u32);
 impl zes_vf_info_mem_type_exp_flag_t {
+    /// host system memory
     pub const MEM_TYPE_SYSTEM: Self = Self(1);
+    /// memory on the device
     pub const MEM_TYPE_DEVICE: Self = Self(2);
     /// Forces the C enum `zes_vf_info_mem_type_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -7687,10 +8844,14 @@ impl ::core::fmt::Display for zes_vf_info_mem_type_exp_flag_t {
     }
 }
 
+/// host system memory
 pub const ZES_VF_INFO_MEM_TYPE_EXP_FLAG_MEM_TYPE_SYSTEM: zes_vf_info_mem_type_exp_flag_t = zes_vf_info_mem_type_exp_flag_t::MEM_TYPE_SYSTEM;
+/// memory on the device
 pub const ZES_VF_INFO_MEM_TYPE_EXP_FLAG_MEM_TYPE_DEVICE: zes_vf_info_mem_type_exp_flag_t = zes_vf_info_mem_type_exp_flag_t::MEM_TYPE_DEVICE;
 /// Forces the C enum `zes_vf_info_mem_type_exp_flag_t` to 32 bits; not a value.
 pub const ZES_VF_INFO_MEM_TYPE_EXP_FLAG_FORCE_UINT32: zes_vf_info_mem_type_exp_flag_t = zes_vf_info_mem_type_exp_flag_t::FORCE_UINT32;
+/// Kinds of memory a virtual function's memory usage refers to.
+///
 /// Since API 1.9.
 ///
 /// A set of [`zes_vf_info_mem_type_exp_flag_t`] bits (C: `typedef uint32_t zes_vf_info_mem_type_exp_flags_t`).
@@ -7698,7 +8859,9 @@ pub const ZES_VF_INFO_MEM_TYPE_EXP_FLAG_FORCE_UINT32: zes_vf_info_mem_type_exp_f
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_vf_info_mem_type_exp_flags_t(pub u32);
 impl zes_vf_info_mem_type_exp_flags_t {
+    /// host system memory
     pub const MEM_TYPE_SYSTEM: Self = Self(0x00000001);
+    /// memory on the device
     pub const MEM_TYPE_DEVICE: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -7801,14 +8964,20 @@ impl ::core::fmt::Display for zes_vf_info_mem_type_exp_flags_t {
     }
 }
 
+/// Kinds of telemetry that can be gathered for a virtual function.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_vf_info_util_exp_flag_t(pub u32);
 impl zes_vf_info_util_exp_flag_t {
+    /// no telemetry
     pub const INFO_NONE: Self = Self(1);
+    /// use of host memory
     pub const INFO_MEM_CPU: Self = Self(2);
+    /// use of device memory
     pub const INFO_MEM_GPU: Self = Self(4);
+    /// engine busy time
     pub const INFO_ENGINE: Self = Self(8);
     /// Forces the C enum `zes_vf_info_util_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -7840,12 +9009,18 @@ impl ::core::fmt::Display for zes_vf_info_util_exp_flag_t {
     }
 }
 
+/// no telemetry
 pub const ZES_VF_INFO_UTIL_EXP_FLAG_INFO_NONE: zes_vf_info_util_exp_flag_t = zes_vf_info_util_exp_flag_t::INFO_NONE;
+/// use of host memory
 pub const ZES_VF_INFO_UTIL_EXP_FLAG_INFO_MEM_CPU: zes_vf_info_util_exp_flag_t = zes_vf_info_util_exp_flag_t::INFO_MEM_CPU;
+/// use of device memory
 pub const ZES_VF_INFO_UTIL_EXP_FLAG_INFO_MEM_GPU: zes_vf_info_util_exp_flag_t = zes_vf_info_util_exp_flag_t::INFO_MEM_GPU;
+/// engine busy time
 pub const ZES_VF_INFO_UTIL_EXP_FLAG_INFO_ENGINE: zes_vf_info_util_exp_flag_t = zes_vf_info_util_exp_flag_t::INFO_ENGINE;
 /// Forces the C enum `zes_vf_info_util_exp_flag_t` to 32 bits; not a value.
 pub const ZES_VF_INFO_UTIL_EXP_FLAG_FORCE_UINT32: zes_vf_info_util_exp_flag_t = zes_vf_info_util_exp_flag_t::FORCE_UINT32;
+/// Kinds of telemetry that can be gathered for a virtual function.
+///
 /// Since API 1.9.
 ///
 /// A set of [`zes_vf_info_util_exp_flag_t`] bits (C: `typedef uint32_t zes_vf_info_util_exp_flags_t`).
@@ -7853,9 +9028,13 @@ pub const ZES_VF_INFO_UTIL_EXP_FLAG_FORCE_UINT32: zes_vf_info_util_exp_flag_t = 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zes_vf_info_util_exp_flags_t(pub u32);
 impl zes_vf_info_util_exp_flags_t {
+    /// no telemetry
     pub const INFO_NONE: Self = Self(0x00000001);
+    /// use of host memory
     pub const INFO_MEM_CPU: Self = Self(0x00000002);
+    /// use of device memory
     pub const INFO_MEM_GPU: Self = Self(0x00000004);
+    /// engine busy time
     pub const INFO_ENGINE: Self = Self(0x00000008);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -7960,19 +9139,21 @@ impl ::core::fmt::Display for zes_vf_info_util_exp_flags_t {
     }
 }
 
+/// Identity of a virtual function and the telemetry it offers.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_vf_exp_properties_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] PCI bus address of the virtual function
     pub address: zes_pci_address_t,
-    /// [out]
+    /// [out] universally unique identifier of the virtual function
     pub uuid: zes_uuid_t,
-    /// [out]
+    /// [out] the kinds of telemetry available for it
     pub flags: zes_vf_info_util_exp_flags_t,
 }
 
@@ -7998,21 +9179,23 @@ impl ::core::fmt::Debug for zes_vf_exp_properties_t {
     }
 }
 
+/// Memory use of a virtual function in one kind of memory.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_vf_util_mem_exp_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] the kind of memory these figures describe
     pub memTypeFlags: zes_vf_info_mem_type_exp_flags_t,
-    /// [out]
+    /// [out] bytes still unused
     pub free: u64,
-    /// [out]
+    /// [out] total bytes assigned to the virtual function
     pub size: u64,
-    /// [out]
+    /// [out] when the figures were sampled
     pub timestamp: u64,
 }
 
@@ -8039,21 +9222,23 @@ impl ::core::fmt::Debug for zes_vf_util_mem_exp_t {
     }
 }
 
+/// Busy-time counters of one engine group of a virtual function.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_vf_util_engine_exp_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] the engine group these counters describe
     pub r#type: zes_engine_group_t,
-    /// [out]
+    /// [out] counter that advances while the engines work for this virtual function
     pub activeCounterValue: u64,
-    /// [out]
+    /// [out] counter of elapsed time; the ratio of the two deltas gives the utilization
     pub samplingCounterValue: u64,
-    /// [out]
+    /// [out] when the counters were sampled
     pub timestamp: u64,
 }
 
@@ -8080,19 +9265,21 @@ impl ::core::fmt::Debug for zes_vf_util_engine_exp_t {
     }
 }
 
+/// Resources assigned to a virtual function (first version).
+///
 /// Since API 1.10.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_vf_exp_capabilities_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] PCI bus address of the virtual function
     pub address: zes_pci_address_t,
-    /// [out]
+    /// [out] device memory assigned to it, in kilobytes
     pub vfDeviceMemSize: u32,
-    /// [out]
+    /// [out] the virtual function's index
     pub vfID: u32,
 }
 
@@ -8118,19 +9305,21 @@ impl ::core::fmt::Debug for zes_vf_exp_capabilities_t {
     }
 }
 
+/// Resources assigned to a virtual function (second version, 64-bit memory size).
+///
 /// Since API 1.12.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_vf_exp2_capabilities_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next structure of the extension chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] PCI bus address of the virtual function
     pub address: zes_pci_address_t,
-    /// [out]
+    /// [out] device memory assigned to it, in bytes
     pub vfDeviceMemSize: u64,
-    /// [out]
+    /// [out] the virtual function's index
     pub vfID: u32,
 }
 
@@ -8156,17 +9345,19 @@ impl ::core::fmt::Debug for zes_vf_exp2_capabilities_t {
     }
 }
 
+/// Memory use of a virtual function at one memory location (second version).
+///
 /// Since API 1.10.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_vf_util_mem_exp2_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] whether the figure is for system or device memory
     pub vfMemLocation: zes_mem_loc_t,
-    /// [out]
+    /// [out] bytes in use, as the driver last sampled it
     pub vfMemUtilized: u64,
 }
 
@@ -8191,19 +9382,21 @@ impl ::core::fmt::Debug for zes_vf_util_mem_exp2_t {
     }
 }
 
+/// Busy-time counters of one engine group of a virtual function (second version).
+///
 /// Since API 1.10.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zes_vf_util_engine_exp2_t {
-    /// [in]
+    /// [in] which structure this is
     pub stype: zes_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next structure of the extension chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] the engine group these counters describe
     pub vfEngineType: zes_engine_group_t,
-    /// [out]
+    /// [out] counter that advances while the engines work for this virtual function
     pub activeCounterValue: u64,
-    /// [out]
+    /// [out] counter of elapsed time; the ratio of the two deltas gives the utilization
     pub samplingCounterValue: u64,
 }
 

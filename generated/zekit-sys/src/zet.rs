@@ -4,11 +4,17 @@
 use crate::*;
 #[allow(unused_imports)]
 use ::core::ffi::{c_char, c_int, c_void};
+/// A driver, seen through the tools API; the same object as ze_driver_handle_t.
 pub type zet_driver_handle_t = ze_driver_handle_t;
+/// A device, seen through the tools API; the same object as ze_device_handle_t.
 pub type zet_device_handle_t = ze_device_handle_t;
+/// A context, seen through the tools API; the same object as ze_context_handle_t.
 pub type zet_context_handle_t = ze_context_handle_t;
+/// A command list, seen through the tools API; the same object as ze_command_list_handle_t.
 pub type zet_command_list_handle_t = ze_command_list_handle_t;
+/// A module, seen through the tools API; the same object as ze_module_handle_t.
 pub type zet_module_handle_t = ze_module_handle_t;
+/// A kernel, seen through the tools API; the same object as ze_kernel_handle_t.
 pub type zet_kernel_handle_t = ze_kernel_handle_t;
 /// Opaque object behind [`zet_metric_group_handle_t`].
 #[repr(C)]
@@ -16,6 +22,7 @@ pub struct _zet_metric_group_handle_t {
     _p: [u8; 0],
 }
 
+/// A set of metrics that the hardware collects together.
 pub type zet_metric_group_handle_t = *mut _zet_metric_group_handle_t;
 /// Opaque object behind [`zet_metric_handle_t`].
 #[repr(C)]
@@ -23,6 +30,7 @@ pub struct _zet_metric_handle_t {
     _p: [u8; 0],
 }
 
+/// One metric of a metric group.
 pub type zet_metric_handle_t = *mut _zet_metric_handle_t;
 /// Opaque object behind [`zet_metric_streamer_handle_t`].
 #[repr(C)]
@@ -30,6 +38,7 @@ pub struct _zet_metric_streamer_handle_t {
     _p: [u8; 0],
 }
 
+/// An open stream that samples a metric group at a fixed period.
 pub type zet_metric_streamer_handle_t = *mut _zet_metric_streamer_handle_t;
 /// Opaque object behind [`zet_metric_query_pool_handle_t`].
 #[repr(C)]
@@ -37,6 +46,7 @@ pub struct _zet_metric_query_pool_handle_t {
     _p: [u8; 0],
 }
 
+/// A pool of metric queries of one metric group.
 pub type zet_metric_query_pool_handle_t = *mut _zet_metric_query_pool_handle_t;
 /// Opaque object behind [`zet_metric_query_handle_t`].
 #[repr(C)]
@@ -44,6 +54,7 @@ pub struct _zet_metric_query_handle_t {
     _p: [u8; 0],
 }
 
+/// One metric query: the metrics gathered between a begin and an end command.
 pub type zet_metric_query_handle_t = *mut _zet_metric_query_handle_t;
 /// Opaque object behind [`zet_tracer_exp_handle_t`].
 #[repr(C)]
@@ -51,6 +62,7 @@ pub struct _zet_tracer_exp_handle_t {
     _p: [u8; 0],
 }
 
+/// An API tracer that runs user callbacks around Level Zero calls.
 pub type zet_tracer_exp_handle_t = *mut _zet_tracer_exp_handle_t;
 /// Opaque object behind [`zet_debug_session_handle_t`].
 #[repr(C)]
@@ -58,40 +70,73 @@ pub struct _zet_debug_session_handle_t {
     _p: [u8; 0],
 }
 
+/// A debug session attached to a device.
 pub type zet_debug_session_handle_t = *mut _zet_debug_session_handle_t;
+/// Identifies the type of a tools structure in its stype member.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_structure_type_t(pub u32);
 impl zet_structure_type_t {
+    /// tags zet_metric_group_properties_t
     pub const METRIC_GROUP_PROPERTIES: Self = Self(1);
+    /// tags zet_metric_properties_t
     pub const METRIC_PROPERTIES: Self = Self(2);
+    /// tags zet_metric_streamer_desc_t
     pub const METRIC_STREAMER_DESC: Self = Self(3);
+    /// tags zet_metric_query_pool_desc_t
     pub const METRIC_QUERY_POOL_DESC: Self = Self(4);
+    /// tags zet_profile_properties_t
     pub const PROFILE_PROPERTIES: Self = Self(5);
+    /// tags zet_device_debug_properties_t
     pub const DEVICE_DEBUG_PROPERTIES: Self = Self(6);
+    /// tags zet_debug_memory_space_desc_t
     pub const DEBUG_MEMORY_SPACE_DESC: Self = Self(7);
+    /// tags zet_debug_regset_properties_t
     pub const DEBUG_REGSET_PROPERTIES: Self = Self(8);
+    /// tags zet_metric_global_timestamps_resolution_exp_t (earlier name)
+    ///
     /// Since API 1.5.
     pub const GLOBAL_METRICS_TIMESTAMPS_EXP_PROPERTIES: Self = Self(9);
+    /// tags zet_metric_global_timestamps_resolution_exp_t
+    ///
     /// Since API 1.7.
     pub const METRIC_GLOBAL_TIMESTAMPS_RESOLUTION_EXP: Self = Self(9);
+    /// tags zet_tracer_exp_desc_t
     pub const TRACER_EXP_DESC: Self = Self(0x00010001);
+    /// tags zet_metric_calculate_exp_desc_t (earlier name)
+    ///
     /// Since API 1.6.
     pub const METRICS_CALCULATE_EXP_DESC: Self = Self(0x00010002);
+    /// tags zet_metric_calculate_exp_desc_t
+    ///
     /// Since API 1.7.
     pub const METRIC_CALCULATE_EXP_DESC: Self = Self(0x00010002);
+    /// tags zet_metric_programmable_exp_properties_t
+    ///
     /// Since API 1.9.
     pub const METRIC_PROGRAMMABLE_EXP_PROPERTIES: Self = Self(0x00010003);
+    /// tags zet_metric_programmable_param_info_exp_t
+    ///
     /// Since API 1.9.
     pub const METRIC_PROGRAMMABLE_PARAM_INFO_EXP: Self = Self(0x00010004);
+    /// tags zet_metric_programmable_param_value_info_exp_t
+    ///
     /// Since API 1.9.
     pub const METRIC_PROGRAMMABLE_PARAM_VALUE_INFO_EXP: Self = Self(0x00010005);
+    /// tags zet_metric_group_type_exp_t
+    ///
     /// Since API 1.11.
     pub const METRIC_GROUP_TYPE_EXP: Self = Self(0x00010006);
+    /// tags zet_export_dma_buf_exp_properties_t
+    ///
     /// Since API 1.11.
     pub const EXPORT_DMA_EXP_PROPERTIES: Self = Self(0x00010007);
+    /// tags zet_metric_tracer_exp_desc_t
+    ///
     /// Since API 1.10.
     pub const METRIC_TRACER_EXP_DESC: Self = Self(0x00010008);
+    /// tags zet_metric_source_id_exp_t
+    ///
     /// Since API 1.13.
     pub const METRIC_SOURCE_ID_EXP: Self = Self(0x00010009);
     /// Forces the C enum `zet_structure_type_t` to 32 bits; not a value.
@@ -140,45 +185,77 @@ impl ::core::fmt::Display for zet_structure_type_t {
     }
 }
 
+/// tags zet_metric_group_properties_t
 pub const ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES: zet_structure_type_t = zet_structure_type_t::METRIC_GROUP_PROPERTIES;
+/// tags zet_metric_properties_t
 pub const ZET_STRUCTURE_TYPE_METRIC_PROPERTIES: zet_structure_type_t = zet_structure_type_t::METRIC_PROPERTIES;
+/// tags zet_metric_streamer_desc_t
 pub const ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC: zet_structure_type_t = zet_structure_type_t::METRIC_STREAMER_DESC;
+/// tags zet_metric_query_pool_desc_t
 pub const ZET_STRUCTURE_TYPE_METRIC_QUERY_POOL_DESC: zet_structure_type_t = zet_structure_type_t::METRIC_QUERY_POOL_DESC;
+/// tags zet_profile_properties_t
 pub const ZET_STRUCTURE_TYPE_PROFILE_PROPERTIES: zet_structure_type_t = zet_structure_type_t::PROFILE_PROPERTIES;
+/// tags zet_device_debug_properties_t
 pub const ZET_STRUCTURE_TYPE_DEVICE_DEBUG_PROPERTIES: zet_structure_type_t = zet_structure_type_t::DEVICE_DEBUG_PROPERTIES;
+/// tags zet_debug_memory_space_desc_t
 pub const ZET_STRUCTURE_TYPE_DEBUG_MEMORY_SPACE_DESC: zet_structure_type_t = zet_structure_type_t::DEBUG_MEMORY_SPACE_DESC;
+/// tags zet_debug_regset_properties_t
 pub const ZET_STRUCTURE_TYPE_DEBUG_REGSET_PROPERTIES: zet_structure_type_t = zet_structure_type_t::DEBUG_REGSET_PROPERTIES;
+/// tags zet_metric_global_timestamps_resolution_exp_t (earlier name)
+///
 /// Since API 1.5.
 pub const ZET_STRUCTURE_TYPE_GLOBAL_METRICS_TIMESTAMPS_EXP_PROPERTIES: zet_structure_type_t = zet_structure_type_t::GLOBAL_METRICS_TIMESTAMPS_EXP_PROPERTIES;
+/// tags zet_metric_global_timestamps_resolution_exp_t
+///
 /// Since API 1.7.
 pub const ZET_STRUCTURE_TYPE_METRIC_GLOBAL_TIMESTAMPS_RESOLUTION_EXP: zet_structure_type_t = zet_structure_type_t::METRIC_GLOBAL_TIMESTAMPS_RESOLUTION_EXP;
+/// tags zet_tracer_exp_desc_t
 pub const ZET_STRUCTURE_TYPE_TRACER_EXP_DESC: zet_structure_type_t = zet_structure_type_t::TRACER_EXP_DESC;
+/// tags zet_metric_calculate_exp_desc_t (earlier name)
+///
 /// Since API 1.6.
 pub const ZET_STRUCTURE_TYPE_METRICS_CALCULATE_EXP_DESC: zet_structure_type_t = zet_structure_type_t::METRICS_CALCULATE_EXP_DESC;
+/// tags zet_metric_calculate_exp_desc_t
+///
 /// Since API 1.7.
 pub const ZET_STRUCTURE_TYPE_METRIC_CALCULATE_EXP_DESC: zet_structure_type_t = zet_structure_type_t::METRIC_CALCULATE_EXP_DESC;
+/// tags zet_metric_programmable_exp_properties_t
+///
 /// Since API 1.9.
 pub const ZET_STRUCTURE_TYPE_METRIC_PROGRAMMABLE_EXP_PROPERTIES: zet_structure_type_t = zet_structure_type_t::METRIC_PROGRAMMABLE_EXP_PROPERTIES;
+/// tags zet_metric_programmable_param_info_exp_t
+///
 /// Since API 1.9.
 pub const ZET_STRUCTURE_TYPE_METRIC_PROGRAMMABLE_PARAM_INFO_EXP: zet_structure_type_t = zet_structure_type_t::METRIC_PROGRAMMABLE_PARAM_INFO_EXP;
+/// tags zet_metric_programmable_param_value_info_exp_t
+///
 /// Since API 1.9.
 pub const ZET_STRUCTURE_TYPE_METRIC_PROGRAMMABLE_PARAM_VALUE_INFO_EXP: zet_structure_type_t = zet_structure_type_t::METRIC_PROGRAMMABLE_PARAM_VALUE_INFO_EXP;
+/// tags zet_metric_group_type_exp_t
+///
 /// Since API 1.11.
 pub const ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP: zet_structure_type_t = zet_structure_type_t::METRIC_GROUP_TYPE_EXP;
+/// tags zet_export_dma_buf_exp_properties_t
+///
 /// Since API 1.11.
 pub const ZET_STRUCTURE_TYPE_EXPORT_DMA_EXP_PROPERTIES: zet_structure_type_t = zet_structure_type_t::EXPORT_DMA_EXP_PROPERTIES;
+/// tags zet_metric_tracer_exp_desc_t
+///
 /// Since API 1.10.
 pub const ZET_STRUCTURE_TYPE_METRIC_TRACER_EXP_DESC: zet_structure_type_t = zet_structure_type_t::METRIC_TRACER_EXP_DESC;
+/// tags zet_metric_source_id_exp_t
+///
 /// Since API 1.13.
 pub const ZET_STRUCTURE_TYPE_METRIC_SOURCE_ID_EXP: zet_structure_type_t = zet_structure_type_t::METRIC_SOURCE_ID_EXP;
 /// Forces the C enum `zet_structure_type_t` to 32 bits; not a value.
 pub const ZET_STRUCTURE_TYPE_FORCE_UINT32: zet_structure_type_t = zet_structure_type_t::FORCE_UINT32;
+/// Common head of every tools structure the driver fills in.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_base_properties_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next extension structure in the chain, or null
     pub pNext: *mut c_void,
 }
 
@@ -198,12 +275,13 @@ impl ::core::fmt::Debug for zet_base_properties_t {
     }
 }
 
+/// Common head of every tools structure the application fills in.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_base_desc_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next extension structure in the chain, or null
     pub pNext: *const c_void,
 }
 
@@ -223,17 +301,26 @@ impl ::core::fmt::Debug for zet_base_desc_t {
     }
 }
 
+/// Data types a tools value may hold.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_value_type_t(pub u32);
 impl zet_value_type_t {
+    /// 32-bit unsigned integer
     pub const UINT32: Self = Self(0);
+    /// 64-bit unsigned integer
     pub const UINT64: Self = Self(1);
+    /// 32-bit IEEE floating point
     pub const FLOAT32: Self = Self(2);
+    /// 64-bit IEEE floating point
     pub const FLOAT64: Self = Self(3);
+    /// 8-bit boolean
     pub const BOOL8: Self = Self(4);
+    /// character string
     pub const STRING: Self = Self(5);
+    /// 8-bit unsigned integer
     pub const UINT8: Self = Self(6);
+    /// 16-bit unsigned integer
     pub const UINT16: Self = Self(7);
     /// Forces the C enum `zet_value_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -269,28 +356,37 @@ impl ::core::fmt::Display for zet_value_type_t {
     }
 }
 
+/// 32-bit unsigned integer
 pub const ZET_VALUE_TYPE_UINT32: zet_value_type_t = zet_value_type_t::UINT32;
+/// 64-bit unsigned integer
 pub const ZET_VALUE_TYPE_UINT64: zet_value_type_t = zet_value_type_t::UINT64;
+/// 32-bit IEEE floating point
 pub const ZET_VALUE_TYPE_FLOAT32: zet_value_type_t = zet_value_type_t::FLOAT32;
+/// 64-bit IEEE floating point
 pub const ZET_VALUE_TYPE_FLOAT64: zet_value_type_t = zet_value_type_t::FLOAT64;
+/// 8-bit boolean
 pub const ZET_VALUE_TYPE_BOOL8: zet_value_type_t = zet_value_type_t::BOOL8;
+/// character string
 pub const ZET_VALUE_TYPE_STRING: zet_value_type_t = zet_value_type_t::STRING;
+/// 8-bit unsigned integer
 pub const ZET_VALUE_TYPE_UINT8: zet_value_type_t = zet_value_type_t::UINT8;
+/// 16-bit unsigned integer
 pub const ZET_VALUE_TYPE_UINT16: zet_value_type_t = zet_value_type_t::UINT16;
 /// Forces the C enum `zet_value_type_t` to 32 bits; not a value.
 pub const ZET_VALUE_TYPE_FORCE_UINT32: zet_value_type_t = zet_value_type_t::FORCE_UINT32;
+/// Storage for one tools value; the matching zet_value_type_t tells which member is valid.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union zet_value_t {
-    /// [out]
+    /// [out] the value as a 32-bit unsigned integer
     pub ui32: u32,
-    /// [out]
+    /// [out] the value as a 64-bit unsigned integer
     pub ui64: u64,
-    /// [out]
+    /// [out] the value as a 32-bit float
     pub fp32: f32,
-    /// [out]
+    /// [out] the value as a 64-bit float
     pub fp64: f64,
-    /// [out]
+    /// [out] the value as a boolean
     pub b8: ze_bool_t,
 }
 
@@ -307,12 +403,13 @@ impl ::core::fmt::Debug for zet_value_t {
     }
 }
 
+/// A tools value together with its data type.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_typed_value_t {
-    /// [out]
+    /// [out] which member of value is valid
     pub r#type: zet_value_type_t,
-    /// [out]
+    /// [out] the value itself
     pub value: zet_value_t,
 }
 
@@ -332,10 +429,12 @@ impl ::core::fmt::Debug for zet_typed_value_t {
     }
 }
 
+/// Encodings of module debug information.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_module_debug_info_format_t(pub u32);
 impl zet_module_debug_info_format_t {
+    /// an ELF image carrying DWARF sections
     pub const ELF_DWARF: Self = Self(0);
     /// Forces the C enum `zet_module_debug_info_format_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -364,19 +463,26 @@ impl ::core::fmt::Display for zet_module_debug_info_format_t {
     }
 }
 
+/// an ELF image carrying DWARF sections
 pub const ZET_MODULE_DEBUG_INFO_FORMAT_ELF_DWARF: zet_module_debug_info_format_t = zet_module_debug_info_format_t::ELF_DWARF;
 /// Forces the C enum `zet_module_debug_info_format_t` to 32 bits; not a value.
 pub const ZET_MODULE_DEBUG_INFO_FORMAT_FORCE_UINT32: zet_module_debug_info_format_t = zet_module_debug_info_format_t::FORCE_UINT32;
+/// Name string of the experimental global metric timestamps extension.
+///
 /// Since API 1.5.
 pub const ZET_GLOBAL_METRICS_TIMESTAMPS_EXP_NAME: &str = "ZET_experimental_global_metric_timestamps";
 /// [`ZET_GLOBAL_METRICS_TIMESTAMPS_EXP_NAME`] as a nul-terminated C string.
 pub const ZET_GLOBAL_METRICS_TIMESTAMPS_EXP_NAME_BYTES: &[u8] = b"ZET_experimental_global_metric_timestamps\0";
+/// Versions of the global metric timestamps extension.
+///
 /// Since API 1.5.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_metric_global_timestamps_exp_version_t(pub u32);
 impl ze_metric_global_timestamps_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_metric_global_timestamps_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -405,21 +511,25 @@ impl ::core::fmt::Display for ze_metric_global_timestamps_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZE_METRIC_GLOBAL_TIMESTAMPS_EXP_VERSION_1_0: ze_metric_global_timestamps_exp_version_t = ze_metric_global_timestamps_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_METRIC_GLOBAL_TIMESTAMPS_EXP_VERSION_CURRENT: ze_metric_global_timestamps_exp_version_t = ze_metric_global_timestamps_exp_version_t::CURRENT;
 /// Forces the C enum `ze_metric_global_timestamps_exp_version_t` to 32 bits; not a value.
 pub const ZE_METRIC_GLOBAL_TIMESTAMPS_EXP_VERSION_FORCE_UINT32: ze_metric_global_timestamps_exp_version_t = ze_metric_global_timestamps_exp_version_t::FORCE_UINT32;
+/// Frequency and width of the metric timestamp counter; chained into the metric group property query.
+///
 /// Since API 1.5.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_global_timestamps_resolution_exp_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next extension structure in the chain, or null
     pub pNext: *const c_void,
-    /// [out]
+    /// [out] ticks per second of the metric timestamp counter
     pub timerResolution: u64,
-    /// [out]
+    /// [out] how many low bits of a metric timestamp carry data
     pub timestampValidBits: u64,
 }
 
@@ -444,16 +554,22 @@ impl ::core::fmt::Debug for zet_metric_global_timestamps_resolution_exp_t {
     }
 }
 
+/// Name string of the experimental concurrent metric groups extension.
+///
 /// Since API 1.10.
 pub const ZET_CONCURRENT_METRIC_GROUPS_EXP_NAME: &str = "ZET_experimental_concurrent_metric_groups";
 /// [`ZET_CONCURRENT_METRIC_GROUPS_EXP_NAME`] as a nul-terminated C string.
 pub const ZET_CONCURRENT_METRIC_GROUPS_EXP_NAME_BYTES: &[u8] = b"ZET_experimental_concurrent_metric_groups\0";
+/// Versions of the concurrent metric groups extension.
+///
 /// Since API 1.10.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_concurrent_metric_groups_exp_version_t(pub u32);
 impl zet_concurrent_metric_groups_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zet_concurrent_metric_groups_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -484,14 +600,18 @@ impl ::core::fmt::Display for zet_concurrent_metric_groups_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZET_CONCURRENT_METRIC_GROUPS_EXP_VERSION_1_0: zet_concurrent_metric_groups_exp_version_t = zet_concurrent_metric_groups_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZET_CONCURRENT_METRIC_GROUPS_EXP_VERSION_CURRENT: zet_concurrent_metric_groups_exp_version_t = zet_concurrent_metric_groups_exp_version_t::CURRENT;
 /// Forces the C enum `zet_concurrent_metric_groups_exp_version_t` to 32 bits; not a value.
 pub const ZET_CONCURRENT_METRIC_GROUPS_EXP_VERSION_FORCE_UINT32: zet_concurrent_metric_groups_exp_version_t = zet_concurrent_metric_groups_exp_version_t::FORCE_UINT32;
+/// Debug capabilities a device reports.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_device_debug_property_flag_t(pub u32);
 impl zet_device_debug_property_flag_t {
+    /// a debugger may attach to the device
     pub const ATTACH: Self = Self(1);
     /// Forces the C enum `zet_device_debug_property_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -520,14 +640,18 @@ impl ::core::fmt::Display for zet_device_debug_property_flag_t {
     }
 }
 
+/// a debugger may attach to the device
 pub const ZET_DEVICE_DEBUG_PROPERTY_FLAG_ATTACH: zet_device_debug_property_flag_t = zet_device_debug_property_flag_t::ATTACH;
 /// Forces the C enum `zet_device_debug_property_flag_t` to 32 bits; not a value.
 pub const ZET_DEVICE_DEBUG_PROPERTY_FLAG_FORCE_UINT32: zet_device_debug_property_flag_t = zet_device_debug_property_flag_t::FORCE_UINT32;
+/// Debug capabilities a device reports.
+///
 /// A set of [`zet_device_debug_property_flag_t`] bits (C: `typedef uint32_t zet_device_debug_property_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_device_debug_property_flags_t(pub u32);
 impl zet_device_debug_property_flags_t {
+    /// a debugger may attach to the device
     pub const ATTACH: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -627,14 +751,15 @@ impl ::core::fmt::Display for zet_device_debug_property_flags_t {
     }
 }
 
+/// Debug capabilities of a device.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_device_debug_properties_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next extension structure in the chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] which debug features the device offers
     pub flags: zet_device_debug_property_flags_t,
 }
 
@@ -658,10 +783,11 @@ impl ::core::fmt::Debug for zet_device_debug_properties_t {
     }
 }
 
+/// Settings for attaching a debugger to a device.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_debug_config_t {
-    /// [in]
+    /// [in] operating system id of the host process to debug
     pub pid: u32,
 }
 
@@ -678,10 +804,12 @@ impl ::core::fmt::Debug for zet_debug_config_t {
     }
 }
 
+/// Extra properties of a debug event.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_debug_event_flag_t(pub u32);
 impl zet_debug_event_flag_t {
+    /// the debuggee waits until the tool acknowledges this event
     pub const NEED_ACK: Self = Self(1);
     /// Forces the C enum `zet_debug_event_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -710,14 +838,18 @@ impl ::core::fmt::Display for zet_debug_event_flag_t {
     }
 }
 
+/// the debuggee waits until the tool acknowledges this event
 pub const ZET_DEBUG_EVENT_FLAG_NEED_ACK: zet_debug_event_flag_t = zet_debug_event_flag_t::NEED_ACK;
 /// Forces the C enum `zet_debug_event_flag_t` to 32 bits; not a value.
 pub const ZET_DEBUG_EVENT_FLAG_FORCE_UINT32: zet_debug_event_flag_t = zet_debug_event_flag_t::FORCE_UINT32;
+/// Extra properties of a debug event.
+///
 /// A set of [`zet_debug_event_flag_t`] bits (C: `typedef uint32_t zet_debug_event_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_debug_event_flags_t(pub u32);
 impl zet_debug_event_flags_t {
+    /// the debuggee waits until the tool acknowledges this event
     pub const NEED_ACK: Self = Self(0x00000001);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -812,18 +944,29 @@ impl ::core::fmt::Display for zet_debug_event_flags_t {
     }
 }
 
+/// Kinds of debug event.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_debug_event_type_t(pub u32);
 impl zet_debug_event_type_t {
+    /// not a valid event
     pub const INVALID: Self = Self(0);
+    /// the session lost its connection to the debuggee
     pub const DETACHED: Self = Self(1);
+    /// the debuggee began using the device
     pub const PROCESS_ENTRY: Self = Self(2);
+    /// the debuggee stopped using the device
     pub const PROCESS_EXIT: Self = Self(3);
+    /// a module was loaded onto the device
     pub const MODULE_LOAD: Self = Self(4);
+    /// a module was removed from the device
     pub const MODULE_UNLOAD: Self = Self(5);
+    /// one or more device threads halted
     pub const THREAD_STOPPED: Self = Self(6);
+    /// threads asked to halt could not be stopped
     pub const THREAD_UNAVAILABLE: Self = Self(7);
+    /// a device thread touched memory it could not access
+    ///
     /// Since API 1.1.
     pub const PAGE_FAULT: Self = Self(8);
     /// Forces the C enum `zet_debug_event_type_t` to 32 bits; not a value.
@@ -861,23 +1004,36 @@ impl ::core::fmt::Display for zet_debug_event_type_t {
     }
 }
 
+/// not a valid event
 pub const ZET_DEBUG_EVENT_TYPE_INVALID: zet_debug_event_type_t = zet_debug_event_type_t::INVALID;
+/// the session lost its connection to the debuggee
 pub const ZET_DEBUG_EVENT_TYPE_DETACHED: zet_debug_event_type_t = zet_debug_event_type_t::DETACHED;
+/// the debuggee began using the device
 pub const ZET_DEBUG_EVENT_TYPE_PROCESS_ENTRY: zet_debug_event_type_t = zet_debug_event_type_t::PROCESS_ENTRY;
+/// the debuggee stopped using the device
 pub const ZET_DEBUG_EVENT_TYPE_PROCESS_EXIT: zet_debug_event_type_t = zet_debug_event_type_t::PROCESS_EXIT;
+/// a module was loaded onto the device
 pub const ZET_DEBUG_EVENT_TYPE_MODULE_LOAD: zet_debug_event_type_t = zet_debug_event_type_t::MODULE_LOAD;
+/// a module was removed from the device
 pub const ZET_DEBUG_EVENT_TYPE_MODULE_UNLOAD: zet_debug_event_type_t = zet_debug_event_type_t::MODULE_UNLOAD;
+/// one or more device threads halted
 pub const ZET_DEBUG_EVENT_TYPE_THREAD_STOPPED: zet_debug_event_type_t = zet_debug_event_type_t::THREAD_STOPPED;
+/// threads asked to halt could not be stopped
 pub const ZET_DEBUG_EVENT_TYPE_THREAD_UNAVAILABLE: zet_debug_event_type_t = zet_debug_event_type_t::THREAD_UNAVAILABLE;
+/// a device thread touched memory it could not access
+///
 /// Since API 1.1.
 pub const ZET_DEBUG_EVENT_TYPE_PAGE_FAULT: zet_debug_event_type_t = zet_debug_event_type_t::PAGE_FAULT;
 /// Forces the C enum `zet_debug_event_type_t` to 32 bits; not a value.
 pub const ZET_DEBUG_EVENT_TYPE_FORCE_UINT32: zet_debug_event_type_t = zet_debug_event_type_t::FORCE_UINT32;
+/// Why a debug session was detached.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_debug_detach_reason_t(pub u32);
 impl zet_debug_detach_reason_t {
+    /// no valid reason given
     pub const INVALID: Self = Self(0);
+    /// the debugged host process ended
     pub const HOST_EXIT: Self = Self(1);
     /// Forces the C enum `zet_debug_detach_reason_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -907,14 +1063,17 @@ impl ::core::fmt::Display for zet_debug_detach_reason_t {
     }
 }
 
+/// no valid reason given
 pub const ZET_DEBUG_DETACH_REASON_INVALID: zet_debug_detach_reason_t = zet_debug_detach_reason_t::INVALID;
+/// the debugged host process ended
 pub const ZET_DEBUG_DETACH_REASON_HOST_EXIT: zet_debug_detach_reason_t = zet_debug_detach_reason_t::HOST_EXIT;
 /// Forces the C enum `zet_debug_detach_reason_t` to 32 bits; not a value.
 pub const ZET_DEBUG_DETACH_REASON_FORCE_UINT32: zet_debug_detach_reason_t = zet_debug_detach_reason_t::FORCE_UINT32;
+/// Details of a detach event.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_debug_event_info_detached_t {
-    /// [out]
+    /// [out] why the session was detached
     pub reason: zet_debug_detach_reason_t,
 }
 
@@ -933,16 +1092,17 @@ impl ::core::fmt::Debug for zet_debug_event_info_detached_t {
     }
 }
 
+/// Details of a module load or unload event.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_debug_event_info_module_t {
-    /// [out]
+    /// [out] encoding of the module's debug information
     pub format: zet_module_debug_info_format_t,
-    /// [out]
+    /// [out] first address of the module's debug information in the ELF memory space
     pub moduleBegin: u64,
-    /// [out]
+    /// [out] address just past the module's debug information
     pub moduleEnd: u64,
-    /// [out]
+    /// [out] device address where the module's code was placed
     pub load: u64,
 }
 
@@ -964,10 +1124,11 @@ impl ::core::fmt::Debug for zet_debug_event_info_module_t {
     }
 }
 
+/// Details of a thread stop event.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_debug_event_info_thread_stopped_t {
-    /// [out]
+    /// [out] the thread or group of threads that halted
     pub thread: ze_device_thread_t,
 }
 
@@ -986,13 +1147,18 @@ impl ::core::fmt::Debug for zet_debug_event_info_thread_stopped_t {
     }
 }
 
+/// Why a device memory access faulted.
+///
 /// Since API 1.1.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_debug_page_fault_reason_t(pub u32);
 impl zet_debug_page_fault_reason_t {
+    /// no valid reason given
     pub const INVALID: Self = Self(0);
+    /// nothing is mapped at the address
     pub const MAPPING_ERROR: Self = Self(1);
+    /// the mapping forbids that kind of access
     pub const PERMISSION_ERROR: Self = Self(2);
     /// Forces the C enum `zet_debug_page_fault_reason_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1023,20 +1189,25 @@ impl ::core::fmt::Display for zet_debug_page_fault_reason_t {
     }
 }
 
+/// no valid reason given
 pub const ZET_DEBUG_PAGE_FAULT_REASON_INVALID: zet_debug_page_fault_reason_t = zet_debug_page_fault_reason_t::INVALID;
+/// nothing is mapped at the address
 pub const ZET_DEBUG_PAGE_FAULT_REASON_MAPPING_ERROR: zet_debug_page_fault_reason_t = zet_debug_page_fault_reason_t::MAPPING_ERROR;
+/// the mapping forbids that kind of access
 pub const ZET_DEBUG_PAGE_FAULT_REASON_PERMISSION_ERROR: zet_debug_page_fault_reason_t = zet_debug_page_fault_reason_t::PERMISSION_ERROR;
 /// Forces the C enum `zet_debug_page_fault_reason_t` to 32 bits; not a value.
 pub const ZET_DEBUG_PAGE_FAULT_REASON_FORCE_UINT32: zet_debug_page_fault_reason_t = zet_debug_page_fault_reason_t::FORCE_UINT32;
+/// Details of a page fault event.
+///
 /// Since API 1.1.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_debug_event_info_page_fault_t {
-    /// [out]
+    /// [out] the device address whose access faulted
     pub address: u64,
-    /// [out]
+    /// [out] mask saying which bits of address are significant
     pub mask: u64,
-    /// [out]
+    /// [out] why the access faulted
     pub reason: zet_debug_page_fault_reason_t,
 }
 
@@ -1057,16 +1228,17 @@ impl ::core::fmt::Debug for zet_debug_event_info_page_fault_t {
     }
 }
 
+/// Event-specific details; the event's type says which member is valid.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union zet_debug_event_info_t {
-    /// [out]
+    /// [out] valid for detach events
     pub detached: zet_debug_event_info_detached_t,
-    /// [out]
+    /// [out] valid for module load and unload events
     pub module: zet_debug_event_info_module_t,
-    /// [out]
+    /// [out] valid for thread stop and thread unavailable events
     pub thread: zet_debug_event_info_thread_stopped_t,
-    /// [out]
+    /// [out] valid for page fault events
     pub page_fault: zet_debug_event_info_page_fault_t,
 }
 
@@ -1083,14 +1255,15 @@ impl ::core::fmt::Debug for zet_debug_event_info_t {
     }
 }
 
+/// One debug event read from a session.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_debug_event_t {
-    /// [out]
+    /// [out] what happened
     pub r#type: zet_debug_event_type_t,
-    /// [out]
+    /// [out] extra properties, such as whether an acknowledgement is awaited
     pub flags: zet_debug_event_flags_t,
-    /// [out]
+    /// [out] details that depend on type
     pub info: zet_debug_event_info_t,
 }
 
@@ -1111,14 +1284,21 @@ impl ::core::fmt::Debug for zet_debug_event_t {
     }
 }
 
+/// Address spaces a debugger can read or write.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_debug_memory_space_type_t(pub u32);
 impl zet_debug_memory_space_type_t {
+    /// the ordinary device address space of the thread
     pub const DEFAULT: Self = Self(0);
+    /// the work-group's shared local memory
     pub const SLM: Self = Self(1);
+    /// the ELF images of loaded modules
+    ///
     /// Since API 1.10.
     pub const ELF: Self = Self(2);
+    /// the state of the work-group's barriers
+    ///
     /// Since API 1.14.
     pub const BARRIER: Self = Self(3);
     /// Forces the C enum `zet_debug_memory_space_type_t` to 32 bits; not a value.
@@ -1151,24 +1331,31 @@ impl ::core::fmt::Display for zet_debug_memory_space_type_t {
     }
 }
 
+/// the ordinary device address space of the thread
 pub const ZET_DEBUG_MEMORY_SPACE_TYPE_DEFAULT: zet_debug_memory_space_type_t = zet_debug_memory_space_type_t::DEFAULT;
+/// the work-group's shared local memory
 pub const ZET_DEBUG_MEMORY_SPACE_TYPE_SLM: zet_debug_memory_space_type_t = zet_debug_memory_space_type_t::SLM;
+/// the ELF images of loaded modules
+///
 /// Since API 1.10.
 pub const ZET_DEBUG_MEMORY_SPACE_TYPE_ELF: zet_debug_memory_space_type_t = zet_debug_memory_space_type_t::ELF;
+/// the state of the work-group's barriers
+///
 /// Since API 1.14.
 pub const ZET_DEBUG_MEMORY_SPACE_TYPE_BARRIER: zet_debug_memory_space_type_t = zet_debug_memory_space_type_t::BARRIER;
 /// Forces the C enum `zet_debug_memory_space_type_t` to 32 bits; not a value.
 pub const ZET_DEBUG_MEMORY_SPACE_TYPE_FORCE_UINT32: zet_debug_memory_space_type_t = zet_debug_memory_space_type_t::FORCE_UINT32;
+/// Names a location in one of the debug address spaces.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_debug_memory_space_desc_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next extension structure in the chain, or null
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the address space
     pub r#type: zet_debug_memory_space_type_t,
-    /// [in]
+    /// [in] the address within that space
     pub address: u64,
 }
 
@@ -1193,11 +1380,14 @@ impl ::core::fmt::Debug for zet_debug_memory_space_desc_t {
     }
 }
 
+/// Access rights of a register set.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_debug_regset_flag_t(pub u32);
 impl zet_debug_regset_flag_t {
+    /// the registers can be read
     pub const READABLE: Self = Self(1);
+    /// the registers can be written
     pub const WRITEABLE: Self = Self(2);
     /// Forces the C enum `zet_debug_regset_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1227,16 +1417,22 @@ impl ::core::fmt::Display for zet_debug_regset_flag_t {
     }
 }
 
+/// the registers can be read
 pub const ZET_DEBUG_REGSET_FLAG_READABLE: zet_debug_regset_flag_t = zet_debug_regset_flag_t::READABLE;
+/// the registers can be written
 pub const ZET_DEBUG_REGSET_FLAG_WRITEABLE: zet_debug_regset_flag_t = zet_debug_regset_flag_t::WRITEABLE;
 /// Forces the C enum `zet_debug_regset_flag_t` to 32 bits; not a value.
 pub const ZET_DEBUG_REGSET_FLAG_FORCE_UINT32: zet_debug_regset_flag_t = zet_debug_regset_flag_t::FORCE_UINT32;
+/// Access rights of a register set.
+///
 /// A set of [`zet_debug_regset_flag_t`] bits (C: `typedef uint32_t zet_debug_regset_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_debug_regset_flags_t(pub u32);
 impl zet_debug_regset_flags_t {
+    /// the registers can be read
     pub const READABLE: Self = Self(0x00000001);
+    /// the registers can be written
     pub const WRITEABLE: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -1339,26 +1535,27 @@ impl ::core::fmt::Display for zet_debug_regset_flags_t {
     }
 }
 
+/// Describes one register set of a device thread.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_debug_regset_properties_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next extension structure in the chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] device-specific identifier of the register set
     pub r#type: u32,
-    /// [out]
+    /// [out] version of the register set's layout
     pub version: u32,
-    /// [out]
+    /// [out] whether the registers can be read or written
     pub generalFlags: zet_debug_regset_flags_t,
-    /// [out]
+    /// [out] additional device-specific flags
     pub deviceFlags: u32,
-    /// [out]
+    /// [out] how many registers the set has
     pub count: u32,
-    /// [out]
+    /// [out] width of one register, in bits
     pub bitSize: u32,
-    /// [out]
+    /// [out] space one register takes in a value buffer, in bytes
     pub byteSize: u32,
 }
 
@@ -1388,14 +1585,21 @@ impl ::core::fmt::Debug for zet_debug_regset_properties_t {
     }
 }
 
+/// Capacity in characters of a metric group name, terminating NUL included.
 pub const ZET_MAX_METRIC_GROUP_NAME: u32 = 256;
+/// Capacity in characters of a metric group description, terminating NUL included.
 pub const ZET_MAX_METRIC_GROUP_DESCRIPTION: u32 = 256;
+/// Ways a metric group can be sampled.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metric_group_sampling_type_flag_t(pub u32);
 impl zet_metric_group_sampling_type_flag_t {
+    /// sampled between the begin and end commands of a metric query
     pub const EVENT_BASED: Self = Self(1);
+    /// sampled periodically by a metric streamer
     pub const TIME_BASED: Self = Self(2);
+    /// gathered as an event stream by a metric tracer
+    ///
     /// Since API 1.10.
     pub const EXP_TRACER_BASED: Self = Self(4);
     /// Forces the C enum `zet_metric_group_sampling_type_flag_t` to 32 bits; not a value.
@@ -1427,19 +1631,29 @@ impl ::core::fmt::Display for zet_metric_group_sampling_type_flag_t {
     }
 }
 
+/// sampled between the begin and end commands of a metric query
 pub const ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED: zet_metric_group_sampling_type_flag_t = zet_metric_group_sampling_type_flag_t::EVENT_BASED;
+/// sampled periodically by a metric streamer
 pub const ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED: zet_metric_group_sampling_type_flag_t = zet_metric_group_sampling_type_flag_t::TIME_BASED;
+/// gathered as an event stream by a metric tracer
+///
 /// Since API 1.10.
 pub const ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED: zet_metric_group_sampling_type_flag_t = zet_metric_group_sampling_type_flag_t::EXP_TRACER_BASED;
 /// Forces the C enum `zet_metric_group_sampling_type_flag_t` to 32 bits; not a value.
 pub const ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_FORCE_UINT32: zet_metric_group_sampling_type_flag_t = zet_metric_group_sampling_type_flag_t::FORCE_UINT32;
+/// Ways a metric group can be sampled.
+///
 /// A set of [`zet_metric_group_sampling_type_flag_t`] bits (C: `typedef uint32_t zet_metric_group_sampling_type_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metric_group_sampling_type_flags_t(pub u32);
 impl zet_metric_group_sampling_type_flags_t {
+    /// sampled between the begin and end commands of a metric query
     pub const EVENT_BASED: Self = Self(0x00000001);
+    /// sampled periodically by a metric streamer
     pub const TIME_BASED: Self = Self(0x00000002);
+    /// gathered as an event stream by a metric tracer
+    ///
     /// Since API 1.10.
     pub const EXP_TRACER_BASED: Self = Self(0x00000004);
     /// No bits set.
@@ -1545,22 +1759,23 @@ impl ::core::fmt::Display for zet_metric_group_sampling_type_flags_t {
     }
 }
 
+/// Describes a metric group.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_group_properties_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next extension structure in the chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] short name of the group
     pub name: [c_char; 256],
-    /// [out]
+    /// [out] human-readable explanation of what the group measures
     pub description: [c_char; 256],
-    /// [out]
+    /// [out] how the group can be sampled
     pub samplingType: zet_metric_group_sampling_type_flags_t,
-    /// [out]
+    /// [out] hardware domain the group's counters come from; two groups of one domain cannot be active together
     pub domain: u32,
-    /// [out]
+    /// [out] how many metrics the group holds
     pub metricCount: u32,
 }
 
@@ -1588,29 +1803,51 @@ impl ::core::fmt::Debug for zet_metric_group_properties_t {
     }
 }
 
+/// What kind of quantity a metric reports.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metric_type_t(pub u32);
 impl zet_metric_type_t {
+    /// a length of time
     pub const DURATION: Self = Self(0);
+    /// a number of occurrences
     pub const EVENT: Self = Self(1);
+    /// a number of occurrences that falls within a known range
     pub const EVENT_WITH_RANGE: Self = Self(2);
+    /// an amount per unit of time
     pub const THROUGHPUT: Self = Self(3);
+    /// a point in time
     pub const TIMESTAMP: Self = Self(4);
+    /// a yes or no value
     pub const FLAG: Self = Self(5);
+    /// a proportion of two quantities
     pub const RATIO: Self = Self(6);
+    /// an uninterpreted counter value
     pub const RAW: Self = Self(7);
+    /// the time at which a traced event happened
+    ///
     /// Since API 1.10.
     pub const EVENT_EXP_TIMESTAMP: Self = Self(0x7ffffff9);
+    /// marks the start of a traced interval
+    ///
     /// Since API 1.10.
     pub const EVENT_EXP_START: Self = Self(0x7ffffffa);
+    /// marks the end of a traced interval
+    ///
     /// Since API 1.10.
     pub const EVENT_EXP_END: Self = Self(0x7ffffffb);
+    /// a steadily increasing counter that wraps around at its maximum
+    ///
     /// Since API 1.10.
     pub const EVENT_EXP_MONOTONIC_WRAPS_VALUE: Self = Self(0x7ffffffc);
+    /// data handed over through an exported DMA buffer
+    ///
     /// Since API 1.11.
     pub const EXP_EXPORT_DMA_BUF: Self = Self(0x7ffffffd);
+    /// an instruction address sample (older experimental name)
     pub const IP_EXP: Self = Self(0x7ffffffe);
+    /// an instruction address sample
+    ///
     /// Since API 1.7.
     pub const IP: Self = Self(0x7ffffffe);
     /// Forces the C enum `zet_metric_type_t` to 32 bits; not a value.
@@ -1653,34 +1890,58 @@ impl ::core::fmt::Display for zet_metric_type_t {
     }
 }
 
+/// a length of time
 pub const ZET_METRIC_TYPE_DURATION: zet_metric_type_t = zet_metric_type_t::DURATION;
+/// a number of occurrences
 pub const ZET_METRIC_TYPE_EVENT: zet_metric_type_t = zet_metric_type_t::EVENT;
+/// a number of occurrences that falls within a known range
 pub const ZET_METRIC_TYPE_EVENT_WITH_RANGE: zet_metric_type_t = zet_metric_type_t::EVENT_WITH_RANGE;
+/// an amount per unit of time
 pub const ZET_METRIC_TYPE_THROUGHPUT: zet_metric_type_t = zet_metric_type_t::THROUGHPUT;
+/// a point in time
 pub const ZET_METRIC_TYPE_TIMESTAMP: zet_metric_type_t = zet_metric_type_t::TIMESTAMP;
+/// a yes or no value
 pub const ZET_METRIC_TYPE_FLAG: zet_metric_type_t = zet_metric_type_t::FLAG;
+/// a proportion of two quantities
 pub const ZET_METRIC_TYPE_RATIO: zet_metric_type_t = zet_metric_type_t::RATIO;
+/// an uninterpreted counter value
 pub const ZET_METRIC_TYPE_RAW: zet_metric_type_t = zet_metric_type_t::RAW;
+/// the time at which a traced event happened
+///
 /// Since API 1.10.
 pub const ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP: zet_metric_type_t = zet_metric_type_t::EVENT_EXP_TIMESTAMP;
+/// marks the start of a traced interval
+///
 /// Since API 1.10.
 pub const ZET_METRIC_TYPE_EVENT_EXP_START: zet_metric_type_t = zet_metric_type_t::EVENT_EXP_START;
+/// marks the end of a traced interval
+///
 /// Since API 1.10.
 pub const ZET_METRIC_TYPE_EVENT_EXP_END: zet_metric_type_t = zet_metric_type_t::EVENT_EXP_END;
+/// a steadily increasing counter that wraps around at its maximum
+///
 /// Since API 1.10.
 pub const ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE: zet_metric_type_t = zet_metric_type_t::EVENT_EXP_MONOTONIC_WRAPS_VALUE;
+/// data handed over through an exported DMA buffer
+///
 /// Since API 1.11.
 pub const ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF: zet_metric_type_t = zet_metric_type_t::EXP_EXPORT_DMA_BUF;
+/// an instruction address sample (older experimental name)
 pub const ZET_METRIC_TYPE_IP_EXP: zet_metric_type_t = zet_metric_type_t::IP_EXP;
+/// an instruction address sample
+///
 /// Since API 1.7.
 pub const ZET_METRIC_TYPE_IP: zet_metric_type_t = zet_metric_type_t::IP;
 /// Forces the C enum `zet_metric_type_t` to 32 bits; not a value.
 pub const ZET_METRIC_TYPE_FORCE_UINT32: zet_metric_type_t = zet_metric_type_t::FORCE_UINT32;
+/// How raw metric data is turned into values.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metric_group_calculation_type_t(pub u32);
 impl zet_metric_group_calculation_type_t {
+    /// every report gives its own set of values
     pub const METRIC_VALUES: Self = Self(0);
+    /// one set of values holding each metric's maximum over all reports
     pub const MAX_METRIC_VALUES: Self = Self(1);
     /// Forces the C enum `zet_metric_group_calculation_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1710,34 +1971,41 @@ impl ::core::fmt::Display for zet_metric_group_calculation_type_t {
     }
 }
 
+/// every report gives its own set of values
 pub const ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES: zet_metric_group_calculation_type_t = zet_metric_group_calculation_type_t::METRIC_VALUES;
+/// one set of values holding each metric's maximum over all reports
 pub const ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES: zet_metric_group_calculation_type_t = zet_metric_group_calculation_type_t::MAX_METRIC_VALUES;
 /// Forces the C enum `zet_metric_group_calculation_type_t` to 32 bits; not a value.
 pub const ZET_METRIC_GROUP_CALCULATION_TYPE_FORCE_UINT32: zet_metric_group_calculation_type_t = zet_metric_group_calculation_type_t::FORCE_UINT32;
+/// Capacity in characters of a metric name, terminating NUL included.
 pub const ZET_MAX_METRIC_NAME: u32 = 256;
+/// Capacity in characters of a metric description, terminating NUL included.
 pub const ZET_MAX_METRIC_DESCRIPTION: u32 = 256;
+/// Capacity in characters of a metric component name, terminating NUL included.
 pub const ZET_MAX_METRIC_COMPONENT: u32 = 256;
+/// Capacity in characters of a metric unit string, terminating NUL included.
 pub const ZET_MAX_METRIC_RESULT_UNITS: u32 = 256;
+/// Describes one metric.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_properties_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next extension structure in the chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] short name of the metric
     pub name: [c_char; 256],
-    /// [out]
+    /// [out] human-readable explanation of the metric
     pub description: [c_char; 256],
-    /// [out]
+    /// [out] the hardware unit the metric observes
     pub component: [c_char; 256],
-    /// [out]
+    /// [out] tier of the metric in the vendor's grouping of metrics by importance
     pub tierNumber: u32,
-    /// [out]
+    /// [out] what kind of quantity the metric reports
     pub metricType: zet_metric_type_t,
-    /// [out]
+    /// [out] data type of the calculated value
     pub resultType: zet_value_type_t,
-    /// [out]
+    /// [out] unit of the calculated value, as text
     pub resultUnits: [c_char; 256],
 }
 
@@ -1767,16 +2035,17 @@ impl ::core::fmt::Debug for zet_metric_properties_t {
     }
 }
 
+/// Settings of a metric streamer; the driver may adjust both values.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_streamer_desc_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next extension structure in the chain, or null
     pub pNext: *const c_void,
-    /// [in,out]
+    /// [in,out] the notification event is signalled each time this many reports have accumulated
     pub notifyEveryNReports: u32,
-    /// [in,out]
+    /// [in,out] time between two samples, in nanoseconds
     pub samplingPeriod: u32,
 }
 
@@ -1801,11 +2070,14 @@ impl ::core::fmt::Debug for zet_metric_streamer_desc_t {
     }
 }
 
+/// Kinds of metric query pool.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metric_query_pool_type_t(pub u32);
 impl zet_metric_query_pool_type_t {
+    /// queries that gather performance counters
     pub const PERFORMANCE: Self = Self(0);
+    /// execution queries, as opposed to performance counter queries
     pub const EXECUTION: Self = Self(1);
     /// Forces the C enum `zet_metric_query_pool_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1835,20 +2107,23 @@ impl ::core::fmt::Display for zet_metric_query_pool_type_t {
     }
 }
 
+/// queries that gather performance counters
 pub const ZET_METRIC_QUERY_POOL_TYPE_PERFORMANCE: zet_metric_query_pool_type_t = zet_metric_query_pool_type_t::PERFORMANCE;
+/// execution queries, as opposed to performance counter queries
 pub const ZET_METRIC_QUERY_POOL_TYPE_EXECUTION: zet_metric_query_pool_type_t = zet_metric_query_pool_type_t::EXECUTION;
 /// Forces the C enum `zet_metric_query_pool_type_t` to 32 bits; not a value.
 pub const ZET_METRIC_QUERY_POOL_TYPE_FORCE_UINT32: zet_metric_query_pool_type_t = zet_metric_query_pool_type_t::FORCE_UINT32;
+/// Settings of a metric query pool.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_query_pool_desc_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next extension structure in the chain, or null
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] the kind of queries the pool holds
     pub r#type: zet_metric_query_pool_type_t,
-    /// [in]
+    /// [in] how many queries the pool can hold
     pub count: u32,
 }
 
@@ -1873,16 +2148,22 @@ impl ::core::fmt::Debug for zet_metric_query_pool_desc_t {
     }
 }
 
+/// Name string of the experimental metric export data extension.
+///
 /// Since API 1.6.
 pub const ZET_EXPORT_METRICS_DATA_EXP_NAME: &str = "ZET_experimental_metric_export_data";
 /// [`ZET_EXPORT_METRICS_DATA_EXP_NAME`] as a nul-terminated C string.
 pub const ZET_EXPORT_METRICS_DATA_EXP_NAME_BYTES: &[u8] = b"ZET_experimental_metric_export_data\0";
+/// Versions of the metric export data extension.
+///
 /// Since API 1.6.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_export_metric_data_exp_version_t(pub u32);
 impl zet_export_metric_data_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zet_export_metric_data_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1911,23 +2192,31 @@ impl ::core::fmt::Display for zet_export_metric_data_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZET_EXPORT_METRIC_DATA_EXP_VERSION_1_0: zet_export_metric_data_exp_version_t = zet_export_metric_data_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZET_EXPORT_METRIC_DATA_EXP_VERSION_CURRENT: zet_export_metric_data_exp_version_t = zet_export_metric_data_exp_version_t::CURRENT;
 /// Forces the C enum `zet_export_metric_data_exp_version_t` to 32 bits; not a value.
 pub const ZET_EXPORT_METRIC_DATA_EXP_VERSION_FORCE_UINT32: zet_export_metric_data_exp_version_t = zet_export_metric_data_exp_version_t::FORCE_UINT32;
+/// Capacity in characters of an element name in exported metric data.
+///
 /// Since API 1.6.
 pub const ZET_MAX_METRIC_EXPORT_DATA_ELEMENT_NAME_EXP: u32 = 256;
+/// Capacity in characters of an element description in exported metric data.
+///
 /// Since API 1.6.
 pub const ZET_MAX_METRIC_EXPORT_DATA_ELEMENT_DESCRIPTION_EXP: u32 = 256;
+/// Options for calculating values from exported metric data.
+///
 /// Since API 1.6.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_calculate_exp_desc_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next extension structure in the chain, or null
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] how many leading raw reports to ignore
     pub rawReportSkipCount: u32,
 }
 
@@ -1951,16 +2240,22 @@ impl ::core::fmt::Debug for zet_metric_calculate_exp_desc_t {
     }
 }
 
+/// Name string of the experimental metric export memory extension.
+///
 /// Since API 1.11.
 pub const ZET_METRIC_EXPORT_MEMORY_EXP_NAME: &str = "ZET_experimental_metric_export_memory";
 /// [`ZET_METRIC_EXPORT_MEMORY_EXP_NAME`] as a nul-terminated C string.
 pub const ZET_METRIC_EXPORT_MEMORY_EXP_NAME_BYTES: &[u8] = b"ZET_experimental_metric_export_memory\0";
+/// Versions of the metric export memory extension.
+///
 /// Since API 1.11.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metric_export_memory_exp_version_t(pub u32);
 impl zet_metric_export_memory_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zet_metric_export_memory_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -1989,18 +2284,26 @@ impl ::core::fmt::Display for zet_metric_export_memory_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZET_METRIC_EXPORT_MEMORY_EXP_VERSION_1_0: zet_metric_export_memory_exp_version_t = zet_metric_export_memory_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZET_METRIC_EXPORT_MEMORY_EXP_VERSION_CURRENT: zet_metric_export_memory_exp_version_t = zet_metric_export_memory_exp_version_t::CURRENT;
 /// Forces the C enum `zet_metric_export_memory_exp_version_t` to 32 bits; not a value.
 pub const ZET_METRIC_EXPORT_MEMORY_EXP_VERSION_FORCE_UINT32: zet_metric_export_memory_exp_version_t = zet_metric_export_memory_exp_version_t::FORCE_UINT32;
+/// Kinds of metric group.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metric_group_type_exp_flag_t(pub u32);
 impl zet_metric_group_type_exp_flag_t {
+    /// the group's data can be shared as a DMA buffer
     pub const EXPORT_DMA_BUF: Self = Self(1);
+    /// the application built the group from programmable metrics
     pub const USER_CREATED: Self = Self(2);
+    /// a group of no special kind
     pub const OTHER: Self = Self(4);
+    /// the group accepts markers appended to command lists
     pub const MARKER: Self = Self(8);
     /// Forces the C enum `zet_metric_group_type_exp_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2032,12 +2335,18 @@ impl ::core::fmt::Display for zet_metric_group_type_exp_flag_t {
     }
 }
 
+/// the group's data can be shared as a DMA buffer
 pub const ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF: zet_metric_group_type_exp_flag_t = zet_metric_group_type_exp_flag_t::EXPORT_DMA_BUF;
+/// the application built the group from programmable metrics
 pub const ZET_METRIC_GROUP_TYPE_EXP_FLAG_USER_CREATED: zet_metric_group_type_exp_flag_t = zet_metric_group_type_exp_flag_t::USER_CREATED;
+/// a group of no special kind
 pub const ZET_METRIC_GROUP_TYPE_EXP_FLAG_OTHER: zet_metric_group_type_exp_flag_t = zet_metric_group_type_exp_flag_t::OTHER;
+/// the group accepts markers appended to command lists
 pub const ZET_METRIC_GROUP_TYPE_EXP_FLAG_MARKER: zet_metric_group_type_exp_flag_t = zet_metric_group_type_exp_flag_t::MARKER;
 /// Forces the C enum `zet_metric_group_type_exp_flag_t` to 32 bits; not a value.
 pub const ZET_METRIC_GROUP_TYPE_EXP_FLAG_FORCE_UINT32: zet_metric_group_type_exp_flag_t = zet_metric_group_type_exp_flag_t::FORCE_UINT32;
+/// Kinds of metric group.
+///
 /// Since API 1.13.
 ///
 /// A set of [`zet_metric_group_type_exp_flag_t`] bits (C: `typedef uint32_t zet_metric_group_type_exp_flags_t`).
@@ -2045,9 +2354,13 @@ pub const ZET_METRIC_GROUP_TYPE_EXP_FLAG_FORCE_UINT32: zet_metric_group_type_exp
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metric_group_type_exp_flags_t(pub u32);
 impl zet_metric_group_type_exp_flags_t {
+    /// the group's data can be shared as a DMA buffer
     pub const EXPORT_DMA_BUF: Self = Self(0x00000001);
+    /// the application built the group from programmable metrics
     pub const USER_CREATED: Self = Self(0x00000002);
+    /// a group of no special kind
     pub const OTHER: Self = Self(0x00000004);
+    /// the group accepts markers appended to command lists
     pub const MARKER: Self = Self(0x00000008);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -2152,14 +2465,15 @@ impl ::core::fmt::Display for zet_metric_group_type_exp_flags_t {
     }
 }
 
+/// Kind of a metric group; chained into the metric group property query.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_group_type_exp_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next extension structure in the chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the group's kind
     pub r#type: zet_metric_group_type_exp_flags_t,
 }
 
@@ -2183,16 +2497,17 @@ impl ::core::fmt::Debug for zet_metric_group_type_exp_t {
     }
 }
 
+/// DMA buffer that holds a metric's data; chained into the metric property query.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_export_dma_buf_exp_properties_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next extension structure in the chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] file descriptor of the DMA buffer
     pub fd: c_int,
-    /// [out]
+    /// [out] size of the DMA buffer, in bytes
     pub size: usize,
 }
 
@@ -2217,16 +2532,22 @@ impl ::core::fmt::Debug for zet_export_dma_buf_exp_properties_t {
     }
 }
 
+/// Name string of the experimental metric group marker extension.
+///
 /// Since API 1.13.
 pub const ZET_METRIC_GROUP_MARKER_EXP_NAME: &str = "ZET_experimental_metric_group_marker";
 /// [`ZET_METRIC_GROUP_MARKER_EXP_NAME`] as a nul-terminated C string.
 pub const ZET_METRIC_GROUP_MARKER_EXP_NAME_BYTES: &[u8] = b"ZET_experimental_metric_group_marker\0";
+/// Versions of the metric group marker extension.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metric_group_marker_exp_version_t(pub u32);
 impl zet_metric_group_marker_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zet_metric_group_marker_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2255,19 +2576,23 @@ impl ::core::fmt::Display for zet_metric_group_marker_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZET_METRIC_GROUP_MARKER_EXP_VERSION_1_0: zet_metric_group_marker_exp_version_t = zet_metric_group_marker_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZET_METRIC_GROUP_MARKER_EXP_VERSION_CURRENT: zet_metric_group_marker_exp_version_t = zet_metric_group_marker_exp_version_t::CURRENT;
 /// Forces the C enum `zet_metric_group_marker_exp_version_t` to 32 bits; not a value.
 pub const ZET_METRIC_GROUP_MARKER_EXP_VERSION_FORCE_UINT32: zet_metric_group_marker_exp_version_t = zet_metric_group_marker_exp_version_t::FORCE_UINT32;
+/// Which hardware source produces a metric group's data; chained into the metric group property query.
+///
 /// Since API 1.13.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_source_id_exp_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next extension structure in the chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] identifier of the source; groups with the same id share it
     pub sourceId: u32,
 }
 
@@ -2291,16 +2616,22 @@ impl ::core::fmt::Debug for zet_metric_source_id_exp_t {
     }
 }
 
+/// Name string of the experimental programmable metrics extension.
+///
 /// Since API 1.9.
 pub const ZET_PROGRAMMABLE_METRICS_EXP_NAME: &str = "ZET_experimental_programmable_metrics";
 /// [`ZET_PROGRAMMABLE_METRICS_EXP_NAME`] as a nul-terminated C string.
 pub const ZET_PROGRAMMABLE_METRICS_EXP_NAME_BYTES: &[u8] = b"ZET_experimental_programmable_metrics\0";
+/// Versions of the programmable metrics extension.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metric_programmable_exp_version_t(pub u32);
 impl zet_metric_programmable_exp_version_t {
+    /// extension version 1.1
     pub const _1_1: Self = Self(0x00010001);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010001);
     /// Forces the C enum `zet_metric_programmable_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2329,26 +2660,46 @@ impl ::core::fmt::Display for zet_metric_programmable_exp_version_t {
     }
 }
 
+/// extension version 1.1
 pub const ZET_METRIC_PROGRAMMABLE_EXP_VERSION_1_1: zet_metric_programmable_exp_version_t = zet_metric_programmable_exp_version_t::_1_1;
+/// the newest version this header knows
 pub const ZET_METRIC_PROGRAMMABLE_EXP_VERSION_CURRENT: zet_metric_programmable_exp_version_t = zet_metric_programmable_exp_version_t::CURRENT;
 /// Forces the C enum `zet_metric_programmable_exp_version_t` to 32 bits; not a value.
 pub const ZET_METRIC_PROGRAMMABLE_EXP_VERSION_FORCE_UINT32: zet_metric_programmable_exp_version_t = zet_metric_programmable_exp_version_t::FORCE_UINT32;
+/// Capacity in characters of a programmable metrics element name.
+///
 /// Since API 1.9.
 pub const ZET_MAX_PROGRAMMABLE_METRICS_ELEMENT_NAME_EXP: u32 = 256;
+/// Capacity in characters of a programmable metrics element description.
+///
 /// Since API 1.9.
 pub const ZET_MAX_PROGRAMMABLE_METRICS_ELEMENT_DESCRIPTION_EXP: u32 = 256;
+/// Capacity in characters of the name prefix given to generated metric groups.
+///
 /// Since API 1.12.
 pub const ZET_MAX_METRIC_GROUP_NAME_PREFIX_EXP: u32 = 64;
+/// Capacity in characters of a metric template's name, terminating NUL included.
+///
 /// Since API 1.9.
 pub const ZET_MAX_METRIC_PROGRAMMABLE_NAME_EXP: u32 = 128;
+/// Capacity in characters of a metric template's description, terminating NUL included.
+///
 /// Since API 1.9.
 pub const ZET_MAX_METRIC_PROGRAMMABLE_DESCRIPTION_EXP: u32 = 128;
+/// Capacity in characters of a metric template's component name, terminating NUL included.
+///
 /// Since API 1.9.
 pub const ZET_MAX_METRIC_PROGRAMMABLE_COMPONENT_EXP: u32 = 128;
+/// Capacity in characters of a template parameter's name, terminating NUL included.
+///
 /// Since API 1.9.
 pub const ZET_MAX_METRIC_PROGRAMMABLE_PARAMETER_NAME_EXP: u32 = 128;
+/// Capacity in characters of the text describing a parameter value, terminating NUL included.
+///
 /// Since API 1.9.
 pub const ZET_MAX_METRIC_PROGRAMMABLE_VALUE_DESCRIPTION_EXP: u32 = 128;
+/// Older spelling of ZET_MAX_METRIC_GROUP_NAME_PREFIX_EXP, kept for source compatibility.
+///
 /// Since API 1.10.
 pub const ZE_MAX_METRIC_GROUP_NAME_PREFIX: u32 = 64;
 /// Opaque object behind [`zet_metric_programmable_exp_handle_t`].
@@ -2357,31 +2708,35 @@ pub struct _zet_metric_programmable_exp_handle_t {
     _p: [u8; 0],
 }
 
+/// A metric template whose parameters the application chooses to create metrics.
+///
 /// Since API 1.9.
 pub type zet_metric_programmable_exp_handle_t = *mut _zet_metric_programmable_exp_handle_t;
+/// Describes a metric template.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_programmable_exp_properties_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next extension structure in the chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] short name of the template
     pub name: [c_char; 128],
-    /// [out]
+    /// [out] human-readable explanation of what the template measures
     pub description: [c_char; 128],
-    /// [out]
+    /// [out] the hardware unit the template observes
     pub component: [c_char; 128],
-    /// [out]
+    /// [out] tier of the template in the vendor's grouping by importance
     pub tierNumber: u32,
-    /// [out]
+    /// [out] hardware domain the resulting metrics are counted in
     pub domain: u32,
-    /// [out]
+    /// [out] how many parameters the template takes
     pub parameterCount: u32,
-    /// [out]
+    /// [out] how metrics made from the template can be sampled
     pub samplingType: zet_metric_group_sampling_type_flags_t,
-    /// [out]
+    /// [out] identifier of the hardware source that produces the data
     pub sourceId: u32,
 }
 
@@ -2412,18 +2767,29 @@ impl ::core::fmt::Debug for zet_metric_programmable_exp_properties_t {
     }
 }
 
+/// Roles a template parameter can play.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metric_programmable_param_type_exp_t(pub u32);
 impl zet_metric_programmable_param_type_exp_t {
+    /// picks which instance of a replicated hardware unit is counted
     pub const DISAGGREGATION: Self = Self(0);
+    /// makes the metric measure latency
     pub const LATENCY: Self = Self(1);
+    /// reports the result as a utilization percentage
     pub const NORMALIZATION_UTILIZATION: Self = Self(2);
+    /// reports the result as an average
     pub const NORMALIZATION_AVERAGE: Self = Self(3);
+    /// reports the result as a rate over time
     pub const NORMALIZATION_RATE: Self = Self(4);
+    /// reports the result as a number of bytes
+    ///
     /// Since API 1.10.
     pub const NORMALIZATION_BYTES: Self = Self(5);
+    /// a parameter of no predefined role
+    ///
     /// Since API 1.12.
     pub const GENERIC: Self = Self(6);
     /// Forces the C enum `zet_metric_programmable_param_type_exp_t` to 32 bits; not a value.
@@ -2459,30 +2825,51 @@ impl ::core::fmt::Display for zet_metric_programmable_param_type_exp_t {
     }
 }
 
+/// picks which instance of a replicated hardware unit is counted
 pub const ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_DISAGGREGATION: zet_metric_programmable_param_type_exp_t = zet_metric_programmable_param_type_exp_t::DISAGGREGATION;
+/// makes the metric measure latency
 pub const ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_LATENCY: zet_metric_programmable_param_type_exp_t = zet_metric_programmable_param_type_exp_t::LATENCY;
+/// reports the result as a utilization percentage
 pub const ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_NORMALIZATION_UTILIZATION: zet_metric_programmable_param_type_exp_t = zet_metric_programmable_param_type_exp_t::NORMALIZATION_UTILIZATION;
+/// reports the result as an average
 pub const ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_NORMALIZATION_AVERAGE: zet_metric_programmable_param_type_exp_t = zet_metric_programmable_param_type_exp_t::NORMALIZATION_AVERAGE;
+/// reports the result as a rate over time
 pub const ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_NORMALIZATION_RATE: zet_metric_programmable_param_type_exp_t = zet_metric_programmable_param_type_exp_t::NORMALIZATION_RATE;
+/// reports the result as a number of bytes
+///
 /// Since API 1.10.
 pub const ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_NORMALIZATION_BYTES: zet_metric_programmable_param_type_exp_t = zet_metric_programmable_param_type_exp_t::NORMALIZATION_BYTES;
+/// a parameter of no predefined role
+///
 /// Since API 1.12.
 pub const ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_GENERIC: zet_metric_programmable_param_type_exp_t = zet_metric_programmable_param_type_exp_t::GENERIC;
 /// Forces the C enum `zet_metric_programmable_param_type_exp_t` to 32 bits; not a value.
 pub const ZET_METRIC_PROGRAMMABLE_PARAM_TYPE_EXP_FORCE_UINT32: zet_metric_programmable_param_type_exp_t = zet_metric_programmable_param_type_exp_t::FORCE_UINT32;
+/// Data types in which the allowed values of a template parameter are described.
+///
 /// Since API 1.9.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_value_info_type_exp_t(pub u32);
 impl zet_value_info_type_exp_t {
+    /// 32-bit unsigned integer
     pub const UINT32: Self = Self(0);
+    /// 64-bit unsigned integer
     pub const UINT64: Self = Self(1);
+    /// 32-bit IEEE floating point
     pub const FLOAT32: Self = Self(2);
+    /// 64-bit IEEE floating point
     pub const FLOAT64: Self = Self(3);
+    /// 8-bit boolean
     pub const BOOL8: Self = Self(4);
+    /// 8-bit unsigned integer
     pub const UINT8: Self = Self(5);
+    /// 16-bit unsigned integer
     pub const UINT16: Self = Self(6);
+    /// inclusive range of 64-bit unsigned integers
     pub const UINT64_RANGE: Self = Self(7);
+    /// inclusive range of 64-bit floating point numbers
+    ///
     /// Since API 1.10.
     pub const FLOAT64_RANGE: Self = Self(8);
     /// Forces the C enum `zet_value_info_type_exp_t` to 32 bits; not a value.
@@ -2520,25 +2907,37 @@ impl ::core::fmt::Display for zet_value_info_type_exp_t {
     }
 }
 
+/// 32-bit unsigned integer
 pub const ZET_VALUE_INFO_TYPE_EXP_UINT32: zet_value_info_type_exp_t = zet_value_info_type_exp_t::UINT32;
+/// 64-bit unsigned integer
 pub const ZET_VALUE_INFO_TYPE_EXP_UINT64: zet_value_info_type_exp_t = zet_value_info_type_exp_t::UINT64;
+/// 32-bit IEEE floating point
 pub const ZET_VALUE_INFO_TYPE_EXP_FLOAT32: zet_value_info_type_exp_t = zet_value_info_type_exp_t::FLOAT32;
+/// 64-bit IEEE floating point
 pub const ZET_VALUE_INFO_TYPE_EXP_FLOAT64: zet_value_info_type_exp_t = zet_value_info_type_exp_t::FLOAT64;
+/// 8-bit boolean
 pub const ZET_VALUE_INFO_TYPE_EXP_BOOL8: zet_value_info_type_exp_t = zet_value_info_type_exp_t::BOOL8;
+/// 8-bit unsigned integer
 pub const ZET_VALUE_INFO_TYPE_EXP_UINT8: zet_value_info_type_exp_t = zet_value_info_type_exp_t::UINT8;
+/// 16-bit unsigned integer
 pub const ZET_VALUE_INFO_TYPE_EXP_UINT16: zet_value_info_type_exp_t = zet_value_info_type_exp_t::UINT16;
+/// inclusive range of 64-bit unsigned integers
 pub const ZET_VALUE_INFO_TYPE_EXP_UINT64_RANGE: zet_value_info_type_exp_t = zet_value_info_type_exp_t::UINT64_RANGE;
+/// inclusive range of 64-bit floating point numbers
+///
 /// Since API 1.10.
 pub const ZET_VALUE_INFO_TYPE_EXP_FLOAT64_RANGE: zet_value_info_type_exp_t = zet_value_info_type_exp_t::FLOAT64_RANGE;
 /// Forces the C enum `zet_value_info_type_exp_t` to 32 bits; not a value.
 pub const ZET_VALUE_INFO_TYPE_EXP_FORCE_UINT32: zet_value_info_type_exp_t = zet_value_info_type_exp_t::FORCE_UINT32;
+/// An inclusive range of 64-bit unsigned integers.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_value_uint64_range_exp_t {
-    /// [out]
+    /// [out] lowest value in the range
     pub ui64Min: u64,
-    /// [out]
+    /// [out] highest value in the range
     pub ui64Max: u64,
 }
 
@@ -2558,13 +2957,15 @@ impl ::core::fmt::Debug for zet_value_uint64_range_exp_t {
     }
 }
 
+/// An inclusive range of 64-bit floating point numbers.
+///
 /// Since API 1.10.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_value_fp64_range_exp_t {
-    /// [out]
+    /// [out] lowest value in the range
     pub fp64Min: f64,
-    /// [out]
+    /// [out] highest value in the range
     pub fp64Max: f64,
 }
 
@@ -2584,27 +2985,29 @@ impl ::core::fmt::Debug for zet_value_fp64_range_exp_t {
     }
 }
 
+/// One allowed value or range of a template parameter; zet_value_info_type_exp_t says which member is valid.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union zet_value_info_exp_t {
-    /// [out]
+    /// [out] a 32-bit unsigned value
     pub ui32: u32,
-    /// [out]
+    /// [out] a 64-bit unsigned value
     pub ui64: u64,
-    /// [out]
+    /// [out] a 32-bit float value
     pub fp32: f32,
-    /// [out]
+    /// [out] a 64-bit float value
     pub fp64: f64,
-    /// [out]
+    /// [out] a boolean value
     pub b8: ze_bool_t,
-    /// [out]
+    /// [out] an 8-bit unsigned value
     pub ui8: u8,
-    /// [out]
+    /// [out] a 16-bit unsigned value
     pub ui16: u16,
-    /// [out]
+    /// [out] a range of 64-bit unsigned values
     pub ui64Range: zet_value_uint64_range_exp_t,
-    /// [out]
+    /// [out] a range of 64-bit float values
     pub fp64Range: zet_value_fp64_range_exp_t,
 }
 
@@ -2621,23 +3024,25 @@ impl ::core::fmt::Debug for zet_value_info_exp_t {
     }
 }
 
+/// Describes one parameter of a metric template.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_programmable_param_info_exp_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next extension structure in the chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the role of the parameter
     pub r#type: zet_metric_programmable_param_type_exp_t,
-    /// [out]
+    /// [out] short name of the parameter
     pub name: [c_char; 128],
-    /// [out]
+    /// [out] data type in which its allowed values are listed
     pub valueInfoType: zet_value_info_type_exp_t,
-    /// [out]
+    /// [out] the value used when the application does not choose one
     pub defaultValue: zet_value_t,
-    /// [out]
+    /// [out] how many allowed values or ranges the parameter has
     pub valueInfoCount: u32,
 }
 
@@ -2665,17 +3070,19 @@ impl ::core::fmt::Debug for zet_metric_programmable_param_info_exp_t {
     }
 }
 
+/// One allowed value or range of a template parameter, with its meaning.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_programmable_param_value_info_exp_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next extension structure in the chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] the value or range
     pub valueInfo: zet_value_info_exp_t,
-    /// [out]
+    /// [out] what choosing this value does
     pub description: [c_char; 128],
 }
 
@@ -2700,11 +3107,13 @@ impl ::core::fmt::Debug for zet_metric_programmable_param_value_info_exp_t {
     }
 }
 
+/// A value chosen for one template parameter.
+///
 /// Since API 1.9.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_programmable_param_value_exp_t {
-    /// [in]
+    /// [in] the chosen value
     pub value: zet_value_t,
 }
 
@@ -2723,16 +3132,22 @@ impl ::core::fmt::Debug for zet_metric_programmable_param_value_exp_t {
     }
 }
 
+/// Name string of the experimental runtime metrics enable and disable extension.
+///
 /// Since API 1.13.
 pub const ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_NAME: &str = "ZET_experimental_metrics_runtime_enable_disable";
 /// [`ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_NAME`] as a nul-terminated C string.
 pub const ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_NAME_BYTES: &[u8] = b"ZET_experimental_metrics_runtime_enable_disable\0";
+/// Versions of the runtime metrics enable and disable extension.
+///
 /// Since API 1.13.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metrics_runtime_enable_disable_exp_version_t(pub u32);
 impl zet_metrics_runtime_enable_disable_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zet_metrics_runtime_enable_disable_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2767,20 +3182,28 @@ impl ::core::fmt::Display for zet_metrics_runtime_enable_disable_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_VERSION_1_0: zet_metrics_runtime_enable_disable_exp_version_t = zet_metrics_runtime_enable_disable_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_VERSION_CURRENT: zet_metrics_runtime_enable_disable_exp_version_t = zet_metrics_runtime_enable_disable_exp_version_t::CURRENT;
 /// Forces the C enum `zet_metrics_runtime_enable_disable_exp_version_t` to 32 bits; not a value.
 pub const ZET_METRICS_RUNTIME_ENABLE_DISABLE_EXP_VERSION_FORCE_UINT32: zet_metrics_runtime_enable_disable_exp_version_t = zet_metrics_runtime_enable_disable_exp_version_t::FORCE_UINT32;
+/// Name string of the experimental metric tracer extension.
+///
 /// Since API 1.10.
 pub const ZET_METRICS_TRACER_EXP_NAME: &str = "ZET_experimental_metric_tracer";
 /// [`ZET_METRICS_TRACER_EXP_NAME`] as a nul-terminated C string.
 pub const ZET_METRICS_TRACER_EXP_NAME_BYTES: &[u8] = b"ZET_experimental_metric_tracer\0";
+/// Versions of the metric tracer extension.
+///
 /// Since API 1.10.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_metric_tracer_exp_version_t(pub u32);
 impl zet_metric_tracer_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zet_metric_tracer_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2809,7 +3232,9 @@ impl ::core::fmt::Display for zet_metric_tracer_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZET_METRIC_TRACER_EXP_VERSION_1_0: zet_metric_tracer_exp_version_t = zet_metric_tracer_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZET_METRIC_TRACER_EXP_VERSION_CURRENT: zet_metric_tracer_exp_version_t = zet_metric_tracer_exp_version_t::CURRENT;
 /// Forces the C enum `zet_metric_tracer_exp_version_t` to 32 bits; not a value.
 pub const ZET_METRIC_TRACER_EXP_VERSION_FORCE_UINT32: zet_metric_tracer_exp_version_t = zet_metric_tracer_exp_version_t::FORCE_UINT32;
@@ -2819,6 +3244,8 @@ pub struct _zet_metric_tracer_exp_handle_t {
     _p: [u8; 0],
 }
 
+/// A metric tracer that records metric events of some metric groups.
+///
 /// Since API 1.10.
 pub type zet_metric_tracer_exp_handle_t = *mut _zet_metric_tracer_exp_handle_t;
 /// Opaque object behind [`zet_metric_decoder_exp_handle_t`].
@@ -2827,17 +3254,21 @@ pub struct _zet_metric_decoder_exp_handle_t {
     _p: [u8; 0],
 }
 
+/// A decoder that turns a metric tracer's raw data into metric entries.
+///
 /// Since API 1.10.
 pub type zet_metric_decoder_exp_handle_t = *mut _zet_metric_decoder_exp_handle_t;
+/// Settings of a metric tracer; the driver may adjust them.
+///
 /// Since API 1.10.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_tracer_exp_desc_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next extension structure in the chain, or null
     pub pNext: *const c_void,
-    /// [in,out]
+    /// [in,out] the notification event is signalled each time this many bytes of data have accumulated
     pub notifyEveryNBytes: u32,
 }
 
@@ -2861,19 +3292,21 @@ impl ::core::fmt::Debug for zet_metric_tracer_exp_desc_t {
     }
 }
 
+/// One decoded metric event.
+///
 /// Since API 1.10.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_metric_entry_exp_t {
-    /// [out]
+    /// [out] the metric's value
     pub value: zet_value_t,
-    /// [out]
+    /// [out] when the event happened
     pub timeStamp: u64,
-    /// [out]
+    /// [out] position of the metric in the list given to the decode call
     pub metricIndex: u32,
-    /// [out]
+    /// [out] true when the event came from a sub-device
     pub onSubdevice: ze_bool_t,
-    /// [out]
+    /// [out] index of that sub-device; only meaningful when onSubdevice is true
     pub subdeviceId: u32,
 }
 
@@ -2896,16 +3329,22 @@ impl ::core::fmt::Debug for zet_metric_entry_exp_t {
     }
 }
 
+/// Name string of the experimental multiple metric values extension.
+///
 /// Since API 1.2.
 pub const ZET_MULTI_METRICS_EXP_NAME: &str = "ZET_experimental_calculate_multiple_metrics";
 /// [`ZET_MULTI_METRICS_EXP_NAME`] as a nul-terminated C string.
 pub const ZET_MULTI_METRICS_EXP_NAME_BYTES: &[u8] = b"ZET_experimental_calculate_multiple_metrics\0";
+/// Versions of the multiple metric values extension.
+///
 /// Since API 1.2.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ze_calculate_multiple_metrics_exp_version_t(pub u32);
 impl ze_calculate_multiple_metrics_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `ze_calculate_multiple_metrics_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2936,15 +3375,20 @@ impl ::core::fmt::Display for ze_calculate_multiple_metrics_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_1_0: ze_calculate_multiple_metrics_exp_version_t = ze_calculate_multiple_metrics_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_CURRENT: ze_calculate_multiple_metrics_exp_version_t = ze_calculate_multiple_metrics_exp_version_t::CURRENT;
 /// Forces the C enum `ze_calculate_multiple_metrics_exp_version_t` to 32 bits; not a value.
 pub const ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_FORCE_UINT32: ze_calculate_multiple_metrics_exp_version_t = ze_calculate_multiple_metrics_exp_version_t::FORCE_UINT32;
+/// Instrumentation aids the compiler can provide for a kernel.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_profile_flag_t(pub u32);
 impl zet_profile_flag_t {
+    /// the compiler kept register use low to leave room for instrumentation
     pub const REGISTER_REALLOCATION: Self = Self(1);
+    /// the compiler reports which registers the kernel leaves unused
     pub const FREE_REGISTER_INFO: Self = Self(2);
     /// Forces the C enum `zet_profile_flag_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -2974,16 +3418,22 @@ impl ::core::fmt::Display for zet_profile_flag_t {
     }
 }
 
+/// the compiler kept register use low to leave room for instrumentation
 pub const ZET_PROFILE_FLAG_REGISTER_REALLOCATION: zet_profile_flag_t = zet_profile_flag_t::REGISTER_REALLOCATION;
+/// the compiler reports which registers the kernel leaves unused
 pub const ZET_PROFILE_FLAG_FREE_REGISTER_INFO: zet_profile_flag_t = zet_profile_flag_t::FREE_REGISTER_INFO;
 /// Forces the C enum `zet_profile_flag_t` to 32 bits; not a value.
 pub const ZET_PROFILE_FLAG_FORCE_UINT32: zet_profile_flag_t = zet_profile_flag_t::FORCE_UINT32;
+/// Instrumentation aids the compiler can provide for a kernel.
+///
 /// A set of [`zet_profile_flag_t`] bits (C: `typedef uint32_t zet_profile_flags_t`).
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_profile_flags_t(pub u32);
 impl zet_profile_flags_t {
+    /// the compiler kept register use low to leave room for instrumentation
     pub const REGISTER_REALLOCATION: Self = Self(0x00000001);
+    /// the compiler reports which registers the kernel leaves unused
     pub const FREE_REGISTER_INFO: Self = Self(0x00000002);
     /// No bits set.
     pub const fn empty() -> Self {
@@ -3081,16 +3531,17 @@ impl ::core::fmt::Display for zet_profile_flags_t {
     }
 }
 
+/// Instrumentation information of a kernel; tokens follow it in memory.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_profile_properties_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in,out][optional]
+    /// [in,out][optional] next extension structure in the chain, or null
     pub pNext: *mut c_void,
-    /// [out]
+    /// [out] which instrumentation aids were applied
     pub flags: zet_profile_flags_t,
-    /// [out]
+    /// [out] how many tokens follow this structure
     pub numTokens: u32,
 }
 
@@ -3115,10 +3566,12 @@ impl ::core::fmt::Debug for zet_profile_properties_t {
     }
 }
 
+/// Kinds of instrumentation token.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_profile_token_type_t(pub u32);
 impl zet_profile_token_type_t {
+    /// a token listing unused registers
     pub const FREE_REGISTER: Self = Self(0);
     /// Forces the C enum `zet_profile_token_type_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -3147,17 +3600,19 @@ impl ::core::fmt::Display for zet_profile_token_type_t {
     }
 }
 
+/// a token listing unused registers
 pub const ZET_PROFILE_TOKEN_TYPE_FREE_REGISTER: zet_profile_token_type_t = zet_profile_token_type_t::FREE_REGISTER;
 /// Forces the C enum `zet_profile_token_type_t` to 32 bits; not a value.
 pub const ZET_PROFILE_TOKEN_TYPE_FORCE_UINT32: zet_profile_token_type_t = zet_profile_token_type_t::FORCE_UINT32;
+/// Header of a token that lists unused registers; register sequences follow it.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_profile_free_register_token_t {
-    /// [out]
+    /// [out] the token's kind
     pub r#type: zet_profile_token_type_t,
-    /// [out]
+    /// [out] bytes of the whole token, this header included
     pub size: u32,
-    /// [out]
+    /// [out] how many register sequences follow
     pub count: u32,
 }
 
@@ -3178,12 +3633,13 @@ impl ::core::fmt::Debug for zet_profile_free_register_token_t {
     }
 }
 
+/// A run of consecutive unused registers.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_profile_register_sequence_t {
-    /// [out]
+    /// [out] byte offset in the register file where the run begins
     pub start: u32,
-    /// [out]
+    /// [out] length of the run, in bytes
     pub count: u32,
 }
 
@@ -3203,14 +3659,18 @@ impl ::core::fmt::Debug for zet_profile_register_sequence_t {
     }
 }
 
+/// Name string of the experimental API tracing extension.
 pub const ZET_API_TRACING_EXP_NAME: &str = "ZET_experimental_api_tracing";
 /// [`ZET_API_TRACING_EXP_NAME`] as a nul-terminated C string.
 pub const ZET_API_TRACING_EXP_NAME_BYTES: &[u8] = b"ZET_experimental_api_tracing\0";
+/// Versions of the API tracing extension.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct zet_api_tracing_exp_version_t(pub u32);
 impl zet_api_tracing_exp_version_t {
+    /// extension version 1.0
     pub const _1_0: Self = Self(0x00010000);
+    /// the newest version this header knows
     pub const CURRENT: Self = Self(0x00010000);
     /// Forces the C enum `zet_api_tracing_exp_version_t` to 32 bits; not a value.
     pub const FORCE_UINT32: Self = Self(0x7fffffff);
@@ -3239,19 +3699,23 @@ impl ::core::fmt::Display for zet_api_tracing_exp_version_t {
     }
 }
 
+/// extension version 1.0
 pub const ZET_API_TRACING_EXP_VERSION_1_0: zet_api_tracing_exp_version_t = zet_api_tracing_exp_version_t::_1_0;
+/// the newest version this header knows
 pub const ZET_API_TRACING_EXP_VERSION_CURRENT: zet_api_tracing_exp_version_t = zet_api_tracing_exp_version_t::CURRENT;
 /// Forces the C enum `zet_api_tracing_exp_version_t` to 32 bits; not a value.
 pub const ZET_API_TRACING_EXP_VERSION_FORCE_UINT32: zet_api_tracing_exp_version_t = zet_api_tracing_exp_version_t::FORCE_UINT32;
+/// Table of callbacks, one slot per traced core API function; null slots are not traced.
 pub type zet_core_callbacks_t = ze_callbacks_t;
+/// Settings of an API tracer.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct zet_tracer_exp_desc_t {
-    /// [in]
+    /// [in] says which structure this is
     pub stype: zet_structure_type_t,
-    /// [in][optional]
+    /// [in][optional] next extension structure in the chain, or null
     pub pNext: *const c_void,
-    /// [in]
+    /// [in] value handed unchanged to every callback of the tracer
     pub pUserData: *mut c_void,
 }
 

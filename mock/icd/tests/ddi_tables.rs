@@ -185,7 +185,8 @@ fn every_control_function_of_the_generated_header_is_exported() {
             "zekitMockCallCount",
             "zekitMockWriteLog",
             "zekitMockLoadScenario",
-            "zekitMockVerify"
+            "zekitMockVerify",
+            "zekitMockOnKernel"
         ]
     );
     assert_eq!(

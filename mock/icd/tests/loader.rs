@@ -326,3 +326,68 @@ fn the_validation_layer_reports_nothing_for_valid_calls() {
         "the layer stopped it:\n{text}"
     );
 }
+
+/// `tests/c/kernels.c`, linked against the mock and exporting its callback (`-rdynamic`).
+fn build_kernels(exe: &str) -> PathBuf {
+    let dir = mock_so().parent().unwrap().display().to_string();
+    build(
+        "kernels",
+        exe,
+        &[
+            "-rdynamic",
+            "-L",
+            &dir,
+            "-lze_zekit_mock",
+            &format!("-Wl,-rpath,{dir}"),
+        ],
+    )
+}
+
+fn vector_add_spv() -> String {
+    format!(
+        "{}/../../spirv/kernels/vector_add.spv",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn a_c_kernel_callback_through_the_control_api() {
+    let exe = build_kernels("mock-kernels-control");
+    let out = run(&exe, &[&vector_add_spv(), "control"], &[]);
+    let s = tk::expect_success("kernels (control)", &out);
+    assert!(s.contains("kernels ok (control)"), "{s}");
+}
+
+#[test]
+fn a_c_kernel_callback_named_by_a_scenario_file() {
+    let exe = build_kernels("mock-kernels-scenario");
+    let scenario = scratch_file(
+        "mock-kernels-scenario",
+        "scenario.yml",
+        "kernels:\n  vector_add: c_vector_add\n",
+    );
+    let out = run(
+        &exe,
+        &[&vector_add_spv(), "scenario"],
+        &[("ZEKIT_MOCK_SCENARIO", scenario.to_str().unwrap())],
+    );
+    let s = tk::expect_success("kernels (scenario)", &out);
+    assert!(s.contains("kernels ok (scenario)"), "{s}");
+    // A symbol the program does not export makes the scenario invalid (and so ignored).
+    let bad = scratch_file(
+        "mock-kernels-scenario",
+        "bad.yml",
+        "kernels:\n  vector_add: no_such_callback\n",
+    );
+    let out = run(
+        &exe,
+        &[&vector_add_spv(), "scenario"],
+        &[("ZEKIT_MOCK_SCENARIO", bad.to_str().unwrap())],
+    );
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("the process exports no function `no_such_callback`"),
+        "{err}"
+    );
+}

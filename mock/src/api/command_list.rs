@@ -1,6 +1,7 @@
 //! `CommandListApi`: regular and immediate command lists. Appended copies, region copies,
-//! fills, barriers, timestamps and event signals/waits/resets are recorded as commands and
-//! really run when executed (immediate lists: when appended); see [`crate::objects`].
+//! fills, barriers, timestamps, event signals/waits/resets and kernel launches are recorded as
+//! commands and really run when executed (immediate lists: when appended); see
+//! [`crate::objects`]. A launch runs its kernel's host callback, if any ([`crate::kernels`]).
 
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -19,7 +20,7 @@ impl MockDriver {
     fn append(&self, function: &str, list: Handle<kinds::CommandList>, cmd: Cmd) -> ZeResult<()> {
         let l = list.get::<ListObj>()?;
         if let Some(imm) = &l.immediate {
-            engine().submit(
+            let ran = engine().submit(
                 imm.id,
                 [Batch {
                     cmds: Arc::from([cmd]),
@@ -31,7 +32,7 @@ impl MockDriver {
                 let id = imm.id;
                 engine().wait(function, u64::MAX, |s| s.idle(id))?;
             }
-            return Ok(());
+            return ran;
         }
         let mut st = lock(&l.state);
         if st.closed {
@@ -128,9 +129,170 @@ impl MockDriver {
     }
 }
 
+impl MockDriver {
+    /// Appends a launch of `kernel` as it is now: group counts given, or (`indirect`) read
+    /// from the application's buffer when the launch runs.
+    #[allow(clippy::too_many_arguments)]
+    fn append_launch(
+        &self,
+        function: &'static str,
+        list: Handle<kinds::CommandList>,
+        kernel: Handle<kinds::Kernel>,
+        counts: &ze_group_count_t,
+        indirect: bool,
+        signal: Option<Handle<kinds::Event>>,
+        waits: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let k = super::kernel::kernel_core(kernel)?;
+        let (group_count, counts) = if indirect {
+            let p = counts as *const ze_group_count_t as usize;
+            check_range(
+                "pLaunchArgumentsBuffer",
+                p,
+                std::mem::size_of::<ze_group_count_t>(),
+            )?;
+            ([0; 3], Some(p))
+        } else {
+            (
+                [counts.groupCountX, counts.groupCountY, counts.groupCountZ],
+                None,
+            )
+        };
+        let launch = k.launch(function, group_count)?;
+        let cmd = Cmd {
+            waits: events(waits)?,
+            op: Op::Launch {
+                launch: Box::new(launch),
+                counts,
+            },
+            signal: event(signal)?,
+        };
+        self.append(function, list, cmd)
+    }
+}
+
 #[zekit_icd::implement]
 #[allow(clippy::too_many_arguments)]
 impl CommandListApi for MockDriver {
+    fn ze_command_list_append_launch_kernel(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_kernel: Handle<kinds::Kernel>,
+        p_launch_func_args: &ze_group_count_t,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        self.append_launch(
+            "zeCommandListAppendLaunchKernel",
+            h_command_list,
+            h_kernel,
+            p_launch_func_args,
+            false,
+            h_signal_event,
+            ph_wait_events,
+        )
+    }
+
+    /// The `pNext` chain (cooperative launches and the like) changes nothing in the mock.
+    fn ze_command_list_append_launch_kernel_with_parameters(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_kernel: Handle<kinds::Kernel>,
+        p_group_counts: &ze_group_count_t,
+        _p_next: *const c_void,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        self.append_launch(
+            "zeCommandListAppendLaunchKernelWithParameters",
+            h_command_list,
+            h_kernel,
+            p_group_counts,
+            false,
+            h_signal_event,
+            ph_wait_events,
+        )
+    }
+
+    fn ze_command_list_append_launch_cooperative_kernel(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_kernel: Handle<kinds::Kernel>,
+        p_launch_func_args: &ze_group_count_t,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        self.append_launch(
+            "zeCommandListAppendLaunchCooperativeKernel",
+            h_command_list,
+            h_kernel,
+            p_launch_func_args,
+            false,
+            h_signal_event,
+            ph_wait_events,
+        )
+    }
+
+    /// Group counts and the kernel count are read when the launches run.
+    fn ze_command_list_append_launch_multiple_kernels_indirect(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        _num_kernels: u32,
+        ph_kernels: &[Handle<kinds::Kernel>],
+        p_count_buffer: &u32,
+        p_launch_arguments_buffer: &[ze_group_count_t],
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        const F: &str = "zeCommandListAppendLaunchMultipleKernelsIndirect";
+        let count = p_count_buffer as *const u32 as usize;
+        let counts = p_launch_arguments_buffer.as_ptr() as usize;
+        check_range("pCountBuffer", count, 4)?;
+        check_range(
+            "pLaunchArgumentsBuffer",
+            counts,
+            std::mem::size_of_val(p_launch_arguments_buffer),
+        )?;
+        let launches = ph_kernels
+            .iter()
+            .map(|k| super::kernel::kernel_core(*k)?.launch(F, [0; 3]))
+            .collect::<ZeResult<Vec<_>>>()?;
+        let cmd = Cmd {
+            waits: events(ph_wait_events)?,
+            op: Op::LaunchMultiple {
+                launches,
+                count,
+                counts,
+            },
+            signal: event(h_signal_event)?,
+        };
+        self.append(F, h_command_list, cmd)
+    }
+
+    fn ze_command_list_append_launch_kernel_indirect(
+        &self,
+        h_command_list: Handle<kinds::CommandList>,
+        h_kernel: Handle<kinds::Kernel>,
+        p_launch_arguments_buffer: &ze_group_count_t,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        self.append_launch(
+            "zeCommandListAppendLaunchKernelIndirect",
+            h_command_list,
+            h_kernel,
+            p_launch_arguments_buffer,
+            true,
+            h_signal_event,
+            ph_wait_events,
+        )
+    }
+
     fn ze_command_list_create(
         &self,
         h_context: Handle<kinds::Context>,

@@ -96,12 +96,13 @@ impl CommandQueueApi for MockDriver {
         if let Some(last) = batches.last_mut() {
             last.fence = fence;
         }
-        engine().submit(q.id, batches);
+        // A kernel callback that panicked: every command still ran; the call says so.
+        let ran = engine().submit(q.id, batches);
         if q.mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS {
             let id = q.id;
             engine().wait(F, u64::MAX, |s| s.idle(id))?;
         }
-        Ok(())
+        ran
     }
 
     fn ze_command_queue_synchronize(

@@ -48,8 +48,8 @@ impl EventApi for MockDriver {
     }
 
     fn ze_event_host_signal(&self, h: Handle<kinds::Event>) -> ZeResult<()> {
-        engine().signal_event(&h.get::<EventObj>()?.state);
-        Ok(())
+        // Err when a kernel callback of the work the event released panicked.
+        engine().signal_event(&h.get::<EventObj>()?.state)
     }
 
     fn ze_event_host_synchronize(&self, h: Handle<kinds::Event>, timeout: u64) -> ZeResult<()> {

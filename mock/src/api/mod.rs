@@ -6,7 +6,9 @@
 //! zeroed host memory (alignment honoured); command queues and command lists (regular and
 //! immediate) whose memory copies, region copies, fills, barriers, timestamps and event
 //! signals/waits/resets really run when executed (see [`crate::objects`] for the execution
-//! model); event pools and events; fences. Host waits honour their timeout and never hang
+//! model); event pools and events; fences; SPIR-V modules read (not compiled) by `zekit-spirv`
+//! and their kernels, whose launches run the host callbacks tests register
+//! ([`crate::kernels`]). Host waits honour their timeout and never hang
 //! (`ZEKIT_MOCK_WAIT_LIMIT_MS`).
 //!
 //! The functions the impl blocks define are the *modeled* ones ([`modeled`]): the attribute
@@ -27,7 +29,9 @@ mod event;
 mod event_pool;
 mod fence;
 mod global;
+pub(crate) mod kernel;
 mod mem;
+mod module;
 mod zer;
 
 use std::collections::HashSet;

@@ -2570,7 +2570,7 @@ pub struct Classes {
 }
 
 /// What the entry points dispatch to: a driver's classes and hooks. Built by
-/// [`dispatch!`](crate::dispatch) from a driver value.
+/// [`dispatch!`](macro@crate::dispatch) from a driver value.
 pub struct Dispatch {
     pub classes: Classes,
     pub hooks: Option<&'static dyn Hooks>,
@@ -2784,7 +2784,7 @@ impl Dispatch {
 
 /// Autoref probes: `(&Probe(driver)).device()` is `Some` exactly when the driver's
 /// type implements `DeviceApi` (the type must be concrete where the probe is written,
-/// as in [`dispatch!`](crate::dispatch)).
+/// as in [`dispatch!`](macro@crate::dispatch)).
 #[doc(hidden)]
 pub mod probe {
     use super::*;

@@ -20,7 +20,8 @@ pub unsafe extern "C" fn zeInit(flags: ze_init_flags_t) -> ze_result_t {
         |__d| unsafe {
             let __c = __d.classes.global.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_flags = flags;
-            let __v = __c.ze_init(__a_flags)?;
+            let __res = __c.ze_init(__a_flags);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -49,7 +50,8 @@ pub unsafe extern "C" fn zeDriverGet(
             let __a_phDrivers = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::Driver,
             >(phDrivers as *mut *mut c_void, __n_phDrivers);
-            let __v = __c.ze_driver_get(__a_pCount, __a_phDrivers)?;
+            let __res = __c.ze_driver_get(__a_pCount, __a_phDrivers);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -80,7 +82,8 @@ pub unsafe extern "C" fn zeInitDrivers(
                 crate::kinds::Driver,
             >(phDrivers as *mut *mut c_void, __n_phDrivers);
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.ze_init_drivers(__a_pCount, __a_phDrivers, __a_desc)?;
+            let __res = __c.ze_init_drivers(__a_pCount, __a_phDrivers, __a_desc);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -110,7 +113,8 @@ pub unsafe extern "C" fn zeDriverGetApiVersion(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_version = &mut __tmp_version;
-            let __v = __c.ze_driver_get_api_version(__a_hDriver, __a_version)?;
+            let __res = __c.ze_driver_get_api_version(__a_hDriver, __a_version);
+            let __v = __res?;
             if !version.is_null() {
                 ::core::ptr::write(version, __tmp_version);
             }
@@ -137,7 +141,8 @@ pub unsafe extern "C" fn zeDriverGetProperties(
             let __a_pDriverProperties = pDriverProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.ze_driver_get_properties(__a_hDriver, __a_pDriverProperties)?;
+            let __res = __c.ze_driver_get_properties(__a_hDriver, __a_pDriverProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -161,7 +166,9 @@ pub unsafe extern "C" fn zeDriverGetIpcProperties(
             let __a_pIpcProperties = pIpcProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.ze_driver_get_ipc_properties(__a_hDriver, __a_pIpcProperties)?;
+            let __res = __c
+                .ze_driver_get_ipc_properties(__a_hDriver, __a_pIpcProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -213,12 +220,13 @@ pub unsafe extern "C" fn zeDriverGetExtensionProperties(
                     ),
                 )
             };
-            let __v = __c
+            let __res = __c
                 .ze_driver_get_extension_properties(
                     __a_hDriver,
                     __a_pCount,
                     __a_pExtensionProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -266,12 +274,13 @@ pub unsafe extern "C" fn zeDriverGetExtensionFunctionAddress(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_ppFunctionAddress = &mut __tmp_ppFunctionAddress;
-            let __v = __c
+            let __res = __c
                 .ze_driver_get_extension_function_address(
                     __a_hDriver,
                     __a_name,
                     __a_ppFunctionAddress,
-                )?;
+                );
+            let __v = __res?;
             if !ppFunctionAddress.is_null() {
                 ::core::ptr::write(ppFunctionAddress, __tmp_ppFunctionAddress);
             }
@@ -300,8 +309,9 @@ pub unsafe extern "C" fn zeDriverGetLastErrorDescription(
             let __a_ppString = ppString
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .ze_driver_get_last_error_description(__a_hDriver, __a_ppString)?;
+            let __res = __c
+                .ze_driver_get_last_error_description(__a_hDriver, __a_ppString);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -321,7 +331,8 @@ pub unsafe extern "C" fn zeDriverGetDefaultContext(
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
-            let __v = __c.ze_driver_get_default_context(__a_hDriver)?;
+            let __res = __c.ze_driver_get_default_context(__a_hDriver);
+            let __v = __res?;
             Ok(__v.raw() as _)
         },
         |_code| ::core::ptr::null_mut(),
@@ -354,7 +365,8 @@ pub unsafe extern "C" fn zeDeviceGet(
             let __a_phDevices = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::Device,
             >(phDevices as *mut *mut c_void, __n_phDevices);
-            let __v = __c.ze_device_get(__a_hDriver, __a_pCount, __a_phDevices)?;
+            let __res = __c.ze_device_get(__a_hDriver, __a_pCount, __a_phDevices);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -380,7 +392,8 @@ pub unsafe extern "C" fn zeDeviceGetRootDevice(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phRootDevice = &mut __tmp_phRootDevice;
-            let __v = __c.ze_device_get_root_device(__a_hDevice, __a_phRootDevice)?;
+            let __res = __c.ze_device_get_root_device(__a_hDevice, __a_phRootDevice);
+            let __v = __res?;
             if !phRootDevice.is_null() {
                 *phRootDevice = __tmp_phRootDevice
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
@@ -419,8 +432,9 @@ pub unsafe extern "C" fn zeDeviceGetSubDevices(
             let __a_phSubdevices = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::Device,
             >(phSubdevices as *mut *mut c_void, __n_phSubdevices);
-            let __v = __c
-                .ze_device_get_sub_devices(__a_hDevice, __a_pCount, __a_phSubdevices)?;
+            let __res = __c
+                .ze_device_get_sub_devices(__a_hDevice, __a_pCount, __a_phSubdevices);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -444,7 +458,8 @@ pub unsafe extern "C" fn zeDeviceGetProperties(
             let __a_pDeviceProperties = pDeviceProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.ze_device_get_properties(__a_hDevice, __a_pDeviceProperties)?;
+            let __res = __c.ze_device_get_properties(__a_hDevice, __a_pDeviceProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -472,8 +487,9 @@ pub unsafe extern "C" fn zeDeviceGetComputeProperties(
             let __a_pComputeProperties = pComputeProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .ze_device_get_compute_properties(__a_hDevice, __a_pComputeProperties)?;
+            let __res = __c
+                .ze_device_get_compute_properties(__a_hDevice, __a_pComputeProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -501,8 +517,9 @@ pub unsafe extern "C" fn zeDeviceGetModuleProperties(
             let __a_pModuleProperties = pModuleProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .ze_device_get_module_properties(__a_hDevice, __a_pModuleProperties)?;
+            let __res = __c
+                .ze_device_get_module_properties(__a_hDevice, __a_pModuleProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -556,12 +573,13 @@ pub unsafe extern "C" fn zeDeviceGetCommandQueueGroupProperties(
                     ),
                 )
             };
-            let __v = __c
+            let __res = __c
                 .ze_device_get_command_queue_group_properties(
                     __a_hDevice,
                     __a_pCount,
                     __a_pCommandQueueGroupProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -602,12 +620,13 @@ pub unsafe extern "C" fn zeDeviceGetMemoryProperties(
                     ::core::slice::from_raw_parts_mut(pMemProperties, __n_pMemProperties),
                 )
             };
-            let __v = __c
+            let __res = __c
                 .ze_device_get_memory_properties(
                     __a_hDevice,
                     __a_pCount,
                     __a_pMemProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -638,11 +657,12 @@ pub unsafe extern "C" fn zeDeviceGetMemoryAccessProperties(
             let __a_pMemAccessProperties = pMemAccessProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_device_get_memory_access_properties(
                     __a_hDevice,
                     __a_pMemAccessProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -690,12 +710,13 @@ pub unsafe extern "C" fn zeDeviceGetCacheProperties(
                     ),
                 )
             };
-            let __v = __c
+            let __res = __c
                 .ze_device_get_cache_properties(
                     __a_hDevice,
                     __a_pCount,
                     __a_pCacheProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -721,8 +742,9 @@ pub unsafe extern "C" fn zeDeviceGetImageProperties(
             let __a_pImageProperties = pImageProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .ze_device_get_image_properties(__a_hDevice, __a_pImageProperties)?;
+            let __res = __c
+                .ze_device_get_image_properties(__a_hDevice, __a_pImageProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -756,11 +778,12 @@ pub unsafe extern "C" fn zeDeviceGetExternalMemoryProperties(
             let __a_pExternalMemoryProperties = pExternalMemoryProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_device_get_external_memory_properties(
                     __a_hDevice,
                     __a_pExternalMemoryProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -796,12 +819,13 @@ pub unsafe extern "C" fn zeDeviceGetP2PProperties(
             let __a_pP2PProperties = pP2PProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_device_get_p2p_properties(
                     __a_hDevice,
                     __a_hPeerDevice,
                     __a_pP2PProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -837,8 +861,9 @@ pub unsafe extern "C" fn zeDeviceCanAccessPeer(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_value = &mut __tmp_value;
-            let __v = __c
-                .ze_device_can_access_peer(__a_hDevice, __a_hPeerDevice, __a_value)?;
+            let __res = __c
+                .ze_device_can_access_peer(__a_hDevice, __a_hPeerDevice, __a_value);
+            let __v = __res?;
             if !value.is_null() {
                 ::core::ptr::write(value, __tmp_value);
             }
@@ -859,7 +884,8 @@ pub unsafe extern "C" fn zeDeviceGetStatus(hDevice: ze_device_handle_t) -> ze_re
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __v = __c.ze_device_get_status(__a_hDevice)?;
+            let __res = __c.ze_device_get_status(__a_hDevice);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -911,12 +937,13 @@ pub unsafe extern "C" fn zeDeviceGetGlobalTimestamps(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_deviceTimestamp = &mut __tmp_deviceTimestamp;
-            let __v = __c
+            let __res = __c
                 .ze_device_get_global_timestamps(
                     __a_hDevice,
                     __a_hostTimestamp,
                     __a_deviceTimestamp,
-                )?;
+                );
+            let __v = __res?;
             if !hostTimestamp.is_null() {
                 ::core::ptr::write(hostTimestamp, __tmp_hostTimestamp);
             }
@@ -942,7 +969,8 @@ pub unsafe extern "C" fn zeDeviceSynchronize(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __v = __c.ze_device_synchronize(__a_hDevice)?;
+            let __res = __c.ze_device_synchronize(__a_hDevice);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -984,11 +1012,12 @@ pub unsafe extern "C" fn zeDeviceGetAggregatedCopyOffloadIncrementValue(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_incrementValue = &mut __tmp_incrementValue;
-            let __v = __c
+            let __res = __c
                 .ze_device_get_aggregated_copy_offload_increment_value(
                     __a_hDevice,
                     __a_incrementValue,
-                )?;
+                );
+            let __v = __res?;
             if !incrementValue.is_null() {
                 ::core::ptr::write(incrementValue, __tmp_incrementValue);
             }
@@ -1025,8 +1054,9 @@ pub unsafe extern "C" fn zeDeviceGetCounterBasedEventMaxValue(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_maxValue = &mut __tmp_maxValue;
-            let __v = __c
-                .ze_device_get_counter_based_event_max_value(__a_hDevice, __a_maxValue)?;
+            let __res = __c
+                .ze_device_get_counter_based_event_max_value(__a_hDevice, __a_maxValue);
+            let __v = __res?;
             if !maxValue.is_null() {
                 ::core::ptr::write(maxValue, __tmp_maxValue);
             }
@@ -1071,13 +1101,14 @@ pub unsafe extern "C" fn zeDeviceGetRuntimeRequirements(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pRequirements = pRequirements;
-            let __v = __c
+            let __res = __c
                 .ze_device_get_runtime_requirements(
                     __a_hDevice,
                     __a_pObjDesc,
                     __a_pSize,
                     __a_pRequirements,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1107,7 +1138,9 @@ pub unsafe extern "C" fn zeDeviceGetRuntimeRequirementsKey(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pKey = &mut __tmp_pKey;
-            let __v = __c.ze_device_get_runtime_requirements_key(__a_hDevice, __a_pKey)?;
+            let __res = __c
+                .ze_device_get_runtime_requirements_key(__a_hDevice, __a_pKey);
+            let __v = __res?;
             if !pKey.is_null() {
                 ::core::ptr::write(pKey, __tmp_pKey);
             }
@@ -1146,12 +1179,13 @@ pub unsafe extern "C" fn zeDeviceValidateRuntimeRequirements(
                 ::core::ffi::CStr::from_ptr(pRequirements)
             };
             let __a_pOut = pOut.as_mut().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_device_validate_runtime_requirements(
                     __a_hDevice,
                     __a_pRequirements,
                     __a_pOut,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1191,14 +1225,15 @@ pub unsafe extern "C" fn zeDeviceGetCompilerInfo(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pData = pData;
-            let __v = __c
+            let __res = __c
                 .ze_device_get_compiler_info(
                     __a_hDevice,
                     __a_paramName,
                     __a_pNext,
                     __a_pSize,
                     __a_pData,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1211,6 +1246,9 @@ pub unsafe extern "C" fn zeContextCreate(
     desc: *const ze_context_desc_t,
     phContext: *mut ze_context_handle_t,
 ) -> ze_result_t {
+    if !phContext.is_null() {
+        unsafe { phContext.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeContextCreate",
         &|| unsafe { crate::fmt::zeContextCreate(hDriver, desc, phContext) },
@@ -1226,11 +1264,12 @@ pub unsafe extern "C" fn zeContextCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phContext = &mut __tmp_phContext;
-            let __v = __c.ze_context_create(__a_hDriver, __a_desc, __a_phContext)?;
+            let __res = __c.ze_context_create(__a_hDriver, __a_desc, __a_phContext);
             if !phContext.is_null() {
                 *phContext = __tmp_phContext
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1245,6 +1284,9 @@ pub unsafe extern "C" fn zeContextCreateEx(
     phDevices: *mut ze_device_handle_t,
     phContext: *mut ze_context_handle_t,
 ) -> ze_result_t {
+    if !phContext.is_null() {
+        unsafe { phContext.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeContextCreateEx",
         &|| unsafe {
@@ -1285,18 +1327,19 @@ pub unsafe extern "C" fn zeContextCreateEx(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phContext = &mut __tmp_phContext;
-            let __v = __c
+            let __res = __c
                 .ze_context_create_ex(
                     __a_hDriver,
                     __a_desc,
                     __a_numDevices,
                     __a_phDevices,
                     __a_phContext,
-                )?;
+                );
             if !phContext.is_null() {
                 *phContext = __tmp_phContext
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1314,7 +1357,8 @@ pub unsafe extern "C" fn zeContextDestroy(hContext: ze_context_handle_t) -> ze_r
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
-            let __v = __c.ze_context_destroy(__a_hContext)?;
+            let __res = __c.ze_context_destroy(__a_hContext);
+            let __v = __res?;
             __a_hContext.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -1335,7 +1379,8 @@ pub unsafe extern "C" fn zeContextGetStatus(
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
-            let __v = __c.ze_context_get_status(__a_hContext)?;
+            let __res = __c.ze_context_get_status(__a_hContext);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1349,6 +1394,9 @@ pub unsafe extern "C" fn zeCommandQueueCreate(
     desc: *const ze_command_queue_desc_t,
     phCommandQueue: *mut ze_command_queue_handle_t,
 ) -> ze_result_t {
+    if !phCommandQueue.is_null() {
+        unsafe { phCommandQueue.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeCommandQueueCreate",
         &|| unsafe {
@@ -1379,17 +1427,18 @@ pub unsafe extern "C" fn zeCommandQueueCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phCommandQueue = &mut __tmp_phCommandQueue;
-            let __v = __c
+            let __res = __c
                 .ze_command_queue_create(
                     __a_hContext,
                     __a_hDevice,
                     __a_desc,
                     __a_phCommandQueue,
-                )?;
+                );
             if !phCommandQueue.is_null() {
                 *phCommandQueue = __tmp_phCommandQueue
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1412,7 +1461,8 @@ pub unsafe extern "C" fn zeCommandQueueDestroy(
             let __a_hCommandQueue = Handle::<
                 crate::kinds::CommandQueue,
             >::from_raw(hCommandQueue as *mut c_void)?;
-            let __v = __c.ze_command_queue_destroy(__a_hCommandQueue)?;
+            let __res = __c.ze_command_queue_destroy(__a_hCommandQueue);
+            let __v = __res?;
             __a_hCommandQueue.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -1461,13 +1511,14 @@ pub unsafe extern "C" fn zeCommandQueueExecuteCommandLists(
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw_optional(hFence as *mut c_void)?;
-            let __v = __c
+            let __res = __c
                 .ze_command_queue_execute_command_lists(
                     __a_hCommandQueue,
                     __a_numCommandLists,
                     __a_phCommandLists,
                     __a_hFence,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1492,7 +1543,8 @@ pub unsafe extern "C" fn zeCommandQueueSynchronize(
                 crate::kinds::CommandQueue,
             >::from_raw(hCommandQueue as *mut c_void)?;
             let __a_timeout = timeout;
-            let __v = __c.ze_command_queue_synchronize(__a_hCommandQueue, __a_timeout)?;
+            let __res = __c.ze_command_queue_synchronize(__a_hCommandQueue, __a_timeout);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1525,7 +1577,9 @@ pub unsafe extern "C" fn zeCommandQueueGetOrdinal(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pOrdinal = &mut __tmp_pOrdinal;
-            let __v = __c.ze_command_queue_get_ordinal(__a_hCommandQueue, __a_pOrdinal)?;
+            let __res = __c
+                .ze_command_queue_get_ordinal(__a_hCommandQueue, __a_pOrdinal);
+            let __v = __res?;
             if !pOrdinal.is_null() {
                 ::core::ptr::write(pOrdinal, __tmp_pOrdinal);
             }
@@ -1561,7 +1615,8 @@ pub unsafe extern "C" fn zeCommandQueueGetIndex(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pIndex = &mut __tmp_pIndex;
-            let __v = __c.ze_command_queue_get_index(__a_hCommandQueue, __a_pIndex)?;
+            let __res = __c.ze_command_queue_get_index(__a_hCommandQueue, __a_pIndex);
+            let __v = __res?;
             if !pIndex.is_null() {
                 ::core::ptr::write(pIndex, __tmp_pIndex);
             }
@@ -1597,7 +1652,8 @@ pub unsafe extern "C" fn zeCommandQueueGetFlags(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
-            let __v = __c.ze_command_queue_get_flags(__a_hCmdQueue, __a_pFlags)?;
+            let __res = __c.ze_command_queue_get_flags(__a_hCmdQueue, __a_pFlags);
+            let __v = __res?;
             if !pFlags.is_null() {
                 ::core::ptr::write(pFlags, __tmp_pFlags);
             }
@@ -1633,7 +1689,8 @@ pub unsafe extern "C" fn zeCommandQueueGetMode(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pMode = &mut __tmp_pMode;
-            let __v = __c.ze_command_queue_get_mode(__a_hCmdQueue, __a_pMode)?;
+            let __res = __c.ze_command_queue_get_mode(__a_hCmdQueue, __a_pMode);
+            let __v = __res?;
             if !pMode.is_null() {
                 ::core::ptr::write(pMode, __tmp_pMode);
             }
@@ -1669,7 +1726,8 @@ pub unsafe extern "C" fn zeCommandQueueGetPriority(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPriority = &mut __tmp_pPriority;
-            let __v = __c.ze_command_queue_get_priority(__a_hCmdQueue, __a_pPriority)?;
+            let __res = __c.ze_command_queue_get_priority(__a_hCmdQueue, __a_pPriority);
+            let __v = __res?;
             if !pPriority.is_null() {
                 ::core::ptr::write(pPriority, __tmp_pPriority);
             }
@@ -1686,6 +1744,9 @@ pub unsafe extern "C" fn zeCommandListCreate(
     desc: *const ze_command_list_desc_t,
     phCommandList: *mut ze_command_list_handle_t,
 ) -> ze_result_t {
+    if !phCommandList.is_null() {
+        unsafe { phCommandList.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeCommandListCreate",
         &|| unsafe {
@@ -1711,17 +1772,18 @@ pub unsafe extern "C" fn zeCommandListCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phCommandList = &mut __tmp_phCommandList;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_create(
                     __a_hContext,
                     __a_hDevice,
                     __a_desc,
                     __a_phCommandList,
-                )?;
+                );
             if !phCommandList.is_null() {
                 *phCommandList = __tmp_phCommandList
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1735,6 +1797,9 @@ pub unsafe extern "C" fn zeCommandListCreateImmediate(
     altdesc: *const ze_command_queue_desc_t,
     phCommandList: *mut ze_command_list_handle_t,
 ) -> ze_result_t {
+    if !phCommandList.is_null() {
+        unsafe { phCommandList.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeCommandListCreateImmediate",
         &|| unsafe {
@@ -1772,17 +1837,18 @@ pub unsafe extern "C" fn zeCommandListCreateImmediate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phCommandList = &mut __tmp_phCommandList;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_create_immediate(
                     __a_hContext,
                     __a_hDevice,
                     __a_altdesc,
                     __a_phCommandList,
-                )?;
+                );
             if !phCommandList.is_null() {
                 *phCommandList = __tmp_phCommandList
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1805,7 +1871,8 @@ pub unsafe extern "C" fn zeCommandListDestroy(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            let __v = __c.ze_command_list_destroy(__a_hCommandList)?;
+            let __res = __c.ze_command_list_destroy(__a_hCommandList);
+            let __v = __res?;
             __a_hCommandList.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -1829,7 +1896,8 @@ pub unsafe extern "C" fn zeCommandListClose(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            let __v = __c.ze_command_list_close(__a_hCommandList)?;
+            let __res = __c.ze_command_list_close(__a_hCommandList);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1852,7 +1920,8 @@ pub unsafe extern "C" fn zeCommandListReset(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            let __v = __c.ze_command_list_reset(__a_hCommandList)?;
+            let __res = __c.ze_command_list_reset(__a_hCommandList);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1910,14 +1979,15 @@ pub unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_write_global_timestamp(
                     __a_hCommandList,
                     __a_dstptr,
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1944,8 +2014,9 @@ pub unsafe extern "C" fn zeCommandListHostSynchronize(
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_timeout = timeout;
-            let __v = __c
-                .ze_command_list_host_synchronize(__a_hCommandList, __a_timeout)?;
+            let __res = __c
+                .ze_command_list_host_synchronize(__a_hCommandList, __a_timeout);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1957,6 +2028,9 @@ pub unsafe extern "C" fn zeCommandListGetDeviceHandle(
     hCommandList: ze_command_list_handle_t,
     phDevice: *mut ze_device_handle_t,
 ) -> ze_result_t {
+    if !phDevice.is_null() {
+        unsafe { phDevice.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeCommandListGetDeviceHandle",
         &|| unsafe { crate::fmt::zeCommandListGetDeviceHandle(hCommandList, phDevice) },
@@ -1976,12 +2050,13 @@ pub unsafe extern "C" fn zeCommandListGetDeviceHandle(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phDevice = &mut __tmp_phDevice;
-            let __v = __c
-                .ze_command_list_get_device_handle(__a_hCommandList, __a_phDevice)?;
+            let __res = __c
+                .ze_command_list_get_device_handle(__a_hCommandList, __a_phDevice);
             if !phDevice.is_null() {
                 *phDevice = __tmp_phDevice
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1993,6 +2068,9 @@ pub unsafe extern "C" fn zeCommandListGetContextHandle(
     hCommandList: ze_command_list_handle_t,
     phContext: *mut ze_context_handle_t,
 ) -> ze_result_t {
+    if !phContext.is_null() {
+        unsafe { phContext.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeCommandListGetContextHandle",
         &|| unsafe {
@@ -2014,12 +2092,13 @@ pub unsafe extern "C" fn zeCommandListGetContextHandle(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phContext = &mut __tmp_phContext;
-            let __v = __c
-                .ze_command_list_get_context_handle(__a_hCommandList, __a_phContext)?;
+            let __res = __c
+                .ze_command_list_get_context_handle(__a_hCommandList, __a_phContext);
             if !phContext.is_null() {
                 *phContext = __tmp_phContext
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2052,7 +2131,8 @@ pub unsafe extern "C" fn zeCommandListGetOrdinal(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pOrdinal = &mut __tmp_pOrdinal;
-            let __v = __c.ze_command_list_get_ordinal(__a_hCommandList, __a_pOrdinal)?;
+            let __res = __c.ze_command_list_get_ordinal(__a_hCommandList, __a_pOrdinal);
+            let __v = __res?;
             if !pOrdinal.is_null() {
                 ::core::ptr::write(pOrdinal, __tmp_pOrdinal);
             }
@@ -2095,11 +2175,12 @@ pub unsafe extern "C" fn zeCommandListImmediateGetIndex(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pIndex = &mut __tmp_pIndex;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_immediate_get_index(
                     __a_hCommandListImmediate,
                     __a_pIndex,
-                )?;
+                );
+            let __v = __res?;
             if !pIndex.is_null() {
                 ::core::ptr::write(pIndex, __tmp_pIndex);
             }
@@ -2137,8 +2218,9 @@ pub unsafe extern "C" fn zeCommandListIsImmediate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pIsImmediate = &mut __tmp_pIsImmediate;
-            let __v = __c
-                .ze_command_list_is_immediate(__a_hCommandList, __a_pIsImmediate)?;
+            let __res = __c
+                .ze_command_list_is_immediate(__a_hCommandList, __a_pIsImmediate);
+            let __v = __res?;
             if !pIsImmediate.is_null() {
                 ::core::ptr::write(pIsImmediate, __tmp_pIsImmediate);
             }
@@ -2174,7 +2256,8 @@ pub unsafe extern "C" fn zeCommandListGetFlags(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
-            let __v = __c.ze_command_list_get_flags(__a_hCommandList, __a_pFlags)?;
+            let __res = __c.ze_command_list_get_flags(__a_hCommandList, __a_pFlags);
+            let __v = __res?;
             if !pFlags.is_null() {
                 ::core::ptr::write(pFlags, __tmp_pFlags);
             }
@@ -2212,8 +2295,9 @@ pub unsafe extern "C" fn zeCommandListImmediateGetFlags(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
-            let __v = __c
-                .ze_command_list_immediate_get_flags(__a_hCommandList, __a_pFlags)?;
+            let __res = __c
+                .ze_command_list_immediate_get_flags(__a_hCommandList, __a_pFlags);
+            let __v = __res?;
             if !pFlags.is_null() {
                 ::core::ptr::write(pFlags, __tmp_pFlags);
             }
@@ -2251,8 +2335,9 @@ pub unsafe extern "C" fn zeCommandListImmediateGetMode(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pMode = &mut __tmp_pMode;
-            let __v = __c
-                .ze_command_list_immediate_get_mode(__a_hCommandList, __a_pMode)?;
+            let __res = __c
+                .ze_command_list_immediate_get_mode(__a_hCommandList, __a_pMode);
+            let __v = __res?;
             if !pMode.is_null() {
                 ::core::ptr::write(pMode, __tmp_pMode);
             }
@@ -2292,11 +2377,9 @@ pub unsafe extern "C" fn zeCommandListImmediateGetPriority(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPriority = &mut __tmp_pPriority;
-            let __v = __c
-                .ze_command_list_immediate_get_priority(
-                    __a_hCommandList,
-                    __a_pPriority,
-                )?;
+            let __res = __c
+                .ze_command_list_immediate_get_priority(__a_hCommandList, __a_pPriority);
+            let __v = __res?;
             if !pPriority.is_null() {
                 ::core::ptr::write(pPriority, __tmp_pPriority);
             }
@@ -2325,8 +2408,9 @@ pub unsafe extern "C" fn zeDevicePciGetPropertiesExt(
             let __a_pPciProperties = pPciProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .ze_device_pci_get_properties_ext(__a_hDevice, __a_pPciProperties)?;
+            let __res = __c
+                .ze_device_pci_get_properties_ext(__a_hDevice, __a_pPciProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2339,6 +2423,9 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExt(
     pDescriptor: *const ze_rtas_builder_ext_desc_t,
     phBuilder: *mut ze_rtas_builder_ext_handle_t,
 ) -> ze_result_t {
+    if !phBuilder.is_null() {
+        unsafe { phBuilder.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeRTASBuilderCreateExt",
         &|| unsafe {
@@ -2363,16 +2450,13 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phBuilder = &mut __tmp_phBuilder;
-            let __v = __c
-                .ze_rtas_builder_create_ext(
-                    __a_hDriver,
-                    __a_pDescriptor,
-                    __a_phBuilder,
-                )?;
+            let __res = __c
+                .ze_rtas_builder_create_ext(__a_hDriver, __a_pDescriptor, __a_phBuilder);
             if !phBuilder.is_null() {
                 *phBuilder = __tmp_phBuilder
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2415,12 +2499,13 @@ pub unsafe extern "C" fn zeRTASBuilderGetBuildPropertiesExt(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_rtas_builder_get_build_properties_ext(
                     __a_hBuilder,
                     __a_pBuildOpDescriptor,
                     __a_pProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2456,12 +2541,13 @@ pub unsafe extern "C" fn zeDriverRTASFormatCompatibilityCheckExt(
             >::from_raw(hDriver as *mut c_void)?;
             let __a_rtasFormatA = rtasFormatA;
             let __a_rtasFormatB = rtasFormatB;
-            let __v = __c
+            let __res = __c
                 .ze_driver_rtas_format_compatibility_check_ext(
                     __a_hDriver,
                     __a_rtasFormatA,
                     __a_rtasFormatB,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2541,7 +2627,7 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExt(
             } else {
                 Some(&mut __tmp_pRtasBufferSizeBytes)
             };
-            let __v = __c
+            let __res = __c
                 .ze_rtas_builder_build_ext(
                     __a_hBuilder,
                     __a_pBuildOpDescriptor,
@@ -2553,7 +2639,8 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExt(
                     __a_pBuildUserPtr,
                     __a_pBounds,
                     __a_pRtasBufferSizeBytes,
-                )?;
+                );
+            let __v = __res?;
             if !pRtasBufferSizeBytes.is_null() {
                 ::core::ptr::write(pRtasBufferSizeBytes, __tmp_pRtasBufferSizeBytes);
             }
@@ -2620,7 +2707,7 @@ pub unsafe extern "C" fn zeRTASBuilderCommandListAppendCopyExt(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_rtas_builder_command_list_append_copy_ext(
                     __a_hCommandList,
                     __a_dstptr,
@@ -2629,7 +2716,8 @@ pub unsafe extern "C" fn zeRTASBuilderCommandListAppendCopyExt(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2652,7 +2740,8 @@ pub unsafe extern "C" fn zeRTASBuilderDestroyExt(
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExt,
             >::from_raw(hBuilder as *mut c_void)?;
-            let __v = __c.ze_rtas_builder_destroy_ext(__a_hBuilder)?;
+            let __res = __c.ze_rtas_builder_destroy_ext(__a_hBuilder);
+            let __v = __res?;
             __a_hBuilder.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -2665,6 +2754,9 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExt(
     hDriver: ze_driver_handle_t,
     phParallelOperation: *mut ze_rtas_parallel_operation_ext_handle_t,
 ) -> ze_result_t {
+    if !phParallelOperation.is_null() {
+        unsafe { phParallelOperation.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeRTASParallelOperationCreateExt",
         &|| unsafe {
@@ -2689,15 +2781,16 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phParallelOperation = &mut __tmp_phParallelOperation;
-            let __v = __c
+            let __res = __c
                 .ze_rtas_parallel_operation_create_ext(
                     __a_hDriver,
                     __a_phParallelOperation,
-                )?;
+                );
             if !phParallelOperation.is_null() {
                 *phParallelOperation = __tmp_phParallelOperation
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2734,11 +2827,12 @@ pub unsafe extern "C" fn zeRTASParallelOperationGetPropertiesExt(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_rtas_parallel_operation_get_properties_ext(
                     __a_hParallelOperation,
                     __a_pProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2763,7 +2857,8 @@ pub unsafe extern "C" fn zeRTASParallelOperationJoinExt(
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExt,
             >::from_raw(hParallelOperation as *mut c_void)?;
-            let __v = __c.ze_rtas_parallel_operation_join_ext(__a_hParallelOperation)?;
+            let __res = __c.ze_rtas_parallel_operation_join_ext(__a_hParallelOperation);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2788,8 +2883,9 @@ pub unsafe extern "C" fn zeRTASParallelOperationDestroyExt(
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExt,
             >::from_raw(hParallelOperation as *mut c_void)?;
-            let __v = __c
-                .ze_rtas_parallel_operation_destroy_ext(__a_hParallelOperation)?;
+            let __res = __c
+                .ze_rtas_parallel_operation_destroy_ext(__a_hParallelOperation);
+            let __v = __res?;
             __a_hParallelOperation.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -2803,6 +2899,9 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExp(
     pDescriptor: *const ze_rtas_builder_exp_desc_t,
     phBuilder: *mut ze_rtas_builder_exp_handle_t,
 ) -> ze_result_t {
+    if !phBuilder.is_null() {
+        unsafe { phBuilder.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeRTASBuilderCreateExp",
         &|| unsafe {
@@ -2827,16 +2926,13 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phBuilder = &mut __tmp_phBuilder;
-            let __v = __c
-                .ze_rtas_builder_create_exp(
-                    __a_hDriver,
-                    __a_pDescriptor,
-                    __a_phBuilder,
-                )?;
+            let __res = __c
+                .ze_rtas_builder_create_exp(__a_hDriver, __a_pDescriptor, __a_phBuilder);
             if !phBuilder.is_null() {
                 *phBuilder = __tmp_phBuilder
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2879,12 +2975,13 @@ pub unsafe extern "C" fn zeRTASBuilderGetBuildPropertiesExp(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_rtas_builder_get_build_properties_exp(
                     __a_hBuilder,
                     __a_pBuildOpDescriptor,
                     __a_pProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2920,12 +3017,13 @@ pub unsafe extern "C" fn zeDriverRTASFormatCompatibilityCheckExp(
             >::from_raw(hDriver as *mut c_void)?;
             let __a_rtasFormatA = rtasFormatA;
             let __a_rtasFormatB = rtasFormatB;
-            let __v = __c
+            let __res = __c
                 .ze_driver_rtas_format_compatibility_check_exp(
                     __a_hDriver,
                     __a_rtasFormatA,
                     __a_rtasFormatB,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3005,7 +3103,7 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExp(
             } else {
                 Some(&mut __tmp_pRtasBufferSizeBytes)
             };
-            let __v = __c
+            let __res = __c
                 .ze_rtas_builder_build_exp(
                     __a_hBuilder,
                     __a_pBuildOpDescriptor,
@@ -3017,7 +3115,8 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExp(
                     __a_pBuildUserPtr,
                     __a_pBounds,
                     __a_pRtasBufferSizeBytes,
-                )?;
+                );
+            let __v = __res?;
             if !pRtasBufferSizeBytes.is_null() {
                 ::core::ptr::write(pRtasBufferSizeBytes, __tmp_pRtasBufferSizeBytes);
             }
@@ -3043,7 +3142,8 @@ pub unsafe extern "C" fn zeRTASBuilderDestroyExp(
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExp,
             >::from_raw(hBuilder as *mut c_void)?;
-            let __v = __c.ze_rtas_builder_destroy_exp(__a_hBuilder)?;
+            let __res = __c.ze_rtas_builder_destroy_exp(__a_hBuilder);
+            let __v = __res?;
             __a_hBuilder.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -3056,6 +3156,9 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExp(
     hDriver: ze_driver_handle_t,
     phParallelOperation: *mut ze_rtas_parallel_operation_exp_handle_t,
 ) -> ze_result_t {
+    if !phParallelOperation.is_null() {
+        unsafe { phParallelOperation.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeRTASParallelOperationCreateExp",
         &|| unsafe {
@@ -3080,15 +3183,16 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phParallelOperation = &mut __tmp_phParallelOperation;
-            let __v = __c
+            let __res = __c
                 .ze_rtas_parallel_operation_create_exp(
                     __a_hDriver,
                     __a_phParallelOperation,
-                )?;
+                );
             if !phParallelOperation.is_null() {
                 *phParallelOperation = __tmp_phParallelOperation
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3125,11 +3229,12 @@ pub unsafe extern "C" fn zeRTASParallelOperationGetPropertiesExp(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_rtas_parallel_operation_get_properties_exp(
                     __a_hParallelOperation,
                     __a_pProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3154,7 +3259,8 @@ pub unsafe extern "C" fn zeRTASParallelOperationJoinExp(
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExp,
             >::from_raw(hParallelOperation as *mut c_void)?;
-            let __v = __c.ze_rtas_parallel_operation_join_exp(__a_hParallelOperation)?;
+            let __res = __c.ze_rtas_parallel_operation_join_exp(__a_hParallelOperation);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3179,8 +3285,9 @@ pub unsafe extern "C" fn zeRTASParallelOperationDestroyExp(
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExp,
             >::from_raw(hParallelOperation as *mut c_void)?;
-            let __v = __c
-                .ze_rtas_parallel_operation_destroy_exp(__a_hParallelOperation)?;
+            let __res = __c
+                .ze_rtas_parallel_operation_destroy_exp(__a_hParallelOperation);
+            let __v = __res?;
             __a_hParallelOperation.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -3233,13 +3340,14 @@ pub unsafe extern "C" fn zeCommandListAppendBarrier(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_barrier(
                     __a_hCommandList,
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3317,7 +3425,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_memory_ranges_barrier(
                     __a_hCommandList,
                     __a_numRanges,
@@ -3326,7 +3434,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3350,7 +3459,8 @@ pub unsafe extern "C" fn zeContextSystemBarrier(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __v = __c.ze_context_system_barrier(__a_hContext, __a_hDevice)?;
+            let __res = __c.ze_context_system_barrier(__a_hContext, __a_hDevice);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3408,7 +3518,7 @@ pub unsafe extern "C" fn zeMemGetPitchFor2dImage(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_rowPitch = &mut __tmp_rowPitch;
-            let __v = __c
+            let __res = __c
                 .ze_mem_get_pitch_for2d_image(
                     __a_hContext,
                     __a_hDevice,
@@ -3416,7 +3526,8 @@ pub unsafe extern "C" fn zeMemGetPitchFor2dImage(
                     __a_imageHeight,
                     __a_elementSizeInBytes,
                     __a_rowPitch,
-                )?;
+                );
+            let __v = __res?;
             if !rowPitch.is_null() {
                 ::core::ptr::write(rowPitch, __tmp_rowPitch);
             }
@@ -3449,7 +3560,9 @@ pub unsafe extern "C" fn zeImageGetDeviceOffsetExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pDeviceOffset = &mut __tmp_pDeviceOffset;
-            let __v = __c.ze_image_get_device_offset_exp(__a_hImage, __a_pDeviceOffset)?;
+            let __res = __c
+                .ze_image_get_device_offset_exp(__a_hImage, __a_pDeviceOffset);
+            let __v = __res?;
             if !pDeviceOffset.is_null() {
                 ::core::ptr::write(pDeviceOffset, __tmp_pDeviceOffset);
             }
@@ -3488,12 +3601,13 @@ pub unsafe extern "C" fn zeDeviceReserveCacheExt(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_cacheLevel = cacheLevel;
             let __a_cacheReservationSize = cacheReservationSize;
-            let __v = __c
+            let __res = __c
                 .ze_device_reserve_cache_ext(
                     __a_hDevice,
                     __a_cacheLevel,
                     __a_cacheReservationSize,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3528,13 +3642,14 @@ pub unsafe extern "C" fn zeDeviceSetCacheAdviceExt(
             let __a_ptr = ptr;
             let __a_regionSize = regionSize;
             let __a_cacheRegion = cacheRegion;
-            let __v = __c
+            let __res = __c
                 .ze_device_set_cache_advice_ext(
                     __a_hDevice,
                     __a_ptr,
                     __a_regionSize,
                     __a_cacheRegion,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3546,6 +3661,9 @@ pub unsafe extern "C" fn zeCommandListCreateCloneExp(
     hCommandList: ze_command_list_handle_t,
     phClonedCommandList: *mut ze_command_list_handle_t,
 ) -> ze_result_t {
+    if !phClonedCommandList.is_null() {
+        unsafe { phClonedCommandList.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeCommandListCreateCloneExp",
         &|| unsafe {
@@ -3570,15 +3688,16 @@ pub unsafe extern "C" fn zeCommandListCreateCloneExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phClonedCommandList = &mut __tmp_phClonedCommandList;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_create_clone_exp(
                     __a_hCommandList,
                     __a_phClonedCommandList,
-                )?;
+                );
             if !phClonedCommandList.is_null() {
                 *phClonedCommandList = __tmp_phClonedCommandList
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3642,7 +3761,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_memory_copy(
                     __a_hCommandList,
                     __a_dstptr,
@@ -3651,7 +3770,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3721,7 +3841,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_memory_copy_with_parameters(
                     __a_hCommandList,
                     __a_dstptr,
@@ -3731,7 +3851,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3799,7 +3920,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFill(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_memory_fill(
                     __a_hCommandList,
                     __a_ptr,
@@ -3809,7 +3930,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFill(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3883,7 +4005,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_memory_fill_with_parameters(
                     __a_hCommandList,
                     __a_ptr,
@@ -3894,7 +4016,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3982,7 +4105,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_memory_copy_region(
                     __a_hCommandList,
                     __a_dstptr,
@@ -3996,7 +4119,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4066,7 +4190,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_memory_copy_from_context(
                     __a_hCommandList,
                     __a_dstptr,
@@ -4076,7 +4200,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4140,7 +4265,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopy(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_image_copy(
                     __a_hCommandList,
                     __a_hDstImage,
@@ -4148,7 +4273,8 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopy(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4220,7 +4346,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyRegion(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_image_copy_region(
                     __a_hCommandList,
                     __a_hDstImage,
@@ -4230,7 +4356,8 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyRegion(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4296,7 +4423,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_image_copy_to_memory(
                     __a_hCommandList,
                     __a_dstptr,
@@ -4305,7 +4432,8 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4371,7 +4499,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_image_copy_from_memory(
                     __a_hCommandList,
                     __a_hDstImage,
@@ -4380,7 +4508,8 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4411,12 +4540,13 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryPrefetch(
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_ptr = ptr;
             let __a_size = size;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_memory_prefetch(
                     __a_hCommandList,
                     __a_ptr,
                     __a_size,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4465,14 +4595,15 @@ pub unsafe extern "C" fn zeCommandListAppendMemAdvise(
             let __a_ptr = ptr;
             let __a_size = size;
             let __a_advice = advice;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_mem_advise(
                     __a_hCommandList,
                     __a_hDevice,
                     __a_ptr,
                     __a_size,
                     __a_advice,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4524,12 +4655,13 @@ pub unsafe extern "C" fn zeDeviceGetVectorWidthPropertiesExt(
                     ),
                 )
             };
-            let __v = __c
+            let __res = __c
                 .ze_device_get_vector_width_properties_ext(
                     __a_hDevice,
                     __a_pCount,
                     __a_pVectorWidthProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4544,6 +4676,9 @@ pub unsafe extern "C" fn zeEventPoolCreate(
     phDevices: *mut ze_device_handle_t,
     phEventPool: *mut ze_event_pool_handle_t,
 ) -> ze_result_t {
+    if !phEventPool.is_null() {
+        unsafe { phEventPool.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeEventPoolCreate",
         &|| unsafe {
@@ -4587,18 +4722,19 @@ pub unsafe extern "C" fn zeEventPoolCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phEventPool = &mut __tmp_phEventPool;
-            let __v = __c
+            let __res = __c
                 .ze_event_pool_create(
                     __a_hContext,
                     __a_desc,
                     __a_numDevices,
                     __a_phDevices,
                     __a_phEventPool,
-                )?;
+                );
             if !phEventPool.is_null() {
                 *phEventPool = __tmp_phEventPool
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4621,7 +4757,8 @@ pub unsafe extern "C" fn zeEventPoolDestroy(
             let __a_hEventPool = Handle::<
                 crate::kinds::EventPool,
             >::from_raw(hEventPool as *mut c_void)?;
-            let __v = __c.ze_event_pool_destroy(__a_hEventPool)?;
+            let __res = __c.ze_event_pool_destroy(__a_hEventPool);
+            let __v = __res?;
             __a_hEventPool.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -4635,6 +4772,9 @@ pub unsafe extern "C" fn zeEventCreate(
     desc: *const ze_event_desc_t,
     phEvent: *mut ze_event_handle_t,
 ) -> ze_result_t {
+    if !phEvent.is_null() {
+        unsafe { phEvent.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeEventCreate",
         &|| unsafe { crate::fmt::zeEventCreate(hEventPool, desc, phEvent) },
@@ -4650,11 +4790,12 @@ pub unsafe extern "C" fn zeEventCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phEvent = &mut __tmp_phEvent;
-            let __v = __c.ze_event_create(__a_hEventPool, __a_desc, __a_phEvent)?;
+            let __res = __c.ze_event_create(__a_hEventPool, __a_desc, __a_phEvent);
             if !phEvent.is_null() {
                 *phEvent = __tmp_phEvent
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4668,6 +4809,9 @@ pub unsafe extern "C" fn zeEventCounterBasedCreate(
     desc: *const ze_event_counter_based_desc_t,
     phEvent: *mut ze_event_handle_t,
 ) -> ze_result_t {
+    if !phEvent.is_null() {
+        unsafe { phEvent.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeEventCounterBasedCreate",
         &|| unsafe {
@@ -4690,17 +4834,18 @@ pub unsafe extern "C" fn zeEventCounterBasedCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phEvent = &mut __tmp_phEvent;
-            let __v = __c
+            let __res = __c
                 .ze_event_counter_based_create(
                     __a_hContext,
                     __a_hDevice,
                     __a_desc,
                     __a_phEvent,
-                )?;
+                );
             if !phEvent.is_null() {
                 *phEvent = __tmp_phEvent
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4718,7 +4863,8 @@ pub unsafe extern "C" fn zeEventDestroy(hEvent: ze_event_handle_t) -> ze_result_
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            let __v = __c.ze_event_destroy(__a_hEvent)?;
+            let __res = __c.ze_event_destroy(__a_hEvent);
+            let __v = __res?;
             __a_hEvent.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -4746,7 +4892,8 @@ pub unsafe extern "C" fn zeEventPoolGetIpcHandle(
             let __a_phIpc = phIpc
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.ze_event_pool_get_ipc_handle(__a_hEventPool, __a_phIpc)?;
+            let __res = __c.ze_event_pool_get_ipc_handle(__a_hEventPool, __a_phIpc);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4771,7 +4918,8 @@ pub unsafe extern "C" fn zeEventPoolPutIpcHandle(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hIpc = hIpc;
-            let __v = __c.ze_event_pool_put_ipc_handle(__a_hContext, __a_hIpc)?;
+            let __res = __c.ze_event_pool_put_ipc_handle(__a_hContext, __a_hIpc);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4784,6 +4932,9 @@ pub unsafe extern "C" fn zeEventPoolOpenIpcHandle(
     hIpc: ze_ipc_event_pool_handle_t,
     phEventPool: *mut ze_event_pool_handle_t,
 ) -> ze_result_t {
+    if !phEventPool.is_null() {
+        unsafe { phEventPool.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeEventPoolOpenIpcHandle",
         &|| unsafe { crate::fmt::zeEventPoolOpenIpcHandle(hContext, hIpc, phEventPool) },
@@ -4804,12 +4955,13 @@ pub unsafe extern "C" fn zeEventPoolOpenIpcHandle(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phEventPool = &mut __tmp_phEventPool;
-            let __v = __c
-                .ze_event_pool_open_ipc_handle(__a_hContext, __a_hIpc, __a_phEventPool)?;
+            let __res = __c
+                .ze_event_pool_open_ipc_handle(__a_hContext, __a_hIpc, __a_phEventPool);
             if !phEventPool.is_null() {
                 *phEventPool = __tmp_phEventPool
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4832,7 +4984,8 @@ pub unsafe extern "C" fn zeEventPoolCloseIpcHandle(
             let __a_hEventPool = Handle::<
                 crate::kinds::EventPool,
             >::from_raw(hEventPool as *mut c_void)?;
-            let __v = __c.ze_event_pool_close_ipc_handle(__a_hEventPool)?;
+            let __res = __c.ze_event_pool_close_ipc_handle(__a_hEventPool);
+            let __v = __res?;
             __a_hEventPool.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -4857,7 +5010,8 @@ pub unsafe extern "C" fn zeEventCounterBasedGetIpcHandle(
             let __a_phIpc = phIpc
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.ze_event_counter_based_get_ipc_handle(__a_hEvent, __a_phIpc)?;
+            let __res = __c.ze_event_counter_based_get_ipc_handle(__a_hEvent, __a_phIpc);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4870,6 +5024,9 @@ pub unsafe extern "C" fn zeEventCounterBasedOpenIpcHandle(
     hIpc: ze_ipc_event_counter_based_handle_t,
     phEvent: *mut ze_event_handle_t,
 ) -> ze_result_t {
+    if !phEvent.is_null() {
+        unsafe { phEvent.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeEventCounterBasedOpenIpcHandle",
         &|| unsafe {
@@ -4889,16 +5046,17 @@ pub unsafe extern "C" fn zeEventCounterBasedOpenIpcHandle(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phEvent = &mut __tmp_phEvent;
-            let __v = __c
+            let __res = __c
                 .ze_event_counter_based_open_ipc_handle(
                     __a_hContext,
                     __a_hIpc,
                     __a_phEvent,
-                )?;
+                );
             if !phEvent.is_null() {
                 *phEvent = __tmp_phEvent
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4918,7 +5076,8 @@ pub unsafe extern "C" fn zeEventCounterBasedCloseIpcHandle(
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            let __v = __c.ze_event_counter_based_close_ipc_handle(__a_hEvent)?;
+            let __res = __c.ze_event_counter_based_close_ipc_handle(__a_hEvent);
+            let __v = __res?;
             __a_hEvent.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -4959,12 +5118,13 @@ pub unsafe extern "C" fn zeEventCounterBasedGetDeviceAddress(
             let __a_deviceAddress = deviceAddress
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_event_counter_based_get_device_address(
                     __a_hEvent,
                     __a_completionValue,
                     __a_deviceAddress,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4993,8 +5153,9 @@ pub unsafe extern "C" fn zeCommandListAppendSignalEvent(
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            let __v = __c
-                .ze_command_list_append_signal_event(__a_hCommandList, __a_hEvent)?;
+            let __res = __c
+                .ze_command_list_append_signal_event(__a_hCommandList, __a_hEvent);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5036,12 +5197,13 @@ pub unsafe extern "C" fn zeCommandListAppendWaitOnEvents(
             let __a_phEvents = zekit_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phEvents as *const *mut c_void, __n_phEvents)?;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_wait_on_events(
                     __a_hCommandList,
                     __a_numEvents,
                     __a_phEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5059,7 +5221,8 @@ pub unsafe extern "C" fn zeEventHostSignal(hEvent: ze_event_handle_t) -> ze_resu
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            let __v = __c.ze_event_host_signal(__a_hEvent)?;
+            let __res = __c.ze_event_host_signal(__a_hEvent);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5081,7 +5244,8 @@ pub unsafe extern "C" fn zeEventHostSynchronize(
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
             let __a_timeout = timeout;
-            let __v = __c.ze_event_host_synchronize(__a_hEvent, __a_timeout)?;
+            let __res = __c.ze_event_host_synchronize(__a_hEvent, __a_timeout);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5099,7 +5263,8 @@ pub unsafe extern "C" fn zeEventQueryStatus(hEvent: ze_event_handle_t) -> ze_res
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            let __v = __c.ze_event_query_status(__a_hEvent)?;
+            let __res = __c.ze_event_query_status(__a_hEvent);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5128,8 +5293,9 @@ pub unsafe extern "C" fn zeCommandListAppendEventReset(
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            let __v = __c
-                .ze_command_list_append_event_reset(__a_hCommandList, __a_hEvent)?;
+            let __res = __c
+                .ze_command_list_append_event_reset(__a_hCommandList, __a_hEvent);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5147,7 +5313,8 @@ pub unsafe extern "C" fn zeEventHostReset(hEvent: ze_event_handle_t) -> ze_resul
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
-            let __v = __c.ze_event_host_reset(__a_hEvent)?;
+            let __res = __c.ze_event_host_reset(__a_hEvent);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5171,7 +5338,8 @@ pub unsafe extern "C" fn zeEventQueryKernelTimestamp(
             let __a_dstptr = dstptr
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.ze_event_query_kernel_timestamp(__a_hEvent, __a_dstptr)?;
+            let __res = __c.ze_event_query_kernel_timestamp(__a_hEvent, __a_dstptr);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5249,7 +5417,7 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_query_kernel_timestamps(
                     __a_hCommandList,
                     __a_numEvents,
@@ -5259,7 +5427,8 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5271,6 +5440,9 @@ pub unsafe extern "C" fn zeEventGetEventPool(
     hEvent: ze_event_handle_t,
     phEventPool: *mut ze_event_pool_handle_t,
 ) -> ze_result_t {
+    if !phEventPool.is_null() {
+        unsafe { phEventPool.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeEventGetEventPool",
         &|| unsafe { crate::fmt::zeEventGetEventPool(hEvent, phEventPool) },
@@ -5285,11 +5457,12 @@ pub unsafe extern "C" fn zeEventGetEventPool(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phEventPool = &mut __tmp_phEventPool;
-            let __v = __c.ze_event_get_event_pool(__a_hEvent, __a_phEventPool)?;
+            let __res = __c.ze_event_get_event_pool(__a_hEvent, __a_phEventPool);
             if !phEventPool.is_null() {
                 *phEventPool = __tmp_phEventPool
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5319,7 +5492,8 @@ pub unsafe extern "C" fn zeEventGetSignalScope(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pSignalScope = &mut __tmp_pSignalScope;
-            let __v = __c.ze_event_get_signal_scope(__a_hEvent, __a_pSignalScope)?;
+            let __res = __c.ze_event_get_signal_scope(__a_hEvent, __a_pSignalScope);
+            let __v = __res?;
             if !pSignalScope.is_null() {
                 ::core::ptr::write(pSignalScope, __tmp_pSignalScope);
             }
@@ -5352,7 +5526,8 @@ pub unsafe extern "C" fn zeEventGetWaitScope(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pWaitScope = &mut __tmp_pWaitScope;
-            let __v = __c.ze_event_get_wait_scope(__a_hEvent, __a_pWaitScope)?;
+            let __res = __c.ze_event_get_wait_scope(__a_hEvent, __a_pWaitScope);
+            let __v = __res?;
             if !pWaitScope.is_null() {
                 ::core::ptr::write(pWaitScope, __tmp_pWaitScope);
             }
@@ -5367,6 +5542,9 @@ pub unsafe extern "C" fn zeEventPoolGetContextHandle(
     hEventPool: ze_event_pool_handle_t,
     phContext: *mut ze_context_handle_t,
 ) -> ze_result_t {
+    if !phContext.is_null() {
+        unsafe { phContext.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeEventPoolGetContextHandle",
         &|| unsafe { crate::fmt::zeEventPoolGetContextHandle(hEventPool, phContext) },
@@ -5386,12 +5564,13 @@ pub unsafe extern "C" fn zeEventPoolGetContextHandle(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phContext = &mut __tmp_phContext;
-            let __v = __c
-                .ze_event_pool_get_context_handle(__a_hEventPool, __a_phContext)?;
+            let __res = __c
+                .ze_event_pool_get_context_handle(__a_hEventPool, __a_phContext);
             if !phContext.is_null() {
                 *phContext = __tmp_phContext
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5424,7 +5603,8 @@ pub unsafe extern "C" fn zeEventPoolGetFlags(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
-            let __v = __c.ze_event_pool_get_flags(__a_hEventPool, __a_pFlags)?;
+            let __res = __c.ze_event_pool_get_flags(__a_hEventPool, __a_pFlags);
+            let __v = __res?;
             if !pFlags.is_null() {
                 ::core::ptr::write(pFlags, __tmp_pFlags);
             }
@@ -5457,7 +5637,8 @@ pub unsafe extern "C" fn zeEventGetCounterBasedFlags(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
-            let __v = __c.ze_event_get_counter_based_flags(__a_hEvent, __a_pFlags)?;
+            let __res = __c.ze_event_get_counter_based_flags(__a_hEvent, __a_pFlags);
+            let __v = __res?;
             if !pFlags.is_null() {
                 ::core::ptr::write(pFlags, __tmp_pFlags);
             }
@@ -5504,13 +5685,14 @@ pub unsafe extern "C" fn zeEventQueryKernelTimestampsExt(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pResults = pResults.as_mut();
-            let __v = __c
+            let __res = __c
                 .ze_event_query_kernel_timestamps_ext(
                     __a_hEvent,
                     __a_hDevice,
                     __a_pCount,
                     __a_pResults,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5558,13 +5740,14 @@ pub unsafe extern "C" fn zeEventQueryTimestampsExp(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pTimestamps, __n_pTimestamps))
             };
-            let __v = __c
+            let __res = __c
                 .ze_event_query_timestamps_exp(
                     __a_hEvent,
                     __a_hDevice,
                     __a_pCount,
                     __a_pTimestamps,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5577,6 +5760,9 @@ pub unsafe extern "C" fn zeDeviceImportExternalSemaphoreExt(
     desc: *const ze_external_semaphore_ext_desc_t,
     phSemaphore: *mut ze_external_semaphore_ext_handle_t,
 ) -> ze_result_t {
+    if !phSemaphore.is_null() {
+        unsafe { phSemaphore.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeDeviceImportExternalSemaphoreExt",
         &|| unsafe {
@@ -5600,16 +5786,17 @@ pub unsafe extern "C" fn zeDeviceImportExternalSemaphoreExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phSemaphore = &mut __tmp_phSemaphore;
-            let __v = __c
+            let __res = __c
                 .ze_device_import_external_semaphore_ext(
                     __a_hDevice,
                     __a_desc,
                     __a_phSemaphore,
-                )?;
+                );
             if !phSemaphore.is_null() {
                 *phSemaphore = __tmp_phSemaphore
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5629,7 +5816,8 @@ pub unsafe extern "C" fn zeDeviceReleaseExternalSemaphoreExt(
             let __a_hSemaphore = Handle::<
                 crate::kinds::ExternalSemaphoreExt,
             >::from_raw(hSemaphore as *mut c_void)?;
-            let __v = __c.ze_device_release_external_semaphore_ext(__a_hSemaphore)?;
+            let __res = __c.ze_device_release_external_semaphore_ext(__a_hSemaphore);
+            let __v = __res?;
             __a_hSemaphore.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -5706,7 +5894,7 @@ pub unsafe extern "C" fn zeCommandListAppendSignalExternalSemaphoreExt(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_signal_external_semaphore_ext(
                     __a_hCommandList,
                     __a_numSemaphores,
@@ -5715,7 +5903,8 @@ pub unsafe extern "C" fn zeCommandListAppendSignalExternalSemaphoreExt(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5791,7 +5980,7 @@ pub unsafe extern "C" fn zeCommandListAppendWaitExternalSemaphoreExt(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_wait_external_semaphore_ext(
                     __a_hCommandList,
                     __a_numSemaphores,
@@ -5800,7 +5989,8 @@ pub unsafe extern "C" fn zeCommandListAppendWaitExternalSemaphoreExt(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5836,8 +6026,9 @@ pub unsafe extern "C" fn zeFabricVertexGetExp(
             let __a_phVertices = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::FabricVertex,
             >(phVertices as *mut *mut c_void, __n_phVertices);
-            let __v = __c
-                .ze_fabric_vertex_get_exp(__a_hDriver, __a_pCount, __a_phVertices)?;
+            let __res = __c
+                .ze_fabric_vertex_get_exp(__a_hDriver, __a_pCount, __a_phVertices);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5881,12 +6072,13 @@ pub unsafe extern "C" fn zeFabricVertexGetSubVerticesExp(
             let __a_phSubvertices = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::FabricVertex,
             >(phSubvertices as *mut *mut c_void, __n_phSubvertices);
-            let __v = __c
+            let __res = __c
                 .ze_fabric_vertex_get_sub_vertices_exp(
                     __a_hVertex,
                     __a_pCount,
                     __a_phSubvertices,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5917,11 +6109,9 @@ pub unsafe extern "C" fn zeFabricVertexGetPropertiesExp(
             let __a_pVertexProperties = pVertexProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .ze_fabric_vertex_get_properties_exp(
-                    __a_hVertex,
-                    __a_pVertexProperties,
-                )?;
+            let __res = __c
+                .ze_fabric_vertex_get_properties_exp(__a_hVertex, __a_pVertexProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5933,6 +6123,9 @@ pub unsafe extern "C" fn zeFabricVertexGetDeviceExp(
     hVertex: ze_fabric_vertex_handle_t,
     phDevice: *mut ze_device_handle_t,
 ) -> ze_result_t {
+    if !phDevice.is_null() {
+        unsafe { phDevice.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeFabricVertexGetDeviceExp",
         &|| unsafe { crate::fmt::zeFabricVertexGetDeviceExp(hVertex, phDevice) },
@@ -5950,11 +6143,12 @@ pub unsafe extern "C" fn zeFabricVertexGetDeviceExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phDevice = &mut __tmp_phDevice;
-            let __v = __c.ze_fabric_vertex_get_device_exp(__a_hVertex, __a_phDevice)?;
+            let __res = __c.ze_fabric_vertex_get_device_exp(__a_hVertex, __a_phDevice);
             if !phDevice.is_null() {
                 *phDevice = __tmp_phDevice
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5966,6 +6160,9 @@ pub unsafe extern "C" fn zeDeviceGetFabricVertexExp(
     hDevice: ze_device_handle_t,
     phVertex: *mut ze_fabric_vertex_handle_t,
 ) -> ze_result_t {
+    if !phVertex.is_null() {
+        unsafe { phVertex.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeDeviceGetFabricVertexExp",
         &|| unsafe { crate::fmt::zeDeviceGetFabricVertexExp(hDevice, phVertex) },
@@ -5980,11 +6177,12 @@ pub unsafe extern "C" fn zeDeviceGetFabricVertexExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phVertex = &mut __tmp_phVertex;
-            let __v = __c.ze_device_get_fabric_vertex_exp(__a_hDevice, __a_phVertex)?;
+            let __res = __c.ze_device_get_fabric_vertex_exp(__a_hDevice, __a_phVertex);
             if !phVertex.is_null() {
                 *phVertex = __tmp_phVertex
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6028,13 +6226,14 @@ pub unsafe extern "C" fn zeFabricEdgeGetExp(
             let __a_phEdges = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::FabricEdge,
             >(phEdges as *mut *mut c_void, __n_phEdges);
-            let __v = __c
+            let __res = __c
                 .ze_fabric_edge_get_exp(
                     __a_hVertexA,
                     __a_hVertexB,
                     __a_pCount,
                     __a_phEdges,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6047,6 +6246,12 @@ pub unsafe extern "C" fn zeFabricEdgeGetVerticesExp(
     phVertexA: *mut ze_fabric_vertex_handle_t,
     phVertexB: *mut ze_fabric_vertex_handle_t,
 ) -> ze_result_t {
+    if !phVertexA.is_null() {
+        unsafe { phVertexA.write(::core::ptr::null_mut()) };
+    }
+    if !phVertexB.is_null() {
+        unsafe { phVertexB.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeFabricEdgeGetVerticesExp",
         &|| unsafe {
@@ -6073,12 +6278,12 @@ pub unsafe extern "C" fn zeFabricEdgeGetVerticesExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phVertexB = &mut __tmp_phVertexB;
-            let __v = __c
+            let __res = __c
                 .ze_fabric_edge_get_vertices_exp(
                     __a_hEdge,
                     __a_phVertexA,
                     __a_phVertexB,
-                )?;
+                );
             if !phVertexA.is_null() {
                 *phVertexA = __tmp_phVertexA
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
@@ -6087,6 +6292,7 @@ pub unsafe extern "C" fn zeFabricEdgeGetVerticesExp(
                 *phVertexB = __tmp_phVertexB
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6115,8 +6321,9 @@ pub unsafe extern "C" fn zeFabricEdgeGetPropertiesExp(
             let __a_pEdgeProperties = pEdgeProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .ze_fabric_edge_get_properties_exp(__a_hEdge, __a_pEdgeProperties)?;
+            let __res = __c
+                .ze_fabric_edge_get_properties_exp(__a_hEdge, __a_pEdgeProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6129,6 +6336,9 @@ pub unsafe extern "C" fn zeFenceCreate(
     desc: *const ze_fence_desc_t,
     phFence: *mut ze_fence_handle_t,
 ) -> ze_result_t {
+    if !phFence.is_null() {
+        unsafe { phFence.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeFenceCreate",
         &|| unsafe { crate::fmt::zeFenceCreate(hCommandQueue, desc, phFence) },
@@ -6144,11 +6354,12 @@ pub unsafe extern "C" fn zeFenceCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phFence = &mut __tmp_phFence;
-            let __v = __c.ze_fence_create(__a_hCommandQueue, __a_desc, __a_phFence)?;
+            let __res = __c.ze_fence_create(__a_hCommandQueue, __a_desc, __a_phFence);
             if !phFence.is_null() {
                 *phFence = __tmp_phFence
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6166,7 +6377,8 @@ pub unsafe extern "C" fn zeFenceDestroy(hFence: ze_fence_handle_t) -> ze_result_
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw(hFence as *mut c_void)?;
-            let __v = __c.ze_fence_destroy(__a_hFence)?;
+            let __res = __c.ze_fence_destroy(__a_hFence);
+            let __v = __res?;
             __a_hFence.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -6189,7 +6401,8 @@ pub unsafe extern "C" fn zeFenceHostSynchronize(
                 crate::kinds::Fence,
             >::from_raw(hFence as *mut c_void)?;
             let __a_timeout = timeout;
-            let __v = __c.ze_fence_host_synchronize(__a_hFence, __a_timeout)?;
+            let __res = __c.ze_fence_host_synchronize(__a_hFence, __a_timeout);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6207,7 +6420,8 @@ pub unsafe extern "C" fn zeFenceQueryStatus(hFence: ze_fence_handle_t) -> ze_res
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw(hFence as *mut c_void)?;
-            let __v = __c.ze_fence_query_status(__a_hFence)?;
+            let __res = __c.ze_fence_query_status(__a_hFence);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6225,7 +6439,8 @@ pub unsafe extern "C" fn zeFenceReset(hFence: ze_fence_handle_t) -> ze_result_t 
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw(hFence as *mut c_void)?;
-            let __v = __c.ze_fence_reset(__a_hFence)?;
+            let __res = __c.ze_fence_reset(__a_hFence);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6260,13 +6475,14 @@ pub unsafe extern "C" fn zeKernelSetGlobalOffsetExp(
             let __a_offsetX = offsetX;
             let __a_offsetY = offsetY;
             let __a_offsetZ = offsetZ;
-            let __v = __c
+            let __res = __c
                 .ze_kernel_set_global_offset_exp(
                     __a_hKernel,
                     __a_offsetX,
                     __a_offsetY,
                     __a_offsetZ,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6279,6 +6495,9 @@ pub unsafe extern "C" fn zeGraphCreateExt(
     pNext: *const c_void,
     phGraph: *mut ze_graph_handle_t,
 ) -> ze_result_t {
+    if !phGraph.is_null() {
+        unsafe { phGraph.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeGraphCreateExt",
         &|| unsafe { crate::fmt::zeGraphCreateExt(hContext, pNext, phGraph) },
@@ -6294,11 +6513,12 @@ pub unsafe extern "C" fn zeGraphCreateExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phGraph = &mut __tmp_phGraph;
-            let __v = __c.ze_graph_create_ext(__a_hContext, __a_pNext, __a_phGraph)?;
+            let __res = __c.ze_graph_create_ext(__a_hContext, __a_pNext, __a_phGraph);
             if !phGraph.is_null() {
                 *phGraph = __tmp_phGraph
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6327,8 +6547,9 @@ pub unsafe extern "C" fn zeCommandListBeginGraphCaptureExt(
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_pNext = pNext;
-            let __v = __c
-                .ze_command_list_begin_graph_capture_ext(__a_hCommandList, __a_pNext)?;
+            let __res = __c
+                .ze_command_list_begin_graph_capture_ext(__a_hCommandList, __a_pNext);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6369,12 +6590,13 @@ pub unsafe extern "C" fn zeCommandListBeginCaptureIntoGraphExt(
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
             let __a_pNext = pNext;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_begin_capture_into_graph_ext(
                     __a_hCommandList,
                     __a_hGraph,
                     __a_pNext,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6399,8 +6621,9 @@ pub unsafe extern "C" fn zeCommandListIsGraphCaptureEnabledExt(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            let __v = __c
-                .ze_command_list_is_graph_capture_enabled_ext(__a_hCommandList)?;
+            let __res = __c
+                .ze_command_list_is_graph_capture_enabled_ext(__a_hCommandList);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6413,6 +6636,9 @@ pub unsafe extern "C" fn zeCommandListEndGraphCaptureExt(
     pNext: *const c_void,
     phGraph: *mut ze_graph_handle_t,
 ) -> ze_result_t {
+    if !phGraph.is_null() {
+        unsafe { phGraph.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeCommandListEndGraphCaptureExt",
         &|| unsafe {
@@ -6439,16 +6665,17 @@ pub unsafe extern "C" fn zeCommandListEndGraphCaptureExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phGraph = &mut __tmp_phGraph;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_end_graph_capture_ext(
                     __a_hCommandList,
                     __a_pNext,
                     __a_phGraph,
-                )?;
+                );
             if !phGraph.is_null() {
                 *phGraph = __tmp_phGraph
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6460,6 +6687,9 @@ pub unsafe extern "C" fn zeCommandListGetGraphExt(
     hCommandList: ze_command_list_handle_t,
     phGraph: *mut ze_graph_handle_t,
 ) -> ze_result_t {
+    if !phGraph.is_null() {
+        unsafe { phGraph.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeCommandListGetGraphExt",
         &|| unsafe { crate::fmt::zeCommandListGetGraphExt(hCommandList, phGraph) },
@@ -6477,11 +6707,12 @@ pub unsafe extern "C" fn zeCommandListGetGraphExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phGraph = &mut __tmp_phGraph;
-            let __v = __c.ze_command_list_get_graph_ext(__a_hCommandList, __a_phGraph)?;
+            let __res = __c.ze_command_list_get_graph_ext(__a_hCommandList, __a_phGraph);
             if !phGraph.is_null() {
                 *phGraph = __tmp_phGraph
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6493,6 +6724,9 @@ pub unsafe extern "C" fn zeGraphGetPrimaryCommandListExt(
     hGraph: ze_graph_handle_t,
     phCommandList: *mut ze_command_list_handle_t,
 ) -> ze_result_t {
+    if !phCommandList.is_null() {
+        unsafe { phCommandList.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeGraphGetPrimaryCommandListExt",
         &|| unsafe {
@@ -6511,12 +6745,13 @@ pub unsafe extern "C" fn zeGraphGetPrimaryCommandListExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phCommandList = &mut __tmp_phCommandList;
-            let __v = __c
-                .ze_graph_get_primary_command_list_ext(__a_hGraph, __a_phCommandList)?;
+            let __res = __c
+                .ze_graph_get_primary_command_list_ext(__a_hGraph, __a_phCommandList);
             if !phCommandList.is_null() {
                 *phCommandList = __tmp_phCommandList
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6556,13 +6791,14 @@ pub unsafe extern "C" fn zeGraphSetDestructionCallbackExt(
             let __a_pfnCallback = pfnCallback;
             let __a_pUserData = pUserData;
             let __a_pNext = pNext;
-            let __v = __c
+            let __res = __c
                 .ze_graph_set_destruction_callback_ext(
                     __a_hGraph,
                     __a_pfnCallback,
                     __a_pUserData,
                     __a_pNext,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6575,6 +6811,9 @@ pub unsafe extern "C" fn zeGraphInstantiateExt(
     pNext: *const c_void,
     phExecutableGraph: *mut ze_executable_graph_handle_t,
 ) -> ze_result_t {
+    if !phExecutableGraph.is_null() {
+        unsafe { phExecutableGraph.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeGraphInstantiateExt",
         &|| unsafe {
@@ -6594,12 +6833,13 @@ pub unsafe extern "C" fn zeGraphInstantiateExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phExecutableGraph = &mut __tmp_phExecutableGraph;
-            let __v = __c
-                .ze_graph_instantiate_ext(__a_hGraph, __a_pNext, __a_phExecutableGraph)?;
+            let __res = __c
+                .ze_graph_instantiate_ext(__a_hGraph, __a_pNext, __a_phExecutableGraph);
             if !phExecutableGraph.is_null() {
                 *phExecutableGraph = __tmp_phExecutableGraph
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6661,7 +6901,7 @@ pub unsafe extern "C" fn zeCommandListAppendGraphExt(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_graph_ext(
                     __a_hCommandList,
                     __a_hGraph,
@@ -6669,7 +6909,8 @@ pub unsafe extern "C" fn zeCommandListAppendGraphExt(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6681,6 +6922,9 @@ pub unsafe extern "C" fn zeExecutableGraphGetSourceGraphExt(
     hGraph: ze_executable_graph_handle_t,
     phSourceGraph: *mut ze_graph_handle_t,
 ) -> ze_result_t {
+    if !phSourceGraph.is_null() {
+        unsafe { phSourceGraph.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeExecutableGraphGetSourceGraphExt",
         &|| unsafe {
@@ -6702,15 +6946,13 @@ pub unsafe extern "C" fn zeExecutableGraphGetSourceGraphExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phSourceGraph = &mut __tmp_phSourceGraph;
-            let __v = __c
-                .ze_executable_graph_get_source_graph_ext(
-                    __a_hGraph,
-                    __a_phSourceGraph,
-                )?;
+            let __res = __c
+                .ze_executable_graph_get_source_graph_ext(__a_hGraph, __a_phSourceGraph);
             if !phSourceGraph.is_null() {
                 *phSourceGraph = __tmp_phSourceGraph
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6728,7 +6970,8 @@ pub unsafe extern "C" fn zeGraphIsEmptyExt(hGraph: ze_graph_handle_t) -> ze_resu
             let __a_hGraph = Handle::<
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
-            let __v = __c.ze_graph_is_empty_ext(__a_hGraph)?;
+            let __res = __c.ze_graph_is_empty_ext(__a_hGraph);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6756,8 +6999,9 @@ pub unsafe extern "C" fn zeGraphDumpContentsExt(
                 ::core::ffi::CStr::from_ptr(filePath)
             };
             let __a_pNext = pNext;
-            let __v = __c
-                .ze_graph_dump_contents_ext(__a_hGraph, __a_filePath, __a_pNext)?;
+            let __res = __c
+                .ze_graph_dump_contents_ext(__a_hGraph, __a_filePath, __a_pNext);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6780,7 +7024,8 @@ pub unsafe extern "C" fn zeExecutableGraphDestroyExt(
             let __a_hGraph = Handle::<
                 crate::kinds::ExecutableGraph,
             >::from_raw(hGraph as *mut c_void)?;
-            let __v = __c.ze_executable_graph_destroy_ext(__a_hGraph)?;
+            let __res = __c.ze_executable_graph_destroy_ext(__a_hGraph);
+            let __v = __res?;
             __a_hGraph.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -6799,7 +7044,8 @@ pub unsafe extern "C" fn zeGraphDestroyExt(hGraph: ze_graph_handle_t) -> ze_resu
             let __a_hGraph = Handle::<
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
-            let __v = __c.ze_graph_destroy_ext(__a_hGraph)?;
+            let __res = __c.ze_graph_destroy_ext(__a_hGraph);
+            let __v = __res?;
             __a_hGraph.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -6864,7 +7110,7 @@ pub unsafe extern "C" fn zeCommandListAppendHostFunction(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_host_function(
                     __a_hCommandList,
                     __a_pfnHostFunction,
@@ -6873,7 +7119,8 @@ pub unsafe extern "C" fn zeCommandListAppendHostFunction(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6901,8 +7148,9 @@ pub unsafe extern "C" fn zeImageGetProperties(
             let __a_pImageProperties = pImageProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .ze_image_get_properties(__a_hDevice, __a_desc, __a_pImageProperties)?;
+            let __res = __c
+                .ze_image_get_properties(__a_hDevice, __a_desc, __a_pImageProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6916,6 +7164,9 @@ pub unsafe extern "C" fn zeImageCreate(
     desc: *const ze_image_desc_t,
     phImage: *mut ze_image_handle_t,
 ) -> ze_result_t {
+    if !phImage.is_null() {
+        unsafe { phImage.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeImageCreate",
         &|| unsafe { crate::fmt::zeImageCreate(hContext, hDevice, desc, phImage) },
@@ -6934,12 +7185,13 @@ pub unsafe extern "C" fn zeImageCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phImage = &mut __tmp_phImage;
-            let __v = __c
-                .ze_image_create(__a_hContext, __a_hDevice, __a_desc, __a_phImage)?;
+            let __res = __c
+                .ze_image_create(__a_hContext, __a_hDevice, __a_desc, __a_phImage);
             if !phImage.is_null() {
                 *phImage = __tmp_phImage
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -6957,7 +7209,8 @@ pub unsafe extern "C" fn zeImageDestroy(hImage: ze_image_handle_t) -> ze_result_
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
-            let __v = __c.ze_image_destroy(__a_hImage)?;
+            let __res = __c.ze_image_destroy(__a_hImage);
+            let __v = __res?;
             __a_hImage.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -7032,7 +7285,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_image_copy_to_memory_ext(
                     __a_hCommandList,
                     __a_dstptr,
@@ -7043,7 +7296,8 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7119,7 +7373,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_image_copy_from_memory_ext(
                     __a_hCommandList,
                     __a_hDstImage,
@@ -7130,7 +7384,8 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7170,12 +7425,13 @@ pub unsafe extern "C" fn zeImageGetAllocPropertiesExt(
             let __a_pImageAllocProperties = pImageAllocProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_image_get_alloc_properties_ext(
                     __a_hContext,
                     __a_hImage,
                     __a_pImageAllocProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7203,8 +7459,9 @@ pub unsafe extern "C" fn zeImageGetMemoryPropertiesExp(
             let __a_pMemoryProperties = pMemoryProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .ze_image_get_memory_properties_exp(__a_hImage, __a_pMemoryProperties)?;
+            let __res = __c
+                .ze_image_get_memory_properties_exp(__a_hImage, __a_pMemoryProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7219,6 +7476,9 @@ pub unsafe extern "C" fn zeImageViewCreateExt(
     hImage: ze_image_handle_t,
     phImageView: *mut ze_image_handle_t,
 ) -> ze_result_t {
+    if !phImageView.is_null() {
+        unsafe { phImageView.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeImageViewCreateExt",
         &|| unsafe {
@@ -7256,18 +7516,19 @@ pub unsafe extern "C" fn zeImageViewCreateExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phImageView = &mut __tmp_phImageView;
-            let __v = __c
+            let __res = __c
                 .ze_image_view_create_ext(
                     __a_hContext,
                     __a_hDevice,
                     __a_desc,
                     __a_hImage,
                     __a_phImageView,
-                )?;
+                );
             if !phImageView.is_null() {
                 *phImageView = __tmp_phImageView
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7282,6 +7543,9 @@ pub unsafe extern "C" fn zeImageViewCreateExp(
     hImage: ze_image_handle_t,
     phImageView: *mut ze_image_handle_t,
 ) -> ze_result_t {
+    if !phImageView.is_null() {
+        unsafe { phImageView.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeImageViewCreateExp",
         &|| unsafe {
@@ -7319,18 +7583,19 @@ pub unsafe extern "C" fn zeImageViewCreateExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phImageView = &mut __tmp_phImageView;
-            let __v = __c
+            let __res = __c
                 .ze_image_view_create_exp(
                     __a_hContext,
                     __a_hDevice,
                     __a_desc,
                     __a_hImage,
                     __a_phImageView,
-                )?;
+                );
             if !phImageView.is_null() {
                 *phImageView = __tmp_phImageView
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7395,7 +7660,7 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_immediate_append_command_lists_exp(
                     __a_hCommandListImmediate,
                     __a_numCommandLists,
@@ -7403,7 +7668,8 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7472,7 +7738,7 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsWithParameters(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_immediate_append_command_lists_with_parameters(
                     __a_hCommandListImmediate,
                     __a_numCommandLists,
@@ -7481,7 +7747,8 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsWithParameters(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7518,13 +7785,14 @@ pub unsafe extern "C" fn zeMemGetIpcHandleWithProperties(
             let __a_pIpcHandle = pIpcHandle
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_mem_get_ipc_handle_with_properties(
                     __a_hContext,
                     __a_ptr,
                     __a_pNext,
                     __a_pIpcHandle,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7576,12 +7844,13 @@ pub unsafe extern "C" fn zeKernelGetAllocationPropertiesExp(
                     ),
                 )
             };
-            let __v = __c
+            let __res = __c
                 .ze_kernel_get_allocation_properties_exp(
                     __a_hKernel,
                     __a_pCount,
                     __a_pAllocationProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7611,8 +7880,9 @@ pub unsafe extern "C" fn zeKernelGetBinaryExp(
             let __a_pKernelBinary = pKernelBinary
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .ze_kernel_get_binary_exp(__a_hKernel, __a_pSize, __a_pKernelBinary)?;
+            let __res = __c
+                .ze_kernel_get_binary_exp(__a_hKernel, __a_pSize, __a_pKernelBinary);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7636,7 +7906,8 @@ pub unsafe extern "C" fn zeKernelSchedulingHintExp(
             let __a_pHint = pHint
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.ze_kernel_scheduling_hint_exp(__a_hKernel, __a_pHint)?;
+            let __res = __c.ze_kernel_scheduling_hint_exp(__a_hKernel, __a_pHint);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7650,6 +7921,9 @@ pub unsafe extern "C" fn zeModuleInspectLinkageExt(
     phModules: *mut ze_module_handle_t,
     phLog: *mut ze_module_build_log_handle_t,
 ) -> ze_result_t {
+    if !phLog.is_null() {
+        unsafe { phLog.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeModuleInspectLinkageExt",
         &|| unsafe {
@@ -7683,16 +7957,17 @@ pub unsafe extern "C" fn zeModuleInspectLinkageExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phLog = &mut __tmp_phLog;
-            let __v = __c
+            let __res = __c
                 .ze_module_inspect_linkage_ext(
                     __a_pInspectDesc,
                     __a_numModules,
                     __a_phModules,
                     __a_phLog,
-                )?;
+                );
             if !phLog.is_null() {
                 *phLog = __tmp_phLog.map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7758,7 +8033,7 @@ pub unsafe extern "C" fn zeMemAllocShared(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pptr = &mut __tmp_pptr;
-            let __v = __c
+            let __res = __c
                 .ze_mem_alloc_shared(
                     __a_hContext,
                     __a_device_desc,
@@ -7767,7 +8042,8 @@ pub unsafe extern "C" fn zeMemAllocShared(
                     __a_alignment,
                     __a_hDevice,
                     __a_pptr,
-                )?;
+                );
+            let __v = __res?;
             if !pptr.is_null() {
                 ::core::ptr::write(pptr, __tmp_pptr);
             }
@@ -7830,7 +8106,7 @@ pub unsafe extern "C" fn zeMemAllocDevice(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pptr = &mut __tmp_pptr;
-            let __v = __c
+            let __res = __c
                 .ze_mem_alloc_device(
                     __a_hContext,
                     __a_device_desc,
@@ -7838,7 +8114,8 @@ pub unsafe extern "C" fn zeMemAllocDevice(
                     __a_alignment,
                     __a_hDevice,
                     __a_pptr,
-                )?;
+                );
+            let __v = __res?;
             if !pptr.is_null() {
                 ::core::ptr::write(pptr, __tmp_pptr);
             }
@@ -7883,14 +8160,15 @@ pub unsafe extern "C" fn zeMemAllocHost(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pptr = &mut __tmp_pptr;
-            let __v = __c
+            let __res = __c
                 .ze_mem_alloc_host(
                     __a_hContext,
                     __a_host_desc,
                     __a_size,
                     __a_alignment,
                     __a_pptr,
-                )?;
+                );
+            let __v = __res?;
             if !pptr.is_null() {
                 ::core::ptr::write(pptr, __tmp_pptr);
             }
@@ -7915,7 +8193,8 @@ pub unsafe extern "C" fn zeMemFree(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_ptr = ptr;
-            let __v = __c.ze_mem_free(__a_hContext, __a_ptr)?;
+            let __res = __c.ze_mem_free(__a_hContext, __a_ptr);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7929,6 +8208,9 @@ pub unsafe extern "C" fn zeMemGetAllocProperties(
     pMemAllocProperties: *mut ze_memory_allocation_properties_t,
     phDevice: *mut ze_device_handle_t,
 ) -> ze_result_t {
+    if !phDevice.is_null() {
+        unsafe { phDevice.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeMemGetAllocProperties",
         &|| unsafe {
@@ -7962,17 +8244,18 @@ pub unsafe extern "C" fn zeMemGetAllocProperties(
             } else {
                 Some(&mut __tmp_phDevice)
             };
-            let __v = __c
+            let __res = __c
                 .ze_mem_get_alloc_properties(
                     __a_hContext,
                     __a_ptr,
                     __a_pMemAllocProperties,
                     __a_phDevice,
-                )?;
+                );
             if !phDevice.is_null() {
                 *phDevice = __tmp_phDevice
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -7998,8 +8281,9 @@ pub unsafe extern "C" fn zeMemGetAddressRange(
             let __a_ptr = ptr;
             let __a_pBase = pBase.as_mut();
             let __a_pSize = pSize.as_mut();
-            let __v = __c
-                .ze_mem_get_address_range(__a_hContext, __a_ptr, __a_pBase, __a_pSize)?;
+            let __res = __c
+                .ze_mem_get_address_range(__a_hContext, __a_ptr, __a_pBase, __a_pSize);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8025,7 +8309,8 @@ pub unsafe extern "C" fn zeMemGetIpcHandle(
             let __a_pIpcHandle = pIpcHandle
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.ze_mem_get_ipc_handle(__a_hContext, __a_ptr, __a_pIpcHandle)?;
+            let __res = __c.ze_mem_get_ipc_handle(__a_hContext, __a_ptr, __a_pIpcHandle);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8063,12 +8348,13 @@ pub unsafe extern "C" fn zeMemGetIpcHandleFromFileDescriptorExp(
             let __a_pIpcHandle = pIpcHandle
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_mem_get_ipc_handle_from_file_descriptor_exp(
                     __a_hContext,
                     __a_handle,
                     __a_pIpcHandle,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8112,12 +8398,13 @@ pub unsafe extern "C" fn zeMemGetFileDescriptorFromIpcHandleExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pHandle = &mut __tmp_pHandle;
-            let __v = __c
+            let __res = __c
                 .ze_mem_get_file_descriptor_from_ipc_handle_exp(
                     __a_hContext,
                     __a_ipcHandle,
                     __a_pHandle,
-                )?;
+                );
+            let __v = __res?;
             if !pHandle.is_null() {
                 ::core::ptr::write(pHandle, __tmp_pHandle);
             }
@@ -8142,7 +8429,8 @@ pub unsafe extern "C" fn zeMemPutIpcHandle(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_handle = handle;
-            let __v = __c.ze_mem_put_ipc_handle(__a_hContext, __a_handle)?;
+            let __res = __c.ze_mem_put_ipc_handle(__a_hContext, __a_handle);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8184,14 +8472,15 @@ pub unsafe extern "C" fn zeMemOpenIpcHandle(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pptr = &mut __tmp_pptr;
-            let __v = __c
+            let __res = __c
                 .ze_mem_open_ipc_handle(
                     __a_hContext,
                     __a_hDevice,
                     __a_handle,
                     __a_flags,
                     __a_pptr,
-                )?;
+                );
+            let __v = __res?;
             if !pptr.is_null() {
                 ::core::ptr::write(pptr, __tmp_pptr);
             }
@@ -8216,7 +8505,8 @@ pub unsafe extern "C" fn zeMemCloseIpcHandle(
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_ptr = ptr;
-            let __v = __c.ze_mem_close_ipc_handle(__a_hContext, __a_ptr)?;
+            let __res = __c.ze_mem_close_ipc_handle(__a_hContext, __a_ptr);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8262,14 +8552,15 @@ pub unsafe extern "C" fn zeMemSetAtomicAccessAttributeExp(
             let __a_ptr = ptr;
             let __a_size = size;
             let __a_attr = attr;
-            let __v = __c
+            let __res = __c
                 .ze_mem_set_atomic_access_attribute_exp(
                     __a_hContext,
                     __a_hDevice,
                     __a_ptr,
                     __a_size,
                     __a_attr,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8323,14 +8614,15 @@ pub unsafe extern "C" fn zeMemGetAtomicAccessAttributeExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pAttr = &mut __tmp_pAttr;
-            let __v = __c
+            let __res = __c
                 .ze_mem_get_atomic_access_attribute_exp(
                     __a_hContext,
                     __a_hDevice,
                     __a_ptr,
                     __a_size,
                     __a_pAttr,
-                )?;
+                );
+            let __v = __res?;
             if !pAttr.is_null() {
                 ::core::ptr::write(pAttr, __tmp_pAttr);
             }
@@ -8359,7 +8651,8 @@ pub unsafe extern "C" fn zeMemFreeExt(
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_ptr = ptr;
-            let __v = __c.ze_mem_free_ext(__a_hContext, __a_pMemFreeDesc, __a_ptr)?;
+            let __res = __c.ze_mem_free_ext(__a_hContext, __a_pMemFreeDesc, __a_ptr);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8374,6 +8667,12 @@ pub unsafe extern "C" fn zeModuleCreate(
     phModule: *mut ze_module_handle_t,
     phBuildLog: *mut ze_module_build_log_handle_t,
 ) -> ze_result_t {
+    if !phModule.is_null() {
+        unsafe { phModule.write(::core::ptr::null_mut()) };
+    }
+    if !phBuildLog.is_null() {
+        unsafe { phBuildLog.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeModuleCreate",
         &|| unsafe {
@@ -8408,14 +8707,14 @@ pub unsafe extern "C" fn zeModuleCreate(
             } else {
                 Some(&mut __tmp_phBuildLog)
             };
-            let __v = __c
+            let __res = __c
                 .ze_module_create(
                     __a_hContext,
                     __a_hDevice,
                     __a_desc,
                     __a_phModule,
                     __a_phBuildLog,
-                )?;
+                );
             if !phModule.is_null() {
                 *phModule = __tmp_phModule
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
@@ -8424,6 +8723,7 @@ pub unsafe extern "C" fn zeModuleCreate(
                 *phBuildLog = __tmp_phBuildLog
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8441,7 +8741,8 @@ pub unsafe extern "C" fn zeModuleDestroy(hModule: ze_module_handle_t) -> ze_resu
             let __a_hModule = Handle::<
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
-            let __v = __c.ze_module_destroy(__a_hModule)?;
+            let __res = __c.ze_module_destroy(__a_hModule);
+            let __v = __res?;
             __a_hModule.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -8455,6 +8756,9 @@ pub unsafe extern "C" fn zeModuleDynamicLink(
     phModules: *mut ze_module_handle_t,
     phLinkLog: *mut ze_module_build_log_handle_t,
 ) -> ze_result_t {
+    if !phLinkLog.is_null() {
+        unsafe { phLinkLog.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeModuleDynamicLink",
         &|| unsafe { crate::fmt::zeModuleDynamicLink(numModules, phModules, phLinkLog) },
@@ -8474,12 +8778,13 @@ pub unsafe extern "C" fn zeModuleDynamicLink(
             } else {
                 Some(&mut __tmp_phLinkLog)
             };
-            let __v = __c
-                .ze_module_dynamic_link(__a_numModules, __a_phModules, __a_phLinkLog)?;
+            let __res = __c
+                .ze_module_dynamic_link(__a_numModules, __a_phModules, __a_phLinkLog);
             if !phLinkLog.is_null() {
                 *phLinkLog = __tmp_phLinkLog
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8502,7 +8807,8 @@ pub unsafe extern "C" fn zeModuleBuildLogDestroy(
             let __a_hModuleBuildLog = Handle::<
                 crate::kinds::ModuleBuildLog,
             >::from_raw(hModuleBuildLog as *mut c_void)?;
-            let __v = __c.ze_module_build_log_destroy(__a_hModuleBuildLog)?;
+            let __res = __c.ze_module_build_log_destroy(__a_hModuleBuildLog);
+            let __v = __res?;
             __a_hModuleBuildLog.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -8536,12 +8842,13 @@ pub unsafe extern "C" fn zeModuleBuildLogGetString(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pBuildLog = pBuildLog;
-            let __v = __c
+            let __res = __c
                 .ze_module_build_log_get_string(
                     __a_hModuleBuildLog,
                     __a_pSize,
                     __a_pBuildLog,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8571,12 +8878,13 @@ pub unsafe extern "C" fn zeModuleGetNativeBinary(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pModuleNativeBinary = pModuleNativeBinary.as_mut();
-            let __v = __c
+            let __res = __c
                 .ze_module_get_native_binary(
                     __a_hModule,
                     __a_pSize,
                     __a_pModuleNativeBinary,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8610,13 +8918,14 @@ pub unsafe extern "C" fn zeModuleGetGlobalPointer(
             };
             let __a_pSize = pSize.as_mut();
             let __a_pptr = pptr.as_mut();
-            let __v = __c
+            let __res = __c
                 .ze_module_get_global_pointer(
                     __a_hModule,
                     __a_pGlobalName,
                     __a_pSize,
                     __a_pptr,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8651,8 +8960,9 @@ pub unsafe extern "C" fn zeModuleGetKernelNames(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pNames, __n_pNames))
             };
-            let __v = __c
-                .ze_module_get_kernel_names(__a_hModule, __a_pCount, __a_pNames)?;
+            let __res = __c
+                .ze_module_get_kernel_names(__a_hModule, __a_pCount, __a_pNames);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8676,7 +8986,8 @@ pub unsafe extern "C" fn zeModuleGetProperties(
             let __a_pModuleProperties = pModuleProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.ze_module_get_properties(__a_hModule, __a_pModuleProperties)?;
+            let __res = __c.ze_module_get_properties(__a_hModule, __a_pModuleProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8689,6 +9000,9 @@ pub unsafe extern "C" fn zeKernelCreate(
     desc: *const ze_kernel_desc_t,
     phKernel: *mut ze_kernel_handle_t,
 ) -> ze_result_t {
+    if !phKernel.is_null() {
+        unsafe { phKernel.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeKernelCreate",
         &|| unsafe { crate::fmt::zeKernelCreate(hModule, desc, phKernel) },
@@ -8704,11 +9018,12 @@ pub unsafe extern "C" fn zeKernelCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phKernel = &mut __tmp_phKernel;
-            let __v = __c.ze_kernel_create(__a_hModule, __a_desc, __a_phKernel)?;
+            let __res = __c.ze_kernel_create(__a_hModule, __a_desc, __a_phKernel);
             if !phKernel.is_null() {
                 *phKernel = __tmp_phKernel
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8726,7 +9041,8 @@ pub unsafe extern "C" fn zeKernelDestroy(hKernel: ze_kernel_handle_t) -> ze_resu
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
-            let __v = __c.ze_kernel_destroy(__a_hKernel)?;
+            let __res = __c.ze_kernel_destroy(__a_hKernel);
+            let __v = __res?;
             __a_hKernel.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -8771,12 +9087,13 @@ pub unsafe extern "C" fn zeModuleGetFunctionPointer(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pfnFunction = &mut __tmp_pfnFunction;
-            let __v = __c
+            let __res = __c
                 .ze_module_get_function_pointer(
                     __a_hModule,
                     __a_pFunctionName,
                     __a_pfnFunction,
-                )?;
+                );
+            let __v = __res?;
             if !pfnFunction.is_null() {
                 ::core::ptr::write(pfnFunction, __tmp_pfnFunction);
             }
@@ -8814,13 +9131,14 @@ pub unsafe extern "C" fn zeKernelSetGroupSize(
             let __a_groupSizeX = groupSizeX;
             let __a_groupSizeY = groupSizeY;
             let __a_groupSizeZ = groupSizeZ;
-            let __v = __c
+            let __res = __c
                 .ze_kernel_set_group_size(
                     __a_hKernel,
                     __a_groupSizeX,
                     __a_groupSizeY,
                     __a_groupSizeZ,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -8896,7 +9214,7 @@ pub unsafe extern "C" fn zeKernelSuggestGroupSize(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_groupSizeZ = &mut __tmp_groupSizeZ;
-            let __v = __c
+            let __res = __c
                 .ze_kernel_suggest_group_size(
                     __a_hKernel,
                     __a_globalSizeX,
@@ -8905,7 +9223,8 @@ pub unsafe extern "C" fn zeKernelSuggestGroupSize(
                     __a_groupSizeX,
                     __a_groupSizeY,
                     __a_groupSizeZ,
-                )?;
+                );
+            let __v = __res?;
             if !groupSizeX.is_null() {
                 ::core::ptr::write(groupSizeX, __tmp_groupSizeX);
             }
@@ -8951,11 +9270,12 @@ pub unsafe extern "C" fn zeKernelSuggestMaxCooperativeGroupCount(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_totalGroupCount = &mut __tmp_totalGroupCount;
-            let __v = __c
+            let __res = __c
                 .ze_kernel_suggest_max_cooperative_group_count(
                     __a_hKernel,
                     __a_totalGroupCount,
-                )?;
+                );
+            let __v = __res?;
             if !totalGroupCount.is_null() {
                 ::core::ptr::write(totalGroupCount, __tmp_totalGroupCount);
             }
@@ -8993,13 +9313,14 @@ pub unsafe extern "C" fn zeKernelSetArgumentValue(
             let __a_argIndex = argIndex;
             let __a_argSize = argSize;
             let __a_pArgValue = pArgValue;
-            let __v = __c
+            let __res = __c
                 .ze_kernel_set_argument_value(
                     __a_hKernel,
                     __a_argIndex,
                     __a_argSize,
                     __a_pArgValue,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9021,7 +9342,8 @@ pub unsafe extern "C" fn zeKernelSetIndirectAccess(
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
             let __a_flags = flags;
-            let __v = __c.ze_kernel_set_indirect_access(__a_hKernel, __a_flags)?;
+            let __res = __c.ze_kernel_set_indirect_access(__a_hKernel, __a_flags);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9051,7 +9373,8 @@ pub unsafe extern "C" fn zeKernelGetIndirectAccess(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
-            let __v = __c.ze_kernel_get_indirect_access(__a_hKernel, __a_pFlags)?;
+            let __res = __c.ze_kernel_get_indirect_access(__a_hKernel, __a_pFlags);
+            let __v = __res?;
             if !pFlags.is_null() {
                 ::core::ptr::write(pFlags, __tmp_pFlags);
             }
@@ -9082,8 +9405,9 @@ pub unsafe extern "C" fn zeKernelGetSourceAttributes(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pString = pString.as_mut();
-            let __v = __c
-                .ze_kernel_get_source_attributes(__a_hKernel, __a_pSize, __a_pString)?;
+            let __res = __c
+                .ze_kernel_get_source_attributes(__a_hKernel, __a_pSize, __a_pString);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9105,7 +9429,8 @@ pub unsafe extern "C" fn zeKernelSetCacheConfig(
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
             let __a_flags = flags;
-            let __v = __c.ze_kernel_set_cache_config(__a_hKernel, __a_flags)?;
+            let __res = __c.ze_kernel_set_cache_config(__a_hKernel, __a_flags);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9129,7 +9454,8 @@ pub unsafe extern "C" fn zeKernelGetProperties(
             let __a_pKernelProperties = pKernelProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.ze_kernel_get_properties(__a_hKernel, __a_pKernelProperties)?;
+            let __res = __c.ze_kernel_get_properties(__a_hKernel, __a_pKernelProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9155,7 +9481,8 @@ pub unsafe extern "C" fn zeKernelGetName(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pName = pName;
-            let __v = __c.ze_kernel_get_name(__a_hKernel, __a_pSize, __a_pName)?;
+            let __res = __c.ze_kernel_get_name(__a_hKernel, __a_pSize, __a_pName);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9219,7 +9546,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernel(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_launch_kernel(
                     __a_hCommandList,
                     __a_hKernel,
@@ -9227,7 +9554,8 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernel(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9297,7 +9625,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_launch_kernel_with_parameters(
                     __a_hCommandList,
                     __a_hKernel,
@@ -9306,7 +9634,8 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9382,7 +9711,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_launch_kernel_with_arguments(
                     __a_hCommandList,
                     __a_hKernel,
@@ -9393,7 +9722,8 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9459,7 +9789,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_launch_cooperative_kernel(
                     __a_hCommandList,
                     __a_hKernel,
@@ -9467,7 +9797,8 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9531,7 +9862,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_launch_kernel_indirect(
                     __a_hCommandList,
                     __a_hKernel,
@@ -9539,7 +9870,8 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9624,7 +9956,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_append_launch_multiple_kernels_indirect(
                     __a_hCommandList,
                     __a_numKernels,
@@ -9634,7 +9966,8 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9646,6 +9979,9 @@ pub unsafe extern "C" fn zeModuleGetDeviceHandle(
     hModule: ze_module_handle_t,
     phDevice: *mut ze_device_handle_t,
 ) -> ze_result_t {
+    if !phDevice.is_null() {
+        unsafe { phDevice.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeModuleGetDeviceHandle",
         &|| unsafe { crate::fmt::zeModuleGetDeviceHandle(hModule, phDevice) },
@@ -9660,11 +9996,12 @@ pub unsafe extern "C" fn zeModuleGetDeviceHandle(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phDevice = &mut __tmp_phDevice;
-            let __v = __c.ze_module_get_device_handle(__a_hModule, __a_phDevice)?;
+            let __res = __c.ze_module_get_device_handle(__a_hModule, __a_phDevice);
             if !phDevice.is_null() {
                 *phDevice = __tmp_phDevice
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9707,12 +10044,13 @@ pub unsafe extern "C" fn zeCommandListGetNextCommandIdExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCommandId = &mut __tmp_pCommandId;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_get_next_command_id_exp(
                     __a_hCommandList,
                     __a_desc,
                     __a_pCommandId,
-                )?;
+                );
+            let __v = __res?;
             if !pCommandId.is_null() {
                 ::core::ptr::write(pCommandId, __tmp_pCommandId);
             }
@@ -9779,14 +10117,15 @@ pub unsafe extern "C" fn zeCommandListGetNextCommandIdWithKernelsExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCommandId = &mut __tmp_pCommandId;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_get_next_command_id_with_kernels_exp(
                     __a_hCommandList,
                     __a_desc,
                     __a_numKernels,
                     __a_phKernels,
                     __a_pCommandId,
-                )?;
+                );
+            let __v = __res?;
             if !pCommandId.is_null() {
                 ::core::ptr::write(pCommandId, __tmp_pCommandId);
             }
@@ -9818,11 +10157,9 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandsExp(
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .ze_command_list_update_mutable_commands_exp(
-                    __a_hCommandList,
-                    __a_desc,
-                )?;
+            let __res = __c
+                .ze_command_list_update_mutable_commands_exp(__a_hCommandList, __a_desc);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9857,8 +10194,9 @@ pub unsafe extern "C" fn zeCommandListIsMutableExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pIsMutable = &mut __tmp_pIsMutable;
-            let __v = __c
-                .ze_command_list_is_mutable_exp(__a_hCommandList, __a_pIsMutable)?;
+            let __res = __c
+                .ze_command_list_is_mutable_exp(__a_hCommandList, __a_pIsMutable);
+            let __v = __res?;
             if !pIsMutable.is_null() {
                 ::core::ptr::write(pIsMutable, __tmp_pIsMutable);
             }
@@ -9904,12 +10242,13 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandSignalEventExp(
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_update_mutable_command_signal_event_exp(
                     __a_hCommandList,
                     __a_commandId,
                     __a_hSignalEvent,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -9961,13 +10300,14 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandWaitEventsExp(
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
-            let __v = __c
+            let __res = __c
                 .ze_command_list_update_mutable_command_wait_events_exp(
                     __a_hCommandList,
                     __a_commandId,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10022,13 +10362,14 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandKernelsExp(
             let __a_phKernels = zekit_rt::handle::handle_slice::<
                 crate::kinds::Kernel,
             >(phKernels as *const *mut c_void, __n_phKernels)?;
-            let __v = __c
+            let __res = __c
                 .ze_command_list_update_mutable_command_kernels_exp(
                     __a_hCommandList,
                     __a_numKernels,
                     __a_pCommandId,
                     __a_phKernels,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10060,13 +10401,14 @@ pub unsafe extern "C" fn zeContextMakeMemoryResident(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_ptr = ptr;
             let __a_size = size;
-            let __v = __c
+            let __res = __c
                 .ze_context_make_memory_resident(
                     __a_hContext,
                     __a_hDevice,
                     __a_ptr,
                     __a_size,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10096,8 +10438,9 @@ pub unsafe extern "C" fn zeContextEvictMemory(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_ptr = ptr;
             let __a_size = size;
-            let __v = __c
-                .ze_context_evict_memory(__a_hContext, __a_hDevice, __a_ptr, __a_size)?;
+            let __res = __c
+                .ze_context_evict_memory(__a_hContext, __a_hDevice, __a_ptr, __a_size);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10127,8 +10470,9 @@ pub unsafe extern "C" fn zeContextMakeImageResident(
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
-            let __v = __c
-                .ze_context_make_image_resident(__a_hContext, __a_hDevice, __a_hImage)?;
+            let __res = __c
+                .ze_context_make_image_resident(__a_hContext, __a_hDevice, __a_hImage);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10156,7 +10500,9 @@ pub unsafe extern "C" fn zeContextEvictImage(
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
-            let __v = __c.ze_context_evict_image(__a_hContext, __a_hDevice, __a_hImage)?;
+            let __res = __c
+                .ze_context_evict_image(__a_hContext, __a_hDevice, __a_hImage);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10170,6 +10516,9 @@ pub unsafe extern "C" fn zeSamplerCreate(
     desc: *const ze_sampler_desc_t,
     phSampler: *mut ze_sampler_handle_t,
 ) -> ze_result_t {
+    if !phSampler.is_null() {
+        unsafe { phSampler.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zeSamplerCreate",
         &|| unsafe { crate::fmt::zeSamplerCreate(hContext, hDevice, desc, phSampler) },
@@ -10190,12 +10539,13 @@ pub unsafe extern "C" fn zeSamplerCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phSampler = &mut __tmp_phSampler;
-            let __v = __c
-                .ze_sampler_create(__a_hContext, __a_hDevice, __a_desc, __a_phSampler)?;
+            let __res = __c
+                .ze_sampler_create(__a_hContext, __a_hDevice, __a_desc, __a_phSampler);
             if !phSampler.is_null() {
                 *phSampler = __tmp_phSampler
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10213,7 +10563,8 @@ pub unsafe extern "C" fn zeSamplerDestroy(hSampler: ze_sampler_handle_t) -> ze_r
             let __a_hSampler = Handle::<
                 crate::kinds::Sampler,
             >::from_raw(hSampler as *mut c_void)?;
-            let __v = __c.ze_sampler_destroy(__a_hSampler)?;
+            let __res = __c.ze_sampler_destroy(__a_hSampler);
+            let __v = __res?;
             __a_hSampler.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -10251,8 +10602,9 @@ pub unsafe extern "C" fn zeVirtualMemReserve(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pptr = &mut __tmp_pptr;
-            let __v = __c
-                .ze_virtual_mem_reserve(__a_hContext, __a_pStart, __a_size, __a_pptr)?;
+            let __res = __c
+                .ze_virtual_mem_reserve(__a_hContext, __a_pStart, __a_size, __a_pptr);
+            let __v = __res?;
             if !pptr.is_null() {
                 ::core::ptr::write(pptr, __tmp_pptr);
             }
@@ -10282,7 +10634,8 @@ pub unsafe extern "C" fn zeVirtualMemFree(
             >::from_raw(hContext as *mut c_void)?;
             let __a_ptr = ptr;
             let __a_size = size;
-            let __v = __c.ze_virtual_mem_free(__a_hContext, __a_ptr, __a_size)?;
+            let __res = __c.ze_virtual_mem_free(__a_hContext, __a_ptr, __a_size);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10325,13 +10678,14 @@ pub unsafe extern "C" fn zeVirtualMemQueryPageSize(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pagesize = &mut __tmp_pagesize;
-            let __v = __c
+            let __res = __c
                 .ze_virtual_mem_query_page_size(
                     __a_hContext,
                     __a_hDevice,
                     __a_size,
                     __a_pagesize,
-                )?;
+                );
+            let __v = __res?;
             if !pagesize.is_null() {
                 ::core::ptr::write(pagesize, __tmp_pagesize);
             }
@@ -10377,12 +10731,13 @@ pub unsafe extern "C" fn zePhysicalMemGetProperties(
             let __a_pMemProperties = pMemProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .ze_physical_mem_get_properties(
                     __a_hContext,
                     __a_hPhysicalMem,
                     __a_pMemProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10396,6 +10751,9 @@ pub unsafe extern "C" fn zePhysicalMemCreate(
     desc: *mut ze_physical_mem_desc_t,
     phPhysicalMemory: *mut ze_physical_mem_handle_t,
 ) -> ze_result_t {
+    if !phPhysicalMemory.is_null() {
+        unsafe { phPhysicalMemory.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zePhysicalMemCreate",
         &|| unsafe {
@@ -10426,17 +10784,18 @@ pub unsafe extern "C" fn zePhysicalMemCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phPhysicalMemory = &mut __tmp_phPhysicalMemory;
-            let __v = __c
+            let __res = __c
                 .ze_physical_mem_create(
                     __a_hContext,
                     __a_hDevice,
                     __a_desc,
                     __a_phPhysicalMemory,
-                )?;
+                );
             if !phPhysicalMemory.is_null() {
                 *phPhysicalMemory = __tmp_phPhysicalMemory
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10463,7 +10822,8 @@ pub unsafe extern "C" fn zePhysicalMemDestroy(
             let __a_hPhysicalMemory = Handle::<
                 crate::kinds::PhysicalMem,
             >::from_raw(hPhysicalMemory as *mut c_void)?;
-            let __v = __c.ze_physical_mem_destroy(__a_hContext, __a_hPhysicalMemory)?;
+            let __res = __c.ze_physical_mem_destroy(__a_hContext, __a_hPhysicalMemory);
+            let __v = __res?;
             __a_hPhysicalMemory.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -10517,7 +10877,7 @@ pub unsafe extern "C" fn zeVirtualMemMap(
             >::from_raw(hPhysicalMemory as *mut c_void)?;
             let __a_offset = offset;
             let __a_access = access;
-            let __v = __c
+            let __res = __c
                 .ze_virtual_mem_map(
                     __a_hContext,
                     __a_ptr,
@@ -10525,7 +10885,8 @@ pub unsafe extern "C" fn zeVirtualMemMap(
                     __a_hPhysicalMemory,
                     __a_offset,
                     __a_access,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10552,7 +10913,8 @@ pub unsafe extern "C" fn zeVirtualMemUnmap(
             >::from_raw(hContext as *mut c_void)?;
             let __a_ptr = ptr;
             let __a_size = size;
-            let __v = __c.ze_virtual_mem_unmap(__a_hContext, __a_ptr, __a_size)?;
+            let __res = __c.ze_virtual_mem_unmap(__a_hContext, __a_ptr, __a_size);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10585,13 +10947,14 @@ pub unsafe extern "C" fn zeVirtualMemSetAccessAttribute(
             let __a_ptr = ptr;
             let __a_size = size;
             let __a_access = access;
-            let __v = __c
+            let __res = __c
                 .ze_virtual_mem_set_access_attribute(
                     __a_hContext,
                     __a_ptr,
                     __a_size,
                     __a_access,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -10654,14 +11017,15 @@ pub unsafe extern "C" fn zeVirtualMemGetAccessAttribute(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_outSize = &mut __tmp_outSize;
-            let __v = __c
+            let __res = __c
                 .ze_virtual_mem_get_access_attribute(
                     __a_hContext,
                     __a_ptr,
                     __a_size,
                     __a_access,
                     __a_outSize,
-                )?;
+                );
+            let __v = __res?;
             if !access.is_null() {
                 ::core::ptr::write(access, __tmp_access);
             }

@@ -27,7 +27,8 @@ pub unsafe extern "C" fn zerGetLastErrorDescription(
             let __a_ppString = ppString
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zer_get_last_error_description(__a_ppString)?;
+            let __res = __c.zer_get_last_error_description(__a_ppString);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -50,7 +51,8 @@ pub unsafe extern "C" fn zerTranslateDeviceHandleToIdentifier(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __v = __c.zer_translate_device_handle_to_identifier(__a_hDevice)?;
+            let __res = __c.zer_translate_device_handle_to_identifier(__a_hDevice);
+            let __v = __res?;
             Ok(__v)
         },
         |_code| u32::MAX,
@@ -71,7 +73,8 @@ pub unsafe extern "C" fn zerTranslateIdentifierToDeviceHandle(
                 .zer_global
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_identifier = identifier;
-            let __v = __c.zer_translate_identifier_to_device_handle(__a_identifier)?;
+            let __res = __c.zer_translate_identifier_to_device_handle(__a_identifier);
+            let __v = __res?;
             Ok(__v.raw() as _)
         },
         |_code| ::core::ptr::null_mut(),
@@ -89,7 +92,8 @@ pub unsafe extern "C" fn zerGetDefaultContext() -> ze_context_handle_t {
                 .classes
                 .zer_global
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
-            let __v = __c.zer_get_default_context()?;
+            let __res = __c.zer_get_default_context();
+            let __v = __res?;
             Ok(__v.raw() as _)
         },
         |_code| ::core::ptr::null_mut(),

@@ -23,7 +23,8 @@ pub unsafe extern "C" fn zesInit(flags: zes_init_flags_t) -> ze_result_t {
                 .zes_global
                 .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_flags = flags;
-            let __v = __c.zes_init(__a_flags)?;
+            let __res = __c.zes_init(__a_flags);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -55,7 +56,8 @@ pub unsafe extern "C" fn zesDriverGet(
             let __a_phDrivers = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::Driver,
             >(phDrivers as *mut *mut c_void, __n_phDrivers);
-            let __v = __c.zes_driver_get(__a_pCount, __a_phDrivers)?;
+            let __res = __c.zes_driver_get(__a_pCount, __a_phDrivers);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -110,12 +112,13 @@ pub unsafe extern "C" fn zesDriverGetExtensionProperties(
                     ),
                 )
             };
-            let __v = __c
+            let __res = __c
                 .zes_driver_get_extension_properties(
                     __a_hDriver,
                     __a_pCount,
                     __a_pExtensionProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -166,12 +169,13 @@ pub unsafe extern "C" fn zesDriverGetExtensionFunctionAddress(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_ppFunctionAddress = &mut __tmp_ppFunctionAddress;
-            let __v = __c
+            let __res = __c
                 .zes_driver_get_extension_function_address(
                     __a_hDriver,
                     __a_name,
                     __a_ppFunctionAddress,
-                )?;
+                );
+            let __v = __res?;
             if !ppFunctionAddress.is_null() {
                 ::core::ptr::write(ppFunctionAddress, __tmp_ppFunctionAddress);
             }
@@ -210,7 +214,8 @@ pub unsafe extern "C" fn zesDeviceGet(
             let __a_phDevices = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::Device,
             >(phDevices as *mut *mut c_void, __n_phDevices);
-            let __v = __c.zes_device_get(__a_hDriver, __a_pCount, __a_phDevices)?;
+            let __res = __c.zes_device_get(__a_hDriver, __a_pCount, __a_phDevices);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -237,7 +242,8 @@ pub unsafe extern "C" fn zesDeviceGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_device_get_properties(__a_hDevice, __a_pProperties)?;
+            let __res = __c.zes_device_get_properties(__a_hDevice, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -264,7 +270,8 @@ pub unsafe extern "C" fn zesDeviceGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_device_get_state(__a_hDevice, __a_pState)?;
+            let __res = __c.zes_device_get_state(__a_hDevice, __a_pState);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -289,7 +296,8 @@ pub unsafe extern "C" fn zesDeviceReset(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_force = force;
-            let __v = __c.zes_device_reset(__a_hDevice, __a_force)?;
+            let __res = __c.zes_device_reset(__a_hDevice, __a_force);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -316,7 +324,8 @@ pub unsafe extern "C" fn zesDeviceResetExt(
             let __a_pProperties = pProperties
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_device_reset_ext(__a_hDevice, __a_pProperties)?;
+            let __res = __c.zes_device_reset_ext(__a_hDevice, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -358,12 +367,9 @@ pub unsafe extern "C" fn zesDeviceProcessesGetState(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pProcesses, __n_pProcesses))
             };
-            let __v = __c
-                .zes_device_processes_get_state(
-                    __a_hDevice,
-                    __a_pCount,
-                    __a_pProcesses,
-                )?;
+            let __res = __c
+                .zes_device_processes_get_state(__a_hDevice, __a_pCount, __a_pProcesses);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -390,7 +396,8 @@ pub unsafe extern "C" fn zesDevicePciGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_device_pci_get_properties(__a_hDevice, __a_pProperties)?;
+            let __res = __c.zes_device_pci_get_properties(__a_hDevice, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -417,7 +424,8 @@ pub unsafe extern "C" fn zesDevicePciGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_device_pci_get_state(__a_hDevice, __a_pState)?;
+            let __res = __c.zes_device_pci_get_state(__a_hDevice, __a_pState);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -455,8 +463,9 @@ pub unsafe extern "C" fn zesDevicePciGetBars(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pProperties, __n_pProperties))
             };
-            let __v = __c
-                .zes_device_pci_get_bars(__a_hDevice, __a_pCount, __a_pProperties)?;
+            let __res = __c
+                .zes_device_pci_get_bars(__a_hDevice, __a_pCount, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -483,7 +492,8 @@ pub unsafe extern "C" fn zesDevicePciGetStats(
             let __a_pStats = pStats
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_device_pci_get_stats(__a_hDevice, __a_pStats)?;
+            let __res = __c.zes_device_pci_get_stats(__a_hDevice, __a_pStats);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -506,7 +516,8 @@ pub unsafe extern "C" fn zesDeviceSetOverclockWaiver(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __v = __c.zes_device_set_overclock_waiver(__a_hDevice)?;
+            let __res = __c.zes_device_set_overclock_waiver(__a_hDevice);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -537,8 +548,9 @@ pub unsafe extern "C" fn zesDeviceGetOverclockDomains(
             let __a_pOverclockDomains = pOverclockDomains
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zes_device_get_overclock_domains(__a_hDevice, __a_pOverclockDomains)?;
+            let __res = __c
+                .zes_device_get_overclock_domains(__a_hDevice, __a_pOverclockDomains);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -579,12 +591,13 @@ pub unsafe extern "C" fn zesDeviceGetOverclockControls(
             let __a_pAvailableControls = pAvailableControls
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_device_get_overclock_controls(
                     __a_hDevice,
                     __a_domainType,
                     __a_pAvailableControls,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -613,8 +626,9 @@ pub unsafe extern "C" fn zesDeviceResetOverclockSettings(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_onShippedState = onShippedState;
-            let __v = __c
-                .zes_device_reset_overclock_settings(__a_hDevice, __a_onShippedState)?;
+            let __res = __c
+                .zes_device_reset_overclock_settings(__a_hDevice, __a_onShippedState);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -705,7 +719,7 @@ pub unsafe extern "C" fn zesDeviceReadOverclockState(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPendingReset = &mut __tmp_pPendingReset;
-            let __v = __c
+            let __res = __c
                 .zes_device_read_overclock_state(
                     __a_hDevice,
                     __a_pOverclockMode,
@@ -713,7 +727,8 @@ pub unsafe extern "C" fn zesDeviceReadOverclockState(
                     __a_pOverclockState,
                     __a_pPendingAction,
                     __a_pPendingReset,
-                )?;
+                );
+            let __v = __res?;
             if !pOverclockMode.is_null() {
                 ::core::ptr::write(pOverclockMode, __tmp_pOverclockMode);
             }
@@ -772,12 +787,13 @@ pub unsafe extern "C" fn zesDeviceEnumOverclockDomains(
             let __a_phDomainHandle = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesOverclock,
             >(phDomainHandle as *mut *mut c_void, __n_phDomainHandle);
-            let __v = __c
+            let __res = __c
                 .zes_device_enum_overclock_domains(
                     __a_hDevice,
                     __a_pCount,
                     __a_phDomainHandle,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -811,11 +827,12 @@ pub unsafe extern "C" fn zesOverclockGetDomainProperties(
             let __a_pDomainProperties = pDomainProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_overclock_get_domain_properties(
                     __a_hDomainHandle,
                     __a_pDomainProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -849,11 +866,12 @@ pub unsafe extern "C" fn zesOverclockGetDomainVFProperties(
             let __a_pVFProperties = pVFProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_overclock_get_domain_vf_properties(
                     __a_hDomainHandle,
                     __a_pVFProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -894,12 +912,13 @@ pub unsafe extern "C" fn zesOverclockGetDomainControlProperties(
             let __a_pControlProperties = pControlProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_overclock_get_domain_control_properties(
                     __a_hDomainHandle,
                     __a_DomainControl,
                     __a_pControlProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -940,12 +959,13 @@ pub unsafe extern "C" fn zesOverclockGetControlCurrentValue(
             let __a_pValue = pValue
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_overclock_get_control_current_value(
                     __a_hDomainHandle,
                     __a_DomainControl,
                     __a_pValue,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -992,12 +1012,13 @@ pub unsafe extern "C" fn zesOverclockGetControlPendingValue(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pValue = &mut __tmp_pValue;
-            let __v = __c
+            let __res = __c
                 .zes_overclock_get_control_pending_value(
                     __a_hDomainHandle,
                     __a_DomainControl,
                     __a_pValue,
-                )?;
+                );
+            let __v = __res?;
             if !pValue.is_null() {
                 ::core::ptr::write(pValue, __tmp_pValue);
             }
@@ -1051,13 +1072,14 @@ pub unsafe extern "C" fn zesOverclockSetControlUserValue(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPendingAction = &mut __tmp_pPendingAction;
-            let __v = __c
+            let __res = __c
                 .zes_overclock_set_control_user_value(
                     __a_hDomainHandle,
                     __a_DomainControl,
                     __a_pValue,
                     __a_pPendingAction,
-                )?;
+                );
+            let __v = __res?;
             if !pPendingAction.is_null() {
                 ::core::ptr::write(pPendingAction, __tmp_pPendingAction);
             }
@@ -1119,13 +1141,14 @@ pub unsafe extern "C" fn zesOverclockGetControlState(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPendingAction = &mut __tmp_pPendingAction;
-            let __v = __c
+            let __res = __c
                 .zes_overclock_get_control_state(
                     __a_hDomainHandle,
                     __a_DomainControl,
                     __a_pControlState,
                     __a_pPendingAction,
-                )?;
+                );
+            let __v = __res?;
             if !pControlState.is_null() {
                 ::core::ptr::write(pControlState, __tmp_pControlState);
             }
@@ -1186,14 +1209,15 @@ pub unsafe extern "C" fn zesOverclockGetVFPointValues(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_PointValue = &mut __tmp_PointValue;
-            let __v = __c
+            let __res = __c
                 .zes_overclock_get_vf_point_values(
                     __a_hDomainHandle,
                     __a_VFType,
                     __a_VFArrayType,
                     __a_PointIndex,
                     __a_PointValue,
-                )?;
+                );
+            let __v = __res?;
             if !PointValue.is_null() {
                 ::core::ptr::write(PointValue, __tmp_PointValue);
             }
@@ -1239,13 +1263,14 @@ pub unsafe extern "C" fn zesOverclockSetVFPointValues(
             let __a_VFType = VFType;
             let __a_PointIndex = PointIndex;
             let __a_PointValue = PointValue;
-            let __v = __c
+            let __res = __c
                 .zes_overclock_set_vf_point_values(
                     __a_hDomainHandle,
                     __a_VFType,
                     __a_PointIndex,
                     __a_PointValue,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1289,12 +1314,13 @@ pub unsafe extern "C" fn zesDeviceEnumDiagnosticTestSuites(
             let __a_phDiagnostics = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesDiag,
             >(phDiagnostics as *mut *mut c_void, __n_phDiagnostics);
-            let __v = __c
+            let __res = __c
                 .zes_device_enum_diagnostic_test_suites(
                     __a_hDevice,
                     __a_pCount,
                     __a_phDiagnostics,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1325,8 +1351,9 @@ pub unsafe extern "C" fn zesDiagnosticsGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zes_diagnostics_get_properties(__a_hDiagnostics, __a_pProperties)?;
+            let __res = __c
+                .zes_diagnostics_get_properties(__a_hDiagnostics, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1366,8 +1393,9 @@ pub unsafe extern "C" fn zesDiagnosticsGetTests(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pTests, __n_pTests))
             };
-            let __v = __c
-                .zes_diagnostics_get_tests(__a_hDiagnostics, __a_pCount, __a_pTests)?;
+            let __res = __c
+                .zes_diagnostics_get_tests(__a_hDiagnostics, __a_pCount, __a_pTests);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1412,13 +1440,14 @@ pub unsafe extern "C" fn zesDiagnosticsRunTests(
             let __a_pResult = pResult
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_diagnostics_run_tests(
                     __a_hDiagnostics,
                     __a_startIndex,
                     __a_endIndex,
                     __a_pResult,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1451,7 +1480,8 @@ pub unsafe extern "C" fn zesDeviceEccAvailable(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pAvailable = &mut __tmp_pAvailable;
-            let __v = __c.zes_device_ecc_available(__a_hDevice, __a_pAvailable)?;
+            let __res = __c.zes_device_ecc_available(__a_hDevice, __a_pAvailable);
+            let __v = __res?;
             if !pAvailable.is_null() {
                 ::core::ptr::write(pAvailable, __tmp_pAvailable);
             }
@@ -1487,7 +1517,8 @@ pub unsafe extern "C" fn zesDeviceEccConfigurable(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pConfigurable = &mut __tmp_pConfigurable;
-            let __v = __c.zes_device_ecc_configurable(__a_hDevice, __a_pConfigurable)?;
+            let __res = __c.zes_device_ecc_configurable(__a_hDevice, __a_pConfigurable);
+            let __v = __res?;
             if !pConfigurable.is_null() {
                 ::core::ptr::write(pConfigurable, __tmp_pConfigurable);
             }
@@ -1517,7 +1548,8 @@ pub unsafe extern "C" fn zesDeviceGetEccState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_device_get_ecc_state(__a_hDevice, __a_pState)?;
+            let __res = __c.zes_device_get_ecc_state(__a_hDevice, __a_pState);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1548,8 +1580,9 @@ pub unsafe extern "C" fn zesDeviceSetEccState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zes_device_set_ecc_state(__a_hDevice, __a_newState, __a_pState)?;
+            let __res = __c
+                .zes_device_set_ecc_state(__a_hDevice, __a_newState, __a_pState);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1587,8 +1620,9 @@ pub unsafe extern "C" fn zesDeviceEnumEngineGroups(
             let __a_phEngine = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesEngine,
             >(phEngine as *mut *mut c_void, __n_phEngine);
-            let __v = __c
-                .zes_device_enum_engine_groups(__a_hDevice, __a_pCount, __a_phEngine)?;
+            let __res = __c
+                .zes_device_enum_engine_groups(__a_hDevice, __a_pCount, __a_phEngine);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1615,7 +1649,8 @@ pub unsafe extern "C" fn zesEngineGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_engine_get_properties(__a_hEngine, __a_pProperties)?;
+            let __res = __c.zes_engine_get_properties(__a_hEngine, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1642,7 +1677,8 @@ pub unsafe extern "C" fn zesEngineGetActivity(
             let __a_pStats = pStats
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_engine_get_activity(__a_hEngine, __a_pStats)?;
+            let __res = __c.zes_engine_get_activity(__a_hEngine, __a_pStats);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1680,8 +1716,9 @@ pub unsafe extern "C" fn zesEngineGetActivityExt(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pStats, __n_pStats))
             };
-            let __v = __c
-                .zes_engine_get_activity_ext(__a_hEngine, __a_pCount, __a_pStats)?;
+            let __res = __c
+                .zes_engine_get_activity_ext(__a_hEngine, __a_pCount, __a_pStats);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1706,7 +1743,8 @@ pub unsafe extern "C" fn zesDeviceEventRegister(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_events = events;
-            let __v = __c.zes_device_event_register(__a_hDevice, __a_events)?;
+            let __res = __c.zes_device_event_register(__a_hDevice, __a_events);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1764,7 +1802,7 @@ pub unsafe extern "C" fn zesDriverEventListen(
             let __a_pEvents = pEvents
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_driver_event_listen(
                     __a_hDriver,
                     __a_timeout,
@@ -1772,7 +1810,8 @@ pub unsafe extern "C" fn zesDriverEventListen(
                     __a_phDevices,
                     __a_pNumDeviceEvents,
                     __a_pEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1830,7 +1869,7 @@ pub unsafe extern "C" fn zesDriverEventListenEx(
             let __a_pEvents = pEvents
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_driver_event_listen_ex(
                     __a_hDriver,
                     __a_timeout,
@@ -1838,7 +1877,8 @@ pub unsafe extern "C" fn zesDriverEventListenEx(
                     __a_phDevices,
                     __a_pNumDeviceEvents,
                     __a_pEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1874,8 +1914,9 @@ pub unsafe extern "C" fn zesDeviceEnumFabricPorts(
             let __a_phPort = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesFabricPort,
             >(phPort as *mut *mut c_void, __n_phPort);
-            let __v = __c
-                .zes_device_enum_fabric_ports(__a_hDevice, __a_pCount, __a_phPort)?;
+            let __res = __c
+                .zes_device_enum_fabric_ports(__a_hDevice, __a_pCount, __a_phPort);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1902,7 +1943,8 @@ pub unsafe extern "C" fn zesFabricPortGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_fabric_port_get_properties(__a_hPort, __a_pProperties)?;
+            let __res = __c.zes_fabric_port_get_properties(__a_hPort, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1929,7 +1971,8 @@ pub unsafe extern "C" fn zesFabricPortGetLinkType(
             let __a_pLinkType = pLinkType
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_fabric_port_get_link_type(__a_hPort, __a_pLinkType)?;
+            let __res = __c.zes_fabric_port_get_link_type(__a_hPort, __a_pLinkType);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1956,7 +1999,8 @@ pub unsafe extern "C" fn zesFabricPortGetConfig(
             let __a_pConfig = pConfig
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_fabric_port_get_config(__a_hPort, __a_pConfig)?;
+            let __res = __c.zes_fabric_port_get_config(__a_hPort, __a_pConfig);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1983,7 +2027,8 @@ pub unsafe extern "C" fn zesFabricPortSetConfig(
             let __a_pConfig = pConfig
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_fabric_port_set_config(__a_hPort, __a_pConfig)?;
+            let __res = __c.zes_fabric_port_set_config(__a_hPort, __a_pConfig);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2010,7 +2055,8 @@ pub unsafe extern "C" fn zesFabricPortGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_fabric_port_get_state(__a_hPort, __a_pState)?;
+            let __res = __c.zes_fabric_port_get_state(__a_hPort, __a_pState);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2037,7 +2083,8 @@ pub unsafe extern "C" fn zesFabricPortGetThroughput(
             let __a_pThroughput = pThroughput
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_fabric_port_get_throughput(__a_hPort, __a_pThroughput)?;
+            let __res = __c.zes_fabric_port_get_throughput(__a_hPort, __a_pThroughput);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2066,8 +2113,9 @@ pub unsafe extern "C" fn zesFabricPortGetFabricErrorCounters(
             let __a_pErrors = pErrors
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zes_fabric_port_get_fabric_error_counters(__a_hPort, __a_pErrors)?;
+            let __res = __c
+                .zes_fabric_port_get_fabric_error_counters(__a_hPort, __a_pErrors);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2118,13 +2166,14 @@ pub unsafe extern "C" fn zesFabricPortGetMultiPortThroughput(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pThroughput, __n_pThroughput))
             };
-            let __v = __c
+            let __res = __c
                 .zes_fabric_port_get_multi_port_throughput(
                     __a_hDevice,
                     __a_numPorts,
                     __a_phPort,
                     __a_pThroughput,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2160,7 +2209,8 @@ pub unsafe extern "C" fn zesDeviceEnumFans(
             let __a_phFan = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesFan,
             >(phFan as *mut *mut c_void, __n_phFan);
-            let __v = __c.zes_device_enum_fans(__a_hDevice, __a_pCount, __a_phFan)?;
+            let __res = __c.zes_device_enum_fans(__a_hDevice, __a_pCount, __a_phFan);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2184,7 +2234,8 @@ pub unsafe extern "C" fn zesFanGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_fan_get_properties(__a_hFan, __a_pProperties)?;
+            let __res = __c.zes_fan_get_properties(__a_hFan, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2208,7 +2259,8 @@ pub unsafe extern "C" fn zesFanGetConfig(
             let __a_pConfig = pConfig
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_fan_get_config(__a_hFan, __a_pConfig)?;
+            let __res = __c.zes_fan_get_config(__a_hFan, __a_pConfig);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2226,7 +2278,8 @@ pub unsafe extern "C" fn zesFanSetDefaultMode(hFan: zes_fan_handle_t) -> ze_resu
             let __a_hFan = Handle::<
                 crate::kinds::ZesFan,
             >::from_raw(hFan as *mut c_void)?;
-            let __v = __c.zes_fan_set_default_mode(__a_hFan)?;
+            let __res = __c.zes_fan_set_default_mode(__a_hFan);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2250,7 +2303,8 @@ pub unsafe extern "C" fn zesFanSetFixedSpeedMode(
             let __a_speed = speed
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_fan_set_fixed_speed_mode(__a_hFan, __a_speed)?;
+            let __res = __c.zes_fan_set_fixed_speed_mode(__a_hFan, __a_speed);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2274,7 +2328,8 @@ pub unsafe extern "C" fn zesFanSetSpeedTableMode(
             let __a_speedTable = speedTable
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_fan_set_speed_table_mode(__a_hFan, __a_speedTable)?;
+            let __res = __c.zes_fan_set_speed_table_mode(__a_hFan, __a_speedTable);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2300,7 +2355,8 @@ pub unsafe extern "C" fn zesFanGetState(
             let __a_pSpeed = pSpeed
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_fan_get_state(__a_hFan, __a_units, __a_pSpeed)?;
+            let __res = __c.zes_fan_get_state(__a_hFan, __a_units, __a_pSpeed);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2338,8 +2394,9 @@ pub unsafe extern "C" fn zesDeviceEnumFirmwares(
             let __a_phFirmware = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesFirmware,
             >(phFirmware as *mut *mut c_void, __n_phFirmware);
-            let __v = __c
-                .zes_device_enum_firmwares(__a_hDevice, __a_pCount, __a_phFirmware)?;
+            let __res = __c
+                .zes_device_enum_firmwares(__a_hDevice, __a_pCount, __a_phFirmware);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2366,7 +2423,8 @@ pub unsafe extern "C" fn zesFirmwareGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_firmware_get_properties(__a_hFirmware, __a_pProperties)?;
+            let __res = __c.zes_firmware_get_properties(__a_hFirmware, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2393,7 +2451,8 @@ pub unsafe extern "C" fn zesFirmwareFlash(
             >::from_raw(hFirmware as *mut c_void)?;
             let __a_pImage = pImage;
             let __a_size = size;
-            let __v = __c.zes_firmware_flash(__a_hFirmware, __a_pImage, __a_size)?;
+            let __res = __c.zes_firmware_flash(__a_hFirmware, __a_pImage, __a_size);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2424,8 +2483,9 @@ pub unsafe extern "C" fn zesFirmwareGetFlashProgress(
             let __a_pCompletionPercent = pCompletionPercent
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zes_firmware_get_flash_progress(__a_hFirmware, __a_pCompletionPercent)?;
+            let __res = __c
+                .zes_firmware_get_flash_progress(__a_hFirmware, __a_pCompletionPercent);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2458,12 +2518,13 @@ pub unsafe extern "C" fn zesFirmwareGetConsoleLogs(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pFirmwareLog = pFirmwareLog;
-            let __v = __c
+            let __res = __c
                 .zes_firmware_get_console_logs(
                     __a_hFirmware,
                     __a_pSize,
                     __a_pFirmwareLog,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2490,8 +2551,9 @@ pub unsafe extern "C" fn zesFirmwareGetSecurityVersionExp(
                 crate::kinds::ZesFirmware,
             >::from_raw(hFirmware as *mut c_void)?;
             let __a_pVersion = pVersion;
-            let __v = __c
-                .zes_firmware_get_security_version_exp(__a_hFirmware, __a_pVersion)?;
+            let __res = __c
+                .zes_firmware_get_security_version_exp(__a_hFirmware, __a_pVersion);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2514,7 +2576,8 @@ pub unsafe extern "C" fn zesFirmwareSetSecurityVersionExp(
             let __a_hFirmware = Handle::<
                 crate::kinds::ZesFirmware,
             >::from_raw(hFirmware as *mut c_void)?;
-            let __v = __c.zes_firmware_set_security_version_exp(__a_hFirmware)?;
+            let __res = __c.zes_firmware_set_security_version_exp(__a_hFirmware);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2554,12 +2617,13 @@ pub unsafe extern "C" fn zesDeviceEnumFrequencyDomains(
             let __a_phFrequency = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesFreq,
             >(phFrequency as *mut *mut c_void, __n_phFrequency);
-            let __v = __c
+            let __res = __c
                 .zes_device_enum_frequency_domains(
                     __a_hDevice,
                     __a_pCount,
                     __a_phFrequency,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2588,7 +2652,9 @@ pub unsafe extern "C" fn zesFrequencyGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_frequency_get_properties(__a_hFrequency, __a_pProperties)?;
+            let __res = __c
+                .zes_frequency_get_properties(__a_hFrequency, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2634,12 +2700,13 @@ pub unsafe extern "C" fn zesFrequencyGetAvailableClocks(
             } else {
                 Some(::core::slice::from_raw_parts_mut(phFrequency, __n_phFrequency))
             };
-            let __v = __c
+            let __res = __c
                 .zes_frequency_get_available_clocks(
                     __a_hFrequency,
                     __a_pCount,
                     __a_phFrequency,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2666,7 +2733,8 @@ pub unsafe extern "C" fn zesFrequencyGetRange(
             let __a_pLimits = pLimits
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_frequency_get_range(__a_hFrequency, __a_pLimits)?;
+            let __res = __c.zes_frequency_get_range(__a_hFrequency, __a_pLimits);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2693,7 +2761,8 @@ pub unsafe extern "C" fn zesFrequencySetRange(
             let __a_pLimits = pLimits
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_frequency_set_range(__a_hFrequency, __a_pLimits)?;
+            let __res = __c.zes_frequency_set_range(__a_hFrequency, __a_pLimits);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2720,7 +2789,8 @@ pub unsafe extern "C" fn zesFrequencyGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_frequency_get_state(__a_hFrequency, __a_pState)?;
+            let __res = __c.zes_frequency_get_state(__a_hFrequency, __a_pState);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2751,8 +2821,9 @@ pub unsafe extern "C" fn zesFrequencyGetThrottleTime(
             let __a_pThrottleTime = pThrottleTime
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zes_frequency_get_throttle_time(__a_hFrequency, __a_pThrottleTime)?;
+            let __res = __c
+                .zes_frequency_get_throttle_time(__a_hFrequency, __a_pThrottleTime);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2783,8 +2854,9 @@ pub unsafe extern "C" fn zesFrequencyOcGetCapabilities(
             let __a_pOcCapabilities = pOcCapabilities
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zes_frequency_oc_get_capabilities(__a_hFrequency, __a_pOcCapabilities)?;
+            let __res = __c
+                .zes_frequency_oc_get_capabilities(__a_hFrequency, __a_pOcCapabilities);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2824,11 +2896,12 @@ pub unsafe extern "C" fn zesFrequencyOcGetFrequencyTarget(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCurrentOcFrequency = &mut __tmp_pCurrentOcFrequency;
-            let __v = __c
+            let __res = __c
                 .zes_frequency_oc_get_frequency_target(
                     __a_hFrequency,
                     __a_pCurrentOcFrequency,
-                )?;
+                );
+            let __v = __res?;
             if !pCurrentOcFrequency.is_null() {
                 ::core::ptr::write(pCurrentOcFrequency, __tmp_pCurrentOcFrequency);
             }
@@ -2863,11 +2936,12 @@ pub unsafe extern "C" fn zesFrequencyOcSetFrequencyTarget(
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_CurrentOcFrequency = CurrentOcFrequency;
-            let __v = __c
+            let __res = __c
                 .zes_frequency_oc_set_frequency_target(
                     __a_hFrequency,
                     __a_CurrentOcFrequency,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2922,12 +2996,13 @@ pub unsafe extern "C" fn zesFrequencyOcGetVoltageTarget(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCurrentVoltageOffset = &mut __tmp_pCurrentVoltageOffset;
-            let __v = __c
+            let __res = __c
                 .zes_frequency_oc_get_voltage_target(
                     __a_hFrequency,
                     __a_pCurrentVoltageTarget,
                     __a_pCurrentVoltageOffset,
-                )?;
+                );
+            let __v = __res?;
             if !pCurrentVoltageTarget.is_null() {
                 ::core::ptr::write(pCurrentVoltageTarget, __tmp_pCurrentVoltageTarget);
             }
@@ -2972,12 +3047,13 @@ pub unsafe extern "C" fn zesFrequencyOcSetVoltageTarget(
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_CurrentVoltageTarget = CurrentVoltageTarget;
             let __a_CurrentVoltageOffset = CurrentVoltageOffset;
-            let __v = __c
+            let __res = __c
                 .zes_frequency_oc_set_voltage_target(
                     __a_hFrequency,
                     __a_CurrentVoltageTarget,
                     __a_CurrentVoltageOffset,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3002,7 +3078,8 @@ pub unsafe extern "C" fn zesFrequencyOcSetMode(
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_CurrentOcMode = CurrentOcMode;
-            let __v = __c.zes_frequency_oc_set_mode(__a_hFrequency, __a_CurrentOcMode)?;
+            let __res = __c.zes_frequency_oc_set_mode(__a_hFrequency, __a_CurrentOcMode);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3035,7 +3112,9 @@ pub unsafe extern "C" fn zesFrequencyOcGetMode(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCurrentOcMode = &mut __tmp_pCurrentOcMode;
-            let __v = __c.zes_frequency_oc_get_mode(__a_hFrequency, __a_pCurrentOcMode)?;
+            let __res = __c
+                .zes_frequency_oc_get_mode(__a_hFrequency, __a_pCurrentOcMode);
+            let __v = __res?;
             if !pCurrentOcMode.is_null() {
                 ::core::ptr::write(pCurrentOcMode, __tmp_pCurrentOcMode);
             }
@@ -3065,7 +3144,8 @@ pub unsafe extern "C" fn zesFrequencyOcGetIccMax(
             let __a_pOcIccMax = pOcIccMax
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_frequency_oc_get_icc_max(__a_hFrequency, __a_pOcIccMax)?;
+            let __res = __c.zes_frequency_oc_get_icc_max(__a_hFrequency, __a_pOcIccMax);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3090,7 +3170,8 @@ pub unsafe extern "C" fn zesFrequencyOcSetIccMax(
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_ocIccMax = ocIccMax;
-            let __v = __c.zes_frequency_oc_set_icc_max(__a_hFrequency, __a_ocIccMax)?;
+            let __res = __c.zes_frequency_oc_set_icc_max(__a_hFrequency, __a_ocIccMax);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3117,7 +3198,8 @@ pub unsafe extern "C" fn zesFrequencyOcGetTjMax(
             let __a_pOcTjMax = pOcTjMax
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_frequency_oc_get_tj_max(__a_hFrequency, __a_pOcTjMax)?;
+            let __res = __c.zes_frequency_oc_get_tj_max(__a_hFrequency, __a_pOcTjMax);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3142,7 +3224,8 @@ pub unsafe extern "C" fn zesFrequencyOcSetTjMax(
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_ocTjMax = ocTjMax;
-            let __v = __c.zes_frequency_oc_set_tj_max(__a_hFrequency, __a_ocTjMax)?;
+            let __res = __c.zes_frequency_oc_set_tj_max(__a_hFrequency, __a_ocTjMax);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3178,7 +3261,8 @@ pub unsafe extern "C" fn zesDeviceEnumLeds(
             let __a_phLed = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesLed,
             >(phLed as *mut *mut c_void, __n_phLed);
-            let __v = __c.zes_device_enum_leds(__a_hDevice, __a_pCount, __a_phLed)?;
+            let __res = __c.zes_device_enum_leds(__a_hDevice, __a_pCount, __a_phLed);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3202,7 +3286,8 @@ pub unsafe extern "C" fn zesLedGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_led_get_properties(__a_hLed, __a_pProperties)?;
+            let __res = __c.zes_led_get_properties(__a_hLed, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3226,7 +3311,8 @@ pub unsafe extern "C" fn zesLedGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_led_get_state(__a_hLed, __a_pState)?;
+            let __res = __c.zes_led_get_state(__a_hLed, __a_pState);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3248,7 +3334,8 @@ pub unsafe extern "C" fn zesLedSetState(
                 crate::kinds::ZesLed,
             >::from_raw(hLed as *mut c_void)?;
             let __a_enable = enable;
-            let __v = __c.zes_led_set_state(__a_hLed, __a_enable)?;
+            let __res = __c.zes_led_set_state(__a_hLed, __a_enable);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3272,7 +3359,8 @@ pub unsafe extern "C" fn zesLedSetColor(
             let __a_pColor = pColor
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_led_set_color(__a_hLed, __a_pColor)?;
+            let __res = __c.zes_led_set_color(__a_hLed, __a_pColor);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3310,8 +3398,9 @@ pub unsafe extern "C" fn zesDeviceEnumMemoryModules(
             let __a_phMemory = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesMem,
             >(phMemory as *mut *mut c_void, __n_phMemory);
-            let __v = __c
-                .zes_device_enum_memory_modules(__a_hDevice, __a_pCount, __a_phMemory)?;
+            let __res = __c
+                .zes_device_enum_memory_modules(__a_hDevice, __a_pCount, __a_phMemory);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3338,7 +3427,8 @@ pub unsafe extern "C" fn zesMemoryGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_memory_get_properties(__a_hMemory, __a_pProperties)?;
+            let __res = __c.zes_memory_get_properties(__a_hMemory, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3365,7 +3455,8 @@ pub unsafe extern "C" fn zesMemoryGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_memory_get_state(__a_hMemory, __a_pState)?;
+            let __res = __c.zes_memory_get_state(__a_hMemory, __a_pState);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3392,7 +3483,8 @@ pub unsafe extern "C" fn zesMemoryGetBandwidth(
             let __a_pBandwidth = pBandwidth
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_memory_get_bandwidth(__a_hMemory, __a_pBandwidth)?;
+            let __res = __c.zes_memory_get_bandwidth(__a_hMemory, __a_pBandwidth);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3439,12 +3531,13 @@ pub unsafe extern "C" fn zesDevicePciLinkSpeedUpdateExt(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pendingAction = &mut __tmp_pendingAction;
-            let __v = __c
+            let __res = __c
                 .zes_device_pci_link_speed_update_ext(
                     __a_hDevice,
                     __a_shouldDowngrade,
                     __a_pendingAction,
-                )?;
+                );
+            let __v = __res?;
             if !pendingAction.is_null() {
                 ::core::ptr::write(pendingAction, __tmp_pendingAction);
             }
@@ -3491,12 +3584,13 @@ pub unsafe extern "C" fn zesDeviceEnumPerformanceFactorDomains(
             let __a_phPerf = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesPerf,
             >(phPerf as *mut *mut c_void, __n_phPerf);
-            let __v = __c
+            let __res = __c
                 .zes_device_enum_performance_factor_domains(
                     __a_hDevice,
                     __a_pCount,
                     __a_phPerf,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3525,8 +3619,9 @@ pub unsafe extern "C" fn zesPerformanceFactorGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zes_performance_factor_get_properties(__a_hPerf, __a_pProperties)?;
+            let __res = __c
+                .zes_performance_factor_get_properties(__a_hPerf, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3553,7 +3648,8 @@ pub unsafe extern "C" fn zesPerformanceFactorGetConfig(
             let __a_pFactor = pFactor
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_performance_factor_get_config(__a_hPerf, __a_pFactor)?;
+            let __res = __c.zes_performance_factor_get_config(__a_hPerf, __a_pFactor);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3578,7 +3674,8 @@ pub unsafe extern "C" fn zesPerformanceFactorSetConfig(
                 crate::kinds::ZesPerf,
             >::from_raw(hPerf as *mut c_void)?;
             let __a_factor = factor;
-            let __v = __c.zes_performance_factor_set_config(__a_hPerf, __a_factor)?;
+            let __res = __c.zes_performance_factor_set_config(__a_hPerf, __a_factor);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3616,8 +3713,9 @@ pub unsafe extern "C" fn zesDeviceEnumPowerDomains(
             let __a_phPower = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesPwr,
             >(phPower as *mut *mut c_void, __n_phPower);
-            let __v = __c
-                .zes_device_enum_power_domains(__a_hDevice, __a_pCount, __a_phPower)?;
+            let __res = __c
+                .zes_device_enum_power_domains(__a_hDevice, __a_pCount, __a_phPower);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3646,7 +3744,8 @@ pub unsafe extern "C" fn zesDeviceGetCardPowerDomain(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phPower = &mut __tmp_phPower;
-            let __v = __c.zes_device_get_card_power_domain(__a_hDevice, __a_phPower)?;
+            let __res = __c.zes_device_get_card_power_domain(__a_hDevice, __a_phPower);
+            let __v = __res?;
             if !phPower.is_null() {
                 *phPower = __tmp_phPower
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
@@ -3677,7 +3776,8 @@ pub unsafe extern "C" fn zesPowerGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_power_get_properties(__a_hPower, __a_pProperties)?;
+            let __res = __c.zes_power_get_properties(__a_hPower, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3704,7 +3804,8 @@ pub unsafe extern "C" fn zesPowerGetEnergyCounter(
             let __a_pEnergy = pEnergy
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_power_get_energy_counter(__a_hPower, __a_pEnergy)?;
+            let __res = __c.zes_power_get_energy_counter(__a_hPower, __a_pEnergy);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3735,13 +3836,9 @@ pub unsafe extern "C" fn zesPowerGetLimits(
             let __a_pSustained = pSustained.as_mut();
             let __a_pBurst = pBurst.as_mut();
             let __a_pPeak = pPeak.as_mut();
-            let __v = __c
-                .zes_power_get_limits(
-                    __a_hPower,
-                    __a_pSustained,
-                    __a_pBurst,
-                    __a_pPeak,
-                )?;
+            let __res = __c
+                .zes_power_get_limits(__a_hPower, __a_pSustained, __a_pBurst, __a_pPeak);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3772,13 +3869,9 @@ pub unsafe extern "C" fn zesPowerSetLimits(
             let __a_pSustained = pSustained.as_ref();
             let __a_pBurst = pBurst.as_ref();
             let __a_pPeak = pPeak.as_ref();
-            let __v = __c
-                .zes_power_set_limits(
-                    __a_hPower,
-                    __a_pSustained,
-                    __a_pBurst,
-                    __a_pPeak,
-                )?;
+            let __res = __c
+                .zes_power_set_limits(__a_hPower, __a_pSustained, __a_pBurst, __a_pPeak);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3805,7 +3898,8 @@ pub unsafe extern "C" fn zesPowerGetEnergyThreshold(
             let __a_pThreshold = pThreshold
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_power_get_energy_threshold(__a_hPower, __a_pThreshold)?;
+            let __res = __c.zes_power_get_energy_threshold(__a_hPower, __a_pThreshold);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3830,7 +3924,8 @@ pub unsafe extern "C" fn zesPowerSetEnergyThreshold(
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
             let __a_threshold = threshold;
-            let __v = __c.zes_power_set_energy_threshold(__a_hPower, __a_threshold)?;
+            let __res = __c.zes_power_set_energy_threshold(__a_hPower, __a_threshold);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3877,8 +3972,9 @@ pub unsafe extern "C" fn zesPowerGetUsage(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pAveragePower = &mut __tmp_pAveragePower;
-            let __v = __c
-                .zes_power_get_usage(__a_hPower, __a_pInstantPower, __a_pAveragePower)?;
+            let __res = __c
+                .zes_power_get_usage(__a_hPower, __a_pInstantPower, __a_pAveragePower);
+            let __v = __res?;
             if !pInstantPower.is_null() {
                 ::core::ptr::write(pInstantPower, __tmp_pInstantPower);
             }
@@ -3922,8 +4018,9 @@ pub unsafe extern "C" fn zesPowerGetLimitsExt(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pSustained, __n_pSustained))
             };
-            let __v = __c
-                .zes_power_get_limits_ext(__a_hPower, __a_pCount, __a_pSustained)?;
+            let __res = __c
+                .zes_power_get_limits_ext(__a_hPower, __a_pCount, __a_pSustained);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3963,8 +4060,9 @@ pub unsafe extern "C" fn zesPowerSetLimitsExt(
             } else {
                 Some(::core::slice::from_raw_parts(pSustained, __n_pSustained))
             };
-            let __v = __c
-                .zes_power_set_limits_ext(__a_hPower, __a_pCount, __a_pSustained)?;
+            let __res = __c
+                .zes_power_set_limits_ext(__a_hPower, __a_pCount, __a_pSustained);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3997,7 +4095,8 @@ pub unsafe extern "C" fn zesPowerGetLimitsExt2(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pLimit = &mut __tmp_pLimit;
-            let __v = __c.zes_power_get_limits_ext2(__a_hPower, __a_pLimit)?;
+            let __res = __c.zes_power_get_limits_ext2(__a_hPower, __a_pLimit);
+            let __v = __res?;
             if !pLimit.is_null() {
                 ::core::ptr::write(pLimit, __tmp_pLimit);
             }
@@ -4025,7 +4124,8 @@ pub unsafe extern "C" fn zesPowerSetLimitsExt2(
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
             let __a_limit = limit;
-            let __v = __c.zes_power_set_limits_ext2(__a_hPower, __a_limit)?;
+            let __res = __c.zes_power_set_limits_ext2(__a_hPower, __a_limit);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4061,7 +4161,8 @@ pub unsafe extern "C" fn zesDeviceEnumPsus(
             let __a_phPsu = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesPsu,
             >(phPsu as *mut *mut c_void, __n_phPsu);
-            let __v = __c.zes_device_enum_psus(__a_hDevice, __a_pCount, __a_phPsu)?;
+            let __res = __c.zes_device_enum_psus(__a_hDevice, __a_pCount, __a_phPsu);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4085,7 +4186,8 @@ pub unsafe extern "C" fn zesPsuGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_psu_get_properties(__a_hPsu, __a_pProperties)?;
+            let __res = __c.zes_psu_get_properties(__a_hPsu, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4109,7 +4211,8 @@ pub unsafe extern "C" fn zesPsuGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_psu_get_state(__a_hPsu, __a_pState)?;
+            let __res = __c.zes_psu_get_state(__a_hPsu, __a_pState);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4145,8 +4248,9 @@ pub unsafe extern "C" fn zesDeviceEnumRasErrorSets(
             let __a_phRas = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesRas,
             >(phRas as *mut *mut c_void, __n_phRas);
-            let __v = __c
-                .zes_device_enum_ras_error_sets(__a_hDevice, __a_pCount, __a_phRas)?;
+            let __res = __c
+                .zes_device_enum_ras_error_sets(__a_hDevice, __a_pCount, __a_phRas);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4170,7 +4274,8 @@ pub unsafe extern "C" fn zesRasGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_ras_get_properties(__a_hRas, __a_pProperties)?;
+            let __res = __c.zes_ras_get_properties(__a_hRas, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4194,7 +4299,8 @@ pub unsafe extern "C" fn zesRasGetConfig(
             let __a_pConfig = pConfig
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_ras_get_config(__a_hRas, __a_pConfig)?;
+            let __res = __c.zes_ras_get_config(__a_hRas, __a_pConfig);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4218,7 +4324,8 @@ pub unsafe extern "C" fn zesRasSetConfig(
             let __a_pConfig = pConfig
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_ras_set_config(__a_hRas, __a_pConfig)?;
+            let __res = __c.zes_ras_set_config(__a_hRas, __a_pConfig);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4244,7 +4351,8 @@ pub unsafe extern "C" fn zesRasGetState(
             let __a_pState = pState
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_ras_get_state(__a_hRas, __a_clear, __a_pState)?;
+            let __res = __c.zes_ras_get_state(__a_hRas, __a_clear, __a_pState);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4279,7 +4387,8 @@ pub unsafe extern "C" fn zesRasGetStateExp(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pState, __n_pState))
             };
-            let __v = __c.zes_ras_get_state_exp(__a_hRas, __a_pCount, __a_pState)?;
+            let __res = __c.zes_ras_get_state_exp(__a_hRas, __a_pCount, __a_pState);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4301,7 +4410,8 @@ pub unsafe extern "C" fn zesRasClearStateExp(
                 crate::kinds::ZesRas,
             >::from_raw(hRas as *mut c_void)?;
             let __a_category = category;
-            let __v = __c.zes_ras_clear_state_exp(__a_hRas, __a_category)?;
+            let __res = __c.zes_ras_clear_state_exp(__a_hRas, __a_category);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4340,12 +4450,13 @@ pub unsafe extern "C" fn zesRasGetSupportedCategoriesExp(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pCategories, __n_pCategories))
             };
-            let __v = __c
+            let __res = __c
                 .zes_ras_get_supported_categories_exp(
                     __a_hRas,
                     __a_pCount,
                     __a_pCategories,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4385,13 +4496,14 @@ pub unsafe extern "C" fn zesRasGetStateExp2(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pState, __n_pState))
             };
-            let __v = __c
+            let __res = __c
                 .zes_ras_get_state_exp2(
                     __a_hRas,
                     __a_count,
                     __a_pCategories,
                     __a_pState,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4420,7 +4532,8 @@ pub unsafe extern "C" fn zesRasGetConfigExp(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pConfig, __n_pConfig))
             };
-            let __v = __c.zes_ras_get_config_exp(__a_hRas, __a_count, __a_pConfig)?;
+            let __res = __c.zes_ras_get_config_exp(__a_hRas, __a_count, __a_pConfig);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4451,7 +4564,8 @@ pub unsafe extern "C" fn zesRasSetConfigExp(
             } else {
                 ::core::slice::from_raw_parts(pConfig, __n_pConfig)
             };
-            let __v = __c.zes_ras_set_config_exp(__a_hRas, __a_count, __a_pConfig)?;
+            let __res = __c.zes_ras_set_config_exp(__a_hRas, __a_count, __a_pConfig);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4489,8 +4603,9 @@ pub unsafe extern "C" fn zesDeviceEnumSchedulers(
             let __a_phScheduler = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesSched,
             >(phScheduler as *mut *mut c_void, __n_phScheduler);
-            let __v = __c
-                .zes_device_enum_schedulers(__a_hDevice, __a_pCount, __a_phScheduler)?;
+            let __res = __c
+                .zes_device_enum_schedulers(__a_hDevice, __a_pCount, __a_phScheduler);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4519,7 +4634,9 @@ pub unsafe extern "C" fn zesSchedulerGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_scheduler_get_properties(__a_hScheduler, __a_pProperties)?;
+            let __res = __c
+                .zes_scheduler_get_properties(__a_hScheduler, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4546,7 +4663,8 @@ pub unsafe extern "C" fn zesSchedulerGetCurrentMode(
             let __a_pMode = pMode
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_scheduler_get_current_mode(__a_hScheduler, __a_pMode)?;
+            let __res = __c.zes_scheduler_get_current_mode(__a_hScheduler, __a_pMode);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4587,12 +4705,13 @@ pub unsafe extern "C" fn zesSchedulerGetTimeoutModeProperties(
             let __a_pConfig = pConfig
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_scheduler_get_timeout_mode_properties(
                     __a_hScheduler,
                     __a_getDefaults,
                     __a_pConfig,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4633,12 +4752,13 @@ pub unsafe extern "C" fn zesSchedulerGetTimesliceModeProperties(
             let __a_pConfig = pConfig
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_scheduler_get_timeslice_mode_properties(
                     __a_hScheduler,
                     __a_getDefaults,
                     __a_pConfig,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4677,12 +4797,13 @@ pub unsafe extern "C" fn zesSchedulerSetTimeoutMode(
             let __a_pNeedReload = pNeedReload
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_scheduler_set_timeout_mode(
                     __a_hScheduler,
                     __a_pProperties,
                     __a_pNeedReload,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4725,12 +4846,13 @@ pub unsafe extern "C" fn zesSchedulerSetTimesliceMode(
             let __a_pNeedReload = pNeedReload
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_scheduler_set_timeslice_mode(
                     __a_hScheduler,
                     __a_pProperties,
                     __a_pNeedReload,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4759,8 +4881,9 @@ pub unsafe extern "C" fn zesSchedulerSetExclusiveMode(
             let __a_pNeedReload = pNeedReload
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zes_scheduler_set_exclusive_mode(__a_hScheduler, __a_pNeedReload)?;
+            let __res = __c
+                .zes_scheduler_set_exclusive_mode(__a_hScheduler, __a_pNeedReload);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4791,11 +4914,12 @@ pub unsafe extern "C" fn zesSchedulerSetComputeUnitDebugMode(
             let __a_pNeedReload = pNeedReload
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_scheduler_set_compute_unit_debug_mode(
                     __a_hScheduler,
                     __a_pNeedReload,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4835,12 +4959,9 @@ pub unsafe extern "C" fn zesDeviceEnumStandbyDomains(
             let __a_phStandby = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesStandby,
             >(phStandby as *mut *mut c_void, __n_phStandby);
-            let __v = __c
-                .zes_device_enum_standby_domains(
-                    __a_hDevice,
-                    __a_pCount,
-                    __a_phStandby,
-                )?;
+            let __res = __c
+                .zes_device_enum_standby_domains(__a_hDevice, __a_pCount, __a_phStandby);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4867,7 +4988,8 @@ pub unsafe extern "C" fn zesStandbyGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_standby_get_properties(__a_hStandby, __a_pProperties)?;
+            let __res = __c.zes_standby_get_properties(__a_hStandby, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4894,7 +5016,8 @@ pub unsafe extern "C" fn zesStandbyGetMode(
             let __a_pMode = pMode
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_standby_get_mode(__a_hStandby, __a_pMode)?;
+            let __res = __c.zes_standby_get_mode(__a_hStandby, __a_pMode);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4919,7 +5042,8 @@ pub unsafe extern "C" fn zesStandbySetMode(
                 crate::kinds::ZesStandby,
             >::from_raw(hStandby as *mut c_void)?;
             let __a_mode = mode;
-            let __v = __c.zes_standby_set_mode(__a_hStandby, __a_mode)?;
+            let __res = __c.zes_standby_set_mode(__a_hStandby, __a_mode);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4974,12 +5098,13 @@ pub unsafe extern "C" fn zesDeviceGetSubDevicePropertiesExp(
                     ),
                 )
             };
-            let __v = __c
+            let __res = __c
                 .zes_device_get_sub_device_properties_exp(
                     __a_hDevice,
                     __a_pCount,
                     __a_pSubdeviceProps,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -4994,6 +5119,9 @@ pub unsafe extern "C" fn zesDriverGetDeviceByUuidExp(
     onSubdevice: *mut ze_bool_t,
     subdeviceId: *mut u32,
 ) -> ze_result_t {
+    if !phDevice.is_null() {
+        unsafe { phDevice.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zesDriverGetDeviceByUuidExp",
         &|| unsafe {
@@ -5046,18 +5174,19 @@ pub unsafe extern "C" fn zesDriverGetDeviceByUuidExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_subdeviceId = &mut __tmp_subdeviceId;
-            let __v = __c
+            let __res = __c
                 .zes_driver_get_device_by_uuid_exp(
                     __a_hDriver,
                     __a_uuid,
                     __a_phDevice,
                     __a_onSubdevice,
                     __a_subdeviceId,
-                )?;
+                );
             if !phDevice.is_null() {
                 *phDevice = __tmp_phDevice
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             if !onSubdevice.is_null() {
                 ::core::ptr::write(onSubdevice, __tmp_onSubdevice);
             }
@@ -5107,12 +5236,13 @@ pub unsafe extern "C" fn zesDeviceEnumTemperatureSensors(
             let __a_phTemperature = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesTemp,
             >(phTemperature as *mut *mut c_void, __n_phTemperature);
-            let __v = __c
+            let __res = __c
                 .zes_device_enum_temperature_sensors(
                     __a_hDevice,
                     __a_pCount,
                     __a_phTemperature,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5143,8 +5273,9 @@ pub unsafe extern "C" fn zesTemperatureGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zes_temperature_get_properties(__a_hTemperature, __a_pProperties)?;
+            let __res = __c
+                .zes_temperature_get_properties(__a_hTemperature, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5171,7 +5302,8 @@ pub unsafe extern "C" fn zesTemperatureGetConfig(
             let __a_pConfig = pConfig
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_temperature_get_config(__a_hTemperature, __a_pConfig)?;
+            let __res = __c.zes_temperature_get_config(__a_hTemperature, __a_pConfig);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5198,7 +5330,8 @@ pub unsafe extern "C" fn zesTemperatureSetConfig(
             let __a_pConfig = pConfig
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_temperature_set_config(__a_hTemperature, __a_pConfig)?;
+            let __res = __c.zes_temperature_set_config(__a_hTemperature, __a_pConfig);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5227,7 +5360,9 @@ pub unsafe extern "C" fn zesTemperatureGetState(
             let __a_pTemperature = pTemperature
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zes_temperature_get_state(__a_hTemperature, __a_pTemperature)?;
+            let __res = __c
+                .zes_temperature_get_state(__a_hTemperature, __a_pTemperature);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5265,8 +5400,9 @@ pub unsafe extern "C" fn zesDeviceEnumActiveVFExp(
             let __a_phVFhandle = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesVf,
             >(phVFhandle as *mut *mut c_void, __n_phVFhandle);
-            let __v = __c
-                .zes_device_enum_active_vf_exp(__a_hDevice, __a_pCount, __a_phVFhandle)?;
+            let __res = __c
+                .zes_device_enum_active_vf_exp(__a_hDevice, __a_pCount, __a_phVFhandle);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5297,11 +5433,9 @@ pub unsafe extern "C" fn zesVFManagementGetVFPropertiesExp(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zes_vf_management_get_vf_properties_exp(
-                    __a_hVFhandle,
-                    __a_pProperties,
-                )?;
+            let __res = __c
+                .zes_vf_management_get_vf_properties_exp(__a_hVFhandle, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5351,12 +5485,13 @@ pub unsafe extern "C" fn zesVFManagementGetVFMemoryUtilizationExp(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pMemUtil, __n_pMemUtil))
             };
-            let __v = __c
+            let __res = __c
                 .zes_vf_management_get_vf_memory_utilization_exp(
                     __a_hVFhandle,
                     __a_pCount,
                     __a_pMemUtil,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5406,12 +5541,13 @@ pub unsafe extern "C" fn zesVFManagementGetVFEngineUtilizationExp(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pEngineUtil, __n_pEngineUtil))
             };
-            let __v = __c
+            let __res = __c
                 .zes_vf_management_get_vf_engine_utilization_exp(
                     __a_hVFhandle,
                     __a_pCount,
                     __a_pEngineUtil,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5446,12 +5582,13 @@ pub unsafe extern "C" fn zesVFManagementSetVFTelemetryModeExp(
             >::from_raw(hVFhandle as *mut c_void)?;
             let __a_flags = flags;
             let __a_enable = enable;
-            let __v = __c
+            let __res = __c
                 .zes_vf_management_set_vf_telemetry_mode_exp(
                     __a_hVFhandle,
                     __a_flags,
                     __a_enable,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5492,12 +5629,13 @@ pub unsafe extern "C" fn zesVFManagementSetVFTelemetrySamplingIntervalExp(
             >::from_raw(hVFhandle as *mut c_void)?;
             let __a_flag = flag;
             let __a_samplingInterval = samplingInterval;
-            let __v = __c
+            let __res = __c
                 .zes_vf_management_set_vf_telemetry_sampling_interval_exp(
                     __a_hVFhandle,
                     __a_flag,
                     __a_samplingInterval,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5537,12 +5675,9 @@ pub unsafe extern "C" fn zesDeviceEnumEnabledVFExp(
             let __a_phVFhandle = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZesVf,
             >(phVFhandle as *mut *mut c_void, __n_phVFhandle);
-            let __v = __c
-                .zes_device_enum_enabled_vf_exp(
-                    __a_hDevice,
-                    __a_pCount,
-                    __a_phVFhandle,
-                )?;
+            let __res = __c
+                .zes_device_enum_enabled_vf_exp(__a_hDevice, __a_pCount, __a_phVFhandle);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5573,11 +5708,12 @@ pub unsafe extern "C" fn zesVFManagementGetVFCapabilitiesExp(
             let __a_pCapability = pCapability
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_vf_management_get_vf_capabilities_exp(
                     __a_hVFhandle,
                     __a_pCapability,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5629,12 +5765,13 @@ pub unsafe extern "C" fn zesVFManagementGetVFMemoryUtilizationExp2(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pMemUtil, __n_pMemUtil))
             };
-            let __v = __c
+            let __res = __c
                 .zes_vf_management_get_vf_memory_utilization_exp2(
                     __a_hVFhandle,
                     __a_pCount,
                     __a_pMemUtil,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5686,12 +5823,13 @@ pub unsafe extern "C" fn zesVFManagementGetVFEngineUtilizationExp2(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pEngineUtil, __n_pEngineUtil))
             };
-            let __v = __c
+            let __res = __c
                 .zes_vf_management_get_vf_engine_utilization_exp2(
                     __a_hVFhandle,
                     __a_pCount,
                     __a_pEngineUtil,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -5722,11 +5860,12 @@ pub unsafe extern "C" fn zesVFManagementGetVFCapabilitiesExp2(
             let __a_pCapability = pCapability
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zes_vf_management_get_vf_capabilities_exp2(
                     __a_hVFhandle,
                     __a_pCapability,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,

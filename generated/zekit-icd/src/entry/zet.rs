@@ -39,13 +39,14 @@ pub unsafe extern "C" fn zetModuleGetDebugInfo(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pDebugInfo = pDebugInfo.as_mut();
-            let __v = __c
+            let __res = __c
                 .zet_module_get_debug_info(
                     __a_hModule,
                     __a_format,
                     __a_pSize,
                     __a_pDebugInfo,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -104,13 +105,14 @@ pub unsafe extern "C" fn zetMetricGroupGetGlobalTimestampsExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_metricTimestamp = &mut __tmp_metricTimestamp;
-            let __v = __c
+            let __res = __c
                 .zet_metric_group_get_global_timestamps_exp(
                     __a_hMetricGroup,
                     __a_synchronizedWithHost,
                     __a_globalTimestamp,
                     __a_metricTimestamp,
-                )?;
+                );
+            let __v = __res?;
             if !globalTimestamp.is_null() {
                 ::core::ptr::write(globalTimestamp, __tmp_globalTimestamp);
             }
@@ -176,14 +178,15 @@ pub unsafe extern "C" fn zetDeviceGetConcurrentMetricGroupsExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pConcurrentGroupCount = &mut __tmp_pConcurrentGroupCount;
-            let __v = __c
+            let __res = __c
                 .zet_device_get_concurrent_metric_groups_exp(
                     __a_hDevice,
                     __a_metricGroupCount,
                     __a_phMetricGroups,
                     __a_pMetricGroupsCountPerConcurrentGroup,
                     __a_pConcurrentGroupCount,
-                )?;
+                );
+            let __v = __res?;
             if !phMetricGroups.is_null() {
                 *phMetricGroups = __tmp_phMetricGroups
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
@@ -221,8 +224,9 @@ pub unsafe extern "C" fn zetDeviceGetDebugProperties(
             let __a_pDebugProperties = pDebugProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zet_device_get_debug_properties(__a_hDevice, __a_pDebugProperties)?;
+            let __res = __c
+                .zet_device_get_debug_properties(__a_hDevice, __a_pDebugProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -235,6 +239,9 @@ pub unsafe extern "C" fn zetDebugAttach(
     config: *const zet_debug_config_t,
     phDebug: *mut zet_debug_session_handle_t,
 ) -> ze_result_t {
+    if !phDebug.is_null() {
+        unsafe { phDebug.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zetDebugAttach",
         &|| unsafe { crate::fmt::zetDebugAttach(hDevice, config, phDebug) },
@@ -255,11 +262,12 @@ pub unsafe extern "C" fn zetDebugAttach(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phDebug = &mut __tmp_phDebug;
-            let __v = __c.zet_debug_attach(__a_hDevice, __a_config, __a_phDebug)?;
+            let __res = __c.zet_debug_attach(__a_hDevice, __a_config, __a_phDebug);
             if !phDebug.is_null() {
                 *phDebug = __tmp_phDebug
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -282,7 +290,8 @@ pub unsafe extern "C" fn zetDebugDetach(
             let __a_hDebug = Handle::<
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
-            let __v = __c.zet_debug_detach(__a_hDebug)?;
+            let __res = __c.zet_debug_detach(__a_hDebug);
+            let __v = __res?;
             __a_hDebug.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -312,7 +321,8 @@ pub unsafe extern "C" fn zetDebugReadEvent(
             let __a_event = event
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zet_debug_read_event(__a_hDebug, __a_timeout, __a_event)?;
+            let __res = __c.zet_debug_read_event(__a_hDebug, __a_timeout, __a_event);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -339,7 +349,8 @@ pub unsafe extern "C" fn zetDebugAcknowledgeEvent(
             let __a_event = event
                 .as_ref()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zet_debug_acknowledge_event(__a_hDebug, __a_event)?;
+            let __res = __c.zet_debug_acknowledge_event(__a_hDebug, __a_event);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -364,7 +375,8 @@ pub unsafe extern "C" fn zetDebugInterrupt(
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
             let __a_thread = thread;
-            let __v = __c.zet_debug_interrupt(__a_hDebug, __a_thread)?;
+            let __res = __c.zet_debug_interrupt(__a_hDebug, __a_thread);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -389,7 +401,8 @@ pub unsafe extern "C" fn zetDebugResume(
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
             let __a_thread = thread;
-            let __v = __c.zet_debug_resume(__a_hDebug, __a_thread)?;
+            let __res = __c.zet_debug_resume(__a_hDebug, __a_thread);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -424,14 +437,15 @@ pub unsafe extern "C" fn zetDebugReadMemory(
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_size = size;
             let __a_buffer = buffer;
-            let __v = __c
+            let __res = __c
                 .zet_debug_read_memory(
                     __a_hDebug,
                     __a_thread,
                     __a_desc,
                     __a_size,
                     __a_buffer,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -466,14 +480,15 @@ pub unsafe extern "C" fn zetDebugWriteMemory(
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_size = size;
             let __a_buffer = buffer;
-            let __v = __c
+            let __res = __c
                 .zet_debug_write_memory(
                     __a_hDebug,
                     __a_thread,
                     __a_desc,
                     __a_size,
                     __a_buffer,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -528,12 +543,13 @@ pub unsafe extern "C" fn zetDebugGetRegisterSetProperties(
                     ),
                 )
             };
-            let __v = __c
+            let __res = __c
                 .zet_debug_get_register_set_properties(
                     __a_hDevice,
                     __a_pCount,
                     __a_pRegisterSetProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -592,13 +608,14 @@ pub unsafe extern "C" fn zetDebugGetThreadRegisterSetProperties(
                     ),
                 )
             };
-            let __v = __c
+            let __res = __c
                 .zet_debug_get_thread_register_set_properties(
                     __a_hDebug,
                     __a_thread,
                     __a_pCount,
                     __a_pRegisterSetProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -649,7 +666,7 @@ pub unsafe extern "C" fn zetDebugReadRegisters(
             let __a_start = start;
             let __a_count = count;
             let __a_pRegisterValues = pRegisterValues;
-            let __v = __c
+            let __res = __c
                 .zet_debug_read_registers(
                     __a_hDebug,
                     __a_thread,
@@ -657,7 +674,8 @@ pub unsafe extern "C" fn zetDebugReadRegisters(
                     __a_start,
                     __a_count,
                     __a_pRegisterValues,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -708,7 +726,7 @@ pub unsafe extern "C" fn zetDebugWriteRegisters(
             let __a_start = start;
             let __a_count = count;
             let __a_pRegisterValues = pRegisterValues;
-            let __v = __c
+            let __res = __c
                 .zet_debug_write_registers(
                     __a_hDebug,
                     __a_thread,
@@ -716,7 +734,8 @@ pub unsafe extern "C" fn zetDebugWriteRegisters(
                     __a_start,
                     __a_count,
                     __a_pRegisterValues,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -754,8 +773,9 @@ pub unsafe extern "C" fn zetMetricGroupGet(
             let __a_phMetricGroups = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetricGroup,
             >(phMetricGroups as *mut *mut c_void, __n_phMetricGroups);
-            let __v = __c
-                .zet_metric_group_get(__a_hDevice, __a_pCount, __a_phMetricGroups)?;
+            let __res = __c
+                .zet_metric_group_get(__a_hDevice, __a_pCount, __a_phMetricGroups);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -786,8 +806,9 @@ pub unsafe extern "C" fn zetMetricGroupGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zet_metric_group_get_properties(__a_hMetricGroup, __a_pProperties)?;
+            let __res = __c
+                .zet_metric_group_get_properties(__a_hMetricGroup, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -856,7 +877,7 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricValues(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pMetricValues, __n_pMetricValues))
             };
-            let __v = __c
+            let __res = __c
                 .zet_metric_group_calculate_metric_values(
                     __a_hMetricGroup,
                     __a_type,
@@ -864,7 +885,8 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricValues(
                     __a_pRawData,
                     __a_pMetricValueCount,
                     __a_pMetricValues,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -900,7 +922,8 @@ pub unsafe extern "C" fn zetMetricGet(
             let __a_phMetrics = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetric,
             >(phMetrics as *mut *mut c_void, __n_phMetrics);
-            let __v = __c.zet_metric_get(__a_hMetricGroup, __a_pCount, __a_phMetrics)?;
+            let __res = __c.zet_metric_get(__a_hMetricGroup, __a_pCount, __a_phMetrics);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -927,7 +950,8 @@ pub unsafe extern "C" fn zetMetricGetProperties(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c.zet_metric_get_properties(__a_hMetric, __a_pProperties)?;
+            let __res = __c.zet_metric_get_properties(__a_hMetric, __a_pProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -979,13 +1003,14 @@ pub unsafe extern "C" fn zetContextActivateMetricGroups(
                     crate::kinds::ZetMetricGroup,
                 >(phMetricGroups as *const *mut c_void, __n_phMetricGroups)?
             };
-            let __v = __c
+            let __res = __c
                 .zet_context_activate_metric_groups(
                     __a_hContext,
                     __a_hDevice,
                     __a_count,
                     __a_phMetricGroups,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1001,6 +1026,9 @@ pub unsafe extern "C" fn zetMetricStreamerOpen(
     hNotificationEvent: ze_event_handle_t,
     phMetricStreamer: *mut zet_metric_streamer_handle_t,
 ) -> ze_result_t {
+    if !phMetricStreamer.is_null() {
+        unsafe { phMetricStreamer.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zetMetricStreamerOpen",
         &|| unsafe {
@@ -1046,7 +1074,7 @@ pub unsafe extern "C" fn zetMetricStreamerOpen(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricStreamer = &mut __tmp_phMetricStreamer;
-            let __v = __c
+            let __res = __c
                 .zet_metric_streamer_open(
                     __a_hContext,
                     __a_hDevice,
@@ -1054,11 +1082,12 @@ pub unsafe extern "C" fn zetMetricStreamerOpen(
                     __a_desc,
                     __a_hNotificationEvent,
                     __a_phMetricStreamer,
-                )?;
+                );
             if !phMetricStreamer.is_null() {
                 *phMetricStreamer = __tmp_phMetricStreamer
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1099,12 +1128,13 @@ pub unsafe extern "C" fn zetCommandListAppendMetricStreamerMarker(
                 crate::kinds::ZetMetricStreamer,
             >::from_raw(hMetricStreamer as *mut c_void)?;
             let __a_value = value;
-            let __v = __c
+            let __res = __c
                 .zet_command_list_append_metric_streamer_marker(
                     __a_hCommandList,
                     __a_hMetricStreamer,
                     __a_value,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1127,7 +1157,8 @@ pub unsafe extern "C" fn zetMetricStreamerClose(
             let __a_hMetricStreamer = Handle::<
                 crate::kinds::ZetMetricStreamer,
             >::from_raw(hMetricStreamer as *mut c_void)?;
-            let __v = __c.zet_metric_streamer_close(__a_hMetricStreamer)?;
+            let __res = __c.zet_metric_streamer_close(__a_hMetricStreamer);
+            let __v = __res?;
             __a_hMetricStreamer.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -1182,13 +1213,14 @@ pub unsafe extern "C" fn zetMetricStreamerReadData(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pRawData, __n_pRawData))
             };
-            let __v = __c
+            let __res = __c
                 .zet_metric_streamer_read_data(
                     __a_hMetricStreamer,
                     __a_maxReportCount,
                     __a_pRawDataSize,
                     __a_pRawData,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1203,6 +1235,9 @@ pub unsafe extern "C" fn zetMetricQueryPoolCreate(
     desc: *const zet_metric_query_pool_desc_t,
     phMetricQueryPool: *mut zet_metric_query_pool_handle_t,
 ) -> ze_result_t {
+    if !phMetricQueryPool.is_null() {
+        unsafe { phMetricQueryPool.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zetMetricQueryPoolCreate",
         &|| unsafe {
@@ -1243,18 +1278,19 @@ pub unsafe extern "C" fn zetMetricQueryPoolCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricQueryPool = &mut __tmp_phMetricQueryPool;
-            let __v = __c
+            let __res = __c
                 .zet_metric_query_pool_create(
                     __a_hContext,
                     __a_hDevice,
                     __a_hMetricGroup,
                     __a_desc,
                     __a_phMetricQueryPool,
-                )?;
+                );
             if !phMetricQueryPool.is_null() {
                 *phMetricQueryPool = __tmp_phMetricQueryPool
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1277,7 +1313,8 @@ pub unsafe extern "C" fn zetMetricQueryPoolDestroy(
             let __a_hMetricQueryPool = Handle::<
                 crate::kinds::ZetMetricQueryPool,
             >::from_raw(hMetricQueryPool as *mut c_void)?;
-            let __v = __c.zet_metric_query_pool_destroy(__a_hMetricQueryPool)?;
+            let __res = __c.zet_metric_query_pool_destroy(__a_hMetricQueryPool);
+            let __v = __res?;
             __a_hMetricQueryPool.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -1291,6 +1328,9 @@ pub unsafe extern "C" fn zetMetricQueryCreate(
     index: u32,
     phMetricQuery: *mut zet_metric_query_handle_t,
 ) -> ze_result_t {
+    if !phMetricQuery.is_null() {
+        unsafe { phMetricQuery.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zetMetricQueryCreate",
         &|| unsafe {
@@ -1313,16 +1353,17 @@ pub unsafe extern "C" fn zetMetricQueryCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricQuery = &mut __tmp_phMetricQuery;
-            let __v = __c
+            let __res = __c
                 .zet_metric_query_create(
                     __a_hMetricQueryPool,
                     __a_index,
                     __a_phMetricQuery,
-                )?;
+                );
             if !phMetricQuery.is_null() {
                 *phMetricQuery = __tmp_phMetricQuery
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1345,7 +1386,8 @@ pub unsafe extern "C" fn zetMetricQueryDestroy(
             let __a_hMetricQuery = Handle::<
                 crate::kinds::ZetMetricQuery,
             >::from_raw(hMetricQuery as *mut c_void)?;
-            let __v = __c.zet_metric_query_destroy(__a_hMetricQuery)?;
+            let __res = __c.zet_metric_query_destroy(__a_hMetricQuery);
+            let __v = __res?;
             __a_hMetricQuery.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -1369,7 +1411,8 @@ pub unsafe extern "C" fn zetMetricQueryReset(
             let __a_hMetricQuery = Handle::<
                 crate::kinds::ZetMetricQuery,
             >::from_raw(hMetricQuery as *mut c_void)?;
-            let __v = __c.zet_metric_query_reset(__a_hMetricQuery)?;
+            let __res = __c.zet_metric_query_reset(__a_hMetricQuery);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1403,11 +1446,12 @@ pub unsafe extern "C" fn zetCommandListAppendMetricQueryBegin(
             let __a_hMetricQuery = Handle::<
                 crate::kinds::ZetMetricQuery,
             >::from_raw(hMetricQuery as *mut c_void)?;
-            let __v = __c
+            let __res = __c
                 .zet_command_list_append_metric_query_begin(
                     __a_hCommandList,
                     __a_hMetricQuery,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1458,14 +1502,15 @@ pub unsafe extern "C" fn zetCommandListAppendMetricQueryEnd(
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
             let __a_numWaitEvents = numWaitEvents;
             let __a_phWaitEvents = phWaitEvents;
-            let __v = __c
+            let __res = __c
                 .zet_command_list_append_metric_query_end(
                     __a_hCommandList,
                     __a_hMetricQuery,
                     __a_hSignalEvent,
                     __a_numWaitEvents,
                     __a_phWaitEvents,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1490,8 +1535,9 @@ pub unsafe extern "C" fn zetCommandListAppendMetricMemoryBarrier(
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            let __v = __c
-                .zet_command_list_append_metric_memory_barrier(__a_hCommandList)?;
+            let __res = __c
+                .zet_command_list_append_metric_memory_barrier(__a_hCommandList);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1533,12 +1579,13 @@ pub unsafe extern "C" fn zetMetricQueryGetData(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pRawData, __n_pRawData))
             };
-            let __v = __c
+            let __res = __c
                 .zet_metric_query_get_data(
                     __a_hMetricQuery,
                     __a_pRawDataSize,
                     __a_pRawData,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1598,14 +1645,15 @@ pub unsafe extern "C" fn zetMetricGroupGetExportDataExp(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pExportData, __n_pExportData))
             };
-            let __v = __c
+            let __res = __c
                 .zet_metric_group_get_export_data_exp(
                     __a_hMetricGroup,
                     __a_pRawData,
                     __a_rawDataSize,
                     __a_pExportDataSize,
                     __a_pExportData,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1701,7 +1749,7 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricExportDataExp(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pMetricValues, __n_pMetricValues))
             };
-            let __v = __c
+            let __res = __c
                 .zet_metric_group_calculate_metric_export_data_exp(
                     __a_hDriver,
                     __a_type,
@@ -1712,7 +1760,8 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricExportDataExp(
                     __a_pTotalMetricValueCount,
                     __a_pMetricCounts,
                     __a_pMetricValues,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1749,12 +1798,13 @@ pub unsafe extern "C" fn zetCommandListAppendMarkerExp(
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
             let __a_value = value;
-            let __v = __c
+            let __res = __c
                 .zet_command_list_append_marker_exp(
                     __a_hCommandList,
                     __a_hMetricGroup,
                     __a_value,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1802,12 +1852,13 @@ pub unsafe extern "C" fn zetMetricProgrammableGetExp(
             let __a_phMetricProgrammables = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetricProgrammableExp,
             >(phMetricProgrammables as *mut *mut c_void, __n_phMetricProgrammables);
-            let __v = __c
+            let __res = __c
                 .zet_metric_programmable_get_exp(
                     __a_hDevice,
                     __a_pCount,
                     __a_phMetricProgrammables,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1844,11 +1895,12 @@ pub unsafe extern "C" fn zetMetricProgrammableGetPropertiesExp(
             let __a_pProperties = pProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
+            let __res = __c
                 .zet_metric_programmable_get_properties_exp(
                     __a_hMetricProgrammable,
                     __a_pProperties,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1889,12 +1941,13 @@ pub unsafe extern "C" fn zetMetricProgrammableGetParamInfoExp(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pParameterInfo = pParameterInfo;
-            let __v = __c
+            let __res = __c
                 .zet_metric_programmable_get_param_info_exp(
                     __a_hMetricProgrammable,
                     __a_pParameterCount,
                     __a_pParameterInfo,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -1941,13 +1994,14 @@ pub unsafe extern "C" fn zetMetricProgrammableGetParamValueInfoExp(
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pValueInfo = pValueInfo;
-            let __v = __c
+            let __res = __c
                 .zet_metric_programmable_get_param_value_info_exp(
                     __a_hMetricProgrammable,
                     __a_parameterOrdinal,
                     __a_pValueInfoCount,
                     __a_pValueInfo,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2021,7 +2075,7 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp2(
             let __a_phMetricHandles = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetric,
             >(phMetricHandles as *mut *mut c_void, __n_phMetricHandles);
-            let __v = __c
+            let __res = __c
                 .zet_metric_create_from_programmable_exp2(
                     __a_hMetricProgrammable,
                     __a_parameterCount,
@@ -2030,7 +2084,8 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp2(
                     __a_pDescription,
                     __a_pMetricHandleCount,
                     __a_phMetricHandles,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2104,7 +2159,7 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp(
             let __a_phMetricHandles = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetric,
             >(phMetricHandles as *mut *mut c_void, __n_phMetricHandles);
-            let __v = __c
+            let __res = __c
                 .zet_metric_create_from_programmable_exp(
                     __a_hMetricProgrammable,
                     __a_pParameterValues,
@@ -2113,7 +2168,8 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp(
                     __a_pDescription,
                     __a_pMetricHandleCount,
                     __a_phMetricHandles,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2187,7 +2243,7 @@ pub unsafe extern "C" fn zetDeviceCreateMetricGroupsFromMetricsExp(
             let __a_phMetricGroup = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetricGroup,
             >(phMetricGroup as *mut *mut c_void, __n_phMetricGroup);
-            let __v = __c
+            let __res = __c
                 .zet_device_create_metric_groups_from_metrics_exp(
                     __a_hDevice,
                     __a_metricCount,
@@ -2196,7 +2252,8 @@ pub unsafe extern "C" fn zetDeviceCreateMetricGroupsFromMetricsExp(
                     __a_pDescription,
                     __a_pMetricGroupCount,
                     __a_phMetricGroup,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2255,14 +2312,15 @@ pub unsafe extern "C" fn zetMetricGroupCreateExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricGroup = &mut __tmp_phMetricGroup;
-            let __v = __c
+            let __res = __c
                 .zet_metric_group_create_exp(
                     __a_hDevice,
                     __a_pName,
                     __a_pDescription,
                     __a_samplingType,
                     __a_phMetricGroup,
-                )?;
+                );
+            let __v = __res?;
             if !phMetricGroup.is_null() {
                 *phMetricGroup = __tmp_phMetricGroup
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
@@ -2311,13 +2369,14 @@ pub unsafe extern "C" fn zetMetricGroupAddMetricExp(
             >::from_raw(hMetric as *mut c_void)?;
             let __a_pErrorStringSize = pErrorStringSize.as_mut();
             let __a_pErrorString = pErrorString;
-            let __v = __c
+            let __res = __c
                 .zet_metric_group_add_metric_exp(
                     __a_hMetricGroup,
                     __a_hMetric,
                     __a_pErrorStringSize,
                     __a_pErrorString,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2346,8 +2405,9 @@ pub unsafe extern "C" fn zetMetricGroupRemoveMetricExp(
             let __a_hMetric = Handle::<
                 crate::kinds::ZetMetric,
             >::from_raw(hMetric as *mut c_void)?;
-            let __v = __c
-                .zet_metric_group_remove_metric_exp(__a_hMetricGroup, __a_hMetric)?;
+            let __res = __c
+                .zet_metric_group_remove_metric_exp(__a_hMetricGroup, __a_hMetric);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2370,7 +2430,8 @@ pub unsafe extern "C" fn zetMetricGroupCloseExp(
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
-            let __v = __c.zet_metric_group_close_exp(__a_hMetricGroup)?;
+            let __res = __c.zet_metric_group_close_exp(__a_hMetricGroup);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2393,7 +2454,8 @@ pub unsafe extern "C" fn zetMetricGroupDestroyExp(
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
-            let __v = __c.zet_metric_group_destroy_exp(__a_hMetricGroup)?;
+            let __res = __c.zet_metric_group_destroy_exp(__a_hMetricGroup);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2416,7 +2478,8 @@ pub unsafe extern "C" fn zetMetricDestroyExp(
             let __a_hMetric = Handle::<
                 crate::kinds::ZetMetric,
             >::from_raw(hMetric as *mut c_void)?;
-            let __v = __c.zet_metric_destroy_exp(__a_hMetric)?;
+            let __res = __c.zet_metric_destroy_exp(__a_hMetric);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2439,7 +2502,8 @@ pub unsafe extern "C" fn zetDeviceEnableMetricsExp(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __v = __c.zet_device_enable_metrics_exp(__a_hDevice)?;
+            let __res = __c.zet_device_enable_metrics_exp(__a_hDevice);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2462,7 +2526,8 @@ pub unsafe extern "C" fn zetDeviceDisableMetricsExp(
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __v = __c.zet_device_disable_metrics_exp(__a_hDevice)?;
+            let __res = __c.zet_device_disable_metrics_exp(__a_hDevice);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2479,6 +2544,9 @@ pub unsafe extern "C" fn zetMetricTracerCreateExp(
     hNotificationEvent: ze_event_handle_t,
     phMetricTracer: *mut zet_metric_tracer_exp_handle_t,
 ) -> ze_result_t {
+    if !phMetricTracer.is_null() {
+        unsafe { phMetricTracer.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zetMetricTracerCreateExp",
         &|| unsafe {
@@ -2528,7 +2596,7 @@ pub unsafe extern "C" fn zetMetricTracerCreateExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricTracer = &mut __tmp_phMetricTracer;
-            let __v = __c
+            let __res = __c
                 .zet_metric_tracer_create_exp(
                     __a_hContext,
                     __a_hDevice,
@@ -2537,11 +2605,12 @@ pub unsafe extern "C" fn zetMetricTracerCreateExp(
                     __a_desc,
                     __a_hNotificationEvent,
                     __a_phMetricTracer,
-                )?;
+                );
             if !phMetricTracer.is_null() {
                 *phMetricTracer = __tmp_phMetricTracer
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2564,7 +2633,8 @@ pub unsafe extern "C" fn zetMetricTracerDestroyExp(
             let __a_hMetricTracer = Handle::<
                 crate::kinds::ZetMetricTracerExp,
             >::from_raw(hMetricTracer as *mut c_void)?;
-            let __v = __c.zet_metric_tracer_destroy_exp(__a_hMetricTracer)?;
+            let __res = __c.zet_metric_tracer_destroy_exp(__a_hMetricTracer);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2591,8 +2661,9 @@ pub unsafe extern "C" fn zetMetricTracerEnableExp(
                 crate::kinds::ZetMetricTracerExp,
             >::from_raw(hMetricTracer as *mut c_void)?;
             let __a_synchronous = synchronous;
-            let __v = __c
-                .zet_metric_tracer_enable_exp(__a_hMetricTracer, __a_synchronous)?;
+            let __res = __c
+                .zet_metric_tracer_enable_exp(__a_hMetricTracer, __a_synchronous);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2619,8 +2690,9 @@ pub unsafe extern "C" fn zetMetricTracerDisableExp(
                 crate::kinds::ZetMetricTracerExp,
             >::from_raw(hMetricTracer as *mut c_void)?;
             let __a_synchronous = synchronous;
-            let __v = __c
-                .zet_metric_tracer_disable_exp(__a_hMetricTracer, __a_synchronous)?;
+            let __res = __c
+                .zet_metric_tracer_disable_exp(__a_hMetricTracer, __a_synchronous);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2666,12 +2738,13 @@ pub unsafe extern "C" fn zetMetricTracerReadDataExp(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pRawData, __n_pRawData))
             };
-            let __v = __c
+            let __res = __c
                 .zet_metric_tracer_read_data_exp(
                     __a_hMetricTracer,
                     __a_pRawDataSize,
                     __a_pRawData,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2683,6 +2756,9 @@ pub unsafe extern "C" fn zetMetricDecoderCreateExp(
     hMetricTracer: zet_metric_tracer_exp_handle_t,
     phMetricDecoder: *mut zet_metric_decoder_exp_handle_t,
 ) -> ze_result_t {
+    if !phMetricDecoder.is_null() {
+        unsafe { phMetricDecoder.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zetMetricDecoderCreateExp",
         &|| unsafe {
@@ -2704,12 +2780,13 @@ pub unsafe extern "C" fn zetMetricDecoderCreateExp(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricDecoder = &mut __tmp_phMetricDecoder;
-            let __v = __c
-                .zet_metric_decoder_create_exp(__a_hMetricTracer, __a_phMetricDecoder)?;
+            let __res = __c
+                .zet_metric_decoder_create_exp(__a_hMetricTracer, __a_phMetricDecoder);
             if !phMetricDecoder.is_null() {
                 *phMetricDecoder = __tmp_phMetricDecoder
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2732,7 +2809,8 @@ pub unsafe extern "C" fn zetMetricDecoderDestroyExp(
             let __a_phMetricDecoder = Handle::<
                 crate::kinds::ZetMetricDecoderExp,
             >::from_raw(phMetricDecoder as *mut c_void)?;
-            let __v = __c.zet_metric_decoder_destroy_exp(__a_phMetricDecoder)?;
+            let __res = __c.zet_metric_decoder_destroy_exp(__a_phMetricDecoder);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2780,12 +2858,13 @@ pub unsafe extern "C" fn zetMetricDecoderGetDecodableMetricsExp(
             let __a_phMetrics = zekit_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetric,
             >(phMetrics as *mut *mut c_void, __n_phMetrics);
-            let __v = __c
+            let __res = __c
                 .zet_metric_decoder_get_decodable_metrics_exp(
                     __a_hMetricDecoder,
                     __a_pCount,
                     __a_phMetrics,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2891,7 +2970,7 @@ pub unsafe extern "C" fn zetMetricTracerDecodeExp(
                     ::core::slice::from_raw_parts_mut(pMetricEntries, __n_pMetricEntries),
                 )
             };
-            let __v = __c
+            let __res = __c
                 .zet_metric_tracer_decode_exp(
                     __a_phMetricDecoder,
                     __a_pRawDataSize,
@@ -2902,7 +2981,8 @@ pub unsafe extern "C" fn zetMetricTracerDecodeExp(
                     __a_pMetricEntriesCountPerSet,
                     __a_pMetricEntriesCount,
                     __a_pMetricEntries,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2992,7 +3072,7 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMultipleMetricValuesExp(
             } else {
                 Some(::core::slice::from_raw_parts_mut(pMetricValues, __n_pMetricValues))
             };
-            let __v = __c
+            let __res = __c
                 .zet_metric_group_calculate_multiple_metric_values_exp(
                     __a_hMetricGroup,
                     __a_type,
@@ -3002,7 +3082,8 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMultipleMetricValuesExp(
                     __a_pTotalMetricValueCount,
                     __a_pMetricCounts,
                     __a_pMetricValues,
-                )?;
+                );
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3031,8 +3112,9 @@ pub unsafe extern "C" fn zetKernelGetProfileInfo(
             let __a_pProfileProperties = pProfileProperties
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __v = __c
-                .zet_kernel_get_profile_info(__a_hKernel, __a_pProfileProperties)?;
+            let __res = __c
+                .zet_kernel_get_profile_info(__a_hKernel, __a_pProfileProperties);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3045,6 +3127,9 @@ pub unsafe extern "C" fn zetTracerExpCreate(
     desc: *const zet_tracer_exp_desc_t,
     phTracer: *mut zet_tracer_exp_handle_t,
 ) -> ze_result_t {
+    if !phTracer.is_null() {
+        unsafe { phTracer.write(::core::ptr::null_mut()) };
+    }
     crate::call(
         "zetTracerExpCreate",
         &|| unsafe { crate::fmt::zetTracerExpCreate(hContext, desc, phTracer) },
@@ -3063,11 +3148,12 @@ pub unsafe extern "C" fn zetTracerExpCreate(
                 return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phTracer = &mut __tmp_phTracer;
-            let __v = __c.zet_tracer_exp_create(__a_hContext, __a_desc, __a_phTracer)?;
+            let __res = __c.zet_tracer_exp_create(__a_hContext, __a_desc, __a_phTracer);
             if !phTracer.is_null() {
                 *phTracer = __tmp_phTracer
                     .map_or(::core::ptr::null_mut(), |h| h.raw() as _);
             }
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3090,7 +3176,8 @@ pub unsafe extern "C" fn zetTracerExpDestroy(
             let __a_hTracer = Handle::<
                 crate::kinds::ZetTracerExp,
             >::from_raw(hTracer as *mut c_void)?;
-            let __v = __c.zet_tracer_exp_destroy(__a_hTracer)?;
+            let __res = __c.zet_tracer_exp_destroy(__a_hTracer);
+            let __v = __res?;
             __a_hTracer.release()?;
             Ok(ze_result_t::SUCCESS)
         },
@@ -3116,7 +3203,8 @@ pub unsafe extern "C" fn zetTracerExpSetPrologues(
                 crate::kinds::ZetTracerExp,
             >::from_raw(hTracer as *mut c_void)?;
             let __a_pCoreCbs = pCoreCbs;
-            let __v = __c.zet_tracer_exp_set_prologues(__a_hTracer, __a_pCoreCbs)?;
+            let __res = __c.zet_tracer_exp_set_prologues(__a_hTracer, __a_pCoreCbs);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3141,7 +3229,8 @@ pub unsafe extern "C" fn zetTracerExpSetEpilogues(
                 crate::kinds::ZetTracerExp,
             >::from_raw(hTracer as *mut c_void)?;
             let __a_pCoreCbs = pCoreCbs;
-            let __v = __c.zet_tracer_exp_set_epilogues(__a_hTracer, __a_pCoreCbs)?;
+            let __res = __c.zet_tracer_exp_set_epilogues(__a_hTracer, __a_pCoreCbs);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -3166,7 +3255,8 @@ pub unsafe extern "C" fn zetTracerExpSetEnabled(
                 crate::kinds::ZetTracerExp,
             >::from_raw(hTracer as *mut c_void)?;
             let __a_enable = enable;
-            let __v = __c.zet_tracer_exp_set_enabled(__a_hTracer, __a_enable)?;
+            let __res = __c.zet_tracer_exp_set_enabled(__a_hTracer, __a_enable);
+            let __v = __res?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
