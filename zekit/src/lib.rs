@@ -54,9 +54,14 @@
 //! [`Chain`] (`device.properties_with(&mut chain)`), checked at compile time against the spec's
 //! `extends` data.
 //!
-//! Where no safe shape exists (raw memory, callbacks, structures holding pointers, functions
-//! that free what a pointer points to) the method is `unsafe`, takes the raw C parameters and
-//! ends in `_raw`; its `# Safety` section says what the caller promises. [`REACH`] lists every
+//! Recorded work (`append_*`) reads its inputs when it runs, not when it is recorded: the list
+//! keeps copies of the structures, slices and strings it was given, and the handles and memory
+//! it uses. Outputs that recorded work writes later have no safe shape.
+//!
+//! Where no safe shape exists (raw memory, callbacks, structures holding pointers, outputs of
+//! recorded work, functions that free what a pointer points to or destroy a handle the spec
+//! does not mark `[release]`) the method is `unsafe`, takes the raw C parameters and ends in
+//! `_raw`; its `# Safety` section says what the caller promises. [`REACH`] lists every
 //! function of the spec and how it is reached (safe method, `unsafe` method, or `Drop`).
 //!
 //! # Errors
