@@ -7,6 +7,7 @@ pub mod emit_fns;
 pub mod emit_icd;
 pub mod emit_mock;
 pub mod emit_rust;
+pub mod emit_safe;
 pub mod emit_validate;
 pub mod expr;
 pub mod jobs;
@@ -54,6 +55,9 @@ pub fn generate_jobs(api: &Api) -> Result<Vec<jobs::Job<'_>>, String> {
         out.extend(emit_icd::jobs(api)?);
     }
     out.push(jobs::Job::text("mock header", 2, move || emit_mock::emit(api)));
+    out.push(jobs::Job::new(emit_safe::PATH, 20, move || {
+        Ok(vec![(emit_safe::PATH.to_string(), jobs::Output::Rust(emit_safe::emit(api)?))])
+    }));
     Ok(out)
 }
 

@@ -204,24 +204,26 @@ fn files_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-/// `cargo xtask demo`: regenerates, builds the CPU driver and runs `examples/demo.c`
-/// through the official loader on it.
+/// `cargo xtask demo`: regenerates, builds the CPU driver and runs `examples/demo.c`, the same
+/// program in Rust (`examples/demo.rs`) and the example crate's binary through the official
+/// loader on it.
 fn demo() -> Result<(), String> {
     gen(false, false)?;
     let root = root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = std::process::Command::new(&cargo)
-        .args(["build", "--release", "-p", "zekit-driver-core"])
+        .args(["build", "--release", "-p", "zekit-driver-core", "-p", "zekit-example"])
         .current_dir(&root)
         .status()
         .map_err(|e| format!("cargo build: {e}"))?;
     if !status.success() {
-        return Err("building the CPU driver failed".into());
+        return Err("building the CPU driver and the Rust examples failed".into());
     }
     let lz_root = deps::level_zero_root(&root)?;
     let lib_dir = deps::loader_lib_dir(&lz_root).ok_or("the loader library vanished")?;
-    let icd = root.join("target/release/libze_zekit_cpu.so");
-    let exe = root.join("target/release/zekit-demo");
+    let release = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from).join("release");
+    let icd = release.join("libze_zekit_cpu.so");
+    let exe = release.join("zekit-demo");
     let out = std::process::Command::new("cc")
         .args(["-std=c11", "-O1", "-Wall", "-Werror", "-I"])
         .arg(root.join("generated/include"))
@@ -234,18 +236,26 @@ fn demo() -> Result<(), String> {
     if !out.status.success() {
         return Err(format!("compiling examples/demo.c failed:\n{}", String::from_utf8_lossy(&out.stderr)));
     }
-    println!("running examples/demo.c through the Level Zero loader on {}", icd.display());
-    let status = std::process::Command::new(&exe)
-        .env("LD_LIBRARY_PATH", &lib_dir)
-        .env("ZE_ENABLE_ALT_DRIVERS", &icd)
-        .env("ZEKIT_LOG", "0")
-        .status()
-        .map_err(|e| format!("running the demo: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("the demo failed ({status})"))
+    // The C demo, the same program in Rust (`examples/demo.rs`, on `zekit`), and the example
+    // crate's binary (`examples/downstream`): all through the loader, on the CPU driver.
+    let runs = [
+        ("examples/demo.c", exe),
+        ("examples/demo.rs", release.join("zekit-demo-rs")),
+        ("examples/downstream", release.join("zekit-example")),
+    ];
+    for (what, exe) in runs {
+        println!("running {what} through the Level Zero loader on {}", icd.display());
+        let status = std::process::Command::new(&exe)
+            .env("LD_LIBRARY_PATH", &lib_dir)
+            .env("ZE_ENABLE_ALT_DRIVERS", &icd)
+            .env("ZEKIT_LOG", "0")
+            .status()
+            .map_err(|e| format!("running {what}: {e}"))?;
+        if !status.success() {
+            return Err(format!("{what} failed ({status})"));
+        }
     }
+    Ok(())
 }
 
 /// `cargo xtask kernels`: compiles `spirv/kernels/*.cl` (OpenCL C 2.0) to the committed `.spv`
