@@ -10367,26 +10367,34 @@ impl Object<ze_module_handle_t> {
     /// * The implementation of this function should be lock-free.
     ///
     /// Calls `zeModuleGetNativeBinary`.
-    ///
-    /// Raw form: pModuleNativeBinary: optional output.
-    ///
-    /// # Safety
-    /// Every pointer argument follows the rules of `zeModuleGetNativeBinary`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn native_binary_raw(
-        &self,
-        p_size: *mut usize,
-        p_module_native_binary: *mut u8,
-    ) -> Result<()> {
+    #[allow(
+        clippy::too_many_arguments,
+        unused_mut,
+        clippy::let_unit_value,
+        clippy::unnecessary_cast,
+        clippy::needless_late_init
+    )]
+    pub fn native_binary(&self) -> Result<Vec<u8>> {
         let api = self.api();
         let f = api
             .fns()
             .ze
             .zeModuleGetNativeBinary
             .ok_or_else(|| Error::missing("zeModuleGetNativeBinary"))?;
-        // SAFETY: the caller's promise (see `# Safety`)
-        let r = unsafe { f(self.as_raw(), p_size, p_module_native_binary) };
-        api.check(r, "zeModuleGetNativeBinary")
+        let mut p_size: usize = 0;
+        // SAFETY: every pointer is a local of this call, a reference, or null (the count query)
+        let r = unsafe { f(self.as_raw(), &mut p_size, ::core::ptr::null_mut()) };
+        api.check(r, "zeModuleGetNativeBinary")?;
+        let mut p_module_native_binary: Vec<u8> = vec![
+            < u8 as Default > ::default(); p_size as usize
+        ];
+        // SAFETY: every pointer is a local of this call or a reference; the arrays hold `count` elements
+        let r = unsafe {
+            f(self.as_raw(), &mut p_size, p_module_native_binary.as_mut_ptr())
+        };
+        api.check(r, "zeModuleGetNativeBinary")?;
+        p_module_native_binary.truncate(p_size as usize);
+        Ok(p_module_native_binary)
     }
     /// Retrieve global variable pointer from Module.
     ///
@@ -16197,7 +16205,7 @@ pub const REACH: [(&str, Reach); 480usize] = [
     ("zeModuleDynamicLink", Reach::Unsafe),
     ("zeModuleBuildLogDestroy", Reach::Drop),
     ("zeModuleBuildLogGetString", Reach::Unsafe),
-    ("zeModuleGetNativeBinary", Reach::Unsafe),
+    ("zeModuleGetNativeBinary", Reach::Safe),
     ("zeModuleGetGlobalPointer", Reach::Unsafe),
     ("zeModuleGetKernelNames", Reach::Safe),
     ("zeModuleGetProperties", Reach::Safe),

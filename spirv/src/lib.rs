@@ -30,7 +30,6 @@ pub mod verify;
 
 use std::collections::HashMap;
 use std::fmt;
-#[cfg(feature = "jit")]
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Why a module does not build.
