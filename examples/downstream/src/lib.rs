@@ -150,7 +150,43 @@ mod tests {
         assert_eq!(s.verify(), Ok(()));
     }
 
-    // The kernel test goes here: once the mock runs modules, register a host callback for
-    // `saxpy` that emulates `y = a * x + y` from the launch's arguments, call `saxpy(..)` above
-    // and compare (`tests/cpu.rs` runs the same function on the CPU driver's real kernel).
+    /// A kernel on the mock: the mock reads the module's entry points and argument layout, and
+    /// a host callback emulates `saxpy` from the launch's arguments. `tests/cpu.rs` runs the
+    /// same function on the CPU driver's compiled kernel.
+    #[test]
+    fn saxpy_runs_against_a_host_callback() {
+        let (api, _g) = mock();
+        let (driver, device) = first_device(&api).expect("device");
+        let context = driver.create_context(&ze_context_desc_t::default()).expect("context");
+        let s = zekit_mock::script();
+        s.on_kernel("saxpy", |l: &zekit_mock::KernelLaunch| {
+            let (a, x, y, n) = (l.arg::<f32>(0), l.arg_ptr::<f32>(1), l.arg_ptr::<f32>(2), l.arg::<u32>(3));
+            let items = l.global_size()[0].min(u64::from(n)) as usize;
+            for i in 0..items {
+                // SAFETY: the test's own shared allocations, `n` floats each, alive during the
+                // launch (the callback runs inside the launch on this thread).
+                unsafe { *y.add(i) = a * *x.add(i) + *y.add(i) };
+            }
+        });
+        let x: Vec<f32> = (0..1000).map(|i| i as f32).collect();
+        let y: Vec<f32> = (0..1000).map(|i| 1.0 - i as f32 * 0.5).collect();
+        let out = saxpy(&context, &device, 2.0, &x, &y).expect("saxpy");
+        let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.0 * x + y).collect();
+        assert_eq!(out, want);
+        // The launch is in the launch log with the arguments the library set.
+        let launches = s.launches_of("saxpy");
+        assert_eq!(launches.len(), 1);
+        assert_eq!(launches[0].arg::<u32>(3), 1000);
+        assert!(launches[0].global_size()[0] >= 1000);
+    }
+
+    /// Without a callback a launch changes nothing: the library gets `y` back unchanged.
+    #[test]
+    fn without_a_callback_the_kernel_does_nothing() {
+        let (api, _g) = mock();
+        let (driver, device) = first_device(&api).expect("device");
+        let context = driver.create_context(&ze_context_desc_t::default()).expect("context");
+        let y = [1.0f32, 2.0, 3.0];
+        assert_eq!(saxpy(&context, &device, 5.0, &[1.0; 3], &y).expect("saxpy"), y);
+    }
 }
