@@ -318,7 +318,12 @@ fn kernels(check: bool) -> Result<(), String> {
             std::fs::create_dir_all(bc_dir).map_err(|e| format!("{}: {e}", bc_dir.display()))?;
             (spv.clone(), bc.clone())
         };
-        run(std::process::Command::new("llvm-spirv-15").arg(&front).arg("-o").arg(&spv_out))?;
+        // Float atomics (`atomic_fetch_add/min/max` on `atomic_float`) need these extensions.
+        run(std::process::Command::new("llvm-spirv-15")
+            .arg("--spirv-ext=+SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max")
+            .arg(&front)
+            .arg("-o")
+            .arg(&spv_out))?;
         run(std::process::Command::new("llvm-spirv-15").arg("-r").arg(&spv_out).arg("-o").arg(&bc_out))?;
         for (out, committed) in [(&spv_out, &spv), (&bc_out, &bc)] {
             if check {
