@@ -227,7 +227,21 @@ pub enum Builtin {
     WorkDim,
     GlobalLinearId,
     LocalLinearId,
+    /// Sub-groups ([`SUB_GROUP_SIZE`] consecutive work-items in linear order; the last one of
+    /// a group may be smaller): this work-item's sub-group's size.
+    SubgroupSize,
+    /// The largest sub-group of the launch: `min(SUB_GROUP_SIZE, group size)`.
+    SubgroupMaxSize,
+    /// Sub-groups in the work-group.
+    NumSubgroups,
+    /// This work-item's sub-group.
+    SubgroupId,
+    /// This work-item's index in its sub-group.
+    SubgroupLocalId,
 }
+
+/// Work-items per sub-group (the last sub-group of a group may have fewer).
+pub const SUB_GROUP_SIZE: u32 = 8;
 
 /// An operation.
 #[derive(Clone, Debug, PartialEq)]

@@ -868,6 +868,36 @@ impl<'a> Lower<'a> {
                 }
                 acc
             }
+            Builtin::SubgroupSize
+            | Builtin::SubgroupMaxSize
+            | Builtin::NumSubgroups
+            | Builtin::SubgroupId
+            | Builtin::SubgroupLocalId => self.subgroup_builtin(b),
+        }
+    }
+
+    /// Sub-group built-ins from the linear local id and the group size.
+    fn subgroup_builtin(&mut self, b: Builtin) -> CValue {
+        let s = i64::from(ir::SUB_GROUP_SIZE);
+        let lsz = self.g().lsz;
+        let wi = self.b.use_var(self.wi);
+        let n = self.b.ins().imul(lsz[0], lsz[1]);
+        let n = self.b.ins().imul(n, lsz[2]);
+        let c = |me: &mut Self, x: i64| me.b.ins().iconst(types::I64, x);
+        let (mask, shift, size) = (c(self, s - 1), c(self, s.trailing_zeros().into()), c(self, s));
+        match b {
+            Builtin::SubgroupLocalId => self.b.ins().band(wi, mask),
+            Builtin::SubgroupId => self.b.ins().ushr(wi, shift),
+            Builtin::NumSubgroups => {
+                let x = self.b.ins().iadd(n, mask);
+                self.b.ins().ushr(x, shift)
+            }
+            Builtin::SubgroupMaxSize => self.b.ins().umin(n, size),
+            _ => {
+                let start = self.b.ins().band_not(wi, mask);
+                let left = self.b.ins().isub(n, start);
+                self.b.ins().umin(left, size)
+            }
         }
     }
 

@@ -67,6 +67,7 @@ const SUPPORTED_CAPS: &[(u32, &str)] = &[
     (10, "Float64"),
     (11, "Int64"),
     (12, "Int64Atomics"),
+    (18, "Groups"),
     (22, "Int16"),
     (38, "GenericPointer"),
     (39, "Int8"),
@@ -256,6 +257,11 @@ fn builtin_of(n: u32) -> Result<Builtin, Error> {
         31 => Builtin::GlobalSize,
         33 => Builtin::GlobalOffset,
         34 => Builtin::GlobalLinearId,
+        36 => Builtin::SubgroupSize,
+        37 => Builtin::SubgroupMaxSize,
+        38 | 39 => Builtin::NumSubgroups,
+        40 => Builtin::SubgroupId,
+        41 => Builtin::SubgroupLocalId,
         _ => return Err(Error::unsupported(format!("built-in variable BuiltIn {n}"))),
     })
 }
@@ -622,6 +628,9 @@ struct Builder<'a> {
     stack: Vec<(usize, u32)>,
     /// Lowering one element of a vector instruction (OpenCL.std `select` tests the sign bit).
     lane: bool,
+    /// The kernel has work-group or sub-group collectives: their scratch slots follow the
+    /// static local memory.
+    scratch: bool,
 }
 
 fn lower_kernel(
@@ -651,6 +660,7 @@ fn lower_kernel(
         cur: BlockId(0),
         stack: Vec::new(),
         lane: false,
+        scratch: false,
     };
     b.cur = b.k.new_block();
     let mut args = Vec::new();
@@ -728,11 +738,24 @@ fn lower_kernel(
         args: infos,
         args_size: align_up(u64::from(offset), 16) as u32,
         reqd_work_group_size: reqd,
-        local_static_size: m.local_size,
+        local_static_size: if b.scratch {
+            scratch_offset(m) + GROUP_SCRATCH
+        } else {
+            m.local_size
+        },
         private_size: b.k.private_size,
         barriers: false,
     };
     Ok((b.k, info))
+}
+
+/// Bytes of local memory the collectives use: one 8-byte slot per work-item of the largest
+/// group the driver launches (1024).
+const GROUP_SCRATCH: u32 = 8 * 1024;
+
+/// Where the collectives' slots start in local memory.
+fn scratch_offset(m: &Module) -> u32 {
+    align_up(u64::from(m.local_size), 8) as u32
 }
 
 fn cmp_of(op: u16) -> Option<CmpOp> {
@@ -1647,6 +1670,7 @@ impl Builder<'_> {
                 def(fr, Val::V(v), rt()?)?;
             }
             224 => self.effect(Op::Barrier),
+            261..=271 => self.group_op(fr, i)?,
             225 => {}
             227..=229 | 318 | 319 | 5614 | 5615 | 6035 if self.atomic_ext(fr, i)? => {}
             227..=242 => {
@@ -2148,6 +2172,221 @@ impl Builder<'_> {
         };
         fr.vals.insert(i.w(1)?, (Val::V(result), i.w(0)?));
         Ok(true)
+    }
+
+    /// A 64-bit constant.
+    fn c64(&mut self, x: u64) -> Value {
+        self.push(Ty::I64, Op::Const(x))
+    }
+
+    /// `base + index * 8`: a collective's slot.
+    fn slot(&mut self, base: Value, index: Value) -> Value {
+        let eight = self.c64(8);
+        let o = self.push(Ty::I64, Op::Bin(BinOp::Mul, index, eight));
+        self.push(Ty::I64, Op::Bin(BinOp::Add, base, o))
+    }
+
+    /// The smaller of two unsigned 64-bit values.
+    fn umin64(&mut self, a: Value, b: Value) -> Value {
+        let lt = self.push(Ty::Bool, Op::Cmp(CmpOp::ULt, a, b));
+        self.push(Ty::I64, Op::Select(lt, a, b))
+    }
+
+    /// `a op b` for the group instruction `op` (All and Any on 0/1 integers).
+    fn group_combine(&mut self, op: u16, t: Ty, a: Value, b: Value) -> Value {
+        let pick = |s: &mut Self, c: CmpOp| {
+            let k = s.push(Ty::Bool, Op::Cmp(c, a, b));
+            s.push(t, Op::Select(k, a, b))
+        };
+        match op {
+            261 => self.push(t, Op::Bin(BinOp::And, a, b)),
+            262 => self.push(t, Op::Bin(BinOp::Or, a, b)),
+            264 => self.push(t, Op::Bin(BinOp::Add, a, b)),
+            265 => self.push(t, Op::Bin(BinOp::FAdd, a, b)),
+            266 => self.push(t, Op::Math(MathFn::Fmin, vec![a, b])),
+            269 => self.push(t, Op::Math(MathFn::Fmax, vec![a, b])),
+            267 => pick(self, CmpOp::ULt),
+            268 => pick(self, CmpOp::SLt),
+            270 => pick(self, CmpOp::UGt),
+            _ => pick(self, CmpOp::SGt),
+        }
+    }
+
+    /// The identity of a group instruction's operation on `t` (what an exclusive scan gives
+    /// the first work-item).
+    fn group_identity(op: u16, t: Ty) -> u64 {
+        let bits = t.bytes() * 8;
+        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let (inf, ninf) = if t == Ty::F32 {
+            (0x7f80_0000, 0xff80_0000)
+        } else {
+            (0x7ff0_0000_0000_0000, 0xfff0_0000_0000_0000)
+        };
+        match op {
+            261 => 1,
+            266 => inf,
+            269 => ninf,
+            267 => mask,
+            268 => mask >> 1,
+            271 => 1 << (bits - 1),
+            _ => 0,
+        }
+    }
+
+    /// Work-group (`Workgroup` scope) and sub-group (`Subgroup` scope) collectives through
+    /// scratch slots in local memory, one per work-item: every work-item stores its operand,
+    /// a barrier, the first work-item of the group (or of each sub-group) turns its slots into
+    /// an inclusive scan in linear order, a barrier, each work-item reads its result, and a
+    /// barrier before the slots are used again. Sub-group collectives are thus work-group
+    /// barriers too: every work-item of the group must reach them.
+    fn group_op(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
+        let op = i.op;
+        let m = self.m;
+        let sub = match m.const_scalar(i.w(2)?)? {
+            2 => false,
+            3 => true,
+            s => {
+                return Err(Error::unsupported(format!(
+                    "{} in scope {s}",
+                    op_name(op)
+                )))
+            }
+        };
+        let rty = m.ir_ty(i.w(0)?)?;
+        // The operation: 0 reduce, 1 inclusive scan, 2 exclusive scan, 3 broadcast.
+        let (kind, x) = match op {
+            261 | 262 => (0, self.val(fr, i.w(3)?)?),
+            263 => (3, self.val(fr, i.w(3)?)?),
+            _ => {
+                let g = i.w(3)?;
+                if g > 2 {
+                    return Err(Error::unsupported(format!(
+                        "{} with group operation {g}",
+                        op_name(op)
+                    )));
+                }
+                (g, self.val(fr, i.w(4)?)?)
+            }
+        };
+        let xt = self.k.ty(x);
+        let float = matches!(op, 265 | 266 | 269);
+        let ok = match op {
+            261 | 262 => xt == Ty::Bool && rty == Ty::Bool,
+            263 => xt == rty && xt != Ty::Bool,
+            _ => xt == rty && xt != Ty::Bool && xt.is_float() == float,
+        };
+        if !ok {
+            return Err(Error::invalid(format!(
+                "{}: operands of the wrong type",
+                op_name(op)
+            )));
+        }
+        let (t, xv) = if xt == Ty::Bool {
+            (Ty::I32, self.push(Ty::I32, Op::Conv(ConvOp::BoolToInt, x)))
+        } else {
+            (xt, x)
+        };
+        self.scratch = true;
+        let base = self.push(Ty::I64, Op::LocalAddr(scratch_offset(self.root)));
+        let lid = self.push(Ty::I64, Op::Builtin(Builtin::LocalLinearId, 0));
+        let ls: Vec<Value> = (0..3)
+            .map(|d| self.push(Ty::I64, Op::Builtin(Builtin::LocalSize, d)))
+            .collect();
+        let n01 = self.push(Ty::I64, Op::Bin(BinOp::Mul, ls[0], ls[1]));
+        let n = self.push(Ty::I64, Op::Bin(BinOp::Mul, n01, ls[2]));
+        let slot = self.slot(base, lid);
+        self.effect(Op::Store {
+            addr: slot,
+            value: xv,
+        });
+        self.effect(Op::Barrier);
+        let (start, end) = if sub {
+            let s = u64::from(ir::SUB_GROUP_SIZE);
+            let mask = self.c64(!(s - 1));
+            let start = self.push(Ty::I64, Op::Bin(BinOp::And, lid, mask));
+            let s = self.c64(s);
+            let e = self.push(Ty::I64, Op::Bin(BinOp::Add, start, s));
+            (start, self.umin64(e, n))
+        } else {
+            (self.c64(0), n)
+        };
+        let one = self.c64(1);
+        let last = self.push(Ty::I64, Op::Bin(BinOp::Sub, end, one));
+        let result = if kind == 3 {
+            let (ids, _) = self.elems(fr, i.w(4)?)?;
+            if ids.is_empty() || ids.len() > 3 || (sub && ids.len() != 1) {
+                return Err(Error::invalid("OpGroupBroadcast: a local id of the wrong size"));
+            }
+            let mut target = self.c64(0);
+            for (d, v) in ids.iter().enumerate().rev() {
+                if self.k.ty(*v).is_float() || self.k.ty(*v) == Ty::Bool {
+                    return Err(Error::invalid("OpGroupBroadcast: the local id is not an integer"));
+                }
+                let v = self.resize(*v, Ty::I64);
+                let scaled = self.push(Ty::I64, Op::Bin(BinOp::Mul, target, ls[d.min(2)]));
+                target = self.push(Ty::I64, Op::Bin(BinOp::Add, scaled, v));
+            }
+            let target = self.push(Ty::I64, Op::Bin(BinOp::Add, start, target));
+            // Out of range (undefined in OpenCL): the last work-item's value.
+            let target = self.umin64(target, last);
+            let a = self.slot(base, target);
+            self.push(t, Op::Load(a))
+        } else {
+            let leader = self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, lid, start));
+            let (lp, head, body, join) = (
+                self.k.new_block(),
+                self.k.new_block(),
+                self.k.new_block(),
+                self.k.new_block(),
+            );
+            self.set_term(Term::Branch(leader, (lp, vec![]), (join, vec![])));
+            self.cur = lp;
+            let first = self.push(t, Op::Load(slot));
+            let j0 = self.push(Ty::I64, Op::Bin(BinOp::Add, start, one));
+            self.set_term(Term::Jump(head, vec![j0, first]));
+            let (j, acc) = (self.k.new_value(Ty::I64), self.k.new_value(t));
+            self.k.blocks[head.0 as usize].params.extend([j, acc]);
+            self.cur = head;
+            let more = self.push(Ty::Bool, Op::Cmp(CmpOp::ULt, j, end));
+            self.set_term(Term::Branch(more, (body, vec![]), (join, vec![])));
+            self.cur = body;
+            let a = self.slot(base, j);
+            let v = self.push(t, Op::Load(a));
+            let acc2 = self.group_combine(op, t, acc, v);
+            self.effect(Op::Store {
+                addr: a,
+                value: acc2,
+            });
+            let j1 = self.push(Ty::I64, Op::Bin(BinOp::Add, j, one));
+            self.set_term(Term::Jump(head, vec![j1, acc2]));
+            self.cur = join;
+            self.effect(Op::Barrier);
+            match kind {
+                0 => {
+                    let a = self.slot(base, last);
+                    self.push(t, Op::Load(a))
+                }
+                1 => self.push(t, Op::Load(slot)),
+                _ => {
+                    let first = self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, lid, start));
+                    let eight = self.c64(8);
+                    let prev = self.push(Ty::I64, Op::Bin(BinOp::Sub, slot, eight));
+                    let a = self.push(Ty::I64, Op::Select(first, slot, prev));
+                    let v = self.push(t, Op::Load(a));
+                    let idn = self.push(t, Op::Const(Self::group_identity(op, t)));
+                    self.push(t, Op::Select(first, idn, v))
+                }
+            }
+        };
+        self.effect(Op::Barrier);
+        let result = if rty == Ty::Bool {
+            let zero = self.push(t, Op::Const(0));
+            self.push(Ty::Bool, Op::Cmp(CmpOp::Ne, result, zero))
+        } else {
+            result
+        };
+        fr.vals.insert(i.w(1)?, (Val::V(result), i.w(0)?));
+        Ok(())
     }
 
     /// Addresses are 64-bit values (pointers of Physical64).

@@ -12,20 +12,26 @@ fn program(name: &str) -> Program {
 
 /// Runs every group of a 1D launch sequentially; `args` are 8-byte words (no local arguments).
 fn run_1d(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64) {
+    run_2d(p, kernel, args, [global, 1], [local, 1]);
+}
+
+/// Runs every group of a 2D launch sequentially.
+fn run_2d(p: &Program, kernel: &str, args: &[u64], global: [u64; 2], local: [u64; 2]) {
     let k = p.kernel(kernel).unwrap();
     let mut block = vec![0u64; (k.info.args_size as usize).div_ceil(8) + 1];
     for (a, v) in k.info.args.iter().zip(args) {
         block[a.offset as usize / 8] = *v;
     }
     let mut local_mem = vec![0u8; k.info.local_static_size as usize + 16];
-    let mut private = vec![0u8; k.info.private_size as usize * local as usize + 16];
-    for g in 0..global / local {
+    let mut private = vec![0u8; k.info.private_size as usize * (local[0] * local[1]) as usize + 16];
+    let groups = [global[0] / local[0], global[1] / local[1]];
+    for g in 0..groups[0] * groups[1] {
         let mut ctx = GroupCtx {
-            group_id: [g, 0, 0],
-            local_size: [local, 1, 1],
-            num_groups: [global / local, 1, 1],
+            group_id: [g % groups[0], g / groups[0], 0],
+            local_size: [local[0], local[1], 1],
+            num_groups: [groups[0], groups[1], 1],
             global_offset: [0; 3],
-            work_dim: 1,
+            work_dim: if global[1] > 1 { 2 } else { 1 },
             args: block.as_ptr() as usize,
             local_mem: local_mem.as_mut_ptr() as usize,
             private_mem: private.as_mut_ptr() as usize,
@@ -136,4 +142,198 @@ fn atomic_flags() {
     run_1d(&p, "flags", &[ptr(&mut flag), ptr(&mut winners), ptr(&mut cleared)], 40, 8);
     assert_eq!((flag[0] != 0, winners[0]), (true, 1));
     assert_eq!(cleared, vec![0; 40]);
+}
+
+/// Reduction, inclusive and exclusive scans of `xs` in order.
+fn scans<T: Copy>(xs: &[T], f: impl Fn(T, T) -> T, id: T) -> (T, Vec<T>, Vec<T>) {
+    let (mut acc, mut inc, mut exc) = (id, Vec::new(), Vec::new());
+    for (k, &x) in xs.iter().enumerate() {
+        exc.push(acc);
+        acc = if k == 0 { x } else { f(acc, x) };
+        inc.push(acc);
+    }
+    (acc, inc, exc)
+}
+
+#[test]
+fn work_group_collectives_on_ints() {
+    let p = program("groups");
+    assert!(p.kernel("wg_int").unwrap().info.barriers);
+    for local in [1usize, 3, 7, 32, 64, 256] {
+        let n = local * 3;
+        let input: Vec<i32> = (0..n as i32).map(|i| (i * 37) % 101 - 30).collect();
+        let mut out = vec![0i32; 12 * n];
+        run_1d(&p, "wg_int", &[input.as_ptr() as u64, ptr(&mut out)], n as u64, local as u64);
+        for (g, xs) in input.chunks(local).enumerate() {
+            let add = scans(xs, |a, b| a + b, 0);
+            let min = scans(xs, i32::min, i32::MAX);
+            let max = scans(xs, i32::max, i32::MIN);
+            for (l, x) in xs.iter().enumerate() {
+                let want = [
+                    add.0,
+                    add.1[l],
+                    add.2[l],
+                    min.0,
+                    min.1[l],
+                    min.2[l],
+                    max.0,
+                    max.1[l],
+                    max.2[l],
+                    xs[local / 3],
+                    xs.iter().all(|x| *x > -40) as i32,
+                    xs.iter().any(|x| *x == 13) as i32,
+                ];
+                let i = g * local + l;
+                assert_eq!(&out[12 * i..12 * i + 12], &want, "local {local} item {i} (x {x})");
+            }
+        }
+    }
+}
+
+#[test]
+fn work_group_collectives_on_unsigned_and_64_bit() {
+    let p = program("groups");
+    for local in [1usize, 5, 16, 100] {
+        let n = local * 2;
+        let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+        let mut out = vec![0u64; 9 * n];
+        run_1d(&p, "wg_uint_long", &[input.as_ptr() as u64, ptr(&mut out)], n as u64, local as u64);
+        for (g, xs) in input.chunks(local).enumerate() {
+            let ys: Vec<i64> = xs
+                .iter()
+                .enumerate()
+                .map(|(l, &x)| i64::from(x) * 3_000_000_000 - (g * local + l) as i64 * 7_000_000_000)
+                .collect();
+            let umin = scans(xs, u32::min, u32::MAX);
+            let umax = scans(xs, u32::max, 0);
+            let add = scans(&ys, |a, b| a.wrapping_add(b), 0);
+            let smin = scans(&ys, i64::min, i64::MAX);
+            let umax64 = ys.iter().map(|y| *y as u64).max().unwrap();
+            for l in 0..local {
+                let want = [
+                    u64::from(umin.0),
+                    u64::from(umax.1[l]),
+                    u64::from(umin.2[l]),
+                    u64::from(umax.2[l]),
+                    add.0 as u64,
+                    add.2[l] as u64,
+                    smin.1[l] as u64,
+                    umax64,
+                    ys[0] as u64,
+                ];
+                let i = g * local + l;
+                assert_eq!(&out[9 * i..9 * i + 9], &want, "local {local} item {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn work_group_collectives_on_floats() {
+    let p = program("groups");
+    for local in [1usize, 6, 64, 129] {
+        let n = local * 2;
+        let input: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 / 7.0 - 50.0).collect();
+        let mut out = vec![0f64; 9 * n];
+        run_1d(&p, "wg_float", &[input.as_ptr() as u64, ptr(&mut out)], n as u64, local as u64);
+        for (g, xs) in input.chunks(local).enumerate() {
+            let ds: Vec<f64> = xs.iter().map(|x| f64::from(*x) * 1.5).collect();
+            let add = scans(xs, |a, b| a + b, 0.0);
+            let min = scans(xs, f32::min, f32::INFINITY);
+            let max = scans(xs, f32::max, f32::NEG_INFINITY);
+            let dmax = scans(&ds, f64::max, f64::NEG_INFINITY);
+            let dadd = scans(&ds, |a, b| a + b, 0.0);
+            for l in 0..local {
+                let want = [
+                    f64::from(add.0),
+                    f64::from(add.1[l]),
+                    f64::from(add.2[l]),
+                    f64::from(min.0),
+                    f64::from(min.2[l]),
+                    f64::from(max.1[l]),
+                    dmax.2[l],
+                    dadd.1[l],
+                    ds[local - 1],
+                ];
+                let i = g * local + l;
+                assert_eq!(&out[9 * i..9 * i + 9], &want, "local {local} item {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn work_group_collectives_in_2d_groups_and_loops() {
+    let p = program("groups");
+    for (lx, ly) in [(1usize, 1usize), (4, 3), (8, 8), (3, 16)] {
+        let (gx, gy) = (lx * 2, ly * 3);
+        let input: Vec<i32> = (0..(gx * gy) as i32).map(|i| (i * 53) % 97).collect();
+        let mut out = vec![0i32; 4 * gx * gy];
+        run_2d(&p, "wg_2d", &[input.as_ptr() as u64, ptr(&mut out)], [gx as u64, gy as u64], [lx as u64, ly as u64]);
+        for (bx, by) in (0..2).flat_map(|x| (0..3).map(move |y| (x, y))) {
+            // The group's values in linear order (x fastest).
+            let idx: Vec<usize> =
+                (0..ly).flat_map(|y| (0..lx).map(move |x| (by * ly + y) * gx + bx * lx + x)).collect();
+            let xs: Vec<i32> = idx.iter().map(|&i| input[i]).collect();
+            let add = scans(&xs, |a, b| a + b, 0);
+            let bcast = xs[(ly - 1) * lx + 1.min(lx - 1)];
+            let max = *xs.iter().max().unwrap();
+            for (l, &i) in idx.iter().enumerate() {
+                let want = [add.1[l], bcast, max, l as i32];
+                assert_eq!(&out[4 * i..4 * i + 4], &want, "group {lx}x{ly} item {i}");
+            }
+        }
+    }
+    for local in [1usize, 9, 64] {
+        let n = local * 2;
+        let input: Vec<i32> = (0..n as i32).map(|i| i * 11 % 29).collect();
+        let mut out = vec![0i32; n];
+        run_1d(&p, "wg_loop", &[input.as_ptr() as u64, ptr(&mut out), 5], n as u64, local as u64);
+        for (g, xs) in input.chunks(local).enumerate() {
+            let mut xs = xs.to_vec();
+            for r in 0..5 {
+                xs = scans(&xs, |a, b| a + b, 0).2.iter().map(|e| e % 1000 + r).collect();
+            }
+            assert_eq!(&out[g * local..(g + 1) * local], &xs[..], "local {local}");
+        }
+    }
+}
+
+#[test]
+fn sub_groups_of_eight() {
+    let p = program("subgroups");
+    for local in [1usize, 5, 8, 20, 64] {
+        let n = local * 3;
+        let input: Vec<i32> = (0..n as i32).map(|i| (i * 13) % 17 - 3).collect();
+        let mut out = vec![0i32; 14 * n];
+        run_1d(&p, "subgroups", &[input.as_ptr() as u64, ptr(&mut out)], n as u64, local as u64);
+        for (g, group) in input.chunks(local).enumerate() {
+            let num = local.div_ceil(8);
+            for (sg, xs) in group.chunks(8).enumerate() {
+                let add = scans(xs, |a, b| a + b, 0);
+                let min = scans(xs, i32::min, i32::MAX);
+                let umax = scans(&xs.iter().map(|x| *x as i64 as u64).collect::<Vec<_>>(), u64::max, 0);
+                for (l, _) in xs.iter().enumerate() {
+                    let want = [
+                        xs.len() as i32,
+                        local.min(8) as i32,
+                        num as i32,
+                        sg as i32,
+                        l as i32,
+                        num as i32,
+                        add.0,
+                        min.1[l],
+                        add.2[l],
+                        *xs.iter().max().unwrap(),
+                        xs[1.min(xs.len() - 1)],
+                        xs.iter().any(|x| *x == 5) as i32,
+                        xs.iter().all(|x| *x >= 0) as i32,
+                        umax.2[l] as i32,
+                    ];
+                    let i = g * local + sg * 8 + l;
+                    assert_eq!(&out[14 * i..14 * i + 14], &want, "local {local} item {i}");
+                }
+            }
+        }
+    }
 }
