@@ -348,7 +348,7 @@ fn device_queries_match_properties_rs() {
 
     let mut c = ze_device_compute_properties_t::default();
     d.ze_device_get_compute_properties(dev, &mut c).unwrap();
-    assert_eq!(c.subGroupSizes[0], h.simd_width_f32);
+    assert_eq!(c.subGroupSizes[0], zekit_spirv::ir::SUB_GROUP_SIZE);
     let mut m = ze_device_module_properties_t::default();
     d.ze_device_get_module_properties(dev, &mut m).unwrap();
     assert_eq!(m.fp32flags, zekit_driver_core::properties::fp32_flags(h));

@@ -1703,3 +1703,124 @@ fn native_binaries_load_without_compiling() {
     foreign.extend(body);
     refuse(&foreign, "CPU features this host lacks: has_avx1024");
 }
+
+#[test]
+fn histogram_and_float_atomics_from_every_work_group() {
+    let z = Ze::new();
+    let n = 4096usize;
+    let m = module(&z, &spv("atomics"));
+    let input: Vec<u32> = (0..n as u32).map(|i| (i * 37 + 11) % 97).collect();
+    let (bi, bins, stats) = (
+        Buf::new(&z, &input),
+        Buf::new(&z, &[0u32; 16]),
+        Buf::new(&z, &[0i64, i64::MAX, i64::MIN, -1]),
+    );
+    let k = kernel(m, "histogram");
+    ok!(ze::zeKernelSetGroupSize(k, 64, 1, 1));
+    arg(k, 0, &bi.p);
+    arg(k, 1, &bins.p);
+    arg(k, 2, &stats.p);
+    submit(&z, 0, |l| launch(l, k, groups(n as u32 / 64, 1, 1)));
+    let mut want = [0u32; 16];
+    let mut ws = [0i64, i64::MAX, -i64::MAX, -1];
+    for &v in &input {
+        want[(v % 16) as usize] += 1;
+        let w = i64::from(v) * 1_000_000_007 - 5_000_000_000;
+        ws[0] += w;
+        ws[1] = ws[1].min(w);
+        ws[2] = ws[2].max(w);
+        ws[3] &= !(1i64 << (v % 64));
+    }
+    assert_eq!(bins.get(), want);
+    assert_eq!(stats.get(), ws);
+    // Float sums of quarters are exact in any order.
+    let xs: Vec<f32> = (0..n).map(|i| ((i * 13) % 41) as f32 * 0.25 - 3.0).collect();
+    let (bx, bf, bd, bo) = (
+        Buf::new(&z, &xs),
+        Buf::new(&z, &[0.0f32, f32::INFINITY, f32::NEG_INFINITY, 0.0]),
+        Buf::new(&z, &[0.0f64, f64::INFINITY, f64::NEG_INFINITY]),
+        Buf::new(&z, &vec![0.0f32; n / 32 + n]),
+    );
+    let k = kernel(m, "float_atomics");
+    ok!(ze::zeKernelSetGroupSize(k, 32, 1, 1));
+    for (i, p) in [bx.p.cast::<c_void>(), bf.p.cast(), bd.p.cast(), bo.p.cast()].iter().enumerate() {
+        arg(k, i as u32, p);
+    }
+    submit(&z, 1, |l| launch(l, k, groups(n as u32 / 32, 1, 1)));
+    let sum: f32 = xs.iter().sum();
+    let min = xs.iter().copied().fold(f32::INFINITY, f32::min);
+    let max = xs.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let f = bf.get();
+    assert_eq!(&f[..3], &[sum, min, max]);
+    assert!(xs.contains(&f[3]));
+    assert_eq!(bd.get(), [2.0 * f64::from(sum), f64::from(min), f64::from(max)]);
+    let out = bo.get();
+    for g in 0..n / 32 {
+        assert_eq!(out[g], xs[g * 32..g * 32 + 32].iter().sum::<f32>(), "group {g}");
+    }
+    ok!(ze::zeModuleDestroy(m));
+}
+
+#[test]
+fn work_group_and_sub_group_collectives() {
+    let z = Ze::new();
+    let m = module(&z, &spv("groups"));
+    let k = kernel(m, "wg_int");
+    let mut p = ze_kernel_properties_t::default();
+    ok!(ze::zeKernelGetProperties(k, &mut p));
+    // The collectives' slots: 8 bytes per work-item of the largest group.
+    assert!(p.localMemSize >= 8 * 1024, "{}", p.localMemSize);
+    assert_eq!((p.maxSubgroupSize, p.maxNumSubgroups), (8, 1024 / 8));
+    let mut c = ze_device_compute_properties_t::default();
+    ok!(ze::zeDeviceGetComputeProperties(z.dev, &mut c));
+    assert_eq!((c.numSubGroupSizes, c.subGroupSizes[0]), (1, 8));
+    for (via, local) in [(0usize, 1usize), (1, 48), (2, 256), (0, 1024)] {
+        let n = local * 6;
+        let input: Vec<i32> = (0..n as i32).map(|i| (i * 37) % 101 - 30).collect();
+        let (bi, bo) = (Buf::new(&z, &input), Buf::new(&z, &vec![0i32; 12 * n]));
+        ok!(ze::zeKernelSetGroupSize(k, local as u32, 1, 1));
+        arg(k, 0, &bi.p);
+        arg(k, 1, &bo.p);
+        submit(&z, via, |l| launch(l, k, groups(6, 1, 1)));
+        let out = bo.get();
+        for (g, xs) in input.chunks(local).enumerate() {
+            let (mut sum, mut min, mut max) = (0i32, i32::MAX, i32::MIN);
+            for (l, &x) in xs.iter().enumerate() {
+                let o = &out[12 * (g * local + l)..];
+                assert_eq!([o[2], o[5], o[8]], [sum, min, max], "{} local {local}", MODES[via]);
+                sum += x;
+                min = min.min(x);
+                max = max.max(x);
+                assert_eq!([o[1], o[4], o[7], o[9]], [sum, min, max, xs[local / 3]]);
+            }
+            let o = &out[12 * g * local..];
+            assert_eq!([o[0], o[3], o[6]], [sum, min, max]);
+            assert_eq!(o[10], xs.iter().all(|x| *x > -40) as i32);
+            assert_eq!(o[11], xs.contains(&13) as i32);
+        }
+    }
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m));
+    let m = module(&z, &spv("subgroups"));
+    let k = kernel(m, "subgroups");
+    let local = 20usize;
+    let n = local * 50;
+    let input: Vec<i32> = (0..n as i32).map(|i| (i * 13) % 17 - 3).collect();
+    let (bi, bo) = (Buf::new(&z, &input), Buf::new(&z, &vec![0i32; 14 * n]));
+    ok!(ze::zeKernelSetGroupSize(k, local as u32, 1, 1));
+    arg(k, 0, &bi.p);
+    arg(k, 1, &bo.p);
+    submit(&z, 0, |l| launch(l, k, groups(50, 1, 1)));
+    let out = bo.get();
+    for (g, group) in input.chunks(local).enumerate() {
+        for (sg, xs) in group.chunks(8).enumerate() {
+            for l in 0..xs.len() {
+                let o = &out[14 * (g * local + sg * 8 + l)..];
+                let want = [xs.len() as i32, 8, 3, sg as i32, l as i32, 3, xs.iter().sum()];
+                assert_eq!(&o[..7], &want, "item {}", g * local + sg * 8 + l);
+                assert_eq!(o[10], xs[1]);
+            }
+        }
+    }
+    ok!(ze::zeModuleDestroy(m));
+}

@@ -140,9 +140,9 @@ impl KernelApi for CpuDriver {
         ) = (x, y, z);
         p.requiredNumSubGroups = 0;
         p.requiredSubgroupSize = 0;
-        // Work-items run one at a time: a sub-group is one work-item.
-        p.maxSubgroupSize = 1;
-        p.maxNumSubgroups = props::MAX_GROUP_SIZE;
+        // Sub-groups are SUB_GROUP_SIZE consecutive work-items of the group (zekit-spirv).
+        p.maxSubgroupSize = zekit_spirv::ir::SUB_GROUP_SIZE;
+        p.maxNumSubgroups = props::MAX_GROUP_SIZE.div_ceil(zekit_spirv::ir::SUB_GROUP_SIZE);
         p.localMemSize = info.local_static_size;
         p.privateMemSize = info.private_size;
         p.spillMemSize = 0;

@@ -9,7 +9,7 @@
 //! | `zeDeviceGet` | [`device_count`] | 1 device: the whole host CPU |
 //! | `zeDeviceGetSubDevices` | [`sub_device_count`] | 0 sub-devices |
 //! | `zeDeviceGetProperties` | [`fill_device_properties`] | type CPU (GPU with `ZEKIT_DEVICE_TYPE=gpu`, [`fill_device_properties_as`]); vendorId 0x8086 (Intel) / 0x1022 (AMD) / 0; deviceId 0; flags 0; coreClockRate = max clock MHz; maxMemAllocSize = total memory; maxHardwareContexts = usable cores; maxCommandQueuePriority 0; numThreadsPerEU 1; physicalEUSimdWidth = f32 SIMD lanes; numEUsPerSubslice 1; numSubslicesPerSlice = usable cores; numSlices 1; timerResolution 1 (ns) for `..._DEVICE_PROPERTIES`, 1e9 (cycles/s) for `..._DEVICE_PROPERTIES_1_2`; timestampValidBits 64; kernelTimestampValidBits 64; uuid = host UUID; name `zekit CPU: <model>` |
-//! | `zeDeviceGetComputeProperties` | [`fill_compute_properties`] | maxTotalGroupSize 1024, group size 1024 per dimension, group count `u32::MAX` per dimension, maxSharedLocalMemory 64 KiB, one subgroup size = SIMD width |
+//! | `zeDeviceGetComputeProperties` | [`fill_compute_properties`] | maxTotalGroupSize 1024, group size 1024 per dimension, group count `u32::MAX` per dimension, maxSharedLocalMemory 64 KiB, one subgroup size, 8 (the SPIR-V compiler's sub-groups) |
 //! | `zeDeviceGetModuleProperties` | [`fill_module_properties`] | spirvVersionSupported 1.6 (`zekit-spirv`), flags FP64 \| INT64_ATOMICS, fp16 flags 0, fp32 and fp64 flags from the host FPU (denorm, inf/nan, all IEEE rounding modes, correctly rounded div/sqrt, FMA when the CPU has it), maxArgumentsSize 2048, printfBufferSize 4 MiB, no native kernel UUID |
 //! | `zeDeviceGetCommandQueueGroupProperties` | [`command_queue_groups`], [`fill_command_queue_group_properties`] | 2 groups: 0 = COMPUTE \| COPY \| COOPERATIVE_KERNELS with one queue index per usable core, 1 = COPY with one; maxMemoryFillPatternSize [`MAX_FILL_PATTERN_SIZE`] (256) |
 //! | `zeDeviceGetMemoryProperties` | [`memory_properties`], [`fill_memory_properties`] | 1 memory: name from SMBIOS (`DDR4`...) else `DDR`, maxClockRate = SMBIOS speed in MT/s else 0 (unknown), maxBusWidth = SMBIOS data width else 64, totalSize = total memory |
@@ -105,8 +105,9 @@ pub fn fill_device_properties_as(host: &HostInfo, kind: DeviceKind, p: &mut ze_d
     write_c_string(&mut p.name, &device_name(host));
 }
 
-/// `zeDeviceGetComputeProperties`.
-pub fn fill_compute_properties(host: &HostInfo, p: &mut ze_device_compute_properties_t) {
+/// `zeDeviceGetComputeProperties` (nothing in it depends on the host any more: the sub-group
+/// size is the compiler's, not the SIMD width).
+pub fn fill_compute_properties(_host: &HostInfo, p: &mut ze_device_compute_properties_t) {
     p.maxTotalGroupSize = MAX_GROUP_SIZE;
     p.maxGroupSizeX = MAX_GROUP_SIZE;
     p.maxGroupSizeY = MAX_GROUP_SIZE;
@@ -117,7 +118,8 @@ pub fn fill_compute_properties(host: &HostInfo, p: &mut ze_device_compute_proper
     p.maxSharedLocalMemory = MAX_SHARED_LOCAL_MEMORY;
     p.numSubGroupSizes = 1;
     p.subGroupSizes = [0; 8];
-    p.subGroupSizes[0] = host.simd_width_f32;
+    // The compiler's sub-groups: a fixed number of consecutive work-items (zekit-spirv).
+    p.subGroupSizes[0] = zekit_spirv::ir::SUB_GROUP_SIZE;
 }
 
 /// Single-precision capabilities of the host FPU (IEEE 754: denormals, inf/NaN, all rounding
