@@ -1262,7 +1262,7 @@ impl Builder<'_> {
                             Type::Vector(..) => Val::BVec(b),
                             _ => {
                                 let x = self.push(Ty::I64, Op::Builtin(b, 0));
-                                Val::V(self.resize(x, m.ir_ty(ty)?))
+                                Val::V(self.builtin_resize(x, m.ir_ty(ty)?)?)
                             }
                         };
                         def(fr, v, ty)?;
@@ -1370,7 +1370,7 @@ impl Builder<'_> {
                             return Err(Error::invalid("built-in vector index out of range"));
                         }
                         let x = self.push(Ty::I64, Op::Builtin(b, d as u8));
-                        let v = self.resize(x, m.ir_ty(rt()?)?);
+                        let v = self.builtin_resize(x, m.ir_ty(rt()?)?)?;
                         def(fr, Val::V(v), rt()?)?;
                     }
                     (Val::Vec(v), 4) => {
@@ -1518,7 +1518,7 @@ impl Builder<'_> {
                 };
                 let d = self.val(fr, i.w(3)?)?;
                 let x = self.push(Ty::I64, Op::BuiltinDyn(b, d));
-                let v = self.resize(x, m.ir_ty(rt()?)?);
+                let v = self.builtin_resize(x, m.ir_ty(rt()?)?)?;
                 def(fr, Val::V(v), rt()?)?;
             }
             83 | 121 | 122 | 123 => {
@@ -2409,6 +2409,14 @@ impl Builder<'_> {
             )));
         }
         Ok(())
+    }
+
+    /// A built-in's 64-bit value as the loaded type, which must be an integer.
+    fn builtin_resize(&mut self, x: Value, to: Ty) -> Result<Value, Error> {
+        if to.is_float() || to == Ty::Bool {
+            return Err(Error::invalid(format!("a built-in variable read as {to:?}")));
+        }
+        Ok(self.resize(x, to))
     }
 
     /// Integer resize (zero-extension or truncation) to `to`.

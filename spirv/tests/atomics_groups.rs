@@ -181,7 +181,7 @@ fn work_group_collectives_on_ints() {
                     max.2[l],
                     xs[local / 3],
                     xs.iter().all(|x| *x > -40) as i32,
-                    xs.iter().any(|x| *x == 13) as i32,
+                    xs.contains(&13) as i32,
                 ];
                 let i = g * local + l;
                 assert_eq!(&out[12 * i..12 * i + 12], &want, "local {local} item {i} (x {x})");
@@ -326,7 +326,7 @@ fn sub_groups_of_eight() {
                         add.2[l],
                         *xs.iter().max().unwrap(),
                         xs[1.min(xs.len() - 1)],
-                        xs.iter().any(|x| *x == 5) as i32,
+                        xs.contains(&5) as i32,
                         xs.iter().all(|x| *x >= 0) as i32,
                         umax.2[l] as i32,
                     ];

@@ -25,6 +25,9 @@ const KERNELS: &[&str] = &[
     "vectors",
     "math2",
     "big_private",
+    "atomics",
+    "groups",
+    "subgroups",
 ];
 
 struct Rng(u64);
