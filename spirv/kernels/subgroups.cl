@@ -20,3 +20,19 @@ kernel void subgroups(global const int *in, global int *out) {
     o[12] = sub_group_all(x >= 0);
     o[13] = (int)sub_group_scan_exclusive_max((ulong)x);
 }
+
+// intel_sub_group_shuffle* (SPV_INTEL_subgroups): clang-15 does not declare them for spir64.
+int __attribute__((overloadable)) intel_sub_group_shuffle(int x, uint c);
+float __attribute__((overloadable)) intel_sub_group_shuffle_down(float cur, float next, uint d);
+long __attribute__((overloadable)) intel_sub_group_shuffle_up(long prev, long cur, uint d);
+uint __attribute__((overloadable)) intel_sub_group_shuffle_xor(uint x, uint c);
+
+kernel void shuffles(global const int *in, global long *out, uint c) {
+    size_t i = get_global_id(0);
+    int x = in[i];
+    global long *o = out + 4 * i;
+    o[0] = intel_sub_group_shuffle(x, c % get_sub_group_size());
+    o[1] = (long)intel_sub_group_shuffle_down((float)x, (float)x + 0.5f, c);
+    o[2] = intel_sub_group_shuffle_up((long)x, (long)x * 1000, c);
+    o[3] = intel_sub_group_shuffle_xor((uint)x, c % 8);
+}

@@ -75,6 +75,7 @@ const SUPPORTED_CAPS: &[(u32, &str)] = &[
     (5613, "AtomicFloat64MinMaxEXT"),
     (6033, "AtomicFloat32AddEXT"),
     (6034, "AtomicFloat64AddEXT"),
+    (5568, "SubgroupShuffleINTEL"),
 ];
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -628,9 +629,9 @@ struct Builder<'a> {
     stack: Vec<(usize, u32)>,
     /// Lowering one element of a vector instruction (OpenCL.std `select` tests the sign bit).
     lane: bool,
-    /// The kernel has work-group or sub-group collectives: their scratch slots follow the
-    /// static local memory.
-    scratch: bool,
+    /// Bytes of scratch slots the kernel's work-group and sub-group collectives use, after
+    /// the static local memory (0: none).
+    scratch: u32,
 }
 
 fn lower_kernel(
@@ -660,7 +661,7 @@ fn lower_kernel(
         cur: BlockId(0),
         stack: Vec::new(),
         lane: false,
-        scratch: false,
+        scratch: 0,
     };
     b.cur = b.k.new_block();
     let mut args = Vec::new();
@@ -738,8 +739,8 @@ fn lower_kernel(
         args: infos,
         args_size: align_up(u64::from(offset), 16) as u32,
         reqd_work_group_size: reqd,
-        local_static_size: if b.scratch {
-            scratch_offset(m) + GROUP_SCRATCH
+        local_static_size: if b.scratch > 0 {
+            scratch_offset(m) + b.scratch
         } else {
             m.local_size
         },
@@ -1671,6 +1672,7 @@ impl Builder<'_> {
             }
             224 => self.effect(Op::Barrier),
             261..=271 => self.group_op(fr, i)?,
+            5571..=5574 => self.shuffle_op(fr, i)?,
             225 => {}
             227..=229 | 318 | 319 | 5614 | 5615 | 6035 if self.atomic_ext(fr, i)? => {}
             227..=242 => {
@@ -2286,7 +2288,7 @@ impl Builder<'_> {
         } else {
             (xt, x)
         };
-        self.scratch = true;
+        self.scratch = self.scratch.max(GROUP_SCRATCH);
         let base = self.push(Ty::I64, Op::LocalAddr(scratch_offset(self.root)));
         let lid = self.push(Ty::I64, Op::Builtin(Builtin::LocalLinearId, 0));
         let ls: Vec<Value> = (0..3)
@@ -2386,6 +2388,96 @@ impl Builder<'_> {
             result
         };
         fr.vals.insert(i.w(1)?, (Val::V(result), i.w(0)?));
+        Ok(())
+    }
+
+    /// `intel_sub_group_shuffle`, `_down`, `_up` and `_xor` (SPV_INTEL_subgroups) through the
+    /// collectives' scratch: each work-item stores its operands (a second array for the
+    /// `next`/`previous` operand), a barrier, each reads the slot of the work-item it names in
+    /// its sub-group (out of range, which OpenCL leaves undefined: the sub-group's last), a
+    /// barrier.
+    fn shuffle_op(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
+        let op = i.op;
+        let rty = self.m.ir_ty(i.w(0)?)?;
+        let two = matches!(op, 5572 | 5573);
+        let a = self.val(fr, i.w(2)?)?;
+        let b = if two { Some(self.val(fr, i.w(3)?)?) } else { None };
+        let c = self.val(fr, i.w(if two { 4 } else { 3 })?)?;
+        let ct = self.k.ty(c);
+        if rty == Ty::Bool
+            || self.k.ty(a) != rty
+            || b.is_some_and(|b| self.k.ty(b) != rty)
+            || ct.is_float()
+            || ct == Ty::Bool
+        {
+            return Err(Error::invalid(format!(
+                "{}: operands of the wrong type",
+                op_name(op)
+            )));
+        }
+        self.scratch = self.scratch.max(2 * GROUP_SCRATCH);
+        let base = self.push(Ty::I64, Op::LocalAddr(scratch_offset(self.root)));
+        let off = self.c64(u64::from(GROUP_SCRATCH));
+        let base2 = self.push(Ty::I64, Op::Bin(BinOp::Add, base, off));
+        let lid = self.push(Ty::I64, Op::Builtin(Builtin::LocalLinearId, 0));
+        let slot = self.slot(base, lid);
+        self.effect(Op::Store {
+            addr: slot,
+            value: a,
+        });
+        if let Some(b) = b {
+            let slot2 = self.slot(base2, lid);
+            self.effect(Op::Store {
+                addr: slot2,
+                value: b,
+            });
+        }
+        self.effect(Op::Barrier);
+        let ls: Vec<Value> = (0..3)
+            .map(|d| self.push(Ty::I64, Op::Builtin(Builtin::LocalSize, d)))
+            .collect();
+        let n01 = self.push(Ty::I64, Op::Bin(BinOp::Mul, ls[0], ls[1]));
+        let n = self.push(Ty::I64, Op::Bin(BinOp::Mul, n01, ls[2]));
+        let s = u64::from(ir::SUB_GROUP_SIZE);
+        let mask = self.c64(!(s - 1));
+        let start = self.push(Ty::I64, Op::Bin(BinOp::And, lid, mask));
+        let sg = self.c64(s);
+        let e = self.push(Ty::I64, Op::Bin(BinOp::Add, start, sg));
+        let end = self.umin64(e, n);
+        let one = self.c64(1);
+        let last = self.push(Ty::I64, Op::Bin(BinOp::Sub, end, one));
+        let max = self.umin64(n, sg);
+        let sglid = self.push(Ty::I64, Op::Bin(BinOp::Sub, lid, start));
+        let c = self.resize(c, Ty::I64);
+        // (index in the sub-group, true when it reads the second operand's array)
+        let (idx, second) = match op {
+            5571 => (c, None),
+            5574 => (self.push(Ty::I64, Op::Bin(BinOp::Xor, sglid, c)), None),
+            5572 => {
+                let t = self.push(Ty::I64, Op::Bin(BinOp::Add, sglid, c));
+                let over = self.push(Ty::Bool, Op::Cmp(CmpOp::UGe, t, max));
+                let wrapped = self.push(Ty::I64, Op::Bin(BinOp::Sub, t, max));
+                (self.push(Ty::I64, Op::Select(over, wrapped, t)), Some(over))
+            }
+            _ => {
+                // In range: `current` (the second operand) of sglid - delta; else `previous`
+                // of max + sglid - delta.
+                let within = self.push(Ty::Bool, Op::Cmp(CmpOp::ULe, c, sglid));
+                let t = self.push(Ty::I64, Op::Bin(BinOp::Sub, sglid, c));
+                let wrapped = self.push(Ty::I64, Op::Bin(BinOp::Add, t, max));
+                (self.push(Ty::I64, Op::Select(within, t, wrapped)), Some(within))
+            }
+        };
+        let target = self.push(Ty::I64, Op::Bin(BinOp::Add, start, idx));
+        let target = self.umin64(target, last);
+        let from = match second {
+            Some(sec) => self.push(Ty::I64, Op::Select(sec, base2, base)),
+            None => base,
+        };
+        let addr = self.slot(from, target);
+        let v = self.push(rty, Op::Load(addr));
+        self.effect(Op::Barrier);
+        fr.vals.insert(i.w(1)?, (Val::V(v), i.w(0)?));
         Ok(())
     }
 

@@ -337,3 +337,25 @@ fn sub_groups_of_eight() {
         }
     }
 }
+
+#[test]
+fn sub_group_shuffles() {
+    let p = program("subgroups");
+    for local in [8usize, 24, 64] {
+        let n = local * 2;
+        let input: Vec<i32> = (0..n as i32).map(|i| (i * 29) % 31 - 9).collect();
+        for c in 0..8usize {
+            let mut out = vec![0i64; 4 * n];
+            run_1d(&p, "shuffles", &[input.as_ptr() as u64, ptr(&mut out), c as u64], n as u64, local as u64);
+            for (s, xs) in input.chunks(8).enumerate() {
+                for l in 0..8 {
+                    let down = if l + c < 8 { xs[l + c] as f32 } else { xs[l + c - 8] as f32 + 0.5 };
+                    let up = if c <= l { i64::from(xs[l - c]) * 1000 } else { i64::from(xs[l + 8 - c]) };
+                    let want = [i64::from(xs[c]), down as i64, up, i64::from(xs[l ^ c] as u32)];
+                    let i = s * 8 + l;
+                    assert_eq!(&out[4 * i..4 * i + 4], &want, "local {local} c {c} item {i}");
+                }
+            }
+        }
+    }
+}

@@ -318,9 +318,10 @@ fn kernels(check: bool) -> Result<(), String> {
             std::fs::create_dir_all(bc_dir).map_err(|e| format!("{}: {e}", bc_dir.display()))?;
             (spv.clone(), bc.clone())
         };
-        // Float atomics (`atomic_fetch_add/min/max` on `atomic_float`) need these extensions.
+        // Float atomics (`atomic_fetch_add/min/max` on `atomic_float`) and sub-group shuffles
+        // (`intel_sub_group_shuffle*`) need these extensions.
         run(std::process::Command::new("llvm-spirv-15")
-            .arg("--spirv-ext=+SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max")
+            .arg("--spirv-ext=+SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max,+SPV_INTEL_subgroups")
             .arg(&front)
             .arg("-o")
             .arg(&spv_out))?;
