@@ -75,6 +75,7 @@ const SUPPORTED_CAPS: &[(u32, &str)] = &[
     (5613, "AtomicFloat64MinMaxEXT"),
     (6033, "AtomicFloat32AddEXT"),
     (6034, "AtomicFloat64AddEXT"),
+    (58, "SubgroupDispatch"),
     (5568, "SubgroupShuffleINTEL"),
 ];
 
@@ -423,6 +424,17 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                 entries.push((i.w(1)?, name));
             }
             16 | 331 => {
+                // intel_reqd_sub_group_size: sub-groups have SUB_GROUP_SIZE work-items.
+                if i.w(1)? == 35 && i.w(2)? != ir::SUB_GROUP_SIZE {
+                    return Err(Error::unsupported(format!(
+                        "a required sub-group size of {} (sub-groups have {} work-items)",
+                        i.w(2)?,
+                        ir::SUB_GROUP_SIZE
+                    )));
+                }
+                if matches!(i.w(1)?, 36 | 37) {
+                    return Err(Error::unsupported("execution mode SubgroupsPerWorkgroup"));
+                }
                 if i.w(1)? == 17 {
                     modes.insert(i.w(0)?, [i.w(2)?, i.w(3)?, i.w(4)?]);
                 }

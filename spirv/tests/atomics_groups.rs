@@ -359,3 +359,22 @@ fn sub_group_shuffles() {
         }
     }
 }
+
+#[test]
+fn required_sub_group_size_other_than_eight_is_refused() {
+    let p = program("subgroups");
+    let mut out = vec![0i32; 12];
+    run_1d(&p, "reqd_sub_group", &[ptr(&mut out)], 12, 12);
+    let want: Vec<i32> = (0..12).map(|i| if i < 8 { 800 + i } else { 400 + i - 8 }).collect();
+    assert_eq!(out, want);
+    // The same module asking for sub-groups of 16: OpExecutionMode %k SubgroupSize 16.
+    let spv = std::fs::read(format!("{}/kernels/subgroups.spv", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut words: Vec<u32> = spv.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let at = (5..words.len() - 3)
+        .find(|&i| words[i] == (4 << 16 | 16) && words[i + 2] == 35 && words[i + 3] == 8)
+        .expect("the SubgroupSize execution mode");
+    words[at + 3] = 16;
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let e = compile(&bytes, &HashMap::new()).err().expect("refused");
+    assert!(e.to_string().contains("required sub-group size of 16"), "{e}");
+}
