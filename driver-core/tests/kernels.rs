@@ -1822,5 +1822,27 @@ fn work_group_and_sub_group_collectives() {
             }
         }
     }
+    // Shuffles: 16 KiB of slots (the operands and the `next`/`previous` ones).
+    let k = kernel(m, "shuffles");
+    let mut p = ze_kernel_properties_t::default();
+    ok!(ze::zeKernelGetProperties(k, &mut p));
+    assert!(p.localMemSize >= 16 * 1024, "{}", p.localMemSize);
+    let (local, n, c) = (32usize, 32 * 40, 3usize);
+    let input: Vec<i32> = (0..n as i32).map(|i| (i * 29) % 31 - 9).collect();
+    let (bi, bo) = (Buf::new(&z, &input), Buf::new(&z, &vec![0i64; 4 * n]));
+    ok!(ze::zeKernelSetGroupSize(k, local as u32, 1, 1));
+    arg(k, 0, &bi.p);
+    arg(k, 1, &bo.p);
+    arg(k, 2, &(c as u32));
+    submit(&z, 2, |l| launch(l, k, groups(40, 1, 1)));
+    let out = bo.get();
+    for (s, xs) in input.chunks(8).enumerate() {
+        for l in 0..8 {
+            let down = if l + c < 8 { xs[l + c] as f32 } else { xs[l + c - 8] as f32 + 0.5 };
+            let up = if c <= l { i64::from(xs[l - c]) * 1000 } else { i64::from(xs[l + 8 - c]) };
+            let want = [i64::from(xs[c]), down as i64, up, i64::from(xs[l ^ c] as u32)];
+            assert_eq!(&out[4 * (s * 8 + l)..4 * (s * 8 + l) + 4], &want, "item {}", s * 8 + l);
+        }
+    }
     ok!(ze::zeModuleDestroy(m));
 }

@@ -375,6 +375,8 @@ fn required_sub_group_size_other_than_eight_is_refused() {
         .expect("the SubgroupSize execution mode");
     words[at + 3] = 16;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let e = compile(&bytes, &HashMap::new()).err().expect("refused");
+    let Err(e) = compile(&bytes, &HashMap::new()) else {
+        panic!("a required sub-group size of 16 must be refused")
+    };
     assert!(e.to_string().contains("required sub-group size of 16"), "{e}");
 }
