@@ -2235,7 +2235,11 @@ impl Builder<'_> {
     /// the first work-item).
     fn group_identity(op: u16, t: Ty) -> u64 {
         let bits = t.bytes() * 8;
-        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         let (inf, ninf) = if t == Ty::F32 {
             (0x7f80_0000, 0xff80_0000)
         } else {
@@ -2264,12 +2268,7 @@ impl Builder<'_> {
         let sub = match m.const_scalar(i.w(2)?)? {
             2 => false,
             3 => true,
-            s => {
-                return Err(Error::unsupported(format!(
-                    "{} in scope {s}",
-                    op_name(op)
-                )))
-            }
+            s => return Err(Error::unsupported(format!("{} in scope {s}", op_name(op)))),
         };
         let rty = m.ir_ty(i.w(0)?)?;
         // The operation: 0 reduce, 1 inclusive scan, 2 exclusive scan, 3 broadcast.
@@ -2334,12 +2333,16 @@ impl Builder<'_> {
         let result = if kind == 3 {
             let (ids, _) = self.elems(fr, i.w(4)?)?;
             if ids.is_empty() || ids.len() > 3 || (sub && ids.len() != 1) {
-                return Err(Error::invalid("OpGroupBroadcast: a local id of the wrong size"));
+                return Err(Error::invalid(
+                    "OpGroupBroadcast: a local id of the wrong size",
+                ));
             }
             let mut target = self.c64(0);
             for (d, v) in ids.iter().enumerate().rev() {
                 if self.k.ty(*v).is_float() || self.k.ty(*v) == Ty::Bool {
-                    return Err(Error::invalid("OpGroupBroadcast: the local id is not an integer"));
+                    return Err(Error::invalid(
+                        "OpGroupBroadcast: the local id is not an integer",
+                    ));
                 }
                 let v = self.resize(*v, Ty::I64);
                 let scaled = self.push(Ty::I64, Op::Bin(BinOp::Mul, target, ls[d.min(2)]));
@@ -2418,7 +2421,11 @@ impl Builder<'_> {
         let rty = self.m.ir_ty(i.w(0)?)?;
         let two = matches!(op, 5572 | 5573);
         let a = self.val(fr, i.w(2)?)?;
-        let b = if two { Some(self.val(fr, i.w(3)?)?) } else { None };
+        let b = if two {
+            Some(self.val(fr, i.w(3)?)?)
+        } else {
+            None
+        };
         let c = self.val(fr, i.w(if two { 4 } else { 3 })?)?;
         let ct = self.k.ty(c);
         if rty == Ty::Bool
@@ -2482,7 +2489,10 @@ impl Builder<'_> {
                 let within = self.push(Ty::Bool, Op::Cmp(CmpOp::ULe, c, sglid));
                 let t = self.push(Ty::I64, Op::Bin(BinOp::Sub, sglid, c));
                 let wrapped = self.push(Ty::I64, Op::Bin(BinOp::Add, t, max));
-                (self.push(Ty::I64, Op::Select(within, t, wrapped)), Some(within))
+                (
+                    self.push(Ty::I64, Op::Select(within, t, wrapped)),
+                    Some(within),
+                )
             }
         };
         let target = self.push(Ty::I64, Op::Bin(BinOp::Add, start, idx));
@@ -2523,7 +2533,9 @@ impl Builder<'_> {
     /// A built-in's 64-bit value as the loaded type, which must be an integer.
     fn builtin_resize(&mut self, x: Value, to: Ty) -> Result<Value, Error> {
         if to.is_float() || to == Ty::Bool {
-            return Err(Error::invalid(format!("a built-in variable read as {to:?}")));
+            return Err(Error::invalid(format!(
+                "a built-in variable read as {to:?}"
+            )));
         }
         Ok(self.resize(x, to))
     }

@@ -52,7 +52,13 @@ fn histogram_with_local_atomics() {
     let input: Vec<u32> = (0..global as u32).map(|i| (i * 37 + 11) % 97).collect();
     let mut bins = vec![0u32; 16];
     let mut stats = vec![0i64, i64::MAX, i64::MIN, -1];
-    run_1d(&p, "histogram", &[input.as_ptr() as u64, ptr(&mut bins), ptr(&mut stats)], global, local);
+    run_1d(
+        &p,
+        "histogram",
+        &[input.as_ptr() as u64, ptr(&mut bins), ptr(&mut stats)],
+        global,
+        local,
+    );
     let mut want = vec![0u32; 16];
     let mut ws = [0i64, i64::MAX, -i64::MAX, -1];
     for &v in &input {
@@ -80,7 +86,14 @@ fn c11_atomics_with_orders_and_scopes() {
     run_1d(
         &p,
         "c11",
-        &[input.as_ptr() as u64, ptr(&mut ai), ptr(&mut au), ptr(&mut al), ptr(&mut aul), ptr(&mut old)],
+        &[
+            input.as_ptr() as u64,
+            ptr(&mut ai),
+            ptr(&mut au),
+            ptr(&mut al),
+            ptr(&mut aul),
+            ptr(&mut old),
+        ],
         n as u64,
         10,
     );
@@ -100,7 +113,15 @@ fn c11_atomics_with_orders_and_scopes() {
     let sum: i32 = input.iter().sum();
     assert_eq!(
         ai,
-        [sum, -sum, *input.iter().min().unwrap(), *input.iter().max().unwrap(), n as i32, n as i32 - 1, 42]
+        [
+            sum,
+            -sum,
+            *input.iter().min().unwrap(),
+            *input.iter().max().unwrap(),
+            n as i32,
+            n as i32 - 1,
+            42
+        ]
     );
     assert_eq!(au, want_u);
     assert_eq!(al, [al0, al1]);
@@ -114,18 +135,36 @@ fn c11_atomics_with_orders_and_scopes() {
 fn float_atomics_add_min_max() {
     let p = program("atomics");
     let (global, local) = (96u64, 32u64);
-    let input: Vec<f32> = (0..global).map(|i| ((i * 13) % 41) as f32 * 0.25 - 3.0).collect();
+    let input: Vec<f32> = (0..global)
+        .map(|i| ((i * 13) % 41) as f32 * 0.25 - 3.0)
+        .collect();
     let mut f = vec![0.0f32, f32::INFINITY, f32::NEG_INFINITY, 0.0];
     let mut d = vec![1.0f64, f64::INFINITY, f64::NEG_INFINITY];
     let mut out = vec![0.0f32; (global / local + global) as usize];
-    run_1d(&p, "float_atomics", &[input.as_ptr() as u64, ptr(&mut f), ptr(&mut d), ptr(&mut out)], global, local);
+    run_1d(
+        &p,
+        "float_atomics",
+        &[
+            input.as_ptr() as u64,
+            ptr(&mut f),
+            ptr(&mut d),
+            ptr(&mut out),
+        ],
+        global,
+        local,
+    );
     let sum: f32 = input.iter().sum();
     let min = input.iter().copied().fold(f32::INFINITY, f32::min);
     let max = input.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     assert_eq!(f, [sum, min, max, input[global as usize - 1]]);
-    assert_eq!(d, [1.0 + 2.0 * f64::from(sum), f64::from(min), f64::from(max)]);
+    assert_eq!(
+        d,
+        [1.0 + 2.0 * f64::from(sum), f64::from(min), f64::from(max)]
+    );
     for g in 0..(global / local) as usize {
-        let s: f32 = input[g * local as usize..(g + 1) * local as usize].iter().sum();
+        let s: f32 = input[g * local as usize..(g + 1) * local as usize]
+            .iter()
+            .sum();
         assert_eq!(out[g], s, "group {g}");
     }
     let groups = (global / local) as usize;
@@ -139,7 +178,13 @@ fn atomic_flags() {
     let mut flag = vec![0i32];
     let mut winners = vec![0i32];
     let mut cleared = vec![1i32; 40];
-    run_1d(&p, "flags", &[ptr(&mut flag), ptr(&mut winners), ptr(&mut cleared)], 40, 8);
+    run_1d(
+        &p,
+        "flags",
+        &[ptr(&mut flag), ptr(&mut winners), ptr(&mut cleared)],
+        40,
+        8,
+    );
     assert_eq!((flag[0] != 0, winners[0]), (true, 1));
     assert_eq!(cleared, vec![0; 40]);
 }
@@ -163,7 +208,13 @@ fn work_group_collectives_on_ints() {
         let n = local * 3;
         let input: Vec<i32> = (0..n as i32).map(|i| (i * 37) % 101 - 30).collect();
         let mut out = vec![0i32; 12 * n];
-        run_1d(&p, "wg_int", &[input.as_ptr() as u64, ptr(&mut out)], n as u64, local as u64);
+        run_1d(
+            &p,
+            "wg_int",
+            &[input.as_ptr() as u64, ptr(&mut out)],
+            n as u64,
+            local as u64,
+        );
         for (g, xs) in input.chunks(local).enumerate() {
             let add = scans(xs, |a, b| a + b, 0);
             let min = scans(xs, i32::min, i32::MAX);
@@ -184,7 +235,11 @@ fn work_group_collectives_on_ints() {
                     xs.contains(&13) as i32,
                 ];
                 let i = g * local + l;
-                assert_eq!(&out[12 * i..12 * i + 12], &want, "local {local} item {i} (x {x})");
+                assert_eq!(
+                    &out[12 * i..12 * i + 12],
+                    &want,
+                    "local {local} item {i} (x {x})"
+                );
             }
         }
     }
@@ -195,14 +250,24 @@ fn work_group_collectives_on_unsigned_and_64_bit() {
     let p = program("groups");
     for local in [1usize, 5, 16, 100] {
         let n = local * 2;
-        let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+        let input: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+            .collect();
         let mut out = vec![0u64; 9 * n];
-        run_1d(&p, "wg_uint_long", &[input.as_ptr() as u64, ptr(&mut out)], n as u64, local as u64);
+        run_1d(
+            &p,
+            "wg_uint_long",
+            &[input.as_ptr() as u64, ptr(&mut out)],
+            n as u64,
+            local as u64,
+        );
         for (g, xs) in input.chunks(local).enumerate() {
             let ys: Vec<i64> = xs
                 .iter()
                 .enumerate()
-                .map(|(l, &x)| i64::from(x) * 3_000_000_000 - (g * local + l) as i64 * 7_000_000_000)
+                .map(|(l, &x)| {
+                    i64::from(x) * 3_000_000_000 - (g * local + l) as i64 * 7_000_000_000
+                })
                 .collect();
             let umin = scans(xs, u32::min, u32::MAX);
             let umax = scans(xs, u32::max, 0);
@@ -233,9 +298,17 @@ fn work_group_collectives_on_floats() {
     let p = program("groups");
     for local in [1usize, 6, 64, 129] {
         let n = local * 2;
-        let input: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 / 7.0 - 50.0).collect();
+        let input: Vec<f32> = (0..n)
+            .map(|i| ((i * 7919) % 1000) as f32 / 7.0 - 50.0)
+            .collect();
         let mut out = vec![0f64; 9 * n];
-        run_1d(&p, "wg_float", &[input.as_ptr() as u64, ptr(&mut out)], n as u64, local as u64);
+        run_1d(
+            &p,
+            "wg_float",
+            &[input.as_ptr() as u64, ptr(&mut out)],
+            n as u64,
+            local as u64,
+        );
         for (g, xs) in input.chunks(local).enumerate() {
             let ds: Vec<f64> = xs.iter().map(|x| f64::from(*x) * 1.5).collect();
             let add = scans(xs, |a, b| a + b, 0.0);
@@ -269,11 +342,18 @@ fn work_group_collectives_in_2d_groups_and_loops() {
         let (gx, gy) = (lx * 2, ly * 3);
         let input: Vec<i32> = (0..(gx * gy) as i32).map(|i| (i * 53) % 97).collect();
         let mut out = vec![0i32; 4 * gx * gy];
-        run_2d(&p, "wg_2d", &[input.as_ptr() as u64, ptr(&mut out)], [gx as u64, gy as u64], [lx as u64, ly as u64]);
+        run_2d(
+            &p,
+            "wg_2d",
+            &[input.as_ptr() as u64, ptr(&mut out)],
+            [gx as u64, gy as u64],
+            [lx as u64, ly as u64],
+        );
         for (bx, by) in (0..2).flat_map(|x| (0..3).map(move |y| (x, y))) {
             // The group's values in linear order (x fastest).
-            let idx: Vec<usize> =
-                (0..ly).flat_map(|y| (0..lx).map(move |x| (by * ly + y) * gx + bx * lx + x)).collect();
+            let idx: Vec<usize> = (0..ly)
+                .flat_map(|y| (0..lx).map(move |x| (by * ly + y) * gx + bx * lx + x))
+                .collect();
             let xs: Vec<i32> = idx.iter().map(|&i| input[i]).collect();
             let add = scans(&xs, |a, b| a + b, 0);
             let bcast = xs[(ly - 1) * lx + 1.min(lx - 1)];
@@ -288,11 +368,21 @@ fn work_group_collectives_in_2d_groups_and_loops() {
         let n = local * 2;
         let input: Vec<i32> = (0..n as i32).map(|i| i * 11 % 29).collect();
         let mut out = vec![0i32; n];
-        run_1d(&p, "wg_loop", &[input.as_ptr() as u64, ptr(&mut out), 5], n as u64, local as u64);
+        run_1d(
+            &p,
+            "wg_loop",
+            &[input.as_ptr() as u64, ptr(&mut out), 5],
+            n as u64,
+            local as u64,
+        );
         for (g, xs) in input.chunks(local).enumerate() {
             let mut xs = xs.to_vec();
             for r in 0..5 {
-                xs = scans(&xs, |a, b| a + b, 0).2.iter().map(|e| e % 1000 + r).collect();
+                xs = scans(&xs, |a, b| a + b, 0)
+                    .2
+                    .iter()
+                    .map(|e| e % 1000 + r)
+                    .collect();
             }
             assert_eq!(&out[g * local..(g + 1) * local], &xs[..], "local {local}");
         }
@@ -306,13 +396,23 @@ fn sub_groups_of_eight() {
         let n = local * 3;
         let input: Vec<i32> = (0..n as i32).map(|i| (i * 13) % 17 - 3).collect();
         let mut out = vec![0i32; 14 * n];
-        run_1d(&p, "subgroups", &[input.as_ptr() as u64, ptr(&mut out)], n as u64, local as u64);
+        run_1d(
+            &p,
+            "subgroups",
+            &[input.as_ptr() as u64, ptr(&mut out)],
+            n as u64,
+            local as u64,
+        );
         for (g, group) in input.chunks(local).enumerate() {
             let num = local.div_ceil(8);
             for (sg, xs) in group.chunks(8).enumerate() {
                 let add = scans(xs, |a, b| a + b, 0);
                 let min = scans(xs, i32::min, i32::MAX);
-                let umax = scans(&xs.iter().map(|x| *x as i64 as u64).collect::<Vec<_>>(), u64::max, 0);
+                let umax = scans(
+                    &xs.iter().map(|x| *x as i64 as u64).collect::<Vec<_>>(),
+                    u64::max,
+                    0,
+                );
                 for (l, _) in xs.iter().enumerate() {
                     let want = [
                         xs.len() as i32,
@@ -346,14 +446,37 @@ fn sub_group_shuffles() {
         let input: Vec<i32> = (0..n as i32).map(|i| (i * 29) % 31 - 9).collect();
         for c in 0..8usize {
             let mut out = vec![0i64; 4 * n];
-            run_1d(&p, "shuffles", &[input.as_ptr() as u64, ptr(&mut out), c as u64], n as u64, local as u64);
+            run_1d(
+                &p,
+                "shuffles",
+                &[input.as_ptr() as u64, ptr(&mut out), c as u64],
+                n as u64,
+                local as u64,
+            );
             for (s, xs) in input.chunks(8).enumerate() {
                 for l in 0..8 {
-                    let down = if l + c < 8 { xs[l + c] as f32 } else { xs[l + c - 8] as f32 + 0.5 };
-                    let up = if c <= l { i64::from(xs[l - c]) * 1000 } else { i64::from(xs[l + 8 - c]) };
-                    let want = [i64::from(xs[c]), down as i64, up, i64::from(xs[l ^ c] as u32)];
+                    let down = if l + c < 8 {
+                        xs[l + c] as f32
+                    } else {
+                        xs[l + c - 8] as f32 + 0.5
+                    };
+                    let up = if c <= l {
+                        i64::from(xs[l - c]) * 1000
+                    } else {
+                        i64::from(xs[l + 8 - c])
+                    };
+                    let want = [
+                        i64::from(xs[c]),
+                        down as i64,
+                        up,
+                        i64::from(xs[l ^ c] as u32),
+                    ];
                     let i = s * 8 + l;
-                    assert_eq!(&out[4 * i..4 * i + 4], &want, "local {local} c {c} item {i}");
+                    assert_eq!(
+                        &out[4 * i..4 * i + 4],
+                        &want,
+                        "local {local} c {c} item {i}"
+                    );
                 }
             }
         }
@@ -365,11 +488,20 @@ fn required_sub_group_size_other_than_eight_is_refused() {
     let p = program("subgroups");
     let mut out = vec![0i32; 12];
     run_1d(&p, "reqd_sub_group", &[ptr(&mut out)], 12, 12);
-    let want: Vec<i32> = (0..12).map(|i| if i < 8 { 800 + i } else { 400 + i - 8 }).collect();
+    let want: Vec<i32> = (0..12)
+        .map(|i| if i < 8 { 800 + i } else { 400 + i - 8 })
+        .collect();
     assert_eq!(out, want);
     // The same module asking for sub-groups of 16: OpExecutionMode %k SubgroupSize 16.
-    let spv = std::fs::read(format!("{}/kernels/subgroups.spv", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let mut words: Vec<u32> = spv.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let spv = std::fs::read(format!(
+        "{}/kernels/subgroups.spv",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let mut words: Vec<u32> = spv
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
     let at = (5..words.len() - 3)
         .find(|&i| words[i] == (4 << 16 | 16) && words[i + 2] == 35 && words[i + 3] == 8)
         .expect("the SubgroupSize execution mode");
@@ -378,5 +510,8 @@ fn required_sub_group_size_other_than_eight_is_refused() {
     let Err(e) = compile(&bytes, &HashMap::new()) else {
         panic!("a required sub-group size of 16 must be refused")
     };
-    assert!(e.to_string().contains("required sub-group size of 16"), "{e}");
+    assert!(
+        e.to_string().contains("required sub-group size of 16"),
+        "{e}"
+    );
 }
