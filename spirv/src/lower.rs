@@ -9,6 +9,8 @@ use crate::ir::{
 use crate::spv::{self, op_name, Decoration, Inst, Type};
 use crate::{AddressSpace, ArgInfo, ArgKind, Error, KernelInfo};
 
+mod stdlib;
+
 /// Most IR instructions a kernel may have after inlining.
 const MAX_INSTS: usize = 1 << 20;
 /// Deepest call nesting.
@@ -70,6 +72,8 @@ const SUPPORTED_CAPS: &[(u32, &str)] = &[
     (22, "Int16"),
     (38, "GenericPointer"),
     (39, "Int8"),
+    (7, "Vector16"),
+    (8, "Float16Buffer"),
 ];
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -1189,6 +1193,11 @@ impl Builder<'_> {
             fr.vals.insert(i.w(1)?, (v, ty));
             Ok(())
         };
+        if op == 12 {
+            if let Some(ended) = self.std_whole(fr, i)? {
+                return Ok(ended);
+            }
+        }
         if let Some(first) = elementwise(op) {
             if let Some((e, n)) = i.ops.first().and_then(|t| m.vector(*t)) {
                 return self.per_element(fr, label, i, first, e, n);
@@ -1715,6 +1724,10 @@ impl Builder<'_> {
                     return Ok(false);
                 }
                 if let Some(v) = self.derived(fr, i, n)? {
+                    def(fr, Val::V(v), rt()?)?;
+                    return Ok(false);
+                }
+                if let Some(v) = self.std_scalar(fr, i, n)? {
                     def(fr, Val::V(v), rt()?)?;
                     return Ok(false);
                 }
