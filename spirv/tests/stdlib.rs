@@ -293,3 +293,113 @@ fn integer_functions() {
         assert_eq!(&so[2 * i..2 * i + 2], &want, "short items of ({x}, {y})");
     }
 }
+
+/// `got` within `ulps` units in the last place of `want` (at `want`'s magnitude, at least
+/// the smallest normal's), or both NaN.
+fn close32(got: f32, want: f64, ulps: f64, what: &str) {
+    let ulp = (want.abs().max(f64::from(f32::MIN_POSITIVE))) * f64::from(f32::EPSILON);
+    assert!(
+        (f64::from(got) - want).abs() <= ulps * ulp || (got.is_nan() && want.is_nan()) || f64::from(got) == want,
+        "{what}: {got:e} vs {want:e}"
+    );
+}
+
+#[test]
+fn geometric_common_and_shuffles() {
+    let p = program("geometric");
+    let n = 64usize;
+    let f = |s: u64| ((s >> 11) as f64 / (1u64 << 53) as f64 * 20.0 - 10.0) as f32;
+    let mut a = mixed(4 * n, &[0.0f32, 1.0, -1.0, 0.5, 2.0, 1e-3, -1e3], f);
+    let mut b = mixed(4 * n + 1, &[0.0f32, -0.5, 3.0, 1.5, 4.0, -2.0], f)[1..].to_vec();
+    // One all-zero vector: normalize returns it unchanged.
+    a[..4].copy_from_slice(&[0.0; 4]);
+    let mut da: Vec<f64> = mixed(8 * n, &[0.0, 1.0, -1.0, 1e300, 3.5], |s| f(s) as f64 * 1.25);
+    let mut o = vec![0f32; 40 * n];
+    let mut dout = vec![0f64; 8 * n];
+    run_1d(&p, "geometric", &[addr(&mut a), addr(&mut b), addr(&mut o), addr(&mut da), addr(&mut dout)], n as u64, 16);
+    let len = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let cross = |x: &[f64], y: &[f64]| {
+        [x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]]
+    };
+    let cross_tol = |x: &[f64], y: &[f64]| {
+        [
+            (x[1] * y[2]).abs() + (x[2] * y[1]).abs(),
+            (x[2] * y[0]).abs() + (x[0] * y[2]).abs(),
+            (x[0] * y[1]).abs() + (x[1] * y[0]).abs(),
+        ]
+    };
+    for i in 0..n {
+        let x: Vec<f64> = a[4 * i..4 * i + 4].iter().map(|v| f64::from(*v)).collect();
+        let y: Vec<f64> = b[4 * i..4 * i + 4].iter().map(|v| f64::from(*v)).collect();
+        let r = &o[32 * i..32 * i + 32];
+        let c = cross(&x, &y);
+        let t = cross_tol(&x, &y);
+        for k in 0..3 {
+            for got in [r[k], r[4 + k]] {
+                let e = 2.0 * t[k] * f64::from(f32::EPSILON);
+                assert!((f64::from(got) - c[k]).abs() <= e, "cross {k}: {got} vs {}", c[k]);
+            }
+        }
+        assert_eq!(r[3], 0.0);
+        close32(r[7], len(&x), 3.0, "length4");
+        close32(r[8], len(&x[..2]), 3.0, "length2");
+        close32(r[9], x[0].abs(), 0.0, "length1");
+        let d: Vec<f64> = x.iter().zip(&y).map(|(p, q)| p - q).collect();
+        close32(r[10], len(&d), 4.0, "distance");
+        close32(r[11], len(&x[..3]), 3.0, "fast_length");
+        close32(r[12], (x[0] - y[0]).abs(), 1.0, "fast_distance1");
+        let l = len(&x);
+        for k in 0..4 {
+            let want = if l == 0.0 { x[k] } else { x[k] / l };
+            close32(r[13 + k], want, 4.0, "normalize");
+        }
+        let l2 = len(&y[2..]);
+        for k in 0..2 {
+            let want = if l2 == 0.0 { y[2 + k] } else { y[2 + k] / l2 };
+            close32(r[17 + k], want, 4.0, "fast_normalize");
+        }
+        let ss = |e0: f64, e1: f64, v: f64| {
+            let t = ((v - e0) / (e1 - e0)).clamp(0.0, 1.0);
+            t * t * (3.0 - 2.0 * t)
+        };
+        for k in 0..4 {
+            let got = f64::from(r[19 + k]);
+            assert!((got - ss(-1.0, 2.0, x[k])).abs() < 1e-6, "smoothstep {}", x[k]);
+        }
+        if y[0] != y[1] {
+            let want = ss(y[0], y[1], x[2]);
+            assert!((f64::from(r[23]) - want).abs() < 1e-5 * (1.0 + (x[2] - y[0]).abs() / (y[1] - y[0]).abs()), "smoothstep edges");
+        }
+        for k in 0..4 {
+            let want = a[4 * i + k].max(0.5) + b[4 * i + k].min(-0.25);
+            assert_eq!(r[24 + k], want);
+        }
+        let m: Vec<usize> = (0..4).map(|k| (b[4 * i + k] as i32 as u32 & 7) as usize).collect();
+        for k in 0..4 {
+            assert_eq!(r[28 + k], a[4 * i + (m[k] & 3)], "shuffle");
+        }
+        let m2: Vec<usize> = m.iter().copied().chain(m.iter().rev().map(|v| v + 3)).collect();
+        let both: Vec<f32> = a[4 * i..4 * i + 4].iter().chain(&b[4 * i..4 * i + 4]).copied().collect();
+        for k in 0..8 {
+            assert_eq!(o[32 * n + 8 * i + k], both[m2[k] & 7], "shuffle2 {k}");
+        }
+        let dx = &da[8 * i..8 * i + 4];
+        let dy = &da[8 * i + 4..8 * i + 8];
+        let d = &dout[8 * i..8 * i + 8];
+        let c = cross(dx, dy);
+        let t = cross_tol(dx, dy);
+        for k in 0..3 {
+            let same = d[k] == c[k] || (d[k].is_nan() && c[k].is_nan());
+            assert!(same || (d[k] - c[k]).abs() <= 2.0 * t[k] * f64::EPSILON, "double cross");
+        }
+        assert_eq!(d[3], 0.0);
+        let hyp = |v: &[f64]| v.iter().fold(0.0f64, |acc, x| acc.hypot(*x));
+        let rel = |g: f64, w: f64| (g - w).abs() <= 4.0 * f64::EPSILON * w.abs();
+        assert!(rel(d[4], hyp(dx)), "double length {} vs {}", d[4], hyp(dx));
+        let dd: Vec<f64> = dx.iter().zip(dy).map(|(p, q)| p - q).collect();
+        assert!(rel(d[5], hyp(&dd)), "double distance");
+        let want = if hyp(dx) == 0.0 { dx[1] } else { dx[1] / hyp(dx) };
+        assert!(rel(d[6], want), "double normalize");
+        assert_eq!(d[7].to_bits(), 0x7ff8_0000_0000_0000, "nan(code)");
+    }
+}
