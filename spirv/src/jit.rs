@@ -159,7 +159,7 @@ shims! {
     Lgamma: |x| super::ext(x, libm::lgamma);
     LgammaSign: |x| super::ext(x, |x| f64::from(libm::lgamma_r(x).1));
     Logb: |x| super::ext(x, super::stdx::logb);
-    Ilogb: |x| super::ext(x, |x| f64::from(libm::ilogb(x)));
+    Ilogb: |x| super::ext(x, super::stdx::ilogb);
     Ldexp: |x, k| super::ext2(x, k, |x, k| libm::scalbn(x, k.clamp(-4000.0, 4000.0) as i32));
     Pown: |x, n| super::ext2(x, n, super::stdx::pown);
     Rootn: |x, n| super::ext2(x, n, super::stdx::rootn);
@@ -278,6 +278,15 @@ mod stdx {
             return f64::INFINITY.copysign(s);
         }
         s / c
+    }
+
+    /// `ilogb` as a float with OpenCL's FP_ILOGB0 (i32::MIN) and FP_ILOGBNAN (i32::MAX).
+    pub fn ilogb(x: f64) -> f64 {
+        if x.is_nan() {
+            f64::from(i32::MAX)
+        } else {
+            f64::from(libm::ilogb(x))
+        }
     }
 
     /// The exponent of `x` as a float: -infinity for 0, infinity for infinities.

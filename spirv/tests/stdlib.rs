@@ -299,7 +299,7 @@ fn integer_functions() {
 fn close32(got: f32, want: f64, ulps: f64, what: &str) {
     let ulp = (want.abs().max(f64::from(f32::MIN_POSITIVE))) * f64::from(f32::EPSILON);
     assert!(
-        (f64::from(got) - want).abs() <= ulps * ulp || (got.is_nan() && want.is_nan()) || f64::from(got) == want,
+        (f64::from(got) - want).abs() <= ulps * ulp || (got.is_nan() && want.is_nan()) || got == want as f32,
         "{what}: {got:e} vs {want:e}"
     );
 }
@@ -401,5 +401,163 @@ fn geometric_common_and_shuffles() {
         let want = if hyp(dx) == 0.0 { dx[1] } else { dx[1] / hyp(dx) };
         assert!(rel(d[6], want), "double normalize");
         assert_eq!(d[7].to_bits(), 0x7ff8_0000_0000_0000, "nan(code)");
+    }
+}
+
+/// The unbiased exponent of a finite nonzero float (subnormals included).
+fn exponent32(x: f32) -> i32 {
+    let b = x.abs().to_bits();
+    let e = (b >> 23) as i32;
+    if e == 0 {
+        -127 - (b.leading_zeros() as i32 - 9)
+    } else {
+        e - 127
+    }
+}
+
+fn next_after32(x: f32, y: f32) -> f32 {
+    if x.is_nan() || y.is_nan() {
+        return x + y;
+    }
+    if x == y {
+        return y;
+    }
+    if x == 0.0 {
+        return f32::from_bits(1).copysign(y);
+    }
+    let up = (y > x) == (x > 0.0);
+    f32::from_bits(if up { x.to_bits() + 1 } else { x.to_bits() - 1 })
+}
+
+/// sin(pi x) and cos(pi x) exact at the multiples of 1/2.
+fn sinpi_ref(x: f64) -> f64 {
+    if (2.0 * x).fract() == 0.0 {
+        let k = (2.0 * x).rem_euclid(4.0);
+        return [0.0f64.copysign(x), 1.0, 0.0f64.copysign(-x), -1.0][k as usize];
+    }
+    (std::f64::consts::PI * x).sin()
+}
+
+fn cospi_ref(x: f64) -> f64 {
+    if (2.0 * x).fract() == 0.0 {
+        let k = (2.0 * x).rem_euclid(4.0);
+        return [1.0, 0.0, -1.0, 0.0][k as usize];
+    }
+    (std::f64::consts::PI * x).cos()
+}
+
+#[test]
+fn math_and_pointer_results() {
+    let p = program("math3");
+    let n = 128usize;
+    let f = |s: u64| ((s >> 11) as f64 / (1u64 << 53) as f64 * 20.0 - 10.0) as f32;
+    let mut xs = mixed(n, &[0.0f32, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 2.0, 1e-40, -7.25, 9.5, 0.25, 1e-3, 6.0], f);
+    let mut ys = mixed(n + 3, &[1.0f32, -1.5, 0.75, 2.0, 3.0, -8.0, 1e-3], f)[3..].to_vec();
+    for y in &mut ys {
+        if *y == 0.0 {
+            *y = 1.0;
+        }
+    }
+    let mut ks = mixed(n, &[0i32, 1, -1, 3, -4, 200, -200, 1_000_000_000, -1_000_000_000, 8, 5], |s| (s >> 40) as i32 % 300);
+    let mut dx = mixed(n, &[0.0f64, -0.0, 1.0, -2.5, 1e300, 0.375, -1e-310], |s| f64::from(f(s)) * 1.5);
+    let mut o = vec![0f32; 40 * n];
+    let mut io = vec![0i32; 8 * n];
+    let mut dout = vec![0f64; 6 * n];
+    run_1d(
+        &p,
+        "math3",
+        &[addr(&mut xs), addr(&mut ys), addr(&mut ks), addr(&mut o), addr(&mut io), addr(&mut dx), addr(&mut dout)],
+        n as u64,
+        32,
+    );
+    let pi = std::f64::consts::PI;
+    for i in 0..n {
+        let (x, y, k) = (xs[i], ys[i], ks[i]);
+        let (xd, yd) = (f64::from(x), f64::from(y));
+        let r = &o[40 * i..40 * i + 40];
+        let q = &io[8 * i..8 * i + 8];
+        let at = |what: &str| format!("{what}({x:e}, {y:e}, {k})");
+        // (result, reference, ULPs allowed: OpenCL's limits for float)
+        let checks: [(f32, f64, f64, &str); 14] = [
+            (r[0], f64::from(x.abs() + 1.0).acosh(), 4.0, "acosh"),
+            (r[1], xd.asinh(), 4.0, "asinh"),
+            (r[2], (xd / 16.0).atanh(), 5.0, "atanh"),
+            (r[3], (xd / 16.0).acos() / pi, 5.0, "acospi"),
+            (r[4], (xd / 16.0).asin() / pi, 5.0, "asinpi"),
+            (r[5], xd.atan() / pi, 5.0, "atanpi"),
+            (r[6], xd.atan2(yd) / pi, 6.0, "atan2pi"),
+            (r[7], cospi_ref(xd), 4.0, "cospi"),
+            (r[8], sinpi_ref(xd), 4.0, "sinpi"),
+            (r[10], libm::erf(xd), 16.0, "erf"),
+            (r[11], libm::erfc(xd), 16.0, "erfc"),
+            (r[12], libm::tgamma(xd), 16.0, "tgamma"),
+            (r[13], libm::lgamma(xd), 16.0, "lgamma"),
+            (r[27], xd.sin(), 4.0, "sincos.sin"),
+        ];
+        for (got, want, ulps, what) in checks {
+            close32(got, want, ulps, &at(what));
+        }
+        let c = cospi_ref(xd);
+        let tan = if c == 0.0 { f64::INFINITY.copysign(sinpi_ref(xd)) } else { sinpi_ref(xd) / c };
+        if tan.is_infinite() {
+            assert!(r[9].is_infinite(), "{}", at("tanpi"));
+        } else {
+            close32(r[9], tan, 6.0, &at("tanpi"));
+        }
+        close32(r[28], xd.cos(), 4.0, &at("sincos.cos"));
+        // Exact functions.
+        let (want_logb, want_ilogb) = if x == 0.0 {
+            (f32::NEG_INFINITY, i32::MIN)
+        } else {
+            (exponent32(x) as f32, exponent32(x))
+        };
+        assert_eq!(r[14], want_logb, "{}", at("logb"));
+        assert_eq!(q[0], want_ilogb, "{}", at("ilogb"));
+        assert_eq!(r[15], (xd * 2f64.powi(k.clamp(-400, 400))) as f32, "{}", at("ldexp"));
+        close32(r[16], xd.powi(k % 9), 4.0, &at("pown"));
+        let nr = k % 5;
+        let root = if nr == 0 || (y < 0.0 && nr % 2 == 0) {
+            f64::NAN
+        } else {
+            yd.abs().powf(1.0 / f64::from(nr)).copysign(yd)
+        };
+        close32(r[17], root, 4.0, &at("rootn"));
+        assert_eq!(r[18].to_bits(), next_after32(x, y).to_bits(), "{}", at("nextafter"));
+        assert_eq!(f64::from(r[19]), libm::remainder(xd, yd), "{}", at("remainder"));
+        let fl = x.floor();
+        assert_eq!((r[20], r[21]), ((x - fl).min(1.0 - f32::EPSILON / 2.0), fl), "{}", at("fract"));
+        let (m, e) = libm::frexp(xd);
+        assert_eq!((f64::from(r[22]), q[1]), (m, e), "{}", at("frexp"));
+        let (lg, sign) = libm::lgamma_r(xd);
+        close32(r[23], lg, 16.0, &at("lgamma_r"));
+        assert_eq!(q[2], sign, "{}", at("lgamma_r sign"));
+        assert_eq!((r[24], r[25]), (x - x.trunc(), x.trunc()), "{}", at("modf"));
+        let (rem, quo) = libm::remquo(xd, yd);
+        assert_eq!(f64::from(r[26]), rem, "{}", at("remquo"));
+        assert_eq!(q[3], quo.signum() * (quo.abs() & 0x7f), "{}", at("remquo quotient"));
+        let v4 = [x, y, x + y, x * y];
+        for j in 0..4 {
+            close32(r[29 + j], f64::from(v4[j]).sin(), 4.0, &at("sincos4.sin"));
+            close32(r[33 + j], f64::from(v4[j]).cos(), 4.0, &at("sincos4.cos"));
+        }
+        for (j, v) in [xd, yd].into_iter().enumerate() {
+            let (m, e) = libm::frexp(v);
+            assert_eq!((f64::from(r[37 + j]), q[4 + j]), (m, e), "{}", at("frexp2"));
+        }
+        assert_eq!(r[39], x - x.trunc(), "{}", at("modf2"));
+        assert_eq!((q[6], q[7]), (x.trunc() as i32, y.trunc() as i32), "{}", at("modf2 ip"));
+        let v = dx[i];
+        let d = &dout[6 * i..6 * i + 6];
+        let near = |g: f64, w: f64, ulps: f64| {
+            g == w || (g.is_nan() && w.is_nan()) || (g - w).abs() <= ulps * f64::EPSILON * w.abs().max(f64::MIN_POSITIVE)
+        };
+        assert!(near(d[0], v.asinh(), 4.0), "double asinh({v:e}): {}", d[0]);
+        let sp = sinpi_ref(v);
+        assert!(near(d[1], sp, 4.0) || (d[1] - sp).abs() <= 4.0 * f64::EPSILON * v.abs(), "double sinpi({v:e})");
+        let fl = v.floor();
+        let fr = if v.is_infinite() { 0.0 } else { (v - fl).min(1.0 - f64::EPSILON / 2.0) };
+        assert_eq!((d[2], d[3]), (fr, fl), "double fract({v:e})");
+        assert!(near(d[4], libm::erfc(v), 16.0), "double erfc({v:e})");
+        assert_eq!(d[5], libm::remainder(v, 0.75), "double remainder({v:e})");
     }
 }
