@@ -242,11 +242,15 @@ mod stdx {
             return f64::NAN;
         }
         let r = x % 2.0; // exact, in (-2, 2) with x's sign
-        let s = match r.abs() {
-            a if a == 0.0 || a == 1.0 => 0.0,
-            a if a == 0.5 => 1.0,
-            a if a == 1.5 => -1.0,
-            _ => (std::f64::consts::PI * r.abs()).sin(),
+        let a = r.abs();
+        let s = if a == 0.0 || a == 1.0 {
+            0.0
+        } else if a == 0.5 {
+            1.0
+        } else if a == 1.5 {
+            -1.0
+        } else {
+            (std::f64::consts::PI * a).sin()
         };
         if r < 0.0 || (r == 0.0 && x.is_sign_negative()) {
             -s

@@ -76,12 +76,22 @@ fn round_to_half(x: f32, mode: u32, table: &[u16]) -> u16 {
     // The largest half ≤ x and the smallest half ≥ x (infinities at the ends).
     let below = table.iter().rev().find(|h| half_value(**h) <= x).copied();
     let above = table.iter().find(|h| half_value(**h) >= x).copied();
-    let pick = |h: u16| if half_value(h) == 0.0 && neg { 0x8000 } else { h };
+    let pick = |h: u16| {
+        if half_value(h) == 0.0 && neg {
+            0x8000
+        } else {
+            h
+        }
+    };
     let (b, a) = (below.unwrap_or(0xfc00), above.unwrap_or(0x7c00));
     let r = match mode {
         1 => {
             if x >= 0.0 {
-                if x.abs() > max && x.is_finite() { 0x7bff } else { b }
+                if x.abs() > max && x.is_finite() {
+                    0x7bff
+                } else {
+                    b
+                }
             } else if x.abs() > max && x.is_finite() {
                 0xfbff
             } else {
@@ -92,10 +102,18 @@ fn round_to_half(x: f32, mode: u32, table: &[u16]) -> u16 {
         3 => b,
         _ => {
             if x.abs() >= 65520.0 {
-                if neg { 0xfc00 } else { 0x7c00 }
+                if neg {
+                    0xfc00
+                } else {
+                    0x7c00
+                }
             } else {
                 let (db, da) = (x - half_value(b), half_value(a) - x);
-                if db < da || (db == da && b & 1 == 0) { b } else { a }
+                if db < da || (db == da && b & 1 == 0) {
+                    b
+                } else {
+                    a
+                }
             }
         }
     };
@@ -117,14 +135,50 @@ fn vload_vstore_and_halves() {
     let isrc: Vec<i32> = (0..3 * n as i32 + 4).map(|k| k * 7 - 20).collect();
     // Halves: a mix of normals, subnormals, zeros, infinities.
     let hsrc: Vec<u16> = (0..4 * n as u16 + 4)
-        .map(|k| [0x3c00, 0x0001, 0x8000, 0x7c00, 0xfc00, 0x3555, 0x03ff, 0xc8a0][k as usize % 8] ^ (k << 2))
+        .map(|k| {
+            [
+                0x3c00, 0x0001, 0x8000, 0x7c00, 0xfc00, 0x3555, 0x03ff, 0xc8a0,
+            ][k as usize % 8]
+                ^ (k << 2)
+        })
         .collect();
     // Floats to round: ties, values between halves, overflow, subnormal ranges, negatives.
     let x: Vec<f32> = vec![
-        1.0, 1.000_488_3, 1.000_976_6, -1.000_732_4, 65519.0, 65520.0, -70000.0, 1e-7, -3e-8,
-        0.333_333_34, -2.718_281_7, 5.960_464_5e-8, 2.980_232_2e-8, 1e10, -0.0, 1234.567,
-        f32::INFINITY, 6.1e-5, -6.1e-5, 3.0e-5, 0.1, -0.1, 100.03, 7.0, 8.5, 9.25, 10.125,
-        11.0625, 12.03125, 13.015625, 14.0078125, 15.00390625, 17.0, 18.0, 19.0,
+        1.0,
+        1.000_488_3,
+        1.000_976_6,
+        -1.000_732_4,
+        65519.0,
+        65520.0,
+        -70000.0,
+        1e-7,
+        -3e-8,
+        0.333_333_34,
+        -2.718_281_7,
+        5.960_464_5e-8,
+        2.980_232_2e-8,
+        1e10,
+        -0.0,
+        1234.567,
+        f32::INFINITY,
+        6.1e-5,
+        -6.1e-5,
+        3.0e-5,
+        0.1,
+        -0.1,
+        100.03,
+        7.0,
+        8.5,
+        9.25,
+        10.125,
+        11.0625,
+        12.03125,
+        13.015625,
+        14.0078125,
+        15.5,
+        17.0,
+        18.0,
+        19.0,
     ];
     let mut out = vec![0f32; 33 * n];
     let mut iout = vec![0i32; 3 * n];
@@ -134,7 +188,16 @@ fn vload_vstore_and_halves() {
     run_1d(
         &p,
         "vload",
-        &[addr(&mut src), addr(&mut out), addr(&mut isrc), addr(&mut iout), addr(&mut hsrc), addr(&mut hf), addr(&mut x), addr(&mut ho)],
+        &[
+            addr(&mut src),
+            addr(&mut out),
+            addr(&mut isrc),
+            addr(&mut iout),
+            addr(&mut hsrc),
+            addr(&mut hf),
+            addr(&mut x),
+            addr(&mut ho),
+        ],
         n as u64,
         4,
     );
@@ -157,7 +220,10 @@ fn vload_vstore_and_halves() {
         }
         let same = |a: f32, h: u16| {
             let v = half_value(h);
-            assert!(a as f64 == v || (a.is_nan() && v.is_nan()), "{a} vs half {h:#06x} = {v}");
+            assert!(
+                a as f64 == v || (a.is_nan() && v.is_nan()),
+                "{a} vs half {h:#06x} = {v}"
+            );
         };
         same(hf[i], hsrc[i]);
         for k in 0..4 {
@@ -174,12 +240,22 @@ fn vload_vstore_and_halves() {
             assert_eq!(ho[5 * i + j], want, "x = {:e}, mode {mode}", x[i]);
         }
         for k in 0..4 {
-            assert_eq!(ho[5 * n + 4 * i + k], round_to_half(x[4 * i + k], 1, &table));
+            assert_eq!(
+                ho[5 * n + 4 * i + k],
+                round_to_half(x[4 * i + k], 1, &table)
+            );
         }
         for k in 0..3 {
-            assert_eq!(ho[9 * n + 4 * i + k], round_to_half(x[4 * i + k], 0, &table));
+            assert_eq!(
+                ho[9 * n + 4 * i + k],
+                round_to_half(x[4 * i + k], 0, &table)
+            );
         }
-        assert_eq!(ho[9 * n + 4 * i + 3], 0xdead, "vstorea_half3 leaves the fourth half");
+        assert_eq!(
+            ho[9 * n + 4 * i + 3],
+            0xdead,
+            "vstorea_half3 leaves the fourth half"
+        );
     }
 }
 
@@ -191,7 +267,7 @@ fn mixed<T: Copy>(n: usize, edges: &[T], from_bits: impl Fn(u64) -> T) -> Vec<T>
             s ^= s << 13;
             s ^= s >> 7;
             s ^= s << 17;
-            if k % 3 == 0 || s % 4 == 0 {
+            if k % 3 == 0 || s.is_multiple_of(4) {
                 edges[(s >> 8) as usize % edges.len()]
             } else {
                 from_bits(s)
@@ -204,15 +280,60 @@ fn mixed<T: Copy>(n: usize, edges: &[T], from_bits: impl Fn(u64) -> T) -> Vec<T>
 fn integer_functions() {
     let p = program("int_fns");
     let n = 96usize;
-    let edges32 = [0, 1, -1, 2, -2, i32::MAX, i32::MIN, i32::MAX - 1, i32::MIN + 1, 0x4000_0000, 46341, -46341, 0x7fff, 0x80, -0x81, 12345];
-    let edges64 = [0, 1, -1, i64::MAX, i64::MIN, i64::MAX - 1, i64::MIN + 1, 1 << 32, 3_037_000_500, -3_037_000_500, 1 << 62, -(1 << 62), 0x7f, 99];
+    let edges32 = [
+        0,
+        1,
+        -1,
+        2,
+        -2,
+        i32::MAX,
+        i32::MIN,
+        i32::MAX - 1,
+        i32::MIN + 1,
+        0x4000_0000,
+        46341,
+        -46341,
+        0x7fff,
+        0x80,
+        -0x81,
+        12345,
+    ];
+    let edges64 = [
+        0,
+        1,
+        -1,
+        i64::MAX,
+        i64::MIN,
+        i64::MAX - 1,
+        i64::MIN + 1,
+        1 << 32,
+        3_037_000_500,
+        -3_037_000_500,
+        1 << 62,
+        -(1 << 62),
+        0x7f,
+        99,
+    ];
     let mut a = mixed(3 * n, &edges32, |s| (s >> 16) as i32 >> (s % 24));
     let mut l = mixed(3 * n, &edges64, |s| (s as i64) >> (s % 48));
     let mut o = vec![0i32; 24 * n];
     let mut lo = vec![0i64; 14 * n];
     let mut co = vec![0i8; 6 * n];
     let mut so = vec![0i16; 2 * n];
-    run_1d(&p, "int_fns", &[addr(&mut a), addr(&mut o), addr(&mut l), addr(&mut lo), addr(&mut co), addr(&mut so)], n as u64, 32);
+    run_1d(
+        &p,
+        "int_fns",
+        &[
+            addr(&mut a),
+            addr(&mut o),
+            addr(&mut l),
+            addr(&mut lo),
+            addr(&mut co),
+            addr(&mut so),
+        ],
+        n as u64,
+        32,
+    );
     let sat32 = |x: i64| x.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
     let sat64 = |x: i128| x.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
     for i in 0..n {
@@ -242,7 +363,9 @@ fn integer_functions() {
             x.saturating_add(y).wrapping_add(x.trailing_zeros() as i32),
             y.saturating_add(y).wrapping_add(y.trailing_zeros() as i32),
             z.saturating_add(y).wrapping_add(z.trailing_zeros() as i32),
-            a.get(3 * i + 3).map_or(0, |w| w.saturating_add(y).wrapping_add(w.trailing_zeros() as i32)),
+            a.get(3 * i + 3).map_or(0, |w| {
+                w.saturating_add(y).wrapping_add(w.trailing_zeros() as i32)
+            }),
             32,
             ux.count_ones() as i32,
         ];
@@ -285,7 +408,11 @@ fn integer_functions() {
             ua8.saturating_add(ub8) as i8,
             ua8.saturating_sub(ub8) as i8,
         ];
-        assert_eq!(&co[6 * i..6 * i + 6], &want, "char items of ({x}, {y}, {z})");
+        assert_eq!(
+            &co[6 * i..6 * i + 6],
+            &want,
+            "char items of ({x}, {y}, {z})"
+        );
         let want = [
             ((i16::from(ca) << 8) | i16::from(ub8)),
             ((i32::from(x as i16) + i32::from(y as i16)) >> 1) as i16,
@@ -299,7 +426,9 @@ fn integer_functions() {
 fn close32(got: f32, want: f64, ulps: f64, what: &str) {
     let ulp = (want.abs().max(f64::from(f32::MIN_POSITIVE))) * f64::from(f32::EPSILON);
     assert!(
-        (f64::from(got) - want).abs() <= ulps * ulp || (got.is_nan() && want.is_nan()) || got == want as f32,
+        (f64::from(got) - want).abs() <= ulps * ulp
+            || (got.is_nan() && want.is_nan())
+            || got == want as f32,
         "{what}: {got:e} vs {want:e}"
     );
 }
@@ -316,10 +445,26 @@ fn geometric_common_and_shuffles() {
     let mut da: Vec<f64> = mixed(8 * n, &[0.0, 1.0, -1.0, 1e300, 3.5], |s| f(s) as f64 * 1.25);
     let mut o = vec![0f32; 40 * n];
     let mut dout = vec![0f64; 8 * n];
-    run_1d(&p, "geometric", &[addr(&mut a), addr(&mut b), addr(&mut o), addr(&mut da), addr(&mut dout)], n as u64, 16);
+    run_1d(
+        &p,
+        "geometric",
+        &[
+            addr(&mut a),
+            addr(&mut b),
+            addr(&mut o),
+            addr(&mut da),
+            addr(&mut dout),
+        ],
+        n as u64,
+        16,
+    );
     let len = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
     let cross = |x: &[f64], y: &[f64]| {
-        [x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]]
+        [
+            x[1] * y[2] - x[2] * y[1],
+            x[2] * y[0] - x[0] * y[2],
+            x[0] * y[1] - x[1] * y[0],
+        ]
     };
     let cross_tol = |x: &[f64], y: &[f64]| {
         [
@@ -337,7 +482,11 @@ fn geometric_common_and_shuffles() {
         for k in 0..3 {
             for got in [r[k], r[4 + k]] {
                 let e = 2.0 * t[k] * f64::from(f32::EPSILON);
-                assert!((f64::from(got) - c[k]).abs() <= e, "cross {k}: {got} vs {}", c[k]);
+                assert!(
+                    (f64::from(got) - c[k]).abs() <= e,
+                    "cross {k}: {got} vs {}",
+                    c[k]
+                );
             }
         }
         assert_eq!(r[3], 0.0);
@@ -364,22 +513,40 @@ fn geometric_common_and_shuffles() {
         };
         for k in 0..4 {
             let got = f64::from(r[19 + k]);
-            assert!((got - ss(-1.0, 2.0, x[k])).abs() < 1e-6, "smoothstep {}", x[k]);
+            assert!(
+                (got - ss(-1.0, 2.0, x[k])).abs() < 1e-6,
+                "smoothstep {}",
+                x[k]
+            );
         }
         if y[0] != y[1] {
             let want = ss(y[0], y[1], x[2]);
-            assert!((f64::from(r[23]) - want).abs() < 1e-5 * (1.0 + (x[2] - y[0]).abs() / (y[1] - y[0]).abs()), "smoothstep edges");
+            assert!(
+                (f64::from(r[23]) - want).abs()
+                    < 1e-5 * (1.0 + (x[2] - y[0]).abs() / (y[1] - y[0]).abs()),
+                "smoothstep edges"
+            );
         }
         for k in 0..4 {
             let want = a[4 * i + k].max(0.5) + b[4 * i + k].min(-0.25);
             assert_eq!(r[24 + k], want);
         }
-        let m: Vec<usize> = (0..4).map(|k| (b[4 * i + k] as i32 as u32 & 7) as usize).collect();
+        let m: Vec<usize> = (0..4)
+            .map(|k| (b[4 * i + k] as i32 as u32 & 7) as usize)
+            .collect();
         for k in 0..4 {
             assert_eq!(r[28 + k], a[4 * i + (m[k] & 3)], "shuffle");
         }
-        let m2: Vec<usize> = m.iter().copied().chain(m.iter().rev().map(|v| v + 3)).collect();
-        let both: Vec<f32> = a[4 * i..4 * i + 4].iter().chain(&b[4 * i..4 * i + 4]).copied().collect();
+        let m2: Vec<usize> = m
+            .iter()
+            .copied()
+            .chain(m.iter().rev().map(|v| v + 3))
+            .collect();
+        let both: Vec<f32> = a[4 * i..4 * i + 4]
+            .iter()
+            .chain(&b[4 * i..4 * i + 4])
+            .copied()
+            .collect();
         for k in 0..8 {
             assert_eq!(o[32 * n + 8 * i + k], both[m2[k] & 7], "shuffle2 {k}");
         }
@@ -390,7 +557,10 @@ fn geometric_common_and_shuffles() {
         let t = cross_tol(dx, dy);
         for k in 0..3 {
             let same = d[k] == c[k] || (d[k].is_nan() && c[k].is_nan());
-            assert!(same || (d[k] - c[k]).abs() <= 2.0 * t[k] * f64::EPSILON, "double cross");
+            assert!(
+                same || (d[k] - c[k]).abs() <= 2.0 * t[k] * f64::EPSILON,
+                "double cross"
+            );
         }
         assert_eq!(d[3], 0.0);
         let hyp = |v: &[f64]| v.iter().fold(0.0f64, |acc, x| acc.hypot(*x));
@@ -398,7 +568,11 @@ fn geometric_common_and_shuffles() {
         assert!(rel(d[4], hyp(dx)), "double length {} vs {}", d[4], hyp(dx));
         let dd: Vec<f64> = dx.iter().zip(dy).map(|(p, q)| p - q).collect();
         assert!(rel(d[5], hyp(&dd)), "double distance");
-        let want = if hyp(dx) == 0.0 { dx[1] } else { dx[1] / hyp(dx) };
+        let want = if hyp(dx) == 0.0 {
+            dx[1]
+        } else {
+            dx[1] / hyp(dx)
+        };
         assert!(rel(d[6], want), "double normalize");
         assert_eq!(d[7].to_bits(), 0x7ff8_0000_0000_0000, "nan(code)");
     }
@@ -451,22 +625,54 @@ fn math_and_pointer_results() {
     let p = program("math3");
     let n = 128usize;
     let f = |s: u64| ((s >> 11) as f64 / (1u64 << 53) as f64 * 20.0 - 10.0) as f32;
-    let mut xs = mixed(n, &[0.0f32, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 2.0, 1e-40, -7.25, 9.5, 0.25, 1e-3, 6.0], f);
+    let mut xs = mixed(
+        n,
+        &[
+            0.0f32, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 2.0, 1e-40, -7.25, 9.5, 0.25, 1e-3, 6.0,
+        ],
+        f,
+    );
     let mut ys = mixed(n + 3, &[1.0f32, -1.5, 0.75, 2.0, 3.0, -8.0, 1e-3], f)[3..].to_vec();
     for y in &mut ys {
         if *y == 0.0 {
             *y = 1.0;
         }
     }
-    let mut ks = mixed(n, &[0i32, 1, -1, 3, -4, 200, -200, 1_000_000_000, -1_000_000_000, 8, 5], |s| (s >> 40) as i32 % 300);
-    let mut dx = mixed(n, &[0.0f64, -0.0, 1.0, -2.5, 1e300, 0.375, -1e-310], |s| f64::from(f(s)) * 1.5);
+    let mut ks = mixed(
+        n,
+        &[
+            0i32,
+            1,
+            -1,
+            3,
+            -4,
+            200,
+            -200,
+            1_000_000_000,
+            -1_000_000_000,
+            8,
+            5,
+        ],
+        |s| (s >> 40) as i32 % 300,
+    );
+    let mut dx = mixed(n, &[0.0f64, -0.0, 1.0, -2.5, 1e300, 0.375, -1e-310], |s| {
+        f64::from(f(s)) * 1.5
+    });
     let mut o = vec![0f32; 40 * n];
     let mut io = vec![0i32; 8 * n];
     let mut dout = vec![0f64; 6 * n];
     run_1d(
         &p,
         "math3",
-        &[addr(&mut xs), addr(&mut ys), addr(&mut ks), addr(&mut o), addr(&mut io), addr(&mut dx), addr(&mut dout)],
+        &[
+            addr(&mut xs),
+            addr(&mut ys),
+            addr(&mut ks),
+            addr(&mut o),
+            addr(&mut io),
+            addr(&mut dx),
+            addr(&mut dout),
+        ],
         n as u64,
         32,
     );
@@ -498,7 +704,11 @@ fn math_and_pointer_results() {
             close32(got, want, ulps, &at(what));
         }
         let c = cospi_ref(xd);
-        let tan = if c == 0.0 { f64::INFINITY.copysign(sinpi_ref(xd)) } else { sinpi_ref(xd) / c };
+        let tan = if c == 0.0 {
+            f64::INFINITY.copysign(sinpi_ref(xd))
+        } else {
+            sinpi_ref(xd) / c
+        };
         if tan.is_infinite() {
             assert!(r[9].is_infinite(), "{}", at("tanpi"));
         } else {
@@ -513,7 +723,12 @@ fn math_and_pointer_results() {
         };
         assert_eq!(r[14], want_logb, "{}", at("logb"));
         assert_eq!(q[0], want_ilogb, "{}", at("ilogb"));
-        assert_eq!(r[15], (xd * 2f64.powi(k.clamp(-400, 400))) as f32, "{}", at("ldexp"));
+        assert_eq!(
+            r[15],
+            (xd * 2f64.powi(k.clamp(-400, 400))) as f32,
+            "{}",
+            at("ldexp")
+        );
         close32(r[16], xd.powi(k % 9), 4.0, &at("pown"));
         let nr = k % 5;
         let root = if nr == 0 || (y < 0.0 && nr % 2 == 0) {
@@ -522,10 +737,25 @@ fn math_and_pointer_results() {
             yd.abs().powf(1.0 / f64::from(nr)).copysign(yd)
         };
         close32(r[17], root, 4.0, &at("rootn"));
-        assert_eq!(r[18].to_bits(), next_after32(x, y).to_bits(), "{}", at("nextafter"));
-        assert_eq!(f64::from(r[19]), libm::remainder(xd, yd), "{}", at("remainder"));
+        assert_eq!(
+            r[18].to_bits(),
+            next_after32(x, y).to_bits(),
+            "{}",
+            at("nextafter")
+        );
+        assert_eq!(
+            f64::from(r[19]),
+            libm::remainder(xd, yd),
+            "{}",
+            at("remainder")
+        );
         let fl = x.floor();
-        assert_eq!((r[20], r[21]), ((x - fl).min(1.0 - f32::EPSILON / 2.0), fl), "{}", at("fract"));
+        assert_eq!(
+            (r[20], r[21]),
+            ((x - fl).min(1.0 - f32::EPSILON / 2.0), fl),
+            "{}",
+            at("fract")
+        );
         let (m, e) = libm::frexp(xd);
         assert_eq!((f64::from(r[22]), q[1]), (m, e), "{}", at("frexp"));
         let (lg, sign) = libm::lgamma_r(xd);
@@ -534,7 +764,12 @@ fn math_and_pointer_results() {
         assert_eq!((r[24], r[25]), (x - x.trunc(), x.trunc()), "{}", at("modf"));
         let (rem, quo) = libm::remquo(xd, yd);
         assert_eq!(f64::from(r[26]), rem, "{}", at("remquo"));
-        assert_eq!(q[3], quo.signum() * (quo.abs() & 0x7f), "{}", at("remquo quotient"));
+        assert_eq!(
+            q[3],
+            quo.signum() * (quo.abs() & 0x7f),
+            "{}",
+            at("remquo quotient")
+        );
         let v4 = [x, y, x + y, x * y];
         for j in 0..4 {
             close32(r[29 + j], f64::from(v4[j]).sin(), 4.0, &at("sincos4.sin"));
@@ -545,17 +780,31 @@ fn math_and_pointer_results() {
             assert_eq!((f64::from(r[37 + j]), q[4 + j]), (m, e), "{}", at("frexp2"));
         }
         assert_eq!(r[39], x - x.trunc(), "{}", at("modf2"));
-        assert_eq!((q[6], q[7]), (x.trunc() as i32, y.trunc() as i32), "{}", at("modf2 ip"));
+        assert_eq!(
+            (q[6], q[7]),
+            (x.trunc() as i32, y.trunc() as i32),
+            "{}",
+            at("modf2 ip")
+        );
         let v = dx[i];
         let d = &dout[6 * i..6 * i + 6];
         let near = |g: f64, w: f64, ulps: f64| {
-            g == w || (g.is_nan() && w.is_nan()) || (g - w).abs() <= ulps * f64::EPSILON * w.abs().max(f64::MIN_POSITIVE)
+            g == w
+                || (g.is_nan() && w.is_nan())
+                || (g - w).abs() <= ulps * f64::EPSILON * w.abs().max(f64::MIN_POSITIVE)
         };
         assert!(near(d[0], v.asinh(), 4.0), "double asinh({v:e}): {}", d[0]);
         let sp = sinpi_ref(v);
-        assert!(near(d[1], sp, 4.0) || (d[1] - sp).abs() <= 4.0 * f64::EPSILON * v.abs(), "double sinpi({v:e})");
+        assert!(
+            near(d[1], sp, 4.0) || (d[1] - sp).abs() <= 4.0 * f64::EPSILON * v.abs(),
+            "double sinpi({v:e})"
+        );
         let fl = v.floor();
-        let fr = if v.is_infinite() { 0.0 } else { (v - fl).min(1.0 - f64::EPSILON / 2.0) };
+        let fr = if v.is_infinite() {
+            0.0
+        } else {
+            (v - fl).min(1.0 - f64::EPSILON / 2.0)
+        };
         assert_eq!((d[2], d[3]), (fr, fl), "double fract({v:e})");
         assert!(near(d[4], libm::erfc(v), 16.0), "double erfc({v:e})");
         assert_eq!(d[5], libm::remainder(v, 0.75), "double remainder({v:e})");

@@ -47,7 +47,11 @@ fn math_more(n: u32) -> Option<(MathFn, usize)> {
 
 fn int_max(ty: Ty, signed: bool) -> u64 {
     let bits = ty.bytes() * 8;
-    let all = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let all = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     if signed {
         all >> 1
     } else {
@@ -77,7 +81,14 @@ impl Builder<'_> {
     }
 
     /// `p + offset * bytes` for the `vload`/`vstore` operands.
-    fn vaddr(&mut self, fr: &Frame, i: &Inst, offset: u32, p: u32, bytes: u64) -> Result<Value, Error> {
+    fn vaddr(
+        &mut self,
+        fr: &Frame,
+        i: &Inst,
+        offset: u32,
+        p: u32,
+        bytes: u64,
+    ) -> Result<Value, Error> {
         let p = self.val(fr, p)?;
         self.pointer(p, i.op)?;
         self.offset(fr, p, offset, bytes)
@@ -150,7 +161,11 @@ impl Builder<'_> {
                     )));
                 }
                 let esize = if half { 2 } else { u64::from(et.bytes()) };
-                let stride = if matches!(n, 180 | 181) && count == 3 { 4 } else { count };
+                let stride = if matches!(n, 180 | 181) && count == 3 {
+                    4
+                } else {
+                    count
+                };
                 let base = self.vaddr(fr, i, a[1], a[2], stride * esize)?;
                 for (k, x) in xs.iter().enumerate() {
                     let addr = self.add_const(base, k as u64 * esize);
@@ -200,14 +215,18 @@ impl Builder<'_> {
 
     /// cross, distance, length, normalize and their `fast_` forms (computed the same way).
     fn geometric(&mut self, fr: &Frame, i: &Inst, n: u32) -> Result<Val, Error> {
-        let rt = self.m.ir_ty(self.m.vector(i.w(0)?).map_or(i.w(0)?, |v| v.0))?;
+        let rt = self
+            .m
+            .ir_ty(self.m.vector(i.w(0)?).map_or(i.w(0)?, |v| v.0))?;
         let two = matches!(n, 104 | 105 | 108);
         let a = operands(i, n, if two { 2 } else { 1 })?;
         let (xs, t) = self.float_elems(fr, a[0], n)?;
         let ys = if two {
             let (ys, t2) = self.float_elems(fr, a[1], n)?;
             if t2 != t || ys.len() != xs.len() {
-                return Err(Error::invalid(format!("OpenCL.std function {n}: operands differ")));
+                return Err(Error::invalid(format!(
+                    "OpenCL.std function {n}: operands differ"
+                )));
             }
             ys
         } else {
@@ -322,17 +341,28 @@ impl Builder<'_> {
         let pid = a[a.len() - 1];
         let (p, pty) = self.get(fr, pid)?;
         let Val::V(p) = p else {
-            return Err(Error::invalid(format!("OpenCL.std function {n}: not a pointer")));
+            return Err(Error::invalid(format!(
+                "OpenCL.std function {n}: not a pointer"
+            )));
         };
         self.pointer(p, i.op)?;
         let pointee = match self.m.ty(pty)? {
             Type::Pointer(_, e) => *e,
-            _ => return Err(Error::invalid(format!("OpenCL.std function {n}: not a pointer"))),
+            _ => {
+                return Err(Error::invalid(format!(
+                    "OpenCL.std function {n}: not a pointer"
+                )))
+            }
         };
         let pe = self.m.vector(pointee).map_or(pointee, |v| v.0);
         let int_side = matches!(n, 31 | 36 | 52);
         let want = if int_side { Ty::I32 } else { t };
-        if self.m.ir_ty(pe)? != want || self.m.ir_ty(self.m.vector(i.w(0)?).map_or(i.w(0)?, |v| v.0))? != t {
+        if self.m.ir_ty(pe)? != want
+            || self
+                .m
+                .ir_ty(self.m.vector(i.w(0)?).map_or(i.w(0)?, |v| v.0))?
+                != t
+        {
             return Err(Error::invalid(format!(
                 "OpenCL.std function {n} of the wrong type"
             )));
@@ -341,15 +371,30 @@ impl Builder<'_> {
         for (k, x) in xs.iter().enumerate() {
             let math = |s: &mut Self, f: MathFn, args: Vec<Value>| s.push(t, Op::Math(f, args));
             let (r, s) = match n {
-                30 => (math(self, MathFn::Fract, vec![*x]), math(self, MathFn::Floor, vec![*x])),
-                31 => (math(self, MathFn::FrexpMant, vec![*x]), math(self, MathFn::FrexpExp, vec![*x])),
-                36 => (math(self, MathFn::Lgamma, vec![*x]), math(self, MathFn::LgammaSign, vec![*x])),
-                45 => (math(self, MathFn::ModfFrac, vec![*x]), math(self, MathFn::Trunc, vec![*x])),
+                30 => (
+                    math(self, MathFn::Fract, vec![*x]),
+                    math(self, MathFn::Floor, vec![*x]),
+                ),
+                31 => (
+                    math(self, MathFn::FrexpMant, vec![*x]),
+                    math(self, MathFn::FrexpExp, vec![*x]),
+                ),
+                36 => (
+                    math(self, MathFn::Lgamma, vec![*x]),
+                    math(self, MathFn::LgammaSign, vec![*x]),
+                ),
+                45 => (
+                    math(self, MathFn::ModfFrac, vec![*x]),
+                    math(self, MathFn::Trunc, vec![*x]),
+                ),
                 52 => (
                     math(self, MathFn::Remainder, vec![*x, ys[k]]),
                     math(self, MathFn::RemquoQ, vec![*x, ys[k]]),
                 ),
-                _ => (math(self, MathFn::Sin, vec![*x]), math(self, MathFn::Cos, vec![*x])),
+                _ => (
+                    math(self, MathFn::Sin, vec![*x]),
+                    math(self, MathFn::Cos, vec![*x]),
+                ),
             };
             let s = if int_side {
                 self.push(Ty::I32, Op::Conv(ConvOp::FToS, s))
@@ -366,7 +411,12 @@ impl Builder<'_> {
     /// Scalar OpenCL.std functions (vectors come here element by element): the remaining
     /// math functions, `smoothstep`, `bitselect`, and the remaining integer functions. `None`:
     /// not one of them.
-    pub(super) fn std_scalar(&mut self, fr: &Frame, i: &Inst, n: u32) -> Result<Option<Value>, Error> {
+    pub(super) fn std_scalar(
+        &mut self,
+        fr: &Frame,
+        i: &Inst,
+        n: u32,
+    ) -> Result<Option<Value>, Error> {
         let ty = self.m.ir_ty(i.w(0)?)?;
         let arity = match n {
             _ if math_more(n).is_some() => math_more(n).map_or(0, |m| m.1),
@@ -434,7 +484,13 @@ impl Builder<'_> {
                 let d = bin(self, BinOp::FSub, a[2], a[0]);
                 let w = bin(self, BinOp::FSub, a[1], a[0]);
                 let q = bin(self, BinOp::FDiv, d, w);
-                let bits = |x: f64| if ty == Ty::F32 { u64::from((x as f32).to_bits()) } else { x.to_bits() };
+                let bits = |x: f64| {
+                    if ty == Ty::F32 {
+                        u64::from((x as f32).to_bits())
+                    } else {
+                        x.to_bits()
+                    }
+                };
                 let (zero, one) = (cnst(self, bits(0.0)), cnst(self, bits(1.0)));
                 let (two, three) = (cnst(self, bits(2.0)), cnst(self, bits(3.0)));
                 let q = self.push(ty, Op::Math(MathFn::Fmax, vec![q, zero]));
@@ -457,7 +513,13 @@ impl Builder<'_> {
                 };
                 let b: Vec<Value> = a
                     .iter()
-                    .map(|x| if it == ty { *x } else { self.push(it, Op::Conv(ConvOp::Bitcast, *x)) })
+                    .map(|x| {
+                        if it == ty {
+                            *x
+                        } else {
+                            self.push(it, Op::Conv(ConvOp::Bitcast, *x))
+                        }
+                    })
                     .collect();
                 let nc = self.push(it, Op::Un(UnOp::Not, b[2]));
                 let l = self.push(it, Op::Bin(BinOp::And, b[0], nc));
@@ -472,7 +534,11 @@ impl Builder<'_> {
             // upsample(hi, lo): hi << width | lo, the result twice as wide
             164 | 165 => {
                 let ht = self.k.ty(a[0]);
-                if !is_int(ht) || self.k.ty(a[1]) != ht || ht == Ty::I64 || ty.bytes() != 2 * ht.bytes() {
+                if !is_int(ht)
+                    || self.k.ty(a[1]) != ht
+                    || ht == Ty::I64
+                    || ty.bytes() != 2 * ht.bytes()
+                {
                     return Err(wrong());
                 }
                 let h = self.resize(a[0], ty);
@@ -509,7 +575,12 @@ impl Builder<'_> {
         };
         match n {
             142 | 202 => {
-                let c = cmp(self, if signed { CmpOp::SGt } else { CmpOp::UGt }, a[0], a[1]);
+                let c = cmp(
+                    self,
+                    if signed { CmpOp::SGt } else { CmpOp::UGt },
+                    a[0],
+                    a[1],
+                );
                 let hi = sel(self, c, a[0], a[1]);
                 let lo = sel(self, c, a[1], a[0]);
                 bin(self, BinOp::Sub, hi, lo)
@@ -550,7 +621,12 @@ impl Builder<'_> {
                 let x = bin(self, sh, a[0], one);
                 let y = bin(self, sh, a[1], one);
                 let sum = bin(self, BinOp::Add, x, y);
-                let low = bin(self, if n >= 147 { BinOp::Or } else { BinOp::And }, a[0], a[1]);
+                let low = bin(
+                    self,
+                    if n >= 147 { BinOp::Or } else { BinOp::And },
+                    a[0],
+                    a[1],
+                );
                 let low = bin(self, BinOp::And, low, one);
                 bin(self, BinOp::Add, sum, low)
             }
@@ -564,17 +640,33 @@ impl Builder<'_> {
             }
             166 => self.push(ty, Op::Un(UnOp::Popcnt, a[0])),
             153 | 204 => {
-                let h = bin(self, if signed { BinOp::SMulHi } else { BinOp::UMulHi }, a[0], a[1]);
+                let h = bin(
+                    self,
+                    if signed { BinOp::SMulHi } else { BinOp::UMulHi },
+                    a[0],
+                    a[1],
+                );
                 bin(self, BinOp::Add, h, a[2])
             }
             _ if ty != Ty::I64 => {
                 // mad_sat below 64 bits: exactly in 64 bits, then clamped.
-                let conv = if signed { ConvOp::SResize } else { ConvOp::UResize };
-                let w: Vec<Value> = a.iter().map(|x| self.push(Ty::I64, Op::Conv(conv, *x))).collect();
+                let conv = if signed {
+                    ConvOp::SResize
+                } else {
+                    ConvOp::UResize
+                };
+                let w: Vec<Value> = a
+                    .iter()
+                    .map(|x| self.push(Ty::I64, Op::Conv(conv, *x)))
+                    .collect();
                 let p = self.push(Ty::I64, Op::Bin(BinOp::Mul, w[0], w[1]));
                 let s = self.push(Ty::I64, Op::Bin(BinOp::Add, p, w[2]));
                 let max = self.push(Ty::I64, Op::Const(int_max(ty, signed)));
-                let (gt, lt) = if signed { (CmpOp::SGt, CmpOp::SLt) } else { (CmpOp::UGt, CmpOp::ULt) };
+                let (gt, lt) = if signed {
+                    (CmpOp::SGt, CmpOp::SLt)
+                } else {
+                    (CmpOp::UGt, CmpOp::ULt)
+                };
                 let c = self.push(Ty::Bool, Op::Cmp(gt, s, max));
                 let s = self.push(Ty::I64, Op::Select(c, max, s));
                 let s = if signed {
