@@ -18,6 +18,7 @@ kernel void vload(global const float *src, global float *out, global const int *
     vstore4(vload_half4(i, h), i, hf + n);
     vstore3(vloada_half3(i, h), i, hf + 5 * n);
     // ho: per work-item x[i] stored with rte, rtz, rtp, rtn, default; then x4 as halves.
+    prefetch(x + i, 1);
     float y = x[i];
     vstore_half_rte(y, 5 * i, ho);
     vstore_half_rtz(y, 5 * i + 1, ho);

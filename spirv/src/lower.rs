@@ -441,6 +441,9 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                 m.types.insert(i.w(0)?, Type::Float(b));
             }
             23 => {
+                if ![2, 3, 4, 8, 16].contains(&i.w(2)?) {
+                    return Err(Error::invalid(format!("vectors of {} elements", i.w(2)?)));
+                }
                 m.types.insert(i.w(0)?, Type::Vector(i.w(1)?, i.w(2)?));
             }
             28 => {

@@ -25,6 +25,10 @@ const KERNELS: &[&str] = &[
     "vectors",
     "math2",
     "big_private",
+    "vload",
+    "int_fns",
+    "geometric",
+    "math3",
 ];
 
 struct Rng(u64);

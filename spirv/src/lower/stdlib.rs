@@ -72,6 +72,13 @@ impl Builder<'_> {
             104..=110 => Some(self.geometric(fr, i, n)?),
             182 | 183 => Some(self.shuffle(fr, i, n)?),
             30 | 31 | 36 | 45 | 52 | 58 => Some(self.pointer_result(fr, i, n)?),
+            // prefetch(p, count): a hint, nothing to do on a CPU whose caches fetch on use.
+            185 => {
+                let a = operands(i, n, 2)?;
+                let p = self.val(fr, a[0])?;
+                self.pointer(p, i.op)?;
+                None
+            }
             _ => return Ok(None),
         };
         if let Some(v) = v {
@@ -417,7 +424,6 @@ impl Builder<'_> {
         i: &Inst,
         n: u32,
     ) -> Result<Option<Value>, Error> {
-        let ty = self.m.ir_ty(i.w(0)?)?;
         let arity = match n {
             _ if math_more(n).is_some() => math_more(n).map_or(0, |m| m.1),
             33 | 46 | 152 | 166 => 1,
@@ -425,6 +431,7 @@ impl Builder<'_> {
             102 | 186 | 153 | 204 | 154 | 155 => 3,
             _ => return Ok(None),
         };
+        let ty = self.m.ir_ty(i.w(0)?)?;
         let ids = operands(i, n, arity)?;
         let a: Vec<Value> = ids
             .iter()
