@@ -74,6 +74,7 @@ const SUPPORTED_CAPS: &[(u32, &str)] = &[
     (39, "Int8"),
     (7, "Vector16"),
     (8, "Float16Buffer"),
+    (9, "Float16"),
 ];
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -182,6 +183,8 @@ impl Module {
             Type::Int(64) => Ty::I64,
             Type::Float(32) => Ty::F32,
             Type::Float(64) => Ty::F64,
+            // A half value is carried as the f32 of the same value (see `lower/stdlib.rs`).
+            Type::Float(16) => Ty::F32,
             Type::Pointer(..) => Ty::I64,
             t => return Err(Error::unsupported(format!("values of type {t:?}"))),
         })
@@ -625,6 +628,8 @@ struct Builder<'a> {
     stack: Vec<(usize, u32)>,
     /// Lowering one element of a vector instruction (OpenCL.std `select` tests the sign bit).
     lane: bool,
+    /// Lowering an instruction whose `half` result [`Builder::half_inst`] rounds afterwards.
+    in_half: bool,
 }
 
 fn lower_kernel(
@@ -654,6 +659,7 @@ fn lower_kernel(
         cur: BlockId(0),
         stack: Vec::new(),
         lane: false,
+        in_half: false,
     };
     b.cur = b.k.new_block();
     let mut args = Vec::new();
@@ -665,6 +671,9 @@ fn lower_kernel(
             .get(pid)
             .is_some_and(|d| d.iter().any(|d| d.0 == 38 && d.1.first() == Some(&2)));
         let (kind, size, space, align) = match m.ty(*pty)? {
+            _ if m.is_half(*pty) => {
+                return Err(Error::unsupported("`half` kernel arguments by value"))
+            }
             Type::Int(_) | Type::Float(_) | Type::Vector(..) => {
                 let (s, a) = m.layout(*pty)?;
                 (
@@ -945,6 +954,11 @@ impl Builder<'_> {
                 }
             };
             let irt = self.m.ir_ty(*ty)?;
+            let bits = if self.m.is_half(*ty) {
+                stdlib::half_to_f32_bits(bits)
+            } else {
+                bits
+            };
             return Ok((Val::V(self.push(irt, Op::Const(bits))), *ty));
         }
         if let Some((ty, g)) = self.m.globals.get(&id) {
@@ -1196,6 +1210,9 @@ impl Builder<'_> {
             fr.vals.insert(i.w(1)?, (v, ty));
             Ok(())
         };
+        if let Some(ended) = self.half_inst(fr, label, i)? {
+            return Ok(ended);
+        }
         if op == 12 {
             if let Some(ended) = self.std_whole(fr, i)? {
                 return Ok(ended);

@@ -29,6 +29,7 @@ const KERNELS: &[&str] = &[
     "int_fns",
     "geometric",
     "math3",
+    "half",
 ];
 
 struct Rng(u64);

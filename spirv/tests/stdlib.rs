@@ -66,8 +66,8 @@ fn halves_by_value() -> Vec<u16> {
 
 /// The half a float rounds to in `mode` (0 nearest even, 1 toward zero, 2 up, 3 down),
 /// chosen among all halves by the definition of each mode (an independent reference).
-fn round_to_half(x: f32, mode: u32, table: &[u16]) -> u16 {
-    let x = f64::from(x);
+fn round_to_half(x: impl Into<f64>, mode: u32, table: &[u16]) -> u16 {
+    let x: f64 = x.into();
     if x.is_nan() {
         return 0x7e00;
     }
@@ -808,5 +808,107 @@ fn math_and_pointer_results() {
         assert_eq!((d[2], d[3]), (fr, fl), "double fract({v:e})");
         assert!(near(d[4], libm::erfc(v), 16.0), "double erfc({v:e})");
         assert_eq!(d[5], libm::remainder(v, 0.75), "double remainder({v:e})");
+    }
+}
+
+#[test]
+fn half_values() {
+    let p = program("half");
+    let n = 64usize;
+    let table = halves_by_value();
+    // Finite halves: edges (zeros, subnormals, the largest) and pseudo-random patterns.
+    let pick = |s: u64| {
+        let h = (s >> 20) as u16;
+        if h & 0x7c00 == 0x7c00 {
+            h & 0xbfff
+        } else {
+            h
+        }
+    };
+    let mut a = mixed(
+        2 * n,
+        &[
+            0x3c00u16, 0x8000, 0x0001, 0x7bff, 0xfbff, 0x3555, 0x0400, 0xc500,
+        ],
+        pick,
+    );
+    let mut b = mixed(
+        n + 5,
+        &[0x4000u16, 0xbc00, 0x3800, 0x0000, 0x5640, 0x1400],
+        pick,
+    )[5..]
+        .to_vec();
+    let mut x: Vec<f32> = mixed(
+        n,
+        &[1.000_488_3f32, 65519.0, 65520.0, -7e-8, 0.1, 3.0e-5, 1e9],
+        |s| f32::from_bits((s >> 32) as u32 & 0x47ff_ffff | ((s as u32) & 0x8000_0000)).max(-1e5),
+    );
+    // 1 + 2^-11 + 2^-40: a float rounds it to the tie 1 + 2^-11 (then 1.0 as a half); the
+    // double, rounded once, gives 1 + 2^-10.
+    let mut d: Vec<f64> = mixed(
+        n,
+        &[1.0 + 2f64.powi(-11) + 2f64.powi(-40), -2.5e-8, 70000.0, 0.3],
+        |s| f64::from((s >> 40) as i32) / 1e3,
+    );
+    let mut o = vec![0u16; 12 * n];
+    let mut f = vec![0f32; 2 * n];
+    let mut bits = vec![0u16; n];
+    run_1d(
+        &p,
+        "half_ops",
+        &[
+            addr(&mut a),
+            addr(&mut b),
+            addr(&mut o),
+            addr(&mut f),
+            addr(&mut x),
+            addr(&mut d),
+            addr(&mut bits),
+        ],
+        n as u64,
+        16,
+    );
+    let hv = |h: u16| half_value(h);
+    let same = |got: u16, want: u16, what: &str| {
+        let nan = |h: u16| h & 0x7c00 == 0x7c00 && h & 0x3ff != 0;
+        assert!(
+            got == want || (nan(got) && nan(want)),
+            "{what}: {got:#06x} vs {want:#06x}"
+        );
+    };
+    let tbl = [1.5, -0.25, 65504.0, 0.000_061_035_156_25];
+    for i in 0..n {
+        let (pv, qv) = (hv(a[i]), hv(b[i]));
+        let r = &o[12 * i..12 * i + 12];
+        let rh = |v: f64| round_to_half(v, 0, &table);
+        let at = |w: &str| format!("{w}({pv:e}, {qv:e})");
+        same(r[0], rh(pv + qv), &at("add"));
+        same(r[1], rh(pv - qv), &at("sub"));
+        same(r[2], rh(pv * qv), &at("mul"));
+        same(r[3], rh(pv / qv), &at("div"));
+        same(r[4], a[i] ^ 0x8000, &at("neg"));
+        same(r[5], rh(f64::from(x[i])), &format!("(half){:e}", x[i]));
+        same(r[6], rh(d[i]), &format!("(half){:e}", d[i]));
+        same(
+            r[7],
+            rh(f64::from((x[i] * 1000.0) as i32)),
+            &format!("(half)(int){:e}", x[i]),
+        );
+        // p * t + q: exact then rounded, or (contracted to mad) the sum rounded to f32 first.
+        let exact = pv * tbl[i % 4] + qv;
+        let through_f32 = rh(f64::from(exact as f32));
+        let want = rh(exact);
+        assert!(r[8] == want || r[8] == through_f32, "{}", at("mad"));
+        same(r[9], rh(hv(a[2 * i]) * qv), &at("vector mul"));
+        same(r[10], rh(hv(a[2 * i + 1]) * 2.0), &at("vector mul 2"));
+        same(r[11], if pv < qv { a[i] } else { b[i] }, &at("select"));
+        assert_eq!(f[2 * i], pv as f32 * 3.0, "{}", at("to float"));
+        assert_eq!(
+            f64::from(f[2 * i + 1]),
+            hv(rh(pv * qv)),
+            "{}",
+            at("product to float")
+        );
+        same(bits[i], rh(pv + qv), &at("as_ushort"));
     }
 }

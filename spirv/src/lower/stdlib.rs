@@ -3,7 +3,7 @@
 //! `lgamma_r`, `modf`, `remquo`, `sincos`), and the remaining math, common and integer
 //! functions.
 
-use super::{Builder, Frame, Val};
+use super::{Builder, Frame, Module, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Round, Ty, UnOp, Value};
 use crate::spv::{Inst, Type};
 use crate::Error;
@@ -45,6 +45,36 @@ fn math_more(n: u32) -> Option<(MathFn, usize)> {
     })
 }
 
+/// The f32 bits of the value of a half's bits (exact).
+pub(super) fn half_to_f32_bits(h: u64) -> u64 {
+    let h = h as u32 & 0xffff;
+    let sign = (h & 0x8000) << 16;
+    let em = h & 0x7fff;
+    let bits = if em >= 0x7c00 {
+        0x7f80_0000 | ((em & 0x3ff) << 13)
+    } else {
+        // The exponent and mantissa moved into an f32's, scaled by 2^112 (subnormals too).
+        (f32::from_bits(em << 13) * f32::from_bits(0x7780_0000)).to_bits()
+    };
+    u64::from(sign | bits)
+}
+
+impl Module {
+    /// A `half` or a vector of `half`s.
+    pub(super) fn is_half(&self, ty: u32) -> bool {
+        let e = self.vector(ty).map_or(ty, |v| v.0);
+        matches!(self.types.get(&e), Some(Type::Float(16)))
+    }
+
+    /// The pointee of a pointer type, if it is `half` or a vector of them.
+    fn half_pointee(&self, ptr_ty: u32) -> bool {
+        match self.types.get(&ptr_ty) {
+            Some(Type::Pointer(_, p)) => self.is_half(*p),
+            _ => false,
+        }
+    }
+}
+
 fn int_max(ty: Ty, signed: bool) -> u64 {
     let bits = ty.bytes() * 8;
     let all = if bits == 64 {
@@ -60,6 +90,130 @@ fn int_max(ty: Ty, signed: bool) -> u64 {
 }
 
 impl Builder<'_> {
+    /// `half` values, carried as f32 values that a half represents exactly: loads and stores of
+    /// halves (2 bytes each), conversions and bitcasts to and from half, and the rounding to
+    /// half of every arithmetic result of half type (computed in f32: for +, -, *, / this
+    /// double rounding is exact, f32 having more than 2 × 11 + 2 bits). `None`: nothing of
+    /// half here.
+    pub(super) fn half_inst(
+        &mut self,
+        fr: &mut Frame,
+        label: u32,
+        i: &Inst,
+    ) -> Result<Option<bool>, Error> {
+        if self.in_half {
+            return Ok(None);
+        }
+        let m = self.m;
+        let result_half = |k: usize| i.ops.get(k).is_some_and(|t| m.is_half(*t));
+        match i.op {
+            // OpLoad through a pointer to half(s)
+            61 if result_half(0) => {
+                let (p, _) = self.get(fr, i.w(2)?)?;
+                let Val::V(p) = p else {
+                    return Err(Error::invalid("OpLoad from a non-pointer"));
+                };
+                self.pointer(p, i.op)?;
+                let count = m.vector(i.w(0)?).map_or(1, |v| v.1);
+                let vs = (0..u64::from(count))
+                    .map(|k| self.load_elem(p, 2 * k, Ty::F32, true))
+                    .collect();
+                let v = self.pack(i.w(0)?, vs);
+                fr.vals.insert(i.w(1)?, (v, i.w(0)?));
+                Ok(Some(false))
+            }
+            // OpStore through a pointer to half(s)
+            62 => {
+                let (p, pty) = self.get(fr, i.w(0)?)?;
+                if !m.half_pointee(pty) {
+                    return Ok(None);
+                }
+                let Val::V(p) = p else {
+                    return Err(Error::invalid("OpStore to a non-pointer"));
+                };
+                self.pointer(p, i.op)?;
+                let (xs, _) = self.elems(fr, i.w(1)?)?;
+                for (k, x) in xs.iter().enumerate() {
+                    if self.k.ty(*x) != Ty::F32 {
+                        return Err(Error::invalid("OpStore of a non-half to a half"));
+                    }
+                    let addr = self.add_const(p, 2 * k as u64);
+                    let value = self.push(Ty::I16, Op::Conv(ConvOp::FToF16(Round::Rte), *x));
+                    self.effect(Op::Store { addr, value });
+                }
+                Ok(Some(false))
+            }
+            59 if i.ops.len() > 3 && m.half_pointee(i.w(0)?) => Err(Error::unsupported(
+                "function-scope `half` variables with an initializer",
+            )),
+            // OpFConvert from double to half: one rounding, from the double.
+            115 if result_half(0) => {
+                let x = self.val(fr, i.w(2)?)?;
+                if self.k.ty(x) != Ty::F64 {
+                    return self.rounded(fr, label, i);
+                }
+                let h = self.push(Ty::I16, Op::Conv(ConvOp::FToF16(Round::Rte), x));
+                let v = self.push(Ty::F32, Op::Conv(ConvOp::F16ToF, h));
+                fr.vals.insert(i.w(1)?, (Val::V(v), i.w(0)?));
+                Ok(Some(false))
+            }
+            // OpBitcast between a half and a 16-bit integer
+            124 if result_half(0) || result_half(2) => {
+                let (x, xty) = self.get(fr, i.w(2)?)?;
+                let (Val::V(x), false, false) =
+                    (x, m.vector(xty).is_some(), m.vector(i.w(0)?).is_some())
+                else {
+                    return Err(Error::unsupported("bitcasts of `half` vectors"));
+                };
+                let to = m.ir_ty(i.w(0)?)?;
+                let v = if m.is_half(i.w(0)?) && self.k.ty(x) == Ty::I16 {
+                    self.push(Ty::F32, Op::Conv(ConvOp::F16ToF, x))
+                } else if m.is_half(xty) && to == Ty::I16 && self.k.ty(x) == Ty::F32 {
+                    self.push(Ty::I16, Op::Conv(ConvOp::FToF16(Round::Rte), x))
+                } else if m.is_half(xty) && m.is_half(i.w(0)?) {
+                    x
+                } else {
+                    return Err(Error::invalid("OpBitcast between types of different sizes"));
+                };
+                fr.vals.insert(i.w(1)?, (Val::V(v), i.w(0)?));
+                Ok(Some(false))
+            }
+            // Arithmetic, int-to-float conversions, f32-to-half conversions, OpenCL.std
+            // functions: computed in f32, then rounded.
+            12 | 111 | 112 | 115 | 129 | 131 | 133 | 136 | 140 | 141 | 142 | 148
+                if result_half(0) =>
+            {
+                self.rounded(fr, label, i)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Lowers `i` as f32 and rounds its result (a half or halves) to half.
+    fn rounded(&mut self, fr: &mut Frame, label: u32, i: &Inst) -> Result<Option<bool>, Error> {
+        self.in_half = true;
+        let r = self.inst(fr, label, i);
+        self.in_half = false;
+        let ended = r?;
+        let rid = i.w(1)?;
+        let Some((v, ty)) = fr.vals.remove(&rid) else {
+            return Err(Error::internal("a half instruction made no value"));
+        };
+        let round = |s: &mut Self, x: Value| {
+            let h = s.push(Ty::I16, Op::Conv(ConvOp::FToF16(Round::Rte), x));
+            s.push(Ty::F32, Op::Conv(ConvOp::F16ToF, h))
+        };
+        let v = match v {
+            Val::V(x) if self.k.ty(x) == Ty::F32 => Val::V(round(self, x)),
+            Val::Vec(xs) if xs.iter().all(|x| self.k.ty(*x) == Ty::F32) => {
+                Val::Vec(xs.into_iter().map(|x| round(self, x)).collect())
+            }
+            _ => return Err(Error::invalid("a half result that is not a float")),
+        };
+        fr.vals.insert(rid, (v, ty));
+        Ok(Some(ended))
+    }
+
     /// OpenCL.std functions lowered whole, vectors included, rather than element by element:
     /// `Some(false)` when `i` was one of them (it never ends a block).
     pub(super) fn std_whole(&mut self, fr: &mut Frame, i: &Inst) -> Result<Option<bool>, Error> {
@@ -112,7 +266,7 @@ impl Builder<'_> {
                     .vector(i.w(0)?)
                     .ok_or_else(|| Error::invalid("vloadn whose result is not a vector"))?;
                 let et = self.m.ir_ty(e)?;
-                let half = n != 171;
+                let half = n != 171 || self.m.is_half(e);
                 if et == Ty::Bool || (half && !et.is_float()) {
                     return Err(Error::invalid(format!(
                         "OpenCL.std function {n} of the wrong type"
@@ -152,8 +306,8 @@ impl Builder<'_> {
                 } else {
                     Round::Rte
                 };
-                let (xs, _) = self.elems(fr, a[0])?;
-                let half = n != 172;
+                let (xs, dty) = self.elems(fr, a[0])?;
+                let half = n != 172 || self.m.is_half(dty);
                 let count = xs.len() as u64;
                 let et = xs
                     .first()
