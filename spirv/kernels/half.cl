@@ -20,7 +20,7 @@ kernel void half_ops(global const half *a, global const half *b, global half *o,
     r[6] = (half)d[i];
     r[7] = (half)(int)(x[i] * 1000.0f);
     r[8] = p * table[i % 4] + q;
-    half2 v = vload2(i, a) * (half2)(q, (half)2.0f);
+    half2 v = vload2(i, a) * (half2)(q, (half)2.0f) + convert_half2(vload2(i, d) * 0.0);
     vstore2(v, 0, r + 9);
     r[11] = p < q ? p : q;
     f[2 * i] = (float)p * 3.0f;

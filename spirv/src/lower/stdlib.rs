@@ -148,13 +148,22 @@ impl Builder<'_> {
             )),
             // OpFConvert from double to half: one rounding, from the double.
             115 if result_half(0) => {
-                let x = self.val(fr, i.w(2)?)?;
-                if self.k.ty(x) != Ty::F64 {
+                let (xs, _) = self.elems(fr, i.w(2)?)?;
+                if xs.iter().any(|x| self.k.ty(*x) != Ty::F64) {
                     return self.rounded(fr, label, i);
                 }
-                let h = self.push(Ty::I16, Op::Conv(ConvOp::FToF16(Round::Rte), x));
-                let v = self.push(Ty::F32, Op::Conv(ConvOp::F16ToF, h));
-                fr.vals.insert(i.w(1)?, (Val::V(v), i.w(0)?));
+                let vs: Vec<Value> = xs
+                    .iter()
+                    .map(|x| {
+                        let h = self.push(Ty::I16, Op::Conv(ConvOp::FToF16(Round::Rte), *x));
+                        self.push(Ty::F32, Op::Conv(ConvOp::F16ToF, h))
+                    })
+                    .collect();
+                if m.vector(i.w(0)?).map_or(1, |v| v.1) as usize != vs.len() {
+                    return Err(Error::invalid("OpFConvert: vectors of different sizes"));
+                }
+                let v = self.pack(i.w(0)?, vs);
+                fr.vals.insert(i.w(1)?, (v, i.w(0)?));
                 Ok(Some(false))
             }
             // OpBitcast between a half and a 16-bit integer
