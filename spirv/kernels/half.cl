@@ -10,7 +10,7 @@ kernel void half_ops(global const half *a, global const half *b, global half *o,
                      global ushort *bits) {
     size_t i = get_global_id(0);
     half p = a[i], q = b[i];
-    global half *r = o + 12 * i;
+    global half *r = o + 14 * i;
     r[0] = p + q;
     r[1] = p - q;
     r[2] = p * q;
@@ -20,7 +20,8 @@ kernel void half_ops(global const half *a, global const half *b, global half *o,
     r[6] = (half)d[i];
     r[7] = (half)(int)(x[i] * 1000.0f);
     r[8] = p * table[i % 4] + q;
-    half2 v = vload2(i, a) * (half2)(q, (half)2.0f) + convert_half2(vload2(i, d) * 0.0);
+    half2 v = vload2(i, a) * (half2)(q, (half)2.0f);
+    vstore2(convert_half2((double2)(d[i], -d[i])), 0, r + 12);
     vstore2(v, 0, r + 9);
     r[11] = p < q ? p : q;
     f[2 * i] = (float)p * 3.0f;

@@ -850,7 +850,7 @@ fn half_values() {
         &[1.0 + 2f64.powi(-11) + 2f64.powi(-40), -2.5e-8, 70000.0, 0.3],
         |s| f64::from((s >> 40) as i32) / 1e3,
     );
-    let mut o = vec![0u16; 12 * n];
+    let mut o = vec![0u16; 14 * n];
     let mut f = vec![0f32; 2 * n];
     let mut bits = vec![0u16; n];
     run_1d(
@@ -879,7 +879,7 @@ fn half_values() {
     let tbl = [1.5, -0.25, 65504.0, 0.000_061_035_156_25];
     for i in 0..n {
         let (pv, qv) = (hv(a[i]), hv(b[i]));
-        let r = &o[12 * i..12 * i + 12];
+        let r = &o[14 * i..14 * i + 14];
         let rh = |v: f64| round_to_half(v, 0, &table);
         let at = |w: &str| format!("{w}({pv:e}, {qv:e})");
         same(r[0], rh(pv + qv), &at("add"));
@@ -902,6 +902,8 @@ fn half_values() {
         same(r[9], rh(hv(a[2 * i]) * qv), &at("vector mul"));
         same(r[10], rh(hv(a[2 * i + 1]) * 2.0), &at("vector mul 2"));
         same(r[11], if pv < qv { a[i] } else { b[i] }, &at("select"));
+        same(r[12], rh(d[i]), &format!("convert_half2({:e})", d[i]));
+        same(r[13], rh(-d[i]), &format!("convert_half2({:e})", -d[i]));
         assert_eq!(f[2 * i], pv as f32 * 3.0, "{}", at("to float"));
         assert_eq!(
             f64::from(f[2 * i + 1]),
