@@ -342,6 +342,17 @@ pub enum Op {
     GlobalAddr(u32),
     /// A work-group barrier (only before [`crate::regions`] splits blocks at it).
     Barrier,
+    /// OpenCL `printf` (result `I32`, 0): the format string's address, and the address of
+    /// `count` 8-byte argument slots followed by `count` one-byte type codes
+    /// ([`crate::printf`]).
+    Printf {
+        /// The format string (NUL-terminated).
+        fmt: Value,
+        /// The argument slots and codes.
+        args: Value,
+        /// The number of scalar arguments (vector elements one by one).
+        count: u32,
+    },
 }
 
 /// One instruction.

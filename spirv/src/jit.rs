@@ -395,6 +395,7 @@ fn symbols(data: usize) -> Vec<(&'static str, usize)> {
         shim_table().into_iter().map(|(n, a, _, _)| (n, a)).collect();
     v.push(("zekit_copy_bytes", copy_bytes as *const () as usize));
     v.push(("zekit_f64_to_f16", f64_to_f16 as *const () as usize));
+    v.push(("zekit_printf", crate::printf::zekit_printf as *const () as usize));
     v.push(("zekit_data", data));
     v
 }
@@ -434,6 +435,14 @@ fn new_module(
         .declare_function("zekit_f64_to_f16", Linkage::Import, &sig)
         .map_err(cl)?;
     funcs.insert(f64_to_f16 as *const () as usize, to_half);
+    let mut sig = Signature::new(call_conv);
+    sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I64)]);
+    sig.params.push(AbiParam::new(types::I32));
+    sig.returns.push(AbiParam::new(types::I32));
+    let printf = module
+        .declare_function("zekit_printf", Linkage::Import, &sig)
+        .map_err(cl)?;
+    funcs.insert(crate::printf::zekit_printf as *const () as usize, printf);
     let data = module
         .declare_data("zekit_data", Linkage::Import, true, false)
         .map_err(cl)?;
@@ -1339,6 +1348,12 @@ impl<'a> Lower<'a> {
                 self.b.ins().iadd_imm_s(base, i64::from(*o))
             }
             Op::Barrier => return Err(Error::internal("a barrier left after splitting")),
+            Op::Printf { fmt, args, count } => {
+                let (f, a) = (self.v(*fmt), self.v(*args));
+                let n = self.b.ins().iconst(types::I32, i64::from(*count));
+                let addr = crate::printf::zekit_printf as *const () as usize;
+                self.call(addr, &[types::I64, types::I64, types::I32], types::I32, &[f, a, n])
+            }
         };
         Ok(Some(v))
     }

@@ -30,6 +30,7 @@ const KERNELS: &[&str] = &[
     "geometric",
     "math3",
     "half",
+    "printf",
 ];
 
 struct Rng(u64);

@@ -914,3 +914,113 @@ fn half_values() {
         same(bits[i], rh(pv + qv), &at("as_ushort"));
     }
 }
+
+static PRINTED: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
+
+fn collect(b: &[u8]) {
+    PRINTED.lock().unwrap().extend_from_slice(b);
+}
+
+extern "C" {
+    fn snprintf(
+        buf: *mut std::ffi::c_char,
+        n: usize,
+        fmt: *const std::ffi::c_char,
+        ...
+    ) -> std::ffi::c_int;
+}
+
+/// The C library's formatting: the reference for the kernel's printf.
+macro_rules! c_format {
+    ($fmt:expr $(, $a:expr)*) => {{
+        let mut buf = vec![0u8; 1024];
+        let f = std::ffi::CString::new($fmt).unwrap();
+        // SAFETY: the arguments match the format's conversions; the buffer is large enough
+        // (snprintf truncates anyway).
+        let n = unsafe { snprintf(buf.as_mut_ptr().cast(), buf.len(), f.as_ptr() $(, $a)*) };
+        buf.truncate(n as usize);
+        String::from_utf8(buf).unwrap()
+    }};
+}
+
+#[test]
+fn printf_matches_the_c_library() {
+    use std::ffi::{c_int, c_long, c_uint, c_ulong, CString};
+    let p = program("printf");
+    let n = 12usize;
+    let mut a = mixed(n + 3, &[0, -1, 42, i32::MAX, i32::MIN, 7, -300, 255], |s| {
+        (s >> 20) as i32
+    });
+    let mut f = mixed(
+        n,
+        &[
+            0.0f32,
+            -0.0,
+            1.5,
+            -2.25e-5,
+            123456.79,
+            1e30,
+            0.1,
+            f32::INFINITY,
+            f32::NAN,
+        ],
+        |s| ((s >> 11) as f64 / (1u64 << 53) as f64 * 2e4 - 1e4) as f32,
+    );
+    PRINTED.lock().unwrap().clear();
+    zekit_spirv::printf::set_sink(Some(collect));
+    run_1d(&p, "printf_k", &[addr(&mut a), addr(&mut f)], n as u64, 4);
+    zekit_spirv::printf::set_sink(None);
+    let got = String::from_utf8(PRINTED.lock().unwrap().clone()).unwrap();
+    let (s1, s2) = (CString::new("str").unwrap(), CString::new("abc").unwrap());
+    let mut want = String::new();
+    for i in 0..n {
+        let (v, x) = (a[i], f64::from(f[i]));
+        want += &c_format!(
+            "item %d: [%5d|%-5d|%05d|%+d|%x|%#X|%o|%u|%.3d]\n",
+            i as c_int,
+            v,
+            v,
+            v,
+            v,
+            v,
+            v,
+            v,
+            v as c_uint,
+            v
+        );
+        want += &c_format!(
+            "%f %.2f %e %.3E %g %G %10.4f %-12.1e| %+.0f %#.0e %g\n",
+            x,
+            x,
+            x,
+            x,
+            x,
+            x,
+            x,
+            x,
+            x,
+            x,
+            f64::from(f[i] * 1e-6)
+        );
+        want += &c_format!(
+            "%s %5.2s %c %ld %hd %hhd %lx %%\n",
+            s1.as_ptr(),
+            s2.as_ptr(),
+            65 + i as c_int,
+            c_long::from(v) * 100000,
+            c_int::from(v as i16),
+            c_int::from(v as i8),
+            v as i64 as c_ulong
+        );
+        let v4: Vec<String> = a[i..i + 4].iter().map(|e| c_format!("%d", *e)).collect();
+        want += &format!(
+            "{}|{},{}|{},{}\n",
+            v4.join(","),
+            c_format!("%f", x),
+            c_format!("%f", -x),
+            c_format!("%#hhx", c_uint::from(v as u8)),
+            c_format!("%#hhx", c_uint::from(i as u8))
+        );
+    }
+    assert_eq!(got, want);
+}

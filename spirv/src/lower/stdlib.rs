@@ -235,6 +235,7 @@ impl Builder<'_> {
             104..=110 => Some(self.geometric(fr, i, n)?),
             182 | 183 => Some(self.shuffle(fr, i, n)?),
             30 | 31 | 36 | 45 | 52 | 58 => Some(self.pointer_result(fr, i, n)?),
+            184 => Some(self.printf(fr, i)?),
             // prefetch(p, count): a hint, nothing to do on a CPU whose caches fetch on use.
             185 => {
                 let a = operands(i, n, 2)?;
@@ -248,6 +249,61 @@ impl Builder<'_> {
             fr.vals.insert(i.w(1)?, (v, i.w(0)?));
         }
         Ok(Some(false))
+    }
+
+    /// printf(format, args...): the arguments (vectors element by element) stored in 8-byte
+    /// slots of private memory with a type code each (`crate::printf`), then the call.
+    fn printf(&mut self, fr: &Frame, i: &Inst) -> Result<Val, Error> {
+        let a = i.ops.get(4..).unwrap_or(&[]);
+        let Some((&f, rest)) = a.split_first() else {
+            return Err(Error::invalid("printf without a format"));
+        };
+        if self.m.ir_ty(i.w(0)?)? != Ty::I32 {
+            return Err(Error::invalid("printf whose result is not an int"));
+        }
+        let fmt = self.val(fr, f)?;
+        self.pointer(fmt, i.op)?;
+        let mut vals = Vec::new();
+        for id in rest {
+            vals.extend(self.elems(fr, *id)?.0);
+        }
+        if vals.len() > 1024 {
+            return Err(Error::unsupported("printf with more than 1024 arguments"));
+        }
+        let count = vals.len() as u64;
+        let off = super::align_up(u64::from(self.k.private_size), 8);
+        if off + 9 * count > 1 << 20 {
+            return Err(Error::unsupported(
+                "more than 1 MiB of private memory per work-item",
+            ));
+        }
+        self.k.private_size = (off + 9 * count) as u32;
+        let base = self.push(Ty::I64, Op::PrivateAddr(off as u32));
+        for (k, v) in vals.iter().enumerate() {
+            let code = match self.k.ty(*v) {
+                Ty::I8 => 1,
+                Ty::I16 => 2,
+                Ty::I32 => 3,
+                Ty::I64 => 4,
+                Ty::F32 => 5,
+                Ty::F64 => 6,
+                Ty::Bool => return Err(Error::invalid("printf of a boolean")),
+            };
+            let addr = self.add_const(base, 8 * k as u64);
+            self.effect(Op::Store { addr, value: *v });
+            let c = self.push(Ty::I8, Op::Const(code));
+            let addr = self.add_const(base, 8 * count + k as u64);
+            self.effect(Op::Store { addr, value: c });
+        }
+        let r = self.push(
+            Ty::I32,
+            Op::Printf {
+                fmt,
+                args: base,
+                count: count as u32,
+            },
+        );
+        Ok(Val::V(r))
     }
 
     /// `p + offset * bytes` for the `vload`/`vstore` operands.
