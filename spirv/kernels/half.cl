@@ -10,7 +10,8 @@ kernel void half_ops(global const half *a, global const half *b, global half *o,
                      global ushort *bits) {
     size_t i = get_global_id(0);
     half p = a[i], q = b[i];
-    global half *r = o + 14 * i;
+    size_t n = get_global_size(0);
+    global half *r = o + 15 * i;
     r[0] = p + q;
     r[1] = p - q;
     r[2] = p * q;
@@ -26,5 +27,6 @@ kernel void half_ops(global const half *a, global const half *b, global half *o,
     r[11] = p < q ? p : q;
     f[2 * i] = (float)p * 3.0f;
     f[2 * i + 1] = (float)(p * q);
-    bits[i] = as_ushort(p + q);
+    bits[i] = as_ushort(p + q) ^ (ushort)i;
+    r[14] = as_half((ushort)(i * 1000 + bits[n + i]));
 }

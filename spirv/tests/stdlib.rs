@@ -850,9 +850,12 @@ fn half_values() {
         &[1.0 + 2f64.powi(-11) + 2f64.powi(-40), -2.5e-8, 70000.0, 0.3],
         |s| f64::from((s >> 40) as i32) / 1e3,
     );
-    let mut o = vec![0u16; 14 * n];
+    let mut o = vec![0u16; 15 * n];
     let mut f = vec![0f32; 2 * n];
-    let mut bits = vec![0u16; n];
+    let mut bits = vec![0u16; 2 * n];
+    for (k, b) in bits[n..].iter_mut().enumerate() {
+        *b = (k * 7) as u16;
+    }
     run_1d(
         &p,
         "half_ops",
@@ -879,7 +882,7 @@ fn half_values() {
     let tbl = [1.5, -0.25, 65504.0, 0.000_061_035_156_25];
     for i in 0..n {
         let (pv, qv) = (hv(a[i]), hv(b[i]));
-        let r = &o[14 * i..14 * i + 14];
+        let r = &o[15 * i..15 * i + 15];
         let rh = |v: f64| round_to_half(v, 0, &table);
         let at = |w: &str| format!("{w}({pv:e}, {qv:e})");
         same(r[0], rh(pv + qv), &at("add"));
@@ -911,7 +914,8 @@ fn half_values() {
             "{}",
             at("product to float")
         );
-        same(bits[i], rh(pv + qv), &at("as_ushort"));
+        same(bits[i] ^ i as u16, rh(pv + qv), &at("as_ushort"));
+        same(r[14], (i * 1000 + i * 7) as u16, "as_half");
     }
 }
 

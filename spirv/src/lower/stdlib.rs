@@ -124,10 +124,10 @@ impl Builder<'_> {
             }
             // OpStore through a pointer to half(s)
             62 => {
-                let (p, pty) = self.get(fr, i.w(0)?)?;
-                if !m.half_pointee(pty) {
+                if !self.type_of(fr, i.w(0)?).is_some_and(|t| m.half_pointee(t)) {
                     return Ok(None);
                 }
+                let (p, _) = self.get(fr, i.w(0)?)?;
                 let Val::V(p) = p else {
                     return Err(Error::invalid("OpStore to a non-pointer"));
                 };
@@ -167,7 +167,7 @@ impl Builder<'_> {
                 Ok(Some(false))
             }
             // OpBitcast between a half and a 16-bit integer
-            124 if result_half(0) || result_half(2) => {
+            124 if result_half(0) || self.type_of(fr, i.w(2)?).is_some_and(|t| m.is_half(t)) => {
                 let (x, xty) = self.get(fr, i.w(2)?)?;
                 let (Val::V(x), false, false) =
                     (x, m.vector(xty).is_some(), m.vector(i.w(0)?).is_some())
@@ -196,6 +196,15 @@ impl Builder<'_> {
             }
             _ => Ok(None),
         }
+    }
+
+    /// The SPIR-V type of a value, without lowering anything.
+    fn type_of(&self, fr: &Frame, id: u32) -> Option<u32> {
+        fr.vals
+            .get(&id)
+            .map(|v| v.1)
+            .or_else(|| self.m.consts.get(&id).map(|c| c.0))
+            .or_else(|| self.m.globals.get(&id).map(|g| g.0))
     }
 
     /// Lowers `i` as f32 and rounds its result (a half or halves) to half.
