@@ -9,6 +9,8 @@ use crate::ir::{
 use crate::spv::{self, op_name, Decoration, Inst, Type};
 use crate::{AddressSpace, ArgInfo, ArgKind, Error, KernelInfo};
 
+mod stdlib;
+
 /// Most IR instructions a kernel may have after inlining.
 const MAX_INSTS: usize = 1 << 20;
 /// Deepest call nesting.
@@ -70,6 +72,9 @@ const SUPPORTED_CAPS: &[(u32, &str)] = &[
     (22, "Int16"),
     (38, "GenericPointer"),
     (39, "Int8"),
+    (7, "Vector16"),
+    (8, "Float16Buffer"),
+    (9, "Float16"),
 ];
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -178,6 +183,8 @@ impl Module {
             Type::Int(64) => Ty::I64,
             Type::Float(32) => Ty::F32,
             Type::Float(64) => Ty::F64,
+            // A half value is carried as the f32 of the same value (see `lower/stdlib.rs`).
+            Type::Float(16) => Ty::F32,
             Type::Pointer(..) => Ty::I64,
             t => return Err(Error::unsupported(format!("values of type {t:?}"))),
         })
@@ -437,6 +444,9 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                 m.types.insert(i.w(0)?, Type::Float(b));
             }
             23 => {
+                if ![2, 3, 4, 8, 16].contains(&i.w(2)?) {
+                    return Err(Error::invalid(format!("vectors of {} elements", i.w(2)?)));
+                }
                 m.types.insert(i.w(0)?, Type::Vector(i.w(1)?, i.w(2)?));
             }
             28 => {
@@ -618,6 +628,8 @@ struct Builder<'a> {
     stack: Vec<(usize, u32)>,
     /// Lowering one element of a vector instruction (OpenCL.std `select` tests the sign bit).
     lane: bool,
+    /// Lowering an instruction whose `half` result [`Builder::half_inst`] rounds afterwards.
+    in_half: bool,
 }
 
 fn lower_kernel(
@@ -647,6 +659,7 @@ fn lower_kernel(
         cur: BlockId(0),
         stack: Vec::new(),
         lane: false,
+        in_half: false,
     };
     b.cur = b.k.new_block();
     let mut args = Vec::new();
@@ -658,6 +671,9 @@ fn lower_kernel(
             .get(pid)
             .is_some_and(|d| d.iter().any(|d| d.0 == 38 && d.1.first() == Some(&2)));
         let (kind, size, space, align) = match m.ty(*pty)? {
+            _ if m.is_half(*pty) => {
+                return Err(Error::unsupported("`half` kernel arguments by value"))
+            }
             Type::Int(_) | Type::Float(_) | Type::Vector(..) => {
                 let (s, a) = m.layout(*pty)?;
                 (
@@ -938,6 +954,11 @@ impl Builder<'_> {
                 }
             };
             let irt = self.m.ir_ty(*ty)?;
+            let bits = if self.m.is_half(*ty) {
+                stdlib::half_to_f32_bits(bits)
+            } else {
+                bits
+            };
             return Ok((Val::V(self.push(irt, Op::Const(bits))), *ty));
         }
         if let Some((ty, g)) = self.m.globals.get(&id) {
@@ -1189,6 +1210,14 @@ impl Builder<'_> {
             fr.vals.insert(i.w(1)?, (v, ty));
             Ok(())
         };
+        if let Some(ended) = self.half_inst(fr, label, i)? {
+            return Ok(ended);
+        }
+        if op == 12 {
+            if let Some(ended) = self.std_whole(fr, i)? {
+                return Ok(ended);
+            }
+        }
         if let Some(first) = elementwise(op) {
             if let Some((e, n)) = i.ops.first().and_then(|t| m.vector(*t)) {
                 return self.per_element(fr, label, i, first, e, n);
@@ -1715,6 +1744,10 @@ impl Builder<'_> {
                     return Ok(false);
                 }
                 if let Some(v) = self.derived(fr, i, n)? {
+                    def(fr, Val::V(v), rt()?)?;
+                    return Ok(false);
+                }
+                if let Some(v) = self.std_scalar(fr, i, n)? {
                     def(fr, Val::V(v), rt()?)?;
                     return Ok(false);
                 }

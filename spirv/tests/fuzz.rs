@@ -25,6 +25,12 @@ const KERNELS: &[&str] = &[
     "vectors",
     "math2",
     "big_private",
+    "vload",
+    "int_fns",
+    "geometric",
+    "math3",
+    "half",
+    "printf",
 ];
 
 struct Rng(u64);
