@@ -5045,7 +5045,7 @@ impl Object<ze_context_handle_t> {
                 api,
                 ph_metric_tracer,
                 Some(self.keep_alive()),
-                None,
+                api.fns().zet.zetMetricTracerDestroyExp.map(Release::new),
             ),
         )
     }
@@ -6489,7 +6489,14 @@ impl Object<ze_device_handle_t> {
             )
         };
         api.check(r, "zetMetricGroupCreateExp")?;
-        Ok(ZetMetricGroup::wrap(api, ph_metric_group, Some(self.keep_alive()), None))
+        Ok(
+            ZetMetricGroup::wrap(
+                api,
+                ph_metric_group,
+                Some(self.keep_alive()),
+                api.fns().zet.zetMetricGroupDestroyExp.map(Release::new),
+            ),
+        )
     }
     /// Turns on metric collection for a device, as ZET_ENABLE_METRICS does at start-up.
     ///
@@ -14323,26 +14330,6 @@ impl RawHandle for zet_metric_decoder_exp_handle_t {
 }
 
 impl Object<zet_metric_decoder_exp_handle_t> {
-    /// Frees a metric decoder.
-    ///
-    /// Calls `zetMetricDecoderDestroyExp`.
-    ///
-    /// Raw form: destroys a handle the spec does not mark `[release]`.
-    ///
-    /// # Safety
-    /// Every pointer argument follows the rules of `zetMetricDecoderDestroyExp`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn destroy_exp_raw(&self) -> Result<()> {
-        let api = self.api();
-        let f = api
-            .fns()
-            .zet
-            .zetMetricDecoderDestroyExp
-            .ok_or_else(|| Error::missing("zetMetricDecoderDestroyExp"))?;
-        // SAFETY: the caller's promise (see `# Safety`)
-        let r = unsafe { f(self.as_raw()) };
-        api.check(r, "zetMetricDecoderDestroyExp")
-    }
     /// Lists the metrics a decoder can extract from raw tracer data.
     ///
     /// Calls `zetMetricDecoderGetDecodableMetricsExp`.
@@ -14736,26 +14723,6 @@ impl Object<zet_metric_group_handle_t> {
         api.check(r, "zetMetricGroupCloseExp")?;
         Ok(())
     }
-    /// Frees an application-built metric group.
-    ///
-    /// Calls `zetMetricGroupDestroyExp`.
-    ///
-    /// Raw form: destroys a handle the spec does not mark `[release]`.
-    ///
-    /// # Safety
-    /// Every pointer argument follows the rules of `zetMetricGroupDestroyExp`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn destroy_exp_raw(&self) -> Result<()> {
-        let api = self.api();
-        let f = api
-            .fns()
-            .zet
-            .zetMetricGroupDestroyExp
-            .ok_or_else(|| Error::missing("zetMetricGroupDestroyExp"))?;
-        // SAFETY: the caller's promise (see `# Safety`)
-        let r = unsafe { f(self.as_raw()) };
-        api.check(r, "zetMetricGroupDestroyExp")
-    }
     /// Converts raw metric data into typed values split into sets, such as one per sub-device.
     ///
     /// Calls `zetMetricGroupCalculateMultipleMetricValuesExp`.
@@ -14863,26 +14830,6 @@ impl Object<zet_metric_handle_t> {
         };
         api.check(r, "zetMetricGetProperties")?;
         Ok(())
-    }
-    /// Frees a metric created from a metric template.
-    ///
-    /// Calls `zetMetricDestroyExp`.
-    ///
-    /// Raw form: destroys a handle the spec does not mark `[release]`.
-    ///
-    /// # Safety
-    /// Every pointer argument follows the rules of `zetMetricDestroyExp`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn destroy_exp_raw(&self) -> Result<()> {
-        let api = self.api();
-        let f = api
-            .fns()
-            .zet
-            .zetMetricDestroyExp
-            .ok_or_else(|| Error::missing("zetMetricDestroyExp"))?;
-        // SAFETY: the caller's promise (see `# Safety`)
-        let r = unsafe { f(self.as_raw()) };
-        api.check(r, "zetMetricDestroyExp")
     }
 }
 
@@ -15299,26 +15246,6 @@ impl RawHandle for zet_metric_tracer_exp_handle_t {
 }
 
 impl Object<zet_metric_tracer_exp_handle_t> {
-    /// Frees a metric tracer.
-    ///
-    /// Calls `zetMetricTracerDestroyExp`.
-    ///
-    /// Raw form: destroys a handle the spec does not mark `[release]`.
-    ///
-    /// # Safety
-    /// Every pointer argument follows the rules of `zetMetricTracerDestroyExp`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn destroy_exp_raw(&self) -> Result<()> {
-        let api = self.api();
-        let f = api
-            .fns()
-            .zet
-            .zetMetricTracerDestroyExp
-            .ok_or_else(|| Error::missing("zetMetricTracerDestroyExp"))?;
-        // SAFETY: the caller's promise (see `# Safety`)
-        let r = unsafe { f(self.as_raw()) };
-        api.check(r, "zetMetricTracerDestroyExp")
-    }
     /// Starts recording metric events with a tracer.
     ///
     /// Calls `zetMetricTracerEnableExp`.
@@ -15429,7 +15356,7 @@ impl Object<zet_metric_tracer_exp_handle_t> {
                 api,
                 ph_metric_decoder,
                 Some(self.keep_alive()),
-                None,
+                api.fns().zet.zetMetricDecoderDestroyExp.map(Release::new),
             ),
         )
     }
@@ -16301,17 +16228,17 @@ pub const REACH: [(&str, Reach); 480usize] = [
     ("zetMetricGroupAddMetricExp", Reach::Safe),
     ("zetMetricGroupRemoveMetricExp", Reach::Safe),
     ("zetMetricGroupCloseExp", Reach::Safe),
-    ("zetMetricGroupDestroyExp", Reach::Unsafe),
-    ("zetMetricDestroyExp", Reach::Unsafe),
+    ("zetMetricGroupDestroyExp", Reach::Drop),
+    ("zetMetricDestroyExp", Reach::Drop),
     ("zetDeviceEnableMetricsExp", Reach::Safe),
     ("zetDeviceDisableMetricsExp", Reach::Safe),
     ("zetMetricTracerCreateExp", Reach::Safe),
-    ("zetMetricTracerDestroyExp", Reach::Unsafe),
+    ("zetMetricTracerDestroyExp", Reach::Drop),
     ("zetMetricTracerEnableExp", Reach::Safe),
     ("zetMetricTracerDisableExp", Reach::Safe),
     ("zetMetricTracerReadDataExp", Reach::Safe),
     ("zetMetricDecoderCreateExp", Reach::Safe),
-    ("zetMetricDecoderDestroyExp", Reach::Unsafe),
+    ("zetMetricDecoderDestroyExp", Reach::Drop),
     ("zetMetricDecoderGetDecodableMetricsExp", Reach::Unsafe),
     ("zetMetricTracerDecodeExp", Reach::Unsafe),
     ("zetMetricGroupCalculateMultipleMetricValuesExp", Reach::Unsafe),

@@ -147,6 +147,23 @@ pub enum ConvOp {
     Bitcast,
     /// Boolean to integer 0 / 1.
     BoolToInt,
+    /// The bits of an IEEE half (an `I16`) to a float (exact).
+    F16ToF,
+    /// A float to the bits of the nearest IEEE half (an `I16`) in a rounding mode.
+    FToF16(Round),
+}
+
+/// A rounding mode (SPIR-V's FPRoundingMode numbering).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Round {
+    /// To nearest, ties to even.
+    Rte,
+    /// Toward zero.
+    Rtz,
+    /// Toward +infinity.
+    Rtp,
+    /// Toward -infinity.
+    Rtn,
 }
 
 /// Atomic read-modify-write operations.
@@ -210,6 +227,45 @@ pub enum MathFn {
     Fdim,
     Maxmag,
     Minmag,
+    // OpenCL.std functions added for the full extended set (see `lower/stdlib.rs`).
+    Acosh,
+    Asinh,
+    Atanh,
+    Acospi,
+    Asinpi,
+    Atanpi,
+    Atan2pi,
+    Cospi,
+    Sinpi,
+    Tanpi,
+    Erf,
+    Erfc,
+    Tgamma,
+    Lgamma,
+    /// The sign of gamma(x) (±1) for `lgamma_r`.
+    LgammaSign,
+    Logb,
+    /// `ilogb` as a float (FP_ILOGB0 = i32::MIN, FP_ILOGBNAN = i32::MAX).
+    Ilogb,
+    /// `x * 2^k`, `k` an integer held in a float.
+    Ldexp,
+    /// `x^n`, `n` an integer held in a float.
+    Pown,
+    /// `x^(1/n)`, `n` an integer held in a float.
+    Rootn,
+    Nextafter,
+    /// IEEE remainder (quotient rounded to even).
+    Remainder,
+    /// The low 7 bits of the rounded quotient of `remquo`, with its sign, as a float.
+    RemquoQ,
+    /// `frexp`'s mantissa in [0.5, 1).
+    FrexpMant,
+    /// `frexp`'s exponent as a float.
+    FrexpExp,
+    /// `fract`: `min(x - floor(x), largest below 1)`.
+    Fract,
+    /// `modf`'s fractional part (±0 for infinities).
+    ModfFrac,
 }
 
 /// The work-item and work-group values a kernel can read.
@@ -300,6 +356,17 @@ pub enum Op {
     GlobalAddr(u32),
     /// A work-group barrier (only before [`crate::regions`] splits blocks at it).
     Barrier,
+    /// OpenCL `printf` (result `I32`, 0): the format string's address, and the address of
+    /// `count` 8-byte argument slots followed by `count` one-byte type codes
+    /// ([`crate::printf`]).
+    Printf {
+        /// The format string (NUL-terminated).
+        fmt: Value,
+        /// The argument slots and codes.
+        args: Value,
+        /// The number of scalar arguments (vector elements one by one).
+        count: u32,
+    },
 }
 
 /// One instruction.

@@ -22,7 +22,7 @@ use cranelift_module::{
     DataId, FuncId, FuncOrDataId, Linkage, Module, ModuleReloc, ModuleRelocTarget,
 };
 
-use crate::ir::{self, AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Term, Ty, UnOp};
+use crate::ir::{self, AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Round, Term, Ty, UnOp};
 use crate::regions::Regions;
 use crate::{Error, GroupCtx};
 
@@ -142,6 +142,243 @@ shims! {
     Maxmag: |x, y| if x.abs() > y.abs() { x } else if y.abs() > x.abs() { y } else { x.max(y) };
     Minmag: |x, y| if x.abs() < y.abs() { x } else if y.abs() < x.abs() { y } else { x.min(y) };
     Fma: |x, y, z| x.mul_add(y, z);
+    // Through `libm` in double precision, rounded once to the width (see `ext` below).
+    Acosh: |x| super::ext(x, libm::acosh);
+    Asinh: |x| super::ext(x, libm::asinh);
+    Atanh: |x| super::ext(x, libm::atanh);
+    Acospi: |x| super::ext(x, |x| libm::acos(x) / std::f64::consts::PI);
+    Asinpi: |x| super::ext(x, |x| libm::asin(x) / std::f64::consts::PI);
+    Atanpi: |x| super::ext(x, |x| libm::atan(x) / std::f64::consts::PI);
+    Atan2pi: |y, x| super::ext2(y, x, |y, x| libm::atan2(y, x) / std::f64::consts::PI);
+    Cospi: |x| super::ext(x, super::stdx::cospi);
+    Sinpi: |x| super::ext(x, super::stdx::sinpi);
+    Tanpi: |x| super::ext(x, super::stdx::tanpi);
+    Erf: |x| super::ext(x, libm::erf);
+    Erfc: |x| super::ext(x, libm::erfc);
+    Tgamma: |x| super::ext(x, libm::tgamma);
+    Lgamma: |x| super::ext(x, libm::lgamma);
+    LgammaSign: |x| super::ext(x, |x| f64::from(libm::lgamma_r(x).1));
+    Logb: |x| super::ext(x, super::stdx::logb);
+    Ilogb: |x| super::ext(x, super::stdx::ilogb);
+    Ldexp: |x, k| super::ext2(x, k, |x, k| libm::scalbn(x, k.clamp(-4000.0, 4000.0) as i32));
+    Pown: |x, n| super::ext2(x, n, super::stdx::pown);
+    Rootn: |x, n| super::ext2(x, n, super::stdx::rootn);
+    Nextafter: |x, y| super::stdx::Next::next_after(x, y);
+    Remainder: |x, y| super::stdx::Next::remainder(x, y);
+    RemquoQ: |x, y| super::stdx::Next::remquo_q(x, y);
+    FrexpMant: |x| super::stdx::Next::frexp(x).0;
+    FrexpExp: |x| super::stdx::Next::frexp(x).1;
+    Fract: |x| super::stdx::Next::fract(x);
+    ModfFrac: |x| if x.is_infinite() { (0.0 as F).copysign(x) } else { x - x.trunc() };
+}
+
+/// A one-argument function of `f64` applied to a float of either width (for `f32` the result
+/// is rounded once from the double result).
+fn ext<F: stdx::Next>(x: F, f: impl Fn(f64) -> f64) -> F {
+    F::from_f64(f(x.to_f64()))
+}
+
+/// [`ext`] for two arguments.
+fn ext2<F: stdx::Next>(x: F, y: F, f: impl Fn(f64, f64) -> f64) -> F {
+    F::from_f64(f(x.to_f64(), y.to_f64()))
+}
+
+/// Helpers of the OpenCL.std shims that `std` and `libm` do not have as such.
+mod stdx {
+    /// The width-specific functions.
+    pub trait Next: Copy {
+        fn to_f64(self) -> f64;
+        fn from_f64(x: f64) -> Self;
+        fn next_after(self, y: Self) -> Self;
+        fn remainder(self, y: Self) -> Self;
+        /// The low 7 bits of the quotient rounded to even, with its sign.
+        fn remquo_q(self, y: Self) -> Self;
+        fn frexp(self) -> (Self, Self);
+        fn fract(self) -> Self;
+    }
+    macro_rules! next {
+        ($t:ty, $nextafter:path, $remquo:path, $frexp:path, $below_one:expr) => {
+            impl Next for $t {
+                fn to_f64(self) -> f64 {
+                    f64::from(self)
+                }
+                fn from_f64(x: f64) -> Self {
+                    x as $t
+                }
+                fn next_after(self, y: Self) -> Self {
+                    $nextafter(self, y)
+                }
+                fn remainder(self, y: Self) -> Self {
+                    $remquo(self, y).0
+                }
+                fn remquo_q(self, y: Self) -> Self {
+                    let q = $remquo(self, y).1;
+                    // libm keeps at least 3 low bits with the sign; OpenCL asks for 7.
+                    let m = (q.unsigned_abs() & 0x7f) as i32;
+                    (if q < 0 { -m } else { m }) as $t
+                }
+                fn frexp(self) -> (Self, Self) {
+                    let (m, e) = $frexp(self);
+                    (m, e as $t)
+                }
+                fn fract(self) -> Self {
+                    if self.is_nan() {
+                        return self;
+                    }
+                    if self.is_infinite() {
+                        return (0.0 as $t).copysign(self);
+                    }
+                    (self - self.floor()).min($below_one)
+                }
+            }
+        };
+    }
+    next!(f32, libm::nextafterf, libm::remquof, libm::frexpf, 1.0 - f32::EPSILON / 2.0);
+    next!(f64, libm::nextafter, libm::remquo, libm::frexp, 1.0 - f64::EPSILON / 2.0);
+
+    /// `x - round(x)`-based reduction: `sin(pi x)` exact at integers and half-integers.
+    pub fn sinpi(x: f64) -> f64 {
+        if !x.is_finite() {
+            return f64::NAN;
+        }
+        let r = x % 2.0; // exact, in (-2, 2) with x's sign
+        let a = r.abs();
+        let s = if a == 0.0 || a == 1.0 {
+            0.0
+        } else if a == 0.5 {
+            1.0
+        } else if a == 1.5 {
+            -1.0
+        } else {
+            (std::f64::consts::PI * a).sin()
+        };
+        if r < 0.0 || (r == 0.0 && x.is_sign_negative()) {
+            -s
+        } else {
+            s
+        }
+    }
+
+    pub fn cospi(x: f64) -> f64 {
+        if !x.is_finite() {
+            return f64::NAN;
+        }
+        let a = (x % 2.0).abs();
+        if a == 0.5 || a == 1.5 {
+            0.0
+        } else if a == 0.0 {
+            1.0
+        } else if a == 1.0 {
+            -1.0
+        } else {
+            (std::f64::consts::PI * a).cos()
+        }
+    }
+
+    pub fn tanpi(x: f64) -> f64 {
+        let (s, c) = (sinpi(x), cospi(x));
+        if c == 0.0 {
+            // Odd multiples of 1/2: infinity with the sign OpenCL's C99 rules give.
+            return f64::INFINITY.copysign(s);
+        }
+        s / c
+    }
+
+    /// `ilogb` as a float with OpenCL's FP_ILOGB0 (i32::MIN) and FP_ILOGBNAN (i32::MAX).
+    pub fn ilogb(x: f64) -> f64 {
+        if x.is_nan() {
+            f64::from(i32::MAX)
+        } else {
+            f64::from(libm::ilogb(x))
+        }
+    }
+
+    /// The exponent of `x` as a float: -infinity for 0, infinity for infinities.
+    pub fn logb(x: f64) -> f64 {
+        if x.is_nan() {
+            x
+        } else if x == 0.0 {
+            f64::NEG_INFINITY
+        } else if x.is_infinite() {
+            f64::INFINITY
+        } else {
+            f64::from(libm::ilogb(x))
+        }
+    }
+
+    /// `x^n` for an integer `n` (held in a float).
+    pub fn pown(x: f64, n: f64) -> f64 {
+        x.powf(n)
+    }
+
+    /// `x^(1/n)` for an integer `n`: NaN for n = 0 or an even root of a negative.
+    pub fn rootn(x: f64, n: f64) -> f64 {
+        if n == 0.0 {
+            return f64::NAN;
+        }
+        let odd = n % 2.0 != 0.0;
+        if x < 0.0 {
+            if !odd {
+                return f64::NAN;
+            }
+            return -(-x).powf(1.0 / n);
+        }
+        if x == 0.0 && n < 0.0 {
+            // x = ±0: ±infinity for odd n, +infinity for even.
+            return if odd { f64::INFINITY.copysign(x) } else { f64::INFINITY };
+        }
+        if x == 0.0 && odd {
+            return x;
+        }
+        x.powf(1.0 / n)
+    }
+}
+
+/// Rounds a double to the nearest IEEE half in `mode` (0 to nearest even, 1 toward zero, 2
+/// toward +infinity, 3 toward -infinity) and returns the half's bits: one rounding, so exact
+/// for `f32` inputs too (promoted first, exactly).
+extern "C" fn f64_to_f16(x: f64, mode: u32) -> u32 {
+    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+    if x.is_nan() {
+        return sign | 0x7e00;
+    }
+    let a = x.abs();
+    // Rounding away from zero in magnitude: toward +inf for positives, -inf for negatives.
+    let away = match mode {
+        2 => sign == 0,
+        3 => sign != 0,
+        _ => false,
+    };
+    let overflow = |to_inf: bool| if to_inf { sign | 0x7c00 } else { sign | 0x7bff };
+    if a.is_infinite() {
+        return sign | 0x7c00;
+    }
+    // The quantum at a's binade: 2^-24 below 2^-14 (subnormals), else 2^(e - 10).
+    let e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let quantum_exp = e.max(-14) - 10;
+    let q = a * 2f64.powi(-quantum_exp); // exact: a power-of-two scaling within range
+    let r = match mode {
+        1 => q.trunc(),
+        2 | 3 => {
+            if away {
+                q.ceil()
+            } else {
+                q.trunc()
+            }
+        }
+        _ => q.round_ties_even(),
+    };
+    let v = r * 2f64.powi(quantum_exp);
+    if v > 65504.0 {
+        return overflow(mode == 0 || away);
+    }
+    // v is a half value: encode it.
+    if v < 2f64.powi(-14) {
+        return sign | (v * 2f64.powi(24)) as u32;
+    }
+    let ve = ((v.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let mant = ((v.to_bits() >> 42) & 0x3ff) as u32;
+    sign | (((ve + 15) as u32) << 10) | mant
 }
 
 /// `memmove` for `Op::Copy`.
@@ -157,6 +394,8 @@ fn symbols(data: usize) -> Vec<(&'static str, usize)> {
     let mut v: Vec<(&'static str, usize)> =
         shim_table().into_iter().map(|(n, a, _, _)| (n, a)).collect();
     v.push(("zekit_copy_bytes", copy_bytes as *const () as usize));
+    v.push(("zekit_f64_to_f16", f64_to_f16 as *const () as usize));
+    v.push(("zekit_printf", crate::printf::zekit_printf as *const () as usize));
     v.push(("zekit_data", data));
     v
 }
@@ -189,6 +428,21 @@ fn new_module(
         .declare_function("zekit_copy_bytes", Linkage::Import, &sig)
         .map_err(cl)?;
     funcs.insert(copy_bytes as *const () as usize, copy);
+    let mut sig = Signature::new(call_conv);
+    sig.params.extend([AbiParam::new(types::F64), AbiParam::new(types::I32)]);
+    sig.returns.push(AbiParam::new(types::I32));
+    let to_half = module
+        .declare_function("zekit_f64_to_f16", Linkage::Import, &sig)
+        .map_err(cl)?;
+    funcs.insert(f64_to_f16 as *const () as usize, to_half);
+    let mut sig = Signature::new(call_conv);
+    sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I64)]);
+    sig.params.push(AbiParam::new(types::I32));
+    sig.returns.push(AbiParam::new(types::I32));
+    let printf = module
+        .declare_function("zekit_printf", Linkage::Import, &sig)
+        .map_err(cl)?;
+    funcs.insert(crate::printf::zekit_printf as *const () as usize, printf);
     let data = module
         .declare_data("zekit_data", Linkage::Import, true, false)
         .map_err(cl)?;
@@ -1124,6 +1378,12 @@ impl<'a> Lower<'a> {
                 self.b.ins().iadd_imm_s(base, i64::from(*o))
             }
             Op::Barrier => return Err(Error::internal("a barrier left after splitting")),
+            Op::Printf { fmt, args, count } => {
+                let (f, a) = (self.v(*fmt), self.v(*args));
+                let n = self.b.ins().iconst(types::I32, i64::from(*count));
+                let addr = crate::printf::zekit_printf as *const () as usize;
+                self.call(addr, &[types::I64, types::I64, types::I32], types::I32, &[f, a, n])
+            }
         };
         Ok(Some(v))
     }
@@ -1207,6 +1467,35 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// The bits of a half (`I16`) to a float of type `tt`, exactly: the exponent and mantissa
+    /// shifted into a float's, scaled by 2^112 (which also normalizes subnormals); infinities
+    /// and NaNs get the all-ones exponent.
+    fn half_to_float(&mut self, h: CValue, tt: Type) -> CValue {
+        let fl = MemFlagsData::new();
+        let h = self.b.ins().uextend(types::I32, h);
+        let sign = self.b.ins().band_imm_u(h, 0x8000);
+        let sign = self.b.ins().ishl_imm_u(sign, 16);
+        let em = self.b.ins().band_imm_u(h, 0x7fff);
+        let shifted = self.b.ins().ishl_imm_u(em, 13);
+        let f = self.b.ins().bitcast(types::F32, fl, shifted);
+        let scale = self.b.ins().f32const(Ieee32::with_bits(0x7780_0000));
+        let f = self.b.ins().fmul(f, scale);
+        let fb = self.b.ins().bitcast(types::I32, fl, f);
+        let special = self.b.ins().bor_imm_u(shifted, 0x7f80_0000);
+        let is_special = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, em, 0x7c00);
+        let bits = self.b.ins().select(is_special, special, fb);
+        let bits = self.b.ins().bor(bits, sign);
+        let f = self.b.ins().bitcast(types::F32, fl, bits);
+        if tt == types::F64 {
+            self.b.ins().fpromote(types::F64, f)
+        } else {
+            f
+        }
+    }
+
     fn conv(&mut self, c: ConvOp, from: Ty, to: Ty, x: CValue) -> CValue {
         let (ft, tt) = (ty(from), ty(to));
         let resize = |s: &mut Self, signed: bool, x: CValue| {
@@ -1269,6 +1558,24 @@ impl<'a> Lower<'a> {
                 } else {
                     self.b.ins().bitcast(tt, MemFlagsData::new(), x)
                 }
+            }
+            ConvOp::F16ToF => self.half_to_float(x, tt),
+            ConvOp::FToF16(r) => {
+                let x = if ft == types::F32 {
+                    self.b.ins().fpromote(types::F64, x)
+                } else {
+                    x
+                };
+                let mode = match r {
+                    Round::Rte => 0,
+                    Round::Rtz => 1,
+                    Round::Rtp => 2,
+                    Round::Rtn => 3,
+                };
+                let m = self.b.ins().iconst(types::I32, mode);
+                let addr = f64_to_f16 as *const () as usize;
+                let h = self.call(addr, &[types::F64, types::I32], types::I32, &[x, m]);
+                self.b.ins().ireduce(tt, h)
             }
         }
     }

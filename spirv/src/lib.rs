@@ -21,6 +21,8 @@
 pub mod ir;
 #[cfg(feature = "jit")]
 pub mod jit;
+#[cfg(feature = "jit")]
+pub mod printf;
 pub mod lower;
 #[cfg(feature = "jit")]
 pub mod native;
@@ -214,6 +216,7 @@ impl Kernel {
         // the caller vouches for the memory it reaches.
         let f: extern "C" fn(*mut GroupCtx) = unsafe { std::mem::transmute(self.entry) };
         f(ctx);
+        printf::flush();
     }
 }
 

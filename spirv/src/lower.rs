@@ -9,6 +9,8 @@ use crate::ir::{
 use crate::spv::{self, op_name, Decoration, Inst, Type};
 use crate::{AddressSpace, ArgInfo, ArgKind, Error, KernelInfo};
 
+mod stdlib;
+
 /// Most IR instructions a kernel may have after inlining.
 const MAX_INSTS: usize = 1 << 20;
 /// Deepest call nesting.
@@ -77,6 +79,9 @@ const SUPPORTED_CAPS: &[(u32, &str)] = &[
     (6034, "AtomicFloat64AddEXT"),
     (58, "SubgroupDispatch"),
     (5568, "SubgroupShuffleINTEL"),
+    (7, "Vector16"),
+    (8, "Float16Buffer"),
+    (9, "Float16"),
 ];
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -185,6 +190,8 @@ impl Module {
             Type::Int(64) => Ty::I64,
             Type::Float(32) => Ty::F32,
             Type::Float(64) => Ty::F64,
+            // A half value is carried as the f32 of the same value (see `lower/stdlib.rs`).
+            Type::Float(16) => Ty::F32,
             Type::Pointer(..) => Ty::I64,
             t => return Err(Error::unsupported(format!("values of type {t:?}"))),
         })
@@ -649,6 +656,8 @@ struct Builder<'a> {
     /// Bytes of scratch slots the kernel's work-group and sub-group collectives use, after
     /// the static local memory (0: none).
     scratch: u32,
+    /// Lowering an instruction whose `half` result [`Builder::half_inst`] rounds afterwards.
+    in_half: bool,
 }
 
 fn lower_kernel(
@@ -679,6 +688,7 @@ fn lower_kernel(
         stack: Vec::new(),
         lane: false,
         scratch: 0,
+        in_half: false,
     };
     b.cur = b.k.new_block();
     let mut args = Vec::new();
@@ -690,6 +700,9 @@ fn lower_kernel(
             .get(pid)
             .is_some_and(|d| d.iter().any(|d| d.0 == 38 && d.1.first() == Some(&2)));
         let (kind, size, space, align) = match m.ty(*pty)? {
+            _ if m.is_half(*pty) => {
+                return Err(Error::unsupported("`half` kernel arguments by value"))
+            }
             Type::Int(_) | Type::Float(_) | Type::Vector(..) => {
                 let (s, a) = m.layout(*pty)?;
                 (
@@ -983,6 +996,11 @@ impl Builder<'_> {
                 }
             };
             let irt = self.m.ir_ty(*ty)?;
+            let bits = if self.m.is_half(*ty) {
+                stdlib::half_to_f32_bits(bits)
+            } else {
+                bits
+            };
             return Ok((Val::V(self.push(irt, Op::Const(bits))), *ty));
         }
         if let Some((ty, g)) = self.m.globals.get(&id) {
@@ -1234,6 +1252,14 @@ impl Builder<'_> {
             fr.vals.insert(i.w(1)?, (v, ty));
             Ok(())
         };
+        if let Some(ended) = self.half_inst(fr, label, i)? {
+            return Ok(ended);
+        }
+        if op == 12 {
+            if let Some(ended) = self.std_whole(fr, i)? {
+                return Ok(ended);
+            }
+        }
         if let Some(first) = elementwise(op) {
             if let Some((e, n)) = i.ops.first().and_then(|t| m.vector(*t)) {
                 return self.per_element(fr, label, i, first, e, n);
@@ -1766,6 +1792,10 @@ impl Builder<'_> {
                     def(fr, Val::V(v), rt()?)?;
                     return Ok(false);
                 }
+                if let Some(v) = self.std_scalar(fr, i, n)? {
+                    def(fr, Val::V(v), rt()?)?;
+                    return Ok(false);
+                }
                 if let Some(cmp) = int_min_max(n) {
                     // s_max, u_max, s_min, u_min: a comparison and a select.
                     let ty = m.ir_ty(rt()?)?;
@@ -2271,6 +2301,10 @@ impl Builder<'_> {
             s => return Err(Error::unsupported(format!("{} in scope {s}", op_name(op)))),
         };
         let rty = m.ir_ty(i.w(0)?)?;
+        if op == 265 && m.is_half(i.w(0)?) {
+            // Sums of halves would need rounding to half after each step.
+            return Err(Error::unsupported("OpGroupFAdd on half"));
+        }
         // The operation: 0 reduce, 1 inclusive scan, 2 exclusive scan, 3 broadcast.
         let (kind, x) = match op {
             261 | 262 => (0, self.val(fr, i.w(3)?)?),

@@ -84,6 +84,7 @@ pub fn operands(op: &Op) -> Vec<Value> {
         Op::Store { addr, value } => vec![*addr, *value],
         Op::Copy { dst, src, size } => vec![*dst, *src, *size],
         Op::Math(_, v) => v.clone(),
+        Op::Printf { fmt, args, .. } => vec![*fmt, *args],
         Op::Const(_)
         | Op::Builtin(..)
         | Op::ArgAddr(_)

@@ -28,6 +28,12 @@ const KERNELS: &[&str] = &[
     "atomics",
     "groups",
     "subgroups",
+    "vload",
+    "int_fns",
+    "geometric",
+    "math3",
+    "half",
+    "printf",
 ];
 
 struct Rng(u64);

@@ -32,11 +32,25 @@ fn fields_mut(e: &mut Entry) -> Option<&mut Vec<Field>> {
     }
 }
 
-fn key(ns: &str, e: &Entry) -> String {
-    // File headers share names across namespaces (`common`); other names are unique.
-    match e {
-        Entry::File(f) => format!("{ns}/file:{}", f.title),
-        _ => e.name().to_string(),
+/// Keys entries in order: file headers share names across namespaces (`common`), and a macro
+/// with alternative definitions (`ZE_APIEXPORT` under two conditions) repeats its name, so the
+/// n-th repeat is `name#n`.
+#[derive(Default)]
+struct Keys(HashMap<String, usize>);
+
+impl Keys {
+    fn key(&mut self, ns: &str, e: &Entry) -> String {
+        let base = match e {
+            Entry::File(f) => format!("{ns}/file:{}", f.title),
+            _ => e.name().to_string(),
+        };
+        let n = self.0.entry(base.clone()).or_default();
+        *n += 1;
+        if *n == 1 {
+            base
+        } else {
+            format!("{base}#{n}")
+        }
     }
 }
 
@@ -59,8 +73,9 @@ fn entry_doc_mut(e: &mut Entry) -> &mut Option<String> {
 /// Every description of a loaded spec, by item key.
 pub fn collect<'a>(entries: impl IntoIterator<Item = (&'a str, &'a Entry)>) -> Docs {
     let mut out = Docs::new();
+    let mut keys = Keys::default();
     for (ns, e) in entries {
-        let k = key(ns, e);
+        let k = keys.key(ns, e);
         if let Some(d) = e.doc() {
             out.insert(k.clone(), d.to_string());
         }
@@ -91,9 +106,10 @@ pub fn apply(files: &mut [SpecFile], docs: &Docs) -> usize {
             }
         }
     };
+    let mut keys = Keys::default();
     for f in files {
         for e in &mut f.entries {
-            let k = key(&f.ns, e);
+            let k = keys.key(&f.ns, e);
             fill(entry_doc_mut(e), &k);
             if let Some(fs) = fields_mut(e) {
                 for x in fs {

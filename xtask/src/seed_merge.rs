@@ -40,9 +40,12 @@ pub struct FactAnnotation {
     /// Annotations to drop (`range`).
     #[serde(default)]
     pub drop: Vec<String>,
-    /// Annotations to add (`release`).
+    /// Annotations to add (`release`, `range`).
     #[serde(default)]
     pub add: Vec<String>,
+    /// The bounds of an added `range` (`['0', '*pSize']`).
+    #[serde(default)]
+    pub range: Option<Vec<String>>,
     /// Why, and where the C declaration says so.
     pub source: String,
 }
@@ -365,6 +368,10 @@ pub fn merge(files: &mut [SpecFile], seeds: &SeedSet, facts: &Facts, report: &mu
         for d in &a.add {
             match d.as_str() {
                 "release" => p.release = true,
+                "range" => match a.range.as_deref() {
+                    Some([lo, hi]) => p.range = Some((lo.clone(), hi.clone())),
+                    _ => return Err(format!("seed-facts: {}.{}: adding `range` needs `range: [lo, hi]`", a.function, a.param)),
+                },
                 other => return Err(format!("seed-facts: cannot add annotation `{other}`")),
             }
         }

@@ -1569,7 +1569,7 @@ zetMetricGroupCloseExp(
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricGroupDestroyExp(
-    zet_metric_group_handle_t hMetricGroup ///< [in] the group to free; invalid afterwards
+    zet_metric_group_handle_t hMetricGroup ///< [in][release] the group to free; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1577,7 +1577,7 @@ zetMetricGroupDestroyExp(
 /// @since 1.9
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricDestroyExp(
-    zet_metric_handle_t hMetric ///< [in] the metric to free; invalid afterwards
+    zet_metric_handle_t hMetric ///< [in][release] the metric to free; invalid afterwards
     );
 
 #if !defined(__GNUC__)
@@ -1697,7 +1697,7 @@ zetMetricTracerCreateExp(
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricTracerDestroyExp(
-    zet_metric_tracer_exp_handle_t hMetricTracer ///< [in] the tracer to free; invalid afterwards
+    zet_metric_tracer_exp_handle_t hMetricTracer ///< [in][release] the tracer to free; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -1742,7 +1742,7 @@ zetMetricDecoderCreateExp(
 /// @since 1.10
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zetMetricDecoderDestroyExp(
-    zet_metric_decoder_exp_handle_t phMetricDecoder ///< [in] the decoder to free; invalid afterwards
+    zet_metric_decoder_exp_handle_t phMetricDecoder ///< [in][release] the decoder to free; invalid afterwards
     );
 
 ///////////////////////////////////////////////////////////////////////////////

@@ -2456,6 +2456,7 @@ pub unsafe extern "C" fn zetMetricGroupDestroyExp(
             >::from_raw(hMetricGroup as *mut c_void)?;
             let __res = __c.zet_metric_group_destroy_exp(__a_hMetricGroup);
             let __v = __res?;
+            __a_hMetricGroup.release()?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2480,6 +2481,7 @@ pub unsafe extern "C" fn zetMetricDestroyExp(
             >::from_raw(hMetric as *mut c_void)?;
             let __res = __c.zet_metric_destroy_exp(__a_hMetric);
             let __v = __res?;
+            __a_hMetric.release()?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2635,6 +2637,7 @@ pub unsafe extern "C" fn zetMetricTracerDestroyExp(
             >::from_raw(hMetricTracer as *mut c_void)?;
             let __res = __c.zet_metric_tracer_destroy_exp(__a_hMetricTracer);
             let __v = __res?;
+            __a_hMetricTracer.release()?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
@@ -2811,6 +2814,7 @@ pub unsafe extern "C" fn zetMetricDecoderDestroyExp(
             >::from_raw(phMetricDecoder as *mut c_void)?;
             let __res = __c.zet_metric_decoder_destroy_exp(__a_phMetricDecoder);
             let __v = __res?;
+            __a_phMetricDecoder.release()?;
             Ok(ze_result_t::SUCCESS)
         },
         |code| code,
