@@ -1,4 +1,4 @@
-//! Project chores: `cargo xtask gen [--check] [--times]`, `cargo xtask lint`, `cargo xtask kernels`, `cargo xtask import-upstream DIR`.
+//! Project chores: `cargo xtask gen [--check] [--times]`, `cargo xtask lint`, `cargo xtask kernels`, `cargo xtask import-upstream DIR [--check]`.
 
 mod carry_docs;
 mod deps;
@@ -13,7 +13,10 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-fn import_upstream(dir: &Path) -> Result<(), String> {
+/// `cargo xtask import-upstream DIR [--check]`: rewrites spec/ from the upstream YAML, the seed
+/// pages and `xtask/data/seed-facts.yml`; `--check` writes nothing and lists the files a re-import
+/// would change (a hand edit of spec/ that is not a description and not a fact would be lost).
+fn import_upstream(dir: &Path, check: bool) -> Result<(), String> {
     let mut report = import::Report::default();
     let spec = root().join("spec");
     let mut all = vec![];
@@ -51,10 +54,40 @@ fn import_upstream(dir: &Path) -> Result<(), String> {
         }
         Err(_) => println!("note: spec/ does not load; no descriptions carried over"),
     }
+    let mut differ = vec![];
     for f in &all {
         let d = spec.join(&f.ns);
+        let path = d.join(format!("{}.yml", f.stem));
+        let text = import::render_file(f)?;
+        if check {
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                differ.push(format!("{}/{}.yml", f.ns, f.stem));
+            }
+            continue;
+        }
         std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
-        std::fs::write(d.join(format!("{}.yml", f.stem)), import::render_file(f)?).map_err(|e| e.to_string())?;
+        std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    }
+    if check {
+        let mut expected: Vec<String> = all.iter().map(|f| format!("{}/{}.yml", f.ns, f.stem)).collect();
+        expected.sort();
+        for ns in ["ze", "zet", "zes", "zer"] {
+            for e in std::fs::read_dir(spec.join(ns)).map_err(|e| e.to_string())?.flatten() {
+                let rel = format!("{ns}/{}", e.file_name().to_string_lossy());
+                if rel.ends_with(".yml") && expected.binary_search(&rel).is_err() {
+                    differ.push(format!("{rel} (not made by the import)"));
+                }
+            }
+        }
+        if !differ.is_empty() {
+            return Err(format!(
+                "a re-import would change {} file(s) of spec/:\n  {}\n(move hand edits into xtask/data/seed-facts.yml)",
+                differ.len(),
+                differ.join("\n  ")
+            ));
+        }
+        println!("import-upstream --check: spec/ is exactly what the import writes ({} files)", all.len());
+        return Ok(());
     }
     println!("imported {} files: {:?}", all.len(), import::count_kinds(&all));
     for n in &report.notes {
@@ -402,10 +435,10 @@ fn main() -> ExitCode {
         Some("bench") => bench(),
         Some("kernels") => kernels(args.iter().any(|a| a == "--check")),
         Some("import-upstream") => match args.get(1) {
-            Some(d) => import_upstream(Path::new(d)),
-            None => Err("usage: cargo xtask import-upstream DIR".into()),
+            Some(d) => import_upstream(Path::new(d), args.iter().any(|a| a == "--check")),
+            None => Err("usage: cargo xtask import-upstream DIR [--check]".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels [--check] | import-upstream DIR>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels [--check] | import-upstream DIR [--check]>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
