@@ -86,3 +86,39 @@ fn structs_and_arrays_as_values() {
         assert_eq!(sums[i], sum, "work-item {i}");
     }
 }
+
+/// The same shapes from OpenCL C (`kernels/struct_values.cl`): clang returns structs through
+/// an sret pointer, passes them byval and copies them whole with OpCopyMemorySized.
+#[test]
+fn structs_by_value_from_opencl_c() {
+    let p = program("struct_values");
+    let n = 48usize;
+    let input: Vec<f32> = (0..2 * n).map(|k| 3.0 - k as f32 * 0.75).collect();
+    let mut out = vec![0f32; 2 * n];
+    let mut whole = vec![Nested::default(); n];
+    let mut sums = vec![0i64; n];
+    run_1d(
+        &p,
+        "struct_values",
+        &[
+            input.as_ptr() as u64,
+            out.as_mut_ptr() as u64,
+            whole.as_mut_ptr() as u64,
+            sums.as_mut_ptr() as u64,
+        ],
+        n as u64,
+        8,
+    );
+    for i in 0..n {
+        let (x, y) = (input[2 * i], input[2 * i + 1]);
+        let (tx, ty) = if i % 2 == 1 { (y, x) } else { (x, y) };
+        assert_eq!((out[2 * i], out[2 * i + 1]), (tx, ty), "work-item {i}");
+        let ii = i as i32;
+        let (a, b, c) = (ii * 3, ii as f32 * 0.5, (i as i64) << 33);
+        let mut arr = [ii, ii + 1, ii * ii];
+        arr.rotate_left(i % 3);
+        assert_eq!(whole[i], Nested { a, b, c, arr }, "work-item {i}");
+        let sum = i64::from(a) + b as i64 + c + arr.iter().map(|x| i64::from(*x)).sum::<i64>();
+        assert_eq!(sums[i], sum, "work-item {i}");
+    }
+}
