@@ -122,3 +122,48 @@ fn structs_by_value_from_opencl_c() {
         assert_eq!(sums[i], sum, "work-item {i}");
     }
 }
+
+/// SPIR-V words of a committed kernel.
+fn words(name: &str) -> Vec<u32> {
+    std::fs::read(format!("{}/kernels/{name}.spv", env!("CARGO_MANIFEST_DIR")))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn bytes(w: &[u32]) -> Vec<u8> {
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// An aggregate value of more than 256 scalars is refused by name, not lowered.
+#[test]
+fn oversized_aggregate_values_are_refused() {
+    let mut w = words("aggregates_ssa");
+    // The `[3 x i32]` of the loop's phi: OpTypeArray (28), length operand, set to 300.
+    let mut at = 5;
+    let mut len_id = None;
+    while at < w.len() {
+        let (n, op) = ((w[at] >> 16) as usize, w[at] & 0xffff);
+        if op == 28 {
+            len_id = Some(w[at + 3]);
+        }
+        at += n.max(1);
+    }
+    let len_id = len_id.expect("an OpTypeArray");
+    let mut at = 5;
+    while at < w.len() {
+        let (n, op) = ((w[at] >> 16) as usize, w[at] & 0xffff);
+        if op == 43 && w[at + 2] == len_id {
+            assert_eq!(w[at + 3], 3);
+            w[at + 3] = 300;
+        }
+        at += n.max(1);
+    }
+    let e = compile(&bytes(&w), &HashMap::new()).unwrap_err();
+    assert!(
+        e.to_string().starts_with("unsupported: kernel `aggregates_ssa`")
+            && e.to_string().contains("more than 256 scalars"),
+        "{e}"
+    );
+}
