@@ -1886,6 +1886,8 @@ fn structs_and_arrays_as_values() {
             } else {
                 (ii * 3, ii as f32 * 0.5, (i as i64) << 33)
             };
+            // The nested OpCompositeInsert adds 1 to member c.
+            let c = c + 1;
             let mut arr = [ii, ii + 1, ii * ii];
             arr.rotate_left(i % 3 + 1);
             assert_eq!(whole[i], Nested { a, b, c, arr }, "{}: {i}", MODES[via]);

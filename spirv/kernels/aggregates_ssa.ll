@@ -1,12 +1,14 @@
 ; Structs and arrays as SSA values, the way LLVM front ends other than clang's OpenCL C emit
 ; them (clang passes aggregates through memory on spir64): insertvalue/extractvalue, a struct
-; returned by value, select and phi of aggregates, whole loads and stores, aggregate constants.
+; returned by value, select and phi of aggregates, whole loads and stores, aggregate constants,
+; a nested insert, a struct with a vector member.
 target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024"
 target triple = "spir64"
 
 %float2x = type { float, float }
 %mixed = type { i32, float, i64 }
 %nested = type { %mixed, [3 x i32] }
+%withvec = type { <2 x i32>, i32 }
 
 @table = internal addrspace(1) constant [4 x i32] [i32 10, i32 20, i32 30, i32 40], align 4
 
@@ -35,6 +37,7 @@ define internal spir_func %mixed @make_mixed(i32 %i) #0 {
 define spir_kernel void @aggregates_ssa(float addrspace(1)* %in, float addrspace(1)* %out, %nested addrspace(1)* %whole, i64 addrspace(1)* %sums) !kernel_arg_addr_space !1 !kernel_arg_access_qual !2 !kernel_arg_type !3 !kernel_arg_base_type !3 !kernel_arg_type_qual !4 {
 entry:
   %slot = alloca %float2x, align 4
+  %vslot = alloca %withvec, align 8
   %gid = call spir_func i64 @_Z13get_global_idj(i32 0)
   %i = trunc i64 %gid to i32
   %i2 = shl i64 %gid, 1
@@ -83,8 +86,11 @@ loop:
 done:
   %n0 = insertvalue %nested undef, %mixed %mm, 0
   %n = insertvalue %nested %n0, [3 x i32] %a1, 1
+  %c1 = extractvalue %mixed %mm, 2
+  %c2 = add i64 %c1, 1
+  %nn = insertvalue %nested %n, i64 %c2, 0, 2
   %wp = getelementptr inbounds %nested, %nested addrspace(1)* %whole, i64 %gid
-  store %nested %n, %nested addrspace(1)* %wp, align 8
+  store %nested %nn, %nested addrspace(1)* %wp, align 8
   %c = load %nested, %nested addrspace(1)* %wp, align 8
   %ca = extractvalue %nested %c, 0, 0
   %cb = extractvalue %nested %c, 0, 1
@@ -94,13 +100,22 @@ done:
   %d2 = extractvalue %nested %c, 1, 2
   %tbl = load [4 x i32], [4 x i32] addrspace(1)* @table, align 4
   %t2 = extractvalue [4 x i32] %tbl, 2
+  %vv0 = insertelement <2 x i32> undef, i32 %ca, i32 0
+  %vv = insertelement <2 x i32> %vv0, i32 %d2, i32 1
+  %w0 = insertvalue %withvec undef, <2 x i32> %vv, 0
+  %w1 = insertvalue %withvec %w0, i32 %t2, 1
+  store %withvec %w1, %withvec* %vslot, align 8
+  %w2 = load %withvec, %withvec* %vslot, align 8
+  %wv = extractvalue %withvec %w2, 0
+  %wd2 = extractelement <2 x i32> %wv, i32 1
+  %wt2 = extractvalue %withvec %w2, 1
   %sa = sext i32 %ca to i64
   %sb = fptosi float %cb to i64
   %s1 = add i64 %sa, %sb
   %s2 = add i64 %s1, %cc
   %x0 = add i32 %d0, %d1
-  %x1 = add i32 %x0, %d2
-  %x2 = add i32 %x1, %t2
+  %x1 = add i32 %x0, %wd2
+  %x2 = add i32 %x1, %wt2
   %sx = sext i32 %x2 to i64
   %s3 = add i64 %s2, %sx
   %sp = getelementptr inbounds i64, i64 addrspace(1)* %sums, i64 %gid

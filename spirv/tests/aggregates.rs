@@ -77,6 +77,8 @@ fn structs_and_arrays_as_values() {
         } else {
             (ii * 3, ii as f32 * 0.5, (i as i64) << 33)
         };
+        // The nested OpCompositeInsert adds 1 to member c.
+        let c = c + 1;
         // The array {i, i+1, i*i} rotated left (i % 3) + 1 times through a loop phi.
         let mut arr = [ii, ii + 1, ii * ii];
         arr.rotate_left(i % 3 + 1);
