@@ -1864,7 +1864,7 @@ fn structs_and_arrays_as_values() {
     let k = kernel(m, "aggregates_ssa");
     let n = 96usize;
     let input: Vec<f32> = (0..2 * n).map(|k| k as f32 * 0.5 - 20.0).collect();
-    for via in 0..MODES.len() {
+    for (via, mode) in MODES.iter().enumerate() {
         let inp = Buf::new(&z, &input);
         let out = Buf::new(&z, &vec![0f32; 2 * n]);
         let whole = Buf::new(&z, &vec![Nested::default(); n]);
@@ -1879,7 +1879,7 @@ fn structs_and_arrays_as_values() {
         for i in 0..n {
             let (x, y) = (input[2 * i], input[2 * i + 1]);
             let want = if i % 2 == 1 { (y, x) } else { (x, y) };
-            assert_eq!((out[2 * i], out[2 * i + 1]), want, "{}: {i}", MODES[via]);
+            assert_eq!((out[2 * i], out[2 * i + 1]), want, "{mode}: {i}");
             let ii = i as i32;
             let (a, b, c) = if i == 5 {
                 (7, 2.5f32, -1i64)
@@ -1890,9 +1890,9 @@ fn structs_and_arrays_as_values() {
             let c = c + 1;
             let mut arr = [ii, ii + 1, ii * ii];
             arr.rotate_left(i % 3 + 1);
-            assert_eq!(whole[i], Nested { a, b, c, arr }, "{}: {i}", MODES[via]);
+            assert_eq!(whole[i], Nested { a, b, c, arr }, "{mode}: {i}");
             let sum = i64::from(a) + b as i64 + c + arr.iter().map(|x| i64::from(*x)).sum::<i64>();
-            assert_eq!(sums[i], sum + 30, "{}: {i}", MODES[via]);
+            assert_eq!(sums[i], sum + 30, "{mode}: {i}");
         }
     }
     ok!(ze::zeKernelDestroy(k));

@@ -164,7 +164,8 @@ fn oversized_aggregate_values_are_refused() {
     }
     let e = compile(&bytes(&w), &HashMap::new()).unwrap_err();
     assert!(
-        e.to_string().starts_with("unsupported: kernel `aggregates_ssa`")
+        e.to_string()
+            .starts_with("unsupported: kernel `aggregates_ssa`")
             && e.to_string().contains("more than 256 scalars"),
         "{e}"
     );

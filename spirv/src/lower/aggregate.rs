@@ -14,7 +14,10 @@ const MAX_FLAT: usize = 256;
 impl Module {
     /// Whether `id` is a struct or array type.
     pub(super) fn is_aggregate(&self, id: u32) -> bool {
-        matches!(self.types.get(&id), Some(Type::Struct(..) | Type::Array(..)))
+        matches!(
+            self.types.get(&id),
+            Some(Type::Struct(..) | Type::Array(..))
+        )
     }
 
     /// The scalars of a value of type `id`: (SPIR-V scalar type, byte offset in memory).
@@ -34,8 +37,11 @@ impl Module {
         if depth > 32 {
             return Err(Error::invalid("types nested too deeply"));
         }
-        let too_many =
-            || Error::unsupported(format!("struct or array values of more than {MAX_FLAT} scalars"));
+        let too_many = || {
+            Error::unsupported(format!(
+                "struct or array values of more than {MAX_FLAT} scalars"
+            ))
+        };
         match self.ty(id)?.clone() {
             Type::Struct(members, packed) => {
                 for (k, m) in members.iter().enumerate() {
