@@ -1,14 +1,15 @@
 ; Structs and arrays as SSA values, the way LLVM front ends other than clang's OpenCL C emit
 ; them (clang passes aggregates through memory on spir64): insertvalue/extractvalue, a struct
 ; returned by value, select and phi of aggregates, whole loads and stores, aggregate constants,
-; a nested insert, a struct with a vector member.
+; a nested insert, a padded struct with a vector member (whole stores and loads checked against
+; member-by-member access chains).
 target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024"
 target triple = "spir64"
 
 %float2x = type { float, float }
 %mixed = type { i32, float, i64 }
 %nested = type { %mixed, [3 x i32] }
-%withvec = type { <2 x i32>, i32 }
+%withvec = type { i16, <2 x i32>, i32 }
 
 @table = internal addrspace(1) constant [4 x i32] [i32 10, i32 20, i32 30, i32 40], align 4
 
@@ -38,6 +39,7 @@ define spir_kernel void @aggregates_ssa(float addrspace(1)* %in, float addrspace
 entry:
   %slot = alloca %float2x, align 4
   %vslot = alloca %withvec, align 8
+  %vslot2 = alloca %withvec, align 8
   %gid = call spir_func i64 @_Z13get_global_idj(i32 0)
   %i = trunc i64 %gid to i32
   %i2 = shl i64 %gid, 1
@@ -102,13 +104,31 @@ done:
   %t2 = extractvalue [4 x i32] %tbl, 2
   %vv0 = insertelement <2 x i32> undef, i32 %ca, i32 0
   %vv = insertelement <2 x i32> %vv0, i32 %d2, i32 1
-  %w0 = insertvalue %withvec undef, <2 x i32> %vv, 0
-  %w1 = insertvalue %withvec %w0, i32 %t2, 1
+  %h = trunc i32 %ca to i16
+  %w00 = insertvalue %withvec undef, i16 %h, 0
+  %w0 = insertvalue %withvec %w00, <2 x i32> %vv, 1
+  %w1 = insertvalue %withvec %w0, i32 %t2, 2
+  ; A whole store read back member by member (padded offsets 0, 8, 16) ...
   store %withvec %w1, %withvec* %vslot, align 8
-  %w2 = load %withvec, %withvec* %vslot, align 8
-  %wv = extractvalue %withvec %w2, 0
+  %ph = getelementptr inbounds %withvec, %withvec* %vslot, i64 0, i32 0
+  %wh = load i16, i16* %ph, align 8
+  %pd2 = getelementptr inbounds %withvec, %withvec* %vslot, i64 0, i32 1, i32 1
+  %vd2 = load i32, i32* %pd2, align 4
+  %pt2 = getelementptr inbounds %withvec, %withvec* %vslot, i64 0, i32 2
+  %vt2 = load i32, i32* %pt2, align 8
+  ; ... and stores member by member read back whole.
+  %qh = getelementptr inbounds %withvec, %withvec* %vslot2, i64 0, i32 0
+  store i16 %wh, i16* %qh, align 8
+  %qv = getelementptr inbounds %withvec, %withvec* %vslot2, i64 0, i32 1
+  %vv2 = insertelement <2 x i32> %vv, i32 %vd2, i32 1
+  store <2 x i32> %vv2, <2 x i32>* %qv, align 8
+  %qt = getelementptr inbounds %withvec, %withvec* %vslot2, i64 0, i32 2
+  store i32 %vt2, i32* %qt, align 8
+  %w2 = load %withvec, %withvec* %vslot2, align 8
+  %wh2 = extractvalue %withvec %w2, 0
+  %wv = extractvalue %withvec %w2, 1
   %wd2 = extractelement <2 x i32> %wv, i32 1
-  %wt2 = extractvalue %withvec %w2, 1
+  %wt2 = extractvalue %withvec %w2, 2
   %sa = sext i32 %ca to i64
   %sb = fptosi float %cb to i64
   %s1 = add i64 %sa, %sb
@@ -116,7 +136,9 @@ done:
   %x0 = add i32 %d0, %d1
   %x1 = add i32 %x0, %wd2
   %x2 = add i32 %x1, %wt2
-  %sx = sext i32 %x2 to i64
+  %swh = sext i16 %wh2 to i32
+  %x3 = add i32 %x2, %swh
+  %sx = sext i32 %x3 to i64
   %s3 = add i64 %s2, %sx
   %sp = getelementptr inbounds i64, i64 addrspace(1)* %sums, i64 %gid
   store i64 %s3, i64 addrspace(1)* %sp, align 8
