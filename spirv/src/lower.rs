@@ -962,10 +962,9 @@ impl Builder<'_> {
                 let et = self.m.ir_ty(e)?;
                 let scalar_parts = match c {
                     ConstVal::Composite(parts) => parts.iter().all(|p| {
-                        self.m
-                            .consts
-                            .get(p)
-                            .is_some_and(|(t, _)| self.m.vector(*t).is_none())
+                        self.m.consts.get(p).is_some_and(|(t, _)| {
+                            self.m.vector(*t).is_none() && !self.m.is_aggregate(*t)
+                        })
                     }),
                     _ => true,
                 };

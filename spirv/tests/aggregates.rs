@@ -172,3 +172,26 @@ fn oversized_aggregate_values_are_refused() {
         "{e}"
     );
 }
+
+/// A composite constant that contains itself is invalid SPIR-V, reported, not recursed into.
+#[test]
+fn self_containing_composite_constant_is_invalid() {
+    let mut w = words("aggregates_ssa");
+    // The `%mixed { i32 7, float 2.5, i64 -1 }` constant: OpConstantComposite (44) of 3 parts.
+    let mut at = 5;
+    let mut done = false;
+    while at < w.len() {
+        let (n, op) = ((w[at] >> 16) as usize, w[at] & 0xffff);
+        if op == 44 && n == 6 && !done {
+            w[at + 3] = w[at + 2];
+            done = true;
+        }
+        at += n.max(1);
+    }
+    assert!(done);
+    let e = compile(&bytes(&w), &HashMap::new()).unwrap_err();
+    assert!(
+        e.is_invalid() && e.to_string().contains("nested too deeply"),
+        "{e}"
+    );
+}
