@@ -1846,3 +1846,55 @@ fn work_group_and_sub_group_collectives() {
     }
     ok!(ze::zeModuleDestroy(m));
 }
+
+/// Structs and arrays as SSA values (`aggregates_ssa.ll`): a struct returned by value, select
+/// and phi of aggregates, whole-struct loads and stores, aggregate constants.
+#[test]
+fn structs_and_arrays_as_values() {
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    struct Nested {
+        a: i32,
+        b: f32,
+        c: i64,
+        arr: [i32; 3],
+    }
+    let z = Ze::new();
+    let m = module(&z, &spv("aggregates_ssa"));
+    let k = kernel(m, "aggregates_ssa");
+    let n = 96usize;
+    let input: Vec<f32> = (0..2 * n).map(|k| k as f32 * 0.5 - 20.0).collect();
+    for (via, mode) in MODES.iter().enumerate() {
+        let inp = Buf::new(&z, &input);
+        let out = Buf::new(&z, &vec![0f32; 2 * n]);
+        let whole = Buf::new(&z, &vec![Nested::default(); n]);
+        let sums = Buf::new(&z, &vec![0i64; n]);
+        ok!(ze::zeKernelSetGroupSize(k, 32, 1, 1));
+        arg(k, 0, &inp.p);
+        arg(k, 1, &out.p);
+        arg(k, 2, &whole.p);
+        arg(k, 3, &sums.p);
+        submit(&z, via, |l| launch(l, k, groups(3, 1, 1)));
+        let (out, whole, sums) = (out.get(), whole.get(), sums.get());
+        for i in 0..n {
+            let (x, y) = (input[2 * i], input[2 * i + 1]);
+            let want = if i % 2 == 1 { (y, x) } else { (x, y) };
+            assert_eq!((out[2 * i], out[2 * i + 1]), want, "{mode}: {i}");
+            let ii = i as i32;
+            let (a, b, c) = if i == 5 {
+                (7, 2.5f32, -1i64)
+            } else {
+                (ii * 3, ii as f32 * 0.5, (i as i64) << 33)
+            };
+            // The nested OpCompositeInsert adds 1 to member c.
+            let c = c + 1;
+            let mut arr = [ii, ii + 1, ii * ii];
+            arr.rotate_left(i % 3 + 1);
+            assert_eq!(whole[i], Nested { a, b, c, arr }, "{mode}: {i}");
+            let sum = i64::from(a) + b as i64 + c + arr.iter().map(|x| i64::from(*x)).sum::<i64>();
+            assert_eq!(sums[i], sum + 30 + i64::from(a as i16), "{mode}: {i}");
+        }
+    }
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m));
+}

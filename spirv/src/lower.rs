@@ -9,6 +9,7 @@ use crate::ir::{
 use crate::spv::{self, op_name, Decoration, Inst, Type};
 use crate::{AddressSpace, ArgInfo, ArgKind, Error, KernelInfo};
 
+mod aggregate;
 mod stdlib;
 
 /// Most IR instructions a kernel may have after inlining.
@@ -953,14 +954,17 @@ impl Builder<'_> {
             return Ok(v.clone());
         }
         if let Some((ty, c)) = self.m.consts.get(&id) {
+            if self.m.is_aggregate(*ty) {
+                let ty = *ty;
+                return Ok((Val::Vec(self.const_aggregate(fr, id, 0)?), ty));
+            }
             if let Some((e, n)) = self.m.vector(*ty) {
                 let et = self.m.ir_ty(e)?;
                 let scalar_parts = match c {
                     ConstVal::Composite(parts) => parts.iter().all(|p| {
-                        self.m
-                            .consts
-                            .get(p)
-                            .is_some_and(|(t, _)| self.m.vector(*t).is_none())
+                        self.m.consts.get(p).is_some_and(|(t, _)| {
+                            self.m.vector(*t).is_none() && !self.m.is_aggregate(*t)
+                        })
                     }),
                     _ => true,
                 };
@@ -1081,6 +1085,9 @@ impl Builder<'_> {
 
     /// The IR types a value of SPIR-V type `ty` is made of (one per vector element).
     fn value_types(&self, ty: u32) -> Result<Vec<Ty>, Error> {
+        if self.m.is_aggregate(ty) {
+            return self.aggregate_types(ty);
+        }
         match self.m.vector(ty) {
             Some((e, n)) => Ok(vec![self.m.ir_ty(e)?; n as usize]),
             None => Ok(vec![self.m.ir_ty(ty)?]),
@@ -1089,7 +1096,7 @@ impl Builder<'_> {
 
     /// `vals` as a value of SPIR-V type `ty`.
     fn pack(&self, ty: u32, mut vals: Vec<Value>) -> Val {
-        if self.m.vector(ty).is_some() || vals.len() != 1 {
+        if self.m.vector(ty).is_some() || self.m.is_aggregate(ty) || vals.len() != 1 {
             Val::Vec(vals)
         } else {
             Val::V(vals.remove(0))
@@ -1260,6 +1267,9 @@ impl Builder<'_> {
                 return Ok(ended);
             }
         }
+        if matches!(op, 80..=82 | 169) && self.aggregate_inst(fr, i)?.is_some() {
+            return Ok(false);
+        }
         if let Some(first) = elementwise(op) {
             if let Some((e, n)) = i.ops.first().and_then(|t| m.vector(*t)) {
                 return self.per_element(fr, label, i, first, e, n);
@@ -1293,8 +1303,12 @@ impl Builder<'_> {
                 self.k.private_size = (off + size) as u32;
                 let v = self.push(Ty::I64, Op::PrivateAddr(off as u32));
                 if let Some(init) = i.ops.get(3) {
-                    let (xs, _) = self.elems(fr, *init)?;
-                    self.store_elems(v, &xs)?;
+                    let (xs, ity) = self.elems(fr, *init)?;
+                    if m.is_aggregate(ity) {
+                        self.store_aggregate(v, ity, &xs)?;
+                    } else {
+                        self.store_elems(v, &xs)?;
+                    }
                 }
                 def(fr, Val::V(v), pty)?;
             }
@@ -1310,6 +1324,11 @@ impl Builder<'_> {
                             }
                         };
                         def(fr, v, ty)?;
+                    }
+                    Val::V(addr) if m.is_aggregate(ty) => {
+                        self.pointer(addr, op)?;
+                        let vs = self.load_aggregate(addr, ty)?;
+                        def(fr, Val::Vec(vs), ty)?;
                     }
                     Val::V(addr) => {
                         self.pointer(addr, op)?;
@@ -1333,8 +1352,12 @@ impl Builder<'_> {
             62 => {
                 let addr = self.val(fr, i.w(0)?)?;
                 self.pointer(addr, op)?;
-                let (values, _) = self.elems(fr, i.w(1)?)?;
-                self.store_elems(addr, &values)?;
+                let (values, vty) = self.elems(fr, i.w(1)?)?;
+                if m.is_aggregate(vty) {
+                    self.store_aggregate(addr, vty, &values)?;
+                } else {
+                    self.store_elems(addr, &values)?;
+                }
             }
             63 | 64 => {
                 let dst = self.val(fr, i.w(0)?)?;

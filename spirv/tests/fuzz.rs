@@ -34,6 +34,8 @@ const KERNELS: &[&str] = &[
     "math3",
     "half",
     "printf",
+    "aggregates_ssa",
+    "struct_values",
 ];
 
 struct Rng(u64);

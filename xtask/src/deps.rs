@@ -149,10 +149,12 @@ pub fn valgrind(workspace: &Path) -> Result<Vec<(&'static str, PathBuf)>, String
     }
 }
 
-/// Debian's clang-15 and llvm-spirv-15, which compile the test kernels (`cargo xtask kernels`).
+/// Debian's clang-15, llvm-spirv-15 and llvm-as-15 (llvm-15), which compile the test kernels (`cargo xtask kernels`).
 pub fn spirv_tools() -> Result<(), String> {
-    let present = || ["/usr/bin/clang-15", "/usr/bin/llvm-spirv-15"].iter().all(|p| Path::new(p).exists());
-    ensure_installed(&["clang-15", "llvm-spirv-15"], "OpenCL C to SPIR-V", present)
+    let present = || {
+        ["/usr/bin/clang-15", "/usr/bin/llvm-spirv-15", "/usr/bin/llvm-as-15"].iter().all(|p| Path::new(p).exists())
+    };
+    ensure_installed(&["clang-15", "llvm-spirv-15", "llvm-15"], "OpenCL C (and LLVM IR) to SPIR-V", present)
 }
 
 /// PoCL (Debian's `pocl-opencl-icd`) and the OpenCL ICD loader, the benchmarks' yardstick:

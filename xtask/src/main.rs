@@ -311,7 +311,7 @@ fn kernels(check: bool) -> Result<(), String> {
         let mut sources: Vec<_> = std::fs::read_dir(dir)
             .map_err(|e| format!("{}: {e}", dir.display()))?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+            .filter(|p| p.extension().is_some_and(|x| x == "cl" || x == "ll"))
             .collect();
         sources.sort();
         Ok(sources)
@@ -337,12 +337,18 @@ fn kernels(check: bool) -> Result<(), String> {
     for (src, spv_dir, bc_dir) in &jobs {
         let stem = src.file_stem().unwrap_or_default().to_string_lossy().to_string();
         let front = tmp.join(format!("{stem}.front.bc"));
-        run(std::process::Command::new("clang-15")
-            .args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-fno-vectorize", "-fno-slp-vectorize"])
-            .args(["-emit-llvm", "-c", "-Xclang", "-no-opaque-pointers"])
-            .arg(src)
-            .arg("-o")
-            .arg(&front))?;
+        if src.extension().is_some_and(|x| x == "ll") {
+            // LLVM IR written by hand: SPIR-V shapes clang's OpenCL C never emits (aggregates
+            // as SSA values), still translated by llvm-spirv like every other kernel.
+            run(std::process::Command::new("llvm-as-15").arg(src).arg("-o").arg(&front))?;
+        } else {
+            run(std::process::Command::new("clang-15")
+                .args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-fno-vectorize", "-fno-slp-vectorize"])
+                .args(["-emit-llvm", "-c", "-Xclang", "-no-opaque-pointers"])
+                .arg(src)
+                .arg("-o")
+                .arg(&front))?;
+        }
         let spv = spv_dir.join(format!("{stem}.spv"));
         let bc = bc_dir.join(format!("{stem}.bc"));
         let (spv_out, bc_out) = if check {
