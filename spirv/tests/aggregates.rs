@@ -3,37 +3,11 @@
 #![cfg(feature = "jit")]
 
 use std::collections::HashMap;
-use zekit_spirv::{compile, GroupCtx, Program};
 
-fn program(name: &str) -> Program {
-    let spv = std::fs::read(format!("{}/kernels/{name}.spv", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    compile(&spv, &HashMap::new()).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
+use zekit_spirv::compile;
 
-/// Runs every group of a 1D launch sequentially; `args` are 8-byte words (no local arguments).
-fn run_1d(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64) {
-    let k = p.kernel(kernel).unwrap();
-    let mut block = vec![0u64; (k.info.args_size as usize).div_ceil(8) + 1];
-    for (a, v) in k.info.args.iter().zip(args) {
-        block[a.offset as usize / 8] = *v;
-    }
-    let mut local_mem = vec![0u8; k.info.local_static_size as usize + 64];
-    let mut private = vec![0u8; k.info.private_size as usize * local as usize + 16];
-    for g in 0..global / local {
-        let mut ctx = GroupCtx {
-            group_id: [g, 0, 0],
-            local_size: [local, 1, 1],
-            num_groups: [global / local, 1, 1],
-            global_offset: [0; 3],
-            work_dim: 1,
-            args: block.as_ptr() as usize,
-            local_mem: local_mem.as_mut_ptr() as usize,
-            private_mem: private.as_mut_ptr() as usize,
-        };
-        // SAFETY: the arguments point to live vectors of the sizes the kernel indexes.
-        unsafe { k.run_group(&mut ctx) };
-    }
-}
+mod common;
+use common::*;
 
 /// `%nested = { { i32, float, i64 }, [3 x i32] }` in its natural layout.
 #[repr(C)]

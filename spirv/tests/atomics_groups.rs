@@ -3,47 +3,11 @@
 #![cfg(feature = "jit")]
 
 use std::collections::HashMap;
-use zekit_spirv::{compile, GroupCtx, Program};
 
-fn program(name: &str) -> Program {
-    let spv = std::fs::read(format!("{}/kernels/{name}.spv", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    compile(&spv, &HashMap::new()).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
+use zekit_spirv::compile;
 
-/// Runs every group of a 1D launch sequentially; `args` are 8-byte words (no local arguments).
-fn run_1d(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64) {
-    run_2d(p, kernel, args, [global, 1], [local, 1]);
-}
-
-/// Runs every group of a 2D launch sequentially.
-fn run_2d(p: &Program, kernel: &str, args: &[u64], global: [u64; 2], local: [u64; 2]) {
-    let k = p.kernel(kernel).unwrap();
-    let mut block = vec![0u64; (k.info.args_size as usize).div_ceil(8) + 1];
-    for (a, v) in k.info.args.iter().zip(args) {
-        block[a.offset as usize / 8] = *v;
-    }
-    let mut local_mem = vec![0u8; k.info.local_static_size as usize + 16];
-    let mut private = vec![0u8; k.info.private_size as usize * (local[0] * local[1]) as usize + 16];
-    let groups = [global[0] / local[0], global[1] / local[1]];
-    for g in 0..groups[0] * groups[1] {
-        let mut ctx = GroupCtx {
-            group_id: [g % groups[0], g / groups[0], 0],
-            local_size: [local[0], local[1], 1],
-            num_groups: [groups[0], groups[1], 1],
-            global_offset: [0; 3],
-            work_dim: if global[1] > 1 { 2 } else { 1 },
-            args: block.as_ptr() as usize,
-            local_mem: local_mem.as_mut_ptr() as usize,
-            private_mem: private.as_mut_ptr() as usize,
-        };
-        // SAFETY: the arguments point to live vectors of the sizes the kernels index.
-        unsafe { k.run_group(&mut ctx) };
-    }
-}
-
-fn ptr<T>(v: &mut [T]) -> u64 {
-    v.as_mut_ptr() as u64
-}
+mod common;
+use common::*;
 
 #[test]
 fn histogram_with_local_atomics() {
@@ -55,7 +19,7 @@ fn histogram_with_local_atomics() {
     run_1d(
         &p,
         "histogram",
-        &[input.as_ptr() as u64, ptr(&mut bins), ptr(&mut stats)],
+        &[input.as_ptr() as u64, addr(&mut bins), addr(&mut stats)],
         global,
         local,
     );
@@ -88,11 +52,11 @@ fn c11_atomics_with_orders_and_scopes() {
         "c11",
         &[
             input.as_ptr() as u64,
-            ptr(&mut ai),
-            ptr(&mut au),
-            ptr(&mut al),
-            ptr(&mut aul),
-            ptr(&mut old),
+            addr(&mut ai),
+            addr(&mut au),
+            addr(&mut al),
+            addr(&mut aul),
+            addr(&mut old),
         ],
         n as u64,
         10,
@@ -146,9 +110,9 @@ fn float_atomics_add_min_max() {
         "float_atomics",
         &[
             input.as_ptr() as u64,
-            ptr(&mut f),
-            ptr(&mut d),
-            ptr(&mut out),
+            addr(&mut f),
+            addr(&mut d),
+            addr(&mut out),
         ],
         global,
         local,
@@ -181,7 +145,7 @@ fn atomic_flags() {
     run_1d(
         &p,
         "flags",
-        &[ptr(&mut flag), ptr(&mut winners), ptr(&mut cleared)],
+        &[addr(&mut flag), addr(&mut winners), addr(&mut cleared)],
         40,
         8,
     );
@@ -211,7 +175,7 @@ fn work_group_collectives_on_ints() {
         run_1d(
             &p,
             "wg_int",
-            &[input.as_ptr() as u64, ptr(&mut out)],
+            &[input.as_ptr() as u64, addr(&mut out)],
             n as u64,
             local as u64,
         );
@@ -257,7 +221,7 @@ fn work_group_collectives_on_unsigned_and_64_bit() {
         run_1d(
             &p,
             "wg_uint_long",
-            &[input.as_ptr() as u64, ptr(&mut out)],
+            &[input.as_ptr() as u64, addr(&mut out)],
             n as u64,
             local as u64,
         );
@@ -305,7 +269,7 @@ fn work_group_collectives_on_floats() {
         run_1d(
             &p,
             "wg_float",
-            &[input.as_ptr() as u64, ptr(&mut out)],
+            &[input.as_ptr() as u64, addr(&mut out)],
             n as u64,
             local as u64,
         );
@@ -345,7 +309,7 @@ fn work_group_collectives_in_2d_groups_and_loops() {
         run_2d(
             &p,
             "wg_2d",
-            &[input.as_ptr() as u64, ptr(&mut out)],
+            &[input.as_ptr() as u64, addr(&mut out)],
             [gx as u64, gy as u64],
             [lx as u64, ly as u64],
         );
@@ -371,7 +335,7 @@ fn work_group_collectives_in_2d_groups_and_loops() {
         run_1d(
             &p,
             "wg_loop",
-            &[input.as_ptr() as u64, ptr(&mut out), 5],
+            &[input.as_ptr() as u64, addr(&mut out), 5],
             n as u64,
             local as u64,
         );
@@ -399,7 +363,7 @@ fn sub_groups_of_eight() {
         run_1d(
             &p,
             "subgroups",
-            &[input.as_ptr() as u64, ptr(&mut out)],
+            &[input.as_ptr() as u64, addr(&mut out)],
             n as u64,
             local as u64,
         );
@@ -449,7 +413,7 @@ fn sub_group_shuffles() {
             run_1d(
                 &p,
                 "shuffles",
-                &[input.as_ptr() as u64, ptr(&mut out), c as u64],
+                &[input.as_ptr() as u64, addr(&mut out), c as u64],
                 n as u64,
                 local as u64,
             );
@@ -487,7 +451,7 @@ fn sub_group_shuffles() {
 fn required_sub_group_size_other_than_eight_is_refused() {
     let p = program("subgroups");
     let mut out = vec![0i32; 12];
-    run_1d(&p, "reqd_sub_group", &[ptr(&mut out)], 12, 12);
+    run_1d(&p, "reqd_sub_group", &[addr(&mut out)], 12, 12);
     let want: Vec<i32> = (0..12)
         .map(|i| if i < 8 { 800 + i } else { 400 + i - 8 })
         .collect();

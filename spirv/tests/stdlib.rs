@@ -3,43 +3,8 @@
 //! functions with pointer results.
 #![cfg(feature = "jit")]
 
-use std::collections::HashMap;
-use zekit_spirv::{compile, ArgKind, GroupCtx, Program};
-
-fn program(name: &str) -> Program {
-    let spv = std::fs::read(format!("{}/kernels/{name}.spv", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    compile(&spv, &HashMap::new()).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// Runs every group of a 1D launch sequentially; `args` are buffer addresses (8-byte words).
-fn run_1d(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64) {
-    let k = p.kernel(kernel).unwrap();
-    let mut block = vec![0u64; (k.info.args_size as usize).div_ceil(8) + 1];
-    for (a, v) in k.info.args.iter().zip(args) {
-        assert_ne!(a.kind, ArgKind::Local);
-        block[a.offset as usize / 8] = *v;
-    }
-    let mut local_mem = vec![0u8; k.info.local_static_size as usize + 16];
-    let mut private = vec![0u8; k.info.private_size as usize * local as usize + 16];
-    for g in 0..global / local {
-        let mut ctx = GroupCtx {
-            group_id: [g, 0, 0],
-            local_size: [local, 1, 1],
-            num_groups: [global / local, 1, 1],
-            global_offset: [0; 3],
-            work_dim: 1,
-            args: block.as_ptr() as usize,
-            local_mem: local_mem.as_mut_ptr() as usize,
-            private_mem: private.as_mut_ptr() as usize,
-        };
-        // SAFETY: the arguments point to live vectors of the sizes the kernels index.
-        unsafe { k.run_group(&mut ctx) };
-    }
-}
-
-fn addr<T>(v: &mut [T]) -> u64 {
-    v.as_mut_ptr() as u64
-}
+mod common;
+use common::*;
 
 /// An IEEE half's value (exact in f64).
 fn half_value(h: u16) -> f64 {

@@ -1,0 +1,51 @@
+//! What the direct-run kernel tests share: loading a committed kernel and running a launch's
+//! groups one after the other on this thread (no driver).
+#![allow(dead_code)] // each test crate uses what it needs
+
+use std::collections::HashMap;
+
+use zekit_spirv::{compile, ArgKind, GroupCtx, Program};
+
+/// Compiles `kernels/<name>.spv`.
+pub fn program(name: &str) -> Program {
+    let spv = std::fs::read(format!("{}/kernels/{name}.spv", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    compile(&spv, &HashMap::new()).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Runs every group of a 1D launch sequentially; `args` are 8-byte words (no local arguments).
+pub fn run_1d(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64) {
+    run_2d(p, kernel, args, [global, 1], [local, 1]);
+}
+
+/// Runs every group of a 2D launch sequentially; `args` as for [`run_1d`].
+pub fn run_2d(p: &Program, kernel: &str, args: &[u64], global: [u64; 2], local: [u64; 2]) {
+    let k = p.kernel(kernel).unwrap();
+    let mut block = vec![0u64; (k.info.args_size as usize).div_ceil(8) + 1];
+    for (a, v) in k.info.args.iter().zip(args) {
+        assert_ne!(a.kind, ArgKind::Local, "run_1d/run_2d take no local arguments");
+        block[a.offset as usize / 8] = *v;
+    }
+    let mut local_mem = vec![0u8; k.info.local_static_size as usize + 64];
+    let mut private = vec![0u8; k.info.private_size as usize * (local[0] * local[1]) as usize + 16];
+    let groups = [global[0] / local[0], global[1] / local[1]];
+    for g in 0..groups[0] * groups[1] {
+        let mut ctx = GroupCtx {
+            group_id: [g % groups[0], g / groups[0], 0],
+            local_size: [local[0], local[1], 1],
+            num_groups: [groups[0], groups[1], 1],
+            global_offset: [0; 3],
+            work_dim: if global[1] > 1 { 2 } else { 1 },
+            args: block.as_ptr() as usize,
+            local_mem: local_mem.as_mut_ptr() as usize,
+            private_mem: private.as_mut_ptr() as usize,
+        };
+        // SAFETY: the arguments point to live buffers of the sizes the kernels index, the local
+        // and private blocks are as large as the kernel reports, and `block` outlives the call.
+        unsafe { k.run_group(&mut ctx) };
+    }
+}
+
+/// A buffer's address as a kernel argument word.
+pub fn addr<T>(v: &mut [T]) -> u64 {
+    v.as_mut_ptr() as u64
+}
