@@ -5,7 +5,7 @@
 //! | topic | behaviour |
 //! |---|---|
 //! | format | `ZE_MODULE_FORMAT_IL_SPIRV`; `NATIVE`: `INVALID_NATIVE_BINARY` (the mock has no native format) |
-//! | bad or unsupported SPIR-V | `MODULE_BUILD_FAILURE`, the reason in the log line and the thread's last error (the generated layer writes `phBuildLog` on success only) |
+//! | bad or unsupported SPIR-V | `MODULE_BUILD_FAILURE`, the reason in the build log (`phBuildLog` is handed out on failure too), the log line and the thread's last error |
 //! | specialization constants | applied by SpecId, each value read with the constant's own size; unknown ids ignored |
 //! | build log | on success: what was read, and the build flags |
 //! | `zeModuleGetGlobalPointer` | exported program-scope variables, backed by the module's own memory with their initial bytes; others: `INVALID_GLOBAL_NAME` |
