@@ -1,6 +1,6 @@
 //! Level Zero conventions every driver follows, in one place.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, CStr};
 
 /// The count protocol of array queries (`uint32_t* pCount` + optional array): with no array or
 /// `*count == 0`, sets `*count` to the number of `items`; otherwise fills the first
@@ -46,9 +46,49 @@ pub fn write_c_str(dst: &mut [c_char], s: &str) {
     }
 }
 
+/// The size-query protocol of string outputs (`size_t* pSize` + `char* p`): with a null `out`
+/// or `*p_size == 0`, sets `*p_size` to the length of `text` with its NUL; otherwise copies at
+/// most `*p_size` bytes of it, always ending in a NUL, and sets `*p_size` to the bytes written.
+///
+/// # Safety
+/// A non-null `out` points to `*p_size` writable bytes.
+pub unsafe fn copy_c_string(text: &CStr, p_size: &mut usize, out: *mut c_char) {
+    let bytes = text.to_bytes_with_nul();
+    if out.is_null() || *p_size == 0 {
+        *p_size = bytes.len();
+        return;
+    }
+    let n = (*p_size).min(bytes.len());
+    // SAFETY: the caller provides `*p_size` writable bytes at `out`, and `n <= *p_size`.
+    let dst = unsafe { std::slice::from_raw_parts_mut(out.cast::<u8>(), n) };
+    dst.copy_from_slice(&bytes[..n]);
+    dst[n - 1] = 0;
+    *p_size = n;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn size_query_of_strings() {
+        let text = c"kernel";
+        let mut size = 0;
+        // SAFETY: a null buffer only asks the size.
+        unsafe { copy_c_string(text, &mut size, std::ptr::null_mut()) };
+        assert_eq!(size, 7);
+        let mut buf = [b'x' as c_char; 8];
+        let mut size = 8;
+        // SAFETY: `buf` has `size` writable bytes.
+        unsafe { copy_c_string(text, &mut size, buf.as_mut_ptr()) };
+        assert_eq!(size, 7);
+        assert_eq!(&buf[..7], c"kernel".to_bytes_with_nul().iter().map(|&b| b as c_char).collect::<Vec<_>>());
+        let mut size = 4;
+        // SAFETY: `buf` has at least `size` writable bytes.
+        unsafe { copy_c_string(text, &mut size, buf.as_mut_ptr()) };
+        assert_eq!((size, buf[3]), (4, 0), "cut to the room, still NUL-terminated");
+        assert_eq!(&buf[..3], [b'k' as c_char, b'e' as c_char, b'r' as c_char]);
+    }
 
     #[test]
     fn count_protocol() {

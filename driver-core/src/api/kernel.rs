@@ -153,6 +153,8 @@ impl KernelApi for CpuDriver {
         Ok(())
     }
 
+    // The trait passes the application's output pointer as it is (the spec's contract).
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
     fn ze_kernel_get_name(
         &self,
         h_kernel: Handle<kinds::Kernel>,
@@ -160,17 +162,8 @@ impl KernelApi for CpuDriver {
         p_name: *mut c_char,
     ) -> ZeResult<()> {
         let k = kernel(h_kernel)?;
-        let bytes = k.name.as_bytes_with_nul();
-        if p_name.is_null() || *p_size == 0 {
-            *p_size = bytes.len();
-            return Ok(());
-        }
-        let n = (*p_size).min(bytes.len());
-        // SAFETY: the application provides `*p_size` writable bytes.
-        let out = unsafe { std::slice::from_raw_parts_mut(p_name.cast::<u8>(), n) };
-        out.copy_from_slice(&bytes[..n]);
-        out[n - 1] = 0;
-        *p_size = n;
+        // SAFETY: the application provides `*p_size` writable bytes at a non-null `p_name`.
+        unsafe { zekit_rt::conv::copy_c_string(&k.name, p_size, p_name) };
         Ok(())
     }
 }

@@ -222,9 +222,7 @@ impl ModuleApi for CpuDriver {
                 lines.push(format!("module {n}: exports: {}", m.exports().join(", ")));
             }
         }
-        *ph_log = Some(Handle::new(BuildLogObject {
-            text: CString::new(lines.join("\n")).unwrap_or_default(),
-        }));
+        *ph_log = Some(log_handle(lines.join("\n")));
         Ok(())
     }
 
@@ -245,6 +243,8 @@ impl ModuleBuildLogApi for CpuDriver {
         h.get::<BuildLogObject>().map(|_| ())
     }
 
+    // The trait passes the application's output pointer as it is (the spec's contract).
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
     fn ze_module_build_log_get_string(
         &self,
         h: Handle<kinds::ModuleBuildLog>,
@@ -252,17 +252,8 @@ impl ModuleBuildLogApi for CpuDriver {
         p_build_log: *mut c_char,
     ) -> ZeResult<()> {
         let log = h.get::<BuildLogObject>()?;
-        let bytes = log.text.as_bytes_with_nul();
-        if p_build_log.is_null() || *p_size == 0 {
-            *p_size = bytes.len();
-            return Ok(());
-        }
-        let n = (*p_size).min(bytes.len());
-        // SAFETY: the application provides `*p_size` writable bytes.
-        let out = unsafe { std::slice::from_raw_parts_mut(p_build_log.cast::<u8>(), n) };
-        out.copy_from_slice(&bytes[..n]);
-        out[n - 1] = 0;
-        *p_size = n;
+        // SAFETY: the application provides `*p_size` writable bytes at a non-null `p_build_log`.
+        unsafe { zekit_rt::conv::copy_c_string(&log.text, p_size, p_build_log) };
         Ok(())
     }
 }

@@ -20,7 +20,6 @@ use zekit_rt::fail;
 use zekit_spirv::ArgKind;
 use zekit_sys::*;
 
-use super::module::copy_c_string;
 use super::MockDriver;
 use crate::kernels::{KernelArg, KernelLaunch};
 use crate::objects::*;
@@ -382,6 +381,8 @@ impl KernelApi for MockDriver {
         Ok(())
     }
 
+    // The trait passes the application's output pointer as it is (the spec's contract).
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
     fn ze_kernel_get_name(
         &self,
         h_kernel: Handle<kinds::Kernel>,
@@ -389,7 +390,8 @@ impl KernelApi for MockDriver {
         p_name: *mut c_char,
     ) -> ZeResult<()> {
         let k = kernel(h_kernel)?;
-        copy_c_string(&k.name, p_size, p_name);
+        // SAFETY: the application provides `*p_size` writable bytes at a non-null `p_name`.
+        unsafe { zekit_rt::conv::copy_c_string(&k.name, p_size, p_name) };
         Ok(())
     }
 }

@@ -69,22 +69,6 @@ fn build_failure(e: zekit_spirv::Error) -> ZeError {
     fail(ZeError(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE), e)
 }
 
-/// Copies `text` and its NUL into the application's buffer (`*p_size` bytes; a null buffer or
-/// a size of 0 asks the size).
-pub(super) fn copy_c_string(text: &CStr, p_size: &mut usize, out: *mut c_char) {
-    let bytes = text.to_bytes_with_nul();
-    if out.is_null() || *p_size == 0 {
-        *p_size = bytes.len();
-        return;
-    }
-    let n = (*p_size).min(bytes.len());
-    // SAFETY: the application provides `*p_size` writable bytes at `out`; `n <= *p_size`.
-    let dst = unsafe { std::slice::from_raw_parts_mut(out.cast::<u8>(), n) };
-    dst.copy_from_slice(&bytes[..n]);
-    dst[n - 1] = 0;
-    *p_size = n;
-}
-
 #[zekit_icd::implement]
 impl ModuleApi for MockDriver {
     fn ze_module_create(
@@ -250,6 +234,8 @@ impl ModuleBuildLogApi for MockDriver {
         h.get::<BuildLogObj>().map(|_| ())
     }
 
+    // The trait passes the application's output pointer as it is (the spec's contract).
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
     fn ze_module_build_log_get_string(
         &self,
         h: Handle<kinds::ModuleBuildLog>,
@@ -257,7 +243,8 @@ impl ModuleBuildLogApi for MockDriver {
         p_build_log: *mut c_char,
     ) -> ZeResult<()> {
         let log = h.get::<BuildLogObj>()?;
-        copy_c_string(&log.text, p_size, p_build_log);
+        // SAFETY: the application provides `*p_size` writable bytes at a non-null `p_build_log`.
+        unsafe { zekit_rt::conv::copy_c_string(&log.text, p_size, p_build_log) };
         Ok(())
     }
 }
