@@ -26,6 +26,9 @@ use crate::ir::{self, AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Round
 use crate::regions::Regions;
 use crate::{Error, GroupCtx};
 
+#[path = "jit_vec.rs"]
+mod lockstep;
+
 /// Compiled code; freed when dropped.
 pub struct Code {
     module: Option<JITModule>,
@@ -488,6 +491,13 @@ pub fn host_features() -> Result<(String, Vec<String>), Error> {
 
 thread_local! {
     static COMPILED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static LOCKSTEP: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many kernels [`compile`] made run work-items in lockstep (see `jit_vec.rs`) on this
+/// thread.
+pub fn lockstep_kernels_on_this_thread() -> u64 {
+    LOCKSTEP.with(|c| c.get())
 }
 
 /// How many times [`compile`] generated code on this thread (a test can show that loading a
@@ -609,7 +619,11 @@ pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Co
                 data: data_id,
                 data_gv: None,
             };
-            Lower::new(b, k, regions, *stride, syms, fc, fma).run()?;
+            let l = Lower::new(b, k, regions, *stride, syms, fc, fma);
+            if l.lockstep() {
+                LOCKSTEP.with(|c| c.set(c.get() + 1));
+            }
+            l.run()?;
         }
         if std::env::var_os("ZEKIT_SPIRV_DUMP").is_some() {
             eprintln!("{}", ctx.func.display());
@@ -774,6 +788,14 @@ struct Lower<'a> {
     fc: cranelift_codegen::isa::TargetFrontendConfig,
     /// The ISA has a fused multiply-add.
     fma: bool,
+    /// Set when the kernel runs [`lockstep::W`] work-items at a time.
+    vplan: Option<lockstep::Plan>,
+    /// The lockstep shape of each value.
+    lv: HashMap<ir::Value, lockstep::Lv>,
+    /// The lanes of the current lockstep iteration.
+    vmask: Option<lockstep::Mask>,
+    /// Constants, by value (for lockstep address arithmetic).
+    consts: HashMap<ir::Value, u64>,
 }
 
 type CValue = cranelift_codegen::ir::Value;
@@ -817,6 +839,10 @@ impl<'a> Lower<'a> {
             broken: false,
             fc,
             fma,
+            vplan: lockstep::plan(k, r),
+            lv: HashMap::new(),
+            vmask: None,
+            consts: HashMap::new(),
         }
     }
 
@@ -859,6 +885,10 @@ impl<'a> Lower<'a> {
             for &bi in blocks {
                 let cb = self.b.create_block();
                 for p in &self.k.blocks[bi].params {
+                    if self.lockstep() {
+                        self.lockstep_param(cb, *p);
+                        continue;
+                    }
                     let v = self.b.append_block_param(cb, ty(self.k.ty(*p)));
                     self.vals.insert((seg as u32, *p), v);
                 }
@@ -905,6 +935,9 @@ impl<'a> Lower<'a> {
             // Finished work-items (state DONE) go straight to the next one.
             sw.emit(&mut self.b, state, self.latch);
         } else {
+            if self.lockstep() {
+                self.lockstep_mask();
+            }
             self.b.ins().jump(entry0, &[]);
         }
         for (seg, blocks) in r.blocks.iter().enumerate() {
@@ -915,23 +948,11 @@ impl<'a> Lower<'a> {
         }
         // Next work-item.
         self.b.switch_to_block(self.latch);
-        let wi = self.b.use_var(self.wi);
-        let wi = self.b.ins().iadd_imm_s(wi, 1);
-        self.b.def_var(self.wi, wi);
-        let [x, y, z] = self.lid.map(|l| self.b.use_var(l));
-        let nx = self.b.ins().iadd_imm_s(x, 1);
-        let wx = self.b.ins().icmp(IntCC::Equal, nx, lsz[0]);
-        let x = self.b.ins().select(wx, zero, nx);
-        let wx = self.b.ins().uextend(types::I64, wx);
-        let ny = self.b.ins().iadd(y, wx);
-        let wy = self.b.ins().icmp(IntCC::Equal, ny, lsz[1]);
-        let y = self.b.ins().select(wy, zero, ny);
-        let wy = self.b.ins().uextend(types::I64, wy);
-        let z = self.b.ins().iadd(z, wy);
-        for (l, v) in self.lid.into_iter().zip([x, y, z]) {
-            self.b.def_var(l, v);
+        if self.lockstep() {
+            self.lockstep_latch(header, zero);
+        } else {
+            self.next_item(header, zero);
         }
-        self.b.ins().jump(header, &[]);
         // Another round while some work-item stopped at a barrier.
         self.b.switch_to_block(round_end);
         let any = self.b.use_var(self.any);
@@ -949,6 +970,28 @@ impl<'a> Lower<'a> {
             )));
         }
         Ok(())
+    }
+
+    /// The work-item loop's latch: the next work-item (x fastest), then the loop header.
+    fn next_item(&mut self, header: cranelift_codegen::ir::Block, zero: CValue) {
+        let lsz = self.g().lsz;
+        let wi = self.b.use_var(self.wi);
+        let wi = self.b.ins().iadd_imm_s(wi, 1);
+        self.b.def_var(self.wi, wi);
+        let [x, y, z] = self.lid.map(|l| self.b.use_var(l));
+        let nx = self.b.ins().iadd_imm_s(x, 1);
+        let wx = self.b.ins().icmp(IntCC::Equal, nx, lsz[0]);
+        let x = self.b.ins().select(wx, zero, nx);
+        let wx = self.b.ins().uextend(types::I64, wx);
+        let ny = self.b.ins().iadd(y, wx);
+        let wy = self.b.ins().icmp(IntCC::Equal, ny, lsz[1]);
+        let y = self.b.ins().select(wy, zero, ny);
+        let wy = self.b.ins().uextend(types::I64, wy);
+        let z = self.b.ins().iadd(z, wy);
+        for (l, v) in self.lid.into_iter().zip([x, y, z]) {
+            self.b.def_var(l, v);
+        }
+        self.b.ins().jump(header, &[]);
     }
 
     /// The per-work-item area (private variables, then spills, then the resume state).
@@ -1020,6 +1063,9 @@ impl<'a> Lower<'a> {
     }
 
     fn block(&mut self, i: usize, blk: &ir::Block) -> Result<(), Error> {
+        if self.lockstep() {
+            return self.lockstep_block(i, blk);
+        }
         let cb = self.blocks[&(self.segment, i)];
         self.b.switch_to_block(cb);
         self.at = (i, 0);
@@ -1053,21 +1099,7 @@ impl<'a> Lower<'a> {
             }
             Term::Switch(s, d, cases) => {
                 let s = self.v(*s);
-                let width = self.b.func.dfg.value_type(s).bits();
-                let mut sw = Switch::new();
-                for (v, t) in cases {
-                    let v = if width >= 64 {
-                        *v
-                    } else {
-                        *v & ((1u64 << width) - 1)
-                    };
-                    if sw.entries().contains_key(&u128::from(v)) {
-                        continue;
-                    }
-                    sw.set_entry(u128::from(v), self.target(*t));
-                }
-                let d = self.target(*d);
-                sw.emit(&mut self.b, s, d);
+                self.switch(s, *d, cases);
             }
             Term::Barrier(t) => {
                 // Stop here; resume at the barrier's segment in the next round.
@@ -1085,6 +1117,25 @@ impl<'a> Lower<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A multi-way branch on `s`.
+    fn switch(&mut self, s: CValue, d: ir::BlockId, cases: &[(u64, ir::BlockId)]) {
+        let width = self.b.func.dfg.value_type(s).bits();
+        let mut sw = Switch::new();
+        for (v, t) in cases {
+            let v = if width >= 64 {
+                *v
+            } else {
+                *v & ((1u64 << width) - 1)
+            };
+            if sw.entries().contains_key(&u128::from(v)) {
+                continue;
+            }
+            sw.set_entry(u128::from(v), self.target(*t));
+        }
+        let d = self.target(d);
+        sw.emit(&mut self.b, s, d);
     }
 
     fn resume_at(&mut self, segment: u32) {

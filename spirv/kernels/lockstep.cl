@@ -1,0 +1,71 @@
+// Kernels without divergent control flow, which the backend runs four work-items at a time
+// (`jit_vec.rs`): each exercises one shape of value (affine ids and addresses, SIMD floats and
+// ints, per-lane scalars) and the masked last iteration of a row.
+
+// Affine addresses with the element's size as stride: vector loads and stores.
+kernel void ls_affine(global const float *a, global const int *b, global float *fo, global int *io,
+                      float s, int k) {
+    size_t i = get_global_id(0);
+    float x = a[i];
+    int y = b[i];
+    fo[i] = fma(x, s, x * x) - x / (s + 1.0f) + sqrt(fabs(x));
+    io[i] = (y * k + 7) ^ (y & 0x5a) | (y - k);
+}
+
+// An `int` index (truncated and sign-extended: per-lane addresses), a stride-2 gather and a
+// scatter in reverse order.
+kernel void ls_gather(global const float *a, global float *o, int n) {
+    int i = (int)get_global_id(0);
+    o[n - 1 - i] = a[2 * i] + a[2 * i + 1];
+}
+
+// A uniform loop carrying varying values of several types (float, int, long, double).
+kernel void ls_loop(global float *fo, global long *lo, global double *dout, int iters) {
+    size_t i = get_global_id(0);
+    float f = (float)i;
+    int n = (int)i;
+    long l = (long)i * 3;
+    double d = (double)i;
+    for (int j = 0; j < iters; j++) {
+        f = mad(f, 0.5f, 1.0f);
+        n = n * 3 + j;
+        l = l + (long)n;
+        d = d * 0.75 + 1.0;
+    }
+    fo[i] = f + (float)n;
+    lo[i] = l;
+    dout[i] = d;
+}
+
+// Built-ins per lane in 2D: local, global and linear ids, sub-group ids.
+kernel void ls_ids(global uint *o) {
+    size_t w = get_global_linear_id();
+    o[w * 6 + 0] = (uint)get_local_id(0);
+    o[w * 6 + 1] = (uint)get_local_id(1);
+    o[w * 6 + 2] = (uint)get_local_linear_id();
+    o[w * 6 + 3] = get_sub_group_local_id();
+    o[w * 6 + 4] = get_sub_group_id();
+    o[w * 6 + 5] = (uint)get_global_id(1);
+}
+
+// Atomics (each lane its own read-modify-write) and a uniform switch.
+kernel void ls_atomics(global int *counter, global int *slots, int mode) {
+    size_t i = get_global_id(0);
+    int v;
+    switch (mode) {
+    case 0: v = 1; break;
+    case 1: v = 2; break;
+    default: v = 5; break;
+    }
+    int old = atomic_add(counter, v);
+    slots[i] = old;
+}
+
+// Math that has no SIMD form (per-lane shims), comparisons and selects on varying values.
+kernel void ls_math(global const float *a, global float *o) {
+    size_t i = get_global_id(0);
+    float x = a[i];
+    float s = sin(x), e = exp(x);
+    float y = select(e, s, (int)(x > 0.5f));
+    o[i] = fmin(y, 0.75f) + (x == 0.25f ? 100.0f : 0.0f);
+}

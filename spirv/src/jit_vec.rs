@@ -1,0 +1,737 @@
+//! Work-items in lockstep: the work-group function of a kernel without barriers runs [`W`]
+//! consecutive work-items (along x) per iteration of its work-item loop, one instruction for all
+//! of them, so their independent chains overlap in the CPU and `float`/`int` arithmetic uses SIMD
+//! lanes.
+//!
+//! A uniformity analysis ([`plan`]) marks every value that may differ between the work-items of
+//! one row (it depends on the x id, the linear ids, a sub-group id or an atomic's result); the
+//! others are computed once per iteration. A kernel is run in lockstep when every branch and
+//! switch depends on uniform values only (no divergence to mask), it has no barriers, no
+//! private variables, no `printf` and no memory copy; otherwise it runs one work-item after the
+//! other as before.
+//!
+//! Each varying value has one of three shapes ([`Lv`]): *affine* (`base + lane * stride`, for
+//! integers: ids and the addresses made from them), a *vector* (`f32x4` / `i32x4`) or *lanes*
+//! (one scalar per work-item, for everything else, computed by the scalar lowering once per
+//! lane). A load or store whose address is affine with the element's size as stride is one
+//! vector access.
+//!
+//! The last iteration of a row may have fewer than [`W`] work-items: the extra lanes compute
+//! like the others (no operation traps), but their memory accesses go to a scratch slot, and
+//! vector accesses take a per-lane path in that iteration.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, BlockArg, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Type,
+};
+
+use super::{ty, CValue, Lower};
+use crate::ir::{self, BinOp, BlockId, Builtin, ConvOp, MathFn, Op, Term, Ty, UnOp};
+use crate::regions::{operands, Regions};
+use crate::Error;
+
+/// Work-items per iteration.
+pub(super) const W: usize = 4;
+
+/// Which values of a kernel differ between the work-items of one iteration.
+pub(super) struct Plan {
+    varying: Vec<bool>,
+}
+
+/// The built-ins whose value differs along x (dimension `d`; `None`: chosen at run time).
+fn lane_builtin(b: Builtin, d: Option<u8>) -> bool {
+    match b {
+        Builtin::LocalId | Builtin::GlobalId => d.is_none_or(|d| d == 0),
+        Builtin::LocalLinearId
+        | Builtin::GlobalLinearId
+        | Builtin::SubgroupSize
+        | Builtin::SubgroupId
+        | Builtin::SubgroupLocalId => true,
+        _ => false,
+    }
+}
+
+/// The lockstep plan of a kernel, or `None` when it must run one work-item at a time.
+pub(super) fn plan(k: &ir::Kernel, r: &Regions) -> Option<Plan> {
+    if r.barriers() || k.private_size > 0 || std::env::var_os("ZEKIT_NO_LOCKSTEP").is_some() {
+        return None;
+    }
+    let supported = |op: &Op| {
+        matches!(
+            op,
+            Op::Const(_)
+                | Op::Bin(..)
+                | Op::Un(..)
+                | Op::Cmp(..)
+                | Op::Select(..)
+                | Op::Conv(..)
+                | Op::Load(_)
+                | Op::Store { .. }
+                | Op::Atomic(..)
+                | Op::AtomicCas(..)
+                | Op::AtomicLoad(_)
+                | Op::AtomicStore(..)
+                | Op::Math(..)
+                | Op::Builtin(..)
+                | Op::BuiltinDyn(..)
+                | Op::ArgAddr(_)
+                | Op::LocalAddr(_)
+                | Op::GlobalAddr(_)
+        )
+    };
+    if !k
+        .blocks
+        .iter()
+        .all(|b| b.insts.iter().all(|i| supported(&i.op)))
+    {
+        return None;
+    }
+    let source = |op: &Op| match op {
+        Op::Builtin(b, d) => lane_builtin(*b, Some(*d)),
+        Op::BuiltinDyn(b, _) => lane_builtin(*b, None),
+        Op::Atomic(..) | Op::AtomicCas(..) | Op::AtomicLoad(_) => true,
+        _ => false,
+    };
+    let mut varying = vec![false; k.types.len()];
+    loop {
+        let mut changed = false;
+        for b in &k.blocks {
+            for i in &b.insts {
+                let Some(res) = i.result else { continue };
+                if !varying[res.0 as usize]
+                    && (source(&i.op) || operands(&i.op).iter().any(|v| varying[v.0 as usize]))
+                {
+                    varying[res.0 as usize] = true;
+                    changed = true;
+                }
+            }
+            let mut edge = |t: &BlockId, args: &[ir::Value]| {
+                for (p, a) in k.blocks[t.0 as usize].params.iter().zip(args) {
+                    if varying[a.0 as usize] && !varying[p.0 as usize] {
+                        varying[p.0 as usize] = true;
+                        changed = true;
+                    }
+                }
+            };
+            match &b.term {
+                Term::Jump(t, a) => edge(t, a),
+                Term::Branch(_, (t, ta), (f, fa)) => {
+                    edge(t, ta);
+                    edge(f, fa);
+                }
+                _ => {}
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let divergent = k.blocks.iter().any(|b| match &b.term {
+        Term::Branch(c, ..) | Term::Switch(c, ..) => varying[c.0 as usize],
+        _ => false,
+    });
+    if divergent {
+        return None;
+    }
+    Some(Plan { varying })
+}
+
+/// A value of the work-items of one iteration.
+#[derive(Clone, Debug)]
+pub(super) enum Lv {
+    /// The same for every work-item.
+    U(CValue),
+    /// Lane `i` is `base + i * stride` (integers, wrapping).
+    A(CValue, i64),
+    /// A SIMD vector, lane `i` for work-item `i` (`F32` and `I32` values).
+    V(CValue),
+    /// One scalar per work-item.
+    S(Vec<CValue>),
+}
+
+/// Per-iteration values: which lanes are real work-items, and where the others' accesses go.
+#[derive(Clone, Copy)]
+pub(super) struct Mask {
+    /// Every lane is a work-item.
+    full: CValue,
+    /// Lane `i` is a work-item (lane 0 always is).
+    act: [Option<CValue>; W],
+    /// The address of a 16-byte scratch slot.
+    scratch: CValue,
+}
+
+/// The SIMD type of `W` values of type `t`, for the types that have one.
+fn vty(t: Ty) -> Option<Type> {
+    match t {
+        Ty::F32 => Some(types::F32X4),
+        Ty::I32 => Some(types::I32X4),
+        _ => None,
+    }
+}
+
+impl Lower<'_> {
+    /// True when the kernel runs in lockstep.
+    pub(super) fn lockstep(&self) -> bool {
+        self.vplan.is_some()
+    }
+
+    fn varying(&self, v: ir::Value) -> bool {
+        self.vplan.as_ref().is_some_and(|p| p.varying[v.0 as usize])
+    }
+
+    /// The native parameters of block parameter `p` of `cb`.
+    pub(super) fn lockstep_param(&mut self, cb: cranelift_codegen::ir::Block, p: ir::Value) {
+        let t = self.k.ty(p);
+        let lv = if !self.varying(p) {
+            let c = self.b.append_block_param(cb, ty(t));
+            self.vals.insert((0, p), c);
+            Lv::U(c)
+        } else if let Some(vt) = vty(t) {
+            Lv::V(self.b.append_block_param(cb, vt))
+        } else {
+            Lv::S(
+                (0..W)
+                    .map(|_| self.b.append_block_param(cb, ty(t)))
+                    .collect(),
+            )
+        };
+        self.lv.insert(p, lv);
+    }
+
+    /// The work-item loop's latch: the next [`W`] work-items of the row, else the next row.
+    pub(super) fn lockstep_latch(&mut self, header: cranelift_codegen::ir::Block, zero: CValue) {
+        let lsz = self.g().lsz;
+        let [x, y, z] = self.lid.map(|l| self.b.use_var(l));
+        let nx = self.b.ins().iadd_imm_s(x, W as i64);
+        let wx = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, nx, lsz[0]);
+        let x = self.b.ins().select(wx, zero, nx);
+        let wx = self.b.ins().uextend(types::I64, wx);
+        let ny = self.b.ins().iadd(y, wx);
+        let wy = self.b.ins().icmp(IntCC::Equal, ny, lsz[1]);
+        let y = self.b.ins().select(wy, zero, ny);
+        let wy = self.b.ins().uextend(types::I64, wy);
+        let z = self.b.ins().iadd(z, wy);
+        // The linear id of the row's first lane.
+        let row = self.b.ins().imul(z, lsz[1]);
+        let row = self.b.ins().iadd(row, y);
+        let wi = self.b.ins().imul(row, lsz[0]);
+        let wi = self.b.ins().iadd(wi, x);
+        self.b.def_var(self.wi, wi);
+        for (l, v) in self.lid.into_iter().zip([x, y, z]) {
+            self.b.def_var(l, v);
+        }
+        self.b.ins().jump(header, &[]);
+    }
+
+    /// Computes the iteration's lane mask (at the start of each iteration).
+    pub(super) fn lockstep_mask(&mut self) {
+        let lsz = self.g().lsz[0];
+        let x = self.b.use_var(self.lid[0]);
+        let end = self.b.ins().iadd_imm_s(x, W as i64);
+        let full = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, lsz);
+        let mut act = [None; W];
+        for (i, a) in act.iter_mut().enumerate().skip(1) {
+            let xi = self.b.ins().iadd_imm_s(x, i as i64);
+            *a = Some(self.b.ins().icmp(IntCC::UnsignedLessThan, xi, lsz));
+        }
+        let slot =
+            self.b
+                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4));
+        let scratch = self.b.ins().stack_addr(types::I64, slot, 0);
+        self.vmask = Some(Mask { full, act, scratch });
+    }
+
+    fn mask(&self) -> Mask {
+        self.vmask
+            .expect("the mask is computed at the start of the iteration")
+    }
+
+    fn get(&mut self, v: ir::Value) -> Lv {
+        match self.lv.get(&v) {
+            Some(l) => l.clone(),
+            None => Lv::U(self.missing(v)),
+        }
+    }
+
+    /// A uniform value's native value.
+    fn uni(&mut self, v: ir::Value) -> CValue {
+        match self.get(v) {
+            Lv::U(c) => c,
+            other => {
+                // The plan guarantees uniform operands where this is called.
+                self.broken = true;
+                self.lanes_of(v, other)[0]
+            }
+        }
+    }
+
+    fn lanes_of(&mut self, v: ir::Value, l: Lv) -> Vec<CValue> {
+        match l {
+            Lv::U(c) => vec![c; W],
+            Lv::A(b, s) => (0..W)
+                .map(|i| {
+                    if i == 0 {
+                        b
+                    } else {
+                        self.b.ins().iadd_imm_s(b, s.wrapping_mul(i as i64))
+                    }
+                })
+                .collect(),
+            Lv::V(x) => (0..W)
+                .map(|i| self.b.ins().extractlane(x, i as u8))
+                .collect(),
+            Lv::S(l) => {
+                let _ = v;
+                l
+            }
+        }
+    }
+
+    /// One native scalar per lane.
+    fn lanes(&mut self, v: ir::Value) -> Vec<CValue> {
+        let l = self.get(v);
+        self.lanes_of(v, l)
+    }
+
+    /// A SIMD vector (for `F32` and `I32` values).
+    fn vector(&mut self, v: ir::Value) -> CValue {
+        let vt = vty(self.k.ty(v)).expect("vector of a 32-bit type");
+        match self.get(v) {
+            Lv::U(c) => self.b.ins().splat(vt, c),
+            Lv::V(x) => x,
+            l => {
+                let lanes = self.lanes_of(v, l);
+                let mut x = self.b.ins().splat(vt, lanes[0]);
+                for (i, c) in lanes.iter().enumerate().skip(1) {
+                    x = self.b.ins().insertlane(x, *c, i as u8);
+                }
+                x
+            }
+        }
+    }
+
+    /// Lane addresses, the extra lanes' redirected to the scratch slot.
+    fn guarded(&mut self, addr: ir::Value) -> Vec<CValue> {
+        let m = self.mask();
+        let mut a = self.lanes(addr);
+        for (i, x) in a.iter_mut().enumerate().skip(1) {
+            if let Some(act) = m.act[i] {
+                *x = self.b.ins().select(act, *x, m.scratch);
+            }
+        }
+        a
+    }
+
+    fn def_lv(&mut self, v: ir::Value, l: Lv) {
+        if let Lv::U(c) = l {
+            self.vals.insert((0, v), c);
+        }
+        self.lv.insert(v, l);
+    }
+
+    /// Runs `fast` when every lane is a work-item, else `slow`; `rt`: the result's type.
+    fn if_full(
+        &mut self,
+        rt: Option<Type>,
+        fast: impl FnOnce(&mut Self) -> Option<CValue>,
+        slow: impl FnOnce(&mut Self) -> Option<CValue>,
+    ) -> Option<CValue> {
+        let full = self.mask().full;
+        let (fb, sb, mb) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let res = rt.map(|t| self.b.append_block_param(mb, t));
+        self.b.ins().brif(full, fb, &[], sb, &[]);
+        self.b.switch_to_block(fb);
+        let r = fast(self);
+        let args: Vec<BlockArg> = r.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(mb, &args);
+        self.b.switch_to_block(sb);
+        let r = slow(self);
+        let args: Vec<BlockArg> = r.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(mb, &args);
+        self.b.switch_to_block(mb);
+        res
+    }
+
+    /// Runs the scalar lowering of `op` once per lane (lane `i`'s operands and, for built-ins,
+    /// ids), `guard`'s lanes redirected to scratch for the extra lanes.
+    fn per_lane(
+        &mut self,
+        rt: Option<Ty>,
+        op: &Op,
+        guard: Option<ir::Value>,
+    ) -> Result<Option<Vec<CValue>>, Error> {
+        let ops = operands(op);
+        let mut lanes = Vec::with_capacity(ops.len());
+        for o in &ops {
+            lanes.push(if Some(*o) == guard {
+                self.guarded(*o)
+            } else {
+                self.lanes(*o)
+            });
+        }
+        let builtin = matches!(op, Op::Builtin(..) | Op::BuiltinDyn(..));
+        let mut out = Vec::with_capacity(W);
+        for i in 0..W {
+            for (o, l) in ops.iter().zip(&lanes) {
+                self.vals.insert((0, *o), l[i]);
+            }
+            let r = if builtin && i > 0 {
+                let (x, wi) = (self.b.use_var(self.lid[0]), self.b.use_var(self.wi));
+                let xi = self.b.ins().iadd_imm_s(x, i as i64);
+                let wii = self.b.ins().iadd_imm_s(wi, i as i64);
+                self.b.def_var(self.lid[0], xi);
+                self.b.def_var(self.wi, wii);
+                let r = self.op(rt, op);
+                self.b.def_var(self.lid[0], x);
+                self.b.def_var(self.wi, wi);
+                r?
+            } else {
+                self.op(rt, op)?
+            };
+            if let Some(r) = r {
+                out.push(r);
+            }
+        }
+        // Operands that are uniform keep their native value for the scalar lowering.
+        for o in &ops {
+            if let Some(Lv::U(c)) = self.lv.get(o) {
+                self.vals.insert((0, *o), *c);
+            }
+        }
+        Ok((out.len() == W).then_some(out))
+    }
+
+    /// A constant operand's bits, if it is one.
+    fn constant(&self, v: ir::Value) -> Option<i64> {
+        self.consts.get(&v).map(|b| *b as i64)
+    }
+
+    /// The affine shape of an integer operation's result, when it has one.
+    fn affine(&mut self, rt: Ty, op: &Op) -> Option<Lv> {
+        if !matches!(rt, Ty::I32 | Ty::I64) {
+            return None;
+        }
+        let bits = rt.bytes() * 8;
+        let wrap = |s: i64| if bits == 64 { s } else { (s as i32) as i64 };
+        match op {
+            Op::Bin(o, a, b) => {
+                let (la, lb) = (self.get(*a), self.get(*b));
+                let l = match (o, la, lb) {
+                    (BinOp::Add, Lv::A(x, s), Lv::U(u)) | (BinOp::Add, Lv::U(u), Lv::A(x, s)) => {
+                        Lv::A(self.b.ins().iadd(x, u), s)
+                    }
+                    (BinOp::Add, Lv::A(x, s), Lv::A(y, t)) => {
+                        Lv::A(self.b.ins().iadd(x, y), wrap(s.wrapping_add(t)))
+                    }
+                    (BinOp::Sub, Lv::A(x, s), Lv::U(u)) => Lv::A(self.b.ins().isub(x, u), s),
+                    (BinOp::Sub, Lv::U(u), Lv::A(x, s)) => {
+                        Lv::A(self.b.ins().isub(u, x), wrap(s.wrapping_neg()))
+                    }
+                    (BinOp::Sub, Lv::A(x, s), Lv::A(y, t)) => {
+                        Lv::A(self.b.ins().isub(x, y), wrap(s.wrapping_sub(t)))
+                    }
+                    (BinOp::Mul, Lv::A(x, s), Lv::U(u)) => {
+                        let c = self.constant(*b)?;
+                        Lv::A(self.b.ins().imul(x, u), wrap(s.wrapping_mul(c)))
+                    }
+                    (BinOp::Mul, Lv::U(u), Lv::A(x, s)) => {
+                        let c = self.constant(*a)?;
+                        Lv::A(self.b.ins().imul(u, x), wrap(s.wrapping_mul(c)))
+                    }
+                    (BinOp::Shl, Lv::A(x, s), Lv::U(_)) => {
+                        let k = self.constant(*b)?;
+                        if !(0..i64::from(bits)).contains(&k) {
+                            return None;
+                        }
+                        let u = self.b.ins().iconst(ty(rt), k);
+                        Lv::A(self.b.ins().ishl(x, u), wrap(s.wrapping_shl(k as u32)))
+                    }
+                    _ => return None,
+                };
+                Some(match l {
+                    Lv::A(x, 0) => Lv::U(x),
+                    l => l,
+                })
+            }
+            // Truncation keeps the shape (modular arithmetic); widening does not.
+            Op::Conv(ConvOp::UResize | ConvOp::SResize, a)
+                if self.k.ty(*a).bytes() >= rt.bytes() =>
+            {
+                match self.get(*a) {
+                    Lv::A(x, s) => {
+                        let x = if self.k.ty(*a) == rt {
+                            x
+                        } else {
+                            self.b.ins().ireduce(ty(rt), x)
+                        };
+                        Some(Lv::A(x, wrap(s)))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The SIMD form of an operation on `F32` / `I32` values, when it has one.
+    fn simd(&mut self, rt: Ty, op: &Op) -> Option<CValue> {
+        vty(rt)?;
+        let float = rt == Ty::F32;
+        Some(match op {
+            Op::Bin(o, a, b) => {
+                let ok = if float {
+                    matches!(o, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv)
+                } else {
+                    matches!(
+                        o,
+                        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor
+                    )
+                };
+                if !ok {
+                    return None;
+                }
+                let (x, y) = (self.vector(*a), self.vector(*b));
+                let i = self.b.ins();
+                match o {
+                    BinOp::FAdd => i.fadd(x, y),
+                    BinOp::FSub => i.fsub(x, y),
+                    BinOp::FMul => i.fmul(x, y),
+                    BinOp::FDiv => i.fdiv(x, y),
+                    BinOp::Add => i.iadd(x, y),
+                    BinOp::Sub => i.isub(x, y),
+                    BinOp::Mul => i.imul(x, y),
+                    BinOp::And => i.band(x, y),
+                    BinOp::Or => i.bor(x, y),
+                    _ => i.bxor(x, y),
+                }
+            }
+            Op::Un(o, a) => {
+                let ok = if float {
+                    *o == UnOp::FNeg
+                } else {
+                    matches!(o, UnOp::Neg | UnOp::Not)
+                };
+                if !ok {
+                    return None;
+                }
+                let x = self.vector(*a);
+                match o {
+                    UnOp::FNeg => self.b.ins().fneg(x),
+                    UnOp::Neg => self.b.ins().ineg(x),
+                    _ => self.b.ins().bnot(x),
+                }
+            }
+            Op::Math(f, args) if float => {
+                let ok = match f {
+                    MathFn::Fma => self.fma,
+                    MathFn::Mad | MathFn::Sqrt | MathFn::Fabs => true,
+                    _ => false,
+                };
+                if !ok {
+                    return None;
+                }
+                let a: Vec<CValue> = args.iter().map(|a| self.vector(*a)).collect();
+                match f {
+                    MathFn::Fma => self.b.ins().fma(a[0], a[1], a[2]),
+                    MathFn::Mad => {
+                        let m = self.b.ins().fmul(a[0], a[1]);
+                        self.b.ins().fadd(m, a[2])
+                    }
+                    MathFn::Sqrt => self.b.ins().sqrt(a[0]),
+                    _ => self.b.ins().fabs(a[0]),
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// Lowers one instruction for all lanes.
+    pub(super) fn lockstep_op(&mut self, inst: &ir::Inst) -> Result<(), Error> {
+        let rt = inst.result.map(|r| self.k.ty(r));
+        let fl = MemFlagsData::new();
+        match &inst.op {
+            Op::Store { addr, value } => {
+                let vt = self.k.ty(*value);
+                let (la, lv) = (self.get(*addr), self.get(*value));
+                match (la, lv) {
+                    (Lv::U(a), Lv::U(v)) => {
+                        self.b.ins().store(fl, v, a, 0);
+                    }
+                    (Lv::A(a, s), _) if vty(vt).is_some() && s == i64::from(vt.bytes()) => {
+                        let x = self.vector(*value);
+                        let (addr, value) = (*addr, *value);
+                        self.if_full(
+                            None,
+                            |me| {
+                                me.b.ins().store(fl, x, a, 0);
+                                None
+                            },
+                            |me| {
+                                me.store_lanes(addr, value);
+                                None
+                            },
+                        );
+                    }
+                    _ => self.store_lanes(*addr, *value),
+                }
+                return Ok(());
+            }
+            Op::Load(a) => {
+                let r = inst.result.expect("a load has a result");
+                let t = self.k.ty(r);
+                let l = match self.get(*a) {
+                    Lv::U(x) => Lv::U(self.b.ins().load(ty(t), fl, x, 0)),
+                    Lv::A(x, s) if vty(t).is_some() && s == i64::from(t.bytes()) => {
+                        let vt = vty(t).expect("checked");
+                        let a = *a;
+                        let v = self
+                            .if_full(
+                                Some(vt),
+                                |me| Some(me.b.ins().load(vt, fl, x, 0)),
+                                |me| {
+                                    let lanes = me.load_lanes(a, t);
+                                    let mut v = me.b.ins().splat(vt, lanes[0]);
+                                    for (i, c) in lanes.iter().enumerate().skip(1) {
+                                        v = me.b.ins().insertlane(v, *c, i as u8);
+                                    }
+                                    Some(v)
+                                },
+                            )
+                            .expect("a result");
+                        Lv::V(v)
+                    }
+                    _ => Lv::S(self.load_lanes(*a, t)),
+                };
+                self.def_lv(r, l);
+                return Ok(());
+            }
+            Op::Atomic(_, a, _)
+            | Op::AtomicCas(a, _, _)
+            | Op::AtomicLoad(a)
+            | Op::AtomicStore(a, _) => {
+                let out = self.per_lane(rt, &inst.op, Some(*a))?;
+                if let (Some(r), Some(out)) = (inst.result, out) {
+                    self.def_lv(r, Lv::S(out));
+                }
+                return Ok(());
+            }
+            Op::Const(bits) => {
+                if let Some(r) = inst.result {
+                    self.consts.insert(r, *bits);
+                }
+            }
+            _ => {}
+        }
+        let Some(r) = inst.result else {
+            return Err(Error::internal("an operation without a result in lockstep"));
+        };
+        let t = self.k.ty(r);
+        if !self.varying(r) {
+            let c = self
+                .op(rt, &inst.op)?
+                .ok_or_else(|| Error::internal("no value"))?;
+            self.def_lv(r, Lv::U(c));
+            return Ok(());
+        }
+        if let Op::Builtin(b, d) = &inst.op {
+            let affine = matches!(
+                (b, d),
+                (Builtin::LocalId | Builtin::GlobalId, 0)
+                    | (Builtin::LocalLinearId | Builtin::GlobalLinearId, _)
+            );
+            if affine {
+                let c = self.builtin(*b, 0);
+                self.def_lv(r, Lv::A(c, 1));
+                return Ok(());
+            }
+        }
+        if let Some(l) = self.affine(t, &inst.op) {
+            self.def_lv(r, l);
+            return Ok(());
+        }
+        if let Some(v) = self.simd(t, &inst.op) {
+            self.def_lv(r, Lv::V(v));
+            return Ok(());
+        }
+        let out = self
+            .per_lane(rt, &inst.op, None)?
+            .ok_or_else(|| Error::internal("no value"))?;
+        self.def_lv(r, Lv::S(out));
+        Ok(())
+    }
+
+    fn load_lanes(&mut self, addr: ir::Value, t: Ty) -> Vec<CValue> {
+        let a = self.guarded(addr);
+        a.into_iter()
+            .map(|a| self.b.ins().load(ty(t), MemFlagsData::new(), a, 0))
+            .collect()
+    }
+
+    fn store_lanes(&mut self, addr: ir::Value, value: ir::Value) {
+        let a = self.guarded(addr);
+        let v = self.lanes(value);
+        for (a, v) in a.into_iter().zip(v) {
+            self.b.ins().store(MemFlagsData::new(), v, a, 0);
+        }
+    }
+
+    /// The native arguments of an edge to `target`, in the shapes of its parameters.
+    pub(super) fn lockstep_args(&mut self, target: BlockId, args: &[ir::Value]) -> Vec<BlockArg> {
+        let params = self.k.blocks[target.0 as usize].params.clone();
+        let mut out = Vec::new();
+        for (p, a) in params.iter().zip(args) {
+            if !self.varying(*p) {
+                let c = self.uni(*a);
+                out.push(BlockArg::Value(c));
+            } else if vty(self.k.ty(*p)).is_some() {
+                let c = self.vector(*a);
+                out.push(BlockArg::Value(c));
+            } else {
+                let l = self.lanes(*a);
+                out.extend(l.into_iter().map(BlockArg::Value));
+            }
+        }
+        out
+    }
+
+    /// Lowers block `i` for all lanes (its parameters were made by [`Self::lockstep_param`]).
+    pub(super) fn lockstep_block(&mut self, i: usize, blk: &ir::Block) -> Result<(), Error> {
+        let cb = self.blocks[&(0, i)];
+        self.b.switch_to_block(cb);
+        for (ii, inst) in blk.insts.iter().enumerate() {
+            self.at = (i, ii + 1);
+            self.lockstep_op(inst)?;
+        }
+        self.at = (i, blk.insts.len() + 1);
+        match &blk.term {
+            Term::Jump(t, a) => {
+                let a = self.lockstep_args(*t, a);
+                let t = self.target(*t);
+                self.b.ins().jump(t, &a);
+            }
+            Term::Branch(c, (t, ta), (f, fa)) => {
+                let c = self.uni(*c);
+                let ta = self.lockstep_args(*t, ta);
+                let fa = self.lockstep_args(*f, fa);
+                let (t, f) = (self.target(*t), self.target(*f));
+                self.b.ins().brif(c, t, &ta, f, &fa);
+            }
+            Term::Switch(s, d, cases) => {
+                let s = self.uni(*s);
+                self.switch(s, *d, cases);
+            }
+            Term::Barrier(_) => return Err(Error::internal("a barrier in a lockstep kernel")),
+            Term::Return | Term::Unreachable | Term::None => {
+                self.b.ins().jump(self.latch, &[]);
+            }
+        }
+        Ok(())
+    }
+}

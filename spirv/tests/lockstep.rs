@@ -1,0 +1,159 @@
+//! Kernels the backend runs four work-items at a time (`jit_vec.rs`), against host references,
+//! with group sizes that leave a partial last iteration in each row (1, 3, 5, 7, ...).
+#![cfg(feature = "jit")]
+
+mod common;
+
+use common::{addr, program, run_1d, run_2d};
+use zekit_spirv::jit;
+
+/// Group sizes: below, at and between multiples of the four lanes.
+const LOCALS: [u64; 8] = [1, 2, 3, 4, 5, 7, 8, 61];
+
+fn ulps(a: f32, b: f32) -> u32 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs() as u32
+}
+
+#[test]
+fn every_kernel_of_the_file_runs_in_lockstep() {
+    let before = jit::lockstep_kernels_on_this_thread();
+    let p = program("lockstep");
+    assert_eq!(jit::lockstep_kernels_on_this_thread() - before, 6);
+    // Divergent control flow (`if (i < n)`) and barriers keep one work-item at a time.
+    let before = jit::lockstep_kernels_on_this_thread();
+    let _ = program("saxpy");
+    let _ = program("reduce");
+    assert_eq!(jit::lockstep_kernels_on_this_thread(), before);
+    // The bench kernels run in lockstep.
+    let before = jit::lockstep_kernels_on_this_thread();
+    let _ = program("vector_add");
+    assert_eq!(jit::lockstep_kernels_on_this_thread() - before, 1);
+    drop(p);
+}
+
+#[test]
+fn affine_vector_accesses() {
+    let p = program("lockstep");
+    for local in LOCALS {
+        let n = (local * 6) as usize;
+        let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.37 - 3.0).collect();
+        let b: Vec<i32> = (0..n).map(|i| (i as i32 * 7919) ^ 0x1234).collect();
+        let (mut a2, mut b2) = (a.clone(), b.clone());
+        let mut fo = vec![f32::NAN; n + 4];
+        let mut io = vec![-1i32; n + 4];
+        let (s, k) = (1.5f32, 13i32);
+        run_1d(
+            &p,
+            "ls_affine",
+            &[addr(&mut a2), addr(&mut b2), addr(&mut fo), addr(&mut io), u64::from(s.to_bits()), k as u32 as u64],
+            n as u64,
+            local,
+        );
+        for i in 0..n {
+            let x = a[i];
+            let want = x.mul_add(s, x * x) - x / (s + 1.0) + x.abs().sqrt();
+            assert!(ulps(fo[i], want) <= 1, "local {local} [{i}]: {} vs {want}", fo[i]);
+            let y = b[i];
+            let want = (y.wrapping_mul(k).wrapping_add(7)) ^ (y & 0x5a) | y.wrapping_sub(k);
+            assert_eq!(io[i], want, "local {local} [{i}]");
+        }
+        // Nothing written past the launch.
+        assert!(fo[n..].iter().all(|v| v.is_nan()) && io[n..].iter().all(|v| *v == -1));
+    }
+}
+
+#[test]
+fn gathers_and_scatters() {
+    let p = program("lockstep");
+    for local in LOCALS {
+        let n = (local * 5) as usize;
+        let mut a: Vec<f32> = (0..2 * n).map(|i| (i * i) as f32).collect();
+        let mut o = vec![0f32; n];
+        run_1d(&p, "ls_gather", &[addr(&mut a), addr(&mut o), n as u64], n as u64, local);
+        for i in 0..n {
+            assert_eq!(o[n - 1 - i], a[2 * i] + a[2 * i + 1], "local {local} [{i}]");
+        }
+    }
+}
+
+#[test]
+fn uniform_loops_with_varying_values() {
+    let p = program("lockstep");
+    let iters = 37;
+    for local in LOCALS {
+        let n = (local * 3) as usize;
+        let mut fo = vec![0f32; n];
+        let mut lo = vec![0i64; n];
+        let mut d = vec![0f64; n];
+        run_1d(&p, "ls_loop", &[addr(&mut fo), addr(&mut lo), addr(&mut d), iters], n as u64, local);
+        for i in 0..n {
+            let (mut f, mut k, mut l, mut x) = (i as f32, i as i32, i as i64 * 3, i as f64);
+            for j in 0..iters as i32 {
+                f = f * 0.5 + 1.0;
+                k = k.wrapping_mul(3).wrapping_add(j);
+                l = l.wrapping_add(i64::from(k));
+                x = x * 0.75 + 1.0;
+            }
+            assert_eq!(fo[i], f + k as f32, "local {local} [{i}]");
+            assert_eq!(lo[i], l, "local {local} [{i}]");
+            assert_eq!(d[i], x, "local {local} [{i}]");
+        }
+    }
+}
+
+#[test]
+fn ids_per_lane_in_two_dimensions() {
+    let p = program("lockstep");
+    for (lx, ly) in [(5u64, 3u64), (4, 2), (1, 4), (9, 1), (3, 3)] {
+        let (gx, gy) = (lx * 2, ly * 3);
+        let mut o = vec![u32::MAX; (gx * gy * 6) as usize];
+        run_2d(&p, "ls_ids", &[addr(&mut o)], [gx, gy], [lx, ly]);
+        for y in 0..gy {
+            for x in 0..gx {
+                let w = (y * gx + x) as usize;
+                let (li, lj) = (x % lx, y % ly);
+                let lin = lj * lx + li;
+                let want = [li, lj, lin, lin % 8, lin / 8, y].map(|v| v as u32);
+                assert_eq!(o[w * 6..w * 6 + 6], want, "group {lx}x{ly}, item ({x}, {y})");
+            }
+        }
+    }
+}
+
+#[test]
+fn atomics_per_lane_and_a_uniform_switch() {
+    let p = program("lockstep");
+    for local in LOCALS {
+        for (mode, v) in [(0u64, 1i32), (1, 2), (9, 5)] {
+            let n = (local * 4) as usize;
+            let mut counter = vec![0i32; 1];
+            let mut slots = vec![-1i32; n];
+            run_1d(&p, "ls_atomics", &[addr(&mut counter), addr(&mut slots), mode], n as u64, local);
+            assert_eq!(counter[0], v * n as i32);
+            let mut olds = slots.clone();
+            olds.sort();
+            assert_eq!(olds, (0..n as i32).map(|i| i * v).collect::<Vec<_>>(), "local {local}");
+        }
+    }
+}
+
+#[test]
+fn per_lane_math_and_selects() {
+    let p = program("lockstep");
+    for local in LOCALS {
+        let n = (local * 4) as usize;
+        let mut a: Vec<f32> = (0..n).map(|i| i as f32 / n as f32).collect();
+        a[0] = 0.25;
+        let mut o = vec![0f32; n];
+        run_1d(&p, "ls_math", &[addr(&mut a), addr(&mut o)], n as u64, local);
+        for i in 0..n {
+            let x = a[i];
+            let y = if x > 0.5 { (x as f64).sin() as f32 } else { (x as f64).exp() as f32 };
+            let want = y.min(0.75) + if x == 0.25 { 100.0 } else { 0.0 };
+            assert!(ulps(o[i], want) <= 2, "local {local} [{i}]: {} vs {want}", o[i]);
+        }
+    }
+}
