@@ -69,3 +69,15 @@ kernel void ls_math(global const float *a, global float *o) {
     float y = select(e, s, (int)(x > 0.5f));
     o[i] = fmin(y, 0.75f) + (x == 0.25f ? 100.0f : 0.0f);
 }
+
+// Whole 16-byte records per work-item (float4, int4): one vector access per lane, a record
+// copied as loaded, one rebuilt from arithmetic, one read for its fields.
+kernel void ls_records(global const float4 *a, global float4 *copy, global float4 *scaled,
+                       global const int4 *b, global int *sum) {
+    size_t i = get_global_id(0);
+    float4 v = a[i];
+    copy[i] = v;
+    scaled[i] = v * 2.0f + (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+    int4 w = b[i];
+    sum[i] = w.x + w.y * 2 + w.z * 3 + w.w * 4;
+}

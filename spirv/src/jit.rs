@@ -744,6 +744,58 @@ pub fn load(
     })
 }
 
+/// The addresses in a kernel's argument block (an argument's address, plus or minus offsets),
+/// if nothing the kernel writes to may be one (a by-value struct is the kernel's to modify).
+fn arg_reads(k: &ir::Kernel) -> std::collections::HashSet<ir::Value> {
+    let mut set = std::collections::HashSet::new();
+    loop {
+        let n = set.len();
+        for b in &k.blocks {
+            for i in &b.insts {
+                let derived = match &i.op {
+                    Op::ArgAddr(_) => true,
+                    Op::Bin(BinOp::Add | BinOp::Sub, a, b) => set.contains(a) || set.contains(b),
+                    Op::Conv(_, a) => set.contains(a),
+                    Op::Select(_, a, b) => set.contains(a) || set.contains(b),
+                    _ => false,
+                };
+                if let (true, Some(r)) = (derived, i.result) {
+                    set.insert(r);
+                }
+            }
+            let mut edge = |t: &ir::BlockId, args: &[ir::Value]| {
+                for (p, a) in k.blocks[t.0 as usize].params.iter().zip(args) {
+                    if set.contains(a) {
+                        set.insert(*p);
+                    }
+                }
+            };
+            match &b.term {
+                Term::Jump(t, a) => edge(t, a),
+                Term::Branch(_, (t, ta), (f, fa)) => {
+                    edge(t, ta);
+                    edge(f, fa);
+                }
+                _ => {}
+            }
+        }
+        if set.len() == n {
+            break;
+        }
+    }
+    // Any write through a value that leaves the set (stored, passed to a call) is not
+    // followed: such an address may be written through, so nothing is read-only.
+    let escapes = k.blocks.iter().flat_map(|b| &b.insts).any(|i| match &i.op {
+        Op::Load(_) | Op::ArgAddr(_) => false,
+        Op::Bin(BinOp::Add | BinOp::Sub, ..) | Op::Conv(..) | Op::Select(..) => false,
+        op => crate::regions::operands(op).iter().any(|v| set.contains(v)),
+    });
+    if escapes {
+        set.clear();
+    }
+    set
+}
+
 /// The module and the symbols a kernel's code refers to.
 struct Syms<'a> {
     module: &'a mut JITModule,
@@ -796,6 +848,10 @@ struct Lower<'a> {
     vmask: Option<lockstep::Mask>,
     /// Constants, by value (for lockstep address arithmetic).
     consts: HashMap<ir::Value, u64>,
+    /// Addresses in the argument block, when the kernel never writes there.
+    arg_reads: std::collections::HashSet<ir::Value>,
+    /// Lockstep record groups being lowered: the base, and the rows once loaded.
+    records: HashMap<(usize, usize), lockstep::Record>,
 }
 
 type CValue = cranelift_codegen::ir::Value;
@@ -843,6 +899,8 @@ impl<'a> Lower<'a> {
             lv: HashMap::new(),
             vmask: None,
             consts: HashMap::new(),
+            arg_reads: arg_reads(k),
+            records: HashMap::new(),
         }
     }
 
@@ -1314,6 +1372,13 @@ impl<'a> Lower<'a> {
                 self.conv(*c, from, rt.unwrap_or(Ty::I64), x)
             }
             Op::Load(a) => {
+                // The argument block does not change while the group runs: such loads may
+                // move out of the work-item loop.
+                let fl = if self.arg_reads.contains(a) {
+                    fl.with_notrap().with_readonly().with_can_move()
+                } else {
+                    fl
+                };
                 let a = self.v(*a);
                 self.b.ins().load(t, fl, a, 0)
             }

@@ -36,6 +36,8 @@ pub(super) const W: usize = 4;
 /// Which values of a kernel differ between the work-items of one iteration.
 pub(super) struct Plan {
     varying: Vec<bool>,
+    /// Record groups, by block and instruction index.
+    groups: std::collections::HashMap<(usize, usize), Member>,
 }
 
 /// The built-ins whose value differs along x (dimension `d`; `None`: chosen at run time).
@@ -133,7 +135,23 @@ pub(super) fn plan(k: &ir::Kernel, r: &Regions) -> Option<Plan> {
     if divergent {
         return None;
     }
-    Some(Plan { varying })
+    let mut defs = std::collections::HashMap::new();
+    let mut consts = std::collections::HashMap::new();
+    for i in k.blocks.iter().flat_map(|b| &b.insts) {
+        if let Some(r) = i.result {
+            defs.insert(r, &i.op);
+            if let Op::Const(c) = i.op {
+                consts.insert(r, c);
+            }
+        }
+    }
+    let mut groups = std::collections::HashMap::new();
+    for (bi, b) in k.blocks.iter().enumerate() {
+        for (ii, m) in record_groups(k, b, &defs, &consts) {
+            groups.insert((bi, ii), m);
+        }
+    }
+    Some(Plan { varying, groups })
 }
 
 /// A value of the work-items of one iteration.
@@ -147,6 +165,126 @@ pub(super) enum Lv {
     V(CValue),
     /// One scalar per work-item.
     S(Vec<CValue>),
+    /// Element `k` of each lane's 16-byte record (`rows[i]`, `f32x4` or `i32x4`).
+    R(std::rc::Rc<[CValue; W]>, u8),
+}
+
+/// A *record group*: four 32-bit loads (or stores) of one block at offsets 0, 4, 8 and 12 from
+/// one address, with no store (or no memory access) between them. When that address is
+/// affine with a 16-byte stride (a `float4` or a 4-field struct per work-item), the group is
+/// one 16-byte access per lane, the same bytes each work-item accesses itself.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Member {
+    /// The group's base address.
+    root: ir::Value,
+    /// This access's element (offset / 4).
+    k: u8,
+    /// The group's first and last instruction.
+    first: usize,
+    last: usize,
+    store: bool,
+}
+
+/// A record group being lowered: its base's lane-0 address, and the rows once loaded.
+pub(super) type Record = (CValue, Option<std::rc::Rc<[CValue; W]>>);
+
+/// The record groups of a block, by instruction index.
+pub(super) fn record_groups(
+    k: &ir::Kernel,
+    block: &ir::Block,
+    defs: &std::collections::HashMap<ir::Value, &Op>,
+    consts: &std::collections::HashMap<ir::Value, u64>,
+) -> std::collections::HashMap<usize, Member> {
+    use std::collections::HashMap;
+    let split = |a: ir::Value| -> (ir::Value, i64) {
+        if let Some(Op::Bin(BinOp::Add, r, c)) = defs.get(&a) {
+            if let Some(c) = consts.get(c) {
+                return (*r, *c as i64);
+            }
+        }
+        (a, 0)
+    };
+    let word = |v: ir::Value| matches!(k.ty(v), Ty::F32 | Ty::I32);
+    let mut out = HashMap::new();
+    // Open candidates: root -> [(instruction, element)].
+    let mut loads: HashMap<ir::Value, Vec<(usize, u8)>> = HashMap::new();
+    let mut stores: HashMap<ir::Value, Vec<(usize, u8)>> = HashMap::new();
+    // The type a member accesses.
+    let access = |i: usize| match &block.insts[i].op {
+        Op::Store { value, .. } => Some(k.ty(*value)),
+        _ => block.insts[i].result.map(|r| k.ty(r)),
+    };
+    let close = |open: &mut Vec<(usize, u8)>, out: &mut HashMap<usize, Member>, root, store| {
+        let mut ks: Vec<u8> = open.iter().map(|m| m.1).collect();
+        ks.sort();
+        let one_type = open.iter().all(|m| access(m.0) == access(open[0].0));
+        if ks == [0, 1, 2, 3] && one_type {
+            let first = open.iter().map(|m| m.0).min().unwrap_or(0);
+            let last = open.iter().map(|m| m.0).max().unwrap_or(0);
+            for (i, k) in open.iter() {
+                out.insert(
+                    *i,
+                    Member {
+                        root,
+                        k: *k,
+                        first,
+                        last,
+                        store,
+                    },
+                );
+            }
+        }
+        open.clear();
+    };
+    for (i, inst) in block.insts.iter().enumerate() {
+        match &inst.op {
+            Op::Load(a) if inst.result.is_some_and(word) => {
+                // A load ends the store candidates (it may read what they write).
+                stores.clear();
+                let (root, off) = split(*a);
+                if !(0..16).contains(&off) || off % 4 != 0 {
+                    continue;
+                }
+                let open = loads.entry(root).or_default();
+                if open.iter().any(|m| m.1 == (off / 4) as u8) {
+                    open.clear();
+                }
+                open.push((i, (off / 4) as u8));
+                if open.len() == 4 {
+                    close(open, &mut out, root, false);
+                }
+            }
+            Op::Store { addr, value } if word(*value) => {
+                loads.clear();
+                let (root, off) = split(*addr);
+                if !(0..16).contains(&off) || off % 4 != 0 {
+                    stores.clear();
+                    continue;
+                }
+                // Another store in between breaks the others' groups.
+                stores.retain(|r, _| *r == root);
+                let open = stores.entry(root).or_default();
+                if open.iter().any(|m| m.1 == (off / 4) as u8) {
+                    open.clear();
+                }
+                open.push((i, (off / 4) as u8));
+                if open.len() == 4 {
+                    close(open, &mut out, root, true);
+                }
+            }
+            Op::Load(_) => stores.clear(),
+            Op::Store { .. }
+            | Op::Atomic(..)
+            | Op::AtomicCas(..)
+            | Op::AtomicLoad(_)
+            | Op::AtomicStore(..) => {
+                loads.clear();
+                stores.clear();
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Per-iteration values: which lanes are real work-items, and where the others' accesses go.
@@ -158,6 +296,8 @@ pub(super) struct Mask {
     act: [Option<CValue>; W],
     /// The address of a 16-byte scratch slot.
     scratch: CValue,
+    /// Lane `i`'s index clamped to the last work-item's: `min(i, work-items - 1)` (`I64`).
+    clamp: [CValue; W],
 }
 
 /// The SIMD type of `W` values of type `t`, for the types that have one.
@@ -237,11 +377,22 @@ impl Lower<'_> {
             let xi = self.b.ins().iadd_imm_s(x, i as i64);
             *a = Some(self.b.ins().icmp(IntCC::UnsignedLessThan, xi, lsz));
         }
+        let left = self.b.ins().isub(lsz, x);
+        let last = self.b.ins().iadd_imm_s(left, -1);
+        let clamp = std::array::from_fn(|i| {
+            let i = self.b.ins().iconst(types::I64, i as i64);
+            self.b.ins().umin(i, last)
+        });
         let slot =
             self.b
                 .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4));
         let scratch = self.b.ins().stack_addr(types::I64, slot, 0);
-        self.vmask = Some(Mask { full, act, scratch });
+        self.vmask = Some(Mask {
+            full,
+            act,
+            scratch,
+            clamp,
+        });
     }
 
     fn mask(&self) -> Mask {
@@ -287,6 +438,10 @@ impl Lower<'_> {
                 let _ = v;
                 l
             }
+            Lv::R(rows, k) => rows
+                .iter()
+                .map(|r| self.b.ins().extractlane(*r, k))
+                .collect(),
         }
     }
 
@@ -554,6 +709,9 @@ impl Lower<'_> {
 
     /// Lowers one instruction for all lanes.
     pub(super) fn lockstep_op(&mut self, inst: &ir::Inst) -> Result<(), Error> {
+        if self.record_access(inst) {
+            return Ok(());
+        }
         let rt = inst.result.map(|r| self.k.ty(r));
         let fl = MemFlagsData::new();
         match &inst.op {
@@ -667,18 +825,150 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// Lane addresses of an affine address, the extra lanes' clamped to the last work-item's
+    /// (a valid address that work-item accesses itself).
+    fn clamped(&mut self, b: CValue, s: i64) -> Vec<CValue> {
+        let m = self.mask();
+        (0..W)
+            .map(|i| {
+                if i == 0 {
+                    b
+                } else {
+                    let off = self.b.ins().imul_imm_s(m.clamp[i], s);
+                    self.b.ins().iadd(b, off)
+                }
+            })
+            .collect()
+    }
+
+    /// Loads per lane; an extra lane reads the last work-item's address (affine addresses) or
+    /// the scratch slot.
+    /// Lowers a member of a record group as one 16-byte access per lane (loads: all four
+    /// at the first member; stores: all four at the last). False when `inst` is not a member
+    /// or its group's base is not affine with a 16-byte stride.
+    fn record_access(&mut self, inst: &ir::Inst) -> bool {
+        let (bi, ii) = (self.at.0, self.at.1 - 1);
+        let Some(m) = self
+            .vplan
+            .as_ref()
+            .and_then(|p| p.groups.get(&(bi, ii)))
+            .copied()
+        else {
+            return false;
+        };
+        let key = (bi, m.first);
+        if ii == m.first {
+            match self.get(m.root) {
+                Lv::A(b, 16) if self.k.ty(m.root) == Ty::I64 => {
+                    self.records.insert(key, (b, None));
+                }
+                _ => return false,
+            }
+        }
+        let Some((b, rows)) = self.records.get(&key).cloned() else {
+            return false;
+        };
+        let fl = MemFlagsData::new();
+        match (&inst.op, m.store) {
+            (Op::Load(_), false) => {
+                let r = inst.result.expect("a load has a result");
+                let rows = match rows {
+                    Some(rows) => rows,
+                    None => {
+                        let vt = vty(self.k.ty(r)).expect("a 32-bit member");
+                        let a = self.clamped(b, 16);
+                        let rows: [CValue; W] =
+                            std::array::from_fn(|i| self.b.ins().load(vt, fl, a[i], 0));
+                        let rows = std::rc::Rc::new(rows);
+                        self.records.insert(key, (b, Some(rows.clone())));
+                        rows
+                    }
+                };
+                self.def_lv(r, Lv::R(rows, m.k));
+            }
+            (Op::Store { .. }, true) if ii == m.last => {
+                // The four values, by element.
+                let mut vals = [None; W];
+                for j in m.first..=m.last {
+                    if let (Some(o), Op::Store { value, .. }) = (
+                        self.vplan
+                            .as_ref()
+                            .and_then(|p| p.groups.get(&(bi, j)))
+                            .copied(),
+                        &self.k.blocks[bi].insts[j].op,
+                    ) {
+                        if o.first == m.first {
+                            vals[o.k as usize] = Some(*value);
+                        }
+                    }
+                }
+                let vals = vals.map(|v| v.expect("a complete group"));
+                let ls: Vec<Lv> = vals.iter().map(|v| self.get(*v)).collect();
+                // A record copied as it was loaded keeps its rows.
+                let same = match &ls[0] {
+                    Lv::R(rows, 0) => ls.iter().enumerate().all(|(k, l)| {
+                        matches!(l, Lv::R(r, kk) if std::rc::Rc::ptr_eq(r, rows) && usize::from(*kk) == k)
+                    }),
+                    _ => false,
+                };
+                let rows: [CValue; W] = if same {
+                    let Lv::R(rows, _) = &ls[0] else {
+                        unreachable!()
+                    };
+                    **rows
+                } else {
+                    let vt = vty(self.k.ty(vals[0])).expect("a 32-bit member");
+                    let lanes: Vec<Vec<CValue>> = vals.iter().map(|v| self.lanes(*v)).collect();
+                    std::array::from_fn(|i| {
+                        let mut row = self.b.ins().splat(vt, lanes[0][i]);
+                        for (k, l) in lanes.iter().enumerate().skip(1) {
+                            row = self.b.ins().insertlane(row, l[i], k as u8);
+                        }
+                        row
+                    })
+                };
+                let a = self.clamped(b, 16);
+                for (a, row) in a.into_iter().zip(rows).rev() {
+                    self.b.ins().store(fl, row, a, 0);
+                }
+            }
+            // Earlier stores of the group wait for the last.
+            (Op::Store { .. }, true) => {}
+            _ => return false,
+        }
+        true
+    }
+
     fn load_lanes(&mut self, addr: ir::Value, t: Ty) -> Vec<CValue> {
-        let a = self.guarded(addr);
+        let a = match self.get(addr) {
+            Lv::A(b, s) => self.clamped(b, s),
+            _ => self.guarded(addr),
+        };
         a.into_iter()
             .map(|a| self.b.ins().load(ty(t), MemFlagsData::new(), a, 0))
             .collect()
     }
 
+    /// Stores per lane. At an affine address with a stride the lanes' addresses differ, so an
+    /// extra lane may write to the last work-item's address if that work-item writes after it
+    /// (lanes in reverse order); at other addresses the lanes store in order (the last
+    /// work-item's value stays) and the extra lanes write to the scratch slot.
     fn store_lanes(&mut self, addr: ir::Value, value: ir::Value) {
-        let a = self.guarded(addr);
         let v = self.lanes(value);
-        for (a, v) in a.into_iter().zip(v) {
-            self.b.ins().store(MemFlagsData::new(), v, a, 0);
+        let fl = MemFlagsData::new();
+        match self.get(addr) {
+            Lv::A(b, s) if s != 0 => {
+                let a = self.clamped(b, s);
+                for (a, v) in a.into_iter().zip(v).rev() {
+                    self.b.ins().store(fl, v, a, 0);
+                }
+            }
+            _ => {
+                let a = self.guarded(addr);
+                for (a, v) in a.into_iter().zip(v) {
+                    self.b.ins().store(fl, v, a, 0);
+                }
+            }
         }
     }
 

@@ -21,7 +21,7 @@ fn ulps(a: f32, b: f32) -> u32 {
 fn every_kernel_of_the_file_runs_in_lockstep() {
     let before = jit::lockstep_kernels_on_this_thread();
     let p = program("lockstep");
-    assert_eq!(jit::lockstep_kernels_on_this_thread() - before, 6);
+    assert_eq!(jit::lockstep_kernels_on_this_thread() - before, 7);
     // Divergent control flow (`if (i < n)`) and barriers keep one work-item at a time.
     let before = jit::lockstep_kernels_on_this_thread();
     let _ = program("saxpy");
@@ -155,5 +155,36 @@ fn per_lane_math_and_selects() {
             let want = y.min(0.75) + if x == 0.25 { 100.0 } else { 0.0 };
             assert!(ulps(o[i], want) <= 2, "local {local} [{i}]: {} vs {want}", o[i]);
         }
+    }
+}
+
+#[test]
+fn whole_records_per_lane() {
+    let p = program("lockstep");
+    for local in LOCALS {
+        let n = (local * 3) as usize;
+        let mut a: Vec<f32> = (0..4 * n).map(|i| i as f32 * 0.5 - 7.0).collect();
+        let mut b: Vec<i32> = (0..4 * n).map(|i| (i as i32 * 37) % 101 - 50).collect();
+        // One record more than the launch covers: it must stay untouched.
+        let mut copy = vec![f32::NAN; 4 * n + 4];
+        let mut scaled = vec![f32::NAN; 4 * n + 4];
+        let mut sum = vec![i32::MIN; n + 1];
+        run_1d(
+            &p,
+            "ls_records",
+            &[addr(&mut a), addr(&mut copy), addr(&mut scaled), addr(&mut b), addr(&mut sum)],
+            n as u64,
+            local,
+        );
+        assert_eq!(copy[..4 * n], a[..], "local {local}");
+        for i in 0..4 * n {
+            assert_eq!(scaled[i], a[i] * 2.0 + (i % 4 + 1) as f32, "local {local} [{i}]");
+        }
+        for i in 0..n {
+            let w = &b[4 * i..4 * i + 4];
+            assert_eq!(sum[i], w[0] + w[1] * 2 + w[2] * 3 + w[3] * 4, "local {local} [{i}]");
+        }
+        assert!(copy[4 * n..].iter().chain(&scaled[4 * n..]).all(|v| v.is_nan()));
+        assert_eq!(sum[n], i32::MIN);
     }
 }
