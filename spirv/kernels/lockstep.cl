@@ -81,3 +81,39 @@ kernel void ls_records(global const float4 *a, global float4 *copy, global float
     int4 w = b[i];
     sum[i] = w.x + w.y * 2 + w.z * 3 + w.w * 4;
 }
+
+// Divergent control flow: lanes that take different paths run one side after the other with
+// their lanes active; lanes that return retire.
+kernel void ls_diverge(global const float *a, global float *o, global int *count,
+                       global int *flag, int n, int iters) {
+    int i = (int)get_global_id(0);
+    if (i >= n)
+        return;
+    float x = a[i];
+    float acc = 0.0f;
+    for (int j = 0; j < iters; j++) {
+        if (x > 0.0f) {
+            acc += sqrt(x) * (float)j;
+            if (x > 10.0f)
+                atomic_inc(count);
+        } else {
+            acc -= x;
+        }
+    }
+    if (i == 5)
+        flag[0] = 7;
+    if (x < -5.0f) {
+        o[i] = -1.0f;
+        return;
+    }
+    o[i] = acc;
+}
+
+// A loop whose trip count differs per work-item: not run in lockstep.
+kernel void ls_divergent_loop(global int *o) {
+    int i = (int)get_global_id(0);
+    int s = 0;
+    for (int j = 0; j < i; j++)
+        s = s * 31 + j;
+    o[i] = s;
+}

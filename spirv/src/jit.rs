@@ -852,6 +852,10 @@ struct Lower<'a> {
     arg_reads: std::collections::HashSet<ir::Value>,
     /// Lockstep record groups being lowered: the base, and the rows once loaded.
     records: HashMap<(usize, usize), lockstep::Record>,
+    /// Lockstep: the active lanes (an `I8` of bits).
+    alive: Variable,
+    /// Lockstep: inside a divergent region (nesting depth).
+    predicated: u32,
 }
 
 type CValue = cranelift_codegen::ir::Value;
@@ -875,6 +879,7 @@ impl<'a> Lower<'a> {
         ];
         let any = b.declare_var(types::I8);
         let first = b.declare_var(types::I8);
+        let alive = b.declare_var(types::I8);
         let latch = b.create_block();
         Lower {
             b,
@@ -901,6 +906,8 @@ impl<'a> Lower<'a> {
             consts: HashMap::new(),
             arg_reads: arg_reads(k),
             records: HashMap::new(),
+            alive,
+            predicated: 0,
         }
     }
 
@@ -941,6 +948,9 @@ impl<'a> Lower<'a> {
         // One copy of each block per segment that contains it.
         for (seg, blocks) in r.blocks.iter().enumerate() {
             for &bi in blocks {
+                if self.lockstep_inlined(bi) {
+                    continue;
+                }
                 let cb = self.b.create_block();
                 for p in &self.k.blocks[bi].params {
                     if self.lockstep() {
@@ -1001,6 +1011,9 @@ impl<'a> Lower<'a> {
         for (seg, blocks) in r.blocks.iter().enumerate() {
             self.segment = seg as u32;
             for &bi in blocks {
+                if self.lockstep_inlined(bi) {
+                    continue;
+                }
                 self.block(bi, &self.k.blocks[bi])?;
             }
         }

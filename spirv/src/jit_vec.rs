@@ -36,6 +36,10 @@ pub(super) const W: usize = 4;
 /// Which values of a kernel differ between the work-items of one iteration.
 pub(super) struct Plan {
     varying: Vec<bool>,
+    /// Divergent branches, by block.
+    div: std::collections::HashMap<usize, Div>,
+    /// Blocks lowered inside a divergent branch's block (no native block of their own).
+    inlined: std::collections::HashSet<usize>,
     /// Record groups, by block and instruction index.
     groups: std::collections::HashMap<(usize, usize), Member>,
 }
@@ -95,6 +99,43 @@ pub(super) fn plan(k: &ir::Kernel, r: &Regions) -> Option<Plan> {
         _ => false,
     };
     let mut varying = vec![false; k.types.len()];
+    let (div, inlined) = loop {
+        spread(k, &mut varying, &source);
+        let (div, inlined, params) = divergence(k, &varying)?;
+        let mut more = false;
+        for p in params {
+            more |= !std::mem::replace(&mut varying[p.0 as usize], true);
+        }
+        if !more {
+            break (div, inlined);
+        }
+    };
+    let mut defs = std::collections::HashMap::new();
+    let mut consts = std::collections::HashMap::new();
+    for i in k.blocks.iter().flat_map(|b| &b.insts) {
+        if let Some(r) = i.result {
+            defs.insert(r, &i.op);
+            if let Op::Const(c) = i.op {
+                consts.insert(r, c);
+            }
+        }
+    }
+    let mut groups = std::collections::HashMap::new();
+    for (bi, b) in k.blocks.iter().enumerate() {
+        for (ii, m) in record_groups(k, b, &defs, &consts) {
+            groups.insert((bi, ii), m);
+        }
+    }
+    Some(Plan {
+        varying,
+        div,
+        inlined,
+        groups,
+    })
+}
+
+/// Marks what depends on a varying value (to a fixed point).
+fn spread(k: &ir::Kernel, varying: &mut [bool], source: &dyn Fn(&Op) -> bool) {
     loop {
         let mut changed = false;
         for b in &k.blocks {
@@ -125,33 +166,219 @@ pub(super) fn plan(k: &ir::Kernel, r: &Regions) -> Option<Plan> {
             }
         }
         if !changed {
-            break;
+            return;
         }
     }
-    let divergent = k.blocks.iter().any(|b| match &b.term {
-        Term::Branch(c, ..) | Term::Switch(c, ..) => varying[c.0 as usize],
-        _ => false,
-    });
-    if divergent {
-        return None;
+}
+
+/// How a branch on a varying condition is run.
+#[derive(Clone, Debug)]
+pub(super) enum Div {
+    /// Both sides meet again at `join`: the blocks in between (no loop among them) are run
+    /// one after the other, each with the lanes that reach it active.
+    Region {
+        /// The blocks, each after its predecessors.
+        blocks: Vec<usize>,
+        join: usize,
+    },
+    /// One side only returns (no loop on it): its blocks run with their lanes, which then
+    /// retire, and the others go on at the other successor.
+    Retire {
+        /// The returning side's blocks, each after its predecessors.
+        blocks: Vec<usize>,
+        /// The successor that goes on is the branch's first (else its second).
+        on_true: bool,
+    },
+}
+
+/// The blocks of `set` in an order where each comes after its predecessors in `set`, or
+/// `None` when they form a loop.
+fn topo(k: &ir::Kernel, set: &std::collections::HashSet<usize>) -> Option<Vec<usize>> {
+    let succ = |b: usize| -> Vec<usize> {
+        k.successors(BlockId(b as u32))
+            .iter()
+            .map(|s| s.0 as usize)
+            .filter(|s| set.contains(s))
+            .collect()
+    };
+    let mut indeg: std::collections::HashMap<usize, usize> = set.iter().map(|b| (*b, 0)).collect();
+    for &b in set {
+        for s in succ(b) {
+            *indeg.get_mut(&s).expect("in the set") += 1;
+        }
     }
-    let mut defs = std::collections::HashMap::new();
-    let mut consts = std::collections::HashMap::new();
-    for i in k.blocks.iter().flat_map(|b| &b.insts) {
-        if let Some(r) = i.result {
-            defs.insert(r, &i.op);
-            if let Op::Const(c) = i.op {
-                consts.insert(r, c);
+    let mut ready: Vec<usize> = indeg.iter().filter(|e| *e.1 == 0).map(|e| *e.0).collect();
+    ready.sort_unstable_by(|a, b| b.cmp(a));
+    let mut out = Vec::with_capacity(set.len());
+    while let Some(b) = ready.pop() {
+        out.push(b);
+        for s in succ(b) {
+            let d = indeg.get_mut(&s).expect("in the set");
+            *d -= 1;
+            if *d == 0 {
+                ready.push(s);
             }
         }
     }
-    let mut groups = std::collections::HashMap::new();
-    for (bi, b) in k.blocks.iter().enumerate() {
-        for (ii, m) in record_groups(k, b, &defs, &consts) {
-            groups.insert((bi, ii), m);
+    (out.len() == set.len()).then_some(out)
+}
+
+/// A block that only returns: lanes that jump there retire.
+pub(super) fn exit_like(k: &ir::Kernel, mut b: usize) -> bool {
+    // Jumps without arguments on the way count too (a bounded walk: no cycle hangs it).
+    for _ in 0..8 {
+        let blk = &k.blocks[b];
+        if !blk.insts.is_empty() || !blk.params.is_empty() {
+            return false;
+        }
+        match &blk.term {
+            Term::Return => return true,
+            Term::Jump(t, a) if a.is_empty() => b = t.0 as usize,
+            _ => return false,
         }
     }
-    Some(Plan { varying, groups })
+    false
+}
+
+/// Blocks reachable from `from` without entering `stop` or a block that only returns.
+fn reach(k: &ir::Kernel, from: &[usize], stop: Option<usize>) -> std::collections::HashSet<usize> {
+    let stop = |b: usize| Some(b) == stop || exit_like(k, b);
+    let mut seen = std::collections::HashSet::new();
+    let mut work: Vec<usize> = from.iter().copied().filter(|b| !stop(*b)).collect();
+    while let Some(b) = work.pop() {
+        if !seen.insert(b) {
+            continue;
+        }
+        for s in k.successors(BlockId(b as u32)) {
+            let s = s.0 as usize;
+            if !stop(s) && !seen.contains(&s) {
+                work.push(s);
+            }
+        }
+    }
+    seen
+}
+
+type Divergence = (
+    std::collections::HashMap<usize, Div>,
+    std::collections::HashSet<usize>,
+    Vec<ir::Value>,
+);
+
+/// How each branch on a varying condition runs, the blocks that are lowered inside their
+/// branch's block, and the block parameters that become varying (where lanes that took
+/// different paths meet). `None` when some branch cannot run in lockstep: a varying switch,
+/// a loop inside a divergent region, or sides that neither meet nor only return.
+fn divergence(k: &ir::Kernel, varying: &[bool]) -> Option<Divergence> {
+    use crate::verify::{dominates, dominators_of};
+    let n = k.blocks.len();
+    let succ = |b: usize| -> Vec<usize> {
+        k.successors(BlockId(b as u32))
+            .iter()
+            .map(|s| s.0 as usize)
+            .collect()
+    };
+    let (idom, rpo) = dominators_of(n, 0, &succ);
+    // Post-dominators: dominators of the reversed graph from a virtual exit `n`.
+    let mut preds = vec![Vec::new(); n + 1];
+    for &b in &rpo {
+        for s in succ(b) {
+            // Jumping to a block that only returns is leaving.
+            preds[if exit_like(k, s) { n } else { s }].push(b);
+        }
+        if matches!(k.blocks[b].term, Term::Return | Term::Unreachable) {
+            preds[n].push(b);
+        }
+    }
+    let (ipdom, _) = dominators_of(n + 1, n, &|b| preds[b].clone());
+    let mut div = std::collections::HashMap::new();
+    let mut inlined = std::collections::HashSet::new();
+    let mut params = Vec::new();
+    let simple = |set: &std::collections::HashSet<usize>, b: usize| {
+        set.iter().all(|x| {
+            dominates(&idom, b, *x)
+                && matches!(
+                    k.blocks[*x].term,
+                    Term::Jump(..) | Term::Branch(..) | Term::Return | Term::Unreachable
+                )
+        })
+    };
+    for &b in &rpo {
+        if inlined.contains(&b) {
+            continue;
+        }
+        let (t, f) = match &k.blocks[b].term {
+            Term::Switch(c, ..) if varying[c.0 as usize] => return None,
+            Term::Branch(c, (t, _), (f, _)) if varying[c.0 as usize] => {
+                (t.0 as usize, f.0 as usize)
+            }
+            _ => continue,
+        };
+        let join = ipdom[b]?;
+        let d = if join != n {
+            let set = reach(k, &[t, f], Some(join));
+            if !simple(&set, b) {
+                return None;
+            }
+            let blocks = topo(k, &set)?;
+            params.extend(k.blocks[join].params.iter().copied());
+            Div::Region { blocks, join }
+        } else {
+            let (st, sf) = (reach(k, &[t], None), reach(k, &[f], None));
+            let returns = |set: &std::collections::HashSet<usize>,
+                           other: &std::collections::HashSet<usize>| {
+                set.is_disjoint(other) && simple(set, b)
+            };
+            // The side that only returns (without a loop); the other goes on.
+            let side = |set: &std::collections::HashSet<usize>, other| {
+                if t != f && returns(set, other) {
+                    topo(k, set)
+                } else {
+                    None
+                }
+            };
+            if let Some(blocks) = side(&sf, &st) {
+                Div::Retire {
+                    blocks,
+                    on_true: true,
+                }
+            } else if let Some(blocks) = side(&st, &sf) {
+                Div::Retire {
+                    blocks,
+                    on_true: false,
+                }
+            } else {
+                return None;
+            }
+        };
+        let (Div::Region { blocks, .. } | Div::Retire { blocks, .. }) = &d;
+        for x in blocks {
+            inlined.insert(*x);
+            params.extend(k.blocks[*x].params.iter().copied());
+        }
+        div.insert(b, d);
+    }
+    // Where the lanes go on must be a block of its own.
+    let on = div.iter().map(|(b, d)| match d {
+        Div::Region { join, .. } => *join,
+        Div::Retire { on_true, .. } => {
+            let Term::Branch(_, (t, _), (f, _)) = &k.blocks[*b].term else {
+                return usize::MAX;
+            };
+            if *on_true {
+                t.0 as usize
+            } else {
+                f.0 as usize
+            }
+        }
+    });
+    if on
+        .into_iter()
+        .any(|b| b == usize::MAX || inlined.contains(&b))
+    {
+        return None;
+    }
+    Some((div, inlined, params))
 }
 
 /// A value of the work-items of one iteration.
@@ -287,18 +514,15 @@ pub(super) fn record_groups(
     out
 }
 
-/// Per-iteration values: which lanes are real work-items, and where the others' accesses go.
+/// Per-iteration values.
 #[derive(Clone, Copy)]
 pub(super) struct Mask {
-    /// Every lane is a work-item.
-    full: CValue,
-    /// Lane `i` is a work-item (lane 0 always is).
-    act: [Option<CValue>; W],
-    /// The address of a 16-byte scratch slot.
+    /// The address of a 16-byte scratch slot, where inactive lanes' accesses go.
     scratch: CValue,
-    /// Lane `i`'s index clamped to the last work-item's: `min(i, work-items - 1)` (`I64`).
-    clamp: [CValue; W],
 }
+
+/// Every lane active, as bits of the `alive` mask.
+const ALL: i64 = (1 << W) - 1;
 
 /// The SIMD type of `W` values of type `t`, for the types that have one.
 fn vty(t: Ty) -> Option<Type> {
@@ -366,33 +590,36 @@ impl Lower<'_> {
         self.b.ins().jump(header, &[]);
     }
 
-    /// Computes the iteration's lane mask (at the start of each iteration).
+    /// Computes the iteration's lane mask: lanes past the end of the row are inactive.
     pub(super) fn lockstep_mask(&mut self) {
         let lsz = self.g().lsz[0];
         let x = self.b.use_var(self.lid[0]);
-        let end = self.b.ins().iadd_imm_s(x, W as i64);
-        let full = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, lsz);
-        let mut act = [None; W];
-        for (i, a) in act.iter_mut().enumerate().skip(1) {
-            let xi = self.b.ins().iadd_imm_s(x, i as i64);
-            *a = Some(self.b.ins().icmp(IntCC::UnsignedLessThan, xi, lsz));
-        }
         let left = self.b.ins().isub(lsz, x);
-        let last = self.b.ins().iadd_imm_s(left, -1);
-        let clamp = std::array::from_fn(|i| {
-            let i = self.b.ins().iconst(types::I64, i as i64);
-            self.b.ins().umin(i, last)
-        });
+        let w = self.b.ins().iconst(types::I64, W as i64);
+        let n = self.b.ins().umin(left, w);
+        let one = self.b.ins().iconst(types::I64, 1);
+        let bits = self.b.ins().ishl(one, n);
+        let bits = self.b.ins().iadd_imm_s(bits, -1);
+        let bits = self.b.ins().ireduce(types::I8, bits);
+        self.b.def_var(self.alive, bits);
         let slot =
             self.b
                 .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4));
         let scratch = self.b.ins().stack_addr(types::I64, slot, 0);
-        self.vmask = Some(Mask {
-            full,
-            act,
-            scratch,
-            clamp,
-        });
+        self.vmask = Some(Mask { scratch });
+    }
+
+    /// True (an `I8`) when every lane is active.
+    fn full(&mut self) -> CValue {
+        let alive = self.b.use_var(self.alive);
+        self.b.ins().icmp_imm_s(IntCC::Equal, alive, ALL)
+    }
+
+    /// True (an `I8`) when lane `i` is active.
+    fn active(&mut self, i: usize) -> CValue {
+        let alive = self.b.use_var(self.alive);
+        let bit = self.b.ins().band_imm_s(alive, 1 << i);
+        self.b.ins().icmp_imm_s(IntCC::NotEqual, bit, 0)
     }
 
     fn mask(&self) -> Mask {
@@ -468,16 +695,31 @@ impl Lower<'_> {
         }
     }
 
-    /// Lane addresses, the extra lanes' redirected to the scratch slot.
+    /// Lane addresses, inactive lanes' redirected to the scratch slot.
     fn guarded(&mut self, addr: ir::Value) -> Vec<CValue> {
-        let m = self.mask();
-        let mut a = self.lanes(addr);
-        for (i, x) in a.iter_mut().enumerate().skip(1) {
-            if let Some(act) = m.act[i] {
-                *x = self.b.ins().select(act, *x, m.scratch);
-            }
+        let a = self.lanes(addr);
+        self.guard(a)
+    }
+
+    fn guard(&mut self, mut a: Vec<CValue>) -> Vec<CValue> {
+        let scratch = self.mask().scratch;
+        for (i, x) in a.iter_mut().enumerate() {
+            let act = self.active(i);
+            *x = self.b.ins().select(act, *x, scratch);
         }
         a
+    }
+
+    /// A uniform address, redirected to the scratch slot when no lane is active (inside a
+    /// divergent region).
+    fn guard_uniform(&mut self, a: CValue) -> CValue {
+        if self.predicated == 0 {
+            return a;
+        }
+        let scratch = self.mask().scratch;
+        let alive = self.b.use_var(self.alive);
+        let any = self.b.ins().icmp_imm_s(IntCC::NotEqual, alive, 0);
+        self.b.ins().select(any, a, scratch)
     }
 
     fn def_lv(&mut self, v: ir::Value, l: Lv) {
@@ -487,20 +729,23 @@ impl Lower<'_> {
         self.lv.insert(v, l);
     }
 
-    /// Runs `fast` when every lane is a work-item, else `slow`; `rt`: the result's type.
+    /// Runs `fast` when every lane is active, else `slow`; both give values of types `rts`.
     fn if_full(
         &mut self,
-        rt: Option<Type>,
-        fast: impl FnOnce(&mut Self) -> Option<CValue>,
-        slow: impl FnOnce(&mut Self) -> Option<CValue>,
-    ) -> Option<CValue> {
-        let full = self.mask().full;
+        rts: &[Type],
+        fast: impl FnOnce(&mut Self) -> Vec<CValue>,
+        slow: impl FnOnce(&mut Self) -> Vec<CValue>,
+    ) -> Vec<CValue> {
+        let full = self.full();
         let (fb, sb, mb) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
         );
-        let res = rt.map(|t| self.b.append_block_param(mb, t));
+        let res: Vec<CValue> = rts
+            .iter()
+            .map(|t| self.b.append_block_param(mb, *t))
+            .collect();
         self.b.ins().brif(full, fb, &[], sb, &[]);
         self.b.switch_to_block(fb);
         let r = fast(self);
@@ -720,52 +965,71 @@ impl Lower<'_> {
                 let (la, lv) = (self.get(*addr), self.get(*value));
                 match (la, lv) {
                     (Lv::U(a), Lv::U(v)) => {
+                        let a = self.guard_uniform(a);
                         self.b.ins().store(fl, v, a, 0);
                     }
                     (Lv::A(a, s), _) if vty(vt).is_some() && s == i64::from(vt.bytes()) => {
                         let x = self.vector(*value);
                         let (addr, value) = (*addr, *value);
                         self.if_full(
-                            None,
+                            &[],
                             |me| {
                                 me.b.ins().store(fl, x, a, 0);
-                                None
+                                vec![]
                             },
                             |me| {
-                                me.store_lanes(addr, value);
-                                None
+                                me.store_lanes(addr, value, true);
+                                vec![]
                             },
                         );
                     }
-                    _ => self.store_lanes(*addr, *value),
+                    _ => {
+                        let (addr, value) = (*addr, *value);
+                        self.if_full(
+                            &[],
+                            |me| {
+                                me.store_lanes(addr, value, false);
+                                vec![]
+                            },
+                            |me| {
+                                me.store_lanes(addr, value, true);
+                                vec![]
+                            },
+                        );
+                    }
                 }
                 return Ok(());
             }
             Op::Load(a) => {
                 let r = inst.result.expect("a load has a result");
                 let t = self.k.ty(r);
-                let l = match self.get(*a) {
-                    Lv::U(x) => Lv::U(self.b.ins().load(ty(t), fl, x, 0)),
+                let a = *a;
+                let l = match self.get(a) {
+                    Lv::U(x) => {
+                        let x = self.guard_uniform(x);
+                        Lv::U(self.b.ins().load(ty(t), fl, x, 0))
+                    }
                     Lv::A(x, s) if vty(t).is_some() && s == i64::from(t.bytes()) => {
                         let vt = vty(t).expect("checked");
-                        let a = *a;
-                        let v = self
-                            .if_full(
-                                Some(vt),
-                                |me| Some(me.b.ins().load(vt, fl, x, 0)),
-                                |me| {
-                                    let lanes = me.load_lanes(a, t);
-                                    let mut v = me.b.ins().splat(vt, lanes[0]);
-                                    for (i, c) in lanes.iter().enumerate().skip(1) {
-                                        v = me.b.ins().insertlane(v, *c, i as u8);
-                                    }
-                                    Some(v)
-                                },
-                            )
-                            .expect("a result");
-                        Lv::V(v)
+                        let v = self.if_full(
+                            &[vt],
+                            |me| vec![me.b.ins().load(vt, fl, x, 0)],
+                            |me| {
+                                let lanes = me.load_lanes(a, t, true);
+                                let mut v = me.b.ins().splat(vt, lanes[0]);
+                                for (i, c) in lanes.iter().enumerate().skip(1) {
+                                    v = me.b.ins().insertlane(v, *c, i as u8);
+                                }
+                                vec![v]
+                            },
+                        );
+                        Lv::V(v[0])
                     }
-                    _ => Lv::S(self.load_lanes(*a, t)),
+                    _ => Lv::S(self.if_full(
+                        &[ty(t); W],
+                        |me| me.load_lanes(a, t, false),
+                        |me| me.load_lanes(a, t, true),
+                    )),
                 };
                 self.def_lv(r, l);
                 return Ok(());
@@ -825,24 +1089,19 @@ impl Lower<'_> {
         Ok(())
     }
 
-    /// Lane addresses of an affine address, the extra lanes' clamped to the last work-item's
-    /// (a valid address that work-item accesses itself).
-    fn clamped(&mut self, b: CValue, s: i64) -> Vec<CValue> {
-        let m = self.mask();
+    /// The lanes' record addresses (a 16-byte stride from `b`).
+    fn record_lanes(&mut self, b: CValue) -> Vec<CValue> {
         (0..W)
             .map(|i| {
                 if i == 0 {
                     b
                 } else {
-                    let off = self.b.ins().imul_imm_s(m.clamp[i], s);
-                    self.b.ins().iadd(b, off)
+                    self.b.ins().iadd_imm_s(b, 16 * i as i64)
                 }
             })
             .collect()
     }
 
-    /// Loads per lane; an extra lane reads the last work-item's address (affine addresses) or
-    /// the scratch slot.
     /// Lowers a member of a record group as one 16-byte access per lane (loads: all four
     /// at the first member; stores: all four at the last). False when `inst` is not a member
     /// or its group's base is not affine with a 16-byte stride.
@@ -876,9 +1135,21 @@ impl Lower<'_> {
                     Some(rows) => rows,
                     None => {
                         let vt = vty(self.k.ty(r)).expect("a 32-bit member");
-                        let a = self.clamped(b, 16);
-                        let rows: [CValue; W] =
-                            std::array::from_fn(|i| self.b.ins().load(vt, fl, a[i], 0));
+                        let a = self.record_lanes(b);
+                        let load = |me: &mut Self, a: Vec<CValue>| -> Vec<CValue> {
+                            a.into_iter()
+                                .map(|a| me.b.ins().load(vt, fl, a, 0))
+                                .collect()
+                        };
+                        let rows = self.if_full(
+                            &[vt; W],
+                            |me| load(me, a.clone()),
+                            |me| {
+                                let g = me.guard(a.clone());
+                                load(me, g)
+                            },
+                        );
+                        let rows: [CValue; W] = std::array::from_fn(|i| rows[i]);
                         let rows = std::rc::Rc::new(rows);
                         self.records.insert(key, (b, Some(rows.clone())));
                         rows
@@ -927,10 +1198,21 @@ impl Lower<'_> {
                         row
                     })
                 };
-                let a = self.clamped(b, 16);
-                for (a, row) in a.into_iter().zip(rows).rev() {
-                    self.b.ins().store(fl, row, a, 0);
-                }
+                let a = self.record_lanes(b);
+                let store = |me: &mut Self, a: Vec<CValue>| {
+                    for (a, row) in a.into_iter().zip(rows) {
+                        me.b.ins().store(fl, row, a, 0);
+                    }
+                    vec![]
+                };
+                self.if_full(
+                    &[],
+                    |me| store(me, a.clone()),
+                    |me| {
+                        let g = me.guard(a.clone());
+                        store(me, g)
+                    },
+                );
             }
             // Earlier stores of the group wait for the last.
             (Op::Store { .. }, true) => {}
@@ -939,36 +1221,29 @@ impl Lower<'_> {
         true
     }
 
-    fn load_lanes(&mut self, addr: ir::Value, t: Ty) -> Vec<CValue> {
-        let a = match self.get(addr) {
-            Lv::A(b, s) => self.clamped(b, s),
-            _ => self.guarded(addr),
+    /// Loads per lane (`guard`: inactive lanes read the scratch slot).
+    fn load_lanes(&mut self, addr: ir::Value, t: Ty, guard: bool) -> Vec<CValue> {
+        let a = if guard {
+            self.guarded(addr)
+        } else {
+            self.lanes(addr)
         };
         a.into_iter()
             .map(|a| self.b.ins().load(ty(t), MemFlagsData::new(), a, 0))
             .collect()
     }
 
-    /// Stores per lane. At an affine address with a stride the lanes' addresses differ, so an
-    /// extra lane may write to the last work-item's address if that work-item writes after it
-    /// (lanes in reverse order); at other addresses the lanes store in order (the last
-    /// work-item's value stays) and the extra lanes write to the scratch slot.
-    fn store_lanes(&mut self, addr: ir::Value, value: ir::Value) {
+    /// Stores per lane, in lane order (the last work-item's value stays where several write);
+    /// `guard`: inactive lanes write to the scratch slot.
+    fn store_lanes(&mut self, addr: ir::Value, value: ir::Value, guard: bool) {
         let v = self.lanes(value);
-        let fl = MemFlagsData::new();
-        match self.get(addr) {
-            Lv::A(b, s) if s != 0 => {
-                let a = self.clamped(b, s);
-                for (a, v) in a.into_iter().zip(v).rev() {
-                    self.b.ins().store(fl, v, a, 0);
-                }
-            }
-            _ => {
-                let a = self.guarded(addr);
-                for (a, v) in a.into_iter().zip(v) {
-                    self.b.ins().store(fl, v, a, 0);
-                }
-            }
+        let a = if guard {
+            self.guarded(addr)
+        } else {
+            self.lanes(addr)
+        };
+        for (a, v) in a.into_iter().zip(v) {
+            self.b.ins().store(MemFlagsData::new(), v, a, 0);
         }
     }
 
@@ -991,6 +1266,190 @@ impl Lower<'_> {
         out
     }
 
+    /// True when block `b` is lowered inside its divergent branch's block.
+    pub(super) fn lockstep_inlined(&self, b: usize) -> bool {
+        self.vplan.as_ref().is_some_and(|p| p.inlined.contains(&b))
+    }
+
+    /// The lanes of a condition as mask bits (an `I8`).
+    fn cond_bits(&mut self, c: ir::Value) -> CValue {
+        match self.get(c) {
+            Lv::U(c) => {
+                let all = self.b.ins().iconst(types::I8, ALL);
+                let none = self.b.ins().iconst(types::I8, 0);
+                self.b.ins().select(c, all, none)
+            }
+            l => {
+                let lanes = self.lanes_of(c, l);
+                let mut bits = self.b.ins().iconst(types::I8, 0);
+                for (i, x) in lanes.into_iter().enumerate() {
+                    let one = self.b.ins().band_imm_s(x, 1);
+                    let one = self.b.ins().ishl_imm_s(one, i as i64);
+                    bits = self.b.ins().bor(bits, one);
+                }
+                bits
+            }
+        }
+    }
+
+    /// Lanes of the values arriving at one parameter over several edges (mask, value): each
+    /// lane takes the value of the edge it came by.
+    fn merge(&mut self, incoming: &[(CValue, ir::Value)]) -> Vec<CValue> {
+        let mut acc = self.lanes(incoming[0].1);
+        for (m, v) in &incoming[1..] {
+            let lanes = self.lanes(*v);
+            for (i, (a, x)) in acc.iter_mut().zip(lanes).enumerate() {
+                let bit = self.b.ins().band_imm_s(*m, 1 << i);
+                let on = self.b.ins().icmp_imm_s(IntCC::NotEqual, bit, 0);
+                *a = self.b.ins().select(on, x, *a);
+            }
+        }
+        acc
+    }
+
+    /// Lowers a branch on a varying condition and the blocks it controls (see [`Div`]).
+    fn diverge(&mut self, bi: usize, term: &Term) -> Result<(), Error> {
+        let Term::Branch(c, (t, ta), (f, fa)) = term else {
+            return Err(Error::internal("a divergent branch that is not a branch"));
+        };
+        let d = self
+            .vplan
+            .as_ref()
+            .and_then(|p| p.div.get(&bi))
+            .cloned()
+            .ok_or_else(|| Error::internal("no plan for a divergent branch"))?;
+        let alive = self.b.use_var(self.alive);
+        let bits = self.cond_bits(*c);
+        let mt = self.b.ins().band(alive, bits);
+        let mf = self.b.ins().band_not(alive, bits);
+        // Edges into the blocks run here: target -> [(mask, arguments)].
+        type Edges = std::collections::HashMap<usize, Vec<(CValue, Vec<ir::Value>)>>;
+        let mut edges: Edges = std::collections::HashMap::new();
+        let (blocks, go_on) = match &d {
+            Div::Region { blocks, join } => {
+                edges
+                    .entry(t.0 as usize)
+                    .or_default()
+                    .push((mt, ta.clone()));
+                edges
+                    .entry(f.0 as usize)
+                    .or_default()
+                    .push((mf, fa.clone()));
+                (blocks.clone(), *join)
+            }
+            Div::Retire { blocks, on_true } => {
+                let (into, m, a, on) = if *on_true {
+                    (f.0 as usize, mf, fa, t.0 as usize)
+                } else {
+                    (t.0 as usize, mt, ta, f.0 as usize)
+                };
+                edges.entry(into).or_default().push((m, a.clone()));
+                (blocks.clone(), on)
+            }
+        };
+        let mut retired = self.b.ins().iconst(types::I8, 0);
+        self.predicated += 1;
+        for rb in blocks {
+            let inc = edges.remove(&rb).unwrap_or_default();
+            let mut mask = self.b.ins().iconst(types::I8, 0);
+            for (m, _) in &inc {
+                mask = self.b.ins().bor(mask, *m);
+            }
+            let params = self.k.blocks[rb].params.clone();
+            for (j, p) in params.iter().enumerate() {
+                let incoming: Vec<(CValue, ir::Value)> = inc
+                    .iter()
+                    .filter_map(|(m, a)| a.get(j).map(|v| (*m, *v)))
+                    .collect();
+                let l = match incoming.as_slice() {
+                    [] => Lv::U(self.missing(*p)),
+                    [(_, v)] => self.get(*v),
+                    _ => Lv::S(self.merge(&incoming)),
+                };
+                self.def_lv(*p, l);
+            }
+            self.b.def_var(self.alive, mask);
+            let blk = &self.k.blocks[rb];
+            for (ii, inst) in blk.insts.iter().enumerate() {
+                self.at = (rb, ii + 1);
+                self.lockstep_op(inst)?;
+            }
+            self.at = (rb, blk.insts.len() + 1);
+            match &blk.term {
+                Term::Jump(t2, a) => edges
+                    .entry(t2.0 as usize)
+                    .or_default()
+                    .push((mask, a.clone())),
+                Term::Branch(c2, (t2, a2), (f2, b2)) => {
+                    let bits = self.cond_bits(*c2);
+                    let m2 = self.b.ins().band(mask, bits);
+                    let m3 = self.b.ins().band_not(mask, bits);
+                    edges
+                        .entry(t2.0 as usize)
+                        .or_default()
+                        .push((m2, a2.clone()));
+                    edges
+                        .entry(f2.0 as usize)
+                        .or_default()
+                        .push((m3, b2.clone()));
+                }
+                Term::Return | Term::Unreachable => retired = self.b.ins().bor(retired, mask),
+                _ => return Err(Error::internal("a switch or barrier in a divergent region")),
+            }
+        }
+        self.predicated -= 1;
+        // Lanes that went to a block that only returns retire too.
+        let gone: Vec<usize> = edges
+            .keys()
+            .copied()
+            .filter(|b| exit_like(self.k, *b))
+            .collect();
+        for b in gone {
+            for (m, _) in edges.remove(&b).unwrap_or_default() {
+                retired = self.b.ins().bor(retired, m);
+            }
+        }
+        let out = self.b.ins().band_not(alive, retired);
+        self.b.def_var(self.alive, out);
+        // The lanes that go on: every edge into the join (or the branch's other side).
+        let inc: Vec<(CValue, Vec<ir::Value>)> = match &d {
+            Div::Region { .. } => edges.remove(&go_on).unwrap_or_default(),
+            Div::Retire { on_true, .. } => {
+                vec![(out, if *on_true { ta.clone() } else { fa.clone() })]
+            }
+        };
+        let params = self.k.blocks[go_on].params.clone();
+        let mut args = Vec::new();
+        for (j, p) in params.iter().enumerate() {
+            let incoming: Vec<(CValue, ir::Value)> = inc
+                .iter()
+                .filter_map(|(m, a)| a.get(j).map(|v| (*m, *v)))
+                .collect();
+            let lanes = match incoming.as_slice() {
+                [] => vec![self.missing(*p); W],
+                [(_, v)] if !self.varying(*p) => vec![self.uni(*v); 1],
+                [(_, v)] => self.lanes(*v),
+                _ => self.merge(&incoming),
+            };
+            if !self.varying(*p) {
+                args.push(BlockArg::Value(lanes[0]));
+            } else if let Some(vt) = vty(self.k.ty(*p)) {
+                let mut x = self.b.ins().splat(vt, lanes[0]);
+                for (i, c) in lanes.iter().enumerate().skip(1) {
+                    x = self.b.ins().insertlane(x, *c, i as u8);
+                }
+                args.push(BlockArg::Value(x));
+            } else {
+                args.extend(lanes.into_iter().map(BlockArg::Value));
+            }
+        }
+        let target = self.target(BlockId(go_on as u32));
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
+        let latch = self.latch;
+        self.b.ins().brif(none, latch, &[], target, &args);
+        Ok(())
+    }
+
     /// Lowers block `i` for all lanes (its parameters were made by [`Self::lockstep_param`]).
     pub(super) fn lockstep_block(&mut self, i: usize, blk: &ir::Block) -> Result<(), Error> {
         let cb = self.blocks[&(0, i)];
@@ -1005,6 +1464,9 @@ impl Lower<'_> {
                 let a = self.lockstep_args(*t, a);
                 let t = self.target(*t);
                 self.b.ins().jump(t, &a);
+            }
+            Term::Branch(..) if self.vplan.as_ref().is_some_and(|p| p.div.contains_key(&i)) => {
+                self.diverge(i, &blk.term)?;
             }
             Term::Branch(c, (t, ta), (f, fa)) => {
                 let c = self.uni(*c);

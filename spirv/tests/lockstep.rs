@@ -21,10 +21,10 @@ fn ulps(a: f32, b: f32) -> u32 {
 fn every_kernel_of_the_file_runs_in_lockstep() {
     let before = jit::lockstep_kernels_on_this_thread();
     let p = program("lockstep");
-    assert_eq!(jit::lockstep_kernels_on_this_thread() - before, 7);
-    // Divergent control flow (`if (i < n)`) and barriers keep one work-item at a time.
+    // All but `ls_divergent_loop`.
+    assert_eq!(jit::lockstep_kernels_on_this_thread() - before, 8);
+    // Barriers keep one work-item at a time.
     let before = jit::lockstep_kernels_on_this_thread();
-    let _ = program("saxpy");
     let _ = program("reduce");
     assert_eq!(jit::lockstep_kernels_on_this_thread(), before);
     // The bench kernels run in lockstep.
@@ -186,5 +186,67 @@ fn whole_records_per_lane() {
         }
         assert!(copy[4 * n..].iter().chain(&scaled[4 * n..]).all(|v| v.is_nan()));
         assert_eq!(sum[n], i32::MIN);
+    }
+}
+
+#[test]
+fn divergent_branches_and_returns() {
+    let p = program("lockstep");
+    let iters = 3;
+    for local in LOCALS {
+        // Work-items past `n` return at once; `n` is not a multiple of four.
+        let total = (local * 5) as usize;
+        let n = total - (total / 3).min(total - 1);
+        let mut a: Vec<f32> = (0..total).map(|i| ((i * 7919) % 41) as f32 - 20.0).collect();
+        let mut o = vec![f32::NAN; total];
+        let mut count = vec![0i32];
+        let mut flag = vec![0i32];
+        run_1d(
+            &p,
+            "ls_diverge",
+            &[addr(&mut a), addr(&mut o), addr(&mut count), addr(&mut flag), n as u64, iters],
+            total as u64,
+            local,
+        );
+        let mut want_count = 0;
+        for i in 0..total {
+            if i >= n {
+                assert!(o[i].is_nan(), "local {local} [{i}] written");
+                continue;
+            }
+            let x = a[i];
+            let mut acc = 0f32;
+            for j in 0..iters {
+                if x > 0.0 {
+                    acc += x.sqrt() * j as f32;
+                    if x > 10.0 {
+                        want_count += 1;
+                    }
+                } else {
+                    acc -= x;
+                }
+            }
+            let want = if x < -5.0 { -1.0 } else { acc };
+            assert_eq!(o[i], want, "local {local} [{i}]");
+        }
+        assert_eq!(count[0], want_count, "local {local}");
+        assert_eq!(flag[0], if n > 5 { 7 } else { 0 }, "local {local}");
+    }
+    let before = jit::lockstep_kernels_on_this_thread();
+    let _ = program("saxpy");
+    assert_eq!(jit::lockstep_kernels_on_this_thread() - before, 1, "saxpy's bound check diverges");
+}
+
+#[test]
+fn divergent_loops_run_one_work_item_at_a_time() {
+    let p = program("lockstep");
+    for local in [1u64, 3, 8] {
+        let n = (local * 4) as usize;
+        let mut o = vec![0i32; n];
+        run_1d(&p, "ls_divergent_loop", &[addr(&mut o)], n as u64, local);
+        for (i, v) in o.iter().enumerate() {
+            let want = (0..i as i32).fold(0i32, |s, j| s.wrapping_mul(31).wrapping_add(j));
+            assert_eq!(*v, want);
+        }
     }
 }
