@@ -399,6 +399,8 @@ fn symbols(data: usize) -> Vec<(&'static str, usize)> {
     v.push(("zekit_copy_bytes", copy_bytes as *const () as usize));
     v.push(("zekit_f64_to_f16", f64_to_f16 as *const () as usize));
     v.push(("zekit_printf", crate::printf::zekit_printf as *const () as usize));
+    v.push(("zekit_lanes_gather", lockstep::lanes_gather as *const () as usize));
+    v.push(("zekit_lanes_scatter", lockstep::lanes_scatter as *const () as usize));
     v.push(("zekit_data", data));
     v
 }
@@ -492,6 +494,32 @@ pub fn host_features() -> Result<(String, Vec<String>), Error> {
 thread_local! {
     static COMPILED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static LOCKSTEP: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static POLICY: std::cell::Cell<Option<Lockstep>> = const { std::cell::Cell::new(None) };
+}
+
+/// When kernels run several work-items in lockstep (see `jit_vec.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lockstep {
+    /// When the kernel allows it and the estimated code stays small (the default).
+    Auto,
+    /// Whenever the kernel allows it.
+    Always,
+    /// Never: one work-item after the other.
+    Never,
+}
+
+/// Sets when the kernels compiled on this thread run in lockstep; the default comes from the
+/// environment variable `ZEKIT_LOCKSTEP` (`0`: never, `1`: always, else auto).
+pub fn set_lockstep(policy: Lockstep) {
+    POLICY.with(|p| p.set(Some(policy)));
+}
+
+fn lockstep_policy() -> Lockstep {
+    POLICY.with(|p| p.get()).unwrap_or_else(|| match std::env::var("ZEKIT_LOCKSTEP").as_deref() {
+        Ok("0") => Lockstep::Never,
+        Ok("1") => Lockstep::Always,
+        _ => Lockstep::Auto,
+    })
 }
 
 /// How many kernels [`compile`] made run work-items in lockstep (see `jit_vec.rs`) on this
@@ -856,6 +884,8 @@ struct Lower<'a> {
     alive: Variable,
     /// Lockstep: inside a divergent region (nesting depth).
     predicated: u32,
+    /// Lockstep: the lanes' active flags, computed from this `alive` value.
+    vactive: Option<(CValue, [CValue; lockstep::W])>,
 }
 
 type CValue = cranelift_codegen::ir::Value;
@@ -900,7 +930,7 @@ impl<'a> Lower<'a> {
             broken: false,
             fc,
             fma,
-            vplan: lockstep::plan(k, r),
+            vplan: lockstep::plan(k, r, lockstep_policy()),
             lv: HashMap::new(),
             vmask: None,
             consts: HashMap::new(),
@@ -908,6 +938,7 @@ impl<'a> Lower<'a> {
             records: HashMap::new(),
             alive,
             predicated: 0,
+            vactive: None,
         }
     }
 

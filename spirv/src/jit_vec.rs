@@ -58,8 +58,8 @@ fn lane_builtin(b: Builtin, d: Option<u8>) -> bool {
 }
 
 /// The lockstep plan of a kernel, or `None` when it must run one work-item at a time.
-pub(super) fn plan(k: &ir::Kernel, r: &Regions) -> Option<Plan> {
-    if r.barriers() || k.private_size > 0 || std::env::var_os("ZEKIT_NO_LOCKSTEP").is_some() {
+pub(super) fn plan(k: &ir::Kernel, r: &Regions, policy: super::Lockstep) -> Option<Plan> {
+    if r.barriers() || k.private_size > 0 || policy == super::Lockstep::Never {
         return None;
     }
     let supported = |op: &Op| {
@@ -126,6 +126,9 @@ pub(super) fn plan(k: &ir::Kernel, r: &Regions) -> Option<Plan> {
             groups.insert((bi, ii), m);
         }
     }
+    if policy == super::Lockstep::Auto && !profitable(k, &varying, &groups) {
+        return None;
+    }
     Some(Plan {
         varying,
         div,
@@ -169,6 +172,121 @@ fn spread(k: &ir::Kernel, varying: &mut [bool], source: &dyn Fn(&Op) -> bool) {
             return;
         }
     }
+}
+
+/// True when running in lockstep pays for the code it takes: per-lane work is [`W`] times the
+/// code for the same work, so a kernel runs in lockstep when its estimated code stays within
+/// twice the one-at-a-time code and some of it runs all lanes at once (SIMD arithmetic,
+/// affine address arithmetic, vector and record accesses).
+fn profitable(
+    k: &ir::Kernel,
+    varying: &[bool],
+    groups: &std::collections::HashMap<(usize, usize), Member>,
+) -> bool {
+    let w = W as u64;
+    let mut consts = std::collections::HashMap::new();
+    // Strides of the values that are affine in the lane (as far as one pass sees).
+    let mut stride: std::collections::HashMap<ir::Value, i64> = std::collections::HashMap::new();
+    let (mut one_at_a_time, mut lockstep, mut wide) = (0u64, 0u64, 0u64);
+    let word = |t: Ty| matches!(t, Ty::F32 | Ty::I32);
+    for (bi, b) in k.blocks.iter().enumerate() {
+        for (ii, i) in b.insts.iter().enumerate() {
+            one_at_a_time += 1;
+            let rt = i.result.map(|r| k.ty(r));
+            if let (Op::Const(c), Some(r)) = (&i.op, i.result) {
+                consts.insert(r, *c as i64);
+            }
+            let st = |v: &ir::Value| -> Option<i64> {
+                if varying[v.0 as usize] {
+                    stride.get(v).copied()
+                } else {
+                    Some(0)
+                }
+            };
+            let affine = match &i.op {
+                Op::Builtin(Builtin::LocalId | Builtin::GlobalId, 0)
+                | Op::Builtin(Builtin::LocalLinearId | Builtin::GlobalLinearId, _) => Some(1),
+                Op::Bin(BinOp::Add, a, b) => st(a).zip(st(b)).map(|(x, y)| x.wrapping_add(y)),
+                Op::Bin(BinOp::Sub, a, b) => st(a).zip(st(b)).map(|(x, y)| x.wrapping_sub(y)),
+                Op::Bin(BinOp::Mul, a, b) => match (consts.get(a), consts.get(b)) {
+                    (_, Some(c)) => st(a).map(|s| s.wrapping_mul(*c)),
+                    (Some(c), _) => st(b).map(|s| s.wrapping_mul(*c)),
+                    _ => None,
+                },
+                Op::Bin(BinOp::Shl, a, b) => consts
+                    .get(b)
+                    .filter(|c| (0..64).contains(*c))
+                    .and_then(|c| st(a).map(|s| s.wrapping_shl(*c as u32))),
+                Op::Conv(ConvOp::UResize | ConvOp::SResize, a)
+                    if rt.is_some_and(|t| t.bytes() <= k.ty(*a).bytes()) =>
+                {
+                    st(a)
+                }
+                _ => None,
+            };
+            let vary = i.result.is_some_and(|r| varying[r.0 as usize])
+                || operands(&i.op).iter().any(|v| varying[v.0 as usize]);
+            if let (Some(s), Some(r), true) = (affine, i.result, vary) {
+                if matches!(rt, Some(Ty::I32 | Ty::I64)) {
+                    stride.insert(r, s);
+                    lockstep += 1;
+                    continue;
+                }
+            }
+            if !vary {
+                lockstep += 1;
+                continue;
+            }
+            let vector_access =
+                |a: &ir::Value, t: Ty| word(t) && st(a) == Some(i64::from(t.bytes()));
+            let (cost, all_lanes) = match &i.op {
+                Op::Const(_) | Op::Builtin(..) => (1, false),
+                _ if groups.contains_key(&(bi, ii)) => (1, true),
+                Op::Load(a) if rt.is_some_and(|t| vector_access(a, t)) => (3, true),
+                Op::Store { addr, value } if vector_access(addr, k.ty(*value)) => (3, true),
+                Op::Load(_) | Op::Store { .. } => (2 * w, false),
+                Op::Bin(o, ..) => match rt {
+                    Some(Ty::F32)
+                        if matches!(o, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv) =>
+                    {
+                        (1, true)
+                    }
+                    Some(Ty::I32)
+                        if matches!(
+                            o,
+                            BinOp::Add
+                                | BinOp::Sub
+                                | BinOp::Mul
+                                | BinOp::And
+                                | BinOp::Or
+                                | BinOp::Xor
+                        ) =>
+                    {
+                        (1, true)
+                    }
+                    _ => (w + 1, false),
+                },
+                Op::Un(o, _)
+                    if matches!(
+                        (o, rt),
+                        (UnOp::FNeg, Some(Ty::F32)) | (UnOp::Neg | UnOp::Not, Some(Ty::I32))
+                    ) =>
+                {
+                    (1, true)
+                }
+                Op::Math(f, _)
+                    if rt == Some(Ty::F32)
+                        && matches!(f, MathFn::Fma | MathFn::Mad | MathFn::Sqrt | MathFn::Fabs) =>
+                {
+                    (1, true)
+                }
+                _ => (w + 1, false),
+            };
+            lockstep += cost;
+            wide += u64::from(all_lanes);
+        }
+    }
+    wide > 0 && lockstep <= 2 * one_at_a_time
 }
 
 /// How a branch on a varying condition is run.
@@ -521,6 +639,31 @@ pub(super) struct Mask {
     scratch: CValue,
 }
 
+/// The slow path of a vector load: copies the 4-byte element of each active lane (lane `i`
+/// at `base + 4 i`) to `out[i]`.
+pub(super) extern "C" fn lanes_gather(out: *mut u32, base: u64, alive: u32) {
+    for i in 0..W {
+        if alive & (1 << i) != 0 {
+            // SAFETY: an active lane is a work-item that reads this element itself (the
+            // kernel's own access, valid by the application's promise); `out` is the
+            // kernel's 16-byte scratch slot.
+            unsafe { *out.add(i) = std::ptr::read_unaligned((base + 4 * i as u64) as *const u32) };
+        }
+    }
+}
+
+/// The slow path of a vector store: writes element `i` of `src` for each active lane `i`
+/// (at `base + 4 i`).
+pub(super) extern "C" fn lanes_scatter(base: u64, alive: u32, src: *const u32) {
+    for i in 0..W {
+        if alive & (1 << i) != 0 {
+            // SAFETY: as in `lanes_gather`: the active lane's own store; `src` is the
+            // scratch slot.
+            unsafe { std::ptr::write_unaligned((base + 4 * i as u64) as *mut u32, *src.add(i)) };
+        }
+    }
+}
+
 /// Every lane active, as bits of the `alive` mask.
 const ALL: i64 = (1 << W) - 1;
 
@@ -618,8 +761,17 @@ impl Lower<'_> {
     /// True (an `I8`) when lane `i` is active.
     fn active(&mut self, i: usize) -> CValue {
         let alive = self.b.use_var(self.alive);
-        let bit = self.b.ins().band_imm_s(alive, 1 << i);
-        self.b.ins().icmp_imm_s(IntCC::NotEqual, bit, 0)
+        if let Some((a, act)) = self.vactive {
+            if a == alive {
+                return act[i];
+            }
+        }
+        let act: [CValue; W] = std::array::from_fn(|i| {
+            let bit = self.b.ins().band_imm_s(alive, 1 << i);
+            self.b.ins().icmp_imm_s(IntCC::NotEqual, bit, 0)
+        });
+        self.vactive = Some((alive, act));
+        act[i]
     }
 
     fn mask(&self) -> Mask {
@@ -978,25 +1130,25 @@ impl Lower<'_> {
                                 vec![]
                             },
                             |me| {
-                                me.store_lanes(addr, value, true);
+                                let _ = (addr, value);
+                                let scratch = me.mask().scratch;
+                                me.b.ins().store(fl, x, scratch, 0);
+                                let alive = me.b.use_var(me.alive);
+                                let alive = me.b.ins().uextend(types::I32, alive);
+                                let f = lanes_scatter as *const () as usize;
+                                me.call(
+                                    f,
+                                    &[types::I64, types::I32, types::I64],
+                                    types::INVALID,
+                                    &[a, alive, scratch],
+                                );
                                 vec![]
                             },
                         );
                     }
-                    _ => {
-                        let (addr, value) = (*addr, *value);
-                        self.if_full(
-                            &[],
-                            |me| {
-                                me.store_lanes(addr, value, false);
-                                vec![]
-                            },
-                            |me| {
-                                me.store_lanes(addr, value, true);
-                                vec![]
-                            },
-                        );
-                    }
+                    // Scattered: each lane on its own, inactive lanes to the scratch slot (no
+                    // branch: a branch per access costs more to compile than it saves).
+                    _ => self.store_lanes(*addr, *value, true),
                 }
                 return Ok(());
             }
@@ -1015,21 +1167,23 @@ impl Lower<'_> {
                             &[vt],
                             |me| vec![me.b.ins().load(vt, fl, x, 0)],
                             |me| {
-                                let lanes = me.load_lanes(a, t, true);
-                                let mut v = me.b.ins().splat(vt, lanes[0]);
-                                for (i, c) in lanes.iter().enumerate().skip(1) {
-                                    v = me.b.ins().insertlane(v, *c, i as u8);
-                                }
-                                vec![v]
+                                let _ = a;
+                                let scratch = me.mask().scratch;
+                                let alive = me.b.use_var(me.alive);
+                                let alive = me.b.ins().uextend(types::I32, alive);
+                                let f = lanes_gather as *const () as usize;
+                                me.call(
+                                    f,
+                                    &[types::I64, types::I64, types::I32],
+                                    types::INVALID,
+                                    &[scratch, x, alive],
+                                );
+                                vec![me.b.ins().load(vt, fl, scratch, 0)]
                             },
                         );
                         Lv::V(v[0])
                     }
-                    _ => Lv::S(self.if_full(
-                        &[ty(t); W],
-                        |me| me.load_lanes(a, t, false),
-                        |me| me.load_lanes(a, t, true),
-                    )),
+                    _ => Lv::S(self.load_lanes(a, t, true)),
                 };
                 self.def_lv(r, l);
                 return Ok(());

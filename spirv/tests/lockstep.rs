@@ -5,7 +5,14 @@
 mod common;
 
 use common::{addr, program, run_1d, run_2d};
-use zekit_spirv::jit;
+use zekit_spirv::jit::{self, Lockstep};
+
+/// The kernels of `lockstep.cl`, in lockstep whenever they allow it (some would not pay for
+/// their code under the default policy).
+fn lockstep_program() -> zekit_spirv::Program {
+    jit::set_lockstep(Lockstep::Always);
+    program("lockstep")
+}
 
 /// Group sizes: below, at and between multiples of the four lanes.
 const LOCALS: [u64; 8] = [1, 2, 3, 4, 5, 7, 8, 61];
@@ -17,26 +24,33 @@ fn ulps(a: f32, b: f32) -> u32 {
     (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs() as u32
 }
 
+/// How many kernels of `kernels/<name>.spv` run in lockstep under `policy`.
+fn in_lockstep(name: &str, policy: Lockstep) -> u64 {
+    jit::set_lockstep(policy);
+    let before = jit::lockstep_kernels_on_this_thread();
+    let _ = program(name);
+    jit::lockstep_kernels_on_this_thread() - before
+}
+
 #[test]
-fn every_kernel_of_the_file_runs_in_lockstep() {
-    let before = jit::lockstep_kernels_on_this_thread();
-    let p = program("lockstep");
-    // All but `ls_divergent_loop`.
-    assert_eq!(jit::lockstep_kernels_on_this_thread() - before, 8);
+fn which_kernels_run_in_lockstep() {
+    // All but `ls_divergent_loop` can.
+    assert_eq!(in_lockstep("lockstep", Lockstep::Always), 8);
+    assert_eq!(in_lockstep("lockstep", Lockstep::Never), 0);
     // Barriers keep one work-item at a time.
-    let before = jit::lockstep_kernels_on_this_thread();
-    let _ = program("reduce");
-    assert_eq!(jit::lockstep_kernels_on_this_thread(), before);
-    // The bench kernels run in lockstep.
-    let before = jit::lockstep_kernels_on_this_thread();
-    let _ = program("vector_add");
-    assert_eq!(jit::lockstep_kernels_on_this_thread() - before, 1);
-    drop(p);
+    assert_eq!(in_lockstep("reduce", Lockstep::Always), 0);
+    // By default: the kernels that gain (SIMD arithmetic, vector and record accesses)...
+    for (name, n) in [("bench/flops", 4), ("bench/copy4", 1), ("vector_add", 1), ("saxpy", 1)] {
+        assert_eq!(in_lockstep(name, Lockstep::Auto), n, "{name}");
+    }
+    // ... but not those whose work is per lane anyway (math through calls).
+    assert_eq!(in_lockstep("math", Lockstep::Always), 1);
+    assert_eq!(in_lockstep("math", Lockstep::Auto), 0);
 }
 
 #[test]
 fn affine_vector_accesses() {
-    let p = program("lockstep");
+    let p = lockstep_program();
     for local in LOCALS {
         let n = (local * 6) as usize;
         let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.37 - 3.0).collect();
@@ -67,7 +81,7 @@ fn affine_vector_accesses() {
 
 #[test]
 fn gathers_and_scatters() {
-    let p = program("lockstep");
+    let p = lockstep_program();
     for local in LOCALS {
         let n = (local * 5) as usize;
         let mut a: Vec<f32> = (0..2 * n).map(|i| (i * i) as f32).collect();
@@ -81,7 +95,7 @@ fn gathers_and_scatters() {
 
 #[test]
 fn uniform_loops_with_varying_values() {
-    let p = program("lockstep");
+    let p = lockstep_program();
     let iters = 37;
     for local in LOCALS {
         let n = (local * 3) as usize;
@@ -106,7 +120,7 @@ fn uniform_loops_with_varying_values() {
 
 #[test]
 fn ids_per_lane_in_two_dimensions() {
-    let p = program("lockstep");
+    let p = lockstep_program();
     for (lx, ly) in [(5u64, 3u64), (4, 2), (1, 4), (9, 1), (3, 3)] {
         let (gx, gy) = (lx * 2, ly * 3);
         let mut o = vec![u32::MAX; (gx * gy * 6) as usize];
@@ -125,7 +139,7 @@ fn ids_per_lane_in_two_dimensions() {
 
 #[test]
 fn atomics_per_lane_and_a_uniform_switch() {
-    let p = program("lockstep");
+    let p = lockstep_program();
     for local in LOCALS {
         for (mode, v) in [(0u64, 1i32), (1, 2), (9, 5)] {
             let n = (local * 4) as usize;
@@ -142,7 +156,7 @@ fn atomics_per_lane_and_a_uniform_switch() {
 
 #[test]
 fn per_lane_math_and_selects() {
-    let p = program("lockstep");
+    let p = lockstep_program();
     for local in LOCALS {
         let n = (local * 4) as usize;
         let mut a: Vec<f32> = (0..n).map(|i| i as f32 / n as f32).collect();
@@ -160,7 +174,7 @@ fn per_lane_math_and_selects() {
 
 #[test]
 fn whole_records_per_lane() {
-    let p = program("lockstep");
+    let p = lockstep_program();
     for local in LOCALS {
         let n = (local * 3) as usize;
         let mut a: Vec<f32> = (0..4 * n).map(|i| i as f32 * 0.5 - 7.0).collect();
@@ -191,7 +205,7 @@ fn whole_records_per_lane() {
 
 #[test]
 fn divergent_branches_and_returns() {
-    let p = program("lockstep");
+    let p = lockstep_program();
     let iters = 3;
     for local in LOCALS {
         // Work-items past `n` return at once; `n` is not a multiple of four.
@@ -239,7 +253,7 @@ fn divergent_branches_and_returns() {
 
 #[test]
 fn divergent_loops_run_one_work_item_at_a_time() {
-    let p = program("lockstep");
+    let p = lockstep_program();
     for local in [1u64, 3, 8] {
         let n = (local * 4) as usize;
         let mut o = vec![0i32; n];

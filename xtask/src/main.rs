@@ -402,8 +402,9 @@ fn bench() -> Result<(), String> {
     Ok(())
 }
 
-/// `cargo xtask test`: every test of the workspace (the README's test command), then
-/// zekit-spirv's kernel-info test without the `jit` feature.
+/// `cargo xtask test`: every test of the workspace (the README's test command), the kernel
+/// tests with every kernel in lockstep, then zekit-spirv's kernel-info test without the `jit`
+/// feature.
 fn run_tests() -> Result<(), String> {
     let lz_root = deps::level_zero_root(&root())?;
     let valgrind = deps::valgrind(&root())?;
@@ -416,6 +417,19 @@ fn run_tests() -> Result<(), String> {
         .map_err(|e| format!("cargo test: {e}"))?;
     if !status.success() {
         return Err("cargo test --workspace failed".into());
+    }
+    // The kernel tests again with every kernel that can in lockstep (by default only those
+    // that gain from it do), so the per-lane lowering meets every host reference too.
+    let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["test", "-p", "zekit-spirv", "--test", "stdlib", "--test", "compile"])
+        .args(["--test", "atomics_groups", "--test", "aggregates", "--test", "native"])
+        .args(["-p", "zekit-driver-core", "--test", "kernels"])
+        .env("ZEKIT_LOCKSTEP", "1")
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cargo test: {e}"))?;
+    if !status.success() {
+        return Err("the kernel tests with ZEKIT_LOCKSTEP=1 failed".into());
     }
     // The workspace build unifies features (the CPU driver turns `jit` on): check zekit-spirv
     // without Cranelift too, as the mock uses it.
