@@ -109,12 +109,23 @@ impl Launch {
                 local_mem: local_base,
                 private_mem: private.as_mut_ptr() as usize,
             };
-            for g in start..end {
-                ctx.group_id = [g % gx, (g / gx) % gy, g / (gx * gy)];
+            // Group ids counted up (x fastest) instead of divided out of `g` for each group.
+            let mut id = [start % gx, (start / gx) % gy, start / (gx * gy)];
+            for _ in start..end {
+                ctx.group_id = id;
                 // SAFETY: the argument block has the kernel's layout (core::kernel built it),
                 // local and private memory have the sizes the kernel reports, the program is
                 // alive (`self.program`); the buffers are the application's promise (above).
                 unsafe { kernel.run_group(&mut ctx) };
+                id[0] += 1;
+                if id[0] == gx {
+                    id[0] = 0;
+                    id[1] += 1;
+                    if id[1] == gy {
+                        id[1] = 0;
+                        id[2] += 1;
+                    }
+                }
             }
         };
         pool.run(pieces, &body);
