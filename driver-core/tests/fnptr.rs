@@ -268,3 +268,59 @@ fn native_binary_keeps_function_pointers() {
     ok!(ze::zeModuleDestroy(n));
     ok!(ze::zeModuleDestroy(m));
 }
+
+fn link_spv(name: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/../spirv/kernels/link/{name}.spv",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+#[test]
+fn pointers_to_imported_functions_after_dynamic_link() {
+    let z = Ze::new();
+    let user = create(&z, &link_spv("fp_user"), ze_module_format_t::IL_SPIRV);
+    let lib = create(&z, &link_spv("link_lib"), ze_module_format_t::IL_SPIRV);
+    let name = CString::new("negate").unwrap();
+    let mut f: *mut c_void = null_mut();
+    check!(
+        ze::zeModuleGetFunctionPointer(user, name.as_ptr(), &mut f),
+        ze_result_t::ERROR_INVALID_MODULE_UNLINKED
+    );
+    let mut mods = [user, lib];
+    ok!(ze::zeModuleDynamicLink(2, mods.as_mut_ptr(), null_mut()));
+    // `twice` (imported from link_lib) through a pointer taken in fp_user, `negate` (its own)
+    // from a table and as the host's argument.
+    let input: Vec<i32> = (0..N as i32).map(|i| i * 3 - 50).collect();
+    let run = |extra: u64| {
+        let k = kernel(user, "fp_user");
+        let (pi, po) = (buf(&z, &input), buf(&z, &[7i32; N]));
+        arg(k, 0, &pi);
+        arg(k, 1, &po);
+        arg(k, 2, &extra);
+        launch(&z, k, N, 0);
+        ok!(ze::zeKernelDestroy(k));
+        read(po, N)
+    };
+    let out = run(pointer(user, "negate"));
+    for i in 0..N {
+        let want = if i % 3 == 0 { 2 * input[i] } else { -input[i] };
+        assert_eq!(out[i], want, "{i}");
+    }
+    // The library does not use function pointers: its functions have no pointer value; a
+    // pointer of another module (another instance of fnptr.cl) is unknown here: 0.
+    let twice = CString::new("twice").unwrap();
+    check!(
+        ze::zeModuleGetFunctionPointer(lib, twice.as_ptr(), &mut f),
+        ze_result_t::ERROR_INVALID_FUNCTION_NAME
+    );
+    let other = create(&z, &spv(), ze_module_format_t::IL_SPIRV);
+    let out = run(pointer(other, "add"));
+    for i in (2..N).step_by(3) {
+        assert_eq!(out[i], 0, "{i}");
+    }
+    ok!(ze::zeModuleDestroy(other));
+    ok!(ze::zeModuleDestroy(user));
+    ok!(ze::zeModuleDestroy(lib));
+}
