@@ -254,3 +254,81 @@ fn native_binary_keeps_function_pointers() {
     let out = run_arg(&q, f(&q, "mul"));
     assert_eq!(out[5], mul(ints(1)[5], ints(2)[5]) * 16 + 3);
 }
+
+/// The module's words, and the word index of each instruction with opcode `op`.
+fn find(words: &[u32], op: u32) -> Vec<usize> {
+    let mut at = 5;
+    let mut out = Vec::new();
+    while at < words.len() {
+        if words[at] & 0xffff == op {
+            out.push(at);
+        }
+        at += (words[at] >> 16).max(1) as usize;
+    }
+    out
+}
+
+fn words() -> Vec<u32> {
+    std::fs::read(format!("{}/kernels/fnptr.spv", env!("CARGO_MANIFEST_DIR")))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn compile(w: &[u32]) -> Result<Program, zekit_spirv::Error> {
+    let b: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    zekit_spirv::compile(&b, &Default::default())
+}
+
+#[test]
+fn refusals_name_the_problem() {
+    // OpSpecConstantOp other than a cast of a function pointer (here: SNegate).
+    let mut w = words();
+    let at = find(&w, 52)[0];
+    assert_eq!(w[at + 3], 121);
+    w[at + 3] = 126;
+    let e = compile(&w).unwrap_err().to_string();
+    assert!(e.contains("OpSpecConstantOp at module scope"), "{e}");
+    // A pointer to something that is not a function.
+    let mut w = words();
+    let at = find(&w, 5600)[0];
+    w[at + 3] = w[at + 1]; // its own type
+    let e = compile(&w).unwrap_err().to_string();
+    assert!(e.starts_with("invalid SPIR-V") && e.contains("not a function"), "{e}");
+}
+
+#[test]
+fn without_the_capability_functions_have_no_pointer_value() {
+    // FunctionPointersINTEL replaced by a second Kernel capability: pointers the module takes
+    // still work, exported functions get no value for the host.
+    let mut w = words();
+    let at = find(&w, 17)
+        .into_iter()
+        .find(|a| w[a + 1] == 5603)
+        .unwrap();
+    w[at + 1] = 6;
+    let p = compile(&w).unwrap();
+    assert!(p.functions.is_empty());
+    let mut out = vec![0u64; 6];
+    run_1d(&p, "fp_store", &[addr(&mut out)], 1, 1);
+    assert!(out.iter().all(|v| *v >= p.data_address() as u64));
+    let sel: Vec<i32> = (0..N as i32).map(|i| i % 4).collect();
+    let (a, b) = (ints(3), ints(11));
+    let mut o = vec![0i32; N];
+    let (mut s2, mut a2, mut b2) = (sel.clone(), a.clone(), b.clone());
+    run_1d(
+        &p,
+        "fp_table",
+        &[addr(&mut s2), addr(&mut a2), addr(&mut b2), addr(&mut o)],
+        N as u64,
+        8,
+    );
+    let ops = [add, sub, mul, max_of];
+    for i in 0..N {
+        assert_eq!(o[i], ops[i % 4](a[i], b[i]), "{i}");
+    }
+    // Its own stored pointer passed back in works.
+    let back = run_arg(&p, out[1]);
+    assert_eq!(back[3], sub(ints(1)[3], ints(2)[3]) * 16 + 2);
+}
