@@ -231,7 +231,11 @@ fn bad_pointers_and_unknown_names() {
             ze::zeModuleGetFunctionPointer(m, name.as_ptr(), &mut f),
             ze_result_t::ERROR_INVALID_FUNCTION_NAME
         );
-        assert!(last_error().contains(&format!("`{bad}`")), "{}", last_error());
+        assert!(
+            last_error().contains(&format!("`{bad}`")),
+            "{}",
+            last_error()
+        );
     }
     ok!(ze::zeModuleDestroy(other));
     ok!(ze::zeModuleDestroy(m));

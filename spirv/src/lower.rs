@@ -1281,7 +1281,10 @@ impl Builder<'_> {
         if let Some(ended) = self.half_inst(fr, label, i)? {
             return Ok(ended);
         }
-        if matches!(op, fnptr::CONSTANT_FUNCTION_POINTER | fnptr::FUNCTION_POINTER_CALL) {
+        if matches!(
+            op,
+            fnptr::CONSTANT_FUNCTION_POINTER | fnptr::FUNCTION_POINTER_CALL
+        ) {
             self.fnptr_inst(fr, i)?;
             return Ok(false);
         }

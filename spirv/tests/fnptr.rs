@@ -11,9 +11,7 @@ use zekit_spirv::Program;
 const N: usize = 64;
 
 fn ints(seed: i32) -> Vec<i32> {
-    (0..N as i32)
-        .map(|i| (i * 37 + seed) % 41 - 20)
-        .collect()
+    (0..N as i32).map(|i| (i * 37 + seed) % 41 - 20).collect()
 }
 
 fn f(p: &Program, name: &str) -> u64 {
@@ -212,13 +210,25 @@ fn recursion_through_a_pointer_stops_at_the_recursive_call() {
     let mut n: Vec<i32> = (0..N as i32).map(|i| i - 8).collect();
     let mut out = vec![-1i32; N];
     let me = f(&p, "countdown");
-    run_1d(&p, "fp_recursive", &[addr(&mut n), addr(&mut out), me], N as u64, 8);
+    run_1d(
+        &p,
+        "fp_recursive",
+        &[addr(&mut n), addr(&mut out), me],
+        N as u64,
+        8,
+    );
     for i in 0..N {
         // countdown(n) = n + (recursive call: 0) for n > 0.
         assert_eq!(out[i], n[i].max(0), "{i}");
     }
     let mut out = vec![-1i32; N];
-    run_1d(&p, "fp_recursive", &[addr(&mut n), addr(&mut out), 7], N as u64, 8);
+    run_1d(
+        &p,
+        "fp_recursive",
+        &[addr(&mut n), addr(&mut out), 7],
+        N as u64,
+        8,
+    );
     assert_eq!(out, vec![0; N]);
 }
 
@@ -295,7 +305,10 @@ fn refusals_name_the_problem() {
     let at = find(&w, 5600)[0];
     w[at + 3] = w[at + 1]; // its own type
     let e = compile(&w).unwrap_err().to_string();
-    assert!(e.starts_with("invalid SPIR-V") && e.contains("not a function"), "{e}");
+    assert!(
+        e.starts_with("invalid SPIR-V") && e.contains("not a function"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -303,10 +316,7 @@ fn without_the_capability_functions_have_no_pointer_value() {
     // FunctionPointersINTEL replaced by a second Kernel capability: pointers the module takes
     // still work, exported functions get no value for the host.
     let mut w = words();
-    let at = find(&w, 17)
-        .into_iter()
-        .find(|a| w[a + 1] == 5603)
-        .unwrap();
+    let at = find(&w, 17).into_iter().find(|a| w[a + 1] == 5603).unwrap();
     w[at + 1] = 6;
     let p = compile(&w).unwrap();
     assert!(p.functions.is_empty());

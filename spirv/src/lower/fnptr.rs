@@ -101,7 +101,14 @@ pub(super) fn init_relocs(m: &mut Module, init: u32, ty: u32, off: u64) -> Resul
     Ok(())
 }
 
-fn walk(m: &Module, id: u32, ty: u32, off: u64, depth: u32, out: &mut Vec<u32>) -> Result<(), Error> {
+fn walk(
+    m: &Module,
+    id: u32,
+    ty: u32,
+    off: u64,
+    depth: u32,
+    out: &mut Vec<u32>,
+) -> Result<(), Error> {
     if depth > 32 {
         return Err(Error::invalid("constants nested too deeply"));
     }
@@ -267,8 +274,7 @@ impl Builder<'_> {
         let mut cases = Vec::new();
         for (off, fid) in candidates {
             let key = (self.m as *const Module as usize, fid);
-            if self.stack.contains(&key) || !self.signature_is(fid, void, &ret_types, &arg_types)
-            {
+            if self.stack.contains(&key) || !self.signature_is(fid, void, &ret_types, &arg_types) {
                 continue;
             }
             let entry = self.inline(fid, args.clone(), Some(cont)).map_err(|e| {
