@@ -328,3 +328,22 @@ fn pointers_to_imported_functions_after_dynamic_link() {
     ok!(ze::zeModuleDestroy(user));
     ok!(ze::zeModuleDestroy(lib));
 }
+
+#[test]
+fn linked_functions_calling_through_pointers_are_refused() {
+    let z = Ze::new();
+    let user = create(&z, &link_spv("fp_lib_user"), ze_module_format_t::IL_SPIRV);
+    let lib = create(&z, &link_spv("fp_lib"), ze_module_format_t::IL_SPIRV);
+    // The library itself builds and gives its functions' pointers.
+    assert_ne!(pointer(lib, "inc"), pointer(lib, "dec"));
+    let mut mods = [user, lib];
+    check!(
+        ze::zeModuleDynamicLink(2, mods.as_mut_ptr(), null_mut()),
+        ze_result_t::ERROR_MODULE_LINK_FAILURE
+    );
+    let e = last_error();
+    assert!(e.contains("function pointer in a linked function"), "{e}");
+    assert!(e.contains("`pick`"), "{e}");
+    ok!(ze::zeModuleDestroy(user));
+    ok!(ze::zeModuleDestroy(lib));
+}

@@ -186,6 +186,7 @@ pub(super) fn finish(
 
 /// Adds `base` to the 8-byte little-endian values at `relocs` (byte offsets) of `words`;
 /// offsets past the end are skipped (the lowering and the native loader never give them).
+#[cfg(feature = "jit")]
 pub(crate) fn relocate(words: &mut [u64], relocs: &[u32], base: u64) {
     let byte = |w: &[u64], i: usize| (w[i / 8] >> (8 * (i % 8))) as u8;
     for &off in relocs {
