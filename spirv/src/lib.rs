@@ -228,9 +228,15 @@ pub struct Program {
     pub kernels: Vec<Kernel>,
     /// Exported program-scope variables: name, address, size.
     pub globals: Vec<(String, usize, usize)>,
+    /// Exported functions that are not kernels, in a module using function pointers: name and
+    /// the pointer value the module's kernels call them by (see `lower/fnptr.rs`).
+    pub functions: Vec<(String, usize)>,
     data: Box<[u64]>,
-    /// The initial bytes of the program-scope data (what a native binary saves).
+    /// The initial bytes of the program-scope data (what a native binary saves), before
+    /// relocation.
     init: Vec<u8>,
+    /// Offsets in the data of function pointers, relative to the data until placed.
+    data_relocs: Vec<u32>,
     _code: jit::Code,
 }
 
@@ -243,6 +249,10 @@ impl Program {
     /// Address of the program-scope data.
     pub fn data_address(&self) -> usize {
         self.data.as_ptr() as usize
+    }
+    /// The pointer value of exported function `name` (not a kernel), as its kernels call it.
+    pub fn function(&self, name: &str) -> Option<usize> {
+        self.functions.iter().find(|f| f.0 == name).map(|f| f.1)
     }
 }
 
@@ -360,7 +370,7 @@ fn compile_inner(
         .map_err(|e| e.context("a linked module"))?;
     let lib_refs: Vec<_> = lib_insts.iter().map(|(i, s)| (&i[..], *s)).collect();
     let lowered = lower::lower_linked(&insts, spec, &lib_refs)?;
-    let data: Box<[u64]> = {
+    let mut data: Box<[u64]> = {
         let mut d = vec![0u64; lowered.data.len().div_ceil(8)];
         for (i, b) in lowered.data.iter().enumerate() {
             d[i / 8] |= u64::from(*b) << (8 * (i % 8));
@@ -368,6 +378,7 @@ fn compile_inner(
         d.into_boxed_slice()
     };
     let base = data.as_ptr() as usize;
+    lower::fnptr::relocate(&mut data, &lowered.data_relocs, base as u64);
     let mut split = Vec::new();
     let mut infos = Vec::new();
     for (mut k, mut info) in lowered.kernels {
@@ -396,11 +407,18 @@ fn compile_inner(
         .into_iter()
         .map(|(n, o, s)| (n, base + o as usize, s as usize))
         .collect();
+    let functions = lowered
+        .functions
+        .into_iter()
+        .map(|(n, o)| (n, base + o as usize))
+        .collect();
     Ok(Program {
         kernels,
         globals,
+        functions,
         data,
         init: lowered.data,
+        data_relocs: lowered.data_relocs,
         _code: code,
     })
 }

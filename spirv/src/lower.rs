@@ -10,6 +10,7 @@ use crate::spv::{self, op_name, Decoration, Inst, Type};
 use crate::{AddressSpace, ArgInfo, ArgKind, Error, KernelInfo};
 
 mod aggregate;
+pub(crate) mod fnptr;
 mod stdlib;
 
 /// Most IR instructions a kernel may have after inlining.
@@ -26,6 +27,12 @@ pub struct Lowered {
     pub data: Vec<u8>,
     /// Exported program-scope variables: name, offset in `data`, size.
     pub globals: Vec<(String, u32, u32)>,
+    /// Exported functions with a pointer value (`lower/fnptr.rs`): name, offset in `data` of
+    /// the slot whose address is the value.
+    pub functions: Vec<(String, u32)>,
+    /// Offsets in `data` of 8-byte values to which `data`'s address is added when it is placed
+    /// (function pointers in initializers).
+    pub data_relocs: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -61,6 +68,8 @@ struct Module {
     exports: HashMap<String, u32>,
     /// Ids with `LinkageAttributes` Import → name.
     imports: HashMap<u32, String>,
+    /// Function pointers (`lower/fnptr.rs`).
+    fnptr: fnptr::FnPtrs,
 }
 
 const SUPPORTED_CAPS: &[(u32, &str)] = &[
@@ -83,6 +92,7 @@ const SUPPORTED_CAPS: &[(u32, &str)] = &[
     (7, "Vector16"),
     (8, "Float16Buffer"),
     (9, "Float16"),
+    (fnptr::CAPABILITY, "FunctionPointersINTEL"),
 ];
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -307,7 +317,7 @@ pub fn lower_linked(
     spec: &HashMap<u32, u64>,
     libs: &[(&[Inst], &HashMap<u32, u64>)],
 ) -> Result<Lowered, Error> {
-    let (m, data, globals, entries, modes) = read_module(insts, spec)?;
+    let (mut m, data, globals, entries, modes) = read_module(insts, spec)?;
     let libs = libs
         .iter()
         .map(|(i, s)| read_module(i, s).map(|r| r.0))
@@ -324,6 +334,8 @@ pub fn lower_linked(
         kernels,
         data,
         globals,
+        functions: std::mem::take(&mut m.fnptr.names),
+        data_relocs: std::mem::take(&mut m.fnptr.relocs),
     })
 }
 
@@ -368,6 +380,7 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
         names: HashMap::new(),
         opencl_std: HashSet::new(),
         local_size: 0,
+        fnptr: fnptr::FnPtrs::default(),
     };
     let mut data = Vec::new();
     let mut globals = Vec::new();
@@ -565,6 +578,7 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                         data.resize((off + size) as usize, 0);
                         if let Some(init) = i.ops.get(3) {
                             m.write_const(*init, pointee, &mut data[off as usize..], 0)?;
+                            fnptr::init_relocs(&mut m, *init, pointee, off)?;
                         }
                         if let Some(d) = m.has_deco(id, 41) {
                             let w = Inst {
@@ -606,6 +620,7 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                     },
                 ));
             }
+            52 | fnptr::CONSTANT_FUNCTION_POINTER => fnptr::module_inst(&mut m, i, &mut data)?,
             op => {
                 return Err(Error::unsupported(format!(
                     "instruction {} at module scope",
@@ -620,6 +635,7 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
     // Only defined functions are exports (variables and declarations are not).
     m.exports
         .retain(|_, id| m.funcs.get(id).is_some_and(|f| !f.blocks.is_empty()));
+    fnptr::finish(&mut m, &mut data, insts, &entries)?;
     Ok((m, data, globals, entries, modes))
 }
 
@@ -953,6 +969,9 @@ impl Builder<'_> {
         if let Some(v) = fr.vals.get(&id) {
             return Ok(v.clone());
         }
+        if let Some(v) = self.fnptr_const(id)? {
+            return Ok(v);
+        }
         if let Some((ty, c)) = self.m.consts.get(&id) {
             if self.m.is_aggregate(*ty) {
                 let ty = *ty;
@@ -1261,6 +1280,13 @@ impl Builder<'_> {
         };
         if let Some(ended) = self.half_inst(fr, label, i)? {
             return Ok(ended);
+        }
+        if matches!(
+            op,
+            fnptr::CONSTANT_FUNCTION_POINTER | fnptr::FUNCTION_POINTER_CALL
+        ) {
+            self.fnptr_inst(fr, i)?;
+            return Ok(false);
         }
         if op == 12 {
             if let Some(ended) = self.std_whole(fr, i)? {

@@ -5,10 +5,12 @@
 //! checksum of everything after it, then the target triple and the CPU features the code was
 //! generated for, the initial program-scope data, the exported variables (name, offset,
 //! size), and per kernel what it reports ([`KernelInfo`]) and its machine code with its
-//! relocations ([`jit::FuncImage`]). Loading checks the magic, version and checksum, refuses
+//! relocations ([`jit::FuncImage`]), then (since version 2) the offsets of the function
+//! pointers in the data and the exported functions' pointer slots (name, offset). Loading checks the magic, version and checksum, refuses
 //! code for another target or for CPU features the host lacks, copies the code into executable
 //! memory and relocates it (math functions, `memmove` and the program's data are named by
-//! symbol, so the binary works in any process of the same build).
+//! symbol, so the binary works in any process of the same build) and the function pointers in
+//! the data.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -18,7 +20,7 @@ use crate::{AddressSpace, ArgInfo, ArgKind, Kernel, KernelInfo, Program};
 /// The magic number at the start of a native binary.
 pub const MAGIC: &[u8; 8] = b"ZEKITNB\0";
 /// The format version; a binary of another version is refused.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Most bytes of a section (a guard against corrupt lengths).
 const MAX_LEN: u64 = 1 << 30;
 
@@ -183,6 +185,16 @@ impl Program {
                 w.u64(r.addend as u64);
             }
         }
+        // Function pointers (version 2): relocations of the data, exported functions.
+        w.u32(self.data_relocs.len() as u32);
+        for r in &self.data_relocs {
+            w.u32(*r);
+        }
+        w.u32(self.functions.len() as u32);
+        for (name, addr) in &self.functions {
+            w.str(name);
+            w.u64((addr - base) as u64);
+        }
         let mut out = Vec::with_capacity(w.0.len() + 20);
         out.extend(MAGIC);
         out.extend(VERSION.to_le_bytes());
@@ -312,10 +324,29 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
             relocs,
         });
     }
-    if !r.0.is_empty() {
-        return Err(err("bytes after the last kernel"));
+    let nr = r.count(1 << 24)?;
+    let mut data_relocs = Vec::with_capacity(nr);
+    for _ in 0..nr {
+        let off = r.u32()?;
+        if u64::from(off) + 8 > init.len() as u64 {
+            return Err(err("a data relocation outside the data"));
+        }
+        data_relocs.push(off);
     }
-    let data: Box<[u64]> = {
+    let nf = r.count(1 << 20)?;
+    let mut functions = Vec::with_capacity(nf);
+    for _ in 0..nf {
+        let name = r.str()?;
+        let off = r.u64()?;
+        if off >= init.len() as u64 {
+            return Err(err(format!("function `{name}` outside the data")));
+        }
+        functions.push((name, off as usize));
+    }
+    if !r.0.is_empty() {
+        return Err(err("bytes after the function pointers"));
+    }
+    let mut data: Box<[u64]> = {
         let mut d = vec![0u64; init.len().div_ceil(8)];
         for (i, b) in init.iter().enumerate() {
             d[i / 8] |= u64::from(*b) << (8 * (i % 8));
@@ -323,6 +354,7 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
         d.into_boxed_slice()
     };
     let base = data.as_ptr() as usize;
+    crate::lower::fnptr::relocate(&mut data, &data_relocs, base as u64);
     let code = jit::load(&images, &(triple, features), base).map_err(|e| err(e.to_string()))?;
     let kernels = infos
         .into_iter()
@@ -335,8 +367,13 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
             .into_iter()
             .map(|(n, o, s)| (n, base + o, s))
             .collect(),
+        functions: functions
+            .into_iter()
+            .map(|(n, o)| (n, base + o))
+            .collect(),
         data,
         init,
+        data_relocs,
         _code: code,
     })
 }

@@ -289,6 +289,8 @@ pub fn op_name(op: u16) -> String {
         5572 => "OpSubgroupShuffleDownINTEL",
         5573 => "OpSubgroupShuffleUpINTEL",
         5574 => "OpSubgroupShuffleXorINTEL",
+        5600 => "OpConstantFunctionPointerINTEL",
+        5601 => "OpFunctionPointerCallINTEL",
         5614 => "OpAtomicFMinEXT",
         5615 => "OpAtomicFMaxEXT",
         6035 => "OpAtomicFAddEXT",

@@ -36,6 +36,7 @@ const KERNELS: &[&str] = &[
     "printf",
     "aggregates_ssa",
     "struct_values",
+    "fnptr",
 ];
 
 struct Rng(u64);

@@ -357,10 +357,12 @@ fn kernels(check: bool) -> Result<(), String> {
             std::fs::create_dir_all(bc_dir).map_err(|e| format!("{}: {e}", bc_dir.display()))?;
             (spv.clone(), bc.clone())
         };
-        // Float atomics (`atomic_fetch_add/min/max` on `atomic_float`) and sub-group shuffles
-        // (`intel_sub_group_shuffle*`) need these extensions.
+        // Float atomics (`atomic_fetch_add/min/max` on `atomic_float`), sub-group shuffles
+        // (`intel_sub_group_shuffle*`) and function pointers (clang's
+        // `__cl_clang_function_pointers`, enabled by a pragma in the kernel) need these
+        // extensions; a kernel that uses none of them comes out the same.
         run(std::process::Command::new("llvm-spirv-15")
-            .arg("--spirv-ext=+SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max,+SPV_INTEL_subgroups")
+            .arg("--spirv-ext=+SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max,+SPV_INTEL_subgroups,+SPV_INTEL_function_pointers")
             .arg(&front)
             .arg("-o")
             .arg(&spv_out))?;

@@ -12,7 +12,7 @@
 //! | `zeModuleGetGlobalPointer` | program-scope variables the module exports (LinkageAttributes Export); others: `INVALID_GLOBAL_NAME` |
 //! | imports (functions declared with LinkageAttributes Import) | the module is built by `zeModuleDynamicLink`, with the modules exporting them; until then `zeKernelCreate` and `zeModuleGetFunctionPointer` answer `INVALID_MODULE_UNLINKED`; `zeModuleGetProperties` reports `IMPORTS` for a module with imports |
 //! | `zeModuleDynamicLink` | each module with unresolved imports is compiled with the exported functions of the others inlined into its kernels; an import no other module exports: `MODULE_LINK_FAILURE`, the log line naming the symbol (nothing is linked then); a linked function using its own module's program-scope variables: `MODULE_LINK_FAILURE` |
-//! | `zeModuleGetFunctionPointer` | a kernel's work-group function (`extern "C" fn(*mut zekit_spirv::GroupCtx)`, callable from the host); other functions are inlined into kernels and have no address: `INVALID_FUNCTION_NAME` |
+//! | `zeModuleGetFunctionPointer` | a kernel's work-group function (`extern "C" fn(*mut zekit_spirv::GroupCtx)`, callable from the host); in a module declaring FunctionPointersINTEL, an exported function that is not a kernel: the pointer value the module's kernels call it by (an address in the module's data, not host code), which the host may pass to those kernels (a `ulong` argument, or in a buffer); other names, and exported functions of modules without function pointers (inlined, no address): `INVALID_FUNCTION_NAME` |
 //! | `zeModuleDestroy` | allowed while kernels or launches use the module: they keep its code alive |
 
 use std::collections::HashMap;
@@ -252,16 +252,20 @@ impl ModuleObject {
         })
     }
 
-    /// `zeModuleGetFunctionPointer`: the work-group function of kernel `name`.
+    /// `zeModuleGetFunctionPointer`: the work-group function of kernel `name`, or the pointer
+    /// value of exported function `name` in a module using function pointers.
     pub fn function(&self, name: &str) -> Outcome<usize> {
         let program = self.program()?;
         if let Some(k) = program.kernel(name) {
             return Ok(k.entry());
         }
+        if let Some(f) = program.function(name) {
+            return Ok(f);
+        }
         let why = if self.exports.iter().any(|e| e == name) {
-            "is inlined into the kernels that call it and has no address of its own (only kernels do)"
+            "is inlined into the kernels that call it and has no address of its own (the module does not use function pointers: capability FunctionPointersINTEL)"
         } else {
-            "is not a kernel of the module"
+            "is neither a kernel nor an exported function of the module"
         };
         Err(Failure::new(
             ze_result_t::ERROR_INVALID_FUNCTION_NAME,
