@@ -1084,6 +1084,9 @@ fn synchronizing_hosts_run_queued_work_in_order() {
             t.join().unwrap();
             // SAFETY: `n` bytes, the work is done.
             assert!(unsafe { std::slice::from_raw_parts(bufs[1], n) }.iter().all(|b| *b == 0x5a));
+        } else if round % 2 == 1 {
+            // The event the last command signals: everything before it has run too.
+            ok!(ze::zeEventHostSynchronize(ev, FOREVER));
         } else {
             ok!(ze::zeCommandListHostSynchronize(imm, FOREVER));
         }
@@ -1110,6 +1113,40 @@ fn synchronizing_hosts_run_queued_work_in_order() {
         }
     }
     assert_ne!(QUEUE_THREAD.lock().unwrap().unwrap(), std::thread::current().id());
+    // The same through a queue and its fence: chains of copies in regular lists.
+    let q = z.queue(0, ASYNC);
+    let f = z.fence(q);
+    for round in 0..20 {
+        let bufs: Vec<*mut u8> = (0..4).map(|_| z.host(n)).collect();
+        let data = rng.bytes(n);
+        // SAFETY: `n` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), bufs[0], n) };
+        let mut lists = Vec::new();
+        for w in bufs.windows(2) {
+            let l = z.list(0);
+            copy(l, w[1], w[0], n, null_event(), &mut []);
+            ok!(ze::zeCommandListClose(l));
+            lists.push(l);
+        }
+        ok!(ze::zeFenceReset(f));
+        ok!(ze::zeCommandQueueExecuteCommandLists(q, 2, lists.as_mut_ptr(), null_mut()));
+        ok!(ze::zeCommandQueueExecuteCommandLists(q, 1, lists[2..].as_mut_ptr(), f));
+        if round % 2 == 0 {
+            ok!(ze::zeFenceHostSynchronize(f, FOREVER));
+        } else {
+            ok!(ze::zeCommandQueueSynchronize(q, FOREVER));
+        }
+        // SAFETY: `n` bytes; the work is done.
+        assert_eq!(unsafe { std::slice::from_raw_parts(bufs[3], n) }, &data[..], "round {round}");
+        for l in lists {
+            ok!(ze::zeCommandListDestroy(l));
+        }
+        for b in bufs {
+            z.free(b);
+        }
+    }
+    ok!(ze::zeFenceDestroy(f));
+    ok!(ze::zeCommandQueueDestroy(q));
     ok!(ze::zeEventDestroy(ev));
     ok!(ze::zeEventDestroy(gate));
     ok!(ze::zeEventPoolDestroy(pool));

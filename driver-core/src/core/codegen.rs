@@ -1,7 +1,10 @@
 //! Machine code generation in the background: `zeModuleCreate` returns once its SPIR-V is
 //! parsed, validated and lowered ([`zekit_spirv::prepare_linked`]: every error but a code
 //! generator failure is known then); the code of each kernel is then generated on worker
-//! threads (one per usable core, shared by every module), kernels of a module in parallel.
+//! threads (one per usable core, shared by every module), kernels of a module in parallel:
+//! split into as many pieces (consecutive kernels, each piece one JIT module) as there are
+//! cores, so that a module of many small kernels does not pay a code generator's setup per
+//! kernel.
 //! What needs the code ([`Build::wait`]: `zeKernelCreate`, `zeModuleGetNativeBinary`,
 //! `zeModuleGetFunctionPointer`, `zeModuleGetGlobalPointer`) waits for it, and meanwhile
 //! generates the code of the kernels no worker has started itself.
@@ -20,9 +23,9 @@ use zekit_spirv::{jit, Prepared, Program};
 pub type CodegenError = String;
 
 struct Pieces {
-    /// Each kernel's code, once generated.
+    /// Each piece's code, once generated.
     code: Vec<Option<jit::Code>>,
-    /// Kernels finished (generated, failed or skipped).
+    /// Pieces finished (generated, failed or skipped).
     finished: usize,
     /// The first failure.
     error: Option<CodegenError>,
@@ -36,7 +39,9 @@ pub struct Build {
     prepared: RwLock<Option<Prepared>>,
     /// Kernel names, for error messages.
     names: Vec<String>,
-    /// The next kernel no thread has claimed.
+    /// The pieces: ranges of kernels, in order, covering them all.
+    ranges: Vec<std::ops::Range<usize>>,
+    /// The next piece no thread has claimed.
     next: AtomicUsize,
     cancelled: AtomicBool,
     pieces: Mutex<Pieces>,
@@ -66,6 +71,7 @@ impl Build {
         Arc::new(Build {
             prepared: RwLock::new(None),
             names: Vec::new(),
+            ranges: Vec::new(),
             next: AtomicUsize::new(0),
             cancelled: AtomicBool::new(false),
             pieces: Mutex::new(Pieces {
@@ -81,10 +87,13 @@ impl Build {
     /// Starts generating the code of `prepared`'s kernels on the workers.
     pub fn start(prepared: Prepared) -> Arc<Build> {
         let names: Vec<String> = prepared.infos.iter().map(|k| k.name.clone()).collect();
-        let n = names.len();
+        let cores = crate::host::host().usable_cores.max(1) as usize;
+        let ranges = split(names.len(), cores);
+        let n = ranges.len();
         let b = Arc::new(Build {
             prepared: RwLock::new(Some(prepared)),
             names,
+            ranges,
             next: AtomicUsize::new(0),
             cancelled: AtomicBool::new(false),
             pieces: Mutex::new(Pieces {
@@ -107,24 +116,28 @@ impl Build {
         self.pieces.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Claims the next kernel and generates its code; false when none was left to claim.
+    /// Claims the next piece and generates its code; false when none was left to claim.
     fn run_one(&self) -> bool {
         let i = self.next.fetch_add(1, Ordering::SeqCst);
-        if i >= self.names.len() {
+        let Some(range) = self.ranges.get(i).cloned() else {
             return false;
-        }
+        };
+        let injected = {
+            let failing = failing().lock().unwrap_or_else(|e| e.into_inner());
+            self.names[range.clone()].iter().find(|n| failing.contains(n)).cloned()
+        };
         let code = if self.cancelled.load(Ordering::SeqCst) {
             Err("the module was destroyed".to_string())
-        } else if failing()
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(&self.names[i])
-        {
-            Err("internal compiler error: failure injected by a test".to_string())
+        } else if let Some(name) = injected {
+            Err(format!("kernel `{name}`: internal compiler error: failure injected by a test"))
         } else {
             let prepared = self.prepared.read().unwrap_or_else(|e| e.into_inner());
             match prepared.as_ref() {
-                Some(p) => p.codegen(i..i + 1).map_err(|e| e.to_string()),
+                // The compiler's messages name the kernel.
+                Some(p) => p.codegen(range.clone()).map_err(|e| {
+                    let names = self.names[range].join("`, `");
+                    format!("kernels `{names}`: {e}")
+                }),
                 None => Err("internal compiler error: the module's IR is gone".to_string()),
             }
         };
@@ -133,12 +146,12 @@ impl Build {
             Ok(c) => pieces.code[i] = Some(c),
             Err(e) => {
                 if pieces.error.is_none() {
-                    pieces.error = Some(format!("kernel `{}`: {e}", self.names[i]));
+                    pieces.error = Some(e);
                 }
             }
         }
         pieces.finished += 1;
-        if pieces.finished == self.names.len() {
+        if pieces.finished == self.ranges.len() {
             self.complete(&mut pieces);
         }
         true
@@ -164,7 +177,7 @@ impl Build {
     }
 
     /// The program, once every kernel's code is generated; the calling thread generates the
-    /// code of kernels no worker has started.
+    /// code of pieces no worker has started.
     pub fn wait(&self) -> Result<Arc<Program>, CodegenError> {
         while self.run_one() {}
         let mut pieces = self.lock();
@@ -187,6 +200,19 @@ impl Build {
     }
 }
 
+/// `n` kernels in at most `parts` ranges of consecutive kernels, sizes differing by one at most.
+fn split(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
+    let parts = parts.min(n);
+    let mut out = Vec::with_capacity(parts);
+    let mut start = 0;
+    for p in 0..parts {
+        let len = n / parts + usize::from(p < n % parts);
+        out.push(start..start + len);
+        start += len;
+    }
+    out
+}
+
 /// The threads generating code for every module.
 struct Workers {
     queue: Mutex<VecDeque<Arc<Build>>>,
@@ -194,7 +220,7 @@ struct Workers {
 }
 
 impl Workers {
-    /// `n` kernels of `b` to generate.
+    /// `n` pieces of `b` to generate.
     fn submit(&self, b: &Arc<Build>, n: usize) {
         let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         q.extend((0..n).map(|_| b.clone()));
@@ -239,4 +265,20 @@ fn workers() -> &'static Workers {
         }
         w
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn pieces_cover_every_kernel_once() {
+        for n in 0..20 {
+            for parts in 1..6 {
+                let r = super::split(n, parts);
+                assert_eq!(r.len(), parts.min(n));
+                let flat: Vec<usize> = r.iter().flat_map(|r| r.clone()).collect();
+                assert_eq!(flat, (0..n).collect::<Vec<_>>());
+                assert!(r.iter().all(|r| r.len() >= n / parts && r.len() <= n.div_ceil(parts)));
+            }
+        }
+    }
 }

@@ -102,12 +102,16 @@ impl Shared {
         self.completed.load(Ordering::SeqCst) >= self.submitted.load(Ordering::SeqCst)
     }
 
-    /// A host thread waiting for ticket `ticket` runs the submissions before it itself, while
-    /// the next one has not started and can run to its end without parking (see
-    /// [`stealable`]): no hand-off to the engine's thread, which may have no core to run on.
-    /// Stops at the first submission the engine's thread already runs or that may park.
-    fn help(&self, ticket: u64) {
-        while self.completed.load(Ordering::SeqCst) < ticket {
+    /// A host thread waiting until `done()` runs queued submissions itself, while the next one
+    /// has not started and can run to its end without parking (see [`stealable`]): no
+    /// hand-off to the engine's thread, which may have no core to run on. Stops at the first
+    /// submission the engine's thread already runs or that may park. Not from the engine's
+    /// own thread or host functions.
+    fn help_until(&self, done: impl Fn() -> bool) {
+        if self.mode != Mode::Threaded || running(self) {
+            return;
+        }
+        while !done() {
             let Ok(_exec) = self.exec.try_lock() else { return };
             let sub = {
                 let mut fifo = self.fifo.lock().unwrap_or_else(|e| e.into_inner());
@@ -193,6 +197,27 @@ impl std::fmt::Debug for Engine {
     }
 }
 
+/// What lets a host thread that waits for an engine's work (a fence, an event) run that work
+/// itself ([`Engine::helper`]); does not keep the engine alive.
+#[derive(Clone)]
+pub struct Helper(Weak<Shared>);
+
+impl std::fmt::Debug for Helper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Helper")
+    }
+}
+
+impl Helper {
+    /// Runs the engine's queued work on this thread until `done()`, as far as the work cannot
+    /// park (see [`Engine::wait`]); the caller then waits as usual.
+    pub fn help_until(&self, done: impl Fn() -> bool) {
+        if let Some(s) = self.0.upgrade() {
+            s.help_until(done);
+        }
+    }
+}
+
 /// Why an engine cannot be destroyed now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Blocked;
@@ -232,6 +257,11 @@ impl Engine {
         Ok(Engine { shared })
     }
 
+    /// What lets a host waiting for this engine's work run it ([`Helper`]).
+    pub fn helper(&self) -> Helper {
+        Helper(Arc::downgrade(&self.shared))
+    }
+
     /// The engine's mode.
     pub fn mode(&self) -> Mode {
         self.shared.mode
@@ -246,6 +276,9 @@ impl Engine {
         let s = &*self.shared;
         match s.mode {
             Mode::Threaded => {
+                if let Work::One(Command { signal: Some(e), .. }) = &work {
+                    e.set_signaler(self.helper());
+                }
                 let mut fifo = s.fifo.lock().unwrap_or_else(|e| e.into_inner());
                 let values = prepare(&work);
                 fifo.push_back(Submission {
@@ -282,8 +315,8 @@ impl Engine {
         let timeout = if running(s) { Timeout::Poll } else { timeout };
         // Only an unbounded wait runs work itself: a submission may take longer than a
         // timeout.
-        if s.mode == Mode::Threaded && timeout == Timeout::Forever {
-            s.help(ticket);
+        if timeout == Timeout::Forever {
+            s.help_until(|| s.completed.load(Ordering::SeqCst) >= ticket);
         }
         s.done
             .wait_until(timeout, || s.completed.load(Ordering::SeqCst) >= ticket)
