@@ -1038,3 +1038,117 @@ fn host_function_waiting_for_its_own_queue_does_not_hang() {
         ok!(ze::zeCommandListDestroy(imm));
     }
 }
+
+/// A host thread synchronizing an asynchronous list may run the queued work itself (no
+/// hand-off to the queue's thread): chains of dependent copies stay in order, events signal
+/// with ordered timestamps, work waiting for an event another thread signals later is waited
+/// for, and host functions still run on the queue's thread, in order with the rest.
+#[test]
+fn synchronizing_hosts_run_queued_work_in_order() {
+    let z = Ze::new();
+    let mut rng = Rng::new(seed("synchronizing_hosts_run_queued_work_in_order"));
+    let imm = z.immediate(0, ASYNC);
+    let n = 64usize;
+    let pool = z.pool(ze_event_pool_flags_t::HOST_VISIBLE | ze_event_pool_flags_t::KERNEL_TIMESTAMP, 2);
+    let (ev, gate) = (z.event(pool, 0), z.event(pool, 1));
+    static QUEUE_THREAD: std::sync::Mutex<Option<std::thread::ThreadId>> = std::sync::Mutex::new(None);
+    extern "system" fn where_am_i(data: *mut c_void) {
+        *QUEUE_THREAD.lock().unwrap() = Some(std::thread::current().id());
+        // SAFETY: the test passes a pointer to `n` bytes it keeps alive.
+        unsafe { *(data as *mut u8) = 0xab };
+    }
+    for round in 0..50 {
+        let bufs: Vec<*mut u8> = (0..8).map(|_| z.host(n)).collect();
+        let data = rng.bytes(n);
+        // SAFETY: `n` bytes each.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), bufs[0], n) };
+        // A chain: each copy reads what the one before wrote.
+        for w in bufs.windows(2) {
+            copy(imm, w[1], w[0], n, null_event(), &mut []);
+        }
+        if round % 5 == 0 {
+            // A host function in the middle: it runs on the queue's thread, in order.
+            ok!(ze::zeCommandListAppendHostFunction(imm, Some(where_am_i), bufs[7].cast(), null_mut(), null_mut(), 0, null_mut()));
+        }
+        copy(imm, bufs[0], bufs[7], 1, ev, &mut []);
+        if round % 7 == 0 {
+            // Work waiting for an event another thread signals later.
+            ok!(ze::zeEventHostReset(gate));
+            fill(imm, bufs[1], &[0x5a], n, null_event(), &mut [gate]);
+            let g = gate as usize;
+            let t = std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                ok!(ze::zeEventHostSignal(g as ze_event_handle_t));
+            });
+            ok!(ze::zeCommandListHostSynchronize(imm, FOREVER));
+            t.join().unwrap();
+            // SAFETY: `n` bytes, the work is done.
+            assert!(unsafe { std::slice::from_raw_parts(bufs[1], n) }.iter().all(|b| *b == 0x5a));
+        } else if round % 2 == 1 {
+            // The event the last command signals: everything before it has run too.
+            ok!(ze::zeEventHostSynchronize(ev, FOREVER));
+        } else {
+            ok!(ze::zeCommandListHostSynchronize(imm, FOREVER));
+        }
+        ok!(ze::zeEventQueryStatus(ev));
+        let mut ts = ze_kernel_timestamp_result_t::default();
+        ok!(ze::zeEventQueryKernelTimestamp(ev, &mut ts));
+        assert!(ts.global.kernelEnd >= ts.global.kernelStart);
+        ok!(ze::zeEventHostReset(ev));
+        for (i, b) in bufs.iter().enumerate().skip(2) {
+            // SAFETY: `n` bytes each; the work is done.
+            let got = unsafe { std::slice::from_raw_parts(*b, n) };
+            if i == 7 && round % 5 == 0 {
+                assert_eq!(got[0], 0xab, "round {round}");
+                assert_eq!(&got[1..], &data[1..], "round {round}");
+            } else {
+                assert_eq!(got, &data[..], "round {round}: buffer {i}");
+            }
+        }
+        let first = if round % 5 == 0 { 0xab } else { data[0] };
+        // SAFETY: as above.
+        assert_eq!(unsafe { *bufs[0] }, first, "round {round}");
+        for b in bufs {
+            z.free(b);
+        }
+    }
+    assert_ne!(QUEUE_THREAD.lock().unwrap().unwrap(), std::thread::current().id());
+    // The same through a queue and its fence: chains of copies in regular lists.
+    let q = z.queue(0, ASYNC);
+    let f = z.fence(q);
+    for round in 0..20 {
+        let bufs: Vec<*mut u8> = (0..4).map(|_| z.host(n)).collect();
+        let data = rng.bytes(n);
+        // SAFETY: `n` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), bufs[0], n) };
+        let mut lists = Vec::new();
+        for w in bufs.windows(2) {
+            let l = z.list(0);
+            copy(l, w[1], w[0], n, null_event(), &mut []);
+            ok!(ze::zeCommandListClose(l));
+            lists.push(l);
+        }
+        ok!(ze::zeFenceReset(f));
+        ok!(ze::zeCommandQueueExecuteCommandLists(q, 2, lists.as_mut_ptr(), null_mut()));
+        ok!(ze::zeCommandQueueExecuteCommandLists(q, 1, lists[2..].as_mut_ptr(), f));
+        if round % 2 == 0 {
+            ok!(ze::zeFenceHostSynchronize(f, FOREVER));
+        } else {
+            ok!(ze::zeCommandQueueSynchronize(q, FOREVER));
+        }
+        // SAFETY: `n` bytes; the work is done.
+        assert_eq!(unsafe { std::slice::from_raw_parts(bufs[3], n) }, &data[..], "round {round}");
+        for l in lists {
+            ok!(ze::zeCommandListDestroy(l));
+        }
+        for b in bufs {
+            z.free(b);
+        }
+    }
+    ok!(ze::zeFenceDestroy(f));
+    ok!(ze::zeCommandQueueDestroy(q));
+    ok!(ze::zeEventDestroy(ev));
+    ok!(ze::zeEventDestroy(gate));
+    ok!(ze::zeEventPoolDestroy(pool));
+    ok!(ze::zeCommandListDestroy(imm));
+}

@@ -1898,3 +1898,117 @@ fn structs_and_arrays_as_values() {
     ok!(ze::zeKernelDestroy(k));
     ok!(ze::zeModuleDestroy(m));
 }
+
+/// `vector_add.spv` with its kernel renamed to `name` (same length: every occurrence of the
+/// name's bytes is replaced, so the module stays valid).
+fn vector_add_named(name: &str) -> Vec<u8> {
+    let old = b"vector_add";
+    assert_eq!(name.len(), old.len());
+    let mut bytes = spv("vector_add");
+    let mut i = 0;
+    while i + old.len() <= bytes.len() {
+        if &bytes[i..i + old.len()] == old {
+            bytes[i..i + old.len()].copy_from_slice(name.as_bytes());
+            i += old.len();
+        } else {
+            i += 1;
+        }
+    }
+    bytes
+}
+
+/// Runs kernel `name` (vector_add's code) of `m` over 256 elements and checks the sums.
+fn check_vector_add(z: &Ze, m: ze_module_handle_t, name: &str) {
+    let n = 256;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let b: Vec<f32> = (0..n).map(|i| 1000.0 - i as f32).collect();
+    let (ba, bb, bc) = (Buf::new(z, &a), Buf::new(z, &b), Buf::new(z, &vec![0f32; n]));
+    let k = kernel(m, name);
+    ok!(ze::zeKernelSetGroupSize(k, 32, 1, 1));
+    for (i, p) in [ba.p, bb.p, bc.p].iter().enumerate() {
+        arg(k, i as u32, p);
+    }
+    submit(z, 2, |l| launch(l, k, groups(n as u32 / 32, 1, 1)));
+    let c = bc.get();
+    for i in 0..n {
+        assert_eq!(c[i], a[i] + b[i], "{name}: element {i}");
+    }
+    ok!(ze::zeKernelDestroy(k));
+}
+
+#[test]
+fn code_generator_failure_answers_every_consumer() {
+    let z = Ze::new();
+    // zeModuleCreate returns before the code is generated: the failure comes at the consumers.
+    ze_zekit_cpu::core::codegen::fail_codegen_of("vector_adX");
+    let m = module(&z, &vector_add_named("vector_adX"));
+    let name = CString::new("vector_adX").unwrap();
+    let desc = ze_kernel_desc_t {
+        pKernelName: name.as_ptr(),
+        ..Default::default()
+    };
+    for _ in 0..2 {
+        let mut k = null_mut();
+        check!(
+            ze::zeKernelCreate(m, &desc, &mut k),
+            ZE_RESULT_ERROR_MODULE_BUILD_FAILURE
+        );
+        assert!(k.is_null());
+        let e = zeh::last_error();
+        assert!(e.contains("kernel `vector_adX`") && e.contains("internal compiler error"), "{e}");
+    }
+    let mut size = 0;
+    check!(
+        ze::zeModuleGetNativeBinary(m, &mut size, null_mut()),
+        ZE_RESULT_ERROR_MODULE_BUILD_FAILURE
+    );
+    let mut f = null_mut();
+    check!(
+        ze::zeModuleGetFunctionPointer(m, name.as_ptr(), &mut f),
+        ZE_RESULT_ERROR_MODULE_BUILD_FAILURE
+    );
+    ok!(ze::zeModuleDestroy(m));
+    // Other modules are not affected.
+    let m = module(&z, &spv("vector_add"));
+    check_vector_add(&z, m, "vector_add");
+    ok!(ze::zeModuleDestroy(m));
+}
+
+#[test]
+fn modules_destroyed_while_their_code_is_generated() {
+    let z = Ze::new();
+    let names = ["vector_add", "math", "reduce", "atomics", "vectors"];
+    let corpus: Vec<Vec<u8>> = names
+        .iter()
+        .filter_map(|n| {
+            std::fs::read(format!("{}/../spirv/kernels/{n}.spv", env!("CARGO_MANIFEST_DIR"))).ok()
+        })
+        .collect();
+    assert!(corpus.len() >= 2);
+    for _ in 0..10 {
+        let ms: Vec<_> = corpus.iter().map(|b| module(&z, b)).collect();
+        for m in ms {
+            ok!(ze::zeModuleDestroy(m));
+        }
+    }
+    // Then the workers still build modules.
+    let m = module(&z, &spv("vector_add"));
+    check_vector_add(&z, m, "vector_add");
+    ok!(ze::zeModuleDestroy(m));
+}
+
+#[test]
+fn kernels_created_from_several_threads_while_the_code_is_generated() {
+    let z = Ze::new();
+    for _ in 0..4 {
+        let m = module(&z, &spv("vector_add"));
+        let mh = m as usize;
+        let zr = &z;
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(move || check_vector_add(zr, mh as ze_module_handle_t, "vector_add"));
+            }
+        });
+        ok!(ze::zeModuleDestroy(m));
+    }
+}

@@ -31,7 +31,8 @@ mod lockstep;
 
 /// Compiled code; freed when dropped.
 pub struct Code {
-    module: Option<JITModule>,
+    /// The JIT modules holding the code (one per piece [`Code::join`] joined).
+    modules: Vec<JITModule>,
     /// Entry of each kernel, in order.
     pub entries: Vec<usize>,
     /// The relocatable machine code of each kernel (what a native binary saves); `None` when
@@ -55,11 +56,40 @@ unsafe impl Sync for Code {}
 
 impl Drop for Code {
     fn drop(&mut self) {
-        if let Some(m) = self.module.take() {
+        for m in self.modules.drain(..) {
             // SAFETY: the owner of `Code` (the program) is being dropped, so no kernel of it
             // runs any more (launches hold the program alive).
             unsafe { m.free_memory() };
         }
+    }
+}
+
+impl Code {
+    /// The code of several pieces (kernels compiled apart), their kernels in order. Images are
+    /// kept when every piece has them; the features are the first piece's (all pieces are
+    /// generated for the host).
+    pub fn join(pieces: Vec<Code>) -> Code {
+        let mut out = Code {
+            modules: Vec::new(),
+            entries: Vec::new(),
+            images: Some(Vec::new()),
+            features: (String::new(), Vec::new()),
+        };
+        for (n, mut p) in pieces.into_iter().enumerate() {
+            out.modules.append(&mut p.modules);
+            out.entries.append(&mut p.entries);
+            out.images = match (out.images.take(), p.images.take()) {
+                (Some(mut a), Some(mut b)) => {
+                    a.append(&mut b);
+                    Some(a)
+                }
+                _ => None,
+            };
+            if n == 0 {
+                out.features = std::mem::take(&mut p.features);
+            }
+        }
+        out
     }
 }
 
@@ -528,10 +558,15 @@ pub fn lockstep_kernels_on_this_thread() -> u64 {
     LOCKSTEP.with(|c| c.get())
 }
 
-/// How many times [`compile`] generated code on this thread (a test can show that loading a
-/// native binary compiles nothing).
+/// How many modules this thread compiled or started compiling ([`crate::prepare_linked`],
+/// whose code may then be generated on other threads): a test can show that loading a native
+/// binary compiles nothing.
 pub fn compilations_on_this_thread() -> u64 {
     COMPILED.with(|c| c.get())
+}
+
+pub(crate) fn count_compilation() {
+    COMPILED.with(|c| c.set(c.get() + 1));
 }
 
 /// What a relocation of saved code refers to.
@@ -617,7 +652,6 @@ fn image_of(module: &JITModule, ctx: &cranelift_codegen::Context, id: FuncId) ->
 
 /// Compiles kernels; `data` is the address of the module's program-scope variables.
 pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Code, Error> {
-    COMPILED.with(|c| c.set(c.get() + 1));
     let isa = host_isa()?;
     let features = features_of(&*isa);
     let fc = isa.frontend_config();
@@ -675,7 +709,7 @@ pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Co
         .map(|id| module.get_finalized_function(*id) as usize)
         .collect();
     Ok(Code {
-        module: Some(module),
+        modules: vec![module],
         entries,
         images,
         features,
@@ -765,7 +799,7 @@ pub fn load(
         .map(|id| module.get_finalized_function(*id) as usize)
         .collect();
     Ok(Code {
-        module: Some(module),
+        modules: vec![module],
         entries,
         images: Some(images.to_vec()),
         features: features.clone(),

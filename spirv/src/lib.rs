@@ -271,7 +271,7 @@ pub fn compile_linked(
     spec: &HashMap<u32, u64>,
     libs: &[(&[u8], &HashMap<u32, u64>)],
 ) -> Result<Program, Error> {
-    match catch_unwind(AssertUnwindSafe(|| compile_inner(bytes, spec, libs, true))) {
+    match catch_unwind(AssertUnwindSafe(|| compile_inner(bytes, spec, libs))) {
         Ok(r) => r,
         Err(_) => Err(Error::internal("the compiler panicked")),
     }
@@ -355,13 +355,92 @@ pub fn inspect(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<ModuleInfo, Err
     })
 }
 
+/// A module parsed, validated and lowered, with everything it reports known (the kernels'
+/// [`KernelInfo`], private sizes with spill slots included, the program-scope data): every
+/// error but a code generator failure has been reported. [`Prepared::codegen`] generates the
+/// code of some of its kernels (from any thread, several at once), [`Prepared::finish`] makes
+/// the [`Program`] of those pieces.
 #[cfg(feature = "jit")]
-fn compile_inner(
+pub struct Prepared {
+    kernels: Vec<(ir::Kernel, regions::Regions, u32)>,
+    /// What each kernel reports, in entry point order.
+    pub infos: Vec<KernelInfo>,
+    data: Box<[u64]>,
+    init: Vec<u8>,
+    globals: Vec<(String, usize, usize)>,
+    functions: Vec<(String, usize)>,
+    data_relocs: Vec<u32>,
+}
+
+#[cfg(feature = "jit")]
+impl fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Prepared({} kernels)", self.kernels.len())
+    }
+}
+
+/// Parses, validates and lowers a module for code generation ([`compile_linked`]'s first
+/// half; counts as a compilation in [`jit::compilations_on_this_thread`]). Never panics.
+#[cfg(feature = "jit")]
+pub fn prepare_linked(
     bytes: &[u8],
     spec: &HashMap<u32, u64>,
     libs: &[(&[u8], &HashMap<u32, u64>)],
-    codegen: bool,
-) -> Result<Program, Error> {
+) -> Result<Prepared, Error> {
+    match catch_unwind(AssertUnwindSafe(|| prepare_inner(bytes, spec, libs))) {
+        Ok(r) => r,
+        Err(_) => Err(Error::internal("the compiler panicked")),
+    }
+}
+
+#[cfg(feature = "jit")]
+impl Prepared {
+    /// Machine code of kernels `range` (indices in entry point order), in one piece. Never
+    /// panics: a panic of the code generator is [`Error::Internal`].
+    pub fn codegen(&self, range: std::ops::Range<usize>) -> Result<jit::Code, Error> {
+        let base = self.data.as_ptr() as usize;
+        let kernels = self
+            .kernels
+            .get(range)
+            .ok_or_else(|| Error::internal("no such kernels"))?;
+        match catch_unwind(AssertUnwindSafe(|| jit::compile(kernels, base))) {
+            Ok(r) => r,
+            Err(_) => Err(Error::internal("the code generator panicked")),
+        }
+    }
+
+    /// The program of the pieces [`Prepared::codegen`] made, in kernel order, covering every
+    /// kernel once.
+    pub fn finish(self, pieces: Vec<jit::Code>) -> Result<Program, Error> {
+        let code = jit::Code::join(pieces);
+        if code.entries.len() != self.infos.len() {
+            return Err(Error::internal("code for some kernels is missing"));
+        }
+        let kernels = self
+            .infos
+            .into_iter()
+            .zip(&code.entries)
+            .map(|(info, e)| Kernel { info, entry: *e })
+            .collect();
+        Ok(Program {
+            kernels,
+            globals: self.globals,
+            functions: self.functions,
+            data: self.data,
+            init: self.init,
+            data_relocs: self.data_relocs,
+            _code: code,
+        })
+    }
+}
+
+#[cfg(feature = "jit")]
+fn prepare_inner(
+    bytes: &[u8],
+    spec: &HashMap<u32, u64>,
+    libs: &[(&[u8], &HashMap<u32, u64>)],
+) -> Result<Prepared, Error> {
+    jit::count_compilation();
     let (insts, _, _) = spv::parse(bytes)?;
     let lib_insts = libs
         .iter()
@@ -392,16 +471,6 @@ fn compile_inner(
         infos.push(info);
         split.push((k, r, stride));
     }
-    let code = if codegen {
-        jit::compile(&split, base)?
-    } else {
-        return Err(Error::internal("no code generated"));
-    };
-    let kernels = infos
-        .into_iter()
-        .zip(&code.entries)
-        .map(|(info, e)| Kernel { info, entry: *e })
-        .collect();
     let globals = lowered
         .globals
         .into_iter()
@@ -412,13 +481,24 @@ fn compile_inner(
         .into_iter()
         .map(|(n, o)| (n, base + o as usize))
         .collect();
-    Ok(Program {
-        kernels,
-        globals,
-        functions,
+    Ok(Prepared {
+        kernels: split,
+        infos,
         data,
         init: lowered.data,
+        globals,
+        functions,
         data_relocs: lowered.data_relocs,
-        _code: code,
     })
+}
+
+#[cfg(feature = "jit")]
+fn compile_inner(
+    bytes: &[u8],
+    spec: &HashMap<u32, u64>,
+    libs: &[(&[u8], &HashMap<u32, u64>)],
+) -> Result<Program, Error> {
+    let p = prepare_inner(bytes, spec, libs)?;
+    let code = p.codegen(0..p.infos.len())?;
+    p.finish(vec![code])
 }

@@ -11,7 +11,7 @@ impl FenceApi for CpuDriver {
         ph_fence: &mut Option<Handle<kinds::Fence>>,
     ) -> ZeResult<()> {
         let q = queue(h_command_queue)?;
-        *ph_fence = Some(Handle::new(FenceObject::new(q.id(), desc.flags)?));
+        *ph_fence = Some(Handle::new(FenceObject::new(q.id(), desc.flags, Some(q.helper()))?));
         Ok(())
     }
 

@@ -442,7 +442,7 @@ impl EventObject {
     /// `zeEventHostSynchronize`.
     pub fn host_synchronize(&self, timeout: u64) -> Outcome<()> {
         super::graph::check_host_sync(self.usable()?)?;
-        if self.usable()?.wait(None, Timeout::from_ns(timeout)) {
+        if self.usable()?.host_wait(Timeout::from_ns(timeout)) {
             Ok(())
         } else {
             Err(super::queue::not_ready("the event is", timeout))

@@ -13,18 +13,20 @@ use std::sync::Arc;
 use zekit_sys::*;
 
 use super::objects::{Failure, Outcome};
-use crate::exec::{Flag, Timeout};
+use crate::exec::{Flag, Helper, Timeout};
 
 /// Value of a fence handle.
 #[derive(Debug)]
 pub struct FenceObject {
     queue: u64,
     state: Arc<Flag>,
+    /// Lets an unbounded `zeFenceHostSynchronize` run the queue's queued work itself.
+    helper: Option<Helper>,
 }
 
 impl FenceObject {
-    /// A fence of queue `queue` (its id).
-    pub fn new(queue: u64, flags: ze_fence_flags_t) -> Outcome<FenceObject> {
+    /// A fence of queue `queue` (its id); `helper`: its engine's ([`crate::exec::Engine::helper`]).
+    pub fn new(queue: u64, flags: ze_fence_flags_t, helper: Option<Helper>) -> Outcome<FenceObject> {
         if flags.0 & !ze_fence_flags_t::all_known().0 != 0 {
             return Err(Failure::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
@@ -34,6 +36,7 @@ impl FenceObject {
         Ok(FenceObject {
             queue,
             state: Arc::new(Flag::new(flags.intersects(ze_fence_flags_t::SIGNALED))),
+            helper,
         })
     }
 
@@ -50,6 +53,9 @@ impl FenceObject {
 
     /// `zeFenceHostSynchronize`.
     pub fn host_synchronize(&self, timeout: u64) -> Outcome<()> {
+        if let (Timeout::Forever, Some(h)) = (Timeout::from_ns(timeout), &self.helper) {
+            h.help_until(|| self.state.is_set());
+        }
         if self.state.wait(Timeout::from_ns(timeout)) {
             Ok(())
         } else {

@@ -6,6 +6,7 @@
 //! ([`module`]) and their kernels ([`kernel`]).
 
 pub mod alloc;
+pub mod codegen;
 pub mod event;
 pub mod fence;
 pub mod graph;

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | `zeModuleCreate` format | `ZE_MODULE_FORMAT_IL_SPIRV` (SPIR-V 1.0 to 1.6, OpenCL kernels, Physical64); `ZE_MODULE_FORMAT_NATIVE`: what `zeModuleGetNativeBinary` returned (`zekit_spirv::native`), loaded without compiling; another format version, a corrupt binary, another target or CPU features this host lacks: `INVALID_NATIVE_BINARY` naming the reason |
 //! | `zeModuleGetNativeBinary` | the relocatable machine code of the kernels, their reports, the initial program-scope data, the target and CPU features; a null buffer or `*pSize` 0 asks the size; a smaller buffer: `INVALID_SIZE`; a module from a native binary exports and imports nothing (it holds no SPIR-V) |
+//! | when the code is generated | `zeModuleCreate` of SPIR-V returns once the module is parsed, validated and lowered (so every error but a code generator failure fails it); the machine code of its kernels is generated in the background, on worker threads, kernels in parallel ([`super::codegen`]); `zeKernelCreate`, `zeModuleGetNativeBinary`, `zeModuleGetFunctionPointer` and `zeModuleGetGlobalPointer` wait for it (generating the code of kernels not started yet themselves); a code generator failure (a compiler bug): `MODULE_BUILD_FAILURE` from those calls, the log line naming the kernel |
 //! | bad SPIR-V, unsupported SPIR-V | `MODULE_BUILD_FAILURE`, the reason in the log line and the build log (`invalid SPIR-V: ...`, `unsupported: kernel `k`: instruction OpXxx`) |
 //! | build flags | accepted; recorded in the build log (`-cl-*` options do not change the code) |
 //! | specialization constants | applied by SpecId; each value read with the constant's own size; an id the module does not have: ignored (as OpenCL does) |
@@ -13,7 +14,7 @@
 //! | imports (functions declared with LinkageAttributes Import) | the module is built by `zeModuleDynamicLink`, with the modules exporting them; until then `zeKernelCreate` and `zeModuleGetFunctionPointer` answer `INVALID_MODULE_UNLINKED`; `zeModuleGetProperties` reports `IMPORTS` for a module with imports |
 //! | `zeModuleDynamicLink` | each module with unresolved imports is compiled with the exported functions of the others inlined into its kernels; an import no other module exports: `MODULE_LINK_FAILURE`, the log line naming the symbol (nothing is linked then); a linked function using its own module's program-scope variables: `MODULE_LINK_FAILURE` |
 //! | `zeModuleGetFunctionPointer` | a kernel's work-group function (`extern "C" fn(*mut zekit_spirv::GroupCtx)`, callable from the host); in a module declaring FunctionPointersINTEL, an exported function that is not a kernel: the pointer value the module's kernels call it by (an address in the module's data, not host code), which the host may pass to those kernels (a `ulong` argument, or in a buffer); other names, and exported functions of modules without function pointers (inlined, no address): `INVALID_FUNCTION_NAME` |
-//! | `zeModuleDestroy` | allowed while kernels or launches use the module: they keep its code alive |
+//! | `zeModuleDestroy` | allowed while kernels or launches use the module: they keep its code alive; while its code is generated: the kernels not started are skipped |
 
 use std::collections::HashMap;
 use std::ffi::CString;
@@ -24,6 +25,7 @@ use zekit_rt::Handle;
 use zekit_spirv::Program;
 use zekit_sys::*;
 
+use super::codegen::Build;
 use super::objects::{Failure, Outcome};
 
 /// Value of a module handle.
@@ -42,9 +44,18 @@ pub struct ModuleObject {
     exports: Vec<String>,
     /// Kernel names, in entry point order.
     names: Vec<CString>,
-    /// The compiled code (kernels and launches hold it too): set when built, or when linked
-    /// for a module with imports.
-    program: OnceLock<Arc<Program>>,
+    /// The compiled code (kernels and launches hold the program too): set when built (its
+    /// code generated in the background: [`super::codegen`]), or when linked for a module with
+    /// imports.
+    program: OnceLock<Arc<Build>>,
+}
+
+impl Drop for ModuleObject {
+    fn drop(&mut self) {
+        if let Some(b) = self.program.get() {
+            b.cancel();
+        }
+    }
 }
 
 /// Value of a build log handle.
@@ -116,7 +127,7 @@ impl ModuleObject {
                 names,
                 program: OnceLock::new(),
             };
-            let _ = m.program.set(Arc::new(program));
+            let _ = m.program.set(Build::ready(Arc::new(program)));
             return Ok((m, log));
         }
         let mut spec = HashMap::new();
@@ -155,18 +166,19 @@ impl ModuleObject {
             program: OnceLock::new(),
         };
         let mut log = if m.imports.is_empty() {
-            let program = zekit_spirv::compile(input, &m.spec).map_err(build_failure)?;
+            let prepared =
+                zekit_spirv::prepare_linked(input, &m.spec, &[]).map_err(build_failure)?;
             let log = format!(
                 "zekit-spirv: built {} kernel(s): {}",
-                program.kernels.len(),
-                program
-                    .kernels
+                prepared.infos.len(),
+                prepared
+                    .infos
                     .iter()
-                    .map(|k| k.info.name.as_str())
+                    .map(|k| k.name.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
             );
-            let _ = m.program.set(Arc::new(program));
+            let _ = m.program.set(Build::start(prepared));
             log
         } else {
             format!(
@@ -196,15 +208,22 @@ impl ModuleObject {
         self.program.get().is_none()
     }
 
-    /// The compiled code; `INVALID_MODULE_UNLINKED` before a module with imports is linked.
+    /// The compiled code, once generated (waits for it); `INVALID_MODULE_UNLINKED` before a
+    /// module with imports is linked; `MODULE_BUILD_FAILURE` when the code generator failed.
     pub fn program(&self) -> Outcome<Arc<Program>> {
-        self.program.get().cloned().ok_or_else(|| {
+        let build = self.program.get().ok_or_else(|| {
             Failure::new(
                 ze_result_t::ERROR_INVALID_MODULE_UNLINKED,
                 format!(
                     "the module imports {}: link it first (zeModuleDynamicLink)",
                     self.imports.join(", ")
                 ),
+            )
+        })?;
+        build.wait().map_err(|e| {
+            Failure::new(
+                ze_result_t::ERROR_MODULE_BUILD_FAILURE,
+                format!("the module's code generation failed: {e}"),
             )
         })
     }
@@ -325,7 +344,7 @@ impl ModuleObject {
         }
         for (n, p) in built {
             // Another thread may have linked it meanwhile: its program stays.
-            let _ = modules[n].program.set(Arc::new(p));
+            let _ = modules[n].program.set(Build::ready(Arc::new(p)));
         }
         if log.is_empty() {
             log.push("nothing to link".to_string());

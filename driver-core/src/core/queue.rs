@@ -165,6 +165,11 @@ impl QueueObject {
         })
     }
 
+    /// What lets a host waiting for its work run it (its fences').
+    pub fn helper(&self) -> crate::exec::Helper {
+        self.engine.helper()
+    }
+
     /// Unique in the process (what fences name).
     pub fn id(&self) -> u64 {
         self.id

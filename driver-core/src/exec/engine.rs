@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use super::command::{prepare, Awaited, Runner, Work};
+use super::command::{prepare, Awaited, Command, Op, Runner, Work};
 use super::pool::WorkerPool;
 use super::wait::{Flag, Timeout, Waiter};
 
@@ -39,6 +39,10 @@ struct Shared {
     mode: Mode,
     pool: Arc<WorkerPool>,
     fifo: Mutex<VecDeque<Submission>>,
+    /// Threaded mode: held by whoever takes a submission from the FIFO and runs it (the
+    /// engine's thread, or a host thread waiting for it: [`Engine::wait`]), so submissions run
+    /// one at a time, in order.
+    exec: Mutex<()>,
     /// Inline mode: held while a submission runs.
     inline: Mutex<()>,
     submitted: AtomicU64,
@@ -97,6 +101,52 @@ impl Shared {
     fn idle(&self) -> bool {
         self.completed.load(Ordering::SeqCst) >= self.submitted.load(Ordering::SeqCst)
     }
+
+    /// A host thread waiting until `done()` runs queued submissions itself, while the next one
+    /// has not started and can run to its end without parking (see [`stealable`]): no
+    /// hand-off to the engine's thread, which may have no core to run on. Stops at the first
+    /// submission the engine's thread already runs or that may park. Not from the engine's
+    /// own thread or host functions.
+    fn help_until(&self, done: impl Fn() -> bool) {
+        if self.mode != Mode::Threaded || running(self) {
+            return;
+        }
+        while !done() {
+            let Ok(_exec) = self.exec.try_lock() else { return };
+            let sub = {
+                let mut fifo = self.fifo.lock().unwrap_or_else(|e| e.into_inner());
+                match fifo.front() {
+                    Some(sub) if stealable(sub) => fifo.pop_front(),
+                    _ => None,
+                }
+            };
+            let Some(sub) = sub else { return };
+            let _running = Running::enter(self);
+            self.run(&sub);
+            drop(sub);
+            self.finish_one();
+        }
+    }
+}
+
+/// Whether a host thread may run `sub` in place of the engine's thread: a single command (an
+/// append to an immediate list) or closed lists, with no host function (those run on the
+/// queue's thread), no wait for an external semaphore, no counter-based event, and only waits
+/// for events already signaled: so it runs to its end without parking.
+fn stealable(sub: &Submission) -> bool {
+    fn command(c: &Command) -> bool {
+        c.waits.iter().all(|w| !w.is_counter_based() && w.reached(None))
+            && !c.signal.as_ref().is_some_and(|e| e.is_counter_based())
+            && match &c.op {
+                Op::Host { .. } | Op::WaitSemaphores(_) => false,
+                Op::Lists(lists) => lists.iter().all(|l| l.commands.iter().all(command)),
+                _ => true,
+            }
+    }
+    match &sub.work {
+        Work::One(c) => command(c),
+        Work::Lists(lists) => lists.iter().all(|l| l.commands.iter().all(command)),
+    }
 }
 
 thread_local! {
@@ -147,6 +197,27 @@ impl std::fmt::Debug for Engine {
     }
 }
 
+/// What lets a host thread that waits for an engine's work (a fence, an event) run that work
+/// itself ([`Engine::helper`]); does not keep the engine alive.
+#[derive(Clone)]
+pub struct Helper(Weak<Shared>);
+
+impl std::fmt::Debug for Helper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Helper")
+    }
+}
+
+impl Helper {
+    /// Runs the engine's queued work on this thread until `done()`, as far as the work cannot
+    /// park (see [`Engine::wait`]); the caller then waits as usual.
+    pub fn help_until(&self, done: impl Fn() -> bool) {
+        if let Some(s) = self.0.upgrade() {
+            s.help_until(done);
+        }
+    }
+}
+
 /// Why an engine cannot be destroyed now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Blocked;
@@ -165,6 +236,7 @@ impl Engine {
             mode,
             pool,
             fifo: Mutex::new(VecDeque::new()),
+            exec: Mutex::new(()),
             inline: Mutex::new(()),
             submitted: AtomicU64::new(0),
             completed: AtomicU64::new(0),
@@ -185,6 +257,11 @@ impl Engine {
         Ok(Engine { shared })
     }
 
+    /// What lets a host waiting for this engine's work run it ([`Helper`]).
+    pub fn helper(&self) -> Helper {
+        Helper(Arc::downgrade(&self.shared))
+    }
+
     /// The engine's mode.
     pub fn mode(&self) -> Mode {
         self.shared.mode
@@ -199,6 +276,9 @@ impl Engine {
         let s = &*self.shared;
         match s.mode {
             Mode::Threaded => {
+                if let Work::One(Command { signal: Some(e), .. }) = &work {
+                    e.set_signaler(self.helper());
+                }
                 let mut fifo = s.fifo.lock().unwrap_or_else(|e| e.into_inner());
                 let values = prepare(&work);
                 fifo.push_back(Submission {
@@ -233,6 +313,11 @@ impl Engine {
     pub fn wait(&self, ticket: u64, timeout: Timeout) -> bool {
         let s = &*self.shared;
         let timeout = if running(s) { Timeout::Poll } else { timeout };
+        // Only an unbounded wait runs work itself: a submission may take longer than a
+        // timeout.
+        if timeout == Timeout::Forever {
+            s.help_until(|| s.completed.load(Ordering::SeqCst) >= ticket);
+        }
         s.done
             .wait_until(timeout, || s.completed.load(Ordering::SeqCst) >= ticket)
     }
@@ -280,8 +365,10 @@ fn engine_thread(s: &Shared) {
     super::pin_library();
     let _running = Running::enter(s);
     loop {
+        let exec = s.exec.lock().unwrap_or_else(|e| e.into_inner());
         let next = s.fifo.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
         let Some(sub) = next else {
+            drop(exec);
             if s.shutdown.load(Ordering::SeqCst) {
                 return;
             }
@@ -294,6 +381,7 @@ fn engine_thread(s: &Shared) {
         s.run(&sub);
         drop(sub);
         s.finish_one();
+        drop(exec);
     }
 }
 

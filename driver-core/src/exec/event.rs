@@ -44,6 +44,9 @@ pub struct EventState {
     /// Counter-based with `GRAPH_EXTERNAL`: it may be used outside a graph capture that
     /// signals it (the others are internal to it).
     graph_external: bool,
+    /// The engine of the last appended command that signals it (an asynchronous immediate
+    /// list's): a host waiting for the event may run that engine's queued work itself.
+    signaler: std::sync::Mutex<Option<super::engine::Helper>>,
 }
 
 impl EventState {
@@ -99,7 +102,26 @@ impl EventState {
             end: AtomicU64::new(0),
             pending_waits: AtomicU32::new(0),
             graph_external: false,
+            signaler: std::sync::Mutex::new(None),
         }
+    }
+
+    /// Records the engine a command signaling this event was submitted to.
+    pub(crate) fn set_signaler(&self, h: super::engine::Helper) {
+        *self.signaler.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
+    }
+
+    /// `zeEventHostSynchronize`: waits until the event is signaled (any counter value:
+    /// `wait(None, ..)`); an unbounded wait first runs the queued work of the engine that
+    /// signals it, on this thread, as far as that work cannot park ([`super::Engine::wait`]).
+    pub fn host_wait(&self, timeout: Timeout) -> bool {
+        if timeout == Timeout::Forever {
+            let h = self.signaler.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            if let Some(h) = h {
+                h.help_until(|| self.reached(None));
+            }
+        }
+        self.wait(None, timeout)
     }
 
     /// An IPC counter-based event created with `GRAPH_EXTERNAL` (graphs cannot capture it:

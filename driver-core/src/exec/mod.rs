@@ -25,7 +25,7 @@ pub mod shared;
 pub mod wait;
 
 pub use command::{Command, HostFunction, ListBody, Op, Work};
-pub use engine::{synchronize_device, Blocked, Drain, Engine, Mode};
+pub use engine::{synchronize_device, Blocked, Drain, Engine, Helper, Mode};
 pub use event::EventState;
 pub use launch::{Groups, Launch, LaunchMany};
 pub use pool::WorkerPool;
