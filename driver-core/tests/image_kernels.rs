@@ -866,8 +866,8 @@ fn launches_keep_their_images_and_values() {
     ok!(ze::zeCommandListHostSynchronize(l, FOREVER));
     for (out, base) in [(o1, 10.0f32), (o2, 20.0)] {
         let got = read_back(out, 3);
-        for i in 0..3 {
-            assert_eq!(got[i], [base + i as f32, 0.0, 0.0, 1.0]);
+        for (i, g) in got.iter().enumerate() {
+            assert_eq!(*g, [base + i as f32, 0.0, 0.0, 1.0]);
         }
     }
     ok!(ze::zeCommandListDestroy(l));

@@ -221,7 +221,7 @@ impl ImageType {
 }
 
 /// The `flags` argument of [`zekit_image`]: bits 0-2 the SPIR-V `Dim`, then these.
-pub(crate) mod flag {
+pub mod flag {
     /// An image array.
     pub const ARRAYED: u32 = 1 << 4;
     /// The coordinates are floats (else 32-bit integers).
