@@ -44,9 +44,11 @@ impl Builder<'_> {
     /// An image, with its sampler when it is a sampled image.
     fn image_of(&mut self, fr: &Frame, id: u32) -> Result<(Value, Option<Value>, ImageType), Error> {
         let (v, ty) = self.get(fr, id)?;
+        // Descriptor addresses are 64-bit (a malformed module could type anything an image).
+        let addr = |b: &Self, v: &Value| b.k.ty(*v) == Ty::I64;
         match (v, self.m.ty(ty)?) {
-            (Val::V(img), Type::Image(t)) => Ok((img, None, *t)),
-            (Val::Vec(p), Type::SampledImage(it)) if p.len() == 2 => match self.m.ty(*it)? {
+            (Val::V(img), Type::Image(t)) if addr(self, &img) => Ok((img, None, *t)),
+            (Val::Vec(p), Type::SampledImage(it)) if p.len() == 2 && p.iter().all(|v| addr(self, v)) => match self.m.ty(*it)? {
                 Type::Image(t) => Ok((p[0], Some(p[1]), *t)),
                 _ => Err(Error::invalid("a sampled image type of something not an image")),
             },
@@ -159,6 +161,9 @@ impl Builder<'_> {
                 let (Val::V(s), Type::Sampler) = (s, self.m.ty(sty)?) else {
                     return Err(Error::invalid("OpSampledImage of something not a sampler"));
                 };
+                if self.k.ty(s) != Ty::I64 {
+                    return Err(Error::invalid("OpSampledImage of something not a sampler"));
+                }
                 fr.vals.insert(i.w(1)?, (Val::Vec(vec![img, s]), i.w(0)?));
             }
             // OpImage
