@@ -874,3 +874,109 @@ fn launches_keep_their_images_and_values() {
     ok!(ze::zeEventDestroy(e));
     ok!(ze::zeEventPoolDestroy(pool));
 }
+
+/// The half nearest to `x` (ties to the even mantissa), found by search over every finite
+/// half: an independent reference for `read_imageh`.
+fn nearest_half(x: f32) -> u16 {
+    let mut best = 0u16;
+    let mut best_d = f64::INFINITY;
+    for h in 0..=0xffffu16 {
+        if (h >> 10) & 31 == 31 {
+            continue;
+        }
+        let d = (f64::from(half(u64::from(h))) - f64::from(x)).abs();
+        let even = h & 1 == 0;
+        if d < best_d || (d == best_d && even && best & 1 == 1) {
+            if d == 0.0 && (h & 0x8000 != 0) != x.is_sign_negative() {
+                continue;
+            }
+            best = h;
+            best_d = d;
+        }
+    }
+    best
+}
+
+#[test]
+fn half_texels() {
+    let dev = Dev::new();
+    let (w, h) = (3u32, 2u32);
+    let n = (w * h) as usize;
+    let vals: Vec<[f32; 4]> = (0..n)
+        .map(|i| {
+            let b = i as f32;
+            [1.0 / 3.0 + b, -2.0009765 * b, 1000.06 + b, 0.000_123_4 * (b + 1.0)]
+        })
+        .collect();
+    let img = dev.image(&image_desc(Ty::_2D, rgba(L::_32_32_32_32, T::FLOAT), w.into(), h, 0, 0));
+    dev.upload(img, &vals.iter().flatten().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+    let out = dev.buf(&vec![[0u16; 4]; n]);
+    let k = dev.kernel("read_h");
+    arg(k, 0, &img);
+    arg(k, 1, &out);
+    dev.run(k, [w, h, 1]);
+    let got = read_back(out, n);
+    for (i, v) in vals.iter().enumerate() {
+        assert_eq!(got[i], v.map(nearest_half), "texel {i}: {v:?}");
+    }
+    // write_imageh to a half image keeps the bits; to UNORM8 it converts.
+    let halves: Vec<[u16; 4]> = (0..n).map(|i| [0x3c00, 0x3800 + i as u16, 0xbc00, 0x0001]).collect();
+    let src = dev.buf(&halves);
+    let k = dev.kernel("write_h");
+    let fimg = dev.image(&image_desc(Ty::_2D, rgba(L::_16_16_16_16, T::FLOAT), w.into(), h, 0, 0));
+    arg(k, 0, &fimg);
+    arg(k, 1, &src);
+    dev.run(k, [w, h, 1]);
+    let back = dev.download(fimg, n * 8);
+    let want: Vec<u8> = halves.iter().flatten().flat_map(|h| h.to_le_bytes()).collect();
+    assert_eq!(back, want);
+    let uimg = dev.image(&image_desc(Ty::_2D, rgba(L::_8_8_8_8, T::UNORM), w.into(), h, 0, 0));
+    arg(k, 0, &uimg);
+    dev.run(k, [w, h, 1]);
+    let back = dev.download(uimg, n * 4);
+    for (i, hv) in halves.iter().enumerate() {
+        let want: Vec<u8> = hv.iter().map(|h| encode(L::_8, T::UNORM, 0, 8, half(u64::from(*h)).to_bits()) as u8).collect();
+        assert_eq!(&back[4 * i..4 * i + 4], &want[..], "texel {i}");
+    }
+}
+
+#[test]
+fn launch_with_arguments_takes_image_and_sampler_handles() {
+    let dev = Dev::new();
+    let f = ze_image_format_t { x: ze_image_format_swizzle_t::R, ..rgba(L::_32, T::FLOAT) };
+    let img = dev.image(&image_desc(Ty::_1D, f, 4, 0, 0, 0));
+    dev.upload(img, &[1.0f32, 2.0, 4.0, 8.0].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+    let s = dev.sampler(Am::CLAMP, true, false);
+    let coords = dev.buf(&[1.0f32, 2.5, 9.0]);
+    let out = dev.buf(&[[0f32; 4]; 3]);
+    let k = dev.kernel("sample_1d");
+    let mut values: [*mut std::ffi::c_void; 4] = [
+        (&img as *const ze_image_handle_t).cast_mut().cast(),
+        (&s as *const ze_sampler_handle_t).cast_mut().cast(),
+        (&coords as *const *mut f32).cast_mut().cast(),
+        (&out as *const *mut [f32; 4]).cast_mut().cast(),
+    ];
+    let gc = ze_group_count_t { groupCountX: 3, groupCountY: 1, groupCountZ: 1 };
+    let gs = ze_group_size_t { groupSizeX: 1, groupSizeY: 1, groupSizeZ: 1 };
+    ok!(ze::zeCommandListAppendLaunchKernelWithArguments(
+        dev.l, k, gc, gs, values.as_mut_ptr(), std::ptr::null(), null_mut(), 0, null_mut()
+    ));
+    // Linear, clamp to edge, unnormalized: texel centres at 0.5, 1.5, ...
+    let got = read_back(out, 3);
+    assert_eq!(got[0], [1.5, 0.0, 0.0, 1.0]);
+    assert_eq!(got[1], [4.0, 0.0, 0.0, 1.0]);
+    assert_eq!(got[2], [8.0, 0.0, 0.0, 1.0]);
+    // The image and sampler swapped: refused, and the kernel keeps its arguments.
+    values.swap(0, 1);
+    check!(
+        ze::zeCommandListAppendLaunchKernelWithArguments(
+            dev.l, k, gc, gs, values.as_mut_ptr(), std::ptr::null(), null_mut(), 0, null_mut()
+        ),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    // SAFETY: the three elements of `out`; no launch is in flight (synchronous list).
+    unsafe { std::slice::from_raw_parts_mut(out, 3) }.fill([0.0; 4]);
+    let gc1 = ze_group_count_t { groupCountX: 3, groupCountY: 1, groupCountZ: 1 };
+    ok!(ze::zeCommandListAppendLaunchKernel(dev.l, k, &gc1, null_mut(), 0, null_mut()));
+    assert_eq!(read_back(out, 3)[0], [1.5, 0.0, 0.0, 1.0]);
+}

@@ -118,3 +118,14 @@ kernel void query(read_only image2d_t a, read_only image3d_t b, read_only image2
   out[14] = get_image_channel_data_type(e);
   out[15] = get_image_channel_order(e);
 }
+
+// Half texels (cl_khr_fp16): read_imageh rounds to half, write_imageh converts from half.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+kernel void read_h(read_only image2d_t img, global half4 *out) {
+  int x = get_global_id(0), y = get_global_id(1);
+  out[y * get_global_size(0) + x] = read_imageh(img, (int2)(x, y));
+}
+kernel void write_h(write_only image2d_t img, global const half4 *in) {
+  int x = get_global_id(0), y = get_global_id(1);
+  write_imageh(img, (int2)(x, y), in[y * get_global_size(0) + x]);
+}
