@@ -551,7 +551,7 @@ fn axis_extent(d: &ImageDesc, flags: u32, axis: usize) -> i64 {
         _ => 1,
     };
     let _ = arrayed;
-    e.min(i64::MAX as u64) as i64
+    e.clamp(1, i64::MAX as u64) as i64
 }
 
 /// How many logical axes are filtered (the layer of an array is not).
@@ -608,7 +608,7 @@ fn linear(mode: u32, norm: bool, s: f32, n: i64) -> (Option<i64>, Option<i64>, f
         (3, true) => {
             let u = (s - s.floor()) * nf;
             let mut i0 = floor_i(u - 0.5);
-            let mut i1 = i0 + 1;
+            let mut i1 = i0.saturating_add(1);
             if i0 < 0 {
                 i0 += n;
             }
@@ -625,7 +625,7 @@ fn linear(mode: u32, norm: bool, s: f32, n: i64) -> (Option<i64>, Option<i64>, f
             let sp = (s - 2.0 * (0.5 * s).round_ties_even()).abs();
             let u = sp * nf;
             let i0 = floor_i(u - 0.5);
-            let i1 = i0 + 1;
+            let i1 = i0.saturating_add(1);
             (
                 Some(i0.clamp(0, n - 1)),
                 Some(i1.clamp(0, n - 1)),
@@ -635,7 +635,7 @@ fn linear(mode: u32, norm: bool, s: f32, n: i64) -> (Option<i64>, Option<i64>, f
         _ => {
             let u = if norm { s * nf } else { s };
             let i0 = floor_i(u - 0.5);
-            (address(mode, i0, n), address(mode, i0 + 1, n), frac(u - 0.5))
+            (address(mode, i0, n), address(mode, i0.saturating_add(1), n), frac(u - 0.5))
         }
     }
 }
@@ -703,6 +703,22 @@ fn sample(d: &ImageDesc, sm: &SamplerDesc, flags: u32, c: [f32; 4], int: bool) -
 /// The addresses must be valid: a descriptor the driver filled (whose storage is alive), and
 /// 16 readable/writable bytes at `coords` and `texel` (the kernel's private memory).
 pub unsafe extern "C" fn zekit_image(flags: u32, image: u64, sampler: u64, coords: u64, texel: u64) {
+    // A panic must not unwind into generated code: the texel of a read is then zero.
+    let r = std::panic::catch_unwind(|| {
+        // SAFETY: as this function's contract says.
+        unsafe { image_access(flags, image, sampler, coords, texel) }
+    });
+    if r.is_err() && flags & flag::WRITE == 0 {
+        // SAFETY: the texel is 16 bytes of private memory.
+        unsafe { std::ptr::write_unaligned(texel as *mut [u32; 4], [0; 4]) };
+    }
+}
+
+/// [`zekit_image`]'s work.
+///
+/// # Safety
+/// As [`zekit_image`].
+unsafe fn image_access(flags: u32, image: u64, sampler: u64, coords: u64, texel: u64) {
     // SAFETY: the caller passes the descriptor's address (see above).
     let d = unsafe { std::ptr::read_unaligned(image as *const ImageDesc) };
     // SAFETY: the coordinates are 16 bytes of the work-item's private memory.
@@ -763,6 +779,42 @@ mod tests {
             assert_eq!(f32_to_f16(f16_to_f32(h)), h, "{h:#x}");
         }
         assert_eq!(f32_to_f16(1.0 + 1.0 / 4096.0), 0x3c00);
+    }
+
+    #[test]
+    fn extreme_coordinates_stay_inside_the_image() {
+        let mut px = vec![0u8; 3 * 2 * 4];
+        for (i, b) in px.iter_mut().enumerate() {
+            *b = i as u8 + 1;
+        }
+        let d = ImageDesc {
+            base: px.as_mut_ptr() as u64,
+            width: 3,
+            height: 2,
+            depth: 1,
+            row_pitch: 12,
+            slice_pitch: 24,
+            elem_size: 4,
+            layout: layout::C8,
+            channel_type: channel::UNORM,
+            swizzle: [0, 1, 2, 3],
+            ..Default::default()
+        };
+        let odd = [f32::NAN, f32::INFINITY, -f32::INFINITY, 1e30, -1e30, f32::MAX, -0.0, 0.5];
+        for addressing in 0..5 {
+            for filter in 0..2 {
+                for normalized in 0..2 {
+                    let sm = SamplerDesc { addressing, normalized, filter, reserved: 0 };
+                    for x in odd {
+                        for y in odd {
+                            let t = sample(&d, &sm, 1, [x, y, 0.0, 0.0], false);
+                            let Texel::F(f) = t else { panic!("float texel") };
+                            assert!(f.iter().all(|v| v.is_nan() || (-1.0..=1.0).contains(v)), "{f:?}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
