@@ -315,36 +315,36 @@ fn f32_to_ufloat(x: f32, mbits: u32) -> u32 {
 }
 
 /// Bit widths of each stored channel of a layout (`elem` bytes per texel).
-fn channel_bits(layout: u32, elem: u32) -> Vec<u32> {
+fn channel_bits(layout: u32, elem: u32) -> &'static [u32] {
+    const B8: [u32; 4] = [8; 4];
+    const B16: [u32; 4] = [16; 4];
+    const B32: [u32; 4] = [32; 4];
     match layout {
-        layout::C8 => vec![8; elem.min(4) as usize],
-        layout::C16 => vec![16; (elem / 2).min(4) as usize],
-        layout::C32 => vec![32; (elem / 4).min(4) as usize],
-        layout::P565 => vec![5, 6, 5],
-        layout::P5551 => vec![5, 5, 5, 1],
-        layout::P4444 => vec![4, 4, 4, 4],
-        layout::P1010102 => vec![10, 10, 10, 2],
-        layout::P111110 => vec![11, 11, 10],
-        _ => vec![],
+        layout::C8 => &B8[..elem.min(4) as usize],
+        layout::C16 => &B16[..(elem / 2).min(4) as usize],
+        layout::C32 => &B32[..(elem / 4).min(4) as usize],
+        layout::P565 => &[5, 6, 5],
+        layout::P5551 => &[5, 5, 5, 1],
+        layout::P4444 => &[4, 4, 4, 4],
+        layout::P1010102 => &[10, 10, 10, 2],
+        layout::P111110 => &[11, 11, 10],
+        _ => &[],
     }
 }
 
-/// The raw value of each stored channel of the texel at `p` (`elem` readable bytes).
-fn raw_channels(d: &ImageDesc, bytes: &[u8]) -> Vec<(u32, u32)> {
+/// The raw value of each stored channel of the texel at `bytes` (`elem` readable bytes), and
+/// the channels' bit widths.
+fn raw_channels(d: &ImageDesc, bytes: &[u8]) -> ([u32; 4], &'static [u32]) {
     let bits = channel_bits(d.layout, d.elem_size);
+    let mut out = [0u32; 4];
     match d.layout {
         layout::C8 | layout::C16 | layout::C32 => {
             let n = bits.first().map_or(1, |b| (b / 8) as usize);
-            bits.iter()
-                .enumerate()
-                .map(|(i, b)| {
-                    let mut v = 0u32;
-                    for k in 0..n {
-                        v |= u32::from(bytes[i * n + k]) << (8 * k);
-                    }
-                    (v, *b)
-                })
-                .collect()
+            for (i, o) in out.iter_mut().enumerate().take(bits.len()) {
+                for k in 0..n {
+                    *o |= u32::from(bytes[i * n + k]) << (8 * k);
+                }
+            }
         }
         _ => {
             let mut word = 0u32;
@@ -352,15 +352,13 @@ fn raw_channels(d: &ImageDesc, bytes: &[u8]) -> Vec<(u32, u32)> {
                 word |= u32::from(*b) << (8 * k);
             }
             let mut shift = 0;
-            bits.iter()
-                .map(|b| {
-                    let v = (word >> shift) & ((1u64 << b) - 1) as u32;
-                    shift += b;
-                    (v, *b)
-                })
-                .collect()
+            for (o, b) in out.iter_mut().zip(bits) {
+                *o = (word >> shift) & ((1u64 << b) - 1) as u32;
+                shift += b;
+            }
         }
     }
+    (out, bits)
 }
 
 fn sign_extend(v: u32, bits: u32) -> i32 {
@@ -390,7 +388,8 @@ fn border(d: &ImageDesc, int: bool) -> Texel {
 fn decode(d: &ImageDesc, bytes: &[u8], int: bool) -> Texel {
     let mut f = [0.0f32, 0.0, 0.0, 1.0];
     let mut i = [0u32, 0, 0, 1];
-    for (c, (v, bits)) in raw_channels(d, bytes).into_iter().enumerate() {
+    let (vals, widths) = raw_channels(d, bytes);
+    for (c, (&v, &bits)) in vals.iter().zip(widths).enumerate() {
         let Some(comp) = d.swizzle.get(c).map(|s| *s as usize).filter(|s| *s < 4) else {
             continue;
         };
@@ -438,7 +437,7 @@ fn sat_rte(x: f32, lo: f32, hi: f32) -> u32 {
 /// Encodes four components into the texel at `out` (`elem` writable bytes).
 fn encode(d: &ImageDesc, t: Texel, out: &mut [u8]) {
     let bits = channel_bits(d.layout, d.elem_size);
-    let mut raw = Vec::with_capacity(bits.len());
+    let mut raw = [0u32; 4];
     for (c, b) in bits.iter().enumerate() {
         let comp = d.swizzle.get(c).map(|s| *s as usize).filter(|s| *s < 4);
         let mask = ((1u64 << b) - 1) as u32;
@@ -478,12 +477,12 @@ fn encode(d: &ImageDesc, t: Texel, out: &mut [u8]) {
                 }
             }
         };
-        raw.push(v);
+        raw[c] = v;
     }
     match d.layout {
         layout::C8 | layout::C16 | layout::C32 => {
             let n = bits.first().map_or(1, |b| (b / 8) as usize);
-            for (c, v) in raw.iter().enumerate() {
+            for (c, v) in raw.iter().enumerate().take(bits.len()) {
                 for k in 0..n {
                     out[c * n + k] = (v >> (8 * k)) as u8;
                 }
@@ -492,7 +491,7 @@ fn encode(d: &ImageDesc, t: Texel, out: &mut [u8]) {
         _ => {
             let mut word = 0u32;
             let mut shift = 0;
-            for (v, b) in raw.iter().zip(&bits) {
+            for (v, b) in raw.iter().zip(bits) {
                 word |= v << shift;
                 shift += b;
             }
@@ -663,9 +662,11 @@ fn sample(d: &ImageDesc, sm: &SamplerDesc, flags: u32, c: [f32; 4], int: bool) -
         }
         return fetch(d, flags, at, int);
     }
-    let per_axis: Vec<_> = (0..n_axes)
-        .map(|k| linear(sm.addressing, norm, c[k], axis_extent(d, flags, k)))
-        .collect();
+    let mut per_axis = [(None, None, 0.0f32); 3];
+    for (k, p) in per_axis.iter_mut().enumerate().take(n_axes) {
+        *p = linear(sm.addressing, norm, c[k], axis_extent(d, flags, k));
+    }
+    let per_axis = &per_axis[..n_axes];
     let mut sum = [0.0f32; 4];
     for corner in 0..(1usize << n_axes) {
         let mut at = base;
