@@ -342,6 +342,16 @@ fn image_sampling_kernel_through_the_loader() {
         lines[0].starts_with("zekit: zeKernelSetArgumentValue: ZE_RESULT_ERROR_INVALID_ARGUMENT: argument 0 of kernel `sample_2d` takes an image handle"),
         "{stderr}"
     );
+    // Again under the loader's validation layer (handle lifetimes tracked).
+    let env = [
+        ("ZEKIT_TEST_SPV", spv.to_str().unwrap()),
+        ("ZE_ENABLE_VALIDATION_LAYER", "1"),
+        ("ZE_ENABLE_PARAMETER_VALIDATION", "1"),
+        ("ZE_ENABLE_HANDLE_LIFETIME", "1"),
+    ];
+    let stdout = expect_success("image_sample", &run(&exe, &env));
+    assert!(stdout.contains("validation layer loaded = yes"), "{stdout}");
+    assert!(stdout.ends_with("image_sample ok\n"), "{stdout}");
 }
 
 /// Modules through the loader: dynamic linking (an unresolved import is one log line naming
