@@ -323,6 +323,37 @@ fn vector_add_kernel_through_the_loader() {
     assert!(stdout.ends_with("vector_add ok\n"), "{stdout}");
 }
 
+/// Images and samplers in a kernel through the loader: an image, a sampler and a bilinear
+/// sampling kernel checked against a reference computed by the C program; a sampler handle
+/// for the image argument is refused with one log line.
+#[test]
+fn image_sampling_kernel_through_the_loader() {
+    let spv = manifest_dir().join("../spirv/kernels/images.spv");
+    let src = manifest_dir().join("tests/c/image_sample.c");
+    let exe = compile_c("cpu_image_sample", &[&src], &["-ldl", "-lm"]);
+    let out = run(&exe, &[("ZEKIT_TEST_SPV", spv.to_str().unwrap())]);
+    let stdout = expect_success("image_sample", &out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.contains("6 bilinear samples ok"), "{stdout}");
+    assert!(stdout.ends_with("image_sample ok\n"), "{stdout}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: ")).collect();
+    assert_eq!(lines.len(), 1, "one line, for the sampler given as an image:\n{stderr}");
+    assert!(
+        lines[0].starts_with("zekit: zeKernelSetArgumentValue: ZE_RESULT_ERROR_INVALID_ARGUMENT: argument 0 of kernel `sample_2d` takes an image handle"),
+        "{stderr}"
+    );
+    // Again under the loader's validation layer (handle lifetimes tracked).
+    let env = [
+        ("ZEKIT_TEST_SPV", spv.to_str().unwrap()),
+        ("ZE_ENABLE_VALIDATION_LAYER", "1"),
+        ("ZE_ENABLE_PARAMETER_VALIDATION", "1"),
+        ("ZE_ENABLE_HANDLE_LIFETIME", "1"),
+    ];
+    let stdout = expect_success("image_sample", &run(&exe, &env));
+    assert!(stdout.contains("validation layer loaded = yes"), "{stdout}");
+    assert!(stdout.ends_with("image_sample ok\n"), "{stdout}");
+}
+
 /// Modules through the loader: dynamic linking (an unresolved import is one log line naming
 /// it), a launch of multiple kernels indirect, and native binaries saved by one process and
 /// loaded by another (the code relocated there; `math` bit for bit as built from SPIR-V).

@@ -30,15 +30,18 @@ pub enum KernelArg {
     Value(Vec<u8>),
     /// Local memory: its size in bytes (the mock allocates none).
     Local(usize),
+    /// An image or a sampler: the handle the application set (the mock has no images, so
+    /// the handle is only recorded).
+    Handle(u64),
 }
 
 impl fmt::Display for KernelArg {
-    /// How the call log shows an argument: `0x…` for pointers, the value as a little-endian
+    /// How the call log shows an argument: `0x…` for pointers and image or sampler handles, the value as a little-endian
     /// unsigned integer for values of 1, 2, 4 or 8 bytes, `[01 02 …]` for other values,
     /// `local:<bytes>` for local memory.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            KernelArg::Pointer(p) => write!(f, "{p:#x}"),
+            KernelArg::Pointer(p) | KernelArg::Handle(p) => write!(f, "{p:#x}"),
             KernelArg::Value(b) if matches!(b.len(), 1 | 2 | 4 | 8) => {
                 let mut w = [0u8; 8];
                 w[..b.len()].copy_from_slice(b);
@@ -152,6 +155,7 @@ fn describe(a: Option<&KernelArg>) -> String {
         Some(KernelArg::Pointer(_)) => "a pointer".to_string(),
         Some(KernelArg::Value(b)) => format!("a {}-byte value", b.len()),
         Some(KernelArg::Local(n)) => format!("local memory of {n} bytes"),
+        Some(KernelArg::Handle(_)) => "an image or sampler handle".to_string(),
     }
 }
 
@@ -222,6 +226,12 @@ impl CCallback {
                     kind: ARG_POINTER,
                     size: 8,
                     value: p as *const u64 as *const c_void,
+                },
+                // C callbacks see an image or sampler handle as its 8-byte value.
+                KernelArg::Handle(h) => CKernelArg {
+                    kind: ARG_VALUE,
+                    size: 8,
+                    value: h as *const u64 as *const c_void,
                 },
                 KernelArg::Value(b) => CKernelArg {
                     kind: ARG_VALUE,

@@ -880,3 +880,54 @@ fn multiple_kernels_indirect_runs_as_many_launches_as_the_count_buffer_says() {
     ok!(ze::zeModuleDestroy(m));
     ok!(ze::zeContextDestroy(e.ctx));
 }
+
+#[test]
+fn image_and_sampler_arguments_are_recorded() {
+    let e = env();
+    let seen: Arc<Mutex<Vec<KernelLaunch>>> = Arc::default();
+    let s2 = seen.clone();
+    zekit_mock::script().on_kernel("sample_2d", move |l: &KernelLaunch| {
+        s2.lock().unwrap().push(l.clone());
+    });
+    let m = e.module("images");
+    let k = e.kernel(m, "sample_2d");
+    // The mock has no images: any non-null handle is taken and recorded.
+    let (img, smp) = (0x1000usize, 0x2000usize);
+    let ph = |h: &usize| h as *const usize as *const c_void;
+    assert_eq!(
+        call!(ze::zeKernelSetArgumentValue(k, 0, 4, ph(&img))),
+        ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE
+    );
+    assert_eq!(
+        call!(ze::zeKernelSetArgumentValue(k, 1, 8, null())),
+        ZE_RESULT_ERROR_INVALID_NULL_HANDLE
+    );
+    assert!(
+        zekit_mock::last_error().contains("argument 1 of kernel `sample_2d` takes a sampler handle"),
+        "{}",
+        zekit_mock::last_error()
+    );
+    ok!(ze::zeKernelSetArgumentValue(k, 0, 8, ph(&img)));
+    ok!(ze::zeKernelSetArgumentValue(k, 1, 8, ph(&smp)));
+    let p = e.shared(64);
+    set_ptr(k, 2, p);
+    set_ptr(k, 3, p);
+    let list = e.immediate();
+    ok!(ze::zeCommandListAppendLaunchKernel(
+        list,
+        k,
+        &groups(1),
+        null_mut(),
+        0,
+        null_mut()
+    ));
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].args[0], KernelArg::Handle(0x1000));
+    assert_eq!(seen[0].args[1], KernelArg::Handle(0x2000));
+    assert_eq!(seen[0].args[0].to_string(), "0x1000");
+    ok!(ze::zeCommandListDestroy(list));
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m));
+    ok!(ze::zeContextDestroy(e.ctx));
+}

@@ -356,6 +356,21 @@ pub enum Op {
     GlobalAddr(u32),
     /// A work-group barrier (only before [`crate::regions`] splits blocks at it).
     Barrier,
+    /// An image read, sample or write by the host function [`crate::image::zekit_image`]
+    /// (no result): the image descriptor's address, the sampler descriptor's (0: none), and
+    /// the addresses of four 32-bit coordinates and of the four 32-bit texel components.
+    Image {
+        /// What to do ([`crate::image::zekit_image`]'s flags).
+        flags: u32,
+        /// The image descriptor.
+        image: Value,
+        /// The sampler descriptor, or a 0 (`I64`).
+        sampler: Value,
+        /// The coordinates.
+        coords: Value,
+        /// The texel.
+        texel: Value,
+    },
     /// OpenCL `printf` (result `I32`, 0): the format string's address, and the address of
     /// `count` 8-byte argument slots followed by `count` one-byte type codes
     /// ([`crate::printf`]).

@@ -431,6 +431,7 @@ fn symbols(data: usize) -> Vec<(&'static str, usize)> {
     v.push(("zekit_printf", crate::printf::zekit_printf as *const () as usize));
     v.push(("zekit_lanes_gather", lockstep::lanes_gather as *const () as usize));
     v.push(("zekit_lanes_scatter", lockstep::lanes_scatter as *const () as usize));
+    v.push(("zekit_image", crate::image::zekit_image as *const () as usize));
     v.push(("zekit_data", data));
     v
 }
@@ -478,6 +479,13 @@ fn new_module(
         .declare_function("zekit_printf", Linkage::Import, &sig)
         .map_err(cl)?;
     funcs.insert(crate::printf::zekit_printf as *const () as usize, printf);
+    let mut sig = Signature::new(call_conv);
+    sig.params.push(AbiParam::new(types::I32));
+    sig.params.extend([AbiParam::new(types::I64); 4]);
+    let image = module
+        .declare_function("zekit_image", Linkage::Import, &sig)
+        .map_err(cl)?;
+    funcs.insert(crate::image::zekit_image as *const () as usize, image);
     let data = module
         .declare_data("zekit_data", Linkage::Import, true, false)
         .map_err(cl)?;
@@ -1577,6 +1585,20 @@ impl<'a> Lower<'a> {
                 let n = self.b.ins().iconst(types::I32, i64::from(*count));
                 let addr = crate::printf::zekit_printf as *const () as usize;
                 self.call(addr, &[types::I64, types::I64, types::I32], types::I32, &[f, a, n])
+            }
+            Op::Image {
+                flags,
+                image,
+                sampler,
+                coords,
+                texel,
+            } => {
+                let f = self.b.ins().iconst(types::I32, i64::from(*flags));
+                let args = [f, self.v(*image), self.v(*sampler), self.v(*coords), self.v(*texel)];
+                let addr = crate::image::zekit_image as *const () as usize;
+                let params = [types::I32, types::I64, types::I64, types::I64, types::I64];
+                self.call(addr, &params, types::INVALID, &args);
+                return Ok(None);
             }
         };
         Ok(Some(v))

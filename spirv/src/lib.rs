@@ -18,6 +18,7 @@
 //! A compiled kernel is a function called once per work-group with a [`GroupCtx`]; it runs the
 //! group's work-items as loops inside (one loop per barrier-delimited region).
 
+pub mod image;
 pub mod ir;
 #[cfg(feature = "jit")]
 pub mod jit;
@@ -95,6 +96,12 @@ pub enum ArgKind {
     Local,
     /// A struct by value (its bytes).
     ByValue,
+    /// An image: the application sets its handle, the driver passes an
+    /// [`image::ImageDesc`] ([`image::IMAGE_DESC_SIZE`] bytes).
+    Image,
+    /// A sampler: the application sets its handle, the driver passes an
+    /// [`image::SamplerDesc`] ([`image::SAMPLER_DESC_SIZE`] bytes).
+    Sampler,
 }
 
 /// The address space a pointer argument points into.

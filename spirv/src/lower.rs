@@ -11,6 +11,7 @@ use crate::{AddressSpace, ArgInfo, ArgKind, Error, KernelInfo};
 
 mod aggregate;
 pub(crate) mod fnptr;
+mod image;
 mod stdlib;
 
 /// Most IR instructions a kernel may have after inlining.
@@ -93,6 +94,14 @@ const SUPPORTED_CAPS: &[(u32, &str)] = &[
     (8, "Float16Buffer"),
     (9, "Float16"),
     (fnptr::CAPABILITY, "FunctionPointersINTEL"),
+    // Images (see `lower/image.rs`).
+    (13, "ImageBasic"),
+    (14, "ImageReadWrite"),
+    (20, "LiteralSampler"),
+    (43, "Sampled1D"),
+    (44, "Image1D"),
+    (46, "SampledBuffer"),
+    (47, "ImageBuffer"),
 ];
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -203,7 +212,8 @@ impl Module {
             Type::Float(64) => Ty::F64,
             // A half value is carried as the f32 of the same value (see `lower/stdlib.rs`).
             Type::Float(16) => Ty::F32,
-            Type::Pointer(..) => Ty::I64,
+            // Images and samplers: their descriptors' addresses (`lower/image.rs`).
+            Type::Pointer(..) | Type::Image(_) | Type::Sampler => Ty::I64,
             t => return Err(Error::unsupported(format!("values of type {t:?}"))),
         })
     }
@@ -504,7 +514,18 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                 m.types
                     .insert(i.w(0)?, Type::Function(i.w(1)?, i.ops[2..].to_vec()));
             }
-            24..=27 | 29 | 31 | 34..=39 | 322 => {
+            25 => {
+                let t = crate::image::ImageType::parse(&i.ops)?;
+                m.types.insert(i.w(0)?, Type::Image(t));
+            }
+            26 => {
+                m.types.insert(i.w(0)?, Type::Sampler);
+            }
+            27 => {
+                m.types.insert(i.w(0)?, Type::SampledImage(i.w(1)?));
+            }
+            45 => image::constant_sampler(&mut m, &mut data, i)?,
+            24 | 29 | 31 | 34..=39 | 322 => {
                 m.types.insert(i.w(0)?, Type::Other("opaque"));
             }
             41 | 42 | 48 | 49 => {
@@ -742,6 +763,18 @@ fn lower_kernel(
                 )
             }
             Type::Pointer(4, _) => (ArgKind::Local, 8, AddressSpace::Local, 8),
+            Type::Image(_) => (
+                ArgKind::Image,
+                crate::image::IMAGE_DESC_SIZE,
+                AddressSpace::Global,
+                8,
+            ),
+            Type::Sampler => (
+                ArgKind::Sampler,
+                crate::image::SAMPLER_DESC_SIZE,
+                AddressSpace::Private,
+                8,
+            ),
             Type::Pointer(sc @ (0 | 5 | 8), _) => {
                 let space = match sc {
                     0 => AddressSpace::Constant,
@@ -759,7 +792,8 @@ fn lower_kernel(
         offset = align_up(u64::from(offset), u64::from(align)) as u32;
         let addr = b.push(Ty::I64, Op::ArgAddr(offset));
         let v = match kind {
-            ArgKind::ByValue => Val::V(addr),
+            // Images and samplers: their descriptors' addresses.
+            ArgKind::ByValue | ArgKind::Image | ArgKind::Sampler => Val::V(addr),
             _ => {
                 // Scalars, pointers and vectors (element after element).
                 let mut vs = Vec::new();
@@ -1292,6 +1326,9 @@ impl Builder<'_> {
             if let Some(ended) = self.std_whole(fr, i)? {
                 return Ok(ended);
             }
+        }
+        if (86..=107).contains(&op) {
+            return self.image_inst(fr, i).map(|()| false);
         }
         if matches!(op, 80..=82 | 169) && self.aggregate_inst(fr, i)?.is_some() {
             return Ok(false);

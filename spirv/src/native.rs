@@ -114,6 +114,8 @@ fn kind_code(k: ArgKind) -> u8 {
         ArgKind::Scalar => 1,
         ArgKind::Local => 2,
         ArgKind::ByValue => 3,
+        ArgKind::Image => 4,
+        ArgKind::Sampler => 5,
     }
 }
 
@@ -256,6 +258,8 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
                 1 => ArgKind::Scalar,
                 2 => ArgKind::Local,
                 3 => ArgKind::ByValue,
+                4 => ArgKind::Image,
+                5 => ArgKind::Sampler,
                 k => return Err(err(format!("argument kind {k}"))),
             };
             let space = match r.u8()? {

@@ -85,6 +85,13 @@ pub fn operands(op: &Op) -> Vec<Value> {
         Op::Copy { dst, src, size } => vec![*dst, *src, *size],
         Op::Math(_, v) => v.clone(),
         Op::Printf { fmt, args, .. } => vec![*fmt, *args],
+        Op::Image {
+            image,
+            sampler,
+            coords,
+            texel,
+            ..
+        } => vec![*image, *sampler, *coords, *texel],
         Op::Const(_)
         | Op::Builtin(..)
         | Op::ArgAddr(_)

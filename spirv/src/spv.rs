@@ -116,7 +116,13 @@ pub enum Type {
     Pointer(u32, u32),
     /// A function type (return type id, parameter type ids).
     Function(u32, Vec<u32>),
-    /// Something the compiler does not handle (events, images, ...).
+    /// An image type (see [`crate::image::ImageType`]).
+    Image(crate::image::ImageType),
+    /// `sampler_t`.
+    Sampler,
+    /// An image with a sampler (the image type's id).
+    SampledImage(u32),
+    /// Something the compiler does not handle (events, pipes, ...).
     Other(&'static str),
 }
 
@@ -283,6 +289,28 @@ pub fn op_name(op: u16) -> String {
         269 => "OpGroupFMax",
         270 => "OpGroupUMax",
         271 => "OpGroupSMax",
+        86 => "OpSampledImage",
+        87 => "OpImageSampleImplicitLod",
+        88 => "OpImageSampleExplicitLod",
+        89 => "OpImageSampleDrefImplicitLod",
+        90 => "OpImageSampleDrefExplicitLod",
+        91 => "OpImageSampleProjImplicitLod",
+        92 => "OpImageSampleProjExplicitLod",
+        93 => "OpImageSampleProjDrefImplicitLod",
+        94 => "OpImageSampleProjDrefExplicitLod",
+        95 => "OpImageFetch",
+        96 => "OpImageGather",
+        97 => "OpImageDrefGather",
+        98 => "OpImageRead",
+        99 => "OpImageWrite",
+        100 => "OpImage",
+        101 => "OpImageQueryFormat",
+        102 => "OpImageQueryOrder",
+        103 => "OpImageQuerySizeLod",
+        104 => "OpImageQuerySize",
+        105 => "OpImageQueryLod",
+        106 => "OpImageQueryLevels",
+        107 => "OpImageQuerySamples",
         318 => "OpAtomicFlagTestAndSet",
         319 => "OpAtomicFlagClear",
         5571 => "OpSubgroupShuffleINTEL",

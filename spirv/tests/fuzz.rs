@@ -20,6 +20,7 @@ const KERNELS: &[&str] = &[
     "spec",
     "tree_reduce",
     "struct_arg",
+    "images",
     "scan",
     "reqd",
     "vectors",

@@ -834,10 +834,11 @@ impl CommandListApi for CpuDriver {
                     (unsafe { std::ptr::read_unaligned(p.cast::<usize>()) }, None)
                 }
                 // A null value pointer sets a null buffer, as zeKernelSetArgumentValue does.
-                ArgKind::Buffer if p.is_null() => (8, None),
+                ArgKind::Buffer | ArgKind::Image | ArgKind::Sampler if p.is_null() => (8, None),
                 _ if p.is_null() => (a.size as usize, None),
                 _ => {
-                    let n = if a.kind == ArgKind::Buffer {
+                    // Buffers, images and samplers: a pointer or a handle.
+                    let n = if matches!(a.kind, ArgKind::Buffer | ArgKind::Image | ArgKind::Sampler) {
                         8
                     } else {
                         a.size as usize

@@ -22,6 +22,8 @@ use std::sync::Arc;
 
 use zekit_sys::*;
 
+use zekit_spirv::image::{layout, ImageDesc, SamplerDesc};
+
 use crate::core::objects::{Failure, Outcome};
 use crate::exec::memory::{Region, Side};
 
@@ -474,6 +476,103 @@ impl ImageObject {
     pub fn storage(&self) -> Arc<Storage> {
         self.storage.clone()
     }
+
+    /// The descriptor a kernel's image argument receives (see [`zekit_spirv::image`]).
+    pub fn kernel_desc(&self) -> ImageDesc {
+        let (row, slice) = (self.dims.0 * self.elem, self.dims.0 * self.elem * self.dims.1);
+        let layers = match self.ty {
+            ze_image_type_t::_1DARRAY => self.dims.1,
+            ze_image_type_t::_2DARRAY => self.dims.2,
+            _ => 0,
+        };
+        let f = &self.format;
+        let lay = match f.layout {
+            L::_8 | L::_8_8 | L::_8_8_8 | L::_8_8_8_8 => layout::C8,
+            L::_16 | L::_16_16 | L::_16_16_16 | L::_16_16_16_16 => layout::C16,
+            L::_5_6_5 => layout::P565,
+            L::_5_5_5_1 => layout::P5551,
+            L::_4_4_4_4 => layout::P4444,
+            L::_10_10_10_2 => layout::P1010102,
+            L::_11_11_10 => layout::P111110,
+            _ => layout::C32,
+        };
+        let swizzle = [f.x.0, f.y.0, f.z.0, f.w.0].map(|s| s.min(255) as u8);
+        ImageDesc {
+            base: self.storage.base() as u64,
+            width: self.dims.0 as u64,
+            height: self.dims.1 as u64,
+            depth: self.dims.2 as u64,
+            layers: layers as u64,
+            row_pitch: row as u64,
+            slice_pitch: slice as u64,
+            elem_size: self.elem as u32,
+            layout: lay,
+            channel_type: f.r#type.0,
+            swizzle,
+            order: channel_order(f, self.elem),
+            data_type: channel_data_type(f),
+        }
+    }
+}
+
+/// Stored channels of a format (`elem` bytes per texel).
+fn channels(f: &ze_image_format_t, elem: usize) -> usize {
+    match f.layout {
+        L::_8 | L::_8_8 | L::_8_8_8 | L::_8_8_8_8 => elem,
+        L::_16 | L::_16_16 | L::_16_16_16 | L::_16_16_16_16 => elem / 2,
+        L::_5_6_5 | L::_11_11_10 => 3,
+        L::_5_5_5_1 | L::_4_4_4_4 | L::_10_10_10_2 => 4,
+        _ => elem / 4,
+    }
+}
+
+/// What `get_image_channel_order` answers, as SPIR-V's `ImageChannelOrder` (the OpenCL value
+/// less `CLK_R`): from the components the stored channels hold (R, A, RG, RA, RGB, RGBA,
+/// BGRA, ARGB, ABGR; RGBA for any other arrangement).
+fn channel_order(f: &ze_image_format_t, elem: usize) -> u32 {
+    let sw = [f.x.0, f.y.0, f.z.0, f.w.0];
+    let n = channels(f, elem).min(4);
+    match &sw[..n] {
+        [0] => 0,
+        [3] => 1,
+        [0, 1] => 2,
+        [0, 3] => 3,
+        [0, 1, 2] => 4,
+        [2, 1, 0, 3] => 6,
+        [3, 0, 1, 2] => 7,
+        [3, 2, 1, 0] => 19,
+        _ => 5,
+    }
+}
+
+/// What `get_image_channel_data_type` answers, as SPIR-V's `ImageChannelDataType` (the
+/// OpenCL value less `CLK_SNORM_INT8`). Layouts OpenCL has no name for answer the nearest:
+/// 5_5_5_1 `UnormShort555`, 4_4_4_4 `UnormInt8`, 10_10_10_2 UINT `UnsignedInt32`, 11_11_10
+/// `Float`.
+fn channel_data_type(f: &ze_image_format_t) -> u32 {
+    let bits = match f.layout {
+        L::_8 | L::_8_8 | L::_8_8_8 | L::_8_8_8_8 | L::_4_4_4_4 => 8,
+        L::_16 | L::_16_16 | L::_16_16_16 | L::_16_16_16_16 => 16,
+        L::_5_6_5 => return 4,
+        L::_5_5_5_1 => return 5,
+        L::_10_10_10_2 if f.r#type == T::UNORM => return 16,
+        L::_11_11_10 => return 14,
+        _ => 32,
+    };
+    match (f.r#type, bits) {
+        (T::SNORM, 8) => 0,
+        (T::SNORM, _) => 1,
+        (T::UNORM, 8) => 2,
+        (T::UNORM, _) => 3,
+        (T::SINT, 8) => 7,
+        (T::SINT, 16) => 8,
+        (T::SINT, _) => 9,
+        (T::UINT, 8) => 10,
+        (T::UINT, 16) => 11,
+        (T::UINT, _) => 12,
+        (_, 16) => 13,
+        _ => 14,
+    }
 }
 
 /// Value of a sampler handle: its descriptor, checked.
@@ -488,7 +587,25 @@ pub struct SamplerObject {
 }
 
 impl SamplerObject {
-    /// `zeSamplerCreate` (samplers are only recorded: no kernels sample yet).
+    /// The descriptor a kernel's sampler argument receives: Level Zero's CLAMP is OpenCL's
+    /// clamp-to-edge, CLAMP_TO_BORDER OpenCL's clamp (see [`zekit_spirv::image`]).
+    pub fn kernel_desc(&self) -> SamplerDesc {
+        let addressing = match self.address_mode {
+            ze_sampler_address_mode_t::REPEAT => 3,
+            ze_sampler_address_mode_t::CLAMP => 1,
+            ze_sampler_address_mode_t::CLAMP_TO_BORDER => 2,
+            ze_sampler_address_mode_t::MIRROR => 4,
+            _ => 0,
+        };
+        SamplerDesc {
+            addressing,
+            normalized: u32::from(self.normalized),
+            filter: u32::from(self.filter_mode == ze_sampler_filter_mode_t::LINEAR),
+            reserved: 0,
+        }
+    }
+
+    /// `zeSamplerCreate`.
     pub fn new(desc: &ze_sampler_desc_t) -> Outcome<SamplerObject> {
         if desc.addressMode.0 > ze_sampler_address_mode_t::MIRROR.0 {
             return Err(Failure::new(

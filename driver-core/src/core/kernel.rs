@@ -6,13 +6,18 @@
 //! | `zeKernelSetGroupSize` | each size at least 1, each and their product at most 1024 (`maxTotalGroupSize`); a kernel with a required size takes only that one: else `INVALID_GROUP_SIZE_DIMENSION` |
 //! | `zeKernelSuggestGroupSize` | the required size if any; else, per dimension, the largest divisor of the global size that keeps the product at most 256 (x first) |
 //! | `zeKernelSetArgumentValue` | index beyond the arguments: `INVALID_KERNEL_ARGUMENT_INDEX`; buffers: 8 bytes (a null value pointer sets a null buffer); scalars and structs by value: exactly their size; local memory: the size in bytes with a null value (a value: `INVALID_ARGUMENT`), at most 64 KiB in all; other sizes: `INVALID_KERNEL_ARGUMENT_SIZE` |
+//! | image and sampler arguments | the value is a `ze_image_handle_t` / `ze_sampler_handle_t` (8 bytes; other sizes `INVALID_KERNEL_ARGUMENT_SIZE`); a null handle `INVALID_NULL_HANDLE`; a handle of another kind or not live `INVALID_ARGUMENT`; the argument block receives the image's or sampler's descriptor ([`zekit_spirv::image`]), and each launch keeps the images' storage alive until it has run |
 //! | launches | each launch copies the arguments and group size as they are when it is appended; an argument never set: `INVALID_ARGUMENT` at the append; a kernel with barriers whose private memory times the group size exceeds 64 MiB, or more local memory than `maxSharedLocalMemory` (64 KiB, static variables included): `OUT_OF_DEVICE_MEMORY` |
 
-use std::ffi::CString;
+use std::ffi::{c_void, CString};
 use std::sync::{Arc, Mutex};
 
+use zekit_icd::kinds;
+use zekit_rt::Handle;
 use zekit_spirv::{ArgKind, KernelInfo, Program};
 use zekit_sys::*;
+
+use super::image::{ImageObject, SamplerObject, Storage};
 
 use super::objects::{Failure, Outcome};
 use super::properties::{MAX_GROUP_SIZE, MAX_SHARED_LOCAL_MEMORY};
@@ -34,6 +39,8 @@ struct State {
     args: Vec<u64>,
     local_sizes: Vec<usize>,
     set: Vec<bool>,
+    /// The storage of each image argument.
+    images: Vec<Option<Arc<Storage>>>,
     offset: [u32; 3],
     indirect: ze_kernel_indirect_access_flags_t,
 }
@@ -56,6 +63,7 @@ impl KernelObject {
             args: vec![0; (info.args_size as usize).div_ceil(8)],
             local_sizes: vec![0; n],
             set: vec![false; n],
+            images: vec![None; n],
             offset: [0; 3],
             indirect: ze_kernel_indirect_access_flags_t::empty(),
         };
@@ -211,6 +219,45 @@ impl KernelObject {
                     None => 0,
                 };
             }
+            ArgKind::Image | ArgKind::Sampler => {
+                let image = a.kind == ArgKind::Image;
+                let what = if image { "an image handle" } else { "a sampler handle" };
+                let raw = match value {
+                    Some(v) if size == 8 => u64::from_le_bytes(
+                        v.try_into().map_err(|_| size_error(&format!("{what} (8 bytes)")))?,
+                    ),
+                    None if size == 8 => 0,
+                    _ => return Err(size_error(&format!("{what} (8 bytes)"))),
+                };
+                let raw = raw as usize as *mut c_void;
+                let refused = |e: zekit_rt::ZeError| {
+                    Failure::new(
+                        e.0,
+                        format!(
+                            "argument {index} of kernel `{name}` takes {what}: {}",
+                            zekit_rt::noted_reason()
+                        ),
+                    )
+                };
+                let desc: Vec<u8> = if image {
+                    let img = Handle::<kinds::Image>::from_raw(raw)
+                        .and_then(|h| h.get::<ImageObject>())
+                        .map_err(refused)?;
+                    st.images[index as usize] = Some(img.storage());
+                    img.kernel_desc().to_bytes().to_vec()
+                } else {
+                    let s = Handle::<kinds::Sampler>::from_raw(raw)
+                        .and_then(|h| h.get::<SamplerObject>())
+                        .map_err(refused)?;
+                    st.images[index as usize] = None;
+                    s.kernel_desc().to_bytes().to_vec()
+                };
+                for (w, chunk) in st.args[word..].iter_mut().zip(desc.chunks(8)) {
+                    let mut b = [0u8; 8];
+                    b[..chunk.len()].copy_from_slice(chunk);
+                    *w = u64::from_le_bytes(b);
+                }
+            }
             ArgKind::Scalar | ArgKind::ByValue => {
                 if size != a.size as usize {
                     return Err(size_error(&format!("{} bytes", a.size)));
@@ -267,6 +314,7 @@ impl KernelObject {
             args: st.args.clone(),
             local_sizes: st.local_sizes.clone(),
             set: st.set.clone(),
+            images: st.images.clone(),
             offset: st.offset,
             indirect: st.indirect,
         };
@@ -324,6 +372,7 @@ impl KernelObject {
             group_size: st.group_size,
             groups,
             offset: st.offset,
+            images: st.images.iter().flatten().cloned().collect(),
         })
     }
 }

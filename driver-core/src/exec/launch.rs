@@ -37,6 +37,8 @@ pub struct Launch {
     pub groups: Groups,
     /// Global offset.
     pub offset: [u32; 3],
+    /// The storage of the image arguments, alive until the launch is dropped.
+    pub images: Box<[Arc<crate::core::image::Storage>]>,
 }
 
 const ALIGN: usize = 16;

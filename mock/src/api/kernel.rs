@@ -294,6 +294,24 @@ impl KernelApi for MockDriver {
                     None => 0,
                 })
             }
+            // The mock has no images or samplers: a non-null handle is recorded as it is.
+            ArgKind::Image | ArgKind::Sampler => {
+                let what = if a.kind == ArgKind::Image { "an image" } else { "a sampler" };
+                if arg_size != 8 {
+                    return Err(size_error(&format!("{what} handle (8 bytes)")));
+                }
+                let handle = match value {
+                    Some(v) => u64::from_le_bytes(v.try_into().map_err(|_| size_error("8 bytes"))?),
+                    None => 0,
+                };
+                if handle == 0 {
+                    return Err(fail(
+                        ZeError(ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
+                        format_args!("argument {arg_index} of kernel `{name}` takes {what} handle: it is null"),
+                    ));
+                }
+                KernelArg::Handle(handle)
+            }
             ArgKind::Scalar | ArgKind::ByValue => {
                 if arg_size != a.size as usize {
                     return Err(size_error(&format!("{} bytes", a.size)));

@@ -1,0 +1,831 @@
+//! Images and samplers in kernels: the descriptors a driver passes for image and sampler
+//! arguments, the image types the compiler accepts, and the host function that reads, samples
+//! and writes texels ([`zekit_image`], called from generated code).
+//!
+//! An image argument is an [`ImageDesc`] in the argument block (its storage, extents, pitches
+//! and format); the kernel's image value is that descriptor's address. A sampler argument is a
+//! [`SamplerDesc`]; a program-scope sampler (`OpConstantSampler`) is one in the program's data.
+//! Reads, samples and writes call [`zekit_image`] with the descriptor, the sampler (or none),
+//! the coordinates and the texel in the work-item's private memory. Addressing and filtering
+//! follow the OpenCL C image rules (nearest and linear filters; none, clamp-to-edge, clamp,
+//! repeat and mirrored repeat; normalized or unnormalized coordinates). Every texel access is
+//! bounds-checked against the descriptor: coordinates outside the image read the border colour
+//! and writes outside it are dropped, so a kernel never reaches memory outside the image.
+
+/// Bytes of an [`ImageDesc`] in an argument block.
+pub const IMAGE_DESC_SIZE: u32 = 80;
+/// Bytes of a [`SamplerDesc`].
+pub const SAMPLER_DESC_SIZE: u32 = 16;
+
+/// Channel layouts of [`ImageDesc::layout`].
+pub mod layout {
+    /// 8-bit channels (1 to 4: the element size says how many).
+    pub const C8: u32 = 0;
+    /// 16-bit channels.
+    pub const C16: u32 = 1;
+    /// 32-bit channels.
+    pub const C32: u32 = 2;
+    /// 5, 6, 5 bits (channel 0 in the least significant bits, as for every packed layout).
+    pub const P565: u32 = 3;
+    /// 5, 5, 5, 1 bits.
+    pub const P5551: u32 = 4;
+    /// 4, 4, 4, 4 bits.
+    pub const P4444: u32 = 5;
+    /// 10, 10, 10, 2 bits.
+    pub const P1010102: u32 = 6;
+    /// 11, 11, 10 bits of unsigned floats (6- and 5-bit mantissas, 5-bit exponents).
+    pub const P111110: u32 = 7;
+}
+
+/// Channel types of [`ImageDesc::channel_type`] (Level Zero's `ze_image_format_type_t`
+/// numbering).
+pub mod channel {
+    /// Unsigned integers.
+    pub const UINT: u32 = 0;
+    /// Signed integers.
+    pub const SINT: u32 = 1;
+    /// Unsigned normalized to [0, 1].
+    pub const UNORM: u32 = 2;
+    /// Signed normalized to [-1, 1].
+    pub const SNORM: u32 = 3;
+    /// Floats (16- or 32-bit channels, or the 11_11_10 layout).
+    pub const FLOAT: u32 = 4;
+}
+
+/// An image as a kernel sees it (`#[repr(C)]`, [`IMAGE_DESC_SIZE`] bytes). Storage extents:
+/// a 1D array keeps its layers as rows, a 2D array as slices.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImageDesc {
+    /// Address of texel (0, 0, 0).
+    pub base: u64,
+    /// Texels per row.
+    pub width: u64,
+    /// Rows per slice (the layer count of a 1D array).
+    pub height: u64,
+    /// Slices (the layer count of a 2D array).
+    pub depth: u64,
+    /// Array layers (0 for images that are not arrays).
+    pub layers: u64,
+    /// Bytes from one row to the next.
+    pub row_pitch: u64,
+    /// Bytes from one slice to the next.
+    pub slice_pitch: u64,
+    /// Bytes per texel.
+    pub elem_size: u32,
+    /// The channel layout ([`layout`]).
+    pub layout: u32,
+    /// The channel type ([`channel`]).
+    pub channel_type: u32,
+    /// For each stored channel (in memory order), the component it holds: 0 = R, 1 = G,
+    /// 2 = B, 3 = A, anything else = none (Level Zero's swizzle numbering).
+    pub swizzle: [u8; 4],
+    /// What `OpImageQueryOrder` answers (SPIR-V `ImageChannelOrder`).
+    pub order: u32,
+    /// What `OpImageQueryFormat` answers (SPIR-V `ImageChannelDataType`).
+    pub data_type: u32,
+}
+
+/// A sampler as a kernel sees it (`#[repr(C)]`, [`SAMPLER_DESC_SIZE`] bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SamplerDesc {
+    /// SPIR-V `SamplerAddressingMode`: 0 none, 1 clamp to edge, 2 clamp (border colour),
+    /// 3 repeat, 4 mirrored repeat.
+    pub addressing: u32,
+    /// 1 for normalized coordinates.
+    pub normalized: u32,
+    /// SPIR-V `SamplerFilterMode`: 0 nearest, 1 linear.
+    pub filter: u32,
+    /// Zero.
+    pub reserved: u32,
+}
+
+impl SamplerDesc {
+    /// The descriptor's bytes.
+    pub fn to_bytes(&self) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        for (i, w) in [self.addressing, self.normalized, self.filter, self.reserved]
+            .into_iter()
+            .enumerate()
+        {
+            b[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+}
+
+impl ImageDesc {
+    /// The descriptor's bytes.
+    pub fn to_bytes(&self) -> [u8; IMAGE_DESC_SIZE as usize] {
+        let mut b = [0u8; IMAGE_DESC_SIZE as usize];
+        let words = [
+            self.base,
+            self.width,
+            self.height,
+            self.depth,
+            self.layers,
+            self.row_pitch,
+            self.slice_pitch,
+        ];
+        for (i, w) in words.into_iter().enumerate() {
+            b[8 * i..8 * i + 8].copy_from_slice(&w.to_le_bytes());
+        }
+        b[56..60].copy_from_slice(&self.elem_size.to_le_bytes());
+        b[60..64].copy_from_slice(&self.layout.to_le_bytes());
+        b[64..68].copy_from_slice(&self.channel_type.to_le_bytes());
+        b[68..72].copy_from_slice(&self.swizzle);
+        b[72..76].copy_from_slice(&self.order.to_le_bytes());
+        b[76..80].copy_from_slice(&self.data_type.to_le_bytes());
+        b
+    }
+}
+
+/// Byte offsets of the descriptor fields the generated code loads.
+pub(crate) mod field {
+    pub const WIDTH: u64 = 8;
+    pub const HEIGHT: u64 = 16;
+    pub const DEPTH: u64 = 24;
+    pub const LAYERS: u64 = 32;
+    pub const ORDER: u64 = 72;
+    pub const DATA_TYPE: u64 = 76;
+}
+
+/// An `OpTypeImage` the compiler accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageType {
+    /// SPIR-V `Dim`: 0 1D, 1 2D, 2 3D, 5 buffer.
+    pub dim: u32,
+    /// An image array.
+    pub arrayed: bool,
+    /// The access qualifier: 0 read-only, 1 write-only, 2 read-write.
+    pub access: u32,
+}
+
+impl ImageType {
+    /// The image type of an `OpTypeImage`'s operands (after the result id): refuses depth,
+    /// multisampled, cube, rect and subpass images.
+    pub fn parse(ops: &[u32]) -> Result<ImageType, crate::Error> {
+        use crate::Error;
+        let w = |i: usize| {
+            ops.get(i)
+                .copied()
+                .ok_or_else(|| Error::invalid("OpTypeImage has too few operands"))
+        };
+        let (dim, depth, arrayed, ms) = (w(2)?, w(3)?, w(4)?, w(5)?);
+        if !matches!(dim, 0 | 1 | 2 | 5) {
+            let name = match dim {
+                3 => "cube",
+                4 => "rect",
+                6 => "subpass data",
+                _ => "unknown",
+            };
+            return Err(Error::unsupported(format!(
+                "OpTypeImage with Dim {dim} ({name} images)"
+            )));
+        }
+        if depth == 1 {
+            return Err(Error::unsupported("OpTypeImage: depth images"));
+        }
+        if ms != 0 {
+            return Err(Error::unsupported("OpTypeImage: multisampled images (MSAA)"));
+        }
+        if arrayed != 0 && !matches!(dim, 0 | 1) {
+            return Err(Error::invalid("OpTypeImage: an array of 3D or buffer images"));
+        }
+        let access = ops.get(8).copied().unwrap_or(0);
+        if access > 2 {
+            return Err(Error::invalid(format!("OpTypeImage: access qualifier {access}")));
+        }
+        Ok(ImageType {
+            dim,
+            arrayed: arrayed != 0,
+            access,
+        })
+    }
+
+    /// Coordinate components an access uses (the layer last for arrays).
+    pub fn coords(&self) -> usize {
+        let base = match self.dim {
+            1 => 2,
+            2 => 3,
+            _ => 1,
+        };
+        base + usize::from(self.arrayed)
+    }
+
+    /// The flag bits of [`zekit_image`] for this type.
+    pub(crate) fn flags(&self) -> u32 {
+        (self.dim & 7) | if self.arrayed { flag::ARRAYED } else { 0 }
+    }
+}
+
+/// The `flags` argument of [`zekit_image`]: bits 0-2 the SPIR-V `Dim`, then these.
+pub mod flag {
+    /// An image array.
+    pub const ARRAYED: u32 = 1 << 4;
+    /// The coordinates are floats (else 32-bit integers).
+    pub const FLOAT_COORDS: u32 = 1 << 5;
+    /// The texel is 32-bit integers (else floats).
+    pub const INT_TEXEL: u32 = 1 << 8;
+    /// Float texel components rounded to half precision (`read_imageh`).
+    pub const HALF_TEXEL: u32 = 1 << 9;
+    /// A write (else a read, sampled when a sampler is given).
+    pub const WRITE: u32 = 1 << 10;
+}
+
+/// A texel's four components: floats, or integer bits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Texel {
+    F([f32; 4]),
+    I([u32; 4]),
+}
+
+fn f16_to_f32(h: u32) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0f32 } else { 1.0 };
+    let e = (h >> 10) & 0x1f;
+    let m = (h & 0x3ff) as f32;
+    sign * match e {
+        0 => m * 2f32.powi(-24),
+        31 if m == 0.0 => f32::INFINITY,
+        31 => f32::NAN,
+        _ => (1.0 + m / 1024.0) * 2f32.powi(e as i32 - 15),
+    }
+}
+
+/// The nearest half (ties to even) of `x`, as bits.
+fn f32_to_f16(x: f32) -> u32 {
+    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+    if x.is_nan() {
+        return sign | 0x7e00;
+    }
+    let a = f64::from(x.abs());
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    // The quantum at a's binade: 2^-24 below 2^-14, else 2^(e - 10).
+    let e = if a == 0.0 { -30 } else { a.log2().floor() as i32 };
+    let q = 2f64.powi(e.max(-14) - 10);
+    let v = (a / q).round_ties_even() * q;
+    if v < 2f64.powi(-14) {
+        return sign | (v * 2f64.powi(24)) as u32;
+    }
+    let ve = ((v.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let mant = ((v.to_bits() >> 42) & 0x3ff) as u32;
+    sign | (((ve + 15) as u32) << 10) | mant
+}
+
+/// An unsigned float of `mbits` mantissa bits and a 5-bit exponent (11_11_10 channels).
+fn ufloat_to_f32(v: u32, mbits: u32) -> f32 {
+    let e = v >> mbits;
+    let m = (v & ((1 << mbits) - 1)) as f32;
+    let scale = (1u32 << mbits) as f32;
+    match e {
+        0 => m / scale * 2f32.powi(-14),
+        31 if m == 0.0 => f32::INFINITY,
+        31 => f32::NAN,
+        _ => (1.0 + m / scale) * 2f32.powi(e as i32 - 15),
+    }
+}
+
+fn f32_to_ufloat(x: f32, mbits: u32) -> u32 {
+    if x.is_nan() {
+        return (31 << mbits) | 1;
+    }
+    if x <= 0.0 {
+        return 0;
+    }
+    let max = (2.0 - 1.0 / (1u32 << mbits) as f64) * 2f64.powi(15);
+    let a = f64::from(x);
+    if a.is_infinite() {
+        return 31 << mbits;
+    }
+    if a > max {
+        return (30 << mbits) | ((1 << mbits) - 1);
+    }
+    let e = a.log2().floor() as i32;
+    let q = 2f64.powi(e.max(-14) - mbits as i32);
+    let v = (a / q).round_ties_even() * q;
+    if v < 2f64.powi(-14) {
+        return (v / 2f64.powi(-14 - mbits as i32)) as u32;
+    }
+    let ve = v.log2().floor() as i32;
+    let mant = ((v / 2f64.powi(ve) - 1.0) * (1u32 << mbits) as f64).round() as u32;
+    (((ve + 15) as u32) << mbits) | mant
+}
+
+/// Bit widths of each stored channel of a layout (`elem` bytes per texel).
+fn channel_bits(layout: u32, elem: u32) -> &'static [u32] {
+    const B8: [u32; 4] = [8; 4];
+    const B16: [u32; 4] = [16; 4];
+    const B32: [u32; 4] = [32; 4];
+    match layout {
+        layout::C8 => &B8[..elem.min(4) as usize],
+        layout::C16 => &B16[..(elem / 2).min(4) as usize],
+        layout::C32 => &B32[..(elem / 4).min(4) as usize],
+        layout::P565 => &[5, 6, 5],
+        layout::P5551 => &[5, 5, 5, 1],
+        layout::P4444 => &[4, 4, 4, 4],
+        layout::P1010102 => &[10, 10, 10, 2],
+        layout::P111110 => &[11, 11, 10],
+        _ => &[],
+    }
+}
+
+/// The raw value of each stored channel of the texel at `bytes` (`elem` readable bytes), and
+/// the channels' bit widths.
+fn raw_channels(d: &ImageDesc, bytes: &[u8]) -> ([u32; 4], &'static [u32]) {
+    let bits = channel_bits(d.layout, d.elem_size);
+    let mut out = [0u32; 4];
+    match d.layout {
+        layout::C8 | layout::C16 | layout::C32 => {
+            let n = bits.first().map_or(1, |b| (b / 8) as usize);
+            for (i, o) in out.iter_mut().enumerate().take(bits.len()) {
+                for k in 0..n {
+                    *o |= u32::from(bytes[i * n + k]) << (8 * k);
+                }
+            }
+        }
+        _ => {
+            let mut word = 0u32;
+            for (k, b) in bytes.iter().take(4).enumerate() {
+                word |= u32::from(*b) << (8 * k);
+            }
+            let mut shift = 0;
+            for (o, b) in out.iter_mut().zip(bits) {
+                *o = (word >> shift) & ((1u64 << b) - 1) as u32;
+                shift += b;
+            }
+        }
+    }
+    (out, bits)
+}
+
+fn sign_extend(v: u32, bits: u32) -> i32 {
+    if bits >= 32 {
+        v as i32
+    } else {
+        ((v << (32 - bits)) as i32) >> (32 - bits)
+    }
+}
+
+/// True when the image has an alpha channel (the border colour is then transparent black).
+fn has_alpha(d: &ImageDesc) -> bool {
+    let n = channel_bits(d.layout, d.elem_size).len();
+    d.swizzle[..n.min(4)].contains(&3)
+}
+
+fn border(d: &ImageDesc, int: bool) -> Texel {
+    let a = if has_alpha(d) { 0 } else { 1 };
+    if int {
+        Texel::I([0, 0, 0, a])
+    } else {
+        Texel::F([0.0, 0.0, 0.0, a as f32])
+    }
+}
+
+/// Decodes the texel at `bytes` to four components.
+fn decode(d: &ImageDesc, bytes: &[u8], int: bool) -> Texel {
+    let mut f = [0.0f32, 0.0, 0.0, 1.0];
+    let mut i = [0u32, 0, 0, 1];
+    let (vals, widths) = raw_channels(d, bytes);
+    for (c, (&v, &bits)) in vals.iter().zip(widths).enumerate() {
+        let Some(comp) = d.swizzle.get(c).map(|s| *s as usize).filter(|s| *s < 4) else {
+            continue;
+        };
+        let max = ((1u64 << bits) - 1) as f32;
+        let (fv, iv) = match d.channel_type {
+            channel::SINT => {
+                let s = sign_extend(v, bits);
+                (s as f32, s as u32)
+            }
+            channel::UNORM => (v as f32 / max, v),
+            channel::SNORM => {
+                let s = sign_extend(v, bits);
+                let m = ((1u64 << (bits - 1)) - 1) as f32;
+                ((s as f32 / m).max(-1.0), s as u32)
+            }
+            channel::FLOAT => {
+                let x = match (d.layout, bits) {
+                    (layout::P111110, 11) => ufloat_to_f32(v, 6),
+                    (layout::P111110, _) => ufloat_to_f32(v, 5),
+                    (_, 16) => f16_to_f32(v),
+                    _ => f32::from_bits(v),
+                };
+                (x, x.to_bits())
+            }
+            _ => (v as f32, v),
+        };
+        f[comp] = fv;
+        i[comp] = iv;
+    }
+    if int {
+        Texel::I(i)
+    } else {
+        Texel::F(f)
+    }
+}
+
+/// Rounds to nearest even and saturates to `lo..=hi`; NaN gives 0.
+fn sat_rte(x: f32, lo: f32, hi: f32) -> u32 {
+    if x.is_nan() {
+        return 0;
+    }
+    x.round_ties_even().clamp(lo, hi) as i64 as u32
+}
+
+/// Encodes four components into the texel at `out` (`elem` writable bytes).
+fn encode(d: &ImageDesc, t: Texel, out: &mut [u8]) {
+    let bits = channel_bits(d.layout, d.elem_size);
+    let mut raw = [0u32; 4];
+    for (c, b) in bits.iter().enumerate() {
+        let comp = d.swizzle.get(c).map(|s| *s as usize).filter(|s| *s < 4);
+        let mask = ((1u64 << b) - 1) as u32;
+        let v = match (comp, t) {
+            (None, _) => 0,
+            (Some(k), Texel::F(f)) => {
+                let x = f[k];
+                match d.channel_type {
+                    channel::UNORM => sat_rte(x * mask as f32, 0.0, mask as f32),
+                    channel::SNORM => {
+                        let m = ((1u64 << (b - 1)) - 1) as f32;
+                        sat_rte(x * m, -m, m) & mask
+                    }
+                    channel::FLOAT => match (d.layout, b) {
+                        (layout::P111110, 11) => f32_to_ufloat(x, 6),
+                        (layout::P111110, _) => f32_to_ufloat(x, 5),
+                        (_, 16) => f32_to_f16(x),
+                        _ => x.to_bits(),
+                    },
+                    // Float texels written to integer images: converted, saturated.
+                    channel::SINT => {
+                        let h = (mask >> 1) as f32;
+                        sat_rte(x, -h - 1.0, h) & mask
+                    }
+                    _ => sat_rte(x, 0.0, mask as f32),
+                }
+            }
+            (Some(k), Texel::I(i)) => {
+                let x = i[k];
+                match d.channel_type {
+                    channel::SINT => {
+                        let h = i64::from(mask >> 1);
+                        (i64::from(x as i32).clamp(-h - 1, h) as u32) & mask
+                    }
+                    channel::FLOAT => x,
+                    _ => x.min(mask),
+                }
+            }
+        };
+        raw[c] = v;
+    }
+    match d.layout {
+        layout::C8 | layout::C16 | layout::C32 => {
+            let n = bits.first().map_or(1, |b| (b / 8) as usize);
+            for (c, v) in raw.iter().enumerate().take(bits.len()) {
+                for k in 0..n {
+                    out[c * n + k] = (v >> (8 * k)) as u8;
+                }
+            }
+        }
+        _ => {
+            let mut word = 0u32;
+            let mut shift = 0;
+            for (v, b) in raw.iter().zip(bits) {
+                word |= v << shift;
+                shift += b;
+            }
+            for (k, o) in out.iter_mut().take(4).enumerate() {
+                *o = (word >> (8 * k)) as u8;
+            }
+        }
+    }
+}
+
+/// Storage coordinates (texel, row, slice) of a logical access: `c` holds x, then y, z or the
+/// layer as the image type says.
+fn storage_coords(flags: u32, c: [i64; 4]) -> [i64; 3] {
+    let arrayed = flags & flag::ARRAYED != 0;
+    match (flags & 7, arrayed) {
+        (0, true) => [c[0], c[1], 0],
+        (1, false) => [c[0], c[1], 0],
+        (1, true) | (2, _) => [c[0], c[1], c[2]],
+        _ => [c[0], 0, 0],
+    }
+}
+
+/// The texel bytes at storage coordinates `s`, if inside the image.
+fn texel_at(d: &ImageDesc, s: [i64; 3]) -> Option<*mut u8> {
+    let ext = [d.width, d.height, d.depth];
+    if (0..3).any(|k| s[k] < 0 || s[k] as u64 >= ext[k]) || d.elem_size == 0 || d.base == 0 {
+        return None;
+    }
+    let off = (s[0] as u64)
+        .checked_mul(u64::from(d.elem_size))?
+        .checked_add((s[1] as u64).checked_mul(d.row_pitch)?)?
+        .checked_add((s[2] as u64).checked_mul(d.slice_pitch)?)?;
+    Some((d.base + off) as *mut u8)
+}
+
+/// Reads the texel at logical integer coordinates (the border colour outside the image).
+fn fetch(d: &ImageDesc, flags: u32, c: [i64; 4], int: bool) -> Texel {
+    match texel_at(d, storage_coords(flags, c)) {
+        Some(p) => {
+            // SAFETY: `texel_at` checked that the texel lies inside the image's storage,
+            // which the driver keeps alive while the launch runs.
+            let bytes = unsafe { std::slice::from_raw_parts(p, d.elem_size as usize) };
+            decode(d, bytes, int)
+        }
+        None => border(d, int),
+    }
+}
+
+/// Extent of the logical axis `axis` (0 x, 1 y, 2 z) of an image type.
+fn axis_extent(d: &ImageDesc, flags: u32, axis: usize) -> i64 {
+    let arrayed = flags & flag::ARRAYED != 0;
+    let e = match (flags & 7, axis) {
+        (_, 0) => d.width,
+        (1 | 2, 1) => d.height,
+        (2, 2) => d.depth,
+        _ => 1,
+    };
+    let _ = arrayed;
+    e.clamp(1, i64::MAX as u64) as i64
+}
+
+/// How many logical axes are filtered (the layer of an array is not).
+fn axes(flags: u32) -> usize {
+    match flags & 7 {
+        1 => 2,
+        2 => 3,
+        _ => 1,
+    }
+}
+
+/// An integer index after an addressing mode; `None`: outside (the border colour).
+fn address(mode: u32, i: i64, n: i64) -> Option<i64> {
+    match mode {
+        // Clamp to edge (and repeat modes used without normalized coordinates).
+        1 | 3 | 4 => Some(i.clamp(0, n - 1)),
+        _ => (0..n).contains(&i).then_some(i),
+    }
+}
+
+fn floor_i(x: f32) -> i64 {
+    x.floor() as i64
+}
+
+/// The texel index for nearest filtering on one axis.
+fn nearest(mode: u32, norm: bool, s: f32, n: i64) -> Option<i64> {
+    let nf = n as f32;
+    match (mode, norm) {
+        (3, true) => {
+            let u = (s - s.floor()) * nf;
+            let mut i = floor_i(u);
+            if i > n - 1 {
+                i -= n;
+            }
+            Some(i.clamp(0, n - 1))
+        }
+        (4, true) => {
+            let sp = (s - 2.0 * (0.5 * s).round_ties_even()).abs();
+            let u = sp * nf;
+            Some(floor_i(u).clamp(0, n - 1))
+        }
+        _ => {
+            let u = if norm { s * nf } else { s };
+            address(mode, floor_i(u), n)
+        }
+    }
+}
+
+/// The two texel indices and the weight of the second for linear filtering on one axis.
+fn linear(mode: u32, norm: bool, s: f32, n: i64) -> (Option<i64>, Option<i64>, f32) {
+    let nf = n as f32;
+    let frac = |x: f32| x - x.floor();
+    match (mode, norm) {
+        (3, true) => {
+            let u = (s - s.floor()) * nf;
+            let mut i0 = floor_i(u - 0.5);
+            let mut i1 = i0.saturating_add(1);
+            if i0 < 0 {
+                i0 += n;
+            }
+            if i1 > n - 1 {
+                i1 -= n;
+            }
+            (
+                Some(i0.clamp(0, n - 1)),
+                Some(i1.clamp(0, n - 1)),
+                frac(u - 0.5),
+            )
+        }
+        (4, true) => {
+            let sp = (s - 2.0 * (0.5 * s).round_ties_even()).abs();
+            let u = sp * nf;
+            let i0 = floor_i(u - 0.5);
+            let i1 = i0.saturating_add(1);
+            (
+                Some(i0.clamp(0, n - 1)),
+                Some(i1.clamp(0, n - 1)),
+                frac(u - 0.5),
+            )
+        }
+        _ => {
+            let u = if norm { s * nf } else { s };
+            let i0 = floor_i(u - 0.5);
+            (address(mode, i0, n), address(mode, i0.saturating_add(1), n), frac(u - 0.5))
+        }
+    }
+}
+
+/// A sampled read at float coordinates `c` (x, y, z or layer).
+fn sample(d: &ImageDesc, sm: &SamplerDesc, flags: u32, c: [f32; 4], int: bool) -> Texel {
+    let norm = sm.normalized != 0;
+    let n_axes = axes(flags);
+    // The layer of an array: rounded to the nearest and clamped.
+    let mut base = [0i64; 4];
+    if flags & flag::ARRAYED != 0 {
+        let layers = d.layers.clamp(1, i64::MAX as u64) as i64;
+        let l = c[n_axes];
+        let l = if l.is_nan() { 0 } else { l.round_ties_even() as i64 };
+        base[n_axes] = l.clamp(0, layers - 1);
+    }
+    // Integer formats are never filtered.
+    if sm.filter == 0 || int {
+        let mut at = base;
+        for (k, a) in at.iter_mut().enumerate().take(n_axes) {
+            match nearest(sm.addressing, norm, c[k], axis_extent(d, flags, k)) {
+                Some(i) => *a = i,
+                None => return border(d, int),
+            }
+        }
+        return fetch(d, flags, at, int);
+    }
+    let mut per_axis = [(None, None, 0.0f32); 3];
+    for (k, p) in per_axis.iter_mut().enumerate().take(n_axes) {
+        *p = linear(sm.addressing, norm, c[k], axis_extent(d, flags, k));
+    }
+    let per_axis = &per_axis[..n_axes];
+    let mut sum = [0.0f32; 4];
+    for corner in 0..(1usize << n_axes) {
+        let mut at = base;
+        let mut w = 1.0f32;
+        let mut outside = false;
+        for (k, (i0, i1, a)) in per_axis.iter().enumerate() {
+            let second = corner >> k & 1 == 1;
+            let (i, wk) = if second { (*i1, *a) } else { (*i0, 1.0 - *a) };
+            w *= wk;
+            match i {
+                Some(i) => at[k] = i,
+                None => outside = true,
+            }
+        }
+        let t = if outside {
+            border(d, false)
+        } else {
+            fetch(d, flags, at, false)
+        };
+        if let Texel::F(f) = t {
+            for (s, v) in sum.iter_mut().zip(f) {
+                *s += w * v;
+            }
+        }
+    }
+    Texel::F(sum)
+}
+
+/// Reads, samples or writes one texel for generated code (`Op::Image`). `flags`: the image
+/// type, coordinate and texel kinds ([`flag`]); `image`: the [`ImageDesc`]'s address;
+/// `sampler`: a [`SamplerDesc`]'s address or 0; `coords`: four 32-bit coordinates; `texel`:
+/// four 32-bit components, written by a read, read by a write.
+///
+/// # Safety
+/// The addresses must be valid: a descriptor the driver filled (whose storage is alive), and
+/// 16 readable/writable bytes at `coords` and `texel` (the kernel's private memory).
+pub unsafe extern "C" fn zekit_image(flags: u32, image: u64, sampler: u64, coords: u64, texel: u64) {
+    // A panic must not unwind into generated code: the texel of a read is then zero.
+    let r = std::panic::catch_unwind(|| {
+        // SAFETY: as this function's contract says.
+        unsafe { image_access(flags, image, sampler, coords, texel) }
+    });
+    if r.is_err() && flags & flag::WRITE == 0 {
+        // SAFETY: the texel is 16 bytes of private memory.
+        unsafe { std::ptr::write_unaligned(texel as *mut [u32; 4], [0; 4]) };
+    }
+}
+
+/// [`zekit_image`]'s work.
+///
+/// # Safety
+/// As [`zekit_image`].
+unsafe fn image_access(flags: u32, image: u64, sampler: u64, coords: u64, texel: u64) {
+    // SAFETY: the caller passes the descriptor's address (see above).
+    let d = unsafe { std::ptr::read_unaligned(image as *const ImageDesc) };
+    // SAFETY: the coordinates are 16 bytes of the work-item's private memory.
+    let raw = unsafe { std::ptr::read_unaligned(coords as *const [u32; 4]) };
+    let int = flags & flag::INT_TEXEL != 0;
+    let float_coords = flags & flag::FLOAT_COORDS != 0;
+    if flags & flag::WRITE != 0 {
+        // SAFETY: the texel is 16 bytes of private memory.
+        let v = unsafe { std::ptr::read_unaligned(texel as *const [u32; 4]) };
+        let t = if int {
+            Texel::I(v)
+        } else {
+            Texel::F(v.map(f32::from_bits))
+        };
+        let c = raw.map(|x| i64::from(x as i32));
+        if let Some(p) = texel_at(&d, storage_coords(flags, c)) {
+            // SAFETY: `texel_at` checked the texel is inside the image's storage.
+            let out = unsafe { std::slice::from_raw_parts_mut(p, d.elem_size as usize) };
+            encode(&d, t, out);
+        }
+        return;
+    }
+    let t = if sampler != 0 {
+        // SAFETY: a sampler descriptor (argument block or program data).
+        let sm = unsafe { std::ptr::read_unaligned(sampler as *const SamplerDesc) };
+        let c = if float_coords {
+            raw.map(f32::from_bits)
+        } else {
+            raw.map(|x| x as i32 as f32)
+        };
+        sample(&d, &sm, flags, c, int)
+    } else {
+        let c = if float_coords {
+            raw.map(|x| f32::from_bits(x).floor() as i64)
+        } else {
+            raw.map(|x| i64::from(x as i32))
+        };
+        fetch(&d, flags, c, int)
+    };
+    let out: [u32; 4] = match t {
+        Texel::I(i) => i,
+        Texel::F(f) if flags & flag::HALF_TEXEL != 0 => {
+            f.map(|x| f16_to_f32(f32_to_f16(x)).to_bits())
+        }
+        Texel::F(f) => f.map(f32::to_bits),
+    };
+    // SAFETY: the texel is 16 bytes of private memory.
+    unsafe { std::ptr::write_unaligned(texel as *mut [u32; 4], out) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_round_trips() {
+        for h in [0u32, 1, 0x3c00, 0x7bff, 0x8001, 0xc000, 0x0400, 0x03ff] {
+            assert_eq!(f32_to_f16(f16_to_f32(h)), h, "{h:#x}");
+        }
+        assert_eq!(f32_to_f16(1.0 + 1.0 / 4096.0), 0x3c00);
+    }
+
+    #[test]
+    fn extreme_coordinates_stay_inside_the_image() {
+        let mut px = vec![0u8; 3 * 2 * 4];
+        for (i, b) in px.iter_mut().enumerate() {
+            *b = i as u8 + 1;
+        }
+        let d = ImageDesc {
+            base: px.as_mut_ptr() as u64,
+            width: 3,
+            height: 2,
+            depth: 1,
+            row_pitch: 12,
+            slice_pitch: 24,
+            elem_size: 4,
+            layout: layout::C8,
+            channel_type: channel::UNORM,
+            swizzle: [0, 1, 2, 3],
+            ..Default::default()
+        };
+        let odd = [f32::NAN, f32::INFINITY, -f32::INFINITY, 1e30, -1e30, f32::MAX, -0.0, 0.5];
+        for addressing in 0..5 {
+            for filter in 0..2 {
+                for normalized in 0..2 {
+                    let sm = SamplerDesc { addressing, normalized, filter, reserved: 0 };
+                    for x in odd {
+                        for y in odd {
+                            let t = sample(&d, &sm, 1, [x, y, 0.0, 0.0], false);
+                            let Texel::F(f) = t else { panic!("float texel") };
+                            assert!(f.iter().all(|v| v.is_nan() || (-1.0..=1.0).contains(v)), "{f:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ufloat_round_trips() {
+        for v in [0u32, 1, 0x3c0, 0x7bf, 0x40] {
+            assert_eq!(f32_to_ufloat(ufloat_to_f32(v, 6), 6), v, "{v:#x}");
+        }
+        for v in [0u32, 1, 0x1e0, 0x3df] {
+            assert_eq!(f32_to_ufloat(ufloat_to_f32(v, 5), 5), v, "{v:#x}");
+        }
+        assert_eq!(ufloat_to_f32(15 << 6, 6), 1.0);
+    }
+}
