@@ -425,7 +425,7 @@ fn run_tests() -> Result<(), String> {
     let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["test", "-p", "zekit-spirv", "--test", "stdlib", "--test", "compile"])
         .args(["--test", "atomics_groups", "--test", "aggregates", "--test", "native"])
-        .args(["-p", "zekit-driver-core", "--test", "kernels"])
+        .args(["--test", "fnptr", "-p", "zekit-driver-core", "--test", "kernels", "--test", "fnptr"])
         .env("ZEKIT_LOCKSTEP", "1")
         .current_dir(root())
         .status()
