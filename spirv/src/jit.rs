@@ -920,6 +920,8 @@ struct Lower<'a> {
     consts: HashMap<ir::Value, u64>,
     /// Addresses in the argument block, when the kernel never writes there.
     arg_reads: std::collections::HashSet<ir::Value>,
+    /// Kernel arguments loaded before the work-item loop, by address value and type.
+    arg_words: HashMap<(ir::Value, Type), CValue>,
     /// Lockstep record groups being lowered: the base, and the rows once loaded.
     records: HashMap<(usize, usize), lockstep::Record>,
     /// Lockstep: the active lanes (an `I8` of bits).
@@ -978,6 +980,7 @@ impl<'a> Lower<'a> {
             consts: HashMap::new(),
             arg_reads: arg_reads(k),
             records: HashMap::new(),
+            arg_words: HashMap::new(),
             alive,
             predicated: 0,
             vactive: None,
@@ -1017,6 +1020,7 @@ impl<'a> Lower<'a> {
         });
         let t01 = self.b.ins().imul(lsz[0], lsz[1]);
         let total = self.b.ins().imul(t01, lsz[2]);
+        self.preload_args();
         let r = self.r;
         // One copy of each block per segment that contains it.
         for (seg, blocks) in r.blocks.iter().enumerate() {
@@ -1093,7 +1097,7 @@ impl<'a> Lower<'a> {
         // Next work-item.
         self.b.switch_to_block(self.latch);
         if self.lockstep() {
-            self.lockstep_latch(header, zero);
+            self.lockstep_latch(header, dispatch, zero);
         } else {
             self.next_item(header, zero);
         }
@@ -1136,6 +1140,32 @@ impl<'a> Lower<'a> {
             self.b.def_var(l, v);
         }
         self.b.ins().jump(header, &[]);
+    }
+
+    /// Loads the kernel arguments the kernel reads (at a constant offset of the argument block)
+    /// once, before the work-item loop, when nothing writes to the block.
+    fn preload_args(&mut self) {
+        let args = self.g().args;
+        let mut at: HashMap<ir::Value, u32> = HashMap::new();
+        for i in self.k.blocks.iter().flat_map(|b| &b.insts) {
+            if let (Op::ArgAddr(o), Some(r)) = (&i.op, i.result) {
+                if self.arg_reads.contains(&r) {
+                    at.insert(r, *o);
+                }
+            }
+        }
+        for i in self.k.blocks.iter().flat_map(|b| &b.insts) {
+            let (Op::Load(a), Some(r)) = (&i.op, i.result) else {
+                continue;
+            };
+            let Some(o) = at.get(a) else { continue };
+            let t = ty(self.k.ty(r));
+            if !self.arg_words.contains_key(&(*a, t)) {
+                let fl = MemFlagsData::new().with_notrap().with_readonly();
+                let v = self.b.ins().load(t, fl, args, *o as i32);
+                self.arg_words.insert((*a, t), v);
+            }
+        }
     }
 
     /// The per-work-item area (private variables, then spills, then the resume state).
@@ -1457,6 +1487,7 @@ impl<'a> Lower<'a> {
                 let x = self.v(*x);
                 self.conv(*c, from, rt.unwrap_or(Ty::I64), x)
             }
+            Op::Load(a) if self.arg_words.contains_key(&(*a, t)) => self.arg_words[&(*a, t)],
             Op::Load(a) => {
                 // The argument block does not change while the group runs: such loads may
                 // move out of the work-item loop.

@@ -706,10 +706,26 @@ impl Lower<'_> {
     }
 
     /// The work-item loop's latch: the next [`W`] work-items of the row, else the next row.
-    pub(super) fn lockstep_latch(&mut self, header: cranelift_codegen::ir::Block, zero: CValue) {
+    pub(super) fn lockstep_latch(
+        &mut self,
+        header: cranelift_codegen::ir::Block,
+        dispatch: cranelift_codegen::ir::Block,
+        zero: CValue,
+    ) {
         let lsz = self.g().lsz;
         let [x, y, z] = self.lid.map(|l| self.b.use_var(l));
         let nx = self.b.ins().iadd_imm_s(x, W as i64);
+        // Within the row: the next four work-items at once.
+        let (next, wrap) = (self.b.create_block(), self.b.create_block());
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, nx, lsz[0]);
+        self.b.ins().brif(more, next, &[], wrap, &[]);
+        self.b.switch_to_block(next);
+        let wi = self.b.use_var(self.wi);
+        let wi = self.b.ins().iadd_imm_s(wi, W as i64);
+        self.b.def_var(self.wi, wi);
+        self.b.def_var(self.lid[0], nx);
+        self.b.ins().jump(dispatch, &[]);
+        self.b.switch_to_block(wrap);
         let wx = self
             .b
             .ins()
@@ -1156,6 +1172,10 @@ impl Lower<'_> {
                 let r = inst.result.expect("a load has a result");
                 let t = self.k.ty(r);
                 let a = *a;
+                if let Some(v) = self.arg_words.get(&(a, ty(t))) {
+                    self.def_lv(r, Lv::U(*v));
+                    return Ok(());
+                }
                 let l = match self.get(a) {
                     Lv::U(x) => {
                         let x = self.guard_uniform(x);

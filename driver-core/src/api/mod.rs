@@ -103,10 +103,14 @@ impl CpuDriver {
         self.host
     }
 
-    /// The worker pool, one thread per usable core (started on first use).
+    /// The worker pool, one thread per usable core but one (the thread that submits a job
+    /// runs pieces too), started on first use.
     pub fn pool(&self) -> Arc<WorkerPool> {
         self.pool
-            .get_or_init(|| Arc::new(WorkerPool::new(self.host.usable_cores as usize)))
+            .get_or_init(|| {
+                let cores = self.host.usable_cores as usize;
+                Arc::new(WorkerPool::new(cores.saturating_sub(1)))
+            })
             .clone()
     }
 }
