@@ -701,9 +701,6 @@ fn lower_kernel(
             .get(pid)
             .is_some_and(|d| d.iter().any(|d| d.0 == 38 && d.1.first() == Some(&2)));
         let (kind, size, space, align) = match m.ty(*pty)? {
-            _ if m.is_half(*pty) => {
-                return Err(Error::unsupported("`half` kernel arguments by value"))
-            }
             Type::Int(_) | Type::Float(_) | Type::Vector(..) => {
                 let (s, a) = m.layout(*pty)?;
                 (
@@ -745,11 +742,19 @@ fn lower_kernel(
         let v = match kind {
             ArgKind::ByValue => Val::V(addr),
             _ => {
-                // Scalars, pointers and vectors (element after element).
+                // Scalars, pointers and vectors (element after element); a `half` is 2 bytes,
+                // carried as the f32 of its value.
+                let half = m.is_half(*pty);
                 let mut vs = Vec::new();
                 for (k, t) in b.value_types(*pty)?.into_iter().enumerate() {
-                    let a = b.add_const(addr, k as u64 * u64::from(t.bytes()));
-                    vs.push(b.push(t, Op::Load(a)));
+                    let size = if half { 2 } else { t.bytes() };
+                    let a = b.add_const(addr, k as u64 * u64::from(size));
+                    vs.push(if half {
+                        let h = b.push(Ty::I16, Op::Load(a));
+                        b.push(t, Op::Conv(ConvOp::F16ToF, h))
+                    } else {
+                        b.push(t, Op::Load(a))
+                    });
                 }
                 b.pack(*pty, vs)
             }
