@@ -2,6 +2,8 @@
 //! `extern "C" fn(*mut GroupCtx)` that runs a whole work-group: rounds of a loop over the
 //! group's work-items (x fastest), each work-item running its segment (see [`crate::regions`])
 //! up to its next barrier or its end; another round while any work-item stopped at a barrier.
+//! In a round after one where some work-item stopped at a sub-group barrier, the work-items
+//! stopped at work-group barriers wait (see [`ir::Op::SubgroupBarrier`]).
 //!
 //! The code names what it calls (math shims, `memmove`) and the program's data by symbol
 //! (`symbols`), through relocations, so each kernel's bytes and relocations
@@ -765,6 +767,10 @@ struct Lower<'a> {
     any: Variable,
     /// This is the first round.
     first: Variable,
+    /// Some work-item stopped at a sub-group barrier in this round / in the previous round
+    /// (work-items stopped at work-group barriers then wait).
+    sub_now: Variable,
+    sub_prev: Variable,
     lid: [Variable; 3],
     /// Segment being lowered.
     segment: u32,
@@ -797,6 +803,8 @@ impl<'a> Lower<'a> {
         ];
         let any = b.declare_var(types::I8);
         let first = b.declare_var(types::I8);
+        let sub_now = b.declare_var(types::I8);
+        let sub_prev = b.declare_var(types::I8);
         let latch = b.create_block();
         Lower {
             b,
@@ -810,6 +818,8 @@ impl<'a> Lower<'a> {
             wi,
             any,
             first,
+            sub_now,
+            sub_prev,
             lid,
             segment: 0,
             latch,
@@ -874,11 +884,16 @@ impl<'a> Lower<'a> {
         self.latch = self.b.create_block();
         let one8 = self.b.ins().iconst(types::I8, 1);
         self.b.def_var(self.first, one8);
+        let zero8 = self.b.ins().iconst(types::I8, 0);
+        self.b.def_var(self.sub_now, zero8);
         self.b.ins().jump(round, &[]);
         // A round: every work-item, x fastest.
         self.b.switch_to_block(round);
         let zero8 = self.b.ins().iconst(types::I8, 0);
         self.b.def_var(self.any, zero8);
+        let sub = self.b.use_var(self.sub_now);
+        self.b.def_var(self.sub_prev, sub);
+        self.b.def_var(self.sub_now, zero8);
         self.b.def_var(self.wi, zero);
         for l in self.lid {
             self.b.def_var(l, zero);
@@ -899,11 +914,30 @@ impl<'a> Lower<'a> {
             let a = self.state_addr();
             let state = self.b.ins().load(types::I32, MemFlagsData::trusted(), a, 0);
             let mut sw = Switch::new();
+            let mut gates = Vec::new();
             for (seg, start) in r.starts.iter().enumerate() {
-                sw.set_entry(seg as u128, self.blocks[&(seg as u32, start.0 as usize)]);
+                let mut to = self.blocks[&(seg as u32, start.0 as usize)];
+                if seg > 0 && !r.sub_segments.is_empty() && !r.sub_segments.contains(&(seg as u32))
+                {
+                    let gate = self.b.create_block();
+                    gates.push((gate, to));
+                    to = gate;
+                }
+                sw.set_entry(seg as u128, to);
             }
             // Finished work-items (state DONE) go straight to the next one.
             sw.emit(&mut self.b, state, self.latch);
+            // After a work-group barrier: wait while some work-item is at a sub-group barrier.
+            for (gate, to) in gates {
+                let wait = self.b.create_block();
+                self.b.switch_to_block(gate);
+                let sub = self.b.use_var(self.sub_prev);
+                self.b.ins().brif(sub, wait, &[], to, &[]);
+                self.b.switch_to_block(wait);
+                let one = self.b.ins().iconst(types::I8, 1);
+                self.b.def_var(self.any, one);
+                self.b.ins().jump(self.latch, &[]);
+            }
         } else {
             self.b.ins().jump(entry0, &[]);
         }
@@ -1075,6 +1109,9 @@ impl<'a> Lower<'a> {
                 self.resume_at(next);
                 let one = self.b.ins().iconst(types::I8, 1);
                 self.b.def_var(self.any, one);
+                if self.r.sub_segments.contains(&next) {
+                    self.b.def_var(self.sub_now, one);
+                }
                 self.b.ins().jump(self.latch, &[]);
             }
             Term::Return | Term::Unreachable | Term::None => {
@@ -1377,7 +1414,9 @@ impl<'a> Lower<'a> {
                 let base = self.b.ins().symbol_value(types::I64, gv);
                 self.b.ins().iadd_imm_s(base, i64::from(*o))
             }
-            Op::Barrier => return Err(Error::internal("a barrier left after splitting")),
+            Op::Barrier | Op::SubgroupBarrier => {
+                return Err(Error::internal("a barrier left after splitting"))
+            }
             Op::Printf { fmt, args, count } => {
                 let (f, a) = (self.v(*fmt), self.v(*args));
                 let n = self.b.ins().iconst(types::I32, i64::from(*count));

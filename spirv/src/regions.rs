@@ -15,7 +15,7 @@
 //! when some use in a segment is not dominated by its definition inside that segment: the
 //! value then comes from an earlier round. Private variables live per work-item too.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ir::{BlockId, Kernel, Op, Term, Value};
 use crate::verify::{dominates, dominators_of};
@@ -33,6 +33,8 @@ pub struct Regions {
     pub blocks: Vec<Vec<usize>>,
     /// Segment started by each barrier's target block.
     pub segment_of: HashMap<u32, u32>,
+    /// Segments that start after a sub-group barrier ([`Op::SubgroupBarrier`]).
+    pub sub_segments: HashSet<u32>,
     /// Immediate dominators inside each segment, by block (`None`: not in the segment).
     idom: Vec<Vec<Option<usize>>>,
     /// Where each value is defined: block, and position (parameters 0, instruction `i` at
@@ -91,7 +93,8 @@ pub fn operands(op: &Op) -> Vec<Value> {
         | Op::PrivateAddr(_)
         | Op::LocalAddr(_)
         | Op::GlobalAddr(_)
-        | Op::Barrier => vec![],
+        | Op::Barrier
+        | Op::SubgroupBarrier => vec![],
     }
 }
 
@@ -125,9 +128,18 @@ fn inner_successors(k: &Kernel, b: usize) -> Vec<usize> {
 /// Splits blocks at their barriers and computes the segments and spills.
 pub fn split(k: &mut Kernel) -> Result<Regions, Error> {
     let mut i = 0;
+    // Blocks that start after a sub-group barrier.
+    let mut sub_targets = HashSet::new();
     while i < k.blocks.len() {
-        if let Some(p) = k.blocks[i].insts.iter().position(|x| x.op == Op::Barrier) {
+        if let Some(p) = k.blocks[i]
+            .insts
+            .iter()
+            .position(|x| matches!(x.op, Op::Barrier | Op::SubgroupBarrier))
+        {
             let nb = k.new_block();
+            if k.blocks[i].insts[p].op == Op::SubgroupBarrier {
+                sub_targets.insert(nb.0);
+            }
             let rest: Vec<_> = k.blocks[i].insts.drain(p..).skip(1).collect();
             let term = std::mem::replace(&mut k.blocks[i].term, Term::Barrier(nb));
             k.blocks[nb.0 as usize].insts = rest;
@@ -157,6 +169,9 @@ pub fn split(k: &mut Kernel) -> Result<Regions, Error> {
         for &b in &order {
             if let Term::Barrier(t) = k.blocks[b].term {
                 if let std::collections::hash_map::Entry::Vacant(e) = r.segment_of.entry(t.0) {
+                    if sub_targets.contains(&t.0) {
+                        r.sub_segments.insert(r.starts.len() as u32);
+                    }
                     e.insert(r.starts.len() as u32);
                     r.starts.push(t);
                 }
