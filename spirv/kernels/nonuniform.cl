@@ -186,3 +186,26 @@ kernel void sub_groups_apart(global const int *in, global int *out) {
     barrier(CLK_LOCAL_MEM_FENCE);
     out[get_global_id(0)] = tmp[(l + 8) % n];
 }
+
+// Vector operands (OpenCL C's functions take scalars; SPIR-V allows vectors, element by
+// element), written as SPIR-V built-in calls.
+int2 __attribute__((overloadable)) __spirv_GroupNonUniformIAdd(int scope, int op, int2 x);
+float4 __attribute__((overloadable)) __spirv_GroupNonUniformShuffleXor(int scope, float4 x, uint m);
+bool __attribute__((overloadable)) __spirv_GroupNonUniformAllEqual(int scope, int3 x);
+
+kernel void nu_vectors(global const int *in, global const int *act, global int *out) {
+    size_t i = get_global_id(0);
+    int x = in[i];
+    global int *o = out + 8 * i;
+    if (act[i]) {
+        int2 s = __spirv_GroupNonUniformIAdd(3, 1, (int2)(x, x * 3));
+        float4 f = __spirv_GroupNonUniformShuffleXor(3, (float4)(x, 1, 2, -x), 1u);
+        o[0] = s.x;
+        o[1] = s.y;
+        o[2] = (int)f.x;
+        o[3] = (int)f.y;
+        o[4] = (int)f.z;
+        o[5] = (int)f.w;
+        o[6] = __spirv_GroupNonUniformAllEqual(3, (int3)(x / 100, 7, x / 1000));
+    }
+}

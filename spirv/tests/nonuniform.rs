@@ -291,6 +291,28 @@ fn unsigned_long_short_and_char_operations() {
     });
 }
 
+#[test]
+fn vector_operands_element_by_element() {
+    each_run::<i32>("nu_vectors", 8, UNSET, &|xs, act, outs, what| {
+        let x3: Vec<i32> = xs.iter().map(|x| x * 3).collect();
+        let on: Vec<i32> = (0..xs.len()).filter(|&k| act[k]).map(|k| xs[k]).collect();
+        for (me, o) in outs.iter().enumerate() {
+            let what = format!("{what} me {me}");
+            if !act[me] {
+                assert_eq!(o, &[UNSET; 8], "{what}");
+                continue;
+            }
+            let add = |v: &[i32]| rie(v, act, me, &|a, b| a + b, 0)[1];
+            assert_eq!(&o[..2], &[add(xs), add(&x3)], "{what}");
+            if let Some(k) = active(act, me ^ 1) {
+                assert_eq!(&o[2..6], &[xs[k], 1, 2, -xs[k]], "{what}");
+            }
+            let eq = on.iter().all(|y| y / 100 == on[0] / 100 && y / 1000 == on[0] / 1000);
+            assert_eq!(o[6], i32::from(eq), "{what}");
+        }
+    });
+}
+
 /// `x` rounded to the nearest half (ties to even; normal range only).
 fn to_half(x: f64) -> f64 {
     if x == 0.0 {
