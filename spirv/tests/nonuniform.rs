@@ -307,7 +307,9 @@ fn vector_operands_element_by_element() {
             if let Some(k) = active(act, me ^ 1) {
                 assert_eq!(&o[2..6], &[xs[k], 1, 2, -xs[k]], "{what}");
             }
-            let eq = on.iter().all(|y| y / 100 == on[0] / 100 && y / 1000 == on[0] / 1000);
+            let eq = on
+                .iter()
+                .all(|y| y / 100 == on[0] / 100 && y / 1000 == on[0] / 1000);
             assert_eq!(o[6], i32::from(eq), "{what}");
         }
     });
@@ -517,6 +519,27 @@ fn work_group_scope() {
             }
         }
     }
+}
+
+#[test]
+fn work_group_scope_without_a_twin_is_refused() {
+    let path = format!("{}/kernels/nonuniform_wg.spv", env!("CARGO_MANIFEST_DIR"));
+    let mut words: Vec<u32> = std::fs::read(path)
+        .unwrap()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // OpGroupNonUniformIAdd (6 words) becomes OpGroupNonUniformBitwiseAnd, which has no
+    // OpGroup* twin at Workgroup scope.
+    let at = words.iter().position(|w| *w == (6 << 16 | 349)).unwrap();
+    words[at] = 6 << 16 | 359;
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let e = zekit_spirv::compile(&bytes, &Default::default()).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("OpGroupNonUniformBitwiseAnd in Workgroup scope"),
+        "{msg}"
+    );
 }
 
 /// IEEE half bits of a float that is a half exactly.
