@@ -209,3 +209,28 @@ kernel void nu_vectors(global const int *in, global const int *act, global int *
         o[6] = __spirv_GroupNonUniformAllEqual(3, (int3)(x / 100, 7, x / 1000));
     }
 }
+
+// Work-items that diverged come together again at the next sub-group operation: the ones that
+// skipped a branch's exchange, or left a loop early, wait for the others there.
+kernel void nu_reconverge(global const int *in, global int *out) {
+    size_t i = get_global_id(0);
+    int x = in[i];
+    global int *o = out + 6 * i;
+    int a = 0;
+    if (x & 1)
+        a = sub_group_non_uniform_reduce_add(x);
+    o[0] = a;
+    o[1] = sub_group_non_uniform_reduce_add(x);
+    o[2] = sub_group_reduce_max(x);
+    int d = 0;
+    for (int j = 0; j < (x & 3); j++)
+        d += sub_group_non_uniform_scan_inclusive_add(j + 1);
+    o[3] = d;
+    o[4] = sub_group_non_uniform_reduce_min(x);
+    int f;
+    if (x & 2)
+        f = sub_group_elect();
+    else
+        f = 100 * sub_group_broadcast_first(x);
+    o[5] = f;
+}

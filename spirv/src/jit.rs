@@ -913,6 +913,9 @@ impl<'a> Lower<'a> {
             self.b.switch_to_block(resume);
             let a = self.state_addr();
             let state = self.b.ins().load(types::I32, MemFlagsData::trusted(), a, 0);
+            if !r.sub_segments.is_empty() {
+                self.sub_group_gate(a, state, total);
+            }
             let mut sw = Switch::new();
             let mut gates = Vec::new();
             for (seg, start) in r.starts.iter().enumerate() {
@@ -1000,6 +1003,63 @@ impl<'a> Lower<'a> {
         let a = self.wi_area();
         let base = crate::align16(self.k.private_size) + slot;
         self.b.ins().iadd_imm_s(a, i64::from(base))
+    }
+
+    /// At the dispatch of a work-item whose recorded segment `state` (at `a`) follows a
+    /// sub-group barrier: it waits (another round, with the work-items at work-group barriers
+    /// waiting too) while another work-item of its sub-group was, when this round started,
+    /// stopped at an earlier sub-group barrier segment (the renumbering in `regions.rs`), so
+    /// that only the earliest sub-group barrier of each sub-group goes on in a round. Each
+    /// work-item copies its state next to it (`a + 4`) before it runs, so that the work-items
+    /// after it in the round see where it was. Leaves the builder in the block that goes on.
+    fn sub_group_gate(&mut self, a: CValue, state: CValue, total: CValue) {
+        let f = MemFlagsData::trusted();
+        self.b.ins().store(f, state, a, 4);
+        let (check, wait, go) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let first = i64::from(self.r.sub_first);
+        let uge = IntCC::UnsignedGreaterThanOrEqual;
+        // Finished work-items (u32::MAX) and those after work-group barriers go on.
+        let sub = self.b.ins().icmp_imm_u(uge, state, first);
+        let n = self.r.starts.len() as i64;
+        let known = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, state, n);
+        let is_sub = self.b.ins().band(sub, known);
+        self.b.ins().brif(is_sub, check, &[], go, &[]);
+        self.b.switch_to_block(check);
+        let wi = self.b.use_var(self.wi);
+        let mask = !(i64::from(ir::SUB_GROUP_SIZE) - 1);
+        let start = self.b.ins().band_imm_s(wi, mask);
+        let private = self.g().private;
+        let off = i64::from(crate::align16(self.k.private_size) + self.r.spill_size);
+        let mut blocked = self.b.ins().iconst(types::I8, 0);
+        for k in 0..i64::from(ir::SUB_GROUP_SIZE) {
+            let p = self.b.ins().iadd_imm_s(start, k);
+            let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, total);
+            let other = self.b.ins().icmp(IntCC::NotEqual, p, wi);
+            let valid = self.b.ins().band(inside, other);
+            let pc = self.b.ins().select(valid, p, wi);
+            let o = self.b.ins().imul_imm_s(pc, i64::from(self.stride));
+            let pa = self.b.ins().iadd(private, o);
+            let cur = self.b.ins().load(types::I32, f, pa, off as i32);
+            let prev = self.b.ins().load(types::I32, f, pa, off as i32 + 4);
+            let ran = self.b.ins().icmp(IntCC::UnsignedLessThan, p, wi);
+            let st = self.b.ins().select(ran, prev, cur);
+            let sub = self.b.ins().icmp_imm_u(uge, st, first);
+            let earlier = self.b.ins().icmp(IntCC::UnsignedLessThan, st, state);
+            let x = self.b.ins().band(sub, earlier);
+            let x = self.b.ins().band(x, valid);
+            blocked = self.b.ins().bor(blocked, x);
+        }
+        self.b.ins().brif(blocked, wait, &[], go, &[]);
+        self.b.switch_to_block(wait);
+        let one = self.b.ins().iconst(types::I8, 1);
+        self.b.def_var(self.any, one);
+        self.b.def_var(self.sub_now, one);
+        self.b.ins().jump(self.latch, &[]);
+        self.b.switch_to_block(go);
     }
 
     /// Where a work-item records the segment it resumes at (`u32::MAX`: finished).

@@ -425,6 +425,54 @@ fn work_items_leaving_a_loop_at_different_iterations() {
 }
 
 #[test]
+fn diverged_work_items_come_together_at_the_next_operation() {
+    let p = program("nonuniform");
+    for local in LOCALS {
+        for pattern in 0..3 {
+            let n = local * 3;
+            let input = int_inputs(pattern, n);
+            let mut out = vec![UNSET; 6 * n];
+            run_1d(
+                &p,
+                "nu_reconverge",
+                &[input.as_ptr() as u64, addr(&mut out)],
+                n as u64,
+                local as u64,
+            );
+            for sg in sub_groups(n, local) {
+                let xs: Vec<i32> = sg.iter().map(|&i| input[i]).collect();
+                let odd: i32 = xs.iter().filter(|x| *x & 1 != 0).sum();
+                for (me, &i) in sg.iter().enumerate() {
+                    let x = xs[me];
+                    let mut d = 0;
+                    for j in 0..x & 3 {
+                        let before = (0..=me).filter(|&k| xs[k] & 3 > j).count() as i32;
+                        d += (j + 1) * before;
+                    }
+                    let branch = |k: &usize| (xs[*k] & 2) == (x & 2);
+                    let first = (0..xs.len()).find(branch).unwrap();
+                    let f = if x & 2 != 0 {
+                        i32::from(first == me)
+                    } else {
+                        100 * xs[first]
+                    };
+                    let want = [
+                        if x & 1 != 0 { odd } else { 0 },
+                        xs.iter().sum(),
+                        *xs.iter().max().unwrap(),
+                        d,
+                        *xs.iter().min().unwrap(),
+                        f,
+                    ];
+                    let what = format!("local {local} pattern {pattern} item {i}");
+                    assert_eq!(&out[6 * i..6 * i + 6], &want, "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn divergent_exchange_then_work_group_barrier() {
     let p = program("nonuniform");
     for local in LOCALS {
