@@ -14,6 +14,11 @@
 //! A value is *spilled* (stored per work-item where it is defined, loaded where it is used)
 //! when some use in a segment is not dominated by its definition inside that segment: the
 //! value then comes from an earlier round. Private variables live per work-item too.
+//!
+//! Sub-group barriers ([`Op::SubgroupBarrier`], the sub-group collectives' and non-uniform
+//! operations') start segments of their own, numbered last in reverse postorder: a work-item
+//! stopped at one waits while a work-item of its sub-group is at an earlier one, and work-items
+//! at work-group barriers wait while any work-item is at one (see `jit.rs`).
 
 use std::collections::{HashMap, HashSet};
 

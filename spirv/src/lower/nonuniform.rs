@@ -8,12 +8,11 @@
 //! work-item stores its operand in its 8-byte slot and an *arrival tag* (a number naming this
 //! instruction in the kernel) in its tag slot; a sub-group barrier; each work-item reads the
 //! tags and operands of the (at most 8) work-items of its sub-group and computes its own result
-//! from those whose tag is this instruction's; a sub-group barrier; it clears its tag. The
-//! round machinery ([`crate::regions`]) keeps the work-items of a sub-group that stopped at
-//! work-group barriers (or finished) waiting while others are at sub-group barriers, so the
-//! work-items of one sub-group found at sub-group barriers in a round always arrived in the
-//! same round: those with this instruction's tag are exactly the ones that reached it together
-//! (two branches each with its own instruction exchange side by side, told apart by the tag).
+//! from those whose tag is this instruction's; a sub-group barrier; it clears its tag. In each
+//! round only the work-items at the earliest sub-group barrier of each sub-group (in reverse
+//! postorder: see `regions.rs` and `jit.rs`) go on, the others wait, so those carrying the tag
+//! when they read are exactly the ones that reached the instruction together, and work-items
+//! that diverged meet again at the next operation they share.
 //! The tags start cleared: each work-item clears its own at the kernel's entry.
 //!
 //! The ballot instructions that only read a ballot value (`InverseBallot`, `BallotBitExtract`,
