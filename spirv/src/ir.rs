@@ -371,6 +371,12 @@ pub enum Op {
         /// The texel.
         texel: Value,
     },
+    /// A sub-group barrier (only before [`crate::regions`] splits blocks at it): in each
+    /// round, the work-items of a sub-group stopped at its earliest sub-group barrier (in
+    /// reverse postorder) go on, those stopped at work-group barriers wait for a round after
+    /// one in which no work-item was at a sub-group barrier; so sub-groups may pass different
+    /// numbers of them between two work-group barriers.
+    SubgroupBarrier,
     /// OpenCL `printf` (result `I32`, 0): the format string's address, and the address of
     /// `count` 8-byte argument slots followed by `count` one-byte type codes
     /// ([`crate::printf`]).

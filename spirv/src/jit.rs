@@ -2,6 +2,8 @@
 //! `extern "C" fn(*mut GroupCtx)` that runs a whole work-group: rounds of a loop over the
 //! group's work-items (x fastest), each work-item running its segment (see [`crate::regions`])
 //! up to its next barrier or its end; another round while any work-item stopped at a barrier.
+//! In a round after one where some work-item stopped at a sub-group barrier, the work-items
+//! stopped at work-group barriers wait (see [`ir::Op::SubgroupBarrier`]).
 //!
 //! The code names what it calls (math shims, `memmove`) and the program's data by symbol
 //! (`symbols`), through relocations, so each kernel's bytes and relocations
@@ -901,6 +903,10 @@ struct Lower<'a> {
     any: Variable,
     /// This is the first round.
     first: Variable,
+    /// Some work-item stopped at a sub-group barrier in this round / in the previous round
+    /// (work-items stopped at work-group barriers then wait).
+    sub_now: Variable,
+    sub_prev: Variable,
     lid: [Variable; 3],
     /// Segment being lowered.
     segment: u32,
@@ -954,6 +960,8 @@ impl<'a> Lower<'a> {
         let any = b.declare_var(types::I8);
         let first = b.declare_var(types::I8);
         let alive = b.declare_var(types::I8);
+        let sub_now = b.declare_var(types::I8);
+        let sub_prev = b.declare_var(types::I8);
         let latch = b.create_block();
         Lower {
             b,
@@ -967,6 +975,8 @@ impl<'a> Lower<'a> {
             wi,
             any,
             first,
+            sub_now,
+            sub_prev,
             lid,
             segment: 0,
             latch,
@@ -1049,11 +1059,16 @@ impl<'a> Lower<'a> {
         self.latch = self.b.create_block();
         let one8 = self.b.ins().iconst(types::I8, 1);
         self.b.def_var(self.first, one8);
+        let zero8 = self.b.ins().iconst(types::I8, 0);
+        self.b.def_var(self.sub_now, zero8);
         self.b.ins().jump(round, &[]);
         // A round: every work-item, x fastest.
         self.b.switch_to_block(round);
         let zero8 = self.b.ins().iconst(types::I8, 0);
         self.b.def_var(self.any, zero8);
+        let sub = self.b.use_var(self.sub_now);
+        self.b.def_var(self.sub_prev, sub);
+        self.b.def_var(self.sub_now, zero8);
         self.b.def_var(self.wi, zero);
         for l in self.lid {
             self.b.def_var(l, zero);
@@ -1073,12 +1088,34 @@ impl<'a> Lower<'a> {
             self.b.switch_to_block(resume);
             let a = self.state_addr();
             let state = self.b.ins().load(types::I32, MemFlagsData::trusted(), a, 0);
+            if !r.sub_segments.is_empty() {
+                self.sub_group_gate(a, state, total);
+            }
             let mut sw = Switch::new();
+            let mut gates = Vec::new();
             for (seg, start) in r.starts.iter().enumerate() {
-                sw.set_entry(seg as u128, self.blocks[&(seg as u32, start.0 as usize)]);
+                let mut to = self.blocks[&(seg as u32, start.0 as usize)];
+                if seg > 0 && !r.sub_segments.is_empty() && !r.sub_segments.contains(&(seg as u32))
+                {
+                    let gate = self.b.create_block();
+                    gates.push((gate, to));
+                    to = gate;
+                }
+                sw.set_entry(seg as u128, to);
             }
             // Finished work-items (state DONE) go straight to the next one.
             sw.emit(&mut self.b, state, self.latch);
+            // After a work-group barrier: wait while some work-item is at a sub-group barrier.
+            for (gate, to) in gates {
+                let wait = self.b.create_block();
+                self.b.switch_to_block(gate);
+                let sub = self.b.use_var(self.sub_prev);
+                self.b.ins().brif(sub, wait, &[], to, &[]);
+                self.b.switch_to_block(wait);
+                let one = self.b.ins().iconst(types::I8, 1);
+                self.b.def_var(self.any, one);
+                self.b.ins().jump(self.latch, &[]);
+            }
         } else {
             if self.lockstep() {
                 self.lockstep_mask();
@@ -1185,6 +1222,63 @@ impl<'a> Lower<'a> {
         self.b.ins().iadd_imm_s(a, i64::from(base))
     }
 
+    /// At the dispatch of a work-item whose recorded segment `state` (at `a`) follows a
+    /// sub-group barrier: it waits (another round, with the work-items at work-group barriers
+    /// waiting too) while another work-item of its sub-group was, when this round started,
+    /// stopped at an earlier sub-group barrier segment (the renumbering in `regions.rs`), so
+    /// that only the earliest sub-group barrier of each sub-group goes on in a round. Each
+    /// work-item copies its state next to it (`a + 4`) before it runs, so that the work-items
+    /// after it in the round see where it was. Leaves the builder in the block that goes on.
+    fn sub_group_gate(&mut self, a: CValue, state: CValue, total: CValue) {
+        let f = MemFlagsData::trusted();
+        self.b.ins().store(f, state, a, 4);
+        let (check, wait, go) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let first = i64::from(self.r.sub_first);
+        let uge = IntCC::UnsignedGreaterThanOrEqual;
+        // Finished work-items (u32::MAX) and those after work-group barriers go on.
+        let sub = self.b.ins().icmp_imm_u(uge, state, first);
+        let n = self.r.starts.len() as i64;
+        let known = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, state, n);
+        let is_sub = self.b.ins().band(sub, known);
+        self.b.ins().brif(is_sub, check, &[], go, &[]);
+        self.b.switch_to_block(check);
+        let wi = self.b.use_var(self.wi);
+        let mask = !(i64::from(ir::SUB_GROUP_SIZE) - 1);
+        let start = self.b.ins().band_imm_s(wi, mask);
+        let private = self.g().private;
+        let off = i64::from(crate::align16(self.k.private_size) + self.r.spill_size);
+        let mut blocked = self.b.ins().iconst(types::I8, 0);
+        for k in 0..i64::from(ir::SUB_GROUP_SIZE) {
+            let p = self.b.ins().iadd_imm_s(start, k);
+            let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, total);
+            let other = self.b.ins().icmp(IntCC::NotEqual, p, wi);
+            let valid = self.b.ins().band(inside, other);
+            let pc = self.b.ins().select(valid, p, wi);
+            let o = self.b.ins().imul_imm_s(pc, i64::from(self.stride));
+            let pa = self.b.ins().iadd(private, o);
+            let cur = self.b.ins().load(types::I32, f, pa, off as i32);
+            let prev = self.b.ins().load(types::I32, f, pa, off as i32 + 4);
+            let ran = self.b.ins().icmp(IntCC::UnsignedLessThan, p, wi);
+            let st = self.b.ins().select(ran, prev, cur);
+            let sub = self.b.ins().icmp_imm_u(uge, st, first);
+            let earlier = self.b.ins().icmp(IntCC::UnsignedLessThan, st, state);
+            let x = self.b.ins().band(sub, earlier);
+            let x = self.b.ins().band(x, valid);
+            blocked = self.b.ins().bor(blocked, x);
+        }
+        self.b.ins().brif(blocked, wait, &[], go, &[]);
+        self.b.switch_to_block(wait);
+        let one = self.b.ins().iconst(types::I8, 1);
+        self.b.def_var(self.any, one);
+        self.b.def_var(self.sub_now, one);
+        self.b.ins().jump(self.latch, &[]);
+        self.b.switch_to_block(go);
+    }
+
     /// Where a work-item records the segment it resumes at (`u32::MAX`: finished).
     fn state_addr(&mut self) -> CValue {
         let slot = self.r.spill_size;
@@ -1281,6 +1375,9 @@ impl<'a> Lower<'a> {
                 self.resume_at(next);
                 let one = self.b.ins().iconst(types::I8, 1);
                 self.b.def_var(self.any, one);
+                if self.r.sub_segments.contains(&next) {
+                    self.b.def_var(self.sub_now, one);
+                }
                 self.b.ins().jump(self.latch, &[]);
             }
             Term::Return | Term::Unreachable | Term::None => {
@@ -1610,7 +1707,9 @@ impl<'a> Lower<'a> {
                 let base = self.b.ins().symbol_value(types::I64, gv);
                 self.b.ins().iadd_imm_s(base, i64::from(*o))
             }
-            Op::Barrier => return Err(Error::internal("a barrier left after splitting")),
+            Op::Barrier | Op::SubgroupBarrier => {
+                return Err(Error::internal("a barrier left after splitting"))
+            }
             Op::Printf { fmt, args, count } => {
                 let (f, a) = (self.v(*fmt), self.v(*args));
                 let n = self.b.ins().iconst(types::I32, i64::from(*count));

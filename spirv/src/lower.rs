@@ -12,6 +12,7 @@ use crate::{AddressSpace, ArgInfo, ArgKind, Error, KernelInfo};
 mod aggregate;
 pub(crate) mod fnptr;
 mod image;
+mod nonuniform;
 mod stdlib;
 
 /// Most IR instructions a kernel may have after inlining.
@@ -90,6 +91,13 @@ const SUPPORTED_CAPS: &[(u32, &str)] = &[
     (6034, "AtomicFloat64AddEXT"),
     (58, "SubgroupDispatch"),
     (5568, "SubgroupShuffleINTEL"),
+    (61, "GroupNonUniform"),
+    (62, "GroupNonUniformVote"),
+    (63, "GroupNonUniformArithmetic"),
+    (64, "GroupNonUniformBallot"),
+    (65, "GroupNonUniformShuffle"),
+    (66, "GroupNonUniformShuffleRelative"),
+    (67, "GroupNonUniformClustered"),
     (7, "Vector16"),
     (8, "Float16Buffer"),
     (9, "Float16"),
@@ -696,6 +704,8 @@ struct Builder<'a> {
     scratch: u32,
     /// Lowering an instruction whose `half` result [`Builder::half_inst`] rounds afterwards.
     in_half: bool,
+    /// Sub-group exchanges of `OpGroupNonUniform*` lowered so far (`lower/nonuniform.rs`).
+    nu_tags: u32,
 }
 
 fn lower_kernel(
@@ -727,6 +737,7 @@ fn lower_kernel(
         lane: false,
         scratch: 0,
         in_half: false,
+        nu_tags: 0,
     };
     b.cur = b.k.new_block();
     let mut args = Vec::new();
@@ -738,9 +749,6 @@ fn lower_kernel(
             .get(pid)
             .is_some_and(|d| d.iter().any(|d| d.0 == 38 && d.1.first() == Some(&2)));
         let (kind, size, space, align) = match m.ty(*pty)? {
-            _ if m.is_half(*pty) => {
-                return Err(Error::unsupported("`half` kernel arguments by value"))
-            }
             Type::Int(_) | Type::Float(_) | Type::Vector(..) => {
                 let (s, a) = m.layout(*pty)?;
                 (
@@ -795,11 +803,19 @@ fn lower_kernel(
             // Images and samplers: their descriptors' addresses.
             ArgKind::ByValue | ArgKind::Image | ArgKind::Sampler => Val::V(addr),
             _ => {
-                // Scalars, pointers and vectors (element after element).
+                // Scalars, pointers and vectors (element after element); a `half` is 2 bytes,
+                // carried as the f32 of its value.
+                let half = m.is_half(*pty);
                 let mut vs = Vec::new();
                 for (k, t) in b.value_types(*pty)?.into_iter().enumerate() {
-                    let a = b.add_const(addr, k as u64 * u64::from(t.bytes()));
-                    vs.push(b.push(t, Op::Load(a)));
+                    let size = if half { 2 } else { t.bytes() };
+                    let a = b.add_const(addr, k as u64 * u64::from(size));
+                    vs.push(if half {
+                        let h = b.push(Ty::I16, Op::Load(a));
+                        b.push(t, Op::Conv(ConvOp::F16ToF, h))
+                    } else {
+                        b.push(t, Op::Load(a))
+                    });
                 }
                 b.pack(*pty, vs)
             }
@@ -814,6 +830,10 @@ fn lower_kernel(
         offset += size;
     }
     let entry = b.inline(fid, args, None)?;
+    if b.nu_tags > 0 {
+        b.cur = BlockId(0);
+        b.nu_clear_tag();
+    }
     b.k.blocks[0].term = Term::Jump(entry, vec![]);
     let info = KernelInfo {
         name: name.to_string(),
@@ -1799,9 +1819,12 @@ impl Builder<'_> {
                 let v = self.push(ty, Op::Select(c, a, b));
                 def(fr, Val::V(v), rt()?)?;
             }
+            // Execution scope Subgroup: `sub_group_barrier`.
+            224 if matches!(m.const_scalar(i.w(0)?), Ok(3)) => self.effect(Op::SubgroupBarrier),
             224 => self.effect(Op::Barrier),
             261..=271 => self.group_op(fr, i)?,
             5571..=5574 => self.shuffle_op(fr, i)?,
+            333..=366 => self.nonuniform_op(fr, i)?,
             225 => {}
             227..=229 | 318 | 319 | 5614 | 5615 | 6035 if self.atomic_ext(fr, i)? => {}
             227..=242 => {
@@ -2376,8 +2399,8 @@ impl Builder<'_> {
     /// scratch slots in local memory, one per work-item: every work-item stores its operand,
     /// a barrier, the first work-item of the group (or of each sub-group) turns its slots into
     /// an inclusive scan in linear order, a barrier, each work-item reads its result, and a
-    /// barrier before the slots are used again. Sub-group collectives are thus work-group
-    /// barriers too: every work-item of the group must reach them.
+    /// barrier before the slots are used again. Sub-group collectives use sub-group barriers:
+    /// every work-item of the sub-group must reach them, other sub-groups need not.
     fn group_op(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
         let op = i.op;
         let m = self.m;
@@ -2385,6 +2408,12 @@ impl Builder<'_> {
             2 => false,
             3 => true,
             s => return Err(Error::unsupported(format!("{} in scope {s}", op_name(op)))),
+        };
+        // Sub-group collectives wait for their sub-group only (see `ir::Op::SubgroupBarrier`).
+        let barrier = if sub {
+            Op::SubgroupBarrier
+        } else {
+            Op::Barrier
         };
         let rty = m.ir_ty(i.w(0)?)?;
         if op == 265 && m.is_half(i.w(0)?) {
@@ -2437,7 +2466,7 @@ impl Builder<'_> {
             addr: slot,
             value: xv,
         });
-        self.effect(Op::Barrier);
+        self.effect(barrier.clone());
         let (start, end) = if sub {
             let s = u64::from(ir::SUB_GROUP_SIZE);
             let mask = self.c64(!(s - 1));
@@ -2502,7 +2531,7 @@ impl Builder<'_> {
             let j1 = self.push(Ty::I64, Op::Bin(BinOp::Add, j, one));
             self.set_term(Term::Jump(head, vec![j1, acc2]));
             self.cur = join;
-            self.effect(Op::Barrier);
+            self.effect(barrier.clone());
             match kind {
                 0 => {
                     let a = self.slot(base, last);
@@ -2520,7 +2549,7 @@ impl Builder<'_> {
                 }
             }
         };
-        self.effect(Op::Barrier);
+        self.effect(barrier.clone());
         let result = if rty == Ty::Bool {
             let zero = self.push(t, Op::Const(0));
             self.push(Ty::Bool, Op::Cmp(CmpOp::Ne, result, zero))
@@ -2533,9 +2562,9 @@ impl Builder<'_> {
 
     /// `intel_sub_group_shuffle`, `_down`, `_up` and `_xor` (SPV_INTEL_subgroups) through the
     /// collectives' scratch: each work-item stores its operands (a second array for the
-    /// `next`/`previous` operand), a barrier, each reads the slot of the work-item it names in
+    /// `next`/`previous` operand), a sub-group barrier, each reads the slot of the work-item it names in
     /// its sub-group (out of range, which OpenCL leaves undefined: the sub-group's last), a
-    /// barrier.
+    /// sub-group barrier.
     fn shuffle_op(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
         let op = i.op;
         let rty = self.m.ir_ty(i.w(0)?)?;
@@ -2576,7 +2605,7 @@ impl Builder<'_> {
                 value: b,
             });
         }
-        self.effect(Op::Barrier);
+        self.effect(Op::SubgroupBarrier);
         let ls: Vec<Value> = (0..3)
             .map(|d| self.push(Ty::I64, Op::Builtin(Builtin::LocalSize, d)))
             .collect();
@@ -2623,7 +2652,7 @@ impl Builder<'_> {
         };
         let addr = self.slot(from, target);
         let v = self.push(rty, Op::Load(addr));
-        self.effect(Op::Barrier);
+        self.effect(Op::SubgroupBarrier);
         fr.vals.insert(i.w(1)?, (Val::V(v), i.w(0)?));
         Ok(())
     }

@@ -14,8 +14,13 @@
 //! A value is *spilled* (stored per work-item where it is defined, loaded where it is used)
 //! when some use in a segment is not dominated by its definition inside that segment: the
 //! value then comes from an earlier round. Private variables live per work-item too.
+//!
+//! Sub-group barriers ([`Op::SubgroupBarrier`], the sub-group collectives' and non-uniform
+//! operations') start segments of their own, numbered last in reverse postorder: a work-item
+//! stopped at one waits while a work-item of its sub-group is at an earlier one, and work-items
+//! at work-group barriers wait while any work-item is at one (see `jit.rs`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ir::{BlockId, Kernel, Op, Term, Value};
 use crate::verify::{dominates, dominators_of};
@@ -33,6 +38,12 @@ pub struct Regions {
     pub blocks: Vec<Vec<usize>>,
     /// Segment started by each barrier's target block.
     pub segment_of: HashMap<u32, u32>,
+    /// Segments that start after a sub-group barrier ([`Op::SubgroupBarrier`]): the last
+    /// ones, from [`Regions::sub_first`] on, in reverse postorder of their start blocks in the
+    /// kernel's whole control flow (barrier edges included).
+    pub sub_segments: HashSet<u32>,
+    /// The first sub-group barrier segment (the number of segments when there is none).
+    pub sub_first: u32,
     /// Immediate dominators inside each segment, by block (`None`: not in the segment).
     idom: Vec<Vec<Option<usize>>>,
     /// Where each value is defined: block, and position (parameters 0, instruction `i` at
@@ -98,7 +109,8 @@ pub fn operands(op: &Op) -> Vec<Value> {
         | Op::PrivateAddr(_)
         | Op::LocalAddr(_)
         | Op::GlobalAddr(_)
-        | Op::Barrier => vec![],
+        | Op::Barrier
+        | Op::SubgroupBarrier => vec![],
     }
 }
 
@@ -129,12 +141,83 @@ fn inner_successors(k: &Kernel, b: usize) -> Vec<usize> {
     }
 }
 
+/// Reverse postorder index of each block reachable from the entry, over every edge.
+fn rpo_index(k: &Kernel) -> Vec<usize> {
+    let n = k.blocks.len();
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    let mut stack = vec![(0usize, k.successors(BlockId(0)), 0usize)];
+    seen[0] = true;
+    while let Some((b, ss, next)) = stack.last_mut() {
+        if let Some(s) = ss.get(*next).map(|s| s.0 as usize) {
+            *next += 1;
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, k.successors(BlockId(s as u32)), 0));
+            }
+        } else {
+            post.push(*b);
+            stack.pop();
+        }
+    }
+    let mut index = vec![usize::MAX; n];
+    for (i, b) in post.iter().rev().enumerate() {
+        index[*b] = i;
+    }
+    index
+}
+
+/// Numbers the segments: the entry, those after work-group barriers, then those after sub-group
+/// barriers in reverse postorder of their start blocks. A work-item stopped at a sub-group
+/// barrier waits while another work-item of its sub-group is stopped at an earlier one in this
+/// order (one it may still come to it from), so that work-items that diverged come together
+/// again at the next sub-group operation they share (see `jit.rs`).
+fn renumber(k: &Kernel, r: &mut Regions) {
+    let rpo = rpo_index(k);
+    let mut order: Vec<usize> = (0..r.starts.len()).collect();
+    order.sort_by_key(|&s| {
+        let sub = r.sub_segments.contains(&(s as u32));
+        (
+            s != 0,
+            sub,
+            if sub { rpo[r.starts[s].0 as usize] } else { s },
+        )
+    });
+    let mut new_of = vec![0u32; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_of[old] = new as u32;
+    }
+    r.starts = order.iter().map(|&s| r.starts[s]).collect();
+    r.blocks = order
+        .iter()
+        .map(|&s| std::mem::take(&mut r.blocks[s]))
+        .collect();
+    r.idom = order
+        .iter()
+        .map(|&s| std::mem::take(&mut r.idom[s]))
+        .collect();
+    for v in r.segment_of.values_mut() {
+        *v = new_of[*v as usize];
+    }
+    r.sub_segments = r.sub_segments.iter().map(|s| new_of[*s as usize]).collect();
+    r.sub_first = (r.starts.len() - r.sub_segments.len()) as u32;
+}
+
 /// Splits blocks at their barriers and computes the segments and spills.
 pub fn split(k: &mut Kernel) -> Result<Regions, Error> {
     let mut i = 0;
+    // Blocks that start after a sub-group barrier.
+    let mut sub_targets = HashSet::new();
     while i < k.blocks.len() {
-        if let Some(p) = k.blocks[i].insts.iter().position(|x| x.op == Op::Barrier) {
+        if let Some(p) = k.blocks[i]
+            .insts
+            .iter()
+            .position(|x| matches!(x.op, Op::Barrier | Op::SubgroupBarrier))
+        {
             let nb = k.new_block();
+            if k.blocks[i].insts[p].op == Op::SubgroupBarrier {
+                sub_targets.insert(nb.0);
+            }
             let rest: Vec<_> = k.blocks[i].insts.drain(p..).skip(1).collect();
             let term = std::mem::replace(&mut k.blocks[i].term, Term::Barrier(nb));
             k.blocks[nb.0 as usize].insts = rest;
@@ -164,6 +247,9 @@ pub fn split(k: &mut Kernel) -> Result<Regions, Error> {
         for &b in &order {
             if let Term::Barrier(t) = k.blocks[b].term {
                 if let std::collections::hash_map::Entry::Vacant(e) = r.segment_of.entry(t.0) {
+                    if sub_targets.contains(&t.0) {
+                        r.sub_segments.insert(r.starts.len() as u32);
+                    }
                     e.insert(r.starts.len() as u32);
                     r.starts.push(t);
                 }
@@ -173,6 +259,7 @@ pub fn split(k: &mut Kernel) -> Result<Regions, Error> {
         r.blocks.push(order);
         seg += 1;
     }
+    renumber(k, &mut r);
     for (bi, b) in k.blocks.iter().enumerate() {
         for p in &b.params {
             r.def_at[p.0 as usize] = Some((bi, 0));

@@ -29,6 +29,8 @@ const KERNELS: &[&str] = &[
     "atomics",
     "groups",
     "subgroups",
+    "nonuniform_wg",
+    "half_arg",
     "vload",
     "int_fns",
     "geometric",

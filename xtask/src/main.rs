@@ -300,6 +300,10 @@ fn demo() -> Result<(), String> {
 /// comparison get the same kernels and neither pays a C front end.
 /// `--check` compiles into a scratch folder and fails when a committed `.spv` or `.bc` differs
 /// (CI runs it where the tools are installed).
+/// Kernels that `llvm-spirv-15 -r` cannot translate back to LLVM (no `.bc` for PoCL):
+/// `OpGroupNonUniform*` at Workgroup scope trips an assertion in its reader.
+const NO_BITCODE: &[&str] = &["nonuniform_wg"];
+
 fn kernels(check: bool) -> Result<(), String> {
     if !check {
         deps::spirv_tools()?;
@@ -366,8 +370,13 @@ fn kernels(check: bool) -> Result<(), String> {
             .arg(&front)
             .arg("-o")
             .arg(&spv_out))?;
-        run(std::process::Command::new("llvm-spirv-15").arg("-r").arg(&spv_out).arg("-o").arg(&bc_out))?;
-        for (out, committed) in [(&spv_out, &spv), (&bc_out, &bc)] {
+        let outputs = if NO_BITCODE.contains(&stem.as_str()) {
+            vec![(&spv_out, &spv)]
+        } else {
+            run(std::process::Command::new("llvm-spirv-15").arg("-r").arg(&spv_out).arg("-o").arg(&bc_out))?;
+            vec![(&spv_out, &spv), (&bc_out, &bc)]
+        };
+        for (out, committed) in outputs {
             if check {
                 if std::fs::read(out).ok() != std::fs::read(committed).ok() {
                     stale.push(rel(committed));
