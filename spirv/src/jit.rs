@@ -919,7 +919,7 @@ struct Lower<'a> {
     /// Set when the kernel runs [`lockstep::W`] work-items at a time.
     vplan: Option<lockstep::Plan>,
     /// The lockstep shape of each value.
-    lv: HashMap<ir::Value, lockstep::Lv>,
+    lv: HashMap<(u32, ir::Value), lockstep::Lv>,
     /// The lanes of the current lockstep iteration.
     vmask: Option<lockstep::Mask>,
     /// Constants, by value (for lockstep address arithmetic).
@@ -929,11 +929,13 @@ struct Lower<'a> {
     /// Kernel arguments loaded before the work-item loop, by address value and type.
     arg_words: HashMap<(ir::Value, Type), CValue>,
     /// Lockstep record groups being lowered: the base, and the rows once loaded.
-    records: HashMap<(usize, usize), lockstep::Record>,
+    records: HashMap<(u32, usize, usize), lockstep::Record>,
     /// Lockstep: the active lanes (an `I8` of bits).
     alive: Variable,
     /// Lockstep: inside a divergent region (nesting depth).
     predicated: u32,
+    /// Lockstep: the entry of the copy for turns with every lane active.
+    full_entry: Option<cranelift_codegen::ir::Block>,
     /// Lockstep: the lanes' active flags, computed from this `alive` value.
     vactive: Option<(CValue, [CValue; lockstep::W])>,
 }
@@ -994,6 +996,7 @@ impl<'a> Lower<'a> {
             alive,
             predicated: 0,
             vactive: None,
+            full_entry: None,
         }
     }
 
@@ -1032,8 +1035,15 @@ impl<'a> Lower<'a> {
         let total = self.b.ins().imul(t01, lsz[2]);
         self.preload_args();
         let r = self.r;
-        // One copy of each block per segment that contains it.
-        for (seg, blocks) in r.blocks.iter().enumerate() {
+        // One copy of each block per segment that contains it (in lockstep, where there is
+        // one segment: one copy for turns with every lane active and one for the others).
+        let copies: Vec<(u32, &Vec<usize>)> = if self.lockstep() {
+            vec![(lockstep::GENERAL, &r.blocks[0]), (lockstep::FULL, &r.blocks[0])]
+        } else {
+            r.blocks.iter().enumerate().map(|(s, b)| (s as u32, b)).collect()
+        };
+        for (seg, blocks) in copies.iter().copied() {
+            self.segment = seg;
             for &bi in blocks {
                 if self.lockstep_inlined(bi) {
                     continue;
@@ -1045,9 +1055,9 @@ impl<'a> Lower<'a> {
                         continue;
                     }
                     let v = self.b.append_block_param(cb, ty(self.k.ty(*p)));
-                    self.vals.insert((seg as u32, *p), v);
+                    self.vals.insert((seg, *p), v);
                 }
-                self.blocks.insert((seg as u32, bi), cb);
+                self.blocks.insert((seg, bi), cb);
             }
         }
         let zero = self.b.ins().iconst(types::I64, 0);
@@ -1118,12 +1128,15 @@ impl<'a> Lower<'a> {
             }
         } else {
             if self.lockstep() {
-                self.lockstep_mask();
+                let start = r.starts[0].0 as usize;
+                let full = self.blocks[&(lockstep::FULL, start)];
+                self.lockstep_mask(full, entry0);
+            } else {
+                self.b.ins().jump(entry0, &[]);
             }
-            self.b.ins().jump(entry0, &[]);
         }
-        for (seg, blocks) in r.blocks.iter().enumerate() {
-            self.segment = seg as u32;
+        for (seg, blocks) in copies {
+            self.segment = seg;
             for &bi in blocks {
                 if self.lockstep_inlined(bi) {
                     continue;
@@ -1295,7 +1308,12 @@ impl<'a> Lower<'a> {
     }
 
     fn v(&mut self, v: ir::Value) -> CValue {
-        let seg = self.segment as usize;
+        // The lockstep copies of the one segment share its dominance.
+        let seg = if self.lockstep() {
+            0
+        } else {
+            self.segment as usize
+        };
         if self.r.direct(seg, v, self.at.0, self.at.1) {
             if let Some(c) = self.vals.get(&(self.segment, v)) {
                 return *c;

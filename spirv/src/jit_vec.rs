@@ -40,6 +40,9 @@ pub(super) struct Plan {
     div: std::collections::HashMap<usize, Div>,
     /// Blocks lowered inside a divergent branch's block (no native block of their own).
     inlined: std::collections::HashSet<usize>,
+    /// Blocks that lanes may reach after others retired (where a turn that started with every
+    /// lane active may have fewer).
+    partial: std::collections::HashSet<usize>,
     /// Record groups, by block and instruction index.
     groups: std::collections::HashMap<(usize, usize), Member>,
 }
@@ -129,10 +132,35 @@ pub(super) fn plan(k: &ir::Kernel, r: &Regions, policy: super::Lockstep) -> Opti
     if policy == super::Lockstep::Auto && !profitable(k, &varying, &groups) {
         return None;
     }
+    // Where lanes may have retired: after a side that returns, or a region with a return.
+    let mut starts = Vec::new();
+    for (b, d) in &div {
+        match d {
+            Div::Retire { on_true, .. } => {
+                if let Term::Branch(_, (t, _), (f, _)) = &k.blocks[*b].term {
+                    starts.push(if *on_true { t.0 as usize } else { f.0 as usize });
+                }
+            }
+            Div::Region { blocks, join } => {
+                let leaves = blocks.iter().any(|x| {
+                    matches!(k.blocks[*x].term, Term::Return | Term::Unreachable)
+                        || k.successors(BlockId(*x as u32))
+                            .iter()
+                            .any(|s| exit_like(k, s.0 as usize))
+                });
+                if leaves {
+                    starts.push(*join);
+                }
+            }
+        }
+    }
+    let mut partial = reach(k, &starts, None);
+    partial.extend(starts);
     Some(Plan {
         varying,
         div,
         inlined,
+        partial,
         groups,
     })
 }
@@ -533,6 +561,12 @@ pub(super) struct Member {
 /// A record group being lowered: its base's lane-0 address, and the rows once loaded.
 pub(super) type Record = (CValue, Option<std::rc::Rc<[CValue; W]>>);
 
+/// The two copies of a lockstep kernel's blocks (the `segment` they are lowered as): one for
+/// turns with some lane inactive (past the end of the row), one for turns with all four.
+pub(super) const GENERAL: u32 = 0;
+/// See [`GENERAL`].
+pub(super) const FULL: u32 = 1;
+
 /// The record groups of a block, by instruction index.
 pub(super) fn record_groups(
     k: &ir::Kernel,
@@ -691,7 +725,7 @@ impl Lower<'_> {
         let t = self.k.ty(p);
         let lv = if !self.varying(p) {
             let c = self.b.append_block_param(cb, ty(t));
-            self.vals.insert((0, p), c);
+            self.vals.insert((self.segment, p), c);
             Lv::U(c)
         } else if let Some(vt) = vty(t) {
             Lv::V(self.b.append_block_param(cb, vt))
@@ -702,7 +736,7 @@ impl Lower<'_> {
                     .collect(),
             )
         };
-        self.lv.insert(p, lv);
+        self.lv.insert((self.segment, p), lv);
     }
 
     /// The work-item loop's latch: the next [`W`] work-items of the row, else the next row.
@@ -724,7 +758,13 @@ impl Lower<'_> {
         let wi = self.b.ins().iadd_imm_s(wi, W as i64);
         self.b.def_var(self.wi, wi);
         self.b.def_var(self.lid[0], nx);
-        self.b.ins().jump(dispatch, &[]);
+        // Four more work-items in the row: straight into the full copy.
+        let end = self.b.ins().iadd_imm_s(nx, W as i64);
+        let all = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, lsz[0]);
+        let full = self.full_entry.expect("made with the blocks");
+        let every = self.b.ins().iconst(types::I8, ALL);
+        self.b.def_var(self.alive, every);
+        self.b.ins().brif(all, full, &[], dispatch, &[]);
         self.b.switch_to_block(wrap);
         let wx = self
             .b
@@ -749,8 +789,13 @@ impl Lower<'_> {
         self.b.ins().jump(header, &[]);
     }
 
-    /// Computes the iteration's lane mask: lanes past the end of the row are inactive.
-    pub(super) fn lockstep_mask(&mut self) {
+    /// Computes the turn's lane mask (lanes past the end of the row are inactive) and goes on
+    /// at the entry of the full copy when all four are active, else of the general copy.
+    pub(super) fn lockstep_mask(
+        &mut self,
+        full_entry: cranelift_codegen::ir::Block,
+        general_entry: cranelift_codegen::ir::Block,
+    ) {
         let lsz = self.g().lsz[0];
         let x = self.b.use_var(self.lid[0]);
         let left = self.b.ins().isub(lsz, x);
@@ -761,11 +806,30 @@ impl Lower<'_> {
         let bits = self.b.ins().iadd_imm_s(bits, -1);
         let bits = self.b.ins().ireduce(types::I8, bits);
         self.b.def_var(self.alive, bits);
-        let slot =
-            self.b
-                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4));
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            16,
+            4,
+        ));
         let scratch = self.b.ins().stack_addr(types::I64, slot, 0);
         self.vmask = Some(Mask { scratch });
+        let all = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, left, W as i64);
+        self.full_entry = Some(full_entry);
+        self.b.ins().brif(all, full_entry, &[], general_entry, &[]);
+    }
+
+    /// Whether every lane is active, when known while lowering: the full copy outside
+    /// divergent regions and before any lane may have retired; the general copy is only run
+    /// for turns with some lane inactive (and then only the slow paths are needed).
+    fn known_full(&self) -> Option<bool> {
+        if self.segment == GENERAL {
+            return Some(false);
+        }
+        let partial = self
+            .vplan
+            .as_ref()
+            .is_some_and(|p| p.partial.contains(&self.at.0));
+        (self.predicated == 0 && !partial).then_some(true)
     }
 
     /// True (an `I8`) when every lane is active.
@@ -796,7 +860,7 @@ impl Lower<'_> {
     }
 
     fn get(&mut self, v: ir::Value) -> Lv {
-        match self.lv.get(&v) {
+        match self.lv.get(&(self.segment, v)) {
             Some(l) => l.clone(),
             None => Lv::U(self.missing(v)),
         }
@@ -870,6 +934,9 @@ impl Lower<'_> {
     }
 
     fn guard(&mut self, mut a: Vec<CValue>) -> Vec<CValue> {
+        if self.known_full() == Some(true) {
+            return a;
+        }
         let scratch = self.mask().scratch;
         for (i, x) in a.iter_mut().enumerate() {
             let act = self.active(i);
@@ -892,9 +959,9 @@ impl Lower<'_> {
 
     fn def_lv(&mut self, v: ir::Value, l: Lv) {
         if let Lv::U(c) = l {
-            self.vals.insert((0, v), c);
+            self.vals.insert((self.segment, v), c);
         }
-        self.lv.insert(v, l);
+        self.lv.insert((self.segment, v), l);
     }
 
     /// Runs `fast` when every lane is active, else `slow`; both give values of types `rts`.
@@ -904,6 +971,11 @@ impl Lower<'_> {
         fast: impl FnOnce(&mut Self) -> Vec<CValue>,
         slow: impl FnOnce(&mut Self) -> Vec<CValue>,
     ) -> Vec<CValue> {
+        match self.known_full() {
+            Some(true) => return fast(self),
+            Some(false) => return slow(self),
+            None => {}
+        }
         let full = self.full();
         let (fb, sb, mb) = (
             self.b.create_block(),
@@ -948,7 +1020,7 @@ impl Lower<'_> {
         let mut out = Vec::with_capacity(W);
         for i in 0..W {
             for (o, l) in ops.iter().zip(&lanes) {
-                self.vals.insert((0, *o), l[i]);
+                self.vals.insert((self.segment, *o), l[i]);
             }
             let r = if builtin && i > 0 {
                 let (x, wi) = (self.b.use_var(self.lid[0]), self.b.use_var(self.wi));
@@ -969,8 +1041,8 @@ impl Lower<'_> {
         }
         // Operands that are uniform keep their native value for the scalar lowering.
         for o in &ops {
-            if let Some(Lv::U(c)) = self.lv.get(o) {
-                self.vals.insert((0, *o), *c);
+            if let Some(Lv::U(c)) = self.lv.get(&(self.segment, *o)) {
+                self.vals.insert((self.segment, *o), *c);
             }
         }
         Ok((out.len() == W).then_some(out))
@@ -1289,7 +1361,7 @@ impl Lower<'_> {
         else {
             return false;
         };
-        let key = (bi, m.first);
+        let key = (self.segment, bi, m.first);
         if ii == m.first {
             match self.get(m.root) {
                 Lv::A(b, 16) if self.k.ty(m.root) == Ty::I64 => {
@@ -1626,7 +1698,7 @@ impl Lower<'_> {
 
     /// Lowers block `i` for all lanes (its parameters were made by [`Self::lockstep_param`]).
     pub(super) fn lockstep_block(&mut self, i: usize, blk: &ir::Block) -> Result<(), Error> {
-        let cb = self.blocks[&(0, i)];
+        let cb = self.blocks[&(self.segment, i)];
         self.b.switch_to_block(cb);
         for (ii, inst) in blk.insts.iter().enumerate() {
             self.at = (i, ii + 1);
