@@ -1,5 +1,6 @@
 //! Image and sampler kernels (`kernels/images.cl`) at the compiler level: what the kernels
 //! report, and what the compiler refuses (the driver tests run them).
+#![cfg(feature = "jit")]
 
 use std::collections::HashMap;
 

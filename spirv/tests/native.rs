@@ -3,6 +3,7 @@
 //! that it passes the checksum) that loads — never runs — every mutant: each gives a program
 //! or a clean error, never a panic. `ZEKIT_FUZZ_ITERS` mutants per kernel (default 300),
 //! `ZEKIT_SEED` seeds them.
+#![cfg(feature = "jit")]
 
 use std::collections::HashMap;
 
