@@ -1,24 +1,25 @@
 //! Work-items in lockstep: the work-group function of a kernel without barriers runs [`W`]
-//! consecutive work-items (along x) per iteration of its work-item loop, one instruction for all
-//! of them, so their independent chains overlap in the CPU and `float`/`int` arithmetic uses SIMD
-//! lanes.
+//! consecutive work-items of a row (along x) per turn of its work-item loop, one instruction for
+//! all of them, so their independent chains overlap in the CPU and `float`/`int` arithmetic uses
+//! SIMD lanes.
 //!
-//! A uniformity analysis ([`plan`]) marks every value that may differ between the work-items of
-//! one row (it depends on the x id, the linear ids, a sub-group id or an atomic's result); the
-//! others are computed once per iteration. A kernel is run in lockstep when every branch and
-//! switch depends on uniform values only (no divergence to mask), it has no barriers, no
-//! private variables, no `printf` and no memory copy; otherwise it runs one work-item after the
-//! other as before.
-//!
-//! Each varying value has one of three shapes ([`Lv`]): *affine* (`base + lane * stride`, for
-//! integers: ids and the addresses made from them), a *vector* (`f32x4` / `i32x4`) or *lanes*
-//! (one scalar per work-item, for everything else, computed by the scalar lowering once per
-//! lane). A load or store whose address is affine with the element's size as stride is one
-//! vector access.
-//!
-//! The last iteration of a row may have fewer than [`W`] work-items: the extra lanes compute
-//! like the others (no operation traps), but their memory accesses go to a scratch slot, and
-//! vector accesses take a per-lane path in that iteration.
+//! - A uniformity analysis ([`plan`]) marks every value that may differ between the work-items
+//!   of a turn (it depends on the x id, the linear ids, a sub-group id, an atomic's result, or
+//!   meets at the join of a divergent branch); the others are computed once per turn.
+//! - Each varying value has one of four shapes ([`Lv`]): *affine* (`base + lane * stride`, for
+//!   integers: ids and the addresses made from them), a *vector* (`f32x4` / `i32x4`), a lane's
+//!   element of a 16-byte *record* ([`record_groups`]), or *lanes* (one scalar per work-item,
+//!   computed by the scalar lowering once per lane). A load or store at an affine address whose
+//!   stride is the element's size is one vector access.
+//! - Divergent branches ([`Div`]) run both sides one after the other under a lane mask (the
+//!   `alive` bits) up to where they meet; a side that only returns retires its lanes.
+//! - Inactive lanes (past the end of the row, masked, retired) compute harmlessly (no operation
+//!   traps) while their memory accesses go to a scratch slot. The blocks are lowered twice: a
+//!   [`FULL`] copy for turns that start with every lane active, with no mask checks outside
+//!   divergent code, and a [`GENERAL`] copy for the others, with masked accesses only.
+//! - A kernel runs in lockstep when it has no barriers, private arrays, `printf`, memory copies,
+//!   loops or switches inside divergent regions, and (by default) when it pays for its code
+//!   ([`profitable`]); otherwise one work-item after the other, as before.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
