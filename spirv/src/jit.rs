@@ -937,7 +937,7 @@ struct Lower<'a> {
     /// Lockstep: the entry of the copy for turns with every lane active.
     full_entry: Option<cranelift_codegen::ir::Block>,
     /// Lockstep: the lanes' active flags, computed from this `alive` value.
-    vactive: Option<(CValue, [CValue; lockstep::W])>,
+    vactive: Option<(CValue, cranelift_codegen::ir::Block, [CValue; lockstep::W])>,
 }
 
 type CValue = cranelift_codegen::ir::Value;

@@ -842,8 +842,10 @@ impl Lower<'_> {
     /// True (an `I8`) when lane `i` is active.
     fn active(&mut self, i: usize) -> CValue {
         let alive = self.b.use_var(self.alive);
-        if let Some((a, act)) = self.vactive {
-            if a == alive {
+        // Reused only in the block that computed them (they must dominate their uses).
+        let here = self.b.current_block();
+        if let Some((a, blk, act)) = self.vactive {
+            if a == alive && Some(blk) == here {
                 return act[i];
             }
         }
@@ -851,7 +853,9 @@ impl Lower<'_> {
             let bit = self.b.ins().band_imm_s(alive, 1 << i);
             self.b.ins().icmp_imm_s(IntCC::NotEqual, bit, 0)
         });
-        self.vactive = Some((alive, act));
+        if let Some(blk) = here {
+            self.vactive = Some((alive, blk, act));
+        }
         act[i]
     }
 
