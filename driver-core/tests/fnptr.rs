@@ -14,65 +14,12 @@ use zeh::*;
 
 const N: usize = 64;
 
-fn spv() -> Vec<u8> {
-    std::fs::read(format!(
-        "{}/../spirv/kernels/fnptr.spv",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-}
-
-fn create(z: &Ze, bytes: &[u8], format: ze_module_format_t) -> ze_module_handle_t {
-    let desc = ze_module_desc_t {
-        format,
-        inputSize: bytes.len(),
-        pInputModule: bytes.as_ptr(),
-        ..Default::default()
-    };
-    let mut m = null_mut();
-    ok!(ze::zeModuleCreate(z.ctx, z.dev, &desc, &mut m, null_mut()));
-    m
-}
-
-fn kernel(m: ze_module_handle_t, name: &str) -> ze_kernel_handle_t {
-    let name = CString::new(name).unwrap();
-    let desc = ze_kernel_desc_t {
-        pKernelName: name.as_ptr(),
-        ..Default::default()
-    };
-    let mut k = null_mut();
-    ok!(ze::zeKernelCreate(m, &desc, &mut k));
-    k
-}
-
-fn arg<T>(k: ze_kernel_handle_t, i: u32, v: &T) {
-    ok!(ze::zeKernelSetArgumentValue(
-        k,
-        i,
-        std::mem::size_of::<T>(),
-        (v as *const T).cast()
-    ));
-}
-
 fn pointer(m: ze_module_handle_t, name: &str) -> u64 {
     let name = CString::new(name).unwrap();
     let mut f: *mut c_void = null_mut();
     ok!(ze::zeModuleGetFunctionPointer(m, name.as_ptr(), &mut f));
     assert!(!f.is_null());
     f as u64
-}
-
-/// Shared memory holding `init`.
-fn buf<T: Copy>(z: &Ze, init: &[T]) -> *mut T {
-    let p = z.shared(std::mem::size_of_val(init).max(8)).cast::<T>();
-    // SAFETY: a fresh allocation of that many elements.
-    unsafe { std::ptr::copy_nonoverlapping(init.as_ptr(), p, init.len()) };
-    p
-}
-
-fn read<T: Copy>(p: *const T, n: usize) -> Vec<T> {
-    // SAFETY: `n` elements the finished kernels wrote.
-    unsafe { std::slice::from_raw_parts(p, n) }.to_vec()
 }
 
 /// Runs `k` over `N` work-items in groups of 8: through a queue (`via` 0) or a synchronous
@@ -121,8 +68,8 @@ fn ints(seed: i32) -> Vec<i32> {
 /// `fp_arg` of module `m` called with pointer `f`: f(a, b) * 16 + which.
 fn run_arg(z: &Ze, m: ze_module_handle_t, f: u64, via: usize) -> Vec<i32> {
     let k = kernel(m, "fp_arg");
-    let (a, b) = (buf(z, &ints(4)), buf(z, &ints(9)));
-    let out = buf(z, &[-1i32; N]);
+    let (a, b) = (buffer(z, &ints(4)), buffer(z, &ints(9)));
+    let out = buffer(z, &[-1i32; N]);
     arg(k, 0, &a);
     arg(k, 1, &b);
     arg(k, 2, &out);
@@ -143,7 +90,7 @@ const OPS: [(&str, Op, i32); 4] = [
 #[test]
 fn host_pointers_called_by_kernels() {
     let z = Ze::new();
-    let m = create(&z, &spv(), ze_module_format_t::IL_SPIRV);
+    let m = module_as(&z, &spv("fnptr"), ze_module_format_t::IL_SPIRV);
     let (a, b) = (ints(4), ints(9));
     for via in 0..3 {
         for (name, op, which) in OPS {
@@ -156,7 +103,7 @@ fn host_pointers_called_by_kernels() {
 
     // The values the kernels compute are the host's.
     let k = kernel(m, "fp_store");
-    let out = buf(&z, &[0u64; 6]);
+    let out = buffer(&z, &[0u64; 6]);
     arg(k, 0, &out);
     launch(&z, k, 1, 0);
     let names = ["add", "sub", "mul", "max_of", "half_of", "put_twice"];
@@ -174,7 +121,7 @@ fn host_pointers_called_by_kernels() {
         })
         .collect();
     let x: Vec<f32> = (0..N).map(|i| i as f32 * 0.5 - 7.0).collect();
-    let (po, px, pout) = (buf(&z, &ops), buf(&z, &x), buf(&z, &[0f32; N]));
+    let (po, px, pout) = (buffer(&z, &ops), buffer(&z, &x), buffer(&z, &[0f32; N]));
     arg(k, 0, &po);
     arg(k, 1, &px);
     arg(k, 2, &pout);
@@ -195,8 +142,8 @@ fn host_pointers_called_by_kernels() {
 #[test]
 fn bad_pointers_and_unknown_names() {
     let z = Ze::new();
-    let m = create(&z, &spv(), ze_module_format_t::IL_SPIRV);
-    let other = create(&z, &spv(), ze_module_format_t::IL_SPIRV);
+    let m = module_as(&z, &spv("fnptr"), ze_module_format_t::IL_SPIRV);
+    let other = module_as(&z, &spv("fnptr"), ze_module_format_t::IL_SPIRV);
     // Another instance of the module has its own pointers; passed here they are unknown, as
     // are garbage, a kernel's work-group function and a function of another signature: the
     // call returns 0, the launch completes.
@@ -214,7 +161,7 @@ fn bad_pointers_and_unknown_names() {
     // Recursion through a pointer: the recursive call returns 0.
     let k = kernel(m, "fp_recursive");
     let n: Vec<i32> = (0..N as i32).map(|i| i - 5).collect();
-    let (pn, pout) = (buf(&z, &n), buf(&z, &[-1i32; N]));
+    let (pn, pout) = (buffer(&z, &n), buffer(&z, &[-1i32; N]));
     let me = pointer(m, "countdown");
     arg(k, 0, &pn);
     arg(k, 1, &pout);
@@ -244,12 +191,12 @@ fn bad_pointers_and_unknown_names() {
 #[test]
 fn native_binary_keeps_function_pointers() {
     let z = Ze::new();
-    let m = create(&z, &spv(), ze_module_format_t::IL_SPIRV);
+    let m = module_as(&z, &spv("fnptr"), ze_module_format_t::IL_SPIRV);
     let mut size = 0usize;
     ok!(ze::zeModuleGetNativeBinary(m, &mut size, null_mut()));
     let mut bin = vec![0u8; size];
     ok!(ze::zeModuleGetNativeBinary(m, &mut size, bin.as_mut_ptr()));
-    let n = create(&z, &bin, ze_module_format_t::NATIVE);
+    let n = module_as(&z, &bin, ze_module_format_t::NATIVE);
     assert_ne!(pointer(m, "mul"), pointer(n, "mul"));
     let (a, b) = (ints(4), ints(9));
     let out = run_arg(&z, n, pointer(n, "mul"), 2);
@@ -259,7 +206,7 @@ fn native_binary_keeps_function_pointers() {
     // The constant table of pointers was relocated to the loaded module's data.
     let k = kernel(n, "fp_table");
     let sel: Vec<i32> = (0..N as i32).map(|i| i % 4).collect();
-    let (ps, pa, pb, pout) = (buf(&z, &sel), buf(&z, &a), buf(&z, &b), buf(&z, &[0i32; N]));
+    let (ps, pa, pb, pout) = (buffer(&z, &sel), buffer(&z, &a), buffer(&z, &b), buffer(&z, &[0i32; N]));
     for (i, p) in [ps, pa, pb, pout].iter().enumerate() {
         arg(k, i as u32, p);
     }
@@ -284,8 +231,8 @@ fn link_spv(name: &str) -> Vec<u8> {
 #[test]
 fn pointers_to_imported_functions_after_dynamic_link() {
     let z = Ze::new();
-    let user = create(&z, &link_spv("fp_user"), ze_module_format_t::IL_SPIRV);
-    let lib = create(&z, &link_spv("link_lib"), ze_module_format_t::IL_SPIRV);
+    let user = module_as(&z, &link_spv("fp_user"), ze_module_format_t::IL_SPIRV);
+    let lib = module_as(&z, &link_spv("link_lib"), ze_module_format_t::IL_SPIRV);
     let name = CString::new("negate").unwrap();
     let mut f: *mut c_void = null_mut();
     check!(
@@ -299,7 +246,7 @@ fn pointers_to_imported_functions_after_dynamic_link() {
     let input: Vec<i32> = (0..N as i32).map(|i| i * 3 - 50).collect();
     let run = |extra: u64| {
         let k = kernel(user, "fp_user");
-        let (pi, po) = (buf(&z, &input), buf(&z, &[7i32; N]));
+        let (pi, po) = (buffer(&z, &input), buffer(&z, &[7i32; N]));
         arg(k, 0, &pi);
         arg(k, 1, &po);
         arg(k, 2, &extra);
@@ -319,7 +266,7 @@ fn pointers_to_imported_functions_after_dynamic_link() {
         ze::zeModuleGetFunctionPointer(lib, twice.as_ptr(), &mut f),
         ze_result_t::ERROR_INVALID_FUNCTION_NAME
     );
-    let other = create(&z, &spv(), ze_module_format_t::IL_SPIRV);
+    let other = module_as(&z, &spv("fnptr"), ze_module_format_t::IL_SPIRV);
     let out = run(pointer(other, "add"));
     for i in (2..N).step_by(3) {
         assert_eq!(out[i], 0, "{i}");
@@ -332,8 +279,8 @@ fn pointers_to_imported_functions_after_dynamic_link() {
 #[test]
 fn linked_functions_calling_through_pointers_are_refused() {
     let z = Ze::new();
-    let user = create(&z, &link_spv("fp_lib_user"), ze_module_format_t::IL_SPIRV);
-    let lib = create(&z, &link_spv("fp_lib"), ze_module_format_t::IL_SPIRV);
+    let user = module_as(&z, &link_spv("fp_lib_user"), ze_module_format_t::IL_SPIRV);
+    let lib = module_as(&z, &link_spv("fp_lib"), ze_module_format_t::IL_SPIRV);
     // The library itself builds and gives its functions' pointers.
     assert_ne!(pointer(lib, "inc"), pointer(lib, "dec"));
     let mut mods = [user, lib];

@@ -87,10 +87,6 @@ fn image_desc(ty: Ty, f: ze_image_format_t, w: u64, h: u32, d: u32, layers: u32)
     }
 }
 
-fn spv() -> Vec<u8> {
-    std::fs::read(format!("{}/../spirv/kernels/images.spv", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
 /// A device with the images module and a synchronous immediate list.
 struct Dev {
     z: Ze,
@@ -101,7 +97,7 @@ struct Dev {
 impl Dev {
     fn new() -> Dev {
         let z = Ze::new();
-        let bytes = spv();
+        let bytes = spv("images");
         let desc = ze_module_desc_t {
             format: ze_module_format_t::IL_SPIRV,
             inputSize: bytes.len(),
@@ -178,15 +174,6 @@ impl Dev {
         };
         ok!(ze::zeCommandListAppendLaunchKernel(self.l, k, &gc, null_mut(), 0, null_mut()));
     }
-}
-
-fn arg<V>(k: ze_kernel_handle_t, i: u32, v: &V) {
-    ok!(ze::zeKernelSetArgumentValue(k, i, std::mem::size_of::<V>(), (v as *const V).cast()));
-}
-
-fn read_back<V: Copy>(p: *const V, n: usize) -> Vec<V> {
-    // SAFETY: `n` elements the finished kernels wrote.
-    unsafe { std::slice::from_raw_parts(p, n) }.to_vec()
 }
 
 // ------------------------------------------------------------------ reference conversions
@@ -317,7 +304,7 @@ fn kernels_read_every_format() {
             arg(k, 0, &img);
             arg(k, 1, &out);
             dev.run(k, [w, h, 1]);
-            let got = read_back(out, n);
+            let got = read(out, n);
             for (i, (g, tex)) in got.iter().zip(&texels).enumerate() {
                 let want = if matches!(*t, T::UINT | T::SINT) {
                     decode_i(*l, *t, tex)
@@ -683,7 +670,7 @@ fn sampling_every_mode_filter_and_coordinate_kind() {
                     arg(k, 2, &cbuf);
                     arg(k, 3, &out);
                     dev.run(k, [n as u32, 1, 1]);
-                    let got = read_back(out, n);
+                    let got = read(out, n);
                     for i in 0..n {
                         let c = &coords[i * comps..(i + 1) * comps];
                         let want = reference_sample(&texel, ext, layers, addr_of(mode), linear, norm, c);
@@ -730,7 +717,7 @@ fn integer_coordinates_integer_texels_and_program_scope_samplers() {
         arg(k, 2, &cbuf);
         arg(k, 3, &out);
         dev.run(k, [n as u32, 1, 1]);
-        let got = read_back(out, n);
+        let got = read(out, n);
         for (i, c) in coords.iter().enumerate() {
             let want = reference_sample(&texel_f, &[w, h], 0, addr_of(mode), false, false, &[c[0] as f32, c[1] as f32]);
             assert_eq!(got[i], want, "{mode:?} at {c:?}");
@@ -747,7 +734,7 @@ fn integer_coordinates_integer_texels_and_program_scope_samplers() {
     arg(k, 2, &fbuf);
     arg(k, 3, &uout);
     dev.run(k, [fc.len() as u32, 1, 1]);
-    let got = read_back(uout, fc.len());
+    let got = read(uout, fc.len());
     for (i, c) in fc.iter().enumerate() {
         let p = [(c[0].floor() as i64).clamp(0, w - 1), (c[1].floor() as i64).clamp(0, h - 1), 0];
         assert_eq!(got[i], tex(&bytes, p).map(u32::from), "at {c:?}");
@@ -762,7 +749,7 @@ fn integer_coordinates_integer_texels_and_program_scope_samplers() {
     arg(k, 1, &pbuf);
     arg(k, 2, &pout);
     dev.run(k, [pc.len() as u32, 1, 1]);
-    let got = read_back(pout, 3 * pc.len());
+    let got = read(pout, 3 * pc.len());
     for (i, c) in pc.iter().enumerate() {
         let wants = [
             reference_sample(&texel_f, &[w, h], 0, Addr::Repeat, true, true, c),
@@ -797,7 +784,7 @@ fn image_queries() {
     dev.run(k, [1, 1, 1]);
     // CLK_UNORM_INT8 0x10D2, CLK_RGBA 0x10B5, CLK_HALF_FLOAT 0x10DD, CLK_BGRA 0x10B6.
     let want = [7, 5, 0x10D2, 0x10B5, 4, 3, 2, 2, 6, 2, 9, 11, 4, 33, 0x10DD, 0x10B6];
-    assert_eq!(read_back(out, 16), want);
+    assert_eq!(read(out, 16), want);
 }
 
 #[test]
@@ -865,7 +852,7 @@ fn launches_keep_their_images_and_values() {
     ok!(ze::zeEventHostSignal(e));
     ok!(ze::zeCommandListHostSynchronize(l, FOREVER));
     for (out, base) in [(o1, 10.0f32), (o2, 20.0)] {
-        let got = read_back(out, 3);
+        let got = read(out, 3);
         for (i, g) in got.iter().enumerate() {
             assert_eq!(*g, [base + i as f32, 0.0, 0.0, 1.0]);
         }
@@ -915,7 +902,7 @@ fn half_texels() {
     arg(k, 0, &img);
     arg(k, 1, &out);
     dev.run(k, [w, h, 1]);
-    let got = read_back(out, n);
+    let got = read(out, n);
     for (i, v) in vals.iter().enumerate() {
         assert_eq!(got[i], v.map(nearest_half), "texel {i}: {v:?}");
     }
@@ -962,7 +949,7 @@ fn launch_with_arguments_takes_image_and_sampler_handles() {
         dev.l, k, gc, gs, values.as_mut_ptr(), std::ptr::null(), null_mut(), 0, null_mut()
     ));
     // Linear, clamp to edge, unnormalized: texel centres at 0.5, 1.5, ...
-    let got = read_back(out, 3);
+    let got = read(out, 3);
     assert_eq!(got[0], [1.5, 0.0, 0.0, 1.0]);
     assert_eq!(got[1], [4.0, 0.0, 0.0, 1.0]);
     assert_eq!(got[2], [8.0, 0.0, 0.0, 1.0]);
@@ -978,5 +965,5 @@ fn launch_with_arguments_takes_image_and_sampler_handles() {
     unsafe { std::slice::from_raw_parts_mut(out, 3) }.fill([0.0; 4]);
     let gc1 = ze_group_count_t { groupCountX: 3, groupCountY: 1, groupCountZ: 1 };
     ok!(ze::zeCommandListAppendLaunchKernel(dev.l, k, &gc1, null_mut(), 0, null_mut()));
-    assert_eq!(read_back(out, 3)[0], [1.5, 0.0, 0.0, 1.0]);
+    assert_eq!(read(out, 3)[0], [1.5, 0.0, 0.0, 1.0]);
 }

@@ -12,55 +12,6 @@ use std::ptr::{null, null_mut};
 
 use zeh::*;
 
-fn spv(name: &str) -> Vec<u8> {
-    std::fs::read(format!(
-        "{}/../spirv/kernels/{name}.spv",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-}
-
-fn module_desc(bytes: &[u8]) -> ze_module_desc_t {
-    ze_module_desc_t {
-        format: ze_module_format_t::IL_SPIRV,
-        inputSize: bytes.len(),
-        pInputModule: bytes.as_ptr(),
-        ..Default::default()
-    }
-}
-
-fn module(z: &Ze, bytes: &[u8]) -> ze_module_handle_t {
-    let mut m = null_mut();
-    ok!(ze::zeModuleCreate(
-        z.ctx,
-        z.dev,
-        &module_desc(bytes),
-        &mut m,
-        null_mut()
-    ));
-    m
-}
-
-fn kernel(m: ze_module_handle_t, name: &str) -> ze_kernel_handle_t {
-    let name = CString::new(name).unwrap();
-    let desc = ze_kernel_desc_t {
-        pKernelName: name.as_ptr(),
-        ..Default::default()
-    };
-    let mut k = null_mut();
-    ok!(ze::zeKernelCreate(m, &desc, &mut k));
-    k
-}
-
-fn arg<T>(k: ze_kernel_handle_t, i: u32, v: &T) {
-    ok!(ze::zeKernelSetArgumentValue(
-        k,
-        i,
-        std::mem::size_of::<T>(),
-        (v as *const T).cast()
-    ));
-}
-
 fn groups(x: u32, y: u32, z: u32) -> ze_group_count_t {
     ze_group_count_t {
         groupCountX: x,

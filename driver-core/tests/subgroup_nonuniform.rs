@@ -7,41 +7,9 @@
 
 mod zeh;
 
-use std::ffi::CString;
 use std::ptr::null_mut;
 
 use zeh::*;
-
-fn spv(name: &str) -> Vec<u8> {
-    std::fs::read(format!(
-        "{}/../spirv/kernels/{name}.spv",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-}
-
-fn module(z: &Ze, bytes: &[u8]) -> ze_module_handle_t {
-    let desc = ze_module_desc_t {
-        format: ze_module_format_t::IL_SPIRV,
-        inputSize: bytes.len(),
-        pInputModule: bytes.as_ptr(),
-        ..Default::default()
-    };
-    let mut m = null_mut();
-    ok!(ze::zeModuleCreate(z.ctx, z.dev, &desc, &mut m, null_mut()));
-    m
-}
-
-fn kernel(m: ze_module_handle_t, name: &str) -> ze_kernel_handle_t {
-    let name = CString::new(name).unwrap();
-    let desc = ze_kernel_desc_t {
-        pKernelName: name.as_ptr(),
-        ..Default::default()
-    };
-    let mut k = null_mut();
-    ok!(ze::zeKernelCreate(m, &desc, &mut k));
-    k
-}
 
 /// Sets argument `i` to the bytes of `v`.
 fn arg_bytes(k: ze_kernel_handle_t, i: u32, v: &[u8]) {
@@ -73,20 +41,6 @@ fn launch(z: &Ze, k: ze_kernel_handle_t, groups: u32) {
     run(z, q, l);
     ok!(ze::zeCommandListDestroy(l));
     ok!(ze::zeCommandQueueDestroy(q));
-}
-
-/// Driver memory holding `init`.
-fn buffer<T: Copy>(z: &Ze, init: &[T]) -> *mut T {
-    let p = z.shared(std::mem::size_of_val(init).max(8)).cast::<T>();
-    // SAFETY: a fresh allocation of that many elements.
-    unsafe { std::ptr::copy_nonoverlapping(init.as_ptr(), p, init.len()) };
-    p
-}
-
-/// `n` elements of driver memory the finished launches wrote.
-fn read<T: Copy>(p: *const T, n: usize) -> Vec<T> {
-    // SAFETY: `p` holds `n` elements and no launch is running.
-    unsafe { std::slice::from_raw_parts(p, n) }.to_vec()
 }
 
 /// IEEE half bits of a float that is a normal half (or zero) exactly.

@@ -307,3 +307,74 @@ pub fn no_fence() -> ze_fence_handle_t {
 }
 
 pub const NO_DATA: *const c_void = null();
+
+/// The committed SPIR-V of `spirv/kernels/<name>.spv` (`name` may name a subfolder).
+pub fn spv(name: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/../spirv/kernels/{name}.spv",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+/// A module description of SPIR-V `bytes`.
+pub fn module_desc(bytes: &[u8]) -> ze_module_desc_t {
+    ze_module_desc_t {
+        format: ze_module_format_t::IL_SPIRV,
+        inputSize: bytes.len(),
+        pInputModule: bytes.as_ptr(),
+        ..Default::default()
+    }
+}
+
+/// A module of `bytes` in `format` (SPIR-V or a native binary), which must build.
+pub fn module_as(z: &Ze, bytes: &[u8], format: ze_module_format_t) -> ze_module_handle_t {
+    let desc = ze_module_desc_t {
+        format,
+        ..module_desc(bytes)
+    };
+    let mut m = null_mut();
+    ok!(ze::zeModuleCreate(z.ctx, z.dev, &desc, &mut m, null_mut()));
+    m
+}
+
+/// A module of SPIR-V `bytes`, which must build.
+pub fn module(z: &Ze, bytes: &[u8]) -> ze_module_handle_t {
+    module_as(z, bytes, ze_module_format_t::IL_SPIRV)
+}
+
+/// Kernel `name` of `m`, which must exist.
+pub fn kernel(m: ze_module_handle_t, name: &str) -> ze_kernel_handle_t {
+    let name = std::ffi::CString::new(name).unwrap();
+    let desc = ze_kernel_desc_t {
+        pKernelName: name.as_ptr(),
+        ..Default::default()
+    };
+    let mut k = null_mut();
+    ok!(ze::zeKernelCreate(m, &desc, &mut k));
+    k
+}
+
+/// Sets argument `i` of `k` to the bytes of `v`.
+pub fn arg<T>(k: ze_kernel_handle_t, i: u32, v: &T) {
+    ok!(ze::zeKernelSetArgumentValue(
+        k,
+        i,
+        std::mem::size_of::<T>(),
+        (v as *const T).cast()
+    ));
+}
+
+/// Shared memory holding `init` (at least 8 bytes).
+pub fn buffer<T: Copy>(z: &Ze, init: &[T]) -> *mut T {
+    let p = z.shared(std::mem::size_of_val(init).max(8)).cast::<T>();
+    // SAFETY: a fresh allocation of that many elements.
+    unsafe { std::ptr::copy_nonoverlapping(init.as_ptr(), p, init.len()) };
+    p
+}
+
+/// `n` elements of driver memory that finished launches wrote.
+pub fn read<T: Copy>(p: *const T, n: usize) -> Vec<T> {
+    // SAFETY: `p` holds `n` elements and no launch is running.
+    unsafe { std::slice::from_raw_parts(p, n) }.to_vec()
+}
