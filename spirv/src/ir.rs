@@ -461,6 +461,15 @@ impl Kernel {
     pub fn ty(&self, v: Value) -> Ty {
         self.types[v.0 as usize]
     }
+    /// The edges of a block that pass arguments: each target with its arguments (a jump's,
+    /// or each side of a two-way branch).
+    pub fn edge_args(&self, b: BlockId) -> Vec<(BlockId, &[Value])> {
+        match &self.blocks[b.0 as usize].term {
+            Term::Jump(t, a) => vec![(*t, a.as_slice())],
+            Term::Branch(_, (t, ta), (f, fa)) => vec![(*t, ta.as_slice()), (*f, fa.as_slice())],
+            _ => vec![],
+        }
+    }
     /// Successors of a block.
     pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
         match &self.blocks[b.0 as usize].term {

@@ -835,20 +835,14 @@ fn arg_reads(k: &ir::Kernel) -> std::collections::HashSet<ir::Value> {
                     set.insert(r);
                 }
             }
-            let mut edge = |t: &ir::BlockId, args: &[ir::Value]| {
+        }
+        for bi in 0..k.blocks.len() {
+            for (t, args) in k.edge_args(ir::BlockId(bi as u32)) {
                 for (p, a) in k.blocks[t.0 as usize].params.iter().zip(args) {
                     if set.contains(a) {
                         set.insert(*p);
                     }
                 }
-            };
-            match &b.term {
-                Term::Jump(t, a) => edge(t, a),
-                Term::Branch(_, (t, ta), (f, fa)) => {
-                    edge(t, ta);
-                    edge(f, fa);
-                }
-                _ => {}
             }
         }
         if set.len() == n {

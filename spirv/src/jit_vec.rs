@@ -180,21 +180,15 @@ fn spread(k: &ir::Kernel, varying: &mut [bool], source: &dyn Fn(&Op) -> bool) {
                     changed = true;
                 }
             }
-            let mut edge = |t: &BlockId, args: &[ir::Value]| {
+        }
+        for bi in 0..k.blocks.len() {
+            for (t, args) in k.edge_args(BlockId(bi as u32)) {
                 for (p, a) in k.blocks[t.0 as usize].params.iter().zip(args) {
                     if varying[a.0 as usize] && !varying[p.0 as usize] {
                         varying[p.0 as usize] = true;
                         changed = true;
                     }
                 }
-            };
-            match &b.term {
-                Term::Jump(t, a) => edge(t, a),
-                Term::Branch(_, (t, ta), (f, fa)) => {
-                    edge(t, ta);
-                    edge(f, fa);
-                }
-                _ => {}
             }
         }
         if !changed {
