@@ -117,3 +117,12 @@ kernel void ls_divergent_loop(global int *o) {
         s = s * 31 + j;
     o[i] = s;
 }
+
+// `int` and `uint` indices (sign- and zero-extended to addresses): still vector accesses.
+kernel void ls_int_index(global const float *a, global float *o, global const uint *b,
+                         global uint *u) {
+    int i = (int)get_global_id(0);
+    o[i] = a[i] * 2.0f + 1.0f;
+    uint j = (uint)get_global_id(0);
+    u[j] = b[j] ^ (j * 3u);
+}

@@ -240,11 +240,7 @@ fn profitable(
                     .get(b)
                     .filter(|c| (0..64).contains(*c))
                     .and_then(|c| st(a).map(|s| s.wrapping_shl(*c as u32))),
-                Op::Conv(ConvOp::UResize | ConvOp::SResize, a)
-                    if rt.is_some_and(|t| t.bytes() <= k.ty(*a).bytes()) =>
-                {
-                    st(a)
-                }
+                Op::Conv(ConvOp::UResize | ConvOp::SResize, a) => st(a),
                 _ => None,
             };
             let vary = i.result.is_some_and(|r| varying[r.0 as usize])
@@ -1099,22 +1095,26 @@ impl Lower<'_> {
                     l => l,
                 })
             }
-            // Truncation keeps the shape (modular arithmetic); widening does not.
-            Op::Conv(ConvOp::UResize | ConvOp::SResize, a)
-                if self.k.ty(*a).bytes() >= rt.bytes() =>
-            {
-                match self.get(*a) {
-                    Lv::A(x, s) => {
-                        let x = if self.k.ty(*a) == rt {
-                            x
-                        } else {
-                            self.b.ins().ireduce(ty(rt), x)
-                        };
-                        Some(Lv::A(x, wrap(s)))
-                    }
-                    _ => None,
+            // Truncation keeps the shape (modular arithmetic). Widening keeps it when the
+            // lanes do not wrap around in the narrow type; the shape assumes so, as OpenCL C's
+            // signed overflow is undefined and an index past 2^31 (2^32 unsigned) elements
+            // would address the wrong element either way: `int i = get_global_id(0)`.
+            Op::Conv(c @ (ConvOp::UResize | ConvOp::SResize), a) => match self.get(*a) {
+                Lv::A(x, s) => {
+                    let from = self.k.ty(*a);
+                    let x = if from == rt {
+                        x
+                    } else if from.bytes() > rt.bytes() {
+                        self.b.ins().ireduce(ty(rt), x)
+                    } else if *c == ConvOp::SResize {
+                        self.b.ins().sextend(ty(rt), x)
+                    } else {
+                        self.b.ins().uextend(ty(rt), x)
+                    };
+                    Some(Lv::A(x, wrap(s)))
                 }
-            }
+                _ => None,
+            },
             _ => None,
         }
     }

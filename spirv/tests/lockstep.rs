@@ -35,7 +35,7 @@ fn in_lockstep(name: &str, policy: Lockstep) -> u64 {
 #[test]
 fn which_kernels_run_in_lockstep() {
     // All but `ls_divergent_loop` can.
-    assert_eq!(in_lockstep("lockstep", Lockstep::Always), 8);
+    assert_eq!(in_lockstep("lockstep", Lockstep::Always), 9);
     assert_eq!(in_lockstep("lockstep", Lockstep::Never), 0);
     // Barriers keep one work-item at a time.
     assert_eq!(in_lockstep("reduce", Lockstep::Always), 0);
@@ -263,4 +263,30 @@ fn divergent_loops_run_one_work_item_at_a_time() {
             assert_eq!(*v, want);
         }
     }
+}
+
+#[test]
+fn int_and_uint_indices() {
+    let p = lockstep_program();
+    for local in LOCALS {
+        let n = (local * 5) as usize;
+        let mut a: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+        let mut b: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761)).collect();
+        let mut o = vec![f32::NAN; n + 4];
+        let mut u = vec![7u32; n + 4];
+        run_1d(
+            &p,
+            "ls_int_index",
+            &[addr(&mut a), addr(&mut o), addr(&mut b), addr(&mut u)],
+            n as u64,
+            local,
+        );
+        for i in 0..n {
+            assert_eq!(o[i], a[i] * 2.0 + 1.0, "local {local} [{i}]");
+            assert_eq!(u[i], b[i] ^ (i as u32 * 3), "local {local} [{i}]");
+        }
+        assert!(o[n..].iter().all(|v| v.is_nan()) && u[n..].iter().all(|v| *v == 7));
+    }
+    // By default too: the accesses are vector accesses.
+    assert!(in_lockstep("lockstep", Lockstep::Auto) >= 1);
 }
