@@ -47,8 +47,9 @@ fn entry_points_with_hooks() {
         assert!((*core.Context).pfnCreate.is_some());
         assert!((*core.CommandList).pfnCreate.is_some());
         assert!((*core.Module).pfnCreate.is_some());
+        assert!((*core.Kernel).pfnGetSourceAttributes.is_some());
         assert!(
-            (*core.Kernel).pfnGetSourceAttributes.is_none(),
+            (*core.Context).pfnMakeMemoryResident.is_none(),
             "not implemented: null"
         );
 

@@ -323,6 +323,27 @@ fn vector_add_kernel_through_the_loader() {
     assert!(stdout.ends_with("vector_add ok\n"), "{stdout}");
 }
 
+/// Kernel source attributes and scheduling hints through the loader (the other kernel
+/// queries are newer than Debian's loader: `tests/kernel_api.rs`).
+#[test]
+fn kernel_queries_through_the_loader() {
+    let spv = manifest_dir().join("../spirv/kernels/attrs.spv");
+    let (out, stderr) = run_ok("kernel_api", &[("ZEKIT_TEST_SPV", spv.to_str().unwrap())]);
+    assert_eq!(
+        value(&out, "attributes attrs_all"),
+        "reqd_work_group_size(8,1,1) work_group_size_hint(16,1,1) vec_type_hint(float4)"
+    );
+    assert_eq!(value(&out, "attributes attrs_hint"), "work_group_size_hint(4,2,1)");
+    assert!(out.contains("attributes attrs_none = \n"), "{out}");
+    assert!(out.ends_with("scheduling hints ok\nkernel_api ok\n"), "{out}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: ")).collect();
+    assert_eq!(lines.len(), 1, "one line, for the unknown hint flag:\n{stderr}");
+    assert!(
+        lines[0].starts_with("zekit: zeKernelSchedulingHintExp: ZE_RESULT_ERROR_INVALID_ENUMERATION"),
+        "{stderr}"
+    );
+}
+
 /// Images and samplers in a kernel through the loader: an image, a sampler and a bilinear
 /// sampling kernel checked against a reference computed by the C program; a sampler handle
 /// for the image argument is refused with one log line.

@@ -143,6 +143,11 @@ pub struct KernelInfo {
     pub args_size: u32,
     /// `reqd_work_group_size`, if given.
     pub reqd_work_group_size: Option<[u32; 3]>,
+    /// `work_group_size_hint`, if given (ExecutionMode LocalSizeHint).
+    pub work_group_size_hint: Option<[u32; 3]>,
+    /// `vec_type_hint`, if given, as the OpenCL C type name (`float4`, `int`; ExecutionMode
+    /// VecTypeHint keeps no signedness, so `uint` reads back as `int`).
+    pub vec_type_hint: Option<String>,
     /// Bytes of local memory of the module's static local variables (before local arguments).
     pub local_static_size: u32,
     /// Bytes of private memory per work-item (variables, and values kept across barriers).

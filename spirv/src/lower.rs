@@ -343,8 +343,8 @@ pub fn lower_linked(
         .map_err(|e| e.context("a linked module"))?;
     let mut kernels = Vec::new();
     for (fid, name) in entries {
-        let reqd = modes.get(&fid).copied();
-        let (k, info) = lower_kernel(&m, &libs, fid, &name, reqd)
+        let km = modes.get(&fid).cloned().unwrap_or_default();
+        let (k, info) = lower_kernel(&m, &libs, fid, &name, &km)
             .map_err(|e| e.context(format!("kernel `{name}`")))?;
         kernels.push((k, info));
     }
@@ -362,8 +362,45 @@ type Read = (
     Vec<u8>,
     Vec<(String, u32, u32)>,
     Vec<(u32, String)>,
-    HashMap<u32, [u32; 3]>,
+    HashMap<u32, Modes>,
 );
+
+/// What a kernel's execution modes report (`OpExecutionMode`).
+#[derive(Clone, Debug, Default)]
+struct Modes {
+    /// LocalSize (17): `reqd_work_group_size`.
+    reqd: Option<[u32; 3]>,
+    /// LocalSizeHint (18): `work_group_size_hint`.
+    hint: Option<[u32; 3]>,
+    /// VecTypeHint (30): `vec_type_hint`, as its OpenCL C type name.
+    vec_type_hint: Option<String>,
+}
+
+/// The OpenCL C type name of a VecTypeHint literal: the low 16 bits are the element type
+/// (0 to 3: 8- to 64-bit integers, 4 to 6: 16- to 64-bit floats), the high 16 bits the
+/// component count (0 or 1: a scalar). SPIR-V keeps no signedness, so `uint` reads as `int`.
+fn vec_type_name(lit: u32) -> Result<String, Error> {
+    let elem = match lit & 0xffff {
+        0 => "char",
+        1 => "short",
+        2 => "int",
+        3 => "long",
+        4 => "half",
+        5 => "float",
+        6 => "double",
+        _ => return Err(Error::invalid(format!(
+            "OpExecutionMode VecTypeHint with the literal {lit:#x}: element type {} is none of 0 to 6",
+            lit & 0xffff
+        ))),
+    };
+    match lit >> 16 {
+        0 | 1 => Ok(elem.to_string()),
+        n @ (2 | 3 | 4 | 8 | 16) => Ok(format!("{elem}{n}")),
+        n => Err(Error::invalid(format!(
+            "OpExecutionMode VecTypeHint with the literal {lit:#x}: {n} components (not 1, 2, 3, 4, 8 or 16)"
+        ))),
+    }
+}
 
 fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> {
     let decos = spv::decorations(insts)?;
@@ -403,7 +440,7 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
     let mut data = Vec::new();
     let mut globals = Vec::new();
     let mut entries = Vec::new();
-    let mut modes: HashMap<u32, [u32; 3]> = HashMap::new();
+    let mut modes: HashMap<u32, Modes> = HashMap::new();
     let mut current: Option<(u32, Func)> = None;
     for i in insts {
         if let Some((fid, f)) = current.as_mut() {
@@ -474,8 +511,20 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                 if matches!(i.w(1)?, 36 | 37) {
                     return Err(Error::unsupported("execution mode SubgroupsPerWorkgroup"));
                 }
-                if i.w(1)? == 17 {
-                    modes.insert(i.w(0)?, [i.w(2)?, i.w(3)?, i.w(4)?]);
+                match i.w(1)? {
+                    17 => {
+                        modes.entry(i.w(0)?).or_default().reqd =
+                            Some([i.w(2)?, i.w(3)?, i.w(4)?]);
+                    }
+                    18 => {
+                        modes.entry(i.w(0)?).or_default().hint =
+                            Some([i.w(2)?, i.w(3)?, i.w(4)?]);
+                    }
+                    30 => {
+                        modes.entry(i.w(0)?).or_default().vec_type_hint =
+                            Some(vec_type_name(i.w(2)?)?);
+                    }
+                    _ => {}
                 }
             }
             19 => {
@@ -713,7 +762,7 @@ fn lower_kernel(
     libs: &[Module],
     fid: u32,
     name: &str,
-    reqd: Option<[u32; 3]>,
+    modes: &Modes,
 ) -> Result<(ir::Kernel, KernelInfo), Error> {
     let f = m
         .funcs
@@ -839,7 +888,9 @@ fn lower_kernel(
         name: name.to_string(),
         args: infos,
         args_size: align_up(u64::from(offset), 16) as u32,
-        reqd_work_group_size: reqd,
+        reqd_work_group_size: modes.reqd,
+        work_group_size_hint: modes.hint,
+        vec_type_hint: modes.vec_type_hint.clone(),
         local_static_size: if b.scratch > 0 {
             scratch_offset(m) + b.scratch
         } else {

@@ -6,7 +6,8 @@
 //! generated for, the initial program-scope data, the exported variables (name, offset,
 //! size), and per kernel what it reports ([`KernelInfo`]) and its machine code with its
 //! relocations ([`jit::FuncImage`]), then (since version 2) the offsets of the function
-//! pointers in the data and the exported functions' pointer slots (name, offset). Loading checks the magic, version and checksum, refuses
+//! pointers in the data and the exported functions' pointer slots (name, offset). Since version
+//! 3 each kernel's info also holds its `work_group_size_hint` and `vec_type_hint`. Loading checks the magic, version and checksum, refuses
 //! code for another target or for CPU features the host lacks, copies the code into executable
 //! memory and relocates it (math functions, `memmove` and the program's data are named by
 //! symbol, so the binary works in any process of the same build) and the function pointers in
@@ -20,7 +21,7 @@ use crate::{AddressSpace, ArgInfo, ArgKind, Kernel, KernelInfo, Program};
 /// The magic number at the start of a native binary.
 pub const MAGIC: &[u8; 8] = b"ZEKITNB\0";
 /// The format version; a binary of another version is refused.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Most bytes of a section (a guard against corrupt lengths).
 const MAX_LEN: u64 = 1 << 30;
 
@@ -130,6 +131,14 @@ fn space_code(s: AddressSpace) -> u8 {
 }
 
 impl Program {
+    /// The machine code of kernel `index` as generated, before relocation (the absolute
+    /// addresses it names are zero): what `zeKernelGetBinaryExp` returns. `None` when the
+    /// index is out of range or the code refers to something a saved image cannot name.
+    pub fn kernel_code(&self, index: usize) -> Option<&[u8]> {
+        let images = self._code.images.as_ref()?;
+        images.get(index).map(|i| i.bytes.as_slice())
+    }
+
     /// The program as a native binary (see the module documentation).
     pub fn native_binary(&self) -> Result<Vec<u8>, NativeError> {
         let images = self._code.images.as_ref().ok_or_else(|| {
@@ -162,10 +171,19 @@ impl Program {
                 w.u32(a.offset);
             }
             w.u32(i.args_size);
-            match i.reqd_work_group_size {
-                Some(r) => {
+            for size in [i.reqd_work_group_size, i.work_group_size_hint] {
+                match size {
+                    Some(r) => {
+                        w.u8(1);
+                        r.iter().for_each(|x| w.u32(*x));
+                    }
+                    None => w.u8(0),
+                }
+            }
+            match &i.vec_type_hint {
+                Some(t) => {
                     w.u8(1);
-                    r.iter().for_each(|x| w.u32(*x));
+                    w.str(t);
                 }
                 None => w.u8(0),
             }
@@ -289,6 +307,14 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
             0 => None,
             _ => Some([r.u32()?, r.u32()?, r.u32()?]),
         };
+        let hint = match r.u8()? {
+            0 => None,
+            _ => Some([r.u32()?, r.u32()?, r.u32()?]),
+        };
+        let vec_type_hint = match r.u8()? {
+            0 => None,
+            _ => Some(r.str()?),
+        };
         let (local_static_size, private_size) = (r.u32()?, r.u32()?);
         let barriers = r.u8()? != 0;
         let align = r.u64()?;
@@ -318,6 +344,8 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
             args,
             args_size,
             reqd_work_group_size: reqd,
+            work_group_size_hint: hint,
+            vec_type_hint,
             local_static_size,
             private_size,
             barriers,

@@ -68,3 +68,71 @@ fn inspect_reports_exported_globals_with_their_initial_bytes() {
         .collect();
     assert_eq!(ints, [1, 2, 3, 4]);
 }
+
+#[test]
+fn size_hints_and_vector_type_hints() {
+    let infos = check(&load("attrs"), &HashMap::new()).unwrap();
+    let get = |n: &str| infos.iter().find(|k| k.name == n).unwrap();
+    let all = get("attrs_all");
+    assert_eq!(all.reqd_work_group_size, Some([8, 1, 1]));
+    assert_eq!(all.work_group_size_hint, Some([16, 1, 1]));
+    assert_eq!(all.vec_type_hint.as_deref(), Some("float4"));
+    let hint = get("attrs_hint");
+    assert_eq!(hint.reqd_work_group_size, None);
+    assert_eq!(hint.work_group_size_hint, Some([4, 2, 1]));
+    assert_eq!(hint.vec_type_hint, None);
+    // VecTypeHint keeps no signedness: `uint` is `int`.
+    for (n, t) in [
+        ("attrs_uint", "int"),
+        ("attrs_double2", "double2"),
+        ("attrs_char16", "char16"),
+    ] {
+        assert_eq!(get(n).vec_type_hint.as_deref(), Some(t), "{n}");
+        assert_eq!(get(n).work_group_size_hint, None, "{n}");
+    }
+    let none = get("attrs_none");
+    assert_eq!(
+        (none.reqd_work_group_size, none.work_group_size_hint, none.vec_type_hint.clone()),
+        (None, None, None)
+    );
+}
+
+/// The words of `attrs.spv` with the VecTypeHint literal of the first such mode replaced.
+fn with_vec_type_hint(lit: u32) -> Vec<u8> {
+    let b = load("attrs");
+    let mut w: Vec<u32> = b
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut i = 5;
+    loop {
+        let (n, op) = ((w[i] >> 16) as usize, w[i] & 0xffff);
+        if op == 16 && w[i + 2] == 30 {
+            w[i + 3] = lit;
+            break;
+        }
+        i += n;
+    }
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn vector_type_hints_decode_every_type_and_refuse_bad_literals() {
+    for (lit, want) in [
+        (0, "char"),
+        (1, "short"),
+        (2 | 3 << 16, "int3"),
+        (3 | 8 << 16, "long8"),
+        (4 | 16 << 16, "half16"),
+        (5 | 1 << 16, "float"),
+        (6 | 4 << 16, "double4"),
+    ] {
+        let infos = check(&with_vec_type_hint(lit), &HashMap::new()).unwrap();
+        assert_eq!(infos[0].vec_type_hint.as_deref(), Some(want), "{lit:#x}");
+    }
+    for lit in [7, 0xffff, 5 | 5 << 16, 2 | 32 << 16] {
+        let e = check(&with_vec_type_hint(lit), &HashMap::new()).unwrap_err();
+        assert!(e.is_invalid(), "{e}");
+        assert!(e.to_string().contains("VecTypeHint"), "{e}");
+    }
+}

@@ -118,3 +118,24 @@ fn mutated_native_binaries_load_or_fail_cleanly() {
     println!("native mutants: {loaded} loaded, {refused} refused");
     assert!(refused > 0);
 }
+
+#[test]
+fn kernel_attributes_survive_a_native_binary() {
+    let spv = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/attrs.spv")).unwrap();
+    let p = compile(&spv, &HashMap::new()).unwrap();
+    let q = native::load(&p.native_binary().unwrap()).unwrap();
+    let all = &q.kernel("attrs_all").unwrap().info;
+    assert_eq!(all.reqd_work_group_size, Some([8, 1, 1]));
+    assert_eq!(all.work_group_size_hint, Some([16, 1, 1]));
+    assert_eq!(all.vec_type_hint.as_deref(), Some("float4"));
+    let hint = &q.kernel("attrs_hint").unwrap().info;
+    assert_eq!(hint.work_group_size_hint, Some([4, 2, 1]));
+    assert_eq!(hint.vec_type_hint, None);
+    assert_eq!(q.kernel("attrs_double2").unwrap().info.vec_type_hint.as_deref(), Some("double2"));
+    // Each kernel's own code is what the binary saved.
+    for i in 0..p.kernels.len() {
+        assert_eq!(q.kernel_code(i), p.kernel_code(i));
+        assert!(!p.kernel_code(i).unwrap().is_empty());
+    }
+    assert_eq!(p.kernel_code(p.kernels.len()), None);
+}

@@ -92,6 +92,15 @@ impl DeviceApi for CpuDriver {
     ) -> ZeResult<()> {
         ordinal(h_device)?;
         props::fill_module_properties(self.host, p);
+        use chain::ZeDeviceModulePropertiesNextMut as N;
+        // SAFETY: the application's pNext chain of output structures, ours for this call.
+        for ext in unsafe { chain::next_of_ze_device_module_properties_t_mut(p.pNext) } {
+            // zeKernelSchedulingHintExp takes every valid hint but none changes anything (the
+            // CPU's threads have no arbitration policy): none is reported as supported.
+            if let N::SchedulingHintExpProperties(e) = ext {
+                e.schedulingHintFlags = ze_scheduling_hint_exp_flags_t::empty()
+            }
+        }
         Ok(())
     }
 

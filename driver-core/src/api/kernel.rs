@@ -23,7 +23,7 @@ impl KernelApi for CpuDriver {
         // SAFETY: a NUL-terminated string of the application.
         let name = unsafe { CStr::from_ptr(desc.pKernelName) }.to_string_lossy();
         let index = m.kernel_index(&name)?;
-        *ph_kernel = Some(Handle::new(KernelObject::new(m.program()?, index)));
+        *ph_kernel = Some(Handle::new(KernelObject::new(m.program()?, index, m.context)));
         Ok(())
     }
 
@@ -150,7 +150,101 @@ impl KernelApi for CpuDriver {
             kid: [0; 16],
             mid: [0; 16],
         };
+        use chain::ZeKernelPropertiesNextMut as N;
+        // SAFETY: the application's pNext chain of output structures, ours for this call.
+        for ext in unsafe { chain::next_of_ze_kernel_properties_t_mut(p.pNext) } {
+            match ext {
+                N::KernelPreferredGroupSizeProperties(e) => {
+                    e.preferredMultiple = k.preferred_multiple()
+                }
+                N::KernelMaxGroupSizePropertiesExt(e) => e.maxGroupSize = k.max_group_size(),
+                N::Unknown(_) => {}
+            }
+        }
         Ok(())
+    }
+
+    fn ze_kernel_get_source_attributes(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        p_size: &mut u32,
+        p_string: Option<&mut *mut c_char>,
+    ) -> ZeResult<()> {
+        let text = kernel(h_kernel)?.source_attributes();
+        // `char** pString`: the application's own buffer pointer, passed by address; a null
+        // one (or a null `*pString`) only asks the size.
+        let out = p_string.map_or(std::ptr::null_mut(), |p| *p);
+        let mut size = *p_size as usize;
+        // SAFETY: the application provides `*p_size` writable bytes at a non-null `*pString`.
+        unsafe { zekit_rt::conv::copy_c_string(&text, &mut size, out) };
+        *p_size = size as u32;
+        Ok(())
+    }
+
+    fn ze_kernel_get_binary_exp(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        p_size: &mut usize,
+        p_kernel_binary: &mut u8,
+    ) -> ZeResult<()> {
+        let k = kernel(h_kernel)?;
+        let code = k.binary()?;
+        // `pKernelBinary` is never null (the spec's contract): `*pSize == 0` asks the size.
+        if *p_size == 0 {
+            *p_size = code.len();
+            return Ok(());
+        }
+        if *p_size < code.len() {
+            return Err(zekit_rt::fail(
+                ZeError::INVALID_SIZE,
+                format_args!(
+                    "*pSize is {}, the binary of kernel `{}` takes {} bytes",
+                    *p_size,
+                    k.info().name,
+                    code.len()
+                ),
+            ));
+        }
+        // SAFETY: the application provides `*p_size` (at least `code.len()`) writable bytes
+        // at `pKernelBinary`.
+        let out = unsafe { std::slice::from_raw_parts_mut(p_kernel_binary as *mut u8, code.len()) };
+        out.copy_from_slice(code);
+        *p_size = code.len();
+        Ok(())
+    }
+
+    fn ze_kernel_get_allocation_properties_exp(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        p_count: &mut u32,
+        p_allocation_properties: Option<&mut [ze_kernel_allocation_exp_properties_t]>,
+    ) -> ZeResult<()> {
+        let k = kernel(h_kernel)?;
+        // The allocations of the buffer arguments (pointers outside every allocation of the
+        // context are left out); no driver-internal ones: the program's data is not an
+        // allocation.
+        let mut found = Vec::new();
+        if let Ok(ctx) = super::context(k.context) {
+            for (index, ptr) in k.buffer_args() {
+                let p = ptr as usize as *const u8;
+                if let Ok((base, size)) = ctx.address_range(p) {
+                    let ty = ctx.alloc_properties(p, self.host.page_size).memory_type;
+                    found.push((index, base as u64, size, ty));
+                }
+            }
+        }
+        zekit_rt::conv::fill_counted(&found, p_count, p_allocation_properties, |a, d| {
+            (d.argIndex, d.base, d.size, d.r#type) = *a;
+        });
+        Ok(())
+    }
+
+    fn ze_kernel_scheduling_hint_exp(
+        &self,
+        h_kernel: Handle<kinds::Kernel>,
+        p_hint: &ze_scheduling_hint_exp_desc_t,
+    ) -> ZeResult<()> {
+        Ok(kernel(h_kernel)?.set_scheduling_hint(p_hint.flags)?)
     }
 
     // The trait passes the application's output pointer as it is (the spec's contract).

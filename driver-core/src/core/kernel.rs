@@ -7,6 +7,11 @@
 //! | `zeKernelSuggestGroupSize` | the required size if any; else, per dimension, the largest divisor of the global size that keeps the product at most 256 (x first) |
 //! | `zeKernelSetArgumentValue` | index beyond the arguments: `INVALID_KERNEL_ARGUMENT_INDEX`; buffers: 8 bytes (a null value pointer sets a null buffer); scalars and structs by value: exactly their size; local memory: the size in bytes with a null value (a value: `INVALID_ARGUMENT`), at most 64 KiB in all; other sizes: `INVALID_KERNEL_ARGUMENT_SIZE` |
 //! | image and sampler arguments | the value is a `ze_image_handle_t` / `ze_sampler_handle_t` (8 bytes; other sizes `INVALID_KERNEL_ARGUMENT_SIZE`); a null handle `INVALID_NULL_HANDLE`; a handle of another kind or not live `INVALID_ARGUMENT`; the argument block receives the image's or sampler's descriptor ([`zekit_spirv::image`]), and each launch keeps the images' storage alive until it has run |
+//! | `zeKernelGetProperties` chains | `ze_kernel_preferred_group_size_properties_t`: 8, the sub-group size (sub-groups are 8 consecutive work-items; lockstep kernels run 4 work-items of a row per turn); `ze_kernel_max_group_size_properties_ext_t`: the required size's product, else 1024, less when barriers make the group's private memory pass 64 MiB |
+//! | `zeKernelGetSourceAttributes` | `reqd_work_group_size(x,y,z) work_group_size_hint(x,y,z) vec_type_hint(T)`, those the kernel has, in that order, space-separated; empty when none. A null `pString` or a null `*pString` asks the size (with the NUL); else at most `*pSize` bytes, always NUL-terminated. `vec_type_hint(uint)` reads back as `int` (SPIR-V keeps no signedness) |
+//! | `zeKernelGetBinaryExp` | the kernel's own machine code, unrelocated (absolute addresses zero), the bytes a native binary saves for it; `*pSize == 0` asks the size; a smaller `*pSize`: `INVALID_SIZE`; a module whose code a native binary cannot hold: `UNSUPPORTED_FEATURE`, one log line |
+//! | `zeKernelSchedulingHintExp` | OLDEST_FIRST, ROUND_ROBIN, STALL_BASED_ROUND_ROBIN (any combination) recorded and otherwise ignored: the CPU's threads have no arbitration to change, so `ze_scheduling_hint_exp_properties_t` reports none supported; other bits `INVALID_ENUMERATION`, one log line |
+//! | `zeKernelGetAllocationPropertiesExp` | the allocations of the buffer arguments set to a pointer inside an allocation of the module's context (base, size, type, argument index), in argument order; none driver-internal (the program's data is not an allocation) |
 //! | launches | each launch copies the arguments and group size as they are when it is appended; an argument never set: `INVALID_ARGUMENT` at the append; a kernel with barriers whose private memory times the group size exceeds 64 MiB, or more local memory than `maxSharedLocalMemory` (64 KiB, static variables included): `OUT_OF_DEVICE_MEMORY` |
 
 use std::ffi::{c_void, CString};
@@ -30,6 +35,8 @@ pub struct KernelObject {
     index: usize,
     /// Its name.
     pub name: CString,
+    /// The context of its module (where its buffer arguments' allocations are looked up).
+    pub context: Handle<kinds::Context>,
     state: Mutex<State>,
 }
 
@@ -43,6 +50,8 @@ struct State {
     images: Vec<Option<Arc<Storage>>>,
     offset: [u32; 3],
     indirect: ze_kernel_indirect_access_flags_t,
+    /// The last `zeKernelSchedulingHintExp` flags (recorded only).
+    hint: ze_scheduling_hint_exp_flags_t,
 }
 
 /// Most private memory (variables and values kept across barriers) one work-group may need;
@@ -54,8 +63,8 @@ fn bad_size(m: String) -> Failure {
 }
 
 impl KernelObject {
-    /// Kernel `index` of `program`.
-    pub fn new(program: Arc<Program>, index: usize) -> KernelObject {
+    /// Kernel `index` of `program`, of a module of `context`.
+    pub fn new(program: Arc<Program>, index: usize, context: Handle<kinds::Context>) -> KernelObject {
         let info = &program.kernels[index].info;
         let n = info.args.len();
         let state = State {
@@ -66,11 +75,13 @@ impl KernelObject {
             images: vec![None; n],
             offset: [0; 3],
             indirect: ze_kernel_indirect_access_flags_t::empty(),
+            hint: ze_scheduling_hint_exp_flags_t::empty(),
         };
         KernelObject {
             name: CString::new(info.name.clone()).unwrap_or_default(),
             program,
             index,
+            context,
             state: Mutex::new(state),
         }
     }
@@ -148,6 +159,100 @@ impl KernelObject {
     /// `zeKernelGetIndirectAccess`.
     pub fn indirect_access(&self) -> ze_kernel_indirect_access_flags_t {
         self.state().indirect
+    }
+
+    /// `zeKernelGetSourceAttributes`: the kernel's attributes as OpenCL C writes them,
+    /// space-separated (`reqd_work_group_size(8,1,1) work_group_size_hint(16,1,1)
+    /// vec_type_hint(float4)`), empty when it has none.
+    pub fn source_attributes(&self) -> CString {
+        let info = self.info();
+        let size = |name: &str, s: [u32; 3]| format!("{name}({},{},{})", s[0], s[1], s[2]);
+        let parts: Vec<String> = [
+            info.reqd_work_group_size
+                .map(|s| size("reqd_work_group_size", s)),
+            info.work_group_size_hint
+                .map(|s| size("work_group_size_hint", s)),
+            info.vec_type_hint
+                .as_ref()
+                .map(|t| format!("vec_type_hint({t})")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        CString::new(parts.join(" ")).unwrap_or_default()
+    }
+
+    /// `ze_kernel_preferred_group_size_properties_t`: the sub-group size (8). Sub-groups are
+    /// that many consecutive work-items, and lockstep kernels run four consecutive work-items
+    /// of a row per turn, so groups of a multiple of 8 leave neither partial.
+    pub fn preferred_multiple(&self) -> u32 {
+        zekit_spirv::ir::SUB_GROUP_SIZE
+    }
+
+    /// `ze_kernel_max_group_size_properties_ext_t`: the largest group this kernel launches
+    /// with: its required size if any, else 1024, less for a kernel with barriers whose
+    /// private memory per work-item would exceed [`MAX_PRIVATE_PER_GROUP`] per group.
+    pub fn max_group_size(&self) -> u32 {
+        let info = self.info();
+        if let Some(r) = info.reqd_work_group_size {
+            return r.iter().product();
+        }
+        if info.barriers && info.private_size > 0 {
+            let fit = MAX_PRIVATE_PER_GROUP / u64::from(info.private_size);
+            return fit.min(u64::from(MAX_GROUP_SIZE)) as u32;
+        }
+        MAX_GROUP_SIZE
+    }
+
+    /// `zeKernelGetBinaryExp`: the kernel's own machine code, as generated (before relocation:
+    /// the absolute addresses it names are zero).
+    pub fn binary(&self) -> Outcome<&[u8]> {
+        self.program.kernel_code(self.index).ok_or_else(|| {
+            Failure::new(
+                ze_result_t::ERROR_UNSUPPORTED_FEATURE,
+                format!(
+                    "kernel `{}` has no binary of its own: its module's code refers to something a saved image cannot name",
+                    self.info().name
+                ),
+            )
+        })
+    }
+
+    /// The buffer arguments set to a non-null pointer: (argument index, pointer), in order.
+    pub fn buffer_args(&self) -> Vec<(u32, u64)> {
+        let st = self.state();
+        self.info()
+            .args
+            .iter()
+            .enumerate()
+            .filter(|(i, a)| a.kind == ArgKind::Buffer && st.set[*i])
+            .map(|(i, a)| (i as u32, st.args[a.offset as usize / 8]))
+            .filter(|(_, p)| *p != 0)
+            .collect()
+    }
+
+    /// `zeKernelSchedulingHintExp`: flags beyond OLDEST_FIRST, ROUND_ROBIN and
+    /// STALL_BASED_ROUND_ROBIN are `INVALID_ENUMERATION`; valid ones are recorded (the CPU's
+    /// threads have no arbitration policy to change).
+    pub fn set_scheduling_hint(&self, flags: ze_scheduling_hint_exp_flags_t) -> Outcome<()> {
+        type F = ze_scheduling_hint_exp_flags_t;
+        let known = F::OLDEST_FIRST.0 | F::ROUND_ROBIN.0 | F::STALL_BASED_ROUND_ROBIN.0;
+        if flags.0 & !known != 0 {
+            return Err(Failure::new(
+                ze_result_t::ERROR_INVALID_ENUMERATION,
+                format!(
+                    "scheduling hint flags {:#x}: only OLDEST_FIRST, ROUND_ROBIN and STALL_BASED_ROUND_ROBIN ({known:#x}) exist",
+                    flags.0
+                ),
+            ));
+        }
+        self.state().hint = flags;
+        Ok(())
+    }
+
+    /// The last scheduling hint set (`zeKernelSchedulingHintExp`).
+    pub fn scheduling_hint(&self) -> ze_scheduling_hint_exp_flags_t {
+        self.state().hint
     }
 
     /// `zeKernelSetArgumentValue`: `value` is the `size` bytes the application points to, or
@@ -317,6 +422,7 @@ impl KernelObject {
             images: st.images.clone(),
             offset: st.offset,
             indirect: st.indirect,
+            hint: st.hint,
         };
         for (i, (size, value)) in values.iter().enumerate() {
             self.set_arg_in(&mut next, i as u32, *size, value.as_deref())?;

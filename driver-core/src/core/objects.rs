@@ -86,6 +86,10 @@ pub struct Extension {
 /// | `ZE_extension_image_view` 1.0, `ZE_experimental_image_view` 1.0 | `zeImageViewCreateExt` / `Exp` (same element size, no planar views) |
 /// | `ZE_extension_external_semaphores` 1.0 | `zeDeviceImportExternalSemaphoreExt` of `OPAQUE_FD` (an eventfd) and `VK_TIMELINE_SEMAPHORE_FD` (a memfd counter), see `crate::exec::semaphore`; other types `UNSUPPORTED_ENUMERATION` |
 /// | `ZE_extension_record_replay_graph` 1.0 | graph capture and replay, see [`super::graph`]; `ze_record_replay_graph_ext_properties_t` reports IMMUTABLE_GRAPH \| SUBGRAPHS \| APPEND_COMMANDLIST |
+/// | `ZE_extension_kernel_binary_exp` 1.0 | `zeKernelGetBinaryExp`: the kernel's machine code (see [`super::kernel`]) |
+/// | `ZE_experimental_scheduling_hints` 1.0 | `zeKernelSchedulingHintExp` recorded; `ze_scheduling_hint_exp_properties_t` reports no hint supported (none changes anything on the CPU) |
+/// | `ZE_extension_kernel_max_group_size_properties` 1.0 | `ze_kernel_max_group_size_properties_ext_t` on `zeKernelGetProperties` |
+/// | `ZE_experimental_kernel_allocation_properties` 1.0 | `zeKernelGetAllocationPropertiesExp`: the allocations of the buffer arguments |
 pub const EXTENSIONS: &[Extension] = &[
     Extension {
         name: ZE_DRIVER_DDI_HANDLES_EXT_NAME,
@@ -158,6 +162,22 @@ pub const EXTENSIONS: &[Extension] = &[
     Extension {
         name: ZE_RECORD_REPLAY_GRAPH_EXT_NAME,
         version: ZE_RECORD_REPLAY_GRAPH_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_GET_KERNEL_BINARY_EXP_NAME,
+        version: ZE_KERNEL_GET_BINARY_EXP_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_KERNEL_SCHEDULING_HINTS_EXP_NAME,
+        version: ZE_SCHEDULING_HINTS_EXP_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_NAME,
+        version: ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_1_0.0,
+    },
+    Extension {
+        name: ZE_GET_KERNEL_ALLOCATION_PROPERTIES_EXP_NAME,
+        version: ZE_KERNEL_GET_ALLOCATION_PROPERTIES_EXP_VERSION_1_0.0,
     },
 ];
 
