@@ -9922,20 +9922,15 @@ impl Object<ze_kernel_handle_t> {
     ///
     /// Calls `zeKernelGetBinaryExp`.
     ///
-    /// Parameters:
-    /// * `p_size`: size of the binary in bytes: the room in pKernelBinary on input, the size of the binary on return
-    /// * `p_kernel_binary`: receives the device binary of the kernel
-    #[allow(
-        clippy::too_many_arguments,
-        unused_mut,
-        clippy::let_unit_value,
-        clippy::unnecessary_cast,
-        clippy::needless_late_init
-    )]
-    pub fn binary_exp(
+    /// Raw form: pKernelBinary: count protocol array that is an input or not optional.
+    ///
+    /// # Safety
+    /// Every pointer argument follows the rules of `zeKernelGetBinaryExp`: valid for what the function reads or writes, for as long as the call (or the work it records) uses it; handles are live handles of this API.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn binary_exp_raw(
         &self,
-        p_size: &mut usize,
-        p_kernel_binary: &mut u8,
+        p_size: *mut usize,
+        p_kernel_binary: *mut u8,
     ) -> Result<()> {
         let api = self.api();
         let f = api
@@ -9943,16 +9938,9 @@ impl Object<ze_kernel_handle_t> {
             .ze
             .zeKernelGetBinaryExp
             .ok_or_else(|| Error::missing("zeKernelGetBinaryExp"))?;
-        // SAFETY: every pointer is a local of this call, a reference, or null where the spec allows it
-        let r = unsafe {
-            f(
-                self.as_raw(),
-                &mut *p_size as *mut usize,
-                &mut *p_kernel_binary as *mut u8,
-            )
-        };
-        api.check(r, "zeKernelGetBinaryExp")?;
-        Ok(())
+        // SAFETY: the caller's promise (see `# Safety`)
+        let r = unsafe { f(self.as_raw(), p_size, p_kernel_binary) };
+        api.check(r, "zeKernelGetBinaryExp")
     }
     /// Asks the device to schedule a kernel's threads with a given policy.
     ///
@@ -16109,7 +16097,7 @@ pub const REACH: [(&str, Reach); 480usize] = [
     ("zeCommandListImmediateAppendCommandListsWithParameters", Reach::Unsafe),
     ("zeMemGetIpcHandleWithProperties", Reach::Unsafe),
     ("zeKernelGetAllocationPropertiesExp", Reach::Safe),
-    ("zeKernelGetBinaryExp", Reach::Safe),
+    ("zeKernelGetBinaryExp", Reach::Unsafe),
     ("zeKernelSchedulingHintExp", Reach::Safe),
     ("zeModuleInspectLinkageExt", Reach::Safe),
     ("zeMemAllocShared", Reach::Unsafe),

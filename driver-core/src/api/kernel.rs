@@ -185,31 +185,29 @@ impl KernelApi for CpuDriver {
         &self,
         h_kernel: Handle<kinds::Kernel>,
         p_size: &mut usize,
-        p_kernel_binary: &mut u8,
+        p_kernel_binary: Option<&mut [u8]>,
     ) -> ZeResult<()> {
         let k = kernel(h_kernel)?;
         let code = k.binary()?;
-        // `pKernelBinary` is never null (the spec's contract): `*pSize == 0` asks the size.
-        if *p_size == 0 {
-            *p_size = code.len();
-            return Ok(());
+        // A null buffer or `*pSize == 0` asks the size.
+        match p_kernel_binary {
+            Some(out) if !out.is_empty() => {
+                if out.len() < code.len() {
+                    return Err(zekit_rt::fail(
+                        ZeError::INVALID_SIZE,
+                        format_args!(
+                            "*pSize is {}, the binary of kernel `{}` takes {} bytes",
+                            out.len(),
+                            k.info().name,
+                            code.len()
+                        ),
+                    ));
+                }
+                out[..code.len()].copy_from_slice(code);
+                *p_size = code.len();
+            }
+            _ => *p_size = code.len(),
         }
-        if *p_size < code.len() {
-            return Err(zekit_rt::fail(
-                ZeError::INVALID_SIZE,
-                format_args!(
-                    "*pSize is {}, the binary of kernel `{}` takes {} bytes",
-                    *p_size,
-                    k.info().name,
-                    code.len()
-                ),
-            ));
-        }
-        // SAFETY: the application provides `*p_size` (at least `code.len()`) writable bytes
-        // at `pKernelBinary`.
-        let out = unsafe { std::slice::from_raw_parts_mut(p_kernel_binary as *mut u8, code.len()) };
-        out.copy_from_slice(code);
-        *p_size = code.len();
         Ok(())
     }
 

@@ -6640,7 +6640,7 @@ ZE_APIEXPORT ze_result_t ZE_APICALL
 zeKernelGetBinaryExp(
     ze_kernel_handle_t hKernel, ///< [in] the kernel whose binary is read
     size_t* pSize, ///< [in,out] size of the binary in bytes: the room in pKernelBinary on input, the size of the binary on return
-    uint8_t* pKernelBinary ///< [in,out] receives the device binary of the kernel
+    uint8_t* pKernelBinary ///< [in,out][range(0, *pSize)] receives the device binary of the kernel
     );
 
 #if !defined(__GNUC__)

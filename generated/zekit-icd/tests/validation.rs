@@ -3,7 +3,7 @@
 //! `codegen/src/emit_validate/` (rules in `src/validate/mod.rs`): for every function a valid
 //! argument set must pass, and each derivable bad argument must fail with its exact code.
 //!
-//! 480 functions, 2476 cases.
+//! 480 functions, 2477 cases.
 //!
 //! Spec conditions without a case (an earlier rule always fails first):
 //!
@@ -8760,13 +8760,14 @@ unsafe fn t_zeKernelGetAllocationPropertiesExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeKernelGetBinaryExp`: 4 cases.
+/// `zeKernelGetBinaryExp`: 5 cases.
 unsafe fn t_zeKernelGetBinaryExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hKernel = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pSize = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
-        (2, "pKernelBinary = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+        (2, "pKernelBinary = null (count 0: allowed)", ZE_RESULT_SUCCESS),
+        (2, "pKernelBinary = null, *pSize = 1", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
     ];
     for (__case, &(__rule, __what, __want)) in CASES.iter().enumerate() {
         let __s = __cx.fresh();
@@ -8777,6 +8778,10 @@ unsafe fn t_zeKernelGetBinaryExp(__cx: &mut Cx) {
             1 => hKernel = ::core::ptr::null_mut(),
             2 => pSize = ::core::ptr::null_mut(),
             3 => pKernelBinary = ::core::ptr::null_mut(),
+            4 => {
+                pKernelBinary = ::core::ptr::null_mut();
+                *__s.add(0).cast::<usize>() = 1;
+            }
             _ => {}
         }
         __cx.check(

@@ -2016,7 +2016,7 @@ pub trait KernelApi: Send + Sync + 'static {
         &self,
         h_kernel: Handle<crate::kinds::Kernel>,
         p_size: &mut usize,
-        p_kernel_binary: &mut u8,
+        p_kernel_binary: Option<&mut [u8]>,
     ) -> ZeResult<()> {
         Err(ZeError::UNSUPPORTED_FEATURE)
     }

@@ -7871,15 +7871,22 @@ pub unsafe extern "C" fn zeKernelGetBinaryExp(
         },
         |__d| unsafe {
             let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __n_pKernelBinary: usize = (if pSize.is_null() {
+                0usize
+            } else {
+                *pSize as usize
+            });
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
             let __a_pSize = pSize
                 .as_mut()
                 .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_pKernelBinary = pKernelBinary
-                .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_pKernelBinary = if pKernelBinary.is_null() {
+                None
+            } else {
+                Some(::core::slice::from_raw_parts_mut(pKernelBinary, __n_pKernelBinary))
+            };
             let __res = __c
                 .ze_kernel_get_binary_exp(__a_hKernel, __a_pSize, __a_pKernelBinary);
             let __v = __res?;

@@ -2255,8 +2255,7 @@ pub unsafe fn zeKernelGetBinaryExp(
     vec![
         ("hKernel", format!("{:p}", hKernel)), ("pSize", if pSize.is_null() { "null"
         .to_string() } else { format!("{:p} -> {:?}", pSize, * pSize) }),
-        ("pKernelBinary", if pKernelBinary.is_null() { "null".to_string() } else {
-        format!("{:p} -> {:?}", pKernelBinary, * pKernelBinary) })
+        ("pKernelBinary", format!("{:p}", pKernelBinary))
     ]
 }
 

@@ -3291,8 +3291,13 @@ pub unsafe fn zeKernelGetBinaryExp(
     if pSize.is_null() {
         return Err(bad(ZeError::INVALID_NULL_POINTER, "pSize is null"));
     }
-    if pKernelBinary.is_null() {
-        return Err(bad(ZeError::INVALID_NULL_POINTER, "pKernelBinary is null"));
+    if pKernelBinary.is_null() && !pSize.is_null() && *pSize != 0 {
+        return Err(
+            bad(
+                ZeError::INVALID_NULL_POINTER,
+                "pKernelBinary is null with a non-zero count",
+            ),
+        );
     }
     Ok(())
 }
