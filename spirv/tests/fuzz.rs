@@ -40,6 +40,7 @@ const KERNELS: &[&str] = &[
     "aggregates_ssa",
     "struct_values",
     "fnptr",
+    "lockstep",
 ];
 
 struct Rng(u64);
