@@ -868,12 +868,13 @@ impl Lower<'_> {
             other => {
                 // The plan guarantees uniform operands where this is called.
                 self.broken = true;
-                self.lanes_of(v, other)[0]
+                self.lanes_of(other)[0]
             }
         }
     }
 
-    fn lanes_of(&mut self, v: ir::Value, l: Lv) -> Vec<CValue> {
+    /// One native scalar per lane of a value of shape `l`.
+    fn lanes_of(&mut self, l: Lv) -> Vec<CValue> {
         match l {
             Lv::U(c) => vec![c; W],
             Lv::A(b, s) => (0..W)
@@ -888,10 +889,7 @@ impl Lower<'_> {
             Lv::V(x) => (0..W)
                 .map(|i| self.b.ins().extractlane(x, i as u8))
                 .collect(),
-            Lv::S(l) => {
-                let _ = v;
-                l
-            }
+            Lv::S(l) => l,
             Lv::R(rows, k) => rows
                 .iter()
                 .map(|r| self.b.ins().extractlane(*r, k))
@@ -902,7 +900,7 @@ impl Lower<'_> {
     /// One native scalar per lane.
     fn lanes(&mut self, v: ir::Value) -> Vec<CValue> {
         let l = self.get(v);
-        self.lanes_of(v, l)
+        self.lanes_of(l)
     }
 
     /// A SIMD vector (for `F32` and `I32` values).
@@ -912,7 +910,7 @@ impl Lower<'_> {
             Lv::U(c) => self.b.ins().splat(vt, c),
             Lv::V(x) => x,
             l => {
-                let lanes = self.lanes_of(v, l);
+                let lanes = self.lanes_of(l);
                 let mut x = self.b.ins().splat(vt, lanes[0]);
                 for (i, c) in lanes.iter().enumerate().skip(1) {
                     x = self.b.ins().insertlane(x, *c, i as u8);
@@ -1525,7 +1523,7 @@ impl Lower<'_> {
                 self.b.ins().select(c, all, none)
             }
             l => {
-                let lanes = self.lanes_of(c, l);
+                let lanes = self.lanes_of(l);
                 let mut bits = self.b.ins().iconst(types::I8, 0);
                 for (i, x) in lanes.into_iter().enumerate() {
                     let one = self.b.ins().band_imm_s(x, 1);
