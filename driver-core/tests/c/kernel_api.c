@@ -2,19 +2,6 @@
  * ZEKIT_TEST_SPV) with the size query, and scheduling hints, valid and with an unknown flag. */
 #include "zt.h"
 
-static unsigned char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    EXPECT(f != NULL);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *data = malloc((size_t)n);
-    EXPECT(data != NULL && fread(data, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
-    return data;
-}
-
 static ze_kernel_handle_t kernel(ze_module_handle_t module, const char *name) {
     ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, name};
     ze_kernel_handle_t k = NULL;
@@ -31,7 +18,7 @@ int main(void) {
     const char *path = getenv("ZEKIT_TEST_SPV");
     EXPECT(path != NULL);
     size_t size = 0;
-    unsigned char *spv = read_file(path, &size);
+    unsigned char *spv = zt_read_file(path, &size);
     ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size,
                            spv, NULL, NULL};
     ze_module_handle_t module = NULL;

@@ -7,19 +7,6 @@
  * Kernels come from ZEKIT_TEST_KERNELS (spirv/kernels). */
 #include "zt.h"
 
-static unsigned char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    EXPECT(f != NULL);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *data = malloc((size_t)n);
-    EXPECT(data != NULL && fread(data, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
-    return data;
-}
-
 static void write_file(const char *path, const unsigned char *data, size_t n) {
     FILE *f = fopen(path, "wb");
     EXPECT(f != NULL && fwrite(data, 1, n, f) == n);
@@ -35,7 +22,7 @@ static char *join(const char *dir, const char *name) {
 static ze_module_handle_t module_from(ze_context_handle_t ctx, ze_device_handle_t dev,
                                       ze_module_format_t format, const char *path) {
     size_t size = 0;
-    unsigned char *bytes = read_file(path, &size);
+    unsigned char *bytes = zt_read_file(path, &size);
     ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, format, size, bytes, NULL, NULL};
     ze_module_handle_t m = NULL;
     OK(zeModuleCreate(ctx, dev, &md, &m, NULL));

@@ -3,19 +3,6 @@
  * the copies on a regular list, the result copied back and checked; then bad SPIR-V. */
 #include "zt.h"
 
-static unsigned char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    EXPECT(f != NULL);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *data = malloc((size_t)n);
-    EXPECT(data != NULL && fread(data, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
-    return data;
-}
-
 int main(void) {
     ze_driver_handle_t drv;
     ze_device_handle_t dev;
@@ -30,7 +17,7 @@ int main(void) {
     const char *path = getenv("ZEKIT_TEST_SPV");
     EXPECT(path != NULL);
     size_t size = 0;
-    unsigned char *spv = read_file(path, &size);
+    unsigned char *spv = zt_read_file(path, &size);
     ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size,
                            spv, "-cl-std=CL2.0", NULL};
     ze_module_handle_t module = NULL;

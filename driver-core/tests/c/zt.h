@@ -170,4 +170,18 @@ static inline ze_event_handle_t zt_event(ze_event_pool_handle_t pool, uint32_t i
     return e;
 }
 
+/* The bytes of the file at `path` (malloc'd; exits on failure), their count in *size. */
+static inline unsigned char *zt_read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    EXPECT(f != NULL);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *data = malloc((size_t)n);
+    EXPECT(data != NULL && fread(data, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    *size = (size_t)n;
+    return data;
+}
+
 #endif
