@@ -1174,16 +1174,23 @@ impl<'a> Lower<'a> {
         let nx = self.b.ins().iadd_imm_s(x, 1);
         let wx = self.b.ins().icmp(IntCC::Equal, nx, lsz[0]);
         let x = self.b.ins().select(wx, zero, nx);
+        let (y, z) = self.carry(wx, y, z, zero);
+        for (l, v) in self.lid.into_iter().zip([x, y, z]) {
+            self.b.def_var(l, v);
+        }
+        self.b.ins().jump(header, &[]);
+    }
+
+    /// The local ids `y` and `z` after a step of x that wrapped around when `wx` (an `I8`
+    /// boolean): `y + 1`, wrapping around into `z + 1`.
+    fn carry(&mut self, wx: CValue, y: CValue, z: CValue, zero: CValue) -> (CValue, CValue) {
+        let lsz = self.g().lsz;
         let wx = self.b.ins().uextend(types::I64, wx);
         let ny = self.b.ins().iadd(y, wx);
         let wy = self.b.ins().icmp(IntCC::Equal, ny, lsz[1]);
         let y = self.b.ins().select(wy, zero, ny);
         let wy = self.b.ins().uextend(types::I64, wy);
-        let z = self.b.ins().iadd(z, wy);
-        for (l, v) in self.lid.into_iter().zip([x, y, z]) {
-            self.b.def_var(l, v);
-        }
-        self.b.ins().jump(header, &[]);
+        (y, self.b.ins().iadd(z, wy))
     }
 
     /// Loads the kernel arguments the kernel reads (at a constant offset of the argument block)

@@ -756,18 +756,11 @@ impl Lower<'_> {
         let every = self.b.ins().iconst(types::I8, ALL);
         self.b.def_var(self.alive, every);
         self.b.ins().brif(all, full, &[], dispatch, &[]);
+        // Past the row: the first work-items of the next.
         self.b.switch_to_block(wrap);
-        let wx = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, nx, lsz[0]);
-        let x = self.b.ins().select(wx, zero, nx);
-        let wx = self.b.ins().uextend(types::I64, wx);
-        let ny = self.b.ins().iadd(y, wx);
-        let wy = self.b.ins().icmp(IntCC::Equal, ny, lsz[1]);
-        let y = self.b.ins().select(wy, zero, ny);
-        let wy = self.b.ins().uextend(types::I64, wy);
-        let z = self.b.ins().iadd(z, wy);
+        let x = zero;
+        let wrapped = self.b.ins().iconst(types::I8, 1);
+        let (y, z) = self.carry(wrapped, y, z, zero);
         // The linear id of the row's first lane.
         let row = self.b.ins().imul(z, lsz[1]);
         let row = self.b.ins().iadd(row, y);
