@@ -41,24 +41,7 @@ fn launch(z: &Ze, k: ze_kernel_handle_t, global: usize, via: usize) {
             null_mut()
         ))
     };
-    if via == 0 {
-        let q = z.queue(0, ze_command_queue_mode_t::ASYNCHRONOUS);
-        let l = z.list(0);
-        append(l);
-        run(z, q, l);
-        ok!(ze::zeCommandListDestroy(l));
-        ok!(ze::zeCommandQueueDestroy(q));
-    } else {
-        let mode = if via == 1 {
-            ze_command_queue_mode_t::SYNCHRONOUS
-        } else {
-            ze_command_queue_mode_t::ASYNCHRONOUS
-        };
-        let l = z.immediate(0, mode);
-        append(l);
-        ok!(ze::zeCommandListHostSynchronize(l, FOREVER));
-        ok!(ze::zeCommandListDestroy(l));
-    }
+    submit(z, via, append);
 }
 
 fn ints(seed: i32) -> Vec<i32> {

@@ -41,31 +41,6 @@ impl<T: Copy> Buf<T> {
 
 const MODES: [&str; 3] = ["queue", "immediate sync", "immediate async"];
 
-/// Runs `append(list)` through the mode `via`.
-fn submit(z: &Ze, via: usize, append: impl FnOnce(ze_command_list_handle_t)) {
-    match via {
-        0 => {
-            let q = z.queue(0, ze_command_queue_mode_t::ASYNCHRONOUS);
-            let l = z.list(0);
-            append(l);
-            run(z, q, l);
-            ok!(ze::zeCommandListDestroy(l));
-            ok!(ze::zeCommandQueueDestroy(q));
-        }
-        _ => {
-            let mode = if via == 1 {
-                ze_command_queue_mode_t::SYNCHRONOUS
-            } else {
-                ze_command_queue_mode_t::ASYNCHRONOUS
-            };
-            let l = z.immediate(0, mode);
-            append(l);
-            ok!(ze::zeCommandListHostSynchronize(l, FOREVER));
-            ok!(ze::zeCommandListDestroy(l));
-        }
-    }
-}
-
 fn launch(l: ze_command_list_handle_t, k: ze_kernel_handle_t, g: ze_group_count_t) {
     ok!(ze::zeCommandListAppendLaunchKernel(
         l,

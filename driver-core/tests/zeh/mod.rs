@@ -378,3 +378,29 @@ pub fn read<T: Copy>(p: *const T, n: usize) -> Vec<T> {
     // SAFETY: `p` holds `n` elements and no launch is running.
     unsafe { std::slice::from_raw_parts(p, n) }.to_vec()
 }
+
+/// Runs `append(list)` through the mode `via`: a queue (0), a synchronous immediate list (1)
+/// or an asynchronous one (2); returns when the work is done.
+pub fn submit(z: &Ze, via: usize, append: impl FnOnce(ze_command_list_handle_t)) {
+    match via {
+        0 => {
+            let q = z.queue(0, ze_command_queue_mode_t::ASYNCHRONOUS);
+            let l = z.list(0);
+            append(l);
+            run(z, q, l);
+            ok!(ze::zeCommandListDestroy(l));
+            ok!(ze::zeCommandQueueDestroy(q));
+        }
+        _ => {
+            let mode = if via == 1 {
+                ze_command_queue_mode_t::SYNCHRONOUS
+            } else {
+                ze_command_queue_mode_t::ASYNCHRONOUS
+            };
+            let l = z.immediate(0, mode);
+            append(l);
+            ok!(ze::zeCommandListHostSynchronize(l, FOREVER));
+            ok!(ze::zeCommandListDestroy(l));
+        }
+    }
+}
