@@ -157,6 +157,137 @@ pub struct KernelInfo {
     pub barriers: bool,
 }
 
+/// An argument value checked against its kernel's layout ([`KernelInfo::check_arg`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgValue<'a> {
+    /// Bytes of local memory.
+    Local(usize),
+    /// A buffer's address (0: null).
+    Pointer(u64),
+    /// An image or sampler handle as the application passed it (0: null; the driver looks it
+    /// up).
+    Handle(u64),
+    /// The bytes of a scalar or a struct by value, exactly the argument's size.
+    Bytes(&'a [u8]),
+}
+
+/// Why an argument value does not fit its kernel's layout: which rule, and the sentence that
+/// says so (each driver maps the rule to its result code).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgError {
+    /// The rule broken.
+    pub kind: ArgErrorKind,
+    /// What was wrong, naming the kernel and the argument.
+    pub message: String,
+}
+
+/// The rules [`KernelInfo::check_arg`] applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgErrorKind {
+    /// No such argument.
+    Index,
+    /// The size does not fit the argument (or the local memory budget).
+    Size,
+    /// A value given for local memory, which takes only a size.
+    LocalValue,
+    /// No value for an argument passed by value.
+    NullValue,
+}
+
+/// The local memory an argument may take: at most `max` bytes in all, of which `others` are
+/// taken by the kernel's other local arguments; `note` follows the limit in messages (what it
+/// is, e.g. ` (maxSharedLocalMemory)`).
+#[derive(Clone, Copy, Debug)]
+pub struct LocalBudget<'a> {
+    /// Bytes of local memory a group may have.
+    pub max: usize,
+    /// Bytes the other local arguments take.
+    pub others: usize,
+    /// Said after the limit.
+    pub note: &'a str,
+}
+
+impl KernelInfo {
+    /// Checks `zeKernelSetArgumentValue`-style input, `size` bytes at `value` (`None`: a null
+    /// pointer) for argument `index`, against the layout: index, size, local memory (a size
+    /// with a null value, within `local`), pointers and handles (8 bytes, a null value is 0),
+    /// scalars and structs (their size, a value required).
+    pub fn check_arg<'a>(
+        &self,
+        index: u32,
+        size: usize,
+        value: Option<&'a [u8]>,
+        local: LocalBudget<'_>,
+    ) -> Result<ArgValue<'a>, ArgError> {
+        let name = &self.name;
+        let err = |kind, message: String| ArgError { kind, message };
+        let Some(a) = self.args.get(index as usize).copied() else {
+            return Err(err(
+                ArgErrorKind::Index,
+                format!(
+                    "kernel `{name}` has {} arguments, not argument {index}",
+                    self.args.len()
+                ),
+            ));
+        };
+        let size_error = |want: &str| {
+            err(
+                ArgErrorKind::Size,
+                format!("argument {index} of kernel `{name}` takes {want}, not {size} bytes"),
+            )
+        };
+        // An 8-byte word (a null value: 0), or the size error naming what it is.
+        let word = |what: &str| -> Result<u64, ArgError> {
+            match value {
+                Some(v) if size == 8 => v
+                    .try_into()
+                    .map(u64::from_le_bytes)
+                    .map_err(|_| size_error(&format!("{what} (8 bytes)"))),
+                None if size == 8 => Ok(0),
+                _ => Err(size_error(&format!("{what} (8 bytes)"))),
+            }
+        };
+        match a.kind {
+            ArgKind::Local => {
+                if value.is_some() {
+                    return Err(err(
+                        ArgErrorKind::LocalValue,
+                        format!(
+                            "argument {index} of kernel `{name}` is local memory: give its \
+                             size with a null value"
+                        ),
+                    ));
+                }
+                if size == 0 || size + local.others + self.local_static_size as usize > local.max {
+                    return Err(size_error(&format!(
+                        "1 byte to {} bytes{} of local memory in all",
+                        local.max, local.note
+                    )));
+                }
+                Ok(ArgValue::Local(size))
+            }
+            ArgKind::Buffer => word("a pointer").map(ArgValue::Pointer),
+            ArgKind::Image => word("an image handle").map(ArgValue::Handle),
+            ArgKind::Sampler => word("a sampler handle").map(ArgValue::Handle),
+            ArgKind::Scalar | ArgKind::ByValue => {
+                if size != a.size as usize {
+                    return Err(size_error(&format!("{} bytes", a.size)));
+                }
+                let Some(v) = value else {
+                    return Err(err(
+                        ArgErrorKind::NullValue,
+                        format!(
+                            "argument {index} of kernel `{name}` is passed by value: its value \
+                             is null"
+                        ),
+                    ));
+                };
+                Ok(ArgValue::Bytes(v))
+            }
+        }
+    }
+}
+
 /// What a work-group function reads: the launch's geometry, the group, the arguments and the
 /// memory the caller provides. Every field is 8 bytes.
 #[repr(C)]

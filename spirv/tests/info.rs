@@ -92,7 +92,11 @@ fn size_hints_and_vector_type_hints() {
     }
     let none = get("attrs_none");
     assert_eq!(
-        (none.reqd_work_group_size, none.work_group_size_hint, none.vec_type_hint.clone()),
+        (
+            none.reqd_work_group_size,
+            none.work_group_size_hint,
+            none.vec_type_hint.clone()
+        ),
         (None, None, None)
     );
 }
@@ -135,4 +139,102 @@ fn vector_type_hints_decode_every_type_and_refuse_bad_literals() {
         assert!(e.is_invalid(), "{e}");
         assert!(e.to_string().contains("VecTypeHint"), "{e}");
     }
+}
+
+/// The value, or the rule it broke.
+fn kind(
+    r: Result<zekit_spirv::ArgValue<'_>, zekit_spirv::ArgError>,
+) -> Result<zekit_spirv::ArgValue<'_>, zekit_spirv::ArgErrorKind> {
+    r.map_err(|e| e.kind)
+}
+
+#[test]
+fn argument_values_are_checked_against_the_layout() {
+    use zekit_spirv::{ArgErrorKind as E, ArgValue as V, LocalBudget};
+    let budget = |others| LocalBudget {
+        max: 1024,
+        others,
+        note: " (the limit)",
+    };
+    let reduce = &check(&load("reduce"), &HashMap::new()).unwrap()[0];
+    let ptr = 0x1000u64.to_le_bytes();
+    // Buffers: 8 bytes, a null value is 0.
+    assert_eq!(
+        kind(reduce.check_arg(0, 8, Some(&ptr), budget(0))),
+        Ok(V::Pointer(0x1000))
+    );
+    assert_eq!(
+        kind(reduce.check_arg(0, 8, None, budget(0))),
+        Ok(V::Pointer(0))
+    );
+    assert_eq!(
+        kind(reduce.check_arg(0, 4, Some(&ptr[..4]), budget(0))),
+        Err(E::Size)
+    );
+    // Local memory: a size with a null value, within the budget (static locals count).
+    let static_local = reduce.local_static_size as usize;
+    assert_eq!(
+        kind(reduce.check_arg(2, 64, None, budget(0))),
+        Ok(V::Local(64))
+    );
+    assert_eq!(
+        kind(reduce.check_arg(2, 64, Some(&ptr), budget(0))),
+        Err(E::LocalValue)
+    );
+    assert_eq!(kind(reduce.check_arg(2, 0, None, budget(0))), Err(E::Size));
+    let room = 1024 - static_local;
+    assert_eq!(
+        kind(reduce.check_arg(2, room, None, budget(0))),
+        Ok(V::Local(room))
+    );
+    assert_eq!(
+        kind(reduce.check_arg(2, room - 9, None, budget(10))),
+        Err(E::Size)
+    );
+    let e = reduce.check_arg(2, 2048, None, budget(0)).unwrap_err();
+    assert!(
+        e.message.contains("1024 bytes (the limit)"),
+        "{}",
+        e.message
+    );
+    // No such argument.
+    let e = reduce.check_arg(4, 8, Some(&ptr), budget(0)).unwrap_err();
+    assert_eq!(
+        (e.kind, e.message.as_str()),
+        (E::Index, "kernel `reduce` has 4 arguments, not argument 4")
+    );
+    // Scalars: their size, a value required.
+    let saxpy = &check(&load("saxpy"), &HashMap::new()).unwrap()[0];
+    let a = 2.5f32.to_le_bytes();
+    assert_eq!(
+        kind(saxpy.check_arg(0, 4, Some(&a), budget(0))),
+        Ok(V::Bytes(&a))
+    );
+    assert_eq!(
+        kind(saxpy.check_arg(0, 4, None, budget(0))),
+        Err(E::NullValue)
+    );
+    assert_eq!(
+        kind(saxpy.check_arg(0, 8, Some(&ptr), budget(0))),
+        Err(E::Size)
+    );
+    // Images: an 8-byte handle, a null one is 0 (the driver refuses it).
+    let images = check(&load("images"), &HashMap::new()).unwrap();
+    let read_f = images.iter().find(|k| k.name == "read_f").unwrap();
+    assert_eq!(
+        kind(read_f.check_arg(0, 8, Some(&ptr), budget(0))),
+        Ok(V::Handle(0x1000))
+    );
+    assert_eq!(
+        kind(read_f.check_arg(0, 8, None, budget(0))),
+        Ok(V::Handle(0))
+    );
+    let e = read_f
+        .check_arg(0, 4, Some(&ptr[..4]), budget(0))
+        .unwrap_err();
+    assert!(
+        e.message.contains("an image handle (8 bytes)"),
+        "{}",
+        e.message
+    );
 }

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use zekit_icd::kinds;
 use zekit_rt::Handle;
-use zekit_spirv::{ArgKind, KernelInfo, Program};
+use zekit_spirv::{ArgErrorKind, ArgKind, ArgValue, KernelInfo, LocalBudget, Program};
 use zekit_sys::*;
 
 use super::image::{ImageObject, SamplerObject, Storage};
@@ -64,7 +64,11 @@ fn bad_size(m: String) -> Failure {
 
 impl KernelObject {
     /// Kernel `index` of `program`, of a module of `context`.
-    pub fn new(program: Arc<Program>, index: usize, context: Handle<kinds::Context>) -> KernelObject {
+    pub fn new(
+        program: Arc<Program>,
+        index: usize,
+        context: Handle<kinds::Context>,
+    ) -> KernelObject {
         let info = &program.kernels[index].info;
         let n = info.args.len();
         let state = State {
@@ -271,68 +275,39 @@ impl KernelObject {
     ) -> Outcome<()> {
         let info = self.info();
         let name = &info.name;
-        let Some(a) = info.args.get(index as usize).copied() else {
-            return Err(Failure::new(
-                ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
-                format!(
-                    "kernel `{name}` has {} arguments, not argument {index}",
-                    info.args.len()
-                ),
-            ));
+        let i = index as usize;
+        let others = st
+            .local_sizes
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|x| *x.1)
+            .sum();
+        let budget = LocalBudget {
+            max: MAX_SHARED_LOCAL_MEMORY as usize,
+            others,
+            note: "",
         };
-        let size_error = |want: &str| {
-            Failure::new(
-                ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
-                format!("argument {index} of kernel `{name}` takes {want}, not {size} bytes"),
-            )
-        };
+        let checked = info.check_arg(index, size, value, budget).map_err(|e| {
+            let code = match e.kind {
+                ArgErrorKind::Index => ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
+                ArgErrorKind::Size => ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
+                ArgErrorKind::LocalValue => ze_result_t::ERROR_INVALID_ARGUMENT,
+                ArgErrorKind::NullValue => ze_result_t::ERROR_INVALID_NULL_POINTER,
+            };
+            Failure::new(code, e.message)
+        })?;
+        let a = info.args[i];
         let word = a.offset as usize / 8;
-        match a.kind {
-            ArgKind::Local => {
-                if value.is_some() {
-                    return Err(Failure::new(
-                        ze_result_t::ERROR_INVALID_ARGUMENT,
-                        format!("argument {index} of kernel `{name}` is local memory: give its size with a null value"),
-                    ));
-                }
-                let others: usize = st
-                    .local_sizes
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| *i != index as usize)
-                    .map(|x| *x.1)
-                    .sum();
-                if size == 0
-                    || size + others + info.local_static_size as usize
-                        > MAX_SHARED_LOCAL_MEMORY as usize
-                {
-                    return Err(size_error(&format!(
-                        "1 byte to {MAX_SHARED_LOCAL_MEMORY} bytes of local memory in all"
-                    )));
-                }
-                st.local_sizes[index as usize] = size;
-            }
-            ArgKind::Buffer => {
-                if size != 8 {
-                    return Err(size_error("a pointer (8 bytes)"));
-                }
-                st.args[word] = match value {
-                    Some(v) => u64::from_le_bytes(
-                        v.try_into()
-                            .map_err(|_| size_error("a pointer (8 bytes)"))?,
-                    ),
-                    None => 0,
-                };
-            }
-            ArgKind::Image | ArgKind::Sampler => {
+        match checked {
+            ArgValue::Local(n) => st.local_sizes[i] = n,
+            ArgValue::Pointer(p) => st.args[word] = p,
+            ArgValue::Handle(raw) => {
                 let image = a.kind == ArgKind::Image;
-                let what = if image { "an image handle" } else { "a sampler handle" };
-                let raw = match value {
-                    Some(v) if size == 8 => u64::from_le_bytes(
-                        v.try_into().map_err(|_| size_error(&format!("{what} (8 bytes)")))?,
-                    ),
-                    None if size == 8 => 0,
-                    _ => return Err(size_error(&format!("{what} (8 bytes)"))),
+                let what = if image {
+                    "an image handle"
+                } else {
+                    "a sampler handle"
                 };
                 let raw = raw as usize as *mut c_void;
                 let refused = |e: zekit_rt::ZeError| {
@@ -348,13 +323,13 @@ impl KernelObject {
                     let img = Handle::<kinds::Image>::from_raw(raw)
                         .and_then(|h| h.get::<ImageObject>())
                         .map_err(refused)?;
-                    st.images[index as usize] = Some(img.storage());
+                    st.images[i] = Some(img.storage());
                     img.kernel_desc().to_bytes().to_vec()
                 } else {
                     let s = Handle::<kinds::Sampler>::from_raw(raw)
                         .and_then(|h| h.get::<SamplerObject>())
                         .map_err(refused)?;
-                    st.images[index as usize] = None;
+                    st.images[i] = None;
                     s.kernel_desc().to_bytes().to_vec()
                 };
                 for (w, chunk) in st.args[word..].iter_mut().zip(desc.chunks(8)) {
@@ -363,16 +338,7 @@ impl KernelObject {
                     *w = u64::from_le_bytes(b);
                 }
             }
-            ArgKind::Scalar | ArgKind::ByValue => {
-                if size != a.size as usize {
-                    return Err(size_error(&format!("{} bytes", a.size)));
-                }
-                let Some(src) = value else {
-                    return Err(Failure::new(
-                        ze_result_t::ERROR_INVALID_NULL_POINTER,
-                        format!("argument {index} of kernel `{name}` is passed by value: its value is null"),
-                    ));
-                };
+            ArgValue::Bytes(src) => {
                 // The block's words from this one on, as little-endian bytes.
                 for (w, chunk) in st.args[word..].iter_mut().zip(src.chunks(8)) {
                     let mut b = w.to_le_bytes();

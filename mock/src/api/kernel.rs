@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use zekit_icd::{kinds, Handle, KernelApi, ZeError, ZeResult};
 use zekit_rt::fail;
-use zekit_spirv::ArgKind;
+use zekit_spirv::{ArgErrorKind, ArgKind, ArgValue, LocalBudget};
 use zekit_sys::*;
 
 use super::MockDriver;
@@ -231,23 +231,6 @@ impl KernelApi for MockDriver {
         let info = &k.info;
         let name = &info.name;
         let i = arg_index as usize;
-        let Some(a) = info.args.get(i).copied() else {
-            return Err(fail(
-                ZeError(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX),
-                format_args!(
-                    "kernel `{name}` has {} arguments, not argument {arg_index}",
-                    info.args.len()
-                ),
-            ));
-        };
-        let size_error = |want: &str| {
-            fail(
-                ZeError(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE),
-                format_args!(
-                    "argument {arg_index} of kernel `{name}` takes {want}, not {arg_size} bytes"
-                ),
-            )
-        };
         let value = if p_arg_value.is_null() {
             None
         } else {
@@ -256,77 +239,51 @@ impl KernelApi for MockDriver {
             Some(unsafe { std::slice::from_raw_parts(p_arg_value.cast::<u8>(), arg_size) })
         };
         let mut st = lock(&k.state);
-        let arg = match a.kind {
-            ArgKind::Local => {
-                if value.is_some() {
-                    return Err(fail(
-                        ZeError::INVALID_ARGUMENT,
-                        format_args!(
-                            "argument {arg_index} of kernel `{name}` is local memory: give its \
-                             size with a null value"
-                        ),
-                    ));
-                }
-                let max = script().profile().compute.max_shared_local_memory as usize;
-                let others: usize = st
-                    .args
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| *j != i)
-                    .map(|(_, a)| match a {
-                        Some(KernelArg::Local(n)) => *n,
-                        _ => 0,
-                    })
-                    .sum();
-                if arg_size == 0 || arg_size + others + info.local_static_size as usize > max {
-                    return Err(size_error(&format!(
-                        "1 byte to {max} bytes (maxSharedLocalMemory) of local memory in all"
-                    )));
-                }
-                KernelArg::Local(arg_size)
-            }
-            ArgKind::Buffer => {
-                if arg_size != 8 {
-                    return Err(size_error("a pointer (8 bytes)"));
-                }
-                KernelArg::Pointer(match value {
-                    Some(v) => u64::from_le_bytes(v.try_into().map_err(|_| size_error("8 bytes"))?),
-                    None => 0,
-                })
-            }
+        let others = st
+            .args
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, a)| match a {
+                Some(KernelArg::Local(n)) => *n,
+                _ => 0,
+            })
+            .sum();
+        let budget = LocalBudget {
+            max: script().profile().compute.max_shared_local_memory as usize,
+            others,
+            note: " (maxSharedLocalMemory)",
+        };
+        let checked = info
+            .check_arg(arg_index, arg_size, value, budget)
+            .map_err(|e| {
+                let code = match e.kind {
+                    ArgErrorKind::Index => ZeError(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX),
+                    ArgErrorKind::Size => ZeError(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE),
+                    ArgErrorKind::LocalValue => ZeError::INVALID_ARGUMENT,
+                    ArgErrorKind::NullValue => ZeError::INVALID_NULL_POINTER,
+                };
+                fail(code, format_args!("{}", e.message))
+            })?;
+        let arg = match checked {
+            ArgValue::Local(n) => KernelArg::Local(n),
+            ArgValue::Pointer(p) => KernelArg::Pointer(p),
             // The mock has no images or samplers: a non-null handle is recorded as it is.
-            ArgKind::Image | ArgKind::Sampler => {
-                let what = if a.kind == ArgKind::Image { "an image" } else { "a sampler" };
-                if arg_size != 8 {
-                    return Err(size_error(&format!("{what} handle (8 bytes)")));
-                }
-                let handle = match value {
-                    Some(v) => u64::from_le_bytes(v.try_into().map_err(|_| size_error("8 bytes"))?),
-                    None => 0,
+            ArgValue::Handle(0) => {
+                let what = if info.args[i].kind == ArgKind::Image {
+                    "an image"
+                } else {
+                    "a sampler"
                 };
-                if handle == 0 {
-                    return Err(fail(
-                        ZeError(ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
-                        format_args!("argument {arg_index} of kernel `{name}` takes {what} handle: it is null"),
-                    ));
-                }
-                KernelArg::Handle(handle)
+                return Err(fail(
+                    ZeError(ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
+                    format_args!(
+                        "argument {arg_index} of kernel `{name}` takes {what} handle: it is null"
+                    ),
+                ));
             }
-            ArgKind::Scalar | ArgKind::ByValue => {
-                if arg_size != a.size as usize {
-                    return Err(size_error(&format!("{} bytes", a.size)));
-                }
-                let Some(v) = value else {
-                    return Err(fail(
-                        ZeError::INVALID_NULL_POINTER,
-                        format_args!(
-                            "argument {arg_index} of kernel `{name}` is passed by value: its \
-                             value is null"
-                        ),
-                    ));
-                };
-                KernelArg::Value(v.to_vec())
-            }
+            ArgValue::Handle(h) => KernelArg::Handle(h),
+            ArgValue::Bytes(v) => KernelArg::Value(v.to_vec()),
         };
         st.args[i] = Some(arg);
         Ok(())
