@@ -1,7 +1,8 @@
 //! The yardstick: PoCL (Debian's `pocl-opencl-icd`) through the OpenCL ICD loader
 //! (`libOpenCL.so.1`, loaded at run time with `libloading`, so the bench builds without it).
 //! Only what the comparisons need: a context and an in-order queue on PoCL's CPU device, two
-//! buffers, `clEnqueueCopyBuffer` and `clFinish`; programs from LLVM bitcode
+//! buffers, `clEnqueueCopyBuffer`, `clEnqueueFillBuffer`, `clEnqueueReadBuffer` and `clFinish`;
+//! programs from LLVM bitcode
 //! (`clCreateProgramWithBinary` + `clBuildProgram`), kernels, their arguments and
 //! `clEnqueueNDRangeKernel`.
 // Each bench target uses part of it.
@@ -31,6 +32,19 @@ type CreateCommandQueue = unsafe extern "C" fn(Handle, Handle, u64, *mut ClInt) 
 type CreateBuffer = unsafe extern "C" fn(Handle, u64, usize, *mut c_void, *mut ClInt) -> Handle;
 type EnqueueCopyBuffer =
     unsafe extern "C" fn(Handle, Handle, Handle, usize, usize, usize, ClUint, *const Handle, *mut Handle) -> ClInt;
+type EnqueueFillBuffer =
+    unsafe extern "C" fn(Handle, Handle, *const c_void, usize, usize, usize, ClUint, *const Handle, *mut Handle) -> ClInt;
+type EnqueueReadBuffer = unsafe extern "C" fn(
+    Handle,
+    Handle,
+    ClUint,
+    usize,
+    usize,
+    *mut c_void,
+    ClUint,
+    *const Handle,
+    *mut Handle,
+) -> ClInt;
 type Finish = unsafe extern "C" fn(Handle) -> ClInt;
 type Release = unsafe extern "C" fn(Handle) -> ClInt;
 type CreateProgramWithBinary = unsafe extern "C" fn(
@@ -62,6 +76,8 @@ type EnqueueNdRangeKernel = unsafe extern "C" fn(
 /// The program and kernel entry points.
 struct Programs {
     create_buffer: CreateBuffer,
+    fill: EnqueueFillBuffer,
+    read: EnqueueReadBuffer,
     create_with_binary: CreateProgramWithBinary,
     build: BuildProgram,
     build_info: GetProgramBuildInfo,
@@ -141,6 +157,8 @@ impl Pocl {
             let release_context: Release = std::mem::transmute(sym(b"clReleaseContext\0")?);
             let programs = Programs {
                 create_buffer,
+                fill: std::mem::transmute::<*mut c_void, EnqueueFillBuffer>(sym(b"clEnqueueFillBuffer\0")?),
+                read: std::mem::transmute::<*mut c_void, EnqueueReadBuffer>(sym(b"clEnqueueReadBuffer\0")?),
                 create_with_binary: std::mem::transmute::<*mut c_void, CreateProgramWithBinary>(sym(
                     b"clCreateProgramWithBinary\0",
                 )?),
@@ -245,6 +263,28 @@ impl Pocl {
         let mem = unsafe { (self.programs.create_buffer)(self.context, CL_MEM_READ_WRITE, size, null_mut(), &mut err) };
         check("clCreateBuffer", err)?;
         Ok(Buffer { cl: self, mem })
+    }
+
+    /// Every byte of `b` set to `byte` (`clEnqueueFillBuffer` + `clFinish`), so that its pages
+    /// are the buffer's own: a buffer only ever read maps the kernel's shared zero page, and
+    /// reading it costs no memory traffic.
+    pub fn fill(&self, b: &Buffer<'_>, byte: u8, size: usize) {
+        // SAFETY: a live queue and buffer of at least `size` bytes; OpenCL copies the pattern.
+        let r = unsafe {
+            (self.programs.fill)(self.queue, b.mem, (&byte as *const u8).cast(), 1, 0, size, 0, std::ptr::null(), null_mut())
+        };
+        assert_eq!(r, CL_SUCCESS, "clEnqueueFillBuffer");
+        self.finish();
+    }
+
+    /// The first `out.len()` bytes of `b` (a blocking `clEnqueueReadBuffer`).
+    pub fn read(&self, b: &Buffer<'_>, out: &mut [u8]) {
+        // SAFETY: a live queue and buffer of at least `out.len()` bytes; the read blocks until
+        // `out` is written.
+        let r = unsafe {
+            (self.programs.read)(self.queue, b.mem, 1, 0, out.len(), out.as_mut_ptr().cast(), 0, std::ptr::null(), null_mut())
+        };
+        assert_eq!(r, CL_SUCCESS, "clEnqueueReadBuffer");
     }
 
     /// `clEnqueueNDRangeKernel` over `global` work-items in groups of `local` (1D; `None`
