@@ -488,6 +488,23 @@ fn new_module(
         .declare_function("zekit_image", Linkage::Import, &sig)
         .map_err(cl)?;
     funcs.insert(crate::image::zekit_image as *const () as usize, image);
+    // The lockstep shims (`jit_vec.rs`): named, so that saved code refers to them through
+    // relocations rather than this process's addresses.
+    let mut sig = Signature::new(call_conv);
+    sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I64)]);
+    sig.params.push(AbiParam::new(types::I32));
+    let gather = module
+        .declare_function("zekit_lanes_gather", Linkage::Import, &sig)
+        .map_err(cl)?;
+    funcs.insert(lockstep::lanes_gather as *const () as usize, gather);
+    let mut sig = Signature::new(call_conv);
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I32));
+    sig.params.push(AbiParam::new(types::I64));
+    let scatter = module
+        .declare_function("zekit_lanes_scatter", Linkage::Import, &sig)
+        .map_err(cl)?;
+    funcs.insert(lockstep::lanes_scatter as *const () as usize, scatter);
     let data = module
         .declare_data("zekit_data", Linkage::Import, true, false)
         .map_err(cl)?;
@@ -697,12 +714,17 @@ pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Co
             }
             l.run()?;
         }
-        if std::env::var_os("ZEKIT_SPIRV_DUMP").is_some() {
+        let dump = std::env::var("ZEKIT_SPIRV_DUMP").ok();
+        if dump.is_some() {
             eprintln!("{}", ctx.func.display());
         }
+        ctx.set_disasm(dump.as_deref() == Some("asm"));
         module.define_function(id, &mut ctx).map_err(|e| {
             Error::internal(format!("cranelift rejected kernel `{}`: {e:?}", k.name))
         })?;
+        if let Some(asm) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
+            eprintln!("{asm}");
+        }
         // Code that refers to something a saved image cannot name is not saved.
         images = images.and_then(|mut v: Vec<FuncImage>| {
             v.push(image_of(&module, &ctx, id)?);

@@ -119,6 +119,21 @@ fn mutated_native_binaries_load_or_fail_cleanly() {
     assert!(refused > 0);
 }
 
+/// Saved code reaches the shims of the lockstep lowering by name (a relocation), never by an
+/// address of this process, which another process's driver would not share.
+#[test]
+fn lockstep_shims_are_named_in_saved_code() {
+    jit::set_lockstep(jit::Lockstep::Always);
+    let spv = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/vector_add.spv")).unwrap();
+    let p = compile(&spv, &HashMap::new()).unwrap();
+    jit::set_lockstep(jit::Lockstep::Auto);
+    let bytes = p.native_binary().unwrap();
+    let has = |name: &[u8]| bytes.windows(name.len()).any(|w| w == name);
+    // Masked turns gather the inputs and scatter the sum.
+    assert!(has(b"zekit_lanes_gather"));
+    assert!(has(b"zekit_lanes_scatter"));
+}
+
 #[test]
 fn kernel_attributes_survive_a_native_binary() {
     let spv = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/attrs.spv")).unwrap();
