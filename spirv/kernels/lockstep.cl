@@ -126,3 +126,12 @@ kernel void ls_int_index(global const float *a, global float *o, global const ui
     uint j = (uint)get_global_id(0);
     u[j] = b[j] ^ (j * 3u);
 }
+
+// 16-byte records written at addresses made from the global id: when a launch asks for it
+// (GroupCtx::stream), full turns write them with non-temporal stores.
+kernel void ls_stream(global const float4 *a, global float4 *f, global int4 *n, int k) {
+    size_t i = get_global_id(0);
+    float4 v = a[i];
+    f[i] = v * 0.5f - 1.0f;
+    n[i] = convert_int4(v) * k + (int4)(1, 2, 3, 4);
+}

@@ -433,6 +433,8 @@ fn symbols(data: usize) -> Vec<(&'static str, usize)> {
     v.push(("zekit_printf", crate::printf::zekit_printf as *const () as usize));
     v.push(("zekit_lanes_gather", lockstep::lanes_gather as *const () as usize));
     v.push(("zekit_lanes_scatter", lockstep::lanes_scatter as *const () as usize));
+    #[cfg(target_arch = "x86_64")]
+    v.extend(lockstep::stream_shims().map(|(n, a, _)| (n, a)));
     v.push(("zekit_image", crate::image::zekit_image as *const () as usize));
     v.push(("zekit_data", data));
     v
@@ -505,6 +507,13 @@ fn new_module(
         .declare_function("zekit_lanes_scatter", Linkage::Import, &sig)
         .map_err(cl)?;
     funcs.insert(lockstep::lanes_scatter as *const () as usize, scatter);
+    #[cfg(target_arch = "x86_64")]
+    for (name, addr, t) in lockstep::stream_shims() {
+        let mut sig = Signature::new(call_conv);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.extend([AbiParam::new(t); lockstep::W]);
+        funcs.insert(addr, module.declare_function(name, Linkage::Import, &sig).map_err(cl)?);
+    }
     let data = module
         .declare_data("zekit_data", Linkage::Import, true, false)
         .map_err(cl)?;
@@ -902,6 +911,8 @@ struct Group {
     args: cranelift_codegen::ir::Value,
     local: cranelift_codegen::ir::Value,
     private: cranelift_codegen::ir::Value,
+    /// [`GroupCtx::stream`], read when some record store may stream.
+    stream: Option<cranelift_codegen::ir::Value>,
 }
 
 struct Lower<'a> {
@@ -1037,6 +1048,8 @@ impl<'a> Lower<'a> {
         let args = at(&mut self.b, GroupCtx::ARGS);
         let local = at(&mut self.b, GroupCtx::LOCAL_MEM);
         let private = at(&mut self.b, GroupCtx::PRIVATE_MEM);
+        let streams = self.vplan.as_ref().is_some_and(|p| !p.streams.is_empty());
+        let stream = streams.then(|| at(&mut self.b, GroupCtx::STREAM));
         self.g = Some(Group {
             gid,
             lsz,
@@ -1046,6 +1059,7 @@ impl<'a> Lower<'a> {
             args,
             local,
             private,
+            stream,
         });
         let t01 = self.b.ins().imul(lsz[0], lsz[1]);
         let total = self.b.ins().imul(t01, lsz[2]);

@@ -46,6 +46,9 @@ pub(super) struct Plan {
     partial: std::collections::HashSet<usize>,
     /// Record groups, by block and instruction index.
     groups: std::collections::HashMap<(usize, usize), Member>,
+    /// The record-store groups (block, first instruction) that may write with non-temporal
+    /// stores ([`streaming`]).
+    pub(super) streams: std::collections::HashSet<(usize, usize)>,
 }
 
 /// The built-ins whose value differs along x (dimension `d`; `None`: chosen at run time).
@@ -157,13 +160,63 @@ pub(super) fn plan(k: &ir::Kernel, r: &Regions, policy: super::Lockstep) -> Opti
     }
     let mut partial = reach(k, &starts, None);
     partial.extend(starts);
+    let streams = streaming(k, &groups, &defs);
     Some(Plan {
         varying,
         div,
         inlined,
         partial,
         groups,
+        streams,
     })
+}
+
+/// The record-store groups that may write with non-temporal stores when the launch asks for
+/// it ([`crate::GroupCtx::stream`]): on x86-64, in a kernel without atomics (so no work-item
+/// can wait for another's stores during the launch; the driver fences after its pieces), at
+/// addresses made from the global id or the group id (each work-item of the launch writes
+/// its own 16 bytes, so a launch asking for it writes more than the caches hold).
+fn streaming(
+    k: &ir::Kernel,
+    groups: &std::collections::HashMap<(usize, usize), Member>,
+    defs: &std::collections::HashMap<ir::Value, &Op>,
+) -> std::collections::HashSet<(usize, usize)> {
+    let atomics = k.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+        matches!(
+            i.op,
+            Op::Atomic(..) | Op::AtomicCas(..) | Op::AtomicLoad(_) | Op::AtomicStore(..)
+        )
+    });
+    if !cfg!(target_arch = "x86_64") || atomics {
+        return Default::default();
+    }
+    // Whether `v` is computed from a global or group id (a bounded walk up its operands).
+    let global = |v: ir::Value| {
+        let (mut todo, mut seen) = (vec![v], std::collections::HashSet::new());
+        while let Some(v) = todo.pop() {
+            if !seen.insert(v) || seen.len() > 256 {
+                continue;
+            }
+            match defs.get(&v) {
+                Some(Op::Builtin(b, _) | Op::BuiltinDyn(b, _))
+                    if matches!(
+                        b,
+                        Builtin::GlobalId | Builtin::GlobalLinearId | Builtin::GroupId
+                    ) =>
+                {
+                    return true
+                }
+                Some(op) => todo.extend(operands(op)),
+                None => {}
+            }
+        }
+        false
+    };
+    groups
+        .iter()
+        .filter(|(_, m)| m.store && global(m.root))
+        .map(|((bi, _), m)| (*bi, m.first))
+        .collect()
 }
 
 /// Marks what depends on a varying value (to a fixed point).
@@ -687,6 +740,64 @@ pub(super) extern "C" fn lanes_scatter(base: u64, alive: u32, src: *const u32) {
             unsafe { std::ptr::write_unaligned((base + 4 * i as u64) as *mut u32, *src.add(i)) };
         }
     }
+}
+
+/// The non-temporal record stores: four 16-byte rows (the lanes' records, consecutive) from
+/// `p`, bypassing the caches when `p` is 16-byte aligned (what `movntps` needs), plain stores
+/// otherwise. One call per turn: a call per row costs more than the stores save.
+#[cfg(target_arch = "x86_64")]
+// `__m128`/`__m128i` travel in XMM registers under the System V ABI, as Cranelift passes its
+// `f32x4`/`i32x4` arguments (the streaming tests compare every byte written through here).
+#[allow(improper_ctypes_definitions)]
+pub(super) extern "C" fn stream_f32x4(
+    p: *mut f32,
+    a: std::arch::x86_64::__m128,
+    b: std::arch::x86_64::__m128,
+    c: std::arch::x86_64::__m128,
+    d: std::arch::x86_64::__m128,
+) {
+    use std::arch::x86_64::{_mm_storeu_ps, _mm_stream_ps};
+    // SAFETY: the four lanes' own 16-byte stores (each work-item writes its record there
+    // itself, valid by the application's promise), consecutive from `p`; `movntps` only where
+    // `p` (and so each row) is 16-byte aligned. Both are SSE, which every x86-64 CPU has.
+    unsafe {
+        if (p as usize).is_multiple_of(16) {
+            for (i, r) in [a, b, c, d].into_iter().enumerate() {
+                _mm_stream_ps(p.add(4 * i), r);
+            }
+        } else {
+            for (i, r) in [a, b, c, d].into_iter().enumerate() {
+                _mm_storeu_ps(p.add(4 * i), r);
+            }
+        }
+    }
+}
+
+/// [`stream_f32x4`] for `i32x4` rows (the same registers).
+#[cfg(target_arch = "x86_64")]
+// `__m128`/`__m128i` travel in XMM registers under the System V ABI, as Cranelift passes its
+// `f32x4`/`i32x4` arguments (the streaming tests compare every byte written through here).
+#[allow(improper_ctypes_definitions)]
+pub(super) extern "C" fn stream_i32x4(
+    p: *mut f32,
+    a: std::arch::x86_64::__m128i,
+    b: std::arch::x86_64::__m128i,
+    c: std::arch::x86_64::__m128i,
+    d: std::arch::x86_64::__m128i,
+) {
+    use std::arch::x86_64::_mm_castsi128_ps as f;
+    // SAFETY: bit casts between registers.
+    let (a, b, c, d) = unsafe { (f(a), f(b), f(c), f(d)) };
+    stream_f32x4(p, a, b, c, d);
+}
+
+/// The streaming shims: symbol, address, row type.
+#[cfg(target_arch = "x86_64")]
+pub(super) fn stream_shims() -> [(&'static str, usize, Type); 2] {
+    [
+        ("zekit_stream_f32x4", stream_f32x4 as *const () as usize, types::F32X4),
+        ("zekit_stream_i32x4", stream_i32x4 as *const () as usize, types::I32X4),
+    ]
 }
 
 /// Every lane active, as bits of the `alive` mask.
@@ -1441,9 +1552,16 @@ impl Lower<'_> {
                     }
                     vec![]
                 };
+                let stream = self
+                    .vplan
+                    .as_ref()
+                    .is_some_and(|p| p.streams.contains(&(bi, m.first)));
                 self.if_full(
                     &[],
-                    |me| store(me, a.clone()),
+                    |me| match me.g().stream {
+                        Some(flag) if stream => me.stream_rows(flag, a.clone(), rows, store),
+                        _ => store(me, a.clone()),
+                    },
                     |me| {
                         let g = me.guard(a.clone());
                         store(me, g)
@@ -1455,6 +1573,47 @@ impl Lower<'_> {
             _ => return false,
         }
         true
+    }
+
+    /// A full turn's record store: through the non-temporal shim when the launch's `flag` asks
+    /// for it, else by `store`.
+    fn stream_rows(
+        &mut self,
+        flag: CValue,
+        a: Vec<CValue>,
+        rows: [CValue; W],
+        store: impl FnOnce(&mut Self, Vec<CValue>) -> Vec<CValue>,
+    ) -> Vec<CValue> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let (sb, pb, jb) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            self.b.ins().brif(flag, sb, &[], pb, &[]);
+            self.b.switch_to_block(sb);
+            let t = self.b.func.dfg.value_type(rows[0]);
+            let (_, f, _) = stream_shims()
+                .into_iter()
+                .find(|s| s.2 == t)
+                .expect("rows are f32x4 or i32x4");
+            let mut args = vec![a[0]];
+            args.extend(rows);
+            let params: Vec<Type> = args.iter().map(|v| self.b.func.dfg.value_type(*v)).collect();
+            self.call(f, &params, types::INVALID, &args);
+            self.b.ins().jump(jb, &[]);
+            self.b.switch_to_block(pb);
+            store(self, a);
+            self.b.ins().jump(jb, &[]);
+            self.b.switch_to_block(jb);
+            vec![]
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (flag, rows);
+            store(self, a)
+        }
     }
 
     /// Loads per lane (`guard`: inactive lanes read the scratch slot).

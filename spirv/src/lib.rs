@@ -311,6 +311,24 @@ pub struct GroupCtx {
     /// Private memory: `private_size` bytes, times the group's work-item count when the kernel
     /// has barriers.
     pub private_mem: usize,
+    /// Nonzero when the launch writes more than the caches hold: where a kernel writes a
+    /// 16-byte record per work-item at addresses made from its global id, it may then use
+    /// non-temporal stores, which bypass the caches. Whoever sets it calls [`store_fence`] on
+    /// each thread that ran groups before their results are read elsewhere.
+    pub stream: u64,
+}
+
+/// Orders the non-temporal stores of the groups this thread ran with [`GroupCtx::stream`]
+/// before its later stores (`sfence` on x86-64): call it before telling another thread that
+/// the groups are done.
+pub fn store_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `sfence` is part of SSE, which every x86-64 CPU has; it only orders stores.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
 }
 
 #[cfg(feature = "jit")]
@@ -323,6 +341,7 @@ impl GroupCtx {
     const ARGS: i32 = 104;
     const LOCAL_MEM: i32 = 112;
     const PRIVATE_MEM: i32 = 120;
+    const STREAM: i32 = 128;
 }
 
 #[cfg(feature = "jit")]

@@ -47,6 +47,7 @@ fn run_1d(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64, loca
             args: block.as_ptr() as usize,
             local_mem: local_mem.as_mut_ptr() as usize,
             private_mem: private.as_mut_ptr() as usize,
+            stream: 0,
         };
         // SAFETY: the arguments point to live vectors of the sizes the kernels index.
         unsafe { k.run_group(&mut ctx) };

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{addr, program, run_1d, run_2d};
+use common::{addr, program, run_1d, run_1d_streaming, run_2d};
 use zekit_spirv::jit::{self, Lockstep};
 
 /// The kernels of `lockstep.cl`, in lockstep whenever they allow it (some would not pay for
@@ -35,7 +35,7 @@ fn in_lockstep(name: &str, policy: Lockstep) -> u64 {
 #[test]
 fn which_kernels_run_in_lockstep() {
     // All but `ls_divergent_loop` can.
-    assert_eq!(in_lockstep("lockstep", Lockstep::Always), 9);
+    assert_eq!(in_lockstep("lockstep", Lockstep::Always), 10);
     assert_eq!(in_lockstep("lockstep", Lockstep::Never), 0);
     // Barriers keep one work-item at a time.
     assert_eq!(in_lockstep("reduce", Lockstep::Always), 0);
@@ -289,4 +289,78 @@ fn int_and_uint_indices() {
     }
     // By default too: the accesses are vector accesses.
     assert!(in_lockstep("lockstep", Lockstep::Auto) >= 1);
+}
+
+/// `ls_stream` with and without the launch asking for non-temporal stores, at a 16-byte aligned
+/// output (the shims' `movntps`) and one 4 bytes off it (their plain stores): the same bytes as
+/// the host's, and the stores of the last, partial turn of each row stay masked.
+#[test]
+fn streaming_record_stores() {
+    let p = lockstep_program();
+    for local in LOCALS {
+        for (off, streaming) in [(0, true), (1, true), (0, false), (1, false)] {
+            let n = (local * 6) as usize;
+            let mut a: Vec<f32> = (0..4 * n).map(|i| (i as f32 * 1.37) - 50.0).collect();
+            // 16-byte aligned storage; `off` words in.
+            let mut f = vec![[f32::NAN; 4]; n + 2];
+            let mut m = vec![[i32::MIN; 4]; n + 2];
+            let fo = addr(&mut f) + 4 * off;
+            let mo = addr(&mut m) + 4 * off;
+            assert_eq!(addr(&mut f) % 16, 0);
+            let args = [addr(&mut a), fo, mo, 3];
+            if streaming {
+                run_1d_streaming(&p, "ls_stream", &args, n as u64, local);
+            } else {
+                run_1d(&p, "ls_stream", &args, n as u64, local);
+            }
+            let fw: Vec<f32> = f.iter().flatten().copied().collect();
+            let mw: Vec<i32> = m.iter().flatten().copied().collect();
+            let o = off as usize;
+            for i in 0..4 * n {
+                let what = format!("local {local} off {off} streaming {streaming} [{i}]");
+                assert_eq!(fw[o + i].to_bits(), (a[i] * 0.5 - 1.0).to_bits(), "{what}");
+                assert_eq!(mw[o + i], (a[i] as i32) * 3 + (i % 4 + 1) as i32, "{what}");
+            }
+            assert!(fw[..o].iter().chain(&fw[o + 4 * n..]).all(|v| v.is_nan()));
+            assert!(mw[..o].iter().chain(&mw[o + 4 * n..]).all(|v| *v == i32::MIN));
+        }
+    }
+}
+
+/// The record stores of `ls_stream` (addresses from the global id) can stream; those at
+/// addresses from the local id cannot (every group writes the same bytes), nor those of a
+/// kernel with atomics.
+#[test]
+fn which_record_stores_can_stream() {
+    let p = lockstep_program();
+    let bytes = p.native_binary().unwrap();
+    let has = |name: &[u8]| bytes.windows(name.len()).any(|w| w == name);
+    let x86 = cfg!(target_arch = "x86_64");
+    assert_eq!(has(b"zekit_stream_f32x4"), x86);
+    assert_eq!(has(b"zekit_stream_i32x4"), x86);
+    jit::set_lockstep(Lockstep::Always);
+    let copy4 = program("bench/copy4").native_binary().unwrap();
+    assert_eq!(copy4.windows(18).any(|w| w == b"zekit_stream_f32x4"), x86);
+    assert_eq!(in_lockstep("lockstep_nostream", Lockstep::Always), 2);
+    let none = program("lockstep_nostream").native_binary().unwrap();
+    assert!(!none.windows(12).any(|w| w == b"zekit_stream"));
+}
+
+#[test]
+fn record_stores_that_cannot_stream_are_right() {
+    jit::set_lockstep(Lockstep::Always);
+    let p2 = program("lockstep_nostream");
+    for local in [4u64, 5] {
+        let n = (local * 3) as usize;
+        let mut a: Vec<f32> = (0..4 * n).map(|i| i as f32).collect();
+        let mut o = vec![f32::NAN; 4 * n];
+        let mut done = vec![0i32];
+        run_1d_streaming(&p2, "ns_atomic", &[addr(&mut a), addr(&mut o), addr(&mut done)], n as u64, local);
+        assert_eq!(o, a, "local {local}");
+        assert_eq!(done[0], n as i32);
+        let mut o = vec![f32::NAN; 4 * local as usize];
+        run_1d_streaming(&p2, "ns_local", &[addr(&mut a), addr(&mut o)], n as u64, local);
+        // The last group's records.
+        assert_eq!(o[..], a[4 * (n - local as usize)..], "local {local}");
+    }
 }

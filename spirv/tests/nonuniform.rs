@@ -641,6 +641,7 @@ fn half_arguments_by_value() {
         args: block.as_ptr() as usize,
         local_mem: local_mem.as_mut_ptr() as usize,
         private_mem: private.as_mut_ptr() as usize,
+        stream: 0,
     };
     // SAFETY: the argument block holds every argument at its offset, `out` has the 40 floats
     // per work-item the kernel writes, local and private memory are as large as it reports.

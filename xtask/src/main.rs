@@ -430,17 +430,20 @@ fn run_tests() -> Result<(), String> {
         return Err("cargo test --workspace failed".into());
     }
     // The kernel tests again with every kernel that can in lockstep (by default only those
-    // that gain from it do), so the per-lane lowering meets every host reference too.
+    // that gain from it do), so the per-lane lowering meets every host reference too, and
+    // with every launch asking for non-temporal stores (by default only those larger than
+    // the largest cache do).
     let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["test", "-p", "zekit-spirv", "--test", "stdlib", "--test", "compile"])
         .args(["--test", "atomics_groups", "--test", "aggregates", "--test", "native"])
         .args(["--test", "fnptr", "-p", "zekit-driver-core", "--test", "kernels", "--test", "fnptr"])
         .env("ZEKIT_LOCKSTEP", "1")
+        .env("ZEKIT_STREAM_STORES", "1")
         .current_dir(root())
         .status()
         .map_err(|e| format!("cargo test: {e}"))?;
     if !status.success() {
-        return Err("the kernel tests with ZEKIT_LOCKSTEP=1 failed".into());
+        return Err("the kernel tests with ZEKIT_LOCKSTEP=1 ZEKIT_STREAM_STORES=1 failed".into());
     }
     // The workspace build unifies features (the CPU driver turns `jit` on): check zekit-spirv
     // without Cranelift too, as the mock uses it.

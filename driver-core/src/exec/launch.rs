@@ -4,6 +4,11 @@
 //! threads and the queue's own thread take pieces. Each piece has its own local memory, private
 //! memory and copy of the argument block (local arguments point into its local memory), and
 //! calls the kernel's work-group function once per group, the work-items running inside it.
+//!
+//! A launch of at least [`stream_threshold`] work-items × 16 bytes (the largest cache) asks its
+//! kernel for non-temporal stores ([`GroupCtx::stream`]): a record each work-item writes at an
+//! address made from its global id then bypasses the caches, which it would only pass through,
+//! and saves reading the destination's lines first. Each piece ends with a store fence.
 
 use std::sync::Arc;
 
@@ -90,6 +95,7 @@ impl Launch {
         } else {
             1
         };
+        let stream = (total * items as u64).saturating_mul(16) >= stream_threshold();
         let pieces = total.min(4 * (pool.threads() as u64 + 1)) as usize;
         let body = |p: usize| {
             let start = total * p as u64 / pieces as u64;
@@ -110,6 +116,7 @@ impl Launch {
                 args: args.as_ptr() as usize,
                 local_mem: local_base,
                 private_mem: private.as_mut_ptr() as usize,
+                stream: u64::from(stream),
             };
             // Group ids counted up (x fastest) instead of divided out of `g` for each group.
             let mut id = [start % gx, (start / gx) % gy, start / (gx * gy)];
@@ -129,9 +136,30 @@ impl Launch {
                     }
                 }
             }
+            if stream {
+                zekit_spirv::store_fence();
+            }
         };
         pool.run(pieces, &body);
     }
+}
+
+/// Bytes a launch writes (16 per work-item) from which its kernel may store non-temporally:
+/// the largest data or unified cache of the host (32 MiB when it says none).
+/// `ZEKIT_STREAM_STORES=0` never, `=1` always.
+fn stream_threshold() -> u64 {
+    static AT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *AT.get_or_init(|| match std::env::var("ZEKIT_STREAM_STORES").as_deref() {
+        Ok("0") => u64::MAX,
+        Ok("1") => 0,
+        _ => crate::host::host()
+            .caches
+            .iter()
+            .filter(|c| c.kind != crate::host::CacheKind::Instruction)
+            .map(|c| c.size)
+            .max()
+            .unwrap_or(32 << 20),
+    })
 }
 
 /// `zeCommandListAppendLaunchMultipleKernelsIndirect`: launches of several kernels, each a

@@ -19,6 +19,16 @@ pub fn run_1d(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64) 
 
 /// Runs every group of a 2D launch sequentially; `args` as for [`run_1d`].
 pub fn run_2d(p: &Program, kernel: &str, args: &[u64], global: [u64; 2], local: [u64; 2]) {
+    run(p, kernel, args, global, local, false);
+}
+
+/// [`run_1d`] of a launch that asks for non-temporal stores ([`GroupCtx::stream`]).
+pub fn run_1d_streaming(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64) {
+    run(p, kernel, args, [global, 1], [local, 1], true);
+    zekit_spirv::store_fence();
+}
+
+fn run(p: &Program, kernel: &str, args: &[u64], global: [u64; 2], local: [u64; 2], stream: bool) {
     let k = p.kernel(kernel).unwrap();
     let mut block = vec![0u64; (k.info.args_size as usize).div_ceil(8) + 1];
     for (a, v) in k.info.args.iter().zip(args) {
@@ -38,6 +48,7 @@ pub fn run_2d(p: &Program, kernel: &str, args: &[u64], global: [u64; 2], local: 
             args: block.as_ptr() as usize,
             local_mem: local_mem.as_mut_ptr() as usize,
             private_mem: private.as_mut_ptr() as usize,
+            stream: u64::from(stream),
         };
         // SAFETY: the arguments point to live buffers of the sizes the kernels index, the local
         // and private blocks are as large as the kernel reports, and `block` outlives the call.
