@@ -1507,6 +1507,71 @@ fn native_desc(bytes: &[u8]) -> ze_module_desc_t {
     }
 }
 
+/// Native binaries made in this process run in another one, where the driver's code sits at
+/// other addresses: `vector_add` in groups of 5 (lockstep turns with inactive lanes, through the
+/// lane shims) and `copy4` with every launch asking for non-temporal stores (through the
+/// streaming shims). The child is this test again, with `ZEKIT_NATIVE_CHILD` naming the files.
+#[test]
+fn native_binaries_run_in_another_process() {
+    let z = Ze::new();
+    let n = 100usize;
+    let a: Vec<f32> = (0..4 * n).map(|i| i as f32 * 0.25 - 7.0).collect();
+    let b: Vec<f32> = (0..4 * n).map(|i| 3.0 - i as f32).collect();
+    let run = |va: ze_module_handle_t, c4: ze_module_handle_t| {
+        let (ba, bb, bc) = (Buf::new(&z, &a), Buf::new(&z, &b), Buf::new(&z, &vec![0f32; 4 * n]));
+        let k = kernel(va, "vector_add");
+        ok!(ze::zeKernelSetGroupSize(k, 5, 1, 1));
+        for (i, p) in [ba.p, bb.p, bc.p].iter().enumerate() {
+            arg(k, i as u32, p);
+        }
+        submit(&z, 0, |l| launch(l, k, groups(n as u32 / 5, 1, 1)));
+        let sum = bc.get();
+        for i in 0..n {
+            assert_eq!(sum[i], a[i] + b[i], "vector_add [{i}]");
+        }
+        ok!(ze::zeKernelDestroy(k));
+        let k = kernel(c4, "copy4");
+        ok!(ze::zeKernelSetGroupSize(k, 20, 1, 1));
+        arg(k, 0, &ba.p);
+        arg(k, 1, &bc.p);
+        submit(&z, 0, |l| launch(l, k, groups(n as u32 / 20, 1, 1)));
+        assert_eq!(bc.get(), a, "copy4");
+        ok!(ze::zeKernelDestroy(k));
+    };
+    let load = |bytes: &[u8]| {
+        let mut m = null_mut();
+        ok!(ze::zeModuleCreate(z.ctx, z.dev, &native_desc(bytes), &mut m, null_mut()));
+        m
+    };
+    if let Ok(dir) = std::env::var("ZEKIT_NATIVE_CHILD") {
+        let dir = std::path::PathBuf::from(dir);
+        let va = load(&std::fs::read(dir.join("vector_add.bin")).unwrap());
+        let c4 = load(&std::fs::read(dir.join("copy4.bin")).unwrap());
+        run(va, c4);
+        ok!(ze::zeModuleDestroy(va));
+        ok!(ze::zeModuleDestroy(c4));
+        return;
+    }
+    let (va, c4) = (module(&z, &spv("vector_add")), module(&z, &spv("bench/copy4")));
+    run(va, c4);
+    let dir = std::env::temp_dir().join(format!("zekit-native-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("vector_add.bin"), native_binary(va)).unwrap();
+    std::fs::write(dir.join("copy4.bin"), native_binary(c4)).unwrap();
+    ok!(ze::zeModuleDestroy(va));
+    ok!(ze::zeModuleDestroy(c4));
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "native_binaries_run_in_another_process", "--test-threads=1"])
+        .env("ZEKIT_NATIVE_CHILD", &dir)
+        .env("ZEKIT_STREAM_STORES", "1")
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "child: {:?}\n{text}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("1 passed"), "{text}");
+}
+
 #[test]
 fn native_binaries_load_without_compiling() {
     let z = Ze::new();

@@ -21,7 +21,7 @@ use crate::{AddressSpace, ArgInfo, ArgKind, Kernel, KernelInfo, Program};
 /// The magic number at the start of a native binary.
 pub const MAGIC: &[u8; 8] = b"ZEKITNB\0";
 /// The format version; a binary of another version is refused.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// Most bytes of a section (a guard against corrupt lengths).
 const MAX_LEN: u64 = 1 << 30;
 
