@@ -18,7 +18,11 @@
 //! 3. FP32 multiply-add chains (`bench/flops.cl`, clpeak-style; `mad` and `fma`, scalar and
 //!    float4), global size calibrated per side for ~100 ms, in GFLOPS;
 //! 4. global memory bandwidth: a float4 copy kernel over 256 MiB (`bench/copy4.cl`), in GB/s
-//!    (bytes read + written).
+//!    (bytes read + written);
+//! 5. work-group barriers: the tree reduction `tree_reduce.cl` (groups of 256, 8 barriers in a
+//!    loop) over 16 Mi ints, in ns per work-item per barrier; and, for the other way to run
+//!    barriers, what one fiber switch costs (`support/fiber.rs`), which fibers would pay per
+//!    work-item per barrier on top of the work.
 //!
 //! Each measure alternates the two sides over `ZEKIT_BENCH_ROUNDS` rounds (default 9) and prints
 //! medians: ours, PoCL's and ours / PoCL's. Nothing asserts on time. Without PoCL the bench says
@@ -27,6 +31,9 @@
 // The library is named `ze_zekit_cpu` (the ICD file name).
 extern crate ze_zekit_cpu as zekit_driver_core;
 
+#[cfg(target_arch = "x86_64")]
+#[path = "support/fiber.rs"]
+mod fiber;
 #[path = "support/pocl.rs"]
 mod pocl;
 #[path = "support/ze.rs"]
@@ -435,10 +442,71 @@ fn main() {
     let first = unsafe { *dst.cast::<f32>() };
     assert_eq!(first.to_bits(), f32::from_ne_bytes([0x3c; 4]).to_bits(), "copy4 copied");
 
+    // (5) Work-group barriers: `tree_reduce` in groups of 256 (8 barriers, each reached by
+    // every work-item) over 16 Mi ints.
+    let tree_spv = read(kernels_dir().join("tree_reduce.spv"));
+    let tm = d.module(&tree_spv).expect("tree_reduce.spv");
+    let tk = kernel(tm, "tree_reduce", LOCAL);
+    let items = 16usize << 20;
+    let groups = (items / LOCAL as usize) as u32;
+    let (input, out) = (d.device_mem(items * 4), d.device_mem(groups as usize * 4));
+    // Bytes of 1 on both sides: each int is 0x01010101, and a group sums 256 of them.
+    let group_sum = 0x0101_0101i32.wrapping_mul(LOCAL as i32);
+    // SAFETY: `input` holds `items` ints.
+    unsafe { std::ptr::write_bytes(input.cast::<u8>(), 1, items * 4) };
+    arg(tk, 0, &input);
+    arg(tk, 1, &out);
+    // SAFETY: a local argument takes its size and no value.
+    ok("zeKernelSetArgumentValue", unsafe {
+        ze::zeKernelSetArgumentValue(tk, 2, LOCAL as usize * 4, std::ptr::null())
+    });
+    let barriers = (LOCAL as f64).log2();
+    let per_barrier = |s: f64| s * 1e9 / (items as f64 * barriers);
+    launch_and_wait(imm, tk, groups);
+    let ours_run = || per_barrier(launch_and_wait(imm, tk, groups));
+    let what = "work-group barriers: tree_reduce, groups of 256 (8 barriers), 16 Mi ints, ns per work-item per barrier (time / PoCL's)";
+    let cl_tree = cl.as_ref().map(|cl| (cl, cl.build(&read(kernels_dir().join("bench/corpus/tree_reduce.bc")))));
+    match cl_tree {
+        Some((cl, Ok(p))) => {
+            let (a, b) = (cl.buffer(items * 4).expect("buffer"), cl.buffer(groups as usize * 4).expect("buffer"));
+            let k = p.kernel("tree_reduce").expect("tree_reduce");
+            k.arg(0, &a.mem);
+            k.arg(1, &b.mem);
+            k.local(2, LOCAL as usize * 4);
+            cl.fill(&a, 1, items * 4);
+            cl_launch_and_wait(cl, &k, items, LOCAL as usize);
+            let theirs_run = || per_barrier(cl_launch_and_wait(cl, &k, items, LOCAL as usize));
+            let (ours, theirs) = interleave(rounds, ours_run, theirs_run);
+            report(what, "ns", ours, Some(theirs), "none set");
+            let mut head = [0u8; 4];
+            cl.read(&b, &mut head);
+            assert_eq!(i32::from_ne_bytes(head), group_sum, "PoCL's tree_reduce");
+        }
+        _ => {
+            let mut v: Vec<f64> = (0..rounds).map(|_| ours_run()).collect();
+            report(what, "ns", median(&mut v), None, "");
+        }
+    }
+    // SAFETY: `out` holds `groups` ints, written by the finished launches.
+    let first = unsafe { *out.cast::<i32>() };
+    assert_eq!(first, group_sum, "tree_reduce summed");
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut v: Vec<f64> = (0..rounds).map(|_| fiber::switch_ns(LOCAL as usize, 4096)).collect();
+        println!(
+            "  (one fiber switch, a ring of {LOCAL} fibers on their own stacks: {:.3} ns, which fibers would add per work-item per barrier)",
+            median(&mut v)
+        );
+    }
+
     drop(cl_programs);
     // SAFETY: idle handles made above.
     unsafe {
         ze::zeKernelDestroy(ck);
+        ze::zeKernelDestroy(tk);
+        ze::zeModuleDestroy(tm);
+        ze::zeMemFree(d.ctx, input);
+        ze::zeMemFree(d.ctx, out);
         ze::zeKernelDestroy(ek);
         ze::zeModuleDestroy(cm);
         ze::zeModuleDestroy(fm);

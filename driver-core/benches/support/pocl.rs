@@ -328,6 +328,13 @@ impl<'a> Program<'a> {
 }
 
 impl Kernel<'_> {
+    /// `clSetKernelArg` of a local argument of `size` bytes.
+    pub fn local(&self, i: u32, size: usize) {
+        // SAFETY: a local argument takes a size and no value.
+        let r = unsafe { (self.cl.programs.set_arg)(self.handle, i, size, std::ptr::null()) };
+        assert_eq!(r, CL_SUCCESS, "clSetKernelArg {i} (local)");
+    }
+
     /// `clSetKernelArg` with the bytes of `v` (a `cl_mem` for buffers, a scalar otherwise).
     pub fn arg<T>(&self, i: u32, v: &T) {
         // SAFETY: `v` is `size_of::<T>()` readable bytes.
