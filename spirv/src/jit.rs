@@ -847,52 +847,6 @@ pub fn load(
     })
 }
 
-/// The addresses in a kernel's argument block (an argument's address, plus or minus offsets),
-/// if nothing the kernel writes to may be one (a by-value struct is the kernel's to modify).
-fn arg_reads(k: &ir::Kernel) -> std::collections::HashSet<ir::Value> {
-    let mut set = std::collections::HashSet::new();
-    loop {
-        let n = set.len();
-        for b in &k.blocks {
-            for i in &b.insts {
-                let derived = match &i.op {
-                    Op::ArgAddr(_) => true,
-                    Op::Bin(BinOp::Add | BinOp::Sub, a, b) => set.contains(a) || set.contains(b),
-                    Op::Conv(_, a) => set.contains(a),
-                    Op::Select(_, a, b) => set.contains(a) || set.contains(b),
-                    _ => false,
-                };
-                if let (true, Some(r)) = (derived, i.result) {
-                    set.insert(r);
-                }
-            }
-        }
-        for bi in 0..k.blocks.len() {
-            for (t, args) in k.edge_args(ir::BlockId(bi as u32)) {
-                for (p, a) in k.blocks[t.0 as usize].params.iter().zip(args) {
-                    if set.contains(a) {
-                        set.insert(*p);
-                    }
-                }
-            }
-        }
-        if set.len() == n {
-            break;
-        }
-    }
-    // Any write through a value that leaves the set (stored, passed to a call) is not
-    // followed: such an address may be written through, so nothing is read-only.
-    let escapes = k.blocks.iter().flat_map(|b| &b.insts).any(|i| match &i.op {
-        Op::Load(_) | Op::ArgAddr(_) => false,
-        Op::Bin(BinOp::Add | BinOp::Sub, ..) | Op::Conv(..) | Op::Select(..) => false,
-        op => crate::regions::operands(op).iter().any(|v| set.contains(v)),
-    });
-    if escapes {
-        set.clear();
-    }
-    set
-}
-
 /// The module and the symbols a kernel's code refers to.
 struct Syms<'a> {
     module: &'a mut JITModule,
@@ -955,6 +909,8 @@ struct Lower<'a> {
     arg_reads: std::collections::HashSet<ir::Value>,
     /// Kernel arguments loaded before the work-item loop, by address value and type.
     arg_words: HashMap<(ir::Value, Type), CValue>,
+    /// Values of earlier rounds recomputed, by native block ([`Lower::remat`]).
+    remats: HashMap<(Option<cranelift_codegen::ir::Block>, ir::Value), CValue>,
     /// Lockstep record groups being lowered: the base, and the rows once loaded.
     records: HashMap<(u32, usize, usize), lockstep::Record>,
     /// Lockstep: the active lanes (an `I8` of bits).
@@ -1017,9 +973,10 @@ impl<'a> Lower<'a> {
             lv: HashMap::new(),
             vmask: None,
             consts: HashMap::new(),
-            arg_reads: arg_reads(k),
+            arg_reads: crate::regions::arg_reads(k),
             records: HashMap::new(),
             arg_words: HashMap::new(),
+            remats: HashMap::new(),
             alive,
             predicated: 0,
             vactive: None,
@@ -1355,6 +1312,8 @@ impl<'a> Lower<'a> {
             if let Some(c) = self.vals.get(&(self.segment, v)) {
                 return *c;
             }
+        } else if self.r.remat.contains(&v) {
+            return self.remat(v);
         } else if let Some(slot) = self.r.spills.get(&v).copied() {
             let a = self.spill_addr(slot);
             return self
@@ -1363,6 +1322,31 @@ impl<'a> Lower<'a> {
                 .load(ty(self.k.ty(v)), MemFlagsData::trusted(), a, 0);
         }
         self.missing(v)
+    }
+
+    /// A value of an earlier round computed again ([`Regions::remat`]), once per native block.
+    fn remat(&mut self, v: ir::Value) -> CValue {
+        let here = self.b.current_block();
+        if let Some(c) = self.remats.get(&(here, v)) {
+            return *c;
+        }
+        let k = self.k;
+        let Some(inst) = self
+            .r
+            .def_of(v)
+            .and_then(|(b, pos)| k.blocks[b].insts.get(pos.checked_sub(1)?))
+        else {
+            return self.missing(v);
+        };
+        match self.op(Some(k.ty(v)), &inst.op) {
+            Ok(Some(c)) => {
+                // Where the lowering ended up (it may have added blocks).
+                let at = self.b.current_block();
+                self.remats.insert((at, v), c);
+                c
+            }
+            _ => self.missing(v),
+        }
     }
 
     /// A value the backend never saw defined (the verifier rules this out): a zero of its type,

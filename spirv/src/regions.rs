@@ -13,7 +13,10 @@
 //!
 //! A value is *spilled* (stored per work-item where it is defined, loaded where it is used)
 //! when some use in a segment is not dominated by its definition inside that segment: the
-//! value then comes from an earlier round. Private variables live per work-item too.
+//! value then comes from an earlier round. Private variables live per work-item too. Values
+//! that are cheap to compute again from what every round has ([`Regions::remat`]: constants,
+//! memory addresses, built-ins, read-only argument words and a few pure operations on them) are
+//! recomputed where used instead of spilled.
 //!
 //! Sub-group barriers ([`Op::SubgroupBarrier`], the sub-group collectives' and non-uniform
 //! operations') start segments of their own, numbered last in reverse postorder: a work-item
@@ -22,7 +25,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::{BlockId, Kernel, Op, Term, Value};
+use crate::ir::{BinOp, BlockId, Kernel, Op, Term, Value};
 use crate::verify::{dominates, dominators_of};
 use crate::Error;
 
@@ -53,12 +56,19 @@ pub struct Regions {
     pub spills: HashMap<Value, u32>,
     /// Bytes of spill slots per work-item.
     pub spill_size: u32,
+    /// Values recomputed where a later round uses them instead of spilled ([`rematerializable`]).
+    pub remat: HashSet<Value>,
 }
 
 impl Regions {
     /// True when the kernel has barriers (more than one segment).
     pub fn barriers(&self) -> bool {
         self.starts.len() > 1
+    }
+
+    /// Where `v` is defined: block, and position (parameters 0, instruction `i` at `i + 1`).
+    pub fn def_of(&self, v: Value) -> Option<(usize, usize)> {
+        self.def_at.get(v.0 as usize).copied().flatten()
     }
 
     /// True when block `b` belongs to segment `seg`.
@@ -270,6 +280,7 @@ pub fn split(k: &mut Kernel) -> Result<Regions, Error> {
             }
         }
     }
+    let remat = rematerializable(k);
     let mut spills = HashMap::new();
     let mut size = 0;
     for seg in 0..r.starts.len() {
@@ -286,7 +297,7 @@ pub fn split(k: &mut Kernel) -> Result<Regions, Error> {
                         .map(|v| (v, b.insts.len() + 1)),
                 );
             for (v, pos) in uses {
-                if !r.direct(seg, v, bi, pos) && !spills.contains_key(&v) {
+                if !r.direct(seg, v, bi, pos) && !remat.contains(&v) && !spills.contains_key(&v) {
                     spills.insert(v, size);
                     size += 8;
                 }
@@ -295,5 +306,99 @@ pub fn split(k: &mut Kernel) -> Result<Regions, Error> {
     }
     r.spills = spills;
     r.spill_size = size;
+    r.remat = remat;
     Ok(r)
+}
+
+/// Most operations recomputing one value may take.
+const MAX_REMAT: usize = 6;
+
+/// The values any round can compute again, in at most [`MAX_REMAT`] operations: constants, the
+/// addresses of arguments, of local, private and program-scope memory, built-ins (the
+/// work-item loop has the ids), loads of argument words the kernel never writes, and pure
+/// operations (no division: nothing that could trap) on such values. A work-item that uses one
+/// in a later round computed it before with the same inputs.
+fn rematerializable(k: &Kernel) -> HashSet<Value> {
+    let args = arg_reads(k);
+    let mut cost: HashMap<Value, usize> = HashMap::new();
+    loop {
+        let n = cost.len();
+        for i in k.blocks.iter().flat_map(|b| &b.insts) {
+            let Some(r) = i.result else { continue };
+            if cost.contains_key(&r) {
+                continue;
+            }
+            let inputs = match &i.op {
+                Op::Const(_)
+                | Op::ArgAddr(_)
+                | Op::LocalAddr(_)
+                | Op::PrivateAddr(_)
+                | Op::GlobalAddr(_)
+                | Op::Builtin(..) => vec![],
+                Op::Load(a) if args.contains(a) => vec![*a],
+                Op::Bin(BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem | BinOp::SMod, ..) => {
+                    continue
+                }
+                Op::BuiltinDyn(_, a) | Op::Un(_, a) | Op::Conv(_, a) => vec![*a],
+                Op::Bin(_, a, b) | Op::Cmp(_, a, b) => vec![*a, *b],
+                Op::Select(c, a, b) => vec![*c, *a, *b],
+                _ => continue,
+            };
+            let c = inputs
+                .iter()
+                .try_fold(1, |c, v| cost.get(v).map(|x| c + x));
+            if let Some(c) = c.filter(|c| *c <= MAX_REMAT) {
+                cost.insert(r, c);
+            }
+        }
+        if cost.len() == n {
+            return cost.into_keys().collect();
+        }
+    }
+}
+
+/// The addresses in a kernel's argument block (an argument's address, plus or minus offsets),
+/// if nothing the kernel writes to may be one (a by-value struct is the kernel's to modify).
+pub fn arg_reads(k: &Kernel) -> HashSet<Value> {
+    let mut set = HashSet::new();
+    loop {
+        let n = set.len();
+        for b in &k.blocks {
+            for i in &b.insts {
+                let derived = match &i.op {
+                    Op::ArgAddr(_) => true,
+                    Op::Bin(BinOp::Add | BinOp::Sub, a, b) => set.contains(a) || set.contains(b),
+                    Op::Conv(_, a) => set.contains(a),
+                    Op::Select(_, a, b) => set.contains(a) || set.contains(b),
+                    _ => false,
+                };
+                if let (true, Some(r)) = (derived, i.result) {
+                    set.insert(r);
+                }
+            }
+        }
+        for bi in 0..k.blocks.len() {
+            for (t, args) in k.edge_args(BlockId(bi as u32)) {
+                for (p, a) in k.blocks[t.0 as usize].params.iter().zip(args) {
+                    if set.contains(a) {
+                        set.insert(*p);
+                    }
+                }
+            }
+        }
+        if set.len() == n {
+            break;
+        }
+    }
+    // Any write through a value that leaves the set (stored, passed to a call) is not
+    // followed: such an address may be written through, so nothing is read-only.
+    let escapes = k.blocks.iter().flat_map(|b| &b.insts).any(|i| match &i.op {
+        Op::Load(_) | Op::ArgAddr(_) => false,
+        Op::Bin(BinOp::Add | BinOp::Sub, ..) | Op::Conv(..) | Op::Select(..) => false,
+        op => operands(op).iter().any(|v| set.contains(v)),
+    });
+    if escapes {
+        set.clear();
+    }
+    set
 }

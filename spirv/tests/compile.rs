@@ -204,7 +204,12 @@ fn reduce_runs_with_barriers() {
 #[test]
 fn barriers_in_loops_run() {
     let p = program("tree_reduce");
-    assert!(p.kernel("tree_reduce").unwrap().info.barriers);
+    let info = &p.kernel("tree_reduce").unwrap().info;
+    assert!(info.barriers);
+    // Per work-item across the barrier: the loop's `s` (twice: it and its half), then the
+    // resume state. The local id, the local memory's address, `&scratch[l]` and the argument
+    // words are recomputed after the barrier instead of spilled.
+    assert_eq!(info.private_size, 32);
     for local in [1u64, 2, 16, 64, 256] {
         let groups = 5;
         let input: Vec<i32> = (0..(groups * local) as i32).map(|i| i * 3 - 50).collect();
