@@ -5,7 +5,7 @@
 //! memory and copy of the argument block (local arguments point into its local memory), and
 //! calls the kernel's work-group function once per group, the work-items running inside it.
 //!
-//! A launch of at least [`stream_threshold`] work-items × 16 bytes (the largest cache) asks its
+//! A launch whose work-items × 16 bytes reach `stream_threshold()` (the largest cache) asks its
 //! kernel for non-temporal stores ([`GroupCtx::stream`]): a record each work-item writes at an
 //! address made from its global id then bypasses the caches, which it would only pass through,
 //! and saves reading the destination's lines first. Each piece ends with a store fence.
