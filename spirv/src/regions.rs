@@ -56,7 +56,8 @@ pub struct Regions {
     pub spills: HashMap<Value, u32>,
     /// Bytes of spill slots per work-item.
     pub spill_size: u32,
-    /// Values recomputed where a later round uses them instead of spilled ([`rematerializable`]).
+    /// Values recomputed where a later round uses them instead of spilled (see the module
+    /// documentation).
     pub remat: HashSet<Value>,
 }
 
