@@ -481,12 +481,21 @@ fn divergence(k: &ir::Kernel, varying: &[bool]) -> Option<Divergence> {
         }
     }
     let (ipdom, _) = dominators_of(n + 1, n, &|b| preds[b].clone());
+    let mut entries = vec![Vec::new(); n];
+    for &b in &rpo {
+        for s in succ(b) {
+            entries[s].push(b);
+        }
+    }
     let mut div = std::collections::HashMap::new();
     let mut inlined = std::collections::HashSet::new();
     let mut params = Vec::new();
+    // A region entered only from its branch (no edge from outside into its middle: its
+    // blocks are inlined into the branch's block and have no native block of their own).
     let simple = |set: &std::collections::HashSet<usize>, b: usize| {
         set.iter().all(|x| {
             dominates(&idom, b, *x)
+                && entries[*x].iter().all(|p| *p == b || set.contains(p))
                 && matches!(
                     k.blocks[*x].term,
                     Term::Jump(..) | Term::Branch(..) | Term::Return | Term::Unreachable

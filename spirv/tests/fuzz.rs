@@ -1,7 +1,9 @@
 //! Bounded mutation fuzzing: words of the committed kernels flipped, inserted, deleted and
 //! overwritten with nearby ids or opcodes; every input must give `Ok` or an error, never a
 //! panic and no internal compiler error (every accepted input is compiled to machine code too).
-//! `ZEKIT_FUZZ_ITERS` changes the iteration count, `ZEKIT_SEED` the seed.
+//! `ZEKIT_FUZZ_ITERS` changes the iteration count, `ZEKIT_SEED` the seed. A failing input is
+//! written to `target/fuzz-<kernel>-<seed>-<iteration>.spv`; `ZEKIT_FUZZ_ONLY=<kernel>` runs only
+//! that kernel's mutants (the others are still drawn, so the same seed gives the same inputs).
 #![cfg(feature = "jit")]
 
 use std::collections::HashMap;
@@ -91,6 +93,34 @@ fn mutate(words: &mut Vec<u32>, rng: &mut Rng) {
     }
 }
 
+/// Inputs the mutation loop once broke the compiler with, kept in `tests/fuzz-regressions/`
+/// (named `<kernel>-<seed>-<iteration>.spv`): each compiles or is refused cleanly, with every
+/// kernel that can in lockstep and without.
+///
+/// - `lockstep-102-16286`: a uniform branch into the middle of a divergent region, whose blocks
+///   lockstep inlines into the region's branch (no native block of their own): the region must
+///   have no entry but its branch.
+#[test]
+fn fuzz_regressions_compile_cleanly() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz-regressions");
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        let b = std::fs::read(&path).unwrap();
+        for policy in [zekit_spirv::jit::Lockstep::Always, zekit_spirv::jit::Lockstep::Never] {
+            zekit_spirv::jit::set_lockstep(policy);
+            let r = catch_unwind(AssertUnwindSafe(|| zekit_spirv::compile(&b, &HashMap::new())));
+            let r = r.unwrap_or_else(|_| panic!("{}: panicked", path.display()));
+            if let Err(e) = r {
+                assert!(!matches!(e, zekit_spirv::Error::Internal(_)), "{}: {e}", path.display());
+            }
+        }
+        n += 1;
+    }
+    zekit_spirv::jit::set_lockstep(zekit_spirv::jit::Lockstep::Auto);
+    assert!(n > 0);
+}
+
 #[test]
 fn mutated_modules_never_panic() {
     let iters: usize = std::env::var("ZEKIT_FUZZ_ITERS")
@@ -104,6 +134,7 @@ fn mutated_modules_never_panic() {
     println!("ZEKIT_SEED={seed} ZEKIT_FUZZ_ITERS={iters}");
     let mut rng = Rng(seed | 1);
     let spec = HashMap::new();
+    let only = std::env::var("ZEKIT_FUZZ_ONLY").ok();
     let (mut ok, mut err) = (0, 0);
     for name in KERNELS {
         let bytes =
@@ -119,18 +150,29 @@ fn mutated_modules_never_panic() {
             if it % 50 == 0 {
                 b.truncate(rng.below(b.len())); // sometimes not even whole words
             }
+            if only.as_deref().is_some_and(|o| o != *name) {
+                continue;
+            }
+            let keep = |b: &[u8]| {
+                let path = format!(
+                    "{}/../target/fuzz-{}-{seed}-{it}.spv",
+                    env!("CARGO_MANIFEST_DIR"),
+                    name.replace('/', "_")
+                );
+                let _ = std::fs::write(&path, b);
+                path
+            };
             // The front end (parse, validate, lower, split) without the panic net.
             let r = catch_unwind(AssertUnwindSafe(|| zekit_spirv::check(&b, &spec)));
-            let r = r.unwrap_or_else(|_| panic!("{name}: iteration {it} panicked (seed {seed})"));
+            let r = r.unwrap_or_else(|_| panic!("{name}: iteration {it} panicked (seed {seed}): {}", keep(&b)));
             // Code generation: whatever the front end accepts must compile or be refused
             // cleanly, never reach an internal error (a Cranelift verifier failure, or a panic
             // caught by `compile`).
             if r.is_ok() {
                 if let Err(e) = zekit_spirv::compile(&b, &spec) {
-                    assert!(
-                        !matches!(e, zekit_spirv::Error::Internal(_)),
-                        "{name}: iteration {it}: {e} (seed {seed})"
-                    );
+                    if matches!(e, zekit_spirv::Error::Internal(_)) {
+                        panic!("{name}: iteration {it}: {e} (seed {seed}): {}", keep(&b));
+                    }
                 }
             }
             if r.is_ok() {
