@@ -455,64 +455,36 @@ fn new_module(
     let mut module = JITModule::new(builder);
     let mut funcs = HashMap::new();
     let call_conv = module.isa().default_call_conv();
+    // Each function the code calls, declared as an import by name (saved code names it in
+    // relocations, not by this process's address).
+    let mut import = |name: &str, addr: usize, params: &[Type], ret: Option<Type>| {
+        let mut sig = Signature::new(call_conv);
+        sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+        sig.returns.extend(ret.map(AbiParam::new));
+        let id = module.declare_function(name, Linkage::Import, &sig).map_err(cl)?;
+        funcs.insert(addr, id);
+        Ok::<(), Error>(())
+    };
     for (name, addr, arity, double) in shim_table() {
         let t = if double { types::F64 } else { types::F32 };
-        let mut sig = Signature::new(call_conv);
-        sig.params.extend((0..arity).map(|_| AbiParam::new(t)));
-        sig.returns.push(AbiParam::new(t));
-        funcs.insert(addr, module.declare_function(name, Linkage::Import, &sig).map_err(cl)?);
+        import(name, addr, &vec![t; arity], Some(t))?;
     }
-    let mut sig = Signature::new(call_conv);
-    sig.params.extend([AbiParam::new(types::I64); 3]);
-    let copy = module
-        .declare_function("zekit_copy_bytes", Linkage::Import, &sig)
-        .map_err(cl)?;
-    funcs.insert(copy_bytes as *const () as usize, copy);
-    let mut sig = Signature::new(call_conv);
-    sig.params.extend([AbiParam::new(types::F64), AbiParam::new(types::I32)]);
-    sig.returns.push(AbiParam::new(types::I32));
-    let to_half = module
-        .declare_function("zekit_f64_to_f16", Linkage::Import, &sig)
-        .map_err(cl)?;
-    funcs.insert(f64_to_f16 as *const () as usize, to_half);
-    let mut sig = Signature::new(call_conv);
-    sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I64)]);
-    sig.params.push(AbiParam::new(types::I32));
-    sig.returns.push(AbiParam::new(types::I32));
-    let printf = module
-        .declare_function("zekit_printf", Linkage::Import, &sig)
-        .map_err(cl)?;
-    funcs.insert(crate::printf::zekit_printf as *const () as usize, printf);
-    let mut sig = Signature::new(call_conv);
-    sig.params.push(AbiParam::new(types::I32));
-    sig.params.extend([AbiParam::new(types::I64); 4]);
-    let image = module
-        .declare_function("zekit_image", Linkage::Import, &sig)
-        .map_err(cl)?;
-    funcs.insert(crate::image::zekit_image as *const () as usize, image);
-    // The lockstep shims (`jit_vec.rs`): named, so that saved code refers to them through
-    // relocations rather than this process's addresses.
-    let mut sig = Signature::new(call_conv);
-    sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I64)]);
-    sig.params.push(AbiParam::new(types::I32));
-    let gather = module
-        .declare_function("zekit_lanes_gather", Linkage::Import, &sig)
-        .map_err(cl)?;
-    funcs.insert(lockstep::lanes_gather as *const () as usize, gather);
-    let mut sig = Signature::new(call_conv);
-    sig.params.push(AbiParam::new(types::I64));
-    sig.params.push(AbiParam::new(types::I32));
-    sig.params.push(AbiParam::new(types::I64));
-    let scatter = module
-        .declare_function("zekit_lanes_scatter", Linkage::Import, &sig)
-        .map_err(cl)?;
-    funcs.insert(lockstep::lanes_scatter as *const () as usize, scatter);
+    let (i32_, i64_) = (types::I32, types::I64);
+    import("zekit_copy_bytes", copy_bytes as *const () as usize, &[i64_; 3], None)?;
+    let to_half = f64_to_f16 as *const () as usize;
+    import("zekit_f64_to_f16", to_half, &[types::F64, i32_], Some(i32_))?;
+    let printf = crate::printf::zekit_printf as *const () as usize;
+    import("zekit_printf", printf, &[i64_, i64_, i32_], Some(i32_))?;
+    let image = crate::image::zekit_image as *const () as usize;
+    import("zekit_image", image, &[i32_, i64_, i64_, i64_, i64_], None)?;
+    // The lockstep shims (`jit_vec.rs`).
+    let gather = lockstep::lanes_gather as *const () as usize;
+    import("zekit_lanes_gather", gather, &[i64_, i64_, i32_], None)?;
+    let scatter = lockstep::lanes_scatter as *const () as usize;
+    import("zekit_lanes_scatter", scatter, &[i64_, i32_, i64_], None)?;
     #[cfg(target_arch = "x86_64")]
     for (name, addr, t) in lockstep::stream_shims() {
-        let mut sig = Signature::new(call_conv);
-        sig.params.push(AbiParam::new(types::I64));
-        sig.params.extend([AbiParam::new(t); lockstep::W]);
-        funcs.insert(addr, module.declare_function(name, Linkage::Import, &sig).map_err(cl)?);
+        import(name, addr, &[i64_, t, t, t, t], None)?;
     }
     let data = module
         .declare_data("zekit_data", Linkage::Import, true, false)
