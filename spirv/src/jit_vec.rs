@@ -1595,6 +1595,11 @@ impl Lower<'_> {
     ) -> Vec<CValue> {
         #[cfg(target_arch = "x86_64")]
         {
+            let t = self.b.func.dfg.value_type(rows[0]);
+            // Rows are f32x4 or i32x4 (`vty`); anything else stores as usual.
+            let Some((_, f, _)) = stream_shims().into_iter().find(|s| s.2 == t) else {
+                return store(self, a);
+            };
             let (sb, pb, jb) = (
                 self.b.create_block(),
                 self.b.create_block(),
@@ -1602,11 +1607,6 @@ impl Lower<'_> {
             );
             self.b.ins().brif(flag, sb, &[], pb, &[]);
             self.b.switch_to_block(sb);
-            let t = self.b.func.dfg.value_type(rows[0]);
-            let (_, f, _) = stream_shims()
-                .into_iter()
-                .find(|s| s.2 == t)
-                .expect("rows are f32x4 or i32x4");
             let mut args = vec![a[0]];
             args.extend(rows);
             let params: Vec<Type> = args.iter().map(|v| self.b.func.dfg.value_type(*v)).collect();

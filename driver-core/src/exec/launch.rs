@@ -70,7 +70,9 @@ impl Launch {
             }
         };
         let (gx, gy, gz) = (u64::from(gx), u64::from(gy), u64::from(gz));
-        let total = gx * gy * gz;
+        // Saturating: three counts of up to 2^32 - 1 may pass 2^64 (such a launch never ends,
+        // as asked, but must not overflow).
+        let total = gx.saturating_mul(gy).saturating_mul(gz);
         if total == 0 {
             return;
         }
@@ -95,11 +97,11 @@ impl Launch {
         } else {
             1
         };
-        let stream = (total * items as u64).saturating_mul(16) >= stream_threshold();
+        let stream = total.saturating_mul(items as u64).saturating_mul(16) >= stream_threshold();
         let pieces = total.min(4 * (pool.threads() as u64 + 1)) as usize;
         let body = |p: usize| {
-            let start = total * p as u64 / pieces as u64;
-            let end = total * (p as u64 + 1) / pieces as u64;
+            let share = |p: usize| (u128::from(total) * p as u128 / pieces as u128) as u64;
+            let (start, end) = (share(p), share(p + 1));
             let mut args = self.args.to_vec();
             let mut local = vec![0u128; local_total.div_ceil(ALIGN)];
             let mut private = vec![0u128; private.div_ceil(ALIGN).max(1)];
