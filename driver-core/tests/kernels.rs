@@ -1507,6 +1507,40 @@ fn native_desc(bytes: &[u8]) -> ze_module_desc_t {
     }
 }
 
+/// `async_work_group_copy` / `async_work_group_strided_copy` and `wait_group_events` through
+/// the driver, in each way of submitting.
+#[test]
+fn async_work_group_copies() {
+    let z = Ze::new();
+    let (local, count) = (8usize, 4usize);
+    let items = local * count;
+    let input: Vec<f32> = (0..4 * items).map(|i| i as f32 - 30.0).collect();
+    let strided: Vec<i32> = (0..items as i32).map(|i| i * 5 + 1).collect();
+    let m = module(&z, &spv("async_copy"));
+    let k = kernel(m, "async_copy");
+    ok!(ze::zeKernelSetGroupSize(k, local as u32, 1, 1));
+    for via in 0..MODES.len() {
+        let (bi, bo) = (Buf::new(&z, &input), Buf::new(&z, &vec![0f32; items]));
+        let (bs, bso) = (Buf::new(&z, &strided), Buf::new(&z, &vec![0i32; items]));
+        arg(k, 0, &bi.p);
+        arg(k, 1, &bo.p);
+        arg(k, 2, &bs.p);
+        arg(k, 3, &bso.p);
+        submit(&z, via, |l| launch(l, k, groups(count as u32, 1, 1)));
+        let (out, sout) = (bo.get(), bso.get());
+        for g in 0..count {
+            for l in 0..local {
+                let t = &input[4 * (g * local + local - 1 - l)..][..4];
+                assert_eq!(out[g * local + l], t[0] + t[1] * 2.0 + t[2] * 3.0 + t[3] * 4.0);
+                let at = l * count + g;
+                assert_eq!(sout[at], strided[at] * 2 + l as i32, "{}", MODES[via]);
+            }
+        }
+    }
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m));
+}
+
 /// Native binaries made in this process run in another one, where the driver's code sits at
 /// other addresses: `vector_add` in groups of 5 (lockstep turns with inactive lanes, through the
 /// lane shims) and `copy4` with every launch asking for non-temporal stores (through the

@@ -150,7 +150,7 @@ impl Module {
         let r = match self.ty(id)? {
             Type::Bool => (1, 1),
             Type::Int(b) | Type::Float(b) => (u64::from(*b / 8), u64::from(*b / 8)),
-            Type::Pointer(..) => (8, 8),
+            Type::Pointer(..) | Type::Event => (8, 8),
             Type::Vector(e, n) => {
                 let (s, _) = self.layout_depth(*e, depth + 1)?;
                 let n = if *n == 3 { 4 } else { u64::from(*n) };
@@ -221,7 +221,8 @@ impl Module {
             // A half value is carried as the f32 of the same value (see `lower/stdlib.rs`).
             Type::Float(16) => Ty::F32,
             // Images and samplers: their descriptors' addresses (`lower/image.rs`).
-            Type::Pointer(..) | Type::Image(_) | Type::Sampler => Ty::I64,
+            // Events: a copy's event (`async_copy`), never waited on for real.
+            Type::Pointer(..) | Type::Image(_) | Type::Sampler | Type::Event => Ty::I64,
             t => return Err(Error::unsupported(format!("values of type {t:?}"))),
         })
     }
@@ -582,7 +583,10 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                 m.types.insert(i.w(0)?, Type::SampledImage(i.w(1)?));
             }
             45 => image::constant_sampler(&mut m, &mut data, i)?,
-            24 | 29 | 31 | 34..=39 | 322 => {
+            34 => {
+                m.types.insert(i.w(0)?, Type::Event);
+            }
+            24 | 29 | 31 | 35..=39 | 322 => {
                 m.types.insert(i.w(0)?, Type::Other("opaque"));
             }
             41 | 42 | 48 | 49 => {
@@ -1873,6 +1877,11 @@ impl Builder<'_> {
             // Execution scope Subgroup: `sub_group_barrier`.
             224 if matches!(m.const_scalar(i.w(0)?), Ok(3)) => self.effect(Op::SubgroupBarrier),
             224 => self.effect(Op::Barrier),
+            259 => self.async_copy(fr, i)?,
+            // `wait_group_events`: every work-item's share of the copies is done once all of
+            // them are past a barrier.
+            260 if matches!(m.const_scalar(i.w(0)?), Ok(2)) => self.effect(Op::Barrier),
+            260 => return Err(Error::unsupported("OpGroupWaitEvents outside Workgroup scope")),
             261..=271 => self.group_op(fr, i)?,
             5571..=5574 => self.shuffle_op(fr, i)?,
             333..=366 => self.nonuniform_op(fr, i)?,
@@ -2608,6 +2617,73 @@ impl Builder<'_> {
             result
         };
         fr.vals.insert(i.w(1)?, (Val::V(result), i.w(0)?));
+        Ok(())
+    }
+
+    /// `async_work_group_copy` and `async_work_group_strided_copy` (OpGroupAsyncCopy), done at
+    /// once and shared by the work-items of the group: work-item `l` copies elements `l`,
+    /// `l + size`, ... The global side (the destination when the source is local memory) steps
+    /// by `Stride` elements. The result is the event given: nothing is left pending, and
+    /// `wait_group_events` is a barrier, after which every share is done.
+    fn async_copy(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
+        let m = self.m;
+        let scope = m.const_scalar(i.w(2)?)?;
+        if scope != 2 {
+            return Err(Error::unsupported(format!("OpGroupAsyncCopy in scope {scope}")));
+        }
+        if m.ty(i.w(0)?)? != &Type::Event {
+            return Err(Error::invalid("OpGroupAsyncCopy: the result is not an event"));
+        }
+        let (dst, dty) = self.get(fr, i.w(3)?)?;
+        let (src, sty) = self.get(fr, i.w(4)?)?;
+        let (Val::V(dst), Val::V(src)) = (dst, src) else {
+            return Err(Error::invalid("OpGroupAsyncCopy: operands are not pointers"));
+        };
+        let (Type::Pointer(_, de), Type::Pointer(ssc, se)) = (m.ty(dty)?, m.ty(sty)?) else {
+            return Err(Error::invalid("OpGroupAsyncCopy: operands are not pointers"));
+        };
+        let (es, _) = m.layout(*de)?;
+        if m.layout(*se)?.0 != es || self.k.ty(dst) != Ty::I64 || self.k.ty(src) != Ty::I64 {
+            return Err(Error::invalid("OpGroupAsyncCopy: elements of different sizes"));
+        }
+        // Workgroup storage: the source is local, so the destination is the global side.
+        let dst_strided = *ssc == 4;
+        let (n, stride, event) = (
+            self.val(fr, i.w(5)?)?,
+            self.val(fr, i.w(6)?)?,
+            self.val(fr, i.w(7)?)?,
+        );
+        for v in [n, stride] {
+            if self.k.ty(v).is_float() || self.k.ty(v) == Ty::Bool {
+                return Err(Error::invalid("OpGroupAsyncCopy: a count is not an integer"));
+            }
+        }
+        let (n, stride) = (self.resize(n, Ty::I64), self.resize(stride, Ty::I64));
+        let lid = self.push(Ty::I64, Op::Builtin(Builtin::LocalLinearId, 0));
+        let ls: Vec<Value> = (0..3)
+            .map(|d| self.push(Ty::I64, Op::Builtin(Builtin::LocalSize, d)))
+            .collect();
+        let n01 = self.push(Ty::I64, Op::Bin(BinOp::Mul, ls[0], ls[1]));
+        let size = self.push(Ty::I64, Op::Bin(BinOp::Mul, n01, ls[2]));
+        let es = self.c64(es);
+        let (head, body, join) = (self.k.new_block(), self.k.new_block(), self.k.new_block());
+        self.set_term(Term::Jump(head, vec![lid]));
+        let j = self.k.new_value(Ty::I64);
+        self.k.blocks[head.0 as usize].params.push(j);
+        self.cur = head;
+        let more = self.push(Ty::Bool, Op::Cmp(CmpOp::ULt, j, n));
+        self.set_term(Term::Branch(more, (body, vec![]), (join, vec![])));
+        self.cur = body;
+        let near = self.push(Ty::I64, Op::Bin(BinOp::Mul, j, es));
+        let far = self.push(Ty::I64, Op::Bin(BinOp::Mul, near, stride));
+        let (d_off, s_off) = if dst_strided { (far, near) } else { (near, far) };
+        let d = self.push(Ty::I64, Op::Bin(BinOp::Add, dst, d_off));
+        let s = self.push(Ty::I64, Op::Bin(BinOp::Add, src, s_off));
+        self.effect(Op::Copy { dst: d, src: s, size: es });
+        let j1 = self.push(Ty::I64, Op::Bin(BinOp::Add, j, size));
+        self.set_term(Term::Jump(head, vec![j1]));
+        self.cur = join;
+        fr.vals.insert(i.w(1)?, (Val::V(event), i.w(0)?));
         Ok(())
     }
 

@@ -122,6 +122,8 @@ pub enum Type {
     Sampler,
     /// An image with a sampler (the image type's id).
     SampledImage(u32),
+    /// `event_t` (what `async_work_group_copy` returns; 8 bytes in memory).
+    Event,
     /// Something the compiler does not handle (events, pipes, ...).
     Other(&'static str),
 }

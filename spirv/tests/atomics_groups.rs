@@ -479,3 +479,37 @@ fn required_sub_group_size_other_than_eight_is_refused() {
         "{e}"
     );
 }
+
+/// `async_work_group_copy` and `async_work_group_strided_copy` both ways with
+/// `wait_group_events`: against the host, for group sizes that do and do not divide evenly
+/// among the work-items' shares.
+#[test]
+fn async_work_group_copies() {
+    let p = program("async_copy");
+    for local in [1u64, 3, 8, 64] {
+        let groups = 5u64;
+        let items = (groups * local) as usize;
+        let input: Vec<f32> = (0..4 * items).map(|i| i as f32 * 0.5 - 7.0).collect();
+        // Row r, column g at r * groups + g.
+        let strided: Vec<i32> = (0..items as i32).map(|i| i * 7 - 100).collect();
+        let mut out = vec![f32::NAN; items];
+        let mut sout = vec![i32::MIN; items];
+        run_1d(
+            &p,
+            "async_copy",
+            &[input.as_ptr() as u64, out.as_mut_ptr() as u64, strided.as_ptr() as u64, sout.as_mut_ptr() as u64],
+            items as u64,
+            local,
+        );
+        let (l_, g_) = (local as usize, groups as usize);
+        for g in 0..g_ {
+            for l in 0..l_ {
+                let t = &input[4 * (g * l_ + l_ - 1 - l)..][..4];
+                let want = t[0] + t[1] * 2.0 + t[2] * 3.0 + t[3] * 4.0;
+                assert_eq!(out[g * l_ + l], want, "local {local} group {g} item {l}");
+                let at = l * g_ + g;
+                assert_eq!(sout[at], strided[at] * 2 + l as i32, "local {local} group {g} row {l}");
+            }
+        }
+    }
+}

@@ -11,6 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 const KERNELS: &[&str] = &[
     "vector_add",
+    "async_copy",
     "saxpy",
     "reduce",
     "int_ops",
