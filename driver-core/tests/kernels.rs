@@ -1519,7 +1519,7 @@ fn async_work_group_copies() {
     let m = module(&z, &spv("async_copy"));
     let k = kernel(m, "async_copy");
     ok!(ze::zeKernelSetGroupSize(k, local as u32, 1, 1));
-    for via in 0..MODES.len() {
+    for (via, mode) in MODES.iter().enumerate() {
         let (bi, bo) = (Buf::new(&z, &input), Buf::new(&z, &vec![0f32; items]));
         let (bs, bso) = (Buf::new(&z, &strided), Buf::new(&z, &vec![0i32; items]));
         arg(k, 0, &bi.p);
@@ -1533,7 +1533,7 @@ fn async_work_group_copies() {
                 let t = &input[4 * (g * local + local - 1 - l)..][..4];
                 assert_eq!(out[g * local + l], t[0] + t[1] * 2.0 + t[2] * 3.0 + t[3] * 4.0);
                 let at = l * count + g;
-                assert_eq!(sout[at], strided[at] * 2 + l as i32, "{}", MODES[via]);
+                assert_eq!(sout[at], strided[at] * 2 + l as i32, "{mode}");
             }
         }
     }
