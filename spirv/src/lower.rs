@@ -2515,12 +2515,7 @@ impl Builder<'_> {
         };
         self.scratch = self.scratch.max(GROUP_SCRATCH);
         let base = self.push(Ty::I64, Op::LocalAddr(scratch_offset(self.root)));
-        let lid = self.push(Ty::I64, Op::Builtin(Builtin::LocalLinearId, 0));
-        let ls: Vec<Value> = (0..3)
-            .map(|d| self.push(Ty::I64, Op::Builtin(Builtin::LocalSize, d)))
-            .collect();
-        let n01 = self.push(Ty::I64, Op::Bin(BinOp::Mul, ls[0], ls[1]));
-        let n = self.push(Ty::I64, Op::Bin(BinOp::Mul, n01, ls[2]));
+        let (lid, ls, n) = self.group_geometry();
         let slot = self.slot(base, lid);
         self.effect(Op::Store {
             addr: slot,
@@ -2620,6 +2615,18 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// The work-item's local linear id, the group's size in each dimension, and its work-item
+    /// count (all `I64`).
+    fn group_geometry(&mut self) -> (Value, Vec<Value>, Value) {
+        let lid = self.push(Ty::I64, Op::Builtin(Builtin::LocalLinearId, 0));
+        let ls: Vec<Value> = (0..3)
+            .map(|d| self.push(Ty::I64, Op::Builtin(Builtin::LocalSize, d)))
+            .collect();
+        let n01 = self.push(Ty::I64, Op::Bin(BinOp::Mul, ls[0], ls[1]));
+        let n = self.push(Ty::I64, Op::Bin(BinOp::Mul, n01, ls[2]));
+        (lid, ls, n)
+    }
+
     /// `async_work_group_copy` and `async_work_group_strided_copy` (OpGroupAsyncCopy), done at
     /// once and shared by the work-items of the group: work-item `l` copies elements `l`,
     /// `l + size`, ... The global side (the destination when the source is local memory) steps
@@ -2659,12 +2666,7 @@ impl Builder<'_> {
             }
         }
         let (n, stride) = (self.resize(n, Ty::I64), self.resize(stride, Ty::I64));
-        let lid = self.push(Ty::I64, Op::Builtin(Builtin::LocalLinearId, 0));
-        let ls: Vec<Value> = (0..3)
-            .map(|d| self.push(Ty::I64, Op::Builtin(Builtin::LocalSize, d)))
-            .collect();
-        let n01 = self.push(Ty::I64, Op::Bin(BinOp::Mul, ls[0], ls[1]));
-        let size = self.push(Ty::I64, Op::Bin(BinOp::Mul, n01, ls[2]));
+        let (lid, _, size) = self.group_geometry();
         let es = self.c64(es);
         let (head, body, join) = (self.k.new_block(), self.k.new_block(), self.k.new_block());
         self.set_term(Term::Jump(head, vec![lid]));
