@@ -323,6 +323,26 @@ fn vector_add_kernel_through_the_loader() {
     assert!(stdout.ends_with("vector_add ok\n"), "{stdout}");
 }
 
+/// `copy4` over 64 MiB and the async work-group copies through the loader: with the driver's
+/// choice of streaming stores (the launch against this host's largest cache), and with them
+/// forced off and on.
+#[test]
+fn copy_kernels_through_the_loader() {
+    let dir = manifest_dir().join("../spirv/kernels");
+    let copy4 = dir.join("bench/copy4.spv");
+    let asynchronous = dir.join("async_copy.spv");
+    for stream in [None, Some("0"), Some("1")] {
+        let mut env = vec![
+            ("ZEKIT_TEST_COPY4", copy4.to_str().unwrap()),
+            ("ZEKIT_TEST_ASYNC", asynchronous.to_str().unwrap()),
+        ];
+        env.extend(stream.map(|s| ("ZEKIT_STREAM_STORES", s)));
+        let (out, _) = run_ok("copy_kernels", &env);
+        assert!(out.contains("copy4 of 64 MiB ok"), "{out}");
+        assert!(out.contains("async work-group copies ok"), "{out}");
+    }
+}
+
 /// Kernel source attributes and scheduling hints through the loader (the other kernel
 /// queries are newer than Debian's loader: `tests/kernel_api.rs`).
 #[test]
