@@ -4,22 +4,6 @@
  * wait_group_events) in groups of 16. SPIR-V paths in ZEKIT_TEST_COPY4 and ZEKIT_TEST_ASYNC. */
 #include "zt.h"
 
-static ze_kernel_handle_t load(ze_context_handle_t ctx, ze_device_handle_t dev, const char *env,
-                               const char *name, ze_module_handle_t *module) {
-    const char *path = getenv(env);
-    EXPECT(path != NULL);
-    size_t size = 0;
-    unsigned char *spv = zt_read_file(path, &size);
-    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size,
-                           spv, "", NULL};
-    OK(zeModuleCreate(ctx, dev, &md, module, NULL));
-    free(spv);
-    ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, name};
-    ze_kernel_handle_t kernel = NULL;
-    OK(zeKernelCreate(*module, &kd, &kernel));
-    return kernel;
-}
-
 int main(void) {
     ze_driver_handle_t drv;
     ze_device_handle_t dev;
@@ -28,8 +12,8 @@ int main(void) {
     ze_command_list_handle_t imm = zt_immediate(ctx, dev, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
 
     /* copy4: 4 Mi float4s, every element distinct. */
-    ze_module_handle_t m4 = NULL;
-    ze_kernel_handle_t copy4 = load(ctx, dev, "ZEKIT_TEST_COPY4", "copy4", &m4);
+    ze_module_handle_t m4 = zt_module(ctx, dev, "ZEKIT_TEST_COPY4");
+    ze_kernel_handle_t copy4 = zt_kernel(m4, "copy4");
     enum { ITEMS = 4 << 20, LOCAL = 256 };
     size_t bytes = (size_t)ITEMS * 16;
     uint32_t *src = zt_device(ctx, dev, bytes);
@@ -47,8 +31,8 @@ int main(void) {
     printf("copy4 of %zu MiB ok\n", bytes >> 20);
 
     /* async_copy: 6 groups of 16. */
-    ze_module_handle_t ma = NULL;
-    ze_kernel_handle_t ac = load(ctx, dev, "ZEKIT_TEST_ASYNC", "async_copy", &ma);
+    ze_module_handle_t ma = zt_module(ctx, dev, "ZEKIT_TEST_ASYNC");
+    ze_kernel_handle_t ac = zt_kernel(ma, "async_copy");
     enum { L = 16, G = 6, N = L * G };
     float *in = zt_device(ctx, dev, N * 16);
     float *out = zt_device(ctx, dev, N * 4);

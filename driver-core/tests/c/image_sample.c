@@ -32,17 +32,8 @@ int main(void) {
     zt_discover(&drv, &dev);
     ze_context_handle_t ctx = zt_context(drv);
 
-    const char *path = getenv("ZEKIT_TEST_SPV");
-    EXPECT(path != NULL);
-    size_t size = 0;
-    unsigned char *spv = zt_read_file(path, &size);
-    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size,
-                           spv, "", NULL};
-    ze_module_handle_t module = NULL;
-    OK(zeModuleCreate(ctx, dev, &md, &module, NULL));
-    ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "sample_2d"};
-    ze_kernel_handle_t kernel = NULL;
-    OK(zeKernelCreate(module, &kd, &kernel));
+    ze_module_handle_t module = zt_module(ctx, dev, "ZEKIT_TEST_SPV");
+    ze_kernel_handle_t kernel = zt_kernel(module, "sample_2d");
 
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
@@ -102,7 +93,6 @@ int main(void) {
     OK(zeMemFree(ctx, out));
     OK(zeKernelDestroy(kernel));
     OK(zeModuleDestroy(module));
-    free(spv);
     OK(zeContextDestroy(ctx));
     printf("image_sample ok\n");
     return 0;

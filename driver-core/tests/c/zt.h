@@ -184,4 +184,28 @@ static inline unsigned char *zt_read_file(const char *path, size_t *size) {
     return data;
 }
 
+/* A module built from the SPIR-V file that environment variable `env` names (exits on
+ * failure). */
+static inline ze_module_handle_t zt_module(ze_context_handle_t ctx, ze_device_handle_t dev,
+                                           const char *env) {
+    const char *path = getenv(env);
+    EXPECT(path != NULL);
+    size_t size = 0;
+    unsigned char *spv = zt_read_file(path, &size);
+    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size,
+                           spv, "", NULL};
+    ze_module_handle_t m = NULL;
+    OK(zeModuleCreate(ctx, dev, &md, &m, NULL));
+    free(spv);
+    return m;
+}
+
+/* Kernel `name` of `module`. */
+static inline ze_kernel_handle_t zt_kernel(ze_module_handle_t module, const char *name) {
+    ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, name};
+    ze_kernel_handle_t k = NULL;
+    OK(zeKernelCreate(module, &kd, &k));
+    return k;
+}
+
 #endif
