@@ -2,57 +2,12 @@
 //! references.
 #![cfg(feature = "jit")]
 
+mod common;
+
 use std::collections::HashMap;
-use zekit_spirv::{compile, ArgKind, GroupCtx, Program};
 
-fn load(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/kernels/{name}.spv", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-fn program(name: &str) -> Program {
-    compile(&load(name), &HashMap::new()).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// Runs every group of a 1D launch sequentially; `args` are 8-byte words.
-fn run_1d(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64, local_bytes: &[usize]) {
-    let k = p.kernel(kernel).unwrap();
-    let mut block = vec![0u64; (k.info.args_size as usize).div_ceil(8) + 1];
-    let mut locals = Vec::new();
-    let mut li = 0;
-    for (a, v) in k.info.args.iter().zip(args) {
-        if a.kind == ArgKind::Local {
-            let buf = vec![0u8; local_bytes[li]];
-            li += 1;
-            locals.push(buf);
-            continue;
-        }
-        block[a.offset as usize / 8] = *v;
-    }
-    let mut local_mem = vec![0u8; k.info.local_static_size as usize + 4096];
-    let mut private = vec![0u8; k.info.private_size as usize * local as usize + 16];
-    for g in 0..global / local {
-        let mut li = 0;
-        for a in &k.info.args {
-            if a.kind == ArgKind::Local {
-                block[a.offset as usize / 8] = locals[li].as_mut_ptr() as u64;
-                li += 1;
-            }
-        }
-        let mut ctx = GroupCtx {
-            group_id: [g, 0, 0],
-            local_size: [local, 1, 1],
-            num_groups: [global / local, 1, 1],
-            global_offset: [0; 3],
-            work_dim: 1,
-            args: block.as_ptr() as usize,
-            local_mem: local_mem.as_mut_ptr() as usize,
-            private_mem: private.as_mut_ptr() as usize,
-            stream: 0,
-        };
-        // SAFETY: the arguments point to live vectors of the sizes the kernels index.
-        unsafe { k.run_group(&mut ctx) };
-    }
-}
+use common::{program, run_1d_locals as run_1d};
+use zekit_spirv::{compile, ArgKind};
 
 #[test]
 fn every_kernel_compiles_and_reports() {

@@ -630,22 +630,9 @@ fn half_arguments_by_value() {
     put(6, &halves(&v[10..18]));
     put(7, &halves(&v[16..32]));
     put(8, &after.to_le_bytes());
-    let mut local_mem = vec![0u8; k.info.local_static_size as usize + 64];
-    let mut private = vec![0u8; k.info.private_size as usize * 4 + 16];
-    let mut ctx = zekit_spirv::GroupCtx {
-        group_id: [0; 3],
-        local_size: [4, 1, 1],
-        num_groups: [1, 1, 1],
-        global_offset: [0; 3],
-        work_dim: 1,
-        args: block.as_ptr() as usize,
-        local_mem: local_mem.as_mut_ptr() as usize,
-        private_mem: private.as_mut_ptr() as usize,
-        stream: 0,
-    };
-    // SAFETY: the argument block holds every argument at its offset, `out` has the 40 floats
-    // per work-item the kernel writes, local and private memory are as large as it reports.
-    unsafe { k.run_group(&mut ctx) };
+    // The argument block holds every argument at its offset; `out` has the 40 floats per
+    // work-item the kernel writes.
+    run_groups(k, &block, [4, 1], [4, 1], false);
     for i in 0..4 {
         let o = &out[40 * i..40 * i + 40];
         let mut want = vec![s, to_half(f64::from(s) * i as f64 + f64::from(v[1])) as f32];

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use zekit_spirv::{compile, ArgKind, GroupCtx, Program};
+use zekit_spirv::{compile, ArgKind, GroupCtx, Kernel, Program};
 
 /// Compiles `kernels/<name>.spv`.
 pub fn program(name: &str) -> Program {
@@ -19,23 +19,50 @@ pub fn run_1d(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64) 
 
 /// Runs every group of a 2D launch sequentially; `args` as for [`run_1d`].
 pub fn run_2d(p: &Program, kernel: &str, args: &[u64], global: [u64; 2], local: [u64; 2]) {
-    run(p, kernel, args, global, local, false);
+    run(p, kernel, args, global, local, &[], false);
+}
+
+/// [`run_1d`] with local arguments: each gets a zeroed buffer of the next size of
+/// `local_bytes` (its word in `args` is not read).
+pub fn run_1d_locals(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64, local_bytes: &[usize]) {
+    run(p, kernel, args, [global, 1], [local, 1], local_bytes, false);
 }
 
 /// [`run_1d`] of a launch that asks for non-temporal stores ([`GroupCtx::stream`]).
 pub fn run_1d_streaming(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64) {
-    run(p, kernel, args, [global, 1], [local, 1], true);
+    run(p, kernel, args, [global, 1], [local, 1], &[], true);
     zekit_spirv::store_fence();
 }
 
-fn run(p: &Program, kernel: &str, args: &[u64], global: [u64; 2], local: [u64; 2], stream: bool) {
+fn run(
+    p: &Program,
+    kernel: &str,
+    args: &[u64],
+    global: [u64; 2],
+    local: [u64; 2],
+    local_bytes: &[usize],
+    stream: bool,
+) {
     let k = p.kernel(kernel).unwrap();
     let mut block = vec![0u64; (k.info.args_size as usize).div_ceil(8) + 1];
+    let mut locals: Vec<Vec<u8>> = Vec::new();
     for (a, v) in k.info.args.iter().zip(args) {
-        assert_ne!(a.kind, ArgKind::Local, "run_1d/run_2d take no local arguments");
-        block[a.offset as usize / 8] = *v;
+        block[a.offset as usize / 8] = if a.kind == ArgKind::Local {
+            let size = *local_bytes.get(locals.len()).expect("a size for each local argument");
+            locals.push(vec![0u8; size]);
+            locals.last_mut().unwrap().as_mut_ptr() as u64
+        } else {
+            *v
+        };
     }
-    let mut local_mem = vec![0u8; k.info.local_static_size as usize + 64];
+    run_groups(k, &block, global, local, stream);
+    drop(locals);
+}
+
+/// Runs every group of a launch of `k` sequentially with the argument block `block` (laid out
+/// as the kernel reports), with local and private memory as large as it reports.
+pub fn run_groups<T>(k: &Kernel, block: &[T], global: [u64; 2], local: [u64; 2], stream: bool) {
+    let mut local_mem = vec![0u8; k.info.local_static_size as usize + 4096];
     let mut private = vec![0u8; k.info.private_size as usize * (local[0] * local[1]) as usize + 16];
     let groups = [global[0] / local[0], global[1] / local[1]];
     for g in 0..groups[0] * groups[1] {
@@ -50,8 +77,9 @@ fn run(p: &Program, kernel: &str, args: &[u64], global: [u64; 2], local: [u64; 2
             private_mem: private.as_mut_ptr() as usize,
             stream: u64::from(stream),
         };
-        // SAFETY: the arguments point to live buffers of the sizes the kernels index, the local
-        // and private blocks are as large as the kernel reports, and `block` outlives the call.
+        // SAFETY: the arguments point to live buffers of the sizes the kernels index (the
+        // callers' promise), the local and private blocks are as large as the kernel reports,
+        // and `block` outlives the call.
         unsafe { k.run_group(&mut ctx) };
     }
 }
