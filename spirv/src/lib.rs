@@ -574,23 +574,43 @@ impl Prepared {
     /// The program of the pieces [`Prepared::codegen`] made, in kernel order, covering every
     /// kernel once.
     pub fn finish(self, pieces: Vec<jit::Code>) -> Result<Program, Error> {
-        let code = jit::Code::join(pieces);
-        if code.entries.len() != self.infos.len() {
+        Program::assemble(
+            self.infos,
+            jit::Code::join(pieces),
+            (self.data, self.init, self.data_relocs),
+            self.globals,
+            self.functions,
+        )
+    }
+}
+
+#[cfg(feature = "jit")]
+impl Program {
+    /// A program of kernels (what each reports, and its code, in the same order), its placed
+    /// program-scope data (with its initial bytes and function-pointer offsets), and the
+    /// exported variables and functions at their addresses in that data.
+    pub(crate) fn assemble(
+        infos: Vec<KernelInfo>,
+        code: jit::Code,
+        (data, init, data_relocs): (Box<[u64]>, Vec<u8>, Vec<u32>),
+        globals: Vec<(String, usize, usize)>,
+        functions: Vec<(String, usize)>,
+    ) -> Result<Program, Error> {
+        if code.entries.len() != infos.len() {
             return Err(Error::internal("code for some kernels is missing"));
         }
-        let kernels = self
-            .infos
+        let kernels = infos
             .into_iter()
             .zip(&code.entries)
             .map(|(info, e)| Kernel { info, entry: *e })
             .collect();
         Ok(Program {
             kernels,
-            globals: self.globals,
-            functions: self.functions,
-            data: self.data,
-            init: self.init,
-            data_relocs: self.data_relocs,
+            globals,
+            functions,
+            data,
+            init,
+            data_relocs,
             _code: code,
         })
     }

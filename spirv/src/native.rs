@@ -16,7 +16,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::jit::{self, FuncImage, RelocImage, Target};
-use crate::{AddressSpace, ArgInfo, ArgKind, Kernel, KernelInfo, Program};
+use crate::{AddressSpace, ArgInfo, ArgKind, KernelInfo, Program};
 
 /// The magic number at the start of a native binary.
 pub const MAGIC: &[u8; 8] = b"ZEKITNB\0";
@@ -388,24 +388,8 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
     let base = data.as_ptr() as usize;
     crate::lower::fnptr::relocate(&mut data, &data_relocs, base as u64);
     let code = jit::load(&images, &(triple, features), base).map_err(|e| err(e.to_string()))?;
-    let kernels = infos
-        .into_iter()
-        .zip(&code.entries)
-        .map(|(info, e)| Kernel { info, entry: *e })
-        .collect();
-    Ok(Program {
-        kernels,
-        globals: globals
-            .into_iter()
-            .map(|(n, o, s)| (n, base + o, s))
-            .collect(),
-        functions: functions
-            .into_iter()
-            .map(|(n, o)| (n, base + o))
-            .collect(),
-        data,
-        init,
-        data_relocs,
-        _code: code,
-    })
+    let globals = globals.into_iter().map(|(n, o, s)| (n, base + o, s)).collect();
+    let functions = functions.into_iter().map(|(n, o)| (n, base + o)).collect();
+    Program::assemble(infos, code, (data, init, data_relocs), globals, functions)
+        .map_err(|e| err(e.to_string()))
 }
