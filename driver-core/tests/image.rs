@@ -60,18 +60,6 @@ fn shapes() -> Vec<Shape> {
     ]
 }
 
-fn desc(ty: Ty, f: ze_image_format_t, w: u64, h: u32, d: u32, layers: u32) -> ze_image_desc_t {
-    ze_image_desc_t {
-        r#type: ty,
-        format: f,
-        width: w,
-        height: h,
-        depth: d,
-        arraylevels: layers,
-        ..Default::default()
-    }
-}
-
 struct Dev {
     z: Ze,
     l: ze_command_list_handle_t,
@@ -127,11 +115,11 @@ fn every_format_and_type_round_trips() {
         for &ty in types {
             let f = format(layout, ty);
             let mut p = ze_image_properties_t::default();
-            let d0 = desc(Ty::_2D, f, 4, 4, 0, 0);
+            let d0 = image_desc(Ty::_2D, f, 4, 4, 0, 0);
             ok!(ze::zeImageGetProperties(dev.z.dev, &d0, &mut p));
             assert_ne!(p.samplerFilterFlags.0, 0);
             for (t, w, h, d, layers, dims) in shapes() {
-                let dsc = desc(t, f, w, h, d, layers);
+                let dsc = image_desc(t, f, w, h, d, layers);
                 let img = dev.image(&dsc);
                 let size = dims.0 * dims.1 * dims.2 * elem;
                 let mut mp = ze_image_memory_properties_exp_t::default();
@@ -158,7 +146,7 @@ fn unsupported_formats_are_refused() {
     for layout in 0..=45u32 {
         for ty in ALL_TYPES {
             let l = ze_image_format_layout_t(layout);
-            let dsc = desc(Ty::_2D, format(l, ty), 4, 4, 0, 0);
+            let dsc = image_desc(Ty::_2D, format(l, ty), 4, 4, 0, 0);
             let r = dev.try_image(&dsc);
             let mut p = ze_image_properties_t::default();
             // SAFETY: valid arguments.
@@ -186,16 +174,16 @@ fn unsupported_formats_are_refused() {
     // Sizes, mip levels.
     let f = format(L::_8_8_8_8, T::UNORM);
     for (dsc, code) in [
-        (desc(Ty::_2D, f, 0, 4, 0, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (desc(Ty::_2D, f, 16385, 4, 0, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (desc(Ty::_2D, f, 4, 0, 0, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (desc(Ty::_3D, f, 4, 4, 2049, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (desc(Ty::_2DARRAY, f, 4, 4, 0, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT),
-        (desc(Ty::_1DARRAY, f, 4, 0, 0, 2049), ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (image_desc(Ty::_2D, f, 0, 4, 0, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (image_desc(Ty::_2D, f, 16385, 4, 0, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (image_desc(Ty::_2D, f, 4, 0, 0, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (image_desc(Ty::_3D, f, 4, 4, 2049, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (image_desc(Ty::_2DARRAY, f, 4, 4, 0, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (image_desc(Ty::_1DARRAY, f, 4, 0, 0, 2049), ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (
             ze_image_desc_t {
                 miplevels: 3,
-                ..desc(Ty::_2D, f, 4, 4, 0, 0)
+                ..image_desc(Ty::_2D, f, 4, 4, 0, 0)
             },
             ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
         ),
@@ -206,7 +194,7 @@ fn unsupported_formats_are_refused() {
     ok!(ze::zeDeviceGetImageProperties(dev.z.dev, &mut ip));
     assert_eq!((ip.maxImageDims1D, ip.maxImageDims2D, ip.maxImageDims3D), (16384, 16384, 2048));
     assert_eq!(ip.maxImageArraySlices, 2048);
-    assert_eq!(dev.try_image(&desc(Ty::_2D, f, 16384, 1, 0, 0)), ZE_RESULT_SUCCESS);
+    assert_eq!(dev.try_image(&image_desc(Ty::_2D, f, 16384, 1, 0, 0)), ZE_RESULT_SUCCESS);
 }
 
 /// The reference: `r` of an image of `dims` (elements of `elem` bytes) copied out of `img`
@@ -228,7 +216,7 @@ fn region_and_pitched_copies_match_the_reference() {
     let elem = 4;
     let f = format(L::_8_8_8_8, T::UINT);
     for (t, w, h, d, layers, dims) in shapes() {
-        let img = dev.image(&desc(t, f, w, h, d, layers));
+        let img = dev.image(&image_desc(t, f, w, h, d, layers));
         let whole = pattern(dims.0 * dims.1 * dims.2 * elem, 7);
         dev.write_image(img, &whole, None);
         // A region inside the image.
@@ -263,7 +251,7 @@ fn region_and_pitched_copies_match_the_reference() {
         extract(&whole, dims, elem, &r, row_eff, slice_eff, &mut want);
         assert!(got == want, "{t:?}: pitched copy to memory");
         // Back in through the pitched path into a fresh image: the region matches, the rest is 0.
-        let img2 = dev.image(&desc(t, f, w, h, d, layers));
+        let img2 = dev.image(&image_desc(t, f, w, h, d, layers));
         ok!(ze::zeCommandListAppendImageCopyFromMemoryExt(
             dev.l, img2, got.as_ptr().cast(), &r as *const _ as *mut _, row as u32, slice as u32,
             null_mut(), 0, null_mut()
@@ -279,7 +267,7 @@ fn region_and_pitched_copies_match_the_reference() {
         }
         assert!(all == expect, "{t:?}: pitched copy from memory");
         // Image to image, region to another place.
-        let img3 = dev.image(&desc(t, f, w, h, d, layers));
+        let img3 = dev.image(&image_desc(t, f, w, h, d, layers));
         let dr = ze_image_region_t { originX: 0, ..r };
         ok!(ze::zeCommandListAppendImageCopyRegion(
             dev.l, img3, img, &dr as *const _ as *mut _, &r as *const _ as *mut _, null_mut(), 0, null_mut()
@@ -343,19 +331,19 @@ fn region_and_pitched_copies_match_the_reference() {
 #[test]
 fn views_ids_samplers_and_destroy_while_queued() {
     let dev = Dev::new();
-    let img = dev.image(&desc(Ty::_2D, format(L::_8_8_8_8, T::UNORM), 8, 8, 0, 0));
+    let img = dev.image(&image_desc(Ty::_2D, format(L::_8_8_8_8, T::UNORM), 8, 8, 0, 0));
     let src = pattern(8 * 8 * 4, 3);
     dev.write_image(img, &src, None);
     // A view with another format of the same size sees the same bytes.
     let mut view = null_mut();
-    let vd = desc(Ty::_2D, format(L::_32, T::UINT), 8, 8, 0, 0);
+    let vd = image_desc(Ty::_2D, format(L::_32, T::UINT), 8, 8, 0, 0);
     ok!(ze::zeImageViewCreateExt(dev.z.ctx, dev.z.dev, &vd, img, &mut view));
     let mut back = vec![0u8; src.len()];
     dev.read_image(&mut back, view, None);
     assert!(back == src);
     let mut view2 = null_mut();
     ok!(ze::zeImageViewCreateExp(dev.z.ctx, dev.z.dev, &vd, img, &mut view2));
-    let bad = desc(Ty::_2D, format(L::_16, T::UINT), 8, 8, 0, 0);
+    let bad = image_desc(Ty::_2D, format(L::_16, T::UINT), 8, 8, 0, 0);
     let mut v3 = null_mut();
     check!(
         ze::zeImageViewCreateExt(dev.z.ctx, dev.z.dev, &bad, img, &mut v3),

@@ -75,18 +75,6 @@ fn rgba(layout: L, ty: T) -> ze_image_format_t {
     }
 }
 
-fn image_desc(ty: Ty, f: ze_image_format_t, w: u64, h: u32, d: u32, layers: u32) -> ze_image_desc_t {
-    ze_image_desc_t {
-        r#type: ty,
-        format: f,
-        width: w,
-        height: h,
-        depth: d,
-        arraylevels: layers,
-        ..Default::default()
-    }
-}
-
 /// A device with the images module and a synchronous immediate list.
 struct Dev {
     z: Ze,

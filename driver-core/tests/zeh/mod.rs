@@ -404,3 +404,23 @@ pub fn submit(z: &Ze, via: usize, append: impl FnOnce(ze_command_list_handle_t))
         }
     }
 }
+
+/// An image description: type, format, width, height, depth and array layers.
+pub fn image_desc(
+    ty: ze_image_type_t,
+    format: ze_image_format_t,
+    width: u64,
+    height: u32,
+    depth: u32,
+    layers: u32,
+) -> ze_image_desc_t {
+    ze_image_desc_t {
+        r#type: ty,
+        format,
+        width,
+        height,
+        depth,
+        arraylevels: layers,
+        ..Default::default()
+    }
+}
