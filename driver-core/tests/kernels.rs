@@ -1242,7 +1242,9 @@ fn launches_with_parameters_and_with_arguments() {
         ),
         ze_result_t::ERROR_INVALID_GROUP_SIZE_DIMENSION
     );
-    // A by-value argument whose value pointer is null.
+    // Every value pointer null: a by-value argument is zeros (as `zeKernelSetArgumentValue`
+    // takes it; the SYCL adapter passes a zero value so), buffers are null, and with `n` = 0
+    // the kernel touches nothing.
     check!(
         ze::zeCommandListAppendLaunchKernelWithArguments(
             l,
@@ -1259,7 +1261,7 @@ fn launches_with_parameters_and_with_arguments() {
             0,
             null_mut()
         ),
-        ze_result_t::ERROR_INVALID_NULL_POINTER
+        ze_result_t::SUCCESS
     );
     let foreign = ze_module_program_exp_desc_t::default();
     check!(

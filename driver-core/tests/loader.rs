@@ -449,6 +449,34 @@ fn bad_use_gets_the_spec_codes_and_one_line() {
     }
 }
 
+/// The compatible validation level accepts what compute-runtime accepts (stype left at 0, an
+/// int argument set from 8 bytes, fill patterns of 512 and 12 bytes, memory ordinal 1), noting
+/// each once at debug level and logging no failure; `ZEKIT_VALIDATION=strict` refuses each with
+/// the spec's code.
+#[test]
+fn leniency_levels_through_the_loader() {
+    let spv = manifest_dir().join("../spirv/kernels/saxpy.spv");
+    let spv = spv.to_str().unwrap();
+    let (out, stderr) = run_ok("leniency", &[("ZEKIT_TEST_SPV", spv), ("ZEKIT_LOG", "debug")]);
+    for line in ["stype 0 accepted", "memory ordinal 1 accepted", "kernel argument of 8 bytes for 4 ok", "fill patterns of 512 and 12 bytes ok", "fill on a closed list refused"] {
+        assert!(out.contains(line), "no `{line}` in:\n{out}");
+    }
+    let debug: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: debug: ")).collect();
+    for what in ["zeMemAllocHost: accepted (host_desc->stype left at 0", "zeMemFreeExt: accepted (pMemFreeDesc->stype left at 0", "zeEventPoolCreate: accepted (desc->stype left at 0", "zeMemAllocDevice: accepted (device_desc->ordinal 1", "zeKernelSetArgumentValue: accepted (argument 0 of kernel `saxpy` set with 8 bytes", "zeCommandListAppendMemoryFill: accepted (a pattern_size that is not a power of two"] {
+        assert_eq!(debug.iter().filter(|l| l.contains(what)).count(), 1, "one `{what}` line in:\n{stderr}");
+    }
+    // The failures the program provokes on purpose (pattern of 0 bytes, closed list) only.
+    let failures: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: ze")).collect();
+    assert_eq!(failures.len(), 2, "{stderr}");
+
+    let (out, stderr) = run_ok("leniency", &[("ZEKIT_TEST_SPV", spv), ("ZEKIT_VALIDATION", "strict"), ("ZT_STRICT", "1")]);
+    for line in ["stype 0 refused", "memory ordinal 1 refused", "fill on a closed list refused"] {
+        assert!(out.contains(line), "no `{line}` in:\n{out}");
+    }
+    assert!(!stderr.contains("zekit: debug: "), "{stderr}");
+    assert!(stderr.contains("zekit: zeMemAllocHost: ZE_RESULT_ERROR_INVALID_ARGUMENT: invalid arguments: host_desc->stype is not the structure type of ze_host_mem_alloc_desc_t"), "{stderr}");
+}
+
 #[test]
 fn virtual_memory_through_the_loader() {
     let (out, _) = run_ok("virtual_mem", &[]);

@@ -27,10 +27,13 @@ thread_local! {
 /// Notes why the current call fails with `code`; returns `code` to hand back. A later
 /// reason of the same call replaces it.
 pub fn fail(code: ZeError, reason: impl Display) -> ZeError {
-    REASON.with(|r| {
-        let mut r = r.borrow_mut();
-        r.clear();
-        let _ = write!(r, "{reason}");
+    // `try_with` throughout: calls made from exit handlers, after this thread's records are
+    // gone, still work (and stay quiet) instead of panicking.
+    let _ = REASON.try_with(|r| {
+        if let Ok(mut r) = r.try_borrow_mut() {
+            r.clear();
+            let _ = write!(r, "{reason}");
+        }
     });
     code
 }
@@ -38,13 +41,13 @@ pub fn fail(code: ZeError, reason: impl Display) -> ZeError {
 /// The reason noted so far by the current call (empty when none), left in place: a driver
 /// that hands out a log on failure (a failed module build) copies it there.
 pub fn noted_reason() -> String {
-    REASON.with(|r| r.try_borrow().map(|r| r.clone()).unwrap_or_default())
+    REASON.try_with(|r| r.try_borrow().map(|r| r.clone()).unwrap_or_default()).unwrap_or_default()
 }
 
 /// Forgets any reason noted by an earlier call on this thread.
 #[inline]
 pub fn begin_call() {
-    REASON.with(|r| {
+    let _ = REASON.try_with(|r| {
         if let Ok(mut r) = r.try_borrow_mut() {
             if !r.is_empty() {
                 r.clear();
@@ -60,7 +63,10 @@ pub fn failed(function: &str, e: ZeError, context: &str) -> ze_result_t {
     if code == ze_result_t::NOT_READY {
         return code;
     }
-    let reason = REASON.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    let Ok(reason) = REASON.try_with(|r| r.try_borrow_mut().map(|mut r| std::mem::take(&mut *r)).unwrap_or_default()) else {
+        // The process is exiting and this thread's records are gone: quiet.
+        return code;
+    };
     let why = match (reason.is_empty(), context.is_empty()) {
         (false, true) => reason,
         (false, false) => format!("{context}: {reason}"),
@@ -73,19 +79,23 @@ pub fn failed(function: &str, e: ZeError, context: &str) -> ze_result_t {
     }
     // Interior NULs would cut the C string short; reasons may quote application data.
     let c = CString::new(format!("{function}: {text}").replace('\0', "\\0")).unwrap_or_default();
-    LAST.with(|l| *l.borrow_mut() = c);
+    let _ = LAST.try_with(|l| {
+        if let Ok(mut l) = l.try_borrow_mut() {
+            *l = c;
+        }
+    });
     code
 }
 
 /// The last error description of this thread (empty when none).
 pub fn last_error() -> String {
-    LAST.with(|l| l.borrow().to_string_lossy().into_owned())
+    LAST.try_with(|l| l.borrow().to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// C pointer to the last error description of this thread, valid until the next failure on
 /// this thread.
 pub fn last_error_ptr() -> *const c_char {
-    LAST.with(|l| l.borrow().as_ptr())
+    LAST.try_with(|l| l.borrow().as_ptr()).unwrap_or(c"".as_ptr())
 }
 
 #[cfg(test)]

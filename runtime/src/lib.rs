@@ -10,6 +10,7 @@ pub mod error;
 pub mod handle;
 pub mod last_error;
 pub mod trace;
+pub mod validation;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -17,6 +18,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 pub use error::{ZeError, ZeResult};
 pub use handle::{Handle, HandleKind, Obj};
 pub use last_error::{begin_call, fail, failed, last_error, last_error_ptr, noted_reason};
+pub use validation::{lenient, strict};
 pub use zekit_sys as sys;
 use zekit_sys::ze_result_t;
 
@@ -36,40 +38,52 @@ pub fn guard(function: &'static str, body: impl FnOnce() -> ze_result_t) -> ze_r
     }
 }
 
-// 0 = not read yet, 1 = on, 2 = off.
-static VALIDATION: AtomicU8 = AtomicU8::new(0);
+// 0 = not read yet, 1 = on, 2 = off, 3 = on with debug lines.
 static LOG: AtomicU8 = AtomicU8::new(0);
 
-fn env_flag(cell: &AtomicU8, var: &str, default: bool) -> bool {
-    match cell.load(Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => {
-            let on = match std::env::var(var) {
-                Ok(v) => !matches!(v.as_str(), "0" | "off" | "false" | "no"),
-                Err(_) => default,
+fn log_level() -> u8 {
+    match LOG.load(Ordering::Relaxed) {
+        0 => {
+            let l = match std::env::var("ZEKIT_LOG").as_deref() {
+                Ok("0" | "off" | "false" | "no") => 2,
+                Ok("debug") => 3,
+                _ => 1,
             };
-            cell.store(if on { 1 } else { 2 }, Ordering::Relaxed);
-            on
+            LOG.store(l, Ordering::Relaxed);
+            l
         }
+        l => l,
     }
 }
 
-/// Whether entry points run the generated parameter validation (on unless `ZEKIT_VALIDATION=0`).
+/// Whether entry points run the generated parameter validation (on unless `ZEKIT_VALIDATION=0`;
+/// see [`validation`] for the levels).
 #[inline]
 pub fn validation_enabled() -> bool {
-    env_flag(&VALIDATION, "ZEKIT_VALIDATION", true)
+    validation::level() != validation::Level::Off
 }
 
-/// Turns the generated parameter validation on or off for this process.
+/// Turns the generated parameter validation on (at the compatible level) or off for this process.
 pub fn set_validation(on: bool) {
-    VALIDATION.store(if on { 1 } else { 2 }, Ordering::Relaxed);
+    validation::set_level(if on { validation::Level::Compatible } else { validation::Level::Off });
 }
 
 /// Logs why a call failed, as one line on stderr (silenced by `ZEKIT_LOG=0`).
 pub fn log_error(function: &str, msg: &str) {
-    if env_flag(&LOG, "ZEKIT_LOG", true) {
+    if log_level() != 2 {
         eprintln!("zekit: {function}: {msg}");
+    }
+}
+
+/// True when debug lines are asked for (`ZEKIT_LOG=debug`).
+pub fn debug_log() -> bool {
+    log_level() == 3
+}
+
+/// Logs a debug line (only with `ZEKIT_LOG=debug`).
+pub fn log_debug(msg: &str) {
+    if debug_log() {
+        eprintln!("zekit: debug: {msg}");
     }
 }
 

@@ -169,6 +169,8 @@ pub enum ArgValue<'a> {
     Handle(u64),
     /// The bytes of a scalar or a struct by value, exactly the argument's size.
     Bytes(&'a [u8]),
+    /// A scalar or a struct by value given a null value: the argument's size of zero bytes.
+    Zero,
 }
 
 /// Why an argument value does not fit its kernel's layout: which rule, and the sentence that
@@ -190,8 +192,6 @@ pub enum ArgErrorKind {
     Size,
     /// A value given for local memory, which takes only a size.
     LocalValue,
-    /// No value for an argument passed by value.
-    NullValue,
 }
 
 /// The local memory an argument may take: at most `max` bytes in all, of which `others` are
@@ -211,13 +211,18 @@ impl KernelInfo {
     /// Checks `zeKernelSetArgumentValue`-style input, `size` bytes at `value` (`None`: a null
     /// pointer) for argument `index`, against the layout: index, size, local memory (a size
     /// with a null value, within `local`), pointers and handles (8 bytes, a null value is 0),
-    /// scalars and structs (their size, a value required).
+    /// scalars and structs (their size; a null value is zeros, as the spec's "considered null"
+    /// reads for a value).
+    ///
+    /// Unless `strict`, a scalar or struct given more bytes than it has takes its first bytes
+    /// (an `int` set from an 8-byte variable, as compute-runtime accepts); strict refuses it.
     pub fn check_arg<'a>(
         &self,
         index: u32,
         size: usize,
         value: Option<&'a [u8]>,
         local: LocalBudget<'_>,
+        strict: bool,
     ) -> Result<ArgValue<'a>, ArgError> {
         let name = &self.name;
         let err = |kind, message: String| ArgError { kind, message };
@@ -270,19 +275,14 @@ impl KernelInfo {
             ArgKind::Image => word("an image handle").map(ArgValue::Handle),
             ArgKind::Sampler => word("a sampler handle").map(ArgValue::Handle),
             ArgKind::Scalar | ArgKind::ByValue => {
-                if size != a.size as usize {
-                    return Err(size_error(&format!("{} bytes", a.size)));
+                let want = a.size as usize;
+                if size < want || (size > want && strict) {
+                    return Err(size_error(&format!("{want} bytes")));
                 }
-                let Some(v) = value else {
-                    return Err(err(
-                        ArgErrorKind::NullValue,
-                        format!(
-                            "argument {index} of kernel `{name}` is passed by value: its value \
-                             is null"
-                        ),
-                    ));
-                };
-                Ok(ArgValue::Bytes(v))
+                Ok(match value {
+                    Some(v) => ArgValue::Bytes(v.get(..want).ok_or_else(|| size_error(&format!("{want} bytes")))?),
+                    None => ArgValue::Zero,
+                })
             }
         }
     }

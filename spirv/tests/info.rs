@@ -160,77 +160,95 @@ fn argument_values_are_checked_against_the_layout() {
     let ptr = 0x1000u64.to_le_bytes();
     // Buffers: 8 bytes, a null value is 0.
     assert_eq!(
-        kind(reduce.check_arg(0, 8, Some(&ptr), budget(0))),
+        kind(reduce.check_arg(0, 8, Some(&ptr), budget(0), false)),
         Ok(V::Pointer(0x1000))
     );
     assert_eq!(
-        kind(reduce.check_arg(0, 8, None, budget(0))),
+        kind(reduce.check_arg(0, 8, None, budget(0), false)),
         Ok(V::Pointer(0))
     );
     assert_eq!(
-        kind(reduce.check_arg(0, 4, Some(&ptr[..4]), budget(0))),
+        kind(reduce.check_arg(0, 4, Some(&ptr[..4]), budget(0), false)),
         Err(E::Size)
     );
     // Local memory: a size with a null value, within the budget (static locals count).
     let static_local = reduce.local_static_size as usize;
     assert_eq!(
-        kind(reduce.check_arg(2, 64, None, budget(0))),
+        kind(reduce.check_arg(2, 64, None, budget(0), false)),
         Ok(V::Local(64))
     );
     assert_eq!(
-        kind(reduce.check_arg(2, 64, Some(&ptr), budget(0))),
+        kind(reduce.check_arg(2, 64, Some(&ptr), budget(0), false)),
         Err(E::LocalValue)
     );
-    assert_eq!(kind(reduce.check_arg(2, 0, None, budget(0))), Err(E::Size));
+    assert_eq!(kind(reduce.check_arg(2, 0, None, budget(0), false)), Err(E::Size));
     let room = 1024 - static_local;
     assert_eq!(
-        kind(reduce.check_arg(2, room, None, budget(0))),
+        kind(reduce.check_arg(2, room, None, budget(0), false)),
         Ok(V::Local(room))
     );
     assert_eq!(
-        kind(reduce.check_arg(2, room - 9, None, budget(10))),
+        kind(reduce.check_arg(2, room - 9, None, budget(10), false)),
         Err(E::Size)
     );
-    let e = reduce.check_arg(2, 2048, None, budget(0)).unwrap_err();
+    let e = reduce.check_arg(2, 2048, None, budget(0), false).unwrap_err();
     assert!(
         e.message.contains("1024 bytes (the limit)"),
         "{}",
         e.message
     );
     // No such argument.
-    let e = reduce.check_arg(4, 8, Some(&ptr), budget(0)).unwrap_err();
+    let e = reduce.check_arg(4, 8, Some(&ptr), budget(0), false).unwrap_err();
     assert_eq!(
         (e.kind, e.message.as_str()),
         (E::Index, "kernel `reduce` has 4 arguments, not argument 4")
     );
-    // Scalars: their size, a value required.
+    // Scalars: their size; a null value is zeros (the spec: "considered null").
     let saxpy = &check(&load("saxpy"), &HashMap::new()).unwrap()[0];
     let a = 2.5f32.to_le_bytes();
     assert_eq!(
-        kind(saxpy.check_arg(0, 4, Some(&a), budget(0))),
+        kind(saxpy.check_arg(0, 4, Some(&a), budget(0), false)),
         Ok(V::Bytes(&a))
     );
     assert_eq!(
-        kind(saxpy.check_arg(0, 4, None, budget(0))),
-        Err(E::NullValue)
+        kind(saxpy.check_arg(0, 4, None, budget(0), false)),
+        Ok(V::Zero)
     );
     assert_eq!(
-        kind(saxpy.check_arg(0, 8, Some(&ptr), budget(0))),
+        kind(saxpy.check_arg(0, 4, None, budget(0), true)),
+        Ok(V::Zero)
+    );
+    assert_eq!(
+        kind(saxpy.check_arg(0, 2, Some(&a[..2]), budget(0), false)),
+        Err(E::Size)
+    );
+    // More bytes than the scalar has (a float set from 8 bytes): its first bytes, unless strict.
+    let wide = [a, [0xee; 4]].concat();
+    assert_eq!(
+        kind(saxpy.check_arg(0, 8, Some(&wide), budget(0), false)),
+        Ok(V::Bytes(&a))
+    );
+    assert_eq!(
+        kind(saxpy.check_arg(0, 8, None, budget(0), false)),
+        Ok(V::Zero)
+    );
+    assert_eq!(
+        kind(saxpy.check_arg(0, 8, Some(&wide), budget(0), true)),
         Err(E::Size)
     );
     // Images: an 8-byte handle, a null one is 0 (the driver refuses it).
     let images = check(&load("images"), &HashMap::new()).unwrap();
     let read_f = images.iter().find(|k| k.name == "read_f").unwrap();
     assert_eq!(
-        kind(read_f.check_arg(0, 8, Some(&ptr), budget(0))),
+        kind(read_f.check_arg(0, 8, Some(&ptr), budget(0), false)),
         Ok(V::Handle(0x1000))
     );
     assert_eq!(
-        kind(read_f.check_arg(0, 8, None, budget(0))),
+        kind(read_f.check_arg(0, 8, None, budget(0), false)),
         Ok(V::Handle(0))
     );
     let e = read_f
-        .check_arg(0, 4, Some(&ptr[..4]), budget(0))
+        .check_arg(0, 4, Some(&ptr[..4]), budget(0), false)
         .unwrap_err();
     assert!(
         e.message.contains("an image handle (8 bytes)"),

@@ -325,6 +325,14 @@ impl FnCx<'_> {
                 stmts: vec![quote!(#target.stype = #val)],
                 want: arg_code(),
             });
+            // Left at 0: accepted at the compatible level (the tests' level).
+            let zero = Self::int_value(0, &Some(sh.member_ty(st, "stype").unwrap_or_default()));
+            cases.push(Case {
+                rule: 5,
+                label: format!("{}->stype = 0 (unset: accepted)", p.field.name),
+                stmts: vec![quote!(#target.stype = #zero)],
+                want: None,
+            });
         }
         // 6. pNext chains: an extension accepted, a tolerated unplaced one, a misplaced known
         // structure rejected (also behind an unknown link), an unknown one skipped, the limit,

@@ -85,7 +85,16 @@ impl FnCx<'_> {
             let n = p.ident();
             let pat = value_pattern(&stypes);
             let why = format!("{}->stype is not the structure type of {s}", p.field.name);
-            out.push(self.guard(p, quote!(match (*#n).stype.0 { #pat => {} _ => return Err(bad(ZeError::INVALID_ARGUMENT, #why)), })));
+            // An `stype` left at 0 is unambiguous (the parameter's type says which structure
+            // it is): compute-runtime reads it as that structure, and so does the compatible
+            // level.
+            let unset = format!("{}->stype left at 0, read as {s}", p.field.name);
+            let fname = &self.f.name;
+            out.push(self.guard(p, quote!(match (*#n).stype.0 {
+                #pat => {}
+                0 if !zekit_rt::strict() => zekit_rt::lenient(#fname, #unset),
+                _ => return Err(bad(ZeError::INVALID_ARGUMENT, #why)),
+            })));
         }
         // 6. pNext chains
         for p in &self.ps {
@@ -237,7 +246,8 @@ fn module_doc_lines() -> Vec<String> {
         "4. the same for the enum and flags members of `[in]` struct parameters (one level; not",
         "   arrays, not `stype`): `ZE_RESULT_ERROR_INVALID_ENUMERATION`;",
         "5. `stype` of an `[in]` struct pointer is not one of its struct's structure types:",
-        "   `ZE_RESULT_ERROR_INVALID_ARGUMENT` (the spec names no code; zekit's choice);",
+        "   `ZE_RESULT_ERROR_INVALID_ARGUMENT` (the spec names no code; zekit's choice); an `stype`",
+        "   left at 0 is accepted unless the validation level is strict (`ZEKIT_VALIDATION=strict`);",
         "6. a `pNext` chain (of a struct parameter, or a function's own `pNext`) is longer than 64",
         "   links (or cyclic), or a link is a structure the spec knows but does not let into that chain",
         "   (`extends`, closed over; extensions whose place the spec does not state are tolerated in",

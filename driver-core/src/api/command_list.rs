@@ -623,8 +623,8 @@ impl CommandListApi for CpuDriver {
             if pattern.is_null() {
                 return Err(null_pointer("pattern"));
             }
-            // SAFETY: the application gives `pattern_size` readable bytes (checked to be at
-            // most 256 above); they are copied now, as the pattern may change after the call.
+            // SAFETY: the application gives `pattern_size` readable bytes (checked non-zero
+            // above); they are copied now, as the pattern may change after the call.
             let bytes = unsafe { std::slice::from_raw_parts(pattern.cast::<u8>(), pattern_size) };
             Ok(rules::fill_op(ptr.cast(), bytes, size)?)
         };

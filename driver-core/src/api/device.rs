@@ -69,6 +69,11 @@ impl DeviceApi for CpuDriver {
                 N::DeviceEventProperties(e) => {
                     e.flags = ze_device_event_properties_flags_t::COUNTER_BASED_IPC
                 }
+                // Read-only virtual mappings are `mprotect`ed (`crate::core::vm`): a write faults,
+                // and the command that made it ends with DEVICE_LOST (`crate::exec::fault`).
+                N::DeviceReadonlyMemoryExtProperties(e) => {
+                    e.readonlyCapability = ze_device_readonly_memory_capability_t::ENFORCED
+                }
                 _ => {}
             }
         }

@@ -288,16 +288,22 @@ impl KernelObject {
             others,
             note: "",
         };
-        let checked = info.check_arg(index, size, value, budget).map_err(|e| {
+        let strict = zekit_rt::strict();
+        let checked = info.check_arg(index, size, value, budget, strict).map_err(|e| {
             let code = match e.kind {
                 ArgErrorKind::Index => ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
                 ArgErrorKind::Size => ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
                 ArgErrorKind::LocalValue => ze_result_t::ERROR_INVALID_ARGUMENT,
-                ArgErrorKind::NullValue => ze_result_t::ERROR_INVALID_NULL_POINTER,
             };
             Failure::new(code, e.message)
         })?;
         let a = info.args[i];
+        if size > a.size as usize && matches!(checked, ArgValue::Bytes(_) | ArgValue::Zero) {
+            zekit_rt::lenient(
+                "zeKernelSetArgumentValue",
+                &format!("argument {index} of kernel `{name}` set with {size} bytes, takes its first {}", a.size),
+            );
+        }
         let word = a.offset as usize / 8;
         match checked {
             ArgValue::Local(n) => st.local_sizes[i] = n,
@@ -338,7 +344,12 @@ impl KernelObject {
                     *w = u64::from_le_bytes(b);
                 }
             }
-            ArgValue::Bytes(src) => {
+            ArgValue::Bytes(_) | ArgValue::Zero => {
+                let zeros = vec![0u8; a.size as usize];
+                let src = match checked {
+                    ArgValue::Bytes(v) => v,
+                    _ => &zeros,
+                };
                 // The block's words from this one on, as little-endian bytes.
                 for (w, chunk) in st.args[word..].iter_mut().zip(src.chunks(8)) {
                     let mut b = w.to_le_bytes();

@@ -12,7 +12,7 @@
 //! | `zeCommandListImmediateAppendCommandListsExp` | immediate lists only (else `INVALID_ARGUMENT`); each list closed, regular and of the same ordinal (as `zeCommandQueueExecuteCommandLists`) |
 //! | copies | `size` 0: nothing to copy; any alignment; overlapping ranges behave as `memmove` |
 //! | region copies | the regions' width, height and depth must be equal (`INVALID_ARGUMENT`); 0 height or depth counts as 1; with more than one row, a pitch must hold `originX + width` bytes, with more than one slice a slice pitch must hold `(originY + height)` rows (`INVALID_ARGUMENT`); source and destination rows that overlap: `OVERLAPPING_REGIONS` |
-//! | fills | `pattern_size` a power of two up to `maxMemoryFillPatternSize` (256), else `INVALID_SIZE`; `size` a multiple of it (checked by the generated validation); any alignment |
+//! | fills | any `pattern_size` but 0 (`INVALID_SIZE`); one that is not a power of two is accepted (compute-runtime does) unless `ZEKIT_VALIDATION=strict`, which keeps the spec's power of two (`INVALID_SIZE`); `size` a multiple of it (checked by the generated validation); any alignment; on a closed list, `INVALID_ARGUMENT` like every append |
 //! | prefetch, memory advice | accepted (all memory is host memory); the advice must be a known value |
 //! | events | see [`super::event`] |
 
@@ -370,11 +370,17 @@ pub fn copy_op(dst: *mut u8, src: *const u8, size: usize) -> Op {
 /// Checks a fill's sizes (before its pattern is read).
 pub fn check_fill(pattern_size: usize, size: usize) -> Outcome<()> {
     let p = pattern_size;
-    if !p.is_power_of_two() || p > MAX_FILL_PATTERN_SIZE {
-        return Err(Failure::new(
-            ZE_RESULT_ERROR_INVALID_SIZE,
-            format!("pattern_size {p}: must be a power of two up to {MAX_FILL_PATTERN_SIZE}"),
-        ));
+    if p == 0 || p > MAX_FILL_PATTERN_SIZE {
+        return Err(Failure::new(ZE_RESULT_ERROR_INVALID_SIZE, "pattern_size 0"));
+    }
+    if !p.is_power_of_two() {
+        if zekit_rt::strict() {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_SIZE,
+                format!("pattern_size {p} is not a power of two"),
+            ));
+        }
+        zekit_rt::lenient("zeCommandListAppendMemoryFill", "a pattern_size that is not a power of two");
     }
     if !size.is_multiple_of(p) {
         return Err(Failure::new(

@@ -90,7 +90,12 @@ pub struct Extension {
 /// | `ZE_experimental_scheduling_hints` 1.0 | `zeKernelSchedulingHintExp` recorded; `ze_scheduling_hint_exp_properties_t` reports no hint supported (none changes anything on the CPU) |
 /// | `ZE_extension_kernel_max_group_size_properties` 1.0 | `ze_kernel_max_group_size_properties_ext_t` on `zeKernelGetProperties` |
 /// | `ZE_experimental_kernel_allocation_properties` 1.0 | `zeKernelGetAllocationPropertiesExp`: the allocations of the buffer arguments |
+/// | `ZE_extension_virtual_mem_readonly_properties` 1.0 | `ze_device_readonly_memory_ext_properties_t` reports ENFORCED: read-only pages fault on write, and the command that wrote ends with `DEVICE_LOST` |
 pub const EXTENSIONS: &[Extension] = &[
+    Extension {
+        name: ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_NAME,
+        version: ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_1_0.0,
+    },
     Extension {
         name: ZE_DRIVER_DDI_HANDLES_EXT_NAME,
         version: ZE_DRIVER_DDI_HANDLES_EXT_VERSION_1_1.0,
@@ -517,10 +522,15 @@ pub fn check_device_alloc_desc(flags: ze_device_mem_alloc_flags_t, ordinal: u32)
         ));
     }
     if ordinal != 0 {
-        return Err(Failure::new(
-            ZE_RESULT_ERROR_INVALID_ARGUMENT,
-            format!("device_desc->ordinal {ordinal}: the device has one memory (ordinal 0)"),
-        ));
+        // Programs written for GPUs with two memories pass ordinal 1; compute-runtime does not
+        // read the ordinal, and there is one memory to give.
+        if zekit_rt::strict() {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                format!("device_desc->ordinal {ordinal}: the device has one memory (ordinal 0)"),
+            ));
+        }
+        zekit_rt::lenient("zeMemAllocDevice", &format!("device_desc->ordinal {ordinal}, read as 0: the device has one memory"));
     }
     Ok(())
 }

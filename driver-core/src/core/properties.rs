@@ -11,7 +11,7 @@
 //! | `zeDeviceGetProperties` | [`fill_device_properties`] | type CPU (GPU with `ZEKIT_DEVICE_TYPE=gpu`, [`fill_device_properties_as`]); vendorId 0x8086 (Intel) / 0x1022 (AMD) / 0; deviceId 0; flags 0; coreClockRate = max clock MHz; maxMemAllocSize = total memory; maxHardwareContexts = usable cores; maxCommandQueuePriority 0; numThreadsPerEU 1; physicalEUSimdWidth = f32 SIMD lanes; numEUsPerSubslice 1; numSubslicesPerSlice = usable cores; numSlices 1; timerResolution 1 (ns) for `..._DEVICE_PROPERTIES`, 1e9 (cycles/s) for `..._DEVICE_PROPERTIES_1_2`; timestampValidBits 64; kernelTimestampValidBits 64; uuid = host UUID; name `zekit CPU: <model>` |
 //! | `zeDeviceGetComputeProperties` | [`fill_compute_properties`] | maxTotalGroupSize 1024, group size 1024 per dimension, group count `u32::MAX` per dimension, maxSharedLocalMemory 64 KiB, one subgroup size, 8 (the SPIR-V compiler's sub-groups) |
 //! | `zeDeviceGetModuleProperties` | [`fill_module_properties`] | spirvVersionSupported 1.6 (`zekit-spirv`), flags FP64 \| INT64_ATOMICS, fp16 flags 0, fp32 and fp64 flags from the host FPU (denorm, inf/nan, all IEEE rounding modes, correctly rounded div/sqrt, FMA when the CPU has it), maxArgumentsSize 2048, printfBufferSize 4 MiB, no native kernel UUID |
-//! | `zeDeviceGetCommandQueueGroupProperties` | [`command_queue_groups`], [`fill_command_queue_group_properties`] | 2 groups: 0 = COMPUTE \| COPY \| COOPERATIVE_KERNELS with one queue index per usable core, 1 = COPY with one; maxMemoryFillPatternSize [`MAX_FILL_PATTERN_SIZE`] (256) |
+//! | `zeDeviceGetCommandQueueGroupProperties` | [`command_queue_groups`], [`fill_command_queue_group_properties`] | 2 groups: 0 = COMPUTE \| COPY \| COOPERATIVE_KERNELS with one queue index per usable core, 1 = COPY with one; maxMemoryFillPatternSize [`MAX_FILL_PATTERN_SIZE`] (`SIZE_MAX`: any pattern) |
 //! | `zeDeviceGetMemoryProperties` | [`memory_properties`], [`fill_memory_properties`] | 1 memory: name from SMBIOS (`DDR4`...) else `DDR`, maxClockRate = SMBIOS speed in MT/s else 0 (unknown), maxBusWidth = SMBIOS data width else 64, totalSize = total memory |
 //! | `zeDeviceGetMemoryAccessProperties` | [`fill_memory_access_properties`] | host, device, shared single-device, shared cross-device and shared system allocations: RW \| ATOMIC \| CONCURRENT \| CONCURRENT_ATOMIC (it is all host memory) |
 //! | `zeDeviceGetCacheProperties` | [`cache_properties`], [`fill_cache_properties`] | one entry per data/unified cache level of cpu0 (L1d, L2, L3...), cacheSize in bytes, flags 0 |
@@ -39,10 +39,10 @@ use crate::host::{
     now_ns, timer_frequency_hz, timer_resolution_ns, timestamp_valid_bits, CacheKind, HostInfo,
 };
 
-/// Largest pattern `zeCommandListAppendMemoryFill` accepts (bytes). A CPU fill is a copy loop with
-/// no hardware limit; 256 covers OpenCL's largest vector type (`double16`, 128 bytes) twice over
-/// and every power of two a SYCL runtime uses for `fill`.
-pub const MAX_FILL_PATTERN_SIZE: usize = 256;
+/// Largest pattern `zeCommandListAppendMemoryFill` accepts (bytes): any. A CPU fill is a copy
+/// loop with no hardware limit (the pattern is copied into the command), so, as compute-runtime
+/// reports for its compute engines, the maximum is `SIZE_MAX`.
+pub const MAX_FILL_PATTERN_SIZE: usize = usize::MAX;
 /// Largest work-group (items), and per dimension.
 pub const MAX_GROUP_SIZE: u32 = 1024;
 /// Shared local memory per group: emulated in host memory; 64 KiB like common GPU devices.
@@ -178,7 +178,7 @@ pub const COPY_GROUP: u32 = 1;
 /// | 0 ([`COMPUTE_GROUP`]) | COMPUTE \| COPY \| COOPERATIVE_KERNELS | usable cores |
 /// | 1 ([`COPY_GROUP`]) | COPY | 1 |
 ///
-/// Both fill patterns up to [`MAX_FILL_PATTERN_SIZE`] bytes. Every command queue (and immediate
+/// Both fill patterns of any size ([`MAX_FILL_PATTERN_SIZE`]). Every command queue (and immediate
 /// command list) gets a thread of its own whatever its index, and large copies and fills of any
 /// queue are split over the one worker pool; the index only names the queue
 /// (`zeCommandQueueGetIndex`). Compute offers an index per core; copy is memory-bound, so it

@@ -9,8 +9,8 @@ use super::pool::WorkerPool;
 
 /// Copies and fills of at least this many bytes are split over the worker pool.
 pub const PARALLEL_MIN: usize = 1 << 20;
-/// Smallest piece of a split command; pieces start on multiples of it (so a piece of a fill
-/// starts on a whole pattern: patterns are powers of two up to 256 bytes).
+/// Smallest piece of a split command; pieces start on multiples of it (a fill's pieces are
+/// rounded up to whole patterns besides).
 const PIECE_ALIGN: usize = 64 << 10;
 
 /// Number of pieces and their size for `size` bytes on `pool`: a few per participant, so a
@@ -49,24 +49,25 @@ pub unsafe fn copy(pool: &WorkerPool, dst: usize, src: usize, size: usize) {
     });
 }
 
-/// Fills `size` bytes at `dst` with repetitions of `pattern` (a power of two of at most 4 KiB
-/// bytes; `size` a multiple of it).
+/// Fills `size` bytes at `dst` with repetitions of `pattern` (of any non-zero length; `size` a
+/// multiple of it).
 ///
 /// # Safety
 /// `dst` must be writable for `size` bytes.
 pub unsafe fn fill(pool: &WorkerPool, dst: usize, size: usize, pattern: &[u8]) {
-    debug_assert!(pattern.len().is_power_of_two() && pattern.len() <= 4096);
-    if size < PARALLEL_MIN {
+    debug_assert!(!pattern.is_empty() && size.is_multiple_of(pattern.len()));
+    if size < PARALLEL_MIN || pattern.len() > size / 2 {
         // SAFETY: forwarded.
         unsafe { fill_serial(dst, size, pattern) };
         return;
     }
-    let (n, piece) = split(size, pool);
-    pool.run(n, &|i| {
+    let (_, piece) = split(size, pool);
+    // Each piece starts on a whole pattern.
+    let piece = piece.next_multiple_of(pattern.len());
+    pool.run(size.div_ceil(piece), &|i| {
         let off = i * piece;
         let len = piece.min(size - off);
-        // SAFETY: disjoint sub-ranges of the caller's range; each starts on a whole pattern
-        // because `piece` is a multiple of every allowed pattern size.
+        // SAFETY: disjoint sub-ranges of the caller's range, each of whole patterns.
         unsafe { fill_serial(dst + off, len, pattern) };
     });
 }
@@ -74,22 +75,40 @@ pub unsafe fn fill(pool: &WorkerPool, dst: usize, size: usize, pattern: &[u8]) {
 /// # Safety
 /// As [`fill`].
 unsafe fn fill_serial(dst: usize, size: usize, pattern: &[u8]) {
-    if pattern.len() == 1 {
+    let p = pattern.len();
+    if p == 1 {
         // SAFETY: forwarded.
         unsafe { std::ptr::write_bytes(dst as *mut u8, pattern[0], size) };
         return;
     }
-    // A 4 KiB block of whole patterns, copied over and over.
-    let mut block = [0u8; 4096];
-    for chunk in block.chunks_exact_mut(pattern.len()) {
-        chunk.copy_from_slice(pattern);
+    if p <= 4096 && 4096 % p == 0 {
+        // A 4 KiB block of whole patterns, copied over and over.
+        let mut block = [0u8; 4096];
+        for chunk in block.chunks_exact_mut(p) {
+            chunk.copy_from_slice(pattern);
+        }
+        let mut off = 0;
+        while off < size {
+            let len = block.len().min(size - off);
+            // SAFETY: `off + len <= size`; the block is a local array.
+            unsafe { std::ptr::copy_nonoverlapping(block.as_ptr(), (dst + off) as *mut u8, len) };
+            off += len;
+        }
+        return;
     }
-    let mut off = 0;
-    while off < size {
-        let len = block.len().min(size - off);
-        // SAFETY: `off + len <= size`; the block is a local array.
-        unsafe { std::ptr::copy_nonoverlapping(block.as_ptr(), (dst + off) as *mut u8, len) };
-        off += len;
+    // Any other length: the first pattern, then what is written so far copied after itself,
+    // doubling up to a run of whole patterns that stays in cache (at least one pattern).
+    let run = (64usize << 10).max(p) / p * p;
+    // SAFETY: `size >= p` (a non-empty fill of whole patterns); the pattern is the caller's.
+    unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), dst as *mut u8, p.min(size)) };
+    let mut done = p.min(size);
+    while done < size {
+        let len = done.min(run).min(size - done);
+        // SAFETY: `[dst, dst + len)` is written and whole patterns (len is a multiple of `p`,
+        // or the tail of `size`, itself a multiple); `[dst + done, dst + done + len)` lies in
+        // the caller's range and does not overlap it.
+        unsafe { std::ptr::copy_nonoverlapping(dst as *const u8, (dst + done) as *mut u8, len) };
+        done += len;
     }
 }
 

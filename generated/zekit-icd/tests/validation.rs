@@ -3,7 +3,7 @@
 //! `codegen/src/emit_validate/` (rules in `src/validate/mod.rs`): for every function a valid
 //! argument set must pass, and each derivable bad argument must fail with its exact code.
 //!
-//! 480 functions, 2477 cases.
+//! 480 functions, 2524 cases.
 //!
 //! Spec conditions without a case (an earlier rule always fails first):
 //!
@@ -737,7 +737,7 @@ unsafe fn t_zeDriverGet(__cx: &mut Cx) {
     }
 }
 
-/// `zeInitDrivers`: 12 cases.
+/// `zeInitDrivers`: 13 cases.
 unsafe fn t_zeInitDrivers(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -745,6 +745,7 @@ unsafe fn t_zeInitDrivers(__cx: &mut Cx) {
         (2, "desc = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -777,27 +778,28 @@ unsafe fn t_zeInitDrivers(__cx: &mut Cx) {
             2 => desc = ::core::ptr::null_mut(),
             3 => (*__p_desc).flags = ze_init_driver_type_flags_t(0x80000000),
             4 => (*__p_desc).stype = ze_structure_type_t(3),
-            5 => {
+            5 => (*__p_desc).stype = ze_structure_type_t(0),
+            6 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x00020036;
             }
-            6 => {
+            7 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
                 *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
-            9 => (*__p_desc).pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
-            10 => (*__p_desc).pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
-            11 => (*__p_desc).pNext = __s.add(48) as _,
+            10 => (*__p_desc).pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
+            11 => (*__p_desc).pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
+            12 => (*__p_desc).pNext = __s.add(48) as _,
             _ => {}
         }
         __cx.check(
@@ -2178,7 +2180,7 @@ unsafe fn t_zeDeviceGetCompilerInfo(__cx: &mut Cx) {
     }
 }
 
-/// `zeContextCreate`: 11 cases.
+/// `zeContextCreate`: 12 cases.
 unsafe fn t_zeContextCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -2187,6 +2189,7 @@ unsafe fn t_zeContextCreate(__cx: &mut Cx) {
         (2, "phContext = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -2218,25 +2221,26 @@ unsafe fn t_zeContextCreate(__cx: &mut Cx) {
             3 => phContext = ::core::ptr::null_mut(),
             4 => (*__p_desc).flags = ze_context_flags_t(0x80000000),
             5 => (*__p_desc).stype = ze_structure_type_t(3),
-            6 => {
+            6 => (*__p_desc).stype = ze_structure_type_t(0),
+            7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            10 => (*__p_desc).pNext = __s.add(0) as _,
+            11 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -2248,7 +2252,7 @@ unsafe fn t_zeContextCreate(__cx: &mut Cx) {
     }
 }
 
-/// `zeContextCreateEx`: 12 cases.
+/// `zeContextCreateEx`: 13 cases.
 unsafe fn t_zeContextCreateEx(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -2257,6 +2261,7 @@ unsafe fn t_zeContextCreateEx(__cx: &mut Cx) {
         (2, "phContext = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -2295,26 +2300,27 @@ unsafe fn t_zeContextCreateEx(__cx: &mut Cx) {
             3 => phContext = ::core::ptr::null_mut(),
             4 => (*__p_desc).flags = ze_context_flags_t(0x80000000),
             5 => (*__p_desc).stype = ze_structure_type_t(3),
-            6 => {
+            6 => (*__p_desc).stype = ze_structure_type_t(0),
+            7 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x00020036;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
                 *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
-            10 => (*__p_desc).pNext = __s.add(0) as _,
-            11 => {
+            11 => (*__p_desc).pNext = __s.add(0) as _,
+            12 => {
                 phDevices = ::core::ptr::null_mut();
                 numDevices = 1;
             }
@@ -2363,7 +2369,7 @@ unsafe fn t_zeContextGetStatus(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandQueueCreate`: 14 cases.
+/// `zeCommandQueueCreate`: 15 cases.
 unsafe fn t_zeCommandQueueCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -2375,6 +2381,7 @@ unsafe fn t_zeCommandQueueCreate(__cx: &mut Cx) {
         (4, "desc->mode = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->priority = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -2412,25 +2419,26 @@ unsafe fn t_zeCommandQueueCreate(__cx: &mut Cx) {
             6 => (*__p_desc).mode = ze_command_queue_mode_t(0x7ffffffe),
             7 => (*__p_desc).priority = ze_command_queue_priority_t(0x7ffffffe),
             8 => (*__p_desc).stype = ze_structure_type_t(3),
-            9 => {
+            9 => (*__p_desc).stype = ze_structure_type_t(0),
+            10 => {
                 (*__p_desc).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x00020036;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            11 => {
+            12 => {
                 (*__p_desc).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
                 *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
                 *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            12 => {
+            13 => {
                 (*__p_desc).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
             }
-            13 => (*__p_desc).pNext = __s.add(0) as _,
+            14 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -2646,7 +2654,7 @@ unsafe fn t_zeCommandQueueGetPriority(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListCreate`: 15 cases.
+/// `zeCommandListCreate`: 16 cases.
 unsafe fn t_zeCommandListCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -2656,6 +2664,7 @@ unsafe fn t_zeCommandListCreate(__cx: &mut Cx) {
         (2, "phCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_mutable_command_list_exp_desc_t (extends it)",
@@ -2696,31 +2705,32 @@ unsafe fn t_zeCommandListCreate(__cx: &mut Cx) {
             4 => phCommandList = ::core::ptr::null_mut(),
             5 => (*__p_desc).flags = ze_command_list_flags_t(0x80000000),
             6 => (*__p_desc).stype = ze_structure_type_t(3),
-            7 => {
+            7 => (*__p_desc).stype = ze_structure_type_t(0),
+            8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020016;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            11 => {
+            12 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            12 => (*__p_desc).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
-            13 => (*__p_desc).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
-            14 => (*__p_desc).pNext = __s.add(0) as _,
+            13 => (*__p_desc).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            14 => (*__p_desc).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            15 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -2732,7 +2742,7 @@ unsafe fn t_zeCommandListCreate(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListCreateImmediate`: 14 cases.
+/// `zeCommandListCreateImmediate`: 15 cases.
 unsafe fn t_zeCommandListCreateImmediate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -2744,6 +2754,7 @@ unsafe fn t_zeCommandListCreateImmediate(__cx: &mut Cx) {
         (4, "altdesc->mode = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "altdesc->priority = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "altdesc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "altdesc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "altdesc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -2781,25 +2792,26 @@ unsafe fn t_zeCommandListCreateImmediate(__cx: &mut Cx) {
             6 => (*__p_altdesc).mode = ze_command_queue_mode_t(0x7ffffffe),
             7 => (*__p_altdesc).priority = ze_command_queue_priority_t(0x7ffffffe),
             8 => (*__p_altdesc).stype = ze_structure_type_t(3),
-            9 => {
+            9 => (*__p_altdesc).stype = ze_structure_type_t(0),
+            10 => {
                 (*__p_altdesc).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x00020036;
             }
-            10 => {
+            11 => {
                 (*__p_altdesc).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            11 => {
+            12 => {
                 (*__p_altdesc).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
                 *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
                 *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            12 => {
+            13 => {
                 (*__p_altdesc).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
             }
-            13 => (*__p_altdesc).pNext = __s.add(0) as _,
+            14 => (*__p_altdesc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -3225,7 +3237,7 @@ unsafe fn t_zeDevicePciGetPropertiesExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASBuilderCreateExt`: 11 cases.
+/// `zeRTASBuilderCreateExt`: 12 cases.
 unsafe fn t_zeRTASBuilderCreateExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -3238,6 +3250,7 @@ unsafe fn t_zeRTASBuilderCreateExt(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pDescriptor->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pDescriptor->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -3278,25 +3291,26 @@ unsafe fn t_zeRTASBuilderCreateExt(__cx: &mut Cx) {
                 );
             }
             5 => (*__p_pDescriptor).stype = ze_structure_type_t(3),
-            6 => {
+            6 => (*__p_pDescriptor).stype = ze_structure_type_t(0),
+            7 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            7 => {
+            8 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            8 => {
+            9 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            10 => (*__p_pDescriptor).pNext = __s.add(0) as _,
+            11 => (*__p_pDescriptor).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -3308,7 +3322,7 @@ unsafe fn t_zeRTASBuilderCreateExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASBuilderGetBuildPropertiesExt`: 18 cases.
+/// `zeRTASBuilderGetBuildPropertiesExt`: 19 cases.
 unsafe fn t_zeRTASBuilderGetBuildPropertiesExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -3331,6 +3345,7 @@ unsafe fn t_zeRTASBuilderGetBuildPropertiesExt(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pBuildOpDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pBuildOpDescriptor->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pBuildOpDescriptor->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -3410,44 +3425,45 @@ unsafe fn t_zeRTASBuilderGetBuildPropertiesExt(__cx: &mut Cx) {
                 );
             }
             7 => (*__p_pBuildOpDescriptor).stype = ze_structure_type_t(3),
-            8 => {
+            8 => (*__p_pBuildOpDescriptor).stype = ze_structure_type_t(0),
+            9 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00020036;
             }
-            9 => {
-                (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x0002003e;
-            }
             10 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
-                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
-                *__s.add(112).cast::<u32>() = 0x0002003e;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
             11 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            12 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
-            13 => {
+            12 => {
+                (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            13 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
+            14 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00020043;
             }
-            14 => {
+            15 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            15 => {
+            16 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
                 *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
                 *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            16 => {
+            17 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
-            17 => (*__p_pProperties).pNext = __s.add(48) as _,
+            18 => (*__p_pProperties).pNext = __s.add(48) as _,
             _ => {}
         }
         __cx.check(
@@ -3495,7 +3511,7 @@ unsafe fn t_zeDriverRTASFormatCompatibilityCheckExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASBuilderBuildExt`: 15 cases.
+/// `zeRTASBuilderBuildExt`: 16 cases.
 unsafe fn t_zeRTASBuilderBuildExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -3524,6 +3540,7 @@ unsafe fn t_zeRTASBuilderBuildExt(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pBuildOpDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pBuildOpDescriptor->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pBuildOpDescriptor->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -3593,25 +3610,26 @@ unsafe fn t_zeRTASBuilderBuildExt(__cx: &mut Cx) {
                 );
             }
             9 => (*__p_pBuildOpDescriptor).stype = ze_structure_type_t(3),
-            10 => {
+            10 => (*__p_pBuildOpDescriptor).stype = ze_structure_type_t(0),
+            11 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
                 *__s.add(240).cast::<u32>() = 0x00020036;
             }
-            11 => {
+            12 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
                 *__s.add(240).cast::<u32>() = 0x0002003e;
             }
-            12 => {
+            13 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
                 *__s.add(240).cast::<u32>() = 0x7ffffffe;
                 *__s.add(240).add(8).cast::<*mut u8>() = __s.add(256);
                 *__s.add(256).cast::<u32>() = 0x0002003e;
             }
-            13 => {
+            14 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
                 *__s.add(240).cast::<u32>() = 0x7ffffffe;
             }
-            14 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
+            15 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -3843,7 +3861,7 @@ unsafe fn t_zeRTASParallelOperationDestroyExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASBuilderCreateExp`: 11 cases.
+/// `zeRTASBuilderCreateExp`: 12 cases.
 unsafe fn t_zeRTASBuilderCreateExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -3856,6 +3874,7 @@ unsafe fn t_zeRTASBuilderCreateExp(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pDescriptor->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pDescriptor->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -3896,25 +3915,26 @@ unsafe fn t_zeRTASBuilderCreateExp(__cx: &mut Cx) {
                 );
             }
             5 => (*__p_pDescriptor).stype = ze_structure_type_t(3),
-            6 => {
+            6 => (*__p_pDescriptor).stype = ze_structure_type_t(0),
+            7 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            7 => {
+            8 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            8 => {
+            9 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_pDescriptor).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            10 => (*__p_pDescriptor).pNext = __s.add(0) as _,
+            11 => (*__p_pDescriptor).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -3926,7 +3946,7 @@ unsafe fn t_zeRTASBuilderCreateExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASBuilderGetBuildPropertiesExp`: 18 cases.
+/// `zeRTASBuilderGetBuildPropertiesExp`: 19 cases.
 unsafe fn t_zeRTASBuilderGetBuildPropertiesExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -3949,6 +3969,7 @@ unsafe fn t_zeRTASBuilderGetBuildPropertiesExp(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pBuildOpDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pBuildOpDescriptor->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pBuildOpDescriptor->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -4028,44 +4049,45 @@ unsafe fn t_zeRTASBuilderGetBuildPropertiesExp(__cx: &mut Cx) {
                 );
             }
             7 => (*__p_pBuildOpDescriptor).stype = ze_structure_type_t(3),
-            8 => {
+            8 => (*__p_pBuildOpDescriptor).stype = ze_structure_type_t(0),
+            9 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00020036;
             }
-            9 => {
-                (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x0002003e;
-            }
             10 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
-                *__s.add(96).cast::<u32>() = 0x7ffffffe;
-                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
-                *__s.add(112).cast::<u32>() = 0x0002003e;
+                *__s.add(96).cast::<u32>() = 0x0002003e;
             }
             11 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
+                *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
+                *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            12 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
-            13 => {
+            12 => {
+                (*__p_pBuildOpDescriptor).pNext = __s.add(96) as _;
+                *__s.add(96).cast::<u32>() = 0x7ffffffe;
+            }
+            13 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
+            14 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00020043;
             }
-            14 => {
+            15 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            15 => {
+            16 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
                 *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
                 *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            16 => {
+            17 => {
                 (*__p_pProperties).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
-            17 => (*__p_pProperties).pNext = __s.add(48) as _,
+            18 => (*__p_pProperties).pNext = __s.add(48) as _,
             _ => {}
         }
         __cx.check(
@@ -4113,7 +4135,7 @@ unsafe fn t_zeDriverRTASFormatCompatibilityCheckExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeRTASBuilderBuildExp`: 15 cases.
+/// `zeRTASBuilderBuildExp`: 16 cases.
 unsafe fn t_zeRTASBuilderBuildExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -4142,6 +4164,7 @@ unsafe fn t_zeRTASBuilderBuildExp(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pBuildOpDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pBuildOpDescriptor->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pBuildOpDescriptor->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -4211,25 +4234,26 @@ unsafe fn t_zeRTASBuilderBuildExp(__cx: &mut Cx) {
                 );
             }
             9 => (*__p_pBuildOpDescriptor).stype = ze_structure_type_t(3),
-            10 => {
+            10 => (*__p_pBuildOpDescriptor).stype = ze_structure_type_t(0),
+            11 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
                 *__s.add(240).cast::<u32>() = 0x00020036;
             }
-            11 => {
+            12 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
                 *__s.add(240).cast::<u32>() = 0x0002003e;
             }
-            12 => {
+            13 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
                 *__s.add(240).cast::<u32>() = 0x7ffffffe;
                 *__s.add(240).add(8).cast::<*mut u8>() = __s.add(256);
                 *__s.add(256).cast::<u32>() = 0x0002003e;
             }
-            13 => {
+            14 => {
                 (*__p_pBuildOpDescriptor).pNext = __s.add(240) as _;
                 *__s.add(240).cast::<u32>() = 0x7ffffffe;
             }
-            14 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
+            15 => (*__p_pBuildOpDescriptor).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -5369,7 +5393,7 @@ unsafe fn t_zeDeviceGetVectorWidthPropertiesExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeEventPoolCreate`: 16 cases.
+/// `zeEventPoolCreate`: 17 cases.
 unsafe fn t_zeEventPoolCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -5378,6 +5402,7 @@ unsafe fn t_zeEventPoolCreate(__cx: &mut Cx) {
         (2, "phEventPool = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_event_pool_counter_based_exp_desc_t (extends it)",
@@ -5425,33 +5450,34 @@ unsafe fn t_zeEventPoolCreate(__cx: &mut Cx) {
             3 => phEventPool = ::core::ptr::null_mut(),
             4 => (*__p_desc).flags = ze_event_pool_flags_t(0x80000000),
             5 => (*__p_desc).stype = ze_structure_type_t(3),
-            6 => {
+            6 => (*__p_desc).stype = ze_structure_type_t(0),
+            7 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x00020014;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x00020036;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
                 *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
-            11 => (*__p_desc).pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
-            12 => (*__p_desc).pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
-            13 => (*__p_desc).pNext = __s.add(0) as _,
-            14 => (*__p_desc).count = 0,
-            15 => {
+            12 => (*__p_desc).pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
+            13 => (*__p_desc).pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
+            14 => (*__p_desc).pNext = __s.add(0) as _,
+            15 => (*__p_desc).count = 0,
+            16 => {
                 phDevices = ::core::ptr::null_mut();
                 numDevices = 1;
             }
@@ -5489,7 +5515,7 @@ unsafe fn t_zeEventPoolDestroy(__cx: &mut Cx) {
     }
 }
 
-/// `zeEventCreate`: 12 cases.
+/// `zeEventCreate`: 13 cases.
 unsafe fn t_zeEventCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -5499,6 +5525,7 @@ unsafe fn t_zeEventCreate(__cx: &mut Cx) {
         (4, "desc->signal = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->wait = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -5531,25 +5558,26 @@ unsafe fn t_zeEventCreate(__cx: &mut Cx) {
             4 => (*__p_desc).signal = ze_event_scope_flags_t(0x80000000),
             5 => (*__p_desc).wait = ze_event_scope_flags_t(0x80000000),
             6 => (*__p_desc).stype = ze_structure_type_t(3),
-            7 => {
+            7 => (*__p_desc).stype = ze_structure_type_t(0),
+            8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            11 => (*__p_desc).pNext = __s.add(0) as _,
+            12 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -5561,7 +5589,7 @@ unsafe fn t_zeEventCreate(__cx: &mut Cx) {
     }
 }
 
-/// `zeEventCounterBasedCreate`: 17 cases.
+/// `zeEventCounterBasedCreate`: 18 cases.
 unsafe fn t_zeEventCounterBasedCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -5573,6 +5601,7 @@ unsafe fn t_zeEventCounterBasedCreate(__cx: &mut Cx) {
         (4, "desc->signal = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->wait = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_event_counter_based_external_sync_allocation_desc_t (extends it)",
@@ -5615,31 +5644,32 @@ unsafe fn t_zeEventCounterBasedCreate(__cx: &mut Cx) {
             6 => (*__p_desc).signal = ze_event_scope_flags_t(0x80000000),
             7 => (*__p_desc).wait = ze_event_scope_flags_t(0x80000000),
             8 => (*__p_desc).stype = ze_structure_type_t(3),
-            9 => {
+            9 => (*__p_desc).stype = ze_structure_type_t(0),
+            10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003b;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            11 => {
+            12 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            12 => {
+            13 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            13 => {
+            14 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            14 => (*__p_desc).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
-            15 => (*__p_desc).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
-            16 => (*__p_desc).pNext = __s.add(0) as _,
+            15 => (*__p_desc).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            16 => (*__p_desc).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            17 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -6357,7 +6387,7 @@ unsafe fn t_zeEventQueryTimestampsExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeDeviceImportExternalSemaphoreExt`: 14 cases.
+/// `zeDeviceImportExternalSemaphoreExt`: 15 cases.
 unsafe fn t_zeDeviceImportExternalSemaphoreExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -6366,6 +6396,7 @@ unsafe fn t_zeDeviceImportExternalSemaphoreExt(__cx: &mut Cx) {
         (2, "phSemaphore = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_external_semaphore_win32_ext_desc_t (extends it)",
@@ -6404,31 +6435,32 @@ unsafe fn t_zeDeviceImportExternalSemaphoreExt(__cx: &mut Cx) {
             3 => phSemaphore = ::core::ptr::null_mut(),
             4 => (*__p_desc).flags = ze_external_semaphore_ext_flags_t(0x80000000),
             5 => (*__p_desc).stype = ze_structure_type_t(3),
-            6 => {
+            6 => (*__p_desc).stype = ze_structure_type_t(0),
+            7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020023;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            11 => (*__p_desc).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
-            12 => (*__p_desc).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
-            13 => (*__p_desc).pNext = __s.add(0) as _,
+            12 => (*__p_desc).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            13 => (*__p_desc).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            14 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -6898,7 +6930,7 @@ unsafe fn t_zeFabricEdgeGetPropertiesExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeFenceCreate`: 11 cases.
+/// `zeFenceCreate`: 12 cases.
 unsafe fn t_zeFenceCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -6907,6 +6939,7 @@ unsafe fn t_zeFenceCreate(__cx: &mut Cx) {
         (2, "phFence = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -6938,25 +6971,26 @@ unsafe fn t_zeFenceCreate(__cx: &mut Cx) {
             3 => phFence = ::core::ptr::null_mut(),
             4 => (*__p_desc).flags = ze_fence_flags_t(0x80000000),
             5 => (*__p_desc).stype = ze_structure_type_t(3),
-            6 => {
+            6 => (*__p_desc).stype = ze_structure_type_t(0),
+            7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            10 => (*__p_desc).pNext = __s.add(0) as _,
+            11 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -7821,7 +7855,7 @@ unsafe fn t_zeCommandListAppendHostFunction(__cx: &mut Cx) {
     }
 }
 
-/// `zeImageGetProperties`: 23 cases.
+/// `zeImageGetProperties`: 24 cases.
 unsafe fn t_zeImageGetProperties(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -7831,6 +7865,7 @@ unsafe fn t_zeImageGetProperties(__cx: &mut Cx) {
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> ze_srgb_ext_desc_t (extends it)", ZE_RESULT_SUCCESS),
         (
             6,
@@ -7905,60 +7940,61 @@ unsafe fn t_zeImageGetProperties(__cx: &mut Cx) {
             4 => (*__p_desc).flags = ze_image_flags_t(0x80000000),
             5 => (*__p_desc).r#type = ze_image_type_t(0x7ffffffe),
             6 => (*__p_desc).stype = ze_structure_type_t(3),
-            7 => {
+            7 => (*__p_desc).stype = ze_structure_type_t(0),
+            8 => {
                 (*__p_desc).pNext = __s.add(112) as _;
                 *__s.add(112).cast::<u32>() = 0x00010006;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(112) as _;
                 *__s.add(112).cast::<u32>() = 0x00020036;
             }
-            9 => {
-                (*__p_desc).pNext = __s.add(112) as _;
-                *__s.add(112).cast::<u32>() = 0x0002003e;
-            }
             10 => {
                 (*__p_desc).pNext = __s.add(112) as _;
-                *__s.add(112).cast::<u32>() = 0x7ffffffe;
-                *__s.add(112).add(8).cast::<*mut u8>() = __s.add(128);
-                *__s.add(128).cast::<u32>() = 0x0002003e;
+                *__s.add(112).cast::<u32>() = 0x0002003e;
             }
             11 => {
                 (*__p_desc).pNext = __s.add(112) as _;
                 *__s.add(112).cast::<u32>() = 0x7ffffffe;
+                *__s.add(112).add(8).cast::<*mut u8>() = __s.add(128);
+                *__s.add(128).cast::<u32>() = 0x0002003e;
             }
-            12 => (*__p_desc).pNext = chain(__s.add(112), 64, 0x7ffffffe) as _,
-            13 => (*__p_desc).pNext = chain(__s.add(112), 65, 0x7ffffffe) as _,
-            14 => (*__p_desc).pNext = __s.add(0) as _,
-            15 => {
+            12 => {
+                (*__p_desc).pNext = __s.add(112) as _;
+                *__s.add(112).cast::<u32>() = 0x7ffffffe;
+            }
+            13 => (*__p_desc).pNext = chain(__s.add(112), 64, 0x7ffffffe) as _,
+            14 => (*__p_desc).pNext = chain(__s.add(112), 65, 0x7ffffffe) as _,
+            15 => (*__p_desc).pNext = __s.add(0) as _,
+            16 => {
                 (*__p_pImageProperties).pNext = __s.add(112) as _;
                 *__s.add(112).cast::<u32>() = 0x00010014;
             }
-            16 => {
+            17 => {
                 (*__p_pImageProperties).pNext = __s.add(112) as _;
                 *__s.add(112).cast::<u32>() = 0x00020043;
             }
-            17 => {
+            18 => {
                 (*__p_pImageProperties).pNext = __s.add(112) as _;
                 *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            18 => {
+            19 => {
                 (*__p_pImageProperties).pNext = __s.add(112) as _;
                 *__s.add(112).cast::<u32>() = 0x7ffffffe;
                 *__s.add(112).add(8).cast::<*mut u8>() = __s.add(128);
                 *__s.add(128).cast::<u32>() = 0x0002003e;
             }
-            19 => {
+            20 => {
                 (*__p_pImageProperties).pNext = __s.add(112) as _;
                 *__s.add(112).cast::<u32>() = 0x7ffffffe;
             }
-            20 => {
+            21 => {
                 (*__p_pImageProperties).pNext = chain(__s.add(112), 64, 0x7ffffffe) as _;
             }
-            21 => {
+            22 => {
                 (*__p_pImageProperties).pNext = chain(__s.add(112), 65, 0x7ffffffe) as _;
             }
-            22 => (*__p_pImageProperties).pNext = __s.add(80) as _,
+            23 => (*__p_pImageProperties).pNext = __s.add(80) as _,
             _ => {}
         }
         __cx.check(
@@ -7970,7 +8006,7 @@ unsafe fn t_zeImageGetProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zeImageCreate`: 14 cases.
+/// `zeImageCreate`: 15 cases.
 unsafe fn t_zeImageCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -7981,6 +8017,7 @@ unsafe fn t_zeImageCreate(__cx: &mut Cx) {
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> ze_srgb_ext_desc_t (extends it)", ZE_RESULT_SUCCESS),
         (
             6,
@@ -8017,29 +8054,30 @@ unsafe fn t_zeImageCreate(__cx: &mut Cx) {
             5 => (*__p_desc).flags = ze_image_flags_t(0x80000000),
             6 => (*__p_desc).r#type = ze_image_type_t(0x7ffffffe),
             7 => (*__p_desc).stype = ze_structure_type_t(3),
-            8 => {
+            8 => (*__p_desc).stype = ze_structure_type_t(0),
+            9 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00010006;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00020036;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            11 => {
+            12 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
                 *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
                 *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            12 => {
+            13 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
-            13 => (*__p_desc).pNext = __s.add(0) as _,
+            14 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -8354,7 +8392,7 @@ unsafe fn t_zeImageGetMemoryPropertiesExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeImageViewCreateExt`: 15 cases.
+/// `zeImageViewCreateExt`: 16 cases.
 unsafe fn t_zeImageViewCreateExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -8366,6 +8404,7 @@ unsafe fn t_zeImageViewCreateExt(__cx: &mut Cx) {
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> ze_srgb_ext_desc_t (extends it)", ZE_RESULT_SUCCESS),
         (
             6,
@@ -8404,29 +8443,30 @@ unsafe fn t_zeImageViewCreateExt(__cx: &mut Cx) {
             6 => (*__p_desc).flags = ze_image_flags_t(0x80000000),
             7 => (*__p_desc).r#type = ze_image_type_t(0x7ffffffe),
             8 => (*__p_desc).stype = ze_structure_type_t(3),
-            9 => {
+            9 => (*__p_desc).stype = ze_structure_type_t(0),
+            10 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00010006;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00020036;
             }
-            11 => {
+            12 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            12 => {
+            13 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
                 *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
                 *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            13 => {
+            14 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
-            14 => (*__p_desc).pNext = __s.add(0) as _,
+            15 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -8438,7 +8478,7 @@ unsafe fn t_zeImageViewCreateExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeImageViewCreateExp`: 15 cases.
+/// `zeImageViewCreateExp`: 16 cases.
 unsafe fn t_zeImageViewCreateExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -8450,6 +8490,7 @@ unsafe fn t_zeImageViewCreateExp(__cx: &mut Cx) {
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (6, "desc->pNext -> ze_srgb_ext_desc_t (extends it)", ZE_RESULT_SUCCESS),
         (
             6,
@@ -8488,29 +8529,30 @@ unsafe fn t_zeImageViewCreateExp(__cx: &mut Cx) {
             6 => (*__p_desc).flags = ze_image_flags_t(0x80000000),
             7 => (*__p_desc).r#type = ze_image_type_t(0x7ffffffe),
             8 => (*__p_desc).stype = ze_structure_type_t(3),
-            9 => {
+            9 => (*__p_desc).stype = ze_structure_type_t(0),
+            10 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00010006;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00020036;
             }
-            11 => {
+            12 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            12 => {
+            13 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
                 *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
                 *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            13 => {
+            14 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
-            14 => (*__p_desc).pNext = __s.add(0) as _,
+            15 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -8793,7 +8835,7 @@ unsafe fn t_zeKernelGetBinaryExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeKernelSchedulingHintExp`: 10 cases.
+/// `zeKernelSchedulingHintExp`: 11 cases.
 unsafe fn t_zeKernelSchedulingHintExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -8801,6 +8843,7 @@ unsafe fn t_zeKernelSchedulingHintExp(__cx: &mut Cx) {
         (2, "pHint = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "pHint->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "pHint->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pHint->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pHint->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -8830,25 +8873,26 @@ unsafe fn t_zeKernelSchedulingHintExp(__cx: &mut Cx) {
             2 => pHint = ::core::ptr::null_mut(),
             3 => (*__p_pHint).flags = ze_scheduling_hint_exp_flags_t(0x80000000),
             4 => (*__p_pHint).stype = ze_structure_type_t(3),
-            5 => {
+            5 => (*__p_pHint).stype = ze_structure_type_t(0),
+            6 => {
                 (*__p_pHint).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x00020036;
             }
-            6 => {
+            7 => {
                 (*__p_pHint).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x0002003e;
             }
-            7 => {
+            8 => {
                 (*__p_pHint).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
                 *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            8 => {
+            9 => {
                 (*__p_pHint).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
             }
-            9 => (*__p_pHint).pNext = __s.add(0) as _,
+            10 => (*__p_pHint).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -8860,7 +8904,7 @@ unsafe fn t_zeKernelSchedulingHintExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeModuleInspectLinkageExt`: 12 cases.
+/// `zeModuleInspectLinkageExt`: 13 cases.
 unsafe fn t_zeModuleInspectLinkageExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -8870,6 +8914,7 @@ unsafe fn t_zeModuleInspectLinkageExt(__cx: &mut Cx) {
         (2, "phLog = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "pInspectDesc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "pInspectDesc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pInspectDesc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pInspectDesc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -8912,25 +8957,26 @@ unsafe fn t_zeModuleInspectLinkageExt(__cx: &mut Cx) {
                 (*__p_pInspectDesc).flags = ze_linkage_inspection_ext_flags_t(0x80000000);
             }
             6 => (*__p_pInspectDesc).stype = ze_structure_type_t(3),
-            7 => {
+            7 => (*__p_pInspectDesc).stype = ze_structure_type_t(0),
+            8 => {
                 (*__p_pInspectDesc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x00020036;
             }
-            8 => {
+            9 => {
                 (*__p_pInspectDesc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_pInspectDesc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
                 *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            10 => {
+            11 => {
                 (*__p_pInspectDesc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
-            11 => (*__p_pInspectDesc).pNext = __s.add(0) as _,
+            12 => (*__p_pInspectDesc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -8947,7 +8993,7 @@ unsafe fn t_zeModuleInspectLinkageExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeMemAllocShared`: 27 cases.
+/// `zeMemAllocShared`: 29 cases.
 unsafe fn t_zeMemAllocShared(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -8958,7 +9004,9 @@ unsafe fn t_zeMemAllocShared(__cx: &mut Cx) {
         (4, "device_desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "host_desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "device_desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "device_desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (5, "host_desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "host_desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "device_desc->pNext -> ze_external_memory_export_desc_t (extends it)",
@@ -9039,59 +9087,61 @@ unsafe fn t_zeMemAllocShared(__cx: &mut Cx) {
             5 => (*__p_device_desc).flags = ze_device_mem_alloc_flags_t(0x80000000),
             6 => (*__p_host_desc).flags = ze_host_mem_alloc_flags_t(0x80000000),
             7 => (*__p_device_desc).stype = ze_structure_type_t(3),
-            8 => (*__p_host_desc).stype = ze_structure_type_t(3),
-            9 => {
+            8 => (*__p_device_desc).stype = ze_structure_type_t(0),
+            9 => (*__p_host_desc).stype = ze_structure_type_t(3),
+            10 => (*__p_host_desc).stype = ze_structure_type_t(0),
+            11 => {
                 (*__p_device_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 24;
             }
-            10 => {
-                (*__p_device_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 0x00020036;
-            }
-            11 => {
-                (*__p_device_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 0x0002003e;
-            }
             12 => {
                 (*__p_device_desc).pNext = __s.add(80) as _;
-                *__s.add(80).cast::<u32>() = 0x7ffffffe;
-                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
-                *__s.add(96).cast::<u32>() = 0x0002003e;
+                *__s.add(80).cast::<u32>() = 0x00020036;
             }
             13 => {
                 (*__p_device_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x0002003e;
+            }
+            14 => {
+                (*__p_device_desc).pNext = __s.add(80) as _;
+                *__s.add(80).cast::<u32>() = 0x7ffffffe;
+                *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
+                *__s.add(96).cast::<u32>() = 0x0002003e;
+            }
+            15 => {
+                (*__p_device_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
-            14 => (*__p_device_desc).pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
-            15 => (*__p_device_desc).pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
-            16 => (*__p_device_desc).pNext = __s.add(0) as _,
-            17 => {
+            16 => (*__p_device_desc).pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
+            17 => (*__p_device_desc).pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
+            18 => (*__p_device_desc).pNext = __s.add(0) as _,
+            19 => {
                 (*__p_host_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x00020037;
             }
-            18 => {
+            20 => {
                 (*__p_host_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x00020036;
             }
-            19 => {
+            21 => {
                 (*__p_host_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            20 => {
+            22 => {
                 (*__p_host_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
                 *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            21 => {
+            23 => {
                 (*__p_host_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
-            22 => (*__p_host_desc).pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
-            23 => (*__p_host_desc).pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
-            24 => (*__p_host_desc).pNext = __s.add(32) as _,
-            25 => size = 0,
-            26 => alignment = 3,
+            24 => (*__p_host_desc).pNext = chain(__s.add(80), 64, 0x7ffffffe) as _,
+            25 => (*__p_host_desc).pNext = chain(__s.add(80), 65, 0x7ffffffe) as _,
+            26 => (*__p_host_desc).pNext = __s.add(32) as _,
+            27 => size = 0,
+            28 => alignment = 3,
             _ => {}
         }
         __cx.check(
@@ -9111,7 +9161,7 @@ unsafe fn t_zeMemAllocShared(__cx: &mut Cx) {
     }
 }
 
-/// `zeMemAllocDevice`: 15 cases.
+/// `zeMemAllocDevice`: 16 cases.
 unsafe fn t_zeMemAllocDevice(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -9121,6 +9171,7 @@ unsafe fn t_zeMemAllocDevice(__cx: &mut Cx) {
         (2, "pptr = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "device_desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "device_desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "device_desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "device_desc->pNext -> ze_external_memory_export_desc_t (extends it)",
@@ -9171,31 +9222,32 @@ unsafe fn t_zeMemAllocDevice(__cx: &mut Cx) {
             4 => pptr = ::core::ptr::null_mut(),
             5 => (*__p_device_desc).flags = ze_device_mem_alloc_flags_t(0x80000000),
             6 => (*__p_device_desc).stype = ze_structure_type_t(3),
-            7 => {
+            7 => (*__p_device_desc).stype = ze_structure_type_t(0),
+            8 => {
                 (*__p_device_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 24;
             }
-            8 => {
+            9 => {
                 (*__p_device_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            9 => {
+            10 => {
                 (*__p_device_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            10 => {
+            11 => {
                 (*__p_device_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            11 => {
+            12 => {
                 (*__p_device_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            12 => (*__p_device_desc).pNext = __s.add(0) as _,
-            13 => size = 0,
-            14 => alignment = 3,
+            13 => (*__p_device_desc).pNext = __s.add(0) as _,
+            14 => size = 0,
+            15 => alignment = 3,
             _ => {}
         }
         __cx.check(
@@ -9214,7 +9266,7 @@ unsafe fn t_zeMemAllocDevice(__cx: &mut Cx) {
     }
 }
 
-/// `zeMemAllocHost`: 14 cases.
+/// `zeMemAllocHost`: 15 cases.
 unsafe fn t_zeMemAllocHost(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -9223,6 +9275,7 @@ unsafe fn t_zeMemAllocHost(__cx: &mut Cx) {
         (2, "pptr = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "host_desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "host_desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "host_desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "host_desc->pNext -> ze_external_memmap_sysmem_ext_desc_t (extends it)",
@@ -9267,31 +9320,32 @@ unsafe fn t_zeMemAllocHost(__cx: &mut Cx) {
             3 => pptr = ::core::ptr::null_mut(),
             4 => (*__p_host_desc).flags = ze_host_mem_alloc_flags_t(0x80000000),
             5 => (*__p_host_desc).stype = ze_structure_type_t(3),
-            6 => {
+            6 => (*__p_host_desc).stype = ze_structure_type_t(0),
+            7 => {
                 (*__p_host_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020037;
             }
-            7 => {
+            8 => {
                 (*__p_host_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            8 => {
+            9 => {
                 (*__p_host_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_host_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            10 => {
+            11 => {
                 (*__p_host_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            11 => (*__p_host_desc).pNext = __s.add(0) as _,
-            12 => size = 0,
-            13 => alignment = 3,
+            12 => (*__p_host_desc).pNext = __s.add(0) as _,
+            13 => size = 0,
+            14 => alignment = 3,
             _ => {}
         }
         __cx.check(
@@ -9699,7 +9753,7 @@ unsafe fn t_zeMemGetAtomicAccessAttributeExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeMemFreeExt`: 11 cases.
+/// `zeMemFreeExt`: 12 cases.
 unsafe fn t_zeMemFreeExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -9712,6 +9766,7 @@ unsafe fn t_zeMemFreeExt(__cx: &mut Cx) {
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         ),
         (5, "pMemFreeDesc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pMemFreeDesc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pMemFreeDesc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -9751,25 +9806,26 @@ unsafe fn t_zeMemFreeExt(__cx: &mut Cx) {
                 );
             }
             5 => (*__p_pMemFreeDesc).stype = ze_structure_type_t(3),
-            6 => {
+            6 => (*__p_pMemFreeDesc).stype = ze_structure_type_t(0),
+            7 => {
                 (*__p_pMemFreeDesc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00020036;
             }
-            7 => {
+            8 => {
                 (*__p_pMemFreeDesc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            8 => {
+            9 => {
                 (*__p_pMemFreeDesc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
                 *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
                 *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_pMemFreeDesc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
-            10 => (*__p_pMemFreeDesc).pNext = __s.add(0) as _,
+            11 => (*__p_pMemFreeDesc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -9781,7 +9837,7 @@ unsafe fn t_zeMemFreeExt(__cx: &mut Cx) {
     }
 }
 
-/// `zeModuleCreate`: 13 cases.
+/// `zeModuleCreate`: 14 cases.
 unsafe fn t_zeModuleCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -9791,6 +9847,7 @@ unsafe fn t_zeModuleCreate(__cx: &mut Cx) {
         (2, "phModule = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->format = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -9828,26 +9885,27 @@ unsafe fn t_zeModuleCreate(__cx: &mut Cx) {
             4 => phModule = ::core::ptr::null_mut(),
             5 => (*__p_desc).format = ze_module_format_t(0x7ffffffe),
             6 => (*__p_desc).stype = ze_structure_type_t(3),
-            7 => {
+            7 => (*__p_desc).stype = ze_structure_type_t(0),
+            8 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00020036;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
                 *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
                 *__s.add(112).cast::<u32>() = 0x0002003e;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
-            11 => (*__p_desc).pNext = __s.add(0) as _,
-            12 => (*__p_desc).inputSize = 0,
+            12 => (*__p_desc).pNext = __s.add(0) as _,
+            13 => (*__p_desc).inputSize = 0,
             _ => {}
         }
         __cx.check(
@@ -10103,7 +10161,7 @@ unsafe fn t_zeModuleGetProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zeKernelCreate`: 12 cases.
+/// `zeKernelCreate`: 13 cases.
 unsafe fn t_zeKernelCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -10112,6 +10170,7 @@ unsafe fn t_zeKernelCreate(__cx: &mut Cx) {
         (2, "phKernel = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -10149,26 +10208,27 @@ unsafe fn t_zeKernelCreate(__cx: &mut Cx) {
             3 => phKernel = ::core::ptr::null_mut(),
             4 => (*__p_desc).flags = ze_kernel_flags_t(0x80000000),
             5 => (*__p_desc).stype = ze_structure_type_t(3),
-            6 => {
+            6 => (*__p_desc).stype = ze_structure_type_t(0),
+            7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            10 => (*__p_desc).pNext = __s.add(0) as _,
-            11 => (*__p_desc).pKernelName = ::core::ptr::null_mut::<u8>() as _,
+            11 => (*__p_desc).pNext = __s.add(0) as _,
+            12 => (*__p_desc).pKernelName = ::core::ptr::null_mut::<u8>() as _,
             _ => {}
         }
         __cx.check(
@@ -10970,7 +11030,7 @@ unsafe fn t_zeModuleGetDeviceHandle(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListGetNextCommandIdExp`: 11 cases.
+/// `zeCommandListGetNextCommandIdExp`: 12 cases.
 unsafe fn t_zeCommandListGetNextCommandIdExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -10979,6 +11039,7 @@ unsafe fn t_zeCommandListGetNextCommandIdExp(__cx: &mut Cx) {
         (2, "pCommandId = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -11010,25 +11071,26 @@ unsafe fn t_zeCommandListGetNextCommandIdExp(__cx: &mut Cx) {
             3 => pCommandId = ::core::ptr::null_mut(),
             4 => (*__p_desc).flags = ze_mutable_command_exp_flags_t(0x80000000),
             5 => (*__p_desc).stype = ze_structure_type_t(3),
-            6 => {
+            6 => (*__p_desc).stype = ze_structure_type_t(0),
+            7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            10 => (*__p_desc).pNext = __s.add(0) as _,
+            11 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -11040,7 +11102,7 @@ unsafe fn t_zeCommandListGetNextCommandIdExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListGetNextCommandIdWithKernelsExp`: 11 cases.
+/// `zeCommandListGetNextCommandIdWithKernelsExp`: 12 cases.
 unsafe fn t_zeCommandListGetNextCommandIdWithKernelsExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -11049,6 +11111,7 @@ unsafe fn t_zeCommandListGetNextCommandIdWithKernelsExp(__cx: &mut Cx) {
         (2, "pCommandId = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -11082,25 +11145,26 @@ unsafe fn t_zeCommandListGetNextCommandIdWithKernelsExp(__cx: &mut Cx) {
             3 => pCommandId = ::core::ptr::null_mut(),
             4 => (*__p_desc).flags = ze_mutable_command_exp_flags_t(0x80000000),
             5 => (*__p_desc).stype = ze_structure_type_t(3),
-            6 => {
+            6 => (*__p_desc).stype = ze_structure_type_t(0),
+            7 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x00020036;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x0002003e;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
                 *__s.add(80).add(8).cast::<*mut u8>() = __s.add(96);
                 *__s.add(96).cast::<u32>() = 0x0002003e;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(80) as _;
                 *__s.add(80).cast::<u32>() = 0x7ffffffe;
             }
-            10 => (*__p_desc).pNext = __s.add(0) as _,
+            11 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -11118,13 +11182,14 @@ unsafe fn t_zeCommandListGetNextCommandIdWithKernelsExp(__cx: &mut Cx) {
     }
 }
 
-/// `zeCommandListUpdateMutableCommandsExp`: 12 cases.
+/// `zeCommandListUpdateMutableCommandsExp`: 13 cases.
 unsafe fn t_zeCommandListUpdateMutableCommandsExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hCommandList = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "desc = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_mutable_kernel_argument_exp_desc_t (extends it)",
@@ -11160,31 +11225,32 @@ unsafe fn t_zeCommandListUpdateMutableCommandsExp(__cx: &mut Cx) {
             1 => hCommandList = ::core::ptr::null_mut(),
             2 => desc = ::core::ptr::null(),
             3 => (*__p_desc).stype = ze_structure_type_t(3),
-            4 => {
+            4 => (*__p_desc).stype = ze_structure_type_t(0),
+            5 => {
                 (*__p_desc).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x00020019;
             }
-            5 => {
+            6 => {
                 (*__p_desc).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x00020036;
             }
-            6 => {
+            7 => {
                 (*__p_desc).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x0002003e;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
                 *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
             }
-            9 => (*__p_desc).pNext = chain(__s.add(32), 64, 0x7ffffffe) as _,
-            10 => (*__p_desc).pNext = chain(__s.add(32), 65, 0x7ffffffe) as _,
-            11 => (*__p_desc).pNext = __s.add(0) as _,
+            10 => (*__p_desc).pNext = chain(__s.add(32), 64, 0x7ffffffe) as _,
+            11 => (*__p_desc).pNext = chain(__s.add(32), 65, 0x7ffffffe) as _,
+            12 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -11437,7 +11503,7 @@ unsafe fn t_zeContextEvictImage(__cx: &mut Cx) {
     }
 }
 
-/// `zeSamplerCreate`: 13 cases.
+/// `zeSamplerCreate`: 14 cases.
 unsafe fn t_zeSamplerCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -11448,6 +11514,7 @@ unsafe fn t_zeSamplerCreate(__cx: &mut Cx) {
         (4, "desc->addressMode = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (4, "desc->filterMode = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_command_list_append_launch_kernel_param_cooperative_desc_t (place unstated: tolerated)",
@@ -11484,25 +11551,26 @@ unsafe fn t_zeSamplerCreate(__cx: &mut Cx) {
             5 => (*__p_desc).addressMode = ze_sampler_address_mode_t(0x7ffffffe),
             6 => (*__p_desc).filterMode = ze_sampler_filter_mode_t(0x7ffffffe),
             7 => (*__p_desc).stype = ze_structure_type_t(3),
-            8 => {
+            8 => (*__p_desc).stype = ze_structure_type_t(0),
+            9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            11 => {
+            12 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            12 => (*__p_desc).pNext = __s.add(0) as _,
+            13 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -11698,7 +11766,7 @@ unsafe fn t_zePhysicalMemGetProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zePhysicalMemCreate`: 16 cases.
+/// `zePhysicalMemCreate`: 17 cases.
 unsafe fn t_zePhysicalMemCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -11708,6 +11776,7 @@ unsafe fn t_zePhysicalMemCreate(__cx: &mut Cx) {
         (2, "phPhysicalMemory = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->flags = 0x80000000", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> ze_external_memory_export_desc_t (extends it)",
@@ -11750,32 +11819,33 @@ unsafe fn t_zePhysicalMemCreate(__cx: &mut Cx) {
             4 => phPhysicalMemory = ::core::ptr::null_mut(),
             5 => (*__p_desc).flags = ze_physical_mem_flags_t(0x80000000),
             6 => (*__p_desc).stype = ze_structure_type_t(3),
-            7 => {
+            7 => (*__p_desc).stype = ze_structure_type_t(0),
+            8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 24;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020036;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x0002003e;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x0002003e;
             }
-            11 => {
+            12 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            12 => (*__p_desc).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
-            13 => (*__p_desc).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
-            14 => (*__p_desc).pNext = __s.add(0) as _,
-            15 => (*__p_desc).size = 0,
+            13 => (*__p_desc).pNext = chain(__s.add(48), 64, 0x7ffffffe) as _,
+            14 => (*__p_desc).pNext = chain(__s.add(48), 65, 0x7ffffffe) as _,
+            15 => (*__p_desc).pNext = __s.add(0) as _,
+            16 => (*__p_desc).size = 0,
             _ => {}
         }
         __cx.check(
@@ -12264,7 +12334,7 @@ unsafe fn t_zetDebugResume(__cx: &mut Cx) {
     }
 }
 
-/// `zetDebugReadMemory`: 10 cases.
+/// `zetDebugReadMemory`: 11 cases.
 unsafe fn t_zetDebugReadMemory(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -12273,6 +12343,7 @@ unsafe fn t_zetDebugReadMemory(__cx: &mut Cx) {
         (2, "buffer = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
@@ -12302,21 +12373,22 @@ unsafe fn t_zetDebugReadMemory(__cx: &mut Cx) {
             3 => buffer = ::core::ptr::null_mut(),
             4 => (*__p_desc).r#type = zet_debug_memory_space_type_t(0x7ffffffe),
             5 => (*__p_desc).stype = zet_structure_type_t(3),
-            6 => {
+            6 => (*__p_desc).stype = zet_structure_type_t(0),
+            7 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 9;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
                 *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
                 *__s.add(112).cast::<u32>() = 9;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
-            9 => (*__p_desc).pNext = __s.add(0) as _,
+            10 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -12328,7 +12400,7 @@ unsafe fn t_zetDebugReadMemory(__cx: &mut Cx) {
     }
 }
 
-/// `zetDebugWriteMemory`: 10 cases.
+/// `zetDebugWriteMemory`: 11 cases.
 unsafe fn t_zetDebugWriteMemory(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -12337,6 +12409,7 @@ unsafe fn t_zetDebugWriteMemory(__cx: &mut Cx) {
         (2, "buffer = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
@@ -12366,21 +12439,22 @@ unsafe fn t_zetDebugWriteMemory(__cx: &mut Cx) {
             3 => buffer = ::core::ptr::null(),
             4 => (*__p_desc).r#type = zet_debug_memory_space_type_t(0x7ffffffe),
             5 => (*__p_desc).stype = zet_structure_type_t(3),
-            6 => {
+            6 => (*__p_desc).stype = zet_structure_type_t(0),
+            7 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 9;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
                 *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
                 *__s.add(112).cast::<u32>() = 9;
             }
-            8 => {
+            9 => {
                 (*__p_desc).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
-            9 => (*__p_desc).pNext = __s.add(0) as _,
+            10 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -12961,7 +13035,7 @@ unsafe fn t_zetMetricStreamerReadData(__cx: &mut Cx) {
     }
 }
 
-/// `zetMetricQueryPoolCreate`: 12 cases.
+/// `zetMetricQueryPoolCreate`: 13 cases.
 unsafe fn t_zetMetricQueryPoolCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -12972,6 +13046,7 @@ unsafe fn t_zetMetricQueryPoolCreate(__cx: &mut Cx) {
         (2, "phMetricQueryPool = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "desc->type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
@@ -13004,21 +13079,22 @@ unsafe fn t_zetMetricQueryPoolCreate(__cx: &mut Cx) {
             5 => phMetricQueryPool = ::core::ptr::null_mut(),
             6 => (*__p_desc).r#type = zet_metric_query_pool_type_t(0x7ffffffe),
             7 => (*__p_desc).stype = zet_structure_type_t(3),
-            8 => {
+            8 => (*__p_desc).stype = zet_structure_type_t(0),
+            9 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 9;
             }
-            9 => {
+            10 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 9;
             }
-            10 => {
+            11 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            11 => (*__p_desc).pNext = __s.add(0) as _,
+            12 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -13268,7 +13344,7 @@ unsafe fn t_zetMetricGroupGetExportDataExp(__cx: &mut Cx) {
     }
 }
 
-/// `zetMetricGroupCalculateMetricExportDataExp`: 13 cases.
+/// `zetMetricGroupCalculateMetricExportDataExp`: 14 cases.
 unsafe fn t_zetMetricGroupCalculateMetricExportDataExp(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -13284,6 +13360,7 @@ unsafe fn t_zetMetricGroupCalculateMetricExportDataExp(__cx: &mut Cx) {
         (2, "pTotalMetricValueCount = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (3, "type = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "pCalculateDescriptor->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pCalculateDescriptor->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pCalculateDescriptor->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
@@ -13335,21 +13412,22 @@ unsafe fn t_zetMetricGroupCalculateMetricExportDataExp(__cx: &mut Cx) {
             6 => pTotalMetricValueCount = ::core::ptr::null_mut(),
             7 => r#type = zet_metric_group_calculation_type_t(0x7ffffffe),
             8 => (*__p_pCalculateDescriptor).stype = zet_structure_type_t(3),
-            9 => {
+            9 => (*__p_pCalculateDescriptor).stype = zet_structure_type_t(0),
+            10 => {
                 (*__p_pCalculateDescriptor).pNext = __s.add(144) as _;
                 *__s.add(144).cast::<u32>() = 9;
             }
-            10 => {
+            11 => {
                 (*__p_pCalculateDescriptor).pNext = __s.add(144) as _;
                 *__s.add(144).cast::<u32>() = 0x7ffffffe;
                 *__s.add(144).add(8).cast::<*mut u8>() = __s.add(160);
                 *__s.add(160).cast::<u32>() = 9;
             }
-            11 => {
+            12 => {
                 (*__p_pCalculateDescriptor).pNext = __s.add(144) as _;
                 *__s.add(144).cast::<u32>() = 0x7ffffffe;
             }
-            12 => (*__p_pCalculateDescriptor).pNext = __s.add(16) as _,
+            13 => (*__p_pCalculateDescriptor).pNext = __s.add(16) as _,
             _ => {}
         }
         __cx.check(
@@ -14341,7 +14419,7 @@ unsafe fn t_zetKernelGetProfileInfo(__cx: &mut Cx) {
     }
 }
 
-/// `zetTracerExpCreate`: 9 cases.
+/// `zetTracerExpCreate`: 10 cases.
 unsafe fn t_zetTracerExpCreate(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -14349,6 +14427,7 @@ unsafe fn t_zetTracerExpCreate(__cx: &mut Cx) {
         (2, "desc = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "phTracer = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "desc->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "desc->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "desc->pNext -> zet_metric_global_timestamps_resolution_exp_t (known, not allowed here)",
@@ -14374,21 +14453,22 @@ unsafe fn t_zetTracerExpCreate(__cx: &mut Cx) {
             2 => desc = ::core::ptr::null(),
             3 => phTracer = ::core::ptr::null_mut(),
             4 => (*__p_desc).stype = zet_structure_type_t(3),
-            5 => {
+            5 => (*__p_desc).stype = zet_structure_type_t(0),
+            6 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 9;
             }
-            6 => {
+            7 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 9;
             }
-            7 => {
+            8 => {
                 (*__p_desc).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            8 => (*__p_desc).pNext = __s.add(0) as _,
+            9 => (*__p_desc).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -14770,7 +14850,7 @@ unsafe fn t_zesDeviceReset(__cx: &mut Cx) {
     }
 }
 
-/// `zesDeviceResetExt`: 12 cases.
+/// `zesDeviceResetExt`: 13 cases.
 unsafe fn t_zesDeviceResetExt(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -14778,6 +14858,7 @@ unsafe fn t_zesDeviceResetExt(__cx: &mut Cx) {
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "pProperties->resetType = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "pProperties->stype = 0x1", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pProperties->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
@@ -14814,27 +14895,28 @@ unsafe fn t_zesDeviceResetExt(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => (*__p_pProperties).resetType = zes_reset_type_t(0x7ffffffe),
             4 => (*__p_pProperties).stype = zes_structure_type_t(1),
-            5 => {
+            5 => (*__p_pProperties).stype = zes_structure_type_t(0),
+            6 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 45;
             }
-            6 => {
+            7 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x00020018;
             }
-            7 => {
+            8 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
                 *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
                 *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            8 => {
+            9 => {
                 (*__p_pProperties).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
             }
-            9 => (*__p_pProperties).pNext = chain(__s.add(32), 64, 0x7ffffffe) as _,
-            10 => (*__p_pProperties).pNext = chain(__s.add(32), 65, 0x7ffffffe) as _,
-            11 => (*__p_pProperties).pNext = __s.add(0) as _,
+            10 => (*__p_pProperties).pNext = chain(__s.add(32), 64, 0x7ffffffe) as _,
+            11 => (*__p_pProperties).pNext = chain(__s.add(32), 65, 0x7ffffffe) as _,
+            12 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -15849,7 +15931,7 @@ unsafe fn t_zesDeviceGetEccState(__cx: &mut Cx) {
     }
 }
 
-/// `zesDeviceSetEccState`: 18 cases.
+/// `zesDeviceSetEccState`: 19 cases.
 unsafe fn t_zesDeviceSetEccState(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -15858,6 +15940,7 @@ unsafe fn t_zesDeviceSetEccState(__cx: &mut Cx) {
         (2, "pState = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (4, "newState->state = 0x7ffffffe", ZE_RESULT_ERROR_INVALID_ENUMERATION),
         (5, "newState->stype = 0x3", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "newState->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "newState->pNext -> zes_device_ext_state_t (known, not allowed here)",
@@ -15911,46 +15994,47 @@ unsafe fn t_zesDeviceSetEccState(__cx: &mut Cx) {
             3 => pState = ::core::ptr::null_mut(),
             4 => (*__p_newState).state = zes_device_ecc_state_t(0x7ffffffe),
             5 => (*__p_newState).stype = zes_structure_type_t(3),
-            6 => {
-                (*__p_newState).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x00020018;
-            }
+            6 => (*__p_newState).stype = zes_structure_type_t(0),
             7 => {
                 (*__p_newState).pNext = __s.add(64) as _;
-                *__s.add(64).cast::<u32>() = 0x7ffffffe;
-                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
-                *__s.add(80).cast::<u32>() = 0x00020018;
+                *__s.add(64).cast::<u32>() = 0x00020018;
             }
             8 => {
                 (*__p_newState).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
+                *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
+                *__s.add(80).cast::<u32>() = 0x00020018;
             }
-            9 => (*__p_newState).pNext = chain(__s.add(64), 64, 0x7ffffffe) as _,
-            10 => (*__p_newState).pNext = chain(__s.add(64), 65, 0x7ffffffe) as _,
-            11 => (*__p_newState).pNext = __s.add(0) as _,
-            12 => {
+            9 => {
+                (*__p_newState).pNext = __s.add(64) as _;
+                *__s.add(64).cast::<u32>() = 0x7ffffffe;
+            }
+            10 => (*__p_newState).pNext = chain(__s.add(64), 64, 0x7ffffffe) as _,
+            11 => (*__p_newState).pNext = chain(__s.add(64), 65, 0x7ffffffe) as _,
+            12 => (*__p_newState).pNext = __s.add(0) as _,
+            13 => {
                 (*__p_pState).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x00020012;
             }
-            13 => {
+            14 => {
                 (*__p_pState).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 45;
             }
-            14 => {
+            15 => {
                 (*__p_pState).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            15 => {
+            16 => {
                 (*__p_pState).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
                 *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
                 *__s.add(80).cast::<u32>() = 0x00020018;
             }
-            16 => {
+            17 => {
                 (*__p_pState).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
             }
-            17 => (*__p_pState).pNext = __s.add(32) as _,
+            18 => (*__p_pState).pNext = __s.add(32) as _,
             _ => {}
         }
         __cx.check(
@@ -16408,13 +16492,14 @@ unsafe fn t_zesFabricPortGetConfig(__cx: &mut Cx) {
     }
 }
 
-/// `zesFabricPortSetConfig`: 8 cases.
+/// `zesFabricPortSetConfig`: 9 cases.
 unsafe fn t_zesFabricPortSetConfig(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hPort = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pConfig = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "pConfig->stype = 0x1a", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pConfig->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pConfig->pNext -> zes_device_ext_state_t (known, not allowed here)",
@@ -16438,21 +16523,22 @@ unsafe fn t_zesFabricPortSetConfig(__cx: &mut Cx) {
             1 => hPort = ::core::ptr::null_mut(),
             2 => pConfig = ::core::ptr::null(),
             3 => (*__p_pConfig).stype = zes_structure_type_t(26),
-            4 => {
+            4 => (*__p_pConfig).stype = zes_structure_type_t(0),
+            5 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x00020018;
             }
-            5 => {
+            6 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
                 *__s.add(32).add(8).cast::<*mut u8>() = __s.add(48);
                 *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            6 => {
+            7 => {
                 (*__p_pConfig).pNext = __s.add(32) as _;
                 *__s.add(32).cast::<u32>() = 0x7ffffffe;
             }
-            7 => (*__p_pConfig).pNext = __s.add(0) as _,
+            8 => (*__p_pConfig).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -18893,13 +18979,14 @@ unsafe fn t_zesRasGetConfig(__cx: &mut Cx) {
     }
 }
 
-/// `zesRasSetConfig`: 8 cases.
+/// `zesRasSetConfig`: 9 cases.
 unsafe fn t_zesRasSetConfig(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hRas = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pConfig = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "pConfig->stype = 0x18", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pConfig->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pConfig->pNext -> zes_device_ext_state_t (known, not allowed here)",
@@ -18923,21 +19010,22 @@ unsafe fn t_zesRasSetConfig(__cx: &mut Cx) {
             1 => hRas = ::core::ptr::null_mut(),
             2 => pConfig = ::core::ptr::null(),
             3 => (*__p_pConfig).stype = zes_structure_type_t(24),
-            4 => {
+            4 => (*__p_pConfig).stype = zes_structure_type_t(0),
+            5 => {
                 (*__p_pConfig).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x00020018;
             }
-            5 => {
+            6 => {
                 (*__p_pConfig).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
                 *__s.add(96).add(8).cast::<*mut u8>() = __s.add(112);
                 *__s.add(112).cast::<u32>() = 0x00020018;
             }
-            6 => {
+            7 => {
                 (*__p_pConfig).pNext = __s.add(96) as _;
                 *__s.add(96).cast::<u32>() = 0x7ffffffe;
             }
-            7 => (*__p_pConfig).pNext = __s.add(0) as _,
+            8 => (*__p_pConfig).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(__rule, __what, __want, validate::zesRasSetConfig(hRas, pConfig));
@@ -19431,7 +19519,7 @@ unsafe fn t_zesSchedulerGetTimesliceModeProperties(__cx: &mut Cx) {
     }
 }
 
-/// `zesSchedulerSetTimeoutMode`: 10 cases.
+/// `zesSchedulerSetTimeoutMode`: 11 cases.
 unsafe fn t_zesSchedulerSetTimeoutMode(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -19439,6 +19527,7 @@ unsafe fn t_zesSchedulerSetTimeoutMode(__cx: &mut Cx) {
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "pNeedReload = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "pProperties->stype = 0x1", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pProperties->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
@@ -19473,25 +19562,26 @@ unsafe fn t_zesSchedulerSetTimeoutMode(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => pNeedReload = ::core::ptr::null_mut(),
             4 => (*__p_pProperties).stype = zes_structure_type_t(1),
-            5 => {
+            5 => (*__p_pProperties).stype = zes_structure_type_t(0),
+            6 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 45;
             }
-            6 => {
+            7 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            7 => {
+            8 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            8 => {
+            9 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            9 => (*__p_pProperties).pNext = __s.add(0) as _,
+            10 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -19503,7 +19593,7 @@ unsafe fn t_zesSchedulerSetTimeoutMode(__cx: &mut Cx) {
     }
 }
 
-/// `zesSchedulerSetTimesliceMode`: 10 cases.
+/// `zesSchedulerSetTimesliceMode`: 11 cases.
 unsafe fn t_zesSchedulerSetTimesliceMode(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
@@ -19511,6 +19601,7 @@ unsafe fn t_zesSchedulerSetTimesliceMode(__cx: &mut Cx) {
         (2, "pProperties = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (2, "pNeedReload = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "pProperties->stype = 0x1", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pProperties->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pProperties->pNext -> zes_device_ext_properties_t (place unstated: tolerated)",
@@ -19545,25 +19636,26 @@ unsafe fn t_zesSchedulerSetTimesliceMode(__cx: &mut Cx) {
             2 => pProperties = ::core::ptr::null_mut(),
             3 => pNeedReload = ::core::ptr::null_mut(),
             4 => (*__p_pProperties).stype = zes_structure_type_t(1),
-            5 => {
+            5 => (*__p_pProperties).stype = zes_structure_type_t(0),
+            6 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 45;
             }
-            6 => {
+            7 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x00020018;
             }
-            7 => {
+            8 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
                 *__s.add(48).add(8).cast::<*mut u8>() = __s.add(64);
                 *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            8 => {
+            9 => {
                 (*__p_pProperties).pNext = __s.add(48) as _;
                 *__s.add(48).cast::<u32>() = 0x7ffffffe;
             }
-            9 => (*__p_pProperties).pNext = __s.add(0) as _,
+            10 => (*__p_pProperties).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(
@@ -19973,13 +20065,14 @@ unsafe fn t_zesTemperatureGetConfig(__cx: &mut Cx) {
     }
 }
 
-/// `zesTemperatureSetConfig`: 8 cases.
+/// `zesTemperatureSetConfig`: 9 cases.
 unsafe fn t_zesTemperatureSetConfig(__cx: &mut Cx) {
     const CASES: &[(u8, &str, ze_result_t)] = &[
         (0, "valid arguments", ZE_RESULT_SUCCESS),
         (1, "hTemperature = null", ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
         (2, "pConfig = null", ZE_RESULT_ERROR_INVALID_NULL_POINTER),
         (5, "pConfig->stype = 0x18", ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        (5, "pConfig->stype = 0 (unset: accepted)", ZE_RESULT_SUCCESS),
         (
             6,
             "pConfig->pNext -> zes_device_ext_state_t (known, not allowed here)",
@@ -20003,21 +20096,22 @@ unsafe fn t_zesTemperatureSetConfig(__cx: &mut Cx) {
             1 => hTemperature = ::core::ptr::null_mut(),
             2 => pConfig = ::core::ptr::null(),
             3 => (*__p_pConfig).stype = zes_structure_type_t(24),
-            4 => {
+            4 => (*__p_pConfig).stype = zes_structure_type_t(0),
+            5 => {
                 (*__p_pConfig).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x00020018;
             }
-            5 => {
+            6 => {
                 (*__p_pConfig).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
                 *__s.add(64).add(8).cast::<*mut u8>() = __s.add(80);
                 *__s.add(80).cast::<u32>() = 0x00020018;
             }
-            6 => {
+            7 => {
                 (*__p_pConfig).pNext = __s.add(64) as _;
                 *__s.add(64).cast::<u32>() = 0x7ffffffe;
             }
-            7 => (*__p_pConfig).pNext = __s.add(0) as _,
+            8 => (*__p_pConfig).pNext = __s.add(0) as _,
             _ => {}
         }
         __cx.check(

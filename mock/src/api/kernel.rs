@@ -255,13 +255,12 @@ impl KernelApi for MockDriver {
             note: " (maxSharedLocalMemory)",
         };
         let checked = info
-            .check_arg(arg_index, arg_size, value, budget)
+            .check_arg(arg_index, arg_size, value, budget, zekit_rt::strict())
             .map_err(|e| {
                 let code = match e.kind {
                     ArgErrorKind::Index => ZeError(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX),
                     ArgErrorKind::Size => ZeError(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE),
                     ArgErrorKind::LocalValue => ZeError::INVALID_ARGUMENT,
-                    ArgErrorKind::NullValue => ZeError::INVALID_NULL_POINTER,
                 };
                 fail(code, format_args!("{}", e.message))
             })?;
@@ -284,6 +283,7 @@ impl KernelApi for MockDriver {
             }
             ArgValue::Handle(h) => KernelArg::Handle(h),
             ArgValue::Bytes(v) => KernelArg::Value(v.to_vec()),
+            ArgValue::Zero => KernelArg::Value(vec![0; info.args[i].size as usize]),
         };
         st.args[i] = Some(arg);
         Ok(())

@@ -11,7 +11,8 @@
 //! 4. the same for the enum and flags members of `[in]` struct parameters (one level; not
 //!    arrays, not `stype`): `ZE_RESULT_ERROR_INVALID_ENUMERATION`;
 //! 5. `stype` of an `[in]` struct pointer is not one of its struct's structure types:
-//!    `ZE_RESULT_ERROR_INVALID_ARGUMENT` (the spec names no code; zekit's choice);
+//!    `ZE_RESULT_ERROR_INVALID_ARGUMENT` (the spec names no code; zekit's choice); an `stype`
+//!    left at 0 is accepted unless the validation level is strict (`ZEKIT_VALIDATION=strict`);
 //! 6. a `pNext` chain (of a struct parameter, or a function's own `pNext`) is longer than 64
 //!    links (or cyclic), or a link is a structure the spec knows but does not let into that chain
 //!    (`extends`, closed over; extensions whose place the spec does not state are tolerated in

@@ -55,6 +55,12 @@ pub unsafe fn zeInitDrivers(
     }
     match (*desc).stype.0 {
         0x00020021 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeInitDrivers",
+                "desc->stype left at 0, read as ze_init_driver_type_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -553,6 +559,12 @@ pub unsafe fn zeContextCreate(
     }
     match (*desc).stype.0 {
         13 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeContextCreate",
+                "desc->stype left at 0, read as ze_context_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -593,6 +605,12 @@ pub unsafe fn zeContextCreateEx(
     }
     match (*desc).stype.0 {
         13 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeContextCreateEx",
+                "desc->stype left at 0, read as ze_context_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -681,6 +699,12 @@ pub unsafe fn zeCommandQueueCreate(
     }
     match (*desc).stype.0 {
         14 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeCommandQueueCreate",
+                "desc->stype left at 0, read as ze_command_queue_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -838,6 +862,12 @@ pub unsafe fn zeCommandListCreate(
     }
     match (*desc).stype.0 {
         15 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeCommandListCreate",
+                "desc->stype left at 0, read as ze_command_list_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -902,6 +932,12 @@ pub unsafe fn zeCommandListCreateImmediate(
     }
     match (*altdesc).stype.0 {
         14 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeCommandListCreateImmediate",
+                "altdesc->stype left at 0, read as ze_command_queue_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -1769,6 +1805,12 @@ pub unsafe fn zeEventPoolCreate(
     }
     match (*desc).stype.0 {
         16 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeEventPoolCreate",
+                "desc->stype left at 0, read as ze_event_pool_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -1834,6 +1876,12 @@ pub unsafe fn zeEventCreate(
     }
     match (*desc).stype.0 {
         17 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeEventCreate",
+                "desc->stype left at 0, read as ze_event_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -1892,6 +1940,12 @@ pub unsafe fn zeEventCounterBasedCreate(
     }
     match (*desc).stype.0 {
         0x0002003a => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeEventCounterBasedCreate",
+                "desc->stype left at 0, read as ze_event_counter_based_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -2297,6 +2351,12 @@ pub unsafe fn zeDeviceImportExternalSemaphoreExt(
     }
     match (*desc).stype.0 {
         0x00020022 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeDeviceImportExternalSemaphoreExt",
+                "desc->stype left at 0, read as ze_external_semaphore_ext_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -2582,6 +2642,12 @@ pub unsafe fn zeFenceCreate(
     }
     match (*desc).stype.0 {
         18 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeFenceCreate",
+                "desc->stype left at 0, read as ze_fence_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -2907,6 +2973,12 @@ pub unsafe fn zeImageGetProperties(
     }
     match (*desc).stype.0 {
         19 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeImageGetProperties",
+                "desc->stype left at 0, read as ze_image_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -2961,6 +3033,12 @@ pub unsafe fn zeImageCreate(
     }
     match (*desc).stype.0 {
         19 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeImageCreate",
+                "desc->stype left at 0, read as ze_image_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -3126,6 +3204,12 @@ pub unsafe fn zeImageViewCreateExt(
     }
     match (*desc).stype.0 {
         19 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeImageViewCreateExt",
+                "desc->stype left at 0, read as ze_image_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -3183,6 +3267,12 @@ pub unsafe fn zeImageViewCreateExp(
     }
     match (*desc).stype.0 {
         19 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeImageViewCreateExp",
+                "desc->stype left at 0, read as ze_image_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -3323,6 +3413,12 @@ pub unsafe fn zeKernelSchedulingHintExp(
     }
     match (*pHint).stype.0 {
         0x00020004 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeKernelSchedulingHintExp",
+                "pHint->stype left at 0, read as ze_scheduling_hint_exp_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -3364,6 +3460,12 @@ pub unsafe fn zeModuleInspectLinkageExt(
     }
     match (*pInspectDesc).stype.0 {
         0x00010007 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeModuleInspectLinkageExt",
+                "pInspectDesc->stype left at 0, read as ze_linkage_inspection_ext_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -3417,6 +3519,12 @@ pub unsafe fn zeMemAllocShared(
     }
     match (*device_desc).stype.0 {
         21 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeMemAllocShared",
+                "device_desc->stype left at 0, read as ze_device_mem_alloc_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -3428,6 +3536,12 @@ pub unsafe fn zeMemAllocShared(
     }
     match (*host_desc).stype.0 {
         22 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeMemAllocShared",
+                "host_desc->stype left at 0, read as ze_host_mem_alloc_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -3484,6 +3598,12 @@ pub unsafe fn zeMemAllocDevice(
     }
     match (*device_desc).stype.0 {
         21 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeMemAllocDevice",
+                "device_desc->stype left at 0, read as ze_device_mem_alloc_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -3535,6 +3655,12 @@ pub unsafe fn zeMemAllocHost(
     }
     match (*host_desc).stype.0 {
         22 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeMemAllocHost",
+                "host_desc->stype left at 0, read as ze_host_mem_alloc_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -3788,6 +3914,12 @@ pub unsafe fn zeMemFreeExt(
     }
     match (*pMemFreeDesc).stype.0 {
         0x0001000a => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeMemFreeExt",
+                "pMemFreeDesc->stype left at 0, read as ze_memory_free_ext_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -3834,6 +3966,12 @@ pub unsafe fn zeModuleCreate(
     }
     match (*desc).stype.0 {
         27 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeModuleCreate",
+                "desc->stype left at 0, read as ze_module_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -3983,6 +4121,12 @@ pub unsafe fn zeKernelCreate(
     }
     match (*desc).stype.0 {
         29 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeKernelCreate",
+                "desc->stype left at 0, read as ze_kernel_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -4423,6 +4567,12 @@ pub unsafe fn zeCommandListGetNextCommandIdExp(
     }
     match (*desc).stype.0 {
         0x00020017 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeCommandListGetNextCommandIdExp",
+                "desc->stype left at 0, read as ze_mutable_command_id_exp_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -4463,6 +4613,12 @@ pub unsafe fn zeCommandListGetNextCommandIdWithKernelsExp(
     }
     match (*desc).stype.0 {
         0x00020017 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeCommandListGetNextCommandIdWithKernelsExp",
+                "desc->stype left at 0, read as ze_mutable_command_id_exp_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -4489,6 +4645,12 @@ pub unsafe fn zeCommandListUpdateMutableCommandsExp(
     }
     match (*desc).stype.0 {
         0x00020018 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeCommandListUpdateMutableCommandsExp",
+                "desc->stype left at 0, read as ze_mutable_commands_exp_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -4750,6 +4912,12 @@ pub unsafe fn zePhysicalMemCreate(
     }
     match (*desc).stype.0 {
         32 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zePhysicalMemCreate",
+                "desc->stype left at 0, read as ze_physical_mem_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(

@@ -37,6 +37,12 @@ pub unsafe fn zeRTASBuilderCreateExt(
     }
     match (*pDescriptor).stype.0 {
         0x00020030 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeRTASBuilderCreateExt",
+                "pDescriptor->stype left at 0, read as ze_rtas_builder_ext_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -97,6 +103,12 @@ pub unsafe fn zeRTASBuilderGetBuildPropertiesExt(
     }
     match (*pBuildOpDescriptor).stype.0 {
         0x00020031 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeRTASBuilderGetBuildPropertiesExt",
+                "pBuildOpDescriptor->stype left at 0, read as ze_rtas_builder_build_op_ext_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -173,6 +185,12 @@ pub unsafe fn zeRTASBuilderBuildExt(
     }
     match (*pBuildOpDescriptor).stype.0 {
         0x00020031 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeRTASBuilderBuildExt",
+                "pBuildOpDescriptor->stype left at 0, read as ze_rtas_builder_build_op_ext_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -303,6 +321,12 @@ pub unsafe fn zeRTASBuilderCreateExp(
     }
     match (*pDescriptor).stype.0 {
         0x0002000e => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeRTASBuilderCreateExp",
+                "pDescriptor->stype left at 0, read as ze_rtas_builder_exp_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -363,6 +387,12 @@ pub unsafe fn zeRTASBuilderGetBuildPropertiesExp(
     }
     match (*pBuildOpDescriptor).stype.0 {
         0x0002000f => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeRTASBuilderGetBuildPropertiesExp",
+                "pBuildOpDescriptor->stype left at 0, read as ze_rtas_builder_build_op_exp_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -439,6 +469,12 @@ pub unsafe fn zeRTASBuilderBuildExp(
     }
     match (*pBuildOpDescriptor).stype.0 {
         0x0002000f => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeRTASBuilderBuildExp",
+                "pBuildOpDescriptor->stype left at 0, read as ze_rtas_builder_build_op_exp_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(

@@ -52,6 +52,12 @@ pub unsafe fn zeSamplerCreate(
     }
     match (*desc).stype.0 {
         31 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zeSamplerCreate",
+                "desc->stype left at 0, read as ze_sampler_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -210,6 +216,12 @@ pub unsafe fn zesDeviceResetExt(
     }
     match (*pProperties).stype.0 {
         44 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zesDeviceResetExt",
+                "pProperties->stype left at 0, read as zes_reset_properties_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -760,6 +772,12 @@ pub unsafe fn zesDeviceSetEccState(
     }
     match (*newState).stype.0 {
         37 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zesDeviceSetEccState",
+                "newState->stype left at 0, read as zes_device_ecc_desc_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -976,6 +994,12 @@ pub unsafe fn zesFabricPortSetConfig(
     }
     match (*pConfig).stype.0 {
         24 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zesFabricPortSetConfig",
+                "pConfig->stype left at 0, read as zes_fabric_port_config_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -2014,6 +2038,12 @@ pub unsafe fn zesRasSetConfig(
     }
     match (*pConfig).stype.0 {
         33 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zesRasSetConfig",
+                "pConfig->stype left at 0, read as zes_ras_config_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -2248,6 +2278,12 @@ pub unsafe fn zesSchedulerSetTimeoutMode(
     }
     match (*pProperties).stype.0 {
         17 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zesSchedulerSetTimeoutMode",
+                "pProperties->stype left at 0, read as zes_sched_timeout_properties_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -2278,6 +2314,12 @@ pub unsafe fn zesSchedulerSetTimesliceMode(
     }
     match (*pProperties).stype.0 {
         18 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zesSchedulerSetTimesliceMode",
+                "pProperties->stype left at 0, read as zes_sched_timeslice_properties_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
@@ -2481,6 +2523,12 @@ pub unsafe fn zesTemperatureSetConfig(
     }
     match (*pConfig).stype.0 {
         35 => {}
+        0 if !zekit_rt::strict() => {
+            zekit_rt::lenient(
+                "zesTemperatureSetConfig",
+                "pConfig->stype left at 0, read as zes_temp_config_t",
+            )
+        }
         _ => {
             return Err(
                 bad(
