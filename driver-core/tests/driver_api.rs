@@ -728,7 +728,6 @@ fn allocations() {
     d.ze_mem_alloc_device(ctx, &gpu_ordinal, 8, 0, dev, &mut p).unwrap();
     assert!(!p.is_null());
     d.ze_mem_free(ctx, p).unwrap();
-    p = std::ptr::null_mut();
 
     // Unknown pointers.
     let local = 0u64;

@@ -462,12 +462,14 @@ fn leniency_levels_through_the_loader() {
         assert!(out.contains(line), "no `{line}` in:\n{out}");
     }
     let debug: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: debug: ")).collect();
-    for what in ["zeMemAllocHost: accepted (host_desc->stype left at 0", "zeMemFreeExt: accepted (pMemFreeDesc->stype left at 0", "zeEventPoolCreate: accepted (desc->stype left at 0", "zeMemAllocDevice: accepted (device_desc->ordinal 1", "zeKernelSetArgumentValue: accepted (argument 0 of kernel `saxpy` set with 8 bytes", "zeCommandListAppendMemoryFill: accepted (a pattern_size that is not a power of two"] {
+    for what in ["zeMemAllocHost: accepted (host_desc->stype left at 0", "zeMemFreeExt: accepted (pMemFreeDesc->stype left at 0", "zeEventPoolCreate: accepted (desc->stype left at 0", "zeMemAllocDevice: accepted (device_desc->ordinal 1", "zeKernelSetArgumentValue: accepted (argument 3 of kernel `saxpy` set with 8 bytes", "zeCommandListAppendMemoryFill: accepted (a pattern_size that is not a power of two"] {
         assert_eq!(debug.iter().filter(|l| l.contains(what)).count(), 1, "one `{what}` line in:\n{stderr}");
     }
-    // The failures the program provokes on purpose (pattern of 0 bytes, closed list) only.
+    // The failures the program provokes on purpose (a double for a float, a pattern of 0
+    // bytes, a closed list) only.
     let failures: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: ze")).collect();
-    assert_eq!(failures.len(), 2, "{stderr}");
+    assert_eq!(failures.len(), 3, "{stderr}");
+    assert!(failures[0].contains("argument 0 of kernel `saxpy` takes 4 bytes (the 4 more given are not the value widened)"), "{stderr}");
 
     let (out, stderr) = run_ok("leniency", &[("ZEKIT_TEST_SPV", spv), ("ZEKIT_VALIDATION", "strict"), ("ZT_STRICT", "1")]);
     for line in ["stype 0 refused", "memory ordinal 1 refused", "fill on a closed list refused"] {
@@ -475,6 +477,24 @@ fn leniency_levels_through_the_loader() {
     }
     assert!(!stderr.contains("zekit: debug: "), "{stderr}");
     assert!(stderr.contains("zekit: zeMemAllocHost: ZE_RESULT_ERROR_INVALID_ARGUMENT: invalid arguments: host_desc->stype is not the structure type of ze_host_mem_alloc_desc_t"), "{stderr}");
+}
+
+/// A kernel writing an unmapped address and copies into read-only pages end with DEVICE_LOST
+/// on their fence, queue, events and lists, one log line each; the process lives and a new
+/// context works.
+#[test]
+fn faults_end_the_command_not_the_process() {
+    let spv = manifest_dir().join("../spirv/kernels/saxpy.spv");
+    let (out, stderr) = run_ok("faults", &[("ZEKIT_TEST_SPV", spv.to_str().unwrap())]);
+    for line in ["kernel fault: device lost", "small copy fault: device lost", "large copy fault: device lost", "a new context works"] {
+        assert!(out.contains(line), "no `{line}` in:\n{out}");
+    }
+    let faults: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: command queue: a command faulted (SIGSEGV at 0x")).collect();
+    assert_eq!(faults.len(), 4, "one line per faulting submission:\n{stderr}");
+    // The kernel's write: y = 0x1000, 4096 floats.
+    let addr = faults[0].split("SIGSEGV at 0x").nth(1).and_then(|r| r.split(')').next()).unwrap();
+    let addr = u64::from_str_radix(addr, 16).unwrap();
+    assert!((0x1000..0x1000 + 4 * 4096).contains(&addr), "{stderr}");
 }
 
 #[test]

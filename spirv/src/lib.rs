@@ -215,7 +215,8 @@ impl KernelInfo {
     /// reads for a value).
     ///
     /// Unless `strict`, a scalar or struct given more bytes than it has takes its first bytes
-    /// (an `int` set from an 8-byte variable, as compute-runtime accepts); strict refuses it.
+    /// when the others only widen the value (zero or sign extension: an `int` set from an
+    /// 8-byte variable, as compute-runtime accepts); strict refuses any other size.
     pub fn check_arg<'a>(
         &self,
         index: u32,
@@ -279,10 +280,19 @@ impl KernelInfo {
                 if size < want || (size > want && strict) {
                     return Err(size_error(&format!("{want} bytes")));
                 }
-                Ok(match value {
-                    Some(v) => ArgValue::Bytes(v.get(..want).ok_or_else(|| size_error(&format!("{want} bytes")))?),
-                    None => ArgValue::Zero,
-                })
+                let Some(v) = value else { return Ok(ArgValue::Zero) };
+                let (keep, extra) = v.split_at_checked(want).ok_or_else(|| size_error(&format!("{want} bytes")))?;
+                // More bytes than the argument has: taken only when they are the value widened
+                // (zero- or sign-extended, little-endian: an `int` from a `size_t`); other bytes
+                // (a float's bits for a half, a double for a float) have no one meaning.
+                let sign = if keep.last().is_some_and(|b| b & 0x80 != 0) { 0xff } else { 0 };
+                if !(extra.iter().all(|&b| b == 0) || extra.iter().all(|&b| b == sign)) {
+                    return Err(size_error(&format!(
+                        "{want} bytes (the {} more given are not the value widened)",
+                        extra.len()
+                    )));
+                }
+                Ok(ArgValue::Bytes(keep))
             }
         }
     }

@@ -222,18 +222,30 @@ fn argument_values_are_checked_against_the_layout() {
         kind(saxpy.check_arg(0, 2, Some(&a[..2]), budget(0), false)),
         Err(E::Size)
     );
-    // More bytes than the scalar has (a float set from 8 bytes): its first bytes, unless strict.
-    let wide = [a, [0xee; 4]].concat();
+    // More bytes than the scalar has: its first bytes when the rest widen the value (zero or
+    // sign extension, as an `int` set from a `size_t`), unless strict; other bytes are refused.
+    let zero_ext = [a, [0; 4]].concat();
     assert_eq!(
-        kind(saxpy.check_arg(0, 8, Some(&wide), budget(0), false)),
+        kind(saxpy.check_arg(0, 8, Some(&zero_ext), budget(0), false)),
         Ok(V::Bytes(&a))
+    );
+    let minus = (-5i32).to_le_bytes();
+    let sign_ext = (-5i64).to_le_bytes();
+    assert_eq!(
+        kind(saxpy.check_arg(0, 8, Some(&sign_ext), budget(0), false)),
+        Ok(V::Bytes(&minus))
+    );
+    let other = [a, [0xee; 4]].concat();
+    assert_eq!(
+        kind(saxpy.check_arg(0, 8, Some(&other), budget(0), false)),
+        Err(E::Size)
     );
     assert_eq!(
         kind(saxpy.check_arg(0, 8, None, budget(0), false)),
         Ok(V::Zero)
     );
     assert_eq!(
-        kind(saxpy.check_arg(0, 8, Some(&wide), budget(0), true)),
+        kind(saxpy.check_arg(0, 8, Some(&zero_ext), budget(0), true)),
         Err(E::Size)
     );
     // Images: an 8-byte handle, a null one is 0 (the driver refuses it).

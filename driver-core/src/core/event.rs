@@ -442,7 +442,11 @@ impl EventObject {
     /// `zeEventHostSynchronize`.
     pub fn host_synchronize(&self, timeout: u64) -> Outcome<()> {
         super::graph::check_host_sync(self.usable()?)?;
-        if self.usable()?.host_wait(Timeout::from_ns(timeout)) {
+        let state = self.usable()?;
+        if state.host_wait(Timeout::from_ns(timeout)) {
+            if state.is_lost() {
+                return Err(super::objects::device_lost("the command that signals the event"));
+            }
             Ok(())
         } else {
             Err(super::queue::not_ready("the event is", timeout))
@@ -452,7 +456,11 @@ impl EventObject {
     /// `zeEventQueryStatus`.
     pub fn query_status(&self) -> Outcome<()> {
         super::graph::check_internal_use(self.usable()?, "zeEventQueryStatus")?;
-        if self.usable()?.is_complete() {
+        let state = self.usable()?;
+        if state.is_complete() {
+            if state.is_lost() {
+                return Err(super::objects::device_lost("the command that signals the event"));
+            }
             Ok(())
         } else {
             Err(Failure::new(ZE_RESULT_NOT_READY, "the event is not signaled"))

@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `zeFenceCreate(desc)` | `ZE_FENCE_FLAG_SIGNALED` creates it signaled; unknown flags `INVALID_ENUMERATION` |
 //! | `zeCommandQueueExecuteCommandLists(.., hFence)` | a fence of another queue: `INVALID_SYNCHRONIZATION_OBJECT`; the fence is cleared at submission and set once the lists have run |
-//! | `zeFenceHostSynchronize(timeout)`, `zeFenceQueryStatus` | `NOT_READY` while not signaled (after `timeout`) |
+//! | `zeFenceHostSynchronize(timeout)`, `zeFenceQueryStatus` | `NOT_READY` while not signaled (after `timeout`); `DEVICE_LOST` once signaled if a command of the queue faulted |
 //! | `zeFenceReset` | back to not signaled |
 //! | `zeFenceDestroy` | always allowed: a submission still running keeps what it signals alive |
 
@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use zekit_sys::*;
 
-use super::objects::{Failure, Outcome};
+use super::objects::{device_lost, Failure, Outcome};
 use crate::exec::{Flag, Helper, Timeout};
 
 /// Value of a fence handle.
@@ -57,16 +57,23 @@ impl FenceObject {
             h.help_until(|| self.state.is_set());
         }
         if self.state.wait(Timeout::from_ns(timeout)) {
-            Ok(())
+            self.lost()
         } else {
             Err(super::queue::not_ready("the fence's submission is", timeout))
+        }
+    }
+
+    fn lost(&self) -> Outcome<()> {
+        match &self.helper {
+            Some(h) if h.is_lost() => Err(device_lost("a command of the fence's queue")),
+            _ => Ok(()),
         }
     }
 
     /// `zeFenceQueryStatus`.
     pub fn query_status(&self) -> Outcome<()> {
         if self.state.is_set() {
-            Ok(())
+            self.lost()
         } else {
             Err(Failure::new(ZE_RESULT_NOT_READY, "the fence is not signaled"))
         }

@@ -5,6 +5,7 @@
 //! | `zeCommandListCreate(desc)` | `commandQueueGroupOrdinal` must name a queue group (else `INVALID_ARGUMENT`); every flag accepted and reported back (lists run in order whatever the flags) |
 //! | `zeCommandListCreateImmediate(altdesc)` | as `zeCommandQueueCreate`: ordinal, index, mode, priority, flags. Asynchronous (and default) lists run their commands on a thread of their own and each append returns at once; synchronous ones run each command before the append returns |
 //! | append to a closed regular list | `INVALID_ARGUMENT` (reset it first) |
+//! | a command that faults (`crate::exec::fault`) | its event and those after it in the submission complete as lost (`zeEventHostSynchronize`/`QueryStatus`: `DEVICE_LOST`); the queue or immediate list is lost from then on (`zeCommandQueueSynchronize`, `zeCommandListHostSynchronize`, the queue's fences, and each append to a synchronous immediate list: `DEVICE_LOST`); other queues and contexts go on |
 //! | `zeCommandListClose` | closes (an immediate or already closed list: nothing to do) |
 //! | `zeCommandListReset` | empties and reopens a regular list; submissions still running keep the commands they were given. An immediate list: waits for its work |
 //! | `zeCommandListDestroy` | regular: always allowed (running submissions keep their commands); immediate: as `zeCommandQueueDestroy` (waits, or `HANDLE_OBJECT_IN_USE` when its work waits for an event that is not signaled) |
@@ -25,7 +26,6 @@ use zekit_sys::*;
 use super::event::ListKind;
 use super::graph::{self, Capture, GraphObject};
 use super::objects::{Failure, Outcome};
-use super::properties::MAX_FILL_PATTERN_SIZE;
 use super::queue::{in_use, not_ready, QueueConfig};
 use crate::exec::memory::{Region, Side};
 use crate::exec::{Command, Engine, ListBody, Mode, Op, Timeout, Work};
@@ -180,6 +180,11 @@ impl ListObject {
                     None => {
                         graph::check_outside_use(&command, false)?;
                         engine.submit(Work::One(command), None);
+                        // A synchronous list ran the command: a fault in it (or before it) is
+                        // this call's answer, as compute-runtime's synchronous lists give it.
+                        if engine.mode() == Mode::Inline && engine.is_lost() {
+                            return Err(super::objects::device_lost("a command of the immediate command list"));
+                        }
                         Ok(())
                     }
                 }
@@ -324,6 +329,9 @@ impl ListObject {
         match &self.kind {
             Kind::Immediate { engine, .. } => {
                 if engine.synchronize(Timeout::from_ns(timeout)) {
+                    if engine.is_lost() {
+                        return Err(super::objects::device_lost("a command of the immediate command list"));
+                    }
                     Ok(())
                 } else {
                     Err(not_ready("the immediate command list's work is", timeout))
@@ -370,7 +378,7 @@ pub fn copy_op(dst: *mut u8, src: *const u8, size: usize) -> Op {
 /// Checks a fill's sizes (before its pattern is read).
 pub fn check_fill(pattern_size: usize, size: usize) -> Outcome<()> {
     let p = pattern_size;
-    if p == 0 || p > MAX_FILL_PATTERN_SIZE {
+    if p == 0 {
         return Err(Failure::new(ZE_RESULT_ERROR_INVALID_SIZE, "pattern_size 0"));
     }
     if !p.is_power_of_two() {

@@ -52,6 +52,14 @@ impl Failure {
 /// Result of a driver rule.
 pub type Outcome<T> = Result<T, Failure>;
 
+/// `DEVICE_LOST`: work of `what` faulted (`crate::exec::fault`).
+pub fn device_lost(what: &str) -> Failure {
+    Failure::new(
+        ZE_RESULT_ERROR_DEVICE_LOST,
+        format!("{what} faulted (it touched memory it must not: read-only, unmapped or out of bounds)"),
+    )
+}
+
 // ---------------------------------------------------------------- driver
 
 /// Number of devices the driver exposes (the host CPU).

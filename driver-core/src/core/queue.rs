@@ -194,6 +194,9 @@ impl QueueObject {
     /// `zeCommandQueueSynchronize`.
     pub fn synchronize(&self, timeout: u64) -> Outcome<()> {
         if self.engine.synchronize(Timeout::from_ns(timeout)) {
+            if self.engine.is_lost() {
+                return Err(super::objects::device_lost("a command of the queue"));
+            }
             Ok(())
         } else {
             Err(not_ready("the command queue's work is", timeout))

@@ -9,6 +9,7 @@ use std::sync::atomic::{fence, Ordering};
 use std::sync::Arc;
 
 use super::event::EventState;
+use super::fault::{guarded, Fault};
 use super::memory::{self, Region};
 use super::pool::WorkerPool;
 use super::semaphore::ExternalSemaphore;
@@ -205,22 +206,27 @@ pub(crate) struct Runner<'a> {
 }
 
 impl Runner<'_> {
-    /// Runs a prepared submission; `values` are what [`prepare`] returned.
-    pub fn run_work(&self, work: &Work, values: &[u64]) {
+    /// Runs a prepared submission; `values` are what [`prepare`] returned. A command that
+    /// faults ends the submission: its event and those of the commands after it (which do not
+    /// run, nor wait) complete as lost ([`EventState::is_lost`]), and the first fault is
+    /// returned.
+    pub fn run_work(&self, work: &Work, values: &[u64]) -> Result<(), Fault> {
         let mut values = values.iter().copied();
+        let mut lost = None;
         match work {
             Work::Lists(lists) => {
                 for l in lists {
-                    self.run_list(l, &mut values);
+                    self.run_list(l, &mut values, &mut lost);
                 }
             }
-            Work::One(c) => self.run_command(c, &mut values),
+            Work::One(c) => self.run_command(c, &mut values, &mut lost),
         }
+        lost.map_or(Ok(()), Err)
     }
 
-    fn run_list(&self, list: &ListBody, values: &mut impl Iterator<Item = u64>) {
+    fn run_list(&self, list: &ListBody, values: &mut impl Iterator<Item = u64>, lost: &mut Option<Fault>) {
         for c in &list.commands {
-            self.run_command(c, values);
+            self.run_command(c, values, lost);
         }
     }
 
@@ -232,33 +238,63 @@ impl Runner<'_> {
         }
     }
 
-    fn run_command(&self, c: &Command, values: &mut impl Iterator<Item = u64>) {
+    fn run_command(&self, c: &Command, values: &mut impl Iterator<Item = u64>, lost: &mut Option<Fault>) {
         for w in &c.waits {
             let value = if w.is_counter_based() { values.next() } else { None };
-            self.wait(w, value);
+            // After a fault the rest of the submission is skipped: no waits either.
+            if lost.is_none() {
+                self.wait(w, value);
+            }
             w.end_pending_wait();
         }
         let start = now_ns();
+        if lost.is_none() {
+            if let Err(f) = self.run_op(&c.op, values, lost) {
+                *lost = Some(f);
+            }
+        } else if let Op::Lists(lists) = &c.op {
+            // Their commands' events complete as lost too (and take their counter values).
+            for l in lists {
+                self.run_list(l, values, lost);
+            }
+        }
+        let end = now_ns();
+        if let Some(s) = &c.signal {
+            if lost.is_some() {
+                s.set_lost();
+            }
+            if s.is_counter_based() {
+                if let Some(v) = values.next() {
+                    s.reach(v, start, end);
+                }
+            } else {
+                s.signal(start, end);
+            }
+        }
+    }
+
+    fn run_op(&self, op: &Op, values: &mut impl Iterator<Item = u64>, lost: &mut Option<Fault>) -> Result<(), Fault> {
         // The application promised, when it appended the command, that the memory it names is
-        // valid while the command runs.
-        match &c.op {
+        // valid while the command runs; where it was not, the access faults and ends the
+        // command (`super::fault`).
+        match op {
             Op::Nothing => {}
             Op::MemoryFence => fence(Ordering::SeqCst),
             // SAFETY: see above.
-            Op::Copy { dst, src, size } => unsafe { memory::copy(self.pool, *dst, *src, *size) },
+            Op::Copy { dst, src, size } => unsafe { memory::copy(self.pool, *dst, *src, *size) }?,
             // SAFETY: see above; `core::list` checked that the rows do not overlap.
-            Op::CopyRegion(r) => unsafe { memory::copy_region(self.pool, r) },
+            Op::CopyRegion(r) => unsafe { memory::copy_region(self.pool, r) }?,
             // SAFETY: image rows are inside the storage `keep` holds; memory rows were promised
             // by the application when it appended the command, as for any copy.
-            Op::ImageCopy { region, .. } => unsafe { memory::copy_region(self.pool, region) },
+            Op::ImageCopy { region, .. } => unsafe { memory::copy_region(self.pool, region) }?,
             // SAFETY: see above.
             Op::Fill { dst, size, pattern } => unsafe {
                 memory::fill(self.pool, *dst, *size, pattern)
-            },
+            }?,
             // SAFETY: see above (the address need not be aligned).
-            Op::WriteTimestamp { dst } => unsafe {
+            Op::WriteTimestamp { dst } => guarded(|| unsafe {
                 std::ptr::write_unaligned(*dst as *mut u64, now_ns())
-            },
+            })?,
             Op::QueryTimestamps {
                 events,
                 dst,
@@ -277,7 +313,7 @@ impl Runner<'_> {
                     };
                     let at = dst + offsets.get(i).copied().unwrap_or(i * size);
                     // SAFETY: as above; offsets need not be aligned.
-                    unsafe { std::ptr::write_unaligned(at as *mut _, result) };
+                    guarded(|| unsafe { std::ptr::write_unaligned(at as *mut _, result) })?;
                 }
             }
             Op::ResetEvent(e) => e.reset(),
@@ -285,13 +321,17 @@ impl Runner<'_> {
             Op::Host { function, data } => unsafe { function(*data as *mut c_void) },
             Op::Lists(lists) => {
                 for l in lists {
-                    self.run_list(l, values);
+                    self.run_list(l, values, lost);
+                }
+                // A fault inside is the nested command's: this command completes as lost.
+                if let Some(f) = lost {
+                    return Err(*f);
                 }
             }
             // SAFETY: see above (the buffers the arguments name).
-            Op::Launch(l) => unsafe { l.run(self.pool) },
+            Op::Launch(l) => unsafe { l.run(self.pool) }?,
             // SAFETY: as above, and the count the application gave is readable.
-            Op::LaunchMany(l) => unsafe { l.run(self.pool) },
+            Op::LaunchMany(l) => unsafe { l.run(self.pool) }?,
             Op::SignalSemaphores(s) => s.iter().for_each(|(s, v)| s.signal(*v)),
             Op::WaitSemaphores(s) => {
                 for (s, v) in s {
@@ -303,15 +343,6 @@ impl Runner<'_> {
                 }
             }
         }
-        let end = now_ns();
-        if let Some(s) = &c.signal {
-            if s.is_counter_based() {
-                if let Some(v) = values.next() {
-                    s.reach(v, start, end);
-                }
-            } else {
-                s.signal(start, end);
-            }
-        }
+        Ok(())
     }
 }

@@ -50,6 +50,10 @@ struct Shared {
     /// The event (and counter value) the engine is parked on.
     blocked: Mutex<Option<Awaited>>,
     shutdown: AtomicBool,
+    /// Set once a command of this engine faulted (`super::fault`): the queue (or immediate
+    /// list) and the fences of its submissions then answer `DEVICE_LOST`, as a GPU's do after
+    /// a page fault. Later submissions still run.
+    lost: AtomicBool,
     /// The engine thread parks here for work.
     work: Waiter,
     /// Host threads park here for completions (and for `blocked`).
@@ -61,16 +65,26 @@ impl Shared {
     /// counts as done, so that nothing waits for it forever.
     fn run(&self, s: &Submission) {
         let run = std::panic::AssertUnwindSafe(|| self.run_unguarded(s));
-        if std::panic::catch_unwind(run).is_err() {
-            *self.blocked() = None;
-            zekit_rt::log_error("command queue", "a command panicked; the rest of its submission was skipped");
+        match std::panic::catch_unwind(run) {
+            Ok(Ok(())) => {}
+            Ok(Err(fault)) => {
+                self.lost.store(true, Ordering::SeqCst);
+                zekit_rt::log_error(
+                    "command queue",
+                    &format!("a command faulted ({fault}): ZE_RESULT_ERROR_DEVICE_LOST; the rest of its submission was skipped"),
+                );
+            }
+            Err(_) => {
+                *self.blocked() = None;
+                zekit_rt::log_error("command queue", "a command panicked; the rest of its submission was skipped");
+            }
         }
         if let Some(f) = &s.fence {
             f.set();
         }
     }
 
-    fn run_unguarded(&self, s: &Submission) {
+    fn run_unguarded(&self, s: &Submission) -> Result<(), super::fault::Fault> {
         let on_block = |b: Option<Awaited>| {
             *self.blocked() = b;
             self.done.notify();
@@ -79,7 +93,7 @@ impl Shared {
             pool: &self.pool,
             on_block: &on_block,
         };
-        runner.run_work(&s.work, &s.values);
+        runner.run_work(&s.work, &s.values)
     }
 
     fn finish_one(&self) {
@@ -216,6 +230,11 @@ impl Helper {
             s.help_until(done);
         }
     }
+
+    /// Whether a command of the engine faulted ([`Engine::is_lost`]).
+    pub fn is_lost(&self) -> bool {
+        self.0.upgrade().is_some_and(|s| s.lost.load(Ordering::SeqCst))
+    }
 }
 
 /// Why an engine cannot be destroyed now.
@@ -242,6 +261,7 @@ impl Engine {
             completed: AtomicU64::new(0),
             blocked: Mutex::new(None),
             shutdown: AtomicBool::new(false),
+            lost: AtomicBool::new(false),
             work: Waiter::new(),
             done: Waiter::new(),
         });
@@ -260,6 +280,12 @@ impl Engine {
     /// What lets a host waiting for this engine's work run it ([`Helper`]).
     pub fn helper(&self) -> Helper {
         Helper(Arc::downgrade(&self.shared))
+    }
+
+    /// Whether a command of this engine faulted: its queue (or immediate list) is lost, as a
+    /// GPU's is after a page fault.
+    pub fn is_lost(&self) -> bool {
+        self.shared.lost.load(Ordering::SeqCst)
     }
 
     /// The engine's mode.

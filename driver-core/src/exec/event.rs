@@ -2,7 +2,7 @@
 //! counter (counter-based events), the timestamps of the command that signaled it, and the
 //! waits on it that submitted work has not finished yet.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use std::sync::Arc;
 
@@ -41,6 +41,9 @@ pub struct EventState {
     start: AtomicU64,
     end: AtomicU64,
     pending_waits: AtomicU32,
+    /// Signaled by a command that faulted, or skipped after one (`super::fault`): waits on it
+    /// end, and the host learns `DEVICE_LOST`. Cleared by a reset.
+    lost: AtomicBool,
     /// Counter-based with `GRAPH_EXTERNAL`: it may be used outside a graph capture that
     /// signals it (the others are internal to it).
     graph_external: bool,
@@ -101,6 +104,7 @@ impl EventState {
             start: AtomicU64::new(0),
             end: AtomicU64::new(0),
             pending_waits: AtomicU32::new(0),
+            lost: AtomicBool::new(false),
             graph_external: false,
             signaler: std::sync::Mutex::new(None),
         }
@@ -200,8 +204,19 @@ impl EventState {
         }
     }
 
+    /// Marks the event as completed by lost work (before it is signaled or reached).
+    pub fn set_lost(&self) {
+        self.lost.store(true, Ordering::Release);
+    }
+
+    /// Whether the work that completed the event faulted (or was skipped after a fault).
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
     /// Resets a regular event to not signaled.
     pub fn reset(&self) {
+        self.lost.store(false, Ordering::Release);
         match &self.kind {
             Kind::Regular(f) => {
                 f.clear();

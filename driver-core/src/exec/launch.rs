@@ -9,11 +9,15 @@
 //! kernel for non-temporal stores ([`GroupCtx::stream`]): a record each work-item writes at an
 //! address made from its global id then bypasses the caches, which it would only pass through,
 //! and saves reading the destination's lines first. Each piece ends with a store fence.
+//!
+//! A kernel that faults ends its piece ([`super::fault`]); the launch returns the fault once
+//! every piece is done.
 
 use std::sync::Arc;
 
 use zekit_spirv::{ArgKind, GroupCtx, Program};
 
+use super::fault::{guarded, Fault};
 use super::pool::WorkerPool;
 
 /// How many groups a launch has.
@@ -59,13 +63,14 @@ impl Launch {
     /// The buffers the arguments name must be valid for what the kernel does with them (the
     /// application's promise when it appended the launch), and for an indirect launch the
     /// group count must be readable.
-    pub unsafe fn run(&self, pool: &WorkerPool) {
+    pub unsafe fn run(&self, pool: &WorkerPool) -> Result<(), Fault> {
         let [gx, gy, gz] = match self.groups {
             Groups::Direct(g) => g,
             Groups::Indirect(addr) => {
-                // SAFETY: the application's `ze_group_count_t`, readable now (see above).
-                let g =
-                    unsafe { std::ptr::read_unaligned(addr as *const zekit_sys::ze_group_count_t) };
+                let mut g = zekit_sys::ze_group_count_t::default();
+                // SAFETY: the application's `ze_group_count_t`, readable now (see above); a
+                // fault ends the launch.
+                guarded(|| g = unsafe { std::ptr::read_unaligned(addr as *const zekit_sys::ze_group_count_t) })?;
                 [g.groupCountX, g.groupCountY, g.groupCountZ]
             }
         };
@@ -74,7 +79,7 @@ impl Launch {
         // as asked, but must not overflow).
         let total = gx.saturating_mul(gy).saturating_mul(gz);
         if total == 0 {
-            return;
+            return Ok(());
         }
         let kernel = &self.program.kernels[self.kernel];
         let info = &kernel.info;
@@ -99,6 +104,7 @@ impl Launch {
         };
         let stream = total.saturating_mul(items as u64).saturating_mul(16) >= stream_threshold();
         let pieces = total.min(4 * (pool.threads() as u64 + 1)) as usize;
+        let fault = std::sync::Mutex::new(None);
         let body = |p: usize| {
             let share = |p: usize| (u128::from(total) * p as u128 / pieces as u128) as u64;
             let (start, end) = (share(p), share(p + 1));
@@ -122,27 +128,36 @@ impl Launch {
             };
             // Group ids counted up (x fastest) instead of divided out of `g` for each group.
             let mut id = [start % gx, (start / gx) % gy, start / (gx * gy)];
-            for _ in start..end {
-                ctx.group_id = id;
-                // SAFETY: the argument block has the kernel's layout (core::kernel built it),
-                // local and private memory have the sizes the kernel reports, the program is
-                // alive (`self.program`); the buffers are the application's promise (above).
-                unsafe { kernel.run_group(&mut ctx) };
-                id[0] += 1;
-                if id[0] == gx {
-                    id[0] = 0;
-                    id[1] += 1;
-                    if id[1] == gy {
-                        id[1] = 0;
-                        id[2] += 1;
+            // The recovery point of this piece's groups: a fault jumps over this loop and the
+            // kernel's code only, which own nothing (the vectors above are dropped as usual).
+            let groups = guarded(|| {
+                for _ in start..end {
+                    ctx.group_id = id;
+                    // SAFETY: the argument block has the kernel's layout (core::kernel built
+                    // it), local and private memory have the sizes the kernel reports, the
+                    // program is alive (`self.program`); the buffers are the application's
+                    // promise (above).
+                    unsafe { kernel.run_group(&mut ctx) };
+                    id[0] += 1;
+                    if id[0] == gx {
+                        id[0] = 0;
+                        id[1] += 1;
+                        if id[1] == gy {
+                            id[1] = 0;
+                            id[2] += 1;
+                        }
                     }
                 }
-            }
+            });
             if stream {
                 zekit_spirv::store_fence();
             }
+            if let Err(f) = groups {
+                *fault.lock().unwrap_or_else(|e| e.into_inner()) = Some(f);
+            }
         };
-        pool.run(pieces, &body);
+        pool.run(pieces, &body)?;
+        fault.into_inner().unwrap_or_else(|e| e.into_inner()).map_or(Ok(()), Err)
     }
 }
 
@@ -180,12 +195,14 @@ impl LaunchMany {
     ///
     /// # Safety
     /// As [`Launch::run`], and the count must be readable.
-    pub unsafe fn run(&self, pool: &WorkerPool) {
-        // SAFETY: the application's count, readable now (see above).
-        let n = unsafe { std::ptr::read_unaligned(self.count as *const u32) } as usize;
-        for l in self.launches.iter().take(n) {
+    pub unsafe fn run(&self, pool: &WorkerPool) -> Result<(), Fault> {
+        let mut n = 0u32;
+        // SAFETY: the application's count, readable now (see above); a fault ends the command.
+        guarded(|| n = unsafe { std::ptr::read_unaligned(self.count as *const u32) })?;
+        for l in self.launches.iter().take(n as usize) {
             // SAFETY: the caller's promise, for each launch.
-            unsafe { l.run(pool) };
+            unsafe { l.run(pool) }?;
         }
+        Ok(())
     }
 }

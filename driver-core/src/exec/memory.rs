@@ -5,6 +5,7 @@
 //! the command (USM or system memory, all host memory on this device), and they are only
 //! dereferenced while the command runs.
 
+use super::fault::{guarded, Fault};
 use super::pool::WorkerPool;
 
 /// Copies and fills of at least this many bytes are split over the worker pool.
@@ -28,15 +29,15 @@ fn overlap(a: usize, b: usize, size: usize) -> bool {
     a < b.saturating_add(size) && b < a.saturating_add(size)
 }
 
-/// `size` bytes from `src` to `dst` (overlapping ranges are copied as by `memmove`).
+/// `size` bytes from `src` to `dst` (overlapping ranges are copied as by `memmove`); a fault
+/// (memory the application's promise did not cover) ends the copy with [`Fault`].
 ///
 /// # Safety
 /// `src` must be readable and `dst` writable for `size` bytes.
-pub unsafe fn copy(pool: &WorkerPool, dst: usize, src: usize, size: usize) {
+pub unsafe fn copy(pool: &WorkerPool, dst: usize, src: usize, size: usize) -> Result<(), Fault> {
     if size < PARALLEL_MIN || overlap(dst, src, size) {
         // SAFETY: the caller promises both ranges; `copy` allows overlap.
-        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, size) };
-        return;
+        return guarded(|| unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, size) });
     }
     let (n, piece) = split(size, pool);
     pool.run(n, &|i| {
@@ -46,20 +47,19 @@ pub unsafe fn copy(pool: &WorkerPool, dst: usize, src: usize, size: usize) {
         unsafe {
             std::ptr::copy_nonoverlapping((src + off) as *const u8, (dst + off) as *mut u8, len)
         };
-    });
+    })
 }
 
 /// Fills `size` bytes at `dst` with repetitions of `pattern` (of any non-zero length; `size` a
-/// multiple of it).
+/// multiple of it); a fault ends the fill with [`Fault`].
 ///
 /// # Safety
 /// `dst` must be writable for `size` bytes.
-pub unsafe fn fill(pool: &WorkerPool, dst: usize, size: usize, pattern: &[u8]) {
+pub unsafe fn fill(pool: &WorkerPool, dst: usize, size: usize, pattern: &[u8]) -> Result<(), Fault> {
     debug_assert!(!pattern.is_empty() && size.is_multiple_of(pattern.len()));
     if size < PARALLEL_MIN || pattern.len() > size / 2 {
         // SAFETY: forwarded.
-        unsafe { fill_serial(dst, size, pattern) };
-        return;
+        return guarded(|| unsafe { fill_serial(dst, size, pattern) });
     }
     let (_, piece) = split(size, pool);
     // Each piece starts on a whole pattern.
@@ -69,7 +69,7 @@ pub unsafe fn fill(pool: &WorkerPool, dst: usize, size: usize, pattern: &[u8]) {
         let len = piece.min(size - off);
         // SAFETY: disjoint sub-ranges of the caller's range, each of whole patterns.
         unsafe { fill_serial(dst + off, len, pattern) };
-    });
+    })
 }
 
 /// # Safety
@@ -150,12 +150,13 @@ pub struct Region {
     pub depth: usize,
 }
 
-/// Copies a region row by row (rows split over the pool when the region is large).
+/// Copies a region row by row (rows split over the pool when the region is large); a fault
+/// ends the copy with [`Fault`].
 ///
 /// # Safety
 /// Every row of both sides must be valid (readable / writable), and no source row may overlap
 /// a destination row.
-pub unsafe fn copy_region(pool: &WorkerPool, r: &Region) {
+pub unsafe fn copy_region(pool: &WorkerPool, r: &Region) -> Result<(), Fault> {
     let rows = r.height * r.depth;
     let copy_rows = |first: usize, last: usize| {
         for row in first..last {
@@ -172,8 +173,7 @@ pub unsafe fn copy_region(pool: &WorkerPool, r: &Region) {
     };
     let total = rows.saturating_mul(r.width);
     if total < PARALLEL_MIN || rows < 2 {
-        copy_rows(0, rows);
-        return;
+        return guarded(|| copy_rows(0, rows));
     }
     let (n, _) = split(total, pool);
     let rows_per_piece = rows.div_ceil(n.min(rows));
@@ -181,7 +181,7 @@ pub unsafe fn copy_region(pool: &WorkerPool, r: &Region) {
     pool.run(n, &|i| {
         let first = i * rows_per_piece;
         copy_rows(first.min(rows), (first + rows_per_piece).min(rows));
-    });
+    })
 }
 
 #[cfg(test)]
@@ -195,13 +195,13 @@ mod tests {
         let src: Vec<u8> = (0..size).map(|i| (i * 7 % 251) as u8).collect();
         let mut dst = vec![0u8; size];
         // SAFETY: both vectors hold `size` bytes.
-        unsafe { copy(&pool, dst.as_mut_ptr() as usize, src.as_ptr() as usize, size) };
+        unsafe { copy(&pool, dst.as_mut_ptr() as usize, src.as_ptr() as usize, size) }.unwrap();
         assert!(dst == src);
         let pattern: Vec<u8> = (1..=16).collect();
         let size = 2 * PARALLEL_MIN + 4096 * 3 + 16;
         let mut dst = vec![0u8; size];
         // SAFETY: `dst` holds `size` bytes.
-        unsafe { fill(&pool, dst.as_mut_ptr() as usize, size, &pattern) };
+        unsafe { fill(&pool, dst.as_mut_ptr() as usize, size, &pattern) }.unwrap();
         assert!(dst.chunks(16).all(|c| c == &pattern[..]));
     }
 }

@@ -10,6 +10,8 @@
 //! - One [`WorkerPool`] per driver, sized to the device's cores, runs the parallel part of
 //!   commands: copies and fills of [`memory::PARALLEL_MIN`] bytes or more are split over it,
 //!   and the work-groups of kernel launches ([`launch`]).
+//! - A kernel or copy that faults ends its command with `DEVICE_LOST` ([`fault`]), not the
+//!   process.
 //!
 //! Nothing here checks the application's input: [`crate::core`] decides what is valid and
 //! builds the [`Command`]s.
@@ -17,6 +19,7 @@
 pub mod command;
 pub mod engine;
 pub mod event;
+pub mod fault;
 pub mod launch;
 pub mod memory;
 pub mod pool;
@@ -35,8 +38,10 @@ pub use wait::{Flag, Timeout};
 /// Called first on every thread the driver starts. The thread-local value it touches has a
 /// destructor, which makes glibc keep the driver's shared library mapped while the thread
 /// lives (`__cxa_thread_atexit_impl` holds a reference), so a loader that unloads the driver at
-/// exit cannot pull the code from under a parked thread.
+/// exit cannot pull the code from under a parked thread. It also gives the thread an alternate
+/// signal stack for the fault handler ([`fault::prepare_thread`]).
 pub(crate) fn pin_library() {
+    fault::prepare_thread();
     struct Pin;
     impl Drop for Pin {
         fn drop(&mut self) {}

@@ -11,6 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::fault::{guarded, Fault};
 use super::wait::{Timeout, Waiter};
 
 /// The body of a job, called with each piece number.
@@ -23,6 +24,8 @@ struct Job {
     next: AtomicUsize,
     done: AtomicUsize,
     panicked: AtomicBool,
+    /// The first fault of a piece (the others run on: each piece is whole or faulted).
+    fault: Mutex<Option<Fault>>,
     finished: Waiter,
 }
 
@@ -43,8 +46,12 @@ impl Job {
             // SAFETY: a piece below `n` was claimed, so the submitter is still waiting in `run`
             // and the body is alive.
             let body = unsafe { &*self.body };
-            if catch_unwind(AssertUnwindSafe(|| body(i))).is_err() {
-                self.panicked.store(true, Ordering::Relaxed);
+            match catch_unwind(AssertUnwindSafe(|| guarded(|| body(i)))) {
+                Ok(Ok(())) => {}
+                Ok(Err(f)) => {
+                    self.fault.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(f);
+                }
+                Err(_) => self.panicked.store(true, Ordering::Relaxed),
             }
             if self.done.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
                 self.finished.notify();
@@ -103,10 +110,11 @@ impl WorkerPool {
 
     /// Runs `body(0..n)`, spread over the workers and the calling thread; returns when every
     /// piece has run. A panicking piece is caught; `run` then panics once all pieces are done.
-    pub fn run(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
+    /// Each piece runs with a recovery point (`super::fault`): a piece that faults ends there,
+    /// and `run` returns the first fault once all pieces are done.
+    pub fn run(&self, n: usize, body: &(dyn Fn(usize) + Sync)) -> Result<(), Fault> {
         if n <= 1 {
-            (0..n).for_each(body);
-            return;
+            return (0..n).try_for_each(|i| guarded(|| body(i)));
         }
         // SAFETY: only the lifetime is erased; `run` does not return before every claimed
         // piece finished (`done == n`), and no piece is claimed after `next` reached `n`.
@@ -117,6 +125,7 @@ impl WorkerPool {
             next: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
             panicked: AtomicBool::new(false),
+            fault: Mutex::new(None),
             finished: Waiter::new(),
         });
         {
@@ -138,6 +147,8 @@ impl WorkerPool {
         if job.panicked.load(Ordering::Relaxed) {
             panic!("a piece of a parallel job panicked");
         }
+        let fault = job.fault.lock().unwrap_or_else(|e| e.into_inner()).take();
+        fault.map_or(Ok(()), Err)
     }
 }
 
@@ -176,7 +187,8 @@ mod tests {
                         let hits: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
                         pool.run(n, &|i| {
                             hits[i].fetch_add(1, Ordering::Relaxed);
-                        });
+                        })
+                        .unwrap();
                         assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
                     }
                 })

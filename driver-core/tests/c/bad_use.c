@@ -59,11 +59,12 @@ int main(void) {
     bad.ordinal = 1;
     bad.index = 1;
     FAIL(zeCommandQueueCreate(ctx, dev, &bad, &never), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    /* Fill patterns that are not a power of two, or too large. */
+    /* A fill whose size is not a multiple of its pattern, a pattern of 0 bytes (any other size
+     * is accepted: leniency.c). */
     uint8_t pattern[512] = {0};
-    FAIL(zeCommandListAppendMemoryFill(imm, a, pattern, 3, 3 * 16, NULL, 0, NULL),
+    FAIL(zeCommandListAppendMemoryFill(imm, a, pattern, 3, 3 * 16 + 1, NULL, 0, NULL),
          ZE_RESULT_ERROR_INVALID_SIZE);
-    FAIL(zeCommandListAppendMemoryFill(imm, a, pattern, 512, 512, NULL, 0, NULL),
+    FAIL(zeCommandListAppendMemoryFill(imm, a, pattern, 0, 512, NULL, 0, NULL),
          ZE_RESULT_ERROR_INVALID_SIZE);
     /* Overlapping region copy. */
     ze_copy_region_t r1 = {0, 0, 0, 32, 4, 1}, r2 = {16, 1, 0, 32, 4, 1};
