@@ -49,7 +49,7 @@ fn entry_points_with_hooks() {
         assert!((*core.Module).pfnCreate.is_some());
         assert!((*core.Kernel).pfnGetSourceAttributes.is_some());
         assert!(
-            (*core.Context).pfnMakeMemoryResident.is_none(),
+            (*core.Device).pfnReserveCacheExt.is_none(),
             "not implemented: null"
         );
 

@@ -497,6 +497,29 @@ fn faults_end_the_command_not_the_process() {
     assert!((0x1000..0x1000 + 4 * 4096).contains(&addr), "{stderr}");
 }
 
+/// What the SYCL adapters ask beyond the common calls: residency, fp16, and Intel's functions
+/// by name (version string, `zexCounterBasedEventCreate2`, imported host pointers).
+#[test]
+fn runtime_extensions_through_the_loader() {
+    let spv = manifest_dir().join("../spirv/kernels/saxpy.spv");
+    let exe = build("runtime_surface", "cpu_runtime_surface");
+    let run_out = run(&exe, &[("ZEKIT_TEST_SPV", spv.to_str().unwrap())]);
+    let out = String::from_utf8_lossy(&run_out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&run_out.stderr).into_owned();
+    assert!(run_out.status.success(), "{out}\n{stderr}");
+    // Objects destroyed from an exit handler: the calls work, a failing one is quiet.
+    assert!(out.ends_with("runtime_surface ok\nexit-time calls ok\n"), "{out}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("zeMemFree"), "{stderr}");
+    for line in ["residency ok", "fp16 reported", "zexCounterBasedEventCreate2 ok", "imported pointers ok"] {
+        assert!(out.contains(line), "no `{line}` in:\n{out}");
+    }
+    assert_eq!(value(&out, "driver version string"), env!("CARGO_PKG_VERSION"));
+    // The four failures provoked on purpose, one line each.
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: ")).collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    assert!(lines[0].starts_with("zekit: zexCounterBasedEventCreate2: ZE_RESULT_ERROR_INVALID_ARGUMENT: "), "{stderr}");
+}
+
 #[test]
 fn virtual_memory_through_the_loader() {
     let (out, _) = run_ok("virtual_mem", &[]);

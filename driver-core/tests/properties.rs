@@ -133,8 +133,14 @@ fn compute_and_module() {
     fill_module_properties(&h, &mut m);
     assert_eq!(m.stype, ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES);
     assert_eq!(m.spirvVersionSupported, ZE_MAKE_VERSION(1, 6));
-    assert_eq!(m.flags, ze_device_module_flags_t::FP64 | ze_device_module_flags_t::INT64_ATOMICS);
-    assert!(m.fp16flags.is_empty() && m.fp64flags == m.fp32flags);
+    assert_eq!(m.flags, ze_device_module_flags_t::FP16 | ze_device_module_flags_t::FP64 | ze_device_module_flags_t::INT64_ATOMICS);
+    // Half arithmetic is computed in single precision and rounded once to nearest: no other
+    // rounding mode, no single-rounding FMA.
+    assert_eq!(
+        m.fp16flags,
+        ze_device_fp_flags_t::DENORM | ze_device_fp_flags_t::INF_NAN | ze_device_fp_flags_t::ROUND_TO_NEAREST | ze_device_fp_flags_t::ROUNDED_DIVIDE_SQRT
+    );
+    assert_eq!(m.fp64flags, m.fp32flags);
     assert!(m.fp32flags.contains(ze_device_fp_flags_t::FMA));
     assert!(m.fp32flags.contains(ze_device_fp_flags_t::ROUND_TO_NEAREST));
     assert!(!m.fp32flags.contains(ze_device_fp_flags_t::SOFT_FLOAT));

@@ -50,6 +50,59 @@ impl ContextApi for CpuDriver {
         Ok(())
     }
 
+    // ------------------------------------------------------------ residency
+    // Every allocation, mapping and image is host memory, resident from its creation: making
+    // it resident succeeds, and evicting it is a hint with nothing to do (the memory stays
+    // usable, as the spec allows).
+
+    fn ze_context_make_memory_resident(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+        _ptr: *mut c_void,
+        _size: usize,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        ordinal(h_device)?;
+        Ok(())
+    }
+
+    fn ze_context_evict_memory(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+        _ptr: *mut c_void,
+        _size: usize,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        ordinal(h_device)?;
+        Ok(())
+    }
+
+    fn ze_context_make_image_resident(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+        h_image: Handle<kinds::Image>,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        ordinal(h_device)?;
+        super::image::image(h_image)?;
+        Ok(())
+    }
+
+    fn ze_context_evict_image(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+        h_image: Handle<kinds::Image>,
+    ) -> ZeResult<()> {
+        context(h_context)?;
+        ordinal(h_device)?;
+        super::image::image(h_image)?;
+        Ok(())
+    }
+
     fn ze_context_system_barrier(
         &self,
         h_context: Handle<kinds::Context>,

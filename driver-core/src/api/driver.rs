@@ -162,6 +162,8 @@ fn functions_by_name() -> &'static std::collections::HashMap<&'static str, usize
                 }
             }
         }
+        // Intel's extension functions, which the spec (and so the tables) do not have.
+        map.extend(super::intel::functions());
         map
     })
 }

@@ -17,6 +17,7 @@ mod fence;
 mod global;
 mod graph;
 mod image;
+mod intel;
 mod kernel;
 mod mem;
 mod module;

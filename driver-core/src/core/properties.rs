@@ -10,7 +10,7 @@
 //! | `zeDeviceGetSubDevices` | [`sub_device_count`] | 0 sub-devices |
 //! | `zeDeviceGetProperties` | [`fill_device_properties`] | type CPU (GPU with `ZEKIT_DEVICE_TYPE=gpu`, [`fill_device_properties_as`]); vendorId 0x8086 (Intel) / 0x1022 (AMD) / 0; deviceId 0; flags 0; coreClockRate = max clock MHz; maxMemAllocSize = total memory; maxHardwareContexts = usable cores; maxCommandQueuePriority 0; numThreadsPerEU 1; physicalEUSimdWidth = f32 SIMD lanes; numEUsPerSubslice 1; numSubslicesPerSlice = usable cores; numSlices 1; timerResolution 1 (ns) for `..._DEVICE_PROPERTIES`, 1e9 (cycles/s) for `..._DEVICE_PROPERTIES_1_2`; timestampValidBits 64; kernelTimestampValidBits 64; uuid = host UUID; name `zekit CPU: <model>` |
 //! | `zeDeviceGetComputeProperties` | [`fill_compute_properties`] | maxTotalGroupSize 1024, group size 1024 per dimension, group count `u32::MAX` per dimension, maxSharedLocalMemory 64 KiB, one subgroup size, 8 (the SPIR-V compiler's sub-groups) |
-//! | `zeDeviceGetModuleProperties` | [`fill_module_properties`] | spirvVersionSupported 1.6 (`zekit-spirv`), flags FP64 \| INT64_ATOMICS, fp16 flags 0, fp32 and fp64 flags from the host FPU (denorm, inf/nan, all IEEE rounding modes, correctly rounded div/sqrt, FMA when the CPU has it), maxArgumentsSize 2048, printfBufferSize 4 MiB, no native kernel UUID |
+//! | `zeDeviceGetModuleProperties` | [`fill_module_properties`] | spirvVersionSupported 1.6 (`zekit-spirv`), flags FP16 \| FP64 \| INT64_ATOMICS, fp16 flags [`fp16_flags`] (denorm, inf/nan, round to nearest, correctly rounded div/sqrt), fp32 and fp64 flags from the host FPU (denorm, inf/nan, all IEEE rounding modes, correctly rounded div/sqrt, FMA when the CPU has it), maxArgumentsSize 2048, printfBufferSize 4 MiB, no native kernel UUID |
 //! | `zeDeviceGetCommandQueueGroupProperties` | [`command_queue_groups`], [`fill_command_queue_group_properties`] | 2 groups: 0 = COMPUTE \| COPY \| COOPERATIVE_KERNELS with one queue index per usable core, 1 = COPY with one; maxMemoryFillPatternSize [`MAX_FILL_PATTERN_SIZE`] (`SIZE_MAX`: any pattern) |
 //! | `zeDeviceGetMemoryProperties` | [`memory_properties`], [`fill_memory_properties`] | 1 memory: name from SMBIOS (`DDR4`...) else `DDR`, maxClockRate = SMBIOS speed in MT/s else 0 (unknown), maxBusWidth = SMBIOS data width else 64, totalSize = total memory |
 //! | `zeDeviceGetMemoryAccessProperties` | [`fill_memory_access_properties`] | host, device, shared single-device, shared cross-device and shared system allocations: RW \| ATOMIC \| CONCURRENT \| CONCURRENT_ATOMIC (it is all host memory) |
@@ -141,12 +141,24 @@ pub fn fp32_flags(host: &HostInfo) -> ze_device_fp_flags_t {
 /// Newest SPIR-V version `zeModuleCreate` takes (`zekit-spirv` reads 1.0 to 1.6 headers).
 pub const SPIRV_VERSION: u32 = ZE_MAKE_VERSION(1, 6);
 
-/// `zeDeviceGetModuleProperties`: SPIR-V up to 1.6 (OpenCL kernels, see `zekit-spirv`); fp64
-/// and 8/16/64-bit integers are compiled, fp16 is not.
+/// Half-precision capabilities: `zekit-spirv` computes half arithmetic in single precision and
+/// rounds each result to half (to nearest even). Single precision holds every sum, product,
+/// quotient and root of halves exactly enough for that one rounding to be the correct one
+/// (24 ≥ 2 × 11 + 2 bits), denormal halves are exact in it, inf and NaN pass through; other
+/// rounding modes and a single-rounding fused multiply-add are not offered.
+pub fn fp16_flags() -> ze_device_fp_flags_t {
+    ze_device_fp_flags_t::DENORM
+        | ze_device_fp_flags_t::INF_NAN
+        | ze_device_fp_flags_t::ROUND_TO_NEAREST
+        | ze_device_fp_flags_t::ROUNDED_DIVIDE_SQRT
+}
+
+/// `zeDeviceGetModuleProperties`: SPIR-V up to 1.6 (OpenCL kernels, see `zekit-spirv`); fp16,
+/// fp64 and 8/16/64-bit integers are compiled.
 pub fn fill_module_properties(host: &HostInfo, p: &mut ze_device_module_properties_t) {
     p.spirvVersionSupported = SPIRV_VERSION;
-    p.flags = ze_device_module_flags_t::FP64 | ze_device_module_flags_t::INT64_ATOMICS;
-    p.fp16flags = ze_device_fp_flags_t::empty();
+    p.flags = ze_device_module_flags_t::FP16 | ze_device_module_flags_t::FP64 | ze_device_module_flags_t::INT64_ATOMICS;
+    p.fp16flags = fp16_flags();
     p.fp32flags = fp32_flags(host);
     // Doubles run on the same FPU as floats.
     p.fp64flags = fp32_flags(host);
