@@ -458,11 +458,11 @@ fn leniency_levels_through_the_loader() {
     let spv = manifest_dir().join("../spirv/kernels/saxpy.spv");
     let spv = spv.to_str().unwrap();
     let (out, stderr) = run_ok("leniency", &[("ZEKIT_TEST_SPV", spv), ("ZEKIT_LOG", "debug")]);
-    for line in ["stype 0 accepted", "memory ordinal 1 accepted", "kernel argument of 8 bytes for 4 ok", "fill patterns of 512 and 12 bytes ok", "fill on a closed list refused"] {
+    for line in ["stype 0 accepted", "memory ordinal 1 accepted", "page size of size 0 answered", "kernel argument of 8 bytes for 4 ok", "fill patterns of 512 and 12 bytes ok", "fill on a closed list refused"] {
         assert!(out.contains(line), "no `{line}` in:\n{out}");
     }
     let debug: Vec<&str> = stderr.lines().filter(|l| l.starts_with("zekit: debug: ")).collect();
-    for what in ["zeMemAllocHost: accepted (host_desc->stype left at 0", "zeMemFreeExt: accepted (pMemFreeDesc->stype left at 0", "zeEventPoolCreate: accepted (desc->stype left at 0", "zeMemAllocDevice: accepted (device_desc->ordinal 1", "zeKernelSetArgumentValue: accepted (argument 3 of kernel `saxpy` set with 8 bytes", "zeCommandListAppendMemoryFill: accepted (a pattern_size that is not a power of two"] {
+    for what in ["zeMemAllocHost: accepted (host_desc->stype left at 0", "zeMemFreeExt: accepted (pMemFreeDesc->stype left at 0", "zeEventPoolCreate: accepted (desc->stype left at 0", "zeMemAllocDevice: accepted (device_desc->ordinal 1", "zeKernelSetArgumentValue: accepted (argument 3 of kernel `saxpy` set with 8 bytes", "zeCommandListAppendMemoryFill: accepted (a pattern_size that is not a power of two", "zeVirtualMemQueryPageSize: accepted (size 0 answered with the page size"] {
         assert_eq!(debug.iter().filter(|l| l.contains(what)).count(), 1, "one `{what}` line in:\n{stderr}");
     }
     // The failures the program provokes on purpose (a double for a float, a pattern of 0
@@ -472,7 +472,7 @@ fn leniency_levels_through_the_loader() {
     assert!(failures[0].contains("argument 0 of kernel `saxpy` takes 4 bytes (the 4 more given are not the value widened)"), "{stderr}");
 
     let (out, stderr) = run_ok("leniency", &[("ZEKIT_TEST_SPV", spv), ("ZEKIT_VALIDATION", "strict"), ("ZT_STRICT", "1")]);
-    for line in ["stype 0 refused", "memory ordinal 1 refused", "fill on a closed list refused"] {
+    for line in ["stype 0 refused", "memory ordinal 1 refused", "page size of size 0 refused", "fill on a closed list refused"] {
         assert!(out.contains(line), "no `{line}` in:\n{out}");
     }
     assert!(!stderr.contains("zekit: debug: "), "{stderr}");

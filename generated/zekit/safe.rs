@@ -4620,7 +4620,7 @@ impl Object<ze_context_handle_t> {
     /// Calls `zePhysicalMemCreate`.
     ///
     /// Parameters:
-    /// * `h_device`: the device whose memory backs the object
+    /// * `h_device`: the device whose memory backs the object; null for physical host memory
     /// * `desc`: size and placement of the new object
     #[allow(
         clippy::too_many_arguments,
@@ -4631,7 +4631,7 @@ impl Object<ze_context_handle_t> {
     )]
     pub fn create_physical_mem(
         &self,
-        h_device: &Device,
+        h_device: Option<&Device>,
         desc: &ze_physical_mem_desc_t,
     ) -> Result<PhysicalMem> {
         let api = self.api();
@@ -4650,7 +4650,7 @@ impl Object<ze_context_handle_t> {
         let r = unsafe {
             f(
                 self.as_raw(),
-                h_device.as_raw(),
+                h_device.map_or(::core::ptr::null_mut(), |h| h.as_raw()),
                 desc as *const ze_physical_mem_desc_t as *mut ze_physical_mem_desc_t,
                 &mut ph_physical_memory,
             )
@@ -4676,7 +4676,7 @@ impl Object<ze_context_handle_t> {
     /// The typed-chain form: `ze_physical_mem_desc_t` heads a chain built with [`Chain`].
     ///
     /// Parameters:
-    /// * `h_device`: the device whose memory backs the object
+    /// * `h_device`: the device whose memory backs the object; null for physical host memory
     /// * `desc`: a typed `pNext` chain headed by `ze_physical_mem_desc_t` (read with its extensions)
     #[allow(
         clippy::too_many_arguments,
@@ -4687,7 +4687,7 @@ impl Object<ze_context_handle_t> {
     )]
     pub fn create_physical_mem_with(
         &self,
-        h_device: &Device,
+        h_device: Option<&Device>,
         desc: &Chain<'_, ze_physical_mem_desc_t>,
     ) -> Result<PhysicalMem> {
         let api = self.api();
@@ -4701,7 +4701,7 @@ impl Object<ze_context_handle_t> {
         let r = unsafe {
             f(
                 self.as_raw(),
-                h_device.as_raw(),
+                h_device.map_or(::core::ptr::null_mut(), |h| h.as_raw()),
                 desc.head() as *const ze_physical_mem_desc_t
                     as *mut ze_physical_mem_desc_t,
                 &mut ph_physical_memory,

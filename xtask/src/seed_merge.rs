@@ -40,7 +40,7 @@ pub struct FactAnnotation {
     /// Annotations to drop (`range`).
     #[serde(default)]
     pub drop: Vec<String>,
-    /// Annotations to add (`release`, `range`).
+    /// Annotations to add (`release`, `optional`, `range`).
     #[serde(default)]
     pub add: Vec<String>,
     /// The bounds of an added `range` (`['0', '*pSize']`).
@@ -368,6 +368,7 @@ pub fn merge(files: &mut [SpecFile], seeds: &SeedSet, facts: &Facts, report: &mu
         for d in &a.add {
             match d.as_str() {
                 "release" => p.release = true,
+                "optional" => p.optional = true,
                 "range" => match a.range.as_deref() {
                     Some([lo, hi]) => p.range = Some((lo.clone(), hi.clone())),
                     _ => return Err(format!("seed-facts: {}.{}: adding `range` needs `range: [lo, hi]`", a.function, a.param)),

@@ -117,7 +117,16 @@ impl FnCx<'_> {
             let code = ident(&c.code);
             let ts = strip_parens(ts);
             let why = format!("`{}`", c.text.trim());
-            out.push(quote!(if #(#gs)* #ts { return Err(bad(ZeError(#code), #why)); }));
+            out.push(match c.lenient {
+                None => quote!(if #(#gs)* #ts { return Err(bad(ZeError(#code), #why)); }),
+                Some(note) => {
+                    let fname = &self.f.name;
+                    quote!(if #(#gs)* #ts {
+                        if zekit_rt::strict() { return Err(bad(ZeError(#code), #why)); }
+                        zekit_rt::lenient(#fname, #note);
+                    })
+                }
+            });
         }
         Ok((out, fams))
     }
@@ -256,7 +265,9 @@ fn module_doc_lines() -> Vec<String> {
         "7. (`[range]` consistency is rule 2);",
         "8. the spec's code conditions (`returns[].when`), in spec order, with their codes; a",
         "   pointer a condition dereferences is tested first when rules 1-2 do not guarantee it,",
-        "   and a null one makes the condition false; `x % 0` is `x` and `x / 0` is 0.",
+        "   and a null one makes the condition false; `x % 0` is `x` and `x / 0` is 0. Those",
+        "   compute-runtime does not enforce (`LENIENT_CONDITIONS` of `codegen/src/emit_validate`)",
+        "   fail only at the strict level.",
         "",
         "Each failure notes its reason (`pCount is null`, the condition's text, ...) with",
         "`zekit_rt::fail`, for the entry layer's one log line and last-error record.",

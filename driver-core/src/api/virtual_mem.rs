@@ -35,12 +35,12 @@ impl VirtualMemApi for CpuDriver {
         &self,
         h_context: Handle<kinds::Context>,
         h_device: Handle<kinds::Device>,
-        size: usize,
+        _size: usize,
         pagesize: &mut usize,
     ) -> ZeResult<()> {
         context(h_context)?;
         ordinal(h_device)?;
-        *pagesize = VirtualSpace::query_page_size(size)?;
+        *pagesize = VirtualSpace::query_page_size();
         Ok(())
     }
 
@@ -99,12 +99,13 @@ impl PhysicalMemApi for CpuDriver {
     fn ze_physical_mem_create(
         &self,
         h_context: Handle<kinds::Context>,
-        h_device: Handle<kinds::Device>,
+        h_device: Option<Handle<kinds::Device>>,
         desc: &ze_physical_mem_desc_t,
         ph_physical_memory: &mut Option<Handle<kinds::PhysicalMem>>,
     ) -> ZeResult<()> {
         context(h_context)?;
-        ordinal(h_device)?;
+        // No device: physical host memory, which on this device is the same memory.
+        h_device.map(ordinal).transpose()?;
         let mem = PhysicalMemObject::new(desc.flags, desc.size)?;
         *ph_physical_memory = Some(Handle::new(PhysicalMemHandle(Arc::new(mem))));
         Ok(())

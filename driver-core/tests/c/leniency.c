@@ -3,6 +3,8 @@
  * and 12 bytes, a device allocation with memory ordinal 1; and what every level keeps (a fill
  * on a closed list, a pattern of 0 bytes). With ZT_STRICT=1 (run with ZEKIT_VALIDATION=strict)
  * each leniency must be refused with the spec's code instead. ZEKIT_TEST_SPV names saxpy.spv. */
+#include <unistd.h>
+
 #include "zt.h"
 
 static int strict;
@@ -46,6 +48,12 @@ int main(void) {
         EXPECT(dmem == NULL);
     }
     printf("memory ordinal 1 %s\n", strict ? "refused" : "accepted");
+
+    /* zeVirtualMemQueryPageSize of size 0: the page size (callers divide by it). */
+    size_t ps = 0;
+    LENIENT(zeVirtualMemQueryPageSize(ctx, dev, 0, &ps), ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    EXPECT(strict || ps == (size_t)sysconf(_SC_PAGESIZE));
+    printf("page size of size 0 %s\n", strict ? "refused" : "answered");
 
     /* saxpy(float a, x, y, uint n): `n` set from a 64-bit variable (as `sizeof(size_t)`): its
      * value widened. `a` from a double's 8 bytes has no one meaning: refused at every level. */

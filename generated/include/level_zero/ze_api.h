@@ -8539,7 +8539,7 @@ zePhysicalMemGetProperties(
 ZE_APIEXPORT ze_result_t ZE_APICALL
 zePhysicalMemCreate(
     ze_context_handle_t hContext, ///< [in] the context the new object belongs to
-    ze_device_handle_t hDevice, ///< [in] the device whose memory backs the object
+    ze_device_handle_t hDevice, ///< [in][optional] the device whose memory backs the object; null for physical host memory
     ze_physical_mem_desc_t* desc, ///< [in] size and placement of the new object
     ze_physical_mem_handle_t* phPhysicalMemory ///< [out] receives the new physical memory object
     );

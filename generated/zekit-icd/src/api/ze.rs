@@ -2466,7 +2466,7 @@ pub trait PhysicalMemApi: Send + Sync + 'static {
     fn ze_physical_mem_create(
         &self,
         h_context: Handle<crate::kinds::Context>,
-        h_device: Handle<crate::kinds::Device>,
+        h_device: Option<Handle<crate::kinds::Device>>,
         desc: &ze_physical_mem_desc_t,
         ph_physical_memory: &mut Option<Handle<crate::kinds::PhysicalMem>>,
     ) -> ZeResult<()> {

@@ -10798,7 +10798,7 @@ pub unsafe extern "C" fn zePhysicalMemCreate(
             >::from_raw(hContext as *mut c_void)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
-            >::from_raw(hDevice as *mut c_void)?;
+            >::from_raw_optional(hDevice as *mut c_void)?;
             let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phPhysicalMemory = None;
             if phPhysicalMemory.is_null() {

@@ -21,7 +21,9 @@
 //! 7. (`[range]` consistency is rule 2);
 //! 8. the spec's code conditions (`returns[].when`), in spec order, with their codes; a
 //!    pointer a condition dereferences is tested first when rules 1-2 do not guarantee it,
-//!    and a null one makes the condition false; `x % 0` is `x` and `x / 0` is 0.
+//!    and a null one makes the condition false; `x % 0` is `x` and `x / 0` is 0. Those
+//!    compute-runtime does not enforce (`LENIENT_CONDITIONS` of `codegen/src/emit_validate`)
+//!    fail only at the strict level.
 //!
 //! Each failure notes its reason (`pCount is null`, the condition's text, ...) with
 //! `zekit_rt::fail`, for the entry layer's one log line and last-error record.

@@ -4857,7 +4857,13 @@ pub unsafe fn zeVirtualMemQueryPageSize(
         return Err(bad(ZeError::INVALID_NULL_POINTER, "pagesize is null"));
     }
     if 0usize == size {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
+        if zekit_rt::strict() {
+            return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
+        }
+        zekit_rt::lenient(
+            "zeVirtualMemQueryPageSize",
+            "size 0 answered with the page size, as compute-runtime does",
+        );
     }
     Ok(())
 }
@@ -4892,9 +4898,6 @@ pub unsafe fn zePhysicalMemCreate(
 ) -> ZeResult<()> {
     if hContext.is_null() {
         return Err(bad(ZeError::INVALID_NULL_HANDLE, "hContext is null"));
-    }
-    if hDevice.is_null() {
-        return Err(bad(ZeError::INVALID_NULL_HANDLE, "hDevice is null"));
     }
     if desc.is_null() {
         return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
