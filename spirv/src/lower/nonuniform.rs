@@ -576,7 +576,7 @@ impl Builder<'_> {
     }
 
     /// `a op b` (booleans as 0/1 integers; a half sum or product rounded to half).
-    fn nu_combine(&mut self, op: u16, t: Ty, a: Value, b: Value, half: bool) -> Value {
+    pub(super) fn nu_combine(&mut self, op: u16, t: Ty, a: Value, b: Value, half: bool) -> Value {
         let pick = |s: &mut Self, c: CmpOp| {
             let k = s.push(Ty::Bool, Op::Cmp(c, a, b));
             s.push(t, Op::Select(k, a, b))
@@ -607,7 +607,7 @@ impl Builder<'_> {
 
 /// The identity of an arithmetic instruction's operation on `t` (an exclusive scan's result
 /// for the first active work-item), as bits.
-fn identity(op: u16, t: Ty) -> u64 {
+pub(super) fn identity(op: u16, t: Ty) -> u64 {
     let bits = t.bytes() * 8;
     let mask = if bits == 64 {
         u64::MAX

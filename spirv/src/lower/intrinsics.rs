@@ -1,0 +1,326 @@
+//! Calls of LLVM intrinsics that the LLVM/SPIR-V translator left unresolved: functions declared
+//! with `LinkageAttributes "llvm.<name>.<type>" Import` and called with `OpFunctionCall`
+//! (DPC++ emits them, e.g. `llvm.usub.sat.i32`). Each is lowered in place, on scalars of 8 to 64
+//! bits and on vectors of them (element by element): the saturating additions and
+//! subtractions, integer minimum and maximum, `abs`, funnel shifts, bit counts, `bitreverse`,
+//! `bswap`, the arithmetic with an overflow flag, and the fused multiply-adds. Any other
+//! `llvm.*` import is refused naming it.
+
+use super::{Builder, Frame};
+use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Round, Ty, UnOp, Value};
+use crate::spv::Inst;
+use crate::Error;
+
+/// The intrinsics lowered here, by name without `llvm.` and the type suffix.
+const INTRINSICS: &[&str] = &[
+    "uadd.sat",
+    "usub.sat",
+    "sadd.sat",
+    "ssub.sat",
+    "umin",
+    "umax",
+    "smin",
+    "smax",
+    "abs",
+    "fshl",
+    "fshr",
+    "ctpop",
+    "ctlz",
+    "cttz",
+    "bitreverse",
+    "bswap",
+    "fma",
+    "fmuladd",
+    "uadd.with.overflow",
+    "usub.with.overflow",
+    "sadd.with.overflow",
+    "ssub.with.overflow",
+    "umul.with.overflow",
+    "smul.with.overflow",
+];
+
+/// The intrinsic an import name calls (`llvm.usub.sat.i32` → `usub.sat`), if it is one of
+/// [`INTRINSICS`].
+fn base(name: &str) -> Option<&'static str> {
+    let rest = name.strip_prefix("llvm.")?;
+    INTRINSICS.iter().copied().find(|k| {
+        rest.strip_prefix(k)
+            .and_then(|t| t.strip_prefix('.'))
+            .is_some_and(|t| !t.is_empty())
+    })
+}
+
+/// Whether an import is an intrinsic lowered here (not an import to link).
+pub(super) fn known(name: &str) -> bool {
+    base(name).is_some()
+}
+
+fn mask(t: Ty) -> u64 {
+    match t.bytes() {
+        8 => u64::MAX,
+        b => (1u64 << (8 * b)) - 1,
+    }
+}
+
+impl Builder<'_> {
+    /// An `OpFunctionCall` of an imported `llvm.*` function: lowered here (true), or refused
+    /// when the intrinsic is not one of these. False: not a call of an intrinsic.
+    pub(super) fn intrinsic(&mut self, fr: &mut Frame, i: &Inst) -> Result<bool, Error> {
+        let m = self.m;
+        let fid = i.w(2)?;
+        let Some(name) = m.imports.get(&fid) else {
+            return Ok(false);
+        };
+        if !name.starts_with("llvm.") || m.funcs.get(&fid).is_some_and(|f| !f.blocks.is_empty()) {
+            return Ok(false);
+        }
+        let Some(b) = base(name) else {
+            return Err(Error::unsupported(format!(
+                "a call of the LLVM intrinsic `{name}`, which the SPIR-V translator left unresolved"
+            )));
+        };
+        let rty = i.w(0)?;
+        let mut args = Vec::new();
+        for a in &i.ops[3..] {
+            args.push(self.elems(fr, *a)?.0);
+        }
+        let arity = match b {
+            "ctpop" | "bitreverse" | "bswap" => 1,
+            "fshl" | "fshr" | "fma" | "fmuladd" => 3,
+            _ => 2,
+        };
+        // `abs`, `ctlz` and `cttz` have a second, boolean operand (whether some inputs give
+        // poison), which changes nothing here.
+        let (n, flag) = match b {
+            "abs" | "ctlz" | "cttz" => (1, true),
+            _ => (arity, false),
+        };
+        if args.len() != arity
+            || args[0].is_empty()
+            || args[..n].iter().any(|a| a.len() != args[0].len())
+            || (flag && args[1].len() != 1)
+        {
+            return Err(Error::invalid(format!(
+                "`{name}` called with operands of the wrong number or shape"
+            )));
+        }
+        let lanes = args[0].len();
+        let t = self.k.ty(args[0][0]);
+        for a in &args[..n] {
+            if a.iter().any(|v| self.k.ty(*v) != t) || t == Ty::Bool {
+                return Err(Error::invalid(format!("`{name}`: operands of the wrong type")));
+            }
+        }
+        let float = matches!(b, "fma" | "fmuladd");
+        if t.is_float() != float {
+            return Err(Error::invalid(format!("`{name}`: operands of the wrong type")));
+        }
+        let half = m.is_half(rty);
+        let mut out = Vec::new();
+        let mut flags = Vec::new();
+        for l in 0..lanes {
+            let x: Vec<Value> = args[..n].iter().map(|a| a[l]).collect();
+            if let Some(o) = b.strip_suffix(".with.overflow") {
+                let (v, f) = self.with_overflow(o, t, x[0], x[1]);
+                out.push(v);
+                flags.push(f);
+                continue;
+            }
+            let v = if float {
+                let r = self.push(t, Op::Math(MathFn::Fma, x));
+                if half {
+                    let h = self.push(Ty::I16, Op::Conv(ConvOp::FToF16(Round::Rte), r));
+                    self.push(Ty::F32, Op::Conv(ConvOp::F16ToF, h))
+                } else {
+                    r
+                }
+            } else {
+                self.int_intrinsic(b, t, &x)
+            };
+            out.push(v);
+        }
+        out.extend(flags);
+        let want = self.value_types(rty)?;
+        if want.len() != out.len() || want.iter().zip(&out).any(|(w, v)| *w != self.k.ty(*v)) {
+            return Err(Error::invalid(format!(
+                "`{name}`: the result type does not match the operands"
+            )));
+        }
+        let v = self.pack(rty, out);
+        fr.vals.insert(i.w(1)?, (v, rty));
+        Ok(true)
+    }
+
+    fn k_const(&mut self, t: Ty, v: u64) -> Value {
+        self.push(t, Op::Const(v & mask(t)))
+    }
+
+    fn bin(&mut self, t: Ty, o: BinOp, a: Value, b: Value) -> Value {
+        self.push(t, Op::Bin(o, a, b))
+    }
+
+    fn cmp(&mut self, c: CmpOp, a: Value, b: Value) -> Value {
+        self.push(Ty::Bool, Op::Cmp(c, a, b))
+    }
+
+    /// One element of an integer intrinsic.
+    fn int_intrinsic(&mut self, b: &str, t: Ty, x: &[Value]) -> Value {
+        let bits = u64::from(t.bytes() * 8);
+        let (smin, smax) = (1u64 << (bits - 1), (1u64 << (bits - 1)) - 1);
+        let pick = |s: &mut Self, c: CmpOp| {
+            let k = s.cmp(c, x[0], x[1]);
+            s.push(t, Op::Select(k, x[0], x[1]))
+        };
+        match b {
+            "uadd.sat" => {
+                let s = self.bin(t, BinOp::Add, x[0], x[1]);
+                let over = self.cmp(CmpOp::ULt, s, x[0]);
+                let max = self.k_const(t, u64::MAX);
+                self.push(t, Op::Select(over, max, s))
+            }
+            "usub.sat" => {
+                let d = self.bin(t, BinOp::Sub, x[0], x[1]);
+                let under = self.cmp(CmpOp::ULt, x[0], x[1]);
+                let zero = self.k_const(t, 0);
+                self.push(t, Op::Select(under, zero, d))
+            }
+            "sadd.sat" | "ssub.sat" => {
+                let add = b == "sadd.sat";
+                let (r, over) = self.signed_overflow(add, t, x[0], x[1]);
+                let zero = self.k_const(t, 0);
+                let neg = self.cmp(CmpOp::SLt, x[0], zero);
+                let (lo, hi) = (self.k_const(t, smin), self.k_const(t, smax));
+                let sat = self.push(t, Op::Select(neg, lo, hi));
+                self.push(t, Op::Select(over, sat, r))
+            }
+            "umin" => pick(self, CmpOp::ULt),
+            "umax" => pick(self, CmpOp::UGt),
+            "smin" => pick(self, CmpOp::SLt),
+            "smax" => pick(self, CmpOp::SGt),
+            "abs" => {
+                let zero = self.k_const(t, 0);
+                let neg = self.cmp(CmpOp::SLt, x[0], zero);
+                let n = self.push(t, Op::Un(UnOp::Neg, x[0]));
+                self.push(t, Op::Select(neg, n, x[0]))
+            }
+            "fshl" | "fshr" => {
+                // The amount modulo the width; 0 gives the first (fshl) or second operand.
+                let m = self.k_const(t, bits - 1);
+                let s = self.bin(t, BinOp::And, x[2], m);
+                let w = self.k_const(t, bits);
+                let r = self.bin(t, BinOp::Sub, w, s);
+                let (hi, lo) = if b == "fshl" {
+                    (self.bin(t, BinOp::Shl, x[0], s), self.bin(t, BinOp::LShr, x[1], r))
+                } else {
+                    (self.bin(t, BinOp::Shl, x[0], r), self.bin(t, BinOp::LShr, x[1], s))
+                };
+                let v = self.bin(t, BinOp::Or, hi, lo);
+                let zero = self.k_const(t, 0);
+                let none = self.cmp(CmpOp::Eq, s, zero);
+                let same = if b == "fshl" { x[0] } else { x[1] };
+                self.push(t, Op::Select(none, same, v))
+            }
+            "ctpop" => self.push(t, Op::Un(UnOp::Popcnt, x[0])),
+            "ctlz" => self.push(t, Op::Un(UnOp::Clz, x[0])),
+            "cttz" => {
+                // popcount((x & -x) - 1): the trailing zeros, the width for 0.
+                let n = self.push(t, Op::Un(UnOp::Neg, x[0]));
+                let low = self.bin(t, BinOp::And, x[0], n);
+                let one = self.k_const(t, 1);
+                let below = self.bin(t, BinOp::Sub, low, one);
+                self.push(t, Op::Un(UnOp::Popcnt, below))
+            }
+            "bswap" => self.bswap(t, x[0]),
+            _ => {
+                // bitreverse: swap bits, pairs and nibbles within each byte, then the bytes.
+                let mut v = x[0];
+                for (sh, pat) in [(1, 0x55u64), (2, 0x33), (4, 0x0f)] {
+                    let m = self.k_const(t, pat * 0x0101_0101_0101_0101);
+                    let s = self.k_const(t, sh);
+                    let a = self.bin(t, BinOp::LShr, v, s);
+                    let a = self.bin(t, BinOp::And, a, m);
+                    let c = self.bin(t, BinOp::And, v, m);
+                    let c = self.bin(t, BinOp::Shl, c, s);
+                    v = self.bin(t, BinOp::Or, a, c);
+                }
+                self.bswap(t, v)
+            }
+        }
+    }
+
+    /// The bytes of `x` in reverse order.
+    fn bswap(&mut self, t: Ty, x: Value) -> Value {
+        let n = u64::from(t.bytes());
+        let mut acc = self.k_const(t, 0);
+        for k in 0..n {
+            let byte = self.k_const(t, 0xff);
+            let s = self.k_const(t, 8 * k);
+            let b = self.bin(t, BinOp::LShr, x, s);
+            let b = self.bin(t, BinOp::And, b, byte);
+            let d = self.k_const(t, 8 * (n - 1 - k));
+            let b = self.bin(t, BinOp::Shl, b, d);
+            acc = self.bin(t, BinOp::Or, acc, b);
+        }
+        acc
+    }
+
+    /// `a + b` (or `a - b`) wrapped, and whether the signed operation overflowed.
+    fn signed_overflow(&mut self, add: bool, t: Ty, a: Value, b: Value) -> (Value, Value) {
+        let r = self.bin(t, if add { BinOp::Add } else { BinOp::Sub }, a, b);
+        // Addition: both operands' signs differ from the result's; subtraction: the operands'
+        // signs differ and the result's differs from the first's.
+        let x = self.bin(t, BinOp::Xor, a, r);
+        let y = if add {
+            self.bin(t, BinOp::Xor, b, r)
+        } else {
+            self.bin(t, BinOp::Xor, a, b)
+        };
+        let both = self.bin(t, BinOp::And, x, y);
+        let zero = self.k_const(t, 0);
+        (r, self.cmp(CmpOp::SLt, both, zero))
+    }
+
+    /// The `*.with.overflow` intrinsics on one element: the wrapped result and the flag.
+    fn with_overflow(&mut self, o: &str, t: Ty, a: Value, b: Value) -> (Value, Value) {
+        match o {
+            "uadd" => {
+                let r = self.bin(t, BinOp::Add, a, b);
+                (r, self.cmp(CmpOp::ULt, r, a))
+            }
+            "usub" => {
+                let r = self.bin(t, BinOp::Sub, a, b);
+                (r, self.cmp(CmpOp::ULt, a, b))
+            }
+            "sadd" => self.signed_overflow(true, t, a, b),
+            "ssub" => self.signed_overflow(false, t, a, b),
+            _ => {
+                let signed = o == "smul";
+                let r = self.bin(t, BinOp::Mul, a, b);
+                let hi = if t == Ty::I64 {
+                    self.bin(t, if signed { BinOp::SMulHi } else { BinOp::UMulHi }, a, b)
+                } else {
+                    // The exact product in 64 bits, shifted down by the width.
+                    let c = if signed {
+                        ConvOp::SResize
+                    } else {
+                        ConvOp::UResize
+                    };
+                    let wa = self.push(Ty::I64, Op::Conv(c, a));
+                    let wb = self.push(Ty::I64, Op::Conv(c, b));
+                    let p = self.bin(Ty::I64, BinOp::Mul, wa, wb);
+                    let s = self.k_const(Ty::I64, u64::from(t.bytes() * 8));
+                    let h = self.bin(Ty::I64, if signed { BinOp::AShr } else { BinOp::LShr }, p, s);
+                    self.push(t, Op::Conv(ConvOp::UResize, h))
+                };
+                // Unsigned: any high bit; signed: the high half is not the low half's sign.
+                let expect = if signed {
+                    let s = self.k_const(t, u64::from(t.bytes() * 8 - 1));
+                    self.bin(t, BinOp::AShr, r, s)
+                } else {
+                    self.k_const(t, 0)
+                };
+                (r, self.cmp(CmpOp::Ne, hi, expect))
+            }
+        }
+    }
+}
