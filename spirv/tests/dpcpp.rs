@@ -64,3 +64,83 @@ fn refused_capabilities() {
         assert!(e.contains(want), "{kernel}: {e}");
     }
 }
+
+/// (nan, inf, finite, normal, sign bit) of a float.
+fn classes32(x: f32) -> [u32; 5] {
+    [x.is_nan(), x.is_infinite(), x.is_finite(), x.is_normal(), x.is_sign_negative()].map(u32::from)
+}
+
+fn classes64(x: f64) -> [u32; 5] {
+    [x.is_nan(), x.is_infinite(), x.is_finite(), x.is_normal(), x.is_sign_negative()].map(u32::from)
+}
+
+#[test]
+fn float_classes() {
+    // Each float with the classes of its nearest half, by hand: (nan, inf, finite, normal, sign).
+    let cases: [(f32, [u32; 5]); 16] = [
+        (0.0, [0, 0, 1, 0, 0]),
+        (-0.0, [0, 0, 1, 0, 1]),
+        (1.0, [0, 0, 1, 1, 0]),
+        (-1.5, [0, 0, 1, 1, 1]),
+        (f32::INFINITY, [0, 1, 0, 0, 0]),
+        (f32::NEG_INFINITY, [0, 1, 0, 0, 1]),
+        (f32::NAN, [1, 0, 0, 0, 0]),
+        (-f32::NAN, [1, 0, 0, 0, 1]),
+        (f32::MIN_POSITIVE, [0, 0, 1, 0, 0]),
+        (-1e-40, [0, 0, 1, 0, 1]),
+        (f32::MAX, [0, 1, 0, 0, 0]),
+        (65504.0, [0, 0, 1, 1, 0]),
+        (-70000.0, [0, 1, 0, 0, 1]),
+        (1e-5, [0, 0, 1, 0, 0]),
+        (6.2e-5, [0, 0, 1, 1, 0]),
+        (-1e-8, [0, 0, 1, 0, 1]),
+    ];
+    let doubles: [f64; 16] = [
+        0.0,
+        -0.0,
+        1.0,
+        -3.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+        f64::MIN_POSITIVE,
+        -1e-310,
+        f64::MAX,
+        1e300,
+        -1e-300,
+        f64::MIN_POSITIVE / 2.0,
+        2.5e-308,
+        -0.5,
+    ];
+    let n = cases.len();
+    let f: Vec<f32> = cases.iter().map(|c| c.0).collect();
+    let mut out = vec![9u32; 20 * n];
+    let p = dpcpp("floats");
+    run_1d(&p, "classify", &[addr(&mut out), f.as_ptr() as u64, doubles.as_ptr() as u64, n as u64], n as u64, 4);
+    for (i, (x, half)) in cases.iter().enumerate() {
+        let y = doubles[i];
+        let want = [classes32(*x), classes64(y), classes32(-*x), *half];
+        for (g, w) in want.iter().enumerate() {
+            for (t, w) in w.iter().enumerate() {
+                let k = g * 5 + t;
+                assert_eq!(out[k * n + i], *w, "test {k} of x {x:e} y {y:e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn vector_bitcasts() {
+    // No half in these bytes is a NaN (a half is carried as the f32 of its value).
+    let input: Vec<u8> = (0..16u8).map(|k| k * 7 + 1).collect();
+    let mut out = vec![0u8; 16 * 23];
+    let p = dpcpp("bitcasts");
+    run_1d(&p, "bitcasts", &[addr(&mut out), input.as_ptr() as u64], 1, 1);
+    // Bytes each pair moves (the listing in bitcasts.spvasm).
+    let widths = [16, 16, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 16, 16, 16, 4, 4, 2, 12, 16, 8, 16, 8];
+    for (k, w) in widths.iter().enumerate() {
+        assert_eq!(&out[16 * k..16 * k + w], &input[..*w], "pair {k}");
+        assert!(out[16 * k + w..16 * (k + 1)].iter().all(|b| *b == 0), "pair {k} wrote past its width");
+    }
+}
