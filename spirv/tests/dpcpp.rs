@@ -144,3 +144,89 @@ fn vector_bitcasts() {
         assert!(out[16 * k + w..16 * (k + 1)].iter().all(|b| *b == 0), "pair {k} wrote past its width");
     }
 }
+
+/// `x` rounded to the nearest half (ties to even), as an f32.
+fn round_half(x: f32) -> f32 {
+    if !x.is_finite() {
+        return x;
+    }
+    let a = f64::from(x.abs());
+    // The spacing of halves around `a`: 2^-24 below 2^-14, else 2^(e - 10).
+    let e = if a < 2f64.powi(-14) { -14 } else { a.log2().floor() as i32 };
+    let ulp = 2f64.powi(e - 10);
+    let r = (a / ulp).round_ties_even() * ulp;
+    let r = if r >= 65520.0 { f64::INFINITY } else { r };
+    (r as f32).copysign(x)
+}
+
+/// Combines two results of operation `j` of groups.spvasm (values as u32 bits).
+fn group_combine(j: usize, a: u32, b: u32) -> u32 {
+    let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+    match j {
+        0 => a.wrapping_mul(b),
+        1 | 4 => a & b,
+        2 | 5 => a | b,
+        3 | 6 => a ^ b,
+        7 => (fa * fb).to_bits(),
+        8 => round_half(fa + fb).to_bits(),
+        9 => round_half(fa * fb).to_bits(),
+        10 => fa.min(fb).to_bits(),
+        _ => fa.max(fb).to_bits(),
+    }
+}
+
+fn group_identity(j: usize) -> u32 {
+    [1, u32::MAX, 0, 0, 1, 0, 0, 1f32.to_bits(), 0, 1f32.to_bits(), f32::INFINITY.to_bits(), f32::NEG_INFINITY.to_bits()][j]
+}
+
+/// OpGroupIMulKHR, the bitwise and logical KHR group instructions, OpGroupFMulKHR on float,
+/// and OpGroupFAdd/FMulKHR/FMin/FMax on half, with Reduce and both scans, at Workgroup and
+/// Subgroup scope (sub-groups of 8), for groups of 1, 3, 8, 13 and 64 work-items.
+#[test]
+fn uniform_group_instructions() {
+    let p = dpcpp("groups");
+    for local in [1usize, 3, 8, 13, 64] {
+        let n = 2 * local;
+        let mut s = 0x9e37_79b9u32;
+        let x: Vec<u32> = (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 17;
+                s ^= s << 5;
+                s | 1
+            })
+            .collect();
+        let fx: Vec<f32> = (0..n).map(|i| 1.0 + ((i * 37 % 9) as f32 - 4.0) / 128.0).collect();
+        let mut out = vec![0x5a5a_5a5au32; 72 * n];
+        run_1d(&p, "groups", &[addr(&mut out), x.as_ptr() as u64, fx.as_ptr() as u64, n as u64], n as u64, local as u64);
+        for k in 0..72 {
+            let (sub, j, g) = (k >= 36, k % 36 / 3, k % 3);
+            let input = |i: usize| match j {
+                0..=3 => x[i],
+                4..=6 => u32::from(x[i] % 5 != 0),
+                7 => fx[i].to_bits(),
+                _ => round_half(fx[i]).to_bits(),
+            };
+            for i in 0..n {
+                let l = i % local;
+                let (start, end) = if sub {
+                    let st = l / 8 * 8;
+                    (st, (st + 8).min(local))
+                } else {
+                    (0, local)
+                };
+                let base = i - l;
+                let upto = match g {
+                    0 => end,
+                    1 => l + 1,
+                    _ => l,
+                };
+                let want = (start..upto)
+                    .map(|m| input(base + m))
+                    .reduce(|a, b| group_combine(j, a, b))
+                    .unwrap_or_else(|| group_identity(j));
+                assert_eq!(out[k * n + i], want, "local {local} result {k} item {i}");
+            }
+        }
+    }
+}
