@@ -203,7 +203,7 @@ fn uniform_group_instructions() {
             let (sub, j, g) = (k >= 36, k % 36 / 3, k % 3);
             let input = |i: usize| match j {
                 0..=3 => x[i],
-                4..=6 => u32::from(x[i] % 5 != 0),
+                4..=6 => u32::from(!x[i].is_multiple_of(5)),
                 7 => fx[i].to_bits(),
                 _ => round_half(fx[i]).to_bits(),
             };
@@ -229,4 +229,224 @@ fn uniform_group_instructions() {
             }
         }
     }
+}
+
+/// Result `k` of intrinsics.spvasm on `w`-bit integers (as u64, zero-extended).
+fn intrinsic_ref(k: usize, w: u32, x: u64, y: u64, z: u64) -> u64 {
+    let m = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let s = |v: u64| -> i128 { (((v as u128) << (128 - w)) as i128) >> (128 - w) };
+    let (smin, smax) = (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1);
+    let (ux, uy) = (u128::from(x), u128::from(y));
+    let sat_s = |v: i128| v.clamp(smin, smax) as u64 & m;
+    let rev = |v: u64| v.reverse_bits() >> (64 - w);
+    let flag = |b: bool| u64::from(b);
+    match k {
+        0 => (ux + uy).min(u128::from(m)) as u64,
+        1 => x.saturating_sub(y),
+        2 => sat_s(s(x) + s(y)),
+        3 => sat_s(s(x) - s(y)),
+        4 => x.min(y),
+        5 => x.max(y),
+        6 => (s(x).min(s(y)) as u64) & m,
+        7 => (s(x).max(s(y)) as u64) & m,
+        8 => (s(x).unsigned_abs() as u64) & m,
+        9 => u64::from(x.leading_zeros() - (64 - w)),
+        10 => u64::from(x.trailing_zeros().min(w)),
+        11 | 12 => {
+            // Funnel shifts: x:y (x high) shifted by z mod w; fshl keeps the high w bits,
+            // fshr the low w bits.
+            let cat = (ux << w) | uy;
+            let sh = z % u64::from(w);
+            if k == 11 {
+                ((cat << sh) >> w) as u64 & m
+            } else {
+                (cat >> sh) as u64 & m
+            }
+        }
+        13 => u64::from(x.count_ones()),
+        14 => rev(x),
+        15 => x.swap_bytes() >> (64 - w),
+        16 => (x.wrapping_add(y)) & m,
+        17 => flag(ux + uy > u128::from(m)),
+        18 => x.wrapping_sub(y) & m,
+        19 => flag(x < y),
+        20 => x.wrapping_add(y) & m,
+        21 => flag(s(x) + s(y) != s((x.wrapping_add(y)) & m)),
+        22 => x.wrapping_sub(y) & m,
+        23 => flag(s(x) - s(y) != s((x.wrapping_sub(y)) & m)),
+        24 => x.wrapping_mul(y) & m,
+        25 => flag(ux * uy > u128::from(m)),
+        26 => x.wrapping_mul(y) & m,
+        _ => flag(s(x) * s(y) != s(x.wrapping_mul(y) & m)),
+    }
+}
+
+/// Runs kernel `name` of intrinsics.spvasm on `n` work-items of `lanes` elements of `w` bits
+/// and checks every result against [`intrinsic_ref`].
+fn check_intrinsics(p: &zekit_spirv::Program, name: &str, w: u32, lanes: usize) {
+    let m = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let h = 1u64 << (w - 1);
+    let special = [0, 1, 2, m, m - 1, h, h - 1, h + 1, 0x5555_5555_5555_5555 & m, 3 << (w / 2)];
+    let mut st = 0x1234_5678_9abc_def1u64;
+    let mut rand = || {
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        st & m
+    };
+    // Every pair of special values, then random ones; z: shift amounts of all sizes.
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    for a in special {
+        for b in special {
+            xs.push(a);
+            ys.push(b);
+        }
+    }
+    for _ in 0..60 {
+        xs.push(rand());
+        ys.push(rand());
+    }
+    let zs: Vec<u64> = (0..xs.len() as u64).map(|i| if i % 3 == 0 { i } else { i * 0x9e37 + (i % 5) * u64::from(w) } & m).collect();
+    let elems = xs.len();
+    assert_eq!(elems % lanes, 0);
+    let n = elems / lanes;
+    let bytes = (w / 8) as usize;
+    let pack = |v: &[u64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()[..bytes].to_vec()).collect() };
+    let (a, b, c) = (pack(&xs), pack(&ys), pack(&zs));
+    let mut out = vec![0xa5u8; 28 * elems * bytes];
+    run_1d(p, name, &[addr(&mut out), a.as_ptr() as u64, b.as_ptr() as u64, c.as_ptr() as u64, n as u64], n as u64, 1);
+    for k in 0..28 {
+        for e in 0..elems {
+            let at = (k * elems + e) * bytes;
+            let mut got = [0u8; 8];
+            got[..bytes].copy_from_slice(&out[at..at + bytes]);
+            let got = u64::from_le_bytes(got);
+            let want = if k == 15 && w == 8 { xs[e] } else { intrinsic_ref(k, w, xs[e], ys[e], zs[e]) };
+            assert_eq!(got, want, "{name} result {k}: x {:#x} y {:#x} z {:#x}", xs[e], ys[e], zs[e]);
+        }
+    }
+}
+
+/// `llvm.*` integer intrinsics (saturating arithmetic, min/max, abs, funnel shifts, bit counts,
+/// bitreverse, bswap, arithmetic with overflow) on 8 to 64 bits, v4i32 and v2i64.
+#[test]
+fn llvm_intrinsics() {
+    let p = dpcpp("intrinsics");
+    for (name, w, lanes) in [("intr8", 8, 1), ("intr16", 16, 1), ("intr32", 32, 1), ("intr64", 64, 1), ("intr_v4i32", 32, 4), ("intr_v2i64", 64, 2)] {
+        check_intrinsics(&p, name, w, lanes);
+    }
+    // They are not imports to link.
+    let path = format!("{}/kernels/dpcpp/intrinsics.spv", env!("CARGO_MANIFEST_DIR"));
+    let (imports, _) = zekit_spirv::linkage(&std::fs::read(path).unwrap()).unwrap();
+    assert!(imports.is_empty(), "{imports:?}");
+}
+
+/// The nearest bfloat16 (ties to even; a NaN quiet), as its bits.
+fn bf16_ref(x: f32) -> u16 {
+    let b = x.to_bits();
+    if x.is_nan() {
+        return ((b >> 16) | 0x40) as u16;
+    }
+    ((b + 0x7fff + ((b >> 16) & 1)) >> 16) as u16
+}
+
+/// `x` rounded to tf32 (10 fraction bits, ties to even; a NaN quiet).
+fn tf32_ref(x: f32) -> f32 {
+    let b = x.to_bits();
+    let r = if x.is_nan() { b | 0x40_0000 } else { b + 0xfff + ((b >> 13) & 1) };
+    f32::from_bits(r & 0xffff_e000)
+}
+
+/// OpConvertFToBF16INTEL (scalar and vector), OpConvertBF16ToFINTEL, OpRoundFToTF32INTEL,
+/// OpArithmeticFenceEXT.
+#[test]
+fn conversions() {
+    let t = 2f32.powi(-8);
+    let x: Vec<f32> = vec![
+        1.0,
+        1.0 + t,
+        1.0 + 3.0 * t,
+        1.0 + t + 2f32.powi(-20),
+        -2.5,
+        f32::MAX,
+        -f32::MAX,
+        f32::NAN,
+        -f32::NAN,
+        1e-40,
+        f32::INFINITY,
+        -0.0,
+        1.0 + 2f32.powi(-11),
+        1.0 + 3.0 * 2f32.powi(-11),
+        3.140_625_2,
+        -65504.06,
+    ];
+    // Hand-checked: ties go to even, overflow to infinity.
+    assert_eq!([bf16_ref(x[1]), bf16_ref(x[2]), bf16_ref(x[3]), bf16_ref(x[5])], [0x3f80, 0x3f82, 0x3f81, 0x7f80]);
+    assert_eq!([tf32_ref(x[12]), tf32_ref(x[13])], [1.0, 1.0 + 2f32.powi(-9)]);
+    let n = x.len();
+    let mut bf = vec![0u16; 3 * n];
+    let (mut back, mut tf, mut fenced) = (vec![0f32; n], vec![0f32; n], vec![0f32; n]);
+    let p = dpcpp("convert");
+    let args = [addr(&mut bf), addr(&mut back), addr(&mut tf), addr(&mut fenced), x.as_ptr() as u64, n as u64];
+    run_1d(&p, "convert", &args, n as u64, 4);
+    for (i, v) in x.iter().enumerate() {
+        assert_eq!(bf[i], bf16_ref(*v), "bf16 of {v:e}");
+        assert_eq!(bf[n + 2 * i], bf16_ref(*v), "vector bf16 of {v:e}");
+        assert_eq!(bf[n + 2 * i + 1], bf16_ref(-*v), "vector bf16 of -{v:e}");
+        assert_eq!(back[i].to_bits(), u32::from(bf16_ref(*v)) << 16, "bf16 back of {v:e}");
+        assert_eq!(tf[i].to_bits(), tf32_ref(*v).to_bits(), "tf32 of {v:e}");
+        assert_eq!(fenced[i].to_bits(), (v * 3.0).to_bits(), "fence of {v:e}");
+    }
+}
+
+/// llvm.fma and llvm.fmuladd are fused (the test values' products need more than a float).
+#[test]
+fn fused_multiply_add() {
+    let n = 16;
+    let a: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 * 2f32.powi(-13)).collect();
+    let c: Vec<f32> = (0..n).map(|i| -(1.0 + i as f32 * 2f32.powi(-12))).collect();
+    let mut out = vec![0f32; 5 * n];
+    let p = dpcpp("convert");
+    run_1d(&p, "fmas", &[addr(&mut out), a.as_ptr() as u64, a.as_ptr() as u64, c.as_ptr() as u64, n as u64], n as u64, 8);
+    let mut differ = 0;
+    for i in 0..n {
+        let fused = a[i].mul_add(a[i], c[i]);
+        differ += usize::from(fused != a[i] * a[i] + c[i]);
+        assert_eq!(out[i], fused, "fma {i}");
+        assert_eq!(out[n + i], fused, "fmuladd {i}");
+        assert_eq!(out[2 * n + i], fused, "v2f32 fma {i}");
+        assert_eq!(out[3 * n + i], a[i].mul_add(c[i], a[i]), "v2f32 fma lane 1 {i}");
+        let h = |x: f32| round_half(x);
+        assert_eq!(out[4 * n + i], h(h(a[i]).mul_add(h(a[i]), h(c[i]))), "half fma {i}");
+    }
+    assert!(differ > 8, "the values do not tell fused from unfused");
+    let ad: Vec<f64> = (0..n).map(|i| 1.0 + i as f64 * 2f64.powi(-29)).collect();
+    let cd: Vec<f64> = (0..n).map(|i| -(1.0 + i as f64 * 2f64.powi(-28))).collect();
+    let mut outd = vec![0f64; n];
+    run_1d(&p, "fmad", &[addr(&mut outd), ad.as_ptr() as u64, ad.as_ptr() as u64, cd.as_ptr() as u64], n as u64, 8);
+    for i in 0..n {
+        assert_eq!(outd[i], ad[i].mul_add(ad[i], cd[i]), "f64 fma {i}");
+    }
+}
+
+/// OpReadClockKHR: a clock that does not go back, in nanoseconds, as a ulong and as a uint2.
+#[test]
+fn read_clock() {
+    let p = dpcpp("convert");
+    let mut first = vec![0u64; 32];
+    run_1d(&p, "clock", &[addr(&mut first)], 16, 4);
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let mut second = vec![0u64; 32];
+    run_1d(&p, "clock", &[addr(&mut second)], 16, 4);
+    for out in [&first, &second] {
+        for i in 0..16 {
+            assert!(out[2 * i] <= out[2 * i + 1], "item {i}: {out:?}");
+            if i >= 4 {
+                // Groups run one after the other.
+                assert!(out[2 * (i - 4) + 1] <= out[2 * i], "item {i}: {out:?}");
+            }
+        }
+    }
+    assert!(second[0] >= first[31] + 2_000_000, "{} then {}", first[31], second[0]);
 }
