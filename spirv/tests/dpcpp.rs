@@ -450,3 +450,15 @@ fn read_clock() {
     }
     assert!(second[0] >= first[31] + 2_000_000, "{} then {}", first[31], second[0]);
 }
+
+/// The hints of hints2.spvasm (maximum registers, cache controls, fp max error, float
+/// controls 2, fast composite, INTEL float controls 2, kernel attributes) change nothing.
+#[test]
+fn more_hints() {
+    let p = dpcpp("hints2");
+    let input: Vec<u32> = (0..40).map(|i| (u32::MAX - 50).wrapping_add(i * 3)).collect();
+    let mut out = vec![0u32; 40];
+    run_1d(&p, "inc", &[addr(&mut out), input.as_ptr() as u64], 40, 8);
+    let want: Vec<u32> = input.iter().map(|x| x.wrapping_add(1)).collect();
+    assert_eq!(out, want);
+}

@@ -8,6 +8,8 @@ comment lines:
 
     ; patch-op FROM TO    every instruction of opcode FROM becomes opcode TO
     ; patch-cap FROM TO   every `OpCapability FROM` becomes `OpCapability TO`
+    ; patch-decoration FROM TO   every `OpDecorate %x FROM ...` becomes `OpDecorate %x TO ...`
+    ; patch-mode FROM TO  every `OpExecutionMode(Id) %f FROM ...` becomes mode TO
 
 Run from anywhere: `python3 spirv/kernels/dpcpp/assemble.py`.
 """
@@ -39,12 +41,17 @@ def assemble(src):
         )
         data = bytearray(out.read_bytes())
     ops, caps = patches(text, "patch-op"), patches(text, "patch-cap")
+    decos, modes = patches(text, "patch-decoration"), patches(text, "patch-mode")
     words = list(struct.unpack("<%dI" % (len(data) // 4), data))
     i = 5
     while i < len(words):
         count, op = words[i] >> 16, words[i] & 0xFFFF
         if op == 17 and words[i + 1] in caps:
             words[i + 1] = caps[words[i + 1]]
+        elif op == 71 and words[i + 2] in decos:
+            words[i + 2] = decos[words[i + 2]]
+        elif op in (16, 331) and words[i + 2] in modes:
+            words[i + 2] = modes[words[i + 2]]
         elif op in ops:
             words[i] = (count << 16) | ops[op]
         i += count
