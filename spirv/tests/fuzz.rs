@@ -44,6 +44,13 @@ const KERNELS: &[&str] = &[
     "struct_values",
     "fnptr",
     "lockstep",
+    // Hand-written DPC++-style modules (kernels/dpcpp/*.spvasm).
+    "dpcpp/hints",
+    "dpcpp/floats",
+    "dpcpp/bitcasts",
+    "dpcpp/groups",
+    "dpcpp/intrinsics",
+    "dpcpp/convert",
 ];
 
 struct Rng(u64);
