@@ -92,7 +92,44 @@ pub fn parse(bytes: &[u8]) -> Result<(Vec<Inst>, u32, u32), Error> {
         });
         i += count;
     }
-    Ok((insts, bound, version))
+    Ok((merge_continued(insts)?, bound, version))
+}
+
+
+/// SPV_INTEL_long_composites: a struct type, constant composite or composite construction with
+/// more operands than one instruction holds goes on in `...ContinuedINTEL` instructions right
+/// after it (operands only: no result type or id).
+const OP_TYPE_STRUCT_CONTINUED_INTEL: u16 = 6090;
+const OP_CONSTANT_COMPOSITE_CONTINUED_INTEL: u16 = 6091;
+const OP_SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL: u16 = 6092;
+const OP_COMPOSITE_CONSTRUCT_CONTINUED_INTEL: u16 = 6096;
+
+/// Appends each continuation instruction's operands to the instruction it continues.
+fn merge_continued(insts: Vec<Inst>) -> Result<Vec<Inst>, Error> {
+    let mut out: Vec<Inst> = Vec::with_capacity(insts.len());
+    for i in insts {
+        let head = match i.op {
+            OP_TYPE_STRUCT_CONTINUED_INTEL => 30,
+            OP_CONSTANT_COMPOSITE_CONTINUED_INTEL => 44,
+            OP_SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL => 51,
+            OP_COMPOSITE_CONSTRUCT_CONTINUED_INTEL => 80,
+            _ => {
+                out.push(i);
+                continue;
+            }
+        };
+        match out.last_mut() {
+            Some(prev) if prev.op == head => prev.ops.extend(i.ops),
+            _ => {
+                return Err(Error::invalid(format!(
+                    "continuation instruction {} not after {}",
+                    i.op,
+                    op_name(head)
+                )))
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A SPIR-V type.

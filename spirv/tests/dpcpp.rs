@@ -462,3 +462,18 @@ fn more_hints() {
     let want: Vec<u32> = input.iter().map(|x| x.wrapping_add(1)).collect();
     assert_eq!(out, want);
 }
+
+/// SPV_INTEL_long_composites: continuation instructions add operands to the struct type,
+/// constant composite and composite construction before them.
+#[test]
+fn long_composites() {
+    let p = dpcpp("long");
+    let n = 12;
+    let input: Vec<u32> = (0..n as u32).map(|i| i * 100).collect();
+    let mut out = vec![0u32; 5 * n];
+    run_1d(&p, "long", &[addr(&mut out), input.as_ptr() as u64, n as u64], n as u64, 4);
+    for (i, x) in input.iter().enumerate() {
+        assert_eq!(out[4 * i..4 * i + 4], [x + 10, x + 21, x + 32, x + 43], "item {i}");
+        assert_eq!(out[4 * n + i], x * 5, "item {i}");
+    }
+}
