@@ -420,7 +420,9 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
             };
             let (name, next) = w.string(0)?;
             match d.1.get(next) {
-                Some(0) => {
+                // Export, and LinkOnceODR (SPV_KHR_linkonce_odr: a definition other modules
+                // may have too; the first found is linked).
+                Some(0 | 2) => {
                     exports.insert(name, *id);
                 }
                 Some(1) => {

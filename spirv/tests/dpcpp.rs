@@ -37,6 +37,10 @@ fn hints() {
         }
         assert!(out[n..64].iter().all(|x| *x == 0));
     }
+    // The LinkOnceODR helper is exported (for zeModuleDynamicLink), like an Export one.
+    let path = format!("{}/kernels/dpcpp/hints.spv", env!("CARGO_MANIFEST_DIR"));
+    let (imports, exports) = zekit_spirv::linkage(&std::fs::read(path).unwrap()).unwrap();
+    assert!(imports.is_empty() && exports == ["_Z6helperPU3AS1jj"], "{imports:?} {exports:?}");
 }
 
 /// GlobalInvocationId declared in UniformConstant storage is the built-in all the same.
