@@ -481,3 +481,24 @@ fn long_composites() {
         assert_eq!(out[4 * n + i], x * 5, "item {i}");
     }
 }
+
+/// A native binary names the clock function by symbol: loaded again (compiling nothing), its
+/// kernels read the clock and its LLVM intrinsics still compute.
+#[test]
+fn native_binary_reads_the_clock() {
+    let bytes = dpcpp("convert").native_binary().unwrap();
+    let before = zekit_spirv::jit::compilations_on_this_thread();
+    let q = zekit_spirv::native::load(&bytes).unwrap();
+    assert_eq!(zekit_spirv::jit::compilations_on_this_thread(), before);
+    let mut out = vec![0u64; 8];
+    run_1d(&q, "clock", &[addr(&mut out)], 4, 4);
+    std::thread::sleep(std::time::Duration::from_millis(1));
+    let mut later = vec![0u64; 8];
+    run_1d(&q, "clock", &[addr(&mut later)], 4, 4);
+    assert!(out[0] <= out[1] && later[0] >= out[7] + 1_000_000, "{out:?} {later:?}");
+    let a = [1.5f32, -2.0];
+    let c = [0.25f32, 8.0];
+    let mut fm = vec![0f32; 10];
+    run_1d(&q, "fmas", &[addr(&mut fm), a.as_ptr() as u64, a.as_ptr() as u64, c.as_ptr() as u64, 2], 2, 2);
+    assert_eq!(fm[..2], [2.5, 12.0]);
+}
