@@ -502,3 +502,46 @@ fn native_binary_reads_the_clock() {
     run_1d(&q, "fmas", &[addr(&mut fm), a.as_ptr() as u64, a.as_ptr() as u64, c.as_ptr() as u64, 2], 2, 2);
     assert_eq!(fm[..2], [2.5, 12.0]);
 }
+
+/// OpSubgroupBlockReadINTEL / WriteINTEL on 8 to 64-bit integers, scalars and vectors of 2 to
+/// 16: element k of sub-group local id l at p[l + k * max sub-group size].
+#[test]
+fn sub_group_block_io() {
+    let p = dpcpp("blockio");
+    for (name, bytes, n) in [("blk_uint1", 4usize, 1usize), ("blk_uint2", 4, 2), ("blk_ushort4", 2, 4), ("blk_uchar16", 1, 16), ("blk_ulong8", 8, 8)] {
+        for local in [1usize, 3, 8, 13, 16] {
+            let groups = 2;
+            let items = groups * local;
+            // Room past the last group: a partial sub-group's stride reaches beyond it.
+            let len = (items + 8) * n;
+            let mask = if bytes == 8 { u64::MAX } else { (1u64 << (8 * bytes)) - 1 };
+            let input: Vec<u64> = (0..len as u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(1) & mask).collect();
+            let to_bytes = |v: &[u64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()[..bytes].to_vec()).collect() };
+            let from = |b: &[u8], i: usize| -> u64 {
+                let mut w = [0u8; 8];
+                w[..bytes].copy_from_slice(&b[i * bytes..(i + 1) * bytes]);
+                u64::from_le_bytes(w)
+            };
+            let inb = to_bytes(&input);
+            let mut out = vec![0u8; items * n * bytes];
+            let mut copy = vec![0xeeu8; len * bytes];
+            run_1d(&p, name, &[addr(&mut out), inb.as_ptr() as u64, addr(&mut copy)], items as u64, local as u64);
+            let max = local.min(8);
+            let mut written = vec![false; len];
+            for gi in 0..items {
+                let (g, lid) = (gi / local, gi % local);
+                let (sg, l) = (lid / 8, lid % 8);
+                let base = g * local * n + sg * max * n;
+                for k in 0..n {
+                    let at = base + l + max * k;
+                    assert_eq!(from(&out, gi * n + k), input[at], "{name} local {local} item {gi} element {k}");
+                    written[at] = true;
+                }
+            }
+            for (i, w) in written.iter().enumerate() {
+                let want = if *w { input[i] } else { from(&[0xee; 8], 0) };
+                assert_eq!(from(&copy, i), want, "{name} local {local}: copy[{i}]");
+            }
+        }
+    }
+}

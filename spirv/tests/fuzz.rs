@@ -51,6 +51,7 @@ const KERNELS: &[&str] = &[
     "dpcpp/groups",
     "dpcpp/intrinsics",
     "dpcpp/convert",
+    "dpcpp/blockio",
 ];
 
 struct Rng(u64);

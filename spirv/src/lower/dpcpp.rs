@@ -3,7 +3,8 @@
 //! (accepted, their decorations, execution modes and instructions read and ignored), the
 //! instructions of those extensions that have a meaning (`OpExpectKHR`, `OpIsFinite`,
 //! `OpSignBitSet`, `OpIsNormal`, `OpArithmeticFenceEXT`, the bfloat16 and tf32 conversions,
-//! `OpBitcast` between vector shapes, `OpReadClockKHR`), the KHR uniform group instructions
+//! `OpBitcast` between vector shapes, `OpReadClockKHR`, the sub-group block reads and writes
+//! of SPV_INTEL_subgroups), the KHR uniform group instructions
 //! (lowered by [`Builder::group_op`] with the combining operations of
 //! `lower/nonuniform.rs`), and the capabilities refused by name.
 
@@ -25,6 +26,10 @@ const OP_IS_NORMAL: u16 = 159;
 const OP_SIGN_BIT_SET: u16 = 160;
 /// `OpBitcast`.
 const OP_BITCAST: u16 = 124;
+/// `OpSubgroupBlockReadINTEL` (SPV_INTEL_subgroups, SubgroupBufferBlockIOINTEL).
+const OP_SUBGROUP_BLOCK_READ_INTEL: u16 = 5575;
+/// `OpSubgroupBlockWriteINTEL`.
+const OP_SUBGROUP_BLOCK_WRITE_INTEL: u16 = 5576;
 /// `OpReadClockKHR` (SPV_KHR_shader_clock).
 const OP_READ_CLOCK_KHR: u16 = 5056;
 /// `OpAssumeTrueKHR` (SPV_KHR_expect_assume).
@@ -79,6 +84,7 @@ pub(super) const ACCEPTED_CAPS: &[(u32, &str)] = &[
     (4467, "RoundingModeRTE"),
     (4468, "RoundingModeRTZ"),
     (5055, "ShaderClockKHR"),
+    (5569, "SubgroupBufferBlockIOINTEL"),
     (5582, "RoundToInfinityINTEL"),
     (5583, "FloatingPointModeINTEL"),
     (5629, "ExpectAssumeKHR"),
@@ -103,8 +109,6 @@ pub(super) const ACCEPTED_CAPS: &[(u32, &str)] = &[
 /// Capabilities of extensions with no meaning on a CPU (FPGA, media and motion-estimation
 /// hardware, vector compute, inline assembly): refused by name.
 const NO_CPU_MEANING: &[(u32, &str)] = &[
-    (5569, "SubgroupBufferBlockIOINTEL"),
-    (5570, "SubgroupImageBlockIOINTEL"),
     (5579, "SubgroupImageMediaBlockIOINTEL"),
     (5606, "AsmINTEL"),
     (5617, "VectorComputeINTEL"),
@@ -152,6 +156,7 @@ const OTHER_CAPS: &[(u32, &str)] = &[
     (68, "GroupNonUniformQuad"),
     (4427, "SubgroupBallotKHR"),
     (5008, "Float16ImageAMD"),
+    (5570, "SubgroupImageBlockIOINTEL"),
     (6016, "DotProductInputAll"),
     (6019, "DotProduct"),
     (6022, "CooperativeMatrixKHR"),
@@ -322,6 +327,9 @@ impl Builder<'_> {
                 let v = self.pack(i.w(0)?, out);
                 fr.vals.insert(i.w(1)?, (v, i.w(0)?));
             }
+            OP_SUBGROUP_BLOCK_READ_INTEL | OP_SUBGROUP_BLOCK_WRITE_INTEL => {
+                self.block_io(fr, i)?;
+            }
             OP_READ_CLOCK_KHR => {
                 let t = self.push(Ty::I64, Op::Math(MathFn::ReadClock, vec![]));
                 let v = match m.vector(i.w(0)?) {
@@ -433,6 +441,60 @@ impl Builder<'_> {
             let t = self.push(Ty::I32, Op::Bin(BinOp::And, r, mask));
             Ok(self.push(Ty::F32, Op::Conv(ConvOp::Bitcast, t)))
         }
+    }
+
+    /// Sub-group block reads and writes (SPV_INTEL_subgroups): element `k` of the value of
+    /// the work-item with sub-group local id `l` is at `ptr[l + k * max sub-group size]`, as
+    /// `cl_intel_subgroups` has it; each work-item moves its own elements (no exchange).
+    fn block_io(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
+        let m = self.m;
+        let read = i.op == OP_SUBGROUP_BLOCK_READ_INTEL;
+        let (ptr, data_ty) = if read {
+            (self.val(fr, i.w(2)?)?, i.w(0)?)
+        } else {
+            let ty = self
+                .type_of(fr, i.w(1)?)
+                .ok_or_else(|| Error::invalid("OpSubgroupBlockWriteINTEL of an unknown value"))?;
+            (self.val(fr, i.w(0)?)?, ty)
+        };
+        self.pointer(ptr, i.op)?;
+        let (e, n) = m.vector(data_ty).unwrap_or((data_ty, 1));
+        let t = m.ir_ty(e)?;
+        if t.is_float() || t == Ty::Bool || m.is_half(e) {
+            return Err(Error::invalid(format!(
+                "{} of a type other than integers",
+                crate::spv::op_name(i.op)
+            )));
+        }
+        let l = self.push(Ty::I64, Op::Builtin(crate::ir::Builtin::SubgroupLocalId, 0));
+        let max = self.push(Ty::I64, Op::Builtin(crate::ir::Builtin::SubgroupMaxSize, 0));
+        let size = self.push(Ty::I64, Op::Const(u64::from(t.bytes())));
+        let stride = self.push(Ty::I64, Op::Bin(BinOp::Mul, max, size));
+        let first = self.push(Ty::I64, Op::Bin(BinOp::Mul, l, size));
+        let mut addr = self.push(Ty::I64, Op::Bin(BinOp::Add, ptr, first));
+        let values = if read {
+            Vec::new()
+        } else {
+            self.elems(fr, i.w(1)?)?.0
+        };
+        if !read && (values.len() != n as usize || values.iter().any(|v| self.k.ty(*v) != t)) {
+            return Err(Error::invalid("OpSubgroupBlockWriteINTEL: data of the wrong type"));
+        }
+        let mut out = Vec::new();
+        for k in 0..n as usize {
+            if k > 0 {
+                addr = self.push(Ty::I64, Op::Bin(BinOp::Add, addr, stride));
+            }
+            match values.get(k) {
+                Some(&value) => self.effect(Op::Store { addr, value }),
+                None => out.push(self.push(t, Op::Load(addr))),
+            }
+        }
+        if read {
+            let v = self.pack(data_ty, out);
+            fr.vals.insert(i.w(1)?, (v, data_ty));
+        }
+        Ok(())
     }
 
     /// `OpBitcast` where the result or the operand is a vector: the operand's elements as
