@@ -1010,7 +1010,7 @@ fn int_min_max(n: u32) -> Option<CmpOp> {
 /// Instructions computed element by element on vectors, and where their id operands start.
 fn elementwise(op: u16) -> Option<usize> {
     match op {
-        109..=116 | 118 | 119 | 124 | 126..=141 | 156..=160 | 162..=200 | 205 => Some(2),
+        109..=116 | 118 | 119 | 124 | 126..=141 | 156..=160 | 162..=205 => Some(2),
         12 => Some(4),
         _ => None,
     }
@@ -1400,6 +1400,9 @@ impl Builder<'_> {
             return Ok(ended);
         }
         if let Some(ended) = self.dpcpp_inst(fr, i)? {
+            return Ok(ended);
+        }
+        if let Some(ended) = self.spirv_int_inst(fr, i)? {
             return Ok(ended);
         }
         if matches!(

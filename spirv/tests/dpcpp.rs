@@ -545,3 +545,73 @@ fn sub_group_block_io() {
         }
     }
 }
+
+/// Result k of spv14.spvasm's `ints` / `longs` on `w`-bit values.
+fn spv14_ref(k: usize, w: u32, x: u64, y: u64, o: u64, c: u64) -> u64 {
+    let m = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let low = if c == 0 { 0 } else { m >> (u64::from(w) - c) };
+    let s = |v: u64| -> i128 { (((v as u128) << (128 - w)) as i128) >> (128 - w) };
+    let (ux, uy) = (u128::from(x), u128::from(y));
+    match k {
+        0 | 12 => x.reverse_bits() >> (64 - w),
+        1 => (x & !(low << o) & m) | ((y << o) & (low << o)),
+        2 => {
+            let f = (x >> o) & low;
+            if c == 0 { 0 } else { ((((f as u128) << (128 - c)) as i128 >> (128 - c)) as u64) & m }
+        }
+        3 | 13 => (x >> o) & low,
+        4 => x.wrapping_add(y) & m,
+        5 => u64::from(ux + uy > u128::from(m)),
+        6 => x.wrapping_sub(y) & m,
+        7 => u64::from(x < y),
+        8 | 10 | 14 => x.wrapping_mul(y) & m,
+        9 | 15 => ((ux * uy) >> w) as u64 & m,
+        _ => ((s(x) * s(y)) >> w) as u64 & m,
+    }
+}
+
+/// OpBitReverse, OpBitFieldInsert/SExtract/UExtract (scalars and vectors), OpIAddCarry,
+/// OpISubBorrow, OpUMulExtended, OpSMulExtended on 32 and 64 bits, and OpPtrDiff,
+/// OpPtrEqual, OpPtrNotEqual.
+#[test]
+fn carry_extended_bits_pointers() {
+    let p = dpcpp("spv14");
+    for (name, w, results) in [("ints", 32u32, 16usize), ("longs", 64, 12)] {
+        let m = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let special = [0, 1, m, m - 1, 1 << (w - 1), (1 << (w - 1)) - 1, 0x1234_5678_9abc_def0 & m];
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for a in special {
+            for b in special {
+                xs.push(a);
+                ys.push(b);
+            }
+        }
+        let n = xs.len() as u64;
+        let offs: Vec<u64> = (0..n).map(|i| (i * 7) % u64::from(w)).collect();
+        let cnts: Vec<u64> = (0..n as usize).map(|i| (i as u64 * 5) % (u64::from(w) - offs[i] + 1)).collect();
+        let bytes = (w / 8) as usize;
+        let pack = |v: &[u64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()[..bytes].to_vec()).collect() };
+        let (a, b, o, c) = (pack(&xs), pack(&ys), pack(&offs), pack(&cnts));
+        let mut out = vec![0u8; results * n as usize * bytes];
+        let args = [addr(&mut out), a.as_ptr() as u64, b.as_ptr() as u64, o.as_ptr() as u64, c.as_ptr() as u64, n];
+        run_1d(&p, name, &args, n, 7);
+        for k in 0..results {
+            for i in 0..n as usize {
+                let at = (k * n as usize + i) * bytes;
+                let mut g = [0u8; 8];
+                g[..bytes].copy_from_slice(&out[at..at + bytes]);
+                let got = u64::from_le_bytes(g);
+                let want = spv14_ref(k, w, xs[i], ys[i], offs[i], cnts[i]);
+                assert_eq!(got, want, "{name} result {k}: x {:#x} y {:#x} offset {} count {}", xs[i], ys[i], offs[i], cnts[i]);
+            }
+        }
+    }
+    let data = vec![0u32; 64];
+    let mut out = vec![9u64; 3 * 8];
+    run_1d(&p, "ptrs", &[addr(&mut out), data.as_ptr() as u64], 8, 4);
+    for i in 0..8u64 {
+        let eq = u64::from(i == i * i);
+        assert_eq!(out[3 * i as usize..3 * i as usize + 3], [2 * i, eq, 1 - eq], "item {i}");
+    }
+}

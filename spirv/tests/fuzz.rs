@@ -52,6 +52,7 @@ const KERNELS: &[&str] = &[
     "dpcpp/intrinsics",
     "dpcpp/convert",
     "dpcpp/blockio",
+    "dpcpp/spv14",
 ];
 
 struct Rng(u64);

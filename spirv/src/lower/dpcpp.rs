@@ -30,6 +30,12 @@ const OP_BITCAST: u16 = 124;
 const OP_SUBGROUP_BLOCK_READ_INTEL: u16 = 5575;
 /// `OpSubgroupBlockWriteINTEL`.
 const OP_SUBGROUP_BLOCK_WRITE_INTEL: u16 = 5576;
+/// `OpPtrEqual` (SPIR-V 1.4).
+const OP_PTR_EQUAL: u16 = 401;
+/// `OpPtrNotEqual`.
+const OP_PTR_NOT_EQUAL: u16 = 402;
+/// `OpPtrDiff`.
+const OP_PTR_DIFF: u16 = 403;
 /// `OpReadClockKHR` (SPV_KHR_shader_clock).
 const OP_READ_CLOCK_KHR: u16 = 5056;
 /// `OpAssumeTrueKHR` (SPV_KHR_expect_assume).
@@ -93,6 +99,7 @@ pub(super) const ACCEPTED_CAPS: &[(u32, &str)] = &[
     (5886, "UnstructuredLoopControlsINTEL"),
     (5892, "KernelAttributesINTEL"),
     (5910, "MemoryAccessAliasingINTEL"),
+    (6025, "BitInstructions"),
     (6029, "FloatControls2"),
     (6089, "LongCompositesINTEL"),
     (6093, "FastCompositeINTEL"),
@@ -160,7 +167,6 @@ const OTHER_CAPS: &[(u32, &str)] = &[
     (6016, "DotProductInputAll"),
     (6019, "DotProduct"),
     (6022, "CooperativeMatrixKHR"),
-    (6025, "BitInstructions"),
     (6026, "GroupNonUniformRotateKHR"),
     (6095, "AtomicFloat16AddEXT"),
     (6114, "DebugInfoModuleINTEL"),
@@ -329,6 +335,31 @@ impl Builder<'_> {
             }
             OP_SUBGROUP_BLOCK_READ_INTEL | OP_SUBGROUP_BLOCK_WRITE_INTEL => {
                 self.block_io(fr, i)?;
+            }
+            OP_PTR_EQUAL | OP_PTR_NOT_EQUAL | OP_PTR_DIFF => {
+                let (a, b) = (self.val(fr, i.w(2)?)?, self.val(fr, i.w(3)?)?);
+                self.pointer(a, i.op)?;
+                self.pointer(b, i.op)?;
+                let v = if i.op == OP_PTR_DIFF {
+                    // In elements of the pointee type.
+                    let pointee = match self.type_of(fr, i.w(2)?).map(|t| m.ty(t)) {
+                        Some(Ok(Type::Pointer(_, p))) => *p,
+                        _ => return Err(Error::invalid("OpPtrDiff of a non-pointer")),
+                    };
+                    let (size, _) = m.layout(pointee)?;
+                    let rt = m.ir_ty(i.w(0)?)?;
+                    if size == 0 || rt.is_float() || rt == Ty::Bool {
+                        return Err(Error::invalid("OpPtrDiff: no element size or a non-integer result"));
+                    }
+                    let d = self.push(Ty::I64, Op::Bin(BinOp::Sub, a, b));
+                    let s = self.push(Ty::I64, Op::Const(size));
+                    let q = self.push(Ty::I64, Op::Bin(BinOp::SDiv, d, s));
+                    self.resize(q, rt)
+                } else {
+                    let c = if i.op == OP_PTR_EQUAL { CmpOp::Eq } else { CmpOp::Ne };
+                    self.push(Ty::Bool, Op::Cmp(c, a, b))
+                };
+                fr.vals.insert(i.w(1)?, (Val::V(v), i.w(0)?));
             }
             OP_READ_CLOCK_KHR => {
                 let t = self.push(Ty::I64, Op::Math(MathFn::ReadClock, vec![]));

@@ -5,11 +5,33 @@
 //! subtractions, integer minimum and maximum, `abs`, funnel shifts, bit counts, `bitreverse`,
 //! `bswap`, the arithmetic with an overflow flag, and the fused multiply-adds. Any other
 //! `llvm.*` import is refused naming it.
+//!
+//! With them, the SPIR-V instructions the translator makes of some of these when it may (SPIR-V
+//! 1.4 and SPV_KHR_bit_instructions): `OpIAddCarry`, `OpISubBorrow`, `OpUMulExtended`,
+//! `OpSMulExtended` (struct results), `OpBitReverse`, `OpBitFieldInsert`, `OpBitFieldSExtract`,
+//! `OpBitFieldUExtract`.
 
-use super::{Builder, Frame};
+use super::{Builder, Frame, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Round, Ty, UnOp, Value};
 use crate::spv::Inst;
 use crate::Error;
+
+/// `OpIAddCarry`.
+const OP_IADD_CARRY: u16 = 149;
+/// `OpISubBorrow`.
+const OP_ISUB_BORROW: u16 = 150;
+/// `OpUMulExtended`.
+const OP_UMUL_EXTENDED: u16 = 151;
+/// `OpSMulExtended`.
+const OP_SMUL_EXTENDED: u16 = 152;
+/// `OpBitFieldInsert`.
+const OP_BIT_FIELD_INSERT: u16 = 201;
+/// `OpBitFieldSExtract`.
+const OP_BIT_FIELD_S_EXTRACT: u16 = 202;
+/// `OpBitFieldUExtract`.
+const OP_BIT_FIELD_U_EXTRACT: u16 = 203;
+/// `OpBitReverse`.
+const OP_BIT_REVERSE: u16 = 204;
 
 /// The intrinsics lowered here, by name without `llvm.` and the type suffix.
 const INTRINSICS: &[&str] = &[
@@ -63,6 +85,127 @@ fn mask(t: Ty) -> u64 {
 }
 
 impl Builder<'_> {
+    /// `OpIAddCarry`, `OpISubBorrow`, `OpUMulExtended`, `OpSMulExtended` (a struct of the low
+    /// result and the carry, borrow or high half), and the scalar bit instructions (vectors go
+    /// element by element). `None`: not one of them.
+    pub(super) fn spirv_int_inst(&mut self, fr: &mut Frame, i: &Inst) -> Result<Option<bool>, Error> {
+        let op = i.op;
+        let name = crate::spv::op_name(op);
+        match op {
+            OP_IADD_CARRY | OP_ISUB_BORROW | OP_UMUL_EXTENDED | OP_SMUL_EXTENDED => {
+                let (a, _) = self.elems(fr, i.w(2)?)?;
+                let (b, _) = self.elems(fr, i.w(3)?)?;
+                let t = a.first().map(|v| self.k.ty(*v)).unwrap_or(Ty::Bool);
+                if a.len() != b.len() || t.is_float() || t == Ty::Bool
+                    || a.iter().chain(&b).any(|v| self.k.ty(*v) != t)
+                {
+                    return Err(Error::invalid(format!("{name}: operands of the wrong type")));
+                }
+                let (mut lo, mut hi) = (Vec::new(), Vec::new());
+                for (x, y) in a.iter().zip(&b) {
+                    let (l, h) = match op {
+                        OP_IADD_CARRY | OP_ISUB_BORROW => {
+                            let o = if op == OP_IADD_CARRY { "uadd" } else { "usub" };
+                            let (r, f) = self.with_overflow(o, t, *x, *y);
+                            (r, self.push(t, Op::Conv(ConvOp::BoolToInt, f)))
+                        }
+                        _ => {
+                            let r = self.bin(t, BinOp::Mul, *x, *y);
+                            (r, self.mul_high(op == OP_SMUL_EXTENDED, t, *x, *y))
+                        }
+                    };
+                    lo.push(l);
+                    hi.push(h);
+                }
+                lo.extend(hi);
+                let rty = i.w(0)?;
+                let want = self.value_types(rty)?;
+                if want.len() != lo.len() || want.iter().zip(&lo).any(|(w, v)| *w != self.k.ty(*v)) {
+                    return Err(Error::invalid(format!("{name}: the result type does not match")));
+                }
+                let v = self.pack(rty, lo);
+                fr.vals.insert(i.w(1)?, (v, rty));
+            }
+            OP_BIT_FIELD_INSERT | OP_BIT_FIELD_S_EXTRACT | OP_BIT_FIELD_U_EXTRACT | OP_BIT_REVERSE => {
+                if self.m.vector(i.w(0)?).is_some() {
+                    return Ok(None);
+                }
+                let t = self.m.ir_ty(i.w(0)?)?;
+                let n = if op == OP_BIT_FIELD_INSERT { 4 } else if op == OP_BIT_REVERSE { 1 } else { 3 };
+                let mut x = Vec::new();
+                for k in 0..n {
+                    x.push(self.val(fr, i.w(2 + k)?)?);
+                }
+                let bad = |v: &Value| {
+                    let vt = self.k.ty(*v);
+                    vt.is_float() || vt == Ty::Bool
+                };
+                let fields = if op == OP_BIT_FIELD_INSERT { 2 } else { 1 };
+                if t.is_float() || t == Ty::Bool || x[..fields].iter().any(|v| self.k.ty(*v) != t) || x.iter().any(bad) {
+                    return Err(Error::invalid(format!("{name}: operands of the wrong type")));
+                }
+                let v = if op == OP_BIT_REVERSE {
+                    self.int_intrinsic("bitreverse", t, &x)
+                } else {
+                    let off = self.resize(x[fields], t);
+                    let count = self.resize(x[fields + 1], t);
+                    self.bit_field(op, t, x[0], x.get(1).copied(), off, count)
+                };
+                fr.vals.insert(i.w(1)?, (Val::V(v), i.w(0)?));
+            }
+            _ => return Ok(None),
+        }
+        Ok(Some(false))
+    }
+
+    /// `OpBitFieldInsert` (`insert` given) or the extractions of `count` bits at `off` (both
+    /// already of type `t`; out-of-range amounts are undefined in SPIR-V: here taken modulo
+    /// the width, a count of 0 inserting nothing and extracting 0).
+    fn bit_field(&mut self, op: u16, t: Ty, base: Value, insert: Option<Value>, off: Value, count: Value) -> Value {
+        let bits = u64::from(t.bytes() * 8);
+        let zero = self.k_const(t, 0);
+        let none = self.cmp(CmpOp::Eq, count, zero);
+        // mask = all ones >> (width - count), for count in 1..=width.
+        let w = self.k_const(t, bits);
+        let all = self.k_const(t, u64::MAX);
+        let rest = self.bin(t, BinOp::Sub, w, count);
+        let low = self.bin(t, BinOp::LShr, all, rest);
+        let low = self.push(t, Op::Select(none, zero, low));
+        if op == OP_BIT_FIELD_INSERT {
+            let mask = self.bin(t, BinOp::Shl, low, off);
+            let ins = insert.unwrap_or(zero);
+            let moved = self.bin(t, BinOp::Shl, ins, off);
+            let moved = self.bin(t, BinOp::And, moved, mask);
+            let keep = self.push(t, Op::Un(UnOp::Not, mask));
+            let kept = self.bin(t, BinOp::And, base, keep);
+            return self.bin(t, BinOp::Or, kept, moved);
+        }
+        let shifted = self.bin(t, BinOp::LShr, base, off);
+        let field = self.bin(t, BinOp::And, shifted, low);
+        if op == OP_BIT_FIELD_U_EXTRACT {
+            return field;
+        }
+        // Sign-extend from bit count - 1: (field << (width - count)) >> (width - count).
+        let up = self.bin(t, BinOp::Shl, field, rest);
+        let ext = self.bin(t, BinOp::AShr, up, rest);
+        self.push(t, Op::Select(none, zero, ext))
+    }
+
+    /// The high half of the product of `a` and `b` (signed or unsigned).
+    fn mul_high(&mut self, signed: bool, t: Ty, a: Value, b: Value) -> Value {
+        if t == Ty::I64 {
+            return self.bin(t, if signed { BinOp::SMulHi } else { BinOp::UMulHi }, a, b);
+        }
+        // The exact product in 64 bits, shifted down by the width.
+        let c = if signed { ConvOp::SResize } else { ConvOp::UResize };
+        let wa = self.push(Ty::I64, Op::Conv(c, a));
+        let wb = self.push(Ty::I64, Op::Conv(c, b));
+        let p = self.bin(Ty::I64, BinOp::Mul, wa, wb);
+        let s = self.k_const(Ty::I64, u64::from(t.bytes() * 8));
+        let h = self.bin(Ty::I64, if signed { BinOp::AShr } else { BinOp::LShr }, p, s);
+        self.push(t, Op::Conv(ConvOp::UResize, h))
+    }
+
     /// An `OpFunctionCall` of an imported `llvm.*` function: lowered here (true), or refused
     /// when the intrinsic is not one of these. False: not a call of an intrinsic.
     pub(super) fn intrinsic(&mut self, fr: &mut Frame, i: &Inst) -> Result<bool, Error> {
@@ -296,22 +439,7 @@ impl Builder<'_> {
             _ => {
                 let signed = o == "smul";
                 let r = self.bin(t, BinOp::Mul, a, b);
-                let hi = if t == Ty::I64 {
-                    self.bin(t, if signed { BinOp::SMulHi } else { BinOp::UMulHi }, a, b)
-                } else {
-                    // The exact product in 64 bits, shifted down by the width.
-                    let c = if signed {
-                        ConvOp::SResize
-                    } else {
-                        ConvOp::UResize
-                    };
-                    let wa = self.push(Ty::I64, Op::Conv(c, a));
-                    let wb = self.push(Ty::I64, Op::Conv(c, b));
-                    let p = self.bin(Ty::I64, BinOp::Mul, wa, wb);
-                    let s = self.k_const(Ty::I64, u64::from(t.bytes() * 8));
-                    let h = self.bin(Ty::I64, if signed { BinOp::AShr } else { BinOp::LShr }, p, s);
-                    self.push(t, Op::Conv(ConvOp::UResize, h))
-                };
+                let hi = self.mul_high(signed, t, a, b);
                 // Unsigned: any high bit; signed: the high half is not the low half's sign.
                 let expect = if signed {
                     let s = self.k_const(t, u64::from(t.bytes() * 8 - 1));
