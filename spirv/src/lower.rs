@@ -1901,7 +1901,7 @@ impl Builder<'_> {
                 self.group_op(fr, i)?
             }
             5571..=5574 => self.shuffle_op(fr, i)?,
-            333..=366 => self.nonuniform_op(fr, i)?,
+            333..=366 | nonuniform::ROTATE_KHR => self.nonuniform_op(fr, i)?,
             225 => {}
             227..=229 | 318 | 319 | 5614 | 5615 | 6035 if self.atomic_ext(fr, i)? => {}
             227..=242 => {

@@ -615,3 +615,31 @@ fn carry_extended_bits_pointers() {
         assert_eq!(out[3 * i as usize..3 * i as usize + 3], [2 * i, eq, 1 - eq], "item {i}");
     }
 }
+
+/// OpGroupNonUniformRotateKHR over the whole sub-group and in clusters of 4, sub-groups of 8
+/// and smaller ones (groups of 3 and 13).
+#[test]
+fn sub_group_rotate() {
+    let p = dpcpp("rotate");
+    for local in [3usize, 8, 13, 16] {
+        for delta in [0u32, 1, 3, 7, 9] {
+            let n = 2 * local;
+            let input: Vec<u32> = (0..n as u32).map(|i| i * 10 + 1).collect();
+            let mut out = vec![0u32; 2 * n];
+            run_1d(&p, "rotate", &[addr(&mut out), input.as_ptr() as u64, u64::from(delta)], n as u64, local as u64);
+            for i in 0..n {
+                let lid = i % local;
+                let start = i - lid % 8;
+                let size = (local - lid / 8 * 8).min(8);
+                let me = lid % 8;
+                let whole = start + (me + delta as usize) % size;
+                let base = me & !3;
+                let clustered = start + base + ((me + delta as usize) & 3);
+                assert_eq!(out[2 * i], input[whole], "local {local} delta {delta} item {i}");
+                if base + 4 <= size {
+                    assert_eq!(out[2 * i + 1], input[clustered], "local {local} delta {delta} item {i} (clusters)");
+                }
+            }
+        }
+    }
+}

@@ -53,6 +53,7 @@ const KERNELS: &[&str] = &[
     "dpcpp/convert",
     "dpcpp/blockio",
     "dpcpp/spv14",
+    "dpcpp/rotate",
 ];
 
 struct Rng(u64);
