@@ -415,6 +415,8 @@ pub fn op_name(op: u16) -> String {
         5887 => "OpLoopControlINTEL",
         6116 => "OpConvertFToBF16INTEL",
         6117 => "OpConvertBF16ToFINTEL",
+        6142 => "OpControlBarrierArriveINTEL",
+        6143 => "OpControlBarrierWaitINTEL",
         6145 => "OpArithmeticFenceEXT",
         6401 => "OpGroupIMulKHR",
         6402 => "OpGroupFMulKHR",

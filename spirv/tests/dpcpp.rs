@@ -643,3 +643,19 @@ fn sub_group_rotate() {
         }
     }
 }
+
+/// OpControlBarrierArriveINTEL / WaitINTEL at Workgroup scope order a local-memory exchange.
+#[test]
+fn split_barrier() {
+    let p = dpcpp("splitbar");
+    for local in [1usize, 5, 8, 64] {
+        let n = 3 * local;
+        let input: Vec<u32> = (0..n as u32).map(|i| i * 7 + 3).collect();
+        let mut out = vec![0u32; n];
+        run_1d(&p, "neighbor", &[addr(&mut out), input.as_ptr() as u64], n as u64, local as u64);
+        for i in 0..n {
+            let start = i - i % local;
+            assert_eq!(out[i], input[start + (i % local + 1) % local], "local {local} item {i}");
+        }
+    }
+}

@@ -54,6 +54,7 @@ const KERNELS: &[&str] = &[
     "dpcpp/blockio",
     "dpcpp/spv14",
     "dpcpp/rotate",
+    "dpcpp/splitbar",
 ];
 
 struct Rng(u64);

@@ -36,6 +36,10 @@ const OP_PTR_EQUAL: u16 = 401;
 const OP_PTR_NOT_EQUAL: u16 = 402;
 /// `OpPtrDiff`.
 const OP_PTR_DIFF: u16 = 403;
+/// `OpControlBarrierArriveINTEL` (SPV_INTEL_split_barrier).
+const OP_CONTROL_BARRIER_ARRIVE_INTEL: u16 = 6142;
+/// `OpControlBarrierWaitINTEL`.
+const OP_CONTROL_BARRIER_WAIT_INTEL: u16 = 6143;
 /// `OpReadClockKHR` (SPV_KHR_shader_clock).
 const OP_READ_CLOCK_KHR: u16 = 5056;
 /// `OpAssumeTrueKHR` (SPV_KHR_expect_assume).
@@ -106,6 +110,7 @@ pub(super) const ACCEPTED_CAPS: &[(u32, &str)] = &[
     (6093, "FastCompositeINTEL"),
     (6094, "OptNoneINTEL"),
     (6115, "BFloat16ConversionINTEL"),
+    (6141, "SplitBarrierINTEL"),
     (6144, "ArithmeticFenceEXT"),
     (6169, "FPMaxErrorINTEL"),
     (6400, "GroupUniformArithmeticKHR"),
@@ -170,7 +175,6 @@ const OTHER_CAPS: &[(u32, &str)] = &[
     (6022, "CooperativeMatrixKHR"),
     (6095, "AtomicFloat16AddEXT"),
     (6114, "DebugInfoModuleINTEL"),
-    (6141, "SplitBarrierINTEL"),
     (6427, "MaskedGatherScatterINTEL"),
 ];
 
@@ -361,6 +365,18 @@ impl Builder<'_> {
                 };
                 fr.vals.insert(i.w(1)?, (Val::V(v), i.w(0)?));
             }
+            // A split barrier: arriving does nothing, waiting is the barrier (every work-item
+            // arrives before it waits, and the wait lets none past until all arrived).
+            OP_CONTROL_BARRIER_ARRIVE_INTEL => {}
+            OP_CONTROL_BARRIER_WAIT_INTEL => match m.const_scalar(i.w(0)?)? {
+                2 => self.effect(Op::Barrier),
+                3 => self.effect(Op::SubgroupBarrier),
+                s => {
+                    return Err(Error::unsupported(format!(
+                        "OpControlBarrierWaitINTEL in scope {s}"
+                    )))
+                }
+            },
             OP_READ_CLOCK_KHR => {
                 let t = self.push(Ty::I64, Op::Math(MathFn::ReadClock, vec![]));
                 let v = match m.vector(i.w(0)?) {
