@@ -659,3 +659,38 @@ fn split_barrier() {
         }
     }
 }
+
+/// llvm.vector.reduce.* on v4i32 (every integer reduction) and v4f32 (the ordered fadd and
+/// fmul from their start value, fmax, fmin).
+#[test]
+fn vector_reductions() {
+    let p = dpcpp("reduce");
+    let n = 12usize;
+    let a: Vec<u32> = (0..4 * n as u32).map(|i| i.wrapping_mul(0x9e37_79b9) ^ (i << 3)).collect();
+    let f: Vec<f32> = (0..4 * n).map(|i| ((i * 37 % 23) as f32 - 11.0) * 0.37 + 1e-7 * i as f32).collect();
+    let mut out = vec![0u32; 13 * n];
+    run_1d(&p, "ired", &[addr(&mut out), a.as_ptr() as u64, f.as_ptr() as u64, n as u64], n as u64, 4);
+    for i in 0..n {
+        let v = &a[4 * i..4 * i + 4];
+        let w = &f[4 * i..4 * i + 4];
+        let fold = |g: &dyn Fn(u32, u32) -> u32| v[1..].iter().fold(v[0], |x, y| g(x, *y));
+        let want = [
+            fold(&|x, y| x.wrapping_add(y)),
+            fold(&|x, y| x.wrapping_mul(y)),
+            fold(&|x, y| x & y),
+            fold(&|x, y| x | y),
+            fold(&|x, y| x ^ y),
+            fold(&|x, y| (x as i32).max(y as i32) as u32),
+            fold(&|x, y| (x as i32).min(y as i32) as u32),
+            fold(&u32::max),
+            fold(&u32::min),
+            w.iter().fold(0.5f32, |x, y| x + y).to_bits(),
+            w.iter().fold(-2.0f32, |x, y| x * y).to_bits(),
+            w[1..].iter().fold(w[0], |x, y| x.max(*y)).to_bits(),
+            w[1..].iter().fold(w[0], |x, y| x.min(*y)).to_bits(),
+        ];
+        for (k, w) in want.iter().enumerate() {
+            assert_eq!(out[k * n + i], *w, "reduction {k} of item {i}");
+        }
+    }
+}

@@ -55,6 +55,7 @@ const KERNELS: &[&str] = &[
     "dpcpp/spv14",
     "dpcpp/rotate",
     "dpcpp/splitbar",
+    "dpcpp/reduce",
 ];
 
 struct Rng(u64);

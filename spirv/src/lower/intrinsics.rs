@@ -3,7 +3,8 @@
 //! (DPC++ emits them, e.g. `llvm.usub.sat.i32`). Each is lowered in place, on scalars of 8 to 64
 //! bits and on vectors of them (element by element): the saturating additions and
 //! subtractions, integer minimum and maximum, `abs`, funnel shifts, bit counts, `bitreverse`,
-//! `bswap`, the arithmetic with an overflow flag, and the fused multiply-adds. Any other
+//! `bswap`, the arithmetic with an overflow flag, the fused multiply-adds, and the vector
+//! reductions. Any other
 //! `llvm.*` import is refused naming it.
 //!
 //! With them, the SPIR-V instructions the translator makes of some of these when it may (SPIR-V
@@ -59,6 +60,19 @@ const INTRINSICS: &[&str] = &[
     "ssub.with.overflow",
     "umul.with.overflow",
     "smul.with.overflow",
+    "vector.reduce.add",
+    "vector.reduce.mul",
+    "vector.reduce.and",
+    "vector.reduce.or",
+    "vector.reduce.xor",
+    "vector.reduce.smax",
+    "vector.reduce.smin",
+    "vector.reduce.umax",
+    "vector.reduce.umin",
+    "vector.reduce.fadd",
+    "vector.reduce.fmul",
+    "vector.reduce.fmax",
+    "vector.reduce.fmin",
 ];
 
 /// The intrinsic an import name calls (`llvm.usub.sat.i32` → `usub.sat`), if it is one of
@@ -227,6 +241,11 @@ impl Builder<'_> {
         for a in &i.ops[3..] {
             args.push(self.elems(fr, *a)?.0);
         }
+        if let Some(op) = b.strip_prefix("vector.reduce.") {
+            let v = self.vector_reduce(name, op, rty, &args)?;
+            fr.vals.insert(i.w(1)?, (Val::V(v), rty));
+            return Ok(true);
+        }
         let arity = match b {
             "ctpop" | "bitreverse" | "bswap" => 1,
             "fshl" | "fshr" | "fma" | "fmuladd" => 3,
@@ -292,6 +311,56 @@ impl Builder<'_> {
         let v = self.pack(rty, out);
         fr.vals.insert(i.w(1)?, (v, rty));
         Ok(true)
+    }
+
+    /// `llvm.vector.reduce.<op>`: the vector's elements combined in order (`fadd` and `fmul`
+    /// from their first, scalar operand: the ordered reductions; a half result rounded to half
+    /// at each step).
+    fn vector_reduce(&mut self, name: &str, op: &str, rty: u32, args: &[Vec<Value>]) -> Result<Value, Error> {
+        let ordered = matches!(op, "fadd" | "fmul");
+        let bad = || Error::invalid(format!("`{name}` called with operands of the wrong shape or type"));
+        let (start, v) = match (ordered, args) {
+            (true, [s, v]) if s.len() == 1 => (Some(s[0]), v),
+            (false, [v]) => (None, v),
+            _ => return Err(bad()),
+        };
+        let t = self.m.ir_ty(rty)?;
+        let float = op.starts_with('f');
+        if v.is_empty() || t == Ty::Bool || t.is_float() != float || start.iter().chain(v).any(|x| self.k.ty(*x) != t) {
+            return Err(bad());
+        }
+        let half = self.m.is_half(rty);
+        let mut acc = start.unwrap_or(v[0]);
+        for x in &v[usize::from(start.is_none())..] {
+            let (a, b) = (acc, *x);
+            let pick = |s: &mut Self, c: CmpOp| {
+                let k = s.cmp(c, a, b);
+                s.push(t, Op::Select(k, a, b))
+            };
+            acc = match op {
+                "add" => self.bin(t, BinOp::Add, a, b),
+                "mul" => self.bin(t, BinOp::Mul, a, b),
+                "and" => self.bin(t, BinOp::And, a, b),
+                "or" => self.bin(t, BinOp::Or, a, b),
+                "xor" => self.bin(t, BinOp::Xor, a, b),
+                "smax" => pick(self, CmpOp::SGt),
+                "smin" => pick(self, CmpOp::SLt),
+                "umax" => pick(self, CmpOp::UGt),
+                "umin" => pick(self, CmpOp::ULt),
+                "fmax" => self.push(t, Op::Math(MathFn::Fmax, vec![a, b])),
+                "fmin" => self.push(t, Op::Math(MathFn::Fmin, vec![a, b])),
+                _ => {
+                    let r = self.bin(t, if op == "fadd" { BinOp::FAdd } else { BinOp::FMul }, a, b);
+                    if half {
+                        let h = self.push(Ty::I16, Op::Conv(ConvOp::FToF16(Round::Rte), r));
+                        self.push(Ty::F32, Op::Conv(ConvOp::F16ToF, h))
+                    } else {
+                        r
+                    }
+                }
+            };
+        }
+        Ok(acc)
     }
 
     fn k_const(&mut self, t: Ty, v: u64) -> Value {
