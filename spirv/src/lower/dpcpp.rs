@@ -97,6 +97,7 @@ pub(super) const ACCEPTED_CAPS: &[(u32, &str)] = &[
     (5569, "SubgroupBufferBlockIOINTEL"),
     (5582, "RoundToInfinityINTEL"),
     (5583, "FloatingPointModeINTEL"),
+    (5604, "IndirectReferencesINTEL"),
     (5629, "ExpectAssumeKHR"),
     (5821, "FunctionFloatControlINTEL"),
     (5837, "FPFastMathModeINTEL"),
