@@ -29,11 +29,12 @@ fn hints() {
     let p = dpcpp("hints");
     for n in [1usize, 7, 64] {
         let input: Vec<u32> = (0..n as u32).map(|i| i * 1000 + 7).collect();
-        let mut out = vec![0u32; 128];
+        let mut out = vec![0u32; 192];
         run_1d(&p, "hints", &[addr(&mut out), input.as_ptr() as u64], n as u64, 1);
         for i in 0..n {
             assert_eq!(out[i], 3 * input[i] + 1, "n {n} item {i}");
             assert_eq!(out[64 + i], input[i], "n {n} copy {i}");
+            assert_eq!(out[128 + i], input[i], "n {n} sized copy {i}");
         }
         assert!(out[n..64].iter().all(|x| *x == 0));
     }
