@@ -681,6 +681,9 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                                 globals.push((name, off as u32, size as u32));
                             }
                         }
+                        if let Some(name) = dpcpp::host_access_name(&m, id)? {
+                            globals.push((name, off as u32, size as u32));
+                        }
                         Global::Data(off as u32)
                     }
                     4 => {

@@ -695,3 +695,22 @@ fn vector_reductions() {
         }
     }
 }
+
+/// A `HostAccessINTEL` variable (SYCL's `device_global`) is exported under the decoration's
+/// name: the host finds it (as zeModuleGetGlobalPointer does), reads its initializer, writes
+/// it, and the kernel sees the write.
+#[test]
+fn device_global_by_its_host_access_name() {
+    let p = dpcpp("device_global");
+    let &(_, at, size) = p.globals.iter().find(|g| g.0 == "_Z9dg_uniqueid").expect("exported");
+    assert_eq!(size, 4);
+    // SAFETY: `at` is the address of the program's 4-byte variable, alive with `p`, and no
+    // kernel runs meanwhile.
+    unsafe {
+        assert_eq!(*(at as *const u32), 41);
+        *(at as *mut u32) = 100;
+    }
+    let mut out = vec![0u32; 8];
+    run_1d(&p, "bump", &[addr(&mut out)], 8, 4);
+    assert_eq!(out, (100..108).collect::<Vec<u32>>());
+}

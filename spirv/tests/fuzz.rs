@@ -56,6 +56,7 @@ const KERNELS: &[&str] = &[
     "dpcpp/rotate",
     "dpcpp/splitbar",
     "dpcpp/reduce",
+    "dpcpp/device_global",
 ];
 
 struct Rng(u64);

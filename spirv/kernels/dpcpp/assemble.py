@@ -10,6 +10,8 @@ comment lines:
     ; patch-cap FROM TO   every `OpCapability FROM` becomes `OpCapability TO`
     ; patch-decoration FROM TO   every `OpDecorate %x FROM ...` becomes `OpDecorate %x TO ...`
     ; patch-mode FROM TO  every `OpExecutionMode(Id) %f FROM ...` becomes mode TO
+    ; patch-decoration-literal FROM TO LIT   every `OpDecorate %x FROM ops` becomes
+                          `OpDecorate %x TO LIT ops` (a literal put before the operands)
 
 Run from anywhere: `python3 spirv/kernels/dpcpp/assemble.py`.
 """
@@ -42,20 +44,31 @@ def assemble(src):
         data = bytearray(out.read_bytes())
     ops, caps = patches(text, "patch-op"), patches(text, "patch-cap")
     decos, modes = patches(text, "patch-decoration"), patches(text, "patch-mode")
+    with_literal = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 5 and parts[:2] == [";", "patch-decoration-literal"]:
+            with_literal[int(parts[2])] = (int(parts[3]), int(parts[4]))
     words = list(struct.unpack("<%dI" % (len(data) // 4), data))
+    out = words[:5]
     i = 5
     while i < len(words):
         count, op = words[i] >> 16, words[i] & 0xFFFF
-        if op == 17 and words[i + 1] in caps:
-            words[i + 1] = caps[words[i + 1]]
-        elif op == 71 and words[i + 2] in decos:
-            words[i + 2] = decos[words[i + 2]]
-        elif op in (16, 331) and words[i + 2] in modes:
-            words[i + 2] = modes[words[i + 2]]
+        inst = words[i : i + count]
+        if op == 17 and inst[1] in caps:
+            inst[1] = caps[inst[1]]
+        elif op == 71 and inst[2] in decos:
+            inst[2] = decos[inst[2]]
+        elif op == 71 and inst[2] in with_literal:
+            to, lit = with_literal[inst[2]]
+            inst = [((count + 1) << 16) | op, inst[1], to, lit] + inst[3:]
+        elif op in (16, 331) and inst[2] in modes:
+            inst[2] = modes[inst[2]]
         elif op in ops:
-            words[i] = (count << 16) | ops[op]
+            inst[0] = (count << 16) | ops[op]
+        out += inst
         i += count
-    src.with_suffix(".spv").write_bytes(struct.pack("<%dI" % len(words), *words))
+    src.with_suffix(".spv").write_bytes(struct.pack("<%dI" % len(out), *out))
 
 
 def main():

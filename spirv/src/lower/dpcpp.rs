@@ -113,7 +113,9 @@ pub(super) const ACCEPTED_CAPS: &[(u32, &str)] = &[
     (6115, "BFloat16ConversionINTEL"),
     (6141, "SplitBarrierINTEL"),
     (6144, "ArithmeticFenceEXT"),
+    (6146, "GlobalVariableDecorationsINTEL"),
     (6169, "FPMaxErrorINTEL"),
+    (6187, "GlobalVariableHostAccessINTEL"),
     (6400, "GroupUniformArithmeticKHR"),
     (6425, "TensorFloat32RoundingINTEL"),
     (6441, "CacheControlsINTEL"),
@@ -152,7 +154,6 @@ const NO_CPU_MEANING: &[(u32, &str)] = &[
     (6162, "TaskSequenceINTEL"),
     (6171, "FPGALatencyControlINTEL"),
     (6174, "FPGAArgumentInterfacesINTEL"),
-    (6187, "GlobalVariableHostAccessINTEL"),
     (6189, "GlobalVariableFPGADecorationsINTEL"),
 ];
 
@@ -197,6 +198,29 @@ pub(super) fn refuse_capability(c: u32) -> Error {
         Some(n) => Error::unsupported(format!("capability {n} ({c})")),
         None => Error::unsupported(format!("capability {c}")),
     }
+}
+
+/// `HostAccessINTEL` (SPV_INTEL_global_variable_host_access): access, then the name by which
+/// the host finds a program-scope variable (SYCL's `device_global`).
+const DECORATION_HOST_ACCESS_INTEL: u32 = 6168;
+/// The same decoration under the translator's earlier, internal number (capability 6146,
+/// `GlobalVariableDecorationsINTEL`), where 6147 with one literal is `InitModeINTEL`.
+const DECORATION_HOST_ACCESS_INTEL_OLD: u32 = 6147;
+
+/// The name a `HostAccessINTEL` decoration gives variable `id`, under which it is exported
+/// (so that `zeModuleGetGlobalPointer` finds a `device_global`).
+pub(super) fn host_access_name(m: &Module, id: u32) -> Result<Option<String>, Error> {
+    for d in m.decos.get(&id).into_iter().flatten() {
+        let old = d.0 == DECORATION_HOST_ACCESS_INTEL_OLD && d.1.len() > 1;
+        if d.0 == DECORATION_HOST_ACCESS_INTEL || old {
+            let w = Inst {
+                op: 71,
+                ops: d.1.clone(),
+            };
+            return Ok(Some(w.string(1)?.0));
+        }
+    }
+    Ok(None)
 }
 
 /// Extended instruction sets whose instructions do not change what a kernel computes
