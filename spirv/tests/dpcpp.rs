@@ -714,3 +714,27 @@ fn device_global_by_its_host_access_name() {
     run_1d(&p, "bump", &[addr(&mut out)], 8, 4);
     assert_eq!(out, (100..108).collect::<Vec<u32>>());
 }
+
+/// OpGroupNonUniformIMul, BitwiseXor, LogicalOr and FMul at Workgroup scope go through their
+/// KHR uniform twins: every work-item of the group takes part.
+#[test]
+fn non_uniform_at_work_group_scope() {
+    let p = dpcpp("nu_wg");
+    for local in [1usize, 5, 8, 20] {
+        let n = 2 * local;
+        let x: Vec<u32> = (0..n as u32).map(|i| (i * 5 + 3) % 11).collect();
+        let f: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 / 64.0).collect();
+        let mut out = vec![0u32; 4 * n];
+        run_1d(&p, "wg", &[addr(&mut out), x.as_ptr() as u64, f.as_ptr() as u64, n as u64], n as u64, local as u64);
+        for i in 0..n {
+            let g = i - i % local;
+            let all = &x[g..g + local];
+            let upto = &x[g..=i];
+            assert_eq!(out[i], all.iter().fold(1u32, |a, b| a.wrapping_mul(*b)), "local {local} item {i}");
+            assert_eq!(out[n + i], upto.iter().fold(0, |a, b| a ^ b), "local {local} item {i}");
+            assert_eq!(out[2 * n + i], u32::from(x[g..i].contains(&7)), "local {local} item {i}");
+            let prod = f[g + 1..g + local].iter().fold(f[g], |a, b| a * b);
+            assert_eq!(out[3 * n + i], prod.to_bits(), "local {local} item {i}");
+        }
+    }
+}

@@ -57,6 +57,7 @@ const KERNELS: &[&str] = &[
     "dpcpp/splitbar",
     "dpcpp/reduce",
     "dpcpp/device_global",
+    "dpcpp/nu_wg",
 ];
 
 struct Rng(u64);

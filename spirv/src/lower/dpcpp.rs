@@ -73,7 +73,7 @@ pub(super) const OP_GROUP_IMUL_KHR: u16 = 6401;
 /// `OpGroupFMulKHR`.
 pub(super) const OP_GROUP_FMUL_KHR: u16 = 6402;
 /// `OpGroupBitwiseAndKHR`.
-const OP_GROUP_BITWISE_AND_KHR: u16 = 6403;
+pub(super) const OP_GROUP_BITWISE_AND_KHR: u16 = 6403;
 /// `OpGroupBitwiseOrKHR`.
 const OP_GROUP_BITWISE_OR_KHR: u16 = 6404;
 /// `OpGroupBitwiseXorKHR`.

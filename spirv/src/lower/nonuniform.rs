@@ -206,7 +206,8 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// At Workgroup scope: the `OpGroup*` twin, if there is one.
+    /// At Workgroup scope: the `OpGroup*` twin (or the KHR uniform group instruction, for
+    /// `IMul`, `FMul` and the bitwise and logical ones), if there is one.
     fn nonuniform_workgroup(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
         let twin = match i.op {
             334 => 261,
@@ -220,6 +221,9 @@ impl Builder<'_> {
             358 => 269,
             357 => 270,
             356 => 271,
+            351 => super::dpcpp::OP_GROUP_IMUL_KHR,
+            352 => super::dpcpp::OP_GROUP_FMUL_KHR,
+            359..=364 => super::dpcpp::OP_GROUP_BITWISE_AND_KHR + (i.op - 359),
             op => {
                 return Err(Error::unsupported(format!(
                     "{} in Workgroup scope",
