@@ -166,17 +166,26 @@ const OTHER_CAPS: &[(u32, &str)] = &[
     (15, "ImageMipmap"),
     (17, "Pipes"),
     (19, "DeviceEnqueue"),
-    (21, "StorageImageExtendedFormats"),
-    (60, "NamedBarrier"),
+    (25, "ImageGatherExtended"),
+    (27, "StorageImageMultisample"),
+    (49, "StorageImageExtendedFormats"),
+    (59, "NamedBarrier"),
+    (60, "PipeStorage"),
     (68, "GroupNonUniformQuad"),
-    (4427, "SubgroupBallotKHR"),
+    (4423, "SubgroupBallotKHR"),
+    (4441, "VariablePointersStorageBuffer"),
+    (4442, "VariablePointers"),
     (5008, "Float16ImageAMD"),
+    (5016, "Int64ImageEXT"),
     (5570, "SubgroupImageBlockIOINTEL"),
+    (5616, "AtomicFloat16MinMaxEXT"),
+    (5817, "VariableLengthArrayINTEL"),
     (6016, "DotProductInputAll"),
     (6019, "DotProduct"),
     (6022, "CooperativeMatrixKHR"),
     (6095, "AtomicFloat16AddEXT"),
     (6114, "DebugInfoModuleINTEL"),
+    (6118, "JointMatrixINTEL"),
     (6427, "MaskedGatherScatterINTEL"),
 ];
 
@@ -646,5 +655,29 @@ impl Builder<'_> {
         let v = self.pack(rty, out);
         fr.vals.insert(i.w(1)?, (v, rty));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each capability number is in one table once, with one name.
+    #[test]
+    fn capability_tables_do_not_overlap() {
+        let all: Vec<(u32, &str)> = [ACCEPTED_CAPS, NO_CPU_MEANING, OTHER_CAPS, super::super::SUPPORTED_CAPS]
+            .iter()
+            .flat_map(|t| t.iter().copied())
+            .collect();
+        for (k, (c, n)) in all.iter().enumerate() {
+            for (c2, n2) in &all[k + 1..] {
+                assert!(c != c2 && n != n2, "{c} {n} / {c2} {n2}");
+            }
+        }
+        assert_eq!(
+            refuse_capability(5617).to_string(),
+            "unsupported: capability VectorComputeINTEL (5617) has no meaning on a CPU"
+        );
+        assert_eq!(refuse_capability(1).to_string(), "unsupported: capability Shader (1)");
     }
 }
