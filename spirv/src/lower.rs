@@ -742,6 +742,8 @@ enum Val {
     BVar(Builtin),
     /// A loaded built-in vector.
     BVec(Builtin),
+    /// A pointer into a built-in variable (`lower/dpcpp.rs`): byte offset, element size.
+    BPtr(Builtin, u32, u32),
 }
 
 struct Frame {
@@ -1500,6 +1502,10 @@ impl Builder<'_> {
                         let v = self.pack(ty, vs);
                         def(fr, v, ty)?;
                     }
+                    Val::BPtr(b, off, size) => {
+                        let v = self.builtin_ptr_load(b, off, size, ty)?;
+                        def(fr, v, ty)?;
+                    }
                     Val::BVec(_) | Val::Vec(_) => {
                         return Err(Error::invalid("OpLoad from a non-pointer"))
                     }
@@ -1542,7 +1548,7 @@ impl Builder<'_> {
             65 | 66 | 67 | 70 => {
                 let (base, bty) = self.get(fr, i.w(2)?)?;
                 let Val::V(mut addr) = base else {
-                    return Err(Error::unsupported("access chains into built-in variables"));
+                    return self.builtin_chain(fr, i, base, bty).map(|()| false);
                 };
                 self.pointer(addr, op)?;
                 let mut ty = match m.ty(bty)? {

@@ -738,3 +738,21 @@ fn non_uniform_at_work_group_scope() {
         }
     }
 }
+
+/// Built-in variables (in CrossWorkgroup storage) read through access chains with constant
+/// indices, byte offsets through `uchar*` and narrower loads, in a 2D launch.
+#[test]
+fn built_ins_through_access_chains() {
+    let p = dpcpp("builtin_gep");
+    let (gx, gy, lx, ly) = (8usize, 6usize, 4usize, 3usize);
+    let n = gx * gy;
+    let mut out = vec![u32::MAX; 4 * n];
+    run_2d(&p, "ids", &[addr(&mut out), n as u64], [gx as u64, gy as u64], [lx as u64, ly as u64]);
+    for y in 0..gy {
+        for x in 0..gx {
+            let i = y * gx + x;
+            let got = [out[i], out[n + i], out[2 * n + i], out[3 * n + i]];
+            assert_eq!(got, [x as u32, y as u32, (x % lx) as u32, (y % ly) as u32], "item ({x}, {y})");
+        }
+    }
+}

@@ -58,6 +58,7 @@ const KERNELS: &[&str] = &[
     "dpcpp/reduce",
     "dpcpp/device_global",
     "dpcpp/nu_wg",
+    "dpcpp/builtin_gep",
 ];
 
 struct Rng(u64);

@@ -346,6 +346,15 @@ impl Builder<'_> {
                 let v = self.float_class(i.op, x, m.is_half(xty))?;
                 fr.vals.insert(i.w(1)?, (Val::V(v), i.w(0)?));
             }
+            OP_BITCAST if matches!(self.get(fr, i.w(2)?)?.0, Val::BVar(_) | Val::BPtr(..)) => {
+                // A pointer into a built-in variable keeps its place, whatever it points to.
+                let (v, sty) = self.get(fr, i.w(2)?)?;
+                let v = match v {
+                    Val::BVar(b) => Val::BPtr(b, 0, self.builtin_element_bytes(sty)?),
+                    v => v,
+                };
+                fr.vals.insert(i.w(1)?, (v, i.w(0)?));
+            }
             OP_BITCAST => {
                 let sty = self.type_of(fr, i.w(2)?);
                 if m.vector(i.w(0)?).is_none() && sty.and_then(|t| m.vector(t)).is_none() {
@@ -522,6 +531,97 @@ impl Builder<'_> {
             let t = self.push(Ty::I32, Op::Bin(BinOp::And, r, mask));
             Ok(self.push(Ty::F32, Op::Conv(ConvOp::Bitcast, t)))
         }
+    }
+
+    /// The size of the elements of a built-in variable of pointer type `pty` (a vector's
+    /// elements, or the scalar).
+    fn builtin_element_bytes(&self, pty: u32) -> Result<u32, Error> {
+        let m = self.m;
+        let pointee = match m.ty(pty)? {
+            Type::Pointer(_, p) => *p,
+            _ => return Err(Error::invalid("a built-in variable that is not a pointer")),
+        };
+        let e = m.vector(pointee).map_or(pointee, |v| v.0);
+        Ok(m.layout(e)?.0 as u32)
+    }
+
+    /// An access chain into a built-in variable (LLVM's InstCombine turns an element of a
+    /// loaded built-in vector into a load through such a chain, `i8` offsets included): the
+    /// place it names, from constant indices.
+    pub(super) fn builtin_chain(
+        &mut self,
+        fr: &mut Frame,
+        i: &Inst,
+        base: Val,
+        bty: u32,
+    ) -> Result<(), Error> {
+        let m = self.m;
+        let (b, mut off, size) = match base {
+            Val::BVar(b) => (b, 0, self.builtin_element_bytes(bty)?),
+            Val::BPtr(b, off, size) => (b, u64::from(off), size),
+            _ => return Err(Error::unsupported("access chains into built-in values")),
+        };
+        let constant = |id: u32| {
+            m.const_scalar(id).map_err(|_| {
+                Error::unsupported("an access chain into a built-in variable with a run-time index")
+            })
+        };
+        let mut ty = match m.ty(bty)? {
+            Type::Pointer(_, p) => *p,
+            _ => return Err(Error::invalid("an access chain whose base is not a pointer")),
+        };
+        let mut idx = 3;
+        if matches!(i.op, 67 | 70) {
+            let (s, _) = m.layout(ty)?;
+            off = off.wrapping_add(constant(i.w(3)?)?.wrapping_mul(s));
+            idx = 4;
+        }
+        for &ix in i.ops.get(idx..).unwrap_or(&[]) {
+            let k = constant(ix)?;
+            match m.ty(ty)?.clone() {
+                Type::Struct(members, packed) => {
+                    let n = usize::try_from(k).unwrap_or(usize::MAX);
+                    off = off.wrapping_add(m.member_offset(&members, packed, n)?);
+                    ty = members[n];
+                }
+                Type::Array(e, _) | Type::Vector(e, _) => {
+                    off = off.wrapping_add(k.wrapping_mul(m.layout(e)?.0));
+                    ty = e;
+                }
+                t => return Err(Error::invalid(format!("an access chain into {t:?}"))),
+            }
+        }
+        if off >= 3 * u64::from(size) {
+            return Err(Error::invalid("an access chain past the end of a built-in variable"));
+        }
+        fr.vals.insert(i.w(1)?, (Val::BPtr(b, off as u32, size), i.w(0)?));
+        Ok(())
+    }
+
+    /// A load through a pointer into a built-in variable: the component there (a vector at
+    /// offset 0: the whole built-in; a narrower integer: the component's low bits).
+    pub(super) fn builtin_ptr_load(
+        &mut self,
+        b: crate::ir::Builtin,
+        off: u32,
+        size: u32,
+        ty: u32,
+    ) -> Result<Val, Error> {
+        let m = self.m;
+        if m.vector(ty).is_some() {
+            if off != 0 {
+                return Err(Error::unsupported("a vector load inside a built-in variable"));
+            }
+            return Ok(Val::BVec(b));
+        }
+        let t = m.ir_ty(ty)?;
+        if size == 0 || !off.is_multiple_of(size) || t.bytes() > size {
+            return Err(Error::unsupported(
+                "a load of part of a built-in variable's element other than its low bits",
+            ));
+        }
+        let x = self.push(Ty::I64, Op::Builtin(b, (off / size) as u8));
+        Ok(Val::V(self.builtin_resize(x, t)?))
     }
 
     /// Sub-group block reads and writes (SPV_INTEL_subgroups): element `k` of the value of
