@@ -323,7 +323,7 @@ pub fn linkage(insts: &[Inst]) -> Result<(Vec<String>, Vec<String>), Error> {
         .imports
         .iter()
         .filter(|(id, _)| m.funcs.get(id).is_some_and(|f| f.blocks.is_empty()))
-        .filter(|(_, n)| !intrinsics::known(n))
+        .filter(|(_, n)| !intrinsics::is_intrinsic(n))
         .map(|(_, n)| n.clone())
         .collect();
     let mut exports: Vec<String> = m.exports.keys().cloned().collect();

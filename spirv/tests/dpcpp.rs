@@ -68,6 +68,10 @@ fn refused_capabilities() {
         let e = refusal(kernel);
         assert!(e.contains(want), "{kernel}: {e}");
     }
+    // An unknown intrinsic is no import to link either: the module fails to compile at once.
+    let path = format!("{}/kernels/dpcpp/unknown_intrinsic.spv", env!("CARGO_MANIFEST_DIR"));
+    let (imports, _) = zekit_spirv::linkage(&std::fs::read(path).unwrap()).unwrap();
+    assert!(imports.is_empty(), "{imports:?}");
 }
 
 /// (nan, inf, finite, normal, sign bit) of a float.

@@ -86,9 +86,10 @@ fn base(name: &str) -> Option<&'static str> {
     })
 }
 
-/// Whether an import is an intrinsic lowered here (not an import to link).
-pub(super) fn known(name: &str) -> bool {
-    base(name).is_some()
+/// Whether an import is an LLVM intrinsic: not an import to link, but lowered here (or, if it
+/// is none of these, refused naming it when the module is compiled).
+pub(super) fn is_intrinsic(name: &str) -> bool {
+    name.starts_with("llvm.")
 }
 
 fn mask(t: Ty) -> u64 {
@@ -228,7 +229,7 @@ impl Builder<'_> {
         let Some(name) = m.imports.get(&fid) else {
             return Ok(false);
         };
-        if !name.starts_with("llvm.") || m.funcs.get(&fid).is_some_and(|f| !f.blocks.is_empty()) {
+        if !is_intrinsic(name) || m.funcs.get(&fid).is_some_and(|f| !f.blocks.is_empty()) {
             return Ok(false);
         }
         let Some(b) = base(name) else {
