@@ -266,6 +266,9 @@ pub enum MathFn {
     Fract,
     /// `modf`'s fractional part (±0 for infinities).
     ModfFrac,
+    /// A 64-bit count of nanoseconds that never goes back (`OpReadClockKHR`; no operands,
+    /// an `I64` result).
+    ReadClock,
 }
 
 /// The work-item and work-group values a kernel can read.

@@ -423,12 +423,19 @@ extern "C" fn copy_bytes(dst: *mut u8, src: *const u8, n: u64) {
     unsafe { std::ptr::copy(src, dst, n as usize) }
 }
 
+/// `OpReadClockKHR`: nanoseconds since the first call in this process (monotonic).
+extern "C" fn read_clock() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed().as_nanos() as u64
+}
+
 /// The symbols generated code refers to (through relocations, so that the code can be saved
 /// and loaded again, see [`load`]): the math shims, `memmove`, and the program's data.
 fn symbols(data: usize) -> Vec<(&'static str, usize)> {
     let mut v: Vec<(&'static str, usize)> =
         shim_table().into_iter().map(|(n, a, _, _)| (n, a)).collect();
     v.push(("zekit_copy_bytes", copy_bytes as *const () as usize));
+    v.push(("zekit_read_clock", read_clock as *const () as usize));
     v.push(("zekit_f64_to_f16", f64_to_f16 as *const () as usize));
     v.push(("zekit_printf", crate::printf::zekit_printf as *const () as usize));
     v.push(("zekit_lanes_gather", lockstep::lanes_gather as *const () as usize));
@@ -471,6 +478,7 @@ fn new_module(
     }
     let (i32_, i64_) = (types::I32, types::I64);
     import("zekit_copy_bytes", copy_bytes as *const () as usize, &[i64_; 3], None)?;
+    import("zekit_read_clock", read_clock as *const () as usize, &[], Some(i64_))?;
     let to_half = f64_to_f16 as *const () as usize;
     import("zekit_f64_to_f16", to_half, &[types::F64, i32_], Some(i32_))?;
     let printf = crate::printf::zekit_printf as *const () as usize;
@@ -1663,6 +1671,9 @@ impl<'a> Lower<'a> {
                     MathFn::Mad => {
                         let m = self.b.ins().fmul(args[0], args[1]);
                         self.b.ins().fadd(m, args[2])
+                    }
+                    MathFn::ReadClock => {
+                        self.call(read_clock as *const () as usize, &[], types::I64, &[])
                     }
                     _ => {
                         let addr = math_shim(*f, rt == Some(Ty::F64))

@@ -10,8 +10,10 @@ use crate::spv::{self, op_name, Decoration, Inst, Type};
 use crate::{AddressSpace, ArgInfo, ArgKind, Error, KernelInfo};
 
 mod aggregate;
+mod dpcpp;
 pub(crate) mod fnptr;
 mod image;
+mod intrinsics;
 mod nonuniform;
 mod stdlib;
 
@@ -65,6 +67,8 @@ struct Module {
     decos: HashMap<u32, Vec<Decoration>>,
     names: HashMap<u32, String>,
     opencl_std: HashSet<u32>,
+    /// Extended instruction sets whose instructions are ignored (`lower/dpcpp.rs`).
+    ignored_sets: HashSet<u32>,
     local_size: u32,
     /// Functions with `LinkageAttributes` Export: name → id.
     exports: HashMap<String, u32>,
@@ -319,6 +323,7 @@ pub fn linkage(insts: &[Inst]) -> Result<(Vec<String>, Vec<String>), Error> {
         .imports
         .iter()
         .filter(|(id, _)| m.funcs.get(id).is_some_and(|f| f.blocks.is_empty()))
+        .filter(|(_, n)| !intrinsics::is_intrinsic(n))
         .map(|(_, n)| n.clone())
         .collect();
     let mut exports: Vec<String> = m.exports.keys().cloned().collect();
@@ -415,7 +420,9 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
             };
             let (name, next) = w.string(0)?;
             match d.1.get(next) {
-                Some(0) => {
+                // Export, and LinkOnceODR (SPV_KHR_linkonce_odr: a definition other modules
+                // may have too; the first found is linked).
+                Some(0 | 2) => {
                     exports.insert(name, *id);
                 }
                 Some(1) => {
@@ -435,6 +442,7 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
         decos,
         names: HashMap::new(),
         opencl_std: HashSet::new(),
+        ignored_sets: HashSet::new(),
         local_size: 0,
         fnptr: fnptr::FnPtrs::default(),
     };
@@ -465,6 +473,9 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
             }
             continue;
         }
+        if dpcpp::module_ignored(&m, i)? {
+            continue;
+        }
         match i.op {
             0 | 2 | 3 | 4 | 6 | 7 | 8 | 10 | 71 | 72 | 73 | 74 | 317 | 330 => {}
             5 => {
@@ -473,14 +484,16 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
             }
             17 => {
                 let c = i.w(0)?;
-                if !SUPPORTED_CAPS.iter().any(|s| s.0 == c) {
-                    return Err(Error::unsupported(format!("capability {c}")));
+                if !SUPPORTED_CAPS.iter().chain(dpcpp::ACCEPTED_CAPS).any(|s| s.0 == c) {
+                    return Err(dpcpp::refuse_capability(c));
                 }
             }
             11 => {
                 let (s, _) = i.string(1)?;
                 if s == "OpenCL.std" {
                     m.opencl_std.insert(i.w(0)?);
+                } else if dpcpp::ignored_set(&s) {
+                    m.ignored_sets.insert(i.w(0)?);
                 }
             }
             14 => {
@@ -639,16 +652,12 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                     Type::Pointer(_, p) => *p,
                     _ => return Err(Error::invalid("OpVariable whose type is not a pointer")),
                 };
+                // A `BuiltIn` variable is the built-in in any storage class (the translator of
+                // LLVM 14 declares them UniformConstant).
+                let builtin = m.has_deco(id, 11).and_then(|d| d.first().copied());
                 let g = match sc {
-                    1 => {
-                        let b = m
-                            .has_deco(id, 11)
-                            .and_then(|d| d.first().copied())
-                            .ok_or_else(|| {
-                                Error::unsupported("Input variables that are not built-ins")
-                            })?;
-                        Global::Builtin(builtin_of(b)?)
-                    }
+                    _ if builtin.is_some() => Global::Builtin(builtin_of(builtin.unwrap_or(0))?),
+                    1 => return Err(Error::unsupported("Input variables that are not built-ins")),
                     0 | 5 => {
                         let (size, align) = m.layout(pointee)?;
                         let off = align_up(data.len() as u64, align.max(8));
@@ -671,6 +680,9 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                             if d.get(next) == Some(&0) {
                                 globals.push((name, off as u32, size as u32));
                             }
+                        }
+                        if let Some(name) = dpcpp::host_access_name(&m, id)? {
+                            globals.push((name, off as u32, size as u32));
                         }
                         Global::Data(off as u32)
                     }
@@ -730,6 +742,8 @@ enum Val {
     BVar(Builtin),
     /// A loaded built-in vector.
     BVec(Builtin),
+    /// A pointer into a built-in variable (`lower/dpcpp.rs`): byte offset, element size.
+    BPtr(Builtin, u32, u32),
 }
 
 struct Frame {
@@ -1001,7 +1015,7 @@ fn int_min_max(n: u32) -> Option<CmpOp> {
 /// Instructions computed element by element on vectors, and where their id operands start.
 fn elementwise(op: u16) -> Option<usize> {
     match op {
-        109..=116 | 118 | 119 | 124 | 126..=141 | 156 | 157 | 162..=200 | 205 => Some(2),
+        109..=116 | 118 | 119 | 124 | 126..=141 | 156..=160 | 162..=205 => Some(2),
         12 => Some(4),
         _ => None,
     }
@@ -1390,6 +1404,12 @@ impl Builder<'_> {
         if let Some(ended) = self.half_inst(fr, label, i)? {
             return Ok(ended);
         }
+        if let Some(ended) = self.dpcpp_inst(fr, i)? {
+            return Ok(ended);
+        }
+        if let Some(ended) = self.spirv_int_inst(fr, i)? {
+            return Ok(ended);
+        }
         if matches!(
             op,
             fnptr::CONSTANT_FUNCTION_POINTER | fnptr::FUNCTION_POINTER_CALL
@@ -1482,6 +1502,10 @@ impl Builder<'_> {
                         let v = self.pack(ty, vs);
                         def(fr, v, ty)?;
                     }
+                    Val::BPtr(b, off, size) => {
+                        let v = self.builtin_ptr_load(b, off, size, ty)?;
+                        def(fr, v, ty)?;
+                    }
                     Val::BVec(_) | Val::Vec(_) => {
                         return Err(Error::invalid("OpLoad from a non-pointer"))
                     }
@@ -1524,7 +1548,7 @@ impl Builder<'_> {
             65 | 66 | 67 | 70 => {
                 let (base, bty) = self.get(fr, i.w(2)?)?;
                 let Val::V(mut addr) = base else {
-                    return Err(Error::unsupported("access chains into built-in variables"));
+                    return self.builtin_chain(fr, i, base, bty).map(|()| false);
                 };
                 self.pointer(addr, op)?;
                 let mut ty = match m.ty(bty)? {
@@ -1882,9 +1906,11 @@ impl Builder<'_> {
             // them are past a barrier.
             260 if matches!(m.const_scalar(i.w(0)?), Ok(2)) => self.effect(Op::Barrier),
             260 => return Err(Error::unsupported("OpGroupWaitEvents outside Workgroup scope")),
-            261..=271 => self.group_op(fr, i)?,
+            261..=271 | dpcpp::OP_GROUP_IMUL_KHR..=dpcpp::OP_GROUP_LOGICAL_XOR_KHR => {
+                self.group_op(fr, i)?
+            }
             5571..=5574 => self.shuffle_op(fr, i)?,
-            333..=366 => self.nonuniform_op(fr, i)?,
+            333..=366 | nonuniform::ROTATE_KHR => self.nonuniform_op(fr, i)?,
             225 => {}
             227..=229 | 318 | 319 | 5614 | 5615 | 6035 if self.atomic_ext(fr, i)? => {}
             227..=242 => {
@@ -2000,6 +2026,7 @@ impl Builder<'_> {
                 let v = self.push(ty, Op::Math(f, args));
                 def(fr, Val::V(v), rt()?)?;
             }
+            57 if self.intrinsic(fr, i)? => {}
             57 => {
                 let fid = i.w(2)?;
                 let args = i.ops[3..]
@@ -2410,48 +2437,24 @@ impl Builder<'_> {
         self.push(Ty::I64, Op::Select(lt, a, b))
     }
 
-    /// `a op b` for the group instruction `op` (All and Any on 0/1 integers).
-    fn group_combine(&mut self, op: u16, t: Ty, a: Value, b: Value) -> Value {
-        let pick = |s: &mut Self, c: CmpOp| {
-            let k = s.push(Ty::Bool, Op::Cmp(c, a, b));
-            s.push(t, Op::Select(k, a, b))
-        };
+    /// `a op b` for the group instruction `op` (All, Any and the logical ones on 0/1
+    /// integers; a half sum or product rounded to half): the operation of its
+    /// `OpGroupNonUniform*` twin.
+    fn group_combine(&mut self, op: u16, t: Ty, a: Value, b: Value, half: bool) -> Value {
         match op {
             261 => self.push(t, Op::Bin(BinOp::And, a, b)),
             262 => self.push(t, Op::Bin(BinOp::Or, a, b)),
-            264 => self.push(t, Op::Bin(BinOp::Add, a, b)),
-            265 => self.push(t, Op::Bin(BinOp::FAdd, a, b)),
-            266 => self.push(t, Op::Math(MathFn::Fmin, vec![a, b])),
-            269 => self.push(t, Op::Math(MathFn::Fmax, vec![a, b])),
-            267 => pick(self, CmpOp::ULt),
-            268 => pick(self, CmpOp::SLt),
-            270 => pick(self, CmpOp::UGt),
-            _ => pick(self, CmpOp::SGt),
+            _ => self.nu_combine(dpcpp::group_twin(op), t, a, b, half),
         }
     }
 
     /// The identity of a group instruction's operation on `t` (what an exclusive scan gives
     /// the first work-item).
     fn group_identity(op: u16, t: Ty) -> u64 {
-        let bits = t.bytes() * 8;
-        let mask = if bits == 64 {
-            u64::MAX
-        } else {
-            (1u64 << bits) - 1
-        };
-        let (inf, ninf) = if t == Ty::F32 {
-            (0x7f80_0000, 0xff80_0000)
-        } else {
-            (0x7ff0_0000_0000_0000, 0xfff0_0000_0000_0000)
-        };
         match op {
             261 => 1,
-            266 => inf,
-            269 => ninf,
-            267 => mask,
-            268 => mask >> 1,
-            271 => 1 << (bits - 1),
-            _ => 0,
+            262 => 0,
+            _ => nonuniform::identity(dpcpp::group_twin(op), t),
         }
     }
 
@@ -2476,10 +2479,8 @@ impl Builder<'_> {
             Op::Barrier
         };
         let rty = m.ir_ty(i.w(0)?)?;
-        if op == 265 && m.is_half(i.w(0)?) {
-            // Sums of halves would need rounding to half after each step.
-            return Err(Error::unsupported("OpGroupFAdd on half"));
-        }
+        // Sums and products of halves are rounded to half after each step.
+        let half = m.is_half(i.w(0)?);
         // The operation: 0 reduce, 1 inclusive scan, 2 exclusive scan, 3 broadcast.
         let (kind, x) = match op {
             261 | 262 => (0, self.val(fr, i.w(3)?)?),
@@ -2496,9 +2497,10 @@ impl Builder<'_> {
             }
         };
         let xt = self.k.ty(x);
-        let float = matches!(op, 265 | 266 | 269);
+        let float = dpcpp::group_float(op);
         let ok = match op {
             261 | 262 => xt == Ty::Bool && rty == Ty::Bool,
+            _ if dpcpp::group_logical(op) => xt == Ty::Bool && rty == Ty::Bool,
             263 => xt == rty && xt != Ty::Bool,
             _ => xt == rty && xt != Ty::Bool && xt.is_float() == float,
         };
@@ -2578,7 +2580,7 @@ impl Builder<'_> {
             self.cur = body;
             let a = self.slot(base, j);
             let v = self.push(t, Op::Load(a));
-            let acc2 = self.group_combine(op, t, acc, v);
+            let acc2 = self.group_combine(op, t, acc, v, half);
             self.effect(Op::Store {
                 addr: a,
                 value: acc2,

@@ -92,7 +92,44 @@ pub fn parse(bytes: &[u8]) -> Result<(Vec<Inst>, u32, u32), Error> {
         });
         i += count;
     }
-    Ok((insts, bound, version))
+    Ok((merge_continued(insts)?, bound, version))
+}
+
+
+/// SPV_INTEL_long_composites: a struct type, constant composite or composite construction with
+/// more operands than one instruction holds goes on in `...ContinuedINTEL` instructions right
+/// after it (operands only: no result type or id).
+const OP_TYPE_STRUCT_CONTINUED_INTEL: u16 = 6090;
+const OP_CONSTANT_COMPOSITE_CONTINUED_INTEL: u16 = 6091;
+const OP_SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL: u16 = 6092;
+const OP_COMPOSITE_CONSTRUCT_CONTINUED_INTEL: u16 = 6096;
+
+/// Appends each continuation instruction's operands to the instruction it continues.
+fn merge_continued(insts: Vec<Inst>) -> Result<Vec<Inst>, Error> {
+    let mut out: Vec<Inst> = Vec::with_capacity(insts.len());
+    for i in insts {
+        let head = match i.op {
+            OP_TYPE_STRUCT_CONTINUED_INTEL => 30,
+            OP_CONSTANT_COMPOSITE_CONTINUED_INTEL => 44,
+            OP_SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL => 51,
+            OP_COMPOSITE_CONSTRUCT_CONTINUED_INTEL => 80,
+            _ => {
+                out.push(i);
+                continue;
+            }
+        };
+        match out.last_mut() {
+            Some(prev) if prev.op == head => prev.ops.extend(i.ops),
+            _ => {
+                return Err(Error::invalid(format!(
+                    "continuation instruction {} not after {}",
+                    i.op,
+                    op_name(head)
+                )))
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A SPIR-V type.
@@ -359,6 +396,37 @@ pub fn op_name(op: u16) -> String {
         364 => "OpGroupNonUniformLogicalXor",
         365 => "OpGroupNonUniformQuadBroadcast",
         366 => "OpGroupNonUniformQuadSwap",
+        158 => "OpIsFinite",
+        159 => "OpIsNormal",
+        160 => "OpSignBitSet",
+        202 => "OpBitFieldSExtract",
+        203 => "OpBitFieldUExtract",
+        204 => "OpBitReverse",
+        400 => "OpCopyLogical",
+        401 => "OpPtrEqual",
+        402 => "OpPtrNotEqual",
+        403 => "OpPtrDiff",
+        4431 => "OpGroupNonUniformRotateKHR",
+        5056 => "OpReadClockKHR",
+        5575 => "OpSubgroupBlockReadINTEL",
+        5576 => "OpSubgroupBlockWriteINTEL",
+        5630 => "OpAssumeTrueKHR",
+        5631 => "OpExpectKHR",
+        5887 => "OpLoopControlINTEL",
+        6116 => "OpConvertFToBF16INTEL",
+        6117 => "OpConvertBF16ToFINTEL",
+        6142 => "OpControlBarrierArriveINTEL",
+        6143 => "OpControlBarrierWaitINTEL",
+        6145 => "OpArithmeticFenceEXT",
+        6401 => "OpGroupIMulKHR",
+        6402 => "OpGroupFMulKHR",
+        6403 => "OpGroupBitwiseAndKHR",
+        6404 => "OpGroupBitwiseOrKHR",
+        6405 => "OpGroupBitwiseXorKHR",
+        6406 => "OpGroupLogicalAndKHR",
+        6407 => "OpGroupLogicalOrKHR",
+        6408 => "OpGroupLogicalXorKHR",
+        6426 => "OpRoundFToTF32INTEL",
         _ => return format!("Op#{op}"),
     };
     name.to_string()

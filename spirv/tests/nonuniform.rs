@@ -577,15 +577,15 @@ fn work_group_scope_without_a_twin_is_refused() {
         .chunks(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect();
-    // OpGroupNonUniformIAdd (6 words) becomes OpGroupNonUniformBitwiseAnd, which has no
-    // OpGroup* twin at Workgroup scope.
+    // OpGroupNonUniformIAdd (6 words) becomes OpGroupNonUniformBallotBitCount, which has no
+    // OpGroup* (or KHR uniform) twin at Workgroup scope.
     let at = words.iter().position(|w| *w == (6 << 16 | 349)).unwrap();
-    words[at] = 6 << 16 | 359;
+    words[at] = 6 << 16 | 342;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let e = zekit_spirv::compile(&bytes, &Default::default()).unwrap_err();
     let msg = e.to_string();
     assert!(
-        msg.contains("OpGroupNonUniformBitwiseAnd in Workgroup scope"),
+        msg.contains("OpGroupNonUniformBallotBitCount in Workgroup scope"),
         "{msg}"
     );
 }

@@ -35,6 +35,10 @@ const SCRATCH: u32 = TAGS + 4 * 1024;
 
 const S: u64 = ir::SUB_GROUP_SIZE as u64;
 
+/// `OpGroupNonUniformRotateKHR` (SPV_KHR_subgroup_rotate): scope, value, delta and an optional
+/// cluster size.
+pub(super) const ROTATE_KHR: u16 = 4431;
+
 /// Where a work-item's sub-group's exchange reads from (after the first barrier).
 struct Peers {
     /// The operand slots (8 bytes per work-item, by local linear id).
@@ -93,8 +97,20 @@ impl Builder<'_> {
                 }
                 Val::V(all.ok_or_else(bad)?)
             }
-            337 | 338 | 345..=348 => {
+            337 | 338 | 345..=348 | ROTATE_KHR => {
                 let (xs, xt) = self.elems(fr, i.w(3)?)?;
+                // A rotation within clusters of a constant power-of-two size (0: none).
+                let cluster = match (op, i.ops.get(5)) {
+                    (ROTATE_KHR, Some(c)) => match self.m.const_scalar(*c)? {
+                        c if c.is_power_of_two() && c <= S => c,
+                        c => {
+                            return Err(Error::invalid(format!(
+                                "{name} with a cluster size of {c}"
+                            )))
+                        }
+                    },
+                    _ => 0,
+                };
                 if xt != rt {
                     return Err(bad());
                 }
@@ -110,7 +126,7 @@ impl Builder<'_> {
                 };
                 let mut out = Vec::new();
                 for x in xs {
-                    out.push(self.nu_read_one(op, x, index)?);
+                    out.push(self.nu_read_one(op, x, index, cluster)?);
                 }
                 self.pack(rt, out)
             }
@@ -190,7 +206,8 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// At Workgroup scope: the `OpGroup*` twin, if there is one.
+    /// At Workgroup scope: the `OpGroup*` twin (or the KHR uniform group instruction, for
+    /// `IMul`, `FMul` and the bitwise and logical ones), if there is one.
     fn nonuniform_workgroup(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
         let twin = match i.op {
             334 => 261,
@@ -204,6 +221,9 @@ impl Builder<'_> {
             358 => 269,
             357 => 270,
             356 => 271,
+            351 => super::dpcpp::OP_GROUP_IMUL_KHR,
+            352 => super::dpcpp::OP_GROUP_FMUL_KHR,
+            359..=364 => super::dpcpp::OP_GROUP_BITWISE_AND_KHR + (i.op - 359),
             op => {
                 return Err(Error::unsupported(format!(
                     "{} in Workgroup scope",
@@ -391,10 +411,33 @@ impl Builder<'_> {
 
     /// `Broadcast`, `BroadcastFirst` and the shuffles of one scalar: the value of the
     /// work-item the operation names.
-    fn nu_read_one(&mut self, op: u16, x: Value, index: Option<Value>) -> Result<Value, Error> {
+    /// `cluster`: a rotation's cluster size (0: the whole sub-group).
+    fn nu_read_one(
+        &mut self,
+        op: u16,
+        x: Value,
+        index: Option<Value>,
+        cluster: u64,
+    ) -> Result<Value, Error> {
         let (xi, t) = self.nu_storable(x);
         let p = self.nu_arrive(Some(xi))?;
         let k = match (op, index) {
+            (ROTATE_KHR, Some(c)) if cluster > 0 => {
+                // (me + delta) mod cluster, in my cluster.
+                let low = self.c64(cluster - 1);
+                let high = self.c64(!(cluster - 1));
+                let base = self.push(Ty::I64, Op::Bin(BinOp::And, p.me, high));
+                let r = self.push(Ty::I64, Op::Bin(BinOp::Add, p.me, c));
+                let r = self.push(Ty::I64, Op::Bin(BinOp::And, r, low));
+                self.push(Ty::I64, Op::Bin(BinOp::Add, base, r))
+            }
+            (ROTATE_KHR, Some(c)) => {
+                // (me + delta) mod the sub-group's size.
+                let one = self.c64(1);
+                let size = self.push(Ty::I64, Op::Bin(BinOp::Add, p.last, one));
+                let r = self.push(Ty::I64, Op::Bin(BinOp::Add, p.me, c));
+                self.push(Ty::I64, Op::Bin(BinOp::URem, r, size))
+            }
             (346, Some(c)) => self.push(Ty::I64, Op::Bin(BinOp::Xor, p.me, c)),
             (347, Some(c)) => self.push(Ty::I64, Op::Bin(BinOp::Sub, p.me, c)),
             (348, Some(c)) => self.push(Ty::I64, Op::Bin(BinOp::Add, p.me, c)),
@@ -576,7 +619,7 @@ impl Builder<'_> {
     }
 
     /// `a op b` (booleans as 0/1 integers; a half sum or product rounded to half).
-    fn nu_combine(&mut self, op: u16, t: Ty, a: Value, b: Value, half: bool) -> Value {
+    pub(super) fn nu_combine(&mut self, op: u16, t: Ty, a: Value, b: Value, half: bool) -> Value {
         let pick = |s: &mut Self, c: CmpOp| {
             let k = s.push(Ty::Bool, Op::Cmp(c, a, b));
             s.push(t, Op::Select(k, a, b))
@@ -607,7 +650,7 @@ impl Builder<'_> {
 
 /// The identity of an arithmetic instruction's operation on `t` (an exclusive scan's result
 /// for the first active work-item), as bits.
-fn identity(op: u16, t: Ty) -> u64 {
+pub(super) fn identity(op: u16, t: Ty) -> u64 {
     let bits = t.bytes() * 8;
     let mask = if bits == 64 {
         u64::MAX

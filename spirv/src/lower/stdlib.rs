@@ -169,10 +169,11 @@ impl Builder<'_> {
             // OpBitcast between a half and a 16-bit integer
             124 if result_half(0) || self.type_of(fr, i.w(2)?).is_some_and(|t| m.is_half(t)) => {
                 let (x, xty) = self.get(fr, i.w(2)?)?;
+                // Vectors: `Builder::vector_bitcast` (`lower/dpcpp.rs`).
                 let (Val::V(x), false, false) =
                     (x, m.vector(xty).is_some(), m.vector(i.w(0)?).is_some())
                 else {
-                    return Err(Error::unsupported("bitcasts of `half` vectors"));
+                    return Ok(None);
                 };
                 let to = m.ir_ty(i.w(0)?)?;
                 let v = if m.is_half(i.w(0)?) && self.k.ty(x) == Ty::I16 {
@@ -199,7 +200,7 @@ impl Builder<'_> {
     }
 
     /// The SPIR-V type of a value, without lowering anything.
-    fn type_of(&self, fr: &Frame, id: u32) -> Option<u32> {
+    pub(super) fn type_of(&self, fr: &Frame, id: u32) -> Option<u32> {
         fr.vals
             .get(&id)
             .map(|v| v.1)
