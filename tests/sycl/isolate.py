@@ -6,9 +6,12 @@ status 3"); this plugin ships reports through pytest's own serialization hooks (
 `--isolate-timeout=S` kills a child that runs longer and fails its test.
 """
 
+import faulthandler
 import json
 import os
+import re
 import signal
+import sys
 import tempfile
 import time
 
@@ -40,6 +43,9 @@ def _run_in_child(item):
         pid = os.fork()
         if pid == 0:
             code = 0
+            # A fatal signal's Python stack goes to fd 2, which during a test is pytest's capture
+            # (read back by the parent below), not the terminal.
+            faulthandler.enable(file=sys.__stderr__, all_threads=False)
             try:
                 reports = runtestprotocol(item, log=False, nextitem=None)
                 data = [config.hook.pytest_report_to_serializable(config=config, report=r) for r in reports]
@@ -87,7 +93,13 @@ def _crash_report(item, status, waited):
     # What the child printed before it died is still in pytest's capture (shared with the child).
     capman = item.config.pluginmanager.getplugin("capturemanager")
     out, err = capman.read_global_capture() if capman is not None else ("", "")
-    tail = "\n".join((out + err).splitlines()[-30:])
+    noise = ("/_pytest/", "/pluggy/", "isolate.py", "<frozen runpy>", "Extension modules:")
+    lines = [ln for ln in (out + err).splitlines() if not any(n in ln for n in noise)]
+    tail = "\n".join(lines[-30:])
+    # Where in Python it died: faulthandler's innermost frame.
+    frame = re.search(r'most recent call first\):\n\s+File "([^"]+)", line (\d+) in (\S+)', out + err)
+    if frame:
+        what += f" in {frame.group(3)} ({os.path.basename(frame.group(1))}:{frame.group(2)})"
     longrepr = f"{item.location[0]}:{item.location[1]}: running the test {what}"
     if tail:
         longrepr += "\nlast output of the child:\n" + tail

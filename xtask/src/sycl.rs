@@ -223,8 +223,23 @@ fn parse(args: &[String]) -> Result<Options, String> {
 
 pub const USAGE: &str = "usage: cargo xtask sycl [--sweep] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS]";
 
+/// Counts of one run (`tests/sycl/known.py` writes them): passed, failed, skipped, xfailed.
+#[derive(Default, Clone, Copy)]
+struct Counts([u64; 4]);
+
+fn read_counts(path: &Path) -> Result<Counts, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e} (pytest wrote no summary)", path.display()))?;
+    let mut c = Counts::default();
+    for kv in text.split_whitespace() {
+        let (k, v) = kv.split_once('=').ok_or_else(|| format!("bad summary {text:?}"))?;
+        let i = ["passed", "failed", "skipped", "xfailed"].iter().position(|n| *n == k).ok_or_else(|| format!("bad summary {text:?}"))?;
+        c.0[i] = v.parse().map_err(|_| format!("bad summary {text:?}"))?;
+    }
+    Ok(c)
+}
+
 /// One run of the suite on one adapter; Err unless pytest exits 0 (5, no test ran, fails too).
-fn suite(root: &Path, stack: &Stack, v2: bool, o: &Options) -> Result<(), String> {
+fn suite(root: &Path, stack: &Stack, v2: bool, o: &Options, total: &mut Counts) -> Result<(), String> {
     let name = if v2 { "v2" } else { "v1" };
     let known = root.join(format!("tests/sycl/known/{name}.txt"));
     let t = Instant::now();
@@ -240,8 +255,15 @@ fn suite(root: &Path, stack: &Stack, v2: bool, o: &Options) -> Result<(), String
     if o.update_known {
         cmd.env("ZEKIT_SYCL_UPDATE_KNOWN", "1");
     }
+    let summary = stack.deps.join(format!("sycl-summary-{name}.txt"));
+    std::fs::remove_file(&summary).ok();
+    cmd.env("ZEKIT_SYCL_SUMMARY", &summary);
     let status = cmd.status().map_err(|e| format!("pytest: {e}"))?;
     println!("xtask: the {name} suite took {}", secs(t));
+    let c = read_counts(&summary)?;
+    for i in 0..4 {
+        total.0[i] += c.0[i];
+    }
     match status.code() {
         Some(0) => Ok(()),
         _ if o.update_known => Ok(()),
@@ -258,12 +280,16 @@ pub fn main(root: &Path, args: &[String]) -> Result<(), String> {
         return crate::sycl_sweep::sweep(root, &stack);
     }
     let mut failed = vec![];
+    let mut total = Counts::default();
     for &v2 in &o.adapters {
-        if let Err(e) = suite(root, &stack, v2, &o) {
+        if let Err(e) = suite(root, &stack, v2, &o, &mut total) {
             eprintln!("error: {e}");
             failed.push(e);
         }
     }
+    let [passed, failures, skipped, xfailed] = total.0;
+    println!("sycl: {xfailed} known failures (xfail, tests/sycl/known/) over the adapters run");
+    println!("sycl: {passed} passed, {failures} failed, {skipped} skipped");
     if failed.is_empty() {
         Ok(())
     } else {
