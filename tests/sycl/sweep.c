@@ -52,12 +52,13 @@ int main(int argc, char **argv) {
     }
     long first = argc > 2 ? atol(argv[2]) : 0;
     unsigned timeout = getenv("ZEKIT_SWEEP_TIMEOUT") ? (unsigned)atoi(getenv("ZEKIT_SWEEP_TIMEOUT")) : 120;
-    ze_init_driver_type_desc_t init = {ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC, NULL, UINT32_MAX};
+    /* zeInit(0), as the v1 adapter does (zeInitDrivers with every type bit is refused through the loader). */
+    ze_result_t r = zeInit(0);
     uint32_t ndrivers = 1;
     ze_driver_handle_t driver;
-    ze_result_t r = zeInitDrivers(&ndrivers, &driver, &init);
+    if (r == ZE_RESULT_SUCCESS) r = zeDriverGet(&ndrivers, &driver);
     if (r != ZE_RESULT_SUCCESS || ndrivers == 0) {
-        fprintf(stderr, "sweep: zeInitDrivers: 0x%x, %u drivers\n", (unsigned)r, ndrivers);
+        fprintf(stderr, "sweep: zeInit/zeDriverGet: 0x%x, %u drivers\n", (unsigned)r, ndrivers);
         return 2;
     }
     uint32_t ndevices = 1;

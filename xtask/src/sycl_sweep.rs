@@ -119,6 +119,21 @@ fn run_all(exe: &Path, list: &Path, stack: &Stack, n: usize) -> Result<Vec<Optio
     Ok(results)
 }
 
+/// A refusal's group: the reason with each backquoted name (a kernel's) made `…`, so one
+/// missing instruction is one group, whatever kernels it is in.
+fn group_of(reason: &str) -> String {
+    let mut out = String::new();
+    let mut parts = reason.split('`');
+    out.push_str(parts.next().unwrap_or_default());
+    let mut quoted = true;
+    for p in parts {
+        out.push('`');
+        out.push_str(if quoted { "…" } else { p });
+        quoted = !quoted;
+    }
+    out
+}
+
 /// `cargo xtask sycl --sweep`.
 pub fn sweep(root: &Path, stack: &Stack) -> Result<(), String> {
     let t = Instant::now();
@@ -134,7 +149,9 @@ pub fn sweep(root: &Path, stack: &Stack) -> Result<(), String> {
     println!("xtask: building {} modules from {} through the loader on {}", modules.len(), out.display(), stack.driver.display());
     let results = run_all(&exe, &list, stack, modules.len())?;
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut reasons: BTreeMap<&str, (usize, &Path)> = BTreeMap::new();
+    let mut reasons: BTreeMap<String, (usize, &Path)> = BTreeMap::new();
+    // Per library (the folder a module is filed in): modules, built.
+    let mut libs: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let (mut kernels, mut created) = (0u64, 0u64);
     let mut tsv = String::from("path\tstatus\tkernels\tcreated\treason\n");
     for (path, r) in modules.iter().zip(&results) {
@@ -143,10 +160,13 @@ pub fn sweep(root: &Path, stack: &Stack) -> Result<(), String> {
         kernels += u64::from(*k);
         created += u64::from(*c);
         if status != "ok" {
-            let e = reasons.entry(reason.as_str()).or_insert((0, path));
+            let e = reasons.entry(group_of(reason)).or_insert((0, path));
             e.0 += 1;
         }
         let rel = path.strip_prefix(&out).unwrap_or(path);
+        let lib = libs.entry(rel.parent().map(|p| p.display().to_string()).unwrap_or_default()).or_default();
+        lib.0 += 1;
+        lib.1 += usize::from(status == "ok");
         tsv.push_str(&format!("{}\t{status}\t{k}\t{c}\t{reason}\n", rel.display()));
     }
     std::fs::write(out.join("sweep.tsv"), tsv).map_err(|e| e.to_string())?;
@@ -162,8 +182,11 @@ pub fn sweep(root: &Path, stack: &Stack) -> Result<(), String> {
         get("error"),
         t.elapsed().as_secs_f64()
     );
+    for (lib, (n, ok)) in &libs {
+        println!("  {ok:6} of {n:6} built: {lib}");
+    }
     let mut by_count: Vec<_> = reasons.into_iter().collect();
-    by_count.sort_by_key(|(r, (n, _))| (std::cmp::Reverse(*n), *r));
+    by_count.sort_by(|(ra, (na, _)), (rb, (nb, _))| nb.cmp(na).then(ra.cmp(rb)));
     println!("sweep: refusals by reason (the first line of the build log):");
     for (reason, (n, example)) in by_count.iter().take(40) {
         println!("  {n:6}  {reason}  (e.g. {})", example.strip_prefix(&out).unwrap_or(example).display());
