@@ -2,8 +2,9 @@
 //! built through the Level Zero loader 1.32 on the CPU driver.
 //!
 //! `tests/sycl/dump_modules.py` writes the modules (the SYCL runtime's `SYCL_DUMP_IMAGES=1`,
-//! each image filed by the library that holds it) under `target/zekit-deps/sycl-modules/`,
-//! kept there for the compiler's own tests; it runs again only when the pinned packages change.
+//! each image filed by the library that holds it, plus the few the runtime does not dump,
+//! carved out of the library files) under `target/zekit-deps/sycl-modules/`, kept there for the
+//! compiler's own tests; it runs again only when the pinned packages or the script change.
 //! `tests/sycl/sweep.c` then calls `zeModuleCreate` on each and `zeKernelCreate` on each of its
 //! kernels; a module that kills the process is recorded as a crash and the sweep goes on after
 //! it. Prints the counts and the refusals grouped by the first line of the driver's build log;
@@ -21,7 +22,9 @@ use crate::sycl::Stack;
 type Outcome = (String, u32, u32, String);
 
 fn dump(root: &Path, stack: &Stack, out: &Path) -> Result<Vec<PathBuf>, String> {
-    let req = std::fs::read_to_string(root.join("tests/sycl/requirements.txt")).map_err(|e| e.to_string())?;
+    // Dumped again when the pinned packages or the script change.
+    let mut req = std::fs::read_to_string(root.join("tests/sycl/requirements.txt")).map_err(|e| e.to_string())?;
+    req += &std::fs::read_to_string(root.join("tests/sycl/dump_modules.py")).map_err(|e| e.to_string())?;
     let stamp = out.join("zekit-requirements.txt");
     let index = out.join("index.tsv");
     if !(index.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(req.as_str())) {
