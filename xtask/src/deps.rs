@@ -168,6 +168,12 @@ pub fn pocl() -> Result<(), String> {
     ensure_installed(&["pocl-opencl-icd", "ocl-icd-libopencl1"], "the benchmarks' yardstick", present)
 }
 
+/// Debian's `python3-venv` (ensurepip), without which `python3 -m venv` fails (`cargo xtask sycl`).
+pub fn python_venv() -> Result<(), String> {
+    let present = || Command::new("python3").args(["-c", "import ensurepip"]).output().is_ok_and(|o| o.status.success());
+    ensure_installed(&["python3-venv"], "virtual environments for the SYCL suite", present)
+}
+
 /// Installs Debian's `packages` with `apt-get` (as root) unless `present` says they are there;
 /// checks again after.
 fn ensure_installed(packages: &[&str], why: &str, present: impl Fn() -> bool) -> Result<(), String> {

@@ -1,10 +1,12 @@
-//! Project chores: `cargo xtask gen [--check] [--times]`, `cargo xtask lint`, `cargo xtask kernels`, `cargo xtask import-upstream DIR [--check]`.
+//! Project chores: `cargo xtask gen [--check] [--times]`, `cargo xtask lint`, `cargo xtask kernels`, `cargo xtask sycl` (see `sycl`), `cargo xtask import-upstream DIR [--check]`.
 
 mod carry_docs;
 mod deps;
 mod extends;
 mod import;
 mod seed_merge;
+mod sycl;
+mod sycl_sweep;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -467,12 +469,13 @@ fn main() -> ExitCode {
         Some("test") => run_tests(),
         Some("demo") => demo(),
         Some("bench") => bench(),
+        Some("sycl") => sycl::main(&root(), &args[1..]),
         Some("kernels") => kernels(args.iter().any(|a| a == "--check")),
         Some("import-upstream") => match args.get(1) {
             Some(d) => import_upstream(Path::new(d), args.iter().any(|a| a == "--check")),
             None => Err("usage: cargo xtask import-upstream DIR [--check]".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels [--check] | import-upstream DIR [--check]>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels [--check] | sycl [--sweep] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS] | import-upstream DIR [--check]>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

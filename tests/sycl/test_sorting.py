@@ -1,0 +1,55 @@
+"""sort, argsort, searchsorted and unique."""
+
+import numpy as np
+import pytest
+
+import dpnp
+from conftest import SIZES, check, need_dtype, rng, to_device
+
+names = lambda d: np.dtype(d).name  # noqa: E731
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.float16], ids=names)
+def test_sort(queue, device, dtype, n):
+    need_dtype(device, dtype)
+    a = rng(1).integers(-1000, 1000, n).astype(dtype)
+    check(dpnp.sort(to_device(a, queue)), np.sort(a))
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", [np.float32, np.int64], ids=names)
+def test_argsort(queue, dtype, n):
+    # Distinct keys: the permutation is unique, whatever the sort's stability.
+    a = rng(2).permutation(n).astype(dtype)
+    check(dpnp.argsort(to_device(a, queue)), np.argsort(a))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_sort_descending_2d(queue, n):
+    a = rng(3).standard_normal((3, n)).astype(np.float32)
+    check(dpnp.sort(to_device(a, queue), axis=1)[:, ::-1], np.sort(a, axis=1)[:, ::-1])
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted(queue, side, n):
+    hay = np.sort(rng(4).integers(0, 500, n)).astype(np.int64)
+    needles = rng(5).integers(-5, 505, 1000).astype(np.int64)
+    check(dpnp.searchsorted(to_device(hay, queue), to_device(needles, queue), side=side), np.searchsorted(hay, needles, side=side))
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", [np.int32, np.float64], ids=names)
+def test_unique(queue, dtype, n):
+    a = rng(6).integers(0, 300, n).astype(dtype)
+    check(dpnp.unique(to_device(a, queue)), np.unique(a))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_unique_counts(queue, n):
+    a = rng(7).integers(0, 50, n).astype(np.int64)
+    vals, counts = dpnp.unique(to_device(a, queue), return_counts=True)
+    want_vals, want_counts = np.unique(a, return_counts=True)
+    check(vals, want_vals)
+    check(counts, want_counts.astype(dpnp.asnumpy(counts).dtype))
