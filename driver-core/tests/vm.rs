@@ -307,3 +307,37 @@ fn context_destroy_releases_reservations() {
     // The mapping went with the context.
     ok!(ze::zePhysicalMemDestroy(z.ctx, phys));
 }
+
+#[test]
+fn atomic_access_attributes_of_ranges() {
+    use ze_memory_atomic_attr_exp_flags_t as A;
+    let z = Ze::new();
+    let p = z.shared(4096);
+    let mut got = A(0xdead);
+    // Never set: no hint.
+    ok!(ze::zeMemGetAtomicAccessAttributeExp(z.ctx, z.dev, p.cast(), 4096, &mut got));
+    assert_eq!(got, A(0));
+    let both = A(A::DEVICE_ATOMICS.0 | A::HOST_ATOMICS.0);
+    ok!(ze::zeMemSetAtomicAccessAttributeExp(z.ctx, z.dev, p.cast(), 1024, both));
+    ok!(ze::zeMemSetAtomicAccessAttributeExp(z.ctx, z.dev, p.wrapping_add(2048).cast(), 2048, A::NO_ATOMICS));
+    for (off, len, want) in [(0usize, 1024usize, both), (16, 64, both), (2048, 2048, A::NO_ATOMICS), (3000, 8, A::NO_ATOMICS), (1024, 1024, A(0))] {
+        ok!(ze::zeMemGetAtomicAccessAttributeExp(z.ctx, z.dev, p.wrapping_add(off).cast(), len, &mut got));
+        assert_eq!(got, want, "{len} bytes at +{off}");
+    }
+    // Outside the allocation, or running past its end.
+    let local = 0u64;
+    check!(
+        ze::zeMemSetAtomicAccessAttributeExp(z.ctx, z.dev, (&raw const local).cast(), 8, both),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    check!(
+        ze::zeMemGetAtomicAccessAttributeExp(z.ctx, z.dev, p.wrapping_add(4000).cast(), 200, &mut got),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    // A freed allocation's records do not answer for a new one at the same address.
+    z.free(p);
+    let q = z.shared(4096);
+    ok!(ze::zeMemGetAtomicAccessAttributeExp(z.ctx, z.dev, q.cast(), 1024, &mut got));
+    assert_eq!(got, A(0));
+    z.free(q);
+}

@@ -4,6 +4,7 @@ mod carry_docs;
 mod deps;
 mod extends;
 mod import;
+mod package;
 mod seed_merge;
 mod sycl;
 mod sycl_sweep;
@@ -470,12 +471,13 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("bench") => bench(),
         Some("sycl") => sycl::main(&root(), &args[1..]),
+        Some("package") => package::main(&root(), &args[1..]),
         Some("kernels") => kernels(args.iter().any(|a| a == "--check")),
         Some("import-upstream") => match args.get(1) {
             Some(d) => import_upstream(Path::new(d), args.iter().any(|a| a == "--check")),
             None => Err("usage: cargo xtask import-upstream DIR [--check]".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels [--check] | sycl [--sweep] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS] | import-upstream DIR [--check]>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels [--check] | sycl [--sweep] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS] | package [--test] | import-upstream DIR [--check]>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

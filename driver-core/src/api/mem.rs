@@ -95,6 +95,33 @@ impl MemApi for CpuDriver {
         Ok(ctx.free(ptr.cast())?)
     }
 
+    fn ze_mem_set_atomic_access_attribute_exp(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+        ptr: *const c_void,
+        size: usize,
+        attr: ze_memory_atomic_attr_exp_flags_t,
+    ) -> ZeResult<()> {
+        let ctx = context(h_context)?;
+        ordinal(h_device)?;
+        Ok(ctx.set_atomic_attr(ptr.cast(), size, attr)?)
+    }
+
+    fn ze_mem_get_atomic_access_attribute_exp(
+        &self,
+        h_context: Handle<kinds::Context>,
+        h_device: Handle<kinds::Device>,
+        ptr: *const c_void,
+        size: usize,
+        p_attr: &mut ze_memory_atomic_attr_exp_flags_t,
+    ) -> ZeResult<()> {
+        let ctx = context(h_context)?;
+        ordinal(h_device)?;
+        *p_attr = ctx.atomic_attr(ptr.cast(), size)?;
+        Ok(())
+    }
+
     fn ze_mem_free_ext(
         &self,
         h_context: Handle<kinds::Context>,

@@ -1,13 +1,16 @@
 //! The CPU driver's objects and rules, in plain Rust with no C pointers: what the device
 //! queries answer ([`properties`]), the USM allocations ([`alloc`]), the driver's objects
-//! and the rules of the calls that make and use them ([`objects`]), and the objects that feed
+//! and the rules of the calls that make and use them ([`objects`]), the extensions reported
+//! ([`extensions`]), and the objects that feed
 //! the executor: command queues ([`queue`]), command lists and their commands ([`list`]),
 //! events and event pools ([`event`]), fences ([`fence`]); modules compiled from SPIR-V
 //! ([`module`]) and their kernels ([`kernel`]).
 
 pub mod alloc;
+pub mod atomic_attrs;
 pub mod codegen;
 pub mod event;
+pub mod extensions;
 pub mod fence;
 pub mod graph;
 pub mod image;
