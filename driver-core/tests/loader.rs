@@ -520,6 +520,13 @@ fn runtime_extensions_through_the_loader() {
     assert!(lines[0].starts_with("zekit: zexCounterBasedEventCreate2: ZE_RESULT_ERROR_INVALID_ARGUMENT: "), "{stderr}");
 }
 
+/// Fabric queries answer: one vertex (the device), no edges.
+#[test]
+fn fabric_through_the_loader() {
+    let (out, _) = run_ok("fabric", &[]);
+    assert!(out.ends_with("fabric ok\n"), "{out}");
+}
+
 #[test]
 fn virtual_memory_through_the_loader() {
     let (out, _) = run_ok("virtual_mem", &[]);

@@ -80,6 +80,15 @@ impl DeviceApi for CpuDriver {
         Ok(())
     }
 
+    fn ze_device_get_fabric_vertex_exp(
+        &self,
+        h_device: Handle<kinds::Device>,
+        ph_vertex: &mut Option<Handle<kinds::FabricVertex>>,
+    ) -> ZeResult<()> {
+        *ph_vertex = self.vertex_handle(ordinal(h_device)?);
+        Ok(())
+    }
+
     fn ze_device_get_compute_properties(
         &self,
         h_device: Handle<kinds::Device>,

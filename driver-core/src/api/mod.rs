@@ -13,6 +13,7 @@ mod device;
 mod driver;
 mod event;
 mod event_pool;
+mod fabric;
 mod fence;
 mod global;
 mod graph;
@@ -29,7 +30,7 @@ use std::sync::{Arc, OnceLock};
 use zekit_icd::kinds;
 use zekit_icd::{
     CommandListApi, CommandQueueApi, ContextApi, DeviceApi, DriverApi, EventApi, EventPoolApi,
-    ExecutableGraphApi, FenceApi, GlobalApi, GraphApi, ImageApi, KernelApi, MemApi, ModuleApi, ModuleBuildLogApi, PhysicalMemApi, SamplerApi, VirtualMemApi,
+    ExecutableGraphApi, FabricEdgeApi, FabricVertexApi, FenceApi, GlobalApi, GraphApi, ImageApi, KernelApi, MemApi, ModuleApi, ModuleBuildLogApi, PhysicalMemApi, SamplerApi, VirtualMemApi,
 };
 use zekit_icd::{Handle, ZeError, ZeResult};
 use zekit_rt::Obj;
@@ -57,6 +58,8 @@ pub struct CpuDriver {
 struct Handles {
     driver: Handle<kinds::Driver>,
     devices: Vec<Handle<kinds::Device>>,
+    /// One fabric vertex per device (`fabric.rs`).
+    vertices: Vec<Handle<kinds::FabricVertex>>,
 }
 
 impl CpuDriver {
@@ -86,6 +89,7 @@ impl CpuDriver {
         self.handles.get_or_init(|| Handles {
             driver: Handle::new(DriverObject),
             devices: (0..NUM_DEVICES).map(|ordinal| Handle::new(DeviceObject { ordinal })).collect(),
+            vertices: (0..NUM_DEVICES).map(|ordinal| Handle::new(fabric::VertexObject { device: ordinal })).collect(),
         })
     }
 
