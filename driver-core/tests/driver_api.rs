@@ -74,10 +74,10 @@ fn driver_get_needs_init() {
 #[test]
 fn init_flags() {
     let d = driver();
-    assert_eq!(
-        d.ze_init(ze_init_flags_t(0x4)),
-        Err(ZeError::INVALID_ENUMERATION)
-    );
+    // Unknown bits are ignored (strict refuses them: loader.rs, `init_flags.c`): the loader keeps
+    // the first zeInit's answer, so a refusal would fail every later zeInit.
+    // Only unknown bits ask for no kind this API knows: the driver is not reported.
+    d.ze_init(ze_init_flags_t(0x4)).unwrap();
     for gpu_or_vpu in [
         ze_init_flags_t::GPU_ONLY,
         ze_init_flags_t::VPU_ONLY,

@@ -527,6 +527,17 @@ fn fabric_through_the_loader() {
     assert!(out.ends_with("fabric ok\n"), "{out}");
 }
 
+/// A zeInit with unknown flag bits does not make a later valid zeInit fail (the loader keeps
+/// the first answer); strict validation refuses the bits.
+#[test]
+fn init_flags_through_the_loader() {
+    let (out, stderr) = run_ok("init_flags", &[("ZEKIT_LOG", "debug")]);
+    assert!(out.contains("zeInit(0x80000000) = 0x0"), "{out}");
+    assert!(stderr.contains("zekit: debug: zeInit: accepted (unknown flag bits 0x80000000 ignored)"), "{stderr}");
+    let (out, _) = run_ok("init_flags", &[("ZEKIT_VALIDATION", "strict"), ("ZT_STRICT", "1")]);
+    assert!(out.contains("zeInit(0x80000000) = 0x7800000c"), "{out}");
+}
+
 #[test]
 fn virtual_memory_through_the_loader() {
     let (out, _) = run_ok("virtual_mem", &[]);

@@ -53,7 +53,9 @@ impl FnCx<'_> {
             if let PK::Enum(t) = &p.kind {
                 let e = sh.enum_info(t).ok_or_else(|| format!("{}: `{t}` is not an enum", self.f.name))?;
                 let n = p.ident();
-                out.push(enum_check(&e, quote!(#n.0), &p.field.name));
+                let check = enum_check(&e, quote!(#n.0), &p.field.name);
+                // Strict only where listed: the driver takes the bits it knows.
+                out.push(if lenient_flags(&self.f.name, &p.field.name).is_some() { quote!(if zekit_rt::strict() { #check }) } else { check });
             }
         }
         // 4. enum and flags members of [in] structs

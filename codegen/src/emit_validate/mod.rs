@@ -10,7 +10,8 @@
 //!    only when `pCount` is not null); a range bound written in backticks names a parameter;
 //! 3. every enum parameter (by value) whose value is none of its type's enumerators (legacy
 //!    names included, `*_FORCE_UINT32` excluded), and every flags parameter with a bit outside
-//!    the OR of its type's bits: `ZE_RESULT_ERROR_INVALID_ENUMERATION`;
+//!    the OR of its type's bits: `ZE_RESULT_ERROR_INVALID_ENUMERATION` (the flags of
+//!    [`LENIENT_FLAGS`] only at the strict level);
 //! 4. the same, one level down, for the enum and flags members (not arrays, not `stype`) of
 //!    `[in]` struct parameters: single `[in]` struct pointers (a `const` pointee counts as `[in]`)
 //!    and structs by value. Handle and pointer members are not checked (members carry no
@@ -541,6 +542,19 @@ struct Cond {
     expr: Expr,
     /// Why the condition is checked only at the strict level ([`LENIENT_CONDITIONS`]).
     lenient: Option<&'static str>,
+}
+
+/// Flags parameters whose unknown bits are refused (rule 3) only at the strict level: the
+/// driver uses the bits it knows. (function, parameter, why.)
+pub const LENIENT_FLAGS: &[(&str, &str, &str)] = &[(
+    "zeInit",
+    "flags",
+    "the loader keeps the first zeInit's answer for the process: a refused bad flag would make every later zeInit fail",
+)];
+
+/// Why `function`'s flags parameter `param` is checked only at the strict level, if it is.
+pub fn lenient_flags(function: &str, param: &str) -> Option<&'static str> {
+    LENIENT_FLAGS.iter().find(|l| l.0 == function && l.1 == param).map(|l| l.2)
 }
 
 /// Return conditions of the spec that Intel's compute-runtime does not enforce, and whose

@@ -144,11 +144,21 @@ impl DeviceKind {
 /// Whether `zeInit(flags)` reports the driver: `0` always; `GPU_ONLY` (alone or with
 /// `VPU_ONLY`) when the device is a GPU; `VPU_ONLY` never.
 pub fn init_flags_report(flags: ze_init_flags_t, kind: DeviceKind) -> Outcome<bool> {
-    if flags.0 & !ze_init_flags_t::all_known().0 != 0 {
-        return Err(Failure::new(
-            ZE_RESULT_ERROR_INVALID_ENUMERATION,
-            format!("unknown zeInit flags {:#x}", flags.0),
-        ));
+    let unknown = flags.0 & !ze_init_flags_t::all_known().0;
+    if unknown != 0 {
+        // The loader keeps the first zeInit's answer for the whole process (and drops a driver
+        // that refused it): a refused bad flag would make every later, valid zeInit fail. So
+        // unknown bits are ignored, unless strict.
+        if zekit_rt::strict() {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                format!("unknown zeInit flags {:#x}", flags.0),
+            ));
+        }
+        zekit_rt::lenient("zeInit", &format!("unknown flag bits {unknown:#x} ignored"));
+        // Only unknown bits: no kind this API knows was asked for, so this driver is not.
+        let known = flags.0 & ze_init_flags_t::all_known().0;
+        return Ok(known != 0 && kind == DeviceKind::Gpu && known & ze_init_flags_t::GPU_ONLY.0 != 0);
     }
     Ok(flags.is_empty()
         || (kind == DeviceKind::Gpu && flags.intersects(ze_init_flags_t::GPU_ONLY)))
