@@ -1,8 +1,9 @@
 //! What Intel's DPC++ compiler emits (hand-written SPIR-V assembly in `kernels/dpcpp/`,
-//! assembled by `kernels/dpcpp/assemble.py`), run directly against host references: hints that
-//! are parsed and ignored, the instructions implemented with their meaning, LLVM intrinsics the
-//! translator left as imports, the KHR uniform group instructions, and the capabilities refused
-//! by name.
+//! assembled by `kernels/dpcpp/assemble.py`; each `.spvasm` says which test runs it), run
+//! directly against host references: hints that are parsed and ignored, the instructions
+//! implemented with their meaning, LLVM intrinsics the translator left as imports, the KHR
+//! uniform group instructions, sub-group block IO and rotations, built-ins through access
+//! chains, `device_global`s, and the capabilities refused by name.
 #![cfg(feature = "jit")]
 
 mod common;

@@ -59,6 +59,8 @@ const KERNELS: &[&str] = &[
     "dpcpp/device_global",
     "dpcpp/nu_wg",
     "dpcpp/builtin_gep",
+    "dpcpp/hints2",
+    "dpcpp/long",
 ];
 
 struct Rng(u64);

@@ -4,9 +4,11 @@
 //! instructions of those extensions that have a meaning (`OpExpectKHR`, `OpIsFinite`,
 //! `OpSignBitSet`, `OpIsNormal`, `OpArithmeticFenceEXT`, the bfloat16 and tf32 conversions,
 //! `OpBitcast` between vector shapes, `OpReadClockKHR`, the sub-group block reads and writes
-//! of SPV_INTEL_subgroups), the KHR uniform group instructions
-//! (lowered by [`Builder::group_op`] with the combining operations of
-//! `lower/nonuniform.rs`), and the capabilities refused by name.
+//! of SPV_INTEL_subgroups, split barriers, `OpPtrDiff`/`OpPtrEqual`/`OpPtrNotEqual`), built-in
+//! variables read through access chains, `HostAccessINTEL` variables exported by name, the KHR
+//! uniform group instructions (lowered by [`Builder::group_op`] with the combining operations
+//! of `lower/nonuniform.rs`), and the capabilities refused by name. The LLVM intrinsics and
+//! the integer instructions the translator makes of some are in `lower/intrinsics.rs`.
 
 use super::{Builder, Frame, Module, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Ty, Value};
