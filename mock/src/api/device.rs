@@ -134,11 +134,11 @@ impl DeviceApi for MockDriver {
         p: &mut ze_device_image_properties_t,
     ) -> ZeResult<()> {
         self.check_device(h_device)?;
-        // No image support: every limit is 0.
+        // Images are supported (`image.rs`), with the limits of a current GPU.
         *p = ze_device_image_properties_t {
             stype: p.stype,
             pNext: p.pNext,
-            ..Default::default()
+            ..super::image::IMAGE_PROPERTIES
         };
         Ok(())
     }

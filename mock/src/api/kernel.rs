@@ -267,7 +267,7 @@ impl KernelApi for MockDriver {
         let arg = match checked {
             ArgValue::Local(n) => KernelArg::Local(n),
             ArgValue::Pointer(p) => KernelArg::Pointer(p),
-            // The mock has no images or samplers: a non-null handle is recorded as it is.
+            // A non-null handle is recorded as it is: launches do not read texels (image.rs).
             ArgValue::Handle(0) => {
                 let what = if info.args[i].kind == ArgKind::Image {
                     "an image"

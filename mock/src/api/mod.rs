@@ -29,9 +29,11 @@ mod event;
 mod event_pool;
 mod fence;
 mod global;
+mod image;
 pub(crate) mod kernel;
 mod mem;
 mod module;
+mod virtual_mem;
 mod zer;
 
 use std::collections::HashSet;
