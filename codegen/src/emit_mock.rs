@@ -308,11 +308,17 @@ fn emit_rust(fallback: &[FallbackView]) -> Result<String, String> {
     let with_outputs: Vec<&FallbackView> = fallback.iter().filter(|f| !f.outputs.is_empty()).collect();
     let _ = writeln!(
         w,
+        "/// An output parameter of an API function: name, C type, direction (`[out]` or\n\
+         /// `[in,out]`), optional.\n\
+         pub type OutputParam = (&'static str, &'static str, &'static str, bool);\n"
+    );
+    let _ = writeln!(
+        w,
         "/// The output parameters (`[out]`, `[in,out]`) of each of the {} API functions that have\n\
          /// any, in spec order: `(function, [(parameter, C type, direction, optional)])`. What a\n\
          /// successful call hands back; the mock's plausibility sweep (`mock/tests/plausible.rs`)\n\
          /// checks that it saw each modeled one succeed and what it wrote.\n\
-         pub const OUTPUTS: &[(&str, &[(&str, &str, &str, bool)])] = &[",
+         pub const OUTPUTS: &[(&str, &[OutputParam])] = &[",
         with_outputs.len()
     );
     for f in with_outputs {

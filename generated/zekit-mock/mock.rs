@@ -489,11 +489,15 @@ pub const FALLBACK_RESULTS: &[(&str, ::zekit_sys::ze_result_t)] = &[
     ("zerGetDefaultContext", ::zekit_sys::ZE_RESULT_SUCCESS),
 ];
 
+/// An output parameter of an API function: name, C type, direction (`[out]` or
+/// `[in,out]`), optional.
+pub type OutputParam = (&'static str, &'static str, &'static str, bool);
+
 /// The output parameters (`[out]`, `[in,out]`) of each of the 308 API functions that have
 /// any, in spec order: `(function, [(parameter, C type, direction, optional)])`. What a
 /// successful call hands back; the mock's plausibility sweep (`mock/tests/plausible.rs`)
 /// checks that it saw each modeled one succeed and what it wrote.
-pub const OUTPUTS: &[(&str, &[(&str, &str, &str, bool)])] = &[
+pub const OUTPUTS: &[(&str, &[OutputParam])] = &[
     ("zeDriverGet", &[("pCount", "uint32_t*", "[in,out]", false), ("phDrivers", "ze_driver_handle_t*", "[in,out]", true)]),
     ("zeInitDrivers", &[("pCount", "uint32_t*", "[in,out]", false), ("phDrivers", "ze_driver_handle_t*", "[in,out]", true)]),
     ("zeDriverGetApiVersion", &[("version", "ze_api_version_t*", "[out]", false)]),
