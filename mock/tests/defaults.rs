@@ -384,3 +384,118 @@ fn image_formats_and_sizes_are_checked() {
     assert_eq!((mem.size, mem.rowPitch, mem.slicePitch), (48, 8, 16));
     ok!(ze::zeImageDestroy(img));
 }
+
+/// What a caller does with the page size: reserve whole pages, back them with physical
+/// memory, map, use the memory, read the access back, unmap, free.
+#[test]
+fn virtual_memory_reserve_map_use_unmap_free() {
+    let e = env();
+    let mut page = 0usize;
+    ok!(ze::zeVirtualMemQueryPageSize(
+        e.ctx, e.device, 100_000, &mut page
+    ));
+    let size = 100_000usize.div_ceil(page) * page;
+    let mut va = null_mut();
+    ok!(ze::zeVirtualMemReserve(e.ctx, null(), size, &mut va));
+    assert!(!va.is_null() && (va as usize).is_multiple_of(page));
+    let mut bad = null_mut();
+    assert_eq!(
+        call!(ze::zeVirtualMemReserve(e.ctx, null(), size + 1, &mut bad)),
+        ZE_RESULT_ERROR_UNSUPPORTED_SIZE
+    );
+    let mut desc = ze_physical_mem_desc_t {
+        size,
+        ..Default::default()
+    };
+    let mut phys = null_mut();
+    ok!(ze::zePhysicalMemCreate(e.ctx, e.device, &mut desc, &mut phys));
+    let mut props = ze_physical_mem_properties_t::default();
+    ok!(ze::zePhysicalMemGetProperties(e.ctx, phys, &mut props));
+    assert!(props.id != 0 && props.size == size as u64);
+    let (mut access, mut n) = (ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE, 0usize);
+    ok!(ze::zeVirtualMemGetAccessAttribute(
+        e.ctx,
+        va,
+        size,
+        &mut access,
+        &mut n
+    ));
+    assert_eq!(
+        (access, n),
+        (ZE_MEMORY_ACCESS_ATTRIBUTE_NONE, size),
+        "not mapped yet"
+    );
+    // The mapping must fit the physical memory.
+    assert_eq!(
+        call!(ze::zeVirtualMemMap(
+            e.ctx,
+            va,
+            size,
+            phys,
+            page,
+            ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE
+        )),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    ok!(ze::zeVirtualMemMap(
+        e.ctx,
+        va,
+        size,
+        phys,
+        0,
+        ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE
+    ));
+    // The memory works: a fill and a copy through a list.
+    let host = e.host(64);
+    let list = e.immediate();
+    let pattern = 0x5au8;
+    ok!(ze::zeCommandListAppendMemoryFill(
+        list,
+        va,
+        &pattern as *const u8 as *const c_void,
+        1,
+        size,
+        null_mut(),
+        0,
+        null_mut()
+    ));
+    ok!(ze::zeCommandListAppendMemoryCopy(
+        list,
+        host,
+        va,
+        64,
+        null_mut(),
+        0,
+        null_mut()
+    ));
+    // SAFETY: 64 bytes of host memory the copy wrote.
+    assert!(unsafe { std::slice::from_raw_parts(host as *const u8, 64) }
+        .iter()
+        .all(|&b| b == 0x5a));
+    let mut ap = ze_memory_allocation_properties_t::default();
+    ok!(ze::zeMemGetAllocProperties(e.ctx, va, &mut ap, null_mut()));
+    assert_eq!(ap.r#type, ZE_MEMORY_TYPE_DEVICE);
+    ok!(ze::zeVirtualMemSetAccessAttribute(
+        e.ctx,
+        va,
+        page,
+        ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY
+    ));
+    ok!(ze::zeVirtualMemGetAccessAttribute(
+        e.ctx,
+        va,
+        size,
+        &mut access,
+        &mut n
+    ));
+    assert_eq!((access, n), (ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY, size));
+    ok!(ze::zeVirtualMemUnmap(e.ctx, va, size));
+    ok!(ze::zeCommandListDestroy(list));
+    ok!(ze::zeMemFree(e.ctx, host));
+    ok!(ze::zePhysicalMemDestroy(e.ctx, phys));
+    ok!(ze::zeVirtualMemFree(e.ctx, va, size));
+    assert_eq!(
+        call!(ze::zeVirtualMemFree(e.ctx, va, size)),
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+}

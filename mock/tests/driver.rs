@@ -774,13 +774,13 @@ fn immediate_lists_run_at_once_or_when_their_events_allow() {
 fn functions_without_behaviour_answer_their_fallback() {
     let e = env();
     let script = zekit_mock::script();
-    // An [out] pointer: a success would be a lie.
-    let mut va = null_mut();
+    // An [out] handle: a success would be a lie.
+    let mut vertex = 1usize as ze_fabric_vertex_handle_t;
     assert_eq!(
-        call!(ze::zeVirtualMemReserve(e.ctx, null(), 1 << 21, &mut va)),
+        call!(ze::zeDeviceGetFabricVertexExp(e.device, &mut vertex)),
         ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
     );
-    assert!(va.is_null());
+    assert!(vertex.is_null());
     // Nothing to read back: success.
     let mut p = e.host(64);
     ok!(ze::zeContextMakeMemoryResident(e.ctx, e.device, p, 64));
@@ -796,7 +796,7 @@ fn functions_without_behaviour_answer_their_fallback() {
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[1].result, ZE_RESULT_ERROR_DEVICE_LOST);
     assert_eq!(
-        script.calls_to("zeVirtualMemReserve")[0].result,
+        script.calls_to("zeDeviceGetFabricVertexExp")[0].result,
         ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
     );
     ok!(ze::zeMemFree(e.ctx, p));
@@ -842,7 +842,7 @@ fn the_modeled_functions_are_the_methods_the_impl_blocks_define() {
     let _e = env();
     let modeled = zekit_mock::modeled();
     assert!(modeled.contains(&"zeMemAllocDevice") && modeled.contains(&"zerGetDefaultContext"));
-    assert!(!zekit_mock::is_modeled("zeVirtualMemReserve"));
+    assert!(!zekit_mock::is_modeled("zeDeviceGetFabricVertexExp"));
     assert!(
         zekit_mock::is_modeled("zeImageCreate")
             && zekit_mock::is_modeled("zeVirtualMemQueryPageSize")

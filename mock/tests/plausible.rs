@@ -533,6 +533,42 @@ fn run_program() {
         1 << 20,
         &mut page
     ));
+    // Virtual memory: a reservation of one page, backed by physical memory, mapped.
+    let mut va = null_mut();
+    ok!(ze::zeVirtualMemReserve(ctx, null(), page, &mut va));
+    assert_eq!(va as usize % page, 0, "reservations start on a page");
+    let mut pdesc = ze_physical_mem_desc_t {
+        size: page,
+        ..Default::default()
+    };
+    let mut phys = null_mut();
+    ok!(ze::zePhysicalMemCreate(ctx, device, &mut pdesc, &mut phys));
+    let mut pp = ze_physical_mem_properties_t::default();
+    ok!(ze::zePhysicalMemGetProperties(ctx, phys, &mut pp));
+    assert_eq!(pp.size, page as u64);
+    ok!(ze::zeVirtualMemMap(
+        ctx,
+        va,
+        page,
+        phys,
+        0,
+        ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE
+    ));
+    let (mut access, mut asize) = (ZE_MEMORY_ACCESS_ATTRIBUTE_NONE, 0usize);
+    ok!(ze::zeVirtualMemGetAccessAttribute(
+        ctx,
+        va,
+        page,
+        &mut access,
+        &mut asize
+    ));
+    assert_eq!(
+        (access, asize),
+        (ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE, page)
+    );
+    ok!(ze::zeVirtualMemUnmap(ctx, va, page));
+    ok!(ze::zePhysicalMemDestroy(ctx, phys));
+    ok!(ze::zeVirtualMemFree(ctx, va, page));
 
     // Modules and kernels.
     let il = spirv("globals");
@@ -600,6 +636,7 @@ fn run_program() {
     ok!(ze::zeKernelSuggestMaxCooperativeGroupCount(
         kernel, &mut coop
     ));
+    assert!(coop > 0, "a cooperative launch of at least one group");
     let mut ia = ze_kernel_indirect_access_flags_t::empty();
     ok!(ze::zeKernelGetIndirectAccess(kernel, &mut ia));
     let mut kp = ze_kernel_properties_t::default();
