@@ -408,7 +408,9 @@ fn virtual_memory_reserve_map_use_unmap_free() {
         ..Default::default()
     };
     let mut phys = null_mut();
-    ok!(ze::zePhysicalMemCreate(e.ctx, e.device, &mut desc, &mut phys));
+    ok!(ze::zePhysicalMemCreate(
+        e.ctx, e.device, &mut desc, &mut phys
+    ));
     let mut props = ze_physical_mem_properties_t::default();
     ok!(ze::zePhysicalMemGetProperties(e.ctx, phys, &mut props));
     assert!(props.id != 0 && props.size == size as u64);
@@ -498,4 +500,51 @@ fn virtual_memory_reserve_map_use_unmap_free() {
         call!(ze::zeVirtualMemFree(e.ctx, va, size)),
         ZE_RESULT_ERROR_INVALID_ARGUMENT
     );
+}
+
+/// A test that wants a device without images says so in the profile.
+#[test]
+fn a_profile_without_images() {
+    let e = env();
+    let p = zekit_mock::profile::Profile {
+        images: zekit_mock::profile::ImageProfile {
+            max_image_dims_1d: 0,
+            max_image_dims_2d: 0,
+            max_image_dims_3d: 0,
+            max_image_buffer_size: 0,
+            max_image_array_slices: 0,
+            max_samplers: 0,
+            max_read_image_args: 0,
+            max_write_image_args: 0,
+        },
+        ..Default::default()
+    };
+    zekit_mock::script().set_profile(p);
+    let mut props = ze_device_image_properties_t::default();
+    ok!(ze::zeDeviceGetImageProperties(e.device, &mut props));
+    assert_eq!((props.maxImageDims2D, props.maxSamplers), (0, 0));
+    assert_eq!(
+        e.image(&rgba8_2d(4, 4)).0,
+        ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+    );
+    let mut s = null_mut();
+    assert_eq!(
+        call!(ze::zeSamplerCreate(
+            e.ctx,
+            e.device,
+            &ze_sampler_desc_t::default(),
+            &mut s
+        )),
+        ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+    );
+    let yaml = zekit_mock::profile::Profile::from_yaml(
+        "images: { maxImageDims2D: 0, maxImageBufferSize: 1 GiB }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        (yaml.images.max_image_dims_2d, yaml.images.max_image_dims_1d),
+        (0, 16384)
+    );
+    assert_eq!(yaml.images.max_image_buffer_size, 1 << 30);
+    zekit_mock::script().reset();
 }

@@ -134,12 +134,8 @@ impl DeviceApi for MockDriver {
         p: &mut ze_device_image_properties_t,
     ) -> ZeResult<()> {
         self.check_device(h_device)?;
-        // Images are supported (`image.rs`), with the limits of a current GPU.
-        *p = ze_device_image_properties_t {
-            stype: p.stype,
-            pNext: p.pNext,
-            ..super::image::IMAGE_PROPERTIES
-        };
+        // Images (`image.rs`) within the profile's limits: a current GPU's by default.
+        script().profile().fill_image_properties(p);
         Ok(())
     }
 

@@ -4,7 +4,7 @@
 //!
 //! | topic | behaviour |
 //! |---|---|
-//! | device limits | [`IMAGE_PROPERTIES`]: 16384 texels for 1D and 2D, 2048 for 3D, 2048 array slices, 16 samplers, 128 read and 128 write image arguments, buffer images up to 4 GiB |
+//! | device limits | the profile's `images:` (by default 16384 texels for 1D and 2D, 2048 for 3D, 2048 array slices, 16 samplers, 128 read and 128 write image arguments, buffer images up to 4 GiB); a limit of 0: that kind of image is `UNSUPPORTED_FEATURE` |
 //! | formats | the layouts of one to four 8/16/32-bit channels and the packed 10_10_10_2, 11_11_10, 5_6_5, 5_5_5_1, 4_4_4_4; `FLOAT` needs 16- or 32-bit channels (or 11_11_10); the media and 3-channel layouts: `UNSUPPORTED_IMAGE_FORMAT` |
 //! | storage | texels packed row after row, slice after slice (array layers are rows of a 1D array, slices of a 2D array); a buffer image is `width` texels |
 //! | `zeImageGetProperties` | point and linear filtering (point only for `UINT`/`SINT`) |
@@ -21,19 +21,14 @@ use zekit_sys::*;
 use super::MockDriver;
 use crate::objects::*;
 
-/// What `zeDeviceGetImageProperties` reports: the limits of a current GPU.
-pub const IMAGE_PROPERTIES: ze_device_image_properties_t = ze_device_image_properties_t {
-    stype: ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES,
-    pNext: std::ptr::null_mut(),
-    maxImageDims1D: 16384,
-    maxImageDims2D: 16384,
-    maxImageDims3D: 2048,
-    maxImageBufferSize: 4 << 30,
-    maxImageArraySlices: 2048,
-    maxSamplers: 16,
-    maxReadImageArgs: 128,
-    maxWriteImageArgs: 128,
-};
+/// The image limits of the profile (`images:`; a current GPU's by default).
+fn limits() -> ze_device_image_properties_t {
+    let mut p = ze_device_image_properties_t::default();
+    crate::script::script()
+        .profile()
+        .fill_image_properties(&mut p);
+    p
+}
 
 /// An image: its geometry and its texels.
 pub(crate) struct ImageObj {
@@ -134,9 +129,9 @@ fn texel_size(f: &ze_image_format_t) -> ZeResult<usize> {
     Ok(bytes)
 }
 
-/// Texels per row, rows, slices of an image of `desc`, checked against [`IMAGE_PROPERTIES`].
+/// Texels per row, rows, slices of an image of `desc`, checked against the profile's limits.
 fn extent(desc: &ze_image_desc_t) -> ZeResult<[usize; 3]> {
-    let p = &IMAGE_PROPERTIES;
+    let p = &limits();
     let w = desc.width;
     let (h, d) = (desc.height.max(1), desc.depth.max(1));
     let layers = desc.arraylevels;
@@ -154,6 +149,15 @@ fn extent(desc: &ze_image_desc_t) -> ZeResult<[usize; 3]> {
             ))
         }
     };
+    if limit == 0 || (slices && p.maxImageArraySlices == 0) {
+        return Err(fail(
+            ZeError::UNSUPPORTED_FEATURE,
+            format_args!(
+                "the device has no images of type {} (the profile's image limit is 0)",
+                desc.r#type.0
+            ),
+        ));
+    }
     if e.contains(&0) {
         return Err(fail(
             ZeError::INVALID_SIZE,
@@ -333,8 +337,13 @@ impl ImageApi for MockDriver {
         let bytes = extent
             .iter()
             .try_fold(bpp, |a, &b| a.checked_mul(b))
-            .filter(|&n| n as u64 <= IMAGE_PROPERTIES.maxImageBufferSize)
-            .ok_or_else(|| fail(ZeError::UNSUPPORTED_SIZE, "the image is too large"))?;
+            .filter(|&n| n as u64 <= crate::script::script().profile().device.max_mem_alloc_size)
+            .ok_or_else(|| {
+                fail(
+                    ZeError::UNSUPPORTED_SIZE,
+                    "the image exceeds maxMemAllocSize",
+                )
+            })?;
         *ph_image = Some(Handle::new(ImageObj {
             bpp,
             extent,
@@ -383,6 +392,12 @@ impl SamplerApi for MockDriver {
     ) -> ZeResult<()> {
         Self::context_id(h_context)?;
         self.check_device(h_device)?;
+        if limits().maxSamplers == 0 {
+            return Err(fail(
+                ZeError::UNSUPPORTED_FEATURE,
+                "the device has no samplers (the profile's maxSamplers is 0)",
+            ));
+        }
         *ph_sampler = Some(Handle::new(SamplerObj));
         Ok(())
     }
