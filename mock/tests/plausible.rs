@@ -7,12 +7,14 @@
 //! * rules over the call log, driven by the spec's table of output parameters
 //!   (`zekit_mock::generated::OUTPUTS`, emitted by `codegen/src/emit_mock.rs`): every modeled
 //!   function with an output must have succeeded here at least once, and what each successful
-//!   call wrote (the log renders outputs after the call) must pass the generic rules: handles
-//!   and pointers handed out are non-null, no member named like a size, page size, alignment,
-//!   clock, bus width or count of queues or EUs is 0, alignments are powers of two, UUIDs are
-//!   not all zeros;
-//! * checks of meaning beside the calls: counts consistent with arrays, handles live (usable
-//!   in a later call), timestamps monotonic, kernel timestamps ordered.
+//!   call wrote (the log renders outputs after the call) must pass the generic rules: pointers
+//!   and strings handed out are non-null, no member named like a size, page size, alignment,
+//!   clock, bus width, limit or count of queues or EUs is 0, alignments are powers of two,
+//!   UUIDs are not all zeros;
+//! * checks of meaning beside the calls: counts consistent with arrays, handles non-null and
+//!   live (the log shows only the address a handle was written to, so the program destroys
+//!   each handle it was given exactly once, or compares it with the one it must be),
+//!   timestamps monotonic, kernel timestamps ordered.
 
 use std::collections::BTreeSet;
 use std::ffi::{c_char, c_void, CStr, CString};
