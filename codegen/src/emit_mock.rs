@@ -14,7 +14,9 @@
 //!   (`zekitMockSetResult` → `capi::set_result`) with the same parameters, so a signature that
 //!   drifts from the header does not compile;
 //! * what every API function returns when the mock has no behaviour of its own for it (see
-//!   [`fallback_result`]): `ZEKIT_MOCK_FALLBACK_RESULTS(X)` in C, `FALLBACK_RESULTS` in Rust.
+//!   [`fallback_result`]): `ZEKIT_MOCK_FALLBACK_RESULTS(X)` in C, `FALLBACK_RESULTS` in Rust;
+//! * in Rust only, `OUTPUTS`: the `[out]` and `[in,out]` parameters of every function ([`outputs`]),
+//!   which the mock's plausibility sweep checks against what the mock wrote.
 
 use serde::Serialize;
 
@@ -163,6 +165,35 @@ struct FallbackView {
     pad: String,
     result: String,
     why: String,
+    /// The `[out]` and `[in,out]` parameters (see [`outputs`]); not in the header.
+    #[serde(skip)]
+    outputs: Vec<Output>,
+}
+
+/// One output parameter of a function: name, C type, `[out]` or `[in,out]`, optional.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    pub name: String,
+    pub ty: String,
+    pub dir: &'static str,
+    pub optional: bool,
+}
+
+/// The `[out]` and `[in,out]` parameters of `f`, in order: what a success hands back, and
+/// so what the mock's plausibility sweep (`mock/tests/plausible.rs`) must have seen written.
+pub fn outputs(f: &Function) -> Vec<Output> {
+    f.params
+        .iter()
+        .filter_map(|p| match p.dir {
+            Some(d @ (Dir::Out | Dir::Inout)) => Some(Output {
+                name: p.name.clone(),
+                ty: p.ty.clone(),
+                dir: d.annotation(),
+                optional: p.optional,
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The Rust type of a C type of the control API.
@@ -192,7 +223,13 @@ fn fallbacks(api: &Api) -> Vec<FallbackView> {
     for ns in NAMESPACES {
         for (_, f) in api.functions(ns) {
             let (result, why) = fallback_result(f);
-            fallback.push(FallbackView { name: f.name.clone(), pad: String::new(), result: result.to_string(), why });
+            fallback.push(FallbackView {
+                name: f.name.clone(),
+                pad: String::new(),
+                result: result.to_string(),
+                why,
+                outputs: outputs(f),
+            });
         }
     }
     let width = fallback.iter().map(|f| f.name.len()).max().unwrap_or(0);
@@ -242,7 +279,7 @@ fn emit_header(fallback: &[FallbackView]) -> Result<String, String> {
     tera.render("zekit_mock.h", &ctx).map_err(|e| format!("zekit_mock.h: {e:?}"))
 }
 
-/// The Rust module: `FALLBACK_RESULTS`, `CONTROL_FUNCTIONS` and the exported control
+/// The Rust module: `FALLBACK_RESULTS`, `OUTPUTS`, `CONTROL_FUNCTIONS` and the exported control
 /// functions. Plain text (no inner attributes or `//!` docs: it is `include!`d).
 fn emit_rust(fallback: &[FallbackView]) -> Result<String, String> {
     use std::fmt::Write as _;
@@ -266,6 +303,31 @@ fn emit_rust(fallback: &[FallbackView]) -> Result<String, String> {
     for f in fallback {
         let why = if f.why.is_empty() { String::new() } else { format!(" // {}", f.why) };
         let _ = writeln!(w, "    (\"{}\", ::zekit_sys::{}),{why}", f.name, f.result);
+    }
+    let _ = writeln!(w, "];\n");
+    let with_outputs: Vec<&FallbackView> = fallback.iter().filter(|f| !f.outputs.is_empty()).collect();
+    let _ = writeln!(
+        w,
+        "/// An output parameter of an API function: name, C type, direction (`[out]` or\n\
+         /// `[in,out]`), optional.\n\
+         pub type OutputParam = (&'static str, &'static str, &'static str, bool);\n"
+    );
+    let _ = writeln!(
+        w,
+        "/// The output parameters (`[out]`, `[in,out]`) of each of the {} API functions that have\n\
+         /// any, in spec order: `(function, [(parameter, C type, direction, optional)])`. What a\n\
+         /// successful call hands back; the mock's plausibility sweep (`mock/tests/plausible.rs`)\n\
+         /// checks that it saw each modeled one succeed and what it wrote.\n\
+         pub const OUTPUTS: &[(&str, &[OutputParam])] = &[",
+        with_outputs.len()
+    );
+    for f in with_outputs {
+        let params: Vec<String> = f
+            .outputs
+            .iter()
+            .map(|o| format!("(\"{}\", \"{}\", \"{}\", {})", o.name, o.ty, o.dir, o.optional))
+            .collect();
+        let _ = writeln!(w, "    (\"{}\", &[{}]),", f.name, params.join(", "));
     }
     let _ = writeln!(w, "];\n");
     let _ = writeln!(w, "/// The control functions the mock exports, in the header's order.");
@@ -320,6 +382,18 @@ mod tests {
         assert_eq!(fallback_result(&event).0, "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE");
         let plain = function("- {name: hThing, type: ze_thing_handle_t, dir: in}\n- {name: value, type: uint32_t, dir: in}\n");
         assert_eq!(fallback_result(&plain), ("ZE_RESULT_SUCCESS", String::new()));
+    }
+
+    #[test]
+    fn outputs_are_the_out_and_in_out_parameters() {
+        let f = function(
+            "- {name: hThing, type: ze_thing_handle_t, dir: in}\n- {name: pCount, type: uint32_t*, dir: inout}\n- {name: phOther, type: ze_other_handle_t*, dir: out, optional: true}\n",
+        );
+        let o = outputs(&f);
+        assert_eq!(o.len(), 2);
+        assert_eq!((o[0].name.as_str(), o[0].ty.as_str(), o[0].dir, o[0].optional), ("pCount", "uint32_t*", "[in,out]", false));
+        assert_eq!((o[1].name.as_str(), o[1].dir, o[1].optional), ("phOther", "[out]", true));
+        assert!(outputs(&function("- {name: hThing, type: ze_thing_handle_t, dir: in}\n")).is_empty());
     }
 
     #[test]

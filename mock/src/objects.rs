@@ -259,6 +259,8 @@ pub(crate) struct Region {
     pub width: usize,
     pub height: usize,
     pub depth: usize,
+    /// Objects whose memory the copy touches (images), kept alive until it has run (held, never read).
+    pub _keep: Vec<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 /// One appended command: wait for `waits`, run `op`, signal `signal`.

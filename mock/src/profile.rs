@@ -30,6 +30,9 @@
 //!   spirvVersionSupported: "1.2"
 //!   flags: [FP16, FP64, INT64_ATOMICS]
 //!   maxArgumentsSize: 2 KiB
+//! images:                        # ze_device_image_properties_t; all 0: no images
+//!   maxImageDims2D: 16384
+//!   maxImageBufferSize: 4 GiB
 //! ```
 //!
 //! Lists replace the default list as a whole; omitted keys of a list entry take the value of the
@@ -57,6 +60,42 @@ pub struct Profile {
     pub command_queue_groups: Vec<QueueGroupProfile>,
     pub memory_access: MemoryAccessProfile,
     pub module: ModuleProfile,
+    pub images: ImageProfile,
+}
+
+/// `ze_device_image_properties_t`: the image limits (a 0 makes that kind of image unsupported;
+/// all zeros: a device without images).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct ImageProfile {
+    #[serde(rename = "maxImageDims1D")]
+    pub max_image_dims_1d: u32,
+    #[serde(rename = "maxImageDims2D")]
+    pub max_image_dims_2d: u32,
+    #[serde(rename = "maxImageDims3D")]
+    pub max_image_dims_3d: u32,
+    #[serde(deserialize_with = "de_size")]
+    pub max_image_buffer_size: u64,
+    pub max_image_array_slices: u32,
+    pub max_samplers: u32,
+    pub max_read_image_args: u32,
+    pub max_write_image_args: u32,
+}
+
+impl Default for ImageProfile {
+    /// The limits of a current GPU.
+    fn default() -> Self {
+        Self {
+            max_image_dims_1d: 16384,
+            max_image_dims_2d: 16384,
+            max_image_dims_3d: 2048,
+            max_image_buffer_size: 4 * GIB,
+            max_image_array_slices: 2048,
+            max_samplers: 16,
+            max_read_image_args: 128,
+            max_write_image_args: 128,
+        }
+    }
 }
 
 /// `ze_device_memory_access_properties_t`.
@@ -340,6 +379,7 @@ impl Default for Profile {
             ],
             memory_access: MemoryAccessProfile::default(),
             module: ModuleProfile::default(),
+            images: ImageProfile::default(),
         }
     }
 }
@@ -508,6 +548,19 @@ impl Profile {
         p.sharedSingleDeviceAllocCapabilities = m.shared_single_device_alloc_capabilities;
         p.sharedCrossDeviceAllocCapabilities = m.shared_cross_device_alloc_capabilities;
         p.sharedSystemAllocCapabilities = m.shared_system_alloc_capabilities;
+    }
+
+    /// Fills `p` from `images`, leaving `stype` and `pNext` alone.
+    pub fn fill_image_properties(&self, p: &mut ze_device_image_properties_t) {
+        let i = &self.images;
+        p.maxImageDims1D = i.max_image_dims_1d;
+        p.maxImageDims2D = i.max_image_dims_2d;
+        p.maxImageDims3D = i.max_image_dims_3d;
+        p.maxImageBufferSize = i.max_image_buffer_size;
+        p.maxImageArraySlices = i.max_image_array_slices;
+        p.maxSamplers = i.max_samplers;
+        p.maxReadImageArgs = i.max_read_image_args;
+        p.maxWriteImageArgs = i.max_write_image_args;
     }
 
     /// Fills `p` from `module`, leaving `stype` and `pNext` alone; the native kernel uuid is the

@@ -299,7 +299,8 @@ fn device_properties_come_from_the_profile() {
     assert!(root.is_null());
     let mut img = ze_device_image_properties_t::default();
     ok!(ze::zeDeviceGetImageProperties(e.device, &mut img));
-    assert_eq!(img.maxImageDims2D, 0);
+    // Images are modeled (tests/defaults.rs): a GPU's limits.
+    assert_eq!(img.maxImageDims2D, 16384);
     let (mut host_ts, mut dev_ts) = (0, 0);
     ok!(ze::zeDeviceGetGlobalTimestamps(
         e.device,
@@ -774,16 +775,12 @@ fn functions_without_behaviour_answer_their_fallback() {
     let e = env();
     let script = zekit_mock::script();
     // An [out] handle: a success would be a lie.
-    let mut image = null_mut();
+    let mut vertex = 1usize as ze_fabric_vertex_handle_t;
     assert_eq!(
-        call!(ze::zeImageCreate(
-            e.ctx,
-            e.device,
-            &ze_image_desc_t::default(),
-            &mut image
-        )),
+        call!(ze::zeDeviceGetFabricVertexExp(e.device, &mut vertex)),
         ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
     );
+    assert!(vertex.is_null());
     // Nothing to read back: success.
     let mut p = e.host(64);
     ok!(ze::zeContextMakeMemoryResident(e.ctx, e.device, p, 64));
@@ -799,7 +796,7 @@ fn functions_without_behaviour_answer_their_fallback() {
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[1].result, ZE_RESULT_ERROR_DEVICE_LOST);
     assert_eq!(
-        script.calls_to("zeImageCreate")[0].result,
+        script.calls_to("zeDeviceGetFabricVertexExp")[0].result,
         ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
     );
     ok!(ze::zeMemFree(e.ctx, p));
@@ -845,7 +842,11 @@ fn the_modeled_functions_are_the_methods_the_impl_blocks_define() {
     let _e = env();
     let modeled = zekit_mock::modeled();
     assert!(modeled.contains(&"zeMemAllocDevice") && modeled.contains(&"zerGetDefaultContext"));
-    assert!(!zekit_mock::is_modeled("zeImageCreate"));
+    assert!(!zekit_mock::is_modeled("zeDeviceGetFabricVertexExp"));
+    assert!(
+        zekit_mock::is_modeled("zeImageCreate")
+            && zekit_mock::is_modeled("zeVirtualMemQueryPageSize")
+    );
     assert!(zekit_mock::is_modeled("zeModuleCreate") && zekit_mock::is_modeled("zeKernelCreate"));
     let installed = zekit_icd::dispatch().expect("installed");
     for f in zekit_icd::api::FUNCTIONS {

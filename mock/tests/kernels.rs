@@ -889,7 +889,7 @@ fn image_and_sampler_arguments_are_recorded() {
     });
     let m = e.module("images");
     let k = e.kernel(m, "sample_2d");
-    // The mock has no images: any non-null handle is taken and recorded.
+    // Image and sampler arguments: any non-null handle is taken and recorded as it is.
     let (img, smp) = (0x1000usize, 0x2000usize);
     let ph = |h: &usize| h as *const usize as *const c_void;
     assert_eq!(

@@ -391,3 +391,14 @@ fn a_c_kernel_callback_named_by_a_scenario_file() {
         "{err}"
     );
 }
+
+#[test]
+fn defaults_a_caller_divides_by_or_destroys_in_tear_down() {
+    let exe = build("defaults", "mock-defaults", &[]);
+    let spv = format!("{}/../../spirv/kernels/images.spv", env!("CARGO_MANIFEST_DIR"));
+    let out = run(&exe, &[&spv], &[]);
+    let s = tk::expect_success("defaults", &out);
+    assert!(s.contains("defaults ok"), "{s}");
+    assert_eq!(line(&s, "pagesize(4096)"), "65536");
+    assert_eq!(line(&s, "pagesize(1073741824)"), "2097152");
+}

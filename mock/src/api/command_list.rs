@@ -10,7 +10,7 @@ use zekit_icd::{kinds, CommandListApi, Handle, ZeError, ZeResult};
 use zekit_rt::fail;
 use zekit_sys::*;
 
-use super::{event, events, MockDriver};
+use super::{event, events, image, MockDriver};
 use crate::objects::*;
 use crate::script::script;
 
@@ -65,6 +65,23 @@ impl MockDriver {
                 src: src as usize,
                 size,
             },
+            signal: event(signal)?,
+        };
+        self.append(function, list, cmd)
+    }
+
+    /// Appends a command that runs `op` (image copies, built by `image.rs`).
+    fn append_op(
+        &self,
+        function: &str,
+        list: Handle<kinds::CommandList>,
+        op: ZeResult<Op>,
+        signal: Option<Handle<kinds::Event>>,
+        waits: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let cmd = Cmd {
+            waits: events(waits)?,
+            op: op?,
             signal: event(signal)?,
         };
         self.append(function, list, cmd)
@@ -631,10 +648,77 @@ impl CommandListApi for MockDriver {
                 width: d.width as usize,
                 height: d.height as usize,
                 depth: d.depth as usize,
+                _keep: Vec::new(),
             })),
             signal: event(h_signal_event)?,
         };
         self.append("zeCommandListAppendMemoryCopyRegion", h, cmd)
+    }
+
+    fn ze_command_list_append_image_copy(
+        &self,
+        h: Handle<kinds::CommandList>,
+        h_dst_image: Handle<kinds::Image>,
+        h_src_image: Handle<kinds::Image>,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = image::image_to_image(h_dst_image, None, h_src_image, None);
+        self.append_op(
+            "zeCommandListAppendImageCopy",
+            h,
+            op,
+            h_signal_event,
+            ph_wait_events,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn ze_command_list_append_image_copy_region(
+        &self,
+        h: Handle<kinds::CommandList>,
+        h_dst_image: Handle<kinds::Image>,
+        h_src_image: Handle<kinds::Image>,
+        p_dst_region: Option<&ze_image_region_t>,
+        p_src_region: Option<&ze_image_region_t>,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = image::image_to_image(h_dst_image, p_dst_region, h_src_image, p_src_region);
+        let f = "zeCommandListAppendImageCopyRegion";
+        self.append_op(f, h, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_image_copy_to_memory(
+        &self,
+        h: Handle<kinds::CommandList>,
+        dstptr: *mut c_void,
+        h_src_image: Handle<kinds::Image>,
+        p_src_region: Option<&ze_image_region_t>,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = image::to_memory(h_src_image, p_src_region, dstptr);
+        let f = "zeCommandListAppendImageCopyToMemory";
+        self.append_op(f, h, op, h_signal_event, ph_wait_events)
+    }
+
+    fn ze_command_list_append_image_copy_from_memory(
+        &self,
+        h: Handle<kinds::CommandList>,
+        h_dst_image: Handle<kinds::Image>,
+        srcptr: *const c_void,
+        p_dst_region: Option<&ze_image_region_t>,
+        h_signal_event: Option<Handle<kinds::Event>>,
+        _num_wait_events: u32,
+        ph_wait_events: &[Handle<kinds::Event>],
+    ) -> ZeResult<()> {
+        let op = image::from_memory(h_dst_image, p_dst_region, srcptr);
+        let f = "zeCommandListAppendImageCopyFromMemory";
+        self.append_op(f, h, op, h_signal_event, ph_wait_events)
     }
 
     fn ze_command_list_append_write_global_timestamp(

@@ -134,12 +134,8 @@ impl DeviceApi for MockDriver {
         p: &mut ze_device_image_properties_t,
     ) -> ZeResult<()> {
         self.check_device(h_device)?;
-        // No image support: every limit is 0.
-        *p = ze_device_image_properties_t {
-            stype: p.stype,
-            pNext: p.pNext,
-            ..Default::default()
-        };
+        // Images (`image.rs`) within the profile's limits: a current GPU's by default.
+        script().profile().fill_image_properties(p);
         Ok(())
     }
 

@@ -32,6 +32,20 @@ fn registry() -> &'static Mutex<HashMap<usize, Weak<KernelCore>>> {
     R.get_or_init(Default::default)
 }
 
+/// A kernel's uuid, never zeros: `kid` is "zekitknl" and the FNV-1a hash of its name, `mid`
+/// "zekitmod" and the hash again (the mock does not tell modules apart by uuid).
+fn kernel_uuid(name: &[u8]) -> ze_kernel_uuid_t {
+    let hash = name.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    let mut kid = [0u8; 16];
+    kid[..8].copy_from_slice(b"zekitknl");
+    kid[8..].copy_from_slice(&hash.to_le_bytes());
+    let mut mid = kid;
+    mid[..8].copy_from_slice(b"zekitmod");
+    ze_kernel_uuid_t { kid, mid }
+}
+
 fn kernel(h: Handle<kinds::Kernel>) -> ZeResult<Arc<KernelCore>> {
     h.get::<KernelObj>().map(|k| k.core.clone())
 }
@@ -267,7 +281,7 @@ impl KernelApi for MockDriver {
         let arg = match checked {
             ArgValue::Local(n) => KernelArg::Local(n),
             ArgValue::Pointer(p) => KernelArg::Pointer(p),
-            // The mock has no images or samplers: a non-null handle is recorded as it is.
+            // A non-null handle is recorded as it is: launches do not read texels (image.rs).
             ArgValue::Handle(0) => {
                 let what = if info.args[i].kind == ArgKind::Image {
                     "an image"
@@ -349,10 +363,7 @@ impl KernelApi for MockDriver {
         p.localMemSize = info.local_static_size;
         p.privateMemSize = info.private_size;
         p.spillMemSize = 0;
-        p.uuid = ze_kernel_uuid_t {
-            kid: [0; 16],
-            mid: [0; 16],
-        };
+        p.uuid = kernel_uuid(k.name.as_bytes());
         Ok(())
     }
 

@@ -138,9 +138,11 @@ impl MemApi for MockDriver {
                 a.device
             }
             None => {
+                // Not USM of this context: the host's memory, in the host's pages (never a page
+                // size of 0, which callers divide by).
                 p.r#type = ZE_MEMORY_TYPE_UNKNOWN;
                 p.id = 0;
-                p.pageSize = 0;
+                p.pageSize = 4096;
                 None
             }
         };

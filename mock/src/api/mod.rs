@@ -6,7 +6,8 @@
 //! zeroed host memory (alignment honoured); command queues and command lists (regular and
 //! immediate) whose memory copies, region copies, fills, barriers, timestamps and event
 //! signals/waits/resets really run when executed (see [`crate::objects`] for the execution
-//! model); event pools and events; fences; SPIR-V modules read (not compiled) by `zekit-spirv`
+//! model); event pools and events; fences; images (with copies), samplers, virtual memory
+//! reservations, physical memory and mappings; SPIR-V modules read (not compiled) by `zekit-spirv`
 //! and their kernels, whose launches run the host callbacks tests register
 //! ([`crate::kernels`]). Host waits honour their timeout and never hang
 //! (`ZEKIT_MOCK_WAIT_LIMIT_MS`).
@@ -29,9 +30,11 @@ mod event;
 mod event_pool;
 mod fence;
 mod global;
+mod image;
 pub(crate) mod kernel;
 mod mem;
 mod module;
+mod virtual_mem;
 mod zer;
 
 use std::collections::HashSet;
