@@ -47,8 +47,15 @@ def reason_of(report):
     return re.sub(r"\b0x[0-9a-f]+\b", "0x…", first)[:200]
 
 
-@pytest.hookimpl(tryfirst=True)
+# A wrapper: its first half runs before every plain implementation, pytest's own count of
+# failures (the session's, which sets the exit status) included.
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_logreport(report):
+    _apply(report)
+    return (yield)
+
+
+def _apply(report):
     node = report.nodeid
     if report.failed:
         _failures.setdefault(node, f"{'' if report.when == 'call' else report.when + ': '}{reason_of(report)}")

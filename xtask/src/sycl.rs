@@ -1,4 +1,4 @@
-//! `cargo xtask sycl [--sweep] [--update-known] [--all] [--adapter v1|v2] [-- PYTEST_ARGS]`:
+//! `cargo xtask sycl [--sweep] [--debug-driver] [--update-known] [--all] [--adapter v1|v2] [-- PYTEST_ARGS]`:
 //! Intel's SYCL stack (PyPI's `dpctl` and `dpnp`, which bring `intel-sycl-rt` and the Unified
 //! Runtime's Level Zero adapters v1 and v2) on the zekit CPU driver, through the Level Zero
 //! loader 1.32 built from `shared/vendor/`. Set up without root, all under `target/zekit-deps/`:
@@ -7,7 +7,8 @@
 //!   pinned; reinstalled only when that file changes);
 //! - `level-zero-1.32/lib/`: the loader (and its tracing layer, which it loads), built with the
 //!   venv's cmake from the vendored tarball (checked against `SHA256SUMS`);
-//! - the CPU driver, `cargo build --release -p zekit-driver-core`.
+//! - the CPU driver, `cargo build --release -p zekit-driver-core` (`--debug-driver`: the dev
+//!   profile, which `cargo xtask test` has mostly built already).
 //!
 //! Then the pytest suite `tests/sycl/` runs once per adapter, each test in a forked child (a
 //! crash fails that test alone). `tests/sycl/known/<adapter>.txt` lists the tests that fail
@@ -162,14 +163,19 @@ fn loader(root: &Path, deps: &Path, python: &Path) -> Result<PathBuf, String> {
     Ok(lib)
 }
 
-/// `cargo build --release -p zekit-driver-core`; the driver's absolute path.
-fn driver(root: &Path) -> Result<PathBuf, String> {
+/// `cargo build --release -p zekit-driver-core` (without `--release` for `debug`); the driver's
+/// absolute path.
+fn driver(root: &Path, debug: bool) -> Result<PathBuf, String> {
     let t = Instant::now();
-    run(Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "-p", "zekit-driver-core"])
-        .current_dir(root))?;
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.args(["build", "-p", "zekit-driver-core"]).current_dir(root);
+    if !debug {
+        cmd.arg("--release");
+    }
+    run(&mut cmd)?;
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    let so = std::path::absolute(target.join("release/libze_zekit_cpu.so")).map_err(|e| e.to_string())?;
+    let profile = if debug { "debug" } else { "release" };
+    let so = std::path::absolute(target.join(profile).join("libze_zekit_cpu.so")).map_err(|e| e.to_string())?;
     if !so.exists() {
         return Err(format!("{} is missing after the build", so.display()));
     }
@@ -178,12 +184,12 @@ fn driver(root: &Path) -> Result<PathBuf, String> {
 }
 
 /// Venv, loader and driver, each set up when missing or stale.
-pub fn setup(root: &Path) -> Result<Stack, String> {
+pub fn setup(root: &Path, debug_driver: bool) -> Result<Stack, String> {
     let t = Instant::now();
     let deps = root.join("target/zekit-deps");
     let python = venv(root, &deps)?;
     let loader_lib = std::path::absolute(loader(root, &deps, &python)?).map_err(|e| e.to_string())?;
-    let driver = driver(root)?;
+    let driver = driver(root, debug_driver)?;
     println!("xtask: SYCL setup done in {}", secs(t));
     Ok(Stack { python, loader_lib, driver, deps })
 }
@@ -194,6 +200,7 @@ struct Options {
     sweep: bool,
     update_known: bool,
     all: bool,
+    debug_driver: bool,
     adapters: Vec<bool>,
     pytest: Vec<String>,
 }
@@ -206,6 +213,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--sweep" => o.sweep = true,
             "--update-known" => o.update_known = true,
             "--all" => o.all = true,
+            "--debug-driver" => o.debug_driver = true,
             "--adapter" => match it.next().map(String::as_str) {
                 Some("v1") => o.adapters.push(false),
                 Some("v2") => o.adapters.push(true),
@@ -218,10 +226,13 @@ fn parse(args: &[String]) -> Result<Options, String> {
     if o.adapters.is_empty() {
         o.adapters = vec![false, true];
     }
+    if o.update_known && (o.all || !o.pytest.is_empty()) {
+        return Err("--update-known rewrites the whole list: run it with neither --all nor pytest arguments".into());
+    }
     Ok(o)
 }
 
-pub const USAGE: &str = "usage: cargo xtask sycl [--sweep] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS]";
+pub const USAGE: &str = "usage: cargo xtask sycl [--sweep] [--debug-driver] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS]";
 
 /// Counts of one run (`tests/sycl/known.py` writes them): passed, failed, skipped, xfailed.
 #[derive(Default, Clone, Copy)]
@@ -266,8 +277,8 @@ fn suite(root: &Path, stack: &Stack, v2: bool, o: &Options, total: &mut Counts) 
     }
     match status.code() {
         Some(0) => Ok(()),
-        _ if o.update_known => Ok(()),
         Some(5) => Err(format!("the {name} suite ran no test (pytest exit 5)")),
+        _ if o.update_known => Ok(()),
         _ => Err(format!("the SYCL suite failed on the {name} adapter (pytest: {status})")),
     }
 }
@@ -275,7 +286,7 @@ fn suite(root: &Path, stack: &Stack, v2: bool, o: &Options, total: &mut Counts) 
 /// `cargo xtask sycl ...`.
 pub fn main(root: &Path, args: &[String]) -> Result<(), String> {
     let o = parse(args)?;
-    let stack = setup(root)?;
+    let stack = setup(root, o.debug_driver)?;
     if o.sweep {
         return crate::sycl_sweep::sweep(root, &stack);
     }
