@@ -149,7 +149,7 @@ fn test(root: &Path, stack: &crate::sycl::Stack, deb: &Path) -> Result<(), Strin
 
 /// `cargo xtask package [--test]`.
 pub fn main(root: &Path, args: &[String]) -> Result<(), String> {
-    let stack = crate::sycl::setup(root)?;
+    let stack = crate::sycl::setup(root, false)?;
     let deb = build(root, &stack)?;
     if args.iter().any(|a| a == "--test") {
         test(root, &stack, &deb)?;

@@ -30,6 +30,78 @@ fn constants(desc: &ze_module_desc_t) -> ZeResult<Option<(Vec<u32>, Vec<usize>)>
     Ok(Some((ids, values)))
 }
 
+/// The `ze_module_program_exp_desc_t` chained to a module descriptor, if any.
+fn program_desc(desc: &ze_module_desc_t) -> Option<&ze_module_program_exp_desc_t> {
+    // SAFETY: the application's chain, read-only for this call.
+    let mut links = unsafe { chain::Links::new(desc.pNext) };
+    links
+        .find(|l| l.stype == ze_structure_type_t::MODULE_PROGRAM_EXP_DESC.0)
+        // SAFETY: a link of that structure type is that structure.
+        .map(|l| unsafe { &*l.ptr.cast::<ze_module_program_exp_desc_t>() })
+}
+
+/// `zeModuleCreate` with `ze_module_program_exp_desc_t` (`ZE_experimental_module_program`):
+/// each input is built as a module, then the one input with kernels is linked against the others
+/// (`zeModuleDynamicLink`'s rules): SYCL links its device libraries so. Kernels in more than one
+/// input are `UNSUPPORTED_FEATURE`.
+fn build_program(
+    h_context: Handle<kinds::Context>,
+    h_device: Handle<kinds::Device>,
+    format: ze_module_format_t,
+    p: &ze_module_program_exp_desc_t,
+) -> Outcome<(ModuleObject, String)> {
+    let n = p.count as usize;
+    if n == 0 || p.inputSizes.is_null() || p.pInputModules.is_null() {
+        return Err(Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, "a module program of no inputs (count 0, or null arrays)"));
+    }
+    // SAFETY: the application gives `count` sizes, input pointers and (when not null) build
+    // flags and constants.
+    let (sizes, inputs) = unsafe { (std::slice::from_raw_parts(p.inputSizes, n), std::slice::from_raw_parts(p.pInputModules, n)) };
+    let mut modules = Vec::with_capacity(n);
+    let mut log = Vec::new();
+    for i in 0..n {
+        if inputs[i].is_null() {
+            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_NULL_POINTER, format!("input {i} of the module program is null")));
+        }
+        // SAFETY: as above.
+        let input = unsafe { std::slice::from_raw_parts(inputs[i], sizes[i]) };
+        // SAFETY: as above; each entry, when not null, is a NUL-terminated string.
+        let flags = (!p.pBuildFlags.is_null())
+            .then(|| unsafe { *p.pBuildFlags.add(i) })
+            .filter(|f| !f.is_null())
+            .map(|f| unsafe { CStr::from_ptr(f) }.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let one = ze_module_desc_t {
+            // SAFETY: as above.
+            pConstants: if p.pConstants.is_null() { std::ptr::null() } else { unsafe { *p.pConstants.add(i) } },
+            ..Default::default()
+        };
+        let constants = constants(&one).map_err(|e| Failure::new(e.0, zekit_rt::noted_reason()))?;
+        let spec = constants.as_ref().map(|(ids, values)| SpecConstants { ids, values });
+        let (m, l) = ModuleObject::build(h_context, h_device, format, input, &flags, spec)
+            .map_err(|f| Failure::new(f.code, format!("input {i} of the module program: {}", f.reason)))?;
+        log.push(format!("input {i}: {l}"));
+        modules.push(m);
+    }
+    let with_kernels: Vec<usize> = (0..n).filter(|&i| !modules[i].kernel_names().is_empty()).collect();
+    let main = match with_kernels[..] {
+        [i] => i,
+        [] => 0,
+        _ => {
+            return Err(Failure::new(
+                ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                format!("kernels in {} inputs of a module program (inputs {with_kernels:?}); one input with kernels is linked against the others", with_kernels.len()),
+            ))
+        }
+    };
+    if modules[main].unlinked() {
+        let all: Vec<&ModuleObject> = modules.iter().collect();
+        log.push(ModuleObject::link(&all)?);
+    }
+    let m = modules.swap_remove(main);
+    Ok((m, log.join("\n")))
+}
+
 #[zekit_icd::implement]
 impl ModuleApi for CpuDriver {
     fn ze_module_create(
@@ -42,6 +114,17 @@ impl ModuleApi for CpuDriver {
     ) -> ZeResult<()> {
         context(h_context)?;
         ordinal(h_device)?;
+        if let Some(p) = program_desc(desc) {
+            let (result, log) = match build_program(h_context, h_device, desc.format, p) {
+                Ok((m, log)) => (Ok(m), log),
+                Err(f) => (Err(ZeError::from(f)), zekit_rt::noted_reason()),
+            };
+            if let Some(out) = ph_build_log {
+                *out = Some(log_handle(log));
+            }
+            *ph_module = Some(Handle::new(result?));
+            return Ok(());
+        }
         if desc.pInputModule.is_null() {
             return Err(null_pointer("desc->pInputModule"));
         }

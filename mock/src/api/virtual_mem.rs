@@ -261,12 +261,15 @@ impl PhysicalMemApi for MockDriver {
     fn ze_physical_mem_create(
         &self,
         h_context: Handle<kinds::Context>,
-        h_device: Handle<kinds::Device>,
+        h_device: Option<Handle<kinds::Device>>,
         desc: &ze_physical_mem_desc_t,
         ph_physical_memory: &mut Option<Handle<kinds::PhysicalMem>>,
     ) -> ZeResult<()> {
         Self::context_id(h_context)?;
-        self.check_device(h_device)?;
+        // No device: physical host memory.
+        if let Some(d) = h_device {
+            self.check_device(d)?;
+        }
         let size = desc.size;
         let page = page_size(size);
         if size == 0 || !size.is_multiple_of(page) {
