@@ -126,6 +126,10 @@ pub const EXTENSIONS: &[Extension] = &[
         version: ZE_RELAXED_ALLOCATION_LIMITS_EXT_VERSION_1_0.0,
     },
     Extension {
+        name: ZE_MUTABLE_COMMAND_LIST_EXP_NAME,
+        version: ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_1_1.0,
+    },
+    Extension {
         name: ZE_EU_COUNT_EXT_NAME,
         version: ZE_EU_COUNT_EXT_VERSION_1_0.0,
     },
