@@ -554,3 +554,19 @@ fn external_memory_between_processes_through_the_loader() {
         "{err}"
     );
 }
+
+/// Mutable command lists through the loader: a saxpy launch changed on its closed list (an
+/// argument, the group count, the signal event) and run again; misuse and its codes, each one
+/// failure line.
+#[test]
+fn mutable_command_lists_through_the_loader() {
+    let spv = manifest_dir().join("../spirv/kernels/saxpy.spv");
+    let (out, stderr) = run_ok("mutable", &[("ZEKIT_TEST_SPV", spv.to_str().unwrap())]);
+    assert_eq!(value(&out, "mutable command flags"), "0x7f");
+    for line in ["first run ok", "updated run ok", "misuse ok"] {
+        assert!(out.contains(line), "{out}");
+    }
+    assert!(out.ends_with("mutable ok\n"), "{out}");
+    let failures = stderr.lines().filter(|l| l.starts_with("zekit: ")).count();
+    assert_eq!(failures, 6, "one line per misuse:\n{stderr}");
+}
