@@ -135,6 +135,43 @@ fn kernel_arguments_and_group_count_change_the_next_run() {
     ok!(ze::zeCommandQueueDestroy(q));
 }
 
+/// A submission made before an update runs the commands it was given; the next one the
+/// changed ones.
+#[test]
+fn submitted_work_keeps_its_commands() {
+    let z = Ze::new();
+    let q = z.queue(0, ze_command_queue_mode_t::ASYNCHRONOUS);
+    let m = module(&z, &spv("saxpy"));
+    let k = kernel(m, "saxpy");
+    let n = 32usize;
+    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let (px, py) = (buffer(&z, &x), buffer(&z, &vec![1f32; n]));
+    arg(k, 0, &2f32);
+    arg(k, 1, &px);
+    arg(k, 2, &py);
+    arg(k, 3, &(n as u32));
+    let pool = z.pool(ze_event_pool_flags_t::HOST_VISIBLE, 1);
+    let gate = z.event(pool, 0);
+    let l = mutable_list(&z);
+    let id = next_id(l, F::KERNEL_ARGUMENTS);
+    let mut waits = [gate];
+    let g = groups(n as u32, 1, 1);
+    ok!(ze::zeCommandListAppendLaunchKernel(l, k, &g, null_mut(), 1, waits.as_mut_ptr()));
+    ok!(ze::zeCommandListClose(l));
+    let mut lists = [l];
+    // The first run waits on the gate; the update comes meanwhile; the second run follows.
+    ok!(ze::zeCommandQueueExecuteCommandLists(q, 1, lists.as_mut_ptr(), null_mut()));
+    let mut a = arg_desc(id, 0, &3f32);
+    assert_eq!(update(l, &mut [link(&mut a)]), ZE_RESULT_SUCCESS, "{}", last_error());
+    ok!(ze::zeCommandQueueExecuteCommandLists(q, 1, lists.as_mut_ptr(), null_mut()));
+    ok!(ze::zeEventHostSignal(gate));
+    ok!(ze::zeCommandQueueSynchronize(q, FOREVER));
+    let y = read_f32(py, n);
+    assert!((0..n).all(|i| y[i] == 5.0 * i as f32 + 1.0), "2x then 3x added: {y:?}");
+    ok!(ze::zeCommandListDestroy(l));
+    ok!(ze::zeCommandQueueDestroy(q));
+}
+
 #[test]
 fn group_size_and_global_offset_change_the_next_run() {
     let z = Ze::new();

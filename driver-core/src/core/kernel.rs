@@ -13,6 +13,7 @@
 //! | `zeKernelSchedulingHintExp` | OLDEST_FIRST, ROUND_ROBIN, STALL_BASED_ROUND_ROBIN (any combination) recorded and otherwise ignored: the CPU's threads have no arbitration to change, so `ze_scheduling_hint_exp_properties_t` reports none supported; other bits `INVALID_ENUMERATION`, one log line |
 //! | `zeKernelGetAllocationPropertiesExp` | the allocations of the buffer arguments set to a pointer inside an allocation of the module's context (base, size, type, argument index), in argument order; none driver-internal (the program's data is not an allocation) |
 //! | launches | each launch copies the arguments and group size as they are when it is appended; an argument never set: `INVALID_ARGUMENT` at the append; a kernel with barriers whose private memory times the group size exceeds 64 MiB, or more local memory than `maxSharedLocalMemory` (64 KiB, static variables included): `OUT_OF_DEVICE_MEMORY` |
+//! | launches of mutable command lists | a [`Snapshot`] of the launch's state, changed by the rules above (`zeKernelSetArgumentValue`, `zeKernelSetGroupSize`) and checked as an append when rebuilt (see [`super::mutable`]); the kernel object itself is not changed |
 
 use std::ffi::{c_void, CString};
 use std::sync::{Arc, Mutex};
