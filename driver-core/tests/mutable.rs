@@ -249,6 +249,7 @@ fn signal_and_wait_events_change() {
     // More waits than the command was appended with.
     let mut two = [w1, w2];
     check!(ze::zeCommandListUpdateMutableCommandWaitEventsExp(l, id, 2, two.as_mut_ptr()), ZE_RESULT_ERROR_INVALID_SIZE);
+    check!(ze::zeCommandListUpdateMutableCommandWaitEventsExp(l, id, 1, null_mut()), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
     // None at all, and no signal: the command runs unconditionally and signals nothing.
     ok!(ze::zeCommandListUpdateMutableCommandWaitEventsExp(l, id, 0, null_mut()));
     ok!(ze::zeCommandListUpdateMutableCommandSignalEventExp(l, id, null_mut()));
@@ -368,6 +369,10 @@ fn misuse_has_its_codes() {
 
     let l = mutable_list(&z);
     check!(ze::zeCommandListGetNextCommandIdExp(l, &id_desc(F::GRAPH_ARGUMENTS), &mut id), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    check!(
+        ze::zeCommandListGetNextCommandIdWithKernelsExp(l, &id_desc(F::KERNEL_INSTRUCTION), 2, null_mut(), &mut id),
+        ZE_RESULT_ERROR_INVALID_NULL_POINTER
+    );
     // Kernel parts on a command that is not a launch: the append fails, the id stays.
     let id1 = next_id(l, F::KERNEL_ARGUMENTS | F::SIGNAL_EVENT);
     check!(ze::zeCommandListAppendBarrier(l, null_mut(), 0, null_mut()), ZE_RESULT_ERROR_INVALID_ARGUMENT);

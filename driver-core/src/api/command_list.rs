@@ -166,7 +166,10 @@ impl CommandListApi for CpuDriver {
         super::mutable::next_command_id(h_command_list, desc, &[], p_command_id)
     }
 
-    fn ze_command_list_get_next_command_id_with_kernels_exp(&self, h_command_list: Handle<kinds::CommandList>, desc: &ze_mutable_command_id_exp_desc_t, _num_kernels: u32, ph_kernels: &[Handle<kinds::Kernel>], p_command_id: &mut u64) -> ZeResult<()> {
+    fn ze_command_list_get_next_command_id_with_kernels_exp(&self, h_command_list: Handle<kinds::CommandList>, desc: &ze_mutable_command_id_exp_desc_t, num_kernels: u32, ph_kernels: &[Handle<kinds::Kernel>], p_command_id: &mut u64) -> ZeResult<()> {
+        if ph_kernels.len() != num_kernels as usize {
+            return Err(null_pointer(&format!("phKernels (with numKernels {num_kernels})")));
+        }
         super::mutable::next_command_id(h_command_list, desc, ph_kernels, p_command_id)
     }
 
@@ -178,8 +181,8 @@ impl CommandListApi for CpuDriver {
         super::mutable::update_signal(h_command_list, command_id, h_signal_event)
     }
 
-    fn ze_command_list_update_mutable_command_wait_events_exp(&self, h_command_list: Handle<kinds::CommandList>, command_id: u64, _num_wait_events: u32, ph_wait_events: &[Handle<kinds::Event>]) -> ZeResult<()> {
-        super::mutable::update_waits(h_command_list, command_id, ph_wait_events)
+    fn ze_command_list_update_mutable_command_wait_events_exp(&self, h_command_list: Handle<kinds::CommandList>, command_id: u64, num_wait_events: u32, ph_wait_events: &[Handle<kinds::Event>]) -> ZeResult<()> {
+        super::mutable::update_waits(h_command_list, command_id, num_wait_events, ph_wait_events)
     }
 
     fn ze_command_list_update_mutable_command_kernels_exp(&self, h_command_list: Handle<kinds::CommandList>, _num_kernels: u32, p_command_id: &[u64], ph_kernels: &[Handle<kinds::Kernel>]) -> ZeResult<()> {

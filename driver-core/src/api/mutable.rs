@@ -117,8 +117,11 @@ pub(super) fn update_signal(
     Ok(l.update_signal(id, signal)?)
 }
 
-pub(super) fn update_waits(h: Handle<kinds::CommandList>, id: u64, waits: &[Handle<kinds::Event>]) -> ZeResult<()> {
+pub(super) fn update_waits(h: Handle<kinds::CommandList>, id: u64, num: u32, waits: &[Handle<kinds::Event>]) -> ZeResult<()> {
     let l = list(h)?;
+    if waits.len() != num as usize {
+        return Err(null_pointer(&format!("phWaitEvents (with numWaitEvents {num})")));
+    }
     let waits = waits
         .iter()
         .map(|&e| Ok(event(e)?.for_list(ListKind::Regular)?))
