@@ -453,6 +453,65 @@ fn misuse_has_its_codes() {
     ok!(ze::zeCommandQueueDestroy(q));
 }
 
+/// A local-memory argument (its size, no value) and the group size changed together.
+#[test]
+fn local_memory_argument_changes_with_the_group_size() {
+    let z = Ze::new();
+    let q = z.queue(0, ze_command_queue_mode_t::ASYNCHRONOUS);
+    let m = module(&z, &spv("reduce"));
+    let k = kernel(m, "reduce");
+    let n = 64usize;
+    let input: Vec<i32> = (0..n as i32).map(|i| i * 3 - 50).collect();
+    let (pi, pp, pe) = (buffer(&z, &input), buffer(&z, &vec![0i32; n]), buffer(&z, &vec![0i32; n]));
+    ok!(ze::zeKernelSetGroupSize(k, 4, 1, 1));
+    arg(k, 0, &pi);
+    arg(k, 1, &pp);
+    ok!(ze::zeKernelSetArgumentValue(k, 2, 4 * 4, null()));
+    arg(k, 3, &pe);
+    let l = mutable_list(&z);
+    let id = next_id(l, F::KERNEL_ARGUMENTS | F::GROUP_SIZE | F::GROUP_COUNT);
+    launch(l, k, groups(n as u32 / 4, 1, 1));
+    run(&z, q, l);
+    let sums = |g: usize| -> Vec<i32> { input.chunks(g).map(|c| c.iter().sum()).collect() };
+    assert_eq!(read(pp, n / 4), sums(4));
+
+    let mut size = ze_mutable_group_size_exp_desc_t {
+        commandId: id,
+        groupSizeX: 16,
+        groupSizeY: 1,
+        groupSizeZ: 1,
+        ..Default::default()
+    };
+    let four = groups(n as u32 / 16, 1, 1);
+    let mut count = ze_mutable_group_count_exp_desc_t {
+        commandId: id,
+        pGroupCount: &four,
+        ..Default::default()
+    };
+    let mut scratch = ze_mutable_kernel_argument_exp_desc_t {
+        commandId: id,
+        argIndex: 2,
+        argSize: 16 * 4,
+        pArgValue: null(),
+        ..Default::default()
+    };
+    // More local memory than the device has: zeKernelSetArgumentValue's code.
+    let mut huge = ze_mutable_kernel_argument_exp_desc_t {
+        argSize: 1 << 20,
+        ..scratch
+    };
+    assert_eq!(update(l, &mut [link(&mut huge)]), ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
+    assert_eq!(update(l, &mut [link(&mut size), link(&mut count), link(&mut scratch)]), ZE_RESULT_SUCCESS, "{}", last_error());
+    run(&z, q, l);
+    assert_eq!(read(pp, n / 16), sums(16));
+    let echo = read(pe, n);
+    for (i, e) in echo.iter().enumerate() {
+        assert_eq!(*e, sums(16)[i / 16] + (i % 16) as i32, "item {i}");
+    }
+    ok!(ze::zeCommandListDestroy(l));
+    ok!(ze::zeCommandQueueDestroy(q));
+}
+
 #[test]
 fn group_size_rules() {
     let z = Ze::new();
