@@ -565,3 +565,40 @@ fn device_reports_what_it_changes() {
         .expect("the extension is listed");
     assert_eq!(found.version, ZE_MAKE_VERSION(1, 1));
 }
+
+/// A counter-based event given as the new signal, and the changed list run by an immediate
+/// list (`zeCommandListImmediateAppendCommandListsExp`); an event a regular list cannot use is
+/// refused as at an append.
+#[test]
+fn counter_based_signal_and_immediate_append() {
+    type C = ze_event_counter_based_flags_t;
+    let z = Ze::new();
+    let m = module(&z, &spv("saxpy"));
+    let k = kernel(m, "saxpy");
+    let n = 16usize;
+    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let (px, py) = (buffer(&z, &x), buffer(&z, &vec![0f32; n]));
+    arg(k, 0, &1f32);
+    arg(k, 1, &px);
+    arg(k, 2, &py);
+    arg(k, 3, &(n as u32));
+    let l = mutable_list(&z);
+    let id = next_id(l, F::KERNEL_ARGUMENTS | F::SIGNAL_EVENT);
+    launch(l, k, groups(n as u32, 1, 1));
+    ok!(ze::zeCommandListClose(l));
+    let only_imm = z.counter_event(C::IMMEDIATE);
+    check!(ze::zeCommandListUpdateMutableCommandSignalEventExp(l, id, only_imm), ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT);
+    let e = z.counter_event(C::IMMEDIATE | C::NON_IMMEDIATE);
+    ok!(ze::zeCommandListUpdateMutableCommandSignalEventExp(l, id, e));
+    let mut a = arg_desc(id, 0, &4f32);
+    assert_eq!(update(l, &mut [link(&mut a)]), ZE_RESULT_SUCCESS, "{}", last_error());
+    let imm = z.immediate(0, ze_command_queue_mode_t::ASYNCHRONOUS);
+    let mut lists = [l];
+    ok!(ze::zeCommandListImmediateAppendCommandListsExp(imm, 1, lists.as_mut_ptr(), null_mut(), 0, null_mut()));
+    ok!(ze::zeEventHostSynchronize(e, FOREVER));
+    let y = read_f32(py, n);
+    assert!((0..n).all(|i| y[i] == 4.0 * i as f32), "{y:?}");
+    ok!(ze::zeCommandListHostSynchronize(imm, FOREVER));
+    ok!(ze::zeCommandListDestroy(imm));
+    ok!(ze::zeCommandListDestroy(l));
+}
