@@ -858,7 +858,7 @@ fn implemented_functions_exist_and_are_offered() {
         .collect();
     let implemented: Vec<&str> =
         zekit_icd::FUNCTIONS.iter().filter(|f| d.implements(f.method)).map(|f| f.name).collect();
-    assert_eq!(implemented.len(), 213);
+    assert_eq!(implemented.len(), 220);
     for f in &implemented {
         assert!(all.contains(f), "{f} is not a function of the API");
         assert!(d.implements_function(f));

@@ -572,3 +572,33 @@ fn external_memory_between_processes_through_the_loader() {
         "{err}"
     );
 }
+
+/// Mutable command lists through the loader: a saxpy launch changed on its closed list (an
+/// argument, the group count, the signal event) and run again; misuse and its codes, each one
+/// failure line; again under the loader's validation layer, which has nothing to say.
+#[test]
+fn mutable_command_lists_through_the_loader() {
+    let spv = manifest_dir().join("../spirv/kernels/saxpy.spv");
+    let (out, stderr) = run_ok("mutable", &[("ZEKIT_TEST_SPV", spv.to_str().unwrap())]);
+    assert_eq!(value(&out, "mutable command flags"), "0x7f");
+    for line in ["first run ok", "updated run ok", "misuse ok"] {
+        assert!(out.contains(line), "{out}");
+    }
+    assert!(out.ends_with("mutable ok\n"), "{out}");
+    let failures = stderr.lines().filter(|l| l.starts_with("zekit: ")).count();
+    assert_eq!(failures, 6, "one line per misuse:\n{stderr}");
+
+    let env = [
+        ("ZEKIT_TEST_SPV", spv.to_str().unwrap()),
+        ("ZE_ENABLE_VALIDATION_LAYER", "1"),
+        ("ZE_ENABLE_PARAMETER_VALIDATION", "1"),
+        ("ZE_ENABLE_HANDLE_LIFETIME", "1"),
+    ];
+    let exe = build("mutable", "cpu_mutable_validation");
+    let run_out = run(&exe, &env);
+    let stdout = expect_success("mutable", &run_out);
+    let stderr = String::from_utf8_lossy(&run_out.stderr).into_owned();
+    assert!(stdout.contains("validation layer loaded = yes"), "{stdout}");
+    assert!(stdout.ends_with("mutable ok\n"), "{stdout}");
+    assert!(foreign_stderr(&stderr).is_empty(), "the validation layer complained:\n{stderr}");
+}

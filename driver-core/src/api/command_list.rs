@@ -1,5 +1,6 @@
 //! CommandListApi: Regular and immediate command lists, every append that needs no kernel
-//! (see `crate::core::list`), and kernel launches (see `crate::core::kernel`).
+//! (see `crate::core::list`), kernel launches (see `crate::core::kernel`), and mutable lists
+//! (`super::mutable`, see `crate::core::mutable`).
 
 use super::*;
 use crate::core::list::{self as rules, RegionSide};
@@ -21,7 +22,8 @@ impl CommandListApi for CpuDriver {
         context(h_context)?;
         let device = ordinal(h_device)?;
         check_ordinal(self.host, desc.commandQueueGroupOrdinal)?;
-        let l = ListObject::regular(h_context, device, desc.commandQueueGroupOrdinal, desc.flags)?;
+        let mutable = super::mutable::mutable_flags(desc);
+        let l = ListObject::regular(h_context, device, desc.commandQueueGroupOrdinal, desc.flags, mutable)?;
         *ph_command_list = Some(Handle::new(l));
         Ok(())
     }
@@ -152,6 +154,39 @@ impl CommandListApi for CpuDriver {
     ) -> ZeResult<()> {
         *p_priority = list(h_command_list)?.immediate_config()?.priority;
         Ok(())
+    }
+
+    // ------------------------------------------------------------ mutable lists (api/mutable.rs)
+
+    fn ze_command_list_is_mutable_exp(&self, h_command_list: Handle<kinds::CommandList>, p_is_mutable: &mut ze_bool_t) -> ZeResult<()> {
+        super::mutable::is_mutable(h_command_list, p_is_mutable)
+    }
+
+    fn ze_command_list_get_next_command_id_exp(&self, h_command_list: Handle<kinds::CommandList>, desc: &ze_mutable_command_id_exp_desc_t, p_command_id: &mut u64) -> ZeResult<()> {
+        super::mutable::next_command_id(h_command_list, desc, &[], p_command_id)
+    }
+
+    fn ze_command_list_get_next_command_id_with_kernels_exp(&self, h_command_list: Handle<kinds::CommandList>, desc: &ze_mutable_command_id_exp_desc_t, num_kernels: u32, ph_kernels: &[Handle<kinds::Kernel>], p_command_id: &mut u64) -> ZeResult<()> {
+        if ph_kernels.len() != num_kernels as usize {
+            return Err(null_pointer(&format!("phKernels (with numKernels {num_kernels})")));
+        }
+        super::mutable::next_command_id(h_command_list, desc, ph_kernels, p_command_id)
+    }
+
+    fn ze_command_list_update_mutable_commands_exp(&self, h_command_list: Handle<kinds::CommandList>, desc: &ze_mutable_commands_exp_desc_t) -> ZeResult<()> {
+        super::mutable::update_commands(h_command_list, desc)
+    }
+
+    fn ze_command_list_update_mutable_command_signal_event_exp(&self, h_command_list: Handle<kinds::CommandList>, command_id: u64, h_signal_event: Option<Handle<kinds::Event>>) -> ZeResult<()> {
+        super::mutable::update_signal(h_command_list, command_id, h_signal_event)
+    }
+
+    fn ze_command_list_update_mutable_command_wait_events_exp(&self, h_command_list: Handle<kinds::CommandList>, command_id: u64, num_wait_events: u32, ph_wait_events: &[Handle<kinds::Event>]) -> ZeResult<()> {
+        super::mutable::update_waits(h_command_list, command_id, num_wait_events, ph_wait_events)
+    }
+
+    fn ze_command_list_update_mutable_command_kernels_exp(&self, h_command_list: Handle<kinds::CommandList>, _num_kernels: u32, p_command_id: &[u64], ph_kernels: &[Handle<kinds::Kernel>]) -> ZeResult<()> {
+        super::mutable::update_kernels(h_command_list, p_command_id, ph_kernels)
     }
 
     // ------------------------------------------------------------ synchronization

@@ -74,6 +74,11 @@ impl DeviceApi for CpuDriver {
                 N::DeviceReadonlyMemoryExtProperties(e) => {
                     e.readonlyCapability = ze_device_readonly_memory_capability_t::ENFORCED
                 }
+                // What mutable command lists change (`crate::core::mutable`).
+                N::MutableCommandListExpProperties(e) => {
+                    e.mutableCommandListFlags = ze_mutable_command_list_exp_flags_t::empty();
+                    e.mutableCommandFlags = crate::core::mutable::SUPPORTED;
+                }
                 _ => {}
             }
         }

@@ -22,6 +22,7 @@ mod intel;
 mod kernel;
 mod mem;
 mod module;
+mod mutable;
 mod virtual_mem;
 
 use std::ffi::{c_char, c_void, CStr, CString};

@@ -37,9 +37,19 @@ pub struct Extension {
 /// | `ZE_extension_kernel_max_group_size_properties` 1.0 | `ze_kernel_max_group_size_properties_ext_t` on `zeKernelGetProperties` |
 /// | `ZE_experimental_kernel_allocation_properties` 1.0 | `zeKernelGetAllocationPropertiesExp`: the allocations of the buffer arguments |
 /// | `ZE_intel_get_driver_version_string` 1.0 | `zeIntelGetDriverVersionString` (Intel's; with the other Intel functions runtimes look up by name: `crate::api` `intel.rs`) |
+/// | `ZE_experimental_mutable_command_list` 1.1 | see [`super::mutable`] (graph arguments excepted) |
+/// | `ZE_experimental_module_program` 1.0 | `ze_module_program_exp_desc_t` on `zeModuleCreate`: the input with kernels linked against the others (`crate::api` `module.rs`) |
 /// | `ZE_experimental_fabric` 1.0 | one vertex per device, no edges (`crate::api` `fabric.rs`) |
 /// | `ZE_extension_virtual_mem_readonly_properties` 1.0 | `ze_device_readonly_memory_ext_properties_t` reports ENFORCED: read-only pages fault on write, and the command that wrote ends with `DEVICE_LOST` |
 pub const EXTENSIONS: &[Extension] = &[
+    Extension {
+        name: ZE_MUTABLE_COMMAND_LIST_EXP_NAME,
+        version: ZE_MUTABLE_COMMAND_LIST_EXP_VERSION_1_1.0,
+    },
+    Extension {
+        name: ZE_MODULE_PROGRAM_EXP_NAME,
+        version: ZE_MODULE_PROGRAM_EXP_VERSION_1_0.0,
+    },
     Extension {
         name: ZE_FABRIC_EXP_NAME,
         version: ZE_FABRIC_EXP_VERSION_1_0.0,

@@ -13,6 +13,7 @@
 //! | `zeKernelSchedulingHintExp` | OLDEST_FIRST, ROUND_ROBIN, STALL_BASED_ROUND_ROBIN (any combination) recorded and otherwise ignored: the CPU's threads have no arbitration to change, so `ze_scheduling_hint_exp_properties_t` reports none supported; other bits `INVALID_ENUMERATION`, one log line |
 //! | `zeKernelGetAllocationPropertiesExp` | the allocations of the buffer arguments set to a pointer inside an allocation of the module's context (base, size, type, argument index), in argument order; none driver-internal (the program's data is not an allocation) |
 //! | launches | each launch copies the arguments and group size as they are when it is appended; an argument never set: `INVALID_ARGUMENT` at the append; a kernel with barriers whose private memory times the group size exceeds 64 MiB, or more local memory than `maxSharedLocalMemory` (64 KiB, static variables included): `OUT_OF_DEVICE_MEMORY` |
+//! | launches of mutable command lists | a [`Snapshot`] of the launch's state, changed by the rules above (`zeKernelSetArgumentValue`, `zeKernelSetGroupSize`) and checked as an append when rebuilt (see [`super::mutable`]); the kernel object itself is not changed |
 
 use std::ffi::{c_void, CString};
 use std::sync::{Arc, Mutex};
@@ -40,7 +41,7 @@ pub struct KernelObject {
     state: Mutex<State>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct State {
     group_size: [u32; 3],
     args: Vec<u64>,
@@ -107,31 +108,7 @@ impl KernelObject {
     }
 
     fn check_group_size(&self, size: [u32; 3]) -> Outcome<()> {
-        if let Some(r) = self.info().reqd_work_group_size {
-            if r != size {
-                return Err(bad_size(format!(
-                    "kernel `{}` requires the group size {}x{}x{}, not {}x{}x{}",
-                    self.info().name,
-                    r[0],
-                    r[1],
-                    r[2],
-                    size[0],
-                    size[1],
-                    size[2]
-                )));
-            }
-        }
-        let total = size.iter().map(|s| u64::from(*s)).product::<u64>();
-        if size.contains(&0)
-            || size.iter().any(|s| *s > MAX_GROUP_SIZE)
-            || total > u64::from(MAX_GROUP_SIZE)
-        {
-            return Err(bad_size(format!(
-                "group size {}x{}x{}: each must be 1 to {MAX_GROUP_SIZE}, and their product at most {MAX_GROUP_SIZE}",
-                size[0], size[1], size[2]
-            )));
-        }
-        Ok(())
+        check_group_size(self.info(), size)
     }
 
     /// `zeKernelSuggestGroupSize`.
@@ -263,103 +240,7 @@ impl KernelObject {
     /// `None` for a null pointer.
     pub fn set_arg(&self, index: u32, size: usize, value: Option<&[u8]>) -> Outcome<()> {
         let mut st = self.state();
-        self.set_arg_in(&mut st, index, size, value)
-    }
-
-    fn set_arg_in(
-        &self,
-        st: &mut State,
-        index: u32,
-        size: usize,
-        value: Option<&[u8]>,
-    ) -> Outcome<()> {
-        let info = self.info();
-        let name = &info.name;
-        let i = index as usize;
-        let others = st
-            .local_sizes
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|x| *x.1)
-            .sum();
-        let budget = LocalBudget {
-            max: MAX_SHARED_LOCAL_MEMORY as usize,
-            others,
-            note: "",
-        };
-        let strict = zekit_rt::strict();
-        let checked = info.check_arg(index, size, value, budget, strict).map_err(|e| {
-            let code = match e.kind {
-                ArgErrorKind::Index => ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
-                ArgErrorKind::Size => ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
-                ArgErrorKind::LocalValue => ze_result_t::ERROR_INVALID_ARGUMENT,
-            };
-            Failure::new(code, e.message)
-        })?;
-        let a = info.args[i];
-        if size > a.size as usize && matches!(checked, ArgValue::Bytes(_) | ArgValue::Zero) {
-            zekit_rt::lenient(
-                "zeKernelSetArgumentValue",
-                &format!("argument {index} of kernel `{name}` set with {size} bytes, takes its first {}", a.size),
-            );
-        }
-        let word = a.offset as usize / 8;
-        match checked {
-            ArgValue::Local(n) => st.local_sizes[i] = n,
-            ArgValue::Pointer(p) => st.args[word] = p,
-            ArgValue::Handle(raw) => {
-                let image = a.kind == ArgKind::Image;
-                let what = if image {
-                    "an image handle"
-                } else {
-                    "a sampler handle"
-                };
-                let raw = raw as usize as *mut c_void;
-                let refused = |e: zekit_rt::ZeError| {
-                    Failure::new(
-                        e.0,
-                        format!(
-                            "argument {index} of kernel `{name}` takes {what}: {}",
-                            zekit_rt::noted_reason()
-                        ),
-                    )
-                };
-                let desc: Vec<u8> = if image {
-                    let img = Handle::<kinds::Image>::from_raw(raw)
-                        .and_then(|h| h.get::<ImageObject>())
-                        .map_err(refused)?;
-                    st.images[i] = Some(img.storage());
-                    img.kernel_desc().to_bytes().to_vec()
-                } else {
-                    let s = Handle::<kinds::Sampler>::from_raw(raw)
-                        .and_then(|h| h.get::<SamplerObject>())
-                        .map_err(refused)?;
-                    st.images[i] = None;
-                    s.kernel_desc().to_bytes().to_vec()
-                };
-                for (w, chunk) in st.args[word..].iter_mut().zip(desc.chunks(8)) {
-                    let mut b = [0u8; 8];
-                    b[..chunk.len()].copy_from_slice(chunk);
-                    *w = u64::from_le_bytes(b);
-                }
-            }
-            ArgValue::Bytes(_) | ArgValue::Zero => {
-                let zeros = vec![0u8; a.size as usize];
-                let src = match checked {
-                    ArgValue::Bytes(v) => v,
-                    _ => &zeros,
-                };
-                // The block's words from this one on, as little-endian bytes.
-                for (w, chunk) in st.args[word..].iter_mut().zip(src.chunks(8)) {
-                    let mut b = w.to_le_bytes();
-                    b[..chunk.len()].copy_from_slice(chunk);
-                    *w = u64::from_le_bytes(b);
-                }
-            }
-        }
-        st.set[index as usize] = true;
-        Ok(())
+        set_arg_in(self.info(), &mut st, index, size, value)
     }
 
     /// A launch of this kernel as it is now.
@@ -402,7 +283,7 @@ impl KernelObject {
             hint: st.hint,
         };
         for (i, (size, value)) in values.iter().enumerate() {
-            self.set_arg_in(&mut next, i as u32, *size, value.as_deref())?;
+            set_arg_in(info, &mut next, i as u32, *size, value.as_deref())?;
         }
         let launch = self.launch_of(&next, groups)?;
         *st = next;
@@ -410,52 +291,258 @@ impl KernelObject {
     }
 
     fn launch_of(&self, st: &State, groups: Groups) -> Outcome<Launch> {
-        let info = self.info();
-        let items: u64 = st.group_size.iter().map(|s| u64::from(*s)).product();
-        let per_item = u64::from(info.private_size);
-        let private = if info.barriers {
-            per_item * items
-        } else {
-            per_item
-        };
-        let local = u64::from(info.local_static_size)
-            + st.local_sizes.iter().map(|s| *s as u64).sum::<u64>();
-        if local > u64::from(MAX_SHARED_LOCAL_MEMORY) {
-            return Err(Failure::new(
-                ze_result_t::ERROR_OUT_OF_DEVICE_MEMORY,
-                format!(
-                    "kernel `{}` needs {local} bytes of local memory, more than the device's {MAX_SHARED_LOCAL_MEMORY}",
-                    info.name
-                ),
-            ));
-        }
-        if private > MAX_PRIVATE_PER_GROUP {
-            return Err(Failure::new(
-                ze_result_t::ERROR_OUT_OF_DEVICE_MEMORY,
-                format!(
-                    "kernel `{}` needs {private} bytes of private memory per work-group ({per_item} per work-item), more than {MAX_PRIVATE_PER_GROUP}: use smaller groups",
-                    info.name
-                ),
-            ));
-        }
-        if let Some(i) = st.set.iter().position(|s| !s) {
-            return Err(Failure::new(
-                ze_result_t::ERROR_INVALID_ARGUMENT,
-                format!(
-                    "argument {i} of kernel `{}` was never set",
-                    self.info().name
-                ),
-            ));
-        }
-        Ok(Launch {
-            program: self.program.clone(),
-            kernel: self.index,
-            args: st.args.clone().into_boxed_slice(),
-            local_sizes: st.local_sizes.clone().into_boxed_slice(),
-            group_size: st.group_size,
-            groups,
-            offset: st.offset,
-            images: st.images.iter().flatten().cloned().collect(),
-        })
+        launch_of(&self.program, self.index, st, groups)
     }
+}
+
+/// A kernel's state as a launch takes it (arguments, group size, offset), of a launch
+/// recorded in a mutable command list (`super::mutable`): changed there by the rules of
+/// `zeKernelSetArgumentValue` and `zeKernelSetGroupSize`, then made into a new launch.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    program: Arc<Program>,
+    index: usize,
+    st: State,
+}
+
+impl Snapshot {
+    /// The state `launch` was made of (every argument set).
+    pub fn of_launch(launch: &Launch) -> Snapshot {
+        let n = launch.local_sizes.len();
+        Snapshot {
+            program: launch.program.clone(),
+            index: launch.kernel,
+            st: State {
+                group_size: launch.group_size,
+                args: launch.args.to_vec(),
+                local_sizes: launch.local_sizes.to_vec(),
+                set: vec![true; n],
+                images: launch.images.to_vec(),
+                offset: launch.offset,
+                indirect: ze_kernel_indirect_access_flags_t::empty(),
+                hint: ze_scheduling_hint_exp_flags_t::empty(),
+            },
+        }
+    }
+
+    /// What the compiler reports of the kernel.
+    pub fn info(&self) -> &KernelInfo {
+        &self.program.kernels[self.index].info
+    }
+
+    /// Whether this is a state of kernel `k` (the same kernel of the same module).
+    pub fn is_of(&self, k: &KernelObject) -> bool {
+        Arc::ptr_eq(&self.program, &k.program) && self.index == k.index
+    }
+
+    /// As `zeKernelSetArgumentValue`.
+    pub fn set_arg(&mut self, index: u32, size: usize, value: Option<&[u8]>) -> Outcome<()> {
+        set_arg_in(&self.program.kernels[self.index].info, &mut self.st, index, size, value)
+    }
+
+    /// As `zeKernelSetGroupSize`.
+    pub fn set_group_size(&mut self, size: [u32; 3]) -> Outcome<()> {
+        check_group_size(self.info(), size)?;
+        self.st.group_size = size;
+        Ok(())
+    }
+
+    /// As `zeKernelSetGlobalOffsetExp`.
+    pub fn set_offset(&mut self, offset: [u32; 3]) {
+        self.st.offset = offset;
+    }
+
+    /// The first argument never given a value, if any.
+    pub fn unset(&self) -> Option<usize> {
+        self.st.set.iter().position(|s| !s)
+    }
+
+    /// A launch of this state, with the checks of an append.
+    pub fn launch(&self, groups: Groups) -> Outcome<Launch> {
+        launch_of(&self.program, self.index, &self.st, groups)
+    }
+}
+
+impl KernelObject {
+    /// The kernel's state now (what an append would launch).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            program: self.program.clone(),
+            index: self.index,
+            st: self.state().clone(),
+        }
+    }
+}
+
+fn check_group_size(info: &KernelInfo, size: [u32; 3]) -> Outcome<()> {
+    if let Some(r) = info.reqd_work_group_size {
+        if r != size {
+            return Err(bad_size(format!(
+                "kernel `{}` requires the group size {}x{}x{}, not {}x{}x{}",
+                info.name,
+                r[0],
+                r[1],
+                r[2],
+                size[0],
+                size[1],
+                size[2]
+            )));
+        }
+    }
+    let total = size.iter().map(|s| u64::from(*s)).product::<u64>();
+    if size.contains(&0)
+        || size.iter().any(|s| *s > MAX_GROUP_SIZE)
+        || total > u64::from(MAX_GROUP_SIZE)
+    {
+        return Err(bad_size(format!(
+            "group size {}x{}x{}: each must be 1 to {MAX_GROUP_SIZE}, and their product at most {MAX_GROUP_SIZE}",
+            size[0], size[1], size[2]
+        )));
+    }
+    Ok(())
+}
+
+fn set_arg_in(
+    info: &KernelInfo,
+    st: &mut State,
+    index: u32,
+    size: usize,
+    value: Option<&[u8]>,
+) -> Outcome<()> {
+    let name = &info.name;
+    let i = index as usize;
+    let others = st
+        .local_sizes
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != i)
+        .map(|x| *x.1)
+        .sum();
+    let budget = LocalBudget {
+        max: MAX_SHARED_LOCAL_MEMORY as usize,
+        others,
+        note: "",
+    };
+    let strict = zekit_rt::strict();
+    let checked = info.check_arg(index, size, value, budget, strict).map_err(|e| {
+        let code = match e.kind {
+            ArgErrorKind::Index => ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
+            ArgErrorKind::Size => ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
+            ArgErrorKind::LocalValue => ze_result_t::ERROR_INVALID_ARGUMENT,
+        };
+        Failure::new(code, e.message)
+    })?;
+    let a = info.args[i];
+    if size > a.size as usize && matches!(checked, ArgValue::Bytes(_) | ArgValue::Zero) {
+        zekit_rt::lenient(
+            "zeKernelSetArgumentValue",
+            &format!("argument {index} of kernel `{name}` set with {size} bytes, takes its first {}", a.size),
+        );
+    }
+    let word = a.offset as usize / 8;
+    match checked {
+        ArgValue::Local(n) => st.local_sizes[i] = n,
+        ArgValue::Pointer(p) => st.args[word] = p,
+        ArgValue::Handle(raw) => {
+            let image = a.kind == ArgKind::Image;
+            let what = if image {
+                "an image handle"
+            } else {
+                "a sampler handle"
+            };
+            let raw = raw as usize as *mut c_void;
+            let refused = |e: zekit_rt::ZeError| {
+                Failure::new(
+                    e.0,
+                    format!(
+                        "argument {index} of kernel `{name}` takes {what}: {}",
+                        zekit_rt::noted_reason()
+                    ),
+                )
+            };
+            let desc: Vec<u8> = if image {
+                let img = Handle::<kinds::Image>::from_raw(raw)
+                    .and_then(|h| h.get::<ImageObject>())
+                    .map_err(refused)?;
+                st.images[i] = Some(img.storage());
+                img.kernel_desc().to_bytes().to_vec()
+            } else {
+                let s = Handle::<kinds::Sampler>::from_raw(raw)
+                    .and_then(|h| h.get::<SamplerObject>())
+                    .map_err(refused)?;
+                st.images[i] = None;
+                s.kernel_desc().to_bytes().to_vec()
+            };
+            for (w, chunk) in st.args[word..].iter_mut().zip(desc.chunks(8)) {
+                let mut b = [0u8; 8];
+                b[..chunk.len()].copy_from_slice(chunk);
+                *w = u64::from_le_bytes(b);
+            }
+        }
+        ArgValue::Bytes(_) | ArgValue::Zero => {
+            let zeros = vec![0u8; a.size as usize];
+            let src = match checked {
+                ArgValue::Bytes(v) => v,
+                _ => &zeros,
+            };
+            // The block's words from this one on, as little-endian bytes.
+            for (w, chunk) in st.args[word..].iter_mut().zip(src.chunks(8)) {
+                let mut b = w.to_le_bytes();
+                b[..chunk.len()].copy_from_slice(chunk);
+                *w = u64::from_le_bytes(b);
+            }
+        }
+    }
+    st.set[index as usize] = true;
+    Ok(())
+}
+
+fn launch_of(program: &Arc<Program>, index: usize, st: &State, groups: Groups) -> Outcome<Launch> {
+    let info = &program.kernels[index].info;
+    let items: u64 = st.group_size.iter().map(|s| u64::from(*s)).product();
+    let per_item = u64::from(info.private_size);
+    let private = if info.barriers {
+        per_item * items
+    } else {
+        per_item
+    };
+    let local = u64::from(info.local_static_size)
+        + st.local_sizes.iter().map(|s| *s as u64).sum::<u64>();
+    if local > u64::from(MAX_SHARED_LOCAL_MEMORY) {
+        return Err(Failure::new(
+            ze_result_t::ERROR_OUT_OF_DEVICE_MEMORY,
+            format!(
+                "kernel `{}` needs {local} bytes of local memory, more than the device's {MAX_SHARED_LOCAL_MEMORY}",
+                info.name
+            ),
+        ));
+    }
+    if private > MAX_PRIVATE_PER_GROUP {
+        return Err(Failure::new(
+            ze_result_t::ERROR_OUT_OF_DEVICE_MEMORY,
+            format!(
+                "kernel `{}` needs {private} bytes of private memory per work-group ({per_item} per work-item), more than {MAX_PRIVATE_PER_GROUP}: use smaller groups",
+                info.name
+            ),
+        ));
+    }
+    if let Some(i) = st.set.iter().position(|s| !s) {
+        return Err(Failure::new(
+            ze_result_t::ERROR_INVALID_ARGUMENT,
+            format!(
+                "argument {i} of kernel `{}` was never set",
+                info.name
+            ),
+        ));
+    }
+    Ok(Launch {
+        program: program.clone(),
+        kernel: index,
+        args: st.args.clone().into_boxed_slice(),
+        local_sizes: st.local_sizes.clone().into_boxed_slice(),
+        group_size: st.group_size,
+        groups,
+        offset: st.offset,
+        images: st.images.clone().into_boxed_slice(),
+    })
 }

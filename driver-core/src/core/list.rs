@@ -16,6 +16,7 @@
 //! | fills | any `pattern_size` but 0 (`INVALID_SIZE`); one that is not a power of two is accepted (compute-runtime does) unless `ZEKIT_VALIDATION=strict`, which keeps the spec's power of two (`INVALID_SIZE`); `size` a multiple of it (checked by the generated validation); any alignment; on a closed list, `INVALID_ARGUMENT` like every append |
 //! | prefetch, memory advice | accepted (all memory is host memory); the advice must be a known value |
 //! | events | see [`super::event`] |
+//! | mutable lists (`ze_mutable_command_list_exp_desc_t`) | see [`super::mutable`] |
 
 use std::sync::{Arc, Mutex};
 
@@ -33,38 +34,48 @@ use zekit_rt::Obj;
 
 /// What a regular list holds.
 #[derive(Debug)]
-enum Recording {
+pub(super) enum Recording {
     /// Open for appends.
     Open(Vec<Command>),
     /// Closed: ready to execute (any number of times).
     Closed(Arc<ListBody>),
 }
 
+/// A regular list's recording, and its command ids when it is mutable
+/// ([`super::mutable`]).
 #[derive(Debug)]
-enum Kind {
-    Regular(Mutex<Recording>),
+pub(super) struct Regular {
+    pub(super) recording: Recording,
+    pub(super) mutable: Option<super::mutable::Mutable>,
+}
+
+#[derive(Debug)]
+pub(super) enum Kind {
+    Regular(Mutex<Regular>),
     Immediate { config: QueueConfig, engine: Engine },
 }
 
 /// Value of a command list handle.
 #[derive(Debug)]
 pub struct ListObject {
-    context: Handle<kinds::Context>,
+    pub(super) context: Handle<kinds::Context>,
     device: usize,
     ordinal: u32,
     flags: ze_command_list_flags_t,
-    kind: Kind,
+    pub(super) kind: Kind,
     /// The graph capture this (immediate) list takes part in.
     capture: Mutex<Option<Capture>>,
 }
 
 impl ListObject {
-    /// `zeCommandListCreate` (the ordinal was checked with [`super::queue::check_ordinal`]).
+    /// `zeCommandListCreate` (the ordinal was checked with [`super::queue::check_ordinal`]);
+    /// `mutable`: the flags of a chained `ze_mutable_command_list_exp_desc_t`.
     pub fn regular(
         context: Handle<kinds::Context>,
         device: usize,
         ordinal: u32,
         flags: ze_command_list_flags_t,
+        mutable: Option<ze_mutable_command_list_exp_flags_t>,
     ) -> Outcome<ListObject> {
         if flags.0 & !ze_command_list_flags_t::all_known().0 != 0 {
             return Err(Failure::new(
@@ -72,12 +83,16 @@ impl ListObject {
                 format!("unknown command list flags {:#x}", flags.0),
             ));
         }
+        let mutable = mutable.map(super::mutable::Mutable::new).transpose()?;
         Ok(ListObject {
             context,
             device,
             ordinal,
             flags,
-            kind: Kind::Regular(Mutex::new(Recording::Open(Vec::new()))),
+            kind: Kind::Regular(Mutex::new(Regular {
+                recording: Recording::Open(Vec::new()),
+                mutable,
+            })),
             capture: Mutex::new(None),
         })
     }
@@ -139,7 +154,7 @@ impl ListObject {
         }
     }
 
-    fn recording(m: &Mutex<Recording>) -> std::sync::MutexGuard<'_, Recording> {
+    pub(super) fn recording(m: &Mutex<Regular>) -> std::sync::MutexGuard<'_, Regular> {
         m.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -147,12 +162,21 @@ impl ListObject {
     pub fn append(&self, command: Command) -> Outcome<()> {
         match &self.kind {
             Kind::Regular(m) => match &mut *Self::recording(m) {
-                Recording::Open(commands) => {
+                Regular {
+                    recording: Recording::Open(commands),
+                    mutable,
+                } => {
                     graph::check_outside_use(&command, true)?;
+                    if let Some(mutable) = mutable {
+                        mutable.bind(commands.len(), &command)?;
+                    }
                     commands.push(command);
                     Ok(())
                 }
-                Recording::Closed(_) => Err(Failure::new(
+                Regular {
+                    recording: Recording::Closed(_),
+                    ..
+                } => Err(Failure::new(
                     ZE_RESULT_ERROR_INVALID_ARGUMENT,
                     "the command list is closed; reset it to append",
                 )),
@@ -275,9 +299,9 @@ impl ListObject {
     pub fn close(&self) {
         if let Kind::Regular(m) = &self.kind {
             let mut r = Self::recording(m);
-            if let Recording::Open(commands) = &mut *r {
+            if let Recording::Open(commands) = &mut r.recording {
                 let body = ListBody::new(std::mem::take(commands));
-                *r = Recording::Closed(Arc::new(body));
+                r.recording = Recording::Closed(Arc::new(body));
             }
         }
     }
@@ -287,7 +311,11 @@ impl ListObject {
         self.refuse_if_capturing("zeCommandListReset")?;
         match &self.kind {
             Kind::Regular(m) => {
-                *Self::recording(m) = Recording::Open(Vec::new());
+                let mut r = Self::recording(m);
+                r.recording = Recording::Open(Vec::new());
+                if let Some(mutable) = &mut r.mutable {
+                    mutable.reset();
+                }
                 Ok(())
             }
             Kind::Immediate { engine, .. } => {
@@ -314,7 +342,11 @@ impl ListObject {
                 ),
             ));
         }
-        match &*Self::recording(m) {
+        let r = Self::recording(m);
+        if let Some(mutable) = &r.mutable {
+            mutable.check_runnable()?;
+        }
+        match &r.recording {
             Recording::Closed(body) => Ok(body.clone()),
             Recording::Open(_) => Err(Failure::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,

@@ -4,7 +4,7 @@
 //! ([`extensions`]), and the objects that feed
 //! the executor: command queues ([`queue`]), command lists and their commands ([`list`]),
 //! events and event pools ([`event`]), fences ([`fence`]); modules compiled from SPIR-V
-//! ([`module`]) and their kernels ([`kernel`]).
+//! ([`module`]) and their kernels ([`kernel`]); mutable command lists ([`mutable`]).
 
 pub mod alloc;
 pub mod atomic_attrs;
@@ -18,6 +18,7 @@ pub mod ipc;
 pub mod kernel;
 pub mod list;
 pub mod module;
+pub mod mutable;
 pub mod objects;
 pub mod properties;
 pub mod queue;

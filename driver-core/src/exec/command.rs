@@ -20,7 +20,7 @@ use crate::host::now_ns;
 pub type HostFunction = unsafe extern "system" fn(*mut c_void);
 
 /// What a command does between its waits and its signal.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Op {
     /// Nothing: barriers (a queue runs its commands in order, one after the other), signal and
     /// wait commands, prefetch and memory advice (all memory is host memory).
@@ -93,7 +93,7 @@ pub enum Op {
 }
 
 /// One command.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Command {
     /// Events to wait for before the op.
     pub waits: Vec<Arc<EventState>>,

@@ -30,7 +30,7 @@ pub enum Groups {
 }
 
 /// A launch: a snapshot of the kernel's state when it was appended.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Launch {
     /// The module's code (kept alive by the launch).
     pub program: Arc<Program>,
@@ -46,8 +46,9 @@ pub struct Launch {
     pub groups: Groups,
     /// Global offset.
     pub offset: [u32; 3],
-    /// The storage of the image arguments, alive until the launch is dropped.
-    pub images: Box<[Arc<crate::core::image::Storage>]>,
+    /// The storage of each image argument (by argument index), alive until the launch is
+    /// dropped.
+    pub images: Box<[Option<Arc<crate::core::image::Storage>>]>,
 }
 
 const ALIGN: usize = 16;
@@ -182,7 +183,7 @@ fn stream_threshold() -> u64 {
 /// `zeCommandListAppendLaunchMultipleKernelsIndirect`: launches of several kernels, each a
 /// snapshot taken at the append with its group count read when it runs
 /// ([`Groups::Indirect`]), of which the first `*count` run, in order.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct LaunchMany {
     /// Address of the `uint32_t` count, read when the command runs.
     pub count: usize,
