@@ -53,7 +53,7 @@ impl ContextApi for CpuDriver {
     // ------------------------------------------------------------ residency
     // Every allocation, mapping and image is host memory, resident from its creation: making
     // it resident succeeds, and evicting it is a hint with nothing to do (the memory stays
-    // usable, as the spec allows).
+    // usable, as the spec allows). Each call only checks its handles (`resident`).
 
     fn ze_context_make_memory_resident(
         &self,
@@ -62,9 +62,7 @@ impl ContextApi for CpuDriver {
         _ptr: *mut c_void,
         _size: usize,
     ) -> ZeResult<()> {
-        context(h_context)?;
-        ordinal(h_device)?;
-        Ok(())
+        resident(h_context, h_device, None)
     }
 
     fn ze_context_evict_memory(
@@ -74,9 +72,7 @@ impl ContextApi for CpuDriver {
         _ptr: *mut c_void,
         _size: usize,
     ) -> ZeResult<()> {
-        context(h_context)?;
-        ordinal(h_device)?;
-        Ok(())
+        resident(h_context, h_device, None)
     }
 
     fn ze_context_make_image_resident(
@@ -85,10 +81,7 @@ impl ContextApi for CpuDriver {
         h_device: Handle<kinds::Device>,
         h_image: Handle<kinds::Image>,
     ) -> ZeResult<()> {
-        context(h_context)?;
-        ordinal(h_device)?;
-        super::image::image(h_image)?;
-        Ok(())
+        resident(h_context, h_device, Some(h_image))
     }
 
     fn ze_context_evict_image(
@@ -97,10 +90,7 @@ impl ContextApi for CpuDriver {
         h_device: Handle<kinds::Device>,
         h_image: Handle<kinds::Image>,
     ) -> ZeResult<()> {
-        context(h_context)?;
-        ordinal(h_device)?;
-        super::image::image(h_image)?;
-        Ok(())
+        resident(h_context, h_device, Some(h_image))
     }
 
     fn ze_context_system_barrier(
@@ -113,4 +103,12 @@ impl ContextApi for CpuDriver {
         props::system_barrier();
         Ok(())
     }
+}
+
+/// The residency calls: the handles are checked; there is nothing else to do.
+fn resident(h_context: Handle<kinds::Context>, h_device: Handle<kinds::Device>, h_image: Option<Handle<kinds::Image>>) -> ZeResult<()> {
+    context(h_context)?;
+    ordinal(h_device)?;
+    h_image.map(super::image::image).transpose()?;
+    Ok(())
 }
