@@ -544,28 +544,7 @@ struct Cond {
     lenient: Option<&'static str>,
 }
 
-/// Flags parameters whose unknown bits are refused (rule 3) only at the strict level: the
-/// driver uses the bits it knows. (function, parameter, why.)
-pub const LENIENT_FLAGS: &[(&str, &str, &str)] = &[(
-    "zeInit",
-    "flags",
-    "the loader keeps the first zeInit's answer for the process: a refused bad flag would make every later zeInit fail",
-)];
-
-/// Why `function`'s flags parameter `param` is checked only at the strict level, if it is.
-pub fn lenient_flags(function: &str, param: &str) -> Option<&'static str> {
-    LENIENT_FLAGS.iter().find(|l| l.0 == function && l.1 == param).map(|l| l.2)
-}
-
-/// Return conditions of the spec that Intel's compute-runtime does not enforce, and whose
-/// meaning is unambiguous when they hold: checked only when the validation level is strict
-/// (`zekit_rt::strict`); at the compatible level the call goes on, noted once with
-/// `zekit_rt::lenient`. (function, condition text as in the spec, why.)
-pub const LENIENT_CONDITIONS: &[(&str, &str, &str)] = &[(
-    "zeVirtualMemQueryPageSize",
-    "0 == size",
-    "size 0 answered with the page size, as compute-runtime does",
-)];
+pub use lenient::{lenient_flags, LENIENT_CONDITIONS, LENIENT_FLAGS};
 
 struct FnCx<'a> {
     sh: &'a Shared<'a>,
@@ -1210,8 +1189,9 @@ fn enum_check(e: &EnumInfo, access: TokenStream, what: &str) -> TokenStream {
     }
 }
 
-mod checks;
 mod cases;
+mod checks;
+mod lenient;
 
 pub use checks::{condition_rust, emit, try_emit};
 pub use cases::{emit_tests, test_summary, try_emit_tests};
