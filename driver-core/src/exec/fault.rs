@@ -10,7 +10,7 @@
 //! As in wasmtime's trap handling, a signal on a thread with no recovery point (anywhere outside
 //! a guarded piece) goes to the handler installed before the driver's, or to the default action:
 //! the driver turns only its own work's faults into errors. The driver's threads get an
-//! alternate signal stack ([`prepare_thread`]), so even a kernel that overflows its stack is
+//! alternate signal stack (`prepare_thread`), so even a kernel that overflows its stack is
 //! caught.
 //!
 //! What a jump skips: the frames between the recovery point and the faulting instruction are

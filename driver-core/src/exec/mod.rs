@@ -39,7 +39,7 @@ pub use wait::{Flag, Timeout};
 /// destructor, which makes glibc keep the driver's shared library mapped while the thread
 /// lives (`__cxa_thread_atexit_impl` holds a reference), so a loader that unloads the driver at
 /// exit cannot pull the code from under a parked thread. It also gives the thread an alternate
-/// signal stack for the fault handler ([`fault::prepare_thread`]).
+/// signal stack for the fault handler (`fault::prepare_thread`).
 pub(crate) fn pin_library() {
     fault::prepare_thread();
     struct Pin;
