@@ -3,61 +3,15 @@
 
 use std::ffi::{c_void, CStr};
 use std::ptr::{null, null_mut};
-use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use zekit_icd::entry as ze;
 use zekit_mock::profile::Profile;
 use zekit_sys::*;
 
-/// The script and the engine are per process: tests take turns.
-static LOCK: Mutex<()> = Mutex::new(());
-
-macro_rules! ok {
-    ($call:expr) => {{
-        // SAFETY: valid arguments, as a correct C program would pass.
-        let r = unsafe { $call };
-        assert_eq!(r, ZE_RESULT_SUCCESS, "{}", stringify!($call));
-    }};
-}
-
-macro_rules! call {
-    ($call:expr) => {{
-        // SAFETY: valid arguments, as a correct C program would pass.
-        unsafe { $call }
-    }};
-}
-
-struct Env {
-    _guard: MutexGuard<'static, ()>,
-    driver: ze_driver_handle_t,
-    device: ze_device_handle_t,
-    ctx: ze_context_handle_t,
-}
-
-fn env() -> Env {
-    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    zekit_mock::install();
-    zekit_mock::script().reset();
-    ok!(ze::zeInit(ze_init_flags_t(0)));
-    let mut n = 1;
-    let mut driver = null_mut();
-    ok!(ze::zeDriverGet(&mut n, &mut driver));
-    let mut device = null_mut();
-    ok!(ze::zeDeviceGet(driver, &mut n, &mut device));
-    let mut ctx = null_mut();
-    ok!(ze::zeContextCreate(
-        driver,
-        &ze_context_desc_t::default(),
-        &mut ctx
-    ));
-    Env {
-        _guard: guard,
-        driver,
-        device,
-        ctx,
-    }
-}
+#[macro_use]
+mod common;
+use common::*;
 
 impl Env {
     fn host(&self, size: usize) -> *mut c_void {
