@@ -7,7 +7,8 @@
 //! `zeDriverGetLastErrorDescription` returns ([`last_error_ptr`]). Failures found before the
 //! driver runs (null or stale handles, parameter validation) take the same path.
 //!
-//! `ZE_RESULT_NOT_READY` is an answer, not an error: it is neither logged nor recorded. An
+//! `ZE_RESULT_NOT_READY`, `ZE_RESULT_QUERY_TRUE` and `ZE_RESULT_QUERY_FALSE` are answers, not
+//! errors: they are neither logged nor recorded. An
 //! `UNSUPPORTED_FEATURE` without a reason (a function the driver does not implement) is
 //! recorded but not logged.
 
@@ -60,7 +61,7 @@ pub fn begin_call() {
 /// is used when the driver noted no reason. Returns the code.
 pub fn failed(function: &str, e: ZeError, context: &str) -> ze_result_t {
     let code = e.0;
-    if code == ze_result_t::NOT_READY {
+    if matches!(code, ze_result_t::NOT_READY | ze_result_t::QUERY_TRUE | ze_result_t::QUERY_FALSE) {
         return code;
     }
     let Ok(reason) = REASON.try_with(|r| r.try_borrow_mut().map(|mut r| std::mem::take(&mut *r)).unwrap_or_default()) else {
@@ -112,6 +113,7 @@ mod tests {
         assert_eq!(failed("zeY", ZeError::INVALID_ARGUMENT, "invalid arguments"), ze_result_t::ERROR_INVALID_ARGUMENT);
         assert_eq!(last_error(), "zeY: ZE_RESULT_ERROR_INVALID_ARGUMENT: invalid arguments");
         failed("zeZ", ZeError(ze_result_t::NOT_READY), "");
+        failed("zeQ", ZeError(ze_result_t::QUERY_FALSE), "");
         assert_eq!(last_error(), "zeY: ZE_RESULT_ERROR_INVALID_ARGUMENT: invalid arguments");
         fail(ZeError::UNKNOWN, "stale");
         begin_call();
