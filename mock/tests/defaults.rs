@@ -25,20 +25,6 @@ impl Env {
         ));
         p
     }
-    fn immediate(&self) -> ze_command_list_handle_t {
-        let desc = ze_command_queue_desc_t {
-            mode: ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
-            ..Default::default()
-        };
-        let mut l = null_mut();
-        ok!(ze::zeCommandListCreateImmediate(
-            self.ctx,
-            self.device,
-            &desc,
-            &mut l
-        ));
-        l
-    }
     fn image(&self, desc: &ze_image_desc_t) -> (ze_result_t, ze_image_handle_t) {
         let mut img = null_mut();
         let r = call!(ze::zeImageCreate(self.ctx, self.device, desc, &mut img));

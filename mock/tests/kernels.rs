@@ -75,20 +75,6 @@ impl Env {
         ));
         p
     }
-    fn immediate(&self) -> ze_command_list_handle_t {
-        let desc = ze_command_queue_desc_t {
-            mode: ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
-            ..Default::default()
-        };
-        let mut l = null_mut();
-        ok!(ze::zeCommandListCreateImmediate(
-            self.ctx,
-            self.device,
-            &desc,
-            &mut l
-        ));
-        l
-    }
 }
 
 fn set_ptr(k: ze_kernel_handle_t, i: u32, p: *mut c_void) {

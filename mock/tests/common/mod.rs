@@ -51,3 +51,13 @@ pub fn env() -> Env {
     ok!(ze::zeContextCreate(driver, &ze_context_desc_t::default(), &mut ctx));
     Env { _guard: guard, driver, device, ctx }
 }
+
+impl Env {
+    /// A synchronous immediate command list of the context.
+    pub fn immediate(&self) -> ze_command_list_handle_t {
+        let desc = ze_command_queue_desc_t { mode: ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ..Default::default() };
+        let mut l = null_mut();
+        ok!(ze::zeCommandListCreateImmediate(self.ctx, self.device, &desc, &mut l));
+        l
+    }
+}

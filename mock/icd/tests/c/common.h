@@ -38,4 +38,17 @@ static inline void first_device(ze_driver_handle_t *driver, ze_device_handle_t *
     CHECK(zeDeviceGet(*driver, &n, device));
 }
 
+/* The bytes of the file at `path` (malloc'd), their count in *size. */
+static inline unsigned char *read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    EXPECT(f != NULL);
+    fseek(f, 0, SEEK_END);
+    *size = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc(*size);
+    EXPECT(fread(b, 1, *size, f) == *size);
+    fclose(f);
+    return b;
+}
+
 #endif

@@ -5,18 +5,6 @@
  * argv[1]: images.spv. */
 #include "common.h"
 
-static unsigned char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    EXPECT(f != NULL);
-    fseek(f, 0, SEEK_END);
-    *size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(*size);
-    EXPECT(fread(b, 1, *size, f) == *size);
-    fclose(f);
-    return b;
-}
-
 int main(int argc, char **argv) {
     EXPECT(argc == 2);
     ze_driver_handle_t driver;

@@ -31,18 +31,6 @@ void c_vector_add(const zekit_mock_kernel_launch_t *launch, void *user) {
         ++*(int *)user;
 }
 
-static unsigned char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    EXPECT(f != NULL);
-    fseek(f, 0, SEEK_END);
-    *size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(*size);
-    EXPECT(fread(b, 1, *size, f) == *size);
-    fclose(f);
-    return b;
-}
-
 int main(int argc, char **argv) {
     EXPECT(argc == 3);
     int control = strcmp(argv[2], "control") == 0;
