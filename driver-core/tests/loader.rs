@@ -520,6 +520,19 @@ fn runtime_extensions_through_the_loader() {
     assert!(lines[0].starts_with("zekit: zexCounterBasedEventCreate2: ZE_RESULT_ERROR_INVALID_ARGUMENT: "), "{stderr}");
 }
 
+/// Linked functions using their own module's variables: in a module program the library's
+/// table and writable counter are the module's; zeModuleDynamicLink copies a constant table
+/// and refuses a write to the library's own variable, naming why.
+#[test]
+fn module_program_and_linked_variables_through_the_loader() {
+    let kernels = manifest_dir().join("../spirv/kernels");
+    let (out, _) = run_ok("module_program", &[("ZEKIT_TEST_KERNELS", kernels.to_str().unwrap())]);
+    assert!(out.contains("module program: table ok, counter = 96\n"), "{out}");
+    assert!(out.contains("dynamic link: constant table ok\n"), "{out}");
+    assert!(out.contains("using its own module's writable program-scope variables"), "{out}");
+    assert!(out.ends_with("module_program ok\n"), "{out}");
+}
+
 /// Fabric queries answer: one vertex (the device), no edges.
 #[test]
 fn fabric_through_the_loader() {

@@ -25,6 +25,7 @@ pub mod jit;
 #[cfg(feature = "jit")]
 pub mod printf;
 pub mod lower;
+pub use lower::Linking;
 #[cfg(feature = "jit")]
 pub mod native;
 pub mod regions;
@@ -432,18 +433,20 @@ impl Program {
 /// panics: a panic inside the compiler becomes [`Error::Internal`].
 #[cfg(feature = "jit")]
 pub fn compile(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Program, Error> {
-    compile_linked(bytes, spec, &[])
+    compile_linked(bytes, spec, &[], Linking::OneModule)
 }
 
 /// [`compile`] with the module's imported functions resolved by the exports of `libs` (each a
-/// SPIR-V module and its specialization constants; see [`lower::lower_linked`]).
+/// SPIR-V module and its specialization constants; see [`lower::lower_linked`]); `linking` says
+/// whether they are inputs of one module or modules of their own ([`Linking`]).
 #[cfg(feature = "jit")]
 pub fn compile_linked(
     bytes: &[u8],
     spec: &HashMap<u32, u64>,
     libs: &[(&[u8], &HashMap<u32, u64>)],
+    linking: Linking,
 ) -> Result<Program, Error> {
-    match catch_unwind(AssertUnwindSafe(|| compile_inner(bytes, spec, libs))) {
+    match catch_unwind(AssertUnwindSafe(|| compile_inner(bytes, spec, libs, linking))) {
         Ok(r) => r,
         Err(_) => Err(Error::internal("the compiler panicked")),
     }
@@ -558,8 +561,9 @@ pub fn prepare_linked(
     bytes: &[u8],
     spec: &HashMap<u32, u64>,
     libs: &[(&[u8], &HashMap<u32, u64>)],
+    linking: Linking,
 ) -> Result<Prepared, Error> {
-    match catch_unwind(AssertUnwindSafe(|| prepare_inner(bytes, spec, libs))) {
+    match catch_unwind(AssertUnwindSafe(|| prepare_inner(bytes, spec, libs, linking))) {
         Ok(r) => r,
         Err(_) => Err(Error::internal("the compiler panicked")),
     }
@@ -631,6 +635,7 @@ fn prepare_inner(
     bytes: &[u8],
     spec: &HashMap<u32, u64>,
     libs: &[(&[u8], &HashMap<u32, u64>)],
+    linking: Linking,
 ) -> Result<Prepared, Error> {
     jit::count_compilation();
     let (insts, _, _) = spv::parse(bytes)?;
@@ -640,7 +645,7 @@ fn prepare_inner(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.context("a linked module"))?;
     let lib_refs: Vec<_> = lib_insts.iter().map(|(i, s)| (&i[..], *s)).collect();
-    let lowered = lower::lower_linked(&insts, spec, &lib_refs)?;
+    let lowered = lower::lower_linked(&insts, spec, &lib_refs, linking)?;
     let mut data: Box<[u64]> = {
         let mut d = vec![0u64; lowered.data.len().div_ceil(8)];
         for (i, b) in lowered.data.iter().enumerate() {
@@ -689,8 +694,9 @@ fn compile_inner(
     bytes: &[u8],
     spec: &HashMap<u32, u64>,
     libs: &[(&[u8], &HashMap<u32, u64>)],
+    linking: Linking,
 ) -> Result<Program, Error> {
-    let p = prepare_inner(bytes, spec, libs)?;
+    let p = prepare_inner(bytes, spec, libs, linking)?;
     let code = p.codegen(0..p.infos.len())?;
     p.finish(vec![code])
 }

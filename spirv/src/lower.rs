@@ -48,7 +48,9 @@ enum ConstVal {
 
 #[derive(Clone, Copy, Debug)]
 enum Global {
-    Data(u32),
+    /// Program-scope data at this offset; whether kernels may write it (CrossWorkgroup, not
+    /// UniformConstant).
+    Data(u32, bool),
     Local(u32),
     Builtin(Builtin),
 }
@@ -70,6 +72,13 @@ struct Module {
     /// Extended instruction sets whose instructions are ignored (`lower/dpcpp.rs`).
     ignored_sets: HashSet<u32>,
     local_size: u32,
+    /// Where a linked library's program-scope data and local variables start in the importing
+    /// module's (0 for the importing module itself).
+    data_base: u32,
+    local_base: u32,
+    /// A linked library whose writable program-scope variables must not be copied (see
+    /// [`Linking`]).
+    shared_writable: bool,
     /// Functions with `LinkageAttributes` Export: name → id.
     exports: HashMap<String, u32>,
     /// Ids with `LinkageAttributes` Import → name.
@@ -311,7 +320,7 @@ fn builtin_of(n: u32) -> Result<Builtin, Error> {
 
 /// Lowers a parsed module; `spec` gives specialization constants by SpecId.
 pub fn lower(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Lowered, Error> {
-    lower_linked(insts, spec, &[])
+    lower_linked(insts, spec, &[], Linking::OneModule)
 }
 
 /// The functions a module imports and exports (`LinkageAttributes`): (imports, exports), each
@@ -332,21 +341,64 @@ pub fn linkage(insts: &[Inst]) -> Result<(Vec<String>, Vec<String>), Error> {
     Ok((imports, exports))
 }
 
+/// What linking does with a library's program-scope variables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linking {
+    /// The inputs are one module (`ze_module_program_exp_desc_t`): each library's variables
+    /// are placed, once, in the importing module's data, and its exported variables are the
+    /// module's (`zeModuleGetGlobalPointer`).
+    OneModule,
+    /// Separate modules (`zeModuleDynamicLink`): a library's read-only variables
+    /// (UniformConstant) are copied into the importing module, which no program can tell
+    /// apart; a linked function that uses its own module's writable (CrossWorkgroup)
+    /// variables is refused (`unsupported`), as a copy would not be the library's.
+    Separate,
+}
+
 /// Lowers a module whose imported functions are resolved by the exports of `libs` (each a
 /// module's instructions and specialization constants), first match in order: an imported
-/// function's body is inlined from the library like any call. A library function may not use
-/// its own module's program-scope variables (`unsupported`).
+/// function's body is inlined from the library like any call. The libraries' program-scope
+/// data follows the module's own, and their local variables follow its own (see [`Linking`]).
 pub fn lower_linked(
     insts: &[Inst],
     spec: &HashMap<u32, u64>,
     libs: &[(&[Inst], &HashMap<u32, u64>)],
+    linking: Linking,
 ) -> Result<Lowered, Error> {
-    let (mut m, data, globals, entries, modes) = read_module(insts, spec)?;
-    let libs = libs
-        .iter()
-        .map(|(i, s)| read_module(i, s).map(|r| r.0))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.context("a linked module"))?;
+    let (mut m, mut data, mut globals, entries, modes) = read_module(insts, spec)?;
+    let mut placed = Vec::with_capacity(libs.len());
+    for (i, s) in libs {
+        let (mut lm, ldata, lglobals, ..) =
+            read_module(i, s).map_err(|e| e.context("a linked module"))?;
+        if !lm.fnptr.relocs.is_empty() {
+            return Err(Error::unsupported(
+                "a linked module whose program-scope data holds function pointers",
+            ));
+        }
+        // 128: the largest alignment of any type (a 16-element vector of 64-bit values).
+        let base = align_up(data.len() as u64, 128);
+        if base + ldata.len() as u64 > 64 << 20 {
+            return Err(Error::unsupported("more than 64 MiB of program-scope variables"));
+        }
+        data.resize(base as usize, 0);
+        data.extend_from_slice(&ldata);
+        lm.data_base = base as u32;
+        if linking == Linking::OneModule {
+            // The library's exported variables are the module's.
+            globals.extend(lglobals.into_iter().map(|(n, o, size)| (n, o + base as u32, size)));
+        }
+        if lm.local_size > 0 {
+            let lbase = align_up(u64::from(m.local_size), 128);
+            if lbase + u64::from(lm.local_size) > 1 << 30 {
+                return Err(Error::unsupported("more than 1 GiB of local variables"));
+            }
+            lm.local_base = lbase as u32;
+            m.local_size = (lbase + u64::from(lm.local_size)) as u32;
+        }
+        lm.shared_writable = linking == Linking::Separate;
+        placed.push(lm);
+    }
+    let libs = placed;
     let mut kernels = Vec::new();
     for (fid, name) in entries {
         let km = modes.get(&fid).cloned().unwrap_or_default();
@@ -444,6 +496,9 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
         opencl_std: HashSet::new(),
         ignored_sets: HashSet::new(),
         local_size: 0,
+        data_base: 0,
+        local_base: 0,
+        shared_writable: false,
         fnptr: fnptr::FnPtrs::default(),
     };
     let mut data = Vec::new();
@@ -684,7 +739,7 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                         if let Some(name) = dpcpp::host_access_name(&m, id)? {
                             globals.push((name, off as u32, size as u32));
                         }
-                        Global::Data(off as u32)
+                        Global::Data(off as u32, sc == 5)
                     }
                     4 => {
                         let (size, align) = m.layout(pointee)?;
@@ -1151,13 +1206,15 @@ impl Builder<'_> {
         }
         if let Some((ty, g)) = self.m.globals.get(&id) {
             let v = match g {
-                Global::Data(_) | Global::Local(_) if !std::ptr::eq(self.m, self.root) => {
+                Global::Data(_, true) if self.m.shared_writable => {
                     return Err(Error::unsupported(
-                        "a linked function using its own module's program-scope or local variables",
+                        "a function linked from another module using its own module's writable program-scope variables, which zeModuleDynamicLink keeps apart (a module program of several inputs shares them)",
                     ))
                 }
-                Global::Data(o) => Val::V(self.push(Ty::I64, Op::GlobalAddr(*o))),
-                Global::Local(o) => Val::V(self.push(Ty::I64, Op::LocalAddr(*o))),
+                Global::Data(o, _) => {
+                    Val::V(self.push(Ty::I64, Op::GlobalAddr(self.m.data_base + *o)))
+                }
+                Global::Local(o) => Val::V(self.push(Ty::I64, Op::LocalAddr(self.m.local_base + *o))),
                 Global::Builtin(b) => Val::BVar(*b),
             };
             return Ok((v, *ty));
@@ -2076,10 +2133,20 @@ impl Builder<'_> {
                 if st.is_float() || st == Ty::Bool {
                     return Err(Error::invalid("OpSwitch selector is not an integer"));
                 }
-                let (d, da) = self.edge(fr, label, i.w(1)?)?;
+                // A switch passes no block arguments: an edge into a block with OpPhi goes
+                // through a block of its own that jumps there with them.
+                let via = |b: &mut Self, (t, a): (BlockId, Vec<Value>)| {
+                    if a.is_empty() {
+                        return t;
+                    }
+                    let hop = b.k.new_block();
+                    b.k.blocks[hop.0 as usize].term = Term::Jump(t, a);
+                    hop
+                };
+                let de = self.edge(fr, label, i.w(1)?)?;
+                let d = via(self, de);
                 let step = if st == Ty::I64 { 3 } else { 2 };
                 let mut cases = Vec::new();
-                let mut any_args = !da.is_empty();
                 for c in i.ops[2..].chunks(step) {
                     if c.len() != step {
                         return Err(Error::invalid("OpSwitch with a truncated case"));
@@ -2088,12 +2155,8 @@ impl Builder<'_> {
                     if step == 3 {
                         v |= u64::from(c[1]) << 32;
                     }
-                    let (t, a) = self.edge(fr, label, c[step - 1])?;
-                    any_args |= !a.is_empty();
-                    cases.push((v, t));
-                }
-                if any_args {
-                    return Err(Error::unsupported("OpSwitch into blocks with OpPhi"));
+                    let e = self.edge(fr, label, c[step - 1])?;
+                    cases.push((v, via(self, e)));
                 }
                 self.set_term(Term::Switch(sel, d, cases));
                 return Ok(true);

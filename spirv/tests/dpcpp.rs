@@ -761,3 +761,22 @@ fn built_ins_through_access_chains() {
         }
     }
 }
+
+/// An OpSwitch case that branches straight into a block with OpPhi passes that value.
+#[test]
+fn switch_into_phi() {
+    let p = dpcpp("switch_phi");
+    let input: Vec<u32> = vec![0, 1, 2, 3, 9, 2, 0, 1];
+    let mut out = vec![0u32; input.len()];
+    run_1d(&p, "switch_phi", &[addr(&mut out), input.as_ptr() as u64], input.len() as u64, 4);
+    let want: Vec<u32> = input
+        .iter()
+        .map(|&x| match x {
+            0 => 100,
+            1 => 101,
+            2 => x + 7,
+            _ => x * 3,
+        })
+        .collect();
+    assert_eq!(out, want);
+}

@@ -20,8 +20,15 @@ pub fn lenient_flags(function: &str, param: &str) -> Option<&'static str> {
 /// meaning is unambiguous when they hold: checked only when the validation level is strict
 /// (`zekit_rt::strict`); at the compatible level the call goes on, noted once with
 /// `zekit_rt::lenient`. (function, condition text as in the spec, why.)
-pub const LENIENT_CONDITIONS: &[(&str, &str, &str)] = &[(
-    "zeVirtualMemQueryPageSize",
-    "0 == size",
-    "size 0 answered with the page size, as compute-runtime does",
-)];
+pub const LENIENT_CONDITIONS: &[(&str, &str, &str)] = &[
+    (
+        "zeVirtualMemQueryPageSize",
+        "0 == size",
+        "size 0 answered with the page size, as compute-runtime does",
+    ),
+    (
+        "zeModuleCreate",
+        "0 == desc->inputSize",
+        "inputSize is ignored when a ze_module_program_exp_desc_t is chained (its inputs are the module); the driver checks it otherwise",
+    ),
+];

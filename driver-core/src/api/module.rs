@@ -96,7 +96,7 @@ fn build_program(
     };
     if modules[main].unlinked() {
         let all: Vec<&ModuleObject> = modules.iter().collect();
-        log.push(ModuleObject::link(&all)?);
+        log.push(ModuleObject::link(&all, zekit_spirv::Linking::OneModule)?);
     }
     let m = modules.swap_remove(main);
     Ok((m, log.join("\n")))
@@ -127,6 +127,10 @@ impl ModuleApi for CpuDriver {
         }
         if desc.pInputModule.is_null() {
             return Err(null_pointer("desc->pInputModule"));
+        }
+        // The generated check lets 0 through for a module program (`LENIENT_CONDITIONS`).
+        if desc.inputSize == 0 {
+            return Err(zekit_rt::fail(ZeError::INVALID_SIZE, "`0 == desc->inputSize`"));
         }
         // SAFETY: the application gives `inputSize` bytes at `pInputModule`.
         let input = unsafe { std::slice::from_raw_parts(desc.pInputModule, desc.inputSize) };
@@ -257,7 +261,7 @@ impl ModuleApi for CpuDriver {
             .collect::<ZeResult<Vec<_>>>()?;
         let refs: Vec<&ModuleObject> = objs.iter().map(|o| &**o).collect();
         // The link log is handed out on failure too, naming what did not resolve.
-        let (result, log) = match ModuleObject::link(&refs) {
+        let (result, log) = match ModuleObject::link(&refs, zekit_spirv::Linking::Separate) {
             Ok(log) => (Ok(()), log),
             Err(f) => (Err(ZeError::from(f)), zekit_rt::noted_reason()),
         };

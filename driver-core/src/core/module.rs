@@ -12,7 +12,7 @@
 //! | `zeModuleGetKernelNames` | in entry point order |
 //! | `zeModuleGetGlobalPointer` | program-scope variables the module exports (LinkageAttributes Export); others: `INVALID_GLOBAL_NAME` |
 //! | imports (functions declared with LinkageAttributes Import) | the module is built by `zeModuleDynamicLink`, with the modules exporting them; until then `zeKernelCreate` and `zeModuleGetFunctionPointer` answer `INVALID_MODULE_UNLINKED`; `zeModuleGetProperties` reports `IMPORTS` for a module with imports |
-//! | `zeModuleDynamicLink` | each module with unresolved imports is compiled with the exported functions of the others inlined into its kernels; an import no other module exports: `MODULE_LINK_FAILURE`, the log line naming the symbol (nothing is linked then); a linked function using its own module's program-scope variables: `MODULE_LINK_FAILURE` |
+//! | `zeModuleDynamicLink` | each module with unresolved imports is compiled with the exported functions of the others inlined into its kernels; an import no other module exports: `MODULE_LINK_FAILURE`, the log line naming the symbol (nothing is linked then); a linked function's program-scope variables: read-only ones are copied into the importing module; one using its own module's writable (CrossWorkgroup) variables: `MODULE_LINK_FAILURE` (in a module program of several inputs, `ze_module_program_exp_desc_t`, the inputs are one module and share them) |
 //! | `zeModuleGetFunctionPointer` | a kernel's work-group function (`extern "C" fn(*mut zekit_spirv::GroupCtx)`, callable from the host); in a module declaring FunctionPointersINTEL, an exported function that is not a kernel: the pointer value the module's kernels call it by (an address in the module's data, not host code), which the host may pass to those kernels (a `ulong` argument, or in a buffer); other names, and exported functions of modules without function pointers (inlined, no address): `INVALID_FUNCTION_NAME` |
 //! | `zeModuleDestroy` | allowed while kernels or launches use the module: they keep its code alive; while its code is generated: the kernels not started are skipped |
 
@@ -167,7 +167,7 @@ impl ModuleObject {
         };
         let mut log = if m.imports.is_empty() {
             let prepared =
-                zekit_spirv::prepare_linked(input, &m.spec, &[]).map_err(build_failure)?;
+                zekit_spirv::prepare_linked(input, &m.spec, &[], zekit_spirv::Linking::OneModule).map_err(build_failure)?;
             let log = format!(
                 "zekit-spirv: built {} kernel(s): {}",
                 prepared.infos.len(),
@@ -294,8 +294,9 @@ impl ModuleObject {
 
     /// `zeModuleDynamicLink`: compiles each module with imports, its imports resolved by the
     /// exports of the others; returns the link log. All or nothing: an unresolved import or a
-    /// failed build links no module.
-    pub fn link(modules: &[&ModuleObject]) -> Outcome<String> {
+    /// failed build links no module. `linking`: separate modules (`zeModuleDynamicLink`) or
+    /// the inputs of one module program.
+    pub fn link(modules: &[&ModuleObject], linking: zekit_spirv::Linking) -> Outcome<String> {
         let mut log = Vec::new();
         let mut missing = Vec::new();
         for (n, m) in modules.iter().enumerate() {
@@ -329,7 +330,7 @@ impl ModuleObject {
                 .filter(|(o, _)| *o != n)
                 .map(|(_, x)| (&x.spirv[..], &x.spec))
                 .collect();
-            let program = zekit_spirv::compile_linked(&m.spirv, &m.spec, &libs).map_err(|e| {
+            let program = zekit_spirv::compile_linked(&m.spirv, &m.spec, &libs, linking).map_err(|e| {
                 Failure::new(
                     ze_result_t::ERROR_MODULE_LINK_FAILURE,
                     format!("module {n}: {e}"),

@@ -32,7 +32,7 @@ pub(super) fn constant_sampler(m: &mut Module, data: &mut Vec<u8>, i: &Inst) -> 
     let off = align_up(data.len() as u64, 8) as usize;
     data.resize(off + 16, 0);
     data[off..off + 16].copy_from_slice(&desc.to_bytes());
-    m.globals.insert(id, (ty, Global::Data(off as u32)));
+    m.globals.insert(id, (ty, Global::Data(off as u32, false)));
     Ok(())
 }
 

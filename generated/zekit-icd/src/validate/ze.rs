@@ -3985,7 +3985,15 @@ pub unsafe fn zeModuleCreate(
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     if 0usize == (*desc).inputSize {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`0 == desc->inputSize`"));
+        if zekit_rt::strict() {
+            return Err(
+                bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`0 == desc->inputSize`"),
+            );
+        }
+        zekit_rt::lenient(
+            "zeModuleCreate",
+            "inputSize is ignored when a ze_module_program_exp_desc_t is chained (its inputs are the module); the driver checks it otherwise",
+        );
     }
     Ok(())
 }
