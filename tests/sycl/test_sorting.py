@@ -10,10 +10,13 @@ names = lambda d: np.dtype(d).name  # noqa: E731
 
 
 @pytest.mark.parametrize("n", SIZES)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.float16], ids=names)
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.float64, np.int32, np.int64, np.float16, np.int16, np.uint8], ids=names
+)
 def test_sort(queue, device, dtype, n):
     need_dtype(device, dtype)
-    a = rng(1).integers(-1000, 1000, n).astype(dtype)
+    lo, hi = (0, 256) if dtype == np.uint8 else (-1000, 1000)
+    a = rng(1).integers(lo, hi, n).astype(dtype)
     check(dpnp.sort(to_device(a, queue)), np.sort(a))
 
 

@@ -400,7 +400,8 @@ fn kernels(check: bool) -> Result<(), String> {
 /// `cargo xtask bench`: the benchmarks, each printing ratios against a baseline measured in the
 /// same run (memcpy, PoCL, validation off); installs PoCL first. `-p zekit-driver-core` runs both
 /// of its bench targets: `execute` (copies, round trips) and `kernels` (SPIR-V kernels against
-/// PoCL: module builds, an empty launch, multiply-add GFLOPS, copy bandwidth).
+/// PoCL: module builds, an empty launch, multiply-add GFLOPS, copy bandwidth), then dpnp on
+/// zekit against Intel's OpenCL CPU runtime (`cargo xtask sycl --bench`).
 fn bench() -> Result<(), String> {
     deps::pocl()?;
     for package in ["zekit-driver-core", "zekit-mock"] {
@@ -413,7 +414,7 @@ fn bench() -> Result<(), String> {
             return Err(format!("cargo bench -p {package} failed"));
         }
     }
-    Ok(())
+    sycl::bench(&root())
 }
 
 /// `cargo xtask test`: every test of the workspace (the README's test command), the kernel
@@ -477,7 +478,7 @@ fn main() -> ExitCode {
             Some(d) => import_upstream(Path::new(d), args.iter().any(|a| a == "--check")),
             None => Err("usage: cargo xtask import-upstream DIR [--check]".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels [--check] | sycl [--sweep] [--debug-driver] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS] | package [--test] | import-upstream DIR [--check]>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels [--check] | sycl [--sweep | --bench] [--debug-driver] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS] | package [--test] | import-upstream DIR [--check]>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,4 @@
-//! `cargo xtask sycl [--sweep] [--debug-driver] [--update-known] [--all] [--adapter v1|v2] [-- PYTEST_ARGS]`:
+//! `cargo xtask sycl [--sweep | --bench] [--debug-driver] [--update-known] [--all] [--adapter v1|v2] [-- PYTEST_ARGS]`:
 //! Intel's SYCL stack (PyPI's `dpctl` and `dpnp`, which bring `intel-sycl-rt` and the Unified
 //! Runtime's Level Zero adapters v1 and v2) on the zekit CPU driver, through the Level Zero
 //! loader 1.32 built from `shared/vendor/`. Set up without root, all under `target/zekit-deps/`:
@@ -15,6 +15,9 @@
 //! today through known driver bugs (xfail, strict: a listed test that passes fails the run);
 //! `--all` runs without that list, `--update-known` rewrites it from the run. `--sweep` builds
 //! every SPIR-V module of the installed wheels through the driver instead (see `sycl_sweep`).
+//! `--bench` times dpnp operations on zekit against Intel's OpenCL CPU runtime (the venv's
+//! `intel-opencl-rt`, which dpnp brings) in one process, with numpy beside them
+//! (`tests/sycl/bench/dpnp_bench.py`; `cargo xtask bench` runs it too).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -198,6 +201,7 @@ pub fn setup(root: &Path, debug_driver: bool) -> Result<Stack, String> {
 #[derive(Default)]
 struct Options {
     sweep: bool,
+    bench: bool,
     update_known: bool,
     all: bool,
     debug_driver: bool,
@@ -211,6 +215,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--sweep" => o.sweep = true,
+            "--bench" => o.bench = true,
             "--update-known" => o.update_known = true,
             "--all" => o.all = true,
             "--debug-driver" => o.debug_driver = true,
@@ -232,7 +237,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
-pub const USAGE: &str = "usage: cargo xtask sycl [--sweep] [--debug-driver] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS]";
+pub const USAGE: &str = "usage: cargo xtask sycl [--sweep | --bench] [--debug-driver] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS]";
 
 /// Counts of one run (`tests/sycl/known.py` writes them): passed, failed, skipped, xfailed.
 #[derive(Default, Clone, Copy)]
@@ -290,6 +295,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<(), String> {
     if o.sweep {
         return crate::sycl_sweep::sweep(root, &stack);
     }
+    if o.bench {
+        return bench_with(root, &stack, o.adapters.first().copied().unwrap_or(false));
+    }
     let mut failed = vec![];
     let mut total = Counts::default();
     for &v2 in &o.adapters {
@@ -306,4 +314,27 @@ pub fn main(root: &Path, args: &[String]) -> Result<(), String> {
     } else {
         Err(failed.join("; "))
     }
+}
+
+/// `cargo xtask sycl --bench` (and `cargo xtask bench`): dpnp on zekit (the release driver
+/// unless `--debug-driver`; `v2`: the v2 adapter) against Intel's OpenCL CPU runtime and numpy,
+/// in one process, in alternating rounds (`tests/sycl/bench/dpnp_bench.py`).
+fn bench_with(root: &Path, stack: &Stack, v2: bool) -> Result<(), String> {
+    let intel = stack.python.parent().and_then(Path::parent).map(|v| v.join("lib/libintelocl.so"));
+    let Some(intel) = intel.filter(|p| p.exists()) else {
+        return Err("libintelocl.so (PyPI intel-opencl-rt, which dpnp brings) is not in the venv".into());
+    };
+    let mut cmd = Command::new(&stack.python);
+    cmd.arg("tests/sycl/bench/dpnp_bench.py")
+        .envs(stack.env(v2))
+        .env("ONEAPI_DEVICE_SELECTOR", "opencl:cpu;level_zero:*")
+        .env("OCL_ICD_FILENAMES", &intel)
+        .current_dir(root);
+    run(&mut cmd)
+}
+
+/// `cargo xtask bench`'s SYCL part: sets the stack up (release driver), then [`bench_with`].
+pub fn bench(root: &Path) -> Result<(), String> {
+    let stack = setup(root, false)?;
+    bench_with(root, &stack, false)
 }
