@@ -1952,7 +1952,19 @@ impl Builder<'_> {
                 if self.k.ty(a) != ty || self.k.ty(b) != ty {
                     return Err(Error::invalid("OpSelect operands of the wrong type"));
                 }
-                let v = self.push(ty, Op::Select(c, a, b));
+                // DPC++ selects with a constant condition around every id (`OpSelect %true
+                // %id 0`): the chosen value itself, so that what follows sees it (the
+                // lockstep plan's stride analysis among them).
+                let v = match m.consts.get(&i.w(2)?) {
+                    Some((_, ConstVal::Scalar(k))) => {
+                        if *k != 0 {
+                            a
+                        } else {
+                            b
+                        }
+                    }
+                    _ => self.push(ty, Op::Select(c, a, b)),
+                };
                 def(fr, Val::V(v), rt()?)?;
             }
             // Execution scope Subgroup: `sub_group_barrier`.
