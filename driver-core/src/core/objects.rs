@@ -26,7 +26,7 @@ use crate::core::alloc::{
     AllocError, AllocKind, AllocManager, Detached, FreePolicy, SizeLimit, Source,
 };
 use crate::exec::Drain;
-use crate::core::ipc::{self, Imports, Wire};
+use crate::core::ipc::{self, Imports};
 use crate::core::vm::VirtualSpace;
 use crate::host::{fnv1a_128, HostInfo};
 
@@ -706,8 +706,12 @@ impl ContextObject {
 
     /// `zeMemGetIpcHandle`: a handle for the allocation containing `ptr` (the importer gets its
     /// base).
-    pub fn ipc_handle(&self, ptr: *const u8) -> Outcome<Wire> {
+    pub fn ipc_handle(&self, ptr: *const u8) -> Outcome<ze_ipc_mem_handle_t> {
         let Some((info, fd)) = self.allocs.export(ptr) else {
+            // Reserved virtual memory: the mapped run around `ptr` (the allocation there).
+            if let Some((start, len)) = self.vm.mapped_run(ptr as usize) {
+                return self.ipc_range_handle(start as *const u8, len);
+            }
             return Err(Failure::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("{ptr:p} is not inside an allocation of this context"),
@@ -724,7 +728,7 @@ impl ContextObject {
         };
         let page = crate::core::vm::page_size() as u64;
         let size = info.size as u64;
-        ipc::export(fd, 0, size.div_ceil(page) * page, 0, size)
+        ipc::export(fd, 0, size.div_ceil(page) * page, 0, size).map(|w| w.encode())
     }
 
     /// `zeMemGetIpcHandleWithProperties` with `ze_ipc_phys_mem_handle_range_ext_desc_t`: a handle
