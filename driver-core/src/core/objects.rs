@@ -7,10 +7,10 @@
 //!
 //! | topic | behaviour |
 //! |---|---|
-//! | `zeInit(flags)` | unknown bits → `INVALID_ENUMERATION`. `0` reports the driver; `GPU_ONLY` and/or `VPU_ONLY` succeed but do not report it (a CPU is neither), so `zeDriverGet` then counts 0 drivers — unless `ZEKIT_DEVICE_TYPE=gpu` ([`DeviceKind::Gpu`]): then `GPU_ONLY` reports it. Reporting is sticky: once any init call asked for it, later calls do not hide it. |
-//! | `zeInitDrivers(desc)` | `desc->flags == 0` → `INVALID_ENUMERATION`; `UINT32_MAX` ("every driver type") reports the driver; any combination of `GPU`/`NPU` succeeds with 0 drivers (a CPU is neither), with the driver when it has `GPU` and `ZEKIT_DEVICE_TYPE=gpu`; other unknown bits → `INVALID_ENUMERATION`. |
+//! | `zeInit(flags)` | success means the driver is initialized and reported (`zeDriverGet` counts 1): `0`; `GPU_ONLY` or `GPU_ONLY\|VPU_ONLY` only when `ZEKIT_DEVICE_TYPE=gpu` ([`DeviceKind::Gpu`]). Flags that ask only for types it is not (`VPU_ONLY`; `GPU_ONLY` on a CPU) → `UNINITIALIZED`, compute-runtime's answer when it is not of the asked type (the CTS takes success to mean at least one driver). Unknown bits are ignored (the known bits decide; `INVALID_ENUMERATION` when strict), so that the loader, which keeps the first answer, does not lose the driver for a later valid call. A refused call changes nothing: an initialized driver stays initialized and reported. |
+//! | `zeInitDrivers(desc)` | `UINT32_MAX` (every type) → the driver; a set with `GPU` → the driver only when `ZEKIT_DEVICE_TYPE=gpu`; `0` ("do not init any"), `NPU`, and `GPU`/`GPU\|NPU` on a CPU → `UNINITIALIZED` with `*pCount = 0` (nothing initialized by this call; an already initialized driver stays so); other bits → `INVALID_ENUMERATION`. |
 //! | `ZEKIT_DEVICE_TYPE` | unset, empty or `cpu`: the device is `ZE_DEVICE_TYPE_CPU`; `gpu`: `ZE_DEVICE_TYPE_GPU` (for software that only looks for GPUs; nothing else changes); anything else: CPU, and one log line says so. |
-//! | `zeDriverGet` before any init | `ZE_RESULT_ERROR_UNINITIALIZED` |
+//! | `zeDriverGet` before any successful init call | `ZE_RESULT_ERROR_UNINITIALIZED` |
 //! | `zeContextCreate(desc)` | flags other than `ZE_CONTEXT_FLAG_TBD` → `INVALID_ENUMERATION`; the context holds every device; `zeContextCreateEx` with devices holds those (0 devices = all). |
 //! | `zeContextDestroy` with live allocations | allowed: the allocations are freed with the context (the spec lets the implementation free them immediately). Later use of the handle is `INVALID_ARGUMENT`. |
 //! | allocations | belong to one context: freeing or querying a pointer through another context is `INVALID_ARGUMENT` / `ZE_MEMORY_TYPE_UNKNOWN`. Ids are unique in the process. |
@@ -141,9 +141,24 @@ impl DeviceKind {
     }
 }
 
-/// Whether `zeInit(flags)` reports the driver: `0` always; `GPU_ONLY` (alone or with
-/// `VPU_ONLY`) when the device is a GPU; `VPU_ONLY` never.
-pub fn init_flags_report(flags: ze_init_flags_t, kind: DeviceKind) -> Outcome<bool> {
+/// `UNINITIALIZED`: the init call asked only for driver types this driver is not.
+fn not_this_type(call: &str, flags: u32, kind: DeviceKind) -> Failure {
+    let is = match kind {
+        DeviceKind::Cpu => "a CPU driver (neither GPU nor VPU/NPU)",
+        DeviceKind::Gpu => "a GPU driver (ZEKIT_DEVICE_TYPE=gpu), not a VPU/NPU one",
+    };
+    Failure::new(
+        ZE_RESULT_ERROR_UNINITIALIZED,
+        format!("{call} flags {flags:#x} ask for no driver type this one has: it is {is}"),
+    )
+}
+
+/// `zeInit(flags)`: `Ok` when the driver is initialized and reported: `0` always; `GPU_ONLY`
+/// (alone or with `VPU_ONLY`) when the device is a GPU. A request for types this driver is not
+/// (`VPU_ONLY`; `GPU_ONLY` on a CPU) is `UNINITIALIZED`, as compute-runtime answers when it has
+/// no device of the asked type: success always means a driver is there. Unknown bits are
+/// ignored (the rest decides), unless strict.
+pub fn init_flags_report(flags: ze_init_flags_t, kind: DeviceKind) -> Outcome<()> {
     let unknown = flags.0 & !ze_init_flags_t::all_known().0;
     if unknown != 0 {
         // The loader keeps the first zeInit's answer for the whole process (and drops a driver
@@ -156,44 +171,47 @@ pub fn init_flags_report(flags: ze_init_flags_t, kind: DeviceKind) -> Outcome<bo
             ));
         }
         zekit_rt::lenient("zeInit", &format!("unknown flag bits {unknown:#x} ignored"));
-        // Only unknown bits: no kind this API knows was asked for, so this driver is not.
-        let known = flags.0 & ze_init_flags_t::all_known().0;
-        return Ok(known != 0 && kind == DeviceKind::Gpu && known & ze_init_flags_t::GPU_ONLY.0 != 0);
     }
-    Ok(flags.is_empty()
-        || (kind == DeviceKind::Gpu && flags.intersects(ze_init_flags_t::GPU_ONLY)))
+    let known = ze_init_flags_t(flags.0 & ze_init_flags_t::all_known().0);
+    if known.is_empty() || (kind == DeviceKind::Gpu && known.intersects(ze_init_flags_t::GPU_ONLY)) {
+        Ok(())
+    } else {
+        Err(not_this_type("zeInit", flags.0, kind))
+    }
 }
 
-/// Whether `zeInitDrivers` with `desc->flags == flags` reports the driver: `UINT32_MAX` (every
-/// type) always; a set with `GPU` when the device is a GPU; otherwise not (a CPU is neither a
-/// GPU nor an NPU).
-pub fn driver_types_report(flags: ze_init_driver_type_flags_t, kind: DeviceKind) -> Outcome<bool> {
+/// `zeInitDrivers` with `desc->flags == flags`: `Ok` when the driver is initialized and
+/// reported: `UINT32_MAX` (every type) always; a set with `GPU` when the device is a GPU. `0`
+/// ("do not init or retrieve any drivers") and sets of types this driver is not (`NPU`; `GPU`
+/// on a CPU) are `UNINITIALIZED` with no handles (compute-runtime's answer when it is not of the
+/// asked type); other bits → `INVALID_ENUMERATION`.
+pub fn driver_types_report(flags: ze_init_driver_type_flags_t, kind: DeviceKind) -> Outcome<()> {
     match flags.0 {
+        u32::MAX => Ok(()),
         0 => Err(Failure::new(
-            ZE_RESULT_ERROR_INVALID_ENUMERATION,
-            "desc->flags is 0: no driver type requested",
+            ZE_RESULT_ERROR_UNINITIALIZED,
+            "desc->flags is 0: no driver type asked for, none initialized",
         )),
-        u32::MAX => Ok(true),
         f if f & !ze_init_driver_type_flags_t::all_known().0 != 0 => Err(Failure::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("unknown driver type flags {f:#x}"),
         )),
-        _ => Ok(kind == DeviceKind::Gpu && flags.intersects(ze_init_driver_type_flags_t::GPU)),
+        _ if kind == DeviceKind::Gpu && flags.intersects(ze_init_driver_type_flags_t::GPU) => Ok(()),
+        f => Err(not_this_type("zeInitDrivers", f, kind)),
     }
 }
 
-/// Initialization state of the driver: whether any init call happened and whether one of them
-/// asked for this driver. Thread-safe.
+/// Initialization state of the driver: whether an init call that asked for it succeeded (then
+/// it is initialized and reported for good). Thread-safe.
 #[derive(Debug, Default)]
 pub struct InitState {
-    // bit 0: initialized, bit 1: driver reported
+    // bit 0: initialized
     bits: std::sync::atomic::AtomicU8,
     kind: DeviceKind,
 }
 
 impl InitState {
     const INITIALIZED: u8 = 1;
-    const REPORTED: u8 = 2;
 
     /// A CPU driver nobody initialized yet.
     pub const fn new() -> InitState {
@@ -213,36 +231,38 @@ impl InitState {
         self.kind
     }
 
-    fn mark(&self, report: bool) {
-        let bits = Self::INITIALIZED | if report { Self::REPORTED } else { 0 };
+    fn mark(&self) {
         self.bits
-            .fetch_or(bits, std::sync::atomic::Ordering::AcqRel);
+            .fetch_or(Self::INITIALIZED, std::sync::atomic::Ordering::AcqRel);
     }
 
-    /// `zeInit(flags)`.
+    /// `zeInit(flags)`. A refused call leaves the state as it was: an initialized driver stays
+    /// initialized and reported.
     pub fn init(&self, flags: ze_init_flags_t) -> Outcome<()> {
-        let report = init_flags_report(flags, self.kind)?;
-        self.mark(report);
+        init_flags_report(flags, self.kind)?;
+        self.mark();
         Ok(())
     }
 
-    /// `zeInitDrivers`: initializes and returns how many drivers it reports (0 or 1).
+    /// `zeInitDrivers`: initializes the driver when `flags` ask for it (then 1 driver), else the
+    /// failure (the caller reports 0 handles).
     pub fn init_drivers(&self, flags: ze_init_driver_type_flags_t) -> Outcome<u32> {
-        let report = driver_types_report(flags, self.kind)?;
-        self.mark(report);
-        Ok(u32::from(report))
+        driver_types_report(flags, self.kind)?;
+        self.mark();
+        Ok(1)
     }
 
-    /// `zeDriverGet`: how many drivers are reported (`UNINITIALIZED` before any init call).
+    /// `zeDriverGet`: how many drivers are reported (`UNINITIALIZED` before a successful init
+    /// call).
     pub fn reported_drivers(&self) -> Outcome<u32> {
         let bits = self.bits.load(std::sync::atomic::Ordering::Acquire);
         if bits & Self::INITIALIZED == 0 {
             return Err(Failure::new(
                 ZE_RESULT_ERROR_UNINITIALIZED,
-                "zeInit or zeInitDrivers has not been called",
+                "no zeInit or zeInitDrivers call that asked for this driver has succeeded",
             ));
         }
-        Ok(u32::from(bits & Self::REPORTED != 0))
+        Ok(1)
     }
 }
 
