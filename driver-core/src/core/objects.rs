@@ -16,9 +16,9 @@
 //! | allocations | belong to one context: freeing or querying a pointer through another context is `INVALID_ARGUMENT` / `ZE_MEMORY_TYPE_UNKNOWN`. Ids are unique in the process. |
 //! | allocation flags | host flags above `0xf`, device flags above `0x7` → `INVALID_ENUMERATION`; `device_desc->ordinal` must be 0 (one memory) else `INVALID_ARGUMENT`; a device outside the context → `INVALID_ARGUMENT`. |
 //! | relaxed limits | `ze_relaxed_allocation_limits_exp_desc_t` and `..._ext_desc_t` in the `pNext` chain of the device or host descriptor: `MAX_SIZE` lifts `maxMemAllocSize`; unknown bits → `INVALID_ENUMERATION`. |
-//! | external memory | `OPAQUE_FD` only ([`EXTERNAL_MEMORY_TYPES`]). Export: `ze_external_memory_export_desc_t` chained to the allocation's device or host descriptor makes it a memfd whatever the fd budget; `ze_external_memory_export_fd_t` on `zeMemGetAllocProperties` (any pointer inside it) returns a new close-on-exec descriptor of that memfd, the caller's to close; an allocation not made exportable as that type → `INVALID_ARGUMENT`. Import: `ze_external_memory_import_fd_t` (exactly one type) maps a regular file of at least `size` bytes `MAP_SHARED` read-write from offset 0; the driver keeps a duplicate and never closes or owns the caller's fd (the spec gives no transfer of ownership). A bad, non-regular, read-only or too small fd → `INVALID_ARGUMENT`. `DMA_BUF`, Win32 and D3D types → `UNSUPPORTED_ENUMERATION`; unknown bits, or a type count other than one where one is needed → `INVALID_ENUMERATION`. |
+//! | external memory | import `OPAQUE_FD` ([`EXTERNAL_MEMORY_TYPES`]); export `OPAQUE_FD`, and `DMA_BUF` only where `/dev/udmabuf` opens ([`export_memory_types`], also what `zeDeviceGetExternalMemoryProperties` reports). Export: `ze_external_memory_export_desc_t` chained to the allocation's device or host descriptor makes it a memfd whatever the fd budget; `ze_external_memory_export_fd_t` on `zeMemGetAllocProperties` (any pointer inside it) returns a new close-on-exec descriptor of that memfd (`DMA_BUF`: a dma-buf of the whole allocation from `UDMABUF_CREATE` on a memfd sealed with `F_SEAL_SHRINK`, see [`crate::core::udmabuf`]), the caller's to close; an allocation not made exportable as that type → `INVALID_ARGUMENT`. Import: `ze_external_memory_import_fd_t` (exactly one type) maps a regular file of at least `size` bytes `MAP_SHARED` read-write from offset 0; the driver keeps a duplicate and never closes or owns the caller's fd (the spec gives no transfer of ownership). A bad, non-regular, read-only or too small fd → `INVALID_ARGUMENT`. `DMA_BUF` import, `DMA_BUF` export without `/dev/udmabuf`, Win32 and D3D types → `UNSUPPORTED_ENUMERATION`; unknown bits, or a type count other than one where one is needed → `INVALID_ENUMERATION`. |
 
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 
 use zekit_sys::*;
 
@@ -327,17 +327,30 @@ pub struct AllocRequest {
     pub import_fd: Option<(ze_external_memory_type_flags_t, i32)>,
 }
 
-/// External memory types this driver exports and imports: `OPAQUE_FD` only (a memfd; see
-/// [`ContextObject::alloc`]). `DMA_BUF` needs `/dev/udmabuf` to turn a memfd into a dma-buf,
-/// which this driver does not use; the Win32 and D3D types do not exist on Linux.
+/// External memory types this driver imports: `OPAQUE_FD` only (a regular, mappable file; a
+/// dma-buf from another exporter need not be mappable by the CPU). The Win32 and D3D types do
+/// not exist on Linux.
 pub const EXTERNAL_MEMORY_TYPES: ze_external_memory_type_flags_t =
     ze_external_memory_type_flags_t::OPAQUE_FD;
 
-/// Checks external memory type flags (`what` names the field for the log line): unknown bits
-/// `INVALID_ENUMERATION`; known types this driver does not support `UNSUPPORTED_ENUMERATION`;
-/// `single`: exactly one type must be named (imports and exports of an fd).
+/// External memory types this driver exports: `OPAQUE_FD` (a memfd; see
+/// [`ContextObject::alloc`]), and `DMA_BUF` where `/dev/udmabuf` opens
+/// ([`crate::core::udmabuf`]).
+pub fn export_memory_types() -> ze_external_memory_type_flags_t {
+    if crate::core::udmabuf::available() {
+        EXTERNAL_MEMORY_TYPES | ze_external_memory_type_flags_t::DMA_BUF
+    } else {
+        EXTERNAL_MEMORY_TYPES
+    }
+}
+
+/// Checks external memory type flags against the `supported` ones (`what` names the field for
+/// the log line): unknown bits `INVALID_ENUMERATION`; known types outside `supported`
+/// `UNSUPPORTED_ENUMERATION`; `single`: exactly one type must be named (imports and exports of
+/// an fd).
 pub fn check_external_memory_types(
     flags: ze_external_memory_type_flags_t,
+    supported: ze_external_memory_type_flags_t,
     what: &str,
     single: bool,
 ) -> Outcome<()> {
@@ -354,16 +367,18 @@ pub fn check_external_memory_types(
             format!("{what} {:#x} must name exactly one memory type", flags.0),
         ));
     }
-    let unsupported = flags.0 & !EXTERNAL_MEMORY_TYPES.0;
+    let unsupported = flags.0 & !supported.0;
     if unsupported != 0 {
-        let why = if unsupported & ze_external_memory_type_flags_t::DMA_BUF.0 != 0 {
-            "DMA_BUF is not supported (the driver makes no dma-buf: it would need /dev/udmabuf)"
-        } else {
+        let why = if unsupported & ze_external_memory_type_flags_t::DMA_BUF.0 == 0 {
             "Win32 and D3D memory types do not exist on Linux"
+        } else if supported.intersects(ze_external_memory_type_flags_t::DMA_BUF) {
+            "DMA_BUF is exported, not imported"
+        } else {
+            "DMA_BUF needs /dev/udmabuf, which does not open here"
         };
         return Err(Failure::new(
             ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION,
-            format!("{what} {:#x}: {why}; OPAQUE_FD is supported", flags.0),
+            format!("{what} {:#x}: {why}; supported: {:#x}", flags.0, supported.0),
         ));
     }
     Ok(())
@@ -574,12 +589,13 @@ impl ContextObject {
                 ));
             }
         }
-        check_external_memory_types(req.export_types, "export flags", false)?;
+        check_external_memory_types(req.export_types, export_memory_types(), "export flags", false)?;
         let source = match req.import_fd {
             Some((flags, fd)) => {
-                check_external_memory_types(flags, "import flags", true)?;
+                check_external_memory_types(flags, EXTERNAL_MEMORY_TYPES, "import flags", true)?;
                 Source::Import(import_fd(fd, req.size)?)
             }
+            None if req.export_types.intersects(ze_external_memory_type_flags_t::DMA_BUF) => Source::DmaBuf,
             None if !req.export_types.is_empty() => Source::Memfd,
             None => Source::Any,
         };
@@ -601,7 +617,7 @@ impl ContextObject {
     /// caller owns it and closes it) of the memfd behind the allocation containing `ptr`, which
     /// must have been allocated exportable as `flags` (exactly one type).
     pub fn export_fd(&self, ptr: *const u8, flags: ze_external_memory_type_flags_t) -> Outcome<i32> {
-        check_external_memory_types(flags, "export fd flags", true)?;
+        check_external_memory_types(flags, export_memory_types(), "export fd flags", true)?;
         let exported = self.allocs.with_memfd(ptr, |info, fd| {
             if info.export_types.0 & flags.0 != flags.0 {
                 return Err(Failure::new(
@@ -618,6 +634,17 @@ impl ContextObject {
                     format!("allocation {} has no memfd", info.id),
                 ));
             };
+            if flags == ze_external_memory_type_flags_t::DMA_BUF {
+                let page = crate::core::vm::page_size();
+                let len = info.size.div_ceil(page) * page;
+                let buf = crate::core::udmabuf::create(fd.as_fd(), 0, len as u64).map_err(|e| {
+                    Failure::new(
+                        ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+                        format!("/dev/udmabuf made no dma-buf of allocation {} ({len} bytes): {e}", info.id),
+                    )
+                })?;
+                return Ok(std::os::fd::IntoRawFd::into_raw_fd(buf));
+            }
             let new = fd.try_clone_to_owned().map_err(|e| {
                 Failure::new(
                     ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
