@@ -101,9 +101,37 @@ fn close(fd: i32) {
     assert_eq!(unsafe { libc::close(fd) }, 0);
 }
 
-/// Whether `/dev/udmabuf` opens here: the driver's condition for `DMA_BUF` export.
+/// Whether `/dev/udmabuf` opens here and makes a dma-buf of a one-page sealed memfd (probed
+/// here on its own): the driver's condition for `DMA_BUF` export.
 fn udmabuf() -> bool {
-    std::fs::OpenOptions::new().read(true).write(true).open("/dev/udmabuf").is_ok()
+    use std::os::fd::AsRawFd;
+    #[repr(C)]
+    struct UdmabufCreate {
+        memfd: u32,
+        flags: u32,
+        offset: u64,
+        size: u64,
+    }
+    let Ok(dev) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/udmabuf") else {
+        return false;
+    };
+    // SAFETY: page size query; a memfd the test owns, sized, sealed and closed here; the ioctl
+    // reads a `struct udmabuf_create` (u32 memfd, u32 flags, u64 offset, u64 size).
+    unsafe {
+        let page = libc::sysconf(libc::_SC_PAGESIZE) as u64;
+        let fd = libc::memfd_create(c"probe".as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING);
+        assert!(fd >= 0);
+        assert_eq!(libc::ftruncate(fd, page as libc::off_t), 0);
+        assert_eq!(libc::fcntl(fd, libc::F_ADD_SEALS, libc::F_SEAL_SHRINK), 0);
+        let arg = UdmabufCreate { memfd: fd as u32, flags: 1, offset: 0, size: page };
+        let buf = libc::ioctl(dev.as_raw_fd(), 0x4018_7542, &arg);
+        libc::close(fd);
+        if buf < 0 {
+            return false;
+        }
+        libc::close(buf);
+    }
+    true
 }
 
 fn page_up(n: usize) -> usize {

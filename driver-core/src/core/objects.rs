@@ -752,7 +752,8 @@ impl ContextObject {
     }
 
     /// `zeMemGetIpcHandle`: a handle for the allocation containing `ptr` (the importer gets its
-    /// base).
+    /// base); in reserved virtual memory, for the mapped run around `ptr`
+    /// ([`VirtualSpace::mapped_run`]).
     pub fn ipc_handle(&self, ptr: *const u8) -> Outcome<ze_ipc_mem_handle_t> {
         let Some((info, fd)) = self.allocs.export(ptr) else {
             // Reserved virtual memory: the mapped run around `ptr` (the allocation there).

@@ -1,11 +1,12 @@
 //! `DMA_BUF` export through the kernel's `/dev/udmabuf`: a memfd sealed against shrinking is
 //! turned into a dma-buf by the `UDMABUF_CREATE` ioctl.
 //!
-//! Where `/dev/udmabuf` does not open (no `CONFIG_UDMABUF`, or no permission), the driver
-//! neither reports nor accepts `DMA_BUF` ([`available`]). Import of `DMA_BUF` is not offered:
+//! Where `/dev/udmabuf` does not open (no `CONFIG_UDMABUF`, or no permission) or makes no
+//! dma-buf of a one-page probe, the driver neither reports nor accepts `DMA_BUF`
+//! ([`available`]). Import of `DMA_BUF` is not offered:
 //! a dma-buf from another exporter (a GPU's) need not be mappable by the CPU.
 
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::OnceLock;
 
 /// `struct udmabuf_create` of `<linux/udmabuf.h>`.
@@ -25,21 +26,26 @@ const UDMABUF_FLAGS_CLOEXEC: u32 = 0x01;
 const UDMABUF_CREATE: u64 =
     (1 << 30) | ((std::mem::size_of::<UdmabufCreate>() as u64) << 16) | ((b'u' as u64) << 8) | 0x42;
 
-/// The opened `/dev/udmabuf`, once per process; `None` when it does not open.
+/// The opened `/dev/udmabuf`, once per process; `None` when it does not open, or when it makes
+/// no dma-buf of a one-page memfd (then the driver does not offer what it cannot honour).
 fn device() -> Option<&'static OwnedFd> {
     static DEV: OnceLock<Option<OwnedFd>> = OnceLock::new();
     DEV.get_or_init(|| {
-        std::fs::OpenOptions::new()
+        let dev = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .open("/dev/udmabuf")
             .ok()
-            .map(OwnedFd::from)
+            .map(OwnedFd::from)?;
+        let page = crate::core::vm::page_size();
+        let probe = sealed_memfd("zekit-udmabuf-probe", page).ok()?;
+        make(&dev, probe.as_fd(), 0, page as u64).ok()?;
+        Some(dev)
     })
     .as_ref()
 }
 
-/// Whether the driver can make dma-bufs (`/dev/udmabuf` opens).
+/// Whether the driver can make dma-bufs (`/dev/udmabuf` opens and makes one).
 pub fn available() -> bool {
     device().is_some()
 }
@@ -73,6 +79,11 @@ pub fn create(memfd: BorrowedFd<'_>, offset: u64, size: u64) -> std::io::Result<
     let Some(dev) = device() else {
         return Err(std::io::Error::from_raw_os_error(libc::ENODEV));
     };
+    make(dev, memfd, offset, size)
+}
+
+/// `UDMABUF_CREATE` on the opened device `dev`.
+fn make(dev: &OwnedFd, memfd: BorrowedFd<'_>, offset: u64, size: u64) -> std::io::Result<OwnedFd> {
     let arg = UdmabufCreate {
         memfd: memfd.as_raw_fd() as u32,
         flags: UDMABUF_FLAGS_CLOEXEC,
