@@ -164,6 +164,15 @@ fn depth_formats_through_image2d_and_depth_kernels() {
         ok!(ze::zeImageDestroy(img));
         ok!(ze::zeImageDestroy(dst));
     }
+    // A depth kernel's one float into an RGBA image: the other components are 0, 0, 1.
+    let rgba32 = dev.image(&image_desc(Ty::_2D, rgba(L::_32_32_32_32, T::FLOAT), 2, 2, 0, 0));
+    let d = dev.buf(&[0.5f32, 1.0, 2.0, 4.0]);
+    let k = kernel(m, "write_depth");
+    arg(k, 0, &rgba32);
+    arg(k, 1, &d);
+    dev.run(k, [2, 2, 1]);
+    let want = bytes_of(&[0.5f32, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 2.0, 0.0, 0.0, 1.0, 4.0, 0.0, 0.0, 1.0], f32::to_le_bytes);
+    assert_eq!(dev.download(rgba32, 64), want);
 }
 
 /// Channel values covering a float format: every half; every 11- and 10-bit unsigned float;
