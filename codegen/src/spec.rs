@@ -253,6 +253,9 @@ pub struct Field {
     /// `[mbz]`: must be zero.
     #[serde(default, skip_serializing_if = "is_false")]
     pub mbz: bool,
+    /// A flags member that may also be `UINT32_MAX` (the spec's "or UINT32_MAX": every kind).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub or_all_ones: bool,
     /// Element count given by another parameter, without a range (`[*pCount]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<String>,

@@ -236,7 +236,7 @@ fn bad_extends() {
 fn unknown_key() {
     assert_diags(
         "unknown-key",
-        &["ze/bad.yml:10: error[unknown-key]: unknown field `optinal`, expected one of `name`, `type`, `array`, `dir`, `optional`, `range`, `release`, `mbz`, `count`, `deprecated`, `init`, `since`, `doc`"],
+        &["ze/bad.yml:10: error[unknown-key]: unknown field `optinal`, expected one of `name`, `type`, `array`, `dir`, `optional`, `range`, `release`, `mbz`, `or_all_ones`, `count`, `deprecated`, `init`, `since`, `doc`"],
     );
 }
 

@@ -74,26 +74,29 @@ fn driver_get_needs_init() {
 #[test]
 fn init_flags() {
     let d = driver();
-    // Unknown bits are ignored (strict refuses them: loader.rs, `init_flags.c`): the loader keeps
-    // the first zeInit's answer, so a refusal would fail every later zeInit.
-    // Only unknown bits ask for no kind this API knows: the driver is not reported.
-    d.ze_init(ze_init_flags_t(0x4)).unwrap();
+    // Types a CPU driver is not: UNINITIALIZED, and the driver stays uninitialized.
     for gpu_or_vpu in [
         ze_init_flags_t::GPU_ONLY,
         ze_init_flags_t::VPU_ONLY,
         ze_init_flags_t::GPU_ONLY | ze_init_flags_t::VPU_ONLY,
     ] {
-        d.ze_init(gpu_or_vpu).unwrap();
+        assert_eq!(d.ze_init(gpu_or_vpu), Err(ZeError::UNINITIALIZED), "{gpu_or_vpu:?}");
         let mut n = 7;
-        d.ze_driver_get(&mut n, None).unwrap();
-        assert_eq!(n, 0, "a CPU driver is not reported under {gpu_or_vpu:?}");
+        assert_eq!(d.ze_driver_get(&mut n, None), Err(ZeError::UNINITIALIZED));
     }
-    d.ze_init(ze_init_flags_t::empty()).unwrap();
+    // Unknown bits are ignored (strict refuses them: loader.rs, `init_flags.c`): the loader keeps
+    // the first zeInit's answer, so a refusal would fail every later zeInit. The known bits
+    // decide: none is the default, which reports the driver.
+    d.ze_init(ze_init_flags_t(0x4)).unwrap();
     let mut n = 0;
     d.ze_driver_get(&mut n, None).unwrap();
     assert_eq!(n, 1);
-    // Sticky: a later GPU-only init does not hide it again.
-    d.ze_init(ze_init_flags_t::GPU_ONLY).unwrap();
+    d.ze_init(ze_init_flags_t::empty()).unwrap();
+    d.ze_driver_get(&mut n, None).unwrap();
+    assert_eq!(n, 1);
+    // A later refused init does not uninitialize it, nor hide it.
+    assert_eq!(d.ze_init(ze_init_flags_t::VPU_ONLY), Err(ZeError::UNINITIALIZED));
+    assert_eq!(d.ze_init(ze_init_flags_t(0x4 | 0x2)), Err(ZeError::UNINITIALIZED));
     d.ze_driver_get(&mut n, None).unwrap();
     assert_eq!(n, 1);
     // Count semantics: asking for more gives what there is; the same handle every time.
@@ -113,19 +116,17 @@ fn init_drivers_flags() {
         flags,
         ..Default::default()
     };
-    let mut n = 0;
-    assert_eq!(
-        d.ze_init_drivers(&mut n, None, &desc(ze_init_driver_type_flags_t(0))),
-        Err(ZeError::INVALID_ENUMERATION)
-    );
+    let mut n = 3;
     assert_eq!(
         d.ze_init_drivers(&mut n, None, &desc(ze_init_driver_type_flags_t(0x10))),
         Err(ZeError::INVALID_ENUMERATION)
     );
-    for f in [T::GPU, T::NPU, T::GPU | T::NPU] {
+    // 0 ("init none") and types a CPU is not: UNINITIALIZED, no handles, nothing initialized.
+    for f in [ze_init_driver_type_flags_t(0), T::GPU, T::NPU, T::GPU | T::NPU] {
         let mut n = 3;
-        d.ze_init_drivers(&mut n, None, &desc(f)).unwrap();
+        assert_eq!(d.ze_init_drivers(&mut n, None, &desc(f)), Err(ZeError::UNINITIALIZED), "{f:?}");
         assert_eq!(n, 0, "{f:?}");
+        assert_eq!(d.ze_driver_get(&mut n, None), Err(ZeError::UNINITIALIZED), "{f:?}");
     }
     let mut n = 0;
     d.ze_init_drivers(&mut n, None, &desc(ze_init_driver_type_flags_t(u32::MAX)))
@@ -140,6 +141,12 @@ fn init_drivers_flags() {
     .unwrap();
     assert_eq!(out[0], Some(d.driver_handle()));
     // zeDriverGet agrees.
+    d.ze_driver_get(&mut n, None).unwrap();
+    assert_eq!(n, 1);
+    // Initialized drivers stay so; a call for other types returns none of them.
+    let mut n = 3;
+    assert_eq!(d.ze_init_drivers(&mut n, None, &desc(T::NPU)), Err(ZeError::UNINITIALIZED));
+    assert_eq!(n, 0);
     d.ze_driver_get(&mut n, None).unwrap();
     assert_eq!(n, 1);
 }
@@ -161,10 +168,9 @@ fn gpu_device_type_for_gpu_only_software() {
     let gpu = || &*Box::leak(Box::new(CpuDriver::with_kind(host(), DeviceKind::Gpu)));
     // zeInit(GPU_ONLY) finds it; VPU_ONLY does not.
     let d = gpu();
-    d.ze_init(ze_init_flags_t::VPU_ONLY).unwrap();
+    assert_eq!(d.ze_init(ze_init_flags_t::VPU_ONLY), Err(ZeError::UNINITIALIZED));
     let mut n = 7;
-    d.ze_driver_get(&mut n, None).unwrap();
-    assert_eq!(n, 0);
+    assert_eq!(d.ze_driver_get(&mut n, None), Err(ZeError::UNINITIALIZED));
     d.ze_init(ze_init_flags_t::GPU_ONLY).unwrap();
     d.ze_driver_get(&mut n, None).unwrap();
     assert_eq!(n, 1);
@@ -179,9 +185,12 @@ fn gpu_device_type_for_gpu_only_software() {
     for (flags, expected) in [(T::NPU, 0), (T::GPU, 1), (T::GPU | T::NPU, 1)] {
         let d = gpu();
         let mut n = 5;
-        d.ze_init_drivers(&mut n, None, &desc(flags)).unwrap();
+        let r = d.ze_init_drivers(&mut n, None, &desc(flags));
+        assert_eq!(r, if expected == 1 { Ok(()) } else { Err(ZeError::UNINITIALIZED) }, "{flags:?}");
         assert_eq!(n, expected, "{flags:?}");
     }
+    let d = gpu();
+    assert_eq!(d.ze_init(ze_init_flags_t::GPU_ONLY | ze_init_flags_t::VPU_ONLY), Ok(()));
     // The default stays a CPU.
     let (d, _, dev) = ready();
     d.ze_device_get_properties(dev, &mut p).unwrap();

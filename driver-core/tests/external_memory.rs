@@ -101,14 +101,114 @@ fn close(fd: i32) {
     assert_eq!(unsafe { libc::close(fd) }, 0);
 }
 
+/// Whether `/dev/udmabuf` opens here and makes a dma-buf of a one-page sealed memfd (probed
+/// here on its own): the driver's condition for `DMA_BUF` export.
+fn udmabuf() -> bool {
+    use std::os::fd::AsRawFd;
+    #[repr(C)]
+    struct UdmabufCreate {
+        memfd: u32,
+        flags: u32,
+        offset: u64,
+        size: u64,
+    }
+    let Ok(dev) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/udmabuf") else {
+        return false;
+    };
+    // SAFETY: page size query; a memfd the test owns, sized, sealed and closed here; the ioctl
+    // reads a `struct udmabuf_create` (u32 memfd, u32 flags, u64 offset, u64 size).
+    unsafe {
+        let page = libc::sysconf(libc::_SC_PAGESIZE) as u64;
+        let fd = libc::memfd_create(c"probe".as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING);
+        assert!(fd >= 0);
+        assert_eq!(libc::ftruncate(fd, page as libc::off_t), 0);
+        assert_eq!(libc::fcntl(fd, libc::F_ADD_SEALS, libc::F_SEAL_SHRINK), 0);
+        let arg = UdmabufCreate { memfd: fd as u32, flags: 1, offset: 0, size: page };
+        let buf = libc::ioctl(dev.as_raw_fd(), 0x4018_7542, &arg);
+        libc::close(fd);
+        if buf < 0 {
+            return false;
+        }
+        libc::close(buf);
+    }
+    true
+}
+
+fn page_up(n: usize) -> usize {
+    // SAFETY: sysconf only reads a system value.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+    n.div_ceil(page) * page
+}
+
 #[test]
 fn device_reports_opaque_fd_for_allocations_only() {
     let z = Ze::new();
     let mut e = ze_device_external_memory_properties_t::default();
     ok!(ze::zeDeviceGetExternalMemoryProperties(z.dev, &mut e));
     assert_eq!(e.memoryAllocationImportTypes, OPAQUE_FD);
-    assert_eq!(e.memoryAllocationExportTypes, OPAQUE_FD);
+    let export = if udmabuf() { OPAQUE_FD | DMA_BUF } else { OPAQUE_FD };
+    assert_eq!(e.memoryAllocationExportTypes, export, "DMA_BUF exactly where /dev/udmabuf opens");
     assert!(e.imageImportTypes.is_empty() && e.imageExportTypes.is_empty());
+}
+
+/// `DMA_BUF` export: where `/dev/udmabuf` opens, a dma-buf that maps the allocation's bytes
+/// (both ways); elsewhere `UNSUPPORTED_ENUMERATION` and no `DMA_BUF` in the properties.
+#[test]
+fn dma_buf_export_exactly_where_udmabuf_opens() {
+    let z = Ze::new();
+    let mut e = ze_device_external_memory_properties_t::default();
+    ok!(ze::zeDeviceGetExternalMemoryProperties(z.dev, &mut e));
+    if udmabuf() {
+        assert!(e.memoryAllocationExportTypes.intersects(DMA_BUF));
+        for (size, types) in [(1usize, DMA_BUF), (4096, DMA_BUF), (3 * 4096 + 7, OPAQUE_FD | DMA_BUF)] {
+            let (r, p) = exportable(&z, size, types);
+            assert_eq!(r, ZE_RESULT_SUCCESS, "{}", last_error());
+            // SAFETY: `size` bytes of the allocation.
+            let a = unsafe { std::slice::from_raw_parts_mut(p, size) };
+            a.iter_mut().enumerate().for_each(|(i, b)| *b = (i % 241) as u8);
+            let (r, fd) = export_fd(&z, p.wrapping_add(size / 2), DMA_BUF);
+            assert_eq!(r, ZE_RESULT_SUCCESS, "{}", last_error());
+            assert!(fd >= 0);
+            // SAFETY: an all-zero `stat` is a valid value to be overwritten.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            // SAFETY: fstat of the exported fd into `st`.
+            assert_eq!(unsafe { libc::fstat(fd, &mut st) }, 0);
+            // SAFETY: F_GETFD only reads the descriptor's flags.
+            assert_ne!(unsafe { libc::fcntl(fd, libc::F_GETFD) } & libc::FD_CLOEXEC, 0);
+            let len = page_up(size);
+            let m = map(fd, len);
+            // SAFETY: `len >= size` bytes of the dma-buf, mapped.
+            let b = unsafe { std::slice::from_raw_parts_mut(m, size) };
+            assert_eq!(b, &a[..], "the dma-buf shows the allocation's bytes");
+            b[0] = 0xab;
+            assert_eq!(a[0], 0xab, "a write through the dma-buf reaches the allocation");
+            // SAFETY: the mapping made above.
+            assert_eq!(unsafe { libc::munmap(m.cast(), len) }, 0);
+            close(fd);
+            if types.intersects(OPAQUE_FD) {
+                let (r, fd) = export_fd(&z, p, OPAQUE_FD);
+                assert_eq!(r, ZE_RESULT_SUCCESS, "{}", last_error());
+                close(fd);
+            }
+            ok!(ze::zeMemFree(z.ctx, p.cast()));
+        }
+        // An allocation exportable as OPAQUE_FD only is not a dma-buf.
+        let (_, p) = exportable(&z, 64, OPAQUE_FD);
+        let (r, _) = export_fd(&z, p, DMA_BUF);
+        assert_eq!(r, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        ok!(ze::zeMemFree(z.ctx, p.cast()));
+    } else {
+        assert!(!e.memoryAllocationExportTypes.intersects(DMA_BUF), "no /dev/udmabuf: no DMA_BUF");
+        for types in [DMA_BUF, OPAQUE_FD | DMA_BUF] {
+            let (r, _) = exportable(&z, 4096, types);
+            assert_eq!(r, ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION, "{types:?}");
+            assert!(last_error().contains("/dev/udmabuf"), "{}", last_error());
+        }
+        let (_, p) = exportable(&z, 64, OPAQUE_FD);
+        let (r, _) = export_fd(&z, p, DMA_BUF);
+        assert_eq!(r, ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION);
+        ok!(ze::zeMemFree(z.ctx, p.cast()));
+    }
 }
 
 #[test]
@@ -232,10 +332,8 @@ fn export_then_import_in_another_context() {
 #[test]
 fn refusals() {
     let z = Ze::new();
-    // Export types: DMA_BUF and Win32 are known but not offered; unknown bits are invalid.
-    let (r, _) = exportable(&z, 64, DMA_BUF);
-    assert_eq!(r, ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION);
-    assert!(last_error().contains("DMA_BUF"), "{}", last_error());
+    // Export types: Win32 is known but not offered (DMA_BUF: see above); unknown bits are
+    // invalid.
     let (r, _) = exportable(&z, 64, ze_external_memory_type_flags_t::OPAQUE_WIN32);
     assert_eq!(r, ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION);
     let (r, _) = exportable(&z, 64, ze_external_memory_type_flags_t(1 << 30));
@@ -250,7 +348,7 @@ fn refusals() {
     let (r, _) = export_fd(&z, 0x1000 as *const u8, OPAQUE_FD);
     assert_eq!(r, ZE_RESULT_ERROR_INVALID_ARGUMENT);
     let (_, p) = exportable(&z, 64, OPAQUE_FD);
-    let (r, _) = export_fd(&z, p, DMA_BUF);
+    let (r, _) = export_fd(&z, p, ze_external_memory_type_flags_t::OPAQUE_WIN32);
     assert_eq!(r, ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION);
     let (r, _) = export_fd(&z, p, ze_external_memory_type_flags_t::empty());
     assert_eq!(r, ZE_RESULT_ERROR_INVALID_ENUMERATION);

@@ -260,6 +260,92 @@ fn range_handles_of_virtual_memory() {
     ok!(ze::zeContextDestroy(c2));
 }
 
+/// Plain `zeMemGetIpcHandle` (and the properties variant without a range) on a pointer inside
+/// reserved, mapped memory: the handle is the mapped run around the pointer (one physical
+/// object at contiguous offsets, across access splits); another context and another process
+/// open it at the run's start.
+#[test]
+fn plain_handles_of_virtual_memory() {
+    let z = Ze::new();
+    let mut ps = 0usize;
+    ok!(ze::zeVirtualMemQueryPageSize(z.ctx, z.dev, 1, &mut ps));
+    let mut desc = ze_physical_mem_desc_t {
+        size: 3 * ps,
+        ..Default::default()
+    };
+    let (mut phys, mut phys2) = (null_mut(), null_mut());
+    ok!(ze::zePhysicalMemCreate(z.ctx, z.dev, &raw mut desc, &mut phys));
+    desc.size = ps;
+    ok!(ze::zePhysicalMemCreate(z.ctx, z.dev, &raw mut desc, &mut phys2));
+    let mut va: *mut c_void = null_mut();
+    ok!(ze::zeVirtualMemReserve(z.ctx, null(), 6 * ps, &mut va));
+    let va = va.cast::<u8>();
+    // Page 0 unmapped; pages 1..4: phys; page 4: phys2 (adjacent, another object).
+    ok!(ze::zeVirtualMemMap(z.ctx, va.wrapping_add(ps).cast(), 3 * ps, phys, 0, RW));
+    ok!(ze::zeVirtualMemMap(z.ctx, va.wrapping_add(4 * ps).cast(), ps, phys2, 0, RW));
+    ok!(ze::zeVirtualMemSetAccessAttribute(z.ctx, va.wrapping_add(2 * ps).cast(), ps, RW));
+    let run = va.wrapping_add(ps);
+    let size = 3 * ps;
+    // SAFETY: pages 1..5 are mapped read-write.
+    unsafe {
+        for i in 0..size {
+            *run.add(i) = (i % 253) as u8;
+        }
+        std::ptr::write_bytes(va.add(4 * ps), 0x5a, ps);
+    }
+    let mut h = ze_ipc_mem_handle_t::default();
+    ok!(ze::zeMemGetIpcHandle(z.ctx, va.wrapping_add(2 * ps + 5).cast(), &mut h));
+    let mut h2 = ze_ipc_mem_handle_t::default();
+    ok!(ze::zeMemGetIpcHandleWithProperties(z.ctx, run.cast(), null_mut(), &mut h2));
+    let c2 = other_context(&z);
+    for h in [h, h2] {
+        let mut q: *mut c_void = null_mut();
+        ok!(ze::zeMemOpenIpcHandle(c2, z.dev, h, ze_ipc_memory_flags_t(0), &mut q));
+        let q = q.cast::<u8>();
+        // SAFETY: the run's `size` bytes, mapped from the same physical memory.
+        unsafe {
+            for i in 0..size {
+                assert_eq!(*q.add(i), (i % 253) as u8, "byte {i} of the run");
+            }
+        }
+        let (mut base, mut len) = (null_mut(), 0usize);
+        ok!(ze::zeMemGetAddressRange(c2, q.cast(), &mut base, &mut len));
+        assert_eq!((base.cast::<u8>(), len), (q, size), "the run, not phys2's page");
+        ok!(ze::zeMemCloseIpcHandle(c2, q.cast()));
+    }
+    // Another process: checks the bytes, writes its own, which the parent sees.
+    run_ipc_child(&h, size);
+    // SAFETY: as above, written by the child.
+    unsafe {
+        for i in 0..size {
+            assert_eq!(*run.add(i), (i % 127) as u8 ^ 0x80, "byte {i} from the child");
+        }
+        assert_eq!(*va.add(4 * ps), 0x5a, "phys2 untouched");
+    }
+    // phys2's page alone.
+    let mut h3 = ze_ipc_mem_handle_t::default();
+    ok!(ze::zeMemGetIpcHandle(z.ctx, va.wrapping_add(4 * ps).cast(), &mut h3));
+    let mut q: *mut c_void = null_mut();
+    ok!(ze::zeMemOpenIpcHandle(c2, z.dev, h3, ze_ipc_memory_flags_t(0), &mut q));
+    let (mut base, mut len) = (null_mut(), 0usize);
+    ok!(ze::zeMemGetAddressRange(c2, q, &mut base, &mut len));
+    assert_eq!(len, ps);
+    // SAFETY: phys2's page.
+    assert_eq!(unsafe { *q.cast::<u8>() }, 0x5a);
+    ok!(ze::zeMemCloseIpcHandle(c2, q));
+    for h in [h, h2, h3] {
+        ok!(ze::zeMemPutIpcHandle(z.ctx, h));
+    }
+    // An unmapped page of the reservation is not memory.
+    check!(ze::zeMemGetIpcHandle(z.ctx, va.cast(), &mut h), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ok!(ze::zeVirtualMemUnmap(z.ctx, run.cast(), size));
+    check!(ze::zeMemGetIpcHandle(z.ctx, run.cast(), &mut h), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ok!(ze::zeVirtualMemFree(z.ctx, va.cast(), 6 * ps));
+    ok!(ze::zePhysicalMemDestroy(z.ctx, phys));
+    ok!(ze::zePhysicalMemDestroy(z.ctx, phys2));
+    ok!(ze::zeContextDestroy(c2));
+}
+
 const CHILD_VAR: &str = "ZEKIT_IPC_CHILD";
 
 /// The child's half of `another_process_reads_and_writes`: does nothing unless run by it.

@@ -547,8 +547,14 @@ fn init_flags_through_the_loader() {
     let (out, stderr) = run_ok("init_flags", &[("ZEKIT_LOG", "debug")]);
     assert!(out.contains("zeInit(0x80000000) = 0x0"), "{out}");
     assert!(stderr.contains("zekit: debug: zeInit: accepted (unknown flag bits 0x80000000 ignored)"), "{stderr}");
+    // Every case ran in its own process and passed (the program fails otherwise).
+    let cases = out.lines().filter(|l| l.starts_with("case ") && l.ends_with(" ok")).count();
+    assert_eq!(cases, 13, "{out}");
+    // A refusal of types this driver is not says so, once per refused call.
+    assert!(stderr.contains("zeInit: ZE_RESULT_ERROR_UNINITIALIZED: zeInit flags 0x2 ask for no driver type this one has"), "{stderr}");
     let (out, _) = run_ok("init_flags", &[("ZEKIT_VALIDATION", "strict"), ("ZT_STRICT", "1")]);
     assert!(out.contains("zeInit(0x80000000) = 0x7800000c"), "{out}");
+    assert!(out.contains("case strict unknown bits ok"), "{out}");
 }
 
 #[test]

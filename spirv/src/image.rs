@@ -77,8 +77,11 @@ pub struct ImageDesc {
     pub layout: u32,
     /// The channel type ([`channel`]).
     pub channel_type: u32,
-    /// For each stored channel (in memory order), the component it holds: 0 = R, 1 = G,
-    /// 2 = B, 3 = A, anything else = none (Level Zero's swizzle numbering).
+    /// Level Zero's swizzle (`ze_image_format_t` x, y, z, w): for each component the kernel
+    /// sees (R, G, B, A), its source: 0..=3 the stored channel of that index (in memory order;
+    /// one the layout lacks reads 0, or 1 for the fourth), 4 zero, 5 one, 6 (X, "does not
+    /// matter") the component's own channel, 7 (D, depth) channel 0. Writes store each channel
+    /// from the first component that reads it (else from the component of its own index).
     pub swizzle: [u8; 4],
     /// What `OpImageQueryOrder` answers (SPIR-V `ImageChannelOrder`).
     pub order: u32,
@@ -163,7 +166,7 @@ pub struct ImageType {
 }
 
 impl ImageType {
-    /// The image type of an `OpTypeImage`'s operands (after the result id): refuses depth,
+    /// The image type of an `OpTypeImage`'s operands (after the result id): refuses 1D and 3D depth,
     /// multisampled, cube, rect and subpass images.
     pub fn parse(ops: &[u32]) -> Result<ImageType, crate::Error> {
         use crate::Error;
@@ -184,8 +187,10 @@ impl ImageType {
                 "OpTypeImage with Dim {dim} ({name} images)"
             )));
         }
-        if depth == 1 {
-            return Err(Error::unsupported("OpTypeImage: depth images"));
+        // Depth images (OpenCL's image2d_depth_t and image2d_array_depth_t) read and write one
+        // float: the texel's first component, which a depth format's D swizzle fills.
+        if depth == 1 && dim != 1 {
+            return Err(Error::unsupported("OpTypeImage: depth images other than 2D (arrays)"));
         }
         if ms != 0 {
             return Err(Error::unsupported("OpTypeImage: multisampled images (MSAA)"));
@@ -241,23 +246,40 @@ enum Texel {
     I([u32; 4]),
 }
 
+/// A NaN of `sign` whose payload is `payload` (the mantissa bits below the exponent, `bits`
+/// of them) moved to the top of an f32's mantissa: converting back keeps every bit.
+fn nan_f32(sign: bool, payload: u32, bits: u32) -> f32 {
+    f32::from_bits(u32::from(sign) << 31 | 0x7f80_0000 | (payload << (23 - bits)))
+}
+
+/// The top `bits` mantissa bits of the NaN `x` (never 0: the value stays a NaN).
+fn nan_payload(x: f32, bits: u32) -> u32 {
+    match (x.to_bits() & 0x7f_ffff) >> (23 - bits) {
+        0 => 1 << (bits - 1),
+        p => p,
+    }
+}
+
 fn f16_to_f32(h: u32) -> f32 {
     let sign = if h & 0x8000 != 0 { -1.0f32 } else { 1.0 };
     let e = (h >> 10) & 0x1f;
     let m = (h & 0x3ff) as f32;
+    if e == 31 && h & 0x3ff != 0 {
+        return nan_f32(h & 0x8000 != 0, h & 0x3ff, 10);
+    }
     sign * match e {
         0 => m * 2f32.powi(-24),
-        31 if m == 0.0 => f32::INFINITY,
-        31 => f32::NAN,
+        31 => f32::INFINITY,
         _ => (1.0 + m / 1024.0) * 2f32.powi(e as i32 - 15),
     }
 }
 
-/// The nearest half (ties to even) of `x`, as bits.
+/// The nearest half (ties to even) of `x`, as bits; a NaN keeps its sign and the top of its
+/// payload.
 fn f32_to_f16(x: f32) -> u32 {
     let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
     if x.is_nan() {
-        return sign | 0x7e00;
+        return sign | 0x7c00 | nan_payload(x, 10);
     }
     let a = f64::from(x.abs());
     if a >= 65520.0 {
@@ -283,14 +305,14 @@ fn ufloat_to_f32(v: u32, mbits: u32) -> f32 {
     match e {
         0 => m / scale * 2f32.powi(-14),
         31 if m == 0.0 => f32::INFINITY,
-        31 => f32::NAN,
+        31 => nan_f32(false, v & ((1 << mbits) - 1), mbits),
         _ => (1.0 + m / scale) * 2f32.powi(e as i32 - 15),
     }
 }
 
 fn f32_to_ufloat(x: f32, mbits: u32) -> u32 {
     if x.is_nan() {
-        return (31 << mbits) | 1;
+        return (31 << mbits) | nan_payload(x, mbits);
     }
     if x <= 0.0 {
         return 0;
@@ -372,7 +394,34 @@ fn sign_extend(v: u32, bits: u32) -> i32 {
 /// True when the image has an alpha channel (the border colour is then transparent black).
 fn has_alpha(d: &ImageDesc) -> bool {
     let n = channel_bits(d.layout, d.elem_size).len();
-    d.swizzle[..n.min(4)].contains(&3)
+    match d.swizzle[3] {
+        s @ 0..=3 => (s as usize) < n,
+        6 => n == 4,
+        _ => false,
+    }
+}
+
+/// The stored channel component `k` reads (see [`ImageDesc::swizzle`]): `Ok(channel)`, or
+/// `Err(constant)` (0 or 1, also for a channel the layout lacks).
+fn source(d: &ImageDesc, k: usize, n: usize) -> Result<usize, u32> {
+    let c = match d.swizzle[k] {
+        s @ 0..=3 => s as usize,
+        4 => return Err(0),
+        5 => return Err(1),
+        7 => 0,
+        _ => k,
+    };
+    if c < n {
+        Ok(c)
+    } else {
+        Err(u32::from(c == 3))
+    }
+}
+
+/// The component a write stores into stored channel `c`: the first that reads it, else the
+/// component of its own index.
+fn writer(d: &ImageDesc, c: usize, n: usize) -> usize {
+    (0..4).find(|&k| source(d, k, n) == Ok(c)).unwrap_or(c)
 }
 
 fn border(d: &ImageDesc, int: bool) -> Texel {
@@ -386,13 +435,11 @@ fn border(d: &ImageDesc, int: bool) -> Texel {
 
 /// Decodes the texel at `bytes` to four components.
 fn decode(d: &ImageDesc, bytes: &[u8], int: bool) -> Texel {
-    let mut f = [0.0f32, 0.0, 0.0, 1.0];
-    let mut i = [0u32, 0, 0, 1];
+    // Each stored channel's value, then the swizzle picks the components.
+    let mut cf = [0.0f32; 4];
+    let mut ci = [0u32; 4];
     let (vals, widths) = raw_channels(d, bytes);
     for (c, (&v, &bits)) in vals.iter().zip(widths).enumerate() {
-        let Some(comp) = d.swizzle.get(c).map(|s| *s as usize).filter(|s| *s < 4) else {
-            continue;
-        };
         let max = ((1u64 << bits) - 1) as f32;
         let (fv, iv) = match d.channel_type {
             channel::SINT => {
@@ -416,8 +463,17 @@ fn decode(d: &ImageDesc, bytes: &[u8], int: bool) -> Texel {
             }
             _ => (v as f32, v),
         };
-        f[comp] = fv;
-        i[comp] = iv;
+        cf[c] = fv;
+        ci[c] = iv;
+    }
+    let n = widths.len().min(4);
+    let mut f = [0.0f32; 4];
+    let mut i = [0u32; 4];
+    for k in 0..4 {
+        match source(d, k, n) {
+            Ok(c) => (f[k], i[k]) = (cf[c], ci[c]),
+            Err(one) => (f[k], i[k]) = (one as f32, one),
+        }
     }
     if int {
         Texel::I(i)
@@ -438,12 +494,12 @@ fn sat_rte(x: f32, lo: f32, hi: f32) -> u32 {
 fn encode(d: &ImageDesc, t: Texel, out: &mut [u8]) {
     let bits = channel_bits(d.layout, d.elem_size);
     let mut raw = [0u32; 4];
+    let n = bits.len().min(4);
     for (c, b) in bits.iter().enumerate() {
-        let comp = d.swizzle.get(c).map(|s| *s as usize).filter(|s| *s < 4);
+        let k = writer(d, c, n);
         let mask = ((1u64 << b) - 1) as u32;
-        let v = match (comp, t) {
-            (None, _) => 0,
-            (Some(k), Texel::F(f)) => {
+        let v = match t {
+            Texel::F(f) => {
                 let x = f[k];
                 match d.channel_type {
                     channel::UNORM => sat_rte(x * mask as f32, 0.0, mask as f32),
@@ -465,7 +521,7 @@ fn encode(d: &ImageDesc, t: Texel, out: &mut [u8]) {
                     _ => sat_rte(x, 0.0, mask as f32),
                 }
             }
-            (Some(k), Texel::I(i)) => {
+            Texel::I(i) => {
                 let x = i[k];
                 match d.channel_type {
                     channel::SINT => {
@@ -816,6 +872,63 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn every_half_round_trips_bit_exactly() {
+        for h in 0..=0xffffu32 {
+            assert_eq!(f32_to_f16(f16_to_f32(h)), h, "{h:#x}");
+        }
+    }
+
+    #[test]
+    fn every_ufloat_round_trips_bit_exactly() {
+        for v in 0..1u32 << 11 {
+            assert_eq!(f32_to_ufloat(ufloat_to_f32(v, 6), 6), v, "{v:#x}");
+        }
+        for v in 0..1u32 << 10 {
+            assert_eq!(f32_to_ufloat(ufloat_to_f32(v, 5), 5), v, "{v:#x}");
+        }
+    }
+
+    fn rgba8(swizzle: [u8; 4], px: &mut [u8; 4]) -> ImageDesc {
+        ImageDesc {
+            base: px.as_mut_ptr() as u64,
+            width: 1,
+            height: 1,
+            depth: 1,
+            row_pitch: 4,
+            slice_pitch: 4,
+            elem_size: 4,
+            layout: layout::C8,
+            channel_type: channel::UINT,
+            swizzle,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn swizzles_select_the_source_of_each_component() {
+        let mut px = [10u8, 20, 30, 40];
+        // x = A, y = R, z = G, w = B: the kernel's R is stored channel 3, ...
+        for (sw, want, back) in [
+            ([0, 1, 2, 3], [10, 20, 30, 40], [10, 20, 30, 40]),
+            ([2, 1, 0, 3], [30, 20, 10, 40], [10, 20, 30, 40]),
+            ([3, 0, 1, 2], [40, 10, 20, 30], [10, 20, 30, 40]),
+            ([0, 0, 0, 5], [10, 10, 10, 1], [10, 10, 10, 1]),
+            ([4, 5, 1, 6], [0, 1, 20, 40], [0, 20, 20, 40]),
+            ([7, 4, 4, 5], [10, 0, 0, 1], [10, 0, 0, 1]),
+        ] {
+            let d = rgba8(sw, &mut px);
+            let t = decode(&d, &[10, 20, 30, 40], true);
+            assert_eq!(t, Texel::I(want), "{sw:?}");
+            let mut out = [0u8; 4];
+            encode(&d, t, &mut out);
+            assert_eq!(out, back, "{sw:?} written back");
+        }
+        // A one-channel layout: G and B read 0, A reads 1.
+        let d = ImageDesc { elem_size: 1, ..rgba8([0, 1, 2, 3], &mut px) };
+        assert_eq!(decode(&d, &[7], true), Texel::I([7, 0, 0, 1]));
     }
 
     #[test]

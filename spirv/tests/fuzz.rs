@@ -54,6 +54,7 @@ const KERNELS: &[&str] = &[
     "dpcpp/blockio",
     "dpcpp/spv14",
     "dpcpp/rotate",
+    "dpcpp/depth_image",
     "dpcpp/splitbar",
     "dpcpp/reduce",
     "dpcpp/device_global",

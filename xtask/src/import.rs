@@ -180,7 +180,8 @@ fn field(v: &Value, report: &mut Report, ctx: &str) -> Field {
     let desc = desc_text(v);
     let a = parse_annotations(&desc);
     check_keys(v, &["type", "name", "desc", "init", "version"], ctx, report);
-    Field { init: s(v, "init"), since: s(v, "version"), ..a.into_field(name, &s(v, "type").unwrap_or_default(), array) }
+    let or_all_ones = desc.contains("or UINT32_MAX");
+    Field { init: s(v, "init"), since: s(v, "version"), or_all_ones, ..a.into_field(name, &s(v, "type").unwrap_or_default(), array) }
 }
 
 impl Annot {
@@ -195,6 +196,7 @@ impl Annot {
             range: self.range,
             release: self.release,
             mbz: self.mbz,
+            or_all_ones: false,
             count: self.count,
             deprecated: self.deprecated,
             init: None,

@@ -91,6 +91,8 @@ struct EnumInfo {
     values: Vec<u32>,
     /// `kind: flags` (both the `*_flags_t` set and the `*_flag_t` bits).
     flags: bool,
+    /// The member is `or_all_ones`: `UINT32_MAX` is valid too (flags: "every kind").
+    all_ones: bool,
 }
 
 impl EnumInfo {
@@ -274,7 +276,7 @@ impl<'a> Shared<'a> {
                 }
             }
         }
-        Some(EnumInfo { ty: resolved.to_string(), values, flags })
+        Some(EnumInfo { ty: resolved.to_string(), values, flags, all_ones: false })
     }
 
     fn structure(&self, name: &str) -> Option<&'a Struct> {
@@ -307,7 +309,7 @@ impl<'a> Shared<'a> {
                 continue;
             }
             if let Some(e) = self.enum_info(&t.base) {
-                out.push((m.name.clone(), e));
+                out.push((m.name.clone(), EnumInfo { all_ones: m.or_all_ones, ..e }));
             }
         }
         out
@@ -1181,6 +1183,9 @@ fn enum_check(e: &EnumInfo, access: TokenStream, what: &str) -> TokenStream {
         }
         let nm = format!("{not_mask:#010x}").parse::<Literal>().expect("hex");
         let why = format!("{what} has bits this API version does not define");
+        if e.all_ones {
+            return quote!(if #access != u32::MAX && #access & #nm != 0 { return Err(bad(ZeError::INVALID_ENUMERATION, #why)); });
+        }
         quote!(if #access & #nm != 0 { return Err(bad(ZeError::INVALID_ENUMERATION, #why)); })
     } else {
         let pat = value_pattern(&e.values);

@@ -16,7 +16,14 @@ impl GlobalApi for CpuDriver {
         ph_drivers: Option<&mut [Option<Handle<kinds::Driver>>]>,
         desc: &ze_init_driver_type_desc_t,
     ) -> ZeResult<()> {
-        let n = self.init.init_drivers(desc.flags)?;
+        let n = match self.init.init_drivers(desc.flags) {
+            Ok(n) => n,
+            Err(f) => {
+                // Not this driver's type: no handles in this call.
+                *p_count = 0;
+                return Err(f.into());
+            }
+        };
         let drivers = [self.driver_handle()];
         fill_handles(&drivers[..n as usize], p_count, ph_drivers);
         Ok(())

@@ -193,7 +193,7 @@ impl MemApi for CpuDriver {
         p_ipc_handle: &mut ze_ipc_mem_handle_t,
     ) -> ZeResult<()> {
         let ctx = context(h_context)?;
-        *p_ipc_handle = ctx.ipc_handle(ptr.cast())?.encode();
+        *p_ipc_handle = ctx.ipc_handle(ptr.cast())?;
         Ok(())
     }
 
@@ -208,7 +208,7 @@ impl MemApi for CpuDriver {
         let range = ipc_range_size(p_next.cast_const());
         *p_ipc_handle = match range {
             Some(size) => ctx.ipc_range_handle(ptr.cast(), size)?,
-            None => ctx.ipc_handle(ptr.cast())?.encode(),
+            None => ctx.ipc_handle(ptr.cast())?,
         };
         Ok(())
     }

@@ -189,6 +189,9 @@ pub enum Source {
     /// A fresh memfd, whatever the budget ([`AllocError::NoMemfd`] when the kernel refuses):
     /// the allocation is to be exported.
     Memfd,
+    /// As [`Source::Memfd`], the memfd sealed against shrinking: to be exported as `DMA_BUF`
+    /// ([`crate::core::udmabuf`]).
+    DmaBuf,
     /// This file (an imported descriptor, already duplicated: the allocation owns it), mapped
     /// `MAP_SHARED` from offset 0; the caller checked that it holds at least `size` bytes.
     Import(OwnedFd),
@@ -290,9 +293,13 @@ fn shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
 
 /// A fresh memfd of `size` bytes (rounded up to the page), mapped; counted in [`LIVE_MEMFDS`]
 /// but not limited by the budget.
-fn exportable_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
+fn exportable_memory(size: usize, align: usize, sealed: bool) -> Option<(NonNull<u8>, Backing)> {
     LIVE_MEMFDS.fetch_add(1, Ordering::AcqRel);
-    let m = map_shared_memory(size, align);
+    let m = if sealed {
+        sealed_shared_memory(size, align)
+    } else {
+        map_shared_memory(size, align)
+    };
     if m.is_none() {
         LIVE_MEMFDS.fetch_sub(1, Ordering::AcqRel);
     }
@@ -303,6 +310,13 @@ fn map_shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)
     let page = crate::core::vm::page_size();
     let map_len = size.checked_add(page - 1)? & !(page - 1);
     let fd = crate::core::vm::memfd("zekit-usm", map_len).ok()?;
+    map_fd(fd, map_len, align).ok()
+}
+
+fn sealed_shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
+    let page = crate::core::vm::page_size();
+    let map_len = size.checked_add(page - 1)? & !(page - 1);
+    let fd = crate::core::udmabuf::sealed_memfd("zekit-usm-dmabuf", map_len).ok()?;
     map_fd(fd, map_len, align).ok()
 }
 
@@ -499,7 +513,8 @@ impl AllocManager {
         let page = crate::core::vm::page_size();
         let from_memfd = match source {
             Source::Any => shared_memory(size, align),
-            Source::Memfd => Some(exportable_memory(size, align).ok_or(AllocError::NoMemfd)?),
+            Source::Memfd => Some(exportable_memory(size, align, false).ok_or(AllocError::NoMemfd)?),
+            Source::DmaBuf => Some(exportable_memory(size, align, true).ok_or(AllocError::NoMemfd)?),
             Source::Import(fd) => {
                 let map_len = size.checked_add(page - 1).ok_or(AllocError::UnsupportedSize)?
                     & !(page - 1);

@@ -9,6 +9,9 @@
 //! |---|---|
 //! | types | 1D, 1D array, 2D, 2D array, 3D, buffer |
 //! | layouts | 8, 16, 32, 8_8, 8_8_8, 8_8_8_8, 16_16, 16_16_16, 16_16_16_16, 32_32, 32_32_32, 32_32_32_32 (UINT, SINT, UNORM, SNORM; 16- and 32-bit channels also FLOAT, 32-bit not UNORM/SNORM), 10_10_10_2 (UNORM, UINT), 11_11_10 (FLOAT), 5_6_5, 5_5_5_1, 4_4_4_4 (UNORM) |
+//! | swizzles (`x, y, z, w`) | what a kernel sees, as compute-runtime's channel selects: component R takes the source `x` names (R, G, B, A: stored channel 0..3 in memory order, one the layout lacks reads 0, or 1 for A; `0`, `1`: constants; `X`: the component's own channel; `D`: channel 0), G `y`, B `z`, A `w`, for reads and samples alike; a write stores each channel from the first component that reads it, else from the component of its index, so a permutation round-trips. Copies move bytes and ignore swizzles. |
+//! | depth formats | a `D` swizzle on a 32 `FLOAT` or 16 `UNORM` layout (any layout is accepted): `get_image_channel_order` answers `CLK_DEPTH`; kernels take them as `image2d_t` or as `image2d_depth_t` / `image2d_array_depth_t` (one float: the depth) |
+//! | float texels | 32-, 16- (half) and 11_11_10-bit floats convert exactly both ways: a read and a write of the same format keep every bit, NaN payloads, signs of zero, denormals and infinities included |
 //! | refused with `UNSUPPORTED_IMAGE_FORMAT` | every YUV, planar and palette layout (Y8 ... BRGP: no colour conversion or chroma subsampling on this device), and layout/type pairs outside the table (an 8-bit FLOAT, ...) |
 //! | mip levels | 0 or 1 (one level); more: `UNSUPPORTED_FEATURE` |
 //! | limits ([`LIMITS`]) | 1D and buffer widths, 2D width/height 16384, 3D 2048 per side, 2048 array layers; beyond: `INVALID_ARGUMENT`; width, height (2D, 3D, arrays), depth (3D), array levels (arrays) of 0: `INVALID_ARGUMENT` |
@@ -527,12 +530,21 @@ fn channels(f: &ze_image_format_t, elem: usize) -> usize {
 }
 
 /// What `get_image_channel_order` answers, as SPIR-V's `ImageChannelOrder` (the OpenCL value
-/// less `CLK_R`): from the components the stored channels hold (R, A, RG, RA, RGB, RGBA,
-/// BGRA, ARGB, ABGR; RGBA for any other arrangement).
+/// less `CLK_R`): `Depth` for a format with a D swizzle; else from the component each stored
+/// channel feeds (the swizzle names each component's source: see
+/// [`zekit_spirv::image::ImageDesc::swizzle`]): R, A, RG, RA, RGB, RGBA, BGRA, ARGB, ABGR;
+/// RGBA for any other arrangement.
 fn channel_order(f: &ze_image_format_t, elem: usize) -> u32 {
     let sw = [f.x.0, f.y.0, f.z.0, f.w.0];
+    if sw.contains(&ze_image_format_swizzle_t::D.0) {
+        return 13;
+    }
     let n = channels(f, elem).min(4);
-    match &sw[..n] {
+    // The component stored channel c feeds: the first whose source it is (9: none).
+    let fed: Vec<u32> = (0..n as u32)
+        .map(|c| sw.iter().position(|&s| s == c).map_or(9, |k| k as u32))
+        .collect();
+    match &fed[..] {
         [0] => 0,
         [3] => 1,
         [0, 1] => 2,

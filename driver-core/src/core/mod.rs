@@ -22,4 +22,5 @@ pub mod mutable;
 pub mod objects;
 pub mod properties;
 pub mod queue;
+pub mod udmabuf;
 pub mod vm;

@@ -7,18 +7,18 @@
 //!
 //! | topic | behaviour |
 //! |---|---|
-//! | `zeInit(flags)` | unknown bits → `INVALID_ENUMERATION`. `0` reports the driver; `GPU_ONLY` and/or `VPU_ONLY` succeed but do not report it (a CPU is neither), so `zeDriverGet` then counts 0 drivers — unless `ZEKIT_DEVICE_TYPE=gpu` ([`DeviceKind::Gpu`]): then `GPU_ONLY` reports it. Reporting is sticky: once any init call asked for it, later calls do not hide it. |
-//! | `zeInitDrivers(desc)` | `desc->flags == 0` → `INVALID_ENUMERATION`; `UINT32_MAX` ("every driver type") reports the driver; any combination of `GPU`/`NPU` succeeds with 0 drivers (a CPU is neither), with the driver when it has `GPU` and `ZEKIT_DEVICE_TYPE=gpu`; other unknown bits → `INVALID_ENUMERATION`. |
+//! | `zeInit(flags)` | success means the driver is initialized and reported (`zeDriverGet` counts 1): `0`; `GPU_ONLY` or `GPU_ONLY\|VPU_ONLY` only when `ZEKIT_DEVICE_TYPE=gpu` ([`DeviceKind::Gpu`]). Flags that ask only for types it is not (`VPU_ONLY`; `GPU_ONLY` on a CPU) → `UNINITIALIZED`, compute-runtime's answer when it is not of the asked type (the CTS takes success to mean at least one driver). Unknown bits are ignored (the known bits decide; `INVALID_ENUMERATION` when strict), so that the loader, which keeps the first answer, does not lose the driver for a later valid call. A refused call changes nothing: an initialized driver stays initialized and reported. |
+//! | `zeInitDrivers(desc)` | `UINT32_MAX` (every type) → the driver; a set with `GPU` → the driver only when `ZEKIT_DEVICE_TYPE=gpu`; `0` ("do not init any"), `NPU`, and `GPU`/`GPU\|NPU` on a CPU → `UNINITIALIZED` with `*pCount = 0` (nothing initialized by this call; an already initialized driver stays so); other bits → `INVALID_ENUMERATION`. |
 //! | `ZEKIT_DEVICE_TYPE` | unset, empty or `cpu`: the device is `ZE_DEVICE_TYPE_CPU`; `gpu`: `ZE_DEVICE_TYPE_GPU` (for software that only looks for GPUs; nothing else changes); anything else: CPU, and one log line says so. |
-//! | `zeDriverGet` before any init | `ZE_RESULT_ERROR_UNINITIALIZED` |
+//! | `zeDriverGet` before any successful init call | `ZE_RESULT_ERROR_UNINITIALIZED` |
 //! | `zeContextCreate(desc)` | flags other than `ZE_CONTEXT_FLAG_TBD` → `INVALID_ENUMERATION`; the context holds every device; `zeContextCreateEx` with devices holds those (0 devices = all). |
 //! | `zeContextDestroy` with live allocations | allowed: the allocations are freed with the context (the spec lets the implementation free them immediately). Later use of the handle is `INVALID_ARGUMENT`. |
 //! | allocations | belong to one context: freeing or querying a pointer through another context is `INVALID_ARGUMENT` / `ZE_MEMORY_TYPE_UNKNOWN`. Ids are unique in the process. |
 //! | allocation flags | host flags above `0xf`, device flags above `0x7` → `INVALID_ENUMERATION`; `device_desc->ordinal` must be 0 (one memory) else `INVALID_ARGUMENT`; a device outside the context → `INVALID_ARGUMENT`. |
 //! | relaxed limits | `ze_relaxed_allocation_limits_exp_desc_t` and `..._ext_desc_t` in the `pNext` chain of the device or host descriptor: `MAX_SIZE` lifts `maxMemAllocSize`; unknown bits → `INVALID_ENUMERATION`. |
-//! | external memory | `OPAQUE_FD` only ([`EXTERNAL_MEMORY_TYPES`]). Export: `ze_external_memory_export_desc_t` chained to the allocation's device or host descriptor makes it a memfd whatever the fd budget; `ze_external_memory_export_fd_t` on `zeMemGetAllocProperties` (any pointer inside it) returns a new close-on-exec descriptor of that memfd, the caller's to close; an allocation not made exportable as that type → `INVALID_ARGUMENT`. Import: `ze_external_memory_import_fd_t` (exactly one type) maps a regular file of at least `size` bytes `MAP_SHARED` read-write from offset 0; the driver keeps a duplicate and never closes or owns the caller's fd (the spec gives no transfer of ownership). A bad, non-regular, read-only or too small fd → `INVALID_ARGUMENT`. `DMA_BUF`, Win32 and D3D types → `UNSUPPORTED_ENUMERATION`; unknown bits, or a type count other than one where one is needed → `INVALID_ENUMERATION`. |
+//! | external memory | import `OPAQUE_FD` ([`EXTERNAL_MEMORY_TYPES`]); export `OPAQUE_FD`, and `DMA_BUF` only where `/dev/udmabuf` opens ([`export_memory_types`], also what `zeDeviceGetExternalMemoryProperties` reports). Export: `ze_external_memory_export_desc_t` chained to the allocation's device or host descriptor makes it a memfd whatever the fd budget; `ze_external_memory_export_fd_t` on `zeMemGetAllocProperties` (any pointer inside it) returns a new close-on-exec descriptor of that memfd (`DMA_BUF`: a dma-buf of the whole allocation from `UDMABUF_CREATE` on a memfd sealed with `F_SEAL_SHRINK`, see [`crate::core::udmabuf`]), the caller's to close; an allocation not made exportable as that type → `INVALID_ARGUMENT`. Import: `ze_external_memory_import_fd_t` (exactly one type) maps a regular file of at least `size` bytes `MAP_SHARED` read-write from offset 0; the driver keeps a duplicate and never closes or owns the caller's fd (the spec gives no transfer of ownership). A bad, non-regular, read-only or too small fd → `INVALID_ARGUMENT`. `DMA_BUF` import, `DMA_BUF` export without `/dev/udmabuf`, Win32 and D3D types → `UNSUPPORTED_ENUMERATION`; unknown bits, or a type count other than one where one is needed → `INVALID_ENUMERATION`. |
 
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 
 use zekit_sys::*;
 
@@ -26,7 +26,7 @@ use crate::core::alloc::{
     AllocError, AllocKind, AllocManager, Detached, FreePolicy, SizeLimit, Source,
 };
 use crate::exec::Drain;
-use crate::core::ipc::{self, Imports, Wire};
+use crate::core::ipc::{self, Imports};
 use crate::core::vm::VirtualSpace;
 use crate::host::{fnv1a_128, HostInfo};
 
@@ -141,9 +141,24 @@ impl DeviceKind {
     }
 }
 
-/// Whether `zeInit(flags)` reports the driver: `0` always; `GPU_ONLY` (alone or with
-/// `VPU_ONLY`) when the device is a GPU; `VPU_ONLY` never.
-pub fn init_flags_report(flags: ze_init_flags_t, kind: DeviceKind) -> Outcome<bool> {
+/// `UNINITIALIZED`: the init call asked only for driver types this driver is not.
+fn not_this_type(call: &str, flags: u32, kind: DeviceKind) -> Failure {
+    let is = match kind {
+        DeviceKind::Cpu => "a CPU driver (neither GPU nor VPU/NPU)",
+        DeviceKind::Gpu => "a GPU driver (ZEKIT_DEVICE_TYPE=gpu), not a VPU/NPU one",
+    };
+    Failure::new(
+        ZE_RESULT_ERROR_UNINITIALIZED,
+        format!("{call} flags {flags:#x} ask for no driver type this one has: it is {is}"),
+    )
+}
+
+/// `zeInit(flags)`: `Ok` when the driver is initialized and reported: `0` always; `GPU_ONLY`
+/// (alone or with `VPU_ONLY`) when the device is a GPU. A request for types this driver is not
+/// (`VPU_ONLY`; `GPU_ONLY` on a CPU) is `UNINITIALIZED`, as compute-runtime answers when it has
+/// no device of the asked type: success always means a driver is there. Unknown bits are
+/// ignored (the rest decides), unless strict.
+pub fn init_flags_report(flags: ze_init_flags_t, kind: DeviceKind) -> Outcome<()> {
     let unknown = flags.0 & !ze_init_flags_t::all_known().0;
     if unknown != 0 {
         // The loader keeps the first zeInit's answer for the whole process (and drops a driver
@@ -156,44 +171,47 @@ pub fn init_flags_report(flags: ze_init_flags_t, kind: DeviceKind) -> Outcome<bo
             ));
         }
         zekit_rt::lenient("zeInit", &format!("unknown flag bits {unknown:#x} ignored"));
-        // Only unknown bits: no kind this API knows was asked for, so this driver is not.
-        let known = flags.0 & ze_init_flags_t::all_known().0;
-        return Ok(known != 0 && kind == DeviceKind::Gpu && known & ze_init_flags_t::GPU_ONLY.0 != 0);
     }
-    Ok(flags.is_empty()
-        || (kind == DeviceKind::Gpu && flags.intersects(ze_init_flags_t::GPU_ONLY)))
+    let known = ze_init_flags_t(flags.0 & ze_init_flags_t::all_known().0);
+    if known.is_empty() || (kind == DeviceKind::Gpu && known.intersects(ze_init_flags_t::GPU_ONLY)) {
+        Ok(())
+    } else {
+        Err(not_this_type("zeInit", flags.0, kind))
+    }
 }
 
-/// Whether `zeInitDrivers` with `desc->flags == flags` reports the driver: `UINT32_MAX` (every
-/// type) always; a set with `GPU` when the device is a GPU; otherwise not (a CPU is neither a
-/// GPU nor an NPU).
-pub fn driver_types_report(flags: ze_init_driver_type_flags_t, kind: DeviceKind) -> Outcome<bool> {
+/// `zeInitDrivers` with `desc->flags == flags`: `Ok` when the driver is initialized and
+/// reported: `UINT32_MAX` (every type) always; a set with `GPU` when the device is a GPU. `0`
+/// ("do not init or retrieve any drivers") and sets of types this driver is not (`NPU`; `GPU`
+/// on a CPU) are `UNINITIALIZED` with no handles (compute-runtime's answer when it is not of the
+/// asked type); other bits → `INVALID_ENUMERATION`.
+pub fn driver_types_report(flags: ze_init_driver_type_flags_t, kind: DeviceKind) -> Outcome<()> {
     match flags.0 {
+        u32::MAX => Ok(()),
         0 => Err(Failure::new(
-            ZE_RESULT_ERROR_INVALID_ENUMERATION,
-            "desc->flags is 0: no driver type requested",
+            ZE_RESULT_ERROR_UNINITIALIZED,
+            "desc->flags is 0: no driver type asked for, none initialized",
         )),
-        u32::MAX => Ok(true),
         f if f & !ze_init_driver_type_flags_t::all_known().0 != 0 => Err(Failure::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("unknown driver type flags {f:#x}"),
         )),
-        _ => Ok(kind == DeviceKind::Gpu && flags.intersects(ze_init_driver_type_flags_t::GPU)),
+        _ if kind == DeviceKind::Gpu && flags.intersects(ze_init_driver_type_flags_t::GPU) => Ok(()),
+        f => Err(not_this_type("zeInitDrivers", f, kind)),
     }
 }
 
-/// Initialization state of the driver: whether any init call happened and whether one of them
-/// asked for this driver. Thread-safe.
+/// Initialization state of the driver: whether an init call that asked for it succeeded (then
+/// it is initialized and reported for good). Thread-safe.
 #[derive(Debug, Default)]
 pub struct InitState {
-    // bit 0: initialized, bit 1: driver reported
+    // bit 0: initialized
     bits: std::sync::atomic::AtomicU8,
     kind: DeviceKind,
 }
 
 impl InitState {
     const INITIALIZED: u8 = 1;
-    const REPORTED: u8 = 2;
 
     /// A CPU driver nobody initialized yet.
     pub const fn new() -> InitState {
@@ -213,36 +231,38 @@ impl InitState {
         self.kind
     }
 
-    fn mark(&self, report: bool) {
-        let bits = Self::INITIALIZED | if report { Self::REPORTED } else { 0 };
+    fn mark(&self) {
         self.bits
-            .fetch_or(bits, std::sync::atomic::Ordering::AcqRel);
+            .fetch_or(Self::INITIALIZED, std::sync::atomic::Ordering::AcqRel);
     }
 
-    /// `zeInit(flags)`.
+    /// `zeInit(flags)`. A refused call leaves the state as it was: an initialized driver stays
+    /// initialized and reported.
     pub fn init(&self, flags: ze_init_flags_t) -> Outcome<()> {
-        let report = init_flags_report(flags, self.kind)?;
-        self.mark(report);
+        init_flags_report(flags, self.kind)?;
+        self.mark();
         Ok(())
     }
 
-    /// `zeInitDrivers`: initializes and returns how many drivers it reports (0 or 1).
+    /// `zeInitDrivers`: initializes the driver when `flags` ask for it (then 1 driver), else the
+    /// failure (the caller reports 0 handles).
     pub fn init_drivers(&self, flags: ze_init_driver_type_flags_t) -> Outcome<u32> {
-        let report = driver_types_report(flags, self.kind)?;
-        self.mark(report);
-        Ok(u32::from(report))
+        driver_types_report(flags, self.kind)?;
+        self.mark();
+        Ok(1)
     }
 
-    /// `zeDriverGet`: how many drivers are reported (`UNINITIALIZED` before any init call).
+    /// `zeDriverGet`: how many drivers are reported (`UNINITIALIZED` before a successful init
+    /// call).
     pub fn reported_drivers(&self) -> Outcome<u32> {
         let bits = self.bits.load(std::sync::atomic::Ordering::Acquire);
         if bits & Self::INITIALIZED == 0 {
             return Err(Failure::new(
                 ZE_RESULT_ERROR_UNINITIALIZED,
-                "zeInit or zeInitDrivers has not been called",
+                "no zeInit or zeInitDrivers call that asked for this driver has succeeded",
             ));
         }
-        Ok(u32::from(bits & Self::REPORTED != 0))
+        Ok(1)
     }
 }
 
@@ -307,17 +327,30 @@ pub struct AllocRequest {
     pub import_fd: Option<(ze_external_memory_type_flags_t, i32)>,
 }
 
-/// External memory types this driver exports and imports: `OPAQUE_FD` only (a memfd; see
-/// [`ContextObject::alloc`]). `DMA_BUF` needs `/dev/udmabuf` to turn a memfd into a dma-buf,
-/// which this driver does not use; the Win32 and D3D types do not exist on Linux.
+/// External memory types this driver imports: `OPAQUE_FD` only (a regular, mappable file; a
+/// dma-buf from another exporter need not be mappable by the CPU). The Win32 and D3D types do
+/// not exist on Linux.
 pub const EXTERNAL_MEMORY_TYPES: ze_external_memory_type_flags_t =
     ze_external_memory_type_flags_t::OPAQUE_FD;
 
-/// Checks external memory type flags (`what` names the field for the log line): unknown bits
-/// `INVALID_ENUMERATION`; known types this driver does not support `UNSUPPORTED_ENUMERATION`;
-/// `single`: exactly one type must be named (imports and exports of an fd).
+/// External memory types this driver exports: `OPAQUE_FD` (a memfd; see
+/// [`ContextObject::alloc`]), and `DMA_BUF` where `/dev/udmabuf` opens
+/// ([`crate::core::udmabuf`]).
+pub fn export_memory_types() -> ze_external_memory_type_flags_t {
+    if crate::core::udmabuf::available() {
+        EXTERNAL_MEMORY_TYPES | ze_external_memory_type_flags_t::DMA_BUF
+    } else {
+        EXTERNAL_MEMORY_TYPES
+    }
+}
+
+/// Checks external memory type flags against the `supported` ones (`what` names the field for
+/// the log line): unknown bits `INVALID_ENUMERATION`; known types outside `supported`
+/// `UNSUPPORTED_ENUMERATION`; `single`: exactly one type must be named (imports and exports of
+/// an fd).
 pub fn check_external_memory_types(
     flags: ze_external_memory_type_flags_t,
+    supported: ze_external_memory_type_flags_t,
     what: &str,
     single: bool,
 ) -> Outcome<()> {
@@ -334,16 +367,18 @@ pub fn check_external_memory_types(
             format!("{what} {:#x} must name exactly one memory type", flags.0),
         ));
     }
-    let unsupported = flags.0 & !EXTERNAL_MEMORY_TYPES.0;
+    let unsupported = flags.0 & !supported.0;
     if unsupported != 0 {
-        let why = if unsupported & ze_external_memory_type_flags_t::DMA_BUF.0 != 0 {
-            "DMA_BUF is not supported (the driver makes no dma-buf: it would need /dev/udmabuf)"
-        } else {
+        let why = if unsupported & ze_external_memory_type_flags_t::DMA_BUF.0 == 0 {
             "Win32 and D3D memory types do not exist on Linux"
+        } else if supported.intersects(ze_external_memory_type_flags_t::DMA_BUF) {
+            "DMA_BUF is exported, not imported"
+        } else {
+            "DMA_BUF needs /dev/udmabuf, which does not open here"
         };
         return Err(Failure::new(
             ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION,
-            format!("{what} {:#x}: {why}; OPAQUE_FD is supported", flags.0),
+            format!("{what} {:#x}: {why}; supported: {:#x}", flags.0, supported.0),
         ));
     }
     Ok(())
@@ -554,12 +589,13 @@ impl ContextObject {
                 ));
             }
         }
-        check_external_memory_types(req.export_types, "export flags", false)?;
+        check_external_memory_types(req.export_types, export_memory_types(), "export flags", false)?;
         let source = match req.import_fd {
             Some((flags, fd)) => {
-                check_external_memory_types(flags, "import flags", true)?;
+                check_external_memory_types(flags, EXTERNAL_MEMORY_TYPES, "import flags", true)?;
                 Source::Import(import_fd(fd, req.size)?)
             }
+            None if req.export_types.intersects(ze_external_memory_type_flags_t::DMA_BUF) => Source::DmaBuf,
             None if !req.export_types.is_empty() => Source::Memfd,
             None => Source::Any,
         };
@@ -581,7 +617,7 @@ impl ContextObject {
     /// caller owns it and closes it) of the memfd behind the allocation containing `ptr`, which
     /// must have been allocated exportable as `flags` (exactly one type).
     pub fn export_fd(&self, ptr: *const u8, flags: ze_external_memory_type_flags_t) -> Outcome<i32> {
-        check_external_memory_types(flags, "export fd flags", true)?;
+        check_external_memory_types(flags, export_memory_types(), "export fd flags", true)?;
         let exported = self.allocs.with_memfd(ptr, |info, fd| {
             if info.export_types.0 & flags.0 != flags.0 {
                 return Err(Failure::new(
@@ -598,6 +634,17 @@ impl ContextObject {
                     format!("allocation {} has no memfd", info.id),
                 ));
             };
+            if flags == ze_external_memory_type_flags_t::DMA_BUF {
+                let page = crate::core::vm::page_size();
+                let len = info.size.div_ceil(page) * page;
+                let buf = crate::core::udmabuf::create(fd.as_fd(), 0, len as u64).map_err(|e| {
+                    Failure::new(
+                        ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+                        format!("/dev/udmabuf made no dma-buf of allocation {} ({len} bytes): {e}", info.id),
+                    )
+                })?;
+                return Ok(std::os::fd::IntoRawFd::into_raw_fd(buf));
+            }
             let new = fd.try_clone_to_owned().map_err(|e| {
                 Failure::new(
                     ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
@@ -705,9 +752,14 @@ impl ContextObject {
     }
 
     /// `zeMemGetIpcHandle`: a handle for the allocation containing `ptr` (the importer gets its
-    /// base).
-    pub fn ipc_handle(&self, ptr: *const u8) -> Outcome<Wire> {
+    /// base); in reserved virtual memory, for the mapped run around `ptr`
+    /// ([`VirtualSpace::mapped_run`]).
+    pub fn ipc_handle(&self, ptr: *const u8) -> Outcome<ze_ipc_mem_handle_t> {
         let Some((info, fd)) = self.allocs.export(ptr) else {
+            // Reserved virtual memory: the mapped run around `ptr` (the allocation there).
+            if let Some((start, len)) = self.vm.mapped_run(ptr as usize) {
+                return self.ipc_range_handle(start as *const u8, len);
+            }
             return Err(Failure::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("{ptr:p} is not inside an allocation of this context"),
@@ -724,7 +776,7 @@ impl ContextObject {
         };
         let page = crate::core::vm::page_size() as u64;
         let size = info.size as u64;
-        ipc::export(fd, 0, size.div_ceil(page) * page, 0, size)
+        ipc::export(fd, 0, size.div_ceil(page) * page, 0, size).map(|w| w.encode())
     }
 
     /// `zeMemGetIpcHandleWithProperties` with `ze_ipc_phys_mem_handle_range_ext_desc_t`: a handle

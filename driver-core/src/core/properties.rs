@@ -338,14 +338,16 @@ pub fn fill_image_properties(host: &HostInfo, p: &mut ze_device_image_properties
     p.maxWriteImageArgs = LIMITS.image_args;
 }
 
-/// `zeDeviceGetExternalMemoryProperties`: allocations import and export
-/// [`crate::core::objects::EXTERNAL_MEMORY_TYPES`] (`OPAQUE_FD`); images neither.
+/// `zeDeviceGetExternalMemoryProperties`: allocations import
+/// [`crate::core::objects::EXTERNAL_MEMORY_TYPES`] (`OPAQUE_FD`) and export
+/// [`crate::core::objects::export_memory_types`] (`OPAQUE_FD`, and `DMA_BUF` where
+/// `/dev/udmabuf` opens); images neither.
 pub fn fill_external_memory_properties(
     _host: &HostInfo,
     p: &mut ze_device_external_memory_properties_t,
 ) {
     p.memoryAllocationImportTypes = crate::core::objects::EXTERNAL_MEMORY_TYPES;
-    p.memoryAllocationExportTypes = crate::core::objects::EXTERNAL_MEMORY_TYPES;
+    p.memoryAllocationExportTypes = crate::core::objects::export_memory_types();
     p.imageImportTypes = ze_external_memory_type_flags_t::empty();
     p.imageExportTypes = ze_external_memory_type_flags_t::empty();
 }

@@ -548,6 +548,38 @@ impl VirtualSpace {
         (at >= end && size > 0).then_some(out)
     }
 
+    /// The mapped run around `ptr`: the longest stretch of pages containing it that maps one
+    /// physical object at contiguous offsets (what one `zeVirtualMemMap` made, whatever later
+    /// access changes split it into); its start and length. `None` when `ptr` is not mapped.
+    pub fn mapped_run(&self, ptr: usize) -> Option<(usize, usize)> {
+        let inner = self.lock();
+        let (&s, seg) = inner.segments.range(..=ptr).next_back()?;
+        if ptr >= s + seg.len {
+            return None;
+        }
+        let (mut start, mut end) = (s, s + seg.len);
+        let (phys, mut first_offset) = (&seg.phys, seg.offset);
+        for (&b, prev) in inner.segments.range(..s).rev() {
+            let joins = b + prev.len == start
+                && Arc::ptr_eq(&prev.phys, phys)
+                && prev.offset + prev.len == first_offset;
+            if !joins {
+                break;
+            }
+            start = b;
+            first_offset = prev.offset;
+        }
+        let mut next_offset = seg.offset + seg.len;
+        for (&b, next) in inner.segments.range(end..) {
+            if b != end || !Arc::ptr_eq(&next.phys, phys) || next.offset != next_offset {
+                break;
+            }
+            end += next.len;
+            next_offset += next.len;
+        }
+        Some((start, end - start))
+    }
+
     /// Whether `ptr` lies in a reservation of this space.
     pub fn is_reserved(&self, ptr: usize) -> bool {
         self.lock().reservation_of(ptr, 1).is_ok()

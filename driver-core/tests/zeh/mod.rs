@@ -424,3 +424,5 @@ pub fn image_desc(
         ..Default::default()
     }
 }
+
+pub mod images;

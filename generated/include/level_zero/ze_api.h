@@ -1267,7 +1267,7 @@ typedef struct _ze_init_driver_type_desc_t
 {
     ze_structure_type_t stype; ///< [in] which structure this is; set it to the struct's own type
     const void* pNext; ///< [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
-    ze_init_driver_type_flags_t flags; ///< [in] driver kinds to initialise, as a combination of ZE_INIT_DRIVER_TYPE_FLAG_* bits
+    ze_init_driver_type_flags_t flags; ///< [in] driver kinds to initialise, as a combination of ZE_INIT_DRIVER_TYPE_FLAG_* bits, or UINT32_MAX for every kind
 } ze_init_driver_type_desc_t;
 
 ///////////////////////////////////////////////////////////////////////////////

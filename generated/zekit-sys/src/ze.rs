@@ -2493,7 +2493,7 @@ pub struct ze_init_driver_type_desc_t {
     pub stype: ze_structure_type_t,
     /// [in][optional] next struct of the extension chain, or null at its end; the driver only reads it
     pub pNext: *const c_void,
-    /// [in] driver kinds to initialise, as a combination of ZE_INIT_DRIVER_TYPE_FLAG_* bits
+    /// [in] driver kinds to initialise, as a combination of ZE_INIT_DRIVER_TYPE_FLAG_* bits, or UINT32_MAX for every kind
     pub flags: ze_init_driver_type_flags_t,
 }
 

@@ -219,6 +219,14 @@ impl Builder<'_> {
                 let (coords, texel) = self.image_scratch()?;
                 let cf = self.store_coords(fr, i.w(1)?, &t, coords)?;
                 self.store_elems(texel, &vals)?;
+                // A texel of fewer than 4 components (a depth image's one float): the rest
+                // (0, 0, 1), not what the scratch held.
+                let one = if tf & flag::INT_TEXEL != 0 { 1 } else { 0x3f80_0000 };
+                for k in n..4 {
+                    let v = self.push(Ty::I32, Op::Const(if k == 3 { one } else { 0 }));
+                    let a = self.add_const(texel, 4 * k as u64);
+                    self.effect(Op::Store { addr: a, value: v });
+                }
                 let sampler = self.push(Ty::I64, Op::Const(0));
                 self.effect(Op::Image {
                     flags: t.flags() | cf | (tf & flag::INT_TEXEL) | flag::WRITE,

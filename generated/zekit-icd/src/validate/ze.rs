@@ -47,7 +47,7 @@ pub unsafe fn zeInitDrivers(
     if desc.is_null() {
         return Err(bad(ZeError::INVALID_NULL_POINTER, "desc is null"));
     }
-    if (*desc).flags.0 & 0xfffffffc != 0 {
+    if (*desc).flags.0 != u32::MAX && (*desc).flags.0 & 0xfffffffc != 0 {
         return Err(
             bad(
                 ZeError::INVALID_ENUMERATION,
