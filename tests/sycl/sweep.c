@@ -52,8 +52,7 @@ int main(int argc, char **argv) {
     }
     long first = argc > 2 ? atol(argv[2]) : 0;
     unsigned timeout = getenv("ZEKIT_SWEEP_TIMEOUT") ? (unsigned)atoi(getenv("ZEKIT_SWEEP_TIMEOUT")) : 120;
-    /* zeInit(0), as the v1 adapter does: zeInitDrivers with every type bit (UINT32_MAX) returns
-     * ZE_RESULT_ERROR_INVALID_ENUMERATION through the 1.32 loader. */
+    /* zeInit(0), as the v1 adapter does. */
     ze_result_t r = zeInit(0);
     uint32_t ndrivers = 1;
     ze_driver_handle_t driver;
