@@ -199,3 +199,63 @@ fn random_dependency_graph_matches_sequential_replay() {
         z.free(p);
     }
 }
+
+/// A regular list on a queue and an immediate list of the same group handing work to each
+/// other through two events, step by step, as the conformance suite's mixed-list tests do:
+/// regular step `i` waits for A, resets it and copies cell `2i` to `2i + 1` signaling B;
+/// immediate step `i` copies cell `2i + 1` to `2i + 2` waiting for B, resets B and signals A.
+/// The host appends the immediate steps while the queue already runs (so a queue's thread
+/// that runs the immediate list's work itself finds it appended or not yet). Every cell ends
+/// with the first one's byte only if each copy ran after the one it reads; A ends signaled,
+/// B not. For each immediate mode.
+#[test]
+fn regular_and_immediate_lists_ping_pong_in_order() {
+    let z = Ze::new();
+    let steps = 2000usize;
+    for mode in [
+        ze_command_queue_mode_t::ASYNCHRONOUS,
+        ze_command_queue_mode_t::DEFAULT,
+        ze_command_queue_mode_t::SYNCHRONOUS,
+    ] {
+        let (q, l, imm) = (z.queue(0, ze_command_queue_mode_t::ASYNCHRONOUS), z.list(0), z.immediate(0, mode));
+        let fence = z.fence(q);
+        let pool = z.pool(ze_event_pool_flags_t::HOST_VISIBLE, 2);
+        let (a, b) = (z.event(pool, 0), z.event(pool, 1));
+        let cells = z.host(2 * steps + 1);
+        // SAFETY: `2 * steps + 1` bytes.
+        unsafe { std::ptr::write_bytes(cells, 0, 2 * steps + 1) };
+        // SAFETY: as above.
+        unsafe { *cells = 0x77 };
+        // SAFETY: cell offsets below `2 * steps + 1`.
+        let cell = |i: usize| unsafe { cells.add(i) };
+        for i in 0..steps {
+            ok!(ze::zeCommandListAppendWaitOnEvents(l, 1, [a].as_mut_ptr()));
+            ok!(ze::zeCommandListAppendEventReset(l, a));
+            copy(l, cell(2 * i + 1), cell(2 * i), 1, b, &mut []);
+        }
+        ok!(ze::zeCommandListClose(l));
+        ok!(ze::zeCommandQueueExecuteCommandLists(q, 1, [l].as_mut_ptr(), fence));
+        ok!(ze::zeEventHostSignal(a));
+        for i in 0..steps {
+            copy(imm, cell(2 * i + 2), cell(2 * i + 1), 1, null_event(), &mut [b]);
+            ok!(ze::zeCommandListAppendEventReset(imm, b));
+            ok!(ze::zeCommandListAppendSignalEvent(imm, a));
+        }
+        ok!(ze::zeFenceHostSynchronize(fence, FOREVER));
+        ok!(ze::zeCommandListHostSynchronize(imm, FOREVER));
+        ok!(ze::zeEventQueryStatus(a));
+        check!(ze::zeEventQueryStatus(b), ZE_RESULT_NOT_READY);
+        // SAFETY: `2 * steps + 1` bytes; the work is done.
+        let got = unsafe { std::slice::from_raw_parts(cells, 2 * steps + 1) };
+        assert!(got.iter().all(|c| *c == 0x77), "{mode:?}: a copy ran before the one it reads");
+        for e in [a, b] {
+            ok!(ze::zeEventDestroy(e));
+        }
+        ok!(ze::zeEventPoolDestroy(pool));
+        ok!(ze::zeFenceDestroy(fence));
+        ok!(ze::zeCommandListDestroy(imm));
+        ok!(ze::zeCommandListDestroy(l));
+        ok!(ze::zeCommandQueueDestroy(q));
+        z.free(cells);
+    }
+}

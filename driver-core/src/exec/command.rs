@@ -232,6 +232,11 @@ impl Runner<'_> {
 
     fn wait(&self, e: &Arc<EventState>, value: Option<u64>) {
         if !e.wait(value, Timeout::Poll) {
+            // The engine that signals it may have the signaling work queued and no core to run
+            // it on: run it here (it cannot park), as a waiting host does.
+            e.help_signaler(value);
+        }
+        if !e.wait(value, Timeout::Poll) {
             (self.on_block)(Some(Awaited::Event(e.clone(), value)));
             e.wait(value, Timeout::Forever);
             (self.on_block)(None);

@@ -120,12 +120,40 @@ impl EventState {
     /// signals it, on this thread, as far as that work cannot park ([`super::Engine::wait`]).
     pub fn host_wait(&self, timeout: Timeout) -> bool {
         if timeout == Timeout::Forever {
-            let h = self.signaler.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            if let Some(h) = h {
-                h.help_until(|| self.reached(None));
-            }
+            self.help_signaler(None);
         }
         self.wait(None, timeout)
+    }
+
+    /// Runs the queued work of the engine that signals this event, on this thread, until the
+    /// event reaches `value` (`None`: is complete) or that work could park
+    /// ([`super::engine::Helper::help_until`]); from a host wait, or from a queue's thread
+    /// before its command waits for the event (no thread switch per hand-off between two
+    /// queues of one program).
+    pub(crate) fn help_signaler(&self, value: Option<u64>) {
+        let h = self.signaler.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(h) = h {
+            h.help_until(|| self.reached(value));
+        }
+    }
+
+    /// A regular event of this process: waits until it is signaled or `also()` holds; true.
+    /// Any other kind: false at once (nothing waited for).
+    pub(crate) fn wait_signaled_or(&self, also: impl Fn() -> bool) -> bool {
+        match &self.kind {
+            Kind::Regular(f) => {
+                f.wait_or(also);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Wakes the threads in [`EventState::wait_signaled_or`] (to re-check `also`).
+    pub(crate) fn wake(&self) {
+        if let Kind::Regular(f) = &self.kind {
+            f.wake();
+        }
     }
 
     /// An IPC counter-based event created with `GRAPH_EXTERNAL` (graphs cannot capture it:
@@ -138,6 +166,11 @@ impl EventState {
     /// `GRAPH_EXTERNAL`).
     pub fn is_graph_internal(&self) -> bool {
         self.is_counter_based() && !self.graph_external
+    }
+
+    /// Whether this is a regular event of this process (not counter-based, not IPC).
+    pub fn is_regular(&self) -> bool {
+        matches!(self.kind, Kind::Regular(_))
     }
 
     /// Whether this is a counter-based event.

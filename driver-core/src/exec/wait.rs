@@ -171,6 +171,16 @@ impl Flag {
     pub fn wait(&self, timeout: Timeout) -> bool {
         self.waiter.wait_until(timeout, || self.is_set())
     }
+
+    /// Waits until the flag is set or `also()` holds (made true before a [`Flag::wake`]).
+    pub fn wait_or(&self, also: impl Fn() -> bool) {
+        self.waiter.wait_until(Timeout::Forever, || self.is_set() || also());
+    }
+
+    /// Wakes the flag's waiters without setting it (they re-check their conditions).
+    pub fn wake(&self) {
+        self.waiter.notify();
+    }
 }
 
 #[cfg(test)]
