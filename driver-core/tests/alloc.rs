@@ -290,3 +290,37 @@ fn for_host_uses_total_memory() {
     drop(m); // Drop frees what is left.
     let _ = p;
 }
+
+/// The inode of the file mapped at `p` (from /proc/self/maps: asking the manager for the memfd
+/// would mark it exported).
+fn mapped_inode(p: *mut u8) -> u64 {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let start = format!("{:x}-", p as usize);
+    let line = maps.lines().find(|l| l.starts_with(&start)).expect("a mapping at p");
+    line.split_whitespace().nth(4).unwrap().parse().unwrap()
+}
+
+/// A freed mapping that never left the process is reused for the next allocation of its
+/// length, zero-filled again; one whose memfd was exported (IPC) is not.
+#[test]
+fn freed_mappings_are_reused_zeroed_unless_exported() {
+    // A length no other test allocates (the cache is the process's).
+    let size = 3 * MIB + 12_345;
+    let m = AllocManager::new(64 * MIB as u64, 1);
+    let p = m.alloc(AllocKind::Device, size, 0, Some(0)).unwrap();
+    let first = mapped_inode(p);
+    // SAFETY: `size` writable bytes at `p`.
+    unsafe { std::ptr::write_bytes(p, 0xab, size) };
+    m.free(p).unwrap();
+    let q = m.alloc(AllocKind::Device, size, 0, Some(0)).unwrap();
+    assert_eq!((q, mapped_inode(q)), (p, first), "the kept mapping");
+    // SAFETY: `size` readable bytes at `q`.
+    let bytes = unsafe { std::slice::from_raw_parts(q, size) };
+    assert!(bytes.iter().all(|b| *b == 0), "zero-filled again");
+    // Exported: its memfd may be mapped elsewhere, so it is unmapped when freed.
+    assert!(m.export(q).unwrap().1.is_some());
+    m.free(q).unwrap();
+    let r = m.alloc(AllocKind::Device, size, 0, Some(0)).unwrap();
+    assert_ne!(mapped_inode(r), first, "a fresh memfd");
+    m.free(r).unwrap();
+}

@@ -10,6 +10,8 @@
 //! `std::alloc` instead and works the same, but cannot be exported. External memory
 //! ([`Source`]): an allocation to be exported always gets a memfd (past the budget too), and an
 //! imported file is mapped the same way (the allocation owns a duplicate of its descriptor).
+//! A freed memfd mapping of 1 MiB to 256 MiB whose descriptor never left the process is kept
+//! for the next allocation of its length, zero-filled again ([`alloc_cache`]).
 //!
 //! Rules (Level Zero `zeMemAlloc{Host,Device,Shared}`):
 //!
@@ -34,6 +36,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use zekit_sys::*;
 
+use crate::core::alloc_cache;
 use crate::host::HostInfo;
 
 /// Alignment used when the application passes 0.
@@ -209,6 +212,10 @@ enum Backing {
 struct Allocation {
     ptr: NonNull<u8>,
     backing: Backing,
+    /// A memfd of our own that may go to [`alloc_cache`] when freed: made for no external
+    /// export, and its descriptor never handed out (set by [`AllocManager::export`] and
+    /// [`AllocManager::with_memfd`]).
+    reusable: std::sync::atomic::AtomicBool,
     size: usize,
     alignment: usize,
     kind: AllocKind,
@@ -244,11 +251,20 @@ impl Allocation {
     /// Called once, on an allocation taken out of the manager.
     unsafe fn release(self) {
         match self.backing {
-            Backing::Shared { map_len, .. } => {
-                // SAFETY: our own MAP_SHARED mapping of `map_len` bytes at `ptr` (caller: once);
-                // the fd closes when `self.backing` drops.
-                unsafe { libc::munmap(self.ptr.as_ptr().cast(), map_len) };
-                LIVE_MEMFDS.fetch_sub(1, Ordering::AcqRel);
+            Backing::Shared { fd, map_len } => {
+                let m = alloc_cache::Kept { ptr: self.ptr, fd, map_len };
+                let gone = if self.reusable.into_inner() && alloc_cache::keepable(map_len) {
+                    alloc_cache::CACHE.keep(m)
+                } else {
+                    vec![m]
+                };
+                for m in gone {
+                    // SAFETY: our own MAP_SHARED mapping of `map_len` bytes at `ptr`, which no
+                    // allocation uses any more (freed once, or pushed out of the cache); the fd
+                    // closes when `m` drops.
+                    unsafe { libc::munmap(m.ptr.as_ptr().cast(), m.map_len) };
+                    LIVE_MEMFDS.fetch_sub(1, Ordering::AcqRel);
+                }
             }
             // SAFETY: `ptr` came from `alloc_zeroed(layout)` (caller: released once).
             Backing::Heap(layout) => unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) },
@@ -289,6 +305,17 @@ fn shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
         LIVE_MEMFDS.fetch_sub(1, Ordering::AcqRel);
     }
     m
+}
+
+/// A kept mapping for `size` bytes at `align` ([`alloc_cache`]), zero-filled again; it is still
+/// counted in [`LIVE_MEMFDS`].
+fn reused(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
+    let page = crate::core::vm::page_size();
+    let map_len = size.checked_add(page - 1)? & !(page - 1);
+    let m = alloc_cache::CACHE.take(map_len, align)?;
+    // SAFETY: a read-write mapping of `map_len` bytes that no allocation uses (it was freed).
+    unsafe { std::ptr::write_bytes(m.ptr.as_ptr(), 0, map_len) };
+    Some((m.ptr, Backing::Shared { fd: m.fd, map_len }))
 }
 
 /// A fresh memfd of `size` bytes (rounded up to the page), mapped; counted in [`LIVE_MEMFDS`]
@@ -511,8 +538,9 @@ impl AllocManager {
         let layout =
             Layout::from_size_align(size, align).map_err(|_| AllocError::UnsupportedSize)?;
         let page = crate::core::vm::page_size();
+        let reusable = matches!(source, Source::Any) && export_types.is_empty();
         let from_memfd = match source {
-            Source::Any => shared_memory(size, align),
+            Source::Any => reused(size, align).or_else(|| shared_memory(size, align)),
             Source::Memfd => Some(exportable_memory(size, align, false).ok_or(AllocError::NoMemfd)?),
             Source::DmaBuf => Some(exportable_memory(size, align, true).ok_or(AllocError::NoMemfd)?),
             Source::Import(fd) => {
@@ -548,6 +576,9 @@ impl AllocManager {
         inner.allocs.insert(
             ptr.as_ptr() as usize,
             Allocation {
+                reusable: std::sync::atomic::AtomicBool::new(
+                    reusable && matches!(backing, Backing::Shared { .. }),
+                ),
                 ptr,
                 backing,
                 size,
@@ -637,6 +668,8 @@ impl AllocManager {
             return None;
         }
         let fd = a.fd().map(AsRawFd::as_raw_fd);
+        // Another process may map it from now on: never reused.
+        a.reusable.store(false, Ordering::Relaxed);
         Some((a.info(), fd))
     }
 
@@ -655,6 +688,7 @@ impl AllocManager {
         if addr - base >= a.size {
             return None;
         }
+        a.reusable.store(false, Ordering::Relaxed);
         Some(f(&a.info(), a.fd().map(|fd| fd.as_fd())))
     }
 

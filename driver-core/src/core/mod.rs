@@ -1,5 +1,5 @@
 //! The CPU driver's objects and rules, in plain Rust with no C pointers: what the device
-//! queries answer ([`properties`]), the USM allocations ([`alloc`]), the driver's objects
+//! queries answer ([`properties`]), the USM allocations ([`alloc`], freed mappings kept for reuse in [`alloc_cache`]), the driver's objects
 //! and the rules of the calls that make and use them ([`objects`]), the extensions reported
 //! ([`extensions`]), and the objects that feed
 //! the executor: command queues ([`queue`]), command lists and their commands ([`list`]),
@@ -7,6 +7,7 @@
 //! ([`module`]) and their kernels ([`kernel`]); mutable command lists ([`mutable`]).
 
 pub mod alloc;
+pub mod alloc_cache;
 pub mod atomic_attrs;
 pub mod codegen;
 pub mod event;
