@@ -478,7 +478,7 @@ fn main() -> ExitCode {
             Some(d) => import_upstream(Path::new(d), args.iter().any(|a| a == "--check")),
             None => Err("usage: cargo xtask import-upstream DIR [--check]".into()),
         },
-        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels [--check] | sycl [--sweep | --bench] [--debug-driver] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS] | package [--test] | import-upstream DIR [--check]>".into()),
+        _ => Err("usage: cargo xtask <gen [--check] [--times] | demo | lint | test | bench | kernels [--check] | sycl [--sweep | --bench] [--debug-driver] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS] | package [--test] [--debug-driver] | import-upstream DIR [--check]>".into()),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

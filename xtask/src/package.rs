@@ -1,4 +1,4 @@
-//! `cargo xtask package [--test]`: a Debian package of the CPU driver,
+//! `cargo xtask package [--test] [--debug-driver]`: a Debian package of the CPU driver,
 //! `target/zekit-package/zekit-cpu-driver_<version>_<arch>.deb`:
 //!
 //! | path | what |
@@ -11,6 +11,8 @@
 //! `--test` then installs the package (`dpkg -i` as root; otherwise `dpkg -x` into a folder,
 //! which `zekit-run` handles the same way since it finds its files relative to itself), runs a
 //! C program (`packaging/smoke.c`) and a dpnp program through `zekit-run`, and removes it again.
+//! `--debug-driver` packages the dev-profile driver instead (CI: `cargo xtask test` has built
+//! it, a release build would add minutes).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -147,9 +149,12 @@ fn test(root: &Path, stack: &crate::sycl::Stack, deb: &Path) -> Result<(), Strin
     Ok(())
 }
 
-/// `cargo xtask package [--test]`.
+/// `cargo xtask package [--test] [--debug-driver]`.
 pub fn main(root: &Path, args: &[String]) -> Result<(), String> {
-    let stack = crate::sycl::setup(root, false)?;
+    if let Some(a) = args.iter().find(|a| !["--test", "--debug-driver"].contains(&a.as_str())) {
+        return Err(format!("unknown option {a}: cargo xtask package [--test] [--debug-driver]"));
+    }
+    let stack = crate::sycl::setup(root, args.iter().any(|a| a == "--debug-driver"))?;
     let deb = build(root, &stack)?;
     if args.iter().any(|a| a == "--test") {
         test(root, &stack, &deb)?;
