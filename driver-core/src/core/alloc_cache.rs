@@ -9,7 +9,7 @@
 //!
 //! What is kept: mappings of our own memfds of 1 MiB to 256 MiB whose descriptor was never
 //! exported (no IPC handle, no external-memory fd: another process may still map those), up to
-//! [`CACHE_BYTES`] in all and [`CACHE_ENTRIES`] mappings, the oldest going first. Imported
+//! `CACHE_BYTES` (512 MiB) in all and `CACHE_ENTRIES` (16) mappings, the oldest going first. Imported
 //! files and `std::alloc` memory are never kept.
 
 use std::os::fd::OwnedFd;

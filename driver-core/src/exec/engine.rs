@@ -11,7 +11,7 @@
 //!
 //! Hand-offs without thread switches: a thread that waits for an engine's work (a host, or
 //! another engine's thread whose command waits for an event this engine signals) runs the
-//! queued submissions itself while they cannot park ([`Shared::help_until`]); and an engine's
+//! queued submissions itself while they cannot park (`Shared::help_until`); and an engine's
 //! thread whose next submission starts with a wait for an unsignaled regular event waits for
 //! it before taking the submission, so that such a helper can run it once the event is
 //! signaled (see `engine_thread`).
