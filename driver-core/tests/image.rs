@@ -7,6 +7,7 @@ mod zeh;
 
 use std::ptr::null_mut;
 
+use zeh::images::rgba;
 use zeh::*;
 
 type L = ze_image_format_layout_t;
@@ -35,16 +36,6 @@ const SUPPORTED: &[(L, usize, &[T])] = &[
 
 const ALL_TYPES: [T; 5] = [T::UINT, T::SINT, T::UNORM, T::SNORM, T::FLOAT];
 
-fn format(layout: L, ty: T) -> ze_image_format_t {
-    ze_image_format_t {
-        layout,
-        r#type: ty,
-        x: ze_image_format_swizzle_t::R,
-        y: ze_image_format_swizzle_t::G,
-        z: ze_image_format_swizzle_t::B,
-        w: ze_image_format_swizzle_t::A,
-    }
-}
 
 /// (type, width, height, depth, arraylevels) and the storage extents they give.
 type Shape = (Ty, u64, u32, u32, u32, (usize, usize, usize));
@@ -113,7 +104,7 @@ fn every_format_and_type_round_trips() {
     let mut n = 0;
     for &(layout, elem, types) in SUPPORTED {
         for &ty in types {
-            let f = format(layout, ty);
+            let f = rgba(layout, ty);
             let mut p = ze_image_properties_t::default();
             let d0 = image_desc(Ty::_2D, f, 4, 4, 0, 0);
             ok!(ze::zeImageGetProperties(dev.z.dev, &d0, &mut p));
@@ -146,7 +137,7 @@ fn unsupported_formats_are_refused() {
     for layout in 0..=45u32 {
         for ty in ALL_TYPES {
             let l = ze_image_format_layout_t(layout);
-            let dsc = image_desc(Ty::_2D, format(l, ty), 4, 4, 0, 0);
+            let dsc = image_desc(Ty::_2D, rgba(l, ty), 4, 4, 0, 0);
             let r = dev.try_image(&dsc);
             let mut p = ze_image_properties_t::default();
             // SAFETY: valid arguments.
@@ -172,7 +163,7 @@ fn unsupported_formats_are_refused() {
         }
     }
     // Sizes, mip levels.
-    let f = format(L::_8_8_8_8, T::UNORM);
+    let f = rgba(L::_8_8_8_8, T::UNORM);
     for (dsc, code) in [
         (image_desc(Ty::_2D, f, 0, 4, 0, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT),
         (image_desc(Ty::_2D, f, 16385, 4, 0, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT),
@@ -214,7 +205,7 @@ fn extract(img: &[u8], dims: (usize, usize, usize), elem: usize, r: &ze_image_re
 fn region_and_pitched_copies_match_the_reference() {
     let dev = Dev::new();
     let elem = 4;
-    let f = format(L::_8_8_8_8, T::UINT);
+    let f = rgba(L::_8_8_8_8, T::UINT);
     for (t, w, h, d, layers, dims) in shapes() {
         let img = dev.image(&image_desc(t, f, w, h, d, layers));
         let whole = pattern(dims.0 * dims.1 * dims.2 * elem, 7);
@@ -331,19 +322,19 @@ fn region_and_pitched_copies_match_the_reference() {
 #[test]
 fn views_ids_samplers_and_destroy_while_queued() {
     let dev = Dev::new();
-    let img = dev.image(&image_desc(Ty::_2D, format(L::_8_8_8_8, T::UNORM), 8, 8, 0, 0));
+    let img = dev.image(&image_desc(Ty::_2D, rgba(L::_8_8_8_8, T::UNORM), 8, 8, 0, 0));
     let src = pattern(8 * 8 * 4, 3);
     dev.write_image(img, &src, None);
     // A view with another format of the same size sees the same bytes.
     let mut view = null_mut();
-    let vd = image_desc(Ty::_2D, format(L::_32, T::UINT), 8, 8, 0, 0);
+    let vd = image_desc(Ty::_2D, rgba(L::_32, T::UINT), 8, 8, 0, 0);
     ok!(ze::zeImageViewCreateExt(dev.z.ctx, dev.z.dev, &vd, img, &mut view));
     let mut back = vec![0u8; src.len()];
     dev.read_image(&mut back, view, None);
     assert!(back == src);
     let mut view2 = null_mut();
     ok!(ze::zeImageViewCreateExp(dev.z.ctx, dev.z.dev, &vd, img, &mut view2));
-    let bad = image_desc(Ty::_2D, format(L::_16, T::UINT), 8, 8, 0, 0);
+    let bad = image_desc(Ty::_2D, rgba(L::_16, T::UINT), 8, 8, 0, 0);
     let mut v3 = null_mut();
     check!(
         ze::zeImageViewCreateExt(dev.z.ctx, dev.z.dev, &bad, img, &mut v3),
