@@ -293,6 +293,26 @@ fn access_attributes_are_enforced() {
     ok!(ze::zePhysicalMemDestroy(z.ctx, phys));
 }
 
+/// Whether every byte of `[start, start + len)` lies in some mapping of this process.
+fn covered(start: usize, len: usize) -> bool {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let mut ranges: Vec<(usize, usize)> = maps
+        .lines()
+        .filter_map(|l| {
+            let (a, b) = l.split_whitespace().next()?.split_once('-')?;
+            Some((usize::from_str_radix(a, 16).ok()?, usize::from_str_radix(b, 16).ok()?))
+        })
+        .collect();
+    ranges.sort();
+    let mut at = start;
+    for (a, b) in ranges {
+        if a <= at && at < b {
+            at = b;
+        }
+    }
+    at >= start + len
+}
+
 #[test]
 fn context_destroy_releases_reservations() {
     let z = Ze::new();
@@ -303,8 +323,13 @@ fn context_destroy_releases_reservations() {
     ok!(ze::zeVirtualMemReserve(ctx, null(), 16 * ps, &mut p));
     let phys = physical(&z, ps, ze_physical_mem_flags_t(0));
     ok!(ze::zeVirtualMemMap(ctx, p, ps, phys, 0, RW));
+    assert!(covered(p as usize, 16 * ps), "reserved");
+    // Mapped: the physical memory is in use.
+    check!(ze::zePhysicalMemDestroy(z.ctx, phys), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
     ok!(ze::zeContextDestroy(ctx));
-    // The mapping went with the context.
+    // The reservation went with the context (its address space is no longer mapped: another
+    // thread could map part of it since, not all), and so did the mapping.
+    assert!(!covered(p as usize, 16 * ps), "the reservation outlived its context");
     ok!(ze::zePhysicalMemDestroy(z.ctx, phys));
 }
 
