@@ -2925,7 +2925,7 @@ typedef struct _ze_rtas_device_ext_properties_t
     void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     ze_rtas_device_ext_flags_t flags; ///< [out] acceleration structure features; none are defined yet
     ze_rtas_format_ext_t rtasFormat; ///< [out] the acceleration structure layout the device uses; INVALID when unsupported
-    uint32_t rtasBufferAlignment; ///< [out] required alignment of acceleration structure buffers, in bytes
+    uint32_t rtasBufferAlignment; ///< [out] the byte alignment every buffer holding an acceleration structure must have
 } ze_rtas_device_ext_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////
@@ -3450,7 +3450,7 @@ typedef struct _ze_rtas_device_exp_properties_t
     void* pNext; ///< [in,out][optional] next struct of the extension chain, or null at its end; chained structs are filled too
     ze_rtas_device_exp_flags_t flags; ///< [out] acceleration structure features; none are defined yet
     ze_rtas_format_exp_t rtasFormat; ///< [out] the acceleration structure layout the device uses; INVALID when unsupported
-    uint32_t rtasBufferAlignment; ///< [out] required alignment of acceleration structure buffers, in bytes
+    uint32_t rtasBufferAlignment; ///< [out] the byte alignment every buffer holding an acceleration structure must have
 } ze_rtas_device_exp_properties_t;
 
 ///////////////////////////////////////////////////////////////////////////////

@@ -8762,7 +8762,7 @@ pub struct ze_rtas_device_ext_properties_t {
     pub flags: ze_rtas_device_ext_flags_t,
     /// [out] the acceleration structure layout the device uses; INVALID when unsupported
     pub rtasFormat: ze_rtas_format_ext_t,
-    /// [out] required alignment of acceleration structure buffers, in bytes
+    /// [out] the byte alignment every buffer holding an acceleration structure must have
     pub rtasBufferAlignment: u32,
 }
 
@@ -10800,7 +10800,7 @@ pub struct ze_rtas_device_exp_properties_t {
     pub flags: ze_rtas_device_exp_flags_t,
     /// [out] the acceleration structure layout the device uses; INVALID when unsupported
     pub rtasFormat: ze_rtas_format_exp_t,
-    /// [out] required alignment of acceleration structure buffers, in bytes
+    /// [out] the byte alignment every buffer holding an acceleration structure must have
     pub rtasBufferAlignment: u32,
 }
 
