@@ -1,7 +1,7 @@
 //! Values the same for every work-item of a group, computed once before the work-item loop
 //! ([`Lower::hoist_uniform`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::{ty, Error, Lower};
 use crate::ir::{self, Builtin, Op};
@@ -36,63 +36,28 @@ impl Lower<'_> {
                     | Builtin::NumSubgroups
             )
         };
-        let mut uni: HashSet<ir::Value> = HashSet::new();
-        loop {
-            let mut more = false;
-            for (r, i) in &defs {
-                if uni.contains(r) {
-                    continue;
+        // In the order values were made (operands before their users, as a rule), each value
+        // whose operands are already computed here; one made before an operand of its own is
+        // left where it is.
+        let mut order: Vec<(&ir::Value, &&ir::Inst)> = defs.iter().collect();
+        order.sort_by_key(|(v, _)| v.0);
+        for (&r, i) in order {
+            let t = ty(k.ty(r));
+            let h = |v: &ir::Value| self.hoisted.contains_key(v);
+            let ok = match &i.op {
+                Op::Const(_) | Op::ArgAddr(_) | Op::GlobalAddr(_) | Op::LocalAddr(_) => true,
+                Op::Builtin(b, _) => uniform_builtin(b),
+                Op::Load(a) => self.arg_words.contains_key(&(*a, t)),
+                Op::Bin(_, a, b) | Op::Cmp(_, a, b) => h(a) && h(b),
+                Op::Un(_, a) | Op::Conv(_, a) => h(a),
+                Op::Select(c, a, b) => h(c) && h(a) && h(b),
+                _ => false,
+            };
+            if ok {
+                if let Some(c) = self.op(Some(k.ty(r)), &i.op)? {
+                    self.hoisted.insert(r, c);
                 }
-                let t = ty(k.ty(*r));
-                let ok = match &i.op {
-                    Op::Const(_) | Op::ArgAddr(_) | Op::GlobalAddr(_) | Op::LocalAddr(_) => true,
-                    Op::Builtin(b, _) => uniform_builtin(b),
-                    Op::Load(a) => self.arg_words.contains_key(&(*a, t)),
-                    Op::Bin(_, a, b) | Op::Cmp(_, a, b) => uni.contains(a) && uni.contains(b),
-                    Op::Un(_, a) | Op::Conv(_, a) => uni.contains(a),
-                    Op::Select(c, a, b) => uni.contains(c) && uni.contains(a) && uni.contains(b),
-                    _ => false,
-                };
-                if ok {
-                    uni.insert(*r);
-                    more = true;
-                }
             }
-            if !more {
-                break;
-            }
-        }
-        // Operands first: in the order values were made (operands before their users, as a
-        // rule), any operand not yet computed first.
-        let mut order: Vec<ir::Value> = uni.iter().copied().collect();
-        order.sort_by_key(|v| v.0);
-        for v in order {
-            self.hoist_one(v, &defs, &uni, 0)?;
-        }
-        Ok(())
-    }
-
-    fn hoist_one(
-        &mut self,
-        v: ir::Value,
-        defs: &HashMap<ir::Value, &ir::Inst>,
-        uni: &HashSet<ir::Value>,
-        depth: u32,
-    ) -> Result<(), Error> {
-        if self.hoisted.contains_key(&v) {
-            return Ok(());
-        }
-        if depth > 64 {
-            return Err(Error::unsupported("uniform values nested more than 64 deep out of order"));
-        }
-        let i = defs[&v];
-        for o in crate::regions::operands(&i.op) {
-            if uni.contains(&o) {
-                self.hoist_one(o, defs, uni, depth + 1)?;
-            }
-        }
-        if let Some(c) = self.op(Some(self.k.ty(v)), &i.op)? {
-            self.hoisted.insert(v, c);
         }
         Ok(())
     }
