@@ -357,7 +357,9 @@ fn device_queries_match_properties_rs() {
 
     let mut c = ze_device_compute_properties_t::default();
     d.ze_device_get_compute_properties(dev, &mut c).unwrap();
-    assert_eq!(c.subGroupSizes[0], zekit_spirv::ir::SUB_GROUP_SIZE);
+    let sizes = zekit_spirv::ir::SUB_GROUP_SIZES;
+    assert_eq!(c.numSubGroupSizes as usize, sizes.len());
+    assert_eq!(c.subGroupSizes[..sizes.len()], sizes);
     let mut m = ze_device_module_properties_t::default();
     d.ze_device_get_module_properties(dev, &mut m).unwrap();
     assert_eq!(m.fp32flags, zekit_driver_core::properties::fp32_flags(h));

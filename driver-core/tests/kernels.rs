@@ -1800,7 +1800,8 @@ fn work_group_and_sub_group_collectives() {
     assert_eq!((p.maxSubgroupSize, p.maxNumSubgroups), (8, 1024 / 8));
     let mut c = ze_device_compute_properties_t::default();
     ok!(ze::zeDeviceGetComputeProperties(z.dev, &mut c));
-    assert_eq!((c.numSubGroupSizes, c.subGroupSizes[0]), (1, 8));
+    assert_eq!(c.numSubGroupSizes, 2);
+    assert_eq!(c.subGroupSizes[..2], [8, 16]);
     for (via, local) in [(0usize, 1usize), (1, 48), (2, 256), (0, 1024)] {
         let n = local * 6;
         let input: Vec<i32> = (0..n as i32).map(|i| (i * 37) % 101 - 30).collect();
@@ -1999,6 +2000,66 @@ fn code_generator_failure_answers_every_consumer() {
     let m = module(&z, &spv("vector_add"));
     check_vector_add(&z, m, "vector_add");
     ok!(ze::zeModuleDestroy(m));
+}
+
+/// `subgroups.spv` with its `intel_reqd_sub_group_size(8)` kernel asking for `size` instead.
+fn subgroups_requiring(size: u32) -> Vec<u8> {
+    let mut w: Vec<u32> = spv("subgroups")
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // OpExecutionMode %k SubgroupSize 8
+    let at = (5..w.len() - 3)
+        .find(|&i| w[i] == (4 << 16 | 16) && w[i + 2] == 35 && w[i + 3] == 8)
+        .expect("the SubgroupSize execution mode");
+    w[at + 3] = size;
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn required_sub_group_sizes_through_the_loader() {
+    let z = Ze::new();
+    let props = |k| {
+        let mut pref = ze_kernel_preferred_group_size_properties_t::default();
+        let mut p = ze_kernel_properties_t {
+            pNext: (&mut pref as *mut ze_kernel_preferred_group_size_properties_t).cast(),
+            ..Default::default()
+        };
+        ok!(ze::zeKernelGetProperties(k, &mut p));
+        (p.requiredSubgroupSize, p.maxSubgroupSize, p.maxNumSubgroups, pref.preferredMultiple)
+    };
+    for (size, want_reqd) in [(8u32, 8u32), (16, 16)] {
+        let m = module(&z, &subgroups_requiring(size));
+        let k = kernel(m, "reqd_sub_group");
+        assert_eq!(props(k), (want_reqd, size, 1024 / size, size));
+        // A kernel that requires nothing has sub-groups of 8.
+        let plain = kernel(m, "subgroups");
+        assert_eq!(props(plain), (0, 8, 128, 8));
+        let (local, groups_n) = (20usize, 3usize);
+        let bo = Buf::new(&z, &vec![0i32; local * groups_n]);
+        ok!(ze::zeKernelSetGroupSize(k, local as u32, 1, 1));
+        arg(k, 0, &bo.p);
+        submit(&z, 0, |l| launch(l, k, groups(groups_n as u32, 1, 1)));
+        let s = size as usize;
+        let want: Vec<i32> = (0..local * groups_n)
+            .map(|i| {
+                let l = i % local;
+                let len = s.min(local - l / s * s);
+                (len * 100 + l % s) as i32
+            })
+            .collect();
+        assert_eq!(bo.get(), want, "sub-groups of {size}");
+        ok!(ze::zeKernelDestroy(k));
+        ok!(ze::zeKernelDestroy(plain));
+        ok!(ze::zeModuleDestroy(m));
+    }
+    // Sizes the device does not report are refused, naming the size.
+    let mut m = null_mut();
+    check!(
+        ze::zeModuleCreate(z.ctx, z.dev, &module_desc(&subgroups_requiring(32)), &mut m, null_mut()),
+        ZE_RESULT_ERROR_MODULE_BUILD_FAILURE
+    );
+    assert!(last_error().contains("required sub-group size of 32"), "{}", last_error());
 }
 
 #[test]

@@ -126,8 +126,8 @@ fn compute_and_module() {
     fill_compute_properties(&h, &mut c);
     assert_eq!(c.maxTotalGroupSize, 1024);
     assert_eq!(c.maxGroupCountX, u32::MAX);
-    assert_eq!(c.numSubGroupSizes, 1);
-    assert_eq!(c.subGroupSizes, [8, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(c.numSubGroupSizes, 2);
+    assert_eq!(c.subGroupSizes, [8, 16, 0, 0, 0, 0, 0, 0]);
 
     let mut m = ze_device_module_properties_t::default();
     fill_module_properties(&h, &mut m);

@@ -37,7 +37,7 @@ kernel void shuffles(global const int *in, global long *out, uint c) {
     o[3] = intel_sub_group_shuffle_xor((uint)x, c % 8);
 }
 
-// A required sub-group size: 8 is accepted (any other size is refused).
+// A required sub-group size: 8 (16 is accepted too; other sizes are refused).
 __attribute__((intel_reqd_sub_group_size(8)))
 kernel void reqd_sub_group(global int *out) {
     out[get_global_id(0)] = get_sub_group_size() * 100 + get_sub_group_local_id();

@@ -289,7 +289,7 @@ pub enum Builtin {
     /// Sub-groups ([`SUB_GROUP_SIZE`] consecutive work-items in linear order; the last one of
     /// a group may be smaller): this work-item's sub-group's size.
     SubgroupSize,
-    /// The largest sub-group of the launch: `min(SUB_GROUP_SIZE, group size)`.
+    /// The largest sub-group of the launch: `min(sub-group size, group size)`.
     SubgroupMaxSize,
     /// Sub-groups in the work-group.
     NumSubgroups,
@@ -299,8 +299,13 @@ pub enum Builtin {
     SubgroupLocalId,
 }
 
-/// Work-items per sub-group (the last sub-group of a group may have fewer).
+/// Work-items per sub-group of a kernel that requires no size (the last sub-group of a group
+/// may have fewer).
 pub const SUB_GROUP_SIZE: u32 = 8;
+
+/// The sub-group sizes a kernel may require (`intel_reqd_sub_group_size`, ExecutionMode
+/// SubgroupSize), ascending: the device's `subGroupSizes`.
+pub const SUB_GROUP_SIZES: [u32; 2] = [8, 16];
 
 /// An operation.
 #[derive(Clone, Debug, PartialEq)]
@@ -443,6 +448,8 @@ pub struct Kernel {
     pub types: Vec<Ty>,
     /// Bytes of private memory per work-item (function-scope variables).
     pub private_size: u32,
+    /// Work-items per sub-group: one of [`SUB_GROUP_SIZES`].
+    pub sub_group_size: u32,
 }
 
 impl Kernel {

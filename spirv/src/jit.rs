@@ -1243,12 +1243,12 @@ impl<'a> Lower<'a> {
         self.b.ins().brif(is_sub, check, &[], go, &[]);
         self.b.switch_to_block(check);
         let wi = self.b.use_var(self.wi);
-        let mask = !(i64::from(ir::SUB_GROUP_SIZE) - 1);
+        let mask = !(i64::from(self.k.sub_group_size) - 1);
         let start = self.b.ins().band_imm_s(wi, mask);
         let private = self.g().private;
         let off = i64::from(crate::align16(self.k.private_size) + self.r.spill_size);
         let mut blocked = self.b.ins().iconst(types::I8, 0);
-        for k in 0..i64::from(ir::SUB_GROUP_SIZE) {
+        for k in 0..i64::from(self.k.sub_group_size) {
             let p = self.b.ins().iadd_imm_s(start, k);
             let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, total);
             let other = self.b.ins().icmp(IntCC::NotEqual, p, wi);
@@ -1488,7 +1488,7 @@ impl<'a> Lower<'a> {
 
     /// Sub-group built-ins from the linear local id and the group size.
     fn subgroup_builtin(&mut self, b: Builtin) -> CValue {
-        let s = i64::from(ir::SUB_GROUP_SIZE);
+        let s = i64::from(self.k.sub_group_size);
         let lsz = self.g().lsz;
         let wi = self.b.use_var(self.wi);
         let n = self.b.ins().imul(lsz[0], lsz[1]);

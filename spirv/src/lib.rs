@@ -149,6 +149,8 @@ pub struct KernelInfo {
     /// `vec_type_hint`, if given, as the OpenCL C type name (`float4`, `int`; ExecutionMode
     /// VecTypeHint keeps no signedness, so `uint` reads back as `int`).
     pub vec_type_hint: Option<String>,
+    /// `intel_reqd_sub_group_size`, if given (ExecutionMode SubgroupSize).
+    pub reqd_sub_group_size: Option<u32>,
     /// Bytes of local memory of the module's static local variables (before local arguments).
     pub local_static_size: u32,
     /// Bytes of private memory per work-item (variables, and values kept across barriers).
@@ -209,6 +211,11 @@ pub struct LocalBudget<'a> {
 }
 
 impl KernelInfo {
+    /// Work-items per sub-group: the required size, else [`ir::SUB_GROUP_SIZE`].
+    pub fn sub_group_size(&self) -> u32 {
+        self.reqd_sub_group_size.unwrap_or(ir::SUB_GROUP_SIZE)
+    }
+
     /// Checks `zeKernelSetArgumentValue`-style input, `size` bytes at `value` (`None`: a null
     /// pointer) for argument `index`, against the layout: index, size, local memory (a size
     /// with a null value, within `local`), pointers and handles (8 bytes, a null value is 0),

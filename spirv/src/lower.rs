@@ -360,6 +360,8 @@ struct Modes {
     hint: Option<[u32; 3]>,
     /// VecTypeHint (30): `vec_type_hint`, as its OpenCL C type name.
     vec_type_hint: Option<String>,
+    /// SubgroupSize (35): `intel_reqd_sub_group_size`.
+    sub_group: Option<u32>,
 }
 
 /// The OpenCL C type name of a VecTypeHint literal: the low 16 bits are the element type
@@ -497,13 +499,17 @@ fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> 
                 entries.push((i.w(1)?, name));
             }
             16 | 331 => {
-                // intel_reqd_sub_group_size: sub-groups have SUB_GROUP_SIZE work-items.
-                if i.w(1)? == 35 && i.w(2)? != ir::SUB_GROUP_SIZE {
-                    return Err(Error::unsupported(format!(
-                        "a required sub-group size of {} (sub-groups have {} work-items)",
-                        i.w(2)?,
-                        ir::SUB_GROUP_SIZE
-                    )));
+                // intel_reqd_sub_group_size: one of the sizes the device reports.
+                if i.w(1)? == 35 {
+                    let size = i.w(2)?;
+                    if !ir::SUB_GROUP_SIZES.contains(&size) {
+                        return Err(Error::unsupported(format!(
+                            "a required sub-group size of {size} (sub-groups may have {:?} \
+                             work-items)",
+                            ir::SUB_GROUP_SIZES
+                        )));
+                    }
+                    modes.entry(i.w(0)?).or_default().sub_group = Some(size);
                 }
                 if matches!(i.w(1)?, 36 | 37) {
                     return Err(Error::unsupported("execution mode SubgroupsPerWorkgroup"));
@@ -781,6 +787,7 @@ fn lower_kernel(
             blocks: Vec::new(),
             types: Vec::new(),
             private_size: 0,
+            sub_group_size: modes.sub_group.unwrap_or(ir::SUB_GROUP_SIZE),
         },
         cur: BlockId(0),
         stack: Vec::new(),
@@ -892,6 +899,7 @@ fn lower_kernel(
         reqd_work_group_size: modes.reqd,
         work_group_size_hint: modes.hint,
         vec_type_hint: modes.vec_type_hint.clone(),
+        reqd_sub_group_size: modes.sub_group,
         local_static_size: if b.scratch > 0 {
             scratch_offset(m) + b.scratch
         } else {
@@ -2528,7 +2536,7 @@ impl Builder<'_> {
         });
         self.effect(barrier.clone());
         let (start, end) = if sub {
-            let s = u64::from(ir::SUB_GROUP_SIZE);
+            let s = u64::from(self.k.sub_group_size);
             let mask = self.c64(!(s - 1));
             let start = self.push(Ty::I64, Op::Bin(BinOp::And, lid, mask));
             let s = self.c64(s);
@@ -2745,7 +2753,7 @@ impl Builder<'_> {
             .collect();
         let n01 = self.push(Ty::I64, Op::Bin(BinOp::Mul, ls[0], ls[1]));
         let n = self.push(Ty::I64, Op::Bin(BinOp::Mul, n01, ls[2]));
-        let s = u64::from(ir::SUB_GROUP_SIZE);
+        let s = u64::from(self.k.sub_group_size);
         let mask = self.c64(!(s - 1));
         let start = self.push(Ty::I64, Op::Bin(BinOp::And, lid, mask));
         let sg = self.c64(s);

@@ -21,7 +21,7 @@ use crate::{AddressSpace, ArgInfo, ArgKind, KernelInfo, Program};
 /// The magic number at the start of a native binary.
 pub const MAGIC: &[u8; 8] = b"ZEKITNB\0";
 /// The format version; a binary of another version is refused.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// Most bytes of a section (a guard against corrupt lengths).
 const MAX_LEN: u64 = 1 << 30;
 
@@ -180,6 +180,13 @@ impl Program {
                     None => w.u8(0),
                 }
             }
+            match i.reqd_sub_group_size {
+                Some(n) => {
+                    w.u8(1);
+                    w.u32(n);
+                }
+                None => w.u8(0),
+            }
             match &i.vec_type_hint {
                 Some(t) => {
                     w.u8(1);
@@ -311,6 +318,13 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
             0 => None,
             _ => Some([r.u32()?, r.u32()?, r.u32()?]),
         };
+        let reqd_sub_group_size = match r.u8()? {
+            0 => None,
+            _ => match r.u32()? {
+                n if crate::ir::SUB_GROUP_SIZES.contains(&n) => Some(n),
+                n => return Err(err(format!("kernel `{name}`: a sub-group size of {n}"))),
+            },
+        };
         let vec_type_hint = match r.u8()? {
             0 => None,
             _ => Some(r.str()?),
@@ -346,6 +360,7 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
             reqd_work_group_size: reqd,
             work_group_size_hint: hint,
             vec_type_hint,
+            reqd_sub_group_size,
             local_static_size,
             private_size,
             barriers,

@@ -354,48 +354,54 @@ fn work_group_collectives_in_2d_groups_and_loops() {
 }
 
 #[test]
-fn sub_groups_of_eight() {
-    let p = program("subgroups");
-    for local in [1usize, 5, 8, 20, 64] {
-        let n = local * 3;
-        let input: Vec<i32> = (0..n as i32).map(|i| (i * 13) % 17 - 3).collect();
-        let mut out = vec![0i32; 14 * n];
-        run_1d(
-            &p,
-            "subgroups",
-            &[input.as_ptr() as u64, addr(&mut out)],
-            n as u64,
-            local as u64,
-        );
-        for (g, group) in input.chunks(local).enumerate() {
-            let num = local.div_ceil(8);
-            for (sg, xs) in group.chunks(8).enumerate() {
-                let add = scans(xs, |a, b| a + b, 0);
-                let min = scans(xs, i32::min, i32::MAX);
-                let umax = scans(
-                    &xs.iter().map(|x| *x as i64 as u64).collect::<Vec<_>>(),
-                    u64::max,
-                    0,
-                );
-                for (l, _) in xs.iter().enumerate() {
-                    let want = [
-                        xs.len() as i32,
-                        local.min(8) as i32,
-                        num as i32,
-                        sg as i32,
-                        l as i32,
-                        num as i32,
-                        add.0,
-                        min.1[l],
-                        add.2[l],
-                        *xs.iter().max().unwrap(),
-                        xs[1.min(xs.len() - 1)],
-                        xs.contains(&5) as i32,
-                        xs.iter().all(|x| *x >= 0) as i32,
-                        umax.2[l] as i32,
-                    ];
-                    let i = g * local + sg * 8 + l;
-                    assert_eq!(&out[14 * i..14 * i + 14], &want, "local {local} item {i}");
+fn sub_groups_of_8_and_16() {
+    for size in zekit_spirv::ir::SUB_GROUP_SIZES.map(|s| s as usize) {
+        let p = program_with_sub_group_size("subgroups", size as u32);
+        for local in [1usize, 5, 8, 20, 64] {
+            let n = local * 3;
+            let input: Vec<i32> = (0..n as i32).map(|i| (i * 13) % 17 - 3).collect();
+            let mut out = vec![0i32; 14 * n];
+            run_1d(
+                &p,
+                "subgroups",
+                &[input.as_ptr() as u64, addr(&mut out)],
+                n as u64,
+                local as u64,
+            );
+            for (g, group) in input.chunks(local).enumerate() {
+                let num = local.div_ceil(size);
+                for (sg, xs) in group.chunks(size).enumerate() {
+                    let add = scans(xs, |a, b| a + b, 0);
+                    let min = scans(xs, i32::min, i32::MAX);
+                    let umax = scans(
+                        &xs.iter().map(|x| *x as i64 as u64).collect::<Vec<_>>(),
+                        u64::max,
+                        0,
+                    );
+                    for (l, _) in xs.iter().enumerate() {
+                        let want = [
+                            xs.len() as i32,
+                            local.min(size) as i32,
+                            num as i32,
+                            sg as i32,
+                            l as i32,
+                            num as i32,
+                            add.0,
+                            min.1[l],
+                            add.2[l],
+                            *xs.iter().max().unwrap(),
+                            xs[1.min(xs.len() - 1)],
+                            xs.contains(&5) as i32,
+                            xs.iter().all(|x| *x >= 0) as i32,
+                            umax.2[l] as i32,
+                        ];
+                        let i = g * local + sg * size + l;
+                        assert_eq!(
+                            &out[14 * i..14 * i + 14],
+                            &want,
+                            "sub-groups of {size}, local {local} item {i}"
+                        );
+                    }
                 }
             }
         }
@@ -404,43 +410,45 @@ fn sub_groups_of_eight() {
 
 #[test]
 fn sub_group_shuffles() {
-    let p = program("subgroups");
-    for local in [8usize, 24, 64] {
-        let n = local * 2;
-        let input: Vec<i32> = (0..n as i32).map(|i| (i * 29) % 31 - 9).collect();
-        for c in 0..8usize {
-            let mut out = vec![0i64; 4 * n];
-            run_1d(
-                &p,
-                "shuffles",
-                &[input.as_ptr() as u64, addr(&mut out), c as u64],
-                n as u64,
-                local as u64,
-            );
-            for (s, xs) in input.chunks(8).enumerate() {
-                for l in 0..8 {
-                    let down = if l + c < 8 {
-                        xs[l + c] as f32
-                    } else {
-                        xs[l + c - 8] as f32 + 0.5
-                    };
-                    let up = if c <= l {
-                        i64::from(xs[l - c]) * 1000
-                    } else {
-                        i64::from(xs[l + 8 - c])
-                    };
-                    let want = [
-                        i64::from(xs[c]),
-                        down as i64,
-                        up,
-                        i64::from(xs[l ^ c] as u32),
-                    ];
-                    let i = s * 8 + l;
-                    assert_eq!(
-                        &out[4 * i..4 * i + 4],
-                        &want,
-                        "local {local} c {c} item {i}"
-                    );
+    for size in zekit_spirv::ir::SUB_GROUP_SIZES.map(|s| s as usize) {
+        let p = program_with_sub_group_size("subgroups", size as u32);
+        for local in [size, 3 * size, 64] {
+            let n = local * 2;
+            let input: Vec<i32> = (0..n as i32).map(|i| (i * 29) % 31 - 9).collect();
+            for c in 0..8usize {
+                let mut out = vec![0i64; 4 * n];
+                run_1d(
+                    &p,
+                    "shuffles",
+                    &[input.as_ptr() as u64, addr(&mut out), c as u64],
+                    n as u64,
+                    local as u64,
+                );
+                for (s, xs) in input.chunks(size).enumerate() {
+                    for l in 0..size {
+                        let down = if l + c < size {
+                            xs[l + c] as f32
+                        } else {
+                            xs[l + c - size] as f32 + 0.5
+                        };
+                        let up = if c <= l {
+                            i64::from(xs[l - c]) * 1000
+                        } else {
+                            i64::from(xs[l + size - c])
+                        };
+                        let want = [
+                            i64::from(xs[c]),
+                            down as i64,
+                            up,
+                            i64::from(xs[l ^ c] as u32),
+                        ];
+                        let i = s * size + l;
+                        assert_eq!(
+                            &out[4 * i..4 * i + 4],
+                            &want,
+                            "sub-groups of {size}, local {local} c {c} item {i}"
+                        );
+                    }
                 }
             }
         }
@@ -448,7 +456,7 @@ fn sub_group_shuffles() {
 }
 
 #[test]
-fn required_sub_group_size_other_than_eight_is_refused() {
+fn required_sub_group_sizes_of_8_and_16_run_others_are_refused() {
     let p = program("subgroups");
     let mut out = vec![0i32; 12];
     run_1d(&p, "reqd_sub_group", &[addr(&mut out)], 12, 12);
@@ -456,28 +464,39 @@ fn required_sub_group_size_other_than_eight_is_refused() {
         .map(|i| if i < 8 { 800 + i } else { 400 + i - 8 })
         .collect();
     assert_eq!(out, want);
-    // The same module asking for sub-groups of 16: OpExecutionMode %k SubgroupSize 16.
+    assert_eq!(
+        p.kernel("reqd_sub_group").unwrap().info.reqd_sub_group_size,
+        Some(8)
+    );
+    // The same module asking for sub-groups of 16 (OpExecutionMode %k SubgroupSize 16): one
+    // sub-group of 12 here, and two of 16 and 4 in a group of 20.
     let spv = std::fs::read(format!(
         "{}/kernels/subgroups.spv",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();
-    let mut words: Vec<u32> = spv
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+    let p = program_with_sub_group_size("subgroups", 16);
+    let k = p.kernel("reqd_sub_group").unwrap();
+    assert_eq!(k.info.reqd_sub_group_size, Some(16));
+    assert_eq!(k.info.sub_group_size(), 16);
+    run_1d(&p, "reqd_sub_group", &[addr(&mut out)], 12, 12);
+    assert_eq!(out, (0..12).map(|i| 1200 + i).collect::<Vec<_>>());
+    let mut out = vec![0i32; 40];
+    run_1d(&p, "reqd_sub_group", &[addr(&mut out)], 40, 20);
+    let want: Vec<i32> = (0..40)
+        .map(|i| match i % 20 {
+            l if l < 16 => 1600 + l,
+            l => 400 + l - 16,
+        })
         .collect();
-    let at = (5..words.len() - 3)
-        .find(|&i| words[i] == (4 << 16 | 16) && words[i + 2] == 35 && words[i + 3] == 8)
-        .expect("the SubgroupSize execution mode");
-    words[at + 3] = 16;
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let Err(e) = compile(&bytes, &HashMap::new()) else {
-        panic!("a required sub-group size of 16 must be refused")
-    };
-    assert!(
-        e.to_string().contains("required sub-group size of 16"),
-        "{e}"
-    );
+    assert_eq!(out, want);
+    for size in [4, 32] {
+        let Err(e) = compile(&with_sub_group_size(&spv, size), &HashMap::new()) else {
+            panic!("a required sub-group size of {size} must be refused")
+        };
+        let said = format!("required sub-group size of {size}");
+        assert!(e.to_string().contains(&said), "{e}");
+    }
 }
 
 /// `async_work_group_copy` and `async_work_group_strided_copy` both ways with
@@ -497,7 +516,12 @@ fn async_work_group_copies() {
         run_1d(
             &p,
             "async_copy",
-            &[input.as_ptr() as u64, out.as_mut_ptr() as u64, strided.as_ptr() as u64, sout.as_mut_ptr() as u64],
+            &[
+                input.as_ptr() as u64,
+                out.as_mut_ptr() as u64,
+                strided.as_ptr() as u64,
+                sout.as_mut_ptr() as u64,
+            ],
             items as u64,
             local,
         );
@@ -508,7 +532,11 @@ fn async_work_group_copies() {
                 let want = t[0] + t[1] * 2.0 + t[2] * 3.0 + t[3] * 4.0;
                 assert_eq!(out[g * l_ + l], want, "local {local} group {g} item {l}");
                 let at = l * g_ + g;
-                assert_eq!(sout[at], strided[at] * 2 + l as i32, "local {local} group {g} row {l}");
+                assert_eq!(
+                    sout[at],
+                    strided[at] * 2 + l as i32,
+                    "local {local} group {g} row {l}"
+                );
             }
         }
     }

@@ -60,9 +60,8 @@ fn every_kernel_round_trips_without_compiling() {
         let before = jit::compilations_on_this_thread();
         let q = native::load(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(jit::compilations_on_this_thread(), before, "{name}");
-        let infos = |p: &zekit_spirv::Program| {
-            p.kernels.iter().map(|k| k.info.clone()).collect::<Vec<_>>()
-        };
+        let infos =
+            |p: &zekit_spirv::Program| p.kernels.iter().map(|k| k.info.clone()).collect::<Vec<_>>();
         assert_eq!(infos(&q), infos(&p), "{name}");
         assert_eq!(q.native_binary().unwrap(), bytes, "{name}");
     }
@@ -124,7 +123,11 @@ fn mutated_native_binaries_load_or_fail_cleanly() {
 #[test]
 fn lockstep_shims_are_named_in_saved_code() {
     jit::set_lockstep(jit::Lockstep::Always);
-    let spv = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/vector_add.spv")).unwrap();
+    let spv = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/kernels/vector_add.spv"
+    ))
+    .unwrap();
     let p = compile(&spv, &HashMap::new()).unwrap();
     jit::set_lockstep(jit::Lockstep::Auto);
     let bytes = p.native_binary().unwrap();
@@ -146,11 +149,39 @@ fn kernel_attributes_survive_a_native_binary() {
     let hint = &q.kernel("attrs_hint").unwrap().info;
     assert_eq!(hint.work_group_size_hint, Some([4, 2, 1]));
     assert_eq!(hint.vec_type_hint, None);
-    assert_eq!(q.kernel("attrs_double2").unwrap().info.vec_type_hint.as_deref(), Some("double2"));
+    assert_eq!(
+        q.kernel("attrs_double2")
+            .unwrap()
+            .info
+            .vec_type_hint
+            .as_deref(),
+        Some("double2")
+    );
     // Each kernel's own code is what the binary saved.
     for i in 0..p.kernels.len() {
         assert_eq!(q.kernel_code(i), p.kernel_code(i));
         assert!(!p.kernel_code(i).unwrap().is_empty());
     }
     assert_eq!(p.kernel_code(p.kernels.len()), None);
+    // A required sub-group size, and none.
+    let spv = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/kernels/subgroups.spv"
+    ))
+    .unwrap();
+    let q = native::load(
+        &compile(&spv, &HashMap::new())
+            .unwrap()
+            .native_binary()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        q.kernel("reqd_sub_group").unwrap().info.reqd_sub_group_size,
+        Some(8)
+    );
+    assert_eq!(
+        q.kernel("subgroups").unwrap().info.reqd_sub_group_size,
+        None
+    );
 }

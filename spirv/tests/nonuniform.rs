@@ -2,7 +2,7 @@
 //! `nonuniform_wg.cl`) and `half` arguments by value (`half_arg.cl`), run directly (without the
 //! driver) against host references: every operation, reduce and scans, several input and
 //! activity patterns (the whole sub-group, alternate work-items, one, none, pseudo-random), group
-//! sizes that are not multiples of 8.
+//! sizes that are not multiples of 8, at each sub-group size the device reports (8 and 16).
 #![cfg(feature = "jit")]
 
 mod common;
@@ -41,15 +41,24 @@ fn int_inputs(pattern: usize, n: usize) -> Vec<i32> {
         .collect()
 }
 
-/// The sub-groups of a 1D launch: for each, the global ids of its work-items in order.
-fn sub_groups(n: usize, local: usize) -> Vec<Vec<usize>> {
+/// The sub-groups of a 1D launch with sub-groups of `size`: for each, the global ids of its
+/// work-items in order.
+fn sub_groups(n: usize, local: usize, size: usize) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
     for g in (0..n).step_by(local) {
-        for s in (0..local).step_by(8) {
-            out.push((g + s..g + (s + 8).min(local)).collect());
+        for s in (0..local).step_by(size) {
+            out.push((g + s..g + (s + size).min(local)).collect());
         }
     }
     out
+}
+
+/// `kernels/<name>.spv` compiled at each sub-group size the device reports, with the size.
+fn programs(name: &str) -> Vec<(usize, zekit_spirv::Program)> {
+    zekit_spirv::ir::SUB_GROUP_SIZES
+        .iter()
+        .map(|&s| (s as usize, program_with_sub_group_size(name, s)))
+        .collect()
 }
 
 /// Folds `f` over `xs` in order; `None` when empty.
@@ -84,8 +93,9 @@ fn clustered<T: Copy>(xs: &[T], act: &[bool], me: usize, c: usize, f: &dyn Fn(T,
     fold(&v, f).expect("me is active")
 }
 
-/// Runs `kernel` of `nonuniform` over every activity and input pattern and group size, with
-/// `words` output words of `T` per work-item, and calls `check` per sub-group.
+/// Runs `kernel` of `nonuniform` over every activity and input pattern and group size, at
+/// each sub-group size the device reports, with `words` output words of `T` per work-item, and
+/// calls `check` per sub-group.
 #[allow(clippy::type_complexity)]
 fn each_run<T: Copy + Default>(
     kernel: &str,
@@ -93,7 +103,22 @@ fn each_run<T: Copy + Default>(
     fill: T,
     check: &dyn Fn(&[i32], &[bool], &[&[T]], &str),
 ) {
-    let p = program("nonuniform");
+    for size in zekit_spirv::ir::SUB_GROUP_SIZES {
+        let p = program_with_sub_group_size("nonuniform", size);
+        each_run_at(&p, size as usize, kernel, words, fill, check);
+    }
+}
+
+/// [`each_run`] at one sub-group size, `p` compiled for it.
+#[allow(clippy::type_complexity)]
+fn each_run_at<T: Copy + Default>(
+    p: &zekit_spirv::Program,
+    size: usize,
+    kernel: &str,
+    words: usize,
+    fill: T,
+    check: &dyn Fn(&[i32], &[bool], &[&[T]], &str),
+) {
     for local in LOCALS {
         for pattern in 0..5 {
             let n = local * 3;
@@ -101,20 +126,22 @@ fn each_run<T: Copy + Default>(
             let act = activity(pattern, n);
             let mut out = vec![fill; words * n];
             run_1d(
-                &p,
+                p,
                 kernel,
                 &[input.as_ptr() as u64, act.as_ptr() as u64, addr(&mut out)],
                 n as u64,
                 local as u64,
             );
-            for sg in sub_groups(n, local) {
+            for sg in sub_groups(n, local, size) {
                 let xs: Vec<i32> = sg.iter().map(|&i| input[i]).collect();
                 let a: Vec<bool> = sg.iter().map(|&i| act[i] != 0).collect();
                 let outs: Vec<&[T]> = sg
                     .iter()
                     .map(|&i| &out[words * i..words * (i + 1)])
                     .collect();
-                let what = format!("{kernel}: local {local} pattern {pattern} items {sg:?}");
+                let what = format!(
+                    "{kernel}: sub-groups of {size}, local {local} pattern {pattern} items {sg:?}"
+                );
                 check(&xs, &a, &outs, &what);
             }
         }
@@ -327,63 +354,66 @@ fn to_half(x: f64) -> f64 {
 
 #[test]
 fn float_double_and_half_operations() {
-    let p = program("nonuniform");
-    for local in LOCALS {
-        for pattern in 0..5 {
-            let n = local * 3;
-            let input: Vec<f32> = int_inputs(pattern, n)
-                .iter()
-                .map(|x| (x % 13) as f32 * 0.37 + 0.11)
-                .collect();
-            let act = activity(pattern, n);
-            let mut out = vec![f64::NAN; 24 * n];
-            run_1d(
-                &p,
-                "nu_arith_float",
-                &[input.as_ptr() as u64, act.as_ptr() as u64, addr(&mut out)],
-                n as u64,
-                local as u64,
-            );
-            for sg in sub_groups(n, local) {
-                let xs: Vec<f32> = sg.iter().map(|&i| input[i]).collect();
-                let a: Vec<bool> = sg.iter().map(|&i| act[i] != 0).collect();
-                let d: Vec<f64> = xs.iter().map(|x| f64::from(*x) / 3.0).collect();
-                let h: Vec<f64> = xs.iter().map(|x| to_half(f64::from(*x))).collect();
-                let hadd = |a: f64, b: f64| to_half(a + b);
-                let hmul = |a: f64, b: f64| to_half(a * b);
-                for (me, &i) in sg.iter().enumerate() {
-                    let o = &out[24 * i..24 * i + 24];
-                    let what = format!("local {local} pattern {pattern} item {i}");
-                    if !a[me] {
-                        assert!(o.iter().all(|v| v.is_nan()), "{what}");
-                        continue;
-                    }
-                    let mut want: Vec<f64> = Vec::new();
-                    for (f, id) in [
-                        (&(|a: f32, b: f32| a + b) as &dyn Fn(f32, f32) -> f32, 0.0),
-                        (&|a, b| a * b, 1.0),
-                        (&f32::min, f32::INFINITY),
-                        (&f32::max, f32::NEG_INFINITY),
-                    ] {
-                        want.extend(rie(&xs, &a, me, f, id).map(f64::from));
-                    }
-                    want.push(f64::from(clustered(&xs, &a, me, 4, &|a, b| a + b)));
-                    let dadd = rie(&d, &a, me, &|a, b| a + b, 0.0);
-                    want.extend(&dadd[..2]);
-                    want.push(rie(&d, &a, me, &f64::max, f64::NEG_INFINITY)[2]);
-                    want.extend(rie(&h, &a, me, &hadd, 0.0));
-                    want.push(rie(&h, &a, me, &hmul, 1.0)[1]);
-                    want.push(rie(&h, &a, me, &f64::min, f64::INFINITY)[0]);
-                    let read = |k: Option<usize>, v: &[f64]| {
-                        k.and_then(|k| active(&a, k)).map_or(f64::NAN, |k| v[k])
-                    };
-                    let xd: Vec<f64> = xs.iter().map(|x| f64::from(*x)).collect();
-                    want.push(read(Some(me + 1), &xd));
-                    want.push(d[a.iter().position(|x| *x).unwrap()]);
-                    want.push(read(me.checked_sub(3), &h));
-                    for (k, w) in want.iter().enumerate() {
-                        if !w.is_nan() {
-                            assert_eq!(o[k], *w, "{what} word {k}");
+    for (size, p) in programs("nonuniform") {
+        for local in LOCALS {
+            for pattern in 0..5 {
+                let n = local * 3;
+                let input: Vec<f32> = int_inputs(pattern, n)
+                    .iter()
+                    .map(|x| (x % 13) as f32 * 0.37 + 0.11)
+                    .collect();
+                let act = activity(pattern, n);
+                let mut out = vec![f64::NAN; 24 * n];
+                run_1d(
+                    &p,
+                    "nu_arith_float",
+                    &[input.as_ptr() as u64, act.as_ptr() as u64, addr(&mut out)],
+                    n as u64,
+                    local as u64,
+                );
+                for sg in sub_groups(n, local, size) {
+                    let xs: Vec<f32> = sg.iter().map(|&i| input[i]).collect();
+                    let a: Vec<bool> = sg.iter().map(|&i| act[i] != 0).collect();
+                    let d: Vec<f64> = xs.iter().map(|x| f64::from(*x) / 3.0).collect();
+                    let h: Vec<f64> = xs.iter().map(|x| to_half(f64::from(*x))).collect();
+                    let hadd = |a: f64, b: f64| to_half(a + b);
+                    let hmul = |a: f64, b: f64| to_half(a * b);
+                    for (me, &i) in sg.iter().enumerate() {
+                        let o = &out[24 * i..24 * i + 24];
+                        let what = format!(
+                            "sub-groups of {size}, local {local} pattern {pattern} item {i}"
+                        );
+                        if !a[me] {
+                            assert!(o.iter().all(|v| v.is_nan()), "{what}");
+                            continue;
+                        }
+                        let mut want: Vec<f64> = Vec::new();
+                        for (f, id) in [
+                            (&(|a: f32, b: f32| a + b) as &dyn Fn(f32, f32) -> f32, 0.0),
+                            (&|a, b| a * b, 1.0),
+                            (&f32::min, f32::INFINITY),
+                            (&f32::max, f32::NEG_INFINITY),
+                        ] {
+                            want.extend(rie(&xs, &a, me, f, id).map(f64::from));
+                        }
+                        want.push(f64::from(clustered(&xs, &a, me, 4, &|a, b| a + b)));
+                        let dadd = rie(&d, &a, me, &|a, b| a + b, 0.0);
+                        want.extend(&dadd[..2]);
+                        want.push(rie(&d, &a, me, &f64::max, f64::NEG_INFINITY)[2]);
+                        want.extend(rie(&h, &a, me, &hadd, 0.0));
+                        want.push(rie(&h, &a, me, &hmul, 1.0)[1]);
+                        want.push(rie(&h, &a, me, &f64::min, f64::INFINITY)[0]);
+                        let read = |k: Option<usize>, v: &[f64]| {
+                            k.and_then(|k| active(&a, k)).map_or(f64::NAN, |k| v[k])
+                        };
+                        let xd: Vec<f64> = xs.iter().map(|x| f64::from(*x)).collect();
+                        want.push(read(Some(me + 1), &xd));
+                        want.push(d[a.iter().position(|x| *x).unwrap()]);
+                        want.push(read(me.checked_sub(3), &h));
+                        for (k, w) in want.iter().enumerate() {
+                            if !w.is_nan() {
+                                assert_eq!(o[k], *w, "{what} word {k}");
+                            }
                         }
                     }
                 }
@@ -394,30 +424,32 @@ fn float_double_and_half_operations() {
 
 #[test]
 fn work_items_leaving_a_loop_at_different_iterations() {
-    let p = program("nonuniform");
-    for local in LOCALS {
-        for pattern in 0..3 {
-            let n = local * 4;
-            let input: Vec<i32> = int_inputs(pattern, n)
-                .iter()
-                .map(|x| x.rem_euclid(6))
-                .collect();
-            let mut out = vec![UNSET; n];
-            run_1d(
-                &p,
-                "nu_loop",
-                &[input.as_ptr() as u64, addr(&mut out)],
-                n as u64,
-                local as u64,
-            );
-            for sg in sub_groups(n, local) {
-                for (me, &i) in sg.iter().enumerate() {
-                    let mut s = 0;
-                    for j in 0..input[i] {
-                        let on: Vec<usize> = (0..sg.len()).filter(|&k| input[sg[k]] > j).collect();
-                        s += (j + 1) * on.len() as i32 * (j + 1) + i32::from(on[0] == me);
+    for (size, p) in programs("nonuniform") {
+        for local in LOCALS {
+            for pattern in 0..3 {
+                let n = local * 4;
+                let input: Vec<i32> = int_inputs(pattern, n)
+                    .iter()
+                    .map(|x| x.rem_euclid(6))
+                    .collect();
+                let mut out = vec![UNSET; n];
+                run_1d(
+                    &p,
+                    "nu_loop",
+                    &[input.as_ptr() as u64, addr(&mut out)],
+                    n as u64,
+                    local as u64,
+                );
+                for sg in sub_groups(n, local, size) {
+                    for (me, &i) in sg.iter().enumerate() {
+                        let mut s = 0;
+                        for j in 0..input[i] {
+                            let on: Vec<usize> =
+                                (0..sg.len()).filter(|&k| input[sg[k]] > j).collect();
+                            s += (j + 1) * on.len() as i32 * (j + 1) + i32::from(on[0] == me);
+                        }
+                        assert_eq!(out[i], s, "local {local} pattern {pattern} item {i}");
                     }
-                    assert_eq!(out[i], s, "local {local} pattern {pattern} item {i}");
                 }
             }
         }
@@ -426,46 +458,49 @@ fn work_items_leaving_a_loop_at_different_iterations() {
 
 #[test]
 fn diverged_work_items_come_together_at_the_next_operation() {
-    let p = program("nonuniform");
-    for local in LOCALS {
-        for pattern in 0..3 {
-            let n = local * 3;
-            let input = int_inputs(pattern, n);
-            let mut out = vec![UNSET; 6 * n];
-            run_1d(
-                &p,
-                "nu_reconverge",
-                &[input.as_ptr() as u64, addr(&mut out)],
-                n as u64,
-                local as u64,
-            );
-            for sg in sub_groups(n, local) {
-                let xs: Vec<i32> = sg.iter().map(|&i| input[i]).collect();
-                let odd: i32 = xs.iter().filter(|x| *x & 1 != 0).sum();
-                for (me, &i) in sg.iter().enumerate() {
-                    let x = xs[me];
-                    let mut d = 0;
-                    for j in 0..x & 3 {
-                        let before = (0..=me).filter(|&k| xs[k] & 3 > j).count() as i32;
-                        d += (j + 1) * before;
+    for (size, p) in programs("nonuniform") {
+        for local in LOCALS {
+            for pattern in 0..3 {
+                let n = local * 3;
+                let input = int_inputs(pattern, n);
+                let mut out = vec![UNSET; 6 * n];
+                run_1d(
+                    &p,
+                    "nu_reconverge",
+                    &[input.as_ptr() as u64, addr(&mut out)],
+                    n as u64,
+                    local as u64,
+                );
+                for sg in sub_groups(n, local, size) {
+                    let xs: Vec<i32> = sg.iter().map(|&i| input[i]).collect();
+                    let odd: i32 = xs.iter().filter(|x| *x & 1 != 0).sum();
+                    for (me, &i) in sg.iter().enumerate() {
+                        let x = xs[me];
+                        let mut d = 0;
+                        for j in 0..x & 3 {
+                            let before = (0..=me).filter(|&k| xs[k] & 3 > j).count() as i32;
+                            d += (j + 1) * before;
+                        }
+                        let branch = |k: &usize| (xs[*k] & 2) == (x & 2);
+                        let first = (0..xs.len()).find(branch).unwrap();
+                        let f = if x & 2 != 0 {
+                            i32::from(first == me)
+                        } else {
+                            100 * xs[first]
+                        };
+                        let want = [
+                            if x & 1 != 0 { odd } else { 0 },
+                            xs.iter().sum(),
+                            *xs.iter().max().unwrap(),
+                            d,
+                            *xs.iter().min().unwrap(),
+                            f,
+                        ];
+                        let what = format!(
+                            "sub-groups of {size}, local {local} pattern {pattern} item {i}"
+                        );
+                        assert_eq!(&out[6 * i..6 * i + 6], &want, "{what}");
                     }
-                    let branch = |k: &usize| (xs[*k] & 2) == (x & 2);
-                    let first = (0..xs.len()).find(branch).unwrap();
-                    let f = if x & 2 != 0 {
-                        i32::from(first == me)
-                    } else {
-                        100 * xs[first]
-                    };
-                    let want = [
-                        if x & 1 != 0 { odd } else { 0 },
-                        xs.iter().sum(),
-                        *xs.iter().max().unwrap(),
-                        d,
-                        *xs.iter().min().unwrap(),
-                        f,
-                    ];
-                    let what = format!("local {local} pattern {pattern} item {i}");
-                    assert_eq!(&out[6 * i..6 * i + 6], &want, "{what}");
                 }
             }
         }
@@ -474,32 +509,33 @@ fn diverged_work_items_come_together_at_the_next_operation() {
 
 #[test]
 fn divergent_exchange_then_work_group_barrier() {
-    let p = program("nonuniform");
-    for local in LOCALS {
-        for pattern in 0..3 {
-            let n = local * 3;
-            let input = int_inputs(pattern + 2, n);
-            let mut out = vec![UNSET; n];
-            run_1d(
-                &p,
-                "nu_then_barrier",
-                &[input.as_ptr() as u64, addr(&mut out)],
-                n as u64,
-                local as u64,
-            );
-            let mut x = input.clone();
-            for sg in sub_groups(n, local) {
-                let odd: i32 = sg.iter().map(|&i| input[i]).filter(|v| v & 1 != 0).sum();
-                for &i in &sg {
-                    if input[i] & 1 != 0 {
-                        x[i] = odd;
+    for (size, p) in programs("nonuniform") {
+        for local in LOCALS {
+            for pattern in 0..3 {
+                let n = local * 3;
+                let input = int_inputs(pattern + 2, n);
+                let mut out = vec![UNSET; n];
+                run_1d(
+                    &p,
+                    "nu_then_barrier",
+                    &[input.as_ptr() as u64, addr(&mut out)],
+                    n as u64,
+                    local as u64,
+                );
+                let mut x = input.clone();
+                for sg in sub_groups(n, local, size) {
+                    let odd: i32 = sg.iter().map(|&i| input[i]).filter(|v| v & 1 != 0).sum();
+                    for &i in &sg {
+                        if input[i] & 1 != 0 {
+                            x[i] = odd;
+                        }
                     }
                 }
-            }
-            for (i, o) in out.iter().enumerate() {
-                let (g, l) = (i / local, i % local);
-                let want = x[g * local + (l + 9) % local];
-                assert_eq!(*o, want, "local {local} pattern {pattern} item {i}");
+                for (i, o) in out.iter().enumerate() {
+                    let (g, l) = (i / local, i % local);
+                    let want = x[g * local + (l + 9) % local];
+                    assert_eq!(*o, want, "local {local} pattern {pattern} item {i}");
+                }
             }
         }
     }
@@ -507,30 +543,31 @@ fn divergent_exchange_then_work_group_barrier() {
 
 #[test]
 fn sub_groups_taking_different_paths_through_collectives() {
-    let p = program("nonuniform");
-    for local in LOCALS {
-        let n = local * 3;
-        let input = int_inputs(0, n);
-        let mut out = vec![UNSET; n];
-        run_1d(
-            &p,
-            "sub_groups_apart",
-            &[input.as_ptr() as u64, addr(&mut out)],
-            n as u64,
-            local as u64,
-        );
-        let mut x = input.clone();
-        for sg in sub_groups(n, local) {
-            if (sg[0] % local / 8) % 2 == 0 {
-                let sum: i32 = sg.iter().map(|&i| input[i]).sum();
-                for (me, &i) in sg.iter().enumerate() {
-                    x[i] = sum + sum + me as i32;
+    for (size, p) in programs("nonuniform") {
+        for local in LOCALS {
+            let n = local * 3;
+            let input = int_inputs(0, n);
+            let mut out = vec![UNSET; n];
+            run_1d(
+                &p,
+                "sub_groups_apart",
+                &[input.as_ptr() as u64, addr(&mut out)],
+                n as u64,
+                local as u64,
+            );
+            let mut x = input.clone();
+            for sg in sub_groups(n, local, size) {
+                if (sg[0] % local / size) % 2 == 0 {
+                    let sum: i32 = sg.iter().map(|&i| input[i]).sum();
+                    for (me, &i) in sg.iter().enumerate() {
+                        x[i] = sum + sum + me as i32;
+                    }
                 }
             }
-        }
-        for (i, o) in out.iter().enumerate() {
-            let (g, l) = (i / local, i % local);
-            assert_eq!(*o, x[g * local + (l + 8) % local], "local {local} item {i}");
+            for (i, o) in out.iter().enumerate() {
+                let (g, l) = (i / local, i % local);
+                assert_eq!(*o, x[g * local + (l + 8) % local], "local {local} item {i}");
+            }
         }
     }
 }

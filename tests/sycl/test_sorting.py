@@ -13,8 +13,15 @@ names = lambda d: np.dtype(d).name  # noqa: E731
 @pytest.mark.parametrize(
     "dtype", [np.float32, np.float64, np.int32, np.int64, np.float16, np.int16, np.uint8], ids=names
 )
-def test_sort(queue, device, dtype, n):
+def test_sort(request, queue, device, dtype, n):
     need_dtype(device, dtype)
+    if dtype == np.float16 and n == 1 << 20:
+        # Not a driver bug: Intel's OpenCL CPU runtime gives the same result (checked with
+        # dpnp 0.20.0 / dpctl 0.22.1, ONEAPI_DEVICE_SELECTOR='opencl:cpu;level_zero:*'): sorted,
+        # but 1,748 of the 1 Mi values replaced by others. Strict: a fixed dpnp fails this.
+        request.applymarker(pytest.mark.xfail(
+            strict=True,
+            reason="dpnp 0.20's sort of 1 Mi float16 loses values on Intel's OpenCL CPU runtime too"))
     lo, hi = (0, 256) if dtype == np.uint8 else (-1000, 1000)
     a = rng(1).integers(lo, hi, n).astype(dtype)
     check(dpnp.sort(to_device(a, queue)), np.sort(a))

@@ -139,10 +139,10 @@ impl KernelApi for CpuDriver {
             p.requiredGroupSizeZ,
         ) = (x, y, z);
         p.requiredNumSubGroups = 0;
-        p.requiredSubgroupSize = 0;
-        // Sub-groups are SUB_GROUP_SIZE consecutive work-items of the group (zekit-spirv).
-        p.maxSubgroupSize = zekit_spirv::ir::SUB_GROUP_SIZE;
-        p.maxNumSubgroups = props::MAX_GROUP_SIZE.div_ceil(zekit_spirv::ir::SUB_GROUP_SIZE);
+        p.requiredSubgroupSize = info.reqd_sub_group_size.unwrap_or(0);
+        // Sub-groups are that many consecutive work-items of the group (zekit-spirv).
+        p.maxSubgroupSize = info.sub_group_size();
+        p.maxNumSubgroups = props::MAX_GROUP_SIZE.div_ceil(info.sub_group_size());
         p.localMemSize = info.local_static_size;
         p.privateMemSize = info.private_size;
         p.spillMemSize = 0;

@@ -163,11 +163,12 @@ impl KernelObject {
         CString::new(parts.join(" ")).unwrap_or_default()
     }
 
-    /// `ze_kernel_preferred_group_size_properties_t`: the sub-group size (8). Sub-groups are
-    /// that many consecutive work-items, and lockstep kernels run four consecutive work-items
-    /// of a row per turn, so groups of a multiple of 8 leave neither partial.
+    /// `ze_kernel_preferred_group_size_properties_t`: the kernel's sub-group size (8 unless
+    /// it requires 16). Sub-groups are that many consecutive work-items, and lockstep kernels
+    /// run four consecutive work-items of a row per turn, so groups of a multiple of it leave
+    /// neither partial.
     pub fn preferred_multiple(&self) -> u32 {
-        zekit_spirv::ir::SUB_GROUP_SIZE
+        self.info().sub_group_size()
     }
 
     /// `ze_kernel_max_group_size_properties_ext_t`: the largest group this kernel launches

@@ -116,10 +116,12 @@ pub fn fill_compute_properties(_host: &HostInfo, p: &mut ze_device_compute_prope
     p.maxGroupCountY = u32::MAX;
     p.maxGroupCountZ = u32::MAX;
     p.maxSharedLocalMemory = MAX_SHARED_LOCAL_MEMORY;
-    p.numSubGroupSizes = 1;
+    // The compiler's sub-groups: consecutive work-items, 8 unless a kernel requires another
+    // of these sizes (zekit-spirv).
+    let sizes = zekit_spirv::ir::SUB_GROUP_SIZES;
+    p.numSubGroupSizes = sizes.len() as u32;
     p.subGroupSizes = [0; 8];
-    // The compiler's sub-groups: a fixed number of consecutive work-items (zekit-spirv).
-    p.subGroupSizes[0] = zekit_spirv::ir::SUB_GROUP_SIZE;
+    p.subGroupSizes[..sizes.len()].copy_from_slice(&sizes);
 }
 
 /// Single-precision capabilities of the host FPU (IEEE 754: denormals, inf/NaN, all rounding

@@ -23,7 +23,7 @@
 //! the scans) are lowered as that twin: every work-item of the group must reach them.
 
 use super::{scratch_offset, Builder, Frame, Val, GROUP_SCRATCH};
-use crate::ir::{self, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Round, Ty, UnOp, Value};
+use crate::ir::{BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Round, Ty, UnOp, Value};
 use crate::spv::{op_name, Inst};
 use crate::Error;
 
@@ -32,8 +32,6 @@ use crate::Error;
 const TAGS: u32 = 2 * GROUP_SCRATCH;
 /// Bytes of scratch a kernel with non-uniform exchanges uses.
 const SCRATCH: u32 = TAGS + 4 * 1024;
-
-const S: u64 = ir::SUB_GROUP_SIZE as u64;
 
 /// `OpGroupNonUniformRotateKHR` (SPV_KHR_subgroup_rotate): scope, value, delta and an optional
 /// cluster size.
@@ -54,6 +52,11 @@ struct Peers {
 }
 
 impl Builder<'_> {
+    /// Work-items per sub-group of the kernel being built.
+    fn sg(&self) -> u64 {
+        u64::from(self.k.sub_group_size)
+    }
+
     /// Lowers an `OpGroupNonUniform*` instruction (opcodes 333–366).
     pub(super) fn nonuniform_op(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
         let op = i.op;
@@ -102,7 +105,7 @@ impl Builder<'_> {
                 // A rotation within clusters of a constant power-of-two size (0: none).
                 let cluster = match (op, i.ops.get(5)) {
                     (ROTATE_KHR, Some(c)) => match self.m.const_scalar(*c)? {
-                        c if c.is_power_of_two() && c <= S => c,
+                        c if c.is_power_of_two() && c <= self.sg() => c,
                         c => {
                             return Err(Error::invalid(format!(
                                 "{name} with a cluster size of {c}"
@@ -138,7 +141,7 @@ impl Builder<'_> {
                 let xi = self.push(Ty::I32, Op::Conv(ConvOp::BoolToInt, x));
                 let p = self.nu_arrive(Some(xi))?;
                 let mut mask = self.push(Ty::I32, Op::Const(0));
-                for k in 0..S as usize {
+                for k in 0..self.sg() as usize {
                     let v = self.nu_peer(&p, k, Ty::I32);
                     let zero = self.push(Ty::I32, Op::Const(0));
                     let set = self.push(Ty::Bool, Op::Cmp(CmpOp::Ne, v, zero));
@@ -302,7 +305,7 @@ impl Builder<'_> {
         let slots = self.push(Ty::I64, Op::LocalAddr(off));
         let tags = self.push(Ty::I64, Op::LocalAddr(off + TAGS));
         let lid = self.push(Ty::I64, Op::Builtin(Builtin::LocalLinearId, 0));
-        let mask = self.c64(!(S - 1));
+        let mask = self.c64(!(self.sg() - 1));
         let start = self.push(Ty::I64, Op::Bin(BinOp::And, lid, mask));
         let me = self.push(Ty::I64, Op::Bin(BinOp::Sub, lid, start));
         let size = self.push(Ty::I64, Op::Builtin(Builtin::SubgroupSize, 0));
@@ -310,7 +313,7 @@ impl Builder<'_> {
         let last = self.push(Ty::I64, Op::Bin(BinOp::Sub, size, one));
         let tag = self.push(Ty::I32, Op::Const(self.nu_tag()));
         let mut active = Vec::new();
-        for k in 0..S {
+        for k in 0..self.sg() {
             // Slots past the group's end hold stale tags: only `k < size` counts.
             let kk = self.c64(k);
             let j = self.push(Ty::I64, Op::Bin(BinOp::Add, start, kk));
@@ -356,8 +359,8 @@ impl Builder<'_> {
 
     /// The index of the first active work-item.
     fn nu_first(&mut self, p: &Peers) -> Value {
-        let mut f = self.c64(S);
-        for k in (0..S as usize).rev() {
+        let mut f = self.c64(self.sg());
+        for k in (0..self.sg() as usize).rev() {
             let kk = self.c64(k as u64);
             f = self.push(Ty::I64, Op::Select(p.active[k], kk, f));
         }
@@ -377,7 +380,7 @@ impl Builder<'_> {
         let (xi, t) = self.nu_storable(x);
         let p = self.nu_arrive(Some(xi))?;
         let mut acc = self.push(Ty::Bool, Op::Const(u64::from(all)));
-        for k in 0..S as usize {
+        for k in 0..self.sg() as usize {
             let v = self.nu_peer(&p, k, t);
             let zero = self.push(t, Op::Const(0));
             let set = self.push(Ty::Bool, Op::Cmp(CmpOp::Ne, v, zero));
@@ -399,7 +402,7 @@ impl Builder<'_> {
         let p = self.nu_arrive(Some(xi))?;
         let eq = if t.is_float() { CmpOp::FEq } else { CmpOp::Eq };
         let mut acc = self.push(Ty::Bool, Op::Const(1));
-        for k in 0..S as usize {
+        for k in 0..self.sg() as usize {
             let v = self.nu_peer(&p, k, t);
             let same = self.push(Ty::Bool, Op::Cmp(eq, v, xi));
             let with = self.push(Ty::Bool, Op::Bin(BinOp::And, acc, same));
@@ -586,12 +589,12 @@ impl Builder<'_> {
         let mut acc = self.push(t, Op::Const(identity(op, t)));
         let mut have = self.push(Ty::Bool, Op::Const(0));
         let group = if g == 3 {
-            let c = self.c64(!(cluster.min(S) - 1));
+            let c = self.c64(!(cluster.min(self.sg()) - 1));
             Some(self.push(Ty::I64, Op::Bin(BinOp::And, p.me, c)))
         } else {
             None
         };
-        for k in 0..S as usize {
+        for k in 0..self.sg() as usize {
             let kk = self.c64(k as u64);
             let take = match g {
                 0 => None,
@@ -599,7 +602,7 @@ impl Builder<'_> {
                 2 => Some(self.push(Ty::Bool, Op::Cmp(CmpOp::ULt, kk, p.me))),
                 _ => {
                     // Same cluster: the same index with the low bits cleared.
-                    let kc = self.c64(k as u64 & !(cluster.min(S) - 1));
+                    let kc = self.c64(k as u64 & !(cluster.min(self.sg()) - 1));
                     let grp = group.unwrap_or(kc);
                     Some(self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, kc, grp)))
                 }

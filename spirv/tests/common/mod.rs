@@ -12,6 +12,50 @@ pub fn program(name: &str) -> Program {
     compile(&spv, &HashMap::new()).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// Compiles `kernels/<name>.spv` with every kernel asking for sub-groups of `size`: each
+/// entry point's `OpExecutionMode %k SubgroupSize` set to it, or added after the last
+/// execution mode (as `intel_reqd_sub_group_size(size)` would).
+pub fn program_with_sub_group_size(name: &str, size: u32) -> Program {
+    let spv = std::fs::read(format!("{}/kernels/{name}.spv", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let bytes = with_sub_group_size(&spv, size);
+    compile(&bytes, &HashMap::new()).unwrap_or_else(|e| panic!("{name} at {size}: {e}"))
+}
+
+/// The module `spv` with every entry point's sub-group size set to `size` (see
+/// [`program_with_sub_group_size`]).
+pub fn with_sub_group_size(spv: &[u8], size: u32) -> Vec<u8> {
+    let words: Vec<u32> = spv
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let (mut out, mut entries, mut set, mut after_modes) = (words[..5].to_vec(), vec![], vec![], 0);
+    let mut i = 5;
+    while i < words.len() {
+        let (n, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        let mut inst = words[i..i + n].to_vec();
+        match op {
+            15 => entries.push(inst[2]),
+            16 if inst[2] == 35 => {
+                inst[3] = size;
+                set.push(inst[1]);
+            }
+            _ => {}
+        }
+        out.extend(&inst);
+        if matches!(op, 15 | 16 | 331) {
+            after_modes = out.len();
+        }
+        i += n;
+    }
+    let added: Vec<u32> = entries
+        .iter()
+        .filter(|e| !set.contains(e))
+        .flat_map(|&e| [4 << 16 | 16, e, 35, size])
+        .collect();
+    out.splice(after_modes..after_modes, added);
+    out.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
 /// Runs every group of a 1D launch sequentially; `args` are 8-byte words (no local arguments).
 pub fn run_1d(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64) {
     run_2d(p, kernel, args, [global, 1], [local, 1]);
@@ -24,7 +68,14 @@ pub fn run_2d(p: &Program, kernel: &str, args: &[u64], global: [u64; 2], local: 
 
 /// [`run_1d`] with local arguments: each gets a zeroed buffer of the next size of
 /// `local_bytes` (its word in `args` is not read).
-pub fn run_1d_locals(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64, local_bytes: &[usize]) {
+pub fn run_1d_locals(
+    p: &Program,
+    kernel: &str,
+    args: &[u64],
+    global: u64,
+    local: u64,
+    local_bytes: &[usize],
+) {
     run(p, kernel, args, [global, 1], [local, 1], local_bytes, false);
 }
 
@@ -48,7 +99,9 @@ fn run(
     let mut locals: Vec<Vec<u8>> = Vec::new();
     for (a, v) in k.info.args.iter().zip(args) {
         block[a.offset as usize / 8] = if a.kind == ArgKind::Local {
-            let size = *local_bytes.get(locals.len()).expect("a size for each local argument");
+            let size = *local_bytes
+                .get(locals.len())
+                .expect("a size for each local argument");
             locals.push(vec![0u8; size]);
             locals.last_mut().unwrap().as_mut_ptr() as u64
         } else {
