@@ -363,6 +363,11 @@ pub enum Op {
     /// The address of a program-scope variable at this offset of the module's data.
     GlobalAddr(u32),
     /// A work-group barrier (only before [`crate::regions`] splits blocks at it).
+    ///
+    /// What the lowering of collectives relies on (every backend keeps it): the work-items a
+    /// barrier (or a [`Op::SubgroupBarrier`]) releases resume in linear order, each running
+    /// up to its next barrier before a later one resumes; work-items run in lockstep resume
+    /// together, each lane's loads in program order before its stores.
     Barrier,
     /// An image read, sample or write by the host function [`crate::image::zekit_image`]
     /// (no result): the image descriptor's address, the sampler descriptor's (0: none), and

@@ -2471,10 +2471,16 @@ impl Builder<'_> {
 
     /// Work-group (`Workgroup` scope) and sub-group (`Subgroup` scope) collectives through
     /// scratch slots in local memory, one per work-item: every work-item stores its operand,
-    /// a barrier, the first work-item of the group (or of each sub-group) turns its slots into
-    /// an inclusive scan in linear order, a barrier, each work-item reads its result, and a
-    /// barrier before the slots are used again. Sub-group collectives use sub-group barriers:
-    /// every work-item of the sub-group must reach them, other sub-groups need not.
+    /// then a barrier. Reduces and scans: the first work-item of the group (or of each
+    /// sub-group) turns its slots into an inclusive (or exclusive) scan in linear order, and
+    /// each work-item reads its result: the last slot (a reduce) or its own. One barrier is
+    /// enough because the work-items a barrier releases resume one at a time in linear order
+    /// (see [`ir::Op::Barrier`]): the first one scans before any other reads, and a work-item
+    /// that goes on to its next collective overwrites only its own slot, which no later
+    /// work-item reads (the last slot is the last work-item's). A broadcast reads another
+    /// work-item's slot, so a second barrier follows it before the slots are used again.
+    /// Sub-group collectives use sub-group barriers: every work-item of the sub-group must
+    /// reach them, other sub-groups need not.
     fn group_op(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
         let op = i.op;
         let m = self.m;
@@ -2581,6 +2587,13 @@ impl Builder<'_> {
             self.set_term(Term::Branch(leader, (lp, vec![]), (join, vec![])));
             self.cur = lp;
             let first = self.push(t, Op::Load(slot));
+            if kind == 2 {
+                let idn = self.push(t, Op::Const(Self::group_identity(op, t)));
+                self.effect(Op::Store {
+                    addr: slot,
+                    value: idn,
+                });
+            }
             let j0 = self.push(Ty::I64, Op::Bin(BinOp::Add, start, one));
             self.set_term(Term::Jump(head, vec![j0, first]));
             let (j, acc) = (self.k.new_value(Ty::I64), self.k.new_value(t));
@@ -2592,32 +2605,20 @@ impl Builder<'_> {
             let a = self.slot(base, j);
             let v = self.push(t, Op::Load(a));
             let acc2 = self.group_combine(op, t, acc, v, half);
+            // Inclusive: the prefix through j; exclusive: the one before it.
             self.effect(Op::Store {
                 addr: a,
-                value: acc2,
+                value: if kind == 2 { acc } else { acc2 },
             });
             let j1 = self.push(Ty::I64, Op::Bin(BinOp::Add, j, one));
             self.set_term(Term::Jump(head, vec![j1, acc2]));
             self.cur = join;
-            self.effect(barrier.clone());
-            match kind {
-                0 => {
-                    let a = self.slot(base, last);
-                    self.push(t, Op::Load(a))
-                }
-                1 => self.push(t, Op::Load(slot)),
-                _ => {
-                    let first = self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, lid, start));
-                    let eight = self.c64(8);
-                    let prev = self.push(Ty::I64, Op::Bin(BinOp::Sub, slot, eight));
-                    let a = self.push(Ty::I64, Op::Select(first, slot, prev));
-                    let v = self.push(t, Op::Load(a));
-                    let idn = self.push(t, Op::Const(Self::group_identity(op, t)));
-                    self.push(t, Op::Select(first, idn, v))
-                }
-            }
+            let a = if kind == 0 { self.slot(base, last) } else { slot };
+            self.push(t, Op::Load(a))
         };
-        self.effect(barrier.clone());
+        if kind == 3 {
+            self.effect(barrier.clone());
+        }
         let result = if rty == Ty::Bool {
             let zero = self.push(t, Op::Const(0));
             self.push(Ty::Bool, Op::Cmp(CmpOp::Ne, result, zero))
