@@ -561,8 +561,23 @@ fn allocs() -> &'static RwLock<Allocs> {
     A.get_or_init(Default::default)
 }
 
-/// The default alignment when the application passes 0.
-pub(crate) const DEFAULT_ALIGNMENT: usize = 64;
+/// The limits of the profile's device, for the shared Level Zero rules ([`zekit_rules`]).
+pub(crate) fn limits() -> zekit_rules::Limits {
+    let p = crate::script().profile();
+    let c = &p.compute;
+    zekit_rules::Limits {
+        max_group_size: [c.max_group_size_x, c.max_group_size_y, c.max_group_size_z],
+        max_total_group_size: c.max_total_group_size,
+        max_shared_local_memory: c.max_shared_local_memory as usize,
+        max_mem_alloc_size: p.device.max_mem_alloc_size,
+        max_alignment: usize::MAX,
+    }
+}
+
+/// A broken shared rule as this call's failure (logged and recorded by the entry layer).
+pub(crate) fn broken(b: zekit_rules::Broken) -> ZeError {
+    fail(ZeError(b.code), b.message)
+}
 
 /// Allocates zeroed host memory for a USM allocation of `kind`.
 pub(crate) fn allocate(
@@ -573,29 +588,8 @@ pub(crate) fn allocate(
     device: Option<Handle<kinds::Device>>,
 ) -> ZeResult<*mut c_void> {
     let profile = crate::script().profile();
-    if size == 0 {
-        return Err(fail(ZeError::UNSUPPORTED_SIZE, "size is 0"));
-    }
-    if size as u64 > profile.device.max_mem_alloc_size {
-        return Err(fail(
-            ZeError::UNSUPPORTED_SIZE,
-            format_args!(
-                "size {size} exceeds maxMemAllocSize ({})",
-                profile.device.max_mem_alloc_size
-            ),
-        ));
-    }
-    if alignment != 0 && !alignment.is_power_of_two() {
-        return Err(fail(
-            ZeError::UNSUPPORTED_ALIGNMENT,
-            format_args!("alignment {alignment} is not a power of two"),
-        ));
-    }
-    let align = if alignment == 0 {
-        DEFAULT_ALIGNMENT
-    } else {
-        alignment
-    };
+    let strict = zekit_rules::memory::SizeLimit::Strict;
+    let align = zekit_rules::memory::allocation(size, alignment, strict, &limits()).map_err(broken)?;
     let on_device = kind != ZE_MEMORY_TYPE_HOST;
     let oom = if on_device {
         ZeError::OUT_OF_DEVICE_MEMORY

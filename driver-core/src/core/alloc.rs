@@ -39,8 +39,8 @@ use zekit_sys::*;
 use crate::core::alloc_cache;
 use crate::host::HostInfo;
 
-/// Alignment used when the application passes 0.
-pub const DEFAULT_ALIGNMENT: usize = 64;
+pub use zekit_rules::memory::{SizeLimit, DEFAULT_ALIGNMENT};
+
 /// Largest alignment accepted: 1 GiB (the largest huge page on x86-64).
 pub const MAX_ALIGNMENT: usize = 1 << 30;
 /// Free policies `zeMemFreeExt` supports (both; see `zeMemFreeExt` in `api/mem.rs`).
@@ -125,17 +125,6 @@ impl std::fmt::Display for AllocError {
 }
 
 impl std::error::Error for AllocError {}
-
-/// Size limit applied to one allocation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum SizeLimit {
-    /// At most the manager's maximum allocation size (`maxMemAllocSize`).
-    #[default]
-    Strict,
-    /// `ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE`: only the address space and the system
-    /// allocator limit the size.
-    Relaxed,
-}
 
 /// Free policy of `zeMemFreeExt`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -516,19 +505,18 @@ impl AllocManager {
         source: Source,
         export_types: ze_external_memory_type_flags_t,
     ) -> Result<*mut u8, AllocError> {
-        if size == 0 {
-            return Err(AllocError::UnsupportedSize);
-        }
-        let align = match alignment {
-            0 => DEFAULT_ALIGNMENT,
-            a if a.is_power_of_two() && a <= MAX_ALIGNMENT => a,
-            _ => return Err(AllocError::UnsupportedAlignment),
+        let limits = zekit_rules::Limits {
+            max_mem_alloc_size: self.max_alloc_size,
+            max_alignment: MAX_ALIGNMENT,
+            ..crate::core::properties::LIMITS
         };
-        if limit == SizeLimit::Strict
-            && u64::try_from(size).map_or(true, |s| s > self.max_alloc_size)
-        {
-            return Err(AllocError::UnsupportedSize);
-        }
+        let align = zekit_rules::memory::allocation(size, alignment, limit, &limits).map_err(|b| {
+            if b.code == ze_result_t::ERROR_UNSUPPORTED_ALIGNMENT {
+                AllocError::UnsupportedAlignment
+            } else {
+                AllocError::UnsupportedSize
+            }
+        })?;
         let device = match (kind, device) {
             (AllocKind::Host, _) => None,
             (AllocKind::Device, None) => return Err(AllocError::InvalidArgument),

@@ -3,11 +3,11 @@
 //! | topic | behaviour |
 //! |---|---|
 //! | `zeKernelCreate` | by name (`INVALID_KERNEL_NAME` when the module has none); group size: the required one (`reqd_work_group_size`), else 1×1×1 |
-//! | `zeKernelSetGroupSize` | each size at least 1, each and their product at most 1024 (`maxTotalGroupSize`); a kernel with a required size takes only that one: else `INVALID_GROUP_SIZE_DIMENSION` |
+//! | `zeKernelSetGroupSize` | each size at least 1, each and their product at most 1024 (`maxTotalGroupSize`); a kernel with a required size takes only that one: else `INVALID_GROUP_SIZE_DIMENSION` (the shared rules, `zekit_rules::group`, as for the mock) |
 //! | `zeKernelSuggestGroupSize` | the required size if any; else, per dimension, the largest divisor of the global size that keeps the product at most 256 (x first) |
-//! | `zeKernelSetArgumentValue` | index beyond the arguments: `INVALID_KERNEL_ARGUMENT_INDEX`; buffers: 8 bytes (a null value pointer sets a null buffer); scalars and structs by value: exactly their size; local memory: the size in bytes with a null value (a value: `INVALID_ARGUMENT`), at most 64 KiB in all; other sizes: `INVALID_KERNEL_ARGUMENT_SIZE` |
+//! | `zeKernelSetArgumentValue` (`zekit_rules::args`) | index beyond the arguments: `INVALID_KERNEL_ARGUMENT_INDEX`; buffers: 8 bytes (a null value pointer sets a null buffer); scalars and structs by value: exactly their size; local memory: the size in bytes with a null value (a value: `INVALID_ARGUMENT`), at most 64 KiB in all; other sizes: `INVALID_KERNEL_ARGUMENT_SIZE` |
 //! | image and sampler arguments | the value is a `ze_image_handle_t` / `ze_sampler_handle_t` (8 bytes; other sizes `INVALID_KERNEL_ARGUMENT_SIZE`); a null handle `INVALID_NULL_HANDLE`; a handle of another kind or not live `INVALID_ARGUMENT`; the argument block receives the image's or sampler's descriptor ([`zekit_spirv::image`]), and each launch keeps the images' storage alive until it has run |
-//! | `zeKernelGetProperties` chains | `ze_kernel_preferred_group_size_properties_t`: 8, the sub-group size (sub-groups are 8 consecutive work-items; lockstep kernels run 4 work-items of a row per turn); `ze_kernel_max_group_size_properties_ext_t`: the required size's product, else 1024, less when barriers make the group's private memory pass 64 MiB |
+//! | `zeKernelGetProperties` chains | `ze_kernel_preferred_group_size_properties_t`: the kernel's sub-group size, 8 or 16 (sub-groups are that many consecutive work-items; lockstep kernels run 4 work-items of a row per turn); `ze_kernel_max_group_size_properties_ext_t`: the required size's product, else 1024, less when barriers make the group's private memory pass 64 MiB |
 //! | `zeKernelGetSourceAttributes` | `reqd_work_group_size(x,y,z) work_group_size_hint(x,y,z) vec_type_hint(T)`, those the kernel has, in that order, space-separated; empty when none. A null `pString` or a null `*pString` asks the size (with the NUL); else at most `*pSize` bytes, always NUL-terminated. `vec_type_hint(uint)` reads back as `int` (SPIR-V keeps no signedness) |
 //! | `zeKernelGetBinaryExp` | the kernel's own machine code, unrelocated (absolute addresses zero), the bytes a native binary saves for it; `*pSize == 0` asks the size; a smaller `*pSize`: `INVALID_SIZE`; a module whose code a native binary cannot hold: `UNSUPPORTED_FEATURE`, one log line |
 //! | `zeKernelSchedulingHintExp` | OLDEST_FIRST, ROUND_ROBIN, STALL_BASED_ROUND_ROBIN (any combination) recorded and otherwise ignored: the CPU's threads have no arbitration to change, so `ze_scheduling_hint_exp_properties_t` reports none supported; other bits `INVALID_ENUMERATION`, one log line |
@@ -20,13 +20,14 @@ use std::sync::{Arc, Mutex};
 
 use zekit_icd::kinds;
 use zekit_rt::Handle;
-use zekit_spirv::{ArgErrorKind, ArgKind, ArgValue, KernelInfo, LocalBudget, Program};
+use zekit_rules::args::{ArgValue, LocalBudget};
+use zekit_spirv::{ArgKind, KernelInfo, Program};
 use zekit_sys::*;
 
 use super::image::{ImageObject, SamplerObject, Storage};
 
 use super::objects::{Failure, Outcome};
-use super::properties::{MAX_GROUP_SIZE, MAX_SHARED_LOCAL_MEMORY};
+use super::properties::{LIMITS, MAX_GROUP_SIZE, MAX_SHARED_LOCAL_MEMORY};
 use crate::exec::{Groups, Launch};
 
 /// Value of a kernel handle.
@@ -58,10 +59,6 @@ struct State {
 /// Most private memory (variables and values kept across barriers) one work-group may need;
 /// each of the launch's pieces allocates that much.
 pub const MAX_PRIVATE_PER_GROUP: u64 = 64 << 20;
-
-fn bad_size(m: String) -> Failure {
-    Failure::new(ze_result_t::ERROR_INVALID_GROUP_SIZE_DIMENSION, m)
-}
 
 impl KernelObject {
     /// Kernel `index` of `program`, of a module of `context`.
@@ -113,18 +110,7 @@ impl KernelObject {
 
     /// `zeKernelSuggestGroupSize`.
     pub fn suggest_group_size(&self, global: [u32; 3]) -> [u32; 3] {
-        if let Some(r) = self.info().reqd_work_group_size {
-            return r;
-        }
-        let mut budget = 256u32;
-        global.map(|g| {
-            let best = (1..=budget.min(g.max(1)))
-                .rev()
-                .find(|d| g.max(1) % d == 0)
-                .unwrap_or(1);
-            budget /= best;
-            best
-        })
+        zekit_rules::group::suggest(self.info().reqd_work_group_size, global, &LIMITS)
     }
 
     /// `zeKernelSetGlobalOffsetExp`.
@@ -376,31 +362,7 @@ impl KernelObject {
 }
 
 fn check_group_size(info: &KernelInfo, size: [u32; 3]) -> Outcome<()> {
-    if let Some(r) = info.reqd_work_group_size {
-        if r != size {
-            return Err(bad_size(format!(
-                "kernel `{}` requires the group size {}x{}x{}, not {}x{}x{}",
-                info.name,
-                r[0],
-                r[1],
-                r[2],
-                size[0],
-                size[1],
-                size[2]
-            )));
-        }
-    }
-    let total = size.iter().map(|s| u64::from(*s)).product::<u64>();
-    if size.contains(&0)
-        || size.iter().any(|s| *s > MAX_GROUP_SIZE)
-        || total > u64::from(MAX_GROUP_SIZE)
-    {
-        return Err(bad_size(format!(
-            "group size {}x{}x{}: each must be 1 to {MAX_GROUP_SIZE}, and their product at most {MAX_GROUP_SIZE}",
-            size[0], size[1], size[2]
-        )));
-    }
-    Ok(())
+    Ok(zekit_rules::group::check(&info.name, info.reqd_work_group_size, size, &LIMITS)?)
 }
 
 fn set_arg_in(
@@ -425,14 +387,7 @@ fn set_arg_in(
         note: "",
     };
     let strict = zekit_rt::strict();
-    let checked = info.check_arg(index, size, value, budget, strict).map_err(|e| {
-        let code = match e.kind {
-            ArgErrorKind::Index => ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
-            ArgErrorKind::Size => ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
-            ArgErrorKind::LocalValue => ze_result_t::ERROR_INVALID_ARGUMENT,
-        };
-        Failure::new(code, e.message)
-    })?;
+    let checked = zekit_rules::args::check(info, index, size, value, budget, strict)?;
     let a = info.args[i];
     if size > a.size as usize && matches!(checked, ArgValue::Bytes(_) | ArgValue::Zero) {
         zekit_rt::lenient(

@@ -407,26 +407,13 @@ pub fn copy_op(dst: *mut u8, src: *const u8, size: usize) -> Op {
     }
 }
 
-/// Checks a fill's sizes (before its pattern is read).
+/// Checks a fill's sizes (before its pattern is read), by the shared rule
+/// ([`zekit_rules::fill`]): any pattern size but 0 (one that is not a power of two unless
+/// strict).
 pub fn check_fill(pattern_size: usize, size: usize) -> Outcome<()> {
-    let p = pattern_size;
-    if p == 0 {
-        return Err(Failure::new(ZE_RESULT_ERROR_INVALID_SIZE, "pattern_size 0"));
-    }
-    if !p.is_power_of_two() {
-        if zekit_rt::strict() {
-            return Err(Failure::new(
-                ZE_RESULT_ERROR_INVALID_SIZE,
-                format!("pattern_size {p} is not a power of two"),
-            ));
-        }
+    let max = crate::core::properties::MAX_FILL_PATTERN_SIZE;
+    if zekit_rules::fill::check(pattern_size, size, max, zekit_rt::strict())? {
         zekit_rt::lenient("zeCommandListAppendMemoryFill", "a pattern_size that is not a power of two");
-    }
-    if !size.is_multiple_of(p) {
-        return Err(Failure::new(
-            ZE_RESULT_ERROR_INVALID_SIZE,
-            format!("size {size} is not a multiple of pattern_size {p}"),
-        ));
     }
     Ok(())
 }

@@ -52,6 +52,13 @@ impl Failure {
 /// Result of a driver rule.
 pub type Outcome<T> = Result<T, Failure>;
 
+/// A broken rule of the shared Level Zero rules ([`zekit_rules`]).
+impl From<zekit_rules::Broken> for Failure {
+    fn from(b: zekit_rules::Broken) -> Failure {
+        Failure::new(b.code, b.message)
+    }
+}
+
 /// `DEVICE_LOST`: work of `what` faulted (`crate::exec::fault`).
 pub fn device_lost(what: &str) -> Failure {
     Failure::new(

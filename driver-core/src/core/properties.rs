@@ -47,6 +47,15 @@ pub const MAX_FILL_PATTERN_SIZE: usize = usize::MAX;
 pub const MAX_GROUP_SIZE: u32 = 1024;
 /// Shared local memory per group: emulated in host memory; 64 KiB like common GPU devices.
 pub const MAX_SHARED_LOCAL_MEMORY: u32 = 64 * 1024;
+/// The limits the shared Level Zero rules read ([`zekit_rules`]); allocations replace
+/// `max_mem_alloc_size` (from the host) and `max_alignment` with their manager's.
+pub const LIMITS: zekit_rules::Limits = zekit_rules::Limits {
+    max_group_size: [MAX_GROUP_SIZE; 3],
+    max_total_group_size: MAX_GROUP_SIZE,
+    max_shared_local_memory: MAX_SHARED_LOCAL_MEMORY as usize,
+    max_mem_alloc_size: u64::MAX,
+    max_alignment: usize::MAX,
+};
 /// Largest total size of kernel arguments (bytes).
 pub const MAX_ARGUMENTS_SIZE: u32 = 2048;
 /// Size of the printf buffer of a kernel (bytes).

@@ -107,29 +107,14 @@ impl MockDriver {
         if pattern.is_null() {
             return Err(fail(ZeError::INVALID_NULL_POINTER, "pattern is null"));
         }
-        if pattern_size == 0 || !pattern_size.is_power_of_two() {
-            return Err(fail(
-                ZeError::INVALID_SIZE,
-                format_args!("pattern_size {pattern_size} is not a power of two"),
-            ));
-        }
-        if pattern_size as u64 > max {
-            return Err(fail(
-                ZeError::UNSUPPORTED_SIZE,
-                format_args!(
-                    "pattern_size {pattern_size} exceeds maxMemoryFillPatternSize ({max}) of \
-                     queue group {}",
-                    l.ordinal
-                ),
-            ));
-        }
-        // `pattern_size` is a power of two: a multiple has none of its lower bits.
-        if size & (pattern_size - 1) != 0 {
-            return Err(fail(
-                ZeError::INVALID_SIZE,
-                format_args!("size {size} is not a multiple of pattern_size {pattern_size}"),
-            ));
-        }
+        // The mock keeps the spec's power of two at every validation level.
+        let max = usize::try_from(max).unwrap_or(usize::MAX);
+        zekit_rules::fill::check(pattern_size, size, max, true).map_err(|mut b| {
+            if b.code == ZE_RESULT_ERROR_UNSUPPORTED_SIZE {
+                b.message = format!("{} of queue group {}", b.message, l.ordinal);
+            }
+            broken(b)
+        })?;
         check_range("ptr", ptr as usize, size)?;
         // SAFETY: `pattern` is non-null and the caller promises `pattern_size` readable bytes.
         let bytes = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) };

@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use zekit_icd::{kinds, Handle, KernelApi, ZeError, ZeResult};
 use zekit_rt::fail;
-use zekit_spirv::{ArgErrorKind, ArgKind, ArgValue, LocalBudget};
+use zekit_rules::args::{ArgValue, LocalBudget};
+use zekit_spirv::ArgKind;
 use zekit_sys::*;
 
 use super::MockDriver;
@@ -164,28 +165,8 @@ impl KernelApi for MockDriver {
     ) -> ZeResult<()> {
         let k = kernel(h_kernel)?;
         let size = [group_size_x, group_size_y, group_size_z];
-        let bad = |m: String| fail(ZeError(ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION), m);
-        if let Some(r) = k.info.reqd_work_group_size {
-            if r != size {
-                return Err(bad(format!(
-                    "kernel `{}` requires the group size {}x{}x{}, not {}x{}x{}",
-                    k.info.name, r[0], r[1], r[2], size[0], size[1], size[2]
-                )));
-            }
-        }
-        let c = script().profile().compute.clone();
-        let max = [c.max_group_size_x, c.max_group_size_y, c.max_group_size_z];
-        let total: u64 = size.iter().map(|s| u64::from(*s)).product();
-        if size.contains(&0)
-            || size.iter().zip(max).any(|(s, m)| *s > m)
-            || total > u64::from(c.max_total_group_size)
-        {
-            return Err(bad(format!(
-                "group size {}x{}x{}: each must be 1 to maxGroupSize ({}x{}x{}), and their \
-                 product at most maxTotalGroupSize ({})",
-                size[0], size[1], size[2], max[0], max[1], max[2], c.max_total_group_size
-            )));
-        }
+        zekit_rules::group::check(&k.info.name, k.info.reqd_work_group_size, size, &limits())
+            .map_err(broken)?;
         lock(&k.state).group_size = size;
         Ok(())
     }
@@ -201,22 +182,8 @@ impl KernelApi for MockDriver {
         group_size_z: &mut u32,
     ) -> ZeResult<()> {
         let k = kernel(h_kernel)?;
-        let [x, y, z] = match k.info.reqd_work_group_size {
-            Some(r) => r,
-            None => {
-                let mut budget = script()
-                    .profile()
-                    .compute
-                    .max_total_group_size
-                    .clamp(1, 256);
-                [global_size_x, global_size_y, global_size_z].map(|g| {
-                    let g = g.max(1);
-                    let best = (1..=budget.min(g)).rev().find(|d| g % d == 0).unwrap_or(1);
-                    budget /= best;
-                    best
-                })
-            }
-        };
+        let global = [global_size_x, global_size_y, global_size_z];
+        let [x, y, z] = zekit_rules::group::suggest(k.info.reqd_work_group_size, global, &limits());
         (*group_size_x, *group_size_y, *group_size_z) = (x, y, z);
         Ok(())
     }
@@ -264,20 +231,13 @@ impl KernelApi for MockDriver {
             })
             .sum();
         let budget = LocalBudget {
-            max: script().profile().compute.max_shared_local_memory as usize,
+            max: limits().max_shared_local_memory,
             others,
             note: " (maxSharedLocalMemory)",
         };
-        let checked = info
-            .check_arg(arg_index, arg_size, value, budget, zekit_rt::strict())
-            .map_err(|e| {
-                let code = match e.kind {
-                    ArgErrorKind::Index => ZeError(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX),
-                    ArgErrorKind::Size => ZeError(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE),
-                    ArgErrorKind::LocalValue => ZeError::INVALID_ARGUMENT,
-                };
-                fail(code, format_args!("{}", e.message))
-            })?;
+        let strict = zekit_rt::strict();
+        let checked = zekit_rules::args::check(info, arg_index, arg_size, value, budget, strict)
+            .map_err(broken)?;
         let arg = match checked {
             ArgValue::Local(n) => KernelArg::Local(n),
             ArgValue::Pointer(p) => KernelArg::Pointer(p),
