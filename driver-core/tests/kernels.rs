@@ -1276,6 +1276,25 @@ fn launches_with_parameters_and_with_arguments() {
         ),
         ze_result_t::ERROR_UNSUPPORTED_FEATURE
     );
+    // A cooperative descriptor chained to itself: a cycle.
+    let mut cycle = ze_command_list_append_launch_kernel_param_cooperative_desc_t {
+        stype: ze_structure_type_t::COMMAND_LIST_APPEND_PARAM_COOPERATIVE_DESC,
+        pNext: null(),
+        isCooperative: 1,
+    };
+    cycle.pNext = (&cycle as *const ze_command_list_append_launch_kernel_param_cooperative_desc_t).cast();
+    check!(
+        ze::zeCommandListAppendLaunchKernelWithParameters(
+            l,
+            k,
+            &groups(1, 1, 1),
+            (&cycle as *const ze_command_list_append_launch_kernel_param_cooperative_desc_t).cast(),
+            null_mut(),
+            0,
+            null_mut()
+        ),
+        ze_result_t::ERROR_INVALID_ARGUMENT
+    );
     ok!(ze::zeCommandListDestroy(l));
 
     // A local-memory argument: its pointer addresses the size in bytes.

@@ -898,36 +898,37 @@ impl CommandListApi for CpuDriver {
     }
 }
 
-/// Most structures a launch's `pNext` chain may hold (a guard against a cyclic chain).
-const MAX_LAUNCH_CHAIN: usize = 64;
-
-/// Checks the `pNext` chain of a launch with parameters or arguments: a
+/// Checks the `pNext` chain of a launch with parameters or arguments (walked by
+/// `zekit_sys::chain::Links`, at most its 64 links): a
 /// `ze_command_list_append_launch_kernel_param_cooperative_desc_t` is accepted (either value:
 /// the work-groups of every launch of this driver may run at once, as a cooperative launch
 /// needs, within `zeKernelSuggestMaxCooperativeGroupCount`); any other structure:
-/// `UNSUPPORTED_FEATURE`.
-fn launch_params(mut p_next: *const c_void) -> ZeResult<()> {
-    for _ in 0..MAX_LAUNCH_CHAIN {
-        if p_next.is_null() {
-            return Ok(());
-        }
-        // SAFETY: every structure of a pNext chain starts with stype and pNext.
-        let base = unsafe { &*p_next.cast::<ze_base_desc_t>() };
-        if base.stype != ze_structure_type_t::COMMAND_LIST_APPEND_PARAM_COOPERATIVE_DESC {
+/// `UNSUPPORTED_FEATURE`; a longer (or cyclic) chain: `INVALID_ARGUMENT`.
+fn launch_params(p_next: *const c_void) -> ZeResult<()> {
+    // SAFETY: the application's pNext chain: each structure starts with stype and pNext.
+    let mut links = unsafe { zekit_sys::chain::Links::new(p_next) };
+    let cooperative = ze_structure_type_t::COMMAND_LIST_APPEND_PARAM_COOPERATIVE_DESC;
+    for link in links.by_ref() {
+        if link.stype != cooperative.0 {
             return Err(zekit_rt::fail(
                 ZeError::UNSUPPORTED_FEATURE,
                 format!(
                     "a launch takes only ze_command_list_append_launch_kernel_param_cooperative_desc_t in pNext, not stype {:?}",
-                    base.stype
+                    ze_structure_type_t(link.stype)
                 ),
             ));
         }
-        p_next = base.pNext;
     }
-    Err(zekit_rt::fail(
-        ZeError::INVALID_ARGUMENT,
-        format!("the launch's pNext chain is longer than {MAX_LAUNCH_CHAIN} structures (a cycle?)"),
-    ))
+    if links.truncated() {
+        return Err(zekit_rt::fail(
+            ZeError::INVALID_ARGUMENT,
+            format!(
+                "the launch's pNext chain is longer than {} structures (a cycle?)",
+                zekit_sys::chain::MAX_LINKS
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The semaphores of an external-semaphore append, each with its value; immediate lists only
