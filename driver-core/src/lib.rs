@@ -2,13 +2,13 @@
 //!
 //! - [`api`]: the C-ABI side, one file per spec class implementing the generated class traits
 //!   (`zekit_icd::DeviceApi`, ...), and the exported `*GetProcAddrTable`s. No policy.
-//! - [`core`]: the objects and their rules, plain Rust.
+//! - [`model`]: the objects and their rules, plain Rust.
 //! - [`exec`]: the executor: a thread per command queue, the worker pool, waits.
 //! - [`host`]: what is read from the machine (`/proc`, `/sys`, CPU flags, the clock).
 
 pub mod api;
-pub mod core;
+pub mod model;
 pub mod exec;
 pub mod host;
 
-pub use crate::core::{alloc, image, ipc, objects, properties, vm};
+pub use crate::model::{alloc, image_objects, ipc, objects, properties, vm};

@@ -1987,7 +1987,7 @@ fn check_vector_add(z: &Ze, m: ze_module_handle_t, name: &str) {
 fn code_generator_failure_answers_every_consumer() {
     let z = Ze::new();
     // zeModuleCreate returns before the code is generated: the failure comes at the consumers.
-    ze_zekit_cpu::core::codegen::fail_codegen_of("vector_adX");
+    ze_zekit_cpu::model::build_pool::fail_codegen_of("vector_adX");
     let m = module(&z, &vector_add_named("vector_adX"));
     let name = CString::new("vector_adX").unwrap();
     let desc = ze_kernel_desc_t {

@@ -1,10 +1,10 @@
 //! CommandListApi: Regular and immediate command lists, every append that needs no kernel
-//! (see `crate::core::list`), kernel launches (see `crate::core::kernel`), and mutable lists
-//! (`super::mutable`, see `crate::core::mutable`).
+//! (see `crate::model::list`), kernel launches (see `crate::model::kernel`), and mutable lists
+//! (`super::mutable`, see `crate::model::mutable`).
 
 use super::*;
-use crate::core::list::{self as rules, RegionSide};
-use crate::core::queue::{check_ordinal, new_engine};
+use crate::model::list::{self as rules, RegionSide};
+use crate::model::queue::{check_ordinal, new_engine};
 use crate::exec::Groups;
 use zekit_spirv::ArgKind;
 
@@ -115,7 +115,7 @@ impl CommandListApi for CpuDriver {
         h_command_list: Handle<kinds::CommandList>,
         p_is_immediate: &mut ze_bool_t,
     ) -> ZeResult<()> {
-        let immediate = list(h_command_list)?.kind() == crate::core::event::ListKind::Immediate;
+        let immediate = list(h_command_list)?.kind() == crate::model::event::ListKind::Immediate;
         *p_is_immediate = ze_bool_t::from(immediate);
         Ok(())
     }
@@ -954,7 +954,7 @@ fn semaphores(
 }
 
 /// A copy involving images: the op holds their storage until it has run.
-fn image_op(region: crate::exec::memory::Region, images: &[&crate::core::image::ImageObject]) -> Op {
+fn image_op(region: crate::exec::memory::Region, images: &[&crate::model::image_objects::ImageObject]) -> Op {
     if region.width == 0 {
         return Op::Nothing;
     }

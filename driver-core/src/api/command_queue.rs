@@ -1,4 +1,4 @@
-//! CommandQueueApi: Command queues (see `crate::core::queue`).
+//! CommandQueueApi: Command queues (see `crate::model::queue`).
 
 use super::*;
 

@@ -1,4 +1,4 @@
-//! DeviceApi: The device queries, answered from the host (see `crate::core::properties`).
+//! DeviceApi: The device queries, answered from the host (see `crate::model::properties`).
 
 use super::*;
 
@@ -65,19 +65,19 @@ impl DeviceApi for CpuDriver {
                     type F = ze_record_replay_graph_ext_flags_t;
                     e.graphFlags = F::from_bits_retain(F::IMMUTABLE_GRAPH.0 | F::SUBGRAPHS.0 | F::APPEND_COMMANDLIST.0)
                 }
-                // Counter-based events with the IPC flag are shareable (`crate::exec::shared`).
+                // Counter-based events with the IPC flag are shareable (`crate::exec::ipc_events`).
                 N::DeviceEventProperties(e) => {
                     e.flags = ze_device_event_properties_flags_t::COUNTER_BASED_IPC
                 }
-                // Read-only virtual mappings are `mprotect`ed (`crate::core::vm`): a write faults,
+                // Read-only virtual mappings are `mprotect`ed (`crate::model::vm`): a write faults,
                 // and the command that made it ends with DEVICE_LOST (`crate::exec::fault`).
                 N::DeviceReadonlyMemoryExtProperties(e) => {
                     e.readonlyCapability = ze_device_readonly_memory_capability_t::ENFORCED
                 }
-                // What mutable command lists change (`crate::core::mutable`).
+                // What mutable command lists change (`crate::model::mutable`).
                 N::MutableCommandListExpProperties(e) => {
                     e.mutableCommandListFlags = ze_mutable_command_list_exp_flags_t::empty();
-                    e.mutableCommandFlags = crate::core::mutable::SUPPORTED;
+                    e.mutableCommandFlags = crate::model::mutable::SUPPORTED;
                 }
                 _ => {}
             }

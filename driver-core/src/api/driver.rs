@@ -55,8 +55,8 @@ impl DriverApi for CpuDriver {
         p: &mut ze_driver_ipc_properties_t,
     ) -> ZeResult<()> {
         check_driver(h_driver)?;
-        // Memory handles: every allocation and physical object is a memfd (`crate::core::ipc`);
-        // event pools: the events of an IPC pool live in shared memory (`crate::exec::shared`).
+        // Memory handles: every allocation and physical object is a memfd (`crate::model::ipc`);
+        // event pools: the events of an IPC pool live in shared memory (`crate::exec::ipc_events`).
         p.flags = ze_ipc_property_flags_t(
             ze_ipc_property_flags_t::MEMORY.0 | ze_ipc_property_flags_t::EVENT_POOL.0,
         );

@@ -1,4 +1,4 @@
-//! EventApi: Events from pools and counter-based events (see `crate::core::event`).
+//! EventApi: Events from pools and counter-based events (see `crate::model::event`).
 
 use super::*;
 

@@ -1,4 +1,4 @@
-//! EventPoolApi: Event pools (see `crate::core::event`).
+//! EventPoolApi: Event pools (see `crate::model::event`).
 
 use super::*;
 
@@ -60,7 +60,7 @@ impl EventPoolApi for CpuDriver {
     ) -> ZeResult<()> {
         // The handle owns nothing (the pool's shared memory lives with the pool): only checked.
         context(h_context)?;
-        crate::core::ipc::PoolWire::decode(&h_ipc)?;
+        crate::model::ipc::PoolWire::decode(&h_ipc)?;
         Ok(())
     }
 

@@ -1,4 +1,4 @@
-//! FenceApi: Fences (see `crate::core::fence`).
+//! FenceApi: Fences (see `crate::model::fence`).
 
 use super::*;
 

@@ -1,8 +1,8 @@
 //! GraphApi, ExecutableGraphApi and the capture functions of CommandListApi: graph capture and
-//! replay (see `crate::core::graph`).
+//! replay (see `crate::model::graph`).
 
 use super::*;
-use crate::core::graph::{ExecutableGraphObject, GraphObject};
+use crate::model::graph::{ExecutableGraphObject, GraphObject};
 
 fn graph(h: Handle<kinds::Graph>) -> ZeResult<Obj<GraphObject>> {
     h.get::<GraphObject>()
@@ -225,6 +225,6 @@ pub(super) fn append_graph(
     let command = command(&l, Op::Lists(vec![x.body.clone()]), h_signal_event, ph_wait_events)?;
     // A replay recorded into a capture (a subgraph) is not serialized: it runs when that
     // graph replays.
-    let recorded = l.capturing().is_ok() || crate::core::graph::fork_of(&command.waits)?.is_some();
+    let recorded = l.capturing().is_ok() || crate::model::graph::fork_of(&command.waits)?.is_some();
     Ok(x.append_replay(command, !recorded, |c| l.append(c))?)
 }

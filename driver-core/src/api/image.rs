@@ -1,7 +1,7 @@
-//! ImageApi and the sampler class: images, views, samplers (see `crate::core::image`).
+//! ImageApi and the sampler class: images, views, samplers (see `crate::model::image_objects`).
 
 use super::*;
-use crate::core::image::{element_size, ImageObject, SamplerObject};
+use crate::model::image_objects::{element_size, ImageObject, SamplerObject};
 
 pub(super) fn image(h: Handle<kinds::Image>) -> ZeResult<Obj<ImageObject>> {
     h.get::<ImageObject>()

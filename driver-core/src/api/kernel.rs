@@ -1,8 +1,8 @@
-//! KernelApi: kernels of modules (see `crate::core::kernel`).
+//! KernelApi: kernels of modules (see `crate::model::kernel`).
 
 use super::*;
-use crate::core::kernel::KernelObject;
-use crate::core::module::ModuleObject;
+use crate::model::kernel::KernelObject;
+use crate::model::module::ModuleObject;
 
 pub(super) fn kernel(h: Handle<kinds::Kernel>) -> ZeResult<Obj<KernelObject>> {
     h.get::<KernelObject>()

@@ -1,4 +1,4 @@
-//! MemApi: Host, device and shared allocations (see `crate::core::alloc`).
+//! MemApi: Host, device and shared allocations (see `crate::model::alloc`).
 
 use super::*;
 
@@ -184,7 +184,7 @@ impl MemApi for CpuDriver {
         Ok(())
     }
 
-    // ------------------------------------------------------------ IPC (see `crate::core::ipc`)
+    // ------------------------------------------------------------ IPC (see `crate::model::ipc`)
 
     fn ze_mem_get_ipc_handle(
         &self,
@@ -220,7 +220,7 @@ impl MemApi for CpuDriver {
         p_ipc_handle: &mut ze_ipc_mem_handle_t,
     ) -> ZeResult<()> {
         context(h_context)?;
-        *p_ipc_handle = crate::core::ipc::from_fd(handle)?.encode();
+        *p_ipc_handle = crate::model::ipc::from_fd(handle)?.encode();
         Ok(())
     }
 
@@ -231,12 +231,12 @@ impl MemApi for CpuDriver {
         p_handle: &mut u64,
     ) -> ZeResult<()> {
         context(h_context)?;
-        match crate::core::ipc::decode_mem(&ipc_handle)? {
-            crate::core::ipc::MemHandle::Single(w) => {
+        match crate::model::ipc::decode_mem(&ipc_handle)? {
+            crate::model::ipc::MemHandle::Single(w) => {
                 *p_handle = w.fd as u64;
                 Ok(())
             }
-            crate::core::ipc::MemHandle::Range(_) => Err(zekit_rt::fail(
+            crate::model::ipc::MemHandle::Range(_) => Err(zekit_rt::fail(
                 ZeError::INVALID_ARGUMENT,
                 "a range handle over several physical memory objects holds no single file descriptor",
             )),

@@ -1,6 +1,6 @@
 //! The CPU driver's C-ABI side: one file per spec class, each an `#[zekit_icd::implement]`
 //! block of the generated class trait. It turns handles into objects, walks `pNext` chains and
-//! calls [`crate::core`]; it makes no decisions of its own. A failure of the core
+//! calls [`crate::model`]; it makes no decisions of its own. A failure of the core
 //! ([`Failure`]) becomes the returned error and its reason, which the generated entry layer logs
 //! once and records as the thread's last error.
 //!
@@ -38,13 +38,13 @@ use zekit_rt::Obj;
 use zekit_sys::chain;
 use zekit_sys::*;
 
-use crate::core::alloc::{AllocKind, SizeLimit, SUPPORTED_FREE_POLICIES};
-use crate::core::event::{EventObject, EventPoolObject};
-use crate::core::fence::FenceObject;
-use crate::core::list::ListObject;
-use crate::core::objects::*;
-use crate::core::properties as props;
-use crate::core::queue::{QueueConfig, QueueObject};
+use crate::model::alloc::{AllocKind, SizeLimit, SUPPORTED_FREE_POLICIES};
+use crate::model::event::{EventObject, EventPoolObject};
+use crate::model::fence::FenceObject;
+use crate::model::list::ListObject;
+use crate::model::objects::*;
+use crate::model::properties as props;
+use crate::model::queue::{QueueConfig, QueueObject};
 use crate::exec::{Command, ExternalSemaphore, Op, WorkerPool};
 use crate::host::{host, HostInfo};
 

@@ -1,7 +1,7 @@
-//! ModuleApi and ModuleBuildLogApi: modules compiled from SPIR-V (see `crate::core::module`).
+//! ModuleApi and ModuleBuildLogApi: modules compiled from SPIR-V (see `crate::model::module`).
 
 use super::*;
-use crate::core::module::{BuildLogObject, ModuleObject, SpecConstants};
+use crate::model::module::{BuildLogObject, ModuleObject, SpecConstants};
 
 fn module(h: Handle<kinds::Module>) -> ZeResult<Obj<ModuleObject>> {
     h.get::<ModuleObject>()

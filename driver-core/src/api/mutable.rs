@@ -1,11 +1,11 @@
 //! The mutable command list functions of CommandListApi (`ZE_experimental_mutable_command_list`,
-//! see `crate::core::mutable`): the trait methods in `command_list.rs` call these (one impl
+//! see `crate::model::mutable`): the trait methods in `command_list.rs` call these (one impl
 //! block per trait).
 
 use super::*;
-use crate::core::event::ListKind;
-use crate::core::kernel::KernelObject;
-use crate::core::mutable::Change;
+use crate::model::event::ListKind;
+use crate::model::kernel::KernelObject;
+use crate::model::mutable::Change;
 
 /// The flags of a `ze_mutable_command_list_exp_desc_t` chained to a list description, if any.
 pub(super) fn mutable_flags(desc: &ze_command_list_desc_t) -> Option<ze_mutable_command_list_exp_flags_t> {

@@ -1,8 +1,8 @@
 //! VirtualMemApi and PhysicalMemApi: reservations, physical memory, mappings (see
-//! `crate::core::vm`).
+//! `crate::model::vm`).
 
 use super::*;
-use crate::core::vm::{PhysicalMemHandle, PhysicalMemObject, VirtualSpace};
+use crate::model::vm::{PhysicalMemHandle, PhysicalMemObject, VirtualSpace};
 
 fn physical(h: Handle<kinds::PhysicalMem>) -> ZeResult<Obj<PhysicalMemHandle>> {
     h.get::<PhysicalMemHandle>()

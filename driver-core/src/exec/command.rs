@@ -287,7 +287,7 @@ impl Runner<'_> {
             Op::MemoryFence => fence(Ordering::SeqCst),
             // SAFETY: see above.
             Op::Copy { dst, src, size } => unsafe { memory::copy(self.pool, *dst, *src, *size) }?,
-            // SAFETY: see above; `core::list` checked that the rows do not overlap.
+            // SAFETY: see above; `model::list` checked that the rows do not overlap.
             Op::CopyRegion(r) => unsafe { memory::copy_region(self.pool, r) }?,
             // SAFETY: image rows are inside the storage `keep` holds; memory rows were promised
             // by the application when it appended the command, as for any copy.

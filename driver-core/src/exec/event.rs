@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use std::sync::Arc;
 
-use super::shared::{SharedCounter, SharedEvents};
+use super::ipc_events::{SharedCounter, SharedEvents};
 use super::wait::{Flag, Timeout, Waiter};
 
 /// How an event completes.

@@ -48,7 +48,7 @@ pub struct Launch {
     pub offset: [u32; 3],
     /// The storage of each image argument (by argument index), alive until the launch is
     /// dropped.
-    pub images: Box<[Option<Arc<crate::core::image::Storage>>]>,
+    pub images: Box<[Option<Arc<crate::model::image_objects::Storage>>]>,
 }
 
 const ALIGN: usize = 16;
@@ -134,7 +134,7 @@ impl Launch {
             let groups = guarded(|| {
                 for _ in start..end {
                     ctx.group_id = id;
-                    // SAFETY: the argument block has the kernel's layout (core::kernel built
+                    // SAFETY: the argument block has the kernel's layout (model::kernel built
                     // it), local and private memory have the sizes the kernel reports, the
                     // program is alive (`self.program`); the buffers are the application's
                     // promise (above).

@@ -13,7 +13,7 @@
 //! - A kernel or copy that faults ends its command with `DEVICE_LOST` ([`fault`]), not the
 //!   process.
 //!
-//! Nothing here checks the application's input: [`crate::core`] decides what is valid and
+//! Nothing here checks the application's input: [`crate::model`] decides what is valid and
 //! builds the [`Command`]s.
 
 pub mod command;
@@ -24,7 +24,7 @@ pub mod launch;
 pub mod memory;
 pub mod pool;
 pub mod semaphore;
-pub mod shared;
+pub mod ipc_events;
 pub mod wait;
 
 pub use command::{Command, HostFunction, ListBody, Op, Work};

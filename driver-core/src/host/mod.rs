@@ -1,7 +1,7 @@
 //! What the CPU driver knows about the machine it runs on.
 //!
 //! [`HostInfo`] is read once from the Linux host ([`host()`] caches [`HostInfo::detect()`]) and
-//! feeds every device query in [`crate::core::properties`]. Reading is split in two so tests can feed
+//! feeds every device query in [`crate::model::properties`]. Reading is split in two so tests can feed
 //! fixtures: [`Sources::read_host()`] gathers raw file contents (every file optional), and
 //! [`HostInfo::from_sources()`] parses them. Nothing here panics: a missing or malformed source
 //! falls back to the default documented on the field it feeds.

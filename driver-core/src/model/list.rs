@@ -411,7 +411,7 @@ pub fn copy_op(dst: *mut u8, src: *const u8, size: usize) -> Op {
 /// ([`zekit_rules::fill`]): any pattern size but 0 (one that is not a power of two unless
 /// strict).
 pub fn check_fill(pattern_size: usize, size: usize) -> Outcome<()> {
-    let max = crate::core::properties::MAX_FILL_PATTERN_SIZE;
+    let max = crate::model::properties::MAX_FILL_PATTERN_SIZE;
     if zekit_rules::fill::check(pattern_size, size, max, zekit_rt::strict())? {
         zekit_rt::lenient("zeCommandListAppendMemoryFill", "a pattern_size that is not a power of two");
     }

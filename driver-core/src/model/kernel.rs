@@ -24,7 +24,7 @@ use zekit_rules::args::{ArgValue, LocalBudget};
 use zekit_spirv::{ArgKind, KernelInfo, Program};
 use zekit_sys::*;
 
-use super::image::{ImageObject, SamplerObject, Storage};
+use super::image_objects::{ImageObject, SamplerObject, Storage};
 
 use super::objects::{Failure, Outcome};
 use super::properties::{LIMITS, MAX_GROUP_SIZE, MAX_SHARED_LOCAL_MEMORY};

@@ -9,12 +9,12 @@
 pub mod alloc;
 pub mod alloc_cache;
 pub mod atomic_attrs;
-pub mod codegen;
+pub mod build_pool;
 pub mod event;
 pub mod extensions;
 pub mod fence;
 pub mod graph;
-pub mod image;
+pub mod image_objects;
 pub mod ipc;
 pub mod kernel;
 pub mod list;

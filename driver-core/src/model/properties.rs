@@ -15,7 +15,7 @@
 //! | `zeDeviceGetMemoryProperties` | [`memory_properties`], [`fill_memory_properties`] | 1 memory: name from SMBIOS (`DDR4`...) else `DDR`, maxClockRate = SMBIOS speed in MT/s else 0 (unknown), maxBusWidth = SMBIOS data width else 64, totalSize = total memory |
 //! | `zeDeviceGetMemoryAccessProperties` | [`fill_memory_access_properties`] | host, device, shared single-device, shared cross-device and shared system allocations: RW \| ATOMIC \| CONCURRENT \| CONCURRENT_ATOMIC (it is all host memory) |
 //! | `zeDeviceGetCacheProperties` | [`cache_properties`], [`fill_cache_properties`] | one entry per data/unified cache level of cpu0 (L1d, L2, L3...), cacheSize in bytes, flags 0 |
-//! | `zeDeviceGetImageProperties` | [`fill_image_properties`] | the limits `zeImageCreate` enforces (`core::image::LIMITS`): 16384 (1D, 2D), 2048 (3D, array layers), buffers up to `maxMemAllocSize`, 16 samplers, 128 image arguments |
+//! | `zeDeviceGetImageProperties` | [`fill_image_properties`] | the limits `zeImageCreate` enforces (`model::image_objects::LIMITS`): 16384 (1D, 2D), 2048 (3D, array layers), buffers up to `maxMemAllocSize`, 16 samplers, 128 image arguments |
 //! | `zeDeviceGetExternalMemoryProperties` | [`fill_external_memory_properties`] | allocations: import and export `OPAQUE_FD` (a memfd); images: 0 (image storage is not exportable) |
 //! | `zeDeviceGetP2PProperties` | [`fill_p2p_properties`] | ACCESS \| ATOMICS with itself (same memory), 0 with any other device |
 //! | `zeDeviceCanAccessPeer` | [`can_access_peer`] | true for the same device (as the spec requires), false otherwise |
@@ -34,7 +34,7 @@ use std::ffi::CStr;
 
 use zekit_sys::*;
 
-use crate::core::objects::DeviceKind;
+use crate::model::objects::DeviceKind;
 use crate::host::{
     now_ns, timer_frequency_hz, timer_resolution_ns, timestamp_valid_bits, CacheKind, HostInfo,
 };
@@ -336,9 +336,9 @@ pub fn fill_cache_properties(
 }
 
 /// `zeDeviceGetImageProperties`: the limits `zeImageCreate` enforces
-/// ([`crate::core::image::LIMITS`]); buffer images up to the maximum allocation size.
+/// ([`crate::model::image_objects::LIMITS`]); buffer images up to the maximum allocation size.
 pub fn fill_image_properties(host: &HostInfo, p: &mut ze_device_image_properties_t) {
-    use crate::core::image::{max_buffer_bytes, LIMITS};
+    use crate::model::image_objects::{max_buffer_bytes, LIMITS};
     p.maxImageDims1D = LIMITS.dims_1d;
     p.maxImageDims2D = LIMITS.dims_2d;
     p.maxImageDims3D = LIMITS.dims_3d;
@@ -350,15 +350,15 @@ pub fn fill_image_properties(host: &HostInfo, p: &mut ze_device_image_properties
 }
 
 /// `zeDeviceGetExternalMemoryProperties`: allocations import
-/// [`crate::core::objects::EXTERNAL_MEMORY_TYPES`] (`OPAQUE_FD`) and export
-/// [`crate::core::objects::export_memory_types`] (`OPAQUE_FD`, and `DMA_BUF` where
+/// [`crate::model::objects::EXTERNAL_MEMORY_TYPES`] (`OPAQUE_FD`) and export
+/// [`crate::model::objects::export_memory_types`] (`OPAQUE_FD`, and `DMA_BUF` where
 /// `/dev/udmabuf` opens); images neither.
 pub fn fill_external_memory_properties(
     _host: &HostInfo,
     p: &mut ze_device_external_memory_properties_t,
 ) {
-    p.memoryAllocationImportTypes = crate::core::objects::EXTERNAL_MEMORY_TYPES;
-    p.memoryAllocationExportTypes = crate::core::objects::export_memory_types();
+    p.memoryAllocationImportTypes = crate::model::objects::EXTERNAL_MEMORY_TYPES;
+    p.memoryAllocationExportTypes = crate::model::objects::export_memory_types();
     p.imageImportTypes = ze_external_memory_type_flags_t::empty();
     p.imageExportTypes = ze_external_memory_type_flags_t::empty();
 }

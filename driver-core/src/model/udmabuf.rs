@@ -37,7 +37,7 @@ fn device() -> Option<&'static OwnedFd> {
             .open("/dev/udmabuf")
             .ok()
             .map(OwnedFd::from)?;
-        let page = crate::core::vm::page_size();
+        let page = crate::model::vm::page_size();
         let probe = sealed_memfd("zekit-udmabuf-probe", page).ok()?;
         make(&dev, probe.as_fd(), 0, page as u64).ok()?;
         Some(dev)

@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `zeModuleCreate` format | `ZE_MODULE_FORMAT_IL_SPIRV` (SPIR-V 1.0 to 1.6, OpenCL kernels, Physical64); `ZE_MODULE_FORMAT_NATIVE`: what `zeModuleGetNativeBinary` returned (`zekit_spirv::native`), loaded without compiling; another format version, a corrupt binary, another target or CPU features this host lacks: `INVALID_NATIVE_BINARY` naming the reason |
 //! | `zeModuleGetNativeBinary` | the relocatable machine code of the kernels, their reports, the initial program-scope data, the target and CPU features; a null buffer or `*pSize` 0 asks the size; a smaller buffer: `INVALID_SIZE`; a module from a native binary exports and imports nothing (it holds no SPIR-V) |
-//! | when the code is generated | `zeModuleCreate` of SPIR-V returns once the module is parsed, validated and lowered (so every error but a code generator failure fails it); the machine code of its kernels is generated in the background, on worker threads, kernels in parallel ([`super::codegen`]); `zeKernelCreate`, `zeModuleGetNativeBinary`, `zeModuleGetFunctionPointer` and `zeModuleGetGlobalPointer` wait for it (generating the code of kernels not started yet themselves); a code generator failure (a compiler bug): `MODULE_BUILD_FAILURE` from those calls, the log line naming the kernel |
+//! | when the code is generated | `zeModuleCreate` of SPIR-V returns once the module is parsed, validated and lowered (so every error but a code generator failure fails it); the machine code of its kernels is generated in the background, on worker threads, kernels in parallel ([`super::build_pool`]); `zeKernelCreate`, `zeModuleGetNativeBinary`, `zeModuleGetFunctionPointer` and `zeModuleGetGlobalPointer` wait for it (generating the code of kernels not started yet themselves); a code generator failure (a compiler bug): `MODULE_BUILD_FAILURE` from those calls, the log line naming the kernel |
 //! | bad SPIR-V, unsupported SPIR-V | `MODULE_BUILD_FAILURE`, the reason in the log line and the build log (`invalid SPIR-V: ...`, `unsupported: kernel `k`: instruction OpXxx`) |
 //! | build flags | accepted; recorded in the build log (`-cl-*` options do not change the code) |
 //! | specialization constants | applied by SpecId; each value read with the constant's own size; an id the module does not have: ignored (as OpenCL does) |
@@ -25,7 +25,7 @@ use zekit_rt::Handle;
 use zekit_spirv::Program;
 use zekit_sys::*;
 
-use super::codegen::Build;
+use super::build_pool::Build;
 use super::objects::{Failure, Outcome};
 
 /// Value of a module handle.
@@ -45,7 +45,7 @@ pub struct ModuleObject {
     /// Kernel names, in entry point order.
     names: Vec<CString>,
     /// The compiled code (kernels and launches hold the program too): set when built (its
-    /// code generated in the background: [`super::codegen`]), or when linked for a module with
+    /// code generated in the background: [`super::build_pool`]), or when linked for a module with
     /// imports.
     program: OnceLock<Arc<Build>>,
 }

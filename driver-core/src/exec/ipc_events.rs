@@ -69,7 +69,7 @@ impl SharedEvents {
         let len = count
             .checked_mul(SLOT_SIZE)
             .ok_or_else(|| std::io::Error::from_raw_os_error(libc::EOVERFLOW))?;
-        let fd = crate::core::vm::memfd("zekit-events", len)?;
+        let fd = crate::model::vm::memfd("zekit-events", len)?;
         Self::map(fd, count)
     }
 
@@ -252,7 +252,7 @@ impl SharedCounter {
 
     /// A new counter (nothing submitted: complete).
     pub fn new() -> std::io::Result<SharedCounter> {
-        Self::map(crate::core::vm::memfd("zekit-counter-event", COUNTER_SIZE)?)
+        Self::map(crate::model::vm::memfd("zekit-counter-event", COUNTER_SIZE)?)
     }
 
     /// The counter of another event, from its file (at least [`COUNTER_SIZE`] bytes).

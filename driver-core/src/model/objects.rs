@@ -16,18 +16,18 @@
 //! | allocations | belong to one context: freeing or querying a pointer through another context is `INVALID_ARGUMENT` / `ZE_MEMORY_TYPE_UNKNOWN`. Ids are unique in the process. |
 //! | allocation flags | host flags above `0xf`, device flags above `0x7` → `INVALID_ENUMERATION`; `device_desc->ordinal` must be 0 (one memory) else `INVALID_ARGUMENT`; a device outside the context → `INVALID_ARGUMENT`. |
 //! | relaxed limits | `ze_relaxed_allocation_limits_exp_desc_t` and `..._ext_desc_t` in the `pNext` chain of the device or host descriptor: `MAX_SIZE` lifts `maxMemAllocSize`; unknown bits → `INVALID_ENUMERATION`. |
-//! | external memory | import `OPAQUE_FD` ([`EXTERNAL_MEMORY_TYPES`]); export `OPAQUE_FD`, and `DMA_BUF` only where `/dev/udmabuf` opens ([`export_memory_types`], also what `zeDeviceGetExternalMemoryProperties` reports). Export: `ze_external_memory_export_desc_t` chained to the allocation's device or host descriptor makes it a memfd whatever the fd budget; `ze_external_memory_export_fd_t` on `zeMemGetAllocProperties` (any pointer inside it) returns a new close-on-exec descriptor of that memfd (`DMA_BUF`: a dma-buf of the whole allocation from `UDMABUF_CREATE` on a memfd sealed with `F_SEAL_SHRINK`, see [`crate::core::udmabuf`]), the caller's to close; an allocation not made exportable as that type → `INVALID_ARGUMENT`. Import: `ze_external_memory_import_fd_t` (exactly one type) maps a regular file of at least `size` bytes `MAP_SHARED` read-write from offset 0; the driver keeps a duplicate and never closes or owns the caller's fd (the spec gives no transfer of ownership). A bad, non-regular, read-only or too small fd → `INVALID_ARGUMENT`. `DMA_BUF` import, `DMA_BUF` export without `/dev/udmabuf`, Win32 and D3D types → `UNSUPPORTED_ENUMERATION`; unknown bits, or a type count other than one where one is needed → `INVALID_ENUMERATION`. |
+//! | external memory | import `OPAQUE_FD` ([`EXTERNAL_MEMORY_TYPES`]); export `OPAQUE_FD`, and `DMA_BUF` only where `/dev/udmabuf` opens ([`export_memory_types`], also what `zeDeviceGetExternalMemoryProperties` reports). Export: `ze_external_memory_export_desc_t` chained to the allocation's device or host descriptor makes it a memfd whatever the fd budget; `ze_external_memory_export_fd_t` on `zeMemGetAllocProperties` (any pointer inside it) returns a new close-on-exec descriptor of that memfd (`DMA_BUF`: a dma-buf of the whole allocation from `UDMABUF_CREATE` on a memfd sealed with `F_SEAL_SHRINK`, see [`crate::model::udmabuf`]), the caller's to close; an allocation not made exportable as that type → `INVALID_ARGUMENT`. Import: `ze_external_memory_import_fd_t` (exactly one type) maps a regular file of at least `size` bytes `MAP_SHARED` read-write from offset 0; the driver keeps a duplicate and never closes or owns the caller's fd (the spec gives no transfer of ownership). A bad, non-regular, read-only or too small fd → `INVALID_ARGUMENT`. `DMA_BUF` import, `DMA_BUF` export without `/dev/udmabuf`, Win32 and D3D types → `UNSUPPORTED_ENUMERATION`; unknown bits, or a type count other than one where one is needed → `INVALID_ENUMERATION`. |
 
 use std::os::fd::{AsFd, AsRawFd};
 
 use zekit_sys::*;
 
-use crate::core::alloc::{
+use crate::model::alloc::{
     AllocError, AllocKind, AllocManager, Detached, FreePolicy, SizeLimit, Source,
 };
 use crate::exec::Drain;
-use crate::core::ipc::{self, Imports};
-use crate::core::vm::VirtualSpace;
+use crate::model::ipc::{self, Imports};
+use crate::model::vm::VirtualSpace;
 use crate::host::{fnv1a_128, HostInfo};
 
 /// Why a call failed: the result code and a one-line reason.
@@ -342,9 +342,9 @@ pub const EXTERNAL_MEMORY_TYPES: ze_external_memory_type_flags_t =
 
 /// External memory types this driver exports: `OPAQUE_FD` (a memfd; see
 /// [`ContextObject::alloc`]), and `DMA_BUF` where `/dev/udmabuf` opens
-/// ([`crate::core::udmabuf`]).
+/// ([`crate::model::udmabuf`]).
 pub fn export_memory_types() -> ze_external_memory_type_flags_t {
-    if crate::core::udmabuf::available() {
+    if crate::model::udmabuf::available() {
         EXTERNAL_MEMORY_TYPES | ze_external_memory_type_flags_t::DMA_BUF
     } else {
         EXTERNAL_MEMORY_TYPES
@@ -498,7 +498,7 @@ fn alloc_failure(e: AllocError, req: &AllocRequest, max: u64) -> Failure {
         AllocError::UnsupportedAlignment if req.alignment.is_power_of_two() => format!(
             "alignment {} exceeds the largest supported alignment {}",
             req.alignment,
-            crate::core::alloc::MAX_ALIGNMENT
+            crate::model::alloc::MAX_ALIGNMENT
         ),
         AllocError::UnsupportedAlignment => {
             format!("alignment {} is not 0 or a power of two", req.alignment)
@@ -642,9 +642,9 @@ impl ContextObject {
                 ));
             };
             if flags == ze_external_memory_type_flags_t::DMA_BUF {
-                let page = crate::core::vm::page_size();
+                let page = crate::model::vm::page_size();
                 let len = info.size.div_ceil(page) * page;
-                let buf = crate::core::udmabuf::create(fd.as_fd(), 0, len as u64).map_err(|e| {
+                let buf = crate::model::udmabuf::create(fd.as_fd(), 0, len as u64).map_err(|e| {
                     Failure::new(
                         ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
                         format!("/dev/udmabuf made no dma-buf of allocation {} ({len} bytes): {e}", info.id),
@@ -781,7 +781,7 @@ impl ContextObject {
                 ),
             ));
         };
-        let page = crate::core::vm::page_size() as u64;
+        let page = crate::model::vm::page_size() as u64;
         let size = info.size as u64;
         ipc::export(fd, 0, size.div_ceil(page) * page, 0, size).map(|w| w.encode())
     }
@@ -814,7 +814,7 @@ impl ContextObject {
             ));
         };
         // Adjacent pieces of one object at contiguous offsets are one piece.
-        let mut merged: Vec<crate::core::vm::MappedPiece> = Vec::new();
+        let mut merged: Vec<crate::model::vm::MappedPiece> = Vec::new();
         for p in pieces {
             match merged.last_mut() {
                 Some(m) if std::sync::Arc::ptr_eq(&m.phys, &p.phys) && m.offset + m.len == p.offset => {
@@ -823,7 +823,7 @@ impl ContextObject {
                 _ => merged.push(p),
             }
         }
-        let page = crate::core::vm::page_size();
+        let page = crate::model::vm::page_size();
         if merged.len() > 1 {
             return self.ipc_multi_range_handle(&merged, size);
         }
@@ -844,10 +844,10 @@ impl ContextObject {
     /// manifest of the pieces, kept by the context until the handle is put.
     fn ipc_multi_range_handle(
         &self,
-        merged: &[crate::core::vm::MappedPiece],
+        merged: &[crate::model::vm::MappedPiece],
         size: usize,
     ) -> Outcome<ze_ipc_mem_handle_t> {
-        let page = crate::core::vm::page_size();
+        let page = crate::model::vm::page_size();
         if merged.len() > ipc::MAX_PIECES as usize {
             return Err(Failure::new(
                 ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
@@ -943,7 +943,7 @@ pub fn copy_sized(data: &[u8], size: &mut usize, out: Option<&mut [u8]>) {
 /// Runtime requirements as a C string (with its NUL), as `zeDeviceGetRuntimeRequirements`
 /// copies them.
 pub fn runtime_requirements_c(host: &HostInfo) -> Vec<u8> {
-    let mut v = crate::core::properties::runtime_requirements(host).into_bytes();
+    let mut v = crate::model::properties::runtime_requirements(host).into_bytes();
     v.push(0);
     v
 }

@@ -36,7 +36,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use zekit_sys::*;
 
-use crate::core::alloc_cache;
+use crate::model::alloc_cache;
 use crate::host::HostInfo;
 
 pub use zekit_rules::memory::{SizeLimit, DEFAULT_ALIGNMENT};
@@ -182,7 +182,7 @@ pub enum Source {
     /// the allocation is to be exported.
     Memfd,
     /// As [`Source::Memfd`], the memfd sealed against shrinking: to be exported as `DMA_BUF`
-    /// ([`crate::core::udmabuf`]).
+    /// ([`crate::model::udmabuf`]).
     DmaBuf,
     /// This file (an imported descriptor, already duplicated: the allocation owns it), mapped
     /// `MAP_SHARED` from offset 0; the caller checked that it holds at least `size` bytes.
@@ -299,7 +299,7 @@ fn shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
 /// A kept mapping for `size` bytes at `align` ([`alloc_cache`]), zero-filled again; it is still
 /// counted in [`LIVE_MEMFDS`].
 fn reused(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
-    let page = crate::core::vm::page_size();
+    let page = crate::model::vm::page_size();
     let map_len = size.checked_add(page - 1)? & !(page - 1);
     let m = alloc_cache::CACHE.take(map_len, align)?;
     // SAFETY: a read-write mapping of `map_len` bytes that no allocation uses (it was freed).
@@ -323,23 +323,23 @@ fn exportable_memory(size: usize, align: usize, sealed: bool) -> Option<(NonNull
 }
 
 fn map_shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
-    let page = crate::core::vm::page_size();
+    let page = crate::model::vm::page_size();
     let map_len = size.checked_add(page - 1)? & !(page - 1);
-    let fd = crate::core::vm::memfd("zekit-usm", map_len).ok()?;
+    let fd = crate::model::vm::memfd("zekit-usm", map_len).ok()?;
     map_fd(fd, map_len, align).ok()
 }
 
 fn sealed_shared_memory(size: usize, align: usize) -> Option<(NonNull<u8>, Backing)> {
-    let page = crate::core::vm::page_size();
+    let page = crate::model::vm::page_size();
     let map_len = size.checked_add(page - 1)? & !(page - 1);
-    let fd = crate::core::udmabuf::sealed_memfd("zekit-usm-dmabuf", map_len).ok()?;
+    let fd = crate::model::udmabuf::sealed_memfd("zekit-usm-dmabuf", map_len).ok()?;
     map_fd(fd, map_len, align).ok()
 }
 
 /// Maps `map_len` bytes (a page multiple) of `fd` from offset 0, `MAP_SHARED` read-write, at an
 /// `align`-aligned address; the `errno` when the kernel refuses.
 fn map_fd(fd: OwnedFd, map_len: usize, align: usize) -> Result<(NonNull<u8>, Backing), i32> {
-    let page = crate::core::vm::page_size();
+    let page = crate::model::vm::page_size();
     let extra = if align > page { align } else { 0 };
     let span = map_len.checked_add(extra).ok_or(libc::ENOMEM)?;
     // SAFETY: a fresh mapping chosen by the kernel (no MAP_FIXED).
@@ -508,7 +508,7 @@ impl AllocManager {
         let limits = zekit_rules::Limits {
             max_mem_alloc_size: self.max_alloc_size,
             max_alignment: MAX_ALIGNMENT,
-            ..crate::core::properties::LIMITS
+            ..crate::model::properties::LIMITS
         };
         let align = zekit_rules::memory::allocation(size, alignment, limit, &limits).map_err(|b| {
             if b.code == ze_result_t::ERROR_UNSUPPORTED_ALIGNMENT {
@@ -525,7 +525,7 @@ impl AllocManager {
         };
         let layout =
             Layout::from_size_align(size, align).map_err(|_| AllocError::UnsupportedSize)?;
-        let page = crate::core::vm::page_size();
+        let page = crate::model::vm::page_size();
         let reusable = matches!(source, Source::Any) && export_types.is_empty();
         let from_memfd = match source {
             Source::Any => reused(size, align).or_else(|| shared_memory(size, align)),

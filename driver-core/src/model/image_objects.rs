@@ -27,7 +27,7 @@ use zekit_sys::*;
 
 use zekit_spirv::image::{layout, ImageDesc, SamplerDesc};
 
-use crate::core::objects::{Failure, Outcome};
+use crate::model::objects::{Failure, Outcome};
 use crate::exec::memory::{Region, Side};
 
 /// Limits reported by `zeDeviceGetImageProperties` and enforced by `zeImageCreate`.

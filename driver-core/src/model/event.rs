@@ -2,10 +2,10 @@
 //!
 //! | topic | behaviour |
 //! |---|---|
-//! | pool flags | `HOST_VISIBLE` accepted (every event is host visible); `IPC`: the events' state lives in shared memory ([`crate::exec::shared`]) and `zeEventPoolGetIpcHandle` exports it: a pool opened from the handle (in any process) sees the same events signaled and reset. `zeEventCreate` in the exporting pool resets the slot; in an opened pool it takes the slot as it is; `KERNEL_TIMESTAMP` and `KERNEL_MAPPED_TIMESTAMP`: its events record when the command that signals them starts and ends, on the device clock (`CLOCK_MONOTONIC_RAW` ns, the clock of `zeDeviceGetGlobalTimestamps`) |
+//! | pool flags | `HOST_VISIBLE` accepted (every event is host visible); `IPC`: the events' state lives in shared memory ([`crate::exec::ipc_events`]) and `zeEventPoolGetIpcHandle` exports it: a pool opened from the handle (in any process) sees the same events signaled and reset. `zeEventCreate` in the exporting pool resets the slot; in an opened pool it takes the slot as it is; `KERNEL_TIMESTAMP` and `KERNEL_MAPPED_TIMESTAMP`: its events record when the command that signals them starts and ends, on the device clock (`CLOCK_MONOTONIC_RAW` ns, the clock of `zeDeviceGetGlobalTimestamps`) |
 //! | pool devices | any devices of the driver (0: all) |
 //! | `zeEventCreate(desc)` | `index` below the pool's count and not held by a live event, else `INVALID_ARGUMENT`; signal and wait scopes accepted and reported back |
-//! | counter-based events | `flags` must hold `IMMEDIATE` and/or `NON_IMMEDIATE`, else `INVALID_ARGUMENT`; `DEVICE_TIMESTAMP`/`HOST_TIMESTAMP` record timestamps. Each submitted command that signals one takes the next counter value; the event is complete when the counter reached the last value taken (a new event is complete). A wait waits for the value taken last before it was submitted. The host cannot signal or reset them, nor can `zeCommandListAppendSignalEvent`/`AppendEventReset` (`INVALID_SYNCHRONIZATION_OBJECT`); an immediate list needs `IMMEDIATE`, a regular list `NON_IMMEDIATE` (else `INVALID_SYNCHRONIZATION_OBJECT`); `IPC`: the counter lives in shared memory ([`crate::exec::shared::SharedCounter`]), exported by `zeEventCounterBasedGetIpcHandle` and mapped by `zeEventCounterBasedOpenIpcHandle` in any process |
+//! | counter-based events | `flags` must hold `IMMEDIATE` and/or `NON_IMMEDIATE`, else `INVALID_ARGUMENT`; `DEVICE_TIMESTAMP`/`HOST_TIMESTAMP` record timestamps. Each submitted command that signals one takes the next counter value; the event is complete when the counter reached the last value taken (a new event is complete). A wait waits for the value taken last before it was submitted. The host cannot signal or reset them, nor can `zeCommandListAppendSignalEvent`/`AppendEventReset` (`INVALID_SYNCHRONIZATION_OBJECT`); an immediate list needs `IMMEDIATE`, a regular list `NON_IMMEDIATE` (else `INVALID_SYNCHRONIZATION_OBJECT`); `IPC`: the counter lives in shared memory ([`crate::exec::ipc_events::SharedCounter`]), exported by `zeEventCounterBasedGetIpcHandle` and mapped by `zeEventCounterBasedOpenIpcHandle` in any process |
 //! | `zeEventHostSynchronize`, `zeEventQueryStatus` | `NOT_READY` when not complete (after `timeout`) |
 //! | kernel timestamps | of an event without timestamps: `INVALID_SYNCHRONIZATION_OBJECT`; not complete: `NOT_READY`; global and context timestamps are the same ticks (1 ns); one result per event (no sub-devices); the synchronized (host) timestamps of `zeEventQueryKernelTimestampsExt` equal them (one clock) |
 //! | `zeEventDestroy` | `HANDLE_OBJECT_IN_USE` while submitted work waits for the event and it is not complete (that work could never run); otherwise destroyed, even if submitted work will still signal it |
@@ -22,7 +22,7 @@ use std::os::fd::AsRawFd;
 
 use super::ipc;
 use super::objects::{Failure, Outcome};
-use crate::exec::shared::{SharedCounter, SharedEvents};
+use crate::exec::ipc_events::{SharedCounter, SharedEvents};
 use crate::exec::{EventState, Timeout};
 use crate::host::now_ns;
 

@@ -2,7 +2,7 @@
 //! memory a context opened from such handles.
 //!
 //! Every allocation (and every physical memory object) is a `memfd` (see
-//! [`crate::core::alloc`], [`crate::core::vm`]), open in the exporting process for as long as the
+//! [`crate::model::alloc`], [`crate::model::vm`]), open in the exporting process for as long as the
 //! memory lives. A handle is 64 bytes, native-endian ([`Wire`]):
 //!
 //! | bytes | field |
@@ -45,7 +45,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use zekit_sys::*;
 
-use crate::core::objects::{Failure, Outcome};
+use crate::model::objects::{Failure, Outcome};
 
 /// "ZKIP".
 pub const MAGIC: u32 = 0x5a4b_4950;
@@ -436,7 +436,7 @@ pub fn write_manifest(pieces: &[Piece]) -> Outcome<OwnedFd> {
             format!("making the range handle's manifest: {e}"),
         )
     };
-    let fd = crate::core::vm::memfd("zekit-ipc-range", 0).map_err(fail)?;
+    let fd = crate::model::vm::memfd("zekit-ipc-range", 0).map_err(fail)?;
     let mut file = std::fs::File::from(fd);
     std::io::Write::write_all(&mut file, &bytes).map_err(fail)?;
     Ok(OwnedFd::from(file))
@@ -492,7 +492,7 @@ impl Imports {
         };
         // A mapping of whole pages past the end of the file would fault (SIGBUS) on access:
         // refuse it.
-        let page = crate::core::vm::page_size() as u64;
+        let page = crate::model::vm::page_size() as u64;
         let file_size = stat_fd(fd.as_raw_fd()).map(|st| st.st_size as u64).unwrap_or(0);
         if w.offset.checked_add(w.map_len).is_none_or(|end| end > file_size.next_multiple_of(page)) {
             return Err(Failure::new(
@@ -537,7 +537,7 @@ impl Imports {
     pub fn open_range(&self, w: &RangeWire) -> Outcome<usize> {
         let manifest = take_fd(&w.manifest)?;
         let pieces = read_manifest(&manifest, w.count)?;
-        let page = crate::core::vm::page_size() as u64;
+        let page = crate::model::vm::page_size() as u64;
         let bad = |why: String| Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, why);
         let mut total: u64 = 0;
         let mut files = Vec::with_capacity(pieces.len());

@@ -35,7 +35,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use zekit_sys::*;
 
-use crate::core::objects::{Failure, Outcome};
+use crate::model::objects::{Failure, Outcome};
 
 /// The host page size: the granularity of reservations, mappings and physical objects.
 pub fn page_size() -> usize {
