@@ -441,6 +441,7 @@ fn run_tests() -> Result<(), String> {
         .args(["test", "-p", "zekit-spirv", "--test", "stdlib", "--test", "compile"])
         .args(["--test", "atomics_groups", "--test", "aggregates", "--test", "native"])
         .args(["--test", "fnptr", "-p", "zekit-driver-core", "--test", "kernels", "--test", "fnptr"])
+        .args(["--test", "kernel_launches", "--test", "kernel_modules"])
         .env("ZEKIT_LOCKSTEP", "1")
         .env("ZEKIT_STREAM_STORES", "1")
         .current_dir(root())

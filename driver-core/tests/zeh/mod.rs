@@ -425,4 +425,6 @@ pub fn image_desc(
     }
 }
 
+pub mod exec;
 pub mod images;
+pub mod kernels;
