@@ -39,10 +39,8 @@ mod pocl;
 #[path = "support/ze.rs"]
 mod support;
 
-use support::{env_usize, median, ok, setup, Device};
+use support::{arg, env_usize, kernel, kernels_dir, launch_and_wait, median, ok, read, setup};
 
-use std::ffi::CString;
-use std::path::PathBuf;
 use std::ptr::null_mut;
 use std::time::Instant;
 
@@ -59,13 +57,7 @@ const MAX_GROUPS: u32 = 1 << 16;
 const FLOPS_V1: f64 = 128.0 * 16.0 * 2.0;
 const FLOPS_V4: f64 = FLOPS_V1 * 4.0;
 
-fn kernels_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spirv/kernels")
-}
 
-fn read(path: PathBuf) -> Vec<u8> {
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (run `cargo xtask kernels`)", path.display()))
-}
 
 /// The test kernels: (name, SPIR-V, bitcode).
 fn corpus() -> Vec<(String, Vec<u8>, Vec<u8>)> {
@@ -89,25 +81,6 @@ fn corpus() -> Vec<(String, Vec<u8>, Vec<u8>)> {
         .collect()
 }
 
-impl Device {
-    /// `zeModuleCreate` of SPIR-V; `Err` with the build log's first line on failure.
-    fn module(&self, spv: &[u8]) -> Result<ze_module_handle_t, ze_result_t> {
-        let desc = ze_module_desc_t {
-            format: ze_module_format_t::IL_SPIRV,
-            inputSize: spv.len(),
-            pInputModule: spv.as_ptr(),
-            ..Default::default()
-        };
-        let mut m = null_mut();
-        // SAFETY: valid context, device and descriptor; `spv` outlives the call.
-        let r = unsafe { ze::zeModuleCreate(self.ctx, self.dev, &desc, &mut m, null_mut()) };
-        if r == ZE_RESULT_SUCCESS {
-            Ok(m)
-        } else {
-            Err(r)
-        }
-    }
-}
 
 fn destroy_module(m: ze_module_handle_t) {
     // SAFETY: a module made by `Device::module`, no kernel of it alive.
@@ -132,36 +105,8 @@ fn create_every_kernel(m: ze_module_handle_t) {
     }
 }
 
-fn kernel(m: ze_module_handle_t, name: &str, group: u32) -> ze_kernel_handle_t {
-    let name = CString::new(name).expect("name");
-    let desc = ze_kernel_desc_t { pKernelName: name.as_ptr(), ..Default::default() };
-    let mut k = null_mut();
-    // SAFETY: a live module, a NUL-terminated name.
-    unsafe {
-        ok("zeKernelCreate", ze::zeKernelCreate(m, &desc, &mut k));
-        ok("zeKernelSetGroupSize", ze::zeKernelSetGroupSize(k, group, 1, 1));
-    }
-    k
-}
 
-fn arg<T>(k: ze_kernel_handle_t, i: u32, v: &T) {
-    // SAFETY: `v` is `size_of::<T>()` readable bytes.
-    ok("zeKernelSetArgumentValue", unsafe {
-        ze::zeKernelSetArgumentValue(k, i, std::mem::size_of::<T>(), (v as *const T).cast())
-    });
-}
 
-/// Appends a launch of `groups` groups and waits for it; seconds.
-fn launch_and_wait(l: ze_command_list_handle_t, k: ze_kernel_handle_t, groups: u32) -> f64 {
-    let g = ze_group_count_t { groupCountX: groups, groupCountY: 1, groupCountZ: 1 };
-    let t = Instant::now();
-    // SAFETY: a live list and kernel whose arguments are all set.
-    unsafe {
-        ok("launch", ze::zeCommandListAppendLaunchKernel(l, k, &g, null_mut(), 0, null_mut()));
-        ok("host synchronize", ze::zeCommandListHostSynchronize(l, u64::MAX));
-    }
-    t.elapsed().as_secs_f64()
-}
 
 fn cl_launch_and_wait(cl: &pocl::Pocl, k: &pocl::Kernel<'_>, global: usize, local: usize) -> f64 {
     let t = Instant::now();
@@ -194,13 +139,6 @@ fn report(what: &str, unit: &str, ours: f64, theirs: Option<f64>, goal: &str) {
     }
 }
 
-/// Groups of `LOCAL` for about `target` seconds of `run(groups)`, from one timed run of `probe`
-/// groups (after a warm-up).
-fn calibrate(probe: u32, target: f64, mut run: impl FnMut(u32) -> f64) -> u32 {
-    run(probe);
-    let t = run(probe);
-    ((probe as f64 * target / t) as u32).clamp(1, MAX_GROUPS)
-}
 
 fn main() {
     // Before PoCL is loaded: no program cache, so each build is cold.
@@ -368,7 +306,7 @@ fn main() {
         let k = kernel(fm, name, LOCAL);
         arg(k, 0, &out);
         arg(k, 1, &1.0001f32);
-        let groups = calibrate(16, 0.1, |g| launch_and_wait(imm, k, g));
+        let groups = support::calibrate(16, MAX_GROUPS, 0.1, |g| launch_and_wait(imm, k, g));
         let gflops = |g: u32, s: f64| g as f64 * LOCAL as f64 * per_item / s / 1e9;
         let ours_run = || gflops(groups, launch_and_wait(imm, k, groups));
         let what = format!("FP32 multiply-add chains `{name}` ({per_item} flops per work-item), GFLOPS");
@@ -379,7 +317,7 @@ fn main() {
                 ck.arg(0, &buf.mem);
                 ck.arg(1, &1.0001f32);
                 let local = LOCAL as usize;
-                let cl_groups = calibrate(16, 0.1, |g| cl_launch_and_wait(cl, &ck, g as usize * local, local));
+                let cl_groups = support::calibrate(16, MAX_GROUPS, 0.1, |g| cl_launch_and_wait(cl, &ck, g as usize * local, local));
                 let theirs_run = || gflops(cl_groups, cl_launch_and_wait(cl, &ck, cl_groups as usize * local, local));
                 let (ours, theirs) = interleave(rounds, ours_run, theirs_run);
                 report(&what, "GFLOPS", ours, Some(theirs), ">= 2");

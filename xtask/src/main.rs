@@ -398,10 +398,11 @@ fn kernels(check: bool) -> Result<(), String> {
 }
 
 /// `cargo xtask bench`: the benchmarks, each printing ratios against a baseline measured in the
-/// same run (memcpy, PoCL, validation off); installs PoCL first. `-p zekit-driver-core` runs both
-/// of its bench targets: `execute` (copies, round trips) and `kernels` (SPIR-V kernels against
-/// PoCL: module builds, an empty launch, multiply-add GFLOPS, copy bandwidth), then dpnp on
-/// zekit against Intel's OpenCL CPU runtime (`cargo xtask sycl --bench`).
+/// same run (memcpy, PoCL, validation off, one core); installs PoCL first. `-p zekit-driver-core`
+/// runs each of its bench targets: `execute` (copies, round trips), `kernels` (SPIR-V kernels
+/// against PoCL: module builds, an empty launch, multiply-add GFLOPS, copy bandwidth),
+/// `throughput` (many small lists) and `scaling` (the kernels on 1, 2, 4, ... cores), then dpnp
+/// on zekit against Intel's OpenCL CPU runtime (`cargo xtask sycl --bench`).
 fn bench() -> Result<(), String> {
     deps::pocl()?;
     for package in ["zekit-driver-core", "zekit-mock"] {

@@ -3,8 +3,10 @@
 
 #![allow(dead_code)]
 
-use std::ffi::c_void;
+use std::ffi::{c_void, CString};
+use std::path::PathBuf;
 use std::ptr::null_mut;
+use std::time::Instant;
 
 use zekit_icd::entry as ze;
 use zekit_sys::*;
@@ -64,4 +66,76 @@ impl Device {
         });
         l
     }
+}
+
+impl Device {
+    /// `zeModuleCreate` of SPIR-V; `Err` with the build log's first line on failure.
+    pub fn module(&self, spv: &[u8]) -> Result<ze_module_handle_t, ze_result_t> {
+        let desc = ze_module_desc_t {
+            format: ze_module_format_t::IL_SPIRV,
+            inputSize: spv.len(),
+            pInputModule: spv.as_ptr(),
+            ..Default::default()
+        };
+        let mut m = null_mut();
+        // SAFETY: valid context, device and descriptor; `spv` outlives the call.
+        let r = unsafe { ze::zeModuleCreate(self.ctx, self.dev, &desc, &mut m, null_mut()) };
+        if r == ZE_RESULT_SUCCESS {
+            Ok(m)
+        } else {
+            Err(r)
+        }
+    }
+}
+
+/// The committed kernels, `spirv/kernels` (`ZEKIT_KERNELS_DIR` names another copy: where the
+/// bench binary runs away from its checkout).
+pub fn kernels_dir() -> PathBuf {
+    match std::env::var_os("ZEKIT_KERNELS_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spirv/kernels"),
+    }
+}
+
+pub fn read(path: PathBuf) -> Vec<u8> {
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (run `cargo xtask kernels`)", path.display()))
+}
+
+pub fn kernel(m: ze_module_handle_t, name: &str, group: u32) -> ze_kernel_handle_t {
+    let name = CString::new(name).expect("name");
+    let desc = ze_kernel_desc_t { pKernelName: name.as_ptr(), ..Default::default() };
+    let mut k = null_mut();
+    // SAFETY: a live module, a NUL-terminated name.
+    unsafe {
+        ok("zeKernelCreate", ze::zeKernelCreate(m, &desc, &mut k));
+        ok("zeKernelSetGroupSize", ze::zeKernelSetGroupSize(k, group, 1, 1));
+    }
+    k
+}
+
+pub fn arg<T>(k: ze_kernel_handle_t, i: u32, v: &T) {
+    // SAFETY: `v` is `size_of::<T>()` readable bytes.
+    ok("zeKernelSetArgumentValue", unsafe {
+        ze::zeKernelSetArgumentValue(k, i, std::mem::size_of::<T>(), (v as *const T).cast())
+    });
+}
+
+/// Appends a launch of `groups` groups and waits for it; seconds.
+pub fn launch_and_wait(l: ze_command_list_handle_t, k: ze_kernel_handle_t, groups: u32) -> f64 {
+    let g = ze_group_count_t { groupCountX: groups, groupCountY: 1, groupCountZ: 1 };
+    let t = Instant::now();
+    // SAFETY: a live list and kernel whose arguments are all set.
+    unsafe {
+        ok("launch", ze::zeCommandListAppendLaunchKernel(l, k, &g, null_mut(), 0, null_mut()));
+        ok("host synchronize", ze::zeCommandListHostSynchronize(l, u64::MAX));
+    }
+    t.elapsed().as_secs_f64()
+}
+
+/// Groups for about `target` seconds of `run(groups)`, from one timed run of `probe`
+/// groups (after a warm-up).
+pub fn calibrate(probe: u32, max: u32, target: f64, mut run: impl FnMut(u32) -> f64) -> u32 {
+    run(probe);
+    let t = run(probe);
+    ((probe as f64 * target / t) as u32).clamp(1, max)
 }
