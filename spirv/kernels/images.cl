@@ -1,4 +1,4 @@
-// Images and samplers in kernels (driver-core/tests/image_kernels.rs, the C test
+// Images and samplers in kernels (cpu/tests/image_kernels.rs, the C test
 // image_sample.c): reads and writes of every image type and channel kind, sampling with
 // sampler arguments and program-scope samplers, and the image queries.
 

@@ -248,7 +248,7 @@ fn demo() -> Result<(), String> {
     let root = root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = std::process::Command::new(&cargo)
-        .args(["build", "--release", "-p", "zekit-driver-core", "-p", "zekit-example"])
+        .args(["build", "--release", "-p", "zekit-cpu-icd", "-p", "zekit-example"])
         .current_dir(&root)
         .status()
         .map_err(|e| format!("cargo build: {e}"))?;
@@ -398,14 +398,14 @@ fn kernels(check: bool) -> Result<(), String> {
 }
 
 /// `cargo xtask bench`: the benchmarks, each printing ratios against a baseline measured in the
-/// same run (memcpy, PoCL, validation off, one core); installs PoCL first. `-p zekit-driver-core`
+/// same run (memcpy, PoCL, validation off, one core); installs PoCL first. `-p zekit-cpu`
 /// runs each of its bench targets: `execute` (copies, round trips), `kernels` (SPIR-V kernels
 /// against PoCL: module builds, an empty launch, multiply-add GFLOPS, copy bandwidth),
 /// `throughput` (many small lists) and `scaling` (the kernels on 1, 2, 4, ... cores), then dpnp
 /// on zekit against Intel's OpenCL CPU runtime (`cargo xtask sycl --bench`).
 fn bench() -> Result<(), String> {
     deps::pocl()?;
-    for package in ["zekit-driver-core", "zekit-mock"] {
+    for package in ["zekit-cpu", "zekit-mock"] {
         let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .args(["bench", "-p", package])
             .current_dir(root())
@@ -441,7 +441,7 @@ fn run_tests() -> Result<(), String> {
     let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["test", "-p", "zekit-spirv", "--test", "stdlib", "--test", "compile"])
         .args(["--test", "atomics_groups", "--test", "aggregates", "--test", "native"])
-        .args(["--test", "fnptr", "-p", "zekit-driver-core", "--test", "kernels", "--test", "fnptr"])
+        .args(["--test", "fnptr", "-p", "zekit-cpu", "--test", "kernels", "--test", "fnptr"])
         .args(["--test", "kernel_launches", "--test", "kernel_modules"])
         .env("ZEKIT_LOCKSTEP", "1")
         .env("ZEKIT_STREAM_STORES", "1")

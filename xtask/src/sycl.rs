@@ -7,7 +7,7 @@
 //!   pinned; reinstalled only when that file changes);
 //! - `level-zero-1.32/lib/`: the loader (and its tracing layer, which it loads), built with the
 //!   venv's cmake from the vendored tarball (checked against `SHA256SUMS`);
-//! - the CPU driver, `cargo build --release -p zekit-driver-core` (`--debug-driver`: the dev
+//! - the CPU driver, `cargo build --release -p zekit-cpu-icd` (`--debug-driver`: the dev
 //!   profile, which `cargo xtask test` has mostly built already).
 //!
 //! Then the pytest suite `tests/sycl/` runs once per adapter, each test in a forked child (a
@@ -166,12 +166,12 @@ fn loader(root: &Path, deps: &Path, python: &Path) -> Result<PathBuf, String> {
     Ok(lib)
 }
 
-/// `cargo build --release -p zekit-driver-core` (without `--release` for `debug`); the driver's
+/// `cargo build --release -p zekit-cpu-icd` (without `--release` for `debug`); the driver's
 /// absolute path.
 fn driver(root: &Path, debug: bool) -> Result<PathBuf, String> {
     let t = Instant::now();
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.args(["build", "-p", "zekit-driver-core"]).current_dir(root);
+    cmd.args(["build", "-p", "zekit-cpu-icd"]).current_dir(root);
     if !debug {
         cmd.arg("--release");
     }
