@@ -308,3 +308,54 @@ pub fn condition_rust(api: &Api, f: &Function, when: &str) -> Result<String, Str
     let inner = inner.strip_prefix("if ").and_then(|t| t.strip_suffix("{}")).unwrap_or(inner).trim();
     Ok(inner.to_string())
 }
+
+/// `matches!` pattern of a set of values, contiguous runs as ranges.
+fn value_pattern(values: &[u32]) -> TokenStream {
+    let mut v: Vec<u32> = values.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut pats = vec![];
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        let (a, b) = (hex(v[i]), hex(v[j]));
+        pats.push(if i == j { quote!(#a) } else { quote!(#a..=#b) });
+        i = j + 1;
+    }
+    if pats.is_empty() {
+        // No known value: nothing matches (`0` with an impossible guard keeps the arm shape).
+        return quote!(_ if false);
+    }
+    quote!(#(#pats)|*)
+}
+
+pub(super) fn hex(v: u32) -> Literal {
+    if v > 0xffff {
+        format!("{v:#010x}").parse().expect("hex literal")
+    } else {
+        Literal::u32_unsuffixed(v)
+    }
+}
+
+/// Enum/flags check of one value (`access` reads the `u32`; `what` names it in the reason).
+fn enum_check(e: &EnumInfo, access: TokenStream, what: &str) -> TokenStream {
+    if e.flags {
+        let not_mask = !e.mask();
+        if not_mask == 0 {
+            return quote!();
+        }
+        let nm = format!("{not_mask:#010x}").parse::<Literal>().expect("hex");
+        let why = format!("{what} has bits this API version does not define");
+        if e.all_ones {
+            return quote!(if #access != u32::MAX && #access & #nm != 0 { return Err(bad(ZeError::INVALID_ENUMERATION, #why)); });
+        }
+        quote!(if #access & #nm != 0 { return Err(bad(ZeError::INVALID_ENUMERATION, #why)); })
+    } else {
+        let pat = value_pattern(&e.values);
+        let why = format!("{what} is not a value of its enumeration");
+        quote!(match #access { #pat => {} _ => return Err(bad(ZeError::INVALID_ENUMERATION, #why)), })
+    }
+}
