@@ -1,5 +1,5 @@
 //! The part of this crate generated from the spec's annotations by `cargo xtask gen`
-//! (`codegen/src/emit_safe.rs` → `generated/zekit/safe.rs`): one wrapper type per handle kind
+//! (`codegen/src/emit_safe/` → `generated/zekit/safe.rs`): one wrapper type per handle kind
 //! and every function of the spec as a method (safe, or `unsafe` with raw parameters), and
 //! [`REACH`], how each function is reached.
 #![allow(non_snake_case, clippy::all)]
