@@ -25,7 +25,7 @@ use cranelift_module::{
 };
 
 use crate::ir::{self, AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Round, Term, Ty, UnOp};
-use crate::regions::Regions;
+use crate::analysis::regions::Regions;
 use crate::{Error, GroupCtx};
 
 #[path = "jit_vec.rs"]
@@ -958,7 +958,7 @@ impl<'a> Lower<'a> {
             lv: HashMap::new(),
             vmask: None,
             consts: HashMap::new(),
-            arg_reads: crate::regions::arg_reads(k),
+            arg_reads: crate::analysis::regions::arg_reads(k),
             records: HashMap::new(),
             arg_words: HashMap::new(),
             remats: HashMap::new(),

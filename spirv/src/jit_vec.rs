@@ -28,7 +28,8 @@ use cranelift_codegen::ir::{
 
 use super::{ty, CValue, Lower};
 use crate::ir::{self, BinOp, BlockId, Builtin, ConvOp, MathFn, Op, Term, Ty, UnOp};
-use crate::regions::{operands, Regions};
+use crate::analysis::regions::Regions;
+use crate::ir::operands;
 use crate::Error;
 
 /// Work-items per iteration.
@@ -463,7 +464,7 @@ type Divergence = (
 /// different paths meet). `None` when some branch cannot run in lockstep: a varying switch,
 /// a loop inside a divergent region, or sides that neither meet nor only return.
 fn divergence(k: &ir::Kernel, varying: &[bool]) -> Option<Divergence> {
-    use crate::verify::{dominates, dominators_of};
+    use crate::ir::verify::{dominates, dominators_of};
     let n = k.blocks.len();
     let succ = |b: usize| -> Vec<usize> {
         k.successors(BlockId(b as u32))

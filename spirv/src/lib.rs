@@ -18,8 +18,11 @@
 //! A compiled kernel is a function called once per work-group with a [`GroupCtx`]; it runs the
 //! group's work-items as loops inside (one loop per barrier-delimited region).
 
+mod analysis;
+pub use analysis::regions;
 pub mod image;
 pub mod ir;
+pub use ir::verify;
 #[cfg(feature = "jit")]
 pub mod jit;
 #[cfg(feature = "jit")]
@@ -28,9 +31,7 @@ pub mod lower;
 pub use lower::Linking;
 #[cfg(feature = "jit")]
 pub mod native;
-pub mod regions;
 pub mod spv;
-pub mod verify;
 
 use std::collections::HashMap;
 use std::fmt;

@@ -26,8 +26,10 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{BinOp, BlockId, Kernel, Op, Term, Value};
-use crate::verify::{dominates, dominators_of};
+use crate::ir::verify::{dominates, dominators_of};
 use crate::Error;
+
+pub use crate::ir::{operands, term_operands};
 
 /// Most block copies the segments of a kernel may add up to.
 const MAX_COPIES: usize = 1 << 18;
@@ -90,53 +92,6 @@ impl Regions {
             return dp < pos || (dp == 0 && pos == 0);
         }
         dominates(&self.idom[seg], db, b)
-    }
-}
-
-/// The values an operation reads.
-pub fn operands(op: &Op) -> Vec<Value> {
-    match op {
-        Op::Bin(_, a, b) | Op::Cmp(_, a, b) | Op::Atomic(_, a, b) | Op::AtomicStore(a, b) => {
-            vec![*a, *b]
-        }
-        Op::Un(_, a) | Op::Conv(_, a) | Op::Load(a) | Op::AtomicLoad(a) | Op::BuiltinDyn(_, a) => {
-            vec![*a]
-        }
-        Op::Select(a, b, c) | Op::AtomicCas(a, b, c) => vec![*a, *b, *c],
-        Op::Store { addr, value } => vec![*addr, *value],
-        Op::Copy { dst, src, size } => vec![*dst, *src, *size],
-        Op::Math(_, v) => v.clone(),
-        Op::Printf { fmt, args, .. } => vec![*fmt, *args],
-        Op::Image {
-            image,
-            sampler,
-            coords,
-            texel,
-            ..
-        } => vec![*image, *sampler, *coords, *texel],
-        Op::Const(_)
-        | Op::Builtin(..)
-        | Op::ArgAddr(_)
-        | Op::PrivateAddr(_)
-        | Op::LocalAddr(_)
-        | Op::GlobalAddr(_)
-        | Op::Barrier
-        | Op::SubgroupBarrier => vec![],
-    }
-}
-
-/// The values a terminator reads.
-pub fn term_operands(t: &Term) -> Vec<Value> {
-    match t {
-        Term::Jump(_, a) => a.clone(),
-        Term::Branch(c, (_, a), (_, b)) => {
-            let mut v = vec![*c];
-            v.extend(a);
-            v.extend(b);
-            v
-        }
-        Term::Switch(c, ..) => vec![*c],
-        _ => vec![],
     }
 }
 
