@@ -24,13 +24,20 @@ pub mod image;
 pub mod ir;
 pub use ir::verify;
 #[cfg(feature = "jit")]
-pub mod jit;
+mod backend;
+/// The Cranelift backend (`backend/`): compiled code, native images of it, and when kernels
+/// run work-items in lockstep.
 #[cfg(feature = "jit")]
-pub mod printf;
+pub mod jit {
+    pub use crate::backend::*;
+}
+#[cfg(feature = "jit")]
+pub use rt::printf;
+mod rt;
 pub mod lower;
 pub use lower::Linking;
 #[cfg(feature = "jit")]
-pub mod native;
+pub use backend::native;
 pub mod spv;
 
 use std::collections::HashMap;
@@ -393,8 +400,8 @@ impl Kernel {
     /// static size plus the local arguments, private memory as [`GroupCtx::private_mem`]
     /// says; and the [`Program`] must outlive the call.
     pub unsafe fn run_group(&self, ctx: &mut GroupCtx) {
-        // SAFETY: `entry` is the finalized code of this kernel, of this signature (jit.rs);
-        // the caller vouches for the memory it reaches.
+        // SAFETY: `entry` is the finalized code of this kernel, of this signature
+        // (`backend/scalar.rs`); the caller vouches for the memory it reaches.
         let f: extern "C" fn(*mut GroupCtx) = unsafe { std::mem::transmute(self.entry) };
         f(ctx);
         printf::flush();

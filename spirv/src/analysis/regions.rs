@@ -21,7 +21,7 @@
 //! Sub-group barriers ([`Op::SubgroupBarrier`], the sub-group collectives' and non-uniform
 //! operations') start segments of their own, numbered last in reverse postorder: a work-item
 //! stopped at one waits while a work-item of its sub-group is at an earlier one, and work-items
-//! at work-group barriers wait while any work-item is at one (see `jit.rs`).
+//! at work-group barriers wait while any work-item is at one (see `backend/scalar.rs`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -137,7 +137,7 @@ fn rpo_index(k: &Kernel) -> Vec<usize> {
 /// barriers in reverse postorder of their start blocks. A work-item stopped at a sub-group
 /// barrier waits while another work-item of its sub-group is stopped at an earlier one in this
 /// order (one it may still come to it from), so that work-items that diverged come together
-/// again at the next sub-group operation they share (see `jit.rs`).
+/// again at the next sub-group operation they share (see `backend/scalar.rs`).
 fn renumber(k: &Kernel, r: &mut Regions) {
     let rpo = rpo_index(k);
     let mut order: Vec<usize> = (0..r.starts.len()).collect();
