@@ -169,7 +169,7 @@ impl Builder<'_> {
             // OpBitcast between a half and a 16-bit integer
             124 if result_half(0) || self.type_of(fr, i.w(2)?).is_some_and(|t| m.is_half(t)) => {
                 let (x, xty) = self.get(fr, i.w(2)?)?;
-                // Vectors: `Builder::vector_bitcast` (`lower/dpcpp.rs`).
+                // Vectors: `Builder::vector_bitcast` (`frontend/dpcpp.rs`).
                 let (Val::V(x), false, false) =
                     (x, m.vector(xty).is_some(), m.vector(i.w(0)?).is_some())
                 else {
