@@ -112,7 +112,7 @@ impl Module {
             Type::Int(64) => Ty::I64,
             Type::Float(32) => Ty::F32,
             Type::Float(64) => Ty::F64,
-            // A half value is carried as the f32 of the same value (see `frontend/stdlib.rs`).
+            // A half value is carried as the f32 of the same value (see `frontend/stdlib/`).
             Type::Float(16) => Ty::F32,
             // Images and samplers: their descriptors' addresses (`frontend/image.rs`).
             // Events: a copy's event (`async_copy`), never waited on for real.

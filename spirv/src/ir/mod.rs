@@ -229,7 +229,7 @@ pub enum MathFn {
     Fdim,
     Maxmag,
     Minmag,
-    // OpenCL.std functions added for the full extended set (see `frontend/stdlib.rs`).
+    // OpenCL.std functions added for the full extended set (see `frontend/stdlib/`).
     Acosh,
     Asinh,
     Atanh,
