@@ -125,8 +125,8 @@ fn lockstep_policy() -> Lockstep {
     })
 }
 
-/// How many kernels [`compile`] made run work-items in lockstep (see `backend/lockstep`) on this
-/// thread.
+/// How many kernels [`compile`] made run work-items in lockstep (see `backend/lockstep`) on
+/// this thread.
 pub fn lockstep_kernels_on_this_thread() -> u64 {
     LOCKSTEP.with(|c| c.get())
 }
