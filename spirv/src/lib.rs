@@ -1,14 +1,16 @@
 //! `zekit-spirv`: OpenCL SPIR-V kernels compiled to native code for the CPU driver.
 //!
-//! The pipeline: [`spv`] splits the binary into instructions and checks the header;
-//! [`lower`] turns the module into the compiler's own [`ir`] (one SSA function per kernel,
-//! calls inlined, phis as block parameters, built-ins as operations), validating what it relies
-//! on; [`verify`] checks the IR (terminators, branch arguments, SSA dominance); [`regions`]
-//! splits kernels at their work-group barriers; `jit` lowers the IR to
-//! machine code through Cranelift; `native` saves a compiled `Program` as relocatable
-//! machine code and loads it again without compiling. Imported functions (`LinkageAttributes`
-//! Import) are resolved by `compile_linked` from other modules' exports. Nothing here knows
-//! Level Zero.
+//! The pipeline, one folder per stage: `spv/` splits the binary into instructions and checks
+//! the header ([`spv`]); `frontend/` turns the module into the compiler's own IR (public as
+//! [`lower`]: one SSA function per kernel, calls inlined, phis as block parameters, built-ins
+//! as operations), validating what it relies on; `ir/` holds the [`ir`] and its checks
+//! ([`verify`]: terminators, branch arguments, SSA dominance); `analysis/` splits kernels at
+//! their work-group barriers ([`regions`]) and plans which kernels run work-items in lockstep;
+//! `backend/` lowers the IR to machine code through Cranelift (public as `jit`), and saves a
+//! compiled `Program` as relocatable machine code and loads it again without compiling
+//! (`native`); `rt/` holds the host functions generated code calls (math shims, `printf`,
+//! image access). Imported functions (`LinkageAttributes` Import) are resolved by
+//! `compile_linked` from other modules' exports. Nothing here knows Level Zero.
 //!
 //! Cargo feature `jit` (on by default): code generation (`compile`, `Program`, `Kernel`, the
 //! `jit` module) and the Cranelift dependencies. Without it the crate parses, lowers and verifies
@@ -18,19 +20,32 @@
 //! A compiled kernel is a function called once per work-group with a [`GroupCtx`]; it runs the
 //! group's work-items as loops inside (one loop per barrier-delimited region).
 
-pub mod image;
-pub mod ir;
-#[cfg(feature = "jit")]
-pub mod jit;
-#[cfg(feature = "jit")]
-pub mod printf;
-pub mod lower;
-pub use lower::Linking;
-#[cfg(feature = "jit")]
-pub mod native;
-pub mod regions;
 pub mod spv;
-pub mod verify;
+mod frontend;
+/// SPIR-V to the IR (`frontend/`): [`lower::lower`], [`lower::lower_linked`] and
+/// [`lower::linkage`].
+pub mod lower {
+    pub use crate::frontend::*;
+}
+pub use lower::Linking;
+pub mod ir;
+pub use ir::verify;
+mod analysis;
+pub use analysis::regions;
+#[cfg(feature = "jit")]
+mod backend;
+/// The Cranelift backend (`backend/`): compiled code, native images of it, and when kernels
+/// run work-items in lockstep.
+#[cfg(feature = "jit")]
+pub mod jit {
+    pub use crate::backend::*;
+}
+#[cfg(feature = "jit")]
+pub use backend::native;
+mod rt;
+#[cfg(feature = "jit")]
+pub use rt::printf;
+pub mod image;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -392,8 +407,8 @@ impl Kernel {
     /// static size plus the local arguments, private memory as [`GroupCtx::private_mem`]
     /// says; and the [`Program`] must outlive the call.
     pub unsafe fn run_group(&self, ctx: &mut GroupCtx) {
-        // SAFETY: `entry` is the finalized code of this kernel, of this signature (jit.rs);
-        // the caller vouches for the memory it reaches.
+        // SAFETY: `entry` is the finalized code of this kernel, of this signature
+        // (`backend/scalar.rs`); the caller vouches for the memory it reaches.
         let f: extern "C" fn(*mut GroupCtx) = unsafe { std::mem::transmute(self.entry) };
         f(ctx);
         printf::flush();
@@ -409,7 +424,7 @@ pub struct Program {
     /// Exported program-scope variables: name, address, size.
     pub globals: Vec<(String, usize, usize)>,
     /// Exported functions that are not kernels, in a module using function pointers: name and
-    /// the pointer value the module's kernels call them by (see `lower/fnptr.rs`).
+    /// the pointer value the module's kernels call them by (see `frontend/fnptr.rs`).
     pub functions: Vec<(String, usize)>,
     data: Box<[u64]>,
     /// The initial bytes of the program-scope data (what a native binary saves), before
@@ -463,7 +478,7 @@ pub fn compile_linked(
 pub fn linkage(bytes: &[u8]) -> Result<(Vec<String>, Vec<String>), Error> {
     match catch_unwind(AssertUnwindSafe(|| {
         let (insts, _, _) = spv::parse(bytes)?;
-        lower::linkage(&insts)
+        frontend::linkage(&insts)
     })) {
         Ok(r) => r,
         Err(_) => Err(Error::internal("the compiler panicked")),
@@ -522,7 +537,7 @@ pub fn check(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Vec<KernelInfo>, 
 /// without the `jit` feature.
 pub fn inspect(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<ModuleInfo, Error> {
     let (insts, _, _) = spv::parse(bytes)?;
-    let lowered = lower::lower(&insts, spec)?;
+    let lowered = frontend::lower(&insts, spec)?;
     let mut infos = Vec::new();
     for (mut k, mut info) in lowered.kernels {
         verify::verify(&k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
@@ -652,7 +667,7 @@ fn prepare_inner(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.context("a linked module"))?;
     let lib_refs: Vec<_> = lib_insts.iter().map(|(i, s)| (&i[..], *s)).collect();
-    let lowered = lower::lower_linked(&insts, spec, &lib_refs, linking)?;
+    let lowered = frontend::lower_linked(&insts, spec, &lib_refs, linking)?;
     let mut data: Box<[u64]> = {
         let mut d = vec![0u64; lowered.data.len().div_ceil(8)];
         for (i, b) in lowered.data.iter().enumerate() {
@@ -661,7 +676,7 @@ fn prepare_inner(
         d.into_boxed_slice()
     };
     let base = data.as_ptr() as usize;
-    lower::fnptr::relocate(&mut data, &lowered.data_relocs, base as u64);
+    frontend::fnptr::relocate(&mut data, &lowered.data_relocs, base as u64);
     let mut split = Vec::new();
     let mut infos = Vec::new();
     for (mut k, mut info) in lowered.kernels {

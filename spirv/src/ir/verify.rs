@@ -3,8 +3,7 @@
 //! value is defined once and dominates each of its uses. SPIR-V that breaks these rules (which
 //! the lowering does not all see) is refused here instead of reaching a backend.
 
-use crate::ir::{BlockId, Kernel, Term, Ty, Value};
-use crate::regions::{operands, term_operands};
+use crate::ir::{operands, term_operands, BlockId, Kernel, Term, Ty, Value};
 use crate::Error;
 
 /// Immediate dominators of the blocks reachable from block 0 (`None`: unreachable), and the

@@ -21,13 +21,15 @@
 //! Sub-group barriers ([`Op::SubgroupBarrier`], the sub-group collectives' and non-uniform
 //! operations') start segments of their own, numbered last in reverse postorder: a work-item
 //! stopped at one waits while a work-item of its sub-group is at an earlier one, and work-items
-//! at work-group barriers wait while any work-item is at one (see `jit.rs`).
+//! at work-group barriers wait while any work-item is at one (see `backend/scalar.rs`).
 
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{BinOp, BlockId, Kernel, Op, Term, Value};
-use crate::verify::{dominates, dominators_of};
+use crate::ir::verify::{dominates, dominators_of};
 use crate::Error;
+
+pub use crate::ir::{operands, term_operands};
 
 /// Most block copies the segments of a kernel may add up to.
 const MAX_COPIES: usize = 1 << 18;
@@ -93,53 +95,6 @@ impl Regions {
     }
 }
 
-/// The values an operation reads.
-pub fn operands(op: &Op) -> Vec<Value> {
-    match op {
-        Op::Bin(_, a, b) | Op::Cmp(_, a, b) | Op::Atomic(_, a, b) | Op::AtomicStore(a, b) => {
-            vec![*a, *b]
-        }
-        Op::Un(_, a) | Op::Conv(_, a) | Op::Load(a) | Op::AtomicLoad(a) | Op::BuiltinDyn(_, a) => {
-            vec![*a]
-        }
-        Op::Select(a, b, c) | Op::AtomicCas(a, b, c) => vec![*a, *b, *c],
-        Op::Store { addr, value } => vec![*addr, *value],
-        Op::Copy { dst, src, size } => vec![*dst, *src, *size],
-        Op::Math(_, v) => v.clone(),
-        Op::Printf { fmt, args, .. } => vec![*fmt, *args],
-        Op::Image {
-            image,
-            sampler,
-            coords,
-            texel,
-            ..
-        } => vec![*image, *sampler, *coords, *texel],
-        Op::Const(_)
-        | Op::Builtin(..)
-        | Op::ArgAddr(_)
-        | Op::PrivateAddr(_)
-        | Op::LocalAddr(_)
-        | Op::GlobalAddr(_)
-        | Op::Barrier
-        | Op::SubgroupBarrier => vec![],
-    }
-}
-
-/// The values a terminator reads.
-pub fn term_operands(t: &Term) -> Vec<Value> {
-    match t {
-        Term::Jump(_, a) => a.clone(),
-        Term::Branch(c, (_, a), (_, b)) => {
-            let mut v = vec![*c];
-            v.extend(a);
-            v.extend(b);
-            v
-        }
-        Term::Switch(c, ..) => vec![*c],
-        _ => vec![],
-    }
-}
-
 /// Successors within a segment: every edge but a barrier's.
 fn inner_successors(k: &Kernel, b: usize) -> Vec<usize> {
     match &k.blocks[b].term {
@@ -182,7 +137,7 @@ fn rpo_index(k: &Kernel) -> Vec<usize> {
 /// barriers in reverse postorder of their start blocks. A work-item stopped at a sub-group
 /// barrier waits while another work-item of its sub-group is stopped at an earlier one in this
 /// order (one it may still come to it from), so that work-items that diverged come together
-/// again at the next sub-group operation they share (see `jit.rs`).
+/// again at the next sub-group operation they share (see `backend/scalar.rs`).
 fn renumber(k: &Kernel, r: &mut Regions) {
     let rpo = rpo_index(k);
     let mut order: Vec<usize> = (0..r.starts.len()).collect();

@@ -10,9 +10,9 @@
 //! tags and operands of the (at most 8) work-items of its sub-group and computes its own result
 //! from those whose tag is this instruction's; a sub-group barrier; it clears its tag. In each
 //! round only the work-items at the earliest sub-group barrier of each sub-group (in reverse
-//! postorder: see `regions.rs` and `jit.rs`) go on, the others wait, so those carrying the tag
-//! when they read are exactly the ones that reached the instruction together, and work-items
-//! that diverged meet again at the next operation they share.
+//! postorder: see `analysis/regions.rs` and `backend/scalar.rs`) go on, the others wait, so
+//! those carrying the tag when they read are exactly the ones that reached the instruction
+//! together, and work-items that diverged meet again at the next operation they share.
 //! The tags start cleared: each work-item clears its own at the kernel's entry.
 //!
 //! The ballot instructions that only read a ballot value (`InverseBallot`, `BallotBitExtract`,

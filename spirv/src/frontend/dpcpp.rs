@@ -7,8 +7,8 @@
 //! of SPV_INTEL_subgroups, split barriers, `OpPtrDiff`/`OpPtrEqual`/`OpPtrNotEqual`), built-in
 //! variables read through access chains, `HostAccessINTEL` variables exported by name, the KHR
 //! uniform group instructions (lowered by [`Builder::group_op`] with the combining operations
-//! of `lower/nonuniform.rs`), and the capabilities refused by name. The LLVM intrinsics and
-//! the integer instructions the translator makes of some are in `lower/intrinsics.rs`.
+//! of `frontend/nonuniform.rs`), and the capabilities refused by name. The LLVM intrinsics and
+//! the integer instructions the translator makes of some are in `frontend/intrinsics.rs`.
 
 use super::{Builder, Frame, Module, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Ty, Value};
@@ -265,7 +265,7 @@ pub(super) fn module_ignored(m: &Module, i: &Inst) -> Result<bool, Error> {
 }
 
 /// The KHR uniform group instruction `op` as its `OpGroupNonUniform*` twin (whose combining
-/// operation and identity `lower/nonuniform.rs` has), or an `OpGroup*` one as its twin.
+/// operation and identity `frontend/nonuniform.rs` has), or an `OpGroup*` one as its twin.
 pub(super) fn group_twin(op: u16) -> u16 {
     match op {
         264 => 349,

@@ -1,7 +1,9 @@
 //! The compiler's own intermediate representation: one SSA function per kernel, with every
 //! call inlined, block parameters instead of phis, addresses as 64-bit integers and the
 //! work-item's ids as operations. Nothing in it depends on SPIR-V or on Cranelift, so a second
-//! backend only has to lower [`Kernel`].
+//! backend only has to lower [`Kernel`]. The IR's checks are in [`verify`].
+
+pub mod verify;
 
 /// A value's type. Pointers are [`Ty::I64`] addresses (all memory is host memory); booleans
 /// are their own type.
@@ -227,7 +229,7 @@ pub enum MathFn {
     Fdim,
     Maxmag,
     Minmag,
-    // OpenCL.std functions added for the full extended set (see `lower/stdlib.rs`).
+    // OpenCL.std functions added for the full extended set (see `frontend/stdlib/`).
     Acosh,
     Asinh,
     Atanh,
@@ -497,5 +499,52 @@ impl Kernel {
             }
             Term::None | Term::Return | Term::Unreachable => vec![],
         }
+    }
+}
+
+/// The values an operation reads.
+pub fn operands(op: &Op) -> Vec<Value> {
+    match op {
+        Op::Bin(_, a, b) | Op::Cmp(_, a, b) | Op::Atomic(_, a, b) | Op::AtomicStore(a, b) => {
+            vec![*a, *b]
+        }
+        Op::Un(_, a) | Op::Conv(_, a) | Op::Load(a) | Op::AtomicLoad(a) | Op::BuiltinDyn(_, a) => {
+            vec![*a]
+        }
+        Op::Select(a, b, c) | Op::AtomicCas(a, b, c) => vec![*a, *b, *c],
+        Op::Store { addr, value } => vec![*addr, *value],
+        Op::Copy { dst, src, size } => vec![*dst, *src, *size],
+        Op::Math(_, v) => v.clone(),
+        Op::Printf { fmt, args, .. } => vec![*fmt, *args],
+        Op::Image {
+            image,
+            sampler,
+            coords,
+            texel,
+            ..
+        } => vec![*image, *sampler, *coords, *texel],
+        Op::Const(_)
+        | Op::Builtin(..)
+        | Op::ArgAddr(_)
+        | Op::PrivateAddr(_)
+        | Op::LocalAddr(_)
+        | Op::GlobalAddr(_)
+        | Op::Barrier
+        | Op::SubgroupBarrier => vec![],
+    }
+}
+
+/// The values a terminator reads.
+pub fn term_operands(t: &Term) -> Vec<Value> {
+    match t {
+        Term::Jump(_, a) => a.clone(),
+        Term::Branch(c, (_, a), (_, b)) => {
+            let mut v = vec![*c];
+            v.extend(a);
+            v.extend(b);
+            v
+        }
+        Term::Switch(c, ..) => vec![*c],
+        _ => vec![],
     }
 }

@@ -401,7 +401,7 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
         d.into_boxed_slice()
     };
     let base = data.as_ptr() as usize;
-    crate::lower::fnptr::relocate(&mut data, &data_relocs, base as u64);
+    crate::frontend::fnptr::relocate(&mut data, &data_relocs, base as u64);
     let code = jit::load(&images, &(triple, features), base).map_err(|e| err(e.to_string()))?;
     let globals = globals.into_iter().map(|(n, o, s)| (n, base + o, s)).collect();
     let functions = functions.into_iter().map(|(n, o)| (n, base + o)).collect();

@@ -1,0 +1,11 @@
+//! Analyses of the IR that the backend plans its code with: [`regions`] splits kernels at their
+//! work-group barriers; `lockstep` (with `divergence` and `records`) decides which kernels run
+//! several work-items at a time and how.
+
+#[cfg(feature = "jit")]
+pub(crate) mod divergence;
+#[cfg(feature = "jit")]
+pub(crate) mod lockstep;
+#[cfg(feature = "jit")]
+pub(crate) mod records;
+pub mod regions;

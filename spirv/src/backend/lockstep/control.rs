@@ -1,0 +1,259 @@
+//! The lockstep lowering of control flow: edges and block parameters, lane masks, and
+//! divergent branches run under a mask ([`Div`]).
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, BlockArg, InstBuilder};
+
+use super::{exit_like, vty, CValue, Div, Lower, Lv, ALL, W};
+use crate::ir::{self, BlockId, Term};
+use crate::Error;
+
+impl Lower<'_> {
+    /// The native arguments of an edge to `target`, in the shapes of its parameters.
+    pub(in crate::backend) fn lockstep_args(
+        &mut self,
+        target: BlockId,
+        args: &[ir::Value],
+    ) -> Vec<BlockArg> {
+        let params = self.k.blocks[target.0 as usize].params.clone();
+        let mut out = Vec::new();
+        for (p, a) in params.iter().zip(args) {
+            if !self.varying(*p) {
+                let c = self.uni(*a);
+                out.push(BlockArg::Value(c));
+            } else if vty(self.k.ty(*p)).is_some() {
+                let c = self.vector(*a);
+                out.push(BlockArg::Value(c));
+            } else {
+                let l = self.lanes(*a);
+                out.extend(l.into_iter().map(BlockArg::Value));
+            }
+        }
+        out
+    }
+
+    /// True when block `b` is lowered inside its divergent branch's block.
+    pub(in crate::backend) fn lockstep_inlined(&self, b: usize) -> bool {
+        self.vplan.as_ref().is_some_and(|p| p.inlined.contains(&b))
+    }
+
+    /// The lanes of a condition as mask bits (an `I8`).
+    pub(super) fn cond_bits(&mut self, c: ir::Value) -> CValue {
+        match self.get(c) {
+            Lv::U(c) => {
+                let all = self.b.ins().iconst(types::I8, ALL);
+                let none = self.b.ins().iconst(types::I8, 0);
+                self.b.ins().select(c, all, none)
+            }
+            l => {
+                let lanes = self.lanes_of(l);
+                let mut bits = self.b.ins().iconst(types::I8, 0);
+                for (i, x) in lanes.into_iter().enumerate() {
+                    let one = self.b.ins().band_imm_s(x, 1);
+                    let one = self.b.ins().ishl_imm_s(one, i as i64);
+                    bits = self.b.ins().bor(bits, one);
+                }
+                bits
+            }
+        }
+    }
+
+    /// Lanes of the values arriving at one parameter over several edges (mask, value): each
+    /// lane takes the value of the edge it came by.
+    pub(super) fn merge(&mut self, incoming: &[(CValue, ir::Value)]) -> Vec<CValue> {
+        let mut acc = self.lanes(incoming[0].1);
+        for (m, v) in &incoming[1..] {
+            let lanes = self.lanes(*v);
+            for (i, (a, x)) in acc.iter_mut().zip(lanes).enumerate() {
+                let bit = self.b.ins().band_imm_s(*m, 1 << i);
+                let on = self.b.ins().icmp_imm_s(IntCC::NotEqual, bit, 0);
+                *a = self.b.ins().select(on, x, *a);
+            }
+        }
+        acc
+    }
+
+    /// Lowers a branch on a varying condition and the blocks it controls (see [`Div`]).
+    pub(super) fn diverge(&mut self, bi: usize, term: &Term) -> Result<(), Error> {
+        let Term::Branch(c, (t, ta), (f, fa)) = term else {
+            return Err(Error::internal("a divergent branch that is not a branch"));
+        };
+        let d = self
+            .vplan
+            .as_ref()
+            .and_then(|p| p.div.get(&bi))
+            .cloned()
+            .ok_or_else(|| Error::internal("no plan for a divergent branch"))?;
+        let alive = self.b.use_var(self.alive);
+        let bits = self.cond_bits(*c);
+        let mt = self.b.ins().band(alive, bits);
+        let mf = self.b.ins().band_not(alive, bits);
+        // Edges into the blocks run here: target -> [(mask, arguments)].
+        type Edges = std::collections::HashMap<usize, Vec<(CValue, Vec<ir::Value>)>>;
+        let mut edges: Edges = std::collections::HashMap::new();
+        let (blocks, go_on) = match &d {
+            Div::Region { blocks, join } => {
+                edges
+                    .entry(t.0 as usize)
+                    .or_default()
+                    .push((mt, ta.clone()));
+                edges
+                    .entry(f.0 as usize)
+                    .or_default()
+                    .push((mf, fa.clone()));
+                (blocks.clone(), *join)
+            }
+            Div::Retire { blocks, on_true } => {
+                let (into, m, a, on) = if *on_true {
+                    (f.0 as usize, mf, fa, t.0 as usize)
+                } else {
+                    (t.0 as usize, mt, ta, f.0 as usize)
+                };
+                edges.entry(into).or_default().push((m, a.clone()));
+                (blocks.clone(), on)
+            }
+        };
+        let mut retired = self.b.ins().iconst(types::I8, 0);
+        self.predicated += 1;
+        for rb in blocks {
+            let inc = edges.remove(&rb).unwrap_or_default();
+            let mut mask = self.b.ins().iconst(types::I8, 0);
+            for (m, _) in &inc {
+                mask = self.b.ins().bor(mask, *m);
+            }
+            let params = self.k.blocks[rb].params.clone();
+            for (j, p) in params.iter().enumerate() {
+                let incoming: Vec<(CValue, ir::Value)> = inc
+                    .iter()
+                    .filter_map(|(m, a)| a.get(j).map(|v| (*m, *v)))
+                    .collect();
+                let l = match incoming.as_slice() {
+                    [] => Lv::U(self.missing(*p)),
+                    [(_, v)] => self.get(*v),
+                    _ => Lv::S(self.merge(&incoming)),
+                };
+                self.def_lv(*p, l);
+            }
+            self.b.def_var(self.alive, mask);
+            let blk = &self.k.blocks[rb];
+            for (ii, inst) in blk.insts.iter().enumerate() {
+                self.at = (rb, ii + 1);
+                self.lockstep_op(inst)?;
+            }
+            self.at = (rb, blk.insts.len() + 1);
+            match &blk.term {
+                Term::Jump(t2, a) => edges
+                    .entry(t2.0 as usize)
+                    .or_default()
+                    .push((mask, a.clone())),
+                Term::Branch(c2, (t2, a2), (f2, b2)) => {
+                    let bits = self.cond_bits(*c2);
+                    let m2 = self.b.ins().band(mask, bits);
+                    let m3 = self.b.ins().band_not(mask, bits);
+                    edges
+                        .entry(t2.0 as usize)
+                        .or_default()
+                        .push((m2, a2.clone()));
+                    edges
+                        .entry(f2.0 as usize)
+                        .or_default()
+                        .push((m3, b2.clone()));
+                }
+                Term::Return | Term::Unreachable => retired = self.b.ins().bor(retired, mask),
+                _ => return Err(Error::internal("a switch or barrier in a divergent region")),
+            }
+        }
+        self.predicated -= 1;
+        // Lanes that went to a block that only returns retire too.
+        let gone: Vec<usize> = edges
+            .keys()
+            .copied()
+            .filter(|b| exit_like(self.k, *b))
+            .collect();
+        for b in gone {
+            for (m, _) in edges.remove(&b).unwrap_or_default() {
+                retired = self.b.ins().bor(retired, m);
+            }
+        }
+        let out = self.b.ins().band_not(alive, retired);
+        self.b.def_var(self.alive, out);
+        // The lanes that go on: every edge into the join (or the branch's other side).
+        let inc: Vec<(CValue, Vec<ir::Value>)> = match &d {
+            Div::Region { .. } => edges.remove(&go_on).unwrap_or_default(),
+            Div::Retire { on_true, .. } => {
+                vec![(out, if *on_true { ta.clone() } else { fa.clone() })]
+            }
+        };
+        let params = self.k.blocks[go_on].params.clone();
+        let mut args = Vec::new();
+        for (j, p) in params.iter().enumerate() {
+            let incoming: Vec<(CValue, ir::Value)> = inc
+                .iter()
+                .filter_map(|(m, a)| a.get(j).map(|v| (*m, *v)))
+                .collect();
+            let lanes = match incoming.as_slice() {
+                [] => vec![self.missing(*p); W],
+                [(_, v)] if !self.varying(*p) => vec![self.uni(*v); 1],
+                [(_, v)] => self.lanes(*v),
+                _ => self.merge(&incoming),
+            };
+            if !self.varying(*p) {
+                args.push(BlockArg::Value(lanes[0]));
+            } else if let Some(vt) = vty(self.k.ty(*p)) {
+                let mut x = self.b.ins().splat(vt, lanes[0]);
+                for (i, c) in lanes.iter().enumerate().skip(1) {
+                    x = self.b.ins().insertlane(x, *c, i as u8);
+                }
+                args.push(BlockArg::Value(x));
+            } else {
+                args.extend(lanes.into_iter().map(BlockArg::Value));
+            }
+        }
+        let target = self.target(BlockId(go_on as u32));
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
+        let latch = self.latch;
+        self.b.ins().brif(none, latch, &[], target, &args);
+        Ok(())
+    }
+
+    /// Lowers block `i` for all lanes (its parameters were made by [`Self::lockstep_param`]).
+    pub(in crate::backend) fn lockstep_block(
+        &mut self,
+        i: usize,
+        blk: &ir::Block,
+    ) -> Result<(), Error> {
+        let cb = self.blocks[&(self.segment, i)];
+        self.b.switch_to_block(cb);
+        for (ii, inst) in blk.insts.iter().enumerate() {
+            self.at = (i, ii + 1);
+            self.lockstep_op(inst)?;
+        }
+        self.at = (i, blk.insts.len() + 1);
+        match &blk.term {
+            Term::Jump(t, a) => {
+                let a = self.lockstep_args(*t, a);
+                let t = self.target(*t);
+                self.b.ins().jump(t, &a);
+            }
+            Term::Branch(..) if self.vplan.as_ref().is_some_and(|p| p.div.contains_key(&i)) => {
+                self.diverge(i, &blk.term)?;
+            }
+            Term::Branch(c, (t, ta), (f, fa)) => {
+                let c = self.uni(*c);
+                let ta = self.lockstep_args(*t, ta);
+                let fa = self.lockstep_args(*f, fa);
+                let (t, f) = (self.target(*t), self.target(*f));
+                self.b.ins().brif(c, t, &ta, f, &fa);
+            }
+            Term::Switch(s, d, cases) => {
+                let s = self.uni(*s);
+                self.switch(s, *d, cases);
+            }
+            Term::Barrier(_) => return Err(Error::internal("a barrier in a lockstep kernel")),
+            Term::Return | Term::Unreachable | Term::None => {
+                self.b.ins().jump(self.latch, &[]);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,175 @@
+//! Atomics: the integer read-modify-write operations, and the flag, float, load and store ones.
+
+use super::{Builder, Frame, Val};
+use crate::ir::{AtomicOp, BinOp, CmpOp, ConvOp, MathFn, Op, Term, Ty, Value};
+use crate::spv::{op_name, Inst};
+use crate::Error;
+
+pub(super) fn atomic_of(op: u16) -> Option<AtomicOp> {
+    Some(match op {
+        229 => AtomicOp::Xchg,
+        232 | 234 => AtomicOp::Add,
+        233 | 235 => AtomicOp::Sub,
+        236 => AtomicOp::SMin,
+        237 => AtomicOp::UMin,
+        238 => AtomicOp::SMax,
+        239 => AtomicOp::UMax,
+        240 => AtomicOp::And,
+        241 => AtomicOp::Or,
+        242 => AtomicOp::Xor,
+        _ => return None,
+    })
+}
+
+impl Builder<'_> {
+    /// Atomic instructions.
+    pub(super) fn atomic_inst(&mut self, fr: &mut Frame, i: &Inst) -> Result<bool, Error> {
+        let m = self.m;
+        let op = i.op;
+        // Result type and id of value instructions.
+        let rt = || i.w(0);
+        let def = |fr: &mut Frame, v: Val, ty: u32| -> Result<(), Error> {
+            fr.vals.insert(i.w(1)?, (v, ty));
+            Ok(())
+        };
+        match op {
+            227..=229 | 318 | 319 | 5614 | 5615 | 6035 if self.atomic_ext(fr, i)? => {}
+            227..=242 => {
+                let (addr_id, value_ix) = match op {
+                    228 => (i.w(0)?, 3),
+                    _ => (i.w(2)?, 5),
+                };
+                let addr = self.val(fr, addr_id)?;
+                self.pointer(addr, op)?;
+                if op == 228 {
+                    let v = self.val(fr, i.w(value_ix)?)?;
+                    self.int_check(v, op)?;
+                    self.effect(Op::AtomicStore(addr, v));
+                    return Ok(false);
+                }
+                let ty = m.ir_ty(rt()?)?;
+                if !matches!(ty, Ty::I32 | Ty::I64) {
+                    return Err(Error::unsupported(format!("{} on {ty:?}", op_name(op))));
+                }
+                let v = match op {
+                    227 => self.push(ty, Op::AtomicLoad(addr)),
+                    230 | 231 => {
+                        let value = self.val(fr, i.w(6)?)?;
+                        let cmp = self.val(fr, i.w(7)?)?;
+                        self.check(ty, &[value, cmp], false, op)?;
+                        self.push(ty, Op::AtomicCas(addr, cmp, value))
+                    }
+                    232 | 233 => {
+                        let one = self.push(ty, Op::Const(1));
+                        self.push(ty, Op::Atomic(atomic_of(op).expect("known"), addr, one))
+                    }
+                    _ => {
+                        let a = atomic_of(op).ok_or_else(|| {
+                            Error::unsupported(format!("instruction {}", op_name(op)))
+                        })?;
+                        let value = self.val(fr, i.w(5)?)?;
+                        self.check(ty, &[value], false, op)?;
+                        self.push(ty, Op::Atomic(a, addr, value))
+                    }
+                };
+                def(fr, Val::V(v), rt()?)?;
+            }
+            _ => return Err(Error::unsupported(format!("instruction {}", op_name(op)))),
+        }
+        Ok(false)
+    }
+
+    /// Atomics the integer path does not take: the flag instructions, and loads, stores,
+    /// exchanges, additions, minima and maxima of floats (through their bit patterns; the
+    /// arithmetic ones as a compare-exchange loop). False when `i` is an integer atomic.
+    pub(super) fn atomic_ext(&mut self, fr: &mut Frame, i: &Inst) -> Result<bool, Error> {
+        let op = i.op;
+        let float_of = |b: &Self, v: Value| -> Result<Option<Ty>, Error> {
+            match b.k.ty(v) {
+                t @ (Ty::F32 | Ty::F64) => Ok(Some(t)),
+                _ => Ok(None),
+            }
+        };
+        let bits_of = |t: Ty| if t == Ty::F32 { Ty::I32 } else { Ty::I64 };
+        match op {
+            318 => {
+                let addr = self.val(fr, i.w(2)?)?;
+                self.pointer(addr, op)?;
+                let one = self.push(Ty::I32, Op::Const(1));
+                let old = self.push(Ty::I32, Op::Atomic(AtomicOp::Xchg, addr, one));
+                let zero = self.push(Ty::I32, Op::Const(0));
+                let set = self.push(Ty::Bool, Op::Cmp(CmpOp::Ne, old, zero));
+                fr.vals.insert(i.w(1)?, (Val::V(set), i.w(0)?));
+                return Ok(true);
+            }
+            319 => {
+                let addr = self.val(fr, i.w(0)?)?;
+                self.pointer(addr, op)?;
+                let zero = self.push(Ty::I32, Op::Const(0));
+                self.effect(Op::AtomicStore(addr, zero));
+                return Ok(true);
+            }
+            228 => {
+                let addr = self.val(fr, i.w(0)?)?;
+                self.pointer(addr, op)?;
+                let v = self.val(fr, i.w(3)?)?;
+                let Some(t) = float_of(self, v)? else {
+                    return Ok(false);
+                };
+                let bits = self.push(bits_of(t), Op::Conv(ConvOp::Bitcast, v));
+                self.effect(Op::AtomicStore(addr, bits));
+                return Ok(true);
+            }
+            _ => {}
+        }
+        let ty = self.m.ir_ty(i.w(0)?)?;
+        if !ty.is_float() {
+            if matches!(op, 227..=229) {
+                return Ok(false);
+            }
+            return Err(Error::unsupported(format!("{} on {ty:?}", op_name(op))));
+        }
+        let it = bits_of(ty);
+        let addr = self.val(fr, i.w(2)?)?;
+        self.pointer(addr, op)?;
+        let result = match op {
+            227 => {
+                let bits = self.push(it, Op::AtomicLoad(addr));
+                self.push(ty, Op::Conv(ConvOp::Bitcast, bits))
+            }
+            229 => {
+                let v = self.val(fr, i.w(5)?)?;
+                self.check(ty, &[v], true, op)?;
+                let bits = self.push(it, Op::Conv(ConvOp::Bitcast, v));
+                let old = self.push(it, Op::Atomic(AtomicOp::Xchg, addr, bits));
+                self.push(ty, Op::Conv(ConvOp::Bitcast, old))
+            }
+            _ => {
+                let x = self.val(fr, i.w(5)?)?;
+                self.check(ty, &[x], true, op)?;
+                let first = self.push(it, Op::AtomicLoad(addr));
+                let head = self.k.new_block();
+                let seen = self.k.new_value(it);
+                self.k.blocks[head.0 as usize].params.push(seen);
+                self.set_term(Term::Jump(head, vec![first]));
+                self.cur = head;
+                let old = self.push(ty, Op::Conv(ConvOp::Bitcast, seen));
+                let new = match op {
+                    6035 => self.push(ty, Op::Bin(BinOp::FAdd, old, x)),
+                    5614 => self.push(ty, Op::Math(MathFn::Fmin, vec![old, x])),
+                    _ => self.push(ty, Op::Math(MathFn::Fmax, vec![old, x])),
+                };
+                let new = self.push(it, Op::Conv(ConvOp::Bitcast, new));
+                let got = self.push(it, Op::AtomicCas(addr, seen, new));
+                let same = self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, got, seen));
+                let exit = self.k.new_block();
+                self.set_term(Term::Branch(same, (exit, vec![]), (head, vec![got])));
+                self.cur = exit;
+                old
+            }
+        };
+        fr.vals.insert(i.w(1)?, (Val::V(result), i.w(0)?));
+        Ok(true)
+    }
+
+}

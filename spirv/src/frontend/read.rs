@@ -1,0 +1,426 @@
+//! Reading a SPIR-V module: its capabilities, execution modes, types, constants (with
+//! specialization), program-scope variables laid out in data and local memory, and functions.
+
+use std::collections::{HashMap, HashSet};
+
+use super::{align_up, builtin_of, dpcpp, fnptr, image, ConstVal, Func, Global, Module};
+use crate::ir;
+use crate::spv::{self, op_name, Inst, Type};
+use crate::Error;
+
+pub(super) const SUPPORTED_CAPS: &[(u32, &str)] = &[
+    (4, "Addresses"),
+    (5, "Linkage"),
+    (6, "Kernel"),
+    (10, "Float64"),
+    (11, "Int64"),
+    (12, "Int64Atomics"),
+    (18, "Groups"),
+    (22, "Int16"),
+    (38, "GenericPointer"),
+    (39, "Int8"),
+    (5612, "AtomicFloat32MinMaxEXT"),
+    (5613, "AtomicFloat64MinMaxEXT"),
+    (6033, "AtomicFloat32AddEXT"),
+    (6034, "AtomicFloat64AddEXT"),
+    (58, "SubgroupDispatch"),
+    (5568, "SubgroupShuffleINTEL"),
+    (61, "GroupNonUniform"),
+    (62, "GroupNonUniformVote"),
+    (63, "GroupNonUniformArithmetic"),
+    (64, "GroupNonUniformBallot"),
+    (65, "GroupNonUniformShuffle"),
+    (66, "GroupNonUniformShuffleRelative"),
+    (67, "GroupNonUniformClustered"),
+    (7, "Vector16"),
+    (8, "Float16Buffer"),
+    (9, "Float16"),
+    (fnptr::CAPABILITY, "FunctionPointersINTEL"),
+    // Images (see `frontend/image.rs`).
+    (13, "ImageBasic"),
+    (14, "ImageReadWrite"),
+    (20, "LiteralSampler"),
+    (43, "Sampled1D"),
+    (44, "Image1D"),
+    (46, "SampledBuffer"),
+    (47, "ImageBuffer"),
+];
+
+pub(super) type Read = (
+    Module,
+    Vec<u8>,
+    Vec<(String, u32, u32)>,
+    Vec<(u32, String)>,
+    HashMap<u32, Modes>,
+);
+
+/// What a kernel's execution modes report (`OpExecutionMode`).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Modes {
+    /// LocalSize (17): `reqd_work_group_size`.
+    pub(super) reqd: Option<[u32; 3]>,
+    /// LocalSizeHint (18): `work_group_size_hint`.
+    pub(super) hint: Option<[u32; 3]>,
+    /// VecTypeHint (30): `vec_type_hint`, as its OpenCL C type name.
+    pub(super) vec_type_hint: Option<String>,
+    /// SubgroupSize (35): `intel_reqd_sub_group_size`.
+    pub(super) sub_group: Option<u32>,
+}
+
+/// The OpenCL C type name of a VecTypeHint literal: the low 16 bits are the element type
+/// (0 to 3: 8- to 64-bit integers, 4 to 6: 16- to 64-bit floats), the high 16 bits the
+/// component count (0 or 1: a scalar). SPIR-V keeps no signedness, so `uint` reads as `int`.
+pub(super) fn vec_type_name(lit: u32) -> Result<String, Error> {
+    let elem = match lit & 0xffff {
+        0 => "char",
+        1 => "short",
+        2 => "int",
+        3 => "long",
+        4 => "half",
+        5 => "float",
+        6 => "double",
+        _ => return Err(Error::invalid(format!(
+            "OpExecutionMode VecTypeHint with the literal {lit:#x}: element type {} is none of 0 to 6",
+            lit & 0xffff
+        ))),
+    };
+    match lit >> 16 {
+        0 | 1 => Ok(elem.to_string()),
+        n @ (2 | 3 | 4 | 8 | 16) => Ok(format!("{elem}{n}")),
+        n => Err(Error::invalid(format!(
+            "OpExecutionMode VecTypeHint with the literal {lit:#x}: {n} components (not 1, 2, 3, 4, 8 or 16)"
+        ))),
+    }
+}
+
+pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Read, Error> {
+    let decos = spv::decorations(insts)?;
+    let mut exports = HashMap::new();
+    let mut imports = HashMap::new();
+    for (id, ds) in &decos {
+        for d in ds.iter().filter(|d| d.0 == 41) {
+            let w = Inst {
+                op: 71,
+                ops: d.1.clone(),
+            };
+            let (name, next) = w.string(0)?;
+            match d.1.get(next) {
+                // Export, and LinkOnceODR (SPV_KHR_linkonce_odr: a definition other modules
+                // may have too; the first found is linked).
+                Some(0 | 2) => {
+                    exports.insert(name, *id);
+                }
+                Some(1) => {
+                    imports.insert(*id, name);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut m = Module {
+        exports,
+        imports,
+        types: HashMap::new(),
+        consts: HashMap::new(),
+        globals: HashMap::new(),
+        funcs: HashMap::new(),
+        decos,
+        names: HashMap::new(),
+        opencl_std: HashSet::new(),
+        ignored_sets: HashSet::new(),
+        local_size: 0,
+        data_base: 0,
+        local_base: 0,
+        shared_writable: false,
+        fnptr: fnptr::FnPtrs::default(),
+    };
+    let mut data = Vec::new();
+    let mut globals = Vec::new();
+    let mut entries = Vec::new();
+    let mut modes: HashMap<u32, Modes> = HashMap::new();
+    let mut current: Option<(u32, Func)> = None;
+    for i in insts {
+        if let Some((fid, f)) = current.as_mut() {
+            match i.op {
+                55 => f.params.push((i.w(1)?, i.w(0)?)),
+                248 => f.blocks.push((i.w(0)?, Vec::new())),
+                56 => {
+                    let (fid, f) = current.take().expect("inside a function");
+                    m.funcs.insert(fid, f);
+                }
+                54 => return Err(Error::invalid("OpFunction inside a function")),
+                _ => match f.blocks.last_mut() {
+                    Some(b) => b.1.push(i.clone()),
+                    None => {
+                        return Err(Error::invalid(format!(
+                            "{} before the first block of function %{fid}",
+                            op_name(i.op)
+                        )))
+                    }
+                },
+            }
+            continue;
+        }
+        if dpcpp::module_ignored(&m, i)? {
+            continue;
+        }
+        match i.op {
+            0 | 2 | 3 | 4 | 6 | 7 | 8 | 10 | 71 | 72 | 73 | 74 | 317 | 330 => {}
+            5 => {
+                let (s, _) = i.string(1)?;
+                m.names.insert(i.w(0)?, s);
+            }
+            17 => {
+                let c = i.w(0)?;
+                if !SUPPORTED_CAPS.iter().chain(dpcpp::ACCEPTED_CAPS).any(|s| s.0 == c) {
+                    return Err(dpcpp::refuse_capability(c));
+                }
+            }
+            11 => {
+                let (s, _) = i.string(1)?;
+                if s == "OpenCL.std" {
+                    m.opencl_std.insert(i.w(0)?);
+                } else if dpcpp::ignored_set(&s) {
+                    m.ignored_sets.insert(i.w(0)?);
+                }
+            }
+            14 => {
+                if i.w(0)? != 2 {
+                    return Err(Error::unsupported(
+                        "addressing model other than Physical64 (compile for spir64)",
+                    ));
+                }
+                if i.w(1)? != 2 {
+                    return Err(Error::unsupported("memory model other than OpenCL"));
+                }
+            }
+            15 => {
+                if i.w(0)? != 6 {
+                    return Err(Error::unsupported("entry points other than Kernel"));
+                }
+                let (name, _) = i.string(2)?;
+                entries.push((i.w(1)?, name));
+            }
+            16 | 331 => {
+                // intel_reqd_sub_group_size: one of the sizes the device reports.
+                if i.w(1)? == 35 {
+                    let size = i.w(2)?;
+                    if !ir::SUB_GROUP_SIZES.contains(&size) {
+                        return Err(Error::unsupported(format!(
+                            "a required sub-group size of {size} (sub-groups may have {:?} \
+                             work-items)",
+                            ir::SUB_GROUP_SIZES
+                        )));
+                    }
+                    modes.entry(i.w(0)?).or_default().sub_group = Some(size);
+                }
+                if matches!(i.w(1)?, 36 | 37) {
+                    return Err(Error::unsupported("execution mode SubgroupsPerWorkgroup"));
+                }
+                match i.w(1)? {
+                    17 => {
+                        modes.entry(i.w(0)?).or_default().reqd =
+                            Some([i.w(2)?, i.w(3)?, i.w(4)?]);
+                    }
+                    18 => {
+                        modes.entry(i.w(0)?).or_default().hint =
+                            Some([i.w(2)?, i.w(3)?, i.w(4)?]);
+                    }
+                    30 => {
+                        modes.entry(i.w(0)?).or_default().vec_type_hint =
+                            Some(vec_type_name(i.w(2)?)?);
+                    }
+                    _ => {}
+                }
+            }
+            19 => {
+                m.types.insert(i.w(0)?, Type::Void);
+            }
+            20 => {
+                m.types.insert(i.w(0)?, Type::Bool);
+            }
+            21 => {
+                let b = i.w(1)?;
+                if ![8, 16, 32, 64].contains(&b) {
+                    return Err(Error::unsupported(format!("{b}-bit integers")));
+                }
+                m.types.insert(i.w(0)?, Type::Int(b));
+            }
+            22 => {
+                let b = i.w(1)?;
+                if ![16, 32, 64].contains(&b) {
+                    return Err(Error::invalid(format!("{b}-bit floats")));
+                }
+                m.types.insert(i.w(0)?, Type::Float(b));
+            }
+            23 => {
+                // OpenCL vectors have 2, 3, 4, 8 or 16 elements (a mutated count of billions
+                // would exhaust memory when the vector is scalarized).
+                if ![2, 3, 4, 8, 16].contains(&i.w(2)?) {
+                    return Err(Error::invalid(format!("vectors of {} elements", i.w(2)?)));
+                }
+                m.types.insert(i.w(0)?, Type::Vector(i.w(1)?, i.w(2)?));
+            }
+            28 => {
+                let len = m.const_scalar(i.w(2)?)?;
+                m.types.insert(i.w(0)?, Type::Array(i.w(1)?, len));
+            }
+            30 => {
+                let packed = m.has_deco(i.w(0)?, 10).is_some();
+                m.types
+                    .insert(i.w(0)?, Type::Struct(i.ops[1..].to_vec(), packed));
+            }
+            32 => {
+                m.types.insert(i.w(0)?, Type::Pointer(i.w(1)?, i.w(2)?));
+            }
+            33 => {
+                m.types
+                    .insert(i.w(0)?, Type::Function(i.w(1)?, i.ops[2..].to_vec()));
+            }
+            25 => {
+                let t = crate::image::ImageType::parse(&i.ops)?;
+                m.types.insert(i.w(0)?, Type::Image(t));
+            }
+            26 => {
+                m.types.insert(i.w(0)?, Type::Sampler);
+            }
+            27 => {
+                m.types.insert(i.w(0)?, Type::SampledImage(i.w(1)?));
+            }
+            45 => image::constant_sampler(&mut m, &mut data, i)?,
+            34 => {
+                m.types.insert(i.w(0)?, Type::Event);
+            }
+            24 | 29 | 31 | 35..=39 | 322 => {
+                m.types.insert(i.w(0)?, Type::Other("opaque"));
+            }
+            41 | 42 | 48 | 49 => {
+                let mut v = u64::from(i.op == 41 || i.op == 48);
+                if i.op >= 48 {
+                    if let Some(s) = m.has_deco(i.w(1)?, 1).and_then(|d| d.first()) {
+                        if let Some(x) = spec.get(s) {
+                            v = u64::from(*x != 0);
+                        }
+                    }
+                }
+                m.consts.insert(i.w(1)?, (i.w(0)?, ConstVal::Scalar(v)));
+            }
+            43 | 50 => {
+                let ty = i.w(0)?;
+                let bits = match m.ty(ty)? {
+                    Type::Int(b) | Type::Float(b) => *b,
+                    t => return Err(Error::invalid(format!("OpConstant of type {t:?}"))),
+                };
+                let mut v = u64::from(i.w(2)?);
+                if bits > 32 {
+                    v |= u64::from(i.w(3)?) << 32;
+                }
+                if i.op == 50 {
+                    if let Some(s) = m.has_deco(i.w(1)?, 1).and_then(|d| d.first()) {
+                        if let Some(x) = spec.get(s) {
+                            v = if bits >= 64 {
+                                *x
+                            } else {
+                                *x & ((1u64 << bits) - 1)
+                            };
+                        }
+                    }
+                }
+                m.consts.insert(i.w(1)?, (ty, ConstVal::Scalar(v)));
+            }
+            44 | 51 => {
+                m.consts
+                    .insert(i.w(1)?, (i.w(0)?, ConstVal::Composite(i.ops[2..].to_vec())));
+            }
+            46 => {
+                m.consts.insert(i.w(1)?, (i.w(0)?, ConstVal::Null));
+            }
+            1 => {
+                m.consts.insert(i.w(1)?, (i.w(0)?, ConstVal::Null));
+            }
+            59 => {
+                let (pty, id, sc) = (i.w(0)?, i.w(1)?, i.w(2)?);
+                let pointee = match m.ty(pty)? {
+                    Type::Pointer(_, p) => *p,
+                    _ => return Err(Error::invalid("OpVariable whose type is not a pointer")),
+                };
+                // A `BuiltIn` variable is the built-in in any storage class (the translator of
+                // LLVM 14 declares them UniformConstant).
+                let builtin = m.has_deco(id, 11).and_then(|d| d.first().copied());
+                let g = match sc {
+                    _ if builtin.is_some() => Global::Builtin(builtin_of(builtin.unwrap_or(0))?),
+                    1 => return Err(Error::unsupported("Input variables that are not built-ins")),
+                    0 | 5 => {
+                        let (size, align) = m.layout(pointee)?;
+                        let off = align_up(data.len() as u64, align.max(8));
+                        if off + size > 64 << 20 {
+                            return Err(Error::unsupported(
+                                "more than 64 MiB of program-scope variables",
+                            ));
+                        }
+                        data.resize((off + size) as usize, 0);
+                        if let Some(init) = i.ops.get(3) {
+                            m.write_const(*init, pointee, &mut data[off as usize..], 0)?;
+                            fnptr::init_relocs(&mut m, *init, pointee, off)?;
+                        }
+                        if let Some(d) = m.has_deco(id, 41) {
+                            let w = Inst {
+                                op: 41,
+                                ops: d.to_vec(),
+                            };
+                            let (name, next) = w.string(0)?;
+                            if d.get(next) == Some(&0) {
+                                globals.push((name, off as u32, size as u32));
+                            }
+                        }
+                        if let Some(name) = dpcpp::host_access_name(&m, id)? {
+                            globals.push((name, off as u32, size as u32));
+                        }
+                        Global::Data(off as u32, sc == 5)
+                    }
+                    4 => {
+                        let (size, align) = m.layout(pointee)?;
+                        let off = align_up(u64::from(m.local_size), align.max(8));
+                        if off + size > 1 << 30 {
+                            return Err(Error::unsupported("more than 1 GiB of local variables"));
+                        }
+                        m.local_size = (off + size) as u32;
+                        Global::Local(off as u32)
+                    }
+                    s => {
+                        return Err(Error::unsupported(format!(
+                            "program-scope variables of storage class {s}"
+                        )))
+                    }
+                };
+                m.globals.insert(id, (pty, g));
+            }
+            54 => {
+                let ret = i.w(0)?;
+                current = Some((
+                    i.w(1)?,
+                    Func {
+                        params: Vec::new(),
+                        ret,
+                        blocks: Vec::new(),
+                    },
+                ));
+            }
+            52 | fnptr::CONSTANT_FUNCTION_POINTER => fnptr::module_inst(&mut m, i, &mut data)?,
+            op => {
+                return Err(Error::unsupported(format!(
+                    "instruction {} at module scope",
+                    op_name(op)
+                )))
+            }
+        }
+    }
+    if current.is_some() {
+        return Err(Error::invalid("a function has no OpFunctionEnd"));
+    }
+    // Only defined functions are exports (variables and declarations are not).
+    m.exports
+        .retain(|_, id| m.funcs.get(id).is_some_and(|f| !f.blocks.is_empty()));
+    fnptr::finish(&mut m, &mut data, insts, &entries)?;
+    Ok((m, data, globals, entries, modes))
+}
