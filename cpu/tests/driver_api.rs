@@ -9,7 +9,7 @@ use std::ptr::{null, null_mut};
 use zekit_driver_core::alloc::{DEFAULT_ALIGNMENT, SUPPORTED_FREE_POLICIES};
 use zekit_driver_core::host::host;
 use zekit_driver_core::api::CpuDriver;
-use zekit_rt::last_error;
+use zekit_icd_rt::last_error;
 use zekit_driver_core::objects::{driver_uuid, EXTENSIONS};
 use zekit_icd::kinds;
 use zekit_icd::api::*;
@@ -20,7 +20,7 @@ use zekit_sys::*;
 /// log it once and record it as the thread's last error.
 fn rec<T>(function: &str, r: ZeResult<T>) -> ZeResult<T> {
     if let Err(e) = &r {
-        zekit_rt::failed(function, *e, "");
+        zekit_icd_rt::failed(function, *e, "");
     }
     r
 }

@@ -28,7 +28,7 @@ fn iterations() -> u64 {
 /// Outcomes seen by the workers: (successes, INVALID_ARGUMENT answers).
 fn race(iterations: u64) -> (u64, u64) {
     zekit_icd::install(zekit_driver_core::api::dispatch());
-    zekit_rt::set_logging(false);
+    zekit_icd_rt::set_logging(false);
     // SAFETY: valid pointers for every call; handles come from the driver.
     let drv = unsafe {
         assert_eq!(entry::zeInit(ze_init_flags_t(0)), ZE_RESULT_SUCCESS);

@@ -3,7 +3,7 @@
 //! Installs the mock WITHOUT hooks (no call log, no script: its plain default behaviour) and
 //! times `zekit_icd::entry::zeCommandListAppendMemoryCopy` (64 bytes, host → device memory,
 //! appended to a regular command list that is reset every 1024 appends, untimed) with
-//! validation on and with `zekit_rt::set_validation(false)`, in interleaved rounds. Prints the
+//! validation on and with `zekit_icd_rt::set_validation(false)`, in interleaved rounds. Prints the
 //! median ns/call of each and their ratio (target: validation adds under 10%).
 //!
 //! `cargo bench -p zekit-mock`; `ZEKIT_BENCH_ROUNDS` and `ZEKIT_BENCH_CALLS` (per round) tune it.
@@ -89,7 +89,7 @@ fn setup() -> Setup {
 
 /// ns per append over `calls` appends.
 fn measure(s: &Setup, validation: bool, calls: usize) -> f64 {
-    zekit_rt::set_validation(validation);
+    zekit_icd_rt::set_validation(validation);
     let mut total = Duration::ZERO;
     let mut failures = 0usize;
     let mut done = 0;
@@ -145,7 +145,7 @@ fn main() {
             on.push(measure(&s, true, calls));
         }
     }
-    zekit_rt::set_validation(true);
+    zekit_icd_rt::set_validation(true);
     let (on, off) = (median(&mut on), median(&mut off));
     let ratio = on / off;
     println!(

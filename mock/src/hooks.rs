@@ -44,7 +44,7 @@ impl Hooks for MockDriver {
         let render = || rendered(function, args);
         match script().before_call(function, &render) {
             Some(code) => {
-                zekit_rt::fail(ZeError(code), "programmed by the mock's script");
+                zekit_icd_rt::fail(ZeError(code), "programmed by the mock's script");
                 Some(code)
             }
             None if is_modeled(function) => None,

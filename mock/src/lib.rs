@@ -49,7 +49,7 @@ pub use profile::Profile;
 pub use scenario::Scenario;
 pub use script::{script, Args, Call, Count, Script, Sequence};
 /// The description of this thread's last failed call (`zeDriverGetLastErrorDescription`).
-pub use zekit_rt::last_error;
+pub use zekit_icd_rt::last_error;
 
 /// Installs the mock as this process's driver with hooks on: every call goes through
 /// [`script()`] (logged, programmable). Applies `ZEKIT_MOCK_SCENARIO` (an invalid scenario is

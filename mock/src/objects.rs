@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use zekit_icd::{kinds, Handle, ZeError, ZeResult};
 use zekit_sys::*;
 
-use zekit_rt::fail;
+use zekit_icd_rt::fail;
 
 use crate::kernels::KernelLaunch;
 
@@ -511,7 +511,7 @@ impl Engine {
             if now >= deadline {
                 drop(s);
                 if capped {
-                    zekit_rt::log_error(
+                    zekit_icd_rt::log_error(
                         function,
                         &format!(
                             "gave up after {} ms (ZEKIT_MOCK_WAIT_LIMIT_MS) instead of waiting \

@@ -604,7 +604,7 @@ pub(crate) fn is_empty_document(text: &str) -> bool {
         .all(|l| l.is_empty() || l == "---" || l == "...")
 }
 
-pub use zekit_rt::conv::write_c_str;
+pub use zekit_icd_rt::conv::write_c_str;
 
 // ----- serde helpers -------------------------------------------------------------------------
 

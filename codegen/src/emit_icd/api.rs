@@ -103,7 +103,7 @@ pub(super) fn emit_api_ns(cx: &Ctx, ns: &str) -> TokenStream {
         #![doc = " Driver traits of one namespace, one per spec class."]
         #![allow(unused_imports)]
         use ::core::ffi::{c_char, c_int, c_void};
-        use zekit_rt::{Handle, ZeError, ZeResult};
+        use zekit_icd_rt::{Handle, ZeError, ZeResult};
         use zekit_sys::*;
         #(#traits)*
     }

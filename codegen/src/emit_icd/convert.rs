@@ -85,7 +85,7 @@ pub(super) fn lend_tmp(a: &proc_macro2::Ident, n: &proc_macro2::Ident, tmp: &pro
         quote!(let #a = if #n.is_null() { None } else { Some(&mut #tmp) };)
     } else {
         quote! {
-            if #n.is_null() { return Err(zekit_rt::ZeError::INVALID_NULL_POINTER); }
+            if #n.is_null() { return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER); }
             let #a = &mut #tmp;
         }
     }
@@ -96,7 +96,7 @@ pub(super) fn lend_tmp(a: &proc_macro2::Ident, n: &proc_macro2::Ident, tmp: &pro
 pub(super) fn conversion(p: &Param) -> (TokenStream, TokenStream) {
     let n = ident(&p.field.name);
     let a = format_ident!("__a_{}", p.field.name);
-    let null = quote!(zekit_rt::ZeError::INVALID_NULL_POINTER);
+    let null = quote!(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
     match &p.kind {
         PKind::Handle { kind, optional, release } => {
             let k = kind_ident(kind);
@@ -119,7 +119,7 @@ pub(super) fn conversion(p: &Param) -> (TokenStream, TokenStream) {
         PKind::InSlice { handle: Some(k), optional, .. } => {
             let k = kind_ident(k);
             let l = format_ident!("__n_{}", p.field.name);
-            let slice = quote!(zekit_rt::handle::handle_slice::<#k>(#n as *const *mut c_void, #l)?);
+            let slice = quote!(zekit_icd_rt::handle::handle_slice::<#k>(#n as *const *mut c_void, #l)?);
             if *optional {
                 (quote!(let #a = if #n.is_null() { &[][..] } else { #slice };), quote!())
             } else {
@@ -171,7 +171,7 @@ pub(super) fn conversion(p: &Param) -> (TokenStream, TokenStream) {
         PKind::OutSlice { handle: Some(k), .. } => {
             let k = kind_ident(k);
             let l = format_ident!("__n_{}", p.field.name);
-            (quote!(let #a = zekit_rt::handle::handle_out_slice::<#k>(#n as *mut *mut c_void, #l);), quote!())
+            (quote!(let #a = zekit_icd_rt::handle::handle_out_slice::<#k>(#n as *mut *mut c_void, #l);), quote!())
         }
         PKind::OutSlice { handle: None, .. } => {
             let l = format_ident!("__n_{}", p.field.name);

@@ -39,13 +39,13 @@ pub(super) fn emit_ddi(cx: &Ctx) -> TokenStream {
             fills.push(quote! {
                 #[doc = concat!(" `", #gname, "`: fills the entries whose version is at most `version`.")]
                 pub unsafe extern "C" fn #g(version: ze_api_version_t, pDdiTable: *mut #tt) -> ze_result_t {
-                    zekit_rt::guard(#gname, || unsafe {
+                    zekit_icd_rt::guard(#gname, || unsafe {
                         if pDdiTable.is_null() {
-                            zekit_rt::log_error(#gname, "pDdiTable is null");
+                            zekit_icd_rt::log_error(#gname, "pDdiTable is null");
                             return ze_result_t::ERROR_INVALID_NULL_POINTER;
                         }
                         if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                            zekit_rt::log_error(#gname, &format!("unsupported major version in {version:?}"));
+                            zekit_icd_rt::log_error(#gname, &format!("unsupported major version in {version:?}"));
                             return ze_result_t::ERROR_UNSUPPORTED_VERSION;
                         }
                         let d = crate::dispatch();

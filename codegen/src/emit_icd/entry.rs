@@ -68,7 +68,7 @@ pub(super) fn emit_entry_ns(cx: &Ctx, ns: &str) -> TokenStream {
                 &|| unsafe { crate::fmt::#fmt_fn(#(#names),*) },
                 || unsafe { crate::validate::#name(#(#names),*) },
                 |__d| unsafe {
-                    let __c = __d.classes.#field.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                    let __c = __d.classes.#field.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
                     #(#convs)*
                     let __res = __c.#m(#(#call_args),*);
                     #(#handle_backs)*
@@ -98,7 +98,7 @@ pub(super) fn emit_entry_ns(cx: &Ctx, ns: &str) -> TokenStream {
         #![doc = " C entry points of one namespace: guard, validate, convert, call the driver, write outputs, trace."]
         #![allow(non_snake_case, unused_mut, unused_unsafe, unused_variables, unused_parens, clippy::all)]
         use ::core::ffi::{c_char, c_int, c_void};
-        use zekit_rt::Handle;
+        use zekit_icd_rt::Handle;
         use zekit_sys::*;
         #(#fns)*
         #[allow(unused_imports)]

@@ -64,7 +64,7 @@ pub(super) fn emit_kinds(cx: &Ctx) -> TokenStream {
             #[doc = #doc]
             #[derive(Debug)]
             pub enum #i {}
-            impl zekit_rt::HandleKind for #i {
+            impl zekit_icd_rt::HandleKind for #i {
                 const TAG: u32 = #tag;
                 const NAME: &'static str = #c;
             }

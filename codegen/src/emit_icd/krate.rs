@@ -35,8 +35,8 @@ pub(super) fn emit_lib(cx: &Ctx) -> TokenStream {
 
         pub use api::*;
         pub use zekit_icd_macros::implement;
-        pub use zekit_rt as rt;
-        pub use zekit_rt::{Handle, ZeError, ZeResult};
+        pub use zekit_icd_rt as rt;
+        pub use zekit_icd_rt::{Handle, ZeError, ZeResult};
         pub use zekit_sys as sys;
 
         use std::sync::OnceLock;
@@ -47,7 +47,7 @@ pub(super) fn emit_lib(cx: &Ctx) -> TokenStream {
         /// dispatch tables every handle carries.
         pub fn install(dispatch: Dispatch) {
             if DISPATCH.set(dispatch).is_ok() {
-                zekit_rt::handle::set_ddi_tables(ddi::handle_tables());
+                zekit_icd_rt::handle::set_ddi_tables(ddi::handle_tables());
             }
         }
 
@@ -69,9 +69,9 @@ pub(super) fn emit_lib(cx: &Ctx) -> TokenStream {
             body: impl FnOnce(&'static Dispatch) -> ZeResult<R>,
             on_error: impl Fn(sys::ze_result_t) -> R,
         ) -> R {
-            let t = zekit_rt::trace::start();
+            let t = zekit_icd_rt::trace::start();
             let mut value = None;
-            let code = zekit_rt::guard(function, || match run(function, args, validate, body) {
+            let code = zekit_icd_rt::guard(function, || match run(function, args, validate, body) {
                 Ok(v) => {
                     value = Some(v);
                     sys::ze_result_t::SUCCESS
@@ -79,7 +79,7 @@ pub(super) fn emit_lib(cx: &Ctx) -> TokenStream {
                 Err(code) => code,
             });
             if let Some(t) = t {
-                zekit_rt::trace::emit(t, function, &fmt::join(&args()), code);
+                zekit_icd_rt::trace::emit(t, function, &fmt::join(&args()), code);
             }
             value.unwrap_or_else(|| on_error(code))
         }
@@ -92,23 +92,23 @@ pub(super) fn emit_lib(cx: &Ctx) -> TokenStream {
             body: impl FnOnce(&'static Dispatch) -> ZeResult<R>,
         ) -> Result<R, sys::ze_result_t> {
             let Some(d) = dispatch() else {
-                return Err(zekit_rt::failed(function, ZeError::UNINITIALIZED, "no driver is installed"));
+                return Err(zekit_icd_rt::failed(function, ZeError::UNINITIALIZED, "no driver is installed"));
             };
-            zekit_rt::begin_call();
+            zekit_icd_rt::begin_call();
             if let Some(h) = d.hooks {
                 if let Some(r) = h.before_call(function, args) {
-                    // Answered by the hooks (a reason, if any, noted with `zekit_rt::fail`).
+                    // Answered by the hooks (a reason, if any, noted with `zekit_icd_rt::fail`).
                     if r != sys::ze_result_t::SUCCESS {
-                        zekit_rt::failed(function, ZeError(r), "");
+                        zekit_icd_rt::failed(function, ZeError(r), "");
                     }
                     h.after_call(function, args, r);
                     return Err(r);
                 }
             }
-            let valid = if zekit_rt::validation_enabled() { validate() } else { Ok(()) };
+            let valid = if zekit_icd_rt::validation_enabled() { validate() } else { Ok(()) };
             let res = match valid {
-                Err(e) => Err(zekit_rt::failed(function, e, "invalid arguments")),
-                Ok(()) => body(d).map_err(|e| zekit_rt::failed(function, e, "")),
+                Err(e) => Err(zekit_icd_rt::failed(function, e, "invalid arguments")),
+                Ok(()) => body(d).map_err(|e| zekit_icd_rt::failed(function, e, "")),
             };
             if let Some(h) = d.hooks {
                 h.after_call(function, args, *res.as_ref().err().unwrap_or(&sys::ze_result_t::SUCCESS));

@@ -117,8 +117,8 @@ publish = false\n\
 \n\
 [dependencies]\n\
 zekit-sys = { path = \"../zekit-sys\" }\n\
-zekit-rt = { path = \"../../runtime\" }\n\
-zekit-icd-macros = { path = \"../../runtime/macros\" }\n";
+zekit-icd-rt = { path = \"../../icd/rt\" }\n\
+zekit-icd-macros = { path = \"../../icd/macros\" }\n";
     let job = |path: &str, cost: u32, f: fn(&Ctx) -> TokenStream| {
         let cx = Arc::clone(&cx);
         Job::rust(path, cost, move || f(&cx))

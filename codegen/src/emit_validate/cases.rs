@@ -538,7 +538,7 @@ pub fn try_emit_tests(api: &Api) -> Result<(TokenStream, usize, usize, Vec<Strin
         #![allow(non_snake_case, unused_mut, unused_unsafe, unused_variables, unused_assignments, unused_parens, clippy::all)]
         use ::core::ffi::{c_char, c_int, c_void};
         use zekit_icd::validate;
-        use zekit_rt::{ZeError, ZeResult};
+        use zekit_icd_rt::{ZeError, ZeResult};
         use zekit_sys::*;
 
         /// 16 aligned bytes of the scratch area.

@@ -55,7 +55,7 @@ impl FnCx<'_> {
                 let n = p.ident();
                 let check = enum_check(&e, quote!(#n.0), &p.field.name);
                 // Strict only where listed: the driver takes the bits it knows.
-                out.push(if lenient_flags(&self.f.name, &p.field.name).is_some() { quote!(if zekit_rt::strict() { #check }) } else { check });
+                out.push(if lenient_flags(&self.f.name, &p.field.name).is_some() { quote!(if zekit_icd_rt::strict() { #check }) } else { check });
             }
         }
         // 4. enum and flags members of [in] structs
@@ -94,7 +94,7 @@ impl FnCx<'_> {
             let fname = &self.f.name;
             out.push(self.guard(p, quote!(match (*#n).stype.0 {
                 #pat => {}
-                0 if !zekit_rt::strict() => zekit_rt::lenient(#fname, #unset),
+                0 if !zekit_icd_rt::strict() => zekit_icd_rt::lenient(#fname, #unset),
                 _ => return Err(bad(ZeError::INVALID_ARGUMENT, #why)),
             })));
         }
@@ -124,8 +124,8 @@ impl FnCx<'_> {
                 Some(note) => {
                     let fname = &self.f.name;
                     quote!(if #(#gs)* #ts {
-                        if zekit_rt::strict() { return Err(bad(ZeError(#code), #why)); }
-                        zekit_rt::lenient(#fname, #note);
+                        if zekit_icd_rt::strict() { return Err(bad(ZeError(#code), #why)); }
+                        zekit_icd_rt::lenient(#fname, #note);
                     })
                 }
             });
@@ -176,7 +176,7 @@ pub fn try_emit(api: &Api) -> Result<Vec<(String, TokenStream)>, String> {
         });
         let reject = (!r.reject.is_empty()).then(|| {
             let pat = value_pattern(&r.reject);
-            quote!(#pat => return Err(zekit_rt::fail(ZeError::INVALID_ARGUMENT, format_args!("a structure of type {:#x} in a pNext chain does not extend the structure it is chained to", link.stype))),)
+            quote!(#pat => return Err(zekit_icd_rt::fail(ZeError::INVALID_ARGUMENT, format_args!("a structure of type {:#x} in a pNext chain does not extend the structure it is chained to", link.stype))),)
         });
         let c = crate::emit_rust::comment("SAFETY: the caller's promise: `p` is null or a chain of structures that start with stype and pNext.");
         quote! {
@@ -210,7 +210,7 @@ pub fn try_emit(api: &Api) -> Result<Vec<(String, TokenStream)>, String> {
             #(#docs)*
             #![allow(non_snake_case, unused_variables, unused_unsafe, unused_parens, clippy::all)]
             use ::core::ffi::{c_char, c_int, c_void};
-            use zekit_rt::{ZeError, ZeResult};
+            use zekit_icd_rt::{ZeError, ZeResult};
             use zekit_sys::*;
 
             #(#mods)*
@@ -218,7 +218,7 @@ pub fn try_emit(api: &Api) -> Result<Vec<(String, TokenStream)>, String> {
             /// A failed check: the code, with its reason noted for the entry layer's log line.
             #[cold]
             fn bad(code: ZeError, why: &'static str) -> ZeError {
-                zekit_rt::fail(code, why)
+                zekit_icd_rt::fail(code, why)
             }
 
             #(#chains)*
@@ -272,7 +272,7 @@ fn module_doc_lines() -> Vec<String> {
         "   fail only at the strict level.",
         "",
         "Each failure notes its reason (`pCount is null`, the condition's text, ...) with",
-        "`zekit_rt::fail`, for the entry layer's one log line and last-error record.",
+        "`zekit_icd_rt::fail`, for the entry layer's one log line and last-error record.",
     ]
     .iter()
     .map(|l| if l.is_empty() { String::new() } else { format!(" {l}") })

@@ -1,6 +1,6 @@
 //! The checks of the generated validation that run only at the strict level
-//! (`zekit_rt::strict`): what Intel's compute-runtime accepts, whose meaning is unambiguous.
-//! At the compatible level (the default) the call goes on, noted once with `zekit_rt::lenient`.
+//! (`zekit_icd_rt::strict`): what Intel's compute-runtime accepts, whose meaning is unambiguous.
+//! At the compatible level (the default) the call goes on, noted once with `zekit_icd_rt::lenient`.
 //! The table of every leniency, these and the drivers' own: `docs/validation.md`.
 
 /// Flags parameters whose unknown bits are refused (rule 3) only at the strict level: the
@@ -18,8 +18,8 @@ pub fn lenient_flags(function: &str, param: &str) -> Option<&'static str> {
 
 /// Return conditions of the spec that Intel's compute-runtime does not enforce, and whose
 /// meaning is unambiguous when they hold: checked only when the validation level is strict
-/// (`zekit_rt::strict`); at the compatible level the call goes on, noted once with
-/// `zekit_rt::lenient`. (function, condition text as in the spec, why.)
+/// (`zekit_icd_rt::strict`); at the compatible level the call goes on, noted once with
+/// `zekit_icd_rt::lenient`. (function, condition text as in the spec, why.)
 pub const LENIENT_CONDITIONS: &[(&str, &str, &str)] = &[
     (
         "zeVirtualMemQueryPageSize",

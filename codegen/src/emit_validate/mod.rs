@@ -19,8 +19,8 @@
 //! 5. `stype` of single `[in]` struct pointers whose struct lists `stype` values: it must be one
 //!    of them. The spec names no code for this and upstream's validation layer does not check
 //!    it; zekit answers `ZE_RESULT_ERROR_INVALID_ARGUMENT`. An `stype` left at 0 is accepted
-//!    unless the validation level is strict (`zekit_rt::strict`), and noted once with
-//!    `zekit_rt::lenient`: compute-runtime does not read `stype` of a parameter's own struct;
+//!    unless the validation level is strict (`zekit_icd_rt::strict`), and noted once with
+//!    `zekit_icd_rt::lenient`: compute-runtime does not read `stype` of a parameter's own struct;
 //! 6. the `pNext` chain of every single struct pointer whose struct is a chain head (`[in]`
 //!    descriptors and the `[out]`/`[in,out]` properties, state, ... structs the caller
 //!    initialises), and of every function's own `pNext` parameter, walked with

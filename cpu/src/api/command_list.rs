@@ -910,7 +910,7 @@ fn launch_params(p_next: *const c_void) -> ZeResult<()> {
     let cooperative = ze_structure_type_t::COMMAND_LIST_APPEND_PARAM_COOPERATIVE_DESC;
     for link in links.by_ref() {
         if link.stype != cooperative.0 {
-            return Err(zekit_rt::fail(
+            return Err(zekit_icd_rt::fail(
                 ZeError::UNSUPPORTED_FEATURE,
                 format!(
                     "a launch takes only ze_command_list_append_launch_kernel_param_cooperative_desc_t in pNext, not stype {:?}",
@@ -920,7 +920,7 @@ fn launch_params(p_next: *const c_void) -> ZeResult<()> {
         }
     }
     if links.truncated() {
-        return Err(zekit_rt::fail(
+        return Err(zekit_icd_rt::fail(
             ZeError::INVALID_ARGUMENT,
             format!(
                 "the launch's pNext chain is longer than {} structures (a cycle?)",
@@ -941,7 +941,7 @@ fn semaphores(
     list(h)?.immediate_config()?;
     let values: Vec<u64> = values.collect();
     if values.len() != handles.len() {
-        return Err(zekit_rt::fail(
+        return Err(zekit_icd_rt::fail(
             ZeError::INVALID_NULL_POINTER,
             "one parameter structure per semaphore is needed",
         ));

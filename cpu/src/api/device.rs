@@ -229,7 +229,7 @@ impl DeviceApi for CpuDriver {
         ordinal(h_device)?;
         match props::device_status() {
             ze_result_t::SUCCESS => Ok(()),
-            code => Err(zekit_rt::fail(ZeError(code), "device status")),
+            code => Err(zekit_icd_rt::fail(ZeError(code), "device status")),
         }
     }
 
@@ -248,7 +248,7 @@ impl DeviceApi for CpuDriver {
         crate::exec::synchronize_device(ordinal(h_device)?);
         match props::synchronize_result() {
             ze_result_t::SUCCESS => Ok(()),
-            code => Err(zekit_rt::fail(ZeError(code),
+            code => Err(zekit_icd_rt::fail(ZeError(code),
                 "device execution failed",
             )),
         }
@@ -302,7 +302,7 @@ impl DeviceApi for CpuDriver {
             },
         };
         source.map_err(|_| {
-            zekit_rt::fail(ZeError::INVALID_ARGUMENT,
+            zekit_icd_rt::fail(ZeError::INVALID_ARGUMENT,
                 "requirementsSrc is not a live module or graph of this driver",
             )
         })?;
@@ -344,7 +344,7 @@ impl DeviceApi for CpuDriver {
     ) -> ZeResult<()> {
         ordinal(h_device)?;
         let Some(data) = props::compiler_info(param_name) else {
-            return Err(zekit_rt::fail(ZeError::INVALID_ENUMERATION,
+            return Err(zekit_icd_rt::fail(ZeError::INVALID_ENUMERATION,
                 format!("unknown paramName {param_name:?}"),
             ));
         };
@@ -373,7 +373,7 @@ impl DeviceApi for CpuDriver {
         let sem = match desc.flags {
             F::OPAQUE_FD | F::VK_TIMELINE_SEMAPHORE_FD => {
                 let Some(fd) = fd else {
-                    return Err(zekit_rt::fail(
+                    return Err(zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         "an fd semaphore needs a ze_external_semaphore_fd_ext_desc_t in pNext",
                     ));
@@ -383,16 +383,16 @@ impl DeviceApi for CpuDriver {
                 } else {
                     ExternalSemaphore::timeline(fd)
                 };
-                made.map_err(|why| zekit_rt::fail(ZeError::INVALID_ARGUMENT, why))?
+                made.map_err(|why| zekit_icd_rt::fail(ZeError::INVALID_ARGUMENT, why))?
             }
             f if f.0 & !F::all_known().0 != 0 || f.0.count_ones() != 1 => {
-                return Err(zekit_rt::fail(
+                return Err(zekit_icd_rt::fail(
                     ZeError::INVALID_ENUMERATION,
                     format_args!("external semaphore flags {:#x}: exactly one known type", f.0),
                 ));
             }
             f => {
-                return Err(zekit_rt::fail(
+                return Err(zekit_icd_rt::fail(
                     ZeError::UNSUPPORTED_ENUMERATION,
                     format_args!(
                         "external semaphore type {:#x}: only OPAQUE_FD (an eventfd) and VK_TIMELINE_SEMAPHORE_FD (a memfd counter) are supported on Linux",

@@ -89,7 +89,7 @@ impl DriverApi for CpuDriver {
             .ok()
             .and_then(|n| functions_by_name().get(n).copied());
         let Some(address) = found else {
-            return Err(zekit_rt::fail(
+            return Err(zekit_icd_rt::fail(
                 ZeError::INVALID_ARGUMENT,
                 format!(
                     "{name:?} is not a function this driver implements beyond API {}.{} nor one of its extension functions",
@@ -107,7 +107,7 @@ impl DriverApi for CpuDriver {
         pp_string: &mut *const c_char,
     ) -> ZeResult<()> {
         check_driver(h_driver)?;
-        *pp_string = zekit_rt::last_error_ptr();
+        *pp_string = zekit_icd_rt::last_error_ptr();
         Ok(())
     }
 }

@@ -95,7 +95,7 @@ impl GraphApi for CpuDriver {
         use std::os::unix::ffi::OsStrExt;
         let path = std::path::Path::new(std::ffi::OsStr::from_bytes(file_path.to_bytes()));
         std::fs::write(path, text).map_err(|e| {
-            zekit_rt::fail(
+            zekit_icd_rt::fail(
                 ZeError::INVALID_ARGUMENT,
                 format_args!("cannot write {}: {e}", path.display()),
             )
@@ -207,14 +207,14 @@ pub(super) fn append_graph(
     let ordinal = match l.immediate_config() {
         Ok(c) => c.ordinal,
         Err(_) => {
-            return Err(zekit_rt::fail(
+            return Err(zekit_icd_rt::fail(
                 ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE),
                 "a graph is captured on an immediate command list and replays on one",
             ))
         }
     };
     if ordinal != x.ordinal {
-        return Err(zekit_rt::fail(
+        return Err(zekit_icd_rt::fail(
             ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE),
             format_args!(
                 "the graph was captured on queue group {}, the command list is of group {ordinal}",

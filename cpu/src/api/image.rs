@@ -21,7 +21,7 @@ fn check_image_desc_chain(desc: &ze_image_desc_t) -> ZeResult<()> {
             | N::ExternalMemoryImportWin32Handle(_) => "external image memory",
             _ => continue,
         };
-        return Err(zekit_rt::fail(
+        return Err(zekit_icd_rt::fail(
             ZeError::UNSUPPORTED_FEATURE,
             format_args!("{what} are not supported by the CPU device"),
         ));

@@ -45,11 +45,11 @@ fn version_string() -> &'static str {
 
 /// Runs `body` as the entry point `function`: panics caught, a failure logged once.
 fn entry(function: &'static str, body: impl FnOnce() -> ZeResult<()>) -> ze_result_t {
-    zekit_rt::guard(function, || {
-        zekit_rt::begin_call();
+    zekit_icd_rt::guard(function, || {
+        zekit_icd_rt::begin_call();
         match body() {
             Ok(()) => ze_result_t::SUCCESS,
-            Err(e) => zekit_rt::failed(function, e, ""),
+            Err(e) => zekit_icd_rt::failed(function, e, ""),
         }
     })
 }
@@ -59,7 +59,7 @@ fn driver(h: ze_driver_handle_t) -> ZeResult<()> {
 }
 
 fn null(what: &str) -> ZeError {
-    zekit_rt::fail(ZeError::INVALID_NULL_POINTER, format_args!("{what} is null"))
+    zekit_icd_rt::fail(ZeError::INVALID_NULL_POINTER, format_args!("{what} is null"))
 }
 
 /// `zeIntelGetDriverVersionString`.
@@ -103,14 +103,14 @@ unsafe extern "C" fn zex_counter_based_event_create2(
     let Some(d) = (unsafe { desc.as_ref() }) else {
         return entry("zexCounterBasedEventCreate2", || Err(null("desc")));
     };
-    if d.stype != ZEX_STRUCTURE_COUNTER_BASED_EVENT_DESC && (d.stype != 0 || zekit_rt::strict()) {
+    if d.stype != ZEX_STRUCTURE_COUNTER_BASED_EVENT_DESC && (d.stype != 0 || zekit_icd_rt::strict()) {
         return entry("zexCounterBasedEventCreate2", || {
-            Err(zekit_rt::fail(ZeError::INVALID_ARGUMENT, "desc->stype is not ZEX_STRUCTURE_COUNTER_BASED_EVENT_DESC"))
+            Err(zekit_icd_rt::fail(ZeError::INVALID_ARGUMENT, "desc->stype is not ZEX_STRUCTURE_COUNTER_BASED_EVENT_DESC"))
         });
     }
     if !d.p_next.is_null() {
         return entry("zexCounterBasedEventCreate2", || {
-            Err(zekit_rt::fail(ZeError::UNSUPPORTED_FEATURE, "a pNext chain on zex_counter_based_event_desc_t (external counter storage)"))
+            Err(zekit_icd_rt::fail(ZeError::UNSUPPORTED_FEATURE, "a pNext chain on zex_counter_based_event_desc_t (external counter storage)"))
         });
     }
     let ze = ze_event_counter_based_desc_t {
@@ -140,12 +140,12 @@ unsafe extern "C" fn zex_driver_import_external_pointer(h: ze_driver_handle_t, p
         driver(h)?;
         let (p, bad) = (ptr as usize, ZeError::INVALID_ARGUMENT);
         if p == 0 || size == 0 || p.checked_add(size).is_none() {
-            return Err(zekit_rt::fail(bad, format_args!("cannot import {size} bytes at {ptr:p}")));
+            return Err(zekit_icd_rt::fail(bad, format_args!("cannot import {size} bytes at {ptr:p}")));
         }
         let mut map = imports();
         let overlaps = import_of(&map, p).is_some() || map.range(p..p + size).next().is_some();
         if overlaps {
-            return Err(zekit_rt::fail(bad, format_args!("{size} bytes at {ptr:p} overlap an imported range")));
+            return Err(zekit_icd_rt::fail(bad, format_args!("{size} bytes at {ptr:p} overlap an imported range")));
         }
         map.insert(p, size);
         Ok(())
@@ -157,7 +157,7 @@ unsafe extern "C" fn zex_driver_release_imported_pointer(h: ze_driver_handle_t, 
         driver(h)?;
         match imports().remove(&(ptr as usize)) {
             Some(_) => Ok(()),
-            None => Err(zekit_rt::fail(ZeError::INVALID_ARGUMENT, format_args!("{ptr:p} is not the start of an imported range"))),
+            None => Err(zekit_icd_rt::fail(ZeError::INVALID_ARGUMENT, format_args!("{ptr:p} is not the start of an imported range"))),
         }
     })
 }
@@ -168,7 +168,7 @@ unsafe extern "C" fn zex_driver_get_host_pointer_base_address(h: ze_driver_handl
         // SAFETY: the caller's pointer, checked non-null.
         let base = unsafe { base.as_mut() }.ok_or_else(|| null("baseAddress"))?;
         let (b, _) = import_of(&imports(), ptr as usize)
-            .ok_or_else(|| zekit_rt::fail(ZeError::INVALID_ARGUMENT, format_args!("{ptr:p} is not in an imported range")))?;
+            .ok_or_else(|| zekit_icd_rt::fail(ZeError::INVALID_ARGUMENT, format_args!("{ptr:p} is not in an imported range")))?;
         *base = b as *mut c_void;
         Ok(())
     })

@@ -176,7 +176,7 @@ impl KernelApi for CpuDriver {
         let out = p_string.map_or(std::ptr::null_mut(), |p| *p);
         let mut size = *p_size as usize;
         // SAFETY: the application provides `*p_size` writable bytes at a non-null `*pString`.
-        unsafe { zekit_rt::conv::copy_c_string(&text, &mut size, out) };
+        unsafe { zekit_icd_rt::conv::copy_c_string(&text, &mut size, out) };
         *p_size = size as u32;
         Ok(())
     }
@@ -193,7 +193,7 @@ impl KernelApi for CpuDriver {
         match p_kernel_binary {
             Some(out) if !out.is_empty() => {
                 if out.len() < code.len() {
-                    return Err(zekit_rt::fail(
+                    return Err(zekit_icd_rt::fail(
                         ZeError::INVALID_SIZE,
                         format_args!(
                             "*pSize is {}, the binary of kernel `{}` takes {} bytes",
@@ -231,7 +231,7 @@ impl KernelApi for CpuDriver {
                 }
             }
         }
-        zekit_rt::conv::fill_counted(&found, p_count, p_allocation_properties, |a, d| {
+        zekit_icd_rt::conv::fill_counted(&found, p_count, p_allocation_properties, |a, d| {
             (d.argIndex, d.base, d.size, d.r#type) = *a;
         });
         Ok(())
@@ -255,7 +255,7 @@ impl KernelApi for CpuDriver {
     ) -> ZeResult<()> {
         let k = kernel(h_kernel)?;
         // SAFETY: the application provides `*p_size` writable bytes at a non-null `p_name`.
-        unsafe { zekit_rt::conv::copy_c_string(&k.name, p_size, p_name) };
+        unsafe { zekit_icd_rt::conv::copy_c_string(&k.name, p_size, p_name) };
         Ok(())
     }
 }

@@ -146,7 +146,7 @@ impl MemApi for CpuDriver {
             match ext {
                 N::ExternalMemoryExportFd(out) => out.fd = ctx.export_fd(ptr.cast(), out.flags)?,
                 N::ExternalMemoryExportWin32Handle(_) => {
-                    return Err(zekit_rt::fail(
+                    return Err(zekit_icd_rt::fail(
                         ZeError::UNSUPPORTED_FEATURE,
                         "Win32 handles do not exist on Linux: export as OPAQUE_FD",
                     ))
@@ -236,7 +236,7 @@ impl MemApi for CpuDriver {
                 *p_handle = w.fd as u64;
                 Ok(())
             }
-            crate::model::ipc::MemHandle::Range(_) => Err(zekit_rt::fail(
+            crate::model::ipc::MemHandle::Range(_) => Err(zekit_icd_rt::fail(
                 ZeError::INVALID_ARGUMENT,
                 "a range handle over several physical memory objects holds no single file descriptor",
             )),
@@ -309,7 +309,7 @@ impl External {
     }
 
     fn win32() -> ZeError {
-        zekit_rt::fail(
+        zekit_icd_rt::fail(
             ZeError::UNSUPPORTED_ENUMERATION,
             "Win32 handles do not exist on Linux: import an OPAQUE_FD",
         )

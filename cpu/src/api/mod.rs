@@ -34,7 +34,7 @@ use zekit_icd::{
     ExecutableGraphApi, FabricEdgeApi, FabricVertexApi, FenceApi, GlobalApi, GraphApi, ImageApi, KernelApi, MemApi, ModuleApi, ModuleBuildLogApi, PhysicalMemApi, SamplerApi, VirtualMemApi,
 };
 use zekit_icd::{Handle, ZeError, ZeResult};
-use zekit_rt::Obj;
+use zekit_icd_rt::Obj;
 use zekit_sys::chain;
 use zekit_sys::*;
 
@@ -69,7 +69,7 @@ impl CpuDriver {
     pub fn new(host: &'static HostInfo) -> CpuDriver {
         let setting = std::env::var(DEVICE_TYPE_VAR).ok();
         let kind = DeviceKind::from_setting(setting.as_deref()).unwrap_or_else(|why| {
-            zekit_rt::log_error(DEVICE_TYPE_VAR, &why);
+            zekit_icd_rt::log_error(DEVICE_TYPE_VAR, &why);
             DeviceKind::Cpu
         });
         Self::with_kind(host, kind)
@@ -138,12 +138,12 @@ pub fn dispatch() -> zekit_icd::Dispatch {
 /// A failure of the core becomes the call's error, its reason noted for the entry layer.
 impl From<Failure> for ZeError {
     fn from(f: Failure) -> ZeError {
-        zekit_rt::fail(ZeError(f.code), f.reason)
+        zekit_icd_rt::fail(ZeError(f.code), f.reason)
     }
 }
 
 fn null_pointer(what: &str) -> ZeError {
-    zekit_rt::fail(ZeError::INVALID_NULL_POINTER, format_args!("{what} is null"))
+    zekit_icd_rt::fail(ZeError::INVALID_NULL_POINTER, format_args!("{what} is null"))
 }
 
 fn check_driver(h: Handle<kinds::Driver>) -> ZeResult<()> {
@@ -263,7 +263,7 @@ fn output_bytes<'a>(ptr: *mut u8, size: usize, needed: usize) -> Option<&'a mut 
     Some(unsafe { std::slice::from_raw_parts_mut(ptr, size.min(needed)) })
 }
 
-fn fill_handles<K: zekit_rt::HandleKind>(
+fn fill_handles<K: zekit_icd_rt::HandleKind>(
     items: &[Handle<K>],
     count: &mut u32,
     out: Option<&mut [Option<Handle<K>>]>,

@@ -76,7 +76,7 @@ fn build_program(
             pConstants: if p.pConstants.is_null() { std::ptr::null() } else { unsafe { *p.pConstants.add(i) } },
             ..Default::default()
         };
-        let constants = constants(&one).map_err(|e| Failure::new(e.0, zekit_rt::noted_reason()))?;
+        let constants = constants(&one).map_err(|e| Failure::new(e.0, zekit_icd_rt::noted_reason()))?;
         let spec = constants.as_ref().map(|(ids, values)| SpecConstants { ids, values });
         let (m, l) = ModuleObject::build(h_context, h_device, format, input, &flags, spec)
             .map_err(|f| Failure::new(f.code, format!("input {i} of the module program: {}", f.reason)))?;
@@ -117,7 +117,7 @@ impl ModuleApi for CpuDriver {
         if let Some(p) = program_desc(desc) {
             let (result, log) = match build_program(h_context, h_device, desc.format, p) {
                 Ok((m, log)) => (Ok(m), log),
-                Err(f) => (Err(ZeError::from(f)), zekit_rt::noted_reason()),
+                Err(f) => (Err(ZeError::from(f)), zekit_icd_rt::noted_reason()),
             };
             if let Some(out) = ph_build_log {
                 *out = Some(log_handle(log));
@@ -130,7 +130,7 @@ impl ModuleApi for CpuDriver {
         }
         // The generated check lets 0 through for a module program (`LENIENT_CONDITIONS`).
         if desc.inputSize == 0 {
-            return Err(zekit_rt::fail(ZeError::INVALID_SIZE, "`0 == desc->inputSize`"));
+            return Err(zekit_icd_rt::fail(ZeError::INVALID_SIZE, "`0 == desc->inputSize`"));
         }
         // SAFETY: the application gives `inputSize` bytes at `pInputModule`.
         let input = unsafe { std::slice::from_raw_parts(desc.pInputModule, desc.inputSize) };
@@ -151,7 +151,7 @@ impl ModuleApi for CpuDriver {
         let (result, log) = match built {
             Ok((m, log)) => (Ok(m), log),
             // Converting notes the reason for the log line; the log takes the same text.
-            Err(f) => (Err(ZeError::from(f)), zekit_rt::noted_reason()),
+            Err(f) => (Err(ZeError::from(f)), zekit_icd_rt::noted_reason()),
         };
         if let Some(out) = ph_build_log {
             *out = Some(log_handle(log));
@@ -173,7 +173,7 @@ impl ModuleApi for CpuDriver {
     ) -> ZeResult<()> {
         let m = module(h_module)?;
         // The names live as long as the module object (the application's contract).
-        zekit_rt::conv::fill_counted(m.kernel_names(), p_count, p_names, |n, slot| {
+        zekit_icd_rt::conv::fill_counted(m.kernel_names(), p_count, p_names, |n, slot| {
             *slot = n.as_ptr()
         });
         Ok(())
@@ -221,7 +221,7 @@ impl ModuleApi for CpuDriver {
         match p_module_native_binary {
             Some(out) if *p_size != 0 => {
                 if out.len() < bytes.len() {
-                    return Err(zekit_rt::fail(
+                    return Err(zekit_icd_rt::fail(
                         ZeError::INVALID_SIZE,
                         format_args!(
                             "*pSize is {}, the native binary takes {} bytes",
@@ -263,7 +263,7 @@ impl ModuleApi for CpuDriver {
         // The link log is handed out on failure too, naming what did not resolve.
         let (result, log) = match ModuleObject::link(&refs, zekit_spirv::Linking::Separate) {
             Ok(log) => (Ok(()), log),
-            Err(f) => (Err(ZeError::from(f)), zekit_rt::noted_reason()),
+            Err(f) => (Err(ZeError::from(f)), zekit_icd_rt::noted_reason()),
         };
         if let Some(out) = ph_link_log {
             *out = Some(log_handle(log));
@@ -340,7 +340,7 @@ impl ModuleBuildLogApi for CpuDriver {
     ) -> ZeResult<()> {
         let log = h.get::<BuildLogObject>()?;
         // SAFETY: the application provides `*p_size` writable bytes at a non-null `p_build_log`.
-        unsafe { zekit_rt::conv::copy_c_string(&log.text, p_size, p_build_log) };
+        unsafe { zekit_icd_rt::conv::copy_c_string(&log.text, p_size, p_build_log) };
         Ok(())
     }
 }

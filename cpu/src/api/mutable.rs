@@ -41,7 +41,7 @@ pub(super) fn next_command_id(
 pub(super) fn update_commands(h: Handle<kinds::CommandList>, desc: &ze_mutable_commands_exp_desc_t) -> ZeResult<()> {
     let l = list(h)?;
     if desc.flags != 0 {
-        return Err(zekit_rt::fail(
+        return Err(zekit_icd_rt::fail(
             ZeError::INVALID_ENUMERATION,
             format!("ze_mutable_commands_exp_desc_t flags {:#x}: reserved, must be 0", desc.flags),
         ));
@@ -88,7 +88,7 @@ pub(super) fn update_commands(h: Handle<kinds::CommandList>, desc: &ze_mutable_c
                 Change::GlobalOffset(g.commandId, [g.offsetX, g.offsetY, g.offsetZ])
             }
             other => {
-                return Err(zekit_rt::fail(
+                return Err(zekit_icd_rt::fail(
                     ZeError::UNSUPPORTED_FEATURE,
                     format!(
                         "zeCommandListUpdateMutableCommandsExp changes kernel arguments, group counts, group sizes and global offsets, not structure type {:#x}",
@@ -99,7 +99,7 @@ pub(super) fn update_commands(h: Handle<kinds::CommandList>, desc: &ze_mutable_c
         });
     }
     if links.truncated() {
-        return Err(zekit_rt::fail(ZeError::INVALID_ARGUMENT, "the pNext chain is longer than 64 structures (a cycle?)"));
+        return Err(zekit_icd_rt::fail(ZeError::INVALID_ARGUMENT, "the pNext chain is longer than 64 structures (a cycle?)"));
     }
     Ok(l.update_commands(&changes)?)
 }

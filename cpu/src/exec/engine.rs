@@ -76,14 +76,14 @@ impl Shared {
             Ok(Ok(())) => {}
             Ok(Err(fault)) => {
                 self.lost.store(true, Ordering::SeqCst);
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "command queue",
                     &format!("a command faulted ({fault}): ZE_RESULT_ERROR_DEVICE_LOST; the rest of its submission was skipped"),
                 );
             }
             Err(_) => {
                 *self.blocked() = None;
-                zekit_rt::log_error("command queue", "a command panicked; the rest of its submission was skipped");
+                zekit_icd_rt::log_error("command queue", "a command panicked; the rest of its submission was skipped");
             }
         }
         if let Some(f) = &s.fence {

@@ -60,7 +60,7 @@ fn install() {
         // SAFETY: installs a handler for SIGSEGV and SIGBUS; `fault.c` keeps the previous ones
         // and forwards every signal it does not recover from to them.
         if unsafe { zekit_fault_install() } != 0 {
-            zekit_rt::log_error("zekit", "cannot install the fault handler: a faulting kernel or copy will end the process");
+            zekit_icd_rt::log_error("zekit", "cannot install the fault handler: a faulting kernel or copy will end the process");
         }
     });
 }

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use zekit_icd::kinds;
-use zekit_rt::{Handle, Obj};
+use zekit_icd_rt::{Handle, Obj};
 use zekit_sys::*;
 
 use std::os::fd::AsRawFd;

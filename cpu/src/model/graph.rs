@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use zekit_icd::kinds;
-use zekit_rt::{Handle, Obj};
+use zekit_icd_rt::{Handle, Obj};
 use zekit_sys::*;
 
 use super::objects::{Failure, Outcome};

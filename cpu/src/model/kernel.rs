@@ -19,7 +19,7 @@ use std::ffi::{c_void, CString};
 use std::sync::{Arc, Mutex};
 
 use zekit_icd::kinds;
-use zekit_rt::Handle;
+use zekit_icd_rt::Handle;
 use zekit_rules::args::{ArgValue, LocalBudget};
 use zekit_spirv::{ArgKind, KernelInfo, Program};
 use zekit_sys::*;
@@ -386,11 +386,11 @@ fn set_arg_in(
         others,
         note: "",
     };
-    let strict = zekit_rt::strict();
+    let strict = zekit_icd_rt::strict();
     let checked = zekit_rules::args::check(info, index, size, value, budget, strict)?;
     let a = info.args[i];
     if size > a.size as usize && matches!(checked, ArgValue::Bytes(_) | ArgValue::Zero) {
-        zekit_rt::lenient(
+        zekit_icd_rt::lenient(
             "zeKernelSetArgumentValue",
             &format!("argument {index} of kernel `{name}` set with {size} bytes, takes its first {}", a.size),
         );
@@ -407,12 +407,12 @@ fn set_arg_in(
                 "a sampler handle"
             };
             let raw = raw as usize as *mut c_void;
-            let refused = |e: zekit_rt::ZeError| {
+            let refused = |e: zekit_icd_rt::ZeError| {
                 Failure::new(
                     e.0,
                     format!(
                         "argument {index} of kernel `{name}` takes {what}: {}",
-                        zekit_rt::noted_reason()
+                        zekit_icd_rt::noted_reason()
                     ),
                 )
             };

@@ -21,7 +21,7 @@
 use std::sync::{Arc, Mutex};
 
 use zekit_icd::kinds;
-use zekit_rt::Handle;
+use zekit_icd_rt::Handle;
 use zekit_sys::*;
 
 use super::event::ListKind;
@@ -30,7 +30,7 @@ use super::objects::{Failure, Outcome};
 use super::queue::{in_use, not_ready, QueueConfig};
 use crate::exec::memory::{Region, Side};
 use crate::exec::{Command, Engine, ListBody, Mode, Op, Timeout, Work};
-use zekit_rt::Obj;
+use zekit_icd_rt::Obj;
 
 /// What a regular list holds.
 #[derive(Debug)]
@@ -412,8 +412,8 @@ pub fn copy_op(dst: *mut u8, src: *const u8, size: usize) -> Op {
 /// strict).
 pub fn check_fill(pattern_size: usize, size: usize) -> Outcome<()> {
     let max = crate::model::properties::MAX_FILL_PATTERN_SIZE;
-    if zekit_rules::fill::check(pattern_size, size, max, zekit_rt::strict())? {
-        zekit_rt::lenient("zeCommandListAppendMemoryFill", "a pattern_size that is not a power of two");
+    if zekit_rules::fill::check(pattern_size, size, max, zekit_icd_rt::strict())? {
+        zekit_icd_rt::lenient("zeCommandListAppendMemoryFill", "a pattern_size that is not a power of two");
     }
     Ok(())
 }

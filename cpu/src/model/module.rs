@@ -21,7 +21,7 @@ use std::ffi::CString;
 use std::sync::{Arc, OnceLock};
 
 use zekit_icd::kinds;
-use zekit_rt::Handle;
+use zekit_icd_rt::Handle;
 use zekit_spirv::Program;
 use zekit_sys::*;
 

@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use zekit_icd::kinds;
-use zekit_rt::Handle;
+use zekit_icd_rt::Handle;
 use zekit_sys::*;
 
 use super::graph;

@@ -171,13 +171,13 @@ pub fn init_flags_report(flags: ze_init_flags_t, kind: DeviceKind) -> Outcome<()
         // The loader keeps the first zeInit's answer for the whole process (and drops a driver
         // that refused it): a refused bad flag would make every later, valid zeInit fail. So
         // unknown bits are ignored, unless strict.
-        if zekit_rt::strict() {
+        if zekit_icd_rt::strict() {
             return Err(Failure::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown zeInit flags {:#x}", flags.0),
             ));
         }
-        zekit_rt::lenient("zeInit", &format!("unknown flag bits {unknown:#x} ignored"));
+        zekit_icd_rt::lenient("zeInit", &format!("unknown flag bits {unknown:#x} ignored"));
     }
     let known = ze_init_flags_t(flags.0 & ze_init_flags_t::all_known().0);
     if known.is_empty() || (kind == DeviceKind::Gpu && known.intersects(ze_init_flags_t::GPU_ONLY)) {
@@ -459,13 +459,13 @@ pub fn check_device_alloc_desc(flags: ze_device_mem_alloc_flags_t, ordinal: u32)
     if ordinal != 0 {
         // Programs written for GPUs with two memories pass ordinal 1; compute-runtime does not
         // read the ordinal, and there is one memory to give.
-        if zekit_rt::strict() {
+        if zekit_icd_rt::strict() {
             return Err(Failure::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("device_desc->ordinal {ordinal}: the device has one memory (ordinal 0)"),
             ));
         }
-        zekit_rt::lenient("zeMemAllocDevice", &format!("device_desc->ordinal {ordinal}, read as 0: the device has one memory"));
+        zekit_icd_rt::lenient("zeMemAllocDevice", &format!("device_desc->ordinal {ordinal}, read as 0: the device has one memory"));
     }
     Ok(())
 }

@@ -63,7 +63,7 @@ pub const PRINTF_BUFFER_SIZE: u32 = 4 * 1024 * 1024;
 /// Producer key of runtime requirements.
 pub const RUNTIME_REQUIREMENTS_KEY: &CStr = c"ZEKIT.L0.CPU";
 
-pub use zekit_rt::conv::{fill_counted, write_c_str as write_c_string};
+pub use zekit_icd_rt::conv::{fill_counted, write_c_str as write_c_string};
 
 /// `zeDeviceGet`: the driver exposes one device.
 pub const fn device_count() -> u32 {

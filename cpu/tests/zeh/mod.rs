@@ -34,7 +34,7 @@ macro_rules! check {
 
 /// The thread's last error description.
 pub fn last_error() -> String {
-    zekit_rt::last_error()
+    zekit_icd_rt::last_error()
 }
 
 /// A small deterministic random number generator (xorshift64*).

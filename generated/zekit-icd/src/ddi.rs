@@ -11,18 +11,18 @@ pub unsafe extern "C" fn zeGetRTASBuilderProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_rtas_builder_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetRTASBuilderProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetRTASBuilderProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetRTASBuilderProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -93,18 +93,18 @@ pub unsafe extern "C" fn zeGetRTASBuilderExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_rtas_builder_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetRTASBuilderExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetRTASBuilderExpProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetRTASBuilderExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -165,18 +165,18 @@ pub unsafe extern "C" fn zeGetRTASParallelOperationProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_rtas_parallel_operation_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetRTASParallelOperationProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetRTASParallelOperationProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetRTASParallelOperationProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -237,18 +237,18 @@ pub unsafe extern "C" fn zeGetRTASParallelOperationExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_rtas_parallel_operation_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetRTASParallelOperationExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetRTASParallelOperationExpProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetRTASParallelOperationExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -309,15 +309,15 @@ pub unsafe extern "C" fn zeGetGlobalProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_global_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetGlobalProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetGlobalProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zeGetGlobalProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetGlobalProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -358,15 +358,15 @@ pub unsafe extern "C" fn zeGetDriverProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_driver_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetDriverProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetDriverProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zeGetDriverProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetDriverProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -479,15 +479,18 @@ pub unsafe extern "C" fn zeGetDriverExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_driver_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetDriverExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetDriverExpProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zeGetDriverExpProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetDriverExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -520,15 +523,15 @@ pub unsafe extern "C" fn zeGetDeviceProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_device_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetDeviceProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetDeviceProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zeGetDeviceProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetDeviceProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -847,15 +850,18 @@ pub unsafe extern "C" fn zeGetDeviceExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_device_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetDeviceExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetDeviceExpProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zeGetDeviceExpProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetDeviceExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -886,15 +892,18 @@ pub unsafe extern "C" fn zeGetContextProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_context_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetContextProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetContextProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zeGetContextProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetContextProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -1005,18 +1014,18 @@ pub unsafe extern "C" fn zeGetCommandQueueProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_command_queue_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetCommandQueueProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetCommandQueueProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetCommandQueueProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -1127,18 +1136,18 @@ pub unsafe extern "C" fn zeGetCommandListProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_command_list_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetCommandListProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetCommandListProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetCommandListProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -1731,18 +1740,18 @@ pub unsafe extern "C" fn zeGetCommandListExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_command_list_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetCommandListExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetCommandListExpProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetCommandListExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -1883,15 +1892,15 @@ pub unsafe extern "C" fn zeGetImageProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_image_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetImageProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetImageProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zeGetImageProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetImageProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -1962,15 +1971,18 @@ pub unsafe extern "C" fn zeGetImageExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_image_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetImageExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetImageExpProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zeGetImageExpProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetImageExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -2021,15 +2033,15 @@ pub unsafe extern "C" fn zeGetMemProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_mem_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetMemProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetMemProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zeGetMemProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetMemProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -2180,15 +2192,15 @@ pub unsafe extern "C" fn zeGetMemExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_mem_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetMemExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetMemExpProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zeGetMemExpProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetMemExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -2253,15 +2265,15 @@ pub unsafe extern "C" fn zeGetFenceProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_fence_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetFenceProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetFenceProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zeGetFenceProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetFenceProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -2332,15 +2344,18 @@ pub unsafe extern "C" fn zeGetEventPoolProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_event_pool_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetEventPoolProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetEventPoolProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zeGetEventPoolProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetEventPoolProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -2441,15 +2456,15 @@ pub unsafe extern "C" fn zeGetEventProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_event_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetEventProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetEventProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zeGetEventProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetEventProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -2640,15 +2655,18 @@ pub unsafe extern "C" fn zeGetEventExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_event_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetEventExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetEventExpProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zeGetEventExpProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetEventExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -2679,15 +2697,15 @@ pub unsafe extern "C" fn zeGetModuleProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_module_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetModuleProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetModuleProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zeGetModuleProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetModuleProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -2808,18 +2826,18 @@ pub unsafe extern "C" fn zeGetModuleBuildLogProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_module_build_log_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetModuleBuildLogProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetModuleBuildLogProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetModuleBuildLogProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -2860,15 +2878,15 @@ pub unsafe extern "C" fn zeGetKernelProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_kernel_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetKernelProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetKernelProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zeGetKernelProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetKernelProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3011,15 +3029,18 @@ pub unsafe extern "C" fn zeGetKernelExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_kernel_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetKernelExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetKernelExpProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zeGetKernelExpProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetKernelExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3080,15 +3101,18 @@ pub unsafe extern "C" fn zeGetSamplerProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_sampler_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetSamplerProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetSamplerProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zeGetSamplerProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetSamplerProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3129,18 +3153,18 @@ pub unsafe extern "C" fn zeGetPhysicalMemProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_physical_mem_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetPhysicalMemProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetPhysicalMemProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetPhysicalMemProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3191,15 +3215,18 @@ pub unsafe extern "C" fn zeGetVirtualMemProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_virtual_mem_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetVirtualMemProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetVirtualMemProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zeGetVirtualMemProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetVirtualMemProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3290,18 +3317,18 @@ pub unsafe extern "C" fn zeGetFabricVertexExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_fabric_vertex_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetFabricVertexExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetFabricVertexExpProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetFabricVertexExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3362,18 +3389,18 @@ pub unsafe extern "C" fn zeGetFabricEdgeExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_fabric_edge_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetFabricEdgeExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetFabricEdgeExpProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetFabricEdgeExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3424,15 +3451,15 @@ pub unsafe extern "C" fn zeGetGraphProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_graph_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetGraphProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zeGetGraphProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zeGetGraphProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetGraphProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3523,18 +3550,18 @@ pub unsafe extern "C" fn zeGetExecutableGraphProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut ze_executable_graph_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zeGetExecutableGraphProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetExecutableGraphProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zeGetExecutableGraphProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3575,18 +3602,18 @@ pub unsafe extern "C" fn zetGetMetricProgrammableExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_programmable_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetMetricProgrammableExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricProgrammableExpProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricProgrammableExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3647,18 +3674,18 @@ pub unsafe extern "C" fn zetGetMetricTracerExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_tracer_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetMetricTracerExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricTracerExpProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricTracerExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3739,18 +3766,18 @@ pub unsafe extern "C" fn zetGetMetricDecoderExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_decoder_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetMetricDecoderExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricDecoderExpProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricDecoderExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3801,15 +3828,18 @@ pub unsafe extern "C" fn zetGetDeviceProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_device_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetDeviceProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zetGetDeviceProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zetGetDeviceProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetDeviceProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3840,15 +3870,18 @@ pub unsafe extern "C" fn zetGetDeviceExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_device_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetDeviceExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zetGetDeviceExpProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zetGetDeviceExpProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetDeviceExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3911,15 +3944,18 @@ pub unsafe extern "C" fn zetGetContextProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_context_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetContextProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zetGetContextProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zetGetContextProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetContextProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -3950,18 +3986,18 @@ pub unsafe extern "C" fn zetGetCommandListProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_command_list_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetCommandListProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetCommandListProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetCommandListProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4022,18 +4058,18 @@ pub unsafe extern "C" fn zetGetCommandListExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_command_list_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetCommandListExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetCommandListExpProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetCommandListExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4064,15 +4100,18 @@ pub unsafe extern "C" fn zetGetModuleProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_module_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetModuleProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zetGetModuleProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zetGetModuleProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetModuleProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4103,15 +4142,18 @@ pub unsafe extern "C" fn zetGetKernelProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_kernel_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetKernelProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zetGetKernelProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zetGetKernelProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetKernelProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4142,15 +4184,18 @@ pub unsafe extern "C" fn zetGetMetricProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetMetricProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zetGetMetricProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zetGetMetricProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4191,15 +4236,18 @@ pub unsafe extern "C" fn zetGetMetricExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetMetricExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zetGetMetricExpProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zetGetMetricExpProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4250,18 +4298,18 @@ pub unsafe extern "C" fn zetGetMetricGroupProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_group_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetMetricGroupProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricGroupProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricGroupProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4312,18 +4360,18 @@ pub unsafe extern "C" fn zetGetMetricGroupExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_group_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetMetricGroupExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricGroupExpProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricGroupExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4444,18 +4492,18 @@ pub unsafe extern "C" fn zetGetMetricStreamerProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_streamer_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetMetricStreamerProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricStreamerProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricStreamerProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4506,18 +4554,18 @@ pub unsafe extern "C" fn zetGetMetricQueryPoolProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_query_pool_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetMetricQueryPoolProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricQueryPoolProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricQueryPoolProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4558,18 +4606,18 @@ pub unsafe extern "C" fn zetGetMetricQueryProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_metric_query_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetMetricQueryProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricQueryProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetMetricQueryProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4630,15 +4678,18 @@ pub unsafe extern "C" fn zetGetTracerExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_tracer_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetTracerExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zetGetTracerExpProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zetGetTracerExpProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetTracerExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4709,15 +4760,15 @@ pub unsafe extern "C" fn zetGetDebugProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zet_debug_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zetGetDebugProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zetGetDebugProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zetGetDebugProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zetGetDebugProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4860,15 +4911,18 @@ pub unsafe extern "C" fn zesGetGlobalProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_global_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetGlobalProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetGlobalProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetGlobalProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetGlobalProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -4899,15 +4953,18 @@ pub unsafe extern "C" fn zesGetDeviceProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_device_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetDeviceProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetDeviceProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetDeviceProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetDeviceProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -5308,15 +5365,18 @@ pub unsafe extern "C" fn zesGetDeviceExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_device_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetDeviceExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetDeviceExpProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetDeviceExpProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetDeviceExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -5367,15 +5427,18 @@ pub unsafe extern "C" fn zesGetDriverProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_driver_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetDriverProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetDriverProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetDriverProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetDriverProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -5446,15 +5509,18 @@ pub unsafe extern "C" fn zesGetDriverExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_driver_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetDriverExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetDriverExpProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetDriverExpProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetDriverExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -5485,15 +5551,18 @@ pub unsafe extern "C" fn zesGetOverclockProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_overclock_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetOverclockProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetOverclockProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetOverclockProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetOverclockProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -5604,15 +5673,18 @@ pub unsafe extern "C" fn zesGetSchedulerProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_scheduler_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetSchedulerProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetSchedulerProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetSchedulerProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetSchedulerProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -5713,18 +5785,18 @@ pub unsafe extern "C" fn zesGetPerformanceFactorProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_performance_factor_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetPerformanceFactorProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetPerformanceFactorProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetPerformanceFactorProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -5775,15 +5847,15 @@ pub unsafe extern "C" fn zesGetPowerProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_power_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetPowerProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetPowerProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zesGetPowerProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetPowerProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -5914,15 +5986,18 @@ pub unsafe extern "C" fn zesGetFrequencyProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_frequency_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetFrequencyProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetFrequencyProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetFrequencyProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetFrequencyProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6113,15 +6188,18 @@ pub unsafe extern "C" fn zesGetEngineProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_engine_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetEngineProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetEngineProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetEngineProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetEngineProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6172,15 +6250,18 @@ pub unsafe extern "C" fn zesGetStandbyProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_standby_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetStandbyProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetStandbyProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetStandbyProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetStandbyProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6231,15 +6312,18 @@ pub unsafe extern "C" fn zesGetFirmwareProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_firmware_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetFirmwareProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetFirmwareProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetFirmwareProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetFirmwareProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6300,18 +6384,18 @@ pub unsafe extern "C" fn zesGetFirmwareExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_firmware_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetFirmwareExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetFirmwareExpProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetFirmwareExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6352,15 +6436,18 @@ pub unsafe extern "C" fn zesGetMemoryProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_memory_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetMemoryProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetMemoryProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetMemoryProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetMemoryProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6411,18 +6498,18 @@ pub unsafe extern "C" fn zesGetFabricPortProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_fabric_port_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetFabricPortProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetFabricPortProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetFabricPortProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6523,18 +6610,18 @@ pub unsafe extern "C" fn zesGetTemperatureProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_temperature_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetTemperatureProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetTemperatureProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetTemperatureProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6595,15 +6682,15 @@ pub unsafe extern "C" fn zesGetPsuProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_psu_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetPsuProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetPsuProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zesGetPsuProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetPsuProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6644,15 +6731,15 @@ pub unsafe extern "C" fn zesGetFanProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_fan_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetFanProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetFanProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zesGetFanProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetFanProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6733,15 +6820,15 @@ pub unsafe extern "C" fn zesGetLedProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_led_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetLedProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetLedProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zesGetLedProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetLedProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6802,15 +6889,15 @@ pub unsafe extern "C" fn zesGetRasProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_ras_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetRasProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetRasProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error("zesGetRasProcAddrTable", "pDdiTable is null");
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetRasProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6871,15 +6958,18 @@ pub unsafe extern "C" fn zesGetRasExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_ras_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetRasExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zesGetRasExpProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zesGetRasExpProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetRasExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -6960,18 +7050,18 @@ pub unsafe extern "C" fn zesGetDiagnosticsProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_diagnostics_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetDiagnosticsProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetDiagnosticsProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetDiagnosticsProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -7022,18 +7112,18 @@ pub unsafe extern "C" fn zesGetVFManagementExpProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zes_vf_management_exp_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zesGetVFManagementExpProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetVFManagementExpProcAddrTable",
                     "pDdiTable is null",
                 );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zesGetVFManagementExpProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );
@@ -7150,15 +7240,18 @@ pub unsafe extern "C" fn zerGetGlobalProcAddrTable(
     version: ze_api_version_t,
     pDdiTable: *mut zer_global_dditable_t,
 ) -> ze_result_t {
-    zekit_rt::guard(
+    zekit_icd_rt::guard(
         "zerGetGlobalProcAddrTable",
         || unsafe {
             if pDdiTable.is_null() {
-                zekit_rt::log_error("zerGetGlobalProcAddrTable", "pDdiTable is null");
+                zekit_icd_rt::log_error(
+                    "zerGetGlobalProcAddrTable",
+                    "pDdiTable is null",
+                );
                 return ze_result_t::ERROR_INVALID_NULL_POINTER;
             }
             if (version.0 >> 16) != (ze_api_version_t::CURRENT.0 >> 16) {
-                zekit_rt::log_error(
+                zekit_icd_rt::log_error(
                     "zerGetGlobalProcAddrTable",
                     &format!("unsupported major version in {version:?}"),
                 );

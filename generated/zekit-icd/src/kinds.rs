@@ -3,7 +3,7 @@
 /// Marker for `ze_command_graph_exp_handle_t` handles.
 #[derive(Debug)]
 pub enum CommandGraphExp {}
-impl zekit_rt::HandleKind for CommandGraphExp {
+impl zekit_icd_rt::HandleKind for CommandGraphExp {
     const TAG: u32 = 16u32;
     const NAME: &'static str = "ze_command_graph_exp_handle_t";
 }
@@ -11,7 +11,7 @@ impl zekit_rt::HandleKind for CommandGraphExp {
 /// Marker for `ze_command_list_handle_t` handles.
 #[derive(Debug)]
 pub enum CommandList {}
-impl zekit_rt::HandleKind for CommandList {
+impl zekit_icd_rt::HandleKind for CommandList {
     const TAG: u32 = 5u32;
     const NAME: &'static str = "ze_command_list_handle_t";
 }
@@ -19,7 +19,7 @@ impl zekit_rt::HandleKind for CommandList {
 /// Marker for `ze_command_queue_handle_t` handles.
 #[derive(Debug)]
 pub enum CommandQueue {}
-impl zekit_rt::HandleKind for CommandQueue {
+impl zekit_icd_rt::HandleKind for CommandQueue {
     const TAG: u32 = 4u32;
     const NAME: &'static str = "ze_command_queue_handle_t";
 }
@@ -27,7 +27,7 @@ impl zekit_rt::HandleKind for CommandQueue {
 /// Marker for `ze_context_handle_t` handles.
 #[derive(Debug)]
 pub enum Context {}
-impl zekit_rt::HandleKind for Context {
+impl zekit_icd_rt::HandleKind for Context {
     const TAG: u32 = 3u32;
     const NAME: &'static str = "ze_context_handle_t";
 }
@@ -35,7 +35,7 @@ impl zekit_rt::HandleKind for Context {
 /// Marker for `ze_device_handle_t` handles.
 #[derive(Debug)]
 pub enum Device {}
-impl zekit_rt::HandleKind for Device {
+impl zekit_icd_rt::HandleKind for Device {
     const TAG: u32 = 2u32;
     const NAME: &'static str = "ze_device_handle_t";
 }
@@ -43,7 +43,7 @@ impl zekit_rt::HandleKind for Device {
 /// Marker for `ze_driver_handle_t` handles.
 #[derive(Debug)]
 pub enum Driver {}
-impl zekit_rt::HandleKind for Driver {
+impl zekit_icd_rt::HandleKind for Driver {
     const TAG: u32 = 1u32;
     const NAME: &'static str = "ze_driver_handle_t";
 }
@@ -51,7 +51,7 @@ impl zekit_rt::HandleKind for Driver {
 /// Marker for `ze_event_handle_t` handles.
 #[derive(Debug)]
 pub enum Event {}
-impl zekit_rt::HandleKind for Event {
+impl zekit_icd_rt::HandleKind for Event {
     const TAG: u32 = 8u32;
     const NAME: &'static str = "ze_event_handle_t";
 }
@@ -59,7 +59,7 @@ impl zekit_rt::HandleKind for Event {
 /// Marker for `ze_event_pool_handle_t` handles.
 #[derive(Debug)]
 pub enum EventPool {}
-impl zekit_rt::HandleKind for EventPool {
+impl zekit_icd_rt::HandleKind for EventPool {
     const TAG: u32 = 7u32;
     const NAME: &'static str = "ze_event_pool_handle_t";
 }
@@ -67,7 +67,7 @@ impl zekit_rt::HandleKind for EventPool {
 /// Marker for `ze_executable_graph_handle_t` handles.
 #[derive(Debug)]
 pub enum ExecutableGraph {}
-impl zekit_rt::HandleKind for ExecutableGraph {
+impl zekit_icd_rt::HandleKind for ExecutableGraph {
     const TAG: u32 = 24u32;
     const NAME: &'static str = "ze_executable_graph_handle_t";
 }
@@ -75,7 +75,7 @@ impl zekit_rt::HandleKind for ExecutableGraph {
 /// Marker for `ze_external_semaphore_ext_handle_t` handles.
 #[derive(Debug)]
 pub enum ExternalSemaphoreExt {}
-impl zekit_rt::HandleKind for ExternalSemaphoreExt {
+impl zekit_icd_rt::HandleKind for ExternalSemaphoreExt {
     const TAG: u32 = 23u32;
     const NAME: &'static str = "ze_external_semaphore_ext_handle_t";
 }
@@ -83,7 +83,7 @@ impl zekit_rt::HandleKind for ExternalSemaphoreExt {
 /// Marker for `ze_fabric_edge_handle_t` handles.
 #[derive(Debug)]
 pub enum FabricEdge {}
-impl zekit_rt::HandleKind for FabricEdge {
+impl zekit_icd_rt::HandleKind for FabricEdge {
     const TAG: u32 = 18u32;
     const NAME: &'static str = "ze_fabric_edge_handle_t";
 }
@@ -91,7 +91,7 @@ impl zekit_rt::HandleKind for FabricEdge {
 /// Marker for `ze_fabric_vertex_handle_t` handles.
 #[derive(Debug)]
 pub enum FabricVertex {}
-impl zekit_rt::HandleKind for FabricVertex {
+impl zekit_icd_rt::HandleKind for FabricVertex {
     const TAG: u32 = 17u32;
     const NAME: &'static str = "ze_fabric_vertex_handle_t";
 }
@@ -99,7 +99,7 @@ impl zekit_rt::HandleKind for FabricVertex {
 /// Marker for `ze_fence_handle_t` handles.
 #[derive(Debug)]
 pub enum Fence {}
-impl zekit_rt::HandleKind for Fence {
+impl zekit_icd_rt::HandleKind for Fence {
     const TAG: u32 = 6u32;
     const NAME: &'static str = "ze_fence_handle_t";
 }
@@ -107,7 +107,7 @@ impl zekit_rt::HandleKind for Fence {
 /// Marker for `ze_graph_handle_t` handles.
 #[derive(Debug)]
 pub enum Graph {}
-impl zekit_rt::HandleKind for Graph {
+impl zekit_icd_rt::HandleKind for Graph {
     const TAG: u32 = 11u32;
     const NAME: &'static str = "ze_graph_handle_t";
 }
@@ -115,7 +115,7 @@ impl zekit_rt::HandleKind for Graph {
 /// Marker for `ze_image_handle_t` handles.
 #[derive(Debug)]
 pub enum Image {}
-impl zekit_rt::HandleKind for Image {
+impl zekit_icd_rt::HandleKind for Image {
     const TAG: u32 = 9u32;
     const NAME: &'static str = "ze_image_handle_t";
 }
@@ -123,7 +123,7 @@ impl zekit_rt::HandleKind for Image {
 /// Marker for `ze_kernel_handle_t` handles.
 #[derive(Debug)]
 pub enum Kernel {}
-impl zekit_rt::HandleKind for Kernel {
+impl zekit_icd_rt::HandleKind for Kernel {
     const TAG: u32 = 13u32;
     const NAME: &'static str = "ze_kernel_handle_t";
 }
@@ -131,7 +131,7 @@ impl zekit_rt::HandleKind for Kernel {
 /// Marker for `ze_module_handle_t` handles.
 #[derive(Debug)]
 pub enum Module {}
-impl zekit_rt::HandleKind for Module {
+impl zekit_icd_rt::HandleKind for Module {
     const TAG: u32 = 10u32;
     const NAME: &'static str = "ze_module_handle_t";
 }
@@ -139,7 +139,7 @@ impl zekit_rt::HandleKind for Module {
 /// Marker for `ze_module_build_log_handle_t` handles.
 #[derive(Debug)]
 pub enum ModuleBuildLog {}
-impl zekit_rt::HandleKind for ModuleBuildLog {
+impl zekit_icd_rt::HandleKind for ModuleBuildLog {
     const TAG: u32 = 12u32;
     const NAME: &'static str = "ze_module_build_log_handle_t";
 }
@@ -147,7 +147,7 @@ impl zekit_rt::HandleKind for ModuleBuildLog {
 /// Marker for `ze_physical_mem_handle_t` handles.
 #[derive(Debug)]
 pub enum PhysicalMem {}
-impl zekit_rt::HandleKind for PhysicalMem {
+impl zekit_icd_rt::HandleKind for PhysicalMem {
     const TAG: u32 = 15u32;
     const NAME: &'static str = "ze_physical_mem_handle_t";
 }
@@ -155,7 +155,7 @@ impl zekit_rt::HandleKind for PhysicalMem {
 /// Marker for `ze_rtas_builder_exp_handle_t` handles.
 #[derive(Debug)]
 pub enum RtasBuilderExp {}
-impl zekit_rt::HandleKind for RtasBuilderExp {
+impl zekit_icd_rt::HandleKind for RtasBuilderExp {
     const TAG: u32 = 21u32;
     const NAME: &'static str = "ze_rtas_builder_exp_handle_t";
 }
@@ -163,7 +163,7 @@ impl zekit_rt::HandleKind for RtasBuilderExp {
 /// Marker for `ze_rtas_builder_ext_handle_t` handles.
 #[derive(Debug)]
 pub enum RtasBuilderExt {}
-impl zekit_rt::HandleKind for RtasBuilderExt {
+impl zekit_icd_rt::HandleKind for RtasBuilderExt {
     const TAG: u32 = 19u32;
     const NAME: &'static str = "ze_rtas_builder_ext_handle_t";
 }
@@ -171,7 +171,7 @@ impl zekit_rt::HandleKind for RtasBuilderExt {
 /// Marker for `ze_rtas_parallel_operation_exp_handle_t` handles.
 #[derive(Debug)]
 pub enum RtasParallelOperationExp {}
-impl zekit_rt::HandleKind for RtasParallelOperationExp {
+impl zekit_icd_rt::HandleKind for RtasParallelOperationExp {
     const TAG: u32 = 22u32;
     const NAME: &'static str = "ze_rtas_parallel_operation_exp_handle_t";
 }
@@ -179,7 +179,7 @@ impl zekit_rt::HandleKind for RtasParallelOperationExp {
 /// Marker for `ze_rtas_parallel_operation_ext_handle_t` handles.
 #[derive(Debug)]
 pub enum RtasParallelOperationExt {}
-impl zekit_rt::HandleKind for RtasParallelOperationExt {
+impl zekit_icd_rt::HandleKind for RtasParallelOperationExt {
     const TAG: u32 = 20u32;
     const NAME: &'static str = "ze_rtas_parallel_operation_ext_handle_t";
 }
@@ -187,7 +187,7 @@ impl zekit_rt::HandleKind for RtasParallelOperationExt {
 /// Marker for `ze_sampler_handle_t` handles.
 #[derive(Debug)]
 pub enum Sampler {}
-impl zekit_rt::HandleKind for Sampler {
+impl zekit_icd_rt::HandleKind for Sampler {
     const TAG: u32 = 14u32;
     const NAME: &'static str = "ze_sampler_handle_t";
 }
@@ -195,7 +195,7 @@ impl zekit_rt::HandleKind for Sampler {
 /// Marker for `zes_diag_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesDiag {}
-impl zekit_rt::HandleKind for ZesDiag {
+impl zekit_icd_rt::HandleKind for ZesDiag {
     const TAG: u32 = 49u32;
     const NAME: &'static str = "zes_diag_handle_t";
 }
@@ -203,7 +203,7 @@ impl zekit_rt::HandleKind for ZesDiag {
 /// Marker for `zes_engine_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesEngine {}
-impl zekit_rt::HandleKind for ZesEngine {
+impl zekit_icd_rt::HandleKind for ZesEngine {
     const TAG: u32 = 39u32;
     const NAME: &'static str = "zes_engine_handle_t";
 }
@@ -211,7 +211,7 @@ impl zekit_rt::HandleKind for ZesEngine {
 /// Marker for `zes_fabric_port_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesFabricPort {}
-impl zekit_rt::HandleKind for ZesFabricPort {
+impl zekit_icd_rt::HandleKind for ZesFabricPort {
     const TAG: u32 = 43u32;
     const NAME: &'static str = "zes_fabric_port_handle_t";
 }
@@ -219,7 +219,7 @@ impl zekit_rt::HandleKind for ZesFabricPort {
 /// Marker for `zes_fan_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesFan {}
-impl zekit_rt::HandleKind for ZesFan {
+impl zekit_icd_rt::HandleKind for ZesFan {
     const TAG: u32 = 46u32;
     const NAME: &'static str = "zes_fan_handle_t";
 }
@@ -227,7 +227,7 @@ impl zekit_rt::HandleKind for ZesFan {
 /// Marker for `zes_firmware_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesFirmware {}
-impl zekit_rt::HandleKind for ZesFirmware {
+impl zekit_icd_rt::HandleKind for ZesFirmware {
     const TAG: u32 = 41u32;
     const NAME: &'static str = "zes_firmware_handle_t";
 }
@@ -235,7 +235,7 @@ impl zekit_rt::HandleKind for ZesFirmware {
 /// Marker for `zes_freq_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesFreq {}
-impl zekit_rt::HandleKind for ZesFreq {
+impl zekit_icd_rt::HandleKind for ZesFreq {
     const TAG: u32 = 38u32;
     const NAME: &'static str = "zes_freq_handle_t";
 }
@@ -243,7 +243,7 @@ impl zekit_rt::HandleKind for ZesFreq {
 /// Marker for `zes_led_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesLed {}
-impl zekit_rt::HandleKind for ZesLed {
+impl zekit_icd_rt::HandleKind for ZesLed {
     const TAG: u32 = 47u32;
     const NAME: &'static str = "zes_led_handle_t";
 }
@@ -251,7 +251,7 @@ impl zekit_rt::HandleKind for ZesLed {
 /// Marker for `zes_mem_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesMem {}
-impl zekit_rt::HandleKind for ZesMem {
+impl zekit_icd_rt::HandleKind for ZesMem {
     const TAG: u32 = 42u32;
     const NAME: &'static str = "zes_mem_handle_t";
 }
@@ -259,7 +259,7 @@ impl zekit_rt::HandleKind for ZesMem {
 /// Marker for `zes_overclock_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesOverclock {}
-impl zekit_rt::HandleKind for ZesOverclock {
+impl zekit_icd_rt::HandleKind for ZesOverclock {
     const TAG: u32 = 50u32;
     const NAME: &'static str = "zes_overclock_handle_t";
 }
@@ -267,7 +267,7 @@ impl zekit_rt::HandleKind for ZesOverclock {
 /// Marker for `zes_perf_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesPerf {}
-impl zekit_rt::HandleKind for ZesPerf {
+impl zekit_icd_rt::HandleKind for ZesPerf {
     const TAG: u32 = 36u32;
     const NAME: &'static str = "zes_perf_handle_t";
 }
@@ -275,7 +275,7 @@ impl zekit_rt::HandleKind for ZesPerf {
 /// Marker for `zes_psu_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesPsu {}
-impl zekit_rt::HandleKind for ZesPsu {
+impl zekit_icd_rt::HandleKind for ZesPsu {
     const TAG: u32 = 45u32;
     const NAME: &'static str = "zes_psu_handle_t";
 }
@@ -283,7 +283,7 @@ impl zekit_rt::HandleKind for ZesPsu {
 /// Marker for `zes_pwr_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesPwr {}
-impl zekit_rt::HandleKind for ZesPwr {
+impl zekit_icd_rt::HandleKind for ZesPwr {
     const TAG: u32 = 37u32;
     const NAME: &'static str = "zes_pwr_handle_t";
 }
@@ -291,7 +291,7 @@ impl zekit_rt::HandleKind for ZesPwr {
 /// Marker for `zes_ras_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesRas {}
-impl zekit_rt::HandleKind for ZesRas {
+impl zekit_icd_rt::HandleKind for ZesRas {
     const TAG: u32 = 48u32;
     const NAME: &'static str = "zes_ras_handle_t";
 }
@@ -299,7 +299,7 @@ impl zekit_rt::HandleKind for ZesRas {
 /// Marker for `zes_sched_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesSched {}
-impl zekit_rt::HandleKind for ZesSched {
+impl zekit_icd_rt::HandleKind for ZesSched {
     const TAG: u32 = 35u32;
     const NAME: &'static str = "zes_sched_handle_t";
 }
@@ -307,7 +307,7 @@ impl zekit_rt::HandleKind for ZesSched {
 /// Marker for `zes_standby_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesStandby {}
-impl zekit_rt::HandleKind for ZesStandby {
+impl zekit_icd_rt::HandleKind for ZesStandby {
     const TAG: u32 = 40u32;
     const NAME: &'static str = "zes_standby_handle_t";
 }
@@ -315,7 +315,7 @@ impl zekit_rt::HandleKind for ZesStandby {
 /// Marker for `zes_temp_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesTemp {}
-impl zekit_rt::HandleKind for ZesTemp {
+impl zekit_icd_rt::HandleKind for ZesTemp {
     const TAG: u32 = 44u32;
     const NAME: &'static str = "zes_temp_handle_t";
 }
@@ -323,7 +323,7 @@ impl zekit_rt::HandleKind for ZesTemp {
 /// Marker for `zes_vf_handle_t` handles.
 #[derive(Debug)]
 pub enum ZesVf {}
-impl zekit_rt::HandleKind for ZesVf {
+impl zekit_icd_rt::HandleKind for ZesVf {
     const TAG: u32 = 51u32;
     const NAME: &'static str = "zes_vf_handle_t";
 }
@@ -331,7 +331,7 @@ impl zekit_rt::HandleKind for ZesVf {
 /// Marker for `zet_debug_session_handle_t` handles.
 #[derive(Debug)]
 pub enum ZetDebugSession {}
-impl zekit_rt::HandleKind for ZetDebugSession {
+impl zekit_icd_rt::HandleKind for ZetDebugSession {
     const TAG: u32 = 31u32;
     const NAME: &'static str = "zet_debug_session_handle_t";
 }
@@ -339,7 +339,7 @@ impl zekit_rt::HandleKind for ZetDebugSession {
 /// Marker for `zet_metric_handle_t` handles.
 #[derive(Debug)]
 pub enum ZetMetric {}
-impl zekit_rt::HandleKind for ZetMetric {
+impl zekit_icd_rt::HandleKind for ZetMetric {
     const TAG: u32 = 26u32;
     const NAME: &'static str = "zet_metric_handle_t";
 }
@@ -347,7 +347,7 @@ impl zekit_rt::HandleKind for ZetMetric {
 /// Marker for `zet_metric_decoder_exp_handle_t` handles.
 #[derive(Debug)]
 pub enum ZetMetricDecoderExp {}
-impl zekit_rt::HandleKind for ZetMetricDecoderExp {
+impl zekit_icd_rt::HandleKind for ZetMetricDecoderExp {
     const TAG: u32 = 34u32;
     const NAME: &'static str = "zet_metric_decoder_exp_handle_t";
 }
@@ -355,7 +355,7 @@ impl zekit_rt::HandleKind for ZetMetricDecoderExp {
 /// Marker for `zet_metric_group_handle_t` handles.
 #[derive(Debug)]
 pub enum ZetMetricGroup {}
-impl zekit_rt::HandleKind for ZetMetricGroup {
+impl zekit_icd_rt::HandleKind for ZetMetricGroup {
     const TAG: u32 = 25u32;
     const NAME: &'static str = "zet_metric_group_handle_t";
 }
@@ -363,7 +363,7 @@ impl zekit_rt::HandleKind for ZetMetricGroup {
 /// Marker for `zet_metric_programmable_exp_handle_t` handles.
 #[derive(Debug)]
 pub enum ZetMetricProgrammableExp {}
-impl zekit_rt::HandleKind for ZetMetricProgrammableExp {
+impl zekit_icd_rt::HandleKind for ZetMetricProgrammableExp {
     const TAG: u32 = 32u32;
     const NAME: &'static str = "zet_metric_programmable_exp_handle_t";
 }
@@ -371,7 +371,7 @@ impl zekit_rt::HandleKind for ZetMetricProgrammableExp {
 /// Marker for `zet_metric_query_handle_t` handles.
 #[derive(Debug)]
 pub enum ZetMetricQuery {}
-impl zekit_rt::HandleKind for ZetMetricQuery {
+impl zekit_icd_rt::HandleKind for ZetMetricQuery {
     const TAG: u32 = 29u32;
     const NAME: &'static str = "zet_metric_query_handle_t";
 }
@@ -379,7 +379,7 @@ impl zekit_rt::HandleKind for ZetMetricQuery {
 /// Marker for `zet_metric_query_pool_handle_t` handles.
 #[derive(Debug)]
 pub enum ZetMetricQueryPool {}
-impl zekit_rt::HandleKind for ZetMetricQueryPool {
+impl zekit_icd_rt::HandleKind for ZetMetricQueryPool {
     const TAG: u32 = 28u32;
     const NAME: &'static str = "zet_metric_query_pool_handle_t";
 }
@@ -387,7 +387,7 @@ impl zekit_rt::HandleKind for ZetMetricQueryPool {
 /// Marker for `zet_metric_streamer_handle_t` handles.
 #[derive(Debug)]
 pub enum ZetMetricStreamer {}
-impl zekit_rt::HandleKind for ZetMetricStreamer {
+impl zekit_icd_rt::HandleKind for ZetMetricStreamer {
     const TAG: u32 = 27u32;
     const NAME: &'static str = "zet_metric_streamer_handle_t";
 }
@@ -395,7 +395,7 @@ impl zekit_rt::HandleKind for ZetMetricStreamer {
 /// Marker for `zet_metric_tracer_exp_handle_t` handles.
 #[derive(Debug)]
 pub enum ZetMetricTracerExp {}
-impl zekit_rt::HandleKind for ZetMetricTracerExp {
+impl zekit_icd_rt::HandleKind for ZetMetricTracerExp {
     const TAG: u32 = 33u32;
     const NAME: &'static str = "zet_metric_tracer_exp_handle_t";
 }
@@ -403,7 +403,7 @@ impl zekit_rt::HandleKind for ZetMetricTracerExp {
 /// Marker for `zet_tracer_exp_handle_t` handles.
 #[derive(Debug)]
 pub enum ZetTracerExp {}
-impl zekit_rt::HandleKind for ZetTracerExp {
+impl zekit_icd_rt::HandleKind for ZetTracerExp {
     const TAG: u32 = 30u32;
     const NAME: &'static str = "zet_tracer_exp_handle_t";
 }

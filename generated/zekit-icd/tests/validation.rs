@@ -23,7 +23,7 @@
 )]
 use ::core::ffi::{c_char, c_int, c_void};
 use zekit_icd::validate;
-use zekit_rt::{ZeError, ZeResult};
+use zekit_icd_rt::{ZeError, ZeResult};
 use zekit_sys::*;
 /// 16 aligned bytes of the scratch area.
 #[repr(C, align(16))]

@@ -7,7 +7,7 @@ use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
 
 use zekit_icd::{kinds, CommandListApi, Handle, ZeError, ZeResult};
-use zekit_rt::fail;
+use zekit_icd_rt::fail;
 use zekit_sys::*;
 
 use super::{event, events, image, MockDriver};

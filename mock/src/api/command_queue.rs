@@ -2,7 +2,7 @@
 //! (see [`crate::objects`]); synchronize honours the wait limit.
 
 use zekit_icd::{kinds, CommandQueueApi, Handle, ZeError, ZeResult};
-use zekit_rt::fail;
+use zekit_icd_rt::fail;
 use zekit_sys::*;
 
 use super::MockDriver;

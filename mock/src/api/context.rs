@@ -1,7 +1,7 @@
 //! `ContextApi`: create, create-ex, destroy (the context's allocations go with it), status.
 
 use zekit_icd::{kinds, ContextApi, Handle, ZeError, ZeResult};
-use zekit_rt::fail;
+use zekit_icd_rt::fail;
 use zekit_sys::*;
 
 use super::MockDriver;

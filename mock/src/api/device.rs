@@ -1,7 +1,7 @@
 //! `DeviceApi`: the one root device, its properties from the profile, peers, status, clocks.
 
 use zekit_icd::{kinds, DeviceApi, Handle, ZeResult};
-use zekit_rt::conv::counted;
+use zekit_icd_rt::conv::counted;
 use zekit_sys::*;
 
 use super::MockDriver;

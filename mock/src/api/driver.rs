@@ -4,8 +4,8 @@
 use std::ffi::{c_char, c_void, CStr};
 
 use zekit_icd::{kinds, DriverApi, Handle, ZeError, ZeResult};
-use zekit_rt::conv::counted;
-use zekit_rt::fail;
+use zekit_icd_rt::conv::counted;
+use zekit_icd_rt::fail;
 use zekit_sys::*;
 
 use super::{driver_version, MockDriver, DRIVER_UUID, EXTENSIONS};
@@ -102,7 +102,7 @@ impl DriverApi for MockDriver {
         pp_string: &mut *const c_char,
     ) -> ZeResult<()> {
         self.check_driver(h_driver)?;
-        *pp_string = zekit_rt::last_error_ptr();
+        *pp_string = zekit_icd_rt::last_error_ptr();
         Ok(())
     }
 

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use zekit_icd::{kinds, EventApi, Handle, ZeError, ZeResult};
-use zekit_rt::fail;
+use zekit_icd_rt::fail;
 use zekit_sys::*;
 
 use super::{not_ready, MockDriver};

@@ -3,7 +3,7 @@
 use std::sync::atomic::Ordering;
 
 use zekit_icd::{kinds, GlobalApi, Handle, ZeResult};
-use zekit_rt::conv::counted;
+use zekit_icd_rt::conv::counted;
 use zekit_sys::*;
 
 use super::MockDriver;

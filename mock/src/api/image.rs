@@ -14,8 +14,8 @@
 use std::sync::atomic::AtomicU64;
 
 use zekit_icd::{kinds, Handle, ImageApi, SamplerApi, ZeError, ZeResult};
-use zekit_rt::fail;
-use zekit_rt::handle::Obj;
+use zekit_icd_rt::fail;
+use zekit_icd_rt::handle::Obj;
 use zekit_sys::*;
 
 use super::MockDriver;

@@ -16,7 +16,7 @@ use std::ffi::{c_char, c_void, CString};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use zekit_icd::{kinds, Handle, KernelApi, ZeError, ZeResult};
-use zekit_rt::fail;
+use zekit_icd_rt::fail;
 use zekit_rules::args::{ArgValue, LocalBudget};
 use zekit_spirv::ArgKind;
 use zekit_sys::*;
@@ -235,7 +235,7 @@ impl KernelApi for MockDriver {
             others,
             note: " (maxSharedLocalMemory)",
         };
-        let strict = zekit_rt::strict();
+        let strict = zekit_icd_rt::strict();
         let checked = zekit_rules::args::check(info, arg_index, arg_size, value, budget, strict)
             .map_err(broken)?;
         let arg = match checked {
@@ -337,7 +337,7 @@ impl KernelApi for MockDriver {
     ) -> ZeResult<()> {
         let k = kernel(h_kernel)?;
         // SAFETY: the application provides `*p_size` writable bytes at a non-null `p_name`.
-        unsafe { zekit_rt::conv::copy_c_string(&k.name, p_size, p_name) };
+        unsafe { zekit_icd_rt::conv::copy_c_string(&k.name, p_size, p_name) };
         Ok(())
     }
 }

@@ -4,7 +4,7 @@
 use std::ffi::c_void;
 
 use zekit_icd::{kinds, Handle, MemApi, ZeError, ZeResult};
-use zekit_rt::fail;
+use zekit_icd_rt::fail;
 use zekit_sys::*;
 
 use super::MockDriver;

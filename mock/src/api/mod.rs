@@ -42,7 +42,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use zekit_icd::{kinds, Handle, ZeError, ZeResult};
-use zekit_rt::fail;
+use zekit_icd_rt::fail;
 use zekit_sys::*;
 
 use crate::objects::*;

@@ -17,7 +17,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use zekit_icd::{kinds, Handle, ModuleApi, ModuleBuildLogApi, ZeError, ZeResult};
-use zekit_rt::fail;
+use zekit_icd_rt::fail;
 use zekit_sys::*;
 
 use super::MockDriver;
@@ -175,7 +175,7 @@ impl ModuleApi for MockDriver {
     ) -> ZeResult<()> {
         let m = h_module.get::<ModuleObj>()?;
         // The names live as long as the module (the application's contract).
-        zekit_rt::conv::fill_counted(&m.names, p_count, p_names, |n, slot| *slot = n.as_ptr());
+        zekit_icd_rt::conv::fill_counted(&m.names, p_count, p_names, |n, slot| *slot = n.as_ptr());
         Ok(())
     }
 
@@ -244,7 +244,7 @@ impl ModuleBuildLogApi for MockDriver {
     ) -> ZeResult<()> {
         let log = h.get::<BuildLogObj>()?;
         // SAFETY: the application provides `*p_size` writable bytes at a non-null `p_build_log`.
-        unsafe { zekit_rt::conv::copy_c_string(&log.text, p_size, p_build_log) };
+        unsafe { zekit_icd_rt::conv::copy_c_string(&log.text, p_size, p_build_log) };
         Ok(())
     }
 }

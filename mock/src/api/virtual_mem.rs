@@ -14,7 +14,7 @@ use std::ffi::c_void;
 use std::sync::{Mutex, OnceLock};
 
 use zekit_icd::{kinds, Handle, PhysicalMemApi, VirtualMemApi, ZeError, ZeResult};
-use zekit_rt::fail;
+use zekit_icd_rt::fail;
 use zekit_sys::*;
 
 use super::MockDriver;

@@ -3,14 +3,14 @@
 use std::ffi::c_char;
 
 use zekit_icd::{kinds, Handle, ZeError, ZeResult, ZerGlobalApi};
-use zekit_rt::fail;
+use zekit_icd_rt::fail;
 
 use super::MockDriver;
 
 #[zekit_icd::implement]
 impl ZerGlobalApi for MockDriver {
     fn zer_get_last_error_description(&self, pp_string: &mut *const c_char) -> ZeResult<()> {
-        *pp_string = zekit_rt::last_error_ptr();
+        *pp_string = zekit_icd_rt::last_error_ptr();
         Ok(())
     }
 

@@ -2,7 +2,7 @@
 //! Driver traits of one namespace, one per spec class.
 #![allow(unused_imports)]
 use ::core::ffi::{c_char, c_int, c_void};
-use zekit_rt::{Handle, ZeError, ZeResult};
+use zekit_icd_rt::{Handle, ZeError, ZeResult};
 use zekit_sys::*;
 /// The functions of class `zetModule`. Implement it with `#[zekit_icd::implement]`, which records the methods a driver defines (their DDI entries are filled; the others stay null and answer `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`).
 #[allow(unused_variables, clippy::too_many_arguments)]

@@ -9,7 +9,7 @@
     clippy::all
 )]
 use ::core::ffi::{c_char, c_int, c_void};
-use zekit_rt::Handle;
+use zekit_icd_rt::Handle;
 use zekit_sys::*;
 #[doc = concat!(" C entry point of `", "zeInit", "`.")]
 pub unsafe extern "C" fn zeInit(flags: ze_init_flags_t) -> ze_result_t {
@@ -18,7 +18,10 @@ pub unsafe extern "C" fn zeInit(flags: ze_init_flags_t) -> ze_result_t {
         &|| unsafe { crate::fmt::zeInit(flags) },
         || unsafe { crate::validate::zeInit(flags) },
         |__d| unsafe {
-            let __c = __d.classes.global.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .global
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_flags = flags;
             let __res = __c.ze_init(__a_flags);
             let __v = __res?;
@@ -38,7 +41,10 @@ pub unsafe extern "C" fn zeDriverGet(
         &|| unsafe { crate::fmt::zeDriverGet(pCount, phDrivers) },
         || unsafe { crate::validate::zeDriverGet(pCount, phDrivers) },
         |__d| unsafe {
-            let __c = __d.classes.driver.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .driver
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phDrivers: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -46,8 +52,8 @@ pub unsafe extern "C" fn zeDriverGet(
             });
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phDrivers = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phDrivers = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::Driver,
             >(phDrivers as *mut *mut c_void, __n_phDrivers);
             let __res = __c.ze_driver_get(__a_pCount, __a_phDrivers);
@@ -69,7 +75,10 @@ pub unsafe extern "C" fn zeInitDrivers(
         &|| unsafe { crate::fmt::zeInitDrivers(pCount, phDrivers, desc) },
         || unsafe { crate::validate::zeInitDrivers(pCount, phDrivers, desc) },
         |__d| unsafe {
-            let __c = __d.classes.global.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .global
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phDrivers: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -77,11 +86,13 @@ pub unsafe extern "C" fn zeInitDrivers(
             });
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phDrivers = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phDrivers = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::Driver,
             >(phDrivers as *mut *mut c_void, __n_phDrivers);
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.ze_init_drivers(__a_pCount, __a_phDrivers, __a_desc);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -100,7 +111,10 @@ pub unsafe extern "C" fn zeDriverGetApiVersion(
         &|| unsafe { crate::fmt::zeDriverGetApiVersion(hDriver, version) },
         || unsafe { crate::validate::zeDriverGetApiVersion(hDriver, version) },
         |__d| unsafe {
-            let __c = __d.classes.driver.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .driver
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
@@ -110,7 +124,7 @@ pub unsafe extern "C" fn zeDriverGetApiVersion(
                 ::core::ptr::read(version)
             };
             if version.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_version = &mut __tmp_version;
             let __res = __c.ze_driver_get_api_version(__a_hDriver, __a_version);
@@ -134,13 +148,16 @@ pub unsafe extern "C" fn zeDriverGetProperties(
         &|| unsafe { crate::fmt::zeDriverGetProperties(hDriver, pDriverProperties) },
         || unsafe { crate::validate::zeDriverGetProperties(hDriver, pDriverProperties) },
         |__d| unsafe {
-            let __c = __d.classes.driver.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .driver
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_pDriverProperties = pDriverProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.ze_driver_get_properties(__a_hDriver, __a_pDriverProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -159,13 +176,16 @@ pub unsafe extern "C" fn zeDriverGetIpcProperties(
         &|| unsafe { crate::fmt::zeDriverGetIpcProperties(hDriver, pIpcProperties) },
         || unsafe { crate::validate::zeDriverGetIpcProperties(hDriver, pIpcProperties) },
         |__d| unsafe {
-            let __c = __d.classes.driver.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .driver
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_pIpcProperties = pIpcProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_driver_get_ipc_properties(__a_hDriver, __a_pIpcProperties);
             let __v = __res?;
@@ -198,7 +218,10 @@ pub unsafe extern "C" fn zeDriverGetExtensionProperties(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.driver.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .driver
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pExtensionProperties: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -209,7 +232,7 @@ pub unsafe extern "C" fn zeDriverGetExtensionProperties(
             >::from_raw(hDriver as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pExtensionProperties = if pExtensionProperties.is_null() {
                 None
             } else {
@@ -256,12 +279,15 @@ pub unsafe extern "C" fn zeDriverGetExtensionFunctionAddress(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.driver.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .driver
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_name = if name.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(name)
             };
@@ -271,7 +297,7 @@ pub unsafe extern "C" fn zeDriverGetExtensionFunctionAddress(
                 ::core::ptr::read(ppFunctionAddress)
             };
             if ppFunctionAddress.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_ppFunctionAddress = &mut __tmp_ppFunctionAddress;
             let __res = __c
@@ -302,13 +328,16 @@ pub unsafe extern "C" fn zeDriverGetLastErrorDescription(
             crate::validate::zeDriverGetLastErrorDescription(hDriver, ppString)
         },
         |__d| unsafe {
-            let __c = __d.classes.driver.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .driver
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_ppString = ppString
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_driver_get_last_error_description(__a_hDriver, __a_ppString);
             let __v = __res?;
@@ -327,7 +356,10 @@ pub unsafe extern "C" fn zeDriverGetDefaultContext(
         &|| unsafe { crate::fmt::zeDriverGetDefaultContext(hDriver) },
         || unsafe { crate::validate::zeDriverGetDefaultContext(hDriver) },
         |__d| unsafe {
-            let __c = __d.classes.driver.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .driver
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
@@ -350,7 +382,10 @@ pub unsafe extern "C" fn zeDeviceGet(
         &|| unsafe { crate::fmt::zeDeviceGet(hDriver, pCount, phDevices) },
         || unsafe { crate::validate::zeDeviceGet(hDriver, pCount, phDevices) },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phDevices: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -361,8 +396,8 @@ pub unsafe extern "C" fn zeDeviceGet(
             >::from_raw(hDriver as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phDevices = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phDevices = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::Device,
             >(phDevices as *mut *mut c_void, __n_phDevices);
             let __res = __c.ze_device_get(__a_hDriver, __a_pCount, __a_phDevices);
@@ -383,13 +418,16 @@ pub unsafe extern "C" fn zeDeviceGetRootDevice(
         &|| unsafe { crate::fmt::zeDeviceGetRootDevice(hDevice, phRootDevice) },
         || unsafe { crate::validate::zeDeviceGetRootDevice(hDevice, phRootDevice) },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let mut __tmp_phRootDevice = None;
             if phRootDevice.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phRootDevice = &mut __tmp_phRootDevice;
             let __res = __c.ze_device_get_root_device(__a_hDevice, __a_phRootDevice);
@@ -417,7 +455,10 @@ pub unsafe extern "C" fn zeDeviceGetSubDevices(
             crate::validate::zeDeviceGetSubDevices(hDevice, pCount, phSubdevices)
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phSubdevices: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -428,8 +469,8 @@ pub unsafe extern "C" fn zeDeviceGetSubDevices(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phSubdevices = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phSubdevices = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::Device,
             >(phSubdevices as *mut *mut c_void, __n_phSubdevices);
             let __res = __c
@@ -451,13 +492,16 @@ pub unsafe extern "C" fn zeDeviceGetProperties(
         &|| unsafe { crate::fmt::zeDeviceGetProperties(hDevice, pDeviceProperties) },
         || unsafe { crate::validate::zeDeviceGetProperties(hDevice, pDeviceProperties) },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pDeviceProperties = pDeviceProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.ze_device_get_properties(__a_hDevice, __a_pDeviceProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -480,13 +524,16 @@ pub unsafe extern "C" fn zeDeviceGetComputeProperties(
             crate::validate::zeDeviceGetComputeProperties(hDevice, pComputeProperties)
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pComputeProperties = pComputeProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_device_get_compute_properties(__a_hDevice, __a_pComputeProperties);
             let __v = __res?;
@@ -510,13 +557,16 @@ pub unsafe extern "C" fn zeDeviceGetModuleProperties(
             crate::validate::zeDeviceGetModuleProperties(hDevice, pModuleProperties)
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pModuleProperties = pModuleProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_device_get_module_properties(__a_hDevice, __a_pModuleProperties);
             let __v = __res?;
@@ -549,7 +599,10 @@ pub unsafe extern "C" fn zeDeviceGetCommandQueueGroupProperties(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pCommandQueueGroupProperties: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -560,7 +613,7 @@ pub unsafe extern "C" fn zeDeviceGetCommandQueueGroupProperties(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pCommandQueueGroupProperties = if pCommandQueueGroupProperties
                 .is_null()
             {
@@ -601,7 +654,10 @@ pub unsafe extern "C" fn zeDeviceGetMemoryProperties(
             crate::validate::zeDeviceGetMemoryProperties(hDevice, pCount, pMemProperties)
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pMemProperties: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -612,7 +668,7 @@ pub unsafe extern "C" fn zeDeviceGetMemoryProperties(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pMemProperties = if pMemProperties.is_null() {
                 None
             } else {
@@ -650,13 +706,16 @@ pub unsafe extern "C" fn zeDeviceGetMemoryAccessProperties(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pMemAccessProperties = pMemAccessProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_device_get_memory_access_properties(
                     __a_hDevice,
@@ -688,7 +747,10 @@ pub unsafe extern "C" fn zeDeviceGetCacheProperties(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pCacheProperties: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -699,7 +761,7 @@ pub unsafe extern "C" fn zeDeviceGetCacheProperties(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pCacheProperties = if pCacheProperties.is_null() {
                 None
             } else {
@@ -735,13 +797,16 @@ pub unsafe extern "C" fn zeDeviceGetImageProperties(
             crate::validate::zeDeviceGetImageProperties(hDevice, pImageProperties)
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pImageProperties = pImageProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_device_get_image_properties(__a_hDevice, __a_pImageProperties);
             let __v = __res?;
@@ -771,13 +836,16 @@ pub unsafe extern "C" fn zeDeviceGetExternalMemoryProperties(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pExternalMemoryProperties = pExternalMemoryProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_device_get_external_memory_properties(
                     __a_hDevice,
@@ -809,7 +877,10 @@ pub unsafe extern "C" fn zeDeviceGetP2PProperties(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -818,7 +889,7 @@ pub unsafe extern "C" fn zeDeviceGetP2PProperties(
             >::from_raw(hPeerDevice as *mut c_void)?;
             let __a_pP2PProperties = pP2PProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_device_get_p2p_properties(
                     __a_hDevice,
@@ -845,7 +916,10 @@ pub unsafe extern "C" fn zeDeviceCanAccessPeer(
             crate::validate::zeDeviceCanAccessPeer(hDevice, hPeerDevice, value)
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -858,7 +932,7 @@ pub unsafe extern "C" fn zeDeviceCanAccessPeer(
                 ::core::ptr::read(value)
             };
             if value.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_value = &mut __tmp_value;
             let __res = __c
@@ -880,7 +954,10 @@ pub unsafe extern "C" fn zeDeviceGetStatus(hDevice: ze_device_handle_t) -> ze_re
         &|| unsafe { crate::fmt::zeDeviceGetStatus(hDevice) },
         || unsafe { crate::validate::zeDeviceGetStatus(hDevice) },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -915,7 +992,10 @@ pub unsafe extern "C" fn zeDeviceGetGlobalTimestamps(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -925,7 +1005,7 @@ pub unsafe extern "C" fn zeDeviceGetGlobalTimestamps(
                 ::core::ptr::read(hostTimestamp)
             };
             if hostTimestamp.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_hostTimestamp = &mut __tmp_hostTimestamp;
             let mut __tmp_deviceTimestamp = if deviceTimestamp.is_null() {
@@ -934,7 +1014,7 @@ pub unsafe extern "C" fn zeDeviceGetGlobalTimestamps(
                 ::core::ptr::read(deviceTimestamp)
             };
             if deviceTimestamp.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_deviceTimestamp = &mut __tmp_deviceTimestamp;
             let __res = __c
@@ -965,7 +1045,10 @@ pub unsafe extern "C" fn zeDeviceSynchronize(
         &|| unsafe { crate::fmt::zeDeviceSynchronize(hDevice) },
         || unsafe { crate::validate::zeDeviceSynchronize(hDevice) },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -999,7 +1082,10 @@ pub unsafe extern "C" fn zeDeviceGetAggregatedCopyOffloadIncrementValue(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -1009,7 +1095,7 @@ pub unsafe extern "C" fn zeDeviceGetAggregatedCopyOffloadIncrementValue(
                 ::core::ptr::read(incrementValue)
             };
             if incrementValue.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_incrementValue = &mut __tmp_incrementValue;
             let __res = __c
@@ -1041,7 +1127,10 @@ pub unsafe extern "C" fn zeDeviceGetCounterBasedEventMaxValue(
             crate::validate::zeDeviceGetCounterBasedEventMaxValue(hDevice, maxValue)
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -1051,7 +1140,7 @@ pub unsafe extern "C" fn zeDeviceGetCounterBasedEventMaxValue(
                 ::core::ptr::read(maxValue)
             };
             if maxValue.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_maxValue = &mut __tmp_maxValue;
             let __res = __c
@@ -1092,14 +1181,17 @@ pub unsafe extern "C" fn zeDeviceGetRuntimeRequirements(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pObjDesc = pObjDesc;
             let __a_pSize = pSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pRequirements = pRequirements;
             let __res = __c
                 .ze_device_get_runtime_requirements(
@@ -1125,7 +1217,10 @@ pub unsafe extern "C" fn zeDeviceGetRuntimeRequirementsKey(
         &|| unsafe { crate::fmt::zeDeviceGetRuntimeRequirementsKey(hDevice, pKey) },
         || unsafe { crate::validate::zeDeviceGetRuntimeRequirementsKey(hDevice, pKey) },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -1135,7 +1230,7 @@ pub unsafe extern "C" fn zeDeviceGetRuntimeRequirementsKey(
                 ::core::ptr::read(pKey)
             };
             if pKey.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pKey = &mut __tmp_pKey;
             let __res = __c
@@ -1169,16 +1264,21 @@ pub unsafe extern "C" fn zeDeviceValidateRuntimeRequirements(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pRequirements = if pRequirements.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(pRequirements)
             };
-            let __a_pOut = pOut.as_mut().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_pOut = pOut
+                .as_mut()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_device_validate_runtime_requirements(
                     __a_hDevice,
@@ -1215,7 +1315,10 @@ pub unsafe extern "C" fn zeDeviceGetCompilerInfo(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -1223,7 +1326,7 @@ pub unsafe extern "C" fn zeDeviceGetCompilerInfo(
             let __a_pNext = pNext;
             let __a_pSize = pSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pData = pData;
             let __res = __c
                 .ze_device_get_compiler_info(
@@ -1254,14 +1357,19 @@ pub unsafe extern "C" fn zeContextCreate(
         &|| unsafe { crate::fmt::zeContextCreate(hDriver, desc, phContext) },
         || unsafe { crate::validate::zeContextCreate(hDriver, desc, phContext) },
         |__d| unsafe {
-            let __c = __d.classes.context.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .context
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phContext = None;
             if phContext.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phContext = &mut __tmp_phContext;
             let __res = __c.ze_context_create(__a_hDriver, __a_desc, __a_phContext);
@@ -1308,23 +1416,28 @@ pub unsafe extern "C" fn zeContextCreateEx(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.context.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .context
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phDevices: usize = (numDevices as usize);
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_numDevices = numDevices;
             let __a_phDevices = if phDevices.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Device,
                 >(phDevices as *const *mut c_void, __n_phDevices)?
             };
             let mut __tmp_phContext = None;
             if phContext.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phContext = &mut __tmp_phContext;
             let __res = __c
@@ -1353,7 +1466,10 @@ pub unsafe extern "C" fn zeContextDestroy(hContext: ze_context_handle_t) -> ze_r
         &|| unsafe { crate::fmt::zeContextDestroy(hContext) },
         || unsafe { crate::validate::zeContextDestroy(hContext) },
         |__d| unsafe {
-            let __c = __d.classes.context.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .context
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -1375,7 +1491,10 @@ pub unsafe extern "C" fn zeContextGetStatus(
         &|| unsafe { crate::fmt::zeContextGetStatus(hContext) },
         || unsafe { crate::validate::zeContextGetStatus(hContext) },
         |__d| unsafe {
-            let __c = __d.classes.context.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .context
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -1414,17 +1533,19 @@ pub unsafe extern "C" fn zeCommandQueueCreate(
             let __c = __d
                 .classes
                 .command_queue
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phCommandQueue = None;
             if phCommandQueue.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phCommandQueue = &mut __tmp_phCommandQueue;
             let __res = __c
@@ -1457,7 +1578,7 @@ pub unsafe extern "C" fn zeCommandQueueDestroy(
             let __c = __d
                 .classes
                 .command_queue
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandQueue = Handle::<
                 crate::kinds::CommandQueue,
             >::from_raw(hCommandQueue as *mut c_void)?;
@@ -1499,13 +1620,13 @@ pub unsafe extern "C" fn zeCommandQueueExecuteCommandLists(
             let __c = __d
                 .classes
                 .command_queue
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phCommandLists: usize = (numCommandLists as usize);
             let __a_hCommandQueue = Handle::<
                 crate::kinds::CommandQueue,
             >::from_raw(hCommandQueue as *mut c_void)?;
             let __a_numCommandLists = numCommandLists;
-            let __a_phCommandLists = zekit_rt::handle::handle_slice::<
+            let __a_phCommandLists = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::CommandList,
             >(phCommandLists as *const *mut c_void, __n_phCommandLists)?;
             let __a_hFence = Handle::<
@@ -1538,7 +1659,7 @@ pub unsafe extern "C" fn zeCommandQueueSynchronize(
             let __c = __d
                 .classes
                 .command_queue
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandQueue = Handle::<
                 crate::kinds::CommandQueue,
             >::from_raw(hCommandQueue as *mut c_void)?;
@@ -1564,7 +1685,7 @@ pub unsafe extern "C" fn zeCommandQueueGetOrdinal(
             let __c = __d
                 .classes
                 .command_queue
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandQueue = Handle::<
                 crate::kinds::CommandQueue,
             >::from_raw(hCommandQueue as *mut c_void)?;
@@ -1574,7 +1695,7 @@ pub unsafe extern "C" fn zeCommandQueueGetOrdinal(
                 ::core::ptr::read(pOrdinal)
             };
             if pOrdinal.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pOrdinal = &mut __tmp_pOrdinal;
             let __res = __c
@@ -1602,7 +1723,7 @@ pub unsafe extern "C" fn zeCommandQueueGetIndex(
             let __c = __d
                 .classes
                 .command_queue
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandQueue = Handle::<
                 crate::kinds::CommandQueue,
             >::from_raw(hCommandQueue as *mut c_void)?;
@@ -1612,7 +1733,7 @@ pub unsafe extern "C" fn zeCommandQueueGetIndex(
                 ::core::ptr::read(pIndex)
             };
             if pIndex.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pIndex = &mut __tmp_pIndex;
             let __res = __c.ze_command_queue_get_index(__a_hCommandQueue, __a_pIndex);
@@ -1639,7 +1760,7 @@ pub unsafe extern "C" fn zeCommandQueueGetFlags(
             let __c = __d
                 .classes
                 .command_queue
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCmdQueue = Handle::<
                 crate::kinds::CommandQueue,
             >::from_raw(hCmdQueue as *mut c_void)?;
@@ -1649,7 +1770,7 @@ pub unsafe extern "C" fn zeCommandQueueGetFlags(
                 ::core::ptr::read(pFlags)
             };
             if pFlags.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
             let __res = __c.ze_command_queue_get_flags(__a_hCmdQueue, __a_pFlags);
@@ -1676,7 +1797,7 @@ pub unsafe extern "C" fn zeCommandQueueGetMode(
             let __c = __d
                 .classes
                 .command_queue
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCmdQueue = Handle::<
                 crate::kinds::CommandQueue,
             >::from_raw(hCmdQueue as *mut c_void)?;
@@ -1686,7 +1807,7 @@ pub unsafe extern "C" fn zeCommandQueueGetMode(
                 ::core::ptr::read(pMode)
             };
             if pMode.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pMode = &mut __tmp_pMode;
             let __res = __c.ze_command_queue_get_mode(__a_hCmdQueue, __a_pMode);
@@ -1713,7 +1834,7 @@ pub unsafe extern "C" fn zeCommandQueueGetPriority(
             let __c = __d
                 .classes
                 .command_queue
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCmdQueue = Handle::<
                 crate::kinds::CommandQueue,
             >::from_raw(hCmdQueue as *mut c_void)?;
@@ -1723,7 +1844,7 @@ pub unsafe extern "C" fn zeCommandQueueGetPriority(
                 ::core::ptr::read(pPriority)
             };
             if pPriority.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPriority = &mut __tmp_pPriority;
             let __res = __c.ze_command_queue_get_priority(__a_hCmdQueue, __a_pPriority);
@@ -1759,17 +1880,19 @@ pub unsafe extern "C" fn zeCommandListCreate(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phCommandList = None;
             if phCommandList.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phCommandList = &mut __tmp_phCommandList;
             let __res = __c
@@ -1822,7 +1945,7 @@ pub unsafe extern "C" fn zeCommandListCreateImmediate(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -1831,10 +1954,10 @@ pub unsafe extern "C" fn zeCommandListCreateImmediate(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_altdesc = altdesc
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phCommandList = None;
             if phCommandList.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phCommandList = &mut __tmp_phCommandList;
             let __res = __c
@@ -1867,7 +1990,7 @@ pub unsafe extern "C" fn zeCommandListDestroy(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -1892,7 +2015,7 @@ pub unsafe extern "C" fn zeCommandListClose(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -1916,7 +2039,7 @@ pub unsafe extern "C" fn zeCommandListReset(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -1960,14 +2083,14 @@ pub unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_dstptr = dstptr
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
@@ -1975,7 +2098,7 @@ pub unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -2009,7 +2132,7 @@ pub unsafe extern "C" fn zeCommandListHostSynchronize(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -2041,13 +2164,13 @@ pub unsafe extern "C" fn zeCommandListGetDeviceHandle(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let mut __tmp_phDevice = None;
             if phDevice.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phDevice = &mut __tmp_phDevice;
             let __res = __c
@@ -2083,13 +2206,13 @@ pub unsafe extern "C" fn zeCommandListGetContextHandle(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let mut __tmp_phContext = None;
             if phContext.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phContext = &mut __tmp_phContext;
             let __res = __c
@@ -2118,7 +2241,7 @@ pub unsafe extern "C" fn zeCommandListGetOrdinal(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -2128,7 +2251,7 @@ pub unsafe extern "C" fn zeCommandListGetOrdinal(
                 ::core::ptr::read(pOrdinal)
             };
             if pOrdinal.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pOrdinal = &mut __tmp_pOrdinal;
             let __res = __c.ze_command_list_get_ordinal(__a_hCommandList, __a_pOrdinal);
@@ -2162,7 +2285,7 @@ pub unsafe extern "C" fn zeCommandListImmediateGetIndex(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandListImmediate = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandListImmediate as *mut c_void)?;
@@ -2172,7 +2295,7 @@ pub unsafe extern "C" fn zeCommandListImmediateGetIndex(
                 ::core::ptr::read(pIndex)
             };
             if pIndex.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pIndex = &mut __tmp_pIndex;
             let __res = __c
@@ -2205,7 +2328,7 @@ pub unsafe extern "C" fn zeCommandListIsImmediate(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -2215,7 +2338,7 @@ pub unsafe extern "C" fn zeCommandListIsImmediate(
                 ::core::ptr::read(pIsImmediate)
             };
             if pIsImmediate.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pIsImmediate = &mut __tmp_pIsImmediate;
             let __res = __c
@@ -2243,7 +2366,7 @@ pub unsafe extern "C" fn zeCommandListGetFlags(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -2253,7 +2376,7 @@ pub unsafe extern "C" fn zeCommandListGetFlags(
                 ::core::ptr::read(pFlags)
             };
             if pFlags.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
             let __res = __c.ze_command_list_get_flags(__a_hCommandList, __a_pFlags);
@@ -2282,7 +2405,7 @@ pub unsafe extern "C" fn zeCommandListImmediateGetFlags(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -2292,7 +2415,7 @@ pub unsafe extern "C" fn zeCommandListImmediateGetFlags(
                 ::core::ptr::read(pFlags)
             };
             if pFlags.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
             let __res = __c
@@ -2322,7 +2445,7 @@ pub unsafe extern "C" fn zeCommandListImmediateGetMode(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -2332,7 +2455,7 @@ pub unsafe extern "C" fn zeCommandListImmediateGetMode(
                 ::core::ptr::read(pMode)
             };
             if pMode.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pMode = &mut __tmp_pMode;
             let __res = __c
@@ -2364,7 +2487,7 @@ pub unsafe extern "C" fn zeCommandListImmediateGetPriority(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -2374,7 +2497,7 @@ pub unsafe extern "C" fn zeCommandListImmediateGetPriority(
                 ::core::ptr::read(pPriority)
             };
             if pPriority.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPriority = &mut __tmp_pPriority;
             let __res = __c
@@ -2401,13 +2524,16 @@ pub unsafe extern "C" fn zeDevicePciGetPropertiesExt(
             crate::validate::zeDevicePciGetPropertiesExt(hDevice, pPciProperties)
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pPciProperties = pPciProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_device_pci_get_properties_ext(__a_hDevice, __a_pPciProperties);
             let __v = __res?;
@@ -2438,16 +2564,16 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExt(
             let __c = __d
                 .classes
                 .rtas_builder
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_pDescriptor = pDescriptor
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phBuilder = None;
             if phBuilder.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phBuilder = &mut __tmp_phBuilder;
             let __res = __c
@@ -2489,16 +2615,16 @@ pub unsafe extern "C" fn zeRTASBuilderGetBuildPropertiesExt(
             let __c = __d
                 .classes
                 .rtas_builder
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExt,
             >::from_raw(hBuilder as *mut c_void)?;
             let __a_pBuildOpDescriptor = pBuildOpDescriptor
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_rtas_builder_get_build_properties_ext(
                     __a_hBuilder,
@@ -2535,7 +2661,10 @@ pub unsafe extern "C" fn zeDriverRTASFormatCompatibilityCheckExt(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.driver.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .driver
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
@@ -2601,13 +2730,13 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExt(
             let __c = __d
                 .classes
                 .rtas_builder
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExt,
             >::from_raw(hBuilder as *mut c_void)?;
             let __a_pBuildOpDescriptor = pBuildOpDescriptor
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pScratchBuffer = pScratchBuffer;
             let __a_scratchBufferSizeBytes = scratchBufferSizeBytes;
             let __a_pRtasBuffer = pRtasBuffer;
@@ -2688,7 +2817,7 @@ pub unsafe extern "C" fn zeRTASBuilderCommandListAppendCopyExt(
             let __c = __d
                 .classes
                 .rtas_builder
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -2703,7 +2832,7 @@ pub unsafe extern "C" fn zeRTASBuilderCommandListAppendCopyExt(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -2736,7 +2865,7 @@ pub unsafe extern "C" fn zeRTASBuilderDestroyExt(
             let __c = __d
                 .classes
                 .rtas_builder
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExt,
             >::from_raw(hBuilder as *mut c_void)?;
@@ -2772,13 +2901,13 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExt(
             let __c = __d
                 .classes
                 .rtas_parallel_operation
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let mut __tmp_phParallelOperation = None;
             if phParallelOperation.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phParallelOperation = &mut __tmp_phParallelOperation;
             let __res = __c
@@ -2820,13 +2949,13 @@ pub unsafe extern "C" fn zeRTASParallelOperationGetPropertiesExt(
             let __c = __d
                 .classes
                 .rtas_parallel_operation
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExt,
             >::from_raw(hParallelOperation as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_rtas_parallel_operation_get_properties_ext(
                     __a_hParallelOperation,
@@ -2853,7 +2982,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationJoinExt(
             let __c = __d
                 .classes
                 .rtas_parallel_operation
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExt,
             >::from_raw(hParallelOperation as *mut c_void)?;
@@ -2879,7 +3008,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationDestroyExt(
             let __c = __d
                 .classes
                 .rtas_parallel_operation
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExt,
             >::from_raw(hParallelOperation as *mut c_void)?;
@@ -2914,16 +3043,16 @@ pub unsafe extern "C" fn zeRTASBuilderCreateExp(
             let __c = __d
                 .classes
                 .rtas_builder
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_pDescriptor = pDescriptor
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phBuilder = None;
             if phBuilder.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phBuilder = &mut __tmp_phBuilder;
             let __res = __c
@@ -2965,16 +3094,16 @@ pub unsafe extern "C" fn zeRTASBuilderGetBuildPropertiesExp(
             let __c = __d
                 .classes
                 .rtas_builder
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExp,
             >::from_raw(hBuilder as *mut c_void)?;
             let __a_pBuildOpDescriptor = pBuildOpDescriptor
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_rtas_builder_get_build_properties_exp(
                     __a_hBuilder,
@@ -3011,7 +3140,10 @@ pub unsafe extern "C" fn zeDriverRTASFormatCompatibilityCheckExp(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.driver.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .driver
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
@@ -3077,13 +3209,13 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExp(
             let __c = __d
                 .classes
                 .rtas_builder
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExp,
             >::from_raw(hBuilder as *mut c_void)?;
             let __a_pBuildOpDescriptor = pBuildOpDescriptor
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pScratchBuffer = pScratchBuffer;
             let __a_scratchBufferSizeBytes = scratchBufferSizeBytes;
             let __a_pRtasBuffer = pRtasBuffer;
@@ -3138,7 +3270,7 @@ pub unsafe extern "C" fn zeRTASBuilderDestroyExp(
             let __c = __d
                 .classes
                 .rtas_builder
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hBuilder = Handle::<
                 crate::kinds::RtasBuilderExp,
             >::from_raw(hBuilder as *mut c_void)?;
@@ -3174,13 +3306,13 @@ pub unsafe extern "C" fn zeRTASParallelOperationCreateExp(
             let __c = __d
                 .classes
                 .rtas_parallel_operation
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let mut __tmp_phParallelOperation = None;
             if phParallelOperation.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phParallelOperation = &mut __tmp_phParallelOperation;
             let __res = __c
@@ -3222,13 +3354,13 @@ pub unsafe extern "C" fn zeRTASParallelOperationGetPropertiesExp(
             let __c = __d
                 .classes
                 .rtas_parallel_operation
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExp,
             >::from_raw(hParallelOperation as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_rtas_parallel_operation_get_properties_exp(
                     __a_hParallelOperation,
@@ -3255,7 +3387,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationJoinExp(
             let __c = __d
                 .classes
                 .rtas_parallel_operation
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExp,
             >::from_raw(hParallelOperation as *mut c_void)?;
@@ -3281,7 +3413,7 @@ pub unsafe extern "C" fn zeRTASParallelOperationDestroyExp(
             let __c = __d
                 .classes
                 .rtas_parallel_operation
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hParallelOperation = Handle::<
                 crate::kinds::RtasParallelOperationExp,
             >::from_raw(hParallelOperation as *mut c_void)?;
@@ -3324,7 +3456,7 @@ pub unsafe extern "C" fn zeCommandListAppendBarrier(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -3336,7 +3468,7 @@ pub unsafe extern "C" fn zeCommandListAppendBarrier(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -3392,7 +3524,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pRangeSizes: usize = (numRanges as usize);
             let __n_pRanges: usize = (numRanges as usize);
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
@@ -3403,14 +3535,14 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(
             let __a_pRangeSizes = if __n_pRangeSizes == 0 {
                 &[][..]
             } else if pRangeSizes.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::slice::from_raw_parts(pRangeSizes, __n_pRangeSizes)
             };
             let __a_pRanges = if __n_pRanges == 0 {
                 &[][..]
             } else if pRanges.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::slice::from_raw_parts(pRanges, __n_pRanges)
             };
@@ -3421,7 +3553,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -3452,7 +3584,10 @@ pub unsafe extern "C" fn zeContextSystemBarrier(
         &|| unsafe { crate::fmt::zeContextSystemBarrier(hContext, hDevice) },
         || unsafe { crate::validate::zeContextSystemBarrier(hContext, hDevice) },
         |__d| unsafe {
-            let __c = __d.classes.context.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .context
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -3499,7 +3634,7 @@ pub unsafe extern "C" fn zeMemGetPitchFor2dImage(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -3515,7 +3650,7 @@ pub unsafe extern "C" fn zeMemGetPitchFor2dImage(
                 ::core::ptr::read(rowPitch)
             };
             if rowPitch.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_rowPitch = &mut __tmp_rowPitch;
             let __res = __c
@@ -3547,7 +3682,10 @@ pub unsafe extern "C" fn zeImageGetDeviceOffsetExp(
         &|| unsafe { crate::fmt::zeImageGetDeviceOffsetExp(hImage, pDeviceOffset) },
         || unsafe { crate::validate::zeImageGetDeviceOffsetExp(hImage, pDeviceOffset) },
         |__d| unsafe {
-            let __c = __d.classes.image.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .image
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
@@ -3557,7 +3695,7 @@ pub unsafe extern "C" fn zeImageGetDeviceOffsetExp(
                 ::core::ptr::read(pDeviceOffset)
             };
             if pDeviceOffset.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pDeviceOffset = &mut __tmp_pDeviceOffset;
             let __res = __c
@@ -3595,7 +3733,10 @@ pub unsafe extern "C" fn zeDeviceReserveCacheExt(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -3635,7 +3776,10 @@ pub unsafe extern "C" fn zeDeviceSetCacheAdviceExt(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -3679,13 +3823,13 @@ pub unsafe extern "C" fn zeCommandListCreateCloneExp(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let mut __tmp_phClonedCommandList = None;
             if phClonedCommandList.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phClonedCommandList = &mut __tmp_phClonedCommandList;
             let __res = __c
@@ -3742,7 +3886,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -3757,7 +3901,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -3821,7 +3965,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -3837,7 +3981,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -3900,7 +4044,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFill(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -3916,7 +4060,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFill(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -3984,7 +4128,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -4001,7 +4145,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -4077,7 +4221,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -4085,13 +4229,13 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
             let __a_dstptr = dstptr;
             let __a_dstRegion = dstRegion
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_dstPitch = dstPitch;
             let __a_dstSlicePitch = dstSlicePitch;
             let __a_srcptr = srcptr;
             let __a_srcRegion = srcRegion
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_srcPitch = srcPitch;
             let __a_srcSlicePitch = srcSlicePitch;
             let __a_hSignalEvent = Handle::<
@@ -4101,7 +4245,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -4168,7 +4312,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -4186,7 +4330,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -4243,7 +4387,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopy(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -4261,7 +4405,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopy(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -4322,7 +4466,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyRegion(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -4342,7 +4486,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyRegion(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -4402,7 +4546,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -4419,7 +4563,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -4478,7 +4622,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -4495,7 +4639,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -4534,7 +4678,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryPrefetch(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -4585,7 +4729,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemAdvise(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -4633,7 +4777,10 @@ pub unsafe extern "C" fn zeDeviceGetVectorWidthPropertiesExt(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pVectorWidthProperties: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -4644,7 +4791,7 @@ pub unsafe extern "C" fn zeDeviceGetVectorWidthPropertiesExt(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pVectorWidthProperties = if pVectorWidthProperties.is_null() {
                 None
             } else {
@@ -4703,23 +4850,25 @@ pub unsafe extern "C" fn zeEventPoolCreate(
             let __c = __d
                 .classes
                 .event_pool
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phDevices: usize = (numDevices as usize);
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_numDevices = numDevices;
             let __a_phDevices = if phDevices.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Device,
                 >(phDevices as *const *mut c_void, __n_phDevices)?
             };
             let mut __tmp_phEventPool = None;
             if phEventPool.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phEventPool = &mut __tmp_phEventPool;
             let __res = __c
@@ -4753,7 +4902,7 @@ pub unsafe extern "C" fn zeEventPoolDestroy(
             let __c = __d
                 .classes
                 .event_pool
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEventPool = Handle::<
                 crate::kinds::EventPool,
             >::from_raw(hEventPool as *mut c_void)?;
@@ -4780,14 +4929,19 @@ pub unsafe extern "C" fn zeEventCreate(
         &|| unsafe { crate::fmt::zeEventCreate(hEventPool, desc, phEvent) },
         || unsafe { crate::validate::zeEventCreate(hEventPool, desc, phEvent) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEventPool = Handle::<
                 crate::kinds::EventPool,
             >::from_raw(hEventPool as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phEvent = None;
             if phEvent.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phEvent = &mut __tmp_phEvent;
             let __res = __c.ze_event_create(__a_hEventPool, __a_desc, __a_phEvent);
@@ -4821,17 +4975,22 @@ pub unsafe extern "C" fn zeEventCounterBasedCreate(
             crate::validate::zeEventCounterBasedCreate(hContext, hDevice, desc, phEvent)
         },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phEvent = None;
             if phEvent.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phEvent = &mut __tmp_phEvent;
             let __res = __c
@@ -4859,7 +5018,10 @@ pub unsafe extern "C" fn zeEventDestroy(hEvent: ze_event_handle_t) -> ze_result_
         &|| unsafe { crate::fmt::zeEventDestroy(hEvent) },
         || unsafe { crate::validate::zeEventDestroy(hEvent) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
@@ -4885,13 +5047,13 @@ pub unsafe extern "C" fn zeEventPoolGetIpcHandle(
             let __c = __d
                 .classes
                 .event_pool
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEventPool = Handle::<
                 crate::kinds::EventPool,
             >::from_raw(hEventPool as *mut c_void)?;
             let __a_phIpc = phIpc
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.ze_event_pool_get_ipc_handle(__a_hEventPool, __a_phIpc);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -4913,7 +5075,7 @@ pub unsafe extern "C" fn zeEventPoolPutIpcHandle(
             let __c = __d
                 .classes
                 .event_pool
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -4945,14 +5107,14 @@ pub unsafe extern "C" fn zeEventPoolOpenIpcHandle(
             let __c = __d
                 .classes
                 .event_pool
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hIpc = hIpc;
             let mut __tmp_phEventPool = None;
             if phEventPool.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phEventPool = &mut __tmp_phEventPool;
             let __res = __c
@@ -4980,7 +5142,7 @@ pub unsafe extern "C" fn zeEventPoolCloseIpcHandle(
             let __c = __d
                 .classes
                 .event_pool
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEventPool = Handle::<
                 crate::kinds::EventPool,
             >::from_raw(hEventPool as *mut c_void)?;
@@ -5003,13 +5165,16 @@ pub unsafe extern "C" fn zeEventCounterBasedGetIpcHandle(
         &|| unsafe { crate::fmt::zeEventCounterBasedGetIpcHandle(hEvent, phIpc) },
         || unsafe { crate::validate::zeEventCounterBasedGetIpcHandle(hEvent, phIpc) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
             let __a_phIpc = phIpc
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.ze_event_counter_based_get_ipc_handle(__a_hEvent, __a_phIpc);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -5036,14 +5201,17 @@ pub unsafe extern "C" fn zeEventCounterBasedOpenIpcHandle(
             crate::validate::zeEventCounterBasedOpenIpcHandle(hContext, hIpc, phEvent)
         },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hIpc = hIpc;
             let mut __tmp_phEvent = None;
             if phEvent.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phEvent = &mut __tmp_phEvent;
             let __res = __c
@@ -5072,7 +5240,10 @@ pub unsafe extern "C" fn zeEventCounterBasedCloseIpcHandle(
         &|| unsafe { crate::fmt::zeEventCounterBasedCloseIpcHandle(hEvent) },
         || unsafe { crate::validate::zeEventCounterBasedCloseIpcHandle(hEvent) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
@@ -5108,16 +5279,19 @@ pub unsafe extern "C" fn zeEventCounterBasedGetDeviceAddress(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
             let __a_completionValue = completionValue
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_deviceAddress = deviceAddress
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_event_counter_based_get_device_address(
                     __a_hEvent,
@@ -5146,7 +5320,7 @@ pub unsafe extern "C" fn zeCommandListAppendSignalEvent(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -5188,13 +5362,13 @@ pub unsafe extern "C" fn zeCommandListAppendWaitOnEvents(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phEvents: usize = (numEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_numEvents = numEvents;
-            let __a_phEvents = zekit_rt::handle::handle_slice::<
+            let __a_phEvents = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phEvents as *const *mut c_void, __n_phEvents)?;
             let __res = __c
@@ -5217,7 +5391,10 @@ pub unsafe extern "C" fn zeEventHostSignal(hEvent: ze_event_handle_t) -> ze_resu
         &|| unsafe { crate::fmt::zeEventHostSignal(hEvent) },
         || unsafe { crate::validate::zeEventHostSignal(hEvent) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
@@ -5239,7 +5416,10 @@ pub unsafe extern "C" fn zeEventHostSynchronize(
         &|| unsafe { crate::fmt::zeEventHostSynchronize(hEvent, timeout) },
         || unsafe { crate::validate::zeEventHostSynchronize(hEvent, timeout) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
@@ -5259,7 +5439,10 @@ pub unsafe extern "C" fn zeEventQueryStatus(hEvent: ze_event_handle_t) -> ze_res
         &|| unsafe { crate::fmt::zeEventQueryStatus(hEvent) },
         || unsafe { crate::validate::zeEventQueryStatus(hEvent) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
@@ -5286,7 +5469,7 @@ pub unsafe extern "C" fn zeCommandListAppendEventReset(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -5309,7 +5492,10 @@ pub unsafe extern "C" fn zeEventHostReset(hEvent: ze_event_handle_t) -> ze_resul
         &|| unsafe { crate::fmt::zeEventHostReset(hEvent) },
         || unsafe { crate::validate::zeEventHostReset(hEvent) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
@@ -5331,13 +5517,16 @@ pub unsafe extern "C" fn zeEventQueryKernelTimestamp(
         &|| unsafe { crate::fmt::zeEventQueryKernelTimestamp(hEvent, dstptr) },
         || unsafe { crate::validate::zeEventQueryKernelTimestamp(hEvent, dstptr) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
             let __a_dstptr = dstptr
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.ze_event_query_kernel_timestamp(__a_hEvent, __a_dstptr);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -5387,7 +5576,7 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phEvents: usize = (numEvents as usize);
             let __n_pOffsets: usize = (numEvents as usize);
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
@@ -5395,7 +5584,7 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_numEvents = numEvents;
-            let __a_phEvents = zekit_rt::handle::handle_slice::<
+            let __a_phEvents = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::Event,
             >(phEvents as *const *mut c_void, __n_phEvents)?;
             let __a_dstptr = dstptr;
@@ -5413,7 +5602,7 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -5448,13 +5637,16 @@ pub unsafe extern "C" fn zeEventGetEventPool(
         &|| unsafe { crate::fmt::zeEventGetEventPool(hEvent, phEventPool) },
         || unsafe { crate::validate::zeEventGetEventPool(hEvent, phEventPool) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
             let mut __tmp_phEventPool = None;
             if phEventPool.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phEventPool = &mut __tmp_phEventPool;
             let __res = __c.ze_event_get_event_pool(__a_hEvent, __a_phEventPool);
@@ -5479,7 +5671,10 @@ pub unsafe extern "C" fn zeEventGetSignalScope(
         &|| unsafe { crate::fmt::zeEventGetSignalScope(hEvent, pSignalScope) },
         || unsafe { crate::validate::zeEventGetSignalScope(hEvent, pSignalScope) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
@@ -5489,7 +5684,7 @@ pub unsafe extern "C" fn zeEventGetSignalScope(
                 ::core::ptr::read(pSignalScope)
             };
             if pSignalScope.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pSignalScope = &mut __tmp_pSignalScope;
             let __res = __c.ze_event_get_signal_scope(__a_hEvent, __a_pSignalScope);
@@ -5513,7 +5708,10 @@ pub unsafe extern "C" fn zeEventGetWaitScope(
         &|| unsafe { crate::fmt::zeEventGetWaitScope(hEvent, pWaitScope) },
         || unsafe { crate::validate::zeEventGetWaitScope(hEvent, pWaitScope) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
@@ -5523,7 +5721,7 @@ pub unsafe extern "C" fn zeEventGetWaitScope(
                 ::core::ptr::read(pWaitScope)
             };
             if pWaitScope.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pWaitScope = &mut __tmp_pWaitScope;
             let __res = __c.ze_event_get_wait_scope(__a_hEvent, __a_pWaitScope);
@@ -5555,13 +5753,13 @@ pub unsafe extern "C" fn zeEventPoolGetContextHandle(
             let __c = __d
                 .classes
                 .event_pool
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEventPool = Handle::<
                 crate::kinds::EventPool,
             >::from_raw(hEventPool as *mut c_void)?;
             let mut __tmp_phContext = None;
             if phContext.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phContext = &mut __tmp_phContext;
             let __res = __c
@@ -5590,7 +5788,7 @@ pub unsafe extern "C" fn zeEventPoolGetFlags(
             let __c = __d
                 .classes
                 .event_pool
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEventPool = Handle::<
                 crate::kinds::EventPool,
             >::from_raw(hEventPool as *mut c_void)?;
@@ -5600,7 +5798,7 @@ pub unsafe extern "C" fn zeEventPoolGetFlags(
                 ::core::ptr::read(pFlags)
             };
             if pFlags.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
             let __res = __c.ze_event_pool_get_flags(__a_hEventPool, __a_pFlags);
@@ -5624,7 +5822,10 @@ pub unsafe extern "C" fn zeEventGetCounterBasedFlags(
         &|| unsafe { crate::fmt::zeEventGetCounterBasedFlags(hEvent, pFlags) },
         || unsafe { crate::validate::zeEventGetCounterBasedFlags(hEvent, pFlags) },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
@@ -5634,7 +5835,7 @@ pub unsafe extern "C" fn zeEventGetCounterBasedFlags(
                 ::core::ptr::read(pFlags)
             };
             if pFlags.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
             let __res = __c.ze_event_get_counter_based_flags(__a_hEvent, __a_pFlags);
@@ -5674,7 +5875,10 @@ pub unsafe extern "C" fn zeEventQueryKernelTimestampsExt(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw(hEvent as *mut c_void)?;
@@ -5683,7 +5887,7 @@ pub unsafe extern "C" fn zeEventQueryKernelTimestampsExt(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pResults = pResults.as_mut();
             let __res = __c
                 .ze_event_query_kernel_timestamps_ext(
@@ -5720,7 +5924,10 @@ pub unsafe extern "C" fn zeEventQueryTimestampsExp(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.event.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .event
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pTimestamps: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -5734,7 +5941,7 @@ pub unsafe extern "C" fn zeEventQueryTimestampsExp(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pTimestamps = if pTimestamps.is_null() {
                 None
             } else {
@@ -5776,14 +5983,19 @@ pub unsafe extern "C" fn zeDeviceImportExternalSemaphoreExt(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phSemaphore = None;
             if phSemaphore.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phSemaphore = &mut __tmp_phSemaphore;
             let __res = __c
@@ -5812,7 +6024,10 @@ pub unsafe extern "C" fn zeDeviceReleaseExternalSemaphoreExt(
         &|| unsafe { crate::fmt::zeDeviceReleaseExternalSemaphoreExt(hSemaphore) },
         || unsafe { crate::validate::zeDeviceReleaseExternalSemaphoreExt(hSemaphore) },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hSemaphore = Handle::<
                 crate::kinds::ExternalSemaphoreExt,
             >::from_raw(hSemaphore as *mut c_void)?;
@@ -5865,7 +6080,7 @@ pub unsafe extern "C" fn zeCommandListAppendSignalExternalSemaphoreExt(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phSemaphores: usize = (numSemaphores as usize);
             let __n_signalParams: usize = (numSemaphores as usize);
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
@@ -5873,13 +6088,13 @@ pub unsafe extern "C" fn zeCommandListAppendSignalExternalSemaphoreExt(
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_numSemaphores = numSemaphores;
-            let __a_phSemaphores = zekit_rt::handle::handle_slice::<
+            let __a_phSemaphores = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::ExternalSemaphoreExt,
             >(phSemaphores as *const *mut c_void, __n_phSemaphores)?;
             let __a_signalParams = if __n_signalParams == 0 {
                 &[][..]
             } else if signalParams.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::slice::from_raw_parts(signalParams, __n_signalParams)
             };
@@ -5890,7 +6105,7 @@ pub unsafe extern "C" fn zeCommandListAppendSignalExternalSemaphoreExt(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -5951,7 +6166,7 @@ pub unsafe extern "C" fn zeCommandListAppendWaitExternalSemaphoreExt(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phSemaphores: usize = (numSemaphores as usize);
             let __n_waitParams: usize = (numSemaphores as usize);
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
@@ -5959,13 +6174,13 @@ pub unsafe extern "C" fn zeCommandListAppendWaitExternalSemaphoreExt(
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_numSemaphores = numSemaphores;
-            let __a_phSemaphores = zekit_rt::handle::handle_slice::<
+            let __a_phSemaphores = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::ExternalSemaphoreExt,
             >(phSemaphores as *const *mut c_void, __n_phSemaphores)?;
             let __a_waitParams = if __n_waitParams == 0 {
                 &[][..]
             } else if waitParams.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::slice::from_raw_parts(waitParams, __n_waitParams)
             };
@@ -5976,7 +6191,7 @@ pub unsafe extern "C" fn zeCommandListAppendWaitExternalSemaphoreExt(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -6011,7 +6226,7 @@ pub unsafe extern "C" fn zeFabricVertexGetExp(
             let __c = __d
                 .classes
                 .fabric_vertex
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phVertices: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -6022,8 +6237,8 @@ pub unsafe extern "C" fn zeFabricVertexGetExp(
             >::from_raw(hDriver as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phVertices = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phVertices = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::FabricVertex,
             >(phVertices as *mut *mut c_void, __n_phVertices);
             let __res = __c
@@ -6057,7 +6272,7 @@ pub unsafe extern "C" fn zeFabricVertexGetSubVerticesExp(
             let __c = __d
                 .classes
                 .fabric_vertex
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phSubvertices: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -6068,8 +6283,8 @@ pub unsafe extern "C" fn zeFabricVertexGetSubVerticesExp(
             >::from_raw(hVertex as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phSubvertices = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phSubvertices = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::FabricVertex,
             >(phSubvertices as *mut *mut c_void, __n_phSubvertices);
             let __res = __c
@@ -6102,13 +6317,13 @@ pub unsafe extern "C" fn zeFabricVertexGetPropertiesExp(
             let __c = __d
                 .classes
                 .fabric_vertex
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hVertex = Handle::<
                 crate::kinds::FabricVertex,
             >::from_raw(hVertex as *mut c_void)?;
             let __a_pVertexProperties = pVertexProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_fabric_vertex_get_properties_exp(__a_hVertex, __a_pVertexProperties);
             let __v = __res?;
@@ -6134,13 +6349,13 @@ pub unsafe extern "C" fn zeFabricVertexGetDeviceExp(
             let __c = __d
                 .classes
                 .fabric_vertex
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hVertex = Handle::<
                 crate::kinds::FabricVertex,
             >::from_raw(hVertex as *mut c_void)?;
             let mut __tmp_phDevice = None;
             if phDevice.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phDevice = &mut __tmp_phDevice;
             let __res = __c.ze_fabric_vertex_get_device_exp(__a_hVertex, __a_phDevice);
@@ -6168,13 +6383,16 @@ pub unsafe extern "C" fn zeDeviceGetFabricVertexExp(
         &|| unsafe { crate::fmt::zeDeviceGetFabricVertexExp(hDevice, phVertex) },
         || unsafe { crate::validate::zeDeviceGetFabricVertexExp(hDevice, phVertex) },
         |__d| unsafe {
-            let __c = __d.classes.device.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .device
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let mut __tmp_phVertex = None;
             if phVertex.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phVertex = &mut __tmp_phVertex;
             let __res = __c.ze_device_get_fabric_vertex_exp(__a_hDevice, __a_phVertex);
@@ -6208,7 +6426,7 @@ pub unsafe extern "C" fn zeFabricEdgeGetExp(
             let __c = __d
                 .classes
                 .fabric_edge
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phEdges: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -6222,8 +6440,8 @@ pub unsafe extern "C" fn zeFabricEdgeGetExp(
             >::from_raw(hVertexB as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phEdges = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phEdges = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::FabricEdge,
             >(phEdges as *mut *mut c_void, __n_phEdges);
             let __res = __c
@@ -6264,18 +6482,18 @@ pub unsafe extern "C" fn zeFabricEdgeGetVerticesExp(
             let __c = __d
                 .classes
                 .fabric_edge
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEdge = Handle::<
                 crate::kinds::FabricEdge,
             >::from_raw(hEdge as *mut c_void)?;
             let mut __tmp_phVertexA = None;
             if phVertexA.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phVertexA = &mut __tmp_phVertexA;
             let mut __tmp_phVertexB = None;
             if phVertexB.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phVertexB = &mut __tmp_phVertexB;
             let __res = __c
@@ -6314,13 +6532,13 @@ pub unsafe extern "C" fn zeFabricEdgeGetPropertiesExp(
             let __c = __d
                 .classes
                 .fabric_edge
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEdge = Handle::<
                 crate::kinds::FabricEdge,
             >::from_raw(hEdge as *mut c_void)?;
             let __a_pEdgeProperties = pEdgeProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_fabric_edge_get_properties_exp(__a_hEdge, __a_pEdgeProperties);
             let __v = __res?;
@@ -6344,14 +6562,19 @@ pub unsafe extern "C" fn zeFenceCreate(
         &|| unsafe { crate::fmt::zeFenceCreate(hCommandQueue, desc, phFence) },
         || unsafe { crate::validate::zeFenceCreate(hCommandQueue, desc, phFence) },
         |__d| unsafe {
-            let __c = __d.classes.fence.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .fence
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandQueue = Handle::<
                 crate::kinds::CommandQueue,
             >::from_raw(hCommandQueue as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phFence = None;
             if phFence.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phFence = &mut __tmp_phFence;
             let __res = __c.ze_fence_create(__a_hCommandQueue, __a_desc, __a_phFence);
@@ -6373,7 +6596,10 @@ pub unsafe extern "C" fn zeFenceDestroy(hFence: ze_fence_handle_t) -> ze_result_
         &|| unsafe { crate::fmt::zeFenceDestroy(hFence) },
         || unsafe { crate::validate::zeFenceDestroy(hFence) },
         |__d| unsafe {
-            let __c = __d.classes.fence.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .fence
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw(hFence as *mut c_void)?;
@@ -6396,7 +6622,10 @@ pub unsafe extern "C" fn zeFenceHostSynchronize(
         &|| unsafe { crate::fmt::zeFenceHostSynchronize(hFence, timeout) },
         || unsafe { crate::validate::zeFenceHostSynchronize(hFence, timeout) },
         |__d| unsafe {
-            let __c = __d.classes.fence.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .fence
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw(hFence as *mut c_void)?;
@@ -6416,7 +6645,10 @@ pub unsafe extern "C" fn zeFenceQueryStatus(hFence: ze_fence_handle_t) -> ze_res
         &|| unsafe { crate::fmt::zeFenceQueryStatus(hFence) },
         || unsafe { crate::validate::zeFenceQueryStatus(hFence) },
         |__d| unsafe {
-            let __c = __d.classes.fence.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .fence
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw(hFence as *mut c_void)?;
@@ -6435,7 +6667,10 @@ pub unsafe extern "C" fn zeFenceReset(hFence: ze_fence_handle_t) -> ze_result_t 
         &|| unsafe { crate::fmt::zeFenceReset(hFence) },
         || unsafe { crate::validate::zeFenceReset(hFence) },
         |__d| unsafe {
-            let __c = __d.classes.fence.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .fence
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFence = Handle::<
                 crate::kinds::Fence,
             >::from_raw(hFence as *mut c_void)?;
@@ -6468,7 +6703,10 @@ pub unsafe extern "C" fn zeKernelSetGlobalOffsetExp(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
@@ -6503,14 +6741,17 @@ pub unsafe extern "C" fn zeGraphCreateExt(
         &|| unsafe { crate::fmt::zeGraphCreateExt(hContext, pNext, phGraph) },
         || unsafe { crate::validate::zeGraphCreateExt(hContext, pNext, phGraph) },
         |__d| unsafe {
-            let __c = __d.classes.graph.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .graph
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_pNext = pNext;
             let mut __tmp_phGraph = None;
             if phGraph.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phGraph = &mut __tmp_phGraph;
             let __res = __c.ze_graph_create_ext(__a_hContext, __a_pNext, __a_phGraph);
@@ -6542,7 +6783,7 @@ pub unsafe extern "C" fn zeCommandListBeginGraphCaptureExt(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -6582,7 +6823,7 @@ pub unsafe extern "C" fn zeCommandListBeginCaptureIntoGraphExt(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -6617,7 +6858,7 @@ pub unsafe extern "C" fn zeCommandListIsGraphCaptureEnabledExt(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -6655,14 +6896,14 @@ pub unsafe extern "C" fn zeCommandListEndGraphCaptureExt(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_pNext = pNext;
             let mut __tmp_phGraph = None;
             if phGraph.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phGraph = &mut __tmp_phGraph;
             let __res = __c
@@ -6698,13 +6939,13 @@ pub unsafe extern "C" fn zeCommandListGetGraphExt(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let mut __tmp_phGraph = None;
             if phGraph.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phGraph = &mut __tmp_phGraph;
             let __res = __c.ze_command_list_get_graph_ext(__a_hCommandList, __a_phGraph);
@@ -6736,13 +6977,16 @@ pub unsafe extern "C" fn zeGraphGetPrimaryCommandListExt(
             crate::validate::zeGraphGetPrimaryCommandListExt(hGraph, phCommandList)
         },
         |__d| unsafe {
-            let __c = __d.classes.graph.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .graph
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hGraph = Handle::<
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
             let mut __tmp_phCommandList = None;
             if phCommandList.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phCommandList = &mut __tmp_phCommandList;
             let __res = __c
@@ -6784,7 +7028,10 @@ pub unsafe extern "C" fn zeGraphSetDestructionCallbackExt(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.graph.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .graph
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hGraph = Handle::<
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
@@ -6823,14 +7070,17 @@ pub unsafe extern "C" fn zeGraphInstantiateExt(
             crate::validate::zeGraphInstantiateExt(hGraph, pNext, phExecutableGraph)
         },
         |__d| unsafe {
-            let __c = __d.classes.graph.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .graph
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hGraph = Handle::<
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
             let __a_pNext = pNext;
             let mut __tmp_phExecutableGraph = None;
             if phExecutableGraph.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phExecutableGraph = &mut __tmp_phExecutableGraph;
             let __res = __c
@@ -6881,7 +7131,7 @@ pub unsafe extern "C" fn zeCommandListAppendGraphExt(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -6897,7 +7147,7 @@ pub unsafe extern "C" fn zeCommandListAppendGraphExt(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -6937,13 +7187,13 @@ pub unsafe extern "C" fn zeExecutableGraphGetSourceGraphExt(
             let __c = __d
                 .classes
                 .executable_graph
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hGraph = Handle::<
                 crate::kinds::ExecutableGraph,
             >::from_raw(hGraph as *mut c_void)?;
             let mut __tmp_phSourceGraph = None;
             if phSourceGraph.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phSourceGraph = &mut __tmp_phSourceGraph;
             let __res = __c
@@ -6966,7 +7216,10 @@ pub unsafe extern "C" fn zeGraphIsEmptyExt(hGraph: ze_graph_handle_t) -> ze_resu
         &|| unsafe { crate::fmt::zeGraphIsEmptyExt(hGraph) },
         || unsafe { crate::validate::zeGraphIsEmptyExt(hGraph) },
         |__d| unsafe {
-            let __c = __d.classes.graph.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .graph
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hGraph = Handle::<
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
@@ -6989,12 +7242,15 @@ pub unsafe extern "C" fn zeGraphDumpContentsExt(
         &|| unsafe { crate::fmt::zeGraphDumpContentsExt(hGraph, filePath, pNext) },
         || unsafe { crate::validate::zeGraphDumpContentsExt(hGraph, filePath, pNext) },
         |__d| unsafe {
-            let __c = __d.classes.graph.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .graph
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hGraph = Handle::<
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
             let __a_filePath = if filePath.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(filePath)
             };
@@ -7020,7 +7276,7 @@ pub unsafe extern "C" fn zeExecutableGraphDestroyExt(
             let __c = __d
                 .classes
                 .executable_graph
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hGraph = Handle::<
                 crate::kinds::ExecutableGraph,
             >::from_raw(hGraph as *mut c_void)?;
@@ -7040,7 +7296,10 @@ pub unsafe extern "C" fn zeGraphDestroyExt(hGraph: ze_graph_handle_t) -> ze_resu
         &|| unsafe { crate::fmt::zeGraphDestroyExt(hGraph) },
         || unsafe { crate::validate::zeGraphDestroyExt(hGraph) },
         |__d| unsafe {
-            let __c = __d.classes.graph.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .graph
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hGraph = Handle::<
                 crate::kinds::Graph,
             >::from_raw(hGraph as *mut c_void)?;
@@ -7091,7 +7350,7 @@ pub unsafe extern "C" fn zeCommandListAppendHostFunction(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -7106,7 +7365,7 @@ pub unsafe extern "C" fn zeCommandListAppendHostFunction(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -7140,14 +7399,19 @@ pub unsafe extern "C" fn zeImageGetProperties(
             crate::validate::zeImageGetProperties(hDevice, desc, pImageProperties)
         },
         |__d| unsafe {
-            let __c = __d.classes.image.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .image
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pImageProperties = pImageProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_image_get_properties(__a_hDevice, __a_desc, __a_pImageProperties);
             let __v = __res?;
@@ -7172,17 +7436,22 @@ pub unsafe extern "C" fn zeImageCreate(
         &|| unsafe { crate::fmt::zeImageCreate(hContext, hDevice, desc, phImage) },
         || unsafe { crate::validate::zeImageCreate(hContext, hDevice, desc, phImage) },
         |__d| unsafe {
-            let __c = __d.classes.image.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .image
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phImage = None;
             if phImage.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phImage = &mut __tmp_phImage;
             let __res = __c
@@ -7205,7 +7474,10 @@ pub unsafe extern "C" fn zeImageDestroy(hImage: ze_image_handle_t) -> ze_result_
         &|| unsafe { crate::fmt::zeImageDestroy(hImage) },
         || unsafe { crate::validate::zeImageDestroy(hImage) },
         |__d| unsafe {
-            let __c = __d.classes.image.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .image
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
@@ -7262,7 +7534,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -7281,7 +7553,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -7350,7 +7622,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -7369,7 +7641,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -7415,7 +7687,10 @@ pub unsafe extern "C" fn zeImageGetAllocPropertiesExt(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.image.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .image
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -7424,7 +7699,7 @@ pub unsafe extern "C" fn zeImageGetAllocPropertiesExt(
             >::from_raw(hImage as *mut c_void)?;
             let __a_pImageAllocProperties = pImageAllocProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_image_get_alloc_properties_ext(
                     __a_hContext,
@@ -7452,13 +7727,16 @@ pub unsafe extern "C" fn zeImageGetMemoryPropertiesExp(
             crate::validate::zeImageGetMemoryPropertiesExp(hImage, pMemoryProperties)
         },
         |__d| unsafe {
-            let __c = __d.classes.image.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .image
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
             let __a_pMemoryProperties = pMemoryProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_image_get_memory_properties_exp(__a_hImage, __a_pMemoryProperties);
             let __v = __res?;
@@ -7500,20 +7778,25 @@ pub unsafe extern "C" fn zeImageViewCreateExt(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.image.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .image
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
             let mut __tmp_phImageView = None;
             if phImageView.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phImageView = &mut __tmp_phImageView;
             let __res = __c
@@ -7567,20 +7850,25 @@ pub unsafe extern "C" fn zeImageViewCreateExp(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.image.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .image
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_hImage = Handle::<
                 crate::kinds::Image,
             >::from_raw(hImage as *mut c_void)?;
             let mut __tmp_phImageView = None;
             if phImageView.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phImageView = &mut __tmp_phImageView;
             let __res = __c
@@ -7639,14 +7927,14 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phCommandLists: usize = (numCommandLists as usize);
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandListImmediate = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandListImmediate as *mut c_void)?;
             let __a_numCommandLists = numCommandLists;
-            let __a_phCommandLists = zekit_rt::handle::handle_slice::<
+            let __a_phCommandLists = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::CommandList,
             >(phCommandLists as *const *mut c_void, __n_phCommandLists)?;
             let __a_hSignalEvent = Handle::<
@@ -7656,7 +7944,7 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -7716,14 +8004,14 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsWithParameters(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phCommandLists: usize = (numCommandLists as usize);
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandListImmediate = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandListImmediate as *mut c_void)?;
             let __a_numCommandLists = numCommandLists;
-            let __a_phCommandLists = zekit_rt::handle::handle_slice::<
+            let __a_phCommandLists = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::CommandList,
             >(phCommandLists as *const *mut c_void, __n_phCommandLists)?;
             let __a_pNext = pNext;
@@ -7734,7 +8022,7 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsWithParameters(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -7776,7 +8064,7 @@ pub unsafe extern "C" fn zeMemGetIpcHandleWithProperties(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -7784,7 +8072,7 @@ pub unsafe extern "C" fn zeMemGetIpcHandleWithProperties(
             let __a_pNext = pNext;
             let __a_pIpcHandle = pIpcHandle
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_mem_get_ipc_handle_with_properties(
                     __a_hContext,
@@ -7822,7 +8110,10 @@ pub unsafe extern "C" fn zeKernelGetAllocationPropertiesExp(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pAllocationProperties: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -7833,7 +8124,7 @@ pub unsafe extern "C" fn zeKernelGetAllocationPropertiesExp(
             >::from_raw(hKernel as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pAllocationProperties = if pAllocationProperties.is_null() {
                 None
             } else {
@@ -7870,7 +8161,10 @@ pub unsafe extern "C" fn zeKernelGetBinaryExp(
             crate::validate::zeKernelGetBinaryExp(hKernel, pSize, pKernelBinary)
         },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pKernelBinary: usize = (if pSize.is_null() {
                 0usize
             } else {
@@ -7881,7 +8175,7 @@ pub unsafe extern "C" fn zeKernelGetBinaryExp(
             >::from_raw(hKernel as *mut c_void)?;
             let __a_pSize = pSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pKernelBinary = if pKernelBinary.is_null() {
                 None
             } else {
@@ -7906,13 +8200,16 @@ pub unsafe extern "C" fn zeKernelSchedulingHintExp(
         &|| unsafe { crate::fmt::zeKernelSchedulingHintExp(hKernel, pHint) },
         || unsafe { crate::validate::zeKernelSchedulingHintExp(hKernel, pHint) },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
             let __a_pHint = pHint
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.ze_kernel_scheduling_hint_exp(__a_hKernel, __a_pHint);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -7950,18 +8247,21 @@ pub unsafe extern "C" fn zeModuleInspectLinkageExt(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .module
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phModules: usize = (numModules as usize);
             let __a_pInspectDesc = pInspectDesc
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_numModules = numModules;
-            let __a_phModules = zekit_rt::handle::handle_slice::<
+            let __a_phModules = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::Module,
             >(phModules as *const *mut c_void, __n_phModules)?;
             let mut __tmp_phLog = None;
             if phLog.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phLog = &mut __tmp_phLog;
             let __res = __c
@@ -8016,16 +8316,16 @@ pub unsafe extern "C" fn zeMemAllocShared(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_device_desc = device_desc
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_host_desc = host_desc
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_size = size;
             let __a_alignment = alignment;
             let __a_hDevice = Handle::<
@@ -8037,7 +8337,7 @@ pub unsafe extern "C" fn zeMemAllocShared(
                 ::core::ptr::read(pptr)
             };
             if pptr.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pptr = &mut __tmp_pptr;
             let __res = __c
@@ -8092,13 +8392,13 @@ pub unsafe extern "C" fn zeMemAllocDevice(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_device_desc = device_desc
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_size = size;
             let __a_alignment = alignment;
             let __a_hDevice = Handle::<
@@ -8110,7 +8410,7 @@ pub unsafe extern "C" fn zeMemAllocDevice(
                 ::core::ptr::read(pptr)
             };
             if pptr.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pptr = &mut __tmp_pptr;
             let __res = __c
@@ -8149,13 +8449,13 @@ pub unsafe extern "C" fn zeMemAllocHost(
             crate::validate::zeMemAllocHost(hContext, host_desc, size, alignment, pptr)
         },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_host_desc = host_desc
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_size = size;
             let __a_alignment = alignment;
             let mut __tmp_pptr = if pptr.is_null() {
@@ -8164,7 +8464,7 @@ pub unsafe extern "C" fn zeMemAllocHost(
                 ::core::ptr::read(pptr)
             };
             if pptr.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pptr = &mut __tmp_pptr;
             let __res = __c
@@ -8195,7 +8495,7 @@ pub unsafe extern "C" fn zeMemFree(
         &|| unsafe { crate::fmt::zeMemFree(hContext, ptr) },
         || unsafe { crate::validate::zeMemFree(hContext, ptr) },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -8237,14 +8537,14 @@ pub unsafe extern "C" fn zeMemGetAllocProperties(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_ptr = ptr;
             let __a_pMemAllocProperties = pMemAllocProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phDevice = None;
             let __a_phDevice = if phDevice.is_null() {
                 None
@@ -8281,7 +8581,7 @@ pub unsafe extern "C" fn zeMemGetAddressRange(
         &|| unsafe { crate::fmt::zeMemGetAddressRange(hContext, ptr, pBase, pSize) },
         || unsafe { crate::validate::zeMemGetAddressRange(hContext, ptr, pBase, pSize) },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -8308,14 +8608,14 @@ pub unsafe extern "C" fn zeMemGetIpcHandle(
         &|| unsafe { crate::fmt::zeMemGetIpcHandle(hContext, ptr, pIpcHandle) },
         || unsafe { crate::validate::zeMemGetIpcHandle(hContext, ptr, pIpcHandle) },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_ptr = ptr;
             let __a_pIpcHandle = pIpcHandle
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.ze_mem_get_ipc_handle(__a_hContext, __a_ptr, __a_pIpcHandle);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -8347,14 +8647,14 @@ pub unsafe extern "C" fn zeMemGetIpcHandleFromFileDescriptorExp(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_handle = handle;
             let __a_pIpcHandle = pIpcHandle
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_mem_get_ipc_handle_from_file_descriptor_exp(
                     __a_hContext,
@@ -8391,7 +8691,7 @@ pub unsafe extern "C" fn zeMemGetFileDescriptorFromIpcHandleExp(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -8402,7 +8702,7 @@ pub unsafe extern "C" fn zeMemGetFileDescriptorFromIpcHandleExp(
                 ::core::ptr::read(pHandle)
             };
             if pHandle.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pHandle = &mut __tmp_pHandle;
             let __res = __c
@@ -8431,7 +8731,7 @@ pub unsafe extern "C" fn zeMemPutIpcHandle(
         &|| unsafe { crate::fmt::zeMemPutIpcHandle(hContext, handle) },
         || unsafe { crate::validate::zeMemPutIpcHandle(hContext, handle) },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -8461,7 +8761,7 @@ pub unsafe extern "C" fn zeMemOpenIpcHandle(
             crate::validate::zeMemOpenIpcHandle(hContext, hDevice, handle, flags, pptr)
         },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -8476,7 +8776,7 @@ pub unsafe extern "C" fn zeMemOpenIpcHandle(
                 ::core::ptr::read(pptr)
             };
             if pptr.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pptr = &mut __tmp_pptr;
             let __res = __c
@@ -8507,7 +8807,7 @@ pub unsafe extern "C" fn zeMemCloseIpcHandle(
         &|| unsafe { crate::fmt::zeMemCloseIpcHandle(hContext, ptr) },
         || unsafe { crate::validate::zeMemCloseIpcHandle(hContext, ptr) },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -8549,7 +8849,7 @@ pub unsafe extern "C" fn zeMemSetAtomicAccessAttributeExp(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -8603,7 +8903,7 @@ pub unsafe extern "C" fn zeMemGetAtomicAccessAttributeExp(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -8618,7 +8918,7 @@ pub unsafe extern "C" fn zeMemGetAtomicAccessAttributeExp(
                 ::core::ptr::read(pAttr)
             };
             if pAttr.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pAttr = &mut __tmp_pAttr;
             let __res = __c
@@ -8650,13 +8950,13 @@ pub unsafe extern "C" fn zeMemFreeExt(
         &|| unsafe { crate::fmt::zeMemFreeExt(hContext, pMemFreeDesc, ptr) },
         || unsafe { crate::validate::zeMemFreeExt(hContext, pMemFreeDesc, ptr) },
         |__d| unsafe {
-            let __c = __d.classes.mem.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d.classes.mem.ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_pMemFreeDesc = pMemFreeDesc
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_ptr = ptr;
             let __res = __c.ze_mem_free_ext(__a_hContext, __a_pMemFreeDesc, __a_ptr);
             let __v = __res?;
@@ -8695,17 +8995,22 @@ pub unsafe extern "C" fn zeModuleCreate(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .module
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phModule = None;
             if phModule.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phModule = &mut __tmp_phModule;
             let mut __tmp_phBuildLog = None;
@@ -8744,7 +9049,10 @@ pub unsafe extern "C" fn zeModuleDestroy(hModule: ze_module_handle_t) -> ze_resu
         &|| unsafe { crate::fmt::zeModuleDestroy(hModule) },
         || unsafe { crate::validate::zeModuleDestroy(hModule) },
         |__d| unsafe {
-            let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .module
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hModule = Handle::<
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
@@ -8773,10 +9081,13 @@ pub unsafe extern "C" fn zeModuleDynamicLink(
             crate::validate::zeModuleDynamicLink(numModules, phModules, phLinkLog)
         },
         |__d| unsafe {
-            let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .module
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phModules: usize = (numModules as usize);
             let __a_numModules = numModules;
-            let __a_phModules = zekit_rt::handle::handle_slice::<
+            let __a_phModules = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::Module,
             >(phModules as *const *mut c_void, __n_phModules)?;
             let mut __tmp_phLinkLog = None;
@@ -8810,7 +9121,7 @@ pub unsafe extern "C" fn zeModuleBuildLogDestroy(
             let __c = __d
                 .classes
                 .module_build_log
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hModuleBuildLog = Handle::<
                 crate::kinds::ModuleBuildLog,
             >::from_raw(hModuleBuildLog as *mut c_void)?;
@@ -8841,13 +9152,13 @@ pub unsafe extern "C" fn zeModuleBuildLogGetString(
             let __c = __d
                 .classes
                 .module_build_log
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hModuleBuildLog = Handle::<
                 crate::kinds::ModuleBuildLog,
             >::from_raw(hModuleBuildLog as *mut c_void)?;
             let __a_pSize = pSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pBuildLog = pBuildLog;
             let __res = __c
                 .ze_module_build_log_get_string(
@@ -8877,7 +9188,10 @@ pub unsafe extern "C" fn zeModuleGetNativeBinary(
             crate::validate::zeModuleGetNativeBinary(hModule, pSize, pModuleNativeBinary)
         },
         |__d| unsafe {
-            let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .module
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pModuleNativeBinary: usize = (if pSize.is_null() {
                 0usize
             } else {
@@ -8888,7 +9202,7 @@ pub unsafe extern "C" fn zeModuleGetNativeBinary(
             >::from_raw(hModule as *mut c_void)?;
             let __a_pSize = pSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pModuleNativeBinary = if pModuleNativeBinary.is_null() {
                 None
             } else {
@@ -8928,12 +9242,15 @@ pub unsafe extern "C" fn zeModuleGetGlobalPointer(
             crate::validate::zeModuleGetGlobalPointer(hModule, pGlobalName, pSize, pptr)
         },
         |__d| unsafe {
-            let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .module
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hModule = Handle::<
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
             let __a_pGlobalName = if pGlobalName.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(pGlobalName)
             };
@@ -8964,7 +9281,10 @@ pub unsafe extern "C" fn zeModuleGetKernelNames(
         &|| unsafe { crate::fmt::zeModuleGetKernelNames(hModule, pCount, pNames) },
         || unsafe { crate::validate::zeModuleGetKernelNames(hModule, pCount, pNames) },
         |__d| unsafe {
-            let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .module
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pNames: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -8975,7 +9295,7 @@ pub unsafe extern "C" fn zeModuleGetKernelNames(
             >::from_raw(hModule as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pNames = if pNames.is_null() {
                 None
             } else {
@@ -9000,13 +9320,16 @@ pub unsafe extern "C" fn zeModuleGetProperties(
         &|| unsafe { crate::fmt::zeModuleGetProperties(hModule, pModuleProperties) },
         || unsafe { crate::validate::zeModuleGetProperties(hModule, pModuleProperties) },
         |__d| unsafe {
-            let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .module
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hModule = Handle::<
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
             let __a_pModuleProperties = pModuleProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.ze_module_get_properties(__a_hModule, __a_pModuleProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -9029,14 +9352,19 @@ pub unsafe extern "C" fn zeKernelCreate(
         &|| unsafe { crate::fmt::zeKernelCreate(hModule, desc, phKernel) },
         || unsafe { crate::validate::zeKernelCreate(hModule, desc, phKernel) },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hModule = Handle::<
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phKernel = None;
             if phKernel.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phKernel = &mut __tmp_phKernel;
             let __res = __c.ze_kernel_create(__a_hModule, __a_desc, __a_phKernel);
@@ -9058,7 +9386,10 @@ pub unsafe extern "C" fn zeKernelDestroy(hKernel: ze_kernel_handle_t) -> ze_resu
         &|| unsafe { crate::fmt::zeKernelDestroy(hKernel) },
         || unsafe { crate::validate::zeKernelDestroy(hKernel) },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
@@ -9090,12 +9421,15 @@ pub unsafe extern "C" fn zeModuleGetFunctionPointer(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .module
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hModule = Handle::<
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
             let __a_pFunctionName = if pFunctionName.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(pFunctionName)
             };
@@ -9105,7 +9439,7 @@ pub unsafe extern "C" fn zeModuleGetFunctionPointer(
                 ::core::ptr::read(pfnFunction)
             };
             if pfnFunction.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pfnFunction = &mut __tmp_pfnFunction;
             let __res = __c
@@ -9145,7 +9479,10 @@ pub unsafe extern "C" fn zeKernelSetGroupSize(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
@@ -9201,7 +9538,10 @@ pub unsafe extern "C" fn zeKernelSuggestGroupSize(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
@@ -9214,7 +9554,7 @@ pub unsafe extern "C" fn zeKernelSuggestGroupSize(
                 ::core::ptr::read(groupSizeX)
             };
             if groupSizeX.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_groupSizeX = &mut __tmp_groupSizeX;
             let mut __tmp_groupSizeY = if groupSizeY.is_null() {
@@ -9223,7 +9563,7 @@ pub unsafe extern "C" fn zeKernelSuggestGroupSize(
                 ::core::ptr::read(groupSizeY)
             };
             if groupSizeY.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_groupSizeY = &mut __tmp_groupSizeY;
             let mut __tmp_groupSizeZ = if groupSizeZ.is_null() {
@@ -9232,7 +9572,7 @@ pub unsafe extern "C" fn zeKernelSuggestGroupSize(
                 ::core::ptr::read(groupSizeZ)
             };
             if groupSizeZ.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_groupSizeZ = &mut __tmp_groupSizeZ;
             let __res = __c
@@ -9278,7 +9618,10 @@ pub unsafe extern "C" fn zeKernelSuggestMaxCooperativeGroupCount(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
@@ -9288,7 +9631,7 @@ pub unsafe extern "C" fn zeKernelSuggestMaxCooperativeGroupCount(
                 ::core::ptr::read(totalGroupCount)
             };
             if totalGroupCount.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_totalGroupCount = &mut __tmp_totalGroupCount;
             let __res = __c
@@ -9327,7 +9670,10 @@ pub unsafe extern "C" fn zeKernelSetArgumentValue(
             )
         },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
@@ -9358,7 +9704,10 @@ pub unsafe extern "C" fn zeKernelSetIndirectAccess(
         &|| unsafe { crate::fmt::zeKernelSetIndirectAccess(hKernel, flags) },
         || unsafe { crate::validate::zeKernelSetIndirectAccess(hKernel, flags) },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
@@ -9381,7 +9730,10 @@ pub unsafe extern "C" fn zeKernelGetIndirectAccess(
         &|| unsafe { crate::fmt::zeKernelGetIndirectAccess(hKernel, pFlags) },
         || unsafe { crate::validate::zeKernelGetIndirectAccess(hKernel, pFlags) },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
@@ -9391,7 +9743,7 @@ pub unsafe extern "C" fn zeKernelGetIndirectAccess(
                 ::core::ptr::read(pFlags)
             };
             if pFlags.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pFlags = &mut __tmp_pFlags;
             let __res = __c.ze_kernel_get_indirect_access(__a_hKernel, __a_pFlags);
@@ -9418,13 +9770,16 @@ pub unsafe extern "C" fn zeKernelGetSourceAttributes(
             crate::validate::zeKernelGetSourceAttributes(hKernel, pSize, pString)
         },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
             let __a_pSize = pSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pString = pString.as_mut();
             let __res = __c
                 .ze_kernel_get_source_attributes(__a_hKernel, __a_pSize, __a_pString);
@@ -9445,7 +9800,10 @@ pub unsafe extern "C" fn zeKernelSetCacheConfig(
         &|| unsafe { crate::fmt::zeKernelSetCacheConfig(hKernel, flags) },
         || unsafe { crate::validate::zeKernelSetCacheConfig(hKernel, flags) },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
@@ -9468,13 +9826,16 @@ pub unsafe extern "C" fn zeKernelGetProperties(
         &|| unsafe { crate::fmt::zeKernelGetProperties(hKernel, pKernelProperties) },
         || unsafe { crate::validate::zeKernelGetProperties(hKernel, pKernelProperties) },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
             let __a_pKernelProperties = pKernelProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.ze_kernel_get_properties(__a_hKernel, __a_pKernelProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -9494,13 +9855,16 @@ pub unsafe extern "C" fn zeKernelGetName(
         &|| unsafe { crate::fmt::zeKernelGetName(hKernel, pSize, pName) },
         || unsafe { crate::validate::zeKernelGetName(hKernel, pSize, pName) },
         |__d| unsafe {
-            let __c = __d.classes.kernel.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .kernel
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
             let __a_pSize = pSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pName = pName;
             let __res = __c.ze_kernel_get_name(__a_hKernel, __a_pSize, __a_pName);
             let __v = __res?;
@@ -9545,7 +9909,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernel(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -9555,7 +9919,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernel(
             >::from_raw(hKernel as *mut c_void)?;
             let __a_pLaunchFuncArgs = pLaunchFuncArgs
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
@@ -9563,7 +9927,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernel(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -9623,7 +9987,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -9633,7 +9997,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
             >::from_raw(hKernel as *mut c_void)?;
             let __a_pGroupCounts = pGroupCounts
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pNext = pNext;
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
@@ -9642,7 +10006,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -9709,7 +10073,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -9728,7 +10092,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -9788,7 +10152,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -9798,7 +10162,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
             >::from_raw(hKernel as *mut c_void)?;
             let __a_pLaunchFuncArgs = pLaunchFuncArgs
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
@@ -9806,7 +10170,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -9861,7 +10225,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -9871,7 +10235,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
             >::from_raw(hKernel as *mut c_void)?;
             let __a_pLaunchArgumentsBuffer = pLaunchArgumentsBuffer
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_hSignalEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hSignalEvent as *mut c_void)?;
@@ -9879,7 +10243,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -9942,7 +10306,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phKernels: usize = (numKernels as usize);
             let __n_pLaunchArgumentsBuffer: usize = (numKernels as usize);
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
@@ -9950,16 +10314,16 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
             let __a_numKernels = numKernels;
-            let __a_phKernels = zekit_rt::handle::handle_slice::<
+            let __a_phKernels = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::Kernel,
             >(phKernels as *const *mut c_void, __n_phKernels)?;
             let __a_pCountBuffer = pCountBuffer
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pLaunchArgumentsBuffer = if __n_pLaunchArgumentsBuffer == 0 {
                 &[][..]
             } else if pLaunchArgumentsBuffer.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::slice::from_raw_parts(
                     pLaunchArgumentsBuffer,
@@ -9973,7 +10337,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -10008,13 +10372,16 @@ pub unsafe extern "C" fn zeModuleGetDeviceHandle(
         &|| unsafe { crate::fmt::zeModuleGetDeviceHandle(hModule, phDevice) },
         || unsafe { crate::validate::zeModuleGetDeviceHandle(hModule, phDevice) },
         |__d| unsafe {
-            let __c = __d.classes.module.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .module
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hModule = Handle::<
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
             let mut __tmp_phDevice = None;
             if phDevice.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phDevice = &mut __tmp_phDevice;
             let __res = __c.ze_module_get_device_handle(__a_hModule, __a_phDevice);
@@ -10051,18 +10418,20 @@ pub unsafe extern "C" fn zeCommandListGetNextCommandIdExp(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_pCommandId = if pCommandId.is_null() {
                 ::core::mem::zeroed()
             } else {
                 ::core::ptr::read(pCommandId)
             };
             if pCommandId.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCommandId = &mut __tmp_pCommandId;
             let __res = __c
@@ -10115,17 +10484,19 @@ pub unsafe extern "C" fn zeCommandListGetNextCommandIdWithKernelsExp(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phKernels: usize = (numKernels as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_numKernels = numKernels;
             let __a_phKernels = if phKernels.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Kernel,
                 >(phKernels as *const *mut c_void, __n_phKernels)?
             };
@@ -10135,7 +10506,7 @@ pub unsafe extern "C" fn zeCommandListGetNextCommandIdWithKernelsExp(
                 ::core::ptr::read(pCommandId)
             };
             if pCommandId.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCommandId = &mut __tmp_pCommandId;
             let __res = __c
@@ -10173,11 +10544,13 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandsExp(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_command_list_update_mutable_commands_exp(__a_hCommandList, __a_desc);
             let __v = __res?;
@@ -10202,7 +10575,7 @@ pub unsafe extern "C" fn zeCommandListIsMutableExp(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -10212,7 +10585,7 @@ pub unsafe extern "C" fn zeCommandListIsMutableExp(
                 ::core::ptr::read(pIsMutable)
             };
             if pIsMutable.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pIsMutable = &mut __tmp_pIsMutable;
             let __res = __c
@@ -10255,7 +10628,7 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandSignalEventExp(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -10307,7 +10680,7 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandWaitEventsExp(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phWaitEvents: usize = (numWaitEvents as usize);
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
@@ -10317,7 +10690,7 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandWaitEventsExp(
             let __a_phWaitEvents = if phWaitEvents.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::Event,
                 >(phWaitEvents as *const *mut c_void, __n_phWaitEvents)?
             };
@@ -10366,7 +10739,7 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandKernelsExp(
             let __c = __d
                 .classes
                 .command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pCommandId: usize = (numKernels as usize);
             let __n_phKernels: usize = (numKernels as usize);
             let __a_hCommandList = Handle::<
@@ -10376,11 +10749,11 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandKernelsExp(
             let __a_pCommandId = if __n_pCommandId == 0 {
                 &[][..]
             } else if pCommandId.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::slice::from_raw_parts(pCommandId, __n_pCommandId)
             };
-            let __a_phKernels = zekit_rt::handle::handle_slice::<
+            let __a_phKernels = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::Kernel,
             >(phKernels as *const *mut c_void, __n_phKernels)?;
             let __res = __c
@@ -10413,7 +10786,10 @@ pub unsafe extern "C" fn zeContextMakeMemoryResident(
             crate::validate::zeContextMakeMemoryResident(hContext, hDevice, ptr, size)
         },
         |__d| unsafe {
-            let __c = __d.classes.context.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .context
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -10450,7 +10826,10 @@ pub unsafe extern "C" fn zeContextEvictMemory(
             crate::validate::zeContextEvictMemory(hContext, hDevice, ptr, size)
         },
         |__d| unsafe {
-            let __c = __d.classes.context.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .context
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -10481,7 +10860,10 @@ pub unsafe extern "C" fn zeContextMakeImageResident(
             crate::validate::zeContextMakeImageResident(hContext, hDevice, hImage)
         },
         |__d| unsafe {
-            let __c = __d.classes.context.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .context
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -10511,7 +10893,10 @@ pub unsafe extern "C" fn zeContextEvictImage(
         &|| unsafe { crate::fmt::zeContextEvictImage(hContext, hDevice, hImage) },
         || unsafe { crate::validate::zeContextEvictImage(hContext, hDevice, hImage) },
         |__d| unsafe {
-            let __c = __d.classes.context.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .context
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -10547,17 +10932,22 @@ pub unsafe extern "C" fn zeSamplerCreate(
             crate::validate::zeSamplerCreate(hContext, hDevice, desc, phSampler)
         },
         |__d| unsafe {
-            let __c = __d.classes.sampler.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .sampler
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phSampler = None;
             if phSampler.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phSampler = &mut __tmp_phSampler;
             let __res = __c
@@ -10580,7 +10970,10 @@ pub unsafe extern "C" fn zeSamplerDestroy(hSampler: ze_sampler_handle_t) -> ze_r
         &|| unsafe { crate::fmt::zeSamplerDestroy(hSampler) },
         || unsafe { crate::validate::zeSamplerDestroy(hSampler) },
         |__d| unsafe {
-            let __c = __d.classes.sampler.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .sampler
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hSampler = Handle::<
                 crate::kinds::Sampler,
             >::from_raw(hSampler as *mut c_void)?;
@@ -10608,7 +11001,7 @@ pub unsafe extern "C" fn zeVirtualMemReserve(
             let __c = __d
                 .classes
                 .virtual_mem
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -10620,7 +11013,7 @@ pub unsafe extern "C" fn zeVirtualMemReserve(
                 ::core::ptr::read(pptr)
             };
             if pptr.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pptr = &mut __tmp_pptr;
             let __res = __c
@@ -10649,7 +11042,7 @@ pub unsafe extern "C" fn zeVirtualMemFree(
             let __c = __d
                 .classes
                 .virtual_mem
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -10682,7 +11075,7 @@ pub unsafe extern "C" fn zeVirtualMemQueryPageSize(
             let __c = __d
                 .classes
                 .virtual_mem
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -10696,7 +11089,7 @@ pub unsafe extern "C" fn zeVirtualMemQueryPageSize(
                 ::core::ptr::read(pagesize)
             };
             if pagesize.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pagesize = &mut __tmp_pagesize;
             let __res = __c
@@ -10742,7 +11135,7 @@ pub unsafe extern "C" fn zePhysicalMemGetProperties(
             let __c = __d
                 .classes
                 .physical_mem
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -10751,7 +11144,7 @@ pub unsafe extern "C" fn zePhysicalMemGetProperties(
             >::from_raw(hPhysicalMem as *mut c_void)?;
             let __a_pMemProperties = pMemProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .ze_physical_mem_get_properties(
                     __a_hContext,
@@ -10792,17 +11185,19 @@ pub unsafe extern "C" fn zePhysicalMemCreate(
             let __c = __d
                 .classes
                 .physical_mem
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw_optional(hDevice as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phPhysicalMemory = None;
             if phPhysicalMemory.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phPhysicalMemory = &mut __tmp_phPhysicalMemory;
             let __res = __c
@@ -10836,7 +11231,7 @@ pub unsafe extern "C" fn zePhysicalMemDestroy(
             let __c = __d
                 .classes
                 .physical_mem
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -10887,7 +11282,7 @@ pub unsafe extern "C" fn zeVirtualMemMap(
             let __c = __d
                 .classes
                 .virtual_mem
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -10928,7 +11323,7 @@ pub unsafe extern "C" fn zeVirtualMemUnmap(
             let __c = __d
                 .classes
                 .virtual_mem
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -10961,7 +11356,7 @@ pub unsafe extern "C" fn zeVirtualMemSetAccessAttribute(
             let __c = __d
                 .classes
                 .virtual_mem
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -11014,7 +11409,7 @@ pub unsafe extern "C" fn zeVirtualMemGetAccessAttribute(
             let __c = __d
                 .classes
                 .virtual_mem
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -11026,7 +11421,7 @@ pub unsafe extern "C" fn zeVirtualMemGetAccessAttribute(
                 ::core::ptr::read(access)
             };
             if access.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_access = &mut __tmp_access;
             let mut __tmp_outSize = if outSize.is_null() {
@@ -11035,7 +11430,7 @@ pub unsafe extern "C" fn zeVirtualMemGetAccessAttribute(
                 ::core::ptr::read(outSize)
             };
             if outSize.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_outSize = &mut __tmp_outSize;
             let __res = __c

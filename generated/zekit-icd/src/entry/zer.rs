@@ -9,7 +9,7 @@
     clippy::all
 )]
 use ::core::ffi::{c_char, c_int, c_void};
-use zekit_rt::Handle;
+use zekit_icd_rt::Handle;
 use zekit_sys::*;
 #[doc = concat!(" C entry point of `", "zerGetLastErrorDescription", "`.")]
 pub unsafe extern "C" fn zerGetLastErrorDescription(
@@ -23,10 +23,10 @@ pub unsafe extern "C" fn zerGetLastErrorDescription(
             let __c = __d
                 .classes
                 .zer_global
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_ppString = ppString
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zer_get_last_error_description(__a_ppString);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -47,7 +47,7 @@ pub unsafe extern "C" fn zerTranslateDeviceHandleToIdentifier(
             let __c = __d
                 .classes
                 .zer_global
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -71,7 +71,7 @@ pub unsafe extern "C" fn zerTranslateIdentifierToDeviceHandle(
             let __c = __d
                 .classes
                 .zer_global
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_identifier = identifier;
             let __res = __c.zer_translate_identifier_to_device_handle(__a_identifier);
             let __v = __res?;
@@ -91,7 +91,7 @@ pub unsafe extern "C" fn zerGetDefaultContext() -> ze_context_handle_t {
             let __c = __d
                 .classes
                 .zer_global
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __res = __c.zer_get_default_context();
             let __v = __res?;
             Ok(__v.raw() as _)

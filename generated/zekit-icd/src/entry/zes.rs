@@ -9,7 +9,7 @@
     clippy::all
 )]
 use ::core::ffi::{c_char, c_int, c_void};
-use zekit_rt::Handle;
+use zekit_icd_rt::Handle;
 use zekit_sys::*;
 #[doc = concat!(" C entry point of `", "zesInit", "`.")]
 pub unsafe extern "C" fn zesInit(flags: zes_init_flags_t) -> ze_result_t {
@@ -21,7 +21,7 @@ pub unsafe extern "C" fn zesInit(flags: zes_init_flags_t) -> ze_result_t {
             let __c = __d
                 .classes
                 .zes_global
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_flags = flags;
             let __res = __c.zes_init(__a_flags);
             let __v = __res?;
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn zesDriverGet(
             let __c = __d
                 .classes
                 .zes_driver
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phDrivers: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -52,8 +52,8 @@ pub unsafe extern "C" fn zesDriverGet(
             });
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phDrivers = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phDrivers = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::Driver,
             >(phDrivers as *mut *mut c_void, __n_phDrivers);
             let __res = __c.zes_driver_get(__a_pCount, __a_phDrivers);
@@ -90,7 +90,7 @@ pub unsafe extern "C" fn zesDriverGetExtensionProperties(
             let __c = __d
                 .classes
                 .zes_driver
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pExtensionProperties: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -101,7 +101,7 @@ pub unsafe extern "C" fn zesDriverGetExtensionProperties(
             >::from_raw(hDriver as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pExtensionProperties = if pExtensionProperties.is_null() {
                 None
             } else {
@@ -151,12 +151,12 @@ pub unsafe extern "C" fn zesDriverGetExtensionFunctionAddress(
             let __c = __d
                 .classes
                 .zes_driver
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_name = if name.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(name)
             };
@@ -166,7 +166,7 @@ pub unsafe extern "C" fn zesDriverGetExtensionFunctionAddress(
                 ::core::ptr::read(ppFunctionAddress)
             };
             if ppFunctionAddress.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_ppFunctionAddress = &mut __tmp_ppFunctionAddress;
             let __res = __c
@@ -199,7 +199,7 @@ pub unsafe extern "C" fn zesDeviceGet(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phDevices: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -210,8 +210,8 @@ pub unsafe extern "C" fn zesDeviceGet(
             >::from_raw(hDriver as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phDevices = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phDevices = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::Device,
             >(phDevices as *mut *mut c_void, __n_phDevices);
             let __res = __c.zes_device_get(__a_hDriver, __a_pCount, __a_phDevices);
@@ -235,13 +235,13 @@ pub unsafe extern "C" fn zesDeviceGetProperties(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_device_get_properties(__a_hDevice, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -263,13 +263,13 @@ pub unsafe extern "C" fn zesDeviceGetState(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pState = pState
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_device_get_state(__a_hDevice, __a_pState);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -291,7 +291,7 @@ pub unsafe extern "C" fn zesDeviceReset(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -317,13 +317,13 @@ pub unsafe extern "C" fn zesDeviceResetExt(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_device_reset_ext(__a_hDevice, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -350,7 +350,7 @@ pub unsafe extern "C" fn zesDeviceProcessesGetState(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pProcesses: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -361,7 +361,7 @@ pub unsafe extern "C" fn zesDeviceProcessesGetState(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pProcesses = if pProcesses.is_null() {
                 None
             } else {
@@ -389,13 +389,13 @@ pub unsafe extern "C" fn zesDevicePciGetProperties(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_device_pci_get_properties(__a_hDevice, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -417,13 +417,13 @@ pub unsafe extern "C" fn zesDevicePciGetState(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pState = pState
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_device_pci_get_state(__a_hDevice, __a_pState);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -446,7 +446,7 @@ pub unsafe extern "C" fn zesDevicePciGetBars(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pProperties: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -457,7 +457,7 @@ pub unsafe extern "C" fn zesDevicePciGetBars(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pProperties = if pProperties.is_null() {
                 None
             } else {
@@ -485,13 +485,13 @@ pub unsafe extern "C" fn zesDevicePciGetStats(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pStats = pStats
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_device_pci_get_stats(__a_hDevice, __a_pStats);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -512,7 +512,7 @@ pub unsafe extern "C" fn zesDeviceSetOverclockWaiver(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -541,13 +541,13 @@ pub unsafe extern "C" fn zesDeviceGetOverclockDomains(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pOverclockDomains = pOverclockDomains
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_device_get_overclock_domains(__a_hDevice, __a_pOverclockDomains);
             let __v = __res?;
@@ -583,14 +583,14 @@ pub unsafe extern "C" fn zesDeviceGetOverclockControls(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_domainType = domainType;
             let __a_pAvailableControls = pAvailableControls
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_device_get_overclock_controls(
                     __a_hDevice,
@@ -621,7 +621,7 @@ pub unsafe extern "C" fn zesDeviceResetOverclockSettings(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -670,7 +670,7 @@ pub unsafe extern "C" fn zesDeviceReadOverclockState(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -680,7 +680,7 @@ pub unsafe extern "C" fn zesDeviceReadOverclockState(
                 ::core::ptr::read(pOverclockMode)
             };
             if pOverclockMode.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pOverclockMode = &mut __tmp_pOverclockMode;
             let mut __tmp_pWaiverSetting = if pWaiverSetting.is_null() {
@@ -689,7 +689,7 @@ pub unsafe extern "C" fn zesDeviceReadOverclockState(
                 ::core::ptr::read(pWaiverSetting)
             };
             if pWaiverSetting.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pWaiverSetting = &mut __tmp_pWaiverSetting;
             let mut __tmp_pOverclockState = if pOverclockState.is_null() {
@@ -698,7 +698,7 @@ pub unsafe extern "C" fn zesDeviceReadOverclockState(
                 ::core::ptr::read(pOverclockState)
             };
             if pOverclockState.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pOverclockState = &mut __tmp_pOverclockState;
             let mut __tmp_pPendingAction = if pPendingAction.is_null() {
@@ -707,7 +707,7 @@ pub unsafe extern "C" fn zesDeviceReadOverclockState(
                 ::core::ptr::read(pPendingAction)
             };
             if pPendingAction.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPendingAction = &mut __tmp_pPendingAction;
             let mut __tmp_pPendingReset = if pPendingReset.is_null() {
@@ -716,7 +716,7 @@ pub unsafe extern "C" fn zesDeviceReadOverclockState(
                 ::core::ptr::read(pPendingReset)
             };
             if pPendingReset.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPendingReset = &mut __tmp_pPendingReset;
             let __res = __c
@@ -772,7 +772,7 @@ pub unsafe extern "C" fn zesDeviceEnumOverclockDomains(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phDomainHandle: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -783,8 +783,8 @@ pub unsafe extern "C" fn zesDeviceEnumOverclockDomains(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phDomainHandle = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phDomainHandle = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesOverclock,
             >(phDomainHandle as *mut *mut c_void, __n_phDomainHandle);
             let __res = __c
@@ -820,13 +820,13 @@ pub unsafe extern "C" fn zesOverclockGetDomainProperties(
             let __c = __d
                 .classes
                 .zes_overclock
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDomainHandle = Handle::<
                 crate::kinds::ZesOverclock,
             >::from_raw(hDomainHandle as *mut c_void)?;
             let __a_pDomainProperties = pDomainProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_overclock_get_domain_properties(
                     __a_hDomainHandle,
@@ -859,13 +859,13 @@ pub unsafe extern "C" fn zesOverclockGetDomainVFProperties(
             let __c = __d
                 .classes
                 .zes_overclock
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDomainHandle = Handle::<
                 crate::kinds::ZesOverclock,
             >::from_raw(hDomainHandle as *mut c_void)?;
             let __a_pVFProperties = pVFProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_overclock_get_domain_vf_properties(
                     __a_hDomainHandle,
@@ -904,14 +904,14 @@ pub unsafe extern "C" fn zesOverclockGetDomainControlProperties(
             let __c = __d
                 .classes
                 .zes_overclock
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDomainHandle = Handle::<
                 crate::kinds::ZesOverclock,
             >::from_raw(hDomainHandle as *mut c_void)?;
             let __a_DomainControl = DomainControl;
             let __a_pControlProperties = pControlProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_overclock_get_domain_control_properties(
                     __a_hDomainHandle,
@@ -951,14 +951,14 @@ pub unsafe extern "C" fn zesOverclockGetControlCurrentValue(
             let __c = __d
                 .classes
                 .zes_overclock
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDomainHandle = Handle::<
                 crate::kinds::ZesOverclock,
             >::from_raw(hDomainHandle as *mut c_void)?;
             let __a_DomainControl = DomainControl;
             let __a_pValue = pValue
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_overclock_get_control_current_value(
                     __a_hDomainHandle,
@@ -998,7 +998,7 @@ pub unsafe extern "C" fn zesOverclockGetControlPendingValue(
             let __c = __d
                 .classes
                 .zes_overclock
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDomainHandle = Handle::<
                 crate::kinds::ZesOverclock,
             >::from_raw(hDomainHandle as *mut c_void)?;
@@ -1009,7 +1009,7 @@ pub unsafe extern "C" fn zesOverclockGetControlPendingValue(
                 ::core::ptr::read(pValue)
             };
             if pValue.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pValue = &mut __tmp_pValue;
             let __res = __c
@@ -1057,7 +1057,7 @@ pub unsafe extern "C" fn zesOverclockSetControlUserValue(
             let __c = __d
                 .classes
                 .zes_overclock
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDomainHandle = Handle::<
                 crate::kinds::ZesOverclock,
             >::from_raw(hDomainHandle as *mut c_void)?;
@@ -1069,7 +1069,7 @@ pub unsafe extern "C" fn zesOverclockSetControlUserValue(
                 ::core::ptr::read(pPendingAction)
             };
             if pPendingAction.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPendingAction = &mut __tmp_pPendingAction;
             let __res = __c
@@ -1118,7 +1118,7 @@ pub unsafe extern "C" fn zesOverclockGetControlState(
             let __c = __d
                 .classes
                 .zes_overclock
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDomainHandle = Handle::<
                 crate::kinds::ZesOverclock,
             >::from_raw(hDomainHandle as *mut c_void)?;
@@ -1129,7 +1129,7 @@ pub unsafe extern "C" fn zesOverclockGetControlState(
                 ::core::ptr::read(pControlState)
             };
             if pControlState.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pControlState = &mut __tmp_pControlState;
             let mut __tmp_pPendingAction = if pPendingAction.is_null() {
@@ -1138,7 +1138,7 @@ pub unsafe extern "C" fn zesOverclockGetControlState(
                 ::core::ptr::read(pPendingAction)
             };
             if pPendingAction.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pPendingAction = &mut __tmp_pPendingAction;
             let __res = __c
@@ -1193,7 +1193,7 @@ pub unsafe extern "C" fn zesOverclockGetVFPointValues(
             let __c = __d
                 .classes
                 .zes_overclock
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDomainHandle = Handle::<
                 crate::kinds::ZesOverclock,
             >::from_raw(hDomainHandle as *mut c_void)?;
@@ -1206,7 +1206,7 @@ pub unsafe extern "C" fn zesOverclockGetVFPointValues(
                 ::core::ptr::read(PointValue)
             };
             if PointValue.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_PointValue = &mut __tmp_PointValue;
             let __res = __c
@@ -1256,7 +1256,7 @@ pub unsafe extern "C" fn zesOverclockSetVFPointValues(
             let __c = __d
                 .classes
                 .zes_overclock
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDomainHandle = Handle::<
                 crate::kinds::ZesOverclock,
             >::from_raw(hDomainHandle as *mut c_void)?;
@@ -1299,7 +1299,7 @@ pub unsafe extern "C" fn zesDeviceEnumDiagnosticTestSuites(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phDiagnostics: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -1310,8 +1310,8 @@ pub unsafe extern "C" fn zesDeviceEnumDiagnosticTestSuites(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phDiagnostics = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phDiagnostics = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesDiag,
             >(phDiagnostics as *mut *mut c_void, __n_phDiagnostics);
             let __res = __c
@@ -1344,13 +1344,13 @@ pub unsafe extern "C" fn zesDiagnosticsGetProperties(
             let __c = __d
                 .classes
                 .zes_diagnostics
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDiagnostics = Handle::<
                 crate::kinds::ZesDiag,
             >::from_raw(hDiagnostics as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_diagnostics_get_properties(__a_hDiagnostics, __a_pProperties);
             let __v = __res?;
@@ -1376,7 +1376,7 @@ pub unsafe extern "C" fn zesDiagnosticsGetTests(
             let __c = __d
                 .classes
                 .zes_diagnostics
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pTests: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -1387,7 +1387,7 @@ pub unsafe extern "C" fn zesDiagnosticsGetTests(
             >::from_raw(hDiagnostics as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pTests = if pTests.is_null() {
                 None
             } else {
@@ -1431,7 +1431,7 @@ pub unsafe extern "C" fn zesDiagnosticsRunTests(
             let __c = __d
                 .classes
                 .zes_diagnostics
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDiagnostics = Handle::<
                 crate::kinds::ZesDiag,
             >::from_raw(hDiagnostics as *mut c_void)?;
@@ -1439,7 +1439,7 @@ pub unsafe extern "C" fn zesDiagnosticsRunTests(
             let __a_endIndex = endIndex;
             let __a_pResult = pResult
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_diagnostics_run_tests(
                     __a_hDiagnostics,
@@ -1467,7 +1467,7 @@ pub unsafe extern "C" fn zesDeviceEccAvailable(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -1477,7 +1477,7 @@ pub unsafe extern "C" fn zesDeviceEccAvailable(
                 ::core::ptr::read(pAvailable)
             };
             if pAvailable.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pAvailable = &mut __tmp_pAvailable;
             let __res = __c.zes_device_ecc_available(__a_hDevice, __a_pAvailable);
@@ -1504,7 +1504,7 @@ pub unsafe extern "C" fn zesDeviceEccConfigurable(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -1514,7 +1514,7 @@ pub unsafe extern "C" fn zesDeviceEccConfigurable(
                 ::core::ptr::read(pConfigurable)
             };
             if pConfigurable.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pConfigurable = &mut __tmp_pConfigurable;
             let __res = __c.zes_device_ecc_configurable(__a_hDevice, __a_pConfigurable);
@@ -1541,13 +1541,13 @@ pub unsafe extern "C" fn zesDeviceGetEccState(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pState = pState
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_device_get_ecc_state(__a_hDevice, __a_pState);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -1570,16 +1570,16 @@ pub unsafe extern "C" fn zesDeviceSetEccState(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_newState = newState
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pState = pState
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_device_set_ecc_state(__a_hDevice, __a_newState, __a_pState);
             let __v = __res?;
@@ -1605,7 +1605,7 @@ pub unsafe extern "C" fn zesDeviceEnumEngineGroups(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phEngine: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -1616,8 +1616,8 @@ pub unsafe extern "C" fn zesDeviceEnumEngineGroups(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phEngine = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phEngine = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesEngine,
             >(phEngine as *mut *mut c_void, __n_phEngine);
             let __res = __c
@@ -1642,13 +1642,13 @@ pub unsafe extern "C" fn zesEngineGetProperties(
             let __c = __d
                 .classes
                 .zes_engine
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEngine = Handle::<
                 crate::kinds::ZesEngine,
             >::from_raw(hEngine as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_engine_get_properties(__a_hEngine, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -1670,13 +1670,13 @@ pub unsafe extern "C" fn zesEngineGetActivity(
             let __c = __d
                 .classes
                 .zes_engine
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hEngine = Handle::<
                 crate::kinds::ZesEngine,
             >::from_raw(hEngine as *mut c_void)?;
             let __a_pStats = pStats
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_engine_get_activity(__a_hEngine, __a_pStats);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -1699,7 +1699,7 @@ pub unsafe extern "C" fn zesEngineGetActivityExt(
             let __c = __d
                 .classes
                 .zes_engine
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pStats: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -1710,7 +1710,7 @@ pub unsafe extern "C" fn zesEngineGetActivityExt(
             >::from_raw(hEngine as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pStats = if pStats.is_null() {
                 None
             } else {
@@ -1738,7 +1738,7 @@ pub unsafe extern "C" fn zesDeviceEventRegister(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -1786,22 +1786,22 @@ pub unsafe extern "C" fn zesDriverEventListen(
             let __c = __d
                 .classes
                 .zes_driver
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phDevices: usize = (count as usize);
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_timeout = timeout;
             let __a_count = count;
-            let __a_phDevices = zekit_rt::handle::handle_slice::<
+            let __a_phDevices = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::Device,
             >(phDevices as *const *mut c_void, __n_phDevices)?;
             let __a_pNumDeviceEvents = pNumDeviceEvents
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pEvents = pEvents
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_driver_event_listen(
                     __a_hDriver,
@@ -1853,22 +1853,22 @@ pub unsafe extern "C" fn zesDriverEventListenEx(
             let __c = __d
                 .classes
                 .zes_driver
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phDevices: usize = (count as usize);
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_timeout = timeout;
             let __a_count = count;
-            let __a_phDevices = zekit_rt::handle::handle_slice::<
+            let __a_phDevices = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::Device,
             >(phDevices as *const *mut c_void, __n_phDevices)?;
             let __a_pNumDeviceEvents = pNumDeviceEvents
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pEvents = pEvents
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_driver_event_listen_ex(
                     __a_hDriver,
@@ -1899,7 +1899,7 @@ pub unsafe extern "C" fn zesDeviceEnumFabricPorts(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phPort: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -1910,8 +1910,8 @@ pub unsafe extern "C" fn zesDeviceEnumFabricPorts(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phPort = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phPort = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesFabricPort,
             >(phPort as *mut *mut c_void, __n_phPort);
             let __res = __c
@@ -1936,13 +1936,13 @@ pub unsafe extern "C" fn zesFabricPortGetProperties(
             let __c = __d
                 .classes
                 .zes_fabric_port
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPort = Handle::<
                 crate::kinds::ZesFabricPort,
             >::from_raw(hPort as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_fabric_port_get_properties(__a_hPort, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -1964,13 +1964,13 @@ pub unsafe extern "C" fn zesFabricPortGetLinkType(
             let __c = __d
                 .classes
                 .zes_fabric_port
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPort = Handle::<
                 crate::kinds::ZesFabricPort,
             >::from_raw(hPort as *mut c_void)?;
             let __a_pLinkType = pLinkType
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_fabric_port_get_link_type(__a_hPort, __a_pLinkType);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -1992,13 +1992,13 @@ pub unsafe extern "C" fn zesFabricPortGetConfig(
             let __c = __d
                 .classes
                 .zes_fabric_port
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPort = Handle::<
                 crate::kinds::ZesFabricPort,
             >::from_raw(hPort as *mut c_void)?;
             let __a_pConfig = pConfig
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_fabric_port_get_config(__a_hPort, __a_pConfig);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2020,13 +2020,13 @@ pub unsafe extern "C" fn zesFabricPortSetConfig(
             let __c = __d
                 .classes
                 .zes_fabric_port
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPort = Handle::<
                 crate::kinds::ZesFabricPort,
             >::from_raw(hPort as *mut c_void)?;
             let __a_pConfig = pConfig
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_fabric_port_set_config(__a_hPort, __a_pConfig);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2048,13 +2048,13 @@ pub unsafe extern "C" fn zesFabricPortGetState(
             let __c = __d
                 .classes
                 .zes_fabric_port
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPort = Handle::<
                 crate::kinds::ZesFabricPort,
             >::from_raw(hPort as *mut c_void)?;
             let __a_pState = pState
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_fabric_port_get_state(__a_hPort, __a_pState);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2076,13 +2076,13 @@ pub unsafe extern "C" fn zesFabricPortGetThroughput(
             let __c = __d
                 .classes
                 .zes_fabric_port
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPort = Handle::<
                 crate::kinds::ZesFabricPort,
             >::from_raw(hPort as *mut c_void)?;
             let __a_pThroughput = pThroughput
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_fabric_port_get_throughput(__a_hPort, __a_pThroughput);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2106,13 +2106,13 @@ pub unsafe extern "C" fn zesFabricPortGetFabricErrorCounters(
             let __c = __d
                 .classes
                 .zes_fabric_port
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPort = Handle::<
                 crate::kinds::ZesFabricPort,
             >::from_raw(hPort as *mut c_void)?;
             let __a_pErrors = pErrors
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_fabric_port_get_fabric_error_counters(__a_hPort, __a_pErrors);
             let __v = __res?;
@@ -2151,14 +2151,14 @@ pub unsafe extern "C" fn zesFabricPortGetMultiPortThroughput(
             let __c = __d
                 .classes
                 .zes_fabric_port
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phPort: usize = (numPorts as usize);
             let __n_pThroughput: usize = (numPorts as usize);
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_numPorts = numPorts;
-            let __a_phPort = zekit_rt::handle::handle_slice::<
+            let __a_phPort = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::ZesFabricPort,
             >(phPort as *const *mut c_void, __n_phPort)?;
             let __a_pThroughput = if pThroughput.is_null() {
@@ -2194,7 +2194,7 @@ pub unsafe extern "C" fn zesDeviceEnumFans(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phFan: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -2205,8 +2205,8 @@ pub unsafe extern "C" fn zesDeviceEnumFans(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phFan = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phFan = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesFan,
             >(phFan as *mut *mut c_void, __n_phFan);
             let __res = __c.zes_device_enum_fans(__a_hDevice, __a_pCount, __a_phFan);
@@ -2227,13 +2227,16 @@ pub unsafe extern "C" fn zesFanGetProperties(
         &|| unsafe { crate::fmt::zesFanGetProperties(hFan, pProperties) },
         || unsafe { crate::validate::zesFanGetProperties(hFan, pProperties) },
         |__d| unsafe {
-            let __c = __d.classes.zes_fan.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_fan
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFan = Handle::<
                 crate::kinds::ZesFan,
             >::from_raw(hFan as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_fan_get_properties(__a_hFan, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2252,13 +2255,16 @@ pub unsafe extern "C" fn zesFanGetConfig(
         &|| unsafe { crate::fmt::zesFanGetConfig(hFan, pConfig) },
         || unsafe { crate::validate::zesFanGetConfig(hFan, pConfig) },
         |__d| unsafe {
-            let __c = __d.classes.zes_fan.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_fan
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFan = Handle::<
                 crate::kinds::ZesFan,
             >::from_raw(hFan as *mut c_void)?;
             let __a_pConfig = pConfig
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_fan_get_config(__a_hFan, __a_pConfig);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2274,7 +2280,10 @@ pub unsafe extern "C" fn zesFanSetDefaultMode(hFan: zes_fan_handle_t) -> ze_resu
         &|| unsafe { crate::fmt::zesFanSetDefaultMode(hFan) },
         || unsafe { crate::validate::zesFanSetDefaultMode(hFan) },
         |__d| unsafe {
-            let __c = __d.classes.zes_fan.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_fan
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFan = Handle::<
                 crate::kinds::ZesFan,
             >::from_raw(hFan as *mut c_void)?;
@@ -2296,13 +2305,16 @@ pub unsafe extern "C" fn zesFanSetFixedSpeedMode(
         &|| unsafe { crate::fmt::zesFanSetFixedSpeedMode(hFan, speed) },
         || unsafe { crate::validate::zesFanSetFixedSpeedMode(hFan, speed) },
         |__d| unsafe {
-            let __c = __d.classes.zes_fan.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_fan
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFan = Handle::<
                 crate::kinds::ZesFan,
             >::from_raw(hFan as *mut c_void)?;
             let __a_speed = speed
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_fan_set_fixed_speed_mode(__a_hFan, __a_speed);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2321,13 +2333,16 @@ pub unsafe extern "C" fn zesFanSetSpeedTableMode(
         &|| unsafe { crate::fmt::zesFanSetSpeedTableMode(hFan, speedTable) },
         || unsafe { crate::validate::zesFanSetSpeedTableMode(hFan, speedTable) },
         |__d| unsafe {
-            let __c = __d.classes.zes_fan.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_fan
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFan = Handle::<
                 crate::kinds::ZesFan,
             >::from_raw(hFan as *mut c_void)?;
             let __a_speedTable = speedTable
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_fan_set_speed_table_mode(__a_hFan, __a_speedTable);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2347,14 +2362,17 @@ pub unsafe extern "C" fn zesFanGetState(
         &|| unsafe { crate::fmt::zesFanGetState(hFan, units, pSpeed) },
         || unsafe { crate::validate::zesFanGetState(hFan, units, pSpeed) },
         |__d| unsafe {
-            let __c = __d.classes.zes_fan.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_fan
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFan = Handle::<
                 crate::kinds::ZesFan,
             >::from_raw(hFan as *mut c_void)?;
             let __a_units = units;
             let __a_pSpeed = pSpeed
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_fan_get_state(__a_hFan, __a_units, __a_pSpeed);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2379,7 +2397,7 @@ pub unsafe extern "C" fn zesDeviceEnumFirmwares(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phFirmware: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -2390,8 +2408,8 @@ pub unsafe extern "C" fn zesDeviceEnumFirmwares(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phFirmware = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phFirmware = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesFirmware,
             >(phFirmware as *mut *mut c_void, __n_phFirmware);
             let __res = __c
@@ -2416,13 +2434,13 @@ pub unsafe extern "C" fn zesFirmwareGetProperties(
             let __c = __d
                 .classes
                 .zes_firmware
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFirmware = Handle::<
                 crate::kinds::ZesFirmware,
             >::from_raw(hFirmware as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_firmware_get_properties(__a_hFirmware, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2445,7 +2463,7 @@ pub unsafe extern "C" fn zesFirmwareFlash(
             let __c = __d
                 .classes
                 .zes_firmware
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFirmware = Handle::<
                 crate::kinds::ZesFirmware,
             >::from_raw(hFirmware as *mut c_void)?;
@@ -2476,13 +2494,13 @@ pub unsafe extern "C" fn zesFirmwareGetFlashProgress(
             let __c = __d
                 .classes
                 .zes_firmware
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFirmware = Handle::<
                 crate::kinds::ZesFirmware,
             >::from_raw(hFirmware as *mut c_void)?;
             let __a_pCompletionPercent = pCompletionPercent
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_firmware_get_flash_progress(__a_hFirmware, __a_pCompletionPercent);
             let __v = __res?;
@@ -2510,13 +2528,13 @@ pub unsafe extern "C" fn zesFirmwareGetConsoleLogs(
             let __c = __d
                 .classes
                 .zes_firmware
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFirmware = Handle::<
                 crate::kinds::ZesFirmware,
             >::from_raw(hFirmware as *mut c_void)?;
             let __a_pSize = pSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pFirmwareLog = pFirmwareLog;
             let __res = __c
                 .zes_firmware_get_console_logs(
@@ -2546,7 +2564,7 @@ pub unsafe extern "C" fn zesFirmwareGetSecurityVersionExp(
             let __c = __d
                 .classes
                 .zes_firmware
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFirmware = Handle::<
                 crate::kinds::ZesFirmware,
             >::from_raw(hFirmware as *mut c_void)?;
@@ -2572,7 +2590,7 @@ pub unsafe extern "C" fn zesFirmwareSetSecurityVersionExp(
             let __c = __d
                 .classes
                 .zes_firmware
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFirmware = Handle::<
                 crate::kinds::ZesFirmware,
             >::from_raw(hFirmware as *mut c_void)?;
@@ -2602,7 +2620,7 @@ pub unsafe extern "C" fn zesDeviceEnumFrequencyDomains(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phFrequency: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -2613,8 +2631,8 @@ pub unsafe extern "C" fn zesDeviceEnumFrequencyDomains(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phFrequency = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phFrequency = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesFreq,
             >(phFrequency as *mut *mut c_void, __n_phFrequency);
             let __res = __c
@@ -2645,13 +2663,13 @@ pub unsafe extern "C" fn zesFrequencyGetProperties(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_frequency_get_properties(__a_hFrequency, __a_pProperties);
             let __v = __res?;
@@ -2683,7 +2701,7 @@ pub unsafe extern "C" fn zesFrequencyGetAvailableClocks(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phFrequency: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -2694,7 +2712,7 @@ pub unsafe extern "C" fn zesFrequencyGetAvailableClocks(
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_phFrequency = if phFrequency.is_null() {
                 None
             } else {
@@ -2726,13 +2744,13 @@ pub unsafe extern "C" fn zesFrequencyGetRange(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_pLimits = pLimits
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_frequency_get_range(__a_hFrequency, __a_pLimits);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2754,13 +2772,13 @@ pub unsafe extern "C" fn zesFrequencySetRange(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_pLimits = pLimits
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_frequency_set_range(__a_hFrequency, __a_pLimits);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2782,13 +2800,13 @@ pub unsafe extern "C" fn zesFrequencyGetState(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_pState = pState
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_frequency_get_state(__a_hFrequency, __a_pState);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -2814,13 +2832,13 @@ pub unsafe extern "C" fn zesFrequencyGetThrottleTime(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_pThrottleTime = pThrottleTime
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_frequency_get_throttle_time(__a_hFrequency, __a_pThrottleTime);
             let __v = __res?;
@@ -2847,13 +2865,13 @@ pub unsafe extern "C" fn zesFrequencyOcGetCapabilities(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_pOcCapabilities = pOcCapabilities
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_frequency_oc_get_capabilities(__a_hFrequency, __a_pOcCapabilities);
             let __v = __res?;
@@ -2883,7 +2901,7 @@ pub unsafe extern "C" fn zesFrequencyOcGetFrequencyTarget(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
@@ -2893,7 +2911,7 @@ pub unsafe extern "C" fn zesFrequencyOcGetFrequencyTarget(
                 ::core::ptr::read(pCurrentOcFrequency)
             };
             if pCurrentOcFrequency.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCurrentOcFrequency = &mut __tmp_pCurrentOcFrequency;
             let __res = __c
@@ -2931,7 +2949,7 @@ pub unsafe extern "C" fn zesFrequencyOcSetFrequencyTarget(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
@@ -2974,7 +2992,7 @@ pub unsafe extern "C" fn zesFrequencyOcGetVoltageTarget(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
@@ -2984,7 +3002,7 @@ pub unsafe extern "C" fn zesFrequencyOcGetVoltageTarget(
                 ::core::ptr::read(pCurrentVoltageTarget)
             };
             if pCurrentVoltageTarget.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCurrentVoltageTarget = &mut __tmp_pCurrentVoltageTarget;
             let mut __tmp_pCurrentVoltageOffset = if pCurrentVoltageOffset.is_null() {
@@ -2993,7 +3011,7 @@ pub unsafe extern "C" fn zesFrequencyOcGetVoltageTarget(
                 ::core::ptr::read(pCurrentVoltageOffset)
             };
             if pCurrentVoltageOffset.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCurrentVoltageOffset = &mut __tmp_pCurrentVoltageOffset;
             let __res = __c
@@ -3041,7 +3059,7 @@ pub unsafe extern "C" fn zesFrequencyOcSetVoltageTarget(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
@@ -3073,7 +3091,7 @@ pub unsafe extern "C" fn zesFrequencyOcSetMode(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
@@ -3099,7 +3117,7 @@ pub unsafe extern "C" fn zesFrequencyOcGetMode(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
@@ -3109,7 +3127,7 @@ pub unsafe extern "C" fn zesFrequencyOcGetMode(
                 ::core::ptr::read(pCurrentOcMode)
             };
             if pCurrentOcMode.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pCurrentOcMode = &mut __tmp_pCurrentOcMode;
             let __res = __c
@@ -3137,13 +3155,13 @@ pub unsafe extern "C" fn zesFrequencyOcGetIccMax(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_pOcIccMax = pOcIccMax
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_frequency_oc_get_icc_max(__a_hFrequency, __a_pOcIccMax);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -3165,7 +3183,7 @@ pub unsafe extern "C" fn zesFrequencyOcSetIccMax(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
@@ -3191,13 +3209,13 @@ pub unsafe extern "C" fn zesFrequencyOcGetTjMax(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
             let __a_pOcTjMax = pOcTjMax
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_frequency_oc_get_tj_max(__a_hFrequency, __a_pOcTjMax);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -3219,7 +3237,7 @@ pub unsafe extern "C" fn zesFrequencyOcSetTjMax(
             let __c = __d
                 .classes
                 .zes_frequency
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hFrequency = Handle::<
                 crate::kinds::ZesFreq,
             >::from_raw(hFrequency as *mut c_void)?;
@@ -3246,7 +3264,7 @@ pub unsafe extern "C" fn zesDeviceEnumLeds(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phLed: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -3257,8 +3275,8 @@ pub unsafe extern "C" fn zesDeviceEnumLeds(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phLed = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phLed = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesLed,
             >(phLed as *mut *mut c_void, __n_phLed);
             let __res = __c.zes_device_enum_leds(__a_hDevice, __a_pCount, __a_phLed);
@@ -3279,13 +3297,16 @@ pub unsafe extern "C" fn zesLedGetProperties(
         &|| unsafe { crate::fmt::zesLedGetProperties(hLed, pProperties) },
         || unsafe { crate::validate::zesLedGetProperties(hLed, pProperties) },
         |__d| unsafe {
-            let __c = __d.classes.zes_led.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_led
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hLed = Handle::<
                 crate::kinds::ZesLed,
             >::from_raw(hLed as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_led_get_properties(__a_hLed, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -3304,13 +3325,16 @@ pub unsafe extern "C" fn zesLedGetState(
         &|| unsafe { crate::fmt::zesLedGetState(hLed, pState) },
         || unsafe { crate::validate::zesLedGetState(hLed, pState) },
         |__d| unsafe {
-            let __c = __d.classes.zes_led.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_led
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hLed = Handle::<
                 crate::kinds::ZesLed,
             >::from_raw(hLed as *mut c_void)?;
             let __a_pState = pState
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_led_get_state(__a_hLed, __a_pState);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -3329,7 +3353,10 @@ pub unsafe extern "C" fn zesLedSetState(
         &|| unsafe { crate::fmt::zesLedSetState(hLed, enable) },
         || unsafe { crate::validate::zesLedSetState(hLed, enable) },
         |__d| unsafe {
-            let __c = __d.classes.zes_led.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_led
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hLed = Handle::<
                 crate::kinds::ZesLed,
             >::from_raw(hLed as *mut c_void)?;
@@ -3352,13 +3379,16 @@ pub unsafe extern "C" fn zesLedSetColor(
         &|| unsafe { crate::fmt::zesLedSetColor(hLed, pColor) },
         || unsafe { crate::validate::zesLedSetColor(hLed, pColor) },
         |__d| unsafe {
-            let __c = __d.classes.zes_led.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_led
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hLed = Handle::<
                 crate::kinds::ZesLed,
             >::from_raw(hLed as *mut c_void)?;
             let __a_pColor = pColor
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_led_set_color(__a_hLed, __a_pColor);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -3383,7 +3413,7 @@ pub unsafe extern "C" fn zesDeviceEnumMemoryModules(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phMemory: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -3394,8 +3424,8 @@ pub unsafe extern "C" fn zesDeviceEnumMemoryModules(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phMemory = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phMemory = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesMem,
             >(phMemory as *mut *mut c_void, __n_phMemory);
             let __res = __c
@@ -3420,13 +3450,13 @@ pub unsafe extern "C" fn zesMemoryGetProperties(
             let __c = __d
                 .classes
                 .zes_memory
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMemory = Handle::<
                 crate::kinds::ZesMem,
             >::from_raw(hMemory as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_memory_get_properties(__a_hMemory, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -3448,13 +3478,13 @@ pub unsafe extern "C" fn zesMemoryGetState(
             let __c = __d
                 .classes
                 .zes_memory
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMemory = Handle::<
                 crate::kinds::ZesMem,
             >::from_raw(hMemory as *mut c_void)?;
             let __a_pState = pState
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_memory_get_state(__a_hMemory, __a_pState);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -3476,13 +3506,13 @@ pub unsafe extern "C" fn zesMemoryGetBandwidth(
             let __c = __d
                 .classes
                 .zes_memory
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMemory = Handle::<
                 crate::kinds::ZesMem,
             >::from_raw(hMemory as *mut c_void)?;
             let __a_pBandwidth = pBandwidth
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_memory_get_bandwidth(__a_hMemory, __a_pBandwidth);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -3517,7 +3547,7 @@ pub unsafe extern "C" fn zesDevicePciLinkSpeedUpdateExt(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -3528,7 +3558,7 @@ pub unsafe extern "C" fn zesDevicePciLinkSpeedUpdateExt(
                 ::core::ptr::read(pendingAction)
             };
             if pendingAction.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pendingAction = &mut __tmp_pendingAction;
             let __res = __c
@@ -3569,7 +3599,7 @@ pub unsafe extern "C" fn zesDeviceEnumPerformanceFactorDomains(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phPerf: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -3580,8 +3610,8 @@ pub unsafe extern "C" fn zesDeviceEnumPerformanceFactorDomains(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phPerf = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phPerf = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesPerf,
             >(phPerf as *mut *mut c_void, __n_phPerf);
             let __res = __c
@@ -3612,13 +3642,13 @@ pub unsafe extern "C" fn zesPerformanceFactorGetProperties(
             let __c = __d
                 .classes
                 .zes_performance_factor
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPerf = Handle::<
                 crate::kinds::ZesPerf,
             >::from_raw(hPerf as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_performance_factor_get_properties(__a_hPerf, __a_pProperties);
             let __v = __res?;
@@ -3641,13 +3671,13 @@ pub unsafe extern "C" fn zesPerformanceFactorGetConfig(
             let __c = __d
                 .classes
                 .zes_performance_factor
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPerf = Handle::<
                 crate::kinds::ZesPerf,
             >::from_raw(hPerf as *mut c_void)?;
             let __a_pFactor = pFactor
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_performance_factor_get_config(__a_hPerf, __a_pFactor);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -3669,7 +3699,7 @@ pub unsafe extern "C" fn zesPerformanceFactorSetConfig(
             let __c = __d
                 .classes
                 .zes_performance_factor
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPerf = Handle::<
                 crate::kinds::ZesPerf,
             >::from_raw(hPerf as *mut c_void)?;
@@ -3698,7 +3728,7 @@ pub unsafe extern "C" fn zesDeviceEnumPowerDomains(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phPower: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -3709,8 +3739,8 @@ pub unsafe extern "C" fn zesDeviceEnumPowerDomains(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phPower = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phPower = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesPwr,
             >(phPower as *mut *mut c_void, __n_phPower);
             let __res = __c
@@ -3735,13 +3765,13 @@ pub unsafe extern "C" fn zesDeviceGetCardPowerDomain(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let mut __tmp_phPower = None;
             if phPower.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phPower = &mut __tmp_phPower;
             let __res = __c.zes_device_get_card_power_domain(__a_hDevice, __a_phPower);
@@ -3769,13 +3799,13 @@ pub unsafe extern "C" fn zesPowerGetProperties(
             let __c = __d
                 .classes
                 .zes_power
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPower = Handle::<
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_power_get_properties(__a_hPower, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -3797,13 +3827,13 @@ pub unsafe extern "C" fn zesPowerGetEnergyCounter(
             let __c = __d
                 .classes
                 .zes_power
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPower = Handle::<
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
             let __a_pEnergy = pEnergy
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_power_get_energy_counter(__a_hPower, __a_pEnergy);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -3829,7 +3859,7 @@ pub unsafe extern "C" fn zesPowerGetLimits(
             let __c = __d
                 .classes
                 .zes_power
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPower = Handle::<
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
@@ -3862,7 +3892,7 @@ pub unsafe extern "C" fn zesPowerSetLimits(
             let __c = __d
                 .classes
                 .zes_power
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPower = Handle::<
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
@@ -3891,13 +3921,13 @@ pub unsafe extern "C" fn zesPowerGetEnergyThreshold(
             let __c = __d
                 .classes
                 .zes_power
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPower = Handle::<
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
             let __a_pThreshold = pThreshold
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_power_get_energy_threshold(__a_hPower, __a_pThreshold);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -3919,7 +3949,7 @@ pub unsafe extern "C" fn zesPowerSetEnergyThreshold(
             let __c = __d
                 .classes
                 .zes_power
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPower = Handle::<
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
@@ -3950,7 +3980,7 @@ pub unsafe extern "C" fn zesPowerGetUsage(
             let __c = __d
                 .classes
                 .zes_power
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPower = Handle::<
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
@@ -3960,7 +3990,7 @@ pub unsafe extern "C" fn zesPowerGetUsage(
                 ::core::ptr::read(pInstantPower)
             };
             if pInstantPower.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pInstantPower = &mut __tmp_pInstantPower;
             let mut __tmp_pAveragePower = if pAveragePower.is_null() {
@@ -3969,7 +3999,7 @@ pub unsafe extern "C" fn zesPowerGetUsage(
                 ::core::ptr::read(pAveragePower)
             };
             if pAveragePower.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pAveragePower = &mut __tmp_pAveragePower;
             let __res = __c
@@ -4001,7 +4031,7 @@ pub unsafe extern "C" fn zesPowerGetLimitsExt(
             let __c = __d
                 .classes
                 .zes_power
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pSustained: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -4012,7 +4042,7 @@ pub unsafe extern "C" fn zesPowerGetLimitsExt(
             >::from_raw(hPower as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pSustained = if pSustained.is_null() {
                 None
             } else {
@@ -4041,7 +4071,7 @@ pub unsafe extern "C" fn zesPowerSetLimitsExt(
             let __c = __d
                 .classes
                 .zes_power
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pSustained: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -4052,7 +4082,7 @@ pub unsafe extern "C" fn zesPowerSetLimitsExt(
             >::from_raw(hPower as *mut c_void)?;
             let __a_pCount = pCount
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pSustained = if pSustained.is_null() {
                 None
             } else if __n_pSustained == 0 {
@@ -4082,7 +4112,7 @@ pub unsafe extern "C" fn zesPowerGetLimitsExt2(
             let __c = __d
                 .classes
                 .zes_power
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPower = Handle::<
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
@@ -4092,7 +4122,7 @@ pub unsafe extern "C" fn zesPowerGetLimitsExt2(
                 ::core::ptr::read(pLimit)
             };
             if pLimit.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pLimit = &mut __tmp_pLimit;
             let __res = __c.zes_power_get_limits_ext2(__a_hPower, __a_pLimit);
@@ -4119,7 +4149,7 @@ pub unsafe extern "C" fn zesPowerSetLimitsExt2(
             let __c = __d
                 .classes
                 .zes_power
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPower = Handle::<
                 crate::kinds::ZesPwr,
             >::from_raw(hPower as *mut c_void)?;
@@ -4146,7 +4176,7 @@ pub unsafe extern "C" fn zesDeviceEnumPsus(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phPsu: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -4157,8 +4187,8 @@ pub unsafe extern "C" fn zesDeviceEnumPsus(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phPsu = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phPsu = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesPsu,
             >(phPsu as *mut *mut c_void, __n_phPsu);
             let __res = __c.zes_device_enum_psus(__a_hDevice, __a_pCount, __a_phPsu);
@@ -4179,13 +4209,16 @@ pub unsafe extern "C" fn zesPsuGetProperties(
         &|| unsafe { crate::fmt::zesPsuGetProperties(hPsu, pProperties) },
         || unsafe { crate::validate::zesPsuGetProperties(hPsu, pProperties) },
         |__d| unsafe {
-            let __c = __d.classes.zes_psu.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_psu
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPsu = Handle::<
                 crate::kinds::ZesPsu,
             >::from_raw(hPsu as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_psu_get_properties(__a_hPsu, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -4204,13 +4237,16 @@ pub unsafe extern "C" fn zesPsuGetState(
         &|| unsafe { crate::fmt::zesPsuGetState(hPsu, pState) },
         || unsafe { crate::validate::zesPsuGetState(hPsu, pState) },
         |__d| unsafe {
-            let __c = __d.classes.zes_psu.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_psu
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hPsu = Handle::<
                 crate::kinds::ZesPsu,
             >::from_raw(hPsu as *mut c_void)?;
             let __a_pState = pState
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_psu_get_state(__a_hPsu, __a_pState);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -4233,7 +4269,7 @@ pub unsafe extern "C" fn zesDeviceEnumRasErrorSets(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phRas: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -4244,8 +4280,8 @@ pub unsafe extern "C" fn zesDeviceEnumRasErrorSets(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phRas = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phRas = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesRas,
             >(phRas as *mut *mut c_void, __n_phRas);
             let __res = __c
@@ -4267,13 +4303,16 @@ pub unsafe extern "C" fn zesRasGetProperties(
         &|| unsafe { crate::fmt::zesRasGetProperties(hRas, pProperties) },
         || unsafe { crate::validate::zesRasGetProperties(hRas, pProperties) },
         |__d| unsafe {
-            let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_ras
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hRas = Handle::<
                 crate::kinds::ZesRas,
             >::from_raw(hRas as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_ras_get_properties(__a_hRas, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -4292,13 +4331,16 @@ pub unsafe extern "C" fn zesRasGetConfig(
         &|| unsafe { crate::fmt::zesRasGetConfig(hRas, pConfig) },
         || unsafe { crate::validate::zesRasGetConfig(hRas, pConfig) },
         |__d| unsafe {
-            let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_ras
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hRas = Handle::<
                 crate::kinds::ZesRas,
             >::from_raw(hRas as *mut c_void)?;
             let __a_pConfig = pConfig
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_ras_get_config(__a_hRas, __a_pConfig);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -4317,13 +4359,16 @@ pub unsafe extern "C" fn zesRasSetConfig(
         &|| unsafe { crate::fmt::zesRasSetConfig(hRas, pConfig) },
         || unsafe { crate::validate::zesRasSetConfig(hRas, pConfig) },
         |__d| unsafe {
-            let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_ras
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hRas = Handle::<
                 crate::kinds::ZesRas,
             >::from_raw(hRas as *mut c_void)?;
             let __a_pConfig = pConfig
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_ras_set_config(__a_hRas, __a_pConfig);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -4343,14 +4388,17 @@ pub unsafe extern "C" fn zesRasGetState(
         &|| unsafe { crate::fmt::zesRasGetState(hRas, clear, pState) },
         || unsafe { crate::validate::zesRasGetState(hRas, clear, pState) },
         |__d| unsafe {
-            let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_ras
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hRas = Handle::<
                 crate::kinds::ZesRas,
             >::from_raw(hRas as *mut c_void)?;
             let __a_clear = clear;
             let __a_pState = pState
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_ras_get_state(__a_hRas, __a_clear, __a_pState);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -4370,7 +4418,10 @@ pub unsafe extern "C" fn zesRasGetStateExp(
         &|| unsafe { crate::fmt::zesRasGetStateExp(hRas, pCount, pState) },
         || unsafe { crate::validate::zesRasGetStateExp(hRas, pCount, pState) },
         |__d| unsafe {
-            let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_ras
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pState: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -4381,7 +4432,7 @@ pub unsafe extern "C" fn zesRasGetStateExp(
             >::from_raw(hRas as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pState = if pState.is_null() {
                 None
             } else {
@@ -4405,7 +4456,10 @@ pub unsafe extern "C" fn zesRasClearStateExp(
         &|| unsafe { crate::fmt::zesRasClearStateExp(hRas, category) },
         || unsafe { crate::validate::zesRasClearStateExp(hRas, category) },
         |__d| unsafe {
-            let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_ras
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hRas = Handle::<
                 crate::kinds::ZesRas,
             >::from_raw(hRas as *mut c_void)?;
@@ -4433,7 +4487,10 @@ pub unsafe extern "C" fn zesRasGetSupportedCategoriesExp(
             crate::validate::zesRasGetSupportedCategoriesExp(hRas, pCount, pCategories)
         },
         |__d| unsafe {
-            let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_ras
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pCategories: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -4444,7 +4501,7 @@ pub unsafe extern "C" fn zesRasGetSupportedCategoriesExp(
             >::from_raw(hRas as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pCategories = if pCategories.is_null() {
                 None
             } else {
@@ -4477,7 +4534,10 @@ pub unsafe extern "C" fn zesRasGetStateExp2(
             crate::validate::zesRasGetStateExp2(hRas, count, pCategories, pState)
         },
         |__d| unsafe {
-            let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_ras
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pCategories: usize = (count as usize);
             let __n_pState: usize = (count as usize);
             let __a_hRas = Handle::<
@@ -4487,7 +4547,7 @@ pub unsafe extern "C" fn zesRasGetStateExp2(
             let __a_pCategories = if __n_pCategories == 0 {
                 &[][..]
             } else if pCategories.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::slice::from_raw_parts(pCategories, __n_pCategories)
             };
@@ -4521,7 +4581,10 @@ pub unsafe extern "C" fn zesRasGetConfigExp(
         &|| unsafe { crate::fmt::zesRasGetConfigExp(hRas, count, pConfig) },
         || unsafe { crate::validate::zesRasGetConfigExp(hRas, count, pConfig) },
         |__d| unsafe {
-            let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_ras
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pConfig: usize = (count as usize);
             let __a_hRas = Handle::<
                 crate::kinds::ZesRas,
@@ -4551,7 +4614,10 @@ pub unsafe extern "C" fn zesRasSetConfigExp(
         &|| unsafe { crate::fmt::zesRasSetConfigExp(hRas, count, pConfig) },
         || unsafe { crate::validate::zesRasSetConfigExp(hRas, count, pConfig) },
         |__d| unsafe {
-            let __c = __d.classes.zes_ras.ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+            let __c = __d
+                .classes
+                .zes_ras
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pConfig: usize = (count as usize);
             let __a_hRas = Handle::<
                 crate::kinds::ZesRas,
@@ -4560,7 +4626,7 @@ pub unsafe extern "C" fn zesRasSetConfigExp(
             let __a_pConfig = if __n_pConfig == 0 {
                 &[][..]
             } else if pConfig.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::slice::from_raw_parts(pConfig, __n_pConfig)
             };
@@ -4588,7 +4654,7 @@ pub unsafe extern "C" fn zesDeviceEnumSchedulers(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phScheduler: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -4599,8 +4665,8 @@ pub unsafe extern "C" fn zesDeviceEnumSchedulers(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phScheduler = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phScheduler = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesSched,
             >(phScheduler as *mut *mut c_void, __n_phScheduler);
             let __res = __c
@@ -4627,13 +4693,13 @@ pub unsafe extern "C" fn zesSchedulerGetProperties(
             let __c = __d
                 .classes
                 .zes_scheduler
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hScheduler = Handle::<
                 crate::kinds::ZesSched,
             >::from_raw(hScheduler as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_scheduler_get_properties(__a_hScheduler, __a_pProperties);
             let __v = __res?;
@@ -4656,13 +4722,13 @@ pub unsafe extern "C" fn zesSchedulerGetCurrentMode(
             let __c = __d
                 .classes
                 .zes_scheduler
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hScheduler = Handle::<
                 crate::kinds::ZesSched,
             >::from_raw(hScheduler as *mut c_void)?;
             let __a_pMode = pMode
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_scheduler_get_current_mode(__a_hScheduler, __a_pMode);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -4697,14 +4763,14 @@ pub unsafe extern "C" fn zesSchedulerGetTimeoutModeProperties(
             let __c = __d
                 .classes
                 .zes_scheduler
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hScheduler = Handle::<
                 crate::kinds::ZesSched,
             >::from_raw(hScheduler as *mut c_void)?;
             let __a_getDefaults = getDefaults;
             let __a_pConfig = pConfig
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_scheduler_get_timeout_mode_properties(
                     __a_hScheduler,
@@ -4744,14 +4810,14 @@ pub unsafe extern "C" fn zesSchedulerGetTimesliceModeProperties(
             let __c = __d
                 .classes
                 .zes_scheduler
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hScheduler = Handle::<
                 crate::kinds::ZesSched,
             >::from_raw(hScheduler as *mut c_void)?;
             let __a_getDefaults = getDefaults;
             let __a_pConfig = pConfig
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_scheduler_get_timeslice_mode_properties(
                     __a_hScheduler,
@@ -4787,16 +4853,16 @@ pub unsafe extern "C" fn zesSchedulerSetTimeoutMode(
             let __c = __d
                 .classes
                 .zes_scheduler
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hScheduler = Handle::<
                 crate::kinds::ZesSched,
             >::from_raw(hScheduler as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pNeedReload = pNeedReload
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_scheduler_set_timeout_mode(
                     __a_hScheduler,
@@ -4836,16 +4902,16 @@ pub unsafe extern "C" fn zesSchedulerSetTimesliceMode(
             let __c = __d
                 .classes
                 .zes_scheduler
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hScheduler = Handle::<
                 crate::kinds::ZesSched,
             >::from_raw(hScheduler as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pNeedReload = pNeedReload
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_scheduler_set_timeslice_mode(
                     __a_hScheduler,
@@ -4874,13 +4940,13 @@ pub unsafe extern "C" fn zesSchedulerSetExclusiveMode(
             let __c = __d
                 .classes
                 .zes_scheduler
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hScheduler = Handle::<
                 crate::kinds::ZesSched,
             >::from_raw(hScheduler as *mut c_void)?;
             let __a_pNeedReload = pNeedReload
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_scheduler_set_exclusive_mode(__a_hScheduler, __a_pNeedReload);
             let __v = __res?;
@@ -4907,13 +4973,13 @@ pub unsafe extern "C" fn zesSchedulerSetComputeUnitDebugMode(
             let __c = __d
                 .classes
                 .zes_scheduler
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hScheduler = Handle::<
                 crate::kinds::ZesSched,
             >::from_raw(hScheduler as *mut c_void)?;
             let __a_pNeedReload = pNeedReload
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_scheduler_set_compute_unit_debug_mode(
                     __a_hScheduler,
@@ -4944,7 +5010,7 @@ pub unsafe extern "C" fn zesDeviceEnumStandbyDomains(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phStandby: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -4955,8 +5021,8 @@ pub unsafe extern "C" fn zesDeviceEnumStandbyDomains(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phStandby = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phStandby = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesStandby,
             >(phStandby as *mut *mut c_void, __n_phStandby);
             let __res = __c
@@ -4981,13 +5047,13 @@ pub unsafe extern "C" fn zesStandbyGetProperties(
             let __c = __d
                 .classes
                 .zes_standby
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hStandby = Handle::<
                 crate::kinds::ZesStandby,
             >::from_raw(hStandby as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_standby_get_properties(__a_hStandby, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -5009,13 +5075,13 @@ pub unsafe extern "C" fn zesStandbyGetMode(
             let __c = __d
                 .classes
                 .zes_standby
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hStandby = Handle::<
                 crate::kinds::ZesStandby,
             >::from_raw(hStandby as *mut c_void)?;
             let __a_pMode = pMode
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_standby_get_mode(__a_hStandby, __a_pMode);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -5037,7 +5103,7 @@ pub unsafe extern "C" fn zesStandbySetMode(
             let __c = __d
                 .classes
                 .zes_standby
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hStandby = Handle::<
                 crate::kinds::ZesStandby,
             >::from_raw(hStandby as *mut c_void)?;
@@ -5076,7 +5142,7 @@ pub unsafe extern "C" fn zesDeviceGetSubDevicePropertiesExp(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pSubdeviceProps: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -5087,7 +5153,7 @@ pub unsafe extern "C" fn zesDeviceGetSubDevicePropertiesExp(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pSubdeviceProps = if pSubdeviceProps.is_null() {
                 None
             } else {
@@ -5146,14 +5212,14 @@ pub unsafe extern "C" fn zesDriverGetDeviceByUuidExp(
             let __c = __d
                 .classes
                 .zes_driver
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDriver = Handle::<
                 crate::kinds::Driver,
             >::from_raw(hDriver as *mut c_void)?;
             let __a_uuid = uuid;
             let mut __tmp_phDevice = None;
             if phDevice.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phDevice = &mut __tmp_phDevice;
             let mut __tmp_onSubdevice = if onSubdevice.is_null() {
@@ -5162,7 +5228,7 @@ pub unsafe extern "C" fn zesDriverGetDeviceByUuidExp(
                 ::core::ptr::read(onSubdevice)
             };
             if onSubdevice.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_onSubdevice = &mut __tmp_onSubdevice;
             let mut __tmp_subdeviceId = if subdeviceId.is_null() {
@@ -5171,7 +5237,7 @@ pub unsafe extern "C" fn zesDriverGetDeviceByUuidExp(
                 ::core::ptr::read(subdeviceId)
             };
             if subdeviceId.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_subdeviceId = &mut __tmp_subdeviceId;
             let __res = __c
@@ -5221,7 +5287,7 @@ pub unsafe extern "C" fn zesDeviceEnumTemperatureSensors(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phTemperature: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -5232,8 +5298,8 @@ pub unsafe extern "C" fn zesDeviceEnumTemperatureSensors(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phTemperature = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phTemperature = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesTemp,
             >(phTemperature as *mut *mut c_void, __n_phTemperature);
             let __res = __c
@@ -5266,13 +5332,13 @@ pub unsafe extern "C" fn zesTemperatureGetProperties(
             let __c = __d
                 .classes
                 .zes_temperature
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hTemperature = Handle::<
                 crate::kinds::ZesTemp,
             >::from_raw(hTemperature as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_temperature_get_properties(__a_hTemperature, __a_pProperties);
             let __v = __res?;
@@ -5295,13 +5361,13 @@ pub unsafe extern "C" fn zesTemperatureGetConfig(
             let __c = __d
                 .classes
                 .zes_temperature
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hTemperature = Handle::<
                 crate::kinds::ZesTemp,
             >::from_raw(hTemperature as *mut c_void)?;
             let __a_pConfig = pConfig
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_temperature_get_config(__a_hTemperature, __a_pConfig);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -5323,13 +5389,13 @@ pub unsafe extern "C" fn zesTemperatureSetConfig(
             let __c = __d
                 .classes
                 .zes_temperature
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hTemperature = Handle::<
                 crate::kinds::ZesTemp,
             >::from_raw(hTemperature as *mut c_void)?;
             let __a_pConfig = pConfig
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zes_temperature_set_config(__a_hTemperature, __a_pConfig);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -5353,13 +5419,13 @@ pub unsafe extern "C" fn zesTemperatureGetState(
             let __c = __d
                 .classes
                 .zes_temperature
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hTemperature = Handle::<
                 crate::kinds::ZesTemp,
             >::from_raw(hTemperature as *mut c_void)?;
             let __a_pTemperature = pTemperature
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_temperature_get_state(__a_hTemperature, __a_pTemperature);
             let __v = __res?;
@@ -5385,7 +5451,7 @@ pub unsafe extern "C" fn zesDeviceEnumActiveVFExp(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phVFhandle: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -5396,8 +5462,8 @@ pub unsafe extern "C" fn zesDeviceEnumActiveVFExp(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phVFhandle = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phVFhandle = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesVf,
             >(phVFhandle as *mut *mut c_void, __n_phVFhandle);
             let __res = __c
@@ -5426,13 +5492,13 @@ pub unsafe extern "C" fn zesVFManagementGetVFPropertiesExp(
             let __c = __d
                 .classes
                 .zes_vf_management
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hVFhandle = Handle::<
                 crate::kinds::ZesVf,
             >::from_raw(hVFhandle as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_vf_management_get_vf_properties_exp(__a_hVFhandle, __a_pProperties);
             let __v = __res?;
@@ -5468,7 +5534,7 @@ pub unsafe extern "C" fn zesVFManagementGetVFMemoryUtilizationExp(
             let __c = __d
                 .classes
                 .zes_vf_management
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pMemUtil: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -5479,7 +5545,7 @@ pub unsafe extern "C" fn zesVFManagementGetVFMemoryUtilizationExp(
             >::from_raw(hVFhandle as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pMemUtil = if pMemUtil.is_null() {
                 None
             } else {
@@ -5524,7 +5590,7 @@ pub unsafe extern "C" fn zesVFManagementGetVFEngineUtilizationExp(
             let __c = __d
                 .classes
                 .zes_vf_management
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pEngineUtil: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -5535,7 +5601,7 @@ pub unsafe extern "C" fn zesVFManagementGetVFEngineUtilizationExp(
             >::from_raw(hVFhandle as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pEngineUtil = if pEngineUtil.is_null() {
                 None
             } else {
@@ -5576,7 +5642,7 @@ pub unsafe extern "C" fn zesVFManagementSetVFTelemetryModeExp(
             let __c = __d
                 .classes
                 .zes_vf_management
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hVFhandle = Handle::<
                 crate::kinds::ZesVf,
             >::from_raw(hVFhandle as *mut c_void)?;
@@ -5623,7 +5689,7 @@ pub unsafe extern "C" fn zesVFManagementSetVFTelemetrySamplingIntervalExp(
             let __c = __d
                 .classes
                 .zes_vf_management
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hVFhandle = Handle::<
                 crate::kinds::ZesVf,
             >::from_raw(hVFhandle as *mut c_void)?;
@@ -5660,7 +5726,7 @@ pub unsafe extern "C" fn zesDeviceEnumEnabledVFExp(
             let __c = __d
                 .classes
                 .zes_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phVFhandle: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -5671,8 +5737,8 @@ pub unsafe extern "C" fn zesDeviceEnumEnabledVFExp(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phVFhandle = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phVFhandle = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZesVf,
             >(phVFhandle as *mut *mut c_void, __n_phVFhandle);
             let __res = __c
@@ -5701,13 +5767,13 @@ pub unsafe extern "C" fn zesVFManagementGetVFCapabilitiesExp(
             let __c = __d
                 .classes
                 .zes_vf_management
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hVFhandle = Handle::<
                 crate::kinds::ZesVf,
             >::from_raw(hVFhandle as *mut c_void)?;
             let __a_pCapability = pCapability
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_vf_management_get_vf_capabilities_exp(
                     __a_hVFhandle,
@@ -5748,7 +5814,7 @@ pub unsafe extern "C" fn zesVFManagementGetVFMemoryUtilizationExp2(
             let __c = __d
                 .classes
                 .zes_vf_management
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pMemUtil: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -5759,7 +5825,7 @@ pub unsafe extern "C" fn zesVFManagementGetVFMemoryUtilizationExp2(
             >::from_raw(hVFhandle as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pMemUtil = if pMemUtil.is_null() {
                 None
             } else {
@@ -5806,7 +5872,7 @@ pub unsafe extern "C" fn zesVFManagementGetVFEngineUtilizationExp2(
             let __c = __d
                 .classes
                 .zes_vf_management
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pEngineUtil: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -5817,7 +5883,7 @@ pub unsafe extern "C" fn zesVFManagementGetVFEngineUtilizationExp2(
             >::from_raw(hVFhandle as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pEngineUtil = if pEngineUtil.is_null() {
                 None
             } else {
@@ -5853,13 +5919,13 @@ pub unsafe extern "C" fn zesVFManagementGetVFCapabilitiesExp2(
             let __c = __d
                 .classes
                 .zes_vf_management
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hVFhandle = Handle::<
                 crate::kinds::ZesVf,
             >::from_raw(hVFhandle as *mut c_void)?;
             let __a_pCapability = pCapability
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zes_vf_management_get_vf_capabilities_exp2(
                     __a_hVFhandle,

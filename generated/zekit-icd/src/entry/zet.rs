@@ -9,7 +9,7 @@
     clippy::all
 )]
 use ::core::ffi::{c_char, c_int, c_void};
-use zekit_rt::Handle;
+use zekit_icd_rt::Handle;
 use zekit_sys::*;
 #[doc = concat!(" C entry point of `", "zetModuleGetDebugInfo", "`.")]
 pub unsafe extern "C" fn zetModuleGetDebugInfo(
@@ -30,14 +30,14 @@ pub unsafe extern "C" fn zetModuleGetDebugInfo(
             let __c = __d
                 .classes
                 .zet_module
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hModule = Handle::<
                 crate::kinds::Module,
             >::from_raw(hModule as *mut c_void)?;
             let __a_format = format;
             let __a_pSize = pSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pDebugInfo = pDebugInfo.as_mut();
             let __res = __c
                 .zet_module_get_debug_info(
@@ -82,7 +82,7 @@ pub unsafe extern "C" fn zetMetricGroupGetGlobalTimestampsExp(
             let __c = __d
                 .classes
                 .zet_metric_group
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
@@ -93,7 +93,7 @@ pub unsafe extern "C" fn zetMetricGroupGetGlobalTimestampsExp(
                 ::core::ptr::read(globalTimestamp)
             };
             if globalTimestamp.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_globalTimestamp = &mut __tmp_globalTimestamp;
             let mut __tmp_metricTimestamp = if metricTimestamp.is_null() {
@@ -102,7 +102,7 @@ pub unsafe extern "C" fn zetMetricGroupGetGlobalTimestampsExp(
                 ::core::ptr::read(metricTimestamp)
             };
             if metricTimestamp.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_metricTimestamp = &mut __tmp_metricTimestamp;
             let __res = __c
@@ -157,14 +157,14 @@ pub unsafe extern "C" fn zetDeviceGetConcurrentMetricGroupsExp(
             let __c = __d
                 .classes
                 .zet_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_metricGroupCount = metricGroupCount;
             let mut __tmp_phMetricGroups = None;
             if phMetricGroups.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricGroups = &mut __tmp_phMetricGroups;
             let __a_pMetricGroupsCountPerConcurrentGroup = pMetricGroupsCountPerConcurrentGroup
@@ -175,7 +175,7 @@ pub unsafe extern "C" fn zetDeviceGetConcurrentMetricGroupsExp(
                 ::core::ptr::read(pConcurrentGroupCount)
             };
             if pConcurrentGroupCount.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_pConcurrentGroupCount = &mut __tmp_pConcurrentGroupCount;
             let __res = __c
@@ -217,13 +217,13 @@ pub unsafe extern "C" fn zetDeviceGetDebugProperties(
             let __c = __d
                 .classes
                 .zet_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pDebugProperties = pDebugProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zet_device_get_debug_properties(__a_hDevice, __a_pDebugProperties);
             let __v = __res?;
@@ -250,16 +250,16 @@ pub unsafe extern "C" fn zetDebugAttach(
             let __c = __d
                 .classes
                 .zet_debug
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_config = config
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phDebug = None;
             if phDebug.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phDebug = &mut __tmp_phDebug;
             let __res = __c.zet_debug_attach(__a_hDevice, __a_config, __a_phDebug);
@@ -286,7 +286,7 @@ pub unsafe extern "C" fn zetDebugDetach(
             let __c = __d
                 .classes
                 .zet_debug
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDebug = Handle::<
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
@@ -313,14 +313,14 @@ pub unsafe extern "C" fn zetDebugReadEvent(
             let __c = __d
                 .classes
                 .zet_debug
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDebug = Handle::<
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
             let __a_timeout = timeout;
             let __a_event = event
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zet_debug_read_event(__a_hDebug, __a_timeout, __a_event);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -342,13 +342,13 @@ pub unsafe extern "C" fn zetDebugAcknowledgeEvent(
             let __c = __d
                 .classes
                 .zet_debug
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDebug = Handle::<
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
             let __a_event = event
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zet_debug_acknowledge_event(__a_hDebug, __a_event);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -370,7 +370,7 @@ pub unsafe extern "C" fn zetDebugInterrupt(
             let __c = __d
                 .classes
                 .zet_debug
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDebug = Handle::<
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
@@ -396,7 +396,7 @@ pub unsafe extern "C" fn zetDebugResume(
             let __c = __d
                 .classes
                 .zet_debug
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDebug = Handle::<
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
@@ -429,12 +429,14 @@ pub unsafe extern "C" fn zetDebugReadMemory(
             let __c = __d
                 .classes
                 .zet_debug
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDebug = Handle::<
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
             let __a_thread = thread;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_size = size;
             let __a_buffer = buffer;
             let __res = __c
@@ -472,12 +474,14 @@ pub unsafe extern "C" fn zetDebugWriteMemory(
             let __c = __d
                 .classes
                 .zet_debug
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDebug = Handle::<
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
             let __a_thread = thread;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_size = size;
             let __a_buffer = buffer;
             let __res = __c
@@ -521,7 +525,7 @@ pub unsafe extern "C" fn zetDebugGetRegisterSetProperties(
             let __c = __d
                 .classes
                 .zet_debug
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pRegisterSetProperties: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -532,7 +536,7 @@ pub unsafe extern "C" fn zetDebugGetRegisterSetProperties(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pRegisterSetProperties = if pRegisterSetProperties.is_null() {
                 None
             } else {
@@ -585,7 +589,7 @@ pub unsafe extern "C" fn zetDebugGetThreadRegisterSetProperties(
             let __c = __d
                 .classes
                 .zet_debug
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pRegisterSetProperties: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -597,7 +601,7 @@ pub unsafe extern "C" fn zetDebugGetThreadRegisterSetProperties(
             let __a_thread = thread;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pRegisterSetProperties = if pRegisterSetProperties.is_null() {
                 None
             } else {
@@ -657,7 +661,7 @@ pub unsafe extern "C" fn zetDebugReadRegisters(
             let __c = __d
                 .classes
                 .zet_debug
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDebug = Handle::<
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
@@ -717,7 +721,7 @@ pub unsafe extern "C" fn zetDebugWriteRegisters(
             let __c = __d
                 .classes
                 .zet_debug
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDebug = Handle::<
                 crate::kinds::ZetDebugSession,
             >::from_raw(hDebug as *mut c_void)?;
@@ -758,7 +762,7 @@ pub unsafe extern "C" fn zetMetricGroupGet(
             let __c = __d
                 .classes
                 .zet_metric_group
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phMetricGroups: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -769,8 +773,8 @@ pub unsafe extern "C" fn zetMetricGroupGet(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phMetricGroups = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phMetricGroups = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetricGroup,
             >(phMetricGroups as *mut *mut c_void, __n_phMetricGroups);
             let __res = __c
@@ -799,13 +803,13 @@ pub unsafe extern "C" fn zetMetricGroupGetProperties(
             let __c = __d
                 .classes
                 .zet_metric_group
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zet_metric_group_get_properties(__a_hMetricGroup, __a_pProperties);
             let __v = __res?;
@@ -850,7 +854,7 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricValues(
             let __c = __d
                 .classes
                 .zet_metric_group
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pRawData: usize = (rawDataSize as usize);
             let __n_pMetricValues: usize = (if pMetricValueCount.is_null() {
                 0usize
@@ -865,13 +869,13 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricValues(
             let __a_pRawData = if __n_pRawData == 0 {
                 &[][..]
             } else if pRawData.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::slice::from_raw_parts(pRawData, __n_pRawData)
             };
             let __a_pMetricValueCount = pMetricValueCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pMetricValues = if pMetricValues.is_null() {
                 None
             } else {
@@ -907,7 +911,7 @@ pub unsafe extern "C" fn zetMetricGet(
             let __c = __d
                 .classes
                 .zet_metric
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phMetrics: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -918,8 +922,8 @@ pub unsafe extern "C" fn zetMetricGet(
             >::from_raw(hMetricGroup as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phMetrics = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phMetrics = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetric,
             >(phMetrics as *mut *mut c_void, __n_phMetrics);
             let __res = __c.zet_metric_get(__a_hMetricGroup, __a_pCount, __a_phMetrics);
@@ -943,13 +947,13 @@ pub unsafe extern "C" fn zetMetricGetProperties(
             let __c = __d
                 .classes
                 .zet_metric
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetric = Handle::<
                 crate::kinds::ZetMetric,
             >::from_raw(hMetric as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c.zet_metric_get_properties(__a_hMetric, __a_pProperties);
             let __v = __res?;
             Ok(ze_result_t::SUCCESS)
@@ -987,7 +991,7 @@ pub unsafe extern "C" fn zetContextActivateMetricGroups(
             let __c = __d
                 .classes
                 .zet_context
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phMetricGroups: usize = (count as usize);
             let __a_hContext = Handle::<
                 crate::kinds::Context,
@@ -999,7 +1003,7 @@ pub unsafe extern "C" fn zetContextActivateMetricGroups(
             let __a_phMetricGroups = if phMetricGroups.is_null() {
                 &[][..]
             } else {
-                zekit_rt::handle::handle_slice::<
+                zekit_icd_rt::handle::handle_slice::<
                     crate::kinds::ZetMetricGroup,
                 >(phMetricGroups as *const *mut c_void, __n_phMetricGroups)?
             };
@@ -1055,7 +1059,7 @@ pub unsafe extern "C" fn zetMetricStreamerOpen(
             let __c = __d
                 .classes
                 .zet_metric_streamer
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -1065,13 +1069,15 @@ pub unsafe extern "C" fn zetMetricStreamerOpen(
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
-            let __a_desc = desc.as_mut().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_mut()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_hNotificationEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hNotificationEvent as *mut c_void)?;
             let mut __tmp_phMetricStreamer = None;
             if phMetricStreamer.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricStreamer = &mut __tmp_phMetricStreamer;
             let __res = __c
@@ -1120,7 +1126,7 @@ pub unsafe extern "C" fn zetCommandListAppendMetricStreamerMarker(
             let __c = __d
                 .classes
                 .zet_command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -1153,7 +1159,7 @@ pub unsafe extern "C" fn zetMetricStreamerClose(
             let __c = __d
                 .classes
                 .zet_metric_streamer
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricStreamer = Handle::<
                 crate::kinds::ZetMetricStreamer,
             >::from_raw(hMetricStreamer as *mut c_void)?;
@@ -1195,7 +1201,7 @@ pub unsafe extern "C" fn zetMetricStreamerReadData(
             let __c = __d
                 .classes
                 .zet_metric_streamer
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pRawData: usize = (if pRawDataSize.is_null() {
                 0usize
             } else {
@@ -1207,7 +1213,7 @@ pub unsafe extern "C" fn zetMetricStreamerReadData(
             let __a_maxReportCount = maxReportCount;
             let __a_pRawDataSize = pRawDataSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pRawData = if pRawData.is_null() {
                 None
             } else {
@@ -1262,7 +1268,7 @@ pub unsafe extern "C" fn zetMetricQueryPoolCreate(
             let __c = __d
                 .classes
                 .zet_metric_query_pool
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
@@ -1272,10 +1278,12 @@ pub unsafe extern "C" fn zetMetricQueryPoolCreate(
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phMetricQueryPool = None;
             if phMetricQueryPool.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricQueryPool = &mut __tmp_phMetricQueryPool;
             let __res = __c
@@ -1309,7 +1317,7 @@ pub unsafe extern "C" fn zetMetricQueryPoolDestroy(
             let __c = __d
                 .classes
                 .zet_metric_query_pool
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricQueryPool = Handle::<
                 crate::kinds::ZetMetricQueryPool,
             >::from_raw(hMetricQueryPool as *mut c_void)?;
@@ -1343,14 +1351,14 @@ pub unsafe extern "C" fn zetMetricQueryCreate(
             let __c = __d
                 .classes
                 .zet_metric_query
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricQueryPool = Handle::<
                 crate::kinds::ZetMetricQueryPool,
             >::from_raw(hMetricQueryPool as *mut c_void)?;
             let __a_index = index;
             let mut __tmp_phMetricQuery = None;
             if phMetricQuery.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricQuery = &mut __tmp_phMetricQuery;
             let __res = __c
@@ -1382,7 +1390,7 @@ pub unsafe extern "C" fn zetMetricQueryDestroy(
             let __c = __d
                 .classes
                 .zet_metric_query
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricQuery = Handle::<
                 crate::kinds::ZetMetricQuery,
             >::from_raw(hMetricQuery as *mut c_void)?;
@@ -1407,7 +1415,7 @@ pub unsafe extern "C" fn zetMetricQueryReset(
             let __c = __d
                 .classes
                 .zet_metric_query
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricQuery = Handle::<
                 crate::kinds::ZetMetricQuery,
             >::from_raw(hMetricQuery as *mut c_void)?;
@@ -1439,7 +1447,7 @@ pub unsafe extern "C" fn zetCommandListAppendMetricQueryBegin(
             let __c = __d
                 .classes
                 .zet_command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -1490,7 +1498,7 @@ pub unsafe extern "C" fn zetCommandListAppendMetricQueryEnd(
             let __c = __d
                 .classes
                 .zet_command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -1531,7 +1539,7 @@ pub unsafe extern "C" fn zetCommandListAppendMetricMemoryBarrier(
             let __c = __d
                 .classes
                 .zet_command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -1562,7 +1570,7 @@ pub unsafe extern "C" fn zetMetricQueryGetData(
             let __c = __d
                 .classes
                 .zet_metric_query
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pRawData: usize = (if pRawDataSize.is_null() {
                 0usize
             } else {
@@ -1573,7 +1581,7 @@ pub unsafe extern "C" fn zetMetricQueryGetData(
             >::from_raw(hMetricQuery as *mut c_void)?;
             let __a_pRawDataSize = pRawDataSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pRawData = if pRawData.is_null() {
                 None
             } else {
@@ -1624,7 +1632,7 @@ pub unsafe extern "C" fn zetMetricGroupGetExportDataExp(
             let __c = __d
                 .classes
                 .zet_metric_group
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pExportData: usize = (if pExportDataSize.is_null() {
                 0usize
             } else {
@@ -1635,11 +1643,11 @@ pub unsafe extern "C" fn zetMetricGroupGetExportDataExp(
             >::from_raw(hMetricGroup as *mut c_void)?;
             let __a_pRawData = pRawData
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_rawDataSize = rawDataSize;
             let __a_pExportDataSize = pExportDataSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pExportData = if pExportData.is_null() {
                 None
             } else {
@@ -1706,7 +1714,7 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricExportDataExp(
             let __c = __d
                 .classes
                 .zet_metric_group
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pExportData: usize = (exportDataSize as usize);
             let __n_pMetricCounts: usize = (if pSetCount.is_null() {
                 0usize
@@ -1726,19 +1734,19 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMetricExportDataExp(
             let __a_pExportData = if __n_pExportData == 0 {
                 &[][..]
             } else if pExportData.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::slice::from_raw_parts(pExportData, __n_pExportData)
             };
             let __a_pCalculateDescriptor = pCalculateDescriptor
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pSetCount = pSetCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pTotalMetricValueCount = pTotalMetricValueCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pMetricCounts = if pMetricCounts.is_null() {
                 None
             } else {
@@ -1790,7 +1798,7 @@ pub unsafe extern "C" fn zetCommandListAppendMarkerExp(
             let __c = __d
                 .classes
                 .zet_command_list
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hCommandList = Handle::<
                 crate::kinds::CommandList,
             >::from_raw(hCommandList as *mut c_void)?;
@@ -1837,7 +1845,7 @@ pub unsafe extern "C" fn zetMetricProgrammableGetExp(
             let __c = __d
                 .classes
                 .zet_metric_programmable
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phMetricProgrammables: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -1848,8 +1856,8 @@ pub unsafe extern "C" fn zetMetricProgrammableGetExp(
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phMetricProgrammables = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phMetricProgrammables = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetricProgrammableExp,
             >(phMetricProgrammables as *mut *mut c_void, __n_phMetricProgrammables);
             let __res = __c
@@ -1888,13 +1896,13 @@ pub unsafe extern "C" fn zetMetricProgrammableGetPropertiesExp(
             let __c = __d
                 .classes
                 .zet_metric_programmable
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricProgrammable = Handle::<
                 crate::kinds::ZetMetricProgrammableExp,
             >::from_raw(hMetricProgrammable as *mut c_void)?;
             let __a_pProperties = pProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zet_metric_programmable_get_properties_exp(
                     __a_hMetricProgrammable,
@@ -1933,13 +1941,13 @@ pub unsafe extern "C" fn zetMetricProgrammableGetParamInfoExp(
             let __c = __d
                 .classes
                 .zet_metric_programmable
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricProgrammable = Handle::<
                 crate::kinds::ZetMetricProgrammableExp,
             >::from_raw(hMetricProgrammable as *mut c_void)?;
             let __a_pParameterCount = pParameterCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pParameterInfo = pParameterInfo;
             let __res = __c
                 .zet_metric_programmable_get_param_info_exp(
@@ -1985,14 +1993,14 @@ pub unsafe extern "C" fn zetMetricProgrammableGetParamValueInfoExp(
             let __c = __d
                 .classes
                 .zet_metric_programmable
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricProgrammable = Handle::<
                 crate::kinds::ZetMetricProgrammableExp,
             >::from_raw(hMetricProgrammable as *mut c_void)?;
             let __a_parameterOrdinal = parameterOrdinal;
             let __a_pValueInfoCount = pValueInfoCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pValueInfo = pValueInfo;
             let __res = __c
                 .zet_metric_programmable_get_param_value_info_exp(
@@ -2046,7 +2054,7 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp2(
             let __c = __d
                 .classes
                 .zet_metric
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phMetricHandles: usize = (if pMetricHandleCount.is_null() {
                 0usize
             } else {
@@ -2058,21 +2066,21 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp2(
             let __a_parameterCount = parameterCount;
             let __a_pParameterValues = pParameterValues
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pName = if pName.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(pName)
             };
             let __a_pDescription = if pDescription.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(pDescription)
             };
             let __a_pMetricHandleCount = pMetricHandleCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phMetricHandles = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phMetricHandles = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetric,
             >(phMetricHandles as *mut *mut c_void, __n_phMetricHandles);
             let __res = __c
@@ -2130,7 +2138,7 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp(
             let __c = __d
                 .classes
                 .zet_metric
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phMetricHandles: usize = (if pMetricHandleCount.is_null() {
                 0usize
             } else {
@@ -2141,22 +2149,22 @@ pub unsafe extern "C" fn zetMetricCreateFromProgrammableExp(
             >::from_raw(hMetricProgrammable as *mut c_void)?;
             let __a_pParameterValues = pParameterValues
                 .as_ref()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_parameterCount = parameterCount;
             let __a_pName = if pName.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(pName)
             };
             let __a_pDescription = if pDescription.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(pDescription)
             };
             let __a_pMetricHandleCount = pMetricHandleCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phMetricHandles = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phMetricHandles = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetric,
             >(phMetricHandles as *mut *mut c_void, __n_phMetricHandles);
             let __res = __c
@@ -2216,7 +2224,7 @@ pub unsafe extern "C" fn zetDeviceCreateMetricGroupsFromMetricsExp(
             let __c = __d
                 .classes
                 .zet_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phMetricGroup: usize = (if pMetricGroupCount.is_null() {
                 0usize
             } else {
@@ -2228,19 +2236,19 @@ pub unsafe extern "C" fn zetDeviceCreateMetricGroupsFromMetricsExp(
             let __a_metricCount = metricCount;
             let __a_phMetrics = phMetrics;
             let __a_pMetricGroupNamePrefix = if pMetricGroupNamePrefix.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(pMetricGroupNamePrefix)
             };
             let __a_pDescription = if pDescription.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(pDescription)
             };
             let __a_pMetricGroupCount = pMetricGroupCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phMetricGroup = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phMetricGroup = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetricGroup,
             >(phMetricGroup as *mut *mut c_void, __n_phMetricGroup);
             let __res = __c
@@ -2292,24 +2300,24 @@ pub unsafe extern "C" fn zetMetricGroupCreateExp(
             let __c = __d
                 .classes
                 .zet_metric_group
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_pName = if pName.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(pName)
             };
             let __a_pDescription = if pDescription.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::ffi::CStr::from_ptr(pDescription)
             };
             let __a_samplingType = samplingType;
             let mut __tmp_phMetricGroup = None;
             if phMetricGroup.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricGroup = &mut __tmp_phMetricGroup;
             let __res = __c
@@ -2360,7 +2368,7 @@ pub unsafe extern "C" fn zetMetricGroupAddMetricExp(
             let __c = __d
                 .classes
                 .zet_metric_group
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
@@ -2398,7 +2406,7 @@ pub unsafe extern "C" fn zetMetricGroupRemoveMetricExp(
             let __c = __d
                 .classes
                 .zet_metric_group
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
@@ -2426,7 +2434,7 @@ pub unsafe extern "C" fn zetMetricGroupCloseExp(
             let __c = __d
                 .classes
                 .zet_metric_group
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
@@ -2450,7 +2458,7 @@ pub unsafe extern "C" fn zetMetricGroupDestroyExp(
             let __c = __d
                 .classes
                 .zet_metric_group
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricGroup = Handle::<
                 crate::kinds::ZetMetricGroup,
             >::from_raw(hMetricGroup as *mut c_void)?;
@@ -2475,7 +2483,7 @@ pub unsafe extern "C" fn zetMetricDestroyExp(
             let __c = __d
                 .classes
                 .zet_metric
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetric = Handle::<
                 crate::kinds::ZetMetric,
             >::from_raw(hMetric as *mut c_void)?;
@@ -2500,7 +2508,7 @@ pub unsafe extern "C" fn zetDeviceEnableMetricsExp(
             let __c = __d
                 .classes
                 .zet_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -2524,7 +2532,7 @@ pub unsafe extern "C" fn zetDeviceDisableMetricsExp(
             let __c = __d
                 .classes
                 .zet_device
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hDevice = Handle::<
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
@@ -2577,7 +2585,7 @@ pub unsafe extern "C" fn zetMetricTracerCreateExp(
             let __c = __d
                 .classes
                 .zet_metric_tracer
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phMetricGroups: usize = (metricGroupCount as usize);
             let __a_hContext = Handle::<
                 crate::kinds::Context,
@@ -2586,16 +2594,18 @@ pub unsafe extern "C" fn zetMetricTracerCreateExp(
                 crate::kinds::Device,
             >::from_raw(hDevice as *mut c_void)?;
             let __a_metricGroupCount = metricGroupCount;
-            let __a_phMetricGroups = zekit_rt::handle::handle_slice::<
+            let __a_phMetricGroups = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::ZetMetricGroup,
             >(phMetricGroups as *const *mut c_void, __n_phMetricGroups)?;
-            let __a_desc = desc.as_mut().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_mut()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_hNotificationEvent = Handle::<
                 crate::kinds::Event,
             >::from_raw_optional(hNotificationEvent as *mut c_void)?;
             let mut __tmp_phMetricTracer = None;
             if phMetricTracer.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricTracer = &mut __tmp_phMetricTracer;
             let __res = __c
@@ -2631,7 +2641,7 @@ pub unsafe extern "C" fn zetMetricTracerDestroyExp(
             let __c = __d
                 .classes
                 .zet_metric_tracer
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricTracer = Handle::<
                 crate::kinds::ZetMetricTracerExp,
             >::from_raw(hMetricTracer as *mut c_void)?;
@@ -2659,7 +2669,7 @@ pub unsafe extern "C" fn zetMetricTracerEnableExp(
             let __c = __d
                 .classes
                 .zet_metric_tracer
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricTracer = Handle::<
                 crate::kinds::ZetMetricTracerExp,
             >::from_raw(hMetricTracer as *mut c_void)?;
@@ -2688,7 +2698,7 @@ pub unsafe extern "C" fn zetMetricTracerDisableExp(
             let __c = __d
                 .classes
                 .zet_metric_tracer
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricTracer = Handle::<
                 crate::kinds::ZetMetricTracerExp,
             >::from_raw(hMetricTracer as *mut c_void)?;
@@ -2724,7 +2734,7 @@ pub unsafe extern "C" fn zetMetricTracerReadDataExp(
             let __c = __d
                 .classes
                 .zet_metric_tracer
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pRawData: usize = (if pRawDataSize.is_null() {
                 0usize
             } else {
@@ -2735,7 +2745,7 @@ pub unsafe extern "C" fn zetMetricTracerReadDataExp(
             >::from_raw(hMetricTracer as *mut c_void)?;
             let __a_pRawDataSize = pRawDataSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pRawData = if pRawData.is_null() {
                 None
             } else {
@@ -2774,13 +2784,13 @@ pub unsafe extern "C" fn zetMetricDecoderCreateExp(
             let __c = __d
                 .classes
                 .zet_metric_decoder
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hMetricTracer = Handle::<
                 crate::kinds::ZetMetricTracerExp,
             >::from_raw(hMetricTracer as *mut c_void)?;
             let mut __tmp_phMetricDecoder = None;
             if phMetricDecoder.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phMetricDecoder = &mut __tmp_phMetricDecoder;
             let __res = __c
@@ -2808,7 +2818,7 @@ pub unsafe extern "C" fn zetMetricDecoderDestroyExp(
             let __c = __d
                 .classes
                 .zet_metric_decoder
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_phMetricDecoder = Handle::<
                 crate::kinds::ZetMetricDecoderExp,
             >::from_raw(phMetricDecoder as *mut c_void)?;
@@ -2847,7 +2857,7 @@ pub unsafe extern "C" fn zetMetricDecoderGetDecodableMetricsExp(
             let __c = __d
                 .classes
                 .zet_metric_decoder
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_phMetrics: usize = (if pCount.is_null() {
                 0usize
             } else {
@@ -2858,8 +2868,8 @@ pub unsafe extern "C" fn zetMetricDecoderGetDecodableMetricsExp(
             >::from_raw(hMetricDecoder as *mut c_void)?;
             let __a_pCount = pCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
-            let __a_phMetrics = zekit_rt::handle::handle_out_slice::<
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_phMetrics = zekit_icd_rt::handle::handle_out_slice::<
                 crate::kinds::ZetMetric,
             >(phMetrics as *mut *mut c_void, __n_phMetrics);
             let __res = __c
@@ -2919,7 +2929,7 @@ pub unsafe extern "C" fn zetMetricTracerDecodeExp(
             let __c = __d
                 .classes
                 .zet_metric_tracer
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pRawData: usize = (if pRawDataSize.is_null() {
                 0usize
             } else {
@@ -2941,19 +2951,19 @@ pub unsafe extern "C" fn zetMetricTracerDecodeExp(
             >::from_raw(phMetricDecoder as *mut c_void)?;
             let __a_pRawDataSize = pRawDataSize
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pRawData = if pRawData.is_null() {
                 None
             } else {
                 Some(::core::slice::from_raw_parts_mut(pRawData, __n_pRawData))
             };
             let __a_metricsCount = metricsCount;
-            let __a_phMetrics = zekit_rt::handle::handle_slice::<
+            let __a_phMetrics = zekit_icd_rt::handle::handle_slice::<
                 crate::kinds::ZetMetric,
             >(phMetrics as *const *mut c_void, __n_phMetrics)?;
             let __a_pSetCount = pSetCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pMetricEntriesCountPerSet = if pMetricEntriesCountPerSet.is_null() {
                 None
             } else {
@@ -2966,7 +2976,7 @@ pub unsafe extern "C" fn zetMetricTracerDecodeExp(
             };
             let __a_pMetricEntriesCount = pMetricEntriesCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pMetricEntries = if pMetricEntries.is_null() {
                 None
             } else {
@@ -3036,7 +3046,7 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMultipleMetricValuesExp(
             let __c = __d
                 .classes
                 .zet_metric_group
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __n_pRawData: usize = (rawDataSize as usize);
             let __n_pMetricCounts: usize = (if pSetCount.is_null() {
                 0usize
@@ -3056,16 +3066,16 @@ pub unsafe extern "C" fn zetMetricGroupCalculateMultipleMetricValuesExp(
             let __a_pRawData = if __n_pRawData == 0 {
                 &[][..]
             } else if pRawData.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             } else {
                 ::core::slice::from_raw_parts(pRawData, __n_pRawData)
             };
             let __a_pSetCount = pSetCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pTotalMetricValueCount = pTotalMetricValueCount
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __a_pMetricCounts = if pMetricCounts.is_null() {
                 None
             } else {
@@ -3109,13 +3119,13 @@ pub unsafe extern "C" fn zetKernelGetProfileInfo(
             let __c = __d
                 .classes
                 .zet_kernel
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hKernel = Handle::<
                 crate::kinds::Kernel,
             >::from_raw(hKernel as *mut c_void)?;
             let __a_pProfileProperties = pProfileProperties
                 .as_mut()
-                .ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let __res = __c
                 .zet_kernel_get_profile_info(__a_hKernel, __a_pProfileProperties);
             let __v = __res?;
@@ -3142,14 +3152,16 @@ pub unsafe extern "C" fn zetTracerExpCreate(
             let __c = __d
                 .classes
                 .zet_tracer_exp
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hContext = Handle::<
                 crate::kinds::Context,
             >::from_raw(hContext as *mut c_void)?;
-            let __a_desc = desc.as_ref().ok_or(zekit_rt::ZeError::INVALID_NULL_POINTER)?;
+            let __a_desc = desc
+                .as_ref()
+                .ok_or(zekit_icd_rt::ZeError::INVALID_NULL_POINTER)?;
             let mut __tmp_phTracer = None;
             if phTracer.is_null() {
-                return Err(zekit_rt::ZeError::INVALID_NULL_POINTER);
+                return Err(zekit_icd_rt::ZeError::INVALID_NULL_POINTER);
             }
             let __a_phTracer = &mut __tmp_phTracer;
             let __res = __c.zet_tracer_exp_create(__a_hContext, __a_desc, __a_phTracer);
@@ -3176,7 +3188,7 @@ pub unsafe extern "C" fn zetTracerExpDestroy(
             let __c = __d
                 .classes
                 .zet_tracer_exp
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hTracer = Handle::<
                 crate::kinds::ZetTracerExp,
             >::from_raw(hTracer as *mut c_void)?;
@@ -3202,7 +3214,7 @@ pub unsafe extern "C" fn zetTracerExpSetPrologues(
             let __c = __d
                 .classes
                 .zet_tracer_exp
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hTracer = Handle::<
                 crate::kinds::ZetTracerExp,
             >::from_raw(hTracer as *mut c_void)?;
@@ -3228,7 +3240,7 @@ pub unsafe extern "C" fn zetTracerExpSetEpilogues(
             let __c = __d
                 .classes
                 .zet_tracer_exp
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hTracer = Handle::<
                 crate::kinds::ZetTracerExp,
             >::from_raw(hTracer as *mut c_void)?;
@@ -3254,7 +3266,7 @@ pub unsafe extern "C" fn zetTracerExpSetEnabled(
             let __c = __d
                 .classes
                 .zet_tracer_exp
-                .ok_or(zekit_rt::ZeError::UNSUPPORTED_FEATURE)?;
+                .ok_or(zekit_icd_rt::ZeError::UNSUPPORTED_FEATURE)?;
             let __a_hTracer = Handle::<
                 crate::kinds::ZetTracerExp,
             >::from_raw(hTracer as *mut c_void)?;

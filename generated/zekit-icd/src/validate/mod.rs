@@ -26,10 +26,10 @@
 //!    fail only at the strict level.
 //!
 //! Each failure notes its reason (`pCount is null`, the condition's text, ...) with
-//! `zekit_rt::fail`, for the entry layer's one log line and last-error record.
+//! `zekit_icd_rt::fail`, for the entry layer's one log line and last-error record.
 #![allow(non_snake_case, unused_variables, unused_unsafe, unused_parens, clippy::all)]
 use ::core::ffi::{c_char, c_int, c_void};
-use zekit_rt::{ZeError, ZeResult};
+use zekit_icd_rt::{ZeError, ZeResult};
 use zekit_sys::*;
 pub mod ze;
 pub use ze::*;
@@ -42,7 +42,7 @@ pub use zer::*;
 /// A failed check: the code, with its reason noted for the entry layer's log line.
 #[cold]
 fn bad(code: ZeError, why: &'static str) -> ZeError {
-    zekit_rt::fail(code, why)
+    zekit_icd_rt::fail(code, why)
 }
 
 /// Rule 6 for the `pNext` chain of `ze_base_properties_t` (and of 39 other heads with the same structure types).
@@ -60,7 +60,7 @@ unsafe fn chain_ze_properties(p: *const c_void) -> ZeResult<()> {
             | 0x00020044..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -114,7 +114,7 @@ unsafe fn chain_ze_desc(p: *const c_void) -> ZeResult<()> {
             | 0x00020046..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -155,7 +155,7 @@ unsafe fn chain_ze_driver_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020044..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -207,7 +207,7 @@ unsafe fn chain_ze_device_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -248,7 +248,7 @@ unsafe fn chain_ze_device_module_properties_t(p: *const c_void) -> ZeResult<()> 
             | 0x00020044..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -289,7 +289,7 @@ unsafe fn chain_ze_device_image_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020044..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -329,7 +329,7 @@ unsafe fn chain_ze_device_p2p_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020044..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -386,7 +386,7 @@ unsafe fn chain_ze_command_list_desc_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020046..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -443,7 +443,7 @@ unsafe fn chain_ze_event_pool_desc_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020046..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -500,7 +500,7 @@ unsafe fn chain_ze_event_counter_based_desc_t(p: *const c_void) -> ZeResult<()> 
             | 0x00020046..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -557,7 +557,7 @@ unsafe fn chain_ze_external_semaphore_ext_desc_t(p: *const c_void) -> ZeResult<(
             | 0x00020046..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -624,7 +624,7 @@ unsafe fn chain_ze_image_desc_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020046..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -664,7 +664,7 @@ unsafe fn chain_ze_image_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020044..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -704,7 +704,7 @@ unsafe fn chain_ze_image_allocation_ext_properties_t(p: *const c_void) -> ZeResu
             | 0x00020044..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -767,7 +767,7 @@ unsafe fn chain_ze_device_mem_alloc_desc_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020046..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -828,7 +828,7 @@ unsafe fn chain_ze_host_mem_alloc_desc_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020046..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -869,7 +869,7 @@ unsafe fn chain_ze_memory_allocation_properties_t(p: *const c_void) -> ZeResult<
             | 0x00020044..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -910,7 +910,7 @@ unsafe fn chain_ze_kernel_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020044..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -965,7 +965,7 @@ unsafe fn chain_ze_mutable_commands_exp_desc_t(p: *const c_void) -> ZeResult<()>
             | 0x00020046..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1024,7 +1024,7 @@ unsafe fn chain_ze_physical_mem_desc_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020046..=0x00020048
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1055,7 +1055,7 @@ unsafe fn chain_zet_properties(p: *const c_void) -> ZeResult<()> {
         match link.stype {
             1..=9 | 0x00010001..=0x00010009 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1088,7 +1088,7 @@ unsafe fn chain_zet_metric_group_properties_t(p: *const c_void) -> ZeResult<()> 
             9 | 0x00010006..=0x00010007 | 0x00010009 => {}
             1..=8 | 0x00010001..=0x00010005 | 0x00010008 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1121,7 +1121,7 @@ unsafe fn chain_zet_metric_properties_t(p: *const c_void) -> ZeResult<()> {
             0x00010007 => {}
             1..=9 | 0x00010001..=0x00010006 | 0x00010008..=0x00010009 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1154,7 +1154,7 @@ unsafe fn chain_zes_properties(p: *const c_void) -> ZeResult<()> {
             36 | 45 => {}
             1..=35 | 37..=44 | 46 | 0x00020001..=0x00020009 | 0x00020010..=0x00020018 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1185,7 +1185,7 @@ unsafe fn chain_zes_desc(p: *const c_void) -> ZeResult<()> {
         match link.stype {
             1..=46 | 0x00020001..=0x00020009 | 0x00020010..=0x00020018 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1218,7 +1218,7 @@ unsafe fn chain_zes_device_state_t(p: *const c_void) -> ZeResult<()> {
             0x00020018 => {}
             1..=46 | 0x00020001..=0x00020009 | 0x00020010..=0x00020017 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1257,7 +1257,7 @@ unsafe fn chain_zes_device_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020010..=0x00020016
             | 0x00020018 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1296,7 +1296,7 @@ unsafe fn chain_zes_pci_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020010..=0x00020013
             | 0x00020015..=0x00020018 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1332,7 +1332,7 @@ unsafe fn chain_zes_pci_state_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020010..=0x00020012
             | 0x00020014..=0x00020018 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1371,7 +1371,7 @@ unsafe fn chain_zes_device_ecc_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020010..=0x00020011
             | 0x00020013..=0x00020018 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1410,7 +1410,7 @@ unsafe fn chain_zes_engine_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020001..=0x00020009
             | 0x00020010..=0x00020018 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1449,7 +1449,7 @@ unsafe fn chain_zes_mem_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020003..=0x00020009
             | 0x00020010..=0x00020018 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1485,7 +1485,7 @@ unsafe fn chain_zes_mem_state_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020004..=0x00020009
             | 0x00020010..=0x00020018 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1524,7 +1524,7 @@ unsafe fn chain_zes_power_properties_t(p: *const c_void) -> ZeResult<()> {
             | 0x00020002..=0x00020009
             | 0x00020010..=0x00020018 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1580,7 +1580,7 @@ unsafe fn chain_zeGraphDumpContentsExt(p: *const c_void) -> ZeResult<()> {
             | 0x00020046..=0x00020047
             | 0x0002004b => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",
@@ -1635,7 +1635,7 @@ unsafe fn chain_zeMemGetIpcHandleWithProperties(p: *const c_void) -> ZeResult<()
             | 0x0002003e..=0x00020043
             | 0x00020046..=0x00020048 => {
                 return Err(
-                    zekit_rt::fail(
+                    zekit_icd_rt::fail(
                         ZeError::INVALID_ARGUMENT,
                         format_args!(
                             "a structure of type {:#x} in a pNext chain does not extend the structure it is chained to",

@@ -11,7 +11,7 @@
 use super::*;
 /// Validates the arguments of `zeInit`.
 pub unsafe fn zeInit(flags: ze_init_flags_t) -> ZeResult<()> {
-    if zekit_rt::strict() {
+    if zekit_icd_rt::strict() {
         if flags.0 & 0xfffffffc != 0 {
             return Err(
                 bad(
@@ -57,8 +57,8 @@ pub unsafe fn zeInitDrivers(
     }
     match (*desc).stype.0 {
         0x00020021 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeInitDrivers",
                 "desc->stype left at 0, read as ze_init_driver_type_desc_t",
             )
@@ -561,8 +561,8 @@ pub unsafe fn zeContextCreate(
     }
     match (*desc).stype.0 {
         13 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeContextCreate",
                 "desc->stype left at 0, read as ze_context_desc_t",
             )
@@ -607,8 +607,8 @@ pub unsafe fn zeContextCreateEx(
     }
     match (*desc).stype.0 {
         13 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeContextCreateEx",
                 "desc->stype left at 0, read as ze_context_desc_t",
             )
@@ -701,8 +701,8 @@ pub unsafe fn zeCommandQueueCreate(
     }
     match (*desc).stype.0 {
         14 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeCommandQueueCreate",
                 "desc->stype left at 0, read as ze_command_queue_desc_t",
             )
@@ -864,8 +864,8 @@ pub unsafe fn zeCommandListCreate(
     }
     match (*desc).stype.0 {
         15 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeCommandListCreate",
                 "desc->stype left at 0, read as ze_command_list_desc_t",
             )
@@ -934,8 +934,8 @@ pub unsafe fn zeCommandListCreateImmediate(
     }
     match (*altdesc).stype.0 {
         14 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeCommandListCreateImmediate",
                 "altdesc->stype left at 0, read as ze_command_queue_desc_t",
             )
@@ -1807,8 +1807,8 @@ pub unsafe fn zeEventPoolCreate(
     }
     match (*desc).stype.0 {
         16 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeEventPoolCreate",
                 "desc->stype left at 0, read as ze_event_pool_desc_t",
             )
@@ -1878,8 +1878,8 @@ pub unsafe fn zeEventCreate(
     }
     match (*desc).stype.0 {
         17 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeEventCreate",
                 "desc->stype left at 0, read as ze_event_desc_t",
             )
@@ -1942,8 +1942,8 @@ pub unsafe fn zeEventCounterBasedCreate(
     }
     match (*desc).stype.0 {
         0x0002003a => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeEventCounterBasedCreate",
                 "desc->stype left at 0, read as ze_event_counter_based_desc_t",
             )
@@ -2353,8 +2353,8 @@ pub unsafe fn zeDeviceImportExternalSemaphoreExt(
     }
     match (*desc).stype.0 {
         0x00020022 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeDeviceImportExternalSemaphoreExt",
                 "desc->stype left at 0, read as ze_external_semaphore_ext_desc_t",
             )
@@ -2644,8 +2644,8 @@ pub unsafe fn zeFenceCreate(
     }
     match (*desc).stype.0 {
         18 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeFenceCreate",
                 "desc->stype left at 0, read as ze_fence_desc_t",
             )
@@ -2975,8 +2975,8 @@ pub unsafe fn zeImageGetProperties(
     }
     match (*desc).stype.0 {
         19 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeImageGetProperties",
                 "desc->stype left at 0, read as ze_image_desc_t",
             )
@@ -3035,8 +3035,8 @@ pub unsafe fn zeImageCreate(
     }
     match (*desc).stype.0 {
         19 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeImageCreate",
                 "desc->stype left at 0, read as ze_image_desc_t",
             )
@@ -3206,8 +3206,8 @@ pub unsafe fn zeImageViewCreateExt(
     }
     match (*desc).stype.0 {
         19 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeImageViewCreateExt",
                 "desc->stype left at 0, read as ze_image_desc_t",
             )
@@ -3269,8 +3269,8 @@ pub unsafe fn zeImageViewCreateExp(
     }
     match (*desc).stype.0 {
         19 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeImageViewCreateExp",
                 "desc->stype left at 0, read as ze_image_desc_t",
             )
@@ -3415,8 +3415,8 @@ pub unsafe fn zeKernelSchedulingHintExp(
     }
     match (*pHint).stype.0 {
         0x00020004 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeKernelSchedulingHintExp",
                 "pHint->stype left at 0, read as ze_scheduling_hint_exp_desc_t",
             )
@@ -3462,8 +3462,8 @@ pub unsafe fn zeModuleInspectLinkageExt(
     }
     match (*pInspectDesc).stype.0 {
         0x00010007 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeModuleInspectLinkageExt",
                 "pInspectDesc->stype left at 0, read as ze_linkage_inspection_ext_desc_t",
             )
@@ -3521,8 +3521,8 @@ pub unsafe fn zeMemAllocShared(
     }
     match (*device_desc).stype.0 {
         21 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeMemAllocShared",
                 "device_desc->stype left at 0, read as ze_device_mem_alloc_desc_t",
             )
@@ -3538,8 +3538,8 @@ pub unsafe fn zeMemAllocShared(
     }
     match (*host_desc).stype.0 {
         22 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeMemAllocShared",
                 "host_desc->stype left at 0, read as ze_host_mem_alloc_desc_t",
             )
@@ -3600,8 +3600,8 @@ pub unsafe fn zeMemAllocDevice(
     }
     match (*device_desc).stype.0 {
         21 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeMemAllocDevice",
                 "device_desc->stype left at 0, read as ze_device_mem_alloc_desc_t",
             )
@@ -3657,8 +3657,8 @@ pub unsafe fn zeMemAllocHost(
     }
     match (*host_desc).stype.0 {
         22 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeMemAllocHost",
                 "host_desc->stype left at 0, read as ze_host_mem_alloc_desc_t",
             )
@@ -3916,8 +3916,8 @@ pub unsafe fn zeMemFreeExt(
     }
     match (*pMemFreeDesc).stype.0 {
         0x0001000a => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeMemFreeExt",
                 "pMemFreeDesc->stype left at 0, read as ze_memory_free_ext_desc_t",
             )
@@ -3968,8 +3968,8 @@ pub unsafe fn zeModuleCreate(
     }
     match (*desc).stype.0 {
         27 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeModuleCreate",
                 "desc->stype left at 0, read as ze_module_desc_t",
             )
@@ -3985,12 +3985,12 @@ pub unsafe fn zeModuleCreate(
     }
     chain_ze_desc((*desc).pNext as *const c_void)?;
     if 0usize == (*desc).inputSize {
-        if zekit_rt::strict() {
+        if zekit_icd_rt::strict() {
             return Err(
                 bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`0 == desc->inputSize`"),
             );
         }
-        zekit_rt::lenient(
+        zekit_icd_rt::lenient(
             "zeModuleCreate",
             "inputSize is ignored when a ze_module_program_exp_desc_t is chained (its inputs are the module); the driver checks it otherwise",
         );
@@ -4131,8 +4131,8 @@ pub unsafe fn zeKernelCreate(
     }
     match (*desc).stype.0 {
         29 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeKernelCreate",
                 "desc->stype left at 0, read as ze_kernel_desc_t",
             )
@@ -4577,8 +4577,8 @@ pub unsafe fn zeCommandListGetNextCommandIdExp(
     }
     match (*desc).stype.0 {
         0x00020017 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeCommandListGetNextCommandIdExp",
                 "desc->stype left at 0, read as ze_mutable_command_id_exp_desc_t",
             )
@@ -4623,8 +4623,8 @@ pub unsafe fn zeCommandListGetNextCommandIdWithKernelsExp(
     }
     match (*desc).stype.0 {
         0x00020017 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeCommandListGetNextCommandIdWithKernelsExp",
                 "desc->stype left at 0, read as ze_mutable_command_id_exp_desc_t",
             )
@@ -4655,8 +4655,8 @@ pub unsafe fn zeCommandListUpdateMutableCommandsExp(
     }
     match (*desc).stype.0 {
         0x00020018 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeCommandListUpdateMutableCommandsExp",
                 "desc->stype left at 0, read as ze_mutable_commands_exp_desc_t",
             )
@@ -4867,10 +4867,10 @@ pub unsafe fn zeVirtualMemQueryPageSize(
         return Err(bad(ZeError::INVALID_NULL_POINTER, "pagesize is null"));
     }
     if 0usize == size {
-        if zekit_rt::strict() {
+        if zekit_icd_rt::strict() {
             return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
         }
-        zekit_rt::lenient(
+        zekit_icd_rt::lenient(
             "zeVirtualMemQueryPageSize",
             "size 0 answered with the page size, as compute-runtime does",
         );
@@ -4925,8 +4925,8 @@ pub unsafe fn zePhysicalMemCreate(
     }
     match (*desc).stype.0 {
         32 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zePhysicalMemCreate",
                 "desc->stype left at 0, read as ze_physical_mem_desc_t",
             )

@@ -37,8 +37,8 @@ pub unsafe fn zeRTASBuilderCreateExt(
     }
     match (*pDescriptor).stype.0 {
         0x00020030 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeRTASBuilderCreateExt",
                 "pDescriptor->stype left at 0, read as ze_rtas_builder_ext_desc_t",
             )
@@ -103,8 +103,8 @@ pub unsafe fn zeRTASBuilderGetBuildPropertiesExt(
     }
     match (*pBuildOpDescriptor).stype.0 {
         0x00020031 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeRTASBuilderGetBuildPropertiesExt",
                 "pBuildOpDescriptor->stype left at 0, read as ze_rtas_builder_build_op_ext_desc_t",
             )
@@ -185,8 +185,8 @@ pub unsafe fn zeRTASBuilderBuildExt(
     }
     match (*pBuildOpDescriptor).stype.0 {
         0x00020031 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeRTASBuilderBuildExt",
                 "pBuildOpDescriptor->stype left at 0, read as ze_rtas_builder_build_op_ext_desc_t",
             )
@@ -321,8 +321,8 @@ pub unsafe fn zeRTASBuilderCreateExp(
     }
     match (*pDescriptor).stype.0 {
         0x0002000e => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeRTASBuilderCreateExp",
                 "pDescriptor->stype left at 0, read as ze_rtas_builder_exp_desc_t",
             )
@@ -387,8 +387,8 @@ pub unsafe fn zeRTASBuilderGetBuildPropertiesExp(
     }
     match (*pBuildOpDescriptor).stype.0 {
         0x0002000f => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeRTASBuilderGetBuildPropertiesExp",
                 "pBuildOpDescriptor->stype left at 0, read as ze_rtas_builder_build_op_exp_desc_t",
             )
@@ -469,8 +469,8 @@ pub unsafe fn zeRTASBuilderBuildExp(
     }
     match (*pBuildOpDescriptor).stype.0 {
         0x0002000f => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeRTASBuilderBuildExp",
                 "pBuildOpDescriptor->stype left at 0, read as ze_rtas_builder_build_op_exp_desc_t",
             )

@@ -52,8 +52,8 @@ pub unsafe fn zeSamplerCreate(
     }
     match (*desc).stype.0 {
         31 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zeSamplerCreate",
                 "desc->stype left at 0, read as ze_sampler_desc_t",
             )
@@ -216,8 +216,8 @@ pub unsafe fn zesDeviceResetExt(
     }
     match (*pProperties).stype.0 {
         44 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zesDeviceResetExt",
                 "pProperties->stype left at 0, read as zes_reset_properties_t",
             )
@@ -772,8 +772,8 @@ pub unsafe fn zesDeviceSetEccState(
     }
     match (*newState).stype.0 {
         37 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zesDeviceSetEccState",
                 "newState->stype left at 0, read as zes_device_ecc_desc_t",
             )
@@ -994,8 +994,8 @@ pub unsafe fn zesFabricPortSetConfig(
     }
     match (*pConfig).stype.0 {
         24 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zesFabricPortSetConfig",
                 "pConfig->stype left at 0, read as zes_fabric_port_config_t",
             )
@@ -2038,8 +2038,8 @@ pub unsafe fn zesRasSetConfig(
     }
     match (*pConfig).stype.0 {
         33 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zesRasSetConfig",
                 "pConfig->stype left at 0, read as zes_ras_config_t",
             )
@@ -2278,8 +2278,8 @@ pub unsafe fn zesSchedulerSetTimeoutMode(
     }
     match (*pProperties).stype.0 {
         17 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zesSchedulerSetTimeoutMode",
                 "pProperties->stype left at 0, read as zes_sched_timeout_properties_t",
             )
@@ -2314,8 +2314,8 @@ pub unsafe fn zesSchedulerSetTimesliceMode(
     }
     match (*pProperties).stype.0 {
         18 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zesSchedulerSetTimesliceMode",
                 "pProperties->stype left at 0, read as zes_sched_timeslice_properties_t",
             )
@@ -2523,8 +2523,8 @@ pub unsafe fn zesTemperatureSetConfig(
     }
     match (*pConfig).stype.0 {
         35 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zesTemperatureSetConfig",
                 "pConfig->stype left at 0, read as zes_temp_config_t",
             )

@@ -216,8 +216,8 @@ pub unsafe fn zetDebugReadMemory(
     }
     match (*desc).stype.0 {
         7 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zetDebugReadMemory",
                 "desc->stype left at 0, read as zet_debug_memory_space_desc_t",
             )
@@ -265,8 +265,8 @@ pub unsafe fn zetDebugWriteMemory(
     }
     match (*desc).stype.0 {
         7 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zetDebugWriteMemory",
                 "desc->stype left at 0, read as zet_debug_memory_space_desc_t",
             )
@@ -568,8 +568,8 @@ pub unsafe fn zetMetricQueryPoolCreate(
     }
     match (*desc).stype.0 {
         4 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zetMetricQueryPoolCreate",
                 "desc->stype left at 0, read as zet_metric_query_pool_desc_t",
             )
@@ -764,8 +764,8 @@ pub unsafe fn zetMetricGroupCalculateMetricExportDataExp(
     }
     match (*pCalculateDescriptor).stype.0 {
         0x00010002 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zetMetricGroupCalculateMetricExportDataExp",
                 "pCalculateDescriptor->stype left at 0, read as zet_metric_calculate_exp_desc_t",
             )
@@ -1292,8 +1292,8 @@ pub unsafe fn zetTracerExpCreate(
     }
     match (*desc).stype.0 {
         0x00010001 => {}
-        0 if !zekit_rt::strict() => {
-            zekit_rt::lenient(
+        0 if !zekit_icd_rt::strict() => {
+            zekit_icd_rt::lenient(
                 "zetTracerExpCreate",
                 "desc->stype left at 0, read as zet_tracer_exp_desc_t",
             )
