@@ -413,6 +413,20 @@ pub fn inspect(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<ModuleInfo, Err
     })
 }
 
+/// The IR of each kernel of a module as the frontend makes it (verified, before barriers split
+/// it), as text ([`ir::Kernel`]'s `Display`): what the file tests of `spirv/tests/filetests.rs`
+/// check. Builds without the `jit` feature.
+pub fn ir_text(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<String, Error> {
+    let (insts, _, _) = spv::parse(bytes)?;
+    let lowered = frontend::lower(&insts, spec)?;
+    let mut out = String::new();
+    for (k, _) in &lowered.kernels {
+        verify::verify(k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
+        out.push_str(&k.to_string());
+    }
+    Ok(out)
+}
+
 /// A module parsed, validated and lowered, with everything it reports known (the kernels'
 /// [`KernelInfo`], private sizes with spill slots included, the program-scope data): every
 /// error but a code generator failure has been reported. [`Prepared::codegen`] generates the

@@ -13,7 +13,8 @@ comment lines:
     ; patch-decoration-literal FROM TO LIT   every `OpDecorate %x FROM ops` becomes
                           `OpDecorate %x TO LIT ops` (a literal put before the operands)
 
-Run from anywhere: `python3 spirv/kernels/dpcpp/assemble.py`.
+Run from anywhere: `python3 spirv/kernels/dpcpp/assemble.py [FOLDER...]` (default: this folder;
+`spirv/kernels/filetests` holds the compiler's file tests, assembled the same way).
 """
 
 import pathlib
@@ -72,9 +73,11 @@ def assemble(src):
 
 
 def main():
-    for src in sorted(HERE.glob("*.spvasm")):
-        assemble(src)
-        print("assembled", src.name, file=sys.stderr)
+    folders = [pathlib.Path(a) for a in sys.argv[1:]] or [HERE]
+    for folder in folders:
+        for src in sorted(folder.glob("*.spvasm")):
+            assemble(src)
+            print("assembled", src.name, file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -180,8 +180,11 @@ pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Co
             l.run()?;
         }
         let dump = std::env::var("ZEKIT_SPIRV_DUMP").ok();
-        if dump.is_some() {
-            eprintln!("{}", ctx.func.display());
+        match dump.as_deref() {
+            // The IR as this backend gets it (split at barriers, uniform values hoisted).
+            Some("ir") => eprintln!("{k}"),
+            Some(_) => eprintln!("{}", ctx.func.display()),
+            None => {}
         }
         ctx.set_disasm(dump.as_deref() == Some("asm"));
         module.define_function(id, &mut ctx).map_err(|e| {

@@ -3,6 +3,7 @@
 //! work-item's ids as operations. Nothing in it depends on SPIR-V or on Cranelift, so a second
 //! backend only has to lower [`Kernel`]. The IR's checks are in [`verify`].
 
+mod print;
 pub mod verify;
 
 /// A value's type. Pointers are [`Ty::I64`] addresses (all memory is host memory); booleans
