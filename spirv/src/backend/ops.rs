@@ -42,14 +42,7 @@ impl Lower<'_> {
             }
             Op::Un(o, a) => {
                 let a = self.v(*a);
-                match o {
-                    UnOp::Neg => self.b.ins().ineg(a),
-                    UnOp::FNeg => self.b.ins().fneg(a),
-                    UnOp::Not if rt == Some(Ty::Bool) => self.b.ins().bxor_imm_s(a, 1),
-                    UnOp::Not => self.b.ins().bnot(a),
-                    UnOp::Clz => self.b.ins().clz(a),
-                    UnOp::Popcnt => self.b.ins().popcnt(a),
-                }
+                self.un(*o, rt == Some(Ty::Bool), a)
             }
             Op::Cmp(c, a, b) => {
                 let (a, b) = (self.v(*a), self.v(*b));
@@ -156,17 +149,10 @@ impl Lower<'_> {
             }
             Op::Math(f, args) => {
                 let args: Vec<CValue> = args.iter().map(|a| self.v(*a)).collect();
+                if let Some(v) = self.inline_math(*f, &args) {
+                    return Ok(Some(v));
+                }
                 match f {
-                    MathFn::Sqrt => self.b.ins().sqrt(args[0]),
-                    MathFn::Fabs => self.b.ins().fabs(args[0]),
-                    // One instruction where the ISA has it, else `f32::mul_add` through a shim.
-                    // (`mad` stays a multiply and an add: OpenCL allows either, and the
-                    // kernel tests compare `mad` results with unfused host references.)
-                    MathFn::Fma if self.fma => self.b.ins().fma(args[0], args[1], args[2]),
-                    MathFn::Mad => {
-                        let m = self.b.ins().fmul(args[0], args[1]);
-                        self.b.ins().fadd(m, args[2])
-                    }
                     MathFn::ReadClock => {
                         self.call(read_clock as *const () as usize, &[], types::I64, &[])
                     }
@@ -251,6 +237,39 @@ impl Lower<'_> {
         Ok(Some(v))
     }
 
+    /// A unary operation, of any type the instruction takes (scalars, and the lockstep
+    /// lowering's vectors); `boolean`: the operand is a `Bool` (`Not` flips its low bit).
+    pub(super) fn un(&mut self, o: UnOp, boolean: bool, a: CValue) -> CValue {
+        match o {
+            UnOp::Neg => self.b.ins().ineg(a),
+            UnOp::FNeg => self.b.ins().fneg(a),
+            UnOp::Not if boolean => self.b.ins().bxor_imm_s(a, 1),
+            UnOp::Not => self.b.ins().bnot(a),
+            UnOp::Clz => self.b.ins().clz(a),
+            UnOp::Popcnt => self.b.ins().popcnt(a),
+        }
+    }
+
+    /// The math functions that are instructions (scalars or vectors): `sqrt`, `fabs`, `fma`
+    /// where the ISA has it, `mad`; `None` for the others (a shim call, scalars only).
+    pub(super) fn inline_math(&mut self, f: MathFn, args: &[CValue]) -> Option<CValue> {
+        Some(match f {
+            MathFn::Sqrt => self.b.ins().sqrt(args[0]),
+            MathFn::Fabs => self.b.ins().fabs(args[0]),
+            // One instruction where the ISA has it, else `f32::mul_add` through a shim.
+            // (`mad` stays a multiply and an add: OpenCL allows either, and the kernel tests
+            // compare `mad` results with unfused host references.)
+            MathFn::Fma if self.fma => self.b.ins().fma(args[0], args[1], args[2]),
+            MathFn::Mad => {
+                let m = self.b.ins().fmul(args[0], args[1]);
+                self.b.ins().fadd(m, args[2])
+            }
+            _ => return None,
+        })
+    }
+
+    /// A binary operation of type `t`: scalars of any width, and for the operations of
+    /// [`lanes_have`] the lockstep lowering's vectors (the instructions are the same).
     pub(super) fn bin(&mut self, o: BinOp, t: Type, a: CValue, b: CValue) -> CValue {
         match o {
             BinOp::Add => self.b.ins().iadd(a, b),
@@ -441,5 +460,25 @@ impl Lower<'_> {
                 self.b.ins().ireduce(tt, h)
             }
         }
+    }
+}
+
+/// Whether operation `op` on `F32` (`float`) or `I32` values has a SIMD form the lockstep
+/// lowering emits through the same [`Lower::bin`], [`Lower::un`] and [`Lower::inline_math`] as
+/// the scalar lowering (Cranelift's instructions take vectors as they take scalars): the
+/// arithmetic and bitwise operations of one instruction per lane, negation, `sqrt`, `fabs`,
+/// `mad`, and `fma` where the ISA has it (`fma`).
+pub(super) fn lanes_have(op: &Op, float: bool, fma: bool) -> bool {
+    match op {
+        Op::Bin(o, ..) if float => matches!(o, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv),
+        Op::Bin(o, ..) => matches!(o, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor),
+        Op::Un(o, _) if float => *o == UnOp::FNeg,
+        Op::Un(o, _) => matches!(o, UnOp::Neg | UnOp::Not),
+        Op::Math(f, _) if float => match f {
+            MathFn::Fma => fma,
+            MathFn::Mad | MathFn::Sqrt | MathFn::Fabs => true,
+            _ => false,
+        },
+        _ => false,
     }
 }

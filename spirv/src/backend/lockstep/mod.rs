@@ -25,7 +25,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Type};
 
 use super::{ty, CValue, Lower};
-use crate::ir::{self, BinOp, ConvOp, MathFn, Op, Ty, UnOp};
+use crate::ir::{self, BinOp, ConvOp, Op, Ty};
 use crate::ir::operands;
 use crate::Error;
 
@@ -487,73 +487,25 @@ impl Lower<'_> {
         }
     }
 
-    /// The SIMD form of an operation on `F32` / `I32` values, when it has one.
+    /// The SIMD form of an operation on `F32` / `I32` values, when it has one
+    /// ([`super::ops::lanes_have`]): the scalar lowering's own emitters on vectors.
     fn simd(&mut self, rt: Ty, op: &Op) -> Option<CValue> {
-        vty(rt)?;
-        let float = rt == Ty::F32;
+        let vt = vty(rt)?;
+        if !super::ops::lanes_have(op, rt == Ty::F32, self.fma) {
+            return None;
+        }
         Some(match op {
             Op::Bin(o, a, b) => {
-                let ok = if float {
-                    matches!(o, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv)
-                } else {
-                    matches!(
-                        o,
-                        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor
-                    )
-                };
-                if !ok {
-                    return None;
-                }
                 let (x, y) = (self.vector(*a), self.vector(*b));
-                let i = self.b.ins();
-                match o {
-                    BinOp::FAdd => i.fadd(x, y),
-                    BinOp::FSub => i.fsub(x, y),
-                    BinOp::FMul => i.fmul(x, y),
-                    BinOp::FDiv => i.fdiv(x, y),
-                    BinOp::Add => i.iadd(x, y),
-                    BinOp::Sub => i.isub(x, y),
-                    BinOp::Mul => i.imul(x, y),
-                    BinOp::And => i.band(x, y),
-                    BinOp::Or => i.bor(x, y),
-                    _ => i.bxor(x, y),
-                }
+                self.bin(*o, vt, x, y)
             }
             Op::Un(o, a) => {
-                let ok = if float {
-                    *o == UnOp::FNeg
-                } else {
-                    matches!(o, UnOp::Neg | UnOp::Not)
-                };
-                if !ok {
-                    return None;
-                }
                 let x = self.vector(*a);
-                match o {
-                    UnOp::FNeg => self.b.ins().fneg(x),
-                    UnOp::Neg => self.b.ins().ineg(x),
-                    _ => self.b.ins().bnot(x),
-                }
+                self.un(*o, false, x)
             }
-            Op::Math(f, args) if float => {
-                let ok = match f {
-                    MathFn::Fma => self.fma,
-                    MathFn::Mad | MathFn::Sqrt | MathFn::Fabs => true,
-                    _ => false,
-                };
-                if !ok {
-                    return None;
-                }
+            Op::Math(f, args) => {
                 let a: Vec<CValue> = args.iter().map(|a| self.vector(*a)).collect();
-                match f {
-                    MathFn::Fma => self.b.ins().fma(a[0], a[1], a[2]),
-                    MathFn::Mad => {
-                        let m = self.b.ins().fmul(a[0], a[1]);
-                        self.b.ins().fadd(m, a[2])
-                    }
-                    MathFn::Sqrt => self.b.ins().sqrt(a[0]),
-                    _ => self.b.ins().fabs(a[0]),
-                }
+                self.inline_math(*f, &a)?
             }
             _ => return None,
         })
