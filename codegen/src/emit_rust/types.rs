@@ -52,10 +52,17 @@ pub fn scalar_tokens(name: &str) -> Option<TokenStream> {
 /// The Rust spelling of a C type in zekit-sys terms: `const char**` → `*mut *const c_char`.
 pub fn rust_type_tokens(ty: &str) -> TokenStream {
     let c = CType::parse(ty);
-    let mut t = scalar_tokens(&c.base).unwrap_or_else(|| {
+    let base = scalar_tokens(&c.base).unwrap_or_else(|| {
         let i = ident(&c.base);
         quote!(#i)
     });
+    behind_pointers(&c, base)
+}
+
+/// `base` (the Rust spelling of `c`'s base type) behind `c`'s pointers, each `*const` or `*mut`
+/// as `c` says: the one pointer mapping of every Rust emitter.
+fn behind_pointers(c: &CType, base: TokenStream) -> TokenStream {
+    let mut t = base;
     let mut konst = c.konst;
     for p in &c.ptrs {
         t = if konst { quote!(*const #t) } else { quote!(*mut #t) };
@@ -79,13 +86,8 @@ impl Emitter<'_> {
     /// The Rust spelling of a C type: `const char**` → `*mut *const c_char`.
     pub(super) fn rust_type(&mut self, ty: &str) -> TokenStream {
         let c = CType::parse(ty);
-        let mut t = self.base_type(&c.base);
-        let mut konst = c.konst;
-        for p in &c.ptrs {
-            t = if konst { quote!(*const #t) } else { quote!(*mut #t) };
-            konst = *p;
-        }
-        t
+        let base = self.base_type(&c.base);
+        behind_pointers(&c, base)
     }
 
     pub(super) fn field_type(&mut self, f: &Field) -> TokenStream {
