@@ -1,13 +1,19 @@
 //! The SPIR-V binary format: header, instruction stream, literal strings, and the module-level
 //! facts the lowering needs (types, constants, decorations, entry points, functions). The
-//! opcode names used in messages ([`op_name`]) are in `names`.
+//! opcode names used in messages ([`op_name`]) and the named SPIR-V enumerants ([`op`], [`cap`],
+//! [`storage`], [`cl`], ...: constants from the `spirv` crate's grammar) are in `names`.
 
 use std::collections::HashMap;
 
 use crate::Error;
 
+mod grammar;
 mod names;
-pub use names::op_name;
+pub use names::{
+    access, addressing, addressing_model, builtin, cap, channel_order, channel_type, cl, deco,
+    dim, exec_mode, exec_model, filter, group_op, image_format, linkage, memory_model, op,
+    op_name, param_attr, rounding, scope, source_language, storage,
+};
 
 /// SPIR-V's magic number.
 pub const MAGIC: u32 = 0x0723_0203;
