@@ -10,6 +10,7 @@
 //! of `frontend/nonuniform.rs`), and the capabilities refused by name. The LLVM intrinsics and
 //! the integer instructions the translator makes of some are in `frontend/intrinsics.rs`.
 
+use crate::spv::{op, scope};
 use super::{Builder, Frame, Module, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Ty, Value};
 use crate::spv::{Inst, Type};
@@ -268,14 +269,14 @@ pub(super) fn module_ignored(m: &Module, i: &Inst) -> Result<bool, Error> {
 /// operation and identity `frontend/nonuniform.rs` has), or an `OpGroup*` one as its twin.
 pub(super) fn group_twin(op: u16) -> u16 {
     match op {
-        264 => 349,
-        265 => 350,
-        266 => 355,
-        267 => 354,
-        268 => 353,
-        269 => 358,
-        270 => 357,
-        271 => 356,
+        op::GROUP_I_ADD => 349,
+        op::GROUP_F_ADD => 350,
+        op::GROUP_F_MIN => 355,
+        op::GROUP_U_MIN => 354,
+        op::GROUP_S_MIN => 353,
+        op::GROUP_F_MAX => 358,
+        op::GROUP_U_MAX => 357,
+        op::GROUP_S_MAX => 356,
         OP_GROUP_IMUL_KHR => 351,
         OP_GROUP_FMUL_KHR => 352,
         OP_GROUP_BITWISE_AND_KHR => 359,
@@ -414,8 +415,8 @@ impl Builder<'_> {
             // arrives before it waits, and the wait lets none past until all arrived).
             OP_CONTROL_BARRIER_ARRIVE_INTEL => {}
             OP_CONTROL_BARRIER_WAIT_INTEL => match m.const_scalar(i.w(0)?)? {
-                2 => self.effect(Op::Barrier),
-                3 => self.effect(Op::SubgroupBarrier),
+                scope::WORKGROUP => self.effect(Op::Barrier),
+                scope::SUBGROUP => self.effect(Op::SubgroupBarrier),
                 s => {
                     return Err(Error::unsupported(format!(
                         "OpControlBarrierWaitINTEL in scope {s}"
