@@ -4,6 +4,7 @@
 //! [`Op::Image`] calls with the coordinates and the texel in 32 bytes of private memory;
 //! queries load the descriptor's fields.
 
+use crate::spv::op;
 use super::{align_up, Builder, ConstVal, Frame, Global, Module, Val};
 use crate::image::{field, flag, ImageType, SamplerDesc};
 use crate::ir::{Op, Ty, Value};
@@ -155,7 +156,7 @@ impl Builder<'_> {
         let name = op_name(i.op);
         match i.op {
             // OpSampledImage
-            86 => {
+            op::SAMPLED_IMAGE => {
                 let (img, _, _) = self.image_of(fr, i.w(2)?)?;
                 let (s, sty) = self.get(fr, i.w(3)?)?;
                 let (Val::V(s), Type::Sampler) = (s, self.m.ty(sty)?) else {
@@ -167,12 +168,12 @@ impl Builder<'_> {
                 fr.vals.insert(i.w(1)?, (Val::Vec(vec![img, s]), i.w(0)?));
             }
             // OpImage
-            100 => {
+            op::IMAGE => {
                 let (img, _, _) = self.image_of(fr, i.w(2)?)?;
                 fr.vals.insert(i.w(1)?, (Val::V(img), i.w(0)?));
             }
             // OpImageSampleExplicitLod, OpImageRead
-            88 | 98 => {
+            op::IMAGE_SAMPLE_EXPLICIT_LOD | op::IMAGE_READ => {
                 let (rt, rid) = (i.w(0)?, i.w(1)?);
                 let (img, smp, t) = self.image_of(fr, i.w(2)?)?;
                 if i.op == 88 && smp.is_none() {
@@ -205,7 +206,7 @@ impl Builder<'_> {
                 fr.vals.insert(rid, (v, rt));
             }
             // OpImageWrite
-            99 => {
+            op::IMAGE_WRITE => {
                 let (img, _, t) = self.image_of(fr, i.w(0)?)?;
                 if t.access == 0 {
                     return Err(Error::invalid("OpImageWrite to a read-only image"));
@@ -237,7 +238,7 @@ impl Builder<'_> {
                 });
             }
             // OpImageQueryFormat, OpImageQueryOrder
-            101 | 102 => {
+            op::IMAGE_QUERY_FORMAT | op::IMAGE_QUERY_ORDER => {
                 let (rt, rid) = (i.w(0)?, i.w(1)?);
                 let (img, _, _) = self.image_of(fr, i.w(2)?)?;
                 let to = self.int_result(rt, name.as_str())?;
@@ -248,7 +249,7 @@ impl Builder<'_> {
                 fr.vals.insert(rid, (Val::V(v), rt));
             }
             // OpImageQuerySizeLod, OpImageQuerySize
-            103 | 104 => {
+            op::IMAGE_QUERY_SIZE_LOD | op::IMAGE_QUERY_SIZE => {
                 let (rt, rid) = (i.w(0)?, i.w(1)?);
                 let (img, _, t) = self.image_of(fr, i.w(2)?)?;
                 let fields: &[u64] = match (t.dim, t.arrayed) {
@@ -276,7 +277,7 @@ impl Builder<'_> {
                 fr.vals.insert(rid, (v, rt));
             }
             // OpImageQueryLevels: one level.
-            106 => {
+            op::IMAGE_QUERY_LEVELS => {
                 let (rt, rid) = (i.w(0)?, i.w(1)?);
                 self.image_of(fr, i.w(2)?)?;
                 let to = self.int_result(rt, name.as_str())?;
@@ -285,8 +286,15 @@ impl Builder<'_> {
             }
             _ => {
                 let why = match i.op {
-                    87 | 89..=94 | 105 => " (implicit Lod, depth-comparison and projective sampling are for shaders)",
-                    107 => " (no multisampled images)",
+                    op::IMAGE_SAMPLE_IMPLICIT_LOD
+                    | op::IMAGE_SAMPLE_DREF_IMPLICIT_LOD
+                    | op::IMAGE_SAMPLE_DREF_EXPLICIT_LOD
+                    | op::IMAGE_SAMPLE_PROJ_IMPLICIT_LOD
+                    | op::IMAGE_SAMPLE_PROJ_EXPLICIT_LOD
+                    | op::IMAGE_SAMPLE_PROJ_DREF_IMPLICIT_LOD
+                    | op::IMAGE_SAMPLE_PROJ_DREF_EXPLICIT_LOD
+                    | op::IMAGE_QUERY_LOD => " (implicit Lod, depth-comparison and projective sampling are for shaders)",
+                    op::IMAGE_QUERY_SAMPLES => " (no multisampled images)",
                     _ => "",
                 };
                 return Err(Error::unsupported(format!("instruction {name}{why}")));
