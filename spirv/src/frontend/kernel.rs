@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::{align_up, Builder, Modes, Module, Val};
 use crate::ir::{self, BlockId, ConvOp, Op, Term, Ty};
-use crate::spv::{Inst, Type};
+use crate::spv::{op, storage, Inst, Type};
 use crate::{AddressSpace, ArgInfo, ArgKind, Error, KernelInfo};
 
 pub(super) fn lower_kernel(
@@ -84,10 +84,13 @@ pub(super) fn lower_kernel(
                 AddressSpace::Private,
                 8,
             ),
-            Type::Pointer(sc @ (0 | 5 | 8), _) => {
-                let space = match sc {
-                    0 => AddressSpace::Constant,
-                    5 => AddressSpace::Global,
+            Type::Pointer(
+                sc @ (storage::UNIFORM_CONSTANT | storage::CROSS_WORKGROUP | storage::GENERIC),
+                _,
+            ) => {
+                let space = match *sc {
+                    storage::UNIFORM_CONSTANT => AddressSpace::Constant,
+                    storage::CROSS_WORKGROUP => AddressSpace::Global,
                     _ => AddressSpace::Generic,
                 };
                 (ArgKind::Buffer, 8, space, 8)
@@ -179,9 +182,9 @@ pub(super) fn dominance_order(blocks: &[(u32, Vec<Inst>)]) -> Vec<usize> {
             return vec![];
         };
         let labels: Vec<u32> = match t.op {
-            249 => t.ops.iter().take(1).copied().collect(),
-            250 => t.ops.iter().skip(1).take(2).copied().collect(),
-            251 => {
+            op::BRANCH => t.ops.iter().take(1).copied().collect(),
+            op::BRANCH_CONDITIONAL => t.ops.iter().skip(1).take(2).copied().collect(),
+            op::SWITCH => {
                 // selector, default, then (literal words, label) pairs of 2 or 3 words.
                 let rest = t.ops.get(2..).unwrap_or(&[]);
                 let stride = if rest.len() % 2 == 0
