@@ -5,6 +5,7 @@ use super::{operands, Builder, Frame, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Round, Ty, Value};
 use crate::spv::Inst;
 use crate::Error;
+use crate::spv::{cl, rounding};
 
 impl Builder<'_> {
     /// `p + offset * bytes` for the `vload`/`vstore` operands.
@@ -25,7 +26,7 @@ impl Builder<'_> {
     pub(super) fn vload_store(&mut self, fr: &Frame, i: &Inst, n: u32) -> Result<Option<Val>, Error> {
         match n {
             // vloadn(offset, p, n), vload_halfn, vloada_halfn: a vector result.
-            171 | 174 | 179 => {
+            cl::VLOADN | cl::VLOAD_HALFN | cl::VLOADA_HALFN => {
                 let a = operands(i, n, 3)?;
                 let (e, count) = self
                     .m
@@ -47,7 +48,7 @@ impl Builder<'_> {
                 Ok(Some(Val::Vec(vs)))
             }
             // vload_half(offset, p): one float.
-            173 => {
+            cl::VLOAD_HALF => {
                 let a = operands(i, n, 2)?;
                 let et = self.m.ir_ty(i.w(0)?)?;
                 if !et.is_float() || self.m.vector(i.w(0)?).is_some() {
@@ -63,10 +64,10 @@ impl Builder<'_> {
                 let a = operands(i, n, if rounded { 4 } else { 3 })?;
                 let round = if rounded {
                     match a[3] {
-                        0 => Round::Rte,
-                        1 => Round::Rtz,
-                        2 => Round::Rtp,
-                        3 => Round::Rtn,
+                        rounding::RTE => Round::Rte,
+                        rounding::RTZ => Round::Rtz,
+                        rounding::RTP => Round::Rtp,
+                        rounding::RTN => Round::Rtn,
                         r => return Err(Error::invalid(format!("rounding mode {r}"))),
                     }
                 } else {
@@ -166,7 +167,7 @@ impl Builder<'_> {
         }
         let bin = |s: &mut Self, o: BinOp, x: Value, y: Value| s.push(t, Op::Bin(o, x, y));
         Ok(match n {
-            104 => {
+            cl::CROSS => {
                 if xs.len() < 3 {
                     return Err(Error::invalid("cross of vectors of fewer than 3 elements"));
                 }
@@ -181,7 +182,7 @@ impl Builder<'_> {
                 }
                 Val::Vec(out)
             }
-            105 | 108 => {
+            cl::DISTANCE | cl::FAST_DISTANCE => {
                 let d: Vec<Value> = xs
                     .iter()
                     .zip(&ys)
@@ -189,7 +190,7 @@ impl Builder<'_> {
                     .collect();
                 Val::V(self.length(&d, t))
             }
-            106 | 109 => Val::V(self.length(&xs, t)),
+            cl::LENGTH | cl::FAST_LENGTH => Val::V(self.length(&xs, t)),
             _ => {
                 // normalize: x / length(x); a zero vector is returned as it is.
                 let len = self.length(&xs, t);
