@@ -46,6 +46,11 @@ def snake(name):
     return s.upper()
 
 
+def const_name(variant):
+    """The constant's name: `snake`, but `Dim1D` -> `DIM_1D` (not `DIM1_D`)."""
+    return re.sub(r"^DIM(\d)_D$", r"DIM_\1D", snake(variant))
+
+
 def enums(src):
     out = {}
     for m in re.finditer(r"^pub enum (\w+) \{\n(.*?)^\}", src, re.S | re.M):
@@ -74,7 +79,7 @@ def main():
         lines.append(f"pub mod {module} {{")
         seen = set()
         for v, n in variants:
-            c = snake(v)
+            c = const_name(v)
             assert c not in seen, (enum, c)
             seen.add(c)
             lines.append(f"    /// `{v}` ({n}).")

@@ -3003,11 +3003,11 @@ pub mod group_op {
 /// Image dimensionalities (`spirv::Dim`).
 pub mod dim {
     /// `Dim1D` (0).
-    pub const DIM1_D: u32 = spirv::Dim::Dim1D as u32;
+    pub const DIM_1D: u32 = spirv::Dim::Dim1D as u32;
     /// `Dim2D` (1).
-    pub const DIM2_D: u32 = spirv::Dim::Dim2D as u32;
+    pub const DIM_2D: u32 = spirv::Dim::Dim2D as u32;
     /// `Dim3D` (2).
-    pub const DIM3_D: u32 = spirv::Dim::Dim3D as u32;
+    pub const DIM_3D: u32 = spirv::Dim::Dim3D as u32;
     /// `DimCube` (3).
     pub const DIM_CUBE: u32 = spirv::Dim::DimCube as u32;
     /// `DimRect` (4).
