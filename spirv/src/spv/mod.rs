@@ -183,11 +183,11 @@ pub fn decorations(insts: &[Inst]) -> Result<HashMap<u32, Vec<Decoration>>, Erro
     let mut map: HashMap<u32, Vec<Decoration>> = HashMap::new();
     for i in insts {
         match i.op {
-            71 => map
+            op::DECORATE => map
                 .entry(i.w(0)?)
                 .or_default()
                 .push((i.w(1)?, i.ops[2..].to_vec())),
-            74 => {
+            op::GROUP_DECORATE => {
                 let group = map.get(&i.w(0)?).cloned().unwrap_or_default();
                 for t in &i.ops[1..] {
                     map.entry(*t).or_default().extend(group.iter().cloned());
