@@ -50,6 +50,7 @@ pub mod image;
 use std::collections::HashMap;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+
 use crate::spv::op;
 
 /// Why a module does not build.

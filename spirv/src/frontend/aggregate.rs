@@ -5,8 +5,7 @@
 
 use super::{Builder, ConstVal, Frame, Module, Val};
 use crate::ir::{Op, Ty, Value};
-use crate::spv::op;
-use crate::spv::Type;
+use crate::spv::{op, Type};
 use crate::Error;
 
 /// Most scalars one aggregate value may be made of.

@@ -1,10 +1,9 @@
 //! Arithmetic, logic, comparisons, selects and conversions, and vectors lowered element by
 //! element.
 
-use crate::spv::{cl, op};
 use super::{Builder, ConstVal, Frame, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Ty, UnOp, Value};
-use crate::spv::{op_name, Inst};
+use crate::spv::{cl, op, op_name, Inst};
 use crate::Error;
 
 pub(super) fn cmp_of(op: u16) -> Option<CmpOp> {

@@ -1,9 +1,8 @@
 //! Atomics: the integer read-modify-write operations, and the flag, float, load and store ones.
 
-use crate::spv::op;
 use super::{Builder, Frame, Val};
 use crate::ir::{AtomicOp, BinOp, CmpOp, ConvOp, MathFn, Op, Term, Ty, Value};
-use crate::spv::{op_name, Inst};
+use crate::spv::{op, op_name, Inst};
 use crate::Error;
 
 pub(super) fn atomic_of(op: u16) -> Option<AtomicOp> {

@@ -1,10 +1,9 @@
 //! The function builder's core: IR instructions appended to the kernel, SPIR-V ids resolved to
 //! IR values, and each instruction dispatched to its family's method.
 
-use crate::spv::op;
 use super::{dpcpp, elementwise, fnptr, nonuniform, stdlib, Builder, ConstVal, Frame, Global, Val};
 use crate::ir::{self, BinOp, CmpOp, ConvOp, Op, Term, Ty, Value};
-use crate::spv::{op_name, Inst};
+use crate::spv::{op, op_name, Inst};
 use crate::Error;
 
 impl Builder<'_> {

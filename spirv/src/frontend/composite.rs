@@ -1,10 +1,9 @@
 //! Vectors and composites: construction, extraction and insertion, shuffles, dot products,
 //! vector-times-scalar and `any`/`all`.
 
-use crate::spv::op;
 use super::{Builder, Frame, Val};
 use crate::ir::{BinOp, Op, Ty, Value};
-use crate::spv::{op_name, Inst};
+use crate::spv::{op, op_name, Inst};
 use crate::Error;
 
 impl Builder<'_> {

@@ -1,12 +1,11 @@
 //! Control flow: branches, switches, returns and calls (each call inlined), and the
 //! instructions that lower to nothing.
 
-use crate::spv::op;
 use std::collections::HashMap;
 
 use super::{dominance_order, Builder, Frame, Module, Val, MAX_DEPTH, MAX_INSTS};
 use crate::ir::{BlockId, Op, Term, Ty, Value};
-use crate::spv::{op_name, Inst, Type};
+use crate::spv::{op, op_name, Inst, Type};
 use crate::Error;
 
 impl Builder<'_> {

@@ -10,10 +10,9 @@
 //! of `frontend/nonuniform.rs`), and the capabilities refused by name. The LLVM intrinsics and
 //! the integer instructions the translator makes of some are in `frontend/intrinsics.rs`.
 
-use crate::spv::{op, scope};
 use super::{Builder, Frame, Module, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Ty, Value};
-use crate::spv::{Inst, Type};
+use crate::spv::{op, scope, Inst, Type};
 use crate::Error;
 
 // Opcodes (SPIR-V registry; the extension that adds each in its comment).

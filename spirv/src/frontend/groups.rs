@@ -1,10 +1,9 @@
 //! Barriers and collectives: work-group and sub-group barriers, asynchronous copies, group
 //! reduces, scans and broadcasts, and sub-group shuffles.
 
-use crate::spv::{op, scope};
 use super::{dpcpp, nonuniform, scratch_offset, Builder, Frame, Val, GROUP_SCRATCH};
 use crate::ir::{BinOp, Builtin, CmpOp, ConvOp, Op, Term, Ty, Value};
-use crate::spv::{op_name, Inst, Type};
+use crate::spv::{op, op_name, scope, Inst, Type};
 use crate::Error;
 
 impl Builder<'_> {

@@ -4,11 +4,10 @@
 //! [`Op::Image`] calls with the coordinates and the texel in 32 bytes of private memory;
 //! queries load the descriptor's fields.
 
-use crate::spv::op;
 use super::{align_up, Builder, ConstVal, Frame, Global, Module, Val};
 use crate::image::{field, flag, ImageType, SamplerDesc};
 use crate::ir::{Op, Ty, Value};
-use crate::spv::{op_name, Inst, Type};
+use crate::spv::{op, op_name, Inst, Type};
 use crate::Error;
 
 /// `OpConstantSampler` at module scope: its descriptor in the program's data; the sampler's

@@ -2,9 +2,8 @@
 
 use super::{int_min_max, Builder, Frame, Val};
 use crate::ir::{BinOp, CmpOp, MathFn, Op, Ty, UnOp, Value};
-use crate::spv::{op_name, Inst};
+use crate::spv::{cl, op, op_name, Inst};
 use crate::Error;
-use crate::spv::{cl, op};
 
 pub(super) fn math_of(n: u32) -> Option<(MathFn, usize)> {
     Some(match n {

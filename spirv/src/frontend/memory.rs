@@ -2,9 +2,8 @@
 
 use super::{align_up, Builder, Frame, Val};
 use crate::ir::{BinOp, Op, Ty};
-use crate::spv::{op_name, Inst, Type};
+use crate::spv::{op, op_name, Inst, Type};
 use crate::Error;
-use crate::spv::op;
 
 impl Builder<'_> {
     /// Variables, loads, stores, copies and access chains.

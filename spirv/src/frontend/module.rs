@@ -3,9 +3,8 @@
 
 use super::{ConstVal, Module};
 use crate::ir::{Builtin, Ty};
-use crate::spv::Type;
+use crate::spv::{builtin, Type};
 use crate::Error;
-use crate::spv::builtin;
 
 pub(super) fn align_up(x: u64, a: u64) -> u64 {
     x.div_ceil(a.max(1)) * a.max(1)

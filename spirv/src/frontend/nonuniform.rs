@@ -24,8 +24,7 @@
 
 use super::{scratch_offset, Builder, Frame, Val, GROUP_SCRATCH};
 use crate::ir::{BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Round, Ty, UnOp, Value};
-use crate::spv::{group_op, op, scope};
-use crate::spv::{op_name, Inst};
+use crate::spv::{group_op, op, op_name, scope, Inst};
 use crate::Error;
 
 /// Offset of the arrival tags (a `u32` per work-item) in the collectives' scratch: after the

@@ -5,9 +5,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::{align_up, builtin_of, dpcpp, fnptr, image, ConstVal, Func, Global, Module};
 use crate::ir;
-use crate::spv::{self, op_name, Inst, Type};
+use crate::spv::{self, exec_mode, op, op_name, storage, Inst, Type};
 use crate::Error;
-use crate::spv::{exec_mode, op, storage};
 
 pub(super) const SUPPORTED_CAPS: &[(u32, &str)] = &[
     (4, "Addresses"),

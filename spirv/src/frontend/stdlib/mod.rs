@@ -7,9 +7,8 @@
 
 use super::{Builder, Frame, Module, Val};
 use crate::ir::{ConvOp, MathFn, Op, Round, Ty, Value};
-use crate::spv::{Inst, Type};
+use crate::spv::{cl, op, Inst, Type};
 use crate::Error;
-use crate::spv::{cl, op};
 
 mod scalar;
 mod vector;

@@ -3,8 +3,7 @@
 
 use super::{int_max, math_more, operands, Builder, Frame, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Ty, UnOp, Value};
-use crate::spv::cl;
-use crate::spv::{Inst, Type};
+use crate::spv::{cl, Inst, Type};
 use crate::Error;
 
 impl Builder<'_> {

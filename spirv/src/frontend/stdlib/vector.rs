@@ -3,9 +3,8 @@
 
 use super::{operands, Builder, Frame, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Round, Ty, Value};
-use crate::spv::Inst;
+use crate::spv::{cl, rounding, Inst};
 use crate::Error;
-use crate::spv::{cl, rounding};
 
 impl Builder<'_> {
     /// `p + offset * bytes` for the `vload`/`vstore` operands.
