@@ -146,7 +146,7 @@ impl Builder<'_> {
         }
         let ty = self.m.ir_ty(i.w(0)?)?;
         if !ty.is_float() {
-            if matches!(op, 227..=229) {
+            if matches!(op, op::ATOMIC_LOAD | op::ATOMIC_STORE | op::ATOMIC_EXCHANGE) {
                 return Ok(false);
             }
             return Err(Error::unsupported(format!("{} on {ty:?}", op_name(op))));

@@ -214,7 +214,11 @@ impl Builder<'_> {
         if (86..=107).contains(&op) {
             return self.image_inst(fr, i).map(|()| false);
         }
-        if matches!(op, 80..=82 | 169) && self.aggregate_inst(fr, i)?.is_some() {
+        if matches!(
+            op,
+            op::COMPOSITE_CONSTRUCT | op::COMPOSITE_EXTRACT | op::COMPOSITE_INSERT | op::SELECT
+        ) && self.aggregate_inst(fr, i)?.is_some()
+        {
             return Ok(false);
         }
         if let Some(first) = elementwise(op) {

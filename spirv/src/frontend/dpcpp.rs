@@ -294,7 +294,7 @@ pub(super) fn group_logical(op: u16) -> bool {
 
 /// Group instructions on floats.
 pub(super) fn group_float(op: u16) -> bool {
-    matches!(op, 265 | 266 | 269 | OP_GROUP_FMUL_KHR)
+    matches!(op, op::GROUP_F_ADD | op::GROUP_F_MIN | op::GROUP_F_MAX | OP_GROUP_FMUL_KHR)
 }
 
 /// Bits of a SPIR-V scalar type (pointers: 64).
@@ -573,7 +573,7 @@ impl Builder<'_> {
             _ => return Err(Error::invalid("an access chain whose base is not a pointer")),
         };
         let mut idx = 3;
-        if matches!(i.op, 67 | 70) {
+        if matches!(i.op, op::PTR_ACCESS_CHAIN | op::IN_BOUNDS_PTR_ACCESS_CHAIN) {
             let (s, _) = m.layout(ty)?;
             off = off.wrapping_add(constant(i.w(3)?)?.wrapping_mul(s));
             idx = 4;

@@ -315,7 +315,7 @@ impl Builder<'_> {
     pub(super) fn shuffle_op(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
         let op = i.op;
         let rty = self.m.ir_ty(i.w(0)?)?;
-        let two = matches!(op, 5572 | 5573);
+        let two = matches!(op, op::SUBGROUP_SHUFFLE_DOWN_INTEL | op::SUBGROUP_SHUFFLE_UP_INTEL);
         let a = self.val(fr, i.w(2)?)?;
         let b = if two {
             Some(self.val(fr, i.w(3)?)?)

@@ -164,7 +164,10 @@ impl Builder<'_> {
                 if vs.len() != 4 || vs.iter().any(|v| self.k.ty(*v) != Ty::I32) {
                     return Err(bad());
                 }
-                let want = if matches!(op, 340 | 341) {
+                let want = if matches!(
+                    op,
+                    op::GROUP_NON_UNIFORM_INVERSE_BALLOT | op::GROUP_NON_UNIFORM_BALLOT_BIT_EXTRACT
+                ) {
                     Ty::Bool
                 } else {
                     Ty::I32
@@ -609,7 +612,13 @@ impl Builder<'_> {
                 op_name(op)
             )));
         }
-        if half && matches!(op, 350 | 352) && xt != Ty::F32 {
+        if half
+            && matches!(
+                op,
+                op::GROUP_NON_UNIFORM_F_ADD | op::GROUP_NON_UNIFORM_F_MUL
+            )
+            && xt != Ty::F32
+        {
             return Err(Error::invalid(format!(
                 "{}: a half not carried as float",
                 op_name(op)
@@ -681,7 +690,12 @@ impl Builder<'_> {
             }
             _ => self.push(t, Op::Bin(BinOp::Xor, a, b)),
         };
-        if half && matches!(op, 350 | 352) {
+        if half
+            && matches!(
+                op,
+                op::GROUP_NON_UNIFORM_F_ADD | op::GROUP_NON_UNIFORM_F_MUL
+            )
+        {
             let h = self.push(Ty::I16, Op::Conv(ConvOp::FToF16(Round::Rte), r));
             self.push(t, Op::Conv(ConvOp::F16ToF, h))
         } else {

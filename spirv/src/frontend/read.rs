@@ -227,7 +227,10 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                     }
                     modes.entry(i.w(0)?).or_default().sub_group = Some(size);
                 }
-                if matches!(i.w(1)?, 36 | 37) {
+                if matches!(
+                    i.w(1)?,
+                    exec_mode::SUBGROUPS_PER_WORKGROUP | exec_mode::SUBGROUPS_PER_WORKGROUP_ID
+                ) {
                     return Err(Error::unsupported("execution mode SubgroupsPerWorkgroup"));
                 }
                 match i.w(1)? {

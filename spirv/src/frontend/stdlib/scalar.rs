@@ -38,7 +38,7 @@ impl Builder<'_> {
             }
         };
         let pe = self.m.vector(pointee).map_or(pointee, |v| v.0);
-        let int_side = matches!(n, 31 | 36 | 52);
+        let int_side = matches!(n, cl::FREXP | cl::LGAMMA_R | cl::REMQUO);
         let want = if int_side { Ty::I32 } else { t };
         if self.m.ir_ty(pe)? != want
             || self
@@ -266,7 +266,16 @@ impl Builder<'_> {
         let cmp = |s: &mut Self, c: CmpOp, x: Value, y: Value| s.push(Ty::Bool, Op::Cmp(c, x, y));
         let sel = |s: &mut Self, c: Value, x: Value, y: Value| s.push(ty, Op::Select(c, x, y));
         let cnst = |s: &mut Self, v: u64| s.push(ty, Op::Const(v));
-        let signed = matches!(n, 142 | 143 | 145 | 147 | 153 | 155 | 162);
+        let signed = matches!(
+            n,
+            cl::S_ABS_DIFF
+                | cl::S_ADD_SAT
+                | cl::S_HADD
+                | cl::S_RHADD
+                | cl::S_MAD_HI
+                | cl::S_MAD_SAT
+                | cl::S_SUB_SAT
+        );
         // The saturation value by the sign of `x` (signed): MIN below zero, else MAX.
         let sat_by_sign = |s: &mut Self, x: Value| {
             let zero = cnst(s, 0);

@@ -59,7 +59,10 @@ impl Builder<'_> {
             // vstoren(data, offset, p); vstore_half(n)(_r), vstorea_halfn(_r) (data, offset,
             // p[, rounding mode]).
             _ => {
-                let rounded = matches!(n, 176 | 178 | 181);
+                let rounded = matches!(
+                    n,
+                    cl::VSTORE_HALF_R | cl::VSTORE_HALFN_R | cl::VSTOREA_HALFN_R
+                );
                 let a = operands(i, n, if rounded { 4 } else { 3 })?;
                 let round = if rounded {
                     match a[3] {
@@ -88,7 +91,7 @@ impl Builder<'_> {
                     )));
                 }
                 let esize = if half { 2 } else { u64::from(et.bytes()) };
-                let stride = if matches!(n, 180 | 181) && count == 3 {
+                let stride = if matches!(n, cl::VSTOREA_HALFN | cl::VSTOREA_HALFN_R) && count == 3 {
                     4
                 } else {
                     count
@@ -145,7 +148,7 @@ impl Builder<'_> {
         let rt = self
             .m
             .ir_ty(self.m.vector(i.w(0)?).map_or(i.w(0)?, |v| v.0))?;
-        let two = matches!(n, 104 | 105 | 108);
+        let two = matches!(n, cl::CROSS | cl::DISTANCE | cl::FAST_DISTANCE);
         let a = operands(i, n, if two { 2 } else { 1 })?;
         let (xs, t) = self.float_elems(fr, a[0], n)?;
         let ys = if two {
