@@ -51,7 +51,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::spv::op;
+use crate::spv::{deco, op};
 
 /// Why a module does not build.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -365,7 +365,10 @@ pub fn spec_constants(bytes: &[u8]) -> Result<Vec<(u32, u32)>, Error> {
             }
             op::SPEC_CONSTANT_TRUE | op::SPEC_CONSTANT_FALSE | op::SPEC_CONSTANT => {
                 let id = i.w(1)?;
-                if let Some(d) = decos.get(&id).and_then(|d| d.iter().find(|d| d.0 == 1)) {
+                if let Some(d) = decos
+                    .get(&id)
+                    .and_then(|d| d.iter().find(|d| d.0 == deco::SPEC_ID))
+                {
                     let spec_id =
                         *d.1.first()
                             .ok_or_else(|| Error::invalid("SpecId without a value"))?;

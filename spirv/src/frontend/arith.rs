@@ -309,9 +309,11 @@ impl Builder<'_> {
                 let a = self.val(fr, i.w(2)?)?;
                 let b = self.val(fr, i.w(3)?)?;
                 let t = self.k.ty(a);
-                let float = op >= 180 || op == 162 || op == 163;
+                let float = op >= op::F_ORD_EQUAL || op == op::ORDERED || op == op::UNORDERED;
                 self.check(t, &[a, b], float, op)?;
-                if (op == 164 || op == 165) != (t == Ty::Bool) && t == Ty::Bool {
+                if (op == op::LOGICAL_EQUAL || op == op::LOGICAL_NOT_EQUAL) != (t == Ty::Bool)
+                    && t == Ty::Bool
+                {
                     return Err(Error::invalid(format!("{} on booleans", op_name(op))));
                 }
                 let v = self.push(Ty::Bool, Op::Cmp(c, a, b));

@@ -264,7 +264,7 @@ impl Builder<'_> {
             if fr.labels.insert(*label, b).is_some() {
                 return Err(Error::invalid(format!("block %{label} defined twice")));
             }
-            let phis: Vec<Inst> = insts.iter().filter(|i| i.op == 245).cloned().collect();
+            let phis: Vec<Inst> = insts.iter().filter(|i| i.op == op::PHI).cloned().collect();
             for p in &phis {
                 let types = self.value_types(p.w(0)?)?;
                 let vs: Vec<Value> = types.iter().map(|t| self.k.new_value(*t)).collect();

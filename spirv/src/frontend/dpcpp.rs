@@ -225,7 +225,7 @@ pub(super) fn host_access_name(m: &Module, id: u32) -> Result<Option<String>, Er
         let old = d.0 == DECORATION_HOST_ACCESS_INTEL_OLD && d.1.len() > 1;
         if d.0 == DECORATION_HOST_ACCESS_INTEL || old {
             let w = Inst {
-                op: 71,
+                op: op::DECORATE,
                 ops: d.1.clone(),
             };
             return Ok(Some(w.string(1)?.0));
@@ -268,22 +268,22 @@ pub(super) fn module_ignored(m: &Module, i: &Inst) -> Result<bool, Error> {
 /// operation and identity `frontend/nonuniform.rs` has), or an `OpGroup*` one as its twin.
 pub(super) fn group_twin(op: u16) -> u16 {
     match op {
-        op::GROUP_I_ADD => 349,
-        op::GROUP_F_ADD => 350,
-        op::GROUP_F_MIN => 355,
-        op::GROUP_U_MIN => 354,
-        op::GROUP_S_MIN => 353,
-        op::GROUP_F_MAX => 358,
-        op::GROUP_U_MAX => 357,
-        op::GROUP_S_MAX => 356,
-        OP_GROUP_IMUL_KHR => 351,
-        OP_GROUP_FMUL_KHR => 352,
-        OP_GROUP_BITWISE_AND_KHR => 359,
-        OP_GROUP_BITWISE_OR_KHR => 360,
-        OP_GROUP_BITWISE_XOR_KHR => 361,
-        OP_GROUP_LOGICAL_AND_KHR => 362,
-        OP_GROUP_LOGICAL_OR_KHR => 363,
-        _ => 364,
+        op::GROUP_I_ADD => op::GROUP_NON_UNIFORM_I_ADD,
+        op::GROUP_F_ADD => op::GROUP_NON_UNIFORM_F_ADD,
+        op::GROUP_F_MIN => op::GROUP_NON_UNIFORM_F_MIN,
+        op::GROUP_U_MIN => op::GROUP_NON_UNIFORM_U_MIN,
+        op::GROUP_S_MIN => op::GROUP_NON_UNIFORM_S_MIN,
+        op::GROUP_F_MAX => op::GROUP_NON_UNIFORM_F_MAX,
+        op::GROUP_U_MAX => op::GROUP_NON_UNIFORM_U_MAX,
+        op::GROUP_S_MAX => op::GROUP_NON_UNIFORM_S_MAX,
+        OP_GROUP_IMUL_KHR => op::GROUP_NON_UNIFORM_I_MUL,
+        OP_GROUP_FMUL_KHR => op::GROUP_NON_UNIFORM_F_MUL,
+        OP_GROUP_BITWISE_AND_KHR => op::GROUP_NON_UNIFORM_BITWISE_AND,
+        OP_GROUP_BITWISE_OR_KHR => op::GROUP_NON_UNIFORM_BITWISE_OR,
+        OP_GROUP_BITWISE_XOR_KHR => op::GROUP_NON_UNIFORM_BITWISE_XOR,
+        OP_GROUP_LOGICAL_AND_KHR => op::GROUP_NON_UNIFORM_LOGICAL_AND,
+        OP_GROUP_LOGICAL_OR_KHR => op::GROUP_NON_UNIFORM_LOGICAL_OR,
+        _ => op::GROUP_NON_UNIFORM_LOGICAL_XOR,
     }
 }
 

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use super::{align_up, Builder, ConstVal, Frame, Module, Val};
 use crate::ir::{BinOp, Op, Term, Ty};
-use crate::spv::{op_name, Inst, Type};
+use crate::spv::{op, op_name, Inst, Type};
 use crate::Error;
 
 /// `OpConstantFunctionPointerINTEL` (formerly `OpFunctionPointerINTEL`).
@@ -162,7 +162,7 @@ pub(super) fn finish(
     }
     if insts
         .iter()
-        .any(|i| i.op == 17 && i.ops.first() == Some(&CAPABILITY))
+        .any(|i| i.op == op::CAPABILITY && i.ops.first() == Some(&CAPABILITY))
     {
         let mut named: Vec<(String, u32)> = m
             .exports

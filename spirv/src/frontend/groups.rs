@@ -3,7 +3,7 @@
 
 use super::{dpcpp, nonuniform, scratch_offset, Builder, Frame, Val, GROUP_SCRATCH};
 use crate::ir::{BinOp, Builtin, CmpOp, ConvOp, Op, Term, Ty, Value};
-use crate::spv::{op, op_name, scope, Inst, Type};
+use crate::spv::{op, op_name, scope, storage, Inst, Type};
 use crate::Error;
 
 impl Builder<'_> {
@@ -272,7 +272,7 @@ impl Builder<'_> {
             return Err(Error::invalid("OpGroupAsyncCopy: elements of different sizes"));
         }
         // Workgroup storage: the source is local, so the destination is the global side.
-        let dst_strided = *ssc == 4;
+        let dst_strided = *ssc == storage::WORKGROUP;
         let (n, stride, event) = (
             self.val(fr, i.w(5)?)?,
             self.val(fr, i.w(6)?)?,

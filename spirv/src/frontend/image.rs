@@ -175,13 +175,13 @@ impl Builder<'_> {
             op::IMAGE_SAMPLE_EXPLICIT_LOD | op::IMAGE_READ => {
                 let (rt, rid) = (i.w(0)?, i.w(1)?);
                 let (img, smp, t) = self.image_of(fr, i.w(2)?)?;
-                if i.op == 88 && smp.is_none() {
+                if i.op == op::IMAGE_SAMPLE_EXPLICIT_LOD && smp.is_none() {
                     return Err(Error::invalid("OpImageSampleExplicitLod of an image without a sampler"));
                 }
                 if t.access == 1 {
                     return Err(Error::invalid(format!("{name} of a write-only image")));
                 }
-                self.image_operands(i, 4, i.op == 88)?;
+                self.image_operands(i, 4, i.op == op::IMAGE_SAMPLE_EXPLICIT_LOD)?;
                 let (n, et, tf) = self.texel_kind(rt)?;
                 let (coords, texel) = self.image_scratch()?;
                 let cf = self.store_coords(fr, i.w(3)?, &t, coords)?;
@@ -241,7 +241,11 @@ impl Builder<'_> {
                 let (rt, rid) = (i.w(0)?, i.w(1)?);
                 let (img, _, _) = self.image_of(fr, i.w(2)?)?;
                 let to = self.int_result(rt, name.as_str())?;
-                let off = if i.op == 101 { field::DATA_TYPE } else { field::ORDER };
+                let off = if i.op == op::IMAGE_QUERY_FORMAT {
+                    field::DATA_TYPE
+                } else {
+                    field::ORDER
+                };
                 let a = self.add_const(img, off);
                 let v = self.push(Ty::I32, Op::Load(a));
                 let v = self.resize(v, to);

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::{align_up, Builder, Modes, Module, Val};
 use crate::ir::{self, BlockId, ConvOp, Op, Term, Ty};
-use crate::spv::{op, storage, Inst, Type};
+use crate::spv::{deco, op, param_attr, storage, Inst, Type};
 use crate::{AddressSpace, ArgInfo, ArgKind, Error, KernelInfo};
 
 pub(super) fn lower_kernel(
@@ -45,10 +45,10 @@ pub(super) fn lower_kernel(
     let mut infos = Vec::new();
     let mut offset = 0u32;
     for (pid, pty) in &f.params {
-        let byval = m
-            .decos
-            .get(pid)
-            .is_some_and(|d| d.iter().any(|d| d.0 == 38 && d.1.first() == Some(&2)));
+        let byval = m.decos.get(pid).is_some_and(|d| {
+            d.iter()
+                .any(|d| d.0 == deco::FUNC_PARAM_ATTR && d.1.first() == Some(&param_attr::BY_VAL))
+        });
         let (kind, size, space, align) = match m.ty(*pty)? {
             Type::Int(_) | Type::Float(_) | Type::Vector(..) => {
                 let (s, a) = m.layout(*pty)?;

@@ -136,7 +136,7 @@ impl Builder<'_> {
                     }
                 };
                 let mut idx = 3;
-                if op == 67 || op == 70 {
+                if op == op::PTR_ACCESS_CHAIN || op == op::IN_BOUNDS_PTR_ACCESS_CHAIN {
                     let (s, _) = m.layout(ty)?;
                     addr = self.offset(fr, addr, i.w(3)?, s)?;
                     idx = 4;

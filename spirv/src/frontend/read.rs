@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::{align_up, builtin_of, dpcpp, fnptr, image, ConstVal, Func, Global, Module};
 use crate::ir;
-use crate::spv::{self, exec_mode, op, op_name, storage, Inst, Type};
+use crate::spv::{self, deco, exec_mode, op, op_name, storage, Inst, Type};
 use crate::Error;
 
 pub(super) const SUPPORTED_CAPS: &[(u32, &str)] = &[
@@ -98,9 +98,9 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
     let mut exports = HashMap::new();
     let mut imports = HashMap::new();
     for (id, ds) in &decos {
-        for d in ds.iter().filter(|d| d.0 == 41) {
+        for d in ds.iter().filter(|d| d.0 == deco::LINKAGE_ATTRIBUTES) {
             let w = Inst {
-                op: 71,
+                op: op::DECORATE,
                 ops: d.1.clone(),
             };
             let (name, next) = w.string(0)?;
@@ -282,7 +282,7 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                 m.types.insert(i.w(0)?, Type::Array(i.w(1)?, len));
             }
             op::TYPE_STRUCT => {
-                let packed = m.has_deco(i.w(0)?, 10).is_some();
+                let packed = m.has_deco(i.w(0)?, deco::C_PACKED).is_some();
                 m.types
                     .insert(i.w(0)?, Type::Struct(i.ops[1..].to_vec(), packed));
             }
@@ -322,9 +322,9 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
             | op::CONSTANT_FALSE
             | op::SPEC_CONSTANT_TRUE
             | op::SPEC_CONSTANT_FALSE => {
-                let mut v = u64::from(i.op == 41 || i.op == 48);
+                let mut v = u64::from(i.op == op::CONSTANT_TRUE || i.op == op::SPEC_CONSTANT_TRUE);
                 if i.op >= 48 {
-                    if let Some(s) = m.has_deco(i.w(1)?, 1).and_then(|d| d.first()) {
+                    if let Some(s) = m.has_deco(i.w(1)?, deco::SPEC_ID).and_then(|d| d.first()) {
                         if let Some(x) = spec.get(s) {
                             v = u64::from(*x != 0);
                         }
@@ -342,8 +342,8 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                 if bits > 32 {
                     v |= u64::from(i.w(3)?) << 32;
                 }
-                if i.op == 50 {
-                    if let Some(s) = m.has_deco(i.w(1)?, 1).and_then(|d| d.first()) {
+                if i.op == op::SPEC_CONSTANT {
+                    if let Some(s) = m.has_deco(i.w(1)?, deco::SPEC_ID).and_then(|d| d.first()) {
                         if let Some(x) = spec.get(s) {
                             v = if bits >= 64 {
                                 *x
@@ -373,7 +373,7 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                 };
                 // A `BuiltIn` variable is the built-in in any storage class (the translator of
                 // LLVM 14 declares them UniformConstant).
-                let builtin = m.has_deco(id, 11).and_then(|d| d.first().copied());
+                let builtin = m.has_deco(id, deco::BUILT_IN).and_then(|d| d.first().copied());
                 let g = match sc {
                     _ if builtin.is_some() => Global::Builtin(builtin_of(builtin.unwrap_or(0))?),
                     storage::INPUT => return Err(Error::unsupported("Input variables that are not built-ins")),
@@ -390,9 +390,9 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                             m.write_const(*init, pointee, &mut data[off as usize..], 0)?;
                             fnptr::init_relocs(&mut m, *init, pointee, off)?;
                         }
-                        if let Some(d) = m.has_deco(id, 41) {
+                        if let Some(d) = m.has_deco(id, deco::LINKAGE_ATTRIBUTES) {
                             let w = Inst {
-                                op: 41,
+                                op: op::CONSTANT_TRUE,
                                 ops: d.to_vec(),
                             };
                             let (name, next) = w.string(0)?;
@@ -403,7 +403,7 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                         if let Some(name) = dpcpp::host_access_name(&m, id)? {
                             globals.push((name, off as u32, size as u32));
                         }
-                        Global::Data(off as u32, sc == 5)
+                        Global::Data(off as u32, sc == storage::CROSS_WORKGROUP)
                     }
                     storage::WORKGROUP => {
                         let (size, align) = m.layout(pointee)?;

@@ -119,10 +119,10 @@ fn merge_continued(insts: Vec<Inst>) -> Result<Vec<Inst>, Error> {
     let mut out: Vec<Inst> = Vec::with_capacity(insts.len());
     for i in insts {
         let head = match i.op {
-            OP_TYPE_STRUCT_CONTINUED_INTEL => 30,
-            OP_CONSTANT_COMPOSITE_CONTINUED_INTEL => 44,
-            OP_SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL => 51,
-            OP_COMPOSITE_CONSTRUCT_CONTINUED_INTEL => 80,
+            OP_TYPE_STRUCT_CONTINUED_INTEL => op::TYPE_STRUCT,
+            OP_CONSTANT_COMPOSITE_CONTINUED_INTEL => op::CONSTANT_COMPOSITE,
+            OP_SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL => op::SPEC_CONSTANT_COMPOSITE,
+            OP_COMPOSITE_CONSTRUCT_CONTINUED_INTEL => op::COMPOSITE_CONSTRUCT,
             _ => {
                 out.push(i);
                 continue;
