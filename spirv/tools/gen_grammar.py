@@ -43,6 +43,8 @@ def snake(name):
     """`FAdd` -> `F_ADD`, `ConvertFToU` -> `CONVERT_F_TO_U`, `s_abs` -> `S_ABS`."""
     s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
     s = re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])", "_", s)
+    # A vendor suffix after a capital: `ConvertBF16ToFINTEL` -> `..._TO_F_INTEL`.
+    s = re.sub(r"(?<=[A-Z0-9])(INTEL|KHR|EXT|NVX|NV|AMDX|AMD|ARM|QCOM|HUAWEI|GOOGLE)$", r"_\1", s)
     return s.upper()
 
 

@@ -12,80 +12,80 @@
 
 use super::{Builder, Frame, Module, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Ty, Value};
-use crate::spv::{op, scope, Inst, Type};
+use crate::spv::{deco, op, scope, Inst, Type};
 use crate::Error;
 
 // Opcodes (SPIR-V registry; the extension that adds each in its comment).
 /// `OpExtInst`.
-const OP_EXT_INST: u16 = 12;
+const OP_EXT_INST: u16 = op::EXT_INST;
 /// `OpDecorateId` (SPIR-V 1.2).
-const OP_DECORATE_ID: u16 = 332;
+const OP_DECORATE_ID: u16 = op::DECORATE_ID;
 /// `OpIsFinite`.
-const OP_IS_FINITE: u16 = 158;
+const OP_IS_FINITE: u16 = op::IS_FINITE;
 /// `OpIsNormal`.
-const OP_IS_NORMAL: u16 = 159;
+const OP_IS_NORMAL: u16 = op::IS_NORMAL;
 /// `OpSignBitSet`.
-const OP_SIGN_BIT_SET: u16 = 160;
+const OP_SIGN_BIT_SET: u16 = op::SIGN_BIT_SET;
 /// `OpBitcast`.
-const OP_BITCAST: u16 = 124;
+const OP_BITCAST: u16 = op::BITCAST;
 /// `OpSubgroupBlockReadINTEL` (SPV_INTEL_subgroups, SubgroupBufferBlockIOINTEL).
-const OP_SUBGROUP_BLOCK_READ_INTEL: u16 = 5575;
+const OP_SUBGROUP_BLOCK_READ_INTEL: u16 = op::SUBGROUP_BLOCK_READ_INTEL;
 /// `OpSubgroupBlockWriteINTEL`.
-const OP_SUBGROUP_BLOCK_WRITE_INTEL: u16 = 5576;
+const OP_SUBGROUP_BLOCK_WRITE_INTEL: u16 = op::SUBGROUP_BLOCK_WRITE_INTEL;
 /// `OpPtrEqual` (SPIR-V 1.4).
-const OP_PTR_EQUAL: u16 = 401;
+const OP_PTR_EQUAL: u16 = op::PTR_EQUAL;
 /// `OpPtrNotEqual`.
-const OP_PTR_NOT_EQUAL: u16 = 402;
+const OP_PTR_NOT_EQUAL: u16 = op::PTR_NOT_EQUAL;
 /// `OpPtrDiff`.
-const OP_PTR_DIFF: u16 = 403;
+const OP_PTR_DIFF: u16 = op::PTR_DIFF;
 /// `OpControlBarrierArriveINTEL` (SPV_INTEL_split_barrier).
-const OP_CONTROL_BARRIER_ARRIVE_INTEL: u16 = 6142;
+const OP_CONTROL_BARRIER_ARRIVE_INTEL: u16 = op::CONTROL_BARRIER_ARRIVE_INTEL;
 /// `OpControlBarrierWaitINTEL`.
-const OP_CONTROL_BARRIER_WAIT_INTEL: u16 = 6143;
+const OP_CONTROL_BARRIER_WAIT_INTEL: u16 = op::CONTROL_BARRIER_WAIT_INTEL;
 /// `OpReadClockKHR` (SPV_KHR_shader_clock).
-const OP_READ_CLOCK_KHR: u16 = 5056;
+const OP_READ_CLOCK_KHR: u16 = op::READ_CLOCK_KHR;
 /// `OpAssumeTrueKHR` (SPV_KHR_expect_assume).
-const OP_ASSUME_TRUE_KHR: u16 = 5630;
+const OP_ASSUME_TRUE_KHR: u16 = op::ASSUME_TRUE_KHR;
 /// `OpExpectKHR` (SPV_KHR_expect_assume).
-const OP_EXPECT_KHR: u16 = 5631;
+const OP_EXPECT_KHR: u16 = op::EXPECT_KHR;
 /// `OpDecorateString` (SPIR-V 1.4, SPV_GOOGLE_decorate_string).
-const OP_DECORATE_STRING: u16 = 5632;
+const OP_DECORATE_STRING: u16 = op::DECORATE_STRING;
 /// `OpMemberDecorateString`.
-const OP_MEMBER_DECORATE_STRING: u16 = 5633;
+const OP_MEMBER_DECORATE_STRING: u16 = op::MEMBER_DECORATE_STRING;
 /// `OpLoopControlINTEL` (SPV_INTEL_unstructured_loop_controls).
-const OP_LOOP_CONTROL_INTEL: u16 = 5887;
+const OP_LOOP_CONTROL_INTEL: u16 = op::LOOP_CONTROL_INTEL;
 /// `OpAliasDomainDeclINTEL` (SPV_INTEL_memory_access_aliasing).
-const OP_ALIAS_DOMAIN_DECL_INTEL: u16 = 5911;
+const OP_ALIAS_DOMAIN_DECL_INTEL: u16 = op::ALIAS_DOMAIN_DECL_INTEL;
 /// `OpAliasScopeDeclINTEL`.
-const OP_ALIAS_SCOPE_DECL_INTEL: u16 = 5912;
+const OP_ALIAS_SCOPE_DECL_INTEL: u16 = op::ALIAS_SCOPE_DECL_INTEL;
 /// `OpAliasScopeListDeclINTEL`.
-const OP_ALIAS_SCOPE_LIST_DECL_INTEL: u16 = 5913;
+const OP_ALIAS_SCOPE_LIST_DECL_INTEL: u16 = op::ALIAS_SCOPE_LIST_DECL_INTEL;
 /// `OpConvertFToBF16INTEL` (SPV_INTEL_bfloat16_conversion).
-const OP_CONVERT_F_TO_BF16_INTEL: u16 = 6116;
+const OP_CONVERT_F_TO_BF16_INTEL: u16 = op::CONVERT_F_TO_BF16_INTEL;
 /// `OpConvertBF16ToFINTEL`.
-const OP_CONVERT_BF16_TO_F_INTEL: u16 = 6117;
+const OP_CONVERT_BF16_TO_F_INTEL: u16 = op::CONVERT_BF16_TO_F_INTEL;
 /// `OpArithmeticFenceEXT` (SPV_EXT_arithmetic_fence, was SPV_INTEL_arithmetic_fence).
-const OP_ARITHMETIC_FENCE_EXT: u16 = 6145;
+const OP_ARITHMETIC_FENCE_EXT: u16 = op::ARITHMETIC_FENCE_EXT;
 /// `OpRoundFToTF32INTEL` (SPV_INTEL_tensor_float32_conversion).
-const OP_ROUND_F_TO_TF32_INTEL: u16 = 6426;
+const OP_ROUND_F_TO_TF32_INTEL: u16 = op::ROUND_F_TO_TF32_INTEL;
 
 // SPV_KHR_uniform_group_instructions: like `OpGroupIAdd` (scope, group operation, value).
 /// `OpGroupIMulKHR`.
-pub(super) const OP_GROUP_IMUL_KHR: u16 = 6401;
+pub(super) const OP_GROUP_IMUL_KHR: u16 = op::GROUP_I_MUL_KHR;
 /// `OpGroupFMulKHR`.
-pub(super) const OP_GROUP_FMUL_KHR: u16 = 6402;
+pub(super) const OP_GROUP_FMUL_KHR: u16 = op::GROUP_F_MUL_KHR;
 /// `OpGroupBitwiseAndKHR`.
-pub(super) const OP_GROUP_BITWISE_AND_KHR: u16 = 6403;
+pub(super) const OP_GROUP_BITWISE_AND_KHR: u16 = op::GROUP_BITWISE_AND_KHR;
 /// `OpGroupBitwiseOrKHR`.
-const OP_GROUP_BITWISE_OR_KHR: u16 = 6404;
+const OP_GROUP_BITWISE_OR_KHR: u16 = op::GROUP_BITWISE_OR_KHR;
 /// `OpGroupBitwiseXorKHR`.
-const OP_GROUP_BITWISE_XOR_KHR: u16 = 6405;
+const OP_GROUP_BITWISE_XOR_KHR: u16 = op::GROUP_BITWISE_XOR_KHR;
 /// `OpGroupLogicalAndKHR`.
-pub(super) const OP_GROUP_LOGICAL_AND_KHR: u16 = 6406;
+pub(super) const OP_GROUP_LOGICAL_AND_KHR: u16 = op::GROUP_LOGICAL_AND_KHR;
 /// `OpGroupLogicalOrKHR`.
-const OP_GROUP_LOGICAL_OR_KHR: u16 = 6407;
+const OP_GROUP_LOGICAL_OR_KHR: u16 = op::GROUP_LOGICAL_OR_KHR;
 /// `OpGroupLogicalXorKHR`.
-pub(super) const OP_GROUP_LOGICAL_XOR_KHR: u16 = 6408;
+pub(super) const OP_GROUP_LOGICAL_XOR_KHR: u16 = op::GROUP_LOGICAL_XOR_KHR;
 
 /// Capabilities whose extensions are hints on a CPU (or whose instructions this module
 /// implements): accepted.
@@ -213,7 +213,7 @@ pub(super) fn refuse_capability(c: u32) -> Error {
 
 /// `HostAccessINTEL` (SPV_INTEL_global_variable_host_access): access, then the name by which
 /// the host finds a program-scope variable (SYCL's `device_global`).
-const DECORATION_HOST_ACCESS_INTEL: u32 = 6168;
+const DECORATION_HOST_ACCESS_INTEL: u32 = deco::HOST_ACCESS_INTEL;
 /// The same decoration under the translator's earlier, internal number (capability 6146,
 /// `GlobalVariableDecorationsINTEL`), where 6147 with one literal is `InitModeINTEL`.
 const DECORATION_HOST_ACCESS_INTEL_OLD: u32 = 6147;

@@ -35,7 +35,7 @@ const SCRATCH: u32 = TAGS + 4 * 1024;
 
 /// `OpGroupNonUniformRotateKHR` (SPV_KHR_subgroup_rotate): scope, value, delta and an optional
 /// cluster size.
-pub(super) const ROTATE_KHR: u16 = 4431;
+pub(super) const ROTATE_KHR: u16 = op::GROUP_NON_UNIFORM_ROTATE_KHR;
 
 /// Where a work-item's sub-group's exchange reads from (after the first barrier).
 struct Peers {

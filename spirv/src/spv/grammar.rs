@@ -791,9 +791,9 @@ pub mod op {
     /// `ImageBoxFilterQCOM` (4481).
     pub const IMAGE_BOX_FILTER_QCOM: u16 = spirv::Op::ImageBoxFilterQCOM as u16;
     /// `ImageBlockMatchSSDQCOM` (4482).
-    pub const IMAGE_BLOCK_MATCH_SSDQCOM: u16 = spirv::Op::ImageBlockMatchSSDQCOM as u16;
+    pub const IMAGE_BLOCK_MATCH_SSD_QCOM: u16 = spirv::Op::ImageBlockMatchSSDQCOM as u16;
     /// `ImageBlockMatchSADQCOM` (4483).
-    pub const IMAGE_BLOCK_MATCH_SADQCOM: u16 = spirv::Op::ImageBlockMatchSADQCOM as u16;
+    pub const IMAGE_BLOCK_MATCH_SAD_QCOM: u16 = spirv::Op::ImageBlockMatchSADQCOM as u16;
     /// `GroupIAddNonUniformAMD` (5000).
     pub const GROUP_I_ADD_NON_UNIFORM_AMD: u16 = spirv::Op::GroupIAddNonUniformAMD as u16;
     /// `GroupFAddNonUniformAMD` (5001).
@@ -961,13 +961,13 @@ pub mod op {
     /// `ConvertUToSamplerNV` (5392).
     pub const CONVERT_U_TO_SAMPLER_NV: u16 = spirv::Op::ConvertUToSamplerNV as u16;
     /// `ConvertImageToUNV` (5393).
-    pub const CONVERT_IMAGE_TO_UNV: u16 = spirv::Op::ConvertImageToUNV as u16;
+    pub const CONVERT_IMAGE_TO_U_NV: u16 = spirv::Op::ConvertImageToUNV as u16;
     /// `ConvertSamplerToUNV` (5394).
-    pub const CONVERT_SAMPLER_TO_UNV: u16 = spirv::Op::ConvertSamplerToUNV as u16;
+    pub const CONVERT_SAMPLER_TO_U_NV: u16 = spirv::Op::ConvertSamplerToUNV as u16;
     /// `ConvertUToSampledImageNV` (5395).
     pub const CONVERT_U_TO_SAMPLED_IMAGE_NV: u16 = spirv::Op::ConvertUToSampledImageNV as u16;
     /// `ConvertSampledImageToUNV` (5396).
-    pub const CONVERT_SAMPLED_IMAGE_TO_UNV: u16 = spirv::Op::ConvertSampledImageToUNV as u16;
+    pub const CONVERT_SAMPLED_IMAGE_TO_U_NV: u16 = spirv::Op::ConvertSampledImageToUNV as u16;
     /// `SamplerImageAddressingModeNV` (5397).
     pub const SAMPLER_IMAGE_ADDRESSING_MODE_NV: u16 =
         spirv::Op::SamplerImageAddressingModeNV as u16;
@@ -1414,15 +1414,15 @@ pub mod op {
     /// `ArbitraryFloatDivINTEL` (5849).
     pub const ARBITRARY_FLOAT_DIV_INTEL: u16 = spirv::Op::ArbitraryFloatDivINTEL as u16;
     /// `ArbitraryFloatGTINTEL` (5850).
-    pub const ARBITRARY_FLOAT_GTINTEL: u16 = spirv::Op::ArbitraryFloatGTINTEL as u16;
+    pub const ARBITRARY_FLOAT_GT_INTEL: u16 = spirv::Op::ArbitraryFloatGTINTEL as u16;
     /// `ArbitraryFloatGEINTEL` (5851).
-    pub const ARBITRARY_FLOAT_GEINTEL: u16 = spirv::Op::ArbitraryFloatGEINTEL as u16;
+    pub const ARBITRARY_FLOAT_GE_INTEL: u16 = spirv::Op::ArbitraryFloatGEINTEL as u16;
     /// `ArbitraryFloatLTINTEL` (5852).
-    pub const ARBITRARY_FLOAT_LTINTEL: u16 = spirv::Op::ArbitraryFloatLTINTEL as u16;
+    pub const ARBITRARY_FLOAT_LT_INTEL: u16 = spirv::Op::ArbitraryFloatLTINTEL as u16;
     /// `ArbitraryFloatLEINTEL` (5853).
-    pub const ARBITRARY_FLOAT_LEINTEL: u16 = spirv::Op::ArbitraryFloatLEINTEL as u16;
+    pub const ARBITRARY_FLOAT_LE_INTEL: u16 = spirv::Op::ArbitraryFloatLEINTEL as u16;
     /// `ArbitraryFloatEQINTEL` (5854).
-    pub const ARBITRARY_FLOAT_EQINTEL: u16 = spirv::Op::ArbitraryFloatEQINTEL as u16;
+    pub const ARBITRARY_FLOAT_EQ_INTEL: u16 = spirv::Op::ArbitraryFloatEQINTEL as u16;
     /// `ArbitraryFloatRecipINTEL` (5855).
     pub const ARBITRARY_FLOAT_RECIP_INTEL: u16 = spirv::Op::ArbitraryFloatRecipINTEL as u16;
     /// `ArbitraryFloatRSqrtINTEL` (5856).
@@ -1476,9 +1476,9 @@ pub mod op {
     /// `ArbitraryFloatPowINTEL` (5880).
     pub const ARBITRARY_FLOAT_POW_INTEL: u16 = spirv::Op::ArbitraryFloatPowINTEL as u16;
     /// `ArbitraryFloatPowRINTEL` (5881).
-    pub const ARBITRARY_FLOAT_POW_RINTEL: u16 = spirv::Op::ArbitraryFloatPowRINTEL as u16;
+    pub const ARBITRARY_FLOAT_POW_R_INTEL: u16 = spirv::Op::ArbitraryFloatPowRINTEL as u16;
     /// `ArbitraryFloatPowNINTEL` (5882).
-    pub const ARBITRARY_FLOAT_POW_NINTEL: u16 = spirv::Op::ArbitraryFloatPowNINTEL as u16;
+    pub const ARBITRARY_FLOAT_POW_N_INTEL: u16 = spirv::Op::ArbitraryFloatPowNINTEL as u16;
     /// `LoopControlINTEL` (5887).
     pub const LOOP_CONTROL_INTEL: u16 = spirv::Op::LoopControlINTEL as u16;
     /// `AliasDomainDeclINTEL` (5911).
@@ -1526,7 +1526,7 @@ pub mod op {
     /// `RayQueryGetRayFlagsKHR` (6017).
     pub const RAY_QUERY_GET_RAY_FLAGS_KHR: u16 = spirv::Op::RayQueryGetRayFlagsKHR as u16;
     /// `RayQueryGetIntersectionTKHR` (6018).
-    pub const RAY_QUERY_GET_INTERSECTION_TKHR: u16 = spirv::Op::RayQueryGetIntersectionTKHR as u16;
+    pub const RAY_QUERY_GET_INTERSECTION_T_KHR: u16 = spirv::Op::RayQueryGetIntersectionTKHR as u16;
     /// `RayQueryGetIntersectionInstanceCustomIndexKHR` (6019).
     pub const RAY_QUERY_GET_INTERSECTION_INSTANCE_CUSTOM_INDEX_KHR: u16 =
         spirv::Op::RayQueryGetIntersectionInstanceCustomIndexKHR as u16;
@@ -1584,7 +1584,7 @@ pub mod op {
     /// `ConvertFToBF16INTEL` (6116).
     pub const CONVERT_F_TO_BF16_INTEL: u16 = spirv::Op::ConvertFToBF16INTEL as u16;
     /// `ConvertBF16ToFINTEL` (6117).
-    pub const CONVERT_BF16_TO_FINTEL: u16 = spirv::Op::ConvertBF16ToFINTEL as u16;
+    pub const CONVERT_BF16_TO_F_INTEL: u16 = spirv::Op::ConvertBF16ToFINTEL as u16;
     /// `ControlBarrierArriveINTEL` (6142).
     pub const CONTROL_BARRIER_ARRIVE_INTEL: u16 = spirv::Op::ControlBarrierArriveINTEL as u16;
     /// `ControlBarrierWaitINTEL` (6143).
@@ -1979,13 +1979,13 @@ pub mod cap {
     /// `SubgroupShuffleINTEL` (5568).
     pub const SUBGROUP_SHUFFLE_INTEL: u32 = spirv::Capability::SubgroupShuffleINTEL as u32;
     /// `SubgroupBufferBlockIOINTEL` (5569).
-    pub const SUBGROUP_BUFFER_BLOCK_IOINTEL: u32 =
+    pub const SUBGROUP_BUFFER_BLOCK_IO_INTEL: u32 =
         spirv::Capability::SubgroupBufferBlockIOINTEL as u32;
     /// `SubgroupImageBlockIOINTEL` (5570).
-    pub const SUBGROUP_IMAGE_BLOCK_IOINTEL: u32 =
+    pub const SUBGROUP_IMAGE_BLOCK_IO_INTEL: u32 =
         spirv::Capability::SubgroupImageBlockIOINTEL as u32;
     /// `SubgroupImageMediaBlockIOINTEL` (5579).
-    pub const SUBGROUP_IMAGE_MEDIA_BLOCK_IOINTEL: u32 =
+    pub const SUBGROUP_IMAGE_MEDIA_BLOCK_IO_INTEL: u32 =
         spirv::Capability::SubgroupImageMediaBlockIOINTEL as u32;
     /// `RoundToInfinityINTEL` (5582).
     pub const ROUND_TO_INFINITY_INTEL: u32 = spirv::Capability::RoundToInfinityINTEL as u32;
@@ -2438,7 +2438,7 @@ pub mod deco {
     pub const VECTOR_COMPUTE_CALLABLE_FUNCTION_INTEL: u32 =
         spirv::Decoration::VectorComputeCallableFunctionINTEL as u32;
     /// `MediaBlockIOINTEL` (6140).
-    pub const MEDIA_BLOCK_IOINTEL: u32 = spirv::Decoration::MediaBlockIOINTEL as u32;
+    pub const MEDIA_BLOCK_IO_INTEL: u32 = spirv::Decoration::MediaBlockIOINTEL as u32;
     /// `InitModeINTEL` (6147).
     pub const INIT_MODE_INTEL: u32 = spirv::Decoration::InitModeINTEL as u32;
     /// `ImplementInRegisterMapINTEL` (6148).
@@ -2571,15 +2571,15 @@ pub mod builtin {
     /// `InstanceIndex` (43).
     pub const INSTANCE_INDEX: u32 = spirv::BuiltIn::InstanceIndex as u32;
     /// `CoreIDARM` (4160).
-    pub const CORE_IDARM: u32 = spirv::BuiltIn::CoreIDARM as u32;
+    pub const CORE_ID_ARM: u32 = spirv::BuiltIn::CoreIDARM as u32;
     /// `CoreCountARM` (4161).
     pub const CORE_COUNT_ARM: u32 = spirv::BuiltIn::CoreCountARM as u32;
     /// `CoreMaxIDARM` (4162).
-    pub const CORE_MAX_IDARM: u32 = spirv::BuiltIn::CoreMaxIDARM as u32;
+    pub const CORE_MAX_ID_ARM: u32 = spirv::BuiltIn::CoreMaxIDARM as u32;
     /// `WarpIDARM` (4163).
-    pub const WARP_IDARM: u32 = spirv::BuiltIn::WarpIDARM as u32;
+    pub const WARP_ID_ARM: u32 = spirv::BuiltIn::WarpIDARM as u32;
     /// `WarpMaxIDARM` (4164).
-    pub const WARP_MAX_IDARM: u32 = spirv::BuiltIn::WarpMaxIDARM as u32;
+    pub const WARP_MAX_ID_ARM: u32 = spirv::BuiltIn::WarpMaxIDARM as u32;
     /// `SubgroupEqMask` (4416).
     pub const SUBGROUP_EQ_MASK: u32 = spirv::BuiltIn::SubgroupEqMask as u32;
     /// `SubgroupGeMask` (4417).
@@ -2695,7 +2695,7 @@ pub mod builtin {
     /// `WorldToObjectNV` (5331).
     pub const WORLD_TO_OBJECT_NV: u32 = spirv::BuiltIn::WorldToObjectNV as u32;
     /// `HitTNV` (5332).
-    pub const HIT_TNV: u32 = spirv::BuiltIn::HitTNV as u32;
+    pub const HIT_T_NV: u32 = spirv::BuiltIn::HitTNV as u32;
     /// `HitKindNV` (5333).
     pub const HIT_KIND_NV: u32 = spirv::BuiltIn::HitKindNV as u32;
     /// `CurrentRayTimeNV` (5334).
@@ -2714,13 +2714,13 @@ pub mod builtin {
     /// `RayGeometryIndexKHR` (5352).
     pub const RAY_GEOMETRY_INDEX_KHR: u32 = spirv::BuiltIn::RayGeometryIndexKHR as u32;
     /// `WarpsPerSMNV` (5374).
-    pub const WARPS_PER_SMNV: u32 = spirv::BuiltIn::WarpsPerSMNV as u32;
+    pub const WARPS_PER_SM_NV: u32 = spirv::BuiltIn::WarpsPerSMNV as u32;
     /// `SMCountNV` (5375).
     pub const SM_COUNT_NV: u32 = spirv::BuiltIn::SMCountNV as u32;
     /// `WarpIDNV` (5376).
-    pub const WARP_IDNV: u32 = spirv::BuiltIn::WarpIDNV as u32;
+    pub const WARP_ID_NV: u32 = spirv::BuiltIn::WarpIDNV as u32;
     /// `SMIDNV` (5377).
-    pub const SMIDNV: u32 = spirv::BuiltIn::SMIDNV as u32;
+    pub const SMID_NV: u32 = spirv::BuiltIn::SMIDNV as u32;
     /// `HitKindFrontFacingMicroTriangleNV` (5405).
     pub const HIT_KIND_FRONT_FACING_MICRO_TRIANGLE_NV: u32 =
         spirv::BuiltIn::HitKindFrontFacingMicroTriangleNV as u32;
@@ -2899,14 +2899,14 @@ pub mod exec_mode {
     pub const SHARED_LOCAL_MEMORY_SIZE_INTEL: u32 =
         spirv::ExecutionMode::SharedLocalMemorySizeINTEL as u32;
     /// `RoundingModeRTPINTEL` (5620).
-    pub const ROUNDING_MODE_RTPINTEL: u32 = spirv::ExecutionMode::RoundingModeRTPINTEL as u32;
+    pub const ROUNDING_MODE_RTP_INTEL: u32 = spirv::ExecutionMode::RoundingModeRTPINTEL as u32;
     /// `RoundingModeRTNINTEL` (5621).
-    pub const ROUNDING_MODE_RTNINTEL: u32 = spirv::ExecutionMode::RoundingModeRTNINTEL as u32;
+    pub const ROUNDING_MODE_RTN_INTEL: u32 = spirv::ExecutionMode::RoundingModeRTNINTEL as u32;
     /// `FloatingPointModeALTINTEL` (5622).
-    pub const FLOATING_POINT_MODE_ALTINTEL: u32 =
+    pub const FLOATING_POINT_MODE_ALT_INTEL: u32 =
         spirv::ExecutionMode::FloatingPointModeALTINTEL as u32;
     /// `FloatingPointModeIEEEINTEL` (5623).
-    pub const FLOATING_POINT_MODE_IEEEINTEL: u32 =
+    pub const FLOATING_POINT_MODE_IEEE_INTEL: u32 =
         spirv::ExecutionMode::FloatingPointModeIEEEINTEL as u32;
     /// `MaxWorkgroupSizeINTEL` (5893).
     pub const MAX_WORKGROUP_SIZE_INTEL: u32 = spirv::ExecutionMode::MaxWorkgroupSizeINTEL as u32;

@@ -109,10 +109,10 @@ pub fn parse(bytes: &[u8]) -> Result<(Vec<Inst>, u32, u32), Error> {
 /// SPV_INTEL_long_composites: a struct type, constant composite or composite construction with
 /// more operands than one instruction holds goes on in `...ContinuedINTEL` instructions right
 /// after it (operands only: no result type or id).
-const OP_TYPE_STRUCT_CONTINUED_INTEL: u16 = 6090;
-const OP_CONSTANT_COMPOSITE_CONTINUED_INTEL: u16 = 6091;
-const OP_SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL: u16 = 6092;
-const OP_COMPOSITE_CONSTRUCT_CONTINUED_INTEL: u16 = 6096;
+const OP_TYPE_STRUCT_CONTINUED_INTEL: u16 = op::TYPE_STRUCT_CONTINUED_INTEL;
+const OP_CONSTANT_COMPOSITE_CONTINUED_INTEL: u16 = op::CONSTANT_COMPOSITE_CONTINUED_INTEL;
+const OP_SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL: u16 = op::SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL;
+const OP_COMPOSITE_CONSTRUCT_CONTINUED_INTEL: u16 = op::COMPOSITE_CONSTRUCT_CONTINUED_INTEL;
 
 /// Appends each continuation instruction's operands to the instruction it continues.
 fn merge_continued(insts: Vec<Inst>) -> Result<Vec<Inst>, Error> {

@@ -18,12 +18,18 @@ pub mod op {
     pub const ARITHMETIC_FENCE_EXT: u16 = 6145;
     /// `OpRoundFToTF32INTEL` (SPV_INTEL_tensor_float32_conversion), opcode 6426.
     pub const ROUND_F_TO_TF32_INTEL: u16 = 6426;
+    /// `OpCompositeConstructContinuedINTEL` (SPV_INTEL_long_composites), opcode 6096.
+    pub const COMPOSITE_CONSTRUCT_CONTINUED_INTEL: u16 = 6096;
 }
 
 /// Names of the opcodes [`op`] adds to the grammar's.
 const EXTRA_OPS: &[(u16, &str)] = &[
     (op::ARITHMETIC_FENCE_EXT, "OpArithmeticFenceEXT"),
     (op::ROUND_F_TO_TF32_INTEL, "OpRoundFToTF32INTEL"),
+    (
+        op::COMPOSITE_CONSTRUCT_CONTINUED_INTEL,
+        "OpCompositeConstructContinuedINTEL",
+    ),
 ];
 
 /// The name of opcode `op` (`OpFAdd`), from the grammar; `Op#N` for one it does not name.
