@@ -12,6 +12,8 @@
 //! bounds-checked against the descriptor: coordinates outside the image read the border colour
 //! and writes outside it are dropped, so a kernel never reaches memory outside the image.
 
+use crate::spv::dim;
+
 /// Bytes of an [`ImageDesc`] in an argument block.
 pub const IMAGE_DESC_SIZE: u32 = 80;
 /// Bytes of a [`SamplerDesc`].
@@ -176,11 +178,14 @@ impl ImageType {
                 .ok_or_else(|| Error::invalid("OpTypeImage has too few operands"))
         };
         let (dim, depth, arrayed, ms) = (w(2)?, w(3)?, w(4)?, w(5)?);
-        if !matches!(dim, 0 | 1 | 2 | 5) {
+        if !matches!(
+            dim,
+            dim::DIM_1D | dim::DIM_2D | dim::DIM_3D | dim::DIM_BUFFER
+        ) {
             let name = match dim {
-                3 => "cube",
-                4 => "rect",
-                6 => "subpass data",
+                dim::DIM_CUBE => "cube",
+                dim::DIM_RECT => "rect",
+                dim::DIM_SUBPASS_DATA => "subpass data",
                 _ => "unknown",
             };
             return Err(Error::unsupported(format!(
@@ -189,13 +194,13 @@ impl ImageType {
         }
         // Depth images (OpenCL's image2d_depth_t and image2d_array_depth_t) read and write one
         // float: the texel's first component, which a depth format's D swizzle fills.
-        if depth == 1 && dim != 1 {
+        if depth == 1 && dim != dim::DIM_2D {
             return Err(Error::unsupported("OpTypeImage: depth images other than 2D (arrays)"));
         }
         if ms != 0 {
             return Err(Error::unsupported("OpTypeImage: multisampled images (MSAA)"));
         }
-        if arrayed != 0 && !matches!(dim, 0 | 1) {
+        if arrayed != 0 && !matches!(dim, dim::DIM_1D | dim::DIM_2D) {
             return Err(Error::invalid("OpTypeImage: an array of 3D or buffer images"));
         }
         let access = ops.get(8).copied().unwrap_or(0);
@@ -212,8 +217,8 @@ impl ImageType {
     /// Coordinate components an access uses (the layer last for arrays).
     pub fn coords(&self) -> usize {
         let base = match self.dim {
-            1 => 2,
-            2 => 3,
+            dim::DIM_2D => 2,
+            dim::DIM_3D => 3,
             _ => 1,
         };
         base + usize::from(self.arrayed)

@@ -51,6 +51,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use crate::spv::{deco, op};
+
 /// Why a module does not build.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
@@ -355,15 +357,18 @@ pub fn spec_constants(bytes: &[u8]) -> Result<Vec<(u32, u32)>, Error> {
     let mut out = Vec::new();
     for i in &insts {
         match i.op {
-            20 => {
+            op::TYPE_BOOL => {
                 widths.insert(i.w(0)?, 1);
             }
-            21 | 22 => {
+            op::TYPE_INT | op::TYPE_FLOAT => {
                 widths.insert(i.w(0)?, (i.w(1)? / 8).max(1));
             }
-            48..=50 => {
+            op::SPEC_CONSTANT_TRUE | op::SPEC_CONSTANT_FALSE | op::SPEC_CONSTANT => {
                 let id = i.w(1)?;
-                if let Some(d) = decos.get(&id).and_then(|d| d.iter().find(|d| d.0 == 1)) {
+                if let Some(d) = decos
+                    .get(&id)
+                    .and_then(|d| d.iter().find(|d| d.0 == deco::SPEC_ID))
+                {
                     let spec_id =
                         *d.1.first()
                             .ok_or_else(|| Error::invalid("SpecId without a value"))?;

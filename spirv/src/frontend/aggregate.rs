@@ -5,7 +5,7 @@
 
 use super::{Builder, ConstVal, Frame, Module, Val};
 use crate::ir::{Op, Ty, Value};
-use crate::spv::Type;
+use crate::spv::{op, Type};
 use crate::Error;
 
 /// Most scalars one aggregate value may be made of.
@@ -234,7 +234,7 @@ impl Builder<'_> {
             _ => return Ok(None),
         };
         let v = match i.op {
-            81 => {
+            op::COMPOSITE_EXTRACT => {
                 let (c, cty) = self.get(fr, i.w(2)?)?;
                 if !m.is_aggregate(cty) {
                     return Ok(None);
@@ -250,7 +250,7 @@ impl Builder<'_> {
                 self.check_types(rt, &vals, "OpCompositeExtract result")?;
                 self.pack(rt, vals)
             }
-            82 if agg(Some(&rt)) => {
+            op::COMPOSITE_INSERT if agg(Some(&rt)) => {
                 let (x, _) = self.elems(fr, i.w(2)?)?;
                 let (mut all, cty) = self.elems(fr, i.w(3)?)?;
                 if cty != rt {
@@ -264,7 +264,7 @@ impl Builder<'_> {
                 all.splice(start..start + n, x);
                 Val::Vec(all)
             }
-            80 if agg(Some(&rt)) => {
+            op::COMPOSITE_CONSTRUCT if agg(Some(&rt)) => {
                 let mut all = Vec::new();
                 for p in &i.ops[2..] {
                     all.extend(self.elems(fr, *p)?.0);
@@ -272,7 +272,7 @@ impl Builder<'_> {
                 self.check_types(rt, &all, "OpCompositeConstruct constituents")?;
                 Val::Vec(all)
             }
-            169 if agg(Some(&rt)) => {
+            op::SELECT if agg(Some(&rt)) => {
                 let c = self.val(fr, i.w(2)?)?;
                 if self.k.ty(c) != Ty::Bool {
                     return Err(Error::invalid("OpSelect condition is not a boolean"));

@@ -3,60 +3,60 @@
 
 use super::{Builder, ConstVal, Frame, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Ty, UnOp, Value};
-use crate::spv::{op_name, Inst};
+use crate::spv::{cl, op, op_name, Inst};
 use crate::Error;
 
 pub(super) fn cmp_of(op: u16) -> Option<CmpOp> {
     Some(match op {
-        164 | 170 => CmpOp::Eq,
-        165 | 171 => CmpOp::Ne,
-        172 => CmpOp::UGt,
-        173 => CmpOp::SGt,
-        174 => CmpOp::UGe,
-        175 => CmpOp::SGe,
-        176 => CmpOp::ULt,
-        177 => CmpOp::SLt,
-        178 => CmpOp::ULe,
-        179 => CmpOp::SLe,
-        180 => CmpOp::FEq,
-        181 => CmpOp::FUnordEq,
-        182 => CmpOp::FNe,
-        183 => CmpOp::FUnordNe,
-        184 => CmpOp::FLt,
-        185 => CmpOp::FUnordLt,
-        186 => CmpOp::FGt,
-        187 => CmpOp::FUnordGt,
-        188 => CmpOp::FLe,
-        189 => CmpOp::FUnordLe,
-        190 => CmpOp::FGe,
-        191 => CmpOp::FUnordGe,
-        162 => CmpOp::FOrd,
-        163 => CmpOp::FUnord,
+        op::LOGICAL_EQUAL | op::I_EQUAL => CmpOp::Eq,
+        op::LOGICAL_NOT_EQUAL | op::I_NOT_EQUAL => CmpOp::Ne,
+        op::U_GREATER_THAN => CmpOp::UGt,
+        op::S_GREATER_THAN => CmpOp::SGt,
+        op::U_GREATER_THAN_EQUAL => CmpOp::UGe,
+        op::S_GREATER_THAN_EQUAL => CmpOp::SGe,
+        op::U_LESS_THAN => CmpOp::ULt,
+        op::S_LESS_THAN => CmpOp::SLt,
+        op::U_LESS_THAN_EQUAL => CmpOp::ULe,
+        op::S_LESS_THAN_EQUAL => CmpOp::SLe,
+        op::F_ORD_EQUAL => CmpOp::FEq,
+        op::F_UNORD_EQUAL => CmpOp::FUnordEq,
+        op::F_ORD_NOT_EQUAL => CmpOp::FNe,
+        op::F_UNORD_NOT_EQUAL => CmpOp::FUnordNe,
+        op::F_ORD_LESS_THAN => CmpOp::FLt,
+        op::F_UNORD_LESS_THAN => CmpOp::FUnordLt,
+        op::F_ORD_GREATER_THAN => CmpOp::FGt,
+        op::F_UNORD_GREATER_THAN => CmpOp::FUnordGt,
+        op::F_ORD_LESS_THAN_EQUAL => CmpOp::FLe,
+        op::F_UNORD_LESS_THAN_EQUAL => CmpOp::FUnordLe,
+        op::F_ORD_GREATER_THAN_EQUAL => CmpOp::FGe,
+        op::F_UNORD_GREATER_THAN_EQUAL => CmpOp::FUnordGe,
+        op::ORDERED => CmpOp::FOrd,
+        op::UNORDERED => CmpOp::FUnord,
         _ => return None,
     })
 }
 
 pub(super) fn bin_of(op: u16) -> Option<BinOp> {
     Some(match op {
-        128 => BinOp::Add,
-        129 => BinOp::FAdd,
-        130 => BinOp::Sub,
-        131 => BinOp::FSub,
-        132 => BinOp::Mul,
-        133 => BinOp::FMul,
-        134 => BinOp::UDiv,
-        135 => BinOp::SDiv,
-        136 => BinOp::FDiv,
-        137 => BinOp::URem,
-        138 => BinOp::SRem,
-        139 => BinOp::SMod,
-        140 => BinOp::FRem,
-        194 => BinOp::LShr,
-        195 => BinOp::AShr,
-        196 => BinOp::Shl,
-        197 | 166 => BinOp::Or,
-        198 => BinOp::Xor,
-        199 | 167 => BinOp::And,
+        op::I_ADD => BinOp::Add,
+        op::F_ADD => BinOp::FAdd,
+        op::I_SUB => BinOp::Sub,
+        op::F_SUB => BinOp::FSub,
+        op::I_MUL => BinOp::Mul,
+        op::F_MUL => BinOp::FMul,
+        op::U_DIV => BinOp::UDiv,
+        op::S_DIV => BinOp::SDiv,
+        op::F_DIV => BinOp::FDiv,
+        op::U_MOD => BinOp::URem,
+        op::S_REM => BinOp::SRem,
+        op::S_MOD => BinOp::SMod,
+        op::F_REM => BinOp::FRem,
+        op::SHIFT_RIGHT_LOGICAL => BinOp::LShr,
+        op::SHIFT_RIGHT_ARITHMETIC => BinOp::AShr,
+        op::SHIFT_LEFT_LOGICAL => BinOp::Shl,
+        op::BITWISE_OR | op::LOGICAL_OR => BinOp::Or,
+        op::BITWISE_XOR => BinOp::Xor,
+        op::BITWISE_AND | op::LOGICAL_AND => BinOp::And,
         _ => return None,
     })
 }
@@ -65,10 +65,10 @@ pub(super) fn bin_of(op: u16) -> Option<BinOp> {
 /// operand.
 pub(super) fn int_min_max(n: u32) -> Option<CmpOp> {
     Some(match n {
-        156 => CmpOp::SGt,
-        157 => CmpOp::UGt,
-        158 => CmpOp::SLt,
-        159 => CmpOp::ULt,
+        cl::S_MAX => CmpOp::SGt,
+        cl::U_MAX => CmpOp::UGt,
+        cl::S_MIN => CmpOp::SLt,
+        cl::U_MIN => CmpOp::ULt,
         _ => return None,
     })
 }
@@ -76,8 +76,40 @@ pub(super) fn int_min_max(n: u32) -> Option<CmpOp> {
 /// Instructions computed element by element on vectors, and where their id operands start.
 pub(super) fn elementwise(op: u16) -> Option<usize> {
     match op {
-        109..=116 | 118 | 119 | 124 | 126..=141 | 156..=160 | 162..=205 => Some(2),
-        12 => Some(4),
+        op::CONVERT_F_TO_U
+        | op::CONVERT_F_TO_S
+        | op::CONVERT_S_TO_F
+        | op::CONVERT_U_TO_F
+        | op::U_CONVERT
+        | op::S_CONVERT
+        | op::F_CONVERT
+        | op::QUANTIZE_TO_F16
+        | op::SAT_CONVERT_S_TO_U
+        | op::SAT_CONVERT_U_TO_S
+        | op::BITCAST
+        | op::S_NEGATE
+        | op::F_NEGATE
+        | op::I_ADD
+        | op::F_ADD
+        | op::I_SUB
+        | op::F_SUB
+        | op::I_MUL
+        | op::F_MUL
+        | op::U_DIV
+        | op::S_DIV
+        | op::F_DIV
+        | op::U_MOD
+        | op::S_REM
+        | op::S_MOD
+        | op::F_REM
+        | op::F_MOD
+        | op::IS_NAN
+        | op::IS_INF
+        | op::IS_FINITE
+        | op::IS_NORMAL
+        | op::SIGN_BIT_SET
+        | op::ORDERED..=op::BIT_COUNT => Some(2),
+        op::EXT_INST => Some(4),
         _ => None,
     }
 }
@@ -94,22 +126,34 @@ impl Builder<'_> {
             Ok(())
         };
         match op {
-            83 | 121 | 122 | 123 => {
+            op::COPY_OBJECT
+            | op::PTR_CAST_TO_GENERIC
+            | op::GENERIC_CAST_TO_PTR
+            | op::GENERIC_CAST_TO_PTR_EXPLICIT => {
                 let (v, _) = self.get(fr, i.w(2)?)?;
                 def(fr, v, rt()?)?;
             }
-            109..=115 | 117 | 120 | 124 => {
+            op::CONVERT_F_TO_U
+            | op::CONVERT_F_TO_S
+            | op::CONVERT_S_TO_F
+            | op::CONVERT_U_TO_F
+            | op::U_CONVERT
+            | op::S_CONVERT
+            | op::F_CONVERT
+            | op::CONVERT_PTR_TO_U
+            | op::CONVERT_U_TO_PTR
+            | op::BITCAST => {
                 let x = self.val(fr, i.w(2)?)?;
                 let to = m.ir_ty(rt()?)?;
                 let from = self.k.ty(x);
                 let cop = match op {
-                    109 => ConvOp::FToU,
-                    110 => ConvOp::FToS,
-                    111 => ConvOp::SToF,
-                    112 => ConvOp::UToF,
-                    113 | 117 | 120 => ConvOp::UResize,
-                    114 => ConvOp::SResize,
-                    115 => ConvOp::FResize,
+                    op::CONVERT_F_TO_U => ConvOp::FToU,
+                    op::CONVERT_F_TO_S => ConvOp::FToS,
+                    op::CONVERT_S_TO_F => ConvOp::SToF,
+                    op::CONVERT_U_TO_F => ConvOp::UToF,
+                    op::U_CONVERT | op::CONVERT_PTR_TO_U | op::CONVERT_U_TO_PTR => ConvOp::UResize,
+                    op::S_CONVERT => ConvOp::SResize,
+                    op::F_CONVERT => ConvOp::FResize,
                     _ => {
                         if from.bytes() != to.bytes() || from == Ty::Bool {
                             return Err(Error::invalid(
@@ -145,7 +189,7 @@ impl Builder<'_> {
                 };
                 def(fr, Val::V(v), rt()?)?;
             }
-            205 => {
+            op::BIT_COUNT => {
                 let x = self.val(fr, i.w(2)?)?;
                 let ty = m.ir_ty(rt()?)?;
                 if ty.is_float() || ty == Ty::Bool || self.k.ty(x) != ty {
@@ -154,19 +198,39 @@ impl Builder<'_> {
                 let v = self.push(ty, Op::Un(UnOp::Popcnt, x));
                 def(fr, Val::V(v), rt()?)?;
             }
-            126 | 127 | 200 | 168 => {
+            op::S_NEGATE | op::F_NEGATE | op::NOT | op::LOGICAL_NOT => {
                 let x = self.val(fr, i.w(2)?)?;
                 let ty = m.ir_ty(rt()?)?;
                 let u = match op {
-                    126 => UnOp::Neg,
-                    127 => UnOp::FNeg,
+                    op::S_NEGATE => UnOp::Neg,
+                    op::F_NEGATE => UnOp::FNeg,
                     _ => UnOp::Not,
                 };
                 self.check(ty, &[x], u == UnOp::FNeg, op)?;
                 let v = self.push(ty, Op::Un(u, x));
                 def(fr, Val::V(v), rt()?)?;
             }
-            128..=140 | 166 | 167 | 194..=199 => {
+            op::I_ADD
+            | op::F_ADD
+            | op::I_SUB
+            | op::F_SUB
+            | op::I_MUL
+            | op::F_MUL
+            | op::U_DIV
+            | op::S_DIV
+            | op::F_DIV
+            | op::U_MOD
+            | op::S_REM
+            | op::S_MOD
+            | op::F_REM
+            | op::LOGICAL_OR
+            | op::LOGICAL_AND
+            | op::SHIFT_RIGHT_LOGICAL
+            | op::SHIFT_RIGHT_ARITHMETIC
+            | op::SHIFT_LEFT_LOGICAL
+            | op::BITWISE_OR
+            | op::BITWISE_XOR
+            | op::BITWISE_AND => {
                 let bop = bin_of(op)
                     .ok_or_else(|| Error::unsupported(format!("instruction {}", op_name(op))))?;
                 let a = self.val(fr, i.w(2)?)?;
@@ -194,7 +258,7 @@ impl Builder<'_> {
                 let v = self.push(ty, Op::Bin(bop, a, b));
                 def(fr, Val::V(v), rt()?)?;
             }
-            156 | 157 => {
+            op::IS_NAN | op::IS_INF => {
                 let x = self.val(fr, i.w(2)?)?;
                 let t = self.k.ty(x);
                 if !t.is_float() {
@@ -214,21 +278,48 @@ impl Builder<'_> {
                 };
                 def(fr, Val::V(v), rt()?)?;
             }
-            162..=165 | 170..=191 => {
+            op::ORDERED
+            | op::UNORDERED
+            | op::LOGICAL_EQUAL
+            | op::LOGICAL_NOT_EQUAL
+            | op::I_EQUAL
+            | op::I_NOT_EQUAL
+            | op::U_GREATER_THAN
+            | op::S_GREATER_THAN
+            | op::U_GREATER_THAN_EQUAL
+            | op::S_GREATER_THAN_EQUAL
+            | op::U_LESS_THAN
+            | op::S_LESS_THAN
+            | op::U_LESS_THAN_EQUAL
+            | op::S_LESS_THAN_EQUAL
+            | op::F_ORD_EQUAL
+            | op::F_UNORD_EQUAL
+            | op::F_ORD_NOT_EQUAL
+            | op::F_UNORD_NOT_EQUAL
+            | op::F_ORD_LESS_THAN
+            | op::F_UNORD_LESS_THAN
+            | op::F_ORD_GREATER_THAN
+            | op::F_UNORD_GREATER_THAN
+            | op::F_ORD_LESS_THAN_EQUAL
+            | op::F_UNORD_LESS_THAN_EQUAL
+            | op::F_ORD_GREATER_THAN_EQUAL
+            | op::F_UNORD_GREATER_THAN_EQUAL => {
                 let c = cmp_of(op)
                     .ok_or_else(|| Error::unsupported(format!("instruction {}", op_name(op))))?;
                 let a = self.val(fr, i.w(2)?)?;
                 let b = self.val(fr, i.w(3)?)?;
                 let t = self.k.ty(a);
-                let float = op >= 180 || op == 162 || op == 163;
+                let float = op >= op::F_ORD_EQUAL || op == op::ORDERED || op == op::UNORDERED;
                 self.check(t, &[a, b], float, op)?;
-                if (op == 164 || op == 165) != (t == Ty::Bool) && t == Ty::Bool {
+                if (op == op::LOGICAL_EQUAL || op == op::LOGICAL_NOT_EQUAL) != (t == Ty::Bool)
+                    && t == Ty::Bool
+                {
                     return Err(Error::invalid(format!("{} on booleans", op_name(op))));
                 }
                 let v = self.push(Ty::Bool, Op::Cmp(c, a, b));
                 def(fr, Val::V(v), rt()?)?;
             }
-            169 => {
+            op::SELECT => {
                 let c = self.val(fr, i.w(2)?)?;
                 let a = self.val(fr, i.w(3)?)?;
                 let b = self.val(fr, i.w(4)?)?;

@@ -2,21 +2,21 @@
 
 use super::{Builder, Frame, Val};
 use crate::ir::{AtomicOp, BinOp, CmpOp, ConvOp, MathFn, Op, Term, Ty, Value};
-use crate::spv::{op_name, Inst};
+use crate::spv::{op, op_name, Inst};
 use crate::Error;
 
 pub(super) fn atomic_of(op: u16) -> Option<AtomicOp> {
     Some(match op {
-        229 => AtomicOp::Xchg,
-        232 | 234 => AtomicOp::Add,
-        233 | 235 => AtomicOp::Sub,
-        236 => AtomicOp::SMin,
-        237 => AtomicOp::UMin,
-        238 => AtomicOp::SMax,
-        239 => AtomicOp::UMax,
-        240 => AtomicOp::And,
-        241 => AtomicOp::Or,
-        242 => AtomicOp::Xor,
+        op::ATOMIC_EXCHANGE => AtomicOp::Xchg,
+        op::ATOMIC_I_INCREMENT | op::ATOMIC_I_ADD => AtomicOp::Add,
+        op::ATOMIC_I_DECREMENT | op::ATOMIC_I_SUB => AtomicOp::Sub,
+        op::ATOMIC_S_MIN => AtomicOp::SMin,
+        op::ATOMIC_U_MIN => AtomicOp::UMin,
+        op::ATOMIC_S_MAX => AtomicOp::SMax,
+        op::ATOMIC_U_MAX => AtomicOp::UMax,
+        op::ATOMIC_AND => AtomicOp::And,
+        op::ATOMIC_OR => AtomicOp::Or,
+        op::ATOMIC_XOR => AtomicOp::Xor,
         _ => return None,
     })
 }
@@ -33,10 +33,32 @@ impl Builder<'_> {
             Ok(())
         };
         match op {
-            227..=229 | 318 | 319 | 5614 | 5615 | 6035 if self.atomic_ext(fr, i)? => {}
-            227..=242 => {
+            op::ATOMIC_LOAD
+            | op::ATOMIC_STORE
+            | op::ATOMIC_EXCHANGE
+            | op::ATOMIC_FLAG_TEST_AND_SET
+            | op::ATOMIC_FLAG_CLEAR
+            | op::ATOMIC_F_MIN_EXT
+            | op::ATOMIC_F_MAX_EXT
+            | op::ATOMIC_F_ADD_EXT if self.atomic_ext(fr, i)? => {}
+            op::ATOMIC_LOAD
+            | op::ATOMIC_STORE
+            | op::ATOMIC_EXCHANGE
+            | op::ATOMIC_COMPARE_EXCHANGE
+            | op::ATOMIC_COMPARE_EXCHANGE_WEAK
+            | op::ATOMIC_I_INCREMENT
+            | op::ATOMIC_I_DECREMENT
+            | op::ATOMIC_I_ADD
+            | op::ATOMIC_I_SUB
+            | op::ATOMIC_S_MIN
+            | op::ATOMIC_U_MIN
+            | op::ATOMIC_S_MAX
+            | op::ATOMIC_U_MAX
+            | op::ATOMIC_AND
+            | op::ATOMIC_OR
+            | op::ATOMIC_XOR => {
                 let (addr_id, value_ix) = match op {
-                    228 => (i.w(0)?, 3),
+                    op::ATOMIC_STORE => (i.w(0)?, 3),
                     _ => (i.w(2)?, 5),
                 };
                 let addr = self.val(fr, addr_id)?;
@@ -52,14 +74,14 @@ impl Builder<'_> {
                     return Err(Error::unsupported(format!("{} on {ty:?}", op_name(op))));
                 }
                 let v = match op {
-                    227 => self.push(ty, Op::AtomicLoad(addr)),
-                    230 | 231 => {
+                    op::ATOMIC_LOAD => self.push(ty, Op::AtomicLoad(addr)),
+                    op::ATOMIC_COMPARE_EXCHANGE | op::ATOMIC_COMPARE_EXCHANGE_WEAK => {
                         let value = self.val(fr, i.w(6)?)?;
                         let cmp = self.val(fr, i.w(7)?)?;
                         self.check(ty, &[value, cmp], false, op)?;
                         self.push(ty, Op::AtomicCas(addr, cmp, value))
                     }
-                    232 | 233 => {
+                    op::ATOMIC_I_INCREMENT | op::ATOMIC_I_DECREMENT => {
                         let one = self.push(ty, Op::Const(1));
                         self.push(ty, Op::Atomic(atomic_of(op).expect("known"), addr, one))
                     }
@@ -92,7 +114,7 @@ impl Builder<'_> {
         };
         let bits_of = |t: Ty| if t == Ty::F32 { Ty::I32 } else { Ty::I64 };
         match op {
-            318 => {
+            op::ATOMIC_FLAG_TEST_AND_SET => {
                 let addr = self.val(fr, i.w(2)?)?;
                 self.pointer(addr, op)?;
                 let one = self.push(Ty::I32, Op::Const(1));
@@ -102,14 +124,14 @@ impl Builder<'_> {
                 fr.vals.insert(i.w(1)?, (Val::V(set), i.w(0)?));
                 return Ok(true);
             }
-            319 => {
+            op::ATOMIC_FLAG_CLEAR => {
                 let addr = self.val(fr, i.w(0)?)?;
                 self.pointer(addr, op)?;
                 let zero = self.push(Ty::I32, Op::Const(0));
                 self.effect(Op::AtomicStore(addr, zero));
                 return Ok(true);
             }
-            228 => {
+            op::ATOMIC_STORE => {
                 let addr = self.val(fr, i.w(0)?)?;
                 self.pointer(addr, op)?;
                 let v = self.val(fr, i.w(3)?)?;
@@ -124,7 +146,7 @@ impl Builder<'_> {
         }
         let ty = self.m.ir_ty(i.w(0)?)?;
         if !ty.is_float() {
-            if matches!(op, 227..=229) {
+            if matches!(op, op::ATOMIC_LOAD | op::ATOMIC_STORE | op::ATOMIC_EXCHANGE) {
                 return Ok(false);
             }
             return Err(Error::unsupported(format!("{} on {ty:?}", op_name(op))));
@@ -133,11 +155,11 @@ impl Builder<'_> {
         let addr = self.val(fr, i.w(2)?)?;
         self.pointer(addr, op)?;
         let result = match op {
-            227 => {
+            op::ATOMIC_LOAD => {
                 let bits = self.push(it, Op::AtomicLoad(addr));
                 self.push(ty, Op::Conv(ConvOp::Bitcast, bits))
             }
-            229 => {
+            op::ATOMIC_EXCHANGE => {
                 let v = self.val(fr, i.w(5)?)?;
                 self.check(ty, &[v], true, op)?;
                 let bits = self.push(it, Op::Conv(ConvOp::Bitcast, v));
@@ -155,8 +177,8 @@ impl Builder<'_> {
                 self.cur = head;
                 let old = self.push(ty, Op::Conv(ConvOp::Bitcast, seen));
                 let new = match op {
-                    6035 => self.push(ty, Op::Bin(BinOp::FAdd, old, x)),
-                    5614 => self.push(ty, Op::Math(MathFn::Fmin, vec![old, x])),
+                    op::ATOMIC_F_ADD_EXT => self.push(ty, Op::Bin(BinOp::FAdd, old, x)),
+                    op::ATOMIC_F_MIN_EXT => self.push(ty, Op::Math(MathFn::Fmin, vec![old, x])),
                     _ => self.push(ty, Op::Math(MathFn::Fmax, vec![old, x])),
                 };
                 let new = self.push(it, Op::Conv(ConvOp::Bitcast, new));

@@ -3,7 +3,7 @@
 
 use super::{dpcpp, elementwise, fnptr, nonuniform, stdlib, Builder, ConstVal, Frame, Global, Val};
 use crate::ir::{self, BinOp, CmpOp, ConvOp, Op, Term, Ty, Value};
-use crate::spv::{op_name, Inst};
+use crate::spv::{op, op_name, Inst};
 use crate::Error;
 
 impl Builder<'_> {
@@ -214,7 +214,11 @@ impl Builder<'_> {
         if (86..=107).contains(&op) {
             return self.image_inst(fr, i).map(|()| false);
         }
-        if matches!(op, 80..=82 | 169) && self.aggregate_inst(fr, i)?.is_some() {
+        if matches!(
+            op,
+            op::COMPOSITE_CONSTRUCT | op::COMPOSITE_EXTRACT | op::COMPOSITE_INSERT | op::SELECT
+        ) && self.aggregate_inst(fr, i)?.is_some()
+        {
             return Ok(false);
         }
         if let Some(first) = elementwise(op) {
@@ -223,15 +227,70 @@ impl Builder<'_> {
             }
         }
         match op {
-            0 | 1 | 5 | 8 | 245 | 246 | 247 | 256 | 257 | 317 | 330 | 57 | 249..=255 => {
+            op::NOP
+            | op::UNDEF
+            | op::NAME
+            | op::LINE
+            | op::PHI
+            | op::LOOP_MERGE
+            | op::SELECTION_MERGE
+            | op::LIFETIME_START
+            | op::LIFETIME_STOP
+            | op::NO_LINE
+            | op::MODULE_PROCESSED
+            | op::FUNCTION_CALL
+            | op::BRANCH
+            | op::BRANCH_CONDITIONAL
+            | op::SWITCH
+            | op::KILL
+            | op::RETURN
+            | op::RETURN_VALUE
+            | op::UNREACHABLE => {
                 self.control_inst(fr, label, i)
             }
-            59 | 61..=67 | 70 => self.memory_inst(fr, i),
-            77..=82 | 142 | 148 | 154 | 155 => self.composite_inst(fr, i),
+            op::VARIABLE
+            | op::LOAD
+            | op::STORE
+            | op::COPY_MEMORY
+            | op::COPY_MEMORY_SIZED
+            | op::ACCESS_CHAIN
+            | op::IN_BOUNDS_ACCESS_CHAIN
+            | op::PTR_ACCESS_CHAIN
+            | op::IN_BOUNDS_PTR_ACCESS_CHAIN => self.memory_inst(fr, i),
+            op::VECTOR_EXTRACT_DYNAMIC
+            | op::VECTOR_INSERT_DYNAMIC
+            | op::VECTOR_SHUFFLE
+            | op::COMPOSITE_CONSTRUCT
+            | op::COMPOSITE_EXTRACT
+            | op::COMPOSITE_INSERT
+            | op::VECTOR_TIMES_SCALAR
+            | op::DOT
+            | op::ANY
+            | op::ALL => self.composite_inst(fr, i),
             83 | 109..=115 | 117 | 120..=124 | 126..=140 | 156 | 157 | 162..=191 | 194..=200
             | 205 => self.arith_inst(fr, i),
-            12 => self.math_inst(fr, i),
-            227..=242 | 318 | 319 | 5614 | 5615 | 6035 => self.atomic_inst(fr, i),
+            op::EXT_INST => self.math_inst(fr, i),
+            op::ATOMIC_LOAD
+            | op::ATOMIC_STORE
+            | op::ATOMIC_EXCHANGE
+            | op::ATOMIC_COMPARE_EXCHANGE
+            | op::ATOMIC_COMPARE_EXCHANGE_WEAK
+            | op::ATOMIC_I_INCREMENT
+            | op::ATOMIC_I_DECREMENT
+            | op::ATOMIC_I_ADD
+            | op::ATOMIC_I_SUB
+            | op::ATOMIC_S_MIN
+            | op::ATOMIC_U_MIN
+            | op::ATOMIC_S_MAX
+            | op::ATOMIC_U_MAX
+            | op::ATOMIC_AND
+            | op::ATOMIC_OR
+            | op::ATOMIC_XOR
+            | op::ATOMIC_FLAG_TEST_AND_SET
+            | op::ATOMIC_FLAG_CLEAR
+            | op::ATOMIC_F_MIN_EXT
+            | op::ATOMIC_F_MAX_EXT
+            | op::ATOMIC_F_ADD_EXT => self.atomic_inst(fr, i),
             224 | 225 | 259..=271
             | dpcpp::OP_GROUP_IMUL_KHR..=dpcpp::OP_GROUP_LOGICAL_XOR_KHR
             | 5571..=5574

@@ -3,7 +3,7 @@
 
 use super::{Builder, Frame, Val};
 use crate::ir::{BinOp, Op, Ty, Value};
-use crate::spv::{op_name, Inst};
+use crate::spv::{op, op_name, Inst};
 use crate::Error;
 
 impl Builder<'_> {
@@ -18,7 +18,7 @@ impl Builder<'_> {
             Ok(())
         };
         match op {
-            81 => {
+            op::COMPOSITE_EXTRACT => {
                 let (c, _) = self.get(fr, i.w(2)?)?;
                 match (c, i.ops.len()) {
                     (Val::BVec(b), 4) => {
@@ -43,7 +43,7 @@ impl Builder<'_> {
                     }
                 }
             }
-            82 => {
+            op::COMPOSITE_INSERT => {
                 // object, composite, one index
                 let x = self.val(fr, i.w(2)?)?;
                 let (mut v, _) = self.elems(fr, i.w(3)?)?;
@@ -61,7 +61,7 @@ impl Builder<'_> {
                 *slot = x;
                 def(fr, Val::Vec(v), rt()?)?;
             }
-            80 | 79 => {
+            op::COMPOSITE_CONSTRUCT | op::VECTOR_SHUFFLE => {
                 // OpCompositeConstruct (constituents) or OpVectorShuffle (two vectors, then
                 // component literals).
                 let Some((_, n)) = self.m.vector(rt()?) else {
@@ -105,7 +105,7 @@ impl Builder<'_> {
                 }
                 def(fr, Val::Vec(v), rt()?)?;
             }
-            78 => {
+            op::VECTOR_INSERT_DYNAMIC => {
                 let (v, _) = self.elems(fr, i.w(2)?)?;
                 let x = self.val(fr, i.w(3)?)?;
                 let ix = self.val(fr, i.w(4)?)?;
@@ -119,7 +119,7 @@ impl Builder<'_> {
                 }
                 def(fr, Val::Vec(out), rt()?)?;
             }
-            148 => {
+            op::DOT => {
                 let (a, _) = self.elems(fr, i.w(2)?)?;
                 let (b, _) = self.elems(fr, i.w(3)?)?;
                 let ty = m.ir_ty(rt()?)?;
@@ -135,7 +135,7 @@ impl Builder<'_> {
                 }
                 def(fr, Val::V(acc), rt()?)?;
             }
-            142 => {
+            op::VECTOR_TIMES_SCALAR => {
                 let (v, _) = self.elems(fr, i.w(2)?)?;
                 let x = self.val(fr, i.w(3)?)?;
                 let ty = self.k.ty(x);
@@ -146,7 +146,7 @@ impl Builder<'_> {
                     .collect();
                 def(fr, Val::Vec(out), rt()?)?;
             }
-            154 | 155 => {
+            op::ANY | op::ALL => {
                 let (v, _) = self.elems(fr, i.w(2)?)?;
                 self.check(Ty::Bool, &v, false, op)?;
                 let bop = if op == 154 { BinOp::Or } else { BinOp::And };
@@ -156,7 +156,7 @@ impl Builder<'_> {
                 }
                 def(fr, Val::V(acc), rt()?)?;
             }
-            77 => {
+            op::VECTOR_EXTRACT_DYNAMIC => {
                 let (c, _) = self.get(fr, i.w(2)?)?;
                 if let Val::Vec(v) = c {
                     let ix = self.val(fr, i.w(3)?)?;

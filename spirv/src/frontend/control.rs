@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::{dominance_order, Builder, Frame, Module, Val, MAX_DEPTH, MAX_INSTS};
 use crate::ir::{BlockId, Op, Term, Ty, Value};
-use crate::spv::{op_name, Inst, Type};
+use crate::spv::{op, op_name, Inst, Type};
 use crate::Error;
 
 impl Builder<'_> {
@@ -26,7 +26,17 @@ impl Builder<'_> {
             Ok(())
         };
         match op {
-            0 | 1 | 5 | 8 | 245 | 246 | 247 | 256 | 257 | 317 | 330 => {
+            op::NOP
+            | op::UNDEF
+            | op::NAME
+            | op::LINE
+            | op::PHI
+            | op::LOOP_MERGE
+            | op::SELECTION_MERGE
+            | op::LIFETIME_START
+            | op::LIFETIME_STOP
+            | op::NO_LINE
+            | op::MODULE_PROCESSED => {
                 if op == 1 {
                     let vs = self
                         .value_types(rt()?)?
@@ -37,8 +47,8 @@ impl Builder<'_> {
                     def(fr, v, rt()?)?;
                 }
             }
-            57 if self.intrinsic(fr, i)? => {}
-            57 => {
+            op::FUNCTION_CALL if self.intrinsic(fr, i)? => {}
+            op::FUNCTION_CALL => {
                 let fid = i.w(2)?;
                 let args = i.ops[3..]
                     .iter()
@@ -64,12 +74,12 @@ impl Builder<'_> {
                     fr.vals.insert(rid()?, (p, ret_ty));
                 }
             }
-            249 => {
+            op::BRANCH => {
                 let (t, a) = self.edge(fr, label, i.w(0)?)?;
                 self.set_term(Term::Jump(t, a));
                 return Ok(true);
             }
-            250 => {
+            op::BRANCH_CONDITIONAL => {
                 let c = self.val(fr, i.w(0)?)?;
                 if self.k.ty(c) != Ty::Bool {
                     return Err(Error::invalid(
@@ -81,7 +91,7 @@ impl Builder<'_> {
                 self.set_term(Term::Branch(c, t, f));
                 return Ok(true);
             }
-            251 => {
+            op::SWITCH => {
                 let sel = self.val(fr, i.w(0)?)?;
                 let st = self.k.ty(sel);
                 if st.is_float() || st == Ty::Bool {
@@ -115,7 +125,7 @@ impl Builder<'_> {
                 self.set_term(Term::Switch(sel, d, cases));
                 return Ok(true);
             }
-            253 | 254 => {
+            op::RETURN | op::RETURN_VALUE => {
                 let args = if op == 254 {
                     self.elems(fr, i.w(0)?)?.0
                 } else {
@@ -140,7 +150,7 @@ impl Builder<'_> {
                 }
                 return Ok(true);
             }
-            252 | 255 => {
+            op::KILL | op::UNREACHABLE => {
                 self.set_term(Term::Unreachable);
                 return Ok(true);
             }
@@ -254,7 +264,7 @@ impl Builder<'_> {
             if fr.labels.insert(*label, b).is_some() {
                 return Err(Error::invalid(format!("block %{label} defined twice")));
             }
-            let phis: Vec<Inst> = insts.iter().filter(|i| i.op == 245).cloned().collect();
+            let phis: Vec<Inst> = insts.iter().filter(|i| i.op == op::PHI).cloned().collect();
             for p in &phis {
                 let types = self.value_types(p.w(0)?)?;
                 let vs: Vec<Value> = types.iter().map(|t| self.k.new_value(*t)).collect();

@@ -12,183 +12,183 @@
 
 use super::{Builder, Frame, Module, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Ty, Value};
-use crate::spv::{Inst, Type};
+use crate::spv::{cap, deco, op, scope, Inst, Type};
 use crate::Error;
 
 // Opcodes (SPIR-V registry; the extension that adds each in its comment).
 /// `OpExtInst`.
-const OP_EXT_INST: u16 = 12;
+const OP_EXT_INST: u16 = op::EXT_INST;
 /// `OpDecorateId` (SPIR-V 1.2).
-const OP_DECORATE_ID: u16 = 332;
+const OP_DECORATE_ID: u16 = op::DECORATE_ID;
 /// `OpIsFinite`.
-const OP_IS_FINITE: u16 = 158;
+const OP_IS_FINITE: u16 = op::IS_FINITE;
 /// `OpIsNormal`.
-const OP_IS_NORMAL: u16 = 159;
+const OP_IS_NORMAL: u16 = op::IS_NORMAL;
 /// `OpSignBitSet`.
-const OP_SIGN_BIT_SET: u16 = 160;
+const OP_SIGN_BIT_SET: u16 = op::SIGN_BIT_SET;
 /// `OpBitcast`.
-const OP_BITCAST: u16 = 124;
+const OP_BITCAST: u16 = op::BITCAST;
 /// `OpSubgroupBlockReadINTEL` (SPV_INTEL_subgroups, SubgroupBufferBlockIOINTEL).
-const OP_SUBGROUP_BLOCK_READ_INTEL: u16 = 5575;
+const OP_SUBGROUP_BLOCK_READ_INTEL: u16 = op::SUBGROUP_BLOCK_READ_INTEL;
 /// `OpSubgroupBlockWriteINTEL`.
-const OP_SUBGROUP_BLOCK_WRITE_INTEL: u16 = 5576;
+const OP_SUBGROUP_BLOCK_WRITE_INTEL: u16 = op::SUBGROUP_BLOCK_WRITE_INTEL;
 /// `OpPtrEqual` (SPIR-V 1.4).
-const OP_PTR_EQUAL: u16 = 401;
+const OP_PTR_EQUAL: u16 = op::PTR_EQUAL;
 /// `OpPtrNotEqual`.
-const OP_PTR_NOT_EQUAL: u16 = 402;
+const OP_PTR_NOT_EQUAL: u16 = op::PTR_NOT_EQUAL;
 /// `OpPtrDiff`.
-const OP_PTR_DIFF: u16 = 403;
+const OP_PTR_DIFF: u16 = op::PTR_DIFF;
 /// `OpControlBarrierArriveINTEL` (SPV_INTEL_split_barrier).
-const OP_CONTROL_BARRIER_ARRIVE_INTEL: u16 = 6142;
+const OP_CONTROL_BARRIER_ARRIVE_INTEL: u16 = op::CONTROL_BARRIER_ARRIVE_INTEL;
 /// `OpControlBarrierWaitINTEL`.
-const OP_CONTROL_BARRIER_WAIT_INTEL: u16 = 6143;
+const OP_CONTROL_BARRIER_WAIT_INTEL: u16 = op::CONTROL_BARRIER_WAIT_INTEL;
 /// `OpReadClockKHR` (SPV_KHR_shader_clock).
-const OP_READ_CLOCK_KHR: u16 = 5056;
+const OP_READ_CLOCK_KHR: u16 = op::READ_CLOCK_KHR;
 /// `OpAssumeTrueKHR` (SPV_KHR_expect_assume).
-const OP_ASSUME_TRUE_KHR: u16 = 5630;
+const OP_ASSUME_TRUE_KHR: u16 = op::ASSUME_TRUE_KHR;
 /// `OpExpectKHR` (SPV_KHR_expect_assume).
-const OP_EXPECT_KHR: u16 = 5631;
+const OP_EXPECT_KHR: u16 = op::EXPECT_KHR;
 /// `OpDecorateString` (SPIR-V 1.4, SPV_GOOGLE_decorate_string).
-const OP_DECORATE_STRING: u16 = 5632;
+const OP_DECORATE_STRING: u16 = op::DECORATE_STRING;
 /// `OpMemberDecorateString`.
-const OP_MEMBER_DECORATE_STRING: u16 = 5633;
+const OP_MEMBER_DECORATE_STRING: u16 = op::MEMBER_DECORATE_STRING;
 /// `OpLoopControlINTEL` (SPV_INTEL_unstructured_loop_controls).
-const OP_LOOP_CONTROL_INTEL: u16 = 5887;
+const OP_LOOP_CONTROL_INTEL: u16 = op::LOOP_CONTROL_INTEL;
 /// `OpAliasDomainDeclINTEL` (SPV_INTEL_memory_access_aliasing).
-const OP_ALIAS_DOMAIN_DECL_INTEL: u16 = 5911;
+const OP_ALIAS_DOMAIN_DECL_INTEL: u16 = op::ALIAS_DOMAIN_DECL_INTEL;
 /// `OpAliasScopeDeclINTEL`.
-const OP_ALIAS_SCOPE_DECL_INTEL: u16 = 5912;
+const OP_ALIAS_SCOPE_DECL_INTEL: u16 = op::ALIAS_SCOPE_DECL_INTEL;
 /// `OpAliasScopeListDeclINTEL`.
-const OP_ALIAS_SCOPE_LIST_DECL_INTEL: u16 = 5913;
+const OP_ALIAS_SCOPE_LIST_DECL_INTEL: u16 = op::ALIAS_SCOPE_LIST_DECL_INTEL;
 /// `OpConvertFToBF16INTEL` (SPV_INTEL_bfloat16_conversion).
-const OP_CONVERT_F_TO_BF16_INTEL: u16 = 6116;
+const OP_CONVERT_F_TO_BF16_INTEL: u16 = op::CONVERT_F_TO_BF16_INTEL;
 /// `OpConvertBF16ToFINTEL`.
-const OP_CONVERT_BF16_TO_F_INTEL: u16 = 6117;
+const OP_CONVERT_BF16_TO_F_INTEL: u16 = op::CONVERT_BF16_TO_F_INTEL;
 /// `OpArithmeticFenceEXT` (SPV_EXT_arithmetic_fence, was SPV_INTEL_arithmetic_fence).
-const OP_ARITHMETIC_FENCE_EXT: u16 = 6145;
+const OP_ARITHMETIC_FENCE_EXT: u16 = op::ARITHMETIC_FENCE_EXT;
 /// `OpRoundFToTF32INTEL` (SPV_INTEL_tensor_float32_conversion).
-const OP_ROUND_F_TO_TF32_INTEL: u16 = 6426;
+const OP_ROUND_F_TO_TF32_INTEL: u16 = op::ROUND_F_TO_TF32_INTEL;
 
 // SPV_KHR_uniform_group_instructions: like `OpGroupIAdd` (scope, group operation, value).
 /// `OpGroupIMulKHR`.
-pub(super) const OP_GROUP_IMUL_KHR: u16 = 6401;
+pub(super) const OP_GROUP_IMUL_KHR: u16 = op::GROUP_I_MUL_KHR;
 /// `OpGroupFMulKHR`.
-pub(super) const OP_GROUP_FMUL_KHR: u16 = 6402;
+pub(super) const OP_GROUP_FMUL_KHR: u16 = op::GROUP_F_MUL_KHR;
 /// `OpGroupBitwiseAndKHR`.
-pub(super) const OP_GROUP_BITWISE_AND_KHR: u16 = 6403;
+pub(super) const OP_GROUP_BITWISE_AND_KHR: u16 = op::GROUP_BITWISE_AND_KHR;
 /// `OpGroupBitwiseOrKHR`.
-const OP_GROUP_BITWISE_OR_KHR: u16 = 6404;
+const OP_GROUP_BITWISE_OR_KHR: u16 = op::GROUP_BITWISE_OR_KHR;
 /// `OpGroupBitwiseXorKHR`.
-const OP_GROUP_BITWISE_XOR_KHR: u16 = 6405;
+const OP_GROUP_BITWISE_XOR_KHR: u16 = op::GROUP_BITWISE_XOR_KHR;
 /// `OpGroupLogicalAndKHR`.
-pub(super) const OP_GROUP_LOGICAL_AND_KHR: u16 = 6406;
+pub(super) const OP_GROUP_LOGICAL_AND_KHR: u16 = op::GROUP_LOGICAL_AND_KHR;
 /// `OpGroupLogicalOrKHR`.
-const OP_GROUP_LOGICAL_OR_KHR: u16 = 6407;
+const OP_GROUP_LOGICAL_OR_KHR: u16 = op::GROUP_LOGICAL_OR_KHR;
 /// `OpGroupLogicalXorKHR`.
-pub(super) const OP_GROUP_LOGICAL_XOR_KHR: u16 = 6408;
+pub(super) const OP_GROUP_LOGICAL_XOR_KHR: u16 = op::GROUP_LOGICAL_XOR_KHR;
 
 /// Capabilities whose extensions are hints on a CPU (or whose instructions this module
 /// implements): accepted.
 pub(super) const ACCEPTED_CAPS: &[(u32, &str)] = &[
-    (4464, "DenormPreserve"),
-    (4465, "DenormFlushToZero"),
-    (4466, "SignedZeroInfNanPreserve"),
-    (4467, "RoundingModeRTE"),
-    (4468, "RoundingModeRTZ"),
-    (5055, "ShaderClockKHR"),
-    (5569, "SubgroupBufferBlockIOINTEL"),
-    (5582, "RoundToInfinityINTEL"),
-    (5583, "FloatingPointModeINTEL"),
-    (5604, "IndirectReferencesINTEL"),
-    (5629, "ExpectAssumeKHR"),
-    (5821, "FunctionFloatControlINTEL"),
-    (5837, "FPFastMathModeINTEL"),
-    (5886, "UnstructuredLoopControlsINTEL"),
-    (5892, "KernelAttributesINTEL"),
-    (5910, "MemoryAccessAliasingINTEL"),
-    (6025, "BitInstructions"),
-    (6026, "GroupNonUniformRotateKHR"),
-    (6029, "FloatControls2"),
-    (6089, "LongCompositesINTEL"),
-    (6093, "FastCompositeINTEL"),
-    (6094, "OptNoneINTEL"),
-    (6115, "BFloat16ConversionINTEL"),
-    (6141, "SplitBarrierINTEL"),
-    (6144, "ArithmeticFenceEXT"),
-    (6146, "GlobalVariableDecorationsINTEL"),
-    (6169, "FPMaxErrorINTEL"),
-    (6187, "GlobalVariableHostAccessINTEL"),
-    (6400, "GroupUniformArithmeticKHR"),
-    (6425, "TensorFloat32RoundingINTEL"),
-    (6441, "CacheControlsINTEL"),
-    (6460, "RegisterLimitsINTEL"),
+    (cap::DENORM_PRESERVE, "DenormPreserve"),
+    (cap::DENORM_FLUSH_TO_ZERO, "DenormFlushToZero"),
+    (cap::SIGNED_ZERO_INF_NAN_PRESERVE, "SignedZeroInfNanPreserve"),
+    (cap::ROUNDING_MODE_RTE, "RoundingModeRTE"),
+    (cap::ROUNDING_MODE_RTZ, "RoundingModeRTZ"),
+    (cap::SHADER_CLOCK_KHR, "ShaderClockKHR"),
+    (cap::SUBGROUP_BUFFER_BLOCK_IO_INTEL, "SubgroupBufferBlockIOINTEL"),
+    (cap::ROUND_TO_INFINITY_INTEL, "RoundToInfinityINTEL"),
+    (cap::FLOATING_POINT_MODE_INTEL, "FloatingPointModeINTEL"),
+    (cap::INDIRECT_REFERENCES_INTEL, "IndirectReferencesINTEL"),
+    (cap::EXPECT_ASSUME_KHR, "ExpectAssumeKHR"),
+    (cap::FUNCTION_FLOAT_CONTROL_INTEL, "FunctionFloatControlINTEL"),
+    (cap::FP_FAST_MATH_MODE_INTEL, "FPFastMathModeINTEL"),
+    (cap::UNSTRUCTURED_LOOP_CONTROLS_INTEL, "UnstructuredLoopControlsINTEL"),
+    (cap::KERNEL_ATTRIBUTES_INTEL, "KernelAttributesINTEL"),
+    (cap::MEMORY_ACCESS_ALIASING_INTEL, "MemoryAccessAliasingINTEL"),
+    (cap::BIT_INSTRUCTIONS, "BitInstructions"),
+    (cap::GROUP_NON_UNIFORM_ROTATE_KHR, "GroupNonUniformRotateKHR"),
+    (cap::FLOAT_CONTROLS2, "FloatControls2"),
+    (cap::LONG_COMPOSITES_INTEL, "LongCompositesINTEL"),
+    (cap::FAST_COMPOSITE_INTEL, "FastCompositeINTEL"),
+    (cap::OPT_NONE_INTEL, "OptNoneINTEL"),
+    (cap::B_FLOAT16_CONVERSION_INTEL, "BFloat16ConversionINTEL"),
+    (cap::SPLIT_BARRIER_INTEL, "SplitBarrierINTEL"),
+    (cap::ARITHMETIC_FENCE_EXT, "ArithmeticFenceEXT"),
+    (cap::GLOBAL_VARIABLE_DECORATIONS_INTEL, "GlobalVariableDecorationsINTEL"),
+    (cap::FP_MAX_ERROR_INTEL, "FPMaxErrorINTEL"),
+    (cap::GLOBAL_VARIABLE_HOST_ACCESS_INTEL, "GlobalVariableHostAccessINTEL"),
+    (cap::GROUP_UNIFORM_ARITHMETIC_KHR, "GroupUniformArithmeticKHR"),
+    (cap::TENSOR_FLOAT32_ROUNDING_INTEL, "TensorFloat32RoundingINTEL"),
+    (cap::CACHE_CONTROLS_INTEL, "CacheControlsINTEL"),
+    (cap::REGISTER_LIMITS_INTEL, "RegisterLimitsINTEL"),
 ];
 
 /// Capabilities of extensions with no meaning on a CPU (FPGA, media and motion-estimation
 /// hardware, vector compute, inline assembly): refused by name.
 const NO_CPU_MEANING: &[(u32, &str)] = &[
-    (5579, "SubgroupImageMediaBlockIOINTEL"),
-    (5606, "AsmINTEL"),
-    (5617, "VectorComputeINTEL"),
-    (5619, "VectorAnyINTEL"),
-    (5696, "SubgroupAvcMotionEstimationINTEL"),
-    (5697, "SubgroupAvcMotionEstimationIntraINTEL"),
-    (5698, "SubgroupAvcMotionEstimationChromaINTEL"),
-    (5824, "FPGAMemoryAttributesINTEL"),
-    (5844, "ArbitraryPrecisionIntegersINTEL"),
-    (5845, "ArbitraryPrecisionFloatingPointINTEL"),
-    (5888, "FPGALoopControlsINTEL"),
-    (5897, "FPGAKernelAttributesINTEL"),
-    (5898, "FPGAMemoryAccessesINTEL"),
-    (5904, "FPGAClusterAttributesINTEL"),
-    (5906, "LoopFuseINTEL"),
-    (5908, "FPGADSPControlINTEL"),
-    (5916, "FPGAInvocationPipeliningAttributesINTEL"),
-    (5920, "FPGABufferLocationINTEL"),
-    (5922, "ArbitraryPrecisionFixedPointINTEL"),
-    (5935, "USMStorageClassesINTEL"),
-    (5939, "RuntimeAlignedAttributeINTEL"),
-    (5943, "IOPipesINTEL"),
-    (5945, "BlockingPipesINTEL"),
-    (5948, "FPGARegINTEL"),
-    (6150, "FPGAClusterAttributesV2INTEL"),
-    (6161, "FPGAKernelAttributesv2INTEL"),
-    (6162, "TaskSequenceINTEL"),
-    (6171, "FPGALatencyControlINTEL"),
-    (6174, "FPGAArgumentInterfacesINTEL"),
-    (6189, "GlobalVariableFPGADecorationsINTEL"),
+    (cap::SUBGROUP_IMAGE_MEDIA_BLOCK_IO_INTEL, "SubgroupImageMediaBlockIOINTEL"),
+    (cap::ASM_INTEL, "AsmINTEL"),
+    (cap::VECTOR_COMPUTE_INTEL, "VectorComputeINTEL"),
+    (cap::VECTOR_ANY_INTEL, "VectorAnyINTEL"),
+    (cap::SUBGROUP_AVC_MOTION_ESTIMATION_INTEL, "SubgroupAvcMotionEstimationINTEL"),
+    (cap::SUBGROUP_AVC_MOTION_ESTIMATION_INTRA_INTEL, "SubgroupAvcMotionEstimationIntraINTEL"),
+    (cap::SUBGROUP_AVC_MOTION_ESTIMATION_CHROMA_INTEL, "SubgroupAvcMotionEstimationChromaINTEL"),
+    (cap::FPGA_MEMORY_ATTRIBUTES_INTEL, "FPGAMemoryAttributesINTEL"),
+    (cap::ARBITRARY_PRECISION_INTEGERS_INTEL, "ArbitraryPrecisionIntegersINTEL"),
+    (cap::ARBITRARY_PRECISION_FLOATING_POINT_INTEL, "ArbitraryPrecisionFloatingPointINTEL"),
+    (cap::FPGA_LOOP_CONTROLS_INTEL, "FPGALoopControlsINTEL"),
+    (cap::FPGA_KERNEL_ATTRIBUTES_INTEL, "FPGAKernelAttributesINTEL"),
+    (cap::FPGA_MEMORY_ACCESSES_INTEL, "FPGAMemoryAccessesINTEL"),
+    (cap::FPGA_CLUSTER_ATTRIBUTES_INTEL, "FPGAClusterAttributesINTEL"),
+    (cap::LOOP_FUSE_INTEL, "LoopFuseINTEL"),
+    (cap::FPGADSP_CONTROL_INTEL, "FPGADSPControlINTEL"),
+    (cap::FPGA_INVOCATION_PIPELINING_ATTRIBUTES_INTEL, "FPGAInvocationPipeliningAttributesINTEL"),
+    (cap::FPGA_BUFFER_LOCATION_INTEL, "FPGABufferLocationINTEL"),
+    (cap::ARBITRARY_PRECISION_FIXED_POINT_INTEL, "ArbitraryPrecisionFixedPointINTEL"),
+    (cap::USM_STORAGE_CLASSES_INTEL, "USMStorageClassesINTEL"),
+    (cap::RUNTIME_ALIGNED_ATTRIBUTE_INTEL, "RuntimeAlignedAttributeINTEL"),
+    (cap::IO_PIPES_INTEL, "IOPipesINTEL"),
+    (cap::BLOCKING_PIPES_INTEL, "BlockingPipesINTEL"),
+    (cap::FPGA_REG_INTEL, "FPGARegINTEL"),
+    (cap::FPGA_CLUSTER_ATTRIBUTES_V2_INTEL, "FPGAClusterAttributesV2INTEL"),
+    (cap::FPGA_KERNEL_ATTRIBUTESV2_INTEL, "FPGAKernelAttributesv2INTEL"),
+    (cap::TASK_SEQUENCE_INTEL, "TaskSequenceINTEL"),
+    (cap::FPGA_LATENCY_CONTROL_INTEL, "FPGALatencyControlINTEL"),
+    (cap::FPGA_ARGUMENT_INTERFACES_INTEL, "FPGAArgumentInterfacesINTEL"),
+    (cap::GLOBAL_VARIABLE_FPGA_DECORATIONS_INTEL, "GlobalVariableFPGADecorationsINTEL"),
 ];
 
 /// Other capabilities named in refusals (not implemented).
 const OTHER_CAPS: &[(u32, &str)] = &[
-    (0, "Matrix"),
-    (1, "Shader"),
-    (2, "Geometry"),
-    (3, "Tessellation"),
-    (15, "ImageMipmap"),
-    (17, "Pipes"),
-    (19, "DeviceEnqueue"),
-    (25, "ImageGatherExtended"),
-    (27, "StorageImageMultisample"),
-    (49, "StorageImageExtendedFormats"),
-    (59, "NamedBarrier"),
-    (60, "PipeStorage"),
-    (68, "GroupNonUniformQuad"),
-    (4423, "SubgroupBallotKHR"),
-    (4441, "VariablePointersStorageBuffer"),
-    (4442, "VariablePointers"),
-    (5008, "Float16ImageAMD"),
-    (5016, "Int64ImageEXT"),
-    (5570, "SubgroupImageBlockIOINTEL"),
-    (5616, "AtomicFloat16MinMaxEXT"),
-    (5817, "VariableLengthArrayINTEL"),
-    (6016, "DotProductInputAll"),
-    (6019, "DotProduct"),
-    (6022, "CooperativeMatrixKHR"),
-    (6095, "AtomicFloat16AddEXT"),
-    (6114, "DebugInfoModuleINTEL"),
-    (6118, "JointMatrixINTEL"),
-    (6427, "MaskedGatherScatterINTEL"),
+    (cap::MATRIX, "Matrix"),
+    (cap::SHADER, "Shader"),
+    (cap::GEOMETRY, "Geometry"),
+    (cap::TESSELLATION, "Tessellation"),
+    (cap::IMAGE_MIPMAP, "ImageMipmap"),
+    (cap::PIPES, "Pipes"),
+    (cap::DEVICE_ENQUEUE, "DeviceEnqueue"),
+    (cap::IMAGE_GATHER_EXTENDED, "ImageGatherExtended"),
+    (cap::STORAGE_IMAGE_MULTISAMPLE, "StorageImageMultisample"),
+    (cap::STORAGE_IMAGE_EXTENDED_FORMATS, "StorageImageExtendedFormats"),
+    (cap::NAMED_BARRIER, "NamedBarrier"),
+    (cap::PIPE_STORAGE, "PipeStorage"),
+    (cap::GROUP_NON_UNIFORM_QUAD, "GroupNonUniformQuad"),
+    (cap::SUBGROUP_BALLOT_KHR, "SubgroupBallotKHR"),
+    (cap::VARIABLE_POINTERS_STORAGE_BUFFER, "VariablePointersStorageBuffer"),
+    (cap::VARIABLE_POINTERS, "VariablePointers"),
+    (cap::FLOAT16_IMAGE_AMD, "Float16ImageAMD"),
+    (cap::INT64_IMAGE_EXT, "Int64ImageEXT"),
+    (cap::SUBGROUP_IMAGE_BLOCK_IO_INTEL, "SubgroupImageBlockIOINTEL"),
+    (cap::ATOMIC_FLOAT16_MIN_MAX_EXT, "AtomicFloat16MinMaxEXT"),
+    (cap::VARIABLE_LENGTH_ARRAY_INTEL, "VariableLengthArrayINTEL"),
+    (cap::DOT_PRODUCT_INPUT_ALL, "DotProductInputAll"),
+    (cap::DOT_PRODUCT, "DotProduct"),
+    (cap::COOPERATIVE_MATRIX_KHR, "CooperativeMatrixKHR"),
+    (cap::ATOMIC_FLOAT16_ADD_EXT, "AtomicFloat16AddEXT"),
+    (cap::DEBUG_INFO_MODULE_INTEL, "DebugInfoModuleINTEL"),
+    (cap::JOINT_MATRIX_INTEL, "JointMatrixINTEL"),
+    (cap::MASKED_GATHER_SCATTER_INTEL, "MaskedGatherScatterINTEL"),
 ];
 
 /// The name of capability `c`, if it is one the compiler knows.
@@ -213,7 +213,7 @@ pub(super) fn refuse_capability(c: u32) -> Error {
 
 /// `HostAccessINTEL` (SPV_INTEL_global_variable_host_access): access, then the name by which
 /// the host finds a program-scope variable (SYCL's `device_global`).
-const DECORATION_HOST_ACCESS_INTEL: u32 = 6168;
+const DECORATION_HOST_ACCESS_INTEL: u32 = deco::HOST_ACCESS_INTEL;
 /// The same decoration under the translator's earlier, internal number (capability 6146,
 /// `GlobalVariableDecorationsINTEL`), where 6147 with one literal is `InitModeINTEL`.
 const DECORATION_HOST_ACCESS_INTEL_OLD: u32 = 6147;
@@ -225,7 +225,7 @@ pub(super) fn host_access_name(m: &Module, id: u32) -> Result<Option<String>, Er
         let old = d.0 == DECORATION_HOST_ACCESS_INTEL_OLD && d.1.len() > 1;
         if d.0 == DECORATION_HOST_ACCESS_INTEL || old {
             let w = Inst {
-                op: 71,
+                op: op::DECORATE,
                 ops: d.1.clone(),
             };
             return Ok(Some(w.string(1)?.0));
@@ -268,22 +268,22 @@ pub(super) fn module_ignored(m: &Module, i: &Inst) -> Result<bool, Error> {
 /// operation and identity `frontend/nonuniform.rs` has), or an `OpGroup*` one as its twin.
 pub(super) fn group_twin(op: u16) -> u16 {
     match op {
-        264 => 349,
-        265 => 350,
-        266 => 355,
-        267 => 354,
-        268 => 353,
-        269 => 358,
-        270 => 357,
-        271 => 356,
-        OP_GROUP_IMUL_KHR => 351,
-        OP_GROUP_FMUL_KHR => 352,
-        OP_GROUP_BITWISE_AND_KHR => 359,
-        OP_GROUP_BITWISE_OR_KHR => 360,
-        OP_GROUP_BITWISE_XOR_KHR => 361,
-        OP_GROUP_LOGICAL_AND_KHR => 362,
-        OP_GROUP_LOGICAL_OR_KHR => 363,
-        _ => 364,
+        op::GROUP_I_ADD => op::GROUP_NON_UNIFORM_I_ADD,
+        op::GROUP_F_ADD => op::GROUP_NON_UNIFORM_F_ADD,
+        op::GROUP_F_MIN => op::GROUP_NON_UNIFORM_F_MIN,
+        op::GROUP_U_MIN => op::GROUP_NON_UNIFORM_U_MIN,
+        op::GROUP_S_MIN => op::GROUP_NON_UNIFORM_S_MIN,
+        op::GROUP_F_MAX => op::GROUP_NON_UNIFORM_F_MAX,
+        op::GROUP_U_MAX => op::GROUP_NON_UNIFORM_U_MAX,
+        op::GROUP_S_MAX => op::GROUP_NON_UNIFORM_S_MAX,
+        OP_GROUP_IMUL_KHR => op::GROUP_NON_UNIFORM_I_MUL,
+        OP_GROUP_FMUL_KHR => op::GROUP_NON_UNIFORM_F_MUL,
+        OP_GROUP_BITWISE_AND_KHR => op::GROUP_NON_UNIFORM_BITWISE_AND,
+        OP_GROUP_BITWISE_OR_KHR => op::GROUP_NON_UNIFORM_BITWISE_OR,
+        OP_GROUP_BITWISE_XOR_KHR => op::GROUP_NON_UNIFORM_BITWISE_XOR,
+        OP_GROUP_LOGICAL_AND_KHR => op::GROUP_NON_UNIFORM_LOGICAL_AND,
+        OP_GROUP_LOGICAL_OR_KHR => op::GROUP_NON_UNIFORM_LOGICAL_OR,
+        _ => op::GROUP_NON_UNIFORM_LOGICAL_XOR,
     }
 }
 
@@ -294,7 +294,7 @@ pub(super) fn group_logical(op: u16) -> bool {
 
 /// Group instructions on floats.
 pub(super) fn group_float(op: u16) -> bool {
-    matches!(op, 265 | 266 | 269 | OP_GROUP_FMUL_KHR)
+    matches!(op, op::GROUP_F_ADD | op::GROUP_F_MIN | op::GROUP_F_MAX | OP_GROUP_FMUL_KHR)
 }
 
 /// Bits of a SPIR-V scalar type (pointers: 64).
@@ -414,8 +414,8 @@ impl Builder<'_> {
             // arrives before it waits, and the wait lets none past until all arrived).
             OP_CONTROL_BARRIER_ARRIVE_INTEL => {}
             OP_CONTROL_BARRIER_WAIT_INTEL => match m.const_scalar(i.w(0)?)? {
-                2 => self.effect(Op::Barrier),
-                3 => self.effect(Op::SubgroupBarrier),
+                scope::WORKGROUP => self.effect(Op::Barrier),
+                scope::SUBGROUP => self.effect(Op::SubgroupBarrier),
                 s => {
                     return Err(Error::unsupported(format!(
                         "OpControlBarrierWaitINTEL in scope {s}"
@@ -573,7 +573,7 @@ impl Builder<'_> {
             _ => return Err(Error::invalid("an access chain whose base is not a pointer")),
         };
         let mut idx = 3;
-        if matches!(i.op, 67 | 70) {
+        if matches!(i.op, op::PTR_ACCESS_CHAIN | op::IN_BOUNDS_PTR_ACCESS_CHAIN) {
             let (s, _) = m.layout(ty)?;
             off = off.wrapping_add(constant(i.w(3)?)?.wrapping_mul(s));
             idx = 4;

@@ -17,15 +17,15 @@ use std::collections::HashMap;
 
 use super::{align_up, Builder, ConstVal, Frame, Module, Val};
 use crate::ir::{BinOp, Op, Term, Ty};
-use crate::spv::{op_name, Inst, Type};
+use crate::spv::{cap, op, op_name, Inst, Type};
 use crate::Error;
 
 /// `OpConstantFunctionPointerINTEL` (formerly `OpFunctionPointerINTEL`).
-pub(super) const CONSTANT_FUNCTION_POINTER: u16 = 5600;
+pub(super) const CONSTANT_FUNCTION_POINTER: u16 = op::CONSTANT_FUNCTION_POINTER_INTEL;
 /// `OpFunctionPointerCallINTEL`.
-pub(super) const FUNCTION_POINTER_CALL: u16 = 5601;
+pub(super) const FUNCTION_POINTER_CALL: u16 = op::FUNCTION_POINTER_CALL_INTEL;
 /// The capability `FunctionPointersINTEL`.
-pub(super) const CAPABILITY: u32 = 5603;
+pub(super) const CAPABILITY: u32 = cap::FUNCTION_POINTERS_INTEL;
 
 /// A module's function pointers.
 #[derive(Debug, Default)]
@@ -162,7 +162,7 @@ pub(super) fn finish(
     }
     if insts
         .iter()
-        .any(|i| i.op == 17 && i.ops.first() == Some(&CAPABILITY))
+        .any(|i| i.op == op::CAPABILITY && i.ops.first() == Some(&CAPABILITY))
     {
         let mut named: Vec<(String, u32)> = m
             .exports

@@ -3,7 +3,7 @@
 
 use super::{dpcpp, nonuniform, scratch_offset, Builder, Frame, Val, GROUP_SCRATCH};
 use crate::ir::{BinOp, Builtin, CmpOp, ConvOp, Op, Term, Ty, Value};
-use crate::spv::{op_name, Inst, Type};
+use crate::spv::{op, op_name, scope, storage, Inst, Type};
 use crate::Error;
 
 impl Builder<'_> {
@@ -13,19 +13,22 @@ impl Builder<'_> {
         let op = i.op;
         match op {
             // Execution scope Subgroup: `sub_group_barrier`.
-            224 if matches!(m.const_scalar(i.w(0)?), Ok(3)) => self.effect(Op::SubgroupBarrier),
-            224 => self.effect(Op::Barrier),
-            259 => self.async_copy(fr, i)?,
+            op::CONTROL_BARRIER if matches!(m.const_scalar(i.w(0)?), Ok(3)) => self.effect(Op::SubgroupBarrier),
+            op::CONTROL_BARRIER => self.effect(Op::Barrier),
+            op::GROUP_ASYNC_COPY => self.async_copy(fr, i)?,
             // `wait_group_events`: every work-item's share of the copies is done once all of
             // them are past a barrier.
-            260 if matches!(m.const_scalar(i.w(0)?), Ok(2)) => self.effect(Op::Barrier),
-            260 => return Err(Error::unsupported("OpGroupWaitEvents outside Workgroup scope")),
+            op::GROUP_WAIT_EVENTS if matches!(m.const_scalar(i.w(0)?), Ok(2)) => self.effect(Op::Barrier),
+            op::GROUP_WAIT_EVENTS => return Err(Error::unsupported("OpGroupWaitEvents outside Workgroup scope")),
             261..=271 | dpcpp::OP_GROUP_IMUL_KHR..=dpcpp::OP_GROUP_LOGICAL_XOR_KHR => {
                 self.group_op(fr, i)?
             }
-            5571..=5574 => self.shuffle_op(fr, i)?,
+            op::SUBGROUP_SHUFFLE_INTEL
+            | op::SUBGROUP_SHUFFLE_DOWN_INTEL
+            | op::SUBGROUP_SHUFFLE_UP_INTEL
+            | op::SUBGROUP_SHUFFLE_XOR_INTEL => self.shuffle_op(fr, i)?,
             333..=366 | nonuniform::ROTATE_KHR => self.nonuniform_op(fr, i)?,
-            225 => {}
+            op::MEMORY_BARRIER => {}
             _ => return Err(Error::unsupported(format!("instruction {}", op_name(op)))),
         }
         Ok(false)
@@ -54,8 +57,8 @@ impl Builder<'_> {
     /// `OpGroupNonUniform*` twin.
     pub(super) fn group_combine(&mut self, op: u16, t: Ty, a: Value, b: Value, half: bool) -> Value {
         match op {
-            261 => self.push(t, Op::Bin(BinOp::And, a, b)),
-            262 => self.push(t, Op::Bin(BinOp::Or, a, b)),
+            op::GROUP_ALL => self.push(t, Op::Bin(BinOp::And, a, b)),
+            op::GROUP_ANY => self.push(t, Op::Bin(BinOp::Or, a, b)),
             _ => self.nu_combine(dpcpp::group_twin(op), t, a, b, half),
         }
     }
@@ -64,8 +67,8 @@ impl Builder<'_> {
     /// the first work-item).
     pub(super) fn group_identity(op: u16, t: Ty) -> u64 {
         match op {
-            261 => 1,
-            262 => 0,
+            op::GROUP_ALL => 1,
+            op::GROUP_ANY => 0,
             _ => nonuniform::identity(dpcpp::group_twin(op), t),
         }
     }
@@ -86,8 +89,8 @@ impl Builder<'_> {
         let op = i.op;
         let m = self.m;
         let sub = match m.const_scalar(i.w(2)?)? {
-            2 => false,
-            3 => true,
+            scope::WORKGROUP => false,
+            scope::SUBGROUP => true,
             s => return Err(Error::unsupported(format!("{} in scope {s}", op_name(op)))),
         };
         // Sub-group collectives wait for their sub-group only (see `ir::Op::SubgroupBarrier`).
@@ -101,8 +104,8 @@ impl Builder<'_> {
         let half = m.is_half(i.w(0)?);
         // The operation: 0 reduce, 1 inclusive scan, 2 exclusive scan, 3 broadcast.
         let (kind, x) = match op {
-            261 | 262 => (0, self.val(fr, i.w(3)?)?),
-            263 => (3, self.val(fr, i.w(3)?)?),
+            op::GROUP_ALL | op::GROUP_ANY => (0, self.val(fr, i.w(3)?)?),
+            op::GROUP_BROADCAST => (3, self.val(fr, i.w(3)?)?),
             _ => {
                 let g = i.w(3)?;
                 if g > 2 {
@@ -117,9 +120,9 @@ impl Builder<'_> {
         let xt = self.k.ty(x);
         let float = dpcpp::group_float(op);
         let ok = match op {
-            261 | 262 => xt == Ty::Bool && rty == Ty::Bool,
+            op::GROUP_ALL | op::GROUP_ANY => xt == Ty::Bool && rty == Ty::Bool,
             _ if dpcpp::group_logical(op) => xt == Ty::Bool && rty == Ty::Bool,
-            263 => xt == rty && xt != Ty::Bool,
+            op::GROUP_BROADCAST => xt == rty && xt != Ty::Bool,
             _ => xt == rty && xt != Ty::Bool && xt.is_float() == float,
         };
         if !ok {
@@ -269,7 +272,7 @@ impl Builder<'_> {
             return Err(Error::invalid("OpGroupAsyncCopy: elements of different sizes"));
         }
         // Workgroup storage: the source is local, so the destination is the global side.
-        let dst_strided = *ssc == 4;
+        let dst_strided = *ssc == storage::WORKGROUP;
         let (n, stride, event) = (
             self.val(fr, i.w(5)?)?,
             self.val(fr, i.w(6)?)?,
@@ -312,7 +315,7 @@ impl Builder<'_> {
     pub(super) fn shuffle_op(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
         let op = i.op;
         let rty = self.m.ir_ty(i.w(0)?)?;
-        let two = matches!(op, 5572 | 5573);
+        let two = matches!(op, op::SUBGROUP_SHUFFLE_DOWN_INTEL | op::SUBGROUP_SHUFFLE_UP_INTEL);
         let a = self.val(fr, i.w(2)?)?;
         let b = if two {
             Some(self.val(fr, i.w(3)?)?)
@@ -368,9 +371,9 @@ impl Builder<'_> {
         let c = self.resize(c, Ty::I64);
         // (index in the sub-group, true when it reads the second operand's array)
         let (idx, second) = match op {
-            5571 => (c, None),
-            5574 => (self.push(Ty::I64, Op::Bin(BinOp::Xor, sglid, c)), None),
-            5572 => {
+            op::SUBGROUP_SHUFFLE_INTEL => (c, None),
+            op::SUBGROUP_SHUFFLE_XOR_INTEL => (self.push(Ty::I64, Op::Bin(BinOp::Xor, sglid, c)), None),
+            op::SUBGROUP_SHUFFLE_DOWN_INTEL => {
                 let t = self.push(Ty::I64, Op::Bin(BinOp::Add, sglid, c));
                 let over = self.push(Ty::Bool, Op::Cmp(CmpOp::UGe, t, max));
                 let wrapped = self.push(Ty::I64, Op::Bin(BinOp::Sub, t, max));

@@ -7,7 +7,7 @@
 use super::{align_up, Builder, ConstVal, Frame, Global, Module, Val};
 use crate::image::{field, flag, ImageType, SamplerDesc};
 use crate::ir::{Op, Ty, Value};
-use crate::spv::{op_name, Inst, Type};
+use crate::spv::{op, op_name, Inst, Type};
 use crate::Error;
 
 /// `OpConstantSampler` at module scope: its descriptor in the program's data; the sampler's
@@ -155,7 +155,7 @@ impl Builder<'_> {
         let name = op_name(i.op);
         match i.op {
             // OpSampledImage
-            86 => {
+            op::SAMPLED_IMAGE => {
                 let (img, _, _) = self.image_of(fr, i.w(2)?)?;
                 let (s, sty) = self.get(fr, i.w(3)?)?;
                 let (Val::V(s), Type::Sampler) = (s, self.m.ty(sty)?) else {
@@ -167,21 +167,21 @@ impl Builder<'_> {
                 fr.vals.insert(i.w(1)?, (Val::Vec(vec![img, s]), i.w(0)?));
             }
             // OpImage
-            100 => {
+            op::IMAGE => {
                 let (img, _, _) = self.image_of(fr, i.w(2)?)?;
                 fr.vals.insert(i.w(1)?, (Val::V(img), i.w(0)?));
             }
             // OpImageSampleExplicitLod, OpImageRead
-            88 | 98 => {
+            op::IMAGE_SAMPLE_EXPLICIT_LOD | op::IMAGE_READ => {
                 let (rt, rid) = (i.w(0)?, i.w(1)?);
                 let (img, smp, t) = self.image_of(fr, i.w(2)?)?;
-                if i.op == 88 && smp.is_none() {
+                if i.op == op::IMAGE_SAMPLE_EXPLICIT_LOD && smp.is_none() {
                     return Err(Error::invalid("OpImageSampleExplicitLod of an image without a sampler"));
                 }
                 if t.access == 1 {
                     return Err(Error::invalid(format!("{name} of a write-only image")));
                 }
-                self.image_operands(i, 4, i.op == 88)?;
+                self.image_operands(i, 4, i.op == op::IMAGE_SAMPLE_EXPLICIT_LOD)?;
                 let (n, et, tf) = self.texel_kind(rt)?;
                 let (coords, texel) = self.image_scratch()?;
                 let cf = self.store_coords(fr, i.w(3)?, &t, coords)?;
@@ -205,7 +205,7 @@ impl Builder<'_> {
                 fr.vals.insert(rid, (v, rt));
             }
             // OpImageWrite
-            99 => {
+            op::IMAGE_WRITE => {
                 let (img, _, t) = self.image_of(fr, i.w(0)?)?;
                 if t.access == 0 {
                     return Err(Error::invalid("OpImageWrite to a read-only image"));
@@ -237,18 +237,22 @@ impl Builder<'_> {
                 });
             }
             // OpImageQueryFormat, OpImageQueryOrder
-            101 | 102 => {
+            op::IMAGE_QUERY_FORMAT | op::IMAGE_QUERY_ORDER => {
                 let (rt, rid) = (i.w(0)?, i.w(1)?);
                 let (img, _, _) = self.image_of(fr, i.w(2)?)?;
                 let to = self.int_result(rt, name.as_str())?;
-                let off = if i.op == 101 { field::DATA_TYPE } else { field::ORDER };
+                let off = if i.op == op::IMAGE_QUERY_FORMAT {
+                    field::DATA_TYPE
+                } else {
+                    field::ORDER
+                };
                 let a = self.add_const(img, off);
                 let v = self.push(Ty::I32, Op::Load(a));
                 let v = self.resize(v, to);
                 fr.vals.insert(rid, (Val::V(v), rt));
             }
             // OpImageQuerySizeLod, OpImageQuerySize
-            103 | 104 => {
+            op::IMAGE_QUERY_SIZE_LOD | op::IMAGE_QUERY_SIZE => {
                 let (rt, rid) = (i.w(0)?, i.w(1)?);
                 let (img, _, t) = self.image_of(fr, i.w(2)?)?;
                 let fields: &[u64] = match (t.dim, t.arrayed) {
@@ -276,7 +280,7 @@ impl Builder<'_> {
                 fr.vals.insert(rid, (v, rt));
             }
             // OpImageQueryLevels: one level.
-            106 => {
+            op::IMAGE_QUERY_LEVELS => {
                 let (rt, rid) = (i.w(0)?, i.w(1)?);
                 self.image_of(fr, i.w(2)?)?;
                 let to = self.int_result(rt, name.as_str())?;
@@ -285,8 +289,15 @@ impl Builder<'_> {
             }
             _ => {
                 let why = match i.op {
-                    87 | 89..=94 | 105 => " (implicit Lod, depth-comparison and projective sampling are for shaders)",
-                    107 => " (no multisampled images)",
+                    op::IMAGE_SAMPLE_IMPLICIT_LOD
+                    | op::IMAGE_SAMPLE_DREF_IMPLICIT_LOD
+                    | op::IMAGE_SAMPLE_DREF_EXPLICIT_LOD
+                    | op::IMAGE_SAMPLE_PROJ_IMPLICIT_LOD
+                    | op::IMAGE_SAMPLE_PROJ_EXPLICIT_LOD
+                    | op::IMAGE_SAMPLE_PROJ_DREF_IMPLICIT_LOD
+                    | op::IMAGE_SAMPLE_PROJ_DREF_EXPLICIT_LOD
+                    | op::IMAGE_QUERY_LOD => " (implicit Lod, depth-comparison and projective sampling are for shaders)",
+                    op::IMAGE_QUERY_SAMPLES => " (no multisampled images)",
                     _ => "",
                 };
                 return Err(Error::unsupported(format!("instruction {name}{why}")));

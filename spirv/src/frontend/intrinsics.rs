@@ -14,25 +14,25 @@
 
 use super::{Builder, Frame, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Round, Ty, UnOp, Value};
-use crate::spv::Inst;
+use crate::spv::{op, Inst};
 use crate::Error;
 
 /// `OpIAddCarry`.
-const OP_IADD_CARRY: u16 = 149;
+const OP_IADD_CARRY: u16 = op::I_ADD_CARRY;
 /// `OpISubBorrow`.
-const OP_ISUB_BORROW: u16 = 150;
+const OP_ISUB_BORROW: u16 = op::I_SUB_BORROW;
 /// `OpUMulExtended`.
-const OP_UMUL_EXTENDED: u16 = 151;
+const OP_UMUL_EXTENDED: u16 = op::U_MUL_EXTENDED;
 /// `OpSMulExtended`.
-const OP_SMUL_EXTENDED: u16 = 152;
+const OP_SMUL_EXTENDED: u16 = op::S_MUL_EXTENDED;
 /// `OpBitFieldInsert`.
-const OP_BIT_FIELD_INSERT: u16 = 201;
+const OP_BIT_FIELD_INSERT: u16 = op::BIT_FIELD_INSERT;
 /// `OpBitFieldSExtract`.
-const OP_BIT_FIELD_S_EXTRACT: u16 = 202;
+const OP_BIT_FIELD_S_EXTRACT: u16 = op::BIT_FIELD_S_EXTRACT;
 /// `OpBitFieldUExtract`.
-const OP_BIT_FIELD_U_EXTRACT: u16 = 203;
+const OP_BIT_FIELD_U_EXTRACT: u16 = op::BIT_FIELD_U_EXTRACT;
 /// `OpBitReverse`.
-const OP_BIT_REVERSE: u16 = 204;
+const OP_BIT_REVERSE: u16 = op::BIT_REVERSE;
 
 /// The intrinsics lowered here, by name without `llvm.` and the type suffix.
 const INTRINSICS: &[&str] = &[

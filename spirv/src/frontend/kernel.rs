@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::{align_up, Builder, Modes, Module, Val};
 use crate::ir::{self, BlockId, ConvOp, Op, Term, Ty};
-use crate::spv::{Inst, Type};
+use crate::spv::{deco, op, param_attr, storage, Inst, Type};
 use crate::{AddressSpace, ArgInfo, ArgKind, Error, KernelInfo};
 
 pub(super) fn lower_kernel(
@@ -45,10 +45,10 @@ pub(super) fn lower_kernel(
     let mut infos = Vec::new();
     let mut offset = 0u32;
     for (pid, pty) in &f.params {
-        let byval = m
-            .decos
-            .get(pid)
-            .is_some_and(|d| d.iter().any(|d| d.0 == 38 && d.1.first() == Some(&2)));
+        let byval = m.decos.get(pid).is_some_and(|d| {
+            d.iter()
+                .any(|d| d.0 == deco::FUNC_PARAM_ATTR && d.1.first() == Some(&param_attr::BY_VAL))
+        });
         let (kind, size, space, align) = match m.ty(*pty)? {
             Type::Int(_) | Type::Float(_) | Type::Vector(..) => {
                 let (s, a) = m.layout(*pty)?;
@@ -84,10 +84,13 @@ pub(super) fn lower_kernel(
                 AddressSpace::Private,
                 8,
             ),
-            Type::Pointer(sc @ (0 | 5 | 8), _) => {
-                let space = match sc {
-                    0 => AddressSpace::Constant,
-                    5 => AddressSpace::Global,
+            Type::Pointer(
+                sc @ (storage::UNIFORM_CONSTANT | storage::CROSS_WORKGROUP | storage::GENERIC),
+                _,
+            ) => {
+                let space = match *sc {
+                    storage::UNIFORM_CONSTANT => AddressSpace::Constant,
+                    storage::CROSS_WORKGROUP => AddressSpace::Global,
                     _ => AddressSpace::Generic,
                 };
                 (ArgKind::Buffer, 8, space, 8)
@@ -179,9 +182,9 @@ pub(super) fn dominance_order(blocks: &[(u32, Vec<Inst>)]) -> Vec<usize> {
             return vec![];
         };
         let labels: Vec<u32> = match t.op {
-            249 => t.ops.iter().take(1).copied().collect(),
-            250 => t.ops.iter().skip(1).take(2).copied().collect(),
-            251 => {
+            op::BRANCH => t.ops.iter().take(1).copied().collect(),
+            op::BRANCH_CONDITIONAL => t.ops.iter().skip(1).take(2).copied().collect(),
+            op::SWITCH => {
                 // selector, default, then (literal words, label) pairs of 2 or 3 words.
                 let rest = t.ops.get(2..).unwrap_or(&[]);
                 let stride = if rest.len() % 2 == 0

@@ -2,56 +2,56 @@
 
 use super::{int_min_max, Builder, Frame, Val};
 use crate::ir::{BinOp, CmpOp, MathFn, Op, Ty, UnOp, Value};
-use crate::spv::{op_name, Inst};
+use crate::spv::{cl, op, op_name, Inst};
 use crate::Error;
 
 pub(super) fn math_of(n: u32) -> Option<(MathFn, usize)> {
     Some(match n {
-        61 => (MathFn::Sqrt, 1),
-        23 => (MathFn::Fabs, 1),
-        28 => (MathFn::Fmin, 2),
-        27 => (MathFn::Fmax, 2),
-        42 => (MathFn::Mad, 3),
-        26 => (MathFn::Fma, 3),
-        19 => (MathFn::Exp, 1),
-        37 => (MathFn::Log, 1),
-        57 => (MathFn::Sin, 1),
-        14 => (MathFn::Cos, 1),
-        25 => (MathFn::Floor, 1),
-        12 => (MathFn::Ceil, 1),
-        66 => (MathFn::Trunc, 1),
-        48 => (MathFn::Pow, 2),
-        29 => (MathFn::Fmod, 2),
+        cl::SQRT => (MathFn::Sqrt, 1),
+        cl::FABS => (MathFn::Fabs, 1),
+        cl::FMIN => (MathFn::Fmin, 2),
+        cl::FMAX => (MathFn::Fmax, 2),
+        cl::MAD => (MathFn::Mad, 3),
+        cl::FMA => (MathFn::Fma, 3),
+        cl::EXP => (MathFn::Exp, 1),
+        cl::LOG => (MathFn::Log, 1),
+        cl::SIN => (MathFn::Sin, 1),
+        cl::COS => (MathFn::Cos, 1),
+        cl::FLOOR => (MathFn::Floor, 1),
+        cl::CEIL => (MathFn::Ceil, 1),
+        cl::TRUNC => (MathFn::Trunc, 1),
+        cl::POW => (MathFn::Pow, 2),
+        cl::FMOD => (MathFn::Fmod, 2),
         // Full precision, native_* and half_* alike.
-        62 | 80 | 94 => (MathFn::Tan, 1),
-        67 | 81 => (MathFn::Cos, 1),
-        69 | 83 => (MathFn::Exp, 1),
-        70 | 84 => (MathFn::Exp2, 1),
-        20 => (MathFn::Exp2, 1),
-        21 | 71 | 85 => (MathFn::Exp10, 1),
-        72 | 86 => (MathFn::Log, 1),
-        38 | 73 | 87 => (MathFn::Log2, 1),
-        39 | 74 | 88 => (MathFn::Log10, 1),
-        50 | 75 | 89 => (MathFn::Pow, 2),
-        78 | 92 => (MathFn::Sin, 1),
-        79 | 93 => (MathFn::Sqrt, 1),
-        0 => (MathFn::Acos, 1),
-        3 => (MathFn::Asin, 1),
-        6 => (MathFn::Atan, 1),
-        7 => (MathFn::Atan2, 2),
-        11 => (MathFn::Cbrt, 1),
-        13 => (MathFn::Copysign, 2),
-        15 => (MathFn::Cosh, 1),
-        22 => (MathFn::Expm1, 1),
-        24 => (MathFn::Fdim, 2),
-        32 => (MathFn::Hypot, 2),
-        40 => (MathFn::Log1p, 1),
-        43 => (MathFn::Maxmag, 2),
-        44 => (MathFn::Minmag, 2),
-        53 => (MathFn::Rint, 1),
-        55 => (MathFn::Round, 1),
-        59 => (MathFn::Sinh, 1),
-        63 => (MathFn::Tanh, 1),
+        cl::TAN | cl::HALF_TAN | cl::NATIVE_TAN => (MathFn::Tan, 1),
+        cl::HALF_COS | cl::NATIVE_COS => (MathFn::Cos, 1),
+        cl::HALF_EXP | cl::NATIVE_EXP => (MathFn::Exp, 1),
+        cl::HALF_EXP2 | cl::NATIVE_EXP2 => (MathFn::Exp2, 1),
+        cl::EXP2 => (MathFn::Exp2, 1),
+        cl::EXP10 | cl::HALF_EXP10 | cl::NATIVE_EXP10 => (MathFn::Exp10, 1),
+        cl::HALF_LOG | cl::NATIVE_LOG => (MathFn::Log, 1),
+        cl::LOG2 | cl::HALF_LOG2 | cl::NATIVE_LOG2 => (MathFn::Log2, 1),
+        cl::LOG10 | cl::HALF_LOG10 | cl::NATIVE_LOG10 => (MathFn::Log10, 1),
+        cl::POWR | cl::HALF_POWR | cl::NATIVE_POWR => (MathFn::Pow, 2),
+        cl::HALF_SIN | cl::NATIVE_SIN => (MathFn::Sin, 1),
+        cl::HALF_SQRT | cl::NATIVE_SQRT => (MathFn::Sqrt, 1),
+        cl::ACOS => (MathFn::Acos, 1),
+        cl::ASIN => (MathFn::Asin, 1),
+        cl::ATAN => (MathFn::Atan, 1),
+        cl::ATAN2 => (MathFn::Atan2, 2),
+        cl::CBRT => (MathFn::Cbrt, 1),
+        cl::COPYSIGN => (MathFn::Copysign, 2),
+        cl::COSH => (MathFn::Cosh, 1),
+        cl::EXPM1 => (MathFn::Expm1, 1),
+        cl::FDIM => (MathFn::Fdim, 2),
+        cl::HYPOT => (MathFn::Hypot, 2),
+        cl::LOG1P => (MathFn::Log1p, 1),
+        cl::MAXMAG => (MathFn::Maxmag, 2),
+        cl::MINMAG => (MathFn::Minmag, 2),
+        cl::RINT => (MathFn::Rint, 1),
+        cl::ROUND => (MathFn::Round, 1),
+        cl::SINH => (MathFn::Sinh, 1),
+        cl::TANH => (MathFn::Tanh, 1),
         _ => return None,
     })
 }
@@ -68,7 +68,7 @@ impl Builder<'_> {
             Ok(())
         };
         match op {
-            12 => {
+            op::EXT_INST => {
                 if !m.opencl_std.contains(&i.w(2)?) {
                     return Err(Error::unsupported(
                         "extended instructions of sets other than OpenCL.std",
@@ -151,9 +151,26 @@ impl Builder<'_> {
     /// `clz`, `mul_hi`, `rotate`, `mad24`, `mul24`. `None`: not one of them.
     pub(super) fn derived(&mut self, fr: &Frame, i: &Inst, n: u32) -> Result<Option<Value>, Error> {
         let arity = match n {
-            56 | 77 | 91 | 76 | 90 | 96 | 100 | 103 | 141 | 201 | 151 => 1,
-            68 | 82 | 101 | 160 | 203 | 161 | 169 | 170 => 2,
-            95 | 99 | 149 | 150 | 167 | 168 => 3,
+            cl::RSQRT
+            | cl::HALF_RSQRT
+            | cl::NATIVE_RSQRT
+            | cl::HALF_RECIP
+            | cl::NATIVE_RECIP
+            | cl::DEGREES
+            | cl::RADIANS
+            | cl::SIGN
+            | cl::S_ABS
+            | cl::U_ABS
+            | cl::CLZ => 1,
+            cl::HALF_DIVIDE
+            | cl::NATIVE_DIVIDE
+            | cl::STEP
+            | cl::S_MUL_HI
+            | cl::U_MUL_HI
+            | cl::ROTATE
+            | cl::S_MUL24
+            | cl::U_MUL24 => 2,
+            cl::FCLAMP | cl::MIX | cl::S_CLAMP | cl::U_CLAMP | cl::S_MAD24 | cl::U_MAD24 => 3,
             _ => return Ok(None),
         };
         let ty = self.m.ir_ty(i.w(0)?)?;
@@ -189,19 +206,19 @@ impl Builder<'_> {
         let bin = |b: &mut Self, o: BinOp, x: Value, y: Value| b.push(ty, Op::Bin(o, x, y));
         let v = match n {
             // rsqrt, half_rsqrt, native_rsqrt
-            56 | 77 | 91 => {
+            cl::RSQRT | cl::HALF_RSQRT | cl::NATIVE_RSQRT => {
                 let one = fconst(self, 1.0);
                 let r = self.push(ty, Op::Math(MathFn::Sqrt, vec![a[0]]));
                 bin(self, BinOp::FDiv, one, r)
             }
             // half_recip, native_recip
-            76 | 90 => {
+            cl::HALF_RECIP | cl::NATIVE_RECIP => {
                 let one = fconst(self, 1.0);
                 bin(self, BinOp::FDiv, one, a[0])
             }
             // half_divide, native_divide
-            68 | 82 => bin(self, BinOp::FDiv, a[0], a[1]),
-            96 | 100 => {
+            cl::HALF_DIVIDE | cl::NATIVE_DIVIDE => bin(self, BinOp::FDiv, a[0], a[1]),
+            cl::DEGREES | cl::RADIANS => {
                 let f = if n == 96 {
                     180.0 / std::f64::consts::PI
                 } else {
@@ -210,7 +227,7 @@ impl Builder<'_> {
                 let c = fconst(self, f);
                 bin(self, BinOp::FMul, a[0], c)
             }
-            103 => {
+            cl::SIGN => {
                 // sign: 1, -1, or x itself for ±0; 0 for NaN
                 let (zero, one, minus) = (fconst(self, 0.0), fconst(self, 1.0), fconst(self, -1.0));
                 let nan = self.push(Ty::Bool, Op::Cmp(CmpOp::FUnord, a[0], a[0]));
@@ -220,34 +237,34 @@ impl Builder<'_> {
                 let pos = self.push(Ty::Bool, Op::Cmp(CmpOp::FGt, a[0], zero));
                 self.push(ty, Op::Select(pos, one, x))
             }
-            95 => {
+            cl::FCLAMP => {
                 let lo = self.push(ty, Op::Math(MathFn::Fmax, vec![a[0], a[1]]));
                 self.push(ty, Op::Math(MathFn::Fmin, vec![lo, a[2]]))
             }
-            99 => {
+            cl::MIX => {
                 let d = bin(self, BinOp::FSub, a[1], a[0]);
                 let m = bin(self, BinOp::FMul, d, a[2]);
                 bin(self, BinOp::FAdd, a[0], m)
             }
-            101 => {
+            cl::STEP => {
                 // step(edge, x): x < edge ? 0 : 1
                 let (zero, one) = (fconst(self, 0.0), fconst(self, 1.0));
                 let lt = self.push(Ty::Bool, Op::Cmp(CmpOp::FLt, a[1], a[0]));
                 self.push(ty, Op::Select(lt, zero, one))
             }
-            141 => {
+            cl::S_ABS => {
                 let zero = self.push(ty, Op::Const(0));
                 let neg = self.push(Ty::Bool, Op::Cmp(CmpOp::SLt, a[0], zero));
                 let m = self.push(ty, Op::Un(UnOp::Neg, a[0]));
                 self.push(ty, Op::Select(neg, m, a[0]))
             }
-            201 => a[0],
-            151 => self.push(ty, Op::Un(UnOp::Clz, a[0])),
-            160 => bin(self, BinOp::SMulHi, a[0], a[1]),
-            203 => bin(self, BinOp::UMulHi, a[0], a[1]),
-            161 => bin(self, BinOp::Rotl, a[0], a[1]),
-            169 | 170 => bin(self, BinOp::Mul, a[0], a[1]),
-            167 | 168 => {
+            cl::U_ABS => a[0],
+            cl::CLZ => self.push(ty, Op::Un(UnOp::Clz, a[0])),
+            cl::S_MUL_HI => bin(self, BinOp::SMulHi, a[0], a[1]),
+            cl::U_MUL_HI => bin(self, BinOp::UMulHi, a[0], a[1]),
+            cl::ROTATE => bin(self, BinOp::Rotl, a[0], a[1]),
+            cl::S_MUL24 | cl::U_MUL24 => bin(self, BinOp::Mul, a[0], a[1]),
+            cl::S_MAD24 | cl::U_MAD24 => {
                 let m = bin(self, BinOp::Mul, a[0], a[1]);
                 bin(self, BinOp::Add, m, a[2])
             }

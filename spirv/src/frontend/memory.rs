@@ -2,7 +2,7 @@
 
 use super::{align_up, Builder, Frame, Val};
 use crate::ir::{BinOp, Op, Ty};
-use crate::spv::{op_name, Inst, Type};
+use crate::spv::{op, op_name, Inst, Type};
 use crate::Error;
 
 impl Builder<'_> {
@@ -17,7 +17,7 @@ impl Builder<'_> {
             Ok(())
         };
         match op {
-            59 => {
+            op::VARIABLE => {
                 let pty = rt()?;
                 let pointee = match m.ty(pty)? {
                     Type::Pointer(_, p) => *p,
@@ -42,7 +42,7 @@ impl Builder<'_> {
                 }
                 def(fr, Val::V(v), pty)?;
             }
-            61 => {
+            op::LOAD => {
                 let ty = rt()?;
                 match self.get(fr, i.w(2)?)?.0 {
                     Val::BVar(b) => {
@@ -83,7 +83,7 @@ impl Builder<'_> {
                     }
                 }
             }
-            62 => {
+            op::STORE => {
                 let addr = self.val(fr, i.w(0)?)?;
                 self.pointer(addr, op)?;
                 let (values, vty) = self.elems(fr, i.w(1)?)?;
@@ -93,7 +93,7 @@ impl Builder<'_> {
                     self.store_elems(addr, &values)?;
                 }
             }
-            63 | 64 => {
+            op::COPY_MEMORY | op::COPY_MEMORY_SIZED => {
                 let dst = self.val(fr, i.w(0)?)?;
                 let src = self.val(fr, i.w(1)?)?;
                 self.pointer(dst, op)?;
@@ -117,7 +117,10 @@ impl Builder<'_> {
                 };
                 self.effect(Op::Copy { dst, src, size });
             }
-            65 | 66 | 67 | 70 => {
+            op::ACCESS_CHAIN
+            | op::IN_BOUNDS_ACCESS_CHAIN
+            | op::PTR_ACCESS_CHAIN
+            | op::IN_BOUNDS_PTR_ACCESS_CHAIN => {
                 let (base, bty) = self.get(fr, i.w(2)?)?;
                 let Val::V(mut addr) = base else {
                     return self.builtin_chain(fr, i, base, bty).map(|()| false);
@@ -133,7 +136,7 @@ impl Builder<'_> {
                     }
                 };
                 let mut idx = 3;
-                if op == 67 || op == 70 {
+                if op == op::PTR_ACCESS_CHAIN || op == op::IN_BOUNDS_PTR_ACCESS_CHAIN {
                     let (s, _) = m.layout(ty)?;
                     addr = self.offset(fr, addr, i.w(3)?, s)?;
                     idx = 4;

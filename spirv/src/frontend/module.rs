@@ -3,7 +3,7 @@
 
 use super::{ConstVal, Module};
 use crate::ir::{Builtin, Ty};
-use crate::spv::Type;
+use crate::spv::{builtin, Type};
 use crate::Error;
 
 pub(super) fn align_up(x: u64, a: u64) -> u64 {
@@ -180,21 +180,21 @@ impl Module {
 
 pub(super) fn builtin_of(n: u32) -> Result<Builtin, Error> {
     Ok(match n {
-        24 => Builtin::NumGroups,
-        25 | 32 => Builtin::LocalSize,
-        26 => Builtin::GroupId,
-        27 => Builtin::LocalId,
-        28 => Builtin::GlobalId,
-        29 => Builtin::LocalLinearId,
-        30 => Builtin::WorkDim,
-        31 => Builtin::GlobalSize,
-        33 => Builtin::GlobalOffset,
-        34 => Builtin::GlobalLinearId,
-        36 => Builtin::SubgroupSize,
-        37 => Builtin::SubgroupMaxSize,
-        38 | 39 => Builtin::NumSubgroups,
-        40 => Builtin::SubgroupId,
-        41 => Builtin::SubgroupLocalId,
+        builtin::NUM_WORKGROUPS => Builtin::NumGroups,
+        builtin::WORKGROUP_SIZE | builtin::ENQUEUED_WORKGROUP_SIZE => Builtin::LocalSize,
+        builtin::WORKGROUP_ID => Builtin::GroupId,
+        builtin::LOCAL_INVOCATION_ID => Builtin::LocalId,
+        builtin::GLOBAL_INVOCATION_ID => Builtin::GlobalId,
+        builtin::LOCAL_INVOCATION_INDEX => Builtin::LocalLinearId,
+        builtin::WORK_DIM => Builtin::WorkDim,
+        builtin::GLOBAL_SIZE => Builtin::GlobalSize,
+        builtin::GLOBAL_OFFSET => Builtin::GlobalOffset,
+        builtin::GLOBAL_LINEAR_ID => Builtin::GlobalLinearId,
+        builtin::SUBGROUP_SIZE => Builtin::SubgroupSize,
+        builtin::SUBGROUP_MAX_SIZE => Builtin::SubgroupMaxSize,
+        builtin::NUM_SUBGROUPS | builtin::NUM_ENQUEUED_SUBGROUPS => Builtin::NumSubgroups,
+        builtin::SUBGROUP_ID => Builtin::SubgroupId,
+        builtin::SUBGROUP_LOCAL_INVOCATION_ID => Builtin::SubgroupLocalId,
         _ => return Err(Error::unsupported(format!("built-in variable BuiltIn {n}"))),
     })
 }

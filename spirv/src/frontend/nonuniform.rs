@@ -24,7 +24,7 @@
 
 use super::{scratch_offset, Builder, Frame, Val, GROUP_SCRATCH};
 use crate::ir::{BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Round, Ty, UnOp, Value};
-use crate::spv::{op_name, Inst};
+use crate::spv::{group_op, op, op_name, scope, Inst};
 use crate::Error;
 
 /// Offset of the arrival tags (a `u32` per work-item) in the collectives' scratch: after the
@@ -35,7 +35,7 @@ const SCRATCH: u32 = TAGS + 4 * 1024;
 
 /// `OpGroupNonUniformRotateKHR` (SPV_KHR_subgroup_rotate): scope, value, delta and an optional
 /// cluster size.
-pub(super) const ROTATE_KHR: u16 = 4431;
+pub(super) const ROTATE_KHR: u16 = op::GROUP_NON_UNIFORM_ROTATE_KHR;
 
 /// Where a work-item's sub-group's exchange reads from (after the first barrier).
 struct Peers {
@@ -62,22 +62,22 @@ impl Builder<'_> {
         let op = i.op;
         let name = op_name(op);
         match self.m.const_scalar(i.w(2)?)? {
-            3 => {}
-            2 => return self.nonuniform_workgroup(fr, i),
+            scope::SUBGROUP => {}
+            scope::WORKGROUP => return self.nonuniform_workgroup(fr, i),
             s => return Err(Error::unsupported(format!("{name} in scope {s}"))),
         }
         let rt = i.w(0)?;
         let rid = i.w(1)?;
         let bad = || Error::invalid(format!("{name}: operands of the wrong type"));
         let result: Val = match op {
-            333 => {
+            op::GROUP_NON_UNIFORM_ELECT => {
                 let p = self.nu_arrive(None)?;
                 let first = self.nu_first(&p);
                 let v = self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, p.me, first));
                 self.nu_leave();
                 Val::V(v)
             }
-            334 | 335 => {
+            op::GROUP_NON_UNIFORM_ALL | op::GROUP_NON_UNIFORM_ANY => {
                 let x = self.val(fr, i.w(3)?)?;
                 if self.k.ty(x) != Ty::Bool || self.m.ir_ty(rt)? != Ty::Bool {
                     return Err(bad());
@@ -85,7 +85,7 @@ impl Builder<'_> {
                 let r = self.nu_vote(x, op == 334)?;
                 Val::V(r)
             }
-            336 => {
+            op::GROUP_NON_UNIFORM_ALL_EQUAL => {
                 let (xs, _) = self.elems(fr, i.w(3)?)?;
                 if self.m.ir_ty(rt)? != Ty::Bool {
                     return Err(bad());
@@ -133,7 +133,7 @@ impl Builder<'_> {
                 }
                 self.pack(rt, out)
             }
-            339 => {
+            op::GROUP_NON_UNIFORM_BALLOT => {
                 let x = self.val(fr, i.w(3)?)?;
                 if self.k.ty(x) != Ty::Bool || self.value_types(rt)? != [Ty::I32; 4] {
                     return Err(bad());
@@ -154,13 +154,20 @@ impl Builder<'_> {
                 let zero = self.push(Ty::I32, Op::Const(0));
                 Val::Vec(vec![mask, zero, zero, zero])
             }
-            340..=344 => {
+            op::GROUP_NON_UNIFORM_INVERSE_BALLOT
+            | op::GROUP_NON_UNIFORM_BALLOT_BIT_EXTRACT
+            | op::GROUP_NON_UNIFORM_BALLOT_BIT_COUNT
+            | op::GROUP_NON_UNIFORM_BALLOT_FIND_LSB
+            | op::GROUP_NON_UNIFORM_BALLOT_FIND_MSB => {
                 let (at, g) = if op == 342 { (4, i.w(3)?) } else { (3, 0) };
                 let (vs, _) = self.elems(fr, i.w(at)?)?;
                 if vs.len() != 4 || vs.iter().any(|v| self.k.ty(*v) != Ty::I32) {
                     return Err(bad());
                 }
-                let want = if matches!(op, 340 | 341) {
+                let want = if matches!(
+                    op,
+                    op::GROUP_NON_UNIFORM_INVERSE_BALLOT | op::GROUP_NON_UNIFORM_BALLOT_BIT_EXTRACT
+                ) {
                     Ty::Bool
                 } else {
                     Ty::I32
@@ -175,7 +182,22 @@ impl Builder<'_> {
                 };
                 Val::V(self.nu_ballot_read(op, g, &vs, extra)?)
             }
-            349..=364 => {
+            op::GROUP_NON_UNIFORM_I_ADD
+            | op::GROUP_NON_UNIFORM_F_ADD
+            | op::GROUP_NON_UNIFORM_I_MUL
+            | op::GROUP_NON_UNIFORM_F_MUL
+            | op::GROUP_NON_UNIFORM_S_MIN
+            | op::GROUP_NON_UNIFORM_U_MIN
+            | op::GROUP_NON_UNIFORM_F_MIN
+            | op::GROUP_NON_UNIFORM_S_MAX
+            | op::GROUP_NON_UNIFORM_U_MAX
+            | op::GROUP_NON_UNIFORM_F_MAX
+            | op::GROUP_NON_UNIFORM_BITWISE_AND
+            | op::GROUP_NON_UNIFORM_BITWISE_OR
+            | op::GROUP_NON_UNIFORM_BITWISE_XOR
+            | op::GROUP_NON_UNIFORM_LOGICAL_AND
+            | op::GROUP_NON_UNIFORM_LOGICAL_OR
+            | op::GROUP_NON_UNIFORM_LOGICAL_XOR => {
                 let g = i.w(3)?;
                 let (xs, xt) = self.elems(fr, i.w(4)?)?;
                 if xt != rt {
@@ -213,20 +235,27 @@ impl Builder<'_> {
     /// `IMul`, `FMul` and the bitwise and logical ones), if there is one.
     fn nonuniform_workgroup(&mut self, fr: &mut Frame, i: &Inst) -> Result<(), Error> {
         let twin = match i.op {
-            334 => 261,
-            335 => 262,
-            337 => 263,
-            349 => 264,
-            350 => 265,
-            355 => 266,
-            354 => 267,
-            353 => 268,
-            358 => 269,
-            357 => 270,
-            356 => 271,
-            351 => super::dpcpp::OP_GROUP_IMUL_KHR,
-            352 => super::dpcpp::OP_GROUP_FMUL_KHR,
-            359..=364 => super::dpcpp::OP_GROUP_BITWISE_AND_KHR + (i.op - 359),
+            op::GROUP_NON_UNIFORM_ALL => 261,
+            op::GROUP_NON_UNIFORM_ANY => 262,
+            op::GROUP_NON_UNIFORM_BROADCAST => 263,
+            op::GROUP_NON_UNIFORM_I_ADD => 264,
+            op::GROUP_NON_UNIFORM_F_ADD => 265,
+            op::GROUP_NON_UNIFORM_F_MIN => 266,
+            op::GROUP_NON_UNIFORM_U_MIN => 267,
+            op::GROUP_NON_UNIFORM_S_MIN => 268,
+            op::GROUP_NON_UNIFORM_F_MAX => 269,
+            op::GROUP_NON_UNIFORM_U_MAX => 270,
+            op::GROUP_NON_UNIFORM_S_MAX => 271,
+            op::GROUP_NON_UNIFORM_I_MUL => super::dpcpp::OP_GROUP_IMUL_KHR,
+            op::GROUP_NON_UNIFORM_F_MUL => super::dpcpp::OP_GROUP_FMUL_KHR,
+            op::GROUP_NON_UNIFORM_BITWISE_AND
+            | op::GROUP_NON_UNIFORM_BITWISE_OR
+            | op::GROUP_NON_UNIFORM_BITWISE_XOR
+            | op::GROUP_NON_UNIFORM_LOGICAL_AND
+            | op::GROUP_NON_UNIFORM_LOGICAL_OR
+            | op::GROUP_NON_UNIFORM_LOGICAL_XOR => {
+                super::dpcpp::OP_GROUP_BITWISE_AND_KHR + (i.op - 359)
+            }
             op => {
                 return Err(Error::unsupported(format!(
                     "{} in Workgroup scope",
@@ -491,8 +520,8 @@ impl Builder<'_> {
         let in_group = low_bits(self, size);
         let w = self.push(Ty::I32, Op::Bin(BinOp::And, vs[0], in_group));
         Ok(match op {
-            340 => bit_of(self, vs[0], me),
-            341 => {
+            op::GROUP_NON_UNIFORM_INVERSE_BALLOT => bit_of(self, vs[0], me),
+            op::GROUP_NON_UNIFORM_BALLOT_BIT_EXTRACT => {
                 let Some(ix) = index else {
                     return Err(Error::invalid(
                         "OpGroupNonUniformBallotBitExtract: no index",
@@ -520,10 +549,10 @@ impl Builder<'_> {
                 }
                 bit_of(self, sel, b)
             }
-            342 => {
+            op::GROUP_NON_UNIFORM_BALLOT_BIT_COUNT => {
                 let w = match g {
-                    0 => w,
-                    1 | 2 => {
+                    group_op::REDUCE => w,
+                    group_op::INCLUSIVE_SCAN | group_op::EXCLUSIVE_SCAN => {
                         let n = if g == 1 {
                             self.push(Ty::I32, Op::Bin(BinOp::Add, me, one))
                         } else {
@@ -540,7 +569,7 @@ impl Builder<'_> {
                 };
                 self.push(Ty::I32, Op::Un(UnOp::Popcnt, w))
             }
-            343 => {
+            op::GROUP_NON_UNIFORM_BALLOT_FIND_LSB => {
                 // Trailing zeros: the bits below the lowest set one.
                 let wm1 = self.push(Ty::I32, Op::Bin(BinOp::Sub, w, one));
                 let nw = self.push(Ty::I32, Op::Un(UnOp::Not, w));
@@ -568,8 +597,13 @@ impl Builder<'_> {
     ) -> Result<Value, Error> {
         let xt = self.k.ty(x);
         let ok = match op {
-            350 | 352 | 355 | 358 => xt.is_float(),
-            362..=364 => xt == Ty::Bool,
+            op::GROUP_NON_UNIFORM_F_ADD
+            | op::GROUP_NON_UNIFORM_F_MUL
+            | op::GROUP_NON_UNIFORM_F_MIN
+            | op::GROUP_NON_UNIFORM_F_MAX => xt.is_float(),
+            op::GROUP_NON_UNIFORM_LOGICAL_AND
+            | op::GROUP_NON_UNIFORM_LOGICAL_OR
+            | op::GROUP_NON_UNIFORM_LOGICAL_XOR => xt == Ty::Bool,
             _ => !xt.is_float() && xt != Ty::Bool,
         };
         if !ok {
@@ -578,7 +612,13 @@ impl Builder<'_> {
                 op_name(op)
             )));
         }
-        if half && matches!(op, 350 | 352) && xt != Ty::F32 {
+        if half
+            && matches!(
+                op,
+                op::GROUP_NON_UNIFORM_F_ADD | op::GROUP_NON_UNIFORM_F_MUL
+            )
+            && xt != Ty::F32
+        {
             return Err(Error::invalid(format!(
                 "{}: a half not carried as float",
                 op_name(op)
@@ -597,9 +637,13 @@ impl Builder<'_> {
         for k in 0..self.sg() as usize {
             let kk = self.c64(k as u64);
             let take = match g {
-                0 => None,
-                1 => Some(self.push(Ty::Bool, Op::Cmp(CmpOp::ULe, kk, p.me))),
-                2 => Some(self.push(Ty::Bool, Op::Cmp(CmpOp::ULt, kk, p.me))),
+                group_op::REDUCE => None,
+                group_op::INCLUSIVE_SCAN => {
+                    Some(self.push(Ty::Bool, Op::Cmp(CmpOp::ULe, kk, p.me)))
+                }
+                group_op::EXCLUSIVE_SCAN => {
+                    Some(self.push(Ty::Bool, Op::Cmp(CmpOp::ULt, kk, p.me)))
+                }
                 _ => {
                     // Same cluster: the same index with the low bits cleared.
                     let kc = self.c64(k as u64 & !(cluster.min(self.sg()) - 1));
@@ -628,21 +672,30 @@ impl Builder<'_> {
             s.push(t, Op::Select(k, a, b))
         };
         let r = match op {
-            349 => self.push(t, Op::Bin(BinOp::Add, a, b)),
-            350 => self.push(t, Op::Bin(BinOp::FAdd, a, b)),
-            351 => self.push(t, Op::Bin(BinOp::Mul, a, b)),
-            352 => self.push(t, Op::Bin(BinOp::FMul, a, b)),
-            353 => pick(self, CmpOp::SLt),
-            354 => pick(self, CmpOp::ULt),
-            355 => self.push(t, Op::Math(MathFn::Fmin, vec![a, b])),
-            356 => pick(self, CmpOp::SGt),
-            357 => pick(self, CmpOp::UGt),
-            358 => self.push(t, Op::Math(MathFn::Fmax, vec![a, b])),
-            359 | 362 => self.push(t, Op::Bin(BinOp::And, a, b)),
-            360 | 363 => self.push(t, Op::Bin(BinOp::Or, a, b)),
+            op::GROUP_NON_UNIFORM_I_ADD => self.push(t, Op::Bin(BinOp::Add, a, b)),
+            op::GROUP_NON_UNIFORM_F_ADD => self.push(t, Op::Bin(BinOp::FAdd, a, b)),
+            op::GROUP_NON_UNIFORM_I_MUL => self.push(t, Op::Bin(BinOp::Mul, a, b)),
+            op::GROUP_NON_UNIFORM_F_MUL => self.push(t, Op::Bin(BinOp::FMul, a, b)),
+            op::GROUP_NON_UNIFORM_S_MIN => pick(self, CmpOp::SLt),
+            op::GROUP_NON_UNIFORM_U_MIN => pick(self, CmpOp::ULt),
+            op::GROUP_NON_UNIFORM_F_MIN => self.push(t, Op::Math(MathFn::Fmin, vec![a, b])),
+            op::GROUP_NON_UNIFORM_S_MAX => pick(self, CmpOp::SGt),
+            op::GROUP_NON_UNIFORM_U_MAX => pick(self, CmpOp::UGt),
+            op::GROUP_NON_UNIFORM_F_MAX => self.push(t, Op::Math(MathFn::Fmax, vec![a, b])),
+            op::GROUP_NON_UNIFORM_BITWISE_AND | op::GROUP_NON_UNIFORM_LOGICAL_AND => {
+                self.push(t, Op::Bin(BinOp::And, a, b))
+            }
+            op::GROUP_NON_UNIFORM_BITWISE_OR | op::GROUP_NON_UNIFORM_LOGICAL_OR => {
+                self.push(t, Op::Bin(BinOp::Or, a, b))
+            }
             _ => self.push(t, Op::Bin(BinOp::Xor, a, b)),
         };
-        if half && matches!(op, 350 | 352) {
+        if half
+            && matches!(
+                op,
+                op::GROUP_NON_UNIFORM_F_ADD | op::GROUP_NON_UNIFORM_F_MUL
+            )
+        {
             let h = self.push(Ty::I16, Op::Conv(ConvOp::FToF16(Round::Rte), r));
             self.push(t, Op::Conv(ConvOp::F16ToF, h))
         } else {
@@ -668,13 +721,13 @@ pub(super) fn identity(op: u16, t: Ty) -> u64 {
         }
     };
     match op {
-        351 | 362 => 1,
-        352 => f(1.0),
-        353 => mask >> 1,
-        354 | 359 => mask,
-        355 => f(f64::INFINITY),
-        356 => 1 << (bits - 1),
-        358 => f(f64::NEG_INFINITY),
+        op::GROUP_NON_UNIFORM_I_MUL | op::GROUP_NON_UNIFORM_LOGICAL_AND => 1,
+        op::GROUP_NON_UNIFORM_F_MUL => f(1.0),
+        op::GROUP_NON_UNIFORM_S_MIN => mask >> 1,
+        op::GROUP_NON_UNIFORM_U_MIN | op::GROUP_NON_UNIFORM_BITWISE_AND => mask,
+        op::GROUP_NON_UNIFORM_F_MIN => f(f64::INFINITY),
+        op::GROUP_NON_UNIFORM_S_MAX => 1 << (bits - 1),
+        op::GROUP_NON_UNIFORM_F_MAX => f(f64::NEG_INFINITY),
         _ => 0,
     }
 }

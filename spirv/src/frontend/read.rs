@@ -5,45 +5,45 @@ use std::collections::{HashMap, HashSet};
 
 use super::{align_up, builtin_of, dpcpp, fnptr, image, ConstVal, Func, Global, Module};
 use crate::ir;
-use crate::spv::{self, op_name, Inst, Type};
+use crate::spv::{self, cap, deco, exec_mode, op, op_name, storage, Inst, Type};
 use crate::Error;
 
 pub(super) const SUPPORTED_CAPS: &[(u32, &str)] = &[
-    (4, "Addresses"),
-    (5, "Linkage"),
-    (6, "Kernel"),
-    (10, "Float64"),
-    (11, "Int64"),
-    (12, "Int64Atomics"),
-    (18, "Groups"),
-    (22, "Int16"),
-    (38, "GenericPointer"),
-    (39, "Int8"),
-    (5612, "AtomicFloat32MinMaxEXT"),
-    (5613, "AtomicFloat64MinMaxEXT"),
-    (6033, "AtomicFloat32AddEXT"),
-    (6034, "AtomicFloat64AddEXT"),
-    (58, "SubgroupDispatch"),
-    (5568, "SubgroupShuffleINTEL"),
-    (61, "GroupNonUniform"),
-    (62, "GroupNonUniformVote"),
-    (63, "GroupNonUniformArithmetic"),
-    (64, "GroupNonUniformBallot"),
-    (65, "GroupNonUniformShuffle"),
-    (66, "GroupNonUniformShuffleRelative"),
-    (67, "GroupNonUniformClustered"),
-    (7, "Vector16"),
-    (8, "Float16Buffer"),
-    (9, "Float16"),
+    (cap::ADDRESSES, "Addresses"),
+    (cap::LINKAGE, "Linkage"),
+    (cap::KERNEL, "Kernel"),
+    (cap::FLOAT64, "Float64"),
+    (cap::INT64, "Int64"),
+    (cap::INT64_ATOMICS, "Int64Atomics"),
+    (cap::GROUPS, "Groups"),
+    (cap::INT16, "Int16"),
+    (cap::GENERIC_POINTER, "GenericPointer"),
+    (cap::INT8, "Int8"),
+    (cap::ATOMIC_FLOAT32_MIN_MAX_EXT, "AtomicFloat32MinMaxEXT"),
+    (cap::ATOMIC_FLOAT64_MIN_MAX_EXT, "AtomicFloat64MinMaxEXT"),
+    (cap::ATOMIC_FLOAT32_ADD_EXT, "AtomicFloat32AddEXT"),
+    (cap::ATOMIC_FLOAT64_ADD_EXT, "AtomicFloat64AddEXT"),
+    (cap::SUBGROUP_DISPATCH, "SubgroupDispatch"),
+    (cap::SUBGROUP_SHUFFLE_INTEL, "SubgroupShuffleINTEL"),
+    (cap::GROUP_NON_UNIFORM, "GroupNonUniform"),
+    (cap::GROUP_NON_UNIFORM_VOTE, "GroupNonUniformVote"),
+    (cap::GROUP_NON_UNIFORM_ARITHMETIC, "GroupNonUniformArithmetic"),
+    (cap::GROUP_NON_UNIFORM_BALLOT, "GroupNonUniformBallot"),
+    (cap::GROUP_NON_UNIFORM_SHUFFLE, "GroupNonUniformShuffle"),
+    (cap::GROUP_NON_UNIFORM_SHUFFLE_RELATIVE, "GroupNonUniformShuffleRelative"),
+    (cap::GROUP_NON_UNIFORM_CLUSTERED, "GroupNonUniformClustered"),
+    (cap::VECTOR16, "Vector16"),
+    (cap::FLOAT16_BUFFER, "Float16Buffer"),
+    (cap::FLOAT16, "Float16"),
     (fnptr::CAPABILITY, "FunctionPointersINTEL"),
     // Images (see `frontend/image.rs`).
-    (13, "ImageBasic"),
-    (14, "ImageReadWrite"),
-    (20, "LiteralSampler"),
-    (43, "Sampled1D"),
-    (44, "Image1D"),
-    (46, "SampledBuffer"),
-    (47, "ImageBuffer"),
+    (cap::IMAGE_BASIC, "ImageBasic"),
+    (cap::IMAGE_READ_WRITE, "ImageReadWrite"),
+    (cap::LITERAL_SAMPLER, "LiteralSampler"),
+    (cap::SAMPLED1_D, "Sampled1D"),
+    (cap::IMAGE1_D, "Image1D"),
+    (cap::SAMPLED_BUFFER, "SampledBuffer"),
+    (cap::IMAGE_BUFFER, "ImageBuffer"),
 ];
 
 pub(super) type Read = (
@@ -98,9 +98,9 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
     let mut exports = HashMap::new();
     let mut imports = HashMap::new();
     for (id, ds) in &decos {
-        for d in ds.iter().filter(|d| d.0 == 41) {
+        for d in ds.iter().filter(|d| d.0 == deco::LINKAGE_ATTRIBUTES) {
             let w = Inst {
-                op: 71,
+                op: op::DECORATE,
                 ops: d.1.clone(),
             };
             let (name, next) = w.string(0)?;
@@ -142,13 +142,13 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
     for i in insts {
         if let Some((fid, f)) = current.as_mut() {
             match i.op {
-                55 => f.params.push((i.w(1)?, i.w(0)?)),
-                248 => f.blocks.push((i.w(0)?, Vec::new())),
-                56 => {
+                op::FUNCTION_PARAMETER => f.params.push((i.w(1)?, i.w(0)?)),
+                op::LABEL => f.blocks.push((i.w(0)?, Vec::new())),
+                op::FUNCTION_END => {
                     let (fid, f) = current.take().expect("inside a function");
                     m.funcs.insert(fid, f);
                 }
-                54 => return Err(Error::invalid("OpFunction inside a function")),
+                op::FUNCTION => return Err(Error::invalid("OpFunction inside a function")),
                 _ => match f.blocks.last_mut() {
                     Some(b) => b.1.push(i.clone()),
                     None => {
@@ -165,18 +165,31 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
             continue;
         }
         match i.op {
-            0 | 2 | 3 | 4 | 6 | 7 | 8 | 10 | 71 | 72 | 73 | 74 | 317 | 330 => {}
-            5 => {
+            op::NOP
+            | op::SOURCE_CONTINUED
+            | op::SOURCE
+            | op::SOURCE_EXTENSION
+            | op::MEMBER_NAME
+            | op::STRING
+            | op::LINE
+            | op::EXTENSION
+            | op::DECORATE
+            | op::MEMBER_DECORATE
+            | op::DECORATION_GROUP
+            | op::GROUP_DECORATE
+            | op::NO_LINE
+            | op::MODULE_PROCESSED => {}
+            op::NAME => {
                 let (s, _) = i.string(1)?;
                 m.names.insert(i.w(0)?, s);
             }
-            17 => {
+            op::CAPABILITY => {
                 let c = i.w(0)?;
                 if !SUPPORTED_CAPS.iter().chain(dpcpp::ACCEPTED_CAPS).any(|s| s.0 == c) {
                     return Err(dpcpp::refuse_capability(c));
                 }
             }
-            11 => {
+            op::EXT_INST_IMPORT => {
                 let (s, _) = i.string(1)?;
                 if s == "OpenCL.std" {
                     m.opencl_std.insert(i.w(0)?);
@@ -184,7 +197,7 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                     m.ignored_sets.insert(i.w(0)?);
                 }
             }
-            14 => {
+            op::MEMORY_MODEL => {
                 if i.w(0)? != 2 {
                     return Err(Error::unsupported(
                         "addressing model other than Physical64 (compile for spir64)",
@@ -194,14 +207,14 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                     return Err(Error::unsupported("memory model other than OpenCL"));
                 }
             }
-            15 => {
+            op::ENTRY_POINT => {
                 if i.w(0)? != 6 {
                     return Err(Error::unsupported("entry points other than Kernel"));
                 }
                 let (name, _) = i.string(2)?;
                 entries.push((i.w(1)?, name));
             }
-            16 | 331 => {
+            op::EXECUTION_MODE | op::EXECUTION_MODE_ID => {
                 // intel_reqd_sub_group_size: one of the sizes the device reports.
                 if i.w(1)? == 35 {
                     let size = i.w(2)?;
@@ -214,46 +227,49 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                     }
                     modes.entry(i.w(0)?).or_default().sub_group = Some(size);
                 }
-                if matches!(i.w(1)?, 36 | 37) {
+                if matches!(
+                    i.w(1)?,
+                    exec_mode::SUBGROUPS_PER_WORKGROUP | exec_mode::SUBGROUPS_PER_WORKGROUP_ID
+                ) {
                     return Err(Error::unsupported("execution mode SubgroupsPerWorkgroup"));
                 }
                 match i.w(1)? {
-                    17 => {
+                    exec_mode::LOCAL_SIZE => {
                         modes.entry(i.w(0)?).or_default().reqd =
                             Some([i.w(2)?, i.w(3)?, i.w(4)?]);
                     }
-                    18 => {
+                    exec_mode::LOCAL_SIZE_HINT => {
                         modes.entry(i.w(0)?).or_default().hint =
                             Some([i.w(2)?, i.w(3)?, i.w(4)?]);
                     }
-                    30 => {
+                    exec_mode::VEC_TYPE_HINT => {
                         modes.entry(i.w(0)?).or_default().vec_type_hint =
                             Some(vec_type_name(i.w(2)?)?);
                     }
                     _ => {}
                 }
             }
-            19 => {
+            op::TYPE_VOID => {
                 m.types.insert(i.w(0)?, Type::Void);
             }
-            20 => {
+            op::TYPE_BOOL => {
                 m.types.insert(i.w(0)?, Type::Bool);
             }
-            21 => {
+            op::TYPE_INT => {
                 let b = i.w(1)?;
                 if ![8, 16, 32, 64].contains(&b) {
                     return Err(Error::unsupported(format!("{b}-bit integers")));
                 }
                 m.types.insert(i.w(0)?, Type::Int(b));
             }
-            22 => {
+            op::TYPE_FLOAT => {
                 let b = i.w(1)?;
                 if ![16, 32, 64].contains(&b) {
                     return Err(Error::invalid(format!("{b}-bit floats")));
                 }
                 m.types.insert(i.w(0)?, Type::Float(b));
             }
-            23 => {
+            op::TYPE_VECTOR => {
                 // OpenCL vectors have 2, 3, 4, 8 or 16 elements (a mutated count of billions
                 // would exhaust memory when the vector is scalarized).
                 if ![2, 3, 4, 8, 16].contains(&i.w(2)?) {
@@ -261,43 +277,54 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                 }
                 m.types.insert(i.w(0)?, Type::Vector(i.w(1)?, i.w(2)?));
             }
-            28 => {
+            op::TYPE_ARRAY => {
                 let len = m.const_scalar(i.w(2)?)?;
                 m.types.insert(i.w(0)?, Type::Array(i.w(1)?, len));
             }
-            30 => {
-                let packed = m.has_deco(i.w(0)?, 10).is_some();
+            op::TYPE_STRUCT => {
+                let packed = m.has_deco(i.w(0)?, deco::C_PACKED).is_some();
                 m.types
                     .insert(i.w(0)?, Type::Struct(i.ops[1..].to_vec(), packed));
             }
-            32 => {
+            op::TYPE_POINTER => {
                 m.types.insert(i.w(0)?, Type::Pointer(i.w(1)?, i.w(2)?));
             }
-            33 => {
+            op::TYPE_FUNCTION => {
                 m.types
                     .insert(i.w(0)?, Type::Function(i.w(1)?, i.ops[2..].to_vec()));
             }
-            25 => {
+            op::TYPE_IMAGE => {
                 let t = crate::image::ImageType::parse(&i.ops)?;
                 m.types.insert(i.w(0)?, Type::Image(t));
             }
-            26 => {
+            op::TYPE_SAMPLER => {
                 m.types.insert(i.w(0)?, Type::Sampler);
             }
-            27 => {
+            op::TYPE_SAMPLED_IMAGE => {
                 m.types.insert(i.w(0)?, Type::SampledImage(i.w(1)?));
             }
-            45 => image::constant_sampler(&mut m, &mut data, i)?,
-            34 => {
+            op::CONSTANT_SAMPLER => image::constant_sampler(&mut m, &mut data, i)?,
+            op::TYPE_EVENT => {
                 m.types.insert(i.w(0)?, Type::Event);
             }
-            24 | 29 | 31 | 35..=39 | 322 => {
+            op::TYPE_MATRIX
+            | op::TYPE_RUNTIME_ARRAY
+            | op::TYPE_OPAQUE
+            | op::TYPE_DEVICE_EVENT
+            | op::TYPE_RESERVE_ID
+            | op::TYPE_QUEUE
+            | op::TYPE_PIPE
+            | op::TYPE_FORWARD_POINTER
+            | op::TYPE_PIPE_STORAGE => {
                 m.types.insert(i.w(0)?, Type::Other("opaque"));
             }
-            41 | 42 | 48 | 49 => {
-                let mut v = u64::from(i.op == 41 || i.op == 48);
+            op::CONSTANT_TRUE
+            | op::CONSTANT_FALSE
+            | op::SPEC_CONSTANT_TRUE
+            | op::SPEC_CONSTANT_FALSE => {
+                let mut v = u64::from(i.op == op::CONSTANT_TRUE || i.op == op::SPEC_CONSTANT_TRUE);
                 if i.op >= 48 {
-                    if let Some(s) = m.has_deco(i.w(1)?, 1).and_then(|d| d.first()) {
+                    if let Some(s) = m.has_deco(i.w(1)?, deco::SPEC_ID).and_then(|d| d.first()) {
                         if let Some(x) = spec.get(s) {
                             v = u64::from(*x != 0);
                         }
@@ -305,7 +332,7 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                 }
                 m.consts.insert(i.w(1)?, (i.w(0)?, ConstVal::Scalar(v)));
             }
-            43 | 50 => {
+            op::CONSTANT | op::SPEC_CONSTANT => {
                 let ty = i.w(0)?;
                 let bits = match m.ty(ty)? {
                     Type::Int(b) | Type::Float(b) => *b,
@@ -315,8 +342,8 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                 if bits > 32 {
                     v |= u64::from(i.w(3)?) << 32;
                 }
-                if i.op == 50 {
-                    if let Some(s) = m.has_deco(i.w(1)?, 1).and_then(|d| d.first()) {
+                if i.op == op::SPEC_CONSTANT {
+                    if let Some(s) = m.has_deco(i.w(1)?, deco::SPEC_ID).and_then(|d| d.first()) {
                         if let Some(x) = spec.get(s) {
                             v = if bits >= 64 {
                                 *x
@@ -328,17 +355,17 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                 }
                 m.consts.insert(i.w(1)?, (ty, ConstVal::Scalar(v)));
             }
-            44 | 51 => {
+            op::CONSTANT_COMPOSITE | op::SPEC_CONSTANT_COMPOSITE => {
                 m.consts
                     .insert(i.w(1)?, (i.w(0)?, ConstVal::Composite(i.ops[2..].to_vec())));
             }
-            46 => {
+            op::CONSTANT_NULL => {
                 m.consts.insert(i.w(1)?, (i.w(0)?, ConstVal::Null));
             }
-            1 => {
+            op::UNDEF => {
                 m.consts.insert(i.w(1)?, (i.w(0)?, ConstVal::Null));
             }
-            59 => {
+            op::VARIABLE => {
                 let (pty, id, sc) = (i.w(0)?, i.w(1)?, i.w(2)?);
                 let pointee = match m.ty(pty)? {
                     Type::Pointer(_, p) => *p,
@@ -346,11 +373,11 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                 };
                 // A `BuiltIn` variable is the built-in in any storage class (the translator of
                 // LLVM 14 declares them UniformConstant).
-                let builtin = m.has_deco(id, 11).and_then(|d| d.first().copied());
+                let builtin = m.has_deco(id, deco::BUILT_IN).and_then(|d| d.first().copied());
                 let g = match sc {
                     _ if builtin.is_some() => Global::Builtin(builtin_of(builtin.unwrap_or(0))?),
-                    1 => return Err(Error::unsupported("Input variables that are not built-ins")),
-                    0 | 5 => {
+                    storage::INPUT => return Err(Error::unsupported("Input variables that are not built-ins")),
+                    storage::UNIFORM_CONSTANT | storage::CROSS_WORKGROUP => {
                         let (size, align) = m.layout(pointee)?;
                         let off = align_up(data.len() as u64, align.max(8));
                         if off + size > 64 << 20 {
@@ -363,9 +390,9 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                             m.write_const(*init, pointee, &mut data[off as usize..], 0)?;
                             fnptr::init_relocs(&mut m, *init, pointee, off)?;
                         }
-                        if let Some(d) = m.has_deco(id, 41) {
+                        if let Some(d) = m.has_deco(id, deco::LINKAGE_ATTRIBUTES) {
                             let w = Inst {
-                                op: 41,
+                                op: op::CONSTANT_TRUE,
                                 ops: d.to_vec(),
                             };
                             let (name, next) = w.string(0)?;
@@ -376,9 +403,9 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                         if let Some(name) = dpcpp::host_access_name(&m, id)? {
                             globals.push((name, off as u32, size as u32));
                         }
-                        Global::Data(off as u32, sc == 5)
+                        Global::Data(off as u32, sc == storage::CROSS_WORKGROUP)
                     }
-                    4 => {
+                    storage::WORKGROUP => {
                         let (size, align) = m.layout(pointee)?;
                         let off = align_up(u64::from(m.local_size), align.max(8));
                         if off + size > 1 << 30 {
@@ -395,7 +422,7 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                 };
                 m.globals.insert(id, (pty, g));
             }
-            54 => {
+            op::FUNCTION => {
                 let ret = i.w(0)?;
                 current = Some((
                     i.w(1)?,

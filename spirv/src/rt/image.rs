@@ -3,6 +3,7 @@
 //! read, sample and write (see [`crate::image`]).
 
 use crate::image::{channel, flag, layout, ImageDesc, SamplerDesc};
+use crate::spv::{addressing, dim};
 
 /// A texel's four components: floats, or integer bits.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -377,8 +378,8 @@ fn axis_extent(d: &ImageDesc, flags: u32, axis: usize) -> i64 {
 /// How many logical axes are filtered (the layer of an array is not).
 fn axes(flags: u32) -> usize {
     match flags & 7 {
-        1 => 2,
-        2 => 3,
+        dim::DIM_2D => 2,
+        dim::DIM_3D => 3,
         _ => 1,
     }
 }
@@ -387,7 +388,9 @@ fn axes(flags: u32) -> usize {
 fn address(mode: u32, i: i64, n: i64) -> Option<i64> {
     match mode {
         // Clamp to edge (and repeat modes used without normalized coordinates).
-        1 | 3 | 4 => Some(i.clamp(0, n - 1)),
+        addressing::CLAMP_TO_EDGE
+        | addressing::REPEAT
+        | addressing::REPEAT_MIRRORED => Some(i.clamp(0, n - 1)),
         _ => (0..n).contains(&i).then_some(i),
     }
 }

@@ -2,6 +2,7 @@
 //! rounding to half precision), `memmove` for memory copies and the clock of `OpReadClockKHR`.
 
 use crate::ir::MathFn;
+use crate::spv::rounding;
 
 /// Math functions called from kernels: for each [`MathFn`] a shim per float width, and its
 /// table (`math_shim`).
@@ -277,8 +278,8 @@ pub(crate) extern "C" fn f64_to_f16(x: f64, mode: u32) -> u32 {
     let a = x.abs();
     // Rounding away from zero in magnitude: toward +inf for positives, -inf for negatives.
     let away = match mode {
-        2 => sign == 0,
-        3 => sign != 0,
+        rounding::RTP => sign == 0,
+        rounding::RTN => sign != 0,
         _ => false,
     };
     let overflow = |to_inf: bool| if to_inf { sign | 0x7c00 } else { sign | 0x7bff };
@@ -290,8 +291,8 @@ pub(crate) extern "C" fn f64_to_f16(x: f64, mode: u32) -> u32 {
     let quantum_exp = e.max(-14) - 10;
     let q = a * 2f64.powi(-quantum_exp); // exact: a power-of-two scaling within range
     let r = match mode {
-        1 => q.trunc(),
-        2 | 3 => {
+        rounding::RTZ => q.trunc(),
+        rounding::RTP | rounding::RTN => {
             if away {
                 q.ceil()
             } else {

@@ -1,13 +1,21 @@
 //! The SPIR-V binary format: header, instruction stream, literal strings, and the module-level
 //! facts the lowering needs (types, constants, decorations, entry points, functions). The
-//! opcode names used in messages ([`op_name`]) are in `names`.
+//! opcode names used in messages ([`op_name`]) and the named SPIR-V enumerants ([`op`], [`cap`],
+//! [`storage`], [`cl`], ...: constants from the `spirv` crate's grammar) are in `names`.
 
 use std::collections::HashMap;
 
 use crate::Error;
 
+// Generated; `names` shadows the few constants newer grammars renumbered, left unused here.
+#[allow(dead_code)]
+mod grammar;
 mod names;
-pub use names::op_name;
+pub use names::{
+    access, addressing, addressing_model, builtin, cap, channel_order, channel_type, cl, deco,
+    dim, exec_mode, exec_model, filter, group_op, image_format, linkage, memory_model, op,
+    op_name, param_attr, rounding, scope, source_language, storage,
+};
 
 /// SPIR-V's magic number.
 pub const MAGIC: u32 = 0x0723_0203;
@@ -103,20 +111,20 @@ pub fn parse(bytes: &[u8]) -> Result<(Vec<Inst>, u32, u32), Error> {
 /// SPV_INTEL_long_composites: a struct type, constant composite or composite construction with
 /// more operands than one instruction holds goes on in `...ContinuedINTEL` instructions right
 /// after it (operands only: no result type or id).
-const OP_TYPE_STRUCT_CONTINUED_INTEL: u16 = 6090;
-const OP_CONSTANT_COMPOSITE_CONTINUED_INTEL: u16 = 6091;
-const OP_SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL: u16 = 6092;
-const OP_COMPOSITE_CONSTRUCT_CONTINUED_INTEL: u16 = 6096;
+const OP_TYPE_STRUCT_CONTINUED_INTEL: u16 = op::TYPE_STRUCT_CONTINUED_INTEL;
+const OP_CONSTANT_COMPOSITE_CONTINUED_INTEL: u16 = op::CONSTANT_COMPOSITE_CONTINUED_INTEL;
+const OP_SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL: u16 = op::SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL;
+const OP_COMPOSITE_CONSTRUCT_CONTINUED_INTEL: u16 = op::COMPOSITE_CONSTRUCT_CONTINUED_INTEL;
 
 /// Appends each continuation instruction's operands to the instruction it continues.
 fn merge_continued(insts: Vec<Inst>) -> Result<Vec<Inst>, Error> {
     let mut out: Vec<Inst> = Vec::with_capacity(insts.len());
     for i in insts {
         let head = match i.op {
-            OP_TYPE_STRUCT_CONTINUED_INTEL => 30,
-            OP_CONSTANT_COMPOSITE_CONTINUED_INTEL => 44,
-            OP_SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL => 51,
-            OP_COMPOSITE_CONSTRUCT_CONTINUED_INTEL => 80,
+            OP_TYPE_STRUCT_CONTINUED_INTEL => op::TYPE_STRUCT,
+            OP_CONSTANT_COMPOSITE_CONTINUED_INTEL => op::CONSTANT_COMPOSITE,
+            OP_SPEC_CONSTANT_COMPOSITE_CONTINUED_INTEL => op::SPEC_CONSTANT_COMPOSITE,
+            OP_COMPOSITE_CONSTRUCT_CONTINUED_INTEL => op::COMPOSITE_CONSTRUCT,
             _ => {
                 out.push(i);
                 continue;
@@ -177,11 +185,11 @@ pub fn decorations(insts: &[Inst]) -> Result<HashMap<u32, Vec<Decoration>>, Erro
     let mut map: HashMap<u32, Vec<Decoration>> = HashMap::new();
     for i in insts {
         match i.op {
-            71 => map
+            op::DECORATE => map
                 .entry(i.w(0)?)
                 .or_default()
                 .push((i.w(1)?, i.ops[2..].to_vec())),
-            74 => {
+            op::GROUP_DECORATE => {
                 let group = map.get(&i.w(0)?).cloned().unwrap_or_default();
                 for t in &i.ops[1..] {
                     map.entry(*t).or_default().extend(group.iter().cloned());

@@ -1,268 +1,81 @@
-//! Names of SPIR-V opcodes, for the compiler's messages.
+//! Names of SPIR-V enumerants: the grammar's constants (from `grammar`, generated from the
+//! `spirv` crate), the few newer ones that grammar lacks, and the opcode names used in messages
+//! ([`op_name`]).
 
-/// Names of the opcodes the compiler mentions in its messages; others by number.
+use super::grammar;
+
+pub use grammar::{
+    access, addressing, addressing_model, builtin, channel_order, channel_type, cl, deco, dim,
+    exec_mode, exec_model, filter, group_op, image_format, linkage, memory_model, param_attr,
+    rounding, scope, source_language, storage,
+};
+
+/// Capabilities: the grammar's, and newer ones (or newer names and numbers) its version lacks.
+pub mod cap {
+    pub use super::grammar::cap::*;
+
+    /// `FloatControls2` (SPV_KHR_float_controls2), capability 6029.
+    pub const FLOAT_CONTROLS2: u32 = 6029;
+    /// `LongCompositesINTEL` (SPV_INTEL_long_composites), capability 6089: the crate's
+    /// grammar names it `LongConstantCompositeINTEL`.
+    pub const LONG_COMPOSITES_INTEL: u32 = 6089;
+    /// `FastCompositeINTEL` (SPV_INTEL_fast_composite), capability 6093.
+    pub const FAST_COMPOSITE_INTEL: u32 = 6093;
+    /// `JointMatrixINTEL` (SPV_INTEL_joint_matrix), capability 6118.
+    pub const JOINT_MATRIX_INTEL: u32 = 6118;
+    /// `ArithmeticFenceEXT` (SPV_EXT_arithmetic_fence), capability 6144.
+    pub const ARITHMETIC_FENCE_EXT: u32 = 6144;
+    /// `GlobalVariableDecorationsINTEL`, capability 6146: the SPIR-V LLVM translator's earlier
+    /// number for SPV_INTEL_global_variable_host_access (the crate's grammar has
+    /// `GlobalVariableFPGADecorationsINTEL` there).
+    pub const GLOBAL_VARIABLE_DECORATIONS_INTEL: u32 = 6146;
+    /// `FPGAClusterAttributesV2INTEL` (SPV_INTEL_fpga_cluster_attributes), capability 6150.
+    pub const FPGA_CLUSTER_ATTRIBUTES_V2_INTEL: u32 = 6150;
+    /// `TaskSequenceINTEL` (SPV_INTEL_task_sequence), capability 6162.
+    pub const TASK_SEQUENCE_INTEL: u32 = 6162;
+    /// `GlobalVariableHostAccessINTEL` (SPV_INTEL_global_variable_host_access), capability 6187
+    /// (6167 in the crate's grammar: this one shadows it).
+    pub const GLOBAL_VARIABLE_HOST_ACCESS_INTEL: u32 = 6187;
+    /// `GlobalVariableFPGADecorationsINTEL` (SPV_INTEL_global_variable_fpga_decorations),
+    /// capability 6189 (6146 in the crate's grammar: this one shadows it).
+    pub const GLOBAL_VARIABLE_FPGA_DECORATIONS_INTEL: u32 = 6189;
+    /// `TensorFloat32RoundingINTEL` (SPV_INTEL_tensor_float32_conversion), capability 6425.
+    pub const TENSOR_FLOAT32_ROUNDING_INTEL: u32 = 6425;
+    /// `MaskedGatherScatterINTEL` (SPV_INTEL_masked_gather_scatter), capability 6427.
+    pub const MASKED_GATHER_SCATTER_INTEL: u32 = 6427;
+    /// `RegisterLimitsINTEL` (SPV_INTEL_maximum_registers), capability 6460.
+    pub const REGISTER_LIMITS_INTEL: u32 = 6460;
+}
+
+/// Opcodes: the grammar's, and newer vendor ones its version lacks.
+pub mod op {
+    pub use super::grammar::op::*;
+
+    /// `OpArithmeticFenceEXT` (SPV_EXT_arithmetic_fence), opcode 6145.
+    pub const ARITHMETIC_FENCE_EXT: u16 = 6145;
+    /// `OpRoundFToTF32INTEL` (SPV_INTEL_tensor_float32_conversion), opcode 6426.
+    pub const ROUND_F_TO_TF32_INTEL: u16 = 6426;
+    /// `OpCompositeConstructContinuedINTEL` (SPV_INTEL_long_composites), opcode 6096.
+    pub const COMPOSITE_CONSTRUCT_CONTINUED_INTEL: u16 = 6096;
+}
+
+/// Names of the opcodes [`op`] adds to the grammar's.
+const EXTRA_OPS: &[(u16, &str)] = &[
+    (op::ARITHMETIC_FENCE_EXT, "OpArithmeticFenceEXT"),
+    (op::ROUND_F_TO_TF32_INTEL, "OpRoundFToTF32INTEL"),
+    (
+        op::COMPOSITE_CONSTRUCT_CONTINUED_INTEL,
+        "OpCompositeConstructContinuedINTEL",
+    ),
+];
+
+/// The name of opcode `op` (`OpFAdd`), from the grammar; `Op#N` for one it does not name.
 pub fn op_name(op: u16) -> String {
-    let name = match op {
-        1 => "OpUndef",
-        5 => "OpName",
-        10 => "OpExtension",
-        11 => "OpExtInstImport",
-        12 => "OpExtInst",
-        14 => "OpMemoryModel",
-        15 => "OpEntryPoint",
-        16 => "OpExecutionMode",
-        17 => "OpCapability",
-        19 => "OpTypeVoid",
-        20 => "OpTypeBool",
-        21 => "OpTypeInt",
-        22 => "OpTypeFloat",
-        23 => "OpTypeVector",
-        24 => "OpTypeMatrix",
-        25 => "OpTypeImage",
-        26 => "OpTypeSampler",
-        27 => "OpTypeSampledImage",
-        28 => "OpTypeArray",
-        29 => "OpTypeRuntimeArray",
-        30 => "OpTypeStruct",
-        31 => "OpTypeOpaque",
-        32 => "OpTypePointer",
-        33 => "OpTypeFunction",
-        34 => "OpTypeEvent",
-        41 => "OpConstantTrue",
-        42 => "OpConstantFalse",
-        43 => "OpConstant",
-        44 => "OpConstantComposite",
-        45 => "OpConstantSampler",
-        46 => "OpConstantNull",
-        48 => "OpSpecConstantTrue",
-        49 => "OpSpecConstantFalse",
-        50 => "OpSpecConstant",
-        51 => "OpSpecConstantComposite",
-        52 => "OpSpecConstantOp",
-        54 => "OpFunction",
-        55 => "OpFunctionParameter",
-        56 => "OpFunctionEnd",
-        57 => "OpFunctionCall",
-        59 => "OpVariable",
-        61 => "OpLoad",
-        62 => "OpStore",
-        63 => "OpCopyMemory",
-        64 => "OpCopyMemorySized",
-        65 => "OpAccessChain",
-        66 => "OpInBoundsAccessChain",
-        67 => "OpPtrAccessChain",
-        70 => "OpInBoundsPtrAccessChain",
-        71 => "OpDecorate",
-        77 => "OpVectorExtractDynamic",
-        78 => "OpVectorInsertDynamic",
-        79 => "OpVectorShuffle",
-        80 => "OpCompositeConstruct",
-        81 => "OpCompositeExtract",
-        82 => "OpCompositeInsert",
-        83 => "OpCopyObject",
-        84 => "OpTranspose",
-        109 => "OpConvertFToU",
-        110 => "OpConvertFToS",
-        111 => "OpConvertSToF",
-        112 => "OpConvertUToF",
-        113 => "OpUConvert",
-        114 => "OpSConvert",
-        115 => "OpFConvert",
-        116 => "OpQuantizeToF16",
-        117 => "OpConvertPtrToU",
-        118 => "OpSatConvertSToU",
-        119 => "OpSatConvertUToS",
-        120 => "OpConvertUToPtr",
-        121 => "OpPtrCastToGeneric",
-        122 => "OpGenericCastToPtr",
-        123 => "OpGenericCastToPtrExplicit",
-        124 => "OpBitcast",
-        126 => "OpSNegate",
-        127 => "OpFNegate",
-        128 => "OpIAdd",
-        129 => "OpFAdd",
-        130 => "OpISub",
-        131 => "OpFSub",
-        132 => "OpIMul",
-        133 => "OpFMul",
-        134 => "OpUDiv",
-        135 => "OpSDiv",
-        136 => "OpFDiv",
-        137 => "OpUMod",
-        138 => "OpSRem",
-        139 => "OpSMod",
-        140 => "OpFRem",
-        141 => "OpFMod",
-        142 => "OpVectorTimesScalar",
-        148 => "OpDot",
-        149 => "OpIAddCarry",
-        150 => "OpISubBorrow",
-        151 => "OpUMulExtended",
-        152 => "OpSMulExtended",
-        154 => "OpAny",
-        155 => "OpAll",
-        156 => "OpIsNan",
-        157 => "OpIsInf",
-        164 => "OpLogicalEqual",
-        165 => "OpLogicalNotEqual",
-        166 => "OpLogicalOr",
-        167 => "OpLogicalAnd",
-        168 => "OpLogicalNot",
-        169 => "OpSelect",
-        170 => "OpIEqual",
-        194 => "OpShiftRightLogical",
-        195 => "OpShiftRightArithmetic",
-        196 => "OpShiftLeftLogical",
-        197 => "OpBitwiseOr",
-        198 => "OpBitwiseXor",
-        199 => "OpBitwiseAnd",
-        200 => "OpNot",
-        201 => "OpBitFieldInsert",
-        205 => "OpBitCount",
-        224 => "OpControlBarrier",
-        225 => "OpMemoryBarrier",
-        227 => "OpAtomicLoad",
-        228 => "OpAtomicStore",
-        229 => "OpAtomicExchange",
-        230 => "OpAtomicCompareExchange",
-        231 => "OpAtomicCompareExchangeWeak",
-        232 => "OpAtomicIIncrement",
-        233 => "OpAtomicIDecrement",
-        234 => "OpAtomicIAdd",
-        235 => "OpAtomicISub",
-        236 => "OpAtomicSMin",
-        237 => "OpAtomicUMin",
-        238 => "OpAtomicSMax",
-        239 => "OpAtomicUMax",
-        240 => "OpAtomicAnd",
-        241 => "OpAtomicOr",
-        242 => "OpAtomicXor",
-        245 => "OpPhi",
-        246 => "OpLoopMerge",
-        247 => "OpSelectionMerge",
-        248 => "OpLabel",
-        249 => "OpBranch",
-        250 => "OpBranchConditional",
-        251 => "OpSwitch",
-        252 => "OpKill",
-        253 => "OpReturn",
-        254 => "OpReturnValue",
-        255 => "OpUnreachable",
-        256 => "OpLifetimeStart",
-        257 => "OpLifetimeStop",
-        259 => "OpGroupAsyncCopy",
-        260 => "OpGroupWaitEvents",
-        261 => "OpGroupAll",
-        262 => "OpGroupAny",
-        263 => "OpGroupBroadcast",
-        264 => "OpGroupIAdd",
-        265 => "OpGroupFAdd",
-        266 => "OpGroupFMin",
-        267 => "OpGroupUMin",
-        268 => "OpGroupSMin",
-        269 => "OpGroupFMax",
-        270 => "OpGroupUMax",
-        271 => "OpGroupSMax",
-        86 => "OpSampledImage",
-        87 => "OpImageSampleImplicitLod",
-        88 => "OpImageSampleExplicitLod",
-        89 => "OpImageSampleDrefImplicitLod",
-        90 => "OpImageSampleDrefExplicitLod",
-        91 => "OpImageSampleProjImplicitLod",
-        92 => "OpImageSampleProjExplicitLod",
-        93 => "OpImageSampleProjDrefImplicitLod",
-        94 => "OpImageSampleProjDrefExplicitLod",
-        95 => "OpImageFetch",
-        96 => "OpImageGather",
-        97 => "OpImageDrefGather",
-        98 => "OpImageRead",
-        99 => "OpImageWrite",
-        100 => "OpImage",
-        101 => "OpImageQueryFormat",
-        102 => "OpImageQueryOrder",
-        103 => "OpImageQuerySizeLod",
-        104 => "OpImageQuerySize",
-        105 => "OpImageQueryLod",
-        106 => "OpImageQueryLevels",
-        107 => "OpImageQuerySamples",
-        318 => "OpAtomicFlagTestAndSet",
-        319 => "OpAtomicFlagClear",
-        5571 => "OpSubgroupShuffleINTEL",
-        5572 => "OpSubgroupShuffleDownINTEL",
-        5573 => "OpSubgroupShuffleUpINTEL",
-        5574 => "OpSubgroupShuffleXorINTEL",
-        5600 => "OpConstantFunctionPointerINTEL",
-        5601 => "OpFunctionPointerCallINTEL",
-        5614 => "OpAtomicFMinEXT",
-        5615 => "OpAtomicFMaxEXT",
-        6035 => "OpAtomicFAddEXT",
-        331 => "OpExecutionModeId",
-        333 => "OpGroupNonUniformElect",
-        334 => "OpGroupNonUniformAll",
-        335 => "OpGroupNonUniformAny",
-        336 => "OpGroupNonUniformAllEqual",
-        337 => "OpGroupNonUniformBroadcast",
-        338 => "OpGroupNonUniformBroadcastFirst",
-        339 => "OpGroupNonUniformBallot",
-        340 => "OpGroupNonUniformInverseBallot",
-        341 => "OpGroupNonUniformBallotBitExtract",
-        342 => "OpGroupNonUniformBallotBitCount",
-        343 => "OpGroupNonUniformBallotFindLSB",
-        344 => "OpGroupNonUniformBallotFindMSB",
-        345 => "OpGroupNonUniformShuffle",
-        346 => "OpGroupNonUniformShuffleXor",
-        347 => "OpGroupNonUniformShuffleUp",
-        348 => "OpGroupNonUniformShuffleDown",
-        349 => "OpGroupNonUniformIAdd",
-        350 => "OpGroupNonUniformFAdd",
-        351 => "OpGroupNonUniformIMul",
-        352 => "OpGroupNonUniformFMul",
-        353 => "OpGroupNonUniformSMin",
-        354 => "OpGroupNonUniformUMin",
-        355 => "OpGroupNonUniformFMin",
-        356 => "OpGroupNonUniformSMax",
-        357 => "OpGroupNonUniformUMax",
-        358 => "OpGroupNonUniformFMax",
-        359 => "OpGroupNonUniformBitwiseAnd",
-        360 => "OpGroupNonUniformBitwiseOr",
-        361 => "OpGroupNonUniformBitwiseXor",
-        362 => "OpGroupNonUniformLogicalAnd",
-        363 => "OpGroupNonUniformLogicalOr",
-        364 => "OpGroupNonUniformLogicalXor",
-        365 => "OpGroupNonUniformQuadBroadcast",
-        366 => "OpGroupNonUniformQuadSwap",
-        158 => "OpIsFinite",
-        159 => "OpIsNormal",
-        160 => "OpSignBitSet",
-        202 => "OpBitFieldSExtract",
-        203 => "OpBitFieldUExtract",
-        204 => "OpBitReverse",
-        400 => "OpCopyLogical",
-        401 => "OpPtrEqual",
-        402 => "OpPtrNotEqual",
-        403 => "OpPtrDiff",
-        4431 => "OpGroupNonUniformRotateKHR",
-        5056 => "OpReadClockKHR",
-        5575 => "OpSubgroupBlockReadINTEL",
-        5576 => "OpSubgroupBlockWriteINTEL",
-        5630 => "OpAssumeTrueKHR",
-        5631 => "OpExpectKHR",
-        5887 => "OpLoopControlINTEL",
-        6116 => "OpConvertFToBF16INTEL",
-        6117 => "OpConvertBF16ToFINTEL",
-        6142 => "OpControlBarrierArriveINTEL",
-        6143 => "OpControlBarrierWaitINTEL",
-        6145 => "OpArithmeticFenceEXT",
-        6401 => "OpGroupIMulKHR",
-        6402 => "OpGroupFMulKHR",
-        6403 => "OpGroupBitwiseAndKHR",
-        6404 => "OpGroupBitwiseOrKHR",
-        6405 => "OpGroupBitwiseXorKHR",
-        6406 => "OpGroupLogicalAndKHR",
-        6407 => "OpGroupLogicalOrKHR",
-        6408 => "OpGroupLogicalXorKHR",
-        6426 => "OpRoundFToTF32INTEL",
-        _ => return format!("Op#{op}"),
-    };
-    name.to_string()
+    if let Some(o) = spirv::Op::from_u32(u32::from(op)) {
+        return format!("Op{o:?}");
+    }
+    match EXTRA_OPS.iter().find(|e| e.0 == op) {
+        Some((_, n)) => n.to_string(),
+        None => format!("Op#{op}"),
+    }
 }

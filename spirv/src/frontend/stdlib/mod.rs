@@ -7,7 +7,7 @@
 
 use super::{Builder, Frame, Module, Val};
 use crate::ir::{ConvOp, MathFn, Op, Round, Ty, Value};
-use crate::spv::{Inst, Type};
+use crate::spv::{cl, op, Inst, Type};
 use crate::Error;
 
 mod scalar;
@@ -26,26 +26,26 @@ fn operands(i: &Inst, n: u32, count: usize) -> Result<&[u32], Error> {
 /// One-argument and two-argument float functions that map to one [`MathFn`].
 fn math_more(n: u32) -> Option<(MathFn, usize)> {
     Some(match n {
-        1 => (MathFn::Acosh, 1),
-        2 => (MathFn::Acospi, 1),
-        4 => (MathFn::Asinh, 1),
-        5 => (MathFn::Asinpi, 1),
-        8 => (MathFn::Atanh, 1),
-        9 => (MathFn::Atanpi, 1),
-        10 => (MathFn::Atan2pi, 2),
-        16 => (MathFn::Cospi, 1),
-        17 => (MathFn::Erfc, 1),
-        18 => (MathFn::Erf, 1),
-        35 => (MathFn::Lgamma, 1),
-        41 => (MathFn::Logb, 1),
-        47 => (MathFn::Nextafter, 2),
-        51 => (MathFn::Remainder, 2),
-        60 => (MathFn::Sinpi, 1),
-        64 => (MathFn::Tanpi, 1),
-        65 => (MathFn::Tgamma, 1),
+        cl::ACOSH => (MathFn::Acosh, 1),
+        cl::ACOSPI => (MathFn::Acospi, 1),
+        cl::ASINH => (MathFn::Asinh, 1),
+        cl::ASINPI => (MathFn::Asinpi, 1),
+        cl::ATANH => (MathFn::Atanh, 1),
+        cl::ATANPI => (MathFn::Atanpi, 1),
+        cl::ATAN2PI => (MathFn::Atan2pi, 2),
+        cl::COSPI => (MathFn::Cospi, 1),
+        cl::ERFC => (MathFn::Erfc, 1),
+        cl::ERF => (MathFn::Erf, 1),
+        cl::LGAMMA => (MathFn::Lgamma, 1),
+        cl::LOGB => (MathFn::Logb, 1),
+        cl::NEXTAFTER => (MathFn::Nextafter, 2),
+        cl::REMAINDER => (MathFn::Remainder, 2),
+        cl::SINPI => (MathFn::Sinpi, 1),
+        cl::TANPI => (MathFn::Tanpi, 1),
+        cl::TGAMMA => (MathFn::Tgamma, 1),
         // fmax_common, fmin_common
-        97 => (MathFn::Fmax, 2),
-        98 => (MathFn::Fmin, 2),
+        cl::FMAX_COMMON => (MathFn::Fmax, 2),
+        cl::FMIN_COMMON => (MathFn::Fmin, 2),
         _ => return None,
     })
 }
@@ -113,7 +113,7 @@ impl Builder<'_> {
         let result_half = |k: usize| i.ops.get(k).is_some_and(|t| m.is_half(*t));
         match i.op {
             // OpLoad through a pointer to half(s)
-            61 if result_half(0) => {
+            op::LOAD if result_half(0) => {
                 let (p, _) = self.get(fr, i.w(2)?)?;
                 let Val::V(p) = p else {
                     return Err(Error::invalid("OpLoad from a non-pointer"));
@@ -128,7 +128,7 @@ impl Builder<'_> {
                 Ok(Some(false))
             }
             // OpStore through a pointer to half(s)
-            62 => {
+            op::STORE => {
                 if !self.type_of(fr, i.w(0)?).is_some_and(|t| m.half_pointee(t)) {
                     return Ok(None);
                 }
@@ -148,11 +148,11 @@ impl Builder<'_> {
                 }
                 Ok(Some(false))
             }
-            59 if i.ops.len() > 3 && m.half_pointee(i.w(0)?) => Err(Error::unsupported(
+            op::VARIABLE if i.ops.len() > 3 && m.half_pointee(i.w(0)?) => Err(Error::unsupported(
                 "function-scope `half` variables with an initializer",
             )),
             // OpFConvert from double to half: one rounding, from the double.
-            115 if result_half(0) => {
+            op::F_CONVERT if result_half(0) => {
                 let (xs, _) = self.elems(fr, i.w(2)?)?;
                 if xs.iter().any(|x| self.k.ty(*x) != Ty::F64) {
                     return self.rounded(fr, label, i);
@@ -172,7 +172,7 @@ impl Builder<'_> {
                 Ok(Some(false))
             }
             // OpBitcast between a half and a 16-bit integer
-            124 if result_half(0) || self.type_of(fr, i.w(2)?).is_some_and(|t| m.is_half(t)) => {
+            op::BITCAST if result_half(0) || self.type_of(fr, i.w(2)?).is_some_and(|t| m.is_half(t)) => {
                 let (x, xty) = self.get(fr, i.w(2)?)?;
                 // Vectors: `Builder::vector_bitcast` (`frontend/dpcpp.rs`).
                 let (Val::V(x), false, false) =
@@ -246,13 +246,34 @@ impl Builder<'_> {
         }
         let n = i.w(3)?;
         let v = match n {
-            171..=181 => self.vload_store(fr, i, n)?,
-            104..=110 => Some(self.geometric(fr, i, n)?),
-            182 | 183 => Some(self.shuffle(fr, i, n)?),
-            30 | 31 | 36 | 45 | 52 | 58 => Some(self.pointer_result(fr, i, n)?),
-            184 => Some(self.printf(fr, i)?),
+            cl::VLOADN
+            | cl::VSTOREN
+            | cl::VLOAD_HALF
+            | cl::VLOAD_HALFN
+            | cl::VSTORE_HALF
+            | cl::VSTORE_HALF_R
+            | cl::VSTORE_HALFN
+            | cl::VSTORE_HALFN_R
+            | cl::VLOADA_HALFN
+            | cl::VSTOREA_HALFN
+            | cl::VSTOREA_HALFN_R => self.vload_store(fr, i, n)?,
+            cl::CROSS
+            | cl::DISTANCE
+            | cl::LENGTH
+            | cl::NORMALIZE
+            | cl::FAST_DISTANCE
+            | cl::FAST_LENGTH
+            | cl::FAST_NORMALIZE => Some(self.geometric(fr, i, n)?),
+            cl::SHUFFLE | cl::SHUFFLE2 => Some(self.shuffle(fr, i, n)?),
+            cl::FRACT
+            | cl::FREXP
+            | cl::LGAMMA_R
+            | cl::MODF
+            | cl::REMQUO
+            | cl::SINCOS => Some(self.pointer_result(fr, i, n)?),
+            cl::PRINTF => Some(self.printf(fr, i)?),
             // prefetch(p, count): a hint, nothing to do on a CPU whose caches fetch on use.
-            185 => {
+            cl::PREFETCH => {
                 let a = operands(i, n, 2)?;
                 let p = self.val(fr, a[0])?;
                 self.pointer(p, i.op)?;

@@ -3,7 +3,7 @@
 
 use super::{int_max, math_more, operands, Builder, Frame, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Ty, UnOp, Value};
-use crate::spv::{Inst, Type};
+use crate::spv::{cl, Inst, Type};
 use crate::Error;
 
 impl Builder<'_> {
@@ -38,7 +38,7 @@ impl Builder<'_> {
             }
         };
         let pe = self.m.vector(pointee).map_or(pointee, |v| v.0);
-        let int_side = matches!(n, 31 | 36 | 52);
+        let int_side = matches!(n, cl::FREXP | cl::LGAMMA_R | cl::REMQUO);
         let want = if int_side { Ty::I32 } else { t };
         if self.m.ir_ty(pe)? != want
             || self
@@ -54,23 +54,23 @@ impl Builder<'_> {
         for (k, x) in xs.iter().enumerate() {
             let math = |s: &mut Self, f: MathFn, args: Vec<Value>| s.push(t, Op::Math(f, args));
             let (r, s) = match n {
-                30 => (
+                cl::FRACT => (
                     math(self, MathFn::Fract, vec![*x]),
                     math(self, MathFn::Floor, vec![*x]),
                 ),
-                31 => (
+                cl::FREXP => (
                     math(self, MathFn::FrexpMant, vec![*x]),
                     math(self, MathFn::FrexpExp, vec![*x]),
                 ),
-                36 => (
+                cl::LGAMMA_R => (
                     math(self, MathFn::Lgamma, vec![*x]),
                     math(self, MathFn::LgammaSign, vec![*x]),
                 ),
-                45 => (
+                cl::MODF => (
                     math(self, MathFn::ModfFrac, vec![*x]),
                     math(self, MathFn::Trunc, vec![*x]),
                 ),
-                52 => (
+                cl::REMQUO => (
                     math(self, MathFn::Remainder, vec![*x, ys[k]]),
                     math(self, MathFn::RemquoQ, vec![*x, ys[k]]),
                 ),
@@ -102,9 +102,28 @@ impl Builder<'_> {
     ) -> Result<Option<Value>, Error> {
         let arity = match n {
             _ if math_more(n).is_some() => math_more(n).map_or(0, |m| m.1),
-            33 | 46 | 152 | 166 => 1,
-            34 | 49 | 54 | 142 | 202 | 143 | 144 | 145..=148 | 162..=165 => 2,
-            102 | 186 | 153 | 204 | 154 | 155 => 3,
+            cl::ILOGB | cl::NAN | cl::CTZ | cl::POPCOUNT => 1,
+            cl::LDEXP
+            | cl::POWN
+            | cl::ROOTN
+            | cl::S_ABS_DIFF
+            | cl::U_ABS_DIFF
+            | cl::S_ADD_SAT
+            | cl::U_ADD_SAT
+            | cl::S_HADD
+            | cl::U_HADD
+            | cl::S_RHADD
+            | cl::U_RHADD
+            | cl::S_SUB_SAT
+            | cl::U_SUB_SAT
+            | cl::U_UPSAMPLE
+            | cl::S_UPSAMPLE => 2,
+            cl::SMOOTHSTEP
+            | cl::BITSELECT
+            | cl::S_MAD_HI
+            | cl::U_MAD_HI
+            | cl::U_MAD_SAT
+            | cl::S_MAD_SAT => 3,
             _ => return Ok(None),
         };
         let ty = self.m.ir_ty(i.w(0)?)?;
@@ -123,7 +142,7 @@ impl Builder<'_> {
         let cnst = |s: &mut Self, v: u64| s.push(ty, Op::Const(v));
         let v = match n {
             // ilogb(x): an int
-            33 => {
+            cl::ILOGB => {
                 let xt = self.k.ty(a[0]);
                 if ty != Ty::I32 || !xt.is_float() {
                     return Err(wrong());
@@ -132,20 +151,20 @@ impl Builder<'_> {
                 self.push(Ty::I32, Op::Conv(ConvOp::FToS, f))
             }
             // ldexp(x, k), pown(x, n), rootn(x, n): the integer held in a float
-            34 | 49 | 54 => {
+            cl::LDEXP | cl::POWN | cl::ROOTN => {
                 if !ty.is_float() || self.k.ty(a[0]) != ty || !is_int(self.k.ty(a[1])) {
                     return Err(wrong());
                 }
                 let k = self.push(ty, Op::Conv(ConvOp::SToF, a[1]));
                 let f = match n {
-                    34 => MathFn::Ldexp,
-                    49 => MathFn::Pown,
+                    cl::LDEXP => MathFn::Ldexp,
+                    cl::POWN => MathFn::Pown,
                     _ => MathFn::Rootn,
                 };
                 self.push(ty, Op::Math(f, vec![a[0], k]))
             }
             // nan(code): a quiet NaN carrying the code's low bits
-            46 => {
+            cl::NAN => {
                 let ct = self.k.ty(a[0]);
                 let (it, quiet, mask) = match ty {
                     Ty::F32 => (Ty::I32, 0x7fc0_0000u64, 0x3f_ffffu64),
@@ -162,7 +181,7 @@ impl Builder<'_> {
                 self.push(ty, Op::Conv(ConvOp::Bitcast, bits))
             }
             // smoothstep(e0, e1, x)
-            102 => {
+            cl::SMOOTHSTEP => {
                 self.check(ty, &a, true, i.op)?;
                 let d = bin(self, BinOp::FSub, a[2], a[0]);
                 let w = bin(self, BinOp::FSub, a[1], a[0]);
@@ -184,7 +203,7 @@ impl Builder<'_> {
                 bin(self, BinOp::FMul, tt, s)
             }
             // bitselect(a, b, c): (a & ~c) | (b & c), floats through their bits
-            186 => {
+            cl::BITSELECT => {
                 self.check(ty, &a, ty.is_float(), i.op)?;
                 if ty == Ty::Bool {
                     return Err(wrong());
@@ -215,7 +234,7 @@ impl Builder<'_> {
                 }
             }
             // upsample(hi, lo): hi << width | lo, the result twice as wide
-            164 | 165 => {
+            cl::U_UPSAMPLE | cl::S_UPSAMPLE => {
                 let ht = self.k.ty(a[0]);
                 if !is_int(ht)
                     || self.k.ty(a[1]) != ht
@@ -247,7 +266,16 @@ impl Builder<'_> {
         let cmp = |s: &mut Self, c: CmpOp, x: Value, y: Value| s.push(Ty::Bool, Op::Cmp(c, x, y));
         let sel = |s: &mut Self, c: Value, x: Value, y: Value| s.push(ty, Op::Select(c, x, y));
         let cnst = |s: &mut Self, v: u64| s.push(ty, Op::Const(v));
-        let signed = matches!(n, 142 | 143 | 145 | 147 | 153 | 155 | 162);
+        let signed = matches!(
+            n,
+            cl::S_ABS_DIFF
+                | cl::S_ADD_SAT
+                | cl::S_HADD
+                | cl::S_RHADD
+                | cl::S_MAD_HI
+                | cl::S_MAD_SAT
+                | cl::S_SUB_SAT
+        );
         // The saturation value by the sign of `x` (signed): MIN below zero, else MAX.
         let sat_by_sign = |s: &mut Self, x: Value| {
             let zero = cnst(s, 0);
@@ -257,7 +285,7 @@ impl Builder<'_> {
             sel(s, neg, min, max)
         };
         match n {
-            142 | 202 => {
+            cl::S_ABS_DIFF | cl::U_ABS_DIFF => {
                 let c = cmp(
                     self,
                     if signed { CmpOp::SGt } else { CmpOp::UGt },
@@ -268,19 +296,19 @@ impl Builder<'_> {
                 let lo = sel(self, c, a[1], a[0]);
                 bin(self, BinOp::Sub, hi, lo)
             }
-            144 => {
+            cl::U_ADD_SAT => {
                 let s = bin(self, BinOp::Add, a[0], a[1]);
                 let ov = cmp(self, CmpOp::ULt, s, a[0]);
                 let max = cnst(self, int_max(ty, false));
                 sel(self, ov, max, s)
             }
-            163 => {
+            cl::U_SUB_SAT => {
                 let lt = cmp(self, CmpOp::ULt, a[0], a[1]);
                 let d = bin(self, BinOp::Sub, a[0], a[1]);
                 let zero = cnst(self, 0);
                 sel(self, lt, zero, d)
             }
-            143 | 162 => {
+            cl::S_ADD_SAT | cl::S_SUB_SAT => {
                 // Overflow when the operands' signs make it possible and the result's differs.
                 let (o, s) = if n == 143 {
                     let s = bin(self, BinOp::Add, a[0], a[1]);
@@ -298,7 +326,7 @@ impl Builder<'_> {
                 let sat = sat_by_sign(self, a[0]);
                 sel(self, ov, sat, s)
             }
-            145..=148 => {
+            cl::S_HADD | cl::U_HADD | cl::S_RHADD | cl::U_RHADD => {
                 let one = cnst(self, 1);
                 let sh = if signed { BinOp::AShr } else { BinOp::LShr };
                 let x = bin(self, sh, a[0], one);
@@ -313,7 +341,7 @@ impl Builder<'_> {
                 let low = bin(self, BinOp::And, low, one);
                 bin(self, BinOp::Add, sum, low)
             }
-            152 => {
+            cl::CTZ => {
                 // ctz: the ones below the lowest set bit (all of them for 0)
                 let neg = self.push(ty, Op::Un(UnOp::Neg, a[0]));
                 let lowest = bin(self, BinOp::And, a[0], neg);
@@ -321,8 +349,8 @@ impl Builder<'_> {
                 let below = bin(self, BinOp::Sub, lowest, one);
                 self.push(ty, Op::Un(UnOp::Popcnt, below))
             }
-            166 => self.push(ty, Op::Un(UnOp::Popcnt, a[0])),
-            153 | 204 => {
+            cl::POPCOUNT => self.push(ty, Op::Un(UnOp::Popcnt, a[0])),
+            cl::S_MAD_HI | cl::U_MAD_HI => {
                 let h = bin(
                     self,
                     if signed { BinOp::SMulHi } else { BinOp::UMulHi },
@@ -361,7 +389,7 @@ impl Builder<'_> {
                 };
                 self.push(ty, Op::Conv(ConvOp::UResize, s))
             }
-            154 => {
+            cl::U_MAD_SAT => {
                 // u_mad_sat on 64 bits: overflow when the product's high half is not 0 or the
                 // addition carries.
                 let hi = bin(self, BinOp::UMulHi, a[0], a[1]);

@@ -3,7 +3,7 @@
 
 use super::{operands, Builder, Frame, Val};
 use crate::ir::{BinOp, CmpOp, ConvOp, MathFn, Op, Round, Ty, Value};
-use crate::spv::Inst;
+use crate::spv::{cl, rounding, Inst};
 use crate::Error;
 
 impl Builder<'_> {
@@ -25,7 +25,7 @@ impl Builder<'_> {
     pub(super) fn vload_store(&mut self, fr: &Frame, i: &Inst, n: u32) -> Result<Option<Val>, Error> {
         match n {
             // vloadn(offset, p, n), vload_halfn, vloada_halfn: a vector result.
-            171 | 174 | 179 => {
+            cl::VLOADN | cl::VLOAD_HALFN | cl::VLOADA_HALFN => {
                 let a = operands(i, n, 3)?;
                 let (e, count) = self
                     .m
@@ -47,7 +47,7 @@ impl Builder<'_> {
                 Ok(Some(Val::Vec(vs)))
             }
             // vload_half(offset, p): one float.
-            173 => {
+            cl::VLOAD_HALF => {
                 let a = operands(i, n, 2)?;
                 let et = self.m.ir_ty(i.w(0)?)?;
                 if !et.is_float() || self.m.vector(i.w(0)?).is_some() {
@@ -59,14 +59,17 @@ impl Builder<'_> {
             // vstoren(data, offset, p); vstore_half(n)(_r), vstorea_halfn(_r) (data, offset,
             // p[, rounding mode]).
             _ => {
-                let rounded = matches!(n, 176 | 178 | 181);
+                let rounded = matches!(
+                    n,
+                    cl::VSTORE_HALF_R | cl::VSTORE_HALFN_R | cl::VSTOREA_HALFN_R
+                );
                 let a = operands(i, n, if rounded { 4 } else { 3 })?;
                 let round = if rounded {
                     match a[3] {
-                        0 => Round::Rte,
-                        1 => Round::Rtz,
-                        2 => Round::Rtp,
-                        3 => Round::Rtn,
+                        rounding::RTE => Round::Rte,
+                        rounding::RTZ => Round::Rtz,
+                        rounding::RTP => Round::Rtp,
+                        rounding::RTN => Round::Rtn,
                         r => return Err(Error::invalid(format!("rounding mode {r}"))),
                     }
                 } else {
@@ -88,7 +91,7 @@ impl Builder<'_> {
                     )));
                 }
                 let esize = if half { 2 } else { u64::from(et.bytes()) };
-                let stride = if matches!(n, 180 | 181) && count == 3 {
+                let stride = if matches!(n, cl::VSTOREA_HALFN | cl::VSTOREA_HALFN_R) && count == 3 {
                     4
                 } else {
                     count
@@ -145,7 +148,7 @@ impl Builder<'_> {
         let rt = self
             .m
             .ir_ty(self.m.vector(i.w(0)?).map_or(i.w(0)?, |v| v.0))?;
-        let two = matches!(n, 104 | 105 | 108);
+        let two = matches!(n, cl::CROSS | cl::DISTANCE | cl::FAST_DISTANCE);
         let a = operands(i, n, if two { 2 } else { 1 })?;
         let (xs, t) = self.float_elems(fr, a[0], n)?;
         let ys = if two {
@@ -166,7 +169,7 @@ impl Builder<'_> {
         }
         let bin = |s: &mut Self, o: BinOp, x: Value, y: Value| s.push(t, Op::Bin(o, x, y));
         Ok(match n {
-            104 => {
+            cl::CROSS => {
                 if xs.len() < 3 {
                     return Err(Error::invalid("cross of vectors of fewer than 3 elements"));
                 }
@@ -181,7 +184,7 @@ impl Builder<'_> {
                 }
                 Val::Vec(out)
             }
-            105 | 108 => {
+            cl::DISTANCE | cl::FAST_DISTANCE => {
                 let d: Vec<Value> = xs
                     .iter()
                     .zip(&ys)
@@ -189,7 +192,7 @@ impl Builder<'_> {
                     .collect();
                 Val::V(self.length(&d, t))
             }
-            106 | 109 => Val::V(self.length(&xs, t)),
+            cl::LENGTH | cl::FAST_LENGTH => Val::V(self.length(&xs, t)),
             _ => {
                 // normalize: x / length(x); a zero vector is returned as it is.
                 let len = self.length(&xs, t);
