@@ -3,6 +3,7 @@
 mod carry_docs;
 mod deps;
 mod extends;
+mod grammar;
 mod import;
 mod package;
 mod seed_merge;
@@ -173,6 +174,18 @@ fn gen(check: bool, times: bool) -> Result<(), String> {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
         std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        written += 1;
+    }
+    // The compiler's SPIR-V names, from the spirv crate's grammar (beside its code, not under
+    // generated/: it is a module of zekit-spirv).
+    let grammar = grammar::text(&root)?;
+    let path = root.join(grammar::PATH);
+    if std::fs::read_to_string(&path).ok().as_deref() == Some(grammar.as_str()) {
+        unchanged += 1;
+    } else if check {
+        stale.push(grammar::PATH.into());
+    } else {
+        std::fs::write(&path, &grammar).map_err(|e| format!("{}: {e}", path.display()))?;
         written += 1;
     }
     // Files under generated/ that the generator no longer writes are stale too.
