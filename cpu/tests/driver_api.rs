@@ -20,7 +20,7 @@ use zekit_sys::*;
 /// log it once and record it as the thread's last error.
 fn rec<T>(function: &str, r: ZeResult<T>) -> ZeResult<T> {
     if let Err(e) = &r {
-        zekit_icd_rt::failed(function, *e, "");
+        zekit_icd_rt::failed(function, e.clone(), "");
     }
     r
 }
@@ -748,7 +748,7 @@ fn allocations() {
     assert_eq!((props.r#type, props.id), (ze_memory_type_t::UNKNOWN, 0));
     assert_eq!(
         d.ze_mem_get_address_range(ctx, (&raw const local).cast(), None, None)
-            .map_err(|e| e.0),
+            .map_err(|e| e.code()),
         Err(ZE_RESULT_ERROR_ADDRESS_NOT_FOUND)
     );
 

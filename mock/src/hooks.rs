@@ -7,12 +7,12 @@
 //! function, modeled or not.
 //!
 //! A failure answered here is logged and recorded by the entry layer like any other: a
-//! programmed result with the reason noted here (`zeMemAllocDevice:
+//! programmed result with the reason given here (`zeMemAllocDevice:
 //! ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY: programmed by the mock's script`), a fallback
 //! `UNSUPPORTED_FEATURE` with no reason and so without a log line.
 
 use zekit_icd::api::{Args, Hooks};
-use zekit_icd::ZeError;
+use zekit_icd::{ZeError, ZeResult};
 use zekit_sys::ze_result_t;
 
 use crate::api::{is_modeled, MockDriver};
@@ -40,15 +40,16 @@ fn rendered(function: &str, args: Args<'_>) -> Vec<(String, String)> {
 }
 
 impl Hooks for MockDriver {
-    fn before_call(&self, function: &'static str, args: Args<'_>) -> Option<ze_result_t> {
+    fn before_call(&self, function: &'static str, args: Args<'_>) -> Option<ZeResult<()>> {
         let render = || rendered(function, args);
         match script().before_call(function, &render) {
-            Some(code) => {
-                zekit_icd_rt::fail(ZeError(code), "programmed by the mock's script");
-                Some(code)
-            }
+            Some(ze_result_t::SUCCESS) => Some(Ok(())),
+            Some(code) => Some(Err(ZeError::new(code, "programmed by the mock's script"))),
             None if is_modeled(function) => None,
-            None => Some(crate::fallback::result(function)),
+            None => Some(match crate::fallback::result(function) {
+                ze_result_t::SUCCESS => Ok(()),
+                code => Err(ZeError::of(code)),
+            }),
         }
     }
 

@@ -525,7 +525,7 @@ impl Engine {
                         ),
                     );
                 }
-                return Err(ZeError(ZE_RESULT_NOT_READY));
+                return Err(ZeError::of(ZE_RESULT_NOT_READY));
             }
             s = match self.cv.wait_timeout(s, deadline - now) {
                 Ok((g, _)) => g,
@@ -574,11 +574,6 @@ pub(crate) fn limits() -> zekit_rules::Limits {
     }
 }
 
-/// A broken shared rule as this call's failure (logged and recorded by the entry layer).
-pub(crate) fn broken(b: zekit_rules::Broken) -> ZeError {
-    fail(ZeError(b.code), b.message)
-}
-
 /// Allocates zeroed host memory for a USM allocation of `kind`.
 pub(crate) fn allocate(
     context: u64,
@@ -589,7 +584,7 @@ pub(crate) fn allocate(
 ) -> ZeResult<*mut c_void> {
     let profile = crate::script().profile();
     let strict = zekit_rules::memory::SizeLimit::Strict;
-    let align = zekit_rules::memory::allocation(size, alignment, strict, &limits()).map_err(broken)?;
+    let align = zekit_rules::memory::allocation(size, alignment, strict, &limits())?;
     let on_device = kind != ZE_MEMORY_TYPE_HOST;
     let oom = if on_device {
         ZeError::OUT_OF_DEVICE_MEMORY

@@ -4,7 +4,7 @@
 use zekit_spirv::{ArgKind, KernelInfo};
 use zekit_sys::ze_result_t;
 
-use crate::{Broken, Checked};
+use crate::{ZeError, Checked};
 
 /// An argument value that fits its kernel's layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ pub fn check<'a>(
 ) -> Checked<ArgValue<'a>> {
     let name = &info.name;
     let Some(a) = info.args.get(index as usize).copied() else {
-        return Err(Broken::new(
+        return Err(ZeError::new(
             ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
             format!(
                 "kernel `{name}` has {} arguments, not argument {index}",
@@ -66,7 +66,7 @@ pub fn check<'a>(
         ));
     };
     let size_error = |want: &str| {
-        Broken::new(
+        ZeError::new(
             ze_result_t::ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
             format!("argument {index} of kernel `{name}` takes {want}, not {size} bytes"),
         )
@@ -85,7 +85,7 @@ pub fn check<'a>(
     match a.kind {
         ArgKind::Local => {
             if value.is_some() {
-                return Err(Broken::new(
+                return Err(ZeError::new(
                     ze_result_t::ERROR_INVALID_ARGUMENT,
                     format!(
                         "argument {index} of kernel `{name}` is local memory: give its size \

@@ -3,13 +3,13 @@
 
 use zekit_sys::ze_result_t;
 
-use crate::{Broken, Checked, Limits};
+use crate::{ZeError, Checked, Limits};
 
 /// `zeKernelSetGroupSize`: each size at least 1 and at most `maxGroupSize` in its dimension,
 /// their product at most `maxTotalGroupSize`; a kernel with a required size (`reqd`) takes only
 /// that one. Else `INVALID_GROUP_SIZE_DIMENSION`.
 pub fn check(kernel: &str, reqd: Option<[u32; 3]>, size: [u32; 3], l: &Limits) -> Checked<()> {
-    let bad = |m: String| Broken::new(ze_result_t::ERROR_INVALID_GROUP_SIZE_DIMENSION, m);
+    let bad = |m: String| ZeError::new(ze_result_t::ERROR_INVALID_GROUP_SIZE_DIMENSION, m);
     let [x, y, z] = size;
     if let Some(r) = reqd {
         if r != size {

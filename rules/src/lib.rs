@@ -1,6 +1,6 @@
 //! Level Zero's rules on arguments, one copy for both drivers (the CPU driver and the mock),
 //! parameterised by the device's [`Limits`]: the CPU driver's come from the host, the mock's
-//! from its profile. Each rule answers a [`Broken`] (the result code and the sentence the
+//! from its profile. Each rule answers a [`ZeError`] (the result code and the sentence the
 //! entry layer logs) or what the call may go on with. Where the validation level changes a
 //! rule (`ZEKIT_VALIDATION=strict`), the caller passes the level in: this crate reads no
 //! environment and logs nothing.
@@ -17,7 +17,6 @@ pub mod fill;
 pub mod group;
 pub mod memory;
 
-use zekit_sys::ze_result_t;
 
 /// The device limits the rules read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,24 +33,9 @@ pub struct Limits {
     pub max_alignment: usize,
 }
 
-/// A broken rule: the result code and what was wrong, naming the object and the limit.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Broken {
-    /// The code the call returns.
-    pub code: ze_result_t,
-    /// The sentence logged and recorded for `zeDriverGetLastErrorDescription`.
-    pub message: String,
-}
-
-impl Broken {
-    /// A broken rule with its code and sentence.
-    pub fn new(code: ze_result_t, message: impl Into<String>) -> Broken {
-        Broken {
-            code,
-            message: message.into(),
-        }
-    }
-}
+/// A broken rule: the drivers' one error, [`ZeError`], with the code the call returns and a
+/// reason that names the object and the limit.
+pub use zekit_icd_rt::ZeError;
 
 /// What a rule answers.
-pub type Checked<T> = Result<T, Broken>;
+pub type Checked<T> = Result<T, ZeError>;

@@ -2,7 +2,7 @@
 
 use zekit_sys::ze_result_t;
 
-use crate::{Broken, Checked, Limits};
+use crate::{ZeError, Checked, Limits};
 
 /// The alignment of an allocation whose descriptor asks for 0.
 pub const DEFAULT_ALIGNMENT: usize = 64;
@@ -24,11 +24,11 @@ pub enum SizeLimit {
 /// [`DEFAULT_ALIGNMENT`].
 pub fn allocation(size: usize, alignment: usize, limit: SizeLimit, l: &Limits) -> Checked<usize> {
     if size == 0 {
-        return Err(Broken::new(ze_result_t::ERROR_UNSUPPORTED_SIZE, "size is 0"));
+        return Err(ZeError::new(ze_result_t::ERROR_UNSUPPORTED_SIZE, "size is 0"));
     }
     if limit == SizeLimit::Strict && u64::try_from(size).map_or(true, |s| s > l.max_mem_alloc_size)
     {
-        return Err(Broken::new(
+        return Err(ZeError::new(
             ze_result_t::ERROR_UNSUPPORTED_SIZE,
             format!("size {size} exceeds maxMemAllocSize ({})", l.max_mem_alloc_size),
         ));
@@ -36,11 +36,11 @@ pub fn allocation(size: usize, alignment: usize, limit: SizeLimit, l: &Limits) -
     match alignment {
         0 => Ok(DEFAULT_ALIGNMENT),
         a if a.is_power_of_two() && a <= l.max_alignment => Ok(a),
-        a if a.is_power_of_two() => Err(Broken::new(
+        a if a.is_power_of_two() => Err(ZeError::new(
             ze_result_t::ERROR_UNSUPPORTED_ALIGNMENT,
             format!("alignment {a} is above the largest, {}", l.max_alignment),
         )),
-        a => Err(Broken::new(
+        a => Err(ZeError::new(
             ze_result_t::ERROR_UNSUPPORTED_ALIGNMENT,
             format!("alignment {a} is not a power of two"),
         )),

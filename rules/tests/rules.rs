@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use zekit_rules::args::{self, ArgValue as V, LocalBudget};
 use zekit_rules::memory::{self, SizeLimit};
-use zekit_rules::{fill, group, Broken, Limits};
+use zekit_rules::{fill, group, Limits, ZeError};
 use zekit_spirv::KernelInfo;
 use zekit_sys::ze_result_t as R;
 
@@ -24,8 +24,8 @@ fn kernels(name: &str) -> Vec<KernelInfo> {
 }
 
 /// The value, or the code of the rule it broke.
-fn code<T>(r: Result<T, Broken>) -> Result<T, R> {
-    r.map_err(|e| e.code)
+fn code<T>(r: Result<T, ZeError>) -> Result<T, R> {
+    r.map_err(|e| e.code())
 }
 
 #[test]
@@ -57,11 +57,11 @@ fn argument_values_are_checked_against_the_layout() {
         Err(R::ERROR_INVALID_KERNEL_ARGUMENT_SIZE)
     );
     let e = args::check(reduce, 2, 2048, None, budget(0), false).unwrap_err();
-    assert!(e.message.contains("1024 bytes (the limit)"), "{}", e.message);
+    assert!(e.reason().contains("1024 bytes (the limit)"), "{}", e.reason());
     // No such argument.
     let e = args::check(reduce, 4, 8, Some(&ptr), budget(0), false).unwrap_err();
     assert_eq!(
-        (e.code, e.message.as_str()),
+        (e.code(), e.reason()),
         (R::ERROR_INVALID_KERNEL_ARGUMENT_INDEX, "kernel `reduce` has 4 arguments, not argument 4")
     );
     // Scalars: their size; a null value is zeros (the spec: "considered null").
@@ -90,7 +90,7 @@ fn argument_values_are_checked_against_the_layout() {
     assert_eq!(arg(8, Some(&ptr)), Ok(V::Handle(0x1000)));
     assert_eq!(arg(8, None), Ok(V::Handle(0)));
     let e = args::check(read_f, 0, 4, Some(&ptr[..4]), budget(0), false).unwrap_err();
-    assert!(e.message.contains("an image handle (8 bytes)"), "{}", e.message);
+    assert!(e.reason().contains("an image handle (8 bytes)"), "{}", e.reason());
 }
 
 #[test]
@@ -103,12 +103,12 @@ fn group_sizes_within_the_limits_and_the_required_size() {
         assert_eq!(code(group::check("k", None, size, &LIMITS)), bad, "{size:?}");
     }
     let e = group::check("k", None, [32, 32, 2], &LIMITS).unwrap_err();
-    assert!(e.message.contains("maxGroupSize (1024x512x64)"), "{}", e.message);
-    assert!(e.message.contains("maxTotalGroupSize (1024)"), "{}", e.message);
+    assert!(e.reason().contains("maxGroupSize (1024x512x64)"), "{}", e.reason());
+    assert!(e.reason().contains("maxTotalGroupSize (1024)"), "{}", e.reason());
     // A required size is the only one.
     assert_eq!(code(group::check("k", Some([8, 2, 1]), [8, 2, 1], &LIMITS)), Ok(()));
     let e = group::check("k", Some([8, 2, 1]), [16, 1, 1], &LIMITS).unwrap_err();
-    assert_eq!(e.message, "kernel `k` requires the group size 8x2x1, not 16x1x1");
+    assert_eq!(e.reason(), "kernel `k` requires the group size 8x2x1, not 16x1x1");
 }
 
 #[test]

@@ -143,9 +143,9 @@ pub(super) fn emit_api_mod(cx: &Ctx) -> TokenStream {
         /// Optional hooks around every call (the mock's programmed results and call log).
         #[allow(unused_variables)]
         pub trait Hooks: Send + Sync + 'static {
-            /// Called before every call; `Some(code)` answers the call with `code` without
-            /// running the method.
-            fn before_call(&self, function: &'static str, args: Args<'_>) -> Option<ze_result_t> { None }
+            /// Called before every call; `Some(answer)` answers the call without running the
+            /// method: `Ok(())` as success, `Err(e)` as a failure with its reason.
+            fn before_call(&self, function: &'static str, args: Args<'_>) -> Option<crate::ZeResult<()>> { None }
             /// Called after every call with its result.
             fn after_call(&self, function: &'static str, args: Args<'_>, result: ze_result_t) {}
             /// Whether the DDI tables offer every function, implemented or not (the mock,

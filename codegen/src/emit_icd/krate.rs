@@ -94,13 +94,13 @@ pub(super) fn emit_lib(cx: &Ctx) -> TokenStream {
             let Some(d) = dispatch() else {
                 return Err(zekit_icd_rt::failed(function, ZeError::UNINITIALIZED, "no driver is installed"));
             };
-            zekit_icd_rt::begin_call();
             if let Some(h) = d.hooks {
-                if let Some(r) = h.before_call(function, args) {
-                    // Answered by the hooks (a reason, if any, noted with `zekit_icd_rt::fail`).
-                    if r != sys::ze_result_t::SUCCESS {
-                        zekit_icd_rt::failed(function, ZeError(r), "");
-                    }
+                if let Some(answer) = h.before_call(function, args) {
+                    // Answered by the hooks, with the reason they gave.
+                    let r = match answer {
+                        Ok(()) => sys::ze_result_t::SUCCESS,
+                        Err(e) => zekit_icd_rt::failed(function, e, ""),
+                    };
                     h.after_call(function, args, r);
                     return Err(r);
                 }

@@ -583,7 +583,7 @@ pub fn try_emit_tests(api: &Api) -> Result<(TokenStream, usize, usize, Vec<Strin
             }
 
             fn check(&mut self, rule: u8, what: &str, want: ze_result_t, got: ZeResult<()>) {
-                let want = if want == ZE_RESULT_SUCCESS { Ok(()) } else { Err(ZeError(want)) };
+                let want = if want == ZE_RESULT_SUCCESS { Ok(()) } else { Err(ZeError::of(want)) };
                 self.cases += 1;
                 self.per_rule[rule as usize] += 1;
                 if got != want {

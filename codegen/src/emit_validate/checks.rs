@@ -120,11 +120,11 @@ impl FnCx<'_> {
             let ts = strip_parens(ts);
             let why = format!("`{}`", c.text.trim());
             out.push(match c.lenient {
-                None => quote!(if #(#gs)* #ts { return Err(bad(ZeError(#code), #why)); }),
+                None => quote!(if #(#gs)* #ts { return Err(bad(ZeError::of(#code), #why)); }),
                 Some(note) => {
                     let fname = &self.f.name;
                     quote!(if #(#gs)* #ts {
-                        if zekit_icd_rt::strict() { return Err(bad(ZeError(#code), #why)); }
+                        if zekit_icd_rt::strict() { return Err(bad(ZeError::of(#code), #why)); }
                         zekit_icd_rt::lenient(#fname, #note);
                     })
                 }
@@ -215,7 +215,7 @@ pub fn try_emit(api: &Api) -> Result<Vec<(String, TokenStream)>, String> {
 
             #(#mods)*
 
-            /// A failed check: the code, with its reason noted for the entry layer's log line.
+            /// A failed check: the code, with its reason for the entry layer's log line.
             #[cold]
             fn bad(code: ZeError, why: &'static str) -> ZeError {
                 zekit_icd_rt::fail(code, why)

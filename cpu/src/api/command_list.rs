@@ -52,7 +52,7 @@ impl CommandListApi for CpuDriver {
 
     fn ze_command_list_destroy(&self, h_command_list: Handle<kinds::CommandList>) -> ZeResult<()> {
         // `[release]`: the entry layer takes the handle out once this returns Ok.
-        Ok(list(h_command_list)?.destroy()?)
+        list(h_command_list)?.destroy()
     }
 
     fn ze_command_list_close(&self, h_command_list: Handle<kinds::CommandList>) -> ZeResult<()> {
@@ -61,7 +61,7 @@ impl CommandListApi for CpuDriver {
     }
 
     fn ze_command_list_reset(&self, h_command_list: Handle<kinds::CommandList>) -> ZeResult<()> {
-        Ok(list(h_command_list)?.reset()?)
+        list(h_command_list)?.reset()
     }
 
     fn ze_command_list_host_synchronize(
@@ -69,7 +69,7 @@ impl CommandListApi for CpuDriver {
         h_command_list: Handle<kinds::CommandList>,
         timeout: u64,
     ) -> ZeResult<()> {
-        Ok(list(h_command_list)?.host_synchronize(timeout)?)
+        list(h_command_list)?.host_synchronize(timeout)
     }
 
     // ------------------------------------------------------------ queries
@@ -221,7 +221,7 @@ impl CommandListApi for CpuDriver {
     ) -> ZeResult<()> {
         let l = list(h_command_list)?;
         let e = event(h_event)?.for_explicit(l.kind(), "signaled by zeCommandListAppendSignalEvent")?;
-        Ok(l.append(Command::new(Op::Nothing, Some(e), Vec::new()))?)
+        l.append(Command::new(Op::Nothing, Some(e), Vec::new()))
     }
 
     fn ze_command_list_append_wait_on_events(
@@ -240,7 +240,7 @@ impl CommandListApi for CpuDriver {
     ) -> ZeResult<()> {
         let l = list(h_command_list)?;
         let e = event(h_event)?.for_explicit(l.kind(), "reset by zeCommandListAppendEventReset")?;
-        Ok(l.append(Command::new(Op::ResetEvent(e), None, Vec::new()))?)
+        l.append(Command::new(Op::ResetEvent(e), None, Vec::new()))
     }
 
     fn ze_command_list_append_write_global_timestamp(
@@ -269,7 +269,7 @@ impl CommandListApi for CpuDriver {
         let op = || {
             let events = ph_events
                 .iter()
-                .map(|&h| Ok(event(h)?.for_timestamp_query()?))
+                .map(|&h| event(h)?.for_timestamp_query())
                 .collect::<ZeResult<Vec<_>>>()?;
             Ok(Op::QueryTimestamps {
                 events,
@@ -316,10 +316,10 @@ impl CommandListApi for CpuDriver {
         let ordinal = imm.immediate_config()?.ordinal;
         let bodies = ph_command_lists
             .iter()
-            .map(|&h| Ok(list(h)?.executable(ordinal)?))
+            .map(|&h| list(h)?.executable(ordinal))
             .collect::<ZeResult<Vec<_>>>()?;
         let command = command(&imm, Op::Lists(bodies), h_signal_event, ph_wait_events)?;
-        Ok(imm.append(command)?)
+        imm.append(command)
     }
 
     fn ze_command_list_immediate_append_command_lists_with_parameters(
@@ -518,7 +518,7 @@ impl CommandListApi for CpuDriver {
                 pitch: src_pitch,
                 slice_pitch: src_slice_pitch,
             };
-            Ok(rules::region_op(&dst, &src)?)
+            rules::region_op(&dst, &src)
         };
         append(h_command_list, op, h_signal_event, ph_wait_events)
     }
@@ -661,7 +661,7 @@ impl CommandListApi for CpuDriver {
             // SAFETY: the application gives `pattern_size` readable bytes (checked non-zero
             // above); they are copied now, as the pattern may change after the call.
             let bytes = unsafe { std::slice::from_raw_parts(pattern.cast::<u8>(), pattern_size) };
-            Ok(rules::fill_op(ptr.cast(), bytes, size)?)
+            rules::fill_op(ptr.cast(), bytes, size)
         };
         append(h_command_list, op, h_signal_event, ph_wait_events)
     }
@@ -799,7 +799,7 @@ impl CommandListApi for CpuDriver {
                 .map(|(i, &h)| {
                     let groups =
                         Groups::Indirect(base + i * std::mem::size_of::<ze_group_count_t>());
-                    Ok(super::kernel::kernel(h)?.launch(groups)?)
+                    super::kernel::kernel(h)?.launch(groups)
                 })
                 .collect::<ZeResult<Vec<_>>>()?;
             Ok(Op::LaunchMany(Box::new(crate::exec::LaunchMany {

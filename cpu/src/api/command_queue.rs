@@ -28,7 +28,7 @@ impl CommandQueueApi for CpuDriver {
 
     fn ze_command_queue_destroy(&self, h_command_queue: Handle<kinds::CommandQueue>) -> ZeResult<()> {
         // `[release]`: the entry layer takes the handle out once this returns Ok.
-        Ok(queue(h_command_queue)?.destroy()?)
+        queue(h_command_queue)?.destroy()
     }
 
     fn ze_command_queue_execute_command_lists(
@@ -42,7 +42,7 @@ impl CommandQueueApi for CpuDriver {
         let ordinal = q.config().ordinal;
         let bodies = ph_command_lists
             .iter()
-            .map(|&h| Ok(list(h)?.executable(ordinal)?))
+            .map(|&h| list(h)?.executable(ordinal))
             .collect::<ZeResult<Vec<_>>>()?;
         let fence = match h_fence {
             Some(h) => Some(fence(h)?.for_queue(q.id())?),
@@ -57,7 +57,7 @@ impl CommandQueueApi for CpuDriver {
         h_command_queue: Handle<kinds::CommandQueue>,
         timeout: u64,
     ) -> ZeResult<()> {
-        Ok(queue(h_command_queue)?.synchronize(timeout)?)
+        queue(h_command_queue)?.synchronize(timeout)
     }
 
     fn ze_command_queue_get_ordinal(

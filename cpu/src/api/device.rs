@@ -229,7 +229,7 @@ impl DeviceApi for CpuDriver {
         ordinal(h_device)?;
         match props::device_status() {
             ze_result_t::SUCCESS => Ok(()),
-            code => Err(zekit_icd_rt::fail(ZeError(code), "device status")),
+            code => Err(zekit_icd_rt::fail(ZeError::of(code), "device status")),
         }
     }
 
@@ -248,7 +248,7 @@ impl DeviceApi for CpuDriver {
         crate::exec::synchronize_device(ordinal(h_device)?);
         match props::synchronize_result() {
             ze_result_t::SUCCESS => Ok(()),
-            code => Err(zekit_icd_rt::fail(ZeError(code),
+            code => Err(zekit_icd_rt::fail(ZeError::of(code),
                 "device execution failed",
             )),
         }

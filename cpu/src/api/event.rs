@@ -63,28 +63,28 @@ impl EventApi for CpuDriver {
 
     fn ze_event_counter_based_close_ipc_handle(&self, h_event: Handle<kinds::Event>) -> ZeResult<()> {
         // `[release]`: the entry layer takes the handle out once this returns Ok.
-        Ok(event(h_event)?.counter_close_ipc()?)
+        event(h_event)?.counter_close_ipc()
     }
 
     fn ze_event_destroy(&self, h_event: Handle<kinds::Event>) -> ZeResult<()> {
         // `[release]`: the entry layer takes the handle out once this returns Ok.
-        Ok(event(h_event)?.destroy()?)
+        event(h_event)?.destroy()
     }
 
     fn ze_event_host_signal(&self, h_event: Handle<kinds::Event>) -> ZeResult<()> {
-        Ok(event(h_event)?.host_signal()?)
+        event(h_event)?.host_signal()
     }
 
     fn ze_event_host_synchronize(&self, h_event: Handle<kinds::Event>, timeout: u64) -> ZeResult<()> {
-        Ok(event(h_event)?.host_synchronize(timeout)?)
+        event(h_event)?.host_synchronize(timeout)
     }
 
     fn ze_event_query_status(&self, h_event: Handle<kinds::Event>) -> ZeResult<()> {
-        Ok(event(h_event)?.query_status()?)
+        event(h_event)?.query_status()
     }
 
     fn ze_event_host_reset(&self, h_event: Handle<kinds::Event>) -> ZeResult<()> {
-        Ok(event(h_event)?.host_reset()?)
+        event(h_event)?.host_reset()
     }
 
     fn ze_event_query_kernel_timestamp(

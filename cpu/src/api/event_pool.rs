@@ -23,7 +23,7 @@ impl EventPoolApi for CpuDriver {
 
     fn ze_event_pool_destroy(&self, h_event_pool: Handle<kinds::EventPool>) -> ZeResult<()> {
         // `[release]`: the entry layer takes the handle out once this returns Ok.
-        Ok(event_pool(h_event_pool)?.destroy()?)
+        event_pool(h_event_pool)?.destroy()
     }
 
     fn ze_event_pool_get_context_handle(
@@ -81,6 +81,6 @@ impl EventPoolApi for CpuDriver {
         h_event_pool: Handle<kinds::EventPool>,
     ) -> ZeResult<()> {
         // `[release]`: the entry layer takes the handle out once this returns Ok.
-        Ok(event_pool(h_event_pool)?.close_ipc()?)
+        event_pool(h_event_pool)?.close_ipc()
     }
 }

@@ -22,11 +22,11 @@ impl FenceApi for CpuDriver {
     }
 
     fn ze_fence_host_synchronize(&self, h_fence: Handle<kinds::Fence>, timeout: u64) -> ZeResult<()> {
-        Ok(fence(h_fence)?.host_synchronize(timeout)?)
+        fence(h_fence)?.host_synchronize(timeout)
     }
 
     fn ze_fence_query_status(&self, h_fence: Handle<kinds::Fence>) -> ZeResult<()> {
-        Ok(fence(h_fence)?.query_status()?)
+        fence(h_fence)?.query_status()
     }
 
     fn ze_fence_reset(&self, h_fence: Handle<kinds::Fence>) -> ZeResult<()> {

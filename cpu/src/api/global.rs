@@ -7,7 +7,7 @@ impl GlobalApi for CpuDriver {
     // ------------------------------------------------------------ global, driver
 
     fn ze_init(&self, flags: ze_init_flags_t) -> ZeResult<()> {
-        Ok(self.init.init(flags)?)
+        self.init.init(flags)
     }
 
     fn ze_init_drivers(
@@ -21,7 +21,7 @@ impl GlobalApi for CpuDriver {
             Err(f) => {
                 // Not this driver's type: no handles in this call.
                 *p_count = 0;
-                return Err(f.into());
+                return Err(f);
             }
         };
         let drivers = [self.driver_handle()];

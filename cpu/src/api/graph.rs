@@ -24,7 +24,7 @@ fn simple_dump(p_next: *const c_void) -> bool {
 
 fn query(answer: bool) -> ZeResult<()> {
     // QUERY_TRUE / QUERY_FALSE are answers, not failures: no reason is recorded.
-    Err(ZeError(if answer {
+    Err(ZeError::of(if answer {
         ZE_RESULT_QUERY_TRUE
     } else {
         ZE_RESULT_QUERY_FALSE
@@ -104,7 +104,7 @@ impl GraphApi for CpuDriver {
 
     fn ze_graph_destroy_ext(&self, h_graph: Handle<kinds::Graph>) -> ZeResult<()> {
         // `[release]`: the entry layer takes the handle out once this returns Ok.
-        Ok(graph(h_graph)?.destroy()?)
+        graph(h_graph)?.destroy()
     }
 }
 
@@ -152,7 +152,7 @@ pub(super) fn begin_capture(
                 // The graph made for this capture is not the application's.
                 let _ = h.release();
             }
-            Err(f.into())
+            Err(f)
         }
     }
 }
@@ -173,7 +173,7 @@ pub(super) fn end_capture(
             Ok(())
         }
         Err(f) => {
-            if f.code == ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED {
+            if f.code() == ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED {
                 // The capture is over; a graph the driver made for it has no other owner.
                 if let Some(h) = capturing {
                     if let Ok(g) = graph(h) {
@@ -183,7 +183,7 @@ pub(super) fn end_capture(
                     }
                 }
             }
-            Err(f.into())
+            Err(f)
         }
     }
 }
@@ -208,14 +208,14 @@ pub(super) fn append_graph(
         Ok(c) => c.ordinal,
         Err(_) => {
             return Err(zekit_icd_rt::fail(
-                ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE),
                 "a graph is captured on an immediate command list and replays on one",
             ))
         }
     };
     if ordinal != x.ordinal {
         return Err(zekit_icd_rt::fail(
-            ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE),
+            ZeError::of(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE),
             format_args!(
                 "the graph was captured on queue group {}, the command list is of group {ordinal}",
                 x.ordinal
@@ -226,5 +226,5 @@ pub(super) fn append_graph(
     // A replay recorded into a capture (a subgraph) is not serialized: it runs when that
     // graph replays.
     let recorded = l.capturing().is_ok() || crate::model::graph::fork_of(&command.waits)?.is_some();
-    Ok(x.append_replay(command, !recorded, |c| l.append(c))?)
+    x.append_replay(command, !recorded, |c| l.append(c))
 }

@@ -65,7 +65,7 @@ impl ImageApi for CpuDriver {
                 p.samplerFilterFlags = ze_image_sampler_filter_flags_t(0);
                 Ok(())
             }
-            Err(f) => Err(f.into()),
+            Err(f) => Err(f),
         }
     }
 

@@ -46,7 +46,6 @@ fn version_string() -> &'static str {
 /// Runs `body` as the entry point `function`: panics caught, a failure logged once.
 fn entry(function: &'static str, body: impl FnOnce() -> ZeResult<()>) -> ze_result_t {
     zekit_icd_rt::guard(function, || {
-        zekit_icd_rt::begin_call();
         match body() {
             Ok(()) => ze_result_t::SUCCESS,
             Err(e) => zekit_icd_rt::failed(function, e, ""),

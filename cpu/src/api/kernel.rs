@@ -39,7 +39,7 @@ impl KernelApi for CpuDriver {
         group_size_y: u32,
         group_size_z: u32,
     ) -> ZeResult<()> {
-        Ok(kernel(h_kernel)?.set_group_size([group_size_x, group_size_y, group_size_z])?)
+        kernel(h_kernel)?.set_group_size([group_size_x, group_size_y, group_size_z])
     }
 
     fn ze_kernel_suggest_group_size(
@@ -83,7 +83,7 @@ impl KernelApi for CpuDriver {
             // SAFETY: the application passes `arg_size` readable bytes at `p_arg_value`.
             Some(unsafe { std::slice::from_raw_parts(p_arg_value.cast::<u8>(), arg_size) })
         };
-        Ok(k.set_arg(arg_index, arg_size, value)?)
+        k.set_arg(arg_index, arg_size, value)
     }
 
     fn ze_kernel_set_global_offset_exp(
@@ -242,7 +242,7 @@ impl KernelApi for CpuDriver {
         h_kernel: Handle<kinds::Kernel>,
         p_hint: &ze_scheduling_hint_exp_desc_t,
     ) -> ZeResult<()> {
-        Ok(kernel(h_kernel)?.set_scheduling_hint(p_hint.flags)?)
+        kernel(h_kernel)?.set_scheduling_hint(p_hint.flags)
     }
 
     // The trait passes the application's output pointer as it is (the spec's contract).

@@ -92,7 +92,7 @@ impl MemApi for CpuDriver {
 
     fn ze_mem_free(&self, h_context: Handle<kinds::Context>, ptr: *mut c_void) -> ZeResult<()> {
         let ctx = context(h_context)?;
-        Ok(ctx.free(ptr.cast())?)
+        ctx.free(ptr.cast())
     }
 
     fn ze_mem_set_atomic_access_attribute_exp(
@@ -105,7 +105,7 @@ impl MemApi for CpuDriver {
     ) -> ZeResult<()> {
         let ctx = context(h_context)?;
         ordinal(h_device)?;
-        Ok(ctx.set_atomic_attr(ptr.cast(), size, attr)?)
+        ctx.set_atomic_attr(ptr.cast(), size, attr)
     }
 
     fn ze_mem_get_atomic_access_attribute_exp(
@@ -129,7 +129,7 @@ impl MemApi for CpuDriver {
         ptr: *mut c_void,
     ) -> ZeResult<()> {
         let ctx = context(h_context)?;
-        Ok(ctx.free_ext(ptr.cast(), p_mem_free_desc.freePolicy)?)
+        ctx.free_ext(ptr.cast(), p_mem_free_desc.freePolicy)
     }
 
     fn ze_mem_get_alloc_properties(
@@ -250,7 +250,7 @@ impl MemApi for CpuDriver {
     ) -> ZeResult<()> {
         // A handle of one file owns nothing (the memory's fd lives with the memory): only
         // checked; a multi-object range handle releases its manifest.
-        Ok(context(h_context)?.ipc_put(&handle)?)
+        context(h_context)?.ipc_put(&handle)
     }
 
     fn ze_mem_open_ipc_handle(
@@ -273,7 +273,7 @@ impl MemApi for CpuDriver {
         h_context: Handle<kinds::Context>,
         ptr: *const c_void,
     ) -> ZeResult<()> {
-        Ok(context(h_context)?.ipc_close(ptr.cast())?)
+        context(h_context)?.ipc_close(ptr.cast())
     }
 }
 

@@ -1,7 +1,7 @@
 //! The CPU driver's C-ABI side: one file per spec class, each an `#[zekit_icd::implement]`
 //! block of the generated class trait. It turns handles into objects, walks `pNext` chains and
 //! calls [`crate::model`]; it makes no decisions of its own. A failure of the core
-//! ([`Failure`]) becomes the returned error and its reason, which the generated entry layer logs
+//! (a [`ZeError`] with its reason) is the returned error, which the generated entry layer logs
 //! once and records as the thread's last error.
 //!
 //! Which functions the DDI tables offer follows from the methods these blocks define.
@@ -135,13 +135,6 @@ pub fn dispatch() -> zekit_icd::Dispatch {
 
 // ---------------------------------------------------------------- helpers
 
-/// A failure of the core becomes the call's error, its reason noted for the entry layer.
-impl From<Failure> for ZeError {
-    fn from(f: Failure) -> ZeError {
-        zekit_icd_rt::fail(ZeError(f.code), f.reason)
-    }
-}
-
 fn null_pointer(what: &str) -> ZeError {
     zekit_icd_rt::fail(ZeError::INVALID_NULL_POINTER, format_args!("{what} is null"))
 }
@@ -200,7 +193,7 @@ fn command(
     };
     let waits = waits
         .iter()
-        .map(|&h| Ok(event(h)?.for_list(kind)?))
+        .map(|&h| event(h)?.for_list(kind))
         .collect::<ZeResult<Vec<_>>>()?;
     Ok(Command::new(op, signal, waits))
 }
@@ -215,7 +208,7 @@ fn append(
     let list = list(h)?;
     let op = op()?;
     let command = command(&list, op, signal, waits)?;
-    Ok(list.append(command)?)
+    list.append(command)
 }
 
 /// The size limit asked for by the relaxed-limits descriptors (`flags` of each) chained to an

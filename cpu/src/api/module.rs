@@ -49,10 +49,10 @@ fn build_program(
     h_device: Handle<kinds::Device>,
     format: ze_module_format_t,
     p: &ze_module_program_exp_desc_t,
-) -> Outcome<(ModuleObject, String)> {
+) -> ZeResult<(ModuleObject, String)> {
     let n = p.count as usize;
     if n == 0 || p.inputSizes.is_null() || p.pInputModules.is_null() {
-        return Err(Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, "a module program of no inputs (count 0, or null arrays)"));
+        return Err(ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, "a module program of no inputs (count 0, or null arrays)"));
     }
     // SAFETY: the application gives `count` sizes, input pointers and (when not null) build
     // flags and constants.
@@ -61,7 +61,7 @@ fn build_program(
     let mut log = Vec::new();
     for i in 0..n {
         if inputs[i].is_null() {
-            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_NULL_POINTER, format!("input {i} of the module program is null")));
+            return Err(ZeError::new(ZE_RESULT_ERROR_INVALID_NULL_POINTER, format!("input {i} of the module program is null")));
         }
         // SAFETY: as above.
         let input = unsafe { std::slice::from_raw_parts(inputs[i], sizes[i]) };
@@ -76,10 +76,10 @@ fn build_program(
             pConstants: if p.pConstants.is_null() { std::ptr::null() } else { unsafe { *p.pConstants.add(i) } },
             ..Default::default()
         };
-        let constants = constants(&one).map_err(|e| Failure::new(e.0, zekit_icd_rt::noted_reason()))?;
+        let constants = constants(&one)?;
         let spec = constants.as_ref().map(|(ids, values)| SpecConstants { ids, values });
         let (m, l) = ModuleObject::build(h_context, h_device, format, input, &flags, spec)
-            .map_err(|f| Failure::new(f.code, format!("input {i} of the module program: {}", f.reason)))?;
+            .map_err(|f| ZeError::new(f.code(), format!("input {i} of the module program: {}", f.reason())))?;
         log.push(format!("input {i}: {l}"));
         modules.push(m);
     }
@@ -88,7 +88,7 @@ fn build_program(
         [i] => i,
         [] => 0,
         _ => {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
                 format!("kernels in {} inputs of a module program (inputs {with_kernels:?}); one input with kernels is linked against the others", with_kernels.len()),
             ))
@@ -117,7 +117,10 @@ impl ModuleApi for CpuDriver {
         if let Some(p) = program_desc(desc) {
             let (result, log) = match build_program(h_context, h_device, desc.format, p) {
                 Ok((m, log)) => (Ok(m), log),
-                Err(f) => (Err(ZeError::from(f)), zekit_icd_rt::noted_reason()),
+                Err(f) => {
+                    let log = f.reason().to_string();
+                    (Err(f), log)
+                }
             };
             if let Some(out) = ph_build_log {
                 *out = Some(log_handle(log));
@@ -147,11 +150,14 @@ impl ModuleApi for CpuDriver {
             .as_ref()
             .map(|(ids, values)| SpecConstants { ids, values });
         let built = ModuleObject::build(h_context, h_device, desc.format, input, &flags, spec);
-        // Success or failure, the log says what happened (a failure: the noted reason).
+        // Success or failure, the log says what happened (a failure: the reason the call returns).
         let (result, log) = match built {
             Ok((m, log)) => (Ok(m), log),
-            // Converting notes the reason for the log line; the log takes the same text.
-            Err(f) => (Err(ZeError::from(f)), zekit_icd_rt::noted_reason()),
+            // The log takes the reason the entry layer logs.
+            Err(f) => {
+                let log = f.reason().to_string();
+                (Err(f), log)
+            }
         };
         if let Some(out) = ph_build_log {
             *out = Some(log_handle(log));
@@ -263,7 +269,10 @@ impl ModuleApi for CpuDriver {
         // The link log is handed out on failure too, naming what did not resolve.
         let (result, log) = match ModuleObject::link(&refs, zekit_spirv::Linking::Separate) {
             Ok(log) => (Ok(()), log),
-            Err(f) => (Err(ZeError::from(f)), zekit_icd_rt::noted_reason()),
+            Err(f) => {
+                let log = f.reason().to_string();
+                (Err(f), log)
+            }
         };
         if let Some(out) = ph_link_log {
             *out = Some(log_handle(log));

@@ -101,7 +101,7 @@ pub(super) fn update_commands(h: Handle<kinds::CommandList>, desc: &ze_mutable_c
     if links.truncated() {
         return Err(zekit_icd_rt::fail(ZeError::INVALID_ARGUMENT, "the pNext chain is longer than 64 structures (a cycle?)"));
     }
-    Ok(l.update_commands(&changes)?)
+    l.update_commands(&changes)
 }
 
 pub(super) fn update_signal(
@@ -114,7 +114,7 @@ pub(super) fn update_signal(
         Some(e) => Some(event(e)?.for_list(ListKind::Regular)?),
         None => None,
     };
-    Ok(l.update_signal(id, signal)?)
+    l.update_signal(id, signal)
 }
 
 pub(super) fn update_waits(h: Handle<kinds::CommandList>, id: u64, num: u32, waits: &[Handle<kinds::Event>]) -> ZeResult<()> {
@@ -124,9 +124,9 @@ pub(super) fn update_waits(h: Handle<kinds::CommandList>, id: u64, num: u32, wai
     }
     let waits = waits
         .iter()
-        .map(|&e| Ok(event(e)?.for_list(ListKind::Regular)?))
+        .map(|&e| event(e)?.for_list(ListKind::Regular))
         .collect::<ZeResult<Vec<_>>>()?;
-    Ok(l.update_waits(id, waits)?)
+    l.update_waits(id, waits)
 }
 
 pub(super) fn update_kernels(
@@ -145,5 +145,5 @@ pub(super) fn update_kernels(
         .zip(&objects)
         .map(|((&id, &h), o)| (id, h, &**o))
         .collect();
-    Ok(l.update_kernels(&switches)?)
+    l.update_kernels(&switches)
 }

@@ -28,7 +28,7 @@ impl VirtualMemApi for CpuDriver {
         ptr: *const c_void,
         size: usize,
     ) -> ZeResult<()> {
-        Ok(context(h_context)?.vm().free(ptr as usize, size)?)
+        context(h_context)?.vm().free(ptr as usize, size)
     }
 
     fn ze_virtual_mem_query_page_size(
@@ -55,7 +55,7 @@ impl VirtualMemApi for CpuDriver {
     ) -> ZeResult<()> {
         let ctx = context(h_context)?;
         let phys = physical(h_physical_memory)?;
-        Ok(ctx.vm().map(ptr as usize, size, &phys.0, offset, access)?)
+        ctx.vm().map(ptr as usize, size, &phys.0, offset, access)
     }
 
     fn ze_virtual_mem_unmap(
@@ -64,7 +64,7 @@ impl VirtualMemApi for CpuDriver {
         ptr: *const c_void,
         size: usize,
     ) -> ZeResult<()> {
-        Ok(context(h_context)?.vm().unmap(ptr as usize, size)?)
+        context(h_context)?.vm().unmap(ptr as usize, size)
     }
 
     fn ze_virtual_mem_set_access_attribute(
@@ -74,9 +74,9 @@ impl VirtualMemApi for CpuDriver {
         size: usize,
         access: ze_memory_access_attribute_t,
     ) -> ZeResult<()> {
-        Ok(context(h_context)?
+        context(h_context)?
             .vm()
-            .set_access(ptr as usize, size, access)?)
+            .set_access(ptr as usize, size, access)
     }
 
     fn ze_virtual_mem_get_access_attribute(
@@ -118,7 +118,7 @@ impl PhysicalMemApi for CpuDriver {
     ) -> ZeResult<()> {
         // `[release]`: the entry layer takes the handle out once this returns Ok.
         context(h_context)?;
-        Ok(physical(h_physical_memory)?.0.check_destroy()?)
+        physical(h_physical_memory)?.0.check_destroy()
     }
 
     fn ze_physical_mem_get_properties(

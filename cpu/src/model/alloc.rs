@@ -511,7 +511,7 @@ impl AllocManager {
             ..crate::model::properties::LIMITS
         };
         let align = zekit_rules::memory::allocation(size, alignment, limit, &limits).map_err(|b| {
-            if b.code == ze_result_t::ERROR_UNSUPPORTED_ALIGNMENT {
+            if b.code() == ze_result_t::ERROR_UNSUPPORTED_ALIGNMENT {
                 AllocError::UnsupportedAlignment
             } else {
                 AllocError::UnsupportedSize

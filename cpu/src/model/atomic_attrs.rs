@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 use zekit_sys::*;
 
-use super::objects::{Failure, Outcome};
+use super::objects::{ZeError, ZeResult};
 
 /// The allocation a range lies in: base address, size, id.
 #[derive(Clone, Copy, Debug)]
@@ -29,9 +29,9 @@ pub struct Alloc {
 #[derive(Debug, Default)]
 pub struct AtomicAttrs(Mutex<BTreeMap<(u64, usize), (usize, ze_memory_atomic_attr_exp_flags_t)>>);
 
-fn inside(a: Alloc, ptr: usize, size: usize) -> Outcome<usize> {
+fn inside(a: Alloc, ptr: usize, size: usize) -> ZeResult<usize> {
     ptr.checked_add(size).filter(|&end| ptr >= a.base && end <= a.base + a.size).ok_or_else(|| {
-        Failure::new(
+        ZeError::new(
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
             format!("{size} bytes at {ptr:#x} are not inside one allocation of this context"),
         )
@@ -40,14 +40,14 @@ fn inside(a: Alloc, ptr: usize, size: usize) -> Outcome<usize> {
 
 impl AtomicAttrs {
     /// Records `attr` for `[ptr, ptr + size)` of allocation `a`.
-    pub fn set(&self, a: Alloc, ptr: usize, size: usize, attr: ze_memory_atomic_attr_exp_flags_t) -> Outcome<()> {
+    pub fn set(&self, a: Alloc, ptr: usize, size: usize, attr: ze_memory_atomic_attr_exp_flags_t) -> ZeResult<()> {
         inside(a, ptr, size)?;
         self.0.lock().unwrap_or_else(|e| e.into_inner()).insert((a.id, ptr), (size, attr));
         Ok(())
     }
 
     /// The attribute of `[ptr, ptr + size)` of allocation `a`.
-    pub fn get(&self, a: Alloc, ptr: usize, size: usize) -> Outcome<ze_memory_atomic_attr_exp_flags_t> {
+    pub fn get(&self, a: Alloc, ptr: usize, size: usize) -> ZeResult<ze_memory_atomic_attr_exp_flags_t> {
         let end = inside(a, ptr, size)?;
         let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let held = map.range((a.id, 0)..=(a.id, ptr)).rev().find(|(&(_, start), &(n, _))| start + n >= end);

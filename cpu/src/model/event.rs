@@ -21,7 +21,7 @@ use zekit_sys::*;
 use std::os::fd::AsRawFd;
 
 use super::ipc;
-use super::objects::{Failure, Outcome};
+use super::objects::{ZeError, ZeResult};
 use crate::exec::ipc_events::{SharedCounter, SharedEvents};
 use crate::exec::{EventState, Timeout};
 use crate::host::now_ns;
@@ -46,19 +46,19 @@ impl EventPoolObject {
         context: Handle<kinds::Context>,
         flags: ze_event_pool_flags_t,
         count: u32,
-    ) -> Outcome<EventPoolObject> {
+    ) -> ZeResult<EventPoolObject> {
         if flags.0 & !ze_event_pool_flags_t::all_known().0 != 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown event pool flags {:#x}", flags.0),
             ));
         }
         if count == 0 {
-            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_SIZE, "desc->count is 0"));
+            return Err(ZeError::new(ZE_RESULT_ERROR_INVALID_SIZE, "desc->count is 0"));
         }
         let shared = if flags.intersects(ze_event_pool_flags_t::IPC) {
             let slots = SharedEvents::new(count as usize).map_err(|e| {
-                Failure::new(
+                ZeError::new(
                     ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
                     format!("shared memory for {count} IPC events: {e}"),
                 )
@@ -81,11 +81,11 @@ impl EventPoolObject {
     pub fn open_ipc(
         context: Handle<kinds::Context>,
         handle: &ze_ipc_event_pool_handle_t,
-    ) -> Outcome<EventPoolObject> {
+    ) -> ZeResult<EventPoolObject> {
         let w = ipc::PoolWire::decode(handle)?;
         let fd = ipc::take_fd(&w.file)?;
         let slots = SharedEvents::open(fd, w.count as usize).map_err(|e| {
-            Failure::new(
+            ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("mapping the IPC event pool's {} events: {e}", w.count),
             )
@@ -101,9 +101,9 @@ impl EventPoolObject {
     }
 
     /// `zeEventPoolGetIpcHandle`: pools created with `IPC` only.
-    pub fn ipc_handle(&self) -> Outcome<ze_ipc_event_pool_handle_t> {
+    pub fn ipc_handle(&self) -> ZeResult<ze_ipc_event_pool_handle_t> {
         let Some(slots) = &self.shared else {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the pool was created without ZE_EVENT_POOL_FLAG_IPC",
             ));
@@ -118,9 +118,9 @@ impl EventPoolObject {
     }
 
     /// `zeEventPoolCloseIpcHandle`: pools opened from a handle only; as a destroy otherwise.
-    pub fn close_ipc(&self) -> Outcome<()> {
+    pub fn close_ipc(&self) -> ZeResult<()> {
         if !self.opened {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the pool was not opened from an IPC handle: destroy it with zeEventPoolDestroy",
             ));
@@ -149,9 +149,9 @@ impl EventPoolObject {
         self.slots.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn take(&self, index: u32) -> Outcome<Arc<EventState>> {
+    fn take(&self, index: u32) -> ZeResult<Arc<EventState>> {
         if !self.alive.load(Ordering::Acquire) {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the event pool was destroyed",
             ));
@@ -159,13 +159,13 @@ impl EventPoolObject {
         let mut slots = self.slots();
         let n = slots.len();
         let Some(slot) = slots.get_mut(index as usize) else {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("desc->index {index}: the pool holds {n} events"),
             ));
         };
         if slot.is_some() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("desc->index {index} is held by a live event of this pool; destroy it first"),
             ));
@@ -190,13 +190,13 @@ impl EventPoolObject {
     }
 
     /// `zeEventPoolDestroy`: see the module docs.
-    pub fn destroy(&self) -> Outcome<()> {
+    pub fn destroy(&self) -> ZeResult<()> {
         let slots = self.slots();
         if let Some(i) = slots
             .iter()
             .position(|s| s.as_ref().is_some_and(|e| e.awaited()))
         {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
                 format!("event {i} of the pool is awaited by submitted work and not signaled"),
             ));
@@ -248,7 +248,7 @@ impl EventObject {
         pool: Obj<EventPoolObject>,
         handle: Handle<kinds::EventPool>,
         desc: &ze_event_desc_t,
-    ) -> Outcome<EventObject> {
+    ) -> ZeResult<EventObject> {
         check_scopes(desc.signal, desc.wait)?;
         let state = pool.take(desc.index)?;
         Ok(EventObject {
@@ -265,16 +265,16 @@ impl EventObject {
     }
 
     /// `zeEventCounterBasedCreate`.
-    pub fn counter_based(desc: &ze_event_counter_based_desc_t) -> Outcome<EventObject> {
+    pub fn counter_based(desc: &ze_event_counter_based_desc_t) -> ZeResult<EventObject> {
         type F = ze_event_counter_based_flags_t;
         if desc.flags.0 & !F::all_known().0 != 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown counter-based event flags {:#x}", desc.flags.0),
             ));
         }
         if !desc.flags.intersects(F::IMMEDIATE) && !desc.flags.intersects(F::NON_IMMEDIATE) {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "desc->flags holds neither IMMEDIATE nor NON_IMMEDIATE: the event could not be used by any list",
             ));
@@ -285,7 +285,7 @@ impl EventObject {
         let external = desc.flags.intersects(F::GRAPH_EXTERNAL);
         let shared = if desc.flags.intersects(F::IPC) {
             Some(Arc::new(SharedCounter::new().map_err(|e| {
-                Failure::new(
+                ZeError::new(
                     ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
                     format!("shared memory for an IPC counter-based event: {e}"),
                 )
@@ -312,15 +312,15 @@ impl EventObject {
     }
 
     /// `zeEventCounterBasedGetIpcHandle`: counter-based events created with `IPC` only.
-    pub fn counter_ipc_handle(&self) -> Outcome<ze_ipc_event_counter_based_handle_t> {
+    pub fn counter_ipc_handle(&self) -> ZeResult<ze_ipc_event_counter_based_handle_t> {
         let Source::Counter { flags, shared, .. } = &self.source else {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
                 "an event of a pool has no counter-based IPC handle (share its pool with zeEventPoolGetIpcHandle)",
             ));
         };
         let Some(counter) = shared else {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the counter-based event was created without ZE_EVENT_COUNTER_BASED_FLAG_IPC",
             ));
@@ -335,12 +335,12 @@ impl EventObject {
     }
 
     /// `zeEventCounterBasedOpenIpcHandle`: the event `handle` names (same flags; host scopes).
-    pub fn counter_open_ipc(handle: &ze_ipc_event_counter_based_handle_t) -> Outcome<EventObject> {
+    pub fn counter_open_ipc(handle: &ze_ipc_event_counter_based_handle_t) -> ZeResult<EventObject> {
         type F = ze_event_counter_based_flags_t;
         let w = ipc::CounterWire::decode(handle)?;
         let fd = ipc::take_fd(&w.file)?;
         let counter = Arc::new(SharedCounter::open(fd).map_err(|e| {
-            Failure::new(
+            ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("mapping the IPC counter-based event: {e}"),
             )
@@ -367,10 +367,10 @@ impl EventObject {
     }
 
     /// `zeEventCounterBasedCloseIpcHandle`: events opened from a handle only; as a destroy.
-    pub fn counter_close_ipc(&self) -> Outcome<()> {
+    pub fn counter_close_ipc(&self) -> ZeResult<()> {
         match &self.source {
             Source::Counter { opened: true, .. } => self.destroy(),
-            _ => Err(Failure::new(
+            _ => Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
                 "the event was not opened from a counter-based IPC handle: destroy it with zeEventDestroy",
             )),
@@ -378,10 +378,10 @@ impl EventObject {
     }
 
     /// Fails when the event's pool was destroyed.
-    pub fn usable(&self) -> Outcome<&Arc<EventState>> {
+    pub fn usable(&self) -> ZeResult<&Arc<EventState>> {
         if let Source::Pool { pool, .. } = &self.source {
             if !pool.alive.load(Ordering::Acquire) {
-                return Err(Failure::new(
+                return Err(ZeError::new(
                     ZE_RESULT_ERROR_INVALID_ARGUMENT,
                     "the event's pool was destroyed",
                 ));
@@ -390,10 +390,10 @@ impl EventObject {
         Ok(&self.state)
     }
 
-    fn regular(&self, what: &str) -> Outcome<&Arc<EventState>> {
+    fn regular(&self, what: &str) -> ZeResult<&Arc<EventState>> {
         let state = self.usable()?;
         if state.is_counter_based() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
                 format!("a counter-based event cannot be {what}"),
             ));
@@ -402,7 +402,7 @@ impl EventObject {
     }
 
     /// The state a command of a `kind` list signals or waits on.
-    pub fn for_list(&self, kind: ListKind) -> Outcome<Arc<EventState>> {
+    pub fn for_list(&self, kind: ListKind) -> ZeResult<Arc<EventState>> {
         let state = self.usable()?;
         if let Source::Counter { flags, .. } = &self.source {
             type F = ze_event_counter_based_flags_t;
@@ -411,7 +411,7 @@ impl EventObject {
                 ListKind::Regular => (F::NON_IMMEDIATE, "NON_IMMEDIATE"),
             };
             if !flags.intersects(needed) {
-                return Err(Failure::new(
+                return Err(ZeError::new(
                     ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
                     format!("the counter-based event lacks the {name} flag this list needs"),
                 ));
@@ -421,26 +421,26 @@ impl EventObject {
     }
 
     /// The state `zeCommandListAppendSignalEvent` / `AppendEventReset` use (regular events).
-    pub fn for_explicit(&self, kind: ListKind, what: &str) -> Outcome<Arc<EventState>> {
+    pub fn for_explicit(&self, kind: ListKind, what: &str) -> ZeResult<Arc<EventState>> {
         self.regular(what)?;
         self.for_list(kind)
     }
 
     /// `zeEventHostSignal`.
-    pub fn host_signal(&self) -> Outcome<()> {
+    pub fn host_signal(&self) -> ZeResult<()> {
         let t = now_ns();
         self.regular("signaled by the host")?.signal(t, t);
         Ok(())
     }
 
     /// `zeEventHostReset`.
-    pub fn host_reset(&self) -> Outcome<()> {
+    pub fn host_reset(&self) -> ZeResult<()> {
         self.regular("reset by the host")?.reset();
         Ok(())
     }
 
     /// `zeEventHostSynchronize`.
-    pub fn host_synchronize(&self, timeout: u64) -> Outcome<()> {
+    pub fn host_synchronize(&self, timeout: u64) -> ZeResult<()> {
         super::graph::check_host_sync(self.usable()?)?;
         let state = self.usable()?;
         if state.host_wait(Timeout::from_ns(timeout)) {
@@ -454,7 +454,7 @@ impl EventObject {
     }
 
     /// `zeEventQueryStatus`.
-    pub fn query_status(&self) -> Outcome<()> {
+    pub fn query_status(&self) -> ZeResult<()> {
         super::graph::check_internal_use(self.usable()?, "zeEventQueryStatus")?;
         let state = self.usable()?;
         if state.is_complete() {
@@ -463,29 +463,29 @@ impl EventObject {
             }
             Ok(())
         } else {
-            Err(Failure::new(ZE_RESULT_NOT_READY, "the event is not signaled"))
+            Err(ZeError::new(ZE_RESULT_NOT_READY, "the event is not signaled"))
         }
     }
 
     /// `(start, end)` of the command that completed it (kernel timestamp queries).
-    pub fn kernel_timestamp(&self) -> Outcome<(u64, u64)> {
+    pub fn kernel_timestamp(&self) -> ZeResult<(u64, u64)> {
         let state = self.usable()?;
         if !state.has_timestamps() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
                 "the event records no timestamps (pool without KERNEL_TIMESTAMP, or counter-based without a TIMESTAMP flag)",
             ));
         }
         state
             .timestamps()
-            .ok_or_else(|| Failure::new(ZE_RESULT_NOT_READY, "the event is not signaled"))
+            .ok_or_else(|| ZeError::new(ZE_RESULT_NOT_READY, "the event is not signaled"))
     }
 
     /// The state of an event whose timestamps a command will query.
-    pub fn for_timestamp_query(&self) -> Outcome<Arc<EventState>> {
+    pub fn for_timestamp_query(&self) -> ZeResult<Arc<EventState>> {
         let state = self.usable()?;
         if !state.has_timestamps() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
                 "an event without timestamps cannot be queried for kernel timestamps",
             ));
@@ -520,15 +520,15 @@ impl EventObject {
     }
 
     /// `zeEventDestroy`: see the module docs. Frees the pool index.
-    pub fn destroy(&self) -> Outcome<()> {
+    pub fn destroy(&self) -> ZeResult<()> {
         if self.state.awaited() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
                 "submitted work waits for this event and it is not signaled",
             ));
         }
         if self.destroyed.swap(true, Ordering::AcqRel) {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the event was already destroyed",
             ));
@@ -540,10 +540,10 @@ impl EventObject {
     }
 }
 
-fn check_scopes(signal: ze_event_scope_flags_t, wait: ze_event_scope_flags_t) -> Outcome<()> {
+fn check_scopes(signal: ze_event_scope_flags_t, wait: ze_event_scope_flags_t) -> ZeResult<()> {
     for (what, s) in [("signal", signal), ("wait", wait)] {
         if s.0 & !ze_event_scope_flags_t::all_known().0 != 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown {what} scope flags {:#x}", s.0),
             ));

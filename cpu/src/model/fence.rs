@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use zekit_sys::*;
 
-use super::objects::{device_lost, Failure, Outcome};
+use super::objects::{device_lost, ZeError, ZeResult};
 use crate::exec::{Flag, Helper, Timeout};
 
 /// Value of a fence handle.
@@ -26,9 +26,9 @@ pub struct FenceObject {
 
 impl FenceObject {
     /// A fence of queue `queue` (its id); `helper`: its engine's ([`crate::exec::Engine::helper`]).
-    pub fn new(queue: u64, flags: ze_fence_flags_t, helper: Option<Helper>) -> Outcome<FenceObject> {
+    pub fn new(queue: u64, flags: ze_fence_flags_t, helper: Option<Helper>) -> ZeResult<FenceObject> {
         if flags.0 & !ze_fence_flags_t::all_known().0 != 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown fence flags {:#x}", flags.0),
             ));
@@ -41,9 +41,9 @@ impl FenceObject {
     }
 
     /// The state a submission to queue `queue` sets, if the fence belongs to that queue.
-    pub fn for_queue(&self, queue: u64) -> Outcome<Arc<Flag>> {
+    pub fn for_queue(&self, queue: u64) -> ZeResult<Arc<Flag>> {
         if self.queue != queue {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
                 "hFence was created on another command queue",
             ));
@@ -52,7 +52,7 @@ impl FenceObject {
     }
 
     /// `zeFenceHostSynchronize`.
-    pub fn host_synchronize(&self, timeout: u64) -> Outcome<()> {
+    pub fn host_synchronize(&self, timeout: u64) -> ZeResult<()> {
         if let (Timeout::Forever, Some(h)) = (Timeout::from_ns(timeout), &self.helper) {
             h.help_until(|| self.state.is_set());
         }
@@ -63,7 +63,7 @@ impl FenceObject {
         }
     }
 
-    fn lost(&self) -> Outcome<()> {
+    fn lost(&self) -> ZeResult<()> {
         match &self.helper {
             Some(h) if h.is_lost() => Err(device_lost("a command of the fence's queue")),
             _ => Ok(()),
@@ -71,11 +71,11 @@ impl FenceObject {
     }
 
     /// `zeFenceQueryStatus`.
-    pub fn query_status(&self) -> Outcome<()> {
+    pub fn query_status(&self) -> ZeResult<()> {
         if self.state.is_set() {
             self.lost()
         } else {
-            Err(Failure::new(ZE_RESULT_NOT_READY, "the fence is not signaled"))
+            Err(ZeError::new(ZE_RESULT_NOT_READY, "the fence is not signaled"))
         }
     }
 

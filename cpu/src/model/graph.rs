@@ -22,7 +22,7 @@ use zekit_icd::kinds;
 use zekit_icd_rt::{Handle, Obj};
 use zekit_sys::*;
 
-use super::objects::{Failure, Outcome};
+use super::objects::{ZeError, ZeResult};
 use crate::exec::{Command, EventState, HostFunction, ListBody, Op};
 
 /// Identifies one capture session (a graph can only be captured once, but a list may capture
@@ -104,7 +104,7 @@ impl Capture {
     }
 
     /// Ends the capture (from the primary list `list`).
-    pub fn end(&self, list: usize) -> Outcome<()> {
+    pub fn end(&self, list: usize) -> ZeResult<()> {
         GraphObject::end(&self.graph, list)
     }
 
@@ -114,9 +114,9 @@ impl Capture {
     }
 
     /// Records `command` appended to the list `list`.
-    pub fn record(&self, list: usize, command: Command) -> Outcome<()> {
+    pub fn record(&self, list: usize, command: Command) -> ZeResult<()> {
         if command.waits.iter().chain(&command.signal).any(|e| e.is_ipc_graph_external()) {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED,
                 "an IPC counter-based event created with GRAPH_EXTERNAL cannot be captured (no CB_EXTERNAL_IPC)",
             ));
@@ -133,8 +133,8 @@ impl Capture {
     }
 }
 
-fn merge_attempt() -> Failure {
-    Failure::new(
+fn merge_attempt() -> ZeError {
+    ZeError::new(
         ZE_RESULT_ERROR_GRAPH_CAPTURE_MERGE_ATTEMPT,
         "the command waits on an event signaled in another graph capture",
     )
@@ -150,8 +150,8 @@ pub fn capture_of_event(e: &Arc<EventState>) -> Option<Obj<GraphObject>> {
 
 /// `GRAPH_INTERNAL_EVENT`: `e` is an internal counter-based event (no `GRAPH_EXTERNAL`) of a
 /// live capture, used outside it by `what`.
-fn internal_event(what: &str) -> Failure {
-    Failure::new(
+fn internal_event(what: &str) -> ZeError {
+    ZeError::new(
         ZE_RESULT_ERROR_GRAPH_INTERNAL_EVENT,
         format!("{what}: the counter-based event is signaled inside a graph capture and was created without GRAPH_EXTERNAL, so it cannot be used outside the graph while the capture is active"),
     )
@@ -159,7 +159,7 @@ fn internal_event(what: &str) -> Failure {
 
 /// Fails with `GRAPH_INTERNAL_EVENT` when `e` is internal to a live capture (see the module
 /// docs); `what` names the use.
-pub fn check_internal_use(e: &Arc<EventState>, what: &str) -> Outcome<()> {
+pub fn check_internal_use(e: &Arc<EventState>, what: &str) -> ZeResult<()> {
     if e.is_graph_internal() && capture_of_event(e).is_some() {
         return Err(internal_event(what));
     }
@@ -169,7 +169,7 @@ pub fn check_internal_use(e: &Arc<EventState>, what: &str) -> Outcome<()> {
 /// The checks of a command appended outside any capture (a regular list, or an immediate one
 /// that does not fork): it may not signal an internal event of a live capture, and a regular
 /// list (`waits_too`) may not wait on one either.
-pub fn check_outside_use(command: &Command, waits_too: bool) -> Outcome<()> {
+pub fn check_outside_use(command: &Command, waits_too: bool) -> ZeResult<()> {
     if let Some(s) = &command.signal {
         check_internal_use(s, "a command outside the capture signals it")?;
     }
@@ -183,10 +183,10 @@ pub fn check_outside_use(command: &Command, waits_too: bool) -> Outcome<()> {
 
 /// Fails when `e` is signaled by captured work (host synchronization on it): an internal
 /// counter-based event `GRAPH_INTERNAL_EVENT`, any other `GRAPH_CAPTURE_UNSUPPORTED`.
-pub fn check_host_sync(e: &Arc<EventState>) -> Outcome<()> {
+pub fn check_host_sync(e: &Arc<EventState>) -> ZeResult<()> {
     check_internal_use(e, "zeEventHostSynchronize")?;
     if capture_of_event(e).is_some() {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED,
             "the event is signaled by work being captured into a graph; it runs only when the graph is replayed",
         ));
@@ -195,7 +195,7 @@ pub fn check_host_sync(e: &Arc<EventState>) -> Outcome<()> {
 }
 
 /// The capture a non-capturing immediate list joins by waiting on `waits` (a fork), if any.
-pub fn fork_of(waits: &[Arc<EventState>]) -> Outcome<Option<Capture>> {
+pub fn fork_of(waits: &[Arc<EventState>]) -> ZeResult<Option<Capture>> {
     let mut found: Option<Obj<GraphObject>> = None;
     for w in waits {
         if let Some(g) = capture_of_event(w) {
@@ -257,11 +257,11 @@ impl GraphObject {
         list: Handle<kinds::CommandList>,
         list_id: usize,
         ordinal: u32,
-    ) -> Outcome<Capture> {
+    ) -> ZeResult<Capture> {
         let mut reg = active();
         let mut s = graph.lock();
         if s.phase != Phase::Empty {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the graph is not empty (it was captured, or is being captured)",
             ));
@@ -333,14 +333,14 @@ impl GraphObject {
     }
 
     /// Ends the capture (called with the primary list `list`).
-    pub fn end(graph: &Obj<GraphObject>, list: usize) -> Outcome<()> {
+    pub fn end(graph: &Obj<GraphObject>, list: usize) -> ZeResult<()> {
         let mut reg = active();
         let mut s = graph.lock();
         if s.phase != Phase::Capturing {
             return Err(not_capturing());
         }
         if s.members.first().map(|m| m.list) != Some(list) {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "only the primary command list of a capture can end it",
             ));
@@ -353,14 +353,14 @@ impl GraphObject {
             s.commands.clear();
             drop(s);
             reg.retain(|g| !Obj::ptr_eq(g, graph));
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED,
                 format!("{invalidated} forked command list(s) got work after they were joined (unjoined work): the capture ended and the graph is invalid"),
             ));
         }
         let unjoined = s.members.iter().filter(|m| !m.joined).count();
         if unjoined > 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_GRAPH_UNJOINED_FORKS,
                 format!("{unjoined} forked command list(s) have work no other list of the capture waits for; join them and end again"),
             ));
@@ -407,19 +407,19 @@ impl GraphObject {
     }
 
     /// `zeGraphInstantiateExt`: the commands and the queue group of the capture.
-    pub fn instantiate(&self) -> Outcome<(Arc<ListBody>, u32)> {
+    pub fn instantiate(&self) -> ZeResult<(Arc<ListBody>, u32)> {
         let s = self.lock();
         match s.phase {
             Phase::Captured => Ok((s.body.clone().unwrap_or_default(), s.ordinal)),
-            Phase::Capturing => Err(Failure::new(
+            Phase::Capturing => Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_GRAPH,
                 "the graph is being captured; end the capture first",
             )),
-            Phase::Empty => Err(Failure::new(
+            Phase::Empty => Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_GRAPH,
                 "the graph was never captured",
             )),
-            Phase::Invalid => Err(Failure::new(
+            Phase::Invalid => Err(ZeError::new(
                 ZE_RESULT_ERROR_GRAPH_CAPTURE_INVALIDATED,
                 "the graph's capture was invalidated (work appended to a forked list after its join)",
             )),
@@ -442,11 +442,11 @@ impl GraphObject {
     }
 
     /// `zeGraphDestroyExt`: refused while capturing; calls the destruction callback.
-    pub fn destroy(&self) -> Outcome<()> {
+    pub fn destroy(&self) -> ZeResult<()> {
         let callback = {
             let mut s = self.lock();
             if s.phase == Phase::Capturing {
-                return Err(Failure::new(
+                return Err(ZeError::new(
                     ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
                     "the graph is being captured; end the capture first",
                 ));
@@ -492,8 +492,8 @@ impl GraphObject {
 }
 
 /// `COMMAND_LIST_NOT_CAPTURING`.
-pub fn not_capturing() -> Failure {
-    Failure::new(
+pub fn not_capturing() -> ZeError {
+    ZeError::new(
         ZE_RESULT_ERROR_COMMAND_LIST_NOT_CAPTURING,
         "the command list is not capturing a graph",
     )
@@ -535,8 +535,8 @@ impl ExecutableGraphObject {
         &self,
         mut replay: Command,
         serialize: bool,
-        mut append: impl FnMut(Command) -> Outcome<()>,
-    ) -> Outcome<()> {
+        mut append: impl FnMut(Command) -> ZeResult<()>,
+    ) -> ZeResult<()> {
         if !serialize {
             return append(replay);
         }

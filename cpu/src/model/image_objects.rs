@@ -27,7 +27,7 @@ use zekit_sys::*;
 
 use zekit_spirv::image::{layout, ImageDesc, SamplerDesc};
 
-use crate::model::objects::{Failure, Outcome};
+use crate::model::objects::{ZeError, ZeResult};
 use crate::exec::memory::{Region, Side};
 
 /// Limits reported by `zeDeviceGetImageProperties` and enforced by `zeImageCreate`.
@@ -65,7 +65,7 @@ type L = ze_image_format_layout_t;
 type T = ze_image_format_type_t;
 
 /// Element size of a supported `layout` / `type` pair; `UNSUPPORTED_IMAGE_FORMAT` otherwise.
-pub fn element_size(f: &ze_image_format_t) -> Outcome<usize> {
+pub fn element_size(f: &ze_image_format_t) -> ZeResult<usize> {
     let (size, types): (usize, &[T]) = match f.layout {
         L::_8 | L::_8_8 | L::_8_8_8 | L::_8_8_8_8 => (
             match f.layout {
@@ -98,7 +98,7 @@ pub fn element_size(f: &ze_image_format_t) -> Outcome<usize> {
         L::_11_11_10 => (4, &[T::FLOAT]),
         L::_5_6_5 | L::_5_5_5_1 | L::_4_4_4_4 => (2, &[T::UNORM]),
         other => {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT,
                 format!(
                     "layout {}: YUV, planar and palette layouts are not supported (no colour conversion or chroma subsampling on this device)",
@@ -108,7 +108,7 @@ pub fn element_size(f: &ze_image_format_t) -> Outcome<usize> {
         }
     };
     if !types.contains(&f.r#type) {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT,
             format!(
                 "layout {} has no {} variant",
@@ -133,10 +133,10 @@ unsafe impl Sync for Storage {}
 unsafe impl Send for Storage {}
 
 impl Storage {
-    fn new(size: usize) -> Outcome<Storage> {
+    fn new(size: usize) -> ZeResult<Storage> {
         let mut v = Vec::new();
         v.try_reserve_exact(size).map_err(|_| {
-            Failure::new(
+            ZeError::new(
                 ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
                 format!("{size} bytes of image memory"),
             )
@@ -166,15 +166,15 @@ pub struct ImageObject {
     id: u64,
 }
 
-fn bad(reason: String) -> Failure {
-    Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, reason)
+fn bad(reason: String) -> ZeError {
+    ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, reason)
 }
 
 /// Storage extents (pixels, rows, slices) of a descriptor, checked against [`LIMITS`].
-fn extents(desc: &ze_image_desc_t, max_alloc: u64, elem: usize) -> Outcome<(usize, usize, usize)> {
+fn extents(desc: &ze_image_desc_t, max_alloc: u64, elem: usize) -> ZeResult<(usize, usize, usize)> {
     let w = desc.width;
     let (h, d, layers) = (desc.height, desc.depth, desc.arraylevels);
-    let need = |what: &str, v: u64, max: u64| -> Outcome<usize> {
+    let need = |what: &str, v: u64, max: u64| -> ZeResult<usize> {
         if v == 0 || v > max {
             return Err(bad(format!("{what} {v} is outside 1..={max}")));
         }
@@ -208,7 +208,7 @@ fn extents(desc: &ze_image_desc_t, max_alloc: u64, elem: usize) -> Outcome<(usiz
             need("depth", d.into(), l.dims_3d.into())?,
         ),
         other => {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown image type {}", other.0),
             ))
@@ -228,16 +228,16 @@ pub struct Area {
 
 impl ImageObject {
     /// `zeImageCreate`.
-    pub fn new(desc: &ze_image_desc_t, max_alloc: u64) -> Outcome<ImageObject> {
+    pub fn new(desc: &ze_image_desc_t, max_alloc: u64) -> ZeResult<ImageObject> {
         if desc.flags.0 & !ze_image_flags_t::all_known().0 != 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown image flags {:#x}", desc.flags.0),
             ));
         }
         let elem = element_size(&desc.format)?;
         if desc.miplevels > 1 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
                 format!("{} mip levels: images have one level on this device", desc.miplevels),
             ));
@@ -250,7 +250,7 @@ impl ImageObject {
             .and_then(|s| s.checked_mul(dims.2))
             .filter(|&s| s as u64 <= max_alloc)
             .ok_or_else(|| {
-                Failure::new(
+                ZeError::new(
                     ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
                     format!("the image exceeds the maximum allocation size {max_alloc}"),
                 )
@@ -267,10 +267,10 @@ impl ImageObject {
 
     /// `zeImageViewCreateExt` / `Exp`: a view of this image with `desc`'s format (same element
     /// size) and type (the image's).
-    pub fn view(&self, desc: &ze_image_desc_t) -> Outcome<ImageObject> {
+    pub fn view(&self, desc: &ze_image_desc_t) -> ZeResult<ImageObject> {
         let elem = element_size(&desc.format)?;
         if elem != self.elem {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT,
                 format!(
                     "the view's elements are {elem} bytes, the image's {}: a view reinterprets, it does not convert",
@@ -326,7 +326,7 @@ impl ImageObject {
     }
 
     /// The region `r` (null: the whole image), checked.
-    pub fn area(&self, r: Option<&ze_image_region_t>) -> Outcome<Area> {
+    pub fn area(&self, r: Option<&ze_image_region_t>) -> ZeResult<Area> {
         let Some(r) = r else {
             return Ok(Area {
                 origin: (0, 0, 0),
@@ -367,7 +367,7 @@ impl ImageObject {
     }
 
     /// The memory side of an image ↔ memory copy of `area`: tight, or with the `...Ext` pitches.
-    fn memory_side(&self, ptr: usize, a: &Area, pitches: Option<(u32, u32)>) -> Outcome<Side> {
+    fn memory_side(&self, ptr: usize, a: &Area, pitches: Option<(u32, u32)>) -> ZeResult<Side> {
         let tight_row = a.extent.0 * self.elem;
         let (row, slice) = pitches.unwrap_or((0, 0));
         let (row, slice) = (row as usize, slice as usize);
@@ -404,7 +404,7 @@ impl ImageObject {
         dst: usize,
         r: Option<&ze_image_region_t>,
         pitches: Option<(u32, u32)>,
-    ) -> Outcome<Region> {
+    ) -> ZeResult<Region> {
         let a = self.area(r)?;
         Ok(Region {
             dst: self.memory_side(dst, &a, pitches)?,
@@ -421,7 +421,7 @@ impl ImageObject {
         src: usize,
         r: Option<&ze_image_region_t>,
         pitches: Option<(u32, u32)>,
-    ) -> Outcome<Region> {
+    ) -> ZeResult<Region> {
         let a = self.area(r)?;
         Ok(Region {
             dst: self.side(&a),
@@ -438,7 +438,7 @@ impl ImageObject {
         src: &ImageObject,
         dst_region: Option<&ze_image_region_t>,
         src_region: Option<&ze_image_region_t>,
-    ) -> Outcome<Region> {
+    ) -> ZeResult<Region> {
         if self.elem != src.elem {
             return Err(bad(format!(
                 "element sizes differ: destination {}, source {} bytes",
@@ -460,7 +460,7 @@ impl ImageObject {
                 a0 < b0 + e && b0 < a0 + e
             });
             if overlaps {
-                return Err(Failure::new(
+                return Err(ZeError::new(
                     ZE_RESULT_ERROR_OVERLAPPING_REGIONS,
                     "source and destination regions of the image overlap",
                 ));
@@ -618,15 +618,15 @@ impl SamplerObject {
     }
 
     /// `zeSamplerCreate`.
-    pub fn new(desc: &ze_sampler_desc_t) -> Outcome<SamplerObject> {
+    pub fn new(desc: &ze_sampler_desc_t) -> ZeResult<SamplerObject> {
         if desc.addressMode.0 > ze_sampler_address_mode_t::MIRROR.0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown sampler address mode {}", desc.addressMode.0),
             ));
         }
         if desc.filterMode.0 > ze_sampler_filter_mode_t::LINEAR.0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown sampler filter mode {}", desc.filterMode.0),
             ));

@@ -45,7 +45,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use zekit_sys::*;
 
-use crate::model::objects::{Failure, Outcome};
+use crate::model::objects::{ZeError, ZeResult};
 
 /// "ZKIP".
 pub const MAGIC: u32 = 0x5a4b_4950;
@@ -94,10 +94,10 @@ impl HandleBytes {
     }
 
     /// The bytes of `data`, when they carry `magic` and this driver's version.
-    fn read(data: &[std::ffi::c_char; 64], magic: u32, what: &str) -> Outcome<HandleBytes> {
+    fn read(data: &[std::ffi::c_char; 64], magic: u32, what: &str) -> ZeResult<HandleBytes> {
         let b = HandleBytes(data.map(|c| c as u8));
         if b.u32_at(0) != magic || b.u32_at(4) != VERSION {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("the {what} was not made by the zekit CPU driver (bad magic or version)"),
             ));
@@ -132,7 +132,7 @@ impl Wire {
     }
 
     /// Decodes a handle; `INVALID_ARGUMENT` when it is not one of this driver's.
-    pub fn decode(h: &ze_ipc_mem_handle_t) -> Outcome<Wire> {
+    pub fn decode(h: &ze_ipc_mem_handle_t) -> ZeResult<Wire> {
         let b = HandleBytes::read(&h.data, MAGIC, "IPC handle")?;
         let (u32_at, u64_at) = (|i| b.u32_at(i), |i| b.u64_at(i));
         let w = Wire {
@@ -148,7 +148,7 @@ impl Wire {
         if w.pid <= 0 || w.fd < 0 || w.map_len == 0 || w.delta >= w.map_len
             || w.size > w.map_len - w.delta
         {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the IPC handle is corrupt (pid, fd or ranges out of bounds)",
             ));
@@ -169,12 +169,12 @@ fn stat_fd(fd: RawFd) -> std::io::Result<libc::stat> {
 
 /// A handle for `map_len` bytes of the memfd `fd` (of this process) from `offset`; the importer
 /// gets a pointer `delta` bytes in, seeing `size` bytes.
-pub fn export(fd: RawFd, offset: u64, map_len: u64, delta: u64, size: u64) -> Outcome<Wire> {
+pub fn export(fd: RawFd, offset: u64, map_len: u64, delta: u64, size: u64) -> ZeResult<Wire> {
     let st = stat_fd(fd).map_err(|e| {
-        Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("fd {fd}: {e}"))
+        ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("fd {fd}: {e}"))
     })?;
     if offset.checked_add(map_len).is_none_or(|end| end > st.st_size as u64) {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
             format!("fd {fd} holds {} bytes, fewer than the range", st.st_size),
         ));
@@ -193,16 +193,16 @@ pub fn export(fd: RawFd, offset: u64, map_len: u64, delta: u64, size: u64) -> Ou
 }
 
 /// `zeMemGetIpcHandleFromFileDescriptorExp`: a handle for the whole file `fd` of this process.
-pub fn from_fd(fd: u64) -> Outcome<Wire> {
+pub fn from_fd(fd: u64) -> ZeResult<Wire> {
     let raw = RawFd::try_from(fd).map_err(|_| {
-        Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("{fd} is not a file descriptor"))
+        ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("{fd} is not a file descriptor"))
     })?;
     let st = stat_fd(raw).map_err(|e| {
-        Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("fd {fd}: {e}"))
+        ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("fd {fd}: {e}"))
     })?;
     let size = st.st_size as u64;
     if size == 0 {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
             format!("fd {fd} is empty: nothing to map"),
         ));
@@ -225,9 +225,9 @@ pub struct Remote {
 
 impl Remote {
     /// The file `fd` of this process.
-    pub fn local(fd: RawFd) -> Outcome<Remote> {
+    pub fn local(fd: RawFd) -> ZeResult<Remote> {
         let st = stat_fd(fd).map_err(|e| {
-            Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("fd {fd}: {e}"))
+            ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("fd {fd}: {e}"))
         })?;
         Ok(Remote {
             // SAFETY: getpid has no preconditions.
@@ -240,7 +240,7 @@ impl Remote {
 }
 
 /// Takes the file `w` names into this process.
-pub fn take_fd(w: &Remote) -> Outcome<OwnedFd> {
+pub fn take_fd(w: &Remote) -> ZeResult<OwnedFd> {
     // SAFETY: getpid has no preconditions.
     let me = unsafe { libc::getpid() };
     let fd = if w.pid == me {
@@ -277,7 +277,7 @@ pub fn take_fd(w: &Remote) -> Outcome<OwnedFd> {
     let fd = unsafe { OwnedFd::from_raw_fd(fd) };
     let st = stat_fd(fd.as_raw_fd()).map_err(|e| gone(w, e))?;
     if st.st_ino != w.ino || st.st_dev != w.dev {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
             format!(
                 "fd {} of process {} is no longer the exported memory (freed; the number was reused)",
@@ -288,8 +288,8 @@ pub fn take_fd(w: &Remote) -> Outcome<OwnedFd> {
     Ok(fd)
 }
 
-fn gone(w: &Remote, e: std::io::Error) -> Failure {
-    Failure::new(
+fn gone(w: &Remote, e: std::io::Error) -> ZeError {
+    ZeError::new(
         ZE_RESULT_ERROR_INVALID_ARGUMENT,
         format!(
             "cannot open fd {} of process {} (exited, memory freed, or no permission): {e}",
@@ -377,7 +377,7 @@ impl RangeWire {
         ze_ipc_mem_handle_t { data: b.into_chars() }
     }
 
-    fn decode(h: &ze_ipc_mem_handle_t) -> Outcome<RangeWire> {
+    fn decode(h: &ze_ipc_mem_handle_t) -> ZeResult<RangeWire> {
         let b = HandleBytes::read(&h.data, RANGE_MAGIC, "IPC handle")?;
         let (u32_at, u64_at) = (|i| b.u32_at(i), |i| b.u64_at(i));
         let w = RangeWire {
@@ -392,7 +392,7 @@ impl RangeWire {
             size: u64_at(48),
         };
         if w.manifest.pid <= 0 || w.manifest.fd < 0 || w.count < 2 || w.count > MAX_PIECES || w.size == 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the IPC range handle is corrupt (pid, fd, piece count or size)",
             ));
@@ -411,7 +411,7 @@ pub enum MemHandle {
 }
 
 /// Decodes a memory handle of either kind; `INVALID_ARGUMENT` when it is neither.
-pub fn decode_mem(h: &ze_ipc_mem_handle_t) -> Outcome<MemHandle> {
+pub fn decode_mem(h: &ze_ipc_mem_handle_t) -> ZeResult<MemHandle> {
     let magic = u32::from_ne_bytes([h.data[0] as u8, h.data[1] as u8, h.data[2] as u8, h.data[3] as u8]);
     if magic == RANGE_MAGIC {
         RangeWire::decode(h).map(MemHandle::Range)
@@ -421,7 +421,7 @@ pub fn decode_mem(h: &ze_ipc_mem_handle_t) -> Outcome<MemHandle> {
 }
 
 /// A manifest `memfd` listing `pieces`, for a [`RangeWire`].
-pub fn write_manifest(pieces: &[Piece]) -> Outcome<OwnedFd> {
+pub fn write_manifest(pieces: &[Piece]) -> ZeResult<OwnedFd> {
     let mut bytes = Vec::with_capacity(pieces.len() * PIECE_SIZE);
     for p in pieces {
         bytes.extend_from_slice(&p.file.pid.to_ne_bytes());
@@ -431,7 +431,7 @@ pub fn write_manifest(pieces: &[Piece]) -> Outcome<OwnedFd> {
         }
     }
     let fail = |e: std::io::Error| {
-        Failure::new(
+        ZeError::new(
             ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
             format!("making the range handle's manifest: {e}"),
         )
@@ -443,13 +443,13 @@ pub fn write_manifest(pieces: &[Piece]) -> Outcome<OwnedFd> {
 }
 
 /// The `count` pieces of a manifest.
-fn read_manifest(fd: &OwnedFd, count: u32) -> Outcome<Vec<Piece>> {
+fn read_manifest(fd: &OwnedFd, count: u32) -> ZeResult<Vec<Piece>> {
     let n = count as usize * PIECE_SIZE;
     let mut bytes = vec![0u8; n];
     // SAFETY: reads at most `n` bytes into our buffer of `n` bytes.
     let got = unsafe { libc::pread(fd.as_raw_fd(), bytes.as_mut_ptr().cast(), n, 0) };
     if got != n as isize {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
             format!("the IPC range handle's manifest is short ({got} of {n} bytes)"),
         ));
@@ -479,7 +479,7 @@ impl Imports {
     }
 
     /// `zeMemOpenIpcHandle`: maps what `w` names; returns the importer's pointer.
-    pub fn open(&self, w: &Wire) -> Outcome<usize> {
+    pub fn open(&self, w: &Wire) -> ZeResult<usize> {
         let fd = take_fd(&Remote {
             pid: w.pid,
             fd: w.fd,
@@ -488,14 +488,14 @@ impl Imports {
         })?;
         let (Ok(len), Ok(off)) = (usize::try_from(w.map_len), libc::off_t::try_from(w.offset))
         else {
-            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, "range too large"));
+            return Err(ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, "range too large"));
         };
         // A mapping of whole pages past the end of the file would fault (SIGBUS) on access:
         // refuse it.
         let page = crate::model::vm::page_size() as u64;
         let file_size = stat_fd(fd.as_raw_fd()).map(|st| st.st_size as u64).unwrap_or(0);
         if w.offset.checked_add(w.map_len).is_none_or(|end| end > file_size.next_multiple_of(page)) {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!(
                     "the handle's range {}+{} exceeds the {file_size} bytes of the exported memory",
@@ -515,7 +515,7 @@ impl Imports {
             )
         };
         if p == libc::MAP_FAILED {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
                 format!("mapping the IPC memory: {}", std::io::Error::last_os_error()),
             ));
@@ -534,11 +534,11 @@ impl Imports {
 
     /// `zeMemOpenIpcHandle` of a range handle over several objects: maps every piece of the
     /// manifest back to back; returns the importer's pointer.
-    pub fn open_range(&self, w: &RangeWire) -> Outcome<usize> {
+    pub fn open_range(&self, w: &RangeWire) -> ZeResult<usize> {
         let manifest = take_fd(&w.manifest)?;
         let pieces = read_manifest(&manifest, w.count)?;
         let page = crate::model::vm::page_size() as u64;
-        let bad = |why: String| Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, why);
+        let bad = |why: String| ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, why);
         let mut total: u64 = 0;
         let mut files = Vec::with_capacity(pieces.len());
         for p in &pieces {
@@ -572,7 +572,7 @@ impl Imports {
             )
         };
         if base == libc::MAP_FAILED {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
                 format!("reserving the IPC range: {}", std::io::Error::last_os_error()),
             ));
@@ -596,7 +596,7 @@ impl Imports {
                 let e = std::io::Error::last_os_error();
                 // SAFETY: our reservation (and what was mapped into it), unmapped once.
                 unsafe { libc::munmap(base, len) };
-                return Err(Failure::new(
+                return Err(ZeError::new(
                     ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
                     format!("mapping a piece of the IPC range: {e}"),
                 ));
@@ -616,9 +616,9 @@ impl Imports {
     }
 
     /// `zeMemCloseIpcHandle`: `ptr` must be what an open returned.
-    pub fn close(&self, ptr: usize) -> Outcome<()> {
+    pub fn close(&self, ptr: usize) -> ZeResult<()> {
         let o = self.lock().remove(&ptr).ok_or_else(|| {
-            Failure::new(
+            ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("{ptr:#x} is not memory this context opened from an IPC handle"),
             )
@@ -675,7 +675,7 @@ impl PoolWire {
     }
 
     /// Decodes a handle; `INVALID_ARGUMENT` when it is not one of this driver's.
-    pub fn decode(h: &ze_ipc_event_pool_handle_t) -> Outcome<PoolWire> {
+    pub fn decode(h: &ze_ipc_event_pool_handle_t) -> ZeResult<PoolWire> {
         let b = HandleBytes::read(&h.data, POOL_MAGIC, "IPC event pool handle")?;
         let (u32_at, u64_at) = (|i| b.u32_at(i), |i| b.u64_at(i));
         let w = PoolWire {
@@ -689,7 +689,7 @@ impl PoolWire {
             flags: u32_at(36),
         };
         if w.file.pid <= 0 || w.file.fd < 0 || w.count == 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the IPC event pool handle is corrupt",
             ));
@@ -725,7 +725,7 @@ impl CounterWire {
     }
 
     /// Decodes a handle; `INVALID_ARGUMENT` when it is not one of this driver's.
-    pub fn decode(h: &ze_ipc_event_counter_based_handle_t) -> Outcome<CounterWire> {
+    pub fn decode(h: &ze_ipc_event_counter_based_handle_t) -> ZeResult<CounterWire> {
         let b = HandleBytes::read(&h.data, COUNTER_MAGIC, "IPC counter-based event handle")?;
         let (u32_at, u64_at) = (|i| b.u32_at(i), |i| b.u64_at(i));
         let w = CounterWire {
@@ -738,7 +738,7 @@ impl CounterWire {
             flags: u32_at(32),
         };
         if w.file.pid <= 0 || w.file.fd < 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the IPC counter-based event handle is corrupt",
             ));

@@ -26,7 +26,7 @@ use zekit_sys::*;
 
 use super::image_objects::{ImageObject, SamplerObject, Storage};
 
-use super::objects::{Failure, Outcome};
+use super::objects::{ZeError, ZeResult};
 use super::properties::{LIMITS, MAX_GROUP_SIZE, MAX_SHARED_LOCAL_MEMORY};
 use crate::exec::{Groups, Launch};
 
@@ -98,13 +98,13 @@ impl KernelObject {
     }
 
     /// `zeKernelSetGroupSize`.
-    pub fn set_group_size(&self, size: [u32; 3]) -> Outcome<()> {
+    pub fn set_group_size(&self, size: [u32; 3]) -> ZeResult<()> {
         self.check_group_size(size)?;
         self.state().group_size = size;
         Ok(())
     }
 
-    fn check_group_size(&self, size: [u32; 3]) -> Outcome<()> {
+    fn check_group_size(&self, size: [u32; 3]) -> ZeResult<()> {
         check_group_size(self.info(), size)
     }
 
@@ -174,9 +174,9 @@ impl KernelObject {
 
     /// `zeKernelGetBinaryExp`: the kernel's own machine code, as generated (before relocation:
     /// the absolute addresses it names are zero).
-    pub fn binary(&self) -> Outcome<&[u8]> {
+    pub fn binary(&self) -> ZeResult<&[u8]> {
         self.program.kernel_code(self.index).ok_or_else(|| {
-            Failure::new(
+            ZeError::new(
                 ze_result_t::ERROR_UNSUPPORTED_FEATURE,
                 format!(
                     "kernel `{}` has no binary of its own: its module's code refers to something a saved image cannot name",
@@ -202,11 +202,11 @@ impl KernelObject {
     /// `zeKernelSchedulingHintExp`: flags beyond OLDEST_FIRST, ROUND_ROBIN and
     /// STALL_BASED_ROUND_ROBIN are `INVALID_ENUMERATION`; valid ones are recorded (the CPU's
     /// threads have no arbitration policy to change).
-    pub fn set_scheduling_hint(&self, flags: ze_scheduling_hint_exp_flags_t) -> Outcome<()> {
+    pub fn set_scheduling_hint(&self, flags: ze_scheduling_hint_exp_flags_t) -> ZeResult<()> {
         type F = ze_scheduling_hint_exp_flags_t;
         let known = F::OLDEST_FIRST.0 | F::ROUND_ROBIN.0 | F::STALL_BASED_ROUND_ROBIN.0;
         if flags.0 & !known != 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ze_result_t::ERROR_INVALID_ENUMERATION,
                 format!(
                     "scheduling hint flags {:#x}: only OLDEST_FIRST, ROUND_ROBIN and STALL_BASED_ROUND_ROBIN ({known:#x}) exist",
@@ -225,13 +225,13 @@ impl KernelObject {
 
     /// `zeKernelSetArgumentValue`: `value` is the `size` bytes the application points to, or
     /// `None` for a null pointer.
-    pub fn set_arg(&self, index: u32, size: usize, value: Option<&[u8]>) -> Outcome<()> {
+    pub fn set_arg(&self, index: u32, size: usize, value: Option<&[u8]>) -> ZeResult<()> {
         let mut st = self.state();
         set_arg_in(self.info(), &mut st, index, size, value)
     }
 
     /// A launch of this kernel as it is now.
-    pub fn launch(&self, groups: Groups) -> Outcome<Launch> {
+    pub fn launch(&self, groups: Groups) -> ZeResult<Launch> {
         let st = self.state();
         self.launch_of(&st, groups)
     }
@@ -244,10 +244,10 @@ impl KernelObject {
         group_size: [u32; 3],
         values: &[(usize, Option<Vec<u8>>)],
         groups: Groups,
-    ) -> Outcome<Launch> {
+    ) -> ZeResult<Launch> {
         let info = self.info();
         if values.len() != info.args.len() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ze_result_t::ERROR_INVALID_ARGUMENT,
                 format!(
                     "kernel `{}` has {} arguments, {} were given",
@@ -277,7 +277,7 @@ impl KernelObject {
         Ok(launch)
     }
 
-    fn launch_of(&self, st: &State, groups: Groups) -> Outcome<Launch> {
+    fn launch_of(&self, st: &State, groups: Groups) -> ZeResult<Launch> {
         launch_of(&self.program, self.index, st, groups)
     }
 }
@@ -323,12 +323,12 @@ impl Snapshot {
     }
 
     /// As `zeKernelSetArgumentValue`.
-    pub fn set_arg(&mut self, index: u32, size: usize, value: Option<&[u8]>) -> Outcome<()> {
+    pub fn set_arg(&mut self, index: u32, size: usize, value: Option<&[u8]>) -> ZeResult<()> {
         set_arg_in(&self.program.kernels[self.index].info, &mut self.st, index, size, value)
     }
 
     /// As `zeKernelSetGroupSize`.
-    pub fn set_group_size(&mut self, size: [u32; 3]) -> Outcome<()> {
+    pub fn set_group_size(&mut self, size: [u32; 3]) -> ZeResult<()> {
         check_group_size(self.info(), size)?;
         self.st.group_size = size;
         Ok(())
@@ -345,7 +345,7 @@ impl Snapshot {
     }
 
     /// A launch of this state, with the checks of an append.
-    pub fn launch(&self, groups: Groups) -> Outcome<Launch> {
+    pub fn launch(&self, groups: Groups) -> ZeResult<Launch> {
         launch_of(&self.program, self.index, &self.st, groups)
     }
 }
@@ -361,8 +361,8 @@ impl KernelObject {
     }
 }
 
-fn check_group_size(info: &KernelInfo, size: [u32; 3]) -> Outcome<()> {
-    Ok(zekit_rules::group::check(&info.name, info.reqd_work_group_size, size, &LIMITS)?)
+fn check_group_size(info: &KernelInfo, size: [u32; 3]) -> ZeResult<()> {
+    zekit_rules::group::check(&info.name, info.reqd_work_group_size, size, &LIMITS)
 }
 
 fn set_arg_in(
@@ -371,7 +371,7 @@ fn set_arg_in(
     index: u32,
     size: usize,
     value: Option<&[u8]>,
-) -> Outcome<()> {
+) -> ZeResult<()> {
     let name = &info.name;
     let i = index as usize;
     let others = st
@@ -407,14 +407,9 @@ fn set_arg_in(
                 "a sampler handle"
             };
             let raw = raw as usize as *mut c_void;
-            let refused = |e: zekit_icd_rt::ZeError| {
-                Failure::new(
-                    e.0,
-                    format!(
-                        "argument {index} of kernel `{name}` takes {what}: {}",
-                        zekit_icd_rt::noted_reason()
-                    ),
-                )
+            let refused = |e: ZeError| {
+                let why = format!("argument {index} of kernel `{name}` takes {what}: {}", e.reason());
+                e.because(why)
             };
             let desc: Vec<u8> = if image {
                 let img = Handle::<kinds::Image>::from_raw(raw)
@@ -453,7 +448,7 @@ fn set_arg_in(
     Ok(())
 }
 
-fn launch_of(program: &Arc<Program>, index: usize, st: &State, groups: Groups) -> Outcome<Launch> {
+fn launch_of(program: &Arc<Program>, index: usize, st: &State, groups: Groups) -> ZeResult<Launch> {
     let info = &program.kernels[index].info;
     let items: u64 = st.group_size.iter().map(|s| u64::from(*s)).product();
     let per_item = u64::from(info.private_size);
@@ -465,7 +460,7 @@ fn launch_of(program: &Arc<Program>, index: usize, st: &State, groups: Groups) -
     let local = u64::from(info.local_static_size)
         + st.local_sizes.iter().map(|s| *s as u64).sum::<u64>();
     if local > u64::from(MAX_SHARED_LOCAL_MEMORY) {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ze_result_t::ERROR_OUT_OF_DEVICE_MEMORY,
             format!(
                 "kernel `{}` needs {local} bytes of local memory, more than the device's {MAX_SHARED_LOCAL_MEMORY}",
@@ -474,7 +469,7 @@ fn launch_of(program: &Arc<Program>, index: usize, st: &State, groups: Groups) -
         ));
     }
     if private > MAX_PRIVATE_PER_GROUP {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ze_result_t::ERROR_OUT_OF_DEVICE_MEMORY,
             format!(
                 "kernel `{}` needs {private} bytes of private memory per work-group ({per_item} per work-item), more than {MAX_PRIVATE_PER_GROUP}: use smaller groups",
@@ -483,7 +478,7 @@ fn launch_of(program: &Arc<Program>, index: usize, st: &State, groups: Groups) -
         ));
     }
     if let Some(i) = st.set.iter().position(|s| !s) {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ze_result_t::ERROR_INVALID_ARGUMENT,
             format!(
                 "argument {i} of kernel `{}` was never set",

@@ -26,7 +26,7 @@ use zekit_sys::*;
 
 use super::event::ListKind;
 use super::graph::{self, Capture, GraphObject};
-use super::objects::{Failure, Outcome};
+use super::objects::{ZeError, ZeResult};
 use super::queue::{in_use, not_ready, QueueConfig};
 use crate::exec::memory::{Region, Side};
 use crate::exec::{Command, Engine, ListBody, Mode, Op, Timeout, Work};
@@ -76,9 +76,9 @@ impl ListObject {
         ordinal: u32,
         flags: ze_command_list_flags_t,
         mutable: Option<ze_mutable_command_list_exp_flags_t>,
-    ) -> Outcome<ListObject> {
+    ) -> ZeResult<ListObject> {
         if flags.0 & !ze_command_list_flags_t::all_known().0 != 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown command list flags {:#x}", flags.0),
             ));
@@ -144,10 +144,10 @@ impl ListObject {
 
     /// The queue configuration of an immediate list (`zeCommandListImmediateGet*`);
     /// `INVALID_ARGUMENT` for a regular list.
-    pub fn immediate_config(&self) -> Outcome<&QueueConfig> {
+    pub fn immediate_config(&self) -> ZeResult<&QueueConfig> {
         match &self.kind {
             Kind::Immediate { config, .. } => Ok(config),
-            Kind::Regular(_) => Err(Failure::new(
+            Kind::Regular(_) => Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "not an immediate command list",
             )),
@@ -159,7 +159,7 @@ impl ListObject {
     }
 
     /// Appends a command: recorded by a regular list, submitted by an immediate one.
-    pub fn append(&self, command: Command) -> Outcome<()> {
+    pub fn append(&self, command: Command) -> ZeResult<()> {
         match &self.kind {
             Kind::Regular(m) => match &mut *Self::recording(m) {
                 Regular {
@@ -176,7 +176,7 @@ impl ListObject {
                 Regular {
                     recording: Recording::Closed(_),
                     ..
-                } => Err(Failure::new(
+                } => Err(ZeError::new(
                     ZE_RESULT_ERROR_INVALID_ARGUMENT,
                     "the command list is closed; reset it to append",
                 )),
@@ -186,7 +186,7 @@ impl ListObject {
                 if slot.is_none() {
                     if let Some(fork) = graph::fork_of(&command.waits)? {
                         if engine.mode() == Mode::Inline {
-                            return Err(Failure::new(
+                            return Err(ZeError::new(
                                 ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED,
                                 "a synchronous command list cannot wait on an event of a graph capture",
                             ));
@@ -232,13 +232,13 @@ impl ListObject {
 
     /// The graph this list is capturing into (`zeCommandListGetGraphExt`), or
     /// `COMMAND_LIST_NOT_CAPTURING`.
-    pub fn capturing(&self) -> Outcome<Handle<kinds::Graph>> {
+    pub fn capturing(&self) -> ZeResult<Handle<kinds::Graph>> {
         self.capture_slot().as_ref().map(Capture::graph).ok_or_else(graph::not_capturing)
     }
 
-    fn refuse_if_capturing(&self, what: &str) -> Outcome<()> {
+    fn refuse_if_capturing(&self, what: &str) -> ZeResult<()> {
         if self.capture_slot().is_some() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED,
                 format!("{what} while the command list captures a graph"),
             ));
@@ -253,28 +253,28 @@ impl ListObject {
         this: Handle<kinds::CommandList>,
         graph: &Obj<GraphObject>,
         graph_handle: Handle<kinds::Graph>,
-    ) -> Outcome<()> {
+    ) -> ZeResult<()> {
         let Kind::Immediate { engine, config } = &self.kind else {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "graph capture needs an immediate command list",
             ));
         };
         if engine.mode() == Mode::Inline {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_GRAPH_CAPTURE_UNSUPPORTED,
                 "a synchronous immediate command list cannot capture a graph",
             ));
         }
         if graph.context() != self.context {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the graph was made in another context",
             ));
         }
         let mut slot = self.capture_slot();
         if slot.is_some() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the command list is already capturing a graph",
             ));
@@ -284,7 +284,7 @@ impl ListObject {
     }
 
     /// `zeCommandListEndGraphCaptureExt`: the captured graph.
-    pub fn end_capture(&self) -> Outcome<Handle<kinds::Graph>> {
+    pub fn end_capture(&self) -> ZeResult<Handle<kinds::Graph>> {
         let mut slot = self.capture_slot();
         let Some(c) = slot.as_ref() else {
             return Err(graph::not_capturing());
@@ -307,7 +307,7 @@ impl ListObject {
     }
 
     /// `zeCommandListReset`.
-    pub fn reset(&self) -> Outcome<()> {
+    pub fn reset(&self) -> ZeResult<()> {
         self.refuse_if_capturing("zeCommandListReset")?;
         match &self.kind {
             Kind::Regular(m) => {
@@ -326,15 +326,15 @@ impl ListObject {
 
     /// The commands to run when this list is executed by a queue (or appended to an
     /// immediate list) of group `ordinal`.
-    pub fn executable(&self, ordinal: u32) -> Outcome<Arc<ListBody>> {
+    pub fn executable(&self, ordinal: u32) -> ZeResult<Arc<ListBody>> {
         let Kind::Regular(m) = &self.kind else {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "an immediate command list cannot be executed by a queue",
             ));
         };
         if self.ordinal != ordinal {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
                 format!(
                     "the command list was created for queue group {}, the queue is of group {ordinal}",
@@ -348,7 +348,7 @@ impl ListObject {
         }
         match &r.recording {
             Recording::Closed(body) => Ok(body.clone()),
-            Recording::Open(_) => Err(Failure::new(
+            Recording::Open(_) => Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the command list is not closed",
             )),
@@ -356,7 +356,7 @@ impl ListObject {
     }
 
     /// `zeCommandListHostSynchronize`.
-    pub fn host_synchronize(&self, timeout: u64) -> Outcome<()> {
+    pub fn host_synchronize(&self, timeout: u64) -> ZeResult<()> {
         self.refuse_if_capturing("zeCommandListHostSynchronize")?;
         match &self.kind {
             Kind::Immediate { engine, .. } => {
@@ -369,7 +369,7 @@ impl ListObject {
                     Err(not_ready("the immediate command list's work is", timeout))
                 }
             }
-            Kind::Regular(_) => Err(Failure::new(
+            Kind::Regular(_) => Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "zeCommandListHostSynchronize takes an immediate command list",
             )),
@@ -377,9 +377,9 @@ impl ListObject {
     }
 
     /// `zeCommandListDestroy`: see the module docs.
-    pub fn destroy(&self) -> Outcome<()> {
+    pub fn destroy(&self) -> ZeResult<()> {
         if self.capture_slot().is_some() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
                 "the command list is capturing a graph; end the capture first",
             ));
@@ -410,7 +410,7 @@ pub fn copy_op(dst: *mut u8, src: *const u8, size: usize) -> Op {
 /// Checks a fill's sizes (before its pattern is read), by the shared rule
 /// ([`zekit_rules::fill`]): any pattern size but 0 (one that is not a power of two unless
 /// strict).
-pub fn check_fill(pattern_size: usize, size: usize) -> Outcome<()> {
+pub fn check_fill(pattern_size: usize, size: usize) -> ZeResult<()> {
     let max = crate::model::properties::MAX_FILL_PATTERN_SIZE;
     if zekit_rules::fill::check(pattern_size, size, max, zekit_icd_rt::strict())? {
         zekit_icd_rt::lenient("zeCommandListAppendMemoryFill", "a pattern_size that is not a power of two");
@@ -419,7 +419,7 @@ pub fn check_fill(pattern_size: usize, size: usize) -> Outcome<()> {
 }
 
 /// A fill of `size` bytes with `pattern` (copied from the application after [`check_fill`]).
-pub fn fill_op(dst: *mut u8, pattern: &[u8], size: usize) -> Outcome<Op> {
+pub fn fill_op(dst: *mut u8, pattern: &[u8], size: usize) -> ZeResult<Op> {
     check_fill(pattern.len(), size)?;
     if size == 0 {
         return Ok(Op::Nothing);
@@ -444,7 +444,7 @@ pub struct RegionSide<'a> {
     pub slice_pitch: u32,
 }
 
-fn side(s: &RegionSide<'_>, name: &str, height: usize, depth: usize) -> Outcome<Side> {
+fn side(s: &RegionSide<'_>, name: &str, height: usize, depth: usize) -> ZeResult<Side> {
     let r = s.region;
     let (x, y, z, w) = (
         r.originX as usize,
@@ -454,13 +454,13 @@ fn side(s: &RegionSide<'_>, name: &str, height: usize, depth: usize) -> Outcome<
     );
     let (pitch, slice_pitch) = (s.pitch as usize, s.slice_pitch as usize);
     if (height > 1 || y > 0 || depth > 1 || z > 0) && pitch < x + w {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
             format!("{name} pitch {pitch} is smaller than originX + width ({})", x + w),
         ));
     }
     if (depth > 1 || z > 0) && slice_pitch < pitch * (y + height) {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
             format!(
                 "{name} slice pitch {slice_pitch} is smaller than (originY + height) rows of {pitch} bytes"
@@ -473,7 +473,7 @@ fn side(s: &RegionSide<'_>, name: &str, height: usize, depth: usize) -> Outcome<
         .and_then(|v| v.checked_add(x + w))
         .and_then(|v| v.checked_add(s.ptr));
     if end.is_none() {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
             format!("the {name} region does not fit in the address space"),
         ));
@@ -501,10 +501,10 @@ fn span(s: &Side, width: usize, height: usize, depth: usize) -> (usize, usize) {
 }
 
 /// A region copy (`zeCommandListAppendMemoryCopyRegion`).
-pub fn region_op(dst: &RegionSide<'_>, src: &RegionSide<'_>) -> Outcome<Op> {
+pub fn region_op(dst: &RegionSide<'_>, src: &RegionSide<'_>) -> ZeResult<Op> {
     let (d, s) = (dst.region, src.region);
     if (d.width, d.height.max(1), d.depth.max(1)) != (s.width, s.height.max(1), s.depth.max(1)) {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
             format!(
                 "the regions differ in size: destination {}x{}x{}, source {}x{}x{}",
@@ -530,7 +530,7 @@ pub fn region_op(dst: &RegionSide<'_>, src: &RegionSide<'_>) -> Outcome<Op> {
         let mut ss = rows(&src_side, width, height, depth).peekable();
         while let (Some(&(d0, d1)), Some(&(s0, s1))) = (ds.peek(), ss.peek()) {
             if d0 < s1 && s0 < d1 {
-                return Err(Failure::new(
+                return Err(ZeError::new(
                     ZE_RESULT_ERROR_OVERLAPPING_REGIONS,
                     "source and destination regions overlap",
                 ));
@@ -552,9 +552,9 @@ pub fn region_op(dst: &RegionSide<'_>, src: &RegionSide<'_>) -> Outcome<Op> {
 }
 
 /// `zeCommandListAppendMemAdvise`: a known advice (the CPU has nothing to do with it).
-pub fn check_advice(advice: ze_memory_advice_t) -> Outcome<()> {
+pub fn check_advice(advice: ze_memory_advice_t) -> ZeResult<()> {
     if advice.0 > ze_memory_advice_t::CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION.0 {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("unknown memory advice {}", advice.0),
         ));

@@ -26,7 +26,7 @@ use zekit_spirv::Program;
 use zekit_sys::*;
 
 use super::build_pool::Build;
-use super::objects::{Failure, Outcome};
+use super::objects::{ZeError, ZeResult};
 
 /// Value of a module handle.
 #[derive(Debug)]
@@ -73,12 +73,12 @@ pub struct SpecConstants<'a> {
     pub values: &'a [usize],
 }
 
-fn build_failure(e: zekit_spirv::Error) -> Failure {
-    Failure::new(ze_result_t::ERROR_MODULE_BUILD_FAILURE, e.to_string())
+fn build_failure(e: zekit_spirv::Error) -> ZeError {
+    ZeError::new(ze_result_t::ERROR_MODULE_BUILD_FAILURE, e.to_string())
 }
 
 /// Names of the entry points, from the SPIR-V (without compiling it).
-fn entry_names(input: &[u8]) -> Outcome<Vec<CString>> {
+fn entry_names(input: &[u8]) -> ZeResult<Vec<CString>> {
     let (insts, _, _) = zekit_spirv::spv::parse(input).map_err(build_failure)?;
     insts
         .iter()
@@ -100,10 +100,10 @@ impl ModuleObject {
         input: &[u8],
         flags: &str,
         constants: Option<SpecConstants<'_>>,
-    ) -> Outcome<(ModuleObject, String)> {
+    ) -> ZeResult<(ModuleObject, String)> {
         if format == ze_module_format_t::NATIVE {
             let program = zekit_spirv::native::load(input).map_err(|e| {
-                Failure::new(
+                ZeError::new(
                     ze_result_t::ERROR_INVALID_NATIVE_BINARY,
                     format!("native binary: {e}"),
                 )
@@ -139,7 +139,7 @@ impl ModuleObject {
             for (id, value) in c.ids.iter().zip(c.values) {
                 let Some(size) = sizes.get(id) else { continue };
                 if *value == 0 {
-                    return Err(Failure::new(
+                    return Err(ZeError::new(
                         ze_result_t::ERROR_INVALID_NULL_POINTER,
                         format!("the value of specialization constant {id} is null"),
                     ));
@@ -210,9 +210,9 @@ impl ModuleObject {
 
     /// The compiled code, once generated (waits for it); `INVALID_MODULE_UNLINKED` before a
     /// module with imports is linked; `MODULE_BUILD_FAILURE` when the code generator failed.
-    pub fn program(&self) -> Outcome<Arc<Program>> {
+    pub fn program(&self) -> ZeResult<Arc<Program>> {
         let build = self.program.get().ok_or_else(|| {
-            Failure::new(
+            ZeError::new(
                 ze_result_t::ERROR_INVALID_MODULE_UNLINKED,
                 format!(
                     "the module imports {}: link it first (zeModuleDynamicLink)",
@@ -221,7 +221,7 @@ impl ModuleObject {
             )
         })?;
         build.wait().map_err(|e| {
-            Failure::new(
+            ZeError::new(
                 ze_result_t::ERROR_MODULE_BUILD_FAILURE,
                 format!("the module's code generation failed: {e}"),
             )
@@ -234,12 +234,12 @@ impl ModuleObject {
     }
 
     /// Index of kernel `name`.
-    pub fn kernel_index(&self, name: &str) -> Outcome<usize> {
+    pub fn kernel_index(&self, name: &str) -> ZeResult<usize> {
         self.names
             .iter()
             .position(|k| k.to_bytes() == name.as_bytes())
             .ok_or_else(|| {
-                Failure::new(
+                ZeError::new(
                     ze_result_t::ERROR_INVALID_KERNEL_NAME,
                     format!("the module has no kernel `{name}`"),
                 )
@@ -247,14 +247,14 @@ impl ModuleObject {
     }
 
     /// Address and size of the exported program-scope variable `name`.
-    pub fn global(&self, name: &str) -> Outcome<(usize, usize)> {
+    pub fn global(&self, name: &str) -> ZeResult<(usize, usize)> {
         self.program()?
             .globals
             .iter()
             .find(|g| g.0 == name)
             .map(|g| (g.1, g.2))
             .ok_or_else(|| {
-                Failure::new(
+                ZeError::new(
                     ze_result_t::ERROR_INVALID_GLOBAL_NAME,
                     format!("the module exports no global variable `{name}`"),
                 )
@@ -262,9 +262,9 @@ impl ModuleObject {
     }
 
     /// `zeModuleGetNativeBinary`: the compiled code as a native binary.
-    pub fn native_binary(&self) -> Outcome<Vec<u8>> {
+    pub fn native_binary(&self) -> ZeResult<Vec<u8>> {
         self.program()?.native_binary().map_err(|e| {
-            Failure::new(
+            ZeError::new(
                 ze_result_t::ERROR_UNSUPPORTED_FEATURE,
                 format!("no native binary: {e}"),
             )
@@ -273,7 +273,7 @@ impl ModuleObject {
 
     /// `zeModuleGetFunctionPointer`: the work-group function of kernel `name`, or the pointer
     /// value of exported function `name` in a module using function pointers.
-    pub fn function(&self, name: &str) -> Outcome<usize> {
+    pub fn function(&self, name: &str) -> ZeResult<usize> {
         let program = self.program()?;
         if let Some(k) = program.kernel(name) {
             return Ok(k.entry());
@@ -286,7 +286,7 @@ impl ModuleObject {
         } else {
             "is neither a kernel nor an exported function of the module"
         };
-        Err(Failure::new(
+        Err(ZeError::new(
             ze_result_t::ERROR_INVALID_FUNCTION_NAME,
             format!("function `{name}` {why}"),
         ))
@@ -296,7 +296,7 @@ impl ModuleObject {
     /// exports of the others; returns the link log. All or nothing: an unresolved import or a
     /// failed build links no module. `linking`: separate modules (`zeModuleDynamicLink`) or
     /// the inputs of one module program.
-    pub fn link(modules: &[&ModuleObject], linking: zekit_spirv::Linking) -> Outcome<String> {
+    pub fn link(modules: &[&ModuleObject], linking: zekit_spirv::Linking) -> ZeResult<String> {
         let mut log = Vec::new();
         let mut missing = Vec::new();
         for (n, m) in modules.iter().enumerate() {
@@ -314,7 +314,7 @@ impl ModuleObject {
             }
         }
         if !missing.is_empty() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ze_result_t::ERROR_MODULE_LINK_FAILURE,
                 missing.join("; "),
             ));
@@ -331,7 +331,7 @@ impl ModuleObject {
                 .map(|(_, x)| (&x.spirv[..], &x.spec))
                 .collect();
             let program = zekit_spirv::compile_linked(&m.spirv, &m.spec, &libs, linking).map_err(|e| {
-                Failure::new(
+                ZeError::new(
                     ze_result_t::ERROR_MODULE_LINK_FAILURE,
                     format!("module {n}: {e}"),
                 )

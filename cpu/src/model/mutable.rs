@@ -34,7 +34,7 @@ use zekit_sys::*;
 use super::graph;
 use super::kernel::{KernelObject, Snapshot};
 use super::list::{Kind, ListObject, Recording};
-use super::objects::{Failure, Outcome};
+use super::objects::{ZeError, ZeResult};
 use crate::exec::{Command, EventState, Groups, ListBody, Op};
 
 type Flags = ze_mutable_command_exp_flags_t;
@@ -57,8 +57,8 @@ const KERNEL_PARTS: u32 = Flags::KERNEL_ARGUMENTS.0
     | Flags::GLOBAL_OFFSET.0
     | Flags::KERNEL_INSTRUCTION.0;
 
-fn invalid(reason: String) -> Failure {
-    Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, reason)
+fn invalid(reason: String) -> ZeError {
+    ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, reason)
 }
 
 /// One change of `zeCommandListUpdateMutableCommandsExp`.
@@ -119,7 +119,7 @@ struct Entry {
 }
 
 impl Entry {
-    fn allows(&self, id: u64, part: Flags, name: &str) -> Outcome<()> {
+    fn allows(&self, id: u64, part: Flags, name: &str) -> ZeResult<()> {
         if self.flags.contains(part) {
             Ok(())
         } else {
@@ -130,14 +130,14 @@ impl Entry {
         }
     }
 
-    fn launch(&mut self, id: u64) -> Outcome<&mut LaunchRecord> {
+    fn launch(&mut self, id: u64) -> ZeResult<&mut LaunchRecord> {
         self.launch
             .as_mut()
             .ok_or_else(|| invalid(format!("command {id} is not a kernel launch")))
     }
 
     /// The command as it now stands; `None` while it is incomplete.
-    fn command(&mut self, id: u64, old: &Command) -> Outcome<Option<Command>> {
+    fn command(&mut self, id: u64, old: &Command) -> ZeResult<Option<Command>> {
         self.incomplete = None;
         let op = match &self.launch {
             Some(l) => {
@@ -169,9 +169,9 @@ pub struct Mutable {
 
 impl Mutable {
     /// The state of a list created with `ze_mutable_command_list_exp_desc_t` of `flags`.
-    pub fn new(flags: ze_mutable_command_list_exp_flags_t) -> Outcome<Mutable> {
+    pub fn new(flags: ze_mutable_command_list_exp_flags_t) -> ZeResult<Mutable> {
         if flags.0 != 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!(
                     "ze_mutable_command_list_exp_desc_t flags {:#x}: none are defined (RESERVED must stay clear)",
@@ -184,7 +184,7 @@ impl Mutable {
 
     /// Called by an append to the open list: gives the reserved id (if any) to `command`,
     /// the `index`th of the list.
-    pub(super) fn bind(&mut self, index: usize, command: &Command) -> Outcome<()> {
+    pub(super) fn bind(&mut self, index: usize, command: &Command) -> ZeResult<()> {
         let Some(r) = self.reserved.take() else {
             return Ok(());
         };
@@ -237,7 +237,7 @@ impl Mutable {
     }
 
     /// Fails while a command cannot run (see the module docs).
-    pub(super) fn check_runnable(&self) -> Outcome<()> {
+    pub(super) fn check_runnable(&self) -> ZeResult<()> {
         match self.entries.values().find_map(|e| e.incomplete.as_ref()) {
             Some(why) => Err(invalid(why.clone())),
             None => Ok(()),
@@ -253,7 +253,7 @@ struct Edit<'a> {
 }
 
 impl Edit<'_> {
-    fn entry(&mut self, id: u64) -> Outcome<&mut Entry> {
+    fn entry(&mut self, id: u64) -> ZeResult<&mut Entry> {
         use std::collections::btree_map::Entry as Slot;
         match self.touched.entry(id) {
             Slot::Occupied(o) => Ok(o.into_mut()),
@@ -280,9 +280,9 @@ impl ListObject {
 
     /// `zeCommandListGetNextCommandIdExp` / `...WithKernelsExp`: `kernels` are the kernels
     /// the launch may be switched to.
-    pub fn next_command_id(&self, flags: Flags, kernels: &[(Handle<kinds::Kernel>, &KernelObject)]) -> Outcome<u64> {
+    pub fn next_command_id(&self, flags: Flags, kernels: &[(Handle<kinds::Kernel>, &KernelObject)]) -> ZeResult<u64> {
         if flags.contains(Flags::GRAPH_ARGUMENTS) {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
                 "ZE_MUTABLE_COMMAND_EXP_FLAG_GRAPH_ARGUMENTS: this driver's mutable lists cannot change graph arguments",
             ));
@@ -315,7 +315,7 @@ impl ListObject {
 
     /// Runs `change` on the entries of this closed mutable list, then rebuilds the commands
     /// it touched into a new body (all or nothing).
-    fn mutate(&self, change: impl FnOnce(&mut Edit<'_>) -> Outcome<()>) -> Outcome<()> {
+    fn mutate(&self, change: impl FnOnce(&mut Edit<'_>) -> ZeResult<()>) -> ZeResult<()> {
         let Kind::Regular(m) = &self.kind else {
             return Err(not_mutable());
         };
@@ -347,7 +347,7 @@ impl ListObject {
     }
 
     /// `zeCommandListUpdateMutableCommandsExp`.
-    pub fn update_commands(&self, changes: &[Change]) -> Outcome<()> {
+    pub fn update_commands(&self, changes: &[Change]) -> ZeResult<()> {
         self.mutate(|edit| {
             for c in changes {
                 match c.clone() {
@@ -379,7 +379,7 @@ impl ListObject {
 
     /// `zeCommandListUpdateMutableCommandSignalEventExp` (the event already checked for a
     /// regular list).
-    pub fn update_signal(&self, id: u64, signal: Option<Arc<EventState>>) -> Outcome<()> {
+    pub fn update_signal(&self, id: u64, signal: Option<Arc<EventState>>) -> ZeResult<()> {
         self.mutate(|edit| {
             let e = edit.entry(id)?;
             e.allows(id, Flags::SIGNAL_EVENT, "SIGNAL_EVENT")?;
@@ -390,12 +390,12 @@ impl ListObject {
 
     /// `zeCommandListUpdateMutableCommandWaitEventsExp` (the events already checked for a
     /// regular list).
-    pub fn update_waits(&self, id: u64, waits: Vec<Arc<EventState>>) -> Outcome<()> {
+    pub fn update_waits(&self, id: u64, waits: Vec<Arc<EventState>>) -> ZeResult<()> {
         self.mutate(|edit| {
             let e = edit.entry(id)?;
             e.allows(id, Flags::WAIT_EVENTS, "WAIT_EVENTS")?;
             if waits.len() > e.wait_capacity {
-                return Err(Failure::new(
+                return Err(ZeError::new(
                     ZE_RESULT_ERROR_INVALID_SIZE,
                     format!(
                         "{} wait events for command {id}, which was appended with {}",
@@ -410,7 +410,7 @@ impl ListObject {
     }
 
     /// `zeCommandListUpdateMutableCommandKernelsExp`: each command id with its new kernel.
-    pub fn update_kernels(&self, switches: &[(u64, Handle<kinds::Kernel>, &KernelObject)]) -> Outcome<()> {
+    pub fn update_kernels(&self, switches: &[(u64, Handle<kinds::Kernel>, &KernelObject)]) -> ZeResult<()> {
         self.mutate(|edit| {
             for &(id, h, k) in switches {
                 let e = edit.entry(id)?;
@@ -418,7 +418,7 @@ impl ListObject {
                 let allowed = e.kernels.contains(&h);
                 let l = e.launch(id)?;
                 if !allowed && !l.first.is_of(k) {
-                    return Err(Failure::new(
+                    return Err(ZeError::new(
                         ZE_RESULT_ERROR_INVALID_KERNEL_HANDLE,
                         format!(
                             "kernel `{}` is neither the kernel command {id} was appended with nor one given to zeCommandListGetNextCommandIdWithKernelsExp for it",
@@ -433,7 +433,7 @@ impl ListObject {
     }
 }
 
-fn not_mutable() -> Failure {
+fn not_mutable() -> ZeError {
     invalid(
         "not a mutable command list (create a regular list with ze_mutable_command_list_exp_desc_t in pNext)".into(),
     )

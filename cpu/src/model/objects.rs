@@ -1,7 +1,7 @@
 //! The CPU driver's objects and the rules of the calls that make and use them, in plain Rust.
 //!
 //! The C-ABI layer ([`crate::api`]) converts pointers, walks `pNext` chains and turns a
-//! [`Failure`] into a logged, recorded `ze_result_t`; every decision lives here.
+//! [`ZeError`] into a logged, recorded `ze_result_t`; every decision lives here.
 //!
 //! Decisions (where the specification leaves room):
 //!
@@ -30,38 +30,13 @@ use crate::model::ipc::{self, Imports};
 use crate::model::vm::VirtualSpace;
 use crate::host::{fnv1a_128, HostInfo};
 
-/// Why a call failed: the result code and a one-line reason.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
-    /// The Level Zero result.
-    pub code: ze_result_t,
-    /// One line, no trailing period.
-    pub reason: String,
-}
-
-impl Failure {
-    /// A failure with `code` and `reason`.
-    pub fn new(code: ze_result_t, reason: impl Into<String>) -> Failure {
-        Failure {
-            code,
-            reason: reason.into(),
-        }
-    }
-}
-
-/// Result of a driver rule.
-pub type Outcome<T> = Result<T, Failure>;
-
-/// A broken rule of the shared Level Zero rules ([`zekit_rules`]).
-impl From<zekit_rules::Broken> for Failure {
-    fn from(b: zekit_rules::Broken) -> Failure {
-        Failure::new(b.code, b.message)
-    }
-}
+/// Why a call failed (the drivers' one error, shared with the entry layer and the rules): the
+/// result code and a one-line reason, carried to whichever thread reports it.
+pub use zekit_icd_rt::{ZeError, ZeResult};
 
 /// `DEVICE_LOST`: work of `what` faulted (`crate::exec::fault`).
-pub fn device_lost(what: &str) -> Failure {
-    Failure::new(
+pub fn device_lost(what: &str) -> ZeError {
+    ZeError::new(
         ZE_RESULT_ERROR_DEVICE_LOST,
         format!("{what} faulted (it touched memory it must not: read-only, unmapped or out of bounds)"),
     )
@@ -149,12 +124,12 @@ impl DeviceKind {
 }
 
 /// `UNINITIALIZED`: the init call asked only for driver types this driver is not.
-fn not_this_type(call: &str, flags: u32, kind: DeviceKind) -> Failure {
+fn not_this_type(call: &str, flags: u32, kind: DeviceKind) -> ZeError {
     let is = match kind {
         DeviceKind::Cpu => "a CPU driver (neither GPU nor VPU/NPU)",
         DeviceKind::Gpu => "a GPU driver (ZEKIT_DEVICE_TYPE=gpu), not a VPU/NPU one",
     };
-    Failure::new(
+    ZeError::new(
         ZE_RESULT_ERROR_UNINITIALIZED,
         format!("{call} flags {flags:#x} ask for no driver type this one has: it is {is}"),
     )
@@ -165,14 +140,14 @@ fn not_this_type(call: &str, flags: u32, kind: DeviceKind) -> Failure {
 /// (`VPU_ONLY`; `GPU_ONLY` on a CPU) is `UNINITIALIZED`, as compute-runtime answers when it has
 /// no device of the asked type: success always means a driver is there. Unknown bits are
 /// ignored (the rest decides), unless strict.
-pub fn init_flags_report(flags: ze_init_flags_t, kind: DeviceKind) -> Outcome<()> {
+pub fn init_flags_report(flags: ze_init_flags_t, kind: DeviceKind) -> ZeResult<()> {
     let unknown = flags.0 & !ze_init_flags_t::all_known().0;
     if unknown != 0 {
         // The loader keeps the first zeInit's answer for the whole process (and drops a driver
         // that refused it): a refused bad flag would make every later, valid zeInit fail. So
         // unknown bits are ignored, unless strict.
         if zekit_icd_rt::strict() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown zeInit flags {:#x}", flags.0),
             ));
@@ -192,14 +167,14 @@ pub fn init_flags_report(flags: ze_init_flags_t, kind: DeviceKind) -> Outcome<()
 /// ("do not init or retrieve any drivers") and sets of types this driver is not (`NPU`; `GPU`
 /// on a CPU) are `UNINITIALIZED` with no handles (compute-runtime's answer when it is not of the
 /// asked type); other bits → `INVALID_ENUMERATION`.
-pub fn driver_types_report(flags: ze_init_driver_type_flags_t, kind: DeviceKind) -> Outcome<()> {
+pub fn driver_types_report(flags: ze_init_driver_type_flags_t, kind: DeviceKind) -> ZeResult<()> {
     match flags.0 {
         u32::MAX => Ok(()),
-        0 => Err(Failure::new(
+        0 => Err(ZeError::new(
             ZE_RESULT_ERROR_UNINITIALIZED,
             "desc->flags is 0: no driver type asked for, none initialized",
         )),
-        f if f & !ze_init_driver_type_flags_t::all_known().0 != 0 => Err(Failure::new(
+        f if f & !ze_init_driver_type_flags_t::all_known().0 != 0 => Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("unknown driver type flags {f:#x}"),
         )),
@@ -245,7 +220,7 @@ impl InitState {
 
     /// `zeInit(flags)`. A refused call leaves the state as it was: an initialized driver stays
     /// initialized and reported.
-    pub fn init(&self, flags: ze_init_flags_t) -> Outcome<()> {
+    pub fn init(&self, flags: ze_init_flags_t) -> ZeResult<()> {
         init_flags_report(flags, self.kind)?;
         self.mark();
         Ok(())
@@ -253,7 +228,7 @@ impl InitState {
 
     /// `zeInitDrivers`: initializes the driver when `flags` ask for it (then 1 driver), else the
     /// failure (the caller reports 0 handles).
-    pub fn init_drivers(&self, flags: ze_init_driver_type_flags_t) -> Outcome<u32> {
+    pub fn init_drivers(&self, flags: ze_init_driver_type_flags_t) -> ZeResult<u32> {
         driver_types_report(flags, self.kind)?;
         self.mark();
         Ok(1)
@@ -261,10 +236,10 @@ impl InitState {
 
     /// `zeDriverGet`: how many drivers are reported (`UNINITIALIZED` before a successful init
     /// call).
-    pub fn reported_drivers(&self) -> Outcome<u32> {
+    pub fn reported_drivers(&self) -> ZeResult<u32> {
         let bits = self.bits.load(std::sync::atomic::Ordering::Acquire);
         if bits & Self::INITIALIZED == 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_UNINITIALIZED,
                 "no zeInit or zeInitDrivers call that asked for this driver has succeeded",
             ));
@@ -360,16 +335,16 @@ pub fn check_external_memory_types(
     supported: ze_external_memory_type_flags_t,
     what: &str,
     single: bool,
-) -> Outcome<()> {
+) -> ZeResult<()> {
     let known = ze_external_memory_type_flags_t::all_known().0;
     if flags.0 & !known != 0 {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("{what} {:#x} has unknown bits", flags.0),
         ));
     }
     if single && flags.0.count_ones() != 1 {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("{what} {:#x} must name exactly one memory type", flags.0),
         ));
@@ -383,7 +358,7 @@ pub fn check_external_memory_types(
         } else {
             "DMA_BUF needs /dev/udmabuf, which does not open here"
         };
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION,
             format!("{what} {:#x}: {why}; supported: {:#x}", flags.0, supported.0),
         ));
@@ -394,9 +369,9 @@ pub fn check_external_memory_types(
 /// Checks an fd to import as `OPAQUE_FD` memory of `size` bytes: an open regular file (a
 /// memfd, a tmpfs or other mappable file) of at least `size` bytes. Returns a duplicate
 /// (`F_DUPFD_CLOEXEC`) the allocation keeps; the caller's fd stays the caller's.
-fn import_fd(fd: i32, size: usize) -> Outcome<std::os::fd::OwnedFd> {
+fn import_fd(fd: i32, size: usize) -> ZeResult<std::os::fd::OwnedFd> {
     use std::os::fd::{BorrowedFd, OwnedFd};
-    let bad = |reason: String| Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, reason);
+    let bad = |reason: String| ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, reason);
     if fd < 0 {
         return Err(bad(format!("import fd {fd} is not a file descriptor")));
     }
@@ -427,9 +402,9 @@ fn import_fd(fd: i32, size: usize) -> Outcome<std::os::fd::OwnedFd> {
 }
 
 /// `ze_context_desc_t::flags` check.
-pub fn check_context_flags(flags: ze_context_flags_t) -> Outcome<()> {
+pub fn check_context_flags(flags: ze_context_flags_t) -> ZeResult<()> {
     if flags.0 & !ze_context_flags_t::all_known().0 != 0 {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("unknown context flags {:#x}", flags.0),
         ));
@@ -438,9 +413,9 @@ pub fn check_context_flags(flags: ze_context_flags_t) -> Outcome<()> {
 }
 
 /// `ze_host_mem_alloc_desc_t::flags` check (every bias is a hint the CPU ignores).
-pub fn check_host_alloc_flags(flags: ze_host_mem_alloc_flags_t) -> Outcome<()> {
+pub fn check_host_alloc_flags(flags: ze_host_mem_alloc_flags_t) -> ZeResult<()> {
     if flags.0 & !ze_host_mem_alloc_flags_t::all_known().0 != 0 {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("unknown host allocation flags {:#x}", flags.0),
         ));
@@ -449,9 +424,9 @@ pub fn check_host_alloc_flags(flags: ze_host_mem_alloc_flags_t) -> Outcome<()> {
 }
 
 /// `ze_device_mem_alloc_desc_t` check: known flags (hints the CPU ignores) and memory ordinal 0.
-pub fn check_device_alloc_desc(flags: ze_device_mem_alloc_flags_t, ordinal: u32) -> Outcome<()> {
+pub fn check_device_alloc_desc(flags: ze_device_mem_alloc_flags_t, ordinal: u32) -> ZeResult<()> {
     if flags.0 & !ze_device_mem_alloc_flags_t::all_known().0 != 0 {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("unknown device allocation flags {:#x}", flags.0),
         ));
@@ -460,7 +435,7 @@ pub fn check_device_alloc_desc(flags: ze_device_mem_alloc_flags_t, ordinal: u32)
         // Programs written for GPUs with two memories pass ordinal 1; compute-runtime does not
         // read the ordinal, and there is one memory to give.
         if zekit_icd_rt::strict() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("device_desc->ordinal {ordinal}: the device has one memory (ordinal 0)"),
             ));
@@ -471,19 +446,19 @@ pub fn check_device_alloc_desc(flags: ze_device_mem_alloc_flags_t, ordinal: u32)
 }
 
 /// Flags of a relaxed-allocation-limits descriptor (`_exp_` or `_ext_`, same bits).
-pub fn relaxed_limit(flags: u32) -> Outcome<SizeLimit> {
+pub fn relaxed_limit(flags: u32) -> ZeResult<SizeLimit> {
     const MAX_SIZE: u32 = ze_relaxed_allocation_limits_ext_flags_t::MAX_SIZE.0;
     match flags {
         0 => Ok(SizeLimit::Strict),
         MAX_SIZE => Ok(SizeLimit::Relaxed),
-        f => Err(Failure::new(
+        f => Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("unknown relaxed allocation limits flags {f:#x}"),
         )),
     }
 }
 
-fn alloc_failure(e: AllocError, req: &AllocRequest, max: u64) -> Failure {
+fn alloc_failure(e: AllocError, req: &AllocRequest, max: u64) -> ZeError {
     let reason = match e {
         AllocError::UnsupportedSize if req.size == 0 => "size is 0".to_string(),
         AllocError::UnsupportedSize => format!(
@@ -516,12 +491,12 @@ fn alloc_failure(e: AllocError, req: &AllocRequest, max: u64) -> Failure {
         ),
         AllocError::NullPointer | AllocError::InvalidEnumeration => e.to_string(),
     };
-    Failure::new(e.to_ze_result(), reason)
+    ZeError::new(e.to_ze_result(), reason)
 }
 
 impl ContextObject {
     /// A context over `devices` (ordinals; empty means every device).
-    pub fn new(host: &HostInfo, devices: &[usize]) -> Outcome<ContextObject> {
+    pub fn new(host: &HostInfo, devices: &[usize]) -> ZeResult<ContextObject> {
         let mut devices = devices.to_vec();
         if devices.is_empty() {
             devices = (0..NUM_DEVICES).collect();
@@ -529,7 +504,7 @@ impl ContextObject {
         devices.sort_unstable();
         devices.dedup();
         if let Some(bad) = devices.iter().find(|&&d| d >= NUM_DEVICES) {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("device ordinal {bad} is not a device of this driver"),
             ));
@@ -548,21 +523,21 @@ impl ContextObject {
     }
 
     /// The allocation of this context holding `ptr` (`INVALID_ARGUMENT` outside every one).
-    fn allocation_of(&self, ptr: *const u8) -> Outcome<super::atomic_attrs::Alloc> {
+    fn allocation_of(&self, ptr: *const u8) -> ZeResult<super::atomic_attrs::Alloc> {
         let (base, size) = self.allocs.address_range(ptr).ok_or_else(|| {
-            Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("{ptr:p} is not inside an allocation of this context"))
+            ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, format!("{ptr:p} is not inside an allocation of this context"))
         })?;
         let id = self.alloc_properties(ptr, 0).id;
         Ok(super::atomic_attrs::Alloc { base: base as usize, size, id })
     }
 
     /// `zeMemSetAtomicAccessAttributeExp` (see [`super::atomic_attrs`]).
-    pub fn set_atomic_attr(&self, ptr: *const u8, size: usize, attr: ze_memory_atomic_attr_exp_flags_t) -> Outcome<()> {
+    pub fn set_atomic_attr(&self, ptr: *const u8, size: usize, attr: ze_memory_atomic_attr_exp_flags_t) -> ZeResult<()> {
         self.atomic_attrs.set(self.allocation_of(ptr)?, ptr as usize, size, attr)
     }
 
     /// `zeMemGetAtomicAccessAttributeExp` (see [`super::atomic_attrs`]).
-    pub fn atomic_attr(&self, ptr: *const u8, size: usize) -> Outcome<ze_memory_atomic_attr_exp_flags_t> {
+    pub fn atomic_attr(&self, ptr: *const u8, size: usize) -> ZeResult<ze_memory_atomic_attr_exp_flags_t> {
         self.atomic_attrs.get(self.allocation_of(ptr)?, ptr as usize, size)
     }
 
@@ -587,10 +562,10 @@ impl ContextObject {
     }
 
     /// `zeMemAlloc{Host,Device,Shared}`.
-    pub fn alloc(&self, req: &AllocRequest) -> Outcome<*mut u8> {
+    pub fn alloc(&self, req: &AllocRequest) -> ZeResult<*mut u8> {
         if let Some(d) = req.device {
             if !self.devices.contains(&d) {
-                return Err(Failure::new(
+                return Err(ZeError::new(
                     ZE_RESULT_ERROR_INVALID_ARGUMENT,
                     format!("device {d} is not part of this context"),
                 ));
@@ -623,11 +598,11 @@ impl ContextObject {
     /// `zeMemGetAllocProperties` with `ze_external_memory_export_fd_t`: a new descriptor (the
     /// caller owns it and closes it) of the memfd behind the allocation containing `ptr`, which
     /// must have been allocated exportable as `flags` (exactly one type).
-    pub fn export_fd(&self, ptr: *const u8, flags: ze_external_memory_type_flags_t) -> Outcome<i32> {
+    pub fn export_fd(&self, ptr: *const u8, flags: ze_external_memory_type_flags_t) -> ZeResult<i32> {
         check_external_memory_types(flags, export_memory_types(), "export fd flags", true)?;
         let exported = self.allocs.with_memfd(ptr, |info, fd| {
             if info.export_types.0 & flags.0 != flags.0 {
-                return Err(Failure::new(
+                return Err(ZeError::new(
                     ZE_RESULT_ERROR_INVALID_ARGUMENT,
                     format!(
                         "allocation {} was not made exportable as {:#x} (chain ze_external_memory_export_desc_t to its allocation)",
@@ -636,7 +611,7 @@ impl ContextObject {
                 ));
             }
             let Some(fd) = fd else {
-                return Err(Failure::new(
+                return Err(ZeError::new(
                     ZE_RESULT_ERROR_INVALID_ARGUMENT,
                     format!("allocation {} has no memfd", info.id),
                 ));
@@ -645,7 +620,7 @@ impl ContextObject {
                 let page = crate::model::vm::page_size();
                 let len = info.size.div_ceil(page) * page;
                 let buf = crate::model::udmabuf::create(fd.as_fd(), 0, len as u64).map_err(|e| {
-                    Failure::new(
+                    ZeError::new(
                         ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
                         format!("/dev/udmabuf made no dma-buf of allocation {} ({len} bytes): {e}", info.id),
                     )
@@ -653,7 +628,7 @@ impl ContextObject {
                 return Ok(std::os::fd::IntoRawFd::into_raw_fd(buf));
             }
             let new = fd.try_clone_to_owned().map_err(|e| {
-                Failure::new(
+                ZeError::new(
                     ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
                     format!("cannot duplicate the memfd of allocation {}: {e}", info.id),
                 )
@@ -661,14 +636,14 @@ impl ContextObject {
             Ok(std::os::fd::IntoRawFd::into_raw_fd(new))
         });
         exported.unwrap_or_else(|| {
-            Err(Failure::new(
+            Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("{ptr:p} is not inside an allocation of this context: nothing to export"),
             ))
         })
     }
 
-    fn free_failure(&self, e: AllocError, ptr: *mut u8) -> Failure {
+    fn free_failure(&self, e: AllocError, ptr: *mut u8) -> ZeError {
         let reason = match e {
             AllocError::NullPointer => "ptr is null".to_string(),
             AllocError::InvalidArgument => match self.allocs.properties(ptr) {
@@ -683,11 +658,11 @@ impl ContextObject {
             }
             other => other.to_string(),
         };
-        Failure::new(e.to_ze_result(), reason)
+        ZeError::new(e.to_ze_result(), reason)
     }
 
     /// `zeMemFree`.
-    pub fn free(&self, ptr: *mut u8) -> Outcome<()> {
+    pub fn free(&self, ptr: *mut u8) -> ZeResult<()> {
         self.reclaim();
         self.allocs.free(ptr).map_err(|e| self.free_failure(e, ptr))
     }
@@ -704,7 +679,7 @@ impl ContextObject {
         &self,
         ptr: *mut u8,
         policy: ze_driver_memory_free_policy_ext_flags_t,
-    ) -> Outcome<()> {
+    ) -> ZeResult<()> {
         let policy = FreePolicy::from_flags(policy).map_err(|e| self.free_failure(e, ptr))?;
         self.reclaim();
         match policy {
@@ -761,19 +736,19 @@ impl ContextObject {
     /// `zeMemGetIpcHandle`: a handle for the allocation containing `ptr` (the importer gets its
     /// base); in reserved virtual memory, for the mapped run around `ptr`
     /// ([`VirtualSpace::mapped_run`]).
-    pub fn ipc_handle(&self, ptr: *const u8) -> Outcome<ze_ipc_mem_handle_t> {
+    pub fn ipc_handle(&self, ptr: *const u8) -> ZeResult<ze_ipc_mem_handle_t> {
         let Some((info, fd)) = self.allocs.export(ptr) else {
             // Reserved virtual memory: the mapped run around `ptr` (the allocation there).
             if let Some((start, len)) = self.vm.mapped_run(ptr as usize) {
                 return self.ipc_range_handle(start as *const u8, len);
             }
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("{ptr:p} is not inside an allocation of this context"),
             ));
         };
         let Some(fd) = fd else {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
                 format!(
                     "allocation {} could not be made shareable (no memfd: out of file descriptors?)",
@@ -788,27 +763,27 @@ impl ContextObject {
 
     /// `zeMemGetIpcHandleWithProperties` with `ze_ipc_phys_mem_handle_range_ext_desc_t`: a handle
     /// for the virtual range `[ptr, ptr + size)`, fully mapped (to one physical memory object: one file; to several: a manifest of the pieces).
-    pub fn ipc_range_handle(&self, ptr: *const u8, size: usize) -> Outcome<ze_ipc_mem_handle_t> {
+    pub fn ipc_range_handle(&self, ptr: *const u8, size: usize) -> ZeResult<ze_ipc_mem_handle_t> {
         if ptr.is_null() {
-            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "ptr is null"));
+            return Err(ZeError::new(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "ptr is null"));
         }
         if size == 0 {
-            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_SIZE, "range size is 0"));
+            return Err(ZeError::new(ZE_RESULT_ERROR_INVALID_SIZE, "range size is 0"));
         }
         let addr = ptr as usize;
         let Some(end) = addr.checked_add(size) else {
-            return Err(Failure::new(ZE_RESULT_ERROR_INVALID_SIZE, "ptr + size overflows"));
+            return Err(ZeError::new(ZE_RESULT_ERROR_INVALID_SIZE, "ptr + size overflows"));
         };
         if self.allocs.properties(ptr).is_some()
             || self.allocs.properties((end - 1) as *const u8).is_some()
         {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 "the range includes a USM allocation: range handles take reserved, mapped virtual memory only",
             ));
         }
         let Some(pieces) = self.vm.pieces(addr, size) else {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_ADDRESS_NOT_FOUND,
                 format!("[{addr:#x}, {end:#x}) is not fully mapped to physical memory of this context"),
             ));
@@ -846,10 +821,10 @@ impl ContextObject {
         &self,
         merged: &[crate::model::vm::MappedPiece],
         size: usize,
-    ) -> Outcome<ze_ipc_mem_handle_t> {
+    ) -> ZeResult<ze_ipc_mem_handle_t> {
         let page = crate::model::vm::page_size();
         if merged.len() > ipc::MAX_PIECES as usize {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
                 format!("the range spans {} mappings; a handle holds at most {}", merged.len(), ipc::MAX_PIECES),
             ));
@@ -877,7 +852,7 @@ impl ContextObject {
     }
 
     /// `zeMemOpenIpcHandle`: maps the memory `handle` names; returns the pointer.
-    pub fn ipc_open(&self, handle: &ze_ipc_mem_handle_t) -> Outcome<*mut u8> {
+    pub fn ipc_open(&self, handle: &ze_ipc_mem_handle_t) -> ZeResult<*mut u8> {
         let p = match ipc::decode_mem(handle)? {
             ipc::MemHandle::Single(w) => self.imports.open(&w)?,
             ipc::MemHandle::Range(w) => self.imports.open_range(&w)?,
@@ -887,7 +862,7 @@ impl ContextObject {
 
     /// `zeMemPutIpcHandle`: checks the handle; a multi-object range handle of this context
     /// releases its manifest (other handles own nothing).
-    pub fn ipc_put(&self, handle: &ze_ipc_mem_handle_t) -> Outcome<()> {
+    pub fn ipc_put(&self, handle: &ze_ipc_mem_handle_t) -> ZeResult<()> {
         if let ipc::MemHandle::Range(w) = ipc::decode_mem(handle)? {
             let mut m = self.manifests.lock().unwrap_or_else(|e| e.into_inner());
             m.retain(|fd| ipc::Remote::local(fd.as_raw_fd()) != Ok(w.manifest));
@@ -896,17 +871,17 @@ impl ContextObject {
     }
 
     /// `zeMemCloseIpcHandle`.
-    pub fn ipc_close(&self, ptr: *const u8) -> Outcome<()> {
+    pub fn ipc_close(&self, ptr: *const u8) -> ZeResult<()> {
         self.imports.close(ptr as usize)
     }
 
     /// `zeMemGetAddressRange`: base and size of the allocation containing `ptr`.
-    pub fn address_range(&self, ptr: *const u8) -> Outcome<(*mut u8, usize)> {
+    pub fn address_range(&self, ptr: *const u8) -> ZeResult<(*mut u8, usize)> {
         if let Some((b, n)) = self.imports.range(ptr as usize) {
             return Ok((b as *mut u8, n));
         }
         self.allocs.address_range(ptr).ok_or_else(|| {
-            Failure::new(
+            ZeError::new(
                 ZE_RESULT_ERROR_ADDRESS_NOT_FOUND,
                 format!("{ptr:p} is not inside an allocation of this context"),
             )
@@ -958,11 +933,11 @@ pub enum RequirementsSource {
 }
 
 /// Decodes the structure type of `pObjDesc`.
-pub fn requirements_source(stype: ze_structure_type_t) -> Outcome<RequirementsSource> {
+pub fn requirements_source(stype: ze_structure_type_t) -> ZeResult<RequirementsSource> {
     match stype {
         ze_structure_type_t::RUNTIME_REQUIREMENTS_MODULE_DESC => Ok(RequirementsSource::Module),
         ze_structure_type_t::RUNTIME_REQUIREMENTS_GRAPH_DESC => Ok(RequirementsSource::Graph),
-        other => Err(Failure::new(
+        other => Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
             format!("pObjDesc has stype {other}: expected a runtime requirements module or graph descriptor"),
         )),

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use zekit_sys::*;
 
-use super::objects::{Failure, Outcome};
+use super::objects::{ZeError, ZeResult};
 use super::properties::command_queue_groups;
 use crate::exec::{Engine, Flag, ListBody, Mode, Timeout, Work, WorkerPool};
 use crate::host::HostInfo;
@@ -45,12 +45,12 @@ impl QueueConfig {
         flags: ze_command_queue_flags_t,
         mode: ze_command_queue_mode_t,
         priority: ze_command_queue_priority_t,
-    ) -> Outcome<QueueConfig> {
+    ) -> ZeResult<QueueConfig> {
         check_ordinal(host, ordinal)?;
         let groups = command_queue_groups(host);
         let group = &groups[ordinal as usize];
         if index >= group.num_queues {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!(
                     "queue index {index}: command queue group {ordinal} has {} queue(s)",
@@ -59,19 +59,19 @@ impl QueueConfig {
             ));
         }
         if flags.0 & !ze_command_queue_flags_t::all_known().0 != 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown command queue flags {:#x}", flags.0),
             ));
         }
         if mode.0 > ze_command_queue_mode_t::ASYNCHRONOUS.0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown command queue mode {}", mode.0),
             ));
         }
         if priority.0 > ze_command_queue_priority_t::PRIORITY_HIGH.0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown command queue priority {}", priority.0),
             ));
@@ -96,10 +96,10 @@ impl QueueConfig {
 }
 
 /// A command queue group ordinal must name a group of the device.
-pub fn check_ordinal(host: &HostInfo, ordinal: u32) -> Outcome<()> {
+pub fn check_ordinal(host: &HostInfo, ordinal: u32) -> ZeResult<()> {
     let n = command_queue_groups(host).len();
     if ordinal as usize >= n {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ARGUMENT,
             format!("command queue group ordinal {ordinal}: the device has {n} groups"),
         ));
@@ -113,9 +113,9 @@ pub fn new_engine(
     context: u64,
     config: &QueueConfig,
     pool: Arc<WorkerPool>,
-) -> Outcome<Engine> {
+) -> ZeResult<Engine> {
     Engine::new(device, context, config.engine_mode(), pool).map_err(|e| {
-        Failure::new(
+        ZeError::new(
             ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
             format!("cannot start the queue's thread: {e}"),
         )
@@ -123,16 +123,16 @@ pub fn new_engine(
 }
 
 /// `NOT_READY` after a wait of `timeout` ns.
-pub fn not_ready(what: &str, timeout: u64) -> Failure {
-    Failure::new(
+pub fn not_ready(what: &str, timeout: u64) -> ZeError {
+    ZeError::new(
         ZE_RESULT_NOT_READY,
         format!("{what} not done within the timeout ({timeout} ns)"),
     )
 }
 
 /// Destroying something whose engine is parked on an event.
-pub fn in_use(what: &str) -> Failure {
-    Failure::new(
+pub fn in_use(what: &str) -> ZeError {
+    ZeError::new(
         ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
         format!("{what} still has work that waits for an event that is not signaled; signal it or synchronize first"),
     )
@@ -156,7 +156,7 @@ impl QueueObject {
         context: u64,
         config: QueueConfig,
         pool: Arc<WorkerPool>,
-    ) -> Outcome<QueueObject> {
+    ) -> ZeResult<QueueObject> {
         Ok(QueueObject {
             id: NEXT_QUEUE_ID.fetch_add(1, Ordering::Relaxed),
             device,
@@ -192,7 +192,7 @@ impl QueueObject {
     }
 
     /// `zeCommandQueueSynchronize`.
-    pub fn synchronize(&self, timeout: u64) -> Outcome<()> {
+    pub fn synchronize(&self, timeout: u64) -> ZeResult<()> {
         if self.engine.synchronize(Timeout::from_ns(timeout)) {
             if self.engine.is_lost() {
                 return Err(super::objects::device_lost("a command of the queue"));
@@ -204,7 +204,7 @@ impl QueueObject {
     }
 
     /// `zeCommandQueueDestroy`: see the module docs.
-    pub fn destroy(&self) -> Outcome<()> {
+    pub fn destroy(&self) -> ZeResult<()> {
         self.engine.drain().map_err(|_| in_use("the command queue"))
     }
 }

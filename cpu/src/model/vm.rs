@@ -35,7 +35,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use zekit_sys::*;
 
-use crate::model::objects::{Failure, Outcome};
+use crate::model::objects::{ZeError, ZeResult};
 
 /// The host page size: the granularity of reservations, mappings and physical objects.
 pub fn page_size() -> usize {
@@ -82,18 +82,18 @@ pub struct PhysicalMemObject {
 
 impl PhysicalMemObject {
     /// `zePhysicalMemCreate`: `size` bytes, a multiple of the page size.
-    pub fn new(flags: ze_physical_mem_flags_t, size: usize) -> Outcome<PhysicalMemObject> {
+    pub fn new(flags: ze_physical_mem_flags_t, size: usize) -> ZeResult<PhysicalMemObject> {
         let known = ze_physical_mem_flags_t::ALLOCATE_ON_DEVICE.0
             | ze_physical_mem_flags_t::ALLOCATE_ON_HOST.0;
         if flags.0 & !known != 0 {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ENUMERATION,
                 format!("unknown physical memory flags {:#x}", flags.0),
             ));
         }
         check_size(size)?;
         let fd = memfd("zekit-physical", size).map_err(|e| {
-            Failure::new(
+            ZeError::new(
                 ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
                 format!("memfd of {size} bytes: {e}"),
             )
@@ -133,9 +133,9 @@ impl PhysicalMemObject {
     }
 
     /// `zePhysicalMemDestroy` check.
-    pub fn check_destroy(&self) -> Outcome<()> {
+    pub fn check_destroy(&self) -> ZeResult<()> {
         if self.is_mapped() {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
                 "the physical memory is still mapped: zeVirtualMemUnmap it first",
             ));
@@ -144,12 +144,12 @@ impl PhysicalMemObject {
     }
 }
 
-fn check_size(size: usize) -> Outcome<()> {
+fn check_size(size: usize) -> ZeResult<()> {
     if size == 0 {
-        return Err(Failure::new(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, "size is 0"));
+        return Err(ZeError::new(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, "size is 0"));
     }
     if !size.is_multiple_of(page_size()) {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
             format!("size {size} is not a multiple of the page size {}", page_size()),
         ));
@@ -157,9 +157,9 @@ fn check_size(size: usize) -> Outcome<()> {
     Ok(())
 }
 
-fn check_aligned(what: &str, v: usize) -> Outcome<()> {
+fn check_aligned(what: &str, v: usize) -> ZeResult<()> {
     if !v.is_multiple_of(page_size()) {
-        return Err(Failure::new(
+        return Err(ZeError::new(
             ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT,
             format!("{what} {v:#x} is not aligned to the page size {}", page_size()),
         ));
@@ -167,20 +167,20 @@ fn check_aligned(what: &str, v: usize) -> Outcome<()> {
     Ok(())
 }
 
-fn prot(access: ze_memory_access_attribute_t) -> Outcome<libc::c_int> {
+fn prot(access: ze_memory_access_attribute_t) -> ZeResult<libc::c_int> {
     match access {
         ze_memory_access_attribute_t::NONE => Ok(libc::PROT_NONE),
         ze_memory_access_attribute_t::READWRITE => Ok(libc::PROT_READ | libc::PROT_WRITE),
         ze_memory_access_attribute_t::READONLY => Ok(libc::PROT_READ),
-        other => Err(Failure::new(
+        other => Err(ZeError::new(
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
             format!("unknown memory access attribute {}", other.0),
         )),
     }
 }
 
-fn os_failure(what: &str) -> Failure {
-    Failure::new(
+fn os_failure(what: &str) -> ZeError {
+    ZeError::new(
         ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
         format!("{what}: {}", std::io::Error::last_os_error()),
     )
@@ -239,13 +239,13 @@ struct Inner {
 
 impl Inner {
     /// The reservation holding all of `[ptr, ptr + size)`.
-    fn reservation_of(&self, ptr: usize, size: usize) -> Outcome<(usize, usize)> {
+    fn reservation_of(&self, ptr: usize, size: usize) -> ZeResult<(usize, usize)> {
         let end = ptr.checked_add(size).ok_or_else(|| {
-            Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, "ptr + size overflows")
+            ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, "ptr + size overflows")
         })?;
         match self.reservations.range(..=ptr).next_back() {
             Some((&b, &l)) if end <= b + l => Ok((b, l)),
-            _ => Err(Failure::new(
+            _ => Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("[{ptr:#x}, {end:#x}) is not inside one reservation of this context"),
             )),
@@ -270,7 +270,7 @@ impl Inner {
 
     /// Starts of the segments inside `[ptr, end)`, after splitting at both ends; error if a page
     /// of the range is not mapped.
-    fn covering(&mut self, ptr: usize, end: usize) -> Outcome<Vec<usize>> {
+    fn covering(&mut self, ptr: usize, end: usize) -> ZeResult<Vec<usize>> {
         let mut at = ptr;
         for (&s, seg) in self.segments.range(..end) {
             if s + seg.len <= ptr {
@@ -282,7 +282,7 @@ impl Inner {
             at = s + seg.len;
         }
         if at < end {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("[{ptr:#x}, {end:#x}) is not fully mapped: {at:#x} is not"),
             ));
@@ -303,7 +303,7 @@ pub struct VirtualSpace {
 ///
 /// # Safety
 /// The range must be part of a reservation of this space.
-unsafe fn reset_range(addr: usize, len: usize) -> Outcome<()> {
+unsafe fn reset_range(addr: usize, len: usize) -> ZeResult<()> {
     // SAFETY: the caller guarantees the range belongs to one of our reservations; MAP_FIXED
     // replaces only those pages.
     let p = unsafe {
@@ -340,7 +340,7 @@ impl VirtualSpace {
     }
 
     /// `zeVirtualMemReserve`: `size` bytes of inaccessible address space, at `hint` if free.
-    pub fn reserve(&self, hint: usize, size: usize) -> Outcome<usize> {
+    pub fn reserve(&self, hint: usize, size: usize) -> ZeResult<usize> {
         check_size(size)?;
         check_aligned("pStart", hint)?;
         // SAFETY: a new anonymous mapping; the hint is only a hint (no MAP_FIXED), so no
@@ -356,7 +356,7 @@ impl VirtualSpace {
             )
         };
         if p == libc::MAP_FAILED {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
                 format!(
                     "reserving {size} bytes: {}",
@@ -369,12 +369,12 @@ impl VirtualSpace {
     }
 
     /// `zeVirtualMemFree`: the whole reservation at `ptr` (its mappings go with it).
-    pub fn free(&self, ptr: usize, size: usize) -> Outcome<()> {
+    pub fn free(&self, ptr: usize, size: usize) -> ZeResult<()> {
         check_size(size)?;
         check_aligned("ptr", ptr)?;
         let mut inner = self.lock();
         if inner.reservations.get(&ptr) != Some(&size) {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("[{ptr:#x}, +{size:#x}) is not a reservation of this context"),
             ));
@@ -397,13 +397,13 @@ impl VirtualSpace {
         phys: &Arc<PhysicalMemObject>,
         offset: usize,
         access: ze_memory_access_attribute_t,
-    ) -> Outcome<()> {
+    ) -> ZeResult<()> {
         check_size(size)?;
         check_aligned("ptr", ptr)?;
         check_aligned("offset", offset)?;
         let prot = prot(access)?;
         if offset.checked_add(size).is_none_or(|e| e > phys.size) {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!(
                     "offset {offset:#x} + size {size:#x} exceeds the physical memory's {:#x} bytes",
@@ -421,13 +421,13 @@ impl VirtualSpace {
             .filter(|(&s, seg)| s + seg.len > ptr)
             .map(|(&s, _)| s);
         if let Some(s) = overlap {
-            return Err(Failure::new(
+            return Err(ZeError::new(
                 ZE_RESULT_ERROR_INVALID_ARGUMENT,
                 format!("[{ptr:#x}, {end:#x}) is already mapped (from {s:#x}): unmap it first"),
             ));
         }
         let off = libc::off_t::try_from(offset).map_err(|_| {
-            Failure::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, "offset too large")
+            ZeError::new(ZE_RESULT_ERROR_INVALID_ARGUMENT, "offset too large")
         })?;
         // SAFETY: the range lies inside our reservation and nothing is mapped there; MAP_FIXED
         // replaces only reserved PROT_NONE pages. The fd lives as long as the segment (Arc).
@@ -451,7 +451,7 @@ impl VirtualSpace {
     }
 
     /// `zeVirtualMemUnmap`: every page of `[ptr, ptr + size)` must be mapped.
-    pub fn unmap(&self, ptr: usize, size: usize) -> Outcome<()> {
+    pub fn unmap(&self, ptr: usize, size: usize) -> ZeResult<()> {
         check_size(size)?;
         check_aligned("ptr", ptr)?;
         let mut inner = self.lock();
@@ -471,7 +471,7 @@ impl VirtualSpace {
         ptr: usize,
         size: usize,
         access: ze_memory_access_attribute_t,
-    ) -> Outcome<()> {
+    ) -> ZeResult<()> {
         check_size(size)?;
         check_aligned("ptr", ptr)?;
         let prot = prot(access)?;
@@ -495,7 +495,7 @@ impl VirtualSpace {
         &self,
         ptr: usize,
         size: usize,
-    ) -> Outcome<(ze_memory_access_attribute_t, usize)> {
+    ) -> ZeResult<(ze_memory_access_attribute_t, usize)> {
         check_size(size)?;
         check_aligned("ptr", ptr)?;
         let inner = self.lock();

@@ -74,12 +74,12 @@ fn run<R>(
             ),
         );
     };
-    zekit_icd_rt::begin_call();
     if let Some(h) = d.hooks {
-        if let Some(r) = h.before_call(function, args) {
-            if r != sys::ze_result_t::SUCCESS {
-                zekit_icd_rt::failed(function, ZeError(r), "");
-            }
+        if let Some(answer) = h.before_call(function, args) {
+            let r = match answer {
+                Ok(()) => sys::ze_result_t::SUCCESS,
+                Err(e) => zekit_icd_rt::failed(function, e, ""),
+            };
             h.after_call(function, args, r);
             return Err(r);
         }

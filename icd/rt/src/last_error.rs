@@ -1,9 +1,9 @@
 //! One log line and one last-error record per failed call, written by the entry layer.
 //!
-//! A driver method that fails says why with [`fail`], which only notes the reason for the
-//! calling thread. When the call returns an error, the generated entry layer calls
-//! [`failed`]: it logs one line (`zekit: zeMemFree: ZE_RESULT_ERROR_INVALID_ARGUMENT: why`,
-//! silenced by `ZEKIT_LOG=0`) and records the same text as the thread's last error, which
+//! A driver method that fails says why in the error it returns ([`ZeError::new`], or [`fail`]
+//! on a code). When the call returns an error, the generated entry layer calls [`failed`]: it
+//! logs one line (`zekit: zeMemFree: ZE_RESULT_ERROR_INVALID_ARGUMENT: why`, silenced by
+//! `ZEKIT_LOG=0`) and records the same text as the thread's last error, which
 //! `zeDriverGetLastErrorDescription` returns ([`last_error_ptr`]). Failures found before the
 //! driver runs (null or stale handles, parameter validation) take the same path.
 //!
@@ -14,60 +14,41 @@
 
 use std::cell::RefCell;
 use std::ffi::{c_char, CString};
-use std::fmt::{Display, Write};
+use std::fmt::Display;
 
 use zekit_sys::ze_result_t;
 
 use crate::ZeError;
 
 thread_local! {
-    static REASON: RefCell<String> = const { RefCell::new(String::new()) };
     static LAST: RefCell<CString> = RefCell::new(CString::default());
 }
 
-/// Notes why the current call fails with `code`; returns `code` to hand back. A later
-/// reason of the same call replaces it.
-pub fn fail(code: ZeError, reason: impl Display) -> ZeError {
-    // `try_with` throughout: calls made from exit handlers, after this thread's records are
-    // gone, still work (and stay quiet) instead of panicking.
-    let _ = REASON.try_with(|r| {
-        if let Ok(mut r) = r.try_borrow_mut() {
-            r.clear();
-            let _ = write!(r, "{reason}");
-        }
-    });
-    code
-}
-
-/// The reason noted so far by the current call (empty when none), left in place: a driver
-/// that hands out a log on failure (a failed module build) copies it there.
-pub fn noted_reason() -> String {
-    REASON.try_with(|r| r.try_borrow().map(|r| r.clone()).unwrap_or_default()).unwrap_or_default()
-}
-
-/// Forgets any reason noted by an earlier call on this thread.
+/// Makes sure this thread's record exists, so that a call made after it is gone (from an exit
+/// handler, once the thread's locals are destroyed) can tell and stay quiet.
 #[inline]
-pub fn begin_call() {
-    let _ = REASON.try_with(|r| {
-        if let Ok(mut r) = r.try_borrow_mut() {
-            if !r.is_empty() {
-                r.clear();
-            }
-        }
-    });
+pub fn enter() {
+    let _ = LAST.try_with(|_| ());
+}
+
+/// `code` because of `reason`: the error to hand back.
+#[must_use = "the reason travels in the returned error"]
+pub fn fail(code: ZeError, reason: impl Display) -> ZeError {
+    code.because(reason)
 }
 
 /// Ends a failed call of `function`: logs one line and records the last error. `context`
-/// is used when the driver noted no reason. Returns the code.
+/// is used when the error carries no reason. Returns the code.
 pub fn failed(function: &str, e: ZeError, context: &str) -> ze_result_t {
-    let code = e.0;
+    let code = e.code();
     if matches!(code, ze_result_t::NOT_READY | ze_result_t::QUERY_TRUE | ze_result_t::QUERY_FALSE) {
         return code;
     }
-    let Ok(reason) = REASON.try_with(|r| r.try_borrow_mut().map(|mut r| std::mem::take(&mut *r)).unwrap_or_default()) else {
+    if LAST.try_with(|_| ()).is_err() {
         // The process is exiting and this thread's records are gone: quiet.
         return code;
-    };
+    }
+    let reason = e.reason().to_string();
     let why = match (reason.is_empty(), context.is_empty()) {
         (false, true) => reason,
         (false, false) => format!("{context}: {reason}"),
@@ -106,18 +87,29 @@ mod tests {
     #[test]
     fn one_record_per_failure() {
         crate::set_logging(false);
-        begin_call();
         let e = fail(ZeError::INVALID_SIZE, "size 0");
+        assert_eq!(e.reason(), "size 0");
         assert_eq!(failed("zeX", e, ""), ze_result_t::ERROR_INVALID_SIZE);
         assert_eq!(last_error(), "zeX: ZE_RESULT_ERROR_INVALID_SIZE: size 0");
         assert_eq!(failed("zeY", ZeError::INVALID_ARGUMENT, "invalid arguments"), ze_result_t::ERROR_INVALID_ARGUMENT);
         assert_eq!(last_error(), "zeY: ZE_RESULT_ERROR_INVALID_ARGUMENT: invalid arguments");
-        failed("zeZ", ZeError(ze_result_t::NOT_READY), "");
-        failed("zeQ", ZeError(ze_result_t::QUERY_FALSE), "");
+        failed("zeZ", ZeError::of(ze_result_t::NOT_READY), "");
+        failed("zeQ", ZeError::of(ze_result_t::QUERY_FALSE), "");
         assert_eq!(last_error(), "zeY: ZE_RESULT_ERROR_INVALID_ARGUMENT: invalid arguments");
-        fail(ZeError::UNKNOWN, "stale");
-        begin_call();
         failed("zeW", ZeError::UNKNOWN, "");
         assert_eq!(last_error(), "zeW: ZE_RESULT_ERROR_UNKNOWN");
+        failed("zeV", ZeError::new(ze_result_t::ERROR_INVALID_SIZE, "size 3"), "width");
+        assert_eq!(last_error(), "zeV: ZE_RESULT_ERROR_INVALID_SIZE: width: size 3");
+    }
+
+    #[test]
+    fn equal_by_code_and_reasons_travel() {
+        let e = ZeError::new(ze_result_t::ERROR_INVALID_ARGUMENT, "no such thing");
+        assert_eq!(e, ZeError::INVALID_ARGUMENT);
+        assert_ne!(e, ZeError::INVALID_SIZE);
+        assert_eq!(format!("{e}"), "ZE_RESULT_ERROR_INVALID_ARGUMENT: no such thing");
+        let moved = std::thread::spawn(move || e).join().unwrap();
+        assert_eq!(moved.reason(), "no such thing");
+        assert_eq!(ZeError::INVALID_ARGUMENT.because("").reason(), "");
     }
 }

@@ -17,13 +17,14 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 pub use error::{ZeError, ZeResult};
 pub use handle::{Handle, HandleKind, Obj};
-pub use last_error::{begin_call, fail, failed, last_error, last_error_ptr, noted_reason};
+pub use last_error::{fail, failed, last_error, last_error_ptr};
 pub use validation::{lenient, strict};
 pub use zekit_sys as sys;
 use zekit_sys::ze_result_t;
 
 /// Runs one entry point's body; a panic becomes `ZE_RESULT_ERROR_UNKNOWN` and a log line.
 pub fn guard(function: &'static str, body: impl FnOnce() -> ze_result_t) -> ze_result_t {
+    last_error::enter();
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(r) => r,
         Err(payload) => {

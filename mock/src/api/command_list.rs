@@ -109,11 +109,12 @@ impl MockDriver {
         }
         // The mock keeps the spec's power of two at every validation level.
         let max = usize::try_from(max).unwrap_or(usize::MAX);
-        zekit_rules::fill::check(pattern_size, size, max, true).map_err(|mut b| {
-            if b.code == ZE_RESULT_ERROR_UNSUPPORTED_SIZE {
-                b.message = format!("{} of queue group {}", b.message, l.ordinal);
+        zekit_rules::fill::check(pattern_size, size, max, true).map_err(|b| {
+            if b.is(ZE_RESULT_ERROR_UNSUPPORTED_SIZE) {
+                let why = format!("{} of queue group {}", b.reason(), l.ordinal);
+                return b.because(why);
             }
-            broken(b)
+            b
         })?;
         check_range("ptr", ptr as usize, size)?;
         // SAFETY: `pattern` is non-null and the caller promises `pattern_size` readable bytes.
@@ -617,7 +618,7 @@ impl CommandListApi for MockDriver {
         check_range("srcptr region", ss, se - ss)?;
         if ds < se && ss < de {
             return Err(fail(
-                ZeError(ZE_RESULT_ERROR_OVERLAPPING_REGIONS),
+                ZeError::of(ZE_RESULT_ERROR_OVERLAPPING_REGIONS),
                 "the source and destination regions overlap",
             ));
         }

@@ -52,7 +52,7 @@ impl CommandQueueApi for MockDriver {
                 let f = f.get::<FenceObj>()?;
                 if f.queue_id != q.id {
                     return Err(fail(
-                        ZeError(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT),
+                        ZeError::of(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT),
                         "the fence belongs to another command queue",
                     ));
                 }
@@ -65,13 +65,13 @@ impl CommandQueueApi for MockDriver {
             let l = lh.get::<ListObj>()?;
             if l.immediate.is_some() {
                 return Err(fail(
-                    ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE),
+                    ZeError::of(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE),
                     format_args!("phCommandLists[{i}] is an immediate command list"),
                 ));
             }
             if l.ordinal != q.ordinal {
                 return Err(fail(
-                    ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE),
+                    ZeError::of(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE),
                     format_args!(
                         "phCommandLists[{i}] was created for queue group {}, the queue is of group {}",
                         l.ordinal, q.ordinal

@@ -115,14 +115,14 @@ fn texel_size(f: &ze_image_format_t) -> ZeResult<usize> {
         | ZE_IMAGE_FORMAT_LAYOUT_4_4_4_4 => (2, false),
         l => {
             return Err(fail(
-                ZeError(ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT),
+                ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT),
                 format_args!("the mock has no image layout {}", l.0),
             ))
         }
     };
     if f.r#type == ZE_IMAGE_FORMAT_TYPE_FLOAT && !float_ok {
         return Err(fail(
-            ZeError(ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT),
+            ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT),
             format_args!("layout {} has no FLOAT form", f.layout.0),
         ));
     }

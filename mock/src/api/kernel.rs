@@ -128,7 +128,7 @@ impl KernelApi for MockDriver {
         let name = unsafe { std::ffi::CStr::from_ptr(desc.pKernelName) }.to_string_lossy();
         let Some(info) = m.kernels.iter().find(|k| k.name == name) else {
             return Err(fail(
-                ZeError(ZE_RESULT_ERROR_INVALID_KERNEL_NAME),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_KERNEL_NAME),
                 format_args!("the module has no kernel `{name}`"),
             ));
         };
@@ -166,7 +166,7 @@ impl KernelApi for MockDriver {
         let k = kernel(h_kernel)?;
         let size = [group_size_x, group_size_y, group_size_z];
         zekit_rules::group::check(&k.info.name, k.info.reqd_work_group_size, size, &limits())
-            .map_err(broken)?;
+            ?;
         lock(&k.state).group_size = size;
         Ok(())
     }
@@ -237,7 +237,7 @@ impl KernelApi for MockDriver {
         };
         let strict = zekit_icd_rt::strict();
         let checked = zekit_rules::args::check(info, arg_index, arg_size, value, budget, strict)
-            .map_err(broken)?;
+            ?;
         let arg = match checked {
             ArgValue::Local(n) => KernelArg::Local(n),
             ArgValue::Pointer(p) => KernelArg::Pointer(p),
@@ -249,7 +249,7 @@ impl KernelApi for MockDriver {
                     "a sampler"
                 };
                 return Err(fail(
-                    ZeError(ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
+                    ZeError::of(ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
                     format_args!(
                         "argument {arg_index} of kernel `{name}` takes {what} handle: it is null"
                     ),

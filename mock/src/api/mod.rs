@@ -180,5 +180,5 @@ fn event(h: Option<Handle<kinds::Event>>) -> ZeResult<Option<Arc<EventState>>> {
 }
 
 fn not_ready() -> ZeError {
-    ZeError(ZE_RESULT_NOT_READY)
+    ZeError::of(ZE_RESULT_NOT_READY)
 }

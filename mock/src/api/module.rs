@@ -66,7 +66,7 @@ fn spec_constants(desc: &ze_module_desc_t, input: &[u8]) -> ZeResult<HashMap<u32
 }
 
 fn build_failure(e: zekit_spirv::Error) -> ZeError {
-    fail(ZeError(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE), e)
+    fail(ZeError::of(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE), e)
 }
 
 #[zekit_icd::implement]
@@ -83,7 +83,7 @@ impl ModuleApi for MockDriver {
         self.check_device(h_device)?;
         if desc.format == ZE_MODULE_FORMAT_NATIVE {
             return Err(fail(
-                ZeError(ZE_RESULT_ERROR_INVALID_NATIVE_BINARY),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_NATIVE_BINARY),
                 "the mock has no native binary format: give SPIR-V (ZE_MODULE_FORMAT_IL_SPIRV)",
             ));
         }
@@ -201,7 +201,7 @@ impl ModuleApi for MockDriver {
         let name = p_global_name.to_string_lossy();
         let Some((_, offset, size)) = m.globals.iter().find(|g| g.0 == name) else {
             return Err(fail(
-                ZeError(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME),
                 format_args!("the module exports no global variable `{name}`"),
             ));
         };

@@ -69,7 +69,7 @@ fn reserved_range(ctx: u64, ptr: *const c_void, size: usize) -> ZeResult<()> {
     }
     if !(p - base).is_multiple_of(a.align) || !size.is_multiple_of(a.align) || size == 0 {
         return Err(fail(
-            ZeError(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT),
+            ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT),
             format_args!(
                 "{ptr:p} + {size} is not a whole number of {}-byte pages",
                 a.align

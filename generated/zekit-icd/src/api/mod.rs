@@ -16,13 +16,13 @@ pub type Args<'a> = &'a dyn Fn() -> Vec<(&'static str, String)>;
 /// Optional hooks around every call (the mock's programmed results and call log).
 #[allow(unused_variables)]
 pub trait Hooks: Send + Sync + 'static {
-    /// Called before every call; `Some(code)` answers the call with `code` without
-    /// running the method.
+    /// Called before every call; `Some(answer)` answers the call without running the
+    /// method: `Ok(())` as success, `Err(e)` as a failure with its reason.
     fn before_call(
         &self,
         function: &'static str,
         args: Args<'_>,
-    ) -> Option<ze_result_t> {
+    ) -> Option<crate::ZeResult<()>> {
         None
     }
     /// Called after every call with its result.

@@ -39,7 +39,7 @@ pub mod zes;
 pub use zes::*;
 pub mod zer;
 pub use zer::*;
-/// A failed check: the code, with its reason noted for the entry layer's log line.
+/// A failed check: the code, with its reason for the entry layer's log line.
 #[cold]
 fn bad(code: ZeError, why: &'static str) -> ZeError {
     zekit_icd_rt::fail(code, why)

@@ -626,7 +626,7 @@ pub unsafe fn zeContextCreateEx(
     if phDevices.is_null() && (0u32 < numDevices) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phDevices) && (0 < numDevices)`",
             ),
         );
@@ -749,7 +749,9 @@ pub unsafe fn zeCommandQueueExecuteCommandLists(
         );
     }
     if 0u32 == numCommandLists {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`0 == numCommandLists`"));
+        return Err(
+            bad(ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE), "`0 == numCommandLists`"),
+        );
     }
     Ok(())
 }
@@ -1000,7 +1002,7 @@ pub unsafe fn zeCommandListAppendWriteGlobalTimestamp(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -1241,7 +1243,7 @@ pub unsafe fn zeCommandListAppendBarrier(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -1278,7 +1280,7 @@ pub unsafe fn zeCommandListAppendMemoryRangesBarrier(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -1410,7 +1412,7 @@ pub unsafe fn zeCommandListAppendMemoryCopy(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -1442,7 +1444,7 @@ pub unsafe fn zeCommandListAppendMemoryCopyWithParameters(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -1473,14 +1475,14 @@ pub unsafe fn zeCommandListAppendMemoryFill(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
     }
     if size.checked_rem(pattern_size).unwrap_or(size) != 0usize {
         return Err(
-            bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`size % pattern_size != 0`"),
+            bad(ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE), "`size % pattern_size != 0`"),
         );
     }
     Ok(())
@@ -1511,14 +1513,14 @@ pub unsafe fn zeCommandListAppendMemoryFillWithParameters(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
     }
     if size.checked_rem(pattern_size).unwrap_or(size) != 0usize {
         return Err(
-            bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`size % pattern_size != 0`"),
+            bad(ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE), "`size % pattern_size != 0`"),
         );
     }
     Ok(())
@@ -1557,7 +1559,7 @@ pub unsafe fn zeCommandListAppendMemoryCopyRegion(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -1591,7 +1593,7 @@ pub unsafe fn zeCommandListAppendMemoryCopyFromContext(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -1620,7 +1622,7 @@ pub unsafe fn zeCommandListAppendImageCopy(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -1651,7 +1653,7 @@ pub unsafe fn zeCommandListAppendImageCopyRegion(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -1681,7 +1683,7 @@ pub unsafe fn zeCommandListAppendImageCopyToMemory(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -1711,7 +1713,7 @@ pub unsafe fn zeCommandListAppendImageCopyFromMemory(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -1824,12 +1826,12 @@ pub unsafe fn zeEventPoolCreate(
     }
     chain_ze_event_pool_desc_t((*desc).pNext as *const c_void)?;
     if 0u32 == (*desc).count {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`0 == desc->count`"));
+        return Err(bad(ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE), "`0 == desc->count`"));
     }
     if phDevices.is_null() && (0u32 < numDevices) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phDevices) && (0 < numDevices)`",
             ),
         );
@@ -2195,7 +2197,7 @@ pub unsafe fn zeCommandListAppendQueryKernelTimestamps(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -2414,7 +2416,7 @@ pub unsafe fn zeCommandListAppendSignalExternalSemaphoreExt(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -2422,7 +2424,7 @@ pub unsafe fn zeCommandListAppendSignalExternalSemaphoreExt(
     if phSemaphores.is_null() && (0u32 < numSemaphores) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phSemaphores) && (0 < numSemaphores)`",
             ),
         );
@@ -2430,7 +2432,7 @@ pub unsafe fn zeCommandListAppendSignalExternalSemaphoreExt(
     if signalParams.is_null() && (0u32 < numSemaphores) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == signalParams) && (0 < numSemaphores)`",
             ),
         );
@@ -2470,7 +2472,7 @@ pub unsafe fn zeCommandListAppendWaitExternalSemaphoreExt(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -2478,7 +2480,7 @@ pub unsafe fn zeCommandListAppendWaitExternalSemaphoreExt(
     if phSemaphores.is_null() && (0u32 < numSemaphores) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phSemaphores) && (0 < numSemaphores)`",
             ),
         );
@@ -2486,7 +2488,7 @@ pub unsafe fn zeCommandListAppendWaitExternalSemaphoreExt(
     if waitParams.is_null() && (0u32 < numSemaphores) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == waitParams) && (0 < numSemaphores)`",
             ),
         );
@@ -2931,7 +2933,7 @@ pub unsafe fn zeCommandListAppendHostFunction(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -3086,7 +3088,7 @@ pub unsafe fn zeCommandListAppendImageCopyToMemoryExt(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -3118,7 +3120,7 @@ pub unsafe fn zeCommandListAppendImageCopyFromMemoryExt(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -3556,12 +3558,12 @@ pub unsafe fn zeMemAllocShared(
     chain_ze_device_mem_alloc_desc_t((*device_desc).pNext as *const c_void)?;
     chain_ze_host_mem_alloc_desc_t((*host_desc).pNext as *const c_void)?;
     if 0usize == size {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
+        return Err(bad(ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     if 0usize != (alignment & alignment.wrapping_sub(1usize)) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT),
+                ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT),
                 "`0 != (alignment & (alignment - 1))`",
             ),
         );
@@ -3617,12 +3619,12 @@ pub unsafe fn zeMemAllocDevice(
     }
     chain_ze_device_mem_alloc_desc_t((*device_desc).pNext as *const c_void)?;
     if 0usize == size {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
+        return Err(bad(ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     if 0usize != (alignment & alignment.wrapping_sub(1usize)) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT),
+                ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT),
                 "`0 != (alignment & (alignment - 1))`",
             ),
         );
@@ -3674,12 +3676,12 @@ pub unsafe fn zeMemAllocHost(
     }
     chain_ze_host_mem_alloc_desc_t((*host_desc).pNext as *const c_void)?;
     if 0usize == size {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
+        return Err(bad(ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     if 0usize != (alignment & alignment.wrapping_sub(1usize)) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT),
+                ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT),
                 "`0 != (alignment & (alignment - 1))`",
             ),
         );
@@ -3987,7 +3989,7 @@ pub unsafe fn zeModuleCreate(
     if 0usize == (*desc).inputSize {
         if zekit_icd_rt::strict() {
             return Err(
-                bad(ZeError(ZE_RESULT_ERROR_INVALID_SIZE), "`0 == desc->inputSize`"),
+                bad(ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE), "`0 == desc->inputSize`"),
             );
         }
         zekit_icd_rt::lenient(
@@ -4150,7 +4152,7 @@ pub unsafe fn zeKernelCreate(
     if (*desc).pKernelName.is_null() {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_NULL_POINTER),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_NULL_POINTER),
                 "`nullptr == desc->pKernelName`",
             ),
         );
@@ -4367,7 +4369,7 @@ pub unsafe fn zeCommandListAppendLaunchKernel(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -4398,7 +4400,7 @@ pub unsafe fn zeCommandListAppendLaunchKernelWithParameters(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -4431,7 +4433,7 @@ pub unsafe fn zeCommandListAppendLaunchKernelWithArguments(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -4460,7 +4462,7 @@ pub unsafe fn zeCommandListAppendLaunchCooperativeKernel(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -4489,7 +4491,7 @@ pub unsafe fn zeCommandListAppendLaunchKernelIndirect(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -4530,7 +4532,7 @@ pub unsafe fn zeCommandListAppendLaunchMultipleKernelsIndirect(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
@@ -4827,7 +4829,7 @@ pub unsafe fn zeVirtualMemReserve(
         return Err(bad(ZeError::INVALID_NULL_POINTER, "pptr is null"));
     }
     if 0usize == size {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
+        return Err(bad(ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }
@@ -4845,7 +4847,7 @@ pub unsafe fn zeVirtualMemFree(
         return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if 0usize == size {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
+        return Err(bad(ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }
@@ -4868,7 +4870,9 @@ pub unsafe fn zeVirtualMemQueryPageSize(
     }
     if 0usize == size {
         if zekit_icd_rt::strict() {
-            return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
+            return Err(
+                bad(ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"),
+            );
         }
         zekit_icd_rt::lenient(
             "zeVirtualMemQueryPageSize",
@@ -4942,7 +4946,9 @@ pub unsafe fn zePhysicalMemCreate(
     }
     chain_ze_physical_mem_desc_t((*desc).pNext as *const c_void)?;
     if 0usize == (*desc).size {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == desc->size`"));
+        return Err(
+            bad(ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == desc->size`"),
+        );
     }
     Ok(())
 }
@@ -4991,7 +4997,7 @@ pub unsafe fn zeVirtualMemMap(
         }
     }
     if 0usize == size {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
+        return Err(bad(ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }
@@ -5009,7 +5015,7 @@ pub unsafe fn zeVirtualMemUnmap(
         return Err(bad(ZeError::INVALID_NULL_POINTER, "ptr is null"));
     }
     if 0usize == size {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
+        return Err(bad(ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }
@@ -5039,7 +5045,7 @@ pub unsafe fn zeVirtualMemSetAccessAttribute(
         }
     }
     if 0usize == size {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
+        return Err(bad(ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }
@@ -5065,7 +5071,7 @@ pub unsafe fn zeVirtualMemGetAccessAttribute(
         return Err(bad(ZeError::INVALID_NULL_POINTER, "outSize is null"));
     }
     if 0usize == size {
-        return Err(bad(ZeError(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
+        return Err(bad(ZeError::of(ZE_RESULT_ERROR_UNSUPPORTED_SIZE), "`0 == size`"));
     }
     Ok(())
 }

@@ -226,7 +226,7 @@ pub unsafe fn zeRTASBuilderCommandListAppendCopyExt(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );

@@ -455,7 +455,7 @@ pub unsafe fn zetContextActivateMetricGroups(
     if phMetricGroups.is_null() && (0u32 < count) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phMetricGroups) && (0 < count)`",
             ),
         );
@@ -666,7 +666,7 @@ pub unsafe fn zetCommandListAppendMetricQueryEnd(
     if phWaitEvents.is_null() && (0u32 < numWaitEvents) {
         return Err(
             bad(
-                ZeError(ZE_RESULT_ERROR_INVALID_SIZE),
+                ZeError::of(ZE_RESULT_ERROR_INVALID_SIZE),
                 "`(nullptr == phWaitEvents) && (0 < numWaitEvents)`",
             ),
         );
