@@ -20,8 +20,9 @@
 
 use serde::Serialize;
 
+use crate::emit_rust::{rust_type_tokens, scalar_tokens};
 use crate::load::NAMESPACES;
-use crate::model::Api;
+use crate::model::{Api, CType};
 use crate::spec::{Dir, Function};
 
 const TEMPLATE: &str = include_str!("../templates/zekit_mock.h.tera");
@@ -196,20 +197,31 @@ pub fn outputs(f: &Function) -> Vec<Output> {
         .collect()
 }
 
-/// The Rust type of a C type of the control API.
-fn rust_type(c: &str) -> Result<&'static str, String> {
-    Ok(match c {
-        "void" => "()",
-        "const char*" => "*const ::core::ffi::c_char",
-        "char*" => "*mut ::core::ffi::c_char",
-        "uint32_t" => "u32",
-        "int32_t" => "i32",
-        "size_t" => "usize",
-        "ze_result_t" => "::zekit_sys::ze_result_t",
-        "void*" => "*mut ::core::ffi::c_void",
-        "zekit_mock_kernel_callback_t" => "::core::option::Option<crate::kernels::CCallbackFn>",
-        _ => return Err(format!("emit_mock: no Rust type for the C type `{c}`")),
-    })
+/// The named (non-scalar) C types the control API uses, and what the generated module makes
+/// of each: imported from zekit-sys, or declared as the header's typedef is.
+const NAMED_TYPES: &[(&str, &str)] = &[
+    ("ze_result_t", "use ::zekit_sys::ze_result_t;"),
+    (
+        "zekit_mock_kernel_callback_t",
+        "/// `zekit_mock_kernel_callback_t`: a kernel callback, or none (NULL).\n\
+         #[allow(non_camel_case_types)]\n\
+         pub type zekit_mock_kernel_callback_t = ::core::option::Option<crate::kernels::CCallbackFn>;",
+    ),
+];
+
+/// The Rust type of a C type of the control API: the one C-to-Rust mapping of the Rust
+/// emitters ([`rust_type_tokens`]), whose named base types must be in [`NAMED_TYPES`].
+fn rust_type(c: &str) -> Result<String, String> {
+    let base = CType::parse(c).base;
+    if scalar_tokens(&base).is_none() && !NAMED_TYPES.iter().any(|(n, _)| *n == base) {
+        return Err(format!("emit_mock: no Rust type for the C type `{c}`"));
+    }
+    Ok(type_text(&rust_type_tokens(c)))
+}
+
+/// A type's tokens as a Rust programmer writes them (`*const c_char`, `a::b`).
+fn type_text(t: &proc_macro2::TokenStream) -> String {
+    t.to_string().replace(" :: ", "::").replace(":: ", "::").replace("* const ", "*const ").replace("* mut ", "*mut ")
 }
 
 /// `zekitMockSetResult` → `set_result`: the function of `mock/src/capi.rs` that implements it.
@@ -333,6 +345,10 @@ fn emit_rust(fallback: &[FallbackView]) -> Result<String, String> {
     let _ = writeln!(w, "/// The control functions the mock exports, in the header's order.");
     let names: Vec<String> = CONTROL_API.iter().map(|f| format!("\"{}\"", f.name)).collect();
     let _ = writeln!(w, "pub const CONTROL_FUNCTIONS: &[&str] = &[{}];", names.join(", "));
+    let _ = writeln!(w, "\nuse ::core::ffi::{{c_char, c_void}};");
+    for (_, decl) in NAMED_TYPES {
+        let _ = writeln!(w, "{decl}");
+    }
     for f in CONTROL_API {
         let params = f
             .params
@@ -409,5 +425,9 @@ mod tests {
             rust_type(f.ret).unwrap();
         }
         assert_eq!(implementation_name(&CONTROL_API[1]), "set_result");
+        assert_eq!(rust_type("const char*").unwrap(), "*const c_char");
+        assert_eq!(rust_type("void*").unwrap(), "*mut c_void");
+        assert_eq!(rust_type("ze_result_t").unwrap(), "ze_result_t");
+        assert!(rust_type("ze_device_handle_t").is_err(), "a type the module does not declare");
     }
 }

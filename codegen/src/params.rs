@@ -37,6 +37,11 @@ pub struct Param<'a> {
 }
 
 impl Param<'_> {
+    /// Whether what the outermost pointer points to is `const` (false for a value).
+    pub fn pointee_const(&self) -> bool {
+        pointee_const(&self.ct)
+    }
+
     /// Whether the parameter is a plain integer (by value).
     pub fn is_integer(&self) -> bool {
         self.ct.ptrs.is_empty() && is_integer(&self.base)
@@ -72,6 +77,14 @@ pub fn is_integer(base: &str) -> bool {
     )
 }
 
+fn pointee_const(ct: &CType) -> bool {
+    match ct.ptrs.len() {
+        0 => false,
+        1 => ct.konst,
+        n => ct.ptrs[n - 2],
+    }
+}
+
 /// The bound of a range, normalised: `` `*pCount` `` → `*pCount`.
 fn bound(s: &str) -> &str {
     s.trim().trim_matches('`').trim()
@@ -87,12 +100,7 @@ pub fn of_function<'a>(api: &Api, f: &'a Function) -> Vec<Param<'a>> {
             let base = api.resolve_typedef(&ct.base).to_string();
             let kind = api.type_kind(&base);
             // A `const` pointee cannot be written, whatever its annotation says.
-            let pointee_const = match ct.ptrs.len() {
-                0 => false,
-                1 => ct.konst,
-                n => ct.ptrs[n - 2],
-            };
-            let input = pointee_const || matches!(p.dir, None | Some(Dir::In));
+            let input = pointee_const(&ct) || matches!(p.dir, None | Some(Dir::In));
             Param { field: p, ct, base, kind, input, range: None, range_from_zero: false }
         })
         .collect();

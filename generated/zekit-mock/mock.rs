@@ -811,6 +811,12 @@ pub const OUTPUTS: &[(&str, &[OutputParam])] = &[
 /// The control functions the mock exports, in the header's order.
 pub const CONTROL_FUNCTIONS: &[&str] = &["zekitMockReset", "zekitMockSetResult", "zekitMockCallCount", "zekitMockWriteLog", "zekitMockLoadScenario", "zekitMockVerify", "zekitMockOnKernel"];
 
+use ::core::ffi::{c_char, c_void};
+use ::zekit_sys::ze_result_t;
+/// `zekit_mock_kernel_callback_t`: a kernel callback, or none (NULL).
+#[allow(non_camel_case_types)]
+pub type zekit_mock_kernel_callback_t = ::core::option::Option<crate::kernels::CCallbackFn>;
+
 /// Forgets every programmed result, expectation and sequence, empties the call log
 /// (call numbers restart at 1), clears the log path, removes every kernel callback
 /// and restores the default device profile. Objects the application created stay
@@ -829,7 +835,7 @@ pub extern "C" fn zekitMockReset() {
 /// # Safety
 /// `function` is NULL or a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn zekitMockSetResult(function: *const ::core::ffi::c_char, nth: u32, result: ::zekit_sys::ze_result_t) -> ::zekit_sys::ze_result_t {
+pub unsafe extern "C" fn zekitMockSetResult(function: *const c_char, nth: u32, result: ze_result_t) -> ze_result_t {
     // SAFETY: the caller keeps this function's contract, which is `set_result`'s.
     unsafe { crate::capi::set_result(function, nth, result) }
 }
@@ -840,7 +846,7 @@ pub unsafe extern "C" fn zekitMockSetResult(function: *const ::core::ffi::c_char
 /// # Safety
 /// `function` is NULL or a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn zekitMockCallCount(function: *const ::core::ffi::c_char) -> u32 {
+pub unsafe extern "C" fn zekitMockCallCount(function: *const c_char) -> u32 {
     // SAFETY: the caller keeps this function's contract, which is `call_count`'s.
     unsafe { crate::capi::call_count(function) }
 }
@@ -853,7 +859,7 @@ pub unsafe extern "C" fn zekitMockCallCount(function: *const ::core::ffi::c_char
 /// # Safety
 /// `path` is NULL or a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn zekitMockWriteLog(path: *const ::core::ffi::c_char) -> ::zekit_sys::ze_result_t {
+pub unsafe extern "C" fn zekitMockWriteLog(path: *const c_char) -> ze_result_t {
     // SAFETY: the caller keeps this function's contract, which is `write_log`'s.
     unsafe { crate::capi::write_log(path) }
 }
@@ -866,7 +872,7 @@ pub unsafe extern "C" fn zekitMockWriteLog(path: *const ::core::ffi::c_char) -> 
 /// # Safety
 /// `path` is NULL or a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn zekitMockLoadScenario(path: *const ::core::ffi::c_char) -> ::zekit_sys::ze_result_t {
+pub unsafe extern "C" fn zekitMockLoadScenario(path: *const c_char) -> ze_result_t {
     // SAFETY: the caller keeps this function's contract, which is `load_scenario`'s.
     unsafe { crate::capi::load_scenario(path) }
 }
@@ -878,7 +884,7 @@ pub unsafe extern "C" fn zekitMockLoadScenario(path: *const ::core::ffi::c_char)
 /// # Safety
 /// `buf` is NULL or points to `len` writable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn zekitMockVerify(buf: *mut ::core::ffi::c_char, len: usize) -> i32 {
+pub unsafe extern "C" fn zekitMockVerify(buf: *mut c_char, len: usize) -> i32 {
     // SAFETY: the caller keeps this function's contract, which is `verify`'s.
     unsafe { crate::capi::verify(buf, len) }
 }
@@ -895,7 +901,7 @@ pub unsafe extern "C" fn zekitMockVerify(buf: *mut ::core::ffi::c_char, len: usi
 /// # Safety
 /// `kernel` is NULL or a NUL-terminated string; `callback` is NULL or a function of the `zekit_mock_kernel_callback_t` signature, callable from any thread with `user`.
 #[no_mangle]
-pub unsafe extern "C" fn zekitMockOnKernel(kernel: *const ::core::ffi::c_char, callback: ::core::option::Option<crate::kernels::CCallbackFn>, user: *mut ::core::ffi::c_void) -> ::zekit_sys::ze_result_t {
+pub unsafe extern "C" fn zekitMockOnKernel(kernel: *const c_char, callback: zekit_mock_kernel_callback_t, user: *mut c_void) -> ze_result_t {
     // SAFETY: the caller keeps this function's contract, which is `on_kernel`'s.
     unsafe { crate::capi::on_kernel(kernel, callback, user) }
 }

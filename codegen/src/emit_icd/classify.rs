@@ -1,4 +1,4 @@
-//! How each C parameter reaches the trait method (`PKind`, `Len`), classified from the shared
+//! How each C parameter reaches the trait method (`PKind`), classified from the shared
 //! parameter model, and the trait method names.
 
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ pub enum PKind {
     InRef { optional: bool },
     /// `[in]` array from a `[range(0, n)]`: `&[T]` or `&[Handle<K>]`; an `[optional]` one is
     /// `Option<&[T]>` (null is `None`), or for handles a slice (null is empty).
-    InSlice { len: Len, handle: Option<String>, optional: bool },
+    InSlice { len: RangeLen, handle: Option<String>, optional: bool },
     /// `[out]`/`[in,out]` pointer to one element: `&mut T` / `Option<&mut T>`;
     /// `buffered` outputs are written back only on success.
     OutRef { optional: bool, buffered: bool },
@@ -31,18 +31,11 @@ pub enum PKind {
     /// `Option`), an `[out]` one is nulled first and written back whatever the result (the driver sets it only where a failure still hands one out).
     OutHandle { kind: String, optional: bool },
     /// `[out]`/`[in,out]` array from a `[range(0, n)]`: `Option<&mut [T]>` or handle slots.
-    OutSlice { len: Len, handle: Option<String> },
+    OutSlice { len: RangeLen, handle: Option<String> },
     /// `[in] const char*`: `&CStr` / `Option<&CStr>`.
     CStr { optional: bool },
     /// Anything else stays a raw pointer.
     Raw,
-}
-
-/// The element count of a range: a parameter's value, or the value it points to.
-#[derive(Debug, Clone)]
-pub enum Len {
-    Param(String),
-    Deref(String),
 }
 
 /// The trait method of a function: `zeDeviceGet` → `ze_device_get`.
@@ -59,10 +52,7 @@ pub fn classify(api: &Api, kinds: &BTreeMap<String, (String, u32)>, ps: &[params
     let dir = if p.input { Dir::In } else { p.field.dir.unwrap_or(Dir::In) };
     let optional = p.field.optional;
     let has_range = p.field.range.is_some();
-    let range_len = || match p.range.as_ref().filter(|_| p.range_from_zero)?.as_ref().ok()? {
-        RangeLen::Param(j) => Some(Len::Param(ps[*j].field.name.clone())),
-        RangeLen::Deref(j) => Some(Len::Deref(ps[*j].field.name.clone())),
-    };
+    let range_len = || p.range.as_ref().filter(|_| p.range_from_zero)?.as_ref().ok().copied();
     if t.ptrs.is_empty() {
         return match handle {
             Some(kind) => PKind::Handle { kind, optional, release: p.field.release },

@@ -8,6 +8,7 @@ use super::classify::*;
 use super::kinds::*;
 use crate::emit_rust::{ident, rust_type_tokens};
 use crate::model::{Api, CType, TypeKind};
+use crate::params::RangeLen;
 
 /// The trait method's parameter type.
 pub(super) fn trait_type(p: &Param) -> TokenStream {
@@ -54,25 +55,26 @@ pub(super) fn trait_type(p: &Param) -> TokenStream {
 
 /// The element count of a `[range]` parameter, read before any conversion lends a reference to
 /// the count's own pointer (`let __n_<param> = ...;`).
-pub(super) fn precompute_len(p: &Param) -> TokenStream {
+pub(super) fn precompute_len(p: &Param, ps: &[Param]) -> TokenStream {
     match &p.kind {
         PKind::InSlice { len, .. } | PKind::OutSlice { len, .. } => {
             let n = format_ident!("__n_{}", p.field.name);
-            let l = len_expr(len);
+            let l = len_expr(*len, ps);
             quote!(let #n: usize = #l;)
         }
         _ => quote!(),
     }
 }
 
-pub(super) fn len_expr(l: &Len) -> TokenStream {
+/// The count `l` names among the parameters `ps`, as a `usize` (a null count pointer counts 0).
+pub(super) fn len_expr(l: RangeLen, ps: &[Param]) -> TokenStream {
     match l {
-        Len::Param(n) => {
-            let n = ident(n);
+        RangeLen::Param(j) => {
+            let n = ident(&ps[j].field.name);
             quote!((#n as usize))
         }
-        Len::Deref(n) => {
-            let n = ident(n);
+        RangeLen::Deref(j) => {
+            let n = ident(&ps[j].field.name);
             quote!((if #n.is_null() { 0usize } else { *#n as usize }))
         }
     }

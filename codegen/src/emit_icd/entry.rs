@@ -20,7 +20,7 @@ pub(super) fn emit_entry_ns(cx: &Ctx, ns: &str) -> TokenStream {
         let names = arg_names(f);
         let ps = params(cx.api, &cx.kinds, f);
         // Counts first: no reference to a count's pointer exists yet when it is read.
-        let mut convs: Vec<TokenStream> = ps.iter().map(precompute_len).collect();
+        let mut convs: Vec<TokenStream> = ps.iter().map(|p| precompute_len(p, &ps)).collect();
         // Write-backs: `[out]` handles are written whatever the driver returned (what it set,
         // else null: a failed create may still hand out a build log), the rest on success.
         let mut backs = vec![];

@@ -45,7 +45,7 @@ use fmt::emit_fmt_ns;
 use kinds::emit_kinds;
 use krate::emit_lib;
 pub use api::class_trait;
-pub use classify::{classify, method_name, Len, PKind};
+pub use classify::{classify, method_name, PKind};
 pub use kinds::handle_kinds;
 
 struct Ctx<'a> {

@@ -30,7 +30,7 @@ impl FnCx<'_> {
         if p.ct.ptrs.len() > 1 {
             return Ok(8);
         }
-        let base = self.api().resolve_typedef(&p.ct.base);
+        let base = p.base.as_str();
         Ok(match base {
             "void" => 1,
             "char" => 1,
@@ -105,7 +105,7 @@ impl FnCx<'_> {
                         let at = self.at(lay, *i);
                         quote!(#n = #at as _)
                     }
-                    (PK::Ptr { .. }, MVal::Ptr(false)) if p.outer_const() => quote!(#n = ::core::ptr::null()),
+                    (PK::Ptr { .. }, MVal::Ptr(false)) if p.pointee_const() => quote!(#n = ::core::ptr::null()),
                     (PK::Ptr { .. }, MVal::Ptr(false)) => quote!(#n = ::core::ptr::null_mut()),
                     _ => quote!(#n = #val),
                 }
@@ -199,7 +199,7 @@ impl FnCx<'_> {
                     later.push(quote!(#target.stype = #val;));
                 }
             }
-            if by_value || p.is_in {
+            if by_value || p.input {
                 for (m, e) in sh.enum_members(st) {
                     if e.flags {
                         continue;
@@ -291,7 +291,7 @@ impl FnCx<'_> {
             let n = p.ident();
             let (s, by_value) = match (&p.kind, p.single_struct()) {
                 (PK::Struct(s), _) => (s.as_str(), true),
-                (_, Some(s)) if p.is_in => (s, false),
+                (_, Some(s)) if p.input => (s, false),
                 _ => continue,
             };
             let Some(st) = sh.structure(s) else { continue };
@@ -314,7 +314,7 @@ impl FnCx<'_> {
             let Some(s) = p.single_struct() else { continue };
             let Some(st) = sh.structure(s) else { continue };
             let own = sh.stypes(st);
-            if !p.is_in || own.is_empty() || !sh.has_member(st, "stype") {
+            if !p.input || own.is_empty() || !sh.has_member(st, "stype") {
                 continue;
             }
             let known = sh.family(st).and_then(|f| sh.families.get(&f)).and_then(|set| set.iter().find(|v| !own.contains(v)).copied());

@@ -63,7 +63,7 @@ impl FnCx<'_> {
             let n = p.ident();
             let (s, by_value) = match (&p.kind, p.single_struct()) {
                 (PK::Struct(s), _) => (s.as_str(), true),
-                (_, Some(s)) if p.is_in => (s, false),
+                (_, Some(s)) if p.input => (s, false),
                 _ => continue,
             };
             let Some(st) = sh.structure(s) else { continue };
@@ -81,7 +81,7 @@ impl FnCx<'_> {
             let Some(s) = p.single_struct() else { continue };
             let Some(st) = sh.structure(s) else { continue };
             let stypes = sh.stypes(st);
-            if !p.is_in || stypes.is_empty() || !sh.has_member(st, "stype") {
+            if !p.input || stypes.is_empty() || !sh.has_member(st, "stype") {
                 continue;
             }
             let n = p.ident();

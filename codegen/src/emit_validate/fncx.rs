@@ -70,8 +70,8 @@ impl<'a> FnCx<'a> {
         let api = sh.api;
         let model = params::of_function(api, f);
         let mut ps = vec![];
-        for m in &model {
-            let (ct, base, tk) = (m.ct.clone(), m.base.clone(), m.kind.clone());
+        for m in model {
+            let (ct, base, tk) = (&m.ct, m.base.clone(), m.kind.clone());
             let kind = if ct.ptrs.is_empty() {
                 match tk {
                     Some(TypeKind::Handle) => PK::Handle,
@@ -104,7 +104,7 @@ impl<'a> FnCx<'a> {
                 };
                 PK::Ptr { range, pointee, single }
             };
-            ps.push(PInfo { field: m.field, ct, kind, is_in: m.input });
+            ps.push(PInfo { model: m, kind });
         }
         let mut conds = vec![];
         for r in &f.returns {
@@ -194,7 +194,7 @@ impl<'a> FnCx<'a> {
                 match self.leaf_kind(l) {
                     Ok(LK::Ptr) => MVal::Ptr(false),
                     _ if m == "stype" => MVal::Int(self.sh.stypes(st).first().copied().unwrap_or(0) as i128),
-                    _ if self.ps[*i].is_in => match self.sh.enum_members(st).into_iter().find(|(n, _)| n == m) {
+                    _ if self.ps[*i].input => match self.sh.enum_members(st).into_iter().find(|(n, _)| n == m) {
                         Some((_, e)) => MVal::Int(e.first() as i128),
                         None => MVal::Int(0),
                     },

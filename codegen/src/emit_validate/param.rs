@@ -23,12 +23,18 @@ pub(super) enum PK {
     Other,
 }
 
+/// A parameter: the shared model's account of it ([`params::Param`], reached through `Deref`)
+/// and how the validation classifies it.
 pub(super) struct PInfo<'a> {
-    pub(super) field: &'a Field,
-    pub(super) ct: CType,
+    pub(super) model: params::Param<'a>,
     pub(super) kind: PK,
-    /// `[in]` (or a `const` pointee).
-    pub(super) is_in: bool,
+}
+
+impl<'a> std::ops::Deref for PInfo<'a> {
+    type Target = params::Param<'a>;
+    fn deref(&self) -> &params::Param<'a> {
+        &self.model
+    }
 }
 
 impl PInfo<'_> {
@@ -39,15 +45,6 @@ impl PInfo<'_> {
     /// A pointer rule 2 guarantees non-null.
     pub(super) fn checked_non_null(&self) -> bool {
         matches!(self.kind, PK::Ptr { range: None, .. } | PK::Handle) && !self.field.optional
-    }
-
-    /// Whether the outermost pointer is `*const`.
-    pub(super) fn outer_const(&self) -> bool {
-        match self.ct.ptrs.len() {
-            0 => false,
-            1 => self.ct.konst,
-            n => self.ct.ptrs[n - 2],
-        }
     }
 
     /// A single, non-range struct pointer: (struct).
