@@ -264,7 +264,7 @@ impl Builder<'_> {
                 if !t.is_float() {
                     return Err(Error::invalid(format!("{} of a non-float", op_name(op))));
                 }
-                let v = if op == 156 {
+                let v = if op == op::IS_NAN {
                     self.push(Ty::Bool, Op::Cmp(CmpOp::FUnord, x, x))
                 } else {
                     let a = self.push(t, Op::Math(MathFn::Fabs, vec![x]));

@@ -206,7 +206,7 @@ impl Builder<'_> {
             self.fnptr_inst(fr, i)?;
             return Ok(false);
         }
-        if op == 12 {
+        if op == op::EXT_INST {
             if let Some(ended) = self.std_whole(fr, i)? {
                 return Ok(ended);
             }

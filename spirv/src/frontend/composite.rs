@@ -72,7 +72,7 @@ impl Builder<'_> {
                 };
                 let types = self.value_types(rt()?)?;
                 let mut all = Vec::new();
-                let parts = if op == 80 {
+                let parts = if op == op::COMPOSITE_CONSTRUCT {
                     &i.ops[2..]
                 } else {
                     &i.ops[2..i.ops.len().min(4)]
@@ -80,7 +80,7 @@ impl Builder<'_> {
                 for p in parts {
                     all.extend(self.elems(fr, *p)?.0);
                 }
-                let v: Vec<Value> = if op == 80 {
+                let v: Vec<Value> = if op == op::COMPOSITE_CONSTRUCT {
                     all
                 } else {
                     let mut out = Vec::new();
@@ -149,7 +149,7 @@ impl Builder<'_> {
             op::ANY | op::ALL => {
                 let (v, _) = self.elems(fr, i.w(2)?)?;
                 self.check(Ty::Bool, &v, false, op)?;
-                let bop = if op == 154 { BinOp::Or } else { BinOp::And };
+                let bop = if op == op::ANY { BinOp::Or } else { BinOp::And };
                 let mut acc = v[0];
                 for e in &v[1..] {
                     acc = self.push(Ty::Bool, Op::Bin(bop, acc, *e));

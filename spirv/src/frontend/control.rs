@@ -126,7 +126,7 @@ impl Builder<'_> {
                 return Ok(true);
             }
             op::RETURN | op::RETURN_VALUE => {
-                let args = if op == 254 {
+                let args = if op == op::RETURN_VALUE {
                     self.elems(fr, i.w(0)?)?.0
                 } else {
                     vec![]

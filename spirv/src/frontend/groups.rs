@@ -3,8 +3,17 @@
 
 use super::{dpcpp, nonuniform, scratch_offset, Builder, Frame, Val, GROUP_SCRATCH};
 use crate::ir::{BinOp, Builtin, CmpOp, ConvOp, Op, Term, Ty, Value};
-use crate::spv::{op, op_name, scope, storage, Inst, Type};
+use crate::spv::{group_op, op, op_name, scope, storage, Inst, Type};
 use crate::Error;
+
+/// What a work-group or sub-group collective computes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Collective {
+    Reduce,
+    InclusiveScan,
+    ExclusiveScan,
+    Broadcast,
+}
 
 impl Builder<'_> {
     /// Barriers, asynchronous copies and group operations.
@@ -102,19 +111,22 @@ impl Builder<'_> {
         let rty = m.ir_ty(i.w(0)?)?;
         // Sums and products of halves are rounded to half after each step.
         let half = m.is_half(i.w(0)?);
-        // The operation: 0 reduce, 1 inclusive scan, 2 exclusive scan, 3 broadcast.
         let (kind, x) = match op {
-            op::GROUP_ALL | op::GROUP_ANY => (0, self.val(fr, i.w(3)?)?),
-            op::GROUP_BROADCAST => (3, self.val(fr, i.w(3)?)?),
+            op::GROUP_ALL | op::GROUP_ANY => (Collective::Reduce, self.val(fr, i.w(3)?)?),
+            op::GROUP_BROADCAST => (Collective::Broadcast, self.val(fr, i.w(3)?)?),
             _ => {
-                let g = i.w(3)?;
-                if g > 2 {
-                    return Err(Error::unsupported(format!(
-                        "{} with group operation {g}",
-                        op_name(op)
-                    )));
-                }
-                (g, self.val(fr, i.w(4)?)?)
+                let kind = match i.w(3)? {
+                    group_op::REDUCE => Collective::Reduce,
+                    group_op::INCLUSIVE_SCAN => Collective::InclusiveScan,
+                    group_op::EXCLUSIVE_SCAN => Collective::ExclusiveScan,
+                    g => {
+                        return Err(Error::unsupported(format!(
+                            "{} with group operation {g}",
+                            op_name(op)
+                        )))
+                    }
+                };
+                (kind, self.val(fr, i.w(4)?)?)
             }
         };
         let xt = self.k.ty(x);
@@ -157,7 +169,7 @@ impl Builder<'_> {
         };
         let one = self.c64(1);
         let last = self.push(Ty::I64, Op::Bin(BinOp::Sub, end, one));
-        let result = if kind == 3 {
+        let result = if kind == Collective::Broadcast {
             let (ids, _) = self.elems(fr, i.w(4)?)?;
             if ids.is_empty() || ids.len() > 3 || (sub && ids.len() != 1) {
                 return Err(Error::invalid(
@@ -191,7 +203,7 @@ impl Builder<'_> {
             self.set_term(Term::Branch(leader, (lp, vec![]), (join, vec![])));
             self.cur = lp;
             let first = self.push(t, Op::Load(slot));
-            if kind == 2 {
+            if kind == Collective::ExclusiveScan {
                 let idn = self.push(t, Op::Const(Self::group_identity(op, t)));
                 self.effect(Op::Store {
                     addr: slot,
@@ -212,15 +224,15 @@ impl Builder<'_> {
             // Inclusive: the prefix through j; exclusive: the one before it.
             self.effect(Op::Store {
                 addr: a,
-                value: if kind == 2 { acc } else { acc2 },
+                value: if kind == Collective::ExclusiveScan { acc } else { acc2 },
             });
             let j1 = self.push(Ty::I64, Op::Bin(BinOp::Add, j, one));
             self.set_term(Term::Jump(head, vec![j1, acc2]));
             self.cur = join;
-            let a = if kind == 0 { self.slot(base, last) } else { slot };
+            let a = if kind == Collective::Reduce { self.slot(base, last) } else { slot };
             self.push(t, Op::Load(a))
         };
-        if kind == 3 {
+        if kind == Collective::Broadcast {
             self.effect(barrier.clone());
         }
         let result = if rty == Ty::Bool {

@@ -75,7 +75,7 @@ impl Builder<'_> {
                     ));
                 }
                 let n = i.w(3)?;
-                if n == 187 {
+                if n == cl::SELECT {
                     // select(a, b, c): c ? b : a; for vector elements, c's sign bit.
                     let (Some(&a), Some(&b), Some(&c), 7) =
                         (i.ops.get(4), i.ops.get(5), i.ops.get(6), i.ops.len())
@@ -219,7 +219,7 @@ impl Builder<'_> {
             // half_divide, native_divide
             cl::HALF_DIVIDE | cl::NATIVE_DIVIDE => bin(self, BinOp::FDiv, a[0], a[1]),
             cl::DEGREES | cl::RADIANS => {
-                let f = if n == 96 {
+                let f = if n == cl::DEGREES {
                     180.0 / std::f64::consts::PI
                 } else {
                     std::f64::consts::PI / 180.0
@@ -269,8 +269,8 @@ impl Builder<'_> {
                 bin(self, BinOp::Add, m, a[2])
             }
             _ => {
-                // s_clamp (149), u_clamp (150): min(max(x, lo), hi)
-                let (gt, lt) = if n == 149 {
+                // s_clamp, u_clamp: min(max(x, lo), hi)
+                let (gt, lt) = if n == cl::S_CLAMP {
                     (CmpOp::SGt, CmpOp::SLt)
                 } else {
                     (CmpOp::UGt, CmpOp::ULt)

@@ -98,7 +98,7 @@ impl Builder<'_> {
                 let src = self.val(fr, i.w(1)?)?;
                 self.pointer(dst, op)?;
                 self.pointer(src, op)?;
-                let size = if op == 64 {
+                let size = if op == op::COPY_MEMORY_SIZED {
                     let s = self.val(fr, i.w(2)?)?;
                     if self.k.ty(s).is_float() || self.k.ty(s) == Ty::Bool {
                         return Err(Error::invalid(

@@ -82,7 +82,7 @@ impl Builder<'_> {
                 if self.k.ty(x) != Ty::Bool || self.m.ir_ty(rt)? != Ty::Bool {
                     return Err(bad());
                 }
-                let r = self.nu_vote(x, op == 334)?;
+                let r = self.nu_vote(x, op == op::GROUP_NON_UNIFORM_ALL)?;
                 Val::V(r)
             }
             op::GROUP_NON_UNIFORM_ALL_EQUAL => {
@@ -117,7 +117,7 @@ impl Builder<'_> {
                 if xt != rt {
                     return Err(bad());
                 }
-                let index = if op == 338 {
+                let index = if op == op::GROUP_NON_UNIFORM_BROADCAST_FIRST {
                     None
                 } else {
                     let c = self.val(fr, i.w(4)?)?;
@@ -159,7 +159,7 @@ impl Builder<'_> {
             | op::GROUP_NON_UNIFORM_BALLOT_BIT_COUNT
             | op::GROUP_NON_UNIFORM_BALLOT_FIND_LSB
             | op::GROUP_NON_UNIFORM_BALLOT_FIND_MSB => {
-                let (at, g) = if op == 342 { (4, i.w(3)?) } else { (3, 0) };
+                let (at, g) = if op == op::GROUP_NON_UNIFORM_BALLOT_BIT_COUNT { (4, i.w(3)?) } else { (3, 0) };
                 let (vs, _) = self.elems(fr, i.w(at)?)?;
                 if vs.len() != 4 || vs.iter().any(|v| self.k.ty(*v) != Ty::I32) {
                     return Err(bad());
@@ -175,7 +175,7 @@ impl Builder<'_> {
                 if self.m.ir_ty(rt)? != want {
                     return Err(bad());
                 }
-                let extra = if op == 341 {
+                let extra = if op == op::GROUP_NON_UNIFORM_BALLOT_BIT_EXTRACT {
                     Some(self.val(fr, i.w(4)?)?)
                 } else {
                     None

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::{align_up, builtin_of, dpcpp, fnptr, image, ConstVal, Func, Global, Module};
 use crate::ir;
-use crate::spv::{self, cap, deco, exec_mode, op, op_name, storage, Inst, Type};
+use crate::spv::{self, addressing_model, cap, deco, exec_mode, exec_model, memory_model, op, op_name, storage, Inst, Type};
 use crate::Error;
 
 pub(super) const SUPPORTED_CAPS: &[(u32, &str)] = &[
@@ -198,17 +198,17 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
                 }
             }
             op::MEMORY_MODEL => {
-                if i.w(0)? != 2 {
+                if i.w(0)? != addressing_model::PHYSICAL64 {
                     return Err(Error::unsupported(
                         "addressing model other than Physical64 (compile for spir64)",
                     ));
                 }
-                if i.w(1)? != 2 {
+                if i.w(1)? != memory_model::OPEN_CL {
                     return Err(Error::unsupported("memory model other than OpenCL"));
                 }
             }
             op::ENTRY_POINT => {
-                if i.w(0)? != 6 {
+                if i.w(0)? != exec_model::KERNEL {
                     return Err(Error::unsupported("entry points other than Kernel"));
                 }
                 let (name, _) = i.string(2)?;
@@ -216,7 +216,7 @@ pub(super) fn read_module(insts: &[Inst], spec: &HashMap<u32, u64>) -> Result<Re
             }
             op::EXECUTION_MODE | op::EXECUTION_MODE_ID => {
                 // intel_reqd_sub_group_size: one of the sizes the device reports.
-                if i.w(1)? == 35 {
+                if i.w(1)? == exec_mode::SUBGROUP_SIZE {
                     let size = i.w(2)?;
                     if !ir::SUB_GROUP_SIZES.contains(&size) {
                         return Err(Error::unsupported(format!(

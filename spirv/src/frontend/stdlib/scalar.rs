@@ -10,9 +10,9 @@ impl Builder<'_> {
     /// fract, frexp, lgamma_r, modf, remquo, sincos: the result, and a second value stored
     /// through the last operand (a pointer to the same shape, floats or 32-bit integers).
     pub(super) fn pointer_result(&mut self, fr: &Frame, i: &Inst, n: u32) -> Result<Val, Error> {
-        let a = operands(i, n, if n == 52 { 3 } else { 2 })?;
+        let a = operands(i, n, if n == cl::REMQUO { 3 } else { 2 })?;
         let (xs, t) = self.float_elems(fr, a[0], n)?;
-        let ys = if n == 52 {
+        let ys = if n == cl::REMQUO {
             let (ys, t2) = self.float_elems(fr, a[1], n)?;
             if t2 != t || ys.len() != xs.len() {
                 return Err(Error::invalid("remquo: operands differ"));
@@ -310,7 +310,7 @@ impl Builder<'_> {
             }
             cl::S_ADD_SAT | cl::S_SUB_SAT => {
                 // Overflow when the operands' signs make it possible and the result's differs.
-                let (o, s) = if n == 143 {
+                let (o, s) = if n == cl::S_ADD_SAT {
                     let s = bin(self, BinOp::Add, a[0], a[1]);
                     let x = bin(self, BinOp::Xor, a[0], s);
                     let y = bin(self, BinOp::Xor, a[1], s);

@@ -32,14 +32,14 @@ impl Builder<'_> {
                     .vector(i.w(0)?)
                     .ok_or_else(|| Error::invalid("vloadn whose result is not a vector"))?;
                 let et = self.m.ir_ty(e)?;
-                let half = n != 171 || self.m.is_half(e);
+                let half = n != cl::VLOADN || self.m.is_half(e);
                 if et == Ty::Bool || (half && !et.is_float()) {
                     return Err(Error::invalid(format!(
                         "OpenCL.std function {n} of the wrong type"
                     )));
                 }
                 let esize = if half { 2 } else { u64::from(et.bytes()) };
-                let stride = if n == 179 && count == 3 { 4 } else { count };
+                let stride = if n == cl::VLOADA_HALFN && count == 3 { 4 } else { count };
                 let base = self.vaddr(fr, i, a[0], a[1], u64::from(stride) * esize)?;
                 let vs = (0..u64::from(count))
                     .map(|k| self.load_elem(base, k * esize, et, half))
@@ -76,7 +76,7 @@ impl Builder<'_> {
                     Round::Rte
                 };
                 let (xs, dty) = self.elems(fr, a[0])?;
-                let half = n != 172 || self.m.is_half(dty);
+                let half = n != cl::VSTOREN || self.m.is_half(dty);
                 let count = xs.len() as u64;
                 let et = xs
                     .first()
@@ -217,9 +217,9 @@ impl Builder<'_> {
     /// shuffle(x, mask), shuffle2(x, y, mask): each result element picked by its mask element
     /// (its low bits, as OpenCL says), as a chain of selects.
     pub(super) fn shuffle(&mut self, fr: &Frame, i: &Inst, n: u32) -> Result<Val, Error> {
-        let a = operands(i, n, if n == 182 { 2 } else { 3 })?;
+        let a = operands(i, n, if n == cl::SHUFFLE { 2 } else { 3 })?;
         let (mut src, _) = self.elems(fr, a[0])?;
-        if n == 183 {
+        if n == cl::SHUFFLE2 {
             let (ys, _) = self.elems(fr, a[1])?;
             if ys.len() != src.len() {
                 return Err(Error::invalid("shuffle2 of vectors of different sizes"));
