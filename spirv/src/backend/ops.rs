@@ -6,7 +6,7 @@ use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{types, AtomicRmwOp, InstBuilder, MemFlagsData, Type};
 use cranelift_module::Module;
 
-use crate::ir::{AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Round, Ty, UnOp};
+use crate::ir::{AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Reach, Round, Ty, UnOp};
 use crate::rt::math::{copy_bytes, f64_to_f16, math_shim, read_clock};
 use crate::Error;
 
@@ -118,7 +118,36 @@ impl Lower<'_> {
                 );
                 return Ok(None);
             }
-            Op::Atomic(o, a, x) => {
+            // Local memory: one thread runs the group, so a plain read-modify-write is atomic
+            // (in lockstep too: atomics run lane by lane).
+            Op::Atomic(o, a, x, Reach::Group) => {
+                let (a, x) = (self.v(*a), self.v(*x));
+                let old = self.b.ins().load(t, fl, a, 0);
+                let ins = self.b.ins();
+                let new = match o {
+                    AtomicOp::Add => ins.iadd(old, x),
+                    AtomicOp::Sub => ins.isub(old, x),
+                    AtomicOp::Xchg => x,
+                    AtomicOp::And => ins.band(old, x),
+                    AtomicOp::Or => ins.bor(old, x),
+                    AtomicOp::Xor => ins.bxor(old, x),
+                    AtomicOp::SMin => ins.smin(old, x),
+                    AtomicOp::SMax => ins.smax(old, x),
+                    AtomicOp::UMin => ins.umin(old, x),
+                    AtomicOp::UMax => ins.umax(old, x),
+                };
+                self.b.ins().store(fl, new, a, 0);
+                old
+            }
+            Op::AtomicCas(a, e, x, Reach::Group) => {
+                let (a, e, x) = (self.v(*a), self.v(*e), self.v(*x));
+                let old = self.b.ins().load(t, fl, a, 0);
+                let same = self.b.ins().icmp(IntCC::Equal, old, e);
+                let new = self.b.ins().select(same, x, old);
+                self.b.ins().store(fl, new, a, 0);
+                old
+            }
+            Op::Atomic(o, a, x, Reach::Device) => {
                 let (a, x) = (self.v(*a), self.v(*x));
                 let o = match o {
                     AtomicOp::Add => AtomicRmwOp::Add,
@@ -134,7 +163,7 @@ impl Lower<'_> {
                 };
                 self.b.ins().atomic_rmw(t, fl, o, a, x)
             }
-            Op::AtomicCas(a, e, x) => {
+            Op::AtomicCas(a, e, x, Reach::Device) => {
                 let (a, e, x) = (self.v(*a), self.v(*e), self.v(*x));
                 self.b.ins().atomic_cas(fl, a, e, x)
             }

@@ -1,8 +1,8 @@
 //! Atomics: the integer read-modify-write operations, and the flag, float, load and store ones.
 
 use super::{Builder, Frame, Val};
-use crate::ir::{AtomicOp, BinOp, CmpOp, ConvOp, MathFn, Op, Term, Ty, Value};
-use crate::spv::{op, op_name, Inst};
+use crate::ir::{AtomicOp, BinOp, CmpOp, ConvOp, MathFn, Op, Reach, Term, Ty, Value};
+use crate::spv::{op, op_name, storage, Inst, Type};
 use crate::Error;
 
 pub(super) fn atomic_of(op: u16) -> Option<AtomicOp> {
@@ -22,6 +22,20 @@ pub(super) fn atomic_of(op: u16) -> Option<AtomicOp> {
 }
 
 impl Builder<'_> {
+    /// Who can reach the memory the pointer `id` points to: only the work-group when it is
+    /// local (`Workgroup` storage), any thread otherwise (generic pointers included).
+    fn reach(&self, fr: &Frame, id: u32) -> Reach {
+        let ty = fr.vals.get(&id).map(|(_, t)| *t).or_else(|| self.m.globals.get(&id).map(|(t, _)| *t));
+        let local = ty
+            .and_then(|t| self.m.ty(t).ok())
+            .is_some_and(|t| matches!(t, Type::Pointer(sc, _) if *sc == storage::WORKGROUP));
+        if local {
+            Reach::Group
+        } else {
+            Reach::Device
+        }
+    }
+
     /// Atomic instructions.
     pub(super) fn atomic_inst(&mut self, fr: &mut Frame, i: &Inst) -> Result<bool, Error> {
         let m = self.m;
@@ -63,7 +77,8 @@ impl Builder<'_> {
                 };
                 let addr = self.val(fr, addr_id)?;
                 self.pointer(addr, op)?;
-                if op == 228 {
+                let reach = self.reach(fr, addr_id);
+                if op == op::ATOMIC_STORE {
                     let v = self.val(fr, i.w(value_ix)?)?;
                     self.int_check(v, op)?;
                     self.effect(Op::AtomicStore(addr, v));
@@ -79,11 +94,11 @@ impl Builder<'_> {
                         let value = self.val(fr, i.w(6)?)?;
                         let cmp = self.val(fr, i.w(7)?)?;
                         self.check(ty, &[value, cmp], false, op)?;
-                        self.push(ty, Op::AtomicCas(addr, cmp, value))
+                        self.push(ty, Op::AtomicCas(addr, cmp, value, reach))
                     }
                     op::ATOMIC_I_INCREMENT | op::ATOMIC_I_DECREMENT => {
                         let one = self.push(ty, Op::Const(1));
-                        self.push(ty, Op::Atomic(atomic_of(op).expect("known"), addr, one))
+                        self.push(ty, Op::Atomic(atomic_of(op).expect("known"), addr, one, reach))
                     }
                     _ => {
                         let a = atomic_of(op).ok_or_else(|| {
@@ -91,7 +106,7 @@ impl Builder<'_> {
                         })?;
                         let value = self.val(fr, i.w(5)?)?;
                         self.check(ty, &[value], false, op)?;
-                        self.push(ty, Op::Atomic(a, addr, value))
+                        self.push(ty, Op::Atomic(a, addr, value, reach))
                     }
                 };
                 def(fr, Val::V(v), rt()?)?;
@@ -117,8 +132,9 @@ impl Builder<'_> {
             op::ATOMIC_FLAG_TEST_AND_SET => {
                 let addr = self.val(fr, i.w(2)?)?;
                 self.pointer(addr, op)?;
+                let reach = self.reach(fr, i.w(2)?);
                 let one = self.push(Ty::I32, Op::Const(1));
-                let old = self.push(Ty::I32, Op::Atomic(AtomicOp::Xchg, addr, one));
+                let old = self.push(Ty::I32, Op::Atomic(AtomicOp::Xchg, addr, one, reach));
                 let zero = self.push(Ty::I32, Op::Const(0));
                 let set = self.push(Ty::Bool, Op::Cmp(CmpOp::Ne, old, zero));
                 fr.vals.insert(i.w(1)?, (Val::V(set), i.w(0)?));
@@ -154,6 +170,7 @@ impl Builder<'_> {
         let it = bits_of(ty);
         let addr = self.val(fr, i.w(2)?)?;
         self.pointer(addr, op)?;
+        let reach = self.reach(fr, i.w(2)?);
         let result = match op {
             op::ATOMIC_LOAD => {
                 let bits = self.push(it, Op::AtomicLoad(addr));
@@ -163,7 +180,7 @@ impl Builder<'_> {
                 let v = self.val(fr, i.w(5)?)?;
                 self.check(ty, &[v], true, op)?;
                 let bits = self.push(it, Op::Conv(ConvOp::Bitcast, v));
-                let old = self.push(it, Op::Atomic(AtomicOp::Xchg, addr, bits));
+                let old = self.push(it, Op::Atomic(AtomicOp::Xchg, addr, bits, reach));
                 self.push(ty, Op::Conv(ConvOp::Bitcast, old))
             }
             _ => {
@@ -182,7 +199,7 @@ impl Builder<'_> {
                     _ => self.push(ty, Op::Math(MathFn::Fmax, vec![old, x])),
                 };
                 let new = self.push(it, Op::Conv(ConvOp::Bitcast, new));
-                let got = self.push(it, Op::AtomicCas(addr, seen, new));
+                let got = self.push(it, Op::AtomicCas(addr, seen, new, reach));
                 let same = self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, got, seen));
                 let exit = self.k.new_block();
                 self.set_term(Term::Branch(same, (exit, vec![]), (head, vec![got])));

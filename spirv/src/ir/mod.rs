@@ -169,6 +169,18 @@ pub enum Round {
     Rtn,
 }
 
+/// Who can touch an atomic's memory while the atomic runs: what decides whether it needs a
+/// locked instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// Any thread: global (`CrossWorkgroup`), generic or program-scope memory.
+    Device,
+    /// Only the work-items of one work-group, which one thread runs (their regions one after
+    /// another, or in lockstep lane by lane): local (`Workgroup`) memory. Plain loads and stores
+    /// are atomic enough.
+    Group,
+}
+
 /// Atomic read-modify-write operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
@@ -343,10 +355,11 @@ pub enum Op {
         /// Byte count (an `I64`).
         size: Value,
     },
-    /// Atomic read-modify-write; the result is the old value.
-    Atomic(AtomicOp, Value, Value),
-    /// Atomic compare-exchange: address, expected, replacement; the result is the old value.
-    AtomicCas(Value, Value, Value),
+    /// Atomic read-modify-write of memory of that reach; the result is the old value.
+    Atomic(AtomicOp, Value, Value, Reach),
+    /// Atomic compare-exchange: address, expected, replacement, of memory of that reach; the
+    /// result is the old value.
+    AtomicCas(Value, Value, Value, Reach),
     /// Atomic load.
     AtomicLoad(Value),
     /// Atomic store (no result).
@@ -506,13 +519,13 @@ impl Kernel {
 /// The values an operation reads.
 pub fn operands(op: &Op) -> Vec<Value> {
     match op {
-        Op::Bin(_, a, b) | Op::Cmp(_, a, b) | Op::Atomic(_, a, b) | Op::AtomicStore(a, b) => {
+        Op::Bin(_, a, b) | Op::Cmp(_, a, b) | Op::Atomic(_, a, b, _) | Op::AtomicStore(a, b) => {
             vec![*a, *b]
         }
         Op::Un(_, a) | Op::Conv(_, a) | Op::Load(a) | Op::AtomicLoad(a) | Op::BuiltinDyn(_, a) => {
             vec![*a]
         }
-        Op::Select(a, b, c) | Op::AtomicCas(a, b, c) => vec![*a, *b, *c],
+        Op::Select(a, b, c) | Op::AtomicCas(a, b, c, _) => vec![*a, *b, *c],
         Op::Store { addr, value } => vec![*addr, *value],
         Op::Copy { dst, src, size } => vec![*dst, *src, *size],
         Op::Math(_, v) => v.clone(),

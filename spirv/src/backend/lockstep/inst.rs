@@ -100,8 +100,8 @@ impl Lower<'_> {
                 self.def_lv(r, l);
                 return Ok(());
             }
-            Op::Atomic(_, a, _)
-            | Op::AtomicCas(a, _, _)
+            Op::Atomic(_, a, _, _)
+            | Op::AtomicCas(a, _, _, _)
             | Op::AtomicLoad(a)
             | Op::AtomicStore(a, _) => {
                 let out = self.per_lane(rt, &inst.op, Some(*a))?;
