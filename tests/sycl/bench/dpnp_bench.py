@@ -40,7 +40,10 @@ def machine():
 def devices():
     intel = zekit = None
     for d in dpctl.get_devices():
-        if d.backend == dpctl.backend_type.opencl and d.device_type == dpctl.device_type.cpu:
+        # Intel's OpenCL CPU runtime, not another OpenCL CPU device (PoCL, which `cargo xtask
+        # bench` installs for its kernel benchmarks, lists one too).
+        if (d.backend == dpctl.backend_type.opencl and d.device_type == dpctl.device_type.cpu
+                and d.vendor.startswith("Intel")):
             intel = d
         elif d.backend == dpctl.backend_type.level_zero and "zekit" in d.name:
             zekit = d
