@@ -587,3 +587,28 @@ fn required_sub_group_sizes_through_the_loader() {
     );
     assert!(last_error().contains("required sub-group size of 32"), "{}", last_error());
 }
+
+/// A kernel that leaves no trace has nothing to run: its launches complete at once, however
+/// many groups they have, and a dead load through a bad pointer does not fault (it would
+/// end the launch with DEVICE_LOST if it ran); the same body with a store runs.
+#[test]
+fn launches_of_kernels_without_effects_have_nothing_to_run() {
+    let z = Ze::new();
+    let m = module(&z, &spv("dpcpp/no_effects"));
+    let (quiet, writes) = (kernel(m, "reads_only"), kernel(m, "writes"));
+    let bad = 16usize as *mut c_void;
+    for k in [quiet, writes] {
+        ok!(ze::zeKernelSetGroupSize(k, 1, 1, 1));
+        arg(k, 0, &bad);
+    }
+    for (via, mode) in MODES.iter().enumerate() {
+        submit(&z, via, |l| launch(l, quiet, groups(65535, 65535, 1)));
+        let b = Buf::new(&z, &[7u32]);
+        arg(writes, 0, &b.p);
+        submit(&z, via, |l| launch(l, writes, groups(1, 1, 1)));
+        assert_eq!(b.get(), vec![21], "{mode}");
+    }
+    ok!(ze::zeKernelDestroy(quiet));
+    ok!(ze::zeKernelDestroy(writes));
+    ok!(ze::zeModuleDestroy(m));
+}

@@ -31,7 +31,7 @@ pub use lower::Linking;
 pub mod ir;
 pub use ir::verify;
 mod analysis;
-pub use analysis::regions;
+pub use analysis::{effects, regions};
 #[cfg(feature = "jit")]
 mod backend;
 /// The Cranelift backend (`backend/`): compiled code, native images of it, and when kernels
@@ -175,6 +175,10 @@ pub struct KernelInfo {
     /// True when the kernel has work-group barriers (work-items then need their own private
     /// memory: `private_size` bytes each).
     pub barriers: bool,
+    /// False when nothing the kernel does can be seen once it ends (no store, copy, atomic,
+    /// image access or `printf`, no trap: [`effects`]); its launches have nothing
+    /// to run.
+    pub effects: bool,
 }
 
 impl KernelInfo {
@@ -409,6 +413,7 @@ pub fn inspect(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<ModuleInfo, Err
         verify::verify(&k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
         let r = regions::split(&mut k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
         info.barriers = r.barriers();
+        info.effects = analysis::effects::observable(&k);
         infos.push(info);
     }
     Ok(ModuleInfo {
@@ -563,6 +568,7 @@ fn prepare_inner(
         verify::verify(&k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
         let r = regions::split(&mut k).map_err(|e| e.context(format!("kernel `{}`", k.name)))?;
         info.barriers = r.barriers();
+        info.effects = analysis::effects::observable(&k);
         // Per work-item: private variables, spill slots, and (with barriers) the resume state.
         let state = if r.barriers() { 8 } else { 0 };
         let stride = align16(align16(k.private_size) + r.spill_size + state);

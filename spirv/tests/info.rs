@@ -140,3 +140,20 @@ fn vector_type_hints_decode_every_type_and_refuse_bad_literals() {
         assert!(e.to_string().contains("VecTypeHint"), "{e}");
     }
 }
+
+#[test]
+fn kernels_that_leave_no_trace_say_so() {
+    // An empty body, and one that only loads and computes: nothing to run.
+    let empty = check(&load("bench/empty"), &HashMap::new()).unwrap();
+    assert!(!empty[0].effects, "{:?}", empty[0]);
+    let ks = check(&load("dpcpp/no_effects"), &HashMap::new()).unwrap();
+    let by_name = |n: &str| ks.iter().find(|k| k.name == n).unwrap();
+    assert!(!by_name("reads_only").effects);
+    assert!(by_name("writes").effects);
+    // Stores, atomics, printf and image accesses are seen.
+    for module in ["vector_add", "atomics", "printf", "images"] {
+        for k in check(&load(module), &HashMap::new()).unwrap() {
+            assert!(k.effects, "{module}: {}", k.name);
+        }
+    }
+}

@@ -79,11 +79,12 @@ impl Launch {
         // Saturating: three counts of up to 2^32 - 1 may pass 2^64 (such a launch never ends,
         // as asked, but must not overflow).
         let total = gx.saturating_mul(gy).saturating_mul(gz);
-        if total == 0 {
-            return Ok(());
-        }
         let kernel = &self.program.kernels[self.kernel];
         let info = &kernel.info;
+        // Nothing to run: no group, or nothing a work-item does can be seen.
+        if total == 0 || !info.effects {
+            return Ok(());
+        }
         let [lx, ly, lz] = self.group_size.map(u64::from);
         let items = (lx * ly * lz) as usize;
         // Local memory: static variables, then each local argument, 16-byte aligned.

@@ -1,5 +1,5 @@
 //! Analyses of the IR that the backend plans its code with: [`regions`] splits kernels at their
-//! work-group barriers; `lockstep` (with `divergence` and `records`) decides which kernels run
+//! work-group barriers; [`effects`] says whether a kernel leaves any trace; `lockstep` (with `divergence` and `records`) decides which kernels run
 //! several work-items at a time and how.
 
 #[cfg(feature = "jit")]
@@ -8,4 +8,5 @@ pub(crate) mod divergence;
 pub(crate) mod lockstep;
 #[cfg(feature = "jit")]
 pub(crate) mod records;
+pub mod effects;
 pub mod regions;

@@ -21,7 +21,7 @@ use crate::{AddressSpace, ArgInfo, ArgKind, KernelInfo, Program};
 /// The magic number at the start of a native binary.
 pub const MAGIC: &[u8; 8] = b"ZEKITNB\0";
 /// The format version; a binary of another version is refused.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 /// Most bytes of a section (a guard against corrupt lengths).
 const MAX_LEN: u64 = 1 << 30;
 
@@ -197,6 +197,7 @@ impl Program {
             w.u32(i.local_static_size);
             w.u32(i.private_size);
             w.u8(u8::from(i.barriers));
+            w.u8(u8::from(i.effects));
             w.u64(img.align);
             w.bytes(&img.bytes);
             w.u32(img.relocs.len() as u32);
@@ -331,6 +332,7 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
         };
         let (local_static_size, private_size) = (r.u32()?, r.u32()?);
         let barriers = r.u8()? != 0;
+        let effects = r.u8()? != 0;
         let align = r.u64()?;
         let code = r.bytes()?.to_vec();
         let nr = r.count(1 << 20)?;
@@ -364,6 +366,7 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
             local_static_size,
             private_size,
             barriers,
+            effects,
         });
         images.push(FuncImage {
             align,

@@ -154,6 +154,7 @@ pub(super) fn lower_kernel(
         },
         private_size: b.k.private_size,
         barriers: false,
+        effects: true,
     };
     Ok((b.k, info))
 }
