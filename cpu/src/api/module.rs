@@ -102,6 +102,18 @@ fn build_program(
     Ok((m, log.join("\n")))
 }
 
+/// A build's or link's result and the log handed out with it: the log it wrote on success, the
+/// reason the call returns (and the entry layer logs) on failure.
+fn with_log<T>(r: ZeResult<(T, String)>) -> (ZeResult<T>, String) {
+    match r {
+        Ok((v, log)) => (Ok(v), log),
+        Err(e) => {
+            let log = e.reason().to_string();
+            (Err(e), log)
+        }
+    }
+}
+
 #[zekit_icd::implement]
 impl ModuleApi for CpuDriver {
     fn ze_module_create(
@@ -115,13 +127,7 @@ impl ModuleApi for CpuDriver {
         context(h_context)?;
         ordinal(h_device)?;
         if let Some(p) = program_desc(desc) {
-            let (result, log) = match build_program(h_context, h_device, desc.format, p) {
-                Ok((m, log)) => (Ok(m), log),
-                Err(f) => {
-                    let log = f.reason().to_string();
-                    (Err(f), log)
-                }
-            };
+            let (result, log) = with_log(build_program(h_context, h_device, desc.format, p));
             if let Some(out) = ph_build_log {
                 *out = Some(log_handle(log));
             }
@@ -151,14 +157,7 @@ impl ModuleApi for CpuDriver {
             .map(|(ids, values)| SpecConstants { ids, values });
         let built = ModuleObject::build(h_context, h_device, desc.format, input, &flags, spec);
         // Success or failure, the log says what happened (a failure: the reason the call returns).
-        let (result, log) = match built {
-            Ok((m, log)) => (Ok(m), log),
-            // The log takes the reason the entry layer logs.
-            Err(f) => {
-                let log = f.reason().to_string();
-                (Err(f), log)
-            }
-        };
+        let (result, log) = with_log(built);
         if let Some(out) = ph_build_log {
             *out = Some(log_handle(log));
         }
@@ -267,13 +266,7 @@ impl ModuleApi for CpuDriver {
             .collect::<ZeResult<Vec<_>>>()?;
         let refs: Vec<&ModuleObject> = objs.iter().map(|o| &**o).collect();
         // The link log is handed out on failure too, naming what did not resolve.
-        let (result, log) = match ModuleObject::link(&refs, zekit_spirv::Linking::Separate) {
-            Ok(log) => (Ok(()), log),
-            Err(f) => {
-                let log = f.reason().to_string();
-                (Err(f), log)
-            }
-        };
+        let (result, log) = with_log(ModuleObject::link(&refs, zekit_spirv::Linking::Separate).map(|log| ((), log)));
         if let Some(out) = ph_link_log {
             *out = Some(log_handle(log));
         }
