@@ -19,8 +19,8 @@
 // The driver's library (`zekit-cpu`), under the name these files use.
 extern crate zekit_cpu as zekit_driver_core;
 
-#[path = "support/pocl.rs"]
-mod pocl;
+#[path = "support/opencl.rs"]
+mod opencl;
 #[path = "support/ze.rs"]
 mod support;
 
@@ -123,7 +123,7 @@ fn main() {
     println!("  asynchronous, queue thread parked before each: {parked:8.2} us");
 
     // (4) The same round trip on PoCL, in alternating rounds.
-    match pocl::Pocl::open(SMALL) {
+    match opencl::Cl::open(opencl::Vendor::Pocl, SMALL) {
         Ok(cl) => {
             let cl_trip = || {
                 let mut times: Vec<f64> = (0..trips)

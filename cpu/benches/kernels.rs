@@ -34,14 +34,13 @@ extern crate zekit_cpu as zekit_driver_core;
 #[cfg(target_arch = "x86_64")]
 #[path = "support/fiber.rs"]
 mod fiber;
-#[path = "support/pocl.rs"]
-mod pocl;
+#[path = "support/opencl.rs"]
+mod opencl;
 #[path = "support/ze.rs"]
 mod support;
 
-use support::{arg, env_usize, kernel, kernels_dir, launch_and_wait, median, ok, read, setup};
+use support::{arg, create_every_kernel, destroy_module, env_usize, kernel, kernels_dir, launch_and_wait, median, ok, read, setup};
 
-use std::ptr::null_mut;
 use std::time::Instant;
 
 use zekit_icd::entry as ze;
@@ -82,33 +81,7 @@ fn corpus() -> Vec<(String, Vec<u8>, Vec<u8>)> {
 }
 
 
-fn destroy_module(m: ze_module_handle_t) {
-    // SAFETY: a module made by `Device::module`, no kernel of it alive.
-    ok("zeModuleDestroy", unsafe { ze::zeModuleDestroy(m) });
-}
-
-/// `zeKernelCreate` (then `zeKernelDestroy`) of every kernel of `m`: waits until the code of
-/// each is generated (`zeModuleCreate` returns before that).
-fn create_every_kernel(m: ze_module_handle_t) {
-    let mut n = 0u32;
-    // SAFETY: a live module; first the count, then that many name pointers.
-    unsafe {
-        ok("zeModuleGetKernelNames", ze::zeModuleGetKernelNames(m, &mut n, null_mut()));
-        let mut names = vec![std::ptr::null(); n as usize];
-        ok("zeModuleGetKernelNames", ze::zeModuleGetKernelNames(m, &mut n, names.as_mut_ptr()));
-        for name in names {
-            let desc = ze_kernel_desc_t { pKernelName: name, ..Default::default() };
-            let mut k = null_mut();
-            ok("zeKernelCreate", ze::zeKernelCreate(m, &desc, &mut k));
-            ok("zeKernelDestroy", ze::zeKernelDestroy(k));
-        }
-    }
-}
-
-
-
-
-fn cl_launch_and_wait(cl: &pocl::Pocl, k: &pocl::Kernel<'_>, global: usize, local: usize) -> f64 {
+fn cl_launch_and_wait(cl: &opencl::Cl, k: &opencl::Kernel<'_>, global: usize, local: usize) -> f64 {
     let t = Instant::now();
     cl.enqueue(k, global, Some(local));
     cl.finish();
@@ -148,7 +121,7 @@ fn main() {
     let trips = env_usize("ZEKIT_BENCH_TRIPS", 2000).max(1);
     let d = setup();
     let cores = zekit_driver_core::host::host().usable_cores;
-    let cl = match pocl::Pocl::open(64) {
+    let cl = match opencl::Cl::open(opencl::Vendor::Pocl, 64) {
         Ok(cl) => Some(cl),
         Err(e) => {
             println!("PoCL not available ({e}): run `cargo xtask bench`, which installs it");

@@ -411,13 +411,16 @@ fn kernels(check: bool) -> Result<(), String> {
 }
 
 /// `cargo xtask bench`: the benchmarks, each printing ratios against a baseline measured in the
-/// same run (memcpy, PoCL, validation off, one core); installs PoCL first. `-p zekit-cpu`
-/// runs each of its bench targets: `execute` (copies, round trips), `kernels` (SPIR-V kernels
-/// against PoCL: module builds, an empty launch, multiply-add GFLOPS, copy bandwidth),
-/// `throughput` (many small lists) and `scaling` (the kernels on 1, 2, 4, ... cores), then dpnp
-/// on zekit against Intel's OpenCL CPU runtime (`cargo xtask sycl --bench`).
+/// same run (memcpy, PoCL, Intel's OpenCL CPU runtime, validation off, one core); installs PoCL
+/// and sets the SYCL stack up first (its venv brings Intel's runtime). `-p zekit-cpu` runs each
+/// of its bench targets: `execute` (copies, round trips), `kernels` (SPIR-V kernels against
+/// PoCL: module builds, an empty launch, multiply-add GFLOPS, copy bandwidth), `throughput`
+/// (many small lists), `scaling` (the kernels on 1, 2, 4, ... cores) and `workloads` (the speed
+/// goal's table against Intel's runtime and PoCL, with the machine's limits), then dpnp on zekit
+/// against Intel's runtime (`cargo xtask sycl --bench`).
 fn bench() -> Result<(), String> {
     deps::pocl()?;
+    let stack = sycl::setup(&root(), false)?;
     for package in ["zekit-cpu", "zekit-mock"] {
         let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .args(["bench", "-p", package])
@@ -428,7 +431,7 @@ fn bench() -> Result<(), String> {
             return Err(format!("cargo bench -p {package} failed"));
         }
     }
-    sycl::bench(&root())
+    sycl::bench(&root(), &stack)
 }
 
 /// `cargo xtask test`: every test of the workspace (the README's test command), the kernel

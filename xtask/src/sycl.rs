@@ -333,8 +333,8 @@ fn bench_with(root: &Path, stack: &Stack, v2: bool) -> Result<(), String> {
     run(&mut cmd)
 }
 
-/// `cargo xtask bench`'s SYCL part: sets the stack up (release driver), then [`bench_with`].
-pub fn bench(root: &Path) -> Result<(), String> {
-    let stack = setup(root, false)?;
-    bench_with(root, &stack, false)
+/// `cargo xtask bench`'s SYCL part: [`bench_with`] on a stack that [`setup`] made (release
+/// driver).
+pub fn bench(root: &Path, stack: &Stack) -> Result<(), String> {
+    bench_with(root, stack, false)
 }

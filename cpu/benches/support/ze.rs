@@ -57,6 +57,12 @@ impl Device {
         p
     }
 
+    /// `zeMemFree` of memory made by [`Device::device_mem`], idle.
+    pub fn free(&self, p: *mut c_void) {
+        // SAFETY: memory of this context that no command uses any more.
+        ok("zeMemFree", unsafe { ze::zeMemFree(self.ctx, p) });
+    }
+
     pub fn immediate(&self, mode: ze_command_queue_mode_t) -> ze_command_list_handle_t {
         let desc = ze_command_queue_desc_t { mode, ..Default::default() };
         let mut l = null_mut();
@@ -138,4 +144,27 @@ pub fn calibrate(probe: u32, max: u32, target: f64, mut run: impl FnMut(u32) -> 
     run(probe);
     let t = run(probe);
     ((probe as f64 * target / t) as u32).clamp(1, max)
+}
+
+pub fn destroy_module(m: ze_module_handle_t) {
+    // SAFETY: a module made by `Device::module`, no kernel of it alive.
+    ok("zeModuleDestroy", unsafe { ze::zeModuleDestroy(m) });
+}
+
+/// `zeKernelCreate` (then `zeKernelDestroy`) of every kernel of `m`: waits until the code of
+/// each is generated (`zeModuleCreate` returns before that).
+pub fn create_every_kernel(m: ze_module_handle_t) {
+    let mut n = 0u32;
+    // SAFETY: a live module; first the count, then that many name pointers.
+    unsafe {
+        ok("zeModuleGetKernelNames", ze::zeModuleGetKernelNames(m, &mut n, null_mut()));
+        let mut names = vec![std::ptr::null(); n as usize];
+        ok("zeModuleGetKernelNames", ze::zeModuleGetKernelNames(m, &mut n, names.as_mut_ptr()));
+        for name in names {
+            let desc = ze_kernel_desc_t { pKernelName: name, ..Default::default() };
+            let mut k = null_mut();
+            ok("zeKernelCreate", ze::zeKernelCreate(m, &desc, &mut k));
+            ok("zeKernelDestroy", ze::zeKernelDestroy(k));
+        }
+    }
 }

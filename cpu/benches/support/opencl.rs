@@ -1,9 +1,10 @@
-//! The yardstick: PoCL (Debian's `pocl-opencl-icd`) through the OpenCL ICD loader
-//! (`libOpenCL.so.1`, loaded at run time with `libloading`, so the bench builds without it).
-//! Only what the comparisons need: a context and an in-order queue on PoCL's CPU device, two
-//! buffers, `clEnqueueCopyBuffer`, `clEnqueueFillBuffer`, `clEnqueueReadBuffer` and `clFinish`;
-//! programs from LLVM bitcode
-//! (`clCreateProgramWithBinary` + `clBuildProgram`), kernels, their arguments and
+//! The yardsticks: an OpenCL CPU device, PoCL's (Debian's `pocl-opencl-icd`) or Intel's
+//! (PyPI `intel-opencl-rt`), through the OpenCL ICD loader (`libOpenCL.so.1`, loaded at run
+//! time with `libloading`, so the bench builds without it). Only what the comparisons need: a
+//! context and an in-order queue on the platform's device, two buffers, `clEnqueueCopyBuffer`,
+//! `clEnqueueFillBuffer`, `clEnqueueReadBuffer`, `clEnqueueWriteBuffer` and `clFinish`; programs
+//! from LLVM bitcode (`clCreateProgramWithBinary`, PoCL) or from SPIR-V
+//! (`clCreateProgramWithIL`, Intel) and `clBuildProgram`; kernels, their arguments and
 //! `clEnqueueNDRangeKernel`.
 // Each bench target uses part of it.
 #![allow(dead_code)]
@@ -56,6 +57,7 @@ type CreateProgramWithBinary = unsafe extern "C" fn(
     *mut ClInt,
     *mut ClInt,
 ) -> Handle;
+type CreateProgramWithIl = unsafe extern "C" fn(Handle, *const c_void, usize, *mut ClInt) -> Handle;
 type BuildProgram =
     unsafe extern "C" fn(Handle, ClUint, *const Handle, *const c_char, *mut c_void, *mut c_void) -> ClInt;
 type GetProgramBuildInfo = unsafe extern "C" fn(Handle, Handle, ClUint, usize, *mut c_void, *mut usize) -> ClInt;
@@ -79,6 +81,9 @@ struct Programs {
     fill: EnqueueFillBuffer,
     read: EnqueueReadBuffer,
     create_with_binary: CreateProgramWithBinary,
+    /// OpenCL 2.1's; `None` where the ICD loader predates it.
+    create_with_il: Option<CreateProgramWithIl>,
+    write: EnqueueReadBuffer,
     build: BuildProgram,
     build_info: GetProgramBuildInfo,
     create_kernel: CreateKernel,
@@ -90,26 +95,63 @@ struct Programs {
 
 /// A built program (released on drop).
 pub struct Program<'a> {
-    cl: &'a Pocl,
+    cl: &'a Cl,
     handle: Handle,
 }
 
 /// A kernel of a [`Program`] (released on drop).
 pub struct Kernel<'a> {
-    cl: &'a Pocl,
+    cl: &'a Cl,
     handle: Handle,
 }
 
 /// A buffer of the context (released on drop).
 pub struct Buffer<'a> {
-    cl: &'a Pocl,
+    cl: &'a Cl,
     /// The `cl_mem`, to pass as a kernel argument.
     pub mem: Handle,
 }
 
-/// PoCL's CPU device, a queue on it and two buffers.
-pub struct Pocl {
+/// The platforms the benches compare with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vendor {
+    /// PoCL 3.1, Debian's `pocl-opencl-icd` (takes LLVM bitcode).
+    Pocl,
+    /// Intel's OpenCL CPU runtime, PyPI `intel-opencl-rt` (takes SPIR-V).
+    Intel,
+}
+
+impl Vendor {
+    /// What its platform's `CL_PLATFORM_NAME` contains.
+    fn platform(self) -> &'static str {
+        match self {
+            Vendor::Pocl => "Portable Computing Language",
+            Vendor::Intel => "Intel(R) OpenCL",
+        }
+    }
+
+    /// How to get it, for the message when it is missing.
+    fn hint(self) -> &'static str {
+        match self {
+            Vendor::Pocl => "apt-get install pocl-opencl-icd",
+            Vendor::Intel => "`cargo xtask bench` installs PyPI intel-opencl-rt into target/zekit-deps/sycl-venv",
+        }
+    }
+
+    /// Its name in the benches' tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Vendor::Pocl => "PoCL",
+            Vendor::Intel => "Intel",
+        }
+    }
+}
+
+/// An OpenCL platform's CPU device, a queue on it and two buffers.
+pub struct Cl {
     _lib: Library,
+    /// Whose platform this is.
+    pub vendor: Vendor,
     copy: EnqueueCopyBuffer,
     finish: Finish,
     release_mem: Release,
@@ -131,9 +173,9 @@ fn check(what: &str, r: ClInt) -> Result<(), String> {
     }
 }
 
-impl Pocl {
-    /// Opens the OpenCL loader and finds the PoCL platform; `size`-byte buffers.
-    pub fn open(size: usize) -> Result<Pocl, String> {
+impl Cl {
+    /// Opens the OpenCL loader and finds `vendor`'s platform; `size`-byte buffers.
+    pub fn open(vendor: Vendor, size: usize) -> Result<Cl, String> {
         // SAFETY: loading the system's OpenCL ICD loader runs its initializers, as any OpenCL
         // program does.
         let lib = unsafe { Library::new("libOpenCL.so.1") }.map_err(|e| format!("libOpenCL.so.1: {e}"))?;
@@ -162,6 +204,10 @@ impl Pocl {
                 create_with_binary: std::mem::transmute::<*mut c_void, CreateProgramWithBinary>(sym(
                     b"clCreateProgramWithBinary\0",
                 )?),
+                create_with_il: sym(b"clCreateProgramWithIL\0")
+                    .ok()
+                    .map(|p| std::mem::transmute::<*mut c_void, CreateProgramWithIl>(p)),
+                write: std::mem::transmute::<*mut c_void, EnqueueReadBuffer>(sym(b"clEnqueueWriteBuffer\0")?),
                 build: std::mem::transmute::<*mut c_void, BuildProgram>(sym(b"clBuildProgram\0")?),
                 build_info: std::mem::transmute::<*mut c_void, GetProgramBuildInfo>(sym(b"clGetProgramBuildInfo\0")?),
                 create_kernel: std::mem::transmute::<*mut c_void, CreateKernel>(sym(b"clCreateKernel\0")?),
@@ -182,9 +228,9 @@ impl Pocl {
                     platform_info(p, CL_PLATFORM_NAME, name.len(), name.as_mut_ptr().cast(), null_mut()) == CL_SUCCESS
                         && std::ffi::CStr::from_ptr(name.as_ptr())
                             .to_string_lossy()
-                            .contains("Portable Computing Language")
+                            .contains(vendor.platform())
                 })
-                .ok_or("no PoCL platform (apt-get install pocl-opencl-icd)")?;
+                .ok_or_else(|| format!("no {} platform ({})", vendor.platform(), vendor.hint()))?;
             let mut device = null_mut();
             check("clGetDeviceIDs", get_devices(platform, CL_DEVICE_TYPE_ALL, 1, &mut device, null_mut()))?;
             let mut err = 0;
@@ -196,8 +242,9 @@ impl Pocl {
             check("clCreateBuffer", err)?;
             let dst = create_buffer(context, CL_MEM_READ_WRITE, size, null_mut(), &mut err);
             check("clCreateBuffer", err)?;
-            Ok(Pocl {
+            Ok(Cl {
                 _lib: lib,
+                vendor,
                 copy,
                 finish,
                 release_mem,
@@ -224,25 +271,40 @@ impl Pocl {
     }
 }
 
-impl Pocl {
+impl Cl {
     /// `clCreateProgramWithBinary` of LLVM bitcode (SPIR, from `llvm-spirv -r`) and
     /// `clBuildProgram`; the build log in the error.
     pub fn build(&self, bitcode: &[u8]) -> Result<Program<'_>, String> {
+        let (mut status, mut err) = (0, 0);
+        let ptr = bitcode.as_ptr();
+        // SAFETY: live context and device; the binary outlives the call.
+        let handle = unsafe {
+            (self.programs.create_with_binary)(self.context, 1, &self.device, &bitcode.len(), &ptr, &mut status, &mut err)
+        };
+        check("clCreateProgramWithBinary", err)?;
+        self.finish_build(Program { cl: self, handle })
+    }
+
+    /// `clCreateProgramWithIL` of SPIR-V and `clBuildProgram`; the build log in the error.
+    pub fn build_il(&self, spirv: &[u8]) -> Result<Program<'_>, String> {
+        let create = self.programs.create_with_il.ok_or("the OpenCL ICD loader has no clCreateProgramWithIL")?;
+        let mut err = 0;
+        // SAFETY: live context; the SPIR-V outlives the call (OpenCL copies it).
+        let handle = unsafe { create(self.context, spirv.as_ptr().cast(), spirv.len(), &mut err) };
+        check("clCreateProgramWithIL", err)?;
+        self.finish_build(Program { cl: self, handle })
+    }
+
+    /// `clBuildProgram` of a created program (released on failure); the build log in the error.
+    fn finish_build<'a>(&'a self, program: Program<'a>) -> Result<Program<'a>, String> {
         let p = &self.programs;
-        // SAFETY: live context and device; the binary outlives the call; the program is
-        // released by `Program`'s drop.
+        // SAFETY: a live program of this context, for this context's device.
         unsafe {
-            let (mut status, mut err) = (0, 0);
-            let ptr = bitcode.as_ptr();
-            let handle =
-                (p.create_with_binary)(self.context, 1, &self.device, &bitcode.len(), &ptr, &mut status, &mut err);
-            check("clCreateProgramWithBinary", err)?;
-            let program = Program { cl: self, handle };
-            let r = (p.build)(handle, 1, &self.device, c"".as_ptr(), null_mut(), null_mut());
+            let r = (p.build)(program.handle, 1, &self.device, c"".as_ptr(), null_mut(), null_mut());
             if r != CL_SUCCESS {
                 let mut log = vec![0u8; 16384];
                 (p.build_info)(
-                    handle,
+                    program.handle,
                     self.device,
                     CL_PROGRAM_BUILD_LOG,
                     log.len(),
@@ -252,8 +314,8 @@ impl Pocl {
                 let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
                 return Err(format!("clBuildProgram returned {r}: {}", String::from_utf8_lossy(&log[..end])));
             }
-            Ok(program)
         }
+        Ok(program)
     }
 
     /// A read-write buffer of `size` bytes.
@@ -287,8 +349,18 @@ impl Pocl {
         assert_eq!(r, CL_SUCCESS, "clEnqueueReadBuffer");
     }
 
+    /// `bytes` into the start of `b` (a blocking `clEnqueueWriteBuffer`).
+    pub fn write(&self, b: &Buffer<'_>, bytes: &[u8]) {
+        // SAFETY: a live queue and buffer of at least `bytes.len()` bytes; the write blocks
+        // until `bytes` is read.
+        let r = unsafe {
+            (self.programs.write)(self.queue, b.mem, 1, 0, bytes.len(), bytes.as_ptr().cast_mut().cast(), 0, std::ptr::null(), null_mut())
+        };
+        assert_eq!(r, CL_SUCCESS, "clEnqueueWriteBuffer");
+    }
+
     /// `clEnqueueNDRangeKernel` over `global` work-items in groups of `local` (1D; `None`
-    /// lets PoCL choose), without waiting.
+    /// lets the platform choose), without waiting.
     pub fn enqueue(&self, k: &Kernel<'_>, global: usize, local: Option<usize>) {
         let local = local.as_ref().map_or(std::ptr::null(), |l| l as *const usize);
         // SAFETY: live queue and kernel whose arguments are all set.
@@ -364,7 +436,7 @@ impl Drop for Buffer<'_> {
     }
 }
 
-impl Drop for Pocl {
+impl Drop for Cl {
     fn drop(&mut self) {
         // SAFETY: objects made in `open`, idle after `clFinish`, released once.
         unsafe {
