@@ -24,6 +24,11 @@ pub enum Lockstep {
 /// Work-items per iteration.
 pub(crate) const W: usize = 4;
 
+/// What a round of a kernel with barriers costs a work-item beyond its segment's code, in
+/// [`profitable`]'s units (instructions): the loop step, the recorded state's load and the
+/// switch on it, and the state's store.
+const ROUND: u64 = 12;
+
 /// Which values of a kernel differ between the work-items of one iteration.
 pub(crate) struct Plan {
     pub(crate) varying: Vec<bool>,
@@ -55,8 +60,16 @@ fn lane_builtin(b: Builtin, d: Option<u8>) -> bool {
 }
 
 /// The lockstep plan of a kernel, or `None` when it must run one work-item at a time.
+///
+/// A kernel with work-group barriers runs in lockstep when it has no sub-group barriers and
+/// every barrier is reached with every lane of the turn that started: outside divergent
+/// branches, and where no lane may have retired. Each turn then stops at the same barrier,
+/// and its state (the segment it resumes at) is one for its lanes.
 pub(crate) fn plan(k: &ir::Kernel, r: &Regions, policy: Lockstep) -> Option<Plan> {
-    if r.barriers() || k.private_size > 0 || policy == Lockstep::Never {
+    if !r.sub_segments.is_empty()
+        || k.private_size > 0
+        || policy == Lockstep::Never
+    {
         return None;
     }
     let supported = |op: &Op| {
@@ -123,7 +136,7 @@ pub(crate) fn plan(k: &ir::Kernel, r: &Regions, policy: Lockstep) -> Option<Plan
             groups.insert((bi, ii), m);
         }
     }
-    if policy == Lockstep::Auto && !profitable(k, &varying, &groups) {
+    if policy == Lockstep::Auto && !profitable(k, &varying, &groups, r.starts.len()) {
         return None;
     }
     // Where lanes may have retired: after a side that returns, or a region with a return.
@@ -150,6 +163,15 @@ pub(crate) fn plan(k: &ir::Kernel, r: &Regions, policy: Lockstep) -> Option<Plan
     }
     let mut partial = reach(k, &starts, None);
     partial.extend(starts);
+    let barrier_ok = |b: usize| !inlined.contains(&b) && !partial.contains(&b);
+    if !k
+        .blocks
+        .iter()
+        .enumerate()
+        .all(|(b, blk)| !matches!(blk.term, Term::Barrier(_)) || barrier_ok(b))
+    {
+        return None;
+    }
     let streams = streaming(k, &groups, &defs);
     Some(Plan {
         varying,
@@ -243,17 +265,20 @@ fn spread(k: &ir::Kernel, varying: &mut [bool], source: &dyn Fn(&Op) -> bool) {
 /// True when running in lockstep pays for the code it takes: per-lane work is [`W`] times the
 /// code for the same work, so a kernel runs in lockstep when its estimated code stays within
 /// twice the one-at-a-time code (what runs all lanes at once, SIMD arithmetic, affine address
-/// arithmetic, vector and record accesses, costs the code of one).
+/// arithmetic, vector and record accesses, costs the code of one). With barriers, each of the
+/// `segments` costs one work-item at a time the dispatch of a round ([`ROUND`]), which a
+/// lockstep turn pays once for its lanes.
 fn profitable(
     k: &ir::Kernel,
     varying: &[bool],
     groups: &std::collections::HashMap<(usize, usize), Member>,
+    segments: usize,
 ) -> bool {
     let w = W as u64;
     let mut consts = std::collections::HashMap::new();
     // Strides of the values that are affine in the lane (as far as one pass sees).
     let mut stride: std::collections::HashMap<ir::Value, i64> = std::collections::HashMap::new();
-    let (mut one_at_a_time, mut lockstep) = (0u64, 0u64);
+    let (mut one_at_a_time, mut lockstep) = (ROUND * (segments as u64 - 1), 0u64);
     let word = |t: Ty| matches!(t, Ty::F32 | Ty::I32);
     for (bi, b) in k.blocks.iter().enumerate() {
         for (ii, i) in b.insts.iter().enumerate() {

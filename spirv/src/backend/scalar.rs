@@ -92,6 +92,10 @@ pub(super) struct Lower<'a> {
     pub(super) full_entry: Option<cranelift_codegen::ir::Block>,
     /// Lockstep: the lanes' active flags, computed from this `alive` value.
     pub(super) vactive: Option<(CValue, cranelift_codegen::ir::Block, [CValue; lockstep::W])>,
+    /// Lockstep with barriers: where turns whose lanes all retired go.
+    pub(super) done: Option<cranelift_codegen::ir::Block>,
+    /// Lockstep with barriers: values of earlier rounds loaded, by native block.
+    pub(super) spilled: HashMap<(Option<cranelift_codegen::ir::Block>, ir::Value), lockstep::Lv>,
 }
 
 pub(super) type CValue = cranelift_codegen::ir::Value;
@@ -153,6 +157,8 @@ impl<'a> Lower<'a> {
             predicated: 0,
             vactive: None,
             full_entry: None,
+            spilled: HashMap::new(),
+            done: None,
         }
     }
 
@@ -197,10 +203,12 @@ impl<'a> Lower<'a> {
             self.hoist_uniform()?;
         }
         let r = self.r;
-        // One copy of each block per segment that contains it (in lockstep, where there is
-        // one segment: one copy for turns with every lane active and one for the others).
+        // One copy of each block per segment that contains it (in lockstep, two per segment:
+        // one for turns with every lane active and one for the others).
         let copies: Vec<(u32, &Vec<usize>)> = if self.lockstep() {
-            vec![(lockstep::GENERAL, &r.blocks[0]), (lockstep::FULL, &r.blocks[0])]
+            (0..r.blocks.len() as u32)
+                .flat_map(|s| [false, true].map(|full| (lockstep::copy(s, full), &r.blocks[s as usize])))
+                .collect()
         } else {
             r.blocks.iter().enumerate().map(|(s, b)| (s as u32, b)).collect()
         };
@@ -253,7 +261,9 @@ impl<'a> Lower<'a> {
         // Where this work-item goes on: segment 0 in the first round, else its recorded segment.
         self.b.switch_to_block(dispatch);
         let entry0 = self.blocks[&(0, r.starts[0].0 as usize)];
-        if r.barriers() {
+        if self.lockstep() {
+            self.lockstep_dispatch();
+        } else if r.barriers() {
             let first = self.b.use_var(self.first);
             let resume = self.b.create_block();
             self.b.ins().brif(first, entry0, &[], resume, &[]);
@@ -289,13 +299,7 @@ impl<'a> Lower<'a> {
                 self.b.ins().jump(self.latch, &[]);
             }
         } else {
-            if self.lockstep() {
-                let start = r.starts[0].0 as usize;
-                let full = self.blocks[&(lockstep::FULL, start)];
-                self.lockstep_mask(full, entry0);
-            } else {
-                self.b.ins().jump(entry0, &[]);
-            }
+            self.b.ins().jump(entry0, &[]);
         }
         for (seg, blocks) in copies {
             self.segment = seg;
@@ -305,6 +309,9 @@ impl<'a> Lower<'a> {
                 }
                 self.block(bi, &self.k.blocks[bi])?;
             }
+        }
+        if self.lockstep() {
+            self.lockstep_finish();
         }
         // Next work-item.
         self.b.switch_to_block(self.latch);
@@ -486,12 +493,15 @@ impl<'a> Lower<'a> {
         if let Some(c) = self.hoisted.get(&v) {
             return *c;
         }
-        // The lockstep copies of the one segment share its dominance.
-        let seg = if self.lockstep() {
-            0
-        } else {
-            self.segment as usize
-        };
+        // In lockstep, the scalar lowering runs for one lane at a time with the operands that
+        // lane has (`per_lane`), values of earlier rounds included.
+        if self.lockstep() {
+            return match self.vals.get(&(self.segment, v)) {
+                Some(c) => *c,
+                None => self.missing(v),
+            };
+        }
+        let seg = self.segment as usize;
         if self.r.direct(seg, v, self.at.0, self.at.1) {
             if let Some(c) = self.vals.get(&(self.segment, v)) {
                 return *c;

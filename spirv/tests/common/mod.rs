@@ -79,6 +79,18 @@ pub fn run_1d_locals(
     run(p, kernel, args, [global, 1], [local, 1], local_bytes, false);
 }
 
+/// [`run_2d`] with local arguments, as [`run_1d_locals`].
+pub fn run_2d_locals(
+    p: &Program,
+    kernel: &str,
+    args: &[u64],
+    global: [u64; 2],
+    local: [u64; 2],
+    local_bytes: &[usize],
+) {
+    run(p, kernel, args, global, local, local_bytes, false);
+}
+
 /// [`run_1d`] of a launch that asks for non-temporal stores ([`GroupCtx::stream`]).
 pub fn run_1d_streaming(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64) {
     run(p, kernel, args, [global, 1], [local, 1], &[], true);

@@ -58,12 +58,12 @@ impl Lower<'_> {
         }
     }
 
-    /// Lanes of the values arriving at one parameter over several edges (mask, value): each
-    /// lane takes the value of the edge it came by.
-    pub(super) fn merge(&mut self, incoming: &[(CValue, ir::Value)]) -> Vec<CValue> {
-        let mut acc = self.lanes(incoming[0].1);
-        for (m, v) in &incoming[1..] {
-            let lanes = self.lanes(*v);
+    /// Lanes of the values arriving at one parameter over several edges (mask, value, block
+    /// the edge leaves): each lane takes the value of the edge it came by.
+    pub(super) fn merge(&mut self, incoming: &[(CValue, ir::Value, usize)]) -> Vec<CValue> {
+        let mut acc = self.edge_lanes(incoming[0].2, incoming[0].1);
+        for (m, v, from) in &incoming[1..] {
+            let lanes = self.edge_lanes(*from, *v);
             for (i, (a, x)) in acc.iter_mut().zip(lanes).enumerate() {
                 let bit = self.b.ins().band_imm_s(*m, 1 << i);
                 let on = self.b.ins().icmp_imm_s(IntCC::NotEqual, bit, 0);
@@ -71,6 +71,20 @@ impl Lower<'_> {
             }
         }
         acc
+    }
+
+    /// Runs `f` as at the end of block `from` (where an edge leaving it uses its arguments),
+    /// for whether a value comes from an earlier round.
+    fn at_end_of<T>(&mut self, from: usize, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = self.at;
+        self.at = (from, self.k.blocks[from].insts.len() + 1);
+        let r = f(self);
+        self.at = saved;
+        r
+    }
+
+    fn edge_lanes(&mut self, from: usize, v: ir::Value) -> Vec<CValue> {
+        self.at_end_of(from, |me| me.lanes(v))
     }
 
     /// Lowers a branch on a varying condition and the blocks it controls (see [`Div`]).
@@ -88,19 +102,19 @@ impl Lower<'_> {
         let bits = self.cond_bits(*c);
         let mt = self.b.ins().band(alive, bits);
         let mf = self.b.ins().band_not(alive, bits);
-        // Edges into the blocks run here: target -> [(mask, arguments)].
-        type Edges = std::collections::HashMap<usize, Vec<(CValue, Vec<ir::Value>)>>;
+        // Edges into the blocks run here: target -> [(mask, arguments, block they leave)].
+        type Edges = std::collections::HashMap<usize, Vec<(CValue, Vec<ir::Value>, usize)>>;
         let mut edges: Edges = std::collections::HashMap::new();
         let (blocks, go_on) = match &d {
             Div::Region { blocks, join } => {
                 edges
                     .entry(t.0 as usize)
                     .or_default()
-                    .push((mt, ta.clone()));
+                    .push((mt, ta.clone(), bi));
                 edges
                     .entry(f.0 as usize)
                     .or_default()
-                    .push((mf, fa.clone()));
+                    .push((mf, fa.clone(), bi));
                 (blocks.clone(), *join)
             }
             Div::Retire { blocks, on_true } => {
@@ -109,7 +123,7 @@ impl Lower<'_> {
                 } else {
                     (t.0 as usize, mt, ta, f.0 as usize)
                 };
-                edges.entry(into).or_default().push((m, a.clone()));
+                edges.entry(into).or_default().push((m, a.clone(), bi));
                 (blocks.clone(), on)
             }
         };
@@ -118,18 +132,18 @@ impl Lower<'_> {
         for rb in blocks {
             let inc = edges.remove(&rb).unwrap_or_default();
             let mut mask = self.b.ins().iconst(types::I8, 0);
-            for (m, _) in &inc {
+            for (m, _, _) in &inc {
                 mask = self.b.ins().bor(mask, *m);
             }
             let params = self.k.blocks[rb].params.clone();
             for (j, p) in params.iter().enumerate() {
-                let incoming: Vec<(CValue, ir::Value)> = inc
+                let incoming: Vec<(CValue, ir::Value, usize)> = inc
                     .iter()
-                    .filter_map(|(m, a)| a.get(j).map(|v| (*m, *v)))
+                    .filter_map(|(m, a, from)| a.get(j).map(|v| (*m, *v, *from)))
                     .collect();
                 let l = match incoming.as_slice() {
                     [] => Lv::U(self.missing(*p)),
-                    [(_, v)] => self.get(*v),
+                    [(_, v, from)] => self.at_end_of(*from, |me| me.get(*v)),
                     _ => Lv::S(self.merge(&incoming)),
                 };
                 self.def_lv(*p, l);
@@ -145,7 +159,7 @@ impl Lower<'_> {
                 Term::Jump(t2, a) => edges
                     .entry(t2.0 as usize)
                     .or_default()
-                    .push((mask, a.clone())),
+                    .push((mask, a.clone(), rb)),
                 Term::Branch(c2, (t2, a2), (f2, b2)) => {
                     let bits = self.cond_bits(*c2);
                     let m2 = self.b.ins().band(mask, bits);
@@ -153,11 +167,11 @@ impl Lower<'_> {
                     edges
                         .entry(t2.0 as usize)
                         .or_default()
-                        .push((m2, a2.clone()));
+                        .push((m2, a2.clone(), rb));
                     edges
                         .entry(f2.0 as usize)
                         .or_default()
-                        .push((m3, b2.clone()));
+                        .push((m3, b2.clone(), rb));
                 }
                 Term::Return | Term::Unreachable => retired = self.b.ins().bor(retired, mask),
                 _ => return Err(Error::internal("a switch or barrier in a divergent region")),
@@ -171,30 +185,30 @@ impl Lower<'_> {
             .filter(|b| exit_like(self.k, *b))
             .collect();
         for b in gone {
-            for (m, _) in edges.remove(&b).unwrap_or_default() {
+            for (m, _, _) in edges.remove(&b).unwrap_or_default() {
                 retired = self.b.ins().bor(retired, m);
             }
         }
         let out = self.b.ins().band_not(alive, retired);
         self.b.def_var(self.alive, out);
         // The lanes that go on: every edge into the join (or the branch's other side).
-        let inc: Vec<(CValue, Vec<ir::Value>)> = match &d {
+        let inc: Vec<(CValue, Vec<ir::Value>, usize)> = match &d {
             Div::Region { .. } => edges.remove(&go_on).unwrap_or_default(),
             Div::Retire { on_true, .. } => {
-                vec![(out, if *on_true { ta.clone() } else { fa.clone() })]
+                vec![(out, if *on_true { ta.clone() } else { fa.clone() }, bi)]
             }
         };
         let params = self.k.blocks[go_on].params.clone();
         let mut args = Vec::new();
         for (j, p) in params.iter().enumerate() {
-            let incoming: Vec<(CValue, ir::Value)> = inc
+            let incoming: Vec<(CValue, ir::Value, usize)> = inc
                 .iter()
-                .filter_map(|(m, a)| a.get(j).map(|v| (*m, *v)))
+                .filter_map(|(m, a, from)| a.get(j).map(|v| (*m, *v, *from)))
                 .collect();
             let lanes = match incoming.as_slice() {
                 [] => vec![self.missing(*p); W],
-                [(_, v)] if !self.varying(*p) => vec![self.uni(*v); 1],
-                [(_, v)] => self.lanes(*v),
+                [(_, v, from)] if !self.varying(*p) => vec![self.at_end_of(*from, |me| me.uni(*v)); 1],
+                [(_, v, from)] => self.edge_lanes(*from, *v),
                 _ => self.merge(&incoming),
             };
             if !self.varying(*p) {
@@ -211,8 +225,8 @@ impl Lower<'_> {
         }
         let target = self.target(BlockId(go_on as u32));
         let none = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
-        let latch = self.latch;
-        self.b.ins().brif(none, latch, &[], target, &args);
+        let retired = self.retired();
+        self.b.ins().brif(none, retired, &[], target, &args);
         Ok(())
     }
 
@@ -224,6 +238,12 @@ impl Lower<'_> {
     ) -> Result<(), Error> {
         let cb = self.blocks[&(self.segment, i)];
         self.b.switch_to_block(cb);
+        self.at = (i, 0);
+        for p in &blk.params {
+            if let Some(l) = self.lv.get(&(self.segment, *p)).cloned() {
+                self.spill_lv(*p, &l);
+            }
+        }
         for (ii, inst) in blk.insts.iter().enumerate() {
             self.at = (i, ii + 1);
             self.lockstep_op(inst)?;
@@ -249,11 +269,81 @@ impl Lower<'_> {
                 let s = self.uni(*s);
                 self.switch(s, *d, cases);
             }
-            Term::Barrier(_) => return Err(Error::internal("a barrier in a lockstep kernel")),
+            Term::Barrier(t) => {
+                // The turn stops here and resumes at the barrier's segment in the next round
+                // (the plan has every lane of the turn reach it).
+                let next = self.r.segment_of.get(&t.0).copied().unwrap_or(u32::MAX);
+                self.resume_at(next);
+                let one = self.b.ins().iconst(types::I8, 1);
+                self.b.def_var(self.any, one);
+                self.b.ins().jump(self.latch, &[]);
+            }
             Term::Return | Term::Unreachable | Term::None => {
+                if self.r.barriers() {
+                    self.resume_at(u32::MAX);
+                }
                 self.b.ins().jump(self.latch, &[]);
             }
         }
         Ok(())
+    }
+
+    /// Where a turn whose lanes all retired goes: the latch, having recorded (with barriers)
+    /// that the turn is finished ([`Self::lockstep_finish`] fills that block).
+    fn retired(&mut self) -> cranelift_codegen::ir::Block {
+        if !self.r.barriers() {
+            return self.latch;
+        }
+        match self.done {
+            Some(d) => d,
+            None => {
+                let d = self.b.create_block();
+                self.done = Some(d);
+                d
+            }
+        }
+    }
+
+    /// After the blocks: the block where retired turns record that they are finished.
+    pub(in crate::backend) fn lockstep_finish(&mut self) {
+        if let Some(d) = self.done {
+            self.b.switch_to_block(d);
+            self.resume_at(u32::MAX);
+            self.b.ins().jump(self.latch, &[]);
+        }
+    }
+
+    /// The dispatch of a turn: its lane mask, then the entry of the full or the general copy
+    /// (with barriers: of the segment the turn resumes at, recorded for its first lane; a
+    /// finished turn goes to the latch).
+    pub(in crate::backend) fn lockstep_dispatch(&mut self) {
+        let r = self.r;
+        let start = |seg: usize| r.starts[seg].0 as usize;
+        if !r.barriers() {
+            let full = self.blocks[&(super::FULL, start(0))];
+            let general = self.blocks[&(super::GENERAL, start(0))];
+            self.lockstep_mask(full, general);
+            return;
+        }
+        let (full, general) = (self.b.create_block(), self.b.create_block());
+        self.lockstep_mask(full, general);
+        for (at, is_full) in [(full, true), (general, false)] {
+            self.b.switch_to_block(at);
+            let entry = self.blocks[&(super::copy(0, is_full), start(0))];
+            let first = self.b.use_var(self.first);
+            let resume = self.b.create_block();
+            self.b.ins().brif(first, entry, &[], resume, &[]);
+            self.b.switch_to_block(resume);
+            let a = self.state_addr();
+            let state = self
+                .b
+                .ins()
+                .load(types::I32, cranelift_codegen::ir::MemFlagsData::trusted(), a, 0);
+            let mut sw = cranelift_frontend::Switch::new();
+            for seg in 0..r.starts.len() {
+                sw.set_entry(seg as u128, self.blocks[&(super::copy(seg as u32, is_full), start(seg))]);
+            }
+            sw.emit(&mut self.b, state, self.latch);
+        }
     }
 }

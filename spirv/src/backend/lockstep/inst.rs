@@ -17,6 +17,11 @@ impl Lower<'_> {
         if self.record_access(inst) {
             return Ok(());
         }
+        self.lockstep_inst(inst)
+    }
+
+    /// [`Self::lockstep_op`] of an instruction that is no record group's member.
+    pub(super) fn lockstep_inst(&mut self, inst: &ir::Inst) -> Result<(), Error> {
         let rt = inst.result.map(|r| self.k.ty(r));
         let fl = MemFlagsData::new();
         match &inst.op {
@@ -122,6 +127,12 @@ impl Lower<'_> {
         };
         let t = self.k.ty(r);
         if !self.varying(r) {
+            // The scalar lowering reads its operands from `vals`: this copy's, or (with
+            // barriers) those of an earlier round.
+            for o in crate::ir::operands(&inst.op) {
+                let c = self.uni(o);
+                self.vals.insert((self.segment, o), c);
+            }
             let c = self
                 .op(rt, &inst.op)?
                 .ok_or_else(|| Error::internal("no value"))?;

@@ -54,10 +54,16 @@ pub(super) enum Lv {
 pub(super) type Record = (CValue, Option<std::rc::Rc<[CValue; W]>>);
 
 /// The two copies of a lockstep kernel's blocks (the `segment` they are lowered as): one for
-/// turns with some lane inactive (past the end of the row), one for turns with all four.
+/// turns with some lane inactive (past the end of the row), one for turns with all four. With
+/// barriers, each segment has the two ([`copy`]).
 pub(super) const GENERAL: u32 = 0;
 /// See [`GENERAL`].
 pub(super) const FULL: u32 = 1;
+
+/// The copy of segment `seg`'s blocks for full turns (`full`) or the others.
+pub(super) fn copy(seg: u32, full: bool) -> u32 {
+    seg * 2 + if full { FULL } else { GENERAL }
+}
 
 /// Per-iteration values.
 #[derive(Clone, Copy)]
@@ -183,7 +189,7 @@ impl Lower<'_> {
     /// divergent regions and before any lane may have retired; the general copy is only run
     /// for turns with some lane inactive (and then only the slow paths are needed).
     fn known_full(&self) -> Option<bool> {
-        if self.segment == GENERAL {
+        if self.segment % 2 == GENERAL {
             return Some(false);
         }
         let partial = self
@@ -225,9 +231,98 @@ impl Lower<'_> {
     }
 
     fn get(&mut self, v: ir::Value) -> Lv {
+        let seg = (self.segment / 2) as usize;
+        if self.r.barriers() && !self.r.direct(seg, v, self.at.0, self.at.1) {
+            return self.earlier(v);
+        }
         match self.lv.get(&(self.segment, v)) {
             Some(l) => l.clone(),
             None => Lv::U(self.missing(v)),
+        }
+    }
+
+    /// A value of an earlier round (with barriers): computed again where [`Regions::remat`]
+    /// says it is cheap (its instruction lowered again here, for this turn's lanes), else
+    /// loaded from each lane's spill slot (one slot for a uniform value: the turn's first
+    /// lane's); once per native block.
+    ///
+    /// [`Regions::remat`]: crate::analysis::regions::Regions::remat
+    fn earlier(&mut self, v: ir::Value) -> Lv {
+        let here = self.b.current_block();
+        if let Some(l) = self.spilled.get(&(here, v)) {
+            return l.clone();
+        }
+        let t = self.k.ty(v);
+        let k = self.k;
+        let def = self
+            .r
+            .def_of(v)
+            .and_then(|(b, pos)| k.blocks[b].insts.get(pos.checked_sub(1)?));
+        let l = match def {
+            Some(inst) if self.r.remat.contains(&v) => {
+                // Lowered as if here, then forgotten: the copy's own definition stays for the
+                // uses it dominates.
+                let key = (self.segment, v);
+                let (lv, val) = (self.lv.remove(&key), self.vals.remove(&key));
+                let made = self.lockstep_inst(inst).ok().and_then(|()| self.lv.remove(&key));
+                self.vals.remove(&key);
+                if let Some(l) = lv {
+                    self.lv.insert(key, l);
+                }
+                if let Some(c) = val {
+                    self.vals.insert(key, c);
+                }
+                made.unwrap_or_else(|| Lv::U(self.missing(v)))
+            }
+            _ => match self.r.spills.get(&v).copied() {
+                Some(slot) => {
+                    let fl = cranelift_codegen::ir::MemFlagsData::trusted();
+                    if self.varying(v) {
+                        let a = self.lane_slots(slot);
+                        Lv::S(a.into_iter().map(|a| self.b.ins().load(ty(t), fl, a, 0)).collect())
+                    } else {
+                        let a = self.spill_addr(slot);
+                        Lv::U(self.b.ins().load(ty(t), fl, a, 0))
+                    }
+                }
+                None => Lv::U(self.missing(v)),
+            },
+        };
+        // Where the lowering ended up (it may have added blocks).
+        let at = self.b.current_block();
+        self.spilled.insert((at, v), l.clone());
+        l
+    }
+
+    /// The addresses of spill slot `slot` of each lane's work-item, inactive lanes' redirected
+    /// to the scratch slot.
+    fn lane_slots(&mut self, slot: u32) -> Vec<CValue> {
+        let a0 = self.spill_addr(slot);
+        let stride = i64::from(self.stride);
+        let a = (0..W)
+            .map(|i| if i == 0 { a0 } else { self.b.ins().iadd_imm_s(a0, stride * i as i64) })
+            .collect();
+        self.guard(a)
+    }
+
+    /// Stores `l`, the value of `v`, to its spill slots when a later round uses it.
+    pub(super) fn spill_lv(&mut self, v: ir::Value, l: &Lv) {
+        let Some(slot) = self.r.spills.get(&v).copied() else {
+            return;
+        };
+        if !self.r.barriers() {
+            return;
+        }
+        let fl = cranelift_codegen::ir::MemFlagsData::trusted();
+        if let Lv::U(c) = l {
+            let a = self.spill_addr(slot);
+            self.b.ins().store(fl, *c, a, 0);
+            return;
+        }
+        let lanes = self.lanes_of(l.clone());
+        let a = self.lane_slots(slot);
+        for (x, a) in lanes.into_iter().zip(a) {
+            self.b.ins().store(fl, x, a, 0);
         }
     }
 
@@ -324,6 +419,7 @@ impl Lower<'_> {
         if let Lv::U(c) = l {
             self.vals.insert((self.segment, v), c);
         }
+        self.spill_lv(v, &l);
         self.lv.insert((self.segment, v), l);
     }
 
