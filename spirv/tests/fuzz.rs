@@ -44,6 +44,7 @@ const KERNELS: &[&str] = &[
     "struct_values",
     "fnptr",
     "lockstep",
+    "lockstep_barriers",
     // Hand-written DPC++-style modules (kernels/dpcpp/*.spvasm).
     "dpcpp/hints",
     "dpcpp/floats",

@@ -14,6 +14,14 @@ pub(crate) enum Div {
         blocks: Vec<usize>,
         join: usize,
     },
+    /// Both sides meet again at `join`, with a loop between: the lanes that reach the branch
+    /// run the blocks in between one after the other, each lane on its own (one work-item at a
+    /// time, as without lockstep), and meet at `join`.
+    Serial {
+        /// The blocks, in reverse postorder of the kernel.
+        blocks: Vec<usize>,
+        join: usize,
+    },
     /// One side only returns (no loop on it): its blocks run with their lanes, which then
     /// retire, and the others go on at the other successor.
     Retire {
@@ -105,7 +113,8 @@ type Divergence = (
 /// How each branch on a varying condition runs, the blocks that are lowered inside their
 /// branch's block, and the block parameters that become varying (where lanes that took
 /// different paths meet). `None` when some branch cannot run in lockstep: a varying switch,
-/// a loop inside a divergent region, or sides that neither meet nor only return.
+/// or sides that neither meet nor only return (a loop inside a region that meets again makes
+/// it [`Div::Serial`]).
 pub(crate) fn divergence(k: &ir::Kernel, varying: &[bool]) -> Option<Divergence> {
     use crate::ir::verify::{dominates, dominators_of};
     let n = k.blocks.len();
@@ -116,6 +125,10 @@ pub(crate) fn divergence(k: &ir::Kernel, varying: &[bool]) -> Option<Divergence>
             .collect()
     };
     let (idom, rpo) = dominators_of(n, 0, &succ);
+    let mut order = vec![usize::MAX; n];
+    for (i, b) in rpo.iter().enumerate() {
+        order[*b] = i;
+    }
     // Post-dominators: dominators of the reversed graph from a virtual exit `n`.
     let mut preds = vec![Vec::new(); n + 1];
     for &b in &rpo {
@@ -166,9 +179,15 @@ pub(crate) fn divergence(k: &ir::Kernel, varying: &[bool]) -> Option<Divergence>
             if !simple(&set, b) {
                 return None;
             }
-            let blocks = topo(k, &set)?;
             params.extend(k.blocks[join].params.iter().copied());
-            Div::Region { blocks, join }
+            match topo(k, &set) {
+                Some(blocks) => Div::Region { blocks, join },
+                None => {
+                    let mut blocks: Vec<usize> = set.into_iter().collect();
+                    blocks.sort_unstable_by_key(|x| order[*x]);
+                    Div::Serial { blocks, join }
+                }
+            }
         } else {
             let (st, sf) = (reach(k, &[t], None), reach(k, &[f], None));
             let returns = |set: &std::collections::HashSet<usize>,
@@ -197,7 +216,7 @@ pub(crate) fn divergence(k: &ir::Kernel, varying: &[bool]) -> Option<Divergence>
                 return None;
             }
         };
-        let (Div::Region { blocks, .. } | Div::Retire { blocks, .. }) = &d;
+        let (Div::Region { blocks, .. } | Div::Serial { blocks, .. } | Div::Retire { blocks, .. }) = &d;
         for x in blocks {
             inlined.insert(*x);
             params.extend(k.blocks[*x].params.iter().copied());
@@ -206,7 +225,7 @@ pub(crate) fn divergence(k: &ir::Kernel, varying: &[bool]) -> Option<Divergence>
     }
     // Where the lanes go on must be a block of its own.
     let on = div.iter().map(|(b, d)| match d {
-        Div::Region { join, .. } => *join,
+        Div::Region { join, .. } | Div::Serial { join, .. } => *join,
         Div::Retire { on_true, .. } => {
             let Term::Branch(_, (t, _), (f, _)) = &k.blocks[*b].term else {
                 return usize::MAX;

@@ -148,7 +148,7 @@ pub(crate) fn plan(k: &ir::Kernel, r: &Regions, policy: Lockstep) -> Option<Plan
                     starts.push(if *on_true { t.0 as usize } else { f.0 as usize });
                 }
             }
-            Div::Region { blocks, join } => {
+            Div::Region { blocks, join } | Div::Serial { blocks, join } => {
                 let leaves = blocks.iter().any(|x| {
                     matches!(k.blocks[*x].term, Term::Return | Term::Unreachable)
                         || k.successors(BlockId(*x as u32))

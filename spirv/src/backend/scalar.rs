@@ -92,6 +92,10 @@ pub(super) struct Lower<'a> {
     pub(super) full_entry: Option<cranelift_codegen::ir::Block>,
     /// Lockstep: the lanes' active flags, computed from this `alive` value.
     pub(super) vactive: Option<(CValue, cranelift_codegen::ir::Block, [CValue; lockstep::W])>,
+    /// Lockstep: lowering one lane's copy of a serialized region (with the scalar lowering).
+    pub(super) serial: bool,
+    /// Lockstep: serialized regions lowered so far.
+    pub(super) serials: usize,
     /// Lockstep with barriers: where turns whose lanes all retired go.
     pub(super) done: Option<cranelift_codegen::ir::Block>,
     /// Lockstep with barriers: values of earlier rounds loaded, by native block.
@@ -159,6 +163,8 @@ impl<'a> Lower<'a> {
             full_entry: None,
             spilled: HashMap::new(),
             done: None,
+            serial: false,
+            serials: 0,
         }
     }
 
@@ -564,7 +570,7 @@ impl<'a> Lower<'a> {
     }
 
     pub(super) fn block(&mut self, i: usize, blk: &ir::Block) -> Result<(), Error> {
-        if self.lockstep() {
+        if self.lockstep() && !self.serial {
             return self.lockstep_block(i, blk);
         }
         let cb = self.blocks[&(self.segment, i)];
@@ -617,7 +623,8 @@ impl<'a> Lower<'a> {
                 self.b.ins().jump(self.latch, &[]);
             }
             Term::Return | Term::Unreachable | Term::None => {
-                if self.r.barriers() {
+                // (A lane of a lockstep turn leaves the turn only: see `lockstep::serialize`.)
+                if self.r.barriers() && !self.serial {
                     self.resume_at(u32::MAX);
                 }
                 self.b.ins().jump(self.latch, &[]);

@@ -106,6 +106,7 @@ impl Lower<'_> {
         type Edges = std::collections::HashMap<usize, Vec<(CValue, Vec<ir::Value>, usize)>>;
         let mut edges: Edges = std::collections::HashMap::new();
         let (blocks, go_on) = match &d {
+            Div::Serial { blocks, join } => return self.serialize(bi, term, blocks, *join),
             Div::Region { blocks, join } => {
                 edges
                     .entry(t.0 as usize)
@@ -193,7 +194,7 @@ impl Lower<'_> {
         self.b.def_var(self.alive, out);
         // The lanes that go on: every edge into the join (or the branch's other side).
         let inc: Vec<(CValue, Vec<ir::Value>, usize)> = match &d {
-            Div::Region { .. } => edges.remove(&go_on).unwrap_or_default(),
+            Div::Region { .. } | Div::Serial { .. } => edges.remove(&go_on).unwrap_or_default(),
             Div::Retire { on_true, .. } => {
                 vec![(out, if *on_true { ta.clone() } else { fa.clone() }, bi)]
             }
@@ -226,6 +227,150 @@ impl Lower<'_> {
         let target = self.target(BlockId(go_on as u32));
         let none = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
         let retired = self.retired();
+        self.b.ins().brif(none, retired, &[], target, &args);
+        Ok(())
+    }
+
+    /// Lowers a branch on a varying condition whose region has a loop ([`Div::Serial`]): each
+    /// active lane in turn runs the branch and the region's blocks with the scalar lowering,
+    /// with its own operands and ids, and leaves its values for the join (or retires); then
+    /// the lanes meet at the join.
+    fn serialize(&mut self, bi: usize, term: &Term, region: &[usize], join: usize) -> Result<(), Error> {
+        let Term::Branch(c, (t, ta), (f, fa)) = term else {
+            return Err(Error::internal("a divergent branch that is not a branch"));
+        };
+        let k = self.k;
+        // The region, and the blocks that only return which it leaves to.
+        let mut blocks = region.to_vec();
+        let mut todo: Vec<usize> = std::iter::once(bi)
+            .chain(region.iter().copied())
+            .flat_map(|b| k.successors(BlockId(b as u32)))
+            .map(|s| s.0 as usize)
+            .collect();
+        while let Some(b) = todo.pop() {
+            if b != join && !blocks.contains(&b) {
+                blocks.push(b);
+                todo.extend(k.successors(BlockId(b as u32)).iter().map(|s| s.0 as usize));
+            }
+        }
+        // Their operands defined elsewhere, as each lane has them at the branch.
+        let mut defined = std::collections::HashSet::new();
+        for &b in &blocks {
+            defined.extend(k.blocks[b].params.iter().copied());
+            defined.extend(k.blocks[b].insts.iter().filter_map(|i| i.result));
+        }
+        let mut live = Vec::new();
+        let uses = blocks
+            .iter()
+            .flat_map(|b| {
+                let blk = &k.blocks[*b];
+                blk.insts.iter().flat_map(|i| ir::operands(&i.op)).chain(ir::term_operands(&blk.term))
+            })
+            .chain(ir::term_operands(term));
+        for v in uses {
+            if !defined.contains(&v) && !live.contains(&v) {
+                live.push(v);
+            }
+        }
+        self.at = (bi, k.blocks[bi].insts.len() + 1);
+        let lanes: Vec<(ir::Value, Vec<CValue>)> = live.into_iter().map(|v| (v, self.lanes(v))).collect();
+        let (x0, wi0) = (self.b.use_var(self.lid[0]), self.b.use_var(self.wi));
+        let jparams = k.blocks[join].params.clone();
+        // Each lane's values for the join (zeros for lanes that do not run).
+        let jvars: Vec<Vec<cranelift_frontend::Variable>> = (0..W)
+            .map(|_| {
+                jparams
+                    .iter()
+                    .map(|p| {
+                        let var = self.b.declare_var(super::ty(k.ty(*p)));
+                        let z = self.zero(k.ty(*p));
+                        self.b.def_var(var, z);
+                        var
+                    })
+                    .collect()
+            })
+            .collect();
+        let (latch, copy) = (self.latch, self.segment);
+        self.serials += 1;
+        let mut next = self.b.create_block();
+        self.b.ins().jump(next, &[]);
+        for (i, vars) in jvars.iter().enumerate() {
+            self.b.switch_to_block(next);
+            let (enter, after) = (self.b.create_block(), self.b.create_block());
+            let alive = self.b.use_var(self.alive);
+            let bit = self.b.ins().band_imm_s(alive, 1 << i);
+            self.b.ins().brif(bit, enter, &[], after, &[]);
+            self.b.switch_to_block(enter);
+            // A copy of the blocks of its own, keyed like a segment's.
+            let seg = super::SERIAL + (self.serials * W + i) as u32;
+            self.segment = seg;
+            for (v, l) in &lanes {
+                self.vals.insert((seg, *v), l[i]);
+            }
+            let (xi, wii) = (self.b.ins().iadd_imm_s(x0, i as i64), self.b.ins().iadd_imm_s(wi0, i as i64));
+            self.b.def_var(self.lid[0], xi);
+            self.b.def_var(self.wi, wii);
+            for &b in &blocks {
+                let cb = self.b.create_block();
+                for p in &k.blocks[b].params {
+                    let v = self.b.append_block_param(cb, super::ty(k.ty(*p)));
+                    self.vals.insert((seg, *p), v);
+                }
+                self.blocks.insert((seg, b), cb);
+            }
+            let exit = self.b.create_block();
+            let got: Vec<CValue> =
+                jparams.iter().map(|p| self.b.append_block_param(exit, super::ty(k.ty(*p)))).collect();
+            self.blocks.insert((seg, join), exit);
+            let retired = self.b.create_block();
+            self.latch = retired;
+            self.serial = true;
+            let cv = self.v(*c);
+            let (ta, fa) = (self.args(ta), self.args(fa));
+            let (tb, fb) = (self.target(*t), self.target(*f));
+            self.b.ins().brif(cv, tb, &ta, fb, &fa);
+            let lowered = blocks.iter().try_for_each(|&b| self.block(b, &k.blocks[b]));
+            self.serial = false;
+            self.latch = latch;
+            lowered?;
+            self.b.switch_to_block(exit);
+            for (var, v) in vars.iter().zip(got) {
+                self.b.def_var(*var, v);
+            }
+            self.b.def_var(self.lid[0], x0);
+            self.b.def_var(self.wi, wi0);
+            self.b.ins().jump(after, &[]);
+            // A lane that returned leaves the turn.
+            self.b.switch_to_block(retired);
+            let alive = self.b.use_var(self.alive);
+            let alive = self.b.ins().band_imm_s(alive, !(1i64 << i));
+            self.b.def_var(self.alive, alive);
+            self.b.def_var(self.lid[0], x0);
+            self.b.def_var(self.wi, wi0);
+            self.b.ins().jump(after, &[]);
+            next = after;
+        }
+        self.segment = copy;
+        self.b.switch_to_block(next);
+        let mut args = Vec::new();
+        for (j, p) in jparams.iter().enumerate() {
+            let l: Vec<CValue> = jvars.iter().map(|vars| self.b.use_var(vars[j])).collect();
+            if !self.varying(*p) {
+                args.push(BlockArg::Value(l[0]));
+            } else if let Some(vt) = vty(k.ty(*p)) {
+                let mut x = self.b.ins().splat(vt, l[0]);
+                for (i, c) in l.iter().enumerate().skip(1) {
+                    x = self.b.ins().insertlane(x, *c, i as u8);
+                }
+                args.push(BlockArg::Value(x));
+            } else {
+                args.extend(l.into_iter().map(BlockArg::Value));
+            }
+        }
+        let out = self.b.use_var(self.alive);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
+        let retired = self.retired();
+        let target = self.target(BlockId(join as u32));
         self.b.ins().brif(none, retired, &[], target, &args);
         Ok(())
     }

@@ -1,4 +1,4 @@
-//! Work-items in lockstep: the work-group function of a kernel without barriers runs [`W`]
+//! Work-items in lockstep: the work-group function of a kernel runs [`W`]
 //! consecutive work-items of a row (along x) per turn of its work-item loop, one instruction for
 //! all of them, so their independent chains overlap in the CPU and `float`/`int` arithmetic uses
 //! SIMD lanes.
@@ -17,9 +17,15 @@
 //!   traps) while their memory accesses go to a scratch slot. The blocks are lowered twice: a
 //!   [`FULL`] copy for turns that start with every lane active, with no mask checks outside
 //!   divergent code, and a [`GENERAL`] copy for the others, with masked accesses only.
-//! - A kernel runs in lockstep when it has no barriers, private arrays, `printf`, memory copies,
-//!   loops or switches inside divergent regions, and (by default) when it pays for its code
-//!   ([`profitable`]); otherwise one work-item after the other, as before.
+//! - A divergent region with a loop runs lane by lane ([`Div::Serial`]): each active lane
+//!   runs it with the scalar lowering, and the lanes meet again at its join.
+//! - Barriers: each segment has its two copies, and the rounds run turns; a turn stops at a
+//!   barrier as one (its state is its first lane's), and values of earlier rounds are computed
+//!   again or come from each lane's spill slot ([`Lower::lockstep_dispatch`], `earlier`).
+//! - A kernel runs in lockstep when it has no private arrays, `printf`, memory copies, switches
+//!   inside divergent regions, sub-group barriers, or barriers that some lane of a turn may not
+//!   reach, and (by default) when it pays for its code (`profitable`); otherwise one work-item
+//!   after the other, as before.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Type};
@@ -59,6 +65,10 @@ pub(super) type Record = (CValue, Option<std::rc::Rc<[CValue; W]>>);
 pub(super) const GENERAL: u32 = 0;
 /// See [`GENERAL`].
 pub(super) const FULL: u32 = 1;
+
+/// The first key of the lanes' own copies of serialized regions ([`Div::Serial`]), above every
+/// segment's copies.
+pub(super) const SERIAL: u32 = 1 << 30;
 
 /// The copy of segment `seg`'s blocks for full turns (`full`) or the others.
 pub(super) fn copy(seg: u32, full: bool) -> u32 {
@@ -197,6 +207,15 @@ impl Lower<'_> {
             .as_ref()
             .is_some_and(|p| p.partial.contains(&self.at.0));
         (self.predicated == 0 && !partial).then_some(true)
+    }
+
+    /// A zero of type `t`.
+    pub(super) fn zero(&mut self, t: Ty) -> CValue {
+        match t {
+            Ty::F32 => self.b.ins().f32const(0.0),
+            Ty::F64 => self.b.ins().f64const(0.0),
+            t => self.b.ins().iconst(ty(t), 0),
+        }
     }
 
     /// True (an `I8`) when every lane is active.
