@@ -76,7 +76,7 @@ pub fn run_1d_locals(
     local: u64,
     local_bytes: &[usize],
 ) {
-    run(p, kernel, args, [global, 1], [local, 1], local_bytes, false);
+    run_2d_locals(p, kernel, args, [global, 1], [local, 1], local_bytes);
 }
 
 /// [`run_2d`] with local arguments, as [`run_1d_locals`].

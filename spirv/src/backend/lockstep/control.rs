@@ -212,22 +212,9 @@ impl Lower<'_> {
                 [(_, v, from)] => self.edge_lanes(*from, *v),
                 _ => self.merge(&incoming),
             };
-            if !self.varying(*p) {
-                args.push(BlockArg::Value(lanes[0]));
-            } else if let Some(vt) = vty(self.k.ty(*p)) {
-                let mut x = self.b.ins().splat(vt, lanes[0]);
-                for (i, c) in lanes.iter().enumerate().skip(1) {
-                    x = self.b.ins().insertlane(x, *c, i as u8);
-                }
-                args.push(BlockArg::Value(x));
-            } else {
-                args.extend(lanes.into_iter().map(BlockArg::Value));
-            }
+            self.param_args(*p, lanes, &mut args);
         }
-        let target = self.target(BlockId(go_on as u32));
-        let none = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
-        let retired = self.retired();
-        self.b.ins().brif(none, retired, &[], target, &args);
+        self.go_on(out, go_on, &args);
         Ok(())
     }
 
@@ -355,24 +342,36 @@ impl Lower<'_> {
         let mut args = Vec::new();
         for (j, p) in jparams.iter().enumerate() {
             let l: Vec<CValue> = jvars.iter().map(|vars| self.b.use_var(vars[j])).collect();
-            if !self.varying(*p) {
-                args.push(BlockArg::Value(l[0]));
-            } else if let Some(vt) = vty(k.ty(*p)) {
-                let mut x = self.b.ins().splat(vt, l[0]);
-                for (i, c) in l.iter().enumerate().skip(1) {
-                    x = self.b.ins().insertlane(x, *c, i as u8);
-                }
-                args.push(BlockArg::Value(x));
-            } else {
-                args.extend(l.into_iter().map(BlockArg::Value));
-            }
+            self.param_args(*p, l, &mut args);
         }
         let out = self.b.use_var(self.alive);
-        let none = self.b.ins().icmp_imm_s(IntCC::Equal, out, 0);
-        let retired = self.retired();
-        let target = self.target(BlockId(join as u32));
-        self.b.ins().brif(none, retired, &[], target, &args);
+        self.go_on(out, join, &args);
         Ok(())
+    }
+
+    /// The native arguments for parameter `p` from its lanes' values, in its shape (one value
+    /// when uniform, a vector, or a scalar per lane).
+    fn param_args(&mut self, p: ir::Value, lanes: Vec<CValue>, out: &mut Vec<BlockArg>) {
+        if !self.varying(p) {
+            out.push(BlockArg::Value(lanes[0]));
+        } else if let Some(vt) = vty(self.k.ty(p)) {
+            let mut x = self.b.ins().splat(vt, lanes[0]);
+            for (i, c) in lanes.iter().enumerate().skip(1) {
+                x = self.b.ins().insertlane(x, *c, i as u8);
+            }
+            out.push(BlockArg::Value(x));
+        } else {
+            out.extend(lanes.into_iter().map(BlockArg::Value));
+        }
+    }
+
+    /// After a divergent branch: on at block `to` with `args` while some lane of `alive` is
+    /// left, else the turn ends.
+    fn go_on(&mut self, alive: CValue, to: usize, args: &[BlockArg]) {
+        let target = self.target(BlockId(to as u32));
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, alive, 0);
+        let retired = self.retired();
+        self.b.ins().brif(none, retired, &[], target, args);
     }
 
     /// Lowers block `i` for all lanes (its parameters were made by [`Self::lockstep_param`]).
