@@ -49,3 +49,15 @@ kernel void lb_hist(global const uint *in, global uint *bins, uint skip) {
     if (l < 16)
         bins[get_group_id(0) * 16 + l] = lb[l];
 }
+
+// A group's values read back transposed through local memory, with the row and column of a
+// 16-wide tiling of the local id (`l >> 4`, `l & 15`: the same in every lane of a turn, and
+// consecutive in its lanes).
+kernel void lb_tile(global const int *in, global int *out, local int *tile) {
+    uint l = get_local_id(0), n = get_local_size(0);
+    tile[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint r = l >> 4, c = l & 15;
+    uint t = c * 16 + r;
+    out[get_global_id(0)] = tile[t % n] * 3 + (int)(l >> 2) * 1000 + (int)(l & 7) - (int)(l & 0x3b);
+}

@@ -21,7 +21,7 @@ fn build(policy: Lockstep) -> (zekit_spirv::Program, u64) {
 
 #[test]
 fn barrier_kernels_run_in_lockstep() {
-    assert_eq!(build(Lockstep::Always).1, 3);
+    assert_eq!(build(Lockstep::Always).1, 4);
     assert_eq!(build(Lockstep::Never).1, 0);
     // The tree reduction pays for its code by default: the rounds' dispatch is per turn.
     jit::set_lockstep(Lockstep::Auto);
@@ -130,6 +130,34 @@ fn groups_leave_early_and_count_in_local_memory() {
                 } else {
                     assert_eq!(got, &want[..], "{policy:?}, local {local}, group {g}");
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn tile_rows_and_columns_of_the_local_id() {
+    for policy in [Lockstep::Always, Lockstep::Never] {
+        let (p, _) = build(policy);
+        for local in [1u64, 3, 5, 16, 61, 256] {
+            let groups = 2;
+            let n = (groups * local) as usize;
+            let input: Vec<i32> = (0..n as i32).map(|i| i * 7 - 300).collect();
+            let mut out = vec![0i32; n];
+            run_1d_locals(
+                &p,
+                "lb_tile",
+                &[input.as_ptr() as u64, addr(&mut out), 0],
+                n as u64,
+                local,
+                &[local as usize * 4],
+            );
+            let m = local as usize;
+            for (i, got) in out.iter().enumerate() {
+                let (g, l) = (i / m * m, i % m);
+                let t = ((l & 15) * 16 + (l >> 4)) % m;
+                let want = input[g + t] * 3 + (l >> 2) as i32 * 1000 + (l & 7) as i32 - (l & 0x3b) as i32;
+                assert_eq!(*got, want, "{policy:?}, local {local}, item {i}");
             }
         }
     }

@@ -44,6 +44,8 @@ pub(crate) struct Plan {
     /// The record-store groups (block, first instruction) that may write with non-temporal
     /// stores ([`streaming`]).
     pub(crate) streams: std::collections::HashSet<(usize, usize)>,
+    /// Values whose lanes are `base + lane` with `base` a multiple of [`W`] ([`aligned`]).
+    pub(crate) aligned: std::collections::HashSet<ir::Value>,
 }
 
 /// The built-ins whose value differs along x (dimension `d`; `None`: chosen at run time).
@@ -136,7 +138,8 @@ pub(crate) fn plan(k: &ir::Kernel, r: &Regions, policy: Lockstep) -> Option<Plan
             groups.insert((bi, ii), m);
         }
     }
-    if policy == Lockstep::Auto && !profitable(k, &varying, &groups, r.starts.len()) {
+    let aligned = aligned(k, &consts, &defs);
+    if policy == Lockstep::Auto && !profitable(k, &varying, &groups, &aligned, r.starts.len()) {
         return None;
     }
     // Where lanes may have retired: after a side that returns, or a region with a return.
@@ -180,7 +183,48 @@ pub(crate) fn plan(k: &ir::Kernel, r: &Regions, policy: Lockstep) -> Option<Plan
         partial,
         groups,
         streams,
+        aligned,
     })
+}
+
+/// The values whose lanes are `base + lane` with `base` a multiple of [`W`]: the x id (a turn
+/// starts at a multiple of `W` in its row), its resizes, sums with multiples of `W` and masks
+/// that keep the low bits. Of such a value, `v & m` (`m`'s low bits set) is again one, and
+/// `v >> k` (`W <= 2^k`) is the same for every lane: a tile's column and row inside a group.
+fn aligned(
+    k: &ir::Kernel,
+    consts: &std::collections::HashMap<ir::Value, u64>,
+    defs: &std::collections::HashMap<ir::Value, &Op>,
+) -> std::collections::HashSet<ir::Value> {
+    let low = W as u64 - 1;
+    let multiple = |v: &ir::Value| match (consts.get(v), defs.get(v)) {
+        (Some(c), _) => c & low == 0,
+        (_, Some(Op::Bin(BinOp::Mul, a, b))) => [a, b].iter().any(|x| consts.get(x).is_some_and(|c| c & low == 0)),
+        (_, Some(Op::Bin(BinOp::Shl, _, b))) => consts.get(b).is_some_and(|c| (1u64 << c.min(&63)) & low == 0),
+        _ => false,
+    };
+    let mut set = std::collections::HashSet::new();
+    loop {
+        let before = set.len();
+        for i in k.blocks.iter().flat_map(|b| &b.insts) {
+            let Some(r) = i.result else { continue };
+            let yes = match &i.op {
+                Op::Builtin(Builtin::LocalId, 0) => true,
+                Op::Conv(ConvOp::UResize | ConvOp::SResize, a) => set.contains(a),
+                Op::Bin(BinOp::Add, a, b) => {
+                    (set.contains(a) && multiple(b)) || (set.contains(b) && multiple(a))
+                }
+                Op::Bin(BinOp::And, a, m) => set.contains(a) && consts.get(m).is_some_and(|m| m & low == low),
+                _ => false,
+            };
+            if yes {
+                set.insert(r);
+            }
+        }
+        if set.len() == before {
+            return set;
+        }
+    }
 }
 
 /// The record-store groups that may write with non-temporal stores when the launch asks for
@@ -272,6 +316,7 @@ fn profitable(
     k: &ir::Kernel,
     varying: &[bool],
     groups: &std::collections::HashMap<(usize, usize), Member>,
+    aligned: &std::collections::HashSet<ir::Value>,
     segments: usize,
 ) -> bool {
     let w = W as u64;
@@ -309,6 +354,13 @@ fn profitable(
                     .filter(|c| (0..64).contains(*c))
                     .and_then(|c| st(a).map(|s| s.wrapping_shl(*c as u32))),
                 Op::Conv(ConvOp::UResize | ConvOp::SResize, a) => st(a),
+                // See [`aligned`].
+                Op::Bin(BinOp::And, a, _) if aligned.contains(a) => Some(1),
+                Op::Bin(BinOp::LShr | BinOp::AShr, a, b)
+                    if aligned.contains(a) && consts.get(b).is_some_and(|c| (1i64 << c.clamp(&0, &63)) >= W as i64) =>
+                {
+                    Some(0)
+                }
                 _ => None,
             };
             let vary = i.result.is_some_and(|r| varying[r.0 as usize])

@@ -100,6 +100,11 @@ impl Lower<'_> {
         self.vplan.is_some()
     }
 
+    /// True when `v`'s lanes are `base + i` with `base` a multiple of [`W`].
+    fn aligned(&self, v: ir::Value) -> bool {
+        self.vplan.as_ref().is_some_and(|p| p.aligned.contains(&v))
+    }
+
     fn varying(&self, v: ir::Value) -> bool {
         self.vplan.as_ref().is_some_and(|p| p.varying[v.0 as usize])
     }
@@ -333,7 +338,8 @@ impl Lower<'_> {
             return;
         }
         let fl = cranelift_codegen::ir::MemFlagsData::trusted();
-        if let Lv::U(c) = l {
+        // (A varying value may have one value for all lanes; each lane's slot is read back.)
+        if let (Lv::U(c), false) = (l, self.varying(v)) {
             let a = self.spill_addr(slot);
             self.b.ins().store(fl, *c, a, 0);
             return;
@@ -562,6 +568,23 @@ impl Lower<'_> {
                     (BinOp::Mul, Lv::U(u), Lv::A(x, s)) => {
                         let c = self.constant(*a)?;
                         Lv::A(self.b.ins().imul(u, x), wrap(s.wrapping_mul(c)))
+                    }
+                    // Lanes `base + i`, `base` a multiple of W (the plan's `aligned`): a mask that
+                    // keeps the low bits keeps the shape, a shift by log2(W) or more leaves
+                    // the same value in every lane.
+                    (BinOp::And, Lv::A(x, 1), Lv::U(u)) if self.aligned(*a) => {
+                        let m = self.constant(*b)?;
+                        if m & (W as i64 - 1) != W as i64 - 1 {
+                            return None;
+                        }
+                        Lv::A(self.b.ins().band(x, u), 1)
+                    }
+                    (BinOp::LShr | BinOp::AShr, Lv::A(x, 1), Lv::U(u)) if self.aligned(*a) => {
+                        let k = self.constant(*b)?;
+                        if !(W.trailing_zeros() as i64..i64::from(bits)).contains(&k) {
+                            return None;
+                        }
+                        Lv::U(if *o == BinOp::LShr { self.b.ins().ushr(x, u) } else { self.b.ins().sshr(x, u) })
                     }
                     (BinOp::Shl, Lv::A(x, s), Lv::U(_)) => {
                         let k = self.constant(*b)?;
