@@ -35,7 +35,7 @@ mod workload;
 use std::path::PathBuf;
 
 use opencl::{Cl, Vendor};
-use support::{env_usize, kernels_dir, median, read};
+use support::{env_usize, kernels_dir, read};
 use workload::{Arg, Check, Init, Limit, Side, Work, Workload};
 
 /// The `libintelocl.so` the bench runs Intel's runtime from.
