@@ -42,6 +42,20 @@ fn barrier_kernels_run_in_lockstep() {
     }
 }
 
+/// Runs `kernel(in, out, local int[local])` over `input` in groups of `local`; its `out`.
+fn run_with_ring(p: &zekit_spirv::Program, kernel: &str, input: &[i32], local: u64) -> Vec<i32> {
+    let mut out = vec![0i32; input.len()];
+    run_1d_locals(
+        p,
+        kernel,
+        &[input.as_ptr() as u64, addr(&mut out), 0],
+        input.len() as u64,
+        local,
+        &[local as usize * 4],
+    );
+    out
+}
+
 #[test]
 fn values_cross_barriers_per_lane() {
     for policy in [Lockstep::Always, Lockstep::Never] {
@@ -50,15 +64,7 @@ fn values_cross_barriers_per_lane() {
             let groups = 3;
             let n = (groups * local) as usize;
             let input: Vec<i32> = (0..n as i32).map(|i| i * 5 - 40).collect();
-            let mut out = vec![0i32; n];
-            run_1d_locals(
-                &p,
-                "lb_neighbour",
-                &[input.as_ptr() as u64, addr(&mut out), 0],
-                n as u64,
-                local,
-                &[local as usize * 4],
-            );
+            let out = run_with_ring(&p, "lb_neighbour", &input, local);
             let l = local as usize;
             let x = |i: usize| input[i] * 3 + (i % l) as i32;
             for (i, got) in out.iter().enumerate() {
@@ -143,15 +149,7 @@ fn tile_rows_and_columns_of_the_local_id() {
             let groups = 2;
             let n = (groups * local) as usize;
             let input: Vec<i32> = (0..n as i32).map(|i| i * 7 - 300).collect();
-            let mut out = vec![0i32; n];
-            run_1d_locals(
-                &p,
-                "lb_tile",
-                &[input.as_ptr() as u64, addr(&mut out), 0],
-                n as u64,
-                local,
-                &[local as usize * 4],
-            );
+            let out = run_with_ring(&p, "lb_tile", &input, local);
             let m = local as usize;
             for (i, got) in out.iter().enumerate() {
                 let (g, l) = (i / m * m, i % m);
