@@ -553,7 +553,12 @@ impl<'a> Lower<'a> {
     /// and the function is refused when it is finished.
     pub(super) fn missing(&mut self, v: ir::Value) -> CValue {
         self.broken = true;
-        match self.k.ty(v) {
+        self.zero(self.k.ty(v))
+    }
+
+    /// A zero of type `t`.
+    pub(super) fn zero(&mut self, t: Ty) -> CValue {
+        match t {
             Ty::F32 => self.b.ins().f32const(0.0),
             Ty::F64 => self.b.ins().f64const(0.0),
             t => self.b.ins().iconst(ty(t), 0),

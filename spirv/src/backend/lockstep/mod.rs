@@ -214,15 +214,6 @@ impl Lower<'_> {
         (self.predicated == 0 && !partial).then_some(true)
     }
 
-    /// A zero of type `t`.
-    pub(super) fn zero(&mut self, t: Ty) -> CValue {
-        match t {
-            Ty::F32 => self.b.ins().f32const(0.0),
-            Ty::F64 => self.b.ins().f64const(0.0),
-            t => self.b.ins().iconst(ty(t), 0),
-        }
-    }
-
     /// True (an `I8`) when every lane is active.
     fn full(&mut self) -> CValue {
         let alive = self.b.use_var(self.alive);
