@@ -14,9 +14,9 @@ pub(crate) enum Div {
         blocks: Vec<usize>,
         join: usize,
     },
-    /// Both sides meet again at `join`, with a loop between: the lanes that reach the branch
-    /// run the blocks in between one after the other, each lane on its own (one work-item at a
-    /// time, as without lockstep), and meet at `join`.
+    /// Both sides meet again at `join`, with a loop between and no way out but `join`: the
+    /// lanes that reach the branch run the blocks in between one after the other, each lane on
+    /// its own (one work-item at a time, as without lockstep), and meet at `join`.
     Serial {
         /// The blocks, in reverse postorder of the kernel.
         blocks: Vec<usize>,
@@ -183,6 +183,15 @@ pub(crate) fn divergence(k: &ir::Kernel, varying: &[bool]) -> Option<Divergence>
             match topo(k, &set) {
                 Some(blocks) => Div::Region { blocks, join },
                 None => {
+                    // Every lane comes to the join (none returns on the way), so each lane's
+                    // copy of the blocks leaves only there.
+                    let leaves = set.iter().any(|x| {
+                        matches!(k.blocks[*x].term, Term::Return | Term::Unreachable)
+                            || succ(*x).iter().any(|s| *s != join && !set.contains(s))
+                    });
+                    if leaves {
+                        return None;
+                    }
                     let mut blocks: Vec<usize> = set.into_iter().collect();
                     blocks.sort_unstable_by_key(|x| order[*x]);
                     Div::Serial { blocks, join }

@@ -628,8 +628,7 @@ impl<'a> Lower<'a> {
                 self.b.ins().jump(self.latch, &[]);
             }
             Term::Return | Term::Unreachable | Term::None => {
-                // (A lane of a lockstep turn leaves the turn only: see `lockstep::serialize`.)
-                if self.r.barriers() && !self.serial {
+                if self.r.barriers() {
                     self.resume_at(u32::MAX);
                 }
                 self.b.ins().jump(self.latch, &[]);

@@ -220,29 +220,18 @@ impl Lower<'_> {
 
     /// Lowers a branch on a varying condition whose region has a loop ([`Div::Serial`]): each
     /// active lane in turn runs the branch and the region's blocks with the scalar lowering,
-    /// with its own operands and ids, and leaves its values for the join (or retires); then
-    /// the lanes meet at the join.
+    /// with its own operands and ids, and leaves its values for the join; then the lanes meet
+    /// at the join.
     fn serialize(&mut self, bi: usize, term: &Term, region: &[usize], join: usize) -> Result<(), Error> {
         let Term::Branch(c, (t, ta), (f, fa)) = term else {
             return Err(Error::internal("a divergent branch that is not a branch"));
         };
         let k = self.k;
-        // The region, and the blocks that only return which it leaves to.
-        let mut blocks = region.to_vec();
-        let mut todo: Vec<usize> = std::iter::once(bi)
-            .chain(region.iter().copied())
-            .flat_map(|b| k.successors(BlockId(b as u32)))
-            .map(|s| s.0 as usize)
-            .collect();
-        while let Some(b) = todo.pop() {
-            if b != join && !blocks.contains(&b) {
-                blocks.push(b);
-                todo.extend(k.successors(BlockId(b as u32)).iter().map(|s| s.0 as usize));
-            }
-        }
-        // Their operands defined elsewhere, as each lane has them at the branch.
+        // The region leaves only to the join (`Div::Serial`).
+        let blocks = region;
+        // Its operands defined elsewhere, as each lane has them at the branch.
         let mut defined = std::collections::HashSet::new();
-        for &b in &blocks {
+        for &b in blocks {
             defined.extend(k.blocks[b].params.iter().copied());
             defined.extend(k.blocks[b].insts.iter().filter_map(|i| i.result));
         }
@@ -277,7 +266,7 @@ impl Lower<'_> {
                     .collect()
             })
             .collect();
-        let (latch, copy) = (self.latch, self.segment);
+        let copy = self.segment;
         self.serials += 1;
         let mut next = self.b.create_block();
         self.b.ins().jump(next, &[]);
@@ -297,7 +286,7 @@ impl Lower<'_> {
             let (xi, wii) = (self.b.ins().iadd_imm_s(x0, i as i64), self.b.ins().iadd_imm_s(wi0, i as i64));
             self.b.def_var(self.lid[0], xi);
             self.b.def_var(self.wi, wii);
-            for &b in &blocks {
+            for &b in blocks {
                 let cb = self.b.create_block();
                 for p in &k.blocks[b].params {
                     let v = self.b.append_block_param(cb, super::ty(k.ty(*p)));
@@ -309,8 +298,6 @@ impl Lower<'_> {
             let got: Vec<CValue> =
                 jparams.iter().map(|p| self.b.append_block_param(exit, super::ty(k.ty(*p)))).collect();
             self.blocks.insert((seg, join), exit);
-            let retired = self.b.create_block();
-            self.latch = retired;
             self.serial = true;
             let cv = self.v(*c);
             let (ta, fa) = (self.args(ta), self.args(fa));
@@ -318,20 +305,11 @@ impl Lower<'_> {
             self.b.ins().brif(cv, tb, &ta, fb, &fa);
             let lowered = blocks.iter().try_for_each(|&b| self.block(b, &k.blocks[b]));
             self.serial = false;
-            self.latch = latch;
             lowered?;
             self.b.switch_to_block(exit);
             for (var, v) in vars.iter().zip(got) {
                 self.b.def_var(*var, v);
             }
-            self.b.def_var(self.lid[0], x0);
-            self.b.def_var(self.wi, wi0);
-            self.b.ins().jump(after, &[]);
-            // A lane that returned leaves the turn.
-            self.b.switch_to_block(retired);
-            let alive = self.b.use_var(self.alive);
-            let alive = self.b.ins().band_imm_s(alive, !(1i64 << i));
-            self.b.def_var(self.alive, alive);
             self.b.def_var(self.lid[0], x0);
             self.b.def_var(self.wi, wi0);
             self.b.ins().jump(after, &[]);
@@ -344,8 +322,9 @@ impl Lower<'_> {
             let l: Vec<CValue> = jvars.iter().map(|vars| self.b.use_var(vars[j])).collect();
             self.param_args(*p, l, &mut args);
         }
-        let out = self.b.use_var(self.alive);
-        self.go_on(out, join, &args);
+        // Every lane that came in goes on.
+        let target = self.target(BlockId(join as u32));
+        self.b.ins().jump(target, &args);
         Ok(())
     }
 
