@@ -44,8 +44,17 @@ pub(crate) struct Plan {
     /// The record-store groups (block, first instruction) that may write with non-temporal
     /// stores ([`streaming`]).
     pub(crate) streams: std::collections::HashSet<(usize, usize)>,
-    /// Values whose lanes are `base + lane` with `base` a multiple of [`W`] ([`aligned`]).
-    pub(crate) aligned: std::collections::HashSet<ir::Value>,
+    /// What is known of values made from the x id's low bits ([`tiles`]).
+    pub(crate) tiles: std::collections::HashMap<ir::Value, Tile>,
+}
+
+/// A value made from the x id, as a turn's lanes have it ([`tiles`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tile {
+    /// Lane `i` is `base + i`, `base` a multiple of [`W`].
+    Aligned,
+    /// The same in every lane: an aligned value shifted right by log2([`W`]) or more.
+    Row,
 }
 
 /// The built-ins whose value differs along x (dimension `d`; `None`: chosen at run time).
@@ -138,8 +147,8 @@ pub(crate) fn plan(k: &ir::Kernel, r: &Regions, policy: Lockstep) -> Option<Plan
             groups.insert((bi, ii), m);
         }
     }
-    let aligned = aligned(k, &consts, &defs);
-    if policy == Lockstep::Auto && !profitable(k, &varying, &groups, &aligned, r.starts.len()) {
+    let tiles = tiles(k, &consts, &defs);
+    if policy == Lockstep::Auto && !profitable(k, &varying, &groups, &tiles, r.starts.len()) {
         return None;
     }
     // Where lanes may have retired: after a side that returns, or a region with a return.
@@ -183,19 +192,19 @@ pub(crate) fn plan(k: &ir::Kernel, r: &Regions, policy: Lockstep) -> Option<Plan
         partial,
         groups,
         streams,
-        aligned,
+        tiles,
     })
 }
 
-/// The values whose lanes are `base + lane` with `base` a multiple of [`W`]: the x id (a turn
-/// starts at a multiple of `W` in its row), its resizes, sums with multiples of `W` and masks
-/// that keep the low bits. Of such a value, `v & m` (`m`'s low bits set) is again one, and
-/// `v >> k` (`W <= 2^k`) is the same for every lane: a tile's column and row inside a group.
-fn aligned(
+/// The values whose lanes are `base + lane` with `base` a multiple of [`W`] ([`Tile::Aligned`]):
+/// the x id (a turn starts at a multiple of `W` in its row), its resizes, sums with multiples of
+/// `W`, and masks of them that keep the low bits; and those shifted right by log2(`W`) or more,
+/// the same in every lane ([`Tile::Row`]): a tile's column and row inside a group.
+fn tiles(
     k: &ir::Kernel,
     consts: &std::collections::HashMap<ir::Value, u64>,
     defs: &std::collections::HashMap<ir::Value, &Op>,
-) -> std::collections::HashSet<ir::Value> {
+) -> std::collections::HashMap<ir::Value, Tile> {
     let low = W as u64 - 1;
     let multiple = |v: &ir::Value| match (consts.get(v), defs.get(v)) {
         (Some(c), _) => c & low == 0,
@@ -203,26 +212,37 @@ fn aligned(
         (_, Some(Op::Bin(BinOp::Shl, _, b))) => consts.get(b).is_some_and(|c| (1u64 << c.min(&63)) & low == 0),
         _ => false,
     };
-    let mut set = std::collections::HashSet::new();
+    let mut tiles = std::collections::HashMap::new();
     loop {
-        let before = set.len();
+        let before = tiles.len();
         for i in k.blocks.iter().flat_map(|b| &b.insts) {
             let Some(r) = i.result else { continue };
-            let yes = match &i.op {
-                Op::Builtin(Builtin::LocalId, 0) => true,
-                Op::Conv(ConvOp::UResize | ConvOp::SResize, a) => set.contains(a),
-                Op::Bin(BinOp::Add, a, b) => {
-                    (set.contains(a) && multiple(b)) || (set.contains(b) && multiple(a))
+            let aligned = |v: &ir::Value| tiles.get(v) == Some(&Tile::Aligned);
+            let tile = match &i.op {
+                Op::Builtin(Builtin::LocalId, 0) => Some(Tile::Aligned),
+                Op::Conv(ConvOp::UResize | ConvOp::SResize, a) if aligned(a) => Some(Tile::Aligned),
+                Op::Bin(BinOp::Add, a, b) if (aligned(a) && multiple(b)) || (aligned(b) && multiple(a)) => {
+                    Some(Tile::Aligned)
                 }
-                Op::Bin(BinOp::And, a, m) => set.contains(a) && consts.get(m).is_some_and(|m| m & low == low),
-                _ => false,
+                Op::Bin(BinOp::And, a, m) if aligned(a) && consts.get(m).is_some_and(|m| m & low == low) => {
+                    Some(Tile::Aligned)
+                }
+                Op::Bin(BinOp::LShr | BinOp::AShr, a, b)
+                    if aligned(a)
+                        && consts
+                            .get(b)
+                            .is_some_and(|c| (u64::from(W.trailing_zeros())..u64::from(k.ty(r).bytes() * 8)).contains(c)) =>
+                {
+                    Some(Tile::Row)
+                }
+                _ => None,
             };
-            if yes {
-                set.insert(r);
+            if let Some(t) = tile {
+                tiles.insert(r, t);
             }
         }
-        if set.len() == before {
-            return set;
+        if tiles.len() == before {
+            return tiles;
         }
     }
 }
@@ -316,7 +336,7 @@ fn profitable(
     k: &ir::Kernel,
     varying: &[bool],
     groups: &std::collections::HashMap<(usize, usize), Member>,
-    aligned: &std::collections::HashSet<ir::Value>,
+    tiles: &std::collections::HashMap<ir::Value, Tile>,
     segments: usize,
 ) -> bool {
     let w = W as u64;
@@ -354,13 +374,12 @@ fn profitable(
                     .filter(|c| (0..64).contains(*c))
                     .and_then(|c| st(a).map(|s| s.wrapping_shl(*c as u32))),
                 Op::Conv(ConvOp::UResize | ConvOp::SResize, a) => st(a),
-                // See [`aligned`].
-                Op::Bin(BinOp::And, a, _) if aligned.contains(a) => Some(1),
-                Op::Bin(BinOp::LShr | BinOp::AShr, a, b)
-                    if aligned.contains(a) && consts.get(b).is_some_and(|c| (1i64 << c.clamp(&0, &63)) >= W as i64) =>
-                {
-                    Some(0)
-                }
+                // See [`tiles`].
+                Op::Bin(BinOp::And | BinOp::LShr | BinOp::AShr, ..) => match i.result.and_then(|r| tiles.get(&r)) {
+                    Some(Tile::Aligned) => Some(1),
+                    Some(Tile::Row) => Some(0),
+                    None => None,
+                },
                 _ => None,
             };
             let vary = i.result.is_some_and(|r| varying[r.0 as usize])

@@ -151,7 +151,7 @@ impl Lower<'_> {
                 return Ok(());
             }
         }
-        if let Some(l) = self.affine(t, &inst.op) {
+        if let Some(l) = self.affine(r, t, &inst.op) {
             self.def_lv(r, l);
             return Ok(());
         }

@@ -38,7 +38,7 @@ use crate::Error;
 mod control;
 mod inst;
 
-pub(super) use crate::analysis::lockstep::{plan, Plan, W};
+pub(super) use crate::analysis::lockstep::{plan, Plan, Tile, W};
 use crate::analysis::divergence::{exit_like, Div};
 
 /// A value of the work-items of one iteration.
@@ -100,9 +100,9 @@ impl Lower<'_> {
         self.vplan.is_some()
     }
 
-    /// True when `v`'s lanes are `base + i` with `base` a multiple of [`W`].
-    fn aligned(&self, v: ir::Value) -> bool {
-        self.vplan.as_ref().is_some_and(|p| p.aligned.contains(&v))
+    /// What the plan knows of `v` as a function of the x id's low bits.
+    fn tile(&self, v: ir::Value) -> Option<Tile> {
+        self.vplan.as_ref().and_then(|p| p.tiles.get(&v).copied())
     }
 
     fn varying(&self, v: ir::Value) -> bool {
@@ -528,8 +528,8 @@ impl Lower<'_> {
         self.consts.get(&v).map(|b| *b as i64)
     }
 
-    /// The affine shape of an integer operation's result, when it has one.
-    fn affine(&mut self, rt: Ty, op: &Op) -> Option<Lv> {
+    /// The affine shape of an integer operation's result `r`, when it has one.
+    fn affine(&mut self, r: ir::Value, rt: Ty, op: &Op) -> Option<Lv> {
         if !matches!(rt, Ty::I32 | Ty::I64) {
             return None;
         }
@@ -560,22 +560,16 @@ impl Lower<'_> {
                         let c = self.constant(*a)?;
                         Lv::A(self.b.ins().imul(u, x), wrap(s.wrapping_mul(c)))
                     }
-                    // Lanes `base + i`, `base` a multiple of W (the plan's `aligned`): a mask that
-                    // keeps the low bits keeps the shape, a shift by log2(W) or more leaves
-                    // the same value in every lane.
-                    (BinOp::And, Lv::A(x, 1), Lv::U(u)) if self.aligned(*a) => {
-                        let m = self.constant(*b)?;
-                        if m & (W as i64 - 1) != W as i64 - 1 {
-                            return None;
-                        }
+                    // Lanes `base + i`, `base` a multiple of W (the plan's tiles): the mask
+                    // keeps the shape, the shift leaves the same value in every lane.
+                    (BinOp::And, Lv::A(x, 1), Lv::U(u)) if self.tile(r) == Some(Tile::Aligned) => {
                         Lv::A(self.b.ins().band(x, u), 1)
                     }
-                    (BinOp::LShr | BinOp::AShr, Lv::A(x, 1), Lv::U(u)) if self.aligned(*a) => {
-                        let k = self.constant(*b)?;
-                        if !(W.trailing_zeros() as i64..i64::from(bits)).contains(&k) {
-                            return None;
-                        }
-                        Lv::U(if *o == BinOp::LShr { self.b.ins().ushr(x, u) } else { self.b.ins().sshr(x, u) })
+                    (BinOp::LShr, Lv::A(x, 1), Lv::U(u)) if self.tile(r) == Some(Tile::Row) => {
+                        Lv::U(self.b.ins().ushr(x, u))
+                    }
+                    (BinOp::AShr, Lv::A(x, 1), Lv::U(u)) if self.tile(r) == Some(Tile::Row) => {
+                        Lv::U(self.b.ins().sshr(x, u))
                     }
                     (BinOp::Shl, Lv::A(x, s), Lv::U(_)) => {
                         let k = self.constant(*b)?;
