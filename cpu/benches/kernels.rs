@@ -81,12 +81,6 @@ fn corpus() -> Vec<(String, Vec<u8>, Vec<u8>)> {
 }
 
 
-fn cl_launch_and_wait(cl: &opencl::Cl, k: &opencl::Kernel<'_>, global: usize, local: usize) -> f64 {
-    let t = Instant::now();
-    cl.enqueue(k, global, Some(local));
-    cl.finish();
-    t.elapsed().as_secs_f64()
-}
 
 /// Alternates `ours` and `theirs` over `rounds` rounds; their medians.
 fn interleave(rounds: usize, mut ours: impl FnMut() -> f64, mut theirs: impl FnMut() -> f64) -> (f64, f64) {
@@ -231,7 +225,7 @@ fn main() {
                 let t = Instant::now();
                 let p = cl.build(&bc).expect("PoCL empty.bc");
                 let k = p.kernel("empty").expect("empty");
-                cl_launch_and_wait(cl, &k, 1, 1);
+                cl.launch_and_wait(&k, 1, 1);
                 drop(k);
                 drop(p);
                 t.elapsed().as_secs_f64() * 1e3
@@ -260,7 +254,7 @@ fn main() {
         Some((cl, empty, _, _)) => {
             let k = empty.kernel("empty").expect("empty");
             let cl_trip = || {
-                let mut t: Vec<f64> = (0..trips).map(|_| cl_launch_and_wait(cl, &k, 1, 1) * 1e6).collect();
+                let mut t: Vec<f64> = (0..trips).map(|_| cl.launch_and_wait(&k, 1, 1) * 1e6).collect();
                 median(&mut t)
             };
             cl_trip();
@@ -290,8 +284,8 @@ fn main() {
                 ck.arg(0, &buf.mem);
                 ck.arg(1, &1.0001f32);
                 let local = LOCAL as usize;
-                let cl_groups = support::calibrate(16, MAX_GROUPS, 0.1, |g| cl_launch_and_wait(cl, &ck, g as usize * local, local));
-                let theirs_run = || gflops(cl_groups, cl_launch_and_wait(cl, &ck, cl_groups as usize * local, local));
+                let cl_groups = support::calibrate(16, MAX_GROUPS, 0.1, |g| cl.launch_and_wait(&ck, g as usize * local, local));
+                let theirs_run = || gflops(cl_groups, cl.launch_and_wait(&ck, cl_groups as usize * local, local));
                 let (ours, theirs) = interleave(rounds, ours_run, theirs_run);
                 report(&what, "GFLOPS", ours, Some(theirs), ">= 2");
                 println!("  (global size: zekit {}, PoCL {}; groups of {LOCAL})", groups * LOCAL, cl_groups * LOCAL);
@@ -336,8 +330,8 @@ fn main() {
             // zero page, which stays in cache (PoCL's reads then cost no memory traffic).
             cl.fill(&a, 0x3c, BIG);
             cl.fill(&b, 0, BIG);
-            cl_launch_and_wait(cl, &k, items, local);
-            let theirs_run = || gbs(cl_launch_and_wait(cl, &k, items, local));
+            cl.launch_and_wait(&k, items, local);
+            let theirs_run = || gbs(cl.launch_and_wait(&k, items, local));
             let (ours, theirs) = interleave(rounds, ours_run, theirs_run);
             let mut head = [0u8; 64];
             cl.read(&b, &mut head);
@@ -385,8 +379,8 @@ fn main() {
             k.arg(1, &b.mem);
             k.local(2, LOCAL as usize * 4);
             cl.fill(&a, 1, items * 4);
-            cl_launch_and_wait(cl, &k, items, LOCAL as usize);
-            let theirs_run = || per_barrier(cl_launch_and_wait(cl, &k, items, LOCAL as usize));
+            cl.launch_and_wait(&k, items, LOCAL as usize);
+            let theirs_run = || per_barrier(cl.launch_and_wait(&k, items, LOCAL as usize));
             let (ours, theirs) = interleave(rounds, ours_run, theirs_run);
             report(what, "ns", ours, Some(theirs), "none set");
             let mut head = [0u8; 4];

@@ -380,6 +380,15 @@ impl Cl {
         assert_eq!(r, CL_SUCCESS, "clEnqueueNDRangeKernel");
     }
 
+    /// [`Cl::enqueue`] of `global` work-items in groups of `local`, then [`Cl::finish`];
+    /// seconds.
+    pub fn launch_and_wait(&self, k: &Kernel<'_>, global: usize, local: usize) -> f64 {
+        let t = std::time::Instant::now();
+        self.enqueue(k, global, Some(local));
+        self.finish();
+        t.elapsed().as_secs_f64()
+    }
+
     /// `clFinish`.
     pub fn finish(&self) {
         // SAFETY: a live queue.

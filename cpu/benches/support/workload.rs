@@ -219,12 +219,7 @@ impl<'a> Side<'a> {
     fn run(&self, w: &Workload, r: &Ready<'_>) -> f64 {
         match (self, r) {
             (Side::Zekit { list, .. }, Ready::Zekit { k, groups, .. }) => launch_and_wait(*list, *k, *groups),
-            (Side::OpenCl { cl, .. }, Ready::OpenCl { k, .. }) => {
-                let t = Instant::now();
-                cl.enqueue(k, w.items, Some(w.local as usize));
-                cl.finish();
-                t.elapsed().as_secs_f64()
-            }
+            (Side::OpenCl { cl, .. }, Ready::OpenCl { k, .. }) => cl.launch_and_wait(k, w.items, w.local as usize),
             _ => unreachable!("a workload made ready on another side"),
         }
     }
