@@ -18,31 +18,26 @@
         x8 = FMA(x8, m, c); x9 = FMA(x9, m, c); x10 = FMA(x10, m, c); x11 = FMA(x11, m, c);   \
     }
 
+// The twelve accumulators summed, with the vector width's `ADD`.
+#define SUM12(ADD) \
+    ADD(ADD(ADD(ADD(x0, x1), ADD(x2, x3)), ADD(ADD(x4, x5), ADD(x6, x7))), ADD(ADD(x8, x9), ADD(x10, x11)))
+
 __attribute__((target("avx512f"))) float zekit_fma512(long iters, float a, float mul, float add) {
     ACC12(__m512, _mm512_fmadd_ps, _mm512_set1_ps)
-    __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(x0, x1), _mm512_add_ps(x2, x3)),
-                             _mm512_add_ps(_mm512_add_ps(x4, x5), _mm512_add_ps(x6, x7)));
-    s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(x8, x9), _mm512_add_ps(x10, x11)));
-    return _mm512_reduce_add_ps(s);
+    return _mm512_reduce_add_ps(SUM12(_mm512_add_ps));
 }
 
 __attribute__((target("avx2,fma"))) float zekit_fma256(long iters, float a, float mul, float add) {
     ACC12(__m256, _mm256_fmadd_ps, _mm256_set1_ps)
-    __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)),
-                             _mm256_add_ps(_mm256_add_ps(x4, x5), _mm256_add_ps(x6, x7)));
-    s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(x8, x9), _mm256_add_ps(x10, x11)));
     float l[8];
-    _mm256_storeu_ps(l, s);
+    _mm256_storeu_ps(l, SUM12(_mm256_add_ps));
     return l[0] + l[1] + l[2] + l[3] + l[4] + l[5] + l[6] + l[7];
 }
 
 __attribute__((target("fma"))) float zekit_fma128(long iters, float a, float mul, float add) {
     ACC12(__m128, _mm_fmadd_ps, _mm_set1_ps)
-    __m128 s = _mm_add_ps(_mm_add_ps(_mm_add_ps(x0, x1), _mm_add_ps(x2, x3)),
-                          _mm_add_ps(_mm_add_ps(x4, x5), _mm_add_ps(x6, x7)));
-    s = _mm_add_ps(s, _mm_add_ps(_mm_add_ps(x8, x9), _mm_add_ps(x10, x11)));
     float l[4];
-    _mm_storeu_ps(l, s);
+    _mm_storeu_ps(l, SUM12(_mm_add_ps));
     return l[0] + l[1] + l[2] + l[3];
 }
 
