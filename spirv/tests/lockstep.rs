@@ -26,6 +26,8 @@ fn ulps(a: f32, b: f32) -> u32 {
 
 /// How many kernels of `kernels/<name>.spv` run in lockstep under `policy`.
 fn in_lockstep(name: &str, policy: Lockstep) -> u64 {
+    // Counts of the Cranelift tier's lockstep lowering.
+    jit::set_tier(jit::Tier::Cranelift);
     jit::set_lockstep(policy);
     let before = jit::lockstep_kernels_on_this_thread();
     let _ = program(name);
@@ -246,6 +248,8 @@ fn divergent_branches_and_returns() {
         assert_eq!(count[0], want_count, "local {local}");
         assert_eq!(flag[0], if n > 5 { 7 } else { 0 }, "local {local}");
     }
+    // Counts of the Cranelift tier's lockstep lowering.
+    jit::set_tier(jit::Tier::Cranelift);
     let before = jit::lockstep_kernels_on_this_thread();
     let _ = program("saxpy");
     assert_eq!(jit::lockstep_kernels_on_this_thread() - before, 1, "saxpy's bound check diverges");
@@ -332,6 +336,8 @@ fn streaming_record_stores() {
 /// kernel with atomics.
 #[test]
 fn which_record_stores_can_stream() {
+    // The Cranelift tier's streaming shims.
+    jit::set_tier(jit::Tier::Cranelift);
     let p = lockstep_program();
     let bytes = p.native_binary().unwrap();
     let has = |name: &[u8]| bytes.windows(name.len()).any(|w| w == name);

@@ -11,6 +11,8 @@ use zekit_spirv::jit::{self, Lockstep};
 
 /// `lockstep_barriers.spv` under `policy`, and how many of its kernels run in lockstep.
 fn build(policy: Lockstep) -> (zekit_spirv::Program, u64) {
+    // Counts of the Cranelift tier's lockstep lowering.
+    jit::set_tier(jit::Tier::Cranelift);
     jit::set_lockstep(policy);
     let before = jit::lockstep_kernels_on_this_thread();
     let p = program("lockstep_barriers");

@@ -122,6 +122,8 @@ fn mutated_native_binaries_load_or_fail_cleanly() {
 /// address of this process, which another process's driver would not share.
 #[test]
 fn lockstep_shims_are_named_in_saved_code() {
+    // The Cranelift tier's lockstep shims.
+    jit::set_tier(jit::Tier::Cranelift);
     jit::set_lockstep(jit::Lockstep::Always);
     let spv = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -19,6 +19,8 @@ use crate::analysis::regions::Regions;
 use crate::Error;
 
 mod hoist;
+#[cfg(feature = "llvm")]
+mod llvm;
 mod lockstep;
 mod module;
 pub mod native;
@@ -86,10 +88,14 @@ impl Code {
                 }
                 _ => None,
             };
+            // Every piece's features: code of the LLVM tier names more than Cranelift's.
             if n == 0 {
-                out.features = std::mem::take(&mut p.features);
+                out.features.0 = std::mem::take(&mut p.features.0);
             }
+            out.features.1.append(&mut p.features.1);
         }
+        out.features.1.sort();
+        out.features.1.dedup();
         out
     }
 }
@@ -109,6 +115,44 @@ thread_local! {
     static COMPILED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static LOCKSTEP: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static POLICY: std::cell::Cell<Option<Lockstep>> = const { std::cell::Cell::new(None) };
+    static TIER: std::cell::Cell<Option<Tier>> = const { std::cell::Cell::new(None) };
+    static LLVM_KERNELS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Which code generator makes a kernel's code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// Cranelift: fast to compile, 128-bit SIMD at most.
+    Cranelift,
+    /// LLVM at `O3` for the host CPU (built with the `llvm` feature; without it, or where LLVM's
+    /// code cannot be used, Cranelift's, with a log line).
+    Llvm,
+    /// Cranelift first; [`crate::Program::tier_up`] recompiles the kernels that ran long
+    /// enough with LLVM, in the background.
+    Auto,
+}
+
+/// Sets the tier the kernels compiled on this thread use; the default comes from the
+/// environment variable `ZEKIT_TIER` (`cranelift`, `llvm`; else `auto`).
+pub fn set_tier(tier: Tier) {
+    TIER.with(|t| t.set(Some(tier)));
+}
+
+/// The tier [`compile`] uses on this thread.
+pub fn tier() -> Tier {
+    TIER.with(|t| t.get()).unwrap_or_else(|| match std::env::var("ZEKIT_TIER").as_deref() {
+        Ok("cranelift") => Tier::Cranelift,
+        Ok("llvm") => Tier::Llvm,
+        _ => Tier::Auto,
+    })
+}
+
+/// True when this build has the LLVM tier (the `llvm` feature).
+pub const HAS_LLVM: bool = cfg!(feature = "llvm");
+
+/// How many kernels this thread compiled with LLVM.
+pub fn llvm_kernels_on_this_thread() -> u64 {
+    LLVM_KERNELS.with(|c| c.get())
 }
 
 /// Sets when the kernels compiled on this thread run in lockstep; the default comes from the
@@ -142,8 +186,51 @@ pub(crate) fn count_compilation() {
     COMPILED.with(|c| c.set(c.get() + 1));
 }
 
-/// Compiles kernels; `data` is the address of the module's program-scope variables.
+/// Compiles kernels with this thread's [`tier`]; `data` is the address of the module's
+/// program-scope variables.
 pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Code, Error> {
+    match tier() {
+        Tier::Llvm => compile_llvm(kernels, data),
+        Tier::Cranelift | Tier::Auto => compile_cranelift(kernels, data),
+    }
+}
+
+/// Compiles kernels with LLVM, each on its own; a kernel LLVM's code cannot be made or used
+/// for gets Cranelift's (one log line says why).
+pub fn compile_llvm(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Code, Error> {
+    let mut pieces = Vec::new();
+    for (i, k) in kernels.iter().enumerate() {
+        match llvm_piece(k, data) {
+            Ok(c) => {
+                LLVM_KERNELS.with(|c| c.set(c.get() + 1));
+                pieces.push(c);
+            }
+            Err(e) => {
+                if std::env::var("ZEKIT_LOG").as_deref() != Ok("0") {
+                    eprintln!("zekit: kernel `{}`: Cranelift's code instead of LLVM's: {e}", k.0.name);
+                }
+                pieces.push(compile_cranelift(&kernels[i..i + 1], data)?);
+            }
+        }
+    }
+    Ok(Code::join(pieces))
+}
+
+#[cfg(feature = "llvm")]
+fn llvm_piece(k: &(ir::Kernel, Regions, u32), data: usize) -> Result<Code, Error> {
+    let img = llvm::compile_kernel(&k.0, &k.1, k.2)?;
+    let (triple, mut features) = host_features()?;
+    features.extend(llvm::host_feature_names());
+    load(&[img], &(triple, features), data)
+}
+
+#[cfg(not(feature = "llvm"))]
+fn llvm_piece(_: &(ir::Kernel, Regions, u32), _: usize) -> Result<Code, Error> {
+    Err(Error::unsupported("this build has no LLVM tier (the `llvm` feature)"))
+}
+
+/// Compiles kernels with Cranelift.
+pub fn compile_cranelift(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Code, Error> {
     let isa = host_isa()?;
     let features = features_of(&*isa);
     let fc = isa.frontend_config();

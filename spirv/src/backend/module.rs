@@ -18,6 +18,26 @@ use crate::Error;
 
 use super::Code;
 
+/// The name a saved image's relocation uses for the image's own first byte.
+pub(crate) const SELF: &str = "zekit_self";
+
+extern "C" {
+    // The C library's, which LLVM's code may call for copies and fills it recognizes.
+    fn memcpy(dst: *mut u8, src: *const u8, n: usize) -> *mut u8;
+    fn memmove(dst: *mut u8, src: *const u8, n: usize) -> *mut u8;
+    fn memset(dst: *mut u8, c: i32, n: usize) -> *mut u8;
+}
+
+/// The C library functions code may name: name, address, and whether the second parameter is
+/// an `i32` (`memset`'s byte).
+fn libc_symbols() -> [(&'static str, usize, bool); 3] {
+    [
+        ("memcpy", memcpy as *const () as usize, false),
+        ("memmove", memmove as *const () as usize, false),
+        ("memset", memset as *const () as usize, true),
+    ]
+}
+
 /// The symbols generated code refers to (through relocations, so that the code can be saved
 /// and loaded again, see [`load`]): the math shims, `memmove`, and the program's data.
 pub(super) fn symbols(data: usize) -> Vec<(&'static str, usize)> {
@@ -33,6 +53,7 @@ pub(super) fn symbols(data: usize) -> Vec<(&'static str, usize)> {
     v.extend(lanes::stream_shims().map(|(n, a, _)| (n, a)));
     v.push(("zekit_image", crate::image::zekit_image as *const () as usize));
     v.push(("zekit_data", data));
+    v.extend(libc_symbols().map(|(n, a, _)| (n, a)));
     v
 }
 
@@ -82,6 +103,9 @@ pub(super) fn new_module(
     #[cfg(target_arch = "x86_64")]
     for (name, addr, t) in lanes::stream_shims() {
         import(name, addr, &[i64_, t, t, t, t], None)?;
+    }
+    for (name, addr, byte) in libc_symbols() {
+        import(name, addr, &[i64_, if byte { i32_ } else { i64_ }, i64_], Some(i64_))?;
     }
     let data = module
         .declare_data("zekit_data", Linkage::Import, true, false)
@@ -222,6 +246,13 @@ pub fn load(
 ) -> Result<Code, Error> {
     let isa = host_isa()?;
     let host = features_of(&*isa);
+    // Code of the LLVM tier also names the host's features as LLVM knows them.
+    #[cfg(feature = "llvm")]
+    let host = {
+        let mut h = host;
+        h.1.extend(super::llvm::host_feature_names());
+        h
+    };
     if host.0 != features.0 {
         return Err(Error::unsupported(format!(
             "code for {}, this host is {}",
@@ -258,6 +289,8 @@ pub fn load(
                 return Err(Error::invalid("a relocation outside its code"));
             }
             let name = match &r.target {
+                // The image's own first byte (code of the LLVM tier naming its constants).
+                Target::Symbol(s) if s == SELF => ModuleRelocTarget::user(0, id.as_u32()),
                 Target::Symbol(s) => match module.get_name(s) {
                     Some(FuncOrDataId::Func(f)) => ModuleRelocTarget::user(0, f.as_u32()),
                     Some(FuncOrDataId::Data(d)) => ModuleRelocTarget::user(1, d.as_u32()),

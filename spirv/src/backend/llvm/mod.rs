@@ -1,0 +1,133 @@
+//! The optimizing tier: the same [`ir::Kernel`] lowered to LLVM 19 IR (`lower`, `ops`),
+//! optimized at `O3` for the host CPU (its full vector width: LLVM's loop vectorizer runs the
+//! work-item loop on 512-bit vectors on AVX-512, 256-bit on AVX2), and written as an ELF object
+//! that `link` turns into the relocatable [`FuncImage`] the Cranelift tier saves too. So code of
+//! either tier loads through one path ([`super::load`]) and the native-binary cache holds both.
+//!
+//! The work-group function keeps the Cranelift tier's signature and behaviour
+//! (`extern "C" fn(*mut GroupCtx)`, rounds at barriers, segments, spills): `backend/scalar.rs`
+//! documents them. What differs is the shape LLVM can optimize:
+//! - the work-items run in three nested counted loops (z, y, x), x innermost;
+//! - memory addresses made by adding an offset to a pointer become `getelementptr`s of that
+//!   pointer, so that LLVM's analyses see strides (and vectorize, with run-time alias checks);
+//! - kernels without barriers keep their private memory in a stack slot, which LLVM promotes to
+//!   registers.
+//!
+//! Only x86-64 is supported (the relocations `link` resolves); elsewhere, and for any kernel
+//! LLVM's code cannot be linked for, the Cranelift tier's code is used ([`Tier`]).
+
+use inkwell::context::Context;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
+};
+use inkwell::OptimizationLevel;
+
+use crate::analysis::regions::Regions;
+use crate::ir;
+use crate::Error;
+
+use super::FuncImage;
+
+mod link;
+mod lower;
+mod ops;
+
+impl From<inkwell::builder::BuilderError> for Error {
+    fn from(e: inkwell::builder::BuilderError) -> Error {
+        Error::internal(format!("llvm builder: {e}"))
+    }
+}
+
+/// The host's CPU name and its enabled features, as LLVM names them.
+fn host_cpu() -> (String, String) {
+    let cpu = TargetMachine::get_host_cpu_name().to_string();
+    let features = TargetMachine::get_host_cpu_features().to_string();
+    (cpu, features)
+}
+
+/// What LLVM code records of the host in [`super::Code::features`], beside Cranelift's flags:
+/// `llvm:+feature` for each feature the host has. Code carrying one is only loaded where the
+/// host has it too (and where this tier is built in).
+pub(crate) fn host_feature_names() -> Vec<String> {
+    let (_, features) = host_cpu();
+    features
+        .split(',')
+        .filter(|f| f.starts_with('+'))
+        .map(|f| format!("llvm:{f}"))
+        .collect()
+}
+
+fn machine() -> Result<TargetMachine, Error> {
+    if !cfg!(target_arch = "x86_64") {
+        return Err(Error::unsupported("the LLVM tier supports x86-64 hosts only"));
+    }
+    Target::initialize_native(&InitializationConfig::default())
+        .map_err(|e| Error::internal(format!("llvm: {e}")))?;
+    let triple = TargetMachine::get_default_triple();
+    let target = Target::from_triple(&triple).map_err(|e| Error::internal(format!("llvm: {e}")))?;
+    let (cpu, features) = host_cpu();
+    // Static, large code model: every address the code names (the runtime's functions, the
+    // program's data, its own constants) is a 64-bit absolute relocation, which `link` can
+    // place anywhere.
+    target
+        .create_target_machine(
+            &triple,
+            &cpu,
+            &features,
+            OptimizationLevel::Aggressive,
+            RelocMode::Static,
+            CodeModel::Large,
+        )
+        .ok_or_else(|| Error::internal("llvm: no target machine for this host"))
+}
+
+/// Compiles one kernel with LLVM into a relocatable image.
+pub(crate) fn compile_kernel(k: &ir::Kernel, regions: &Regions, stride: u32) -> Result<FuncImage, Error> {
+    let tm = machine()?;
+    let cx = Context::create();
+    let module = cx.create_module(&k.name);
+    module.set_triple(&tm.get_triple());
+    module.set_data_layout(&tm.get_target_data().get_data_layout());
+    let f = lower::lower(&cx, &module, k, regions, stride)?;
+    let dump = std::env::var("ZEKIT_SPIRV_DUMP").ok();
+    if dump.as_deref() == Some("llvm") {
+        eprintln!("{}", module.print_to_string().to_string());
+    }
+    module
+        .verify()
+        .map_err(|e| Error::internal(format!("llvm rejected kernel `{}`: {e}", k.name)))?;
+    let options = PassBuilderOptions::create();
+    options.set_loop_vectorization(true);
+    options.set_loop_slp_vectorization(true);
+    options.set_loop_unrolling(true);
+    // Dead address arithmetic goes first, so that it does not keep private memory in memory.
+    module
+        .run_passes("function(dce),default<O3>", &tm, options)
+        .map_err(|e| Error::internal(format!("llvm passes: {e}")))?;
+    if dump.as_deref() == Some("llvm-opt") {
+        eprintln!("{}", module.print_to_string().to_string());
+    }
+    let obj = tm
+        .write_to_memory_buffer(&module, FileType::Object)
+        .map_err(|e| Error::internal(format!("llvm codegen: {e}")))?;
+    if dump.as_deref() == Some("llvm-asm") {
+        if let Ok(asm) = tm.write_to_memory_buffer(&module, FileType::Assembly) {
+            eprintln!("{}", String::from_utf8_lossy(asm.as_slice()));
+        }
+    }
+    link::image(obj.as_slice(), &f.get_name().to_string_lossy())
+        .map_err(|e| e.context(format!("kernel `{}`", k.name)))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn host_features_are_named() {
+        let f = super::host_feature_names();
+        assert!(f.iter().all(|x| x.starts_with("llvm:+")), "{f:?}");
+        if cfg!(target_arch = "x86_64") {
+            assert!(f.iter().any(|x| x == "llvm:+sse2"), "{f:?}");
+        }
+    }
+}

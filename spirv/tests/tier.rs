@@ -1,0 +1,65 @@
+//! The LLVM tier (`backend/llvm`): every kernel of a module compiled by it, not by Cranelift;
+//! its code right at group sizes that leave a partial vector in each row; saved in a native
+//! binary and loaded without compiling. (Every other kernel test runs on this tier too when
+//! `cargo xtask test` sets `ZEKIT_TIER=llvm`.)
+#![cfg(feature = "llvm")]
+
+mod common;
+
+use common::{addr, program, run_1d};
+use zekit_spirv::jit::{self, Tier};
+
+#[test]
+fn every_kernel_is_compiled_by_llvm() {
+    jit::set_tier(Tier::Llvm);
+    let before = jit::llvm_kernels_on_this_thread();
+    let p = program("lockstep");
+    let n = jit::llvm_kernels_on_this_thread() - before;
+    assert_eq!(n as usize, p.kernels.len());
+    assert!(n > 5, "{n}");
+    // The other tier's kernels are not counted.
+    jit::set_tier(Tier::Cranelift);
+    let before = jit::llvm_kernels_on_this_thread();
+    let _ = program("lockstep");
+    assert_eq!(jit::llvm_kernels_on_this_thread(), before);
+}
+
+#[test]
+fn vectorized_work_item_loops_are_right_at_every_group_size() {
+    jit::set_tier(Tier::Llvm);
+    let p = program("lockstep");
+    for local in [1u64, 3, 7, 15, 16, 17, 33, 64, 100] {
+        let n = (local * 5) as usize;
+        let mut a: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+        let mut b: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761)).collect();
+        let mut o = vec![f32::NAN; n + 16];
+        let mut u = vec![7u32; n + 16];
+        let args = [addr(&mut a), addr(&mut o), addr(&mut b), addr(&mut u)];
+        run_1d(&p, "ls_int_index", &args, n as u64, local);
+        for i in 0..n {
+            assert_eq!(o[i], a[i] * 2.0 + 1.0, "local {local} [{i}]");
+            assert_eq!(u[i], b[i] ^ (i as u32 * 3), "local {local} [{i}]");
+        }
+        assert!(o[n..].iter().all(|v| v.is_nan()) && u[n..].iter().all(|v| *v == 7));
+    }
+}
+
+#[test]
+fn llvm_code_is_saved_and_loaded_without_compiling() {
+    jit::set_tier(Tier::Llvm);
+    let p = program("lockstep");
+    let bytes = p.native_binary().unwrap();
+    // It names what it needs of the host beside Cranelift's flags.
+    assert!(bytes.windows(6).any(|w| w == b"llvm:+"));
+    let before = jit::compilations_on_this_thread();
+    let q = zekit_spirv::native::load(&bytes).unwrap();
+    assert_eq!(jit::compilations_on_this_thread(), before);
+    assert_eq!(q.native_binary().unwrap(), bytes);
+    let n = 40usize;
+    let mut a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let mut b: Vec<u32> = (0..n as u32).collect();
+    let (mut o, mut u) = (vec![0f32; n], vec![0u32; n]);
+    let args = [addr(&mut a), addr(&mut o), addr(&mut b), addr(&mut u)];
+    run_1d(&q, "ls_int_index", &args, n as u64, 8);
+    assert!((0..n).all(|i| o[i] == a[i] * 2.0 + 1.0 && u[i] == b[i] ^ (i as u32 * 3)));
+}
