@@ -168,6 +168,16 @@ pub fn pocl() -> Result<(), String> {
     ensure_installed(&["pocl-opencl-icd", "ocl-icd-libopencl1"], "the benchmarks' yardstick", present)
 }
 
+/// Debian's `llvm-19-dev`, which the kernel compiler's optional LLVM tier links (its `llvm`
+/// feature): installed with `apt-get` when missing. Returns the prefix `llvm-sys` is told of
+/// (`LLVM_SYS_191_PREFIX`).
+pub fn llvm() -> Result<PathBuf, String> {
+    let prefix = PathBuf::from("/usr/lib/llvm-19");
+    let present = || prefix.join("bin/llvm-config").exists() && prefix.join("lib/libLLVM.so").exists();
+    ensure_installed(&["llvm-19-dev"], "the kernel compiler's LLVM tier", present)?;
+    Ok(prefix)
+}
+
 /// Debian's `python3-venv` (ensurepip), without which `python3 -m venv` fails (`cargo xtask sycl`).
 pub fn python_venv() -> Result<(), String> {
     let present = || Command::new("python3").args(["-c", "import ensurepip"]).output().is_ok_and(|o| o.status.success());

@@ -435,7 +435,7 @@ fn bench() -> Result<(), String> {
 }
 
 /// `cargo xtask test`: every test of the workspace (the README's test command), the kernel
-/// tests with every kernel in lockstep, then zekit-spirv's kernel-info test without the `jit`
+/// tests with every kernel in lockstep, the kernel tests on the LLVM tier, then zekit-spirv's kernel-info test without the `jit`
 /// feature.
 fn run_tests() -> Result<(), String> {
     let lz_root = deps::level_zero_root(&root())?;
@@ -466,6 +466,23 @@ fn run_tests() -> Result<(), String> {
         .map_err(|e| format!("cargo test: {e}"))?;
     if !status.success() {
         return Err("the kernel tests with ZEKIT_LOCKSTEP=1 ZEKIT_STREAM_STORES=1 failed".into());
+    }
+    // The kernel tests again on the LLVM tier (the `llvm` feature, every kernel compiled by
+    // LLVM): zekit-spirv's every test (the fuzz test with fewer mutants: LLVM's O3 takes
+    // longer than Cranelift on each) and the CPU driver's kernel tests through the loader.
+    let llvm = deps::llvm()?;
+    let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["test", "--features", "zekit-spirv/llvm,zekit-cpu/llvm", "-p", "zekit-spirv", "--tests"])
+        .args(["-p", "zekit-cpu", "--test", "kernels", "--test", "fnptr"])
+        .args(["--test", "kernel_launches", "--test", "kernel_modules"])
+        .env("ZEKIT_TIER", "llvm")
+        .env("ZEKIT_FUZZ_ITERS", "300")
+        .env("LLVM_SYS_191_PREFIX", &llvm)
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cargo test: {e}"))?;
+    if !status.success() {
+        return Err("the kernel tests with ZEKIT_TIER=llvm failed".into());
     }
     // The workspace build unifies features (the CPU driver turns `jit` on): check zekit-spirv
     // without Cranelift too, as the mock uses it.
