@@ -127,8 +127,8 @@ pub enum Tier {
     /// LLVM at `O3` for the host CPU (built with the `llvm` feature; without it, or where LLVM's
     /// code cannot be used, Cranelift's, with a log line).
     Llvm,
-    /// Cranelift first; [`crate::Program::tier_up`] recompiles the kernels that ran long
-    /// enough with LLVM, in the background.
+    /// The default: Cranelift (recompiling kernels that ran long enough with LLVM, in the
+    /// background, is not built yet).
     Auto,
 }
 
