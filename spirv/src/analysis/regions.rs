@@ -313,6 +313,32 @@ fn rematerializable(k: &Kernel) -> HashSet<Value> {
     }
 }
 
+/// The argument words a kernel reads where nothing writes to its argument block: each load's
+/// address value, its type and the offset in the block, once per address and type, in the
+/// kernel's order (what a backend loads once, before the work-item loop).
+pub fn arg_words(k: &Kernel, reads: &HashSet<Value>) -> Vec<(Value, crate::ir::Ty, u32)> {
+    let mut at: HashMap<Value, u32> = HashMap::new();
+    for i in k.blocks.iter().flat_map(|b| &b.insts) {
+        if let (Op::ArgAddr(o), Some(r)) = (&i.op, i.result) {
+            if reads.contains(&r) {
+                at.insert(r, *o);
+            }
+        }
+    }
+    let mut out: Vec<(Value, crate::ir::Ty, u32)> = Vec::new();
+    for i in k.blocks.iter().flat_map(|b| &b.insts) {
+        let (Op::Load(a), Some(r)) = (&i.op, i.result) else {
+            continue;
+        };
+        let Some(o) = at.get(a) else { continue };
+        let t = k.ty(r);
+        if !out.iter().any(|w| w.0 == *a && w.1 == t) {
+            out.push((*a, t, *o));
+        }
+    }
+    out
+}
+
 /// The addresses in a kernel's argument block (an argument's address, plus or minus offsets),
 /// if nothing the kernel writes to may be one (a by-value struct is the kernel's to modify).
 pub fn arg_reads(k: &Kernel) -> HashSet<Value> {

@@ -6,7 +6,7 @@ use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{types, AtomicRmwOp, InstBuilder, MemFlagsData, Type};
 use cranelift_module::Module;
 
-use crate::ir::{AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Reach, Round, Ty, UnOp};
+use crate::ir::{AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Reach, Ty, UnOp};
 use crate::rt::math::{copy_bytes, f64_to_f16, math_shim, read_clock};
 use crate::Error;
 
@@ -477,13 +477,7 @@ impl Lower<'_> {
                 } else {
                     x
                 };
-                let mode = match r {
-                    Round::Rte => 0,
-                    Round::Rtz => 1,
-                    Round::Rtp => 2,
-                    Round::Rtn => 3,
-                };
-                let m = self.b.ins().iconst(types::I32, mode);
+                let m = self.b.ins().iconst(types::I32, i64::from(r.code()));
                 let addr = f64_to_f16 as *const () as usize;
                 let h = self.call(addr, &[types::F64, types::I32], types::I32, &[x, m]);
                 self.b.ins().ireduce(tt, h)

@@ -9,7 +9,7 @@ use cranelift_frontend::{FunctionBuilder, Switch, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{DataId, FuncId, Module};
 
-use crate::ir::{self, Builtin, Op, Term, Ty};
+use crate::ir::{self, Builtin, Term, Ty};
 use crate::analysis::regions::Regions;
 use crate::{Error, GroupCtx};
 
@@ -384,25 +384,11 @@ impl<'a> Lower<'a> {
     /// once, before the work-item loop, when nothing writes to the block.
     pub(super) fn preload_args(&mut self) {
         let args = self.g().args;
-        let mut at: HashMap<ir::Value, u32> = HashMap::new();
-        for i in self.k.blocks.iter().flat_map(|b| &b.insts) {
-            if let (Op::ArgAddr(o), Some(r)) = (&i.op, i.result) {
-                if self.arg_reads.contains(&r) {
-                    at.insert(r, *o);
-                }
-            }
-        }
-        for i in self.k.blocks.iter().flat_map(|b| &b.insts) {
-            let (Op::Load(a), Some(r)) = (&i.op, i.result) else {
-                continue;
-            };
-            let Some(o) = at.get(a) else { continue };
-            let t = ty(self.k.ty(r));
-            if !self.arg_words.contains_key(&(*a, t)) {
-                let fl = MemFlagsData::new().with_notrap().with_readonly();
-                let v = self.b.ins().load(t, fl, args, *o as i32);
-                self.arg_words.insert((*a, t), v);
-            }
+        for (a, t, o) in crate::analysis::regions::arg_words(self.k, &self.arg_reads) {
+            let t = ty(t);
+            let fl = MemFlagsData::new().with_notrap().with_readonly();
+            let v = self.b.ins().load(t, fl, args, o as i32);
+            self.arg_words.insert((a, t), v);
         }
     }
 

@@ -169,6 +169,18 @@ pub enum Round {
     Rtn,
 }
 
+impl Round {
+    /// Its number (SPIR-V's), as the runtime's rounding to half takes it.
+    pub fn code(self) -> u32 {
+        match self {
+            Round::Rte => 0,
+            Round::Rtz => 1,
+            Round::Rtp => 2,
+            Round::Rtn => 3,
+        }
+    }
+}
+
 /// Who can touch an atomic's memory while the atomic runs: what decides whether it needs a
 /// locked instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -398,25 +398,10 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// block) once, before the work-item loops, when nothing writes to the block.
     fn preload_args(&mut self) -> Result<(), Error> {
         let args = self.g().args;
-        let mut at: HashMap<ir::Value, u32> = HashMap::new();
-        for i in self.k.blocks.iter().flat_map(|b| &b.insts) {
-            if let (Op::ArgAddr(o), Some(r)) = (&i.op, i.result) {
-                if self.arg_reads.contains(&r) {
-                    at.insert(r, *o);
-                }
-            }
-        }
-        for i in self.k.blocks.iter().flat_map(|b| &b.insts) {
-            let (Op::Load(a), Some(r)) = (&i.op, i.result) else {
-                continue;
-            };
-            let Some(o) = at.get(a) else { continue };
-            let t = self.k.ty(r);
-            if !self.arg_words.contains_key(&(*a, t)) {
-                let addr = self.b.build_int_add(args, self.i64c(u64::from(*o)), "")?;
-                let v = self.load(t, addr)?;
-                self.arg_words.insert((*a, t), v);
-            }
+        for (a, t, o) in crate::analysis::regions::arg_words(self.k, &self.arg_reads) {
+            let addr = self.b.build_int_add(args, self.i64c(u64::from(o)), "")?;
+            let v = self.load(t, addr)?;
+            self.arg_words.insert((a, t), v);
         }
         Ok(())
     }

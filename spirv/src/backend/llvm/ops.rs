@@ -8,7 +8,7 @@ use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{BasicMetadataValueEnum, BasicValue, BasicValueEnum, FloatValue, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, FloatPredicate, IntPredicate};
 
-use crate::ir::{AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Reach, Round, Ty, UnOp};
+use crate::ir::{AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Reach, Ty, UnOp};
 use crate::rt::math::{math_shim, shim_table};
 use crate::Error;
 
@@ -650,14 +650,8 @@ impl<'ctx> Lower<'_, 'ctx> {
                 } else {
                     x
                 };
-                let mode = match r {
-                    Round::Rte => 0,
-                    Round::Rtz => 1,
-                    Round::Rtp => 2,
-                    Round::Rtn => 3,
-                };
                 let (f64t, i32t) = (self.cx.f64_type().into(), self.cx.i32_type().into());
-                let m = self.cx.i32_type().const_int(mode, false).into();
+                let m = self.cx.i32_type().const_int(u64::from(r.code()), false).into();
                 let h = self
                     .call("zekit_f64_to_f16", &[f64t, i32t], Some(i32t), &[x, m])?
                     .ok_or_else(|| Error::internal("llvm: f64_to_f16 without a result"))?;
