@@ -62,7 +62,11 @@ fn machine() -> Result<TargetMachine, Error> {
     if !cfg!(target_arch = "x86_64") {
         return Err(Error::unsupported("the LLVM tier supports x86-64 hosts only"));
     }
-    Target::initialize_native(&InitializationConfig::default())
+    // Once per process: the build pool's threads compile at the same time, and LLVM's target
+    // registration is global.
+    static INIT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()))
+        .clone()
         .map_err(|e| Error::internal(format!("llvm: {e}")))?;
     let triple = TargetMachine::get_default_triple();
     let target = Target::from_triple(&triple).map_err(|e| Error::internal(format!("llvm: {e}")))?;
