@@ -198,6 +198,17 @@ pub fn compile(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Co
 /// Compiles kernels with LLVM, each on its own; a kernel LLVM's code cannot be made or used
 /// for gets Cranelift's (one log line says why).
 pub fn compile_llvm(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Result<Code, Error> {
+    let quiet = std::env::var("ZEKIT_LOG").as_deref() == Ok("0");
+    if !HAS_LLVM {
+        // One line per process, not one per kernel.
+        static SAID: std::sync::Once = std::sync::Once::new();
+        if !quiet {
+            SAID.call_once(|| {
+                eprintln!("zekit: ZEKIT_TIER=llvm: this build has no LLVM tier (the `llvm` feature); Cranelift compiles");
+            });
+        }
+        return compile_cranelift(kernels, data);
+    }
     let mut pieces = Vec::new();
     for (i, k) in kernels.iter().enumerate() {
         match llvm_piece(k, data) {
@@ -206,7 +217,7 @@ pub fn compile_llvm(kernels: &[(ir::Kernel, Regions, u32)], data: usize) -> Resu
                 pieces.push(c);
             }
             Err(e) => {
-                if std::env::var("ZEKIT_LOG").as_deref() != Ok("0") {
+                if !quiet {
                     eprintln!("zekit: kernel `{}`: Cranelift's code instead of LLVM's: {e}", k.0.name);
                 }
                 pieces.push(compile_cranelift(&kernels[i..i + 1], data)?);
