@@ -164,7 +164,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         let ctx = self.f.get_nth_param(0).expect("one parameter").into_pointer_value();
         let i64t = self.cx.i64_type();
         let at = |me: &Self, off: i32| -> Result<IntValue<'ctx>, Error> {
-            let p = unsafe_gep(me, ctx, u64::from(off as u32))?;
+            let p = field(me, ctx, u64::from(off as u32))?;
             let v = me.b.build_load(i64t, p, "")?;
             Ok(v.into_int_value())
         };
@@ -335,7 +335,6 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     /// builder in the block that goes on.
     fn sub_group_gate(&mut self, a: IntValue<'ctx>, state: IntValue<'ctx>) -> Result<(), Error> {
         let i32t = self.cx.i32_type();
-        let i64t = self.cx.i64_type();
         let a4 = self.b.build_int_add(a, self.i64c(4), "")?;
         self.b.build_store(self.ptr_at(a4)?, state)?;
         let (check, wait, go) = (
@@ -377,7 +376,6 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             let x = self.b.build_and(x, valid, "")?;
             blocked = self.b.build_or(blocked, x, "")?;
         }
-        let _ = i64t;
         self.b.build_conditional_branch(blocked, wait, go)?;
         self.b.position_at_end(wait);
         let t = self.cx.bool_type().const_int(1, false);
@@ -648,8 +646,8 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     }
 }
 
-/// `ctx + off` as a pointer.
-fn unsafe_gep<'ctx>(me: &Lower<'_, 'ctx>, p: PointerValue<'ctx>, off: u64) -> Result<PointerValue<'ctx>, Error> {
+/// The field at byte `off` of the group context `p`, as a pointer.
+fn field<'ctx>(me: &Lower<'_, 'ctx>, p: PointerValue<'ctx>, off: u64) -> Result<PointerValue<'ctx>, Error> {
     // SAFETY: an in-bounds byte offset of the group context (a field of `GroupCtx`); inkwell
     // marks `getelementptr` unsafe because a wrong index is undefined behaviour in the code
     // it generates, not in this process.
