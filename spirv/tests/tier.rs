@@ -45,6 +45,59 @@ fn vectorized_work_item_loops_are_right_at_every_group_size() {
 }
 
 #[test]
+fn work_items_across_lanes_through_an_inner_loop_are_right() {
+    // `ls_loop`'s uniform loop puts the work-item loop outside it: the x loop is marked for
+    // LLVM's outer-loop vectorizer (`backend/llvm/outer.rs`). Right at every group size
+    // (partial vectors), and at trip counts of 0, 1 and more, for each of its four types.
+    jit::set_tier(Tier::Llvm);
+    let before = jit::llvm_outer_loops_on_this_thread();
+    let p = program("lockstep");
+    assert!(
+        jit::llvm_outer_loops_on_this_thread() > before,
+        "ls_loop's x loop was not marked"
+    );
+    for local in [1u64, 3, 7, 15, 16, 17, 33, 64, 100] {
+        for iters in [0u64, 1, 5] {
+            let n = (local * 3) as usize;
+            let mut fo = vec![f32::NAN; n + 16];
+            let mut lo = vec![-1i64; n + 16];
+            let mut d = vec![f64::NAN; n + 16];
+            run_1d(
+                &p,
+                "ls_loop",
+                &[addr(&mut fo), addr(&mut lo), addr(&mut d), iters],
+                n as u64,
+                local,
+            );
+            for i in 0..n {
+                let (mut f, mut k, mut l, mut x) = (i as f32, i as i32, i as i64 * 3, i as f64);
+                for j in 0..iters as i32 {
+                    f = f * 0.5 + 1.0;
+                    k = k.wrapping_mul(3).wrapping_add(j);
+                    l = l.wrapping_add(i64::from(k));
+                    x = x * 0.75 + 1.0;
+                }
+                let at = format!("local {local}, {iters} trips [{i}]");
+                assert_eq!(fo[i], f + k as f32, "{at}");
+                assert_eq!(lo[i], l, "{at}");
+                assert_eq!(d[i], x, "{at}");
+            }
+            assert!(fo[n..].iter().all(|v| v.is_nan()) && lo[n..].iter().all(|v| *v == -1));
+        }
+    }
+}
+
+#[test]
+fn kernels_with_barriers_are_not_marked() {
+    // The outer-loop vectorizer takes work-items as independent: a kernel with barriers
+    // keeps its x loop unmarked, loop or not (every kernel of `lockstep_barriers` has them).
+    jit::set_tier(Tier::Llvm);
+    let before = jit::llvm_outer_loops_on_this_thread();
+    let _ = program("lockstep_barriers");
+    assert_eq!(jit::llvm_outer_loops_on_this_thread(), before);
+}
+
+#[test]
 fn llvm_code_is_saved_and_loaded_without_compiling() {
     jit::set_tier(Tier::Llvm);
     let p = program("lockstep");

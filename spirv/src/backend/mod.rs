@@ -155,6 +155,16 @@ pub fn llvm_kernels_on_this_thread() -> u64 {
     LLVM_KERNELS.with(|c| c.get())
 }
 
+/// How many kernels this thread compiled with LLVM that have their work-items across SIMD
+/// lanes through an inner loop (`backend/llvm/outer.rs`: the x loop marked for LLVM's
+/// outer-loop vectorizer). 0 without the LLVM tier.
+pub fn llvm_outer_loops_on_this_thread() -> u64 {
+    #[cfg(feature = "llvm")]
+    return llvm::marked_on_this_thread();
+    #[cfg(not(feature = "llvm"))]
+    0
+}
+
 /// Sets when the kernels compiled on this thread run in lockstep; the default comes from the
 /// environment variable `ZEKIT_LOCKSTEP` (`0`: never, `1`: always, else auto).
 pub fn set_lockstep(policy: Lockstep) {

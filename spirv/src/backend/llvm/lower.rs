@@ -135,6 +135,11 @@ pub(super) fn lower<'ctx>(
             k.name
         )));
     }
+    if let Some(latch) = l.latch {
+        if super::outer::eligible(k, r, stride, f) {
+            super::outer::mark(cx, latch);
+        }
+    }
     Ok(f)
 }
 

@@ -32,6 +32,9 @@ use super::FuncImage;
 mod link;
 mod lower;
 mod ops;
+mod outer;
+
+pub(crate) use outer::marked_on_this_thread;
 
 impl From<inkwell::builder::BuilderError> for Error {
     fn from(e: inkwell::builder::BuilderError) -> Error {
@@ -65,7 +68,11 @@ fn machine() -> Result<TargetMachine, Error> {
     // Once per process: the build pool's threads compile at the same time, and LLVM's target
     // registration is global.
     static INIT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
-    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()))
+    INIT.get_or_init(|| {
+        Target::initialize_native(&InitializationConfig::default())?;
+        outer::enable_native_path();
+        Ok(())
+    })
         .clone()
         .map_err(|e| Error::internal(format!("llvm: {e}")))?;
     let triple = TargetMachine::get_default_triple();
@@ -86,10 +93,67 @@ fn machine() -> Result<TargetMachine, Error> {
         .ok_or_else(|| Error::internal("llvm: no target machine for this host"))
 }
 
+/// What LLVM reports while it compiles a kernel. Without a handler of ours LLVM prints its
+/// warnings (a hinted loop it could not vectorize, say) to the process's standard error, and
+/// ends the process on an error; with it, warnings and remarks are dropped and errors fail
+/// the kernel's compilation.
+struct Diagnostics {
+    errors: Box<std::sync::Mutex<Vec<String>>>,
+    cx: inkwell::llvm_sys::prelude::LLVMContextRef,
+}
+
+impl Drop for Diagnostics {
+    fn drop(&mut self) {
+        // SAFETY: `cx` is the context `install` was given, which is dropped after this (it
+        // is declared first); from here on it reports nowhere, so never into the freed box.
+        unsafe { inkwell::llvm_sys::core::LLVMContextSetDiagnosticHandler(self.cx, None, std::ptr::null_mut()) };
+    }
+}
+
+impl Diagnostics {
+    fn install(cx: &Context) -> Diagnostics {
+        use inkwell::llvm_sys::core as c;
+        use inkwell::llvm_sys::prelude::LLVMDiagnosticInfoRef;
+        use inkwell::llvm_sys::LLVMDiagnosticSeverity;
+        extern "C" fn handler(info: LLVMDiagnosticInfoRef, errors: *mut std::ffi::c_void) {
+            // SAFETY: LLVM passes a live diagnostic for the duration of the call; `errors` is
+            // the box `install` registered, which outlives the context's use (`Diagnostics`
+            // unregisters itself when dropped). The description is LLVM's own string, freed
+            // with LLVMDisposeMessage.
+            unsafe {
+                if c::LLVMGetDiagInfoSeverity(info) != LLVMDiagnosticSeverity::LLVMDSError {
+                    return;
+                }
+                let d = c::LLVMGetDiagInfoDescription(info);
+                let text = std::ffi::CStr::from_ptr(d).to_string_lossy().into_owned();
+                c::LLVMDisposeMessage(d);
+                let errors = &*(errors as *const std::sync::Mutex<Vec<String>>);
+                errors.lock().unwrap_or_else(|e| e.into_inner()).push(text);
+            }
+        }
+        let errors = Box::new(std::sync::Mutex::new(Vec::new()));
+        let p = std::ptr::addr_of!(*errors) as *mut std::ffi::c_void;
+        // SAFETY: the context is live; the handler only reads `p` as the box above, which
+        // stays at its address (boxed) while `Diagnostics` lives.
+        unsafe { c::LLVMContextSetDiagnosticHandler(cx.raw(), Some(handler), p) };
+        Diagnostics { errors, cx: cx.raw() }
+    }
+
+    /// The first error LLVM reported, as this kernel's.
+    fn check(&self, kernel: &str) -> Result<(), Error> {
+        let errors = self.errors.lock().unwrap_or_else(|e| e.into_inner());
+        match errors.first() {
+            Some(e) => Err(Error::internal(format!("llvm, kernel `{kernel}`: {e}"))),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Compiles one kernel with LLVM into a relocatable image.
 pub(crate) fn compile_kernel(k: &ir::Kernel, regions: &Regions, stride: u32) -> Result<FuncImage, Error> {
     let tm = machine()?;
     let cx = Context::create();
+    let diags = Diagnostics::install(&cx);
     let module = cx.create_module(&k.name);
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
@@ -120,6 +184,7 @@ pub(crate) fn compile_kernel(k: &ir::Kernel, regions: &Regions, stride: u32) -> 
             eprintln!("{}", String::from_utf8_lossy(asm.as_slice()));
         }
     }
+    diags.check(&k.name)?;
     link::image(obj.as_slice(), &f.get_name().to_string_lossy())
         .map_err(|e| e.context(format!("kernel `{}`", k.name)))
 }
