@@ -612,3 +612,60 @@ fn launches_of_kernels_without_effects_have_nothing_to_run() {
     ok!(ze::zeKernelDestroy(writes));
     ok!(ze::zeModuleDestroy(m));
 }
+
+/// Kernels tier up to LLVM's code (`ZEKIT_TIER=auto`, LLVM built in) between launches, in a
+/// process of their own: the threshold (`ZEKIT_TIER_UP_MS=0`: after the first launch) and the
+/// tier are read from the environment once.
+#[cfg(feature = "llvm")]
+#[test]
+fn kernels_tier_up_to_llvm_between_launches() {
+    const NAME: &str = "kernels_tier_up_to_llvm_between_launches";
+    if std::env::var_os("ZEKIT_TIER_UP_CHILD").is_none() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", NAME, "--test-threads=1"])
+            .env("ZEKIT_TIER_UP_CHILD", "1")
+            .env("ZEKIT_TIER", "auto")
+            .env("ZEKIT_TIER_UP_MS", "0")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "child: {:?}\n{text}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains("1 passed"), "{text}");
+        return;
+    }
+    let upgrades = zekit_spirv::jit::tierup::upgrades;
+    let z = Ze::new();
+    let m = module(&z, &spv("saxpy"));
+    let k = kernel(m, "saxpy");
+    let n = 1000usize;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let (bx, by) = (Buf::new(&z, &x), Buf::new(&z, &vec![1f32; n]));
+    ok!(ze::zeKernelSetGroupSize(k, 64, 1, 1));
+    arg(k, 0, &3f32);
+    arg(k, 1, &bx.p);
+    arg(k, 2, &by.p);
+    arg(k, 3, &(n as u32));
+    // y = 3x + y, launch after launch: Cranelift's code first, then LLVM's.
+    let mut expect = vec![1f32; n];
+    let mut step = |z: &Ze| {
+        submit(z, 0, |l| launch(l, k, groups(n.div_ceil(64) as u32, 1, 1)));
+        for (e, x) in expect.iter_mut().zip(&x) {
+            *e += 3.0 * x;
+        }
+        assert_eq!(by.get(), expect);
+    };
+    assert_eq!(upgrades(), 0);
+    step(&z);
+    let t = std::time::Instant::now();
+    while upgrades() == 0 {
+        assert!(t.elapsed().as_secs() < 120, "saxpy did not tier up in 2 minutes");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // On LLVM's code now, with the same results.
+    for _ in 0..3 {
+        step(&z);
+    }
+    assert_eq!(upgrades(), 1);
+    ok!(ze::zeKernelDestroy(k));
+    ok!(ze::zeModuleDestroy(m));
+}

@@ -256,6 +256,8 @@ pub struct Kernel {
     /// What it reports.
     pub info: KernelInfo,
     entry: usize,
+    /// Its way to LLVM's code, where it tiers up ([`jit::tierup`]).
+    up: Option<Box<jit::tierup::TierUp>>,
 }
 
 #[cfg(feature = "jit")]
@@ -274,9 +276,33 @@ impl Kernel {
     /// static size plus the local arguments, private memory as [`GroupCtx::private_mem`]
     /// says; and the [`Program`] must outlive the call.
     pub unsafe fn run_group(&self, ctx: &mut GroupCtx) {
-        // SAFETY: `entry` is the finalized code of this kernel, of this signature
-        // (`backend/scalar.rs`); the caller vouches for the memory it reaches.
-        let f: extern "C" fn(*mut GroupCtx) = unsafe { std::mem::transmute(self.entry) };
+        // SAFETY: as this function's own contract.
+        unsafe { self.run_group_with(self.launch_entry(), ctx) }
+    }
+
+    /// The code a launch starting now runs: LLVM's once the kernel has tiered up
+    /// ([`jit::tierup`]), else the code it was built with. A launch picks it once, so that
+    /// all its groups run the same code.
+    pub fn launch_entry(&self) -> usize {
+        self.up.as_ref().and_then(|u| u.entry()).unwrap_or(self.entry)
+    }
+
+    /// True when this kernel's launches run LLVM's code made by tiering up.
+    pub fn tiered_up(&self) -> bool {
+        self.up.as_ref().is_some_and(|u| u.entry().is_some())
+    }
+
+    /// [`Kernel::run_group`] with code `entry`, which [`Kernel::launch_entry`] gave.
+    ///
+    /// # Safety
+    /// As [`Kernel::run_group`]; `entry` is what [`Kernel::launch_entry`] returned for this
+    /// kernel.
+    pub unsafe fn run_group_with(&self, entry: usize, ctx: &mut GroupCtx) {
+        debug_assert!(entry == self.entry || Some(entry) == self.up.as_ref().and_then(|u| u.entry()));
+        // SAFETY: `entry` is finalized code of this kernel (either tier's), of this signature
+        // (`backend/scalar.rs`), which lives as long as the program; the caller vouches for
+        // the memory it reaches.
+        let f: extern "C" fn(*mut GroupCtx) = unsafe { std::mem::transmute(entry) };
         f(ctx);
         printf::flush();
     }
@@ -495,35 +521,45 @@ impl Prepared {
     /// The program of the pieces [`Prepared::codegen`] made, in kernel order, covering every
     /// kernel once.
     pub fn finish(self, pieces: Vec<jit::Code>) -> Result<Program, Error> {
+        let sources = jit::tiers_up().then_some(self.kernels);
         Program::assemble(
             self.infos,
             jit::Code::join(pieces),
             (self.data, self.init, self.data_relocs),
-            self.globals,
-            self.functions,
+            (self.globals, self.functions),
+            sources,
         )
     }
 }
+
+/// A program's exported variables (name, address, size) and functions (name, pointer value).
+#[cfg(feature = "jit")]
+type Exports = (Vec<(String, usize, usize)>, Vec<(String, usize)>);
 
 #[cfg(feature = "jit")]
 impl Program {
     /// A program of kernels (what each reports, and its code, in the same order), its placed
     /// program-scope data (with its initial bytes and function-pointer offsets), and the
-    /// exported variables and functions at their addresses in that data.
+    /// exported variables and functions at their addresses in that data; with `sources`,
+    /// the IR of each kernel, which then tiers up ([`jit::tierup`]).
     pub(crate) fn assemble(
         infos: Vec<KernelInfo>,
         code: jit::Code,
         (data, init, data_relocs): (Box<[u64]>, Vec<u8>, Vec<u32>),
-        globals: Vec<(String, usize, usize)>,
-        functions: Vec<(String, usize)>,
+        (globals, functions): Exports,
+        sources: Option<Vec<jit::tierup::Source>>,
     ) -> Result<Program, Error> {
-        if code.entries.len() != infos.len() {
+        if code.entries.len() != infos.len() || sources.as_ref().is_some_and(|s| s.len() != infos.len()) {
             return Err(Error::internal("code for some kernels is missing"));
         }
+        let mut sources = sources.map(|s| s.into_iter());
         let kernels = infos
             .into_iter()
             .zip(&code.entries)
-            .map(|(info, e)| Kernel { info, entry: *e })
+            .map(|(info, e)| {
+                let up = sources.as_mut().and_then(|s| s.next()).map(|s| Box::new(jit::tierup::TierUp::new(s)));
+                Kernel { info, entry: *e, up }
+            })
             .collect();
         Ok(Program {
             kernels,

@@ -116,3 +116,46 @@ fn llvm_code_is_saved_and_loaded_without_compiling() {
     run_1d(&q, "ls_int_index", &args, n as u64, 8);
     assert!((0..n).all(|i| o[i] == a[i] * 2.0 + 1.0 && u[i] == b[i] ^ (i as u32 * 3)));
 }
+
+#[test]
+fn kernels_tier_up_to_llvm_once_they_have_run_long_enough() {
+    // Auto: Cranelift's code first; past the threshold (here 1 ms of launches) the kernel is
+    // compiled by LLVM in the background and later launches run that code, with the same
+    // results.
+    jit::set_tier(Tier::Auto);
+    jit::tierup::set_threshold(1_000_000);
+    let llvm_before = jit::llvm_kernels_on_this_thread();
+    let p = std::sync::Arc::new(program("lockstep"));
+    assert_eq!(jit::llvm_kernels_on_this_thread(), llvm_before, "auto starts on Cranelift");
+    let i = p.kernels.iter().position(|k| k.info.name == "ls_loop").unwrap();
+    let n = 96usize;
+    let run = |p: &zekit_spirv::Program| {
+        let mut fo = vec![0f32; n];
+        let mut lo = vec![0i64; n];
+        let mut d = vec![0f64; n];
+        run_1d(p, "ls_loop", &[addr(&mut fo), addr(&mut lo), addr(&mut d), 7], n as u64, 32);
+        (fo, lo, d)
+    };
+    let first = run(&p);
+    assert!(!p.kernels[i].tiered_up());
+    let upgrades = jit::tierup::upgrades();
+    // Below the threshold: nothing happens.
+    jit::tierup::ran(&p, i, 999_999);
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert!(!p.kernels[i].tiered_up());
+    let cranelift_entry = p.kernels[i].launch_entry();
+    jit::tierup::ran(&p, i, 1);
+    let t = std::time::Instant::now();
+    while !p.kernels[i].tiered_up() {
+        assert!(t.elapsed().as_secs() < 120, "no tier-up after 2 minutes");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(jit::tierup::upgrades() > upgrades);
+    assert_ne!(p.kernels[i].launch_entry(), cranelift_entry);
+    // Other kernels of the module have not run: they keep Cranelift's code.
+    assert!(p.kernels.iter().enumerate().all(|(j, k)| j == i || !k.tiered_up()));
+    assert_eq!(run(&p), first);
+    // Once is enough: more time queues nothing.
+    jit::tierup::ran(&p, i, u64::MAX);
+    assert_eq!(run(&p), first);
+}

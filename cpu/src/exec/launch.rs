@@ -105,6 +105,9 @@ impl Launch {
             1
         };
         let stream = total.saturating_mul(items as u64).saturating_mul(16) >= stream_threshold();
+        // One code for the whole launch: LLVM's where the kernel has tiered up.
+        let entry = kernel.launch_entry();
+        let started = std::time::Instant::now();
         let pieces = total.min(4 * (pool.threads() as u64 + 1)) as usize;
         let fault = std::sync::Mutex::new(None);
         let body = |p: usize| {
@@ -137,9 +140,9 @@ impl Launch {
                     ctx.group_id = id;
                     // SAFETY: the argument block has the kernel's layout (model::kernel built
                     // it), local and private memory have the sizes the kernel reports, the
-                    // program is alive (`self.program`); the buffers are the application's
-                    // promise (above).
-                    unsafe { kernel.run_group(&mut ctx) };
+                    // program is alive (`self.program`), `entry` is its `launch_entry`; the
+                    // buffers are the application's promise (above).
+                    unsafe { kernel.run_group_with(entry, &mut ctx) };
                     id[0] += 1;
                     if id[0] == gx {
                         id[0] = 0;
@@ -159,6 +162,8 @@ impl Launch {
             }
         };
         pool.run(pieces, &body)?;
+        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        zekit_spirv::jit::tierup::ran(&self.program, self.kernel, nanos);
         fault.into_inner().unwrap_or_else(|e| e.into_inner()).map_or(Ok(()), Err)
     }
 }

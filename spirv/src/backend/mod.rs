@@ -21,6 +21,7 @@ use crate::Error;
 mod hoist;
 #[cfg(feature = "llvm")]
 mod llvm;
+pub mod tierup;
 mod lockstep;
 mod module;
 pub mod native;
@@ -149,6 +150,12 @@ pub fn tier() -> Tier {
 
 /// True when this build has the LLVM tier (the `llvm` feature).
 pub const HAS_LLVM: bool = cfg!(feature = "llvm");
+
+/// True when kernels compiled now start on Cranelift's code and tier up to LLVM's
+/// ([`tierup`]): [`Tier::Auto`] on an x86-64 host, with the LLVM tier built in.
+pub fn tiers_up() -> bool {
+    HAS_LLVM && cfg!(target_arch = "x86_64") && tier() == Tier::Auto
+}
 
 /// How many kernels this thread compiled with LLVM.
 pub fn llvm_kernels_on_this_thread() -> u64 {

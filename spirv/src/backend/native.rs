@@ -408,6 +408,6 @@ fn load_inner(bytes: &[u8]) -> Result<Program, NativeError> {
     let code = jit::load(&images, &(triple, features), base).map_err(|e| err(e.to_string()))?;
     let globals = globals.into_iter().map(|(n, o, s)| (n, base + o, s)).collect();
     let functions = functions.into_iter().map(|(n, o)| (n, base + o)).collect();
-    Program::assemble(infos, code, (data, init, data_relocs), globals, functions)
+    Program::assemble(infos, code, (data, init, data_relocs), (globals, functions), None)
         .map_err(|e| err(e.to_string()))
 }

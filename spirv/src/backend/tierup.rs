@@ -1,0 +1,155 @@
+//! Tiering up (`ZEKIT_TIER=auto`, the default where the LLVM tier is built in): every kernel
+//! starts on Cranelift's code, so a module is ready as fast as that tier makes it; a kernel
+//! that has run long enough is compiled again by LLVM on a background thread, and its launches
+//! from then on call LLVM's code.
+//!
+//! - "Long enough": the launches' wall time added up reaches [`threshold`] (20 ms, or
+//!   `ZEKIT_TIER_UP_MS`), about what LLVM takes to compile a kernel, so that a kernel pays at
+//!   most about its own run time again for the compilation.
+//! - One thread compiles, kernel after kernel, in the order they cross the threshold; it holds
+//!   the program meanwhile, so a module destroyed during a compilation goes away after it.
+//! - A launch picks its code once, when it starts ([`TierUp::entry`]): its groups all run the
+//!   same code. Both codes live as long as the program, so a launch on the old code finishes
+//!   on it.
+//! - A kernel LLVM cannot compile keeps Cranelift's code, with one log line.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
+
+use crate::analysis::regions::Regions;
+use crate::ir;
+use crate::Program;
+
+use super::Code;
+
+/// The IR a kernel is compiled from.
+pub(crate) type Source = (ir::Kernel, Regions, u32);
+
+/// One kernel's way to the optimizing tier.
+pub(crate) struct TierUp {
+    /// What LLVM compiles; taken by the compilation.
+    source: Mutex<Option<Source>>,
+    /// Nanoseconds its launches took, added up.
+    spent: AtomicU64,
+    requested: AtomicBool,
+    /// LLVM's code, once made.
+    code: OnceLock<Code>,
+    /// Its entry (0 until then).
+    entry: AtomicUsize,
+}
+
+impl std::fmt::Debug for TierUp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TierUp(upgraded: {})", self.entry.load(Ordering::Relaxed) != 0)
+    }
+}
+
+impl TierUp {
+    pub(crate) fn new(source: Source) -> TierUp {
+        TierUp {
+            source: Mutex::new(Some(source)),
+            spent: AtomicU64::new(0),
+            requested: AtomicBool::new(false),
+            code: OnceLock::new(),
+            entry: AtomicUsize::new(0),
+        }
+    }
+
+    /// The entry of LLVM's code, once it is ready.
+    pub(crate) fn entry(&self) -> Option<usize> {
+        match self.entry.load(Ordering::Acquire) {
+            0 => None,
+            e => Some(e),
+        }
+    }
+
+    /// Adds `nanos` to the time spent; true when that crosses the threshold for the first time.
+    fn spend(&self, nanos: u64) -> bool {
+        let before = self.spent.fetch_add(nanos, Ordering::Relaxed);
+        before.saturating_add(nanos) >= threshold() && !self.requested.swap(true, Ordering::Relaxed)
+    }
+}
+
+/// Not set yet (read from the environment at first use).
+const UNSET: u64 = u64::MAX;
+static THRESHOLD: AtomicU64 = AtomicU64::new(UNSET);
+
+/// Launch time after which a kernel is compiled by LLVM (nanoseconds): what [`set_threshold`]
+/// set, else `ZEKIT_TIER_UP_MS` milliseconds (`0`: after the first launch), 20 by default.
+pub fn threshold() -> u64 {
+    match THRESHOLD.load(Ordering::Relaxed) {
+        UNSET => {
+            let ms = std::env::var("ZEKIT_TIER_UP_MS").ok().and_then(|v| v.parse::<u64>().ok());
+            let t = ms.unwrap_or(20).saturating_mul(1_000_000).min(UNSET - 1);
+            THRESHOLD.store(t, Ordering::Relaxed);
+            t
+        }
+        t => t,
+    }
+}
+
+/// Sets the launch time after which a kernel tiers up, for the whole process.
+pub fn set_threshold(nanos: u64) {
+    THRESHOLD.store(nanos.min(UNSET - 1), Ordering::Relaxed);
+}
+
+/// Records that a launch of kernel `index` of `program` took `nanos`; past the threshold,
+/// queues the kernel for LLVM. Cheap when the kernel does not tier up.
+pub fn ran(program: &Arc<Program>, index: usize, nanos: u64) {
+    let Some(up) = program.kernels.get(index).and_then(|k| k.up.as_ref()) else { return };
+    if up.entry().is_none() && up.spend(nanos) {
+        queue(Arc::clone(program), index);
+    }
+}
+
+/// A kernel to compile: its program and its index there.
+type Job = (Arc<Program>, usize);
+
+fn queue(program: Arc<Program>, index: usize) {
+    static WORKER: OnceLock<Mutex<mpsc::Sender<Job>>> = OnceLock::new();
+    let tx = WORKER.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let spawned = std::thread::Builder::new().name("zekit-tier-up".into()).spawn(move || {
+            for (p, i) in rx {
+                upgrade(&p, i);
+            }
+        });
+        if let Err(e) = spawned {
+            eprintln!("zekit: no thread to compile kernels with LLVM ({e}); Cranelift's code stays");
+        }
+        Mutex::new(tx)
+    });
+    // A send fails only when the worker could not start: the kernel keeps its code.
+    let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send((program, index));
+}
+
+/// Compiles kernel `index` of `program` with LLVM and switches its launches to that code.
+fn upgrade(program: &Program, index: usize) {
+    let k = &program.kernels[index];
+    let Some(up) = k.up.as_ref() else { return };
+    let Some(source) = up.source.lock().unwrap_or_else(|e| e.into_inner()).take() else { return };
+    let data = program.data_address();
+    let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| super::llvm_piece(&source, data)));
+    match made {
+        Ok(Ok(code)) => {
+            let entry = code.entries.first().copied().unwrap_or(0);
+            if up.code.set(code).is_ok() && entry != 0 {
+                UPGRADES.fetch_add(1, Ordering::Relaxed);
+                up.entry.store(entry, Ordering::Release);
+            }
+        }
+        Ok(Err(e)) => {
+            if std::env::var("ZEKIT_LOG").as_deref() != Ok("0") {
+                eprintln!("zekit: kernel `{}`: keeps Cranelift's code, LLVM's failed: {e}", k.info.name);
+            }
+        }
+        Err(_) => eprintln!("zekit: kernel `{}`: keeps Cranelift's code, LLVM's compiler panicked", k.info.name),
+    }
+}
+
+static UPGRADES: AtomicU64 = AtomicU64::new(0);
+
+/// How many kernels of this process have tiered up to LLVM's code.
+pub fn upgrades() -> u64 {
+    UPGRADES.load(Ordering::Relaxed)
+}
