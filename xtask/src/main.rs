@@ -484,6 +484,21 @@ fn run_tests() -> Result<(), String> {
     if !status.success() {
         return Err("the kernel tests with ZEKIT_TIER=llvm failed".into());
     }
+    // And tiering up: every kernel starts on Cranelift's code and is queued for LLVM's after
+    // its first launch, so that launches switch code while the tests run.
+    let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["test", "--features", "zekit-spirv/llvm,zekit-cpu/llvm", "-p", "zekit-cpu"])
+        .args(["--test", "kernels", "--test", "fnptr", "--test", "kernel_launches", "--test", "kernel_modules"])
+        .args(["--test", "image_kernels", "--test", "subgroup_nonuniform"])
+        .env("ZEKIT_TIER", "auto")
+        .env("ZEKIT_TIER_UP_MS", "0")
+        .env("LLVM_SYS_191_PREFIX", &llvm)
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cargo test: {e}"))?;
+    if !status.success() {
+        return Err("the kernel tests with ZEKIT_TIER=auto ZEKIT_TIER_UP_MS=0 failed".into());
+    }
     // The workspace build unifies features (the CPU driver turns `jit` on): check zekit-spirv
     // without Cranelift too, as the mock uses it.
     let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
