@@ -289,7 +289,12 @@ impl Kernel {
 
     /// True when this kernel's launches run LLVM's code made by tiering up.
     pub fn tiered_up(&self) -> bool {
-        self.up.as_ref().is_some_and(|u| u.entry().is_some())
+        self.upgraded().is_some()
+    }
+
+    /// LLVM's code made by tiering up, once launches run it.
+    pub(crate) fn upgraded(&self) -> Option<&jit::Code> {
+        self.up.as_ref().and_then(|u| u.code())
     }
 
     /// [`Kernel::run_group`] with code `entry`, which [`Kernel::launch_entry`] gave.

@@ -138,6 +138,8 @@ fn kernels_tier_up_to_llvm_once_they_have_run_long_enough() {
     };
     let first = run(&p);
     assert!(!p.kernels[i].tiered_up());
+    let saved_before = p.native_binary().unwrap();
+    assert!(!saved_before.windows(6).any(|w| w == b"llvm:+"));
     let upgrades = jit::tierup::upgrades();
     // Below the threshold: nothing happens.
     jit::tierup::ran(&p, i, 999_999);
@@ -158,4 +160,13 @@ fn kernels_tier_up_to_llvm_once_they_have_run_long_enough() {
     // Once is enough: more time queues nothing.
     jit::tierup::ran(&p, i, u64::MAX);
     assert_eq!(run(&p), first);
+    // A native binary saved now holds LLVM's code for it (and asks for its CPU features);
+    // loaded, it runs that code at once.
+    let saved = p.native_binary().unwrap();
+    assert!(saved.windows(6).any(|w| w == b"llvm:+"));
+    assert_ne!(saved, saved_before);
+    let q = zekit_spirv::native::load(&saved).unwrap();
+    assert_eq!(q.kernel_code(i), p.kernel_code(i));
+    assert_ne!(q.kernel_code(i), zekit_spirv::native::load(&saved_before).unwrap().kernel_code(i));
+    assert_eq!(run(&q), first);
 }

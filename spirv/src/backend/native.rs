@@ -135,20 +135,39 @@ impl Program {
     /// addresses it names are zero): what `zeKernelGetBinaryExp` returns. `None` when the
     /// index is out of range or the code refers to something a saved image cannot name.
     pub fn kernel_code(&self, index: usize) -> Option<&[u8]> {
+        // The code its launches run: LLVM's once it has tiered up.
+        if let Some(up) = self.kernels.get(index)?.upgraded() {
+            return up.images.as_ref()?.first().map(|i| i.bytes.as_slice());
+        }
         let images = self._code.images.as_ref()?;
         images.get(index).map(|i| i.bytes.as_slice())
     }
 
-    /// The program as a native binary (see the module documentation).
+    /// The program as a native binary (see the module documentation). A kernel that has
+    /// tiered up ([`crate::jit::tierup`]) is saved with LLVM's code, and the binary then asks
+    /// for the CPU features that code was made for too.
     pub fn native_binary(&self) -> Result<Vec<u8>, NativeError> {
-        let images = self._code.images.as_ref().ok_or_else(|| {
-            err("this module's code refers to something a native binary cannot name")
-        })?;
+        let cannot = || err("this module's code refers to something a native binary cannot name");
+        let base_images = self._code.images.as_ref().ok_or_else(cannot)?;
+        let (triple, mut features) = self._code.features.clone();
+        let mut images = Vec::with_capacity(base_images.len());
+        for (k, img) in self.kernels.iter().zip(base_images) {
+            match k.upgraded().map(|c| (c.images.as_ref().and_then(|i| i.first()), &c.features)) {
+                Some((Some(up), (t, f))) if *t == triple => {
+                    images.push(up);
+                    for x in f {
+                        if !features.contains(x) {
+                            features.push(x.clone());
+                        }
+                    }
+                }
+                _ => images.push(img),
+            }
+        }
         let mut w = W::default();
-        let (triple, features) = &self._code.features;
-        w.str(triple);
+        w.str(&triple);
         w.u32(features.len() as u32);
-        for f in features {
+        for f in &features {
             w.str(f);
         }
         w.bytes(&self.init);

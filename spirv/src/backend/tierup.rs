@@ -63,6 +63,11 @@ impl TierUp {
         }
     }
 
+    /// LLVM's code, once the kernel runs it.
+    pub(crate) fn code(&self) -> Option<&Code> {
+        self.entry().and(self.code.get())
+    }
+
     /// Adds `nanos` to the time spent; true when that crosses the threshold for the first time.
     fn spend(&self, nanos: u64) -> bool {
         let before = self.spent.fetch_add(nanos, Ordering::Relaxed);
