@@ -190,6 +190,20 @@ fn workloads() -> Vec<Workload> {
     ]
 }
 
+/// Which of zekit's code generators makes the code the rounds run.
+fn tier_line() -> String {
+    use zekit_spirv::jit::{tier, tiers_up, tierup, Tier, HAS_LLVM};
+    if tiers_up() {
+        let ms = tierup::threshold() as f64 / 1e6;
+        return format!("Cranelift's code first, LLVM's after {ms} ms of launches (ZEKIT_TIER=auto); each workload warms up until it runs LLVM's");
+    }
+    match tier() {
+        Tier::Llvm if HAS_LLVM => "LLVM's (ZEKIT_TIER=llvm)".into(),
+        _ if HAS_LLVM => "Cranelift's (ZEKIT_TIER=cranelift)".into(),
+        _ => "Cranelift's (this build has no LLVM tier: the `llvm` feature)".into(),
+    }
+}
+
 fn main() {
     reexec_with_intel();
     let rounds = env_usize("ZEKIT_BENCH_ROUNDS", 5).max(1);
@@ -198,6 +212,7 @@ fn main() {
     let cores = zekit_driver_core::host::host().usable_cores;
     println!("Workloads: zekit CPU driver / Intel's OpenCL CPU runtime / PoCL, on {}", machine());
     println!("medians of {rounds} interleaved rounds; the same SPIR-V on zekit and Intel, its bitcode on PoCL");
+    println!("zekit's kernels: {}", tier_line());
 
     let bench = kernels_dir().join("bench");
     let modules = ["workloads", "collective", "empty", "copy4"];

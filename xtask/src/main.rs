@@ -416,8 +416,9 @@ fn kernels(check: bool) -> Result<(), String> {
 /// of its bench targets: `execute` (copies, round trips), `kernels` (SPIR-V kernels against
 /// PoCL: module builds, an empty launch, multiply-add GFLOPS, copy bandwidth), `throughput`
 /// (many small lists), `scaling` (the kernels on 1, 2, 4, ... cores) and `workloads` (the speed
-/// goal's table against Intel's runtime and PoCL, with the machine's limits), then dpnp on zekit
-/// against Intel's runtime (`cargo xtask sycl --bench`).
+/// goal's table against Intel's runtime and PoCL, with the machine's limits), `workloads` again
+/// with the LLVM tier built in (kernels tiering up), then dpnp on zekit against Intel's runtime
+/// (`cargo xtask sycl --bench`).
 fn bench() -> Result<(), String> {
     deps::pocl()?;
     let stack = sycl::setup(&root(), false)?;
@@ -430,6 +431,18 @@ fn bench() -> Result<(), String> {
         if !status.success() {
             return Err(format!("cargo bench -p {package} failed"));
         }
+    }
+    // The workloads again with the LLVM tier built in (the default tier, auto: Cranelift's
+    // code first, LLVM's once a kernel has run long enough).
+    let llvm = deps::llvm()?;
+    let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["bench", "-p", "zekit-cpu", "--features", "llvm", "--bench", "workloads"])
+        .env("LLVM_SYS_191_PREFIX", &llvm)
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cargo bench: {e}"))?;
+    if !status.success() {
+        return Err("cargo bench -p zekit-cpu --features llvm --bench workloads failed".into());
     }
     sycl::bench(&root(), &stack)
 }

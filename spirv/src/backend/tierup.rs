@@ -117,6 +117,8 @@ fn queue(program: Arc<Program>, index: usize) {
         let spawned = std::thread::Builder::new().name("zekit-tier-up".into()).spawn(move || {
             for (p, i) in rx {
                 upgrade(&p, i);
+                drop(p);
+                PENDING.fetch_sub(1, Ordering::Release);
             }
         });
         if let Err(e) = spawned {
@@ -124,8 +126,11 @@ fn queue(program: Arc<Program>, index: usize) {
         }
         Mutex::new(tx)
     });
+    PENDING.fetch_add(1, Ordering::Relaxed);
     // A send fails only when the worker could not start: the kernel keeps its code.
-    let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send((program, index));
+    if tx.lock().unwrap_or_else(|e| e.into_inner()).send((program, index)).is_err() {
+        PENDING.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// Compiles kernel `index` of `program` with LLVM and switches its launches to that code.
@@ -153,6 +158,12 @@ fn upgrade(program: &Program, index: usize) {
 }
 
 static UPGRADES: AtomicU64 = AtomicU64::new(0);
+static PENDING: AtomicUsize = AtomicUsize::new(0);
+
+/// How many kernels are queued for LLVM or being compiled now.
+pub fn pending() -> usize {
+    PENDING.load(Ordering::Acquire)
+}
 
 /// How many kernels of this process have tiered up to LLVM's code.
 pub fn upgrades() -> u64 {
