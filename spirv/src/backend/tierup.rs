@@ -8,9 +8,9 @@
 //!   most about its own run time again for the compilation.
 //! - One thread compiles, kernel after kernel, in the order they cross the threshold; it holds
 //!   the program meanwhile, so a module destroyed during a compilation goes away after it.
-//! - A launch picks its code once, when it starts ([`TierUp::entry`]): its groups all run the
-//!   same code. Both codes live as long as the program, so a launch on the old code finishes
-//!   on it.
+//! - A launch picks its code once, when it starts ([`crate::Kernel::launch_entry`]): its
+//!   groups all run the same code. Both codes live as long as the program, so a launch on the
+//!   old code finishes on it.
 //! - A kernel LLVM cannot compile keeps Cranelift's code, with one log line.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

@@ -11,7 +11,13 @@
 //! - memory addresses made by adding an offset to a pointer become `getelementptr`s of that
 //!   pointer, so that LLVM's analyses see strides (and vectorize, with run-time alias checks);
 //! - kernels without barriers keep their private memory in a stack slot, which LLVM promotes to
-//!   registers.
+//!   registers;
+//! - where the work-items' body loops, the x loop is marked for LLVM's outer-loop vectorizer
+//!   (`outer`), so that work-items run across SIMD lanes through the inner loop.
+//!
+//! LLVM's diagnostics go to [`Diagnostics`], not to standard error, and an error there fails
+//! the kernel's compilation instead of ending the process. Under `ZEKIT_TIER=auto` this tier
+//! compiles kernels that have run long enough (`super::tierup`).
 //!
 //! Only x86-64 is supported (the relocations `link` resolves); elsewhere, and for any kernel
 //! LLVM's code cannot be linked for, the Cranelift tier's code is used ([`Tier`]).
