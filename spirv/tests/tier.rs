@@ -170,3 +170,40 @@ fn kernels_tier_up_to_llvm_once_they_have_run_long_enough() {
     assert_ne!(q.kernel_code(i), zekit_spirv::native::load(&saved_before).unwrap().kernel_code(i));
     assert_eq!(run(&q), first);
 }
+
+#[test]
+fn uniform_loads_in_inner_loops_give_cranelifts_results() {
+    // n-body loads every body's position in its inner loop (one address for all work-items)
+    // and naive SGEMM a row of A: outer-loop vectorized, those loads are scalar loads and
+    // broadcasts (`backend/llvm/uniform.rs`). Same operations in the same order: the same
+    // bits as Cranelift's code, at group sizes that leave partial vectors.
+    jit::set_tier(Tier::Cranelift);
+    let reference = program("bench/workloads");
+    jit::set_tier(Tier::Llvm);
+    let before = jit::llvm_outer_loops_on_this_thread();
+    let p = program("bench/workloads");
+    assert!(jit::llvm_outer_loops_on_this_thread() >= before + 2);
+    let n = 85usize;
+    let mut pos: Vec<f32> = (0..4 * n).map(|i| ((i * 7919) % 113) as f32 * 0.37 - 20.0).collect();
+    for local in [1u64, 5, 17, 85] {
+        let mut got = [vec![f32::NAN; 4 * n], vec![f32::NAN; 4 * n]];
+        for (q, out) in [&reference, &p].into_iter().zip(got.iter_mut()) {
+            let args = [n as u64, u64::from(0.01f32.to_bits()), addr(&mut pos), addr(out)];
+            run_1d(q, "nbody", &args, n as u64, local);
+        }
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got[1]), bits(&got[0]), "nbody, local {local}");
+        assert!(got[1].iter().all(|x| x.is_finite()));
+    }
+    for (log_n, local) in [(3u64, 8u64), (4, 64), (5, 1024)] {
+        let n = 1usize << log_n;
+        let mut a: Vec<f32> = (0..n * n).map(|i| (i % 17) as f32 * 0.5 - 3.0).collect();
+        let mut b: Vec<f32> = (0..n * n).map(|i| (i % 13) as f32 * 0.25 + 1.0).collect();
+        let mut got = [vec![f32::NAN; n * n], vec![f32::NAN; n * n]];
+        for (q, out) in [&reference, &p].into_iter().zip(got.iter_mut()) {
+            let global = (n * n) as u64;
+            run_1d(q, "sgemm_naive", &[log_n, addr(&mut a), addr(&mut b), addr(out)], global, local);
+        }
+        assert_eq!(got[1], got[0], "sgemm_naive, n {n}, local {local}");
+    }
+}

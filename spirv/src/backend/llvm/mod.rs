@@ -39,6 +39,7 @@ mod link;
 mod lower;
 mod ops;
 mod outer;
+mod uniform;
 
 pub(crate) use outer::marked_on_this_thread;
 
@@ -163,7 +164,9 @@ pub(crate) fn compile_kernel(k: &ir::Kernel, regions: &Regions, stride: u32) -> 
     let module = cx.create_module(&k.name);
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
+    let marks = outer::marked_on_this_thread();
     let f = lower::lower(&cx, &module, k, regions, stride)?;
+    let outer_loop = outer::marked_on_this_thread() > marks;
     let dump = std::env::var("ZEKIT_SPIRV_DUMP").ok();
     if dump.as_deref() == Some("llvm") {
         eprintln!("{}", module.print_to_string().to_string());
@@ -179,6 +182,12 @@ pub(crate) fn compile_kernel(k: &ir::Kernel, regions: &Regions, stride: u32) -> 
     module
         .run_passes("function(dce),default<O3>", &tm, options)
         .map_err(|e| Error::internal(format!("llvm passes: {e}")))?;
+    // Outer-loop vectorized code: what every lane computes alike, once (see `uniform`).
+    if outer_loop && uniform::scalarize(f) {
+        module
+            .run_passes("function(instcombine,early-cse,simplifycfg,dce)", &tm, PassBuilderOptions::create())
+            .map_err(|e| Error::internal(format!("llvm passes: {e}")))?;
+    }
     if dump.as_deref() == Some("llvm-opt") {
         eprintln!("{}", module.print_to_string().to_string());
     }
