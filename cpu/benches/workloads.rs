@@ -195,7 +195,7 @@ fn tier_line() -> String {
     use zekit_spirv::jit::{tier, tiers_up, tierup, Tier, HAS_LLVM};
     if tiers_up() {
         let ms = tierup::threshold() as f64 / 1e6;
-        return format!("Cranelift's code first, LLVM's after {ms} ms of launches (ZEKIT_TIER=auto); each workload warms up until it runs LLVM's");
+        return format!("Cranelift's code first, LLVM's after {ms} ms of launches (ZEKIT_TIER=auto); each workload warms up until the faster of the two runs");
     }
     match tier() {
         Tier::Llvm if HAS_LLVM => "LLVM's (ZEKIT_TIER=llvm)".into(),
@@ -289,6 +289,14 @@ fn main() {
             _ => String::new(),
         };
         println!("| {} ({}) | {} | {ratio} | {share} |", w.name, w.work.unit(), cells.join(" | "));
+    }
+    if zekit_spirv::jit::tiers_up() {
+        use zekit_spirv::jit::tierup;
+        println!(
+            "(tiering up: {} kernels compiled by LLVM, of which {} went back to Cranelift's code, LLVM's being slower)",
+            tierup::upgrades(),
+            tierup::given_up()
+        );
     }
     let ready = workload::module_build(&d, &sides, rounds);
     println!("{ready}");

@@ -142,11 +142,11 @@ fn kernels_tier_up_to_llvm_once_they_have_run_long_enough() {
     assert!(!saved_before.windows(6).any(|w| w == b"llvm:+"));
     let upgrades = jit::tierup::upgrades();
     // Below the threshold: nothing happens.
-    jit::tierup::ran(&p, i, 999_999);
+    let cranelift_entry = p.kernels[i].launch_entry();
+    jit::tierup::ran(&p, i, cranelift_entry, 999_999, n as u64);
     std::thread::sleep(std::time::Duration::from_millis(50));
     assert!(!p.kernels[i].tiered_up());
-    let cranelift_entry = p.kernels[i].launch_entry();
-    jit::tierup::ran(&p, i, 1);
+    jit::tierup::ran(&p, i, cranelift_entry, 1, n as u64);
     let t = std::time::Instant::now();
     while !p.kernels[i].tiered_up() {
         assert!(t.elapsed().as_secs() < 120, "no tier-up after 2 minutes");
@@ -157,8 +157,8 @@ fn kernels_tier_up_to_llvm_once_they_have_run_long_enough() {
     // Other kernels of the module have not run: they keep Cranelift's code.
     assert!(p.kernels.iter().enumerate().all(|(j, k)| j == i || !k.tiered_up()));
     assert_eq!(run(&p), first);
-    // Once is enough: more time queues nothing.
-    jit::tierup::ran(&p, i, u64::MAX);
+    // Once is enough: more time on Cranelift's code queues nothing.
+    jit::tierup::ran(&p, i, cranelift_entry, u64::MAX / 4, n as u64);
     assert_eq!(run(&p), first);
     // A native binary saved now holds LLVM's code for it (and asks for its CPU features);
     // loaded, it runs that code at once.
@@ -205,5 +205,41 @@ fn uniform_loads_in_inner_loops_give_cranelifts_results() {
             run_1d(q, "sgemm_naive", &[log_n, addr(&mut a), addr(&mut b), addr(out)], global, local);
         }
         assert_eq!(got[1], got[0], "sgemm_naive, n {n}, local {local}");
+    }
+}
+
+#[test]
+fn kernels_go_back_to_cranelift_where_llvms_code_is_slower() {
+    // After tiering up, LLVM's code runs as long as Cranelift's had to (here 1 ms), then the
+    // two are compared per work-item, each code's first launch left out: LLVM's is kept unless
+    // it takes more than 1.1 times Cranelift's time. Cranelift's launches here take 1 µs a
+    // work-item; LLVM's 1 µs (kept) or 3 µs (given up).
+    jit::set_tier(Tier::Auto);
+    jit::tierup::set_threshold(1_000_000);
+    for (llvm_ns, kept) in [(1_000_000u64, true), (3_000_000, false)] {
+        let p = std::sync::Arc::new(program("lockstep"));
+        let i = p.kernels.iter().position(|k| k.info.name == "ls_loop").unwrap();
+        let cranelift = p.kernels[i].launch_entry();
+        for _ in 0..3 {
+            jit::tierup::ran(&p, i, cranelift, 1_000_000, 1000);
+        }
+        let t = std::time::Instant::now();
+        while !p.kernels[i].tiered_up() {
+            assert!(t.elapsed().as_secs() < 120, "no tier-up after 2 minutes");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let llvm = p.kernels[i].launch_entry();
+        assert_ne!(llvm, cranelift);
+        let given_up = jit::tierup::given_up();
+        jit::tierup::ran(&p, i, llvm, llvm_ns, 1000);
+        assert!(!jit::tierup::decided(&p, i), "one launch is not enough to compare");
+        jit::tierup::ran(&p, i, llvm, llvm_ns, 1000);
+        assert!(jit::tierup::decided(&p, i));
+        assert_eq!(p.kernels[i].tiered_up(), kept, "LLVM at {llvm_ns} ns");
+        assert_eq!(p.kernels[i].launch_entry(), if kept { llvm } else { cranelift });
+        assert_eq!(jit::tierup::given_up() - given_up, u64::from(!kept));
+        // Decided for good: more launches change nothing.
+        jit::tierup::ran(&p, i, cranelift, 1, 1000);
+        assert_eq!(p.kernels[i].tiered_up(), kept);
     }
 }

@@ -296,22 +296,33 @@ fn differs(ours: &[u8], theirs: &[u8], check: Check) -> Option<String> {
 }
 
 /// Where kernels tier up (`ZEKIT_TIER=auto` with the LLVM tier built in): runs `launch` for
-/// twice the threshold, so that the kernel has run long enough, then waits for the background
-/// compilations, so that the rounds measure the code a kernel in use runs.
-fn tier_up(mut launch: impl FnMut()) {
+/// twice the threshold, so that the kernel has run long enough, waits for the background
+/// compilations, and runs it as long again, so that the two codes are compared and the rounds
+/// measure the code a kernel in use runs. Returns how many launches it made.
+fn tier_up(mut launch: impl FnMut()) -> usize {
     use zekit_spirv::jit::{tiers_up, tierup};
     if !tiers_up() {
-        return;
+        return 0;
     }
     let long = std::time::Duration::from_nanos(tierup::threshold().saturating_mul(2));
     let t = std::time::Instant::now();
+    let mut launches = 0;
     while t.elapsed() < long {
         launch();
+        launches += 1;
     }
     let t = std::time::Instant::now();
     while tierup::pending() > 0 && t.elapsed().as_secs() < 60 {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
+    // And as long again on LLVM's code, which is then kept or given up (the faster stays).
+    let t = std::time::Instant::now();
+    let mut after = 0;
+    while t.elapsed() < long || after < 2 {
+        launch();
+        after += 1;
+    }
+    launches + after
 }
 
 /// Median seconds per launch of `w` on each side (`None` where it could not run), from
@@ -337,9 +348,17 @@ pub fn measure(w: &Workload, sides: &mut [Side<'_>], rounds: usize) -> Vec<Optio
         }
     }
     if let Some(r) = &ready[0] {
-        tier_up(|| {
+        let extra = tier_up(|| {
             sides[0].run(w, r);
         });
+        // The others launch as often, so that outputs that add up (the histograms) compare.
+        for (s, r) in sides.iter().zip(&ready).skip(1) {
+            if let Some(r) = r {
+                (0..extra).for_each(|_| {
+                    s.run(w, r);
+                });
+            }
+        }
     }
     for round in 0..rounds {
         for i in 0..n {

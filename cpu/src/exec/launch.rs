@@ -163,7 +163,8 @@ impl Launch {
         };
         pool.run(pieces, &body)?;
         let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        zekit_spirv::jit::tierup::ran(&self.program, self.kernel, nanos);
+        let work_items = total.saturating_mul(items as u64);
+        zekit_spirv::jit::tierup::ran(&self.program, self.kernel, entry, nanos, work_items);
         fault.into_inner().unwrap_or_else(|e| e.into_inner()).map_or(Ok(()), Err)
     }
 }

@@ -11,6 +11,10 @@
 //! - A launch picks its code once, when it starts ([`crate::Kernel::launch_entry`]): its
 //!   groups all run the same code. Both codes live as long as the program, so a launch on the
 //!   old code finishes on it.
+//! - LLVM's code then runs for as long again, and stays unless it takes more than 1.1 times
+//!   Cranelift's time per work-item (each code's first launch left out: it pays for first
+//!   touches of memory); a kernel whose LLVM code is slower (a copy that Cranelift's code
+//!   writes with non-temporal stores, say) goes back to Cranelift's code for good.
 //! - A kernel LLVM cannot compile keeps Cranelift's code, with one log line.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -29,13 +33,20 @@ pub(crate) type Source = (ir::Kernel, Regions, u32);
 pub(crate) struct TierUp {
     /// What LLVM compiles; taken by the compilation.
     source: Mutex<Option<Source>>,
-    /// Nanoseconds its launches took, added up.
-    spent: AtomicU64,
+    /// Per code, Cranelift's then LLVM's: launch time in all (what the threshold counts).
+    spent: [AtomicU64; 2],
+    /// Per code: launches, and the time and work-items of all of them but the first (which
+    /// pays for first touches of memory and code), for the comparison.
+    launches: [AtomicU64; 2],
+    timed: [AtomicU64; 2],
+    items: [AtomicU64; 2],
     requested: AtomicBool,
     /// LLVM's code, once made.
     code: OnceLock<Code>,
-    /// Its entry (0 until then).
+    /// Its entry while launches run it (0: they run Cranelift's).
     entry: AtomicUsize,
+    /// Set once LLVM's code has been compared with Cranelift's, and kept or given up.
+    decided: AtomicBool,
 }
 
 impl std::fmt::Debug for TierUp {
@@ -48,14 +59,18 @@ impl TierUp {
     pub(crate) fn new(source: Source) -> TierUp {
         TierUp {
             source: Mutex::new(Some(source)),
-            spent: AtomicU64::new(0),
+            spent: Default::default(),
+            launches: Default::default(),
+            timed: Default::default(),
+            items: Default::default(),
             requested: AtomicBool::new(false),
             code: OnceLock::new(),
             entry: AtomicUsize::new(0),
+            decided: AtomicBool::new(false),
         }
     }
 
-    /// The entry of LLVM's code, once it is ready.
+    /// The entry of LLVM's code, while launches run it.
     pub(crate) fn entry(&self) -> Option<usize> {
         match self.entry.load(Ordering::Acquire) {
             0 => None,
@@ -63,17 +78,46 @@ impl TierUp {
         }
     }
 
-    /// LLVM's code, once the kernel runs it.
+    /// LLVM's code, while launches run it.
     pub(crate) fn code(&self) -> Option<&Code> {
         self.entry().and(self.code.get())
     }
 
-    /// Adds `nanos` to the time spent; true when that crosses the threshold for the first time.
-    fn spend(&self, nanos: u64) -> bool {
-        let before = self.spent.fetch_add(nanos, Ordering::Relaxed);
-        before.saturating_add(nanos) >= threshold() && !self.requested.swap(true, Ordering::Relaxed)
+    /// Adds a launch of code `tier` (0: Cranelift's, 1: LLVM's); returns the time spent on
+    /// that code now.
+    fn add(&self, tier: usize, nanos: u64, items: u64) -> u64 {
+        if self.launches[tier].fetch_add(1, Ordering::Relaxed) > 0 {
+            self.timed[tier].fetch_add(nanos, Ordering::Relaxed);
+            self.items[tier].fetch_add(items, Ordering::Relaxed);
+        }
+        self.spent[tier].fetch_add(nanos, Ordering::Relaxed).saturating_add(nanos)
+    }
+
+    /// Time per work-item on code `tier`, where measured.
+    fn cost(&self, tier: usize) -> Option<f64> {
+        let (t, n) = (self.timed[tier].load(Ordering::Relaxed), self.items[tier].load(Ordering::Relaxed));
+        (n > 0).then(|| t as f64 / n as f64)
+    }
+
+    /// Once LLVM's code has run as long as Cranelift's had to: keeps it, unless it takes more
+    /// than [`SLOWER`] times Cranelift's time per work-item, in which case launches go back to
+    /// Cranelift's code for good.
+    fn decide(&self) {
+        if self.decided.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        if let (Some(llvm), Some(cranelift)) = (self.cost(1), self.cost(0)) {
+            if llvm > cranelift * SLOWER {
+                self.entry.store(0, Ordering::Release);
+                GIVEN_UP.fetch_add(1, Ordering::Relaxed);
+            }
+        }
     }
 }
+
+/// How much slower per work-item LLVM's code may be before a kernel goes back to Cranelift's
+/// (launch times vary by some percent from launch to launch).
+const SLOWER: f64 = 1.1;
 
 /// Not set yet (read from the environment at first use).
 const UNSET: u64 = u64::MAX;
@@ -98,11 +142,23 @@ pub fn set_threshold(nanos: u64) {
     THRESHOLD.store(nanos.min(UNSET - 1), Ordering::Relaxed);
 }
 
-/// Records that a launch of kernel `index` of `program` took `nanos`; past the threshold,
-/// queues the kernel for LLVM. Cheap when the kernel does not tier up.
-pub fn ran(program: &Arc<Program>, index: usize, nanos: u64) {
-    let Some(up) = program.kernels.get(index).and_then(|k| k.up.as_ref()) else { return };
-    if up.entry().is_none() && up.spend(nanos) {
+/// Records that a launch of kernel `index` of `program` with `items` work-items ran the code
+/// at `entry` ([`crate::Kernel::launch_entry`]) for `nanos`: past the threshold on Cranelift's
+/// code, queues the kernel for LLVM; past it on LLVM's, compares the two (see
+/// [`TierUp`]'s `decide`). Cheap when the kernel does not tier up.
+pub fn ran(program: &Arc<Program>, index: usize, entry: usize, nanos: u64, items: u64) {
+    let Some(k) = program.kernels.get(index) else { return };
+    let Some(up) = k.up.as_ref() else { return };
+    if up.decided.load(Ordering::Relaxed) {
+        return;
+    }
+    let llvm = entry != k.entry;
+    let spent = up.add(usize::from(llvm), nanos, items);
+    if llvm {
+        if spent >= threshold() && up.launches[1].load(Ordering::Relaxed) >= 2 {
+            up.decide();
+        }
+    } else if spent >= threshold() && !up.requested.swap(true, Ordering::Relaxed) {
         queue(Arc::clone(program), index);
     }
 }
@@ -158,7 +214,19 @@ fn upgrade(program: &Program, index: usize) {
 }
 
 static UPGRADES: AtomicU64 = AtomicU64::new(0);
+static GIVEN_UP: AtomicU64 = AtomicU64::new(0);
 static PENDING: AtomicUsize = AtomicUsize::new(0);
+
+/// How many kernels of this process went back to Cranelift's code, LLVM's being slower.
+pub fn given_up() -> u64 {
+    GIVEN_UP.load(Ordering::Relaxed)
+}
+
+/// True when kernel `index` of `program` has compared LLVM's code with Cranelift's (and runs
+/// the faster one from now on).
+pub fn decided(program: &Program, index: usize) -> bool {
+    program.kernels.get(index).and_then(|k| k.up.as_ref()).is_some_and(|u| u.decided.load(Ordering::Relaxed))
+}
 
 /// How many kernels are queued for LLVM or being compiled now.
 pub fn pending() -> usize {
