@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{addr, program, run_1d, run_1d_streaming, run_2d};
+use common::{addr, ls_loop_expected, program, run_1d, run_1d_streaming, run_2d};
 use zekit_spirv::jit::{self, Lockstep};
 
 /// The kernels of `lockstep.cl`, in lockstep whenever they allow it (some would not pay for
@@ -106,14 +106,8 @@ fn uniform_loops_with_varying_values() {
         let mut d = vec![0f64; n];
         run_1d(&p, "ls_loop", &[addr(&mut fo), addr(&mut lo), addr(&mut d), iters], n as u64, local);
         for i in 0..n {
-            let (mut f, mut k, mut l, mut x) = (i as f32, i as i32, i as i64 * 3, i as f64);
-            for j in 0..iters as i32 {
-                f = f * 0.5 + 1.0;
-                k = k.wrapping_mul(3).wrapping_add(j);
-                l = l.wrapping_add(i64::from(k));
-                x = x * 0.75 + 1.0;
-            }
-            assert_eq!(fo[i], f + k as f32, "local {local} [{i}]");
+            let (f, l, x) = ls_loop_expected(i, iters);
+            assert_eq!(fo[i], f, "local {local} [{i}]");
             assert_eq!(lo[i], l, "local {local} [{i}]");
             assert_eq!(d[i], x, "local {local} [{i}]");
         }

@@ -56,6 +56,19 @@ pub fn with_sub_group_size(spv: &[u8], size: u32) -> Vec<u8> {
     out.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
+/// What `lockstep.cl`'s `ls_loop` computes for work-item `i` after `iters` trips: its float
+/// output (the float plus the int), its long and its double.
+pub fn ls_loop_expected(i: usize, iters: u64) -> (f32, i64, f64) {
+    let (mut f, mut k, mut l, mut x) = (i as f32, i as i32, i as i64 * 3, i as f64);
+    for j in 0..iters as i32 {
+        f = f * 0.5 + 1.0;
+        k = k.wrapping_mul(3).wrapping_add(j);
+        l = l.wrapping_add(i64::from(k));
+        x = x * 0.75 + 1.0;
+    }
+    (f + k as f32, l, x)
+}
+
 /// Runs every group of a 1D launch sequentially; `args` are 8-byte words (no local arguments).
 pub fn run_1d(p: &Program, kernel: &str, args: &[u64], global: u64, local: u64) {
     run_2d(p, kernel, args, [global, 1], [local, 1]);
