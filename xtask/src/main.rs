@@ -421,7 +421,7 @@ fn kernels(check: bool) -> Result<(), String> {
 /// (`cargo xtask sycl --bench`).
 fn bench() -> Result<(), String> {
     deps::pocl()?;
-    let stack = sycl::setup(&root(), false)?;
+    let stack = sycl::setup(&root(), sycl::DriverBuild::default())?;
     for package in ["zekit-cpu", "zekit-mock"] {
         let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .args(["bench", "-p", package])

@@ -154,7 +154,8 @@ pub fn main(root: &Path, args: &[String]) -> Result<(), String> {
     if let Some(a) = args.iter().find(|a| !["--test", "--debug-driver"].contains(&a.as_str())) {
         return Err(format!("unknown option {a}: cargo xtask package [--test] [--debug-driver]"));
     }
-    let stack = crate::sycl::setup(root, args.iter().any(|a| a == "--debug-driver"))?;
+    let how = crate::sycl::DriverBuild { debug: args.iter().any(|a| a == "--debug-driver"), llvm: false };
+    let stack = crate::sycl::setup(root, how)?;
     let deb = build(root, &stack)?;
     if args.iter().any(|a| a == "--test") {
         test(root, &stack, &deb)?;

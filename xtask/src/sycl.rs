@@ -1,4 +1,4 @@
-//! `cargo xtask sycl [--sweep | --bench] [--debug-driver] [--update-known] [--all] [--adapter v1|v2] [-- PYTEST_ARGS]`:
+//! `cargo xtask sycl [--sweep | --bench] [--debug-driver] [--llvm] [--update-known] [--all] [--adapter v1|v2] [-- PYTEST_ARGS]`:
 //! Intel's SYCL stack (PyPI's `dpctl` and `dpnp`, which bring `intel-sycl-rt` and the Unified
 //! Runtime's Level Zero adapters v1 and v2) on the zekit CPU driver, through the Level Zero
 //! loader 1.32 built from `shared/vendor/`. Set up without root, all under `target/zekit-deps/`:
@@ -8,7 +8,8 @@
 //! - `level-zero-1.32/lib/`: the loader (and its tracing layer, which it loads), built with the
 //!   venv's cmake from the vendored tarball (checked against `SHA256SUMS`);
 //! - the CPU driver, `cargo build --release -p zekit-cpu-icd` (`--debug-driver`: the dev
-//!   profile, which `cargo xtask test` has mostly built already).
+//!   profile, which `cargo xtask test` has mostly built already; `--llvm`: with the LLVM tier,
+//!   kernels tiering up to it).
 //!
 //! Then the pytest suite `tests/sycl/` runs once per adapter, each test in a forked child (a
 //! crash fails that test alone). `tests/sycl/known/<adapter>.txt` lists the tests that fail
@@ -166,14 +167,26 @@ fn loader(root: &Path, deps: &Path, python: &Path) -> Result<PathBuf, String> {
     Ok(lib)
 }
 
-/// `cargo build --release -p zekit-cpu-icd` (without `--release` for `debug`); the driver's
-/// absolute path.
-fn driver(root: &Path, debug: bool) -> Result<PathBuf, String> {
+/// How the driver is built: the dev profile (`--debug-driver`), and with the LLVM tier
+/// (`--llvm`: kernels tier up to LLVM's code).
+#[derive(Clone, Copy, Default)]
+pub struct DriverBuild {
+    pub debug: bool,
+    pub llvm: bool,
+}
+
+/// `cargo build --release -p zekit-cpu-icd` (without `--release` for `debug`, with
+/// `--features zekit-cpu/llvm` for `llvm`); the driver's absolute path.
+fn driver(root: &Path, how: DriverBuild) -> Result<PathBuf, String> {
     let t = Instant::now();
+    let debug = how.debug;
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.args(["build", "-p", "zekit-cpu-icd"]).current_dir(root);
     if !debug {
         cmd.arg("--release");
+    }
+    if how.llvm {
+        cmd.args(["--features", "zekit-cpu/llvm"]).env("LLVM_SYS_191_PREFIX", crate::deps::llvm()?);
     }
     run(&mut cmd)?;
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
@@ -187,12 +200,12 @@ fn driver(root: &Path, debug: bool) -> Result<PathBuf, String> {
 }
 
 /// Venv, loader and driver, each set up when missing or stale.
-pub fn setup(root: &Path, debug_driver: bool) -> Result<Stack, String> {
+pub fn setup(root: &Path, how: DriverBuild) -> Result<Stack, String> {
     let t = Instant::now();
     let deps = root.join("target/zekit-deps");
     let python = venv(root, &deps)?;
     let loader_lib = std::path::absolute(loader(root, &deps, &python)?).map_err(|e| e.to_string())?;
-    let driver = driver(root, debug_driver)?;
+    let driver = driver(root, how)?;
     println!("xtask: SYCL setup done in {}", secs(t));
     Ok(Stack { python, loader_lib, driver, deps })
 }
@@ -205,6 +218,7 @@ struct Options {
     update_known: bool,
     all: bool,
     debug_driver: bool,
+    llvm: bool,
     adapters: Vec<bool>,
     pytest: Vec<String>,
 }
@@ -219,6 +233,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--update-known" => o.update_known = true,
             "--all" => o.all = true,
             "--debug-driver" => o.debug_driver = true,
+            "--llvm" => o.llvm = true,
             "--adapter" => match it.next().map(String::as_str) {
                 Some("v1") => o.adapters.push(false),
                 Some("v2") => o.adapters.push(true),
@@ -237,7 +252,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
-pub const USAGE: &str = "usage: cargo xtask sycl [--sweep | --bench] [--debug-driver] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS]";
+pub const USAGE: &str = "usage: cargo xtask sycl [--sweep | --bench] [--debug-driver] [--llvm] [--adapter v1|v2] [--all | --update-known] [-- PYTEST_ARGS]";
 
 /// Counts of one run (`tests/sycl/known.py` writes them): passed, failed, skipped, xfailed.
 #[derive(Default, Clone, Copy)]
@@ -291,7 +306,7 @@ fn suite(root: &Path, stack: &Stack, v2: bool, o: &Options, total: &mut Counts) 
 /// `cargo xtask sycl ...`.
 pub fn main(root: &Path, args: &[String]) -> Result<(), String> {
     let o = parse(args)?;
-    let stack = setup(root, o.debug_driver)?;
+    let stack = setup(root, DriverBuild { debug: o.debug_driver, llvm: o.llvm })?;
     if o.sweep {
         return crate::sycl_sweep::sweep(root, &stack);
     }
