@@ -282,7 +282,7 @@ fn work_group_collectives_on_floats() {
             let dadd = scans(&ds, |a, b| a + b, 0.0);
             for l in 0..local {
                 let want = [
-                    f64::from(add.0),
+                    f64::from(reduce4(xs, |a, b| a + b)),
                     f64::from(add.1[l]),
                     f64::from(add.2[l]),
                     f64::from(min.0),

@@ -231,10 +231,13 @@ fn uniform_group_instructions() {
                     1 => l + 1,
                     _ => l,
                 };
-                let want = (start..upto)
-                    .map(|m| input(base + m))
-                    .reduce(|a, b| group_combine(j, a, b))
-                    .unwrap_or_else(|| group_identity(j));
+                let vals: Vec<u32> = (start..upto).map(|m| input(base + m)).collect();
+                // Reduces in the compiler's order (unspecified by SPIR-V), scans in order.
+                let want = match (g, vals.is_empty()) {
+                    (_, true) => group_identity(j),
+                    (0, false) => reduce4(&vals, |a, b| group_combine(j, a, b)),
+                    _ => vals.into_iter().reduce(|a, b| group_combine(j, a, b)).unwrap(),
+                };
                 assert_eq!(out[k * n + i], want, "local {local} result {k} item {i}");
             }
         }
@@ -735,10 +738,10 @@ fn non_uniform_at_work_group_scope() {
             let g = i - i % local;
             let all = &x[g..g + local];
             let upto = &x[g..=i];
-            assert_eq!(out[i], all.iter().fold(1u32, |a, b| a.wrapping_mul(*b)), "local {local} item {i}");
+            assert_eq!(out[i], reduce4(all, |a, b| a.wrapping_mul(b)), "local {local} item {i}");
             assert_eq!(out[n + i], upto.iter().fold(0, |a, b| a ^ b), "local {local} item {i}");
             assert_eq!(out[2 * n + i], u32::from(x[g..i].contains(&7)), "local {local} item {i}");
-            let prod = f[g + 1..g + local].iter().fold(f[g], |a, b| a * b);
+            let prod = reduce4(&f[g..g + local], |a, b| a * b);
             assert_eq!(out[3 * n + i], prod.to_bits(), "local {local} item {i}");
         }
     }

@@ -145,7 +145,7 @@ pub fn set_threshold(nanos: u64) {
 /// Records that a launch of kernel `index` of `program` with `items` work-items ran the code
 /// at `entry` ([`crate::Kernel::launch_entry`]) for `nanos`: past the threshold on Cranelift's
 /// code, queues the kernel for LLVM; past it on LLVM's, compares the two (see
-/// [`TierUp`]'s `decide`). Cheap when the kernel does not tier up.
+/// the module documentation). Cheap when the kernel does not tier up.
 pub fn ran(program: &Arc<Program>, index: usize, entry: usize, nanos: u64, items: u64) {
     let Some(k) = program.kernels.get(index) else { return };
     let Some(up) = k.up.as_ref() else { return };

@@ -85,8 +85,9 @@ impl Builder<'_> {
     /// Work-group (`Workgroup` scope) and sub-group (`Subgroup` scope) collectives through
     /// scratch slots in local memory, one per work-item: every work-item stores its operand,
     /// then a barrier. Reduces and scans: the first work-item of the group (or of each
-    /// sub-group) turns its slots into an inclusive (or exclusive) scan in linear order, and
-    /// each work-item reads its result: the last slot (a reduce) or its own. One barrier is
+    /// sub-group) turns its slots into an inclusive (or exclusive) scan in linear order, or
+    /// combines them into the last slot (a reduce: [`Self::reduce_slots`]), and each
+    /// work-item reads its result: the last slot (a reduce) or its own. One barrier is
     /// enough because the work-items a barrier releases resume one at a time in linear order
     /// (see [`ir::Op::Barrier`]): the first one scans before any other reads, and a work-item
     /// that goes on to its next collective overwrites only its own slot, which no later
@@ -192,6 +193,16 @@ impl Builder<'_> {
             let target = self.umin64(target, last);
             let a = self.slot(base, target);
             self.push(t, Op::Load(a))
+        } else if kind == Collective::Reduce {
+            let leader = self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, lid, start));
+            let (lp, join) = (self.k.new_block(), self.k.new_block());
+            self.set_term(Term::Branch(leader, (lp, vec![]), (join, vec![])));
+            self.cur = lp;
+            self.reduce_slots(op, t, half, (base, start, end), last);
+            self.set_term(Term::Jump(join, vec![]));
+            self.cur = join;
+            let a = self.slot(base, last);
+            self.push(t, Op::Load(a))
         } else {
             let leader = self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, lid, start));
             let (lp, head, body, join) = (
@@ -243,6 +254,69 @@ impl Builder<'_> {
         };
         fr.vals.insert(i.w(1)?, (Val::V(result), i.w(0)?));
         Ok(())
+    }
+
+    /// A reduce's leader (in the current block): combines slots `start..end` of `base` into the
+    /// last one, `last`. Four partial results over every fourth slot, then the rest one by one:
+    /// four independent chains instead of one (OpenCL and SPIR-V leave the order of a group
+    /// reduction's operations unspecified, floating-point ones included).
+    fn reduce_slots(&mut self, op: u16, t: Ty, half: bool, (base, start, end): (Value, Value, Value), last: Value) {
+        const K: u64 = 4;
+        let (one, k) = (self.c64(1), self.c64(K));
+        let load = |me: &mut Self, at: Value, plus: u64| {
+            let c = me.c64(plus);
+            let i = me.push(Ty::I64, Op::Bin(BinOp::Add, at, c));
+            let a = me.slot(base, i);
+            me.push(t, Op::Load(a))
+        };
+        let first = load(self, start, 0);
+        let (wide, whead, wbody, wexit) = (self.k.new_block(), self.k.new_block(), self.k.new_block(), self.k.new_block());
+        let (thead, tbody, done) = (self.k.new_block(), self.k.new_block(), self.k.new_block());
+        let after = self.push(Ty::I64, Op::Bin(BinOp::Add, start, k));
+        let four = self.push(Ty::Bool, Op::Cmp(CmpOp::ULe, after, end));
+        let next = self.push(Ty::I64, Op::Bin(BinOp::Add, start, one));
+        self.set_term(Term::Branch(four, (wide, vec![]), (thead, vec![next, first])));
+        // K partial results: slots start..start+K, then K at a time.
+        self.cur = wide;
+        let mut init = vec![after, first];
+        for i in 1..K {
+            init.push(load(self, start, i));
+        }
+        self.set_term(Term::Jump(whead, init));
+        let j = self.k.new_value(Ty::I64);
+        let parts: Vec<Value> = (0..K).map(|_| self.k.new_value(t)).collect();
+        self.k.blocks[whead.0 as usize].params.push(j);
+        self.k.blocks[whead.0 as usize].params.extend(parts.iter().copied());
+        self.cur = whead;
+        let jk = self.push(Ty::I64, Op::Bin(BinOp::Add, j, k));
+        let more = self.push(Ty::Bool, Op::Cmp(CmpOp::ULe, jk, end));
+        self.set_term(Term::Branch(more, (wbody, vec![]), (wexit, vec![])));
+        self.cur = wbody;
+        let mut step = vec![jk];
+        for (i, p) in parts.iter().enumerate() {
+            let v = load(self, j, i as u64);
+            step.push(self.group_combine(op, t, *p, v, half));
+        }
+        self.set_term(Term::Jump(whead, step));
+        self.cur = wexit;
+        let lo = self.group_combine(op, t, parts[0], parts[1], half);
+        let hi = self.group_combine(op, t, parts[2], parts[3], half);
+        let acc = self.group_combine(op, t, lo, hi, half);
+        self.set_term(Term::Jump(thead, vec![j, acc]));
+        // The rest, one by one.
+        let (tj, tacc) = (self.k.new_value(Ty::I64), self.k.new_value(t));
+        self.k.blocks[thead.0 as usize].params.extend([tj, tacc]);
+        self.cur = thead;
+        let more = self.push(Ty::Bool, Op::Cmp(CmpOp::ULt, tj, end));
+        self.set_term(Term::Branch(more, (tbody, vec![]), (done, vec![])));
+        self.cur = tbody;
+        let v = load(self, tj, 0);
+        let acc2 = self.group_combine(op, t, tacc, v, half);
+        let tj1 = self.push(Ty::I64, Op::Bin(BinOp::Add, tj, one));
+        self.set_term(Term::Jump(thead, vec![tj1, acc2]));
+        self.cur = done;
+        let a = self.slot(base, last);
+        self.effect(Op::Store { addr: a, value: tacc });
     }
 
     /// The work-item's local linear id, the group's size in each dimension, and its work-item

@@ -56,6 +56,26 @@ pub fn with_sub_group_size(spv: &[u8], size: u32) -> Vec<u8> {
     out.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
+/// A reduce in the order the compiler combines it (`frontend/groups.rs`, `reduce_slots`; the
+/// order of a group reduction is unspecified): with 4 or more values, four partial results over
+/// every fourth value, combined as `(p0 + p1) + (p2 + p3)`, then the rest one by one.
+pub fn reduce4<T: Copy>(xs: &[T], f: impl Fn(T, T) -> T) -> T {
+    let n = xs.len();
+    if n < 4 {
+        return xs[1..].iter().fold(xs[0], |a, b| f(a, *b));
+    }
+    let mut p = [xs[0], xs[1], xs[2], xs[3]];
+    let mut j = 4;
+    while j + 4 <= n {
+        for (i, p) in p.iter_mut().enumerate() {
+            *p = f(*p, xs[j + i]);
+        }
+        j += 4;
+    }
+    let acc = f(f(p[0], p[1]), f(p[2], p[3]));
+    xs[j..].iter().fold(acc, |a, b| f(a, *b))
+}
+
 /// What `lockstep.cl`'s `ls_loop` computes for work-item `i` after `iters` trips: its float
 /// output (the float plus the int), its long and its double.
 pub fn ls_loop_expected(i: usize, iters: u64) -> (f32, i64, f64) {
