@@ -52,13 +52,22 @@ pub(super) struct Lower<'a, 'ctx> {
     /// The local ids (stack slots LLVM promotes to registers).
     pub(super) lid: [PointerValue<'ctx>; 3],
     /// Some work-item stopped at a barrier in this round (an `i1` slot).
-    any: PointerValue<'ctx>,
+    pub(super) any: PointerValue<'ctx>,
     /// This is the first round.
-    first: PointerValue<'ctx>,
+    pub(super) first: PointerValue<'ctx>,
     /// Some work-item stopped at a sub-group barrier in this round / the previous one.
     sub_now: PointerValue<'ctx>,
     sub_prev: PointerValue<'ctx>,
     pub(super) latch: Option<BasicBlock<'ctx>>,
+    /// Which copy of the segment's blocks is being lowered: the segment itself in the rounds'
+    /// dispatching loops, `segments + segment` in its own loops (`rounds.rs`). The key of
+    /// `vals`, `phis` and `blocks`.
+    pub(super) key: u32,
+    /// Kernels with barriers whose rounds may run one segment for all work-items
+    /// (`rounds.rs`): a flag per segment some work-item resumes at, and one set for good
+    /// once some work-item has finished.
+    pub(super) reach: Vec<PointerValue<'ctx>>,
+    pub(super) finished: Option<PointerValue<'ctx>>,
     /// Private memory on the stack (kernels without barriers).
     pub(super) private_slot: Option<PointerValue<'ctx>>,
     /// Addresses in the argument block, when the kernel never writes there.
@@ -122,6 +131,9 @@ pub(super) fn lower<'ctx>(
         sub_now,
         sub_prev,
         latch: None,
+        key: 0,
+        reach: Vec::new(),
+        finished: None,
         private_slot: None,
         arg_reads: arg_reads(k),
         arg_words: HashMap::new(),
@@ -212,27 +224,33 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         }
         self.preload_args()?;
         let r = self.r;
-        // One copy of each block per segment that contains it.
-        for (seg, blocks) in r.blocks.iter().enumerate() {
-            for &bi in blocks {
-                let bb = self.cx.append_basic_block(self.f, "");
-                self.b.position_at_end(bb);
-                for p in &self.k.blocks[bi].params {
-                    let phi = self.b.build_phi(self.lt(self.k.ty(*p)), "")?;
-                    self.phis.insert((seg as u32, *p), phi);
-                    self.vals.insert((seg as u32, *p), phi.as_basic_value());
+        let nseg = r.blocks.len() as u32;
+        let own_loops = super::rounds::own_loops(r);
+        // One copy of each block per segment that contains it, two where segments have loops
+        // of their own (`rounds.rs`).
+        for copy in 0..=u32::from(own_loops) {
+            for (seg, blocks) in r.blocks.iter().enumerate() {
+                let key = copy * nseg + seg as u32;
+                for &bi in blocks {
+                    let bb = self.cx.append_basic_block(self.f, "");
+                    self.b.position_at_end(bb);
+                    for p in &self.k.blocks[bi].params {
+                        let phi = self.b.build_phi(self.lt(self.k.ty(*p)), "")?;
+                        self.phis.insert((key, *p), phi);
+                        self.vals.insert((key, *p), phi.as_basic_value());
+                    }
+                    self.blocks.insert((key, bi), bb);
                 }
-                self.blocks.insert((seg as u32, bi), bb);
             }
         }
         let entry = self.f.get_first_basic_block().expect("the entry");
         self.b.position_at_end(entry);
+        if own_loops {
+            self.segment_flags(nseg)?;
+        }
         let bb = |me: &Self, n: &str| me.cx.append_basic_block(me.f, n);
         let (round, round_end, exit) = (bb(self, "round"), bb(self, "round_end"), bb(self, "exit"));
-        let (z_head, y_init, y_head, x_init) = (bb(self, "z"), bb(self, "y0"), bb(self, "y"), bb(self, "x0"));
-        let (x_head, dispatch, latch) = (bb(self, "x"), bb(self, "dispatch"), bb(self, "latch"));
-        let (y_latch, z_latch) = (bb(self, "y_next"), bb(self, "z_next"));
-        self.latch = Some(latch);
+        let dispatch = bb(self, "dispatch");
         let (t, f) = (self.cx.bool_type().const_int(1, false), self.cx.bool_type().const_zero());
         self.b.build_store(self.first, t)?;
         self.b.build_store(self.sub_now, f)?;
@@ -243,31 +261,18 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         let sub = self.b.build_load(self.cx.bool_type(), self.sub_now, "")?;
         self.b.build_store(self.sub_prev, sub)?;
         self.b.build_store(self.sub_now, f)?;
-        self.b.build_store(self.lid[2], self.i64c(0))?;
-        self.b.build_unconditional_branch(z_head)?;
-        let lsz = self.g().lsz;
-        let counted = |me: &Self, head, var: PointerValue<'ctx>, size, body, out| -> Result<(), Error> {
-            me.b.position_at_end(head);
-            let v = me.b.build_load(me.cx.i64_type(), var, "")?.into_int_value();
-            let more = me.b.build_int_compare(IntPredicate::ULT, v, size, "")?;
-            me.b.build_conditional_branch(more, body, out)?;
-            Ok(())
-        };
-        counted(self, z_head, self.lid[2], lsz[2], y_init, round_end)?;
-        self.b.position_at_end(y_init);
-        self.b.build_store(self.lid[1], self.i64c(0))?;
-        self.b.build_unconditional_branch(y_head)?;
-        counted(self, y_head, self.lid[1], lsz[1], x_init, z_latch)?;
-        self.b.position_at_end(x_init);
-        self.b.build_store(self.lid[0], self.i64c(0))?;
-        self.b.build_unconditional_branch(x_head)?;
-        counted(self, x_head, self.lid[0], lsz[0], dispatch, y_latch)?;
-        for (blk, var, head) in [(latch, 0, x_head), (y_latch, 1, y_head), (z_latch, 2, z_head)] {
-            self.b.position_at_end(blk);
-            let v = self.b.build_load(self.cx.i64_type(), self.lid[var], "")?.into_int_value();
-            let n = self.b.build_int_add(v, self.i64c(1), "")?;
-            self.b.build_store(self.lid[var], n)?;
-            self.b.build_unconditional_branch(head)?;
+        let (generic, latch) = self.nest(dispatch, round_end)?;
+        self.latch = Some(latch);
+        let mut own = Vec::new();
+        if own_loops {
+            for (seg, start) in r.starts.iter().enumerate() {
+                own.push(self.nest(self.blocks[&(nseg + seg as u32, start.0 as usize)], round_end)?);
+            }
+            self.b.position_at_end(round);
+            self.round_target(generic, &own)?;
+        } else {
+            self.b.position_at_end(round);
+            self.b.build_unconditional_branch(generic)?;
         }
         // Where this work-item goes on: segment 0 in the first round, else its recorded segment.
         self.b.position_at_end(dispatch);
@@ -277,12 +282,17 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         } else {
             self.b.build_unconditional_branch(entry0)?;
         }
-        for (seg, blocks) in r.blocks.iter().enumerate() {
-            self.segment = seg as u32;
-            for &bi in blocks {
-                self.block(bi)?;
+        for copy in 0..=u32::from(own_loops) {
+            for (seg, blocks) in r.blocks.iter().enumerate() {
+                self.segment = seg as u32;
+                self.key = copy * nseg + seg as u32;
+                self.latch = Some(if copy == 0 { latch } else { own[seg].1 });
+                for &bi in blocks {
+                    self.block(bi)?;
+                }
             }
         }
+        self.latch = Some(latch);
         // Another round while some work-item stopped at a barrier.
         self.b.position_at_end(round_end);
         self.b.build_store(self.first, f)?;
@@ -450,12 +460,12 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         let a = self.state_addr()?;
         let v = self.cx.i32_type().const_int(u64::from(segment), false);
         self.b.build_store(self.ptr_at(a)?, v)?;
-        Ok(())
+        self.note_resume(segment)
     }
 
     /// Records `v`'s value, spilling it if some segment needs it from an earlier round.
     fn def(&mut self, v: ir::Value, c: BasicValueEnum<'ctx>) -> Result<(), Error> {
-        self.vals.insert((self.segment, v), c);
+        self.vals.insert((self.key, v), c);
         if let Some(slot) = self.r.spills.get(&v).copied() {
             let a = self.spill_addr(slot)?;
             self.store(self.k.ty(v), a, c)?;
@@ -467,7 +477,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     pub(super) fn v(&mut self, v: ir::Value) -> Result<BasicValueEnum<'ctx>, Error> {
         let seg = self.segment as usize;
         if self.r.direct(seg, v, self.at.0, self.at.1) {
-            if let Some(c) = self.vals.get(&(self.segment, v)) {
+            if let Some(c) = self.vals.get(&(self.key, v)) {
                 return Ok(*c);
             }
         } else if self.r.remat.contains(&v) {
@@ -504,21 +514,21 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         let params = self.k.blocks[t.0 as usize].params.clone();
         for (p, a) in params.iter().zip(args) {
             let x = self.v(*a)?;
-            let phi = self.phis[&(self.segment, *p)];
+            let phi = self.phis[&(self.key, *p)];
             phi.add_incoming(&[(&x, here)]);
         }
         // Targets of inner edges are in the same segment (regions.rs built it so).
-        Ok(self.blocks[&(self.segment, t.0 as usize)])
+        Ok(self.blocks[&(self.key, t.0 as usize)])
     }
 
     fn block(&mut self, i: usize) -> Result<(), Error> {
         let k = self.k;
         let blk = &k.blocks[i];
-        let bb = self.blocks[&(self.segment, i)];
+        let bb = self.blocks[&(self.key, i)];
         self.b.position_at_end(bb);
         self.at = (i, 0);
         for p in &blk.params {
-            let c = self.vals[&(self.segment, *p)];
+            let c = self.vals[&(self.key, *p)];
             self.def(*p, c)?;
         }
         for (ii, inst) in blk.insts.iter().enumerate() {
@@ -562,10 +572,10 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 for (v, to) in cases {
                     let v = if width >= 64 { *v } else { *v & ((1u64 << width) - 1) };
                     if seen.insert(v) {
-                        arms.push((t.const_int(v, false), self.blocks[&(self.segment, to.0 as usize)]));
+                        arms.push((t.const_int(v, false), self.blocks[&(self.key, to.0 as usize)]));
                     }
                 }
-                let d = self.blocks[&(self.segment, d.0 as usize)];
+                let d = self.blocks[&(self.key, d.0 as usize)];
                 self.b.build_switch(s, d, &arms)?;
             }
             Term::Barrier(t) => {

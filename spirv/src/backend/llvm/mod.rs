@@ -39,6 +39,7 @@ mod link;
 mod lower;
 mod ops;
 mod outer;
+mod rounds;
 mod uniform;
 
 pub(crate) use outer::marked_on_this_thread;
