@@ -6,9 +6,12 @@
 //! work-item resumes at the same segment (OpenCL requires every work-item to reach the same
 //! barriers): the first round always, and every later one where the work-items took the same
 //! barrier and none has finished. So each segment also gets loops of its own, z, y and x around
-//! a second copy of its blocks with no dispatch, which LLVM vectorizes as it does a kernel
-//! without barriers; a round takes them when the previous round found every work-item
-//! stopping at the same barrier ([`Lower::round_target`]), and the dispatching loops otherwise.
+//! a second copy of its blocks with no dispatch; a round takes them when the previous round
+//! found every work-item stopping at the same barrier ([`Lower::round_target`]), and the
+//! dispatching loops otherwise. (LLVM does not vectorize these loops yet: the record's flags
+//! are shared by the work-items, and their spill slots are a work-item's area apart. Tried:
+//! states read back instead of flags and spill slots laid out slot by slot, which vectorizes
+//! them, with masked gathers and scatters, and ran no faster on the bench's sums.)
 //!
 //! The record: a flag per segment that some work-item resumes at, set where it stops
 //! ([`Lower::note_resume`]), read and cleared when the next round starts; and a flag set for
