@@ -669,3 +669,40 @@ fn kernels_tier_up_to_llvm_between_launches() {
     ok!(ze::zeKernelDestroy(k));
     ok!(ze::zeModuleDestroy(m));
 }
+
+/// A process that ends while a kernel is being compiled by LLVM in the background ends cleanly:
+/// the exit waits for that compilation (`spirv/src/backend/tierup.rs`, `at_exit`).
+#[cfg(feature = "llvm")]
+#[test]
+fn exiting_during_a_tier_up_compilation_is_clean() {
+    const NAME: &str = "exiting_during_a_tier_up_compilation_is_clean";
+    if std::env::var_os("ZEKIT_TIER_UP_EXIT_CHILD").is_none() {
+        for _ in 0..3 {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", NAME, "--test-threads=1"])
+                .env("ZEKIT_TIER_UP_EXIT_CHILD", "1")
+                .env("ZEKIT_TIER", "auto")
+                .env("ZEKIT_TIER_UP_MS", "0")
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "child: {:?}\n{text}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+            assert!(text.contains("1 passed"), "{text}");
+        }
+        return;
+    }
+    let z = Ze::new();
+    let m = module(&z, &spv("saxpy"));
+    let k = kernel(m, "saxpy");
+    let n = 64usize;
+    let (bx, by) = (Buf::new(&z, &vec![1f32; n]), Buf::new(&z, &vec![0f32; n]));
+    ok!(ze::zeKernelSetGroupSize(k, 64, 1, 1));
+    arg(k, 0, &2f32);
+    arg(k, 1, &bx.p);
+    arg(k, 2, &by.p);
+    arg(k, 3, &(n as u32));
+    submit(&z, 0, |l| launch(l, k, groups(1, 1, 1)));
+    assert_eq!(by.get(), vec![2f32; n]);
+    // The launch queued saxpy for LLVM; the process ends now, most likely mid-compilation.
+    assert!(zekit_spirv::jit::tierup::pending() + zekit_spirv::jit::tierup::upgrades() as usize > 0);
+}

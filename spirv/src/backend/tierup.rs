@@ -7,7 +7,8 @@
 //!   `ZEKIT_TIER_UP_MS`), about what LLVM takes to compile a kernel, so that a kernel pays at
 //!   most about its own run time again for the compilation.
 //! - One thread compiles, kernel after kernel, in the order they cross the threshold; it holds
-//!   the program meanwhile, so a module destroyed during a compilation goes away after it.
+//!   the program meanwhile, so a module destroyed during a compilation goes away after it. The
+//!   process's first LLVM compilation runs on the launching thread instead (see `queue`).
 //! - A launch picks its code once, when it starts ([`crate::Kernel::launch_entry`]): its
 //!   groups all run the same code. Both codes live as long as the program, so a launch on the
 //!   old code finishes on it.
@@ -16,6 +17,8 @@
 //!   touches of memory); a kernel whose LLVM code is slower (a copy that Cranelift's code
 //!   writes with non-temporal stores, say) goes back to Cranelift's code for good.
 //! - A kernel LLVM cannot compile keeps Cranelift's code, with one log line.
+//! - A process that exits while a kernel compiles waits for that compilation to end (see
+//!   `at_exit`), and starts no other.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
@@ -167,25 +170,57 @@ pub fn ran(program: &Arc<Program>, index: usize, entry: usize, nanos: u64, items
 type Job = (Arc<Program>, usize);
 
 fn queue(program: Arc<Program>, index: usize) {
-    static WORKER: OnceLock<Mutex<mpsc::Sender<Job>>> = OnceLock::new();
+    static WORKER: OnceLock<Option<Mutex<mpsc::Sender<Job>>>> = OnceLock::new();
+    let first = WORKER.get().is_none();
     let tx = WORKER.get_or_init(|| {
+        // The process's first LLVM compilation runs here, on the launching thread: LLVM makes
+        // many of its objects when first used, and registers their destructors to run at exit
+        // then, after any exit handler registered before. Once they exist, `at_exit` is
+        // registered after them (and again after every compilation), so that it runs first.
+        compile(&program, index);
         let (tx, rx) = mpsc::channel::<Job>();
-        let spawned = std::thread::Builder::new().name("zekit-tier-up".into()).spawn(move || {
+        // LLVM's code generator recurses deeply (on wide vectors most): a main thread's stack,
+        // not a spawned thread's default 2 MiB.
+        let spawned = std::thread::Builder::new().name("zekit-tier-up".into()).stack_size(16 << 20).spawn(move || {
             for (p, i) in rx {
-                upgrade(&p, i);
+                compile(&p, i);
                 drop(p);
                 PENDING.fetch_sub(1, Ordering::Release);
             }
         });
-        if let Err(e) = spawned {
-            eprintln!("zekit: no thread to compile kernels with LLVM ({e}); Cranelift's code stays");
+        match spawned {
+            Ok(_) => Some(Mutex::new(tx)),
+            Err(e) => {
+                eprintln!("zekit: no thread to compile kernels with LLVM ({e}); Cranelift's code stays");
+                None
+            }
         }
-        Mutex::new(tx)
     });
+    if first {
+        return;
+    }
+    let Some(tx) = tx else { return };
     PENDING.fetch_add(1, Ordering::Relaxed);
-    // A send fails only when the worker could not start: the kernel keeps its code.
+    // A send fails only when the worker has stopped: the kernel keeps its code.
     if tx.lock().unwrap_or_else(|e| e.into_inner()).send((program, index)).is_err() {
         PENDING.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// [`upgrade`] unless the process is exiting, then `at_exit` registered again (see `queue`).
+fn compile(program: &Program, index: usize) {
+    let _compiling = COMPILING.lock().unwrap_or_else(|e| e.into_inner());
+    if EXITING.load(Ordering::SeqCst) {
+        return;
+    }
+    upgrade(program, index);
+    // SAFETY: `at_exit` is an `extern "C" fn()` taking nothing; libc's `atexit` only stores
+    // the pointer, and ties it to the object that registers it (glibc's `atexit` is
+    // `__cxa_atexit` with the caller's `__dso_handle`), so it runs at exit or when this
+    // library is unloaded, whichever comes first, while its code is mapped. Registering it
+    // again is allowed; each run after the first finds `EXITING` set and returns at once.
+    unsafe {
+        atexit(at_exit);
     }
 }
 
@@ -210,6 +245,32 @@ fn upgrade(program: &Program, index: usize) {
             }
         }
         Err(_) => eprintln!("zekit: kernel `{}`: keeps Cranelift's code, LLVM's compiler panicked", k.info.name),
+    }
+}
+
+extern "C" {
+    fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+}
+
+/// Held while the worker compiles.
+static COMPILING: Mutex<()> = Mutex::new(());
+/// Set when the process exits: the worker starts no compilation after that.
+static EXITING: AtomicBool = AtomicBool::new(false);
+
+/// Registered with `atexit` after every compilation, so that it runs before the exit-time
+/// destructors of what LLVM has made (see `queue`): waits (up to 10 s) for a compilation in
+/// flight to end, and lets no other start, so that the process does not tear LLVM down under
+/// a running compilation.
+extern "C" fn at_exit() {
+    if EXITING.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let t = std::time::Instant::now();
+    while t.elapsed() < std::time::Duration::from_secs(10) {
+        if !matches!(COMPILING.try_lock(), Err(std::sync::TryLockError::WouldBlock)) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
 
