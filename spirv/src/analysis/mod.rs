@@ -1,6 +1,7 @@
 //! Analyses of the IR that the backend plans its code with: [`regions`] splits kernels at their
 //! work-group barriers; [`effects`] says whether a kernel leaves any trace; `lockstep` (with `divergence` and `records`) decides which kernels run
-//! several work-items at a time and how.
+//! several work-items at a time and how; `uniform` finds what every work-item of a group
+//! computes alike.
 
 #[cfg(feature = "jit")]
 pub(crate) mod divergence;
@@ -10,3 +11,5 @@ pub(crate) mod lockstep;
 pub(crate) mod records;
 pub mod effects;
 pub mod regions;
+#[cfg(feature = "llvm")]
+pub(crate) mod uniform;

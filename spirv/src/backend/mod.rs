@@ -172,6 +172,16 @@ pub fn llvm_outer_loops_on_this_thread() -> u64 {
     0
 }
 
+/// How many spilled values of the kernels this thread compiled with LLVM are kept once per
+/// work-group instead of per work-item (`backend/llvm/rounds.rs`: values every work-item
+/// computes alike). 0 without the LLVM tier.
+pub fn llvm_group_values_on_this_thread() -> u64 {
+    #[cfg(feature = "llvm")]
+    return llvm::group_values_on_this_thread();
+    #[cfg(not(feature = "llvm"))]
+    0
+}
+
 /// Sets when the kernels compiled on this thread run in lockstep; the default comes from the
 /// environment variable `ZEKIT_LOCKSTEP` (`0`: never, `1`: always, else auto).
 pub fn set_lockstep(policy: Lockstep) {

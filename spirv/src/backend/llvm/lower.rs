@@ -10,7 +10,7 @@ use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PhiValue, PointerValue};
+use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, MetadataValue, PhiValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
 
 use crate::analysis::regions::{arg_reads, Regions};
@@ -77,6 +77,19 @@ pub(super) struct Lower<'a, 'ctx> {
     /// The instruction defining each value.
     pub(super) defs: HashMap<ir::Value, &'a Op>,
     pub(super) broken: bool,
+    /// Spilled values kept once per group (`rounds::group_values`), and their values as this
+    /// round found them.
+    pub(super) group_values: HashSet<ir::Value>,
+    pub(super) group_slot: HashMap<ir::Value, (PointerValue<'ctx>, BasicTypeEnum<'ctx>)>,
+    pub(super) group_snap: HashMap<ir::Value, BasicValueEnum<'ctx>>,
+    /// By segment: its own loops record no resume state per work-item (`rounds::uniform_exits`).
+    pub(super) no_states: Vec<bool>,
+    /// The memory access being built is one of the work-group function's own (a spill slot,
+    /// a resume state), which the kernel's accesses never touch.
+    pub(super) own_access: std::cell::Cell<bool>,
+    /// Alias scopes that say so to LLVM (kernels with barriers): the kinds `alias.scope` and
+    /// `noalias`, and the scope list.
+    pub(super) scopes: Option<(u32, u32, MetadataValue<'ctx>)>,
 }
 
 /// Lowers kernel `k` into a new function of `m`; returns it.
@@ -139,7 +152,24 @@ pub(super) fn lower<'ctx>(
         arg_words: HashMap::new(),
         defs,
         broken: false,
+        group_values: HashSet::new(),
+        group_slot: HashMap::new(),
+        group_snap: HashMap::new(),
+        no_states: Vec::new(),
+        own_access: std::cell::Cell::new(false),
+        scopes: None,
     };
+    if r.barriers() {
+        let u = crate::analysis::uniform::uniformity(k, &l.arg_reads);
+        l.group_values = super::rounds::group_values(k, r, &u);
+        if super::rounds::own_loops(r) {
+            l.no_states = (0..r.blocks.len()).map(|s| super::rounds::uniform_exits(k, r, &u, s)).collect();
+        }
+        let domain = cx.metadata_node(&[cx.metadata_string("zekit").into()]);
+        let scope = cx.metadata_node(&[cx.metadata_string("zekit: the work-items' slots").into(), domain.into()]);
+        let list = cx.metadata_node(&[scope.into()]);
+        l.scopes = Some((cx.get_kind_id("alias.scope"), cx.get_kind_id("noalias"), list));
+    }
     l.run()?;
     if l.broken {
         return Err(Error::internal(format!(
@@ -248,6 +278,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         if own_loops {
             self.segment_flags(nseg)?;
         }
+        self.group_slots()?;
         let bb = |me: &Self, n: &str| me.cx.append_basic_block(me.f, n);
         let (round, round_end, exit) = (bb(self, "round"), bb(self, "round_end"), bb(self, "exit"));
         let dispatch = bb(self, "dispatch");
@@ -261,6 +292,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         let sub = self.b.build_load(self.cx.bool_type(), self.sub_now, "")?;
         self.b.build_store(self.sub_prev, sub)?;
         self.b.build_store(self.sub_now, f)?;
+        self.load_group_values()?;
         let (generic, latch) = self.nest(dispatch, round_end)?;
         self.latch = Some(latch);
         let mut own = Vec::new();
@@ -317,7 +349,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         self.b.position_at_end(resume);
         let a = self.state_addr()?;
         let i32t = self.cx.i32_type();
-        let state = self.b.build_load(i32t, self.ptr_at(a)?, "")?.into_int_value();
+        let state = self.own(|me| me.load(ir::Ty::I32, a))?.into_int_value();
         if !r.sub_segments.is_empty() {
             self.sub_group_gate(a, state)?;
         }
@@ -456,10 +488,22 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         self.spill_addr(self.r.spill_size)
     }
 
+    /// Builds a memory access of the work-group function's own (see [`Lower::own_access`]).
+    pub(super) fn own<T>(&self, f: impl FnOnce(&Self) -> Result<T, Error>) -> Result<T, Error> {
+        self.own_access.set(true);
+        let r = f(self);
+        self.own_access.set(false);
+        r
+    }
+
     fn resume_at(&self, segment: u32) -> Result<(), Error> {
+        let nseg = self.r.blocks.len() as u32;
+        if self.key >= nseg && self.no_states.get((self.key - nseg) as usize) == Some(&true) {
+            return self.note_resume(segment);
+        }
         let a = self.state_addr()?;
         let v = self.cx.i32_type().const_int(u64::from(segment), false);
-        self.b.build_store(self.ptr_at(a)?, v)?;
+        self.own(|me| me.store(ir::Ty::I32, a, v.into()))?;
         self.note_resume(segment)
     }
 
@@ -467,8 +511,12 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
     fn def(&mut self, v: ir::Value, c: BasicValueEnum<'ctx>) -> Result<(), Error> {
         self.vals.insert((self.key, v), c);
         if let Some(slot) = self.r.spills.get(&v).copied() {
+            if let Some((p, _)) = self.group_slot.get(&v) {
+                self.b.build_store(*p, c)?;
+                return Ok(());
+            }
             let a = self.spill_addr(slot)?;
-            self.store(self.k.ty(v), a, c)?;
+            self.own(|me| me.store(me.k.ty(v), a, c))?;
         }
         Ok(())
     }
@@ -492,8 +540,11 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 }
             }
         } else if let Some(slot) = self.r.spills.get(&v).copied() {
+            if let Some(x) = self.group_snap.get(&v) {
+                return Ok(*x);
+            }
             let a = self.spill_addr(slot)?;
-            return self.load(self.k.ty(v), a);
+            return self.own(|me| me.load(me.k.ty(v), a));
         }
         self.broken = true;
         Ok(self.lt(self.k.ty(v)).const_zero())

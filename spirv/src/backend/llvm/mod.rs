@@ -43,6 +43,7 @@ mod rounds;
 mod uniform;
 
 pub(crate) use outer::marked_on_this_thread;
+pub(crate) use rounds::group_values_on_this_thread;
 
 impl From<inkwell::builder::BuilderError> for Error {
     fn from(e: inkwell::builder::BuilderError) -> Error {

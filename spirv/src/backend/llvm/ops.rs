@@ -125,6 +125,7 @@ impl<'ctx> Lower<'_, 'ctx> {
         let lt = if t == Ty::Bool { self.cx.i8_type().into() } else { self.lt(t) };
         let v = self.b.build_load(lt, p, "")?;
         set_align(v, 1)?;
+        self.scope(v.as_instruction_value())?;
         if t == Ty::Bool {
             let z = self.cx.i8_type().const_zero();
             return Ok(self
@@ -150,6 +151,15 @@ impl<'ctx> Lower<'_, 'ctx> {
         };
         let s = self.b.build_store(p, v)?;
         s.set_alignment(1).map_err(|e| Error::internal(format!("llvm: {e}")))?;
+        self.scope(Some(s))
+    }
+
+    /// Tells LLVM that the work-group function's own accesses and the kernel's do not alias.
+    fn scope(&self, i: Option<inkwell::values::InstructionValue<'ctx>>) -> Result<(), Error> {
+        if let (Some((scope, noalias, list)), Some(i)) = (self.scopes, i) {
+            let kind = if self.own_access.get() { scope } else { noalias };
+            i.set_metadata(list, kind).map_err(|e| Error::internal(format!("llvm: {e}")))?;
+        }
         Ok(())
     }
 

@@ -8,21 +8,34 @@
 //! barrier and none has finished. So each segment also gets loops of its own, z, y and x around
 //! a second copy of its blocks with no dispatch; a round takes them when the previous round
 //! found every work-item stopping at the same barrier ([`Lower::round_target`]), and the
-//! dispatching loops otherwise. (LLVM does not vectorize these loops yet: the record's flags
-//! are shared by the work-items, and their spill slots are a work-item's area apart. Tried:
-//! states read back instead of flags and spill slots laid out slot by slot, which vectorizes
-//! them, with masked gathers and scatters, and ran no faster on the bench's sums.)
+//! dispatching loops otherwise.
+//!
+//! What lets LLVM vectorize a segment's own x loop:
+//! - values every work-item computes alike ([`group_values`], from `analysis::uniform`), such as
+//!   a tree's step, live in stack slots of the work-group function, not per work-item: LLVM
+//!   sees loop invariants, and addresses made from them stay consecutive;
+//! - a segment that every work-item leaves the same way ([`uniform_exits`]) records no resume
+//!   state per work-item in its own loops;
+//! - alias scopes tell LLVM that the work-items' slots and the kernel's memory do not overlap.
+//!
+//! The rest is LLVM's own analysis: the runtime checks it adds between accesses, and masked
+//! loads and stores for branches. A segment with an inner loop (tiled SGEMM's) stays scalar
+//! across work-items, and so does the combining of a collective's slots.
 //!
 //! The record: a flag per segment that some work-item resumes at, set where it stops
 //! ([`Lower::note_resume`]), read and cleared when the next round starts; and a flag set for
 //! good once some work-item has finished (the dispatching loops then skip it, which a
 //! segment's own loops would not).
 
+use std::collections::HashSet;
+
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate;
 
 use crate::analysis::regions::Regions;
+use crate::analysis::uniform::Uniformity;
+use crate::ir::{self, operands, term_operands, BlockId, Term};
 use crate::Error;
 
 use super::lower::Lower;
@@ -36,7 +49,120 @@ pub(super) fn own_loops(r: &Regions) -> bool {
     r.barriers() && r.sub_segments.is_empty() && r.blocks.len() <= MAX_SEGMENTS
 }
 
+/// The spilled values of kernel `k` kept once for the whole group instead of per work-item:
+/// those every work-item computes alike (`u`) in a block every work-item reaches alike, where
+/// no segment that computes one uses it from its slot after computing it (a use the segment's
+/// own definition may reach without a barrier). Its slot is a stack slot of the work-group
+/// function (which runs every round), read once when a round starts (every use from the slot
+/// within a round wants the value some earlier round left) and written by every work-item that
+/// computes it, all with the same value; LLVM keeps it in a register.
+///
+/// Not with sub-group barriers: sub-groups then pass them at their own pace, so that one may
+/// compute such a value again before another has used it.
+pub(super) fn group_values(k: &ir::Kernel, r: &Regions, u: &Uniformity) -> HashSet<ir::Value> {
+    let mut out = HashSet::new();
+    if !r.sub_segments.is_empty() {
+        return out;
+    }
+    'value: for &v in r.spills.keys() {
+        let Some((db, _)) = r.def_of(v) else { continue };
+        if !u.uniform(v) || u.divergent[db] {
+            continue;
+        }
+        for seg in 0..r.blocks.len() {
+            if !r.contains(seg, db) {
+                continue;
+            }
+            let reached = reached_in_segment(k, r, seg, db);
+            for &b in &r.blocks[seg] {
+                if reached[b] && slot_use(k, r, seg, v, b) {
+                    continue 'value;
+                }
+            }
+        }
+        out.insert(v);
+    }
+    GROUP_VALUES.with(|c| c.set(c.get() + out.len() as u64));
+    out
+}
+
+thread_local! {
+    static GROUP_VALUES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many values [`group_values`] kept once per group on this thread.
+pub(crate) fn group_values_on_this_thread() -> u64 {
+    GROUP_VALUES.with(|c| c.get())
+}
+
+/// By block: reached from block `from`'s successors inside segment `seg` (no barrier crossed).
+fn reached_in_segment(k: &ir::Kernel, r: &Regions, seg: usize, from: usize) -> Vec<bool> {
+    let mut seen = vec![false; k.blocks.len()];
+    let next = |b: usize| -> Vec<usize> {
+        match k.blocks[b].term {
+            Term::Barrier(_) => vec![],
+            _ => k.successors(BlockId(b as u32)).iter().map(|s| s.0 as usize).collect(),
+        }
+    };
+    let mut stack = next(from);
+    while let Some(b) = stack.pop() {
+        if seen[b] || !r.contains(seg, b) {
+            continue;
+        }
+        seen[b] = true;
+        stack.extend(next(b));
+    }
+    seen
+}
+
+/// True when block `b` of segment `seg` uses `v` from its slot (not as the segment computed it).
+fn slot_use(k: &ir::Kernel, r: &Regions, seg: usize, v: ir::Value, b: usize) -> bool {
+    let blk = &k.blocks[b];
+    let insts = blk.insts.iter().enumerate().map(|(i, inst)| (i + 1, operands(&inst.op)));
+    let term = std::iter::once((blk.insts.len() + 1, term_operands(&blk.term)));
+    insts
+        .chain(term)
+        .any(|(pos, ops)| ops.contains(&v) && !r.direct(seg, v, b, pos))
+}
+
+/// True when every work-item that runs segment `seg` leaves it the same way (at the same
+/// barrier, or all finishing): each of its exits is in a block every work-item reaches alike.
+/// (Work-items that part at a varying branch meet again at its post-dominator before any such
+/// block.) Its own loops then record no resume state per work-item: the record's flags say
+/// where they all resume, and the dispatching loops, which read the states, never follow.
+pub(super) fn uniform_exits(k: &ir::Kernel, r: &Regions, u: &Uniformity, seg: usize) -> bool {
+    r.blocks[seg].iter().all(|&b| {
+        let exit = matches!(k.blocks[b].term, Term::Barrier(_) | Term::Return | Term::Unreachable | Term::None);
+        !exit || !u.divergent[b]
+    })
+}
+
 impl<'ctx> Lower<'_, 'ctx> {
+    /// Stack slots for the group's values (see [`group_values`]), zeroed, in the entry block.
+    pub(super) fn group_slots(&mut self) -> Result<(), Error> {
+        let mut vs: Vec<ir::Value> = self.group_values.iter().copied().collect();
+        vs.sort_unstable_by_key(|v| v.0);
+        for v in vs {
+            let t = self.lt(self.k.ty(v));
+            let p = self.b.build_alloca(t, "group")?;
+            self.b.build_store(p, t.const_zero())?;
+            self.group_slot.insert(v, (p, t));
+        }
+        Ok(())
+    }
+
+    /// Reads the group's values as the round starts.
+    pub(super) fn load_group_values(&mut self) -> Result<(), Error> {
+        let mut vs: Vec<_> = self.group_slot.iter().map(|(v, s)| (*v, *s)).collect();
+        vs.sort_unstable_by_key(|v| v.0 .0);
+        self.group_snap.clear();
+        for (v, (p, t)) in vs {
+            let x = self.b.build_load(t, p, "")?;
+            self.group_snap.insert(v, x);
+        }
+        Ok(())
+    }
+
     /// The flags of the record (in the entry block), all clear.
     pub(super) fn segment_flags(&mut self, segments: u32) -> Result<(), Error> {
         let b = self.cx.bool_type();
