@@ -31,3 +31,14 @@ kernel void gv_odd_barrier(global int *out, local int *scratch, int n, int trips
     }
     out[get_global_id(0)] = acc;
 }
+
+// Work-group collectives, whose first work-item combines the slots (the LLVM tier runs it on
+// its own before the others), and a test of the first work-item in the kernel's own code.
+kernel void gv_collectives(global const int *in, global int *out, global int *firsts) {
+    int x = in[get_global_id(0)];
+    int s = work_group_scan_inclusive_add(x);
+    int m = work_group_reduce_max(x);
+    out[get_global_id(0)] = s * 3 + m;
+    if (get_local_linear_id() == 0)
+        firsts[get_group_id(0)] = s + m;
+}

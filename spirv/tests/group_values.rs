@@ -83,3 +83,29 @@ fn a_value_alike_in_every_work_item_used_again_without_a_barrier_stays_per_work_
         }
     }
 }
+
+#[test]
+fn collectives_whose_first_work_item_combines_are_right() {
+    for tier in tiers() {
+        jit::set_tier(tier);
+        let p = program("group_values");
+        for local in [1u64, 2, 7, 16, 17, 33, 100, 256] {
+            let groups = 3usize;
+            let n = local as usize * groups;
+            let mut a: Vec<i32> = (0..n as i32).map(|i| (i * 37) % 101 - 50).collect();
+            let mut o = vec![0i32; n];
+            let mut f = vec![-1i32; groups];
+            common::run_1d(&p, "gv_collectives", &[addr(&mut a), addr(&mut o), addr(&mut f)], n as u64, local);
+            for (g, chunk) in a.chunks(local as usize).enumerate() {
+                let m = *chunk.iter().max().unwrap();
+                let mut s = 0;
+                for (l, x) in chunk.iter().enumerate() {
+                    s += x;
+                    let i = g * local as usize + l;
+                    assert_eq!(o[i], s * 3 + m, "{tier:?}, local {local}, [{i}]");
+                }
+                assert_eq!(f[g], chunk[0] + m, "{tier:?}, local {local}, group {g}");
+            }
+        }
+    }
+}

@@ -84,6 +84,9 @@ pub(super) struct Lower<'a, 'ctx> {
     pub(super) group_snap: HashMap<ir::Value, BasicValueEnum<'ctx>>,
     /// By segment: its own loops record no resume state per work-item (`rounds::uniform_exits`).
     pub(super) no_states: Vec<bool>,
+    /// By segment: its own loops run the first work-item on its own, before the others
+    /// (`rounds::leader_segment`).
+    pub(super) peel: Vec<bool>,
     /// The memory access being built is one of the work-group function's own (a spill slot,
     /// a resume state), which the kernel's accesses never touch.
     pub(super) own_access: std::cell::Cell<bool>,
@@ -156,6 +159,7 @@ pub(super) fn lower<'ctx>(
         group_slot: HashMap::new(),
         group_snap: HashMap::new(),
         no_states: Vec::new(),
+        peel: Vec::new(),
         own_access: std::cell::Cell::new(false),
         scopes: None,
     };
@@ -164,6 +168,7 @@ pub(super) fn lower<'ctx>(
         l.group_values = super::rounds::group_values(k, r, &u);
         if super::rounds::own_loops(r) {
             l.no_states = (0..r.blocks.len()).map(|s| super::rounds::uniform_exits(k, r, &u, s)).collect();
+            l.peel = (0..r.blocks.len()).map(|s| super::rounds::leader_segment(k, r, s)).collect();
         }
         let domain = cx.metadata_node(&[cx.metadata_string("zekit").into()]);
         let scope = cx.metadata_node(&[cx.metadata_string("zekit: the work-items' slots").into(), domain.into()]);
@@ -257,9 +262,14 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         let nseg = r.blocks.len() as u32;
         let own_loops = super::rounds::own_loops(r);
         // One copy of each block per segment that contains it, two where segments have loops
-        // of their own (`rounds.rs`).
-        for copy in 0..=u32::from(own_loops) {
+        // of their own (`rounds.rs`), and a third for the first work-item of a segment whose
+        // own loops run it on its own.
+        let copies = if own_loops { 2 } else { 0 };
+        for copy in 0..=copies {
             for (seg, blocks) in r.blocks.iter().enumerate() {
+                if copy == 2 && !self.peel[seg] {
+                    continue;
+                }
                 let key = copy * nseg + seg as u32;
                 for &bi in blocks {
                     let bb = self.cx.append_basic_block(self.f, "");
@@ -296,9 +306,18 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         let (generic, latch) = self.nest(dispatch, round_end)?;
         self.latch = Some(latch);
         let mut own = Vec::new();
+        let mut first_done = Vec::new();
         if own_loops {
             for (seg, start) in r.starts.iter().enumerate() {
-                own.push(self.nest(self.blocks[&(nseg + seg as u32, start.0 as usize)], round_end)?);
+                let body = self.blocks[&(nseg + seg as u32, start.0 as usize)];
+                if self.peel[seg] {
+                    let (o, done) = self.peeled_nest(seg, body, round_end)?;
+                    own.push(o);
+                    first_done.push(Some(done));
+                } else {
+                    own.push(self.nest(body, round_end)?);
+                    first_done.push(None);
+                }
             }
             self.b.position_at_end(round);
             self.round_target(generic, &own)?;
@@ -314,11 +333,18 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         } else {
             self.b.build_unconditional_branch(entry0)?;
         }
-        for copy in 0..=u32::from(own_loops) {
+        for copy in 0..=copies {
             for (seg, blocks) in r.blocks.iter().enumerate() {
+                if copy == 2 && !self.peel[seg] {
+                    continue;
+                }
                 self.segment = seg as u32;
                 self.key = copy * nseg + seg as u32;
-                self.latch = Some(if copy == 0 { latch } else { own[seg].1 });
+                self.latch = Some(match copy {
+                    0 => latch,
+                    1 => own[seg].1,
+                    _ => first_done[seg].expect("a peeled segment"),
+                });
                 for &bi in blocks {
                     self.block(bi)?;
                 }
@@ -498,7 +524,7 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
 
     fn resume_at(&self, segment: u32) -> Result<(), Error> {
         let nseg = self.r.blocks.len() as u32;
-        if self.key >= nseg && self.no_states.get((self.key - nseg) as usize) == Some(&true) {
+        if self.key >= nseg && self.no_states.get((self.key % nseg) as usize) == Some(&true) {
             return self.note_resume(segment);
         }
         let a = self.state_addr()?;

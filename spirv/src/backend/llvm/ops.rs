@@ -198,6 +198,10 @@ impl<'ctx> Lower<'_, 'ctx> {
                     UnOp::Popcnt => self.intrinsic("llvm.ctpop", &[a.get_type()], &[a])?,
                 }
             }
+            // Past a peeled segment's first work-item (`rounds.rs`), no work-item is the first.
+            op @ Op::Cmp(..) if self.after_first_item() && super::rounds::first_item_test(&self.defs, op) => {
+                self.cx.bool_type().const_zero().into()
+            }
             Op::Cmp(c, a, b) => {
                 let (a, b) = (self.v(*a)?, self.v(*b)?);
                 self.cmp(*c, a, b)?.into()

@@ -27,7 +27,7 @@
 //! good once some work-item has finished (the dispatching loops then skip it, which a
 //! segment's own loops would not).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{IntValue, PointerValue};
@@ -137,7 +137,73 @@ pub(super) fn uniform_exits(k: &ir::Kernel, r: &Regions, u: &Uniformity, seg: us
     })
 }
 
+/// True when `op` tests for the group's first work-item: its linear local id equals 0 (how a
+/// work-group collective picks the work-item that combines the slots, `frontend/groups.rs`).
+pub(super) fn first_item_test(defs: &HashMap<ir::Value, &ir::Op>, op: &ir::Op) -> bool {
+    let ir::Op::Cmp(ir::CmpOp::Eq, a, b) = op else { return false };
+    let is = |v: &ir::Value, f: &dyn Fn(&ir::Op) -> bool| defs.get(v).is_some_and(|o| f(o));
+    let lin = |o: &ir::Op| matches!(o, ir::Op::Builtin(ir::Builtin::LocalLinearId, _));
+    let zero = |o: &ir::Op| matches!(o, ir::Op::Const(0));
+    (is(a, &lin) && is(b, &zero)) || (is(a, &zero) && is(b, &lin))
+}
+
+/// True when segment `seg` of kernel `k` tests for the group's first work-item
+/// ([`first_item_test`]): its own loops then run that work-item first, on its own, and the
+/// others with the test known false. A collective's combining loop then runs once, before
+/// the loop over the other work-items, which has no inner loop left and vectorizes.
+pub(super) fn leader_segment(k: &ir::Kernel, r: &Regions, seg: usize) -> bool {
+    let defs: HashMap<ir::Value, &ir::Op> = k
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter_map(|i| i.result.map(|v| (v, &i.op)))
+        .collect();
+    r.blocks[seg]
+        .iter()
+        .any(|&b| k.blocks[b].insts.iter().any(|i| first_item_test(&defs, &i.op)))
+}
+
 impl<'ctx> Lower<'_, 'ctx> {
+    /// The own loops of a segment that runs its first work-item on its own
+    /// ([`leader_segment`]): that work-item through the third copy of the segment (`body`'s
+    /// copy `2 * segments + seg`), then loops over all the work-items that skip the first and
+    /// run `body`. Returns the block that starts them and the x loop's latch, and the block
+    /// where the first work-item's code ends.
+    pub(super) fn peeled_nest(
+        &mut self,
+        seg: usize,
+        body: BasicBlock<'ctx>,
+        out: BasicBlock<'ctx>,
+    ) -> Result<((BasicBlock<'ctx>, BasicBlock<'ctx>), BasicBlock<'ctx>), Error> {
+        let nseg = self.r.blocks.len() as u32;
+        let (first, done, rest) = (
+            self.cx.append_basic_block(self.f, "first_item"),
+            self.cx.append_basic_block(self.f, "first_done"),
+            self.cx.append_basic_block(self.f, "rest"),
+        );
+        let (init, latch) = self.nest(rest, out)?;
+        self.b.position_at_end(rest);
+        let lin = self.linear_id()?;
+        let is_first = self.b.build_int_compare(IntPredicate::EQ, lin, self.i64c(0), "")?;
+        self.b.build_conditional_branch(is_first, latch, body)?;
+        self.b.position_at_end(first);
+        for l in self.lid {
+            self.b.build_store(l, self.i64c(0))?;
+        }
+        let start = self.r.starts[seg].0 as usize;
+        self.b.build_unconditional_branch(self.blocks[&(2 * nseg + seg as u32, start)])?;
+        self.b.position_at_end(done);
+        self.b.build_unconditional_branch(init)?;
+        Ok(((first, latch), done))
+    }
+
+    /// True when the code being lowered is a peeled segment's copy for the work-items after
+    /// the first ([`leader_segment`]).
+    pub(super) fn after_first_item(&self) -> bool {
+        let nseg = self.r.blocks.len() as u32;
+        self.key / nseg == 1 && self.peel.get((self.key % nseg) as usize) == Some(&true)
+    }
+
     /// Stack slots for the group's values (see [`group_values`]), zeroed, in the entry block.
     pub(super) fn group_slots(&mut self) -> Result<(), Error> {
         let mut vs: Vec<ir::Value> = self.group_values.iter().copied().collect();
