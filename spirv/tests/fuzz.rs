@@ -45,6 +45,7 @@ const KERNELS: &[&str] = &[
     "fnptr",
     "lockstep",
     "lockstep_barriers",
+    "group_values",
     // Hand-written DPC++-style modules (kernels/dpcpp/*.spvasm).
     "dpcpp/hints",
     "dpcpp/floats",

@@ -295,8 +295,9 @@ fn streaming(
         .collect()
 }
 
-/// Marks what depends on a varying value (to a fixed point).
-fn spread(k: &ir::Kernel, varying: &mut [bool], source: &dyn Fn(&Op) -> bool) {
+/// Marks what depends on a varying value (to a fixed point); `source` says which operations
+/// vary whatever their operands (also used by `uniform`).
+pub(crate) fn spread(k: &ir::Kernel, varying: &mut [bool], source: &dyn Fn(&Op) -> bool) {
     loop {
         let mut changed = false;
         for b in &k.blocks {

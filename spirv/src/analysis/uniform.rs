@@ -13,7 +13,7 @@
 
 use std::collections::HashSet;
 
-use crate::ir::{operands, term_operands, BlockId, Builtin, Kernel, Op, Term, Value};
+use crate::ir::{term_operands, BlockId, Builtin, Kernel, Op, Term, Value};
 
 /// Most blocks analysed (post-dominators take a bit set per block): in larger kernels every
 /// value varies.
@@ -103,34 +103,9 @@ pub(crate) fn uniformity(k: &Kernel, arg_reads: &HashSet<Value>) -> Uniformity {
 
 /// Marks what varying operands make vary, to a fixed point; true when anything changed.
 fn spread(k: &Kernel, arg_reads: &HashSet<Value>, varying: &mut [bool]) -> bool {
-    let mut changed = false;
-    loop {
-        let mut more = false;
-        for (bi, blk) in k.blocks.iter().enumerate() {
-            for i in &blk.insts {
-                let Some(r) = i.result else { continue };
-                if varying[r.0 as usize] {
-                    continue;
-                }
-                if source(&i.op, arg_reads) || operands(&i.op).iter().any(|o| varying[o.0 as usize]) {
-                    varying[r.0 as usize] = true;
-                    more = true;
-                }
-            }
-            for (t, args) in k.edge_args(BlockId(bi as u32)) {
-                for (p, a) in k.blocks[t.0 as usize].params.iter().zip(args) {
-                    if varying[a.0 as usize] && !varying[p.0 as usize] {
-                        varying[p.0 as usize] = true;
-                        more = true;
-                    }
-                }
-            }
-        }
-        if !more {
-            return changed;
-        }
-        changed = true;
-    }
+    let before = varying.iter().filter(|v| **v).count();
+    super::lockstep::spread(k, varying, &|op| source(op, arg_reads));
+    varying.iter().filter(|v| **v).count() > before
 }
 
 /// True when block `b` ends in a branch or switch on a varying value with more than one target.

@@ -48,11 +48,38 @@ impl Builder<'_> {
         self.push(Ty::I64, Op::Const(x))
     }
 
-    /// `base + index * 8`: a collective's slot.
+    /// `base + index * 8`: a shuffle's slot.
     pub(super) fn slot(&mut self, base: Value, index: Value) -> Value {
+        self.slot_widths.insert(8);
         let eight = self.c64(8);
         let o = self.push(Ty::I64, Op::Bin(BinOp::Mul, index, eight));
         self.push(Ty::I64, Op::Bin(BinOp::Add, base, o))
+    }
+
+    /// `base + index * size`: a collective's slot, as wide as its values (`size` bytes), so
+    /// that the stores of consecutive work-items are consecutive; unless the kernel's
+    /// collectives differ in width ([`Builder::uniform_slot_widths`]).
+    fn slot_of(&mut self, base: Value, index: Value, size: u64) -> Value {
+        self.slot_widths.insert(size);
+        let size = self.c64(size);
+        self.slot_width_consts.push(size);
+        let o = self.push(Ty::I64, Op::Bin(BinOp::Mul, index, size));
+        self.push(Ty::I64, Op::Bin(BinOp::Add, base, o))
+    }
+
+    /// Makes every collective's slot 8 bytes wide where the kernel's collectives use slots of
+    /// different widths: a work-item going on to its next collective must overwrite only its
+    /// own slot, which others may still read (see `group_op`).
+    pub(super) fn uniform_slot_widths(&mut self) {
+        if self.slot_widths.len() < 2 {
+            return;
+        }
+        let consts: std::collections::HashSet<Value> = self.slot_width_consts.iter().copied().collect();
+        for i in self.k.blocks.iter_mut().flat_map(|b| &mut b.insts) {
+            if i.result.is_some_and(|r| consts.contains(&r)) {
+                i.op = Op::Const(8);
+            }
+        }
     }
 
     /// The smaller of two unsigned 64-bit values.
@@ -152,7 +179,10 @@ impl Builder<'_> {
         self.scratch = self.scratch.max(GROUP_SCRATCH);
         let base = self.push(Ty::I64, Op::LocalAddr(scratch_offset(self.root)));
         let (lid, ls, n) = self.group_geometry();
-        let slot = self.slot(base, lid);
+        // Slots as wide as the values: a work-item's store and the leader's loads are then
+        // consecutive.
+        let w = u64::from(t.bytes());
+        let slot = self.slot_of(base, lid, w);
         self.effect(Op::Store {
             addr: slot,
             value: xv,
@@ -191,7 +221,7 @@ impl Builder<'_> {
             let target = self.push(Ty::I64, Op::Bin(BinOp::Add, start, target));
             // Out of range (undefined in OpenCL): the last work-item's value.
             let target = self.umin64(target, last);
-            let a = self.slot(base, target);
+            let a = self.slot_of(base, target, w);
             self.push(t, Op::Load(a))
         } else if kind == Collective::Reduce {
             let leader = self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, lid, start));
@@ -201,7 +231,7 @@ impl Builder<'_> {
             self.reduce_slots(op, t, half, (base, start, end), last);
             self.set_term(Term::Jump(join, vec![]));
             self.cur = join;
-            let a = self.slot(base, last);
+            let a = self.slot_of(base, last, w);
             self.push(t, Op::Load(a))
         } else {
             let leader = self.push(Ty::Bool, Op::Cmp(CmpOp::Eq, lid, start));
@@ -229,7 +259,7 @@ impl Builder<'_> {
             let more = self.push(Ty::Bool, Op::Cmp(CmpOp::ULt, j, end));
             self.set_term(Term::Branch(more, (body, vec![]), (join, vec![])));
             self.cur = body;
-            let a = self.slot(base, j);
+            let a = self.slot_of(base, j, w);
             let v = self.push(t, Op::Load(a));
             let acc2 = self.group_combine(op, t, acc, v, half);
             // Inclusive: the prefix through j; exclusive: the one before it.
@@ -240,7 +270,7 @@ impl Builder<'_> {
             let j1 = self.push(Ty::I64, Op::Bin(BinOp::Add, j, one));
             self.set_term(Term::Jump(head, vec![j1, acc2]));
             self.cur = join;
-            let a = if kind == Collective::Reduce { self.slot(base, last) } else { slot };
+            let a = if kind == Collective::Reduce { self.slot_of(base, last, w) } else { slot };
             self.push(t, Op::Load(a))
         };
         if kind == Collective::Broadcast {
@@ -266,7 +296,7 @@ impl Builder<'_> {
         let load = |me: &mut Self, at: Value, plus: u64| {
             let c = me.c64(plus);
             let i = me.push(Ty::I64, Op::Bin(BinOp::Add, at, c));
-            let a = me.slot(base, i);
+            let a = me.slot_of(base, i, u64::from(t.bytes()));
             me.push(t, Op::Load(a))
         };
         let first = load(self, start, 0);
@@ -315,7 +345,7 @@ impl Builder<'_> {
         let tj1 = self.push(Ty::I64, Op::Bin(BinOp::Add, tj, one));
         self.set_term(Term::Jump(thead, vec![tj1, acc2]));
         self.cur = done;
-        let a = self.slot(base, last);
+        let a = self.slot_of(base, last, u64::from(t.bytes()));
         self.effect(Op::Store { addr: a, value: tacc });
     }
 

@@ -39,6 +39,8 @@ pub(super) fn lower_kernel(
         scratch: 0,
         in_half: false,
         nu_tags: 0,
+        slot_widths: Default::default(),
+        slot_width_consts: Vec::new(),
     };
     b.cur = b.k.new_block();
     let mut args = Vec::new();
@@ -139,6 +141,7 @@ pub(super) fn lower_kernel(
         b.nu_clear_tag();
     }
     b.k.blocks[0].term = Term::Jump(entry, vec![]);
+    b.uniform_slot_widths();
     let info = KernelInfo {
         name: name.to_string(),
         args: infos,

@@ -175,4 +175,9 @@ struct Builder<'a> {
     in_half: bool,
     /// Sub-group exchanges of `OpGroupNonUniform*` lowered so far (`frontend/nonuniform.rs`).
     nu_tags: u32,
+    /// The widths of the scratch slots the kernel's collectives, shuffles and non-uniform
+    /// operations use, and the constants that give a collective's slot width
+    /// (`frontend/groups.rs`): where the widths differ, every slot is 8 bytes wide.
+    slot_widths: std::collections::BTreeSet<u64>,
+    slot_width_consts: Vec<Value>,
 }

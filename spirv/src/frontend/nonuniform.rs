@@ -278,6 +278,10 @@ impl Builder<'_> {
 
     /// `base + index * size`.
     fn nu_index(&mut self, base: Value, index: Value, size: u64) -> Value {
+        if size == 8 {
+            // The slots share the collectives' scratch (the tags, 4 bytes, lie after it).
+            self.slot_widths.insert(8);
+        }
         let s = self.c64(size);
         let o = self.push(Ty::I64, Op::Bin(BinOp::Mul, index, s));
         self.push(Ty::I64, Op::Bin(BinOp::Add, base, o))
