@@ -46,6 +46,7 @@ const KERNELS: &[&str] = &[
     "lockstep",
     "lockstep_barriers",
     "group_values",
+    "chunks",
     // Hand-written DPC++-style modules (kernels/dpcpp/*.spvasm).
     "dpcpp/hints",
     "dpcpp/floats",

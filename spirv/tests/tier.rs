@@ -237,3 +237,54 @@ fn kernels_go_back_to_cranelift_where_llvms_code_is_slower() {
         assert_eq!(p.kernels[i].tiered_up(), kept);
     }
 }
+
+#[test]
+fn chunked_x_loops_give_cranelifts_results_whether_or_not_the_values_qualify() {
+    // Masks, shifts and divisions of the x id by values known at launch: LLVM's code runs
+    // chunks of 16 work-items with those computed from the chunk's first where the values
+    // qualify (a mask keeping the low four bits or clearing them, a shift of 4 or more, a
+    // divisor that is a nonzero multiple of 16, a group starting at a multiple of 16), and
+    // the plain x loop elsewhere (`backend/llvm/tiles.rs`). Both must give Cranelift's bits.
+    jit::set_tier(Tier::Cranelift);
+    let reference = program("chunks");
+    jit::set_tier(Tier::Llvm);
+    let (chunked, rewritten) = (jit::llvm_chunked_kernels_on_this_thread(), jit::llvm_consecutive_accesses_on_this_thread());
+    let p = program("chunks");
+    assert_eq!(jit::llvm_chunked_kernels_on_this_thread() - chunked, 3);
+    assert!(jit::llvm_consecutive_accesses_on_this_thread() > rewritten);
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    // n 7 and 24 are no multiples of 16; local 20 starts some groups off a multiple of 16.
+    for (n, local) in [(16u64, 16u64), (32, 64), (48, 48), (24, 48), (7, 14), (32, 20), (16, 1)] {
+        let global = n * 10;
+        let mut a: Vec<f32> = (0..global).map(|i| (i % 29) as f32 * 0.75 - 4.0).collect();
+        let mut got = [vec![f32::NAN; global as usize], vec![f32::NAN; global as usize]];
+        for (q, out) in [&reference, &p].into_iter().zip(got.iter_mut()) {
+            run_1d(q, "chunk_div", &[n, addr(&mut a), addr(out)], global, local);
+        }
+        assert_eq!(bits(&got[1]), bits(&got[0]), "chunk_div, n {n}, local {local}");
+    }
+    // Shifts of 3 (no chunks), 4 and 5.
+    for (log_n, local) in [(3u64, 8u64), (4, 32), (5, 64), (5, 20), (4, 1)] {
+        let (n, rows) = (1u64 << log_n, 3u64);
+        let global = n * 6;
+        let mut a: Vec<f32> = (0..n * (6 + rows)).map(|i| (i % 31) as f32 * 0.5 - 7.0).collect();
+        let mut got = [vec![f32::NAN; global as usize], vec![f32::NAN; global as usize]];
+        for (q, out) in [&reference, &p].into_iter().zip(got.iter_mut()) {
+            run_1d(q, "chunk_shift", &[log_n, rows, addr(&mut a), addr(out)], global, local);
+        }
+        assert_eq!(bits(&got[1]), bits(&got[0]), "chunk_shift, log n {log_n}, local {local}");
+    }
+    // Offsets, masks, divisors and remainders that qualify or not (8, 7, 10, 12), and a zero
+    // remainder divisor (0 by the IR's rule).
+    let cases = [(0u64, 15u64, 16u64, 32u64), (32, 31, 48, 16), (8, 15, 16, 32), (0, 7, 16, 32), (0, 15, 10, 32), (16, 63, 32, 12), (0, 15, 16, 0)];
+    for (off, m, d, e) in cases {
+        for local in [64u64, 40, 16] {
+            let global = local * 3;
+            let mut got = [vec![u32::MAX; global as usize], vec![u32::MAX; global as usize]];
+            for (q, out) in [&reference, &p].into_iter().zip(got.iter_mut()) {
+                run_1d(q, "chunk_local", &[off, m, d, e, addr(out)], global, local);
+            }
+            assert_eq!(got[1], got[0], "chunk_local, off {off}, m {m}, d {d}, e {e}, local {local}");
+        }
+    }
+}

@@ -182,6 +182,26 @@ pub fn llvm_group_values_on_this_thread() -> u64 {
     0
 }
 
+/// How many kernels this thread compiled with LLVM run their x loop in chunks of 16
+/// work-items, with indices made by masks, shifts and divisions of the x id computed from the
+/// chunk's first (`backend/llvm/tiles.rs`). 0 without the LLVM tier.
+pub fn llvm_chunked_kernels_on_this_thread() -> u64 {
+    #[cfg(feature = "llvm")]
+    return llvm::chunked_on_this_thread();
+    #[cfg(not(feature = "llvm"))]
+    0
+}
+
+/// How many gathers and scatters of consecutive addresses in the kernels this thread compiled
+/// with LLVM became vector loads and stores (`backend/llvm/consecutive.rs`). 0 without the
+/// LLVM tier.
+pub fn llvm_consecutive_accesses_on_this_thread() -> u64 {
+    #[cfg(feature = "llvm")]
+    return llvm::consecutive_on_this_thread();
+    #[cfg(not(feature = "llvm"))]
+    0
+}
+
 /// Sets when the kernels compiled on this thread run in lockstep; the default comes from the
 /// environment variable `ZEKIT_LOCKSTEP` (`0`: never, `1`: always, else auto).
 pub fn set_lockstep(policy: Lockstep) {

@@ -93,6 +93,8 @@ pub(super) struct Lower<'a, 'ctx> {
     /// Alias scopes that say so to LLVM (kernels with barriers): the kinds `alias.scope` and
     /// `noalias`, and the scope list.
     pub(super) scopes: Option<(u32, u32, MetadataValue<'ctx>)>,
+    /// The x loop in chunks of 16 work-items (kernels without barriers, `tiles.rs`).
+    pub(super) chunk: Option<super::tiles::Chunk<'ctx>>,
 }
 
 /// Lowers kernel `k` into a new function of `m`; returns it.
@@ -162,7 +164,15 @@ pub(super) fn lower<'ctx>(
         peel: Vec::new(),
         own_access: std::cell::Cell::new(false),
         scopes: None,
+        chunk: None,
     };
+    if !r.barriers() {
+        let args = crate::analysis::regions::arg_words(k, &l.arg_reads).into_iter().map(|(a, t, _)| (a, t)).collect();
+        if let Some(p) = super::tiles::plan(k, &args) {
+            let base = l.b.build_alloca(i64t, "chunk_base")?;
+            l.chunk = Some(super::tiles::Chunk::new(p, base));
+        }
+    }
     if r.barriers() {
         let u = crate::analysis::uniform::uniformity(k, &l.arg_reads);
         l.group_values = super::rounds::group_values(k, r, &u);
@@ -185,6 +195,9 @@ pub(super) fn lower<'ctx>(
     if let Some(latch) = l.latch {
         if super::outer::eligible(k, r, stride, f) {
             super::outer::mark(cx, latch);
+            if let Some(j) = l.chunk.as_ref().and_then(|c| c.latch) {
+                super::outer::mark(cx, j);
+            }
         }
     }
     Ok(f)
@@ -283,12 +296,32 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 }
             }
         }
+        if self.chunk.is_some() {
+            let key = super::tiles::CHUNK_KEY;
+            for &bi in &r.blocks[0] {
+                let bb = self.cx.append_basic_block(self.f, "chunk_block");
+                self.b.position_at_end(bb);
+                for p in &self.k.blocks[bi].params {
+                    let phi = self.b.build_phi(self.lt(self.k.ty(*p)), "")?;
+                    self.phis.insert((key, *p), phi);
+                    self.vals.insert((key, *p), phi.as_basic_value());
+                }
+                self.blocks.insert((key, bi), bb);
+            }
+            let body = self.blocks[&(key, r.starts[0].0 as usize)];
+            if let Some(c) = &mut self.chunk {
+                c.body = Some(body);
+            }
+        }
         let entry = self.f.get_first_basic_block().expect("the entry");
         self.b.position_at_end(entry);
         if own_loops {
             self.segment_flags(nseg)?;
         }
         self.group_slots()?;
+        if self.chunk.is_some() {
+            self.chunk_checks()?;
+        }
         let bb = |me: &Self, n: &str| me.cx.append_basic_block(me.f, n);
         let (round, round_end, exit) = (bb(self, "round"), bb(self, "round_end"), bb(self, "exit"));
         let dispatch = bb(self, "dispatch");
@@ -349,6 +382,15 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                     self.block(bi)?;
                 }
             }
+        }
+        if let Some(j) = self.chunk.as_ref().and_then(|c| c.latch) {
+            self.segment = 0;
+            self.key = super::tiles::CHUNK_KEY;
+            self.latch = Some(j);
+            for &bi in &r.blocks[0] {
+                self.block(bi)?;
+            }
+            self.key = 0;
         }
         self.latch = Some(latch);
         // Another round while some work-item stopped at a barrier.
@@ -610,7 +652,14 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         }
         for (ii, inst) in blk.insts.iter().enumerate() {
             self.at = (i, ii + 1);
-            let r = self.op(inst.result.map(|r| k.ty(r)), &inst.op)?;
+            let tiled = match inst.result {
+                Some(res) if self.chunk.is_some() => self.tile_op(res, &inst.op)?,
+                _ => None,
+            };
+            let r = match tiled {
+                Some(v) => Some(v),
+                None => self.op(inst.result.map(|r| k.ty(r)), &inst.op)?,
+            };
             if let (Some(res), Some(c)) = (inst.result, r) {
                 self.def(res, c)?;
             }

@@ -35,15 +35,19 @@ use crate::Error;
 
 use super::FuncImage;
 
+mod consecutive;
 mod link;
 mod lower;
 mod ops;
 mod outer;
 mod rounds;
+mod tiles;
 mod uniform;
 
 pub(crate) use outer::marked_on_this_thread;
+pub(crate) use consecutive::rewritten_on_this_thread as consecutive_on_this_thread;
 pub(crate) use rounds::group_values_on_this_thread;
+pub(crate) use tiles::chunked_on_this_thread;
 
 impl From<inkwell::builder::BuilderError> for Error {
     fn from(e: inkwell::builder::BuilderError) -> Error {
@@ -185,7 +189,10 @@ pub(crate) fn compile_kernel(k: &ir::Kernel, regions: &Regions, stride: u32) -> 
         .run_passes("function(dce),default<O3>", &tm, options)
         .map_err(|e| Error::internal(format!("llvm passes: {e}")))?;
     // Outer-loop vectorized code: what every lane computes alike, once (see `uniform`).
-    if outer_loop && uniform::scalarize(f) {
+    // Then gathers and scatters of consecutive addresses become vector loads and stores (see
+    // `consecutive`).
+    let scalarized = outer_loop && uniform::scalarize(f);
+    if consecutive::rewrite(f) || scalarized {
         module
             .run_passes("function(instcombine,early-cse,simplifycfg,dce)", &tm, PassBuilderOptions::create())
             .map_err(|e| Error::internal(format!("llvm passes: {e}")))?;

@@ -398,7 +398,7 @@ impl<'ctx> Lower<'_, 'ctx> {
         })
     }
 
-    fn cmp(&self, c: CmpOp, a: BasicValueEnum<'ctx>, b: BasicValueEnum<'ctx>) -> Result<IntValue<'ctx>, Error> {
+    pub(super) fn cmp(&self, c: CmpOp, a: BasicValueEnum<'ctx>, b: BasicValueEnum<'ctx>) -> Result<IntValue<'ctx>, Error> {
         let i = |p| Some(p);
         let ip = match c {
             CmpOp::Eq => i(IntPredicate::EQ),
@@ -478,7 +478,7 @@ impl<'ctx> Lower<'_, 'ctx> {
         }
     }
 
-    fn bin(&mut self, o: BinOp, t: Ty, a: BasicValueEnum<'ctx>, b: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>, Error> {
+    pub(super) fn bin(&mut self, o: BinOp, t: Ty, a: BasicValueEnum<'ctx>, b: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>, Error> {
         if t.is_float() {
             let (x, y) = (a.into_float_value(), b.into_float_value());
             return Ok(match o {
@@ -584,7 +584,7 @@ impl<'ctx> Lower<'_, 'ctx> {
     }
 
     /// Zero-extends or truncates `v` to type `t`.
-    fn resize(&self, v: IntValue<'ctx>, t: inkwell::types::IntType<'ctx>) -> Result<IntValue<'ctx>, Error> {
+    pub(super) fn resize(&self, v: IntValue<'ctx>, t: inkwell::types::IntType<'ctx>) -> Result<IntValue<'ctx>, Error> {
         let (from, to) = (v.get_type().get_bit_width(), t.get_bit_width());
         Ok(if from < to {
             self.b.build_int_z_extend(v, t, "")?
@@ -595,7 +595,7 @@ impl<'ctx> Lower<'_, 'ctx> {
         })
     }
 
-    fn conv(&mut self, c: ConvOp, from: Ty, to: Ty, x: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>, Error> {
+    pub(super) fn conv(&mut self, c: ConvOp, from: Ty, to: Ty, x: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>, Error> {
         let tt = self.lt(to);
         let bd = &self.b;
         Ok(match c {

@@ -287,7 +287,12 @@ impl<'ctx> Lower<'_, 'ctx> {
         counted(self, z_head, self.lid[2], lsz[2], y_init, out)?;
         zero(self, self.lid[1], y_init, y_head)?;
         counted(self, y_head, self.lid[1], lsz[1], x_init, z_latch)?;
-        zero(self, self.lid[0], x_init, x_head)?;
+        if self.chunk.as_ref().is_some_and(|c| c.latch.is_none()) {
+            // The first nest of a kernel without barriers: its x loop in chunks (`tiles.rs`).
+            self.chunk_loop(x_init, x_head)?;
+        } else {
+            zero(self, self.lid[0], x_init, x_head)?;
+        }
         counted(self, x_head, self.lid[0], lsz[0], body, y_latch)?;
         for (blk, var, head) in [(latch, 0, x_head), (y_latch, 1, y_head), (z_latch, 2, z_head)] {
             self.b.position_at_end(blk);

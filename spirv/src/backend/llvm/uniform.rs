@@ -210,7 +210,7 @@ impl Pass {
     }
 }
 
-unsafe fn is_vector(t: LLVMTypeRef) -> bool {
+pub(super) unsafe fn is_vector(t: LLVMTypeRef) -> bool {
     // SAFETY: as this function's contract: live values of the function being rewritten.
     unsafe { c::LLVMGetTypeKind(t) == LLVMTypeKind::LLVMVectorTypeKind }
 }
@@ -232,16 +232,24 @@ unsafe fn candidate(i: LLVMValueRef) -> bool {
 /// `llvm.masked.gather` with a constant mask of every lane.
 unsafe fn gather_of_all_lanes(i: LLVMValueRef) -> bool {
     // SAFETY: as this function's contract: live values of the function being rewritten.
+    unsafe { intrinsic_named(i, b"llvm.masked.gather.") && all_lanes_on(c::LLVMGetOperand(i, 2)) }
+}
+
+/// True when call `i` calls a function whose name starts with `prefix`.
+pub(super) unsafe fn intrinsic_named(i: LLVMValueRef, prefix: &[u8]) -> bool {
+    // SAFETY: as this function's contract: live values of the function being rewritten.
     unsafe {
         let callee = c::LLVMGetCalledValue(i);
         let mut len = 0usize;
         let name = c::LLVMGetValueName2(callee, &mut len);
-        if name.is_null()
-            || !std::slice::from_raw_parts(name.cast::<u8>(), len).starts_with(b"llvm.masked.gather.")
-        {
-            return false;
-        }
-        let mask = c::LLVMGetOperand(i, 2);
+        !name.is_null() && std::slice::from_raw_parts(name.cast::<u8>(), len).starts_with(prefix)
+    }
+}
+
+/// True when `mask` is a constant with every lane on.
+pub(super) unsafe fn all_lanes_on(mask: LLVMValueRef) -> bool {
+    // SAFETY: as this function's contract: live values of the function being rewritten.
+    unsafe {
         if c::LLVMIsConstant(mask) == 0 {
             return false;
         }
@@ -275,7 +283,7 @@ unsafe fn operands_uniform(i: LLVMValueRef, uniform: &HashSet<LLVMValueRef>) -> 
 }
 
 /// The scalar every lane of `v` holds, where `v` is a splat constant or a broadcast.
-unsafe fn splat_value(v: LLVMValueRef) -> Option<LLVMValueRef> {
+pub(super) unsafe fn splat_value(v: LLVMValueRef) -> Option<LLVMValueRef> {
     // SAFETY: as this function's contract: live values of the function being rewritten.
     unsafe {
         if c::LLVMIsConstant(v) != 0 {
