@@ -38,20 +38,37 @@ fn libc_symbols() -> [(&'static str, usize, bool); 3] {
     ]
 }
 
+/// The address of runtime function `name` (one of those generated code calls by name), taken
+/// here alone. Rust does not promise one address per function (a copy may live in each
+/// codegen unit that uses it), and calls find their import by address: an address taken at
+/// another site could miss it, and the call would then be made to this process's address,
+/// which saved code must never hold. 0 for another name.
+pub(crate) fn runtime_fn(name: &str) -> usize {
+    match name {
+        "zekit_copy_bytes" => copy_bytes as *const () as usize,
+        "zekit_read_clock" => read_clock as *const () as usize,
+        "zekit_f64_to_f16" => f64_to_f16 as *const () as usize,
+        "zekit_printf" => crate::printf::zekit_printf as *const () as usize,
+        "zekit_lanes_gather" => lanes::lanes_gather as *const () as usize,
+        "zekit_lanes_scatter" => lanes::lanes_scatter as *const () as usize,
+        "zekit_image" => crate::image::zekit_image as *const () as usize,
+        _ => 0,
+    }
+}
+
 /// The symbols generated code refers to (through relocations, so that the code can be saved
 /// and loaded again, see [`load`]): the math shims, `memmove`, and the program's data.
 pub(super) fn symbols(data: usize) -> Vec<(&'static str, usize)> {
     let mut v: Vec<(&'static str, usize)> =
         shim_table().into_iter().map(|(n, a, _, _)| (n, a)).collect();
-    v.push(("zekit_copy_bytes", copy_bytes as *const () as usize));
-    v.push(("zekit_read_clock", read_clock as *const () as usize));
-    v.push(("zekit_f64_to_f16", f64_to_f16 as *const () as usize));
-    v.push(("zekit_printf", crate::printf::zekit_printf as *const () as usize));
-    v.push(("zekit_lanes_gather", lanes::lanes_gather as *const () as usize));
-    v.push(("zekit_lanes_scatter", lanes::lanes_scatter as *const () as usize));
+    for name in ["zekit_copy_bytes", "zekit_read_clock", "zekit_f64_to_f16", "zekit_printf"] {
+        v.push((name, runtime_fn(name)));
+    }
+    v.push(("zekit_lanes_gather", runtime_fn("zekit_lanes_gather")));
+    v.push(("zekit_lanes_scatter", runtime_fn("zekit_lanes_scatter")));
     #[cfg(target_arch = "x86_64")]
     v.extend(lanes::stream_shims().map(|(n, a, _)| (n, a)));
-    v.push(("zekit_image", crate::image::zekit_image as *const () as usize));
+    v.push(("zekit_image", runtime_fn("zekit_image")));
     v.push(("zekit_data", data));
     v.extend(libc_symbols().map(|(n, a, _)| (n, a)));
     v
@@ -87,19 +104,15 @@ pub(super) fn new_module(
         import(name, addr, &vec![t; arity], Some(t))?;
     }
     let (i32_, i64_) = (types::I32, types::I64);
-    import("zekit_copy_bytes", copy_bytes as *const () as usize, &[i64_; 3], None)?;
-    import("zekit_read_clock", read_clock as *const () as usize, &[], Some(i64_))?;
-    let to_half = f64_to_f16 as *const () as usize;
-    import("zekit_f64_to_f16", to_half, &[types::F64, i32_], Some(i32_))?;
-    let printf = crate::printf::zekit_printf as *const () as usize;
-    import("zekit_printf", printf, &[i64_, i64_, i32_], Some(i32_))?;
-    let image = crate::image::zekit_image as *const () as usize;
-    import("zekit_image", image, &[i32_, i64_, i64_, i64_, i64_], None)?;
+    let f = runtime_fn;
+    import("zekit_copy_bytes", f("zekit_copy_bytes"), &[i64_; 3], None)?;
+    import("zekit_read_clock", f("zekit_read_clock"), &[], Some(i64_))?;
+    import("zekit_f64_to_f16", f("zekit_f64_to_f16"), &[types::F64, i32_], Some(i32_))?;
+    import("zekit_printf", f("zekit_printf"), &[i64_, i64_, i32_], Some(i32_))?;
+    import("zekit_image", f("zekit_image"), &[i32_, i64_, i64_, i64_, i64_], None)?;
     // The lockstep shims (`rt/lanes.rs`).
-    let gather = lanes::lanes_gather as *const () as usize;
-    import("zekit_lanes_gather", gather, &[i64_, i64_, i32_], None)?;
-    let scatter = lanes::lanes_scatter as *const () as usize;
-    import("zekit_lanes_scatter", scatter, &[i64_, i32_, i64_], None)?;
+    import("zekit_lanes_gather", f("zekit_lanes_gather"), &[i64_, i64_, i32_], None)?;
+    import("zekit_lanes_scatter", f("zekit_lanes_scatter"), &[i64_, i32_, i64_], None)?;
     #[cfg(target_arch = "x86_64")]
     for (name, addr, t) in lanes::stream_shims() {
         import(name, addr, &[i64_, t, t, t, t], None)?;

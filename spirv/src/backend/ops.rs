@@ -7,7 +7,8 @@ use cranelift_codegen::ir::{types, AtomicRmwOp, InstBuilder, MemFlagsData, Type}
 use cranelift_module::Module;
 
 use crate::ir::{AtomicOp, BinOp, Builtin, CmpOp, ConvOp, MathFn, Op, Reach, Ty, UnOp};
-use crate::rt::math::{copy_bytes, f64_to_f16, math_shim, read_clock};
+use super::module::runtime_fn;
+use crate::rt::math::math_shim;
 use crate::Error;
 
 use super::{ty, CValue, Lower};
@@ -111,7 +112,7 @@ impl Lower<'_> {
             Op::Copy { dst, src, size } => {
                 let args = [self.v(*dst), self.v(*src), self.v(*size)];
                 self.call(
-                    copy_bytes as *const () as usize,
+                    runtime_fn("zekit_copy_bytes"),
                     &[types::I64; 3],
                     types::INVALID,
                     &args,
@@ -183,7 +184,7 @@ impl Lower<'_> {
                 }
                 match f {
                     MathFn::ReadClock => {
-                        self.call(read_clock as *const () as usize, &[], types::I64, &[])
+                        self.call(runtime_fn("zekit_read_clock"), &[], types::I64, &[])
                     }
                     _ => {
                         let addr = math_shim(*f, rt == Some(Ty::F64))
@@ -245,7 +246,7 @@ impl Lower<'_> {
             Op::Printf { fmt, args, count } => {
                 let (f, a) = (self.v(*fmt), self.v(*args));
                 let n = self.b.ins().iconst(types::I32, i64::from(*count));
-                let addr = crate::printf::zekit_printf as *const () as usize;
+                let addr = runtime_fn("zekit_printf");
                 self.call(addr, &[types::I64, types::I64, types::I32], types::I32, &[f, a, n])
             }
             Op::Image {
@@ -257,7 +258,7 @@ impl Lower<'_> {
             } => {
                 let f = self.b.ins().iconst(types::I32, i64::from(*flags));
                 let args = [f, self.v(*image), self.v(*sampler), self.v(*coords), self.v(*texel)];
-                let addr = crate::image::zekit_image as *const () as usize;
+                let addr = runtime_fn("zekit_image");
                 let params = [types::I32, types::I64, types::I64, types::I64, types::I64];
                 self.call(addr, &params, types::INVALID, &args);
                 return Ok(None);
@@ -478,7 +479,7 @@ impl Lower<'_> {
                     x
                 };
                 let m = self.b.ins().iconst(types::I32, i64::from(r.code()));
-                let addr = f64_to_f16 as *const () as usize;
+                let addr = runtime_fn("zekit_f64_to_f16");
                 let h = self.call(addr, &[types::F64, types::I32], types::I32, &[x, m]);
                 self.b.ins().ireduce(tt, h)
             }

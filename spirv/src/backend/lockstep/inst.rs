@@ -7,7 +7,7 @@ use super::{ty, vty, CValue, Lower, Lv, W};
 use crate::ir::{self, Builtin, Op, Ty};
 use crate::Error;
 
-use crate::rt::lanes::{lanes_gather, lanes_scatter};
+use crate::backend::module::runtime_fn;
 #[cfg(target_arch = "x86_64")]
 use crate::rt::lanes::stream_shims;
 
@@ -48,7 +48,7 @@ impl Lower<'_> {
                                 me.b.ins().store(fl, x, scratch, 0);
                                 let alive = me.b.use_var(me.alive);
                                 let alive = me.b.ins().uextend(types::I32, alive);
-                                let f = lanes_scatter as *const () as usize;
+                                let f = runtime_fn("zekit_lanes_scatter");
                                 me.call(
                                     f,
                                     &[types::I64, types::I32, types::I64],
@@ -88,7 +88,7 @@ impl Lower<'_> {
                                 let scratch = me.mask().scratch;
                                 let alive = me.b.use_var(me.alive);
                                 let alive = me.b.ins().uextend(types::I32, alive);
-                                let f = lanes_gather as *const () as usize;
+                                let f = runtime_fn("zekit_lanes_gather");
                                 me.call(
                                     f,
                                     &[types::I64, types::I64, types::I32],
