@@ -283,31 +283,12 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
                 if copy == 2 && !self.peel[seg] {
                     continue;
                 }
-                let key = copy * nseg + seg as u32;
-                for &bi in blocks {
-                    let bb = self.cx.append_basic_block(self.f, "");
-                    self.b.position_at_end(bb);
-                    for p in &self.k.blocks[bi].params {
-                        let phi = self.b.build_phi(self.lt(self.k.ty(*p)), "")?;
-                        self.phis.insert((key, *p), phi);
-                        self.vals.insert((key, *p), phi.as_basic_value());
-                    }
-                    self.blocks.insert((key, bi), bb);
-                }
+                self.copy_blocks(copy * nseg + seg as u32, blocks, "")?;
             }
         }
         if self.chunk.is_some() {
             let key = super::tiles::CHUNK_KEY;
-            for &bi in &r.blocks[0] {
-                let bb = self.cx.append_basic_block(self.f, "chunk_block");
-                self.b.position_at_end(bb);
-                for p in &self.k.blocks[bi].params {
-                    let phi = self.b.build_phi(self.lt(self.k.ty(*p)), "")?;
-                    self.phis.insert((key, *p), phi);
-                    self.vals.insert((key, *p), phi.as_basic_value());
-                }
-                self.blocks.insert((key, bi), bb);
-            }
+            self.copy_blocks(key, &r.blocks[0], "chunk_block")?;
             let body = self.blocks[&(key, r.starts[0].0 as usize)];
             if let Some(c) = &mut self.chunk {
                 c.body = Some(body);
@@ -409,6 +390,21 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
 
     /// The dispatch of a kernel with barriers: segment 0 in the first round, else the segment
     /// the work-item recorded (finished ones go to the next work-item).
+    /// A copy of `blocks` under `key`: an LLVM block each, with a phi per parameter.
+    fn copy_blocks(&mut self, key: u32, blocks: &[usize], name: &str) -> Result<(), Error> {
+        for &bi in blocks {
+            let bb = self.cx.append_basic_block(self.f, name);
+            self.b.position_at_end(bb);
+            for p in &self.k.blocks[bi].params {
+                let phi = self.b.build_phi(self.lt(self.k.ty(*p)), "")?;
+                self.phis.insert((key, *p), phi);
+                self.vals.insert((key, *p), phi.as_basic_value());
+            }
+            self.blocks.insert((key, bi), bb);
+        }
+        Ok(())
+    }
+
     fn dispatch(&mut self, entry0: BasicBlock<'ctx>, latch: BasicBlock<'ctx>) -> Result<(), Error> {
         let r = self.r;
         let first = self.b.build_load(self.cx.bool_type(), self.first, "")?.into_int_value();
