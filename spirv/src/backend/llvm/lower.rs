@@ -172,8 +172,7 @@ pub(super) fn lower<'ctx>(
             let base = l.b.build_alloca(i64t, "chunk_base")?;
             l.chunk = Some(super::tiles::Chunk::new(p, base));
         }
-    }
-    if r.barriers() {
+    } else {
         let u = crate::analysis::uniform::uniformity(k, &l.arg_reads);
         l.group_values = super::rounds::group_values(k, r, &u);
         if super::rounds::own_loops(r) {
@@ -388,8 +387,6 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         Ok(())
     }
 
-    /// The dispatch of a kernel with barriers: segment 0 in the first round, else the segment
-    /// the work-item recorded (finished ones go to the next work-item).
     /// A copy of `blocks` under `key`: an LLVM block each, with a phi per parameter.
     fn copy_blocks(&mut self, key: u32, blocks: &[usize], name: &str) -> Result<(), Error> {
         for &bi in blocks {
@@ -405,6 +402,8 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         Ok(())
     }
 
+    /// The dispatch of a kernel with barriers: segment 0 in the first round, else the segment
+    /// the work-item recorded (finished ones go to the next work-item).
     fn dispatch(&mut self, entry0: BasicBlock<'ctx>, latch: BasicBlock<'ctx>) -> Result<(), Error> {
         let r = self.r;
         let first = self.b.build_load(self.cx.bool_type(), self.first, "")?.into_int_value();
@@ -721,6 +720,13 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
         Ok(())
     }
 
+    /// The group's first global id in dimension `d` (the global offset included).
+    pub(super) fn group_start(&self, d: usize) -> Result<IntValue<'ctx>, Error> {
+        let g = self.g();
+        let s = self.b.build_int_mul(g.gid[d], g.lsz[d], "")?;
+        Ok(self.b.build_int_add(s, g.goff[d], "")?)
+    }
+
     pub(super) fn builtin(&mut self, b: Builtin, d: usize) -> Result<IntValue<'ctx>, Error> {
         let g = self.g();
         let (gid, lsz, ngr, goff, wdim) = (g.gid, g.lsz, g.ngr, g.goff, g.wdim);
@@ -734,9 +740,8 @@ impl<'a, 'ctx> Lower<'a, 'ctx> {
             Builtin::GlobalSize => self.b.build_int_mul(lsz[d], ngr[d], "")?,
             Builtin::GlobalId => {
                 let l = self.b.build_load(i64t, self.lid[d], "")?.into_int_value();
-                let x = self.b.build_int_mul(gid[d], lsz[d], "")?;
-                let x = self.b.build_int_add(x, l, "")?;
-                self.b.build_int_add(x, goff[d], "")?
+                let start = self.group_start(d)?;
+                self.b.build_int_add(start, l, "")?
             }
             Builtin::WorkDim => wdim,
             Builtin::LocalLinearId => self.linear_id()?,

@@ -324,10 +324,7 @@ impl<'ctx> Lower<'_, 'ctx> {
                     self.b.build_int_compare(IntPredicate::UGE, x, four, "")?
                 }
                 Check::GroupStart => {
-                    let g = self.g();
-                    let (gid, lsz, goff) = (g.gid[0], g.lsz[0], g.goff[0]);
-                    let s = self.b.build_int_mul(gid, lsz, "")?;
-                    let s = self.b.build_int_add(s, goff, "")?;
+                    let s = self.group_start(0)?;
                     let l = low(self, s)?;
                     self.b.build_int_compare(IntPredicate::EQ, l, self.i64c(0), "")?
                 }
@@ -452,12 +449,9 @@ impl<'ctx> Lower<'_, 'ctx> {
         let b = match op {
             Op::Builtin(Builtin::LocalId, 0) => self.b.build_load(i64t, slot, "")?.into_int_value(),
             Op::Builtin(Builtin::GlobalId, 0) => {
-                let g = self.g();
-                let (gid, lsz, goff) = (g.gid[0], g.lsz[0], g.goff[0]);
                 let xb = self.b.build_load(i64t, slot, "")?.into_int_value();
-                let s = self.b.build_int_mul(gid, lsz, "")?;
-                let s = self.b.build_int_add(s, xb, "")?;
-                self.b.build_int_add(s, goff, "")?
+                let start = self.group_start(0)?;
+                self.b.build_int_add(start, xb, "")?
             }
             Op::Conv(c, a) => {
                 let from = self.k.ty(*a);
